@@ -1,0 +1,64 @@
+//! A FIFO of packet descriptors with an exact byte count: the storage under DropTail, RED, CoDel
+//! and PIE, and under each FQ-CoDel flow.
+
+use crate::contract::Backlog;
+use aqmlab_core::Packet;
+use std::collections::VecDeque;
+
+/// Packets in arrival order, with their total size.
+#[derive(Clone, Debug, Default)]
+pub struct PacketFifo {
+    q: VecDeque<Packet>,
+    bytes: u64,
+}
+
+impl PacketFifo {
+    /// An empty FIFO with room for `cap` packets before it reallocates.
+    pub fn with_capacity(cap: usize) -> Self {
+        PacketFifo {
+            q: VecDeque::with_capacity(cap),
+            bytes: 0,
+        }
+    }
+    /// Appends at the tail.
+    #[inline]
+    pub fn push_back(&mut self, p: Packet) {
+        self.bytes += p.size_bytes as u64;
+        self.q.push_back(p);
+    }
+    /// Removes the head.
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<Packet> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.size_bytes as u64;
+        Some(p)
+    }
+    /// The head, if any.
+    #[inline]
+    pub fn front(&self) -> Option<&Packet> {
+        self.q.front()
+    }
+    /// Packets queued.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+    /// True when empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+    /// Bytes queued.
+    #[inline]
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+    /// Packets and bytes.
+    #[inline]
+    pub fn backlog(&self) -> Backlog {
+        Backlog {
+            packets: self.q.len() as u32,
+            bytes: self.bytes,
+        }
+    }
+}

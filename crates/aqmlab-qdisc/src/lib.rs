@@ -1,0 +1,48 @@
+//! Queue disciplines behind one contract, independent of any event loop.
+//!
+//! * [`contract`]: the [`QueueDisc`] trait — `enqueue(now, pkt)`, `dequeue(now)`, `backlog()` —
+//!   and how drops and marks are reported ([`QdiscCx`], [`DropReason`], [`MarkReason`]).
+//! * [`stats`]: [`Qdisc`], the wrapper that stamps enqueue times, keeps counters and checks
+//!   conservation (received = delivered + dropped + backlog) after every call.
+//! * One module per discipline, each citing the specification it implements: [`droptail`],
+//!   [`red`] (Floyd & Jacobson 1993, gentle, Adaptive RED), [`codel`] (RFC 8289, with Linux and
+//!   ns-3 arithmetic), [`lstf_codel`] (Ford 2020), [`fq_codel`] (RFC 8290), [`pie`] (RFC 8033).
+//! * [`registry`]: [`AnyQdisc`] (enum dispatch, no `dyn` on the hot path) built by name from
+//!   `NAME=VALUE` parameters, and the parameter tables that `aqmlab replay --list` prints.
+//! * [`replay`]: drive one discipline from an arrival/service schedule (`aqmlab replay`).
+//!
+//! Time is integer nanoseconds ([`aqmlab_core::SimTime`]); a discipline never reads a clock, never
+//! schedules an event and draws randomness only from the [`UniformSource`] it was built with.
+//!
+//! ```
+//! use aqmlab_qdisc::{registry, Qdisc, UniformSource};
+//! use aqmlab_core::{FlowId, Packet, SimTime};
+//! let params = vec![("limit".to_string(), "2p".to_string())];
+//! let mut q = Qdisc::new(registry::build("droptail", &params, UniformSource::seeded(1)).unwrap());
+//! for id in 0..3 {
+//!     q.enqueue(SimTime::ZERO, Packet::new(id, 1500, FlowId(0)));
+//! }
+//! assert_eq!(q.stats().dropped().packets, 1);
+//! assert_eq!(q.dequeue(SimTime::from_millis(1)).unwrap().id, 0);
+//! ```
+#![warn(missing_docs)]
+
+pub mod codel;
+pub mod contract;
+pub mod droptail;
+pub mod fifo;
+pub mod fq_codel;
+pub mod lstf_codel;
+pub mod params;
+pub mod pie;
+pub mod red;
+pub mod registry;
+pub mod replay;
+pub mod stats;
+pub mod uniform;
+
+pub use contract::{Backlog, DropReason, MarkReason, QdiscCx, QdiscEvent, QueueDisc, Stage};
+pub use params::{ConfigError, ParamSpec, Params};
+pub use registry::{AnyQdisc, Kind};
+pub use stats::{Qdisc, QdiscStats};
+pub use uniform::UniformSource;

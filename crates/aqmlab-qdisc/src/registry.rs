@@ -1,0 +1,237 @@
+//! Every discipline by name: its parameter table, how to build it from `NAME=VALUE` pairs, and
+//! [`AnyQdisc`], the enum through which simulators call it without dynamic dispatch.
+
+use crate::codel::{Codel, CodelConfig};
+use crate::contract::{Backlog, QdiscCx, QueueDisc};
+use crate::droptail::{DropTail, DropTailConfig};
+use crate::fq_codel::{FqCodel, FqCodelConfig};
+use crate::lstf_codel::{LstfCodel, LstfCodelConfig};
+use crate::params::{ConfigError, ParamSpec, Params};
+use crate::pie::{Pie, PieConfig};
+use crate::red::{Red, RedConfig};
+use crate::uniform::UniformSource;
+use aqmlab_core::{Packet, SimTime};
+
+/// The kinds of discipline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// [`crate::droptail`].
+    DropTail,
+    /// [`crate::red`].
+    Red,
+    /// [`crate::codel`].
+    Codel,
+    /// [`crate::lstf_codel`].
+    LstfCodel,
+    /// [`crate::fq_codel`].
+    FqCodel,
+    /// [`crate::pie`].
+    Pie,
+}
+
+impl Kind {
+    /// Every kind, in the order `--list` prints them.
+    pub const ALL: &'static [Kind] = &[
+        Kind::DropTail,
+        Kind::Red,
+        Kind::Codel,
+        Kind::LstfCodel,
+        Kind::FqCodel,
+        Kind::Pie,
+    ];
+
+    /// The name users write.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Kind::DropTail => "droptail",
+            Kind::Red => "red",
+            Kind::Codel => "codel",
+            Kind::LstfCodel => "lstf_codel",
+            Kind::FqCodel => "fq_codel",
+            Kind::Pie => "pie",
+        }
+    }
+
+    /// One line on what it is.
+    pub const fn summary(self) -> &'static str {
+        match self {
+            Kind::DropTail => "FIFO with a packet or byte limit (tail drop, or head drop)",
+            Kind::Red => "Random Early Detection (Floyd & Jacobson 1993), gentle and Adaptive RED, ns-2 defaults",
+            Kind::Codel => "Controlled Delay (RFC 8289), with rfc, linux or ns3 arithmetic",
+            Kind::LstfCodel => "CoDel over a least-slack-first priority queue (Ford 2020)",
+            Kind::FqCodel => "Flow-queue CoDel (RFC 8290): DRR over hashed flows, CoDel per flow",
+            Kind::Pie => "Proportional Integral controller Enhanced (RFC 8033)",
+        }
+    }
+
+    /// Looks a kind up by name.
+    pub fn from_name(name: &str) -> Result<Kind, ConfigError> {
+        Kind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name() == name)
+            .ok_or_else(|| ConfigError::UnknownKind(name.to_string()))
+    }
+
+    /// The documented parameters.
+    pub fn params(self) -> &'static [ParamSpec] {
+        match self {
+            Kind::DropTail => crate::droptail::PARAMS,
+            Kind::Red => crate::red::PARAMS,
+            Kind::Codel => crate::codel::PARAMS,
+            Kind::LstfCodel => crate::lstf_codel::PARAMS,
+            Kind::FqCodel => crate::fq_codel::PARAMS,
+            Kind::Pie => crate::pie::PARAMS,
+        }
+    }
+
+    /// Whether the discipline draws random numbers (and so honours `--uniforms`).
+    pub const fn is_random(self) -> bool {
+        matches!(self, Kind::Red | Kind::Pie)
+    }
+}
+
+/// Any discipline, dispatched by `match` (smoltcp's `AnyController` pattern).
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+pub enum AnyQdisc {
+    /// DropTail.
+    DropTail(DropTail),
+    /// RED.
+    Red(Red),
+    /// CoDel.
+    Codel(Codel),
+    /// LSTF-CoDel.
+    LstfCodel(LstfCodel),
+    /// FQ-CoDel.
+    FqCodel(FqCodel),
+    /// PIE.
+    Pie(Pie),
+}
+
+/// Builds the discipline `kind` from `NAME=VALUE` pairs. `uniforms` feeds its random draws
+/// (ignored by deterministic disciplines).
+pub fn build(
+    kind: &str,
+    given: &[(String, String)],
+    uniforms: UniformSource,
+) -> Result<AnyQdisc, ConfigError> {
+    let kind = Kind::from_name(kind)?;
+    let p = Params::new(kind.name(), kind.params(), given)?;
+    Ok(match kind {
+        Kind::DropTail => AnyQdisc::DropTail(DropTail::new(DropTailConfig::from_params(&p)?)),
+        Kind::Red => AnyQdisc::Red(Red::new(RedConfig::from_params(&p)?, uniforms)),
+        Kind::Codel => AnyQdisc::Codel(Codel::new(CodelConfig::from_params(&p)?)),
+        Kind::LstfCodel => AnyQdisc::LstfCodel(LstfCodel::new(LstfCodelConfig::from_params(&p)?)),
+        Kind::FqCodel => AnyQdisc::FqCodel(FqCodel::new(FqCodelConfig::from_params(&p)?, uniforms)),
+        Kind::Pie => AnyQdisc::Pie(Pie::new(PieConfig::from_params(&p)?, uniforms)),
+    })
+}
+
+/// The text `aqmlab replay --list` prints: every discipline with its parameters and defaults.
+pub fn list_text() -> String {
+    let mut s = String::new();
+    for k in Kind::ALL {
+        s.push_str(&format!("{}\n  {}\n", k.name(), k.summary()));
+        for p in k.params() {
+            s.push_str(&format!(
+                "    {:<18} {:<12} {:<10} {}\n",
+                p.name, p.default, p.kind, p.help
+            ));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+impl AnyQdisc {
+    /// The kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            AnyQdisc::DropTail(_) => Kind::DropTail,
+            AnyQdisc::Red(_) => Kind::Red,
+            AnyQdisc::Codel(_) => Kind::Codel,
+            AnyQdisc::LstfCodel(_) => Kind::LstfCodel,
+            AnyQdisc::FqCodel(_) => Kind::FqCodel,
+            AnyQdisc::Pie(_) => Kind::Pie,
+        }
+    }
+
+    /// The random source, for disciplines that draw.
+    pub fn uniforms(&self) -> Option<&UniformSource> {
+        match self {
+            AnyQdisc::Red(q) => Some(q.uniforms()),
+            AnyQdisc::Pie(q) => Some(q.uniforms()),
+            _ => None,
+        }
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $q:ident => $e:expr) => {
+        match $self {
+            AnyQdisc::DropTail($q) => $e,
+            AnyQdisc::Red($q) => $e,
+            AnyQdisc::Codel($q) => $e,
+            AnyQdisc::LstfCodel($q) => $e,
+            AnyQdisc::FqCodel($q) => $e,
+            AnyQdisc::Pie($q) => $e,
+        }
+    };
+}
+
+impl QueueDisc for AnyQdisc {
+    #[inline]
+    fn enqueue(&mut self, now: SimTime, pkt: Packet, cx: &mut QdiscCx) {
+        dispatch!(self, q => q.enqueue(now, pkt, cx))
+    }
+    #[inline]
+    fn dequeue(&mut self, now: SimTime, cx: &mut QdiscCx) -> Option<Packet> {
+        dispatch!(self, q => q.dequeue(now, cx))
+    }
+    #[inline]
+    fn backlog(&self) -> Backlog {
+        dispatch!(self, q => q.backlog())
+    }
+    fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
+        dispatch!(self, q => q.visit_state(visit))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_default_configuration_builds() {
+        for k in Kind::ALL {
+            build(k.name(), &[], UniformSource::seeded(1))
+                .unwrap_or_else(|e| panic!("{}: {e}", k.name()));
+        }
+    }
+
+    #[test]
+    fn every_default_parses_and_names_are_unique() {
+        for k in Kind::ALL {
+            for (i, p) in k.params().iter().enumerate() {
+                assert!(
+                    !k.params()[..i].iter().any(|q| q.name == p.name),
+                    "{}: {} twice",
+                    k.name(),
+                    p.name
+                );
+                let given = vec![(p.name.to_string(), p.default.to_string())];
+                build(k.name(), &given, UniformSource::seeded(1))
+                    .unwrap_or_else(|e| panic!("{} {}={}: {e}", k.name(), p.name, p.default));
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_kind_is_an_error() {
+        let e = build("blue", &[], UniformSource::seeded(1)).unwrap_err();
+        assert!(e
+            .to_string()
+            .starts_with("unknown queue discipline \"blue\""));
+    }
+}

@@ -1,0 +1,170 @@
+//! Counters kept for every discipline, and the wrapper that keeps them (the ns-3 NVI idea:
+//! the public call stamps the packet, forwards, counts and checks conservation).
+
+use crate::contract::{Backlog, DropReason, MarkReason, QdiscCx, QdiscEvent, QueueDisc, Stage};
+use aqmlab_core::{Packet, SimTime};
+
+/// A packet and byte counter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Count {
+    /// Packets.
+    pub packets: u64,
+    /// Bytes.
+    pub bytes: u64,
+}
+
+impl Count {
+    fn add(&mut self, size_bytes: u32) {
+        self.packets += 1;
+        self.bytes += size_bytes as u64;
+    }
+}
+
+const N_DROP: usize = DropReason::ALL.len();
+const N_MARK: usize = MarkReason::ALL.len();
+
+/// Totals over a discipline's life. Conservation: `received = delivered + dropped + backlog`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct QdiscStats {
+    /// Packets offered to `enqueue`.
+    pub received: Count,
+    /// Packets returned by `dequeue` (marked ones included).
+    pub delivered: Count,
+    /// Drops during enqueue calls, per reason.
+    pub dropped_enqueue: [Count; N_DROP],
+    /// Drops during dequeue calls, per reason.
+    pub dropped_dequeue: [Count; N_DROP],
+    /// Marks per reason.
+    pub marks: [Count; N_MARK],
+    /// Dequeue calls that returned nothing.
+    pub empty_dequeues: u64,
+}
+
+impl QdiscStats {
+    /// All drops, both stages.
+    pub fn dropped(&self) -> Count {
+        let mut c = Count::default();
+        for x in self
+            .dropped_enqueue
+            .iter()
+            .chain(self.dropped_dequeue.iter())
+        {
+            c.packets += x.packets;
+            c.bytes += x.bytes;
+        }
+        c
+    }
+    /// Drops with `reason` at `stage`.
+    pub fn drops(&self, stage: Stage, reason: DropReason) -> Count {
+        match stage {
+            Stage::Enqueue => self.dropped_enqueue[reason.index()],
+            Stage::Dequeue => self.dropped_dequeue[reason.index()],
+        }
+    }
+    /// All marks made by this discipline.
+    pub fn marked(&self) -> Count {
+        let mut c = Count::default();
+        for x in &self.marks {
+            c.packets += x.packets;
+            c.bytes += x.bytes;
+        }
+        c
+    }
+    /// Marks with `reason`.
+    pub fn marks(&self, reason: MarkReason) -> Count {
+        self.marks[reason.index()]
+    }
+}
+
+/// A discipline with its counters and its event buffer. This is what simulators and the replay
+/// driver hold. After each call, [`Qdisc::events`] lists the drops and marks of that call.
+#[derive(Debug)]
+pub struct Qdisc<Q> {
+    inner: Q,
+    stats: QdiscStats,
+    cx: QdiscCx,
+}
+
+impl<Q: QueueDisc> Qdisc<Q> {
+    /// Wraps `inner`.
+    pub fn new(inner: Q) -> Self {
+        Qdisc {
+            inner,
+            stats: QdiscStats::default(),
+            cx: QdiscCx::new(),
+        }
+    }
+
+    /// Stamps `pkt` with `now` and offers it to the discipline.
+    pub fn enqueue(&mut self, now: SimTime, mut pkt: Packet) {
+        self.cx.clear();
+        pkt.enqueue_ns = now.as_nanos();
+        self.stats.received.add(pkt.size_bytes);
+        self.inner.enqueue(now, pkt, &mut self.cx);
+        self.account();
+    }
+
+    /// Asks the discipline for the next packet to send.
+    pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
+        self.cx.clear();
+        let out = self.inner.dequeue(now, &mut self.cx);
+        match &out {
+            Some(p) => {
+                debug_assert!(p.enqueue_ns <= now.as_nanos(), "negative sojourn");
+                self.stats.delivered.add(p.size_bytes);
+            }
+            None => self.stats.empty_dequeues += 1,
+        }
+        self.account();
+        out
+    }
+
+    fn account(&mut self) {
+        for e in self.cx.events() {
+            match *e {
+                QdiscEvent::Dropped { pkt, stage, reason } => match stage {
+                    Stage::Enqueue => {
+                        self.stats.dropped_enqueue[reason.index()].add(pkt.size_bytes)
+                    }
+                    Stage::Dequeue => {
+                        self.stats.dropped_dequeue[reason.index()].add(pkt.size_bytes)
+                    }
+                },
+                QdiscEvent::Marked { pkt, reason } => {
+                    self.stats.marks[reason.index()].add(pkt.size_bytes)
+                }
+            }
+        }
+        debug_assert!(
+            self.conserved(),
+            "conservation violated: {:?} vs {:?}",
+            self.stats,
+            self.backlog()
+        );
+    }
+
+    /// True when `received = delivered + dropped + backlog` in packets and bytes.
+    pub fn conserved(&self) -> bool {
+        let b = self.inner.backlog();
+        let d = self.stats.dropped();
+        self.stats.received.packets == self.stats.delivered.packets + d.packets + b.packets as u64
+            && self.stats.received.bytes == self.stats.delivered.bytes + d.bytes + b.bytes
+    }
+
+    /// Drops and marks of the last call.
+    pub fn events(&self) -> &[QdiscEvent] {
+        self.cx.events()
+    }
+    /// Totals so far.
+    pub fn stats(&self) -> &QdiscStats {
+        &self.stats
+    }
+    /// Exact backlog.
+    pub fn backlog(&self) -> Backlog {
+        self.inner.backlog()
+    }
+    /// The wrapped discipline (for its state).
+    pub fn inner(&self) -> &Q {
+        &self.inner
+    }
+}

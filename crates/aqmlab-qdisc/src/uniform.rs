@@ -1,0 +1,80 @@
+//! Where a discipline's random draws come from: its own seeded stream, or a list of draws given by
+//! the user (to reproduce another simulator's random decisions exactly, e.g. ns-3's MRG32k3a draws
+//! in `shared/vectors/ns3-uniforms.txt`).
+
+use aqmlab_core::Xoshiro256pp;
+use std::sync::Arc;
+
+/// A source of U(0,1) draws.
+#[derive(Clone, Debug)]
+pub enum UniformSource {
+    /// A seeded xoshiro256++ stream.
+    Rng(Xoshiro256pp),
+    /// Draws taken in order from a list; once the list is used up, further draws return 0.5
+    /// and [`UniformSource::exhausted`] becomes true, so the driver can report it.
+    List {
+        /// The draws.
+        draws: Arc<[f64]>,
+        /// Index of the next draw.
+        next: usize,
+    },
+}
+
+impl UniformSource {
+    /// A stream seeded with `seed`.
+    pub fn seeded(seed: u64) -> Self {
+        UniformSource::Rng(Xoshiro256pp::seed_from_u64(seed))
+    }
+    /// The next draw in [0, 1).
+    #[inline]
+    pub fn next_f64(&mut self) -> f64 {
+        match self {
+            UniformSource::Rng(r) => r.next_f64(),
+            UniformSource::List { draws, next } => {
+                let v = draws.get(*next).copied().unwrap_or(0.5);
+                *next += 1;
+                v
+            }
+        }
+    }
+    /// How many draws have been taken (list sources only; 0 for a generator).
+    pub fn used(&self) -> usize {
+        match self {
+            UniformSource::Rng(_) => 0,
+            UniformSource::List { next, .. } => *next,
+        }
+    }
+    /// True when a list source was asked for more draws than it holds.
+    pub fn exhausted(&self) -> bool {
+        match self {
+            UniformSource::Rng(_) => false,
+            UniformSource::List { draws, next } => *next > draws.len(),
+        }
+    }
+}
+
+/// Parses a uniforms file: one number in [0, 1) per line (blank lines ignored).
+/// Errors name the line.
+pub fn parse_uniforms(text: &str) -> Result<Vec<f64>, String> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let s = line.trim();
+        if s.is_empty() {
+            continue;
+        }
+        match s.parse::<f64>() {
+            Ok(v) if (0.0..=1.0).contains(&v) => out.push(v),
+            _ => {
+                return Err(format!(
+                    "line {}: expected a number in [0, 1], got {:?}",
+                    i + 1,
+                    s
+                ))
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err("no draws in the file: expected one number in [0, 1] per line".into());
+    }
+    Ok(out)
+}

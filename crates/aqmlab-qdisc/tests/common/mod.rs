@@ -1,0 +1,77 @@
+//! Helpers shared by the integration tests: locate the bundled ns-3 vectors, replay a schedule
+//! through a discipline, and compare decisions packet by packet.
+#![allow(dead_code)]
+
+use aqmlab_qdisc::replay::{self, Decision, Outcome, ReplayOutput};
+use aqmlab_qdisc::uniform::parse_uniforms;
+use aqmlab_qdisc::{registry, Qdisc, UniformSource};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The repository's `vectors/` directory (a copy of ns-3 3.37's reference decisions).
+pub fn vectors_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../vectors")
+}
+
+pub fn read_vector(name: &str) -> String {
+    let p = vectors_dir().join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()))
+}
+
+pub fn ns3_uniforms() -> UniformSource {
+    let draws = parse_uniforms(&read_vector("ns3-uniforms.txt")).unwrap();
+    UniformSource::List {
+        draws: Arc::from(draws),
+        next: 0,
+    }
+}
+
+/// Replays `vectors/<schedule>.schedule.csv` through `kind` with `params`.
+pub fn run(schedule: &str, kind: &str, params: &[&str], uniforms: UniformSource) -> ReplayOutput {
+    let rows = replay::parse_schedule(read_vector(&format!("{schedule}.schedule.csv")).as_bytes())
+        .unwrap();
+    let pairs = aqmlab_qdisc::Params::split_pairs(params).unwrap();
+    let mut q = Qdisc::new(registry::build(kind, &pairs, uniforms).unwrap());
+    let out = replay::replay(&mut q, &rows, false).unwrap();
+    assert!(q.conserved());
+    out
+}
+
+/// The reference decisions `vectors/<schedule>.<qdisc>.ns3.csv`, sorted by id.
+pub fn reference(schedule: &str, qdisc: &str) -> Vec<Decision> {
+    replay::parse_decisions(&read_vector(&format!("{schedule}.{qdisc}.ns3.csv"))).unwrap()
+}
+
+/// Asserts packet-by-packet agreement, reporting the first few differences.
+pub fn assert_same(ours: &[Decision], theirs: &[Decision]) {
+    assert_eq!(ours.len(), theirs.len(), "packet counts differ");
+    let diffs: Vec<_> = ours.iter().zip(theirs).filter(|(a, b)| a != b).collect();
+    if !diffs.is_empty() {
+        let first: Vec<String> = diffs
+            .iter()
+            .take(5)
+            .map(|(a, b)| format!("\n  ours {a:?}\n  ns-3 {b:?}"))
+            .collect();
+        panic!(
+            "{} of {} packets differ; first:{}",
+            diffs.len(),
+            ours.len(),
+            first.join("")
+        );
+    }
+}
+
+/// Counts of each outcome.
+pub fn outcome_counts(d: &[Decision]) -> [usize; 5] {
+    let mut c = [0; 5];
+    for x in d {
+        c[match x.outcome {
+            Outcome::Delivered => 0,
+            Outcome::Marked => 1,
+            Outcome::DroppedEnqueue => 2,
+            Outcome::DroppedDequeue => 3,
+            Outcome::QueuedAtEnd => 4,
+        }] += 1;
+    }
+    c
+}
