@@ -1,46 +1,213 @@
-//! PLACEHOLDER: Codel is being implemented; this module only reserves the interface.
+//! CoDel, Controlled Delay (RFC 8289): a FIFO whose head is dropped when the minimum sojourn has
+//! stayed above `target` for an `interval`, at a rate that rises as `interval/sqrt(count)`.
+//!
+//! The control loop lives in [`control`] and is shared with FQ-CoDel and LSTF-CoDel. `variant`
+//! picks the arithmetic: `rfc` (exact square root, nanosecond time, RFC 8289 §5), `linux`
+//! (sch_codel's 1024-ns units and Newton-step reciprocal square root) or `ns3` (ns-3 3.37). See
+//! `docs/models/codel.md` for the differences and why they matter.
 
-use crate::contract::{Backlog, QdiscCx, QueueDisc};
+pub mod control;
+pub mod linux_compat;
+
+use crate::contract::{Backlog, DropReason, QdiscCx, QueueDisc, Stage};
+use crate::droptail::fits;
+use crate::fifo::PacketFifo;
 use crate::params::{ConfigError, ParamSpec, Params};
-#[allow(unused_imports)]
-use crate::uniform::UniformSource;
-use aqmlab_core::{Packet, SimTime};
+use aqmlab_core::units::Size;
+use aqmlab_core::{Packet, SimDuration, SimTime};
+pub use control::{CodelParams, CodelQueue, CodelState, Variant};
 
-/// Codel's parameters.
-pub const PARAMS: &[ParamSpec] = &[];
+/// CoDel's parameters.
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "limit",
+        default: "1000p",
+        kind: "size",
+        help: "buffer limit (tail drop beyond it), packets or bytes",
+    },
+    ParamSpec {
+        name: "target",
+        default: "5ms",
+        kind: "duration",
+        help: "acceptable standing queue delay (RFC 8289 TARGET)",
+    },
+    ParamSpec {
+        name: "interval",
+        default: "100ms",
+        kind: "duration",
+        help: "window for the minimum sojourn, ~ worst RTT (RFC 8289 INTERVAL)",
+    },
+    ParamSpec {
+        name: "mtu",
+        default: "auto",
+        kind: "bytes",
+        help:
+            "never drop when at most this many bytes remain; auto = 1500 (rfc, ns3) or 1514 (linux)",
+    },
+    ParamSpec {
+        name: "ecn",
+        default: "false",
+        kind: "bool",
+        help: "CE-mark ECN-capable packets instead of dropping them",
+    },
+    ParamSpec {
+        name: "ce_threshold",
+        default: "off",
+        kind: "duration",
+        help: "CE-mark any packet whose sojourn exceeds this (Linux ce_threshold); off by default",
+    },
+    ParamSpec {
+        name: "variant",
+        default: "rfc",
+        kind: "one of rfc|linux|ns3",
+        help: "arithmetic: RFC 8289 exact, Linux sch_codel, or ns-3 3.37",
+    },
+];
 
-/// Validated configuration.
-#[derive(Clone, Debug)]
-pub struct CodelConfig {}
+/// Validated CoDel configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodelConfig {
+    /// Buffer limit.
+    pub limit: Size,
+    /// Control-law parameters.
+    pub params: CodelParams,
+}
+
+/// Reads the CoDel parameters common to CoDel, FQ-CoDel and LSTF-CoDel (`target`, `interval`,
+/// `mtu`, `ecn`, `ce_threshold`, `variant`) and checks them.
+pub fn codel_params_from(p: &Params) -> Result<CodelParams, ConfigError> {
+    let variant = Variant::from_index(p.choice("variant", &Variant::NAMES)?);
+    let target = p.positive_duration("target")?;
+    let interval = p.positive_duration("interval")?;
+    if target >= interval {
+        return Err(p.invalid(
+            "target",
+            format!("expected target < interval ({interval}), got {target}"),
+        ));
+    }
+    if variant != Variant::Rfc && (target.as_nanos() >> 10 == 0) {
+        return Err(p.invalid(
+            "target",
+            "expected at least 1024ns with the linux and ns3 variants (their time unit)",
+        ));
+    }
+    let mtu = if p.is_given("mtu") && !matches!(raw(p, "mtu").as_str(), "auto") {
+        let m = p.bytes("mtu")?;
+        if m == 0 {
+            return Err(p.invalid("mtu", "expected a byte count > 0"));
+        }
+        m
+    } else if variant == Variant::Linux {
+        1514
+    } else {
+        1500
+    };
+    let ce_threshold = match raw(p, "ce_threshold").as_str() {
+        "off" | "none" => None,
+        _ => Some(p.duration("ce_threshold")?),
+    };
+    Ok(CodelParams::new(
+        variant,
+        target,
+        interval,
+        mtu,
+        p.bool("ecn")?,
+        ce_threshold,
+    ))
+}
+
+fn raw(p: &Params, name: &'static str) -> String {
+    p.raw_value(name).to_string()
+}
 
 impl CodelConfig {
     /// Reads and checks the parameters.
     pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
-        Err(p.invalid("kind", "not implemented yet"))
+        Ok(CodelConfig {
+            limit: p.size("limit")?,
+            params: codel_params_from(p)?,
+        })
+    }
+
+    /// RFC 8289 defaults with the given limit and variant.
+    pub fn with_defaults(limit: Size, variant: Variant) -> Self {
+        CodelConfig {
+            limit,
+            params: CodelParams::new(
+                variant,
+                SimDuration::from_millis(5),
+                SimDuration::from_millis(100),
+                if variant == Variant::Linux {
+                    1514
+                } else {
+                    1500
+                },
+                false,
+                None,
+            ),
+        }
     }
 }
 
-/// The discipline.
-#[derive(Debug)]
-pub struct Codel {}
+impl CodelQueue for PacketFifo {
+    #[inline]
+    fn pop(&mut self, _dropping: bool) -> Option<Packet> {
+        self.pop_front()
+    }
+    #[inline]
+    fn bytes_for_mtu_test(&self) -> u64 {
+        self.bytes()
+    }
+}
+
+/// The CoDel discipline: a FIFO under [`CodelState`]'s control.
+#[derive(Clone, Debug)]
+pub struct Codel {
+    limit: Size,
+    params: CodelParams,
+    state: CodelState,
+    q: PacketFifo,
+}
 
 impl Codel {
-    /// Builds it.
+    /// A CoDel queue.
     pub fn new(cfg: CodelConfig) -> Self {
-        let _ = cfg;
-        Codel {}
+        let cap = match cfg.limit {
+            Size::Packets(n) => n.min(1 << 16) as usize,
+            Size::Bytes(_) => 1024,
+        };
+        Codel {
+            limit: cfg.limit,
+            params: cfg.params,
+            state: CodelState::new(),
+            q: PacketFifo::with_capacity(cap),
+        }
+    }
+    /// The control-loop state.
+    pub fn state(&self) -> &CodelState {
+        &self.state
     }
 }
 
 impl QueueDisc for Codel {
-    fn enqueue(&mut self, _now: SimTime, _pkt: Packet, _cx: &mut QdiscCx) {
-        unimplemented!()
+    fn enqueue(&mut self, _now: SimTime, pkt: Packet, cx: &mut QdiscCx) {
+        // RFC 8289 §5.4: CoDel itself never drops on arrival; only the buffer limit does.
+        if fits(self.limit, self.q.backlog(), pkt.size_bytes) {
+            self.q.push_back(pkt);
+        } else {
+            cx.drop(pkt, Stage::Enqueue, DropReason::Overlimit);
+        }
     }
-    fn dequeue(&mut self, _now: SimTime, _cx: &mut QdiscCx) -> Option<Packet> {
-        unimplemented!()
+
+    fn dequeue(&mut self, now: SimTime, cx: &mut QdiscCx) -> Option<Packet> {
+        self.state.dequeue(now, &self.params, &mut self.q, cx)
     }
+
     fn backlog(&self) -> Backlog {
-        Backlog::default()
+        self.q.backlog()
     }
-    fn visit_state(&self, _visit: &mut dyn FnMut(&'static str, f64)) {}
+
+    fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
+        self.state.visit(self.params.variant, visit);
+    }
 }

@@ -123,6 +123,11 @@ impl Params {
         self.given.iter().any(|(n, _)| *n == name)
     }
 
+    /// The text given for `name`, or its default.
+    pub fn raw_value(&self, name: &'static str) -> &str {
+        self.raw(name).1
+    }
+
     fn raw(&self, name: &'static str) -> (&'static str, &str) {
         if let Some((n, v)) = self.given.iter().find(|(n, _)| *n == name) {
             return (n, v.as_str());

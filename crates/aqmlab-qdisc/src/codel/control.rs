@@ -1,0 +1,317 @@
+//! CoDel's control loop (RFC 8289 §5), written once over any queue so that CoDel, each FQ-CoDel
+//! flow and LSTF-CoDel share it. `variant` selects the arithmetic and the small rule differences
+//! between RFC 8289, Linux sch_codel and ns-3 3.37 (see `docs/models/codel.md`).
+
+use super::linux_compat::{self, CODEL_SHIFT, REC_INV_SQRT_ONE};
+use crate::contract::{DropReason, MarkReason, QdiscCx, Stage};
+use aqmlab_core::{Packet, SimDuration, SimTime};
+
+/// Which system's CoDel arithmetic to reproduce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// RFC 8289 §5 as written: nanosecond time, exact `interval/sqrt(count)`, `now >= first_above_time`,
+    /// "don't drop" when the bytes left are `<= mtu`.
+    Rfc,
+    /// Linux sch_codel: 1024-ns time units, Q0.16 1/sqrt(count) updated by one Newton step per count
+    /// change, strictly-after comparisons, `backlog <= mtu`.
+    Linux,
+    /// ns-3 3.37 CoDelQueueDisc: Linux arithmetic, but sojourn = (now − enqueue) >> 10, "don't drop"
+    /// when the bytes left are `< mtu` (MinBytes), the re-entry test is unsigned (it fails when
+    /// `now < drop_next`), and an ECN mark in the dropping state schedules from `now`.
+    Ns3,
+}
+
+impl Variant {
+    /// Names accepted by the `variant` parameter.
+    pub const NAMES: [&'static str; 3] = ["rfc", "linux", "ns3"];
+    /// From an index into [`Variant::NAMES`].
+    pub fn from_index(i: usize) -> Variant {
+        [Variant::Rfc, Variant::Linux, Variant::Ns3][i]
+    }
+    /// Time in this variant's units ("ticks"): ns for `rfc`, 1024 ns otherwise.
+    #[inline]
+    fn ticks(self, ns: u64) -> u64 {
+        match self {
+            Variant::Rfc => ns,
+            Variant::Linux | Variant::Ns3 => ns >> CODEL_SHIFT,
+        }
+    }
+    /// Ticks back to nanoseconds (for tracing).
+    #[inline]
+    pub fn ticks_to_ns(self, t: u64) -> u64 {
+        match self {
+            Variant::Rfc => t,
+            Variant::Linux | Variant::Ns3 => t << CODEL_SHIFT,
+        }
+    }
+}
+
+/// CoDel's parameters, converted to the variant's time units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CodelParams {
+    /// Arithmetic.
+    pub variant: Variant,
+    /// TARGET (RFC 8289 §5.3), in ticks.
+    target: u64,
+    /// INTERVAL (RFC 8289 §5.3), in ticks.
+    interval: u64,
+    /// INTERVAL in ns (for the exact control law).
+    interval_ns: u64,
+    /// maxpacket / MinBytes: never drop when this little would remain (RFC 8289 §5.4 note).
+    pub mtu_bytes: u64,
+    /// Mark ECN-capable packets instead of dropping them.
+    pub ecn: bool,
+    /// Shallow-marking threshold in ticks (Linux `ce_threshold`), if any.
+    ce_threshold: Option<u64>,
+}
+
+impl CodelParams {
+    /// Converts durations to the variant's units.
+    pub fn new(
+        variant: Variant,
+        target: SimDuration,
+        interval: SimDuration,
+        mtu_bytes: u64,
+        ecn: bool,
+        ce_threshold: Option<SimDuration>,
+    ) -> Self {
+        CodelParams {
+            variant,
+            target: variant.ticks(target.as_nanos()),
+            interval: variant.ticks(interval.as_nanos()),
+            interval_ns: interval.as_nanos(),
+            mtu_bytes,
+            ecn,
+            ce_threshold: ce_threshold.map(|d| variant.ticks(d.as_nanos())),
+        }
+    }
+}
+
+/// What the control loop needs from the queue it controls.
+pub trait CodelQueue {
+    /// Removes the next packet to consider. `dropping` tells whether CoDel is in its dropping
+    /// state (LSTF-CoDel takes from the other end of its priority queue then; FIFOs ignore it).
+    fn pop(&mut self, dropping: bool) -> Option<Packet>;
+    /// Bytes still queued after the pop, for the "at least one MTU" test. Linux FQ-CoDel passes the
+    /// whole qdisc's backlog here; a plain CoDel its own.
+    fn bytes_for_mtu_test(&self) -> u64;
+}
+
+/// Per-queue CoDel state (RFC 8289 §5.2), plus Linux's `rec_inv_sqrt` and `ldelay`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CodelState {
+    /// Time (ticks) at which the sojourn will have been above target for an interval; 0 = unset.
+    pub first_above_time: u64,
+    /// Time (ticks) of the next scheduled drop.
+    pub drop_next: u64,
+    /// Drops since entering the dropping state (with the re-entry rule).
+    pub count: u32,
+    /// `count` at the last entry into the dropping state.
+    pub lastcount: u32,
+    /// In the dropping state.
+    pub dropping: bool,
+    /// 1/sqrt(count) in Q0.16 (linux and ns3 variants).
+    pub rec_inv_sqrt: u16,
+    /// Sojourn (ticks) of the last packet examined.
+    pub ldelay: u64,
+}
+
+impl CodelState {
+    /// Initial state.
+    pub fn new() -> Self {
+        CodelState {
+            rec_inv_sqrt: REC_INV_SQRT_ONE,
+            ..Default::default()
+        }
+    }
+
+    /// Adds `n` to `count`, as Linux FQ-CoDel does after an overflow drop from this queue
+    /// ("tell codel to increase its signal"); refreshes 1/sqrt(count).
+    pub fn bump_count(&mut self, n: u32, p: &CodelParams) {
+        self.count = self.count.saturating_add(n);
+        if p.variant != Variant::Rfc {
+            self.rec_inv_sqrt = linux_compat::newton_step(self.rec_inv_sqrt, self.count);
+        }
+    }
+
+    #[inline]
+    fn control_law(&self, t: u64, p: &CodelParams) -> u64 {
+        match p.variant {
+            // RFC 8289 §5.5 control_law: t + INTERVAL / sqrt(count), exact.
+            Variant::Rfc => {
+                t + (p.interval_ns as f64 / (self.count.max(1) as f64).sqrt()).round() as u64
+            }
+            Variant::Linux | Variant::Ns3 => {
+                linux_compat::control_law(t, p.interval, self.rec_inv_sqrt)
+            }
+        }
+    }
+
+    /// After `count` changed by one: Linux refines 1/sqrt(count) with one Newton step.
+    #[inline]
+    fn count_changed(&mut self, p: &CodelParams) {
+        if p.variant != Variant::Rfc {
+            self.rec_inv_sqrt = linux_compat::newton_step(self.rec_inv_sqrt, self.count);
+        }
+    }
+
+    /// RFC 8289 §5.5 `dodequeue` / Linux `codel_should_drop` for a packet just popped (or none):
+    /// updates `first_above_time` and says whether the packet may be dropped.
+    #[inline]
+    fn ok_to_drop<Q: CodelQueue>(
+        &mut self,
+        pkt: Option<&Packet>,
+        now_ns: u64,
+        now: u64,
+        p: &CodelParams,
+        q: &Q,
+    ) -> bool {
+        let Some(pkt) = pkt else {
+            self.first_above_time = 0;
+            return false;
+        };
+        let sojourn = match p.variant {
+            Variant::Rfc => now_ns - pkt.enqueue_ns,
+            Variant::Linux => now - (pkt.enqueue_ns >> CODEL_SHIFT),
+            Variant::Ns3 => (now_ns - pkt.enqueue_ns) >> CODEL_SHIFT,
+        };
+        self.ldelay = sojourn;
+        let left = q.bytes_for_mtu_test();
+        let too_little_left = match p.variant {
+            Variant::Rfc | Variant::Linux => left <= p.mtu_bytes,
+            Variant::Ns3 => left < p.mtu_bytes,
+        };
+        if sojourn < p.target || too_little_left {
+            // Went below (or too little data to be worth dropping): stay below for an interval.
+            self.first_above_time = 0;
+            return false;
+        }
+        if self.first_above_time == 0 {
+            // Just went above; if still above an interval from now, dropping is allowed.
+            self.first_above_time = now + p.interval;
+            false
+        } else {
+            match p.variant {
+                Variant::Rfc => now >= self.first_above_time,
+                Variant::Linux | Variant::Ns3 => now > self.first_above_time,
+            }
+        }
+    }
+
+    /// RFC 8289 §5.5 `dequeue`: pops from `q`, dropping (or marking) as the control law says, and
+    /// returns the packet to send.
+    pub fn dequeue<Q: CodelQueue>(
+        &mut self,
+        now_t: SimTime,
+        p: &CodelParams,
+        q: &mut Q,
+        cx: &mut QdiscCx,
+    ) -> Option<Packet> {
+        let now_ns = now_t.as_nanos();
+        let now = p.variant.ticks(now_ns);
+        let mut pkt = q.pop(self.dropping);
+        if pkt.is_none() && p.variant != Variant::Rfc {
+            // Linux/ns-3: an empty queue leaves the dropping state at once (first_above_time kept).
+            self.dropping = false;
+            return None;
+        }
+        let mut ok = self.ok_to_drop(pkt.as_ref(), now_ns, now, p, q);
+        let mut marked = false;
+
+        if self.dropping {
+            if !ok {
+                // Sojourn fell below target: leave the dropping state.
+                self.dropping = false;
+            }
+            // Several drops may be due in one dequeue when drop_next lies far in the past.
+            while self.dropping && now >= self.drop_next {
+                let Some(mut head) = pkt else { break };
+                self.count += 1;
+                self.count_changed(p);
+                if p.ecn && head.ecn.is_ect() {
+                    // Linux: mark instead of drop, schedule the next signal, send this packet.
+                    cx.mark(&mut head, MarkReason::CodelTarget);
+                    marked = true;
+                    let base = if p.variant == Variant::Ns3 {
+                        now
+                    } else {
+                        self.drop_next
+                    };
+                    self.drop_next = self.control_law(base, p);
+                    pkt = Some(head);
+                    break;
+                }
+                cx.drop(head, Stage::Dequeue, DropReason::CodelTarget);
+                pkt = q.pop(true);
+                ok = self.ok_to_drop(pkt.as_ref(), now_ns, now, p, q);
+                if !ok {
+                    self.dropping = false;
+                } else {
+                    // Schedule from drop_next, not now (RFC 8289 §5.5).
+                    self.drop_next = self.control_law(self.drop_next, p);
+                }
+            }
+        } else if ok {
+            // Above target for a whole interval: drop one packet and enter the dropping state.
+            let mut head = pkt.expect("ok_to_drop implies a packet");
+            if p.ecn && head.ecn.is_ect() {
+                cx.mark(&mut head, MarkReason::CodelTarget);
+                marked = true;
+                pkt = Some(head);
+            } else {
+                cx.drop(head, Stage::Dequeue, DropReason::CodelTarget);
+                pkt = q.pop(true);
+                self.ok_to_drop(pkt.as_ref(), now_ns, now, p, q);
+            }
+            self.dropping = true;
+            // Re-entry rule (RFC 8289 §5.5, "the Linux version"): if the last episode ended
+            // recently, resume at the drop rate it reached.
+            let delta = self.count as i64 - self.lastcount as i64;
+            let recent = match p.variant {
+                // Signed difference: true also when now < drop_next.
+                Variant::Rfc | Variant::Linux => {
+                    (now as i64 - self.drop_next as i64) < 16 * p.interval as i64
+                }
+                // ns-3 3.37 computes now - drop_next in uint32 and compares it as int64: a
+                // negative difference becomes huge, so the test fails when now < drop_next.
+                Variant::Ns3 => now >= self.drop_next && now - self.drop_next < 16 * p.interval,
+            };
+            if delta > 1 && recent {
+                self.count = delta as u32;
+                self.count_changed(p);
+            } else {
+                self.count = 1;
+                self.rec_inv_sqrt = REC_INV_SQRT_ONE;
+            }
+            self.lastcount = self.count;
+            self.drop_next = self.control_law(now, p);
+        }
+
+        // Shallow marking (Linux ce_threshold): any sent packet whose sojourn exceeded the threshold.
+        if let (Some(th), Some(head)) = (p.ce_threshold, pkt.as_mut()) {
+            let sojourn = match p.variant {
+                Variant::Rfc => now_ns - head.enqueue_ns,
+                Variant::Linux => now - (head.enqueue_ns >> CODEL_SHIFT),
+                Variant::Ns3 => (now_ns - head.enqueue_ns) >> CODEL_SHIFT,
+            };
+            // ns-3 marks on ce_threshold only when UseEcn is set; Linux regardless.
+            let allowed = p.ecn || p.variant != Variant::Ns3;
+            if allowed && !marked && sojourn > th && head.ecn.is_ect() {
+                cx.mark(head, MarkReason::CodelCeThreshold);
+            }
+        }
+        pkt
+    }
+
+    /// Visits `dropping`, `count`, `lastcount`, `drop_next_ns` and `first_above_time_ns`.
+    pub fn visit(&self, variant: Variant, visit: &mut dyn FnMut(&'static str, f64)) {
+        visit("dropping", self.dropping as u8 as f64);
+        visit("count", self.count as f64);
+        visit("lastcount", self.lastcount as f64);
+        visit("drop_next_ns", variant.ticks_to_ns(self.drop_next) as f64);
+        visit(
+            "first_above_time_ns",
+            variant.ticks_to_ns(self.first_above_time) as f64,
+        );
+    }
+}
