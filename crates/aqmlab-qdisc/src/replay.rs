@@ -98,10 +98,7 @@ pub fn parse_schedule(bytes: &[u8]) -> Result<Vec<Row>, ScheduleError> {
     let cols: Vec<&str> = header.split(',').map(str::trim).collect();
     let ok_header = cols.len() >= 3
         && cols[..3] == ["t_ns", "op", "size"]
-        && match &cols[3..] {
-            [] | ["flow"] | ["flow", "ecn"] | ["ecn"] => true,
-            _ => false,
-        };
+        && matches!(&cols[3..], [] | ["flow"] | ["flow", "ecn"] | ["ecn"]);
     if !ok_header {
         return Err(serr(
             hline,
