@@ -1,1 +1,175 @@
-//! Python bindings.
+//! PyO3 bindings: the native module `aqmlab._core`. Only this crate knows Python; every error is
+//! mapped once here to the exception hierarchy re-exported by `python/aqmlab/exceptions.py`.
+#![allow(unsafe_code)] // PyO3's macros expand to unsafe FFI glue.
+
+use aqmlab_qdisc::replay::{self as replay_mod, ReplaySummary};
+use aqmlab_qdisc::uniform::parse_uniforms;
+use aqmlab_qdisc::{registry, Kind, Params, Qdisc, UniformSource};
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::sync::Arc;
+
+create_exception!(
+    _core,
+    AqmlabError,
+    PyException,
+    "Base class of every aqmlab error."
+);
+create_exception!(
+    _core,
+    ParameterError,
+    AqmlabError,
+    "An unknown discipline or parameter, or a bad value."
+);
+create_exception!(
+    _core,
+    ScheduleError,
+    AqmlabError,
+    "A schedule file that cannot be read or parsed."
+);
+create_exception!(
+    _core,
+    ReplayError,
+    AqmlabError,
+    "A replay that could not finish (e.g. the uniforms file ran out)."
+);
+
+fn read_file(path: &str, what: &str) -> PyResult<Vec<u8>> {
+    std::fs::read(path)
+        .map_err(|e| ScheduleError::new_err(format!("{path}: cannot read the {what}: {e}")))
+}
+
+/// Every discipline with its parameters: a list of dicts `{name, summary, params: [{name,
+/// default, kind, help}]}`.
+#[pyfunction]
+fn list_qdiscs(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let out = PyList::empty(py);
+    for k in Kind::ALL {
+        let d = PyDict::new(py);
+        d.set_item("name", k.name())?;
+        d.set_item("summary", k.summary())?;
+        let ps = PyList::empty(py);
+        for p in k.params() {
+            let pd = PyDict::new(py);
+            pd.set_item("name", p.name)?;
+            pd.set_item("default", p.default)?;
+            pd.set_item("kind", p.kind)?;
+            pd.set_item("help", p.help)?;
+            ps.append(pd)?;
+        }
+        d.set_item("params", ps)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+/// The text of `aqmlab replay --list`.
+#[pyfunction]
+fn list_text() -> String {
+    registry::list_text()
+}
+
+fn summary_dict<'py>(
+    py: Python<'py>,
+    kind: &str,
+    s: &ReplaySummary,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("qdisc", kind)?;
+    d.set_item("packets", s.packets)?;
+    d.set_item("delivered", s.delivered)?;
+    d.set_item("marked", s.marked)?;
+    d.set_item("dropped_enqueue", s.dropped_enqueue)?;
+    d.set_item("dropped_dequeue", s.dropped_dequeue)?;
+    d.set_item("queued_at_end", s.queued_at_end)?;
+    d.set_item("dequeue_calls", s.dequeue_calls)?;
+    d.set_item("deq_lines_skipped", s.deq_lines_skipped)?;
+    Ok(d)
+}
+
+/// Replays the schedule at `schedule_path` through discipline `kind` built from `params`
+/// (`["NAME=VALUE", ...]`). Returns `{"decisions_csv", "summary", "trace_csv"}`.
+#[pyfunction]
+#[pyo3(signature = (kind, schedule_path, params=Vec::new(), uniforms_path=None, seed=1, trace=false))]
+fn replay<'py>(
+    py: Python<'py>,
+    kind: &str,
+    schedule_path: &str,
+    params: Vec<String>,
+    uniforms_path: Option<&str>,
+    seed: u64,
+    trace: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let pairs = Params::split_pairs(&params).map_err(|e| ParameterError::new_err(e.to_string()))?;
+    let k = Kind::from_name(kind).map_err(|e| ParameterError::new_err(e.to_string()))?;
+    let uniforms = match uniforms_path {
+        None => UniformSource::Rng(aqmlab_core::Xoshiro256pp::for_stream(
+            seed,
+            &format!("replay/qdisc/{}", k.name()),
+        )),
+        Some(path) => {
+            let bytes = read_file(path, "uniforms file")?;
+            let text = std::str::from_utf8(&bytes).map_err(|_| {
+                ScheduleError::new_err(format!(
+                    "{path}: not a text file: expected one number in [0, 1] per line"
+                ))
+            })?;
+            let draws =
+                parse_uniforms(text).map_err(|e| ScheduleError::new_err(format!("{path}: {e}")))?;
+            UniformSource::List {
+                draws: Arc::from(draws),
+                next: 0,
+            }
+        }
+    };
+    let qdisc = registry::build(kind, &pairs, uniforms)
+        .map_err(|e| ParameterError::new_err(e.to_string()))?;
+    let bytes = read_file(schedule_path, "schedule")?;
+    let (out, csv, trace_csv) = py
+        .allow_threads(|| -> Result<_, String> {
+            let rows =
+                replay_mod::parse_schedule(&bytes).map_err(|e| format!("{schedule_path}: {e}"))?;
+            let mut q = Qdisc::new(qdisc);
+            let out = replay_mod::replay(&mut q, &rows, trace)
+                .map_err(|e| format!("{schedule_path}: {e}"))?;
+            let mut csv = Vec::with_capacity(out.decisions.len() * 32);
+            replay_mod::write_decisions(&mut csv, &out.decisions).map_err(|e| e.to_string())?;
+            let trace_csv = if trace {
+                let mut t = Vec::new();
+                replay_mod::write_trace(&mut t, &out.trace).map_err(|e| e.to_string())?;
+                Some(String::from_utf8(t).expect("ASCII"))
+            } else {
+                None
+            };
+            Ok((out, String::from_utf8(csv).expect("ASCII"), trace_csv))
+        })
+        .map_err(|msg| {
+            if msg.contains("uniforms file ran out") {
+                ReplayError::new_err(msg)
+            } else {
+                ScheduleError::new_err(msg)
+            }
+        })?;
+    let d = PyDict::new(py);
+    d.set_item("decisions_csv", csv)?;
+    d.set_item("summary", summary_dict(py, k.name(), &out.summary)?)?;
+    d.set_item("trace_csv", trace_csv)?;
+    Ok(d)
+}
+
+/// The native module.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("AqmlabError", py.get_type::<AqmlabError>())?;
+    m.add("ParameterError", py.get_type::<ParameterError>())?;
+    m.add("ScheduleError", py.get_type::<ScheduleError>())?;
+    m.add("ReplayError", py.get_type::<ReplayError>())?;
+    m.add_function(wrap_pyfunction!(list_qdiscs, m)?)?;
+    m.add_function(wrap_pyfunction!(list_text, m)?)?;
+    m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

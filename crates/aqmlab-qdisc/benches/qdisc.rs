@@ -1,1 +1,146 @@
-fn main() {}
+//! One enqueue+dequeue pair at steady state, per discipline (criterion).
+//!
+//! Each discipline holds a standing backlog (about 100 packets; 1000 for LSTF-CoDel), time
+//! advances 10 µs per pair (so CoDel's sojourn, ~1 ms, stays below target and the measurement is
+//! the common path), and packets are topped up if an AQM drop shrinks the backlog. FQ-CoDel
+//! spreads packets over 64 flows. Run: `make bench` (or `cargo bench -p aqmlab-qdisc`).
+
+use aqmlab_core::{FlowId, Packet, SimTime};
+use aqmlab_qdisc::{registry, Params, Qdisc, UniformSource};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::hint::black_box;
+use std::time::Duration;
+
+struct Case {
+    name: &'static str,
+    kind: &'static str,
+    params: &'static [&'static str],
+    backlog: u32,
+    flows: u32,
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "droptail",
+        kind: "droptail",
+        params: &["limit=1000p"],
+        backlog: 100,
+        flows: 1,
+    },
+    Case {
+        name: "red",
+        kind: "red",
+        params: &[
+            "limit=1000p",
+            "mode=packet",
+            "min_th=50",
+            "max_th=150",
+            "w_q=0.002",
+            "bandwidth=1Gbps",
+        ],
+        backlog: 100,
+        flows: 1,
+    },
+    Case {
+        name: "codel",
+        kind: "codel",
+        params: &["limit=1000p"],
+        backlog: 100,
+        flows: 1,
+    },
+    Case {
+        name: "codel_linux",
+        kind: "codel",
+        params: &["limit=1000p", "variant=linux"],
+        backlog: 100,
+        flows: 1,
+    },
+    Case {
+        name: "pie",
+        kind: "pie",
+        params: &["limit=1000p"],
+        backlog: 100,
+        flows: 1,
+    },
+    Case {
+        name: "fq_codel_64flows",
+        kind: "fq_codel",
+        params: &["limit=10240p"],
+        backlog: 100,
+        flows: 64,
+    },
+    Case {
+        name: "lstf_codel_backlog1000",
+        kind: "lstf_codel",
+        params: &["limit=2000p"],
+        backlog: 1000,
+        flows: 1,
+    },
+];
+
+struct Driver {
+    q: Qdisc<aqmlab_qdisc::AnyQdisc>,
+    now_ns: u64,
+    next_id: u64,
+    backlog: u32,
+    flows: u32,
+}
+
+impl Driver {
+    fn new(c: &Case) -> Self {
+        let pairs = Params::split_pairs(c.params).unwrap();
+        let q = Qdisc::new(registry::build(c.kind, &pairs, UniformSource::seeded(1)).unwrap());
+        let mut d = Driver {
+            q,
+            now_ns: 0,
+            next_id: 0,
+            backlog: c.backlog,
+            flows: c.flows,
+        };
+        d.top_up();
+        // Warm up to steady state (RED's average, PIE's probability, buffers at full size).
+        for _ in 0..200_000 {
+            d.pair();
+        }
+        d
+    }
+    #[inline]
+    fn push(&mut self) {
+        let flow = FlowId((self.next_id % self.flows as u64) as u32);
+        self.q.enqueue(
+            SimTime::from_nanos(self.now_ns),
+            Packet::new(self.next_id, 1500, flow),
+        );
+        self.next_id += 1;
+    }
+    fn top_up(&mut self) {
+        while self.q.backlog().packets < self.backlog {
+            self.push();
+        }
+    }
+    #[inline]
+    fn pair(&mut self) {
+        self.now_ns += 10_000;
+        self.push();
+        black_box(self.q.dequeue(SimTime::from_nanos(self.now_ns)));
+        if self.q.backlog().packets < self.backlog - self.backlog / 10 {
+            self.top_up();
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("enqueue_dequeue_pair");
+    g.throughput(Throughput::Elements(1));
+    g.measurement_time(Duration::from_secs(3))
+        .warm_up_time(Duration::from_secs(1))
+        .sample_size(30);
+    for case in CASES {
+        let mut d = Driver::new(case);
+        g.bench_function(case.name, |b| b.iter(|| d.pair()));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -8,7 +8,10 @@ use aqmlab_qdisc::{DropReason, MarkReason, Qdisc, QdiscEvent, Stage};
 const MS: u64 = 1_000_000;
 
 fn codel(variant: Variant) -> Qdisc<Codel> {
-    Qdisc::new(Codel::new(CodelConfig::with_defaults(Size::Packets(100_000), variant)))
+    Qdisc::new(Codel::new(CodelConfig::with_defaults(
+        Size::Packets(100_000),
+        variant,
+    )))
 }
 
 fn fill(q: &mut Qdisc<Codel>, t_ns: u64, n: u64, size: u32) {
@@ -18,7 +21,10 @@ fn fill(q: &mut Qdisc<Codel>, t_ns: u64, n: u64, size: u32) {
 }
 
 fn drops_in_last_call(q: &Qdisc<Codel>) -> usize {
-    q.events().iter().filter(|e| matches!(e, QdiscEvent::Dropped { .. })).count()
+    q.events()
+        .iter()
+        .filter(|e| matches!(e, QdiscEvent::Dropped { .. }))
+        .count()
 }
 
 #[test]
@@ -105,10 +111,17 @@ fn drops_are_spaced_interval_over_sqrt_count() {
             if drops.is_empty() {
                 assert_eq!(t, 110 * MS);
             } else {
-                assert!(t >= expected_next && t < expected_next + step, "drop at {t}, due {expected_next}");
+                assert!(
+                    t >= expected_next && t < expected_next + step,
+                    "drop at {t}, due {expected_next}"
+                );
             }
             drops.push(t);
-            let want = if s.count == 1 { t + 100 * MS } else { expected_next + (1e8 / (s.count as f64).sqrt()).round() as u64 };
+            let want = if s.count == 1 {
+                t + 100 * MS
+            } else {
+                expected_next + (1e8 / (s.count as f64).sqrt()).round() as u64
+            };
             assert_eq!(s.drop_next, want, "count {}", s.count);
             expected_next = want;
         }
@@ -171,7 +184,10 @@ fn reentry_soon_resumes_with_count_minus_lastcount() {
     let s = *q.inner().state();
     assert!(s.dropping);
     assert_eq!((s.count, s.lastcount), (5, 5));
-    assert_eq!(s.drop_next, t2 + 110 * MS + (1e8 / 5f64.sqrt()).round() as u64);
+    assert_eq!(
+        s.drop_next,
+        t2 + 110 * MS + (1e8 / 5f64.sqrt()).round() as u64
+    );
 }
 
 #[test]
@@ -195,17 +211,37 @@ fn reentry_late_restarts_at_one() {
 /// after 420 ms. With the exact square root: 13 queued and 3 drops after 420 ms.
 #[test]
 fn ns3_basic_drop_case() {
-    for (v, queued_end, drops_end) in [(Variant::Ns3, 12, 4), (Variant::Linux, 12, 4), (Variant::Rfc, 13, 3)] {
+    for (v, queued_end, drops_end) in [
+        (Variant::Ns3, 12, 4),
+        (Variant::Linux, 12, 4),
+        (Variant::Rfc, 13, 3),
+    ] {
         let mut q = codel(v);
         fill(&mut q, 0, 20, 1000);
         q.dequeue(SimTime::from_nanos(10 * MS));
-        assert_eq!((q.backlog().packets, q.stats().dropped().packets), (19, 0), "{v:?}");
+        assert_eq!(
+            (q.backlog().packets, q.stats().dropped().packets),
+            (19, 0),
+            "{v:?}"
+        );
         q.dequeue(SimTime::from_nanos(210 * MS));
-        assert_eq!((q.backlog().packets, q.stats().dropped().packets), (17, 1), "{v:?}");
+        assert_eq!(
+            (q.backlog().packets, q.stats().dropped().packets),
+            (17, 1),
+            "{v:?}"
+        );
         q.dequeue(SimTime::from_nanos(210 * MS));
-        assert_eq!((q.backlog().packets, q.stats().dropped().packets), (16, 1), "{v:?}");
+        assert_eq!(
+            (q.backlog().packets, q.stats().dropped().packets),
+            (16, 1),
+            "{v:?}"
+        );
         q.dequeue(SimTime::from_nanos(420 * MS));
-        assert_eq!((q.backlog().packets, q.stats().dropped().packets), (queued_end, drops_end), "{v:?}");
+        assert_eq!(
+            (q.backlog().packets, q.stats().dropped().packets),
+            (queued_end, drops_end),
+            "{v:?}"
+        );
     }
 }
 
@@ -232,7 +268,12 @@ fn ecn_marks_instead_of_dropping_and_enters_without_extra_dequeue() {
     assert_eq!(q.stats().marks(MarkReason::CodelTarget).packets, 2);
     assert_eq!(q.backlog().packets, 16);
     assert_eq!(q.stats().dropped().packets, 0);
-    assert_eq!(q.stats().drops(Stage::Dequeue, DropReason::CodelTarget).packets, 0);
+    assert_eq!(
+        q.stats()
+            .drops(Stage::Dequeue, DropReason::CodelTarget)
+            .packets,
+        0
+    );
 }
 
 #[test]
@@ -259,8 +300,16 @@ fn ce_threshold_marks_packets_with_long_sojourn() {
 
 #[test]
 fn overlimit_is_tail_drop() {
-    let mut q = Qdisc::new(Codel::new(CodelConfig::with_defaults(Size::Packets(500), Variant::Rfc)));
+    let mut q = Qdisc::new(Codel::new(CodelConfig::with_defaults(
+        Size::Packets(500),
+        Variant::Rfc,
+    )));
     fill(&mut q, 0, 503, 1000);
     assert_eq!(q.backlog().packets, 500);
-    assert_eq!(q.stats().drops(Stage::Enqueue, DropReason::Overlimit).packets, 3);
+    assert_eq!(
+        q.stats()
+            .drops(Stage::Enqueue, DropReason::Overlimit)
+            .packets,
+        3
+    );
 }

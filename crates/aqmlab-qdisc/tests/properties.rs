@@ -9,14 +9,27 @@ use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
 enum Op {
-    Enq { dt_ns: u64, size: u32, flow: u32, ect: bool },
-    Deq { dt_ns: u64 },
+    Enq {
+        dt_ns: u64,
+        size: u32,
+        flow: u32,
+        ect: bool,
+    },
+    Deq {
+        dt_ns: u64,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        (0u64..3_000_000, 40u32..=1500, 0u32..6, any::<bool>())
-            .prop_map(|(dt_ns, size, flow, ect)| Op::Enq { dt_ns, size, flow, ect }),
+        (0u64..3_000_000, 40u32..=1500, 0u32..6, any::<bool>()).prop_map(
+            |(dt_ns, size, flow, ect)| Op::Enq {
+                dt_ns,
+                size,
+                flow,
+                ect
+            }
+        ),
         (0u64..3_000_000).prop_map(|dt_ns| Op::Deq { dt_ns }),
     ]
 }
@@ -35,7 +48,14 @@ enum Order {
     Any,
 }
 
-fn check(kind: &str, limit: &str, extra: &[&str], order: Order, ops: &[Op], seed: u64) -> Result<(), TestCaseError> {
+fn check(
+    kind: &str,
+    limit: &str,
+    extra: &[&str],
+    order: Order,
+    ops: &[Op],
+    seed: u64,
+) -> Result<(), TestCaseError> {
     let mut items = vec![format!("limit={limit}")];
     items.extend(extra.iter().map(|s| s.to_string()));
     let pairs = Params::split_pairs(&items).unwrap();
@@ -50,7 +70,12 @@ fn check(kind: &str, limit: &str, extra: &[&str], order: Order, ops: &[Op], seed
     let mut t = 0u64;
     for o in ops {
         match *o {
-            Op::Enq { dt_ns, size, flow, ect } => {
+            Op::Enq {
+                dt_ns,
+                size,
+                flow,
+                ect,
+            } => {
                 t += dt_ns;
                 let id = fates.len() as u64;
                 fates.push(Fate::Queued);
@@ -65,7 +90,12 @@ fn check(kind: &str, limit: &str, extra: &[&str], order: Order, ops: &[Op], seed
                 t += dt_ns;
                 if let Some(p) = q.dequeue(SimTime::from_nanos(t)) {
                     prop_assert!(p.enqueue_ns <= t, "negative sojourn");
-                    prop_assert_eq!(fates[p.id as usize], Fate::Queued, "packet {} left twice", p.id);
+                    prop_assert_eq!(
+                        fates[p.id as usize],
+                        Fate::Queued,
+                        "packet {} left twice",
+                        p.id
+                    );
                     fates[p.id as usize] = Fate::Delivered;
                     let slot = match order {
                         Order::Fifo => Some(0),
@@ -83,15 +113,29 @@ fn check(kind: &str, limit: &str, extra: &[&str], order: Order, ops: &[Op], seed
         }
         for e in q.events() {
             if let QdiscEvent::Dropped { pkt, .. } = e {
-                prop_assert_eq!(fates[pkt.id as usize], Fate::Queued, "packet {} left twice", pkt.id);
+                prop_assert_eq!(
+                    fates[pkt.id as usize],
+                    Fate::Queued,
+                    "packet {} left twice",
+                    pkt.id
+                );
                 fates[pkt.id as usize] = Fate::Dropped;
             }
         }
         prop_assert!(q.conserved());
         let b = q.backlog();
-        prop_assert!((b.packets as u64) <= lim_pkts && b.bytes <= lim_bytes, "backlog {:?} over {}", b, limit);
+        prop_assert!(
+            (b.packets as u64) <= lim_pkts && b.bytes <= lim_bytes,
+            "backlog {:?} over {}",
+            b,
+            limit
+        );
         let queued = fates.iter().filter(|f| **f == Fate::Queued).count();
-        prop_assert_eq!(queued, b.packets as usize, "queued packets disagree with backlog");
+        prop_assert_eq!(
+            queued,
+            b.packets as usize,
+            "queued packets disagree with backlog"
+        );
     }
     let s = q.stats();
     let delivered = fates.iter().filter(|f| **f == Fate::Delivered).count() as u64;

@@ -1,0 +1,198 @@
+"""The ``aqmlab`` command line: a thin layer over the library functions.
+
+Bad input never shows a traceback: it prints one line, ``aqmlab: error: ...``, naming the file
+line or parameter and what was expected, and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+from aqmlab import __version__
+from aqmlab.exceptions import AqmlabError
+from aqmlab.replay import list_qdiscs, replay
+from aqmlab.schedules import overload, write_schedule
+
+#: Disciplines and parameters of the demo: every discipline at its defaults on a 10 Mbit/s link
+#: with a 1000-packet buffer (RED needs the link rate for its idle-time correction).
+DEMO_QDISCS: list[tuple[str, list[str]]] = [
+    ("droptail", ["limit=1000p"]),
+    ("red", ["limit=1000p", "bandwidth=10Mbps"]),
+    ("codel", ["limit=1000p"]),
+    ("pie", ["limit=1000p"]),
+    ("fq_codel", ["limit=1000p"]),
+    ("lstf_codel", ["limit=1000p"]),
+]
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse's own usage errors: one line + usage
+        self.print_usage(sys.stderr)
+        self.exit(2, f"aqmlab: error: {message}\n")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="aqmlab", description="A laboratory for active queue management.")
+    p.add_argument("--version", action="version", version=f"aqmlab {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    r = sub.add_parser(
+        "replay",
+        help="drive one queue discipline from an arrival/service schedule",
+        description=(
+            "Replay SCHEDULE.csv (header t_ns,op,size[,flow][,ecn]; op is enq or deq) through "
+            "one discipline and write one decision per packet (id,enq_t_ns,outcome,deq_t_ns)."
+        ),
+    )
+    r.add_argument("schedule", nargs="?", metavar="SCHEDULE.csv")
+    r.add_argument(
+        "--qdisc", metavar="KIND", help="droptail, red, codel, lstf_codel, fq_codel, pie"
+    )
+    r.add_argument(
+        "--param",
+        "-p",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a discipline parameter, e.g. target=5ms limit=1000p (see --list)",
+    )
+    r.add_argument("--uniforms", metavar="FILE", help="take random draws from FILE, one per line")
+    r.add_argument("--seed", type=int, default=1, help="seed of the random stream (default 1)")
+    r.add_argument("--output", "-o", metavar="FILE", help="write decisions here (default stdout)")
+    r.add_argument("--summary", metavar="FILE", help="write outcome counts as JSON here")
+    r.add_argument("--trace", metavar="FILE", help="write state changes (t_ns,var,value) here")
+    r.add_argument("--list", action="store_true", help="list disciplines and their parameters")
+
+    d = sub.add_parser(
+        "demo",
+        help="replay the bundled overload schedule through every discipline and compare",
+        description=(
+            "Generate the overload schedule (1500-B packets at 1.2x a 10 Mbit/s link for 20 s, "
+            "then 0.5x for 10 s), replay it through every discipline at its defaults, write the "
+            "decisions to DIR and print a comparison table."
+        ),
+    )
+    d.add_argument("--out", default="out/demo", metavar="DIR", help="output folder")
+    return p
+
+
+def _write(path: str | None, text: str) -> None:
+    if path is None or path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def _cmd_replay(a: argparse.Namespace) -> int:
+    if a.list:
+        sys.stdout.write(_list_text())
+        return 0
+    params = list(a.param)
+    # `--param a=1 b=2 schedule.csv`: the schedule was swallowed by --param's list.
+    if a.schedule is None and params and "=" not in params[-1]:
+        a.schedule = params.pop()
+    if a.qdisc is None:
+        raise _UsageError("--qdisc KIND is required (see aqmlab replay --list)")
+    if a.schedule is None:
+        raise _UsageError("the schedule file is required: aqmlab replay --qdisc KIND SCHEDULE.csv")
+    res = replay(a.schedule, a.qdisc, params, uniforms=a.uniforms, seed=a.seed, trace=bool(a.trace))
+    _write(a.output, res.decisions_csv)
+    if a.summary:
+        _write(a.summary, json.dumps(res.summary, indent=2) + "\n")
+    if a.trace:
+        _write(a.trace, res.trace_csv or "")
+    return 0
+
+
+def _list_text() -> str:
+    lines = []
+    for q in list_qdiscs():
+        lines.append(f"{q['name']}: {q['summary']}")
+        for p in q["params"]:
+            lines.append(f"  {p['name']:<16} default {p['default']:<8} ({p['kind']}) {p['help']}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _percentile(sorted_vals: list[int], q: float) -> float:
+    if not sorted_vals:
+        return float("nan")
+    k = min(len(sorted_vals) - 1, max(0, round(q * (len(sorted_vals) - 1))))
+    return float(sorted_vals[k])
+
+
+def _cmd_demo(a: argparse.Namespace) -> int:
+    os.makedirs(a.out, exist_ok=True)
+    sched = os.path.join(a.out, "overload.schedule.csv")
+    write_schedule(overload(), sched)
+    header = (
+        f"{'qdisc':<11} {'delivered':>9} {'dropped':>8} {'drop%':>6} "
+        f"{'mean ms':>8} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7}"
+    )
+    print(f"overload schedule: {sched}")
+    print("1500-B packets at 1.2x a 10 Mbit/s link for 20 s, then 0.5x for 10 s; sojourn times:")
+    print(header)
+    print("-" * len(header))
+    summaries = {}
+    for kind, params in DEMO_QDISCS:
+        res = replay(sched, kind, params)
+        _write(os.path.join(a.out, f"{kind}.decisions.csv"), res.decisions_csv)
+        s = res.summary
+        soj = sorted(res.sojourns_ns())
+        dropped = s["dropped_enqueue"] + s["dropped_dequeue"]
+        mean_ms = sum(soj) / len(soj) / 1e6 if soj else float("nan")
+        s["sojourn_ms"] = {
+            "mean": mean_ms,
+            "p50": _percentile(soj, 0.50) / 1e6,
+            "p99": _percentile(soj, 0.99) / 1e6,
+            "max": _percentile(soj, 1.0) / 1e6,
+        }
+        s["params"] = params
+        summaries[kind] = s
+        print(
+            f"{kind:<11} {s['delivered'] + s['marked']:>9} {dropped:>8} "
+            f"{100.0 * dropped / s['packets']:>6.1f} {mean_ms:>8.1f} "
+            f"{s['sojourn_ms']['p50']:>7.1f} {s['sojourn_ms']['p99']:>7.1f} "
+            f"{s['sojourn_ms']['max']:>7.1f}"
+        )
+    _write(os.path.join(a.out, "summary.json"), json.dumps(summaries, indent=2) + "\n")
+    print(f"decisions and summary.json written to {a.out}/")
+    return 0
+
+
+class _UsageError(Exception):
+    pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``aqmlab`` command."""
+    parser = _build_parser()
+    a = parser.parse_args(argv)
+    try:
+        if a.command == "replay":
+            return _cmd_replay(a)
+        if a.command == "demo":
+            return _cmd_demo(a)
+        parser.print_help()
+        return 2
+    except (AqmlabError, _UsageError) as e:
+        print(f"aqmlab: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        name = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        print(f"aqmlab: error: {name}{e.strerror or e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("aqmlab: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

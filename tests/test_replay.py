@@ -1,0 +1,171 @@
+"""``aqmlab replay`` and ``aqmlab.replay``: output format, agreement with ns-3, bad input."""
+
+import csv
+import io
+import json
+
+import aqmlab
+import pytest
+from aqmlab.schedules import overload, write_schedule
+from conftest import ROOT, VECTORS, run_cli
+
+KINDS = ["droptail", "red", "codel", "lstf_codel", "fq_codel", "pie"]
+
+
+def _sorted_rows(text: str) -> list[dict]:
+    return sorted(csv.DictReader(io.StringIO(text)), key=lambda r: int(r["id"]))
+
+
+def test_cli_codel_ns3_matches_reference_decisions(tmp_path):
+    out = tmp_path / "d.csv"
+    r = run_cli(
+        "replay", "--qdisc", "codel", "--param", "variant=ns3", "limit=1000p",
+        "-o", str(out), "--summary", str(tmp_path / "s.json"),
+        str(VECTORS / "overload.schedule.csv"),
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    ours = _sorted_rows(out.read_text())
+    theirs = _sorted_rows((VECTORS / "overload.codel.ns3.csv").read_text())
+    assert ours == theirs
+    summary = json.loads((tmp_path / "s.json").read_text())
+    ref = json.loads((VECTORS / "overload.codel.ns3.summary.json").read_text())
+    for k in ("packets", "delivered", "dropped_enqueue", "dropped_dequeue", "queued_at_end"):
+        assert summary[k] == ref[k], k
+
+
+def test_cli_writes_csv_to_stdout_with_the_documented_header(vectors):
+    r = run_cli("replay", "--qdisc", "droptail", str(vectors / "tiny.schedule.csv"))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "id,enq_t_ns,outcome,deq_t_ns"
+    assert len(lines) == 11
+    assert r.stdout == (vectors / "tiny.pfifo.ns3.csv").read_text()
+
+
+def test_list_prints_every_discipline_and_parameter():
+    r = run_cli("replay", "--list")
+    assert r.returncode == 0, r.stderr
+    for q in aqmlab.list_qdiscs():
+        assert q["name"] in r.stdout
+        for p in q["params"]:
+            assert p["name"] in r.stdout
+    assert {q["name"] for q in aqmlab.list_qdiscs()} == set(KINDS)
+
+
+def test_api_replay_summary_and_pandas():
+    res = aqmlab.replay(VECTORS / "tiny.schedule.csv", "codel", {"variant": "ns3", "ecn": False})
+    assert res.summary["packets"] == 10
+    assert res.summary["delivered"] == 5
+    assert res.summary["queued_at_end"] == 5
+    df = res.to_pandas()
+    assert list(df.columns) == ["id", "enq_t_ns", "outcome", "deq_t_ns"]
+    assert len(df) == 10
+    assert res.sojourns_ns()[:2] == [50_000, 900_000]
+
+
+def test_trace_lists_codel_state_changes(tmp_path):
+    res = aqmlab.replay(VECTORS / "overload.schedule.csv", "codel", ["variant=ns3"], trace=True)
+    rows = list(csv.DictReader(io.StringIO(res.trace_csv)))
+    first_drop = next(r for r in rows if r["var"] == "dropping" and r["value"] == "1")
+    assert first_drop["t_ns"] == "124800000"
+    dn = next(r for r in rows if r["var"] == "drop_next_ns")
+    assert (dn["t_ns"], dn["value"]) == ("124800000", "224797696")
+
+
+def test_red_uniforms_file_that_runs_out_is_reported(tmp_path):
+    u = tmp_path / "u.txt"
+    u.write_text("0.5\n0.25\n")
+    r = run_cli(
+        "replay", "--qdisc", "red", "--param", "min_th=5", "max_th=15", "mode=packet",
+        "bandwidth=10Mbps", "--uniforms", str(u), str(VECTORS / "overload.schedule.csv"),
+    )  # fmt: skip
+    assert r.returncode == 2
+    assert "the uniforms file ran out: it holds 2 draws" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_overload_generator_reproduces_the_reference_schedule(tmp_path):
+    p = tmp_path / "o.csv"
+    write_schedule(overload(), p)
+    assert p.read_bytes() == (VECTORS / "overload.schedule.csv").read_bytes()
+
+
+SCHEDULE_ERRORS = [
+    ("bad_row.csv", "t_ns,op,size\n0,enq\n", "line 2: expected 3 comma-separated fields"),
+    ("bad_op.csv", "t_ns,op,size\n0,push,100\n", 'line 2: op: expected enq or deq, got "push"'),
+    (
+        "backwards.csv",
+        "t_ns,op,size\n10,enq,100\n5,deq,0\n",
+        "line 3: t_ns 5 goes back in time: the previous row is at 10",
+    ),
+    ("zero.csv", "t_ns,op,size\n0,enq,0\n", "line 2: size: expected a packet size in bytes > 0"),
+    ("neg.csv", "t_ns,op,size\n0,enq,-3\n", "line 2: size: expected a packet size in bytes > 0"),
+    ("empty.csv", "", "the file is empty: expected a header t_ns,op,size"),
+    ("header.csv", "time,op,size\n0,enq,1\n", "line 1: expected a header t_ns,op,size"),
+    ("noint.csv", "t_ns,op,size\n1.5,enq,100\n", "line 2: t_ns: expected a whole number"),
+]
+
+
+@pytest.mark.parametrize("name,text,message", SCHEDULE_ERRORS)
+def test_bad_schedules_give_one_line_naming_the_line(tmp_path, name, text, message):
+    p = tmp_path / name
+    p.write_text(text)
+    r = run_cli("replay", "--qdisc", "codel", str(p))
+    assert r.returncode == 2
+    assert r.stdout == ""
+    assert "Traceback" not in r.stderr and "panicked" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert message in r.stderr, r.stderr
+    assert str(p) in r.stderr
+
+
+def test_binary_file_is_refused(tmp_path):
+    p = tmp_path / "bin.csv"
+    p.write_bytes(b"\x7fELF\x02\x01\x00\x00\x00garbage")
+    r = run_cli("replay", "--qdisc", "codel", str(p))
+    assert r.returncode == 2
+    assert "binary data" in r.stderr and "expected a CSV text file" in r.stderr
+
+
+PARAM_ERRORS = [
+    (["--qdisc", "blue"], 'unknown queue discipline "blue": expected one of droptail'),
+    (["--qdisc", "codel", "-p", "tagret=5ms"], 'codel has no parameter "tagret"'),
+    (["--qdisc", "codel", "-p", "target=5"], "parameter target: expected a duration with a unit"),
+    (["--qdisc", "codel", "-p", "interval=0ms"], "parameter interval: expected a duration > 0"),
+    (
+        ["--qdisc", "codel", "-p", "variant=bsd"],
+        "parameter variant: expected one of rfc, linux, ns3",
+    ),
+    (["--qdisc", "droptail", "-p", "limit=1000"], "parameter limit: expected a size in packets"),
+    (["--qdisc", "red", "-p", "min_th=20", "max_th=10"], "min_th"),
+    (["--qdisc", "pie", "-p", "t_update=0ms"], "t_update"),
+    (["--qdisc", "fq_codel", "-p", "flows=0"], "flows"),
+    (["--qdisc", "lstf_codel", "-p", "alpha=1.5"], "alpha"),
+    (["--qdisc", "codel", "-p", "target"], 'parameter "target": expected NAME=VALUE'),
+]
+
+
+@pytest.mark.parametrize("args,message", PARAM_ERRORS)
+def test_bad_parameters_give_one_line_naming_the_parameter(args, message):
+    r = run_cli("replay", *args, str(VECTORS / "tiny.schedule.csv"))
+    assert r.returncode == 2, r.stdout
+    assert "Traceback" not in r.stderr and "panicked" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert message in r.stderr, r.stderr
+
+
+def test_missing_file_and_missing_qdisc():
+    r = run_cli("replay", "--qdisc", "codel", "no/such/file.csv")
+    assert r.returncode == 2
+    assert "no/such/file.csv: cannot read the schedule" in r.stderr
+    r = run_cli("replay", str(VECTORS / "tiny.schedule.csv"))
+    assert r.returncode == 2
+    assert "--qdisc KIND is required" in r.stderr
+
+
+def test_api_raises_typed_exceptions():
+    with pytest.raises(aqmlab.ParameterError, match="no parameter"):
+        aqmlab.replay(VECTORS / "tiny.schedule.csv", "codel", {"bogus": 1})
+    with pytest.raises(aqmlab.ScheduleError):
+        aqmlab.replay(ROOT / "README.md", "codel")
+    assert issubclass(aqmlab.ScheduleError, aqmlab.AqmlabError)
