@@ -31,11 +31,9 @@ fn drops_in_last_call(q: &Qdisc<Codel>) -> usize {
 fn never_drops_while_sojourn_below_target() {
     // Arrivals every 1 ms, each served 4.9 ms later: the sojourn is always 4.9 ms < 5 ms.
     let mut q = codel(Variant::Rfc);
-    let mut id = 0;
     for k in 0..10_000u64 {
         let t = k * MS;
-        q.enqueue(SimTime::from_nanos(t), Packet::new(id, 1500, FlowId(0)));
-        id += 1;
+        q.enqueue(SimTime::from_nanos(t), Packet::new(k, 1500, FlowId(0)));
         if k >= 4 {
             let p = q.dequeue(SimTime::from_nanos(t + MS - 100_000)).unwrap();
             assert!(t + MS - 100_000 - p.enqueue_ns < 5 * MS);
