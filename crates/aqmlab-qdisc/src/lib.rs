@@ -32,6 +32,8 @@ pub mod contract;
 pub mod droptail;
 pub mod fifo;
 pub mod fq_codel;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod lstf_codel;
 pub mod params;
 pub mod pie;

@@ -1,0 +1,36 @@
+//! The fuzz targets' bodies on random bytes, so stable CI exercises them even without
+//! cargo-fuzz (`make fuzz` runs the coverage-guided fuzzer on nightly).
+
+use aqmlab_qdisc::fuzzing;
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn schedule_parser_never_panics(data in prop::collection::vec(any::<u8>(), 0..512)) {
+        fuzzing::schedule_parser(&data);
+    }
+
+    #[test]
+    fn schedule_parser_on_csv_like_text(lines in prop::collection::vec("[0-9]{1,6},(enq|deq|x),-?[0-9]{0,5}(,[0-9]{1,3})?", 0..40)) {
+        let text = format!("t_ns,op,size\n{}", lines.join("\n"));
+        fuzzing::schedule_parser(text.as_bytes());
+    }
+
+    #[test]
+    fn qdisc_ops_never_break_invariants(data in prop::collection::vec(any::<u8>(), 0..2048)) {
+        fuzzing::qdisc_ops(&data);
+    }
+}
+
+#[test]
+fn every_fuzz_configuration_is_exercised() {
+    for sel in 0..=255u8 {
+        let mut data = vec![sel];
+        for k in 0..200u8 {
+            data.extend_from_slice(&[k.wrapping_mul(37), k, k.wrapping_mul(3), k % 7]);
+        }
+        fuzzing::qdisc_ops(&data);
+    }
+}
