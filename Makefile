@@ -2,16 +2,21 @@
 PYTHON ?= python3
 PIP := $(PYTHON) -m pip
 
-.PHONY: help install demo test lint test-rust test-python bench fuzz fmt
+.PHONY: help install install-test demo test lint test-rust test-python bench fuzz fmt
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-install: ## build the Rust core and install the aqmlab package (editable) with its test tools
-	$(PIP) install --quiet --disable-pip-version-check --root-user-action=ignore -e '.[test]'
+PIP_INSTALL := $(PIP) install --quiet --disable-pip-version-check --root-user-action=ignore
+
+install: ## build the Rust core and install the aqmlab package (editable)
+	$(PIP_INSTALL) -e .
+
+install-test: ## install aqmlab with its test tools (pytest, ruff, pandas)
+	$(PIP_INSTALL) -e '.[test]'
 
 demo: install ## the quick start's main job: replay the overload schedule through every discipline
-	aqmlab demo
+	$(PYTHON) -m aqmlab demo
 
 lint: ## rustfmt, clippy (warnings are errors) and ruff
 	cargo fmt --all -- --check
@@ -25,7 +30,7 @@ test-rust: ## every Rust test (unit, integration, property, vector agreement, do
 test-python: ## every Python test
 	$(PYTHON) -m pytest
 
-test: install lint test-rust test-python ## install, lint, and run every test, Rust and Python
+test: install-test lint test-rust test-python ## install, lint, and run every test, Rust and Python
 
 bench: ## criterion benchmarks of one enqueue+dequeue pair per discipline
 	cargo bench -p aqmlab-qdisc --bench qdisc
