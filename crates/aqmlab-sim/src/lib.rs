@@ -6,5 +6,9 @@
 //! * [`event`]: the event queue; ties come out in insertion order, so a run is deterministic.
 #![warn(missing_docs)]
 
+pub mod arena;
 pub mod event;
 pub mod rate;
+pub mod sketch;
+pub mod topology;
+pub mod world;

@@ -305,6 +305,21 @@ impl LinkRate {
         }
     }
 
+    /// Bits the link could carry in `[from, to)`: the denominator of utilization.
+    pub fn capacity_bits(&self, from: SimTime, to: SimTime) -> u128 {
+        if to <= from {
+            return 0;
+        }
+        match self {
+            LinkRate::Constant(r) => r.as_bps() as u128 * (to - from).as_nanos() as u128 / 1_000_000_000,
+            LinkRate::Steps(s) => s.capacity_bits(from, to),
+            LinkRate::Trace { trace, .. } => {
+                let n = trace.first_at_or_after(to) - trace.first_at_or_after(from);
+                n as u128 * MAHIMAHI_OPPORTUNITY_BYTES as u128 * 8
+            }
+        }
+    }
+
     /// The nominal rate at `t` (for a trace, its mean rate), e.g. for RED's idle correction.
     pub fn nominal_rate(&self, t: SimTime) -> Bitrate {
         match self {

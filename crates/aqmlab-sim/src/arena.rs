@@ -1,0 +1,59 @@
+//! A slab of values addressed by `u32` index, with a free list: packets in flight live here and
+//! queues hold only their index, so the steady state allocates nothing per packet.
+
+/// Values addressed by index; freed slots are reused.
+#[derive(Debug)]
+pub struct Arena<T> {
+    slots: Vec<Option<T>>,
+    free: Vec<u32>,
+    live: usize,
+}
+
+impl<T> Arena<T> {
+    /// An empty arena with room for `cap` values.
+    pub fn with_capacity(cap: usize) -> Self {
+        Arena { slots: Vec::with_capacity(cap), free: Vec::with_capacity(cap), live: 0 }
+    }
+    /// Stores `v`, returning its index.
+    #[inline]
+    pub fn insert(&mut self, v: T) -> u32 {
+        self.live += 1;
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = Some(v);
+            i
+        } else {
+            self.slots.push(Some(v));
+            (self.slots.len() - 1) as u32
+        }
+    }
+    /// Removes and returns the value at `i`. Panics if the slot is empty (a packet freed twice).
+    #[inline]
+    pub fn remove(&mut self, i: u32) -> T {
+        let v = self.slots[i as usize].take().expect("arena slot freed twice");
+        self.free.push(i);
+        self.live -= 1;
+        v
+    }
+    /// The value at `i`.
+    #[inline]
+    pub fn get(&self, i: u32) -> &T {
+        self.slots[i as usize].as_ref().expect("arena slot is empty")
+    }
+    /// The value at `i`, mutably.
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> &mut T {
+        self.slots[i as usize].as_mut().expect("arena slot is empty")
+    }
+    /// Values stored.
+    pub fn len(&self) -> usize {
+        self.live
+    }
+    /// True when nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+    /// Slots ever allocated (the high-water mark).
+    pub fn capacity_used(&self) -> usize {
+        self.slots.len()
+    }
+}

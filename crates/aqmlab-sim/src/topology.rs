@@ -1,0 +1,80 @@
+//! Nodes and directed links, and static shortest-path routing (fewest hops; ties go to the
+//! lower link index, so routes are deterministic).
+
+use crate::rate::LinkRate;
+use aqmlab_core::SimDuration;
+use aqmlab_qdisc::AnyQdisc;
+use std::collections::VecDeque;
+
+/// One direction of a link: from `from` to `to` at `rate`, after `delay`, queued by `qdisc`.
+#[derive(Debug)]
+pub struct LinkConfig {
+    /// Name (reports and `--qdisc NAME=KIND` use it). A full-duplex link `x` has directions
+    /// named `x` (forward) and `x.rev`.
+    pub name: String,
+    /// Sending node.
+    pub from: u32,
+    /// Receiving node.
+    pub to: u32,
+    /// Rate over time.
+    pub rate: LinkRate,
+    /// Propagation delay.
+    pub delay: SimDuration,
+    /// The queue discipline that holds this direction's queue.
+    pub qdisc: AnyQdisc,
+}
+
+/// Next-hop table: `next[node][dst]` is the link `node` sends on to reach `dst`.
+#[derive(Clone, Debug)]
+pub struct Routes {
+    next: Vec<Vec<Option<u32>>>,
+}
+
+impl Routes {
+    /// Breadth-first search from every destination over reversed links.
+    pub fn compute(n_nodes: usize, links: &[(u32, u32)]) -> Routes {
+        let mut next = vec![vec![None; n_nodes]; n_nodes];
+        for dst in 0..n_nodes {
+            let mut dist = vec![u32::MAX; n_nodes];
+            dist[dst] = 0;
+            let mut frontier = VecDeque::from([dst as u32]);
+            while let Some(v) = frontier.pop_front() {
+                // Every link u -> v gives u a route to dst through v (links in index order).
+                for (li, &(u, w)) in links.iter().enumerate() {
+                    if w == v && dist[u as usize] == u32::MAX {
+                        dist[u as usize] = dist[v as usize] + 1;
+                        next[u as usize][dst] = Some(li as u32);
+                        frontier.push_back(u);
+                    }
+                }
+            }
+        }
+        Routes { next }
+    }
+    /// The link `node` uses towards `dst`, if `dst` is reachable.
+    #[inline]
+    pub fn next_link(&self, node: u32, dst: u32) -> Option<u32> {
+        self.next[node as usize][dst as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortest_paths_in_a_dumbbell() {
+        // 0,1 -> 2 -> 3 -> 4,5 and back.
+        let fwd = [(0, 2), (1, 2), (2, 3), (3, 4), (3, 5)];
+        let mut links: Vec<(u32, u32)> = fwd.to_vec();
+        links.extend(fwd.iter().map(|&(a, b)| (b, a)));
+        let r = Routes::compute(6, &links);
+        assert_eq!(r.next_link(0, 4), Some(0));
+        assert_eq!(r.next_link(2, 4), Some(2));
+        assert_eq!(r.next_link(3, 4), Some(3));
+        assert_eq!(r.next_link(4, 0), Some(8)); // 4 -> 3 (reverse of link 3)
+        assert_eq!(r.next_link(3, 1), Some(7)); // 3 -> 2
+        let isolated = Routes::compute(3, &[(0, 1)]);
+        assert_eq!(isolated.next_link(1, 0), None);
+    }
+}

@@ -1,0 +1,442 @@
+//! The simulation: nodes, link directions driving their queue disciplines, flows, and the event
+//! loop. A run is single-threaded and owns its world; events at equal times run in the order
+//! they were scheduled, and every random stream is seeded from `(seed, component path)`, so the
+//! same configuration and seed give bit-identical results.
+//!
+//! A link direction transmits one packet at a time. When it is free it asks its discipline for
+//! the next packet (an idle link asks once and then waits for an arrival), computes when the
+//! last bit leaves from its [`LinkRate`], and the packet arrives at the far node one propagation
+//! delay later. The discipline holds the whole queue: there is no hidden second buffer.
+
+use crate::arena::Arena;
+use crate::event::EventQueue;
+use crate::rate::LinkRate;
+use crate::sketch::QuantileSketch;
+use crate::topology::{LinkConfig, Routes};
+use aqmlab_core::{Bitrate, Ecn, FlowId, Packet, SimDuration, SimTime};
+use aqmlab_qdisc::{AnyQdisc, Qdisc, QdiscEvent};
+
+/// What a packet carries, as far as the endpoints care.
+#[derive(Clone, Copy, Debug)]
+pub enum Payload {
+    /// A UDP datagram with its sequence number.
+    Udp {
+        /// Sequence number within the flow.
+        seq: u64,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct PktData {
+    flow: u32,
+    dst: u32,
+    size: u32,
+    ecn: Ecn,
+    payload: Payload,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Ev {
+    /// A link direction finished sending its packet.
+    TxDone(u32),
+    /// A packet reaches a node.
+    Arrive { node: u32, pkt: u32 },
+    /// A UDP source sends its next datagram.
+    UdpSend(u32),
+}
+
+/// A constant-bit-rate UDP source.
+#[derive(Clone, Debug)]
+pub struct UdpSpec {
+    /// Sending node.
+    pub src: u32,
+    /// Receiving node.
+    pub dst: u32,
+    /// Sending rate.
+    pub rate: Bitrate,
+    /// Datagram size in bytes (IP size).
+    pub size: u32,
+    /// First send.
+    pub start: SimTime,
+    /// No sends at or after this time.
+    pub stop: Option<SimTime>,
+}
+
+/// Per-link-direction measurements.
+#[derive(Clone, Debug, Default)]
+pub struct LinkMetrics {
+    /// Packets offered to the discipline.
+    pub enqueued_pkts: u64,
+    /// Bytes offered to the discipline.
+    pub ingress_bytes: u64,
+    /// Packets fully transmitted.
+    pub delivered_pkts: u64,
+    /// Bytes fully transmitted.
+    pub delivered_bytes: u64,
+    /// Packets dropped by the discipline (any reason).
+    pub dropped_pkts: u64,
+    /// Packets CE-marked by the discipline.
+    pub marked_pkts: u64,
+    /// Sojourn time through the discipline of every packet it released, in ns.
+    pub sojourn_ns: QuantileSketch,
+    /// Largest backlog seen, in packets.
+    pub max_backlog_pkts: u32,
+    /// Bytes offered per time bin.
+    pub ingress_bytes_per_bin: Vec<u64>,
+    /// Bytes transmitted per time bin (counted when the last bit leaves).
+    pub egress_bytes_per_bin: Vec<u64>,
+}
+
+/// Per-flow measurements.
+#[derive(Clone, Debug, Default)]
+pub struct FlowMetrics {
+    /// Packets sent by the source.
+    pub sent_pkts: u64,
+    /// Bytes sent by the source.
+    pub sent_bytes: u64,
+    /// Packets that reached the destination.
+    pub delivered_pkts: u64,
+    /// Bytes that reached the destination.
+    pub delivered_bytes: u64,
+    /// Packets dropped anywhere on the path.
+    pub dropped_pkts: u64,
+    /// Bytes delivered per time bin.
+    pub delivered_bytes_per_bin: Vec<u64>,
+}
+
+struct Link {
+    name: String,
+    to: u32,
+    rate: LinkRate,
+    delay: SimDuration,
+    q: Qdisc<AnyQdisc>,
+    in_flight: Option<u32>,
+    m: LinkMetrics,
+}
+
+struct Flow {
+    spec: UdpSpec,
+    next_seq: u64,
+    interval: SimDuration,
+    m: FlowMetrics,
+}
+
+/// An error in how a simulation was put together (found before it runs).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// A link names a node that does not exist.
+    #[error("link {link}: node index {node} does not exist")]
+    NoSuchNode {
+        /// Link name.
+        link: String,
+        /// The bad index.
+        node: u32,
+    },
+    /// A flow's destination cannot be reached from its source.
+    #[error("flow {flow}: there is no route from {src} to {dst}")]
+    NoRoute {
+        /// Flow index.
+        flow: usize,
+        /// Source node name.
+        src: String,
+        /// Destination node name.
+        dst: String,
+    },
+    /// A parameter out of range.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A simulation ready to run.
+pub struct Sim {
+    now: SimTime,
+    events: EventQueue<Ev>,
+    packets: Arena<PktData>,
+    nodes: Vec<String>,
+    links: Vec<Link>,
+    routes: Routes,
+    flows: Vec<Flow>,
+    bin_ns: u64,
+}
+
+fn bin_add(v: &mut Vec<u64>, bin: usize, x: u64) {
+    if v.len() <= bin {
+        v.resize(bin + 1, 0);
+    }
+    v[bin] += x;
+}
+
+impl Sim {
+    /// Builds a simulation over `nodes` (names) and `links`, with time series in bins of `bin`.
+    pub fn new(nodes: Vec<String>, links: Vec<LinkConfig>, bin: SimDuration) -> Result<Sim, BuildError> {
+        for l in &links {
+            for n in [l.from, l.to] {
+                if n as usize >= nodes.len() {
+                    return Err(BuildError::NoSuchNode { link: l.name.clone(), node: n });
+                }
+            }
+        }
+        if bin == SimDuration::ZERO {
+            return Err(BuildError::Invalid("the time-series bin must be > 0".into()));
+        }
+        let ends: Vec<(u32, u32)> = links.iter().map(|l| (l.from, l.to)).collect();
+        let routes = Routes::compute(nodes.len(), &ends);
+        let links = links
+            .into_iter()
+            .map(|l| Link {
+                name: l.name,
+                to: l.to,
+                rate: l.rate,
+                delay: l.delay,
+                q: Qdisc::new(l.qdisc),
+                in_flight: None,
+                m: LinkMetrics::default(),
+            })
+            .collect();
+        Ok(Sim {
+            now: SimTime::ZERO,
+            events: EventQueue::with_capacity(4096),
+            packets: Arena::with_capacity(4096),
+            nodes,
+            links,
+            routes,
+            flows: Vec::new(),
+            bin_ns: bin.as_nanos(),
+        })
+    }
+
+    /// Adds a UDP CBR source; returns its flow index.
+    pub fn add_udp(&mut self, spec: UdpSpec) -> Result<usize, BuildError> {
+        let idx = self.flows.len();
+        if spec.size == 0 || spec.rate.as_bps() == 0 {
+            return Err(BuildError::Invalid(format!("flow {idx}: UDP rate and packet size must be > 0")));
+        }
+        self.check_route(idx, spec.src, spec.dst)?;
+        let interval = spec.rate.tx_time(spec.size as u64);
+        self.events.push(spec.start, Ev::UdpSend(idx as u32));
+        self.flows.push(Flow { spec, next_seq: 0, interval, m: FlowMetrics::default() });
+        Ok(idx)
+    }
+
+    fn check_route(&self, flow: usize, src: u32, dst: u32) -> Result<(), BuildError> {
+        let n = self.nodes.len() as u32;
+        if src >= n || dst >= n || src == dst || self.routes.next_link(src, dst).is_none() {
+            let name = |i: u32| self.nodes.get(i as usize).cloned().unwrap_or_else(|| format!("#{i}"));
+            return Err(BuildError::NoRoute { flow, src: name(src), dst: name(dst) });
+        }
+        Ok(())
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.events.processed()
+    }
+    /// Packets currently alive (queued, in transmission or propagating).
+    pub fn packets_alive(&self) -> usize {
+        self.packets.len()
+    }
+
+    /// Runs every event up to and including `until`, then sets the clock to `until`.
+    pub fn run_until(&mut self, until: SimTime) {
+        while let Some(t) = self.events.peek_time() {
+            if t > until {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            match ev {
+                Ev::TxDone(l) => self.on_tx_done(l),
+                Ev::Arrive { node, pkt } => self.on_arrive(node, pkt),
+                Ev::UdpSend(f) => self.on_udp_send(f),
+            }
+        }
+        self.now = self.now.max(until);
+    }
+
+    #[inline]
+    fn bin(&self) -> usize {
+        (self.now.as_nanos() / self.bin_ns) as usize
+    }
+
+    fn on_udp_send(&mut self, f: u32) {
+        let fl = &mut self.flows[f as usize];
+        if fl.spec.stop.is_some_and(|s| self.now >= s) {
+            return;
+        }
+        let seq = fl.next_seq;
+        fl.next_seq += 1;
+        fl.m.sent_pkts += 1;
+        fl.m.sent_bytes += fl.spec.size as u64;
+        let (src, dst, size) = (fl.spec.src, fl.spec.dst, fl.spec.size);
+        let next = self.now + fl.interval;
+        self.events.push(next, Ev::UdpSend(f));
+        let pkt = self.packets.insert(PktData { flow: f, dst, size, ecn: Ecn::NotEct, payload: Payload::Udp { seq } });
+        self.forward(src, pkt);
+    }
+
+    fn on_arrive(&mut self, node: u32, pkt: u32) {
+        if self.packets.get(pkt).dst == node {
+            self.deliver(pkt);
+        } else {
+            self.forward(node, pkt);
+        }
+    }
+
+    fn deliver(&mut self, pkt: u32) {
+        let d = self.packets.remove(pkt);
+        let bin = self.bin();
+        let m = &mut self.flows[d.flow as usize].m;
+        m.delivered_pkts += 1;
+        m.delivered_bytes += d.size as u64;
+        bin_add(&mut m.delivered_bytes_per_bin, bin, d.size as u64);
+        match d.payload {
+            Payload::Udp { .. } => {}
+        }
+    }
+
+    /// Hands `pkt` at `node` to the link towards its destination.
+    fn forward(&mut self, node: u32, pkt: u32) {
+        let d = *self.packets.get(pkt);
+        let l = self.routes.next_link(node, d.dst).expect("routes were checked when the flow was added");
+        let bin = self.bin();
+        let link = &mut self.links[l as usize];
+        link.m.enqueued_pkts += 1;
+        link.m.ingress_bytes += d.size as u64;
+        bin_add(&mut link.m.ingress_bytes_per_bin, bin, d.size as u64);
+        let mut p = Packet::new(pkt as u64, d.size, FlowId(d.flow));
+        p.ecn = d.ecn;
+        link.q.enqueue(self.now, p);
+        self.settle_qdisc_events(l);
+        let link = &mut self.links[l as usize];
+        link.m.max_backlog_pkts = link.m.max_backlog_pkts.max(link.q.backlog().packets);
+        if link.in_flight.is_none() {
+            self.start_tx(l);
+        }
+    }
+
+    /// Applies the drops and marks of the last qdisc call on link `l`.
+    fn settle_qdisc_events(&mut self, l: u32) {
+        let n = self.links[l as usize].q.events().len();
+        for i in 0..n {
+            let e = self.links[l as usize].q.events()[i];
+            match e {
+                QdiscEvent::Dropped { pkt, .. } => {
+                    self.links[l as usize].m.dropped_pkts += 1;
+                    let d = self.packets.remove(pkt.id as u32);
+                    self.flows[d.flow as usize].m.dropped_pkts += 1;
+                }
+                QdiscEvent::Marked { .. } => self.links[l as usize].m.marked_pkts += 1,
+            }
+        }
+    }
+
+    /// Link `l` is free: take the next packet from its discipline, if any.
+    fn start_tx(&mut self, l: u32) {
+        let now = self.now;
+        let out = self.links[l as usize].q.dequeue(now);
+        self.settle_qdisc_events(l);
+        let link = &mut self.links[l as usize];
+        let Some(p) = out else {
+            link.in_flight = None;
+            return;
+        };
+        link.m.sojourn_ns.add(now.as_nanos() - p.enqueue_ns);
+        let pkt = p.id as u32;
+        let end = link.rate.tx_end(now, p.size_bytes);
+        link.in_flight = Some(pkt);
+        self.events.push(end, Ev::TxDone(l));
+        // Carry a CE mark the discipline set (at enqueue or dequeue) into the packet.
+        self.packets.get_mut(pkt).ecn = p.ecn;
+    }
+
+    fn on_tx_done(&mut self, l: u32) {
+        let bin = self.bin();
+        let link = &mut self.links[l as usize];
+        let pkt = link.in_flight.take().expect("TxDone on an idle link");
+        let size = self.packets.get(pkt).size as u64;
+        link.m.delivered_pkts += 1;
+        link.m.delivered_bytes += size;
+        bin_add(&mut link.m.egress_bytes_per_bin, bin, size);
+        let at = self.now + link.delay;
+        let to = link.to;
+        self.events.push(at, Ev::Arrive { node: to, pkt });
+        self.start_tx(l);
+    }
+
+    /// A snapshot of every link's and flow's measurements at the current time.
+    pub fn report(&self) -> Report {
+        Report {
+            sim_time: self.now,
+            events: self.events.processed(),
+            links: self
+                .links
+                .iter()
+                .map(|l| LinkReport {
+                    name: l.name.clone(),
+                    qdisc: l.q.inner().kind().name(),
+                    backlog_pkts: l.q.backlog().packets,
+                    in_flight: l.in_flight.is_some() as u32,
+                    utilization: {
+                        let cap = l.rate.capacity_bits(SimTime::ZERO, self.now);
+                        if cap == 0 {
+                            0.0
+                        } else {
+                            (l.m.delivered_bytes as f64 * 8.0) / cap as f64
+                        }
+                    },
+                    m: l.m.clone(),
+                })
+                .collect(),
+            flows: self.flows.iter().map(|f| f.m.clone()).collect(),
+            packets_alive: self.packets.len(),
+        }
+    }
+}
+
+/// One link direction in a [`Report`].
+#[derive(Clone, Debug)]
+pub struct LinkReport {
+    /// Name.
+    pub name: String,
+    /// Discipline kind.
+    pub qdisc: &'static str,
+    /// Packets queued now.
+    pub backlog_pkts: u32,
+    /// 1 if a packet is being transmitted now.
+    pub in_flight: u32,
+    /// Delivered bits over the bits the link could have carried so far.
+    pub utilization: f64,
+    /// Measurements.
+    pub m: LinkMetrics,
+}
+
+/// Measurements of a run so far.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Simulated time reached.
+    pub sim_time: SimTime,
+    /// Events processed.
+    pub events: u64,
+    /// Per link direction.
+    pub links: Vec<LinkReport>,
+    /// Per flow.
+    pub flows: Vec<FlowMetrics>,
+    /// Packets alive (queued, transmitting or propagating).
+    pub packets_alive: usize,
+}
+
+/// Jain's fairness index of `xs`: (Σx)² / (n·Σx²); 1 when all equal, 1/n when one has all.
+pub fn jain(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    if s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (n * s2)
+    }
+}
