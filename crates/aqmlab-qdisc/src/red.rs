@@ -1,52 +1,784 @@
-//! PLACEHOLDER: Red is being implemented; this module only reserves the interface.
+//! RED: Random Early Detection (S. Floyd, V. Jacobson, "Random Early Detection Gateways for
+//! Congestion Avoidance", IEEE/ACM ToN 1(4), 1993 — "FJ93" below), with the "gentle" variant
+//! (S. Floyd, "Recommendation on using the gentle_ variant of RED", 2000), Adaptive RED
+//! (S. Floyd, R. Gummadi, S. Shenker, "Adaptive RED: An Algorithm for Increasing the Robustness
+//! of RED's Active Queue Management", 2001 — "ARED" below) and ECN marking (RFC 3168 §7).
+//!
+//! The per-packet arithmetic follows ns-2.35's `queue/red.cc` as ported to ns-3's
+//! `RedQueueDisc`, operation for operation, so that with ns-3's uniform draws (`--uniforms`) every
+//! decision agrees with ns-3 3.37 (see `vectors/README.md`). Defaults are ns-2.35's
+//! (`tcl/lib/ns-default.tcl`, `Queue/RED`) except where [`PARAMS`] and `docs/models/red.md` say
+//! otherwise.
+//!
+//! On every arrival (FJ93 §4, Fig. 2):
+//! 1. the average queue `avg` is updated (FJ93 §6): `avg ← (1−w_q)^(m+1)·avg + w_q·q`, where `q`
+//!    is the queue seen by the arrival (packets, or bytes in byte mode) and `m` is the number of
+//!    mean-sized packets the link could have sent while the queue was idle (0 if it was not);
+//! 2. with Adaptive RED, `max_p` is adapted at most once per `interval` (ARED §4);
+//! 3. if `avg ≥ min_th` (and more than one packet or byte is queued, as in ns-2/ns-3): at
+//!    `avg ≥ max_th` (`2·max_th` when gentle) the arrival is dropped ("forced"); otherwise it is
+//!    dropped — or CE-marked with `ecn` — with probability `p_a` derived from `p_b` and `count`
+//!    (FJ93 §7), except that the first arrival after `avg` crosses `min_th` only restarts `count`.
+//!
+//! Random draws come only from the [`UniformSource`] and are taken exactly when ns-3 takes them:
+//! one per arrival that reaches the probabilistic test, whatever the probability.
 
-use crate::contract::{Backlog, QdiscCx, QueueDisc};
+use crate::contract::{Backlog, DropReason, MarkReason, QdiscCx, QueueDisc, Stage};
+use crate::droptail::fits;
+use crate::fifo::PacketFifo;
 use crate::params::{ConfigError, ParamSpec, Params};
-#[allow(unused_imports)]
 use crate::uniform::UniformSource;
-use aqmlab_core::{Packet, SimTime};
+use aqmlab_core::units::Size;
+use aqmlab_core::{Bitrate, Ecn, Packet, SimDuration, SimTime};
 
-/// Red's parameters.
-pub const PARAMS: &[ParamSpec] = &[];
+/// RED's parameters. Defaults are ns-2.35's (`Queue/RED` in `tcl/lib/ns-default.tcl`), except
+/// `limit` (ns-2's `Queue limit_` is 50 packets), `mode` (ns-2.35 defaults to bytes) and the
+/// link values `bandwidth`/`delay` that ns-2 reads from the link; see `docs/models/red.md`.
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "limit",
+        default: "1000p",
+        kind: "size",
+        help: "buffer limit in packets (1000p) or bytes (1.5MB); arrivals beyond it are dropped (overlimit). ns-2's limit_ default is 50p",
+    },
+    ParamSpec {
+        name: "mode",
+        default: "packet",
+        kind: "one of packet|byte",
+        help: "unit of avg, min_th and max_th: packets, or bytes (byte mode also scales the drop probability by size/mean_pkt_size and counts bytes; ns-2 bytes_+queue_in_bytes_, ns-2.35 default byte)",
+    },
+    ParamSpec {
+        name: "min_th",
+        default: "auto",
+        kind: "number",
+        help: "minimum threshold (packets, or bytes in byte mode) or auto (ns-2.35 thresh_ 0): max(5, target_delay*C/2) packets, C = bandwidth/(8*mean_pkt_size) pkt/s (x mean_pkt_size in byte mode)",
+    },
+    ParamSpec {
+        name: "max_th",
+        default: "auto",
+        kind: "number",
+        help: "maximum threshold (packets, or bytes in byte mode) or auto (ns-2.35 maxthresh_ 0): 3*min_th; must be >= min_th",
+    },
+    ParamSpec {
+        name: "w_q",
+        default: "auto",
+        kind: "number",
+        help: "EWMA weight of the average queue, in (0, 1], or auto: ns-2.35 q_weight_ -1, 1-exp(-1/(10*RTT*C)) with RTT = max(0.1s, 3*(delay+1/C)); with adaptive=true, ARED's 1-exp(-1/C)",
+    },
+    ParamSpec {
+        name: "max_p",
+        default: "0.1",
+        kind: "number",
+        help: "drop probability at avg = max_th, in (0, 1] (ns-2 1/linterm_, linterm_ 10; FJ93 used 0.02); the initial value with adaptive=true",
+    },
+    ParamSpec {
+        name: "gentle",
+        default: "true",
+        kind: "bool",
+        help: "gentle RED: the probability rises from max_p to 1 between max_th and 2*max_th, forced drops only above 2*max_th (ns-2.35 gentle_ true)",
+    },
+    ParamSpec {
+        name: "wait",
+        default: "true",
+        kind: "bool",
+        help: "ns-2/ns-3 drop spacing: no early drop until count*p_b >= 1, gaps between 1/p_b and 2/p_b (ns-2 wait_ true); false gives FJ93's p_b/(1-count*p_b)",
+    },
+    ParamSpec {
+        name: "adaptive",
+        default: "false",
+        kind: "bool",
+        help: "Adaptive RED (Floyd, Gummadi, Shenker 2001): every interval, max_p += min(0.01, max_p/4) above the target band, max_p *= 0.9 below it (ns-2 adaptive_)",
+    },
+    ParamSpec {
+        name: "ecn",
+        default: "false",
+        kind: "bool",
+        help: "CE-mark ECN-capable packets instead of dropping them early (ns-2 setbit_, ns-3 UseEcn); forced and overlimit drops still drop",
+    },
+    ParamSpec {
+        name: "mean_pkt_size",
+        default: "500",
+        kind: "bytes",
+        help: "mean packet size in bytes for the idle-time correction, byte-mode scaling and automatic values (ns-2 mean_pktsize_ 500)",
+    },
+    ParamSpec {
+        name: "bandwidth",
+        default: "10Mbps",
+        kind: "rate",
+        help: "link rate for the idle-time correction and automatic values (ns-2 reads it from the link): set it to the real link rate",
+    },
+    ParamSpec {
+        name: "delay",
+        default: "20ms",
+        kind: "duration",
+        help: "link propagation delay, used only by the automatic w_q (ns-2 reads it from the link; ns-3 LinkDelay default 20ms)",
+    },
+    ParamSpec {
+        name: "target_delay",
+        default: "5ms",
+        kind: "duration",
+        help: "target queueing delay for the automatic min_th (ns-2 targetdelay_ 0.005)",
+    },
+    ParamSpec {
+        name: "interval",
+        default: "500ms",
+        kind: "duration",
+        help: "Adaptive RED: least time between max_p updates (ns-2 interval_ 0.5)",
+    },
+    ParamSpec {
+        name: "top",
+        default: "0.5",
+        kind: "number",
+        help: "Adaptive RED: max_p is raised only while below top, in (0, 1] (ns-2 top_ 0.5)",
+    },
+    ParamSpec {
+        name: "bottom",
+        default: "auto",
+        kind: "number",
+        help: "Adaptive RED: max_p is lowered only while above bottom, in [0, top], or auto (ns-2 bottom_ 0): min(0.01, 80000bit/bandwidth)",
+    },
+    ParamSpec {
+        name: "ns1_compat",
+        default: "false",
+        kind: "bool",
+        help: "keep count across forced and overlimit drops (ns-2 ns1_compat_); ns-3 3.37's default behaviour is true",
+    },
+];
 
-/// Validated configuration.
-#[derive(Clone, Debug)]
-pub struct RedConfig {}
+/// What `avg`, `min_th` and `max_th` are measured in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedMode {
+    /// Packets; every packet is equally likely to be dropped.
+    Packets,
+    /// Bytes; the drop probability is scaled by `size / mean_pkt_size` (FJ93 §4).
+    Bytes,
+}
 
-impl RedConfig {
-    /// Reads and checks the parameters.
-    pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
-        Err(p.invalid("kind", "not implemented yet"))
+/// Validated RED configuration, with every automatic value resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedConfig {
+    /// Buffer limit.
+    pub limit: Size,
+    /// Unit of the average queue and the thresholds.
+    pub mode: RedMode,
+    /// Minimum threshold (packets or bytes).
+    pub min_th: f64,
+    /// Maximum threshold (packets or bytes), `>= min_th`.
+    pub max_th: f64,
+    /// EWMA weight, in (0, 1].
+    pub w_q: f64,
+    /// Drop probability at `max_th` (the initial value with Adaptive RED).
+    pub max_p: f64,
+    /// Gentle RED.
+    pub gentle: bool,
+    /// ns-2's `wait_` drop spacing.
+    pub wait: bool,
+    /// Adaptive RED's `max_p` adaptation.
+    pub adaptive: bool,
+    /// Mark ECN-capable packets instead of dropping them early.
+    pub ecn: bool,
+    /// Mean packet size in bytes (> 0).
+    pub mean_pkt_size: u32,
+    /// Link rate (> 0).
+    pub bandwidth: Bitrate,
+    /// Adaptive RED update interval.
+    pub interval: SimDuration,
+    /// Adaptive RED: upper bound for raising `max_p`.
+    pub top: f64,
+    /// Adaptive RED: lower bound for lowering `max_p`.
+    pub bottom: f64,
+    /// Keep `count` across forced and overlimit drops.
+    pub ns1_compat: bool,
+}
+
+/// A duration in seconds, correctly rounded.
+fn secs(d: SimDuration) -> f64 {
+    d.as_nanos() as f64 / 1e9
+}
+
+/// True when `name` was given (or defaults) as `auto`.
+fn is_auto(p: &Params, name: &'static str) -> bool {
+    p.choice(name, &["auto"]).is_ok()
+}
+
+/// A number > 0 or an error naming the unit expected.
+fn positive(p: &Params, name: &'static str, what: &str) -> Result<f64, ConfigError> {
+    let v = p.f64(name)?;
+    if v > 0.0 {
+        Ok(v)
+    } else {
+        Err(p.invalid(name, format!("expected {what} > 0 or auto, got {v}")))
     }
 }
 
-/// The discipline.
+impl RedConfig {
+    /// Reads and checks the parameters and resolves the automatic values (ns-2.35
+    /// `REDQueue::initialize_params`; ARED §5 "setting the parameters").
+    pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
+        let limit = p.size("limit")?;
+        let mode = match p.choice("mode", &["packet", "byte"])? {
+            0 => RedMode::Packets,
+            _ => RedMode::Bytes,
+        };
+        let mean = p.bytes("mean_pkt_size")?;
+        if mean == 0 || mean > u32::MAX as u64 {
+            return Err(p.invalid(
+                "mean_pkt_size",
+                format!(
+                    "expected a packet size in bytes from 1 to {}, got {mean}",
+                    u32::MAX
+                ),
+            ));
+        }
+        let mean_pkt_size = mean as u32;
+        let bandwidth = p.bitrate("bandwidth")?;
+        if bandwidth.as_bps() == 0 {
+            return Err(p.invalid(
+                "bandwidth",
+                "expected the link rate > 0, like 10Mbps (RED's idle-time correction needs it)",
+            ));
+        }
+        let delay = p.duration("delay")?;
+        let target_delay = p.positive_duration("target_delay")?;
+        let interval = p.positive_duration("interval")?;
+        let adaptive = p.bool("adaptive")?;
+        // ns-2's "packet time constant": mean-sized packets the link sends per second.
+        let ptc = bandwidth.as_bps() as f64 / (8.0 * mean_pkt_size as f64);
+        let unit = match mode {
+            RedMode::Packets => "a number of packets",
+            RedMode::Bytes => "a number of bytes",
+        };
+
+        // ns-2.35 initialize_params(): thresh_ 0 → max(5, targetdelay·ptc/2) packets, converted
+        // to bytes with mean_pktsize_ when the queue is in bytes; maxthresh_ 0 → 3·thresh_.
+        let min_th = if is_auto(p, "min_th") {
+            let target_queue = secs(target_delay) * ptc;
+            let pkts = if 5.0 < target_queue / 2.0 {
+                target_queue / 2.0
+            } else {
+                5.0
+            };
+            match mode {
+                RedMode::Packets => pkts,
+                RedMode::Bytes => pkts * mean_pkt_size as f64,
+            }
+        } else {
+            positive(p, "min_th", unit)?
+        };
+        let max_th = if is_auto(p, "max_th") {
+            3.0 * min_th
+        } else {
+            positive(p, "max_th", unit)?
+        };
+        if min_th > max_th {
+            return Err(p.invalid(
+                "min_th",
+                format!("expected min_th <= max_th, got min_th {min_th} > max_th {max_th}"),
+            ));
+        }
+
+        let w_q = if is_auto(p, "w_q") {
+            if adaptive {
+                // ARED §5: a time constant of one second, w_q = 1 − exp(−1/C)
+                // (ns-2 q_weight_ 0, ns-3 ARED).
+                1.0 - (-1.0 / ptc).exp()
+            } else {
+                // ns-2.35 q_weight_ -1: RTT = max(0.1 s, 3·(delay + 1/C)), time constant 10 RTTs.
+                let rtt = (3.0 * (secs(delay) + 1.0 / ptc)).max(0.1);
+                1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
+            }
+        } else {
+            let v = p.f64("w_q")?;
+            if !(v > 0.0 && v <= 1.0) {
+                return Err(p.invalid(
+                    "w_q",
+                    format!("expected a weight in (0, 1] or auto, got {v} (ns-2's special values 0, -1, -2 are written auto here)"),
+                ));
+            }
+            v
+        };
+
+        let max_p = p.f64("max_p")?;
+        if !(max_p > 0.0 && max_p <= 1.0) {
+            return Err(p.invalid(
+                "max_p",
+                format!("expected a probability in (0, 1], got {max_p} (ns-2's linterm_ L is max_p = 1/L)"),
+            ));
+        }
+        let top = p.f64("top")?;
+        if !(top > 0.0 && top <= 1.0) {
+            return Err(p.invalid(
+                "top",
+                format!("expected a probability in (0, 1], got {top}"),
+            ));
+        }
+        let bottom = if is_auto(p, "bottom") {
+            // ns-2.35: at most 1/W, W the window of a 100 ms-RTT flow of 1000-byte packets.
+            (80_000.0 / bandwidth.as_bps() as f64).min(0.01)
+        } else {
+            p.f64_in("bottom", 0.0, 1.0)?
+        };
+        if bottom > top {
+            return Err(p.invalid(
+                "bottom",
+                format!("expected bottom <= top, got bottom {bottom} > top {top}"),
+            ));
+        }
+
+        Ok(RedConfig {
+            limit,
+            mode,
+            min_th,
+            max_th,
+            w_q,
+            max_p,
+            gentle: p.bool("gentle")?,
+            wait: p.bool("wait")?,
+            adaptive,
+            ecn: p.bool("ecn")?,
+            mean_pkt_size,
+            bandwidth,
+            interval,
+            top,
+            bottom,
+            ns1_compat: p.bool("ns1_compat")?,
+        })
+    }
+}
+
+/// The outcome of RED's test for one arrival.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    Accept,
+    Early,
+    Forced,
+}
+
+/// The RED discipline.
 #[derive(Debug)]
 pub struct Red {
+    cfg: RedConfig,
     uniforms: UniformSource,
+    q: PacketFifo,
+    // Constants derived from the configuration (ns-2 `edv_.v_a` … `v_d`).
+    one_minus_w: f64,
+    v_a: f64,
+    v_b: f64,
+    v_c: f64,
+    v_d: f64,
+    // State (FJ93 Fig. 2; ns-2 `edv_`).
+    avg: f64,
+    count: u64,
+    count_bytes: u64,
+    old: bool,
+    idle: bool,
+    idle_since_ns: u64,
+    cur_max_p: f64,
+    last_set_ns: u64,
+    p_b: f64,
+    p_a: f64,
 }
 
 impl Red {
-    /// Builds it.
+    /// A RED queue drawing its random numbers from `uniforms`.
     pub fn new(cfg: RedConfig, uniforms: UniformSource) -> Self {
-        let _ = cfg;
-        Red { uniforms }
+        let cap = match cfg.limit {
+            Size::Packets(n) => n.min(1 << 16) as usize,
+            Size::Bytes(_) => 1024,
+        };
+        // As ns-2: equal thresholds would divide by zero; the linear region is then empty.
+        let mut th_diff = cfg.max_th - cfg.min_th;
+        if th_diff == 0.0 {
+            th_diff = 1.0;
+        }
+        let mut red = Red {
+            one_minus_w: 1.0 - cfg.w_q,
+            v_a: 1.0 / th_diff,
+            v_b: -cfg.min_th / th_diff,
+            v_c: 0.0,
+            v_d: 0.0,
+            avg: 0.0,
+            count: 0,
+            count_bytes: 0,
+            old: false,
+            // The queue starts idle since time 0 (ns-2/ns-3 reset()).
+            idle: true,
+            idle_since_ns: 0,
+            cur_max_p: cfg.max_p,
+            last_set_ns: 0,
+            p_b: 0.0,
+            p_a: 0.0,
+            q: PacketFifo::with_capacity(cap),
+            uniforms,
+            cfg,
+        };
+        red.set_gentle_slope();
+        red
     }
+
     /// The random source.
     pub fn uniforms(&self) -> &UniformSource {
         &self.uniforms
     }
+
+    /// The configuration in force (automatic values resolved).
+    pub fn config(&self) -> &RedConfig {
+        &self.cfg
+    }
+
+    /// The average queue (packets, or bytes in byte mode).
+    pub fn avg(&self) -> f64 {
+        self.avg
+    }
+
+    /// The current `max_p` (changes only with Adaptive RED).
+    pub fn max_p(&self) -> f64 {
+        self.cur_max_p
+    }
+
+    /// Gentle RED (Floyd 2000): `p_b = max_p + (1 − max_p)·(avg − max_th)/max_th` for
+    /// `max_th ≤ avg < 2·max_th`, written as `v_c·avg + v_d` as in ns-2.
+    fn set_gentle_slope(&mut self) {
+        if self.cfg.gentle && self.cfg.max_th > 0.0 {
+            self.v_c = (1.0 - self.cur_max_p) / self.cfg.max_th;
+            self.v_d = 2.0 * self.cur_max_p - 1.0;
+        }
+    }
+
+    /// The queue as RED measures it: packets, or bytes in byte mode.
+    #[inline]
+    fn qlen(&self) -> f64 {
+        match self.cfg.mode {
+            RedMode::Packets => self.q.len() as f64,
+            RedMode::Bytes => self.q.bytes() as f64,
+        }
+    }
+
+    /// FJ93 §4/§11: while the queue was idle, the link could have sent
+    /// `m = idle_time · bandwidth / (8 · mean_pkt_size)` mean-sized packets; the average decays as
+    /// if `m` packets had arrived to an empty queue. ns-2/ns-3 truncate `m` to an integer; we
+    /// compute it exactly in integers (ns-3 goes through floating-point seconds, which can differ
+    /// only when `m` is within rounding error of an integer).
+    #[inline]
+    fn idle_arrivals(&self, now: SimTime) -> u64 {
+        let idle_ns = now.as_nanos().saturating_sub(self.idle_since_ns) as u128;
+        let den = 8 * 1_000_000_000u128 * self.cfg.mean_pkt_size.max(1) as u128;
+        let m = idle_ns * self.cfg.bandwidth.as_bps() as u128 / den;
+        m.min(u64::MAX as u128) as u64
+    }
+
+    /// ARED §4 (as ns-2 `updateMaxP`): keep `avg` in the band
+    /// `[min_th + 0.4·(max_th − min_th), max_th − 0.4·(max_th − min_th)]` by additive increase
+    /// (`α = min(0.01, max_p/4)`, while `max_p < top`) and multiplicative decrease (`β = 0.9`,
+    /// while `max_p > bottom`) of `max_p`.
+    fn update_max_p(&mut self, new_avg: f64, now_ns: u64) {
+        let part = 0.4 * (self.cfg.max_th - self.cfg.min_th);
+        if new_avg < self.cfg.min_th + part && self.cur_max_p > self.cfg.bottom {
+            self.cur_max_p *= 0.9;
+            self.last_set_ns = now_ns;
+        } else if new_avg > self.cfg.max_th - part && self.cfg.top > self.cur_max_p {
+            let mut alpha = 0.01;
+            if alpha > 0.25 * self.cur_max_p {
+                alpha = 0.25 * self.cur_max_p;
+            }
+            self.cur_max_p += alpha;
+            self.last_set_ns = now_ns;
+        } else {
+            return;
+        }
+        // ns-2/ns-3 keep the gentle slope of the initial max_p; ARED's gentle segment starts at
+        // the current max_p, so it is recomputed (only matters with adaptive + gentle).
+        self.set_gentle_slope();
+    }
+
+    /// `p_b` (FJ93 §4; gentle: Floyd 2000), capped at 1.
+    #[inline]
+    fn p_b(&self) -> f64 {
+        let avg = self.avg;
+        let mut p = if avg >= self.cfg.max_th {
+            if self.cfg.gentle {
+                self.v_c * avg + self.v_d
+            } else {
+                1.0
+            }
+        } else {
+            (self.v_a * avg + self.v_b) * self.cur_max_p
+        };
+        if p > 1.0 {
+            p = 1.0;
+        }
+        p
+    }
+
+    /// `p_a` from `p_b` and `count` (FJ93 §7, ns-2 `modify_p`). In byte mode `count` is in
+    /// mean-sized packets (`count_bytes / mean_pkt_size`, integer division as in ns-2) and the
+    /// result is scaled by `size / mean_pkt_size` (FJ93 §4's byte mode, applied after the
+    /// spacing correction as ns-2 and ns-3 do).
+    #[inline]
+    fn p_a(&self, p_b: f64, size: u32) -> f64 {
+        let bytes = self.cfg.mode == RedMode::Bytes;
+        let count = if bytes {
+            (self.count_bytes / self.cfg.mean_pkt_size.max(1) as u64) as f64
+        } else {
+            self.count as f64
+        };
+        let cp = count * p_b;
+        let mut p = if self.cfg.wait {
+            // ns-2 wait_: no drop until count·p_b ≥ 1, then p_b/(2 − count·p_b), certain at 2.
+            if cp < 1.0 {
+                0.0
+            } else if cp < 2.0 {
+                p_b / (2.0 - cp)
+            } else {
+                1.0
+            }
+        } else if cp < 1.0 {
+            // FJ93 §7: p_a = p_b/(1 − count·p_b): gaps uniform on 1..1/p_b.
+            p_b / (1.0 - cp)
+        } else {
+            1.0
+        };
+        if bytes && p < 1.0 {
+            p = p * size as f64 / self.cfg.mean_pkt_size.max(1) as f64;
+        }
+        if p > 1.0 {
+            p = 1.0;
+        }
+        p
+    }
+
+    /// The probabilistic test (ns-2 `drop_early`): always takes one draw.
+    #[inline]
+    fn drop_early(&mut self, size: u32) -> bool {
+        self.p_b = self.p_b();
+        self.p_a = self.p_a(self.p_b, size);
+        let u = self.uniforms.next_f64();
+        // `p_a > 0`: a draw of exactly 0 must not drop at probability 0 (ns-3's generator never
+        // returns 0, so this changes no ns-3 decision).
+        if u <= self.p_a && self.p_a > 0.0 {
+            self.count = 0;
+            self.count_bytes = 0;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// After a forced or overlimit drop, ns-2 restarts `count` (FJ93 Fig. 2: `count ← 0`) unless
+    /// `ns1_compat_`.
+    #[inline]
+    fn forced_reset(&mut self) {
+        if !self.cfg.ns1_compat {
+            self.count = 0;
+            self.count_bytes = 0;
+        }
+    }
 }
 
 impl QueueDisc for Red {
-    fn enqueue(&mut self, _now: SimTime, _pkt: Packet, _cx: &mut QdiscCx) {
-        unimplemented!()
+    fn enqueue(&mut self, now: SimTime, mut pkt: Packet, cx: &mut QdiscCx) {
+        let now_ns = now.as_nanos();
+        let q = self.qlen();
+
+        // FJ93 §6 / ns-2 estimator(): avg ← avg·(1−w_q)^(m+1) + w_q·q, with m = 0 unless the
+        // queue was idle. pow only when m > 0 (pow(x, 1) = x exactly, so skipping it is
+        // bit-identical to ns-3's pow(1 − w_q, m + 1)).
+        let m = if self.idle {
+            self.idle = false;
+            self.idle_arrivals(now)
+        } else {
+            0
+        };
+        let mut avg = if m == 0 {
+            self.avg * self.one_minus_w
+        } else {
+            self.avg * self.one_minus_w.powf(m as f64 + 1.0)
+        };
+        avg += self.cfg.w_q * q;
+        // ARED §4: adapt max_p at most once per interval, checked on arrivals (as ns-2/ns-3).
+        if self.cfg.adaptive {
+            let due = self
+                .last_set_ns
+                .saturating_add(self.cfg.interval.as_nanos());
+            if now_ns > due {
+                self.update_max_p(avg, now_ns);
+            }
+        }
+        self.avg = avg;
+
+        // count: arrivals since the last drop (FJ93 §7); count_bytes for byte mode.
+        self.count += 1;
+        self.count_bytes += pkt.size_bytes as u64;
+
+        let mut verdict = Verdict::Accept;
+        if avg >= self.cfg.min_th && q > 1.0 {
+            let forced_at = if self.cfg.gentle {
+                2.0 * self.cfg.max_th
+            } else {
+                self.cfg.max_th
+            };
+            if avg >= forced_at {
+                verdict = Verdict::Forced;
+            } else if !self.old {
+                // avg has just crossed min_th (or the queue was nearly empty): restart count,
+                // do not drop (ns-2 `edv_.old`).
+                self.count = 1;
+                self.count_bytes = pkt.size_bytes as u64;
+                self.old = true;
+            } else if self.drop_early(pkt.size_bytes) {
+                verdict = Verdict::Early;
+            }
+        } else {
+            self.p_b = 0.0;
+            self.p_a = 0.0;
+            self.old = false;
+        }
+
+        match verdict {
+            Verdict::Forced => {
+                // Forced drops drop even ECN-capable packets (ns-3 UseHardDrop, ns-2).
+                cx.drop(pkt, Stage::Enqueue, DropReason::RedForced);
+                self.forced_reset();
+                return;
+            }
+            Verdict::Early if !(self.cfg.ecn && (pkt.ecn.is_ect() || pkt.ecn == Ecn::Ce)) => {
+                cx.drop(pkt, Stage::Enqueue, DropReason::RedEarly);
+                return;
+            }
+            _ => {}
+        }
+        if !fits(self.cfg.limit, self.q.backlog(), pkt.size_bytes) {
+            cx.drop(pkt, Stage::Enqueue, DropReason::Overlimit);
+            self.forced_reset();
+            return;
+        }
+        // RFC 3168 §5/§7: an early "drop" of an ECN-capable packet becomes a CE mark; a packet
+        // already CE carries the signal and is queued unchanged (as ns-3 and Linux do).
+        if verdict == Verdict::Early && pkt.ecn.is_ect() {
+            cx.mark(&mut pkt, MarkReason::RedEarly);
+        }
+        self.q.push_back(pkt);
     }
-    fn dequeue(&mut self, _now: SimTime, _cx: &mut QdiscCx) -> Option<Packet> {
-        unimplemented!()
+
+    fn dequeue(&mut self, now: SimTime, _cx: &mut QdiscCx) -> Option<Packet> {
+        match self.q.pop_front() {
+            Some(p) => {
+                self.idle = false;
+                Some(p)
+            }
+            None => {
+                // The idle period starts when the link first finds the queue empty (ns-2
+                // deque(), FJ93 Fig. 2 "q_time ← time"); further polls of the idle queue do not
+                // move its start.
+                if !self.idle {
+                    self.idle = true;
+                    self.idle_since_ns = now.as_nanos();
+                }
+                None
+            }
+        }
     }
+
     fn backlog(&self) -> Backlog {
-        Backlog::default()
+        self.q.backlog()
     }
-    fn visit_state(&self, _visit: &mut dyn FnMut(&'static str, f64)) {}
+
+    fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
+        visit("avg", self.avg);
+        visit("count", self.count as f64);
+        visit("p_b", self.p_b);
+        visit("p_a", self.p_a);
+        visit("max_p", self.cur_max_p);
+        visit("idle", if self.idle { 1.0 } else { 0.0 });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(items: &[&str]) -> Result<RedConfig, ConfigError> {
+        let p = Params::new("red", PARAMS, &Params::split_pairs(items)?)?;
+        RedConfig::from_params(&p)
+    }
+
+    #[test]
+    fn defaults_resolve_ns2_automatic_values() {
+        let c = cfg(&[]).unwrap();
+        // C = 10 Mb/s / (8·500 B) = 2500 pkt/s; target queue 5 ms · 2500 = 12.5 → min_th 6.25.
+        assert_eq!(c.min_th, 6.25);
+        assert_eq!(c.max_th, 18.75);
+        // RTT = max(0.1, 3·(0.02 + 1/2500)) = 0.1 → w_q = 1 − exp(−1/(10·0.1·2500)).
+        assert_eq!(c.w_q, 1.0 - (-1.0f64 / 2500.0).exp());
+        assert!((c.w_q - 3.9992e-4).abs() < 1e-8);
+        assert_eq!(c.max_p, 0.1);
+        assert!(c.gentle && c.wait && !c.adaptive && !c.ecn && !c.ns1_compat);
+        assert_eq!(c.mode, RedMode::Packets);
+        assert_eq!(c.bottom, 0.008); // 80000 / 10^7
+    }
+
+    #[test]
+    fn adaptive_and_byte_mode_automatic_values() {
+        let c = cfg(&["adaptive=true", "mode=byte", "bandwidth=100Mbps"]).unwrap();
+        // C = 25000 pkt/s: min_th = 62.5 packets = 31250 bytes.
+        assert_eq!(c.min_th, 31_250.0);
+        assert_eq!(c.max_th, 93_750.0);
+        assert_eq!(c.w_q, 1.0 - (-1.0f64 / 25_000.0).exp());
+        let c = cfg(&["min_th=7"]).unwrap();
+        assert_eq!((c.min_th, c.max_th), (7.0, 21.0));
+    }
+
+    #[test]
+    fn bad_values_name_the_parameter_and_what_is_expected() {
+        let e = |items: &[&str]| cfg(items).unwrap_err().to_string();
+        assert_eq!(
+            e(&["min_th=20", "max_th=10"]),
+            "parameter min_th: expected min_th <= max_th, got min_th 20 > max_th 10"
+        );
+        assert_eq!(
+            e(&["max_p=0"]),
+            "parameter max_p: expected a probability in (0, 1], got 0 (ns-2's linterm_ L is max_p = 1/L)"
+        );
+        assert!(e(&["max_p=1.5"]).starts_with("parameter max_p: expected a probability in (0, 1]"));
+        assert!(e(&["w_q=0"]).starts_with("parameter w_q: expected a weight in (0, 1] or auto"));
+        assert!(e(&["w_q=-1"]).starts_with("parameter w_q: expected a weight in (0, 1] or auto"));
+        assert!(e(&["w_q=1.01"]).starts_with("parameter w_q:"));
+        assert_eq!(
+            e(&["bandwidth=0Mbps"]),
+            "parameter bandwidth: expected the link rate > 0, like 10Mbps (RED's idle-time correction needs it)"
+        );
+        assert_eq!(
+            e(&["min_th=0"]),
+            "parameter min_th: expected a number of packets > 0 or auto, got 0"
+        );
+        assert_eq!(
+            e(&["mode=byte", "max_th=-3"]),
+            "parameter max_th: expected a number of bytes > 0 or auto, got -3"
+        );
+        assert!(e(&["mean_pkt_size=0"]).starts_with("parameter mean_pkt_size:"));
+        assert!(e(&["mode=bytes"]).starts_with("parameter mode: expected one of packet, byte"));
+        assert!(e(&["min_th=five"]).starts_with("parameter min_th: expected a number"));
+        assert!(e(&["limit=0p"]).starts_with("parameter limit:"));
+        assert!(e(&["interval=0s"]).starts_with("parameter interval:"));
+        assert!(e(&["top=0"]).starts_with("parameter top:"));
+        assert!(e(&["bottom=0.6"]).starts_with("parameter bottom: expected bottom <= top"));
+        assert!(e(&["gentle=maybe"]).starts_with("parameter gentle:"));
+    }
+
+    #[test]
+    fn equal_thresholds_do_not_divide_by_zero() {
+        let c = cfg(&["min_th=5", "max_th=5", "w_q=1", "gentle=false"]).unwrap();
+        let mut r = Red::new(c, UniformSource::seeded(1));
+        let mut cx = QdiscCx::new();
+        for i in 0..20 {
+            r.enqueue(
+                SimTime::ZERO,
+                Packet::new(i, 100, aqmlab_core::FlowId(0)),
+                &mut cx,
+            );
+        }
+        // Queue grows to 5, then every arrival sees avg = 5 ≥ max_th: forced.
+        assert_eq!(r.backlog().packets, 5);
+        assert!(r.avg().is_finite());
+    }
 }
