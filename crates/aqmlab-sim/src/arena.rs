@@ -12,7 +12,11 @@ pub struct Arena<T> {
 impl<T> Arena<T> {
     /// An empty arena with room for `cap` values.
     pub fn with_capacity(cap: usize) -> Self {
-        Arena { slots: Vec::with_capacity(cap), free: Vec::with_capacity(cap), live: 0 }
+        Arena {
+            slots: Vec::with_capacity(cap),
+            free: Vec::with_capacity(cap),
+            live: 0,
+        }
     }
     /// Stores `v`, returning its index.
     #[inline]
@@ -29,7 +33,9 @@ impl<T> Arena<T> {
     /// Removes and returns the value at `i`. Panics if the slot is empty (a packet freed twice).
     #[inline]
     pub fn remove(&mut self, i: u32) -> T {
-        let v = self.slots[i as usize].take().expect("arena slot freed twice");
+        let v = self.slots[i as usize]
+            .take()
+            .expect("arena slot freed twice");
         self.free.push(i);
         self.live -= 1;
         v
@@ -37,12 +43,16 @@ impl<T> Arena<T> {
     /// The value at `i`.
     #[inline]
     pub fn get(&self, i: u32) -> &T {
-        self.slots[i as usize].as_ref().expect("arena slot is empty")
+        self.slots[i as usize]
+            .as_ref()
+            .expect("arena slot is empty")
     }
     /// The value at `i`, mutably.
     #[inline]
     pub fn get_mut(&mut self, i: u32) -> &mut T {
-        self.slots[i as usize].as_mut().expect("arena slot is empty")
+        self.slots[i as usize]
+            .as_mut()
+            .expect("arena slot is empty")
     }
     /// Values stored.
     pub fn len(&self) -> usize {

@@ -311,7 +311,9 @@ impl LinkRate {
             return 0;
         }
         match self {
-            LinkRate::Constant(r) => r.as_bps() as u128 * (to - from).as_nanos() as u128 / 1_000_000_000,
+            LinkRate::Constant(r) => {
+                r.as_bps() as u128 * (to - from).as_nanos() as u128 / 1_000_000_000
+            }
             LinkRate::Steps(s) => s.capacity_bits(from, to),
             LinkRate::Trace { trace, .. } => {
                 let n = trace.first_at_or_after(to) - trace.first_at_or_after(from);

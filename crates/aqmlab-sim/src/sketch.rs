@@ -28,7 +28,15 @@ impl QuantileSketch {
     /// An empty sketch.
     pub fn new() -> Self {
         let gamma = (1.0 + REL_ERR) / (1.0 - REL_ERR);
-        QuantileSketch { gamma_ln: gamma.ln(), counts: Vec::new(), zeros: 0, n: 0, sum: 0, min: u64::MAX, max: 0 }
+        QuantileSketch {
+            gamma_ln: gamma.ln(),
+            counts: Vec::new(),
+            zeros: 0,
+            n: 0,
+            sum: 0,
+            min: u64::MAX,
+            max: 0,
+        }
     }
     #[inline]
     fn bucket(&self, v: u64) -> usize {

@@ -168,16 +168,25 @@ fn bin_add(v: &mut Vec<u64>, bin: usize, x: u64) {
 
 impl Sim {
     /// Builds a simulation over `nodes` (names) and `links`, with time series in bins of `bin`.
-    pub fn new(nodes: Vec<String>, links: Vec<LinkConfig>, bin: SimDuration) -> Result<Sim, BuildError> {
+    pub fn new(
+        nodes: Vec<String>,
+        links: Vec<LinkConfig>,
+        bin: SimDuration,
+    ) -> Result<Sim, BuildError> {
         for l in &links {
             for n in [l.from, l.to] {
                 if n as usize >= nodes.len() {
-                    return Err(BuildError::NoSuchNode { link: l.name.clone(), node: n });
+                    return Err(BuildError::NoSuchNode {
+                        link: l.name.clone(),
+                        node: n,
+                    });
                 }
             }
         }
         if bin == SimDuration::ZERO {
-            return Err(BuildError::Invalid("the time-series bin must be > 0".into()));
+            return Err(BuildError::Invalid(
+                "the time-series bin must be > 0".into(),
+            ));
         }
         let ends: Vec<(u32, u32)> = links.iter().map(|l| (l.from, l.to)).collect();
         let routes = Routes::compute(nodes.len(), &ends);
@@ -209,20 +218,36 @@ impl Sim {
     pub fn add_udp(&mut self, spec: UdpSpec) -> Result<usize, BuildError> {
         let idx = self.flows.len();
         if spec.size == 0 || spec.rate.as_bps() == 0 {
-            return Err(BuildError::Invalid(format!("flow {idx}: UDP rate and packet size must be > 0")));
+            return Err(BuildError::Invalid(format!(
+                "flow {idx}: UDP rate and packet size must be > 0"
+            )));
         }
         self.check_route(idx, spec.src, spec.dst)?;
         let interval = spec.rate.tx_time(spec.size as u64);
         self.events.push(spec.start, Ev::UdpSend(idx as u32));
-        self.flows.push(Flow { spec, next_seq: 0, interval, m: FlowMetrics::default() });
+        self.flows.push(Flow {
+            spec,
+            next_seq: 0,
+            interval,
+            m: FlowMetrics::default(),
+        });
         Ok(idx)
     }
 
     fn check_route(&self, flow: usize, src: u32, dst: u32) -> Result<(), BuildError> {
         let n = self.nodes.len() as u32;
         if src >= n || dst >= n || src == dst || self.routes.next_link(src, dst).is_none() {
-            let name = |i: u32| self.nodes.get(i as usize).cloned().unwrap_or_else(|| format!("#{i}"));
-            return Err(BuildError::NoRoute { flow, src: name(src), dst: name(dst) });
+            let name = |i: u32| {
+                self.nodes
+                    .get(i as usize)
+                    .cloned()
+                    .unwrap_or_else(|| format!("#{i}"))
+            };
+            return Err(BuildError::NoRoute {
+                flow,
+                src: name(src),
+                dst: name(dst),
+            });
         }
         Ok(())
     }
@@ -274,7 +299,13 @@ impl Sim {
         let (src, dst, size) = (fl.spec.src, fl.spec.dst, fl.spec.size);
         let next = self.now + fl.interval;
         self.events.push(next, Ev::UdpSend(f));
-        let pkt = self.packets.insert(PktData { flow: f, dst, size, ecn: Ecn::NotEct, payload: Payload::Udp { seq } });
+        let pkt = self.packets.insert(PktData {
+            flow: f,
+            dst,
+            size,
+            ecn: Ecn::NotEct,
+            payload: Payload::Udp { seq },
+        });
         self.forward(src, pkt);
     }
 
@@ -301,7 +332,10 @@ impl Sim {
     /// Hands `pkt` at `node` to the link towards its destination.
     fn forward(&mut self, node: u32, pkt: u32) {
         let d = *self.packets.get(pkt);
-        let l = self.routes.next_link(node, d.dst).expect("routes were checked when the flow was added");
+        let l = self
+            .routes
+            .next_link(node, d.dst)
+            .expect("routes were checked when the flow was added");
         let bin = self.bin();
         let link = &mut self.links[l as usize];
         link.m.enqueued_pkts += 1;

@@ -11,32 +11,84 @@ use aqmlab_sim::topology::LinkConfig;
 use aqmlab_sim::world::{Sim, UdpSpec};
 
 fn droptail(n: u64) -> AnyQdisc {
-    AnyQdisc::DropTail(DropTail::new(DropTailConfig { limit: Size::Packets(n), head_drop: false }))
+    AnyQdisc::DropTail(DropTail::new(DropTailConfig {
+        limit: Size::Packets(n),
+        head_drop: false,
+    }))
 }
 
 /// src(0) -> gw(1) -> dst(2), access 100 Mb/s, bottleneck `bottleneck`, plus the reverse links.
 fn line(bottleneck: LinkRate, q: AnyQdisc) -> Sim {
     let ms = SimDuration::from_millis;
     let links = vec![
-        LinkConfig { name: "access".into(), from: 0, to: 1, rate: LinkRate::Constant(Bitrate::from_mbps(100)), delay: ms(1), qdisc: droptail(1000) },
-        LinkConfig { name: "bottleneck".into(), from: 1, to: 2, rate: bottleneck, delay: ms(10), qdisc: q },
-        LinkConfig { name: "bottleneck.rev".into(), from: 2, to: 1, rate: LinkRate::Constant(Bitrate::from_mbps(10)), delay: ms(10), qdisc: droptail(1000) },
-        LinkConfig { name: "access.rev".into(), from: 1, to: 0, rate: LinkRate::Constant(Bitrate::from_mbps(100)), delay: ms(1), qdisc: droptail(1000) },
+        LinkConfig {
+            name: "access".into(),
+            from: 0,
+            to: 1,
+            rate: LinkRate::Constant(Bitrate::from_mbps(100)),
+            delay: ms(1),
+            qdisc: droptail(1000),
+        },
+        LinkConfig {
+            name: "bottleneck".into(),
+            from: 1,
+            to: 2,
+            rate: bottleneck,
+            delay: ms(10),
+            qdisc: q,
+        },
+        LinkConfig {
+            name: "bottleneck.rev".into(),
+            from: 2,
+            to: 1,
+            rate: LinkRate::Constant(Bitrate::from_mbps(10)),
+            delay: ms(10),
+            qdisc: droptail(1000),
+        },
+        LinkConfig {
+            name: "access.rev".into(),
+            from: 1,
+            to: 0,
+            rate: LinkRate::Constant(Bitrate::from_mbps(100)),
+            delay: ms(1),
+            qdisc: droptail(1000),
+        },
     ];
-    Sim::new(vec!["src".into(), "gw".into(), "dst".into()], links, SimDuration::from_millis(100)).unwrap()
+    Sim::new(
+        vec!["src".into(), "gw".into(), "dst".into()],
+        links,
+        SimDuration::from_millis(100),
+    )
+    .unwrap()
 }
 
 #[test]
 fn udp_overload_conserves_packets_and_respects_the_link_rate() {
     let mut sim = line(LinkRate::Constant(Bitrate::from_mbps(10)), droptail(50));
-    sim.add_udp(UdpSpec { src: 0, dst: 2, rate: Bitrate::from_mbps(15), size: 1500, start: SimTime::ZERO, stop: None }).unwrap();
+    sim.add_udp(UdpSpec {
+        src: 0,
+        dst: 2,
+        rate: Bitrate::from_mbps(15),
+        size: 1500,
+        start: SimTime::ZERO,
+        stop: None,
+    })
+    .unwrap();
     sim.run_until(SimTime::from_secs(10));
     let r = sim.report();
     let f = &r.flows[0];
     // Conservation: every packet sent is delivered, dropped, queued, being sent or propagating.
-    assert_eq!(f.sent_pkts, f.delivered_pkts + f.dropped_pkts + r.packets_alive as u64);
+    assert_eq!(
+        f.sent_pkts,
+        f.delivered_pkts + f.dropped_pkts + r.packets_alive as u64
+    );
     for l in &r.links {
-        assert_eq!(l.m.enqueued_pkts, l.m.delivered_pkts + l.m.dropped_pkts + l.backlog_pkts as u64 + l.in_flight as u64, "{}", l.name);
+        assert_eq!(
+            l.m.enqueued_pkts,
+            l.m.delivered_pkts + l.m.dropped_pkts + l.backlog_pkts as u64 + l.in_flight as u64,
+            "{}",
+            l.name
+        );
     }
     let b = &r.links[1];
     // The bottleneck never sends faster than 10 Mb/s: at most 1250 B per ms in any 100 ms bin.
@@ -44,7 +96,11 @@ fn udp_overload_conserves_packets_and_respects_the_link_rate() {
         assert!(*bytes <= 10_000_000 / 8 / 10 + 1500, "bin {i}: {bytes} B");
     }
     // Saturated: utilization ≈ 1 after the first packet reaches it.
-    assert!(b.utilization > 0.995 && b.utilization <= 1.0, "{}", b.utilization);
+    assert!(
+        b.utilization > 0.995 && b.utilization <= 1.0,
+        "{}",
+        b.utilization
+    );
     // 15 Mb/s offered into 10 Mb/s: about a third is dropped, all at the bottleneck.
     let loss = f.dropped_pkts as f64 / f.sent_pkts as f64;
     assert!((loss - 1.0 / 3.0).abs() < 0.01, "{loss}");
@@ -55,22 +111,51 @@ fn udp_overload_conserves_packets_and_respects_the_link_rate() {
 }
 
 #[test]
-fn codel_keeps_the_sojourn_low_under_overload() {
-    let q = AnyQdisc::Codel(Codel::new(CodelConfig::with_defaults(Size::Packets(1000), Variant::Rfc)));
-    let mut sim = line(LinkRate::Constant(Bitrate::from_mbps(10)), q);
-    sim.add_udp(UdpSpec { src: 0, dst: 2, rate: Bitrate::from_mbps(12), size: 1500, start: SimTime::ZERO, stop: None }).unwrap();
-    sim.run_until(SimTime::from_secs(20));
-    let b = &sim.report().links[1];
-    assert!(b.m.dropped_pkts > 0);
-    // An unresponsive flow keeps CoDel's drop rate climbing; the median stays near target.
-    assert!(b.m.sojourn_ns.quantile(0.5) < 20e6, "{}", b.m.sojourn_ns.quantile(0.5));
+fn codel_keeps_the_sojourn_far_below_tail_drop_under_overload() {
+    // 12 Mb/s of unresponsive UDP into 10 Mb/s with a 1000-packet buffer. Tail drop fills the
+    // buffer (sojourn ≈ 1000 × 1.2 ms = 1.2 s); CoDel's rising drop rate holds a much shorter
+    // queue. (Against unresponsive traffic CoDel cannot reach its 5 ms target: ns-3's own CoDel
+    // gives a median of ~90 ms on the same 1.2× overload, see vectors/overload.)
+    let run = |q: AnyQdisc| {
+        let mut sim = line(LinkRate::Constant(Bitrate::from_mbps(10)), q);
+        sim.add_udp(UdpSpec {
+            src: 0,
+            dst: 2,
+            rate: Bitrate::from_mbps(12),
+            size: 1500,
+            start: SimTime::ZERO,
+            stop: None,
+        })
+        .unwrap();
+        sim.run_until(SimTime::from_secs(20));
+        sim.report().links[1].m.sojourn_ns.quantile(0.5) / 1e6
+    };
+    let codel = run(AnyQdisc::Codel(Codel::new(CodelConfig::with_defaults(
+        Size::Packets(1000),
+        Variant::Rfc,
+    ))));
+    let tail = run(droptail(1000));
+    assert!(tail > 1000.0, "tail drop median {tail} ms");
+    assert!(codel < 150.0, "CoDel median {codel} ms");
 }
 
 #[test]
 fn rate_schedule_changes_throughput() {
-    let s = StepSchedule::new(vec![(SimTime::ZERO, Bitrate::from_mbps(10)), (SimTime::from_secs(5), Bitrate::from_mbps(2))]).unwrap();
+    let s = StepSchedule::new(vec![
+        (SimTime::ZERO, Bitrate::from_mbps(10)),
+        (SimTime::from_secs(5), Bitrate::from_mbps(2)),
+    ])
+    .unwrap();
     let mut sim = line(LinkRate::Steps(s), droptail(100));
-    sim.add_udp(UdpSpec { src: 0, dst: 2, rate: Bitrate::from_mbps(20), size: 1500, start: SimTime::ZERO, stop: None }).unwrap();
+    sim.add_udp(UdpSpec {
+        src: 0,
+        dst: 2,
+        rate: Bitrate::from_mbps(20),
+        size: 1500,
+        start: SimTime::ZERO,
+        stop: None,
+    })
+    .unwrap();
     sim.run_until(SimTime::from_secs(10));
     let b = &sim.report().links[1];
     let first: u64 = b.m.egress_bytes_per_bin[10..50].iter().sum();
@@ -83,8 +168,24 @@ fn rate_schedule_changes_throughput() {
 
 fn fingerprint(seed_rate: u64) -> Vec<u64> {
     let mut sim = line(LinkRate::Constant(Bitrate::from_mbps(10)), droptail(20));
-    sim.add_udp(UdpSpec { src: 0, dst: 2, rate: Bitrate::from_bps(seed_rate), size: 1000, start: SimTime::ZERO, stop: None }).unwrap();
-    sim.add_udp(UdpSpec { src: 0, dst: 2, rate: Bitrate::from_mbps(3), size: 1500, start: SimTime::from_millis(7), stop: Some(SimTime::from_secs(3)) }).unwrap();
+    sim.add_udp(UdpSpec {
+        src: 0,
+        dst: 2,
+        rate: Bitrate::from_bps(seed_rate),
+        size: 1000,
+        start: SimTime::ZERO,
+        stop: None,
+    })
+    .unwrap();
+    sim.add_udp(UdpSpec {
+        src: 0,
+        dst: 2,
+        rate: Bitrate::from_mbps(3),
+        size: 1500,
+        start: SimTime::from_millis(7),
+        stop: Some(SimTime::from_secs(3)),
+    })
+    .unwrap();
     sim.run_until(SimTime::from_secs(5));
     let r = sim.report();
     let mut v = vec![r.events];
@@ -103,8 +204,29 @@ fn same_configuration_gives_identical_results() {
 
 #[test]
 fn unreachable_destination_is_an_error() {
-    let links = vec![LinkConfig { name: "a".into(), from: 0, to: 1, rate: LinkRate::Constant(Bitrate::from_mbps(1)), delay: SimDuration::ZERO, qdisc: droptail(10) }];
-    let mut sim = Sim::new(vec!["x".into(), "y".into()], links, SimDuration::from_millis(100)).unwrap();
-    let e = sim.add_udp(UdpSpec { src: 1, dst: 0, rate: Bitrate::from_mbps(1), size: 100, start: SimTime::ZERO, stop: None }).unwrap_err();
+    let links = vec![LinkConfig {
+        name: "a".into(),
+        from: 0,
+        to: 1,
+        rate: LinkRate::Constant(Bitrate::from_mbps(1)),
+        delay: SimDuration::ZERO,
+        qdisc: droptail(10),
+    }];
+    let mut sim = Sim::new(
+        vec!["x".into(), "y".into()],
+        links,
+        SimDuration::from_millis(100),
+    )
+    .unwrap();
+    let e = sim
+        .add_udp(UdpSpec {
+            src: 1,
+            dst: 0,
+            rate: Bitrate::from_mbps(1),
+            size: 100,
+            start: SimTime::ZERO,
+            stop: None,
+        })
+        .unwrap_err();
     assert_eq!(e.to_string(), "flow 0: there is no route from y to x");
 }
