@@ -510,7 +510,7 @@ impl FqCodel {
             self.active -= 1;
         }
         // The queue stays on its list even if emptied; dequeue unlinks it (as in Linux).
-        f.codel.bump_count(dropped, &self.cfg.codel);
+        f.codel.bump_count(dropped);
     }
 }
 

@@ -85,9 +85,10 @@ impl Kind {
         }
     }
 
-    /// Whether the discipline draws random numbers (and so honours `--uniforms`).
+    /// Whether the discipline draws random numbers (and so honours `--uniforms`): RED and PIE
+    /// for their drop tests, FQ-CoDel once for its hash perturbation (`hash=perturbed`).
     pub const fn is_random(self) -> bool {
-        matches!(self, Kind::Red | Kind::Pie)
+        matches!(self, Kind::Red | Kind::Pie | Kind::FqCodel)
     }
 }
 
@@ -162,6 +163,7 @@ impl AnyQdisc {
         match self {
             AnyQdisc::Red(q) => Some(q.uniforms()),
             AnyQdisc::Pie(q) => Some(q.uniforms()),
+            AnyQdisc::FqCodel(q) => Some(q.uniforms()),
             _ => None,
         }
     }

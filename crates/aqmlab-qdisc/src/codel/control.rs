@@ -126,12 +126,10 @@ impl CodelState {
     }
 
     /// Adds `n` to `count`, as Linux FQ-CoDel does after an overflow drop from this queue
-    /// ("tell codel to increase its signal"); refreshes 1/sqrt(count).
-    pub fn bump_count(&mut self, n: u32, p: &CodelParams) {
+    /// ("tell codel to increase its signal", `fq_codel_drop`). Like Linux, 1/sqrt(count) is not
+    /// refreshed here; the next count change's Newton step catches up.
+    pub fn bump_count(&mut self, n: u32) {
         self.count = self.count.saturating_add(n);
-        if p.variant != Variant::Rfc {
-            self.rec_inv_sqrt = linux_compat::newton_step(self.rec_inv_sqrt, self.count);
-        }
     }
 
     #[inline]

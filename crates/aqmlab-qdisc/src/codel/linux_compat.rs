@@ -54,20 +54,27 @@ mod tests {
         );
     }
 
-    /// Many Newton steps converge to 1/sqrt(count) within the Q0.16 resolution.
+    /// Tracking count one step at a time (as Linux does: one Newton step per increment) keeps
+    /// 1/sqrt(count) close to exact once count is past the first few values.
     #[test]
-    fn newton_converges_to_inverse_square_root() {
-        for count in [1u32, 2, 3, 10, 100, 1000] {
-            let mut rec = REC_INV_SQRT_ONE;
-            for _ in 0..50 {
-                rec = newton_step(rec, count);
-            }
+    fn newton_tracks_inverse_square_root_as_count_grows() {
+        let mut rec = REC_INV_SQRT_ONE;
+        for count in 2..=1000u32 {
+            rec = newton_step(rec, count);
             let x = rec as f64 / 65536.0;
-            assert!(
-                (x - 1.0 / (count as f64).sqrt()).abs() < 1e-3,
-                "count {count}: {x}"
-            );
+            let exact = 1.0 / (count as f64).sqrt();
+            if count >= 16 {
+                assert!(
+                    (x - exact).abs() / exact < 0.01,
+                    "count {count}: {x} vs {exact}"
+                );
+            }
         }
+        // Repeated steps at a fixed count converge to within the Q0.16 resolution.
+        for _ in 0..10 {
+            rec = newton_step(rec, 1000);
+        }
+        assert!((rec as f64 / 65536.0 - 1.0 / 1000f64.sqrt()).abs() < 1e-4);
     }
 
     /// The first control-law step from the vectors' state trace: entering at t = 124.8 ms with
