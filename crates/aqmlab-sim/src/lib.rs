@@ -9,6 +9,7 @@
 pub mod arena;
 pub mod event;
 pub mod rate;
+pub mod scenario;
 pub mod sketch;
 pub mod topology;
 pub mod world;

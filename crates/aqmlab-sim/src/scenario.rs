@@ -1,0 +1,773 @@
+//! Scenario files: TOML, with values written as users write them (`10Mbps`, `20ms`, `830p`).
+//!
+//! A scenario has a `duration`, a `seed`, a topology (a `[dumbbell]` builder, or `nodes` plus
+//! `[[links]]`), and `[[flows]]`. Every error names the file, the line and the key path, and
+//! says what was expected, e.g.
+//! `dyn.toml:14: links[0].rate: expected a rate with a unit, like "10Mbps" …, got "10 MB"`.
+//! Problems are found before anything is simulated.
+//!
+//! A full-duplex link `NAME` has two directions, `NAME` (from → to) and `NAME.rev` (to → from).
+//! Each direction has its own rate, delay and queue discipline; `[links.reverse]` overrides any
+//! of them for the reverse direction.
+
+use crate::rate::{DeliveryTrace, LinkRate, StepSchedule};
+use crate::topology::LinkConfig;
+use crate::world::{Sim, UdpSpec};
+use aqmlab_core::units::{self, UnitError};
+use aqmlab_core::{SimDuration, SimTime};
+use aqmlab_qdisc::{registry, Kind, UniformSource};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+type S = Spanned<String>;
+
+/// A scenario that cannot be used; displays as one line `FILE:LINE: PATH: what was expected`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}{}: {}{msg}", .line.map(|l| format!(":{l}")).unwrap_or_default(), if .path.is_empty() { String::new() } else { format!("{}: ", .path) })]
+pub struct ScenarioError {
+    /// The scenario file.
+    pub file: String,
+    /// 1-based line of the offending key, when known.
+    pub line: Option<usize>,
+    /// Key path, e.g. `links[0].rate`.
+    pub path: String,
+    /// What was wrong and what was expected.
+    pub msg: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    name: Option<String>,
+    description: Option<String>,
+    duration: S,
+    seed: Option<u64>,
+    bin: Option<S>,
+    dumbbell: Option<RawDumbbell>,
+    #[serde(default)]
+    nodes: Vec<String>,
+    #[serde(default)]
+    links: Vec<RawLink>,
+    #[serde(default)]
+    flows: Vec<RawFlow>,
+}
+
+/// One direction's settings; in `[[links]]` all are given, in `reverse` any may be.
+#[derive(Deserialize, Default, Clone)]
+#[serde(deny_unknown_fields)]
+struct RawDirection {
+    rate: Option<S>,
+    schedule: Option<Vec<Vec<S>>>,
+    trace: Option<S>,
+    delay: Option<S>,
+    qdisc: Option<S>,
+    buffer: Option<S>,
+    params: Option<Spanned<toml::Table>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLink {
+    name: S,
+    from: S,
+    to: S,
+    rate: Option<S>,
+    schedule: Option<Vec<Vec<S>>>,
+    trace: Option<S>,
+    delay: S,
+    qdisc: Option<S>,
+    buffer: Option<S>,
+    params: Option<Spanned<toml::Table>>,
+    reverse: Option<RawDirection>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDumbbell {
+    senders: Spanned<u32>,
+    access_rate: S,
+    /// One delay for every sender, or a list with one per sender.
+    sender_delay: Spanned<toml::Value>,
+    /// One delay for every receiver, or a list with one per receiver.
+    receiver_delay: Spanned<toml::Value>,
+    access_buffer: Option<S>,
+    bottleneck: RawBottleneck,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBottleneck {
+    rate: Option<S>,
+    schedule: Option<Vec<Vec<S>>>,
+    trace: Option<S>,
+    delay: S,
+    qdisc: Option<S>,
+    buffer: Option<S>,
+    params: Option<Spanned<toml::Table>>,
+    reverse: Option<RawDirection>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFlow {
+    kind: S,
+    from: S,
+    to: S,
+    start: Option<S>,
+    stop: Option<S>,
+    rate: Option<S>,
+    size: Option<Spanned<i64>>,
+}
+
+/// A built scenario: the simulation, its duration, and what it was made from.
+pub struct Scenario {
+    /// Name (from the file, or the file stem).
+    pub name: String,
+    /// Free text.
+    pub description: String,
+    /// How long to simulate.
+    pub duration: SimDuration,
+    /// Master seed.
+    pub seed: u64,
+    /// The simulation, ready to run.
+    pub sim: Sim,
+}
+
+/// Command-line style overrides applied while building.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    /// `--seed N`.
+    pub seed: Option<u64>,
+    /// `--qdisc LINK=KIND`: swap the discipline on the named link direction(s), keeping the buffer
+    /// limit. `LINK` names a link (both directions) or one direction (`NAME.rev`).
+    pub qdisc: Vec<(String, String)>,
+}
+
+struct Ctx<'a> {
+    file: String,
+    text: &'a str,
+    dir: PathBuf,
+}
+
+impl Ctx<'_> {
+    fn line_of(&self, span: std::ops::Range<usize>) -> usize {
+        self.text[..span.start.min(self.text.len())]
+            .matches('\n')
+            .count()
+            + 1
+    }
+    fn err(
+        &self,
+        span: Option<std::ops::Range<usize>>,
+        path: impl Into<String>,
+        msg: impl Into<String>,
+    ) -> ScenarioError {
+        ScenarioError {
+            file: self.file.clone(),
+            line: span.map(|s| self.line_of(s)),
+            path: path.into(),
+            msg: msg.into(),
+        }
+    }
+    fn unit<T>(
+        &self,
+        v: &S,
+        path: &str,
+        f: impl Fn(&str) -> Result<T, UnitError>,
+    ) -> Result<T, ScenarioError> {
+        f(v.get_ref()).map_err(|e| self.err(Some(v.span()), path, e.to_string()))
+    }
+}
+
+/// Reads and builds the scenario at `path`.
+pub fn load(path: &Path, ov: &Overrides) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        line: None,
+        path: String::new(),
+        msg: format!("cannot read the scenario: {e}"),
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| ScenarioError {
+        file: file.clone(),
+        line: None,
+        path: String::new(),
+        msg: "not UTF-8 text: expected a TOML scenario file".into(),
+    })?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    build(&text, &file, &dir, &stem, ov)
+}
+
+/// Builds a scenario from TOML `text`; `file` names it in errors, relative trace paths are
+/// resolved against `dir`.
+pub fn build(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    default_name: &str,
+    ov: &Overrides,
+) -> Result<Scenario, ScenarioError> {
+    let cx = Ctx {
+        file: file.to_string(),
+        text,
+        dir: dir.to_path_buf(),
+    };
+    let de = toml::Deserializer::new(text);
+    let raw: RawScenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        // serde_spanned's wrapper shows up as a path segment; users never wrote it.
+        let path = e
+            .path()
+            .to_string()
+            .replace(".$__serde_spanned_private_value", "");
+        let inner = e.into_inner();
+        let msg = inner.message().replace('\n', " ");
+        cx.err(
+            inner.span(),
+            if path == "." { String::new() } else { path },
+            msg,
+        )
+    })?;
+
+    let duration = cx.unit(&raw.duration, "duration", units::parse_duration)?;
+    if duration == SimDuration::ZERO {
+        return Err(cx.err(
+            Some(raw.duration.span()),
+            "duration",
+            "expected a duration > 0",
+        ));
+    }
+    let bin = match &raw.bin {
+        Some(b) => {
+            let d = cx.unit(b, "bin", units::parse_duration)?;
+            if d == SimDuration::ZERO {
+                return Err(cx.err(Some(b.span()), "bin", "expected a duration > 0"));
+            }
+            d
+        }
+        None => SimDuration::from_millis(100),
+    };
+    let seed = ov.seed.or(raw.seed).unwrap_or(1);
+
+    let mut nodes: Vec<String> = raw.nodes.clone();
+    let mut links: Vec<LinkConfig> = Vec::new();
+    let mut dir_cfgs: Vec<(String, RawDirection, String)> = Vec::new(); // (name, settings, path)
+    let mut ends: Vec<(u32, u32)> = Vec::new();
+
+    if let Some(d) = &raw.dumbbell {
+        if !raw.links.is_empty() || !raw.nodes.is_empty() {
+            return Err(cx.err(
+                None,
+                "dumbbell",
+                "give either [dumbbell] or nodes + [[links]], not both",
+            ));
+        }
+        let n = *d.senders.get_ref();
+        if n == 0 || n > 10_000 {
+            return Err(cx.err(
+                Some(d.senders.span()),
+                "dumbbell.senders",
+                format!("expected 1..10000 senders, got {n}"),
+            ));
+        }
+        let delays = |v: &Spanned<toml::Value>, what: &str| -> Result<Vec<S>, ScenarioError> {
+            let span = v.span();
+            let one = |x: &toml::Value| match x {
+                toml::Value::String(s) => Ok(Spanned::new(span.clone(), s.clone())),
+                other => Err(cx.err(
+                    Some(span.clone()),
+                    format!("dumbbell.{what}"),
+                    format!("expected a delay like \"20ms\", got {}", other.type_str()),
+                )),
+            };
+            match v.get_ref() {
+                toml::Value::Array(list) if list.len() == n as usize => {
+                    list.iter().map(one).collect()
+                }
+                toml::Value::Array(list) => Err(cx.err(
+                    Some(span.clone()),
+                    format!("dumbbell.{what}"),
+                    format!(
+                        "expected one delay or a list of {n} (one per sender), got {} values",
+                        list.len()
+                    ),
+                )),
+                x => Ok(vec![one(x)?; n as usize]),
+            }
+        };
+        let sd = delays(&d.sender_delay, "sender_delay")?;
+        let rd = delays(&d.receiver_delay, "receiver_delay")?;
+        for i in 1..=n {
+            nodes.push(format!("s{i}"));
+        }
+        nodes.push("gw1".into());
+        nodes.push("gw2".into());
+        for i in 1..=n {
+            nodes.push(format!("r{i}"));
+        }
+        let gw1 = n;
+        let gw2 = n + 1;
+        let access = |delay: &S| RawDirection {
+            rate: Some(d.access_rate.clone()),
+            delay: Some(delay.clone()),
+            buffer: d.access_buffer.clone(),
+            ..Default::default()
+        };
+        for i in 0..n {
+            let a = access(&sd[i as usize]);
+            dir_cfgs.push((
+                format!("s{}.access", i + 1),
+                a.clone(),
+                format!("dumbbell.sender_delay[{i}]"),
+            ));
+            ends.push((i, gw1));
+            dir_cfgs.push((
+                format!("s{}.access.rev", i + 1),
+                a,
+                format!("dumbbell.sender_delay[{i}]"),
+            ));
+            ends.push((gw1, i));
+            let b = access(&rd[i as usize]);
+            dir_cfgs.push((
+                format!("r{}.access", i + 1),
+                b.clone(),
+                format!("dumbbell.receiver_delay[{i}]"),
+            ));
+            ends.push((gw2, gw2 + 1 + i));
+            dir_cfgs.push((
+                format!("r{}.access.rev", i + 1),
+                b,
+                format!("dumbbell.receiver_delay[{i}]"),
+            ));
+            ends.push((gw2 + 1 + i, gw2));
+        }
+        let b = &d.bottleneck;
+        let fwd = RawDirection {
+            rate: b.rate.clone(),
+            schedule: b.schedule.clone(),
+            trace: b.trace.clone(),
+            delay: Some(b.delay.clone()),
+            qdisc: b.qdisc.clone(),
+            buffer: b.buffer.clone(),
+            params: b.params.clone(),
+        };
+        let rev = merge(&fwd, b.reverse.as_ref());
+        dir_cfgs.push(("bottleneck".into(), fwd, "dumbbell.bottleneck".into()));
+        ends.push((gw1, gw2));
+        dir_cfgs.push((
+            "bottleneck.rev".into(),
+            rev,
+            "dumbbell.bottleneck.reverse".into(),
+        ));
+        ends.push((gw2, gw1));
+    } else {
+        if raw.nodes.is_empty() {
+            return Err(cx.err(
+                None,
+                "",
+                "no topology: expected a [dumbbell] table, or nodes = [...] and [[links]]",
+            ));
+        }
+        for (i, nname) in nodes.iter().enumerate() {
+            if nodes[..i].contains(nname) {
+                return Err(cx.err(
+                    None,
+                    format!("nodes[{i}]"),
+                    format!("node {nname:?} is listed twice"),
+                ));
+            }
+        }
+        let node = |s: &S, path: &str| -> Result<u32, ScenarioError> {
+            nodes
+                .iter()
+                .position(|n| n == s.get_ref())
+                .map(|i| i as u32)
+                .ok_or_else(|| {
+                    cx.err(
+                        Some(s.span()),
+                        path,
+                        format!(
+                            "expected one of the nodes ({}), got {:?}",
+                            nodes.join(", "),
+                            s.get_ref()
+                        ),
+                    )
+                })
+        };
+        for (i, l) in raw.links.iter().enumerate() {
+            let p = format!("links[{i}]");
+            let (a, b) = (
+                node(&l.from, &format!("{p}.from"))?,
+                node(&l.to, &format!("{p}.to"))?,
+            );
+            if a == b {
+                return Err(cx.err(
+                    Some(l.to.span()),
+                    format!("{p}.to"),
+                    "a link must join two different nodes",
+                ));
+            }
+            let name = l.name.get_ref().clone();
+            if dir_cfgs.iter().any(|(n, _, _)| *n == name) {
+                return Err(cx.err(
+                    Some(l.name.span()),
+                    format!("{p}.name"),
+                    format!("link name {name:?} is used twice"),
+                ));
+            }
+            let fwd = RawDirection {
+                rate: l.rate.clone(),
+                schedule: l.schedule.clone(),
+                trace: l.trace.clone(),
+                delay: Some(l.delay.clone()),
+                qdisc: l.qdisc.clone(),
+                buffer: l.buffer.clone(),
+                params: l.params.clone(),
+            };
+            let rev = merge(&fwd, l.reverse.as_ref());
+            dir_cfgs.push((name.clone(), fwd, p.clone()));
+            ends.push((a, b));
+            dir_cfgs.push((format!("{name}.rev"), rev, format!("{p}.reverse")));
+            ends.push((b, a));
+        }
+    }
+
+    for (name, kind) in &ov.qdisc {
+        if !dir_cfgs
+            .iter()
+            .any(|(n, _, _)| n == name || n.strip_suffix(".rev") == Some(name))
+        {
+            let names: Vec<&str> = dir_cfgs
+                .iter()
+                .map(|(n, _, _)| n.as_str())
+                .filter(|n| !n.ends_with(".rev"))
+                .collect();
+            return Err(ScenarioError {
+                file: cx.file.clone(),
+                line: None,
+                path: format!("--qdisc {name}={kind}"),
+                msg: format!("no link named {name:?}; links: {}", names.join(", ")),
+            });
+        }
+    }
+
+    for ((name, d, path), (from, to)) in dir_cfgs.iter().zip(&ends) {
+        let swapped = ov
+            .qdisc
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name || name.strip_suffix(".rev") == Some(n.as_str()));
+        links.push(direction(
+            &cx,
+            name,
+            d,
+            path,
+            *from,
+            *to,
+            seed,
+            swapped.map(|(_, k)| k.as_str()),
+        )?);
+    }
+
+    let mut sim =
+        Sim::new(nodes.clone(), links, bin).map_err(|e| cx.err(None, "", e.to_string()))?;
+    for (i, f) in raw.flows.iter().enumerate() {
+        let p = format!("flows[{i}]");
+        let node = |s: &S, path: &str| -> Result<u32, ScenarioError> {
+            nodes
+                .iter()
+                .position(|n| n == s.get_ref())
+                .map(|i| i as u32)
+                .ok_or_else(|| {
+                    cx.err(
+                        Some(s.span()),
+                        path,
+                        format!(
+                            "expected one of the nodes ({}), got {:?}",
+                            nodes.join(", "),
+                            s.get_ref()
+                        ),
+                    )
+                })
+        };
+        let (src, dst) = (
+            node(&f.from, &format!("{p}.from"))?,
+            node(&f.to, &format!("{p}.to"))?,
+        );
+        let start = match &f.start {
+            Some(s) => SimTime::ZERO + cx.unit(s, &format!("{p}.start"), units::parse_duration)?,
+            None => SimTime::ZERO,
+        };
+        let stop = match &f.stop {
+            Some(s) => {
+                Some(SimTime::ZERO + cx.unit(s, &format!("{p}.stop"), units::parse_duration)?)
+            }
+            None => None,
+        };
+        match f.kind.get_ref().as_str() {
+            "udp" => {
+                let rate = f.rate.as_ref().ok_or_else(|| {
+                    cx.err(
+                        Some(f.kind.span()),
+                        format!("{p}.rate"),
+                        "a udp flow needs a rate, like rate = \"64kbps\"",
+                    )
+                })?;
+                let rate = cx.unit(rate, &format!("{p}.rate"), units::parse_bitrate)?;
+                if rate.as_bps() == 0 {
+                    return Err(cx.err(
+                        f.rate.as_ref().map(|r| r.span()),
+                        format!("{p}.rate"),
+                        "expected a rate > 0",
+                    ));
+                }
+                let size = match &f.size {
+                    Some(s) if (20..=65_535).contains(s.get_ref()) => *s.get_ref() as u32,
+                    Some(s) => {
+                        return Err(cx.err(
+                            Some(s.span()),
+                            format!("{p}.size"),
+                            format!(
+                                "expected a packet size in bytes between 20 and 65535, got {}",
+                                s.get_ref()
+                            ),
+                        ))
+                    }
+                    None => 1500,
+                };
+                sim.add_udp(UdpSpec {
+                    src,
+                    dst,
+                    rate,
+                    size,
+                    start,
+                    stop,
+                })
+                .map_err(|e| cx.err(Some(f.from.span()), &p, e.to_string()))?;
+            }
+            other => {
+                return Err(cx.err(
+                    Some(f.kind.span()),
+                    format!("{p}.kind"),
+                    format!("expected udp, got {other:?}"),
+                ));
+            }
+        }
+    }
+
+    Ok(Scenario {
+        name: raw.name.unwrap_or_else(|| default_name.to_string()),
+        description: raw.description.unwrap_or_default(),
+        duration,
+        seed,
+        sim,
+    })
+}
+
+/// The reverse direction: the forward settings with `over`'s fields replacing them.
+fn merge(fwd: &RawDirection, over: Option<&RawDirection>) -> RawDirection {
+    let Some(o) = over else { return fwd.clone() };
+    let rate_given = o.rate.is_some() || o.schedule.is_some() || o.trace.is_some();
+    RawDirection {
+        rate: if rate_given {
+            o.rate.clone()
+        } else {
+            fwd.rate.clone()
+        },
+        schedule: if rate_given {
+            o.schedule.clone()
+        } else {
+            fwd.schedule.clone()
+        },
+        trace: if rate_given {
+            o.trace.clone()
+        } else {
+            fwd.trace.clone()
+        },
+        delay: o.delay.clone().or_else(|| fwd.delay.clone()),
+        qdisc: o.qdisc.clone().or_else(|| fwd.qdisc.clone()),
+        buffer: o.buffer.clone().or_else(|| fwd.buffer.clone()),
+        // A new discipline on the reverse direction starts from its own defaults.
+        params: if o.qdisc.is_some() {
+            o.params.clone()
+        } else {
+            o.params.clone().or_else(|| fwd.params.clone())
+        },
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn direction(
+    cx: &Ctx<'_>,
+    name: &str,
+    d: &RawDirection,
+    path: &str,
+    from: u32,
+    to: u32,
+    seed: u64,
+    swapped_kind: Option<&str>,
+) -> Result<LinkConfig, ScenarioError> {
+    let given = [d.rate.is_some(), d.schedule.is_some(), d.trace.is_some()]
+        .iter()
+        .filter(|x| **x)
+        .count();
+    if given != 1 {
+        return Err(cx.err(
+            None,
+            path,
+            format!("link {name}: expected exactly one of rate, schedule or trace, got {given}"),
+        ));
+    }
+    let rate = if let Some(r) = &d.rate {
+        LinkRate::Constant(cx.unit(r, &format!("{path}.rate"), units::parse_bitrate)?)
+    } else if let Some(steps) = &d.schedule {
+        let mut v = Vec::with_capacity(steps.len());
+        for (i, s) in steps.iter().enumerate() {
+            let p = format!("{path}.schedule[{i}]");
+            let [t, r] = s.as_slice() else {
+                return Err(cx.err(
+                    s.first().map(|x| x.span()),
+                    p,
+                    format!(
+                        "expected a [time, rate] pair like [\"50s\", \"10Mbps\"], got {} values",
+                        s.len()
+                    ),
+                ));
+            };
+            v.push((
+                SimTime::ZERO + cx.unit(t, &p, units::parse_duration)?,
+                cx.unit(r, &p, units::parse_bitrate)?,
+            ));
+        }
+        let line = steps.first().and_then(|s| s.first()).map(|x| x.span());
+        LinkRate::Steps(StepSchedule::new(v).map_err(|e| {
+            let step = if e.line > 0 {
+                format!("[{}]", e.line - 1)
+            } else {
+                String::new()
+            };
+            cx.err(line, format!("{path}.schedule{step}"), e.msg)
+        })?)
+    } else {
+        let t = d.trace.as_ref().expect("one of three is given");
+        let p = cx.dir.join(t.get_ref());
+        let text = std::fs::read_to_string(&p).map_err(|e| {
+            cx.err(
+                Some(t.span()),
+                format!("{path}.trace"),
+                format!("cannot read the trace {}: {e}", p.display()),
+            )
+        })?;
+        let tr = DeliveryTrace::parse(&text).map_err(|e| {
+            cx.err(
+                Some(t.span()),
+                format!("{path}.trace"),
+                format!("{}: {e}", p.display()),
+            )
+        })?;
+        LinkRate::trace(tr)
+    };
+    let delay_s = d
+        .delay
+        .as_ref()
+        .expect("delay is required on links and set on reverses");
+    let delay = cx.unit(delay_s, &format!("{path}.delay"), units::parse_duration)?;
+
+    let kind_s = d
+        .qdisc
+        .as_ref()
+        .map(|s| s.get_ref().as_str())
+        .unwrap_or("droptail");
+    let kind_name = swapped_kind.unwrap_or(kind_s);
+    let kind = Kind::from_name(kind_name).map_err(|e| {
+        if swapped_kind.is_some() {
+            ScenarioError {
+                file: cx.file.clone(),
+                line: None,
+                path: format!("--qdisc {name}"),
+                msg: e.to_string(),
+            }
+        } else {
+            cx.err(
+                d.qdisc.as_ref().map(|q| q.span()),
+                format!("{path}.qdisc"),
+                e.to_string(),
+            )
+        }
+    })?;
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    if let Some(b) = &d.buffer {
+        let size = cx.unit(b, &format!("{path}.buffer"), units::parse_size)?;
+        pairs.push(("limit".into(), size.to_string()));
+    }
+    // Parameters belong to the discipline named in the file; a --qdisc swap keeps only the buffer.
+    if swapped_kind.is_none() {
+        if let Some(params) = &d.params {
+            for (k, v) in params.get_ref() {
+                let value = match v {
+                    toml::Value::String(s) => s.clone(),
+                    toml::Value::Integer(i) => i.to_string(),
+                    toml::Value::Float(f) => f.to_string(),
+                    toml::Value::Boolean(b) => b.to_string(),
+                    other => {
+                        return Err(cx.err(
+                            Some(params.span()),
+                            format!("{path}.params.{k}"),
+                            format!(
+                                "expected a string, number or boolean, got {}",
+                                other.type_str()
+                            ),
+                        ))
+                    }
+                };
+                pairs.push((k.clone(), value));
+            }
+        }
+    }
+    // RED's idle-time correction needs the link rate: give it unless the user did.
+    if kind == Kind::Red && !pairs.iter().any(|(k, _)| k == "bandwidth") {
+        pairs.push((
+            "bandwidth".into(),
+            rate.nominal_rate(SimTime::ZERO).to_string(),
+        ));
+    }
+    if kind == Kind::FqCodel {
+        if let Some(i) = pairs
+            .iter()
+            .position(|(k, v)| k == "limit" && v.ends_with('B'))
+        {
+            let (_, v) = pairs.remove(i);
+            pairs.push(("memory_limit".into(), v));
+        }
+    }
+    let qdisc = registry::build(
+        kind.name(),
+        &pairs,
+        UniformSource::Rng(aqmlab_core::Xoshiro256pp::for_stream(
+            seed,
+            &format!("link/{name}/qdisc"),
+        )),
+    )
+    .map_err(|e| {
+        cx.err(
+            d.params
+                .as_ref()
+                .map(|p| p.span())
+                .or(d.qdisc.as_ref().map(|q| q.span())),
+            format!("{path}.params"),
+            e.to_string(),
+        )
+    })?;
+    Ok(LinkConfig {
+        name: name.to_string(),
+        from,
+        to,
+        rate,
+        delay,
+        qdisc,
+    })
+}

@@ -1,0 +1,291 @@
+//! Scenario files: a valid file builds and runs; each kind of bad input fails before simulating
+//! with one line naming the file, line and key path.
+
+use aqmlab_core::SimTime;
+use aqmlab_sim::scenario::{build, Overrides, Scenario, ScenarioError};
+use std::path::Path;
+
+const GOOD: &str = r#"
+name = "udp-over-dumbbell"
+duration = "2s"
+seed = 7
+
+[dumbbell]
+senders = 2
+access_rate = "100Mbps"
+sender_delay = ["1ms", "2ms"]
+receiver_delay = "3ms"
+access_buffer = "1000p"
+
+[dumbbell.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+qdisc = "codel"
+buffer = "100p"
+params = { target = "5ms", interval = "100ms" }
+
+[[flows]]
+kind = "udp"
+from = "s1"
+to = "r1"
+rate = "6Mbps"
+size = 1500
+
+[[flows]]
+kind = "udp"
+from = "s2"
+to = "r2"
+rate = "6Mbps"
+start = "500ms"
+"#;
+
+fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    parse_with(text, &Overrides::default())
+}
+
+fn parse_with(text: &str, ov: &Overrides) -> Result<Scenario, ScenarioError> {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    build(text, "t.toml", dir, "t", ov)
+}
+
+fn err(text: &str) -> String {
+    match parse(text) {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_valid_dumbbell_builds_and_runs() {
+    let mut s = parse(GOOD).unwrap();
+    assert_eq!((s.name.as_str(), s.seed), ("udp-over-dumbbell", 7));
+    s.sim.run_until(SimTime::ZERO + s.duration);
+    let r = s.sim.report();
+    let b = r.links.iter().find(|l| l.name == "bottleneck").unwrap();
+    assert_eq!(b.qdisc, "codel");
+    assert!(b.utilization > 0.7, "{}", b.utilization);
+    assert!(b.m.dropped_pkts > 0);
+    assert_eq!(r.flows.len(), 2);
+}
+
+#[test]
+fn qdisc_override_swaps_the_discipline_and_keeps_the_buffer() {
+    let ov = Overrides {
+        seed: Some(3),
+        qdisc: vec![("bottleneck".into(), "droptail".into())],
+    };
+    let mut s = parse_with(GOOD, &ov).unwrap();
+    assert_eq!(s.seed, 3);
+    s.sim.run_until(SimTime::ZERO + s.duration);
+    let r = s.sim.report();
+    let b = r.links.iter().find(|l| l.name == "bottleneck").unwrap();
+    assert_eq!(b.qdisc, "droptail");
+    // The 100-packet buffer is kept: the backlog never exceeded it.
+    assert!(
+        b.m.max_backlog_pkts <= 100 && b.m.max_backlog_pkts >= 99,
+        "{}",
+        b.m.max_backlog_pkts
+    );
+    let rev = r.links.iter().find(|l| l.name == "bottleneck.rev").unwrap();
+    assert_eq!(rev.qdisc, "droptail");
+    let e = parse_with(
+        GOOD,
+        &Overrides {
+            seed: None,
+            qdisc: vec![("nope".into(), "red".into())],
+        },
+    )
+    .err()
+    .unwrap();
+    assert!(
+        e.to_string()
+            .starts_with("t.toml: --qdisc nope=red: no link named \"nope\"; links: s1.access"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_key_names_line_and_path() {
+    let e = err(&GOOD.replace("access_buffer", "acess_buffer"));
+    assert!(e.starts_with("t.toml:11: dumbbell.acess_buffer: unknown field `acess_buffer`, expected one of `senders`"), "{e}");
+}
+
+#[test]
+fn value_without_unit_names_line_and_path() {
+    let e = err(&GOOD.replace("rate = \"10Mbps\"", "rate = \"10\""));
+    assert_eq!(e, "t.toml:14: dumbbell.bottleneck.rate: expected a rate with a unit, like \"10Mbps\", \"1.5Gbps\", \"500kbps\" or \"64000bps\", got \"10\"");
+    let e = err(&GOOD.replace("buffer = \"100p\"", "buffer = \"100\""));
+    assert!(
+        e.starts_with("t.toml:17: dumbbell.bottleneck.buffer: expected a size in packets"),
+        "{e}"
+    );
+}
+
+#[test]
+fn negative_rate_is_refused() {
+    let e = err(&GOOD.replace("rate = \"6Mbps\"\nsize", "rate = \"-6Mbps\"\nsize"));
+    assert!(
+        e.starts_with("t.toml:24: flows[0].rate: expected a rate with a unit"),
+        "{e}"
+    );
+}
+
+#[test]
+fn wrong_type_names_the_path() {
+    let e = err(&GOOD.replace("senders = 2", "senders = \"two\""));
+    assert!(
+        e.starts_with("t.toml:7: dumbbell.senders: invalid type: string \"two\", expected u32"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_qdisc_parameter_is_reported_with_its_link() {
+    let e = err(&GOOD.replace("target = \"5ms\"", "target = \"5\""));
+    assert!(
+        e.starts_with(
+            "t.toml:18: dumbbell.bottleneck.params: parameter target: expected a duration"
+        ),
+        "{e}"
+    );
+    let e = err(&GOOD.replace("qdisc = \"codel\"", "qdisc = \"blue\""));
+    assert!(
+        e.starts_with("t.toml:16: dumbbell.bottleneck.qdisc: unknown queue discipline \"blue\""),
+        "{e}"
+    );
+}
+
+const GRAPH: &str = r#"
+duration = "2s"
+nodes = ["a", "b", "c"]
+
+[[links]]
+name = "ab"
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "5ms"
+
+[[links]]
+name = "bc"
+from = "b"
+to = "c"
+schedule = [["0s", "10Mbps"], ["0.5s", "1Mbps"]]
+delay = "5ms"
+qdisc = "red"
+buffer = "50p"
+reverse = { rate = "1Mbps", qdisc = "droptail" }
+
+[[flows]]
+kind = "udp"
+from = "a"
+to = "c"
+rate = "2Mbps"
+"#;
+
+#[test]
+fn explicit_graph_with_schedule_and_reverse_override() {
+    let mut s = parse(GRAPH).unwrap();
+    s.sim.run_until(SimTime::ZERO + s.duration);
+    let r = s.sim.report();
+    let bc = r.links.iter().find(|l| l.name == "bc").unwrap();
+    assert_eq!(bc.qdisc, "red");
+    assert!(
+        bc.m.dropped_pkts > 0,
+        "1 Mb/s after 0.5 s cannot carry 2 Mb/s"
+    );
+    assert_eq!(
+        r.links.iter().find(|l| l.name == "bc.rev").unwrap().qdisc,
+        "droptail"
+    );
+}
+
+#[test]
+fn flow_between_unconnected_nodes_is_refused() {
+    let text = GRAPH
+        .replace(
+            "nodes = [\"a\", \"b\", \"c\"]",
+            "nodes = [\"a\", \"b\", \"c\", \"d\"]",
+        )
+        .replace(
+            "to = \"c\"\nrate = \"2Mbps\"",
+            "to = \"d\"\nrate = \"2Mbps\"",
+        );
+    let e = err(&text);
+    assert!(
+        e.contains("flows[0]: flow 0: there is no route from a to d"),
+        "{e}"
+    );
+    let e = err(&GRAPH.replace(
+        "to = \"c\"\nrate = \"2Mbps\"",
+        "to = \"z\"\nrate = \"2Mbps\"",
+    ));
+    assert!(
+        e.contains("flows[0].to: expected one of the nodes (a, b, c), got \"z\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn schedule_and_trace_errors() {
+    let e = err(&GRAPH.replace("[\"0.5s\", \"1Mbps\"]", "[\"0.5s\"]"));
+    assert!(
+        e.contains("links[1].schedule[1]: expected a [time, rate] pair"),
+        "{e}"
+    );
+    let e = err(&GRAPH.replace(
+        "[[\"0s\", \"10Mbps\"], [\"0.5s\", \"1Mbps\"]]",
+        "[[\"1s\", \"10Mbps\"]]",
+    ));
+    assert!(
+        e.contains("links[1].schedule[0]: the first step must start at 0s"),
+        "{e}"
+    );
+    let e = err(&GRAPH.replace(
+        "schedule = [[\"0s\", \"10Mbps\"], [\"0.5s\", \"1Mbps\"]]",
+        "trace = \"traces/missing.down\"",
+    ));
+    assert!(
+        e.starts_with("t.toml:16: links[1].trace: cannot read the trace"),
+        "{e}"
+    );
+    let e = err(&GRAPH.replace(
+        "rate = \"10Mbps\"\ndelay",
+        "rate = \"10Mbps\"\ntrace = \"x\"\ndelay",
+    ));
+    assert!(
+        e.contains("links[0]: link ab: expected exactly one of rate, schedule or trace, got 2"),
+        "{e}"
+    );
+}
+
+#[test]
+fn trace_driven_link_runs() {
+    let text = GRAPH.replace(
+        "schedule = [[\"0s\", \"10Mbps\"], [\"0.5s\", \"1Mbps\"]]",
+        "trace = \"traces/Verizon-LTE-short.down\"",
+    );
+    let mut s = parse(&text).unwrap();
+    s.sim.run_until(SimTime::ZERO + s.duration);
+    let bc = s
+        .sim
+        .report()
+        .links
+        .into_iter()
+        .find(|l| l.name == "bc")
+        .unwrap();
+    assert!(bc.m.delivered_pkts > 0);
+    assert!(bc.utilization <= 1.0);
+}
+
+#[test]
+fn missing_topology_and_bad_toml() {
+    assert_eq!(
+        err("duration = \"1s\"\n"),
+        "t.toml: no topology: expected a [dumbbell] table, or nodes = [...] and [[links]]"
+    );
+    let e = err("duration = \"1s\nfoo");
+    assert!(e.starts_with("t.toml:1:"), "{e}");
+    assert!(err("duration = \"0s\"\nnodes=[\"a\"]\n")
+        .starts_with("t.toml:1: duration: expected a duration > 0"));
+}
