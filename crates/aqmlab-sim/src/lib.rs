@@ -11,5 +11,6 @@ pub mod event;
 pub mod rate;
 pub mod scenario;
 pub mod sketch;
+pub mod summary;
 pub mod topology;
 pub mod world;

@@ -771,3 +771,108 @@ fn direction(
         qdisc,
     })
 }
+
+/// Applies `--set path.to.key=value` overrides to scenario `text`, keeping the rest of the
+/// file (and so its line numbers) as written. A path is dot-separated keys with `[i]` for array
+/// elements (`flows[0].rate`, `dumbbell.bottleneck.params.target`); missing tables are created.
+/// `value` is read as a TOML value when it is one (`10`, `true`, `"x"`, `["0s", "1Mbps"]`),
+/// otherwise as a string (`10Mbps`).
+pub fn apply_sets(
+    text: &str,
+    file: &str,
+    sets: &[(String, String)],
+) -> Result<String, ScenarioError> {
+    let mut doc: toml_edit::DocumentMut =
+        text.parse()
+            .map_err(|e: toml_edit::TomlError| ScenarioError {
+                file: file.to_string(),
+                line: e
+                    .span()
+                    .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
+                path: String::new(),
+                msg: e.message().replace('\n', " "),
+            })?;
+    for (path, value) in sets {
+        let bad = |msg: String| ScenarioError {
+            file: file.to_string(),
+            line: None,
+            path: format!("--set {path}"),
+            msg,
+        };
+        let mut segs: Vec<(String, Option<usize>)> = Vec::new();
+        for part in path.split('.') {
+            let (key, idx) = match part.split_once('[') {
+                Some((k, rest)) => {
+                    let i = rest
+                        .strip_suffix(']')
+                        .and_then(|x| x.parse::<usize>().ok())
+                        .ok_or_else(|| bad(format!("expected KEY[INDEX] in {part:?}")))?;
+                    (k, Some(i))
+                }
+                None => (part, None),
+            };
+            if key.is_empty() {
+                return Err(bad(
+                    "expected a dotted key path like dumbbell.bottleneck.rate".into(),
+                ));
+            }
+            segs.push((key.to_string(), idx));
+        }
+        let new_value: toml_edit::Value = match value.parse::<toml_edit::Value>() {
+            Ok(v) => v,
+            Err(_) => toml_edit::Value::from(value.as_str()),
+        };
+        set_in(doc.as_table_mut(), &segs, &new_value, &bad)?;
+    }
+    Ok(doc.to_string())
+}
+
+type Seg = (String, Option<usize>);
+
+/// Sets `value` at `segs` under `table` (recursive, one path segment per call).
+fn set_in(
+    table: &mut dyn toml_edit::TableLike,
+    segs: &[Seg],
+    value: &toml_edit::Value,
+    bad: &dyn Fn(String) -> ScenarioError,
+) -> Result<(), ScenarioError> {
+    let ((key, idx), rest) = segs.split_first().expect("a path has at least one segment");
+    match idx {
+        None if rest.is_empty() => {
+            table.insert(key, toml_edit::Item::Value(value.clone()));
+            Ok(())
+        }
+        None => {
+            if table.get(key).is_none() {
+                table.insert(key, toml_edit::Item::Table(toml_edit::Table::new()));
+            }
+            let t = table
+                .get_mut(key)
+                .and_then(|it| it.as_table_like_mut())
+                .ok_or_else(|| bad(format!("{key} is not a table")))?;
+            set_in(t, rest, value, bad)
+        }
+        Some(i) => match table.get_mut(key) {
+            Some(toml_edit::Item::ArrayOfTables(a)) => {
+                if rest.is_empty() {
+                    return Err(bad(format!(
+                        "{key}[{i}] is a table: set one of its keys instead"
+                    )));
+                }
+                let len = a.len();
+                let t = a
+                    .get_mut(*i)
+                    .ok_or_else(|| bad(format!("{key} has {len} elements, no [{i}]")))?;
+                set_in(t, rest, value, bad)
+            }
+            Some(toml_edit::Item::Value(toml_edit::Value::Array(arr))) if rest.is_empty() => {
+                if *i >= arr.len() {
+                    return Err(bad(format!("{key} has {} elements, no [{i}]", arr.len())));
+                }
+                arr.replace(*i, value.clone());
+                Ok(())
+            }
+            _ => Err(bad(format!("{key} is not an array of tables"))),
+        },
+    }
+}

@@ -85,6 +85,27 @@ pub struct LinkMetrics {
     pub ingress_bytes_per_bin: Vec<u64>,
     /// Bytes transmitted per time bin (counted when the last bit leaves).
     pub egress_bytes_per_bin: Vec<u64>,
+    /// Largest backlog (packets) seen in each time bin.
+    pub max_backlog_per_bin: Vec<u64>,
+    /// Packets dropped per time bin.
+    pub drops_per_bin: Vec<u64>,
+}
+
+/// What a flow is, for reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowInfo {
+    /// `udp` or `tcp`.
+    pub kind: &'static str,
+    /// Congestion control (TCP only).
+    pub cc: Option<&'static str>,
+    /// Application: `cbr`, `bulk`, `finite`, `web`, `onoff`.
+    pub app: &'static str,
+    /// When the flow starts.
+    pub start: SimTime,
+    /// Source node name.
+    pub src: String,
+    /// Destination node name.
+    pub dst: String,
 }
 
 /// Per-flow measurements.
@@ -115,6 +136,7 @@ struct Link {
 }
 
 struct Flow {
+    info: FlowInfo,
     spec: UdpSpec,
     next_seq: u64,
     interval: SimDuration,
@@ -225,7 +247,16 @@ impl Sim {
         self.check_route(idx, spec.src, spec.dst)?;
         let interval = spec.rate.tx_time(spec.size as u64);
         self.events.push(spec.start, Ev::UdpSend(idx as u32));
+        let info = FlowInfo {
+            kind: "udp",
+            cc: None,
+            app: "cbr",
+            start: spec.start,
+            src: self.nodes[spec.src as usize].clone(),
+            dst: self.nodes[spec.dst as usize].clone(),
+        };
         self.flows.push(Flow {
+            info,
             spec,
             next_seq: 0,
             interval,
@@ -346,7 +377,13 @@ impl Sim {
         link.q.enqueue(self.now, p);
         self.settle_qdisc_events(l);
         let link = &mut self.links[l as usize];
-        link.m.max_backlog_pkts = link.m.max_backlog_pkts.max(link.q.backlog().packets);
+        let backlog = link.q.backlog().packets;
+        link.m.max_backlog_pkts = link.m.max_backlog_pkts.max(backlog);
+        if link.m.max_backlog_per_bin.len() <= bin {
+            link.m.max_backlog_per_bin.resize(bin + 1, 0);
+        }
+        let slot = &mut link.m.max_backlog_per_bin[bin];
+        *slot = (*slot).max(backlog as u64);
         if link.in_flight.is_none() {
             self.start_tx(l);
         }
@@ -359,7 +396,10 @@ impl Sim {
             let e = self.links[l as usize].q.events()[i];
             match e {
                 QdiscEvent::Dropped { pkt, .. } => {
-                    self.links[l as usize].m.dropped_pkts += 1;
+                    let bin = self.bin();
+                    let m = &mut self.links[l as usize].m;
+                    m.dropped_pkts += 1;
+                    bin_add(&mut m.drops_per_bin, bin, 1);
                     let d = self.packets.remove(pkt.id as u32);
                     self.flows[d.flow as usize].m.dropped_pkts += 1;
                 }
@@ -426,6 +466,8 @@ impl Sim {
                 })
                 .collect(),
             flows: self.flows.iter().map(|f| f.m.clone()).collect(),
+            flow_info: self.flows.iter().map(|f| f.info.clone()).collect(),
+            bin: SimDuration::from_nanos(self.bin_ns),
             packets_alive: self.packets.len(),
         }
     }
@@ -459,6 +501,10 @@ pub struct Report {
     pub links: Vec<LinkReport>,
     /// Per flow.
     pub flows: Vec<FlowMetrics>,
+    /// What each flow is.
+    pub flow_info: Vec<FlowInfo>,
+    /// Width of the time-series bins.
+    pub bin: SimDuration,
     /// Packets alive (queued, transmitting or propagating).
     pub packets_alive: usize,
 }

@@ -289,3 +289,48 @@ fn missing_topology_and_bad_toml() {
     assert!(err("duration = \"0s\"\nnodes=[\"a\"]\n")
         .starts_with("t.toml:1: duration: expected a duration > 0"));
 }
+
+#[test]
+fn set_overrides_edit_the_file_before_building() {
+    use aqmlab_sim::scenario::apply_sets;
+    let sets = vec![
+        ("dumbbell.bottleneck.rate".to_string(), "20Mbps".to_string()),
+        ("flows[1].rate".to_string(), "1Mbps".to_string()),
+        ("seed".to_string(), "42".to_string()),
+        (
+            "dumbbell.bottleneck.params.target".to_string(),
+            "2ms".to_string(),
+        ),
+    ];
+    let text = apply_sets(GOOD, "t.toml", &sets).unwrap();
+    assert!(text.contains("rate = \"20Mbps\""));
+    assert!(text.contains("seed = 42"));
+    // Lines are kept, so errors after a --set still point at the file's lines.
+    assert_eq!(text.lines().count(), GOOD.lines().count());
+    let s = parse(&text).unwrap();
+    assert_eq!(s.seed, 42);
+    let e = apply_sets(GOOD, "t.toml", &[("flows[5].rate".into(), "1Mbps".into())]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "t.toml: --set flows[5].rate: flows has 2 elements, no [5]"
+    );
+    let e = apply_sets(GOOD, "t.toml", &[("duration.x".into(), "1".into())]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "t.toml: --set duration.x: duration is not a table"
+    );
+    // A value that becomes wrong is reported like any other.
+    let text = apply_sets(
+        GOOD,
+        "t.toml",
+        &[("dumbbell.bottleneck.delay".into(), "10".into())],
+    )
+    .unwrap();
+    let e = parse(&text).err().unwrap().to_string();
+    assert!(
+        e.starts_with(
+            "t.toml:15: dumbbell.bottleneck.delay: invalid type: integer `10`, expected a string"
+        ),
+        "{e}"
+    );
+}

@@ -1,0 +1,79 @@
+//! The `summary.json` of a run (its keys are documented in `docs/data-format.md`).
+
+use crate::world::{jain, Report};
+use serde_json::{json, Map, Value};
+
+/// Milliseconds, rounded to nanosecond precision; JSON `null` for NaN (no samples).
+fn ms(ns: f64) -> Value {
+    if ns.is_finite() {
+        json!((ns / 1e3).round() / 1e3)
+    } else {
+        Value::Null
+    }
+}
+
+/// Builds the summary of `r` for scenario `name` run with `seed`; `wall_s` is measured by the caller.
+pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
+    let t = r.sim_time.as_secs_f64();
+    let mut links = Map::new();
+    for l in &r.links {
+        let s = &l.m.sojourn_ns;
+        links.insert(
+            l.name.clone(),
+            json!({
+                "qdisc": l.qdisc,
+                "sojourn_ms": {
+                    "mean": ms(s.mean()), "p50": ms(s.quantile(0.50)), "p75": ms(s.quantile(0.75)),
+                    "p95": ms(s.quantile(0.95)), "p99": ms(s.quantile(0.99)), "max": ms(s.max()),
+                },
+                "enqueued_pkts": l.m.enqueued_pkts,
+                "delivered_pkts": l.m.delivered_pkts,
+                "dropped_pkts": l.m.dropped_pkts,
+                "marked_pkts": l.m.marked_pkts,
+                "delivered_bytes": l.m.delivered_bytes,
+                "utilization": l.utilization,
+                "max_backlog_pkts": l.m.max_backlog_pkts,
+            }),
+        );
+    }
+    let mut goodputs = Vec::with_capacity(r.flows.len());
+    let mut drops = Vec::with_capacity(r.flows.len());
+    let mut flows = Vec::with_capacity(r.flows.len());
+    for (i, (m, info)) in r.flows.iter().zip(&r.flow_info).enumerate() {
+        let active_s = (t - info.start.as_secs_f64()).max(0.0);
+        let goodput = if active_s > 0.0 {
+            m.delivered_bytes as f64 * 8.0 / active_s
+        } else {
+            0.0
+        };
+        goodputs.push(goodput);
+        drops.push(m.dropped_pkts as f64);
+        flows.push(json!({
+            "id": i,
+            "kind": info.kind,
+            "cc": info.cc,
+            "app": info.app,
+            "src": info.src,
+            "dst": info.dst,
+            "sent_pkts": m.sent_pkts,
+            "delivered_pkts": m.delivered_pkts,
+            "delivered_bytes": m.delivered_bytes,
+            "dropped_pkts": m.dropped_pkts,
+            "goodput_bps": goodput,
+            "retransmits": 0,
+            "fct_s": Value::Null,
+        }));
+    }
+    json!({
+        "format_version": 1,
+        "scenario": name,
+        "seed": seed,
+        "sim_time_s": t,
+        "wall_s": wall_s,
+        "events": r.events,
+        "bin_s": r.bin.as_secs_f64(),
+        "links": links,
+        "flows": flows,
+        "fairness": { "jain_goodput": jain(&goodputs), "jain_drops": jain(&drops) },
+    })
+}
