@@ -95,6 +95,15 @@ pub trait CodelQueue {
     /// Bytes still queued after the pop, for the "at least one MTU" test. Linux FQ-CoDel passes the
     /// whole qdisc's backlog here; a plain CoDel its own.
     fn bytes_for_mtu_test(&self) -> u64;
+    /// CoDel has decided to signal congestion (drop, or mark if ECN-capable) while holding
+    /// `examined`, the packet it just popped. Returns the packet that receives the signal; the
+    /// default is `examined` itself (head drop, RFC 8289 §5.5). LSTF-CoDel as described by Ford
+    /// (2020, §V: "LSTFCoDel will drop the packet with the highest slack time") returns its
+    /// most-slack packet instead and puts `examined` back, so that the next pop returns it again.
+    #[inline]
+    fn signal_target(&mut self, examined: Packet) -> Packet {
+        examined
+    }
 }
 
 /// Per-queue CoDel state (RFC 8289 §5.2), plus Linux's `rec_inv_sqrt` and `ldelay`.
@@ -223,7 +232,8 @@ impl CodelState {
             }
             // Several drops may be due in one dequeue when drop_next lies far in the past.
             while self.dropping && now >= self.drop_next {
-                let Some(mut head) = pkt else { break };
+                let Some(head) = pkt else { break };
+                let mut head = q.signal_target(head);
                 self.count += 1;
                 self.count_changed(p);
                 if p.ecn && head.ecn.is_ect() {
@@ -251,14 +261,16 @@ impl CodelState {
             }
         } else if ok {
             // Above target for a whole interval: drop one packet and enter the dropping state.
-            let mut head = pkt.expect("ok_to_drop implies a packet");
+            let mut head = q.signal_target(pkt.expect("ok_to_drop implies a packet"));
             if p.ecn && head.ecn.is_ect() {
                 cx.mark(&mut head, MarkReason::CodelTarget);
                 marked = true;
                 pkt = Some(head);
             } else {
                 cx.drop(head, Stage::Dequeue, DropReason::CodelTarget);
-                pkt = q.pop(true);
+                // Not yet in the dropping state: RFC 8289 §5.5 (and the ns-2 code LSTF-CoDel was
+                // built on) pops the replacement before setting `dropping`.
+                pkt = q.pop(false);
                 self.ok_to_drop(pkt.as_ref(), now_ns, now, p, q);
             }
             self.dropping = true;
