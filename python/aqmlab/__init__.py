@@ -6,16 +6,26 @@ this package is the Python front end: :func:`replay` drives one discipline from 
 """
 
 from aqmlab._core import __version__
-from aqmlab.exceptions import AqmlabError, ParameterError, ReplayError, ScheduleError
+from aqmlab.exceptions import (
+    AqmlabError,
+    ParameterError,
+    ReplayError,
+    ScenarioError,
+    ScheduleError,
+)
 from aqmlab.replay import ReplayResult, list_qdiscs, replay
+from aqmlab.run import RunResult, run
 
 __all__ = [
     "AqmlabError",
     "ParameterError",
     "ReplayError",
     "ReplayResult",
+    "RunResult",
+    "ScenarioError",
     "ScheduleError",
     "__version__",
     "list_qdiscs",
     "replay",
+    "run",
 ]

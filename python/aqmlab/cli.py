@@ -68,6 +68,34 @@ def _build_parser() -> argparse.ArgumentParser:
     r.add_argument("--trace", metavar="FILE", help="write state changes (t_ns,var,value) here")
     r.add_argument("--list", action="store_true", help="list disciplines and their parameters")
 
+    rn = sub.add_parser(
+        "run",
+        help="simulate a scenario file",
+        description=(
+            "Simulate SCENARIO.toml and write summary.json and time series (Parquet, or CSV "
+            "with --csv) to DIR."
+        ),
+    )
+    rn.add_argument("scenario", metavar="SCENARIO.toml")
+    rn.add_argument("--out", "-o", metavar="DIR", help="output folder (default out/<name>)")
+    rn.add_argument("--seed", type=int, help="override the scenario's seed")
+    rn.add_argument(
+        "--qdisc",
+        action="append",
+        default=[],
+        metavar="LINK=KIND",
+        help="swap the discipline on a link, keeping its buffer (e.g. bottleneck=droptail)",
+    )
+    rn.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY.PATH=VALUE",
+        help="override any key, e.g. dumbbell.bottleneck.rate=20Mbps",
+    )
+    rn.add_argument("--csv", action="store_true", help="write time series as CSV, not Parquet")
+    rn.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
+
     d = sub.add_parser(
         "demo",
         help="replay the bundled overload schedule through every discipline and compare",
@@ -79,6 +107,59 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     d.add_argument("--out", default="out/demo", metavar="DIR", help="output folder")
     return p
+
+
+def _pairs(items: list[str], flag: str) -> list[tuple[str, str]]:
+    out = []
+    for it in items:
+        k, sep, v = it.partition("=")
+        if not sep or not k.strip():
+            raise _UsageError(f"{flag} {it!r}: expected NAME=VALUE")
+        out.append((k.strip(), v.strip()))
+    return out
+
+
+def _cmd_run(a: argparse.Namespace) -> int:
+    from aqmlab.run import run
+
+    qdisc = dict(_pairs(a.qdisc, "--qdisc"))
+    sets = dict(_pairs(a.set, "--set"))
+    stem = os.path.splitext(os.path.basename(a.scenario))[0]
+    out = a.out or os.path.join("out", stem)
+    res = run(
+        a.scenario,
+        out,
+        seed=a.seed,
+        qdisc=qdisc,
+        set=sets,
+        csv=a.csv,
+        progress=None if not a.quiet else False,
+    )
+    if not a.quiet:
+        _print_summary(res.summary)
+        print(f"summary.json and time series written to {out}/")
+    return 0
+
+
+def _print_summary(s: dict) -> None:
+    print(
+        f"{s['scenario']}: {s['sim_time_s']:.1f} s simulated in {s['wall_s']:.2f} s "
+        f"({s['events']} events, seed {s['seed']})"
+    )
+    hdr = f"{'link':<18} {'qdisc':<10} {'util':>5} {'drops':>7} {'p50 ms':>8} {'p99 ms':>8}"
+    print(hdr)
+    for name, link in s["links"].items():
+        if link["enqueued_pkts"] == 0:
+            continue
+        soj = link["sojourn_ms"]
+        p50 = "-" if soj["p50"] is None else f"{soj['p50']:.2f}"
+        p99 = "-" if soj["p99"] is None else f"{soj['p99']:.2f}"
+        print(
+            f"{name:<18} {link['qdisc']:<10} {link['utilization']:>5.2f} "
+            f"{link['dropped_pkts']:>7} {p50:>8} {p99:>8}"
+        )
+    f = s["fairness"]
+    print(f"Jain's index: goodput {f['jain_goodput']:.3f}, drops {f['jain_drops']:.3f}")
 
 
 def _write(path: str | None, text: str) -> None:
@@ -180,6 +261,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_replay(a)
         if a.command == "demo":
             return _cmd_demo(a)
+        if a.command == "run":
+            return _cmd_run(a)
         parser.print_help()
         return 2
     except (AqmlabError, _UsageError) as e:

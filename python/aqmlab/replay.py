@@ -48,11 +48,9 @@ class ReplayResult:
         ]
 
     def to_pandas(self):
-        """The decisions as a pandas DataFrame (needs the ``pandas`` extra)."""
-        try:
-            import pandas as pd
-        except ImportError as e:  # pragma: no cover - depends on the environment
-            raise ImportError("to_pandas() needs pandas: pip install 'aqmlab[pandas]'") from e
+        """The decisions as a pandas DataFrame."""
+        import pandas as pd
+
         return pd.read_csv(io.StringIO(self.decisions_csv))
 
 

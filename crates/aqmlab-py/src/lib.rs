@@ -35,6 +35,12 @@ create_exception!(
     AqmlabError,
     "A replay that could not finish (e.g. the uniforms file ran out)."
 );
+create_exception!(
+    _core,
+    ScenarioError,
+    AqmlabError,
+    "A scenario file that cannot be used (the message names file, line and key)."
+);
 
 fn read_file(path: &str, what: &str) -> PyResult<Vec<u8>> {
     std::fs::read(path)
@@ -159,6 +165,145 @@ fn replay<'py>(
     Ok(d)
 }
 
+/// A loaded scenario, run in chunks so Python can show progress and honour Ctrl-C.
+#[pyclass(unsendable)]
+struct Run {
+    scenario: aqmlab_sim::scenario::Scenario,
+    wall_s: f64,
+}
+
+#[pymethods]
+impl Run {
+    /// Simulated seconds to run in total.
+    #[getter]
+    fn duration_s(&self) -> f64 {
+        self.scenario.duration.as_secs_f64()
+    }
+    /// Simulated seconds done.
+    #[getter]
+    fn now_s(&self) -> f64 {
+        self.scenario.sim.now().as_secs_f64()
+    }
+    /// Scenario name.
+    #[getter]
+    fn name(&self) -> String {
+        self.scenario.name.clone()
+    }
+    /// Master seed.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.scenario.seed
+    }
+    /// Runs until `until_s` simulated seconds (capped at the duration), without the GIL.
+    fn advance(&mut self, py: Python<'_>, until_s: f64) -> PyResult<()> {
+        let end = aqmlab_core::SimTime::ZERO + self.scenario.duration;
+        let until = (aqmlab_core::SimTime::ZERO + aqmlab_core::SimDuration::from_secs_f64(until_s))
+            .min(end);
+        #[allow(clippy::disallowed_methods)]
+        // wall time is reported (wall_s), never used by the model
+        let t0 = std::time::Instant::now();
+        let sim = &mut self.scenario.sim;
+        py.allow_threads(|| sim.run_until(until));
+        self.wall_s += t0.elapsed().as_secs_f64();
+        py.check_signals()
+    }
+    /// The summary as a JSON string (see docs/data-format.md).
+    fn summary_json(&self) -> String {
+        let r = self.scenario.sim.report();
+        aqmlab_sim::summary::summary(&self.scenario.name, self.scenario.seed, &r, self.wall_s)
+            .to_string()
+    }
+    /// Time series as columns: `{"links": {col: [...]}, "flows": {col: [...]}}`.
+    fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let r = self.scenario.sim.report();
+        let bin_s = r.bin.as_secs_f64();
+        let nbins =
+            ((r.sim_time.as_nanos() + r.bin.as_nanos() - 1) / r.bin.as_nanos().max(1)) as usize;
+        let at = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
+        let (mut ln, mut lt, mut li, mut le, mut lq, mut ld) =
+            (vec![], vec![], vec![], vec![], vec![], vec![]);
+        for l in &r.links {
+            for i in 0..nbins {
+                ln.push(l.name.clone());
+                lt.push(i as f64 * bin_s);
+                li.push(at(&l.m.ingress_bytes_per_bin, i));
+                le.push(at(&l.m.egress_bytes_per_bin, i));
+                lq.push(at(&l.m.max_backlog_per_bin, i));
+                ld.push(at(&l.m.drops_per_bin, i));
+            }
+        }
+        let (mut fi, mut ft, mut fb, mut fc) = (vec![], vec![], vec![], vec![]);
+        for (k, f) in r.flows.iter().enumerate() {
+            let mut cum = 0u64;
+            for i in 0..nbins {
+                let b = at(&f.delivered_bytes_per_bin, i);
+                cum += b;
+                fi.push(k as u64);
+                ft.push(i as f64 * bin_s);
+                fb.push(b);
+                fc.push(cum);
+            }
+        }
+        let links = PyDict::new(py);
+        links.set_item("link", ln)?;
+        links.set_item("t_s", lt)?;
+        links.set_item("ingress_bytes", li)?;
+        links.set_item("egress_bytes", le)?;
+        links.set_item("max_backlog_pkts", lq)?;
+        links.set_item("drops", ld)?;
+        let flows = PyDict::new(py);
+        flows.set_item("flow", fi)?;
+        flows.set_item("t_s", ft)?;
+        flows.set_item("delivered_bytes", fb)?;
+        flows.set_item("cumulative_bytes", fc)?;
+        let d = PyDict::new(py);
+        d.set_item("links", links)?;
+        d.set_item("flows", flows)?;
+        Ok(d)
+    }
+}
+
+/// Loads the scenario at `path` with overrides: `seed`, `qdisc` (`[(LINK, KIND)]`) and `sets`
+/// (`[(KEY.PATH, VALUE)]`). Raises ScenarioError naming file, line and key on bad input.
+#[pyfunction]
+#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new()))]
+fn load_scenario(
+    path: &str,
+    seed: Option<u64>,
+    qdisc: Vec<(String, String)>,
+    sets: Vec<(String, String)>,
+) -> PyResult<Run> {
+    use aqmlab_sim::scenario;
+    let p = std::path::Path::new(path);
+    let serr = |e: scenario::ScenarioError| ScenarioError::new_err(e.to_string());
+    let text = std::fs::read(p)
+        .map_err(|e| ScenarioError::new_err(format!("{path}: cannot read the scenario: {e}")))?;
+    let text = String::from_utf8(text).map_err(|_| {
+        ScenarioError::new_err(format!(
+            "{path}: not UTF-8 text: expected a TOML scenario file"
+        ))
+    })?;
+    let text = if sets.is_empty() {
+        text
+    } else {
+        scenario::apply_sets(&text, path, &sets).map_err(serr)?
+    };
+    let dir = p
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let stem = p
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ov = scenario::Overrides { seed, qdisc };
+    let sc = scenario::build(&text, path, &dir, &stem, &ov).map_err(serr)?;
+    Ok(Run {
+        scenario: sc,
+        wall_s: 0.0,
+    })
+}
+
 /// The native module.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -167,6 +312,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ParameterError", py.get_type::<ParameterError>())?;
     m.add("ScheduleError", py.get_type::<ScheduleError>())?;
     m.add("ReplayError", py.get_type::<ReplayError>())?;
+    m.add("ScenarioError", py.get_type::<ScenarioError>())?;
+    m.add_class::<Run>()?;
+    m.add_function(wrap_pyfunction!(load_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(list_qdiscs, m)?)?;
     m.add_function(wrap_pyfunction!(list_text, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
