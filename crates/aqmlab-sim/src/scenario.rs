@@ -225,7 +225,12 @@ pub fn build(
             .to_string()
             .replace(".$__serde_spanned_private_value", "");
         let inner = e.into_inner();
-        let msg = inner.message().replace('\n', " ");
+        let mut msg = inner.message().replace('\n', " ");
+        if msg.ends_with("expected a string") {
+            msg.push_str(
+                " (write values with units in quotes, e.g. \"10Mbps\", \"20ms\", \"830p\")",
+            );
+        }
         cx.err(
             inner.span(),
             if path == "." { String::new() } else { path },
