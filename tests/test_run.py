@@ -1,0 +1,137 @@
+"""``aqmlab run`` and ``aqmlab.run``: outputs, overrides, bad scenario input."""
+
+import json
+
+import aqmlab
+import pandas as pd
+import pytest
+from conftest import ROOT, run_cli
+
+UDP = """
+name = "udp-dumbbell"
+duration = "5s"
+seed = 3
+
+[dumbbell]
+senders = 2
+access_rate = "100Mbps"
+sender_delay = "1ms"
+receiver_delay = ["2ms", "4ms"]
+
+[dumbbell.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+qdisc = "codel"
+buffer = "200p"
+
+[[flows]]
+kind = "udp"
+from = "s1"
+to = "r1"
+rate = "6Mbps"
+
+[[flows]]
+kind = "udp"
+from = "s2"
+to = "r2"
+rate = "6Mbps"
+size = 1000
+"""
+
+
+@pytest.fixture
+def scenario(tmp_path):
+    p = tmp_path / "udp.toml"
+    p.write_text(UDP)
+    return p
+
+
+def test_run_writes_summary_and_series(scenario, tmp_path):
+    out = tmp_path / "out"
+    r = run_cli("run", str(scenario), "--out", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((out / "summary.json").read_text())
+    for key in ("scenario", "seed", "sim_time_s", "wall_s", "events", "links", "flows", "fairness"):
+        assert key in s
+    assert s["scenario"] == "udp-dumbbell" and s["seed"] == 3 and s["sim_time_s"] == 5.0
+    b = s["links"]["bottleneck"]
+    for key in ("qdisc", "sojourn_ms", "enqueued_pkts", "delivered_pkts", "dropped_pkts"):
+        assert key in b
+    assert set(b["sojourn_ms"]) == {"mean", "p50", "p75", "p95", "p99", "max"}
+    assert b["qdisc"] == "codel" and b["utilization"] > 0.99
+    # Conservation at the bottleneck: offered = sent + dropped + still queued (+1 in flight).
+    assert 0 <= b["enqueued_pkts"] - b["delivered_pkts"] - b["dropped_pkts"] <= 201
+    assert len(s["flows"]) == 2 and s["flows"][0]["kind"] == "udp"
+    assert 0.9 < s["fairness"]["jain_goodput"] <= 1.0
+    links = pd.read_parquet(out / "links.parquet")
+    flows = pd.read_parquet(out / "flows.parquet")
+    assert list(links.columns) == [
+        "link", "t_s", "ingress_bytes", "egress_bytes", "max_backlog_pkts", "drops",
+    ]  # fmt: skip
+    # The series add up to the summary's totals.
+    bl = links[links.link == "bottleneck"]
+    assert bl.egress_bytes.sum() == b["delivered_bytes"]
+    assert bl.drops.sum() == b["dropped_pkts"]
+    f0 = flows[flows.flow == 0]
+    assert f0.cumulative_bytes.iloc[-1] == s["flows"][0]["delivered_bytes"]
+
+
+def test_same_seed_same_results_and_csv_option(scenario, tmp_path):
+    a = aqmlab.run(scenario, tmp_path / "a", csv=True)
+    b = aqmlab.run(scenario, tmp_path / "b", csv=True)
+    strip = {"wall_s"}
+    assert {k: v for k, v in a.summary.items() if k not in strip} == {
+        k: v for k, v in b.summary.items() if k not in strip
+    }
+    assert (tmp_path / "a" / "links.csv").read_text() == (tmp_path / "b" / "links.csv").read_text()
+
+
+def test_qdisc_and_set_overrides(scenario):
+    r = aqmlab.run(
+        scenario,
+        qdisc={"bottleneck": "droptail"},
+        set={"dumbbell.bottleneck.rate": "20Mbps", "seed": 9},
+    )
+    b = r.summary["links"]["bottleneck"]
+    assert b["qdisc"] == "droptail"
+    assert b["dropped_pkts"] == 0  # 12 Mb/s now fits in 20 Mb/s
+    assert r.summary["seed"] == 9
+
+
+BAD = [
+    (("access_rate", "acess_rate"), ":8: dumbbell.acess_rate: unknown field `acess_rate`"),
+    (('rate = "10Mbps"', 'rate = "10 MB"'), ":13: dumbbell.bottleneck.rate: expected a rate"),
+    (('rate = "10Mbps"', "rate = 10"), ":13: dumbbell.bottleneck.rate: invalid type: integer"),
+    (('rate = "10Mbps"', 'rate = "-10Mbps"'), ":13: dumbbell.bottleneck.rate: expected a rate"),
+    (('buffer = "200p"', 'buffer = "200"'), ":16: dumbbell.bottleneck.buffer: expected a size"),
+    (('to = "r1"', 'to = "r9"'), ":21: flows[0].to: expected one of the nodes"),
+    (('qdisc = "codel"', 'qdisc = "blue"'), ":15: dumbbell.bottleneck.qdisc: unknown queue"),
+    (('rate = "10Mbps"', 'trace = "nope.down"'), ":13: dumbbell.bottleneck.trace: cannot read"),
+]
+
+
+@pytest.mark.parametrize("edit,message", BAD)
+def test_bad_scenarios_fail_before_simulating_with_one_line(tmp_path, edit, message):
+    old, new = edit
+    text = UDP.replace(old, new, 1)
+    p = tmp_path / "bad.toml"
+    p.write_text(text)
+    r = run_cli("run", str(p), "--out", str(tmp_path / "o"), "--quiet")
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr and "panicked" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert f"{p}{message}" in r.stderr, r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_bad_overrides_and_missing_file(scenario):
+    r = run_cli("run", str(scenario), "--qdisc", "nolink=red", "--quiet")
+    assert r.returncode == 2 and '--qdisc nolink=red: no link named "nolink"' in r.stderr
+    r = run_cli("run", str(scenario), "--set", "flows[7].rate=1Mbps", "--quiet")
+    assert r.returncode == 2 and "flows has 2 elements, no [7]" in r.stderr
+    r = run_cli("run", str(scenario), "--qdisc", "bottleneck", "--quiet")
+    assert r.returncode == 2 and "expected NAME=VALUE" in r.stderr
+    r = run_cli("run", str(ROOT / "no-such.toml"))
+    assert r.returncode == 2 and "cannot read the scenario" in r.stderr
+    with pytest.raises(aqmlab.ScenarioError):
+        aqmlab.run(ROOT / "README.md")
