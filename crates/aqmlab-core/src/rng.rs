@@ -75,6 +75,30 @@ impl Xoshiro256pp {
     }
 }
 
+impl Xoshiro256pp {
+    /// A uniform draw in (0, 1]: never 0, so `ln` of it is finite.
+    #[inline]
+    pub fn next_open01(&mut self) -> f64 {
+        1.0 - self.next_f64()
+    }
+    /// An exponential draw with the given mean (inverse transform).
+    pub fn exponential(&mut self, mean: f64) -> f64 {
+        -mean * self.next_open01().ln()
+    }
+    /// A Pareto draw with tail index `shape` (> 1) and the given `mean`: scale
+    /// x_m = mean·(shape−1)/shape, x = x_m / U^(1/shape).
+    pub fn pareto(&mut self, mean: f64, shape: f64) -> f64 {
+        let xm = mean * (shape - 1.0) / shape;
+        xm / self.next_open01().powf(1.0 / shape)
+    }
+    /// A lognormal draw exp(mu + sigma·Z), Z standard normal (Box–Muller, two uniforms per draw).
+    pub fn lognormal(&mut self, mu: f64, sigma: f64) -> f64 {
+        let (u1, u2) = (self.next_open01(), self.next_f64());
+        let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+        (mu + sigma * z).exp()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,6 +139,32 @@ mod tests {
             stream_seed(7, "link/a/qdisc"),
             stream_seed(7, "link/a/qdisc")
         );
+    }
+
+    #[test]
+    fn samplers_have_their_theoretical_means() {
+        let mut r = Xoshiro256pp::seed_from_u64(9);
+        let n = 400_000;
+        let mean = |f: &mut dyn FnMut() -> f64| (0..n).map(|_| f()).sum::<f64>() / n as f64;
+        let e = mean(&mut || r.exponential(2.0));
+        assert!((e - 2.0).abs() < 0.02, "exponential {e}");
+        // Shape 3 has a finite variance, so the sample mean converges quickly.
+        let p = mean(&mut || r.pareto(10.0, 3.0));
+        assert!((p - 10.0).abs() < 0.1, "pareto {p}");
+        let mut below = 0;
+        for _ in 0..n {
+            // Pareto's minimum is x_m = mean·(shape−1)/shape.
+            let x = r.pareto(10.0, 1.2);
+            assert!(x >= 10.0 * 0.2 / 1.2 - 1e-12);
+            below += (x < 10.0) as u32;
+        }
+        assert!(
+            below as f64 / n as f64 > 0.5,
+            "heavy tail: most draws are below the mean"
+        );
+        // Lognormal mean = exp(mu + sigma²/2).
+        let l = mean(&mut || r.lognormal(1.0, 0.5));
+        assert!((l - (1.0f64 + 0.125).exp()).abs() < 0.02, "lognormal {l}");
     }
 
     #[test]
