@@ -1,52 +1,805 @@
-//! PLACEHOLDER: Pie is being implemented; this module only reserves the interface.
+//! PIE, the Proportional Integral controller Enhanced (RFC 8033), as a clock-free state machine.
+//!
+//! * Enqueue (RFC 8033 §4.1): an arrival that does not fit is dropped (`overlimit`); otherwise,
+//!   unless the burst allowance (§4.4) or the work-conserving safeguard (§4.1) lets it through, it
+//!   is dropped with probability `drop_prob` (`pie_early`), or CE-marked instead when ECN is on,
+//!   the packet is ECN-capable and `drop_prob` is below the ECN threshold (§5.1). With
+//!   derandomization (§5.4) the drops are spaced by an accumulated probability.
+//! * Dequeue: FIFO; the queueing delay is the sojourn of the departing packet, and 0 when it leaves
+//!   the queue empty (the timestamp estimator of §4.3, as ns-3 and Linux ≥ 5.6 implement it), or
+//!   backlog / departure rate with `estimator=dq_rate` (§4.3 and §5.2, with ns-3's averaging).
+//! * Every `t_update` the drop probability is recomputed (§4.2): the PI step
+//!   `alpha·(qdelay − target) + beta·(qdelay − qdelay_old)`, scaled by the auto-tuning table,
+//!   capped at +2 % once `drop_prob ≥ 10 %` (§5.5), decayed by ×0.98 when the queue is idle, and
+//!   clamped to [0, 1].
+//!
+//! # The periodic update without a timer
+//! A discipline never schedules events (see [`crate::contract`]), so the update "timer" is lazy.
+//! Updates are due at `k·t_update` for k = 0, 1, 2, …, as in ns-3, which arms its `CalculateP`
+//! timer at time 0 when the discipline is built and re-arms it every `t_update`. The update at 0
+//! runs in [`Pie::new`], before any call. At the start of every `enqueue`/`dequeue` call at `now`,
+//! every update due strictly before `now` is run, oldest first.
+//!
+//! This is exactly what a timer would have done. An update reads only PIE's own variables
+//! (`drop_prob`, `qdelay`, `qdelay_old`, the burst allowance and state, the departure-rate
+//! estimate) and the backlog, and only calls change those; so an update due in a gap between two
+//! calls sees the state the earlier call left, which is still the state held when the later call
+//! runs it, and the updates in a gap see each other's results in order, as they would have.
+//! An update due at exactly `now` runs after the calls at `now`: that is ns-3's order (the
+//! driver's events were scheduled before the timer re-armed itself), and it is the order with which
+//! every packet of the vectors agrees (running it before them, 15,187 of the 24,167 packets of
+//! `overload` differ). When an update leaves the state unchanged (an idle queue with `drop_prob` 0
+//! and nothing left to count down, or only ns-3's count of calm updates), the remaining due
+//! updates are done in one step, so a long idle gap costs O(1). Otherwise (a stalled link with
+//! packets queued) a gap costs one update per `t_update` of it, as a timer would. [`Pie::advance_to`] runs the due updates
+//! without a call, for samplers; [`Pie::next_update`] tells when the next one is due.
+//!
+//! # Variants
+//! `variant=ns3` (default) reproduces ns-3 3.37's `PieQueueDisc`, and with
+//! `vectors/ns3-uniforms.txt` draws exactly when ns-3 draws; `variant=rfc` follows RFC 8033's
+//! pseudocode (Appendix A/B) for the burst allowance. They differ only there and in the drop test
+//! (`u ≤ p` / `u < p`); see [`PieVariant`]. Deviations from Linux `sch_pie`: no "+2 % when
+//! qdelay > 250 ms" boost, ×0.98 decay (Linux: −1/64), the RFC auto-tuning table (old kernels had
+//! three regimes), ECN marking when `drop_prob < ecn_threshold` (Linux: `≤ 10 %`), the allowance
+//! counted down per update (Linux: by the time between dequeues).
 
-use crate::contract::{Backlog, QdiscCx, QueueDisc};
+use crate::contract::{Backlog, DropReason, MarkReason, QdiscCx, QueueDisc, Stage};
+use crate::droptail::fits;
+use crate::fifo::PacketFifo;
 use crate::params::{ConfigError, ParamSpec, Params};
-#[allow(unused_imports)]
 use crate::uniform::UniformSource;
-use aqmlab_core::{Packet, SimTime};
+use aqmlab_core::units::Size;
+use aqmlab_core::{Ecn, Packet, SimDuration, SimTime};
 
-/// Pie's parameters.
-pub const PARAMS: &[ParamSpec] = &[];
+/// PIE's parameters.
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "limit",
+        default: "1000p",
+        kind: "size",
+        help: "buffer limit in packets (1000p) or bytes (1.5MB); an arrival beyond it is dropped",
+    },
+    ParamSpec {
+        name: "target",
+        default: "15ms",
+        kind: "duration",
+        help: "QDELAY_REF: the queueing delay PIE steers to (RFC 8033 §4.2)",
+    },
+    ParamSpec {
+        name: "t_update",
+        default: "15ms",
+        kind: "duration",
+        help: "T_UPDATE: period of the drop-probability update (§4.2)",
+    },
+    ParamSpec {
+        name: "alpha",
+        default: "0.125",
+        kind: "number",
+        help: "weight of (qdelay - target), per second (§4.2)",
+    },
+    ParamSpec {
+        name: "beta",
+        default: "1.25",
+        kind: "number",
+        help: "weight of (qdelay - qdelay_old), per second (§4.2)",
+    },
+    ParamSpec {
+        name: "burst_allowance",
+        default: "150ms",
+        kind: "duration",
+        help: "MAX_BURST: time without random drops at the start of a burst (§4.4)",
+    },
+    ParamSpec {
+        name: "ecn",
+        default: "false",
+        kind: "bool",
+        help: "CE-mark ECN-capable packets instead of dropping them while drop_prob < ecn_threshold (§5.1)",
+    },
+    ParamSpec {
+        name: "ecn_threshold",
+        default: "0.1",
+        kind: "number",
+        help: "mark_ecnth: above it ECN-capable packets are dropped too (§5.1)",
+    },
+    ParamSpec {
+        name: "derandomize",
+        default: "false",
+        kind: "bool",
+        help: "space drops by accumulated probability: none below 0.85, always at 8.5 (§5.4)",
+    },
+    ParamSpec {
+        name: "cap_drop_adjustment",
+        default: "true",
+        kind: "bool",
+        help: "raise drop_prob by at most 2 % per update once it is >= 10 % (§5.5)",
+    },
+    ParamSpec {
+        name: "mean_pkt_size",
+        default: "1000",
+        kind: "bytes",
+        help: "MEAN_PKTSIZE, byte-mode limits only: no early drop with <= 2 of these queued; drop_prob scales by size/mean",
+    },
+    ParamSpec {
+        name: "estimator",
+        default: "timestamp",
+        kind: "one of timestamp|dq_rate",
+        help: "queueing delay from the departing packet's sojourn, or backlog/departure rate (§4.3, §5.2)",
+    },
+    ParamSpec {
+        name: "dq_threshold",
+        default: "16384",
+        kind: "bytes",
+        help: "DQ_THRESHOLD: backlog (and bytes sent) per departure-rate sample (estimator=dq_rate)",
+    },
+    ParamSpec {
+        name: "variant",
+        default: "ns3",
+        kind: "one of ns3|rfc",
+        help: "burst-allowance logic of ns-3 3.37 (default; agrees with the vectors) or of RFC 8033's pseudocode",
+    },
+];
 
-/// Validated configuration.
-#[derive(Clone, Debug)]
-pub struct PieConfig {}
+/// How the burst allowance (RFC 8033 §4.4) is kept; nothing else differs between the variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PieVariant {
+    /// ns-3 3.37 `PieQueueDisc`: the allowance starts at 0 and is granted (`burst_allowance`) by
+    /// the first arrival that reaches the early-drop test after a calm spell; while it lasts the
+    /// update holds `drop_prob` at 0; it is granted again only after the queue has been calm
+    /// (`drop_prob` 0, both delays below target/2, allowance used up) for more than 1.5 s of
+    /// updates in a row (ns-3's NO_BURST / IN_BURST_PROTECTING / IN_BURST machine). Drop test
+    /// `u <= p`.
+    Ns3,
+    /// RFC 8033 Appendix A: the allowance starts at `burst_allowance` and is reset to it at every
+    /// arrival while `drop_prob` is 0 and both `qdelay` and `qdelay_old` are below target/2; the
+    /// update keeps running during the allowance. Drop test `u < p`.
+    Rfc,
+}
+
+/// How the queueing delay is estimated (RFC 8033 §4.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Estimator {
+    /// The sojourn of the packet being dequeued; 0 when it leaves the queue empty.
+    Timestamp,
+    /// Backlog bytes / average departure rate, measured over `dq_threshold` bytes (§5.2; ns-3's
+    /// 0.5/0.5 average of the samples). 0 until the first rate sample.
+    DqRate,
+}
+
+/// Validated PIE configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PieConfig {
+    /// Buffer limit.
+    pub limit: Size,
+    /// QDELAY_REF.
+    pub target: SimDuration,
+    /// T_UPDATE (> 0).
+    pub t_update: SimDuration,
+    /// alpha, per second (0 to 1e9).
+    pub alpha: f64,
+    /// beta, per second (0 to 1e9).
+    pub beta: f64,
+    /// MAX_BURST.
+    pub burst_allowance: SimDuration,
+    /// Mark instead of drop (§5.1).
+    pub ecn: bool,
+    /// Mark only while `drop_prob` is below this.
+    pub ecn_threshold: f64,
+    /// Derandomized drops (§5.4).
+    pub derandomize: bool,
+    /// At most +2 % per update once `drop_prob ≥ 10 %` (§5.5).
+    pub cap_drop_adjustment: bool,
+    /// MEAN_PKTSIZE in bytes (byte-mode limits).
+    pub mean_pkt_size: u32,
+    /// Queueing-delay estimator.
+    pub estimator: Estimator,
+    /// DQ_THRESHOLD in bytes.
+    pub dq_threshold: u64,
+    /// ns-3 or RFC burst-allowance logic.
+    pub variant: PieVariant,
+}
 
 impl PieConfig {
     /// Reads and checks the parameters.
     pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
-        Err(p.invalid("kind", "not implemented yet"))
+        let weight = |name: &'static str| -> Result<f64, ConfigError> {
+            // Bounded so that the PI step stays finite for any delay (u64 ns < 2e10 s).
+            let v = p.f64(name)?;
+            if !(0.0..=1e9).contains(&v) {
+                return Err(p.invalid(
+                    name,
+                    format!("expected a weight in [0, 1e9] (per second), got {v}"),
+                ));
+            }
+            Ok(v)
+        };
+        let mean = p.bytes("mean_pkt_size")?;
+        if mean == 0 || mean > u32::MAX as u64 {
+            return Err(p.invalid(
+                "mean_pkt_size",
+                format!(
+                    "expected a packet size in bytes, 1 to {}, got {mean}",
+                    u32::MAX
+                ),
+            ));
+        }
+        let dq_threshold = p.bytes("dq_threshold")?;
+        if dq_threshold == 0 {
+            return Err(p.invalid("dq_threshold", "expected a byte count > 0, got 0"));
+        }
+        Ok(PieConfig {
+            limit: p.size("limit")?,
+            target: p.positive_duration("target")?,
+            t_update: p.positive_duration("t_update")?,
+            alpha: weight("alpha")?,
+            beta: weight("beta")?,
+            burst_allowance: p.duration("burst_allowance")?,
+            ecn: p.bool("ecn")?,
+            ecn_threshold: p.f64_in("ecn_threshold", 0.0, 1.0)?,
+            derandomize: p.bool("derandomize")?,
+            cap_drop_adjustment: p.bool("cap_drop_adjustment")?,
+            mean_pkt_size: mean as u32,
+            estimator: match p.choice("estimator", &["timestamp", "dq_rate"])? {
+                0 => Estimator::Timestamp,
+                _ => Estimator::DqRate,
+            },
+            dq_threshold,
+            variant: match p.choice("variant", &["ns3", "rfc"])? {
+                0 => PieVariant::Ns3,
+                _ => PieVariant::Rfc,
+            },
+        })
+    }
+
+    /// The configuration with every parameter at its default.
+    pub fn defaults() -> Self {
+        Self::from_params(&Params::new("pie", PARAMS, &[]).expect("no parameters given"))
+            .expect("the defaults are valid")
     }
 }
 
-/// The discipline.
+/// ns-3's burst state (variant `ns3`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Burst {
+    /// Calm: the next early-drop test grants the allowance.
+    No,
+    /// The allowance has been granted and not yet seen out by a calm update.
+    Protecting,
+    /// The allowance is used up and the queue is calm; counting calm updates.
+    In,
+}
+
+/// ns-3's `BURST_RESET_TIMEOUT`, in seconds: how long the queue must stay calm before ns-3 grants
+/// the burst allowance again.
+const NS3_BURST_RESET_TIMEOUT_S: f64 = 1.5;
+
+/// The variables the periodic update reads and writes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Ctl {
+    drop_prob: f64,
+    /// Current queueing-delay estimate, ns.
+    qdelay_ns: u64,
+    /// The estimate at the previous update, ns.
+    qdelay_old_ns: u64,
+    /// Remaining burst allowance, ns.
+    burst_allowance_ns: u64,
+    burst: Burst,
+    burst_reset: u32,
+    /// Departure-rate estimator (estimator=dq_rate): average rate in bytes/s (0: none yet).
+    avg_dq_rate: f64,
+    in_measurement: bool,
+    dq_start_ns: u64,
+    /// Bytes sent in the current measurement; wraps like ns-3's `uint64_t m_dqCount`.
+    dq_count: u64,
+}
+
+const DQCOUNT_INVALID: u64 = u64::MAX;
+
+/// The PIE discipline.
 #[derive(Debug)]
 pub struct Pie {
+    cfg: PieConfig,
+    q: PacketFifo,
     uniforms: UniformSource,
+    ctl: Ctl,
+    /// Accumulated probability (§5.4).
+    accu_prob: f64,
+    /// When the next periodic update is due, ns.
+    next_update_ns: u64,
+    // Constants in seconds, as the update uses them.
+    target_s: f64,
+    half_target_s: f64,
+    burst_reset_limit: u32,
+}
+
+#[inline]
+fn secs(ns: u64) -> f64 {
+    ns as f64 / 1e9
 }
 
 impl Pie {
-    /// Builds it.
+    /// A PIE queue drawing its random numbers from `uniforms`.
     pub fn new(cfg: PieConfig, uniforms: UniformSource) -> Self {
-        let _ = cfg;
-        Pie { uniforms }
+        let cap = match cfg.limit {
+            Size::Packets(n) => n.min(1 << 16) as usize,
+            Size::Bytes(_) => 1024,
+        };
+        let target_s = secs(cfg.target.as_nanos());
+        let burst_allowance_ns = match cfg.variant {
+            PieVariant::Ns3 => 0,
+            PieVariant::Rfc => cfg.burst_allowance.as_nanos(),
+        };
+        let limit = NS3_BURST_RESET_TIMEOUT_S / secs(cfg.t_update.as_nanos());
+        let mut pie = Pie {
+            q: PacketFifo::with_capacity(cap),
+            uniforms,
+            ctl: Ctl {
+                drop_prob: 0.0,
+                qdelay_ns: 0,
+                qdelay_old_ns: 0,
+                burst_allowance_ns,
+                burst: Burst::No,
+                burst_reset: 0,
+                avg_dq_rate: 0.0,
+                in_measurement: false,
+                dq_start_ns: 0,
+                dq_count: DQCOUNT_INVALID,
+            },
+            accu_prob: 0.0,
+            next_update_ns: 0,
+            target_s,
+            half_target_s: 0.5 * target_s,
+            burst_reset_limit: if limit >= u32::MAX as f64 {
+                u32::MAX
+            } else {
+                limit as u32
+            },
+            cfg,
+        };
+        // The first update is due at time 0, before any call (ns-3 arms its timer when the
+        // discipline is built); the next one at t_update.
+        pie.update();
+        pie.next_update_ns = pie.cfg.t_update.as_nanos();
+        pie
     }
+
     /// The random source.
     pub fn uniforms(&self) -> &UniformSource {
         &self.uniforms
     }
+
+    /// The configuration.
+    pub fn config(&self) -> &PieConfig {
+        &self.cfg
+    }
+
+    /// The current drop probability.
+    pub fn drop_prob(&self) -> f64 {
+        self.ctl.drop_prob
+    }
+
+    /// The current queueing-delay estimate.
+    pub fn qdelay(&self) -> SimDuration {
+        SimDuration::from_nanos(self.ctl.qdelay_ns)
+    }
+
+    /// The remaining burst allowance.
+    pub fn burst_allowance(&self) -> SimDuration {
+        SimDuration::from_nanos(self.ctl.burst_allowance_ns)
+    }
+
+    /// The accumulated probability of derandomization (§5.4).
+    pub fn accu_prob(&self) -> f64 {
+        self.accu_prob
+    }
+
+    /// When the next periodic update is due (a multiple of `t_update`); it runs at the first call
+    /// after that instant.
+    pub fn next_update(&self) -> SimTime {
+        SimTime::from_nanos(self.next_update_ns)
+    }
+
+    /// Runs every periodic update due strictly before `now`, as a timer would have by then.
+    /// `enqueue` and `dequeue` do this themselves; call it only to read the state at a time
+    /// without a call (a trace sampler, a test).
+    pub fn advance_to(&mut self, now: SimTime) {
+        self.catch_up(now.as_nanos());
+    }
+
+    /// Runs every periodic update due strictly before `now` (see the module documentation).
+    #[inline]
+    fn catch_up(&mut self, now: u64) {
+        let t = self.cfg.t_update.as_nanos();
+        while self.next_update_ns < now {
+            let before = self.ctl;
+            self.update();
+            // Updates still due after this one.
+            let more = (now - 1 - self.next_update_ns) / t;
+            let mut skip = 0;
+            if self.ctl == before {
+                // A fixed point: the remaining due updates would change nothing either.
+                skip = more;
+            } else if self.ctl.burst == Burst::In
+                && self.ctl.burst_reset == before.burst_reset.wrapping_add(1)
+                && (Ctl {
+                    burst_reset: before.burst_reset,
+                    ..self.ctl
+                }) == before
+            {
+                // Calm and idle in ns-3's IN_BURST: each further update only counts one more
+                // calm update, until the count passes the limit. Count them in one step, up to
+                // the update that changes the state.
+                let to_limit = (self.burst_reset_limit
+                    - self.ctl.burst_reset.min(self.burst_reset_limit))
+                    as u64;
+                skip = more.min(to_limit);
+                self.ctl.burst_reset += skip as u32;
+            }
+            self.next_update_ns = self
+                .next_update_ns
+                .saturating_add(skip.saturating_add(1).saturating_mul(t));
+        }
+    }
+
+    /// One drop-probability update (RFC 8033 §4.2; ns-3 `CalculateP`).
+    fn update(&mut self) {
+        let cfg = &self.cfg;
+        let c = &mut self.ctl;
+        let mut missing_rate = false;
+        if cfg.estimator == Estimator::DqRate {
+            // §4.3: Little's law on the backlog and the measured departure rate.
+            if c.avg_dq_rate > 0.0 {
+                c.qdelay_ns =
+                    SimDuration::from_secs_f64(self.q.bytes() as f64 / c.avg_dq_rate).as_nanos();
+            } else {
+                c.qdelay_ns = 0;
+                missing_rate = true;
+            }
+        }
+        let qdelay = secs(c.qdelay_ns);
+        let qdelay_old = secs(c.qdelay_old_ns);
+
+        let mut p = 0.0;
+        if cfg.variant == PieVariant::Ns3 && c.burst_allowance_ns > 0 {
+            // ns-3 holds the probability at 0 while the burst allowance lasts.
+            c.drop_prob = 0.0;
+        } else {
+            // §4.2: the PI step, in probability per update.
+            p = cfg.alpha * (qdelay - self.target_s) + cfg.beta * (qdelay - qdelay_old);
+            // §4.2 auto-tuning: the smaller drop_prob, the smaller the step.
+            let dp = c.drop_prob;
+            if dp < 0.000001 {
+                p /= 2048.0;
+            } else if dp < 0.00001 {
+                p /= 512.0;
+            } else if dp < 0.0001 {
+                p /= 128.0;
+            } else if dp < 0.001 {
+                p /= 32.0;
+            } else if dp < 0.01 {
+                p /= 8.0;
+            } else if dp < 0.1 {
+                p /= 2.0;
+            }
+            // §5.5 cap drop adjustment: at most +2 % per update once drop_prob >= 10 %.
+            if cfg.cap_drop_adjustment && dp >= 0.1 && p > 0.02 {
+                p = 0.02;
+            }
+        }
+        p += c.drop_prob;
+        // §4.2: decay exponentially while the queue stays idle.
+        if qdelay == 0.0 && qdelay_old == 0.0 {
+            p *= 0.98;
+        }
+        // §4.2: bound to [0, 1].
+        c.drop_prob = p.clamp(0.0, 1.0);
+
+        // §4.4: the allowance runs down by T_UPDATE per update.
+        c.burst_allowance_ns = c.burst_allowance_ns.saturating_sub(cfg.t_update.as_nanos());
+
+        let calm = qdelay < self.half_target_s && qdelay_old < self.half_target_s;
+        if cfg.estimator == Estimator::DqRate && calm && c.drop_prob == 0.0 && !missing_rate {
+            // The queue has calmed down: start the rate measurement afresh (ns-3, Linux).
+            c.dq_count = DQCOUNT_INVALID;
+            c.avg_dq_rate = 0.0;
+        }
+        if cfg.variant == PieVariant::Ns3 {
+            if calm && c.drop_prob == 0.0 && c.burst_allowance_ns == 0 {
+                match c.burst {
+                    Burst::Protecting => {
+                        c.burst = Burst::In;
+                        c.burst_reset = 0;
+                    }
+                    Burst::In => {
+                        c.burst_reset = c.burst_reset.saturating_add(1);
+                        if c.burst_reset > self.burst_reset_limit {
+                            c.burst_reset = 0;
+                            c.burst = Burst::No;
+                        }
+                    }
+                    Burst::No => {}
+                }
+            } else if c.burst == Burst::In {
+                c.burst_reset = 0;
+            }
+        }
+        c.qdelay_old_ns = c.qdelay_ns;
+    }
+
+    /// The early-drop decision for an arrival that fits (§4.1, §4.4, §5.4; ns-3 `DropEarly`).
+    /// `backlog` is the queue before the arrival.
+    #[inline]
+    fn drop_early(&mut self, pkt: &Packet, backlog: Backlog) -> bool {
+        let c = &mut self.ctl;
+        if c.burst_allowance_ns > 0 {
+            // §4.4: inside the burst allowance there are no random drops.
+            return false;
+        }
+        if self.cfg.variant == PieVariant::Ns3 && c.burst == Burst::No {
+            // ns-3 grants the allowance here, at the first test after a calm spell; this
+            // arrival is still tested below.
+            c.burst = Burst::Protecting;
+            c.burst_allowance_ns = self.cfg.burst_allowance.as_nanos();
+        }
+        let mut p = c.drop_prob;
+        let byte_mode = matches!(self.cfg.limit, Size::Bytes(_));
+        if byte_mode {
+            // §4.1 allows scaling by packet size ("for practical reasons"); ns-3 does it in
+            // byte mode.
+            p = p * pkt.size_bytes as f64 / self.cfg.mean_pkt_size as f64;
+        }
+        // §4.1 safeguard: PIE stays work-conserving while the delay is low, or while the queue
+        // holds no more than a couple of packets.
+        if secs(c.qdelay_old_ns) < self.half_target_s && c.drop_prob < 0.2 {
+            return false;
+        }
+        let few = if byte_mode {
+            backlog.bytes <= 2 * self.cfg.mean_pkt_size as u64
+        } else {
+            backlog.packets <= 2
+        };
+        if few {
+            return false;
+        }
+        if self.cfg.derandomize {
+            // §5.4: accumulate the probability since the last drop.
+            if c.drop_prob == 0.0 {
+                self.accu_prob = 0.0;
+            }
+            self.accu_prob += c.drop_prob;
+            if self.accu_prob < 0.85 {
+                return false;
+            }
+            if self.accu_prob >= 8.5 {
+                return true;
+            }
+        }
+        let u = self.uniforms.next_f64();
+        match self.cfg.variant {
+            PieVariant::Ns3 => u <= p,
+            PieVariant::Rfc => u < p,
+        }
+    }
+
+    /// The departure-rate measurement (§5.2, ns-3's averaging) after `pkt` left at `now`.
+    fn measure_departure(&mut self, now: u64, size: u32) {
+        let c = &mut self.ctl;
+        let left = self.q.bytes();
+        let th = self.cfg.dq_threshold;
+        if left >= th && !c.in_measurement {
+            c.dq_start_ns = now;
+            c.dq_count = 0;
+            c.in_measurement = true;
+        }
+        if c.in_measurement {
+            c.dq_count = c.dq_count.wrapping_add(size as u64);
+            if c.dq_count >= th {
+                let dt = secs(now - c.dq_start_ns);
+                if dt > 0.0 {
+                    let sample = c.dq_count as f64 / dt;
+                    c.avg_dq_rate = if c.avg_dq_rate == 0.0 {
+                        sample
+                    } else {
+                        0.5 * c.avg_dq_rate + 0.5 * sample
+                    };
+                }
+                c.dq_count = 0;
+                if left > th {
+                    c.dq_start_ns = now;
+                    c.in_measurement = true;
+                } else {
+                    c.in_measurement = false;
+                }
+            }
+        }
+    }
 }
 
 impl QueueDisc for Pie {
-    fn enqueue(&mut self, _now: SimTime, _pkt: Packet, _cx: &mut QdiscCx) {
-        unimplemented!()
+    fn enqueue(&mut self, now: SimTime, mut pkt: Packet, cx: &mut QdiscCx) {
+        self.catch_up(now.as_nanos());
+        let backlog = self.q.backlog();
+        if !fits(self.cfg.limit, backlog, pkt.size_bytes) {
+            // Buffer full: a forced drop, which also restarts derandomization.
+            self.accu_prob = 0.0;
+            cx.drop(pkt, Stage::Enqueue, DropReason::Overlimit);
+            return;
+        }
+        if self.cfg.variant == PieVariant::Rfc {
+            // RFC 8033 §4.4 / Appendix A: once congestion has gone (drop_prob 0, both delay
+            // estimates below target/2), a new burst gets the full allowance again.
+            let c = &mut self.ctl;
+            if c.drop_prob == 0.0
+                && secs(c.qdelay_ns) < self.half_target_s
+                && secs(c.qdelay_old_ns) < self.half_target_s
+            {
+                c.burst_allowance_ns = self.cfg.burst_allowance.as_nanos();
+            }
+        }
+        if self.drop_early(&pkt, backlog) {
+            // §5.1: below the ECN threshold an ECN-capable packet is marked instead.
+            // A packet already CE passes unchanged (ns-3's and Linux's "set CE" succeed on it).
+            if self.cfg.ecn && self.ctl.drop_prob < self.cfg.ecn_threshold && pkt.ecn != Ecn::NotEct
+            {
+                if pkt.ecn.is_ect() {
+                    cx.mark(&mut pkt, MarkReason::PieEarly);
+                }
+            } else {
+                self.accu_prob = 0.0;
+                cx.drop(pkt, Stage::Enqueue, DropReason::PieEarly);
+                return;
+            }
+        }
+        self.q.push_back(pkt);
     }
-    fn dequeue(&mut self, _now: SimTime, _cx: &mut QdiscCx) -> Option<Packet> {
-        unimplemented!()
+
+    fn dequeue(&mut self, now: SimTime, _cx: &mut QdiscCx) -> Option<Packet> {
+        let now = now.as_nanos();
+        self.catch_up(now);
+        let pkt = self.q.pop_front()?;
+        match self.cfg.estimator {
+            Estimator::Timestamp => {
+                // §4.3 with timestamps: the departing packet's sojourn; an empty queue has none.
+                self.ctl.qdelay_ns = if self.q.bytes() == 0 {
+                    0
+                } else {
+                    now.saturating_sub(pkt.enqueue_ns)
+                };
+            }
+            Estimator::DqRate => self.measure_departure(now, pkt.size_bytes),
+        }
+        Some(pkt)
     }
+
     fn backlog(&self) -> Backlog {
-        Backlog::default()
+        self.q.backlog()
     }
-    fn visit_state(&self, _visit: &mut dyn FnMut(&'static str, f64)) {}
+
+    fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
+        let c = &self.ctl;
+        visit("drop_prob", c.drop_prob);
+        visit("qdelay_s", secs(c.qdelay_ns));
+        visit("qdelay_old_s", secs(c.qdelay_old_ns));
+        visit("burst_allowance_s", secs(c.burst_allowance_ns));
+        visit("accu_prob", self.accu_prob);
+        visit(
+            "burst_state",
+            match c.burst {
+                Burst::No => 0.0,
+                Burst::Protecting => 1.0,
+                Burst::In => 2.0,
+            },
+        );
+        visit("avg_dq_rate_Bps", c.avg_dq_rate);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aqmlab_core::FlowId;
+
+    fn pie(items: &[&str]) -> Pie {
+        let pairs = Params::split_pairs(items).unwrap();
+        let cfg = PieConfig::from_params(&Params::new("pie", PARAMS, &pairs).unwrap()).unwrap();
+        Pie::new(cfg, UniformSource::seeded(1))
+    }
+
+    /// Sets the variables an update reads.
+    fn set(p: &mut Pie, drop_prob: f64, qdelay_ms: u64, qdelay_old_ms: u64) {
+        p.ctl.drop_prob = drop_prob;
+        p.ctl.qdelay_ns = qdelay_ms * 1_000_000;
+        p.ctl.qdelay_old_ns = qdelay_old_ms * 1_000_000;
+        p.ctl.burst_allowance_ns = 0;
+    }
+
+    #[test]
+    fn idle_queue_decays_drop_prob_by_0_98_per_update() {
+        // RFC 8033 §4.2: qdelay = qdelay_old = 0: p = 0.125·(0 − 0.015) = −0.001875, scaled by
+        // the table, added, then ×0.98.
+        let mut p = pie(&[]);
+        set(&mut p, 0.5, 0, 0);
+        p.update();
+        assert_eq!(p.drop_prob(), (0.5 - 0.001875) * 0.98);
+        assert!((p.drop_prob() - 0.4881625).abs() < 1e-15);
+        p.update();
+        assert_eq!(p.drop_prob(), (0.4881625 - 0.001875) * 0.98);
+        set(&mut p, 0.05, 0, 0); // the /2 row
+        p.update();
+        assert!((p.drop_prob() - 0.04808125).abs() < 1e-15); // (0.05 − 0.0009375)·0.98
+                                                             // With alpha = 0 the decay is exactly geometric.
+        let mut p = pie(&["alpha=0"]);
+        set(&mut p, 0.5, 0, 0);
+        let mut expect = 0.5;
+        for _ in 0..10 {
+            p.update();
+            expect *= 0.98;
+            assert_eq!(p.drop_prob(), expect);
+        }
+        assert!((p.drop_prob() - 0.5 * 0.98f64.powi(10)).abs() < 1e-15);
+        // No decay unless both delays are 0.
+        let mut p = pie(&[]);
+        set(&mut p, 0.5, 0, 1);
+        p.update();
+        assert!((p.drop_prob() - (0.5 - 0.001875 - 0.00125)).abs() < 1e-15);
+        // Reaching 0: below 1e-6 the step −0.001875/2048 takes it below 0, clamped.
+        set(&mut p, 5e-7, 0, 0);
+        p.update();
+        assert_eq!(p.drop_prob(), 0.0);
+    }
+
+    #[test]
+    fn idle_decay_runs_through_calls() {
+        let mut p = pie(&["alpha=0"]);
+        set(&mut p, 0.5, 0, 0);
+        let mut cx = QdiscCx::new();
+        // Updates are due at 15, 30, …, 150 ms; the empty dequeue at 150 ms + 1 ns runs all ten.
+        assert!(p
+            .dequeue(SimTime::from_nanos(150_000_001), &mut cx)
+            .is_none());
+        let mut expect = 0.5;
+        for _ in 0..10 {
+            expect *= 0.98;
+        }
+        assert_eq!(p.drop_prob(), expect);
+    }
+
+    #[test]
+    fn ns3_holds_drop_prob_at_0_during_the_allowance_and_rfc_does_not() {
+        for (variant, held) in [("ns3", true), ("rfc", false)] {
+            let mut p = pie(&[&format!("variant={variant}")]);
+            set(&mut p, 0.01, 100, 50);
+            p.ctl.burst_allowance_ns = 30_000_000;
+            p.update();
+            assert_eq!(p.burst_allowance(), SimDuration::from_millis(15));
+            if held {
+                assert_eq!(p.drop_prob(), 0.0);
+            } else {
+                // 0.125·0.085 + 1.25·0.05 = 0.073125, drop_prob in [0.01, 0.1) → /2.
+                assert!((p.drop_prob() - (0.01 + 0.0365625)).abs() < 1e-15);
+            }
+        }
+    }
+
+    #[test]
+    fn departure_rate_estimator_measures_dq_threshold_bytes() {
+        let mut p = pie(&["estimator=dq_rate"]);
+        let mut cx = QdiscCx::new();
+        for id in 0..100 {
+            p.enqueue(SimTime::ZERO, Packet::new(id, 1000, FlowId(0)), &mut cx);
+        }
+        // The measurement starts at the first departure (1 ms) with 99,000 B still queued and
+        // ends when 16,384 B have been counted: 17 packets, at 17 ms.
+        for k in 1..=17 {
+            p.dequeue(SimTime::from_millis(k), &mut cx).unwrap();
+        }
+        assert_eq!(p.ctl.avg_dq_rate, 17_000.0 / 0.016);
+        assert_eq!(
+            p.qdelay(),
+            SimDuration::ZERO,
+            "no rate at the update at 15 ms"
+        );
+        // The update at 30 ms: 83,000 B queued / 1,062,500 B/s = 78.117647… ms.
+        p.advance_to(SimTime::from_millis(31));
+        assert_eq!(p.qdelay(), SimDuration::from_nanos(78_117_647));
+    }
 }
