@@ -1,6 +1,7 @@
 //! Agreement with ns-3 3.37's decisions on the bundled schedules (`vectors/README.md` gives the
-//! parameters ns-3 used). DropTail, CoDel (ns-3 arithmetic) and RED (ns-3's random draws) must
-//! agree on every packet; PIE on outcome counts within a few percent.
+//! parameters ns-3 used). DropTail, CoDel (ns-3 arithmetic), RED and PIE (both with ns-3's random
+//! draws) agree on every packet. (The issue asked only for PIE's outcome counts within a few
+//! percent; that weaker check is kept too, for the `rfc` variant.)
 
 mod common;
 use aqmlab_qdisc::UniformSource;
@@ -64,9 +65,17 @@ fn red_with_ns3_uniforms_agrees_with_ns3_red() {
 }
 
 #[test]
-fn pie_outcome_counts_within_a_few_percent_of_ns3() {
+fn pie_with_ns3_uniforms_agrees_with_ns3_pie() {
     for s in ["tiny", "overload"] {
-        let ours = outcome_counts(&run(s, "pie", &["limit=1000p"], ns3_uniforms()).decisions);
+        let ours = run(s, "pie", &["limit=1000p"], ns3_uniforms());
+        assert_same(&ours.decisions, &reference(s, "pie"));
+    }
+}
+
+#[test]
+fn pie_rfc_variant_outcome_counts_within_a_few_percent_of_ns3() {
+    for s in ["tiny", "overload"] {
+        let ours = outcome_counts(&run(s, "pie", &["limit=1000p", "variant=rfc"], ns3_uniforms()).decisions);
         let theirs = outcome_counts(&reference(s, "pie"));
         for (i, name) in [
             "delivered",
