@@ -1,0 +1,223 @@
+//! CUBIC (RFC 9438).
+//!
+//! The specification is in real numbers with windows in segments and time in seconds, so the
+//! window function is evaluated in `f64` from integer-ns times (`now - t_epoch`, converted only for
+//! the formula); `cwnd` itself is kept in bytes with a fractional remainder.
+//!
+//! * §4.2: `W_cubic(t) = C·(t − K)³ + W_max`, `K = ∛((W_max − cwnd_epoch)/C)`, where `t` runs from
+//!   `t_epoch`, the first ACK in congestion avoidance after a reduction. After a loss
+//!   `cwnd_epoch = β·W_max`, so `K = ∛(W_max·(1 − β)/C)`. If `cwnd_epoch ≥ W_max` (no loss yet, or
+//!   growth past `W_max` in slow start) `K = 0` and the curve is anchored at `cwnd_epoch`.
+//! * §4.4–4.5: per ACK, `target = W_cubic(t + RTT)` clamped to `[cwnd, 1.5·cwnd]` and
+//!   `cwnd += (target − cwnd)/cwnd` per acknowledged segment (RTT = SRTT).
+//! * §4.3: Reno-friendly estimate `W_est` starts at `cwnd_epoch` and grows by
+//!   `α_cubic · segments_acked / cwnd` with `α_cubic = 3(1 − β)/(1 + β)`, switching to 1 once
+//!   `W_est ≥ cwnd_prior`. When `W_cubic(t) < W_est`, `cwnd` follows `W_est`. Deviation: we take
+//!   `max(cwnd, W_est)` (as Linux) instead of assigning `W_est`, which could shrink `cwnd` when it
+//!   was ahead on the `t + RTT` target.
+//! * §4.6: on congestion `ssthresh = cwnd = max(β·cwnd, 2·SMSS)` (RFC 9438 allows `cwnd` in place of
+//!   FlightSize; Linux does the same). ECN-Echo is handled as a loss (§4.6 last paragraph).
+//! * §4.7: fast convergence: `W_max = cwnd·(1 + β)/2` if `cwnd < W_max` before the reduction.
+//! * §4.8: on RTO, `ssthresh` as above, `cwnd` = 1 SMSS, and a new epoch starts after slow start.
+//! * Slow start is standard (RFC 5681 with byte counting, as [`super::Reno`]); HyStart++ is not used.
+
+use super::{slow_start, AckEvent, Congestion, CongestionControl};
+use crate::config::CubicParams;
+use aqmlab_core::SimTime;
+
+/// CUBIC state.
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    p: CubicParams,
+    mss: u64,
+    cwnd: u64,
+    /// Fractional bytes of window growth not yet added to `cwnd`.
+    frac: f64,
+    ssthresh: u64,
+    /// `W_max` in segments (0 until the first congestion event).
+    w_max: f64,
+    /// `cwnd` before the last reduction, in segments (`cwnd_prior`, §4.3).
+    cwnd_prior: f64,
+    /// Start of the current congestion-avoidance epoch.
+    epoch: Option<SimTime>,
+    /// `K` in seconds.
+    k: f64,
+    /// The `W_max` of the current curve (equals `cwnd_epoch` when `K = 0`).
+    origin: f64,
+    /// `W_est` in segments.
+    w_est: f64,
+}
+
+impl Cubic {
+    /// A CUBIC controller with initial window `initial_cwnd` bytes.
+    pub fn new(p: CubicParams, mss: u64, initial_cwnd: u64) -> Self {
+        Cubic {
+            p,
+            mss,
+            cwnd: initial_cwnd,
+            frac: 0.0,
+            ssthresh: u64::MAX,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            epoch: None,
+            k: 0.0,
+            origin: 0.0,
+            w_est: 0.0,
+        }
+    }
+
+    /// `W_cubic(t)` in segments for the current epoch (RFC 9438 eq. 1).
+    pub fn w_cubic(&self, t_secs: f64) -> f64 {
+        self.p.c * (t_secs - self.k).powi(3) + self.origin
+    }
+
+    /// `K` of the current epoch, seconds.
+    pub fn k(&self) -> f64 {
+        self.k
+    }
+
+    /// `W_max` in segments.
+    pub fn w_max(&self) -> f64 {
+        self.w_max
+    }
+
+    fn seg(&self, bytes: u64) -> f64 {
+        bytes as f64 / self.mss as f64
+    }
+
+    fn reduce(&mut self) {
+        let cwnd_seg = self.seg(self.cwnd);
+        // §4.7 fast convergence.
+        self.w_max = if self.p.fast_convergence && cwnd_seg < self.w_max {
+            cwnd_seg * (1.0 + self.p.beta) / 2.0
+        } else {
+            cwnd_seg
+        };
+        self.cwnd_prior = cwnd_seg;
+        // §4.6 multiplicative decrease.
+        let reduced = (self.cwnd as f64 * self.p.beta) as u64;
+        self.ssthresh = reduced.max(2 * self.mss);
+        self.epoch = None;
+        self.frac = 0.0;
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+    fn on_ack(&mut self, ev: &AckEvent) {
+        if !ev.cwnd_limited {
+            return;
+        }
+        let mut acked = ev.acked_bytes;
+        if self.cwnd < self.ssthresh {
+            acked = slow_start(&mut self.cwnd, self.ssthresh, acked, self.mss);
+            if acked == 0 {
+                return;
+            }
+        }
+        let cwnd_seg = self.seg(self.cwnd);
+        let epoch = match self.epoch {
+            Some(e) => e,
+            None => {
+                // §4.2: a new epoch starts with the first ACK in congestion avoidance.
+                self.epoch = Some(ev.now);
+                if cwnd_seg < self.w_max {
+                    self.k = ((self.w_max - cwnd_seg) / self.p.c).cbrt();
+                    self.origin = self.w_max;
+                } else {
+                    self.k = 0.0;
+                    self.origin = cwnd_seg;
+                }
+                self.w_est = cwnd_seg;
+                ev.now
+            }
+        };
+        let t = ev.now.saturating_since(epoch).as_secs_f64();
+        let rtt = ev.srtt.map_or(0.0, |r| r.as_secs_f64());
+        let segs_acked = acked as f64 / self.mss as f64;
+
+        // §4.3 Reno-friendly region.
+        if self.p.reno_friendly {
+            let b = self.p.beta;
+            let alpha = if self.w_est >= self.cwnd_prior {
+                1.0
+            } else {
+                3.0 * (1.0 - b) / (1.0 + b)
+            };
+            self.w_est += alpha * segs_acked / cwnd_seg;
+            if self.w_cubic(t) < self.w_est {
+                let est_bytes = (self.w_est * self.mss as f64) as u64;
+                if est_bytes > self.cwnd {
+                    self.cwnd = est_bytes;
+                }
+                return;
+            }
+        }
+
+        // §4.4 concave / §4.5 convex regions.
+        let target = self.w_cubic(t + rtt).clamp(cwnd_seg, 1.5 * cwnd_seg);
+        let inc_bytes = (target - cwnd_seg) / cwnd_seg * segs_acked * self.mss as f64;
+        self.frac += inc_bytes;
+        let whole = self.frac.floor();
+        self.frac -= whole;
+        self.cwnd += whole as u64;
+    }
+    fn on_congestion(&mut self, _now: SimTime, _flight_size: u64, _kind: Congestion) {
+        self.reduce();
+        self.cwnd = self.ssthresh;
+    }
+    fn on_rto(&mut self, _now: SimTime, _flight_size: u64) {
+        self.reduce();
+        self.cwnd = self.mss;
+    }
+    fn reset_initial_window(&mut self, cwnd: u64) {
+        self.cwnd = cwnd;
+    }
+    fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
+        visit("cubic_w_max", self.w_max);
+        visit("cubic_k_s", self.k);
+        visit("cubic_w_est", self.w_est);
+        visit(
+            "cubic_epoch_s",
+            self.epoch.map_or(f64::NAN, |e| e.as_secs_f64()),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aqmlab_core::SimDuration;
+
+    #[test]
+    fn k_after_loss_matches_rfc_formula() {
+        let mss = 1000;
+        let mut c = Cubic::new(CubicParams::default(), mss, 100 * mss);
+        c.on_congestion(SimTime::ZERO, 100 * mss, Congestion::Loss);
+        assert_eq!(c.cwnd(), 70 * mss);
+        assert_eq!(c.w_max(), 100.0);
+        let ev = AckEvent {
+            now: SimTime::from_secs(1),
+            acked_bytes: mss,
+            rtt: None,
+            srtt: Some(SimDuration::from_millis(100)),
+            snd_una: 0,
+            snd_nxt: 0,
+            in_flight: 0,
+            cwnd_limited: true,
+            mss,
+        };
+        c.on_ack(&ev);
+        let k = (100.0f64 * 0.3 / 0.4).cbrt();
+        assert!((c.k() - k).abs() < 1e-12);
+        assert!((c.w_cubic(c.k()) - 100.0).abs() < 1e-9);
+        // A second loss below W_max triggers fast convergence.
+        c.on_congestion(SimTime::from_secs(2), 70 * mss, Congestion::Loss);
+        assert!((c.w_max() - 70.0 * 1.7 / 2.0).abs() < 0.05);
+    }
+}

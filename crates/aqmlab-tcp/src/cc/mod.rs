@@ -1,0 +1,154 @@
+//! Congestion control behind a narrow, clock-free interface.
+//!
+//! The sender owns loss detection and recovery; a congestion controller only owns `cwnd` and
+//! `ssthresh` (in bytes) and reacts to four events, each carrying `now`:
+//!
+//! * [`CongestionControl::on_ack`]: an ACK advanced `snd_una` outside loss recovery (window growth).
+//! * [`CongestionControl::on_congestion`]: fast retransmit or an ECN echo (multiplicative decrease).
+//! * [`CongestionControl::on_recovery_exit`]: fast recovery ended with a full ACK.
+//! * [`CongestionControl::on_rto`]: the retransmission timer expired.
+//!
+//! [`AnyCc`] dispatches over the built-in algorithms with a `match` (no `dyn` on the hot path), as
+//! smoltcp's `AnyController`. The trait exists so tests and experiments can write their own.
+
+mod cubic;
+mod reno;
+mod vegas;
+
+pub use cubic::Cubic;
+pub use reno::Reno;
+pub use vegas::Vegas;
+
+use crate::config::{CcConfig, CcKind};
+use aqmlab_core::{SimDuration, SimTime};
+
+/// Everything a controller may look at when an ACK advances `snd_una`.
+#[derive(Clone, Copy, Debug)]
+pub struct AckEvent {
+    /// Arrival time of the ACK.
+    pub now: SimTime,
+    /// Bytes newly acknowledged cumulatively by this ACK.
+    pub acked_bytes: u64,
+    /// RTT sample taken from this ACK (Karn's rule already applied).
+    pub rtt: Option<SimDuration>,
+    /// Smoothed RTT after this ACK.
+    pub srtt: Option<SimDuration>,
+    /// `snd_una` after the ACK.
+    pub snd_una: u64,
+    /// `snd_nxt` (one past the highest byte sent).
+    pub snd_nxt: u64,
+    /// Bytes in flight after the ACK (RFC 6675 `pipe`).
+    pub in_flight: u64,
+    /// True if the window, not the receiver window or the application, limited sending when this
+    /// ACK arrived (RFC 7661's "cwnd-limited"); controllers grow only then.
+    pub cwnd_limited: bool,
+    /// Sender MSS in bytes.
+    pub mss: u64,
+}
+
+/// Why the window is being reduced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Congestion {
+    /// Loss detected by duplicate ACKs / SACK (fast retransmit).
+    Loss,
+    /// An ACK carried ECN-Echo (RFC 3168 §6.1.2).
+    Ecn,
+}
+
+/// The hooks a congestion controller implements. Windows are in bytes.
+pub trait CongestionControl {
+    /// Congestion window.
+    fn cwnd(&self) -> u64;
+    /// Slow-start threshold.
+    fn ssthresh(&self) -> u64;
+    /// An ACK advanced `snd_una` outside loss recovery.
+    fn on_ack(&mut self, ev: &AckEvent);
+    /// A congestion signal: set `ssthresh` and `cwnd`. `flight_size` is `snd_nxt - snd_una`.
+    fn on_congestion(&mut self, now: SimTime, flight_size: u64, kind: Congestion);
+    /// Fast recovery ended (the recovery point was cumulatively acknowledged).
+    fn on_recovery_exit(&mut self, _now: SimTime) {}
+    /// The retransmission timer expired.
+    fn on_rto(&mut self, now: SimTime, flight_size: u64);
+    /// Replaces the initial window (RFC 5681 §3.1: one segment after a lost SYN).
+    fn reset_initial_window(&mut self, cwnd: u64);
+    /// Reports internal state for tracing.
+    fn visit_state(&self, _visit: &mut dyn FnMut(&'static str, f64)) {}
+}
+
+/// Slow start with appropriate byte counting (RFC 3465 §2.2, L = 2·SMSS): returns the bytes of
+/// `acked` left over once `cwnd` reaches `ssthresh`, to be used by congestion avoidance.
+pub(crate) fn slow_start(cwnd: &mut u64, ssthresh: u64, acked: u64, mss: u64) -> u64 {
+    let inc = acked.min(2 * mss);
+    let room = ssthresh.saturating_sub(*cwnd);
+    if inc <= room {
+        *cwnd += inc;
+        0
+    } else {
+        *cwnd = (*cwnd).max(ssthresh);
+        inc - room
+    }
+}
+
+/// `max(FlightSize / 2, 2·SMSS)`: RFC 5681 §3.1 equation (4).
+pub(crate) fn half_flight(flight_size: u64, mss: u64) -> u64 {
+    (flight_size / 2).max(2 * mss)
+}
+
+/// Enum dispatch over the built-in controllers.
+#[derive(Clone, Debug)]
+pub enum AnyCc {
+    /// Reno and NewReno (the same window arithmetic; they differ in the sender's recovery).
+    Reno(Reno),
+    /// CUBIC.
+    Cubic(Cubic),
+    /// Vegas.
+    Vegas(Vegas),
+}
+
+impl AnyCc {
+    /// Builds the controller `cfg` names with an initial window of `initial_cwnd` bytes.
+    pub fn new(cfg: &CcConfig, mss: u64, initial_cwnd: u64) -> Self {
+        match cfg.kind {
+            CcKind::Reno | CcKind::NewReno => AnyCc::Reno(Reno::new(mss, initial_cwnd)),
+            CcKind::Cubic => AnyCc::Cubic(Cubic::new(cfg.cubic, mss, initial_cwnd)),
+            CcKind::Vegas => AnyCc::Vegas(Vegas::new(cfg.vegas, mss, initial_cwnd)),
+        }
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $cc:ident => $e:expr) => {
+        match $self {
+            AnyCc::Reno($cc) => $e,
+            AnyCc::Cubic($cc) => $e,
+            AnyCc::Vegas($cc) => $e,
+        }
+    };
+}
+
+impl CongestionControl for AnyCc {
+    fn cwnd(&self) -> u64 {
+        dispatch!(self, c => c.cwnd())
+    }
+    fn ssthresh(&self) -> u64 {
+        dispatch!(self, c => c.ssthresh())
+    }
+    fn on_ack(&mut self, ev: &AckEvent) {
+        dispatch!(self, c => c.on_ack(ev))
+    }
+    fn on_congestion(&mut self, now: SimTime, flight_size: u64, kind: Congestion) {
+        dispatch!(self, c => c.on_congestion(now, flight_size, kind))
+    }
+    fn on_recovery_exit(&mut self, now: SimTime) {
+        dispatch!(self, c => c.on_recovery_exit(now))
+    }
+    fn on_rto(&mut self, now: SimTime, flight_size: u64) {
+        dispatch!(self, c => c.on_rto(now, flight_size))
+    }
+    fn reset_initial_window(&mut self, cwnd: u64) {
+        dispatch!(self, c => c.reset_initial_window(cwnd))
+    }
+    fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
+        dispatch!(self, c => c.visit_state(visit))
+    }
+}

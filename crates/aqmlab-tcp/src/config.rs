@@ -1,0 +1,242 @@
+//! Connection and congestion-control parameters, with defaults and validation.
+
+use aqmlab_core::SimDuration;
+use thiserror::Error;
+
+/// A configuration the state machines cannot run with.
+#[derive(Clone, Debug, PartialEq, Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A parameter is outside its valid range.
+    #[error("tcp.{field}: {reason}")]
+    OutOfRange {
+        /// Field path, e.g. `cc.cubic.beta`.
+        field: &'static str,
+        /// What was expected.
+        reason: &'static str,
+    },
+}
+
+/// The congestion-control algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CcKind {
+    /// Classic Reno (RFC 5681). With `sack = false`, fast recovery ends on the first ACK of new
+    /// data (no partial-ACK handling), as in 4.3BSD-Reno and ns-2's `Agent/TCP/Reno`.
+    Reno,
+    /// NewReno: Reno's AIMD window (RFC 5681) with RFC 6582 partial-ACK recovery when SACK is off.
+    #[default]
+    NewReno,
+    /// CUBIC (RFC 9438).
+    Cubic,
+    /// Vegas (Brakmo & Peterson 1995), following ns-2's `Agent/TCP/Vegas`.
+    Vegas,
+}
+
+impl CcKind {
+    /// Stable lower-case name (`reno`, `newreno`, `cubic`, `vegas`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CcKind::Reno => "reno",
+            CcKind::NewReno => "newreno",
+            CcKind::Cubic => "cubic",
+            CcKind::Vegas => "vegas",
+        }
+    }
+}
+
+/// CUBIC parameters (RFC 9438 §4, §5).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CubicParams {
+    /// `C` in segments/s³ (RFC 9438 §5: 0.4).
+    pub c: f64,
+    /// Multiplicative decrease factor `β_cubic` (RFC 9438 §4.6: 0.7).
+    pub beta: f64,
+    /// Fast convergence (RFC 9438 §4.7).
+    pub fast_convergence: bool,
+    /// Reno-friendly region (RFC 9438 §4.3).
+    pub reno_friendly: bool,
+}
+
+impl Default for CubicParams {
+    fn default() -> Self {
+        CubicParams {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+        }
+    }
+}
+
+/// Vegas thresholds in packets (ns-2 defaults `v_alpha_ = 1`, `v_beta_ = 3`, `v_gamma_ = 1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VegasParams {
+    /// Increase the window when fewer than `alpha` packets are queued in the network.
+    pub alpha: u32,
+    /// Decrease the window when more than `beta` packets are queued.
+    pub beta: u32,
+    /// Leave slow start when more than `gamma` packets are queued.
+    pub gamma: u32,
+}
+
+impl Default for VegasParams {
+    fn default() -> Self {
+        VegasParams {
+            alpha: 1,
+            beta: 3,
+            gamma: 1,
+        }
+    }
+}
+
+/// Which congestion control to run, with every algorithm's parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct CcConfig {
+    /// The algorithm.
+    pub kind: CcKind,
+    /// Used when `kind` is [`CcKind::Cubic`].
+    pub cubic: CubicParams,
+    /// Used when `kind` is [`CcKind::Vegas`].
+    pub vegas: VegasParams,
+}
+
+impl CcConfig {
+    /// `kind` with default parameters.
+    pub fn new(kind: CcKind) -> Self {
+        CcConfig {
+            kind,
+            ..CcConfig::default()
+        }
+    }
+}
+
+/// Parameters of one TCP connection (both ends read the same struct).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Sender maximum segment size in payload bytes (default 1460; 500 and 1000 are also common in
+    /// the classic AQM papers).
+    pub mss: u32,
+    /// Initial window in segments (RFC 6928 / Linux: 10). ns-2's default is `windowInit_ = 2`
+    /// (older scripts: 1), RFC 3390 gives `min(4·MSS, max(2·MSS, 4380))`, i.e. 3–4 segments.
+    pub initial_cwnd_segments: u32,
+    /// Lower bound on the retransmission timeout (Linux `TCP_RTO_MIN` 200 ms; RFC 6298 §2.4 says 1 s).
+    pub min_rto: SimDuration,
+    /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
+    pub initial_rto: SimDuration,
+    /// Upper bound on the RTO after backoff (RFC 6298 §2.5 allows ≥ 60 s).
+    pub max_rto: SimDuration,
+    /// Receive-window cap in segments (`None`: unlimited). ns-2's `window_`; e.g. 8 in the RED paper.
+    pub max_window_segments: Option<u32>,
+    /// Delayed ACKs (RFC 5681 §4.2 / RFC 1122 §4.2.3.2): ACK every second full-sized segment or
+    /// after [`TcpConfig::delack_timeout`]; out-of-order and gap-filling segments are ACKed at once.
+    pub delayed_ack: bool,
+    /// Delayed-ACK timer (Linux `TCP_DELACK_MIN` 40 ms; ns-2 `interval_` 100 ms).
+    pub delack_timeout: SimDuration,
+    /// SACK (RFC 2018) with RFC 6675 loss recovery. Off: NewReno (RFC 6582) or classic Reno recovery.
+    pub sack: bool,
+    /// Negotiate ECN (RFC 3168).
+    pub ecn: bool,
+    /// Three-way handshake before data (off: the first data goes out at `connect`).
+    pub handshake: bool,
+    /// DupThresh (RFC 5681 §3.2, RFC 6675 §2): 3.
+    pub dupack_threshold: u32,
+    /// Congestion control.
+    pub cc: CcConfig,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1460,
+            initial_cwnd_segments: 10,
+            min_rto: SimDuration::from_millis(200),
+            initial_rto: SimDuration::from_secs(1),
+            max_rto: SimDuration::from_secs(60),
+            max_window_segments: None,
+            delayed_ack: true,
+            delack_timeout: SimDuration::from_millis(40),
+            sack: true,
+            ecn: false,
+            handshake: true,
+            dupack_threshold: 3,
+            cc: CcConfig::default(),
+        }
+    }
+}
+
+impl TcpConfig {
+    /// The defaults with congestion control `kind`.
+    pub fn with_cc(kind: CcKind) -> Self {
+        TcpConfig {
+            cc: CcConfig::new(kind),
+            ..TcpConfig::default()
+        }
+    }
+
+    /// Checks every range; the state machines' constructors panic on an invalid config, so the
+    /// engine calls this when it loads a scenario.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |field, reason| Err(ConfigError::OutOfRange { field, reason });
+        if self.mss == 0 || self.mss > 65_495 {
+            return bad("mss", "expected 1..=65495 bytes");
+        }
+        if self.initial_cwnd_segments == 0 {
+            return bad("initial_cwnd_segments", "expected at least 1 segment");
+        }
+        if self.min_rto.as_nanos() == 0 {
+            return bad("min_rto", "expected a positive duration");
+        }
+        if self.min_rto > self.max_rto {
+            return bad("max_rto", "expected max_rto >= min_rto");
+        }
+        if self.initial_rto.as_nanos() == 0 {
+            return bad("initial_rto", "expected a positive duration");
+        }
+        if self.max_window_segments == Some(0) {
+            return bad("max_window_segments", "expected at least 1 segment");
+        }
+        if self.delayed_ack && self.delack_timeout.as_nanos() == 0 {
+            return bad("delack_timeout", "expected a positive duration");
+        }
+        if self.dupack_threshold == 0 {
+            return bad("dupack_threshold", "expected at least 1");
+        }
+        let c = &self.cc.cubic;
+        if !(c.c > 0.0 && c.c.is_finite()) {
+            return bad("cc.cubic.c", "expected a positive number");
+        }
+        if !(c.beta > 0.0 && c.beta < 1.0) {
+            return bad("cc.cubic.beta", "expected 0 < beta < 1");
+        }
+        let v = &self.cc.vegas;
+        if v.alpha > v.beta {
+            return bad("cc.vegas.alpha", "expected alpha <= beta");
+        }
+        Ok(())
+    }
+
+    /// Receive-window cap in bytes, if any.
+    pub fn max_window_bytes(&self) -> Option<u64> {
+        self.max_window_segments
+            .map(|w| u64::from(w) * u64::from(self.mss))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_errors_name_the_field() {
+        assert!(TcpConfig::default().validate().is_ok());
+        let mut c = TcpConfig::with_cc(CcKind::Cubic);
+        c.cc.cubic.beta = 1.5;
+        let e = c.validate().unwrap_err();
+        assert_eq!(e.to_string(), "tcp.cc.cubic.beta: expected 0 < beta < 1");
+        let c = TcpConfig {
+            mss: 0,
+            ..TcpConfig::default()
+        };
+        assert!(c.validate().is_err());
+    }
+}

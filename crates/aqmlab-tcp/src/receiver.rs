@@ -1,0 +1,277 @@
+//! The data receiver: cumulative and selective ACKs, delayed ACKs, ECN echo.
+//!
+//! * SYN → SYN-ACK (`seq` 0, `ack` 1), with ECE when both ends want ECN (RFC 3168 §6.1.1).
+//! * In-order data advances `rcv_nxt` and drains the out-of-order intervals it reaches.
+//! * ACK policy (RFC 5681 §4.2, RFC 1122 §4.2.3.2): with delayed ACKs, ACK once at least two
+//!   full-sized segments are unacknowledged, or when the delayed-ACK timer (started by the first
+//!   unacknowledged segment) fires. ACK immediately on an out-of-order segment (a duplicate ACK),
+//!   on a segment that fills all or part of a gap, and on a duplicate segment.
+//! * SACK (RFC 2018 §4): up to three blocks; the first holds the segment that triggered the ACK,
+//!   the others the most recently reported blocks still outstanding, then the highest remaining.
+//!   D-SACK (RFC 2883) is not generated.
+//! * ECN (RFC 3168 §6.1.3): a CE-marked data packet makes every following ACK carry ECE until a
+//!   data packet with CWR arrives.
+//! * The advertised window is the configured cap, constant (no receive-buffer model).
+
+use crate::config::TcpConfig;
+use crate::segment::{Segment, ACK, CWR, ECE, SYN};
+use aqmlab_core::{SimDuration, SimTime};
+
+/// The receiving end of one connection.
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    mss: u64,
+    delayed_ack: bool,
+    delack_timeout: SimDuration,
+    sack: bool,
+    ecn_wanted: bool,
+    rwnd: u32,
+    /// ECN negotiated.
+    ecn_ok: bool,
+    rcv_nxt: u64,
+    /// Out-of-order data above `rcv_nxt`: sorted, disjoint, non-adjacent `[start, end)`.
+    ooo: Vec<(u64, u64)>,
+    /// Blocks in the order they were last reported, most recent first (starts only; refreshed
+    /// against `ooo` when an ACK is built).
+    recent: [u64; 3],
+    n_recent: usize,
+    unacked_bytes: u64,
+    delack_at: Option<SimTime>,
+    ece_pending: bool,
+    delivered: u64,
+    acks_sent: u64,
+}
+
+impl TcpReceiver {
+    /// A receiver for `cfg`. Panics if `cfg` does not validate.
+    pub fn new(cfg: &TcpConfig) -> Self {
+        if let Err(e) = cfg.validate() {
+            panic!("invalid TcpConfig: {e}");
+        }
+        let rwnd = cfg
+            .max_window_bytes()
+            .map_or(u32::MAX, |w| w.min(u64::from(u32::MAX)) as u32);
+        TcpReceiver {
+            mss: u64::from(cfg.mss),
+            delayed_ack: cfg.delayed_ack,
+            delack_timeout: cfg.delack_timeout,
+            sack: cfg.sack,
+            ecn_wanted: cfg.ecn,
+            rwnd,
+            ecn_ok: cfg.ecn && !cfg.handshake,
+            rcv_nxt: 1,
+            ooo: Vec::with_capacity(16),
+            recent: [0; 3],
+            n_recent: 0,
+            unacked_bytes: 0,
+            delack_at: None,
+            ece_pending: false,
+            delivered: 0,
+            acks_sent: 0,
+        }
+    }
+
+    /// Handles one arriving segment; ACKs (if any) are pushed to `out`.
+    pub fn on_segment(&mut self, now: SimTime, seg: &Segment, out: &mut Vec<Segment>) {
+        if seg.has(SYN) {
+            // RFC 3168 §6.1.1: an ECN-setup SYN has ECE and CWR; answer with ECE (not CWR).
+            self.ecn_ok = self.ecn_wanted && seg.has(ECE | CWR);
+            let mut flags = SYN | ACK;
+            if self.ecn_ok {
+                flags |= ECE;
+            }
+            out.push(Segment {
+                seq: 0,
+                ack: 1,
+                flags,
+                rwnd: self.rwnd,
+                ..Segment::default()
+            });
+            self.acks_sent += 1;
+            return;
+        }
+        if seg.len == 0 {
+            return; // pure ACK (end of handshake): nothing to acknowledge
+        }
+        if self.ecn_ok {
+            if seg.has(CWR) {
+                self.ece_pending = false;
+            }
+            if seg.ce {
+                self.ece_pending = true;
+            }
+        }
+        let start = seg.seq;
+        let end = seg.seq + u64::from(seg.len);
+        if end <= self.rcv_nxt {
+            // Entirely duplicate: ACK at once (RFC 5681 §4.2).
+            self.send_ack(None, out);
+        } else if start <= self.rcv_nxt {
+            let had_gap = !self.ooo.is_empty();
+            let before = self.rcv_nxt;
+            self.rcv_nxt = end;
+            while let Some(&(s, e)) = self.ooo.first() {
+                if s > self.rcv_nxt {
+                    break;
+                }
+                self.rcv_nxt = self.rcv_nxt.max(e);
+                self.ooo.remove(0);
+            }
+            self.delivered += self.rcv_nxt - before;
+            if had_gap || !self.delayed_ack {
+                self.send_ack(None, out);
+            } else {
+                self.unacked_bytes += end - before;
+                if self.unacked_bytes >= 2 * self.mss {
+                    self.send_ack(None, out);
+                } else if self.delack_at.is_none() {
+                    self.delack_at = Some(now + self.delack_timeout);
+                }
+            }
+        } else {
+            let block_start = self.insert_ooo(start, end);
+            self.send_ack(Some(block_start), out);
+        }
+    }
+
+    /// Fires the delayed-ACK timer if it is due; stale calls do nothing.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if let Some(t) = self.delack_at {
+            if now >= t {
+                self.send_ack(None, out);
+            }
+        }
+    }
+
+    /// When [`TcpReceiver::on_timer`] must next be called (the delayed-ACK deadline).
+    pub fn next_timer(&self) -> Option<SimTime> {
+        self.delack_at
+    }
+
+    /// In-order bytes handed to the application.
+    pub fn delivered_bytes(&self) -> u64 {
+        self.delivered
+    }
+
+    /// Next sequence number expected.
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// ACK segments sent (SYN-ACKs included).
+    pub fn acks_sent(&self) -> u64 {
+        self.acks_sent
+    }
+
+    /// Out-of-order intervals held, lowest first.
+    pub fn out_of_order(&self) -> &[(u64, u64)] {
+        &self.ooo
+    }
+
+    /// Inserts `[s, e)` into the interval list, merging neighbours; returns the start of the
+    /// interval now containing it.
+    fn insert_ooo(&mut self, s: u64, e: u64) -> u64 {
+        // First interval whose end reaches s (touching intervals merge).
+        let i = self.ooo.partition_point(|&(_, ie)| ie < s);
+        let mut ns = s;
+        let mut ne = e;
+        let mut j = i;
+        while j < self.ooo.len() && self.ooo[j].0 <= ne {
+            ns = ns.min(self.ooo[j].0);
+            ne = ne.max(self.ooo[j].1);
+            j += 1;
+        }
+        if j > i {
+            self.ooo[i] = (ns, ne);
+            self.ooo.drain(i + 1..j);
+        } else {
+            self.ooo.insert(i, (ns, ne));
+        }
+        ns
+    }
+
+    /// The interval containing `x`, if any.
+    fn block_of(&self, x: u64) -> Option<(u64, u64)> {
+        let i = self.ooo.partition_point(|&(_, e)| e <= x);
+        self.ooo.get(i).copied().filter(|&(s, _)| s <= x)
+    }
+
+    fn send_ack(&mut self, trigger: Option<u64>, out: &mut Vec<Segment>) {
+        let mut seg = Segment {
+            seq: 1,
+            ack: self.rcv_nxt,
+            flags: ACK,
+            rwnd: self.rwnd,
+            ..Segment::default()
+        };
+        if self.ece_pending {
+            seg.flags |= ECE;
+        }
+        if self.sack && !self.ooo.is_empty() {
+            let mut n = 0usize;
+            let push = |blk: (u64, u64), seg: &mut Segment, n: &mut usize| {
+                if *n < 3 && !seg.sack[..*n].contains(&blk) {
+                    seg.sack[*n] = blk;
+                    *n += 1;
+                }
+            };
+            if let Some(b) = trigger.and_then(|x| self.block_of(x)) {
+                push(b, &mut seg, &mut n);
+            }
+            for k in 0..self.n_recent {
+                if let Some(b) = self.block_of(self.recent[k]) {
+                    push(b, &mut seg, &mut n);
+                }
+            }
+            for &b in self.ooo.iter().rev() {
+                push(b, &mut seg, &mut n);
+            }
+            seg.n_sack = n as u8;
+            self.n_recent = n;
+            for k in 0..n {
+                self.recent[k] = seg.sack[k].0;
+            }
+        } else {
+            self.n_recent = 0;
+        }
+        out.push(seg);
+        self.acks_sent += 1;
+        self.unacked_bytes = 0;
+        self.delack_at = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(seq: u64, len: u32) -> Segment {
+        Segment {
+            seq,
+            len,
+            flags: ACK,
+            ack: 1,
+            ..Segment::default()
+        }
+    }
+
+    #[test]
+    fn ooo_intervals_merge() {
+        let cfg = TcpConfig {
+            mss: 100,
+            handshake: false,
+            ..TcpConfig::default()
+        };
+        let mut r = TcpReceiver::new(&cfg);
+        let mut out = Vec::new();
+        r.on_segment(SimTime::ZERO, &data(301, 100), &mut out);
+        r.on_segment(SimTime::ZERO, &data(101, 100), &mut out);
+        assert_eq!(r.out_of_order(), &[(101, 201), (301, 401)]);
+        r.on_segment(SimTime::ZERO, &data(201, 100), &mut out);
+        assert_eq!(r.out_of_order(), &[(101, 401)]);
+        r.on_segment(SimTime::ZERO, &data(1, 100), &mut out);
+        assert!(r.out_of_order().is_empty());
+        assert_eq!(r.rcv_nxt(), 401);
+        assert_eq!(r.delivered_bytes(), 400);
+    }
+}

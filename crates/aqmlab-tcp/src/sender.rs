@@ -1,0 +1,826 @@
+//! The data sender: handshake, transmission, RTT/RTO, loss recovery and ECN.
+//!
+//! # Scoreboard
+//! Every segment in `[snd_una, snd_nxt)` is one entry of a `VecDeque` ring (amortised: it grows to
+//! the largest window once and is then reused). Segments are cut at MSS boundaries when first sent
+//! and never re-packetised. Each entry keeps its last send time and four flags:
+//! `ever_retx` (Karn), `sacked`, `lost` (RFC 6675 `IsLost`, or everything after an RTO) and `retx`
+//! (retransmitted in the current recovery episode and not yet SACKed). Byte counters of the flags
+//! make RFC 6675 `pipe` O(1): `pipe = FlightSize − SACKed − lost + retransmitted`.
+//!
+//! # Loss recovery
+//! * SACK on: RFC 6675. Recovery starts on the DupThresh-th duplicate ACK or when `IsLost(snd_una)`
+//!   (§5), at most once per window (`RecoveryPoint`, RFC 6582 §3.2 step 2 / RFC 6675 §5). The first
+//!   segment is retransmitted at once (§5 step 4.3); afterwards, while `cwnd − pipe ≥ 1 SMSS`,
+//!   `NextSeg` (§4) picks a lost segment above `HighRxt` (rule 1), else new data (rule 2), else an
+//!   unSACKed segment below the highest SACK (rule 3). The rescue retransmission (rule 4) is not
+//!   implemented. Recovery ends when `snd_una` reaches the recovery point.
+//! * SACK off, NewReno: RFC 6582 §3.2 — window inflation by one SMSS per duplicate ACK,
+//!   retransmission of the first unacknowledged segment on each partial ACK with deflation, timer
+//!   reset on the first partial ACK only ("Impatient" variant), `cwnd = ssthresh` on the full ACK.
+//! * SACK off, classic Reno (`CcKind::Reno`): RFC 5681 §3.2 — the first ACK of new data ends
+//!   recovery and there is no recovery-point guard.
+//! * Outside recovery the send test uses `pipe` too; with SACK this lets the first DupThresh − 1
+//!   duplicate ACKs release new data, which is Limited Transmit (RFC 3042).
+//!
+//! # Retransmission timer (RFC 6298 §5)
+//! Started when data is sent and the timer is off (5.1), stopped when everything is acknowledged
+//! (5.2), restarted on each ACK of new data (5.3; NewReno partial ACKs per RFC 6582). On expiry:
+//! back off (5.5), `ssthresh = max(FlightSize/2, 2·SMSS)` and `cwnd` = 1 SMSS (RFC 5681 §3.1), mark
+//! every unSACKed segment lost and retransmit from `snd_una` in slow start (go-back-N that skips
+//! SACKed data; SACK information is kept, deviating from RFC 2018 §8's advice to clear it since our
+//! receiver never reneges). A new fast recovery cannot start until the pre-timeout data is acked
+//! (RFC 6582 §4, RFC 6675 §5.1). RTT samples obey Karn's rule: none from an ACK that covers any
+//! retransmitted segment; the sample is taken from the newest segment the ACK covers.
+//!
+//! # ECN (RFC 3168 §6.1)
+//! Negotiated on SYN / SYN-ACK (or assumed when the handshake is off). New data is sent ECT(0);
+//! retransmissions are not ECT (§6.1.5). An ACK with ECE reduces the window as a loss would, but at
+//! most once per window of data (§6.1.2): not again until an ACK above the `snd_nxt` of the
+//! reduction arrives, and not during loss recovery. The next new data segment carries CWR; a
+//! loss-triggered reduction or an RTO also sets CWR.
+
+use std::collections::VecDeque;
+
+use crate::cc::{AckEvent, AnyCc, Congestion, CongestionControl};
+use crate::config::{CcKind, TcpConfig};
+use crate::rtt::RttEstimator;
+use crate::segment::{Segment, ACK, CWR, ECE, SYN};
+use aqmlab_core::{SimDuration, SimTime};
+
+/// Counters and current values for output. Kept up to date after every call.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SenderStats {
+    /// Payload bytes cumulatively acknowledged.
+    pub bytes_acked: u64,
+    /// Segments sent, SYNs and retransmissions included.
+    pub segments_sent: u64,
+    /// Data segments retransmitted (fast, recovery and timeout retransmissions).
+    pub retransmits: u64,
+    /// Retransmission-timer expiries (SYN timeouts included).
+    pub timeouts: u64,
+    /// Fast-recovery episodes entered.
+    pub fast_recoveries: u64,
+    /// Window reductions caused by ECN-Echo.
+    pub ecn_reductions: u64,
+    /// Smoothed RTT.
+    pub srtt: Option<SimDuration>,
+    /// RTT variation.
+    pub rttvar: Option<SimDuration>,
+    /// Minimum RTT sample.
+    pub min_rtt: Option<SimDuration>,
+    /// Current retransmission timeout (with backoff).
+    pub rto: SimDuration,
+    /// Congestion window in bytes.
+    pub cwnd_bytes: u64,
+    /// Slow-start threshold in bytes (`u64::MAX` until the first reduction).
+    pub ssthresh_bytes: u64,
+    /// When every application byte had been acknowledged.
+    pub completed_at: Option<SimTime>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Closed,
+    SynSent,
+    Established,
+}
+
+/// Loss-recovery state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// Open / congestion avoidance.
+    None,
+    /// Fast recovery after DupThresh duplicate ACKs or SACK loss detection.
+    Fast,
+    /// Retransmitting after a timeout, until the pre-timeout data is acknowledged.
+    Timeout,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct TxSeg {
+    seq: u64,
+    len: u32,
+    sent_at: SimTime,
+    ever_retx: bool,
+    sacked: bool,
+    lost: bool,
+    retx: bool,
+}
+
+impl TxSeg {
+    fn end(&self) -> u64 {
+        self.seq + u64::from(self.len)
+    }
+}
+
+/// The sending end of one connection.
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    mss: u64,
+    dupthresh: u32,
+    sack: bool,
+    ecn_wanted: bool,
+    handshake: bool,
+    classic_reno: bool,
+    initial_cwnd: u64,
+    cc: AnyCc,
+    rtt: RttEstimator,
+    state: State,
+    syn_sent_at: SimTime,
+    syn_retx: bool,
+    snd_una: u64,
+    snd_nxt: u64,
+    /// One past the last application byte (`u64::MAX` for unlimited data).
+    app_end: u64,
+    snd_wnd: u64,
+    segs: VecDeque<TxSeg>,
+    sacked_bytes: u64,
+    lost_bytes: u64,
+    retx_bytes: u64,
+    highest_sacked: u64,
+    dupacks: u32,
+    recovery: Recovery,
+    /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint` (as one past the highest byte sent).
+    recover: u64,
+    /// RFC 6675 `HighRxt` (as one past the highest byte retransmitted in this episode).
+    high_rxt: u64,
+    /// NewReno (no SACK) inflated window during fast recovery, bytes.
+    rec_cwnd: u64,
+    partial_acks: u32,
+    ecn_ok: bool,
+    cwr_pending: bool,
+    ecn_recover: u64,
+    rto_at: Option<SimTime>,
+    stats: SenderStats,
+}
+
+impl TcpSender {
+    /// A sender for `cfg` with `app_bytes` to transfer (`None`: unlimited bulk data).
+    /// Panics if `cfg` does not validate.
+    pub fn new(cfg: &TcpConfig, app_bytes: Option<u64>) -> Self {
+        if let Err(e) = cfg.validate() {
+            panic!("invalid TcpConfig: {e}");
+        }
+        let mss = u64::from(cfg.mss);
+        let initial_cwnd = u64::from(cfg.initial_cwnd_segments) * mss;
+        let cc = AnyCc::new(&cfg.cc, mss, initial_cwnd);
+        let rtt = RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto);
+        let mut s = TcpSender {
+            mss,
+            dupthresh: cfg.dupack_threshold,
+            sack: cfg.sack,
+            ecn_wanted: cfg.ecn,
+            handshake: cfg.handshake,
+            classic_reno: cfg.cc.kind == CcKind::Reno && !cfg.sack,
+            initial_cwnd,
+            cc,
+            rtt,
+            state: State::Closed,
+            syn_sent_at: SimTime::ZERO,
+            syn_retx: false,
+            snd_una: 1,
+            snd_nxt: 1,
+            app_end: app_bytes.map_or(u64::MAX, |b| b.saturating_add(1)),
+            snd_wnd: cfg.max_window_bytes().unwrap_or(u64::MAX),
+            segs: VecDeque::with_capacity(64),
+            sacked_bytes: 0,
+            lost_bytes: 0,
+            retx_bytes: 0,
+            highest_sacked: 0,
+            dupacks: 0,
+            recovery: Recovery::None,
+            recover: 0,
+            high_rxt: 0,
+            rec_cwnd: 0,
+            partial_acks: 0,
+            ecn_ok: false,
+            cwr_pending: false,
+            ecn_recover: 0,
+            rto_at: None,
+            stats: SenderStats::default(),
+        };
+        s.refresh_stats();
+        s
+    }
+
+    /// Opens the connection: emits the SYN, or with the handshake disabled the first window of data.
+    pub fn connect(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if self.state != State::Closed {
+            return;
+        }
+        if self.handshake {
+            self.state = State::SynSent;
+            self.send_syn(now, out);
+        } else {
+            self.state = State::Established;
+            self.ecn_ok = self.ecn_wanted;
+            self.send_loop(now, out);
+            self.check_complete(now);
+        }
+        self.refresh_stats();
+    }
+
+    /// Handles a segment from the receiver (SYN-ACK or ACK).
+    pub fn on_segment(&mut self, now: SimTime, seg: &Segment, out: &mut Vec<Segment>) {
+        match self.state {
+            State::Closed => {}
+            State::SynSent => {
+                if seg.has(SYN | ACK) && seg.ack == 1 {
+                    self.establish(now, seg, out);
+                }
+            }
+            State::Established => {
+                if seg.has(ACK) && !seg.has(SYN) {
+                    self.on_ack(now, seg, out);
+                }
+            }
+        }
+        self.refresh_stats();
+    }
+
+    /// Fires the retransmission timer if it is due; a stale call (before the deadline, or after
+    /// the timer was cancelled) does nothing.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let Some(at) = self.rto_at else { return };
+        if now < at {
+            return;
+        }
+        self.rto_at = None;
+        match self.state {
+            State::Closed => {}
+            State::SynSent => {
+                // RFC 6298 §5.5–5.6 for the SYN; §5.7 and RFC 5681 §3.1 apply once established.
+                self.stats.timeouts += 1;
+                self.syn_retx = true;
+                self.rtt.backoff();
+                self.send_syn(now, out);
+            }
+            State::Established => self.on_rto(now, out),
+        }
+        self.refresh_stats();
+    }
+
+    /// When [`TcpSender::on_timer`] must next be called (the retransmission timer).
+    pub fn next_timer(&self) -> Option<SimTime> {
+        self.rto_at
+    }
+
+    /// True once every application byte has been cumulatively acknowledged (never for bulk).
+    pub fn is_complete(&self) -> bool {
+        self.stats.completed_at.is_some()
+    }
+
+    /// Counters and current values.
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+
+    /// Current loss-recovery state.
+    pub fn recovery(&self) -> Recovery {
+        self.recovery
+    }
+
+    /// Oldest unacknowledged sequence number.
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
+    /// Next new sequence number to send.
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+
+    /// RFC 6675 `pipe`: bytes estimated to be in the network.
+    pub fn pipe(&self) -> u64 {
+        (self.snd_nxt - self.snd_una) - self.sacked_bytes - self.lost_bytes + self.retx_bytes
+    }
+
+    /// True when ECN was negotiated.
+    pub fn ecn_negotiated(&self) -> bool {
+        self.ecn_ok
+    }
+
+    /// Reports the state for tracing: `cwnd`, `ssthresh` (bytes), `srtt_s`, `rttvar_s`, `rto_s`,
+    /// `in_flight` (pipe, bytes), `snd_una`, `snd_nxt`, `recovery` (0 open, 1 fast, 2 timeout),
+    /// `dupacks`, and the controller's own variables.
+    pub fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
+        visit("cwnd", self.cc.cwnd() as f64);
+        visit("ssthresh", self.cc.ssthresh() as f64);
+        visit(
+            "srtt_s",
+            self.rtt.srtt().map_or(f64::NAN, |d| d.as_secs_f64()),
+        );
+        visit(
+            "rttvar_s",
+            self.rtt.rttvar().map_or(f64::NAN, |d| d.as_secs_f64()),
+        );
+        visit("rto_s", self.rtt.rto().as_secs_f64());
+        visit("in_flight", self.pipe() as f64);
+        visit("snd_una", self.snd_una as f64);
+        visit("snd_nxt", self.snd_nxt as f64);
+        visit(
+            "recovery",
+            match self.recovery {
+                Recovery::None => 0.0,
+                Recovery::Fast => 1.0,
+                Recovery::Timeout => 2.0,
+            },
+        );
+        visit("dupacks", f64::from(self.dupacks));
+        self.cc.visit_state(visit);
+    }
+
+    // ----- handshake -------------------------------------------------------------------------
+
+    fn send_syn(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        let mut flags = SYN;
+        if self.ecn_wanted {
+            flags |= ECE | CWR; // RFC 3168 §6.1.1 ECN-setup SYN
+        }
+        out.push(Segment {
+            seq: 0,
+            flags,
+            rwnd: u32::MAX,
+            ..Segment::default()
+        });
+        self.stats.segments_sent += 1;
+        self.syn_sent_at = now;
+        self.rto_at = Some(now + self.rtt.rto());
+    }
+
+    fn establish(&mut self, now: SimTime, seg: &Segment, out: &mut Vec<Segment>) {
+        self.state = State::Established;
+        self.rto_at = None;
+        self.snd_wnd = self.snd_wnd.min(u64::from(seg.rwnd));
+        self.ecn_ok = self.ecn_wanted && seg.has(ECE) && !seg.has(CWR);
+        if self.syn_retx {
+            // RFC 6298 §5.7: no valid sample (Karn) → RTO back to 3 s; RFC 5681 §3.1: IW = 1 SMSS.
+            if self.rtt.srtt().is_none() {
+                self.rtt.set_rto(SimDuration::from_secs(3));
+            }
+            self.cc
+                .reset_initial_window(self.mss.min(self.initial_cwnd));
+        } else {
+            self.rtt.on_sample(now - self.syn_sent_at);
+        }
+        let before = self.stats.segments_sent;
+        self.send_loop(now, out);
+        if self.stats.segments_sent == before {
+            // No data to piggyback the handshake ACK on: send it bare.
+            out.push(Segment {
+                seq: self.snd_nxt,
+                ack: 1,
+                flags: ACK,
+                rwnd: u32::MAX,
+                ..Segment::default()
+            });
+            self.stats.segments_sent += 1;
+        }
+        self.check_complete(now);
+    }
+
+    // ----- ACK processing --------------------------------------------------------------------
+
+    fn on_ack(&mut self, now: SimTime, seg: &Segment, out: &mut Vec<Segment>) {
+        if seg.ack > self.snd_nxt || seg.ack < self.snd_una {
+            return; // acknowledges unsent data, or an old reordered ACK
+        }
+        self.snd_wnd = u64::from(seg.rwnd);
+        let flight_before = self.snd_nxt - self.snd_una;
+        let cwnd_limited = self.pipe() + self.mss > self.cc.cwnd();
+        let recovery_before = self.recovery;
+
+        let newly_sacked = if self.sack { self.apply_sack(seg) } else { 0 };
+
+        let mut acked = 0;
+        let mut sample = None;
+        if seg.ack > self.snd_una {
+            acked = seg.ack - self.snd_una;
+            sample = self.advance_una(now, seg.ack);
+            self.dupacks = 0;
+            if let Some(r) = sample {
+                self.rtt.on_sample(r);
+            }
+        } else if flight_before > 0 && seg.len == 0 && (!self.sack || newly_sacked > 0) {
+            self.dupacks += 1;
+            if self.recovery == Recovery::Fast && !self.sack {
+                self.rec_cwnd += self.mss; // RFC 6582 §3.2 step 3 / RFC 5681 §3.2 step 4
+            }
+        }
+        if self.sack && self.sacked_bytes > 0 {
+            self.mark_lost();
+        }
+
+        // Leave recovery, or handle a partial ACK.
+        let mut restart_timer = acked > 0;
+        if acked > 0 {
+            match self.recovery {
+                Recovery::Fast if self.snd_una >= self.recover || self.classic_reno => {
+                    self.end_recovery(now);
+                }
+                Recovery::Fast if !self.sack => {
+                    // RFC 6582 §3.2 step 4: partial ACK.
+                    self.partial_acks += 1;
+                    self.retransmit_front(now, out);
+                    self.rec_cwnd = self.rec_cwnd.saturating_sub(acked);
+                    if acked >= self.mss {
+                        self.rec_cwnd += self.mss;
+                    }
+                    self.rec_cwnd = self.rec_cwnd.max(self.mss);
+                    restart_timer = self.partial_acks == 1;
+                }
+                Recovery::Timeout if self.snd_una >= self.recover => {
+                    self.recovery = Recovery::None;
+                    self.clear_retx();
+                }
+                _ => {}
+            }
+        }
+
+        // Enter fast recovery.
+        let mut reduced = false;
+        if self.recovery == Recovery::None
+            && self.snd_una < self.snd_nxt
+            && (self.classic_reno || self.snd_una >= self.recover)
+        {
+            let front_lost = self.sack && self.segs.front().is_some_and(|s| s.lost);
+            if self.dupacks >= self.dupthresh || front_lost {
+                self.enter_recovery(now, out);
+                reduced = true;
+            }
+        }
+
+        // ECN-Echo (RFC 3168 §6.1.2): once per window, never during recovery.
+        if self.ecn_ok
+            && seg.has(ECE)
+            && self.recovery == Recovery::None
+            && !reduced
+            && seg.ack > self.ecn_recover
+        {
+            let flight = self.snd_nxt - self.snd_una;
+            self.cc.on_congestion(now, flight, Congestion::Ecn);
+            self.stats.ecn_reductions += 1;
+            self.cwr_pending = true;
+            self.ecn_recover = self.snd_nxt;
+            reduced = true;
+        }
+
+        // Window growth: on ACKs of new data outside fast recovery (slow start continues while
+        // retransmitting after a timeout).
+        if acked > 0
+            && !reduced
+            && recovery_before != Recovery::Fast
+            && self.recovery != Recovery::Fast
+        {
+            let ev = AckEvent {
+                now,
+                acked_bytes: acked,
+                rtt: sample,
+                srtt: self.rtt.srtt(),
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+                in_flight: self.pipe(),
+                cwnd_limited,
+                mss: self.mss,
+            };
+            self.cc.on_ack(&ev);
+        }
+
+        if self.snd_una == self.snd_nxt {
+            self.rto_at = None; // RFC 6298 §5.2
+        } else if restart_timer {
+            self.rto_at = Some(now + self.rtt.rto()); // §5.3
+        }
+        self.send_loop(now, out);
+        self.check_complete(now);
+    }
+
+    /// Marks segments covered by the SACK blocks; returns the bytes newly SACKed.
+    fn apply_sack(&mut self, seg: &Segment) -> u64 {
+        let mut newly = 0;
+        for &(s, e) in seg.sack_blocks() {
+            if e <= self.snd_una || s >= e {
+                continue;
+            }
+            let mut i = self.segs.partition_point(|x| x.end() <= s);
+            while i < self.segs.len() && self.segs[i].seq < e {
+                let x = self.segs[i];
+                if x.seq >= s && x.end() <= e && !x.sacked {
+                    let len = u64::from(x.len);
+                    self.sacked_bytes += len;
+                    if x.lost {
+                        self.lost_bytes -= len;
+                    }
+                    if x.retx {
+                        self.retx_bytes -= len;
+                    }
+                    self.segs[i].sacked = true;
+                    newly += len;
+                    self.highest_sacked = self.highest_sacked.max(x.end());
+                }
+                i += 1;
+            }
+        }
+        newly
+    }
+
+    /// RFC 6675 §4 `IsLost`, applied to every unSACKed segment: lost when at least DupThresh
+    /// SACKed segments, or more than (DupThresh − 1)·SMSS SACKed bytes, lie above it.
+    fn mark_lost(&mut self) {
+        let thresh_bytes = u64::from(self.dupthresh - 1) * self.mss;
+        let mut n = 0u32;
+        let mut bytes = 0u64;
+        for i in (0..self.segs.len()).rev() {
+            let x = self.segs[i];
+            if x.sacked {
+                n += 1;
+                bytes += u64::from(x.len);
+            } else if n >= self.dupthresh || bytes > thresh_bytes {
+                if x.lost {
+                    break; // lower segments were marked when this one was
+                }
+                self.segs[i].lost = true;
+                self.lost_bytes += u64::from(x.len);
+            }
+        }
+    }
+
+    /// Removes segments below `ack`; returns a Karn-valid RTT sample if there is one.
+    fn advance_una(&mut self, now: SimTime, ack: u64) -> Option<SimDuration> {
+        let mut any_retx = false;
+        let mut newest: Option<SimTime> = None;
+        while let Some(front) = self.segs.front().copied() {
+            if front.end() <= ack {
+                self.forget(&front);
+                any_retx |= front.ever_retx;
+                newest = Some(front.sent_at);
+                self.segs.pop_front();
+            } else {
+                if front.seq < ack {
+                    // Partial acknowledgement of a segment (never produced by our receiver).
+                    let cut = ack - front.seq;
+                    let f = self.segs.front_mut().expect("front exists");
+                    if f.sacked {
+                        self.sacked_bytes -= cut;
+                    } else {
+                        if f.lost {
+                            self.lost_bytes -= cut;
+                        }
+                        if f.retx {
+                            self.retx_bytes -= cut;
+                        }
+                    }
+                    f.seq = ack;
+                    f.len -= cut as u32;
+                    any_retx |= f.ever_retx;
+                }
+                break;
+            }
+        }
+        self.stats.bytes_acked += ack - self.snd_una;
+        self.snd_una = ack;
+        if any_retx {
+            None
+        } else {
+            newest.map(|t| now.saturating_since(t))
+        }
+    }
+
+    fn forget(&mut self, x: &TxSeg) {
+        let len = u64::from(x.len);
+        if x.sacked {
+            self.sacked_bytes -= len;
+        } else {
+            if x.lost {
+                self.lost_bytes -= len;
+            }
+            if x.retx {
+                self.retx_bytes -= len;
+            }
+        }
+    }
+
+    fn clear_retx(&mut self) {
+        for x in self.segs.iter_mut() {
+            x.retx = false;
+        }
+        self.retx_bytes = 0;
+    }
+
+    fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        self.stats.fast_recoveries += 1;
+        let flight = self.snd_nxt - self.snd_una;
+        self.cc.on_congestion(now, flight, Congestion::Loss);
+        self.recovery = Recovery::Fast;
+        self.recover = self.snd_nxt;
+        self.partial_acks = 0;
+        self.clear_retx();
+        self.high_rxt = self.snd_una;
+        if self.ecn_ok {
+            self.cwr_pending = true;
+            self.ecn_recover = self.snd_nxt;
+        }
+        if self.sack {
+            // RFC 6675 §5 step 4.3: the first segment is presumed lost and sent at once.
+            if let Some(f) = self.segs.front_mut() {
+                if !f.lost && !f.sacked {
+                    f.lost = true;
+                    self.lost_bytes += u64::from(f.len);
+                }
+            }
+        } else {
+            // RFC 6582 §3.2 step 2: cwnd = ssthresh + 3·SMSS.
+            self.rec_cwnd = self.cc.ssthresh() + u64::from(self.dupthresh) * self.mss;
+        }
+        self.retransmit_front(now, out);
+    }
+
+    fn end_recovery(&mut self, now: SimTime) {
+        self.recovery = Recovery::None;
+        self.clear_retx();
+        self.cc.on_recovery_exit(now);
+    }
+
+    fn on_rto(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if self.snd_una == self.snd_nxt {
+            return;
+        }
+        self.stats.timeouts += 1;
+        let flight = self.snd_nxt - self.snd_una;
+        self.cc.on_rto(now, flight);
+        self.rtt.backoff();
+        self.recovery = Recovery::Timeout;
+        self.recover = self.snd_nxt;
+        self.dupacks = 0;
+        self.clear_retx();
+        self.high_rxt = self.snd_una;
+        for x in self.segs.iter_mut() {
+            if !x.sacked && !x.lost {
+                x.lost = true;
+                self.lost_bytes += u64::from(x.len);
+            }
+        }
+        if self.ecn_ok {
+            self.cwr_pending = true;
+            self.ecn_recover = self.snd_nxt;
+        }
+        self.send_loop(now, out);
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+    }
+
+    // ----- transmission ----------------------------------------------------------------------
+
+    fn send_loop(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if self.state != State::Established {
+            return;
+        }
+        loop {
+            if self.recovery == Recovery::Fast && !self.sack {
+                // RFC 6582: new data while FlightSize stays within the inflated window.
+                let len = self.next_new_len();
+                if len == 0 || (self.snd_nxt - self.snd_una) + len > self.rec_cwnd {
+                    break;
+                }
+                self.send_new(now, len, out);
+                continue;
+            }
+            if self.pipe() + self.mss > self.cc.cwnd() {
+                break; // RFC 6675 §5 (C): cwnd − pipe ≥ 1 SMSS
+            }
+            if self.recovery != Recovery::None {
+                if let Some(i) = self.next_lost() {
+                    self.retransmit(now, i, out);
+                    continue;
+                }
+            }
+            let len = self.next_new_len();
+            if len > 0 {
+                self.send_new(now, len, out);
+                continue;
+            }
+            if self.recovery == Recovery::Fast {
+                if let Some(i) = self.next_rule3() {
+                    self.retransmit(now, i, out);
+                    continue;
+                }
+            }
+            break;
+        }
+    }
+
+    /// Length of the next new segment allowed by the application and the receiver window.
+    fn next_new_len(&self) -> u64 {
+        let avail = self.app_end.saturating_sub(self.snd_nxt).min(self.mss);
+        if avail == 0 {
+            return 0;
+        }
+        let wnd_room = (self.snd_una.saturating_add(self.snd_wnd)).saturating_sub(self.snd_nxt);
+        if wnd_room < avail {
+            0
+        } else {
+            avail
+        }
+    }
+
+    /// NextSeg rule 1: the first lost, unSACKed segment at or above `HighRxt` not yet resent.
+    fn next_lost(&self) -> Option<usize> {
+        let start = self.segs.partition_point(|x| x.seq < self.high_rxt);
+        (start..self.segs.len()).find(|&i| {
+            let x = &self.segs[i];
+            x.lost && !x.sacked && !x.retx
+        })
+    }
+
+    /// NextSeg rule 3: an unSACKed segment above `HighRxt` with SACKed data above it.
+    fn next_rule3(&self) -> Option<usize> {
+        let start = self.segs.partition_point(|x| x.seq < self.high_rxt);
+        (start..self.segs.len()).find(|&i| {
+            let x = &self.segs[i];
+            !x.sacked && !x.retx && x.end() < self.highest_sacked
+        })
+    }
+
+    fn send_new(&mut self, now: SimTime, len: u64, out: &mut Vec<Segment>) {
+        let seq = self.snd_nxt;
+        self.segs.push_back(TxSeg {
+            seq,
+            len: len as u32,
+            sent_at: now,
+            ever_retx: false,
+            sacked: false,
+            lost: false,
+            retx: false,
+        });
+        self.snd_nxt += len;
+        let mut flags = ACK;
+        if self.cwr_pending {
+            flags |= CWR;
+            self.cwr_pending = false;
+        }
+        self.emit(now, seq, len as u32, flags, self.ecn_ok, out);
+    }
+
+    fn retransmit_front(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if !self.segs.is_empty() {
+            self.retransmit(now, 0, out);
+        }
+    }
+
+    fn retransmit(&mut self, now: SimTime, i: usize, out: &mut Vec<Segment>) {
+        let x = &mut self.segs[i];
+        x.sent_at = now;
+        x.ever_retx = true;
+        if !x.retx && !x.sacked {
+            x.retx = true;
+            self.retx_bytes += u64::from(x.len);
+        }
+        let (seq, len) = (x.seq, x.len);
+        self.high_rxt = self.high_rxt.max(seq + u64::from(len));
+        self.stats.retransmits += 1;
+        // RFC 3168 §6.1.5: retransmitted data is not ECN-capable.
+        self.emit(now, seq, len, ACK, false, out);
+    }
+
+    fn emit(
+        &mut self,
+        now: SimTime,
+        seq: u64,
+        len: u32,
+        flags: u8,
+        ect: bool,
+        out: &mut Vec<Segment>,
+    ) {
+        out.push(Segment {
+            seq,
+            len,
+            ack: 1,
+            flags,
+            ect,
+            rwnd: u32::MAX,
+            ..Segment::default()
+        });
+        self.stats.segments_sent += 1;
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto()); // RFC 6298 §5.1
+        }
+    }
+
+    fn check_complete(&mut self, now: SimTime) {
+        if self.stats.completed_at.is_none() && self.snd_una >= self.app_end {
+            self.stats.completed_at = Some(now);
+            self.rto_at = None;
+        }
+    }
+
+    fn refresh_stats(&mut self) {
+        self.stats.srtt = self.rtt.srtt();
+        self.stats.rttvar = self.rtt.rttvar();
+        self.stats.min_rtt = self.rtt.min_rtt();
+        self.stats.rto = self.rtt.rto();
+        self.stats.cwnd_bytes = self.cc.cwnd();
+        self.stats.ssthresh_bytes = self.cc.ssthresh();
+    }
+}

@@ -1,0 +1,254 @@
+//! Whole-flow behaviour compared with theory: utilization with a one-BDP DropTail buffer, the
+//! Mathis et al. throughput formula under random loss, fairness of two flows, CUBIC's window
+//! curve (RFC 9438) and Vegas's standing queue.
+
+mod harness;
+
+use aqmlab_core::{Bitrate, SimDuration, SimTime};
+use aqmlab_tcp::{CcKind, Recovery, TcpConfig, TcpSender};
+use harness::{jain, state_value, Bernoulli, FlowSpec, LinkSpec, Net};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+const MSS: u64 = 1460;
+const PKT: u64 = MSS + 40;
+
+/// Bottleneck R with one-way delay d (RTT = 2d) and a buffer of one BDP in packets.
+fn bdp_link(mbps: u64, one_way_ms: u64) -> LinkSpec {
+    let bdp_bytes = mbps * 1_000_000 / 8 * (2 * one_way_ms) / 1000;
+    LinkSpec {
+        rate: Bitrate::from_mbps(mbps),
+        delay: SimDuration::from_millis(one_way_ms),
+        buffer_pkts: (bdp_bytes / PKT) as usize,
+        loss: None,
+    }
+}
+
+fn utilization(cfg: TcpConfig) -> f64 {
+    let mut net = Net::new(bdp_link(10, 25), vec![FlowSpec::bulk(cfg)]);
+    net.run_until(SimTime::from_secs(5));
+    let b0 = net.link_bytes;
+    net.run_until(SimTime::from_secs(60));
+    let st = net.flows[0].tx.stats();
+    assert!(
+        st.fast_recoveries > 5,
+        "the buffer overflowed repeatedly: {st:?}"
+    );
+    (net.link_bytes - b0) as f64 * 8.0 / (10e6 * 55.0)
+}
+
+#[test]
+fn reno_fills_a_one_bdp_droptail_link() {
+    let cfg = TcpConfig {
+        sack: false,
+        ..TcpConfig::with_cc(CcKind::Reno)
+    };
+    let u = utilization(cfg);
+    eprintln!("Reno (no SACK) utilization {:.2} %", u * 100.0);
+    assert!(u >= 0.95, "utilization {u}");
+}
+
+#[test]
+fn newreno_fills_a_one_bdp_droptail_link() {
+    let u = utilization(TcpConfig::with_cc(CcKind::NewReno));
+    eprintln!("NewReno+SACK utilization {:.2} %", u * 100.0);
+    assert!(u >= 0.95, "utilization {u}");
+    let cfg = TcpConfig {
+        sack: false,
+        ..TcpConfig::with_cc(CcKind::NewReno)
+    };
+    let u = utilization(cfg);
+    eprintln!("NewReno (no SACK) utilization {:.2} %", u * 100.0);
+    assert!(u >= 0.95, "utilization {u}");
+}
+
+/// Mathis, Semke, Mahdavi & Ott (1997): `BW = MSS/RTT · C/√p`, `C = √(3/(2b))` where `b` is the
+/// number of packets per window increment. Our Reno counts bytes in congestion avoidance
+/// (RFC 3465), so the window grows by one MSS per RTT even with delayed ACKs: `b = 1`,
+/// `C = √(3/2) ≈ 1.22`. (With ns-2's per-ACK `1/cwnd` increase and delayed ACKs, `b = 2` and
+/// `C ≈ 0.87`.) The link is 100 Mb/s with RTT 50 ms (BDP ≈ 416 packets) and a huge buffer, so
+/// windows never fill the pipe: every loss is random, the RTT is the base RTT, and throughput is
+/// set by `p` alone. The run length gives roughly 250 loss events per point.
+#[test]
+fn newreno_throughput_follows_mathis_under_random_loss() {
+    let rtt = 0.05;
+    let mut report = Vec::new();
+    for (i, &p) in [0.0005f64, 0.001, 0.005, 0.01].iter().enumerate() {
+        let link = LinkSpec {
+            rate: Bitrate::from_mbps(100),
+            delay: SimDuration::from_millis(25),
+            buffer_pkts: 10_000,
+            loss: Some(Bernoulli {
+                p,
+                seed: 17 + i as u64,
+            }),
+        };
+        let mathis = MSS as f64 * 8.0 / rtt * (1.5 / p).sqrt(); // bit/s of payload
+        let pkts_per_s = mathis / (MSS as f64 * 8.0);
+        let secs = (250.0 / p / pkts_per_s).clamp(20.0, 300.0);
+        let warm = 5.0;
+        let mut net = Net::new(link, vec![FlowSpec::bulk(TcpConfig::default())]);
+        net.run_until(SimTime::ZERO + SimDuration::from_secs_f64(warm));
+        let d0 = net.flows[0].rx.delivered_bytes();
+        net.run_until(SimTime::ZERO + SimDuration::from_secs_f64(warm + secs));
+        let got = (net.flows[0].rx.delivered_bytes() - d0) as f64 * 8.0 / secs;
+        let st = net.flows[0].tx.stats();
+        assert_eq!(net.queue_drops, 0, "no queue losses");
+        let ratio = got / mathis;
+        report.push(format!(
+            "p={p}: {:.2} Mb/s vs Mathis {:.2} Mb/s, ratio {ratio:.3} ({} fast recoveries, {} RTOs, {secs:.0} s)",
+            got / 1e6,
+            mathis / 1e6,
+            st.fast_recoveries,
+            st.timeouts
+        ));
+        assert!((0.8..=1.2).contains(&ratio), "{}", report.join("\n"));
+    }
+    eprintln!("{}", report.join("\n"));
+}
+
+#[test]
+fn two_equal_rtt_flows_share_fairly() {
+    let mut a = FlowSpec::bulk(TcpConfig::default());
+    a.start = SimTime::ZERO;
+    let mut b = FlowSpec::bulk(TcpConfig::default());
+    b.start = SimTime::from_millis(500);
+    let mut net = Net::new(bdp_link(10, 25), vec![a, b]);
+    net.run_until(SimTime::from_secs(10));
+    let d0: Vec<u64> = net.flows.iter().map(|f| f.rx.delivered_bytes()).collect();
+    net.run_until(SimTime::from_secs(70));
+    let x: Vec<f64> = net
+        .flows
+        .iter()
+        .zip(&d0)
+        .map(|(f, d)| (f.rx.delivered_bytes() - d) as f64 * 8.0 / 60.0)
+        .collect();
+    let j = jain(&x);
+    eprintln!(
+        "two NewReno flows: {:.2} / {:.2} Mb/s, Jain {j:.4}",
+        x[0] / 1e6,
+        x[1] / 1e6
+    );
+    assert!(j >= 0.95, "Jain index {j}: {x:?}");
+    assert!(x.iter().sum::<f64>() > 0.9 * 10e6 * MSS as f64 / PKT as f64);
+}
+
+/// One CUBIC flow on an uncongested path (100 Mb/s, RTT 100 ms, BDP ≈ 830 packets) loses exactly
+/// one segment during slow start. Afterwards the window must follow
+/// `W(t) = C·(t − K)³ + W_max`, `K = ∛(W_max·(1 − β)/C)` (RFC 9438 eq. 1–2), with `W_max` the
+/// window when the loss was detected and `t` measured from the end of fast recovery (the start
+/// of the congestion-avoidance epoch). The implementation aims each ACK at `W(t + RTT)`, so the
+/// window runs at most one RTT ahead of the curve; we allow 2 % of `W_max`.
+#[test]
+fn cubic_window_follows_the_cubic_curve_after_a_loss() {
+    let cfg = TcpConfig::with_cc(CcKind::Cubic);
+    let mut spec = FlowSpec::bulk(cfg);
+    spec.drop_data = vec![200];
+    let link = LinkSpec {
+        rate: Bitrate::from_mbps(100),
+        delay: SimDuration::from_millis(50),
+        buffer_pkts: 10_000,
+        loss: None,
+    };
+    let mut net = Net::new(link, vec![spec]);
+    #[derive(Default)]
+    struct Obs {
+        prev_cwnd: f64,
+        prev_rec: bool,
+        w_max: Option<f64>,
+        epoch: Option<SimTime>,
+        trace: Vec<(SimTime, f64)>,
+    }
+    let obs = Rc::new(RefCell::new(Obs::default()));
+    let o2 = obs.clone();
+    net.observer = Some(Box::new(move |now, _, tx: &TcpSender| {
+        let mut o = o2.borrow_mut();
+        let cwnd = tx.stats().cwnd_bytes as f64 / MSS as f64;
+        let rec = tx.recovery() == Recovery::Fast;
+        if rec && !o.prev_rec && o.w_max.is_none() {
+            o.w_max = Some(o.prev_cwnd);
+        }
+        if !rec && o.prev_rec && o.epoch.is_none() {
+            o.epoch = Some(now);
+        }
+        if o.epoch.is_some() {
+            o.trace.push((now, cwnd));
+        }
+        o.prev_cwnd = cwnd;
+        o.prev_rec = rec;
+    }));
+    net.run_until(SimTime::from_secs(14));
+    let st = net.flows[0].tx.stats();
+    assert_eq!((st.fast_recoveries, st.timeouts), (1, 0), "{st:?}");
+    let o = obs.borrow();
+    let w_max = o.w_max.expect("recovery happened");
+    let epoch = o.epoch.expect("recovery ended");
+    assert!(
+        (state_value(&net.flows[0].tx, "cubic_w_max") - w_max).abs() < 1e-9,
+        "W_max is the window at detection"
+    );
+    let (c, beta) = (0.4, 0.7);
+    let k = (w_max * (1.0 - beta) / c).cbrt();
+    let w = |t: f64| c * (t - k).powi(3) + w_max;
+    let mut worst: f64 = 0.0;
+    let mut lines = Vec::new();
+    for t in [0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] {
+        let at = epoch + SimDuration::from_secs_f64(t);
+        let got = o
+            .trace
+            .iter()
+            .take_while(|(ts, _)| *ts <= at)
+            .last()
+            .expect("trace covers t")
+            .1;
+        let err = (got - w(t)) / w_max;
+        worst = worst.max(err.abs());
+        lines.push(format!(
+            "t={t:>4}: cwnd {got:7.2} W(t) {:7.2} err {:+.2} %",
+            w(t),
+            err * 100.0
+        ));
+    }
+    eprintln!(
+        "CUBIC W_max {w_max:.1} K {k:.3} s, worst error {:.2} % of W_max\n{}",
+        worst * 100.0,
+        lines.join("\n")
+    );
+    assert!(worst < 0.02, "{}", lines.join("\n"));
+}
+
+/// Vegas on an uncongested path (big buffer): at steady state the time-average queue must lie
+/// between α = 1 and β = 3 packets, and the link must stay busy.
+#[test]
+fn vegas_holds_between_alpha_and_beta_packets_queued() {
+    let link = LinkSpec {
+        rate: Bitrate::from_mbps(10),
+        delay: SimDuration::from_millis(25),
+        buffer_pkts: 1000,
+        loss: None,
+    };
+    let mut net = Net::new(
+        link,
+        vec![FlowSpec::bulk(TcpConfig {
+            delayed_ack: false,
+            ..TcpConfig::with_cc(CcKind::Vegas)
+        })],
+    );
+    net.run_until(SimTime::from_secs(20));
+    net.reset_queue_stats();
+    let b0 = net.link_bytes;
+    net.run_until(SimTime::from_secs(40));
+    let q = net.mean_queue();
+    let util = (net.link_bytes - b0) as f64 * 8.0 / (10e6 * 20.0);
+    let st = net.flows[0].tx.stats();
+    eprintln!(
+        "Vegas mean queue {q:.2} packets (max {}), utilization {:.1} %, cwnd {:.1} segments, delta {}",
+        net.q_max,
+        util * 100.0,
+        st.cwnd_bytes as f64 / MSS as f64,
+        state_value(&net.flows[0].tx, "vegas_delta_pkts")
+    );
+    assert_eq!(st.fast_recoveries + st.timeouts, 0, "no losses");
+    assert!((1.0..=3.0).contains(&q), "mean queue {q}");
+    assert!(util > 0.95, "utilization {util}");
+}
