@@ -148,8 +148,10 @@ def _print_summary(s: dict) -> None:
     )
     hdr = f"{'link':<18} {'qdisc':<10} {'util':>5} {'drops':>7} {'p50 ms':>8} {'p99 ms':>8}"
     print(hdr)
+    hidden = 0
     for name, link in s["links"].items():
-        if link["enqueued_pkts"] == 0:
+        if link["utilization"] < 0.01 and link["dropped_pkts"] == 0:
+            hidden += 1
             continue
         soj = link["sojourn_ms"]
         p50 = "-" if soj["p50"] is None else f"{soj['p50']:.2f}"
@@ -157,6 +159,10 @@ def _print_summary(s: dict) -> None:
         print(
             f"{name:<18} {link['qdisc']:<10} {link['utilization']:>5.2f} "
             f"{link['dropped_pkts']:>7} {p50:>8} {p99:>8}"
+        )
+    if hidden:
+        print(
+            f"({hidden} more link directions under 1% utilization without drops: see summary.json)"
         )
     f = s["fairness"]
     print(f"Jain's index: goodput {f['jain_goodput']:.3f}, drops {f['jain_drops']:.3f}")

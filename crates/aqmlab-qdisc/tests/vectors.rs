@@ -75,7 +75,9 @@ fn pie_with_ns3_uniforms_agrees_with_ns3_pie() {
 #[test]
 fn pie_rfc_variant_outcome_counts_within_a_few_percent_of_ns3() {
     for s in ["tiny", "overload"] {
-        let ours = outcome_counts(&run(s, "pie", &["limit=1000p", "variant=rfc"], ns3_uniforms()).decisions);
+        let ours = outcome_counts(
+            &run(s, "pie", &["limit=1000p", "variant=rfc"], ns3_uniforms()).decisions,
+        );
         let theirs = outcome_counts(&reference(s, "pie"));
         for (i, name) in [
             "delivered",

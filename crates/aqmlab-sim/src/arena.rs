@@ -54,6 +54,11 @@ impl<T> Arena<T> {
             .as_mut()
             .expect("arena slot is empty")
     }
+    /// The value at `i`, if the slot holds one.
+    #[inline]
+    pub fn try_get_mut(&mut self, i: u32) -> Option<&mut T> {
+        self.slots.get_mut(i as usize).and_then(Option::as_mut)
+    }
     /// Values stored.
     pub fn len(&self) -> usize {
         self.live

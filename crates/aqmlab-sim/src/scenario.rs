@@ -12,10 +12,11 @@
 
 use crate::rate::{DeliveryTrace, LinkRate, StepSchedule};
 use crate::topology::LinkConfig;
-use crate::world::{Sim, UdpSpec};
+use crate::world::{Sim, SizeDist, TcpApp, TcpSpec, UdpSpec};
 use aqmlab_core::units::{self, UnitError};
 use aqmlab_core::{SimDuration, SimTime};
 use aqmlab_qdisc::{registry, Kind, UniformSource};
+use aqmlab_tcp::{CcKind, TcpConfig};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
@@ -118,6 +119,23 @@ struct RawFlow {
     stop: Option<S>,
     rate: Option<S>,
     size: Option<Spanned<i64>>,
+    // TCP
+    cc: Option<S>,
+    app: Option<S>,
+    bytes: Option<S>,
+    conns_per_s: Option<Spanned<f64>>,
+    size_dist: Option<S>,
+    size_mean: Option<S>,
+    size_shape: Option<Spanned<f64>>,
+    size_sigma: Option<Spanned<f64>>,
+    mss: Option<Spanned<i64>>,
+    max_window: Option<Spanned<i64>>,
+    initial_cwnd: Option<Spanned<i64>>,
+    delayed_ack: Option<bool>,
+    sack: Option<bool>,
+    ecn: Option<bool>,
+    handshake: Option<bool>,
+    min_rto: Option<S>,
 }
 
 /// A built scenario: the simulation, its duration, and what it was made from.
@@ -480,6 +498,7 @@ pub fn build(
 
     let mut sim =
         Sim::new(nodes.clone(), links, bin).map_err(|e| cx.err(None, "", e.to_string()))?;
+    sim.set_seed(seed);
     for (i, f) in raw.flows.iter().enumerate() {
         let p = format!("flows[{i}]");
         let node = |s: &S, path: &str| -> Result<u32, ScenarioError> {
@@ -544,6 +563,14 @@ pub fn build(
                     }
                     None => 1500,
                 };
+                if f.cc.is_some() || f.app.is_some() || f.bytes.is_some() || f.conns_per_s.is_some()
+                {
+                    return Err(cx.err(
+                        Some(f.kind.span()),
+                        p.clone(),
+                        "cc, app, bytes and conns_per_s belong to tcp flows, not udp",
+                    ));
+                }
                 sim.add_udp(UdpSpec {
                     src,
                     dst,
@@ -554,11 +581,34 @@ pub fn build(
                 })
                 .map_err(|e| cx.err(Some(f.from.span()), &p, e.to_string()))?;
             }
+            "tcp" => {
+                if let Some(r) = &f.rate {
+                    return Err(cx.err(
+                        Some(r.span()),
+                        format!("{p}.rate"),
+                        "a tcp flow has no rate: its congestion control sets it",
+                    ));
+                }
+                if let Some(sz) = &f.size {
+                    return Err(cx.err(Some(sz.span()), format!("{p}.size"), "a tcp flow has no size: use bytes (app = \"finite\") or size_mean (app = \"web\")"));
+                }
+                let cfg = tcp_config(&cx, f, &p)?;
+                let app = tcp_app(&cx, f, &p)?;
+                sim.add_tcp(TcpSpec {
+                    src,
+                    dst,
+                    start,
+                    stop,
+                    cfg,
+                    app,
+                })
+                .map_err(|e| cx.err(Some(f.kind.span()), &p, e.to_string()))?;
+            }
             other => {
                 return Err(cx.err(
                     Some(f.kind.span()),
                     format!("{p}.kind"),
-                    format!("expected udp, got {other:?}"),
+                    format!("expected udp or tcp, got {other:?}"),
                 ));
             }
         }
@@ -879,5 +929,212 @@ fn set_in(
             }
             _ => Err(bad(format!("{key} is not an array of tables"))),
         },
+    }
+}
+
+fn int_in(
+    cx: &Ctx<'_>,
+    v: &Option<Spanned<i64>>,
+    path: String,
+    lo: i64,
+    hi: i64,
+    what: &str,
+) -> Result<Option<u32>, ScenarioError> {
+    match v {
+        None => Ok(None),
+        Some(x) if (lo..=hi).contains(x.get_ref()) => Ok(Some(*x.get_ref() as u32)),
+        Some(x) => Err(cx.err(
+            Some(x.span()),
+            path,
+            format!("expected {what} between {lo} and {hi}, got {}", x.get_ref()),
+        )),
+    }
+}
+
+/// TCP parameters of a flow; defaults are `TcpConfig::default()` (Linux-like) with CUBIC.
+fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioError> {
+    let mut cfg = TcpConfig::with_cc(CcKind::Cubic);
+    if let Some(cc) = &f.cc {
+        cfg.cc.kind = match cc.get_ref().as_str() {
+            "reno" => CcKind::Reno,
+            "newreno" => CcKind::NewReno,
+            "cubic" => CcKind::Cubic,
+            "vegas" => CcKind::Vegas,
+            other => {
+                return Err(cx.err(
+                    Some(cc.span()),
+                    format!("{p}.cc"),
+                    format!("expected reno, newreno, cubic or vegas, got {other:?}"),
+                ))
+            }
+        };
+    }
+    if let Some(m) = int_in(
+        cx,
+        &f.mss,
+        format!("{p}.mss"),
+        100,
+        65_495,
+        "an MSS in bytes",
+    )? {
+        cfg.mss = m;
+    }
+    if let Some(w) = int_in(
+        cx,
+        &f.max_window,
+        format!("{p}.max_window"),
+        1,
+        1 << 24,
+        "a window in segments",
+    )? {
+        cfg.max_window_segments = Some(w);
+    }
+    if let Some(w) = int_in(
+        cx,
+        &f.initial_cwnd,
+        format!("{p}.initial_cwnd"),
+        1,
+        1 << 16,
+        "an initial window in segments",
+    )? {
+        cfg.initial_cwnd_segments = w;
+    }
+    if let Some(b) = f.delayed_ack {
+        cfg.delayed_ack = b;
+    }
+    if let Some(b) = f.sack {
+        cfg.sack = b;
+    }
+    if let Some(b) = f.ecn {
+        cfg.ecn = b;
+    }
+    if let Some(b) = f.handshake {
+        cfg.handshake = b;
+    }
+    if let Some(r) = &f.min_rto {
+        cfg.min_rto = cx.unit(r, &format!("{p}.min_rto"), units::parse_duration)?;
+    }
+    cfg.validate()
+        .map_err(|e| cx.err(Some(f.kind.span()), p, e.to_string()))?;
+    Ok(cfg)
+}
+
+fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> {
+    let app = f
+        .app
+        .as_ref()
+        .map(|a| a.get_ref().as_str())
+        .unwrap_or("bulk");
+    let span = f.app.as_ref().map(|a| a.span()).or(Some(f.kind.span()));
+    let web_keys = f.conns_per_s.is_some()
+        || f.size_dist.is_some()
+        || f.size_mean.is_some()
+        || f.size_shape.is_some()
+        || f.size_sigma.is_some();
+    match app {
+        "bulk" | "finite" if web_keys => Err(cx.err(
+            span,
+            format!("{p}.app"),
+            "conns_per_s and size_* belong to app = \"web\"",
+        )),
+        "bulk" if f.bytes.is_some() => Err(cx.err(
+            span,
+            format!("{p}.bytes"),
+            "a bulk transfer is infinite: use app = \"finite\" with bytes",
+        )),
+        "bulk" => Ok(TcpApp::Bulk),
+        "finite" => {
+            let b = f.bytes.as_ref().ok_or_else(|| {
+                cx.err(
+                    span.clone(),
+                    format!("{p}.bytes"),
+                    "a finite transfer needs bytes, like bytes = \"10MB\"",
+                )
+            })?;
+            let bytes = cx.unit(b, &format!("{p}.bytes"), units::parse_bytes)?;
+            if bytes == 0 {
+                return Err(cx.err(Some(b.span()), format!("{p}.bytes"), "expected bytes > 0"));
+            }
+            Ok(TcpApp::Finite { bytes })
+        }
+        "web" => {
+            if f.bytes.is_some() {
+                return Err(cx.err(
+                    span,
+                    format!("{p}.bytes"),
+                    "web responses are sized by size_dist/size_mean, not bytes",
+                ));
+            }
+            let rate = f.conns_per_s.as_ref().ok_or_else(|| {
+                cx.err(
+                    span.clone(),
+                    format!("{p}.conns_per_s"),
+                    "web traffic needs conns_per_s, like conns_per_s = 5.0",
+                )
+            })?;
+            if !(*rate.get_ref() > 0.0 && rate.get_ref().is_finite()) {
+                return Err(cx.err(
+                    Some(rate.span()),
+                    format!("{p}.conns_per_s"),
+                    format!("expected a rate > 0, got {}", rate.get_ref()),
+                ));
+            }
+            let mean = match &f.size_mean {
+                Some(m) => cx.unit(m, &format!("{p}.size_mean"), units::parse_bytes)? as f64,
+                None => 50_000.0,
+            };
+            if mean < 1.0 {
+                return Err(cx.err(
+                    f.size_mean.as_ref().map(|m| m.span()),
+                    format!("{p}.size_mean"),
+                    "expected a mean size ≥ 1 byte",
+                ));
+            }
+            let dist = f
+                .size_dist
+                .as_ref()
+                .map(|d| d.get_ref().as_str())
+                .unwrap_or("pareto");
+            let size = match dist {
+                "pareto" => {
+                    let shape = f.size_shape.as_ref().map(|x| *x.get_ref()).unwrap_or(1.2);
+                    if shape <= 1.0 || !shape.is_finite() {
+                        return Err(cx.err(
+                            f.size_shape.as_ref().map(|x| x.span()),
+                            format!("{p}.size_shape"),
+                            format!("expected a Pareto shape > 1 (finite mean), got {shape}"),
+                        ));
+                    }
+                    SizeDist::Pareto { mean, shape }
+                }
+                "lognormal" => {
+                    let sigma = f.size_sigma.as_ref().map(|x| *x.get_ref()).unwrap_or(1.0);
+                    if !(sigma >= 0.0 && sigma.is_finite()) {
+                        return Err(cx.err(
+                            f.size_sigma.as_ref().map(|x| x.span()),
+                            format!("{p}.size_sigma"),
+                            format!("expected sigma ≥ 0, got {sigma}"),
+                        ));
+                    }
+                    SizeDist::Lognormal { mean, sigma }
+                }
+                other => {
+                    return Err(cx.err(
+                        f.size_dist.as_ref().map(|d| d.span()),
+                        format!("{p}.size_dist"),
+                        format!("expected pareto or lognormal, got {other:?}"),
+                    ))
+                }
+            };
+            Ok(TcpApp::Web {
+                conns_per_s: *rate.get_ref(),
+                size,
+            })
+        }
+        other => Err(cx.err(
+            span,
+            format!("{p}.app"),
+            format!("expected bulk, finite or web, got {other:?}"),
+        )),
     }
 }

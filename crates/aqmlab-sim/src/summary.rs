@@ -40,7 +40,20 @@ pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
     let mut drops = Vec::with_capacity(r.flows.len());
     let mut flows = Vec::with_capacity(r.flows.len());
     for (i, (m, info)) in r.flows.iter().zip(&r.flow_info).enumerate() {
-        let active_s = (t - info.start.as_secs_f64()).max(0.0);
+        // A finite transfer's goodput is over its completion time; otherwise over the time
+        // since the flow started.
+        let active_s = if info.app == "finite" && m.transfers_completed == 1 {
+            m.fct_ns.mean() / 1e9
+        } else {
+            (t - info.start.as_secs_f64()).max(0.0)
+        };
+        let secs = |ns: f64| {
+            if ns.is_finite() {
+                json!(ns / 1e9)
+            } else {
+                Value::Null
+            }
+        };
         let goodput = if active_s > 0.0 {
             m.delivered_bytes as f64 * 8.0 / active_s
         } else {
@@ -60,8 +73,13 @@ pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
             "delivered_bytes": m.delivered_bytes,
             "dropped_pkts": m.dropped_pkts,
             "goodput_bps": goodput,
-            "retransmits": 0,
-            "fct_s": Value::Null,
+            "retransmits": m.retransmits,
+            "transfers_started": m.transfers_started,
+            "transfers_completed": m.transfers_completed,
+            "fct_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.mean()) },
+            "fct_p50_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.quantile(0.5)) },
+            "fct_p99_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.quantile(0.99)) },
+            "srtt_ms": { "mean": ms(m.srtt_ns.mean()), "p50": ms(m.srtt_ns.quantile(0.5)), "p99": ms(m.srtt_ns.quantile(0.99)) },
         }));
     }
     json!({

@@ -13,8 +13,9 @@ use crate::event::EventQueue;
 use crate::rate::LinkRate;
 use crate::sketch::QuantileSketch;
 use crate::topology::{LinkConfig, Routes};
-use aqmlab_core::{Bitrate, Ecn, FlowId, Packet, SimDuration, SimTime};
+use aqmlab_core::{Bitrate, Ecn, FlowId, Packet, SimDuration, SimTime, Xoshiro256pp};
 use aqmlab_qdisc::{AnyQdisc, Qdisc, QdiscEvent};
+use aqmlab_tcp::{Segment, TcpConfig, TcpReceiver, TcpSender};
 
 /// What a packet carries, as far as the endpoints care.
 #[derive(Clone, Copy, Debug)]
@@ -23,6 +24,17 @@ pub enum Payload {
     Udp {
         /// Sequence number within the flow.
         seq: u64,
+    },
+    /// A TCP segment of connection `conn` (generation `gen`), towards the receiver or the sender.
+    Tcp {
+        /// The segment.
+        seg: Segment,
+        /// Connection slot.
+        conn: u32,
+        /// Generation of the slot when the segment was sent (a reused slot has a new one).
+        gen: u32,
+        /// True for sender → receiver (data), false for ACKs.
+        to_receiver: bool,
     },
 }
 
@@ -43,6 +55,85 @@ enum Ev {
     Arrive { node: u32, pkt: u32 },
     /// A UDP source sends its next datagram.
     UdpSend(u32),
+    /// A TCP flow's application starts.
+    TcpStart(u32),
+    /// A web flow's next request arrives.
+    WebArrival(u32),
+    /// A TCP timer: the sender's (side 0) or receiver's (side 1), as it asked for time `want`.
+    TcpTimer {
+        conn: u32,
+        gen: u32,
+        side: u8,
+        want: SimTime,
+    },
+}
+
+/// What a TCP flow's application does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TcpApp {
+    /// An infinite transfer ("FTP").
+    Bulk,
+    /// One transfer of `bytes`, whose completion time is measured.
+    Finite {
+        /// Bytes to transfer.
+        bytes: u64,
+    },
+    /// Web-like traffic: requests arrive as a Poisson process; each is answered over a fresh
+    /// connection from `src` (the server) to `dst` (the client) with a response of random size.
+    Web {
+        /// Mean arrival rate of requests (connections per second).
+        conns_per_s: f64,
+        /// Response size distribution.
+        size: SizeDist,
+    },
+}
+
+/// A distribution of transfer sizes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SizeDist {
+    /// Pareto with the given mean (bytes) and tail index `shape` (> 1).
+    Pareto {
+        /// Mean size in bytes.
+        mean: f64,
+        /// Tail index.
+        shape: f64,
+    },
+    /// Lognormal with the given mean (bytes) and `sigma` of the underlying normal.
+    Lognormal {
+        /// Mean size in bytes.
+        mean: f64,
+        /// Standard deviation of ln(size).
+        sigma: f64,
+    },
+}
+
+impl SizeDist {
+    fn sample(&self, rng: &mut Xoshiro256pp) -> u64 {
+        let x = match *self {
+            SizeDist::Pareto { mean, shape } => rng.pareto(mean, shape),
+            SizeDist::Lognormal { mean, sigma } => {
+                rng.lognormal(mean.ln() - sigma * sigma / 2.0, sigma)
+            }
+        };
+        x.round().clamp(1.0, 1e12) as u64
+    }
+}
+
+/// A TCP flow: one connection (bulk, finite) or a sequence of them (web).
+#[derive(Clone, Debug)]
+pub struct TcpSpec {
+    /// Sending node (the server for web traffic).
+    pub src: u32,
+    /// Receiving node.
+    pub dst: u32,
+    /// When the application starts.
+    pub start: SimTime,
+    /// Web: no new requests at or after this time.
+    pub stop: Option<SimTime>,
+    /// TCP parameters and congestion control.
+    pub cfg: TcpConfig,
+    /// The application.
+    pub app: TcpApp,
 }
 
 /// A constant-bit-rate UDP source.
@@ -123,6 +214,16 @@ pub struct FlowMetrics {
     pub dropped_pkts: u64,
     /// Bytes delivered per time bin.
     pub delivered_bytes_per_bin: Vec<u64>,
+    /// TCP: segments retransmitted.
+    pub retransmits: u64,
+    /// TCP: transfers started and completed (finite and web).
+    pub transfers_started: u64,
+    /// TCP: transfers completed.
+    pub transfers_completed: u64,
+    /// TCP: flow completion times of completed transfers, ns (handshake included).
+    pub fct_ns: QuantileSketch,
+    /// TCP: the sender's smoothed RTT after every ACK, ns.
+    pub srtt_ns: QuantileSketch,
 }
 
 struct Link {
@@ -135,12 +236,36 @@ struct Link {
     m: LinkMetrics,
 }
 
+enum FlowKind {
+    Udp {
+        spec: UdpSpec,
+        next_seq: u64,
+        interval: SimDuration,
+    },
+    Tcp {
+        spec: TcpSpec,
+        rng: Xoshiro256pp,
+    },
+}
+
 struct Flow {
     info: FlowInfo,
-    spec: UdpSpec,
-    next_seq: u64,
-    interval: SimDuration,
+    kind: FlowKind,
     m: FlowMetrics,
+}
+
+struct Conn {
+    gen: u32,
+    flow: u32,
+    sender: TcpSender,
+    receiver: TcpReceiver,
+    src: u32,
+    dst: u32,
+    start: SimTime,
+    /// The time each side's state machine last asked to be woken at (an event is pending for it).
+    timer_want: [Option<SimTime>; 2],
+    delivered: u64,
+    retransmits: u64,
 }
 
 /// An error in how a simulation was put together (found before it runs).
@@ -179,6 +304,10 @@ pub struct Sim {
     routes: Routes,
     flows: Vec<Flow>,
     bin_ns: u64,
+    conns: Arena<Conn>,
+    next_gen: u32,
+    segs: Vec<Segment>,
+    seed: u64,
 }
 
 fn bin_add(v: &mut Vec<u64>, bin: usize, x: u64) {
@@ -233,6 +362,10 @@ impl Sim {
             routes,
             flows: Vec::new(),
             bin_ns: bin.as_nanos(),
+            conns: Arena::with_capacity(64),
+            next_gen: 0,
+            segs: Vec::with_capacity(64),
+            seed: 1,
         })
     }
 
@@ -257,9 +390,70 @@ impl Sim {
         };
         self.flows.push(Flow {
             info,
-            spec,
-            next_seq: 0,
-            interval,
+            kind: FlowKind::Udp {
+                spec,
+                next_seq: 0,
+                interval,
+            },
+            m: FlowMetrics::default(),
+        });
+        Ok(idx)
+    }
+
+    /// Sets the master seed from which per-flow random streams (web arrivals and sizes) derive.
+    pub fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+
+    /// Adds a TCP flow; returns its flow index.
+    pub fn add_tcp(&mut self, spec: TcpSpec) -> Result<usize, BuildError> {
+        let idx = self.flows.len();
+        spec.cfg
+            .validate()
+            .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
+        self.check_route(idx, spec.src, spec.dst)?;
+        let app = match &spec.app {
+            TcpApp::Bulk => "bulk",
+            TcpApp::Finite { bytes } => {
+                if *bytes == 0 {
+                    return Err(BuildError::Invalid(format!(
+                        "flow {idx}: a finite transfer needs bytes > 0"
+                    )));
+                }
+                "finite"
+            }
+            TcpApp::Web { conns_per_s, size } => {
+                if !(conns_per_s.is_finite() && *conns_per_s > 0.0) {
+                    return Err(BuildError::Invalid(format!(
+                        "flow {idx}: web traffic needs a rate > 0 connections/s"
+                    )));
+                }
+                let ok = match *size {
+                    SizeDist::Pareto { mean, shape } => mean >= 1.0 && shape > 1.0,
+                    SizeDist::Lognormal { mean, sigma } => mean >= 1.0 && sigma >= 0.0,
+                };
+                if !ok {
+                    return Err(BuildError::Invalid(format!(
+                        "flow {idx}: response sizes need a mean ≥ 1 byte (and a Pareto shape > 1)"
+                    )));
+                }
+                "web"
+            }
+        };
+        let info = FlowInfo {
+            kind: "tcp",
+            cc: Some(spec.cfg.cc.kind.as_str()),
+            app,
+            start: spec.start,
+            src: self.nodes[spec.src as usize].clone(),
+            dst: self.nodes[spec.dst as usize].clone(),
+        };
+        // Each flow's randomness comes from its own stream: adding a flow changes no other's.
+        let rng = Xoshiro256pp::for_stream(self.seed, &format!("flow/{idx}/app"));
+        self.events.push(spec.start, Ev::TcpStart(idx as u32));
+        self.flows.push(Flow {
+            info,
+            kind: FlowKind::Tcp { spec, rng },
             m: FlowMetrics::default(),
         });
         Ok(idx)
@@ -291,6 +485,10 @@ impl Sim {
     pub fn events_processed(&self) -> u64 {
         self.events.processed()
     }
+    /// TCP connections currently open.
+    pub fn tcp_connections_open(&self) -> usize {
+        self.conns.len()
+    }
     /// Packets currently alive (queued, in transmission or propagating).
     pub fn packets_alive(&self) -> usize {
         self.packets.len()
@@ -308,6 +506,14 @@ impl Sim {
                 Ev::TxDone(l) => self.on_tx_done(l),
                 Ev::Arrive { node, pkt } => self.on_arrive(node, pkt),
                 Ev::UdpSend(f) => self.on_udp_send(f),
+                Ev::TcpStart(f) => self.on_tcp_start(f),
+                Ev::WebArrival(f) => self.on_web_arrival(f),
+                Ev::TcpTimer {
+                    conn,
+                    gen,
+                    side,
+                    want,
+                } => self.on_tcp_timer(conn, gen, side, want),
             }
         }
         self.now = self.now.max(until);
@@ -319,16 +525,25 @@ impl Sim {
     }
 
     fn on_udp_send(&mut self, f: u32) {
+        let now = self.now;
         let fl = &mut self.flows[f as usize];
-        if fl.spec.stop.is_some_and(|s| self.now >= s) {
+        let FlowKind::Udp {
+            spec,
+            next_seq,
+            interval,
+        } = &mut fl.kind
+        else {
+            unreachable!("UdpSend for a TCP flow")
+        };
+        if spec.stop.is_some_and(|s| now >= s) {
             return;
         }
-        let seq = fl.next_seq;
-        fl.next_seq += 1;
+        let seq = *next_seq;
+        *next_seq += 1;
         fl.m.sent_pkts += 1;
-        fl.m.sent_bytes += fl.spec.size as u64;
-        let (src, dst, size) = (fl.spec.src, fl.spec.dst, fl.spec.size);
-        let next = self.now + fl.interval;
+        fl.m.sent_bytes += spec.size as u64;
+        let (src, dst, size) = (spec.src, spec.dst, spec.size);
+        let next = now + *interval;
         self.events.push(next, Ev::UdpSend(f));
         let pkt = self.packets.insert(PktData {
             flow: f,
@@ -338,6 +553,158 @@ impl Sim {
             payload: Payload::Udp { seq },
         });
         self.forward(src, pkt);
+    }
+
+    fn on_tcp_start(&mut self, f: u32) {
+        let FlowKind::Tcp { spec, .. } = &self.flows[f as usize].kind else {
+            unreachable!("TcpStart for a UDP flow")
+        };
+        match spec.app {
+            TcpApp::Bulk => self.open_conn(f, None),
+            TcpApp::Finite { bytes } => self.open_conn(f, Some(bytes)),
+            TcpApp::Web { .. } => self.on_web_arrival(f),
+        }
+    }
+
+    /// A web request arrives now: open a connection for its response and schedule the next one.
+    fn on_web_arrival(&mut self, f: u32) {
+        let now = self.now;
+        let FlowKind::Tcp { spec, rng } = &mut self.flows[f as usize].kind else {
+            unreachable!()
+        };
+        let TcpApp::Web { conns_per_s, size } = spec.app else {
+            unreachable!("WebArrival for a non-web flow")
+        };
+        if spec.stop.is_some_and(|s| now >= s) {
+            return;
+        }
+        let bytes = size.sample(rng);
+        let gap = SimDuration::from_secs_f64(rng.exponential(1.0 / conns_per_s));
+        self.events.push(now + gap, Ev::WebArrival(f));
+        self.open_conn(f, Some(bytes));
+    }
+
+    fn open_conn(&mut self, f: u32, bytes: Option<u64>) {
+        let FlowKind::Tcp { spec, .. } = &self.flows[f as usize].kind else {
+            unreachable!()
+        };
+        let (cfg, src, dst) = (spec.cfg, spec.src, spec.dst);
+        self.next_gen = self.next_gen.wrapping_add(1);
+        let gen = self.next_gen;
+        let conn = self.conns.insert(Conn {
+            gen,
+            flow: f,
+            sender: TcpSender::new(&cfg, bytes),
+            receiver: TcpReceiver::new(&cfg),
+            src,
+            dst,
+            start: self.now,
+            timer_want: [None, None],
+            delivered: 0,
+            retransmits: 0,
+        });
+        self.flows[f as usize].m.transfers_started += bytes.is_some() as u64;
+        let mut out = std::mem::take(&mut self.segs);
+        self.conns.get_mut(conn).sender.connect(self.now, &mut out);
+        self.emit(conn, true, &mut out);
+        self.segs = out;
+        self.arm_timers(conn);
+    }
+
+    /// Sends the segments in `out` from one end of `conn` and clears `out`.
+    fn emit(&mut self, conn: u32, from_sender: bool, out: &mut Vec<Segment>) {
+        let c = self.conns.get(conn);
+        let (from, to, flow, gen) = if from_sender {
+            (c.src, c.dst, c.flow, c.gen)
+        } else {
+            (c.dst, c.src, c.flow, c.gen)
+        };
+        for seg in out.drain(..) {
+            let size = seg.wire_bytes();
+            let m = &mut self.flows[flow as usize].m;
+            m.sent_pkts += 1;
+            m.sent_bytes += size as u64;
+            let ecn = if seg.ect { Ecn::Ect0 } else { Ecn::NotEct };
+            let pkt = self.packets.insert(PktData {
+                flow,
+                dst: to,
+                size,
+                ecn,
+                payload: Payload::Tcp {
+                    seg,
+                    conn,
+                    gen,
+                    to_receiver: from_sender,
+                },
+            });
+            self.forward(from, pkt);
+        }
+    }
+
+    /// Makes sure an event is pending for each side's requested wake-up time.
+    fn arm_timers(&mut self, conn: u32) {
+        let c = self.conns.get_mut(conn);
+        for side in 0..2u8 {
+            let want = if side == 0 {
+                c.sender.next_timer()
+            } else {
+                c.receiver.next_timer()
+            };
+            if want != c.timer_want[side as usize] {
+                c.timer_want[side as usize] = want;
+                if let Some(t) = want {
+                    let at = t.max(self.now);
+                    self.events.push(
+                        at,
+                        Ev::TcpTimer {
+                            conn,
+                            gen: c.gen,
+                            side,
+                            want: t,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    fn on_tcp_timer(&mut self, conn: u32, gen: u32, side: u8, want: SimTime) {
+        // Stale: the connection is gone, or its timer was re-armed for another time since.
+        let Some(c) = self.conns.try_get_mut(conn) else {
+            return;
+        };
+        if c.gen != gen || c.timer_want[side as usize] != Some(want) {
+            return;
+        }
+        c.timer_want[side as usize] = None;
+        let mut out = std::mem::take(&mut self.segs);
+        if side == 0 {
+            c.sender.on_timer(self.now, &mut out);
+        } else {
+            c.receiver.on_timer(self.now, &mut out);
+        }
+        self.emit(conn, side == 0, &mut out);
+        self.segs = out;
+        self.after_sender_activity(conn);
+    }
+
+    /// Bookkeeping after either end acted: retransmit counts, completion, timers.
+    fn after_sender_activity(&mut self, conn: u32) {
+        let now = self.now;
+        let c = self.conns.get_mut(conn);
+        let st = c.sender.stats();
+        let m = &mut self.flows[c.flow as usize].m;
+        m.retransmits += st.retransmits - c.retransmits;
+        c.retransmits = st.retransmits;
+        if c.sender.is_complete() {
+            // A finished transfer: record its completion time and free the connection. Packets
+            // of it still in the network are discarded on arrival (their generation is stale).
+            m.transfers_completed += 1;
+            m.fct_ns.add((now - c.start).as_nanos());
+            self.conns.remove(conn);
+            return;
+        }
+        self.arm_timers(conn);
     }
 
     fn on_arrive(&mut self, node: u32, pkt: u32) {
@@ -353,10 +720,49 @@ impl Sim {
         let bin = self.bin();
         let m = &mut self.flows[d.flow as usize].m;
         m.delivered_pkts += 1;
-        m.delivered_bytes += d.size as u64;
-        bin_add(&mut m.delivered_bytes_per_bin, bin, d.size as u64);
+        if let Payload::Udp { .. } = d.payload {
+            // UDP goodput is what arrives; TCP's is the in-order bytes the receiver hands up.
+            m.delivered_bytes += d.size as u64;
+            bin_add(&mut m.delivered_bytes_per_bin, bin, d.size as u64);
+        }
         match d.payload {
             Payload::Udp { .. } => {}
+            Payload::Tcp {
+                mut seg,
+                conn,
+                gen,
+                to_receiver,
+            } => {
+                let Some(c) = self.conns.try_get_mut(conn) else {
+                    return;
+                };
+                if c.gen != gen {
+                    return;
+                }
+                // The network's congestion mark reaches the endpoint (RFC 3168 §6.1.3).
+                seg.ce = d.ecn == Ecn::Ce;
+                let mut out = std::mem::take(&mut self.segs);
+                if to_receiver {
+                    c.receiver.on_segment(self.now, &seg, &mut out);
+                    let total = c.receiver.delivered_bytes();
+                    let new_bytes = total - c.delivered;
+                    c.delivered = total;
+                    let fm = &mut self.flows[d.flow as usize].m;
+                    fm.delivered_bytes += new_bytes;
+                    bin_add(&mut fm.delivered_bytes_per_bin, bin, new_bytes);
+                    self.emit(conn, false, &mut out);
+                    self.segs = out;
+                    self.arm_timers(conn);
+                } else {
+                    c.sender.on_segment(self.now, &seg, &mut out);
+                    if let Some(srtt) = c.sender.stats().srtt {
+                        self.flows[d.flow as usize].m.srtt_ns.add(srtt.as_nanos());
+                    }
+                    self.emit(conn, true, &mut out);
+                    self.segs = out;
+                    self.after_sender_activity(conn);
+                }
+            }
         }
     }
 
