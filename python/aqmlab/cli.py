@@ -7,6 +7,7 @@ line or parameter and what was expected, and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -93,6 +94,13 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="KEY.PATH=VALUE",
         help="override any key, e.g. dumbbell.bottleneck.rate=20Mbps",
     )
+    rn.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        metavar="LINK=KIND",
+        help="also run with KIND on LINK (e.g. bottleneck=droptail) and print both side by side",
+    )
     rn.add_argument("--csv", action="store_true", help="write time series as CSV, not Parquet")
     rn.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
 
@@ -124,21 +132,57 @@ def _cmd_run(a: argparse.Namespace) -> int:
 
     qdisc = dict(_pairs(a.qdisc, "--qdisc"))
     sets = dict(_pairs(a.set, "--set"))
+    compare = _pairs(a.compare, "--compare")
     stem = os.path.splitext(os.path.basename(a.scenario))[0]
     out = a.out or os.path.join("out", stem)
-    res = run(
-        a.scenario,
-        out,
-        seed=a.seed,
-        qdisc=qdisc,
-        set=sets,
-        csv=a.csv,
-        progress=None if not a.quiet else False,
-    )
-    if not a.quiet:
-        _print_summary(res.summary)
-        print(f"summary.json and time series written to {out}/")
+    progress = None if not a.quiet else False
+    arms = [("as written", qdisc, out)]
+    for link, kind in compare:
+        arms.append((f"{link}={kind}", {**qdisc, link: kind}, os.path.join(out, f"{link}={kind}")))
+    results = []
+    for label, qd, arm_out in arms:
+        if len(arms) > 1 and not a.quiet:
+            print(f"-- {label}", file=sys.stderr)
+        res = run(
+            a.scenario, arm_out, seed=a.seed, qdisc=qd, set=sets, csv=a.csv, progress=progress
+        )
+        results.append((label, res))
+    if a.quiet:
+        return 0
+    if len(results) == 1:
+        _print_summary(results[0][1].summary)
+    else:
+        _print_comparison(results, [link for link, _ in compare])
+    print(f"summary.json and time series written to {out}/")
     return 0
+
+
+def _print_comparison(results: list, links: list) -> None:
+    first = results[0][1].summary
+    print(
+        f"{first['scenario']}: {first['sim_time_s']:.1f} s simulated, seed {first['seed']}; "
+        f"link {', '.join(dict.fromkeys(links))}"
+    )
+    hdr = (
+        f"{'run':<24} {'qdisc':<10} {'util':>5} {'drops':>7} {'p50 ms':>8} {'p75 ms':>8} "
+        f"{'p99 ms':>8} {'delivered MB':>13} {'wall s':>7}"
+    )
+    print(hdr)
+    print("-" * len(hdr))
+    for link in dict.fromkeys(links):
+        for label, res in results:
+            s = res.summary
+            lk = s["links"][link]
+            soj = lk["sojourn_ms"]
+
+            def f(v):
+                return "-" if v is None else f"{v:.2f}"
+
+            print(
+                f"{label:<24} {lk['qdisc']:<10} {lk['utilization']:>5.2f} {lk['dropped_pkts']:>7} "
+                f"{f(soj['p50']):>8} {f(soj['p75']):>8} {f(soj['p99']):>8} "
+                f"{lk['delivered_bytes'] / 1e6:>13.1f} {s['wall_s']:>7.2f}"
+            )
 
 
 def _print_summary(s: dict) -> None:
@@ -274,6 +318,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (AqmlabError, _UsageError) as e:
         print(f"aqmlab: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, as Unix tools do.
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the final flush
+        return 0
     except OSError as e:
         name = f"{e.filename}: " if getattr(e, "filename", None) else ""
         print(f"aqmlab: error: {name}{e.strerror or e}", file=sys.stderr)

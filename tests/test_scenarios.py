@@ -1,0 +1,59 @@
+"""The bundled scenarios run end to end; the CoDel dynamic link shows the paper's result."""
+
+import aqmlab
+import pytest
+from conftest import ROOT, run_cli
+
+SCEN = ROOT / "scenarios"
+
+
+@pytest.fixture(scope="module")
+def dynamic_link():
+    codel = aqmlab.run(SCEN / "codel-dynamic-link.toml", progress=False)
+    tail = aqmlab.run(
+        SCEN / "codel-dynamic-link.toml", qdisc={"bottleneck": "droptail"}, progress=False
+    )
+    return codel.summary, tail.summary
+
+
+def test_dynamic_link_codel_keeps_median_delay_below_target(dynamic_link):
+    codel, tail = dynamic_link
+    c = codel["links"]["bottleneck"]
+    t = tail["links"]["bottleneck"]
+    assert c["qdisc"] == "codel" and t["qdisc"] == "droptail"
+    # The paper: CoDel's median delay ~2.7 ms, 75th percentile ~5 ms; tail drop's far above.
+    assert c["sojourn_ms"]["p50"] < 5.0, c["sojourn_ms"]
+    assert t["sojourn_ms"]["p50"] > 10 * c["sojourn_ms"]["p50"], t["sojourn_ms"]
+    # Tail drop's 830-packet buffer takes 10 s to drain at 1 Mb/s: seconds of delay at the tail.
+    assert t["sojourn_ms"]["max"] > 5000
+
+
+def test_dynamic_link_codel_keeps_most_of_the_throughput(dynamic_link):
+    codel, tail = dynamic_link
+    ratio = (
+        codel["links"]["bottleneck"]["delivered_bytes"]
+        / tail["links"]["bottleneck"]["delivered_bytes"]
+    )
+    # The paper reports CoDel about 10 % below tail drop; the issue asks for at least 85 %.
+    assert ratio >= 0.85, ratio
+    web = codel["flows"][4]
+    assert web["app"] == "web" and web["transfers_completed"] > 1000
+
+
+@pytest.mark.parametrize("name", ["bulk-dumbbell", "cellular-trace"])
+def test_bundled_scenarios_run(name, tmp_path):
+    r = run_cli("run", str(SCEN / f"{name}.toml"), "--out", str(tmp_path), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "summary.json").exists()
+
+
+def test_compare_prints_both_disciplines(tmp_path):
+    r = run_cli(
+        "run", str(SCEN / "cellular-trace.toml"), "--set", "duration=20s",
+        "--compare", "bottleneck=droptail", "--out", str(tmp_path),
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert any(line.startswith("as written") and " codel " in line for line in lines)
+    assert any(line.startswith("bottleneck=droptail") and " droptail " in line for line in lines)
+    assert (tmp_path / "bottleneck=droptail" / "summary.json").exists()
