@@ -104,6 +104,14 @@ def _build_parser() -> argparse.ArgumentParser:
     rn.add_argument("--csv", action="store_true", help="write time series as CSV, not Parquet")
     rn.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
 
+    b = sub.add_parser(
+        "bench",
+        help="time the bundled benchmark scenarios (bulk-dumbbell, codel-dynamic-link)",
+        description="Run the benchmark scenarios and report packets and events per wall second.",
+    )
+    b.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    b.add_argument("--root", default=".", metavar="DIR", help="repository root (default .)")
+
     d = sub.add_parser(
         "demo",
         help="replay the bundled overload schedule through every discipline and compare",
@@ -313,9 +321,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_demo(a)
         if a.command == "run":
             return _cmd_run(a)
+        if a.command == "bench":
+            from aqmlab.bench import format_table, run_benchmarks
+
+            rows = run_benchmarks(a.root)
+            print(json.dumps(rows, indent=2) if a.json else format_table(rows))
+            return 0
         parser.print_help()
         return 2
-    except (AqmlabError, _UsageError) as e:
+    except (AqmlabError, _UsageError, RuntimeError) as e:
         print(f"aqmlab: error: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:

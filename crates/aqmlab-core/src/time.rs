@@ -38,7 +38,7 @@ impl SimTime {
     }
     /// Seconds since the start, for output only.
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     /// `self - earlier`, or zero if `earlier` is later than `self`.
     pub const fn saturating_since(self, earlier: SimTime) -> SimDuration {
@@ -78,7 +78,7 @@ impl SimDuration {
     }
     /// Length in seconds, for output and for algorithms whose specification is in real numbers.
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     /// Rounds `secs` to the nearest nanosecond; negative or NaN inputs give zero.
     pub fn from_secs_f64(secs: f64) -> Self {
