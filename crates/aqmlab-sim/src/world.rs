@@ -51,20 +51,20 @@ struct PktData {
 enum Ev {
     /// A link direction finished sending its packet.
     TxDone(u32),
-    /// A packet reaches a node.
-    Arrive { node: u32, pkt: u32 },
+    /// The packet at the head of link `l`'s propagation pipe reaches the far node.
+    PipeHead(u32),
     /// A UDP source sends its next datagram.
     UdpSend(u32),
     /// A TCP flow's application starts.
     TcpStart(u32),
     /// A web flow's next request arrives.
     WebArrival(u32),
-    /// A TCP timer: the sender's (side 0) or receiver's (side 1), as it asked for time `want`.
+    /// A TCP timer check for the sender (side 0) or receiver (side 1), scheduled for `at`.
     TcpTimer {
         conn: u32,
         gen: u32,
         side: u8,
-        want: SimTime,
+        at: SimTime,
     },
 }
 
@@ -233,6 +233,9 @@ struct Link {
     delay: SimDuration,
     q: Qdisc<AnyQdisc>,
     in_flight: Option<u32>,
+    /// Packets propagating: `(arrival time, packet)` in sending order. The delay is constant,
+    /// so they arrive in this order and only the head needs an event (the heap stays small).
+    pipe: std::collections::VecDeque<(SimTime, u32)>,
     m: LinkMetrics,
 }
 
@@ -262,8 +265,8 @@ struct Conn {
     src: u32,
     dst: u32,
     start: SimTime,
-    /// The time each side's state machine last asked to be woken at (an event is pending for it).
-    timer_want: [Option<SimTime>; 2],
+    /// Time of the earliest pending timer event of each side (sender, receiver), if any.
+    timer_pending: [Option<SimTime>; 2],
     delivered: u64,
     retransmits: u64,
 }
@@ -350,6 +353,7 @@ impl Sim {
                 delay: l.delay,
                 q: Qdisc::new(l.qdisc),
                 in_flight: None,
+                pipe: std::collections::VecDeque::with_capacity(256),
                 m: LinkMetrics::default(),
             })
             .collect();
@@ -504,7 +508,7 @@ impl Sim {
             self.now = t;
             match ev {
                 Ev::TxDone(l) => self.on_tx_done(l),
-                Ev::Arrive { node, pkt } => self.on_arrive(node, pkt),
+                Ev::PipeHead(l) => self.on_pipe_head(l),
                 Ev::UdpSend(f) => self.on_udp_send(f),
                 Ev::TcpStart(f) => self.on_tcp_start(f),
                 Ev::WebArrival(f) => self.on_web_arrival(f),
@@ -512,8 +516,8 @@ impl Sim {
                     conn,
                     gen,
                     side,
-                    want,
-                } => self.on_tcp_timer(conn, gen, side, want),
+                    at,
+                } => self.on_tcp_timer(conn, gen, side, at),
             }
         }
         self.now = self.now.max(until);
@@ -599,7 +603,7 @@ impl Sim {
             src,
             dst,
             start: self.now,
-            timer_want: [None, None],
+            timer_pending: [None, None],
             delivered: 0,
             retransmits: 0,
         });
@@ -641,8 +645,13 @@ impl Sim {
         }
     }
 
-    /// Makes sure an event is pending for each side's requested wake-up time.
+    /// Makes sure an event is pending no later than each side's requested wake-up time.
+    ///
+    /// Re-arming is lazy: if an event is already pending at or before the requested time, nothing
+    /// is pushed, and that event re-checks when it fires. A retransmission timer moves later on
+    /// every ACK; this way it costs one event per timeout period instead of one per ACK.
     fn arm_timers(&mut self, conn: u32) {
+        let now = self.now;
         let c = self.conns.get_mut(conn);
         for side in 0..2u8 {
             let want = if side == 0 {
@@ -650,41 +659,48 @@ impl Sim {
             } else {
                 c.receiver.next_timer()
             };
-            if want != c.timer_want[side as usize] {
-                c.timer_want[side as usize] = want;
-                if let Some(t) = want {
-                    let at = t.max(self.now);
-                    self.events.push(
+            let Some(w) = want else { continue };
+            let at = w.max(now);
+            let pending = &mut c.timer_pending[side as usize];
+            if pending.is_none_or(|p| at < p) {
+                *pending = Some(at);
+                self.events.push(
+                    at,
+                    Ev::TcpTimer {
+                        conn,
+                        gen: c.gen,
+                        side,
                         at,
-                        Ev::TcpTimer {
-                            conn,
-                            gen: c.gen,
-                            side,
-                            want: t,
-                        },
-                    );
-                }
+                    },
+                );
             }
         }
     }
 
-    fn on_tcp_timer(&mut self, conn: u32, gen: u32, side: u8, want: SimTime) {
-        // Stale: the connection is gone, or its timer was re-armed for another time since.
+    fn on_tcp_timer(&mut self, conn: u32, gen: u32, side: u8, at: SimTime) {
+        // Stale: the connection is gone, or an earlier event for this side has superseded this one.
         let Some(c) = self.conns.try_get_mut(conn) else {
             return;
         };
-        if c.gen != gen || c.timer_want[side as usize] != Some(want) {
+        if c.gen != gen || c.timer_pending[side as usize] != Some(at) {
             return;
         }
-        c.timer_want[side as usize] = None;
-        let mut out = std::mem::take(&mut self.segs);
-        if side == 0 {
-            c.sender.on_timer(self.now, &mut out);
+        c.timer_pending[side as usize] = None;
+        let want = if side == 0 {
+            c.sender.next_timer()
         } else {
-            c.receiver.on_timer(self.now, &mut out);
+            c.receiver.next_timer()
+        };
+        if want.is_some_and(|w| w <= self.now) {
+            let mut out = std::mem::take(&mut self.segs);
+            if side == 0 {
+                c.sender.on_timer(self.now, &mut out);
+            } else {
+                c.receiver.on_timer(self.now, &mut out);
+            }
+            self.emit(conn, side == 0, &mut out);
+            self.segs = out;
         }
-        self.emit(conn, side == 0, &mut out);
-        self.segs = out;
         self.after_sender_activity(conn);
     }
 
@@ -705,6 +721,20 @@ impl Sim {
             return;
         }
         self.arm_timers(conn);
+    }
+
+    fn on_pipe_head(&mut self, l: u32) {
+        let link = &mut self.links[l as usize];
+        let (at, pkt) = link
+            .pipe
+            .pop_front()
+            .expect("a PipeHead event has a packet");
+        debug_assert_eq!(at, self.now);
+        if let Some(&(next, _)) = link.pipe.front() {
+            self.events.push(next, Ev::PipeHead(l));
+        }
+        let node = link.to;
+        self.on_arrive(node, pkt);
     }
 
     fn on_arrive(&mut self, node: u32, pkt: u32) {
@@ -842,8 +872,10 @@ impl Sim {
         link.m.delivered_bytes += size;
         bin_add(&mut link.m.egress_bytes_per_bin, bin, size);
         let at = self.now + link.delay;
-        let to = link.to;
-        self.events.push(at, Ev::Arrive { node: to, pkt });
+        link.pipe.push_back((at, pkt));
+        if link.pipe.len() == 1 {
+            self.events.push(at, Ev::PipeHead(l));
+        }
         self.start_tx(l);
     }
 

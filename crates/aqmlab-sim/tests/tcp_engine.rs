@@ -46,14 +46,26 @@ fn bulk(from: &str, to: &str, cc: &str) -> String {
 
 #[test]
 fn one_newreno_flow_fills_a_one_bdp_droptail_buffer() {
-    let s = run(&dumbbell(1, "droptail", "37p", &bulk("s1", "r1", "newreno"), "60s"));
+    let s = run(&dumbbell(
+        1,
+        "droptail",
+        "37p",
+        &bulk("s1", "r1", "newreno"),
+        "60s",
+    ));
     let b = &s["links"]["bottleneck"];
     let util = b["utilization"].as_f64().unwrap();
     assert!(util >= 0.95, "utilization {util}");
     let goodput = s["flows"][0]["goodput_bps"].as_f64().unwrap();
     // Goodput excludes the 40-B headers: at most 1460/1500 of the link.
-    assert!(goodput > 0.95 * 10e6 * 1460.0 / 1500.0 * 0.97, "goodput {goodput}");
-    assert!(b["dropped_pkts"].as_u64().unwrap() > 0, "a loss-based flow must fill the buffer");
+    assert!(
+        goodput > 0.95 * 10e6 * 1460.0 / 1500.0 * 0.97,
+        "goodput {goodput}"
+    );
+    assert!(
+        b["dropped_pkts"].as_u64().unwrap() > 0,
+        "a loss-based flow must fill the buffer"
+    );
 }
 
 #[test]
@@ -67,13 +79,21 @@ fn two_equal_rtt_flows_share_fairly() {
 
 #[test]
 fn codel_keeps_tcp_delay_low_where_droptail_does_not() {
-    let flows: String = (1..=4).map(|i| bulk(&format!("s{i}"), &format!("r{i}"), "cubic")).collect();
+    let flows: String = (1..=4)
+        .map(|i| bulk(&format!("s{i}"), &format!("r{i}"), "cubic"))
+        .collect();
     let tail = run(&dumbbell(4, "droptail", "1000p", &flows, "30s"));
     let codel = run(&dumbbell(4, "codel", "1000p", &flows, "30s"));
-    let p50 = |s: &serde_json::Value| s["links"]["bottleneck"]["sojourn_ms"]["p50"].as_f64().unwrap();
+    let p50 = |s: &serde_json::Value| {
+        s["links"]["bottleneck"]["sojourn_ms"]["p50"]
+            .as_f64()
+            .unwrap()
+    };
     assert!(p50(&tail) > 100.0, "tail drop median {}", p50(&tail));
     assert!(p50(&codel) < 10.0, "CoDel median {}", p50(&codel));
-    let util = codel["links"]["bottleneck"]["utilization"].as_f64().unwrap();
+    let util = codel["links"]["bottleneck"]["utilization"]
+        .as_f64()
+        .unwrap();
     assert!(util > 0.9, "CoDel utilization {util}");
 }
 
@@ -110,7 +130,10 @@ fn web_traffic_completes_transfers_and_recycles_connections() {
     // Offered load ≈ 20/s × 20 kB × 8 = 3.2 Mb/s of 10: delivered bytes match it.
     let mbps = f["goodput_bps"].as_f64().unwrap() / 1e6;
     assert!((2.0..4.5).contains(&mbps), "{mbps}");
-    assert!(sc.sim.tcp_connections_open() < 50, "finished connections are freed");
+    assert!(
+        sc.sim.tcp_connections_open() < 50,
+        "finished connections are freed"
+    );
 }
 
 #[test]
@@ -130,7 +153,10 @@ fn ecn_flows_are_marked_not_dropped_by_codel() {
     let flows: String = (1..=2)
         .map(|i| format!("[[flows]]\nkind = \"tcp\"\nfrom = \"s{i}\"\nto = \"r{i}\"\ncc = \"newreno\"\necn = true\n"))
         .collect();
-    let text = dumbbell(2, "codel", "1000p", &flows, "30s").replace("buffer = \"1000p\"", "buffer = \"1000p\"\nparams = { ecn = true }");
+    let text = dumbbell(2, "codel", "1000p", &flows, "30s").replace(
+        "buffer = \"1000p\"",
+        "buffer = \"1000p\"\nparams = { ecn = true }",
+    );
     let s = run(&text);
     let b = &s["links"]["bottleneck"];
     assert!(b["marked_pkts"].as_u64().unwrap() > 10, "{b}");
