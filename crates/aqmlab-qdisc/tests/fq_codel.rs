@@ -667,7 +667,7 @@ proptest! {
                 Op::Deq => {
                     if let Some(p) = q.dequeue(SimTime::from_nanos(t)) {
                         let f = p.flow.0 as usize;
-                        prop_assert!(last_sent[f].map_or(true, |l| l < p.id));
+                        prop_assert!(last_sent[f].is_none_or(|l| l < p.id));
                         last_sent[f] = Some(p.id);
                     }
                 }
