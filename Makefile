@@ -12,11 +12,11 @@ PIP_INSTALL := $(PIP) install --quiet --disable-pip-version-check --root-user-ac
 install: ## build the Rust core and install the aqmlab package (editable)
 	$(PIP_INSTALL) -e .
 
-install-test: ## install aqmlab with its test tools (pytest, ruff, pandas)
+install-test: ## install aqmlab with its test tools (pytest, ruff)
 	$(PIP_INSTALL) -e '.[test]'
 
-demo: install ## the quick start's main job: replay the overload schedule through every discipline
-	$(PYTHON) -m aqmlab demo
+demo: install ## the main job: the CoDel dynamic-link experiment, CoDel vs tail drop side by side
+	$(PYTHON) -m aqmlab run scenarios/codel-dynamic-link.toml --compare bottleneck=droptail
 
 lint: ## rustfmt, clippy (warnings are errors) and ruff
 	cargo fmt --all -- --check

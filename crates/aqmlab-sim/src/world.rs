@@ -798,18 +798,22 @@ impl Sim {
 
     /// Hands `pkt` at `node` to the link towards its destination.
     fn forward(&mut self, node: u32, pkt: u32) {
-        let d = *self.packets.get(pkt);
+        // Only the header fields: the payload (a TCP segment) is not copied per hop.
+        let (dst, size, flow, ecn) = {
+            let d = self.packets.get(pkt);
+            (d.dst, d.size, d.flow, d.ecn)
+        };
         let l = self
             .routes
-            .next_link(node, d.dst)
+            .next_link(node, dst)
             .expect("routes were checked when the flow was added");
         let bin = self.bin();
         let link = &mut self.links[l as usize];
         link.m.enqueued_pkts += 1;
-        link.m.ingress_bytes += d.size as u64;
-        bin_add(&mut link.m.ingress_bytes_per_bin, bin, d.size as u64);
-        let mut p = Packet::new(pkt as u64, d.size, FlowId(d.flow));
-        p.ecn = d.ecn;
+        link.m.ingress_bytes += size as u64;
+        bin_add(&mut link.m.ingress_bytes_per_bin, bin, size as u64);
+        let mut p = Packet::new(pkt as u64, size, FlowId(flow));
+        p.ecn = ecn;
         link.q.enqueue(self.now, p);
         self.settle_qdisc_events(l);
         let link = &mut self.links[l as usize];
