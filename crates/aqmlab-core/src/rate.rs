@@ -27,6 +27,11 @@ impl Bitrate {
         if self.0 == 0 {
             return SimDuration::MAX;
         }
+        // Packet sizes keep the numerator within u64 (bytes < 2.3e9), and a u64 division is
+        // several times faster than u128's library call; the result is the same.
+        if bytes < (u64::MAX / 8_000_000_000) {
+            return SimDuration::from_nanos((bytes * 8_000_000_000).div_ceil(self.0));
+        }
         let num = bytes as u128 * 8 * 1_000_000_000;
         let ns = num.div_ceil(self.0 as u128);
         SimDuration::from_nanos(ns.min(u64::MAX as u128) as u64)

@@ -59,13 +59,8 @@ enum Ev {
     TcpStart(u32),
     /// A web flow's next request arrives.
     WebArrival(u32),
-    /// A TCP timer check for the sender (side 0) or receiver (side 1), scheduled for `at`.
-    TcpTimer {
-        conn: u32,
-        gen: u32,
-        side: u8,
-        at: SimTime,
-    },
+    /// A TCP timer check for the sender (side 0) or receiver (side 1), at the event's time.
+    TcpTimer { conn: u32, gen: u32, side: u8 },
 }
 
 /// What a TCP flow's application does.
@@ -232,7 +227,18 @@ struct Link {
     rate: LinkRate,
     delay: SimDuration,
     q: Qdisc<AnyQdisc>,
-    in_flight: Option<u32>,
+    /// When the current (or last) transmission ends.
+    busy_until: SimTime,
+    /// Size of the current (or last) transmission, for reports taken while it is on the wire.
+    last_tx_bytes: u32,
+    /// A `TxDone` event is scheduled at `busy_until` (a packet is waiting behind the one on the wire).
+    tx_done_pending: bool,
+    /// The last transmission started with nothing queued behind it, so no `TxDone` event was
+    /// scheduled; the empty dequeue the link makes when it goes idle is still owed, at
+    /// `busy_until`, and is made when the next packet arrives. The discipline therefore sees
+    /// exactly the calls it would see with an event at every transmission end, while an
+    /// uncongested link costs no event per packet.
+    idle_poll_due: bool,
     /// Packets propagating: `(arrival time, packet)` in sending order. The delay is constant,
     /// so they arrive in this order and only the head needs an event (the heap stays small).
     pipe: std::collections::VecDeque<(SimTime, u32)>,
@@ -352,7 +358,10 @@ impl Sim {
                 rate: l.rate,
                 delay: l.delay,
                 q: Qdisc::new(l.qdisc),
-                in_flight: None,
+                busy_until: SimTime::ZERO,
+                last_tx_bytes: 0,
+                tx_done_pending: false,
+                idle_poll_due: false,
                 pipe: std::collections::VecDeque::with_capacity(256),
                 m: LinkMetrics::default(),
             })
@@ -512,12 +521,7 @@ impl Sim {
                 Ev::UdpSend(f) => self.on_udp_send(f),
                 Ev::TcpStart(f) => self.on_tcp_start(f),
                 Ev::WebArrival(f) => self.on_web_arrival(f),
-                Ev::TcpTimer {
-                    conn,
-                    gen,
-                    side,
-                    at,
-                } => self.on_tcp_timer(conn, gen, side, at),
+                Ev::TcpTimer { conn, gen, side } => self.on_tcp_timer(conn, gen, side, t),
             }
         }
         self.now = self.now.max(until);
@@ -670,7 +674,6 @@ impl Sim {
                         conn,
                         gen: c.gen,
                         side,
-                        at,
                     },
                 );
             }
@@ -808,13 +811,25 @@ impl Sim {
             .next_link(node, dst)
             .expect("routes were checked when the flow was added");
         let bin = self.bin();
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        if link.idle_poll_due && now >= link.busy_until {
+            // The link went idle at busy_until: make the empty dequeue it made then.
+            link.idle_poll_due = false;
+            let none = link.q.dequeue(link.busy_until);
+            debug_assert!(
+                none.is_none(),
+                "the queue was empty when the link went idle"
+            );
+            self.settle_qdisc_events(l);
+        }
         let link = &mut self.links[l as usize];
         link.m.enqueued_pkts += 1;
         link.m.ingress_bytes += size as u64;
         bin_add(&mut link.m.ingress_bytes_per_bin, bin, size as u64);
         let mut p = Packet::new(pkt as u64, size, FlowId(flow));
         p.ecn = ecn;
-        link.q.enqueue(self.now, p);
+        link.q.enqueue(now, p);
         self.settle_qdisc_events(l);
         let link = &mut self.links[l as usize];
         let backlog = link.q.backlog().packets;
@@ -824,8 +839,17 @@ impl Sim {
         }
         let slot = &mut link.m.max_backlog_per_bin[bin];
         *slot = (*slot).max(backlog as u64);
-        if link.in_flight.is_none() {
+        if link.tx_done_pending {
+            // Busy with packets waiting: the scheduled TxDone will take this one in turn.
+        } else if now >= link.busy_until {
             self.start_tx(l);
+        } else if backlog > 0 {
+            // Busy, and this is the first packet waiting: the link must look again when the
+            // current transmission ends.
+            link.tx_done_pending = true;
+            link.idle_poll_due = false;
+            let at = link.busy_until;
+            self.events.push(at, Ev::TxDone(l));
         }
     }
 
@@ -853,33 +877,44 @@ impl Sim {
         let now = self.now;
         let out = self.links[l as usize].q.dequeue(now);
         self.settle_qdisc_events(l);
-        let link = &mut self.links[l as usize];
         let Some(p) = out else {
-            link.in_flight = None;
-            return;
+            return; // idle: this empty dequeue is the one a link makes when it goes idle
         };
-        link.m.sojourn_ns.add(now.as_nanos() - p.enqueue_ns);
         let pkt = p.id as u32;
-        let end = link.rate.tx_end(now, p.size_bytes);
-        link.in_flight = Some(pkt);
-        self.events.push(end, Ev::TxDone(l));
         // Carry a CE mark the discipline set (at enqueue or dequeue) into the packet.
         self.packets.get_mut(pkt).ecn = p.ecn;
-    }
-
-    fn on_tx_done(&mut self, l: u32) {
-        let bin = self.bin();
+        let bin_ns = self.bin_ns;
         let link = &mut self.links[l as usize];
-        let pkt = link.in_flight.take().expect("TxDone on an idle link");
-        let size = self.packets.get(pkt).size as u64;
+        link.m.sojourn_ns.add(now.as_nanos() - p.enqueue_ns);
+        let end = link.rate.tx_end(now, p.size_bytes);
+        // The packet is accounted as sent when its last bit leaves (`end`), and enters the
+        // propagation pipe now, arriving one delay after `end`. Transmissions on a link are
+        // sequential, so arrivals stay in sending order.
+        let size = p.size_bytes as u64;
         link.m.delivered_pkts += 1;
         link.m.delivered_bytes += size;
-        bin_add(&mut link.m.egress_bytes_per_bin, bin, size);
-        let at = self.now + link.delay;
+        bin_add(
+            &mut link.m.egress_bytes_per_bin,
+            (end.as_nanos() / bin_ns) as usize,
+            size,
+        );
+        let at = end + link.delay;
         link.pipe.push_back((at, pkt));
         if link.pipe.len() == 1 {
             self.events.push(at, Ev::PipeHead(l));
         }
+        link.busy_until = end;
+        link.last_tx_bytes = p.size_bytes;
+        if link.q.backlog().packets > 0 {
+            link.tx_done_pending = true;
+            self.events.push(end, Ev::TxDone(l));
+        } else {
+            link.idle_poll_due = true;
+        }
+    }
+
+    fn on_tx_done(&mut self, l: u32) {
+        self.links[l as usize].tx_done_pending = false;
         self.start_tx(l);
     }
 
@@ -891,20 +926,30 @@ impl Sim {
             links: self
                 .links
                 .iter()
-                .map(|l| LinkReport {
-                    name: l.name.clone(),
-                    qdisc: l.q.inner().kind().name(),
-                    backlog_pkts: l.q.backlog().packets,
-                    in_flight: l.in_flight.is_some() as u32,
-                    utilization: {
-                        let cap = l.rate.capacity_bits(SimTime::ZERO, self.now);
-                        if cap == 0 {
+                .map(|l| {
+                    // A packet still on the wire was counted as sent at its start: take it back.
+                    let in_flight = l.busy_until > self.now;
+                    let mut m = l.m.clone();
+                    if in_flight {
+                        let size = l.last_tx_bytes as u64;
+                        m.delivered_pkts -= 1;
+                        m.delivered_bytes -= size;
+                        let bin = (l.busy_until.as_nanos() / self.bin_ns) as usize;
+                        m.egress_bytes_per_bin[bin] -= size;
+                    }
+                    let cap = l.rate.capacity_bits(SimTime::ZERO, self.now);
+                    LinkReport {
+                        name: l.name.clone(),
+                        qdisc: l.q.inner().kind().name(),
+                        backlog_pkts: l.q.backlog().packets,
+                        in_flight: in_flight as u32,
+                        utilization: if cap == 0 {
                             0.0
                         } else {
-                            (l.m.delivered_bytes as f64 * 8.0) / cap as f64
-                        }
-                    },
-                    m: l.m.clone(),
+                            (m.delivered_bytes as f64 * 8.0) / cap as f64
+                        },
+                        m,
+                    }
                 })
                 .collect(),
             flows: self.flows.iter().map(|f| f.m.clone()).collect(),
