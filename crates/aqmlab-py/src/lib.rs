@@ -220,6 +220,7 @@ impl Run {
         let nbins =
             ((r.sim_time.as_nanos() + r.bin.as_nanos() - 1) / r.bin.as_nanos().max(1)) as usize;
         let at = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
+        let mut lqb = vec![];
         let (mut ln, mut lt, mut li, mut le, mut lq, mut ld) =
             (vec![], vec![], vec![], vec![], vec![], vec![]);
         for l in &r.links {
@@ -229,6 +230,7 @@ impl Run {
                 li.push(at(&l.m.ingress_bytes_per_bin, i));
                 le.push(at(&l.m.egress_bytes_per_bin, i));
                 lq.push(at(&l.m.max_backlog_per_bin, i));
+                lqb.push(at(&l.m.max_backlog_bytes_per_bin, i));
                 ld.push(at(&l.m.drops_per_bin, i));
             }
         }
@@ -250,6 +252,7 @@ impl Run {
         links.set_item("ingress_bytes", li)?;
         links.set_item("egress_bytes", le)?;
         links.set_item("max_backlog_pkts", lq)?;
+        links.set_item("max_backlog_bytes", lqb)?;
         links.set_item("drops", ld)?;
         let flows = PyDict::new(py);
         flows.set_item("flow", fi)?;

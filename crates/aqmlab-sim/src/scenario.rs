@@ -12,7 +12,7 @@
 
 use crate::rate::{DeliveryTrace, LinkRate, StepSchedule};
 use crate::topology::LinkConfig;
-use crate::world::{Sim, SizeDist, TcpApp, TcpSpec, UdpSpec};
+use crate::world::{OnOff, Sim, SizeDist, TcpApp, TcpSpec, UdpSpec};
 use aqmlab_core::units::{self, UnitError};
 use aqmlab_core::{SimDuration, SimTime};
 use aqmlab_qdisc::{registry, Kind, UniformSource};
@@ -65,6 +65,7 @@ struct RawDirection {
     qdisc: Option<S>,
     buffer: Option<S>,
     params: Option<Spanned<toml::Table>>,
+    loss: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize)]
@@ -80,6 +81,7 @@ struct RawLink {
     qdisc: Option<S>,
     buffer: Option<S>,
     params: Option<Spanned<toml::Table>>,
+    loss: Option<Spanned<f64>>,
     reverse: Option<RawDirection>,
 }
 
@@ -106,6 +108,7 @@ struct RawBottleneck {
     qdisc: Option<S>,
     buffer: Option<S>,
     params: Option<Spanned<toml::Table>>,
+    loss: Option<Spanned<f64>>,
     reverse: Option<RawDirection>,
 }
 
@@ -119,6 +122,9 @@ struct RawFlow {
     stop: Option<S>,
     rate: Option<S>,
     size: Option<Spanned<i64>>,
+    on_time: Option<S>,
+    off_time: Option<S>,
+    onoff_shape: Option<Spanned<f64>>,
     // TCP
     cc: Option<S>,
     app: Option<S>,
@@ -377,6 +383,7 @@ pub fn build(
             qdisc: b.qdisc.clone(),
             buffer: b.buffer.clone(),
             params: b.params.clone(),
+            loss: b.loss.clone(),
         };
         let rev = merge(&fwd, b.reverse.as_ref());
         dir_cfgs.push(("bottleneck".into(), fwd, "dumbbell.bottleneck".into()));
@@ -450,6 +457,7 @@ pub fn build(
                 qdisc: l.qdisc.clone(),
                 buffer: l.buffer.clone(),
                 params: l.params.clone(),
+                loss: l.loss.clone(),
             };
             let rev = merge(&fwd, l.reverse.as_ref());
             dir_cfgs.push((name.clone(), fwd, p.clone()));
@@ -496,9 +504,8 @@ pub fn build(
         )?);
     }
 
-    let mut sim =
-        Sim::new(nodes.clone(), links, bin).map_err(|e| cx.err(None, "", e.to_string()))?;
-    sim.set_seed(seed);
+    let mut sim = Sim::with_seed(nodes.clone(), links, bin, seed)
+        .map_err(|e| cx.err(None, "", e.to_string()))?;
     for (i, f) in raw.flows.iter().enumerate() {
         let p = format!("flows[{i}]");
         let node = |s: &S, path: &str| -> Result<u32, ScenarioError> {
@@ -571,6 +578,56 @@ pub fn build(
                         "cc, app, bytes and conns_per_s belong to tcp flows, not udp",
                     ));
                 }
+                let on_off = match (&f.on_time, &f.off_time) {
+                    (None, None) => {
+                        if let Some(sh) = &f.onoff_shape {
+                            return Err(cx.err(
+                                Some(sh.span()),
+                                format!("{p}.onoff_shape"),
+                                "onoff_shape needs on_time and off_time",
+                            ));
+                        }
+                        None
+                    }
+                    (Some(on), Some(off)) => {
+                        let mean_on =
+                            cx.unit(on, &format!("{p}.on_time"), units::parse_duration)?;
+                        let mean_off =
+                            cx.unit(off, &format!("{p}.off_time"), units::parse_duration)?;
+                        if mean_on == SimDuration::ZERO {
+                            return Err(cx.err(
+                                Some(on.span()),
+                                format!("{p}.on_time"),
+                                "expected a mean on time > 0",
+                            ));
+                        }
+                        let pareto_shape = match &f.onoff_shape {
+                            Some(sh) if *sh.get_ref() > 1.0 && sh.get_ref().is_finite() => {
+                                Some(*sh.get_ref())
+                            }
+                            Some(sh) => {
+                                return Err(cx.err(
+                                    Some(sh.span()),
+                                    format!("{p}.onoff_shape"),
+                                    format!("expected a Pareto shape > 1, got {}", sh.get_ref()),
+                                ))
+                            }
+                            None => None,
+                        };
+                        Some(OnOff {
+                            mean_on,
+                            mean_off,
+                            pareto_shape,
+                        })
+                    }
+                    _ => {
+                        return Err(cx.err(
+                            Some(f.kind.span()),
+                            p.clone(),
+                            "an on/off source needs both on_time and off_time",
+                        ));
+                    }
+                };
                 sim.add_udp(UdpSpec {
                     src,
                     dst,
@@ -578,6 +635,7 @@ pub fn build(
                     size,
                     start,
                     stop,
+                    on_off,
                 })
                 .map_err(|e| cx.err(Some(f.from.span()), &p, e.to_string()))?;
             }
@@ -591,6 +649,13 @@ pub fn build(
                 }
                 if let Some(sz) = &f.size {
                     return Err(cx.err(Some(sz.span()), format!("{p}.size"), "a tcp flow has no size: use bytes (app = \"finite\") or size_mean (app = \"web\")"));
+                }
+                if f.on_time.is_some() || f.off_time.is_some() || f.onoff_shape.is_some() {
+                    return Err(cx.err(
+                        Some(f.kind.span()),
+                        p.clone(),
+                        "on_time, off_time and onoff_shape belong to udp flows",
+                    ));
                 }
                 let cfg = tcp_config(&cx, f, &p)?;
                 let app = tcp_app(&cx, f, &p)?;
@@ -646,6 +711,7 @@ fn merge(fwd: &RawDirection, over: Option<&RawDirection>) -> RawDirection {
         delay: o.delay.clone().or_else(|| fwd.delay.clone()),
         qdisc: o.qdisc.clone().or_else(|| fwd.qdisc.clone()),
         buffer: o.buffer.clone().or_else(|| fwd.buffer.clone()),
+        loss: o.loss.clone().or_else(|| fwd.loss.clone()),
         // A new discipline on the reverse direction starts from its own defaults.
         params: if o.qdisc.is_some() {
             o.params.clone()
@@ -817,6 +883,17 @@ fn direction(
             e.to_string(),
         )
     })?;
+    let loss = match &d.loss {
+        None => 0.0,
+        Some(x) if (0.0..1.0).contains(x.get_ref()) => *x.get_ref(),
+        Some(x) => {
+            return Err(cx.err(
+                Some(x.span()),
+                format!("{path}.loss"),
+                format!("expected a loss probability in [0, 1), got {}", x.get_ref()),
+            ))
+        }
+    };
     Ok(LinkConfig {
         name: name.to_string(),
         from,
@@ -824,6 +901,7 @@ fn direction(
         rate,
         delay,
         qdisc,
+        loss,
     })
 }
 

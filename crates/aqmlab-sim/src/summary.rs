@@ -1,6 +1,7 @@
 //! The `summary.json` of a run (its keys are documented in `docs/data-format.md`).
 
 use crate::world::{jain, Report};
+use aqmlab_qdisc::{DropReason, MarkReason};
 use serde_json::{json, Map, Value};
 
 /// Milliseconds, rounded to nanosecond precision; JSON `null` for NaN (no samples).
@@ -10,6 +11,17 @@ fn ms(ns: f64) -> Value {
     } else {
         Value::Null
     }
+}
+
+/// `{reason: count}` for the reasons with a non-zero count.
+fn by_reason<'a>(names: impl Iterator<Item = &'a str>, counts: &[u64]) -> Value {
+    let mut m = Map::new();
+    for (name, &c) in names.zip(counts) {
+        if c > 0 {
+            m.insert(name.to_string(), json!(c));
+        }
+    }
+    Value::Object(m)
 }
 
 /// Builds the summary of `r` for scenario `name` run with `seed`; `wall_s` is measured by the caller.
@@ -33,6 +45,9 @@ pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
                 "delivered_bytes": l.m.delivered_bytes,
                 "utilization": l.utilization,
                 "max_backlog_pkts": l.m.max_backlog_pkts,
+                "lost_pkts": l.m.lost_pkts,
+                "drops_by_reason": by_reason(DropReason::ALL.iter().map(|r| r.as_str()), &l.m.drops_by_reason),
+                "marks_by_reason": by_reason(MarkReason::ALL.iter().map(|r| r.as_str()), &l.m.marks_by_reason),
             }),
         );
     }

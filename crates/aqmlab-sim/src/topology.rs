@@ -22,6 +22,9 @@ pub struct LinkConfig {
     pub delay: SimDuration,
     /// The queue discipline that holds this direction's queue.
     pub qdisc: AnyQdisc,
+    /// Probability that a transmitted packet is lost on the wire (random loss, e.g. a lossy
+    /// radio hop); drawn from the link's own random stream. 0 for a clean link.
+    pub loss: f64,
 }
 
 /// Next-hop table: `next[node][dst]` is the link `node` sends on to reach `dst`.

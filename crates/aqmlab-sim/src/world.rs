@@ -14,7 +14,7 @@ use crate::rate::LinkRate;
 use crate::sketch::QuantileSketch;
 use crate::topology::{LinkConfig, Routes};
 use aqmlab_core::{Bitrate, Ecn, FlowId, Packet, SimDuration, SimTime, Xoshiro256pp};
-use aqmlab_qdisc::{AnyQdisc, Qdisc, QdiscEvent};
+use aqmlab_qdisc::{AnyQdisc, DropReason, MarkReason, Qdisc, QdiscEvent};
 use aqmlab_tcp::{Segment, TcpConfig, TcpReceiver, TcpSender};
 
 /// What a packet carries, as far as the endpoints care.
@@ -146,6 +146,29 @@ pub struct UdpSpec {
     pub start: SimTime,
     /// No sends at or after this time.
     pub stop: Option<SimTime>,
+    /// On/off source: send at `rate` during on periods only.
+    pub on_off: Option<OnOff>,
+}
+
+/// On/off periods of a UDP source (ns-2's `Traffic/Pareto` and `Traffic/Exponential`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OnOff {
+    /// Mean on (burst) period.
+    pub mean_on: SimDuration,
+    /// Mean off (idle) period.
+    pub mean_off: SimDuration,
+    /// Pareto tail index (> 1) of both periods; `None` for exponential periods.
+    pub pareto_shape: Option<f64>,
+}
+
+impl OnOff {
+    fn draw(&self, mean: SimDuration, rng: &mut Xoshiro256pp) -> SimDuration {
+        let m = mean.as_secs_f64();
+        SimDuration::from_secs_f64(match self.pareto_shape {
+            Some(shape) => rng.pareto(m, shape),
+            None => rng.exponential(m),
+        })
+    }
 }
 
 /// Per-link-direction measurements.
@@ -175,6 +198,14 @@ pub struct LinkMetrics {
     pub max_backlog_per_bin: Vec<u64>,
     /// Packets dropped per time bin.
     pub drops_per_bin: Vec<u64>,
+    /// Largest backlog (bytes) seen in each time bin.
+    pub max_backlog_bytes_per_bin: Vec<u64>,
+    /// Drops per reason (indexed by `DropReason::index()`).
+    pub drops_by_reason: [u64; DropReason::ALL.len()],
+    /// Marks per reason (indexed by `MarkReason::index()`).
+    pub marks_by_reason: [u64; MarkReason::ALL.len()],
+    /// Packets lost on the wire after transmission (the link's random loss).
+    pub lost_pkts: u64,
 }
 
 /// What a flow is, for reports.
@@ -239,6 +270,9 @@ struct Link {
     /// exactly the calls it would see with an event at every transmission end, while an
     /// uncongested link costs no event per packet.
     idle_poll_due: bool,
+    /// Loss probability on the wire and its random stream.
+    loss: f64,
+    loss_rng: Xoshiro256pp,
     /// Packets propagating: `(arrival time, packet)` in sending order. The delay is constant,
     /// so they arrive in this order and only the head needs an event (the heap stays small).
     pipe: std::collections::VecDeque<(SimTime, u32)>,
@@ -250,6 +284,9 @@ enum FlowKind {
         spec: UdpSpec,
         next_seq: u64,
         interval: SimDuration,
+        /// On/off sources: the current on period ends here.
+        on_until: SimTime,
+        rng: Xoshiro256pp,
     },
     Tcp {
         spec: TcpSpec,
@@ -333,6 +370,16 @@ impl Sim {
         links: Vec<LinkConfig>,
         bin: SimDuration,
     ) -> Result<Sim, BuildError> {
+        Sim::with_seed(nodes, links, bin, 1)
+    }
+
+    /// Like [`Sim::new`], with the master seed of every random stream (link losses, traffic).
+    pub fn with_seed(
+        nodes: Vec<String>,
+        links: Vec<LinkConfig>,
+        bin: SimDuration,
+        seed: u64,
+    ) -> Result<Sim, BuildError> {
         for l in &links {
             for n in [l.from, l.to] {
                 if n as usize >= nodes.len() {
@@ -353,11 +400,13 @@ impl Sim {
         let links = links
             .into_iter()
             .map(|l| Link {
+                loss_rng: Xoshiro256pp::for_stream(seed, &format!("link/{}/loss", l.name)),
                 name: l.name,
                 to: l.to,
                 rate: l.rate,
                 delay: l.delay,
                 q: Qdisc::new(l.qdisc),
+                loss: l.loss,
                 busy_until: SimTime::ZERO,
                 last_tx_bytes: 0,
                 tx_done_pending: false,
@@ -378,7 +427,7 @@ impl Sim {
             conns: Arena::with_capacity(64),
             next_gen: 0,
             segs: Vec::with_capacity(64),
-            seed: 1,
+            seed,
         })
     }
 
@@ -393,13 +442,31 @@ impl Sim {
         self.check_route(idx, spec.src, spec.dst)?;
         let interval = spec.rate.tx_time(spec.size as u64);
         self.events.push(spec.start, Ev::UdpSend(idx as u32));
+        if let Some(o) = &spec.on_off {
+            if o.mean_on == SimDuration::ZERO
+                || o.pareto_shape.is_some_and(|a| !(a > 1.0 && a.is_finite()))
+            {
+                return Err(BuildError::Invalid(format!(
+                    "flow {idx}: an on/off source needs a mean on time > 0 and a Pareto shape > 1"
+                )));
+            }
+        }
         let info = FlowInfo {
             kind: "udp",
             cc: None,
-            app: "cbr",
+            app: if spec.on_off.is_some() {
+                "onoff"
+            } else {
+                "cbr"
+            },
             start: spec.start,
             src: self.nodes[spec.src as usize].clone(),
             dst: self.nodes[spec.dst as usize].clone(),
+        };
+        let mut rng = Xoshiro256pp::for_stream(self.seed, &format!("flow/{idx}/app"));
+        let on_until = match &spec.on_off {
+            Some(o) => spec.start + o.draw(o.mean_on, &mut rng),
+            None => SimTime::MAX,
         };
         self.flows.push(Flow {
             info,
@@ -407,15 +474,12 @@ impl Sim {
                 spec,
                 next_seq: 0,
                 interval,
+                on_until,
+                rng,
             },
             m: FlowMetrics::default(),
         });
         Ok(idx)
-    }
-
-    /// Sets the master seed from which per-flow random streams (web arrivals and sizes) derive.
-    pub fn set_seed(&mut self, seed: u64) {
-        self.seed = seed;
     }
 
     /// Adds a TCP flow; returns its flow index.
@@ -539,11 +603,23 @@ impl Sim {
             spec,
             next_seq,
             interval,
+            on_until,
+            rng,
         } = &mut fl.kind
         else {
             unreachable!("UdpSend for a TCP flow")
         };
         if spec.stop.is_some_and(|s| now >= s) {
+            return;
+        }
+        if now >= *on_until {
+            // The on period is over: stay silent for an off period, then start a new on period.
+            let o = spec
+                .on_off
+                .expect("only on/off sources have a finite on period");
+            let next_on = now + o.draw(o.mean_off, rng);
+            *on_until = next_on + o.draw(o.mean_on, rng);
+            self.events.push(next_on, Ev::UdpSend(f));
             return;
         }
         let seq = *next_seq;
@@ -839,6 +915,12 @@ impl Sim {
         }
         let slot = &mut link.m.max_backlog_per_bin[bin];
         *slot = (*slot).max(backlog as u64);
+        let bytes = link.q.backlog().bytes;
+        if link.m.max_backlog_bytes_per_bin.len() <= bin {
+            link.m.max_backlog_bytes_per_bin.resize(bin + 1, 0);
+        }
+        let slot = &mut link.m.max_backlog_bytes_per_bin[bin];
+        *slot = (*slot).max(bytes);
         if link.tx_done_pending {
             // Busy with packets waiting: the scheduled TxDone will take this one in turn.
         } else if now >= link.busy_until {
@@ -859,15 +941,20 @@ impl Sim {
         for i in 0..n {
             let e = self.links[l as usize].q.events()[i];
             match e {
-                QdiscEvent::Dropped { pkt, .. } => {
+                QdiscEvent::Dropped { pkt, reason, .. } => {
                     let bin = self.bin();
                     let m = &mut self.links[l as usize].m;
                     m.dropped_pkts += 1;
+                    m.drops_by_reason[reason.index()] += 1;
                     bin_add(&mut m.drops_per_bin, bin, 1);
                     let d = self.packets.remove(pkt.id as u32);
                     self.flows[d.flow as usize].m.dropped_pkts += 1;
                 }
-                QdiscEvent::Marked { .. } => self.links[l as usize].m.marked_pkts += 1,
+                QdiscEvent::Marked { reason, .. } => {
+                    let m = &mut self.links[l as usize].m;
+                    m.marked_pkts += 1;
+                    m.marks_by_reason[reason.index()] += 1;
+                }
             }
         }
     }
@@ -898,10 +985,16 @@ impl Sim {
             (end.as_nanos() / bin_ns) as usize,
             size,
         );
-        let at = end + link.delay;
-        link.pipe.push_back((at, pkt));
-        if link.pipe.len() == 1 {
-            self.events.push(at, Ev::PipeHead(l));
+        let lost = link.loss > 0.0 && link.loss_rng.next_f64() < link.loss;
+        if lost {
+            // Lost on the wire: it was sent (and occupied the link) but never arrives.
+            link.m.lost_pkts += 1;
+        } else {
+            let at = end + link.delay;
+            link.pipe.push_back((at, pkt));
+            if link.pipe.len() == 1 {
+                self.events.push(at, Ev::PipeHead(l));
+            }
         }
         link.busy_until = end;
         link.last_tx_bytes = p.size_bytes;
@@ -910,6 +1003,10 @@ impl Sim {
             self.events.push(end, Ev::TxDone(l));
         } else {
             link.idle_poll_due = true;
+        }
+        if lost {
+            let d = self.packets.remove(pkt);
+            self.flows[d.flow as usize].m.dropped_pkts += 1;
         }
     }
 

@@ -28,6 +28,7 @@ fn line(bottleneck: LinkRate, q: AnyQdisc) -> Sim {
             rate: LinkRate::Constant(Bitrate::from_mbps(100)),
             delay: ms(1),
             qdisc: droptail(1000),
+            loss: 0.0,
         },
         LinkConfig {
             name: "bottleneck".into(),
@@ -36,6 +37,7 @@ fn line(bottleneck: LinkRate, q: AnyQdisc) -> Sim {
             rate: bottleneck,
             delay: ms(10),
             qdisc: q,
+            loss: 0.0,
         },
         LinkConfig {
             name: "bottleneck.rev".into(),
@@ -44,6 +46,7 @@ fn line(bottleneck: LinkRate, q: AnyQdisc) -> Sim {
             rate: LinkRate::Constant(Bitrate::from_mbps(10)),
             delay: ms(10),
             qdisc: droptail(1000),
+            loss: 0.0,
         },
         LinkConfig {
             name: "access.rev".into(),
@@ -52,6 +55,7 @@ fn line(bottleneck: LinkRate, q: AnyQdisc) -> Sim {
             rate: LinkRate::Constant(Bitrate::from_mbps(100)),
             delay: ms(1),
             qdisc: droptail(1000),
+            loss: 0.0,
         },
     ];
     Sim::new(
@@ -72,6 +76,7 @@ fn udp_overload_conserves_packets_and_respects_the_link_rate() {
         size: 1500,
         start: SimTime::ZERO,
         stop: None,
+        on_off: None,
     })
     .unwrap();
     sim.run_until(SimTime::from_secs(10));
@@ -125,6 +130,7 @@ fn codel_keeps_the_sojourn_far_below_tail_drop_under_overload() {
             size: 1500,
             start: SimTime::ZERO,
             stop: None,
+            on_off: None,
         })
         .unwrap();
         sim.run_until(SimTime::from_secs(20));
@@ -154,6 +160,7 @@ fn rate_schedule_changes_throughput() {
         size: 1500,
         start: SimTime::ZERO,
         stop: None,
+        on_off: None,
     })
     .unwrap();
     sim.run_until(SimTime::from_secs(10));
@@ -175,6 +182,7 @@ fn fingerprint(seed_rate: u64) -> Vec<u64> {
         size: 1000,
         start: SimTime::ZERO,
         stop: None,
+        on_off: None,
     })
     .unwrap();
     sim.add_udp(UdpSpec {
@@ -184,6 +192,7 @@ fn fingerprint(seed_rate: u64) -> Vec<u64> {
         size: 1500,
         start: SimTime::from_millis(7),
         stop: Some(SimTime::from_secs(3)),
+        on_off: None,
     })
     .unwrap();
     sim.run_until(SimTime::from_secs(5));
@@ -211,6 +220,7 @@ fn unreachable_destination_is_an_error() {
         rate: LinkRate::Constant(Bitrate::from_mbps(1)),
         delay: SimDuration::ZERO,
         qdisc: droptail(10),
+        loss: 0.0,
     }];
     let mut sim = Sim::new(
         vec!["x".into(), "y".into()],
@@ -226,6 +236,7 @@ fn unreachable_destination_is_an_error() {
             size: 100,
             start: SimTime::ZERO,
             stop: None,
+            on_off: None,
         })
         .unwrap_err();
     assert_eq!(e.to_string(), "flow 0: there is no route from y to x");

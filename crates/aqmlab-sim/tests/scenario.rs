@@ -334,3 +334,34 @@ fn set_overrides_edit_the_file_before_building() {
         "{e}"
     );
 }
+
+#[test]
+fn on_off_udp_sources_average_their_duty_cycle() {
+    for (shape, tol) in [("", 0.1), ("onoff_shape = 2.5\n", 0.2)] {
+        let text = format!(
+            "duration = \"400s\"\nbin = \"1s\"\nnodes = [\"a\", \"b\"]\n[[links]]\nname = \"ab\"\nfrom = \"a\"\nto = \"b\"\nrate = \"100Mbps\"\ndelay = \"1ms\"\n[[flows]]\nkind = \"udp\"\nfrom = \"a\"\nto = \"b\"\nrate = \"2Mbps\"\non_time = \"1s\"\noff_time = \"3s\"\n{shape}"
+        );
+        let mut s = parse(&text).unwrap();
+        s.sim.run_until(SimTime::ZERO + s.duration);
+        let r = s.sim.report();
+        let f = &r.flows[0];
+        // Duty cycle 1/(1+3): a mean of 0.5 Mb/s.
+        let mean_bps = f.delivered_bytes as f64 * 8.0 / 400.0;
+        assert!((mean_bps / 0.5e6 - 1.0).abs() < tol, "{shape}: {mean_bps}");
+        // Real silences and full-rate seconds both occur.
+        let bins = &f.delivered_bytes_per_bin;
+        assert!(bins.iter().filter(|&&b| b == 0).count() > 100);
+        assert!(bins.iter().any(|&b| b >= 2_000_000 / 8 - 1500));
+        assert_eq!(r.flow_info[0].app, "onoff");
+    }
+    let e = err("duration = \"1s\"\nnodes = [\"a\", \"b\"]\n[[links]]\nname = \"ab\"\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n[[flows]]\nkind = \"udp\"\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\non_time = \"1s\"\n");
+    assert!(
+        e.contains("flows[0]: an on/off source needs both on_time and off_time"),
+        "{e}"
+    );
+    let e = err("duration = \"1s\"\nnodes = [\"a\", \"b\"]\n[[links]]\nname = \"ab\"\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\nloss = 1.5\n");
+    assert!(
+        e.contains("links[0].loss: expected a loss probability in [0, 1), got 1.5"),
+        "{e}"
+    );
+}

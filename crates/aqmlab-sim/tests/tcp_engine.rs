@@ -164,3 +164,56 @@ fn ecn_flows_are_marked_not_dropped_by_codel() {
     assert_eq!(s["flows"][0]["retransmits"].as_u64(), Some(0));
     assert!(b["sojourn_ms"]["p50"].as_f64().unwrap() < 10.0);
 }
+
+#[test]
+fn newreno_under_random_loss_follows_mathis() {
+    // 100 Mb/s, RTT 50 ms, a huge buffer and random loss p on the data path only: throughput is
+    // loss-limited, MSS/RTT·sqrt(3/(2p)) (Mathis et al. 1997; aqmlab's TCP counts acknowledged
+    // bytes (RFC 3465), so delayed ACKs do not change the constant).
+    for (p, secs) in [(0.001f64, 300), (0.003, 200), (0.01, 120)] {
+        let text = format!(
+            r#"
+duration = "{secs}s"
+[dumbbell]
+senders = 1
+access_rate = "1Gbps"
+sender_delay = "1ms"
+receiver_delay = "1ms"
+[dumbbell.bottleneck]
+rate = "100Mbps"
+delay = "23ms"
+buffer = "100000p"
+loss = {p}
+reverse = {{ loss = 0.0 }}
+[[flows]]
+kind = "tcp"
+from = "s1"
+to = "r1"
+cc = "newreno"
+"#
+        );
+        let s = run(&text);
+        let goodput = s["flows"][0]["goodput_bps"].as_f64().unwrap();
+        let mathis = 1460.0 * 8.0 / 0.050 * (3.0 / (2.0 * p)).sqrt();
+        let ratio = goodput / mathis;
+        assert!(
+            (0.8..=1.2).contains(&ratio),
+            "p={p}: {goodput} vs Mathis {mathis} (ratio {ratio:.3})"
+        );
+        let lost = s["links"]["bottleneck"]["lost_pkts"].as_u64().unwrap();
+        assert!(lost > 100, "p={p}: only {lost} losses");
+    }
+}
+
+#[test]
+fn drop_reasons_add_up() {
+    let flows: String = (1..=4)
+        .map(|i| bulk(&format!("s{i}"), &format!("r{i}"), "cubic"))
+        .collect();
+    let s = run(&dumbbell(4, "codel", "60p", &flows, "20s"));
+    let b = &s["links"]["bottleneck"];
+    let reasons = b["drops_by_reason"].as_object().unwrap();
+    let total: u64 = reasons.values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(total, b["dropped_pkts"].as_u64().unwrap());
+    assert!(reasons.contains_key("codel_target"), "{reasons:?}");
+}
