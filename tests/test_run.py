@@ -66,7 +66,8 @@ def test_run_writes_summary_and_series(scenario, tmp_path):
     links = pd.read_parquet(out / "links.parquet")
     flows = pd.read_parquet(out / "flows.parquet")
     assert list(links.columns) == [
-        "link", "t_s", "ingress_bytes", "egress_bytes", "max_backlog_pkts", "drops",
+        "link", "t_s", "ingress_bytes", "egress_bytes", "max_backlog_pkts", "max_backlog_bytes",
+        "drops",
     ]  # fmt: skip
     # The series add up to the summary's totals.
     bl = links[links.link == "bottleneck"]
@@ -84,6 +85,15 @@ def test_same_seed_same_results_and_csv_option(scenario, tmp_path):
         k: v for k, v in b.summary.items() if k not in strip
     }
     assert (tmp_path / "a" / "links.csv").read_text() == (tmp_path / "b" / "links.csv").read_text()
+
+
+def test_scenario_given_as_text():
+    r = aqmlab.run(UDP.replace('duration = "5s"', 'duration = "1s"'))
+    assert r.summary["sim_time_s"] == 1.0
+    assert r.summary["links"]["bottleneck"]["drops_by_reason"].keys() <= {
+        "codel_target",
+        "overlimit",
+    }
 
 
 def test_qdisc_and_set_overrides(scenario):

@@ -43,7 +43,7 @@ def run(
     csv: bool = False,
     progress: bool | None = None,
 ) -> RunResult:
-    """Run the scenario file ``scenario``.
+    """Run the scenario ``scenario``: a path to a TOML file, or the TOML text itself.
 
     ``seed`` overrides the file's seed; ``qdisc`` swaps disciplines by link name
     (``{"bottleneck": "droptail"}``, keeping the buffer); ``set`` overrides any key by its path
@@ -55,7 +55,8 @@ def run(
     import pandas as pd
 
     sets = [(k, _fmt(v)) for k, v in (set or {}).items()]
-    r = _core.load_scenario(os.fspath(scenario), seed, list((qdisc or {}).items()), sets)
+    path = _scenario_path(scenario)
+    r = _core.load_scenario(path, seed, list((qdisc or {}).items()), sets)
     show = sys.stderr.isatty() if progress is None else progress
     total = r.duration_s
     steps = 200
@@ -85,6 +86,20 @@ def run(
             links.to_parquet(os.path.join(out, "links.parquet"), index=False)
             flows.to_parquet(os.path.join(out, "flows.parquet"), index=False)
     return RunResult(summary, links, flows)
+
+
+def _scenario_path(scenario: str | os.PathLike[str]) -> str:
+    """A path to the scenario: ``scenario`` itself, or, when it is TOML text rather than a path
+    (it contains a newline), a temporary file holding it (named ``<string>.toml`` in errors)."""
+    if isinstance(scenario, str) and "\n" in scenario:
+        import tempfile
+
+        d = tempfile.mkdtemp(prefix="aqmlab-")
+        p = os.path.join(d, "scenario.toml")
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(scenario)
+        return p
+    return os.fspath(scenario)
 
 
 def _fmt(v: Any) -> str:
