@@ -77,6 +77,22 @@ def test_run_writes_summary_and_series(scenario, tmp_path):
     assert f0.cumulative_bytes.iloc[-1] == s["flows"][0]["delivered_bytes"]
 
 
+def test_packet_log(scenario, tmp_path):
+    r = run_cli(
+        "run", str(scenario), "--out", str(tmp_path), "--quiet", "--packet-log", "bottleneck"
+    )
+    assert r.returncode == 0, r.stderr
+    pk = pd.read_parquet(tmp_path / "packets.parquet")
+    s = json.loads((tmp_path / "summary.json").read_text())
+    b = s["links"]["bottleneck"]
+    assert list(pk.columns) == ["link", "t_ns", "sojourn_ns", "size", "flow"]
+    assert set(pk.link) == {"bottleneck"}
+    assert b["delivered_pkts"] <= len(pk) <= b["delivered_pkts"] + 1
+    assert pk.sojourn_ns.max() / 1e6 == pytest.approx(b["sojourn_ms"]["max"], abs=1e-6)
+    r = run_cli("run", str(scenario), "--quiet", "--packet-log", "nolink")
+    assert r.returncode == 2 and "--packet-log nolink: no link direction" in r.stderr
+
+
 def test_same_seed_same_results_and_csv_option(scenario, tmp_path):
     a = aqmlab.run(scenario, tmp_path / "a", csv=True)
     b = aqmlab.run(scenario, tmp_path / "b", csv=True)

@@ -101,6 +101,13 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="LINK=KIND",
         help="also run with KIND on LINK (e.g. bottleneck=droptail) and print both side by side",
     )
+    rn.add_argument(
+        "--packet-log",
+        action="append",
+        default=[],
+        metavar="LINK",
+        help="record every packet through LINK (a direction: NAME or NAME.rev) in packets.*",
+    )
     rn.add_argument("--csv", action="store_true", help="write time series as CSV, not Parquet")
     rn.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
 
@@ -152,7 +159,14 @@ def _cmd_run(a: argparse.Namespace) -> int:
         if len(arms) > 1 and not a.quiet:
             print(f"-- {label}", file=sys.stderr)
         res = run(
-            a.scenario, arm_out, seed=a.seed, qdisc=qd, set=sets, csv=a.csv, progress=progress
+            a.scenario,
+            arm_out,
+            seed=a.seed,
+            qdisc=qd,
+            set=sets,
+            csv=a.csv,
+            progress=progress,
+            packet_log=a.packet_log,
         )
         results.append((label, res))
     if a.quiet:

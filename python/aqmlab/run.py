@@ -18,11 +18,13 @@ __all__ = ["RunResult", "run"]
 class RunResult:
     """A finished run: ``summary`` (the dict written to ``summary.json``) and two pandas
     DataFrames of time series, ``links`` (per link direction and bin: ingress/egress bytes, the
-    largest backlog, drops) and ``flows`` (per flow and bin: delivered and cumulative bytes)."""
+    largest backlog, drops) and ``flows`` (per flow and bin: delivered and cumulative bytes);
+    ``packets`` is the per-packet log when one was asked for."""
 
     summary: dict[str, Any]
     links: Any
     flows: Any
+    packets: Any = None
 
 
 def _progress(frac: float, sim_s: float, total_s: float, wall_s: float) -> None:
@@ -42,6 +44,7 @@ def run(
     set: dict[str, Any] | None = None,  # noqa: A002 - mirrors the --set flag
     csv: bool = False,
     progress: bool | None = None,
+    packet_log: list[str] | None = None,
 ) -> RunResult:
     """Run the scenario ``scenario``: a path to a TOML file, or the TOML text itself.
 
@@ -50,13 +53,16 @@ def run(
     (``{"dumbbell.bottleneck.rate": "20Mbps"}``). With ``out``, writes ``summary.json`` and the
     series (``links.parquet``, ``flows.parquet``, or ``.csv`` with ``csv=True``) there.
     ``progress`` shows a bar on stderr for runs longer than a second (default: when stderr is
-    a terminal). Raises :class:`aqmlab.ScenarioError` on bad input, before simulating.
+    a terminal). ``packet_log`` names link directions whose every packet is recorded
+    (``packets`` DataFrame and file: link, t_ns, sojourn_ns, size, flow; memory grows with the
+    run, so it is off by default). Raises :class:`aqmlab.ScenarioError` on bad input, before
+    simulating.
     """
     import pandas as pd
 
     sets = [(k, _fmt(v)) for k, v in (set or {}).items()]
     path = _scenario_path(scenario)
-    r = _core.load_scenario(path, seed, list((qdisc or {}).items()), sets)
+    r = _core.load_scenario(path, seed, list((qdisc or {}).items()), sets, list(packet_log or []))
     show = sys.stderr.isatty() if progress is None else progress
     total = r.duration_s
     steps = 200
@@ -74,18 +80,21 @@ def run(
     series = r.series()
     links = pd.DataFrame(series["links"])
     flows = pd.DataFrame(series["flows"])
+    packets = pd.DataFrame(series["packets"]) if packet_log else None
     if out is not None:
         os.makedirs(out, exist_ok=True)
         with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=2)
             f.write("\n")
-        if csv:
-            links.to_csv(os.path.join(out, "links.csv"), index=False)
-            flows.to_csv(os.path.join(out, "flows.csv"), index=False)
-        else:
-            links.to_parquet(os.path.join(out, "links.parquet"), index=False)
-            flows.to_parquet(os.path.join(out, "flows.parquet"), index=False)
-    return RunResult(summary, links, flows)
+        tables = {"links": links, "flows": flows}
+        if packets is not None:
+            tables["packets"] = packets
+        for name, df in tables.items():
+            if csv:
+                df.to_csv(os.path.join(out, f"{name}.csv"), index=False)
+            else:
+                df.to_parquet(os.path.join(out, f"{name}.parquet"), index=False)
+    return RunResult(summary, links, flows, packets)
 
 
 def _scenario_path(scenario: str | os.PathLike[str]) -> str:

@@ -259,9 +259,26 @@ impl Run {
         flows.set_item("t_s", ft)?;
         flows.set_item("delivered_bytes", fb)?;
         flows.set_item("cumulative_bytes", fc)?;
+        let (mut pl, mut pt, mut ps, mut pz, mut pf) = (vec![], vec![], vec![], vec![], vec![]);
+        for (name, recs) in self.scenario.sim.packet_logs() {
+            for r in recs {
+                pl.push(name.to_string());
+                pt.push(r.t_ns);
+                ps.push(r.sojourn_ns);
+                pz.push(r.size);
+                pf.push(r.flow);
+            }
+        }
+        let packets = PyDict::new(py);
+        packets.set_item("link", pl)?;
+        packets.set_item("t_ns", pt)?;
+        packets.set_item("sojourn_ns", ps)?;
+        packets.set_item("size", pz)?;
+        packets.set_item("flow", pf)?;
         let d = PyDict::new(py);
         d.set_item("links", links)?;
         d.set_item("flows", flows)?;
+        d.set_item("packets", packets)?;
         Ok(d)
     }
 }
@@ -269,12 +286,13 @@ impl Run {
 /// Loads the scenario at `path` with overrides: `seed`, `qdisc` (`[(LINK, KIND)]`) and `sets`
 /// (`[(KEY.PATH, VALUE)]`). Raises ScenarioError naming file, line and key on bad input.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new()))]
+#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new()))]
 fn load_scenario(
     path: &str,
     seed: Option<u64>,
     qdisc: Vec<(String, String)>,
     sets: Vec<(String, String)>,
+    packet_log: Vec<String>,
 ) -> PyResult<Run> {
     use aqmlab_sim::scenario;
     let p = std::path::Path::new(path);
@@ -299,7 +317,11 @@ fn load_scenario(
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let ov = scenario::Overrides { seed, qdisc };
+    let ov = scenario::Overrides {
+        seed,
+        qdisc,
+        packet_log,
+    };
     let sc = scenario::build(&text, path, &dir, &stem, &ov).map_err(serr)?;
     Ok(Run {
         scenario: sc,

@@ -166,6 +166,8 @@ pub struct Overrides {
     /// `--qdisc LINK=KIND`: swap the discipline on the named link direction(s), keeping the buffer
     /// limit. `LINK` names a link (both directions) or one direction (`NAME.rev`).
     pub qdisc: Vec<(String, String)>,
+    /// `--packet-log LINK`: log every packet through these link directions.
+    pub packet_log: Vec<String>,
 }
 
 struct Ctx<'a> {
@@ -679,6 +681,16 @@ pub fn build(
         }
     }
 
+    for name in &ov.packet_log {
+        if !sim.log_packets(name) {
+            return Err(ScenarioError {
+                file: cx.file.clone(),
+                line: None,
+                path: format!("--packet-log {name}"),
+                msg: "no link direction with that name (use NAME or NAME.rev)".into(),
+            });
+        }
+    }
     Ok(Scenario {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
         description: raw.description.unwrap_or_default(),

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 /// Milliseconds, rounded to nanosecond precision; JSON `null` for NaN (no samples).
 fn ms(ns: f64) -> Value {
     if ns.is_finite() {
-        json!((ns / 1e3).round() / 1e3)
+        json!(ns.round() / 1e6)
     } else {
         Value::Null
     }

@@ -171,6 +171,19 @@ impl OnOff {
     }
 }
 
+/// One packet released by a link's discipline (the optional per-packet log).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PacketRecord {
+    /// When it left the discipline (its transmission started), ns.
+    pub t_ns: u64,
+    /// Time it spent in the discipline, ns.
+    pub sojourn_ns: u64,
+    /// Size in bytes.
+    pub size: u32,
+    /// Flow index.
+    pub flow: u32,
+}
+
 /// Per-link-direction measurements.
 #[derive(Clone, Debug, Default)]
 pub struct LinkMetrics {
@@ -270,6 +283,8 @@ struct Link {
     /// exactly the calls it would see with an event at every transmission end, while an
     /// uncongested link costs no event per packet.
     idle_poll_due: bool,
+    /// Per-packet log `(dequeue time, sojourn, size, flow)` when asked for (grows with the run).
+    packet_log: Option<Vec<PacketRecord>>,
     /// Loss probability on the wire and its random stream.
     loss: f64,
     loss_rng: Xoshiro256pp,
@@ -407,6 +422,7 @@ impl Sim {
                 delay: l.delay,
                 q: Qdisc::new(l.qdisc),
                 loss: l.loss,
+                packet_log: None,
                 busy_until: SimTime::ZERO,
                 last_tx_bytes: 0,
                 tx_done_pending: false,
@@ -562,6 +578,25 @@ impl Sim {
     pub fn events_processed(&self) -> u64 {
         self.events.processed()
     }
+    /// Starts logging every packet the discipline of link `name` releases (see [`PacketRecord`]).
+    /// Returns false if there is no such link.
+    pub fn log_packets(&mut self, name: &str) -> bool {
+        match self.links.iter_mut().find(|l| l.name == name) {
+            Some(l) => {
+                l.packet_log.get_or_insert_with(Vec::new);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The per-packet logs: `(link name, records)` for every logged link.
+    pub fn packet_logs(&self) -> impl Iterator<Item = (&str, &[PacketRecord])> {
+        self.links
+            .iter()
+            .filter_map(|l| l.packet_log.as_deref().map(|v| (l.name.as_str(), v)))
+    }
+
     /// TCP connections currently open.
     pub fn tcp_connections_open(&self) -> usize {
         self.conns.len()
@@ -972,7 +1007,16 @@ impl Sim {
         self.packets.get_mut(pkt).ecn = p.ecn;
         let bin_ns = self.bin_ns;
         let link = &mut self.links[l as usize];
-        link.m.sojourn_ns.add(now.as_nanos() - p.enqueue_ns);
+        let sojourn = now.as_nanos() - p.enqueue_ns;
+        link.m.sojourn_ns.add(sojourn);
+        if let Some(log) = &mut link.packet_log {
+            log.push(PacketRecord {
+                t_ns: now.as_nanos(),
+                sojourn_ns: sojourn,
+                size: p.size_bytes,
+                flow: p.flow.0,
+            });
+        }
         let end = link.rate.tx_end(now, p.size_bytes);
         // The packet is accounted as sent when its last bit leaves (`end`), and enters the
         // propagation pipe now, arriving one delay after `end`. Transmissions on a link are

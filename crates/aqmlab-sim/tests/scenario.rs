@@ -73,6 +73,7 @@ fn qdisc_override_swaps_the_discipline_and_keeps_the_buffer() {
     let ov = Overrides {
         seed: Some(3),
         qdisc: vec![("bottleneck".into(), "droptail".into())],
+        packet_log: vec!["bottleneck".into()],
     };
     let mut s = parse_with(GOOD, &ov).unwrap();
     assert_eq!(s.seed, 3);
@@ -88,11 +89,18 @@ fn qdisc_override_swaps_the_discipline_and_keeps_the_buffer() {
     );
     let rev = r.links.iter().find(|l| l.name == "bottleneck.rev").unwrap();
     assert_eq!(rev.qdisc, "droptail");
+    // The per-packet log holds one record per packet released, with the summary's sojourns.
+    let (name, log) = s.sim.packet_logs().next().unwrap();
+    assert_eq!(name, "bottleneck");
+    assert_eq!(log.len() as u64, b.m.delivered_pkts + b.in_flight as u64);
+    let max = log.iter().map(|r| r.sojourn_ns).max().unwrap() as f64;
+    assert_eq!(max, b.m.sojourn_ns.max());
     let e = parse_with(
         GOOD,
         &Overrides {
             seed: None,
             qdisc: vec![("nope".into(), "red".into())],
+            packet_log: vec![],
         },
     )
     .err()
