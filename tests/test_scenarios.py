@@ -40,7 +40,31 @@ def test_dynamic_link_codel_keeps_most_of_the_throughput(dynamic_link):
     assert web["app"] == "web" and web["transfers_completed"] > 1000
 
 
-@pytest.mark.parametrize("name", ["bulk-dumbbell", "cellular-trace"])
+def _shares(summary):
+    goodput = [f["goodput_bps"] for f in summary["flows"]]
+    drops = [f["dropped_pkts"] for f in summary["flows"]]
+    return goodput[4] / sum(goodput), drops[4] / max(1, sum(drops))
+
+
+def test_red_bursty_traffic_bias():
+    # Floyd & Jacobson 1993 §11: RED drops the bursty, window-limited node 5 in proportion to
+    # its throughput; tail drop (8-22 packet buffers in the paper) drops it out of proportion.
+    red = aqmlab.run(SCEN / "red-bursty.toml", progress=False).summary
+    share, drop_share = _shares(red)
+    assert 0.02 < share < 0.045, share  # window-limited: at most ~4 % of 45 Mb/s
+    assert 0.5 * share < drop_share < 2.0 * share, (share, drop_share)
+    tail = aqmlab.run(
+        SCEN / "red-bursty.toml",
+        qdisc={"bottleneck": "droptail"},
+        set={"links[5].buffer": "12p"},
+        progress=False,
+    ).summary
+    t_share, t_drop_share = _shares(tail)
+    assert t_share < share
+    assert t_drop_share > 5 * t_share, (t_share, t_drop_share)
+
+
+@pytest.mark.parametrize("name", ["bulk-dumbbell", "cellular-trace", "red-bursty"])
 def test_bundled_scenarios_run(name, tmp_path):
     r = run_cli("run", str(SCEN / f"{name}.toml"), "--out", str(tmp_path), "--quiet")
     assert r.returncode == 0, r.stderr
