@@ -49,15 +49,21 @@ struct RawScenario {
     #[serde(default)]
     nodes: Vec<String>,
     #[serde(default)]
-    links: Vec<RawLink>,
+    links: Vec<RawDirection>,
     #[serde(default)]
     flows: Vec<RawFlow>,
 }
 
-/// One direction's settings; in `[[links]]` all are given, in `reverse` any may be.
+/// A link's settings: used for `[[links]]` entries, for `[dumbbell.bottleneck]`, and for the
+/// `reverse` table that overrides the other direction. `name`, `from` and `to` belong to
+/// `[[links]]` only (elsewhere they are implied), and a `reverse` has no `reverse` of its own;
+/// [`check_link_keys`] enforces both.
 #[derive(Deserialize, Default, Clone)]
 #[serde(deny_unknown_fields)]
 struct RawDirection {
+    name: Option<S>,
+    from: Option<S>,
+    to: Option<S>,
     rate: Option<S>,
     schedule: Option<Vec<Vec<S>>>,
     trace: Option<S>,
@@ -66,23 +72,7 @@ struct RawDirection {
     buffer: Option<S>,
     params: Option<Spanned<toml::Table>>,
     loss: Option<Spanned<f64>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawLink {
-    name: S,
-    from: S,
-    to: S,
-    rate: Option<S>,
-    schedule: Option<Vec<Vec<S>>>,
-    trace: Option<S>,
-    delay: S,
-    qdisc: Option<S>,
-    buffer: Option<S>,
-    params: Option<Spanned<toml::Table>>,
-    loss: Option<Spanned<f64>>,
-    reverse: Option<RawDirection>,
+    reverse: Option<Box<RawDirection>>,
 }
 
 #[derive(Deserialize)]
@@ -95,21 +85,7 @@ struct RawDumbbell {
     /// One delay for every receiver, or a list with one per receiver.
     receiver_delay: Spanned<toml::Value>,
     access_buffer: Option<S>,
-    bottleneck: RawBottleneck,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawBottleneck {
-    rate: Option<S>,
-    schedule: Option<Vec<Vec<S>>>,
-    trace: Option<S>,
-    delay: S,
-    qdisc: Option<S>,
-    buffer: Option<S>,
-    params: Option<Spanned<toml::Table>>,
-    loss: Option<Spanned<f64>>,
-    reverse: Option<RawDirection>,
+    bottleneck: RawDirection,
 }
 
 #[derive(Deserialize)]
@@ -377,17 +353,12 @@ pub fn build(
             ends.push((gw2 + 1 + i, gw2));
         }
         let b = &d.bottleneck;
+        check_link_keys(&cx, b, "dumbbell.bottleneck", false)?;
         let fwd = RawDirection {
-            rate: b.rate.clone(),
-            schedule: b.schedule.clone(),
-            trace: b.trace.clone(),
-            delay: Some(b.delay.clone()),
-            qdisc: b.qdisc.clone(),
-            buffer: b.buffer.clone(),
-            params: b.params.clone(),
-            loss: b.loss.clone(),
+            reverse: None,
+            ..b.clone()
         };
-        let rev = merge(&fwd, b.reverse.as_ref());
+        let rev = merge(&fwd, b.reverse.as_deref());
         dir_cfgs.push(("bottleneck".into(), fwd, "dumbbell.bottleneck".into()));
         ends.push((gw1, gw2));
         dir_cfgs.push((
@@ -432,36 +403,45 @@ pub fn build(
         };
         for (i, l) in raw.links.iter().enumerate() {
             let p = format!("links[{i}]");
+            check_link_keys(&cx, l, &p, true)?;
+            let required = |v: &Option<S>, key: &str| {
+                v.clone().ok_or_else(|| {
+                    cx.err(
+                        None,
+                        format!("{p}.{key}"),
+                        format!("a link needs {key} = ..."),
+                    )
+                })
+            };
+            let (from, to, lname) = (
+                required(&l.from, "from")?,
+                required(&l.to, "to")?,
+                required(&l.name, "name")?,
+            );
             let (a, b) = (
-                node(&l.from, &format!("{p}.from"))?,
-                node(&l.to, &format!("{p}.to"))?,
+                node(&from, &format!("{p}.from"))?,
+                node(&to, &format!("{p}.to"))?,
             );
             if a == b {
                 return Err(cx.err(
-                    Some(l.to.span()),
+                    Some(to.span()),
                     format!("{p}.to"),
                     "a link must join two different nodes",
                 ));
             }
-            let name = l.name.get_ref().clone();
+            let name = lname.get_ref().clone();
             if dir_cfgs.iter().any(|(n, _, _)| *n == name) {
                 return Err(cx.err(
-                    Some(l.name.span()),
+                    Some(lname.span()),
                     format!("{p}.name"),
                     format!("link name {name:?} is used twice"),
                 ));
             }
             let fwd = RawDirection {
-                rate: l.rate.clone(),
-                schedule: l.schedule.clone(),
-                trace: l.trace.clone(),
-                delay: Some(l.delay.clone()),
-                qdisc: l.qdisc.clone(),
-                buffer: l.buffer.clone(),
-                params: l.params.clone(),
-                loss: l.loss.clone(),
+                reverse: None,
+                ..l.clone()
             };
-            let rev = merge(&fwd, l.reverse.as_ref());
+            let rev = merge(&fwd, l.reverse.as_deref());
             dir_cfgs.push((name.clone(), fwd, p.clone()));
             ends.push((a, b));
             dir_cfgs.push((format!("{name}.rev"), rev, format!("{p}.reverse")));
@@ -700,11 +680,63 @@ pub fn build(
     })
 }
 
+/// Checks the keys that depend on where a link table stands: `name`/`from`/`to` only in
+/// `[[links]]` (`is_link`), `delay` everywhere but in `reverse`, and no `reverse` in a `reverse`.
+fn check_link_keys(
+    cx: &Ctx<'_>,
+    d: &RawDirection,
+    path: &str,
+    is_link: bool,
+) -> Result<(), ScenarioError> {
+    if !is_link {
+        for (v, key) in [(&d.name, "name"), (&d.from, "from"), (&d.to, "to")] {
+            if let Some(v) = v {
+                return Err(cx.err(
+                    Some(v.span()),
+                    format!("{path}.{key}"),
+                    format!("{key} is implied here: remove it"),
+                ));
+            }
+        }
+    }
+    if d.delay.is_none() {
+        return Err(cx.err(
+            None,
+            format!("{path}.delay"),
+            "a link needs a delay, like delay = \"10ms\"",
+        ));
+    }
+    if let Some(r) = &d.reverse {
+        let rp = format!("{path}.reverse");
+        for (v, key) in [(&r.name, "name"), (&r.from, "from"), (&r.to, "to")] {
+            if let Some(v) = v {
+                return Err(cx.err(
+                    Some(v.span()),
+                    format!("{rp}.{key}"),
+                    format!("{key} is implied by the link: remove it"),
+                ));
+            }
+        }
+        if r.reverse.is_some() {
+            return Err(cx.err(
+                None,
+                format!("{rp}.reverse"),
+                "a reverse direction has no reverse of its own",
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The reverse direction: the forward settings with `over`'s fields replacing them.
 fn merge(fwd: &RawDirection, over: Option<&RawDirection>) -> RawDirection {
     let Some(o) = over else { return fwd.clone() };
     let rate_given = o.rate.is_some() || o.schedule.is_some() || o.trace.is_some();
     RawDirection {
+        name: None,
+        from: None,
+        to: None,
+        reverse: None,
         rate: if rate_given {
             o.rate.clone()
         } else {

@@ -373,3 +373,27 @@ fn on_off_udp_sources_average_their_duty_cycle() {
         "{e}"
     );
 }
+
+#[test]
+fn link_keys_depend_on_where_the_table_stands() {
+    let e = err(&GOOD.replace(
+        "[dumbbell.bottleneck]\n",
+        "[dumbbell.bottleneck]\nname = \"b\"\n",
+    ));
+    assert!(
+        e.starts_with("t.toml:14: dumbbell.bottleneck.name: name is implied here: remove it"),
+        "{e}"
+    );
+    let e = err(&GRAPH.replace("name = \"ab\"\n", ""));
+    assert!(e.contains("links[0].name: a link needs name = ..."), "{e}");
+    let e = err(&GRAPH.replace(
+        "reverse = { rate = \"1Mbps\", qdisc = \"droptail\" }",
+        "reverse = { rate = \"1Mbps\", to = \"a\" }",
+    ));
+    assert!(
+        e.contains("links[1].reverse.to: to is implied by the link: remove it"),
+        "{e}"
+    );
+    let e = err(&GRAPH.replace("delay = \"5ms\"\nqdisc", "qdisc"));
+    assert!(e.contains("links[1].delay: a link needs a delay"), "{e}");
+}
