@@ -56,6 +56,27 @@ impl<E> EventQueue<E> {
         });
         self.next_seq += 1;
     }
+    /// Takes the next sequence number without scheduling anything yet: an event that may or may
+    /// not be needed later keeps its place in the FIFO order among equal times, as if it had been
+    /// pushed now (see [`EventQueue::push_with_seq`]).
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq - 1
+    }
+    /// Schedules `event` at `time` with a sequence number from [`EventQueue::reserve_seq`].
+    #[inline]
+    pub fn push_with_seq(&mut self, time: SimTime, seq: u64, event: E) {
+        debug_assert!(seq < self.next_seq, "seq must come from reserve_seq");
+        self.heap.push(Entry { time, seq, event });
+    }
+    /// Removes the earliest event (FIFO among equal times), with its sequence number.
+    #[inline]
+    pub fn pop_with_seq(&mut self) -> Option<(SimTime, u64, E)> {
+        let e = self.heap.pop()?;
+        self.popped += 1;
+        Some((e.time, e.seq, e.event))
+    }
     /// Removes the earliest event (FIFO among equal times).
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {

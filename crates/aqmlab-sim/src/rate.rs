@@ -66,8 +66,10 @@ impl StepSchedule {
                 ));
             }
         }
-        if steps.iter().all(|(_, r)| r.as_bps() == 0) {
-            return Err(rerr(0, "every step has rate 0: the link could never send"));
+        if let Some((_, last)) = steps.last() {
+            if last.as_bps() == 0 {
+                return Err(rerr(steps.len(), "the last step has rate 0: the link would never send again (a rate of 0 is for outages that end)"));
+            }
         }
         Ok(StepSchedule { steps })
     }
@@ -128,6 +130,9 @@ impl StepSchedule {
     }
 }
 
+/// The largest timestamp accepted in a trace (about 11.6 days), so times in ns never overflow.
+pub const MAX_TRACE_MS: u64 = 1_000_000_000;
+
 /// A mahimahi link trace: delivery opportunities at millisecond offsets, repeating.
 #[derive(Clone, PartialEq, Eq)]
 pub struct DeliveryTrace {
@@ -170,10 +175,10 @@ impl DeliveryTrace {
                     "empty line: expected one whole number of milliseconds per line",
                 ));
             }
-            let ms: u64 = line.parse().map_err(|_| {
+            let ms: u64 = line.parse().ok().filter(|ms| *ms <= MAX_TRACE_MS).ok_or_else(|| {
                 rerr(
                     i + 1,
-                    format!("expected a whole number of milliseconds ≥ 0, got {line:?}"),
+                    format!("expected a whole number of milliseconds between 0 and {MAX_TRACE_MS}, got {line:?}"),
                 )
             })?;
             if let Some(&prev) = v.last() {
@@ -226,8 +231,13 @@ impl DeliveryTrace {
     pub fn first_at_or_after(&self, t: SimTime) -> u64 {
         let n = self.opportunities_ms.len() as u64;
         let period_ns = self.period_ms * 1_000_000;
-        let cycle = t.as_nanos() / period_ns;
-        let within_ns = t.as_nanos() - cycle * period_ns;
+        let mut cycle = t.as_nanos() / period_ns;
+        let mut within_ns = t.as_nanos() - cycle * period_ns;
+        if within_ns == 0 && cycle > 0 {
+            // The last opportunity of the previous cycle sits exactly at this boundary.
+            cycle -= 1;
+            within_ns = period_ns;
+        }
         let idx = self
             .opportunities_ms
             .partition_point(|&ms| ms * 1_000_000 < within_ns) as u64;
@@ -393,6 +403,16 @@ mod tests {
             .to_string()
             .starts_with("line 2: step times must increase"));
         assert!(StepSchedule::new(vec![(ms(0), Bitrate::from_bps(0))]).is_err());
+        let e = StepSchedule::new(vec![
+            (ms(0), Bitrate::from_mbps(1)),
+            (ms(5), Bitrate::from_bps(0)),
+        ])
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("line 2: the last step has rate 0"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -414,8 +434,9 @@ mod tests {
         );
         assert_eq!(
             DeliveryTrace::parse("1\nx\n").unwrap_err().to_string(),
-            "line 2: expected a whole number of milliseconds ≥ 0, got \"x\""
+            "line 2: expected a whole number of milliseconds between 0 and 1000000000, got \"x\""
         );
+        assert!(DeliveryTrace::parse("99999999999999\n").is_err());
         assert!(DeliveryTrace::parse("0\n0\n")
             .unwrap_err()
             .to_string()
@@ -436,6 +457,15 @@ mod tests {
         // The trace repeats: a 3000-B packet at 3.5 ms needs two opportunities: 4 and 4 ms.
         assert_eq!(r.tx_end(SimTime::from_nanos(3_500_000), 3000), ms(4));
         assert_eq!(r.tx_end(ms(5), 10), ms(6));
+        // The opportunity at a period boundary is used by a packet starting exactly there.
+        let mut r = LinkRate::trace(DeliveryTrace::parse("1\n3\n").unwrap());
+        assert_eq!(r.tx_end(ms(3), 100), ms(3));
+        assert_eq!(r.tx_end(ms(3), 1500), ms(4));
+        let c = LinkRate::trace(DeliveryTrace::parse("1\n3\n").unwrap());
+        assert_eq!(
+            c.capacity_bits(ms(0), ms(6) + aqmlab_core::SimDuration::from_nanos(1)),
+            4 * 1504 * 8
+        );
     }
 
     #[test]

@@ -258,6 +258,13 @@ pub fn build(
         }
         None => SimDuration::from_millis(100),
     };
+    if duration.as_nanos() / bin.as_nanos() > 10_000_000 {
+        return Err(cx.err(
+            raw.bin.as_ref().map(|b| b.span()),
+            "bin",
+            format!("{duration} in bins of {bin} makes more than 10,000,000 bins: expected a larger bin"),
+        ));
+    }
     let seed = ov.seed.or(raw.seed).unwrap_or(1);
 
     let mut nodes: Vec<String> = raw.nodes.clone();
@@ -274,11 +281,11 @@ pub fn build(
             ));
         }
         let n = *d.senders.get_ref();
-        if n == 0 || n > 10_000 {
+        if n == 0 || n > 1000 {
             return Err(cx.err(
                 Some(d.senders.span()),
                 "dumbbell.senders",
-                format!("expected 1..10000 senders, got {n}"),
+                format!("expected 1..1000 senders, got {n}"),
             ));
         }
         let delays = |v: &Spanned<toml::Value>, what: &str| -> Result<Vec<S>, ScenarioError> {
@@ -430,6 +437,9 @@ pub fn build(
                 ));
             }
             let name = lname.get_ref().clone();
+            if name.ends_with(".rev") || name.is_empty() {
+                return Err(cx.err(Some(lname.span()), format!("{p}.name"), "a link name must be non-empty and not end in .rev (NAME.rev names its reverse direction)"));
+            }
             if dir_cfgs.iter().any(|(n, _, _)| *n == name) {
                 return Err(cx.err(
                     Some(lname.span()),
@@ -641,6 +651,9 @@ pub fn build(
                 }
                 let cfg = tcp_config(&cx, f, &p)?;
                 let app = tcp_app(&cx, f, &p)?;
+                if let (Some(st), false) = (&f.stop, matches!(app, TcpApp::Web { .. })) {
+                    return Err(cx.err(Some(st.span()), format!("{p}.stop"), "stop applies to web and udp flows; a bulk flow runs to the end (use app = \"finite\" with bytes for a transfer that ends)"));
+                }
                 sim.add_tcp(TcpSpec {
                     src,
                     dst,
@@ -788,7 +801,15 @@ fn direction(
         ));
     }
     let rate = if let Some(r) = &d.rate {
-        LinkRate::Constant(cx.unit(r, &format!("{path}.rate"), units::parse_bitrate)?)
+        let bps = cx.unit(r, &format!("{path}.rate"), units::parse_bitrate)?;
+        if bps.as_bps() == 0 {
+            return Err(cx.err(
+                Some(r.span()),
+                format!("{path}.rate"),
+                "expected a rate > 0 (use a schedule for outages that end)",
+            ));
+        }
+        LinkRate::Constant(bps)
     } else if let Some(steps) = &d.schedule {
         let mut v = Vec::with_capacity(steps.len());
         for (i, s) in steps.iter().enumerate() {
@@ -808,8 +829,12 @@ fn direction(
                 cx.unit(r, &p, units::parse_bitrate)?,
             ));
         }
-        let line = steps.first().and_then(|s| s.first()).map(|x| x.span());
         LinkRate::Steps(StepSchedule::new(v).map_err(|e| {
+            // The offending step's own line (the first step's when the error is about them all).
+            let line = steps
+                .get(e.line.saturating_sub(1))
+                .and_then(|s| s.first())
+                .map(|x| x.span());
             let step = if e.line > 0 {
                 format!("[{}]", e.line - 1)
             } else {
@@ -895,10 +920,7 @@ fn direction(
     }
     // RED's idle-time correction needs the link rate: give it unless the user did.
     if kind == Kind::Red && !pairs.iter().any(|(k, _)| k == "bandwidth") {
-        pairs.push((
-            "bandwidth".into(),
-            rate.nominal_rate(SimTime::ZERO).to_string(),
-        ));
+        pairs.push(("bandwidth".into(), first_positive_rate(&rate).to_string()));
     }
     if kind == Kind::FqCodel {
         if let Some(i) = pairs
@@ -1258,5 +1280,19 @@ fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> 
             format!("{p}.app"),
             format!("expected bulk, finite or web, got {other:?}"),
         )),
+    }
+}
+
+/// The rate RED's idle-time correction assumes: the link's rate at time 0, or for a schedule
+/// that starts with an outage, its first positive rate (a trace's mean rate).
+fn first_positive_rate(rate: &LinkRate) -> aqmlab_core::Bitrate {
+    match rate {
+        LinkRate::Steps(s) => s
+            .steps()
+            .iter()
+            .map(|(_, r)| *r)
+            .find(|r| r.as_bps() > 0)
+            .unwrap_or(s.rate_at(SimTime::ZERO)),
+        other => other.nominal_rate(SimTime::ZERO),
     }
 }

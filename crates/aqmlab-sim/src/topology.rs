@@ -34,20 +34,28 @@ pub struct Routes {
 }
 
 impl Routes {
-    /// Breadth-first search from every destination over reversed links.
+    /// Breadth-first search from every destination over reversed links: O(N·(N + L)) time.
     pub fn compute(n_nodes: usize, links: &[(u32, u32)]) -> Routes {
+        // Links arriving at each node, in link-index order (ties go to the lower index).
+        let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n_nodes];
+        for (li, &(_, to)) in links.iter().enumerate() {
+            incoming[to as usize].push(li as u32);
+        }
         let mut next = vec![vec![None; n_nodes]; n_nodes];
+        let mut seen = vec![false; n_nodes];
+        let mut frontier = VecDeque::with_capacity(n_nodes);
         for dst in 0..n_nodes {
-            let mut dist = vec![u32::MAX; n_nodes];
-            dist[dst] = 0;
-            let mut frontier = VecDeque::from([dst as u32]);
+            seen.iter_mut().for_each(|x| *x = false);
+            seen[dst] = true;
+            frontier.push_back(dst as u32);
             while let Some(v) = frontier.pop_front() {
-                // Every link u -> v gives u a route to dst through v (links in index order).
-                for (li, &(u, w)) in links.iter().enumerate() {
-                    if w == v && dist[u as usize] == u32::MAX {
-                        dist[u as usize] = dist[v as usize] + 1;
-                        next[u as usize][dst] = Some(li as u32);
-                        frontier.push_back(u);
+                // Every link u -> v gives u a route to dst through v.
+                for &li in &incoming[v as usize] {
+                    let u = links[li as usize].0 as usize;
+                    if !seen[u] {
+                        seen[u] = true;
+                        next[u][dst] = Some(li);
+                        frontier.push_back(u as u32);
                     }
                 }
             }

@@ -283,6 +283,12 @@ struct Link {
     /// exactly the calls it would see with an event at every transmission end, while an
     /// uncongested link costs no event per packet.
     idle_poll_due: bool,
+    /// The event sequence number reserved for this transmission's `TxDone`, so that a `TxDone`
+    /// scheduled late (when a packet starts waiting) keeps the place among equal-time events it
+    /// would have had if scheduled when the transmission started.
+    tx_seq: u64,
+    /// The last queue level noted: (bin, packets, bytes), carried into later bins without calls.
+    level: (usize, u64, u64),
     /// Per-packet log `(dequeue time, sojourn, size, flow)` when asked for (grows with the run).
     packet_log: Option<Vec<PacketRecord>>,
     /// Loss probability on the wire and its random stream.
@@ -307,6 +313,28 @@ enum FlowKind {
         spec: TcpSpec,
         rng: Xoshiro256pp,
     },
+}
+
+impl Link {
+    /// Records the queue level after a call in time bin `bin`: each bin keeps the largest level
+    /// seen in it, and bins without calls get the level that held through them.
+    fn note_level(&mut self, bin: usize) {
+        let b = self.q.backlog();
+        let m = &mut self.m;
+        for v in [&mut m.max_backlog_per_bin, &mut m.max_backlog_bytes_per_bin] {
+            if v.len() <= bin {
+                v.resize(bin + 1, 0);
+            }
+        }
+        let (last_bin, pkts, bytes) = self.level;
+        for i in last_bin + 1..=bin {
+            m.max_backlog_per_bin[i] = m.max_backlog_per_bin[i].max(pkts);
+            m.max_backlog_bytes_per_bin[i] = m.max_backlog_bytes_per_bin[i].max(bytes);
+        }
+        m.max_backlog_per_bin[bin] = m.max_backlog_per_bin[bin].max(b.packets as u64);
+        m.max_backlog_bytes_per_bin[bin] = m.max_backlog_bytes_per_bin[bin].max(b.bytes);
+        self.level = (bin.max(last_bin), b.packets as u64, b.bytes);
+    }
 }
 
 struct Flow {
@@ -369,6 +397,8 @@ pub struct Sim {
     next_gen: u32,
     segs: Vec<Segment>,
     seed: u64,
+    /// Sequence number of the event being processed (orders ties against reserved `TxDone`s).
+    cur_seq: u64,
 }
 
 fn bin_add(v: &mut Vec<u64>, bin: usize, x: u64) {
@@ -427,6 +457,8 @@ impl Sim {
                 last_tx_bytes: 0,
                 tx_done_pending: false,
                 idle_poll_due: false,
+                tx_seq: 0,
+                level: (0, 0, 0),
                 pipe: std::collections::VecDeque::with_capacity(256),
                 m: LinkMetrics::default(),
             })
@@ -444,6 +476,7 @@ impl Sim {
             next_gen: 0,
             segs: Vec::with_capacity(64),
             seed,
+            cur_seq: 0,
         })
     }
 
@@ -457,7 +490,6 @@ impl Sim {
         }
         self.check_route(idx, spec.src, spec.dst)?;
         let interval = spec.rate.tx_time(spec.size as u64);
-        self.events.push(spec.start, Ev::UdpSend(idx as u32));
         if let Some(o) = &spec.on_off {
             if o.mean_on == SimDuration::ZERO
                 || o.pareto_shape.is_some_and(|a| !(a > 1.0 && a.is_finite()))
@@ -467,6 +499,7 @@ impl Sim {
                 )));
             }
         }
+        self.events.push(spec.start, Ev::UdpSend(idx as u32));
         let info = FlowInfo {
             kind: "udp",
             cc: None,
@@ -606,14 +639,17 @@ impl Sim {
         self.packets.len()
     }
 
-    /// Runs every event up to and including `until`, then sets the clock to `until`.
+    /// Runs every event before `until`, then sets the clock to `until`. Events at exactly
+    /// `until` run in the next call, so a run of duration D covers [0, D) and its time series
+    /// (bins of [k·bin, (k+1)·bin)) hold exactly what its totals count.
     pub fn run_until(&mut self, until: SimTime) {
         while let Some(t) = self.events.peek_time() {
-            if t > until {
+            if t >= until {
                 break;
             }
-            let (t, ev) = self.events.pop().expect("peeked");
+            let (t, seq, ev) = self.events.pop_with_seq().expect("peeked");
             self.now = t;
+            self.cur_seq = seq;
             match ev {
                 Ev::TxDone(l) => self.on_tx_done(l),
                 Ev::PipeHead(l) => self.on_pipe_head(l),
@@ -924,13 +960,19 @@ impl Sim {
         let bin = self.bin();
         let now = self.now;
         let link = &mut self.links[l as usize];
-        if link.idle_poll_due && now >= link.busy_until {
+        // Has this link's transmission ended, in event order? At a tie with its end, the
+        // `TxDone` that eager scheduling would have pushed (sequence `tx_seq`) comes first
+        // exactly when the current event was scheduled after the transmission started.
+        let tx_ended =
+            now > link.busy_until || (now == link.busy_until && self.cur_seq > link.tx_seq);
+        if link.idle_poll_due && tx_ended {
             // The link went idle at busy_until: make the empty dequeue it made then.
             link.idle_poll_due = false;
             let none = link.q.dequeue(link.busy_until);
-            debug_assert!(
+            assert!(
                 none.is_none(),
-                "the queue was empty when the link went idle"
+                "link {}: the queue was empty when the link went idle",
+                link.name
             );
             self.settle_qdisc_events(l);
         }
@@ -945,28 +987,21 @@ impl Sim {
         let link = &mut self.links[l as usize];
         let backlog = link.q.backlog().packets;
         link.m.max_backlog_pkts = link.m.max_backlog_pkts.max(backlog);
-        if link.m.max_backlog_per_bin.len() <= bin {
-            link.m.max_backlog_per_bin.resize(bin + 1, 0);
-        }
-        let slot = &mut link.m.max_backlog_per_bin[bin];
-        *slot = (*slot).max(backlog as u64);
-        let bytes = link.q.backlog().bytes;
-        if link.m.max_backlog_bytes_per_bin.len() <= bin {
-            link.m.max_backlog_bytes_per_bin.resize(bin + 1, 0);
-        }
-        let slot = &mut link.m.max_backlog_bytes_per_bin[bin];
-        *slot = (*slot).max(bytes);
+        link.note_level(bin);
         if link.tx_done_pending {
             // Busy with packets waiting: the scheduled TxDone will take this one in turn.
-        } else if now >= link.busy_until {
+        } else if link.idle_poll_due {
+            // Still transmitting (the transmission has not ended in event order): if a packet
+            // now waits, the link must look again when the transmission ends.
+            if backlog > 0 {
+                link.tx_done_pending = true;
+                link.idle_poll_due = false;
+                let (at, seq) = (link.busy_until, link.tx_seq);
+                self.events.push_with_seq(at, seq, Ev::TxDone(l));
+            }
+        } else {
+            // Idle (its last dequeue found nothing): send now.
             self.start_tx(l);
-        } else if backlog > 0 {
-            // Busy, and this is the first packet waiting: the link must look again when the
-            // current transmission ends.
-            link.tx_done_pending = true;
-            link.idle_poll_due = false;
-            let at = link.busy_until;
-            self.events.push(at, Ev::TxDone(l));
         }
     }
 
@@ -999,6 +1034,8 @@ impl Sim {
         let now = self.now;
         let out = self.links[l as usize].q.dequeue(now);
         self.settle_qdisc_events(l);
+        let bin = self.bin();
+        self.links[l as usize].note_level(bin);
         let Some(p) = out else {
             return; // idle: this empty dequeue is the one a link makes when it goes idle
         };
@@ -1042,9 +1079,10 @@ impl Sim {
         }
         link.busy_until = end;
         link.last_tx_bytes = p.size_bytes;
+        link.tx_seq = self.events.reserve_seq();
         if link.q.backlog().packets > 0 {
             link.tx_done_pending = true;
-            self.events.push(end, Ev::TxDone(l));
+            self.events.push_with_seq(end, link.tx_seq, Ev::TxDone(l));
         } else {
             link.idle_poll_due = true;
         }
@@ -1078,12 +1116,27 @@ impl Sim {
                         let bin = (l.busy_until.as_nanos() / self.bin_ns) as usize;
                         m.egress_bytes_per_bin[bin] -= size;
                     }
+                    // Bins after the last call held the last level.
+                    let last_bin = (self.now.as_nanos().saturating_sub(1) / self.bin_ns) as usize;
+                    let (lb, pkts, bytes) = l.level;
+                    for (v, level) in [
+                        (&mut m.max_backlog_per_bin, pkts),
+                        (&mut m.max_backlog_bytes_per_bin, bytes),
+                    ] {
+                        if v.len() <= last_bin {
+                            v.resize(last_bin + 1, 0);
+                        }
+                        for x in v.iter_mut().take(last_bin + 1).skip(lb + 1) {
+                            *x = (*x).max(level);
+                        }
+                    }
                     let cap = l.rate.capacity_bits(SimTime::ZERO, self.now);
                     LinkReport {
                         name: l.name.clone(),
                         qdisc: l.q.inner().kind().name(),
                         backlog_pkts: l.q.backlog().packets,
                         in_flight: in_flight as u32,
+                        empty_dequeues: l.q.stats().empty_dequeues,
                         utilization: if cap == 0 {
                             0.0
                         } else {
@@ -1114,6 +1167,8 @@ pub struct LinkReport {
     pub in_flight: u32,
     /// Delivered bits over the bits the link could have carried so far.
     pub utilization: f64,
+    /// Dequeue calls that found nothing (each time the link went idle).
+    pub empty_dequeues: u64,
     /// Measurements.
     pub m: LinkMetrics,
 }
