@@ -103,6 +103,22 @@ def test_same_seed_same_results_and_csv_option(scenario, tmp_path):
     assert (tmp_path / "a" / "links.csv").read_text() == (tmp_path / "b" / "links.csv").read_text()
 
 
+def test_seed_must_be_non_negative(scenario):
+    r = run_cli("run", str(scenario), "--seed", "-1", "--quiet")
+    assert r.returncode == 2 and "expected a whole number" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_scenario_given_as_text_names_it_string():
+    with pytest.raises(aqmlab.ScenarioError, match=r"^<string>:3: duration"):
+        aqmlab.run(UDP.replace('duration = "5s"', 'duration = "5"'))
+
+
+def test_set_values_keep_their_python_type(scenario):
+    r = aqmlab.run(scenario, set={"name": "123", "duration": "1s"})
+    assert r.summary["scenario"] == "123"
+
+
 def test_scenario_given_as_text():
     r = aqmlab.run(UDP.replace('duration = "5s"', 'duration = "1s"'))
     assert r.summary["sim_time_s"] == 1.0

@@ -30,6 +30,16 @@ DEMO_QDISCS: list[tuple[str, list[str]]] = [
 ]
 
 
+def _seed(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if not 0 <= v < 2**64:
+        raise argparse.ArgumentTypeError(f"expected a whole number 0..2^64-1, got {text!r}")
+    return v
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse's own usage errors: one line + usage
         self.print_usage(sys.stderr)
@@ -63,7 +73,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="a discipline parameter, e.g. target=5ms limit=1000p (see --list)",
     )
     r.add_argument("--uniforms", metavar="FILE", help="take random draws from FILE, one per line")
-    r.add_argument("--seed", type=int, default=1, help="seed of the random stream (default 1)")
+    r.add_argument("--seed", type=_seed, default=1, help="seed of the random stream (default 1)")
     r.add_argument("--output", "-o", metavar="FILE", help="write decisions here (default stdout)")
     r.add_argument("--summary", metavar="FILE", help="write outcome counts as JSON here")
     r.add_argument("--trace", metavar="FILE", help="write state changes (t_ns,var,value) here")
@@ -79,7 +89,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     rn.add_argument("scenario", metavar="SCENARIO.toml")
     rn.add_argument("--out", "-o", metavar="DIR", help="output folder (default out/<name>)")
-    rn.add_argument("--seed", type=int, help="override the scenario's seed")
+    rn.add_argument("--seed", type=_seed, help="override the scenario's seed")
     rn.add_argument(
         "--qdisc",
         action="append",

@@ -60,9 +60,13 @@ def run(
     """
     import pandas as pd
 
-    sets = [(k, _fmt(v)) for k, v in (set or {}).items()]
-    path = _scenario_path(scenario)
-    r = _core.load_scenario(path, seed, list((qdisc or {}).items()), sets, list(packet_log or []))
+    sets = [(k, _toml_value(v)) for k, v in (set or {}).items()]
+    # TOML text rather than a path: it contains a newline. Errors then name it "<string>".
+    text = scenario if isinstance(scenario, str) and "\n" in scenario else None
+    path = "<string>" if text is not None else os.fspath(scenario)
+    r = _core.load_scenario(
+        path, seed, list((qdisc or {}).items()), sets, list(packet_log or []), text
+    )
     show = sys.stderr.isatty() if progress is None else progress
     total = r.duration_s
     steps = 200
@@ -97,21 +101,12 @@ def run(
     return RunResult(summary, links, flows, packets)
 
 
-def _scenario_path(scenario: str | os.PathLike[str]) -> str:
-    """A path to the scenario: ``scenario`` itself, or, when it is TOML text rather than a path
-    (it contains a newline), a temporary file holding it (named ``<string>.toml`` in errors)."""
-    if isinstance(scenario, str) and "\n" in scenario:
-        import tempfile
-
-        d = tempfile.mkdtemp(prefix="aqmlab-")
-        p = os.path.join(d, "scenario.toml")
-        with open(p, "w", encoding="utf-8") as f:
-            f.write(scenario)
-        return p
-    return os.fspath(scenario)
-
-
-def _fmt(v: Any) -> str:
+def _toml_value(v: Any) -> str:
+    """A Python value as a TOML literal, so ``set={"name": "123"}`` stays a string."""
     if isinstance(v, bool):
         return "true" if v else "false"
-    return str(v)
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return json.dumps(str(v))  # a JSON string is a valid TOML basic string

@@ -286,24 +286,33 @@ impl Run {
 /// Loads the scenario at `path` with overrides: `seed`, `qdisc` (`[(LINK, KIND)]`) and `sets`
 /// (`[(KEY.PATH, VALUE)]`). Raises ScenarioError naming file, line and key on bad input.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new()))]
+#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None))]
 fn load_scenario(
     path: &str,
     seed: Option<u64>,
     qdisc: Vec<(String, String)>,
     sets: Vec<(String, String)>,
     packet_log: Vec<String>,
+    text: Option<String>,
 ) -> PyResult<Run> {
     use aqmlab_sim::scenario;
     let p = std::path::Path::new(path);
     let serr = |e: scenario::ScenarioError| ScenarioError::new_err(e.to_string());
-    let text = std::fs::read(p)
-        .map_err(|e| ScenarioError::new_err(format!("{path}: cannot read the scenario: {e}")))?;
-    let text = String::from_utf8(text).map_err(|_| {
-        ScenarioError::new_err(format!(
-            "{path}: not UTF-8 text: expected a TOML scenario file"
-        ))
-    })?;
+    // With `text`, `path` only names the scenario in errors and relative paths (traces)
+    // resolve from the current directory.
+    let text = match text {
+        Some(t) => t,
+        None => {
+            let bytes = std::fs::read(p).map_err(|e| {
+                ScenarioError::new_err(format!("{path}: cannot read the scenario: {e}"))
+            })?;
+            String::from_utf8(bytes).map_err(|_| {
+                ScenarioError::new_err(format!(
+                    "{path}: not UTF-8 text: expected a TOML scenario file"
+                ))
+            })?
+        }
+    };
     let text = if sets.is_empty() {
         text
     } else {

@@ -313,6 +313,11 @@ pub fn build(
                 x => Ok(vec![one(x)?; n as usize]),
             }
         };
+        // Checked here so errors name the key the user wrote (the access links reuse them).
+        cx.unit(&d.access_rate, "dumbbell.access_rate", units::parse_bitrate)?;
+        if let Some(b) = &d.access_buffer {
+            cx.unit(b, "dumbbell.access_buffer", units::parse_size)?;
+        }
         let sd = delays(&d.sender_delay, "sender_delay")?;
         let rd = delays(&d.receiver_delay, "receiver_delay")?;
         for i in 1..=n {

@@ -397,3 +397,17 @@ fn link_keys_depend_on_where_the_table_stands() {
     let e = err(&GRAPH.replace("delay = \"5ms\"\nqdisc", "qdisc"));
     assert!(e.contains("links[1].delay: a link needs a delay"), "{e}");
 }
+
+#[test]
+fn dumbbell_access_settings_are_reported_under_their_own_keys() {
+    let e = err(&GOOD.replace("access_rate = \"100Mbps\"", "access_rate = \"fast\""));
+    assert!(
+        e.starts_with("t.toml:8: dumbbell.access_rate: expected a rate"),
+        "{e}"
+    );
+    let e = err(&GOOD.replace("access_buffer = \"1000p\"", "access_buffer = \"1000\""));
+    assert!(
+        e.starts_with("t.toml:11: dumbbell.access_buffer: expected a size"),
+        "{e}"
+    );
+}
