@@ -320,20 +320,31 @@ impl Link {
     /// seen in it, and bins without calls get the level that held through them.
     fn note_level(&mut self, bin: usize) {
         let b = self.q.backlog();
+        let (pkts, bytes) = (b.packets as u64, b.bytes);
         let m = &mut self.m;
+        if bin == self.level.0
+            && bin < m.max_backlog_per_bin.len()
+            && bin < m.max_backlog_bytes_per_bin.len()
+        {
+            // Same bin as the last call (the common case): only the maxima can change.
+            m.max_backlog_per_bin[bin] = m.max_backlog_per_bin[bin].max(pkts);
+            m.max_backlog_bytes_per_bin[bin] = m.max_backlog_bytes_per_bin[bin].max(bytes);
+            self.level = (bin, pkts, bytes);
+            return;
+        }
         for v in [&mut m.max_backlog_per_bin, &mut m.max_backlog_bytes_per_bin] {
             if v.len() <= bin {
                 v.resize(bin + 1, 0);
             }
         }
-        let (last_bin, pkts, bytes) = self.level;
+        let (last_bin, last_pkts, last_bytes) = self.level;
         for i in last_bin + 1..=bin {
-            m.max_backlog_per_bin[i] = m.max_backlog_per_bin[i].max(pkts);
-            m.max_backlog_bytes_per_bin[i] = m.max_backlog_bytes_per_bin[i].max(bytes);
+            m.max_backlog_per_bin[i] = m.max_backlog_per_bin[i].max(last_pkts);
+            m.max_backlog_bytes_per_bin[i] = m.max_backlog_bytes_per_bin[i].max(last_bytes);
         }
-        m.max_backlog_per_bin[bin] = m.max_backlog_per_bin[bin].max(b.packets as u64);
-        m.max_backlog_bytes_per_bin[bin] = m.max_backlog_bytes_per_bin[bin].max(b.bytes);
-        self.level = (bin.max(last_bin), b.packets as u64, b.bytes);
+        m.max_backlog_per_bin[bin] = m.max_backlog_per_bin[bin].max(pkts);
+        m.max_backlog_bytes_per_bin[bin] = m.max_backlog_bytes_per_bin[bin].max(bytes);
+        self.level = (bin.max(last_bin), pkts, bytes);
     }
 }
 
