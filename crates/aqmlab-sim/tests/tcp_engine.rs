@@ -217,3 +217,30 @@ fn drop_reasons_add_up() {
     assert_eq!(total, b["dropped_pkts"].as_u64().unwrap());
     assert!(reasons.contains_key("codel_target"), "{reasons:?}");
 }
+
+#[test]
+fn reverse_direction_traffic_uses_the_reverse_queue() {
+    // A download r1 -> s1 beside an upload s2 -> r2: each uses its own direction of the
+    // full-duplex bottleneck, with its own queue. (Each direction also carries the other flow's
+    // ACKs, so neither reaches full utilization: two-way traffic's ACK compression.)
+    let flows = bulk("s2", "r2", "cubic") + &bulk("r1", "s1", "cubic");
+    let s = run(&dumbbell(2, "codel", "100p", &flows, "20s"));
+    let fwd = s["links"]["bottleneck"]["utilization"].as_f64().unwrap();
+    let rev = s["links"]["bottleneck.rev"]["utilization"]
+        .as_f64()
+        .unwrap();
+    assert!(fwd > 0.6 && rev > 0.6, "forward {fwd}, reverse {rev}");
+    assert_eq!(s["links"]["bottleneck.rev"]["qdisc"], "codel");
+    assert!(
+        s["links"]["bottleneck.rev"]["enqueued_pkts"]
+            .as_u64()
+            .unwrap()
+            > 10_000
+    );
+    for f in 0..2 {
+        assert!(
+            s["flows"][f]["goodput_bps"].as_f64().unwrap() > 5e6,
+            "flow {f}"
+        );
+    }
+}
