@@ -19,6 +19,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod math;
 pub mod packet;
 pub mod rate;
 pub mod rng;

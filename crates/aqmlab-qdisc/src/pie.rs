@@ -735,7 +735,7 @@ mod tests {
             expect *= 0.98;
             assert_eq!(p.drop_prob(), expect);
         }
-        assert!((p.drop_prob() - 0.5 * 0.98f64.powi(10)).abs() < 1e-15);
+        assert!((p.drop_prob() - 0.5 * aqmlab_core::math::pow(0.98, 10.0)).abs() < 1e-15);
         // No decay unless both delays are 0.
         let mut p = pie(&[]);
         set(&mut p, 0.5, 0, 1);

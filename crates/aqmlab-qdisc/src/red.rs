@@ -28,6 +28,7 @@ use crate::droptail::fits;
 use crate::fifo::PacketFifo;
 use crate::params::{ConfigError, ParamSpec, Params};
 use crate::uniform::UniformSource;
+use aqmlab_core::math;
 use aqmlab_core::units::Size;
 use aqmlab_core::{Bitrate, Ecn, Packet, SimDuration, SimTime};
 
@@ -281,11 +282,11 @@ impl RedConfig {
             if adaptive {
                 // ARED §5: a time constant of one second, w_q = 1 − exp(−1/C)
                 // (ns-2 q_weight_ 0, ns-3 ARED).
-                1.0 - (-1.0 / ptc).exp()
+                1.0 - math::exp(-1.0 / ptc)
             } else {
                 // ns-2.35 q_weight_ -1: RTT = max(0.1 s, 3·(delay + 1/C)), time constant 10 RTTs.
                 let rtt = (3.0 * (secs(delay) + 1.0 / ptc)).max(0.1);
-                1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
+                1.0 - math::exp(-1.0 / (10.0 * rtt * ptc))
             }
         } else {
             let v = p.f64("w_q")?;
@@ -592,7 +593,7 @@ impl QueueDisc for Red {
         let mut avg = if m == 0 {
             self.avg * self.one_minus_w
         } else {
-            self.avg * self.one_minus_w.powf(m as f64 + 1.0)
+            self.avg * math::pow(self.one_minus_w, m as f64 + 1.0)
         };
         avg += self.cfg.w_q * q;
         // ARED §4: adapt max_p at most once per interval, checked on arrivals (as ns-2/ns-3).
@@ -709,7 +710,7 @@ mod tests {
         assert_eq!(c.min_th, 6.25);
         assert_eq!(c.max_th, 18.75);
         // RTT = max(0.1, 3·(0.02 + 1/2500)) = 0.1 → w_q = 1 − exp(−1/(10·0.1·2500)).
-        assert_eq!(c.w_q, 1.0 - (-1.0f64 / 2500.0).exp());
+        assert_eq!(c.w_q, 1.0 - math::exp(-1.0f64 / 2500.0));
         assert!((c.w_q - 3.9992e-4).abs() < 1e-8);
         assert_eq!(c.max_p, 0.1);
         assert!(c.gentle && c.wait && !c.adaptive && !c.ecn && !c.ns1_compat);
@@ -723,7 +724,7 @@ mod tests {
         // C = 25000 pkt/s: min_th = 62.5 packets = 31250 bytes.
         assert_eq!(c.min_th, 31_250.0);
         assert_eq!(c.max_th, 93_750.0);
-        assert_eq!(c.w_q, 1.0 - (-1.0f64 / 25_000.0).exp());
+        assert_eq!(c.w_q, 1.0 - math::exp(-1.0f64 / 25_000.0));
         let c = cfg(&["min_th=7"]).unwrap();
         assert_eq!((c.min_th, c.max_th), (7.0, 21.0));
     }

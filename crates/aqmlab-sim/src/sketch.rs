@@ -3,6 +3,8 @@
 //! memory does not grow with simulated time, and every quantile is within `REL_ERR` of the true
 //! value of some sample at that rank.
 
+use aqmlab_core::math;
+
 /// Relative accuracy of every quantile.
 pub const REL_ERR: f64 = 0.005;
 
@@ -29,7 +31,7 @@ impl QuantileSketch {
     pub fn new() -> Self {
         let gamma = (1.0 + REL_ERR) / (1.0 - REL_ERR);
         QuantileSketch {
-            gamma_ln: gamma.ln(),
+            gamma_ln: math::ln(gamma),
             counts: Vec::new(),
             zeros: 0,
             n: 0,
@@ -40,7 +42,7 @@ impl QuantileSketch {
     }
     #[inline]
     fn bucket(&self, v: u64) -> usize {
-        ((v as f64).ln() / self.gamma_ln).ceil() as usize
+        (math::ln(v as f64) / self.gamma_ln).ceil() as usize
     }
     /// Adds one value.
     #[inline]
@@ -94,8 +96,8 @@ impl QuantileSketch {
             seen += c;
             if seen > rank {
                 // The bucket (γ^(b−1), γ^b]: its midpoint in relative terms is 2γ^b/(γ+1).
-                let gamma = self.gamma_ln.exp();
-                let v = 2.0 * (b as f64 * self.gamma_ln).exp() / (gamma + 1.0);
+                let gamma = math::exp(self.gamma_ln);
+                let v = 2.0 * math::exp(b as f64 * self.gamma_ln) / (gamma + 1.0);
                 return v.clamp(self.min as f64, self.max as f64);
             }
         }

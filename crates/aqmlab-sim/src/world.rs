@@ -107,7 +107,7 @@ impl SizeDist {
         let x = match *self {
             SizeDist::Pareto { mean, shape } => rng.pareto(mean, shape),
             SizeDist::Lognormal { mean, sigma } => {
-                rng.lognormal(mean.ln() - sigma * sigma / 2.0, sigma)
+                rng.lognormal(aqmlab_core::math::ln(mean) - sigma * sigma / 2.0, sigma)
             }
         };
         x.round().clamp(1.0, 1e12) as u64

@@ -188,8 +188,8 @@ fn cubic_window_follows_the_cubic_curve_after_a_loss() {
         "W_max is the window at detection"
     );
     let (c, beta) = (0.4, 0.7);
-    let k = (w_max * (1.0 - beta) / c).cbrt();
-    let w = |t: f64| c * (t - k).powi(3) + w_max;
+    let k = aqmlab_core::math::cbrt(w_max * (1.0 - beta) / c);
+    let w = |t: f64| c * (t - k) * (t - k) * (t - k) + w_max;
     let mut worst: f64 = 0.0;
     let mut lines = Vec::new();
     for t in [0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0] {

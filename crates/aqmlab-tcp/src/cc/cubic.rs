@@ -68,7 +68,10 @@ impl Cubic {
 
     /// `W_cubic(t)` in segments for the current epoch (RFC 9438 eq. 1).
     pub fn w_cubic(&self, t_secs: f64) -> f64 {
-        self.p.c * (t_secs - self.k).powi(3) + self.origin
+        {
+            let d = t_secs - self.k;
+            self.p.c * d * d * d + self.origin
+        }
     }
 
     /// `K` of the current epoch, seconds.
@@ -127,7 +130,7 @@ impl CongestionControl for Cubic {
                 // §4.2: a new epoch starts with the first ACK in congestion avoidance.
                 self.epoch = Some(ev.now);
                 if cwnd_seg < self.w_max {
-                    self.k = ((self.w_max - cwnd_seg) / self.p.c).cbrt();
+                    self.k = aqmlab_core::math::cbrt((self.w_max - cwnd_seg) / self.p.c);
                     self.origin = self.w_max;
                 } else {
                     self.k = 0.0;
@@ -213,7 +216,7 @@ mod tests {
             mss,
         };
         c.on_ack(&ev);
-        let k = (100.0f64 * 0.3 / 0.4).cbrt();
+        let k = aqmlab_core::math::cbrt(100.0f64 * 0.3 / 0.4);
         assert!((c.k() - k).abs() < 1e-12);
         assert!((c.w_cubic(c.k()) - 100.0).abs() < 1e-9);
         // A second loss below W_max triggers fast convergence.
