@@ -671,6 +671,23 @@ impl Sim {
             }
         }
         self.now = self.now.max(until);
+        // Links whose transmission ended before `until` with nothing waiting owe the empty
+        // dequeue they made then (an eager TxDone at busy_until < until would have run); make
+        // it now, so every discipline's state and counters are exact at a report.
+        for l in 0..self.links.len() {
+            let link = &mut self.links[l];
+            if link.idle_poll_due && link.busy_until < until {
+                link.idle_poll_due = false;
+                let t = link.busy_until;
+                let none = link.q.dequeue(t);
+                assert!(
+                    none.is_none(),
+                    "link {}: the queue was empty when the link went idle",
+                    link.name
+                );
+                self.settle_qdisc_events(l as u32);
+            }
+        }
     }
 
     #[inline]
