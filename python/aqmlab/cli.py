@@ -13,9 +13,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from aqmlab import __version__
+from aqmlab import __version__, _core
 from aqmlab.exceptions import AqmlabError
-from aqmlab.replay import list_qdiscs, replay
+from aqmlab.replay import replay
 from aqmlab.schedules import overload, write_schedule
 
 #: Disciplines and parameters of the demo: every discipline at its defaults on a 10 Mbit/s link
@@ -255,7 +255,7 @@ def _write(path: str | None, text: str) -> None:
 
 def _cmd_replay(a: argparse.Namespace) -> int:
     if a.list:
-        sys.stdout.write(_list_text())
+        sys.stdout.write(_core.list_text())
         return 0
     params = list(a.param)
     # `--param a=1 b=2 schedule.csv`: the schedule was swallowed by --param's list.
@@ -272,16 +272,6 @@ def _cmd_replay(a: argparse.Namespace) -> int:
     if a.trace:
         _write(a.trace, res.trace_csv or "")
     return 0
-
-
-def _list_text() -> str:
-    lines = []
-    for q in list_qdiscs():
-        lines.append(f"{q['name']}: {q['summary']}")
-        for p in q["params"]:
-            lines.append(f"  {p['name']:<16} default {p['default']:<8} ({p['kind']}) {p['help']}")
-        lines.append("")
-    return "\n".join(lines)
 
 
 def _percentile(sorted_vals: list[int], q: float) -> float:

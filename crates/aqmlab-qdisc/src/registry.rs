@@ -133,10 +133,10 @@ pub fn build(
 pub fn list_text() -> String {
     let mut s = String::new();
     for k in Kind::ALL {
-        s.push_str(&format!("{}\n  {}\n", k.name(), k.summary()));
+        s.push_str(&format!("{}: {}\n", k.name(), k.summary()));
         for p in k.params() {
             s.push_str(&format!(
-                "    {:<18} {:<12} {:<10} {}\n",
+                "  {:<16} default {:<8} ({}) {}\n",
                 p.name, p.default, p.kind, p.help
             ));
         }
