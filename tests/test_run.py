@@ -117,6 +117,10 @@ def test_scenario_given_as_text_names_it_string():
 def test_set_values_keep_their_python_type(scenario):
     r = aqmlab.run(scenario, set={"name": "123", "duration": "1s"})
     assert r.summary["scenario"] == "123"
+    import numpy as np
+
+    r = aqmlab.run(scenario, set={"duration": "1s", "seed": np.int64(4), "flows[1].size": 900})
+    assert r.summary["seed"] == 4
 
 
 def test_scenario_given_as_text():

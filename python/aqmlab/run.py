@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import numbers
 import os
 import sys
 import time
@@ -103,10 +104,13 @@ def run(
 
 def _toml_value(v: Any) -> str:
     """A Python value as a TOML literal, so ``set={"name": "123"}`` stays a string."""
-    if isinstance(v, bool):
+    if isinstance(v, bool) or type(v).__name__ == "bool_":  # numpy.bool_ too
         return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
+    if isinstance(v, numbers.Integral):
+        return str(int(v))
+    if isinstance(v, numbers.Real):
+        return repr(float(v))
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    return json.dumps(str(v))  # a JSON string is a valid TOML basic string
+    # A JSON string is a valid TOML basic string (non-ASCII kept as is: TOML has no surrogates).
+    return json.dumps(str(v), ensure_ascii=False)

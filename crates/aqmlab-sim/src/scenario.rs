@@ -285,7 +285,7 @@ pub fn build(
             return Err(cx.err(
                 Some(d.senders.span()),
                 "dumbbell.senders",
-                format!("expected 1..1000 senders, got {n}"),
+                format!("expected 1 to 1000 senders, got {n}"),
             ));
         }
         let delays = |v: &Spanned<toml::Value>, what: &str| -> Result<Vec<S>, ScenarioError> {
@@ -385,6 +385,13 @@ pub fn build(
                 None,
                 "",
                 "no topology: expected a [dumbbell] table, or nodes = [...] and [[links]]",
+            ));
+        }
+        if nodes.len() > 4000 {
+            return Err(cx.err(
+                None,
+                "nodes",
+                format!("expected at most 4000 nodes, got {}", nodes.len()),
             ));
         }
         for (i, nname) in nodes.iter().enumerate() {
@@ -657,7 +664,7 @@ pub fn build(
                 let cfg = tcp_config(&cx, f, &p)?;
                 let app = tcp_app(&cx, f, &p)?;
                 if let (Some(st), false) = (&f.stop, matches!(app, TcpApp::Web { .. })) {
-                    return Err(cx.err(Some(st.span()), format!("{p}.stop"), "stop applies to web and udp flows; a bulk flow runs to the end (use app = \"finite\" with bytes for a transfer that ends)"));
+                    return Err(cx.err(Some(st.span()), format!("{p}.stop"), if matches!(app, TcpApp::Bulk) { "stop applies to web and udp flows: a bulk flow runs to the end (use app = \"finite\" with bytes for a transfer that ends)" } else { "stop applies to web and udp flows: a finite transfer ends when its bytes are delivered" }));
                 }
                 sim.add_tcp(TcpSpec {
                     src,
@@ -897,6 +904,13 @@ fn direction(
     let mut pairs: Vec<(String, String)> = Vec::new();
     if let Some(b) = &d.buffer {
         let size = cx.unit(b, &format!("{path}.buffer"), units::parse_size)?;
+        if matches!(size, units::Size::Packets(0) | units::Size::Bytes(0)) {
+            return Err(cx.err(
+                Some(b.span()),
+                format!("{path}.buffer"),
+                "expected a buffer > 0",
+            ));
+        }
         pairs.push(("limit".into(), size.to_string()));
     }
     // Parameters belong to the discipline named in the file; a --qdisc swap keeps only the buffer.
@@ -1221,11 +1235,14 @@ fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> 
                     "web traffic needs conns_per_s, like conns_per_s = 5.0",
                 )
             })?;
-            if !(*rate.get_ref() > 0.0 && rate.get_ref().is_finite()) {
+            if !(*rate.get_ref() > 0.0 && *rate.get_ref() <= 1e6) {
                 return Err(cx.err(
                     Some(rate.span()),
                     format!("{p}.conns_per_s"),
-                    format!("expected a rate > 0, got {}", rate.get_ref()),
+                    format!(
+                        "expected a rate in (0, 1000000] connections per second, got {}",
+                        rate.get_ref()
+                    ),
                 ));
             }
             let mean = match &f.size_mean {

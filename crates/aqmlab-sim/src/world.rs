@@ -273,8 +273,9 @@ struct Link {
     q: Qdisc<AnyQdisc>,
     /// When the current (or last) transmission ends.
     busy_until: SimTime,
-    /// Size of the current (or last) transmission, for reports taken while it is on the wire.
-    last_tx_bytes: u32,
+    /// The last transmission (its end, its size) while not yet counted as sent: it is added to
+    /// the totals and to its time bin once it has ended, so the series never reach past `now`.
+    sending: Option<(SimTime, u32)>,
     /// A `TxDone` event is scheduled at `busy_until` (a packet is waiting behind the one on the wire).
     tx_done_pending: bool,
     /// The last transmission started with nothing queued behind it, so no `TxDone` event was
@@ -316,6 +317,19 @@ enum FlowKind {
 }
 
 impl Link {
+    /// Counts the last transmission as sent (it has ended), in its end's time bin.
+    fn count_sent(&mut self, bin_ns: u64) {
+        if let Some((end, size)) = self.sending.take() {
+            self.m.delivered_pkts += 1;
+            self.m.delivered_bytes += size as u64;
+            bin_add(
+                &mut self.m.egress_bytes_per_bin,
+                (end.as_nanos() / bin_ns) as usize,
+                size as u64,
+            );
+        }
+    }
+
     /// Records the queue level after a call in time bin `bin`: each bin keeps the largest level
     /// seen in it, and bins without calls get the level that held through them.
     fn note_level(&mut self, bin: usize) {
@@ -465,7 +479,7 @@ impl Sim {
                 loss: l.loss,
                 packet_log: None,
                 busy_until: SimTime::ZERO,
-                last_tx_bytes: 0,
+                sending: None,
                 tx_done_pending: false,
                 idle_poll_due: false,
                 tx_seq: 0,
@@ -500,6 +514,11 @@ impl Sim {
             )));
         }
         self.check_route(idx, spec.src, spec.dst)?;
+        if spec.stop.is_some_and(|st| st <= spec.start) {
+            return Err(BuildError::Invalid(format!(
+                "flow {idx}: stop must come after start"
+            )));
+        }
         let interval = spec.rate.tx_time(spec.size as u64);
         if let Some(o) = &spec.on_off {
             if o.mean_on == SimDuration::ZERO
@@ -598,6 +617,12 @@ impl Sim {
 
     fn check_route(&self, flow: usize, src: u32, dst: u32) -> Result<(), BuildError> {
         let n = self.nodes.len() as u32;
+        if src == dst && src < n {
+            return Err(BuildError::Invalid(format!(
+                "flow {flow}: from and to are the same node ({})",
+                self.nodes[src as usize]
+            )));
+        }
         if src >= n || dst >= n || src == dst || self.routes.next_link(src, dst).is_none() {
             let name = |i: u32| {
                 self.nodes
@@ -762,7 +787,9 @@ impl Sim {
             return;
         }
         let bytes = size.sample(rng);
-        let gap = SimDuration::from_secs_f64(rng.exponential(1.0 / conns_per_s));
+        // At least 1 ns between requests, so simulated time always advances.
+        let gap = SimDuration::from_secs_f64(rng.exponential(1.0 / conns_per_s))
+            .max(SimDuration::from_nanos(1));
         self.events.push(now + gap, Ev::WebArrival(f));
         self.open_conn(f, Some(bytes));
     }
@@ -1083,17 +1110,11 @@ impl Sim {
             });
         }
         let end = link.rate.tx_end(now, p.size_bytes);
-        // The packet is accounted as sent when its last bit leaves (`end`), and enters the
-        // propagation pipe now, arriving one delay after `end`. Transmissions on a link are
-        // sequential, so arrivals stay in sending order.
-        let size = p.size_bytes as u64;
-        link.m.delivered_pkts += 1;
-        link.m.delivered_bytes += size;
-        bin_add(
-            &mut link.m.egress_bytes_per_bin,
-            (end.as_nanos() / bin_ns) as usize,
-            size,
-        );
+        // The packet enters the propagation pipe now, arriving one delay after `end`.
+        // Transmissions on a link are sequential, so arrivals stay in sending order. It counts
+        // as sent once its last bit has left; the previous transmission has by now.
+        link.count_sent(bin_ns);
+        link.sending = Some((end, p.size_bytes));
         let lost = link.loss > 0.0 && link.loss_rng.next_f64() < link.loss;
         if lost {
             // Lost on the wire: it was sent (and occupied the link) but never arrives.
@@ -1106,7 +1127,6 @@ impl Sim {
             }
         }
         link.busy_until = end;
-        link.last_tx_bytes = p.size_bytes;
         link.tx_seq = self.events.reserve_seq();
         if link.q.backlog().packets > 0 {
             link.tx_done_pending = true;
@@ -1134,15 +1154,22 @@ impl Sim {
                 .links
                 .iter()
                 .map(|l| {
-                    // A packet still on the wire was counted as sent at its start: take it back.
-                    let in_flight = l.busy_until > self.now;
+                    // The last transmission counts as sent if it ended before now (a run covers
+                    // [0, now)); otherwise it is still on the wire.
                     let mut m = l.m.clone();
-                    if in_flight {
-                        let size = l.last_tx_bytes as u64;
-                        m.delivered_pkts -= 1;
-                        m.delivered_bytes -= size;
-                        let bin = (l.busy_until.as_nanos() / self.bin_ns) as usize;
-                        m.egress_bytes_per_bin[bin] -= size;
+                    let mut in_flight = false;
+                    if let Some((end, size)) = l.sending {
+                        if end < self.now {
+                            m.delivered_pkts += 1;
+                            m.delivered_bytes += size as u64;
+                            bin_add(
+                                &mut m.egress_bytes_per_bin,
+                                (end.as_nanos() / self.bin_ns) as usize,
+                                size as u64,
+                            );
+                        } else {
+                            in_flight = true;
+                        }
                     }
                     // Bins after the last call held the last level.
                     let last_bin = (self.now.as_nanos().saturating_sub(1) / self.bin_ns) as usize;

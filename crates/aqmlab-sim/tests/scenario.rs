@@ -411,3 +411,97 @@ fn dumbbell_access_settings_are_reported_under_their_own_keys() {
         "{e}"
     );
 }
+
+fn udp_line(link: &str, flow_rate: &str, size: u32, duration: &str) -> String {
+    format!(
+        "duration = \"{duration}\"\nbin = \"1ms\"\nnodes = [\"a\", \"b\"]\n[[links]]\nname = \"ab\"\nfrom = \"a\"\nto = \"b\"\n{link}\ndelay = \"1ms\"\nbuffer = \"100p\"\n[[flows]]\nkind = \"udp\"\nfrom = \"a\"\nto = \"b\"\nrate = \"{flow_rate}\"\nsize = {size}\n"
+    )
+}
+
+#[test]
+fn a_transmission_ending_exactly_at_the_end_is_not_counted() {
+    // 1500 B at 12 Mb/s take exactly 1 ms: a transmission ends at exactly 1 s. A run covers
+    // [0, 1 s), so it is still on the wire: series and totals agree, utilization ≤ 1.
+    for (link, rate, size) in [
+        ("rate = \"12Mbps\"", "12Mbps", 1500),
+        ("trace = \"one.trace\"", "20Mbps", 1504),
+    ] {
+        let dir = std::env::temp_dir().join("aqmlab-scn-test");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("one.trace"), "1\n").unwrap();
+        let text = udp_line(link, rate, size, "1s");
+        let mut s = build(&text, "t.toml", &dir, "t", &Overrides::default()).unwrap();
+        s.sim.run_until(SimTime::ZERO + s.duration);
+        let r = s.sim.report();
+        let l = &r.links[0];
+        assert_eq!(
+            l.m.egress_bytes_per_bin.iter().sum::<u64>(),
+            l.m.delivered_bytes,
+            "{link}"
+        );
+        assert!(
+            l.m.egress_bytes_per_bin.len() <= 1000,
+            "{link}: {}",
+            l.m.egress_bytes_per_bin.len()
+        );
+        assert!(
+            l.utilization <= 1.0 && l.utilization > 0.99,
+            "{link}: {}",
+            l.utilization
+        );
+        assert_eq!(l.in_flight, 1, "{link}");
+    }
+}
+
+#[test]
+fn a_long_outage_does_not_grow_the_series_beyond_the_run() {
+    let text = udp_line(
+        "schedule = [[\"0s\", \"10Mbps\"], [\"0.5s\", \"0bps\"], [\"50000s\", \"10Mbps\"]]",
+        "5Mbps",
+        1500,
+        "1s",
+    );
+    let mut s = parse(&text).unwrap();
+    s.sim.run_until(SimTime::ZERO + s.duration);
+    let l = &s.sim.report().links[0];
+    assert!(
+        l.m.egress_bytes_per_bin.len() <= 1000,
+        "{}",
+        l.m.egress_bytes_per_bin.len()
+    );
+    assert_eq!(l.in_flight, 1);
+}
+
+#[test]
+fn flow_and_rate_bounds() {
+    let web = GRAPH.replace(
+        "kind = \"udp\"\nfrom = \"a\"\nto = \"c\"\nrate = \"2Mbps\"",
+        "kind = \"tcp\"\nfrom = \"a\"\nto = \"c\"\napp = \"web\"\nconns_per_s = 1e12",
+    );
+    assert!(err(&web)
+        .contains("flows[0].conns_per_s: expected a rate in (0, 1000000] connections per second"));
+    let same = GRAPH.replace(
+        "to = \"c\"\nrate = \"2Mbps\"",
+        "to = \"a\"\nrate = \"2Mbps\"",
+    );
+    assert!(
+        err(&same).contains("from and to are the same node (a)"),
+        "{}",
+        err(&same)
+    );
+    let stop = GRAPH.replace(
+        "rate = \"2Mbps\"\n",
+        "rate = \"2Mbps\"\nstart = \"1s\"\nstop = \"0.5s\"\n",
+    );
+    assert!(
+        err(&stop).contains("stop must come after start"),
+        "{}",
+        err(&stop)
+    );
+    let buf = GRAPH.replace("buffer = \"50p\"", "buffer = \"0p\"");
+    assert!(
+        err(&buf).contains("links[1].buffer: expected a buffer > 0"),
+        "{}",
+        err(&buf)
+    );
+}
