@@ -103,6 +103,19 @@ def test_same_seed_same_results_and_csv_option(scenario, tmp_path):
     assert (tmp_path / "a" / "links.csv").read_text() == (tmp_path / "b" / "links.csv").read_text()
 
 
+def test_progress_bar_shows_simulated_time(scenario, capsys, monkeypatch):
+    import importlib
+
+    run_mod = importlib.import_module("aqmlab.run")  # the module, not the `aqmlab.run` function
+    # Runs faster than PROGRESS_AFTER_S show no bar; slower ones draw one on stderr.
+    aqmlab.run(scenario, progress=True)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(run_mod, "PROGRESS_AFTER_S", 0.0)
+    aqmlab.run(scenario, progress=True)
+    err = capsys.readouterr().err
+    assert "5.0/5.0 s simulated" in err and "[" + "#" * 30 + "]" in err
+
+
 def test_seed_must_be_non_negative(scenario):
     r = run_cli("run", str(scenario), "--seed", "-1", "--quiet")
     assert r.returncode == 2 and "expected a whole number" in r.stderr

@@ -14,6 +14,9 @@ from aqmlab import _core
 
 __all__ = ["RunResult", "run"]
 
+#: Show the progress bar once a run has taken this many wall-clock seconds.
+PROGRESS_AFTER_S = 1.0
+
 
 @dataclass
 class RunResult:
@@ -76,7 +79,7 @@ def run(
     for k in range(1, steps + 1):
         r.advance(total * k / steps)
         wall = time.monotonic() - t0
-        if show and (shown or wall > 1.0):
+        if show and (shown or wall > PROGRESS_AFTER_S):
             shown = True
             _progress(k / steps, r.now_s, total, wall)
     if shown:
