@@ -714,15 +714,7 @@ fn check_link_keys(
     is_link: bool,
 ) -> Result<(), ScenarioError> {
     if !is_link {
-        for (v, key) in [(&d.name, "name"), (&d.from, "from"), (&d.to, "to")] {
-            if let Some(v) = v {
-                return Err(cx.err(
-                    Some(v.span()),
-                    format!("{path}.{key}"),
-                    format!("{key} is implied here: remove it"),
-                ));
-            }
-        }
+        refuse_endpoints(cx, d, path, "implied here")?;
     }
     if d.delay.is_none() {
         return Err(cx.err(
@@ -733,20 +725,31 @@ fn check_link_keys(
     }
     if let Some(r) = &d.reverse {
         let rp = format!("{path}.reverse");
-        for (v, key) in [(&r.name, "name"), (&r.from, "from"), (&r.to, "to")] {
-            if let Some(v) = v {
-                return Err(cx.err(
-                    Some(v.span()),
-                    format!("{rp}.{key}"),
-                    format!("{key} is implied by the link: remove it"),
-                ));
-            }
-        }
+        refuse_endpoints(cx, r, &rp, "implied by the link")?;
         if r.reverse.is_some() {
             return Err(cx.err(
                 None,
                 format!("{rp}.reverse"),
                 "a reverse direction has no reverse of its own",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An error if `d` names its own `name`, `from` or `to` where those are `why` (implied).
+fn refuse_endpoints(
+    cx: &Ctx<'_>,
+    d: &RawDirection,
+    path: &str,
+    why: &str,
+) -> Result<(), ScenarioError> {
+    for (v, key) in [(&d.name, "name"), (&d.from, "from"), (&d.to, "to")] {
+        if let Some(v) = v {
+            return Err(cx.err(
+                Some(v.span()),
+                format!("{path}.{key}"),
+                format!("{key} is {why}: remove it"),
             ));
         }
     }
