@@ -84,6 +84,15 @@ def test_red_uniforms_file_that_runs_out_is_reported(tmp_path):
     assert "Traceback" not in r.stderr
 
 
+def test_uniforms_for_a_deterministic_discipline_is_an_error():
+    r = run_cli(
+        "replay", "--qdisc", "codel", "--uniforms", str(VECTORS / "ns3-uniforms.txt"),
+        str(VECTORS / "tiny.schedule.csv"),
+    )  # fmt: skip
+    assert r.returncode == 2
+    assert "--uniforms: codel draws no random numbers" in r.stderr
+
+
 def test_overload_generator_reproduces_the_reference_schedule(tmp_path):
     p = tmp_path / "o.csv"
     write_schedule(overload(), p)

@@ -44,10 +44,6 @@ impl SimTime {
     pub const fn saturating_since(self, earlier: SimTime) -> SimDuration {
         SimDuration(self.0.saturating_sub(earlier.0))
     }
-    /// Signed difference `self - other` in nanoseconds.
-    pub const fn signed_since(self, other: SimTime) -> i64 {
-        self.0.wrapping_sub(other.0) as i64
-    }
 }
 
 impl SimDuration {
@@ -178,10 +174,6 @@ mod tests {
         assert_eq!(
             SimTime::from_secs(1).saturating_since(SimTime::from_secs(2)),
             SimDuration::ZERO
-        );
-        assert_eq!(
-            SimTime::from_secs(1).signed_since(SimTime::from_secs(2)),
-            -1_000_000_000
         );
     }
 

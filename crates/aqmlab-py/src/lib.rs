@@ -132,6 +132,12 @@ fn replay<'py>(
     };
     let qdisc = registry::build(kind, &pairs, uniforms)
         .map_err(|e| ParameterError::new_err(e.to_string()))?;
+    if uniforms_path.is_some() && qdisc.uniforms().is_none() {
+        return Err(ParameterError::new_err(format!(
+            "--uniforms: {} draws no random numbers, so a uniforms file does not apply",
+            k.name()
+        )));
+    }
     let bytes = read_file(schedule_path, "schedule")?;
     let (out, csv, trace_csv) = py
         .allow_threads(|| -> Result<_, String> {

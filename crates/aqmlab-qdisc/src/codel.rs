@@ -172,10 +172,7 @@ pub struct Codel {
 impl Codel {
     /// A CoDel queue.
     pub fn new(cfg: CodelConfig) -> Self {
-        let cap = match cfg.limit {
-            Size::Packets(n) => n.min(1 << 16) as usize,
-            Size::Bytes(_) => 1024,
-        };
+        let cap = crate::fifo::capacity_for(cfg.limit);
         Codel {
             limit: cfg.limit,
             params: cfg.params,

@@ -62,10 +62,7 @@ pub struct DropTail {
 impl DropTail {
     /// A DropTail queue.
     pub fn new(cfg: DropTailConfig) -> Self {
-        let cap = match cfg.limit {
-            Size::Packets(n) => n.min(1 << 16) as usize,
-            Size::Bytes(_) => 1024,
-        };
+        let cap = crate::fifo::capacity_for(cfg.limit);
         DropTail {
             cfg,
             q: PacketFifo::with_capacity(cap),

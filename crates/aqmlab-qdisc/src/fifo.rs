@@ -2,8 +2,18 @@
 //! and PIE, and under each FQ-CoDel flow.
 
 use crate::contract::Backlog;
+use aqmlab_core::units::Size;
 use aqmlab_core::Packet;
 use std::collections::VecDeque;
+
+/// How many packets a queue with `limit` should have room for before it first reallocates:
+/// the packet limit (capped at 65 536), or 1024 for a byte limit. Queues grow past it if needed.
+pub fn capacity_for(limit: Size) -> usize {
+    match limit {
+        Size::Packets(n) => n.min(1 << 16) as usize,
+        Size::Bytes(_) => 1024,
+    }
+}
 
 /// Packets in arrival order, with their total size.
 #[derive(Clone, Debug, Default)]

@@ -227,10 +227,7 @@ pub struct LstfCodel {
 impl LstfCodel {
     /// An LSTF-CoDel queue (slack 0, CoDel idle).
     pub fn new(cfg: LstfCodelConfig) -> Self {
-        let cap = match cfg.limit {
-            Size::Packets(n) => n.min(1 << 16) as usize,
-            Size::Bytes(_) => 1024,
-        };
+        let cap = crate::fifo::capacity_for(cfg.limit);
         LstfCodel {
             limit: cfg.limit,
             alpha: cfg.alpha,

@@ -188,6 +188,20 @@ impl Params {
     pub fn bytes(&self, name: &'static str) -> Result<u64, ConfigError> {
         self.parse(name, units::parse_bytes)
     }
+    /// A packet size in bytes, 1 to `u32::MAX` (e.g. `mean_pkt_size`).
+    pub fn packet_size(&self, name: &'static str) -> Result<u32, ConfigError> {
+        let b = self.bytes(name)?;
+        if b == 0 || b > u32::MAX as u64 {
+            return Err(self.invalid(
+                name,
+                format!(
+                    "expected a packet size in bytes, 1 to {}, got {b}",
+                    u32::MAX
+                ),
+            ));
+        }
+        Ok(b as u32)
+    }
     /// A real number.
     pub fn f64(&self, name: &'static str) -> Result<f64, ConfigError> {
         self.parse(name, units::parse_f64)

@@ -212,16 +212,7 @@ impl PieConfig {
             }
             Ok(v)
         };
-        let mean = p.bytes("mean_pkt_size")?;
-        if mean == 0 || mean > u32::MAX as u64 {
-            return Err(p.invalid(
-                "mean_pkt_size",
-                format!(
-                    "expected a packet size in bytes, 1 to {}, got {mean}",
-                    u32::MAX
-                ),
-            ));
-        }
+        let mean = p.packet_size("mean_pkt_size")?;
         let dq_threshold = p.bytes("dq_threshold")?;
         if dq_threshold == 0 {
             return Err(p.invalid("dq_threshold", "expected a byte count > 0, got 0"));
@@ -237,7 +228,7 @@ impl PieConfig {
             ecn_threshold: p.f64_in("ecn_threshold", 0.0, 1.0)?,
             derandomize: p.bool("derandomize")?,
             cap_drop_adjustment: p.bool("cap_drop_adjustment")?,
-            mean_pkt_size: mean as u32,
+            mean_pkt_size: mean,
             estimator: match p.choice("estimator", &["timestamp", "dq_rate"])? {
                 0 => Estimator::Timestamp,
                 _ => Estimator::DqRate,
@@ -319,10 +310,7 @@ fn secs(ns: u64) -> f64 {
 impl Pie {
     /// A PIE queue drawing its random numbers from `uniforms`.
     pub fn new(cfg: PieConfig, uniforms: UniformSource) -> Self {
-        let cap = match cfg.limit {
-            Size::Packets(n) => n.min(1 << 16) as usize,
-            Size::Bytes(_) => 1024,
-        };
+        let cap = crate::fifo::capacity_for(cfg.limit);
         let target_s = secs(cfg.target.as_nanos());
         let burst_allowance_ns = match cfg.variant {
             PieVariant::Ns3 => 0,

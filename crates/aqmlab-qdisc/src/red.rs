@@ -221,17 +221,7 @@ impl RedConfig {
             0 => RedMode::Packets,
             _ => RedMode::Bytes,
         };
-        let mean = p.bytes("mean_pkt_size")?;
-        if mean == 0 || mean > u32::MAX as u64 {
-            return Err(p.invalid(
-                "mean_pkt_size",
-                format!(
-                    "expected a packet size in bytes from 1 to {}, got {mean}",
-                    u32::MAX
-                ),
-            ));
-        }
-        let mean_pkt_size = mean as u32;
+        let mean_pkt_size = p.packet_size("mean_pkt_size")?;
         let bandwidth = p.bitrate("bandwidth")?;
         if bandwidth.as_bps() == 0 {
             return Err(p.invalid(
@@ -383,10 +373,7 @@ pub struct Red {
 impl Red {
     /// A RED queue drawing its random numbers from `uniforms`.
     pub fn new(cfg: RedConfig, uniforms: UniformSource) -> Self {
-        let cap = match cfg.limit {
-            Size::Packets(n) => n.min(1 << 16) as usize,
-            Size::Bytes(_) => 1024,
-        };
+        let cap = crate::fifo::capacity_for(cfg.limit);
         // As ns-2: equal thresholds would divide by zero; the linear region is then empty.
         let mut th_diff = cfg.max_th - cfg.min_th;
         if th_diff == 0.0 {

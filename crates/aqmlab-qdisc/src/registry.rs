@@ -84,12 +84,6 @@ impl Kind {
             Kind::Pie => crate::pie::PARAMS,
         }
     }
-
-    /// Whether the discipline draws random numbers (and so honours `--uniforms`): RED and PIE
-    /// for their drop tests, FQ-CoDel once for its hash perturbation (`hash=perturbed`).
-    pub const fn is_random(self) -> bool {
-        matches!(self, Kind::Red | Kind::Pie | Kind::FqCodel)
-    }
 }
 
 /// Any discipline, dispatched by `match` (smoltcp's `AnyController` pattern).

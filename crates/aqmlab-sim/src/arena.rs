@@ -67,8 +67,4 @@ impl<T> Arena<T> {
     pub fn is_empty(&self) -> bool {
         self.live == 0
     }
-    /// Slots ever allocated (the high-water mark).
-    pub fn capacity_used(&self) -> usize {
-        self.slots.len()
-    }
 }

@@ -182,6 +182,25 @@ impl Ctx<'_> {
     }
 }
 
+/// The index of the node named by `s`, or an error listing the nodes.
+fn node_index(cx: &Ctx<'_>, nodes: &[String], s: &S, path: &str) -> Result<u32, ScenarioError> {
+    nodes
+        .iter()
+        .position(|n| n == s.get_ref())
+        .map(|i| i as u32)
+        .ok_or_else(|| {
+            cx.err(
+                Some(s.span()),
+                path,
+                format!(
+                    "expected one of the nodes ({}), got {:?}",
+                    nodes.join(", "),
+                    s.get_ref()
+                ),
+            )
+        })
+}
+
 /// Reads and builds the scenario at `path`.
 pub fn load(path: &Path, ov: &Overrides) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
@@ -403,23 +422,7 @@ pub fn build(
                 ));
             }
         }
-        let node = |s: &S, path: &str| -> Result<u32, ScenarioError> {
-            nodes
-                .iter()
-                .position(|n| n == s.get_ref())
-                .map(|i| i as u32)
-                .ok_or_else(|| {
-                    cx.err(
-                        Some(s.span()),
-                        path,
-                        format!(
-                            "expected one of the nodes ({}), got {:?}",
-                            nodes.join(", "),
-                            s.get_ref()
-                        ),
-                    )
-                })
-        };
+        let node = |s: &S, path: &str| node_index(&cx, &nodes, s, path);
         for (i, l) in raw.links.iter().enumerate() {
             let p = format!("links[{i}]");
             check_link_keys(&cx, l, &p, true)?;
@@ -512,23 +515,7 @@ pub fn build(
         .map_err(|e| cx.err(None, "", e.to_string()))?;
     for (i, f) in raw.flows.iter().enumerate() {
         let p = format!("flows[{i}]");
-        let node = |s: &S, path: &str| -> Result<u32, ScenarioError> {
-            nodes
-                .iter()
-                .position(|n| n == s.get_ref())
-                .map(|i| i as u32)
-                .ok_or_else(|| {
-                    cx.err(
-                        Some(s.span()),
-                        path,
-                        format!(
-                            "expected one of the nodes ({}), got {:?}",
-                            nodes.join(", "),
-                            s.get_ref()
-                        ),
-                    )
-                })
-        };
+        let node = |s: &S, path: &str| node_index(&cx, &nodes, s, path);
         let (src, dst) = (
             node(&f.from, &format!("{p}.from"))?,
             node(&f.to, &format!("{p}.to"))?,
