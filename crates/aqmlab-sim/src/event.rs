@@ -1,47 +1,40 @@
 //! The event queue: a binary heap keyed by `(time, seq)`, where `seq` is a global insertion
 //! counter, so events at the same instant come out in the order they were scheduled (FIFO).
 //! That rule, written down and tested, is what makes a run deterministic.
+//!
+//! The heap is 4-ary and keyed by one `u128`, `time << 64 | seq`: one comparison orders two
+//! events, and a node's four children share a cache line or two, so a pop does half the levels
+//! of a binary heap. Any correct priority queue pops the same sequence (the keys are unique), so
+//! the layout is a speed choice only.
 
 use aqmlab_core::SimTime;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
-struct Entry<E> {
-    time: SimTime,
-    seq: u64,
-    event: E,
+const ARITY: usize = 4;
+
+#[inline]
+fn key(time: SimTime, seq: u64) -> u128 {
+    (time.as_nanos() as u128) << 64 | seq as u128
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, o: &Self) -> bool {
-        (self.time, self.seq) == (o.time, o.seq)
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<E> Ord for Entry<E> {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest (time, seq) first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
-    }
+#[inline]
+fn key_time(k: u128) -> SimTime {
+    SimTime::from_nanos((k >> 64) as u64)
 }
 
 /// Pending events of type `E`.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    /// The heap: entry `i`'s children are `ARITY·i + 1 ..= ARITY·i + ARITY`; each key is ≤ its
+    /// children's.
+    heap: Vec<(u128, E)>,
     next_seq: u64,
     popped: u64,
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     /// An empty queue with room for `cap` events.
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(cap),
+            heap: Vec::with_capacity(cap),
             next_seq: 0,
             popped: 0,
         }
@@ -49,12 +42,8 @@ impl<E> EventQueue<E> {
     /// Schedules `event` at `time`.
     #[inline]
     pub fn push(&mut self, time: SimTime, event: E) {
-        self.heap.push(Entry {
-            time,
-            seq: self.next_seq,
-            event,
-        });
-        self.next_seq += 1;
+        let seq = self.reserve_seq();
+        self.insert(key(time, seq), event);
     }
     /// Takes the next sequence number without scheduling anything yet: an event that may or may
     /// not be needed later keeps its place in the FIFO order among equal times, as if it had been
@@ -68,25 +57,66 @@ impl<E> EventQueue<E> {
     #[inline]
     pub fn push_with_seq(&mut self, time: SimTime, seq: u64, event: E) {
         debug_assert!(seq < self.next_seq, "seq must come from reserve_seq");
-        self.heap.push(Entry { time, seq, event });
+        self.insert(key(time, seq), event);
+    }
+    /// Sift-up with a hole: parents move down until `k`'s place is found.
+    #[inline]
+    fn insert(&mut self, k: u128, event: E) {
+        let mut i = self.heap.len();
+        self.heap.push((k, event));
+        while i > 0 {
+            let parent = (i - 1) / ARITY;
+            if self.heap[parent].0 <= k {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            i = parent;
+        }
+        self.heap[i] = (k, event);
     }
     /// Removes the earliest event (FIFO among equal times), with its sequence number.
     #[inline]
     pub fn pop_with_seq(&mut self) -> Option<(SimTime, u64, E)> {
-        let e = self.heap.pop()?;
+        let top = *self.heap.first()?;
+        let last = self.heap.pop().expect("non-empty");
+        let n = self.heap.len();
+        if n > 0 {
+            // Sift-down with a hole from the root for the former last entry.
+            let mut i = 0;
+            loop {
+                let first = ARITY * i + 1;
+                if first >= n {
+                    break;
+                }
+                let mut min = first;
+                let mut min_key = self.heap[first].0;
+                for c in first + 1..(first + ARITY).min(n) {
+                    let ck = self.heap[c].0;
+                    if ck < min_key {
+                        min = c;
+                        min_key = ck;
+                    }
+                }
+                if last.0 <= min_key {
+                    break;
+                }
+                self.heap[i] = self.heap[min];
+                i = min;
+            }
+            self.heap[i] = last;
+        }
         self.popped += 1;
-        Some((e.time, e.seq, e.event))
+        Some((key_time(top.0), top.0 as u64, top.1))
     }
     /// Removes the earliest event (FIFO among equal times).
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let e = self.heap.pop()?;
-        self.popped += 1;
-        Some((e.time, e.event))
+        self.pop_with_seq().map(|(t, _, e)| (t, e))
     }
     /// Time of the earliest event.
+    #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.first().map(|e| key_time(e.0))
     }
     /// Events pending.
     pub fn len(&self) -> usize {
@@ -117,5 +147,33 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
         assert_eq!(order, ["a", "c", "b1", "b2", "b3"]);
         assert_eq!(q.processed(), 5);
+    }
+
+    proptest::proptest! {
+        /// Against a sorted reference: interleaved pushes and pops come out in (time, seq) order.
+        #[test]
+        fn pops_in_time_then_insertion_order(ops in proptest::collection::vec((0u64..50, proptest::bool::ANY), 1..400)) {
+            let mut q = EventQueue::with_capacity(4);
+            let mut reference: Vec<(u64, u64)> = Vec::new();
+            let mut now = 0;
+            for (i, &(dt, pop)) in ops.iter().enumerate() {
+                if pop {
+                    let got = q.pop_with_seq().map(|(t, s, e)| (t.as_nanos(), s, e));
+                    let want = (!reference.is_empty()).then(|| reference.remove(0));
+                    proptest::prop_assert_eq!(got.map(|g| (g.0, g.1)), want);
+                    if let Some((t, _, e)) = got {
+                        now = t;
+                        proptest::prop_assert_eq!(e, got.unwrap().1 as usize);
+                    }
+                } else {
+                    let t = now + dt;
+                    let seq = q.next_seq;
+                    q.push(SimTime::from_nanos(t), seq as usize);
+                    reference.push((t, seq));
+                    reference.sort_unstable();
+                }
+                proptest::prop_assert_eq!(q.len(), reference.len(), "op {}", i);
+            }
+        }
     }
 }

@@ -318,15 +318,11 @@ enum FlowKind {
 
 impl Link {
     /// Counts the last transmission as sent (it has ended), in its end's time bin.
-    fn count_sent(&mut self, bin_ns: u64) {
+    fn count_sent(&mut self, bins: &Bins) {
         if let Some((end, size)) = self.sending.take() {
             self.m.delivered_pkts += 1;
             self.m.delivered_bytes += size as u64;
-            bin_add(
-                &mut self.m.egress_bytes_per_bin,
-                (end.as_nanos() / bin_ns) as usize,
-                size as u64,
-            );
+            bin_add(&mut self.m.egress_bytes_per_bin, bins.of(end), size as u64);
         }
     }
 
@@ -418,12 +414,57 @@ pub struct Sim {
     routes: Routes,
     flows: Vec<Flow>,
     bin_ns: u64,
+    /// The time bin of `now`, kept up to date per event (a division per bin, not per packet).
+    bins: Bins,
     conns: Arena<Conn>,
     next_gen: u32,
     segs: Vec<Segment>,
     seed: u64,
     /// Sequence number of the event being processed (orders ties against reserved `TxDone`s).
     cur_seq: u64,
+}
+
+/// Which time bin an instant falls in, with the current bin's bounds cached: nearly every
+/// lookup is for `now` or a moment later in the same bin, and a 64-bit division per packet per
+/// hop was a measurable share of the run time.
+#[derive(Clone, Copy, Debug)]
+struct Bins {
+    bin_ns: u64,
+    /// Index and [start, end) of the bin of the last `set`.
+    cur: usize,
+    start_ns: u64,
+    end_ns: u64,
+}
+
+impl Bins {
+    fn new(bin_ns: u64) -> Bins {
+        Bins {
+            bin_ns,
+            cur: 0,
+            start_ns: 0,
+            end_ns: bin_ns,
+        }
+    }
+    /// Moves the cached bin to the one holding `t`.
+    #[inline]
+    fn set(&mut self, t: SimTime) {
+        let t = t.as_nanos();
+        if t < self.start_ns || t >= self.end_ns {
+            self.cur = (t / self.bin_ns) as usize;
+            self.start_ns = self.cur as u64 * self.bin_ns;
+            self.end_ns = self.start_ns.saturating_add(self.bin_ns);
+        }
+    }
+    /// The bin holding `t`.
+    #[inline]
+    fn of(&self, t: SimTime) -> usize {
+        let t = t.as_nanos();
+        if t >= self.start_ns && t < self.end_ns {
+            self.cur
+        } else {
+            (t / self.bin_ns) as usize
+        }
+    }
 }
 
 fn bin_add(v: &mut Vec<u64>, bin: usize, x: u64) {
@@ -497,6 +538,7 @@ impl Sim {
             routes,
             flows: Vec::new(),
             bin_ns: bin.as_nanos(),
+            bins: Bins::new(bin.as_nanos()),
             conns: Arena::with_capacity(64),
             next_gen: 0,
             segs: Vec::with_capacity(64),
@@ -685,6 +727,7 @@ impl Sim {
             }
             let (t, seq, ev) = self.events.pop_with_seq().expect("peeked");
             self.now = t;
+            self.bins.set(t);
             self.cur_seq = seq;
             match ev {
                 Ev::TxDone(l) => self.on_tx_done(l),
@@ -696,6 +739,7 @@ impl Sim {
             }
         }
         self.now = self.now.max(until);
+        self.bins.set(self.now);
         // Links whose transmission ended before `until` with nothing waiting owe the empty
         // dequeue they made then (an eager TxDone at busy_until < until would have run); make
         // it now, so every discipline's state and counters are exact at a report.
@@ -717,7 +761,8 @@ impl Sim {
 
     #[inline]
     fn bin(&self) -> usize {
-        (self.now.as_nanos() / self.bin_ns) as usize
+        debug_assert_eq!(self.bins.cur, self.bins.of(self.now));
+        self.bins.cur
     }
 
     fn on_udp_send(&mut self, f: u32) {
@@ -1097,7 +1142,7 @@ impl Sim {
         let pkt = p.id as u32;
         // Carry a CE mark the discipline set (at enqueue or dequeue) into the packet.
         self.packets.get_mut(pkt).ecn = p.ecn;
-        let bin_ns = self.bin_ns;
+        let bins = self.bins;
         let link = &mut self.links[l as usize];
         let sojourn = now.as_nanos() - p.enqueue_ns;
         link.m.sojourn_ns.add(sojourn);
@@ -1113,7 +1158,7 @@ impl Sim {
         // The packet enters the propagation pipe now, arriving one delay after `end`.
         // Transmissions on a link are sequential, so arrivals stay in sending order. It counts
         // as sent once its last bit has left; the previous transmission has by now.
-        link.count_sent(bin_ns);
+        link.count_sent(&bins);
         link.sending = Some((end, p.size_bytes));
         let lost = link.loss > 0.0 && link.loss_rng.next_f64() < link.loss;
         if lost {
