@@ -89,9 +89,20 @@ impl StepSchedule {
     pub fn tx_end(&self, start: SimTime, bytes: u32) -> SimTime {
         // Remaining work in bit·ns units (bits × 1e9), so a partial step subtracts exactly
         // rate × elapsed_ns and no rounding accumulates across steps.
+        let mut i = self.index_at(start);
+        // Fast path, the common case: the packet ends within the step it starts in. Same
+        // ceil(bits·1e9 / rate) as the loop's first step, in u64 arithmetic.
+        let rate = self.steps[i].1;
+        if rate.as_bps() > 0 {
+            let need = rate.tx_time(bytes as u64);
+            match self.steps.get(i + 1) {
+                Some(&(n, _)) if n - start >= need => return start + need,
+                None => return start + need,
+                Some(_) => {}
+            }
+        }
         let mut work: u128 = bytes as u128 * 8 * 1_000_000_000;
         let mut t = start;
-        let mut i = self.index_at(start);
         loop {
             let rate = self.steps[i].1.as_bps() as u128;
             let next = self.steps.get(i + 1).map(|s| s.0);

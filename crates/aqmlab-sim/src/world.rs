@@ -326,6 +326,19 @@ impl Link {
         }
     }
 
+    /// Records the queue level after a dequeue in time bin `bin`. A dequeue never raises the
+    /// level, so within the bin of the last note only the carried level changes.
+    #[inline]
+    fn note_drain(&mut self, bin: usize) {
+        if bin == self.level.0 {
+            let b = self.q.backlog();
+            self.level.1 = b.packets as u64;
+            self.level.2 = b.bytes;
+        } else {
+            self.note_level(bin);
+        }
+    }
+
     /// Records the queue level after a call in time bin `bin`: each bin keeps the largest level
     /// seen in it, and bins without calls get the level that held through them.
     fn note_level(&mut self, bin: usize) {
@@ -1135,7 +1148,7 @@ impl Sim {
         let out = self.links[l as usize].q.dequeue(now);
         self.settle_qdisc_events(l);
         let bin = self.bin();
-        self.links[l as usize].note_level(bin);
+        self.links[l as usize].note_drain(bin);
         let Some(p) = out else {
             return; // idle: this empty dequeue is the one a link makes when it goes idle
         };

@@ -531,7 +531,10 @@ impl TcpSender {
         let thresh_bytes = u64::from(self.dupthresh - 1) * self.mss;
         let mut n = 0u32;
         let mut bytes = 0u64;
-        for i in (0..self.segs.len()).rev() {
+        // Nothing lies SACKed above the highest SACKed byte, so no segment there can be lost:
+        // start the walk at the last segment below it instead of at the top of the window.
+        let top = self.segs.partition_point(|x| x.seq < self.highest_sacked);
+        for i in (0..top).rev() {
             let x = self.segs[i];
             if x.sacked {
                 n += 1;
