@@ -110,6 +110,7 @@ struct RawFlow {
     size_mean: Option<S>,
     size_shape: Option<Spanned<f64>>,
     size_sigma: Option<Spanned<f64>>,
+    request_size: Option<S>,
     mss: Option<Spanned<i64>>,
     max_window: Option<Spanned<i64>>,
     initial_cwnd: Option<Spanned<i64>>,
@@ -561,12 +562,16 @@ pub fn build(
                     }
                     None => 1500,
                 };
-                if f.cc.is_some() || f.app.is_some() || f.bytes.is_some() || f.conns_per_s.is_some()
+                if f.cc.is_some()
+                    || f.app.is_some()
+                    || f.bytes.is_some()
+                    || f.conns_per_s.is_some()
+                    || f.request_size.is_some()
                 {
                     return Err(cx.err(
                         Some(f.kind.span()),
                         p.clone(),
-                        "cc, app, bytes and conns_per_s belong to tcp flows, not udp",
+                        "cc, app, bytes, conns_per_s and request_size belong to tcp flows, not udp",
                     ));
                 }
                 let on_off = match (&f.on_time, &f.off_time) {
@@ -1172,6 +1177,12 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
     Ok(cfg)
 }
 
+/// Size of a web request when the scenario gives no `request_size`. An HTTP request is a GET line
+/// and its headers, a few hundred bytes: one segment, small beside the responses. PackMime-HTTP
+/// (ns-2) samples request sizes from a distribution fitted to traces; one fixed size keeps the
+/// request leg simple while still paying its handshake, its serialisation and its one-way delay.
+pub const DEFAULT_REQUEST_BYTES: u64 = 300;
+
 fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> {
     let app = f
         .app
@@ -1183,12 +1194,13 @@ fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> 
         || f.size_dist.is_some()
         || f.size_mean.is_some()
         || f.size_shape.is_some()
-        || f.size_sigma.is_some();
+        || f.size_sigma.is_some()
+        || f.request_size.is_some();
     match app {
         "bulk" | "finite" if web_keys => Err(cx.err(
             span,
             format!("{p}.app"),
-            "conns_per_s and size_* belong to app = \"web\"",
+            "conns_per_s, size_* and request_size belong to app = \"web\"",
         )),
         "bulk" if f.bytes.is_some() => Err(cx.err(
             span,
@@ -1215,7 +1227,7 @@ fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> 
                 return Err(cx.err(
                     span,
                     format!("{p}.bytes"),
-                    "web responses are sized by size_dist/size_mean, not bytes",
+                    "web responses are sized by size_dist/size_mean and requests by request_size, not bytes",
                 ));
             }
             let rate = f.conns_per_s.as_ref().ok_or_else(|| {
@@ -1282,9 +1294,25 @@ fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> 
                     ))
                 }
             };
+            // The request the client sends before the response (default: DEFAULT_REQUEST_BYTES).
+            let request_bytes = match &f.request_size {
+                Some(r) => {
+                    let b = cx.unit(r, &format!("{p}.request_size"), units::parse_bytes)?;
+                    if b == 0 {
+                        return Err(cx.err(
+                            Some(r.span()),
+                            format!("{p}.request_size"),
+                            "expected a request size ≥ 1 byte, like request_size = \"300B\"",
+                        ));
+                    }
+                    b
+                }
+                None => DEFAULT_REQUEST_BYTES,
+            };
             Ok(TcpApp::Web {
                 conns_per_s: *rate.get_ref(),
                 size,
+                request_bytes,
             })
         }
         other => Err(cx.err(

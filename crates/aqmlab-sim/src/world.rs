@@ -17,6 +17,11 @@ use aqmlab_core::{Bitrate, Ecn, FlowId, Packet, SimDuration, SimTime, Xoshiro256
 use aqmlab_qdisc::{AnyQdisc, DropReason, MarkReason, Qdisc, QdiscEvent};
 use aqmlab_tcp::{Segment, TcpConfig, TcpReceiver, TcpSender};
 
+/// The leg of a connection that opens it: SYN, then a bulk or finite transfer, or a web request.
+pub const LEG_OPEN: u8 = 0;
+/// The leg a web server answers on, in the other direction, once the request has arrived.
+pub const LEG_REPLY: u8 = 1;
+
 /// What a packet carries, as far as the endpoints care.
 #[derive(Clone, Copy, Debug)]
 pub enum Payload {
@@ -25,7 +30,8 @@ pub enum Payload {
         /// Sequence number within the flow.
         seq: u64,
     },
-    /// A TCP segment of connection `conn` (generation `gen`), towards the receiver or the sender.
+    /// A TCP segment of leg `leg` of connection `conn` (generation `gen`), towards that leg's
+    /// receiver or its sender.
     Tcp {
         /// The segment.
         seg: Segment,
@@ -33,6 +39,8 @@ pub enum Payload {
         conn: u32,
         /// Generation of the slot when the segment was sent (a reused slot has a new one).
         gen: u32,
+        /// [`LEG_OPEN`] or [`LEG_REPLY`]: which sender/receiver pair of the connection.
+        leg: u8,
         /// True for sender → receiver (data), false for ACKs.
         to_receiver: bool,
     },
@@ -59,8 +67,13 @@ enum Ev {
     TcpStart(u32),
     /// A web flow's next request arrives.
     WebArrival(u32),
-    /// A TCP timer check for the sender (side 0) or receiver (side 1), at the event's time.
-    TcpTimer { conn: u32, gen: u32, side: u8 },
+    /// A TCP timer check for the sender (side 0) or receiver (side 1) of a leg, at the event's time.
+    TcpTimer {
+        conn: u32,
+        gen: u32,
+        leg: u8,
+        side: u8,
+    },
 }
 
 /// What a TCP flow's application does.
@@ -73,13 +86,17 @@ pub enum TcpApp {
         /// Bytes to transfer.
         bytes: u64,
     },
-    /// Web-like traffic: requests arrive as a Poisson process; each is answered over a fresh
-    /// connection from `src` (the server) to `dst` (the client) with a response of random size.
+    /// Web-like traffic: requests arrive at `dst` (the client) as a Poisson process. For each,
+    /// the client opens a fresh connection to `src` (the server): SYN, SYN-ACK, then a request
+    /// of `request_bytes`; once the server has received the whole request it sends a response
+    /// of random size back over the same connection (the second leg, already established).
     Web {
         /// Mean arrival rate of requests (connections per second).
         conns_per_s: f64,
         /// Response size distribution.
         size: SizeDist,
+        /// Request size in bytes (≥ 1).
+        request_bytes: u64,
     },
 }
 
@@ -117,9 +134,9 @@ impl SizeDist {
 /// A TCP flow: one connection (bulk, finite) or a sequence of them (web).
 #[derive(Clone, Debug)]
 pub struct TcpSpec {
-    /// Sending node (the server for web traffic).
+    /// Sending node (for web traffic, the server: it sends the responses).
     pub src: u32,
-    /// Receiving node.
+    /// Receiving node (for web traffic, the client: it opens the connections and sends the requests).
     pub dst: u32,
     /// When the application starts.
     pub start: SimTime,
@@ -253,15 +270,17 @@ pub struct FlowMetrics {
     pub dropped_pkts: u64,
     /// Bytes delivered per time bin.
     pub delivered_bytes_per_bin: Vec<u64>,
-    /// TCP: segments retransmitted.
+    /// TCP: segments retransmitted (web: requests and responses).
     pub retransmits: u64,
-    /// TCP: transfers started and completed (finite and web).
+    /// TCP: transfers started (finite and web; for web, a request/response exchange).
     pub transfers_started: u64,
     /// TCP: transfers completed.
     pub transfers_completed: u64,
-    /// TCP: flow completion times of completed transfers, ns (handshake included).
+    /// TCP: flow completion times of completed transfers, ns (handshake included; for web,
+    /// from the request's arrival to the response's last byte acknowledged).
     pub fct_ns: QuantileSketch,
-    /// TCP: the sender's smoothed RTT after every ACK, ns.
+    /// TCP: a sender's smoothed RTT after every ACK it receives, ns (web: the client's and the
+    /// server's).
     pub srtt_ns: QuantileSketch,
 }
 
@@ -377,18 +396,54 @@ struct Flow {
     m: FlowMetrics,
 }
 
+/// One direction of a connection: a sender at node `from` and its receiver at node `to`.
+struct Leg {
+    sender: TcpSender,
+    receiver: TcpReceiver,
+    from: u32,
+    to: u32,
+    /// Time of the earliest pending timer event of each side (sender, receiver), if any.
+    timer_pending: [Option<SimTime>; 2],
+    /// Receiver bytes already counted in the flow's metrics.
+    delivered: u64,
+    /// Sender retransmissions already counted in the flow's metrics.
+    retransmits: u64,
+}
+
+impl Leg {
+    fn new(sender: TcpSender, receiver: TcpReceiver, from: u32, to: u32) -> Leg {
+        Leg {
+            sender,
+            receiver,
+            from,
+            to,
+            timer_pending: [None, None],
+            delivered: 0,
+            retransmits: 0,
+        }
+    }
+}
+
 struct Conn {
     gen: u32,
     flow: u32,
-    sender: TcpSender,
-    receiver: TcpReceiver,
-    src: u32,
-    dst: u32,
     start: SimTime,
-    /// Time of the earliest pending timer event of each side (sender, receiver), if any.
-    timer_pending: [Option<SimTime>; 2],
-    delivered: u64,
-    retransmits: u64,
+    /// `legs[LEG_OPEN]` always exists; `legs[LEG_REPLY]` once a web server answers.
+    legs: [Option<Leg>; 2],
+    /// Web: `(request bytes, response bytes)`. The exchange is done when the response is.
+    web: Option<(u64, u64)>,
+}
+
+impl Conn {
+    /// The leg whose delivered bytes are the flow's goodput and whose completion ends the
+    /// transfer: the response for web, else the only leg.
+    fn main_leg(&self) -> u8 {
+        if self.web.is_some() {
+            LEG_REPLY
+        } else {
+            LEG_OPEN
+        }
+    }
 }
 
 /// An error in how a simulation was put together (found before it runs).
@@ -432,6 +487,8 @@ pub struct Sim {
     conns: Arena<Conn>,
     next_gen: u32,
     segs: Vec<Segment>,
+    /// A second reusable segment buffer (a web server's response and its request ACK).
+    segs_reply: Vec<Segment>,
     seed: u64,
     /// Sequence number of the event being processed (orders ties against reserved `TxDone`s).
     cur_seq: u64,
@@ -555,6 +612,7 @@ impl Sim {
             conns: Arena::with_capacity(64),
             next_gen: 0,
             segs: Vec::with_capacity(64),
+            segs_reply: Vec::with_capacity(64),
             seed,
             cur_seq: 0,
         })
@@ -633,7 +691,16 @@ impl Sim {
                 }
                 "finite"
             }
-            TcpApp::Web { conns_per_s, size } => {
+            TcpApp::Web {
+                conns_per_s,
+                size,
+                request_bytes,
+            } => {
+                if *request_bytes == 0 {
+                    return Err(BuildError::Invalid(format!(
+                        "flow {idx}: web requests need request_bytes > 0"
+                    )));
+                }
                 if !(conns_per_s.is_finite() && *conns_per_s > 0.0) {
                     return Err(BuildError::Invalid(format!(
                         "flow {idx}: web traffic needs a rate > 0 connections/s"
@@ -748,7 +815,12 @@ impl Sim {
                 Ev::UdpSend(f) => self.on_udp_send(f),
                 Ev::TcpStart(f) => self.on_tcp_start(f),
                 Ev::WebArrival(f) => self.on_web_arrival(f),
-                Ev::TcpTimer { conn, gen, side } => self.on_tcp_timer(conn, gen, side, t),
+                Ev::TcpTimer {
+                    conn,
+                    gen,
+                    leg,
+                    side,
+                } => self.on_tcp_timer(conn, gen, leg, side, t),
             }
         }
         self.now = self.now.max(until);
@@ -826,19 +898,25 @@ impl Sim {
             unreachable!("TcpStart for a UDP flow")
         };
         match spec.app {
-            TcpApp::Bulk => self.open_conn(f, None),
-            TcpApp::Finite { bytes } => self.open_conn(f, Some(bytes)),
+            TcpApp::Bulk => self.open_conn(f, None, None),
+            TcpApp::Finite { bytes } => self.open_conn(f, Some(bytes), None),
             TcpApp::Web { .. } => self.on_web_arrival(f),
         }
     }
 
-    /// A web request arrives now: open a connection for its response and schedule the next one.
+    /// A web request arrives now: the client opens a connection for it, and the next one is
+    /// scheduled.
     fn on_web_arrival(&mut self, f: u32) {
         let now = self.now;
         let FlowKind::Tcp { spec, rng } = &mut self.flows[f as usize].kind else {
             unreachable!()
         };
-        let TcpApp::Web { conns_per_s, size } = spec.app else {
+        let TcpApp::Web {
+            conns_per_s,
+            size,
+            request_bytes,
+        } = spec.app
+        else {
             unreachable!("WebArrival for a non-web flow")
         };
         if spec.stop.is_some_and(|s| now >= s) {
@@ -849,43 +927,90 @@ impl Sim {
         let gap = SimDuration::from_secs_f64(rng.exponential(1.0 / conns_per_s))
             .max(SimDuration::from_nanos(1));
         self.events.push(now + gap, Ev::WebArrival(f));
-        self.open_conn(f, Some(bytes));
+        self.open_conn(f, Some(request_bytes), Some(bytes));
     }
 
-    fn open_conn(&mut self, f: u32, bytes: Option<u64>) {
+    /// Opens a connection of flow `f` now. Without a `response`, the flow's source connects and
+    /// sends `bytes` (`None`: unlimited). With one (web), the flow's destination (the client)
+    /// connects and sends a request of `bytes`, which the source answers with `response` bytes.
+    fn open_conn(&mut self, f: u32, bytes: Option<u64>, response: Option<u64>) {
         let FlowKind::Tcp { spec, .. } = &self.flows[f as usize].kind else {
             unreachable!()
         };
         let (cfg, src, dst) = (spec.cfg, spec.src, spec.dst);
+        let (from, to) = if response.is_some() {
+            (dst, src)
+        } else {
+            (src, dst)
+        };
+        let web = response.map(|r| (bytes.expect("a web request has a size"), r));
         self.next_gen = self.next_gen.wrapping_add(1);
         let gen = self.next_gen;
+        let leg = Leg::new(
+            TcpSender::new(&cfg, bytes),
+            TcpReceiver::new(&cfg),
+            from,
+            to,
+        );
         let conn = self.conns.insert(Conn {
             gen,
             flow: f,
-            sender: TcpSender::new(&cfg, bytes),
-            receiver: TcpReceiver::new(&cfg),
-            src,
-            dst,
             start: self.now,
-            timer_pending: [None, None],
-            delivered: 0,
-            retransmits: 0,
+            legs: [Some(leg), None],
+            web,
         });
         self.flows[f as usize].m.transfers_started += bytes.is_some() as u64;
+        let now = self.now;
         let mut out = std::mem::take(&mut self.segs);
-        self.conns.get_mut(conn).sender.connect(self.now, &mut out);
-        self.emit(conn, true, &mut out);
+        self.leg_mut(conn, LEG_OPEN).sender.connect(now, &mut out);
+        self.emit(conn, LEG_OPEN, true, &mut out);
         self.segs = out;
-        self.arm_timers(conn);
+        // Not just `arm_timers`: a transfer complete at connect (no bytes to send) must be
+        // recorded and freed here, or nothing would ever free it.
+        self.after_sender_activity(conn);
     }
 
-    /// Sends the segments in `out` from one end of `conn` and clears `out`.
-    fn emit(&mut self, conn: u32, from_sender: bool, out: &mut Vec<Segment>) {
+    fn leg_mut(&mut self, conn: u32, leg: u8) -> &mut Leg {
+        self.conns.get_mut(conn).legs[leg as usize]
+            .as_mut()
+            .expect("the leg exists")
+    }
+
+    /// The web server has the whole request of `conn`: it answers on the reply leg, which
+    /// starts established from what the handshake negotiated and measured. `acks` holds the
+    /// request ACKs the last request segment produced; they are sent after the response's first
+    /// window, standing in for the ACK a real server piggybacks on its response.
+    fn start_reply(&mut self, conn: u32, acks: &mut Vec<Segment>) {
+        let now = self.now;
+        let c = self.conns.get_mut(conn);
+        let FlowKind::Tcp { spec, .. } = &self.flows[c.flow as usize].kind else {
+            unreachable!()
+        };
+        let (_, bytes) = c.web.expect("only web connections reply");
+        let open = c.legs[LEG_OPEN as usize].as_mut().expect("the leg exists");
+        // The server's view of the handshake (ECN, its SYN-ACK RTT sample) starts its sender;
+        // the client's view (ECN as its SYN-ACK said) starts its receiver.
+        let sender = TcpSender::established(&spec.cfg, Some(bytes), open.receiver.handshake());
+        let receiver = TcpReceiver::established(&spec.cfg, open.sender.ecn_negotiated());
+        // The response carries the ACK a delayed-ACK timer would hold.
+        open.receiver.ack_now(acks);
+        let (server, client) = (open.to, open.from);
+        c.legs[LEG_REPLY as usize] = Some(Leg::new(sender, receiver, server, client));
+        let mut data = std::mem::take(&mut self.segs_reply);
+        self.leg_mut(conn, LEG_REPLY).sender.connect(now, &mut data);
+        self.emit(conn, LEG_REPLY, true, &mut data);
+        self.segs_reply = data;
+        self.emit(conn, LEG_OPEN, false, acks);
+    }
+
+    /// Sends the segments in `out` from one end of a leg of `conn` and clears `out`.
+    fn emit(&mut self, conn: u32, leg: u8, from_sender: bool, out: &mut Vec<Segment>) {
         let c = self.conns.get(conn);
+        let l = c.legs[leg as usize].as_ref().expect("the leg exists");
         let (from, to, flow, gen) = if from_sender {
-            (c.src, c.dst, c.flow, c.gen)
+            (l.from, l.to, c.flow, c.gen)
         } else {
-            (c.dst, c.src, c.flow, c.gen)
+            (l.to, l.from, c.flow, c.gen)
         };
         for seg in out.drain(..) {
             let size = seg.wire_bytes();
@@ -902,6 +1027,7 @@ impl Sim {
                     seg,
                     conn,
                     gen,
+                    leg,
                     to_receiver: from_sender,
                 },
             });
@@ -917,51 +1043,62 @@ impl Sim {
     fn arm_timers(&mut self, conn: u32) {
         let now = self.now;
         let c = self.conns.get_mut(conn);
-        for side in 0..2u8 {
-            let want = if side == 0 {
-                c.sender.next_timer()
-            } else {
-                c.receiver.next_timer()
-            };
-            let Some(w) = want else { continue };
-            let at = w.max(now);
-            let pending = &mut c.timer_pending[side as usize];
-            if pending.is_none_or(|p| at < p) {
-                *pending = Some(at);
-                self.events.push(
-                    at,
-                    Ev::TcpTimer {
-                        conn,
-                        gen: c.gen,
-                        side,
-                    },
-                );
+        let gen = c.gen;
+        for (leg, l) in c.legs.iter_mut().enumerate() {
+            let Some(l) = l else { continue };
+            for side in 0..2u8 {
+                let want = if side == 0 {
+                    l.sender.next_timer()
+                } else {
+                    l.receiver.next_timer()
+                };
+                let Some(w) = want else { continue };
+                let at = w.max(now);
+                let pending = &mut l.timer_pending[side as usize];
+                if pending.is_none_or(|p| at < p) {
+                    *pending = Some(at);
+                    self.events.push(
+                        at,
+                        Ev::TcpTimer {
+                            conn,
+                            gen,
+                            leg: leg as u8,
+                            side,
+                        },
+                    );
+                }
             }
         }
     }
 
-    fn on_tcp_timer(&mut self, conn: u32, gen: u32, side: u8, at: SimTime) {
+    fn on_tcp_timer(&mut self, conn: u32, gen: u32, leg: u8, side: u8, at: SimTime) {
         // Stale: the connection is gone, or an earlier event for this side has superseded this one.
         let Some(c) = self.conns.try_get_mut(conn) else {
             return;
         };
-        if c.gen != gen || c.timer_pending[side as usize] != Some(at) {
+        if c.gen != gen {
             return;
         }
-        c.timer_pending[side as usize] = None;
+        let Some(l) = c.legs[leg as usize].as_mut() else {
+            return;
+        };
+        if l.timer_pending[side as usize] != Some(at) {
+            return;
+        }
+        l.timer_pending[side as usize] = None;
         let want = if side == 0 {
-            c.sender.next_timer()
+            l.sender.next_timer()
         } else {
-            c.receiver.next_timer()
+            l.receiver.next_timer()
         };
         if want.is_some_and(|w| w <= self.now) {
             let mut out = std::mem::take(&mut self.segs);
             if side == 0 {
-                c.sender.on_timer(self.now, &mut out);
+                l.sender.on_timer(self.now, &mut out);
             } else {
-                c.receiver.on_timer(self.now, &mut out);
+                l.receiver.on_timer(self.now, &mut out);
             }
-            self.emit(conn, side == 0, &mut out);
+            self.emit(conn, leg, side == 0, &mut out);
             self.segs = out;
         }
         self.after_sender_activity(conn);
@@ -971,11 +1108,14 @@ impl Sim {
     fn after_sender_activity(&mut self, conn: u32) {
         let now = self.now;
         let c = self.conns.get_mut(conn);
-        let st = c.sender.stats();
         let m = &mut self.flows[c.flow as usize].m;
-        m.retransmits += st.retransmits - c.retransmits;
-        c.retransmits = st.retransmits;
-        if c.sender.is_complete() {
+        for l in c.legs.iter_mut().flatten() {
+            let r = l.sender.stats().retransmits;
+            m.retransmits += r - l.retransmits;
+            l.retransmits = r;
+        }
+        let main = c.legs[c.main_leg() as usize].as_ref();
+        if main.is_some_and(|l| l.sender.is_complete()) {
             // A finished transfer: record its completion time and free the connection. Packets
             // of it still in the network are discarded on arrival (their generation is stale).
             m.transfers_completed += 1;
@@ -1024,6 +1164,7 @@ impl Sim {
                 mut seg,
                 conn,
                 gen,
+                leg,
                 to_receiver,
             } => {
                 let Some(c) = self.conns.try_get_mut(conn) else {
@@ -1032,26 +1173,43 @@ impl Sim {
                 if c.gen != gen {
                     return;
                 }
+                let main = c.main_leg();
+                // Web: the request size, while the server has not answered yet.
+                let awaiting = c.web.filter(|_| c.legs[LEG_REPLY as usize].is_none());
+                let Some(l) = c.legs[leg as usize].as_mut() else {
+                    return;
+                };
                 // The network's congestion mark reaches the endpoint (RFC 3168 §6.1.3).
                 seg.ce = d.ecn == Ecn::Ce;
                 let mut out = std::mem::take(&mut self.segs);
                 if to_receiver {
-                    c.receiver.on_segment(self.now, &seg, &mut out);
-                    let total = c.receiver.delivered_bytes();
-                    let new_bytes = total - c.delivered;
-                    c.delivered = total;
-                    let fm = &mut self.flows[d.flow as usize].m;
-                    fm.delivered_bytes += new_bytes;
-                    bin_add(&mut fm.delivered_bytes_per_bin, bin, new_bytes);
-                    self.emit(conn, false, &mut out);
-                    self.segs = out;
-                    self.arm_timers(conn);
+                    l.receiver.on_segment(self.now, &seg, &mut out);
+                    let total = l.receiver.delivered_bytes();
+                    let new_bytes = total - l.delivered;
+                    l.delivered = total;
+                    if leg == main {
+                        // Goodput: the transfer's bytes (web: the response, not the request).
+                        let fm = &mut self.flows[d.flow as usize].m;
+                        fm.delivered_bytes += new_bytes;
+                        bin_add(&mut fm.delivered_bytes_per_bin, bin, new_bytes);
+                    }
+                    let request_done =
+                        leg == LEG_OPEN && awaiting.is_some_and(|(req, _)| total >= req);
+                    if request_done {
+                        self.start_reply(conn, &mut out);
+                        self.segs = out;
+                        self.after_sender_activity(conn);
+                    } else {
+                        self.emit(conn, leg, false, &mut out);
+                        self.segs = out;
+                        self.arm_timers(conn);
+                    }
                 } else {
-                    c.sender.on_segment(self.now, &seg, &mut out);
-                    if let Some(srtt) = c.sender.stats().srtt {
+                    l.sender.on_segment(self.now, &seg, &mut out);
+                    if let Some(srtt) = l.sender.stats().srtt {
                         self.flows[d.flow as usize].m.srtt_ns.add(srtt.as_nanos());
                     }
-                    self.emit(conn, true, &mut out);
+                    self.emit(conn, leg, true, &mut out);
                     self.segs = out;
                     self.after_sender_activity(conn);
                 }
@@ -1314,5 +1472,19 @@ pub fn jain(xs: &[f64]) -> f64 {
         1.0
     } else {
         s * s / (n * s2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn hot_path_types_stay_small() {
+        // A packet in flight is a `PktData` in the arena and a timer an `Ev` in the heap: the
+        // leg of a TCP segment fits in padding that was already there.
+        assert_eq!(std::mem::size_of::<PktData>(), 112);
+        assert_eq!(std::mem::size_of::<Ev>(), 12);
     }
 }

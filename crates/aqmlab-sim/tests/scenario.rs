@@ -505,3 +505,52 @@ fn flow_and_rate_bounds() {
         err(&buf)
     );
 }
+
+#[test]
+fn web_request_size_is_checked_like_every_key() {
+    let web = |extra: &str| {
+        GRAPH.replace(
+            "kind = \"udp\"\nfrom = \"a\"\nto = \"c\"\nrate = \"2Mbps\"",
+            &format!("kind = \"tcp\"\nfrom = \"a\"\nto = \"c\"\napp = \"web\"\nconns_per_s = 5.0\n{extra}"),
+        )
+    };
+    assert!(parse(&web("request_size = \"2KB\"")).is_ok());
+    assert!(parse(&web("")).is_ok(), "request_size is optional");
+    // `[[flows]]` is at line 22: kind, from, to, app, conns_per_s, then `request_size` at 28.
+    let e = err(&web("request_size = 300"));
+    assert!(
+        e.starts_with(
+            "t.toml:28: flows[0].request_size: invalid type: integer `300`, expected a string"
+        ),
+        "{e}"
+    );
+    let e = err(&web("request_size = \"0B\""));
+    assert_eq!(
+        e,
+        "t.toml:28: flows[0].request_size: expected a request size ≥ 1 byte, like request_size = \"300B\""
+    );
+    let e = err(&web("request_size = \"3 apples\""));
+    assert!(
+        e.starts_with("t.toml:28: flows[0].request_size: expected a byte count"),
+        "{e}"
+    );
+    let e = err(&web("requst_size = \"300B\""));
+    assert!(
+        e.starts_with("t.toml:28: flows[0].requst_size: unknown field `requst_size`"),
+        "{e}"
+    );
+    // Only web flows have requests.
+    let e = err(&web("request_size = \"300B\"").replace("app = \"web\"", "app = \"bulk\""));
+    assert!(
+        e.contains("flows[0].app: conns_per_s, size_* and request_size belong to app = \"web\""),
+        "{e}"
+    );
+    let e = err(&GRAPH.replace(
+        "rate = \"2Mbps\"",
+        "rate = \"2Mbps\"\nrequest_size = \"300B\"",
+    ));
+    assert!(
+        e.contains("flows[0]: cc, app, bytes, conns_per_s and request_size belong to tcp flows"),
+        "{e}"
+    );
+}

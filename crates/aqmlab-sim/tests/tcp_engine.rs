@@ -136,6 +136,141 @@ fn web_traffic_completes_transfers_and_recycles_connections() {
     );
 }
 
+/// One web exchange from server s1 to client r1: a request of `request` bytes, a response of
+/// exactly `response` bytes (lognormal with σ = 0), no further requests (`stop` before the
+/// next arrival).
+fn one_web_exchange(request: &str, response: &str, extra: &str) -> String {
+    format!(
+        "[[flows]]\nkind = \"tcp\"\nfrom = \"s1\"\nto = \"r1\"\napp = \"web\"\nconns_per_s = 0.001\nstop = \"1ms\"\nrequest_size = \"{request}\"\nsize_dist = \"lognormal\"\nsize_sigma = 0.0\nsize_mean = \"{response}\"\n{extra}"
+    )
+}
+
+#[test]
+fn one_packet_web_exchange_matches_the_formula() {
+    // The client (r1) opens the connection, the server (s1) answers a 100-B request with a
+    // 100-B response. Every link is idle, so, one way (1 ms + 20 ms + 1 ms of propagation):
+    // a 40-B control packet takes c = 22 ms + 2·320 ns + 32 µs, a 140-B data packet
+    // d = 22 ms + 2·1.12 µs + 112 µs. SYN (c), SYN-ACK (c), the request carrying the handshake
+    // ACK (d), the response, sent as soon as the request is in (d), and its ACK (c), which
+    // completes the exchange at the server: FCT = 3c + 2d. The server's ACK of the request
+    // leaves behind the response and delays nothing. With delayed ACKs the client holds the
+    // ACK of the lone response segment for the 40-ms timer; the server's delayed ACK of the
+    // request goes out with the response instead of waiting.
+    let c: u64 = 22_000_000 + 2 * 320 + 32_000;
+    let d: u64 = 22_000_000 + 2 * 1_120 + 112_000;
+    for (delayed_ack, expected) in [(false, 3 * c + 2 * d), (true, 3 * c + 2 * d + 40_000_000)] {
+        let flow = one_web_exchange("100B", "100B", &format!("delayed_ack = {delayed_ack}\n"));
+        let mut sc = scenario(&dumbbell(1, "droptail", "100p", &flow, "2s"));
+        sc.sim.run_until(SimTime::ZERO + sc.duration);
+        let r = sc.sim.report();
+        let m = &r.flows[0];
+        assert_eq!((m.transfers_started, m.transfers_completed), (1, 1));
+        assert_eq!(m.fct_ns.count(), 1);
+        assert_eq!(
+            m.fct_ns.max(),
+            expected as f64,
+            "delayed_ack = {delayed_ack}"
+        );
+        assert_eq!(m.fct_ns.mean(), expected as f64);
+        assert_eq!(
+            expected,
+            if delayed_ack {
+                150_326_400
+            } else {
+                110_326_400
+            }
+        );
+        // Goodput counts the response only; every packet of both legs is counted.
+        assert_eq!(m.delivered_bytes, 100);
+        // SYN, request, response ACK; SYN-ACK, request ACK, response.
+        assert_eq!((m.sent_pkts, m.delivered_pkts, m.dropped_pkts), (6, 6, 0));
+        assert_eq!(m.retransmits, 0);
+        // A smoothed RTT after each ACK a sender receives: the client's SYN-ACK and request
+        // ACK, the server's response ACK. Without delayed ACKs the largest is the server's:
+        // SYN-ACK → request (c + d) seeded its estimator and the response's sample is c + d.
+        assert_eq!(m.srtt_ns.count(), 3);
+        if !delayed_ack {
+            assert_eq!(m.srtt_ns.max(), (c + d) as f64);
+        }
+        assert_eq!(sc.sim.tcp_connections_open(), 0);
+    }
+}
+
+#[test]
+fn web_requests_travel_client_to_server_and_responses_back() {
+    // Server s1, client r1. A 3000-B request (1460 + 1460 + 80) and a 5000-B response
+    // (3 × 1460 + 620), no delayed ACKs. The client → server direction of the bottleneck
+    // (`bottleneck.rev`) carries the SYN, the request and the response's ACKs; the server →
+    // client direction carries the SYN-ACK, the request's ACKs and the response, the last
+    // request ACK behind the response (it stands in for the ACK a server piggybacks on it).
+    let flow = one_web_exchange("3000B", "5000B", "delayed_ack = false\n");
+    let text = dumbbell(1, "droptail", "100p", &flow, "2s");
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let ov = Overrides {
+        packet_log: vec!["bottleneck".into(), "bottleneck.rev".into()],
+        ..Overrides::default()
+    };
+    let mut sc = build(&text, "t.toml", dir, "t", &ov).unwrap();
+    sc.sim.run_until(SimTime::ZERO + sc.duration);
+    let sizes = |name: &str| -> Vec<u32> {
+        let (_, log) = sc.sim.packet_logs().find(|(n, _)| *n == name).unwrap();
+        log.iter().map(|p| p.size).collect()
+    };
+    assert_eq!(
+        sizes("bottleneck.rev"),
+        [40, 1500, 1500, 120, 40, 40, 40, 40],
+        "client → server"
+    );
+    assert_eq!(
+        sizes("bottleneck"),
+        [40, 40, 40, 1500, 1500, 1500, 660, 40],
+        "server → client"
+    );
+    let r = sc.sim.report();
+    let m = &r.flows[0];
+    assert_eq!((m.transfers_started, m.transfers_completed), (1, 1));
+    assert_eq!(m.delivered_bytes, 5000, "goodput is the response");
+    assert_eq!((m.sent_pkts, m.delivered_pkts), (16, 16));
+    let link = |name: &str| r.links.iter().find(|l| l.name == name).unwrap();
+    assert_eq!(link("bottleneck.rev").m.enqueued_pkts, 8);
+    assert_eq!(
+        link("bottleneck.rev").m.ingress_bytes,
+        40 + 1500 + 1500 + 120 + 4 * 40
+    );
+}
+
+#[test]
+fn web_exchanges_with_ecn_and_multi_segment_requests_are_deterministic() {
+    // Requests of several segments, ECN negotiated on every connection, CoDel marking both
+    // directions, a bulk flow to congest: two runs give the same summary, chunked or not.
+    let flows = format!(
+        "{}ecn = true\n[[flows]]\nkind = \"tcp\"\nfrom = \"s2\"\nto = \"r2\"\napp = \"web\"\nconns_per_s = 10.0\nsize_mean = \"30KB\"\nrequest_size = \"4KB\"\necn = true\n",
+        bulk("s1", "r1", "cubic")
+    );
+    let text = dumbbell(2, "codel", "100p", &flows, "20s").replace(
+        "buffer = \"100p\"",
+        "buffer = \"100p\"\nparams = { ecn = true }",
+    );
+    let a = run(&text);
+    let b = run(&text);
+    assert_eq!(a, b);
+    let mut s = scenario(&text);
+    for k in 1..=53u64 {
+        s.sim
+            .run_until(SimTime::from_nanos(20_000_000_000 * k / 53));
+    }
+    assert_eq!(a, summary(&s.name, s.seed, &s.sim.report(), 0.0));
+    let web = &a["flows"][1];
+    let done = web["transfers_completed"].as_u64().unwrap();
+    assert!(done > 150, "{web}");
+    assert!(a["links"]["bottleneck"]["marked_pkts"].as_u64().unwrap() > 0);
+    // The requests (4 KB each) load the client → server direction.
+    let rev = a["links"]["bottleneck.rev"]["delivered_bytes"]
+        .as_u64()
+        .unwrap();
+    assert!(rev > done * 4000, "{rev}");
+}
+
 #[test]
 fn same_seed_same_result_different_seed_different_result() {
     let flows = bulk("s1", "r1", "cubic")

@@ -13,6 +13,9 @@
 //! * [`sender`] / [`receiver`]: [`TcpSender`] (handshake, RFC 6675 SACK recovery or RFC 6582
 //!   NewReno, RFC 6298 timer, RFC 3168 ECN) and [`TcpReceiver`] (cumulative + SACK ACKs, delayed
 //!   ACKs, ECN echo).
+//! * Both directions of a request/response connection: the reply is a second pair,
+//!   [`TcpSender::established`] and [`TcpReceiver::established`], started without a handshake
+//!   from the [`Handshake`] the accepting end saw ([`TcpReceiver::handshake`]).
 //!
 //! # Contracts
 //! * **The caller owns the clock.** Every input takes `now: SimTime`; nothing reads a clock or
@@ -59,4 +62,4 @@ pub use config::{CcConfig, CcKind, ConfigError, CubicParams, TcpConfig, VegasPar
 pub use receiver::TcpReceiver;
 pub use rtt::RttEstimator;
 pub use segment::Segment;
-pub use sender::{Recovery, SenderStats, TcpSender};
+pub use sender::{Handshake, Recovery, SenderStats, TcpSender};

@@ -12,9 +12,13 @@
 //! * ECN (RFC 3168 §6.1.3): a CE-marked data packet makes every following ACK carry ECE until a
 //!   data packet with CWR arrives.
 //! * The advertised window is the configured cap, constant (no receive-buffer model).
+//! * Handshake summary ([`TcpReceiver::handshake`]): whether ECN was negotiated, whether the
+//!   SYN-ACK went out more than once, and the RTT from the (only) SYN-ACK to the first segment
+//!   that completes the handshake (its ACK, or data carrying it), as a passive opener measures it.
 
 use crate::config::TcpConfig;
 use crate::segment::{Segment, ACK, CWR, ECE, SYN};
+use crate::sender::Handshake;
 use aqmlab_core::{SimDuration, SimTime};
 
 /// The receiving end of one connection.
@@ -40,6 +44,11 @@ pub struct TcpReceiver {
     ece_pending: bool,
     delivered: u64,
     acks_sent: u64,
+    /// When the last SYN-ACK was sent, and how many were sent.
+    synack_at: Option<SimTime>,
+    synacks_sent: u32,
+    /// Time from the SYN-ACK to the first segment after it; `None` until then.
+    handshake_rtt: Option<SimDuration>,
 }
 
 impl TcpReceiver {
@@ -68,7 +77,22 @@ impl TcpReceiver {
             ece_pending: false,
             delivered: 0,
             acks_sent: 0,
+            synack_at: None,
+            synacks_sent: 0,
+            handshake_rtt: None,
         }
+    }
+
+    /// The receiver of the second direction of an open connection (see
+    /// [`crate::TcpSender::established`]): no handshake, ECN-capable when the connection's
+    /// handshake negotiated `ecn`. `cfg.handshake` and `cfg.ecn` are ignored. Panics if `cfg`
+    /// does not validate.
+    pub fn established(cfg: &TcpConfig, ecn: bool) -> Self {
+        TcpReceiver::new(&TcpConfig {
+            handshake: false,
+            ecn,
+            ..*cfg
+        })
     }
 
     /// Handles one arriving segment; ACKs (if any) are pushed to `out`.
@@ -88,7 +112,13 @@ impl TcpReceiver {
                 ..Segment::default()
             });
             self.acks_sent += 1;
+            self.synack_at = Some(now);
+            self.synacks_sent += 1;
             return;
+        }
+        if let (Some(t), None) = (self.synack_at, self.handshake_rtt) {
+            // The first segment after the SYN-ACK acknowledges it (with data or without).
+            self.handshake_rtt = Some(now.saturating_since(t));
         }
         if seg.len == 0 {
             return; // pure ACK (end of handshake): nothing to acknowledge
@@ -140,6 +170,27 @@ impl TcpReceiver {
             if now >= t {
                 self.send_ack(None, out);
             }
+        }
+    }
+
+    /// Sends at once the ACK the delayed-ACK timer is holding, if any: the application is
+    /// sending data the other way, which would carry it (RFC 1122 §4.2.3.2, piggybacking).
+    pub fn ack_now(&mut self, out: &mut Vec<Segment>) {
+        if self.delack_at.is_some() {
+            self.send_ack(None, out);
+        }
+    }
+
+    /// What the handshake established, for a sender in the other direction
+    /// ([`crate::TcpSender::established`]): ECN as negotiated, the SYN-ACK → first-segment RTT
+    /// (none if the SYN-ACK went out more than once: Karn), and whether it did. With the
+    /// handshake disabled: ECN as configured, no sample.
+    pub fn handshake(&self) -> Handshake {
+        let retransmitted = self.synacks_sent > 1;
+        Handshake {
+            ecn: self.ecn_ok,
+            rtt: self.handshake_rtt.filter(|_| !retransmitted),
+            retransmitted,
         }
     }
 

@@ -34,7 +34,8 @@
 //! retransmitted segment; the sample is taken from the newest segment the ACK covers.
 //!
 //! # ECN (RFC 3168 §6.1)
-//! Negotiated on SYN / SYN-ACK (or assumed when the handshake is off). New data is sent ECT(0);
+//! Negotiated on SYN / SYN-ACK (or assumed when the handshake is off, or taken from the
+//! [`Handshake`] for an [`established`](TcpSender::established) sender). New data is sent ECT(0);
 //! retransmissions are not ECT (§6.1.5). An ACK with ECE reduces the window as a loss would, but at
 //! most once per window of data (§6.1.2): not again until an ACK above the `snd_nxt` of the
 //! reduction arrives, and not during loss recovery. The next new data segment carries CWR; a
@@ -77,6 +78,19 @@ pub struct SenderStats {
     pub ssthresh_bytes: u64,
     /// When every application byte had been acknowledged.
     pub completed_at: Option<SimTime>,
+}
+
+/// What the handshake that opened a connection established, as the accepting end saw it
+/// ([`crate::TcpReceiver::handshake`]); it starts a sender in the other direction with
+/// [`TcpSender::established`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Handshake {
+    /// ECN was negotiated (RFC 3168 §6.1.1), or assumed because the handshake is disabled.
+    pub ecn: bool,
+    /// The handshake's RTT sample, if it has a Karn-valid one.
+    pub rtt: Option<SimDuration>,
+    /// The SYN or SYN-ACK was sent more than once.
+    pub retransmitted: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -204,7 +218,34 @@ impl TcpSender {
         s
     }
 
-    /// Opens the connection: emits the SYN, or with the handshake disabled the first window of data.
+    /// A sender for the second direction of a connection that is already open: the reply of a
+    /// request/response exchange, sent by the end that accepted the connection. It skips the
+    /// handshake (`connect` sends the first window of data at once) and starts from what the
+    /// handshake that opened the connection established (see [`Handshake`]):
+    /// * ECN-capable exactly when the handshake negotiated ECN (RFC 3168 §6.1.1 negotiates it
+    ///   for the connection, both directions);
+    /// * the RTT estimator seeded with `hs.rtt` (RFC 6298 §2.2: SRTT = R, RTTVAR = R/2,
+    ///   RTO = max(min RTO, 3R)), as Linux seeds a passively opened connection from its
+    ///   SYN-ACK → ACK sample; without a sample the RTO is `initial_rto` (§2.1);
+    /// * if the SYN or SYN-ACK was retransmitted, no sample (Karn), RTO = 3 s (§5.7) and an
+    ///   initial window of 1 SMSS (RFC 5681 §3.1), as for the connecting sender.
+    ///
+    /// `cfg.handshake` and `cfg.ecn` are ignored (the handshake already happened). Panics if
+    /// `cfg` does not validate.
+    pub fn established(cfg: &TcpConfig, app_bytes: Option<u64>, hs: Handshake) -> Self {
+        let cfg = TcpConfig {
+            handshake: false,
+            ecn: hs.ecn,
+            ..*cfg
+        };
+        let mut s = TcpSender::new(&cfg, app_bytes);
+        s.apply_handshake(hs.rtt, hs.retransmitted);
+        s.refresh_stats();
+        s
+    }
+
+    /// Opens the connection: emits the SYN, or with the handshake disabled (or for an
+    /// [`established`](TcpSender::established) sender) the first window of data.
     pub fn connect(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.state != State::Closed {
             return;
@@ -354,16 +395,7 @@ impl TcpSender {
         self.rto_at = None;
         self.snd_wnd = self.snd_wnd.min(u64::from(seg.rwnd));
         self.ecn_ok = self.ecn_wanted && seg.has(ECE) && !seg.has(CWR);
-        if self.syn_retx {
-            // RFC 6298 §5.7: no valid sample (Karn) → RTO back to 3 s; RFC 5681 §3.1: IW = 1 SMSS.
-            if self.rtt.srtt().is_none() {
-                self.rtt.set_rto(SimDuration::from_secs(3));
-            }
-            self.cc
-                .reset_initial_window(self.mss.min(self.initial_cwnd));
-        } else {
-            self.rtt.on_sample(now - self.syn_sent_at);
-        }
+        self.apply_handshake(Some(now - self.syn_sent_at), self.syn_retx);
         let before = self.stats.segments_sent;
         self.send_loop(now, out);
         if self.stats.segments_sent == before {
@@ -378,6 +410,21 @@ impl TcpSender {
             self.stats.segments_sent += 1;
         }
         self.check_complete(now);
+    }
+
+    /// What a finished handshake means for the sender: its RTT `sample`, unless the SYN or
+    /// SYN-ACK was `retransmitted`, in which case there is no valid sample (Karn), the RTO goes
+    /// back to 3 s (RFC 6298 §5.7) and the initial window is 1 SMSS (RFC 5681 §3.1).
+    fn apply_handshake(&mut self, sample: Option<SimDuration>, retransmitted: bool) {
+        if retransmitted {
+            if self.rtt.srtt().is_none() {
+                self.rtt.set_rto(SimDuration::from_secs(3));
+            }
+            self.cc
+                .reset_initial_window(self.mss.min(self.initial_cwnd));
+        } else if let Some(r) = sample {
+            self.rtt.on_sample(r);
+        }
     }
 
     // ----- ACK processing --------------------------------------------------------------------

@@ -4,8 +4,10 @@
 mod harness;
 
 use aqmlab_core::{Bitrate, SimDuration, SimTime};
-use aqmlab_tcp::segment::{ACK, CWR, ECE};
-use aqmlab_tcp::{CcKind, Recovery, RttEstimator, Segment, TcpConfig, TcpReceiver, TcpSender};
+use aqmlab_tcp::segment::{ACK, CWR, ECE, SYN};
+use aqmlab_tcp::{
+    CcKind, Handshake, Recovery, RttEstimator, Segment, TcpConfig, TcpReceiver, TcpSender,
+};
 use harness::{FlowSpec, LinkSpec, Net};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -227,6 +229,136 @@ fn lost_syn_is_retransmitted_after_initial_rto() {
     assert_eq!(tx.stats().cwnd_bytes, 1460);
     assert_eq!(tx.stats().rto, SimDuration::from_secs(3));
     assert_eq!(tx.stats().srtt, None);
+}
+
+// ----- the reply direction of a request/response connection ----------------------------------
+
+#[test]
+fn established_sender_starts_from_the_handshake_the_server_saw() {
+    // Client → server: SYN, SYN-ACK, a 300-B request carrying the handshake ACK, each taking
+    // d = 100 ms. The server measures SYN-ACK → request = 2d; a reply sender seeded with it has
+    // SRTT = 2d and RTO = 3·2d = 600 ms (not the 1 s initial RTO), and is ECN-capable because
+    // the handshake negotiated ECN.
+    let cfg = TcpConfig {
+        ecn: true,
+        delayed_ack: false,
+        ..TcpConfig::default()
+    };
+    let d = SimDuration::from_millis(100);
+    let t = |k: u64| SimTime::ZERO + SimDuration::from_nanos(k * d.as_nanos());
+    let mut client = TcpSender::new(&cfg, Some(300));
+    let mut server = TcpReceiver::new(&cfg);
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    client.connect(t(0), &mut a);
+    server.on_segment(t(1), &a[0], &mut b);
+    a.clear();
+    client.on_segment(t(2), &b[0], &mut a);
+    assert_eq!(a.len(), 1, "the request carries the handshake ACK");
+    b.clear();
+    server.on_segment(t(3), &a[0], &mut b);
+    assert_eq!(server.delivered_bytes(), 300);
+    let hs = server.handshake();
+    assert_eq!(
+        hs,
+        Handshake {
+            ecn: true,
+            rtt: Some(SimDuration::from_millis(200)),
+            retransmitted: false
+        }
+    );
+    let mut reply = TcpSender::established(&cfg, Some(5000), hs);
+    assert_eq!(reply.stats().srtt, Some(SimDuration::from_millis(200)));
+    assert_eq!(reply.stats().rto, SimDuration::from_millis(600));
+    let mut out = Vec::new();
+    reply.connect(t(3), &mut out);
+    // No SYN: 5000 B at once in the initial window (3 × 1460 + 620), all ECT.
+    let lens: Vec<u32> = out.iter().map(|s| s.len).collect();
+    assert_eq!(lens, [1460, 1460, 1460, 620]);
+    assert!(out.iter().all(|s| s.ect && !s.has(SYN) && s.seq >= 1));
+    assert!(reply.ecn_negotiated());
+    assert_eq!(
+        reply.next_timer(),
+        Some(t(3) + SimDuration::from_millis(600))
+    );
+    // The client's receiver for the reply echoes a CE mark as ECE.
+    let mut rx = TcpReceiver::established(&cfg, client.ecn_negotiated());
+    let mut seg = out[0];
+    seg.ce = true;
+    let mut acks = Vec::new();
+    rx.on_segment(t(4), &seg, &mut acks);
+    assert!(acks[0].has(ECE) && acks[0].ack == 1461);
+    for s in &out[1..] {
+        rx.on_segment(t(4), s, &mut acks);
+    }
+    assert_eq!(rx.delivered_bytes(), 5000);
+    let mut none = Vec::new();
+    for ack in &acks {
+        reply.on_segment(t(5), ack, &mut none);
+    }
+    assert!(reply.is_complete());
+    assert_eq!(reply.stats().ecn_reductions, 1);
+
+    // Without ECN negotiated the reply is not ECN-capable, whatever the configuration says.
+    let mut plain = TcpSender::established(&cfg, Some(100), Handshake { ecn: false, ..hs });
+    let mut out = Vec::new();
+    plain.connect(t(3), &mut out);
+    assert!(!out[0].ect && !plain.ecn_negotiated());
+}
+
+#[test]
+fn established_sender_after_a_repeated_syn_ack_has_no_sample() {
+    // A duplicate SYN (the client timed out) makes the server send a second SYN-ACK: no
+    // Karn-valid sample, so the reply starts with RTO = 3 s and one segment (RFC 6298 §5.7,
+    // RFC 5681 §3.1), as the connecting sender does after a lost SYN.
+    let cfg = TcpConfig::default();
+    let mut server = TcpReceiver::new(&cfg);
+    let syn = Segment {
+        seq: 0,
+        flags: SYN,
+        rwnd: u32::MAX,
+        ..Segment::default()
+    };
+    let mut b = Vec::new();
+    server.on_segment(SimTime::ZERO, &syn, &mut b);
+    server.on_segment(SimTime::from_secs(1), &syn, &mut b);
+    assert_eq!(b.len(), 2, "each SYN is answered");
+    server.on_segment(SimTime::from_millis(1100), &data(1, 300), &mut b);
+    let hs = server.handshake();
+    assert_eq!((hs.rtt, hs.retransmitted), (None, true));
+    let mut reply = TcpSender::established(&cfg, Some(10_000), hs);
+    let mut out = Vec::new();
+    reply.connect(SimTime::from_millis(1100), &mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(reply.stats().rto, SimDuration::from_secs(3));
+    // With the handshake disabled there is nothing to measure: the initial RTO (1 s) applies.
+    let cfg = TcpConfig {
+        handshake: false,
+        ..TcpConfig::default()
+    };
+    let mut server = TcpReceiver::new(&cfg);
+    server.on_segment(SimTime::ZERO, &data(1, 300), &mut b);
+    let hs = server.handshake();
+    assert_eq!((hs.rtt, hs.retransmitted), (None, false));
+    let reply = TcpSender::established(&cfg, Some(10_000), hs);
+    assert_eq!(reply.stats().rto, SimDuration::from_secs(1));
+}
+
+#[test]
+fn ack_now_sends_the_delayed_ack_at_once() {
+    let cfg = TcpConfig::default();
+    let mut rx = TcpReceiver::new(&TcpConfig {
+        handshake: false,
+        ..cfg
+    });
+    let mut out = Vec::new();
+    rx.ack_now(&mut out);
+    assert!(out.is_empty(), "nothing to acknowledge");
+    rx.on_segment(SimTime::ZERO, &data(1, 300), &mut out);
+    assert!(out.is_empty() && rx.next_timer().is_some(), "delayed");
+    rx.ack_now(&mut out);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].ack, 301);
+    assert_eq!(rx.next_timer(), None);
 }
 
 // ----- receiver ------------------------------------------------------------------------------
