@@ -1,4 +1,4 @@
-//! The event queue: a binary heap keyed by `(time, seq)`, where `seq` is a global insertion
+//! The event queue: a priority queue keyed by `(time, seq)`, where `seq` is a global insertion
 //! counter, so events at the same instant come out in the order they were scheduled (FIFO).
 //! That rule, written down and tested, is what makes a run deterministic.
 //!
