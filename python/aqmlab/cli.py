@@ -128,6 +128,13 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     b.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     b.add_argument("--root", default=".", metavar="DIR", help="repository root (default .)")
+    b.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        metavar="N",
+        help="runs per scenario; the run with the median wall time is reported (default 3)",
+    )
 
     d = sub.add_parser(
         "demo",
@@ -338,7 +345,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if a.command == "bench":
             from aqmlab.bench import format_table, run_benchmarks
 
-            rows = run_benchmarks(a.root)
+            if a.repeat < 1:
+                raise _UsageError(f"--repeat must be at least 1, got {a.repeat}")
+            rows = run_benchmarks(a.root, a.repeat)
             print(json.dumps(rows, indent=2) if a.json else format_table(rows))
             return 0
         parser.print_help()

@@ -1,0 +1,31 @@
+"""``aqmlab bench``: the report's keys and consistency (figures are reported, never asserted)."""
+
+import json
+
+from conftest import ROOT, run_cli
+
+KEYS = {"name", "delivered_pkts", "events", "wall_s", "pkts_per_s", "events_per_s", "peak_rss_mb"}
+
+
+def test_bench_json_reports_every_key_for_both_scenarios():
+    p = run_cli("bench", "--json", "--repeat", "2", "--root", str(ROOT))
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert [r["name"] for r in rows] == ["bulk-dumbbell", "codel-dynamic-link"]
+    for r in rows:
+        assert r.keys() >= KEYS
+        assert r["runs"] == 2
+        assert r["wall_s_min"] <= r["wall_s"] <= r["wall_s_max"]
+        assert r["delivered_pkts"] > 0 and r["events"] > r["delivered_pkts"]
+        assert abs(r["pkts_per_s"] - r["delivered_pkts"] / r["wall_s"]) <= 1e-6 * r["pkts_per_s"]
+        assert r["peak_rss_mb"] > 0
+
+
+def test_bench_rejects_a_bad_repeat_and_a_missing_root(tmp_path):
+    p = run_cli("bench", "--repeat", "0", "--root", str(ROOT))
+    assert p.returncode == 2
+    assert "--repeat must be at least 1, got 0" in p.stderr
+    p = run_cli("bench", "--repeat", "1", "--root", str(tmp_path))
+    assert p.returncode == 2
+    assert "benchmark scenario not found" in p.stderr
+    assert "Traceback" not in p.stderr
