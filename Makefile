@@ -21,8 +21,8 @@ demo: install ## the main job: the CoDel dynamic-link experiment, CoDel vs tail 
 lint: ## rustfmt, clippy (warnings are errors) and ruff
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(PYTHON) -m ruff check python tests
-	$(PYTHON) -m ruff format --check python tests
+	$(PYTHON) -m ruff check python tests examples
+	$(PYTHON) -m ruff format --check python tests examples
 
 test-rust: ## every Rust test (unit, integration, property, vector agreement, doc tests)
 	cargo test
