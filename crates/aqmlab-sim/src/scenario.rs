@@ -118,6 +118,7 @@ struct RawFlow {
     sack: Option<bool>,
     ecn: Option<bool>,
     handshake: Option<bool>,
+    hystart: Option<bool>,
     min_rto: Option<S>,
 }
 
@@ -1168,6 +1169,16 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
     }
     if let Some(b) = f.handshake {
         cfg.handshake = b;
+    }
+    if let Some(b) = f.hystart {
+        if b && cfg.cc.kind == CcKind::Vegas {
+            return Err(cx.err(
+                Some(f.kind.span()),
+                format!("{p}.hystart"),
+                "HyStart++ applies to reno, newreno and cubic (Vegas has its own slow-start exit)",
+            ));
+        }
+        cfg.cc.hystart = b;
     }
     if let Some(r) = &f.min_rto {
         cfg.min_rto = cx.unit(r, &format!("{p}.min_rto"), units::parse_duration)?;

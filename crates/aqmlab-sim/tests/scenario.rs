@@ -554,3 +554,27 @@ fn web_request_size_is_checked_like_every_key() {
         "{e}"
     );
 }
+
+#[test]
+fn hystart_is_a_tcp_key_and_refused_for_vegas() {
+    let tcp = |extra: &str| {
+        GRAPH.replace(
+            "kind = \"udp\"\nfrom = \"a\"\nto = \"c\"\nrate = \"2Mbps\"",
+            &format!("kind = \"tcp\"\nfrom = \"a\"\nto = \"c\"\n{extra}"),
+        )
+    };
+    assert!(parse(&tcp("cc = \"cubic\"\nhystart = true")).is_ok());
+    assert!(parse(&tcp("cc = \"newreno\"\nhystart = false")).is_ok());
+    // `[[flows]]` is at line 22; its `kind` key at 23 is where the flow's errors point.
+    assert_eq!(
+        err(&tcp("cc = \"vegas\"\nhystart = true")),
+        "t.toml:23: flows[0].hystart: HyStart++ applies to reno, newreno and cubic (Vegas has its own slow-start exit)"
+    );
+    let e = err(&tcp("hystart = \"yes\""));
+    assert!(
+        e.starts_with(
+            "t.toml:26: flows[0].hystart: invalid type: string \"yes\", expected a boolean"
+        ),
+        "{e}"
+    );
+}

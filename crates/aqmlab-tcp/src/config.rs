@@ -98,6 +98,10 @@ pub struct CcConfig {
     pub cubic: CubicParams,
     /// Used when `kind` is [`CcKind::Vegas`].
     pub vegas: VegasParams,
+    /// HyStart++ (RFC 9406) in the initial slow start. Off by default: the seed experiments'
+    /// ns-2 stacks predate it, although RFC 9438 §4.10 says CUBIC SHOULD use it. Not for Vegas,
+    /// which has its own slow-start exit.
+    pub hystart: bool,
 }
 
 impl CcConfig {
@@ -211,6 +215,12 @@ impl TcpConfig {
         let v = &self.cc.vegas;
         if v.alpha > v.beta {
             return bad("cc.vegas.alpha", "expected alpha <= beta");
+        }
+        if self.cc.hystart && self.cc.kind == CcKind::Vegas {
+            return bad(
+                "cc.hystart",
+                "HyStart++ applies to reno, newreno and cubic (Vegas has its own slow-start exit)",
+            );
         }
         Ok(())
     }

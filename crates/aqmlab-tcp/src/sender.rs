@@ -43,7 +43,7 @@
 
 use std::collections::VecDeque;
 
-use crate::cc::{AckEvent, AnyCc, Congestion, CongestionControl};
+use crate::cc::{AckEvent, AnyCc, Congestion, CongestionControl, Growth, HyStart};
 use crate::config::{CcKind, TcpConfig};
 use crate::rtt::RttEstimator;
 use crate::segment::{Segment, ACK, CWR, ECE, SYN};
@@ -139,6 +139,8 @@ pub struct TcpSender {
     classic_reno: bool,
     initial_cwnd: u64,
     cc: AnyCc,
+    /// HyStart++ state while the initial slow start lasts, when configured.
+    hystart: Option<HyStart>,
     rtt: RttEstimator,
     state: State,
     syn_sent_at: SimTime,
@@ -189,6 +191,7 @@ impl TcpSender {
             classic_reno: cfg.cc.kind == CcKind::Reno && !cfg.sack,
             initial_cwnd,
             cc,
+            hystart: cfg.cc.hystart.then(HyStart::new),
             rtt,
             state: State::Closed,
             syn_sent_at: SimTime::ZERO,
@@ -348,6 +351,15 @@ impl TcpSender {
     pub fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
         visit("cwnd", self.cc.cwnd() as f64);
         visit("ssthresh", self.cc.ssthresh() as f64);
+        if let Some(h) = &self.hystart {
+            // 0: initial slow start over, 1: standard slow start, 2: conservative slow start.
+            let phase = match (h.active(), h.in_css()) {
+                (false, _) => 0.0,
+                (true, false) => 1.0,
+                (true, true) => 2.0,
+            };
+            visit("hystart_phase", phase);
+        }
         visit(
             "srtt_s",
             self.rtt.srtt().map_or(f64::NAN, |d| d.as_secs_f64()),
@@ -507,6 +519,7 @@ impl TcpSender {
         {
             let flight = self.snd_nxt - self.snd_una;
             self.cc.on_congestion(now, flight, Congestion::Ecn);
+            self.end_hystart();
             self.stats.ecn_reductions += 1;
             self.cwr_pending = true;
             self.ecn_recover = self.snd_nxt;
@@ -520,7 +533,7 @@ impl TcpSender {
             && recovery_before != Recovery::Fast
             && self.recovery != Recovery::Fast
         {
-            let ev = AckEvent {
+            let mut ev = AckEvent {
                 now,
                 acked_bytes: acked,
                 rtt: sample,
@@ -531,6 +544,18 @@ impl TcpSender {
                 cwnd_limited,
                 mss: self.mss,
             };
+            if let Some(h) = self.hystart.as_mut().filter(|h| h.active()) {
+                if self.cc.cwnd() < self.cc.ssthresh() {
+                    // RFC 9406 §4.2 in the initial slow start.
+                    match h.on_ack(self.snd_una, self.snd_nxt, sample) {
+                        Growth::SlowStart => {}
+                        Growth::Conservative => ev.acked_bytes /= crate::cc::CSS_GROWTH_DIVISOR,
+                        Growth::EnterCongestionAvoidance => self.cc.exit_slow_start(now),
+                    }
+                } else {
+                    h.finish();
+                }
+            }
             self.cc.on_ack(&ev);
         }
 
@@ -662,6 +687,7 @@ impl TcpSender {
         self.stats.fast_recoveries += 1;
         let flight = self.snd_nxt - self.snd_una;
         self.cc.on_congestion(now, flight, Congestion::Loss);
+        self.end_hystart();
         self.recovery = Recovery::Fast;
         self.recover = self.snd_nxt;
         self.partial_acks = 0;
@@ -699,6 +725,7 @@ impl TcpSender {
         self.stats.timeouts += 1;
         let flight = self.snd_nxt - self.snd_una;
         self.cc.on_rto(now, flight);
+        self.end_hystart();
         self.rtt.backoff();
         self.recovery = Recovery::Timeout;
         self.recover = self.snd_nxt;
@@ -855,6 +882,14 @@ impl TcpSender {
         self.stats.segments_sent += 1;
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto()); // RFC 6298 §5.1
+        }
+    }
+
+    /// A loss, an ECN echo or a timeout ends the initial slow start: HyStart++ is done
+    /// (RFC 9406 §4.3: only the initial slow start uses it).
+    fn end_hystart(&mut self) {
+        if let Some(h) = &mut self.hystart {
+            h.finish();
         }
     }
 

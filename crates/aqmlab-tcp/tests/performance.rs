@@ -252,3 +252,54 @@ fn vegas_holds_between_alpha_and_beta_packets_queued() {
     assert!((1.0..=3.0).contains(&q), "mean queue {q}");
     assert!(util > 0.95, "utilization {util}");
 }
+
+/// One CUBIC flow, 20 Mb/s, RTT 100 ms (BDP ≈ 167 packets), `buffer` packets of tail drop.
+fn cubic_slow_start(hystart: bool, buffer: usize, secs: u64) -> Net {
+    let mut cfg = TcpConfig::with_cc(CcKind::Cubic);
+    cfg.cc.hystart = hystart;
+    let link = LinkSpec {
+        rate: Bitrate::from_mbps(20),
+        delay: SimDuration::from_millis(50),
+        buffer_pkts: buffer,
+        loss: None,
+    };
+    let mut net = Net::new(link, vec![FlowSpec::bulk(cfg)]);
+    net.run_until(SimTime::from_secs(secs));
+    net
+}
+
+/// HyStart++ (RFC 9406) ends the initial slow start on the queueing delay the flow itself
+/// causes: Conservative Slow Start, then congestion avoidance with `ssthresh = cwnd`, without a
+/// loss, where plain slow start doubles the window until the buffer overflows (12 BDPs of
+/// buffer, 8 s).
+#[test]
+fn hystart_leaves_slow_start_before_the_buffer_overflows() {
+    let plain = cubic_slow_start(false, 2000, 8);
+    let hs = cubic_slow_start(true, 2000, 8);
+    let tx = &hs.flows[0].tx;
+    let ssthresh_pkts = state_value(tx, "ssthresh") / MSS as f64;
+    assert!(plain.queue_drops > 0, "slow start overshoots");
+    assert_eq!((hs.queue_drops, tx.stats().retransmits), (0, 0));
+    assert_eq!(state_value(tx, "hystart_phase"), 0.0, "CSS is over");
+    // The exit needs a standing queue (a delay rise of at least 12.5 ms), and left through CSS
+    // without a loss: ssthresh was set to cwnd, above the BDP and below what the path holds.
+    assert!(
+        ssthresh_pkts > 167.0 && ssthresh_pkts < 167.0 + 2000.0,
+        "{ssthresh_pkts}"
+    );
+    assert!(hs.q_max < 2000 && plain.q_max == 2000);
+}
+
+/// With a shallower buffer (4 BDPs) the CSS rounds still outgrow it, but HyStart++ loses a small
+/// fraction of what plain slow start loses.
+#[test]
+fn hystart_cuts_slow_start_losses_with_a_shallower_buffer() {
+    let plain = cubic_slow_start(false, 700, 3);
+    let hs = cubic_slow_start(true, 700, 3);
+    assert!(
+        hs.queue_drops * 4 < plain.queue_drops,
+        "{} vs {}",
+        hs.queue_drops,
+        plain.queue_drops
+    );
+}

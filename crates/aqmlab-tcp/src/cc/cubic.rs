@@ -19,7 +19,8 @@
 //!   FlightSize; Linux does the same). ECN-Echo is handled as a loss (§4.6 last paragraph).
 //! * §4.7: fast convergence: `W_max = cwnd·(1 + β)/2` if `cwnd < W_max` before the reduction.
 //! * §4.8: on RTO, `ssthresh` as above, `cwnd` = 1 SMSS, and a new epoch starts after slow start.
-//! * Slow start is standard (RFC 5681 with byte counting, as [`super::Reno`]); HyStart++ is not used.
+//! * Slow start is standard (RFC 5681 with byte counting, as [`super::Reno`]), with HyStart++ when
+//!   configured ([`super::HyStart`], driven by the sender; §4.10 for the exit without a loss).
 
 use super::{slow_start, AckEvent, Congestion, CongestionControl};
 use crate::config::CubicParams;
@@ -180,6 +181,17 @@ impl CongestionControl for Cubic {
     }
     fn reset_initial_window(&mut self, cwnd: u64) {
         self.cwnd = cwnd;
+    }
+    fn exit_slow_start(&mut self, _now: SimTime) {
+        // §4.10: leaving the first slow start without a loss leaves W_max undefined; CUBIC sets
+        // cwnd_prior = cwnd and starts a curve with K = 0 and W_max = cwnd at the start of
+        // congestion avoidance (the epoch starts with the next ACK).
+        let cwnd_seg = self.seg(self.cwnd);
+        self.ssthresh = self.cwnd;
+        self.w_max = cwnd_seg;
+        self.cwnd_prior = cwnd_seg;
+        self.epoch = None;
+        self.frac = 0.0;
     }
     fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
         visit("cubic_w_max", self.w_max);

@@ -12,10 +12,12 @@
 //! smoltcp's `AnyController`. The trait exists so tests and experiments can write their own.
 
 mod cubic;
+mod hystart;
 mod reno;
 mod vegas;
 
 pub use cubic::Cubic;
+pub use hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
 pub use reno::Reno;
 pub use vegas::Vegas;
 
@@ -71,6 +73,9 @@ pub trait CongestionControl {
     fn on_rto(&mut self, now: SimTime, flight_size: u64);
     /// Replaces the initial window (RFC 5681 §3.1: one segment after a lost SYN).
     fn reset_initial_window(&mut self, cwnd: u64);
+    /// Leaves slow start without a congestion signal (HyStart++, RFC 9406 §4.2): `ssthresh =
+    /// cwnd`, and congestion avoidance from the current window.
+    fn exit_slow_start(&mut self, now: SimTime);
     /// Reports internal state for tracing.
     fn visit_state(&self, _visit: &mut dyn FnMut(&'static str, f64)) {}
 }
@@ -147,6 +152,9 @@ impl CongestionControl for AnyCc {
     }
     fn reset_initial_window(&mut self, cwnd: u64) {
         dispatch!(self, c => c.reset_initial_window(cwnd))
+    }
+    fn exit_slow_start(&mut self, now: SimTime) {
+        dispatch!(self, c => c.exit_slow_start(now))
     }
     fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
         dispatch!(self, c => c.visit_state(visit))

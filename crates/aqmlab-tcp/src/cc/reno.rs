@@ -71,6 +71,10 @@ impl CongestionControl for Reno {
     fn reset_initial_window(&mut self, cwnd: u64) {
         self.cwnd = cwnd;
     }
+    fn exit_slow_start(&mut self, _now: SimTime) {
+        self.ssthresh = self.cwnd;
+        self.bytes_acked = 0;
+    }
     fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
         visit("reno_bytes_acked", self.bytes_acked as f64);
     }

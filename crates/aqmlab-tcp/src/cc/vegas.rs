@@ -201,6 +201,10 @@ impl CongestionControl for Vegas {
     fn reset_initial_window(&mut self, cwnd: u64) {
         self.cwnd = cwnd;
     }
+    fn exit_slow_start(&mut self, _now: SimTime) {
+        // Vegas leaves slow start by its own rule; HyStart++ is refused for it (config).
+        self.ssthresh = self.cwnd;
+    }
     fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
         visit(
             "vegas_base_rtt_s",
