@@ -43,6 +43,11 @@ def main() -> None:
     )
     a = ap.parse_args()
     n = a.seeds
+    if n < 1:
+        ap.error(f"--seeds must be at least 1, got {n}")
+    bad = [kv for kv in a.set if "=" not in kv]
+    if bad:
+        ap.error(f"--set expects KEY=VALUE, got {bad[0]!r}")
     sets = dict(kv.split("=", 1) for kv in a.set) or None
     head = " ".join(f"{r:>5}M" for r in RATES_MBPS)
     print(f"{'seed':>4} {'CoDel/DT':>9} | per phase: {head}")

@@ -9,7 +9,8 @@ set n_flows 8
 set duration 60.0
 
 set ns [new Simulator]
-Agent/TCP set packetSize_ 1500
+# packetSize_ is the payload: ns-2 adds the 40-byte TCP/IP header, so packets are 1500 B on the wire.
+Agent/TCP set packetSize_ 1460
 Agent/TCP set window_ 100000
 Agent/TCP set maxcwnd_ 0
 

@@ -92,11 +92,21 @@ pub struct Qdisc<Q> {
 impl<Q: QueueDisc> Qdisc<Q> {
     /// Wraps `inner`.
     pub fn new(inner: Q) -> Self {
+        // A discipline handed over with packets in it keeps them in the count (they count as
+        // received, so conservation still holds).
+        let queued = inner.backlog();
+        let stats = QdiscStats {
+            received: Count {
+                packets: queued.packets as u64,
+                bytes: queued.bytes,
+            },
+            ..QdiscStats::default()
+        };
         Qdisc {
             inner,
-            stats: QdiscStats::default(),
+            stats,
             cx: QdiscCx::new(),
-            queued: Backlog::default(),
+            queued,
         }
     }
 

@@ -149,30 +149,68 @@ mod tests {
         assert_eq!(q.processed(), 5);
     }
 
+    /// One step of the property test: push at `now + dt` (any size, saturating to the end of
+    /// time), take a sequence number for later, push with a taken number, or pop.
+    #[derive(Clone, Debug)]
+    enum Op {
+        Push(u64),
+        Reserve,
+        PushReserved(usize, u64),
+        Pop,
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (0u64..50).prop_map(Op::Push),
+            any::<u64>().prop_map(Op::Push),
+            Just(Op::Push(u64::MAX)),
+            Just(Op::Reserve),
+            (any::<usize>(), 0u64..50).prop_map(|(i, dt)| Op::PushReserved(i, dt)),
+            Just(Op::Pop),
+            Just(Op::Pop),
+        ]
+    }
+
     proptest::proptest! {
-        /// Against a sorted reference: interleaved pushes and pops come out in (time, seq) order.
+        /// Against a sorted reference: whatever the times (up to the end of time) and however
+        /// sequence numbers were taken, events come out in (time, seq) order.
         #[test]
-        fn pops_in_time_then_insertion_order(ops in proptest::collection::vec((0u64..50, proptest::bool::ANY), 1..400)) {
+        fn pops_in_time_then_insertion_order(ops in proptest::collection::vec(op(), 1..400)) {
             let mut q = EventQueue::with_capacity(4);
             let mut reference: Vec<(u64, u64)> = Vec::new();
-            let mut now = 0;
-            for (i, &(dt, pop)) in ops.iter().enumerate() {
-                if pop {
-                    let got = q.pop_with_seq().map(|(t, s, e)| (t.as_nanos(), s, e));
-                    let want = (!reference.is_empty()).then(|| reference.remove(0));
-                    proptest::prop_assert_eq!(got.map(|g| (g.0, g.1)), want);
-                    if let Some((t, _, e)) = got {
-                        now = t;
-                        proptest::prop_assert_eq!(e, got.unwrap().1 as usize);
+            let mut reserved: Vec<u64> = Vec::new();
+            let mut now = 0u64;
+            for o in ops {
+                match o {
+                    Op::Push(dt) => {
+                        let t = now.saturating_add(dt);
+                        let seq = q.next_seq;
+                        q.push(SimTime::from_nanos(t), seq);
+                        reference.push((t, seq));
                     }
-                } else {
-                    let t = now + dt;
-                    let seq = q.next_seq;
-                    q.push(SimTime::from_nanos(t), seq as usize);
-                    reference.push((t, seq));
-                    reference.sort_unstable();
+                    Op::Reserve => reserved.push(q.reserve_seq()),
+                    Op::PushReserved(i, dt) if !reserved.is_empty() => {
+                        let seq = reserved.swap_remove(i % reserved.len());
+                        let t = now.saturating_add(dt);
+                        q.push_with_seq(SimTime::from_nanos(t), seq, seq);
+                        reference.push((t, seq));
+                    }
+                    Op::PushReserved(..) => {}
+                    Op::Pop => {
+                        reference.sort_unstable();
+                        let want = (!reference.is_empty()).then(|| reference.remove(0));
+                        let got = q.pop_with_seq().map(|(t, s, e)| {
+                            assert_eq!(s, e, "the event is the one pushed with this seq");
+                            (t.as_nanos(), s)
+                        });
+                        proptest::prop_assert_eq!(got, want);
+                        if let Some((t, _)) = got {
+                            now = t;
+                        }
+                    }
                 }
-                proptest::prop_assert_eq!(q.len(), reference.len(), "op {}", i);
+                proptest::prop_assert_eq!(q.len(), reference.len());
             }
         }
     }

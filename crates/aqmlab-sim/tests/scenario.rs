@@ -540,7 +540,10 @@ fn web_request_size_is_checked_like_every_key() {
         "{e}"
     );
     // Only web flows have requests.
-    let e = err(&web("request_size = \"300B\"").replace("app = \"web\"", "app = \"bulk\""));
+    // (without conns_per_s, so request_size alone must trigger the error)
+    let e = err(&web("request_size = \"300B\"")
+        .replace("app = \"web\"", "app = \"bulk\"")
+        .replace("conns_per_s = 5.0\n", ""));
     assert!(
         e.contains("flows[0].app: conns_per_s, size_* and request_size belong to app = \"web\""),
         "{e}"
