@@ -126,7 +126,10 @@ mod tests {
 
     /// The bound the layout guarantees (module docs): half a bucket width over its lower edge.
     const LAYOUT_ERR: f64 = 1.0 / (2 * SUB) as f64;
-    const _: () = assert!(LAYOUT_ERR <= REL_ERR, "the layout must meet the documented bound");
+    const _: () = assert!(
+        LAYOUT_ERR <= REL_ERR,
+        "the layout must meet the documented bound"
+    );
 
     proptest! {
         #[test]
