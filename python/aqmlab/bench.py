@@ -65,8 +65,8 @@ def _subprocess_run(path: str) -> dict:
 def run_benchmarks(root: str, repeat: int = 3) -> list[dict]:
     """Run every benchmark scenario under ``root`` ``repeat`` times, each in its own
     subprocess, and report the run with the median wall time (the lower of the two middle runs
-    for an even count), with the fastest and slowest wall times beside it: on a shared machine one run's time can be off by tens of percent,
-    and the simulated results are identical anyway."""
+    for an even count), with the fastest and slowest wall times beside it: on a shared machine
+    one run's time can be off by tens of percent, and the simulated results are identical."""
     if repeat < 1:
         raise ValueError(f"--repeat must be at least 1, got {repeat}")
     out = []
