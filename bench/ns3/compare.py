@@ -298,6 +298,7 @@ def spread(rows: list[dict]) -> str:
     """Mean ± sd over runs of each (qdisc, simulator)."""
     keys = [
         ("goodput", lambda r: r["whole"]["total_goodput_mbps"], 3),
+        ("util", lambda r: r["utilization"], 4),
         ("Jain", lambda r: r["whole"]["jain_goodput"], 3),
         ("drops", lambda r: r["drops_total"], 0),
         ("drops 10-60s", lambda r: r["steady"]["drops"], 0),
@@ -342,7 +343,16 @@ def main() -> int:
         "(e.g. codel:target=6.2ms); a sensitivity check, labelled in the table",
     )
     ap.add_argument("--out", type=Path, default=HERE / "out")
+    ap.add_argument(
+        "--tables",
+        type=Path,
+        metavar="RESULTS.json",
+        help="only print the tables of a results.json",
+    )
     args = ap.parse_args()
+    if args.tables:
+        print_tables(json.loads(args.tables.read_text()))
+        return 0
     variants = [v for v in args.variants.split(",") if v]
     for v in variants:
         if v not in NS3_VARIANTS:
@@ -370,7 +380,13 @@ def main() -> int:
                 print(f"run {run} {q}: ns-3 {v}", file=sys.stderr, flush=True)
                 rows.append(run_ns3(exe, args.out, v, q, run, starts))
     (args.out / "results.json").write_text(json.dumps(rows, indent=1))
+    print_tables(rows)
+    print(f"\nEvery number: {args.out / 'results.json'}")
+    return 0
 
+
+def print_tables(rows: list[dict]) -> None:
+    runs = max(r["run"] for r in rows)
     first = [r for r in rows if r["run"] == 1]
     print(
         "Run 1 (every flow starts at 0), whole run 0-60 s. goodput Mb/s (all flows), "
@@ -380,14 +396,12 @@ def main() -> int:
     print(table(first, "whole"))
     print("\nRun 1, steady state 10-60 s:")
     print(table(first, "steady"))
-    if args.runs > 1:
+    if runs > 1:
         print(
-            f"\nMean ± sd over runs 1-{args.runs} (runs 2-{args.runs}: random flow starts "
+            f"\nMean ± sd over runs 1-{runs} (runs 2-{runs}: random flow starts "
             "in [0, 1 s); PIE also changes seed):"
         )
         print(spread(rows))
-    print(f"\nEvery number: {args.out / 'results.json'}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -10,7 +10,16 @@
 // Every NetDevice has a 1-packet DropTailQueue so that the queue builds in the discipline.
 // Access-link disciplines are FifoQueueDisc 1000p (aqmlab's droptail default); they never drop.
 //
-// Output: one JSON object on stdout (see bench/ns3/README.md for the keys).
+// Output: one JSON object on stdout, for the forward bottleneck (gw1 -> gw2): packet counts,
+// drops by the discipline (total, before enqueue / after dequeue, by ns-3's reason string),
+// utilization (IP bytes), qdisc_sojourn_ms (enqueue -> dequeue from the discipline) and
+// queue_delay_ms (enqueue -> first bit on the wire, which includes the wait in the 1-packet
+// device queue; aqmlab's sojourn is this one) as n/mean/p50/p75/p95/p99/max; per flow the bytes
+// delivered to the sink, goodput, data packets offered to the bottleneck, retransmissions among
+// them, drops, RTOs (entries into CA_LOSS) and fast recoveries (CA_RECOVERY); each sink's
+// cumulative bytes at every whole second; Jain's index of goodput and of drops.
+// Options: --qdisc, --cc (newreno | linuxreno), --recovery (classic | prr), --starts, --run,
+// --limit, --duration, --packetLog FILE, --compensatePpp, --delAckTimeout (--help lists them).
 //
 // Build (one line): g++ -O2 -std=c++17 dumbbell.cc -o dumbbell -Wl,--no-as-needed
 //   -lns3-core -lns3-network -lns3-internet -lns3-point-to-point -lns3-applications
