@@ -155,6 +155,21 @@ pub struct TcpSender {
     lost_bytes: u64,
     retx_bytes: u64,
     highest_sacked: u64,
+    /// Every unSACKed segment below this sequence number is marked lost, and no segment at or
+    /// above it is (IsLost is monotone: a segment with enough SACKed data above it has a
+    /// fortiori every lower one). Marking extends it upwards, so neither the IsLost walk nor
+    /// the search for the next retransmission revisits the marked region on every ACK: with
+    /// windows of hundreds of segments that turned recovery quadratic.
+    lost_boundary: u64,
+    /// Sequence ranges, segment-aligned, sorted and disjoint, whose every segment is SACKed
+    /// (the SACK blocks applied so far, above `snd_una`). A SACK block repeats what earlier
+    /// blocks said and extends it, so applying one walks only the part these do not cover.
+    sack_islands: Vec<(u64, u64)>,
+    /// No retransmission candidate (lost, unSACKed, not yet resent) lies in
+    /// `[high_rxt, scan_from)`: the last search found none below it. New candidates appear only
+    /// at or above `lost_boundary`, or everywhere when the retransmit marks are cleared (which
+    /// resets this).
+    scan_from: u64,
     dupacks: u32,
     recovery: Recovery,
     /// RFC 6582 `recover` / RFC 6675 `RecoveryPoint` (as one past the highest byte sent).
@@ -205,6 +220,9 @@ impl TcpSender {
             lost_bytes: 0,
             retx_bytes: 0,
             highest_sacked: 0,
+            lost_boundary: 0,
+            sack_islands: Vec::with_capacity(8),
+            scan_from: 0,
             dupacks: 0,
             recovery: Recovery::None,
             recover: 0,
@@ -570,31 +588,86 @@ impl TcpSender {
 
     /// Marks segments covered by the SACK blocks; returns the bytes newly SACKed.
     fn apply_sack(&mut self, seg: &Segment) -> u64 {
+        let una = self.snd_una;
+        let stale = self.sack_islands.partition_point(|&(_, e)| e <= una);
+        self.sack_islands.drain(..stale);
         let mut newly = 0;
         for &(s, e) in seg.sack_blocks() {
-            if e <= self.snd_una || s >= e {
+            if e <= una || s >= e {
                 continue;
             }
-            let mut i = self.segs.partition_point(|x| x.end() <= s);
-            while i < self.segs.len() && self.segs[i].seq < e {
-                let x = self.segs[i];
-                if x.seq >= s && x.end() <= e && !x.sacked {
-                    let len = u64::from(x.len);
-                    self.sacked_bytes += len;
-                    if x.lost {
-                        self.lost_bytes -= len;
-                    }
-                    if x.retx {
-                        self.retx_bytes -= len;
-                    }
-                    self.segs[i].sacked = true;
-                    newly += len;
-                    self.highest_sacked = self.highest_sacked.max(x.end());
+            // Walk the parts of [s, e) outside the islands: inside them everything is SACKed.
+            let mut cur = s;
+            let mut k = self.sack_islands.partition_point(|&(_, ie)| ie <= s);
+            while cur < e {
+                let (gap_end, next) = match self.sack_islands.get(k) {
+                    Some(&(is, ie)) if is < e => (is.max(cur), ie),
+                    _ => (e, e),
+                };
+                if cur < gap_end {
+                    newly += self.sack_range(cur, gap_end, s, e);
                 }
-                i += 1;
+                cur = cur.max(next);
+                k += 1;
+            }
+            // The segments wholly inside the block are all SACKed now: record their span.
+            let first = self.segs.partition_point(|x| x.seq < s);
+            let end = self.segs.partition_point(|x| x.end() <= e);
+            if first < end {
+                self.add_island(self.segs[first].seq, self.segs[end - 1].end());
+            }
+        }
+        if cfg!(debug_assertions) && self.segs.len() <= 256 {
+            for &(a, b) in &self.sack_islands {
+                for x in self.segs.iter().filter(|x| x.seq >= a && x.end() <= b) {
+                    debug_assert!(
+                        x.sacked,
+                        "segment {} in island [{a}, {b}) not SACKed",
+                        x.seq
+                    );
+                }
             }
         }
         newly
+    }
+
+    /// Marks SACKed the segments that overlap [a, b) and lie wholly inside the block [s, e).
+    fn sack_range(&mut self, a: u64, b: u64, s: u64, e: u64) -> u64 {
+        let mut newly = 0;
+        let mut i = self.segs.partition_point(|x| x.end() <= a);
+        while i < self.segs.len() && self.segs[i].seq < b {
+            let x = self.segs[i];
+            if x.seq >= s && x.end() <= e && !x.sacked {
+                let len = u64::from(x.len);
+                self.sacked_bytes += len;
+                if x.lost {
+                    self.lost_bytes -= len;
+                }
+                if x.retx {
+                    self.retx_bytes -= len;
+                }
+                self.segs[i].sacked = true;
+                newly += len;
+                self.highest_sacked = self.highest_sacked.max(x.end());
+            }
+            i += 1;
+        }
+        newly
+    }
+
+    /// Adds the segment-aligned span [a, b) to the islands, merging those it overlaps or
+    /// touches (segment boundaries, so a segment inside the union is inside one of them).
+    fn add_island(&mut self, a: u64, b: u64) {
+        let isl = &mut self.sack_islands;
+        let lo = isl.partition_point(|&(_, ie)| ie < a);
+        let hi = isl.partition_point(|&(is, _)| is <= b);
+        if lo == hi {
+            isl.insert(lo, (a, b));
+        } else {
+            let merged = (a.min(isl[lo].0), b.max(isl[hi - 1].1));
+            isl[lo] = merged;
+            isl.drain(lo + 1..hi);
+        }
     }
 
     /// RFC 6675 §4 `IsLost`, applied to every unSACKed segment: lost when at least DupThresh
@@ -604,19 +677,50 @@ impl TcpSender {
         let mut n = 0u32;
         let mut bytes = 0u64;
         // Nothing lies SACKed above the highest SACKed byte, so no segment there can be lost:
-        // start the walk at the last segment below it instead of at the top of the window.
+        // walk down from the last segment below it to the SACKed segment at which enough
+        // SACKed data lies at or above it; every unSACKed segment below that one is lost.
         let top = self.segs.partition_point(|x| x.seq < self.highest_sacked);
+        let mut threshold_at = None;
         for i in (0..top).rev() {
-            let x = self.segs[i];
+            let x = &self.segs[i];
+            if x.seq < self.lost_boundary {
+                break; // everything below is marked already
+            }
             if x.sacked {
                 n += 1;
                 bytes += u64::from(x.len);
-            } else if n >= self.dupthresh || bytes > thresh_bytes {
-                if x.lost {
-                    break; // lower segments were marked when this one was
+                if n >= self.dupthresh || bytes > thresh_bytes {
+                    threshold_at = Some(i);
+                    break;
                 }
-                self.segs[i].lost = true;
+            }
+        }
+        let Some(t) = threshold_at else { return };
+        let from = self.segs.partition_point(|x| x.seq < self.lost_boundary);
+        for i in from..t {
+            let x = &mut self.segs[i];
+            if !x.sacked && !x.lost {
+                x.lost = true;
                 self.lost_bytes += u64::from(x.len);
+            }
+        }
+        self.lost_boundary = self.segs[t].seq;
+        self.debug_check_lost_boundary();
+    }
+
+    /// Debug builds: the `lost_boundary` invariant (skipped for large windows, where the check
+    /// would make every ACK quadratic again).
+    fn debug_check_lost_boundary(&self) {
+        if cfg!(debug_assertions) && self.segs.len() <= 256 {
+            for x in &self.segs {
+                debug_assert!(
+                    (x.seq < self.lost_boundary) == (x.lost && !x.sacked) || x.sacked,
+                    "segment {} lost {} sacked {} boundary {}",
+                    x.seq,
+                    x.lost,
+                    x.sacked,
+                    self.lost_boundary
+                );
             }
         }
     }
@@ -681,6 +785,8 @@ impl TcpSender {
             x.retx = false;
         }
         self.retx_bytes = 0;
+        // Every lost segment is a retransmission candidate again.
+        self.scan_from = 0;
     }
 
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Segment>) {
@@ -703,8 +809,11 @@ impl TcpSender {
                 if !f.lost && !f.sacked {
                     f.lost = true;
                     self.lost_bytes += u64::from(f.len);
+                    // Nothing unacknowledged lies below the front segment.
+                    self.lost_boundary = self.lost_boundary.max(f.end());
                 }
             }
+            self.debug_check_lost_boundary();
         } else {
             // RFC 6582 §3.2 step 2: cwnd = ssthresh + 3·SMSS.
             self.rec_cwnd = self.cc.ssthresh() + u64::from(self.dupthresh) * self.mss;
@@ -738,6 +847,8 @@ impl TcpSender {
                 self.lost_bytes += u64::from(x.len);
             }
         }
+        self.lost_boundary = self.snd_nxt;
+        self.debug_check_lost_boundary();
         if self.ecn_ok {
             self.cwr_pending = true;
             self.ecn_recover = self.snd_nxt;
@@ -803,12 +914,21 @@ impl TcpSender {
     }
 
     /// NextSeg rule 1: the first lost, unSACKed segment at or above `HighRxt` not yet resent.
-    fn next_lost(&self) -> Option<usize> {
-        let start = self.segs.partition_point(|x| x.seq < self.high_rxt);
-        (start..self.segs.len()).find(|&i| {
+    fn next_lost(&mut self) -> Option<usize> {
+        // Candidates all lie below `lost_boundary`; none lies in [high_rxt, scan_from).
+        let from = self.high_rxt.max(self.scan_from);
+        let start = self.segs.partition_point(|x| x.seq < from);
+        for i in start..self.segs.len() {
             let x = &self.segs[i];
-            x.lost && !x.sacked && !x.retx
-        })
+            if x.seq >= self.lost_boundary {
+                break;
+            }
+            if x.lost && !x.sacked && !x.retx {
+                return Some(i);
+            }
+        }
+        self.scan_from = self.scan_from.max(self.lost_boundary);
+        None
     }
 
     /// NextSeg rule 3: an unSACKed segment above `HighRxt` with SACKed data above it.
