@@ -11,7 +11,11 @@ def test_bench_json_reports_every_key_for_both_scenarios():
     p = run_cli("bench", "--json", "--repeat", "2", "--root", str(ROOT))
     assert p.returncode == 0, p.stderr
     rows = json.loads(p.stdout)
-    assert [r["name"] for r in rows] == ["bulk-dumbbell", "codel-dynamic-link"]
+    assert [r["name"] for r in rows] == [
+        "bulk-dumbbell",
+        "codel-dynamic-link",
+        "codel-dynamic-link/droptail",
+    ]
     for r in rows:
         assert r.keys() >= KEYS
         assert r["runs"] == 2
