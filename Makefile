@@ -35,7 +35,7 @@ test: install-test lint test-rust test-python ## install, lint, and run every te
 bench: ## criterion benchmarks of one enqueue+dequeue pair per discipline
 	cargo bench -p aqmlab-qdisc --bench qdisc
 
-fuzz: ## fuzz the schedule parser and every discipline for 30 s each (needs the nightly toolchain)
+fuzz: ## fuzz the schedule parser, every discipline and scenario files for 30 s each (needs the nightly toolchain)
 	./fuzz/run.sh 30
 
 fmt: ## format Rust and Python sources

@@ -8,6 +8,8 @@
 
 pub mod arena;
 pub mod event;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod rate;
 pub mod scenario;
 pub mod sketch;

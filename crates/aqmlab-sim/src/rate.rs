@@ -235,8 +235,11 @@ impl DeliveryTrace {
     #[inline]
     pub fn opportunity_time(&self, k: u64) -> SimTime {
         let n = self.opportunities_ms.len() as u64;
-        let ms = (k / n) * self.period_ms + self.opportunities_ms[(k % n) as usize];
-        SimTime::from_millis(ms)
+        // Saturating: far beyond any run (scenarios are at most 11.6 days), but never a wrap.
+        let ms = (k / n)
+            .saturating_mul(self.period_ms)
+            .saturating_add(self.opportunities_ms[(k % n) as usize]);
+        SimTime::from_nanos(ms.saturating_mul(1_000_000))
     }
     /// Index of the first opportunity at or after `t`.
     pub fn first_at_or_after(&self, t: SimTime) -> u64 {
@@ -477,6 +480,19 @@ mod tests {
             c.capacity_bits(ms(0), ms(6) + aqmlab_core::SimDuration::from_nanos(1)),
             4 * 1504 * 8
         );
+    }
+
+    #[test]
+    fn opportunity_times_saturate_instead_of_wrapping() {
+        // Far beyond any run (at most 10^6 s), but never an overflow: one opportunity per
+        // 10^9 ms, so opportunity k is at (k + 1)·10^15 ns, and k = 18 446 would wrap.
+        let t = DeliveryTrace::parse("1000000000\n").unwrap();
+        assert_eq!(
+            t.opportunity_time(18_000),
+            SimTime::from_nanos(18_001_000_000_000_000_000)
+        );
+        assert_eq!(t.opportunity_time(18_446), SimTime::MAX);
+        assert_eq!(t.opportunity_time(u64::MAX), SimTime::MAX);
     }
 
     #[test]

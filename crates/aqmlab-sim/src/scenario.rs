@@ -4,7 +4,9 @@
 //! `[[links]]`), and `[[flows]]`. Every error names the file, the line and the key path, and
 //! says what was expected, e.g.
 //! `dyn.toml:14: links[0].rate: expected a rate with a unit, like "10Mbps" …, got "10 MB"`.
-//! Problems are found before anything is simulated.
+//! Problems are found before anything is simulated, including values a run could not sensibly
+//! use: times beyond [`MAX_TIME`], rates beyond [`MAX_RATE`], time series beyond
+//! [`MAX_SERIES_VALUES`], and byte buffers smaller than a packet that must cross them.
 //!
 //! A full-duplex link `NAME` has two directions, `NAME` (from → to) and `NAME.rev` (to → from).
 //! Each direction has its own rate, delay and queue discipline; `[links.reverse]` overrides any
@@ -12,9 +14,9 @@
 
 use crate::rate::{DeliveryTrace, LinkRate, StepSchedule};
 use crate::topology::LinkConfig;
-use crate::world::{OnOff, Sim, SizeDist, TcpApp, TcpSpec, UdpSpec};
+use crate::world::{FlowSpec, OnOff, Sim, SizeDist, TcpApp, TcpSpec, UdpSpec};
 use aqmlab_core::units::{self, UnitError};
-use aqmlab_core::{SimDuration, SimTime};
+use aqmlab_core::{Bitrate, SimDuration, SimTime};
 use aqmlab_qdisc::{registry, Kind, UniformSource};
 use aqmlab_tcp::{CcKind, TcpConfig};
 use serde::Deserialize;
@@ -23,9 +25,9 @@ use toml::Spanned;
 
 type S = Spanned<String>;
 
-/// A scenario that cannot be used; displays as one line `FILE:LINE: PATH: what was expected`.
+/// A scenario that cannot be used; displays as one line `FILE:LINE: PATH: what was expected`
+/// (control characters, e.g. a newline in a quoted key, are shown escaped).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{file}{}: {}{msg}", .line.map(|l| format!(":{l}")).unwrap_or_default(), if .path.is_empty() { String::new() } else { format!("{}: ", .path) })]
 pub struct ScenarioError {
     /// The scenario file.
     pub file: String,
@@ -35,6 +37,37 @@ pub struct ScenarioError {
     pub path: String,
     /// What was wrong and what was expected.
     pub msg: String,
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&one_line(&self.file))?;
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+        }
+        f.write_str(": ")?;
+        if !self.path.is_empty() {
+            write!(f, "{}: ", one_line(&self.path))?;
+        }
+        f.write_str(&one_line(&self.msg))
+    }
+}
+
+/// `s` with control characters escaped (`\n`, `\u{1b}`), so an error stays on one line.
+fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return s.into();
+    }
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
 }
 
 #[derive(Deserialize)]
@@ -182,7 +215,50 @@ impl Ctx<'_> {
     ) -> Result<T, ScenarioError> {
         f(v.get_ref()).map_err(|e| self.err(Some(v.span()), path, e.to_string()))
     }
+    /// A duration of at most [`MAX_TIME`].
+    fn duration(&self, v: &S, path: &str) -> Result<SimDuration, ScenarioError> {
+        let d = self.unit(v, path, units::parse_duration)?;
+        if d > MAX_TIME {
+            return Err(self.err(
+                Some(v.span()),
+                path,
+                format!(
+                    "expected a duration of at most {}s (about 11.6 days), got {:?}",
+                    MAX_TIME.as_nanos() / 1_000_000_000,
+                    v.get_ref()
+                ),
+            ));
+        }
+        Ok(d)
+    }
+    /// A rate of at most [`MAX_RATE`].
+    fn rate(&self, v: &S, path: &str) -> Result<Bitrate, ScenarioError> {
+        let r = self.unit(v, path, units::parse_bitrate)?;
+        if r > MAX_RATE {
+            return Err(self.err(
+                Some(v.span()),
+                path,
+                format!(
+                    "expected a rate of at most {MAX_RATE}, got {:?}",
+                    v.get_ref()
+                ),
+            ));
+        }
+        Ok(r)
+    }
 }
+
+/// The longest time a scenario may name (its duration, a delay, a start, a schedule step):
+/// 10^6 s, about 11.6 days, like the longest mahimahi trace period. Simulated time is kept in
+/// `u64` nanoseconds (584 years), so sums of a few such times never come near overflowing.
+pub const MAX_TIME: SimDuration = SimDuration::from_secs(1_000_000);
+
+/// The fastest rate a scenario may name: 1 Tb/s. Faster links send even a 1500-byte packet in
+/// a few nanoseconds, the simulator's time resolution.
+pub const MAX_RATE: Bitrate = Bitrate::from_bps(1_000_000_000_000);
+
+/// The most time-series values a run may keep: (5 per link direction + 1 per flow) per bin.
+pub const MAX_SERIES_VALUES: u64 = 100_000_000;
 
 /// The index of the node named by `s`, or an error listing the nodes.
 fn node_index(cx: &Ctx<'_>, nodes: &[String], s: &S, path: &str) -> Result<u32, ScenarioError> {
@@ -248,7 +324,7 @@ pub fn build(
             .to_string()
             .replace(".$__serde_spanned_private_value", "");
         let inner = e.into_inner();
-        let mut msg = inner.message().replace('\n', " ");
+        let mut msg = toml_message(inner.message(), text, inner.span());
         if msg.ends_with("expected a string") {
             msg.push_str(
                 " (write values with units in quotes, e.g. \"10Mbps\", \"20ms\", \"830p\")",
@@ -261,7 +337,7 @@ pub fn build(
         )
     })?;
 
-    let duration = cx.unit(&raw.duration, "duration", units::parse_duration)?;
+    let duration = cx.duration(&raw.duration, "duration")?;
     if duration == SimDuration::ZERO {
         return Err(cx.err(
             Some(raw.duration.span()),
@@ -271,7 +347,7 @@ pub fn build(
     }
     let bin = match &raw.bin {
         Some(b) => {
-            let d = cx.unit(b, "bin", units::parse_duration)?;
+            let d = cx.duration(b, "bin")?;
             if d == SimDuration::ZERO {
                 return Err(cx.err(Some(b.span()), "bin", "expected a duration > 0"));
             }
@@ -311,18 +387,25 @@ pub fn build(
         }
         let delays = |v: &Spanned<toml::Value>, what: &str| -> Result<Vec<S>, ScenarioError> {
             let span = v.span();
-            let one = |x: &toml::Value| match x {
-                toml::Value::String(s) => Ok(Spanned::new(span.clone(), s.clone())),
+            // Checked here so errors name the key the user wrote (`[i]` for a list's element).
+            let one = |x: &toml::Value, key: String| match x {
+                toml::Value::String(s) => {
+                    let s = Spanned::new(span.clone(), s.clone());
+                    cx.duration(&s, &key)?;
+                    Ok(s)
+                }
                 other => Err(cx.err(
                     Some(span.clone()),
-                    format!("dumbbell.{what}"),
+                    key,
                     format!("expected a delay like \"20ms\", got {}", other.type_str()),
                 )),
             };
             match v.get_ref() {
-                toml::Value::Array(list) if list.len() == n as usize => {
-                    list.iter().map(one).collect()
-                }
+                toml::Value::Array(list) if list.len() == n as usize => list
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| one(x, format!("dumbbell.{what}[{i}]")))
+                    .collect(),
                 toml::Value::Array(list) => Err(cx.err(
                     Some(span.clone()),
                     format!("dumbbell.{what}"),
@@ -331,11 +414,11 @@ pub fn build(
                         list.len()
                     ),
                 )),
-                x => Ok(vec![one(x)?; n as usize]),
+                x => Ok(vec![one(x, format!("dumbbell.{what}"))?; n as usize]),
             }
         };
         // Checked here so errors name the key the user wrote (the access links reuse them).
-        cx.unit(&d.access_rate, "dumbbell.access_rate", units::parse_bitrate)?;
+        cx.rate(&d.access_rate, "dumbbell.access_rate")?;
         if let Some(b) = &d.access_buffer {
             cx.unit(b, "dumbbell.access_buffer", units::parse_size)?;
         }
@@ -495,6 +578,48 @@ pub fn build(
         }
     }
 
+    // Each link direction keeps 5 series and each flow one, a value per bin: refuse runs whose
+    // series alone would take gigabytes.
+    let bins = duration.as_nanos().div_ceil(bin.as_nanos());
+    let series = 5 * dir_cfgs.len() as u64 + raw.flows.len() as u64;
+    if bins.saturating_mul(series) > MAX_SERIES_VALUES {
+        let min_bin = SimDuration::from_nanos(
+            (duration.as_nanos() as u128 * series as u128).div_ceil(MAX_SERIES_VALUES as u128)
+                as u64,
+        );
+        return Err(cx.err(
+            raw.bin.as_ref().map(|b| b.span()),
+            "bin",
+            format!(
+                "{duration} in bins of {bin} for {} link directions and {} flows makes {} time-series values, more than {MAX_SERIES_VALUES}: expected a bin of at least {min_bin}",
+                dir_cfgs.len(),
+                raw.flows.len(),
+                bins as u128 * series as u128,
+            ),
+        ));
+    }
+
+    // Byte limits, to check below that each holds the largest packet of every flow through it:
+    // `(limit, span, key path)` per direction.
+    let mut byte_limits: Vec<Option<(u64, std::ops::Range<usize>, String)>> = Vec::new();
+    for (i, (_, d, path)) in dir_cfgs.iter().enumerate() {
+        let Some(b) = &d.buffer else {
+            byte_limits.push(None);
+            continue;
+        };
+        let key = match path.strip_suffix(".reverse") {
+            // Inherited from the forward direction, just before it.
+            Some(fwd) if dir_cfgs[i - 1].1.buffer.as_ref().map(|f| f.span()) == Some(b.span()) => {
+                format!("{fwd}.buffer")
+            }
+            _ => key_of(path, "buffer"),
+        };
+        byte_limits.push(match cx.unit(b, &key, units::parse_size)? {
+            units::Size::Bytes(n) => Some((n, b.span(), key)),
+            units::Size::Packets(_) => None,
+        });
+    }
+
     for ((name, d, path), (from, to)) in dir_cfgs.iter().zip(&ends) {
         let swapped = ov
             .qdisc
@@ -523,13 +648,11 @@ pub fn build(
             node(&f.to, &format!("{p}.to"))?,
         );
         let start = match &f.start {
-            Some(s) => SimTime::ZERO + cx.unit(s, &format!("{p}.start"), units::parse_duration)?,
+            Some(s) => SimTime::ZERO + cx.duration(s, &format!("{p}.start"))?,
             None => SimTime::ZERO,
         };
         let stop = match &f.stop {
-            Some(s) => {
-                Some(SimTime::ZERO + cx.unit(s, &format!("{p}.stop"), units::parse_duration)?)
-            }
+            Some(s) => Some(SimTime::ZERO + cx.duration(s, &format!("{p}.stop"))?),
             None => None,
         };
         match f.kind.get_ref().as_str() {
@@ -541,7 +664,7 @@ pub fn build(
                         "a udp flow needs a rate, like rate = \"64kbps\"",
                     )
                 })?;
-                let rate = cx.unit(rate, &format!("{p}.rate"), units::parse_bitrate)?;
+                let rate = cx.rate(rate, &format!("{p}.rate"))?;
                 if rate.as_bps() == 0 {
                     return Err(cx.err(
                         f.rate.as_ref().map(|r| r.span()),
@@ -587,10 +710,8 @@ pub fn build(
                         None
                     }
                     (Some(on), Some(off)) => {
-                        let mean_on =
-                            cx.unit(on, &format!("{p}.on_time"), units::parse_duration)?;
-                        let mean_off =
-                            cx.unit(off, &format!("{p}.off_time"), units::parse_duration)?;
+                        let mean_on = cx.duration(on, &format!("{p}.on_time"))?;
+                        let mean_off = cx.duration(off, &format!("{p}.off_time"))?;
                         if mean_on == SimDuration::ZERO {
                             return Err(cx.err(
                                 Some(on.span()),
@@ -679,6 +800,33 @@ pub fn build(
         }
     }
 
+    // A byte limit below one packet drops every packet of the flows through it.
+    for (i, f) in raw.flows.iter().enumerate() {
+        let (src, dst) = (
+            node_index(&cx, &nodes, &f.from, "")?,
+            node_index(&cx, &nodes, &f.to, "")?,
+        );
+        let Some(largest) = largest_packets(&sim, i) else {
+            continue;
+        };
+        for (a, b, (size, what)) in [(src, dst, largest.0), (dst, src, largest.1)] {
+            for l in sim.path(a, b) {
+                if let Some((limit, span, key)) = &byte_limits[l] {
+                    if *limit < size as u64 {
+                        return Err(cx.err(
+                            Some(span.clone()),
+                            key.clone(),
+                            format!(
+                                "a buffer of {limit}B cannot hold one {size}-byte packet of flows[{i}] ({what}) through link {}: expected at least {size}B",
+                                dir_cfgs[l].0
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
     for name in &ov.packet_log {
         if !sim.log_packets(name) {
             return Err(ScenarioError {
@@ -695,6 +843,35 @@ pub fn build(
         duration,
         seed,
         sim,
+    })
+}
+
+/// The largest packet flow `i` sends from its source to its destination and back, with what
+/// it is; `None` for a flow that is not in `sim`.
+#[allow(clippy::type_complexity)]
+fn largest_packets(sim: &Sim, i: usize) -> Option<((u32, String), (u32, String))> {
+    use aqmlab_tcp::segment::HEADER_BYTES;
+    let ack = (HEADER_BYTES, "its ACKs".to_string());
+    Some(match sim.flow_spec(i)? {
+        FlowSpec::Udp(u) => ((u.size, "its datagrams".into()), (0, String::new())),
+        FlowSpec::Tcp(t) => {
+            let mss = t.cfg.mss as u64;
+            let seg = |bytes: u64, what: &str| {
+                let len = bytes.min(mss);
+                (
+                    len as u32 + HEADER_BYTES,
+                    format!("{what}: {len} bytes of data + {HEADER_BYTES} of headers"),
+                )
+            };
+            match &t.app {
+                TcpApp::Bulk => (seg(mss, "its segments"), ack),
+                TcpApp::Finite { bytes } => (seg(*bytes, "its segments"), ack),
+                TcpApp::Web { request_bytes, .. } => (
+                    seg(mss, "its responses"),
+                    seg(*request_bytes, "its requests"),
+                ),
+            }
+        }
     })
 }
 
@@ -786,6 +963,21 @@ fn merge(fwd: &RawDirection, over: Option<&RawDirection>) -> RawDirection {
     }
 }
 
+/// The key path of setting `key` (`rate`, `delay`, `buffer`) of the link direction at `path`.
+/// A dumbbell's access links (`dumbbell.sender_delay[i]`) share `access_rate` and
+/// `access_buffer`, and their delay is the element itself.
+fn key_of(path: &str, key: &str) -> String {
+    if path.starts_with("dumbbell.sender_delay") || path.starts_with("dumbbell.receiver_delay") {
+        match key {
+            "rate" => "dumbbell.access_rate".into(),
+            "buffer" => "dumbbell.access_buffer".into(),
+            _ => path.into(),
+        }
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn direction(
     cx: &Ctx<'_>,
@@ -809,11 +1001,11 @@ fn direction(
         ));
     }
     let rate = if let Some(r) = &d.rate {
-        let bps = cx.unit(r, &format!("{path}.rate"), units::parse_bitrate)?;
+        let bps = cx.rate(r, &key_of(path, "rate"))?;
         if bps.as_bps() == 0 {
             return Err(cx.err(
                 Some(r.span()),
-                format!("{path}.rate"),
+                key_of(path, "rate"),
                 "expected a rate > 0 (use a schedule for outages that end)",
             ));
         }
@@ -832,10 +1024,7 @@ fn direction(
                     ),
                 ));
             };
-            v.push((
-                SimTime::ZERO + cx.unit(t, &p, units::parse_duration)?,
-                cx.unit(r, &p, units::parse_bitrate)?,
-            ));
+            v.push((SimTime::ZERO + cx.duration(t, &p)?, cx.rate(r, &p)?));
         }
         LinkRate::Steps(StepSchedule::new(v).map_err(|e| {
             // The offending step's own line (the first step's when the error is about them all).
@@ -873,7 +1062,7 @@ fn direction(
         .delay
         .as_ref()
         .expect("delay is required on links and set on reverses");
-    let delay = cx.unit(delay_s, &format!("{path}.delay"), units::parse_duration)?;
+    let delay = cx.duration(delay_s, &key_of(path, "delay"))?;
 
     let kind_s = d
         .qdisc
@@ -899,11 +1088,11 @@ fn direction(
     })?;
     let mut pairs: Vec<(String, String)> = Vec::new();
     if let Some(b) = &d.buffer {
-        let size = cx.unit(b, &format!("{path}.buffer"), units::parse_size)?;
+        let size = cx.unit(b, &key_of(path, "buffer"), units::parse_size)?;
         if matches!(size, units::Size::Packets(0) | units::Size::Bytes(0)) {
             return Err(cx.err(
                 Some(b.span()),
-                format!("{path}.buffer"),
+                key_of(path, "buffer"),
                 "expected a buffer > 0",
             ));
         }
@@ -954,15 +1143,39 @@ fn direction(
             &format!("link/{name}/qdisc"),
         )),
     )
-    .map_err(|e| {
-        cx.err(
-            d.params
+    .map_err(|e| match swapped_kind {
+        // The discipline and its limit come from `--qdisc` and the buffer.
+        Some(k) => ScenarioError {
+            file: cx.file.clone(),
+            line: None,
+            path: format!("--qdisc {name}={k}"),
+            msg: e.to_string(),
+        },
+        None => {
+            let about = match &e {
+                aqmlab_qdisc::ConfigError::Value { name, .. }
+                | aqmlab_qdisc::ConfigError::Invalid { name, .. } => Some(*name),
+                _ => None,
+            };
+            let in_params = d
+                .params
                 .as_ref()
-                .map(|p| p.span())
-                .or(d.qdisc.as_ref().map(|q| q.span())),
-            format!("{path}.params"),
-            e.to_string(),
-        )
+                .is_some_and(|p| about.is_some_and(|n| p.get_ref().contains_key(n)));
+            match &d.buffer {
+                // The limit the buffer gave.
+                Some(b) if !in_params && matches!(about, Some("limit" | "memory_limit")) => {
+                    cx.err(Some(b.span()), key_of(path, "buffer"), e.to_string())
+                }
+                _ => cx.err(
+                    d.params
+                        .as_ref()
+                        .map(|p| p.span())
+                        .or(d.qdisc.as_ref().map(|q| q.span())),
+                    format!("{path}.params"),
+                    e.to_string(),
+                ),
+            }
+        }
     })?;
     let loss = match &d.loss {
         None => 0.0,
@@ -986,6 +1199,25 @@ fn direction(
     })
 }
 
+/// The TOML parser's `message` on one line. Some syntax errors come without one (a carriage
+/// return not followed by a newline): say what was found at `span` instead.
+fn toml_message(message: &str, text: &str, span: Option<std::ops::Range<usize>>) -> String {
+    if !message.trim().is_empty() {
+        return message.trim().replace('\n', " ");
+    }
+    let found = span
+        .and_then(|s| text.get(s.start..))
+        .and_then(|t| t.chars().next());
+    match found {
+        Some('\r') => {
+            "a carriage return (\\r) not followed by a newline: expected \\n or \\r\\n line endings"
+                .into()
+        }
+        Some(c) => format!("invalid TOML at {c:?}"),
+        None => "invalid TOML at the end of the file".into(),
+    }
+}
+
 /// Applies `--set path.to.key=value` overrides to scenario `text`, keeping the rest of the
 /// file (and so its line numbers) as written. A path is dot-separated keys with `[i]` for array
 /// elements (`flows[0].rate`, `dumbbell.bottleneck.params.target`); missing tables are created.
@@ -1004,7 +1236,7 @@ pub fn apply_sets(
                     .span()
                     .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
                 path: String::new(),
-                msg: e.message().replace('\n', " "),
+                msg: toml_message(e.message(), text, e.span()),
             })?;
     for (path, value) in sets {
         let bad = |msg: String| ScenarioError {
@@ -1025,10 +1257,14 @@ pub fn apply_sets(
                 }
                 None => (part, None),
             };
-            if key.is_empty() {
-                return Err(bad(
-                    "expected a dotted key path like dumbbell.bottleneck.rate".into(),
-                ));
+            if key.is_empty()
+                || !key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
+                return Err(bad(format!(
+                    "expected a dotted key path like dumbbell.bottleneck.rate (keys of letters, digits, _ and -), got {part:?}"
+                )));
             }
             segs.push((key.to_string(), idx));
         }
@@ -1181,7 +1417,20 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
         cfg.cc.hystart = b;
     }
     if let Some(r) = &f.min_rto {
-        cfg.min_rto = cx.unit(r, &format!("{p}.min_rto"), units::parse_duration)?;
+        let path = format!("{p}.min_rto");
+        let d = cx.unit(r, &path, units::parse_duration)?;
+        if d == SimDuration::ZERO || d > cfg.max_rto {
+            return Err(cx.err(
+                Some(r.span()),
+                path,
+                format!(
+                    "expected a minimum RTO > 0 and at most the maximum RTO, {}, got {:?}",
+                    cfg.max_rto,
+                    r.get_ref()
+                ),
+            ));
+        }
+        cfg.min_rto = d;
     }
     cfg.validate()
         .map_err(|e| cx.err(Some(f.kind.span()), p, e.to_string()))?;

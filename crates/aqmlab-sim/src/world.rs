@@ -188,6 +188,15 @@ impl OnOff {
     }
 }
 
+/// A flow as it was added: [`Sim::flow_spec`].
+#[derive(Clone, Copy, Debug)]
+pub enum FlowSpec<'a> {
+    /// A UDP source.
+    Udp(&'a UdpSpec),
+    /// A TCP flow.
+    Tcp(&'a TcpSpec),
+}
+
 /// One packet released by a link's discipline (the optional per-packet log).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PacketRecord {
@@ -324,7 +333,11 @@ enum FlowKind {
     Udp {
         spec: UdpSpec,
         next_seq: u64,
-        interval: SimDuration,
+        /// Time between packets, when it is a whole number of nanoseconds (`None`: see
+        /// [`udp_send_time`]).
+        interval: Option<SimDuration>,
+        /// Start of the current on period (of the flow, for a CBR source), and packets sent since.
+        epoch: (SimTime, u64),
         /// On/off sources: the current on period ends here.
         on_until: SimTime,
         rng: Xoshiro256pp,
@@ -537,6 +550,15 @@ impl Bins {
     }
 }
 
+/// When packet `k` (from 0) of a source sending `size`-byte packets at `rate` since `epoch`
+/// goes: `epoch + ceil(k·size·8·1e9 / rate)` ns. Computed from the epoch rather than by adding a
+/// rounded interval per packet, so the source keeps its rate on average when the interval is
+/// not a whole number of nanoseconds (20-byte packets at 1 Tb/s go 6 or 7 to a nanosecond).
+fn udp_send_time(epoch: SimTime, k: u64, size: u32, rate: Bitrate) -> SimTime {
+    let ns = (k as u128 * size as u128 * 8_000_000_000).div_ceil(rate.as_bps() as u128);
+    epoch + SimDuration::from_nanos(ns.min(u64::MAX as u128) as u64)
+}
+
 fn bin_add(v: &mut Vec<u64>, bin: usize, x: u64) {
     if v.len() <= bin {
         v.resize(bin + 1, 0);
@@ -632,7 +654,8 @@ impl Sim {
                 "flow {idx}: stop must come after start"
             )));
         }
-        let interval = spec.rate.tx_time(spec.size as u64);
+        let exact = (spec.size as u128 * 8_000_000_000) % spec.rate.as_bps() as u128 == 0;
+        let interval = exact.then(|| spec.rate.tx_time(spec.size as u64));
         if let Some(o) = &spec.on_off {
             if o.mean_on == SimDuration::ZERO
                 || o.pareto_shape.is_some_and(|a| !(a > 1.0 && a.is_finite()))
@@ -663,6 +686,7 @@ impl Sim {
         self.flows.push(Flow {
             info,
             kind: FlowKind::Udp {
+                epoch: (spec.start, 0),
                 spec,
                 next_seq: 0,
                 interval,
@@ -761,6 +785,29 @@ impl Sim {
         Ok(())
     }
 
+    /// The link directions a packet from `src` to `dst` crosses, in order (empty without a route).
+    pub fn path(&self, src: u32, dst: u32) -> Vec<usize> {
+        let n = self.nodes.len() as u32;
+        let mut v = Vec::new();
+        let mut node = src;
+        while node != dst && src < n && dst < n {
+            let Some(l) = self.routes.next_link(node, dst) else {
+                return Vec::new();
+            };
+            v.push(l as usize);
+            node = self.links[l as usize].to;
+        }
+        v
+    }
+
+    /// What flow `i` was added with.
+    pub fn flow_spec(&self, i: usize) -> Option<FlowSpec<'_>> {
+        Some(match &self.flows.get(i)?.kind {
+            FlowKind::Udp { spec, .. } => FlowSpec::Udp(spec),
+            FlowKind::Tcp { spec, .. } => FlowSpec::Tcp(spec),
+        })
+    }
+
     /// Current simulated time.
     pub fn now(&self) -> SimTime {
         self.now
@@ -857,6 +904,7 @@ impl Sim {
             spec,
             next_seq,
             interval,
+            epoch,
             on_until,
             rng,
         } = &mut fl.kind
@@ -873,6 +921,7 @@ impl Sim {
                 .expect("only on/off sources have a finite on period");
             let next_on = now + o.draw(o.mean_off, rng);
             *on_until = next_on + o.draw(o.mean_on, rng);
+            *epoch = (next_on, 0);
             self.events.push(next_on, Ev::UdpSend(f));
             return;
         }
@@ -881,7 +930,11 @@ impl Sim {
         fl.m.sent_pkts += 1;
         fl.m.sent_bytes += spec.size as u64;
         let (src, dst, size) = (spec.src, spec.dst, spec.size);
-        let next = now + *interval;
+        epoch.1 += 1;
+        let next = match interval {
+            Some(i) => now + *i,
+            None => udp_send_time(epoch.0, epoch.1, size, spec.rate),
+        };
         self.events.push(next, Ev::UdpSend(f));
         let pkt = self.packets.insert(PktData {
             flow: f,

@@ -581,3 +581,225 @@ fn hystart_is_a_tcp_key_and_refused_for_vegas() {
         "{e}"
     );
 }
+// Regressions from fuzzing the scenario loader (`aqmlab_sim::fuzzing`, `fuzz/` target
+// `scenario_text`): each bad input is one clear line, never a panic.
+
+#[test]
+fn control_characters_in_keys_stay_on_one_line() {
+    // A quoted key with a newline used to split the error over two lines.
+    let e = err(&GOOD.replace("seed = 7", "seed = 7\n\"a\\nb\" = 1"));
+    assert!(
+        e.starts_with("t.toml:5: a\\nb: unknown field `a b`, expected one of `name`"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "{e}");
+    // `--set` paths are dotted bare keys: anything else is refused, escaped.
+    use aqmlab_sim::scenario::apply_sets;
+    let e = apply_sets(GOOD, "t.toml", &[("flows[0].a\nb".into(), "1".into())]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "t.toml: --set flows[0].a\\nb: expected a dotted key path like dumbbell.bottleneck.rate (keys of letters, digits, _ and -), got \"a\\nb\""
+    );
+}
+
+#[test]
+fn times_beyond_the_limit_are_refused() {
+    // A duration near u64::MAX ns used to run until a trace link's opportunity time overflowed
+    // (`attempt to multiply with overflow` in debug builds).
+    let e = err(&GOOD.replace("duration = \"2s\"", "duration = \"18446744073s\""));
+    assert_eq!(
+        e,
+        "t.toml:3: duration: expected a duration of at most 1000000s (about 11.6 days), got \"18446744073s\""
+    );
+    let e = err(&GOOD.replace("start = \"500ms\"", "start = \"1000000000s\""));
+    assert!(
+        e.starts_with("t.toml:32: flows[1].start: expected a duration of at most 1000000s"),
+        "{e}"
+    );
+    let e = err(&GRAPH.replace("[\"0.5s\", \"1Mbps\"]", "[\"1000001s\", \"1Mbps\"]"));
+    assert!(
+        e.contains("links[1].schedule[1]: expected a duration of at most 1000000s"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_trace_link_runs_to_the_longest_duration() {
+    // One opportunity every 10^6 s: a 65535-byte datagram needs 44 of them, ending 4.4e16 ns in.
+    let text = udp_line(
+        "trace = \"crates/aqmlab-sim/tests/fuzz-traces/slow.trace\"",
+        "1bps",
+        65535,
+        "1000000s",
+    )
+    .replace("bin = \"1ms\"", "bin = \"1000s\"");
+    let mut s = parse(&text).unwrap();
+    s.sim.run_until(SimTime::ZERO + s.duration);
+    let r = s.sim.report();
+    assert_eq!(r.links[0].in_flight, 1);
+    assert_eq!(r.flows[0].sent_pkts, 2);
+}
+
+#[test]
+fn rates_beyond_the_limit_are_refused() {
+    // 18446744073709551615bps made every packet take 1 ns: a UDP source sent 10^7 packets in
+    // 10 ms, and the link reported a utilization of 9e-9.
+    for rate in ["18446744073709551615bps", "1e30Gbps", "1001Gbps"] {
+        let e = err(&GOOD.replace("rate = \"10Mbps\"", &format!("rate = \"{rate}\"")));
+        assert!(
+            e.starts_with("t.toml:14: dumbbell.bottleneck.rate: expected a"),
+            "{e}"
+        );
+    }
+    let e = err(&GOOD.replace("rate = \"10Mbps\"", "rate = \"1001Gbps\""));
+    assert_eq!(
+        e,
+        "t.toml:14: dumbbell.bottleneck.rate: expected a rate of at most 1000Gbps, got \"1001Gbps\""
+    );
+    let e = err(&GOOD.replace("rate = \"6Mbps\"\nsize", "rate = \"2000Gbps\"\nsize"));
+    assert!(
+        e.starts_with("t.toml:24: flows[0].rate: expected a rate of at most 1000Gbps"),
+        "{e}"
+    );
+    let e = err(&GOOD.replace("access_rate = \"100Mbps\"", "access_rate = \"1e30Gbps\""));
+    assert!(e.starts_with("t.toml:8: dumbbell.access_rate:"), "{e}");
+}
+
+#[test]
+fn udp_sources_keep_their_rate_when_the_interval_is_not_whole_nanoseconds() {
+    // 20-byte datagrams at 100 Gb/s go every 1.6 ns. Rounding each interval up to 2 ns sent
+    // 80 Gb/s; they now go at the exact times rounded up, 6250 in 10 µs.
+    let text = udp_line("rate = \"1000Gbps\"", "100Gbps", 20, "10us").replace("1ms", "1us");
+    let mut s = parse(&text).unwrap();
+    s.sim.run_until(SimTime::ZERO + s.duration);
+    assert_eq!(s.sim.report().flows[0].sent_pkts, 6250);
+}
+
+#[test]
+fn time_series_that_would_take_gigabytes_are_refused() {
+    // 1000 senders (4002 link directions) in 1 ns bins over 1 ms: 2·10^10 values, which the
+    // report allocated for every link direction (an abort, out of memory).
+    let text = GOOD
+        .replace("duration = \"2s\"", "duration = \"1ms\"\nbin = \"1ns\"")
+        .replace("senders = 2", "senders = 1000")
+        .replace(
+            "sender_delay = [\"1ms\", \"2ms\"]",
+            "sender_delay = \"1ms\"",
+        );
+    assert_eq!(
+        err(&text),
+        "t.toml:4: bin: 1ms in bins of 1ns for 4002 link directions and 2 flows makes 20012000000 time-series values, more than 100000000: expected a bin of at least 201ns"
+    );
+}
+
+#[test]
+fn a_minimum_rto_above_the_maximum_names_min_rto() {
+    // It used to be reported as `flows[0]: tcp.max_rto: expected max_rto >= min_rto`, a key the
+    // scenario cannot set.
+    let tcp = GRAPH.replace(
+        "kind = \"udp\"\nfrom = \"a\"\nto = \"c\"\nrate = \"2Mbps\"",
+        "kind = \"tcp\"\nfrom = \"a\"\nto = \"c\"\nmin_rto = \"61s\"",
+    );
+    assert_eq!(
+        err(&tcp),
+        "t.toml:26: flows[0].min_rto: expected a minimum RTO > 0 and at most the maximum RTO, 60s, got \"61s\""
+    );
+    assert!(err(&tcp.replace("61s", "0s"))
+        .starts_with("t.toml:26: flows[0].min_rto: expected a minimum RTO > 0"));
+}
+
+#[test]
+fn access_link_errors_name_the_dumbbell_keys() {
+    // These were reported under keys no scenario has: `dumbbell.sender_delay[0].delay`,
+    // `dumbbell.sender_delay[0].rate`, `dumbbell.sender_delay[0].buffer`.
+    let e = err(&GOOD.replace("receiver_delay = \"3ms\"", "receiver_delay = \"-3ms\""));
+    assert!(
+        e.starts_with("t.toml:10: dumbbell.receiver_delay: expected a duration with a unit"),
+        "{e}"
+    );
+    let e = err(&GOOD.replace("[\"1ms\", \"2ms\"]", "[\"1ms\", \"2000000s\"]"));
+    assert!(
+        e.starts_with("t.toml:9: dumbbell.sender_delay[1]: expected a duration of at most"),
+        "{e}"
+    );
+    let e = err(&GOOD.replace("access_rate = \"100Mbps\"", "access_rate = \"0bps\""));
+    assert!(
+        e.starts_with("t.toml:8: dumbbell.access_rate: expected a rate > 0"),
+        "{e}"
+    );
+    let e = err(&GOOD.replace("access_buffer = \"1000p\"", "access_buffer = \"0p\""));
+    assert_eq!(
+        e,
+        "t.toml:11: dumbbell.access_buffer: expected a buffer > 0"
+    );
+}
+
+#[test]
+fn a_discipline_that_cannot_take_the_buffer_names_the_buffer_or_the_swap() {
+    // Errors in a limit that came from `buffer` were reported under `params`, even when the
+    // scenario had none or the discipline came from `--qdisc` (whose parameters are dropped).
+    let big = GOOD.replace("buffer = \"100p\"", "buffer = \"4294967296p\"");
+    let e = err(&big
+        .replace("qdisc = \"codel\"", "qdisc = \"fq_codel\"")
+        .replace("params = { target = \"5ms\", interval = \"100ms\" }\n", ""));
+    assert!(
+        e.starts_with("t.toml:17: dumbbell.bottleneck.buffer: parameter limit: expected at most 4294967295 packets"),
+        "{e}"
+    );
+    let ov = Overrides {
+        qdisc: vec![("bottleneck".into(), "fq_codel".into())],
+        ..Overrides::default()
+    };
+    let e = parse_with(&big, &ov).err().unwrap().to_string();
+    assert!(
+        e.starts_with("t.toml: --qdisc bottleneck=fq_codel: parameter limit: expected at most 4294967295 packets"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_byte_buffer_must_hold_the_largest_packet_through_it() {
+    // A 1000-byte buffer drops every 1500-byte packet: the flow never delivers anything.
+    let e = err(&GOOD.replace("buffer = \"100p\"", "buffer = \"1000B\""));
+    assert_eq!(
+        e,
+        "t.toml:17: dumbbell.bottleneck.buffer: a buffer of 1000B cannot hold one 1500-byte packet of flows[0] (its datagrams) through link bottleneck: expected at least 1500B"
+    );
+    let tcp = GRAPH.replace(
+        "kind = \"udp\"\nfrom = \"a\"\nto = \"c\"\nrate = \"2Mbps\"",
+        "kind = \"tcp\"\nfrom = \"a\"\nto = \"c\"\nmss = 960",
+    );
+    assert!(parse(&tcp.replace("buffer = \"50p\"", "buffer = \"1000B\"")).is_ok());
+    let e = err(&tcp.replace("buffer = \"50p\"", "buffer = \"999B\""));
+    assert!(e.starts_with("t.toml:19: links[1].buffer: a buffer of 999B cannot hold one 1000-byte packet of flows[0] (its segments: 960 bytes of data + 40 of headers) through link bc"), "{e}");
+    // The reverse direction carries the ACKs (40 bytes).
+    let e = err(&tcp
+        .replace("buffer = \"50p\"", "buffer = \"1000B\"")
+        .replace(
+            "reverse = { rate = \"1Mbps\", qdisc = \"droptail\" }",
+            "reverse = { rate = \"1Mbps\", buffer = \"39B\" }",
+        ));
+    assert!(e.starts_with("t.toml:20: links[1].reverse.buffer: a buffer of 39B cannot hold one 40-byte packet of flows[0] (its ACKs) through link bc.rev"), "{e}");
+    // A reverse direction without its own buffer has the forward one, named where it is written.
+    let back = GRAPH
+        .replace("buffer = \"50p\"", "buffer = \"1000B\"")
+        .replace(
+            "from = \"a\"\nto = \"c\"\nrate = \"2Mbps\"",
+            "from = \"c\"\nto = \"a\"\nrate = \"2Mbps\"",
+        );
+    let e = err(&back);
+    assert!(e.starts_with("t.toml:19: links[1].buffer: a buffer of 1000B cannot hold one 1500-byte packet of flows[0] (its datagrams) through link bc.rev"), "{e}");
+}
+
+#[test]
+fn a_lone_carriage_return_is_explained() {
+    // The TOML parser reports a CR without LF with an empty message: the error was `t.toml:2: `.
+    let text = GOOD.replace("seed = 7\n", "seed = 7\n\rbin = \"1s\"\n");
+    let expected = "t.toml:5: a carriage return (\\r) not followed by a newline: expected \\n or \\r\\n line endings";
+    assert_eq!(err(&text), expected);
+    use aqmlab_sim::scenario::apply_sets;
+    let e = apply_sets(&text, "t.toml", &[("seed".into(), "1".into())]).unwrap_err();
+    assert_eq!(e.to_string(), expected);
+    // CRLF line endings are fine.
+    assert!(parse(&GOOD.replace('\n', "\r\n")).is_ok());
+}
