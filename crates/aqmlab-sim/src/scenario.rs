@@ -686,16 +686,32 @@ pub fn build(
                     }
                     None => 1500,
                 };
-                if f.cc.is_some()
-                    || f.app.is_some()
-                    || f.bytes.is_some()
-                    || f.conns_per_s.is_some()
-                    || f.request_size.is_some()
-                {
+                // Every TCP key is refused on a udp flow, rather than silently ignored.
+                let tcp_keys = [
+                    ("cc", f.cc.is_some()),
+                    ("app", f.app.is_some()),
+                    ("bytes", f.bytes.is_some()),
+                    ("conns_per_s", f.conns_per_s.is_some()),
+                    ("size_dist", f.size_dist.is_some()),
+                    ("size_mean", f.size_mean.is_some()),
+                    ("size_shape", f.size_shape.is_some()),
+                    ("size_sigma", f.size_sigma.is_some()),
+                    ("request_size", f.request_size.is_some()),
+                    ("mss", f.mss.is_some()),
+                    ("max_window", f.max_window.is_some()),
+                    ("initial_cwnd", f.initial_cwnd.is_some()),
+                    ("delayed_ack", f.delayed_ack.is_some()),
+                    ("sack", f.sack.is_some()),
+                    ("ecn", f.ecn.is_some()),
+                    ("handshake", f.handshake.is_some()),
+                    ("hystart", f.hystart.is_some()),
+                    ("min_rto", f.min_rto.is_some()),
+                ];
+                if let Some((key, _)) = tcp_keys.iter().find(|(_, present)| *present) {
                     return Err(cx.err(
                         Some(f.kind.span()),
-                        p.clone(),
-                        "cc, app, bytes, conns_per_s and request_size belong to tcp flows, not udp",
+                        format!("{p}.{key}"),
+                        format!("{key} belongs to tcp flows; this flow has kind = \"udp\""),
                     ));
                 }
                 let on_off = match (&f.on_time, &f.off_time) {

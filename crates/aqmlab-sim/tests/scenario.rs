@@ -553,7 +553,7 @@ fn web_request_size_is_checked_like_every_key() {
         "rate = \"2Mbps\"\nrequest_size = \"300B\"",
     ));
     assert!(
-        e.contains("flows[0]: cc, app, bytes, conns_per_s and request_size belong to tcp flows"),
+        e.contains("flows[0].request_size: request_size belongs to tcp flows; this flow has kind = \"udp\""),
         "{e}"
     );
 }
@@ -802,4 +802,27 @@ fn a_lone_carriage_return_is_explained() {
     assert_eq!(e.to_string(), expected);
     // CRLF line endings are fine.
     assert!(parse(&GOOD.replace('\n', "\r\n")).is_ok());
+}
+
+#[test]
+fn tcp_keys_on_a_udp_flow_are_refused_not_ignored() {
+    for key in [
+        "mss = 1000",
+        "sack = false",
+        "ecn = true",
+        "delayed_ack = false",
+        "initial_cwnd = 4",
+        "hystart = true",
+        "min_rto = \"1s\"",
+        "size_mean = \"10KB\"",
+    ] {
+        let name = key.split(' ').next().unwrap();
+        let e = err(&GRAPH.replace("rate = \"2Mbps\"", &format!("rate = \"2Mbps\"\n{key}")));
+        assert!(
+            e.contains(&format!(
+                "flows[0].{name}: {name} belongs to tcp flows; this flow has kind = \"udp\""
+            )),
+            "{key}: {e}"
+        );
+    }
 }
