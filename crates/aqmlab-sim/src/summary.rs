@@ -91,6 +91,7 @@ pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
             "retransmits": m.retransmits,
             "transfers_started": m.transfers_started,
             "transfers_completed": m.transfers_completed,
+            "transfers_failed": m.transfers_failed,
             "fct_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.mean()) },
             "fct_p50_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.quantile(0.5)) },
             "fct_p99_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.quantile(0.99)) },

@@ -285,6 +285,9 @@ pub struct FlowMetrics {
     pub transfers_started: u64,
     /// TCP: transfers completed.
     pub transfers_completed: u64,
+    /// TCP: transfers abandoned because the connection could not be opened (the SYN went
+    /// unanswered through every retransmission allowed).
+    pub transfers_failed: u64,
     /// TCP: flow completion times of completed transfers, ns (handshake included; for web,
     /// from the request's arrival to the response's last byte acknowledged).
     pub fct_ns: QuantileSketch,
@@ -1173,6 +1176,15 @@ impl Sim {
             // of it still in the network are discarded on arrival (their generation is stale).
             m.transfers_completed += 1;
             m.fct_ns.add((now - c.start).as_nanos());
+            self.conns.remove(conn);
+            return;
+        }
+        if c.legs[LEG_OPEN as usize]
+            .as_ref()
+            .is_some_and(|l| l.sender.is_aborted())
+        {
+            // The connection never opened: free it (its stale packets are discarded on arrival).
+            m.transfers_failed += 1;
             self.conns.remove(conn);
             return;
         }

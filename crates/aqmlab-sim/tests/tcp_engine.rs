@@ -395,3 +395,51 @@ fn results_do_not_depend_on_how_the_run_is_chunked() {
     let chunked = summary(&s.name, s.seed, &s.sim.report(), 0.0);
     assert_eq!(whole, chunked);
 }
+
+#[test]
+fn web_connections_over_a_dead_path_give_up_and_are_freed() {
+    // The client → server direction loses (almost) every packet, so no SYN arrives: each
+    // connection gives up when its 6th SYN retransmission times out, 123 s after it opened
+    // (1 + 2 + 4 + 8 + 16 + 32 + 60 s). Open connections stay bounded by the arrival rate times
+    // those 123 s instead of growing with the run.
+    let text = r#"
+duration = "400s"
+[dumbbell]
+senders = 1
+access_rate = "1Gbps"
+sender_delay = "1ms"
+receiver_delay = "1ms"
+[dumbbell.bottleneck]
+rate = "10Mbps"
+delay = "20ms"
+buffer = "100p"
+reverse = { loss = 0.999999 }
+[[flows]]
+kind = "tcp"
+from = "s1"
+to = "r1"
+app = "web"
+conns_per_s = 5.0
+size_mean = "10KB"
+"#;
+    let mut sc = scenario(text);
+    let mut most_open = 0;
+    for t in 1..=400 {
+        sc.sim.run_until(SimTime::from_secs(t));
+        most_open = most_open.max(sc.sim.tcp_connections_open());
+    }
+    let s = summary(&sc.name, sc.seed, &sc.sim.report(), 0.0);
+    let f = &s["flows"][0];
+    let started = f["transfers_started"].as_u64().unwrap();
+    let failed = f["transfers_failed"].as_u64().unwrap();
+    assert_eq!(f["transfers_completed"].as_u64().unwrap(), 0);
+    // Poisson(5/s): about 2000 started; those opened before 277 s have given up by 400 s.
+    assert!((1800..=2200).contains(&started), "{started}");
+    assert!(
+        failed + 5 * 123 + 150 >= started && failed < started,
+        "{failed} failed of {started}"
+    );
+    // At most about 5/s × 123 s open at once (plus Poisson spread).
+    assert!(most_open <= 800, "{most_open} connections open at once");
+    assert_eq!(sc.sim.tcp_connections_open() as u64, started - failed);
+}

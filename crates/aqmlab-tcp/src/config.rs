@@ -144,6 +144,10 @@ pub struct TcpConfig {
     pub handshake: bool,
     /// DupThresh (RFC 5681 §3.2, RFC 6675 §2): 3.
     pub dupack_threshold: u32,
+    /// SYN retransmissions before the connection gives up (Linux `tcp_syn_retries`, 6: about
+    /// 127 s with a 1 s initial RTO). Without a limit, a path that never answers keeps every
+    /// connection of a web flow open, and memory grows with simulated time.
+    pub syn_retries: u32,
     /// Congestion control.
     pub cc: CcConfig,
 }
@@ -163,6 +167,7 @@ impl Default for TcpConfig {
             ecn: false,
             handshake: true,
             dupack_threshold: 3,
+            syn_retries: 6,
             cc: CcConfig::default(),
         }
     }

@@ -78,6 +78,9 @@ pub struct SenderStats {
     pub ssthresh_bytes: u64,
     /// When every application byte had been acknowledged.
     pub completed_at: Option<SimTime>,
+    /// When the connection gave up: the last SYN retransmission allowed
+    /// ([`TcpConfig::syn_retries`]) timed out.
+    pub aborted_at: Option<SimTime>,
 }
 
 /// What the handshake that opened a connection established, as the accepting end saw it
@@ -145,6 +148,9 @@ pub struct TcpSender {
     state: State,
     syn_sent_at: SimTime,
     syn_retx: bool,
+    /// SYN retransmissions so far, and how many are allowed.
+    syn_retransmissions: u32,
+    syn_retries: u32,
     snd_una: u64,
     snd_nxt: u64,
     /// One past the last application byte (`u64::MAX` for unlimited data).
@@ -211,6 +217,8 @@ impl TcpSender {
             state: State::Closed,
             syn_sent_at: SimTime::ZERO,
             syn_retx: false,
+            syn_retransmissions: 0,
+            syn_retries: cfg.syn_retries,
             snd_una: 1,
             snd_nxt: 1,
             app_end: app_bytes.map_or(u64::MAX, |b| b.saturating_add(1)),
@@ -314,9 +322,16 @@ impl TcpSender {
             State::SynSent => {
                 // RFC 6298 §5.5–5.6 for the SYN; §5.7 and RFC 5681 §3.1 apply once established.
                 self.stats.timeouts += 1;
-                self.syn_retx = true;
-                self.rtt.backoff();
-                self.send_syn(now, out);
+                if self.syn_retransmissions >= self.syn_retries {
+                    // Give up, as Linux does after `tcp_syn_retries` (RFC 1122 §4.2.3.5 R2).
+                    self.state = State::Closed;
+                    self.stats.aborted_at = Some(now);
+                } else {
+                    self.syn_retransmissions += 1;
+                    self.syn_retx = true;
+                    self.rtt.backoff();
+                    self.send_syn(now, out);
+                }
             }
             State::Established => self.on_rto(now, out),
         }
@@ -331,6 +346,11 @@ impl TcpSender {
     /// True once every application byte has been cumulatively acknowledged (never for bulk).
     pub fn is_complete(&self) -> bool {
         self.stats.completed_at.is_some()
+    }
+
+    /// True once the connection gave up (see [`SenderStats::aborted_at`]).
+    pub fn is_aborted(&self) -> bool {
+        self.stats.aborted_at.is_some()
     }
 
     /// Counters and current values.

@@ -231,6 +231,36 @@ fn lost_syn_is_retransmitted_after_initial_rto() {
     assert_eq!(tx.stats().srtt, None);
 }
 
+#[test]
+fn an_unanswered_syn_gives_up_after_syn_retries() {
+    // Linux's default: 6 retransmissions with the RTO doubling from 1 s (capped at 60 s), then
+    // the connection is abandoned when the last one times out.
+    let cfg = TcpConfig::default();
+    assert_eq!(cfg.syn_retries, 6);
+    let mut tx = TcpSender::new(&cfg, Some(10_000));
+    let mut out = Vec::new();
+    tx.connect(SimTime::ZERO, &mut out);
+    let mut expect = SimDuration::ZERO;
+    let mut rto = cfg.initial_rto;
+    for k in 0..=cfg.syn_retries {
+        expect = expect + rto;
+        rto = SimDuration::from_nanos((rto.as_nanos() * 2).min(cfg.max_rto.as_nanos()));
+        let at = tx.next_timer().expect("the SYN timer is armed");
+        assert_eq!(at, SimTime::ZERO + expect, "timeout {k}");
+        out.clear();
+        tx.on_timer(at, &mut out);
+        if k < cfg.syn_retries {
+            assert_eq!(out.len(), 1, "SYN retransmission {}", k + 1);
+            assert!(!tx.is_aborted());
+        }
+    }
+    // 1 + 2 + 4 + 8 + 16 + 32 + 60 s.
+    assert_eq!(expect, SimDuration::from_secs(123));
+    assert!(out.is_empty() && tx.is_aborted() && !tx.is_complete());
+    assert_eq!(tx.stats().aborted_at, Some(SimTime::from_secs(123)));
+    assert_eq!(tx.next_timer(), None, "nothing left to do");
+}
+
 // ----- the reply direction of a request/response connection ----------------------------------
 
 #[test]
