@@ -993,7 +993,14 @@ impl Sim {
         let FlowKind::Tcp { spec, .. } = &self.flows[f as usize].kind else {
             unreachable!()
         };
-        let (cfg, src, dst) = (spec.cfg, spec.src, spec.dst);
+        let (mut cfg, src, dst) = (spec.cfg, spec.src, spec.dst);
+        if response.is_none() {
+            // Only a web client gives up on an unanswered SYN (its exchange is counted as
+            // failed and the next request opens a new connection). A bulk or finite flow has
+            // nothing else to do: it keeps retrying, as an application that reconnects would,
+            // so an outage longer than the SYN timeouts does not silence it for the whole run.
+            cfg.syn_retries = u32::MAX;
+        }
         let (from, to) = if response.is_some() {
             (dst, src)
         } else {
@@ -1183,7 +1190,8 @@ impl Sim {
             .as_ref()
             .is_some_and(|l| l.sender.is_aborted())
         {
-            // The connection never opened: free it (its stale packets are discarded on arrival).
+            // A web exchange whose connection never opened (only web connections give up, see
+            // `open_conn`): free it; its stale packets are discarded on arrival.
             m.transfers_failed += 1;
             self.conns.remove(conn);
             return;

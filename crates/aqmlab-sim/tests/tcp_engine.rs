@@ -443,3 +443,35 @@ size_mean = "10KB"
     assert!(most_open <= 800, "{most_open} connections open at once");
     assert_eq!(sc.sim.tcp_connections_open() as u64, started - failed);
 }
+
+#[test]
+fn a_bulk_flow_keeps_retrying_its_syn_through_a_long_outage() {
+    // The bottleneck is down (rate 0) for the first 200 s, longer than the 123 s a web client
+    // waits for a SYN-ACK: a bulk flow keeps retrying (every 60 s once the RTO is capped),
+    // connects when the link comes back, and moves data; nothing counts as failed.
+    let text = r#"
+duration = "300s"
+[dumbbell]
+senders = 1
+access_rate = "1Gbps"
+sender_delay = "1ms"
+receiver_delay = "1ms"
+[dumbbell.bottleneck]
+schedule = [["0s", "0bps"], ["200s", "10Mbps"]]
+delay = "20ms"
+buffer = "100p"
+[[flows]]
+kind = "tcp"
+from = "s1"
+to = "r1"
+cc = "newreno"
+"#;
+    let s = run(text);
+    let f = &s["flows"][0];
+    assert_eq!(f["transfers_failed"].as_u64().unwrap(), 0);
+    assert!(
+        f["delivered_bytes"].as_u64().unwrap() > 10_000_000,
+        "{}",
+        f["delivered_bytes"]
+    );
+}

@@ -144,9 +144,10 @@ pub struct TcpConfig {
     pub handshake: bool,
     /// DupThresh (RFC 5681 §3.2, RFC 6675 §2): 3.
     pub dupack_threshold: u32,
-    /// SYN retransmissions before the connection gives up (Linux `tcp_syn_retries`, 6: about
-    /// 127 s with a 1 s initial RTO). Without a limit, a path that never answers keeps every
-    /// connection of a web flow open, and memory grows with simulated time.
+    /// SYN retransmissions before the connection gives up (Linux `tcp_syn_retries`, 6: 123 s
+    /// with the default 1 s initial and 60 s maximum RTO; the final expiry counts as a timeout
+    /// too). Without a limit, a path that never answers keeps every connection of a web flow
+    /// open, and memory grows with simulated time.
     pub syn_retries: u32,
     /// Congestion control.
     pub cc: CcConfig,

@@ -185,7 +185,8 @@ impl CongestionControl for Cubic {
     fn exit_slow_start(&mut self, _now: SimTime) {
         // §4.10: leaving the first slow start without a loss leaves W_max undefined; CUBIC sets
         // cwnd_prior = cwnd and starts a curve with K = 0 and W_max = cwnd at the start of
-        // congestion avoidance (the epoch starts with the next ACK).
+        // congestion avoidance (the epoch starts on the ACK that ends CSS, which the controller
+        // handles right after this call).
         let cwnd_seg = self.seg(self.cwnd);
         self.ssthresh = self.cwnd;
         self.w_max = cwnd_seg;
