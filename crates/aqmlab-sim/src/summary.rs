@@ -89,6 +89,8 @@ pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
             "dropped_pkts": m.dropped_pkts,
             "goodput_bps": goodput,
             "retransmits": m.retransmits,
+            "timeouts": m.timeouts,
+            "fast_recoveries": m.fast_recoveries,
             "transfers_started": m.transfers_started,
             "transfers_completed": m.transfers_completed,
             "transfers_failed": m.transfers_failed,

@@ -281,6 +281,10 @@ pub struct FlowMetrics {
     pub delivered_bytes_per_bin: Vec<u64>,
     /// TCP: segments retransmitted (web: requests and responses).
     pub retransmits: u64,
+    /// TCP: retransmission-timer expiries (SYN timeouts included).
+    pub timeouts: u64,
+    /// TCP: fast-recovery episodes.
+    pub fast_recoveries: u64,
     /// TCP: transfers started (finite and web; for web, a request/response exchange).
     pub transfers_started: u64,
     /// TCP: transfers completed.
@@ -422,8 +426,11 @@ struct Leg {
     timer_pending: [Option<SimTime>; 2],
     /// Receiver bytes already counted in the flow's metrics.
     delivered: u64,
-    /// Sender retransmissions already counted in the flow's metrics.
+    /// Sender retransmissions, timeouts and fast recoveries already counted in the flow's
+    /// metrics.
     retransmits: u64,
+    timeouts: u64,
+    fast_recoveries: u64,
 }
 
 impl Leg {
@@ -436,6 +443,8 @@ impl Leg {
             timer_pending: [None, None],
             delivered: 0,
             retransmits: 0,
+            timeouts: 0,
+            fast_recoveries: 0,
         }
     }
 }
@@ -1173,9 +1182,12 @@ impl Sim {
         let c = self.conns.get_mut(conn);
         let m = &mut self.flows[c.flow as usize].m;
         for l in c.legs.iter_mut().flatten() {
-            let r = l.sender.stats().retransmits;
-            m.retransmits += r - l.retransmits;
-            l.retransmits = r;
+            let st = l.sender.stats();
+            m.retransmits += st.retransmits - l.retransmits;
+            m.timeouts += st.timeouts - l.timeouts;
+            m.fast_recoveries += st.fast_recoveries - l.fast_recoveries;
+            (l.retransmits, l.timeouts, l.fast_recoveries) =
+                (st.retransmits, st.timeouts, st.fast_recoveries);
         }
         let main = c.legs[c.main_leg() as usize].as_ref();
         if main.is_some_and(|l| l.sender.is_complete()) {

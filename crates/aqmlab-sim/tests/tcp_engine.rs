@@ -337,6 +337,14 @@ cc = "newreno"
         );
         let lost = s["links"]["bottleneck"]["lost_pkts"].as_u64().unwrap();
         assert!(lost > 100, "p={p}: only {lost} losses");
+        // Isolated random losses are repaired by fast recovery, one episode per loss event
+        // (a window can hold several), never more episodes than losses.
+        let f = &s["flows"][0];
+        let episodes = f["fast_recoveries"].as_u64().unwrap();
+        assert!(
+            episodes > lost / 4 && episodes <= lost,
+            "p={p}: {episodes} of {lost}"
+        );
     }
 }
 
@@ -433,6 +441,13 @@ size_mean = "10KB"
     let started = f["transfers_started"].as_u64().unwrap();
     let failed = f["transfers_failed"].as_u64().unwrap();
     assert_eq!(f["transfers_completed"].as_u64().unwrap(), 0);
+    // A failed connection timed out 7 times (6 retransmissions, then the final expiry).
+    let timeouts = f["timeouts"].as_u64().unwrap();
+    assert!(
+        timeouts >= 7 * failed && timeouts < 7 * started,
+        "{timeouts}"
+    );
+    assert_eq!(f["fast_recoveries"].as_u64().unwrap(), 0);
     // Poisson(5/s): about 2000 started; those opened before 277 s have given up by 400 s.
     assert!((1800..=2200).contains(&started), "{started}");
     assert!(
