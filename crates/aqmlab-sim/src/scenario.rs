@@ -153,6 +153,7 @@ struct RawFlow {
     handshake: Option<bool>,
     hystart: Option<bool>,
     min_rto: Option<S>,
+    delack_timeout: Option<S>,
 }
 
 /// A built scenario: the simulation, its duration, and what it was made from.
@@ -706,6 +707,7 @@ pub fn build(
                     ("handshake", f.handshake.is_some()),
                     ("hystart", f.hystart.is_some()),
                     ("min_rto", f.min_rto.is_some()),
+                    ("delack_timeout", f.delack_timeout.is_some()),
                 ];
                 if let Some((key, _)) = tcp_keys.iter().find(|(_, present)| *present) {
                     return Err(cx.err(
@@ -1447,6 +1449,23 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
             ));
         }
         cfg.min_rto = d;
+    }
+    if let Some(r) = &f.delack_timeout {
+        // Linux holds a delayed ACK up to 40 ms (the default), ns-2's DelAck sink 100 ms, ns-3
+        // 200 ms: comparisons with those simulators set it.
+        let path = format!("{p}.delack_timeout");
+        let d = cx.unit(r, &path, units::parse_duration)?;
+        if d == SimDuration::ZERO || d >= SimDuration::from_millis(500) {
+            return Err(cx.err(
+                Some(r.span()),
+                path,
+                format!(
+                    "expected a delayed-ACK timeout > 0 and below 500ms (RFC 9293 §3.8.6.3), got {:?}",
+                    r.get_ref()
+                ),
+            ));
+        }
+        cfg.delack_timeout = d;
     }
     cfg.validate()
         .map_err(|e| cx.err(Some(f.kind.span()), p, e.to_string()))?;

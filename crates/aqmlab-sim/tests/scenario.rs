@@ -826,3 +826,26 @@ fn tcp_keys_on_a_udp_flow_are_refused_not_ignored() {
         );
     }
 }
+
+#[test]
+fn delack_timeout_is_a_duration_below_half_a_second() {
+    let tcp = |extra: &str| {
+        GRAPH.replace(
+            "kind = \"udp\"\nfrom = \"a\"\nto = \"c\"\nrate = \"2Mbps\"",
+            &format!("kind = \"tcp\"\nfrom = \"a\"\nto = \"c\"\n{extra}"),
+        )
+    };
+    assert!(parse(&tcp("delack_timeout = \"200ms\"")).is_ok());
+    for bad in ["\"0ms\"", "\"500ms\"", "\"2s\""] {
+        let e = err(&tcp(&format!("delack_timeout = {bad}")));
+        assert!(
+            e.starts_with("t.toml:26: flows[0].delack_timeout: expected a delayed-ACK timeout > 0 and below 500ms"),
+            "{bad}: {e}"
+        );
+    }
+    let e = err(&tcp("delack_timeout = 40"));
+    assert!(
+        e.starts_with("t.toml:26: flows[0].delack_timeout: invalid type"),
+        "{e}"
+    );
+}

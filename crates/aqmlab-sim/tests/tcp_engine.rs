@@ -194,6 +194,18 @@ fn one_packet_web_exchange_matches_the_formula() {
         }
         assert_eq!(sc.sim.tcp_connections_open(), 0);
     }
+    // The delayed-ACK timer is what the client holds the response's ACK for: ns-3's 200 ms.
+    let flow = one_web_exchange(
+        "100B",
+        "100B",
+        "delayed_ack = true\ndelack_timeout = \"200ms\"\n",
+    );
+    let mut sc = scenario(&dumbbell(1, "droptail", "100p", &flow, "2s"));
+    sc.sim.run_until(SimTime::ZERO + sc.duration);
+    assert_eq!(
+        sc.sim.report().flows[0].fct_ns.max(),
+        (3 * c + 2 * d + 200_000_000) as f64
+    );
 }
 
 #[test]
