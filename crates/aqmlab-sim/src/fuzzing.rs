@@ -10,7 +10,7 @@
 //! types, `"0bps"`, `"-1ms"`, empty strings, unreadable traces…), or remove a key — applied the way
 //! `--set` applies them, then `--seed`, `--qdisc LINK=KIND` and `--packet-log` overrides.
 
-use crate::scenario::{apply_sets, build, Overrides, ScenarioError};
+use crate::scenario::{apply_sets, build, Overrides, ScenarioError, TCP_FLOW_KEYS};
 use crate::summary::summary;
 use aqmlab_core::{SimDuration, SimTime};
 use aqmlab_qdisc::Kind;
@@ -173,7 +173,8 @@ const DIRECTION_LIKELY: &[&str] = &["rate", "delay", "qdisc", "buffer", "loss"];
 /// Replacing the rate of a direction that has a schedule or trace is an error (two of them);
 /// these are the rate keys to set after removing the others.
 const RATE_KEYS: &[&str] = &["rate", "schedule", "trace"];
-const FLOW_KEYS: &[&str] = &[
+/// Keys every flow may have; with [`TCP_FLOW_KEYS`], all a flow table takes.
+const FLOW_BASE_KEYS: &[&str] = &[
     "kind",
     "from",
     "to",
@@ -184,24 +185,14 @@ const FLOW_KEYS: &[&str] = &[
     "on_time",
     "off_time",
     "onoff_shape",
-    "cc",
-    "app",
-    "bytes",
-    "conns_per_s",
-    "size_dist",
-    "size_mean",
-    "size_shape",
-    "size_sigma",
-    "request_size",
-    "mss",
-    "max_window",
-    "initial_cwnd",
-    "delayed_ack",
-    "sack",
-    "ecn",
-    "handshake",
-    "min_rto",
 ];
+static FLOW_KEYS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    FLOW_BASE_KEYS
+        .iter()
+        .chain(TCP_FLOW_KEYS.iter())
+        .copied()
+        .collect()
+});
 const TCP_LIKELY: &[&str] = &[
     "start",
     "cc",
@@ -212,7 +203,9 @@ const TCP_LIKELY: &[&str] = &[
     "sack",
     "ecn",
     "handshake",
+    "hystart",
     "min_rto",
+    "delack_timeout",
 ];
 const WEB_LIKELY: &[&str] = &[
     "stop",
@@ -695,7 +688,7 @@ fn tables(doc: &toml_edit::DocumentMut) -> Vec<Table> {
                 (_, "web") => WEB_LIKELY,
                 _ => TCP_LIKELY,
             };
-            out.push(t(format!("flows[{i}]"), likely, FLOW_KEYS));
+            out.push(t(format!("flows[{i}]"), likely, &FLOW_KEYS));
         }
     }
     out
@@ -840,7 +833,7 @@ fn plausible_path(path: &str, unknown_last: bool) -> bool {
             (_, true) => (&[][..], false),
             ("dumbbell", _) => (DUMBBELL_KEYS, false),
             ("bottleneck" | "reverse" | "links", _) => (DIRECTION_KEYS, false),
-            ("flows", _) => (FLOW_KEYS, false),
+            ("flows", _) => (&FLOW_KEYS[..], false),
             ("params", _) => (&[][..], true),
             _ => (&[][..], false),
         };

@@ -688,28 +688,28 @@ pub fn build(
                     None => 1500,
                 };
                 // Every TCP key is refused on a udp flow, rather than silently ignored.
-                let tcp_keys = [
-                    ("cc", f.cc.is_some()),
-                    ("app", f.app.is_some()),
-                    ("bytes", f.bytes.is_some()),
-                    ("conns_per_s", f.conns_per_s.is_some()),
-                    ("size_dist", f.size_dist.is_some()),
-                    ("size_mean", f.size_mean.is_some()),
-                    ("size_shape", f.size_shape.is_some()),
-                    ("size_sigma", f.size_sigma.is_some()),
-                    ("request_size", f.request_size.is_some()),
-                    ("mss", f.mss.is_some()),
-                    ("max_window", f.max_window.is_some()),
-                    ("initial_cwnd", f.initial_cwnd.is_some()),
-                    ("delayed_ack", f.delayed_ack.is_some()),
-                    ("sack", f.sack.is_some()),
-                    ("ecn", f.ecn.is_some()),
-                    ("handshake", f.handshake.is_some()),
-                    ("hystart", f.hystart.is_some()),
-                    ("min_rto", f.min_rto.is_some()),
-                    ("delack_timeout", f.delack_timeout.is_some()),
+                let present = [
+                    f.cc.is_some(),
+                    f.app.is_some(),
+                    f.bytes.is_some(),
+                    f.conns_per_s.is_some(),
+                    f.size_dist.is_some(),
+                    f.size_mean.is_some(),
+                    f.size_shape.is_some(),
+                    f.size_sigma.is_some(),
+                    f.request_size.is_some(),
+                    f.mss.is_some(),
+                    f.max_window.is_some(),
+                    f.initial_cwnd.is_some(),
+                    f.delayed_ack.is_some(),
+                    f.sack.is_some(),
+                    f.ecn.is_some(),
+                    f.handshake.is_some(),
+                    f.hystart.is_some(),
+                    f.min_rto.is_some(),
+                    f.delack_timeout.is_some(),
                 ];
-                if let Some((key, _)) = tcp_keys.iter().find(|(_, present)| *present) {
+                if let Some((key, _)) = TCP_FLOW_KEYS.iter().zip(present).find(|(_, p)| *p) {
                     return Err(cx.err(
                         Some(f.kind.span()),
                         format!("{p}.{key}"),
@@ -1471,6 +1471,30 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
         .map_err(|e| cx.err(Some(f.kind.span()), p, e.to_string()))?;
     Ok(cfg)
 }
+
+/// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
+/// lists their presence.
+pub const TCP_FLOW_KEYS: [&str; 19] = [
+    "cc",
+    "app",
+    "bytes",
+    "conns_per_s",
+    "size_dist",
+    "size_mean",
+    "size_shape",
+    "size_sigma",
+    "request_size",
+    "mss",
+    "max_window",
+    "initial_cwnd",
+    "delayed_ack",
+    "sack",
+    "ecn",
+    "handshake",
+    "hystart",
+    "min_rto",
+    "delack_timeout",
+];
 
 /// Size of a web request when the scenario gives no `request_size`. An HTTP request is a GET line
 /// and its headers, a few hundred bytes: one segment, small beside the responses. PackMime-HTTP
