@@ -506,7 +506,6 @@ pub struct Sim {
     links: Vec<Link>,
     routes: Routes,
     flows: Vec<Flow>,
-    bin_ns: u64,
     /// The time bin of `now`, kept up to date per event (a division per bin, not per packet).
     bins: Bins,
     conns: Arena<Conn>,
@@ -641,7 +640,6 @@ impl Sim {
             links,
             routes,
             flows: Vec::new(),
-            bin_ns: bin.as_nanos(),
             bins: Bins::new(bin.as_nanos()),
             conns: Arena::with_capacity(64),
             next_gen: 0,
@@ -1465,7 +1463,7 @@ impl Sim {
                             m.delivered_bytes += size as u64;
                             bin_add(
                                 &mut m.egress_bytes_per_bin,
-                                (end.as_nanos() / self.bin_ns) as usize,
+                                self.bins.of(end),
                                 size as u64,
                             );
                         } else {
@@ -1473,7 +1471,7 @@ impl Sim {
                         }
                     }
                     // Bins after the last call held the last level.
-                    let last_bin = (self.now.as_nanos().saturating_sub(1) / self.bin_ns) as usize;
+                    let last_bin = (self.now.as_nanos().saturating_sub(1) / self.bins.bin_ns) as usize;
                     let (lb, pkts, bytes) = l.level;
                     for (v, level) in [
                         (&mut m.max_backlog_per_bin, pkts),
@@ -1504,7 +1502,7 @@ impl Sim {
                 .collect(),
             flows: self.flows.iter().map(|f| f.m.clone()).collect(),
             flow_info: self.flows.iter().map(|f| f.info.clone()).collect(),
-            bin: SimDuration::from_nanos(self.bin_ns),
+            bin: SimDuration::from_nanos(self.bins.bin_ns),
             packets_alive: self.packets.len(),
         }
     }
