@@ -1461,17 +1461,14 @@ impl Sim {
                         if end < self.now {
                             m.delivered_pkts += 1;
                             m.delivered_bytes += size as u64;
-                            bin_add(
-                                &mut m.egress_bytes_per_bin,
-                                self.bins.of(end),
-                                size as u64,
-                            );
+                            bin_add(&mut m.egress_bytes_per_bin, self.bins.of(end), size as u64);
                         } else {
                             in_flight = true;
                         }
                     }
                     // Bins after the last call held the last level.
-                    let last_bin = (self.now.as_nanos().saturating_sub(1) / self.bins.bin_ns) as usize;
+                    let last_bin =
+                        (self.now.as_nanos().saturating_sub(1) / self.bins.bin_ns) as usize;
                     let (lb, pkts, bytes) = l.level;
                     for (v, level) in [
                         (&mut m.max_backlog_per_bin, pkts),

@@ -17,68 +17,65 @@ fn droptail(n: u64) -> AnyQdisc {
     }))
 }
 
+/// A link direction without random loss.
+fn link(
+    name: &str,
+    from: u32,
+    to: u32,
+    rate: LinkRate,
+    delay_ms: u64,
+    qdisc: AnyQdisc,
+) -> LinkConfig {
+    LinkConfig {
+        name: name.into(),
+        from,
+        to,
+        rate,
+        delay: SimDuration::from_millis(delay_ms),
+        qdisc,
+        loss: 0.0,
+    }
+}
+
+fn mbps(x: u64) -> LinkRate {
+    LinkRate::Constant(Bitrate::from_mbps(x))
+}
+
+/// A simulation of `nodes` and `links` with 100-ms time-series bins.
+fn sim(nodes: &[&str], links: Vec<LinkConfig>) -> Sim {
+    let nodes = nodes.iter().map(|n| n.to_string()).collect();
+    Sim::new(nodes, links, SimDuration::from_millis(100)).unwrap()
+}
+
+/// A constant-rate UDP source from `src` to `dst` starting at 0 and never stopping.
+fn cbr(src: u32, dst: u32, rate: Bitrate, size: u32) -> UdpSpec {
+    UdpSpec {
+        src,
+        dst,
+        rate,
+        size,
+        start: SimTime::ZERO,
+        stop: None,
+        on_off: None,
+    }
+}
+
 /// src(0) -> gw(1) -> dst(2), access 100 Mb/s, bottleneck `bottleneck`, plus the reverse links.
 fn line(bottleneck: LinkRate, q: AnyQdisc) -> Sim {
-    let ms = SimDuration::from_millis;
     let links = vec![
-        LinkConfig {
-            name: "access".into(),
-            from: 0,
-            to: 1,
-            rate: LinkRate::Constant(Bitrate::from_mbps(100)),
-            delay: ms(1),
-            qdisc: droptail(1000),
-            loss: 0.0,
-        },
-        LinkConfig {
-            name: "bottleneck".into(),
-            from: 1,
-            to: 2,
-            rate: bottleneck,
-            delay: ms(10),
-            qdisc: q,
-            loss: 0.0,
-        },
-        LinkConfig {
-            name: "bottleneck.rev".into(),
-            from: 2,
-            to: 1,
-            rate: LinkRate::Constant(Bitrate::from_mbps(10)),
-            delay: ms(10),
-            qdisc: droptail(1000),
-            loss: 0.0,
-        },
-        LinkConfig {
-            name: "access.rev".into(),
-            from: 1,
-            to: 0,
-            rate: LinkRate::Constant(Bitrate::from_mbps(100)),
-            delay: ms(1),
-            qdisc: droptail(1000),
-            loss: 0.0,
-        },
+        link("access", 0, 1, mbps(100), 1, droptail(1000)),
+        link("bottleneck", 1, 2, bottleneck, 10, q),
+        link("bottleneck.rev", 2, 1, mbps(10), 10, droptail(1000)),
+        link("access.rev", 1, 0, mbps(100), 1, droptail(1000)),
     ];
-    Sim::new(
-        vec!["src".into(), "gw".into(), "dst".into()],
-        links,
-        SimDuration::from_millis(100),
-    )
-    .unwrap()
+    sim(&["src", "gw", "dst"], links)
 }
 
 #[test]
 fn udp_overload_conserves_packets_and_respects_the_link_rate() {
-    let mut sim = line(LinkRate::Constant(Bitrate::from_mbps(10)), droptail(50));
-    sim.add_udp(UdpSpec {
-        src: 0,
-        dst: 2,
-        rate: Bitrate::from_mbps(15),
-        size: 1500,
-        start: SimTime::ZERO,
-        stop: None,
-        on_off: None,
-    })
-    .unwrap();
+    let mut sim = line(mbps(10), droptail(50));
+    sim.add_udp(cbr(0, 2, Bitrate::from_mbps(15), 1500))
+        .unwrap();
     sim.run_until(SimTime::from_secs(10));
     let r = sim.report();
     let f = &r.flows[0];
@@ -122,17 +119,9 @@ fn codel_keeps_the_sojourn_far_below_tail_drop_under_overload() {
     // queue. (Against unresponsive traffic CoDel cannot reach its 5 ms target: ns-3's own CoDel
     // gives a median of ~90 ms on the same 1.2× overload, see vectors/overload.)
     let run = |q: AnyQdisc| {
-        let mut sim = line(LinkRate::Constant(Bitrate::from_mbps(10)), q);
-        sim.add_udp(UdpSpec {
-            src: 0,
-            dst: 2,
-            rate: Bitrate::from_mbps(12),
-            size: 1500,
-            start: SimTime::ZERO,
-            stop: None,
-            on_off: None,
-        })
-        .unwrap();
+        let mut sim = line(mbps(10), q);
+        sim.add_udp(cbr(0, 2, Bitrate::from_mbps(12), 1500))
+            .unwrap();
         sim.run_until(SimTime::from_secs(20));
         sim.report().links[1].m.sojourn_ns.quantile(0.5) / 1e6
     };
@@ -153,16 +142,8 @@ fn rate_schedule_changes_throughput() {
     ])
     .unwrap();
     let mut sim = line(LinkRate::Steps(s), droptail(100));
-    sim.add_udp(UdpSpec {
-        src: 0,
-        dst: 2,
-        rate: Bitrate::from_mbps(20),
-        size: 1500,
-        start: SimTime::ZERO,
-        stop: None,
-        on_off: None,
-    })
-    .unwrap();
+    sim.add_udp(cbr(0, 2, Bitrate::from_mbps(20), 1500))
+        .unwrap();
     sim.run_until(SimTime::from_secs(10));
     let b = &sim.report().links[1];
     let first: u64 = b.m.egress_bytes_per_bin[10..50].iter().sum();
@@ -174,25 +155,13 @@ fn rate_schedule_changes_throughput() {
 }
 
 fn fingerprint(seed_rate: u64) -> Vec<u64> {
-    let mut sim = line(LinkRate::Constant(Bitrate::from_mbps(10)), droptail(20));
+    let mut sim = line(mbps(10), droptail(20));
+    sim.add_udp(cbr(0, 2, Bitrate::from_bps(seed_rate), 1000))
+        .unwrap();
     sim.add_udp(UdpSpec {
-        src: 0,
-        dst: 2,
-        rate: Bitrate::from_bps(seed_rate),
-        size: 1000,
-        start: SimTime::ZERO,
-        stop: None,
-        on_off: None,
-    })
-    .unwrap();
-    sim.add_udp(UdpSpec {
-        src: 0,
-        dst: 2,
-        rate: Bitrate::from_mbps(3),
-        size: 1500,
         start: SimTime::from_millis(7),
         stop: Some(SimTime::from_secs(3)),
-        on_off: None,
+        ..cbr(0, 2, Bitrate::from_mbps(3), 1500)
     })
     .unwrap();
     sim.run_until(SimTime::from_secs(5));
@@ -213,31 +182,9 @@ fn same_configuration_gives_identical_results() {
 
 #[test]
 fn unreachable_destination_is_an_error() {
-    let links = vec![LinkConfig {
-        name: "a".into(),
-        from: 0,
-        to: 1,
-        rate: LinkRate::Constant(Bitrate::from_mbps(1)),
-        delay: SimDuration::ZERO,
-        qdisc: droptail(10),
-        loss: 0.0,
-    }];
-    let mut sim = Sim::new(
-        vec!["x".into(), "y".into()],
-        links,
-        SimDuration::from_millis(100),
-    )
-    .unwrap();
+    let mut sim = sim(&["x", "y"], vec![link("a", 0, 1, mbps(1), 0, droptail(10))]);
     let e = sim
-        .add_udp(UdpSpec {
-            src: 1,
-            dst: 0,
-            rate: Bitrate::from_mbps(1),
-            size: 100,
-            start: SimTime::ZERO,
-            stop: None,
-            on_off: None,
-        })
+        .add_udp(cbr(1, 0, Bitrate::from_mbps(1), 100))
         .unwrap_err();
     assert_eq!(e.to_string(), "flow 0: there is no route from y to x");
 }
@@ -248,31 +195,12 @@ fn arrival_at_the_end_of_a_transmission_is_queued_before_the_link_looks_again() 
     // when the previous transmission ends, and its arrival was scheduled before that
     // transmission started. Events at equal times run in scheduling order, so the link takes
     // the new packet when it finishes; it never finds its queue empty in between.
-    let links = vec![LinkConfig {
-        name: "l".into(),
-        from: 0,
-        to: 1,
-        rate: LinkRate::Constant(Bitrate::from_mbps(10)),
-        delay: SimDuration::from_millis(1),
-        qdisc: droptail(10),
-        loss: 0.0,
-    }];
-    let mut sim = Sim::new(
-        vec!["a".into(), "b".into()],
-        links,
-        SimDuration::from_millis(100),
-    )
-    .unwrap();
-    sim.add_udp(UdpSpec {
-        src: 0,
-        dst: 1,
-        rate: Bitrate::from_mbps(10),
-        size: 1500,
-        start: SimTime::ZERO,
-        stop: None,
-        on_off: None,
-    })
-    .unwrap();
+    let mut sim = sim(
+        &["a", "b"],
+        vec![link("l", 0, 1, mbps(10), 1, droptail(10))],
+    );
+    sim.add_udp(cbr(0, 1, Bitrate::from_mbps(10), 1500))
+        .unwrap();
     sim.run_until(SimTime::from_secs(2));
     let l = &sim.report().links[0];
     assert!(l.m.delivered_pkts > 1600);
@@ -283,15 +211,11 @@ fn arrival_at_the_end_of_a_transmission_is_queued_before_the_link_looks_again() 
 #[test]
 fn series_add_up_to_totals_and_backlog_is_carried_through_quiet_bins() {
     // 5 Mb/s UDP from 1.2 ms, 1.2 s run: events at exactly the end are not half-counted.
-    let mut sim = line(LinkRate::Constant(Bitrate::from_mbps(10)), droptail(1000));
+    let mut sim = line(mbps(10), droptail(1000));
     sim.add_udp(UdpSpec {
-        src: 0,
-        dst: 2,
-        rate: Bitrate::from_mbps(20),
-        size: 1500,
         start: SimTime::from_nanos(1_200_000),
         stop: Some(SimTime::from_millis(500)),
-        on_off: None,
+        ..cbr(0, 2, Bitrate::from_mbps(20), 1500)
     })
     .unwrap();
     sim.run_until(SimTime::from_millis(1200));
