@@ -9,6 +9,7 @@
 //!
 //! Marks are reported through [`QdiscCx::mark`], which also sets the packet's ECN field to CE.
 
+use aqmlab_core::units::Size;
 use aqmlab_core::{Ecn, Packet, SimTime};
 
 /// Packets and bytes held by a discipline.
@@ -166,4 +167,14 @@ pub trait QueueDisc {
     /// Visits the internal state variables worth tracing (name, value), e.g. CoDel's `dropping`,
     /// `count`, `drop_next_ns`; RED's `avg`; PIE's `drop_prob`; LSTF-CoDel's `slack_s`.
     fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64));
+
+    /// `Some(limit)` when the discipline is a plain FIFO bounded by `limit` and keeps no other
+    /// state: it never marks, a dequeue from the empty queue changes nothing, and a packet that
+    /// arrives at the empty queue is accepted exactly when it fits `limit`, and is what the next
+    /// dequeue returns. A link can then pass a packet across its idle queue without either call
+    /// (see [`crate::Qdisc::pass_through`]). The default, `None`, suits every discipline with
+    /// state of its own (an AQM's estimators must see every packet).
+    fn stateless_fifo_limit(&self) -> Option<Size> {
+        None
+    }
 }

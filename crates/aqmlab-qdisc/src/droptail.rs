@@ -105,6 +105,12 @@ impl QueueDisc for DropTail {
     }
 
     fn visit_state(&self, _visit: &mut dyn FnMut(&'static str, f64)) {}
+
+    /// Tail or head drop alike: into an empty queue, a packet goes in exactly when it fits
+    /// (head drop has nothing older to push out), and nothing else is kept.
+    fn stateless_fifo_limit(&self) -> Option<Size> {
+        Some(self.cfg.limit)
+    }
 }
 
 #[cfg(test)]

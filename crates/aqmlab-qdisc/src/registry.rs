@@ -10,6 +10,7 @@ use crate::params::{ConfigError, ParamSpec, Params};
 use crate::pie::{Pie, PieConfig};
 use crate::red::{Red, RedConfig};
 use crate::uniform::UniformSource;
+use aqmlab_core::units::Size;
 use aqmlab_core::{Packet, SimTime};
 
 /// The kinds of discipline.
@@ -191,6 +192,13 @@ impl QueueDisc for AnyQdisc {
     }
     fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
         dispatch!(self, q => q.visit_state(visit))
+    }
+    #[inline]
+    fn stateless_fifo_limit(&self) -> Option<Size> {
+        match self {
+            AnyQdisc::DropTail(q) => q.stateless_fifo_limit(),
+            _ => None,
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! the public call stamps the packet, forwards, counts and checks conservation).
 
 use crate::contract::{Backlog, DropReason, MarkReason, QdiscCx, QdiscEvent, QueueDisc, Stage};
+use aqmlab_core::units::Size;
 use aqmlab_core::{Packet, SimTime};
 
 /// A packet and byte counter.
@@ -80,13 +81,15 @@ impl QdiscStats {
 /// driver hold. After each call, [`Qdisc::events`] lists the drops and marks of that call.
 #[derive(Debug)]
 pub struct Qdisc<Q> {
-    inner: Q,
-    stats: QdiscStats,
-    cx: QdiscCx,
     /// Received minus delivered minus dropped: by conservation, the discipline's backlog. Kept
     /// here so reading the backlog (after every call, on the simulator's hot path) needs no
     /// call into the discipline; debug builds check it against the discipline's own count.
     queued: Backlog,
+    /// The discipline's [`QueueDisc::stateless_fifo_limit`], fixed by its type and configuration.
+    fifo_limit: Option<Size>,
+    cx: QdiscCx,
+    stats: QdiscStats,
+    inner: Q,
 }
 
 impl<Q: QueueDisc> Qdisc<Q> {
@@ -103,10 +106,11 @@ impl<Q: QueueDisc> Qdisc<Q> {
             ..QdiscStats::default()
         };
         Qdisc {
-            inner,
-            stats,
-            cx: QdiscCx::new(),
             queued,
+            fifo_limit: inner.stateless_fifo_limit(),
+            cx: QdiscCx::new(),
+            stats,
+            inner,
         }
     }
 
@@ -136,6 +140,41 @@ impl<Q: QueueDisc> Qdisc<Q> {
         }
         self.account();
         out
+    }
+
+    /// A packet crossing an idle link: the link would enqueue it and dequeue it at once. When
+    /// the discipline is empty and a stateless FIFO ([`QueueDisc::stateless_fifo_limit`]) that
+    /// accepts it, neither call can have any other effect, so this counts the packet as received
+    /// and delivered, stamps it, and returns true without making them. Otherwise it returns
+    /// false and changes nothing: the caller makes both calls.
+    #[inline]
+    pub fn pass_through(&mut self, now: SimTime, pkt: &mut Packet) -> bool {
+        if self.queued.packets != 0 {
+            return false;
+        }
+        let Some(limit) = self.fifo_limit else {
+            return false;
+        };
+        if !crate::droptail::fits(limit, Backlog::default(), pkt.size_bytes) {
+            return false;
+        }
+        self.cx.clear();
+        pkt.enqueue_ns = now.as_nanos();
+        self.stats.received.add(pkt.size_bytes);
+        self.stats.delivered.add(pkt.size_bytes);
+        true
+    }
+
+    /// The dequeue a link makes when it goes idle, which finds the queue empty. A stateless
+    /// FIFO only counts it; any other discipline gets the call (its state may depend on it).
+    #[inline]
+    pub fn dequeue_when_idle(&mut self, now: SimTime) -> Option<Packet> {
+        if self.queued.packets == 0 && self.fifo_limit.is_some() {
+            self.cx.clear();
+            self.stats.empty_dequeues += 1;
+            return None;
+        }
+        self.dequeue(now)
     }
 
     fn account(&mut self) {

@@ -27,10 +27,12 @@ pub struct LinkConfig {
     pub loss: f64,
 }
 
-/// Next-hop table: `next[node][dst]` is the link `node` sends on to reach `dst`.
+/// Next-hop table: `next[node · n + dst]` is the link `node` sends on to reach `dst` (one flat
+/// table: a hop costs one lookup, not two).
 #[derive(Clone, Debug)]
 pub struct Routes {
-    next: Vec<Vec<Option<u32>>>,
+    n: usize,
+    next: Vec<Option<u32>>,
 }
 
 impl Routes {
@@ -41,7 +43,7 @@ impl Routes {
         for (li, &(_, to)) in links.iter().enumerate() {
             incoming[to as usize].push(li as u32);
         }
-        let mut next = vec![vec![None; n_nodes]; n_nodes];
+        let mut next = vec![None; n_nodes * n_nodes];
         let mut seen = vec![false; n_nodes];
         let mut frontier = VecDeque::with_capacity(n_nodes);
         for dst in 0..n_nodes {
@@ -54,18 +56,18 @@ impl Routes {
                     let u = links[li as usize].0 as usize;
                     if !seen[u] {
                         seen[u] = true;
-                        next[u][dst] = Some(li);
+                        next[u * n_nodes + dst] = Some(li);
                         frontier.push_back(u as u32);
                     }
                 }
             }
         }
-        Routes { next }
+        Routes { n: n_nodes, next }
     }
     /// The link `node` uses towards `dst`, if `dst` is reachable.
     #[inline]
     pub fn next_link(&self, node: u32, dst: u32) -> Option<u32> {
-        self.next[node as usize][dst as usize]
+        self.next[node as usize * self.n + dst as usize]
     }
 }
 

@@ -301,16 +301,19 @@ pub struct FlowMetrics {
 }
 
 struct Link {
-    name: String,
-    to: u32,
-    rate: LinkRate,
-    delay: SimDuration,
-    q: Qdisc<AnyQdisc>,
     /// When the current (or last) transmission ends.
     busy_until: SimTime,
+    /// The event sequence number reserved for this transmission's `TxDone`, so that a `TxDone`
+    /// scheduled late (when a packet starts waiting) keeps the place among equal-time events it
+    /// would have had if scheduled when the transmission started.
+    tx_seq: u64,
     /// The last transmission (its end, its size) while not yet counted as sent: it is added to
     /// the totals and to its time bin once it has ended, so the series never reach past `now`.
     sending: Option<(SimTime, u32)>,
+    /// The last queue level noted: (bin, packets, bytes), carried into later bins without calls.
+    level: (usize, u64, u64),
+    delay: SimDuration,
+    to: u32,
     /// A `TxDone` event is scheduled at `busy_until` (a packet is waiting behind the one on the wire).
     tx_done_pending: bool,
     /// The last transmission started with nothing queued behind it, so no `TxDone` event was
@@ -319,21 +322,18 @@ struct Link {
     /// exactly the calls it would see with an event at every transmission end, while an
     /// uncongested link costs no event per packet.
     idle_poll_due: bool,
-    /// The event sequence number reserved for this transmission's `TxDone`, so that a `TxDone`
-    /// scheduled late (when a packet starts waiting) keeps the place among equal-time events it
-    /// would have had if scheduled when the transmission started.
-    tx_seq: u64,
-    /// The last queue level noted: (bin, packets, bytes), carried into later bins without calls.
-    level: (usize, u64, u64),
-    /// Per-packet log `(dequeue time, sojourn, size, flow)` when asked for (grows with the run).
-    packet_log: Option<Vec<PacketRecord>>,
-    /// Loss probability on the wire and its random stream.
-    loss: f64,
-    loss_rng: Xoshiro256pp,
     /// Packets propagating: `(arrival time, packet)` in sending order. The delay is constant,
     /// so they arrive in this order and only the head needs an event (the heap stays small).
     pipe: std::collections::VecDeque<(SimTime, u32)>,
+    /// Loss probability on the wire (its random stream is below).
+    loss: f64,
+    /// Per-packet log `(dequeue time, sojourn, size, flow)` when asked for (grows with the run).
+    packet_log: Option<Vec<PacketRecord>>,
+    rate: LinkRate,
     m: LinkMetrics,
+    q: Qdisc<AnyQdisc>,
+    loss_rng: Xoshiro256pp,
+    name: String,
 }
 
 enum FlowKind {
@@ -382,7 +382,30 @@ impl Link {
     /// seen in it, and bins without calls get the level that held through them.
     fn note_level(&mut self, bin: usize) {
         let b = self.q.backlog();
-        let (pkts, bytes) = (b.packets as u64, b.bytes);
+        self.note_level_of(bin, b.packets as u64, b.bytes);
+    }
+
+    /// The levels of a packet crossing the empty queue: one packet of `bytes` between the
+    /// enqueue and the dequeue, then empty again ([`Link::note_level`] then [`Link::note_drain`]).
+    #[inline]
+    fn note_passing(&mut self, bin: usize, bytes: u64) {
+        let m = &mut self.m;
+        if bin == self.level.0
+            && bin < m.max_backlog_per_bin.len()
+            && bin < m.max_backlog_bytes_per_bin.len()
+        {
+            m.max_backlog_per_bin[bin] = m.max_backlog_per_bin[bin].max(1);
+            m.max_backlog_bytes_per_bin[bin] = m.max_backlog_bytes_per_bin[bin].max(bytes);
+            self.level = (bin, 0, 0);
+            return;
+        }
+        self.note_level_of(bin, 1, bytes);
+        self.note_drain(bin);
+    }
+
+    /// [`Link::note_level`] for a level of `pkts` packets and `bytes` bytes.
+    #[inline]
+    fn note_level_of(&mut self, bin: usize, pkts: u64, bytes: u64) {
         let m = &mut self.m;
         if bin == self.level.0
             && bin < m.max_backlog_per_bin.len()
@@ -890,7 +913,7 @@ impl Sim {
             if link.idle_poll_due && link.busy_until < until {
                 link.idle_poll_due = false;
                 let t = link.busy_until;
-                let none = link.q.dequeue(t);
+                let none = link.q.dequeue_when_idle(t);
                 assert!(
                     none.is_none(),
                     "link {}: the queue was empty when the link went idle",
@@ -1322,7 +1345,7 @@ impl Sim {
         if link.idle_poll_due && tx_ended {
             // The link went idle at busy_until: make the empty dequeue it made then.
             link.idle_poll_due = false;
-            let none = link.q.dequeue(link.busy_until);
+            let none = link.q.dequeue_when_idle(link.busy_until);
             assert!(
                 none.is_none(),
                 "link {}: the queue was empty when the link went idle",
@@ -1336,6 +1359,15 @@ impl Sim {
         bin_add(&mut link.m.ingress_bytes_per_bin, bin, size as u64);
         let mut p = Packet::new(pkt as u64, size, FlowId(flow));
         p.ecn = ecn;
+        let free = !link.tx_done_pending && !link.idle_poll_due;
+        if free && link.q.pass_through(now, &mut p) {
+            // An idle tail-drop link (most hops of a dumbbell but the bottleneck): the packet
+            // crosses its empty queue at once, with the levels the two calls would have noted.
+            link.m.max_backlog_pkts = link.m.max_backlog_pkts.max(1);
+            link.note_passing(bin, size as u64);
+            self.transmit(l, p);
+            return;
+        }
         link.q.enqueue(now, p);
         self.settle_qdisc_events(l);
         let link = &mut self.links[l as usize];
@@ -1360,7 +1392,14 @@ impl Sim {
     }
 
     /// Applies the drops and marks of the last qdisc call on link `l`.
+    #[inline(always)]
     fn settle_qdisc_events(&mut self, l: u32) {
+        if !self.links[l as usize].q.events().is_empty() {
+            self.apply_qdisc_events(l);
+        }
+    }
+
+    fn apply_qdisc_events(&mut self, l: u32) {
         let n = self.links[l as usize].q.events().len();
         for i in 0..n {
             let e = self.links[l as usize].q.events()[i];
@@ -1393,6 +1432,13 @@ impl Sim {
         let Some(p) = out else {
             return; // idle: this empty dequeue is the one a link makes when it goes idle
         };
+        self.transmit(l, p);
+    }
+
+    /// Link `l` starts sending `p`, just dequeued: its sojourn is recorded, it enters the
+    /// propagation pipe, and the link looks for the next packet when this one has left.
+    fn transmit(&mut self, l: u32, p: Packet) {
+        let now = self.now;
         let pkt = p.id as u32;
         // Carry a CE mark the discipline set (at enqueue or dequeue) into the packet.
         self.packets.get_mut(pkt).ecn = p.ecn;

@@ -502,3 +502,44 @@ cc = "newreno"
         f["delivered_bytes"]
     );
 }
+
+/// An idle tail-drop link passes a packet across its empty queue without calling the discipline
+/// (`Qdisc::pass_through`). RED whose thresholds are never reached behaves as tail drop but
+/// takes no shortcut, so a run with either at the bottleneck must report the same numbers.
+#[test]
+fn idle_link_shortcut_changes_nothing_a_report_shows() {
+    let flows = format!(
+        "{}{}[[flows]]\nkind = \"tcp\"\nfrom = \"s2\"\nto = \"r2\"\napp = \"web\"\nconns_per_s = 5.0\nsize_mean = \"30KB\"\n",
+        bulk("s1", "r1", "newreno"),
+        bulk("r2", "s2", "cubic"),
+    );
+    let plain = run(&dumbbell(2, "droptail", "60p", &flows, "20s"));
+    let red = dumbbell(2, "red", "60p", &flows, "20s").replace(
+        "buffer = \"60p\"",
+        "buffer = \"60p\"\nparams = { min_th = 100000, max_th = 300000 }",
+    );
+    let red = run(&red);
+    assert_eq!(plain["flows"], red["flows"]);
+    assert_eq!(plain["fairness"], red["fairness"]);
+    for (name, a) in plain["links"].as_object().unwrap() {
+        let b = &red["links"][name];
+        for key in [
+            "sojourn_ms",
+            "enqueued_pkts",
+            "delivered_pkts",
+            "dropped_pkts",
+            "marked_pkts",
+            "delivered_bytes",
+            "utilization",
+        ] {
+            assert_eq!(a[key], b[key], "{name}.{key}");
+        }
+    }
+    // Both directions of the bottleneck queue and drop, so the full path ran as well as the
+    // shortcut (every handshake crosses an idle bottleneck).
+    for name in ["bottleneck", "bottleneck.rev"] {
+        let l = &plain["links"][name];
+        assert!(l["dropped_pkts"].as_u64().unwrap() > 0, "{name}");
+        assert!(l["sojourn_ms"]["p50"].as_f64().unwrap() > 0.0, "{name}");
+    }
+}
