@@ -603,9 +603,15 @@ pub fn build(
     // Byte limits, to check below that each holds the largest packet of every flow through it:
     // `(limit, span, key path)` per direction.
     let mut byte_limits: Vec<Option<(u64, std::ops::Range<usize>, String)>> = Vec::new();
-    for (i, (_, d, path)) in dir_cfgs.iter().enumerate() {
+    for (i, (name, d, path)) in dir_cfgs.iter().enumerate() {
         let Some(b) = &d.buffer else {
-            byte_limits.push(None);
+            // A reverse direction that inherited its parameters reports the forward's key.
+            let params_span = |k: usize| dir_cfgs[k].1.params.as_ref().map(|p| p.span());
+            let base = match path.strip_suffix(".reverse") {
+                Some(fwd) if i > 0 && params_span(i - 1) == params_span(i) => fwd,
+                _ => path.as_str(),
+            };
+            byte_limits.push(params_byte_limit(name, d, base, ov));
             continue;
         };
         let key = match path.strip_suffix(".reverse") {
@@ -984,6 +990,32 @@ fn merge(fwd: &RawDirection, over: Option<&RawDirection>) -> RawDirection {
 /// The key path of setting `key` (`rate`, `delay`, `buffer`) of the link direction at `path`.
 /// A dumbbell's access links (`dumbbell.sender_delay[i]`) share `access_rate` and
 /// `access_buffer`, and their delay is the element itself.
+/// A byte limit given as a discipline parameter (`params.limit`, or FQ-CoDel's
+/// `params.memory_limit`) rather than as `buffer`: `(bytes, span, key path)`. None when the
+/// limit is in packets, absent, or dropped by a `--qdisc` swap (which keeps only the buffer).
+/// A value that does not parse is left for the discipline's own error.
+fn params_byte_limit(
+    name: &str,
+    d: &RawDirection,
+    path: &str,
+    ov: &Overrides,
+) -> Option<(u64, std::ops::Range<usize>, String)> {
+    let swapped = ov
+        .qdisc
+        .iter()
+        .any(|(n, _)| n == name || name.strip_suffix(".rev") == Some(n.as_str()));
+    let params = d.params.as_ref().filter(|_| !swapped)?;
+    for key in ["limit", "memory_limit"] {
+        let Some(toml::Value::String(v)) = params.get_ref().get(key) else {
+            continue;
+        };
+        if let Ok(units::Size::Bytes(n)) = units::parse_size(v) {
+            return Some((n, params.span(), format!("{path}.params.{key}")));
+        }
+    }
+    None
+}
+
 fn key_of(path: &str, key: &str) -> String {
     if path.starts_with("dumbbell.sender_delay") || path.starts_with("dumbbell.receiver_delay") {
         match key {

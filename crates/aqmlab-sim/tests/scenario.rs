@@ -792,6 +792,39 @@ fn a_byte_buffer_must_hold_the_largest_packet_through_it() {
 }
 
 #[test]
+fn a_byte_limit_given_as_a_parameter_must_hold_the_largest_packet_too() {
+    let no_buffer = GOOD.replace("buffer = \"100p\"\n", "");
+    let e = err(&no_buffer.replace(
+        "interval = \"100ms\" }",
+        "interval = \"100ms\", limit = \"1000B\" }",
+    ));
+    assert_eq!(
+        e,
+        "t.toml:17: dumbbell.bottleneck.params.limit: a buffer of 1000B cannot hold one 1500-byte packet of flows[0] (its datagrams) through link bottleneck: expected at least 1500B"
+    );
+    assert!(parse(&no_buffer.replace(
+        "interval = \"100ms\" }",
+        "interval = \"100ms\", limit = \"1500B\" }"
+    ))
+    .is_ok());
+    // FQ-CoDel's byte limit is its memory limit.
+    let fq = no_buffer
+        .replace("qdisc = \"codel\"", "qdisc = \"fq_codel\"")
+        .replace(
+            "params = { target = \"5ms\", interval = \"100ms\" }",
+            "params = { memory_limit = \"1KB\" }",
+        );
+    let e = err(&fq);
+    assert!(e.starts_with("t.toml:17: dumbbell.bottleneck.params.memory_limit: a buffer of 1000B cannot hold one 1500-byte packet"), "{e}");
+    // A `--qdisc` swap drops the parameters, and with them the limit.
+    let ov = Overrides {
+        qdisc: vec![("bottleneck".into(), "droptail".into())],
+        ..Overrides::default()
+    };
+    assert!(parse_with(&fq, &ov).is_ok());
+}
+
+#[test]
 fn a_lone_carriage_return_is_explained() {
     // The TOML parser reports a CR without LF with an empty message: the error was `t.toml:2: `.
     let text = GOOD.replace("seed = 7\n", "seed = 7\n\rbin = \"1s\"\n");
