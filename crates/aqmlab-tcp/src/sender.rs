@@ -954,10 +954,11 @@ impl TcpSender {
     /// NextSeg rule 3: an unSACKed segment above `HighRxt` with SACKed data above it.
     fn next_rule3(&self) -> Option<usize> {
         let start = self.segs.partition_point(|x| x.seq < self.high_rxt);
-        (start..self.segs.len()).find(|&i| {
-            let x = &self.segs[i];
-            !x.sacked && !x.retx && x.end() < self.highest_sacked
-        })
+        // Segments are in sequence order, so none from the first ending at or above HighSACK
+        // on can qualify: the walk stops there rather than at the end of the window.
+        (start..self.segs.len())
+            .take_while(|&i| self.segs[i].end() < self.highest_sacked)
+            .find(|&i| !self.segs[i].sacked && !self.segs[i].retx)
     }
 
     fn send_new(&mut self, now: SimTime, len: u64, out: &mut Vec<Segment>) {
