@@ -604,14 +604,14 @@ pub fn build(
     // `(limit, span, key path)` per direction.
     let mut byte_limits: Vec<Option<(u64, std::ops::Range<usize>, String)>> = Vec::new();
     for (i, (name, d, path)) in dir_cfgs.iter().enumerate() {
+        // A reverse direction that inherited its parameters reports the forward's key.
+        let params_span = |k: usize| dir_cfgs[k].1.params.as_ref().map(|p| p.span());
+        let params_base = match path.strip_suffix(".reverse") {
+            Some(fwd) if i > 0 && params_span(i - 1) == params_span(i) => fwd,
+            _ => path.as_str(),
+        };
         let Some(b) = &d.buffer else {
-            // A reverse direction that inherited its parameters reports the forward's key.
-            let params_span = |k: usize| dir_cfgs[k].1.params.as_ref().map(|p| p.span());
-            let base = match path.strip_suffix(".reverse") {
-                Some(fwd) if i > 0 && params_span(i - 1) == params_span(i) => fwd,
-                _ => path.as_str(),
-            };
-            byte_limits.push(params_byte_limit(name, d, base, ov));
+            byte_limits.push(params_byte_limit(name, d, params_base, ov));
             continue;
         };
         let key = match path.strip_suffix(".reverse") {
@@ -623,7 +623,8 @@ pub fn build(
         };
         byte_limits.push(match cx.unit(b, &key, units::parse_size)? {
             units::Size::Bytes(n) => Some((n, b.span(), key)),
-            units::Size::Packets(_) => None,
+            // FQ-CoDel keeps a packet limit and a memory limit side by side.
+            units::Size::Packets(_) => params_byte_limit(name, d, params_base, ov),
         });
     }
 
@@ -987,13 +988,10 @@ fn merge(fwd: &RawDirection, over: Option<&RawDirection>) -> RawDirection {
     }
 }
 
-/// The key path of setting `key` (`rate`, `delay`, `buffer`) of the link direction at `path`.
-/// A dumbbell's access links (`dumbbell.sender_delay[i]`) share `access_rate` and
-/// `access_buffer`, and their delay is the element itself.
 /// A byte limit given as a discipline parameter (`params.limit`, or FQ-CoDel's
-/// `params.memory_limit`) rather than as `buffer`: `(bytes, span, key path)`. None when the
-/// limit is in packets, absent, or dropped by a `--qdisc` swap (which keeps only the buffer).
-/// A value that does not parse is left for the discipline's own error.
+/// `params.memory_limit`, which may come with a buffer in packets): `(bytes, span, key path)`.
+/// None when the limit is in packets, absent, or dropped by a `--qdisc` swap (which keeps only
+/// the buffer). A value that does not parse is left for the discipline's own error.
 fn params_byte_limit(
     name: &str,
     d: &RawDirection,
@@ -1005,17 +1003,25 @@ fn params_byte_limit(
         .iter()
         .any(|(n, _)| n == name || name.strip_suffix(".rev") == Some(n.as_str()));
     let params = d.params.as_ref().filter(|_| !swapped)?;
-    for key in ["limit", "memory_limit"] {
-        let Some(toml::Value::String(v)) = params.get_ref().get(key) else {
-            continue;
-        };
+    let at = |n: u64, key: &str| Some((n, params.span(), format!("{path}.params.{key}")));
+    if let Some(toml::Value::String(v)) = params.get_ref().get("limit") {
         if let Ok(units::Size::Bytes(n)) = units::parse_size(v) {
-            return Some((n, params.span(), format!("{path}.params.{key}")));
+            return at(n, "limit");
         }
     }
-    None
+    // FQ-CoDel reads its memory limit as bytes, with or without a unit.
+    match params.get_ref().get("memory_limit") {
+        Some(toml::Value::String(v)) => units::parse_bytes(v)
+            .ok()
+            .and_then(|n| at(n, "memory_limit")),
+        Some(toml::Value::Integer(n)) => u64::try_from(*n).ok().and_then(|n| at(n, "memory_limit")),
+        _ => None,
+    }
 }
 
+/// The key path of setting `key` (`rate`, `delay`, `buffer`) of the link direction at `path`.
+/// A dumbbell's access links (`dumbbell.sender_delay[i]`) share `access_rate` and
+/// `access_buffer`, and their delay is the element itself.
 fn key_of(path: &str, key: &str) -> String {
     if path.starts_with("dumbbell.sender_delay") || path.starts_with("dumbbell.receiver_delay") {
         match key {

@@ -816,6 +816,14 @@ fn a_byte_limit_given_as_a_parameter_must_hold_the_largest_packet_too() {
         );
     let e = err(&fq);
     assert!(e.starts_with("t.toml:17: dumbbell.bottleneck.params.memory_limit: a buffer of 1000B cannot hold one 1500-byte packet"), "{e}");
+    // With a buffer in packets beside it, and as a bare number of bytes.
+    let fq_packets = fq.replace(
+        "params = { memory_limit = \"1KB\" }",
+        "buffer = \"100p\"\nparams = { memory_limit = 1000 }",
+    );
+    let e = err(&fq_packets);
+    assert!(e.starts_with("t.toml:18: dumbbell.bottleneck.params.memory_limit: a buffer of 1000B cannot hold one 1500-byte packet"), "{e}");
+    assert!(parse(&fq_packets.replace("memory_limit = 1000", "memory_limit = \"2KB\"")).is_ok());
     // A `--qdisc` swap drops the parameters, and with them the limit.
     let ov = Overrides {
         qdisc: vec![("bottleneck".into(), "droptail".into())],

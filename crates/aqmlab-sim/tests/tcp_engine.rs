@@ -543,3 +543,60 @@ fn idle_link_shortcut_changes_nothing_a_report_shows() {
         assert!(l["sojourn_ms"]["p50"].as_f64().unwrap() > 0.0, "{name}");
     }
 }
+
+/// The whole report (every total, every time series, `empty_dequeues`) and the packet logs of
+/// bundled scenarios, shortened, with the idle-link shortcut on and off: they must be equal.
+#[test]
+fn idle_link_shortcut_leaves_whole_reports_and_packet_logs_unchanged() {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    for (file, duration, logged) in [
+        (
+            "bulk-dumbbell",
+            "4s",
+            &["s1.access", "bottleneck", "bottleneck.rev"][..],
+        ),
+        (
+            "codel-dynamic-link",
+            "52s",
+            &["s1.access", "r2.access.rev", "bottleneck"][..],
+        ),
+        ("red-bursty", "5s", &["n1", "n5.rev"][..]),
+        (
+            "cellular-trace",
+            "10s",
+            &["bottleneck", "bottleneck.rev"][..],
+        ),
+    ] {
+        let path = root.join("scenarios").join(format!("{file}.toml"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let start = text.find("\nduration = \"").expect("a duration line") + 1;
+        let end = start + text[start..].find('\n').unwrap();
+        let text = format!(
+            "{}duration = \"{duration}\"{}",
+            &text[..start],
+            &text[end..]
+        );
+        let run = |shortcut: bool| {
+            let ov = Overrides {
+                packet_log: logged.iter().map(|s| s.to_string()).collect(),
+                ..Overrides::default()
+            };
+            let dir = root.join("scenarios");
+            let mut s = build(&text, "t.toml", &dir, file, &ov).unwrap_or_else(|e| panic!("{e}"));
+            s.sim.set_idle_shortcut(shortcut);
+            // In two pieces, so the empty dequeue owed at the end of a piece is checked too.
+            let third = aqmlab_core::SimDuration::from_nanos(s.duration.as_nanos() / 3);
+            s.sim.run_until(SimTime::ZERO + third);
+            s.sim.run_until(SimTime::ZERO + s.duration);
+            let logs: Vec<String> = s.sim.packet_logs().map(|l| format!("{l:?}")).collect();
+            (format!("{:?}", s.sim.report()), logs)
+        };
+        let (fast, slow) = (run(true), run(false));
+        assert!(
+            fast.1.iter().all(|l| l.len() > 100),
+            "{file}: packets were logged"
+        );
+        assert!(fast.0 == slow.0, "{file}: the reports differ");
+        assert!(fast.1 == slow.1, "{file}: the packet logs differ");
+    }
+}
