@@ -2,10 +2,17 @@
 //! counter, so events at the same instant come out in the order they were scheduled (FIFO).
 //! That rule, written down and tested, is what makes a run deterministic.
 //!
-//! The heap is 4-ary and keyed by one `u128`, `time << 64 | seq`: one comparison orders two
-//! events, and a node's four children share a cache line or two, so a pop does half the levels
-//! of a binary heap. Any correct priority queue pops the same sequence (the keys are unique), so
-//! the layout is a speed choice only.
+//! Events go into one of two lanes, each a 4-ary heap keyed by one `u128`,
+//! `time << 64 | seq` (one comparison orders two events; a node's four children share a cache
+//! line or two, so a pop does half the levels of a binary heap). A pop takes the smaller of the
+//! two lanes' first keys. The lanes share the sequence counter, so the pops come out in exactly
+//! the order one queue would give (the keys are unique): the split is a speed choice only.
+//!
+//! Why two lanes: the packet events (a propagation head per busy link, a transmission end per
+//! queueing link) are most of the pops, and there are at most two per link direction. Timers
+//! (TCP retransmission and delayed-ACK timers, application arrivals) are a few percent of the
+//! pops, but there is one per open connection, and with thousands of web connections open the
+//! single heap grew to ten thousand entries, and every packet event paid for its depth.
 
 use aqmlab_core::SimTime;
 
@@ -21,44 +28,22 @@ fn key_time(k: u128) -> SimTime {
     SimTime::from_nanos((k >> 64) as u64)
 }
 
-/// Pending events of type `E`.
-pub struct EventQueue<E> {
-    /// The heap: entry `i`'s children are `ARITY·i + 1 ..= ARITY·i + ARITY`; each key is ≤ its
-    /// children's.
-    heap: Vec<(u128, E)>,
-    next_seq: u64,
-    popped: u64,
+/// Which heap an event goes to (see the module notes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane {
+    /// Packet events: few, and most of the pops.
+    Packets = 0,
+    /// Timers and application arrivals: possibly many, rarely popped.
+    Timers = 1,
 }
 
-impl<E: Copy> EventQueue<E> {
-    /// An empty queue with room for `cap` events.
-    pub fn with_capacity(cap: usize) -> Self {
-        EventQueue {
-            heap: Vec::with_capacity(cap),
-            next_seq: 0,
-            popped: 0,
-        }
-    }
-    /// Schedules `event` at `time`.
-    #[inline]
-    pub fn push(&mut self, time: SimTime, event: E) {
-        let seq = self.reserve_seq();
-        self.insert(key(time, seq), event);
-    }
-    /// Takes the next sequence number without scheduling anything yet: an event that may or may
-    /// not be needed later keeps its place in the FIFO order among equal times, as if it had been
-    /// pushed now (see [`EventQueue::push_with_seq`]).
-    #[inline]
-    pub fn reserve_seq(&mut self) -> u64 {
-        self.next_seq += 1;
-        self.next_seq - 1
-    }
-    /// Schedules `event` at `time` with a sequence number from [`EventQueue::reserve_seq`].
-    #[inline]
-    pub fn push_with_seq(&mut self, time: SimTime, seq: u64, event: E) {
-        debug_assert!(seq < self.next_seq, "seq must come from reserve_seq");
-        self.insert(key(time, seq), event);
-    }
+/// A 4-ary min-heap on `u128` keys: entry `i`'s children are `ARITY·i + 1 ..= ARITY·i + ARITY`;
+/// each key is ≤ its children's.
+struct Heap<E> {
+    heap: Vec<(u128, E)>,
+}
+
+impl<E: Copy> Heap<E> {
     /// Sift-up with a hole: parents move down until `k`'s place is found.
     #[inline]
     fn insert(&mut self, k: u128, event: E) {
@@ -74,10 +59,16 @@ impl<E: Copy> EventQueue<E> {
         }
         self.heap[i] = (k, event);
     }
-    /// Removes the earliest event (FIFO among equal times), with its sequence number.
+    /// The smallest key, or `u128::MAX` when empty (no event has that key: its sequence number
+    /// would be `u64::MAX`).
     #[inline]
-    pub fn pop_with_seq(&mut self) -> Option<(SimTime, u64, E)> {
-        let top = *self.heap.first()?;
+    fn first_key(&self) -> u128 {
+        self.heap.first().map_or(u128::MAX, |e| e.0)
+    }
+    /// Removes the root (the heap is not empty).
+    #[inline]
+    fn pop(&mut self) -> (u128, E) {
+        let top = self.heap[0];
         let last = self.heap.pop().expect("non-empty");
         let n = self.heap.len();
         if n > 0 {
@@ -105,8 +96,69 @@ impl<E: Copy> EventQueue<E> {
             }
             self.heap[i] = last;
         }
+        top
+    }
+}
+
+/// Pending events of type `E`.
+pub struct EventQueue<E> {
+    lanes: [Heap<E>; 2],
+    next_seq: u64,
+    popped: u64,
+}
+
+impl<E: Copy> EventQueue<E> {
+    /// An empty queue with room for `cap` events in each lane.
+    pub fn with_capacity(cap: usize) -> Self {
+        EventQueue {
+            lanes: [
+                Heap {
+                    heap: Vec::with_capacity(cap),
+                },
+                Heap {
+                    heap: Vec::with_capacity(cap),
+                },
+            ],
+            next_seq: 0,
+            popped: 0,
+        }
+    }
+    /// Schedules packet event `event` at `time`.
+    #[inline]
+    pub fn push(&mut self, time: SimTime, event: E) {
+        self.push_in(Lane::Packets, time, event);
+    }
+    /// Schedules `event` at `time` in `lane`.
+    #[inline]
+    pub fn push_in(&mut self, lane: Lane, time: SimTime, event: E) {
+        let seq = self.reserve_seq();
+        self.lanes[lane as usize].insert(key(time, seq), event);
+    }
+    /// Takes the next sequence number without scheduling anything yet: an event that may or may
+    /// not be needed later keeps its place in the FIFO order among equal times, as if it had been
+    /// pushed now (see [`EventQueue::push_with_seq`]).
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq - 1
+    }
+    /// Schedules packet event `event` at `time` with a sequence number from
+    /// [`EventQueue::reserve_seq`].
+    #[inline]
+    pub fn push_with_seq(&mut self, time: SimTime, seq: u64, event: E) {
+        debug_assert!(seq < self.next_seq, "seq must come from reserve_seq");
+        self.lanes[Lane::Packets as usize].insert(key(time, seq), event);
+    }
+    /// Removes the earliest event (FIFO among equal times), with its sequence number.
+    #[inline]
+    pub fn pop_with_seq(&mut self) -> Option<(SimTime, u64, E)> {
+        let (a, b) = (self.lanes[0].first_key(), self.lanes[1].first_key());
+        if a == u128::MAX && b == u128::MAX {
+            return None;
+        }
+        let (k, e) = self.lanes[usize::from(b < a)].pop();
         self.popped += 1;
-        Some((key_time(top.0), top.0 as u64, top.1))
+        Some((key_time(k), k as u64, e))
     }
     /// Removes the earliest event (FIFO among equal times).
     #[inline]
@@ -116,15 +168,16 @@ impl<E: Copy> EventQueue<E> {
     /// Time of the earliest event.
     #[inline]
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.first().map(|e| key_time(e.0))
+        let k = self.lanes[0].first_key().min(self.lanes[1].first_key());
+        (k != u128::MAX).then(|| key_time(k))
     }
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.lanes[0].heap.len() + self.lanes[1].heap.len()
     }
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
     /// Events popped so far.
     pub fn processed(&self) -> u64 {
@@ -150,10 +203,11 @@ mod tests {
     }
 
     /// One step of the property test: push at `now + dt` (any size, saturating to the end of
-    /// time), take a sequence number for later, push with a taken number, or pop.
+    /// time) in either lane, take a sequence number for later, push with a taken number, or pop.
     #[derive(Clone, Debug)]
     enum Op {
         Push(u64),
+        PushTimer(u64),
         Reserve,
         PushReserved(usize, u64),
         Pop,
@@ -165,6 +219,8 @@ mod tests {
             (0u64..50).prop_map(Op::Push),
             any::<u64>().prop_map(Op::Push),
             Just(Op::Push(u64::MAX)),
+            (0u64..50).prop_map(Op::PushTimer),
+            any::<u64>().prop_map(Op::PushTimer),
             Just(Op::Reserve),
             (any::<usize>(), 0u64..50).prop_map(|(i, dt)| Op::PushReserved(i, dt)),
             Just(Op::Pop),
@@ -173,8 +229,8 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Against a sorted reference: whatever the times (up to the end of time) and however
-        /// sequence numbers were taken, events come out in (time, seq) order.
+        /// Against a sorted reference: whatever the times (up to the end of time), the lanes,
+        /// and however sequence numbers were taken, events come out in (time, seq) order.
         #[test]
         fn pops_in_time_then_insertion_order(ops in proptest::collection::vec(op(), 1..400)) {
             let mut q = EventQueue::with_capacity(4);
@@ -187,6 +243,12 @@ mod tests {
                         let t = now.saturating_add(dt);
                         let seq = q.next_seq;
                         q.push(SimTime::from_nanos(t), seq);
+                        reference.push((t, seq));
+                    }
+                    Op::PushTimer(dt) => {
+                        let t = now.saturating_add(dt);
+                        let seq = q.next_seq;
+                        q.push_in(Lane::Timers, SimTime::from_nanos(t), seq);
                         reference.push((t, seq));
                     }
                     Op::Reserve => reserved.push(q.reserve_seq()),

@@ -9,7 +9,7 @@
 //! delay later. The discipline holds the whole queue: there is no hidden second buffer.
 
 use crate::arena::Arena;
-use crate::event::EventQueue;
+use crate::event::{EventQueue, Lane};
 use crate::rate::LinkRate;
 use crate::sketch::QuantileSketch;
 use crate::topology::{LinkConfig, Routes};
@@ -789,7 +789,8 @@ impl Sim {
         };
         // Each flow's randomness comes from its own stream: adding a flow changes no other's.
         let rng = Xoshiro256pp::for_stream(self.seed, &format!("flow/{idx}/app"));
-        self.events.push(spec.start, Ev::TcpStart(idx as u32));
+        self.events
+            .push_in(Lane::Timers, spec.start, Ev::TcpStart(idx as u32));
         self.flows.push(Flow {
             info,
             kind: FlowKind::Tcp { spec, rng },
@@ -1020,7 +1021,8 @@ impl Sim {
         // At least 1 ns between requests, so simulated time always advances.
         let gap = SimDuration::from_secs_f64(rng.exponential(1.0 / conns_per_s))
             .max(SimDuration::from_nanos(1));
-        self.events.push(now + gap, Ev::WebArrival(f));
+        self.events
+            .push_in(Lane::Timers, now + gap, Ev::WebArrival(f));
         self.open_conn(f, Some(request_bytes), Some(bytes));
     }
 
@@ -1158,7 +1160,8 @@ impl Sim {
                 let pending = &mut l.timer_pending[side as usize];
                 if pending.is_none_or(|p| at < p) {
                     *pending = Some(at);
-                    self.events.push(
+                    self.events.push_in(
+                        Lane::Timers,
                         at,
                         Ev::TcpTimer {
                             conn,
