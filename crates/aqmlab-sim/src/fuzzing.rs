@@ -206,6 +206,7 @@ const TCP_LIKELY: &[&str] = &[
     "hystart",
     "min_rto",
     "delack_timeout",
+    "syn_retries",
 ];
 const WEB_LIKELY: &[&str] = &[
     "stop",
@@ -375,6 +376,10 @@ const UDP_SIZE: Pool = Pool {
 const WINDOW: Pool = Pool {
     ok: &["1", "2", "65536", "16777216"],
     bad: &["0", "16777217", "-1", "9223372036854775807"],
+};
+const SYN_RETRIES: Pool = Pool {
+    ok: &["0", "1", "6", "127"],
+    bad: &["-1", "128", "1.5", "\"6\""],
 };
 const SEED: Pool = Pool {
     ok: &["0", "1", "9223372036854775807"],
@@ -548,9 +553,8 @@ fn pool(key: &str, in_params: bool) -> &'static Pool {
     }
     match key {
         "rate" | "access_rate" => &RATE,
-        "duration" | "bin" | "delay" | "start" | "stop" | "on_time" | "off_time" | "min_rto" => {
-            &DURATION
-        }
+        "duration" | "bin" | "delay" | "start" | "stop" | "on_time" | "off_time" | "min_rto"
+        | "delack_timeout" => &DURATION,
         "sender_delay" | "receiver_delay" => &DELAY_LIST,
         "buffer" | "access_buffer" => &SIZE,
         "bytes" | "size_mean" | "request_size" => &BYTES,
@@ -563,7 +567,8 @@ fn pool(key: &str, in_params: bool) -> &'static Pool {
         "size_sigma" => &SIGMA,
         "conns_per_s" => &CONNS,
         "loss" => &LOSS,
-        "delayed_ack" | "sack" | "ecn" | "handshake" => &BOOL,
+        "delayed_ack" | "sack" | "ecn" | "handshake" | "hystart" => &BOOL,
+        "syn_retries" => &SYN_RETRIES,
         "kind" => &KIND,
         "cc" => &CC,
         "app" => &APP,

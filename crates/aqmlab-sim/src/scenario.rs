@@ -154,6 +154,7 @@ struct RawFlow {
     hystart: Option<bool>,
     min_rto: Option<S>,
     delack_timeout: Option<S>,
+    syn_retries: Option<Spanned<i64>>,
 }
 
 /// A built scenario: the simulation, its duration, and what it was made from.
@@ -715,6 +716,7 @@ pub fn build(
                     f.hystart.is_some(),
                     f.min_rto.is_some(),
                     f.delack_timeout.is_some(),
+                    f.syn_retries.is_some(),
                 ];
                 if let Some((key, _)) = TCP_FLOW_KEYS.iter().zip(present).find(|(_, p)| *p) {
                     return Err(cx.err(
@@ -805,6 +807,21 @@ pub fn build(
                 if let (Some(st), false) = (&f.stop, matches!(app, TcpApp::Web { .. })) {
                     return Err(cx.err(Some(st.span()), format!("{p}.stop"), if matches!(app, TcpApp::Bulk) { "stop applies to web and udp flows: a bulk flow runs to the end (use app = \"finite\" with bytes for a transfer that ends)" } else { "stop applies to web and udp flows: a finite transfer ends when its bytes are delivered" }));
                 }
+                let syn_retries = match &f.syn_retries {
+                    None => None,
+                    // Linux caps tcp_syn_retries at 127 (MAX_TCP_SYNCNT).
+                    Some(n) if (0..=127).contains(n.get_ref()) => Some(*n.get_ref() as u32),
+                    Some(n) => {
+                        return Err(cx.err(
+                            Some(n.span()),
+                            format!("{p}.syn_retries"),
+                            format!(
+                                "expected a number of SYN retransmissions from 0 to 127, got {}",
+                                n.get_ref()
+                            ),
+                        ))
+                    }
+                };
                 sim.add_tcp(TcpSpec {
                     src,
                     dst,
@@ -812,6 +829,7 @@ pub fn build(
                     stop,
                     cfg,
                     app,
+                    syn_retries,
                 })
                 .map_err(|e| cx.err(Some(f.kind.span()), &p, e.to_string()))?;
             }
@@ -1512,7 +1530,7 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 19] = [
+pub const TCP_FLOW_KEYS: [&str; 20] = [
     "cc",
     "app",
     "bytes",
@@ -1532,6 +1550,7 @@ pub const TCP_FLOW_KEYS: [&str; 19] = [
     "hystart",
     "min_rto",
     "delack_timeout",
+    "syn_retries",
 ];
 
 /// Size of a web request when the scenario gives no `request_size`. An HTTP request is a GET line

@@ -146,6 +146,10 @@ pub struct TcpSpec {
     pub cfg: TcpConfig,
     /// The application.
     pub app: TcpApp,
+    /// SYN retransmissions before a connection gives up (counted in `transfers_failed`). `None`:
+    /// [`TcpConfig::syn_retries`] (6, as Linux) for web connections, and never for bulk and
+    /// finite flows, which keep retrying as an application that reconnects would.
+    pub syn_retries: Option<u32>,
 }
 
 /// A constant-bit-rate UDP source.
@@ -1034,12 +1038,14 @@ impl Sim {
             unreachable!()
         };
         let (mut cfg, src, dst) = (spec.cfg, spec.src, spec.dst);
-        if response.is_none() {
-            // Only a web client gives up on an unanswered SYN (its exchange is counted as
-            // failed and the next request opens a new connection). A bulk or finite flow has
-            // nothing else to do: it keeps retrying, as an application that reconnects would,
-            // so an outage longer than the SYN timeouts does not silence it for the whole run.
-            cfg.syn_retries = u32::MAX;
+        match spec.syn_retries {
+            Some(n) => cfg.syn_retries = n,
+            // By default only a web client gives up on an unanswered SYN (its exchange is
+            // counted as failed and the next request opens a new connection). A bulk or finite
+            // flow has nothing else to do: it keeps retrying, as an application that reconnects
+            // would, so an outage longer than the SYN timeouts does not silence it for the run.
+            None if response.is_none() => cfg.syn_retries = u32::MAX,
+            None => {}
         }
         let (from, to) = if response.is_some() {
             (dst, src)

@@ -855,6 +855,8 @@ fn tcp_keys_on_a_udp_flow_are_refused_not_ignored() {
         "initial_cwnd = 4",
         "hystart = true",
         "min_rto = \"1s\"",
+        "delack_timeout = \"100ms\"",
+        "syn_retries = 3",
         "size_mean = \"10KB\"",
     ] {
         let name = key.split(' ').next().unwrap();

@@ -501,6 +501,52 @@ cc = "newreno"
         "{}",
         f["delivered_bytes"]
     );
+
+    // With `syn_retries = 2` the same flow gives up: its SYN goes at 0 s and again at 1 s and
+    // 3 s (RTO 1 s, doubled), and the third expiry, at 7 s, ends it. Nothing is delivered.
+    let give_up = format!("{text}syn_retries = 2\n");
+    let mut sc = scenario(&give_up);
+    sc.sim.run_until(SimTime::from_millis(6_999));
+    assert_eq!(sc.sim.tcp_connections_open(), 1, "still trying at 6.999 s");
+    sc.sim.run_until(SimTime::from_millis(7_001));
+    assert_eq!(sc.sim.tcp_connections_open(), 0, "given up at 7 s");
+    sc.sim.run_until(SimTime::from_secs(300));
+    let s = summary(&sc.name, sc.seed, &sc.sim.report(), 0.0);
+    let f = &s["flows"][0];
+    assert_eq!(f["transfers_failed"].as_u64().unwrap(), 1);
+    assert_eq!(f["timeouts"].as_u64().unwrap(), 3);
+    assert_eq!(f["delivered_bytes"].as_u64().unwrap(), 0);
+}
+
+#[test]
+fn syn_retries_must_be_a_count_from_0_to_127() {
+    let flow = |v: &str| format!("{}syn_retries = {v}\n", bulk("s1", "r1", "newreno"));
+    let text = |v: &str| dumbbell(1, "droptail", "100p", &flow(v), "1s");
+    for ok in ["0", "6", "127"] {
+        let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        assert!(
+            build(&text(ok), "t.toml", dir, "t", &Overrides::default()).is_ok(),
+            "{ok}"
+        );
+    }
+    for (bad, why) in [
+        (
+            "128",
+            "expected a number of SYN retransmissions from 0 to 127, got 128",
+        ),
+        (
+            "-1",
+            "expected a number of SYN retransmissions from 0 to 127, got -1",
+        ),
+        ("1.5", "invalid type"),
+    ] {
+        let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        let e = build(&text(bad), "t.toml", dir, "t", &Overrides::default())
+            .err()
+            .unwrap_or_else(|| panic!("{bad} was accepted"))
+            .to_string();
+        assert!(e.contains("flows[0].syn_retries") && e.contains(why), "{e}");
+    }
 }
 
 /// An idle tail-drop link passes a packet across its empty queue without calling the discipline
