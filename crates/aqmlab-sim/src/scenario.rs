@@ -809,6 +809,13 @@ pub fn build(
                 }
                 let syn_retries = match &f.syn_retries {
                     None => None,
+                    Some(n) if !cfg.handshake => {
+                        return Err(cx.err(
+                            Some(n.span()),
+                            format!("{p}.syn_retries"),
+                            "syn_retries needs handshake = true: without a handshake there is no SYN to retransmit",
+                        ))
+                    }
                     // Linux caps tcp_syn_retries at 127 (MAX_TCP_SYNCNT).
                     Some(n) if (0..=127).contains(n.get_ref()) => Some(*n.get_ref() as u32),
                     Some(n) => {

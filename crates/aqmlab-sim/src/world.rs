@@ -294,7 +294,8 @@ pub struct FlowMetrics {
     /// TCP: transfers completed.
     pub transfers_completed: u64,
     /// TCP: transfers abandoned because the connection could not be opened (the SYN went
-    /// unanswered through every retransmission allowed).
+    /// unanswered through every retransmission allowed). A bulk flow counts no transfers
+    /// started, but 1 here if it gives up (only with `syn_retries` set).
     pub transfers_failed: u64,
     /// TCP: flow completion times of completed transfers, ns (handshake included; for web,
     /// from the request's arrival to the response's last byte acknowledged).
@@ -1240,7 +1241,7 @@ impl Sim {
             .as_ref()
             .is_some_and(|l| l.sender.is_aborted())
         {
-            // A web exchange whose connection never opened (only web connections give up, see
+            // A connection that never opened (by default only web connections give up, see
             // `open_conn`): free it; its stale packets are discarded on arrival.
             m.transfers_failed += 1;
             self.conns.remove(conn);

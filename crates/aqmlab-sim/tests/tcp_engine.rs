@@ -547,6 +547,22 @@ fn syn_retries_must_be_a_count_from_0_to_127() {
             .to_string();
         assert!(e.contains("flows[0].syn_retries") && e.contains(why), "{e}");
     }
+    // Without a handshake there is no SYN: the key would be ignored, so it is refused.
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let e = build(
+        &text("2\nhandshake = false"),
+        "t.toml",
+        dir,
+        "t",
+        &Overrides::default(),
+    )
+    .err()
+    .expect("refused")
+    .to_string();
+    assert!(
+        e.contains("flows[0].syn_retries: syn_retries needs handshake = true"),
+        "{e}"
+    );
 }
 
 /// An idle tail-drop link passes a packet across its empty queue without calling the discipline
