@@ -7,7 +7,7 @@ from conftest import ROOT, run_cli
 KEYS = {"name", "delivered_pkts", "events", "wall_s", "pkts_per_s", "events_per_s", "peak_rss_mb"}
 
 
-def test_bench_json_reports_every_key_for_both_scenarios():
+def test_bench_json_reports_every_key_for_every_scenario():
     p = run_cli("bench", "--json", "--repeat", "2", "--root", str(ROOT))
     assert p.returncode == 0, p.stderr
     rows = json.loads(p.stdout)
@@ -15,6 +15,7 @@ def test_bench_json_reports_every_key_for_both_scenarios():
         "bulk-dumbbell",
         "codel-dynamic-link",
         "codel-dynamic-link/droptail",
+        "web-overload",
     ]
     for r in rows:
         assert r.keys() >= KEYS

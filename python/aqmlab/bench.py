@@ -25,6 +25,9 @@ BENCHMARKS = [
         "scenarios/codel-dynamic-link.toml",
         [("bottleneck", "droptail")],
     ),
+    # Thousands of web connections open at once (an overloaded FQ-CoDel link), each with its
+    # timers: the case where the event queue's size shows.
+    ("web-overload", "bench/web-overload.toml", []),
 ]
 
 
