@@ -521,48 +521,33 @@ cc = "newreno"
 #[test]
 fn syn_retries_must_be_a_count_from_0_to_127() {
     let flow = |v: &str| format!("{}syn_retries = {v}\n", bulk("s1", "r1", "newreno"));
-    let text = |v: &str| dumbbell(1, "droptail", "100p", &flow(v), "1s");
-    for ok in ["0", "6", "127"] {
+    let load = |v: &str| {
         let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+        let text = dumbbell(1, "droptail", "100p", &flow(v), "1s");
+        build(&text, "t.toml", dir, "t", &Overrides::default()).map_err(|e| e.to_string())
+    };
+    for ok in ["0", "6", "127"] {
+        assert!(load(ok).is_ok(), "{ok}");
+    }
+    let range = "expected a number of SYN retransmissions from 0 to 127, got";
+    for (bad, why) in [
+        ("128", format!("{range} 128")),
+        ("-1", format!("{range} -1")),
+        ("1.5", "invalid type".to_string()),
+        // Without a handshake there is no SYN: the key would be ignored, so it is refused.
+        (
+            "2\nhandshake = false",
+            "syn_retries needs handshake = true".to_string(),
+        ),
+    ] {
+        let e = load(bad)
+            .err()
+            .unwrap_or_else(|| panic!("{bad} was accepted"));
         assert!(
-            build(&text(ok), "t.toml", dir, "t", &Overrides::default()).is_ok(),
-            "{ok}"
+            e.contains("flows[0].syn_retries") && e.contains(&why),
+            "{e}"
         );
     }
-    for (bad, why) in [
-        (
-            "128",
-            "expected a number of SYN retransmissions from 0 to 127, got 128",
-        ),
-        (
-            "-1",
-            "expected a number of SYN retransmissions from 0 to 127, got -1",
-        ),
-        ("1.5", "invalid type"),
-    ] {
-        let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-        let e = build(&text(bad), "t.toml", dir, "t", &Overrides::default())
-            .err()
-            .unwrap_or_else(|| panic!("{bad} was accepted"))
-            .to_string();
-        assert!(e.contains("flows[0].syn_retries") && e.contains(why), "{e}");
-    }
-    // Without a handshake there is no SYN: the key would be ignored, so it is refused.
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-    let e = build(
-        &text("2\nhandshake = false"),
-        "t.toml",
-        dir,
-        "t",
-        &Overrides::default(),
-    )
-    .err()
-    .expect("refused")
-    .to_string();
-    assert!(
-        e.contains("flows[0].syn_retries: syn_retries needs handshake = true"),
-        "{e}"
-    );
 }
 
 /// An idle tail-drop link passes a packet across its empty queue without calling the discipline
