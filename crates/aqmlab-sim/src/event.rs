@@ -12,8 +12,8 @@
 //! queueing link) are most of the pops, and there are at most two per link direction. Timers
 //! (TCP retransmission and delayed-ACK timers, application arrivals) are a few percent of the
 //! pops, but there is one per open connection, and with thousands of web connections open the
-//! single heap grew to thousands of entries (`bench/web-overload.toml`: about 6,000 on average, up
-//! to 10,000), and every packet event paid for its depth.
+//! single heap grew to thousands of entries (`bench/web-overload.toml`), and every packet event
+//! paid for its depth.
 
 use aqmlab_core::SimTime;
 

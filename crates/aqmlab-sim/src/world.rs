@@ -919,21 +919,9 @@ impl Sim {
         // dequeue they made then (an eager TxDone at busy_until < until would have run); make
         // it now, so every discipline's state and counters are exact at a report.
         for l in 0..self.links.len() {
-            let link = &mut self.links[l];
+            let link = &self.links[l];
             if link.idle_poll_due && link.busy_until < until {
-                link.idle_poll_due = false;
-                let t = link.busy_until;
-                let none = if self.idle_shortcut {
-                    link.q.dequeue_when_idle(t)
-                } else {
-                    link.q.dequeue(t)
-                };
-                assert!(
-                    none.is_none(),
-                    "link {}: the queue was empty when the link went idle",
-                    link.name
-                );
-                self.settle_qdisc_events(l as u32);
+                self.owed_idle_dequeue(l as u32);
             }
         }
     }
@@ -1361,20 +1349,7 @@ impl Sim {
         let tx_ended =
             now > link.busy_until || (now == link.busy_until && self.cur_seq > link.tx_seq);
         if link.idle_poll_due && tx_ended {
-            // The link went idle at busy_until: make the empty dequeue it made then.
-            link.idle_poll_due = false;
-            let t = link.busy_until;
-            let none = if self.idle_shortcut {
-                link.q.dequeue_when_idle(t)
-            } else {
-                link.q.dequeue(t)
-            };
-            assert!(
-                none.is_none(),
-                "link {}: the queue was empty when the link went idle",
-                link.name
-            );
-            self.settle_qdisc_events(l);
+            self.owed_idle_dequeue(l);
         }
         let link = &mut self.links[l as usize];
         link.m.enqueued_pkts += 1;
@@ -1412,6 +1387,26 @@ impl Sim {
             // Idle (its last dequeue found nothing): send now.
             self.start_tx(l);
         }
+    }
+
+    /// Link `l` went idle at `busy_until` with nothing waiting: makes the empty dequeue it made
+    /// then (deferred so that an uncongested link costs no event per packet).
+    #[inline]
+    fn owed_idle_dequeue(&mut self, l: u32) {
+        let link = &mut self.links[l as usize];
+        link.idle_poll_due = false;
+        let t = link.busy_until;
+        let none = if self.idle_shortcut {
+            link.q.dequeue_when_idle(t)
+        } else {
+            link.q.dequeue(t)
+        };
+        assert!(
+            none.is_none(),
+            "link {}: the queue was empty when the link went idle",
+            link.name
+        );
+        self.settle_qdisc_events(l);
     }
 
     /// Applies the drops and marks of the last qdisc call on link `l`.
