@@ -217,9 +217,9 @@ pub struct PacketRecord {
 /// Per-link-direction measurements.
 #[derive(Clone, Debug, Default)]
 pub struct LinkMetrics {
-    /// Packets offered to the discipline.
+    /// Packets offered to the discipline (in a [`Report`]: the discipline's `received` count).
     pub enqueued_pkts: u64,
-    /// Bytes offered to the discipline.
+    /// Bytes offered to the discipline (in a [`Report`], as `enqueued_pkts`).
     pub ingress_bytes: u64,
     /// Packets fully transmitted.
     pub delivered_pkts: u64,
@@ -1352,8 +1352,7 @@ impl Sim {
             self.owed_idle_dequeue(l);
         }
         let link = &mut self.links[l as usize];
-        link.m.enqueued_pkts += 1;
-        link.m.ingress_bytes += size as u64;
+        // Offered packets and bytes are the discipline's `received` count (see `report`).
         bin_add(&mut link.m.ingress_bytes_per_bin, bin, size as u64);
         let mut p = Packet::new(pkt as u64, size, FlowId(flow));
         p.ecn = ecn;
@@ -1528,6 +1527,9 @@ impl Sim {
                     // The last transmission counts as sent if it ended before now (a run covers
                     // [0, now)); otherwise it is still on the wire.
                     let mut m = l.m.clone();
+                    // Every packet a link is offered goes to its discipline, which counts it.
+                    let offered = l.q.stats().received;
+                    (m.enqueued_pkts, m.ingress_bytes) = (offered.packets, offered.bytes);
                     let mut in_flight = false;
                     if let Some((end, size)) = l.sending {
                         if end < self.now {
