@@ -14,6 +14,13 @@
 //! pops, but there is one per open connection, and with thousands of web connections open the
 //! single heap grew to thousands of entries (`bench/web-overload.toml`), and every packet event
 //! paid for its depth.
+//!
+//! Why a popped event stays in its heap until the next push or pop: nearly every packet event
+//! schedules one more in the same lane (a propagation head schedules the pipe's next head, a
+//! transmission end the next one). The first push into that lane then overwrites the root and
+//! sifts it down: one sift instead of a sift-down to remove the root and a sift-up to insert.
+//! Which element gets overwritten does not change the order of later pops: the heap holds the
+//! same set of keys either way.
 
 use aqmlab_core::SimTime;
 
@@ -68,42 +75,48 @@ impl<E: Copy> Heap<E> {
     }
     /// Removes the root (the heap is not empty).
     #[inline]
-    fn pop(&mut self) -> (u128, E) {
-        let top = self.heap[0];
+    fn pop(&mut self) {
         let last = self.heap.pop().expect("non-empty");
-        let n = self.heap.len();
-        if n > 0 {
-            // Sift-down with a hole from the root for the former last entry.
-            let mut i = 0;
-            loop {
-                let first = ARITY * i + 1;
-                if first >= n {
-                    break;
-                }
-                let mut min = first;
-                let mut min_key = self.heap[first].0;
-                for c in first + 1..(first + ARITY).min(n) {
-                    let ck = self.heap[c].0;
-                    if ck < min_key {
-                        min = c;
-                        min_key = ck;
-                    }
-                }
-                if last.0 <= min_key {
-                    break;
-                }
-                self.heap[i] = self.heap[min];
-                i = min;
-            }
-            self.heap[i] = last;
+        if !self.heap.is_empty() {
+            self.replace_root(last.0, last.1);
         }
-        top
+    }
+    /// Puts `(k, event)` in place of the root (the heap is not empty) and sifts it down.
+    #[inline]
+    fn replace_root(&mut self, k: u128, event: E) {
+        let n = self.heap.len();
+        // Sift-down with a hole from the root.
+        let mut i = 0;
+        loop {
+            let first = ARITY * i + 1;
+            if first >= n {
+                break;
+            }
+            let mut min = first;
+            let mut min_key = self.heap[first].0;
+            for c in first + 1..(first + ARITY).min(n) {
+                let ck = self.heap[c].0;
+                if ck < min_key {
+                    min = c;
+                    min_key = ck;
+                }
+            }
+            if k <= min_key {
+                break;
+            }
+            self.heap[i] = self.heap[min];
+            i = min;
+        }
+        self.heap[i] = (k, event);
     }
 }
 
 /// Pending events of type `E`.
 pub struct EventQueue<E> {
     lanes: [Heap<E>; 2],
+    /// The lane whose root was popped but is still in place, to be overwritten by the lane's
+    /// next push or removed before the next pop (see the module notes).
+    stale_root: Option<Lane>,
     next_seq: u64,
     popped: u64,
 }
@@ -120,6 +133,7 @@ impl<E: Copy> EventQueue<E> {
                     heap: Vec::with_capacity(cap),
                 },
             ],
+            stale_root: None,
             next_seq: 0,
             popped: 0,
         }
@@ -133,7 +147,23 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn push_in(&mut self, lane: Lane, time: SimTime, event: E) {
         let seq = self.reserve_seq();
-        self.lanes[lane as usize].insert(key(time, seq), event);
+        self.insert(lane, key(time, seq), event);
+    }
+    #[inline]
+    fn insert(&mut self, lane: Lane, k: u128, event: E) {
+        if self.stale_root == Some(lane) {
+            self.stale_root = None;
+            self.lanes[lane as usize].replace_root(k, event);
+        } else {
+            self.lanes[lane as usize].insert(k, event);
+        }
+    }
+    /// Removes the root popped last, if no push has overwritten it.
+    #[inline]
+    fn drop_stale_root(&mut self) {
+        if let Some(lane) = self.stale_root.take() {
+            self.lanes[lane as usize].pop();
+        }
     }
     /// Takes the next sequence number without scheduling anything yet: an event that may or may
     /// not be needed later keeps its place in the FIFO order among equal times, as if it had been
@@ -148,16 +178,32 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn push_with_seq(&mut self, time: SimTime, seq: u64, event: E) {
         debug_assert!(seq < self.next_seq, "seq must come from reserve_seq");
-        self.lanes[Lane::Packets as usize].insert(key(time, seq), event);
+        self.insert(Lane::Packets, key(time, seq), event);
+    }
+    /// Removes the earliest event if it is before `until`, with its time and sequence number
+    /// (FIFO among equal times).
+    #[inline]
+    pub fn pop_before(&mut self, until: SimTime) -> Option<(SimTime, u64, E)> {
+        self.pop_below(key(until, 0))
     }
     /// Removes the earliest event (FIFO among equal times), with its sequence number.
     #[inline]
     pub fn pop_with_seq(&mut self) -> Option<(SimTime, u64, E)> {
+        // No event has this key (its sequence number would be u64::MAX): all are below it.
+        self.pop_below(u128::MAX)
+    }
+    /// Removes the earliest event if its key is below `limit`.
+    #[inline]
+    fn pop_below(&mut self, limit: u128) -> Option<(SimTime, u64, E)> {
+        self.drop_stale_root();
         let (a, b) = (self.lanes[0].first_key(), self.lanes[1].first_key());
-        if a == u128::MAX && b == u128::MAX {
+        // An empty lane's first key is u128::MAX, never below the limit.
+        if a.min(b) >= limit {
             return None;
         }
-        let (k, e) = self.lanes[usize::from(b < a)].pop();
+        let lane = if b < a { Lane::Timers } else { Lane::Packets };
+        let (k, e) = self.lanes[lane as usize].heap[0];
+        self.stale_root = Some(lane);
         self.popped += 1;
         Some((key_time(k), k as u64, e))
     }
@@ -166,15 +212,9 @@ impl<E: Copy> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         self.pop_with_seq().map(|(t, _, e)| (t, e))
     }
-    /// Time of the earliest event.
-    #[inline]
-    pub fn peek_time(&self) -> Option<SimTime> {
-        let k = self.lanes[0].first_key().min(self.lanes[1].first_key());
-        (k != u128::MAX).then(|| key_time(k))
-    }
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.lanes[0].heap.len() + self.lanes[1].heap.len()
+        self.lanes[0].heap.len() + self.lanes[1].heap.len() - usize::from(self.stale_root.is_some())
     }
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
@@ -212,6 +252,7 @@ mod tests {
         Reserve,
         PushReserved(usize, u64),
         Pop,
+        PopBefore(u64),
     }
 
     fn op() -> impl proptest::strategy::Strategy<Value = Op> {
@@ -226,12 +267,15 @@ mod tests {
             (any::<usize>(), 0u64..50).prop_map(|(i, dt)| Op::PushReserved(i, dt)),
             Just(Op::Pop),
             Just(Op::Pop),
+            (0u64..50).prop_map(Op::PopBefore),
         ]
     }
 
     proptest::proptest! {
         /// Against a sorted reference: whatever the times (up to the end of time), the lanes,
-        /// and however sequence numbers were taken, events come out in (time, seq) order.
+        /// and however sequence numbers were taken, events come out in (time, seq) order, and a
+        /// pop before a time takes exactly the events before it. Pushes and pops interleave, so
+        /// a popped root is overwritten by the next push as often as it is removed.
         #[test]
         fn pops_in_time_then_insertion_order(ops in proptest::collection::vec(op(), 1..400)) {
             let mut q = EventQueue::with_capacity(4);
@@ -260,10 +304,21 @@ mod tests {
                         reference.push((t, seq));
                     }
                     Op::PushReserved(..) => {}
-                    Op::Pop => {
+                    Op::Pop | Op::PopBefore(_) => {
                         reference.sort_unstable();
-                        let want = (!reference.is_empty()).then(|| reference.remove(0));
-                        let got = q.pop_with_seq().map(|(t, s, e)| {
+                        let until = match o {
+                            Op::PopBefore(dt) => now.saturating_add(dt),
+                            _ => u64::MAX,
+                        };
+                        let due = reference.first().is_some_and(|&(t, _)| {
+                            t < until || matches!(o, Op::Pop)
+                        });
+                        let want = due.then(|| reference.remove(0));
+                        let got = match o {
+                            Op::PopBefore(_) => q.pop_before(SimTime::from_nanos(until)),
+                            _ => q.pop_with_seq(),
+                        };
+                        let got = got.map(|(t, s, e)| {
                             assert_eq!(s, e, "the event is the one pushed with this seq");
                             (t.as_nanos(), s)
                         });

@@ -46,13 +46,67 @@ pub enum Payload {
     },
 }
 
+/// A packet alive in the network: its header and what it carries.
 #[derive(Clone, Copy, Debug)]
 struct PktData {
+    hdr: PktHdr,
+    payload: Payload,
+}
+
+/// What the hops read and write of a packet.
+#[derive(Clone, Copy, Debug)]
+struct PktHdr {
     flow: u32,
     dst: u32,
     size: u32,
     ecn: Ecn,
-    payload: Payload,
+}
+
+/// The packets alive, by index, with headers and payloads apart: every hop reads the header,
+/// only the endpoints the payload (a TCP segment, about 100 bytes), so the headers of the
+/// thousands of packets in flight stay in a few kilobytes of cache.
+struct Packets {
+    hdr: Arena<PktHdr>,
+    /// `payload[i]` belongs to `hdr`'s slot `i` while that slot is alive.
+    payload: Vec<Payload>,
+}
+
+impl Packets {
+    fn with_capacity(cap: usize) -> Packets {
+        Packets {
+            hdr: Arena::with_capacity(cap),
+            payload: Vec::with_capacity(cap),
+        }
+    }
+    #[inline]
+    fn insert(&mut self, d: PktData) -> u32 {
+        let i = self.hdr.insert(d.hdr);
+        if i as usize == self.payload.len() {
+            self.payload.push(d.payload);
+        } else {
+            self.payload[i as usize] = d.payload;
+        }
+        i
+    }
+    #[inline]
+    fn remove(&mut self, i: u32) -> PktData {
+        let hdr = self.hdr.remove(i);
+        PktData {
+            hdr,
+            payload: self.payload[i as usize],
+        }
+    }
+    #[inline]
+    fn hdr(&self, i: u32) -> &PktHdr {
+        self.hdr.get(i)
+    }
+    #[inline]
+    fn hdr_mut(&mut self, i: u32) -> &mut PktHdr {
+        self.hdr.get_mut(i)
+    }
+    fn len(&self) -> usize {
+        self.hdr.len()
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -529,7 +583,7 @@ pub enum BuildError {
 pub struct Sim {
     now: SimTime,
     events: EventQueue<Ev>,
-    packets: Arena<PktData>,
+    packets: Packets,
     nodes: Vec<String>,
     links: Vec<Link>,
     routes: Routes,
@@ -666,7 +720,7 @@ impl Sim {
         Ok(Sim {
             now: SimTime::ZERO,
             events: EventQueue::with_capacity(4096),
-            packets: Arena::with_capacity(4096),
+            packets: Packets::with_capacity(4096),
             nodes,
             links,
             routes,
@@ -891,11 +945,7 @@ impl Sim {
     /// `until` run in the next call, so a run of duration D covers [0, D) and its time series
     /// (bins of [k·bin, (k+1)·bin)) hold exactly what its totals count.
     pub fn run_until(&mut self, until: SimTime) {
-        while let Some(t) = self.events.peek_time() {
-            if t >= until {
-                break;
-            }
-            let (t, seq, ev) = self.events.pop_with_seq().expect("peeked");
+        while let Some((t, seq, ev)) = self.events.pop_before(until) {
             self.now = t;
             self.bins.set(t);
             self.cur_seq = seq;
@@ -972,10 +1022,12 @@ impl Sim {
         };
         self.events.push(next, Ev::UdpSend(f));
         let pkt = self.packets.insert(PktData {
-            flow: f,
-            dst,
-            size,
-            ecn: Ecn::NotEct,
+            hdr: PktHdr {
+                flow: f,
+                dst,
+                size,
+                ecn: Ecn::NotEct,
+            },
             payload: Payload::Udp { seq },
         });
         self.forward(src, pkt);
@@ -1117,10 +1169,12 @@ impl Sim {
             m.sent_bytes += size as u64;
             let ecn = if seg.ect { Ecn::Ect0 } else { Ecn::NotEct };
             let pkt = self.packets.insert(PktData {
-                flow,
-                dst: to,
-                size,
-                ecn,
+                hdr: PktHdr {
+                    flow,
+                    dst: to,
+                    size,
+                    ecn,
+                },
                 payload: Payload::Tcp {
                     seg,
                     conn,
@@ -1253,7 +1307,7 @@ impl Sim {
     }
 
     fn on_arrive(&mut self, node: u32, pkt: u32) {
-        if self.packets.get(pkt).dst == node {
+        if self.packets.hdr(pkt).dst == node {
             self.deliver(pkt);
         } else {
             self.forward(node, pkt);
@@ -1261,16 +1315,16 @@ impl Sim {
     }
 
     fn deliver(&mut self, pkt: u32) {
-        let d = self.packets.remove(pkt);
+        let PktData { hdr: d, payload } = self.packets.remove(pkt);
         let bin = self.bin();
         let m = &mut self.flows[d.flow as usize].m;
         m.delivered_pkts += 1;
-        if let Payload::Udp { .. } = d.payload {
+        if let Payload::Udp { .. } = payload {
             // UDP goodput is what arrives; TCP's is the in-order bytes the receiver hands up.
             m.delivered_bytes += d.size as u64;
             bin_add(&mut m.delivered_bytes_per_bin, bin, d.size as u64);
         }
-        match d.payload {
+        match payload {
             Payload::Udp { .. } => {}
             Payload::Tcp {
                 mut seg,
@@ -1333,7 +1387,7 @@ impl Sim {
     fn forward(&mut self, node: u32, pkt: u32) {
         // Only the header fields: the payload (a TCP segment) is not copied per hop.
         let (dst, size, flow, ecn) = {
-            let d = self.packets.get(pkt);
+            let d = self.packets.hdr(pkt);
             (d.dst, d.size, d.flow, d.ecn)
         };
         let l = self
@@ -1428,7 +1482,7 @@ impl Sim {
                     m.drops_by_reason[reason.index()] += 1;
                     bin_add(&mut m.drops_per_bin, bin, 1);
                     let d = self.packets.remove(pkt.id as u32);
-                    self.flows[d.flow as usize].m.dropped_pkts += 1;
+                    self.flows[d.hdr.flow as usize].m.dropped_pkts += 1;
                 }
                 QdiscEvent::Marked { reason, .. } => {
                     let m = &mut self.links[l as usize].m;
@@ -1458,7 +1512,7 @@ impl Sim {
         let now = self.now;
         let pkt = p.id as u32;
         // Carry a CE mark the discipline set (at enqueue or dequeue) into the packet.
-        self.packets.get_mut(pkt).ecn = p.ecn;
+        self.packets.hdr_mut(pkt).ecn = p.ecn;
         let bins = self.bins;
         let link = &mut self.links[l as usize];
         let sojourn = now.as_nanos() - p.enqueue_ns;
@@ -1498,7 +1552,7 @@ impl Sim {
         }
         if lost {
             let d = self.packets.remove(pkt);
-            self.flows[d.flow as usize].m.dropped_pkts += 1;
+            self.flows[d.hdr.flow as usize].m.dropped_pkts += 1;
         }
     }
 
@@ -1636,9 +1690,10 @@ mod tests {
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn hot_path_types_stay_small() {
-        // A packet in flight is a `PktData` in the arena and a timer an `Ev` in the heap: the
+        // A packet in flight is a header and a payload, and a timer an `Ev` in the heap: the
         // leg of a TCP segment fits in padding that was already there.
-        assert_eq!(std::mem::size_of::<PktData>(), 112);
+        assert_eq!(std::mem::size_of::<PktHdr>(), 16);
+        assert_eq!(std::mem::size_of::<Payload>(), 96);
         assert_eq!(std::mem::size_of::<Ev>(), 12);
     }
 }
