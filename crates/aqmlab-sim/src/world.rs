@@ -46,67 +46,26 @@ pub enum Payload {
     },
 }
 
-/// A packet alive in the network: its header and what it carries.
-#[derive(Clone, Copy, Debug)]
-struct PktData {
-    hdr: PktHdr,
-    payload: Payload,
+/// A packet's handle, [`Packet::id`]: its payload's slot in the arena (low 32 bits) and its
+/// destination node (high 32 bits). Everything a hop needs travels in the [`Packet`] itself,
+/// through the discipline and the propagation pipe, so a hop never looks the packet up: with
+/// thousands in flight, that lookup missed the cache at every hop. Only the endpoints read the
+/// payload. The disciplines treat the id as opaque.
+#[inline]
+fn packet_id(slot: u32, dst: u32) -> u64 {
+    (dst as u64) << 32 | slot as u64
 }
 
-/// What the hops read and write of a packet.
-#[derive(Clone, Copy, Debug)]
-struct PktHdr {
-    flow: u32,
-    dst: u32,
-    size: u32,
-    ecn: Ecn,
+/// The payload slot of the packet with id `id` (see [`packet_id`]).
+#[inline]
+fn payload_slot(id: u64) -> u32 {
+    id as u32
 }
 
-/// The packets alive, by index, with headers and payloads apart: every hop reads the header,
-/// only the endpoints the payload (a TCP segment, about 100 bytes), so the headers of the
-/// thousands of packets in flight stay in a few kilobytes of cache.
-struct Packets {
-    hdr: Arena<PktHdr>,
-    /// `payload[i]` belongs to `hdr`'s slot `i` while that slot is alive.
-    payload: Vec<Payload>,
-}
-
-impl Packets {
-    fn with_capacity(cap: usize) -> Packets {
-        Packets {
-            hdr: Arena::with_capacity(cap),
-            payload: Vec::with_capacity(cap),
-        }
-    }
-    #[inline]
-    fn insert(&mut self, d: PktData) -> u32 {
-        let i = self.hdr.insert(d.hdr);
-        if i as usize == self.payload.len() {
-            self.payload.push(d.payload);
-        } else {
-            self.payload[i as usize] = d.payload;
-        }
-        i
-    }
-    #[inline]
-    fn remove(&mut self, i: u32) -> PktData {
-        let hdr = self.hdr.remove(i);
-        PktData {
-            hdr,
-            payload: self.payload[i as usize],
-        }
-    }
-    #[inline]
-    fn hdr(&self, i: u32) -> &PktHdr {
-        self.hdr.get(i)
-    }
-    #[inline]
-    fn hdr_mut(&mut self, i: u32) -> &mut PktHdr {
-        self.hdr.get_mut(i)
-    }
-    fn len(&self) -> usize {
-        self.hdr.len()
-    }
+/// The destination node of the packet with id `id` (see [`packet_id`]).
+#[inline]
+fn packet_dst(id: u64) -> u32 {
+    (id >> 32) as u32
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -383,16 +342,31 @@ struct Link {
     idle_poll_due: bool,
     /// Packets propagating: `(arrival time, packet)` in sending order. The delay is constant,
     /// so they arrive in this order and only the head needs an event (the heap stays small).
-    pipe: std::collections::VecDeque<(SimTime, u32)>,
+    pipe: std::collections::VecDeque<(SimTime, Packet)>,
     /// Loss probability on the wire (its random stream is below).
     loss: f64,
     /// Per-packet log `(dequeue time, sojourn, size, flow)` when asked for (grows with the run).
     packet_log: Option<Vec<PacketRecord>>,
     rate: LinkRate,
+    /// Totals and the sojourn sketch; its per-bin series stay empty while running (they are
+    /// in `series`, and a report fills them in).
     m: LinkMetrics,
+    /// The time series, one row per bin: a hop updates several of them at once, and a row
+    /// keeps them in one cache line or two instead of one line in each of five vectors.
+    series: Vec<LinkBin>,
     q: Qdisc<AnyQdisc>,
     loss_rng: Xoshiro256pp,
     name: String,
+}
+
+/// One time bin of a link direction's series (see [`LinkMetrics`] for each).
+#[derive(Clone, Copy, Debug, Default)]
+struct LinkBin {
+    ingress_bytes: u64,
+    egress_bytes: u64,
+    max_backlog_pkts: u64,
+    max_backlog_bytes: u64,
+    drops: u64,
 }
 
 enum FlowKind {
@@ -420,8 +394,17 @@ impl Link {
         if let Some((end, size)) = self.sending.take() {
             self.m.delivered_pkts += 1;
             self.m.delivered_bytes += size as u64;
-            bin_add(&mut self.m.egress_bytes_per_bin, bins.of(end), size as u64);
+            self.row(bins.of(end)).egress_bytes += size as u64;
         }
+    }
+
+    /// The series row of time bin `bin`, added (with the bins before it) if missing.
+    #[inline]
+    fn row(&mut self, bin: usize) -> &mut LinkBin {
+        if self.series.len() <= bin {
+            self.series.resize(bin + 1, LinkBin::default());
+        }
+        &mut self.series[bin]
     }
 
     /// Records the queue level after a dequeue in time bin `bin`. A dequeue never raises the
@@ -448,15 +431,13 @@ impl Link {
     /// enqueue and the dequeue, then empty again ([`Link::note_level`] then [`Link::note_drain`]).
     #[inline]
     fn note_passing(&mut self, bin: usize, bytes: u64) {
-        let m = &mut self.m;
-        if bin == self.level.0
-            && bin < m.max_backlog_per_bin.len()
-            && bin < m.max_backlog_bytes_per_bin.len()
-        {
-            m.max_backlog_per_bin[bin] = m.max_backlog_per_bin[bin].max(1);
-            m.max_backlog_bytes_per_bin[bin] = m.max_backlog_bytes_per_bin[bin].max(bytes);
-            self.level = (bin, 0, 0);
-            return;
+        if bin == self.level.0 {
+            if let Some(r) = self.series.get_mut(bin) {
+                r.max_backlog_pkts = r.max_backlog_pkts.max(1);
+                r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
+                self.level = (bin, 0, 0);
+                return;
+            }
         }
         self.note_level_of(bin, 1, bytes);
         self.note_drain(bin);
@@ -465,29 +446,24 @@ impl Link {
     /// [`Link::note_level`] for a level of `pkts` packets and `bytes` bytes.
     #[inline]
     fn note_level_of(&mut self, bin: usize, pkts: u64, bytes: u64) {
-        let m = &mut self.m;
-        if bin == self.level.0
-            && bin < m.max_backlog_per_bin.len()
-            && bin < m.max_backlog_bytes_per_bin.len()
-        {
-            // Same bin as the last call (the common case): only the maxima can change.
-            m.max_backlog_per_bin[bin] = m.max_backlog_per_bin[bin].max(pkts);
-            m.max_backlog_bytes_per_bin[bin] = m.max_backlog_bytes_per_bin[bin].max(bytes);
-            self.level = (bin, pkts, bytes);
-            return;
-        }
-        for v in [&mut m.max_backlog_per_bin, &mut m.max_backlog_bytes_per_bin] {
-            if v.len() <= bin {
-                v.resize(bin + 1, 0);
+        if bin == self.level.0 {
+            if let Some(r) = self.series.get_mut(bin) {
+                // Same bin as the last call (the common case): only the maxima can change.
+                r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
+                r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
+                self.level = (bin, pkts, bytes);
+                return;
             }
         }
+        self.row(bin);
         let (last_bin, last_pkts, last_bytes) = self.level;
-        for i in last_bin + 1..=bin {
-            m.max_backlog_per_bin[i] = m.max_backlog_per_bin[i].max(last_pkts);
-            m.max_backlog_bytes_per_bin[i] = m.max_backlog_bytes_per_bin[i].max(last_bytes);
+        for r in &mut self.series[last_bin + 1..=bin] {
+            r.max_backlog_pkts = r.max_backlog_pkts.max(last_pkts);
+            r.max_backlog_bytes = r.max_backlog_bytes.max(last_bytes);
         }
-        m.max_backlog_per_bin[bin] = m.max_backlog_per_bin[bin].max(pkts);
-        m.max_backlog_bytes_per_bin[bin] = m.max_backlog_bytes_per_bin[bin].max(bytes);
+        let r = &mut self.series[bin];
+        r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
+        r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
         self.level = (bin.max(last_bin), pkts, bytes);
     }
 }
@@ -583,7 +559,8 @@ pub enum BuildError {
 pub struct Sim {
     now: SimTime,
     events: EventQueue<Ev>,
-    packets: Packets,
+    /// What each packet alive carries, by the slot in its id ([`packet_id`]).
+    payloads: Arena<Payload>,
     nodes: Vec<String>,
     links: Vec<Link>,
     routes: Routes,
@@ -715,12 +692,13 @@ impl Sim {
                 level: (0, 0, 0),
                 pipe: std::collections::VecDeque::with_capacity(256),
                 m: LinkMetrics::default(),
+                series: Vec::new(),
             })
             .collect();
         Ok(Sim {
             now: SimTime::ZERO,
             events: EventQueue::with_capacity(4096),
-            packets: Packets::with_capacity(4096),
+            payloads: Arena::with_capacity(4096),
             nodes,
             links,
             routes,
@@ -938,7 +916,7 @@ impl Sim {
     }
     /// Packets currently alive (queued, in transmission or propagating).
     pub fn packets_alive(&self) -> usize {
-        self.packets.len()
+        self.payloads.len()
     }
 
     /// Runs every event before `until`, then sets the clock to `until`. Events at exactly
@@ -1021,16 +999,9 @@ impl Sim {
             None => udp_send_time(epoch.0, epoch.1, size, spec.rate),
         };
         self.events.push(next, Ev::UdpSend(f));
-        let pkt = self.packets.insert(PktData {
-            hdr: PktHdr {
-                flow: f,
-                dst,
-                size,
-                ecn: Ecn::NotEct,
-            },
-            payload: Payload::Udp { seq },
-        });
-        self.forward(src, pkt);
+        let slot = self.payloads.insert(Payload::Udp { seq });
+        let p = Packet::new(packet_id(slot, dst), size, FlowId(f));
+        self.forward(src, p);
     }
 
     fn on_tcp_start(&mut self, f: u32) {
@@ -1168,22 +1139,16 @@ impl Sim {
             m.sent_pkts += 1;
             m.sent_bytes += size as u64;
             let ecn = if seg.ect { Ecn::Ect0 } else { Ecn::NotEct };
-            let pkt = self.packets.insert(PktData {
-                hdr: PktHdr {
-                    flow,
-                    dst: to,
-                    size,
-                    ecn,
-                },
-                payload: Payload::Tcp {
-                    seg,
-                    conn,
-                    gen,
-                    leg,
-                    to_receiver: from_sender,
-                },
+            let slot = self.payloads.insert(Payload::Tcp {
+                seg,
+                conn,
+                gen,
+                leg,
+                to_receiver: from_sender,
             });
-            self.forward(from, pkt);
+            let mut p = Packet::new(packet_id(slot, to), size, FlowId(flow));
+            p.ecn = ecn;
+            self.forward(from, p);
         }
     }
 
@@ -1294,7 +1259,7 @@ impl Sim {
 
     fn on_pipe_head(&mut self, l: u32) {
         let link = &mut self.links[l as usize];
-        let (at, pkt) = link
+        let (at, p) = link
             .pipe
             .pop_front()
             .expect("a PipeHead event has a packet");
@@ -1303,26 +1268,23 @@ impl Sim {
             self.events.push(next, Ev::PipeHead(l));
         }
         let node = link.to;
-        self.on_arrive(node, pkt);
-    }
-
-    fn on_arrive(&mut self, node: u32, pkt: u32) {
-        if self.packets.hdr(pkt).dst == node {
-            self.deliver(pkt);
+        if packet_dst(p.id) == node {
+            self.deliver(p);
         } else {
-            self.forward(node, pkt);
+            self.forward(node, p);
         }
     }
 
-    fn deliver(&mut self, pkt: u32) {
-        let PktData { hdr: d, payload } = self.packets.remove(pkt);
+    fn deliver(&mut self, p: Packet) {
+        let payload = self.payloads.remove(payload_slot(p.id));
         let bin = self.bin();
-        let m = &mut self.flows[d.flow as usize].m;
+        let flow = p.flow.0;
+        let m = &mut self.flows[flow as usize].m;
         m.delivered_pkts += 1;
         if let Payload::Udp { .. } = payload {
             // UDP goodput is what arrives; TCP's is the in-order bytes the receiver hands up.
-            m.delivered_bytes += d.size as u64;
-            bin_add(&mut m.delivered_bytes_per_bin, bin, d.size as u64);
+            m.delivered_bytes += p.size_bytes as u64;
+            bin_add(&mut m.delivered_bytes_per_bin, bin, p.size_bytes as u64);
         }
         match payload {
             Payload::Udp { .. } => {}
@@ -1346,7 +1308,7 @@ impl Sim {
                     return;
                 };
                 // The network's congestion mark reaches the endpoint (RFC 3168 §6.1.3).
-                seg.ce = d.ecn == Ecn::Ce;
+                seg.ce = p.ecn == Ecn::Ce;
                 let mut out = std::mem::take(&mut self.segs);
                 if to_receiver {
                     l.receiver.on_segment(self.now, &seg, &mut out);
@@ -1355,7 +1317,7 @@ impl Sim {
                     l.delivered = total;
                     if leg == main {
                         // Goodput: the transfer's bytes (web: the response, not the request).
-                        let fm = &mut self.flows[d.flow as usize].m;
+                        let fm = &mut self.flows[flow as usize].m;
                         fm.delivered_bytes += new_bytes;
                         bin_add(&mut fm.delivered_bytes_per_bin, bin, new_bytes);
                     }
@@ -1373,7 +1335,7 @@ impl Sim {
                 } else {
                     l.sender.on_segment(self.now, &seg, &mut out);
                     if let Some(srtt) = l.sender.stats().srtt {
-                        self.flows[d.flow as usize].m.srtt_ns.add(srtt.as_nanos());
+                        self.flows[flow as usize].m.srtt_ns.add(srtt.as_nanos());
                     }
                     self.emit(conn, leg, true, &mut out);
                     self.segs = out;
@@ -1383,16 +1345,12 @@ impl Sim {
         }
     }
 
-    /// Hands `pkt` at `node` to the link towards its destination.
-    fn forward(&mut self, node: u32, pkt: u32) {
-        // Only the header fields: the payload (a TCP segment) is not copied per hop.
-        let (dst, size, flow, ecn) = {
-            let d = self.packets.hdr(pkt);
-            (d.dst, d.size, d.flow, d.ecn)
-        };
+    /// Hands `p` at `node` to the link towards its destination.
+    fn forward(&mut self, node: u32, mut p: Packet) {
+        let size = p.size_bytes;
         let l = self
             .routes
-            .next_link(node, dst)
+            .next_link(node, packet_dst(p.id))
             .expect("routes were checked when the flow was added");
         let bin = self.bin();
         let now = self.now;
@@ -1407,9 +1365,7 @@ impl Sim {
         }
         let link = &mut self.links[l as usize];
         // Offered packets and bytes are the discipline's `received` count (see `report`).
-        bin_add(&mut link.m.ingress_bytes_per_bin, bin, size as u64);
-        let mut p = Packet::new(pkt as u64, size, FlowId(flow));
-        p.ecn = ecn;
+        link.row(bin).ingress_bytes += size as u64;
         let free = !link.tx_done_pending && !link.idle_poll_due;
         if free && self.idle_shortcut && link.q.pass_through(now, &mut p) {
             // An idle tail-drop link (most hops of a dumbbell but the bottleneck): the packet
@@ -1477,12 +1433,12 @@ impl Sim {
             match e {
                 QdiscEvent::Dropped { pkt, reason, .. } => {
                     let bin = self.bin();
-                    let m = &mut self.links[l as usize].m;
-                    m.dropped_pkts += 1;
-                    m.drops_by_reason[reason.index()] += 1;
-                    bin_add(&mut m.drops_per_bin, bin, 1);
-                    let d = self.packets.remove(pkt.id as u32);
-                    self.flows[d.hdr.flow as usize].m.dropped_pkts += 1;
+                    let link = &mut self.links[l as usize];
+                    link.m.dropped_pkts += 1;
+                    link.m.drops_by_reason[reason.index()] += 1;
+                    link.row(bin).drops += 1;
+                    self.payloads.remove(payload_slot(pkt.id));
+                    self.flows[pkt.flow.0 as usize].m.dropped_pkts += 1;
                 }
                 QdiscEvent::Marked { reason, .. } => {
                     let m = &mut self.links[l as usize].m;
@@ -1506,13 +1462,11 @@ impl Sim {
         self.transmit(l, p);
     }
 
-    /// Link `l` starts sending `p`, just dequeued: its sojourn is recorded, it enters the
-    /// propagation pipe, and the link looks for the next packet when this one has left.
+    /// Link `l` starts sending `p`, just dequeued (with any CE mark the discipline set): its
+    /// sojourn is recorded, it enters the propagation pipe, and the link looks for the next
+    /// packet when this one has left.
     fn transmit(&mut self, l: u32, p: Packet) {
         let now = self.now;
-        let pkt = p.id as u32;
-        // Carry a CE mark the discipline set (at enqueue or dequeue) into the packet.
-        self.packets.hdr_mut(pkt).ecn = p.ecn;
         let bins = self.bins;
         let link = &mut self.links[l as usize];
         let sojourn = now.as_nanos() - p.enqueue_ns;
@@ -1537,7 +1491,7 @@ impl Sim {
             link.m.lost_pkts += 1;
         } else {
             let at = end + link.delay;
-            link.pipe.push_back((at, pkt));
+            link.pipe.push_back((at, p));
             if link.pipe.len() == 1 {
                 self.events.push(at, Ev::PipeHead(l));
             }
@@ -1551,8 +1505,8 @@ impl Sim {
             link.idle_poll_due = true;
         }
         if lost {
-            let d = self.packets.remove(pkt);
-            self.flows[d.hdr.flow as usize].m.dropped_pkts += 1;
+            self.payloads.remove(payload_slot(p.id));
+            self.flows[p.flow.0 as usize].m.dropped_pkts += 1;
         }
     }
 
@@ -1581,6 +1535,12 @@ impl Sim {
                     // The last transmission counts as sent if it ended before now (a run covers
                     // [0, now)); otherwise it is still on the wire.
                     let mut m = l.m.clone();
+                    m.ingress_bytes_per_bin = l.series.iter().map(|r| r.ingress_bytes).collect();
+                    m.egress_bytes_per_bin = l.series.iter().map(|r| r.egress_bytes).collect();
+                    m.max_backlog_per_bin = l.series.iter().map(|r| r.max_backlog_pkts).collect();
+                    m.max_backlog_bytes_per_bin =
+                        l.series.iter().map(|r| r.max_backlog_bytes).collect();
+                    m.drops_per_bin = l.series.iter().map(|r| r.drops).collect();
                     // Every packet a link is offered goes to its discipline, which counts it.
                     let offered = l.q.stats().received;
                     (m.enqueued_pkts, m.ingress_bytes) = (offered.packets, offered.bytes);
@@ -1628,7 +1588,7 @@ impl Sim {
             flows: self.flows.iter().map(|f| f.m.clone()).collect(),
             flow_info: self.flows.iter().map(|f| f.info.clone()).collect(),
             bin: SimDuration::from_nanos(self.bins.bin_ns),
-            packets_alive: self.packets.len(),
+            packets_alive: self.payloads.len(),
         }
     }
 }
@@ -1690,9 +1650,10 @@ mod tests {
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn hot_path_types_stay_small() {
-        // A packet in flight is a header and a payload, and a timer an `Ev` in the heap: the
-        // leg of a TCP segment fits in padding that was already there.
-        assert_eq!(std::mem::size_of::<PktHdr>(), 16);
+        // A packet in flight is a `Packet` (in a queue or a pipe) and a payload in the arena,
+        // and a timer an `Ev` in the heap: the leg of a TCP segment fits in padding that was
+        // already there.
+        assert_eq!(std::mem::size_of::<Packet>(), 32);
         assert_eq!(std::mem::size_of::<Payload>(), 96);
         assert_eq!(std::mem::size_of::<Ev>(), 12);
     }
