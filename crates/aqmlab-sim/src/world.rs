@@ -1372,7 +1372,7 @@ impl Sim {
             // crosses its empty queue at once, with the levels the two calls would have noted.
             link.m.max_backlog_pkts = link.m.max_backlog_pkts.max(1);
             link.note_passing(bin, size as u64);
-            self.transmit(l, p);
+            self.transmit::<true>(l, p);
             return;
         }
         link.q.enqueue(now, p);
@@ -1459,17 +1459,24 @@ impl Sim {
         let Some(p) = out else {
             return; // idle: this empty dequeue is the one a link makes when it goes idle
         };
-        self.transmit(l, p);
+        self.transmit::<false>(l, p);
     }
 
     /// Link `l` starts sending `p`, just dequeued (with any CE mark the discipline set): its
     /// sojourn is recorded, it enters the propagation pipe, and the link looks for the next
     /// packet when this one has left.
-    fn transmit(&mut self, l: u32, p: Packet) {
+    ///
+    /// `PASSING`: `p` crossed the empty queue of an idle tail-drop link just now
+    /// ([`Qdisc::pass_through`]), so its sojourn is zero and nothing waits behind it.
+    fn transmit<const PASSING: bool>(&mut self, l: u32, p: Packet) {
         let now = self.now;
         let bins = self.bins;
         let link = &mut self.links[l as usize];
-        let sojourn = now.as_nanos() - p.enqueue_ns;
+        let sojourn = if PASSING {
+            0
+        } else {
+            now.as_nanos() - p.enqueue_ns
+        };
         link.m.sojourn_ns.add(sojourn);
         if let Some(log) = &mut link.packet_log {
             log.push(PacketRecord {
@@ -1498,7 +1505,7 @@ impl Sim {
         }
         link.busy_until = end;
         link.tx_seq = self.events.reserve_seq();
-        if link.q.backlog().packets > 0 {
+        if !PASSING && link.q.backlog().packets > 0 {
             link.tx_done_pending = true;
             self.events.push_with_seq(end, link.tx_seq, Ev::TxDone(l));
         } else {
