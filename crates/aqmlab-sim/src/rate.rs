@@ -296,7 +296,19 @@ impl LinkRate {
 
     /// When a packet of `bytes` whose transmission starts at `start` has left. Transmissions must
     /// be requested in time order (one packet at a time, as a link sends them).
+    #[inline]
     pub fn tx_end(&mut self, start: SimTime, bytes: u32) -> SimTime {
+        // Inline for a constant rate (every hop of most topologies pays this call); the rest out
+        // of line, so that its code does not weigh on the inlining of the packet path.
+        match self {
+            LinkRate::Constant(r) => start + r.tx_time(bytes as u64),
+            _ => self.tx_end_varying(start, bytes),
+        }
+    }
+
+    /// [`LinkRate::tx_end`] for a step schedule or a trace.
+    #[inline(never)]
+    fn tx_end_varying(&mut self, start: SimTime, bytes: u32) -> SimTime {
         match self {
             LinkRate::Constant(r) => start + r.tx_time(bytes as u64),
             LinkRate::Steps(s) => s.tx_end(start, bytes),
