@@ -149,7 +149,7 @@ impl<E: Copy> EventQueue<E> {
         let seq = self.reserve_seq();
         self.insert(lane, key(time, seq), event);
     }
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, lane: Lane, k: u128, event: E) {
         if self.stale_root == Some(lane) {
             self.stale_root = None;

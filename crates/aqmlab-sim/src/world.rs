@@ -390,7 +390,7 @@ enum FlowKind {
 
 impl Link {
     /// Counts the last transmission as sent (it has ended), in its end's time bin.
-    #[inline]
+    #[inline(always)]
     fn count_sent(&mut self, bins: &Bins) {
         if let Some((end, size)) = self.sending.take() {
             self.m.delivered_pkts += 1;
