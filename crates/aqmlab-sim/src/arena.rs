@@ -40,6 +40,16 @@ impl<T> Arena<T> {
         self.live -= 1;
         v
     }
+    /// Frees slot `i` without moving its value out ([`Arena::remove`] returns it). Panics if
+    /// the slot is empty (a packet freed twice).
+    #[inline]
+    pub fn free(&mut self, i: u32) {
+        let slot = &mut self.slots[i as usize];
+        assert!(slot.is_some(), "arena slot freed twice");
+        *slot = None;
+        self.free.push(i);
+        self.live -= 1;
+    }
     /// The value at `i`.
     #[inline]
     pub fn get(&self, i: u32) -> &T {
