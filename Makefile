@@ -8,11 +8,13 @@ help: ## list targets
 
 # The Rust core is built with profile-guided optimisation (scripts/pgo-install.sh: about 10%
 # faster, same results); AQMLAB_PGO=0 makes a plain release build, quicker to compile.
+export PYTHON
+
 install: ## build the Rust core (profile-guided) and install the aqmlab package (editable)
-	PYTHON=$(PYTHON) scripts/pgo-install.sh .
+	scripts/pgo-install.sh .
 
 install-test: ## install aqmlab (as install) with its test tools (pytest, ruff)
-	PYTHON=$(PYTHON) scripts/pgo-install.sh '.[test]'
+	scripts/pgo-install.sh '.[test]'
 
 demo: install ## the main job: the CoDel dynamic-link experiment, CoDel vs tail drop side by side
 	$(PYTHON) -m aqmlab run scenarios/codel-dynamic-link.toml --compare bottleneck=droptail

@@ -24,6 +24,8 @@ def test_bench_json_reports_every_key_for_every_scenario():
         assert r["delivered_pkts"] > 0 and r["events"] > r["delivered_pkts"]
         assert abs(r["pkts_per_s"] - r["delivered_pkts"] / r["wall_s"]) <= 1e-6 * r["pkts_per_s"]
         assert r["peak_rss_mb"] > 0
+        assert r["build"] in ("profile-guided", "plain")
+        assert r["pkts_per_s_best"] >= r["pkts_per_s"]
 
 
 def test_bench_rejects_a_bad_repeat_and_a_missing_root(tmp_path):

@@ -7,21 +7,26 @@ import json
 
 import aqmlab
 import pytest
+from aqmlab import _core
 from conftest import ROOT
 
 REFERENCES = sorted((ROOT / "tests" / "reference").glob("*.json"))
 
 
 def test_references_exist():
-    assert len(REFERENCES) >= 4
+    assert len(REFERENCES) >= 5
 
 
-@pytest.mark.parametrize("reference", REFERENCES, ids=lambda p: p.stem)
+# The test ids name the build under test (`pytest -v`): "profile-guided" after `make install`,
+# "plain" without llvm-profdata or with AQMLAB_PGO=0.
+@pytest.mark.parametrize("reference", REFERENCES, ids=lambda p: f"{p.stem}-{_core.BUILD}")
 def test_installed_build_gives_the_reference_summary(reference):
     name, duration = reference.stem.split(".", 1)
-    got = aqmlab.run(
-        ROOT / "scenarios" / f"{name}.toml", set={"duration": duration}, progress=False
-    ).summary
+    # A test-only scenario (tests/reference/scenarios/) or a bundled one.
+    scenario = ROOT / "tests" / "reference" / "scenarios" / f"{name}.toml"
+    if not scenario.exists():
+        scenario = ROOT / "scenarios" / f"{name}.toml"
+    got = aqmlab.run(scenario, set={"duration": duration}, progress=False).summary
     got.pop("wall_s")
     # Python reads each float back exactly (shortest round-trip form), so equal means bit-equal.
     assert got == json.loads(reference.read_text())

@@ -1,6 +1,7 @@
 from typing import Any
 
 __version__: str
+BUILD: str
 
 class AqmlabError(Exception): ...
 class ParameterError(AqmlabError): ...

@@ -32,7 +32,8 @@ impl Ecn {
 /// A packet as seen by a queue discipline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
-    /// The caller's handle for the packet (arena index, replay id…); opaque to queues.
+    /// The caller's handle for the packet (the simulator packs a payload slot and a destination
+    /// node in it; replay, a packet number); opaque to queues.
     pub id: u64,
     /// Size on the wire in bytes, IP headers included.
     pub size_bytes: u32,

@@ -359,5 +359,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(list_text, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // How this module was compiled: "profile-guided" when scripts/pgo-install.sh built it (it
+    // sets AQMLAB_BUILD), else "plain". Speed figures depend on it; results do not.
+    m.add("BUILD", option_env!("AQMLAB_BUILD").unwrap_or("plain"))?;
     Ok(())
 }

@@ -1,5 +1,6 @@
-//! A slab of values addressed by `u32` index, with a free list: packets in flight live here and
-//! queues hold only their index, so the steady state allocates nothing per packet.
+//! A slab of values addressed by `u32` index, with a free list: the payloads of the packets in
+//! flight (their headers travel in the `Packet` itself) and the open TCP connections live here,
+//! so the steady state allocates nothing per packet.
 
 /// Values addressed by index; freed slots are reused.
 #[derive(Debug)]

@@ -310,7 +310,7 @@ impl LinkRate {
     #[inline(never)]
     fn tx_end_varying(&mut self, start: SimTime, bytes: u32) -> SimTime {
         match self {
-            LinkRate::Constant(r) => start + r.tx_time(bytes as u64),
+            LinkRate::Constant(_) => unreachable!("tx_end handles a constant rate inline"),
             LinkRate::Steps(s) => s.tx_end(start, bytes),
             LinkRate::Trace {
                 trace,

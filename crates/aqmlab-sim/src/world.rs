@@ -246,7 +246,8 @@ pub struct LinkMetrics {
     pub sojourn_ns: QuantileSketch,
     /// Largest backlog seen, in packets.
     pub max_backlog_pkts: u32,
-    /// Bytes offered per time bin.
+    /// Bytes offered per time bin. (In a [`Report`], the five per-bin series have the same
+    /// length: up to the last bin with any activity or level noted; bins after it are zero.)
     pub ingress_bytes_per_bin: Vec<u64>,
     /// Bytes transmitted per time bin (counted when the last bit leaves).
     pub egress_bytes_per_bin: Vec<u64>,
@@ -1584,6 +1585,24 @@ impl Sim {
                         for x in v.iter_mut().take(last_bin + 1).skip(lb + 1) {
                             *x = (*x).max(level);
                         }
+                    }
+                    // The five series end together, at the last bin any of them reached.
+                    let bins = [
+                        m.ingress_bytes_per_bin.len(),
+                        m.egress_bytes_per_bin.len(),
+                        m.max_backlog_per_bin.len(),
+                        m.max_backlog_bytes_per_bin.len(),
+                        m.drops_per_bin.len(),
+                    ];
+                    let n = bins.into_iter().max().unwrap_or(0);
+                    for v in [
+                        &mut m.ingress_bytes_per_bin,
+                        &mut m.egress_bytes_per_bin,
+                        &mut m.max_backlog_per_bin,
+                        &mut m.max_backlog_bytes_per_bin,
+                        &mut m.drops_per_bin,
+                    ] {
+                        v.resize(n, 0);
                     }
                     let cap = l.rate.capacity_bits(SimTime::ZERO, self.now);
                     LinkReport {

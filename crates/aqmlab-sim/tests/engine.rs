@@ -92,6 +92,22 @@ fn udp_overload_conserves_packets_and_respects_the_link_rate() {
             l.name
         );
     }
+    for l in &r.links {
+        // The five per-bin series of a link end together.
+        let m = &l.m;
+        let lens = [
+            m.ingress_bytes_per_bin.len(),
+            m.egress_bytes_per_bin.len(),
+            m.max_backlog_per_bin.len(),
+            m.max_backlog_bytes_per_bin.len(),
+            m.drops_per_bin.len(),
+        ];
+        assert!(
+            lens.iter().all(|&n| n == lens[0] && n > 0),
+            "{}: {lens:?}",
+            l.name
+        );
+    }
     let b = &r.links[1];
     // The bottleneck never sends faster than 10 Mb/s: at most 1250 B per ms in any 100 ms bin.
     for (i, bytes) in b.m.egress_bytes_per_bin.iter().enumerate() {
