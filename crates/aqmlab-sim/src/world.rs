@@ -403,10 +403,7 @@ impl Link {
     /// The series row of time bin `bin`, added (with the bins before it) if missing.
     #[inline]
     fn row(&mut self, bin: usize) -> &mut LinkBin {
-        if self.series.len() <= bin {
-            self.series.resize(bin + 1, LinkBin::default());
-        }
-        &mut self.series[bin]
+        row_of(&mut self.series, bin)
     }
 
     /// Records the queue level after a dequeue in time bin `bin`. A dequeue never raises the
@@ -632,6 +629,15 @@ impl Bins {
 fn udp_send_time(epoch: SimTime, k: u64, size: u32, rate: Bitrate) -> SimTime {
     let ns = (k as u128 * size as u128 * 8_000_000_000).div_ceil(rate.as_bps() as u128);
     epoch + SimDuration::from_nanos(ns.min(u64::MAX as u128) as u64)
+}
+
+/// Row `bin` of a link's series, added (with the bins before it) if missing.
+#[inline]
+fn row_of(series: &mut Vec<LinkBin>, bin: usize) -> &mut LinkBin {
+    if series.len() <= bin {
+        series.resize(bin + 1, LinkBin::default());
+    }
+    &mut series[bin]
 }
 
 fn bin_add(v: &mut Vec<u64>, bin: usize, x: u64) {
@@ -1552,12 +1558,7 @@ impl Sim {
                     // The last transmission counts as sent if it ended before now (a run covers
                     // [0, now)); otherwise it is still on the wire.
                     let mut m = l.m.clone();
-                    m.ingress_bytes_per_bin = l.series.iter().map(|r| r.ingress_bytes).collect();
-                    m.egress_bytes_per_bin = l.series.iter().map(|r| r.egress_bytes).collect();
-                    m.max_backlog_per_bin = l.series.iter().map(|r| r.max_backlog_pkts).collect();
-                    m.max_backlog_bytes_per_bin =
-                        l.series.iter().map(|r| r.max_backlog_bytes).collect();
-                    m.drops_per_bin = l.series.iter().map(|r| r.drops).collect();
+                    let mut rows = l.series.clone();
                     // Every packet a link is offered goes to its discipline, which counts it.
                     let offered = l.q.stats().received;
                     (m.enqueued_pkts, m.ingress_bytes) = (offered.packets, offered.bytes);
@@ -1566,7 +1567,7 @@ impl Sim {
                         if end < self.now {
                             m.delivered_pkts += 1;
                             m.delivered_bytes += size as u64;
-                            bin_add(&mut m.egress_bytes_per_bin, self.bins.of(end), size as u64);
+                            row_of(&mut rows, self.bins.of(end)).egress_bytes += size as u64;
                         } else {
                             in_flight = true;
                         }
@@ -1575,35 +1576,18 @@ impl Sim {
                     let last_bin =
                         (self.now.as_nanos().saturating_sub(1) / self.bins.bin_ns) as usize;
                     let (lb, pkts, bytes) = l.level;
-                    for (v, level) in [
-                        (&mut m.max_backlog_per_bin, pkts),
-                        (&mut m.max_backlog_bytes_per_bin, bytes),
-                    ] {
-                        if v.len() <= last_bin {
-                            v.resize(last_bin + 1, 0);
-                        }
-                        for x in v.iter_mut().take(last_bin + 1).skip(lb + 1) {
-                            *x = (*x).max(level);
-                        }
+                    row_of(&mut rows, last_bin);
+                    for r in rows.iter_mut().take(last_bin + 1).skip(lb + 1) {
+                        r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
+                        r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
                     }
-                    // The five series end together, at the last bin any of them reached.
-                    let bins = [
-                        m.ingress_bytes_per_bin.len(),
-                        m.egress_bytes_per_bin.len(),
-                        m.max_backlog_per_bin.len(),
-                        m.max_backlog_bytes_per_bin.len(),
-                        m.drops_per_bin.len(),
-                    ];
-                    let n = bins.into_iter().max().unwrap_or(0);
-                    for v in [
-                        &mut m.ingress_bytes_per_bin,
-                        &mut m.egress_bytes_per_bin,
-                        &mut m.max_backlog_per_bin,
-                        &mut m.max_backlog_bytes_per_bin,
-                        &mut m.drops_per_bin,
-                    ] {
-                        v.resize(n, 0);
-                    }
+                    // One row per bin, so the five series end together.
+                    m.ingress_bytes_per_bin = rows.iter().map(|r| r.ingress_bytes).collect();
+                    m.egress_bytes_per_bin = rows.iter().map(|r| r.egress_bytes).collect();
+                    m.max_backlog_per_bin = rows.iter().map(|r| r.max_backlog_pkts).collect();
+                    m.max_backlog_bytes_per_bin =
+                        rows.iter().map(|r| r.max_backlog_bytes).collect();
+                    m.drops_per_bin = rows.iter().map(|r| r.drops).collect();
                     let cap = l.rate.capacity_bits(SimTime::ZERO, self.now);
                     LinkReport {
                         name: l.name.clone(),
