@@ -47,44 +47,69 @@ pub enum Lane {
 
 /// A 4-ary min-heap on `u128` keys: entry `i`'s children are `ARITY·i + 1 ..= ARITY·i + ARITY`;
 /// each key is ≤ its children's.
+///
+/// The slots after the last entry hold `u128::MAX` keys, at least `ARITY` of them: every entry
+/// with a child then has all `ARITY` child slots, and a sift-down picks the least of four
+/// without checking which exist (a vacant slot never wins: no event has that key, as its
+/// sequence number would be `u64::MAX`).
 struct Heap<E> {
-    heap: Vec<(u128, E)>,
+    slots: Vec<(u128, E)>,
+    /// Entries: `slots[..len]`.
+    len: usize,
 }
 
+/// The key of a vacant slot.
+const VACANT: u128 = u128::MAX;
+
 impl<E: Copy> Heap<E> {
+    fn new(cap: usize) -> Self {
+        Heap {
+            slots: Vec::with_capacity(cap + ARITY),
+            len: 0,
+        }
+    }
     /// Sift-up with a hole: parents move down until `k`'s place is found.
     #[inline]
     fn insert(&mut self, k: u128, event: E) {
-        let mut i = self.heap.len();
-        self.heap.push((k, event));
+        // Keep ARITY vacant slots after the last entry (the new event's copy fills them).
+        while self.slots.len() < self.len + 1 + ARITY {
+            self.slots.push((VACANT, event));
+        }
+        let mut i = self.len;
+        self.len += 1;
         while i > 0 {
             let parent = (i - 1) / ARITY;
-            if self.heap[parent].0 <= k {
+            if self.slots[parent].0 <= k {
                 break;
             }
-            self.heap[i] = self.heap[parent];
+            self.slots[i] = self.slots[parent];
             i = parent;
         }
-        self.heap[i] = (k, event);
+        self.slots[i] = (k, event);
     }
-    /// The smallest key, or `u128::MAX` when empty (no event has that key: its sequence number
-    /// would be `u64::MAX`).
+    /// The smallest key, or `VACANT` when empty.
     #[inline]
     fn first_key(&self) -> u128 {
-        self.heap.first().map_or(u128::MAX, |e| e.0)
+        if self.len == 0 {
+            VACANT
+        } else {
+            self.slots[0].0
+        }
     }
     /// Removes the root (the heap is not empty).
     #[inline]
     fn pop(&mut self) {
-        let last = self.heap.pop().expect("non-empty");
-        if !self.heap.is_empty() {
+        self.len -= 1;
+        let last = self.slots[self.len];
+        self.slots[self.len].0 = VACANT;
+        if self.len > 0 {
             self.replace_root(last.0, last.1);
         }
     }
     /// Puts `(k, event)` in place of the root (the heap is not empty) and sifts it down.
     #[inline]
     fn replace_root(&mut self, k: u128, event: E) {
-        let n = self.heap.len();
+        let n = self.len;
         // Sift-down with a hole from the root.
         let mut i = 0;
         loop {
@@ -92,22 +117,28 @@ impl<E: Copy> Heap<E> {
             if first >= n {
                 break;
             }
-            let mut min = first;
-            let mut min_key = self.heap[first].0;
-            for c in first + 1..(first + ARITY).min(n) {
-                let ck = self.heap[c].0;
-                if ck < min_key {
-                    min = c;
-                    min_key = ck;
-                }
-            }
-            if k <= min_key {
+            let c: &[(u128, E); ARITY] = self.slots[first..first + ARITY]
+                .try_into()
+                .expect("vacant slots follow the entries");
+            // The least of the four as a small tournament (two independent comparisons first).
+            let (a, ka) = if c[1].0 < c[0].0 {
+                (1, c[1].0)
+            } else {
+                (0, c[0].0)
+            };
+            let (b, kb) = if c[3].0 < c[2].0 {
+                (3, c[3].0)
+            } else {
+                (2, c[2].0)
+            };
+            let (m, km) = if kb < ka { (b, kb) } else { (a, ka) };
+            if k <= km {
                 break;
             }
-            self.heap[i] = self.heap[min];
-            i = min;
+            self.slots[i] = c[m];
+            i = first + m;
         }
-        self.heap[i] = (k, event);
+        self.slots[i] = (k, event);
     }
 }
 
@@ -117,6 +148,9 @@ pub struct EventQueue<E> {
     /// The lane whose root was popped but is still in place, to be overwritten by the lane's
     /// next push or removed before the next pop (see the module notes).
     stale_root: Option<Lane>,
+    /// The timer lane's first key, kept up to date by every change to that lane (rare), so that
+    /// a pop reads one heap rather than two.
+    timers_first: u128,
     next_seq: u64,
     popped: u64,
 }
@@ -125,15 +159,9 @@ impl<E: Copy> EventQueue<E> {
     /// An empty queue with room for `cap` events in each lane.
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
-            lanes: [
-                Heap {
-                    heap: Vec::with_capacity(cap),
-                },
-                Heap {
-                    heap: Vec::with_capacity(cap),
-                },
-            ],
+            lanes: [Heap::new(cap), Heap::new(cap)],
             stale_root: None,
+            timers_first: VACANT,
             next_seq: 0,
             popped: 0,
         }
@@ -157,12 +185,18 @@ impl<E: Copy> EventQueue<E> {
         } else {
             self.lanes[lane as usize].insert(k, event);
         }
+        if lane == Lane::Timers {
+            self.timers_first = self.lanes[Lane::Timers as usize].first_key();
+        }
     }
     /// Removes the root popped last, if no push has overwritten it.
     #[inline]
     fn drop_stale_root(&mut self) {
         if let Some(lane) = self.stale_root.take() {
             self.lanes[lane as usize].pop();
+            if lane == Lane::Timers {
+                self.timers_first = self.lanes[Lane::Timers as usize].first_key();
+            }
         }
     }
     /// Takes the next sequence number without scheduling anything yet: an event that may or may
@@ -196,13 +230,13 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     fn pop_below(&mut self, limit: u128) -> Option<(SimTime, u64, E)> {
         self.drop_stale_root();
-        let (a, b) = (self.lanes[0].first_key(), self.lanes[1].first_key());
+        let (a, b) = (self.lanes[0].first_key(), self.timers_first);
         // An empty lane's first key is u128::MAX, never below the limit.
         if a.min(b) >= limit {
             return None;
         }
         let lane = if b < a { Lane::Timers } else { Lane::Packets };
-        let (k, e) = self.lanes[lane as usize].heap[0];
+        let (k, e) = self.lanes[lane as usize].slots[0];
         self.stale_root = Some(lane);
         self.popped += 1;
         Some((key_time(k), k as u64, e))
@@ -214,7 +248,7 @@ impl<E: Copy> EventQueue<E> {
     }
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.lanes[0].heap.len() + self.lanes[1].heap.len() - usize::from(self.stale_root.is_some())
+        self.lanes[0].len + self.lanes[1].len - usize::from(self.stale_root.is_some())
     }
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {

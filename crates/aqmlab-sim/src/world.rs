@@ -10,6 +10,7 @@
 
 use crate::arena::Arena;
 use crate::event::{EventQueue, Lane};
+use crate::pipe::Pipe;
 use crate::rate::LinkRate;
 use crate::sketch::QuantileSketch;
 use crate::topology::{LinkConfig, Routes};
@@ -343,7 +344,7 @@ struct Link {
     idle_poll_due: bool,
     /// Packets propagating: `(arrival time, packet)` in sending order. The delay is constant,
     /// so they arrive in this order and only the head needs an event (the heap stays small).
-    pipe: std::collections::VecDeque<(SimTime, Packet)>,
+    pipe: Pipe,
     /// Loss probability on the wire (its random stream is below).
     loss: f64,
     /// Per-packet log `(dequeue time, sojourn, size, flow)` when asked for (grows with the run).
@@ -698,7 +699,7 @@ impl Sim {
                 idle_poll_due: false,
                 tx_seq: 0,
                 level: (0, 0, 0),
-                pipe: std::collections::VecDeque::with_capacity(256),
+                pipe: Pipe::with_capacity(256),
                 m: LinkMetrics::default(),
                 series: Vec::new(),
             })
@@ -1141,14 +1142,15 @@ impl Sim {
         } else {
             (l.to, l.from, c.flow, c.gen)
         };
-        for seg in out.drain(..) {
+        // By reference, cleared after: a segment is copied once, into its payload slot.
+        for seg in out.iter() {
             let size = seg.wire_bytes();
             let m = &mut self.flows[flow as usize].m;
             m.sent_pkts += 1;
             m.sent_bytes += size as u64;
             let ecn = if seg.ect { Ecn::Ect0 } else { Ecn::NotEct };
             let slot = self.payloads.insert(Payload::Tcp {
-                seg,
+                seg: *seg,
                 conn,
                 gen,
                 leg,
@@ -1158,6 +1160,7 @@ impl Sim {
             p.ecn = ecn;
             self.forward(from, p);
         }
+        out.clear();
     }
 
     /// Makes sure an event is pending no later than each side's requested wake-up time.
@@ -1267,12 +1270,9 @@ impl Sim {
 
     fn on_pipe_head(&mut self, l: u32) {
         let link = &mut self.links[l as usize];
-        let (at, p) = link
-            .pipe
-            .pop_front()
-            .expect("a PipeHead event has a packet");
+        let (at, p) = link.pipe.pop_front(); // a PipeHead event has a packet
         debug_assert_eq!(at, self.now);
-        if let Some(&(next, _)) = link.pipe.front() {
+        if let Some(next) = link.pipe.front_arrival() {
             self.events.push(next, Ev::PipeHead(l));
         }
         let node = link.to;
@@ -1514,7 +1514,7 @@ impl Sim {
             link.m.lost_pkts += 1;
         } else {
             let at = end + link.delay;
-            link.pipe.push_back((at, p));
+            link.pipe.push_back(at, p);
             if link.pipe.len() == 1 {
                 self.events.push(at, Ev::PipeHead(l));
             }
