@@ -1,17 +1,17 @@
 //! aqmlab's packet-level simulator: scenario files, topologies, links driving the queue
 //! disciplines of `aqmlab-qdisc`, TCP and UDP traffic, and the measurements of a run.
 //!
-//! * [`scenario`]: a TOML scenario file, checked and turned into a [`world::Sim`].
-//! * [`world`]: the simulation — nodes, link directions, flows and the event loop.
-//! * [`event`]: the event queue; ties come out in insertion order, so a run is deterministic.
-//! * [`pipe`]: a link's propagation pipe (the packets on their way to the far node).
-//! * [`rate`]: how fast a link sends over time — a constant rate, a step schedule, or a
-//!   mahimahi delivery-opportunity trace — and exactly when a packet's last bit leaves when the
+//! * [`scenario`] — a TOML scenario file, checked and turned into a [`world::Sim`].
+//! * [`world`] — the simulation: nodes, link directions, flows and the event loop.
+//! * [`event`] — the event queue; ties come out in insertion order, so a run is deterministic.
+//! * [`pipe`] — a link's propagation pipe (the packets on their way to the far node).
+//! * [`rate`] — how fast a link sends over time (a constant rate, a step schedule, or a
+//!   mahimahi delivery-opportunity trace) and exactly when a packet's last bit leaves when the
 //!   rate changes mid-packet.
-//! * [`topology`]: link configuration and static shortest-path routes.
-//! * [`arena`]: the slab the packets' payloads and the TCP connections live in.
-//! * [`sketch`]: the streaming quantile sketch behind every delay summary.
-//! * [`summary`]: `summary.json`.
+//! * [`topology`] — link configuration and static shortest-path routes.
+//! * [`arena`] — the slab the packets' payloads and the TCP connections live in.
+//! * [`sketch`] — the streaming quantile sketch behind every delay summary.
+//! * [`summary`] — `summary.json`.
 #![warn(missing_docs)]
 
 pub mod arena;

@@ -1097,7 +1097,7 @@ impl Sim {
         self.segs = out;
         // Not just `arm_timers`: a transfer complete at connect (no bytes to send) must be
         // recorded and freed here, or nothing would ever free it.
-        self.after_sender_activity(conn);
+        self.after_sender_activity(conn, None);
     }
 
     fn leg_mut(&mut self, conn: u32, leg: u8) -> &mut Leg {
@@ -1163,18 +1163,23 @@ impl Sim {
         out.clear();
     }
 
-    /// Makes sure an event is pending no later than each side's requested wake-up time.
+    /// Makes sure an event is pending no later than each side's requested wake-up time: of
+    /// every side of `conn`, or only of the one that acted (`Some((leg, side))`; a side that
+    /// did not act wants what it wanted at its last check, which is pending already).
     ///
     /// Re-arming is lazy: if an event is already pending at or before the requested time, nothing
     /// is pushed, and that event re-checks when it fires. A retransmission timer moves later on
     /// every ACK; this way it costs one event per timeout period instead of one per ACK.
-    fn arm_timers(&mut self, conn: u32) {
+    fn arm_timers(&mut self, conn: u32, acted: Option<(u8, u8)>) {
         let now = self.now;
         let c = self.conns.get_mut(conn);
         let gen = c.gen;
         for (leg, l) in c.legs.iter_mut().enumerate() {
             let Some(l) = l else { continue };
             for side in 0..2u8 {
+                if acted.is_some_and(|a| a != (leg as u8, side)) {
+                    continue;
+                }
                 let want = if side == 0 {
                     l.sender.next_timer()
                 } else {
@@ -1230,11 +1235,12 @@ impl Sim {
             self.emit(conn, leg, side == 0, &mut out);
             self.segs = out;
         }
-        self.after_sender_activity(conn);
+        self.after_sender_activity(conn, Some((leg, side)));
     }
 
-    /// Bookkeeping after either end acted: retransmit counts, completion, timers.
-    fn after_sender_activity(&mut self, conn: u32) {
+    /// Bookkeeping after either end acted (`acted`: which side, if only one did; see
+    /// [`Sim::arm_timers`]): retransmit counts, completion, timers.
+    fn after_sender_activity(&mut self, conn: u32, acted: Option<(u8, u8)>) {
         let now = self.now;
         let c = self.conns.get_mut(conn);
         let m = &mut self.flows[c.flow as usize].m;
@@ -1265,7 +1271,7 @@ impl Sim {
             self.conns.remove(conn);
             return;
         }
-        self.arm_timers(conn);
+        self.arm_timers(conn, acted);
     }
 
     fn on_pipe_head(&mut self, l: u32) {
@@ -1343,11 +1349,11 @@ impl Sim {
             if request_done {
                 self.start_reply(conn, &mut out);
                 self.segs = out;
-                self.after_sender_activity(conn);
+                self.after_sender_activity(conn, None);
             } else {
                 self.emit(conn, leg, false, &mut out);
                 self.segs = out;
-                self.arm_timers(conn);
+                self.arm_timers(conn, Some((leg, 1)));
             }
         } else {
             l.sender.on_segment(self.now, seg, &mut out);
@@ -1357,7 +1363,7 @@ impl Sim {
             }
             self.emit(conn, leg, true, &mut out);
             self.segs = out;
-            self.after_sender_activity(conn);
+            self.after_sender_activity(conn, Some((leg, 0)));
         }
     }
 
