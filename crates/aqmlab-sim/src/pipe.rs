@@ -3,15 +3,16 @@
 //!
 //! A ring buffer whose capacity is a power of two, indexed by two wrapping counters: a push, a
 //! pop and a look at the head are a mask and an index each. Every packet crosses one pipe per
-//! hop, and `VecDeque`'s general wrap-around arithmetic was a visible share of the run time.
-//! The ring only grows (doubling), so the steady state allocates nothing.
+//! hop; what made this faster than a `VecDeque` is that a pop hands the head back without an
+//! `Option` ([`Pipe::pop_front`]). The ring only grows (doubling), so the steady state
+//! allocates nothing.
 
 use aqmlab_core::{FlowId, Packet, SimTime};
 
 /// A FIFO of `(arrival time, packet)`.
 #[derive(Clone, Debug)]
 pub struct Pipe {
-    /// The ring; its length is a power of two (or zero before the first push).
+    /// The ring; its length is a power of two.
     ring: Vec<(SimTime, Packet)>,
     /// Total pushes and pops so far (wrapping): the head is at `popped & mask`, and
     /// `pushed - popped` packets are in the pipe.
