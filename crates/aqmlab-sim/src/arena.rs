@@ -31,18 +31,8 @@ impl<T> Arena<T> {
             (self.slots.len() - 1) as u32
         }
     }
-    /// Removes and returns the value at `i`. Panics if the slot is empty (a packet freed twice).
-    #[inline]
-    pub fn remove(&mut self, i: u32) -> T {
-        let v = self.slots[i as usize]
-            .take()
-            .expect("arena slot freed twice");
-        self.free.push(i);
-        self.live -= 1;
-        v
-    }
-    /// Frees slot `i` without moving its value out ([`Arena::remove`] returns it). Panics if
-    /// the slot is empty (a packet freed twice).
+    /// Frees slot `i` (its value is dropped in place, not moved out: a payload is read where it
+    /// lies). Panics if the slot is empty (a packet freed twice).
     #[inline]
     pub fn free(&mut self, i: u32) {
         let slot = &mut self.slots[i as usize];

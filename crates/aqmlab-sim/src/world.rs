@@ -1258,7 +1258,7 @@ impl Sim {
             // of it still in the network are discarded on arrival (their generation is stale).
             m.transfers_completed += 1;
             m.fct_ns.add((now - c.start).as_nanos());
-            self.conns.remove(conn);
+            self.conns.free(conn);
             return;
         }
         if c.legs[LEG_OPEN as usize]
@@ -1268,7 +1268,7 @@ impl Sim {
             // A connection that never opened (by default only web connections give up, see
             // `open_conn`): free it; its stale packets are discarded on arrival.
             m.transfers_failed += 1;
-            self.conns.remove(conn);
+            self.conns.free(conn);
             return;
         }
         self.arm_timers(conn, acted);
