@@ -194,3 +194,59 @@ def test_bad_overrides_and_missing_file(scenario):
     assert r.returncode == 2 and "cannot read the scenario" in r.stderr
     with pytest.raises(aqmlab.ScenarioError):
         aqmlab.run(ROOT / "README.md")
+
+
+def test_cli_set_reads_values_as_toml_when_they_are(scenario, tmp_path):
+    # Numbers and booleans arrive as such; a value with a unit stays a string.
+    out = tmp_path / "o"
+    r = run_cli(
+        "run",
+        str(scenario),
+        "--out",
+        str(out),
+        "--quiet",
+        "--set",
+        "seed=7",
+        "--set",
+        "flows[1].size=900",
+        "--set",
+        "duration=1s",
+        "--set",
+        "dumbbell.bottleneck.params.ecn=true",
+        "--set",
+        'name="042"',
+    )
+    assert r.returncode == 0, r.stderr
+    s = json.loads((out / "summary.json").read_text())
+    assert s["seed"] == 7 and s["sim_time_s"] == 1.0 and s["scenario"] == "042"
+
+
+SET_ERRORS = [
+    ("flows[0].size=big", "--set flows[0].size=big: invalid type: string"),
+    ("dumbbell.nonexistent=3", "--set dumbbell.nonexistent=3: unknown field `nonexistent`"),
+    (
+        "dumbbell.bottleneck.params.target=5",
+        "--set dumbbell.bottleneck.params.target=5: dumbbell.bottleneck.params: parameter target",
+    ),
+]
+
+
+@pytest.mark.parametrize("assignment,message", SET_ERRORS)
+def test_cli_set_errors_name_the_set_not_a_line(scenario, assignment, message):
+    r = run_cli("run", str(scenario), "--quiet", "--set", assignment)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"{scenario}: {message}" in r.stderr, r.stderr
+
+
+def test_bad_compare_names_its_flag_before_anything_runs(scenario, tmp_path):
+    r = run_cli("run", str(scenario), "--out", str(tmp_path / "o"), "--compare", "nolink=red")
+    assert r.returncode == 2
+    assert '--compare nolink=red: no link named "nolink"' in r.stderr, r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_scenario_of_the_wrong_type_or_one_line_of_toml():
+    with pytest.raises(TypeError, match="expected a path or TOML text, got dict"):
+        aqmlab.run({"duration": "1s"})
+    with pytest.raises(aqmlab.ScenarioError, match="^<string>: no topology"):
+        aqmlab.run('duration = "1s"')

@@ -14,7 +14,7 @@ from aqmlab.exceptions import (
     ScheduleError,
 )
 from aqmlab.replay import ReplayResult, list_qdiscs, replay
-from aqmlab.run import RunResult, run
+from aqmlab.run import RunResult, TomlText, run
 
 __all__ = [
     "AqmlabError",
@@ -24,6 +24,7 @@ __all__ = [
     "RunResult",
     "ScenarioError",
     "ScheduleError",
+    "TomlText",
     "__version__",
     "list_qdiscs",
     "replay",

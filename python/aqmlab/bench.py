@@ -124,6 +124,6 @@ def format_table(rows: list[dict]) -> str:
         f"core build: {build}; wall s: the median of {runs} run(s), range s: fastest-slowest, "
         "pkts/s: at the median, best pkts/s: of the fastest run; "
         "delivered pkts: packets that reached their destination host (TCP data and ACKs, UDP); "
-        "peak MB: the run's peak resident memory (half-way value in --json)"
+        "peak MB: the run's peak resident memory (--json also gives it at half the simulated time)"
     )
     return "\n".join(lines)

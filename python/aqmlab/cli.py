@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from aqmlab import __version__, _core
-from aqmlab.exceptions import AqmlabError
+from aqmlab.exceptions import AqmlabError, ScenarioError
 from aqmlab.replay import replay
 from aqmlab.schedules import overload, write_schedule
 
@@ -102,7 +102,11 @@ def _build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY.PATH=VALUE",
-        help="override any key, e.g. dumbbell.bottleneck.rate=20Mbps",
+        help=(
+            "override any key by its path (flows[0].cc=cubic, seed=7, "
+            "dumbbell.bottleneck.params.target=2ms); the value is read as TOML "
+            "(10, 1.5, true, [...]) when it is one, else as a string (20Mbps)"
+        ),
     )
     rn.add_argument(
         "--compare",
@@ -123,7 +127,10 @@ def _build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser(
         "bench",
-        help="time the bundled benchmark scenarios (bulk-dumbbell, codel-dynamic-link)",
+        help=(
+            "time the benchmark scenarios (bulk-dumbbell, codel-dynamic-link with CoDel and "
+            "tail drop, web-overload)"
+        ),
         description="Run the benchmark scenarios and report packets and events per wall second.",
     )
     b.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
@@ -160,10 +167,11 @@ def _pairs(items: list[str], flag: str) -> list[tuple[str, str]]:
 
 
 def _cmd_run(a: argparse.Namespace) -> int:
-    from aqmlab.run import run
+    from aqmlab.run import TomlText, load, run
 
     qdisc = dict(_pairs(a.qdisc, "--qdisc"))
-    sets = dict(_pairs(a.set, "--set"))
+    # As typed: 10 and true are a number and a boolean, 10Mbps a string.
+    sets = {k: TomlText(v) for k, v in _pairs(a.set, "--set")}
     compare = _pairs(a.compare, "--compare")
     stem = os.path.splitext(os.path.basename(a.scenario))[0]
     out = a.out or os.path.join("out", stem)
@@ -171,6 +179,16 @@ def _cmd_run(a: argparse.Namespace) -> int:
     arms = [("as written", qdisc, out)]
     for link, kind in compare:
         arms.append((f"{link}={kind}", {**qdisc, link: kind}, os.path.join(out, f"{link}={kind}")))
+    # Every arm is checked before any runs, so a bad --compare fails at once.
+    for label, qd, _ in arms:
+        try:
+            load(a.scenario, seed=a.seed, qdisc=qd, set=sets, packet_log=a.packet_log)
+        except ScenarioError as e:
+            # A --compare arm passes its swap as a qdisc override: name the flag the user wrote.
+            swap = f"--qdisc {label}:"
+            if label != arms[0][0] and swap in str(e):
+                raise ScenarioError(str(e).replace(swap, f"--compare {label}:")) from None
+            raise
     results = []
     for label, qd, arm_out in arms:
         if len(arms) > 1 and not a.quiet:

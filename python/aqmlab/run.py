@@ -12,7 +12,7 @@ from typing import Any
 
 from aqmlab import _core
 
-__all__ = ["RunResult", "run"]
+__all__ = ["RunResult", "TomlText", "run"]
 
 #: Show the progress bar once a run has taken this many wall-clock seconds.
 PROGRESS_AFTER_S = 1.0
@@ -39,6 +39,28 @@ def _progress(frac: float, sim_s: float, total_s: float, wall_s: float) -> None:
     sys.stderr.flush()
 
 
+def load(
+    scenario: str | os.PathLike[str],
+    *,
+    seed: int | None = None,
+    qdisc: dict[str, str] | None = None,
+    set: dict[str, Any] | None = None,  # noqa: A002 - mirrors the --set flag
+    packet_log: list[str] | None = None,
+) -> Any:
+    """Read and check ``scenario`` with its overrides (as :func:`run` takes them), without
+    simulating: the native run, ready to advance. Raises :class:`aqmlab.ScenarioError`."""
+    if not isinstance(scenario, (str, os.PathLike)):
+        raise TypeError(f"scenario: expected a path or TOML text, got {type(scenario).__name__}")
+    sets = [(k, _toml_value(v)) for k, v in (set or {}).items()]
+    # TOML text rather than a path: it has a newline, or an "=" and names no file. Errors then
+    # name it "<string>".
+    text = scenario if isinstance(scenario, str) and _is_toml_text(scenario) else None
+    path = "<string>" if text is not None else os.fspath(scenario)
+    return _core.load_scenario(
+        path, seed, list((qdisc or {}).items()), sets, list(packet_log or []), text
+    )
+
+
 def run(
     scenario: str | os.PathLike[str],
     out: str | os.PathLike[str] | None = None,
@@ -54,8 +76,10 @@ def run(
 
     ``seed`` overrides the file's seed; ``qdisc`` swaps disciplines by link name
     (``{"bottleneck": "droptail"}``, keeping the buffer); ``set`` overrides any key by its path
-    (``{"dumbbell.bottleneck.rate": "20Mbps"}``). With ``out``, writes ``summary.json`` and the
-    series (``links.parquet``, ``flows.parquet``, or ``.csv`` with ``csv=True``) there.
+    (``{"dumbbell.bottleneck.rate": "20Mbps", "flows[0].delayed_ack": False}``; a
+    :class:`TomlText` value is read as the command line reads it). With ``out``, writes
+    ``summary.json`` and the series (``links.parquet``, ``flows.parquet``, or ``.csv`` with
+    ``csv=True``) there.
     ``progress`` shows a bar on stderr for runs longer than a second (default: when stderr is
     a terminal). ``packet_log`` names link directions whose every packet is recorded
     (``packets`` DataFrame and file: link, t_ns, sojourn_ns, size, flow; memory grows with the
@@ -64,13 +88,7 @@ def run(
     """
     import pandas as pd
 
-    sets = [(k, _toml_value(v)) for k, v in (set or {}).items()]
-    # TOML text rather than a path: it contains a newline. Errors then name it "<string>".
-    text = scenario if isinstance(scenario, str) and "\n" in scenario else None
-    path = "<string>" if text is not None else os.fspath(scenario)
-    r = _core.load_scenario(
-        path, seed, list((qdisc or {}).items()), sets, list(packet_log or []), text
-    )
+    r = load(scenario, seed=seed, qdisc=qdisc, set=set, packet_log=packet_log)
     show = sys.stderr.isatty() if progress is None else progress
     total = r.duration_s
     steps = 200
@@ -105,8 +123,20 @@ def run(
     return RunResult(summary, links, flows, packets)
 
 
+def _is_toml_text(s: str) -> bool:
+    return "\n" in s or ("=" in s and not os.path.exists(s))
+
+
+class TomlText(str):
+    """A ``set`` value as typed after ``--set KEY=``: read as TOML when it is a TOML value
+    (``10``, ``1.5``, ``true``, ``"x"``, ``["0s", "1Mbps"]``), otherwise as a string
+    (``10Mbps``). A plain ``str`` is always a string."""
+
+
 def _toml_value(v: Any) -> str:
     """A Python value as a TOML literal, so ``set={"name": "123"}`` stays a string."""
+    if isinstance(v, TomlText):
+        return str(v)
     if isinstance(v, bool) or type(v).__name__ == "bool_":  # numpy.bool_ too
         return "true" if v else "false"
     if isinstance(v, numbers.Integral):

@@ -319,11 +319,6 @@ fn load_scenario(
             })?
         }
     };
-    let text = if sets.is_empty() {
-        text
-    } else {
-        scenario::apply_sets(&text, path, &sets).map_err(serr)?
-    };
     let dir = p
         .parent()
         .map(std::path::Path::to_path_buf)
@@ -337,7 +332,7 @@ fn load_scenario(
         qdisc,
         packet_log,
     };
-    let sc = scenario::build(&text, path, &dir, &stem, &ov).map_err(serr)?;
+    let sc = scenario::build_with_sets(&text, path, &dir, &stem, &sets, &ov).map_err(serr)?;
     Ok(Run {
         scenario: sc,
         wall_s: 0.0,

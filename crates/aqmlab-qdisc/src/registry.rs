@@ -127,11 +127,14 @@ pub fn build(
 /// The text `aqmlab replay --list` prints: every discipline with its parameters and defaults.
 pub fn list_text() -> String {
     let mut s = String::new();
+    let all = || Kind::ALL.iter().flat_map(|k| k.params());
+    let name_w = all().map(|p| p.name.len()).max().unwrap_or(0);
+    let default_w = all().map(|p| p.default.len()).max().unwrap_or(0);
     for k in Kind::ALL {
         s.push_str(&format!("{}: {}\n", k.name(), k.summary()));
         for p in k.params() {
             s.push_str(&format!(
-                "  {:<16} default {:<8} ({}) {}\n",
+                "  {:<name_w$} default {:<default_w$} ({}) {}\n",
                 p.name, p.default, p.kind, p.help
             ));
         }

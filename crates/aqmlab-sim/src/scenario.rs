@@ -326,7 +326,7 @@ pub fn build(
             .to_string()
             .replace(".$__serde_spanned_private_value", "");
         let inner = e.into_inner();
-        let mut msg = toml_message(inner.message(), text, inner.span());
+        let mut msg = plain_types(&toml_message(inner.message(), text, inner.span()));
         if msg.ends_with("expected a string") {
             msg.push_str(
                 " (write values with units in quotes, e.g. \"10Mbps\", \"20ms\", \"830p\")",
@@ -1280,6 +1280,26 @@ fn direction(
     })
 }
 
+/// serde's Rust type names in `msg` ("expected u64") said as a user would.
+fn plain_types(msg: &str) -> String {
+    let mut out = msg.to_string();
+    for (rust, plain) in [
+        ("expected u8", "expected a whole number \u{2265} 0"),
+        ("expected u16", "expected a whole number \u{2265} 0"),
+        ("expected u32", "expected a whole number \u{2265} 0"),
+        ("expected u64", "expected a whole number \u{2265} 0"),
+        ("expected usize", "expected a whole number \u{2265} 0"),
+        ("expected i32", "expected a whole number"),
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+    ] {
+        if let Some(rest) = out.strip_suffix(rust) {
+            out = format!("{rest}{plain}");
+        }
+    }
+    out
+}
+
 /// The TOML parser's `message` on one line. Some syntax errors come without one (a carriage
 /// return not followed by a newline): say what was found at `span` instead.
 fn toml_message(message: &str, text: &str, span: Option<std::ops::Range<usize>>) -> String {
@@ -1356,6 +1376,59 @@ pub fn apply_sets(
         set_in(doc.as_table_mut(), &segs, &new_value, &bad)?;
     }
     Ok(doc.to_string())
+}
+
+/// Builds a scenario from TOML `text` after the `--set` edits `sets` (see [`apply_sets`]). An
+/// error about a key that a `--set` wrote names that `--set` instead of a line: the line would
+/// be that of the edited text, not of the file the user reads.
+pub fn build_with_sets(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    default_name: &str,
+    sets: &[(String, String)],
+    ov: &Overrides,
+) -> Result<Scenario, ScenarioError> {
+    if sets.is_empty() {
+        return build(text, file, dir, default_name, ov);
+    }
+    let edited = apply_sets(text, file, sets)?;
+    build(&edited, file, dir, default_name, ov).map_err(|e| attribute_to_set(e, sets))
+}
+
+/// `e` rewritten to name the `--set KEY=VALUE` that wrote its key, when one did: the error's
+/// key is the set key or lies under it (`flows[0]` set as a whole), or the set key lies under
+/// the error's key and the message names the set key's last part (an unknown field, a
+/// discipline parameter).
+fn attribute_to_set(e: ScenarioError, sets: &[(String, String)]) -> ScenarioError {
+    let under = |inner: &str, outer: &str| {
+        inner == outer
+            || inner
+                .strip_prefix(outer)
+                .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+    };
+    // The last set of a key wins, as in apply_sets.
+    let hit = sets.iter().rev().find(|(key, _)| {
+        if e.path.is_empty() {
+            return false;
+        }
+        let last = key.rsplit('.').next().unwrap_or(key);
+        let last = last.split('[').next().unwrap_or(last);
+        under(&e.path, key) || (under(key, &e.path) && e.msg.contains(last))
+    });
+    match hit {
+        Some((key, value)) => ScenarioError {
+            file: e.file,
+            line: None,
+            path: format!("--set {key}={value}"),
+            msg: if e.path == *key {
+                e.msg
+            } else {
+                format!("{}: {}", e.path, e.msg)
+            },
+        },
+        None => e,
+    }
 }
 
 type Seg = (String, Option<usize>);

@@ -142,7 +142,9 @@ fn negative_rate_is_refused() {
 fn wrong_type_names_the_path() {
     let e = err(&GOOD.replace("senders = 2", "senders = \"two\""));
     assert!(
-        e.starts_with("t.toml:7: dumbbell.senders: invalid type: string \"two\", expected u32"),
+        e.starts_with(
+            "t.toml:7: dumbbell.senders: invalid type: string \"two\", expected a whole number ≥ 0"
+        ),
         "{e}"
     );
 }
@@ -341,6 +343,48 @@ fn set_overrides_edit_the_file_before_building() {
         ),
         "{e}"
     );
+}
+
+#[test]
+fn an_error_in_a_set_key_names_the_set_not_a_line() {
+    use aqmlab_sim::scenario::build_with_sets;
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let with = |sets: &[(&str, &str)]| {
+        let sets: Vec<(String, String)> = sets
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        build_with_sets(GOOD, "t.toml", dir, "t", &sets, &Overrides::default())
+    };
+    let msg = |sets: &[(&str, &str)]| with(sets).err().expect("an error").to_string();
+    assert_eq!(
+        msg(&[("dumbbell.bottleneck.delay", "10")]),
+        "t.toml: --set dumbbell.bottleneck.delay=10: invalid type: integer `10`, expected a string \
+         (write values with units in quotes, e.g. \"10Mbps\", \"20ms\", \"830p\")"
+    );
+    assert!(msg(&[("dumbbell.colour", "1")])
+        .starts_with("t.toml: --set dumbbell.colour=1: unknown field `colour`"));
+    assert!(msg(&[("dumbbell.bottleneck.params.target", "5")]).starts_with(
+        "t.toml: --set dumbbell.bottleneck.params.target=5: dumbbell.bottleneck.params: parameter target"
+    ));
+    // An error elsewhere in the file keeps its line, though a --set was given.
+    let bad = GOOD.replace("senders = 2", "senders = 0");
+    let e = build_with_sets(
+        &bad,
+        "t.toml",
+        dir,
+        "t",
+        &[("seed".into(), "5".into())],
+        &Overrides::default(),
+    )
+    .err()
+    .expect("an error");
+    assert!(
+        e.to_string().starts_with("t.toml:7: dumbbell.senders"),
+        "{e}"
+    );
+    // Good sets build.
+    assert_eq!(with(&[("seed", "5")]).unwrap().seed, 5);
 }
 
 #[test]
