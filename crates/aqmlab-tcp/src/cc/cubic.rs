@@ -19,6 +19,11 @@
 //!   FlightSize; Linux does the same). ECN-Echo is handled as a loss (§4.6 last paragraph).
 //! * §4.7: fast convergence: `W_max = cwnd·(1 + β)/2` if `cwnd < W_max` before the reduction.
 //! * §4.8: on RTO, `ssthresh` as above, `cwnd` = 1 SMSS, and a new epoch starts after slow start.
+//!   A timeout that follows a reduction with no ACK of new data in between (the timer's
+//!   retransmission lost again, or a timeout during fast recovery) keeps `ssthresh` and `W_max`:
+//!   §4.8 defers to RFC 5681, whose §3.1 holds `ssthresh` when a retransmission is lost again,
+//!   and Linux reduces only from the open or disorder states. Reducing again would shrink from
+//!   the one-segment window of the first timeout (`ssthresh` → 2 segments, `W_max` ≈ 1).
 //! * Slow start is standard (RFC 5681 with byte counting, as [`super::Reno`]), with HyStart++ when
 //!   configured ([`super::HyStart`], driven by the sender; §4.10 for the exit without a loss).
 
@@ -47,6 +52,9 @@ pub struct Cubic {
     origin: f64,
     /// `W_est` in segments.
     w_est: f64,
+    /// A reduction (loss, ECN or timeout) has happened and no ACK of new data since: a timeout
+    /// now belongs to the same congestion episode (§4.8).
+    reduced_unacked: bool,
 }
 
 impl Cubic {
@@ -64,6 +72,7 @@ impl Cubic {
             k: 0.0,
             origin: 0.0,
             w_est: 0.0,
+            reduced_unacked: false,
         }
     }
 
@@ -103,6 +112,7 @@ impl Cubic {
         self.ssthresh = reduced.max(2 * self.mss);
         self.epoch = None;
         self.frac = 0.0;
+        self.reduced_unacked = true;
     }
 }
 
@@ -114,6 +124,7 @@ impl CongestionControl for Cubic {
         self.ssthresh
     }
     fn on_ack(&mut self, ev: &AckEvent) {
+        self.reduced_unacked = false;
         if !ev.cwnd_limited {
             return;
         }
@@ -175,8 +186,17 @@ impl CongestionControl for Cubic {
         self.reduce();
         self.cwnd = self.ssthresh;
     }
+    fn on_recovery_exit(&mut self, _now: SimTime) {
+        self.reduced_unacked = false;
+    }
     fn on_rto(&mut self, _now: SimTime, _flight_size: u64) {
-        self.reduce();
+        if self.reduced_unacked {
+            // The same episode (§4.8, RFC 5681 §3.1): ssthresh and W_max stay.
+            self.epoch = None;
+            self.frac = 0.0;
+        } else {
+            self.reduce();
+        }
         self.cwnd = self.mss;
     }
     fn reset_initial_window(&mut self, cwnd: u64) {
@@ -235,5 +255,49 @@ mod tests {
         // A second loss below W_max triggers fast convergence.
         c.on_congestion(SimTime::from_secs(2), 70 * mss, Congestion::Loss);
         assert!((c.w_max() - 70.0 * 1.7 / 2.0).abs() < 0.05);
+    }
+
+    #[test]
+    fn a_timeout_within_an_episode_keeps_ssthresh_and_w_max() {
+        let mss = 1000;
+        let ack = |now_s: u64| AckEvent {
+            now: SimTime::from_secs(now_s),
+            acked_bytes: mss,
+            rtt: None,
+            srtt: Some(SimDuration::from_millis(100)),
+            snd_una: 0,
+            snd_nxt: 0,
+            in_flight: 0,
+            cwnd_limited: true,
+            mss,
+        };
+        // Back-to-back timeouts: the second finds cwnd = 1 segment and must not reduce from it.
+        let mut c = Cubic::new(CubicParams::default(), mss, 100 * mss);
+        c.on_rto(SimTime::ZERO, 100 * mss);
+        assert_eq!((c.cwnd(), c.ssthresh(), c.w_max()), (mss, 70 * mss, 100.0));
+        c.on_rto(SimTime::from_secs(1), 100 * mss);
+        assert_eq!((c.cwnd(), c.ssthresh(), c.w_max()), (mss, 70 * mss, 100.0));
+        // Once new data is acknowledged, a later timeout is a new episode.
+        c.on_ack(&ack(2));
+        assert_eq!(c.cwnd(), 2 * mss);
+        c.on_rto(SimTime::from_secs(3), 2 * mss);
+        assert_eq!(
+            c.ssthresh(),
+            2 * mss,
+            "beta * 2 segments, floored at 2 segments"
+        );
+        assert!(c.w_max() < 100.0);
+
+        // A timeout during fast recovery keeps the reduction the loss made.
+        let mut c = Cubic::new(CubicParams::default(), mss, 100 * mss);
+        c.on_congestion(SimTime::ZERO, 100 * mss, Congestion::Loss);
+        c.on_rto(SimTime::from_secs(1), 100 * mss);
+        assert_eq!((c.cwnd(), c.ssthresh(), c.w_max()), (mss, 70 * mss, 100.0));
+        // After recovery ends, a timeout reduces again.
+        let mut c = Cubic::new(CubicParams::default(), mss, 100 * mss);
+        c.on_congestion(SimTime::ZERO, 100 * mss, Congestion::Loss);
+        c.on_recovery_exit(SimTime::from_secs(1));
+        c.on_rto(SimTime::from_secs(2), 70 * mss);
+        assert_eq!(c.ssthresh(), 49 * mss);
     }
 }
