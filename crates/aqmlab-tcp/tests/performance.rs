@@ -1,11 +1,14 @@
 //! Whole-flow behaviour compared with theory: utilization with a one-BDP DropTail buffer, the
 //! Mathis et al. throughput formula under random loss, fairness of two flows, CUBIC's window
-//! curve (RFC 9438) and Vegas's standing queue.
+//! curve and Reno-friendly region (RFC 9438) and Vegas's standing queue for several (α, β).
 
 mod harness;
 
 use aqmlab_core::{Bitrate, SimDuration, SimTime};
-use aqmlab_tcp::{CcKind, Recovery, TcpConfig, TcpSender};
+use aqmlab_tcp::cc::Cubic;
+use aqmlab_tcp::{
+    AckEvent, CcKind, Congestion, CongestionControl, CubicParams, Recovery, TcpConfig, TcpSender,
+};
 use harness::{jain, state_value, Bernoulli, FlowSpec, LinkSpec, Net};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -217,23 +220,23 @@ fn cubic_window_follows_the_cubic_curve_after_a_loss() {
     assert!(worst < 0.02, "{}", lines.join("\n"));
 }
 
-/// Vegas on an uncongested path (big buffer): at steady state the time-average queue must lie
-/// between α = 1 and β = 3 packets, and the link must stay busy.
-#[test]
-fn vegas_holds_between_alpha_and_beta_packets_queued() {
+/// One Vegas flow (per-packet ACKs, as ns-2's `TCPSink`) on an uncongested path: 10 Mb/s, RTT
+/// 50 ms, 1000 packets of buffer. Returns the time-average queue (packets) and the link
+/// utilization over 20–40 s, after asserting that no loss happened.
+fn vegas_steady_queue(alpha: u32, beta: u32) -> (f64, f64) {
     let link = LinkSpec {
         rate: Bitrate::from_mbps(10),
         delay: SimDuration::from_millis(25),
         buffer_pkts: 1000,
         loss: None,
     };
-    let mut net = Net::new(
-        link,
-        vec![FlowSpec::bulk(TcpConfig {
-            delayed_ack: false,
-            ..TcpConfig::with_cc(CcKind::Vegas)
-        })],
-    );
+    let mut cfg = TcpConfig {
+        delayed_ack: false,
+        ..TcpConfig::with_cc(CcKind::Vegas)
+    };
+    cfg.cc.vegas.alpha = alpha;
+    cfg.cc.vegas.beta = beta;
+    let mut net = Net::new(link, vec![FlowSpec::bulk(cfg)]);
     net.run_until(SimTime::from_secs(20));
     net.reset_queue_stats();
     let b0 = net.link_bytes;
@@ -242,15 +245,45 @@ fn vegas_holds_between_alpha_and_beta_packets_queued() {
     let util = (net.link_bytes - b0) as f64 * 8.0 / (10e6 * 20.0);
     let st = net.flows[0].tx.stats();
     eprintln!(
-        "Vegas mean queue {q:.2} packets (max {}), utilization {:.1} %, cwnd {:.1} segments, delta {}",
+        "Vegas alpha {alpha} beta {beta}: mean queue {q:.2} packets (max {}), utilization {:.1} %, \
+         cwnd {:.1} segments, delta {}",
         net.q_max,
         util * 100.0,
         st.cwnd_bytes as f64 / MSS as f64,
         state_value(&net.flows[0].tx, "vegas_delta_pkts")
     );
     assert_eq!(st.fast_recoveries + st.timeouts, 0, "no losses");
+    (q, util)
+}
+
+/// Vegas on an uncongested path (big buffer): at steady state the time-average queue must lie
+/// between α = 1 and β = 3 packets, and the link must stay busy.
+#[test]
+fn vegas_holds_between_alpha_and_beta_packets_queued() {
+    let (q, util) = vegas_steady_queue(1, 3);
     assert!((1.0..=3.0).contains(&q), "mean queue {q}");
     assert!(util > 0.95, "utilization {util}");
+}
+
+/// Brakmo & Peterson (1995) §3.2: Vegas estimates the packets it keeps queued in the network as
+/// `δ = (Expected − Actual)·BaseRTT = W·(RTT − BaseRTT)/RTT`, grows the window while `δ < α`,
+/// shrinks it while `δ > β`, and so holds between α and β packets queued. On a single
+/// uncongested bottleneck `RTT − BaseRTT` is the queueing delay `q·tx` and `W = BDP + q`, so
+/// `δ = q`: the time-average queue must lie in `[α, β]` for any thresholds (measured: α + 1.33
+/// for all three pairs). With the default (1, 3) a doubled estimate still lands in range (a
+/// mean queue of 1.2–1.3 packets), so the thresholds are raised: with δ doubled Vegas holds
+/// `2q` in `[α, β]`, about α/2 + 1 packets (measured 2.4–3.3 for (4, 6), 5.3–6.3 for (8, 12)),
+/// below α.
+#[test]
+fn vegas_queue_follows_raised_alpha_and_beta() {
+    for (alpha, beta) in [(4, 6), (8, 12)] {
+        let (q, util) = vegas_steady_queue(alpha, beta);
+        assert!(
+            (f64::from(alpha)..=f64::from(beta)).contains(&q),
+            "alpha {alpha} beta {beta}: mean queue {q}"
+        );
+        assert!(util > 0.95, "alpha {alpha} beta {beta}: utilization {util}");
+    }
 }
 
 /// One CUBIC flow, 20 Mb/s, RTT 100 ms (BDP ≈ 167 packets), `buffer` packets of tail drop.
@@ -302,4 +335,111 @@ fn hystart_cuts_slow_start_losses_with_a_shallower_buffer() {
         hs.queue_drops,
         plain.queue_drops
     );
+}
+
+/// Drives a bare [`Cubic`] controller (MSS 1000 B) after one loss at `W_max = cwnd_prior = 100`
+/// segments (so `cwnd_epoch = β·W_max = 70`): `rounds` round trips of `srtt`, each acknowledging
+/// the window in use at its start (byte exact, one ACK per segment, spread evenly over the round,
+/// always window-limited). Returns the window in segments at the start of each round (element 0:
+/// right after the reduction).
+fn cubic_rounds_after_loss(reno_friendly: bool, srtt: SimDuration, rounds: usize) -> Vec<f64> {
+    let mss = 1000;
+    let p = CubicParams {
+        reno_friendly,
+        ..CubicParams::default()
+    };
+    let mut c = Cubic::new(p, mss, 100 * mss);
+    c.on_congestion(SimTime::ZERO, 100 * mss, Congestion::Loss);
+    c.on_recovery_exit(SimTime::ZERO);
+    let mut now = SimTime::ZERO;
+    let mut snd_una = 0;
+    let mut trace = vec![c.cwnd() as f64 / mss as f64];
+    for _ in 0..rounds {
+        let window = c.cwnd();
+        let acks = window.div_ceil(mss);
+        let mut left = window;
+        for i in 0..acks {
+            let acked = left.min(mss);
+            left -= acked;
+            snd_una += acked;
+            c.on_ack(&AckEvent {
+                now: now + SimDuration::from_nanos(srtt.as_nanos() * i / acks),
+                acked_bytes: acked,
+                rtt: Some(srtt),
+                srtt: Some(srtt),
+                snd_una,
+                snd_nxt: snd_una + window,
+                in_flight: window,
+                cwnd_limited: true,
+                mss,
+            });
+        }
+        now += srtt;
+        trace.push(c.cwnd() as f64 / mss as f64);
+    }
+    trace
+}
+
+/// RFC 9438 §4.3 (Reno-friendly region). After a loss at `W_max = cwnd_prior = 100` segments
+/// CUBIC restarts from `cwnd_epoch = β·W_max = 70` with `K = ∛(W_max·(1 − β)/C) = 4.22 s`; at
+/// t = 0 the curve rises `3·C·K² = 21.3` segments/s, i.e. 0.21 segment per RTT with a 10 ms RTT.
+/// The AIMD estimate `W_est` starts at `cwnd_epoch` and gains `α_cubic·segments_acked/cwnd`
+/// per ACK, `α_cubic = 3(1 − β)/(1 + β) = 0.529` while `W_est < cwnd_prior`, then 1: about α
+/// and then 1 segment per RTT. That beats the curve (`W_cubic(0.57 s) ≈ 80.6`), so "cwnd SHOULD
+/// be set to W_est" and the window must grow
+///
+/// * α_cubic per RTT from 70 until it reaches `cwnd_prior` = 100, i.e. after ⌈30/α⌉ = 57 RTTs,
+/// * then 1 segment per RTT.
+///
+/// Tolerance: a round acknowledges the `w` segments in use at its start while the divisor
+/// `cwnd` grows from `w` to `w + α` during it, so the per-RTT gain is in `[α·w/(w + α), α]`,
+/// within 0.8 % of α for `w ≥ 70` (and of 1 for `w ≥ 140`); we allow 1 %, which also puts the
+/// crossing at round 57 or 58. With the Reno-friendly region switched off the same ACKs must
+/// follow the curve instead (`W_cubic(n·RTT)` within half a segment), far below `W_est`.
+#[test]
+fn cubic_follows_the_reno_friendly_estimate_on_a_short_rtt() {
+    let srtt = SimDuration::from_millis(10);
+    let (c, beta) = (0.4, 0.7);
+    let alpha = 3.0 * (1.0 - beta) / (1.0 + beta);
+    let on = cubic_rounds_after_loss(true, srtt, 200);
+    let off = cubic_rounds_after_loss(false, srtt, 200);
+
+    let slope = |tr: &[f64], a: usize, b: usize| (tr[b] - tr[a]) / (b - a) as f64;
+    let slope_a = slope(&on, 0, 50);
+    let slope_b = slope(&on, 100, 200);
+    let crossing = on.iter().position(|&w| w >= 100.0);
+    eprintln!(
+        "CUBIC Reno-friendly, RTT 10 ms: {slope_a:.4} segments/RTT below cwnd_prior \
+         (alpha_cubic {alpha:.4}), {slope_b:.4} above; cwnd_prior reached after {crossing:?} RTTs; \
+         cwnd at 0.57 s {:.2} (reno_friendly off: {:.2})",
+        on[57], off[57]
+    );
+    assert_eq!(on[0], 70.0, "cwnd_epoch = beta * W_max");
+    assert!(
+        (0.99 * alpha..=alpha + 1e-9).contains(&slope_a),
+        "W_est grows alpha_cubic per RTT below cwnd_prior: {slope_a}"
+    );
+    assert!(
+        matches!(crossing, Some(57..=58)),
+        "cwnd_prior reached after {crossing:?} RTTs"
+    );
+    assert!(
+        (0.99..=1.0 + 1e-9).contains(&slope_b),
+        "W_est grows 1 per RTT above cwnd_prior: {slope_b}"
+    );
+
+    // Without §4.3 the window follows W_cubic(t) = C·(t − K)³ + W_max, much more slowly.
+    let k = aqmlab_core::math::cbrt(100.0 * (1.0 - beta) / c);
+    let w_cubic = |t: f64| c * (t - k) * (t - k) * (t - k) + 100.0;
+    for n in (0..=200).step_by(10) {
+        let t = n as f64 * srtt.as_secs_f64();
+        assert!(
+            (off[n] - w_cubic(t)).abs() < 0.5,
+            "reno_friendly off, round {n}: cwnd {} vs W_cubic {}",
+            off[n],
+            w_cubic(t)
+        );
+    }
+    assert!(slope(&off, 0, 50) < 0.5 * alpha);
+    assert!(off[57] < on[57] - 15.0);
 }
