@@ -250,3 +250,51 @@ def test_scenario_of_the_wrong_type_or_one_line_of_toml():
         aqmlab.run({"duration": "1s"})
     with pytest.raises(aqmlab.ScenarioError, match="^<string>: no topology"):
         aqmlab.run('duration = "1s"')
+
+
+def test_output_table_writes_csv_and_the_packet_log(tmp_path):
+    p = tmp_path / "o.toml"
+    p.write_text(
+        UDP.replace('duration = "5s"', 'duration = "1.05s"')
+        + '\n[output]\nformat = "csv"\npacket_log = ["bottleneck"]\n'
+    )
+    out = tmp_path / "out"
+    r = run_cli("run", str(p), "--out", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert sorted(f.name for f in out.iterdir()) == [
+        "flows.csv",
+        "links.csv",
+        "packets.csv",
+        "summary.json",
+    ]
+    s = json.loads((out / "summary.json").read_text())
+    links = pd.read_csv(out / "links.csv")
+    packets = pd.read_csv(out / "packets.csv")
+    b = s["links"]["bottleneck"]
+    # The streamed files hold every bin (11 of 100 ms, the last one partly) and every packet.
+    assert sorted(links["t_s"].unique()) == [round(0.1 * k, 10) for k in range(11)]
+    bl = links[links["link"] == "bottleneck"]
+    assert bl["egress_bytes"].sum() == b["delivered_bytes"]
+    assert bl["drops"].sum() == b["dropped_pkts"]
+    # The log has a row per packet the discipline released: those delivered, and at most one
+    # still being transmitted at the end.
+    assert len(packets) - b["delivered_pkts"] in (0, 1)
+    assert set(packets["link"]) == {"bottleneck"}
+
+
+def test_streamed_files_equal_the_returned_dataframes(scenario, tmp_path):
+    # The files are written chunk by chunk during the run; the DataFrames come ordered by link
+    # and time. Both hold the same rows.
+    out = tmp_path / "o"
+    r = aqmlab.run(scenario, out, set={"duration": "3.33s"})
+    for name, df in (("links", r.links), ("flows", r.flows)):
+        key = df.columns[0]
+        f = pd.read_parquet(out / f"{name}.parquet")
+        f = f.sort_values([key, "t_s"], kind="stable").reset_index(drop=True)
+        d = df.sort_values([key, "t_s"], kind="stable").reset_index(drop=True)
+        pd.testing.assert_frame_equal(f, d, check_dtype=False)
+    assert (
+        r.links.groupby("link", sort=False)["t_s"].apply(lambda t: t.is_monotonic_increasing).all()
+    )
+    assert len(r.links) == len(r.summary["links"]) * 34  # 3.33 s in 100 ms bins: 34 bins
+    assert aqmlab.run(scenario, out, keep=False).links is None

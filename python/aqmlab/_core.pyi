@@ -14,9 +14,12 @@ class Run:
     now_s: float
     name: str
     seed: int
+    bin_s: float
+    csv: bool
+    logs_packets: bool
     def advance(self, until_s: float) -> None: ...
     def summary_json(self) -> str: ...
-    def series(self) -> dict[str, dict[str, list[Any]]]: ...
+    def take_series(self, to_end: bool = ...) -> dict[str, dict[str, list[Any]]]: ...
 
 def load_scenario(
     path: str,

@@ -202,6 +202,7 @@ def _cmd_run(a: argparse.Namespace) -> int:
             csv=a.csv,
             progress=progress,
             packet_log=a.packet_log,
+            keep=False,  # the series go to the files only
         )
         results.append((label, res))
     if a.quiet:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import numbers
 import os
 import sys
@@ -17,13 +18,17 @@ __all__ = ["RunResult", "TomlText", "run"]
 #: Show the progress bar once a run has taken this many wall-clock seconds.
 PROGRESS_AFTER_S = 1.0
 
+#: The most time-series bins a run holds in memory before handing them to the output files.
+MAX_STEP_BINS = 10_000
+
 
 @dataclass
 class RunResult:
     """A finished run: ``summary`` (the dict written to ``summary.json``) and two pandas
     DataFrames of time series, ``links`` (per link direction and bin: ingress/egress bytes, the
     largest backlog, drops) and ``flows`` (per flow and bin: delivered and cumulative bytes);
-    ``packets`` is the per-packet log when one was asked for."""
+    ``packets`` is the per-packet log when one was asked for. The DataFrames are None for a
+    run made with ``keep=False`` (its series are in the output files only)."""
 
     summary: dict[str, Any]
     links: Any
@@ -71,6 +76,7 @@ def run(
     csv: bool = False,
     progress: bool | None = None,
     packet_log: list[str] | None = None,
+    keep: bool = True,
 ) -> RunResult:
     """Run the scenario ``scenario``: a path to a TOML file, or the TOML text itself.
 
@@ -79,23 +85,35 @@ def run(
     (``{"dumbbell.bottleneck.rate": "20Mbps", "flows[0].delayed_ack": False}``; a
     :class:`TomlText` value is read as the command line reads it). With ``out``, writes
     ``summary.json`` and the series (``links.parquet``, ``flows.parquet``, or ``.csv`` with
-    ``csv=True``) there.
+    ``csv=True`` or the scenario's ``[output] format = "csv"``) there.
     ``progress`` shows a bar on stderr for runs longer than a second (default: when stderr is
-    a terminal). ``packet_log`` names link directions whose every packet is recorded
-    (``packets`` DataFrame and file: link, t_ns, sojourn_ns, size, flow; memory grows with the
-    run, so it is off by default). Raises :class:`aqmlab.ScenarioError` on bad input, before
-    simulating.
+    a terminal). ``packet_log`` names link directions whose every packet is recorded, beside
+    those of the scenario's ``[output] packet_log``
+    (``packets`` DataFrame and file: link, t_ns, sojourn_ns, size, flow). The series are
+    written to ``out`` as the run goes, so the simulator's memory stays flat however long it
+    runs; ``keep=False`` also leaves them out of the returned DataFrames (``aqmlab run`` does
+    this), for runs whose series would not fit in memory. Raises
+    :class:`aqmlab.ScenarioError` on bad input, before simulating.
     """
-    import pandas as pd
+    from aqmlab.series import SeriesSink
 
     r = load(scenario, seed=seed, qdisc=qdisc, set=set, packet_log=packet_log)
     show = sys.stderr.isatty() if progress is None else progress
     total = r.duration_s
-    steps = 200
+    # Each step's bins are handed to the sink as the run goes: at most MAX_STEP_BINS of them
+    # are ever held in memory, however long the run.
+    steps = max(200, math.ceil(total / r.bin_s / MAX_STEP_BINS))
+    sink = SeriesSink(
+        ["links", "flows", "packets"] if r.logs_packets else ["links", "flows"],
+        None if out is None else os.fspath(out),
+        csv or r.csv,
+        keep,
+    )
     t0 = time.monotonic()
     shown = False
     for k in range(1, steps + 1):
         r.advance(total * k / steps)
+        sink.add(r.take_series())
         wall = time.monotonic() - t0
         if show and (shown or wall > PROGRESS_AFTER_S):
             shown = True
@@ -103,23 +121,13 @@ def run(
     if shown:
         sys.stderr.write("\n")
     summary = json.loads(r.summary_json())
-    series = r.series()
-    links = pd.DataFrame(series["links"])
-    flows = pd.DataFrame(series["flows"])
-    packets = pd.DataFrame(series["packets"]) if packet_log else None
+    sink.add(r.take_series(to_end=True))
+    tables = sink.close()
     if out is not None:
-        os.makedirs(out, exist_ok=True)
         with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=2)
             f.write("\n")
-        tables = {"links": links, "flows": flows}
-        if packets is not None:
-            tables["packets"] = packets
-        for name, df in tables.items():
-            if csv:
-                df.to_csv(os.path.join(out, f"{name}.csv"), index=False)
-            else:
-                df.to_parquet(os.path.join(out, f"{name}.parquet"), index=False)
+    links, flows, packets = tables["links"], tables["flows"], tables.get("packets")
     return RunResult(summary, links, flows, packets)
 
 

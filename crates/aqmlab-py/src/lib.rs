@@ -176,6 +176,8 @@ fn replay<'py>(
 struct Run {
     scenario: aqmlab_sim::scenario::Scenario,
     wall_s: f64,
+    /// Each flow's bytes delivered in the bins handed out so far (the `cumulative_bytes` column).
+    cumulative: Vec<u64>,
 }
 
 #[pymethods]
@@ -184,6 +186,21 @@ impl Run {
     #[getter]
     fn duration_s(&self) -> f64 {
         self.scenario.duration.as_secs_f64()
+    }
+    /// The scenario asks for CSV series (`[output] format = "csv"`).
+    #[getter]
+    fn csv(&self) -> bool {
+        self.scenario.csv
+    }
+    /// Some link direction logs every packet (`[output] packet_log` or `--packet-log`).
+    #[getter]
+    fn logs_packets(&self) -> bool {
+        self.scenario.sim.packet_logs().next().is_some()
+    }
+    /// Width of the time-series bins, seconds.
+    #[getter]
+    fn bin_s(&self) -> f64 {
+        self.scenario.sim.report_bin().as_secs_f64()
     }
     /// Simulated seconds done.
     #[getter]
@@ -219,37 +236,51 @@ impl Run {
         aqmlab_sim::summary::summary(&self.scenario.name, self.scenario.seed, &r, self.wall_s)
             .to_string()
     }
-    /// Time series as columns: `{"links": {col: [...]}, "flows": {col: [...]}}`.
-    fn series<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let r = self.scenario.sim.report();
-        let bin_s = r.bin.as_secs_f64();
-        let nbins =
-            ((r.sim_time.as_nanos() + r.bin.as_nanos() - 1) / r.bin.as_nanos().max(1)) as usize;
-        let at = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
-        let mut lqb = vec![];
-        let (mut ln, mut lt, mut li, mut le, mut lq, mut ld) =
-            (vec![], vec![], vec![], vec![], vec![], vec![]);
-        for l in &r.links {
-            for i in 0..nbins {
-                ln.push(l.name.clone());
-                lt.push(i as f64 * bin_s);
-                li.push(at(&l.m.ingress_bytes_per_bin, i));
-                le.push(at(&l.m.egress_bytes_per_bin, i));
-                lq.push(at(&l.m.max_backlog_per_bin, i));
-                lqb.push(at(&l.m.max_backlog_bytes_per_bin, i));
-                ld.push(at(&l.m.drops_per_bin, i));
+    /// The time series of the bins that have ended since the last call (`to_end`: of every
+    /// bin left, after the last `advance`; the run is then over), as columns:
+    /// `{"links": {col: [...]}, "flows": {col: [...]}, "packets": {col: [...]}}`. The
+    /// simulation forgets what it hands out, so a long run streamed this way keeps flat memory.
+    #[pyo3(signature = (to_end=false))]
+    fn take_series<'py>(&mut self, py: Python<'py>, to_end: bool) -> PyResult<Bound<'py, PyDict>> {
+        let sim = &mut self.scenario.sim;
+        let bin_ns = sim.report_bin().as_nanos();
+        let names: Vec<String> = sim.link_names().map(str::to_string).collect();
+        let c = sim.take_series(to_end);
+        // Bin starts in seconds, from integer nanoseconds: k·bin_ns / 1e9 is the double nearest
+        // the true value (k·bin_s would give 0.30000000000000004 for the fourth 100 ms bin).
+        let t_s = |i: usize| ((c.first_bin + i) as u64 * bin_ns) as f64 / 1e9;
+        let rows = names.len() * c.bins;
+        let mut ln = Vec::with_capacity(rows);
+        let mut lt = Vec::with_capacity(rows);
+        let (mut li, mut le, mut lq, mut lqb, mut ld) = (
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+        );
+        for (name, bins) in names.iter().zip(&c.links) {
+            for (i, b) in bins.iter().enumerate() {
+                ln.push(name.as_str());
+                lt.push(t_s(i));
+                li.push(b.ingress_bytes);
+                le.push(b.egress_bytes);
+                lq.push(b.max_backlog_pkts);
+                lqb.push(b.max_backlog_bytes);
+                ld.push(b.drops);
             }
         }
+        if self.cumulative.len() < c.flows.len() {
+            self.cumulative.resize(c.flows.len(), 0);
+        }
         let (mut fi, mut ft, mut fb, mut fc) = (vec![], vec![], vec![], vec![]);
-        for (k, f) in r.flows.iter().enumerate() {
-            let mut cum = 0u64;
-            for i in 0..nbins {
-                let b = at(&f.delivered_bytes_per_bin, i);
-                cum += b;
+        for (k, bins) in c.flows.iter().enumerate() {
+            for (i, &b) in bins.iter().enumerate() {
+                self.cumulative[k] += b;
                 fi.push(k as u64);
-                ft.push(i as f64 * bin_s);
+                ft.push(t_s(i));
                 fb.push(b);
-                fc.push(cum);
+                fc.push(self.cumulative[k]);
             }
         }
         let links = PyDict::new(py);
@@ -266,9 +297,9 @@ impl Run {
         flows.set_item("delivered_bytes", fb)?;
         flows.set_item("cumulative_bytes", fc)?;
         let (mut pl, mut pt, mut ps, mut pz, mut pf) = (vec![], vec![], vec![], vec![], vec![]);
-        for (name, recs) in self.scenario.sim.packet_logs() {
+        for (name, recs) in names.iter().zip(&c.packets) {
             for r in recs {
-                pl.push(name.to_string());
+                pl.push(name.as_str());
                 pt.push(r.t_ns);
                 ps.push(r.sojourn_ns);
                 pz.push(r.size);
@@ -336,6 +367,7 @@ fn load_scenario(
     Ok(Run {
         scenario: sc,
         wall_s: 0.0,
+        cumulative: Vec::new(),
     })
 }
 

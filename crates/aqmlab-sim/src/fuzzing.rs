@@ -148,6 +148,7 @@ const ROOT_KEYS: &[&str] = &[
     "dumbbell",
     "links",
     "flows",
+    "output",
 ];
 const ROOT_LIKELY: &[&str] = &["duration", "seed", "bin"];
 const DUMBBELL_KEYS: &[&str] = &[

@@ -85,6 +85,18 @@ struct RawScenario {
     links: Vec<RawDirection>,
     #[serde(default)]
     flows: Vec<RawFlow>,
+    output: Option<RawOutput>,
+}
+
+/// `[output]`: how the series are written and which optional metrics are kept.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawOutput {
+    /// `parquet` (default) or `csv`.
+    format: Option<S>,
+    /// Link directions whose every packet is logged (as `--packet-log`).
+    #[serde(default)]
+    packet_log: Vec<S>,
 }
 
 /// A link's settings: used for `[[links]]` entries, for `[dumbbell.bottleneck]`, and for the
@@ -169,6 +181,8 @@ pub struct Scenario {
     pub seed: u64,
     /// The simulation, ready to run.
     pub sim: Sim,
+    /// Time series go to CSV files rather than Parquet (`[output] format = "csv"`).
+    pub csv: bool,
 }
 
 /// Command-line style overrides applied while building.
@@ -877,6 +891,35 @@ pub fn build(
         }
     }
 
+    let output = raw.output.unwrap_or_default();
+    let csv = match &output.format {
+        None => false,
+        Some(f) => match f.get_ref().as_str() {
+            "parquet" => false,
+            "csv" => true,
+            other => {
+                return Err(cx.err(
+                    Some(f.span()),
+                    "output.format",
+                    format!("expected \"parquet\" or \"csv\", got {other:?}"),
+                ))
+            }
+        },
+    };
+    for (i, name) in output.packet_log.iter().enumerate() {
+        if !sim.log_packets(name.get_ref()) {
+            let names: Vec<&str> = sim.link_names().collect();
+            return Err(cx.err(
+                Some(name.span()),
+                format!("output.packet_log[{i}]"),
+                format!(
+                    "no link direction named {:?}: expected one of {}",
+                    name.get_ref(),
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
     for name in &ov.packet_log {
         if !sim.log_packets(name) {
             return Err(ScenarioError {
@@ -893,6 +936,7 @@ pub fn build(
         duration,
         seed,
         sim,
+        csv,
     })
 }
 

@@ -362,13 +362,35 @@ struct Link {
 }
 
 /// One time bin of a link direction's series (see [`LinkMetrics`] for each).
-#[derive(Clone, Copy, Debug, Default)]
-struct LinkBin {
-    ingress_bytes: u64,
-    egress_bytes: u64,
-    max_backlog_pkts: u64,
-    max_backlog_bytes: u64,
-    drops: u64,
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkBin {
+    /// Bytes offered.
+    pub ingress_bytes: u64,
+    /// Bytes transmitted (counted when the last bit leaves).
+    pub egress_bytes: u64,
+    /// Largest backlog in packets.
+    pub max_backlog_pkts: u64,
+    /// Largest backlog in bytes.
+    pub max_backlog_bytes: u64,
+    /// Packets dropped.
+    pub drops: u64,
+}
+
+/// The time series of bins `[first_bin, first_bin + bins)` (absolute indices), handed out by
+/// [`Sim::take_series`] and no longer held by the simulation.
+#[derive(Clone, Debug, Default)]
+pub struct SeriesChunk {
+    /// Absolute index of the first bin.
+    pub first_bin: usize,
+    /// Number of bins.
+    pub bins: usize,
+    /// Per link direction (in the order of [`Report::links`]): one row per bin.
+    pub links: Vec<Vec<LinkBin>>,
+    /// Per flow: bytes delivered in each bin.
+    pub flows: Vec<Vec<u64>>,
+    /// Per link direction: the per-packet log records since the last take (empty when the
+    /// link keeps no log).
+    pub packets: Vec<Vec<PacketRecord>>,
 }
 
 enum FlowKind {
@@ -578,15 +600,23 @@ pub struct Sim {
     /// Idle tail-drop links skip the discipline calls ([`Qdisc::pass_through`]); see
     /// [`Sim::set_idle_shortcut`].
     idle_shortcut: bool,
+    /// [`Sim::take_series`] took the series to the end: the run cannot go on.
+    series_ended: bool,
 }
 
 /// Which time bin an instant falls in, with the current bin's bounds cached: nearly every
 /// lookup is for `now` or a moment later in the same bin, and a 64-bit division per packet per
 /// hop was a measurable share of the run time.
+///
+/// Bin indices are relative to `base`, the first bin still held in memory: the bins before it
+/// have been handed out by [`Sim::take_series`], so the series kept in memory cover only the
+/// bins since the last take, however long the run.
 #[derive(Clone, Copy, Debug)]
 struct Bins {
     bin_ns: u64,
-    /// Index and [start, end) of the bin of the last `set`.
+    /// The absolute index of relative bin 0.
+    base: usize,
+    /// Relative index and [start, end) of the bin of the last `set`.
     cur: usize,
     start_ns: u64,
     end_ns: u64,
@@ -596,30 +626,40 @@ impl Bins {
     fn new(bin_ns: u64) -> Bins {
         Bins {
             bin_ns,
+            base: 0,
             cur: 0,
             start_ns: 0,
             end_ns: bin_ns,
         }
     }
-    /// Moves the cached bin to the one holding `t`.
+    /// Moves the cached bin to the one holding `t` (at or after `base`).
     #[inline]
     fn set(&mut self, t: SimTime) {
         let t = t.as_nanos();
         if t < self.start_ns || t >= self.end_ns {
-            self.cur = (t / self.bin_ns) as usize;
-            self.start_ns = self.cur as u64 * self.bin_ns;
+            let abs = t / self.bin_ns;
+            self.cur = abs as usize - self.base;
+            self.start_ns = abs * self.bin_ns;
             self.end_ns = self.start_ns.saturating_add(self.bin_ns);
         }
     }
-    /// The bin holding `t`.
+    /// The relative bin holding `t` (at or after `base`).
     #[inline]
     fn of(&self, t: SimTime) -> usize {
         let t = t.as_nanos();
         if t >= self.start_ns && t < self.end_ns {
             self.cur
         } else {
-            (t / self.bin_ns) as usize
+            (t / self.bin_ns) as usize - self.base
         }
+    }
+    /// Absolute bins wholly before `t`: [0, t / bin).
+    fn complete_before(&self, t: SimTime) -> usize {
+        (t.as_nanos() / self.bin_ns) as usize
+    }
+    /// Absolute bins that [0, t) touches: [0, ⌈t / bin⌉).
+    fn touched_before(&self, t: SimTime) -> usize {
+        t.as_nanos().div_ceil(self.bin_ns) as usize
     }
 }
 
@@ -720,6 +760,7 @@ impl Sim {
             seed,
             cur_seq: 0,
             idle_shortcut: true,
+            series_ended: false,
         })
     }
 
@@ -912,6 +953,16 @@ impl Sim {
         }
     }
 
+    /// The names of the link directions, in the order of [`Report::links`].
+    pub fn link_names(&self) -> impl Iterator<Item = &str> {
+        self.links.iter().map(|l| l.name.as_str())
+    }
+
+    /// The width of the time-series bins.
+    pub fn report_bin(&self) -> SimDuration {
+        SimDuration::from_nanos(self.bins.bin_ns)
+    }
+
     /// The per-packet logs: `(link name, records)` for every logged link.
     pub fn packet_logs(&self) -> impl Iterator<Item = (&str, &[PacketRecord])> {
         self.links
@@ -932,6 +983,10 @@ impl Sim {
     /// `until` run in the next call, so a run of duration D covers [0, D) and its time series
     /// (bins of [k·bin, (k+1)·bin)) hold exactly what its totals count.
     pub fn run_until(&mut self, until: SimTime) {
+        assert!(
+            !self.series_ended,
+            "the time series were taken to the end (take_series): the run is over"
+        );
         while let Some((t, seq, ev)) = self.events.pop_before(until) {
             self.now = t;
             self.bins.set(t);
@@ -1578,12 +1633,15 @@ impl Sim {
                             in_flight = true;
                         }
                     }
-                    // Bins after the last call held the last level.
-                    let last_bin =
-                        (self.now.as_nanos().saturating_sub(1) / self.bins.bin_ns) as usize;
+                    // One row per bin of [first bin kept, now); bins after the last call held
+                    // the last level.
+                    let n = self
+                        .bins
+                        .touched_before(self.now)
+                        .saturating_sub(self.bins.base);
+                    rows.resize(n, LinkBin::default());
                     let (lb, pkts, bytes) = l.level;
-                    row_of(&mut rows, last_bin);
-                    for r in rows.iter_mut().take(last_bin + 1).skip(lb + 1) {
+                    for r in rows.iter_mut().skip(lb + 1) {
                         r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
                         r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
                     }
@@ -1613,8 +1671,76 @@ impl Sim {
             flows: self.flows.iter().map(|f| f.m.clone()).collect(),
             flow_info: self.flows.iter().map(|f| f.info.clone()).collect(),
             bin: SimDuration::from_nanos(self.bins.bin_ns),
+            first_bin: self.bins.base,
             packets_alive: self.payloads.len(),
         }
+    }
+
+    /// Hands out the time series of the bins that have ended (`to_end`: of every bin the run
+    /// has touched, the last one perhaps partly) and the per-packet logs, and forgets them, so
+    /// that memory stays flat however long the run: the caller streams them to a file between
+    /// steps of [`Sim::run_until`]. A [`Report`] afterwards holds only the bins from
+    /// [`Report::first_bin`] on; its totals are unaffected. After a take `to_end` the run is
+    /// over.
+    pub fn take_series(&mut self, to_end: bool) -> SeriesChunk {
+        assert!(
+            !self.series_ended,
+            "the time series were taken to the end already"
+        );
+        let now = self.now;
+        let bins = self.bins;
+        let upto = if to_end {
+            bins.touched_before(now)
+        } else {
+            bins.complete_before(now)
+        };
+        let k = upto.saturating_sub(bins.base);
+        // Rows that get the carried level: the bins handed out and, if the run goes on, the
+        // current one (it held that level when it began).
+        let fill_to = if to_end { k } else { k + 1 };
+        let mut chunk = SeriesChunk {
+            first_bin: bins.base,
+            bins: k,
+            ..SeriesChunk::default()
+        };
+        for l in &mut self.links {
+            // The last transmission, if it has ended, belongs to a bin being handed out.
+            if matches!(l.sending, Some((end, _)) if end < now) {
+                l.count_sent(&bins);
+            }
+            let (lb, pkts, bytes) = l.level;
+            if l.series.len() < fill_to {
+                l.series.resize(fill_to, LinkBin::default());
+            }
+            for r in l.series.iter_mut().take(fill_to).skip(lb + 1) {
+                r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
+                r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
+            }
+            l.level.0 = lb.max(fill_to.saturating_sub(1)).saturating_sub(k);
+            chunk.links.push(l.series.drain(..k).collect());
+            chunk.packets.push(
+                l.packet_log
+                    .as_mut()
+                    .map(std::mem::take)
+                    .unwrap_or_default(),
+            );
+        }
+        for f in &mut self.flows {
+            let v = &mut f.m.delivered_bytes_per_bin;
+            if v.len() < k {
+                v.resize(k, 0);
+            }
+            chunk.flows.push(v.drain(..k).collect());
+        }
+        if to_end {
+            self.series_ended = true;
+        } else {
+            self.bins.base = upto.max(bins.base);
+            // Recompute the cached bin against the new base.
+            self.bins.start_ns = u64::MAX;
+            self.bins.set(now);
+        }
+        chunk
     }
 }
 
@@ -1652,6 +1778,9 @@ pub struct Report {
     pub flow_info: Vec<FlowInfo>,
     /// Width of the time-series bins.
     pub bin: SimDuration,
+    /// Absolute index of the first bin in the per-bin series (0 unless [`Sim::take_series`]
+    /// handed out earlier bins).
+    pub first_bin: usize,
     /// Packets alive (queued, transmitting or propagating).
     pub packets_alive: usize,
 }

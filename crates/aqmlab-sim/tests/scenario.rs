@@ -346,6 +346,33 @@ fn set_overrides_edit_the_file_before_building() {
 }
 
 #[test]
+fn the_output_table_picks_the_format_and_the_packet_log() {
+    let with = |output: &str| parse(&format!("{GOOD}\n[output]\n{output}\n"));
+    let s = with("format = \"csv\"\npacket_log = [\"bottleneck.rev\"]").unwrap();
+    assert!(s.csv);
+    let logged: Vec<&str> = s.sim.packet_logs().map(|(n, _)| n).collect();
+    assert_eq!(logged, ["bottleneck.rev"]);
+    let s = with("format = \"parquet\"").unwrap();
+    assert!(!s.csv && s.sim.packet_logs().next().is_none());
+    assert!(!parse(GOOD).unwrap().csv);
+    let e = with("format = \"xlsx\"").err().unwrap().to_string();
+    assert!(
+        e.contains(": output.format: expected \"parquet\" or \"csv\", got \"xlsx\""),
+        "{e}"
+    );
+    let e = with("packet_log = [\"bottleneck\", \"nowhere\"]")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains(": output.packet_log[1]: no link direction named \"nowhere\": expected one of"),
+        "{e}"
+    );
+    let e = with("logs = true").err().unwrap().to_string();
+    assert!(e.contains("output.logs: unknown field `logs`"), "{e}");
+}
+
+#[test]
 fn an_error_in_a_set_key_names_the_set_not_a_line() {
     use aqmlab_sim::scenario::build_with_sets;
     let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));

@@ -1,0 +1,202 @@
+//! Streaming the time series: a run that hands its series out in chunks between steps
+//! (`Sim::take_series`), so that its memory stays flat, must give exactly the series and totals
+//! of the same run reported once at the end; and the series it keeps in memory must not grow
+//! with the simulated time.
+
+use aqmlab_core::{SimDuration, SimTime};
+use aqmlab_sim::scenario::{apply_sets, build, Overrides, Scenario};
+use aqmlab_sim::summary::summary;
+use aqmlab_sim::world::{LinkBin, PacketRecord, Report, SeriesChunk};
+use std::path::Path;
+
+fn load(name: &str, duration: &str, ov: &Overrides) -> Scenario {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let test_only = root
+        .join("tests/reference/scenarios")
+        .join(format!("{name}.toml"));
+    let path = if test_only.exists() {
+        test_only
+    } else {
+        root.join("scenarios").join(format!("{name}.toml"))
+    };
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let text = apply_sets(&text, &file, &[("duration".into(), duration.into())]).unwrap();
+    build(&text, &file, path.parent().unwrap(), name, ov).unwrap()
+}
+
+/// Every series of `r` as rows, padded to `bins` bins (a report's series stop at its last
+/// active bin).
+fn rows_of(r: &Report, bins: usize) -> (Vec<Vec<LinkBin>>, Vec<Vec<u64>>) {
+    let at = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
+    let links = r
+        .links
+        .iter()
+        .map(|l| {
+            (0..bins)
+                .map(|i| LinkBin {
+                    ingress_bytes: at(&l.m.ingress_bytes_per_bin, i),
+                    egress_bytes: at(&l.m.egress_bytes_per_bin, i),
+                    max_backlog_pkts: at(&l.m.max_backlog_per_bin, i),
+                    max_backlog_bytes: at(&l.m.max_backlog_bytes_per_bin, i),
+                    drops: at(&l.m.drops_per_bin, i),
+                })
+                .collect()
+        })
+        .collect();
+    let flows = r
+        .flows
+        .iter()
+        .map(|f| {
+            (0..bins)
+                .map(|i| at(&f.delivered_bytes_per_bin, i))
+                .collect()
+        })
+        .collect();
+    (links, flows)
+}
+
+/// Link rows, flow bins and packet records per link, gathered from chunks.
+type Gathered = (Vec<Vec<LinkBin>>, Vec<Vec<u64>>, Vec<Vec<PacketRecord>>);
+
+/// Appends `c` to the series gathered so far, checking that it starts where they end.
+fn append(all: &mut Gathered, c: SeriesChunk) {
+    let have = all.0.first().map_or(0, Vec::len);
+    if all.0.is_empty() {
+        all.0 = vec![vec![]; c.links.len()];
+        all.1 = vec![vec![]; c.flows.len()];
+        all.2 = vec![vec![]; c.packets.len()];
+    }
+    assert_eq!(c.first_bin, have, "chunks follow each other");
+    for (a, b) in all.0.iter_mut().zip(c.links) {
+        assert_eq!(b.len(), c.bins);
+        a.extend(b);
+    }
+    for (a, b) in all.1.iter_mut().zip(c.flows) {
+        assert_eq!(b.len(), c.bins);
+        a.extend(b);
+    }
+    for (a, b) in all.2.iter_mut().zip(c.packets) {
+        a.extend(b);
+    }
+}
+
+#[test]
+fn streamed_series_equal_the_series_reported_at_the_end() {
+    // Steps that end inside bins, on bin edges, and span several bins; a run that ends inside
+    // a bin (1.25 s steps on a 100 ms bin do not, 0.37 s steps do).
+    let cases = [
+        ("codel-dynamic-link", "55s", "1.37s"),
+        ("mixed", "20s", "0.5s"),
+        ("cellular-trace", "10s", "0.37s"),
+        ("red-bursty", "10.05s", "3s"),
+        ("bulk-dumbbell", "5s", "0.1s"),
+    ];
+    for (name, duration, step) in cases {
+        let ov = Overrides {
+            packet_log: vec!["bottleneck".into()],
+            ..Overrides::default()
+        };
+        let ov = if name == "red-bursty" || name == "mixed" {
+            Overrides::default()
+        } else {
+            ov
+        };
+        let mut whole = load(name, duration, &ov);
+        let end = SimTime::ZERO + whole.duration;
+        whole.sim.run_until(end);
+        let report = whole.sim.report();
+        let bins = end.as_nanos().div_ceil(report.bin.as_nanos()) as usize;
+        let want = rows_of(&report, bins);
+        let want_packets: Vec<Vec<PacketRecord>> = {
+            let logs: Vec<(String, Vec<PacketRecord>)> = whole
+                .sim
+                .packet_logs()
+                .map(|(n, v)| (n.to_string(), v.to_vec()))
+                .collect();
+            report
+                .links
+                .iter()
+                .map(|l| {
+                    logs.iter()
+                        .find(|(n, _)| *n == l.name)
+                        .map(|(_, v)| v.clone())
+                        .unwrap_or_default()
+                })
+                .collect()
+        };
+
+        let mut streamed = load(name, duration, &ov);
+        let step = aqmlab_core::units::parse_duration(step).unwrap();
+        let mut all = (vec![], vec![], vec![]);
+        let mut t = SimTime::ZERO;
+        let mut peak_rows = 0;
+        while t < end {
+            t = (t + step).min(end);
+            streamed.sim.run_until(t);
+            let c = streamed.sim.take_series(false);
+            // Memory: what stays behind is at most the current bin.
+            let kept = streamed.sim.report();
+            peak_rows = peak_rows.max(
+                kept.links
+                    .iter()
+                    .map(|l| l.m.egress_bytes_per_bin.len())
+                    .max()
+                    .unwrap_or(0),
+            );
+            append(&mut all, c);
+        }
+        let tail_report = streamed.sim.report();
+        append(&mut all, streamed.sim.take_series(true));
+        assert_eq!(all.0.first().map_or(0, Vec::len), bins, "{name}: every bin");
+        assert!(all.0 == want.0, "{name}: link series differ");
+        assert!(all.1 == want.1, "{name}: flow series differ");
+        assert!(all.2 == want_packets, "{name}: packet logs differ");
+        assert!(peak_rows <= 1, "{name}: {peak_rows} bins kept after a take");
+        // Totals, quantiles and rates are those of the run reported once.
+        let mut a = summary(name, 1, &report, 0.0);
+        let mut b = summary(name, 1, &tail_report, 0.0);
+        a.as_object_mut().unwrap().remove("wall_s");
+        b.as_object_mut().unwrap().remove("wall_s");
+        assert_eq!(a, b, "{name}: summaries differ");
+    }
+}
+
+#[test]
+fn series_kept_in_memory_do_not_grow_with_simulated_time() {
+    // A long run taken in steps keeps one step's bins at most, whether it ran 10 s or 100 s.
+    let kept_rows = |duration: &str| {
+        let mut s = load("bulk-dumbbell", duration, &Overrides::default());
+        let end = SimTime::ZERO + s.duration;
+        let mut t = SimTime::ZERO;
+        let mut most = 0usize;
+        while t < end {
+            t = (t + SimDuration::from_secs(2)).min(end);
+            s.sim.run_until(t);
+            let r = s.sim.report();
+            most = most.max(
+                r.links
+                    .iter()
+                    .map(|l| l.m.egress_bytes_per_bin.len())
+                    .max()
+                    .unwrap(),
+            );
+            s.sim.take_series(false);
+        }
+        most
+    };
+    let short = kept_rows("10s");
+    let long = kept_rows("100s");
+    // 2 s steps of 100 ms bins: 20 bins before each take (21 with the current bin's row).
+    assert!(short <= 21 && long <= 21, "{short} {long}");
+    assert_eq!(short, long);
+}
+
+#[test]
+#[should_panic(expected = "the run is over")]
+fn a_run_cannot_go_on_after_its_series_were_taken_to_the_end() {
+    let mut s = load("bulk-dumbbell", "1s", &Overrides::default());
+    s.sim.run_until(SimTime::from_millis(500));
+    s.sim.take_series(true);
+    s.sim.run_until(SimTime::from_millis(900));
+}

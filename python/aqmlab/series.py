@@ -1,0 +1,110 @@
+"""The time series of a run, streamed: each chunk the simulator hands out between steps is
+appended to the output files (and, if asked, kept for the DataFrames ``run`` returns), so the
+simulator's memory does not grow with the simulated time."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pyarrow as pa
+
+#: The columns of each table and their types (docs/data-format.md describes them).
+SCHEMAS = {
+    "links": pa.schema(
+        [
+            ("link", pa.string()),
+            ("t_s", pa.float64()),
+            ("ingress_bytes", pa.int64()),
+            ("egress_bytes", pa.int64()),
+            ("max_backlog_pkts", pa.int64()),
+            ("max_backlog_bytes", pa.int64()),
+            ("drops", pa.int64()),
+        ]
+    ),
+    "flows": pa.schema(
+        [
+            ("flow", pa.int64()),
+            ("t_s", pa.float64()),
+            ("delivered_bytes", pa.int64()),
+            ("cumulative_bytes", pa.int64()),
+        ]
+    ),
+    "packets": pa.schema(
+        [
+            ("link", pa.string()),
+            ("t_ns", pa.int64()),
+            ("sojourn_ns", pa.int64()),
+            ("size", pa.int64()),
+            ("flow", pa.int64()),
+        ]
+    ),
+}
+
+
+class SeriesSink:
+    """Appends chunks of ``tables`` (names in :data:`SCHEMAS`) to ``out/NAME.parquet`` (or
+    ``.csv``) when ``out`` is given, and keeps them for :meth:`close` when ``keep`` is true."""
+
+    def __init__(self, tables: list[str], out: str | None, csv: bool, keep: bool) -> None:
+        self.tables = tables
+        self.out = out
+        self.csv = csv
+        self.keep = keep
+        self.parts: dict[str, list[pa.Table]] = {name: [] for name in tables}
+        self.writers: dict[str, Any] = {}
+        if out is not None:
+            os.makedirs(out, exist_ok=True)
+            for name in tables:
+                self.writers[name] = self._open(name)
+
+    def _open(self, name: str) -> Any:
+        path = os.path.join(self.out, f"{name}.{'csv' if self.csv else 'parquet'}")
+        if self.csv:
+            return _CsvWriter(path, SCHEMAS[name])
+        import pyarrow.parquet as pq
+
+        return pq.ParquetWriter(path, SCHEMAS[name])
+
+    def add(self, chunk: dict[str, dict[str, list[Any]]]) -> None:
+        """Appends one chunk (``Run.take_series()``'s columns)."""
+        for name in self.tables:
+            table = pa.table(chunk[name], schema=SCHEMAS[name])
+            if table.num_rows == 0:
+                continue
+            if name in self.writers:
+                self.writers[name].write_table(table)
+            if self.keep:
+                self.parts[name].append(table)
+
+    def close(self) -> dict[str, Any]:
+        """Closes the files; returns each table as a pandas DataFrame if kept, else None. The
+        files hold the rows chunk by chunk (every link's bins of one step, then the next step's);
+        the DataFrames are ordered by link (or flow) and time."""
+        for w in self.writers.values():
+            w.close()
+        if not self.keep:
+            return {name: None for name in self.tables}
+        out = {}
+        for name, parts in self.parts.items():
+            df = pa.concat_tables(parts or [SCHEMAS[name].empty_table()]).to_pandas()
+            key = SCHEMAS[name].names[0]
+            # Each link (flow) in the order it first appears, its rows in time order.
+            order = {k: i for i, k in enumerate(dict.fromkeys(df[key]))}
+            df = df.sort_values(key, key=lambda col: col.map(order), kind="stable")
+            out[name] = df.reset_index(drop=True)
+        return out
+
+
+class _CsvWriter:
+    """CSV with a header, written chunk by chunk as pandas writes it."""
+
+    def __init__(self, path: str, schema: pa.Schema) -> None:
+        self.f = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed in close()
+        self.f.write(",".join(schema.names) + "\n")
+
+    def write_table(self, table: pa.Table) -> None:
+        table.to_pandas().to_csv(self.f, header=False, index=False)
+
+    def close(self) -> None:
+        self.f.close()
