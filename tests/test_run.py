@@ -67,8 +67,9 @@ def test_run_writes_summary_and_series(scenario, tmp_path):
     flows = pd.read_parquet(out / "flows.parquet")
     assert list(links.columns) == [
         "link", "t_s", "ingress_bytes", "egress_bytes", "max_backlog_pkts", "max_backlog_bytes",
-        "drops",
+        "drops", "released_pkts", "mean_sojourn_ms",
     ]  # fmt: skip
+    assert list(flows.columns) == ["flow", "t_s", "delivered_bytes", "cumulative_bytes", "srtt_ms"]
     # The series add up to the summary's totals.
     bl = links[links.link == "bottleneck"]
     assert bl.egress_bytes.sum() == b["delivered_bytes"]
@@ -298,3 +299,22 @@ def test_streamed_files_equal_the_returned_dataframes(scenario, tmp_path):
     )
     assert len(r.links) == len(r.summary["links"]) * 34  # 3.33 s in 100 ms bins: 34 bins
     assert aqmlab.run(scenario, out, keep=False).links is None
+
+
+def test_per_bin_delay_series_agree_with_the_summary():
+    # The bins' mean sojourn, weighted by the packets released in each, is the run's mean
+    # sojourn (exact in the summary); the same for the flows' smoothed RTT.
+    r = aqmlab.run(ROOT / "scenarios" / "codel-dynamic-link.toml", set={"duration": "20s"})
+    b = r.links[r.links["link"] == "bottleneck"]
+    s = r.summary["links"]["bottleneck"]
+    released = b["released_pkts"].sum()
+    assert released - s["delivered_pkts"] in (0, 1)  # at most one still on the wire
+    busy = b[b["released_pkts"] > 0]
+    mean = (busy["mean_sojourn_ms"] * busy["released_pkts"]).sum() / released
+    assert mean == pytest.approx(s["sojourn_ms"]["mean"], rel=1e-6)
+    assert b.loc[b["released_pkts"] == 0, "mean_sojourn_ms"].isna().all()
+    # Delay rises and falls with the queue: some bins are far above the run's median.
+    assert busy["mean_sojourn_ms"].max() > 5 * s["sojourn_ms"]["p50"]
+    f0 = r.flows[r.flows["flow"] == 0]
+    assert f0["srtt_ms"].notna().sum() > 150  # an ACK in nearly every 100 ms bin
+    assert f0["srtt_ms"].min() >= 2 * (20 + 10 + 21) - 1  # never below the propagation RTT

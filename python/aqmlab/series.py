@@ -20,6 +20,8 @@ SCHEMAS = {
             ("max_backlog_pkts", pa.int64()),
             ("max_backlog_bytes", pa.int64()),
             ("drops", pa.int64()),
+            ("released_pkts", pa.int64()),
+            ("mean_sojourn_ms", pa.float64()),
         ]
     ),
     "flows": pa.schema(
@@ -28,6 +30,7 @@ SCHEMAS = {
             ("t_s", pa.float64()),
             ("delivered_bytes", pa.int64()),
             ("cumulative_bytes", pa.int64()),
+            ("srtt_ms", pa.float64()),
         ]
     ),
     "packets": pa.schema(

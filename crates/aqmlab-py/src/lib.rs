@@ -252,13 +252,23 @@ impl Run {
         let rows = names.len() * c.bins;
         let mut ln = Vec::with_capacity(rows);
         let mut lt = Vec::with_capacity(rows);
-        let (mut li, mut le, mut lq, mut lqb, mut ld) = (
+        let (mut li, mut le, mut lq, mut lqb, mut ld, mut lr, mut ls) = (
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
             Vec::with_capacity(rows),
             Vec::with_capacity(rows),
             Vec::with_capacity(rows),
             Vec::with_capacity(rows),
             Vec::with_capacity(rows),
         );
+        // A mean over the bin's samples, NaN when there were none.
+        let mean_ms = |sum_ns: u64, n: u64| {
+            if n == 0 {
+                f64::NAN
+            } else {
+                sum_ns as f64 / n as f64 / 1e6
+            }
+        };
         for (name, bins) in names.iter().zip(&c.links) {
             for (i, b) in bins.iter().enumerate() {
                 ln.push(name.as_str());
@@ -268,19 +278,22 @@ impl Run {
                 lq.push(b.max_backlog_pkts);
                 lqb.push(b.max_backlog_bytes);
                 ld.push(b.drops);
+                lr.push(b.released_pkts);
+                ls.push(mean_ms(b.sojourn_sum_ns, b.released_pkts));
             }
         }
         if self.cumulative.len() < c.flows.len() {
             self.cumulative.resize(c.flows.len(), 0);
         }
-        let (mut fi, mut ft, mut fb, mut fc) = (vec![], vec![], vec![], vec![]);
+        let (mut fi, mut ft, mut fb, mut fc, mut fr) = (vec![], vec![], vec![], vec![], vec![]);
         for (k, bins) in c.flows.iter().enumerate() {
-            for (i, &b) in bins.iter().enumerate() {
-                self.cumulative[k] += b;
+            for (i, b) in bins.iter().enumerate() {
+                self.cumulative[k] += b.delivered_bytes;
                 fi.push(k as u64);
                 ft.push(t_s(i));
-                fb.push(b);
+                fb.push(b.delivered_bytes);
                 fc.push(self.cumulative[k]);
+                fr.push(mean_ms(b.srtt_sum_ns, b.srtt_samples));
             }
         }
         let links = PyDict::new(py);
@@ -291,11 +304,14 @@ impl Run {
         links.set_item("max_backlog_pkts", lq)?;
         links.set_item("max_backlog_bytes", lqb)?;
         links.set_item("drops", ld)?;
+        links.set_item("released_pkts", lr)?;
+        links.set_item("mean_sojourn_ms", ls)?;
         let flows = PyDict::new(py);
         flows.set_item("flow", fi)?;
         flows.set_item("t_s", ft)?;
         flows.set_item("delivered_bytes", fb)?;
         flows.set_item("cumulative_bytes", fc)?;
+        flows.set_item("srtt_ms", fr)?;
         let (mut pl, mut pt, mut ps, mut pz, mut pf) = (vec![], vec![], vec![], vec![], vec![]);
         for (name, recs) in names.iter().zip(&c.packets) {
             for r in recs {

@@ -256,6 +256,10 @@ pub struct LinkMetrics {
     pub max_backlog_per_bin: Vec<u64>,
     /// Packets dropped per time bin.
     pub drops_per_bin: Vec<u64>,
+    /// Packets the discipline released per time bin.
+    pub released_per_bin: Vec<u64>,
+    /// Sum of the sojourn times of the packets released in each time bin, ns.
+    pub sojourn_sum_ns_per_bin: Vec<u64>,
     /// Largest backlog (bytes) seen in each time bin.
     pub max_backlog_bytes_per_bin: Vec<u64>,
     /// Drops per reason (indexed by `DropReason::index()`).
@@ -298,6 +302,10 @@ pub struct FlowMetrics {
     pub dropped_pkts: u64,
     /// Bytes delivered per time bin.
     pub delivered_bytes_per_bin: Vec<u64>,
+    /// TCP: sum of the sender's smoothed-RTT samples (one per ACK received) in each time bin, ns.
+    pub srtt_sum_ns_per_bin: Vec<u64>,
+    /// TCP: number of those samples in each time bin.
+    pub srtt_samples_per_bin: Vec<u64>,
     /// TCP: segments retransmitted (web: requests and responses).
     pub retransmits: u64,
     /// TCP: retransmission-timer expiries (SYN timeouts included).
@@ -374,6 +382,21 @@ pub struct LinkBin {
     pub max_backlog_bytes: u64,
     /// Packets dropped.
     pub drops: u64,
+    /// Packets the discipline released (to the wire).
+    pub released_pkts: u64,
+    /// Sum of their sojourn times through the discipline, ns.
+    pub sojourn_sum_ns: u64,
+}
+
+/// One time bin of a flow's series (see [`FlowMetrics`] for each).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowBin {
+    /// Bytes delivered.
+    pub delivered_bytes: u64,
+    /// Sum of the sender's smoothed-RTT samples, ns.
+    pub srtt_sum_ns: u64,
+    /// Number of those samples.
+    pub srtt_samples: u64,
 }
 
 /// The time series of bins `[first_bin, first_bin + bins)` (absolute indices), handed out by
@@ -386,8 +409,8 @@ pub struct SeriesChunk {
     pub bins: usize,
     /// Per link direction (in the order of [`Report::links`]): one row per bin.
     pub links: Vec<Vec<LinkBin>>,
-    /// Per flow: bytes delivered in each bin.
-    pub flows: Vec<Vec<u64>>,
+    /// Per flow: one row per bin.
+    pub flows: Vec<Vec<FlowBin>>,
     /// Per link direction: the per-packet log records since the last take (empty when the
     /// link keeps no log).
     pub packets: Vec<Vec<PacketRecord>>,
@@ -1414,7 +1437,10 @@ impl Sim {
             l.sender.on_segment(self.now, seg, &mut out);
             self.payloads.free(slot);
             if let Some(srtt) = l.sender.stats().srtt {
-                self.flows[flow as usize].m.srtt_ns.add(srtt.as_nanos());
+                let fm = &mut self.flows[flow as usize].m;
+                fm.srtt_ns.add(srtt.as_nanos());
+                bin_add(&mut fm.srtt_sum_ns_per_bin, bin, srtt.as_nanos());
+                bin_add(&mut fm.srtt_samples_per_bin, bin, 1);
             }
             self.emit(conn, leg, true, &mut out);
             self.segs = out;
@@ -1555,6 +1581,9 @@ impl Sim {
             now.as_nanos() - p.enqueue_ns
         };
         link.m.sojourn_ns.add(sojourn);
+        let row = link.row(bins.cur);
+        row.released_pkts += 1;
+        row.sojourn_sum_ns += sojourn;
         if let Some(log) = &mut link.packet_log {
             log.push(PacketRecord {
                 t_ns: now.as_nanos(),
@@ -1652,6 +1681,8 @@ impl Sim {
                     m.max_backlog_bytes_per_bin =
                         rows.iter().map(|r| r.max_backlog_bytes).collect();
                     m.drops_per_bin = rows.iter().map(|r| r.drops).collect();
+                    m.released_per_bin = rows.iter().map(|r| r.released_pkts).collect();
+                    m.sojourn_sum_ns_per_bin = rows.iter().map(|r| r.sojourn_sum_ns).collect();
                     let cap = l.rate.capacity_bits(SimTime::ZERO, self.now);
                     LinkReport {
                         name: l.name.clone(),
@@ -1726,11 +1757,25 @@ impl Sim {
             );
         }
         for f in &mut self.flows {
-            let v = &mut f.m.delivered_bytes_per_bin;
-            if v.len() < k {
-                v.resize(k, 0);
-            }
-            chunk.flows.push(v.drain(..k).collect());
+            let m = &mut f.m;
+            let take = |v: &mut Vec<u64>| -> Vec<u64> {
+                if v.len() < k {
+                    v.resize(k, 0);
+                }
+                v.drain(..k).collect()
+            };
+            let delivered = take(&mut m.delivered_bytes_per_bin);
+            let sums = take(&mut m.srtt_sum_ns_per_bin);
+            let samples = take(&mut m.srtt_samples_per_bin);
+            chunk.flows.push(
+                (0..k)
+                    .map(|i| FlowBin {
+                        delivered_bytes: delivered[i],
+                        srtt_sum_ns: sums[i],
+                        srtt_samples: samples[i],
+                    })
+                    .collect(),
+            );
         }
         if to_end {
             self.series_ended = true;

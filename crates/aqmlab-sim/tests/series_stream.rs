@@ -6,7 +6,7 @@
 use aqmlab_core::{SimDuration, SimTime};
 use aqmlab_sim::scenario::{apply_sets, build, Overrides, Scenario};
 use aqmlab_sim::summary::summary;
-use aqmlab_sim::world::{LinkBin, PacketRecord, Report, SeriesChunk};
+use aqmlab_sim::world::{FlowBin, LinkBin, PacketRecord, Report, SeriesChunk};
 use std::path::Path;
 
 fn load(name: &str, duration: &str, ov: &Overrides) -> Scenario {
@@ -27,7 +27,7 @@ fn load(name: &str, duration: &str, ov: &Overrides) -> Scenario {
 
 /// Every series of `r` as rows, padded to `bins` bins (a report's series stop at its last
 /// active bin).
-fn rows_of(r: &Report, bins: usize) -> (Vec<Vec<LinkBin>>, Vec<Vec<u64>>) {
+fn rows_of(r: &Report, bins: usize) -> (Vec<Vec<LinkBin>>, Vec<Vec<FlowBin>>) {
     let at = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
     let links = r
         .links
@@ -40,6 +40,8 @@ fn rows_of(r: &Report, bins: usize) -> (Vec<Vec<LinkBin>>, Vec<Vec<u64>>) {
                     max_backlog_pkts: at(&l.m.max_backlog_per_bin, i),
                     max_backlog_bytes: at(&l.m.max_backlog_bytes_per_bin, i),
                     drops: at(&l.m.drops_per_bin, i),
+                    released_pkts: at(&l.m.released_per_bin, i),
+                    sojourn_sum_ns: at(&l.m.sojourn_sum_ns_per_bin, i),
                 })
                 .collect()
         })
@@ -49,7 +51,11 @@ fn rows_of(r: &Report, bins: usize) -> (Vec<Vec<LinkBin>>, Vec<Vec<u64>>) {
         .iter()
         .map(|f| {
             (0..bins)
-                .map(|i| at(&f.delivered_bytes_per_bin, i))
+                .map(|i| FlowBin {
+                    delivered_bytes: at(&f.delivered_bytes_per_bin, i),
+                    srtt_sum_ns: at(&f.srtt_sum_ns_per_bin, i),
+                    srtt_samples: at(&f.srtt_samples_per_bin, i),
+                })
                 .collect()
         })
         .collect();
@@ -57,7 +63,7 @@ fn rows_of(r: &Report, bins: usize) -> (Vec<Vec<LinkBin>>, Vec<Vec<u64>>) {
 }
 
 /// Link rows, flow bins and packet records per link, gathered from chunks.
-type Gathered = (Vec<Vec<LinkBin>>, Vec<Vec<u64>>, Vec<Vec<PacketRecord>>);
+type Gathered = (Vec<Vec<LinkBin>>, Vec<Vec<FlowBin>>, Vec<Vec<PacketRecord>>);
 
 /// Appends `c` to the series gathered so far, checking that it starts where they end.
 fn append(all: &mut Gathered, c: SeriesChunk) {
