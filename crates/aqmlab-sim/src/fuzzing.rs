@@ -176,6 +176,7 @@ const DIRECTION_LIKELY: &[&str] = &["rate", "delay", "qdisc", "buffer", "loss"];
 const RATE_KEYS: &[&str] = &["rate", "schedule", "trace"];
 /// Keys every flow may have; with [`TCP_FLOW_KEYS`], all a flow table takes.
 const FLOW_BASE_KEYS: &[&str] = &[
+    "name",
     "kind",
     "from",
     "to",

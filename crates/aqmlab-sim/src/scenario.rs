@@ -136,6 +136,7 @@ struct RawDumbbell {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFlow {
+    name: Option<S>,
     kind: S,
     from: S,
     to: S,
@@ -663,8 +664,31 @@ pub fn build(
 
     let mut sim = Sim::with_seed(nodes.clone(), links, bin, seed)
         .map_err(|e| cx.err(None, "", e.to_string()))?;
+    let mut flow_names: Vec<&str> = Vec::new();
     for (i, f) in raw.flows.iter().enumerate() {
         let p = format!("flows[{i}]");
+        let name = match &f.name {
+            None => None,
+            Some(n) => {
+                let v = n.get_ref().as_str();
+                if v.is_empty() || v.chars().any(char::is_control) {
+                    return Err(cx.err(
+                        Some(n.span()),
+                        format!("{p}.name"),
+                        "expected a non-empty name without control characters",
+                    ));
+                }
+                if let Some(j) = flow_names.iter().position(|x| *x == v) {
+                    return Err(cx.err(
+                        Some(n.span()),
+                        format!("{p}.name"),
+                        format!("flows[{j}] is named {v:?} already: expected a unique name"),
+                    ));
+                }
+                flow_names.push(v);
+                Some(v.to_string())
+            }
+        };
         let node = |s: &S, path: &str| node_index(&cx, &nodes, s, path);
         let (src, dst) = (
             node(&f.from, &format!("{p}.from"))?,
@@ -795,6 +819,7 @@ pub fn build(
                     start,
                     stop,
                     on_off,
+                    name: name.clone(),
                 })
                 .map_err(|e| cx.err(Some(f.from.span()), &p, e.to_string()))?;
             }
@@ -851,6 +876,7 @@ pub fn build(
                     cfg,
                     app,
                     syn_retries,
+                    name: name.clone(),
                 })
                 .map_err(|e| cx.err(Some(f.kind.span()), &p, e.to_string()))?;
             }

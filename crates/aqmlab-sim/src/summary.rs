@@ -74,10 +74,15 @@ pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
         } else {
             0.0
         };
-        goodputs.push(goodput);
-        drops.push(m.dropped_pkts as f64);
+        // Fairness is among the flows that have started: one that starts after the run's end
+        // has had no chance to get a share.
+        if info.start.as_secs_f64() < t {
+            goodputs.push(goodput);
+            drops.push(m.dropped_pkts as f64);
+        }
         flows.push(json!({
             "id": i,
+            "name": info.name,
             "kind": info.kind,
             "cc": info.cc,
             "app": info.app,

@@ -164,6 +164,8 @@ pub struct TcpSpec {
     /// [`TcpConfig::syn_retries`] (6, as Linux) for web connections, and never for bulk and
     /// finite flows, which keep retrying as an application that reconnects would.
     pub syn_retries: Option<u32>,
+    /// The flow's name (see [`UdpSpec::name`]).
+    pub name: Option<String>,
 }
 
 /// A constant-bit-rate UDP source.
@@ -183,6 +185,9 @@ pub struct UdpSpec {
     pub stop: Option<SimTime>,
     /// On/off source: send at `rate` during on periods only.
     pub on_off: Option<OnOff>,
+    /// The flow's name. It names the flow's random stream (`flow/NAME/app`; unnamed, the flow's
+    /// index), so that a flow added before a named one leaves its draws alone.
+    pub name: Option<String>,
 }
 
 /// On/off periods of a UDP source (ns-2's `Traffic/Pareto` and `Traffic/Exponential`).
@@ -285,6 +290,8 @@ pub struct FlowInfo {
     pub src: String,
     /// Destination node name.
     pub dst: String,
+    /// The name the scenario gave the flow, if any.
+    pub name: Option<String>,
 }
 
 /// Per-flow measurements.
@@ -695,6 +702,16 @@ fn udp_send_time(epoch: SimTime, k: u64, size: u32, rate: Bitrate) -> SimTime {
     epoch + SimDuration::from_nanos(ns.min(u64::MAX as u128) as u64)
 }
 
+/// The name of flow `idx`'s random stream: by its name if it has one, else by its index (so
+/// appending a flow changes no other flow's draws, and naming flows makes that hold for any
+/// insertion).
+fn flow_stream(idx: usize, name: Option<&str>) -> String {
+    match name {
+        Some(n) => format!("flow/name/{n}/app"),
+        None => format!("flow/{idx}/app"),
+    }
+}
+
 /// Row `bin` of a link's series, added (with the bins before it) if missing.
 #[inline]
 fn row_of(series: &mut Vec<LinkBin>, bin: usize) -> &mut LinkBin {
@@ -824,8 +841,9 @@ impl Sim {
             start: spec.start,
             src: self.nodes[spec.src as usize].clone(),
             dst: self.nodes[spec.dst as usize].clone(),
+            name: spec.name.clone(),
         };
-        let mut rng = Xoshiro256pp::for_stream(self.seed, &format!("flow/{idx}/app"));
+        let mut rng = Xoshiro256pp::for_stream(self.seed, &flow_stream(idx, spec.name.as_deref()));
         let on_until = match &spec.on_off {
             Some(o) => spec.start + o.draw(o.mean_on, &mut rng),
             None => SimTime::MAX,
@@ -896,9 +914,10 @@ impl Sim {
             start: spec.start,
             src: self.nodes[spec.src as usize].clone(),
             dst: self.nodes[spec.dst as usize].clone(),
+            name: spec.name.clone(),
         };
         // Each flow's randomness comes from its own stream: adding a flow changes no other's.
-        let rng = Xoshiro256pp::for_stream(self.seed, &format!("flow/{idx}/app"));
+        let rng = Xoshiro256pp::for_stream(self.seed, &flow_stream(idx, spec.name.as_deref()));
         self.events
             .push_in(Lane::Timers, spec.start, Ev::TcpStart(idx as u32));
         self.flows.push(Flow {

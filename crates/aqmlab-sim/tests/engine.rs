@@ -57,6 +57,7 @@ fn cbr(src: u32, dst: u32, rate: Bitrate, size: u32) -> UdpSpec {
         start: SimTime::ZERO,
         stop: None,
         on_off: None,
+        name: None,
     }
 }
 

@@ -346,6 +346,45 @@ fn set_overrides_edit_the_file_before_building() {
 }
 
 #[test]
+fn a_named_flow_keeps_its_random_draws_when_flows_are_added_before_it() {
+    // Two disjoint paths (a-b and c-d), so the flows share nothing but the master seed: the
+    // web flow's arrivals and sizes come only from its random stream.
+    let graph = "duration = \"20s\"\nnodes = [\"a\", \"b\", \"c\", \"d\"]\n\
+        [[links]]\nname = \"ab\"\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\n\
+        [[links]]\nname = \"cd\"\nfrom = \"c\"\nto = \"d\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\n";
+    let web = |name: &str| {
+        format!(
+            "[[flows]]\n{name}kind = \"tcp\"\nfrom = \"a\"\nto = \"b\"\napp = \"web\"\nconns_per_s = 20.0\nsize_mean = \"20KB\"\n"
+        )
+    };
+    let onoff = "[[flows]]\nkind = \"udp\"\nfrom = \"c\"\nto = \"d\"\nrate = \"1Mbps\"\non_time = \"1s\"\noff_time = \"1s\"\n";
+    // (transfers started, response bytes delivered) of the web flow, flow `at` of the scenario.
+    let web_draws = |text: &str, at: usize| {
+        let mut s = parse(text).unwrap();
+        s.sim.run_until(SimTime::ZERO + s.duration);
+        let f = &s.sim.report().flows[at];
+        (f.transfers_started, f.delivered_bytes)
+    };
+    let alone = web_draws(&format!("{graph}{}", web("")), 0);
+    assert!(alone.0 > 300, "{alone:?}");
+    // Appended after it, a flow changes nothing: streams are named by position.
+    assert_eq!(web_draws(&format!("{graph}{}{onoff}", web("")), 0), alone);
+    // Inserted before it, an unnamed flow shifts its stream to another position...
+    let shifted = web_draws(&format!("{graph}{onoff}{}", web("")), 1);
+    assert_ne!(shifted, alone);
+    // ...while a named one keeps its stream wherever it stands.
+    let named = web("name = \"browsing\"\n");
+    let alone = web_draws(&format!("{graph}{named}"), 0);
+    assert_eq!(web_draws(&format!("{graph}{onoff}{named}"), 1), alone);
+    // Names are unique.
+    let e = err(&format!("{graph}{named}{named}"));
+    assert!(
+        e.contains("flows[1].name: flows[0] is named \"browsing\" already"),
+        "{e}"
+    );
+}
+
+#[test]
 fn the_output_table_picks_the_format_and_the_packet_log() {
     let with = |output: &str| parse(&format!("{GOOD}\n[output]\n{output}\n"));
     let s = with("format = \"csv\"\npacket_log = [\"bottleneck.rev\"]").unwrap();
