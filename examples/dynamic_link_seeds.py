@@ -48,7 +48,8 @@ def main() -> None:
     bad = [kv for kv in a.set if "=" not in kv]
     if bad:
         ap.error(f"--set expects KEY=VALUE, got {bad[0]!r}")
-    sets = dict(kv.split("=", 1) for kv in a.set) or None
+    # Values as `aqmlab run --set` reads them (10 a number, 10Mbps a string).
+    sets = {k: aqmlab.TomlText(v) for k, v in (kv.split("=", 1) for kv in a.set)} or None
     head = " ".join(f"{r:>5}M" for r in RATES_MBPS)
     print(f"{'seed':>4} {'CoDel/DT':>9} | per phase: {head}")
     totals, phases = [], []
