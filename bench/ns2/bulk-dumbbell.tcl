@@ -4,7 +4,16 @@
 # 60 simulated seconds. Prints the packets delivered to hosts (data at the receivers and ACKs at
 # the senders, counted by queue monitors on the last hop), the same count `aqmlab bench` reports.
 #
-#   time ns bench/ns2/bulk-dumbbell.tcl
+#   time ns bench/ns2/bulk-dumbbell.tcl              # no trace: queue-monitor counters only
+#   time ns bench/ns2/bulk-dumbbell.tcl bottleneck   # + every packet event of the bottleneck
+#                                                    #   (to /dev/null): what a per-packet
+#                                                    #   delay of one link costs in ns-2
+#   time ns bench/ns2/bulk-dumbbell.tcl all          # + trace-all (every link), to /dev/null
+set trace [expr {$argc > 0 ? [lindex $argv 0] : "none"}]
+if {[lsearch -exact {none bottleneck all} $trace] < 0} {
+    puts stderr "usage: ns bulk-dumbbell.tcl \[none|bottleneck|all\], got $trace"
+    exit 2
+}
 set n_flows 8
 set duration 60.0
 
@@ -14,9 +23,16 @@ Agent/TCP set packetSize_ 1460
 Agent/TCP set window_ 100000
 Agent/TCP set maxcwnd_ 0
 
+if {$trace == "all"} {
+    $ns trace-all [open /dev/null w]
+}
+
 set g1 [$ns node]
 set g2 [$ns node]
 $ns duplex-link $g1 $g2 100Mb 48ms DropTail
+if {$trace == "bottleneck"} {
+    $ns trace-queue $g1 $g2 [open /dev/null w]
+}
 $ns queue-limit $g1 $g2 1000
 $ns queue-limit $g2 $g1 1000
 
