@@ -8,7 +8,9 @@
 //! for DURATION (its seed as written), or of `tests/reference/scenarios/NAME.toml`, a test-only
 //! scenario for what the bundled ones leave out (ECN marks, wire loss, UDP, finite transfers).
 //! The files were recorded with the code of commit c1d1325, before the speed work that followed
-//! it, which was meant to change no result.
+//! it, which was meant to change no result and changed none; re-recorded since for the CUBIC
+//! timeout fix (0dbc9e3: the two CUBIC scenarios moved) and for flow names (7a54422: every
+//! summary gained `flows[i].name`, no value moved).
 //!
 //! A change that alters results on purpose (a model fix) re-records them:
 //! `AQMLAB_BLESS=1 cargo test -p aqmlab-sim --test reference`, and the diff shows what moved.
