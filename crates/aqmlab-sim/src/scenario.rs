@@ -79,8 +79,7 @@ struct RawScenario {
     seed: Option<u64>,
     bin: Option<S>,
     dumbbell: Option<RawDumbbell>,
-    #[serde(default)]
-    nodes: Vec<String>,
+    nodes: Option<Spanned<Vec<String>>>,
     #[serde(default)]
     links: Vec<RawDirection>,
     #[serde(default)]
@@ -381,13 +380,18 @@ pub fn build(
     }
     let seed = ov.seed.or(raw.seed).unwrap_or(1);
 
-    let mut nodes: Vec<String> = raw.nodes.clone();
+    let nodes_span = raw.nodes.as_ref().map(Spanned::span);
+    let mut nodes: Vec<String> = raw
+        .nodes
+        .as_ref()
+        .map(|n| n.get_ref().clone())
+        .unwrap_or_default();
     let mut links: Vec<LinkConfig> = Vec::new();
     let mut dir_cfgs: Vec<(String, RawDirection, String)> = Vec::new(); // (name, settings, path)
     let mut ends: Vec<(u32, u32)> = Vec::new();
 
     if let Some(d) = &raw.dumbbell {
-        if !raw.links.is_empty() || !raw.nodes.is_empty() {
+        if !raw.links.is_empty() || !nodes.is_empty() {
             return Err(cx.err(
                 None,
                 "dumbbell",
@@ -501,7 +505,7 @@ pub fn build(
         ));
         ends.push((gw2, gw1));
     } else {
-        if raw.nodes.is_empty() {
+        if nodes.is_empty() {
             return Err(cx.err(
                 None,
                 "",
@@ -510,7 +514,7 @@ pub fn build(
         }
         if nodes.len() > 4000 {
             return Err(cx.err(
-                None,
+                nodes_span.clone(),
                 "nodes",
                 format!("expected at most 4000 nodes, got {}", nodes.len()),
             ));
@@ -518,7 +522,7 @@ pub fn build(
         for (i, nname) in nodes.iter().enumerate() {
             if nodes[..i].contains(nname) {
                 return Err(cx.err(
-                    None,
+                    nodes_span.clone(),
                     format!("nodes[{i}]"),
                     format!("node {nname:?} is listed twice"),
                 ));

@@ -1,5 +1,6 @@
-//! Nodes and directed links, and static shortest-path routing (fewest hops; ties go to the
-//! lower link index, so routes are deterministic).
+//! Nodes and directed links, and static shortest-path routing (fewest hops; among equal-hop
+//! routes, the one breadth-first search from the destination finds first, visiting links in
+//! index order: deterministic, though not "the lowest link index" of the first hop).
 
 use crate::rate::LinkRate;
 use aqmlab_core::SimDuration;
@@ -38,7 +39,7 @@ pub struct Routes {
 impl Routes {
     /// Breadth-first search from every destination over reversed links: O(N·(N + L)) time.
     pub fn compute(n_nodes: usize, links: &[(u32, u32)]) -> Routes {
-        // Links arriving at each node, in link-index order (ties go to the lower index).
+        // Links arriving at each node, in link-index order (the search visits them so).
         let mut incoming: Vec<Vec<u32>> = vec![Vec::new(); n_nodes];
         for (li, &(_, to)) in links.iter().enumerate() {
             incoming[to as usize].push(li as u32);

@@ -1002,3 +1002,9 @@ fn delack_timeout_is_a_duration_below_half_a_second() {
         "{e}"
     );
 }
+
+#[test]
+fn a_node_listed_twice_is_named_with_its_line() {
+    let e = err("duration = \"1s\"\nnodes = [\"a\", \"b\",\n  \"a\"]\n");
+    assert_eq!(e, "t.toml:2: nodes[2]: node \"a\" is listed twice");
+}
