@@ -95,7 +95,10 @@ def _build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="LINK=KIND",
-        help="swap the discipline on a link, keeping its buffer (e.g. bottleneck=droptail)",
+        help=(
+            "swap the discipline on a link, keeping its buffer (e.g. bottleneck=droptail); the "
+            "file's parameters are dropped, those given with --set LINK...params.NAME=V kept"
+        ),
     )
     rn.add_argument(
         "--set",

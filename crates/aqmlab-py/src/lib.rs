@@ -378,6 +378,7 @@ fn load_scenario(
         seed,
         qdisc,
         packet_log,
+        ..scenario::Overrides::default()
     };
     let sc = scenario::build_with_sets(&text, path, &dir, &stem, &sets, &ov).map_err(serr)?;
     Ok(Run {

@@ -195,6 +195,10 @@ pub struct Overrides {
     pub qdisc: Vec<(String, String)>,
     /// `--packet-log LINK`: log every packet through these link directions.
     pub packet_log: Vec<String>,
+    /// Key paths of discipline parameters a `--set` wrote (`dumbbell.bottleneck.params.order`,
+    /// or a whole `...params` table): a `--qdisc` swap drops the file's parameters, which belong
+    /// to the discipline it named, but keeps these, given for the swapped-in one.
+    pub set_params: Vec<String>,
 }
 
 struct Ctx<'a> {
@@ -663,6 +667,7 @@ pub fn build(
             *to,
             seed,
             swapped.map(|(_, k)| k.as_str()),
+            &ov.set_params,
         )?);
     }
 
@@ -1143,6 +1148,7 @@ fn direction(
     to: u32,
     seed: u64,
     swapped_kind: Option<&str>,
+    set_params: &[String],
 ) -> Result<LinkConfig, ScenarioError> {
     let given = [d.rate.is_some(), d.schedule.is_some(), d.trace.is_some()]
         .iter()
@@ -1253,28 +1259,39 @@ fn direction(
         }
         pairs.push(("limit".into(), size.to_string()));
     }
-    // Parameters belong to the discipline named in the file; a --qdisc swap keeps only the buffer.
-    if swapped_kind.is_none() {
-        if let Some(params) = &d.params {
-            for (k, v) in params.get_ref() {
-                let value = match v {
-                    toml::Value::String(s) => s.clone(),
-                    toml::Value::Integer(i) => i.to_string(),
-                    toml::Value::Float(f) => f.to_string(),
-                    toml::Value::Boolean(b) => b.to_string(),
-                    other => {
-                        return Err(cx.err(
-                            Some(params.span()),
-                            format!("{path}.params.{k}"),
-                            format!(
-                                "expected a string, number or boolean, got {}",
-                                other.type_str()
-                            ),
-                        ))
-                    }
-                };
-                pairs.push((k.clone(), value));
+    // Parameters belong to the discipline named in the file; a --qdisc swap keeps only the buffer
+    // and the parameters a --set gave (for this direction, or for the forward direction a
+    // `reverse` inherits from).
+    let set_here = |k: &str| {
+        let fwd = path.strip_suffix(".reverse");
+        [Some(path), fwd].into_iter().flatten().any(|p| {
+            set_params
+                .iter()
+                .any(|s| *s == format!("{p}.params") || *s == format!("{p}.params.{k}"))
+        })
+    };
+    if let Some(params) = &d.params {
+        for (k, v) in params.get_ref() {
+            if swapped_kind.is_some() && !set_here(k) {
+                continue;
             }
+            let value = match v {
+                toml::Value::String(s) => s.clone(),
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Float(f) => f.to_string(),
+                toml::Value::Boolean(b) => b.to_string(),
+                other => {
+                    return Err(cx.err(
+                        Some(params.span()),
+                        format!("{path}.params.{k}"),
+                        format!(
+                            "expected a string, number or boolean, got {}",
+                            other.type_str()
+                        ),
+                    ))
+                }
+            };
+            pairs.push((k.clone(), value));
         }
     }
     // RED's idle-time correction needs the link rate: give it unless the user did.
@@ -1467,7 +1484,13 @@ pub fn build_with_sets(
         return build(text, file, dir, default_name, ov);
     }
     let edited = apply_sets(text, file, sets)?;
-    build(&edited, file, dir, default_name, ov).map_err(|e| attribute_to_set(e, sets))
+    let mut ov = ov.clone();
+    ov.set_params.extend(
+        sets.iter()
+            .map(|(k, _)| k.clone())
+            .filter(|k| k.ends_with(".params") || k.contains(".params.")),
+    );
+    build(&edited, file, dir, default_name, &ov).map_err(|e| attribute_to_set(e, sets))
 }
 
 /// `e` rewritten to name the `--set KEY=VALUE` that wrote its key, when one did: the error's

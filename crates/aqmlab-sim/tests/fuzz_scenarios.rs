@@ -52,6 +52,7 @@ fn every_discipline_on_every_link() {
                     .map(|n| (n.clone(), k.name().to_string()))
                     .collect(),
                 packet_log: names.clone(),
+                ..Overrides::default()
             };
             fuzzing::check_text(text, file, &ov)
                 .unwrap_or_else(|e| panic!("{file} with {}: {e}", k.name()));

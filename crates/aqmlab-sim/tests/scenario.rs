@@ -74,6 +74,7 @@ fn qdisc_override_swaps_the_discipline_and_keeps_the_buffer() {
         seed: Some(3),
         qdisc: vec![("bottleneck".into(), "droptail".into())],
         packet_log: vec!["bottleneck".into()],
+        ..Overrides::default()
     };
     let mut s = parse_with(GOOD, &ov).unwrap();
     assert_eq!(s.seed, 3);
@@ -101,6 +102,7 @@ fn qdisc_override_swaps_the_discipline_and_keeps_the_buffer() {
             seed: None,
             qdisc: vec![("nope".into(), "red".into())],
             packet_log: vec![],
+            ..Overrides::default()
         },
     )
     .err()
@@ -1007,4 +1009,50 @@ fn delack_timeout_is_a_duration_below_half_a_second() {
 fn a_node_listed_twice_is_named_with_its_line() {
     let e = err("duration = \"1s\"\nnodes = [\"a\", \"b\",\n  \"a\"]\n");
     assert_eq!(e, "t.toml:2: nodes[2]: node \"a\" is listed twice");
+}
+
+#[test]
+fn a_qdisc_swap_keeps_the_parameters_a_set_gave_but_not_the_files() {
+    use aqmlab_sim::scenario::build_with_sets;
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let swap_to_pie = Overrides {
+        qdisc: vec![("bottleneck".into(), "pie".into())],
+        ..Overrides::default()
+    };
+    // GOOD overloads its bottleneck (12 Mb/s of UDP into 10 Mb/s), whose file names CoDel with
+    // target = "5ms". PIE pushes the queueing delay towards its own target (15 ms by default;
+    // after 2 s the median is still above it, about 40 ms, and about 90 ms with 60 ms).
+    let median_ms = |text: &str, sets: &[(&str, &str)]| {
+        let sets: Vec<(String, String)> = sets
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut s = build_with_sets(text, "t.toml", dir, "t", &sets, &swap_to_pie).unwrap();
+        s.sim.run_until(SimTime::from_secs(2));
+        let r = s.sim.report();
+        let b = r.links.iter().find(|l| l.name == "bottleneck").unwrap();
+        assert_eq!(b.qdisc, "pie");
+        b.m.sojourn_ns.quantile(0.5) / 1e6
+    };
+    let default = median_ms(GOOD, &[]);
+    // The file's target (CoDel's) is dropped by the swap, whatever its value...
+    let file_60 = GOOD.replace("target = \"5ms\"", "target = \"60ms\"");
+    assert_ne!(file_60, GOOD);
+    assert_eq!(median_ms(&file_60, &[]), default);
+    // ...but a --set given with the swap is for the swapped-in discipline.
+    let set_60 = median_ms(GOOD, &[("dumbbell.bottleneck.params.target", "60ms")]);
+    assert!(
+        default < 60.0 && set_60 > 1.5 * default,
+        "default {default} ms, with target 60ms {set_60} ms"
+    );
+    // A set parameter the new kind does not have is an error, not silently dropped.
+    let sets = vec![(
+        "dumbbell.bottleneck.params.order".to_string(),
+        "as_coded".to_string(),
+    )];
+    let e = build_with_sets(GOOD, "t.toml", dir, "t", &sets, &swap_to_pie)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("order"), "{e}");
 }
