@@ -318,3 +318,46 @@ def test_per_bin_delay_series_agree_with_the_summary():
     f0 = r.flows[r.flows["flow"] == 0]
     assert f0["srtt_ms"].notna().sum() > 150  # an ACK in nearly every 100 ms bin
     assert f0["srtt_ms"].min() >= 2 * (20 + 10 + 21) - 1  # never below the propagation RTT
+
+
+def test_compare_with_an_unknown_discipline_names_the_flag(scenario):
+    r = run_cli("run", str(scenario), "--compare", "bottleneck=bogus", "--quiet")
+    assert r.returncode == 2
+    assert "--compare bottleneck: unknown queue discipline" in r.stderr, r.stderr
+
+
+def test_a_run_that_stops_early_leaves_no_partial_files(scenario, tmp_path, monkeypatch):
+    import aqmlab.series
+
+    out = tmp_path / "o"
+    aqmlab.run(scenario, out, set={"duration": "1s"})
+    before = {f.name: f.read_bytes() for f in out.iterdir()}
+    calls = []
+
+    def interrupted(self, chunk):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(aqmlab.series.SeriesSink, "add", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        aqmlab.run(scenario, out, set={"duration": "3s"})
+    # The finished run's files are untouched, and nothing of the stopped one is left.
+    assert {f.name: f.read_bytes() for f in out.iterdir()} == before
+
+
+def test_a_path_with_an_equals_sign_is_a_path(tmp_path):
+    with pytest.raises(aqmlab.ScenarioError, match="cannot read the scenario"):
+        aqmlab.run(str(tmp_path / "rate=10M.toml"))
+
+
+def test_a_finished_run_cannot_be_advanced(scenario):
+    from aqmlab.run import load
+
+    r = load(scenario)
+    r.advance(0.5)
+    r.take_series(to_end=True)
+    with pytest.raises(aqmlab.AqmlabError, match="this run is over"):
+        r.advance(1.0)
+    with pytest.raises(aqmlab.AqmlabError, match="this run is over"):
+        r.take_series()

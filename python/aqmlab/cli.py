@@ -188,9 +188,14 @@ def _cmd_run(a: argparse.Namespace) -> int:
             load(a.scenario, seed=a.seed, qdisc=qd, set=sets, packet_log=a.packet_log)
         except ScenarioError as e:
             # A --compare arm passes its swap as a qdisc override: name the flag the user wrote.
-            swap = f"--qdisc {label}:"
-            if label != arms[0][0] and swap in str(e):
-                raise ScenarioError(str(e).replace(swap, f"--compare {label}:")) from None
+            # (Its message names "--qdisc LINK=KIND:" or, for an unknown kind, "--qdisc LINK:".)
+            link = label.partition("=")[0]
+            msg = str(e)
+            for swap in (f"--qdisc {label}:", f"--qdisc {link}:"):
+                if label != arms[0][0] and swap in msg:
+                    raise ScenarioError(
+                        msg.replace(swap, f"--compare {swap.removeprefix('--qdisc ')}")
+                    ) from None
             raise
     results = []
     for label, qd, arm_out in arms:

@@ -26,8 +26,10 @@ MAX_STEP_BINS = 10_000
 class RunResult:
     """A finished run: ``summary`` (the dict written to ``summary.json``) and two pandas
     DataFrames of time series, ``links`` (per link direction and bin: ingress/egress bytes, the
-    largest backlog, drops) and ``flows`` (per flow and bin: delivered and cumulative bytes);
-    ``packets`` is the per-packet log when one was asked for. The DataFrames are None for a
+    largest backlog, drops, packets released and their mean sojourn) and ``flows`` (per flow and
+    bin: delivered and cumulative bytes, the mean smoothed RTT);
+    ``packets`` is the per-packet log when one was asked for. docs/data-format.md lists every
+    column. The DataFrames are None for a
     run made with ``keep=False`` (its series are in the output files only)."""
 
     summary: dict[str, Any]
@@ -111,17 +113,22 @@ def run(
     )
     t0 = time.monotonic()
     shown = False
-    for k in range(1, steps + 1):
-        r.advance(total * k / steps)
-        sink.add(r.take_series())
-        wall = time.monotonic() - t0
-        if show and (shown or wall > PROGRESS_AFTER_S):
-            shown = True
-            _progress(k / steps, r.now_s, total, wall)
-    if shown:
-        sys.stderr.write("\n")
-    summary = json.loads(r.summary_json())
-    sink.add(r.take_series(to_end=True))
+    try:
+        for k in range(1, steps + 1):
+            r.advance(total * k / steps)
+            sink.add(r.take_series())
+            wall = time.monotonic() - t0
+            if show and (shown or wall > PROGRESS_AFTER_S):
+                shown = True
+                _progress(k / steps, r.now_s, total, wall)
+        summary = json.loads(r.summary_json())
+        sink.add(r.take_series(to_end=True))
+    except BaseException:
+        sink.abort()  # Ctrl-C or a failed write: leave no half-written files behind
+        raise
+    finally:
+        if shown:
+            sys.stderr.write("\n")
     tables = sink.close()
     if out is not None:
         with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
@@ -132,7 +139,8 @@ def run(
 
 
 def _is_toml_text(s: str) -> bool:
-    return "\n" in s or ("=" in s and not os.path.exists(s))
+    # A path may hold "=" (runs/rate=10M.toml); TOML text on one line names no .toml file.
+    return "\n" in s or ("=" in s and not s.endswith(".toml") and not os.path.exists(s))
 
 
 class TomlText(str):

@@ -4,6 +4,7 @@ simulator's memory does not grow with the simulated time."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Any
 
@@ -47,7 +48,11 @@ SCHEMAS = {
 
 class SeriesSink:
     """Appends chunks of ``tables`` (names in :data:`SCHEMAS`) to ``out/NAME.parquet`` (or
-    ``.csv``) when ``out`` is given, and keeps them for :meth:`close` when ``keep`` is true."""
+    ``.csv``) when ``out`` is given, and keeps them for :meth:`close` when ``keep`` is true.
+
+    The files are written as ``NAME.parquet.partial`` and renamed by :meth:`close`; a run that
+    stops early calls :meth:`abort`, which removes them, so a folder never mixes a finished
+    run's files with an unfinished one's."""
 
     def __init__(self, tables: list[str], out: str | None, csv: bool, keep: bool) -> None:
         self.tables = tables
@@ -61,8 +66,11 @@ class SeriesSink:
             for name in tables:
                 self.writers[name] = self._open(name)
 
+    def _path(self, name: str) -> str:
+        return os.path.join(self.out, f"{name}.{'csv' if self.csv else 'parquet'}")
+
     def _open(self, name: str) -> Any:
-        path = os.path.join(self.out, f"{name}.{'csv' if self.csv else 'parquet'}")
+        path = self._path(name) + ".partial"
         if self.csv:
             return _CsvWriter(path, SCHEMAS[name])
         import pyarrow.parquet as pq
@@ -84,8 +92,9 @@ class SeriesSink:
         """Closes the files; returns each table as a pandas DataFrame if kept, else None. The
         files hold the rows chunk by chunk (every link's bins of one step, then the next step's);
         the DataFrames are ordered by link (or flow) and time."""
-        for w in self.writers.values():
+        for name, w in self.writers.items():
             w.close()
+            os.replace(self._path(name) + ".partial", self._path(name))
         if not self.keep:
             return {name: None for name in self.tables}
         out = {}
@@ -97,6 +106,14 @@ class SeriesSink:
             df = df.sort_values(key, key=lambda col: col.map(order), kind="stable")
             out[name] = df.reset_index(drop=True)
         return out
+
+    def abort(self) -> None:
+        """Closes and removes the unfinished files."""
+        for name, w in self.writers.items():
+            w.close()
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(self._path(name) + ".partial")
+        self.writers = {}
 
 
 class _CsvWriter:

@@ -180,6 +180,17 @@ struct Run {
     cumulative: Vec<u64>,
 }
 
+impl Run {
+    fn check_not_over(&self) -> PyResult<()> {
+        if self.scenario.sim.series_ended() {
+            return Err(AqmlabError::new_err(
+                "this run is over: its series were taken to the end (take_series(to_end=True))",
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[pymethods]
 impl Run {
     /// Simulated seconds to run in total.
@@ -219,6 +230,7 @@ impl Run {
     }
     /// Runs until `until_s` simulated seconds (capped at the duration), without the GIL.
     fn advance(&mut self, py: Python<'_>, until_s: f64) -> PyResult<()> {
+        self.check_not_over()?;
         let end = aqmlab_core::SimTime::ZERO + self.scenario.duration;
         let until = (aqmlab_core::SimTime::ZERO + aqmlab_core::SimDuration::from_secs_f64(until_s))
             .min(end);
@@ -242,6 +254,7 @@ impl Run {
     /// simulation forgets what it hands out, so a long run streamed this way keeps flat memory.
     #[pyo3(signature = (to_end=false))]
     fn take_series<'py>(&mut self, py: Python<'py>, to_end: bool) -> PyResult<Bound<'py, PyDict>> {
+        self.check_not_over()?;
         let sim = &mut self.scenario.sim;
         let bin_ns = sim.report_bin().as_nanos();
         let names: Vec<String> = sim.link_names().map(str::to_string).collect();

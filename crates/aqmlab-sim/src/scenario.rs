@@ -1460,9 +1460,11 @@ pub fn apply_sets(
             }
             segs.push((key.to_string(), idx));
         }
+        // A TOML value when it is one, except a date or time: no scenario key takes one, and
+        // `name=2024-05-01` means the text.
         let new_value: toml_edit::Value = match value.parse::<toml_edit::Value>() {
-            Ok(v) => v,
-            Err(_) => toml_edit::Value::from(value.as_str()),
+            Ok(v) if !v.is_datetime() => v,
+            _ => toml_edit::Value::from(value.as_str()),
         };
         set_in(doc.as_table_mut(), &segs, &new_value, &bad)?;
     }
@@ -1495,8 +1497,9 @@ pub fn build_with_sets(
 
 /// `e` rewritten to name the `--set KEY=VALUE` that wrote its key, when one did: the error's
 /// key is the set key or lies under it (`flows[0]` set as a whole), or the set key lies under
-/// the error's key and the message names the set key's last part (an unknown field, a
-/// discipline parameter).
+/// the error's key and the message is about the set key's last part as its subject (an
+/// unknown field `` `x` ``, a discipline's `parameter x:` or `parameter "x"`), not merely
+/// listing it among the expected ones.
 fn attribute_to_set(e: ScenarioError, sets: &[(String, String)]) -> ScenarioError {
     let under = |inner: &str, outer: &str| {
         inner == outer
@@ -1511,19 +1514,36 @@ fn attribute_to_set(e: ScenarioError, sets: &[(String, String)]) -> ScenarioErro
         }
         let last = key.rsplit('.').next().unwrap_or(key);
         let last = last.split('[').next().unwrap_or(last);
-        under(&e.path, key) || (under(key, &e.path) && e.msg.contains(last))
+        let about_last = [
+            format!("field `{last}`"),
+            format!("parameter {last}:"),
+            format!("parameter \"{last}\""),
+        ]
+        .iter()
+        .any(|subject| e.msg.contains(subject.as_str()));
+        under(&e.path, key) || (under(key, &e.path) && about_last)
     });
     match hit {
-        Some((key, value)) => ScenarioError {
-            file: e.file,
-            line: None,
-            path: format!("--set {key}={value}"),
-            msg: if e.path == *key {
-                e.msg
-            } else {
-                format!("{}: {}", e.path, e.msg)
-            },
-        },
+        Some((key, value)) => {
+            // The file hint (quote values with units) does not fit a --set: there a value that
+            // reads as a TOML number or boolean is one, and quoting makes it a string.
+            let msg = match e.msg.split_once(" (write values with units in quotes") {
+                Some((head, _)) => format!(
+                    "{head} (give a unit where one belongs, like 20ms or 10Mbps; after --set a bare number or boolean is read as one, so quote text: {key}='\"{value}\"')"
+                ),
+                None => e.msg,
+            };
+            ScenarioError {
+                file: e.file,
+                line: None,
+                path: format!("--set {key}={value}"),
+                msg: if e.path == *key {
+                    msg
+                } else {
+                    format!("{}: {}", e.path, msg)
+                },
+            }
+        }
         None => e,
     }
 }

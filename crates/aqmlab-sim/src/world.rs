@@ -995,6 +995,12 @@ impl Sim {
         }
     }
 
+    /// [`Sim::take_series`] took the series to the end: the run is over (running it further,
+    /// or taking again, panics).
+    pub fn series_ended(&self) -> bool {
+        self.series_ended
+    }
+
     /// The names of the link directions, in the order of [`Report::links`].
     pub fn link_names(&self) -> impl Iterator<Item = &str> {
         self.links.iter().map(|l| l.name.as_str())
@@ -1798,6 +1804,8 @@ impl Sim {
         }
         if to_end {
             self.series_ended = true;
+            // A report now holds no bins (its totals are whole); the cached bin is not used again.
+            self.bins.base = upto.max(bins.base);
         } else {
             self.bins.base = upto.max(bins.base);
             // Recompute the cached bin against the new base.

@@ -428,7 +428,8 @@ fn an_error_in_a_set_key_names_the_set_not_a_line() {
     assert_eq!(
         msg(&[("dumbbell.bottleneck.delay", "10")]),
         "t.toml: --set dumbbell.bottleneck.delay=10: invalid type: integer `10`, expected a string \
-         (write values with units in quotes, e.g. \"10Mbps\", \"20ms\", \"830p\")"
+         (give a unit where one belongs, like 20ms or 10Mbps; after --set a bare number or boolean \
+         is read as one, so quote text: dumbbell.bottleneck.delay='\"10\"')"
     );
     assert!(msg(&[("dumbbell.colour", "1")])
         .starts_with("t.toml: --set dumbbell.colour=1: unknown field `colour`"));
@@ -453,6 +454,27 @@ fn an_error_in_a_set_key_names_the_set_not_a_line() {
     );
     // Good sets build.
     assert_eq!(with(&[("seed", "5")]).unwrap().seed, 5);
+    // A parameter error in the file is the file's, though a --set wrote another parameter
+    // (the message lists every parameter name, target among them).
+    let bad = GOOD.replace("interval = \"100ms\"", "interval = \"100ms\", foo = 1");
+    let sets = [(
+        "dumbbell.bottleneck.params.target".to_string(),
+        "2ms".to_string(),
+    )];
+    let e = build_with_sets(&bad, "t.toml", dir, "t", &sets, &Overrides::default())
+        .err()
+        .expect("an error")
+        .to_string();
+    assert!(
+        e.starts_with("t.toml:18: dumbbell.bottleneck.params: codel has no parameter \"foo\""),
+        "{e}"
+    );
+    // A set value that reads as a number where a string is expected: quote it.
+    assert!(msg(&[("name", "1")]).starts_with(
+        "t.toml: --set name=1: invalid type: integer `1`, expected a string (give a unit"
+    ));
+    // A date is taken as text.
+    assert_eq!(with(&[("name", "2024-05-01")]).unwrap().name, "2024-05-01");
 }
 
 #[test]

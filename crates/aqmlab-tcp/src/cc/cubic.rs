@@ -22,8 +22,10 @@
 //!   A timeout that follows a reduction with no ACK of new data in between (the timer's
 //!   retransmission lost again, or a timeout during fast recovery) keeps `ssthresh` and `W_max`:
 //!   §4.8 defers to RFC 5681, whose §3.1 holds `ssthresh` when a retransmission is lost again,
-//!   and Linux reduces only from the open or disorder states. Reducing again would shrink from
-//!   the one-segment window of the first timeout (`ssthresh` → 2 segments, `W_max` ≈ 1).
+//!   and Linux's `tcp_enter_loss` likewise keeps it in recovery, and in a loss episode until an
+//!   ACK resets the retransmission count (our flag: any ACK of new data). Reducing again would
+//!   shrink from the one-segment window of the first timeout (`ssthresh` → 2 segments,
+//!   `W_max` ≈ 1).
 //! * Slow start is standard (RFC 5681 with byte counting, as [`super::Reno`]), with HyStart++ when
 //!   configured ([`super::HyStart`], driven by the sender; §4.10 for the exit without a loss).
 
