@@ -1492,7 +1492,43 @@ pub fn build_with_sets(
             .map(|(k, _)| k.clone())
             .filter(|k| k.ends_with(".params") || k.contains(".params.")),
     );
-    build(&edited, file, dir, default_name, &ov).map_err(|e| attribute_to_set(e, sets))
+    build(&edited, file, dir, default_name, &ov).map_err(|e| {
+        let mut e = attribute_to_set(e, sets);
+        // An error elsewhere names a line of the edited text, where a --set may have inserted
+        // lines: name the file's line instead.
+        e.line = e.line.and_then(|l| original_line(text, &edited, l));
+        e
+    })
+}
+
+/// The line of `original` that line `l` (1-based) of `edited` comes from, where `edited` is
+/// `original` with some lines replaced in place and some inserted (what [`apply_sets`] does);
+/// `None` for an inserted line.
+fn original_line(original: &str, edited: &str, l: usize) -> Option<usize> {
+    let orig: Vec<&str> = original.lines().collect();
+    let ed: Vec<&str> = edited.lines().collect();
+    if orig.len() == ed.len() {
+        return Some(l);
+    }
+    let mut j = 0; // next line of `orig` not yet matched
+    for (i, line) in ed.iter().enumerate() {
+        let from = if j < orig.len() && orig[j] == *line {
+            j += 1;
+            Some(j)
+        } else if j < orig.len()
+            && (ed.get(i + 1) == orig.get(j + 1) || ed.len() - i == orig.len() - j)
+        {
+            // Replaced in place: the lines after it line up again.
+            j += 1;
+            Some(j)
+        } else {
+            None // inserted
+        };
+        if i + 1 == l {
+            return from;
+        }
+    }
+    None
 }
 
 /// `e` rewritten to name the `--set KEY=VALUE` that wrote its key, when one did: the error's

@@ -473,6 +473,15 @@ fn an_error_in_a_set_key_names_the_set_not_a_line() {
     assert!(msg(&[("name", "1")]).starts_with(
         "t.toml: --set name=1: invalid type: integer `1`, expected a string (give a unit"
     ));
+    // A key a --set inserts shifts the edited text's lines; an error further down still names
+    // the file's line (flows[0].to is on line 23 of GOOD).
+    let bad = GOOD.replace("to = \"r1\"", "to = \"r9\"");
+    let sets = [("dumbbell.bottleneck.loss".to_string(), "0.01".to_string())];
+    let e = build_with_sets(&bad, "t.toml", dir, "t", &sets, &Overrides::default())
+        .err()
+        .expect("an error")
+        .to_string();
+    assert!(e.starts_with("t.toml:23: flows[0].to:"), "{e}");
     // A date is taken as text.
     assert_eq!(with(&[("name", "2024-05-01")]).unwrap().name, "2024-05-01");
 }
