@@ -232,15 +232,10 @@ mod tests {
     use super::*;
     use aqmlab_core::SimDuration;
 
-    #[test]
-    fn k_after_loss_matches_rfc_formula() {
-        let mss = 1000;
-        let mut c = Cubic::new(CubicParams::default(), mss, 100 * mss);
-        c.on_congestion(SimTime::ZERO, 100 * mss, Congestion::Loss);
-        assert_eq!(c.cwnd(), 70 * mss);
-        assert_eq!(c.w_max(), 100.0);
-        let ev = AckEvent {
-            now: SimTime::from_secs(1),
+    /// An ACK of one `mss`-byte segment at `now_s` seconds, window-limited, SRTT 100 ms.
+    fn ack_at(now_s: u64, mss: u64) -> AckEvent {
+        AckEvent {
+            now: SimTime::from_secs(now_s),
             acked_bytes: mss,
             rtt: None,
             srtt: Some(SimDuration::from_millis(100)),
@@ -249,8 +244,17 @@ mod tests {
             in_flight: 0,
             cwnd_limited: true,
             mss,
-        };
-        c.on_ack(&ev);
+        }
+    }
+
+    #[test]
+    fn k_after_loss_matches_rfc_formula() {
+        let mss = 1000;
+        let mut c = Cubic::new(CubicParams::default(), mss, 100 * mss);
+        c.on_congestion(SimTime::ZERO, 100 * mss, Congestion::Loss);
+        assert_eq!(c.cwnd(), 70 * mss);
+        assert_eq!(c.w_max(), 100.0);
+        c.on_ack(&ack_at(1, mss));
         let k = aqmlab_core::math::cbrt(100.0f64 * 0.3 / 0.4);
         assert!((c.k() - k).abs() < 1e-12);
         assert!((c.w_cubic(c.k()) - 100.0).abs() < 1e-9);
@@ -262,17 +266,6 @@ mod tests {
     #[test]
     fn a_timeout_within_an_episode_keeps_ssthresh_and_w_max() {
         let mss = 1000;
-        let ack = |now_s: u64| AckEvent {
-            now: SimTime::from_secs(now_s),
-            acked_bytes: mss,
-            rtt: None,
-            srtt: Some(SimDuration::from_millis(100)),
-            snd_una: 0,
-            snd_nxt: 0,
-            in_flight: 0,
-            cwnd_limited: true,
-            mss,
-        };
         // Back-to-back timeouts: the second finds cwnd = 1 segment and must not reduce from it.
         let mut c = Cubic::new(CubicParams::default(), mss, 100 * mss);
         c.on_rto(SimTime::ZERO, 100 * mss);
@@ -280,7 +273,7 @@ mod tests {
         c.on_rto(SimTime::from_secs(1), 100 * mss);
         assert_eq!((c.cwnd(), c.ssthresh(), c.w_max()), (mss, 70 * mss, 100.0));
         // Once new data is acknowledged, a later timeout is a new episode.
-        c.on_ack(&ack(2));
+        c.on_ack(&ack_at(2, mss));
         assert_eq!(c.cwnd(), 2 * mss);
         c.on_rto(SimTime::from_secs(3), 2 * mss);
         assert_eq!(
