@@ -688,36 +688,3 @@ proptest! {
         prop_assert_eq!(state(&q, "new_flows") + state(&q, "old_flows"), 0.0);
     }
 }
-
-/// Speed check (run with `--release -- --ignored`): one enqueue + dequeue pair with 64 flows
-/// backlogged. Target ≤ 100 ns per pair.
-#[test]
-#[ignore]
-#[allow(clippy::disallowed_methods)] // wall-clock timing of the test itself, not of a result
-fn speed_enqueue_dequeue_pair_64_flows() {
-    let mut q = FqCodel::new(config(&[]), UniformSource::seeded(1));
-    let mut cx = aqmlab_qdisc::QdiscCx::new();
-    let mut id = 0u64;
-    for _ in 0..8 {
-        for f in 0..64 {
-            let mut p = pkt(id, 1500, f);
-            p.enqueue_ns = 0;
-            q.enqueue(T0, p, &mut cx);
-            id += 1;
-        }
-    }
-    let n = 5_000_000u64;
-    let start = std::time::Instant::now();
-    for i in 0..n {
-        let now = SimTime::from_nanos(i * 100);
-        let mut p = pkt(id, 1500, (i % 64) as u32);
-        p.enqueue_ns = now.as_nanos();
-        q.enqueue(now, p, &mut cx);
-        id += 1;
-        std::hint::black_box(q.dequeue(now, &mut cx));
-        cx.clear();
-    }
-    let ns = start.elapsed().as_nanos() as f64 / n as f64;
-    println!("fq_codel enqueue+dequeue pair, 64 backlogged flows: {ns:.1} ns");
-    assert_eq!(q.backlog().packets, 512);
-}
