@@ -509,13 +509,8 @@ impl Link {
         }
         self.row(bin);
         let (last_bin, last_pkts, last_bytes) = self.level;
-        for r in &mut self.series[last_bin + 1..=bin] {
-            r.max_backlog_pkts = r.max_backlog_pkts.max(last_pkts);
-            r.max_backlog_bytes = r.max_backlog_bytes.max(last_bytes);
-        }
-        let r = &mut self.series[bin];
-        r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
-        r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
+        carry_level(&mut self.series[last_bin + 1..=bin], last_pkts, last_bytes);
+        carry_level(&mut self.series[bin..=bin], pkts, bytes);
         self.level = (bin.max(last_bin), pkts, bytes);
     }
 }
@@ -523,7 +518,11 @@ impl Link {
 struct Flow {
     info: FlowInfo,
     kind: FlowKind,
+    /// Totals and sketches; its per-bin series stay empty while running (they are in `series`,
+    /// and a report fills them in).
     m: FlowMetrics,
+    /// The time series, one row per bin.
+    series: Vec<FlowBin>,
 }
 
 /// One direction of a connection: a sender at node `from` and its receiver at node `to`.
@@ -712,20 +711,22 @@ fn flow_stream(idx: usize, name: Option<&str>) -> String {
     }
 }
 
-/// Row `bin` of a link's series, added (with the bins before it) if missing.
+/// Row `bin` of a link's or flow's series, added (with the bins before it) if missing.
 #[inline]
-fn row_of(series: &mut Vec<LinkBin>, bin: usize) -> &mut LinkBin {
+fn row_of<T: Default + Clone>(series: &mut Vec<T>, bin: usize) -> &mut T {
     if series.len() <= bin {
-        series.resize(bin + 1, LinkBin::default());
+        series.resize(bin + 1, T::default());
     }
     &mut series[bin]
 }
 
-fn bin_add(v: &mut Vec<u64>, bin: usize, x: u64) {
-    if v.len() <= bin {
-        v.resize(bin + 1, 0);
+/// Raises the largest backlog of each of `rows` to `pkts` packets and `bytes` bytes: the level
+/// that held through bins without calls.
+fn carry_level(rows: &mut [LinkBin], pkts: u64, bytes: u64) {
+    for r in rows {
+        r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
+        r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
     }
-    v[bin] += x;
 }
 
 impl Sim {
@@ -859,6 +860,7 @@ impl Sim {
                 rng,
             },
             m: FlowMetrics::default(),
+            series: Vec::new(),
         });
         Ok(idx)
     }
@@ -924,6 +926,7 @@ impl Sim {
             info,
             kind: FlowKind::Tcp { spec, rng },
             m: FlowMetrics::default(),
+            series: Vec::new(),
         });
         Ok(idx)
     }
@@ -1396,16 +1399,16 @@ impl Sim {
         let slot = payload_slot(p.id);
         let bin = self.bin();
         let flow = p.flow.0;
-        let m = &mut self.flows[flow as usize].m;
-        m.delivered_pkts += 1;
+        let fl = &mut self.flows[flow as usize];
+        fl.m.delivered_pkts += 1;
         // The payload is read in place and freed once the endpoint has seen it, before anything
         // is sent (so the slot is reused warm): a TCP segment is about 100 bytes, and copying it
         // out of the arena was a visible share of the run time.
         let (conn, gen, leg, to_receiver) = match *self.payloads.get(slot) {
             Payload::Udp { .. } => {
                 // UDP goodput is what arrives; TCP's is the in-order bytes the receiver hands up.
-                m.delivered_bytes += p.size_bytes as u64;
-                bin_add(&mut m.delivered_bytes_per_bin, bin, p.size_bytes as u64);
+                fl.m.delivered_bytes += p.size_bytes as u64;
+                row_of(&mut fl.series, bin).delivered_bytes += p.size_bytes as u64;
                 self.payloads.free(slot);
                 return;
             }
@@ -1444,9 +1447,9 @@ impl Sim {
             l.delivered = total;
             if leg == main {
                 // Goodput: the transfer's bytes (web: the response, not the request).
-                let fm = &mut self.flows[flow as usize].m;
-                fm.delivered_bytes += new_bytes;
-                bin_add(&mut fm.delivered_bytes_per_bin, bin, new_bytes);
+                let fl = &mut self.flows[flow as usize];
+                fl.m.delivered_bytes += new_bytes;
+                row_of(&mut fl.series, bin).delivered_bytes += new_bytes;
             }
             let request_done = leg == LEG_OPEN && awaiting.is_some_and(|(req, _)| total >= req);
             if request_done {
@@ -1462,10 +1465,11 @@ impl Sim {
             l.sender.on_segment(self.now, seg, &mut out);
             self.payloads.free(slot);
             if let Some(srtt) = l.sender.stats().srtt {
-                let fm = &mut self.flows[flow as usize].m;
-                fm.srtt_ns.add(srtt.as_nanos());
-                bin_add(&mut fm.srtt_sum_ns_per_bin, bin, srtt.as_nanos());
-                bin_add(&mut fm.srtt_samples_per_bin, bin, 1);
+                let fl = &mut self.flows[flow as usize];
+                fl.m.srtt_ns.add(srtt.as_nanos());
+                let row = row_of(&mut fl.series, bin);
+                row.srtt_sum_ns += srtt.as_nanos();
+                row.srtt_samples += 1;
             }
             self.emit(conn, leg, true, &mut out);
             self.segs = out;
@@ -1695,9 +1699,8 @@ impl Sim {
                         .saturating_sub(self.bins.base);
                     rows.resize(n, LinkBin::default());
                     let (lb, pkts, bytes) = l.level;
-                    for r in rows.iter_mut().skip(lb + 1) {
-                        r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
-                        r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
+                    if lb + 1 < rows.len() {
+                        carry_level(&mut rows[lb + 1..], pkts, bytes);
                     }
                     // One row per bin, so the five series end together.
                     m.ingress_bytes_per_bin = rows.iter().map(|r| r.ingress_bytes).collect();
@@ -1724,7 +1727,18 @@ impl Sim {
                     }
                 })
                 .collect(),
-            flows: self.flows.iter().map(|f| f.m.clone()).collect(),
+            flows: self
+                .flows
+                .iter()
+                .map(|f| {
+                    let mut m = f.m.clone();
+                    m.delivered_bytes_per_bin =
+                        f.series.iter().map(|r| r.delivered_bytes).collect();
+                    m.srtt_sum_ns_per_bin = f.series.iter().map(|r| r.srtt_sum_ns).collect();
+                    m.srtt_samples_per_bin = f.series.iter().map(|r| r.srtt_samples).collect();
+                    m
+                })
+                .collect(),
             flow_info: self.flows.iter().map(|f| f.info.clone()).collect(),
             bin: SimDuration::from_nanos(self.bins.bin_ns),
             first_bin: self.bins.base,
@@ -1768,9 +1782,8 @@ impl Sim {
             if l.series.len() < fill_to {
                 l.series.resize(fill_to, LinkBin::default());
             }
-            for r in l.series.iter_mut().take(fill_to).skip(lb + 1) {
-                r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
-                r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
+            if lb + 1 < fill_to {
+                carry_level(&mut l.series[lb + 1..fill_to], pkts, bytes);
             }
             l.level.0 = lb.max(fill_to.saturating_sub(1)).saturating_sub(k);
             chunk.links.push(l.series.drain(..k).collect());
@@ -1782,32 +1795,16 @@ impl Sim {
             );
         }
         for f in &mut self.flows {
-            let m = &mut f.m;
-            let take = |v: &mut Vec<u64>| -> Vec<u64> {
-                if v.len() < k {
-                    v.resize(k, 0);
-                }
-                v.drain(..k).collect()
-            };
-            let delivered = take(&mut m.delivered_bytes_per_bin);
-            let sums = take(&mut m.srtt_sum_ns_per_bin);
-            let samples = take(&mut m.srtt_samples_per_bin);
-            chunk.flows.push(
-                (0..k)
-                    .map(|i| FlowBin {
-                        delivered_bytes: delivered[i],
-                        srtt_sum_ns: sums[i],
-                        srtt_samples: samples[i],
-                    })
-                    .collect(),
-            );
+            if f.series.len() < k {
+                f.series.resize(k, FlowBin::default());
+            }
+            chunk.flows.push(f.series.drain(..k).collect());
         }
+        self.bins.base = upto.max(bins.base);
         if to_end {
-            self.series_ended = true;
             // A report now holds no bins (its totals are whole); the cached bin is not used again.
-            self.bins.base = upto.max(bins.base);
+            self.series_ended = true;
         } else {
-            self.bins.base = upto.max(bins.base);
             // Recompute the cached bin against the new base.
             self.bins.start_ns = u64::MAX;
             self.bins.set(now);
