@@ -941,28 +941,34 @@ pub fn build(
             }
         },
     };
-    for (i, name) in output.packet_log.iter().enumerate() {
-        if !sim.log_packets(name.get_ref()) {
+    // Packet logs asked for in the file (`[output] packet_log`) and on the command line.
+    let asked = output
+        .packet_log
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            (
+                n.get_ref().as_str(),
+                Some(n.span()),
+                format!("output.packet_log[{i}]"),
+            )
+        })
+        .chain(
+            ov.packet_log
+                .iter()
+                .map(|n| (n.as_str(), None, format!("--packet-log {n}"))),
+        );
+    for (name, span, key) in asked {
+        if !sim.log_packets(name) {
             let names: Vec<&str> = sim.link_names().collect();
             return Err(cx.err(
-                Some(name.span()),
-                format!("output.packet_log[{i}]"),
+                span,
+                key,
                 format!(
-                    "no link direction named {:?}: expected one of {}",
-                    name.get_ref(),
+                    "no link direction named {name:?} (NAME or NAME.rev): expected one of {}",
                     names.join(", ")
                 ),
             ));
-        }
-    }
-    for name in &ov.packet_log {
-        if !sim.log_packets(name) {
-            return Err(ScenarioError {
-                file: cx.file.clone(),
-                line: None,
-                path: format!("--packet-log {name}"),
-                msg: "no link direction with that name (use NAME or NAME.rev)".into(),
-            });
         }
     }
     Ok(Scenario {

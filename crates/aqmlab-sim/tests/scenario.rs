@@ -406,7 +406,7 @@ fn the_output_table_picks_the_format_and_the_packet_log() {
         .unwrap()
         .to_string();
     assert!(
-        e.contains(": output.packet_log[1]: no link direction named \"nowhere\": expected one of"),
+        e.contains(": output.packet_log[1]: no link direction named \"nowhere\" (NAME or NAME.rev): expected one of"),
         "{e}"
     );
     let e = with("logs = true").err().unwrap().to_string();
