@@ -170,7 +170,7 @@ def _pairs(items: list[str], flag: str) -> list[tuple[str, str]]:
 
 
 def _cmd_run(a: argparse.Namespace) -> int:
-    from aqmlab.run import TomlText, load, run
+    from aqmlab.run import TomlText, load, simulate
 
     qdisc = dict(_pairs(a.qdisc, "--qdisc"))
     # As typed: 10 and true are a number and a boolean, 10Mbps a string.
@@ -182,10 +182,11 @@ def _cmd_run(a: argparse.Namespace) -> int:
     arms = [("as written", qdisc, out)]
     for link, kind in compare:
         arms.append((f"{link}={kind}", {**qdisc, link: kind}, os.path.join(out, f"{link}={kind}")))
-    # Every arm is checked before any runs, so a bad --compare fails at once.
-    for label, qd, _ in arms:
+    # Every arm is loaded (and so checked) before any runs, so a bad --compare fails at once.
+    loaded = []
+    for label, qd, arm_out in arms:
         try:
-            load(a.scenario, seed=a.seed, qdisc=qd, set=sets, packet_log=a.packet_log)
+            r = load(a.scenario, seed=a.seed, qdisc=qd, set=sets, packet_log=a.packet_log)
         except ScenarioError as e:
             # A --compare arm passes its swap as a qdisc override: name the flag the user wrote.
             # (Its message names "--qdisc LINK=KIND:" or, for an unknown kind, "--qdisc LINK:".)
@@ -197,21 +198,13 @@ def _cmd_run(a: argparse.Namespace) -> int:
                         msg.replace(swap, f"--compare {swap.removeprefix('--qdisc ')}")
                     ) from None
             raise
+        loaded.append((label, r, arm_out))
     results = []
-    for label, qd, arm_out in arms:
+    for label, r, arm_out in loaded:
         if len(arms) > 1 and not a.quiet:
             print(f"-- {label}", file=sys.stderr)
-        res = run(
-            a.scenario,
-            arm_out,
-            seed=a.seed,
-            qdisc=qd,
-            set=sets,
-            csv=a.csv,
-            progress=progress,
-            packet_log=a.packet_log,
-            keep=False,  # the series go to the files only
-        )
+        # The series go to the files only.
+        res = simulate(r, arm_out, csv=a.csv, progress=progress, keep=False)
         results.append((label, res))
     if a.quiet:
         return 0

@@ -13,7 +13,7 @@ from typing import Any
 
 from aqmlab import _core
 
-__all__ = ["RunResult", "TomlText", "run"]
+__all__ = ["RunResult", "TomlText", "load", "run", "simulate"]
 
 #: Show the progress bar once a run has taken this many wall-clock seconds.
 PROGRESS_AFTER_S = 1.0
@@ -97,9 +97,21 @@ def run(
     this), for runs whose series would not fit in memory. Raises
     :class:`aqmlab.ScenarioError` on bad input, before simulating.
     """
+    r = load(scenario, seed=seed, qdisc=qdisc, set=set, packet_log=packet_log)
+    return simulate(r, out, csv=csv, progress=progress, keep=keep)
+
+
+def simulate(
+    r: Any,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    csv: bool = False,
+    progress: bool | None = None,
+    keep: bool = True,
+) -> RunResult:
+    """Run ``r``, a scenario :func:`load` read, to its end: :func:`run` after the loading."""
     from aqmlab.series import SeriesSink
 
-    r = load(scenario, seed=seed, qdisc=qdisc, set=set, packet_log=packet_log)
     show = sys.stderr.isatty() if progress is None else progress
     total = r.duration_s
     # Each step's bins are handed to the sink as the run goes: at most MAX_STEP_BINS of them
