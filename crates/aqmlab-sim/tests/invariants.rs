@@ -141,6 +141,13 @@ fn steps_capacity(steps: &[(u64, u64)], t: u64) -> u128 {
     c
 }
 
+/// The utilization of link direction `name` in `r` lies in `(min, 1]`: it was busy, and never
+/// more than its capacity.
+fn assert_busy(r: &Report, name: &str, min: f64) {
+    let u = r.links.iter().find(|l| l.name == name).unwrap().utilization;
+    assert!(u > min && u <= 1.0, "{name}: utilization {u}");
+}
+
 const UDP_FLOW: &str = "[[flows]]\nkind = \"udp\"\n";
 
 #[test]
@@ -217,12 +224,7 @@ size = 300
         sizes.contains(&1500) && sizes.contains(&300) && sizes.contains(&40),
         "{sizes:?}"
     );
-    let b = r.links.iter().find(|l| l.name == "bottleneck").unwrap();
-    assert!(
-        b.utilization > 0.95 && b.utilization <= 1.0,
-        "{}",
-        b.utilization
-    );
+    assert_busy(&r, "bottleneck", 0.95);
 }
 
 #[test]
@@ -274,12 +276,7 @@ fn a_step_schedule_link_never_sends_faster_than_its_schedule() {
         let f = fraction(&in_phase);
         assert!(f > 0.7, "phase from {from} ns: tight fraction {f}");
     }
-    let b = r.links.iter().find(|l| l.name == "bottleneck").unwrap();
-    assert!(
-        b.utilization > 0.85 && b.utilization <= 1.0,
-        "{}",
-        b.utilization
-    );
+    assert_busy(&r, "bottleneck", 0.85);
 }
 
 #[test]
@@ -320,12 +317,7 @@ fn a_schedule_with_an_outage_and_odd_rates_never_sends_too_fast() {
         .all(|p| !(333_700_001..=500_000_000).contains(&p.t_ns)));
     let sizes: std::collections::BTreeSet<u32> = log.iter().map(|p| p.size).collect();
     assert_eq!(sizes.into_iter().collect::<Vec<_>>(), [210, 1500]);
-    let b = &r.links[0];
-    assert!(
-        b.utilization > 0.99 && b.utilization <= 1.0,
-        "{}",
-        b.utilization
-    );
+    assert_busy(&r, "ab", 0.99);
 }
 
 /// Delivery opportunities (ms) of a mahimahi trace file.
@@ -389,12 +381,7 @@ fn a_trace_link_never_sends_more_than_its_delivery_opportunities() {
         if link == "bottleneck" {
             // The downloads keep the downlink busy: most departures use the next opportunity.
             assert!(tight > 0.5, "{link}: tight fraction {tight}");
-            let b = r.links.iter().find(|l| l.name == link).unwrap();
-            assert!(
-                b.utilization > 0.6 && b.utilization <= 1.0,
-                "{}",
-                b.utilization
-            );
+            assert_busy(&r, link, 0.6);
         }
     }
     // The independent count agrees with the engine's trace arithmetic at a few instants.
