@@ -303,7 +303,8 @@ def test_streamed_files_equal_the_returned_dataframes(scenario, tmp_path):
 
 def test_per_bin_delay_series_agree_with_the_summary():
     # The bins' mean sojourn, weighted by the packets released in each, is the run's mean
-    # sojourn (exact in the summary); the same for the flows' smoothed RTT.
+    # sojourn (exact in the summary). A flow's per-bin sRTT is sampled in (nearly) every bin and
+    # never below its path's propagation RTT.
     r = aqmlab.run(ROOT / "scenarios" / "codel-dynamic-link.toml", set={"duration": "20s"})
     b = r.links[r.links["link"] == "bottleneck"]
     s = r.summary["links"]["bottleneck"]
