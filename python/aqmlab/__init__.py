@@ -1,7 +1,10 @@
 """aqmlab: a laboratory for active queue management.
 
 The queue disciplines (DropTail, RED, CoDel, LSTF-CoDel, FQ-CoDel, PIE) live in a Rust core;
-this package is the Python front end: :func:`replay` drives one discipline from a schedule and
+this package is the Python front end: :func:`run` simulates a scenario, :func:`sweep` runs it
+over axes of values and seeds, :func:`summarize`, :func:`welch_t` and :func:`f_test` give
+statistics over seeds, :func:`plot` and :func:`write_report` draw figures and write an HTML
+report from saved results, :func:`replay` drives one discipline from a schedule and
 :func:`list_qdiscs` lists every discipline with its parameters.
 """
 
@@ -13,8 +16,12 @@ from aqmlab.exceptions import (
     ScenarioError,
     ScheduleError,
 )
+from aqmlab.plot import plot
 from aqmlab.replay import ReplayResult, list_qdiscs, replay
+from aqmlab.report import write_report
 from aqmlab.run import RunResult, TomlText, run
+from aqmlab.stats import f_test, summarize, welch_t
+from aqmlab.sweep import sweep
 
 __all__ = [
     "AqmlabError",
@@ -26,7 +33,13 @@ __all__ = [
     "ScheduleError",
     "TomlText",
     "__version__",
+    "f_test",
     "list_qdiscs",
+    "plot",
     "replay",
     "run",
+    "summarize",
+    "sweep",
+    "welch_t",
+    "write_report",
 ]

@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -128,6 +129,101 @@ def _build_parser() -> argparse.ArgumentParser:
     rn.add_argument("--csv", action="store_true", help="write time series as CSV, not Parquet")
     rn.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
 
+    sw = sub.add_parser(
+        "sweep",
+        help="run a scenario over values of its keys and seeds, in parallel, with statistics",
+        description=(
+            "Run SCENARIO (a scenario file) at every combination of the --vary, --qdisc and "
+            "--zip values, for every seed, on all cores (or a Dask cluster), and write "
+            "DIR/results.parquet, results.csv (one row per run), summary.csv (mean, std, n, "
+            "95%% CI over seeds) and each run's folder under DIR/runs/. Runs already in DIR are "
+            "reused: a sweep run again, or resumed after an interruption, simulates only what "
+            "is missing. Or: aqmlab sweep SWEEP.toml (docs/data-format.md, 'Sweeps')."
+        ),
+    )
+    sw.add_argument("scenario", metavar="SCENARIO|SWEEP.toml")
+    sw.add_argument("--out", "-o", metavar="DIR", help="sweep folder (default out/sweep-<name>)")
+    sw.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2,...",
+        help="an axis: the values of a scenario key (as --set takes it), e.g. "
+        "dumbbell.bottleneck.rate=10Mbps,100Mbps",
+    )
+    sw.add_argument(
+        "--qdisc",
+        action="append",
+        default=[],
+        metavar="LINK=K1,K2,...",
+        help="an axis of disciplines on LINK (swapped as aqmlab run --qdisc does)",
+    )
+    sw.add_argument(
+        "--zip",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2,...",
+        help="keys whose i-th values go together: all --zip keys form one axis",
+    )
+    sw.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY.PATH=VALUE",
+        help="fix a key for every point (as aqmlab run --set)",
+    )
+    sw.add_argument("--seeds", metavar="SEEDS", help="e.g. 1-10 or 1,3,5 (default: the file's)")
+    sw.add_argument(
+        "--jobs", "-j", type=int, metavar="N", help="parallel runs (default: every core)"
+    )
+    sw.add_argument(
+        "--threads",
+        action="store_true",
+        help="run in threads of this process instead of worker processes",
+    )
+    sw.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run on a Dask cluster: a scheduler's address (tcp://host:8786), or 'local' "
+        "for a LocalCluster of --jobs workers (pip install 'aqmlab[dask]')",
+    )
+    sw.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
+
+    pl = sub.add_parser(
+        "plot",
+        help="draw the figures of a run or sweep folder (PNG and SVG, into DIR/figures/)",
+        description=(
+            "Draw figures from saved results without simulating again. A run folder: delay, "
+            "cumulative bytes, throughput, queue, sojourn CDF, per-flow goodput (every "
+            "--compare arm in the same figure). A sweep folder: metrics against an axis with "
+            "95%% confidence intervals, and delay against throughput."
+        ),
+    )
+    pl.add_argument("folder", metavar="DIR")
+    pl.add_argument("--link", metavar="NAME", help="link direction to plot (default: bottleneck)")
+    pl.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="COLUMN",
+        help="sweep: a metric column to plot (repeatable; default: delay, utilization, goodput)",
+    )
+    pl.add_argument("--x", metavar="AXIS", help="sweep: the axis on the x axis (default: first)")
+    pl.add_argument("--by", metavar="AXIS", help="sweep: one line per value of this axis")
+    pl.add_argument("--out", "-o", metavar="DIR", help="figure folder (default DIR/figures)")
+
+    rp = sub.add_parser(
+        "report",
+        help="write a self-contained report.html of a run or sweep folder",
+        description=(
+            "Write DIR/report.html: figures embedded, tables, and how every run was made; it "
+            "opens in a browser without a server."
+        ),
+    )
+    rp.add_argument("folder", metavar="DIR")
+    rp.add_argument("--link", metavar="NAME", help="link direction to show (default: bottleneck)")
+    rp.add_argument("--out", "-o", metavar="FILE", help="report file (default DIR/report.html)")
+
     b = sub.add_parser(
         "bench",
         help=(
@@ -214,6 +310,98 @@ def _cmd_run(a: argparse.Namespace) -> int:
         _print_comparison(results, [link for link, _ in compare])
     print(f"summary.json and time series written to {out}/")
     return 0
+
+
+def _cmd_sweep(a: argparse.Namespace, argv: Sequence[str]) -> int:
+    import shlex
+
+    from aqmlab.sweep import run_sweep
+    from aqmlab.sweepspec import from_cli, from_file
+
+    if a.scenario.endswith(".toml") and _is_sweep_file(a.scenario):
+        if a.vary or a.qdisc or a.zip or a.set or a.seeds:
+            raise _UsageError(
+                f"{a.scenario} is a sweep file: give the axes, --set and --seeds in it, "
+                "not on the command line"
+            )
+        spec = from_file(a.scenario)
+    else:
+        spec = from_cli(a.scenario, a.vary, a.qdisc, a.zip, a.set, a.seeds)
+    stem = os.path.splitext(os.path.basename(a.scenario))[0]
+    out = a.out or os.path.join("out", f"sweep-{stem}")
+    command = shlex.join(["aqmlab", *argv])
+    if a.jobs is not None and a.jobs < 1:
+        raise _UsageError(f"--jobs must be at least 1, got {a.jobs}")
+    # SIGTERM and SIGHUP stop a sweep as Ctrl-C does: the finished runs stay, the next start
+    # runs the rest.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
+    try:
+        res = run_sweep(
+            spec,
+            out,
+            jobs=a.jobs,
+            executor="thread" if a.threads else "process",
+            dask=a.dask,
+            progress=False if a.quiet else None,
+            command=command,
+        )
+    except KeyboardInterrupt:
+        print(
+            f"aqmlab: interrupted; the finished runs are kept in {out}/runs/: the same command "
+            "runs only the rest",
+            file=sys.stderr,
+        )
+        return 130
+    if not a.quiet:
+        _print_sweep(res, spec.columns)
+    if res.seeds_identical:
+        print(
+            "aqmlab: warning: every seed gave identical results at every point: the scenario "
+            "draws nothing at random (no web, on/off or lossy element), so the seeds add "
+            "nothing",
+            file=sys.stderr,
+        )
+    if res.failed:
+        print(
+            f"aqmlab: error: {res.failed} of {len(res.results)} runs failed "
+            f"(their errors are in the 'error' column of {out}/results.csv)",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _is_sweep_file(path: str) -> bool:
+    """A sweep file names a base ``scenario``; a scenario file never has that key."""
+    from aqmlab.sweepspec import _toml_loads
+
+    try:
+        with open(path, "rb") as f:
+            doc = _toml_loads(f.read().decode("utf-8", errors="replace"))
+    except Exception:  # noqa: BLE001 - not readable as TOML: the scenario loader says why
+        return False
+    return isinstance(doc.get("scenario"), str)
+
+
+def _print_sweep(res, columns: list) -> None:
+    df = res.results
+    print(f"{len(df)} runs: {res.ran} simulated, {res.cached} from the cache, {res.failed} failed")
+    show = [m for m in ("bottleneck.sojourn_ms.p50", "bottleneck.utilization") if m in df]
+    show.append("total.goodput_bps")
+    summ = res.summary[res.summary["metric"].isin(show)]
+    if len(summ) and columns:
+        wide = summ.pivot_table(
+            index=columns, columns="metric", values="mean", sort=False, dropna=False
+        )
+        with __import__("pandas").option_context("display.width", 120):
+            print("means over seeds:")
+            print(wide.to_string(float_format=lambda v: f"{v:.4g}"))
+    print(f"results.parquet, results.csv, summary.csv and runs/ written to {res.out}/")
 
 
 def _print_comparison(results: list, links: list) -> None:
@@ -362,6 +550,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_demo(a)
         if a.command == "run":
             return _cmd_run(a)
+        if a.command == "plot":
+            from aqmlab.plot import plot
+
+            files = plot(a.folder, link=a.link, metrics=a.metric or None, x=a.x, by=a.by, out=a.out)
+            print(
+                f"{len(files)} files written to {os.path.dirname(files[0]) if files else a.folder}/"
+            )
+            return 0
+        if a.command == "report":
+            from aqmlab.report import write_report
+
+            print(f"report written to {write_report(a.folder, link=a.link, out=a.out)}")
+            return 0
+        if a.command == "sweep":
+            return _cmd_sweep(a, sys.argv[1:] if argv is None else argv)
         if a.command == "bench":
             from aqmlab.bench import format_table, run_benchmarks
 

@@ -1,0 +1,71 @@
+"""A run's ``summary.json`` as one flat row of named metrics: the columns of a sweep's
+``results`` table (``docs/data-format.md``, "Sweeps", lists the naming rules).
+
+* a link direction's values: ``<link>.<key>``, nested keys joined by dots
+  (``bottleneck.sojourn_ms.p50``, ``bottleneck.drops_by_reason.overlimit``);
+* a flow's values: ``flows[<i>].<key>`` (``flows[0].goodput_bps``, ``flows[2].srtt_ms.p99``),
+  indexed as ``--set flows[i]`` indexes them;
+* run-wide values: ``fairness.jain_goodput``, ``fairness.jain_drops``, ``events``,
+  ``sim_time_s``, and the totals over flows ``total.goodput_bps``, ``total.delivered_bytes``,
+  ``total.dropped_pkts``, ``total.retransmits``, ``total.timeouts``.
+
+``wall_s`` is left out on purpose: it is the one value that differs between identical runs, and
+a sweep's tables must be identical wherever and however often it runs.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+#: Summary keys that are not metrics (descriptions of the run, or wall-clock time).
+_SKIP_TOP = {"format_version", "scenario", "seed", "wall_s", "bin_s", "links", "flows", "fairness"}
+#: A flow's descriptive fields (strings or ids), left out of the metrics.
+_SKIP_FLOW = {"id", "name", "kind", "cc", "app", "src", "dst"}
+#: Flow counters summed into ``total.<key>``.
+TOTALS = ("goodput_bps", "delivered_bytes", "dropped_pkts", "retransmits", "timeouts")
+#: Nested count tables whose missing keys mean zero (a reason that never happened).
+_ZERO_FILL = ("drops_by_reason", "marks_by_reason")
+
+
+def _walk(prefix: str, value: Any, out: dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        for k in sorted(value):
+            _walk(f"{prefix}.{k}", value[k], out)
+    elif isinstance(value, bool):
+        out[prefix] = int(value)
+    elif value is None or isinstance(value, (int, float, str)):
+        out[prefix] = value
+    # lists and other shapes are not metrics
+
+
+def flatten(summary: dict[str, Any]) -> dict[str, Any]:
+    """The metrics of one run's summary, as ``{column: value}`` (numbers, None, and a link's
+    ``qdisc`` name)."""
+    out: dict[str, Any] = {}
+    for k in sorted(summary):
+        if k not in _SKIP_TOP:
+            _walk(k, summary[k], out)
+    for k, v in sorted(summary.get("fairness", {}).items()):
+        _walk(f"fairness.{k}", v, out)
+    for name, link in summary.get("links", {}).items():
+        _walk(name, link, out)
+    flows = summary.get("flows", [])
+    for i, flow in enumerate(flows):
+        for k in sorted(flow):
+            if k not in _SKIP_FLOW:
+                _walk(f"flows[{i}].{k}", flow[k], out)
+    for k in TOTALS:
+        vals = [f.get(k) for f in flows if isinstance(f.get(k), (int, float))]
+        out[f"total.{k}"] = sum(vals) if vals else None
+    return out
+
+
+def is_zero_filled(column: str) -> bool:
+    """Whether a missing value in ``column`` means 0 (a drop or mark reason that never
+    happened in that run) rather than "not measured"."""
+    return any(f".{t}." in column for t in _ZERO_FILL)
+
+
+def is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v)

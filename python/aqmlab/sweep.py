@@ -1,0 +1,594 @@
+"""``aqmlab sweep``: run a scenario over axes of values and seeds, in parallel, cached by content.
+
+A sweep's folder is its API (docs/data-format.md, "Sweeps"):
+
+* ``runs/<key>/``: each run's own folder (``summary.json``, time series, ``run.json`` saying
+  which point and seed it is and how it was made). ``<key>`` is a hash of everything that
+  decides the run's results: the resolved scenario, the seed, aqmlab's version and build.
+  A run whose folder exists is not simulated again, so a sweep run twice simulates nothing,
+  and a sweep interrupted (Ctrl-C, SIGTERM, a killed machine) and started again runs only
+  what is missing. A folder appears only when its run has finished: runs are written under a
+  temporary name and renamed.
+* ``results.parquet``, ``results.csv``: one row per point and seed; the axes' columns,
+  ``seed``, ``run`` (the key), ``error`` (empty unless the run failed) and every metric of
+  :func:`aqmlab.metrics.flatten`.
+* ``summary.csv``: per point and metric, mean, standard deviation, n and the 95 % t interval
+  over seeds (:func:`aqmlab.stats.summarize`).
+* ``sweep.json``: the spec, the command, aqmlab's version and build, and the runs.
+
+The runs execute on local worker processes (``jobs``), on threads of this process
+(``executor="thread"``; the simulator releases the GIL), or on a Dask cluster (``dask``). Each
+worker simulates into a private temporary folder and hands back the folder's files; only the
+process that started the sweep writes into its folder. The tables are built from the run
+folders in a fixed order, so they are identical byte for byte however the runs were executed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from aqmlab.exceptions import AqmlabError, ScenarioError
+from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec, split_point
+
+#: Files of a run folder that a worker hands back (every regular file it wrote).
+RUN_MANIFEST = "run.json"
+#: Bump when the meaning of a run folder changes, so old caches are not reused.
+CACHE_FORMAT = 1
+
+
+@dataclass
+class Task:
+    """One run of a sweep: what a worker needs to simulate it, and where it goes."""
+
+    index: int  # position in the results table
+    point: dict[str, Any]
+    seed: int | None
+    key: str  # the run's content hash; "" when the point failed to load
+    scenario: str  # the path the main process used
+    scenario_text: str | None  # the file's text, for workers that cannot see the path
+    sets: dict[str, Any]
+    qdisc: dict[str, str]
+    error: str | None = None  # a load error: the run is not executed
+
+
+@dataclass
+class Outcome:
+    key: str
+    files: dict[str, bytes] | None
+    error: str | None
+    wall_s: float
+
+
+# --- planning -------------------------------------------------------------------------------
+
+
+def _identity(r: Any, scenario_text: str | None, sets: dict, qdisc: dict) -> dict[str, Any]:
+    """What decides a run's results. The core's resolved scenario (every value after defaults)
+    when it can give one; else the scenario file's text with the overrides applied to it."""
+    from aqmlab import __version__, _core
+
+    ident: dict[str, Any] = {
+        "format": CACHE_FORMAT,
+        "version": __version__,
+        "build": getattr(_core, "BUILD", "unknown"),
+        "seed": r.seed,
+    }
+    resolved = getattr(r, "resolved_toml", None)
+    if callable(resolved):
+        ident["scenario"] = resolved()
+    else:
+        ident["scenario_text"] = scenario_text
+        ident["sets"] = {k: str(v) for k, v in sorted(sets.items())}
+        ident["qdisc"] = dict(sorted(qdisc.items()))
+    return ident
+
+
+def run_key(ident: dict[str, Any]) -> str:
+    blob = json.dumps(ident, sort_keys=True, separators=(",", ":")).encode()
+    return hashlib.sha256(blob).hexdigest()[:20]
+
+
+def plan(spec: SweepSpec) -> list[Task]:
+    """Every run of ``spec``, loaded (so checked) and keyed. A point whose values the
+    scenario refuses becomes a task carrying its error."""
+    from aqmlab.run import load
+
+    text = None
+    if os.path.isfile(spec.scenario):
+        with open(spec.scenario, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    tasks = []
+    seeds: Sequence[int | None] = spec.seeds or [None]
+    for point in spec.points():
+        psets, qdisc = split_point(point)
+        sets = {**spec.sets, **psets}
+        for seed in seeds:
+            t = Task(len(tasks), point, seed, "", spec.scenario, text, sets, qdisc)
+            try:
+                r = load(spec.scenario, seed=seed, qdisc=qdisc, set=sets)
+            except ScenarioError as e:
+                t.error = str(e)
+            else:
+                t.seed = r.seed
+                t.key = run_key(_identity(r, text, sets, qdisc))
+            tasks.append(t)
+    return tasks
+
+
+# --- executing one run (in a worker) --------------------------------------------------------
+
+
+def execute(task: Task) -> Outcome:
+    """Simulate one run into a private temporary folder and return its files. Never raises:
+    a failure comes back as the outcome's error."""
+    from aqmlab.run import run
+
+    t0 = time.monotonic()
+    scenario = task.scenario
+    if not os.path.exists(scenario) and task.scenario_text is not None:
+        scenario = task.scenario_text  # a remote worker without the file: its text
+    tmp = tempfile.mkdtemp(prefix="aqmlab-run-")
+    try:
+        try:
+            run(
+                scenario,
+                tmp,
+                seed=task.seed,
+                qdisc=task.qdisc,
+                set=task.sets,
+                progress=False,
+                keep=False,
+            )
+        except AqmlabError as e:
+            return Outcome(task.key, None, str(e), time.monotonic() - t0)
+        except Exception as e:  # noqa: BLE001 - a crash of one run is that run's failure
+            return Outcome(task.key, None, f"{type(e).__name__}: {e}", time.monotonic() - t0)
+        files = {}
+        for name in sorted(os.listdir(tmp)):
+            p = os.path.join(tmp, name)
+            if os.path.isfile(p):
+                with open(p, "rb") as f:
+                    files[name] = f.read()
+        return Outcome(task.key, files, None, time.monotonic() - t0)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _worker_init() -> None:
+    # Ctrl-C reaches the whole process group: only the sweep's own process handles it, and it
+    # ends the workers itself.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# --- the run folders ------------------------------------------------------------------------
+
+
+def _runs_dir(out: str) -> str:
+    return os.path.join(out, "runs")
+
+
+def _store(out: str, task: Task, outcome: Outcome) -> None:
+    """Put a finished run in place: written under a temporary name, then renamed, so a run
+    folder exists only whole."""
+    from aqmlab import __version__, _core
+
+    final = os.path.join(_runs_dir(out), task.key)
+    tmp = os.path.join(_runs_dir(out), f".tmp-{task.key}-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    for name, data in (outcome.files or {}).items():
+        with open(os.path.join(tmp, name), "wb") as f:
+            f.write(data)
+    manifest = {
+        "key": task.key,
+        "point": task.point,
+        "seed": task.seed,
+        "scenario": task.scenario,
+        "set": {k: str(v) for k, v in task.sets.items()},
+        "qdisc": task.qdisc,
+        "aqmlab_version": __version__,
+        "build": getattr(_core, "BUILD", "unknown"),
+    }
+    with open(os.path.join(tmp, RUN_MANIFEST), "w", encoding="utf-8") as f:
+        json.dump(manifest, f, indent=2, default=str)
+        f.write("\n")
+    try:
+        os.rename(tmp, final)
+    except OSError:
+        # Another process finished the same run first: its folder holds the same results.
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not _is_done(out, task.key):
+            raise
+
+
+def _is_done(out: str, key: str) -> bool:
+    return os.path.isfile(os.path.join(_runs_dir(out), key, RUN_MANIFEST))
+
+
+def _clean_partial(out: str) -> None:
+    """Remove what an interrupted sweep left half-written (temporary run folders)."""
+    runs = _runs_dir(out)
+    if os.path.isdir(runs):
+        for name in os.listdir(runs):
+            if name.startswith(".tmp-"):
+                shutil.rmtree(os.path.join(runs, name), ignore_errors=True)
+
+
+# --- progress ---------------------------------------------------------------------------------
+
+
+class Progress:
+    """``[#####.....] 12/40 runs, 3 cached, 1 failed, ETA 0:32`` on stderr."""
+
+    def __init__(self, total: int, cached: int, show: bool) -> None:
+        self.total, self.cached, self.show = total, cached, show
+        self.done = cached
+        self.failed = 0
+        self.t0 = time.monotonic()
+        self.drawn = False
+
+    def tick(self, failed: bool) -> None:
+        self.done += 1
+        self.failed += failed
+        self.draw()
+
+    def draw(self) -> None:
+        if not self.show:
+            return
+        width = 30
+        frac = self.done / self.total if self.total else 1.0
+        bar = "#" * int(frac * width) + "." * (width - int(frac * width))
+        ran = self.done - self.cached
+        elapsed = time.monotonic() - self.t0
+        left = self.total - self.done
+        eta = "--:--" if ran == 0 else _clock(elapsed / ran * left)
+        sys.stderr.write(
+            f"\r[{bar}] {self.done}/{self.total} runs, {self.cached} cached, "
+            f"{self.failed} failed, {_clock(elapsed)} elapsed, ETA {eta} "
+        )
+        sys.stderr.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            sys.stderr.write("\n")
+
+
+def _clock(s: float) -> str:
+    s = int(round(s))
+    return (
+        f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+    )
+
+
+# --- running ----------------------------------------------------------------------------------
+
+
+def _run_local(
+    todo: list[Task], jobs: int, executor: str, on_done: Callable[[Task, Outcome], None]
+) -> None:
+    if jobs <= 1 or len(todo) <= 1:
+        for t in todo:
+            on_done(t, execute(t))
+        return
+    import concurrent.futures as cf
+
+    if executor == "thread":
+        pool: cf.Executor = cf.ThreadPoolExecutor(max_workers=jobs)
+    else:
+        import multiprocessing
+
+        # spawn: a fresh interpreter per worker, never a fork of a process holding
+        # pyarrow's threads.
+        pool = cf.ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_worker_init,
+        )
+    futures: dict[Any, Task] = {}
+    try:
+        futures = {pool.submit(execute, t): t for t in todo}
+        for fut in cf.as_completed(futures):
+            t = futures[fut]
+            try:
+                outcome = fut.result()
+            except Exception as e:  # noqa: BLE001 - a worker process that died
+                outcome = Outcome(t.key, None, f"worker failed: {type(e).__name__}: {e}", 0.0)
+            on_done(t, outcome)
+    except BaseException:
+        # Interrupted: stop at once. Finished runs are already in place; the rest are simply
+        # missing, and the next start of the sweep runs them.
+        for fut in futures:
+            fut.cancel()
+        procs = list(getattr(pool, "_processes", {}).values())
+        for p in procs:
+            with contextlib.suppress(Exception):
+                p.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _run_dask(
+    todo: list[Task], address: str, jobs: int, on_done: Callable[[Task, Outcome], None]
+) -> None:
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise AqmlabError(
+            "--dask needs Dask's distributed scheduler: pip install 'aqmlab[dask]' "
+            "(or pip install 'dask[distributed]')"
+        ) from None
+    import logging
+
+    cluster = None
+    if address == "local":
+        cluster = LocalCluster(
+            n_workers=max(1, jobs),
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+        client = Client(cluster)
+    else:
+        try:
+            client = Client(address, timeout="10s")
+        except OSError as e:
+            raise AqmlabError(f"--dask {address}: cannot reach the scheduler ({e})") from None
+    try:
+        futures = {
+            client.submit(execute, t, key=f"aqmlab-run-{t.key}-{t.index}", pure=False): t
+            for t in todo
+        }
+        for fut in as_completed(futures):
+            t = futures[fut]
+            try:
+                outcome = fut.result()
+            except Exception as e:  # noqa: BLE001 - a worker that died mid-run
+                outcome = Outcome(t.key, None, f"worker failed: {type(e).__name__}: {e}", 0.0)
+            on_done(t, outcome)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+@dataclass
+class SweepResult:
+    """A finished sweep: the results table (one row per run), the summary over seeds, the
+    number of runs simulated now and found in the cache, and the failures."""
+
+    results: Any
+    summary: Any
+    out: str
+    ran: int
+    cached: int
+    failed: int
+
+    @property
+    def seeds_identical(self) -> bool:
+        """Whether several seeds ran and gave the same value of every metric at every point:
+        the scenario draws nothing at random, so its confidence intervals are ±0 for no
+        statistical reason."""
+        s = self.summary
+        multi = s[s["n"] >= 2]
+        return len(multi) > 0 and bool((multi["std"].fillna(0) == 0).all())
+
+
+def run_sweep(
+    spec: SweepSpec,
+    out: str,
+    *,
+    jobs: int | None = None,
+    executor: str = "process",
+    dask: str | None = None,
+    progress: bool | None = None,
+    command: str | None = None,
+) -> SweepResult:
+    """Run every point × seed of ``spec`` not yet in ``out`` and write the tables."""
+    jobs = jobs or os.cpu_count() or 1
+    if jobs < 1:
+        raise AqmlabError(f"jobs: expected at least 1, got {jobs}")
+    if executor not in ("process", "thread"):
+        raise AqmlabError(f"executor: expected 'process' or 'thread', got {executor!r}")
+    tasks = plan(spec)
+    os.makedirs(_runs_dir(out), exist_ok=True)
+    _clean_partial(out)
+    todo = [t for t in tasks if t.error is None and not _is_done(out, t.key)]
+    # Two points that resolve to the same scenario and seed are one run.
+    unique: dict[str, Task] = {}
+    for t in todo:
+        unique.setdefault(t.key, t)
+    todo = list(unique.values())
+    errors: dict[str, str] = {}
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = Progress(len(todo), 0, show)
+    bar.draw()
+
+    def on_done(task: Task, outcome: Outcome) -> None:
+        if outcome.error is None:
+            _store(out, task, outcome)
+        else:
+            errors[task.key] = outcome.error
+        bar.tick(outcome.error is not None)
+
+    try:
+        if dask:
+            _run_dask(todo, dask, jobs, on_done)
+        else:
+            _run_local(todo, jobs, executor, on_done)
+    finally:
+        bar.close()
+    results = _results_table(spec, tasks, out, errors)
+    from aqmlab.stats import summarize
+
+    summary = summarize(results, spec.columns)
+    _write_tables(out, results, summary)
+    _write_manifest(out, spec, tasks, errors, command)
+    failed = int(results["error"].notna().sum())
+    return SweepResult(results, summary, out, len(todo), len(tasks) - len(todo), failed)
+
+
+def _results_table(spec: SweepSpec, tasks: list[Task], out: str, errors: dict[str, str]) -> Any:
+    import pandas as pd
+
+    from aqmlab.metrics import flatten, is_zero_filled
+
+    rows = []
+    for t in tasks:
+        row: dict[str, Any] = {c: _cell(t.point[c]) for c in spec.columns}
+        row["seed"] = t.seed
+        row["run"] = t.key or None
+        row["error"] = t.error or errors.get(t.key)
+        if row["error"] is None:
+            with open(os.path.join(_runs_dir(out), t.key, "summary.json"), encoding="utf-8") as f:
+                row.update(flatten(json.load(f)))
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    for c in ("run", "error"):
+        df[c] = df[c].astype("string")
+    for c in spec.columns:
+        if not pd.api.types.is_numeric_dtype(df[c]) or df[c].dtype == bool:
+            df[c] = df[c].astype("string")
+    ok = df["error"].isna()
+    for c in df.columns:
+        if is_zero_filled(c):
+            df.loc[ok, c] = df.loc[ok, c].fillna(0)
+        if c.endswith(".qdisc"):
+            df[c] = df[c].astype("string")
+    if df["seed"].isna().any():
+        df["seed"] = df["seed"].astype("Int64")
+    else:
+        df["seed"] = df["seed"].astype("int64")
+    return df
+
+
+def _cell(v: Any) -> Any:
+    """An axis value as a table cell: lists (e.g. a schedule) as their JSON text."""
+    return json.dumps(v) if isinstance(v, (list, dict)) else v
+
+
+def _write_tables(out: str, results: Any, summary: Any) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def put(name: str, write: Callable[[str], None]) -> None:
+        tmp = os.path.join(out, f".{name}.partial")
+        write(tmp)
+        os.replace(tmp, os.path.join(out, name))
+
+    table = pa.Table.from_pandas(results, preserve_index=False)
+    put("results.parquet", lambda p: pq.write_table(table, p))
+    put("results.csv", lambda p: results.to_csv(p, index=False))
+    put("summary.csv", lambda p: summary.to_csv(p, index=False))
+
+
+def _write_manifest(
+    out: str, spec: SweepSpec, tasks: list[Task], errors: dict[str, str], command: str | None
+) -> None:
+    from aqmlab import __version__, _core
+
+    manifest = {
+        "format_version": 1,
+        "aqmlab_version": __version__,
+        "build": getattr(_core, "BUILD", "unknown"),
+        "command": command,
+        "scenario": spec.scenario,
+        "axes": [{"keys": a.keys, "values": [list(v) for v in a.values]} for a in spec.axes],
+        "columns": spec.columns,
+        "set": {k: str(v) for k, v in spec.sets.items()},
+        "seeds": spec.seeds,
+        "runs": [
+            {
+                "point": t.point,
+                "seed": t.seed,
+                "run": t.key or None,
+                "error": t.error or errors.get(t.key),
+            }
+            for t in tasks
+        ],
+    }
+    tmp = os.path.join(out, ".sweep.json.partial")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(manifest, f, indent=2, default=str)
+        f.write("\n")
+    os.replace(tmp, os.path.join(out, "sweep.json"))
+
+
+# --- the Python API -----------------------------------------------------------------------------
+
+
+def sweep(
+    scenario: str | os.PathLike[str],
+    vary: dict[str, Iterable[Any]] | None = None,
+    *,
+    qdisc: dict[str, Iterable[str]] | None = None,
+    zip: Sequence[dict[str, Iterable[Any]]] | None = None,  # noqa: A002 - mirrors [[zip]]
+    set: dict[str, Any] | None = None,  # noqa: A002 - mirrors --set
+    seeds: Iterable[int] | str | None = None,
+    jobs: int | None = None,
+    executor: str = "process",
+    dask: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    progress: bool | None = None,
+) -> Any:
+    """Run ``scenario`` (a path) at every combination of the ``vary`` values (``{key:
+    [values]}``, keys as ``set`` takes them), the ``qdisc`` swaps (``{link: [kinds]}``) and
+    the ``zip`` groups (keys whose i-th values go together), for each of ``seeds``; return the
+    results DataFrame (one row per run; :func:`aqmlab.stats.summarize` gives the statistics
+    over seeds).
+
+    ``jobs`` worker processes (default: every core; ``executor="thread"`` for threads of this
+    process), or a Dask cluster (``dask="local"`` or a scheduler's address). With ``out`` the
+    runs and tables are kept there and reused by the next call; without, they go to a
+    temporary folder."""
+    from aqmlab.sweepspec import _zip_axis, parse_seeds
+
+    axes = [Axis([k], [(v,) for v in _listed(vs, k)]) for k, vs in (vary or {}).items()]
+    axes += [
+        Axis([QDISC_PREFIX + k], [(v,) for v in _listed(vs, f"qdisc {k}")])
+        for k, vs in (qdisc or {}).items()
+    ]
+    axes += [_zip_axis({k: _listed(v, k) for k, v in g.items()}, "zip") for g in (zip or [])]
+    if seeds is not None and not isinstance(seeds, str):
+        seeds = list(seeds)
+    spec = SweepSpec(
+        os.fspath(scenario),
+        axes,
+        dict(set or {}),
+        None if seeds is None else parse_seeds(seeds, "seeds"),
+    )
+    spec.check()
+    with contextlib.ExitStack() as stack:
+        folder = (
+            os.fspath(out)
+            if out is not None
+            else stack.enter_context(tempfile.TemporaryDirectory(prefix="aqmlab-sweep-"))
+        )
+        res = run_sweep(spec, folder, jobs=jobs, executor=executor, dask=dask, progress=progress)
+    return res.results
+
+
+def _listed(values: Any, where: str) -> list[Any]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise ScenarioError(f"{where}: expected a list of values, got {values!r}")
+    out = list(values)
+    if not out:
+        raise ScenarioError(f"{where}: expected at least one value")
+    return out
+
+
+__all__ = ["SweepResult", "Task", "execute", "plan", "run_sweep", "sweep"]

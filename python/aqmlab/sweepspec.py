@@ -1,0 +1,294 @@
+"""What a sweep runs: a base scenario, axes of values, fixed overrides and seeds.
+
+Two spellings give the same :class:`SweepSpec`:
+
+* the command line: ``aqmlab sweep SCENARIO --vary KEY=V1,V2 --qdisc LINK=K1,K2 --zip KEY=...
+  --set KEY=V --seeds 1-10``;
+* a file (``aqmlab sweep SWEEP.toml``)::
+
+      scenario = "../scenarios/codel-dynamic-link.toml"   # relative to this file
+      seeds = "1-5"                                         # or [1, 2, 7]
+      [set]                                                 # fixed for every point
+      duration = "60s"
+      [vary]                                                # one axis per key
+      "dumbbell.bottleneck.rate" = ["10Mbps", "100Mbps"]
+      [qdisc]                                               # one axis per link
+      bottleneck = ["droptail", "codel", "pie"]
+      [[zip]]                                               # keys that move together: one axis
+      "dumbbell.bottleneck.delay" = ["5ms", "50ms"]
+      "dumbbell.bottleneck.buffer" = ["20p", "200p"]
+
+The points are the cartesian product of the axes, the first axis varying slowest. An axis's
+column in the results is its key as written (a ``--set`` key path) or ``qdisc:LINK``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from aqmlab.exceptions import ScenarioError
+
+#: Prefix of the column of a discipline axis (``qdisc:bottleneck``).
+QDISC_PREFIX = "qdisc:"
+#: The most runs (points × seeds) one sweep may plan: a typo like ``--seeds 1-1000000`` is
+#: refused instead of filling the disk.
+MAX_RUNS = 100_000
+
+
+@dataclass
+class Axis:
+    """One dimension of the product: one key, or several zipped keys whose i-th values go
+    together. ``values[i]`` holds one value per key."""
+
+    keys: list[str]
+    values: list[tuple[Any, ...]]
+
+
+@dataclass
+class SweepSpec:
+    scenario: str
+    axes: list[Axis] = field(default_factory=list)
+    sets: dict[str, Any] = field(default_factory=dict)
+    seeds: list[int] | None = None  # None: the scenario's own seed
+
+    @property
+    def columns(self) -> list[str]:
+        return [k for a in self.axes for k in a.keys]
+
+    def points(self) -> list[dict[str, Any]]:
+        """Every point, as ``{column: value}``, the first axis varying slowest."""
+        out = []
+        for combo in itertools.product(*(a.values for a in self.axes)):
+            point: dict[str, Any] = {}
+            for axis, vals in zip(self.axes, combo):
+                point.update(zip(axis.keys, vals))
+            out.append(point)
+        return out
+
+    def check(self) -> None:
+        seen: set[str] = set()
+        for k in self.columns:
+            if k in seen:
+                raise ScenarioError(f"sweep: {k} is varied twice")
+            seen.add(k)
+            if k in self.sets:
+                raise ScenarioError(f"sweep: {k} is both varied and fixed with --set")
+        n = len(self.points()) * len(self.seeds or [0])
+        if n > MAX_RUNS:
+            raise ScenarioError(f"sweep: {n} runs planned; at most {MAX_RUNS} are allowed")
+
+
+def split_point(point: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """A point's ``set`` overrides and its ``qdisc`` swaps, as :func:`aqmlab.run` takes them."""
+    sets, qdisc = {}, {}
+    for k, v in point.items():
+        if k.startswith(QDISC_PREFIX):
+            qdisc[k[len(QDISC_PREFIX) :]] = str(v)
+        else:
+            sets[k] = v
+    return sets, qdisc
+
+
+def parse_seeds(text: Any, where: str = "--seeds") -> list[int]:
+    """``"1-10"``, ``"1,3,5"``, ``"1-3,9"``, ``7`` or ``[1, 2]`` as a list of seeds."""
+    if isinstance(text, bool):
+        raise ScenarioError(f"{where}: expected seeds like 1-10 or 1,3,5, got {text!r}")
+    if isinstance(text, int):
+        items: list[Any] = [text]
+    elif isinstance(text, list):
+        items = text
+    elif isinstance(text, str):
+        items = [p.strip() for p in text.split(",")]
+    else:
+        raise ScenarioError(f"{where}: expected seeds like 1-10 or 1,3,5, got {text!r}")
+    seeds: list[int] = []
+    for it in items:
+        lo = hi = None
+        if isinstance(it, int) and not isinstance(it, bool):
+            lo = hi = it
+        elif isinstance(it, str):
+            a, dash, b = it.partition("-")
+            try:
+                lo = int(a)
+                hi = int(b) if dash else lo
+            except ValueError:
+                lo = None
+        if lo is None or hi is None or lo < 0 or hi < lo or hi >= 2**63:
+            raise ScenarioError(
+                f"{where}: expected seeds like 1-10 or 1,3,5 (whole numbers, a range low-high), "
+                f"got {it!r}"
+            )
+        if hi - lo >= MAX_RUNS:
+            raise ScenarioError(f"{where}: {it} is more than {MAX_RUNS} seeds")
+        seeds.extend(range(lo, hi + 1))
+    if len(set(seeds)) != len(seeds):
+        raise ScenarioError(f"{where}: a seed is listed twice in {text!r}")
+    if not seeds:
+        raise ScenarioError(f"{where}: no seeds in {text!r}")
+    return seeds
+
+
+def split_values(text: str) -> list[str]:
+    """``V1,V2,...`` split at the commas that are outside brackets and quotes, so a TOML array
+    or a quoted string stays one value (``["0s","1Mbps"],["0s","2Mbps"]``)."""
+    out, depth, quote, cur = [], 0, "", []
+    for ch in text:
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    out.append("".join(cur).strip())
+    return out
+
+
+def literal(text: str) -> Any:
+    """A command-line value as the table shows it: the TOML value when it is one (``7``,
+    ``true``, ``1.5``), else the text (``10Mbps``), as ``--set`` reads it."""
+    try:
+        v = _toml_loads(f"v = {text}")["v"]
+    except Exception:  # noqa: BLE001 - anything that is not a TOML value is text
+        return text
+    return v if isinstance(v, (bool, int, float, str, list)) else text
+
+
+def _toml_loads(text: str) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
+def _pair(item: str, flag: str) -> tuple[str, str]:
+    k, sep, v = item.partition("=")
+    if not sep or not k.strip() or not v.strip():
+        raise ScenarioError(f"{flag} {item!r}: expected KEY=V1,V2,...")
+    return k.strip(), v.strip()
+
+
+def from_cli(
+    scenario: str,
+    vary: list[str],
+    qdisc: list[str],
+    zipped: list[str],
+    sets: list[str],
+    seeds: str | None,
+) -> SweepSpec:
+    """The spec the command line describes (values typed as ``--set`` types them)."""
+    from aqmlab.run import TomlText
+
+    axes = []
+    for item in vary:
+        k, v = _pair(item, "--vary")
+        axes.append(Axis([k], [(literal(x),) for x in _values(v, f"--vary {k}")]))
+    for item in qdisc:
+        k, v = _pair(item, "--qdisc")
+        axes.append(Axis([QDISC_PREFIX + k], [(x,) for x in _values(v, f"--qdisc {k}")]))
+    if zipped:
+        group = {}
+        for item in zipped:
+            k, v = _pair(item, "--zip")
+            group[k] = [literal(x) for x in _values(v, f"--zip {k}")]
+        axes.append(_zip_axis(group))
+    fixed = {}
+    for item in sets:
+        k, _, v = item.partition("=")
+        if not _ or not k.strip():
+            raise ScenarioError(f"--set {item!r}: expected KEY=VALUE")
+        fixed[k.strip()] = TomlText(v.strip())
+    spec = SweepSpec(scenario, axes, fixed, None if seeds is None else parse_seeds(seeds))
+    spec.check()
+    return spec
+
+
+def _values(text: str, where: str) -> list[str]:
+    vals = split_values(text)
+    if any(v == "" for v in vals):
+        raise ScenarioError(f"{where}: an empty value in {text!r}")
+    if len(set(vals)) != len(vals):
+        raise ScenarioError(f"{where}: a value is listed twice in {text!r}")
+    return vals
+
+
+def _zip_axis(group: dict[str, list[Any]], where: str = "--zip") -> Axis:
+    lengths = {len(v) for v in group.values()}
+    if len(lengths) != 1:
+        detail = ", ".join(f"{k}: {len(v)}" for k, v in group.items())
+        raise ScenarioError(f"{where}: zipped keys need the same number of values ({detail})")
+    keys = list(group)
+    return Axis(keys, list(zip(*group.values())))
+
+
+def from_file(path: str) -> SweepSpec:
+    """The spec a sweep file describes. Errors name the file and the key."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise ScenarioError(f"{path}: {e.strerror}") from None
+    try:
+        doc = _toml_loads(raw.decode("utf-8"))
+    except Exception as e:  # noqa: BLE001 - tomllib's error names the line
+        raise ScenarioError(f"{path}: not a valid TOML file: {e}") from None
+    known = {"scenario", "seeds", "set", "vary", "qdisc", "zip", "name", "description"}
+    for k in doc:
+        if k not in known:
+            raise ScenarioError(
+                f"{path}: unknown key {k!r} (a sweep file has {', '.join(sorted(known))})"
+            )
+    base = doc.get("scenario")
+    if not isinstance(base, str) or not base:
+        raise ScenarioError(f"{path}: scenario: expected the base scenario's path or name")
+    here = os.path.dirname(os.path.abspath(path))
+    scen = base if os.path.isabs(base) else os.path.join(here, base)
+    if not os.path.exists(scen):
+        scen = base  # a bundled scenario's name, or a path relative to the working directory
+    axes = []
+    for table, prefix in (("vary", ""), ("qdisc", QDISC_PREFIX)):
+        t = doc.get(table, {})
+        if not isinstance(t, dict):
+            raise ScenarioError(f"{path}: [{table}]: expected a table of KEY = [values]")
+        for k, v in t.items():
+            axes.append(Axis([prefix + k], [(x,) for x in _file_values(v, path, f"{table}.{k}")]))
+    zips = doc.get("zip", [])
+    if not isinstance(zips, list):
+        raise ScenarioError(f"{path}: zip: expected [[zip]] tables")
+    for i, group in enumerate(zips):
+        if not isinstance(group, dict) or not group:
+            raise ScenarioError(f"{path}: zip[{i}]: expected a table of KEY = [values]")
+        vals = {k: _file_values(v, path, f"zip[{i}].{k}") for k, v in group.items()}
+        axes.append(_zip_axis(vals, f"{path}: zip[{i}]"))
+    sets = doc.get("set", {})
+    if not isinstance(sets, dict):
+        raise ScenarioError(f"{path}: [set]: expected a table of KEY = VALUE")
+    seeds = doc.get("seeds")
+    spec = SweepSpec(
+        scen,
+        axes,
+        dict(sets),
+        None if seeds is None else parse_seeds(seeds, f"{path}: seeds"),
+    )
+    try:
+        spec.check()
+    except ScenarioError as e:
+        raise ScenarioError(f"{path}: {e}") from None
+    return spec
+
+
+def _file_values(v: Any, path: str, where: str) -> list[Any]:
+    if not isinstance(v, list) or not v:
+        raise ScenarioError(f"{path}: {where}: expected a non-empty list of values")
+    return v

@@ -1,0 +1,331 @@
+"""``aqmlab sweep`` and ``aqmlab.sweep``: points, seeds, statistics, the cache, resume after an
+interruption, failures, and the Dask path."""
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import aqmlab
+import pandas as pd
+import pytest
+from aqmlab.stats import f_test, mean_ci, summarize, welch_t
+from conftest import run_cli
+
+# Web traffic makes the seed matter: arrivals and sizes are drawn from the flow's stream.
+WEB = """
+name = "tiny-web"
+duration = "3s"
+seed = 1
+
+[dumbbell]
+senders = 2
+access_rate = "100Mbps"
+sender_delay = "1ms"
+receiver_delay = "2ms"
+
+[dumbbell.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+qdisc = "codel"
+buffer = "100p"
+
+[[flows]]
+kind = "tcp"
+from = "s1"
+to = "r1"
+cc = "cubic"
+
+[[flows]]
+kind = "tcp"
+from = "s2"
+to = "r2"
+app = "web"
+conns_per_s = 20
+"""
+
+AXES = ["--vary", "dumbbell.bottleneck.rate=5Mbps,10Mbps", "--qdisc", "bottleneck=codel,pie"]
+
+
+@pytest.fixture
+def scenario(tmp_path):
+    p = tmp_path / "web.toml"
+    p.write_text(WEB)
+    return p
+
+
+def sweep_cli(scenario, out, *extra):
+    return run_cli("sweep", str(scenario), *AXES, "--seeds", "1-3", "--out", str(out), *extra)
+
+
+def test_sweep_rows_columns_and_run_folders(scenario, tmp_path):
+    out = tmp_path / "sw"
+    r = sweep_cli(scenario, out, "-j", "2")
+    assert r.returncode == 0, r.stderr
+    assert "12 runs: 12 simulated, 0 from the cache, 0 failed" in r.stdout
+    df = pd.read_parquet(out / "results.parquet")
+    assert len(df) == 12
+    assert list(df.columns[:5]) == [
+        "dumbbell.bottleneck.rate",
+        "qdisc:bottleneck",
+        "seed",
+        "run",
+        "error",
+    ]
+    # The first axis varies slowest, seeds fastest.
+    assert df["dumbbell.bottleneck.rate"].tolist() == ["5Mbps"] * 6 + ["10Mbps"] * 6
+    assert df["qdisc:bottleneck"].tolist()[:6] == ["codel"] * 3 + ["pie"] * 3
+    assert df["seed"].tolist() == [1, 2, 3] * 4
+    assert df["error"].isna().all()
+    # The discipline swapped in is the one that ran.
+    assert (df["bottleneck.qdisc"] == df["qdisc:bottleneck"]).all()
+    for col in ("bottleneck.sojourn_ms.p50", "flows[0].goodput_bps", "fairness.jain_goodput"):
+        assert col in df.columns
+    # Each run's folder holds its summary, whose numbers are the row's.
+    for _, row in df.iterrows():
+        run_dir = out / "runs" / row["run"]
+        s = json.loads((run_dir / "summary.json").read_text())
+        assert s["seed"] == row["seed"]
+        assert s["links"]["bottleneck"]["dropped_pkts"] == row["bottleneck.dropped_pkts"]
+        man = json.loads((run_dir / "run.json").read_text())
+        assert man["point"]["qdisc:bottleneck"] == row["qdisc:bottleneck"]
+    # The seeds differ (web arrivals are random), so n = 3 gives a real interval.
+    assert (
+        df.groupby(["dumbbell.bottleneck.rate", "qdisc:bottleneck"])["flows[1].delivered_bytes"]
+        .nunique()
+        .min()
+        > 1
+    )
+    # The total over flows is the sum of the flows.
+    total = df["flows[0].goodput_bps"] + df["flows[1].goodput_bps"]
+    assert (abs(df["total.goodput_bps"] - total) < 1e-6).all()
+    assert (out / "results.csv").exists() and (out / "sweep.json").exists()
+
+
+def test_summary_statistics_are_the_hand_computed_ones(scenario, tmp_path):
+    out = tmp_path / "sw"
+    assert sweep_cli(scenario, out).returncode == 0
+    df = pd.read_parquet(out / "results.parquet")
+    summ = pd.read_csv(out / "summary.csv")
+    m = "bottleneck.sojourn_ms.mean"
+    sel = (df["dumbbell.bottleneck.rate"] == "5Mbps") & (df["qdisc:bottleneck"] == "pie")
+    xs = df.loc[sel, m].tolist()
+    row = summ[
+        (summ["dumbbell.bottleneck.rate"] == "5Mbps")
+        & (summ["qdisc:bottleneck"] == "pie")
+        & (summ["metric"] == m)
+    ].iloc[0]
+    mean = sum(xs) / 3
+    std = math.sqrt(sum((x - mean) ** 2 for x in xs) / 2)
+    half = 4.302652729911275 * std / math.sqrt(3)  # t(0.975, 2 dof), from tables
+    assert row["n"] == 3
+    assert row["mean"] == pytest.approx(mean, rel=1e-12)
+    assert row["std"] == pytest.approx(std, rel=1e-12)
+    assert row["ci95_low"] == pytest.approx(mean - half, rel=1e-9)
+    assert row["ci95_high"] == pytest.approx(mean + half, rel=1e-9)
+
+
+def test_mean_ci_and_tests_against_hand_values():
+    mean, std, n, half = mean_ci([1.0, 2.0, 3.0, 4.0])
+    assert (mean, n) == (2.5, 4)
+    assert std == pytest.approx(math.sqrt(5 / 3))
+    assert half == pytest.approx(3.182446305284263 * math.sqrt(5 / 3) / 2)  # t(0.975, 3)
+    assert math.isnan(mean_ci([7.0])[1]) and mean_ci([])[2] == 0
+    # Welch: a = 1..5 (var 2.5), b = 3,5,7,9,11 (var 10): t = (3 - 7) / sqrt(0.5 + 2) with
+    # Welch-Satterthwaite dof (2.5)^2 / (0.5^2/4 + 2^2/4) = 6.25 / 1.0625.
+    a, b = [1, 2, 3, 4, 5], [3, 5, 7, 9, 11]
+    w = welch_t(a, b)
+    assert w.statistic == pytest.approx(-4 / math.sqrt(2.5))
+    assert w.df == pytest.approx(6.25 / 1.0625)
+    assert 0.01 < w.p_value < 0.05
+    # F = 2.5 / 10 with (4, 4) dof; the two-sided p of F = 1/4 equals that of F = 4.
+    f = f_test(a, b)
+    assert f.statistic == pytest.approx(0.25) and f.df == (4, 4)
+    assert f.p_value == pytest.approx(f_test(b, a).p_value)
+    assert 0.1 < f.p_value < 0.25  # F(4,4) upper 5 % point is 6.39, 10 % is 4.11
+    with pytest.raises(ValueError, match="at least two"):
+        welch_t([1.0], [2.0, 3.0])
+
+
+def test_summarize_groups_in_order_and_skips_failures():
+    df = pd.DataFrame(
+        {
+            "x": ["b", "b", "a", "a"],
+            "seed": [1, 2, 1, 2],
+            "error": [None, None, None, "boom"],
+            "m": [1.0, 3.0, 5.0, 100.0],
+        }
+    )
+    s = summarize(df, ["x"])
+    assert s["x"].tolist() == ["b", "a"]
+    assert s["mean"].tolist() == [2.0, 5.0]
+    assert s["n"].tolist() == [2, 1]
+
+
+def test_second_run_uses_the_cache_and_gives_identical_tables(scenario, tmp_path):
+    out = tmp_path / "sw"
+    assert sweep_cli(scenario, out).returncode == 0
+    before = {n: (out / n).read_bytes() for n in ("results.csv", "results.parquet", "summary.csv")}
+    runs = sorted(os.listdir(out / "runs"))
+    r = sweep_cli(scenario, out)
+    assert r.returncode == 0, r.stderr
+    assert "12 runs: 0 simulated, 12 from the cache" in r.stdout
+    assert sorted(os.listdir(out / "runs")) == runs
+    for n, data in before.items():
+        assert (out / n).read_bytes() == data, n
+    # A changed fixed value is a different run: not taken from the cache.
+    r = sweep_cli(scenario, out, "--set", "duration=2s")
+    assert "12 simulated, 0 from the cache" in r.stdout
+
+
+def test_a_failing_point_is_recorded_and_the_others_complete(scenario, tmp_path):
+    out = tmp_path / "sw"
+    r = run_cli(
+        "sweep", str(scenario), "--vary", "dumbbell.bottleneck.rate=5Mbps,banana",
+        "--seeds", "1-2", "--out", str(out), "-q",
+    )  # fmt: skip
+    assert r.returncode == 1
+    assert "2 of 4 runs failed" in r.stderr
+    assert "Traceback" not in r.stderr
+    df = pd.read_csv(out / "results.csv")
+    bad = df[df["dumbbell.bottleneck.rate"] == "banana"]
+    good = df[df["dumbbell.bottleneck.rate"] == "5Mbps"]
+    assert bad["error"].str.contains("dumbbell.bottleneck.rate").all()
+    assert bad["error"].str.contains("expected a rate").all()
+    assert good["error"].isna().all() and good["bottleneck.utilization"].notna().all()
+
+
+def test_resume_after_a_kill_gives_the_uninterrupted_table(scenario, tmp_path):
+    whole = tmp_path / "whole"
+    assert sweep_cli(scenario, whole, "-j", "1", "-q").returncode == 0
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "aqmlab", "sweep", str(scenario), *AXES, "--seeds", "1-3",
+           "--out", str(out), "-j", "2", "-q"]  # fmt: skip
+    # A killed machine: SIGKILL to the sweep and its workers once a few runs are in place.
+    p = subprocess.Popen(cmd, start_new_session=True, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        runs = out / "runs"
+        done = [d for d in os.listdir(runs) if not d.startswith(".")] if runs.exists() else []
+        if len(done) >= 3 or p.poll() is not None:
+            break
+        time.sleep(0.05)
+    os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    done = [d for d in os.listdir(out / "runs") if not d.startswith(".")]
+    assert 3 <= len(done) < 12, "the kill came too late to test a resume"
+    assert not (out / "results.csv").exists()
+    r = sweep_cli(scenario, out, "-j", "2")
+    assert r.returncode == 0, r.stderr
+    assert f"{12 - len(done)} simulated, {len(done)} from the cache" in r.stdout
+    for n in ("results.csv", "results.parquet", "summary.csv"):
+        assert (out / n).read_bytes() == (whole / n).read_bytes(), n
+    assert not [d for d in os.listdir(out / "runs") if d.startswith(".tmp-")]
+
+
+def test_sigterm_stops_the_sweep_and_keeps_finished_runs(scenario, tmp_path):
+    out = tmp_path / "sw"
+    cmd = [sys.executable, "-m", "aqmlab", "sweep", str(scenario), *AXES, "--seeds", "1-3",
+           "--out", str(out), "-j", "1", "-q"]  # fmt: skip
+    p = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None:
+        runs = out / "runs"
+        if runs.exists() and [d for d in os.listdir(runs) if not d.startswith(".")]:
+            break
+        time.sleep(0.02)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=30)
+    assert time.monotonic() - t0 < 5
+    assert p.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    r = sweep_cli(scenario, out, "-j", "1")
+    assert r.returncode == 0 and "from the cache" in r.stdout
+
+
+def test_sweep_file_spelling_equals_the_command_line(scenario, tmp_path):
+    spec = tmp_path / "sweep.toml"
+    spec.write_text(
+        'scenario = "web.toml"\nseeds = "1-2"\n[set]\nduration = "2s"\n'
+        '[vary]\n"dumbbell.bottleneck.rate" = ["5Mbps", "10Mbps"]\n'
+        "[[zip]]\n"
+        '"dumbbell.bottleneck.delay" = ["5ms", "20ms"]\n'
+        '"dumbbell.bottleneck.buffer" = ["50p", "200p"]\n'
+    )
+    a, b = tmp_path / "a", tmp_path / "b"
+    r = run_cli("sweep", str(spec), "--out", str(a), "-q")
+    assert r.returncode == 0, r.stderr
+    r = run_cli(
+        "sweep", str(scenario), "--set", "duration=2s", "--seeds", "1-2",
+        "--vary", "dumbbell.bottleneck.rate=5Mbps,10Mbps",
+        "--zip", "dumbbell.bottleneck.delay=5ms,20ms",
+        "--zip", "dumbbell.bottleneck.buffer=50p,200p",
+        "--out", str(b), "-q",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert (a / "results.csv").read_bytes() == (b / "results.csv").read_bytes()
+    df = pd.read_csv(a / "results.csv")
+    assert len(df) == 2 * 2 * 2
+    # Zipped values move together.
+    pairs = set(zip(df["dumbbell.bottleneck.delay"], df["dumbbell.bottleneck.buffer"]))
+    assert pairs == {("5ms", "50p"), ("20ms", "200p")}
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--vary", "rate"], "--vary 'rate': expected KEY=V1,V2"),
+        (["--seeds", "5-1"], "--seeds: expected seeds like 1-10"),
+        (["--seeds", "1,1"], "a seed is listed twice"),
+        (["--vary", "seed=1,1"], "a value is listed twice"),
+        (["--zip", "a=1,2", "--zip", "b=1"], "zipped keys need the same number of values"),
+        (["--vary", "duration=1s,2s", "--set", "duration=3s"], "both varied and fixed"),
+        (["--jobs", "0"], "--jobs must be at least 1"),
+        (["--seeds", "1-1000000"], "more than 100000 seeds"),
+    ],
+)
+def test_bad_sweep_input_is_one_line(scenario, tmp_path, args, message):
+    r = run_cli("sweep", str(scenario), *args, "--out", str(tmp_path / "x"), "-q")
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_seeds_that_change_nothing_are_reported(tmp_path):
+    p = tmp_path / "det.toml"
+    # Two bulk flows and nothing random: every seed gives the same run.
+    p.write_text(WEB.replace('app = "web"\nconns_per_s = 20\n', 'cc = "reno"\n'))
+    r = run_cli("sweep", str(p), "--seeds", "1-2", "--out", str(tmp_path / "o"), "-q")
+    assert r.returncode == 0
+    assert "every seed gave identical results" in r.stderr
+
+
+def test_python_api_threads_equals_processes(scenario, tmp_path):
+    kw = dict(vary={"dumbbell.bottleneck.rate": ["5Mbps", "10Mbps"]}, seeds=[1, 2])
+    a = aqmlab.sweep(scenario, jobs=2, out=tmp_path / "p", **kw)
+    b = aqmlab.sweep(scenario, jobs=2, executor="thread", **kw)
+    pd.testing.assert_frame_equal(a, b)
+    assert len(a) == 4 and a["seed"].tolist() == [1, 2, 1, 2]
+    with pytest.raises(aqmlab.ScenarioError, match="expected a list"):
+        aqmlab.sweep(scenario, vary={"duration": "1s"})
+
+
+def test_dask_local_cluster_equals_the_local_run(scenario, tmp_path):
+    pytest.importorskip("dask.distributed")
+    local, dask = tmp_path / "local", tmp_path / "dask"
+    assert sweep_cli(scenario, local, "-j", "2", "-q").returncode == 0
+    r = sweep_cli(scenario, dask, "--dask", "local", "-j", "2", "-q")
+    assert r.returncode == 0, r.stderr
+    for n in ("results.csv", "results.parquet", "summary.csv"):
+        assert (local / n).read_bytes() == (dask / n).read_bytes(), n
+
+
+def test_dask_unreachable_scheduler_is_one_line(scenario, tmp_path):
+    pytest.importorskip("dask.distributed")
+    r = sweep_cli(scenario, tmp_path / "o", "--dask", "tcp://127.0.0.1:9", "-q")
+    assert r.returncode == 2
+    assert "cannot reach the scheduler" in r.stderr and "Traceback" not in r.stderr
