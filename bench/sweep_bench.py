@@ -1,0 +1,70 @@
+"""Benchmark of ``aqmlab sweep`` (figures, not a timed test): README "Speed", "Sweeps".
+
+1. Per-run overhead: a sweep of many very short runs on one worker; the overhead is the sweep's
+   wall time minus the simulators' own time (``wall_s`` of each run's summary), per run.
+2. Parallel speed-up: four dynamic-link runs (seeds 1-4) with ``--jobs 1`` and ``--jobs 2``
+   (worker processes, and threads), each into a fresh folder so nothing comes from the cache.
+
+    python bench/sweep_bench.py            # from the repository root, after make install
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DYN = os.path.join(ROOT, "scenarios", "codel-dynamic-link.toml")
+BULK = os.path.join(ROOT, "scenarios", "bulk-dumbbell.toml")
+
+
+def sweep(args: list[str], out: str) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "aqmlab", "sweep", *args, "--out", out, "-q"], check=True
+    )
+    return time.perf_counter() - t0
+
+
+def sim_seconds(out: str) -> float:
+    total = 0.0
+    for key in os.listdir(os.path.join(out, "runs")):
+        with open(os.path.join(out, "runs", key, "summary.json"), encoding="utf-8") as f:
+            total += json.load(f)["wall_s"]
+    return total
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        n = 40
+        out = os.path.join(tmp, "short")
+        args = [BULK, "--set", "duration=0.2s", "--seeds", f"1-{n}", "-j", "1"]
+        wall = sweep(args, out)
+        sim = sim_seconds(out)
+        print(f"{n} runs of 0.2 s simulated, one worker: {wall:.2f} s wall, {sim:.2f} s in "
+              f"the simulator; overhead {(wall - sim) / n * 1000:.1f} ms per run "
+              f"(process start and imports included: {wall - sim:.2f} s in all)")
+        t_cached = sweep(args, out)
+        print(f"the same sweep again, every run from the cache: {t_cached:.2f} s")
+        rows = []
+        for label, extra in (
+            ("1 worker", ["-j", "1"]),
+            ("2 worker processes", ["-j", "2"]),
+            ("2 threads", ["-j", "2", "--threads"]),
+        ):
+            out = os.path.join(tmp, label.replace(" ", "_"))
+            wall = sweep([DYN, "--seeds", "1-4", *extra], out)
+            rows.append((label, wall, sim_seconds(out)))
+        base = rows[0][1]
+        print("four dynamic-link runs (300 s simulated each, seeds 1-4):")
+        for label, wall, sim in rows:
+            print(f"  {label:<20} {wall:6.2f} s wall  speed-up {base / wall:4.2f}x  "
+                  f"(simulator {sim:.2f} s)")
+
+
+if __name__ == "__main__":
+    main()
