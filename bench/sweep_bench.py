@@ -24,9 +24,7 @@ BULK = os.path.join(ROOT, "scenarios", "bulk-dumbbell.toml")
 
 def sweep(args: list[str], out: str) -> float:
     t0 = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "aqmlab", "sweep", *args, "--out", out, "-q"], check=True
-    )
+    subprocess.run([sys.executable, "-m", "aqmlab", "sweep", *args, "--out", out, "-q"], check=True)
     return time.perf_counter() - t0
 
 
@@ -45,9 +43,11 @@ def main() -> None:
         args = [BULK, "--set", "duration=0.2s", "--seeds", f"1-{n}", "-j", "1"]
         wall = sweep(args, out)
         sim = sim_seconds(out)
-        print(f"{n} runs of 0.2 s simulated, one worker: {wall:.2f} s wall, {sim:.2f} s in "
-              f"the simulator; overhead {(wall - sim) / n * 1000:.1f} ms per run "
-              f"(process start and imports included: {wall - sim:.2f} s in all)")
+        print(
+            f"{n} runs of 0.2 s simulated, one worker: {wall:.2f} s wall, {sim:.2f} s in "
+            f"the simulator; overhead {(wall - sim) / n * 1000:.1f} ms per run "
+            f"(process start and imports included: {wall - sim:.2f} s in all)"
+        )
         t_cached = sweep(args, out)
         print(f"the same sweep again, every run from the cache: {t_cached:.2f} s")
         rows = []
@@ -62,8 +62,10 @@ def main() -> None:
         base = rows[0][1]
         print("four dynamic-link runs (300 s simulated each, seeds 1-4):")
         for label, wall, sim in rows:
-            print(f"  {label:<20} {wall:6.2f} s wall  speed-up {base / wall:4.2f}x  "
-                  f"(simulator {sim:.2f} s)")
+            print(
+                f"  {label:<20} {wall:6.2f} s wall  speed-up {base / wall:4.2f}x  "
+                f"(simulator {sim:.2f} s)"
+            )
 
 
 if __name__ == "__main__":

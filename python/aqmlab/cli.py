@@ -224,6 +224,27 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--link", metavar="NAME", help="link direction to show (default: bottleneck)")
     rp.add_argument("--out", "-o", metavar="FILE", help="report file (default DIR/report.html)")
 
+    rep = sub.add_parser(
+        "reproduce",
+        help="run one of the seed documents' experiments and compare with the published numbers",
+        description=(
+            "Run experiment NAME (--list names them; 'all' runs every one) and write its "
+            "figures, data, results.json and a report (report.md, report.html) that puts "
+            "aqmlab's numbers beside the published ones."
+        ),
+    )
+    rep.add_argument("name", nargs="?", metavar="NAME")
+    rep.add_argument("--list", action="store_true", help="list the reproductions")
+    rep.add_argument("--quick", action="store_true", help="a shortened run (for CI)")
+    rep.add_argument(
+        "--seeds", type=int, metavar="N", help="seeds 1..N (default 3; 1 with --quick)"
+    )
+    rep.add_argument(
+        "--jobs", "-j", type=int, metavar="N", help="parallel runs (default: every core)"
+    )
+    rep.add_argument("--out", "-o", metavar="DIR", help="output folder (default out/NAME)")
+    rep.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
+
     b = sub.add_parser(
         "bench",
         help=(
@@ -370,6 +391,47 @@ def _cmd_sweep(a: argparse.Namespace, argv: Sequence[str]) -> int:
         )
         return 1
     return 0
+
+
+def _cmd_reproduce(a: argparse.Namespace) -> int:
+    from aqmlab.reproduce import listing, reproduce
+
+    if a.list:
+        for name, title in listing():
+            print(f"{name:<16} {title}")
+        print(f"{'all':<16} every reproduction above, with an index page")
+        return 0
+    if not a.name:
+        raise _UsageError("name a reproduction (aqmlab reproduce --list), or all")
+    if a.jobs is not None and a.jobs < 1:
+        raise _UsageError(f"--jobs must be at least 1, got {a.jobs}")
+    out = a.out or os.path.join("out", a.name)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
+    done = reproduce(
+        a.name, out, quick=a.quick, seeds=a.seeds, jobs=a.jobs, progress=not a.quiet and None
+    )
+    reps = [done] if "reproduction" in done else [v for v in done.values() if isinstance(v, dict)]
+    if not a.quiet:
+        for d in reps:
+            _print_claims(d["reproduction"])
+    where = done.get("index.html") or done.get("report.html")
+    print(f"report: {where}")
+    return 0
+
+
+def _print_claims(rep) -> None:
+    from aqmlab.reproduce.common import fmt
+
+    print(
+        f"{rep.title} ({'quick' if rep.quick else 'full'}, seeds {rep.seeds}, {rep.wall_s:.1f} s)"
+    )
+    w = max(len(c.claim) for c in rep.claims)
+    for c in rep.claims:
+        print(
+            f"  {c.claim:<{w}}  published {fmt(c.published):>18}  aqmlab {fmt(c.ours):>18}  "
+            f"{c.verdict}"
+        )
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -563,6 +625,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             print(f"report written to {write_report(a.folder, link=a.link, out=a.out)}")
             return 0
+        if a.command == "reproduce":
+            return _cmd_reproduce(a)
         if a.command == "sweep":
             return _cmd_sweep(a, sys.argv[1:] if argv is None else argv)
         if a.command == "bench":

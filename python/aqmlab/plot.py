@@ -174,7 +174,13 @@ def plot_run(folder: str, link: str | None = None, out: str | None = None) -> li
             step = max(1, len(p) // MAX_SCATTER)
             p = p.iloc[::step]
             ax.plot(
-                p["t_ns"] / 1e9, p["sojourn_ns"] / 1e6, ".", ms=1.5, alpha=0.5, label=a["label"]
+                p["t_ns"] / 1e9,
+                p["sojourn_ns"] / 1e6,
+                ".",
+                ms=1.5,
+                alpha=0.5,
+                label=a["label"],
+                rasterized=True,  # an SVG with a vector marker per packet takes minutes
             )
         elif series(a, "links") is not None:
             s = series(a, "links")

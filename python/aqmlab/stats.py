@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,8 +21,6 @@ SUMMARY_COLUMNS = ["metric", "mean", "std", "n", "ci95_low", "ci95_high"]
 def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float, int, float]:
     """``(mean, sample std, n, half-width of the t confidence interval)`` of ``values``; NaN
     where undefined (std and the interval need two values)."""
-    from scipy import stats
-
     xs = [float(v) for v in values if v is not None and not math.isnan(float(v))]
     n = len(xs)
     if n == 0:
@@ -30,8 +29,17 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, f
     if n == 1:
         return mean, math.nan, 1, math.nan
     std = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1))
-    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * std / math.sqrt(n)
+    half = t_quantile(0.5 + confidence / 2, n - 1) * std / math.sqrt(n)
     return mean, std, n, half
+
+
+@functools.lru_cache(maxsize=256)
+def t_quantile(q: float, dof: int) -> float:
+    """Student's t quantile (scipy.stats), cached: a summary asks for the same few thousands
+    of times."""
+    from scipy import stats
+
+    return float(stats.t.ppf(q, dof))
 
 
 def summarize(results: Any, by: Sequence[str], metrics: Sequence[str] | None = None) -> Any:

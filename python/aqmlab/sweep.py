@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError, ScenarioError
-from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec, split_point
+from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec
 
 #: Files of a run folder that a worker hands back (every regular file it wrote).
 RUN_MANIFEST = "run.json"
@@ -103,15 +103,15 @@ def plan(spec: SweepSpec) -> list[Task]:
     scenario refuses becomes a task carrying its error."""
     from aqmlab.run import load
 
-    text = None
     if os.path.isfile(spec.scenario):
         with open(spec.scenario, encoding="utf-8", errors="replace") as f:
             text = f.read()
+    else:
+        text = spec.scenario  # TOML text itself (or a name the loader will refuse)
     tasks = []
     seeds: Sequence[int | None] = spec.seeds or [None]
     for point in spec.points():
-        psets, qdisc = split_point(point)
-        sets = {**spec.sets, **psets}
+        sets, qdisc = spec.overrides(point)
         for seed in seeds:
             t = Task(len(tasks), point, seed, "", spec.scenario, text, sets, qdisc)
             try:
@@ -507,7 +507,10 @@ def _write_manifest(
         "build": getattr(_core, "BUILD", "unknown"),
         "command": command,
         "scenario": spec.scenario,
-        "axes": [{"keys": a.keys, "values": [list(v) for v in a.values]} for a in spec.axes],
+        "axes": [
+            {"keys": a.keys, "values": [list(v) for v in a.values], "cases": a.cases}
+            for a in spec.axes
+        ],
         "columns": spec.columns,
         "set": {k: str(v) for k, v in spec.sets.items()},
         "seeds": spec.seeds,
@@ -537,6 +540,7 @@ def sweep(
     *,
     qdisc: dict[str, Iterable[str]] | None = None,
     zip: Sequence[dict[str, Iterable[Any]]] | None = None,  # noqa: A002 - mirrors [[zip]]
+    cases: dict[str, dict[str, Any]] | None = None,
     set: dict[str, Any] | None = None,  # noqa: A002 - mirrors --set
     seeds: Iterable[int] | str | None = None,
     jobs: int | None = None,
@@ -547,7 +551,9 @@ def sweep(
 ) -> Any:
     """Run ``scenario`` (a path) at every combination of the ``vary`` values (``{key:
     [values]}``, keys as ``set`` takes them), the ``qdisc`` swaps (``{link: [kinds]}``) and
-    the ``zip`` groups (keys whose i-th values go together), for each of ``seeds``; return the
+    the ``zip`` groups (keys whose i-th values go together) and the named ``cases`` (``{label:
+    {key: value, "qdisc:LINK": kind}}``, one axis whose column is ``case``), for each of
+    ``seeds``; return the
     results DataFrame (one row per run; :func:`aqmlab.stats.summarize` gives the statistics
     over seeds).
 
@@ -563,6 +569,8 @@ def sweep(
         for k, vs in (qdisc or {}).items()
     ]
     axes += [_zip_axis({k: _listed(v, k) for k, v in g.items()}, "zip") for g in (zip or [])]
+    if cases:
+        axes.append(Axis.of_cases(cases))
     if seeds is not None and not isinstance(seeds, str):
         seeds = list(seeds)
     spec = SweepSpec(

@@ -17,6 +17,9 @@ Two spellings give the same :class:`SweepSpec`:
       [[zip]]                                               # keys that move together: one axis
       "dumbbell.bottleneck.delay" = ["5ms", "50ms"]
       "dumbbell.bottleneck.buffer" = ["20p", "200p"]
+      [case."tail drop, 10 packets"]                        # named cases: one axis, "case"
+      "qdisc:bottleneck" = "droptail"
+      "dumbbell.bottleneck.buffer" = "10p"
 
 The points are the cartesian product of the axes, the first axis varying slowest. An axis's
 column in the results is its key as written (a ``--set`` key path) or ``qdisc:LINK``.
@@ -38,13 +41,23 @@ QDISC_PREFIX = "qdisc:"
 MAX_RUNS = 100_000
 
 
+#: The column of a cases axis.
+CASE_COLUMN = "case"
+
+
 @dataclass
 class Axis:
     """One dimension of the product: one key, or several zipped keys whose i-th values go
-    together. ``values[i]`` holds one value per key."""
+    together (``values[i]`` holds one value per key); or named cases (``cases``: a label's
+    overrides, any keys and discipline swaps), whose column is ``case``."""
 
     keys: list[str]
     values: list[tuple[Any, ...]]
+    cases: dict[str, dict[str, Any]] | None = None
+
+    @classmethod
+    def of_cases(cls, cases: dict[str, dict[str, Any]]) -> Axis:
+        return cls([CASE_COLUMN], [(label,) for label in cases], dict(cases))
 
 
 @dataclass
@@ -67,6 +80,18 @@ class SweepSpec:
                 point.update(zip(axis.keys, vals))
             out.append(point)
         return out
+
+    def overrides(self, point: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+        """A point's ``set`` overrides (the fixed ones included) and its ``qdisc`` swaps, as
+        :func:`aqmlab.run` takes them."""
+        merged: dict[str, Any] = {}
+        for axis in self.axes:
+            if axis.cases is not None:
+                merged.update(axis.cases[point[CASE_COLUMN]])
+            else:
+                merged.update((k, point[k]) for k in axis.keys)
+        sets, qdisc = split_point(merged)
+        return {**self.sets, **sets}, qdisc
 
     def check(self) -> None:
         seen: set[str] = set()
@@ -243,7 +268,7 @@ def from_file(path: str) -> SweepSpec:
         doc = _toml_loads(raw.decode("utf-8"))
     except Exception as e:  # noqa: BLE001 - tomllib's error names the line
         raise ScenarioError(f"{path}: not a valid TOML file: {e}") from None
-    known = {"scenario", "seeds", "set", "vary", "qdisc", "zip", "name", "description"}
+    known = {"scenario", "seeds", "set", "vary", "qdisc", "zip", "case", "name", "description"}
     for k in doc:
         if k not in known:
             raise ScenarioError(
@@ -263,6 +288,11 @@ def from_file(path: str) -> SweepSpec:
             raise ScenarioError(f"{path}: [{table}]: expected a table of KEY = [values]")
         for k, v in t.items():
             axes.append(Axis([prefix + k], [(x,) for x in _file_values(v, path, f"{table}.{k}")]))
+    cases = doc.get("case", {})
+    if not isinstance(cases, dict) or not all(isinstance(v, dict) for v in cases.values()):
+        raise ScenarioError(f'{path}: case: expected [case."NAME"] tables of KEY = VALUE')
+    if cases:
+        axes.append(Axis.of_cases(cases))
     zips = doc.get("zip", [])
     if not isinstance(zips, list):
         raise ScenarioError(f"{path}: zip: expected [[zip]] tables")

@@ -1,0 +1,93 @@
+"""``aqmlab reproduce``: the seed documents' experiments, one command each.
+
+Each reproduction is a module with ``NAME``, ``TITLE`` and ``run(out, quick, seeds, jobs,
+progress) -> Reproduction``; :func:`reproduce` runs one and writes its folder
+(:mod:`aqmlab.reproduce.common` describes it), ``all`` runs every one and writes an index page.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import time
+from typing import Any
+
+from aqmlab.exceptions import AqmlabError
+
+#: name -> module, in the order ``--list`` and ``all`` use.
+REPRODUCTIONS = {
+    "codel-dynamic": "aqmlab.reproduce.codel_dynamic",
+}
+#: Seeds a full run uses by default (``--seeds N``); a quick run uses one.
+DEFAULT_SEEDS = 3
+
+
+def _module(name: str) -> Any:
+    if name not in REPRODUCTIONS:
+        raise AqmlabError(
+            f"no reproduction named {name!r} (aqmlab reproduce --list names them: "
+            f"{', '.join(REPRODUCTIONS)}, or all)"
+        )
+    return importlib.import_module(REPRODUCTIONS[name])
+
+
+def listing() -> list[tuple[str, str]]:
+    return [(name, _module(name).TITLE) for name in REPRODUCTIONS]
+
+
+def reproduce(
+    name: str,
+    out: str,
+    *,
+    quick: bool = False,
+    seeds: int | None = None,
+    jobs: int | None = None,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Run reproduction ``name`` (or ``all``) into ``out``; return what it wrote (for ``all``,
+    one entry per reproduction and the index page)."""
+    from aqmlab.reproduce.common import write
+
+    n = 1 if quick and seeds is None else (seeds or DEFAULT_SEEDS)
+    if n < 1:
+        raise AqmlabError(f"--seeds: expected at least 1, got {n}")
+    if name == "all":
+        done = {}
+        t0 = time.monotonic()
+        for each in REPRODUCTIONS:
+            done[each] = reproduce(
+                each, os.path.join(out, each), quick=quick, seeds=seeds, jobs=jobs,
+                progress=progress,
+            )  # fmt: skip
+        done["index.html"] = _index(out, done, time.monotonic() - t0)
+        return done
+    mod = _module(name)
+    t0 = time.monotonic()
+    rep = mod.run(out, quick, list(range(1, n + 1)), jobs, progress)
+    rep.wall_s = time.monotonic() - t0
+    paths = write(rep, out)
+    return {"reproduction": rep, **paths}
+
+
+def _index(out: str, done: dict[str, Any], wall_s: float) -> str:
+    from aqmlab.report import _e, _page
+
+    rows = []
+    for name, d in done.items():
+        rep = d["reproduction"]
+        verdicts = [c.verdict for c in rep.claims]
+        summary = ", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts))
+        rows.append(
+            f'<tr><td class="l"><a href="{_e(name)}/report.html">{_e(rep.title)}</a></td>'
+            f'<td class="l">{_e(summary)}</td><td>{rep.wall_s:.1f} s</td></tr>'
+        )
+    body = (
+        f"<p>Every reproduction, {wall_s:.1f} s wall in all.</p><table><tr>"
+        '<th class="l">reproduction</th><th class="l">claims</th><th>wall</th></tr>'
+        + "".join(rows)
+        + "</table>"
+    )
+    path = os.path.join(out, "index.html")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(_page("aqmlab reproductions", body))
+    return path
