@@ -56,9 +56,13 @@ def reproduce(
         t0 = time.monotonic()
         for each in REPRODUCTIONS:
             done[each] = reproduce(
-                each, os.path.join(out, each), quick=quick, seeds=seeds, jobs=jobs,
+                each,
+                os.path.join(out, each),
+                quick=quick,
+                seeds=seeds,
+                jobs=jobs,
                 progress=progress,
-            )  # fmt: skip
+            )
         done["index.html"] = _index(out, done, time.monotonic() - t0)
         return done
     mod = _module(name)

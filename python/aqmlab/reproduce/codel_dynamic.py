@@ -69,8 +69,13 @@ def run(out: str, quick: bool, seeds: list[int], jobs: int | None, progress: boo
     scenario = os.path.join(out, "scenario.toml")
     shutil.copyfile(bundled_scenario(SCENARIO), scenario)
     spec, phase = spec_for(scenario, quick, seeds)
-    res = run_sweep(spec, os.path.join(out, "sweep"), jobs=jobs, progress=progress,
-                    command=f"aqmlab reproduce {NAME}" + (" --quick" if quick else ""))  # fmt: skip
+    res = run_sweep(
+        spec,
+        os.path.join(out, "sweep"),
+        jobs=jobs,
+        progress=progress,
+        command=f"aqmlab reproduce {NAME}" + (" --quick" if quick else ""),
+    )
     if res.failed:
         errors = res.results.loc[res.results["error"].notna(), ["case", "error"]]
         raise RuntimeError(f"{NAME}: {res.failed} runs failed: {errors.to_dict('records')}")
@@ -103,44 +108,113 @@ def run(out: str, quick: bool, seeds: list[int], jobs: int | None, progress: boo
     loss10 = 1 - td10["mb"] / td["mb"]
 
     claims = [
-        Claim("CoDel median queueing delay (ms)", "paper Fig. 7 / slides", 2.7, codel["p50_ms"],
-              compare(2.7, codel["p50_ms"], 0.4, 1.0), "within max(1 ms, 40 %)"),
-        Claim("CoDel 75th-percentile delay (ms)", "slides", 5.0, codel["p75_ms"],
-              compare(5.0, codel["p75_ms"], 0.4, 1.0), "within max(1 ms, 40 %)"),
-        Claim("CoDel bytes ÷ tail-drop bytes", "CS244 (pixels of Fig. 7c)", 0.90, ratio,
-              compare(0.90, ratio, 0.0, 0.05), "within ±0.05"),
-        Claim("tail drop: % of the maximum possible bytes", "CS244", 97.0, td["pct_of_max"],
-              compare(97.0, td["pct_of_max"], 0.0, 5.0), "within ±5 points"),
-        Claim("CoDel: % of the maximum possible bytes", "CS244", 88.0, codel["pct_of_max"],
-              compare(88.0, codel["pct_of_max"], 0.0, 5.0), "within ±5 points"),
-        Claim("10-packet tail-drop buffer: throughput lost vs 830 packets", "slides", 0.75,
-              loss10, compare(0.75, loss10, 0.0, 0.15), "within ±0.15"),
-        Claim("CoDel's median delay is far below tail drop's (< 1/10)", "paper Fig. 7a",
-              "CoDel ≪ tail drop", f"{codel['p50_ms']:.2f} vs {td['p50_ms']:.1f} ms",
-              holds(codel["p50_ms"] < td["p50_ms"] / 10)),
-        Claim("the 10-packet buffer loses most of the throughput (> 50 %)", "slides",
-              "about 75 % less", f"{100 * loss10:.0f} % less", holds(loss10 > 0.5)),
-    ]  # fmt: skip
+        Claim(
+            "CoDel median queueing delay (ms)",
+            "paper Fig. 7 / slides",
+            2.7,
+            codel["p50_ms"],
+            compare(2.7, codel["p50_ms"], 0.4, 1.0),
+            "within max(1 ms, 40 %)",
+        ),
+        Claim(
+            "CoDel 75th-percentile delay (ms)",
+            "slides",
+            5.0,
+            codel["p75_ms"],
+            compare(5.0, codel["p75_ms"], 0.4, 1.0),
+            "within max(1 ms, 40 %)",
+        ),
+        Claim(
+            "CoDel bytes ÷ tail-drop bytes",
+            "CS244 (pixels of Fig. 7c)",
+            0.90,
+            ratio,
+            compare(0.90, ratio, 0.0, 0.05),
+            "within ±0.05",
+        ),
+        Claim(
+            "tail drop: % of the maximum possible bytes",
+            "CS244",
+            97.0,
+            td["pct_of_max"],
+            compare(97.0, td["pct_of_max"], 0.0, 5.0),
+            "within ±5 points",
+        ),
+        Claim(
+            "CoDel: % of the maximum possible bytes",
+            "CS244",
+            88.0,
+            codel["pct_of_max"],
+            compare(88.0, codel["pct_of_max"], 0.0, 5.0),
+            "within ±5 points",
+        ),
+        Claim(
+            "10-packet tail-drop buffer: throughput lost vs 830 packets",
+            "slides",
+            0.75,
+            loss10,
+            compare(0.75, loss10, 0.0, 0.15),
+            "within ±0.15",
+        ),
+        Claim(
+            "CoDel's median delay is far below tail drop's (< 1/10)",
+            "paper Fig. 7a",
+            "CoDel ≪ tail drop",
+            f"{codel['p50_ms']:.2f} vs {td['p50_ms']:.1f} ms",
+            holds(codel["p50_ms"] < td["p50_ms"] / 10),
+        ),
+        Claim(
+            "the 10-packet buffer loses most of the throughput (> 50 %)",
+            "slides",
+            "about 75 % less",
+            f"{100 * loss10:.0f} % less",
+            holds(loss10 > 0.5),
+        ),
+    ]
     if quick:
         for c in claims:
             c.note = (c.note + "; " if c.note else "") + "quick run: 10-s phases"
 
-    numbers = {"max_possible_mb": max_bytes / 1e6, "cases": per_case,
-               "codel_over_taildrop_bytes": ratio, "taildrop10_throughput_loss": loss10}  # fmt: skip
+    numbers = {
+        "max_possible_mb": max_bytes / 1e6,
+        "cases": per_case,
+        "codel_over_taildrop_bytes": ratio,
+        "taildrop10_throughput_loss": loss10,
+    }
     whole = Table(
         "Whole run at the bottleneck (means over seeds)",
         ["discipline", "median ms", "p75 ms", "p99 ms", "drops", "MB", "% of max", "utilization"],
-        [[c, v["p50_ms"], v["p75_ms"], v["p99_ms"], v["drops"], v["mb"], v["pct_of_max"],
-          v["utilization"]] for c, v in per_case.items()],
+        [
+            [
+                c,
+                v["p50_ms"],
+                v["p75_ms"],
+                v["p99_ms"],
+                v["drops"],
+                v["mb"],
+                v["pct_of_max"],
+                v["utilization"],
+            ]
+            for c, v in per_case.items()
+        ],
         note="Median and percentiles from the summary's sojourn sketch (≤ 0.5 % error); "
         "'% of max' is the bytes the bottleneck sent ÷ what its rate schedule could carry.",
-    )  # fmt: skip
+    )
     per_phase_rows = []
     for case in ("tail drop 830p", "CoDel", "tail drop 10p", "PIE", "FQ-CoDel", "RED"):
         for i, (t0, t1, r) in enumerate(phases):
             p = per_case[case]["phases"][i]
-            per_phase_rows.append([case, f"{t0:g}-{t1:g} s", r / 1e6, p["p50_ms"], p["p75_ms"],
-                                   p["mb"], p["pct_of_max"]])  # fmt: skip
+            per_phase_rows.append(
+                [
+                    case,
+                    f"{t0:g}-{t1:g} s",
+                    r / 1e6,
+                    p["p50_ms"],
+                    p["p75_ms"],
+                    p["mb"],
+                    p["pct_of_max"],
+                ]
+            )
     phase_table = Table(
         "Per phase (every packet of the bottleneck's log; means over seeds)",
         ["discipline", "phase", "rate Mb/s", "median ms", "p75 ms", "MB", "% of max"],
@@ -149,15 +223,30 @@ def run(out: str, quick: bool, seeds: list[int], jobs: int | None, progress: boo
     figures = _figures(out, runs_dir, df, per_case, phases)
     discussion = _discussion(per_case, ratio, loss10, quick)
     return Reproduction(
-        NAME, TITLE, SOURCES,
-        {"scenario": "scenarios/codel-dynamic-link.toml (copied to scenario.toml)",
-         "phase_s": phase, "rates_mbps": RATES_MBPS, "cases": CASES, "set": spec.sets,
-         "buffer": "830 packets (10 for 'tail drop 10p')",
-         "red": "ns-2 defaults, bandwidth = the schedule's first rate (100 Mb/s)"},
-        claims, [whole, phase_table], figures, numbers, discussion, quick, seeds,
-        commands=[f"aqmlab reproduce {NAME}" + (" --quick" if quick else ""),
-                  f"aqmlab run {os.path.join(out, 'scenario.toml')} --compare bottleneck=droptail"],
-    )  # fmt: skip
+        NAME,
+        TITLE,
+        SOURCES,
+        {
+            "scenario": "scenarios/codel-dynamic-link.toml (copied to scenario.toml)",
+            "phase_s": phase,
+            "rates_mbps": RATES_MBPS,
+            "cases": CASES,
+            "set": spec.sets,
+            "buffer": "830 packets (10 for 'tail drop 10p')",
+            "red": "ns-2 defaults, bandwidth = the schedule's first rate (100 Mb/s)",
+        },
+        claims,
+        [whole, phase_table],
+        figures,
+        numbers,
+        discussion,
+        quick,
+        seeds,
+        commands=[
+            f"aqmlab reproduce {NAME}" + (" --quick" if quick else ""),
+            f"aqmlab run {os.path.join(out, 'scenario.toml')} --compare bottleneck=droptail",
+        ],
+    )
 
 
 def _discussion(per_case: dict, ratio: float, loss10: float, quick: bool) -> list[str]:
@@ -183,9 +272,11 @@ def _discussion(per_case: dict, ratio: float, loss10: float, quick: bool) -> lis
             "bursts; and ns-2's TCP/Linux CUBIC differs from ours in details (docs/models/tcp.md)."
         )
     if quick:
-        out.append("This is a quick run (10-s phases instead of 50 s): the flows spend a larger "
-                   "share of each phase adapting to the new rate, so throughput shares are lower "
-                   "than in the full run.")  # fmt: skip
+        out.append(
+            "This is a quick run (10-s phases instead of 50 s): the flows spend a larger "
+            "share of each phase adapting to the new rate, so throughput shares are lower "
+            "than in the full run."
+        )
     return out
 
 
@@ -201,8 +292,9 @@ def _figures(out, runs_dir, df, per_case, phases) -> list[str]:
         t, s = packet_sojourns_ms(os.path.join(runs_dir, first[case]), LINK)
         step = max(1, len(t) // most)
         # Rasterized: an SVG with a vector marker per packet takes minutes to write.
-        ax.plot(t[::step], s[::step], ".", ms=1.2, alpha=0.5, color=color, label=case,
-                rasterized=True)  # fmt: skip
+        ax.plot(
+            t[::step], s[::step], ".", ms=1.2, alpha=0.5, color=color, label=case, rasterized=True
+        )
 
     # Fig. 7a: per-packet queueing delay, tail drop against CoDel.
     fig, ax = plt.subplots(figsize=(9, 4.2))
@@ -210,8 +302,11 @@ def _figures(out, runs_dir, df, per_case, phases) -> list[str]:
     scatter(ax, "CoDel", "C0")
     _phase_marks(ax, phases)
     ax.set_yscale("symlog", linthresh=1.0)
-    ax.set(xlabel="time (s)", ylabel="queueing delay (ms)",
-           title="Dynamic link: per-packet queueing delay at the bottleneck (seed 1)")  # fmt: skip
+    ax.set(
+        xlabel="time (s)",
+        ylabel="queueing delay (ms)",
+        title="Dynamic link: per-packet queueing delay at the bottleneck (seed 1)",
+    )
     ax.legend(loc="upper left", markerscale=8, fontsize=8)
     files += _save(fig, figdir, "delay_vs_time")
 
@@ -241,8 +336,11 @@ def _figures(out, runs_dir, df, per_case, phases) -> list[str]:
         cap_mb.append(cap_mb[-1] + r * (t1 - t0) / 8e6)
     ax.plot(cap_t, cap_mb, "k--", lw=1, label="capacity")
     _phase_marks(ax, phases)
-    ax.set(xlabel="time (s)", ylabel="cumulative MB sent",
-           title="Dynamic link: cumulative bytes through the bottleneck (seed 1)")  # fmt: skip
+    ax.set(
+        xlabel="time (s)",
+        ylabel="cumulative MB sent",
+        title="Dynamic link: cumulative bytes through the bottleneck (seed 1)",
+    )
     ax.legend(fontsize=8, ncol=2)
     files += _save(fig, figdir, "cumulative_mb")
 
@@ -253,9 +351,14 @@ def _figures(out, runs_dir, df, per_case, phases) -> list[str]:
         bin_s = float(s["t_s"].iloc[1] - s["t_s"].iloc[0])
         ax.plot(s["t_s"], s["ingress_bytes"] * 8 / bin_s / 1e6, lw=0.7, label="ingress")
         ax.plot(s["t_s"], s["egress_bytes"] * 8 / bin_s / 1e6, lw=0.7, label="egress")
-        ax.step([p[0] for p in phases] + [phases[-1][1]],
-                [p[2] / 1e6 for p in phases] + [phases[-1][2] / 1e6], "k--", where="post",
-                lw=1, label="capacity")  # fmt: skip
+        ax.step(
+            [p[0] for p in phases] + [phases[-1][1]],
+            [p[2] / 1e6 for p in phases] + [phases[-1][2] / 1e6],
+            "k--",
+            where="post",
+            lw=1,
+            label="capacity",
+        )
         ax.set_yscale("symlog", linthresh=1.0)
         ax.set(ylabel="throughput (Mb/s)", title=f"{case}: bottleneck ingress and egress")
         ax.legend(fontsize=8)
@@ -268,6 +371,13 @@ def _figures(out, runs_dir, df, per_case, phases) -> list[str]:
 def _phase_marks(ax, phases) -> None:
     for t0, _, r in phases:
         ax.axvline(t0, color="grey", lw=0.5, alpha=0.5)
-        ax.text(t0, 0.98, f" {r / 1e6:g} Mb/s", transform=ax.get_xaxis_transform(), fontsize=7,
-                va="top", color="grey")  # fmt: skip
+        ax.text(
+            t0,
+            0.98,
+            f" {r / 1e6:g} Mb/s",
+            transform=ax.get_xaxis_transform(),
+            fontsize=7,
+            va="top",
+            color="grey",
+        )
     ax.grid(True, alpha=0.3)

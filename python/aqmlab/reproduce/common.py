@@ -150,11 +150,17 @@ def _claims_table(rep: Reproduction) -> Table:
         "The paper's claims beside ours",
         ["claim", "source", "published", "aqmlab", "verdict", "tolerance / note"],
         [
-            [c.claim, c.source, c.published, c.ours, c.verdict,
-             "; ".join(x for x in (c.tolerance, c.note) if x)]
+            [
+                c.claim,
+                c.source,
+                c.published,
+                c.ours,
+                c.verdict,
+                "; ".join(x for x in (c.tolerance, c.note) if x),
+            ]
             for c in rep.claims
         ],
-    )  # fmt: skip
+    )
 
 
 def _markdown(rep: Reproduction, out: str) -> str:
@@ -184,8 +190,16 @@ def _markdown(rep: Reproduction, out: str) -> str:
     for p in rep.figures:
         rel = os.path.relpath(p, out)
         parts += [f"![{os.path.basename(p)}]({rel})", ""]
-    parts += ["## Parameters", "", "```json", json.dumps(rep.parameters, indent=2, default=str),
-              "```", "", "## Commands", ""]  # fmt: skip
+    parts += [
+        "## Parameters",
+        "",
+        "```json",
+        json.dumps(rep.parameters, indent=2, default=str),
+        "```",
+        "",
+        "## Commands",
+        "",
+    ]
     parts += [f"    {c}" for c in rep.commands]
     return "\n".join(parts) + "\n"
 
@@ -202,8 +216,9 @@ def _html(rep: Reproduction, out: str) -> str:
     ]
     ct = _claims_table(rep)
     body.append(_table(ct.header, [[fmt(v) for v in r] for r in ct.rows], left=6))
-    body.append("<h2>Comparison</h2><ul>" + "".join(f"<li>{_e(d)}</li>" for d in rep.discussion)
-                + "</ul>")  # fmt: skip
+    body.append(
+        "<h2>Comparison</h2><ul>" + "".join(f"<li>{_e(d)}</li>" for d in rep.discussion) + "</ul>"
+    )
     body.append("<h2>Tables</h2>")
     for t in rep.tables:
         body.append(f"<h3>{_e(t.title)}</h3>")
