@@ -64,3 +64,62 @@ def test_codel_dynamic_qualitative_findings_hold(codel_dynamic):
     assert 90 < td["pct_of_max"] <= 100
     claims = _claims(out)
     assert claims["CoDel's median delay is far below tail drop's (< 1/10)"]["verdict"] == "holds"
+
+
+@pytest.fixture(scope="module")
+def cellular(tmp_path_factory):
+    out = tmp_path_factory.mktemp("repro") / "cellular"
+    r = run_cli("reproduce", "cellular", "--quick", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_cellular_report_and_findings(cellular):
+    doc = json.loads((cellular / "results.json").read_text())
+    assert "Verizon" in doc["parameters"]["trace_label"]
+    cases = doc["numbers"]["cases"]
+    # CS244: CoDel's delay below tail drop's; tail drop moves more bytes.
+    assert cases["CoDel"]["p50_ms"] < cases["tail drop"]["p50_ms"]
+    assert cases["tail drop"]["mb"] > cases["CoDel"]["mb"]
+    # Nothing delivers more than the trace can carry.
+    for v in cases.values():
+        assert 0 < v["pct_of_capacity"] <= 100.0
+    for f in doc["figures"]:
+        assert (cellular / f).exists()
+
+
+def test_cellular_takes_any_mahimahi_trace(tmp_path):
+    from aqmlab.reproduce.cellular import capacity_bytes, read_trace_ms
+
+    trace = tmp_path / "flat.down"
+    trace.write_text("".join(f"{t}\n" for t in range(1, 1001)))  # 1504 B/ms = 12.032 Mb/s
+    ms = read_trace_ms(str(trace))
+    assert capacity_bytes(ms, 1.0) == 1000 * 1504
+    assert capacity_bytes(ms, 2.5) == 2500 * 1504  # the trace repeats
+    out = tmp_path / "out"
+    r = run_cli("reproduce", "cellular", "--quick", "--trace", str(trace), "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["parameters"]["trace_label"] == "flat.down"
+    assert "not the Verizon trace" in doc["claims"][0]["note"]
+
+
+def test_trace_option_belongs_to_cellular():
+    r = run_cli("reproduce", "codel-dynamic", "--trace", "x.down")
+    assert r.returncode == 2 and "--trace is an option of the cellular" in r.stderr
+
+
+def test_bundled_synthetic_trace_is_what_its_script_writes(tmp_path):
+    """The package's own trace is rebuilt byte for byte by scripts/make-synthetic-trace.py."""
+    import importlib.util
+
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location(
+        "mk", ROOT / "scripts" / "make-synthetic-trace.py"
+    )
+    mk = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mk)
+    made = "".join(f"{t}\n" for t in mk.opportunities(mk.rates_bps()))
+    bundled = ROOT / "python" / "aqmlab" / "data" / "traces" / "aqmlab-synthetic.down"
+    assert bundled.read_text() == made

@@ -243,6 +243,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--jobs", "-j", type=int, metavar="N", help="parallel runs (default: every core)"
     )
     rep.add_argument("--out", "-o", metavar="DIR", help="output folder (default out/NAME)")
+    rep.add_argument("--trace", metavar="FILE", help="cellular: a mahimahi trace for the downlink")
     rep.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
 
     b = sub.add_parser(
@@ -408,8 +409,17 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
     out = a.out or os.path.join("out", a.name)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupt)
+    options = {"trace": a.trace} if a.trace else {}
+    if a.trace and a.name not in ("cellular", "all"):
+        raise _UsageError(f"--trace is an option of the cellular reproduction, not of {a.name}")
     done = reproduce(
-        a.name, out, quick=a.quick, seeds=a.seeds, jobs=a.jobs, progress=not a.quiet and None
+        a.name,
+        out,
+        quick=a.quick,
+        seeds=a.seeds,
+        jobs=a.jobs,
+        progress=False if a.quiet else None,
+        options=options,
     )
     reps = [done] if "reproduction" in done else [v for v in done.values() if isinstance(v, dict)]
     if not a.quiet:

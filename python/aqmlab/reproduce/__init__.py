@@ -17,6 +17,7 @@ from aqmlab.exceptions import AqmlabError
 #: name -> module, in the order ``--list`` and ``all`` use.
 REPRODUCTIONS = {
     "codel-dynamic": "aqmlab.reproduce.codel_dynamic",
+    "cellular": "aqmlab.reproduce.cellular",
 }
 #: Seeds a full run uses by default (``--seeds N``); a quick run uses one.
 DEFAULT_SEEDS = 3
@@ -43,12 +44,14 @@ def reproduce(
     seeds: int | None = None,
     jobs: int | None = None,
     progress: bool = False,
+    options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run reproduction ``name`` (or ``all``) into ``out``; return what it wrote (for ``all``,
-    one entry per reproduction and the index page)."""
+    one entry per reproduction and the index page). ``options`` are a reproduction's own
+    (``cellular``: ``trace``)."""
     from aqmlab.reproduce.common import write
 
-    n = 1 if quick and seeds is None else (seeds or DEFAULT_SEEDS)
+    n = 1 if quick and seeds is None else (DEFAULT_SEEDS if seeds is None else seeds)
     if n < 1:
         raise AqmlabError(f"--seeds: expected at least 1, got {n}")
     if name == "all":
@@ -67,7 +70,7 @@ def reproduce(
         return done
     mod = _module(name)
     t0 = time.monotonic()
-    rep = mod.run(out, quick, list(range(1, n + 1)), jobs, progress)
+    rep = mod.run(out, quick, list(range(1, n + 1)), jobs, progress, dict(options or {}))
     rep.wall_s = time.monotonic() - t0
     paths = write(rep, out)
     return {"reproduction": rep, **paths}

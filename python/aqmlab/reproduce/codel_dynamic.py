@@ -61,7 +61,14 @@ def spec_for(scenario: str, quick: bool, seeds: list[int]) -> Any:
     return SweepSpec(scenario, [Axis.of_cases(CASES)], sets, seeds), phase
 
 
-def run(out: str, quick: bool, seeds: list[int], jobs: int | None, progress: bool) -> Reproduction:
+def run(
+    out: str,
+    quick: bool,
+    seeds: list[int],
+    jobs: int | None,
+    progress: bool,
+    options: dict[str, Any],
+) -> Reproduction:
     from aqmlab.reproduce.common import bundled_scenario
     from aqmlab.sweep import run_sweep
 
