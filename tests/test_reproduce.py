@@ -123,3 +123,20 @@ def test_bundled_synthetic_trace_is_what_its_script_writes(tmp_path):
     made = "".join(f"{t}\n" for t in mk.opportunities(mk.rates_bps()))
     bundled = ROOT / "python" / "aqmlab" / "data" / "traces" / "aqmlab-synthetic.down"
     assert bundled.read_text() == made
+
+
+def test_static_rates_quick(tmp_path):
+    out = tmp_path / "static"
+    r = run_cli("reproduce", "static-rates", "--quick", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "results.json").read_text())
+    by_rate = doc["numbers"]["median_by_rate"]
+    for rate, d in by_rate.items():
+        # CoDel's median delay below tail drop's, at every rate (the article's Fig. 5).
+        assert d["CoDel"]["p50_ms"] < d["tail drop"]["p50_ms"], rate
+        for v in d.values():
+            assert 0 < v["util"] <= 1.0
+    # Tail drop's BDP buffer: its median delay is of the order of the 100 ms RTT when full.
+    assert 40 < by_rate["10000"]["tail drop"]["p50_ms"] < 110
+    for f in doc["figures"]:
+        assert (out / f).exists()

@@ -49,15 +49,16 @@ CASE_COLUMN = "case"
 class Axis:
     """One dimension of the product: one key, or several zipped keys whose i-th values go
     together (``values[i]`` holds one value per key); or named cases (``cases``: a label's
-    overrides, any keys and discipline swaps), whose column is ``case``."""
+    overrides, any keys and discipline swaps), whose one column is ``case`` unless named
+    otherwise."""
 
     keys: list[str]
     values: list[tuple[Any, ...]]
     cases: dict[str, dict[str, Any]] | None = None
 
     @classmethod
-    def of_cases(cls, cases: dict[str, dict[str, Any]]) -> Axis:
-        return cls([CASE_COLUMN], [(label,) for label in cases], dict(cases))
+    def of_cases(cls, cases: dict[str, dict[str, Any]], column: str = CASE_COLUMN) -> Axis:
+        return cls([column], [(label,) for label in cases], dict(cases))
 
 
 @dataclass
@@ -87,7 +88,7 @@ class SweepSpec:
         merged: dict[str, Any] = {}
         for axis in self.axes:
             if axis.cases is not None:
-                merged.update(axis.cases[point[CASE_COLUMN]])
+                merged.update(axis.cases[point[axis.keys[0]]])
             else:
                 merged.update((k, point[k]) for k in axis.keys)
         sets, qdisc = split_point(merged)

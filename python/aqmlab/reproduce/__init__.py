@@ -17,6 +17,7 @@ from aqmlab.exceptions import AqmlabError
 #: name -> module, in the order ``--list`` and ``all`` use.
 REPRODUCTIONS = {
     "codel-dynamic": "aqmlab.reproduce.codel_dynamic",
+    "static-rates": "aqmlab.reproduce.static_rates",
     "cellular": "aqmlab.reproduce.cellular",
 }
 #: Seeds a full run uses by default (``--seeds N``); a quick run uses one.
