@@ -140,3 +140,19 @@ def test_static_rates_quick(tmp_path):
     assert 40 < by_rate["10000"]["tail drop"]["p50_ms"] < 110
     for f in doc["figures"]:
         assert (out / f).exists()
+
+
+def test_red_bursty_quick(tmp_path):
+    out = tmp_path / "red"
+    r = run_cli("reproduce", "red-bursty", "--quick", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "results.json").read_text())
+    share = doc["numbers"]["node5_share_small_buffers"]
+    # RED gives the bursty node 5 a fairer share than tail drop with small buffers (FJ93).
+    assert share["RED"] > share["tail drop"]
+    # Node 5's window (8 packets per 36 ms) caps it near 4 % of 45 Mb/s.
+    assert share["RED"] < 5.0
+    for row in doc["numbers"]["part1"]:
+        assert 0 < row["throughput"] <= 1.0 and row["avg_queue"] >= 0
+    for f in doc["figures"]:
+        assert (out / f).exists()

@@ -18,6 +18,7 @@ from aqmlab.exceptions import AqmlabError
 REPRODUCTIONS = {
     "codel-dynamic": "aqmlab.reproduce.codel_dynamic",
     "static-rates": "aqmlab.reproduce.static_rates",
+    "red-bursty": "aqmlab.reproduce.red_bursty",
     "cellular": "aqmlab.reproduce.cellular",
 }
 #: Seeds a full run uses by default (``--seeds N``); a quick run uses one.
