@@ -76,8 +76,13 @@ rate = "45Mbps"
 delay = "20ms"
 qdisc = "red"
 buffer = "100p"
-params = {{ mode = "packet", min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.02, gentle = false,
-           wait = false }}
+params.mode = "packet"
+params.min_th = 5
+params.max_th = 15
+params.w_q = 0.002
+params.max_p = 0.02
+params.gentle = false
+params.wait = false
 reverse = {{ qdisc = "droptail", buffer = "10000p" }}
 
 [[flows]]
