@@ -5,6 +5,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 from conftest import run_cli
@@ -159,3 +160,34 @@ def test_report_renders_in_a_real_browser(sweep_dir, tmp_path):
         [*cmd[:-2], "--dump-dom", cmd[-1]], capture_output=True, text=True, timeout=120
     ).stdout
     assert dom.count("<img") == (sweep_dir / "report.html").read_text().count("<img") > 3
+
+
+def test_flent_export_opens_in_flent(run_dir, tmp_path):
+    import gzip
+    import json
+
+    r = run_cli("export", "--flent", str(run_dir), "--out", str(tmp_path / "x.flent.gz"))
+    assert r.returncode == 0, r.stderr
+    data = json.loads(gzip.decompress((tmp_path / "x.flent.gz").read_bytes()))
+    assert data["version"] == 4 and data["metadata"]["NAME"] == "tcp_nup"
+    n = len(data["x_values"])
+    res = data["results"]
+    assert data["metadata"]["TEST_PARAMETERS"]["upload_streams"] == "2"
+    for name, vals in res.items():
+        assert len(vals) == n, name
+    # The sum is the sum of the streams; the bytes are the flows' own.
+    for i in range(n):
+        parts = [res[f"TCP upload::{k}"][i] for k in (1, 2) if res[f"TCP upload::{k}"][i]]
+        if parts:
+            assert res["TCP upload sum"][i] == pytest.approx(sum(parts))
+    s = json.loads((run_dir / "summary.json").read_text())
+    bits = sum(v for v in res["TCP upload::1"] if v) * 1e6 * s["bin_s"]
+    assert bits / 8 == pytest.approx(s["flows"][0]["delivered_bytes"], rel=1e-9)
+    # flent itself reads the file and draws its plot.
+    pytest.importorskip("flent")
+    png = tmp_path / "flent.png"
+    cmd = [sys.executable, "-m", "flent", "-i", str(tmp_path / "x.flent.gz"), "-f", "plot",
+           "-p", "totals", "-o", str(png)]  # fmt: skip
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert png.stat().st_size > 10_000 and _nonblank_png(png)

@@ -246,6 +246,19 @@ def _build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--trace", metavar="FILE", help="cellular: a mahimahi trace for the downlink")
     rep.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
 
+    ex = sub.add_parser(
+        "export",
+        help="write a run's series in another tool's format (--flent: a flent data file)",
+        description=(
+            "Write the run in DIR as a flent data file (flent's tcp_nup test: per-flow "
+            "throughput, sum, fairness, and the flows' sRTT as latency) that flent and "
+            "flent-gui open."
+        ),
+    )
+    ex.add_argument("folder", metavar="DIR")
+    ex.add_argument("--flent", action="store_true", required=True, help="flent's format")
+    ex.add_argument("--out", "-o", metavar="FILE", help="default DIR/<scenario>.flent.gz")
+
     b = sub.add_parser(
         "bench",
         help=(
@@ -634,6 +647,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             from aqmlab.report import write_report
 
             print(f"report written to {write_report(a.folder, link=a.link, out=a.out)}")
+            return 0
+        if a.command == "export":
+            from aqmlab.export import export_flent
+
+            print(f"flent data file written to {export_flent(a.folder, a.out)}")
             return 0
         if a.command == "reproduce":
             return _cmd_reproduce(a)

@@ -345,6 +345,13 @@ pub fn build(
             .replace(".$__serde_spanned_private_value", "");
         let inner = e.into_inner();
         let mut msg = plain_types(&toml_message(inner.message(), text, inner.span()));
+        if msg.ends_with("expected a borrowed string") {
+            // toml-rs/toml#798: dotted keys (`params.target = "5ms"`) inside a table the
+            // scenario keeps spans of.
+            msg = "dotted keys cannot be read here: write the table inline, e.g. \
+                   params = { target = \"5ms\", interval = \"100ms\" }"
+                .to_string();
+        }
         if msg.ends_with("expected a string") {
             msg.push_str(
                 " (write values with units in quotes, e.g. \"10Mbps\", \"20ms\", \"830p\")",
@@ -1607,7 +1614,14 @@ fn set_in(
         }
         None => {
             if table.get(key).is_none() {
-                table.insert(key, toml_edit::Item::Table(toml_edit::Table::new()));
+                // An inline table (`params = { mode = "packet" }`), not dotted keys
+                // (`params.mode = "packet"`): the toml crate cannot read dotted keys into the
+                // spanned tables the scenario uses (toml-rs/toml#798).
+                let t = toml_edit::InlineTable::new();
+                table.insert(
+                    key,
+                    toml_edit::Item::Value(toml_edit::Value::InlineTable(t)),
+                );
             }
             let t = table
                 .get_mut(key)

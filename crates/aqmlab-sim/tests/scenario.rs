@@ -1087,3 +1087,48 @@ fn a_qdisc_swap_keeps_the_parameters_a_set_gave_but_not_the_files() {
         .to_string();
     assert!(e.contains("order"), "{e}");
 }
+
+/// Discipline parameters set on a link that has none, in a `[[links]]` entry: the `--set`
+/// creates an inline table, which the loader reads (dotted keys it cannot: toml-rs/toml#798),
+/// and dotted keys a user writes get a message saying how to write them instead.
+#[test]
+fn params_set_on_a_link_without_them_and_dotted_keys() {
+    use aqmlab_sim::scenario::{apply_sets, build_with_sets};
+    const LINKS: &str = r#"
+name = "g"
+duration = "1s"
+nodes = ["a", "b"]
+
+[[links]]
+name = "l"
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "1ms"
+qdisc = "red"
+
+[[flows]]
+kind = "udp"
+from = "a"
+to = "b"
+rate = "1Mbps"
+"#;
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let sets = vec![
+        ("links[0].params.mode".to_string(), "packet".to_string()),
+        ("links[0].params.min_th".to_string(), "7".to_string()),
+    ];
+    let text = apply_sets(LINKS, "t.toml", &sets).unwrap();
+    assert!(
+        text.contains(r#"params = { mode = "packet", min_th = 7 }"#),
+        "{text}"
+    );
+    build_with_sets(LINKS, "t.toml", dir, "t", &sets, &Overrides::default()).unwrap();
+    let dotted = LINKS.replace("qdisc = \"red\"\n", "qdisc = \"red\"\nparams.min_th = 7\n");
+    let e = err(&dotted);
+    assert!(
+        e.starts_with("t.toml:13: links[0].params.min_th: dotted keys")
+            && e.contains("write the table inline"),
+        "{e}"
+    );
+}

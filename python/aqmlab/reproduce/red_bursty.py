@@ -76,13 +76,7 @@ rate = "45Mbps"
 delay = "20ms"
 qdisc = "red"
 buffer = "100p"
-params.mode = "packet"
-params.min_th = 5
-params.max_th = 15
-params.w_q = 0.002
-params.max_p = 0.02
-params.gentle = false
-params.wait = false
+params = {{ {red_params} }}
 reverse = {{ qdisc = "droptail", buffer = "10000p" }}
 
 [[flows]]
@@ -151,7 +145,9 @@ def run(
     # Part 1: throughput vs average queue.
     p1 = os.path.join(out, "scenario-fig6.toml")
     with open(p1, "w", encoding="utf-8") as f:
-        f.write(TWO_FTP.format(duration=f"{duration:g}s"))
+        red = 'mode = "packet", min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.02, '
+        red += "gentle = false, wait = false"
+        f.write(TWO_FTP.format(duration=f"{duration:g}s", red_params=red))
     cases1 = {f"tail drop {b}p": _td("links[2]", "qdisc:bottleneck", b) for b in pick(TD_BUFFERS_1)}
     cases1 |= {f"RED min_th {m}": _red("links[2]", m, 100) for m in pick(RED_MIN_TH_1)}
     spec1 = SweepSpec(p1, [Axis.of_cases(cases1, "point"), _tcp_axis(2)], {}, seeds)
