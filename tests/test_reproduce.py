@@ -156,3 +156,53 @@ def test_red_bursty_quick(tmp_path):
         assert 0 < row["throughput"] <= 1.0 and row["avg_queue"] >= 0
     for f in doc["figures"]:
         assert (out / f).exists()
+
+
+def test_lstf_codel_quick(tmp_path):
+    out = tmp_path / "lstf"
+    r = run_cli("reproduce", "lstf-codel", "--quick", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "results.json").read_text())
+    runs = doc["numbers"]["runs"]
+    codel = runs["CoDel, author (5 s / 100 s)"]
+    # The author's units (target 5 s): CoDel never drops, every run is a 32-packet FIFO.
+    assert codel["codel_drops"] == 0
+    # The worst sojourn of a 32-packet queue of 1540-byte packets at 1.7 Mb/s is 0.23 s.
+    assert 0 < codel["delay_s"]["mean"] < 32 * 1540 * 8 / 1.7e6
+    for name, s in runs.items():
+        assert s["queue_bytes"]["mean"] >= 0 and s["delay_s"]["std"] > 0, name
+    # The paper's finding, LSTF-CoDel's lower mean delay than CoDel's, and the packet logs
+    # are not kept (reduced in the worker).
+    claims = {c["claim"]: c for c in doc["claims"]}
+    assert claims["LSTF-CoDel's mean delay is below CoDel's at every α"]["verdict"] == "holds"
+    assert not list((out / "sweep" / "runs").glob("*/packets.parquet"))
+    assert list((out / "sweep" / "runs").glob("*/reduced.json"))
+    assert "welch_t" in doc["numbers"]["tests"]
+
+
+def test_lstf_reduction_by_hand(tmp_path):
+    """The per-run reduction on a packet log small enough to compute by hand."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from aqmlab.reproduce.lstf_codel import reduce_run
+
+    # Three packets: 1000 B in the queue over [0, 2) s, 500 B over [1, 3) s, 1000 B over
+    # [3, 4) s. Departures at 2, 3, 4 s with sojourns 2, 2, 1 s.
+    table = pa.table(
+        {
+            "link": ["bottleneck"] * 3 + ["other"],
+            "t_ns": [2_000_000_000, 3_000_000_000, 4_000_000_000, 5],
+            "sojourn_ns": [2_000_000_000, 2_000_000_000, 1_000_000_000, 7],
+            "size": [1000, 500, 1000, 1],
+            "flow": [0, 1, 0, 9],
+        }
+    )
+    pq.write_table(table, tmp_path / "packets.parquet")
+    out = reduce_run(str(tmp_path), {}, {"links[2].params.alpha": 0.5})
+    assert out["packets"] == 3
+    assert out["delay_s"]["mean"] == pytest.approx(5 / 3)
+    assert out["delay_s"]["var"] == pytest.approx(((1 / 3) ** 2 * 2 + (2 / 3) ** 2) / 2)
+    # Queue bytes over [0, 4): 1000 on [0,1), 1500 on [1,2), 500 on [2,3), 1000 on [3,4).
+    assert out["queue_bytes"]["mean"] == pytest.approx((1000 + 1500 + 500 + 1000) / 4)
+    # Slack: 0.5·2 = 1, then 0.5·1 + 0.5·2 = 1.5, then 0.5·1.5 + 0.5·1 = 1.25.
+    assert out["slack_s"]["mean"] == pytest.approx((1 + 1.5 + 1.25) / 3)

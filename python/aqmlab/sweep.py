@@ -44,6 +44,8 @@ from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec
 RUN_MANIFEST = "run.json"
 #: Bump when the meaning of a run folder changes, so old caches are not reused.
 CACHE_FORMAT = 1
+#: What a sweep's reducer made of a run (``SweepSpec.reduce``).
+REDUCED = "reduced.json"
 
 
 @dataclass
@@ -59,6 +61,7 @@ class Task:
     sets: dict[str, Any]
     qdisc: dict[str, str]
     error: str | None = None  # a load error: the run is not executed
+    reduce: str | None = None  # "module:function" run on the run's folder in the worker
 
 
 @dataclass
@@ -113,14 +116,19 @@ def plan(spec: SweepSpec) -> list[Task]:
     for point in spec.points():
         sets, qdisc = spec.overrides(point)
         for seed in seeds:
-            t = Task(len(tasks), point, seed, "", spec.scenario, text, sets, qdisc)
+            t = Task(
+                len(tasks), point, seed, "", spec.scenario, text, sets, qdisc, reduce=spec.reduce
+            )
             try:
                 r = load(spec.scenario, seed=seed, qdisc=qdisc, set=sets)
             except ScenarioError as e:
                 t.error = str(e)
             else:
                 t.seed = r.seed
-                t.key = run_key(_identity(r, text, sets, qdisc))
+                ident = _identity(r, text, sets, qdisc)
+                if spec.reduce:
+                    ident["reduce"] = spec.reduce
+                t.key = run_key(ident)
             tasks.append(t)
     return tasks
 
@@ -153,6 +161,11 @@ def execute(task: Task) -> Outcome:
             return Outcome(task.key, None, str(e), time.monotonic() - t0)
         except Exception as e:  # noqa: BLE001 - a crash of one run is that run's failure
             return Outcome(task.key, None, f"{type(e).__name__}: {e}", time.monotonic() - t0)
+        if task.reduce:
+            try:
+                _reduce(task, tmp)
+            except Exception as e:  # noqa: BLE001 - the reducer's failure is the run's
+                return Outcome(task.key, None, f"reduce {task.reduce}: {e}", time.monotonic() - t0)
         files = {}
         for name in sorted(os.listdir(tmp)):
             p = os.path.join(tmp, name)
@@ -162,6 +175,23 @@ def execute(task: Task) -> Outcome:
         return Outcome(task.key, files, None, time.monotonic() - t0)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _reduce(task: Task, folder: str) -> None:
+    """Run the sweep's reducer on a finished run's folder, in the worker: it turns what the run
+    wrote (a packet log, say) into numbers, written as ``reduced.json``; the packet log is then
+    left out of the run's folder, so a long run's log never leaves the worker's disk."""
+    import importlib
+
+    module, _, name = task.reduce.partition(":")
+    fn = getattr(importlib.import_module(module), name)
+    numbers = fn(folder, task.point, task.sets)
+    with open(os.path.join(folder, REDUCED), "w", encoding="utf-8") as f:
+        json.dump(numbers, f, indent=2, sort_keys=True)
+        f.write("\n")
+    for ext in ("parquet", "csv"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(folder, f"packets.{ext}"))
 
 
 def _worker_init() -> None:

@@ -19,6 +19,7 @@ REPRODUCTIONS = {
     "codel-dynamic": "aqmlab.reproduce.codel_dynamic",
     "static-rates": "aqmlab.reproduce.static_rates",
     "red-bursty": "aqmlab.reproduce.red_bursty",
+    "lstf-codel": "aqmlab.reproduce.lstf_codel",
     "cellular": "aqmlab.reproduce.cellular",
 }
 #: Seeds a full run uses by default (``--seeds N``); a quick run uses one.
