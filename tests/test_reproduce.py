@@ -206,3 +206,35 @@ def test_lstf_reduction_by_hand(tmp_path):
     assert out["queue_bytes"]["mean"] == pytest.approx((1000 + 1500 + 500 + 1000) / 4)
     # Slack: 0.5·2 = 1, then 0.5·1 + 0.5·2 = 1.5, then 0.5·1.5 + 0.5·1 = 1.25.
     assert out["slack_s"]["mean"] == pytest.approx((1 + 1.5 + 1.25) / 3)
+
+
+def test_consumer_edge_quick(tmp_path):
+    out = tmp_path / "edge"
+    r = run_cli("reproduce", "consumer-edge", "--quick", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "results.json").read_text())
+    cells = doc["numbers"]["cells"]
+    for rate, b in doc["numbers"]["best_buffer"].items():
+        for d in ("down", "up"):
+            c, t = cells[f"{rate}|{b}|codel|{d}"], cells[f"{rate}|{b}|droptail|{d}"]
+            # The slides: CoDel never drops at a higher rate than tail drop.
+            assert c["drop_pct"] <= t["drop_pct"] + 1e-9, (rate, d)
+            assert 0 <= c["fairness"] <= 1 and 0 <= t["fairness"] <= 1
+    for f in doc["figures"]:
+        assert (out / f).exists()
+
+
+def test_red_vs_codel_quick(tmp_path):
+    out = tmp_path / "kuhn"
+    r = run_cli("reproduce", "red-vs-codel", "--quick", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "results.json").read_text())
+    cells = doc["numbers"]["cells"]
+    assert {c["tcp"] for c in cells} == {"cubic", "vegas"}
+    for c in cells:
+        assert 0 < c["util"] <= 1.0
+        if c["buffer"] == "10":
+            # A 10-packet buffer of 1500-byte packets at 1 Mb/s holds 120 ms at most.
+            assert c["delay_p99"] <= 121
+    for f in doc["figures"]:
+        assert (out / f).exists()

@@ -17,8 +17,10 @@ from aqmlab.exceptions import AqmlabError
 #: name -> module, in the order ``--list`` and ``all`` use.
 REPRODUCTIONS = {
     "codel-dynamic": "aqmlab.reproduce.codel_dynamic",
+    "consumer-edge": "aqmlab.reproduce.consumer_edge",
     "static-rates": "aqmlab.reproduce.static_rates",
     "red-bursty": "aqmlab.reproduce.red_bursty",
+    "red-vs-codel": "aqmlab.reproduce.red_vs_codel",
     "lstf-codel": "aqmlab.reproduce.lstf_codel",
     "cellular": "aqmlab.reproduce.cellular",
 }
