@@ -142,7 +142,7 @@ pub const PARAMS: &[ParamSpec] = &[
         name: "ns1_compat",
         default: "false",
         kind: "bool",
-        help: "keep count across forced and overlimit drops (ns-2 ns1_compat_); ns-3 3.37's default behaviour is true",
+        help: "keep count across forced and overlimit drops (ns-2 ns1_compat_). NOT ns-3's Ns1Compat, whose sense is the opposite: true here behaves like ns-3's default Ns1Compat=false",
     },
 ];
 

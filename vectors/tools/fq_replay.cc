@@ -1,0 +1,414 @@
+// Replays an aqmlab schedule CSV through ns-3 3.37's FqCoDelQueueDisc, with no device and no
+// TCP, and writes the decisions CSV that `aqmlab replay` writes (vectors/README.md describes both
+// formats and the driver semantics; this program follows them).
+//
+// Schedule: header `t_ns,op,size[,flow][,ecn]`. Each `enq` row enqueues one IPv4 packet of `size`
+// bytes (IP header included) whose ECN field is `ecn` (not_ect, ect0, ect1, ce; default not_ect).
+// The flow id reaches FqCoDel through a packet filter of our own (FlowIdFilter below): it is
+// written into the IPv4 source address and returned by the filter, and FqCoDel takes the queue
+// index = id mod Flows, exactly like aqmlab's `hash=flow_id`. Each `deq` row calls Dequeue()
+// once, except that a `deq` row that finds the discipline empty is skipped when an empty
+// dequeue already happened since the last accepted enqueue (the link asks an idle queue once).
+//
+// Output: `id,enq_t_ns,outcome,deq_t_ns`, one row per packet in id order. A drop reported while
+// an `enq` row is applied (FqCoDel's overflow batch: any packet of the fattest queue, the arrival
+// included) is `dropped_enqueue`, one reported during a `deq` row (CoDel) `dropped_dequeue`, both
+// with that row's time. A packet dequeued with CE set that did not arrive with CE is `marked`.
+// With --summary, the outcome counts as JSON.
+//
+// Options (defaults are FqCoDelQueueDisc's, except the quantum, which ns-3 takes from the device
+// MTU and which has no device here): --schedule FILE --out FILE [--summary FILE] [--limit 10240]
+// [--flows 1024] [--quantum 1514] [--dropBatch 64] [--useEcn 1] [--target 5ms]
+// [--interval 100ms].
+//
+// Build (one line; Debian 12 packages ns3 and libns3-dev, ns-3 3.37):
+//   g++ -O2 -std=c++17 vectors/tools/fq_replay.cc -o fq_replay -Wl,--no-as-needed -lns3-core
+//   -lns3-network -lns3-internet -lns3-traffic-control
+// (Debian's ns3-*.pc files carry a broken -I flag, so the libraries are named directly;
+// --no-as-needed keeps libraries reached only through ns-3's type registry.)
+// vectors/tools/make_fq_vectors.sh builds it and regenerates the fq_* vectors.
+
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+// Classifies a packet by the flow id the driver wrote into its IPv4 source address.
+class FlowIdFilter : public PacketFilter
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::AqmlabFlowIdFilter")
+                                .SetParent<PacketFilter>()
+                                .SetGroupName("TrafficControl")
+                                .AddConstructor<FlowIdFilter>();
+        return tid;
+    }
+
+  private:
+    bool CheckProtocol(Ptr<QueueDiscItem> item) const override
+    {
+        return DynamicCast<Ipv4QueueDiscItem>(item) != nullptr;
+    }
+
+    int32_t DoClassify(Ptr<QueueDiscItem> item) const override
+    {
+        uint32_t id = DynamicCast<Ipv4QueueDiscItem>(item)->GetHeader().GetSource().Get();
+        // PF_NO_MATCH is -1; the driver refuses flow ids >= 2^31 when reading the schedule.
+        return static_cast<int32_t>(id);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(FlowIdFilter);
+
+enum class Outcome
+{
+    QueuedAtEnd,
+    Delivered,
+    Marked,
+    DroppedEnqueue,
+    DroppedDequeue,
+};
+
+const char*
+OutcomeName(Outcome o)
+{
+    switch (o)
+    {
+    case Outcome::QueuedAtEnd:
+        return "queued_at_end";
+    case Outcome::Delivered:
+        return "delivered";
+    case Outcome::Marked:
+        return "marked";
+    case Outcome::DroppedEnqueue:
+        return "dropped_enqueue";
+    case Outcome::DroppedDequeue:
+        return "dropped_dequeue";
+    }
+    return "?";
+}
+
+struct Row
+{
+    uint64_t t;
+    bool enq;
+    uint32_t size;
+    uint32_t flow;
+    Ipv4Header::EcnType ecn;
+};
+
+struct Decision
+{
+    uint64_t enqT;
+    Outcome outcome = Outcome::QueuedAtEnd;
+    int64_t deqT = -1;
+    bool arrivedCe = false;
+};
+
+struct Driver
+{
+    Ptr<QueueDisc> qd;
+    std::vector<Row> rows;
+    size_t next = 0;
+    std::vector<Decision> decisions;
+    std::unordered_map<uint64_t, uint64_t> idOfUid; // ns-3 packet uid -> our packet id
+    bool inEnqueue = false; // which kind of row is being applied (for drops)
+    uint64_t rowT = 0;
+    bool idleSeen = false; // an empty dequeue happened since the last accepted enqueue
+    uint64_t dequeueCalls = 0, deqSkipped = 0;
+
+    void OnDrop(Ptr<const QueueDiscItem> item)
+    {
+        uint64_t id = idOfUid.at(item->GetPacket()->GetUid());
+        Decision& d = decisions[id];
+        d.outcome = inEnqueue ? Outcome::DroppedEnqueue : Outcome::DroppedDequeue;
+        d.deqT = static_cast<int64_t>(rowT);
+    }
+
+    void Apply(const Row& r)
+    {
+        rowT = r.t;
+        if (r.enq)
+        {
+            uint64_t id = decisions.size();
+            Decision d;
+            d.enqT = r.t;
+            d.arrivedCe = r.ecn == Ipv4Header::ECN_CE;
+            decisions.push_back(d);
+            Ptr<Packet> p = Create<Packet>(r.size - 20);
+            idOfUid[p->GetUid()] = id;
+            Ipv4Header h;
+            h.SetSource(Ipv4Address(r.flow));
+            h.SetDestination(Ipv4Address("10.0.0.1"));
+            h.SetProtocol(17);
+            h.SetPayloadSize(r.size - 20);
+            h.SetTtl(64);
+            h.SetEcn(r.ecn);
+            Ptr<Ipv4QueueDiscItem> item = Create<Ipv4QueueDiscItem>(p, Address(), 0x0800, h);
+            NS_ABORT_MSG_IF(item->GetSize() != r.size, "item size " << item->GetSize());
+            inEnqueue = true;
+            qd->Enqueue(item);
+            inEnqueue = false;
+            if (decisions[id].outcome == Outcome::QueuedAtEnd)
+            {
+                idleSeen = false;
+            }
+        }
+        else
+        {
+            if (idleSeen && qd->GetNPackets() == 0)
+            {
+                deqSkipped++;
+                return;
+            }
+            dequeueCalls++;
+            Ptr<QueueDiscItem> item = qd->Dequeue();
+            if (!item)
+            {
+                idleSeen = true;
+                return;
+            }
+            uint64_t id = idOfUid.at(item->GetPacket()->GetUid());
+            Decision& d = decisions[id];
+            Ptr<Ipv4QueueDiscItem> ip = DynamicCast<Ipv4QueueDiscItem>(item);
+            bool ce = ip->GetHeader().GetEcn() == Ipv4Header::ECN_CE;
+            d.outcome = (ce && !d.arrivedCe) ? Outcome::Marked : Outcome::Delivered;
+            d.deqT = static_cast<int64_t>(r.t);
+        }
+    }
+
+    // Applies every row due now (rows at equal times in file order), then schedules the next.
+    void Step()
+    {
+        uint64_t now = Simulator::Now().GetNanoSeconds();
+        while (next < rows.size() && rows[next].t == now)
+        {
+            Apply(rows[next++]);
+        }
+        if (next < rows.size())
+        {
+            Simulator::Schedule(NanoSeconds(rows[next].t - now), &Driver::Step, this);
+        }
+    }
+};
+
+[[noreturn]] void
+Fail(const std::string& msg)
+{
+    std::cerr << "fq_replay: " << msg << "\n";
+    std::exit(2);
+}
+
+std::vector<Row>
+ReadSchedule(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        Fail("cannot open " + path);
+    }
+    std::string line;
+    std::getline(in, line);
+    if (!line.empty() && line.back() == '\r')
+    {
+        line.pop_back();
+    }
+    std::vector<std::string> cols;
+    {
+        std::stringstream ss(line);
+        std::string c;
+        while (std::getline(ss, c, ','))
+        {
+            cols.push_back(c);
+        }
+    }
+    if (cols.size() < 3 || cols[0] != "t_ns" || cols[1] != "op" || cols[2] != "size")
+    {
+        Fail("expected a header t_ns,op,size[,flow][,ecn], got " + line);
+    }
+    int flowCol = -1, ecnCol = -1;
+    for (size_t i = 3; i < cols.size(); i++)
+    {
+        if (cols[i] == "flow")
+        {
+            flowCol = static_cast<int>(i);
+        }
+        else if (cols[i] == "ecn")
+        {
+            ecnCol = static_cast<int>(i);
+        }
+        else
+        {
+            Fail("unknown column " + cols[i]);
+        }
+    }
+    std::vector<Row> rows;
+    uint64_t lastT = 0;
+    size_t ln = 1;
+    while (std::getline(in, line))
+    {
+        ln++;
+        if (!line.empty() && line.back() == '\r')
+        {
+            line.pop_back();
+        }
+        if (line.empty())
+        {
+            continue;
+        }
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        std::string c;
+        while (std::getline(ss, c, ','))
+        {
+            f.push_back(c);
+        }
+        if (f.size() != cols.size())
+        {
+            Fail("line " + std::to_string(ln) + ": wrong number of fields");
+        }
+        Row r{};
+        r.t = std::stoull(f[0]);
+        if (r.t < lastT)
+        {
+            Fail("line " + std::to_string(ln) + ": time goes back");
+        }
+        lastT = r.t;
+        r.enq = f[1] == "enq";
+        if (!r.enq && f[1] != "deq")
+        {
+            Fail("line " + std::to_string(ln) + ": op must be enq or deq");
+        }
+        r.ecn = Ipv4Header::ECN_NotECT;
+        if (r.enq)
+        {
+            r.size = static_cast<uint32_t>(std::stoul(f[2]));
+            if (r.size < 20)
+            {
+                Fail("line " + std::to_string(ln) + ": size must cover the 20-byte IPv4 header");
+            }
+            if (flowCol >= 0)
+            {
+                unsigned long fl = std::stoul(f[flowCol]);
+                if (fl >= (1UL << 31))
+                {
+                    Fail("line " + std::to_string(ln) + ": flow ids must be < 2^31");
+                }
+                r.flow = static_cast<uint32_t>(fl);
+            }
+            if (ecnCol >= 0)
+            {
+                const std::string& e = f[ecnCol];
+                if (e == "not_ect" || e == "0")
+                {
+                    r.ecn = Ipv4Header::ECN_NotECT;
+                }
+                else if (e == "ect1" || e == "1")
+                {
+                    r.ecn = Ipv4Header::ECN_ECT1;
+                }
+                else if (e == "ect0" || e == "2")
+                {
+                    r.ecn = Ipv4Header::ECN_ECT0;
+                }
+                else if (e == "ce" || e == "3")
+                {
+                    r.ecn = Ipv4Header::ECN_CE;
+                }
+                else
+                {
+                    Fail("line " + std::to_string(ln) + ": bad ecn " + e);
+                }
+            }
+        }
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string schedule, out, summary, target = "5ms", interval = "100ms";
+    uint32_t limit = 10240, flows = 1024, quantum = 1514, dropBatch = 64;
+    bool useEcn = true;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("schedule", "schedule CSV (t_ns,op,size[,flow][,ecn])", schedule);
+    cmd.AddValue("out", "decisions CSV to write", out);
+    cmd.AddValue("summary", "outcome counts (JSON) to write", summary);
+    cmd.AddValue("limit", "MaxSize in packets", limit);
+    cmd.AddValue("flows", "Flows", flows);
+    cmd.AddValue("quantum", "DRR quantum in bytes (SetQuantum)", quantum);
+    cmd.AddValue("dropBatch", "DropBatchSize", dropBatch);
+    cmd.AddValue("useEcn", "UseEcn", useEcn);
+    cmd.AddValue("target", "Target", target);
+    cmd.AddValue("interval", "Interval", interval);
+    cmd.Parse(argc, argv);
+    if (schedule.empty() || out.empty())
+    {
+        Fail("--schedule and --out are required");
+    }
+
+    Driver drv;
+    drv.rows = ReadSchedule(schedule);
+
+    ObjectFactory f;
+    f.SetTypeId("ns3::FqCoDelQueueDisc");
+    f.Set("MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)));
+    f.Set("Flows", UintegerValue(flows));
+    f.Set("DropBatchSize", UintegerValue(dropBatch));
+    f.Set("UseEcn", BooleanValue(useEcn));
+    f.Set("Target", StringValue(target));
+    f.Set("Interval", StringValue(interval));
+    Ptr<FqCoDelQueueDisc> fq = f.Create<FqCoDelQueueDisc>();
+    fq->SetQuantum(quantum);
+    fq->AddPacketFilter(CreateObject<FlowIdFilter>());
+    fq->Initialize();
+    drv.qd = fq;
+    drv.qd->TraceConnectWithoutContext("Drop", MakeCallback(&Driver::OnDrop, &drv));
+
+    if (!drv.rows.empty())
+    {
+        Simulator::Schedule(NanoSeconds(drv.rows[0].t), &Driver::Step, &drv);
+    }
+    Simulator::Run();
+
+    std::ofstream o(out);
+    o << "id,enq_t_ns,outcome,deq_t_ns\n";
+    uint64_t counts[5] = {0, 0, 0, 0, 0};
+    for (size_t i = 0; i < drv.decisions.size(); i++)
+    {
+        const Decision& d = drv.decisions[i];
+        o << i << "," << d.enqT << "," << OutcomeName(d.outcome) << "," << d.deqT << "\n";
+        counts[static_cast<int>(d.outcome)]++;
+    }
+    if (!summary.empty())
+    {
+        std::ofstream s(summary);
+        s << "{\"packets\": " << drv.decisions.size() << ", \"delivered\": " << counts[1]
+          << ", \"marked\": " << counts[2] << ", \"dropped_enqueue\": " << counts[3]
+          << ", \"dropped_dequeue\": " << counts[4] << ", \"queued_at_end\": " << counts[0]
+          << ", \"dequeue_calls\": " << drv.dequeueCalls
+          << ", \"deq_lines_skipped\": " << drv.deqSkipped << "}\n";
+    }
+    Simulator::Destroy();
+    return 0;
+}
