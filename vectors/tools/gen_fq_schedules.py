@@ -17,9 +17,12 @@ Each schedule aims at one of the rules where Linux and ns-3 3.37 FQ-CoDel differ
 * fq_sparse: two bulk 1500-B flows that switch on and off (300 ms on, 100 ms off) and four sparse
   flows of 100-300 B packets at random 10-60 ms gaps; while the bulk flows are off, the sparse
   flows empty their queues with no old flow present.
-* fq_overflow: limit 64 packets; three 1000-B flows at equal rates (ids 6, 2, 9, created in that
-  order, so fattest-queue ties are frequent) and an unresponsive 1500-B flow at twice their rate;
-  overflow batches drop from the fattest queue and CoDel then works on the same queues.
+* fq_overflow: limit 64 packets; three 1000-B flows that arrive together at 1.8 times the link's
+  rate (ids 9, 6, 2, created in that order, the reverse of bucket order; their byte backlogs are
+  often equal when the limit overflows, so the fattest-queue tie rule decides), an unresponsive
+  1500-B flow for 200 ms and a 30-packet burst of a fifth flow; overflow batches drop from the
+  fattest queue and CoDel works on the same queues. At the end, with the queues empty, one flow
+  sends 80 packets back to back: more than the limit in a single queue.
 * fq_ecn: ECN-capable and not-ECT flows together (ect0 bulk, ect1 bulk, not_ect bulk, a sparse
   ect0 flow); a few of the ect0 bulk flow's packets arrive already CE-marked.
 """
@@ -88,12 +91,17 @@ def fq_sparse():
 def fq_overflow():
     rng = random.Random(3)
     arr = []
-    for fl, start_us in [(6, 0), (2, 400), (9, 800)]:
-        arr += [(t, 1000, fl, "not_ect") for t in periodic(start_us * 1000, 1_000 * MS, 3 * MS, 0, rng)]
-    arr += [(t, 1500, 11, "not_ect") for t in periodic(1_100_000, 1_000 * MS, 1_500_000, 100_000, rng)]
-    # A late burst of a fifth flow: 30 packets back to back.
-    arr += [(600 * MS + i * 10_000, 1000, 14, "not_ect") for i in range(30)]
-    return arr, link(1_000_000, 1_100 * MS, 1_200_000)
+    # Three 1000-B flows that arrive together (same nanosecond, in the order 9, 6, 2, which is
+    # also their creation order, the reverse of their bucket order), 1.8 times what the link
+    # carries: their byte backlogs are often equal when an arrival overflows the limit.
+    for t in periodic(0, 1_000 * MS, 2 * MS, 0, rng):
+        arr += [(t, 1000, fl, "not_ect") for fl in (9, 6, 2)]
+    # An unresponsive 1500-B flow from 300 to 500 ms, and a burst of a fifth flow at 700 ms.
+    arr += [(t, 1500, 11, "not_ect") for t in periodic(300 * MS, 500 * MS, 1_500_000, 100_000, rng)]
+    arr += [(700 * MS + i * 10_000, 1000, 14, "not_ect") for i in range(30)]
+    # When everything has drained: 80 packets of flow 5 in 0.8 ms, more than the limit alone.
+    arr += [(1_150 * MS + i * 10_000, 1000, 5, "not_ect") for i in range(80)]
+    return arr, link(1_000_000, 1_250 * MS, 1_200_000)
 
 
 def fq_ecn():

@@ -50,7 +50,7 @@
 //! * The count bump on overflow is Linux's; ns-3 drops in the same batches but leaves the CoDel
 //!   count alone, and has no memory limit.
 
-use crate::codel::{self, CodelParams, CodelQueue, CodelState};
+use crate::codel::{self, CodelParams, CodelQueue, CodelState, Variant};
 use crate::contract::{Backlog, DropReason, QdiscCx, QueueDisc, Stage};
 use crate::fifo::PacketFifo;
 use crate::params::{ConfigError, ParamSpec, Params};
@@ -129,9 +129,33 @@ pub const PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "mtu_scope",
-        default: "total",
-        kind: "one of total|flow",
-        help: "bytes CoDel compares with mtu: the whole qdisc's (Linux) or the flow's own (ns-3)",
+        default: "auto",
+        kind: "one of auto|total|flow",
+        help: "bytes CoDel compares with mtu: the whole qdisc's (Linux) or the flow's own (ns-3); auto = flow with variant=ns3, else total",
+    },
+    ParamSpec {
+        name: "empty_new_flow",
+        default: "auto",
+        kind: "one of auto|old|remove_if_no_old",
+        help: "an emptied new flow goes to the old list (RFC 8290, ns-3) or leaves the lists when the old list is empty (Linux); auto = old with variant=ns3, else remove_if_no_old",
+    },
+    ParamSpec {
+        name: "overflow_count",
+        default: "auto",
+        kind: "one of auto|bump|keep",
+        help: "an overflow batch adds its drops to the flow's CoDel count (Linux) or not (ns-3); auto = keep with variant=ns3, else bump",
+    },
+    ParamSpec {
+        name: "fattest_tie",
+        default: "auto",
+        kind: "one of auto|lowest_bucket|first_created",
+        help: "equal-byte fattest flows: the lowest bucket wins (Linux) or the flow queue created first (ns-3); auto = first_created with variant=ns3, else lowest_bucket",
+    },
+    ParamSpec {
+        name: "flow_limit",
+        default: "auto",
+        kind: "one of auto|none|limit",
+        help: "limit: an arrival to a flow already holding `limit` packets is tail-dropped (ns-3's child CoDel limit); none: no per-flow limit (Linux); auto = limit with variant=ns3, else none",
     },
     ParamSpec {
         name: "hash",
@@ -148,6 +172,38 @@ pub enum MtuScope {
     Total,
     /// The flow queue's own bytes (ns-3 `FqCoDelQueueDisc`, whose flows are child CoDel queues).
     Flow,
+}
+
+/// What happens to a queue taken from the new list that turns out to be empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmptyNewFlow {
+    /// It moves to the tail of the old list (RFC 8290 §4.2; ns-3 `FqCoDelQueueDisc::DoDequeue`,
+    /// whose test "the new list is not empty" holds exactly when the queue came from it).
+    Old,
+    /// It moves to the old list only if the old list is not empty, else it leaves the lists
+    /// (Linux `fq_codel_dequeue`: `if (head == &q->new_flows && !list_empty(&q->old_flows))`).
+    RemoveIfNoOld,
+}
+
+/// Whether an overflow batch adds to the flow's CoDel count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OverflowCount {
+    /// `count += dropped` (Linux `fq_codel_drop`: "tell codel to increase its signal").
+    Bump,
+    /// The CoDel state is left alone (ns-3 `FqCoDelQueueDisc::FqCoDelDrop` takes the packets
+    /// straight from the child CoDel's internal queue; RFC 8290 §4.1 says nothing of CoDel here).
+    Keep,
+}
+
+/// Which of several equally fat queues an overflow drops from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FattestTie {
+    /// The lowest bucket (Linux scans buckets 0.. and keeps the first strict maximum).
+    LowestBucket,
+    /// The queue that received its first packet earliest (ns-3 creates a flow queue class on a
+    /// bucket's first packet and scans its classes in creation order, keeping the first strict
+    /// maximum).
+    FirstCreated,
 }
 
 /// How a packet's [`FlowId`] picks its queue.
@@ -175,6 +231,14 @@ pub struct FqCodelConfig {
     pub drop_batch: u32,
     /// Scope of CoDel's MTU test.
     pub mtu_scope: MtuScope,
+    /// The emptied-new-queue rule.
+    pub empty_new_flow: EmptyNewFlow,
+    /// Whether overflow drops add to CoDel's count.
+    pub overflow_count: OverflowCount,
+    /// Fattest-queue tie rule.
+    pub fattest_tie: FattestTie,
+    /// Tail-drop an arrival to a queue that already holds `limit` packets (ns-3).
+    pub flow_limit: bool,
     /// Classification.
     pub hash: FlowHash,
     /// The CoDel parameters every queue shares.
@@ -227,8 +291,37 @@ impl FqCodelConfig {
             return Err(p.invalid("memory_limit", "expected a byte count > 0, got 0"));
         }
         let drop_batch = int_in(p, "drop_batch", 1, u32::MAX as u64)? as u32;
-        let mtu_scope =
-            [MtuScope::Total, MtuScope::Flow][p.choice("mtu_scope", &["total", "flow"])?];
+        let codel = codel::codel_params_from(p)?;
+        // `auto`: variant=ns3 selects ns-3 3.37's rule on each point, rfc and linux Linux's
+        // (docs/models/fq_codel.md, "Variants").
+        let ns3 = codel.variant == Variant::Ns3;
+        let mtu_scope = match p.choice("mtu_scope", &["auto", "total", "flow"])? {
+            0 if ns3 => MtuScope::Flow,
+            0 | 1 => MtuScope::Total,
+            _ => MtuScope::Flow,
+        };
+        let empty_new_flow =
+            match p.choice("empty_new_flow", &["auto", "old", "remove_if_no_old"])? {
+                0 if ns3 => EmptyNewFlow::Old,
+                0 | 2 => EmptyNewFlow::RemoveIfNoOld,
+                _ => EmptyNewFlow::Old,
+            };
+        let overflow_count = match p.choice("overflow_count", &["auto", "bump", "keep"])? {
+            0 if ns3 => OverflowCount::Keep,
+            0 | 1 => OverflowCount::Bump,
+            _ => OverflowCount::Keep,
+        };
+        let fattest_tie =
+            match p.choice("fattest_tie", &["auto", "lowest_bucket", "first_created"])? {
+                0 if ns3 => FattestTie::FirstCreated,
+                0 | 1 => FattestTie::LowestBucket,
+                _ => FattestTie::FirstCreated,
+            };
+        let flow_limit = match p.choice("flow_limit", &["auto", "none", "limit"])? {
+            0 => ns3,
+            1 => false,
+            _ => true,
+        };
         let hash =
             [FlowHash::FlowId, FlowHash::Perturbed][p.choice("hash", &["flow_id", "perturbed"])?];
         Ok(FqCodelConfig {
@@ -238,8 +331,12 @@ impl FqCodelConfig {
             memory_limit,
             drop_batch,
             mtu_scope,
+            empty_new_flow,
+            overflow_count,
+            fattest_tie,
+            flow_limit,
             hash,
-            codel: codel::codel_params_from(p)?,
+            codel,
         })
     }
 }
@@ -280,6 +377,9 @@ struct Flow {
     next: u32,
     list: FlowList,
     codel: CodelState,
+    /// Order in which the queue received its first packet (0, 1, …), or [`NIL`] before that:
+    /// ns-3's class index, for [`FattestTie::FirstCreated`].
+    created: u32,
 }
 
 impl Flow {
@@ -290,6 +390,7 @@ impl Flow {
             next: NIL,
             list: FlowList::Inactive,
             codel: CodelState::new(),
+            created: NIL,
         }
     }
 }
@@ -393,6 +494,8 @@ pub struct FqCodel {
     new_flow_count: u64,
     /// Salt of the `perturbed` hash (0 with `hash=flow_id`).
     perturbation: u64,
+    /// Queues that have ever held a packet (the next [`Flow::created`] rank).
+    created: u32,
     uniforms: UniformSource,
 }
 
@@ -414,6 +517,7 @@ impl FqCodel {
             active: 0,
             new_flow_count: 0,
             perturbation,
+            created: 0,
             uniforms,
         }
     }
@@ -467,22 +571,29 @@ impl FqCodel {
         })
     }
 
-    /// Overflow (RFC 8290 §4.1, §5.2.3; Linux `fq_codel_drop`): drops from the head of the queue
-    /// with the most bytes until `drop_batch` packets or half its bytes are gone, and adds the
-    /// number dropped to its CoDel count.
+    /// Overflow (RFC 8290 §4.1, §5.2.3; Linux `fq_codel_drop`, ns-3 `FqCoDelDrop`): drops from
+    /// the head of the queue with the most bytes until `drop_batch` packets or half its bytes are
+    /// gone, and (`overflow_count=bump`) adds the number dropped to its CoDel count.
     fn drop_from_fattest(&mut self, reason: DropReason, cx: &mut QdiscCx) {
-        // Linear scan over the queues on the lists (every non-empty queue is on one); Linux
-        // scans all buckets in index order and keeps the first strict maximum, hence the tie
-        // rule. Zero-byte packets are allowed, so "non-empty" is tested on packets.
+        // Linear scan over the queues on the lists (every non-empty queue is on one). Linux scans
+        // all buckets in index order, ns-3 its flow classes in creation order, and both keep the
+        // first strict maximum: ties go to the lower bucket or the earlier-created queue.
+        // Zero-byte packets are allowed, so "non-empty" is tested on packets.
+        let by_creation = self.cfg.fattest_tie == FattestTie::FirstCreated;
         let mut fat = NIL;
+        let mut fat_rank = NIL;
         let mut fat_bytes = 0u64;
         for head in [self.new_flows.head, self.old_flows.head] {
             let mut i = head;
             while i != NIL {
                 let f = &self.flows[i as usize];
                 let b = f.q.bytes();
-                if !f.q.is_empty() && (fat == NIL || b > fat_bytes || (b == fat_bytes && i < fat)) {
+                let rank = if by_creation { f.created } else { i };
+                if !f.q.is_empty()
+                    && (fat == NIL || b > fat_bytes || (b == fat_bytes && rank < fat_rank))
+                {
                     fat = i;
+                    fat_rank = rank;
                     fat_bytes = b;
                 }
                 i = f.next;
@@ -509,8 +620,10 @@ impl FqCodel {
         if f.q.is_empty() {
             self.active -= 1;
         }
-        // The queue stays on its list even if emptied; dequeue unlinks it (as in Linux).
-        f.codel.bump_count(dropped);
+        // The queue stays on its list even if emptied; dequeue unlinks it (Linux, ns-3).
+        if self.cfg.overflow_count == OverflowCount::Bump {
+            f.codel.bump_count(dropped);
+        }
     }
 }
 
@@ -519,6 +632,19 @@ impl QueueDisc for FqCodel {
         // RFC 8290 §4.1: classify, append, and make an idle queue a new flow with one quantum.
         let i = self.bucket_of(pkt.flow);
         let f = &mut self.flows[i];
+        if f.created == NIL {
+            // ns-3 creates the queue's class now (FqCoDelQueueDisc::DoEnqueue).
+            f.created = self.created;
+            self.created += 1;
+        }
+        if self.cfg.flow_limit && f.q.len() >= self.cfg.limit as usize {
+            // ns-3 3.37: each flow is a child CoDelQueueDisc whose MaxSize is the parent's limit,
+            // and it refuses the arrival (tail drop) before FqCoDel's overflow rule looks at the
+            // total, which then does not exceed the limit. A queue holding packets is on a list
+            // already, so ns-3's "make an inactive flow new" step changes nothing here.
+            cx.drop(pkt, Stage::Enqueue, DropReason::Overlimit);
+            return;
+        }
         if f.q.is_empty() {
             self.active += 1;
         }
@@ -582,10 +708,11 @@ impl QueueDisc for FqCodel {
             }
             // The queue is empty (CoDel may have dropped its last packets). An emptied new queue
             // goes to the back of the old list so it cannot starve old queues by re-entering as
-            // new (RFC 8290 §4.2); Linux skips this when there is no old queue to starve.
+            // new (RFC 8290 §4.2, ns-3); Linux skips this when there is no old queue to starve
+            // (`empty_new_flow=remove_if_no_old`), and the queue leaves the lists.
             if from_new {
                 self.new_flows.pop_front(flows);
-                if self.old_flows.len > 0 {
+                if self.old_flows.len > 0 || self.cfg.empty_new_flow == EmptyNewFlow::Old {
                     self.old_flows.push_back(flows, i, FlowList::Old);
                 }
             } else {

@@ -98,3 +98,92 @@ fn pie_rfc_variant_outcome_counts_within_a_few_percent_of_ns3() {
         }
     }
 }
+
+/// The multi-flow FQ-CoDel schedules (`vectors/tools/gen_fq_schedules.py`) and the parameters
+/// ns-3 3.37's `FqCoDelQueueDisc` ran them with (`vectors/tools/make_fq_vectors.sh`): FqCoDel's
+/// defaults except the quantum (ns-3 takes the device MTU; there is no device) and, on
+/// `fq_overflow`, the limit.
+const FQ_NS3: &[(&str, &str)] = &[
+    ("fq_sizes", "limit=10240p"),
+    ("fq_sparse", "limit=10240p"),
+    ("fq_overflow", "limit=64p"),
+    ("fq_ecn", "limit=10240p"),
+];
+
+fn fq_run(schedule: &str, limit: &str, extra: &[&str]) -> Vec<aqmlab_qdisc::replay::Decision> {
+    let mut params = vec![
+        limit,
+        "flows=1024",
+        "quantum=1514",
+        "drop_batch=64",
+        "ecn=true",
+        "target=5ms",
+        "interval=100ms",
+    ];
+    params.extend_from_slice(extra);
+    run(schedule, "fq_codel", &params, UniformSource::seeded(1)).decisions
+}
+
+fn differing(
+    ours: &[aqmlab_qdisc::replay::Decision],
+    theirs: &[aqmlab_qdisc::replay::Decision],
+) -> usize {
+    assert_eq!(ours.len(), theirs.len());
+    ours.iter().zip(theirs).filter(|(a, b)| a != b).count()
+}
+
+#[test]
+fn fq_codel_ns3_variant_agrees_with_ns3_fq_codel() {
+    for (s, limit) in FQ_NS3 {
+        let ours = fq_run(s, limit, &["variant=ns3"]);
+        assert_same(&ours, &reference(s, "fq_codel"));
+    }
+}
+
+/// Each vector distinguishes some of the ns-3 rules that `variant=ns3` selects: switching one
+/// rule back to Linux's (keeping everything else ns-3's) makes this many packets disagree with
+/// ns-3 (a packet disagrees when its outcome or time differs). Every rule is caught by at least
+/// one vector; `fq_sparse` distinguishes none of them (only the CoDel arithmetic: `variant=rfc`).
+#[test]
+fn fq_codel_vectors_distinguish_each_ns3_rule() {
+    let cases: &[(&str, [usize; 4])] = &[
+        // (switch, differing packets on fq_sizes, fq_sparse, fq_overflow, fq_ecn)
+        ("empty_new_flow=remove_if_no_old", [512, 0, 0, 241]),
+        ("overflow_count=bump", [0, 0, 1458, 0]),
+        ("fattest_tie=lowest_bucket", [0, 0, 1387, 0]),
+        ("flow_limit=none", [0, 0, 79, 0]),
+        ("mtu_scope=total", [118, 0, 0, 0]),
+    ];
+    for (switch, want) in cases {
+        let got: Vec<usize> = FQ_NS3
+            .iter()
+            .map(|(s, limit)| {
+                differing(
+                    &fq_run(s, limit, &["variant=ns3", switch]),
+                    &reference(s, "fq_codel"),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "variant=ns3 {switch}");
+    }
+    // All of Linux's rules with ns-3's CoDel arithmetic, and the two other variants.
+    let linux_rules = [
+        "variant=ns3",
+        "empty_new_flow=remove_if_no_old",
+        "overflow_count=bump",
+        "fattest_tie=lowest_bucket",
+        "flow_limit=none",
+        "mtu_scope=total",
+    ];
+    for (extra, want) in [
+        (&linux_rules[..], [584, 0, 1585, 241]),
+        (&["variant=linux"][..], [584, 0, 1585, 251]),
+        (&["variant=rfc"][..], [580, 427, 1555, 502]),
+    ] {
+        let got: Vec<usize> = FQ_NS3
+            .iter()
+            .map(|(s, limit)| differing(&fq_run(s, limit, extra), &reference(s, "fq_codel")))
+            .collect();
+        assert_eq!(got, want, "{extra:?}");
+    }
+}

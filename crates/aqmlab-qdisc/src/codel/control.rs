@@ -4,7 +4,7 @@
 
 use super::linux_compat::{self, CODEL_SHIFT, REC_INV_SQRT_ONE};
 use crate::contract::{DropReason, MarkReason, QdiscCx, Stage};
-use aqmlab_core::{Packet, SimDuration, SimTime};
+use aqmlab_core::{Ecn, Packet, SimDuration, SimTime};
 
 /// Which system's CoDel arithmetic to reproduce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +103,25 @@ pub trait CodelQueue {
     #[inline]
     fn signal_target(&mut self, examined: Packet) -> Packet {
         examined
+    }
+}
+
+/// Whether CoDel signals congestion on `pkt` by marking rather than dropping it: with `ecn` on,
+/// an ECN-capable packet (RFC 3168 §5). The linux and ns3 variants also take a packet that
+/// arrived with CE already set, which is then sent unchanged: Linux's `INET_ECN_set_ce`
+/// succeeds on CE, and ns-3 3.37's `Ipv4QueueDiscItem::Mark` accepts every codepoint but
+/// Not-ECT. The rfc variant drops it.
+#[inline]
+fn markable(p: &CodelParams, pkt: &Packet) -> bool {
+    p.ecn && (pkt.ecn.is_ect() || (pkt.ecn == Ecn::Ce && p.variant != Variant::Rfc))
+}
+
+/// Marks a [`markable`] packet: sets CE on an ECT packet; a CE packet stays as it is and no mark
+/// is reported (as RED does with CE arrivals).
+#[inline]
+fn mark(pkt: &mut Packet, cx: &mut QdiscCx) {
+    if pkt.ecn.is_ect() {
+        cx.mark(pkt, MarkReason::CodelTarget);
     }
 }
 
@@ -236,9 +255,9 @@ impl CodelState {
                 let mut head = q.signal_target(head);
                 self.count += 1;
                 self.count_changed(p);
-                if p.ecn && head.ecn.is_ect() {
+                if markable(p, &head) {
                     // Linux: mark instead of drop, schedule the next signal, send this packet.
-                    cx.mark(&mut head, MarkReason::CodelTarget);
+                    mark(&mut head, cx);
                     marked = true;
                     let base = if p.variant == Variant::Ns3 {
                         now
@@ -262,8 +281,8 @@ impl CodelState {
         } else if ok {
             // Above target for a whole interval: drop one packet and enter the dropping state.
             let mut head = q.signal_target(pkt.expect("ok_to_drop implies a packet"));
-            if p.ecn && head.ecn.is_ect() {
-                cx.mark(&mut head, MarkReason::CodelTarget);
+            if markable(p, &head) {
+                mark(&mut head, cx);
                 marked = true;
                 pkt = Some(head);
             } else {

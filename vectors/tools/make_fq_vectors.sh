@@ -1,0 +1,21 @@
+#!/bin/sh
+# Regenerates the multi-flow FQ-CoDel vectors vectors/fq_*.{schedule,fq_codel.ns3,fq_codel.ns3.summary}
+# with ns-3 3.37 (Debian 12: apt-get install -y ns3 libns3-dev g++). Run from anywhere:
+#   sh vectors/tools/make_fq_vectors.sh
+# The parameters per schedule are those in crates/aqmlab-qdisc/tests/vectors.rs (FQ_NS3) and in
+# vectors/README.md; keep the three in step.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+vec=$(dirname "$here")
+bin=${TMPDIR:-/tmp}/aqmlab-fq_replay
+g++ -O2 -std=c++17 "$here/fq_replay.cc" -o "$bin" -Wl,--no-as-needed -lns3-core -lns3-network \
+    -lns3-internet -lns3-traffic-control
+python3 "$here/gen_fq_schedules.py" "$vec"
+for spec in fq_sizes:10240 fq_sparse:10240 fq_overflow:64 fq_ecn:10240; do
+    s=${spec%%:*}
+    limit=${spec#*:}
+    "$bin" --schedule="$vec/$s.schedule.csv" --out="$vec/$s.fq_codel.ns3.csv" \
+        --summary="$vec/$s.fq_codel.ns3.summary.json" --limit="$limit" --flows=1024 \
+        --quantum=1514 --dropBatch=64 --useEcn=1 --target=5ms --interval=100ms
+    echo "$s: $(cat "$vec/$s.fq_codel.ns3.summary.json")"
+done
