@@ -641,21 +641,22 @@ impl QueueDisc for FqCodel {
             // ns-3 3.37: each flow is a child CoDelQueueDisc whose MaxSize is the parent's limit,
             // and it refuses the arrival (tail drop) before FqCoDel's overflow rule looks at the
             // total, which then does not exceed the limit. A queue holding packets is on a list
-            // already, so ns-3's "make an inactive flow new" step changes nothing here.
+            // already, so ns-3's "make an inactive flow new" step changes nothing here. (The
+            // memory test below still runs; ns-3 has no memory limit.)
             cx.drop(pkt, Stage::Enqueue, DropReason::Overlimit);
-            return;
-        }
-        if f.q.is_empty() {
-            self.active += 1;
-        }
-        f.q.push_back(pkt);
-        self.backlog.packets += 1;
-        self.backlog.bytes += pkt.size_bytes as u64;
-        if f.list == FlowList::Inactive {
-            f.deficit = self.cfg.quantum as i64;
-            self.new_flows
-                .push_back(&mut self.flows, i as u32, FlowList::New);
-            self.new_flow_count += 1;
+        } else {
+            if f.q.is_empty() {
+                self.active += 1;
+            }
+            f.q.push_back(pkt);
+            self.backlog.packets += 1;
+            self.backlog.bytes += pkt.size_bytes as u64;
+            if f.list == FlowList::Inactive {
+                f.deficit = self.cfg.quantum as i64;
+                self.new_flows
+                    .push_back(&mut self.flows, i as u32, FlowList::New);
+                self.new_flow_count += 1;
+            }
         }
         // Limits are checked after the packet is in, so the arrival may itself be dropped.
         let over_memory = self.backlog.bytes > self.cfg.memory_limit;

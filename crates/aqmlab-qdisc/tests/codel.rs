@@ -274,6 +274,35 @@ fn ecn_marks_instead_of_dropping_and_enters_without_extra_dequeue() {
     );
 }
 
+/// A packet that arrives with CE already set, when CoDel signals on it: the linux and ns3
+/// variants send it unchanged, as Linux (`INET_ECN_set_ce` succeeds on CE) and ns-3 3.37
+/// (`Ipv4QueueDiscItem::Mark` accepts every codepoint but Not-ECT) do, and report no new mark;
+/// the signal still counts (`count` 1, next signal scheduled). The rfc variant drops it.
+#[test]
+fn ce_arrivals_are_kept_by_linux_and_ns3_and_dropped_by_rfc() {
+    for (v, kept) in [
+        (Variant::Linux, true),
+        (Variant::Ns3, true),
+        (Variant::Rfc, false),
+    ] {
+        let mut cfg = CodelConfig::with_defaults(Size::Packets(500), v);
+        cfg.params.ecn = true;
+        let mut q = Qdisc::new(Codel::new(cfg));
+        for i in 0..20 {
+            let mut p = Packet::new(i, 1000, FlowId(0));
+            p.ecn = Ecn::Ce;
+            q.enqueue(SimTime::ZERO, p);
+        }
+        q.dequeue(SimTime::from_nanos(10 * MS));
+        let p = q.dequeue(SimTime::from_nanos(210 * MS)).unwrap();
+        assert_eq!((p.id, p.ecn), (if kept { 1 } else { 2 }, Ecn::Ce), "{v:?}");
+        assert_eq!(q.stats().marks(MarkReason::CodelTarget).packets, 0, "{v:?}");
+        assert_eq!(q.stats().dropped().packets, u64::from(!kept), "{v:?}");
+        let s = q.inner().state();
+        assert_eq!((s.dropping, s.count), (true, 1), "{v:?}");
+    }
+}
+
 #[test]
 fn ce_threshold_marks_packets_with_long_sojourn() {
     let mut cfg = CodelConfig::with_defaults(Size::Packets(500), Variant::Linux);

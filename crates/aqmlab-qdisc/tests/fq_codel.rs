@@ -5,7 +5,10 @@
 mod common;
 
 use aqmlab_core::{Ecn, FlowId, Packet, SimTime};
-use aqmlab_qdisc::fq_codel::{FlowHash, FlowList, FqCodel, FqCodelConfig, MtuScope, PARAMS};
+use aqmlab_qdisc::fq_codel::{
+    EmptyNewFlow, FattestTie, FlowHash, FlowList, FqCodel, FqCodelConfig, MtuScope, OverflowCount,
+    PARAMS,
+};
 use aqmlab_qdisc::{
     registry, AnyQdisc, DropReason, MarkReason, Params, Qdisc, QdiscEvent, QueueDisc, Stage,
     UniformSource,
@@ -148,6 +151,36 @@ fn emptied_new_flow_is_removed_when_there_are_no_old_flows() {
     assert_eq!(state(&q, "new_flow_count"), 3.0);
 }
 
+/// RFC 8290 §4.2 and ns-3 (`empty_new_flow=old`, set by `variant=ns3`): the same schedule as
+/// above, but the emptied new flow is parked on the old list even though no old flow exists, keeps
+/// its deficit, and its next packet finds it old (no new-flow priority, no fresh quantum).
+#[test]
+fn emptied_new_flow_is_parked_even_without_old_flows_with_empty_new_flow_old() {
+    for params in [&["empty_new_flow=old"][..], &["variant=ns3"]] {
+        let mut q = fq(params);
+        q.enqueue(T0, pkt(0, 1500, 0));
+        q.enqueue(T0, pkt(1, 1500, 1));
+        assert_eq!(q.dequeue(T0).unwrap().id, 0); // flow 0: 1514 → 14
+        assert_eq!(q.dequeue(T0).unwrap().id, 1); // flow 0 empty → old list; flow 1: 1514 → 14
+        assert_eq!(list(&q, FlowList::New), [1]);
+        assert_eq!(list(&q, FlowList::Old), [0]);
+        assert_eq!(q.inner().flow(0).unwrap().deficit, 14);
+
+        q.enqueue(T0, pkt(2, 1500, 0));
+        assert_eq!(list(&q, FlowList::New), [1], "{params:?}");
+        assert_eq!(q.inner().flow(0).unwrap().deficit, 14);
+        // Flow 1 (new) is empty → old list [0, 1]; flow 0 sends with its 14 credits: −1486.
+        assert_eq!(q.dequeue(T0).unwrap().id, 2);
+        assert_eq!(list(&q, FlowList::Old), [0, 1]);
+        assert_eq!(q.inner().flow(0).unwrap().deficit, -1486);
+        // Flow 0 gets a quantum (28) and rotates; both are found empty and leave.
+        assert_eq!(q.dequeue(T0), None);
+        assert_eq!(state(&q, "old_flows"), 0.0);
+        assert_eq!(q.inner().flow(0).unwrap().deficit, 28);
+        assert_eq!(state(&q, "new_flow_count"), 2.0);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Deficit round robin
 
@@ -284,6 +317,21 @@ fn overflow_drops_half_of_the_fattest_flow_from_its_head() {
     );
 }
 
+/// ns-3 (`overflow_count=keep`, set by `variant=ns3`): the same batch, but the CoDel count is
+/// left alone (ns-3's FqCoDelDrop takes the packets from the child CoDel's internal queue).
+#[test]
+fn overflow_count_keep_drops_the_same_batch_without_touching_codel() {
+    for params in [&["overflow_count=keep"][..], &["variant=ns3"]] {
+        let q = overflow_case(params);
+        let ids: Vec<u64> = dropped(&q).iter().map(|d| d.0).collect();
+        assert_eq!(ids, [0, 1, 2, 3], "{params:?}");
+        assert_eq!(q.inner().flow(0).unwrap().codel.count, 0, "{params:?}");
+    }
+    // variant=ns3 with the switch given explicitly: Linux's bump.
+    let q = overflow_case(&["variant=ns3", "overflow_count=bump"]);
+    assert_eq!(q.inner().flow(0).unwrap().codel.count, 4);
+}
+
 #[test]
 fn overflow_batch_is_capped_by_drop_batch() {
     let q = overflow_case(&["drop_batch=2"]);
@@ -347,6 +395,80 @@ fn fattest_ties_go_to_the_lowest_bucket() {
     assert_eq!(list(&q, FlowList::New), [5, 3, 7]);
     let ids: Vec<u64> = dropped(&q).iter().map(|d| d.0).collect();
     assert_eq!(ids, [2]);
+}
+
+/// ns-3 (`fattest_tie=first_created`, set by `variant=ns3`): the same equal backlogs, but the
+/// queue that received a packet first (bucket 5) is the fattest, as in ns-3's scan of its flow
+/// classes in creation order. Creation is for life: bucket 3 emptying and coming back does not
+/// make it younger than bucket 5.
+#[test]
+fn fattest_ties_go_to_the_first_created_queue_with_fattest_tie_first_created() {
+    for params in [
+        &["limit=4p", "fattest_tie=first_created"][..],
+        &["limit=4p", "variant=ns3"],
+    ] {
+        let mut q = fq(params);
+        q.enqueue(T0, pkt(0, 1000, 5));
+        q.enqueue(T0, pkt(1, 1000, 5));
+        q.enqueue(T0, pkt(2, 1000, 3));
+        q.enqueue(T0, pkt(3, 1000, 3));
+        q.enqueue(T0, pkt(4, 100, 7));
+        let ids: Vec<u64> = dropped(&q).iter().map(|d| d.0).collect();
+        assert_eq!(ids, [0], "{params:?}");
+    }
+    let mut q = fq(&["limit=3p", "fattest_tie=first_created"]);
+    q.enqueue(T0, pkt(0, 1000, 3));
+    assert_eq!(q.dequeue(T0).unwrap().id, 0);
+    assert_eq!(q.dequeue(T0), None); // bucket 3 leaves the lists
+    q.enqueue(T0, pkt(1, 1000, 5));
+    q.enqueue(T0, pkt(2, 1000, 3));
+    q.enqueue(T0, pkt(3, 100, 7));
+    q.enqueue(T0, pkt(4, 100, 7)); // 4 > 3 packets: buckets 3 and 5 tie at 1000 B
+    let ids: Vec<u64> = dropped(&q).iter().map(|d| d.0).collect();
+    assert_eq!(ids, [2]);
+}
+
+/// ns-3 (`flow_limit=limit`, set by `variant=ns3`): a flow's child CoDel has the qdisc's limit,
+/// so an arrival to a queue that already holds `limit` packets is tail-dropped (reason
+/// `overlimit`) and no batch is dropped from the head. Linux (`none`) drops at least half of the
+/// queue's bytes (5000 B: 3000) from its head instead.
+#[test]
+fn flow_limit_tail_drops_an_arrival_to_a_full_queue() {
+    for (params, want) in [
+        (
+            &["limit=4p", "flow_limit=limit"][..],
+            vec![(4, Stage::Enqueue, DropReason::Overlimit)],
+        ),
+        (
+            &["limit=4p", "variant=ns3"],
+            vec![(4, Stage::Enqueue, DropReason::Overlimit)],
+        ),
+        (
+            &["limit=4p"],
+            vec![
+                (0, Stage::Enqueue, DropReason::FqOverlimitFattest),
+                (1, Stage::Enqueue, DropReason::FqOverlimitFattest),
+                (2, Stage::Enqueue, DropReason::FqOverlimitFattest),
+            ],
+        ),
+    ] {
+        let mut q = fq(params);
+        for id in 0..4 {
+            q.enqueue(T0, pkt(id, 1000, 2));
+        }
+        assert!(q.events().is_empty());
+        q.enqueue(T0, pkt(4, 1000, 2));
+        assert_eq!(dropped(&q), want, "{params:?}");
+    }
+    // Below the limit in its own queue, the arrival joins and the fattest queue pays.
+    let mut q = fq(&["limit=4p", "variant=ns3"]);
+    for id in 0..3 {
+        q.enqueue(T0, pkt(id, 1000, 2));
+    }
+    q.enqueue(T0, pkt(3, 100, 6));
+    q.enqueue(T0, pkt(4, 100, 6));
+    let ids: Vec<u64> = dropped(&q).iter().map(|d| d.0).collect();
+    assert_eq!(ids, [0, 1]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -537,9 +659,95 @@ fn defaults() {
         (10240, 1024, 1514, 32 << 20, 64)
     );
     assert_eq!((c.mtu_scope, c.hash), (MtuScope::Total, FlowHash::FlowId));
+    // Linux's rules unless variant=ns3 (rfc is the default variant; linux the same).
+    for c in [c.clone(), config(&["variant=linux"])] {
+        assert_eq!(
+            (
+                c.empty_new_flow,
+                c.overflow_count,
+                c.fattest_tie,
+                c.flow_limit
+            ),
+            (
+                EmptyNewFlow::RemoveIfNoOld,
+                OverflowCount::Bump,
+                FattestTie::LowestBucket,
+                false
+            )
+        );
+    }
     assert!(c.codel.ecn);
     assert_eq!(c.codel.mtu_bytes, 1500);
     assert_eq!(config(&["variant=linux"]).codel.mtu_bytes, 1514);
+}
+
+/// variant=ns3 is the ns-3 preset: all five rules ns-3's; each switch given explicitly wins.
+#[test]
+fn variant_ns3_selects_ns3_rules_and_explicit_switches_override_them() {
+    let c = config(&["variant=ns3"]);
+    assert_eq!(
+        (
+            c.mtu_scope,
+            c.empty_new_flow,
+            c.overflow_count,
+            c.fattest_tie,
+            c.flow_limit
+        ),
+        (
+            MtuScope::Flow,
+            EmptyNewFlow::Old,
+            OverflowCount::Keep,
+            FattestTie::FirstCreated,
+            true
+        )
+    );
+    let c = config(&[
+        "variant=ns3",
+        "mtu_scope=total",
+        "empty_new_flow=remove_if_no_old",
+        "overflow_count=bump",
+        "fattest_tie=lowest_bucket",
+        "flow_limit=none",
+    ]);
+    assert_eq!(
+        (
+            c.mtu_scope,
+            c.empty_new_flow,
+            c.overflow_count,
+            c.fattest_tie,
+            c.flow_limit
+        ),
+        (
+            MtuScope::Total,
+            EmptyNewFlow::RemoveIfNoOld,
+            OverflowCount::Bump,
+            FattestTie::LowestBucket,
+            false
+        )
+    );
+    let c = config(&[
+        "empty_new_flow=old",
+        "overflow_count=keep",
+        "fattest_tie=first_created",
+        "flow_limit=limit",
+        "mtu_scope=flow",
+    ]);
+    assert_eq!(
+        (
+            c.mtu_scope,
+            c.empty_new_flow,
+            c.overflow_count,
+            c.fattest_tie,
+            c.flow_limit
+        ),
+        (
+            MtuScope::Flow,
+            EmptyNewFlow::Old,
+            OverflowCount::Keep,
+            FattestTie::FirstCreated,
+            true
+        )
+    );
 }
 
 #[test]
@@ -561,14 +769,24 @@ fn bad_parameters_are_errors_that_say_what_was_expected() {
             "parameter memory_limit: expected a byte count like \"1514\", \"1514B\" or \"32MB\", got \"10p\"",
         ),
         (&["drop_batch=0"], "parameter drop_batch: expected an integer in [1, 4294967295], got 0"),
-        (&["mtu_scope=queue"], "parameter mtu_scope: expected one of total, flow, got \"queue\""),
+        (&["mtu_scope=queue"], "parameter mtu_scope: expected one of auto, total, flow, got \"queue\""),
+        (
+            &["empty_new_flow=park"],
+            "parameter empty_new_flow: expected one of auto, old, remove_if_no_old, got \"park\"",
+        ),
+        (&["overflow_count=1"], "parameter overflow_count: expected one of auto, bump, keep, got \"1\""),
+        (
+            &["fattest_tie=oldest"],
+            "parameter fattest_tie: expected one of auto, lowest_bucket, first_created, got \"oldest\"",
+        ),
+        (&["flow_limit=64p"], "parameter flow_limit: expected one of auto, none, limit, got \"64p\""),
         (&["hash=crc"], "parameter hash: expected one of flow_id, perturbed, got \"crc\""),
         (&["ecn=maybe"], "parameter ecn: expected true or false, got \"maybe\""),
         (&["variant=bsd"], "parameter variant: expected one of rfc, linux, ns3, got \"bsd\""),
         (&["mtu=0"], "parameter mtu: expected a byte count > 0"),
         (
             &["perturbation=1"],
-            "fq_codel has no parameter \"perturbation\": its parameters are limit, flows, quantum, memory_limit, target, interval, mtu, ecn, ce_threshold, variant, drop_batch, mtu_scope, hash",
+            "fq_codel has no parameter \"perturbation\": its parameters are limit, flows, quantum, memory_limit, target, interval, mtu, ecn, ce_threshold, variant, drop_batch, mtu_scope, empty_new_flow, overflow_count, fattest_tie, flow_limit, hash",
         ),
     ];
     for (given, want) in cases {
@@ -628,7 +846,12 @@ proptest! {
     fn conserves_packets_and_keeps_flow_order(
         ops in prop::collection::vec((op(), 0u64..3_000_000), 1..400),
         variant in prop::sample::select(vec!["rfc", "linux", "ns3"]),
-        scope in prop::sample::select(vec!["total", "flow"]),
+        scope in prop::sample::select(vec!["auto", "total", "flow"]),
+        rules in prop::sample::select(vec![
+            ["empty_new_flow=auto", "overflow_count=auto", "fattest_tie=auto", "flow_limit=auto"],
+            ["empty_new_flow=old", "overflow_count=keep", "fattest_tie=first_created", "flow_limit=limit"],
+            ["empty_new_flow=remove_if_no_old", "overflow_count=bump", "fattest_tie=lowest_bucket", "flow_limit=none"],
+        ]),
         hash in prop::sample::select(vec!["flow_id", "perturbed"]),
         batch in 1u32..8,
     ) {
@@ -642,7 +865,8 @@ proptest! {
             format!("hash={hash}"),
             format!("drop_batch={batch}"),
         ];
-        let params: Vec<&str> = params.iter().map(String::as_str).collect();
+        let mut params: Vec<&str> = params.iter().map(String::as_str).collect();
+        params.extend_from_slice(&rules);
         let mut q = fq(&params);
         let mut t = 0u64;
         let mut last_sent = [None::<u64>; 6];
