@@ -12,8 +12,9 @@
 //!   total packets then exceed `limit`, or the queued bytes exceed `memory_limit`, packets are
 //!   dropped from the *head* of the queue with the most bytes (the arrival counts, so it may be
 //!   the one dropped): up to `drop_batch` packets, stopping once half of that queue's bytes are
-//!   gone (Linux's batch; `drop_batch=1` is the single drop RFC 8290 describes), and the queue's
-//!   CoDel `count` grows by the number dropped (Linux: "tell codel to increase its signal").
+//!   gone (Linux's batch; `drop_batch=1` is the single drop RFC 8290 describes), and (with
+//!   `overflow_count=bump`) the queue's CoDel `count` grows by the number dropped (Linux: "tell
+//!   codel to increase its signal").
 //!   One batch per arrival: afterwards the packet limit holds again, but the bytes may still
 //!   exceed `memory_limit` (as in Linux); each further arrival then drops another batch.
 //! * Dequeue (RFC 8290 §4.2, Linux `fq_codel_dequeue`): take the head of the new list, else of
@@ -21,9 +22,9 @@
 //!   the old list. Otherwise its CoDel ([`CodelState::dequeue`], the same control loop as the
 //!   [`crate::codel`] discipline) returns a packet, whose size is charged to the deficit. If the
 //!   queue had nothing left, it leaves its list, except that an emptied *new* queue moves to the
-//!   tail of the old list while old queues exist, so that a flow cannot starve the old queues by
-//!   re-entering the new list again and again (RFC 8290 §4.2; see "Deviations" for the "while
-//!   old queues exist" part, which is Linux's).
+//!   tail of the old list (with `empty_new_flow=remove_if_no_old`, Linux's rule, only while old
+//!   queues exist), so that a flow cannot starve the old queues by re-entering the new list again
+//!   and again (RFC 8290 §4.2).
 //!
 //! Each queue has its own [`CodelState`]; all share one [`CodelParams`] read by
 //! [`codel::codel_params_from`], so `target`, `interval`, `mtu`, `ecn`, `ce_threshold` and
@@ -38,17 +39,21 @@
 //! list operation is O(1) and nothing is allocated per packet (a queue's ring buffer grows to its
 //! largest backlog and keeps that capacity). The fattest-queue search on overflow is a linear
 //! scan, like Linux's, but over the queues on the two lists (every queue holding packets is on
-//! one) rather than over all buckets; ties go to the lowest bucket, as in Linux's scan.
+//! one) rather than over all buckets; ties go by `fattest_tie`.
+//!
+//! Linux and ns-3 3.37 differ on five rules besides CoDel's arithmetic; each has a switch whose
+//! default, `auto`, follows `variant` (ns-3's rule with `variant=ns3`, Linux's otherwise), so
+//! `variant=ns3` is the ns-3 preset, checked packet by packet against ns-3 3.37's
+//! `FqCoDelQueueDisc` (`tests/vectors.rs`): `empty_new_flow` (an emptied new queue always goes
+//! to the old list, RFC 8290 §4.2 and ns-3, or leaves the lists when the old list is empty,
+//! Linux), `overflow_count` (the overflow batch adds to CoDel's count, Linux, or not, ns-3),
+//! `fattest_tie` (lowest bucket, Linux, or the queue created first, ns-3), `flow_limit` (ns-3's
+//! child CoDel refuses an arrival to a queue holding `limit` packets) and `mtu_scope`.
 //!
 //! Deviations (see `docs/models/fq_codel.md`):
 //! * `memory_limit` counts the bytes of queued packets (`size_bytes`); Linux counts each skb's
 //!   `truesize` (buffer overhead included, several times the length of a small packet), so
-//!   Linux reaches its 32 MiB earlier, especially with small packets.
-//! * An emptied new queue is removed instead of parked on the old list when the old list is
-//!   empty (Linux). RFC 8290 §4.2 and ns-3 always park it; the two differ only in which list the
-//!   queue is on when its next packet arrives (Linux: new again, with a fresh quantum).
-//! * The count bump on overflow is Linux's; ns-3 drops in the same batches but leaves the CoDel
-//!   count alone, and has no memory limit.
+//!   Linux reaches its 32 MiB earlier, especially with small packets. ns-3 has no memory limit.
 
 use crate::codel::{self, CodelParams, CodelQueue, CodelState, Variant};
 use crate::contract::{Backlog, DropReason, QdiscCx, QueueDisc, Stage};

@@ -779,3 +779,19 @@ proptest! {
         }
     }
 }
+
+/// `aqmlab replay --list` warns that `ns1_compat` has the opposite sense of ns-3's `Ns1Compat`
+/// (ours true = ns-3's default false), since the shared name misleads ns-3 comparisons.
+#[test]
+fn list_says_ns1_compat_is_the_opposite_of_ns3_ns1compat() {
+    let text = aqmlab_qdisc::registry::list_text();
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("ns1_compat "))
+        .expect("ns1_compat is listed");
+    assert!(line.contains("NOT ns-3's Ns1Compat"), "{line}");
+    assert!(
+        line.contains("true here behaves like ns-3's default Ns1Compat=false"),
+        "{line}"
+    );
+}
