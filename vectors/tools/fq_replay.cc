@@ -19,7 +19,7 @@
 // Options (defaults are FqCoDelQueueDisc's, except the quantum, which ns-3 takes from the device
 // MTU and which has no device here): --schedule FILE --out FILE [--summary FILE] [--limit 10240]
 // [--flows 1024] [--quantum 1514] [--dropBatch 64] [--useEcn 1] [--target 5ms]
-// [--interval 100ms].
+// [--interval 100ms] [--ceThreshold off|TIME].
 //
 // Build (one line; Debian 12 packages ns3 and libns3-dev, ns-3 3.37):
 //   g++ -O2 -std=c++17 vectors/tools/fq_replay.cc -o fq_replay -Wl,--no-as-needed -lns3-core
@@ -347,7 +347,7 @@ ReadSchedule(const std::string& path)
 int
 main(int argc, char* argv[])
 {
-    std::string schedule, out, summary, target = "5ms", interval = "100ms";
+    std::string schedule, out, summary, target = "5ms", interval = "100ms", ceThreshold = "off";
     uint32_t limit = 10240, flows = 1024, quantum = 1514, dropBatch = 64;
     bool useEcn = true;
     CommandLine cmd(__FILE__);
@@ -361,6 +361,7 @@ main(int argc, char* argv[])
     cmd.AddValue("useEcn", "UseEcn", useEcn);
     cmd.AddValue("target", "Target", target);
     cmd.AddValue("interval", "Interval", interval);
+    cmd.AddValue("ceThreshold", "CeThreshold (off = ns-3's default, Time::Max)", ceThreshold);
     cmd.Parse(argc, argv);
     if (schedule.empty() || out.empty())
     {
@@ -378,6 +379,10 @@ main(int argc, char* argv[])
     f.Set("UseEcn", BooleanValue(useEcn));
     f.Set("Target", StringValue(target));
     f.Set("Interval", StringValue(interval));
+    if (ceThreshold != "off")
+    {
+        f.Set("CeThreshold", TimeValue(Time(ceThreshold)));
+    }
     Ptr<FqCoDelQueueDisc> fq = f.Create<FqCoDelQueueDisc>();
     fq->SetQuantum(quantum);
     fq->AddPacketFilter(CreateObject<FlowIdFilter>());

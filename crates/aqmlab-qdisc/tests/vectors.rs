@@ -187,3 +187,49 @@ fn fq_codel_vectors_distinguish_each_ns3_rule() {
         assert_eq!(got, want, "{extra:?}");
     }
 }
+
+/// Random cross-check against ns-3 3.37 on schedules made by `vectors/tools/fq_crosscheck.py`
+/// (which needs ns-3, so this test is ignored): set `AQMLAB_FQ_XCHECK` to its output folder.
+/// Fails if any packet of any schedule differs, after listing each differing schedule.
+/// `AQMLAB_FQ_XCHECK_EXTRA` adds parameters (e.g. one of Linux's rules, to see it matter).
+#[test]
+#[ignore = "needs schedules made with ns-3: see vectors/tools/fq_crosscheck.py"]
+fn fq_codel_ns3_variant_agrees_with_ns3_on_random_schedules() {
+    let dir = std::path::PathBuf::from(
+        std::env::var("AQMLAB_FQ_XCHECK")
+            .expect("set AQMLAB_FQ_XCHECK to fq_crosscheck.py's folder"),
+    );
+    let extra = std::env::var("AQMLAB_FQ_XCHECK_EXTRA").unwrap_or_default();
+    let manifest = std::fs::read_to_string(dir.join("manifest.txt")).unwrap();
+    let (mut schedules, mut packets, mut bad) = (0, 0, 0);
+    for line in manifest.lines().filter(|l| !l.trim().is_empty()) {
+        let mut words = line.split_whitespace();
+        let name = words.next().unwrap();
+        let params: Vec<&str> = words
+            .chain(["variant=ns3"])
+            .chain(extra.split_whitespace())
+            .collect();
+        let read = |suffix: &str| std::fs::read(dir.join(format!("{name}.{suffix}"))).unwrap();
+        let rows = aqmlab_qdisc::replay::parse_schedule(&read("schedule.csv")).unwrap();
+        let pairs = aqmlab_qdisc::Params::split_pairs(&params).unwrap();
+        let mut q = aqmlab_qdisc::Qdisc::new(
+            aqmlab_qdisc::registry::build("fq_codel", &pairs, UniformSource::seeded(1)).unwrap(),
+        );
+        let ours = aqmlab_qdisc::replay::replay(&mut q, &rows, false)
+            .unwrap()
+            .decisions;
+        let theirs = aqmlab_qdisc::replay::parse_decisions(
+            &String::from_utf8(read("fq_codel.ns3.csv")).unwrap(),
+        )
+        .unwrap();
+        let n = differing(&ours, &theirs);
+        schedules += 1;
+        packets += ours.len();
+        if n > 0 {
+            bad += 1;
+            eprintln!("{line}: {n} of {} packets differ", ours.len());
+        }
+    }
+    eprintln!("{bad} of {schedules} schedules ({packets} packets) differ");
+    assert_eq!(bad, 0);
+}
