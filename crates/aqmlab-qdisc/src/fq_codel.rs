@@ -298,7 +298,7 @@ impl FqCodelConfig {
         let drop_batch = int_in(p, "drop_batch", 1, u32::MAX as u64)? as u32;
         let codel = codel::codel_params_from(p)?;
         // `auto`: variant=ns3 selects ns-3 3.37's rule on each point, rfc and linux Linux's
-        // (docs/models/fq_codel.md, "Variants").
+        // (docs/models/fq_codel.md, "Linux's rules and ns-3's").
         let ns3 = codel.variant == Variant::Ns3;
         let mtu_scope = match p.choice("mtu_scope", &["auto", "total", "flow"])? {
             0 if ns3 => MtuScope::Flow,
