@@ -109,6 +109,20 @@ const CONFIGS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        // ns-3's rules: emptied new flows parked, no count bump, creation-order ties, the
+        // per-flow limit (reachable with 6 packets in one queue), per-flow MTU test.
+        "fq_codel",
+        &[
+            "limit=6p",
+            "flows=3",
+            "quantum=256",
+            "target=1ms",
+            "interval=4ms",
+            "variant=ns3",
+            "drop_batch=2",
+        ],
+    ),
+    (
         "lstf_codel",
         &[
             "limit=16p",
