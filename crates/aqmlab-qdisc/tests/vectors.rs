@@ -1,7 +1,9 @@
 //! Agreement with ns-3 3.37's decisions on the bundled schedules (`vectors/README.md` gives the
 //! parameters ns-3 used). DropTail, CoDel (ns-3 arithmetic), RED and PIE (both with ns-3's random
 //! draws) agree on every packet. (The issue asked only for PIE's outcome counts within a few
-//! percent; that weaker check is kept too, for the `rfc` variant.)
+//! percent; that weaker check is kept too, for the `rfc` variant.) FQ-CoDel with `variant=ns3`
+//! agrees on every packet of the four multi-flow schedules `fq_*`, made by our own ns-3 driver
+//! (`vectors/tools/`), and the tests count what each of Linux's rules would change.
 
 mod common;
 use aqmlab_qdisc::UniformSource;
