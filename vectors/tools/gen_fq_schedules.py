@@ -52,7 +52,10 @@ def link(t0, t1, gap_ns):
 def write(path, arrivals, deqs, with_ecn):
     """arrivals: (t, size, flow, ecn) tuples; deqs: times. Arrivals sort before dequeues at the
     same time, arrivals among themselves by (t, generation order)."""
-    rows = [(t, 0, i, f"{t},enq,{s},{fl}" + (f",{e}" if with_ecn else "")) for i, (t, s, fl, e) in enumerate(arrivals)]
+    rows = [
+        (t, 0, i, f"{t},enq,{s},{fl}" + (f",{e}" if with_ecn else ""))
+        for i, (t, s, fl, e) in enumerate(arrivals)
+    ]
     rows += [(t, 1, i, f"{t},deq,0,0" + (",0" if with_ecn else "")) for i, t in enumerate(deqs)]
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
     header = "t_ns,op,size,flow" + (",ecn" if with_ecn else "")
@@ -67,7 +70,9 @@ def fq_sizes():
     # (flow, size, start ms): created in the order 7, 3, 12, 2.
     for fl, size, start in [(7, 1500, 0), (3, 1000, 7), (12, 576, 19), (2, 64, 31)]:
         for a, b in [(start, 420), (570 + start // 2, 1000)]:
-            arr += [(t, size, fl, "not_ect") for t in periodic(a * MS, b * MS, 3 * MS, 300_000, rng)]
+            arr += [
+                (t, size, fl, "not_ect") for t in periodic(a * MS, b * MS, 3 * MS, 300_000, rng)
+            ]
     # The link: 10 Mb/s-ish slots of 1 ms.
     return arr, link(500_000, 1_060 * MS, MS)
 
@@ -78,7 +83,10 @@ def fq_sparse():
     for fl, start in [(1, 0), (4, 3)]:
         t = start
         while t < 1_500:
-            arr += [(x, 1500, fl, "not_ect") for x in periodic(t * MS, (t + 300) * MS, 2 * MS, 200_000, rng)]
+            arr += [
+                (x, 1500, fl, "not_ect")
+                for x in periodic(t * MS, (t + 300) * MS, 2 * MS, 200_000, rng)
+            ]
             t += 400
     for fl in [9, 20, 33, 40]:
         t = rng.randint(0, 40) * MS
@@ -107,7 +115,11 @@ def fq_overflow():
 def fq_ecn():
     rng = random.Random(4)
     arr = []
-    for fl, size, ecn, start in [(1, 1500, "ect0", 0), (2, 1500, "not_ect", 2), (3, 1000, "ect1", 5)]:
+    for fl, size, ecn, start in [
+        (1, 1500, "ect0", 0),
+        (2, 1500, "not_ect", 2),
+        (3, 1000, "ect1", 5),
+    ]:
         for t in periodic(start * MS, 1_200 * MS, 3 * MS, 500_000, rng):
             e = "ce" if ecn == "ect0" and rng.random() < 0.03 else ecn
             arr.append((t, size, fl, e))
