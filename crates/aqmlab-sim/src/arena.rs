@@ -60,6 +60,11 @@ impl<T> Arena<T> {
     pub fn try_get_mut(&mut self, i: u32) -> Option<&mut T> {
         self.slots.get_mut(i as usize).and_then(Option::as_mut)
     }
+    /// The value at `i`, if the slot holds one.
+    #[inline]
+    pub fn try_get(&self, i: u32) -> Option<&T> {
+        self.slots.get(i as usize).and_then(Option::as_ref)
+    }
     /// Values stored.
     pub fn len(&self) -> usize {
         self.live

@@ -14,7 +14,7 @@
 
 use crate::rate::{DeliveryTrace, LinkRate, StepSchedule};
 use crate::topology::LinkConfig;
-use crate::world::{FlowSpec, OnOff, Sim, SizeDist, TcpApp, TcpSpec, UdpSpec};
+use crate::world::{FlowSpec, Sim, TcpApp, TcpSpec, UdpSpec};
 use aqmlab_core::units::{self, UnitError};
 use aqmlab_core::{Bitrate, SimDuration, SimTime};
 use aqmlab_qdisc::{registry, Kind, UniformSource};
@@ -22,6 +22,9 @@ use aqmlab_tcp::{CcKind, TcpConfig};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
+
+mod apps;
+pub use apps::DEFAULT_REQUEST_BYTES;
 
 type S = Spanned<String>;
 
@@ -156,6 +159,11 @@ struct RawFlow {
     size_shape: Option<Spanned<f64>>,
     size_sigma: Option<Spanned<f64>>,
     request_size: Option<S>,
+    interval: Option<S>,
+    idle: Option<Spanned<toml::Value>>,
+    idle_dist: Option<S>,
+    reuse: Option<bool>,
+    idle_restart: Option<bool>,
     mss: Option<Spanned<i64>>,
     max_window: Option<Spanned<i64>>,
     initial_cwnd: Option<Spanned<i64>>,
@@ -760,6 +768,11 @@ pub fn build(
                     f.size_shape.is_some(),
                     f.size_sigma.is_some(),
                     f.request_size.is_some(),
+                    f.interval.is_some(),
+                    f.idle.is_some(),
+                    f.idle_dist.is_some(),
+                    f.reuse.is_some(),
+                    f.idle_restart.is_some(),
                     f.mss.is_some(),
                     f.max_window.is_some(),
                     f.initial_cwnd.is_some(),
@@ -779,54 +792,7 @@ pub fn build(
                         format!("{key} belongs to tcp flows; this flow has kind = \"udp\""),
                     ));
                 }
-                let on_off = match (&f.on_time, &f.off_time) {
-                    (None, None) => {
-                        if let Some(sh) = &f.onoff_shape {
-                            return Err(cx.err(
-                                Some(sh.span()),
-                                format!("{p}.onoff_shape"),
-                                "onoff_shape needs on_time and off_time",
-                            ));
-                        }
-                        None
-                    }
-                    (Some(on), Some(off)) => {
-                        let mean_on = cx.duration(on, &format!("{p}.on_time"))?;
-                        let mean_off = cx.duration(off, &format!("{p}.off_time"))?;
-                        if mean_on == SimDuration::ZERO {
-                            return Err(cx.err(
-                                Some(on.span()),
-                                format!("{p}.on_time"),
-                                "expected a mean on time > 0",
-                            ));
-                        }
-                        let pareto_shape = match &f.onoff_shape {
-                            Some(sh) if *sh.get_ref() > 1.0 && sh.get_ref().is_finite() => {
-                                Some(*sh.get_ref())
-                            }
-                            Some(sh) => {
-                                return Err(cx.err(
-                                    Some(sh.span()),
-                                    format!("{p}.onoff_shape"),
-                                    format!("expected a Pareto shape > 1, got {}", sh.get_ref()),
-                                ))
-                            }
-                            None => None,
-                        };
-                        Some(OnOff {
-                            mean_on,
-                            mean_off,
-                            pareto_shape,
-                        })
-                    }
-                    _ => {
-                        return Err(cx.err(
-                            Some(f.kind.span()),
-                            p.clone(),
-                            "an on/off source needs both on_time and off_time",
-                        ));
-                    }
-                };
+                let on_off = apps::on_off(&cx, f, &p)?;
                 sim.add_udp(UdpSpec {
                     src,
                     dst,
@@ -840,27 +806,10 @@ pub fn build(
                 .map_err(|e| cx.err(Some(f.from.span()), &p, e.to_string()))?;
             }
             "tcp" => {
-                if let Some(r) = &f.rate {
-                    return Err(cx.err(
-                        Some(r.span()),
-                        format!("{p}.rate"),
-                        "a tcp flow has no rate: its congestion control sets it",
-                    ));
-                }
-                if let Some(sz) = &f.size {
-                    return Err(cx.err(Some(sz.span()), format!("{p}.size"), "a tcp flow has no size: use bytes (app = \"finite\") or size_mean (app = \"web\")"));
-                }
-                if f.on_time.is_some() || f.off_time.is_some() || f.onoff_shape.is_some() {
-                    return Err(cx.err(
-                        Some(f.kind.span()),
-                        p.clone(),
-                        "on_time, off_time and onoff_shape belong to udp flows",
-                    ));
-                }
                 let cfg = tcp_config(&cx, f, &p)?;
-                let app = tcp_app(&cx, f, &p)?;
-                if let (Some(st), false) = (&f.stop, matches!(app, TcpApp::Web { .. })) {
-                    return Err(cx.err(Some(st.span()), format!("{p}.stop"), if matches!(app, TcpApp::Bulk) { "stop applies to web and udp flows: a bulk flow runs to the end (use app = \"finite\" with bytes for a transfer that ends)" } else { "stop applies to web and udp flows: a finite transfer ends when its bytes are delivered" }));
+                let app = apps::tcp_app(&cx, f, &p)?;
+                if let (Some(st), TcpApp::Bulk | TcpApp::Finite { .. }) = (&f.stop, &app) {
+                    return Err(cx.err(Some(st.span()), format!("{p}.stop"), if matches!(app, TcpApp::Bulk) { "stop applies to udp flows and the web, repeat and onoff applications: a bulk flow runs to the end (use app = \"finite\" with bytes for a transfer that ends)" } else { "stop applies to udp flows and the web, repeat and onoff applications: a finite transfer ends when its bytes are delivered" }));
                 }
                 let syn_retries = match &f.syn_retries {
                     None => None,
@@ -1012,6 +961,7 @@ fn largest_packets(sim: &Sim, i: usize) -> Option<((u32, String), (u32, String))
                     seg(mss, "its responses"),
                     seg(*request_bytes, "its requests"),
                 ),
+                TcpApp::Repeat { .. } | TcpApp::OnOff { .. } => (seg(mss, "its segments"), ack),
             }
         }
     })
@@ -1783,7 +1733,7 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 20] = [
+pub const TCP_FLOW_KEYS: [&str; 25] = [
     "cc",
     "app",
     "bytes",
@@ -1793,6 +1743,11 @@ pub const TCP_FLOW_KEYS: [&str; 20] = [
     "size_shape",
     "size_sigma",
     "request_size",
+    "interval",
+    "idle",
+    "idle_dist",
+    "reuse",
+    "idle_restart",
     "mss",
     "max_window",
     "initial_cwnd",
@@ -1805,152 +1760,6 @@ pub const TCP_FLOW_KEYS: [&str; 20] = [
     "delack_timeout",
     "syn_retries",
 ];
-
-/// Size of a web request when the scenario gives no `request_size`. An HTTP request is a GET line
-/// and its headers, a few hundred bytes: one segment, small beside the responses. PackMime-HTTP
-/// (ns-2) samples request sizes from a distribution fitted to traces; one fixed size keeps the
-/// request leg simple while still paying its handshake, its serialisation and its one-way delay.
-pub const DEFAULT_REQUEST_BYTES: u64 = 300;
-
-fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> {
-    let app = f
-        .app
-        .as_ref()
-        .map(|a| a.get_ref().as_str())
-        .unwrap_or("bulk");
-    let span = f.app.as_ref().map(|a| a.span()).or(Some(f.kind.span()));
-    let web_keys = f.conns_per_s.is_some()
-        || f.size_dist.is_some()
-        || f.size_mean.is_some()
-        || f.size_shape.is_some()
-        || f.size_sigma.is_some()
-        || f.request_size.is_some();
-    match app {
-        "bulk" | "finite" if web_keys => Err(cx.err(
-            span,
-            format!("{p}.app"),
-            "conns_per_s, size_* and request_size belong to app = \"web\"",
-        )),
-        "bulk" if f.bytes.is_some() => Err(cx.err(
-            span,
-            format!("{p}.bytes"),
-            "a bulk transfer is infinite: use app = \"finite\" with bytes",
-        )),
-        "bulk" => Ok(TcpApp::Bulk),
-        "finite" => {
-            let b = f.bytes.as_ref().ok_or_else(|| {
-                cx.err(
-                    span.clone(),
-                    format!("{p}.bytes"),
-                    "a finite transfer needs bytes, like bytes = \"10MB\"",
-                )
-            })?;
-            let bytes = cx.unit(b, &format!("{p}.bytes"), units::parse_bytes)?;
-            if bytes == 0 {
-                return Err(cx.err(Some(b.span()), format!("{p}.bytes"), "expected bytes > 0"));
-            }
-            Ok(TcpApp::Finite { bytes })
-        }
-        "web" => {
-            if f.bytes.is_some() {
-                return Err(cx.err(
-                    span,
-                    format!("{p}.bytes"),
-                    "web responses are sized by size_dist/size_mean and requests by request_size, not bytes",
-                ));
-            }
-            let rate = f.conns_per_s.as_ref().ok_or_else(|| {
-                cx.err(
-                    span.clone(),
-                    format!("{p}.conns_per_s"),
-                    "web traffic needs conns_per_s, like conns_per_s = 5.0",
-                )
-            })?;
-            if !(*rate.get_ref() > 0.0 && *rate.get_ref() <= 1e6) {
-                return Err(cx.err(
-                    Some(rate.span()),
-                    format!("{p}.conns_per_s"),
-                    format!(
-                        "expected a rate in (0, 1000000] connections per second, got {}",
-                        rate.get_ref()
-                    ),
-                ));
-            }
-            let mean = match &f.size_mean {
-                Some(m) => cx.unit(m, &format!("{p}.size_mean"), units::parse_bytes)? as f64,
-                None => 50_000.0,
-            };
-            if mean < 1.0 {
-                return Err(cx.err(
-                    f.size_mean.as_ref().map(|m| m.span()),
-                    format!("{p}.size_mean"),
-                    "expected a mean size ≥ 1 byte",
-                ));
-            }
-            let dist = f
-                .size_dist
-                .as_ref()
-                .map(|d| d.get_ref().as_str())
-                .unwrap_or("pareto");
-            let size = match dist {
-                "pareto" => {
-                    let shape = f.size_shape.as_ref().map(|x| *x.get_ref()).unwrap_or(1.2);
-                    if shape <= 1.0 || !shape.is_finite() {
-                        return Err(cx.err(
-                            f.size_shape.as_ref().map(|x| x.span()),
-                            format!("{p}.size_shape"),
-                            format!("expected a Pareto shape > 1 (finite mean), got {shape}"),
-                        ));
-                    }
-                    SizeDist::Pareto { mean, shape }
-                }
-                "lognormal" => {
-                    let sigma = f.size_sigma.as_ref().map(|x| *x.get_ref()).unwrap_or(1.0);
-                    if !(sigma >= 0.0 && sigma.is_finite()) {
-                        return Err(cx.err(
-                            f.size_sigma.as_ref().map(|x| x.span()),
-                            format!("{p}.size_sigma"),
-                            format!("expected sigma ≥ 0, got {sigma}"),
-                        ));
-                    }
-                    SizeDist::Lognormal { mean, sigma }
-                }
-                other => {
-                    return Err(cx.err(
-                        f.size_dist.as_ref().map(|d| d.span()),
-                        format!("{p}.size_dist"),
-                        format!("expected pareto or lognormal, got {other:?}"),
-                    ))
-                }
-            };
-            // The request the client sends before the response (default: DEFAULT_REQUEST_BYTES).
-            let request_bytes = match &f.request_size {
-                Some(r) => {
-                    let b = cx.unit(r, &format!("{p}.request_size"), units::parse_bytes)?;
-                    if b == 0 {
-                        return Err(cx.err(
-                            Some(r.span()),
-                            format!("{p}.request_size"),
-                            "expected a request size ≥ 1 byte, like request_size = \"300B\"",
-                        ));
-                    }
-                    b
-                }
-                None => DEFAULT_REQUEST_BYTES,
-            };
-            Ok(TcpApp::Web {
-                conns_per_s: *rate.get_ref(),
-                size,
-                request_bytes,
-            })
-        }
-        other => Err(cx.err(
-            span,
-            format!("{p}.app"),
-            format!("expected bulk, finite or web, got {other:?}"),
-        )),
-    }
-}
 
 /// The rate RED's idle-time correction assumes: the link's rate at time 0, or for a schedule
 /// that starts with an outage, its first positive rate (a trace's mean rate).

@@ -18,6 +18,10 @@ use aqmlab_core::{Bitrate, Ecn, FlowId, Packet, SimDuration, SimTime, Xoshiro256
 use aqmlab_qdisc::{AnyQdisc, DropReason, MarkReason, Qdisc, QdiscEvent};
 use aqmlab_tcp::{Segment, TcpConfig, TcpReceiver, TcpSender};
 
+mod apps;
+use apps::AppState;
+pub use apps::{Arrivals, IdleDist, OnOff, SizeDist, TcpApp};
+
 /// The leg of a connection that opens it: SYN, then a bulk or finite transfer, or a web request.
 pub const LEG_OPEN: u8 = 0;
 /// The leg a web server answers on, in the other direction, once the request has arrived.
@@ -81,6 +85,8 @@ enum Ev {
     TcpStart(u32),
     /// A web flow's next request arrives.
     WebArrival(u32),
+    /// A repeating or on/off TCP application's next step (a transfer, a write).
+    AppNext(u32),
     /// A TCP timer check for the sender (side 0) or receiver (side 1) of a leg, at the event's time.
     TcpTimer {
         conn: u32,
@@ -88,61 +94,6 @@ enum Ev {
         leg: u8,
         side: u8,
     },
-}
-
-/// What a TCP flow's application does.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TcpApp {
-    /// An infinite transfer ("FTP").
-    Bulk,
-    /// One transfer of `bytes`, whose completion time is measured.
-    Finite {
-        /// Bytes to transfer.
-        bytes: u64,
-    },
-    /// Web-like traffic: requests arrive at `dst` (the client) as a Poisson process. For each,
-    /// the client opens a fresh connection to `src` (the server): SYN, SYN-ACK, then a request
-    /// of `request_bytes`; once the server has received the whole request it sends a response
-    /// of random size back over the same connection (the second leg, already established).
-    Web {
-        /// Mean arrival rate of requests (connections per second).
-        conns_per_s: f64,
-        /// Response size distribution.
-        size: SizeDist,
-        /// Request size in bytes (≥ 1).
-        request_bytes: u64,
-    },
-}
-
-/// A distribution of transfer sizes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SizeDist {
-    /// Pareto with the given mean (bytes) and tail index `shape` (> 1).
-    Pareto {
-        /// Mean size in bytes.
-        mean: f64,
-        /// Tail index.
-        shape: f64,
-    },
-    /// Lognormal with the given mean (bytes) and `sigma` of the underlying normal.
-    Lognormal {
-        /// Mean size in bytes.
-        mean: f64,
-        /// Standard deviation of ln(size).
-        sigma: f64,
-    },
-}
-
-impl SizeDist {
-    fn sample(&self, rng: &mut Xoshiro256pp) -> u64 {
-        let x = match *self {
-            SizeDist::Pareto { mean, shape } => rng.pareto(mean, shape),
-            SizeDist::Lognormal { mean, sigma } => {
-                rng.lognormal(aqmlab_core::math::ln(mean) - sigma * sigma / 2.0, sigma)
-            }
-        };
-        x.round().clamp(1.0, 1e12) as u64
-    }
 }
 
 /// A TCP flow: one connection (bulk, finite) or a sequence of them (web).
@@ -188,27 +139,6 @@ pub struct UdpSpec {
     /// The flow's name. It names the flow's random stream (`flow/NAME/app`; unnamed, the flow's
     /// index), so that a flow added before a named one leaves its draws alone.
     pub name: Option<String>,
-}
-
-/// On/off periods of a UDP source (ns-2's `Traffic/Pareto` and `Traffic/Exponential`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct OnOff {
-    /// Mean on (burst) period.
-    pub mean_on: SimDuration,
-    /// Mean off (idle) period.
-    pub mean_off: SimDuration,
-    /// Pareto tail index (> 1) of both periods; `None` for exponential periods.
-    pub pareto_shape: Option<f64>,
-}
-
-impl OnOff {
-    fn draw(&self, mean: SimDuration, rng: &mut Xoshiro256pp) -> SimDuration {
-        let m = mean.as_secs_f64();
-        SimDuration::from_secs_f64(match self.pareto_shape {
-            Some(shape) => rng.pareto(m, shape),
-            None => rng.exponential(m),
-        })
-    }
 }
 
 /// A flow as it was added: [`Sim::flow_spec`].
@@ -439,6 +369,7 @@ enum FlowKind {
     Tcp {
         spec: TcpSpec,
         rng: Xoshiro256pp,
+        app: AppState,
     },
 }
 
@@ -566,6 +497,11 @@ struct Conn {
     legs: [Option<Leg>; 2],
     /// Web: `(request bytes, response bytes)`. The exchange is done when the response is.
     web: Option<(u64, u64)>,
+    /// Kept open when its transfer completes (the application writes into it again); freed
+    /// only if it never opens.
+    persistent: bool,
+    /// A transfer is being measured, from `start`, until every byte written is acknowledged.
+    measured: bool,
 }
 
 impl Conn {
@@ -822,13 +758,8 @@ impl Sim {
         let exact = (spec.size as u128 * 8_000_000_000) % spec.rate.as_bps() as u128 == 0;
         let interval = exact.then(|| spec.rate.tx_time(spec.size as u64));
         if let Some(o) = &spec.on_off {
-            if o.mean_on == SimDuration::ZERO
-                || o.pareto_shape.is_some_and(|a| !(a > 1.0 && a.is_finite()))
-            {
-                return Err(BuildError::Invalid(format!(
-                    "flow {idx}: an on/off source needs a mean on time > 0 and a Pareto shape > 1"
-                )));
-            }
+            o.validate()
+                .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
         }
         self.events.push(spec.start, Ev::UdpSend(idx as u32));
         let info = FlowInfo {
@@ -872,43 +803,10 @@ impl Sim {
             .validate()
             .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
         self.check_route(idx, spec.src, spec.dst)?;
-        let app = match &spec.app {
-            TcpApp::Bulk => "bulk",
-            TcpApp::Finite { bytes } => {
-                if *bytes == 0 {
-                    return Err(BuildError::Invalid(format!(
-                        "flow {idx}: a finite transfer needs bytes > 0"
-                    )));
-                }
-                "finite"
-            }
-            TcpApp::Web {
-                conns_per_s,
-                size,
-                request_bytes,
-            } => {
-                if *request_bytes == 0 {
-                    return Err(BuildError::Invalid(format!(
-                        "flow {idx}: web requests need request_bytes > 0"
-                    )));
-                }
-                if !(conns_per_s.is_finite() && *conns_per_s > 0.0) {
-                    return Err(BuildError::Invalid(format!(
-                        "flow {idx}: web traffic needs a rate > 0 connections/s"
-                    )));
-                }
-                let ok = match *size {
-                    SizeDist::Pareto { mean, shape } => mean >= 1.0 && shape > 1.0,
-                    SizeDist::Lognormal { mean, sigma } => mean >= 1.0 && sigma >= 0.0,
-                };
-                if !ok {
-                    return Err(BuildError::Invalid(format!(
-                        "flow {idx}: response sizes need a mean ≥ 1 byte (and a Pareto shape > 1)"
-                    )));
-                }
-                "web"
-            }
-        };
+        spec.app
+            .validate()
+            .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
+        let app = spec.app.name();
         let info = FlowInfo {
             kind: "tcp",
             cc: Some(spec.cfg.cc.kind.as_str()),
@@ -924,7 +822,11 @@ impl Sim {
             .push_in(Lane::Timers, spec.start, Ev::TcpStart(idx as u32));
         self.flows.push(Flow {
             info,
-            kind: FlowKind::Tcp { spec, rng },
+            kind: FlowKind::Tcp {
+                spec,
+                rng,
+                app: AppState::default(),
+            },
             m: FlowMetrics::default(),
             series: Vec::new(),
         });
@@ -1048,6 +950,7 @@ impl Sim {
                 Ev::UdpSend(f) => self.on_udp_send(f),
                 Ev::TcpStart(f) => self.on_tcp_start(f),
                 Ev::WebArrival(f) => self.on_web_arrival(f),
+                Ev::AppNext(f) => self.on_app_next(f),
                 Ev::TcpTimer {
                     conn,
                     gen,
@@ -1075,92 +978,19 @@ impl Sim {
         self.bins.cur
     }
 
-    fn on_udp_send(&mut self, f: u32) {
-        let now = self.now;
-        let fl = &mut self.flows[f as usize];
-        let FlowKind::Udp {
-            spec,
-            next_seq,
-            interval,
-            epoch,
-            on_until,
-            rng,
-        } = &mut fl.kind
-        else {
-            unreachable!("UdpSend for a TCP flow")
-        };
-        if spec.stop.is_some_and(|s| now >= s) {
-            return;
-        }
-        if now >= *on_until {
-            // The on period is over: stay silent for an off period, then start a new on period.
-            let o = spec
-                .on_off
-                .expect("only on/off sources have a finite on period");
-            let next_on = now + o.draw(o.mean_off, rng);
-            *on_until = next_on + o.draw(o.mean_on, rng);
-            *epoch = (next_on, 0);
-            self.events.push(next_on, Ev::UdpSend(f));
-            return;
-        }
-        let seq = *next_seq;
-        *next_seq += 1;
-        fl.m.sent_pkts += 1;
-        fl.m.sent_bytes += spec.size as u64;
-        let (src, dst, size) = (spec.src, spec.dst, spec.size);
-        epoch.1 += 1;
-        let next = match interval {
-            Some(i) => now + *i,
-            None => udp_send_time(epoch.0, epoch.1, size, spec.rate),
-        };
-        self.events.push(next, Ev::UdpSend(f));
-        let slot = self.payloads.insert(Payload::Udp { seq });
-        let p = Packet::new(packet_id(slot, dst), size, FlowId(f));
-        self.forward(src, p);
-    }
-
-    fn on_tcp_start(&mut self, f: u32) {
-        let FlowKind::Tcp { spec, .. } = &self.flows[f as usize].kind else {
-            unreachable!("TcpStart for a UDP flow")
-        };
-        match spec.app {
-            TcpApp::Bulk => self.open_conn(f, None, None),
-            TcpApp::Finite { bytes } => self.open_conn(f, Some(bytes), None),
-            TcpApp::Web { .. } => self.on_web_arrival(f),
-        }
-    }
-
-    /// A web request arrives now: the client opens a connection for it, and the next one is
-    /// scheduled.
-    fn on_web_arrival(&mut self, f: u32) {
-        let now = self.now;
-        let FlowKind::Tcp { spec, rng } = &mut self.flows[f as usize].kind else {
-            unreachable!()
-        };
-        let TcpApp::Web {
-            conns_per_s,
-            size,
-            request_bytes,
-        } = spec.app
-        else {
-            unreachable!("WebArrival for a non-web flow")
-        };
-        if spec.stop.is_some_and(|s| now >= s) {
-            return;
-        }
-        let bytes = size.sample(rng);
-        // At least 1 ns between requests, so simulated time always advances.
-        let gap = SimDuration::from_secs_f64(rng.exponential(1.0 / conns_per_s))
-            .max(SimDuration::from_nanos(1));
-        self.events
-            .push_in(Lane::Timers, now + gap, Ev::WebArrival(f));
-        self.open_conn(f, Some(request_bytes), Some(bytes));
-    }
-
     /// Opens a connection of flow `f` now. Without a `response`, the flow's source connects and
     /// sends `bytes` (`None`: unlimited). With one (web), the flow's destination (the client)
     /// connects and sends a request of `bytes`, which the source answers with `response` bytes.
-    fn open_conn(&mut self, f: u32, bytes: Option<u64>, response: Option<u64>) {
+    /// A `persistent` connection stays open when its bytes are acknowledged, for the
+    /// application to write more ([`TcpSender::write`]); opened with `Some(0)` bytes it measures
+    /// no transfer. Returns the connection's slot and generation.
+    fn open_conn(
+        &mut self,
+        f: u32,
+        bytes: Option<u64>,
+        response: Option<u64>,
+        persistent: bool,
+    ) -> (u32, u32) {
         let FlowKind::Tcp { spec, .. } = &self.flows[f as usize].kind else {
             unreachable!()
         };
@@ -1180,6 +1010,7 @@ impl Sim {
             (src, dst)
         };
         let web = response.map(|r| (bytes.expect("a web request has a size"), r));
+        let measured = bytes.is_some_and(|b| b > 0 || !persistent);
         self.next_gen = self.next_gen.wrapping_add(1);
         let gen = self.next_gen;
         let leg = Leg::new(
@@ -1194,8 +1025,10 @@ impl Sim {
             start: self.now,
             legs: [Some(leg), None],
             web,
+            persistent,
+            measured,
         });
-        self.flows[f as usize].m.transfers_started += bytes.is_some() as u64;
+        self.flows[f as usize].m.transfers_started += measured as u64;
         let now = self.now;
         let mut out = std::mem::take(&mut self.segs);
         self.leg_mut(conn, LEG_OPEN).sender.connect(now, &mut out);
@@ -1204,6 +1037,7 @@ impl Sim {
         // Not just `arm_timers`: a transfer complete at connect (no bytes to send) must be
         // recorded and freed here, or nothing would ever free it.
         self.after_sender_activity(conn, None);
+        (conn, gen)
     }
 
     fn leg_mut(&mut self, conn: u32, leg: u8) -> &mut Leg {
@@ -1358,14 +1192,29 @@ impl Sim {
             (l.retransmits, l.timeouts, l.fast_recoveries) =
                 (st.retransmits, st.timeouts, st.fast_recoveries);
         }
+        let flow = c.flow;
         let main = c.legs[c.main_leg() as usize].as_ref();
         if main.is_some_and(|l| l.sender.is_complete()) {
-            // A finished transfer: record its completion time and free the connection. Packets
-            // of it still in the network are discarded on arrival (their generation is stale).
-            m.transfers_completed += 1;
-            m.fct_ns.add((now - c.start).as_nanos());
-            self.conns.free(conn);
-            return;
+            if !c.persistent {
+                // A finished transfer: record its completion time and free the connection.
+                // Packets of it still in the network are discarded on arrival (their generation
+                // is stale).
+                m.transfers_completed += 1;
+                m.fct_ns.add((now - c.start).as_nanos());
+                self.conns.free(conn);
+                self.on_transfer_end(flow);
+                return;
+            }
+            if c.measured {
+                // Every byte written so far is acknowledged: the transfer is done, and the
+                // connection stays open for the application's next write.
+                c.measured = false;
+                m.transfers_completed += 1;
+                m.fct_ns.add((now - c.start).as_nanos());
+                self.arm_timers(conn, acted);
+                self.on_transfer_end(flow);
+                return;
+            }
         }
         if c.legs[LEG_OPEN as usize]
             .as_ref()
@@ -1375,6 +1224,7 @@ impl Sim {
             // `open_conn`): free it; its stale packets are discarded on arrival.
             m.transfers_failed += 1;
             self.conns.free(conn);
+            self.on_transfer_end(flow);
             return;
         }
         self.arm_timers(conn, acted);

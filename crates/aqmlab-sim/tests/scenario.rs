@@ -688,7 +688,7 @@ fn web_request_size_is_checked_like_every_key() {
         .replace("app = \"web\"", "app = \"bulk\"")
         .replace("conns_per_s = 5.0\n", ""));
     assert!(
-        e.contains("flows[0].app: conns_per_s, size_* and request_size belong to app = \"web\""),
+        e.contains("flows[0].request_size: request_size belongs to app = \"web\""),
         "{e}"
     );
     let e = err(&GRAPH.replace(

@@ -291,6 +291,42 @@ impl TcpSender {
         self.refresh_stats();
     }
 
+    /// The application writes `bytes` more to an open (or opening) connection: they are sent
+    /// after the data written before, as the window allows, and the sender is complete again
+    /// once they are all acknowledged. A sender of unlimited data ignores it.
+    ///
+    /// `restart_after_idle`: RFC 5681 §4.1's restart window. When everything sent has been
+    /// acknowledged and the last ACK is more than one RTO old, the window goes back to
+    /// `min(initial window, cwnd)` before anything is sent (as Linux does with its default
+    /// `tcp_slow_start_after_idle = 1`, which halves per idle RTO down to that restart window).
+    pub fn write(
+        &mut self,
+        now: SimTime,
+        bytes: u64,
+        restart_after_idle: bool,
+        out: &mut Vec<Segment>,
+    ) {
+        if self.app_end == u64::MAX || bytes == 0 {
+            return;
+        }
+        if let Some(done) = self.stats.completed_at {
+            if restart_after_idle
+                && self.state == State::Established
+                && self.snd_una == self.snd_nxt
+                && now - done > self.rtt.rto()
+            {
+                let rw = self.initial_cwnd.min(self.cc.cwnd());
+                self.cc.reset_initial_window(rw);
+            }
+        }
+        self.app_end = self.app_end.saturating_add(bytes).min(u64::MAX - 1);
+        self.stats.completed_at = None;
+        if self.state == State::Established {
+            self.send_loop(now, out);
+        }
+        self.refresh_stats();
+    }
+
     /// Handles a segment from the receiver (SYN-ACK or ACK).
     pub fn on_segment(&mut self, now: SimTime, seg: &Segment, out: &mut Vec<Segment>) {
         match self.state {

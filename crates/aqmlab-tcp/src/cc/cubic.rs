@@ -203,6 +203,10 @@ impl CongestionControl for Cubic {
     }
     fn reset_initial_window(&mut self, cwnd: u64) {
         self.cwnd = cwnd;
+        // A restart after idle (RFC 5681 §4.1) starts a new epoch when congestion avoidance
+        // resumes, as Linux shifts its epoch over an idle period.
+        self.epoch = None;
+        self.frac = 0.0;
     }
     fn exit_slow_start(&mut self, _now: SimTime) {
         // §4.10: leaving the first slow start without a loss leaves W_max undefined; CUBIC sets

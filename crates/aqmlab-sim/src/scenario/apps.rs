@@ -1,0 +1,500 @@
+//! The application keys of a `[[flows]]` entry: what a TCP flow's `app` does (`bulk`,
+//! `finite`, `repeat`, `onoff`, `web`) and a UDP flow's on/off periods. Each function checks
+//! that the keys it reads belong to the application and names the key of any error.
+
+use super::{Ctx, RawFlow, ScenarioError, S};
+use crate::world::{Arrivals, IdleDist, OnOff, SizeDist, TcpApp};
+use aqmlab_core::units;
+use aqmlab_core::SimDuration;
+use toml::Spanned;
+
+/// Size of a web request when the scenario gives no `request_size`. An HTTP request is a GET line
+/// and its headers, a few hundred bytes: one segment, small beside the responses. PackMime-HTTP
+/// (ns-2) samples request sizes from a distribution fitted to traces; one fixed size keeps the
+/// request leg simple while still paying its handshake, its serialisation and its one-way delay.
+pub const DEFAULT_REQUEST_BYTES: u64 = 300;
+
+/// The on/off periods given by `on_time`, `off_time` and `onoff_shape` (none of them: `None`).
+pub(super) fn on_off(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<Option<OnOff>, ScenarioError> {
+    match (&f.on_time, &f.off_time) {
+        (None, None) => {
+            if let Some(sh) = &f.onoff_shape {
+                return Err(cx.err(
+                    Some(sh.span()),
+                    format!("{p}.onoff_shape"),
+                    "onoff_shape needs on_time and off_time",
+                ));
+            }
+            Ok(None)
+        }
+        (Some(on), Some(off)) => {
+            let mean_on = cx.duration(on, &format!("{p}.on_time"))?;
+            let mean_off = cx.duration(off, &format!("{p}.off_time"))?;
+            if mean_on == SimDuration::ZERO {
+                return Err(cx.err(
+                    Some(on.span()),
+                    format!("{p}.on_time"),
+                    "expected a mean on time > 0",
+                ));
+            }
+            let pareto_shape = match &f.onoff_shape {
+                Some(sh) if *sh.get_ref() > 1.0 && sh.get_ref().is_finite() => Some(*sh.get_ref()),
+                Some(sh) => {
+                    return Err(cx.err(
+                        Some(sh.span()),
+                        format!("{p}.onoff_shape"),
+                        format!("expected a Pareto shape > 1, got {}", sh.get_ref()),
+                    ))
+                }
+                None => None,
+            };
+            Ok(Some(OnOff {
+                mean_on,
+                mean_off,
+                pareto_shape,
+            }))
+        }
+        _ => Err(cx.err(
+            Some(f.kind.span()),
+            p.to_string(),
+            "an on/off source needs both on_time and off_time",
+        )),
+    }
+}
+
+/// A key that is present, and where (`None` for a value without a span: the app's line).
+type Present<'a> = (&'a str, bool, Option<std::ops::Range<usize>>);
+
+/// The first of `keys` that is present, as an error saying where it belongs.
+fn refuse(
+    cx: &Ctx<'_>,
+    span: Option<std::ops::Range<usize>>,
+    p: &str,
+    keys: &[Present<'_>],
+    belongs: &str,
+) -> Result<(), ScenarioError> {
+    match keys.iter().find(|(_, present, _)| *present) {
+        Some((key, _, at)) => Err(cx.err(
+            at.clone().or(span),
+            format!("{p}.{key}"),
+            format!("{key} belongs to {belongs}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn present<'a, T>(key: &'a str, v: &Option<Spanned<T>>) -> Present<'a> {
+    (key, v.is_some(), v.as_ref().map(|x| x.span()))
+}
+
+/// A TCP flow's application, from `app` and the keys that go with it.
+pub(super) fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> {
+    let app = f
+        .app
+        .as_ref()
+        .map(|a| a.get_ref().as_str())
+        .unwrap_or("bulk");
+    let span = f.app.as_ref().map(|a| a.span()).or(Some(f.kind.span()));
+    let size_keys = f.size_dist.is_some()
+        || f.size_mean.is_some()
+        || f.size_shape.is_some()
+        || f.size_sigma.is_some();
+    // Keys that belong to one application only, refused on the others.
+    let web_only = [
+        present("conns_per_s", &f.conns_per_s),
+        present("interval", &f.interval),
+        present("request_size", &f.request_size),
+    ];
+    let repeat_only = [
+        present("idle", &f.idle),
+        present("idle_dist", &f.idle_dist),
+        ("reuse", f.reuse.is_some(), None),
+    ];
+    let onoff_only = [
+        present("rate", &f.rate),
+        present("size", &f.size),
+        present("on_time", &f.on_time),
+        present("off_time", &f.off_time),
+        present("onoff_shape", &f.onoff_shape),
+    ];
+    if app != "web" {
+        refuse(cx, span.clone(), p, &web_only, "app = \"web\"")?;
+    }
+    if app != "repeat" {
+        refuse(cx, span.clone(), p, &repeat_only, "app = \"repeat\"")?;
+    }
+    if app != "onoff" {
+        let belongs = "udp flows and app = \"onoff\" (a tcp flow's rate is its congestion control's; use bytes or size_mean for transfer sizes)";
+        refuse(cx, span.clone(), p, &onoff_only, belongs)?;
+    }
+    if !matches!(app, "repeat" | "onoff") {
+        refuse(
+            cx,
+            span.clone(),
+            p,
+            &[("idle_restart", f.idle_restart.is_some(), None)],
+            "app = \"repeat\" (with reuse = true) and app = \"onoff\"",
+        )?;
+    }
+    match app {
+        "bulk" | "finite" | "onoff" if size_keys => Err(cx.err(
+            span,
+            format!("{p}.app"),
+            "size_dist, size_mean, size_shape and size_sigma belong to app = \"web\" and app = \"repeat\"",
+        )),
+        "bulk" if f.bytes.is_some() => Err(cx.err(
+            span,
+            format!("{p}.bytes"),
+            "a bulk transfer is infinite: use app = \"finite\" with bytes",
+        )),
+        "bulk" => Ok(TcpApp::Bulk),
+        "finite" => Ok(TcpApp::Finite {
+            bytes: bytes(cx, f, p, span)?,
+        }),
+        "repeat" => repeat(cx, f, p, span),
+        "onoff" => onoff(cx, f, p, span),
+        "web" => web(cx, f, p, span),
+        other => Err(cx.err(
+            span,
+            format!("{p}.app"),
+            format!("expected bulk, finite, repeat, onoff or web, got {other:?}"),
+        )),
+    }
+}
+
+/// `bytes`, required and > 0.
+fn bytes(
+    cx: &Ctx<'_>,
+    f: &RawFlow,
+    p: &str,
+    span: Option<std::ops::Range<usize>>,
+) -> Result<u64, ScenarioError> {
+    let b = f.bytes.as_ref().ok_or_else(|| {
+        cx.err(
+            span,
+            format!("{p}.bytes"),
+            "a finite transfer needs bytes, like bytes = \"10MB\"",
+        )
+    })?;
+    let bytes = cx.unit(b, &format!("{p}.bytes"), units::parse_bytes)?;
+    if bytes == 0 {
+        return Err(cx.err(Some(b.span()), format!("{p}.bytes"), "expected bytes > 0"));
+    }
+    Ok(bytes)
+}
+
+/// `app = "repeat"`: `bytes` or `size_*`, `idle` (and `idle_dist`), `reuse`, `idle_restart`.
+fn repeat(
+    cx: &Ctx<'_>,
+    f: &RawFlow,
+    p: &str,
+    span: Option<std::ops::Range<usize>>,
+) -> Result<TcpApp, ScenarioError> {
+    let size = match (&f.bytes, &f.size_mean) {
+        (Some(b), Some(_)) => {
+            return Err(cx.err(
+                Some(b.span()),
+                format!("{p}.bytes"),
+                "give the transfer size either as bytes (each the same) or with size_mean (drawn): not both",
+            ))
+        }
+        (Some(_), None) if f.size_dist.is_some() => {
+            return Err(cx.err(
+                f.size_dist.as_ref().map(|d| d.span()),
+                format!("{p}.size_dist"),
+                "size_dist needs size_mean (bytes gives every transfer the same size)",
+            ))
+        }
+        (Some(_), None) => SizeDist::Constant {
+            bytes: bytes(cx, f, p, span.clone())?,
+        },
+        (None, Some(_)) => size_dist(cx, f, p)?,
+        (None, None) => {
+            return Err(cx.err(
+                span,
+                format!("{p}.bytes"),
+                "repeated transfers need a size: bytes = \"1MB\", or size_mean (with size_dist)",
+            ))
+        }
+    };
+    let idle_v = f.idle.as_ref().ok_or_else(|| {
+        cx.err(
+            span.clone(),
+            format!("{p}.idle"),
+            "repeated transfers need an idle period: idle = \"10s\", or idle = [\"5s\", \"15s\"] (uniform)",
+        )
+    })?;
+    let path = format!("{p}.idle");
+    let dist = f.idle_dist.as_ref().map(|d| d.get_ref().as_str());
+    let as_duration = |v: &toml::Value, path: &str| -> Result<SimDuration, ScenarioError> {
+        match v {
+            toml::Value::String(s) => cx.duration(&Spanned::new(idle_v.span(), s.clone()), path),
+            other => Err(cx.err(
+                Some(idle_v.span()),
+                path,
+                format!("expected a duration with a unit, like \"10s\", got {other}"),
+            )),
+        }
+    };
+    let idle = match (idle_v.get_ref(), dist) {
+        (toml::Value::Array(a), None | Some("uniform")) if a.len() == 2 => {
+            let lo = as_duration(&a[0], &format!("{path}[0]"))?;
+            let hi = as_duration(&a[1], &format!("{path}[1]"))?;
+            if hi < lo {
+                return Err(cx.err(
+                    Some(idle_v.span()),
+                    path,
+                    format!(
+                        "expected [low, high] with low ≤ high, got {}",
+                        idle_v.get_ref()
+                    ),
+                ));
+            }
+            IdleDist::Uniform { lo, hi }
+        }
+        (toml::Value::Array(_), None | Some("uniform")) => {
+            return Err(cx.err(
+                Some(idle_v.span()),
+                path,
+                format!(
+                    "expected a uniform range of two durations, like [\"5s\", \"15s\"], got {}",
+                    idle_v.get_ref()
+                ),
+            ))
+        }
+        (v, None | Some("constant")) => IdleDist::Constant(as_duration(v, &path)?),
+        (v, Some("exponential")) => IdleDist::Exponential {
+            mean: as_duration(v, &path)?,
+        },
+        (_, Some("uniform")) => unreachable!("arrays are handled above"),
+        (_, Some(other)) => {
+            return Err(cx.err(
+                f.idle_dist.as_ref().map(|d| d.span()),
+                format!("{p}.idle_dist"),
+                format!("expected constant, uniform or exponential, got {other:?}"),
+            ))
+        }
+    };
+    let reuse = f.reuse.unwrap_or(false);
+    if f.idle_restart.is_some() && !reuse {
+        return Err(cx.err(
+            span,
+            format!("{p}.idle_restart"),
+            "idle_restart applies to a reused connection (reuse = true): each fresh connection starts from its initial window",
+        ));
+    }
+    Ok(TcpApp::Repeat {
+        size,
+        idle,
+        reuse,
+        restart_after_idle: f.idle_restart.unwrap_or(true),
+    })
+}
+
+/// `app = "onoff"`: `rate`, `size` (bytes per write), `on_time`, `off_time`, `onoff_shape`.
+fn onoff(
+    cx: &Ctx<'_>,
+    f: &RawFlow,
+    p: &str,
+    span: Option<std::ops::Range<usize>>,
+) -> Result<TcpApp, ScenarioError> {
+    if f.bytes.is_some() {
+        return Err(cx.err(
+            span,
+            format!("{p}.bytes"),
+            "an on/off application writes size bytes at rate during its on periods, not bytes",
+        ));
+    }
+    let rate = f.rate.as_ref().ok_or_else(|| {
+        cx.err(
+            span.clone(),
+            format!("{p}.rate"),
+            "an on/off application needs the rate it writes at during on periods, like rate = \"64kbps\"",
+        )
+    })?;
+    let r = cx.rate(rate, &format!("{p}.rate"))?;
+    if r.as_bps() == 0 {
+        return Err(cx.err(
+            Some(rate.span()),
+            format!("{p}.rate"),
+            "expected a rate > 0",
+        ));
+    }
+    let write_bytes = match &f.size {
+        Some(s) if (1..=1 << 30).contains(s.get_ref()) => *s.get_ref() as u32,
+        Some(s) => {
+            return Err(cx.err(
+                Some(s.span()),
+                format!("{p}.size"),
+                format!(
+                    "expected the bytes of each write, from 1 to {}, got {}",
+                    1 << 30,
+                    s.get_ref()
+                ),
+            ))
+        }
+        None => 1460,
+    };
+    let periods = on_off(cx, f, p)?.ok_or_else(|| {
+        cx.err(
+            span,
+            p.to_string(),
+            "an on/off application needs on_time and off_time (mean periods; onoff_shape for Pareto)",
+        )
+    })?;
+    Ok(TcpApp::OnOff {
+        rate: r,
+        write_bytes,
+        periods,
+        restart_after_idle: f.idle_restart.unwrap_or(true),
+    })
+}
+
+/// `size_dist` (`pareto`, `lognormal`, `constant`), `size_mean` (default 50 kB), `size_shape`,
+/// `size_sigma`.
+fn size_dist(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<SizeDist, ScenarioError> {
+    let mean = match &f.size_mean {
+        Some(m) => cx.unit(m, &format!("{p}.size_mean"), units::parse_bytes)? as f64,
+        None => 50_000.0,
+    };
+    if mean < 1.0 {
+        return Err(cx.err(
+            f.size_mean.as_ref().map(|m| m.span()),
+            format!("{p}.size_mean"),
+            "expected a mean size ≥ 1 byte",
+        ));
+    }
+    let dist = f
+        .size_dist
+        .as_ref()
+        .map(|d| d.get_ref().as_str())
+        .unwrap_or("pareto");
+    let not_for = |key: &str, present: Option<std::ops::Range<usize>>| match present {
+        Some(sp) => Err(cx.err(
+            Some(sp),
+            format!("{p}.{key}"),
+            format!("{key} does not apply to size_dist = {dist:?}"),
+        )),
+        None => Ok(()),
+    };
+    Ok(match dist {
+        "pareto" => {
+            not_for("size_sigma", f.size_sigma.as_ref().map(|x| x.span()))?;
+            let shape = f.size_shape.as_ref().map(|x| *x.get_ref()).unwrap_or(1.2);
+            if shape <= 1.0 || !shape.is_finite() {
+                return Err(cx.err(
+                    f.size_shape.as_ref().map(|x| x.span()),
+                    format!("{p}.size_shape"),
+                    format!("expected a Pareto shape > 1 (finite mean), got {shape}"),
+                ));
+            }
+            SizeDist::Pareto { mean, shape }
+        }
+        "lognormal" => {
+            not_for("size_shape", f.size_shape.as_ref().map(|x| x.span()))?;
+            let sigma = f.size_sigma.as_ref().map(|x| *x.get_ref()).unwrap_or(1.0);
+            if !(sigma >= 0.0 && sigma.is_finite()) {
+                return Err(cx.err(
+                    f.size_sigma.as_ref().map(|x| x.span()),
+                    format!("{p}.size_sigma"),
+                    format!("expected sigma ≥ 0, got {sigma}"),
+                ));
+            }
+            SizeDist::Lognormal { mean, sigma }
+        }
+        "constant" => {
+            not_for("size_shape", f.size_shape.as_ref().map(|x| x.span()))?;
+            not_for("size_sigma", f.size_sigma.as_ref().map(|x| x.span()))?;
+            SizeDist::Constant { bytes: mean as u64 }
+        }
+        other => {
+            return Err(cx.err(
+                f.size_dist.as_ref().map(|d| d.span()),
+                format!("{p}.size_dist"),
+                format!("expected pareto, lognormal or constant, got {other:?}"),
+            ))
+        }
+    })
+}
+
+/// `app = "web"`: `conns_per_s` or `interval`, the response `size_*`, `request_size`.
+fn web(
+    cx: &Ctx<'_>,
+    f: &RawFlow,
+    p: &str,
+    span: Option<std::ops::Range<usize>>,
+) -> Result<TcpApp, ScenarioError> {
+    if f.bytes.is_some() {
+        return Err(cx.err(
+            span,
+            format!("{p}.bytes"),
+            "web responses are sized by size_dist/size_mean and requests by request_size, not bytes",
+        ));
+    }
+    let arrivals = match (&f.conns_per_s, &f.interval) {
+        (Some(_), Some(i)) => {
+            return Err(cx.err(
+                Some(i.span()),
+                format!("{p}.interval"),
+                "give conns_per_s (Poisson arrivals) or interval (one request every interval), not both",
+            ))
+        }
+        (Some(rate), None) => {
+            if !(*rate.get_ref() > 0.0 && *rate.get_ref() <= 1e6) {
+                return Err(cx.err(
+                    Some(rate.span()),
+                    format!("{p}.conns_per_s"),
+                    format!(
+                        "expected a rate in (0, 1000000] connections per second, got {}",
+                        rate.get_ref()
+                    ),
+                ));
+            }
+            Arrivals::Poisson {
+                per_s: *rate.get_ref(),
+            }
+        }
+        (None, Some(i)) => {
+            let path = format!("{p}.interval");
+            let interval = cx.duration(i, &path)?;
+            if interval < SimDuration::from_micros(1) {
+                return Err(cx.err(
+                    Some(i.span()),
+                    path,
+                    format!("expected an interval of at least 1us, got {:?}", i.get_ref()),
+                ));
+            }
+            Arrivals::Periodic { interval }
+        }
+        (None, None) => {
+            return Err(cx.err(
+                span,
+                format!("{p}.conns_per_s"),
+                "web traffic needs conns_per_s, like conns_per_s = 5.0, or a periodic interval, like interval = \"200ms\"",
+            ))
+        }
+    };
+    let size = size_dist(cx, f, p)?;
+    // The request the client sends before the response (default: DEFAULT_REQUEST_BYTES).
+    let request_bytes = match &f.request_size {
+        Some(r) => request_size(cx, r, p)?,
+        None => DEFAULT_REQUEST_BYTES,
+    };
+    Ok(TcpApp::Web {
+        arrivals,
+        size,
+        request_bytes,
+    })
+}
+
+fn request_size(cx: &Ctx<'_>, r: &S, p: &str) -> Result<u64, ScenarioError> {
+    let b = cx.unit(r, &format!("{p}.request_size"), units::parse_bytes)?;
+    if b == 0 {
+        return Err(cx.err(
+            Some(r.span()),
+            format!("{p}.request_size"),
+            "expected a request size ≥ 1 byte, like request_size = \"300B\"",
+        ));
+    }
+    Ok(b)
+}

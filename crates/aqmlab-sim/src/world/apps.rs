@@ -1,0 +1,504 @@
+//! The applications: what the flows' sources do, and when.
+//!
+//! * UDP: a constant-bit-rate source, or an on/off one ([`OnOff`], ns-2's `Traffic/Pareto` and
+//!   `Traffic/Exponential`).
+//! * TCP ([`TcpApp`]): a bulk transfer; one finite transfer; transfers repeated after idle
+//!   periods ([`TcpApp::Repeat`]); an on/off application writing at a rate during its on periods
+//!   into one connection ([`TcpApp::OnOff`]); web request/response exchanges arriving as a
+//!   Poisson process or periodically ([`TcpApp::Web`]).
+//!
+//! Every application draws from its flow's own random stream (`flow/<index or name>/app`), so
+//! adding a flow changes no other flow's draws. This module holds the applications' types and
+//! the engine's handlers of their events; the connections themselves are the engine's
+//! (`open_conn`, `after_sender_activity`).
+
+use super::{udp_send_time, Ev, FlowKind, Payload, Sim, LEG_OPEN};
+use crate::event::Lane;
+use aqmlab_core::{Bitrate, FlowId, Packet, SimDuration, SimTime, Xoshiro256pp};
+
+/// What a TCP flow's application does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TcpApp {
+    /// An infinite transfer ("FTP").
+    Bulk,
+    /// One transfer of `bytes`, whose completion time is measured.
+    Finite {
+        /// Bytes to transfer.
+        bytes: u64,
+    },
+    /// Web-like traffic: requests arrive at `dst` (the client), a Poisson process or
+    /// periodically. For each, the client opens a fresh connection to `src` (the server): SYN,
+    /// SYN-ACK, then a request of `request_bytes`; once the server has received the whole request
+    /// it sends a response of random size back over the same connection (the second leg,
+    /// already established).
+    Web {
+        /// When requests arrive.
+        arrivals: Arrivals,
+        /// Response size distribution.
+        size: SizeDist,
+        /// Request size in bytes (≥ 1).
+        request_bytes: u64,
+    },
+    /// Transfers one after another, each followed by an idle period: a transfer of `size`
+    /// bytes; once every byte is acknowledged, an idle period drawn from `idle`; then the next
+    /// (the CoDel article's consumer-edge uploads, ns-2 scripts' repeated FTPs). Each transfer
+    /// is measured as a finite one (`transfers_*`, `fct_*`).
+    Repeat {
+        /// Size of each transfer.
+        size: SizeDist,
+        /// Idle period after each transfer.
+        idle: IdleDist,
+        /// `false`: each transfer opens a fresh connection (handshake, initial window), as a
+        /// client that connects per upload. `true`: one connection carries them all, as an
+        /// ns-2 FTP agent sent again; the first transfer opens it and the later ones are
+        /// written into it, measured from the write.
+        reuse: bool,
+        /// With `reuse`: RFC 5681 §4.1's restart window after an idle period longer than the
+        /// RTO (see [`aqmlab_tcp::TcpSender::write`]).
+        restart_after_idle: bool,
+    },
+    /// An on/off application over one TCP connection: during on periods it writes
+    /// `write_bytes` into the connection at `rate` (one write every `write_bytes·8/rate`); during
+    /// off periods it writes nothing (ns-2's `Application/Traffic/Pareto` over a TCP agent).
+    /// TCP sends what was written as its window allows. No transfers are counted.
+    OnOff {
+        /// Writing rate during on periods.
+        rate: Bitrate,
+        /// Bytes per write (≥ 1).
+        write_bytes: u32,
+        /// On and off periods.
+        periods: OnOff,
+        /// RFC 5681 §4.1's restart window after an idle period longer than the RTO.
+        restart_after_idle: bool,
+    },
+}
+
+impl TcpApp {
+    /// The application's name in reports.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TcpApp::Bulk => "bulk",
+            TcpApp::Finite { .. } => "finite",
+            TcpApp::Web { .. } => "web",
+            TcpApp::Repeat { .. } => "repeat",
+            TcpApp::OnOff { .. } => "onoff",
+        }
+    }
+
+    /// Checks the parameters; the error says what is wrong.
+    pub(super) fn validate(&self) -> Result<(), String> {
+        match self {
+            TcpApp::Bulk => Ok(()),
+            TcpApp::Finite { bytes } if *bytes == 0 => {
+                Err("a finite transfer needs bytes > 0".into())
+            }
+            TcpApp::Finite { .. } => Ok(()),
+            TcpApp::Web {
+                arrivals,
+                size,
+                request_bytes,
+            } => {
+                if *request_bytes == 0 {
+                    return Err("web requests need request_bytes > 0".into());
+                }
+                match *arrivals {
+                    Arrivals::Poisson { per_s } if !(per_s.is_finite() && per_s > 0.0) => {
+                        return Err("web traffic needs a rate > 0 connections/s".into())
+                    }
+                    Arrivals::Periodic { interval } if interval == SimDuration::ZERO => {
+                        return Err("periodic requests need an interval > 0".into())
+                    }
+                    _ => {}
+                }
+                size.validate("response sizes")
+            }
+            TcpApp::Repeat { size, idle, .. } => {
+                size.validate("transfer sizes")?;
+                idle.validate()
+            }
+            TcpApp::OnOff {
+                rate,
+                write_bytes,
+                periods,
+                ..
+            } => {
+                if rate.as_bps() == 0 || *write_bytes == 0 {
+                    return Err(
+                        "an on/off application needs a rate > 0 and writes of ≥ 1 byte".into(),
+                    );
+                }
+                periods.validate()
+            }
+        }
+    }
+}
+
+/// When web requests arrive.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Arrivals {
+    /// A Poisson process of `per_s` requests per second (exponential gaps).
+    Poisson {
+        /// Mean rate, requests per second.
+        per_s: f64,
+    },
+    /// One request every `interval`, the first at the flow's start.
+    Periodic {
+        /// Time between requests.
+        interval: SimDuration,
+    },
+}
+
+/// A distribution of transfer sizes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SizeDist {
+    /// Pareto with the given mean (bytes) and tail index `shape` (> 1).
+    Pareto {
+        /// Mean size in bytes.
+        mean: f64,
+        /// Tail index.
+        shape: f64,
+    },
+    /// Lognormal with the given mean (bytes) and `sigma` of the underlying normal.
+    Lognormal {
+        /// Mean size in bytes.
+        mean: f64,
+        /// Standard deviation of ln(size).
+        sigma: f64,
+    },
+    /// Always `bytes` (no random draw).
+    Constant {
+        /// The size in bytes.
+        bytes: u64,
+    },
+}
+
+impl SizeDist {
+    pub(super) fn sample(&self, rng: &mut Xoshiro256pp) -> u64 {
+        let x = match *self {
+            SizeDist::Pareto { mean, shape } => rng.pareto(mean, shape),
+            SizeDist::Lognormal { mean, sigma } => {
+                rng.lognormal(aqmlab_core::math::ln(mean) - sigma * sigma / 2.0, sigma)
+            }
+            SizeDist::Constant { bytes } => return bytes.max(1),
+        };
+        x.round().clamp(1.0, 1e12) as u64
+    }
+
+    fn validate(&self, what: &str) -> Result<(), String> {
+        let ok = match *self {
+            SizeDist::Pareto { mean, shape } => mean >= 1.0 && shape > 1.0,
+            SizeDist::Lognormal { mean, sigma } => mean >= 1.0 && sigma >= 0.0,
+            SizeDist::Constant { bytes } => bytes >= 1,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} need a mean ≥ 1 byte (and a Pareto shape > 1)"
+            ))
+        }
+    }
+}
+
+/// A distribution of idle periods.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum IdleDist {
+    /// Always the same.
+    Constant(SimDuration),
+    /// Uniform in `[lo, hi)`, to the nanosecond.
+    Uniform {
+        /// Shortest.
+        lo: SimDuration,
+        /// Longest (exclusive; equal to `lo` for a constant).
+        hi: SimDuration,
+    },
+    /// Exponential with this mean.
+    Exponential {
+        /// Mean.
+        mean: SimDuration,
+    },
+}
+
+impl IdleDist {
+    /// The mean idle period.
+    pub fn mean(&self) -> SimDuration {
+        match *self {
+            IdleDist::Constant(d) => d,
+            IdleDist::Uniform { lo, hi } => {
+                SimDuration::from_nanos(lo.as_nanos() + (hi.as_nanos() - lo.as_nanos()) / 2)
+            }
+            IdleDist::Exponential { mean } => mean,
+        }
+    }
+
+    fn sample(&self, rng: &mut Xoshiro256pp) -> SimDuration {
+        match *self {
+            IdleDist::Constant(d) => d,
+            IdleDist::Uniform { lo, hi } => {
+                let span = (hi.as_nanos() - lo.as_nanos()) as f64;
+                let x = (rng.next_f64() * span) as u64;
+                SimDuration::from_nanos(lo.as_nanos() + x.min(hi.as_nanos() - lo.as_nanos()))
+            }
+            IdleDist::Exponential { mean } => {
+                SimDuration::from_secs_f64(rng.exponential(mean.as_secs_f64()))
+            }
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        match *self {
+            IdleDist::Uniform { lo, hi } if hi < lo => {
+                Err("an idle range needs its low end ≤ its high end".into())
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// On/off periods of a source (ns-2's `Traffic/Pareto` and `Traffic/Exponential`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OnOff {
+    /// Mean on (burst) period.
+    pub mean_on: SimDuration,
+    /// Mean off (idle) period.
+    pub mean_off: SimDuration,
+    /// Pareto tail index (> 1) of both periods; `None` for exponential periods.
+    pub pareto_shape: Option<f64>,
+}
+
+impl OnOff {
+    pub(super) fn draw(&self, mean: SimDuration, rng: &mut Xoshiro256pp) -> SimDuration {
+        let m = mean.as_secs_f64();
+        SimDuration::from_secs_f64(match self.pareto_shape {
+            Some(shape) => rng.pareto(m, shape),
+            None => rng.exponential(m),
+        })
+    }
+
+    pub(super) fn validate(&self) -> Result<(), String> {
+        if self.mean_on == SimDuration::ZERO
+            || self
+                .pareto_shape
+                .is_some_and(|a| !(a > 1.0 && a.is_finite()))
+        {
+            return Err("an on/off source needs a mean on time > 0 and a Pareto shape > 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// A TCP application's running state (in its flow).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct AppState {
+    /// The connection the application keeps open (slot, generation): a reused connection of
+    /// repeated transfers, or an on/off application's.
+    pub(super) conn: Option<(u32, u32)>,
+    /// On/off: the current on period ends here.
+    pub(super) on_until: SimTime,
+    /// On/off: start of the current on period, and writes since.
+    pub(super) epoch: (SimTime, u64),
+}
+
+impl Sim {
+    pub(super) fn on_udp_send(&mut self, f: u32) {
+        let now = self.now;
+        let fl = &mut self.flows[f as usize];
+        let FlowKind::Udp {
+            spec,
+            next_seq,
+            interval,
+            epoch,
+            on_until,
+            rng,
+        } = &mut fl.kind
+        else {
+            unreachable!("UdpSend for a TCP flow")
+        };
+        if spec.stop.is_some_and(|s| now >= s) {
+            return;
+        }
+        if now >= *on_until {
+            // The on period is over: stay silent for an off period, then start a new on period.
+            let o = spec
+                .on_off
+                .expect("only on/off sources have a finite on period");
+            let next_on = now + o.draw(o.mean_off, rng);
+            *on_until = next_on + o.draw(o.mean_on, rng);
+            *epoch = (next_on, 0);
+            self.events.push(next_on, Ev::UdpSend(f));
+            return;
+        }
+        let seq = *next_seq;
+        *next_seq += 1;
+        fl.m.sent_pkts += 1;
+        fl.m.sent_bytes += spec.size as u64;
+        let (src, dst, size) = (spec.src, spec.dst, spec.size);
+        epoch.1 += 1;
+        let next = match interval {
+            Some(i) => now + *i,
+            None => udp_send_time(epoch.0, epoch.1, size, spec.rate),
+        };
+        self.events.push(next, Ev::UdpSend(f));
+        let slot = self.payloads.insert(Payload::Udp { seq });
+        let p = Packet::new(super::packet_id(slot, dst), size, FlowId(f));
+        self.forward(src, p);
+    }
+
+    pub(super) fn on_tcp_start(&mut self, f: u32) {
+        let FlowKind::Tcp { spec, .. } = &self.flows[f as usize].kind else {
+            unreachable!("TcpStart for a UDP flow")
+        };
+        match spec.app {
+            TcpApp::Bulk => {
+                self.open_conn(f, None, None, false);
+            }
+            TcpApp::Finite { bytes } => {
+                self.open_conn(f, Some(bytes), None, false);
+            }
+            TcpApp::Web { .. } => self.on_web_arrival(f),
+            TcpApp::Repeat { .. } | TcpApp::OnOff { .. } => self.on_app_next(f),
+        }
+    }
+
+    /// A web request arrives now: the client opens a connection for it, and the next one is
+    /// scheduled.
+    pub(super) fn on_web_arrival(&mut self, f: u32) {
+        let now = self.now;
+        let FlowKind::Tcp { spec, rng, .. } = &mut self.flows[f as usize].kind else {
+            unreachable!()
+        };
+        let TcpApp::Web {
+            arrivals,
+            size,
+            request_bytes,
+        } = spec.app
+        else {
+            unreachable!("WebArrival for a non-web flow")
+        };
+        if spec.stop.is_some_and(|s| now >= s) {
+            return;
+        }
+        let bytes = size.sample(rng);
+        let gap = match arrivals {
+            // At least 1 ns between requests, so simulated time always advances.
+            Arrivals::Poisson { per_s } => SimDuration::from_secs_f64(rng.exponential(1.0 / per_s))
+                .max(SimDuration::from_nanos(1)),
+            Arrivals::Periodic { interval } => interval,
+        };
+        self.events
+            .push_in(Lane::Timers, now + gap, Ev::WebArrival(f));
+        self.open_conn(f, Some(request_bytes), Some(bytes), false);
+    }
+
+    /// The next step of a repeating or on/off application: a repeated transfer starts, or an
+    /// on/off application writes (or its on period ends).
+    pub(super) fn on_app_next(&mut self, f: u32) {
+        let now = self.now;
+        let FlowKind::Tcp { spec, rng, app } = &mut self.flows[f as usize].kind else {
+            unreachable!("AppNext for a UDP flow")
+        };
+        if spec.stop.is_some_and(|s| now >= s) {
+            return;
+        }
+        match spec.app {
+            TcpApp::Repeat {
+                size,
+                reuse,
+                restart_after_idle,
+                ..
+            } => {
+                let bytes = size.sample(rng);
+                let open = app.conn;
+                match open.filter(|&(c, gen)| self.conn_alive(c, gen)) {
+                    Some((c, _)) if reuse => {
+                        let conn = self.conns.get_mut(c);
+                        conn.start = now;
+                        conn.measured = true;
+                        self.flows[f as usize].m.transfers_started += 1;
+                        self.write_conn(c, bytes, restart_after_idle);
+                    }
+                    _ => {
+                        let c = self.open_conn(f, Some(bytes), None, reuse);
+                        if reuse {
+                            self.app_state(f).conn = Some(c);
+                        }
+                    }
+                }
+            }
+            TcpApp::OnOff {
+                rate,
+                write_bytes,
+                periods,
+                restart_after_idle,
+            } => {
+                if app.conn.is_none() {
+                    // The first on period starts with the application.
+                    app.on_until = now + periods.draw(periods.mean_on, rng);
+                    app.epoch = (now, 0);
+                } else if now >= app.on_until {
+                    // The on period is over: silent for an off period, then a new on period.
+                    let next_on = now + periods.draw(periods.mean_off, rng);
+                    app.on_until = next_on + periods.draw(periods.mean_on, rng);
+                    app.epoch = (next_on, 0);
+                    self.events.push_in(Lane::Timers, next_on, Ev::AppNext(f));
+                    return;
+                }
+                app.epoch.1 += 1;
+                let next = udp_send_time(app.epoch.0, app.epoch.1, write_bytes, rate);
+                self.events.push_in(Lane::Timers, next, Ev::AppNext(f));
+                let open = app.conn;
+                let c = match open.filter(|&(c, gen)| self.conn_alive(c, gen)) {
+                    Some((c, _)) => c,
+                    None => {
+                        // The connection opens with nothing to send; the first write follows.
+                        let c = self.open_conn(f, Some(0), None, true);
+                        self.app_state(f).conn = Some(c);
+                        c.0
+                    }
+                };
+                self.write_conn(c, write_bytes as u64, restart_after_idle);
+            }
+            TcpApp::Bulk | TcpApp::Finite { .. } | TcpApp::Web { .. } => {
+                unreachable!("AppNext for an application without steps")
+            }
+        }
+    }
+
+    /// A transfer of flow `f` ended now (completed, or its connection never opened): a
+    /// repeating application schedules its next transfer after an idle period.
+    pub(super) fn on_transfer_end(&mut self, f: u32) {
+        let now = self.now;
+        let FlowKind::Tcp { spec, rng, .. } = &mut self.flows[f as usize].kind else {
+            return;
+        };
+        if let TcpApp::Repeat { idle, .. } = spec.app {
+            let at = now + idle.sample(rng);
+            if spec.stop.is_none_or(|s| at < s) {
+                self.events.push_in(Lane::Timers, at, Ev::AppNext(f));
+            }
+        }
+    }
+
+    fn app_state(&mut self, f: u32) -> &mut AppState {
+        match &mut self.flows[f as usize].kind {
+            FlowKind::Tcp { app, .. } => app,
+            FlowKind::Udp { .. } => unreachable!("a TCP flow"),
+        }
+    }
+
+    fn conn_alive(&self, c: u32, gen: u32) -> bool {
+        self.conns.try_get(c).is_some_and(|x| x.gen == gen)
+    }
+
+    /// The application writes `bytes` into the open leg of connection `c`.
+    fn write_conn(&mut self, c: u32, bytes: u64, restart_after_idle: bool) {
+        let now = self.now;
+        let mut out = std::mem::take(&mut self.segs);
+        self.leg_mut(c, LEG_OPEN)
+            .sender
+            .write(now, bytes, restart_after_idle, &mut out);
+        self.emit(c, LEG_OPEN, true, &mut out);
+        self.segs = out;
+        self.after_sender_activity(c, Some((LEG_OPEN, 0)));
+    }
+}
