@@ -83,3 +83,17 @@ def test_compare_prints_both_disciplines(tmp_path):
     assert any(line.startswith("as written") and " codel " in line for line in lines)
     assert any(line.startswith("bottleneck=droptail") and " droptail " in line for line in lines)
     assert (tmp_path / "bottleneck=droptail" / "summary.json").exists()
+
+
+def test_consumer_edge_uploads_repeat_after_idle_periods():
+    # 1-MB uploads over 1.5 Mb/s (at least 5.3 s each) separated by U(5, 15) s idle periods:
+    # about 300 s / (10 s + FCT) of them, each on a fresh connection.
+    s = aqmlab.run(SCEN / "consumer-edge.toml", progress=False).summary
+    up = next(f for f in s["flows"] if f["name"] == "uploads")
+    assert up["app"] == "repeat" and up["kind"] == "tcp"
+    assert up["fct_s"] > 1e6 * 8 / 1.5e6, up["fct_s"]
+    cycles = 300 / (10 + up["fct_s"])
+    assert abs(up["transfers_started"] - cycles) < 3, (up["transfers_started"], cycles)
+    assert up["transfers_completed"] >= up["transfers_started"] - 1
+    # The upload crosses the bottleneck's reverse direction.
+    assert s["links"]["bottleneck.rev"]["delivered_bytes"] > up["delivered_bytes"]
