@@ -37,6 +37,12 @@ pub fn cbrt(x: f64) -> f64 {
     libm::cbrt(x)
 }
 
+/// The gamma function Γ(x).
+#[inline]
+pub fn gamma(x: f64) -> f64 {
+    libm::tgamma(x)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -49,5 +55,7 @@ mod tests {
         assert_eq!(cbrt(27.0), 3.0);
         assert_eq!(cos(0.0), 1.0);
         assert!((ln(std::f64::consts::E) - 1.0).abs() < 1e-15);
+        assert_eq!(gamma(5.0), 24.0);
+        assert!((gamma(0.5) - std::f64::consts::PI.sqrt()).abs() < 1e-15);
     }
 }

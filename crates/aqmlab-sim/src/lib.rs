@@ -12,12 +12,14 @@
 //! * [`arena`] — the slab the packets' payloads and the TCP connections live in.
 //! * [`sketch`] — the streaming quantile sketch behind every delay summary.
 //! * [`summary`] — `summary.json`.
+//! * [`packmime`] — PackMime-HTTP's generators (web traffic with `model = "packmime"`).
 #![warn(missing_docs)]
 
 pub mod arena;
 pub mod event;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod packmime;
 pub mod pipe;
 pub mod rate;
 pub mod scenario;

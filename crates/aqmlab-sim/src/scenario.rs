@@ -159,6 +159,7 @@ struct RawFlow {
     size_shape: Option<Spanned<f64>>,
     size_sigma: Option<Spanned<f64>>,
     request_size: Option<S>,
+    model: Option<S>,
     interval: Option<S>,
     idle: Option<Spanned<toml::Value>>,
     idle_dist: Option<S>,
@@ -768,6 +769,7 @@ pub fn build(
                     f.size_shape.is_some(),
                     f.size_sigma.is_some(),
                     f.request_size.is_some(),
+                    f.model.is_some(),
                     f.interval.is_some(),
                     f.idle.is_some(),
                     f.idle_dist.is_some(),
@@ -961,6 +963,7 @@ fn largest_packets(sim: &Sim, i: usize) -> Option<((u32, String), (u32, String))
                     seg(mss, "its responses"),
                     seg(*request_bytes, "its requests"),
                 ),
+                TcpApp::PackMime { .. } => (seg(mss, "its responses"), seg(mss, "its requests")),
                 TcpApp::Repeat { .. } | TcpApp::OnOff { .. } => (seg(mss, "its segments"), ack),
             }
         }
@@ -1733,7 +1736,7 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 25] = [
+pub const TCP_FLOW_KEYS: [&str; 26] = [
     "cc",
     "app",
     "bytes",
@@ -1743,6 +1746,7 @@ pub const TCP_FLOW_KEYS: [&str; 25] = [
     "size_shape",
     "size_sigma",
     "request_size",
+    "model",
     "interval",
     "idle",
     "idle_dist",

@@ -87,6 +87,8 @@ enum Ev {
     WebArrival(u32),
     /// A repeating or on/off TCP application's next step (a transfer, a write).
     AppNext(u32),
+    /// A web server answers connection `conn` (generation `gen`) after its server delay.
+    WebReply { conn: u32, gen: u32 },
     /// A TCP timer check for the sender (side 0) or receiver (side 1) of a leg, at the event's time.
     TcpTimer {
         conn: u32,
@@ -502,6 +504,10 @@ struct Conn {
     persistent: bool,
     /// A transfer is being measured, from `start`, until every byte written is acknowledged.
     measured: bool,
+    /// Web: how long the server waits, once it has the whole request, before it answers.
+    reply_delay: SimDuration,
+    /// Web: the whole request has arrived and the server's answer is scheduled.
+    reply_scheduled: bool,
 }
 
 impl Conn {
@@ -951,6 +957,7 @@ impl Sim {
                 Ev::TcpStart(f) => self.on_tcp_start(f),
                 Ev::WebArrival(f) => self.on_web_arrival(f),
                 Ev::AppNext(f) => self.on_app_next(f),
+                Ev::WebReply { conn, gen } => self.on_web_reply(conn, gen),
                 Ev::TcpTimer {
                     conn,
                     gen,
@@ -1027,6 +1034,8 @@ impl Sim {
             web,
             persistent,
             measured,
+            reply_delay: SimDuration::ZERO,
+            reply_scheduled: false,
         });
         self.flows[f as usize].m.transfers_started += measured as u64;
         let now = self.now;
@@ -1071,6 +1080,22 @@ impl Sim {
         self.emit(conn, LEG_REPLY, true, &mut data);
         self.segs_reply = data;
         self.emit(conn, LEG_OPEN, false, acks);
+    }
+
+    /// The server of web connection `conn` answers, its server delay over (if the connection
+    /// is still there: it may have failed meanwhile).
+    fn on_web_reply(&mut self, conn: u32, gen: u32) {
+        let live = self
+            .conns
+            .try_get(conn)
+            .is_some_and(|c| c.gen == gen && c.legs[LEG_REPLY as usize].is_none());
+        if !live {
+            return;
+        }
+        let mut acks = std::mem::take(&mut self.segs);
+        self.start_reply(conn, &mut acks);
+        self.segs = acks;
+        self.after_sender_activity(conn, None);
     }
 
     /// Sends the segments in `out` from one end of a leg of `conn` and clears `out`.
@@ -1281,7 +1306,10 @@ impl Sim {
         };
         let main = c.main_leg();
         // Web: the request size, while the server has not answered yet.
-        let awaiting = c.web.filter(|_| c.legs[LEG_REPLY as usize].is_none());
+        let awaiting = c
+            .web
+            .filter(|_| c.legs[LEG_REPLY as usize].is_none() && !c.reply_scheduled);
+        let (reply_delay, gen) = (c.reply_delay, c.gen);
         let l = c.legs[leg as usize].as_mut().expect("checked above");
         let Payload::Tcp { seg, .. } = self.payloads.get_mut(slot) else {
             unreachable!("a TCP payload")
@@ -1302,7 +1330,19 @@ impl Sim {
                 row_of(&mut fl.series, bin).delivered_bytes += new_bytes;
             }
             let request_done = leg == LEG_OPEN && awaiting.is_some_and(|(req, _)| total >= req);
-            if request_done {
+            if request_done && reply_delay > SimDuration::ZERO {
+                // The server thinks before it answers: the request's ACKs go now, the response
+                // after the delay.
+                self.conns.get_mut(conn).reply_scheduled = true;
+                self.events.push_in(
+                    Lane::Timers,
+                    self.now + reply_delay,
+                    Ev::WebReply { conn, gen },
+                );
+                self.emit(conn, leg, false, &mut out);
+                self.segs = out;
+                self.arm_timers(conn, Some((leg, 1)));
+            } else if request_done {
                 self.start_reply(conn, &mut out);
                 self.segs = out;
                 self.after_sender_activity(conn, None);

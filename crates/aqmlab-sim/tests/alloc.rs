@@ -112,7 +112,10 @@ fn steady_state_packets_allocate_nothing() {
     let n = allocations(|| s.sim.run_until(SimTime::from_secs(60)));
     let window_hops = hops(&s) - before;
     assert!(window_hops > 1_000_000, "{window_hops} hops");
-    assert_eq!(n, 0, "{n} allocations over {window_hops} packet hops (on/off)");
+    assert_eq!(
+        n, 0,
+        "{n} allocations over {window_hops} packet hops (on/off)"
+    );
 
     // The counter counts: a report copies every series.
     assert!(allocations(|| drop(s.sim.report())) > 34);

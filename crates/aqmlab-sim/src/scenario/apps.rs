@@ -104,6 +104,7 @@ pub(super) fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, Scen
         present("conns_per_s", &f.conns_per_s),
         present("interval", &f.interval),
         present("request_size", &f.request_size),
+        present("model", &f.model),
     ];
     let repeat_only = [
         present("idle", &f.idle),
@@ -431,6 +432,17 @@ fn web(
             "web responses are sized by size_dist/size_mean and requests by request_size, not bytes",
         ));
     }
+    match f.model.as_ref().map(|m| m.get_ref().as_str()) {
+        None | Some("simple") => {}
+        Some("packmime") => return packmime(cx, f, p, span),
+        Some(other) => {
+            return Err(cx.err(
+                f.model.as_ref().map(|m| m.span()),
+                format!("{p}.model"),
+                format!("expected simple or packmime, got {other:?}"),
+            ))
+        }
+    }
     let arrivals = match (&f.conns_per_s, &f.interval) {
         (Some(_), Some(i)) => {
             return Err(cx.err(
@@ -484,6 +496,49 @@ fn web(
         arrivals,
         size,
         request_bytes,
+    })
+}
+
+/// `app = "web"` with `model = "packmime"`: `conns_per_s` only (PackMime draws the rest).
+fn packmime(
+    cx: &Ctx<'_>,
+    f: &RawFlow,
+    p: &str,
+    span: Option<std::ops::Range<usize>>,
+) -> Result<TcpApp, ScenarioError> {
+    refuse(
+        cx,
+        span.clone(),
+        p,
+        &[
+            present("interval", &f.interval),
+            present("request_size", &f.request_size),
+            present("size_dist", &f.size_dist),
+            present("size_mean", &f.size_mean),
+            present("size_shape", &f.size_shape),
+            present("size_sigma", &f.size_sigma),
+        ],
+        "the simple web model: with model = \"packmime\", PackMime draws the arrivals and the request and response sizes (conns_per_s sets its rate)",
+    )?;
+    let rate = f.conns_per_s.as_ref().ok_or_else(|| {
+        cx.err(
+            span,
+            format!("{p}.conns_per_s"),
+            "PackMime web traffic needs its rate of new connections, like conns_per_s = 5.0",
+        )
+    })?;
+    if !(*rate.get_ref() > 0.0 && *rate.get_ref() <= 1e6) {
+        return Err(cx.err(
+            Some(rate.span()),
+            format!("{p}.conns_per_s"),
+            format!(
+                "expected a rate in (0, 1000000] connections per second, got {}",
+                rate.get_ref()
+            ),
+        ));
+    }
+    Ok(TcpApp::PackMime {
+        conns_per_s: *rate.get_ref(),
     })
 }
 

@@ -14,6 +14,7 @@
 
 use super::{udp_send_time, Ev, FlowKind, Payload, Sim, LEG_OPEN};
 use crate::event::Lane;
+use crate::packmime::PackMime;
 use aqmlab_core::{Bitrate, FlowId, Packet, SimDuration, SimTime, Xoshiro256pp};
 
 /// What a TCP flow's application does.
@@ -38,6 +39,13 @@ pub enum TcpApp {
         size: SizeDist,
         /// Request size in bytes (≥ 1).
         request_bytes: u64,
+    },
+    /// Web traffic as PackMime-HTTP generates it ([`crate::packmime`], HTTP/1.0): the same
+    /// request/response exchanges as [`TcpApp::Web`], one per connection, with PackMime's
+    /// connection gaps, request and response sizes, and server delay before each response.
+    PackMime {
+        /// New connections per second (PackMime's `rate`).
+        conns_per_s: f64,
     },
     /// Transfers one after another, each followed by an idle period: a transfer of `size`
     /// bytes; once every byte is acknowledged, an idle period drawn from `idle`; then the next
@@ -79,7 +87,7 @@ impl TcpApp {
         match self {
             TcpApp::Bulk => "bulk",
             TcpApp::Finite { .. } => "finite",
-            TcpApp::Web { .. } => "web",
+            TcpApp::Web { .. } | TcpApp::PackMime { .. } => "web",
             TcpApp::Repeat { .. } => "repeat",
             TcpApp::OnOff { .. } => "onoff",
         }
@@ -111,6 +119,13 @@ impl TcpApp {
                     _ => {}
                 }
                 size.validate("response sizes")
+            }
+            TcpApp::PackMime { conns_per_s } => {
+                if conns_per_s.is_finite() && *conns_per_s > 0.0 {
+                    Ok(())
+                } else {
+                    Err("web traffic needs a rate > 0 connections/s".into())
+                }
             }
             TcpApp::Repeat { size, idle, .. } => {
                 size.validate("transfer sizes")?;
@@ -355,7 +370,7 @@ impl Sim {
             TcpApp::Finite { bytes } => {
                 self.open_conn(f, Some(bytes), None, false);
             }
-            TcpApp::Web { .. } => self.on_web_arrival(f),
+            TcpApp::Web { .. } | TcpApp::PackMime { .. } => self.on_web_arrival(f),
             TcpApp::Repeat { .. } | TcpApp::OnOff { .. } => self.on_app_next(f),
         }
     }
@@ -367,27 +382,44 @@ impl Sim {
         let FlowKind::Tcp { spec, rng, .. } = &mut self.flows[f as usize].kind else {
             unreachable!()
         };
-        let TcpApp::Web {
-            arrivals,
-            size,
-            request_bytes,
-        } = spec.app
-        else {
-            unreachable!("WebArrival for a non-web flow")
-        };
         if spec.stop.is_some_and(|s| now >= s) {
             return;
         }
-        let bytes = size.sample(rng);
-        let gap = match arrivals {
-            // At least 1 ns between requests, so simulated time always advances.
-            Arrivals::Poisson { per_s } => SimDuration::from_secs_f64(rng.exponential(1.0 / per_s))
-                .max(SimDuration::from_nanos(1)),
-            Arrivals::Periodic { interval } => interval,
+        // The request's and the response's sizes, the server's delay and the gap to the next.
+        let (request, response, delay, gap) = match spec.app {
+            TcpApp::Web {
+                arrivals,
+                size,
+                request_bytes,
+            } => {
+                let bytes = size.sample(rng);
+                let gap = match arrivals {
+                    Arrivals::Poisson { per_s } => {
+                        SimDuration::from_secs_f64(rng.exponential(1.0 / per_s))
+                    }
+                    Arrivals::Periodic { interval } => interval,
+                };
+                (request_bytes, bytes, SimDuration::ZERO, gap)
+            }
+            TcpApp::PackMime { conns_per_s } => {
+                let request = PackMime::request_size(rng);
+                let response = PackMime::response_size(rng);
+                let delay = SimDuration::from_secs_f64(PackMime::server_delay(rng));
+                let gap = SimDuration::from_secs_f64(PackMime::new(conns_per_s).gap(rng));
+                (request, response, delay, gap)
+            }
+            _ => unreachable!("WebArrival for a non-web flow"),
         };
+        // At least 1 ns between requests, so simulated time always advances.
+        let gap = gap.max(SimDuration::from_nanos(1));
         self.events
             .push_in(Lane::Timers, now + gap, Ev::WebArrival(f));
-        self.open_conn(f, Some(request_bytes), Some(bytes), false);
+        let (c, _) = self.open_conn(f, Some(request), Some(response), false);
+        if delay > SimDuration::ZERO {
+            if let Some(conn) = self.conns.try_get_mut(c) {
+                conn.reply_delay = delay;
+            }
+        }
     }
 
     /// The next step of a repeating or on/off application: a repeated transfer starts, or an
@@ -458,7 +490,7 @@ impl Sim {
                 };
                 self.write_conn(c, write_bytes as u64, restart_after_idle);
             }
-            TcpApp::Bulk | TcpApp::Finite { .. } | TcpApp::Web { .. } => {
+            TcpApp::Bulk | TcpApp::Finite { .. } | TcpApp::Web { .. } | TcpApp::PackMime { .. } => {
                 unreachable!("AppNext for an application without steps")
             }
         }
