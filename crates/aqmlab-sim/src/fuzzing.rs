@@ -221,6 +221,27 @@ const WEB_LIKELY: &[&str] = &[
     "mss",
     "initial_cwnd",
     "min_rto",
+    "interval",
+    "model",
+];
+const REPEAT_LIKELY: &[&str] = &[
+    "stop",
+    "bytes",
+    "size_dist",
+    "size_mean",
+    "idle",
+    "idle_dist",
+    "reuse",
+    "idle_restart",
+];
+const ONOFF_LIKELY: &[&str] = &[
+    "stop",
+    "rate",
+    "size",
+    "on_time",
+    "off_time",
+    "onoff_shape",
+    "idle_restart",
 ];
 const UDP_LIKELY: &[&str] = &[
     "start",
@@ -416,12 +437,35 @@ const CC: Pool = Pool {
     bad: &["\"bbr\""],
 };
 const APP: Pool = Pool {
-    ok: &["\"bulk\"", "\"finite\"", "\"web\""],
+    ok: &[
+        "\"bulk\"",
+        "\"finite\"",
+        "\"web\"",
+        "\"repeat\"",
+        "\"onoff\"",
+    ],
     bad: &["\"ftp\""],
 };
 const DIST: Pool = Pool {
-    ok: &["\"pareto\"", "\"lognormal\""],
+    ok: &["\"pareto\"", "\"lognormal\"", "\"constant\""],
     bad: &["\"weibull\""],
+};
+const IDLE: Pool = Pool {
+    ok: &[
+        "\"0s\"",
+        "\"10s\"",
+        "[\"5s\", \"15s\"]",
+        "[\"1ns\", \"1ns\"]",
+    ],
+    bad: &["[\"15s\", \"5s\"]", "[\"5s\"]", "[1, 2]", "\"5\""],
+};
+const IDLE_DIST: Pool = Pool {
+    ok: &["\"constant\"", "\"uniform\"", "\"exponential\""],
+    bad: &["\"gamma\""],
+};
+const MODEL: Pool = Pool {
+    ok: &["\"simple\"", "\"packmime\""],
+    bad: &["\"packmine\""],
 };
 const QDISC: Pool = Pool {
     ok: &[
@@ -556,7 +600,10 @@ fn pool(key: &str, in_params: bool) -> &'static Pool {
     match key {
         "rate" | "access_rate" => &RATE,
         "duration" | "bin" | "delay" | "start" | "stop" | "on_time" | "off_time" | "min_rto"
-        | "delack_timeout" => &DURATION,
+        | "delack_timeout" | "interval" => &DURATION,
+        "idle" => &IDLE,
+        "idle_dist" => &IDLE_DIST,
+        "model" => &MODEL,
         "sender_delay" | "receiver_delay" => &DELAY_LIST,
         "buffer" | "access_buffer" => &SIZE,
         "bytes" | "size_mean" | "request_size" => &BYTES,
@@ -569,7 +616,9 @@ fn pool(key: &str, in_params: bool) -> &'static Pool {
         "size_sigma" => &SIGMA,
         "conns_per_s" => &CONNS,
         "loss" => &LOSS,
-        "delayed_ack" | "sack" | "ecn" | "handshake" | "hystart" => &BOOL,
+        "delayed_ack" | "sack" | "ecn" | "handshake" | "hystart" | "reuse" | "idle_restart" => {
+            &BOOL
+        }
         "syn_retries" => &SYN_RETRIES,
         "kind" => &KIND,
         "cc" => &CC,
@@ -693,6 +742,8 @@ fn tables(doc: &toml_edit::DocumentMut) -> Vec<Table> {
             let likely = match (s("kind"), s("app")) {
                 ("udp", _) => UDP_LIKELY,
                 (_, "web") => WEB_LIKELY,
+                (_, "repeat") => REPEAT_LIKELY,
+                (_, "onoff") => ONOFF_LIKELY,
                 _ => TCP_LIKELY,
             };
             out.push(t(format!("flows[{i}]"), likely, &FLOW_KEYS));
