@@ -463,6 +463,10 @@ const IDLE_DIST: Pool = Pool {
     ok: &["\"constant\"", "\"uniform\"", "\"exponential\""],
     bad: &["\"gamma\""],
 };
+const HTTP: Pool = Pool {
+    ok: &["\"1.0\"", "\"1.1\""],
+    bad: &["\"2\"", "1.1"],
+};
 const MODEL: Pool = Pool {
     ok: &["\"simple\"", "\"packmime\""],
     bad: &["\"packmine\""],
@@ -604,6 +608,7 @@ fn pool(key: &str, in_params: bool) -> &'static Pool {
         "idle" => &IDLE,
         "idle_dist" => &IDLE_DIST,
         "model" => &MODEL,
+        "http" => &HTTP,
         "sender_delay" | "receiver_delay" => &DELAY_LIST,
         "buffer" | "access_buffer" => &SIZE,
         "bytes" | "size_mean" | "request_size" => &BYTES,

@@ -1,6 +1,7 @@
 //! PackMime-HTTP web traffic (Cao, Cleveland, Gao, Jeffay, Smith & Weigle, "Stochastic Models
-//! for Generating Synthetic HTTP Source Traffic", INFOCOM 2004; ns-2.35's `PackMimeHTTP`), in
-//! its HTTP/1.0 form: one request/response exchange per connection.
+//! for Generating Synthetic HTTP Source Traffic", INFOCOM 2004; ns-2.35's `PackMimeHTTP`): one
+//! request/response exchange per connection (HTTP/1.0), or with HTTP/1.1 some persistent
+//! connections carrying several ([`PackMime::http11_exchanges`]).
 //!
 //! * **Connections**: `conns_per_s` new connections per second, as PackMime's `rate`. The gaps
 //!   between them are Weibull with PackMime's rate-dependent shape,
@@ -21,8 +22,8 @@
 //! response sizes between runs of cache validations and of downloads; here only their marginal
 //! distributions are kept. The gaps follow the nominal Weibull: ns-2's correlated process
 //! spreads them further (its 10th percentile at 5 connections/s is 6.3 ms, the Weibull's
-//! 9.6 ms; the means agree). HTTP/1.1's persistent connections (ns-2's `use-http-1.1`) are not
-//! modelled. `crates/aqmlab-sim/tests/packmime.rs` compares the generators with ns-2's draws.
+//! 9.6 ms; the means agree). `crates/aqmlab-sim/tests/packmime.rs` compares the generators
+//! with ns-2's draws; `docs/models/packmime.md` tabulates the comparison.
 
 use aqmlab_core::math;
 use aqmlab_core::Xoshiro256pp;
@@ -89,6 +90,136 @@ impl PackMime {
         let ((pl, ql), (ph, qh)) = (table[i - 1], table[i]);
         let t = (u - pl) / (ph - pl);
         math::exp(math::ln(ql) + t * (math::ln(qh) - math::ln(ql)))
+    }
+}
+
+/// One request/response exchange of a connection: the request's and the response's sizes and,
+/// for all but the first, the client's wait after the previous response before it asks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Exchange {
+    /// Request bytes.
+    pub request: u64,
+    /// Response bytes.
+    pub response: u64,
+    /// Wait after the previous response has arrived (zero for the first request), seconds.
+    pub gap: f64,
+}
+
+/// HTTP/1.1's think times between requests on a persistent connection: log2 of a gap is
+/// normal, with a location and a scale drawn once per flow (ns-2 draws them once per
+/// generator), between pages and, shorter, between the objects of a page.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ThinkTimes {
+    /// Between pages: location and squared scale of log2(gap).
+    pub page: (f64, f64),
+    /// Between the objects of a page.
+    pub object: (f64, f64),
+}
+
+impl ThinkTimes {
+    /// Draws the flow's parameters: location N(3.22, 0.73) and squared scale Γ(1.85, 1/1.85)
+    /// between pages (a median of about 9 s), N(−4.15, 3.12) and Γ(2.35, 1/2.35) between objects
+    /// (about 56 ms).
+    pub fn draw(rng: &mut Xoshiro256pp) -> ThinkTimes {
+        let page = (3.22 + 0.73f64.sqrt() * normal(rng), gamma(rng, 1.85) / 1.85);
+        let object = (
+            -4.15 + 3.12f64.sqrt() * normal(rng),
+            gamma(rng, 2.35) / 2.35,
+        );
+        ThinkTimes { page, object }
+    }
+}
+
+/// 2^(loc + sqrt(scale2)·Z·sqrt(v)).
+fn log2_normal(rng: &mut Xoshiro256pp, (loc, scale2): (f64, f64), v: f64) -> f64 {
+    math::pow(2.0, loc + scale2.sqrt() * normal(rng) * v.sqrt())
+}
+
+/// A standard normal draw (Box–Muller).
+fn normal(rng: &mut Xoshiro256pp) -> f64 {
+    let (u1, u2) = (rng.next_open01(), rng.next_f64());
+    (-2.0 * math::ln(u1)).sqrt() * math::cos(2.0 * std::f64::consts::PI * u2)
+}
+
+/// A Gamma(shape, 1) draw, shape ≥ 1 (Marsaglia & Tsang 2000).
+fn gamma(rng: &mut Xoshiro256pp, shape: f64) -> f64 {
+    let d = shape - 1.0 / 3.0;
+    let c = 1.0 / (9.0 * d).sqrt();
+    loop {
+        let x = normal(rng);
+        let v = 1.0 + c * x;
+        if v <= 0.0 {
+            continue;
+        }
+        let v = v * v * v;
+        let u = rng.next_open01();
+        if math::ln(u) < 0.5 * x * x + d - d * v + d * math::ln(v) {
+            return d * v;
+        }
+    }
+}
+
+/// A Weibull draw: scale·(−ln U)^(1/shape).
+fn weibull(rng: &mut Xoshiro256pp, shape: f64, scale: f64) -> f64 {
+    scale * math::pow(-math::ln(rng.next_open01()), 1.0 / shape)
+}
+
+impl PackMime {
+    /// The exchanges of a new HTTP/1.1 connection, as PackMime's client plans them: with
+    /// probability 0.91 one exchange (as HTTP/1.0), else a persistent connection:
+    /// * pages: 1 with probability 0.82, else ⌈W + 1⌉ (W Weibull, shape 1, scale 0.417), at
+    ///   least 2;
+    /// * objects per page: with several pages, 1 with probability 0.69; otherwise
+    ///   ⌈W + 1⌉ (shape 1, scale 1.578), at least 2;
+    /// * one request size for them all; the first response from the response sizes, and when
+    ///   it is a download (above 275 B, not a cache validation) the others from a lognormal
+    ///   whose location N(10.62, 0.94) and squared scale Γ(3.22, 1/3.22) are drawn per
+    ///   connection (log2 sizes, error variance 2.43);
+    /// * before each request but the first, a think time ([`ThinkTimes`]): between pages for
+    ///   the first object of a page, between objects otherwise.
+    pub fn http11_exchanges(rng: &mut Xoshiro256pp, think: &ThinkTimes, out: &mut Vec<Exchange>) {
+        out.clear();
+        let request = PackMime::request_size(rng);
+        let response = PackMime::response_size(rng);
+        if rng.next_f64() >= 0.09 {
+            out.push(Exchange {
+                request,
+                response,
+                gap: 0.0,
+            });
+            return;
+        }
+        let pages = if rng.next_f64() < 0.82 {
+            1
+        } else {
+            ((weibull(rng, 1.0, 0.417) + 1.0).ceil() as u64).clamp(2, 1000)
+        };
+        for page in 0..pages {
+            let objects = if pages > 1 && rng.next_f64() < 0.69 {
+                1
+            } else {
+                ((weibull(rng, 1.0, 1.578) + 1.0).ceil() as u64).clamp(2, 1000)
+            };
+            for object in 0..objects {
+                let gap = match (page, object) {
+                    (0, 0) => 0.0,
+                    (_, 0) => log2_normal(rng, think.page, 1.21),
+                    _ => log2_normal(rng, think.object, 1.57),
+                };
+                out.push(Exchange {
+                    request,
+                    response,
+                    gap,
+                });
+            }
+        }
+        if out.len() > 1 && response > 275 {
+            let loc = 10.62 + 0.94f64.sqrt() * normal(rng);
+            let scale2 = gamma(rng, 3.22) / 3.22;
+            for e in &mut out[1..] {
+                e.response = (log2_normal(rng, (loc, scale2), 2.43) as u64).clamp(1, 1 << 40);
+            }
+        }
     }
 }
 

@@ -160,6 +160,7 @@ struct RawFlow {
     size_sigma: Option<Spanned<f64>>,
     request_size: Option<S>,
     model: Option<S>,
+    http: Option<S>,
     interval: Option<S>,
     idle: Option<Spanned<toml::Value>>,
     idle_dist: Option<S>,
@@ -770,6 +771,7 @@ pub fn build(
                     f.size_sigma.is_some(),
                     f.request_size.is_some(),
                     f.model.is_some(),
+                    f.http.is_some(),
                     f.interval.is_some(),
                     f.idle.is_some(),
                     f.idle_dist.is_some(),
@@ -1736,7 +1738,7 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 26] = [
+pub const TCP_FLOW_KEYS: [&str; 27] = [
     "cc",
     "app",
     "bytes",
@@ -1747,6 +1749,7 @@ pub const TCP_FLOW_KEYS: [&str; 26] = [
     "size_sigma",
     "request_size",
     "model",
+    "http",
     "interval",
     "idle",
     "idle_dist",

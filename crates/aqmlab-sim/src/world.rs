@@ -89,6 +89,8 @@ enum Ev {
     AppNext(u32),
     /// A web server answers connection `conn` (generation `gen`) after its server delay.
     WebReply { conn: u32, gen: u32 },
+    /// A web client sends its next request on persistent connection `conn` (HTTP/1.1).
+    WebNext { conn: u32, gen: u32 },
     /// A TCP timer check for the sender (side 0) or receiver (side 1) of a leg, at the event's time.
     TcpTimer {
         conn: u32,
@@ -508,6 +510,8 @@ struct Conn {
     reply_delay: SimDuration,
     /// Web: the whole request has arrived and the server's answer is scheduled.
     reply_scheduled: bool,
+    /// Web, a persistent HTTP/1.1 connection: its exchanges (the first is `web`).
+    web_more: Option<Box<apps::WebMore>>,
 }
 
 impl Conn {
@@ -565,6 +569,8 @@ pub struct Sim {
     segs: Vec<Segment>,
     /// A second reusable segment buffer (a web server's response and its request ACK).
     segs_reply: Vec<Segment>,
+    /// A reusable plan of a PackMime HTTP/1.1 connection's exchanges.
+    web_plan: Vec<crate::packmime::Exchange>,
     seed: u64,
     /// Sequence number of the event being processed (orders ties against reserved `TxDone`s).
     cur_seq: u64,
@@ -740,6 +746,7 @@ impl Sim {
             next_gen: 0,
             segs: Vec::with_capacity(64),
             segs_reply: Vec::with_capacity(64),
+            web_plan: Vec::new(),
             seed,
             cur_seq: 0,
             idle_shortcut: true,
@@ -958,6 +965,7 @@ impl Sim {
                 Ev::WebArrival(f) => self.on_web_arrival(f),
                 Ev::AppNext(f) => self.on_app_next(f),
                 Ev::WebReply { conn, gen } => self.on_web_reply(conn, gen),
+                Ev::WebNext { conn, gen } => self.on_web_next(conn, gen),
                 Ev::TcpTimer {
                     conn,
                     gen,
@@ -1036,6 +1044,7 @@ impl Sim {
             measured,
             reply_delay: SimDuration::ZERO,
             reply_scheduled: false,
+            web_more: None,
         });
         self.flows[f as usize].m.transfers_started += measured as u64;
         let now = self.now;
@@ -1085,12 +1094,23 @@ impl Sim {
     /// The server of web connection `conn` answers, its server delay over (if the connection
     /// is still there: it may have failed meanwhile).
     fn on_web_reply(&mut self, conn: u32, gen: u32) {
-        let live = self
+        let Some(c) = self
             .conns
-            .try_get(conn)
-            .is_some_and(|c| c.gen == gen && c.legs[LEG_REPLY as usize].is_none());
-        if !live {
+            .try_get_mut(conn)
+            .filter(|c| c.gen == gen && c.reply_scheduled)
+        else {
             return;
+        };
+        c.reply_scheduled = false;
+        if let Some(w) = c.web_more.as_deref_mut() {
+            let k = w.answered;
+            w.answered += 1;
+            if c.legs[LEG_REPLY as usize].is_some() {
+                // A later response of a persistent connection: written into the reply leg.
+                let bytes = w.ex[k].response;
+                self.write_leg(conn, LEG_REPLY, bytes, true);
+                return;
+            }
         }
         let mut acks = std::mem::take(&mut self.segs);
         self.start_reply(conn, &mut acks);
@@ -1219,7 +1239,20 @@ impl Sim {
         }
         let flow = c.flow;
         let main = c.legs[c.main_leg() as usize].as_ref();
-        if main.is_some_and(|l| l.sender.is_complete()) {
+        if let Some(w) = c.web_more.as_deref_mut() {
+            // A persistent connection: each response is done when all its bytes are
+            // acknowledged; the connection, when the last one is.
+            let acked = main.map_or(0, |l| l.sender.stats().bytes_acked);
+            while w.completed < w.answered && acked >= w.rsp_end[w.completed] {
+                m.transfers_completed += 1;
+                m.fct_ns.add((now - w.started[w.completed]).as_nanos());
+                w.completed += 1;
+            }
+            if w.completed == w.ex.len() {
+                self.conns.free(conn);
+                return;
+            }
+        } else if main.is_some_and(|l| l.sender.is_complete()) {
             if !c.persistent {
                 // A finished transfer: record its completion time and free the connection.
                 // Packets of it still in the network are discarded on arrival (their generation
@@ -1309,7 +1342,7 @@ impl Sim {
         let awaiting = c
             .web
             .filter(|_| c.legs[LEG_REPLY as usize].is_none() && !c.reply_scheduled);
-        let (reply_delay, gen) = (c.reply_delay, c.gen);
+        let (reply_delay, gen, persistent_web) = (c.reply_delay, c.gen, c.web_more.is_some());
         let l = c.legs[leg as usize].as_mut().expect("checked above");
         let Payload::Tcp { seg, .. } = self.payloads.get_mut(slot) else {
             unreachable!("a TCP payload")
@@ -1328,6 +1361,11 @@ impl Sim {
                 let fl = &mut self.flows[flow as usize];
                 fl.m.delivered_bytes += new_bytes;
                 row_of(&mut fl.series, bin).delivered_bytes += new_bytes;
+            }
+            if persistent_web {
+                self.persistent_web_delivered(conn, leg, total, &mut out);
+                self.segs = out;
+                return;
             }
             let request_done = leg == LEG_OPEN && awaiting.is_some_and(|(req, _)| total >= req);
             if request_done && reply_delay > SimDuration::ZERO {

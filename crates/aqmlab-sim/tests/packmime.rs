@@ -247,3 +247,60 @@ fn packmime_keys_are_checked() {
         "{e}"
     );
 }
+
+#[test]
+fn http11_connections_carry_packmime_exchanges() {
+    // With probability 0.09 a connection is persistent. Its pages: 1 with probability 0.82,
+    // else 1 + ⌈W⌉, W exponential of mean 0.417 (E⌈W⌉ = 1/(1 − e^(−1/0.417)) = 1.100). Objects
+    // on a lone page: 1 + ⌈W'⌉, W' of mean 1.578 (mean 1 + 1/(1 − e^(−1/1.578)) = 3.130); on
+    // each of several pages, 1 with probability 0.69, else as on a lone page (mean 1.660).
+    // Exchanges per persistent connection: 0.82·3.130 + 0.18·2.100·1.660 = 3.194; per
+    // connection 0.91 + 0.09·3.194 = 1.197.
+    let e_ceil = |mean: f64| 1.0 / (1.0 - math::exp(-1.0 / mean));
+    let lone = 1.0 + e_ceil(1.578);
+    let several = 0.69 + 0.31 * lone;
+    let persistent = 0.82 * lone + 0.18 * (1.0 + e_ceil(0.417)) * several;
+    let expect = 0.91 + 0.09 * persistent;
+    assert!((expect - 1.197).abs() < 0.001, "{expect}");
+    let mut rng = Xoshiro256pp::for_stream(3, "http11");
+    let think = aqmlab_sim::packmime::ThinkTimes::draw(&mut rng);
+    let mut plan = Vec::new();
+    let (mut conns, mut exchanges, mut multi) = (0u64, 0u64, 0u64);
+    for _ in 0..1_000_000 {
+        PackMime::http11_exchanges(&mut rng, &think, &mut plan);
+        conns += 1;
+        exchanges += plan.len() as u64;
+        multi += (plan.len() > 1) as u64;
+        assert_eq!(plan[0].gap, 0.0);
+        assert!(plan
+            .iter()
+            .all(|e| e.request == plan[0].request && e.response >= 1));
+    }
+    let per = exchanges as f64 / conns as f64;
+    assert!(
+        (per / expect - 1.0).abs() < 0.01,
+        "{per} exchanges per connection"
+    );
+    assert!((multi as f64 / conns as f64 - 0.09).abs() < 0.002);
+
+    // Through the engine: more exchanges than connections, each a transfer with its FCT.
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let run = |extra: &str| {
+        let text = packmime_scenario(5.0, extra);
+        let mut s = build(&text, "t.toml", dir, "t", &Overrides::default()).unwrap();
+        s.sim.run_until(SimTime::ZERO + s.duration);
+        (s.sim.report(), s.sim.tcp_connections_open())
+    };
+    let (r, open) = run("http = \"1.1\"");
+    let m = &r.flows[0];
+    let n = m.transfers_started as f64;
+    // About 1500 connections and 1.2 exchanges each (fewer: think times between pages run
+    // to seconds, and some fall after the end).
+    assert!((1500.0..2200.0).contains(&n), "{n} exchanges");
+    assert!(m.transfers_completed + 10 >= m.transfers_started);
+    assert_eq!(m.fct_ns.count(), m.transfers_completed);
+    assert!(open < 60, "{open} connections open");
+    let (again, _) = run("http = \"1.1\"");
+    assert_eq!(again.flows[0].delivered_bytes, m.delivered_bytes);
+    assert_eq!(again.flows[0].transfers_completed, m.transfers_completed);
+}

@@ -105,6 +105,7 @@ pub(super) fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, Scen
         present("interval", &f.interval),
         present("request_size", &f.request_size),
         present("model", &f.model),
+        present("http", &f.http),
     ];
     let repeat_only = [
         present("idle", &f.idle),
@@ -433,7 +434,15 @@ fn web(
         ));
     }
     match f.model.as_ref().map(|m| m.get_ref().as_str()) {
-        None | Some("simple") => {}
+        None | Some("simple") => {
+            if let Some(h) = &f.http {
+                return Err(cx.err(
+                    Some(h.span()),
+                    format!("{p}.http"),
+                    "http belongs to model = \"packmime\" (the simple model's connections carry one exchange each)",
+                ));
+            }
+        }
         Some("packmime") => return packmime(cx, f, p, span),
         Some(other) => {
             return Err(cx.err(
@@ -537,8 +546,20 @@ fn packmime(
             ),
         ));
     }
+    let http11 = match f.http.as_ref().map(|h| h.get_ref().as_str()) {
+        None | Some("1.0") => false,
+        Some("1.1") => true,
+        Some(other) => {
+            return Err(cx.err(
+                f.http.as_ref().map(|h| h.span()),
+                format!("{p}.http"),
+                format!("expected \"1.0\" or \"1.1\", got {other:?}"),
+            ))
+        }
+    };
     Ok(TcpApp::PackMime {
         conns_per_s: *rate.get_ref(),
+        http11,
     })
 }
 

@@ -15,7 +15,9 @@
 use super::{udp_send_time, Ev, FlowKind, Payload, Sim, LEG_OPEN};
 use crate::event::Lane;
 use crate::packmime::PackMime;
+use crate::packmime::{Exchange, ThinkTimes};
 use aqmlab_core::{Bitrate, FlowId, Packet, SimDuration, SimTime, Xoshiro256pp};
+use aqmlab_tcp::Segment;
 
 /// What a TCP flow's application does.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,12 +42,16 @@ pub enum TcpApp {
         /// Request size in bytes (≥ 1).
         request_bytes: u64,
     },
-    /// Web traffic as PackMime-HTTP generates it ([`crate::packmime`], HTTP/1.0): the same
-    /// request/response exchanges as [`TcpApp::Web`], one per connection, with PackMime's
-    /// connection gaps, request and response sizes, and server delay before each response.
+    /// Web traffic as PackMime-HTTP generates it ([`crate::packmime`]): the same
+    /// request/response exchanges as [`TcpApp::Web`], one per connection (with `http11`, several
+    /// on some), with PackMime's connection gaps, request and response sizes, and server delay
+    /// before each response.
     PackMime {
         /// New connections per second (PackMime's `rate`).
         conns_per_s: f64,
+        /// HTTP/1.1 (ns-2's `use-http-1.1`): some connections are persistent and carry several
+        /// exchanges ([`PackMime::http11_exchanges`]).
+        http11: bool,
     },
     /// Transfers one after another, each followed by an idle period: a transfer of `size`
     /// bytes; once every byte is acknowledged, an idle period drawn from `idle`; then the next
@@ -120,7 +126,7 @@ impl TcpApp {
                 }
                 size.validate("response sizes")
             }
-            TcpApp::PackMime { conns_per_s } => {
+            TcpApp::PackMime { conns_per_s, .. } => {
                 if conns_per_s.is_finite() && *conns_per_s > 0.0 {
                     Ok(())
                 } else {
@@ -312,6 +318,54 @@ pub(super) struct AppState {
     pub(super) on_until: SimTime,
     /// On/off: start of the current on period, and writes since.
     pub(super) epoch: (SimTime, u64),
+    /// PackMime HTTP/1.1: the flow's think-time parameters, drawn at its first connection.
+    pub(super) think: Option<ThinkTimes>,
+}
+
+/// The exchanges of a persistent web connection (PackMime's HTTP/1.1) and how far they are.
+#[derive(Debug)]
+pub(super) struct WebMore {
+    /// The exchanges, in order (the first is the connection's `web`).
+    pub(super) ex: Vec<Exchange>,
+    /// Request bytes up to and including each exchange's (the server's receiver counts them).
+    pub(super) req_end: Vec<u64>,
+    /// Response bytes up to and including each exchange's.
+    pub(super) rsp_end: Vec<u64>,
+    /// When each request was sent.
+    pub(super) started: Vec<SimTime>,
+    /// Requests the client has sent.
+    pub(super) asked: usize,
+    /// Responses the server has started.
+    pub(super) answered: usize,
+    /// Responses the client has wholly received.
+    pub(super) received: usize,
+    /// Responses wholly acknowledged to the server (the exchanges completed).
+    pub(super) completed: usize,
+}
+
+impl WebMore {
+    fn new(ex: &[Exchange], now: SimTime) -> WebMore {
+        let mut sum = (0, 0);
+        let (req_end, rsp_end) = ex
+            .iter()
+            .map(|e| {
+                sum = (sum.0 + e.request, sum.1 + e.response);
+                sum
+            })
+            .unzip();
+        let mut started = vec![SimTime::ZERO; ex.len()];
+        started[0] = now;
+        WebMore {
+            ex: ex.to_vec(),
+            req_end,
+            rsp_end,
+            started,
+            asked: 1,
+            answered: 0,
+            received: 0,
+            completed: 0,
+        }
+    }
 }
 
 impl Sim {
@@ -379,13 +433,16 @@ impl Sim {
     /// scheduled.
     pub(super) fn on_web_arrival(&mut self, f: u32) {
         let now = self.now;
-        let FlowKind::Tcp { spec, rng, .. } = &mut self.flows[f as usize].kind else {
+        let FlowKind::Tcp { spec, rng, app } = &mut self.flows[f as usize].kind else {
             unreachable!()
         };
         if spec.stop.is_some_and(|s| now >= s) {
             return;
         }
-        // The request's and the response's sizes, the server's delay and the gap to the next.
+        // The request's and the response's sizes, the server's delay and the gap to the next;
+        // `plan` holds a persistent connection's exchanges.
+        let mut plan = std::mem::take(&mut self.web_plan);
+        plan.clear();
         let (request, response, delay, gap) = match spec.app {
             TcpApp::Web {
                 arrivals,
@@ -401,9 +458,17 @@ impl Sim {
                 };
                 (request_bytes, bytes, SimDuration::ZERO, gap)
             }
-            TcpApp::PackMime { conns_per_s } => {
-                let request = PackMime::request_size(rng);
-                let response = PackMime::response_size(rng);
+            TcpApp::PackMime {
+                conns_per_s,
+                http11,
+            } => {
+                let (request, response) = if http11 {
+                    let think = *app.think.get_or_insert_with(|| ThinkTimes::draw(rng));
+                    PackMime::http11_exchanges(rng, &think, &mut plan);
+                    (plan[0].request, plan[0].response)
+                } else {
+                    (PackMime::request_size(rng), PackMime::response_size(rng))
+                };
                 let delay = SimDuration::from_secs_f64(PackMime::server_delay(rng));
                 let gap = SimDuration::from_secs_f64(PackMime::new(conns_per_s).gap(rng));
                 (request, response, delay, gap)
@@ -415,11 +480,14 @@ impl Sim {
         self.events
             .push_in(Lane::Timers, now + gap, Ev::WebArrival(f));
         let (c, _) = self.open_conn(f, Some(request), Some(response), false);
-        if delay > SimDuration::ZERO {
-            if let Some(conn) = self.conns.try_get_mut(c) {
-                conn.reply_delay = delay;
+        if let Some(conn) = self.conns.try_get_mut(c) {
+            conn.reply_delay = delay;
+            if plan.len() > 1 {
+                // A persistent connection: the server draws a delay per request instead.
+                conn.web_more = Some(Box::new(WebMore::new(&plan, now)));
             }
         }
+        self.web_plan = plan;
     }
 
     /// The next step of a repeating or on/off application: a repeated transfer starts, or an
@@ -524,13 +592,73 @@ impl Sim {
 
     /// The application writes `bytes` into the open leg of connection `c`.
     fn write_conn(&mut self, c: u32, bytes: u64, restart_after_idle: bool) {
+        self.write_leg(c, LEG_OPEN, bytes, restart_after_idle);
+    }
+
+    /// The sender of leg `leg` of connection `c` gets `bytes` more to send.
+    pub(super) fn write_leg(&mut self, c: u32, leg: u8, bytes: u64, restart_after_idle: bool) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.segs);
-        self.leg_mut(c, LEG_OPEN)
+        self.leg_mut(c, leg)
             .sender
             .write(now, bytes, restart_after_idle, &mut out);
-        self.emit(c, LEG_OPEN, true, &mut out);
+        self.emit(c, leg, true, &mut out);
         self.segs = out;
-        self.after_sender_activity(c, Some((LEG_OPEN, 0)));
+        self.after_sender_activity(c, Some((leg, 0)));
+    }
+
+    /// A segment of persistent web connection `conn` reached a receiver, which now has `total`
+    /// bytes in order and answered with `out` (sent here). The server (leg [`LEG_OPEN`]'s
+    /// receiver) schedules its answer once a whole request is in, after a server delay; the
+    /// client (leg `LEG_REPLY`'s) asks again a think time after a whole response is in.
+    pub(super) fn persistent_web_delivered(
+        &mut self,
+        conn: u32,
+        leg: u8,
+        total: u64,
+        out: &mut Vec<Segment>,
+    ) {
+        let now = self.now;
+        let c = self.conns.get_mut(conn);
+        let (gen, flow) = (c.gen, c.flow);
+        let w = c.web_more.as_deref_mut().expect("a persistent connection");
+        if leg == LEG_OPEN {
+            if !c.reply_scheduled && w.answered < w.asked && total >= w.req_end[w.answered] {
+                c.reply_scheduled = true;
+                let FlowKind::Tcp { rng, .. } = &mut self.flows[flow as usize].kind else {
+                    unreachable!()
+                };
+                let delay = SimDuration::from_secs_f64(PackMime::server_delay(rng));
+                self.events
+                    .push_in(Lane::Timers, now + delay, Ev::WebReply { conn, gen });
+            }
+        } else {
+            while w.received < w.answered && total >= w.rsp_end[w.received] {
+                w.received += 1;
+                if w.received < w.ex.len() {
+                    let gap = SimDuration::from_secs_f64(w.ex[w.received].gap.min(1e6));
+                    self.events
+                        .push_in(Lane::Timers, now + gap, Ev::WebNext { conn, gen });
+                }
+            }
+        }
+        self.emit(conn, leg, false, out);
+        self.arm_timers(conn, Some((leg, 1)));
+    }
+
+    /// The client of persistent web connection `conn` sends its next request.
+    pub(super) fn on_web_next(&mut self, conn: u32, gen: u32) {
+        let now = self.now;
+        let Some(c) = self.conns.try_get_mut(conn).filter(|c| c.gen == gen) else {
+            return;
+        };
+        let flow = c.flow;
+        let w = c.web_more.as_deref_mut().expect("a persistent connection");
+        let k = w.asked;
+        w.asked += 1;
+        w.started[k] = now;
+        let bytes = w.ex[k].request;
+        self.flows[flow as usize].m.transfers_started += 1;
+        self.write_leg(conn, LEG_OPEN, bytes, true);
     }
 }
