@@ -6,7 +6,8 @@
 //!
 //! A file `tests/reference/NAME.DURATION.json` holds the summary of `scenarios/NAME.toml` run
 //! for DURATION (its seed as written), or of `tests/reference/scenarios/NAME.toml`, a test-only
-//! scenario for what the bundled ones leave out (ECN marks, wire loss, UDP, finite transfers).
+//! scenario for what the bundled ones leave out (ECN marks, wire loss, UDP, finite transfers;
+//! the traffic models in `apps.toml`).
 //! The files were recorded with the code of commit c1d1325, before the speed work that followed
 //! it, which was meant to change no result and changed none; re-recorded since for the CUBIC
 //! timeout fix (0dbc9e3: the two CUBIC scenarios moved) and for flow names (7a54422: every
