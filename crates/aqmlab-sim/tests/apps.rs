@@ -414,3 +414,35 @@ fn bad_application_keys_name_the_line_and_key() {
         );
     }
 }
+
+#[test]
+fn connections_that_never_open_are_counted_and_the_applications_go_on() {
+    // A bottleneck that sends nothing for the whole run (an outage): each SYN goes unanswered
+    // and, with syn_retries = 0, the connection gives up when its first RTO (1 s) expires.
+    let lossy = |flows: &str| {
+        dumbbell(2, "10Mbps", "100p", flows, "20s").replace(
+            "rate = \"10Mbps\"",
+            "schedule = [[\"0s\", \"0bps\"], [\"60s\", \"10Mbps\"]]",
+        )
+    };
+    let repeat = flow(
+        "s1",
+        "r1",
+        "app = \"repeat\"\nbytes = \"10KB\"\nidle = \"1s\"\nsyn_retries = 0",
+    );
+    let onoff = flow(
+        "s2",
+        "r2",
+        "app = \"onoff\"\nrate = \"1Mbps\"\non_time = \"1s\"\noff_time = \"1s\"\nsyn_retries = 0",
+    );
+    let (r, sc) = run(&lossy(&(repeat + &onoff)));
+    // Repeated transfers: a failure every 2 s (1 s of SYN timeout, 1 s idle): 10 in 20 s.
+    let m = &r.flows[0];
+    assert_eq!((m.transfers_started, m.transfers_failed), (10, 10));
+    assert_eq!((m.transfers_completed, m.delivered_bytes), (0, 0));
+    // On/off: the next write after a failure opens a new connection; at most one at a time.
+    let m = &r.flows[1];
+    assert!(m.transfers_failed >= 5, "{}", m.transfers_failed);
+    assert_eq!(m.transfers_started, 0);
+    assert!(sc.sim.tcp_connections_open() <= 2);
+}
