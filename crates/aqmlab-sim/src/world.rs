@@ -100,7 +100,8 @@ enum Ev {
     },
 }
 
-/// A TCP flow: one connection (bulk, finite) or a sequence of them (web).
+/// A TCP flow: one connection (bulk, finite, on/off) or a sequence of them (web, repeated
+/// transfers).
 #[derive(Clone, Debug)]
 pub struct TcpSpec {
     /// Sending node (for web traffic, the server: it sends the responses).
@@ -109,7 +110,8 @@ pub struct TcpSpec {
     pub dst: u32,
     /// When the application starts.
     pub start: SimTime,
-    /// Web: no new requests at or after this time.
+    /// Web, repeat and on/off applications: no new requests, transfers or writes at or after
+    /// this time.
     pub stop: Option<SimTime>,
     /// TCP parameters and congestion control.
     pub cfg: TcpConfig,
