@@ -446,3 +446,27 @@ fn connections_that_never_open_are_counted_and_the_applications_go_on() {
     assert_eq!(m.transfers_started, 0);
     assert!(sc.sim.tcp_connections_open() <= 2);
 }
+
+#[test]
+fn repeated_transfers_with_drawn_sizes_have_the_distribution_mean() {
+    // Lognormal sizes of mean 20 kB (σ = 1: standard deviation 1.31 × the mean), 1 s apart on
+    // an uncongested path: the bytes per completed transfer average 20 kB, within 4 standard
+    // errors (1.31 × 20 kB / √n).
+    let keys = "app = \"repeat\"\nsize_dist = \"lognormal\"\nsize_mean = \"20KB\"\nsize_sigma = 1.0\nidle = \"1s\"";
+    let (r, _) = run(&dumbbell(
+        1,
+        "10Mbps",
+        "1000p",
+        &flow("s1", "r1", keys),
+        "3000s",
+    ));
+    let m = &r.flows[0];
+    let n = m.transfers_completed as f64;
+    assert!(n > 2000.0, "{n}");
+    let mean = m.delivered_bytes as f64 / n;
+    let se = 1.31 * 20_000.0 / n.sqrt();
+    assert!(
+        (mean - 20_000.0).abs() < 4.0 * se,
+        "{mean} bytes per transfer, ± {se:.0}"
+    );
+}
