@@ -20,9 +20,9 @@
 //! Deviations from ns-2: the draws are independent. ns-2 correlates successive gaps and
 //! request sizes through fractional ARIMA processes (long-range dependence) and alternates
 //! response sizes between runs of cache validations and of downloads; here only their marginal
-//! distributions are kept. The gaps follow the nominal Weibull: ns-2's correlated process
-//! spreads them further (its 10th percentile at 5 connections/s is 6.3 ms, the Weibull's
-//! 9.6 ms; the means agree). `crates/aqmlab-sim/tests/packmime.rs` compares the generators
+//! distributions are kept. The gaps follow the nominal Weibull; ns-2's draws spread further
+//! (its 10th percentile at 5 connections/s is 6.3 ms, the Weibull's 9.6 ms; the means agree),
+//! for a reason not traced (`docs/models/packmime.md`). `crates/aqmlab-sim/tests/packmime.rs` compares the generators
 //! with ns-2's draws; `docs/models/packmime.md` tabulates the comparison.
 
 use aqmlab_core::math;
