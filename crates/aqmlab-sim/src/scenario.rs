@@ -12,6 +12,7 @@
 //! Each direction has its own rate, delay and queue discipline; `[links.reverse]` overrides any
 //! of them for the reverse direction.
 
+use crate::dist::{start_stream, DurationDist};
 use crate::rate::{DeliveryTrace, LinkRate, StepSchedule};
 use crate::topology::LinkConfig;
 use crate::world::{FlowSpec, OnOff, Sim, SizeDist, TcpApp, TcpSpec, UdpSpec};
@@ -183,6 +184,9 @@ pub struct Scenario {
     pub sim: Sim,
     /// Time series go to CSV files rather than Parquet (`[output] format = "csv"`).
     pub csv: bool,
+    /// Something in the scenario draws random numbers (a discipline, a lossy link, random
+    /// traffic, a random start), so the seed matters; `aqmlab run` warns when it does not.
+    pub random: bool,
 }
 
 /// Command-line style overrides applied while building.
@@ -678,6 +682,17 @@ pub fn build(
         )?);
     }
 
+    // Whether the seed matters: a discipline that draws, a lossy link, random traffic or a
+    // random start (below). `aqmlab run` warns when nothing is random.
+    let mut random = links.iter().zip(&dir_cfgs).any(|(l, (_, d, _))| {
+        let perturbed = d
+            .params
+            .as_ref()
+            .is_some_and(|p| p.get_ref().get("hash").and_then(|h| h.as_str()) == Some("perturbed"));
+        l.loss > 0.0
+            || matches!(l.qdisc.kind(), Kind::Red | Kind::Pie)
+            || (l.qdisc.kind() == Kind::FqCodel && perturbed)
+    });
     let mut sim = Sim::with_seed(nodes.clone(), links, bin, seed)
         .map_err(|e| cx.err(None, "", e.to_string()))?;
     let mut flow_names: Vec<&str> = Vec::new();
@@ -711,7 +726,14 @@ pub fn build(
             node(&f.to, &format!("{p}.to"))?,
         );
         let start = match &f.start {
-            Some(s) => SimTime::ZERO + cx.duration(s, &format!("{p}.start"))?,
+            Some(s) => {
+                // A time, or a distribution drawn from the flow's own stream.
+                let d = start_dist(&cx, s, &format!("{p}.start"))?;
+                random |= d.is_random();
+                let mut rng =
+                    aqmlab_core::Xoshiro256pp::for_stream(seed, &start_stream(i, name.as_deref()));
+                SimTime::ZERO + d.sample(&mut rng, MAX_TIME)
+            }
             None => SimTime::ZERO,
         };
         let stop = match &f.stop {
@@ -827,6 +849,7 @@ pub fn build(
                         ));
                     }
                 };
+                random |= on_off.is_some();
                 sim.add_udp(UdpSpec {
                     src,
                     dst,
@@ -859,6 +882,7 @@ pub fn build(
                 }
                 let cfg = tcp_config(&cx, f, &p)?;
                 let app = tcp_app(&cx, f, &p)?;
+                random |= matches!(app, TcpApp::Web { .. });
                 if let (Some(st), false) = (&f.stop, matches!(app, TcpApp::Web { .. })) {
                     return Err(cx.err(Some(st.span()), format!("{p}.stop"), if matches!(app, TcpApp::Bulk) { "stop applies to web and udp flows: a bulk flow runs to the end (use app = \"finite\" with bytes for a transfer that ends)" } else { "stop applies to web and udp flows: a finite transfer ends when its bytes are delivered" }));
                 }
@@ -985,6 +1009,7 @@ pub fn build(
         seed,
         sim,
         csv,
+        random,
     })
 }
 
@@ -1652,6 +1677,26 @@ fn set_in(
             _ => Err(bad(format!("{key} is not an array of tables"))),
         },
     }
+}
+
+/// A flow's `start`: a time (at most [`MAX_TIME`]) or a distribution of times.
+fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioError> {
+    if !v.get_ref().contains('(') {
+        return Ok(DurationDist::Fixed(cx.duration(v, path)?));
+    }
+    let d = DurationDist::parse(v.get_ref()).map_err(|m| cx.err(Some(v.span()), path, m))?;
+    if d.max().unwrap_or(d.mean()) > MAX_TIME {
+        return Err(cx.err(
+            Some(v.span()),
+            path,
+            format!(
+                "expected times of at most {}s (about 11.6 days), got {:?}",
+                MAX_TIME.as_nanos() / 1_000_000_000,
+                v.get_ref()
+            ),
+        ));
+    }
+    Ok(d)
 }
 
 fn int_in(

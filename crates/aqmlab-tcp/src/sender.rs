@@ -847,12 +847,33 @@ impl TcpSender {
         self.cc.on_recovery_exit(now);
     }
 
+    /// The FlightSize RFC 5681 §3.1 equation (4) takes at a timeout, `ssthresh = max(FlightSize
+    /// / 2, 2·SMSS)`, or `None` when `ssthresh` is to be held:
+    /// * "FlightSize is the amount of outstanding data in the network" (§3.1): read as RFC 6675's
+    ///   `pipe`, not `snd_nxt − snd_una`, which during SACK recovery also counts the SACKed
+    ///   data (it has left the network) and the data presumed lost, and keeps growing with the
+    ///   new data recovery sends while `snd_una` waits at the hole;
+    /// * in fast recovery, at most twice the `ssthresh` set on entering it, so a timeout never
+    ///   raises `ssthresh` above that value (ns-3 takes `pipe` too; Linux keeps the entry value:
+    ///   `docs/models/tcp.md`);
+    /// * "when a TCP sender detects segment loss using the retransmission timer and the given
+    ///   segment has already been retransmitted by way of the retransmission timer at least
+    ///   once, the value of ssthresh is held constant" (§3.1): the oldest segment was resent in
+    ///   the current timeout episode.
+    fn rto_flight_size(&self) -> Option<u64> {
+        match self.recovery {
+            Recovery::Timeout if self.segs.front().is_some_and(|f| f.retx) => None,
+            Recovery::Fast => Some(self.pipe().min(self.cc.ssthresh().saturating_mul(2))),
+            _ => Some(self.pipe()),
+        }
+    }
+
     fn on_rto(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.snd_una == self.snd_nxt {
             return;
         }
         self.stats.timeouts += 1;
-        let flight = self.snd_nxt - self.snd_una;
+        let flight = self.rto_flight_size();
         self.cc.on_rto(now, flight);
         self.end_hystart();
         self.rtt.backoff();

@@ -69,8 +69,11 @@ pub trait CongestionControl {
     fn on_congestion(&mut self, now: SimTime, flight_size: u64, kind: Congestion);
     /// Fast recovery ended (the recovery point was cumulatively acknowledged).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
-    /// The retransmission timer expired.
-    fn on_rto(&mut self, now: SimTime, flight_size: u64);
+    /// The retransmission timer expired: `cwnd` = the loss window. `flight_size` is the
+    /// FlightSize RFC 5681 §3.1 equation (4) is to halve (the sender's RFC 6675 `pipe`, capped
+    /// during fast recovery so that `ssthresh` cannot rise), or `None` when `ssthresh` is held
+    /// (the oldest segment was already resent by the timer, §3.1).
+    fn on_rto(&mut self, now: SimTime, flight_size: Option<u64>);
     /// Replaces the initial window (RFC 5681 §3.1: one segment after a lost SYN).
     fn reset_initial_window(&mut self, cwnd: u64);
     /// Leaves slow start without a congestion signal (HyStart++, RFC 9406 §4.2): `ssthresh =
@@ -147,7 +150,7 @@ impl CongestionControl for AnyCc {
     fn on_recovery_exit(&mut self, now: SimTime) {
         dispatch!(self, c => c.on_recovery_exit(now))
     }
-    fn on_rto(&mut self, now: SimTime, flight_size: u64) {
+    fn on_rto(&mut self, now: SimTime, flight_size: Option<u64>) {
         dispatch!(self, c => c.on_rto(now, flight_size))
     }
     fn reset_initial_window(&mut self, cwnd: u64) {

@@ -63,8 +63,10 @@ impl CongestionControl for Reno {
         self.cwnd = self.ssthresh;
         self.bytes_acked = 0;
     }
-    fn on_rto(&mut self, _now: SimTime, flight_size: u64) {
-        self.ssthresh = half_flight(flight_size, self.mss);
+    fn on_rto(&mut self, _now: SimTime, flight_size: Option<u64>) {
+        if let Some(f) = flight_size {
+            self.ssthresh = half_flight(f, self.mss);
+        }
         self.cwnd = self.mss;
         self.bytes_acked = 0;
     }
@@ -111,7 +113,7 @@ mod tests {
         assert_eq!(r.cwnd(), 5000, "no increase before a full window is acked");
         r.on_ack(&ack(1000));
         assert_eq!(r.cwnd(), 6000);
-        r.on_rto(SimTime::ZERO, 3000);
+        r.on_rto(SimTime::ZERO, Some(3000));
         assert_eq!((r.cwnd(), r.ssthresh()), (1000, 2000));
     }
 
