@@ -168,6 +168,18 @@ struct RawFlow {
     min_rto: Option<S>,
     delack_timeout: Option<S>,
     syn_retries: Option<Spanned<i64>>,
+    initial_rto: Option<S>,
+    max_rto: Option<S>,
+    initial_ssthresh: Option<Spanned<i64>>,
+    dupack_threshold: Option<Spanned<i64>>,
+    prr: Option<bool>,
+    cubic_beta: Option<Spanned<f64>>,
+    cubic_c: Option<Spanned<f64>>,
+    cubic_fast_convergence: Option<bool>,
+    cubic_reno_friendly: Option<bool>,
+    vegas_alpha: Option<Spanned<i64>>,
+    vegas_beta: Option<Spanned<i64>>,
+    vegas_gamma: Option<Spanned<i64>>,
 }
 
 /// A built scenario: the simulation, its duration, and what it was made from.
@@ -793,6 +805,18 @@ pub fn build(
                     f.min_rto.is_some(),
                     f.delack_timeout.is_some(),
                     f.syn_retries.is_some(),
+                    f.initial_rto.is_some(),
+                    f.max_rto.is_some(),
+                    f.initial_ssthresh.is_some(),
+                    f.dupack_threshold.is_some(),
+                    f.prr.is_some(),
+                    f.cubic_beta.is_some(),
+                    f.cubic_c.is_some(),
+                    f.cubic_fast_convergence.is_some(),
+                    f.cubic_reno_friendly.is_some(),
+                    f.vegas_alpha.is_some(),
+                    f.vegas_beta.is_some(),
+                    f.vegas_gamma.is_some(),
                 ];
                 if let Some((key, _)) = TCP_FLOW_KEYS.iter().zip(present).find(|(_, p)| *p) {
                     return Err(cx.err(
@@ -1723,6 +1747,7 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
     let mut cfg = TcpConfig::with_cc(CcKind::Cubic);
     if let Some(cc) = &f.cc {
         cfg.cc.kind = match cc.get_ref().as_str() {
+            "tahoe" => CcKind::Tahoe,
             "reno" => CcKind::Reno,
             "newreno" => CcKind::NewReno,
             "cubic" => CcKind::Cubic,
@@ -1731,7 +1756,7 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
                 return Err(cx.err(
                     Some(cc.span()),
                     format!("{p}.cc"),
-                    format!("expected reno, newreno, cubic or vegas, got {other:?}"),
+                    format!("expected tahoe, reno, newreno, cubic or vegas, got {other:?}"),
                 ))
             }
         };
@@ -1821,14 +1846,161 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
         }
         cfg.delack_timeout = d;
     }
+    tcp_knobs(cx, f, p, &mut cfg)?;
     cfg.validate()
         .map_err(|e| cx.err(Some(f.kind.span()), p, e.to_string()))?;
     Ok(cfg)
 }
 
+/// The RTO bounds, loss recovery and congestion-control parameters of a flow (issue 14).
+fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<(), ScenarioError> {
+    let positive = |v: &S, key: &str| -> Result<SimDuration, ScenarioError> {
+        let path = format!("{p}.{key}");
+        let d = cx.duration(v, &path)?;
+        if d == SimDuration::ZERO {
+            return Err(cx.err(Some(v.span()), path, "expected a duration > 0"));
+        }
+        Ok(d)
+    };
+    if let Some(v) = &f.max_rto {
+        cfg.max_rto = positive(v, "max_rto")?;
+        if cfg.max_rto < cfg.min_rto {
+            return Err(cx.err(
+                Some(v.span()),
+                format!("{p}.max_rto"),
+                format!(
+                    "expected a maximum RTO of at least the minimum RTO, {}, got {:?}",
+                    cfg.min_rto,
+                    v.get_ref()
+                ),
+            ));
+        }
+    }
+    if let Some(v) = &f.initial_rto {
+        // RFC 6298 §2.1 says 1 s (the default); ns-2 and ns-3 use 3 s (RFC 1122's value).
+        cfg.initial_rto = positive(v, "initial_rto")?;
+    }
+    if let Some(w) = int_in(
+        cx,
+        &f.initial_ssthresh,
+        format!("{p}.initial_ssthresh"),
+        2,
+        1 << 24,
+        "an initial ssthresh in segments",
+    )? {
+        cfg.initial_ssthresh = Some(u64::from(w) * u64::from(cfg.mss));
+    }
+    if let Some(n) = int_in(
+        cx,
+        &f.dupack_threshold,
+        format!("{p}.dupack_threshold"),
+        1,
+        1000,
+        "a duplicate-ACK threshold",
+    )? {
+        cfg.dupack_threshold = n;
+    }
+    if let Some(b) = f.prr {
+        if b && !cfg.sack {
+            return Err(cx.err(
+                Some(f.kind.span()),
+                format!("{p}.prr"),
+                "prr (RFC 6937) needs sack = true: it paces recovery by RFC 6675's pipe",
+            ));
+        }
+        cfg.prr = b;
+    }
+    // Parameters of one algorithm are refused with another, rather than silently ignored.
+    let only = |given: bool, key: &str, kind: CcKind| -> Result<(), ScenarioError> {
+        if given && cfg.cc.kind != kind {
+            return Err(cx.err(
+                Some(f.kind.span()),
+                format!("{p}.{key}"),
+                format!(
+                    "{key} applies to cc = \"{}\"; this flow has cc = \"{}\"",
+                    kind.as_str(),
+                    cfg.cc.kind.as_str()
+                ),
+            ));
+        }
+        Ok(())
+    };
+    only(f.cubic_beta.is_some(), "cubic_beta", CcKind::Cubic)?;
+    only(f.cubic_c.is_some(), "cubic_c", CcKind::Cubic)?;
+    only(
+        f.cubic_fast_convergence.is_some(),
+        "cubic_fast_convergence",
+        CcKind::Cubic,
+    )?;
+    only(
+        f.cubic_reno_friendly.is_some(),
+        "cubic_reno_friendly",
+        CcKind::Cubic,
+    )?;
+    only(f.vegas_alpha.is_some(), "vegas_alpha", CcKind::Vegas)?;
+    only(f.vegas_beta.is_some(), "vegas_beta", CcKind::Vegas)?;
+    only(f.vegas_gamma.is_some(), "vegas_gamma", CcKind::Vegas)?;
+    if let Some(b) = &f.cubic_beta {
+        let x = *b.get_ref();
+        if !(x > 0.0 && x < 1.0) {
+            return Err(cx.err(
+                Some(b.span()),
+                format!("{p}.cubic_beta"),
+                format!("expected a decrease factor 0 < beta < 1 (RFC 9438: 0.7), got {x}"),
+            ));
+        }
+        cfg.cc.cubic.beta = x;
+    }
+    if let Some(c) = &f.cubic_c {
+        let x = *c.get_ref();
+        if !(x > 0.0 && x <= 1e6) {
+            return Err(cx.err(
+                Some(c.span()),
+                format!("{p}.cubic_c"),
+                format!("expected C > 0 in segments/s^3 (RFC 9438: 0.4), got {x}"),
+            ));
+        }
+        cfg.cc.cubic.c = x;
+    }
+    if let Some(b) = f.cubic_fast_convergence {
+        cfg.cc.cubic.fast_convergence = b;
+    }
+    if let Some(b) = f.cubic_reno_friendly {
+        cfg.cc.cubic.reno_friendly = b;
+    }
+    let packets = |v: &Option<Spanned<i64>>, key: &str| {
+        int_in(cx, v, format!("{p}.{key}"), 0, 1000, "a number of packets")
+    };
+    if let Some(a) = packets(&f.vegas_alpha, "vegas_alpha")? {
+        cfg.cc.vegas.alpha = a;
+    }
+    if let Some(b) = packets(&f.vegas_beta, "vegas_beta")? {
+        cfg.cc.vegas.beta = b;
+    }
+    if let Some(g) = packets(&f.vegas_gamma, "vegas_gamma")? {
+        cfg.cc.vegas.gamma = g;
+    }
+    if cfg.cc.vegas.alpha > cfg.cc.vegas.beta {
+        let span = f
+            .vegas_alpha
+            .as_ref()
+            .or(f.vegas_beta.as_ref())
+            .map(|x| x.span());
+        return Err(cx.err(
+            span,
+            format!("{p}.vegas_alpha"),
+            format!(
+                "expected vegas_alpha <= vegas_beta, got {} > {}",
+                cfg.cc.vegas.alpha, cfg.cc.vegas.beta
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 20] = [
+pub const TCP_FLOW_KEYS: [&str; 32] = [
     "cc",
     "app",
     "bytes",
@@ -1849,6 +2021,18 @@ pub const TCP_FLOW_KEYS: [&str; 20] = [
     "min_rto",
     "delack_timeout",
     "syn_retries",
+    "initial_rto",
+    "max_rto",
+    "initial_ssthresh",
+    "dupack_threshold",
+    "prr",
+    "cubic_beta",
+    "cubic_c",
+    "cubic_fast_convergence",
+    "cubic_reno_friendly",
+    "vegas_alpha",
+    "vegas_beta",
+    "vegas_gamma",
 ];
 
 /// Size of a web request when the scenario gives no `request_size`. An HTTP request is a GET line

@@ -140,6 +140,10 @@ pub struct TcpSender {
     ecn_wanted: bool,
     handshake: bool,
     classic_reno: bool,
+    /// Tahoe: DupThresh duplicate ACKs restart from `snd_una` in slow start (no fast recovery).
+    tahoe: bool,
+    /// Proportional Rate Reduction (RFC 6937) in SACK fast recovery.
+    prr: bool,
     initial_cwnd: u64,
     cc: AnyCc,
     /// HyStart++ state while the initial slow start lasts, when configured.
@@ -184,6 +188,15 @@ pub struct TcpSender {
     high_rxt: u64,
     /// NewReno (no SACK) inflated window during fast recovery, bytes.
     rec_cwnd: u64,
+    /// RFC 6937 `prr_delivered`, `prr_out` and `RecoverFS` (bytes) of the current recovery.
+    prr_delivered: u64,
+    prr_out: u64,
+    recover_fs: u64,
+    /// The window PRR allows until the next ACK: `pipe + sndcnt` (RFC 6937 §3.1).
+    prr_cwnd: u64,
+    /// RFC 6675 `RescueRxt` (as one past the highest byte, like `recover`): `None` while
+    /// undefined.
+    rescue_rxt: Option<u64>,
     partial_acks: u32,
     ecn_ok: bool,
     cwr_pending: bool,
@@ -210,6 +223,8 @@ impl TcpSender {
             ecn_wanted: cfg.ecn,
             handshake: cfg.handshake,
             classic_reno: cfg.cc.kind == CcKind::Reno && !cfg.sack,
+            tahoe: cfg.cc.kind == CcKind::Tahoe,
+            prr: cfg.prr && cfg.sack,
             initial_cwnd,
             cc,
             hystart: cfg.cc.hystart.then(HyStart::new),
@@ -236,6 +251,11 @@ impl TcpSender {
             recover: 0,
             high_rxt: 0,
             rec_cwnd: 0,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
+            prr_cwnd: 0,
+            rescue_rxt: None,
             partial_acks: 0,
             ecn_ok: false,
             cwr_pending: false,
@@ -243,6 +263,9 @@ impl TcpSender {
             rto_at: None,
             stats: SenderStats::default(),
         };
+        if let Some(t) = cfg.initial_ssthresh {
+            s.cc.set_initial_ssthresh(t);
+        }
         s.refresh_stats();
         s
     }
@@ -487,6 +510,7 @@ impl TcpSender {
         let flight_before = self.snd_nxt - self.snd_una;
         let cwnd_limited = self.pipe() + self.mss > self.cc.cwnd();
         let recovery_before = self.recovery;
+        let sacked_before = self.sacked_bytes;
 
         let newly_sacked = if self.sack { self.apply_sack(seg) } else { 0 };
 
@@ -543,9 +567,20 @@ impl TcpSender {
         {
             let front_lost = self.sack && self.segs.front().is_some_and(|s| s.lost);
             if self.dupacks >= self.dupthresh || front_lost {
-                self.enter_recovery(now, out);
+                if self.tahoe {
+                    self.tahoe_restart(now, out);
+                } else {
+                    self.enter_recovery(now, out);
+                }
                 reduced = true;
             }
+        }
+
+        // RFC 6937 §3.1, on every ACK in recovery (the one that starts it included):
+        // DeliveredData = change in snd.una + change in SACKed bytes.
+        if self.prr && self.recovery == Recovery::Fast {
+            let delivered = (acked + self.sacked_bytes).saturating_sub(sacked_before);
+            self.prr_ack(delivered);
         }
 
         // ECN-Echo (RFC 3168 §6.1.2): once per window, never during recovery.
@@ -809,9 +844,53 @@ impl TcpSender {
         self.scan_from = 0;
     }
 
+    /// RFC 6937 §3.1 for one ACK in recovery that delivered `delivered` bytes: the window
+    /// until the next ACK is `pipe + sndcnt`, with PRR-SSRB, the slow-start reduction bound,
+    /// once `pipe` has fallen to `ssthresh`:
+    /// ```text
+    /// prr_delivered += DeliveredData
+    /// if pipe > ssthresh: sndcnt = CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out
+    /// else:               sndcnt = MIN(ssthresh − pipe,
+    ///                                  MAX(prr_delivered − prr_out, DeliveredData) + MSS)
+    /// ```
+    /// `prr_out` counts every byte sent in recovery, the fast retransmission included (which
+    /// RFC 6675 §5 step 4.3 sends whatever the window).
+    fn prr_ack(&mut self, delivered: u64) {
+        self.prr_delivered += delivered;
+        let pipe = self.pipe();
+        let ssthresh = self.cc.ssthresh();
+        let sndcnt = if pipe > ssthresh {
+            let target = (u128::from(self.prr_delivered) * u128::from(ssthresh))
+                .div_ceil(u128::from(self.recover_fs.max(1)));
+            (target as u64).saturating_sub(self.prr_out)
+        } else {
+            let limit = self
+                .prr_delivered
+                .saturating_sub(self.prr_out)
+                .max(delivered)
+                + self.mss;
+            (ssthresh - pipe).min(limit)
+        };
+        self.prr_cwnd = pipe + sndcnt;
+    }
+
+    /// The window the send test compares `pipe` with: PRR's in SACK fast recovery, else `cwnd`.
+    fn send_window(&self) -> u64 {
+        if self.prr && self.recovery == Recovery::Fast {
+            self.prr_cwnd
+        } else {
+            self.cc.cwnd()
+        }
+    }
+
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         self.stats.fast_recoveries += 1;
         let flight = self.snd_nxt - self.snd_una;
+        // RFC 6937 §3.1: on entering recovery.
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.recover_fs = flight;
+        self.prr_cwnd = 0;
         self.cc.on_congestion(now, flight, Congestion::Loss);
         self.end_hystart();
         self.recovery = Recovery::Fast;
@@ -875,8 +954,26 @@ impl TcpSender {
         self.stats.timeouts += 1;
         let flight = self.rto_flight_size();
         self.cc.on_rto(now, flight);
-        self.end_hystart();
         self.rtt.backoff();
+        self.restart_from_una(now, out);
+    }
+
+    /// Tahoe's fast retransmit (no fast recovery): `ssthresh` as RFC 5681 §3.2 step 2 sets it
+    /// (FlightSize / 2), `cwnd` = 1 SMSS, and everything unSACKed is resent from `snd_una` in
+    /// slow start, as after a timeout but without backing off the timer; no new fast
+    /// retransmit until the data outstanding now is acknowledged (as NewReno's `recover`).
+    fn tahoe_restart(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        self.stats.fast_recoveries += 1;
+        let flight = self.snd_nxt - self.snd_una;
+        self.cc.on_congestion(now, flight, Congestion::Loss);
+        self.rto_at = None; // restarted by the retransmission (RFC 6298 §5.1)
+        self.restart_from_una(now, out);
+    }
+
+    /// After a timeout (or Tahoe's fast retransmit), with `cwnd` already reduced: every
+    /// unSACKed segment is presumed lost and resent from `snd_una` in slow start.
+    fn restart_from_una(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        self.end_hystart();
         self.recovery = Recovery::Timeout;
         self.recover = self.snd_nxt;
         self.dupacks = 0;
@@ -916,7 +1013,7 @@ impl TcpSender {
                 self.send_new(now, len, out);
                 continue;
             }
-            if self.pipe() + self.mss > self.cc.cwnd() {
+            if self.pipe() + self.mss > self.send_window() {
                 break; // RFC 6675 §5 (C): cwnd − pipe ≥ 1 SMSS
             }
             if self.recovery != Recovery::None {
@@ -930,14 +1027,35 @@ impl TcpSender {
                 self.send_new(now, len, out);
                 continue;
             }
-            if self.recovery == Recovery::Fast {
+            if self.recovery == Recovery::Fast && self.sack {
                 if let Some(i) = self.next_rule3() {
                     self.retransmit(now, i, out);
+                    continue;
+                }
+                if let Some(i) = self.next_rescue() {
+                    // RFC 6675 §4 rule 4: RescueRxt = RecoveryPoint; HighRxt is not updated.
+                    self.rescue_rxt = Some(self.recover);
+                    let high_rxt = self.high_rxt;
+                    self.retransmit(now, i, out);
+                    self.high_rxt = high_rxt;
                     continue;
                 }
             }
             break;
         }
+    }
+
+    /// NextSeg rule 4 (RFC 6675 §4): "If the conditions for (1), (2), and (3) fail, but there
+    /// exists outstanding unSACKed data, we provide the opportunity for a single 'rescue'
+    /// retransmission per entry into loss recovery. If HighACK is greater than RescueRxt (or
+    /// RescueRxt is undefined), then one segment of up to SMSS octets that MUST include the
+    /// highest outstanding unSACKed sequence number SHOULD be returned". HighACK > RescueRxt
+    /// is `snd_una > rescue_rxt` here (both one past the byte the RFC names).
+    fn next_rescue(&self) -> Option<usize> {
+        if self.rescue_rxt.is_some_and(|r| self.snd_una <= r) {
+            return None;
+        }
+        self.segs.iter().rposition(|x| !x.sacked)
     }
 
     /// Length of the next new segment allowed by the application and the receiver window.
@@ -1042,6 +1160,9 @@ impl TcpSender {
             ..Segment::default()
         });
         self.stats.segments_sent += 1;
+        if self.recovery == Recovery::Fast {
+            self.prr_out += u64::from(len); // RFC 6937 §3.1
+        }
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto()); // RFC 6298 §5.1
         }

@@ -155,3 +155,161 @@ fn timeout_without_sack_halves_flight_size() {
         (5000, 1000)
     );
 }
+
+/// Segment 1 of a 20-segment initial window is lost; ACKs SACK segments 2, 3, … one at a time
+/// (10 ms apart from 100 ms). Returns, per ACK from the fourth on (the first three are the
+/// duplicate ACKs that end in recovery), the segments that ACK released.
+fn prr_run(prr: bool) -> Vec<Vec<u64>> {
+    let c = TcpConfig {
+        initial_cwnd_segments: 20,
+        prr,
+        ..cfg(CcKind::NewReno)
+    };
+    let mut tx = TcpSender::new(&c, None);
+    let mut out = Vec::new();
+    tx.connect(SimTime::ZERO, &mut out);
+    let mut per_ack = Vec::new();
+    for k in 2..=14 {
+        out.clear();
+        let t = SimTime::from_millis(100 + 10 * k);
+        tx.on_segment(t, &ack(1, &[(seg(2), seg(k + 1))]), &mut out);
+        if k == 4 {
+            // Recovery: ssthresh = 22 000 / 2 (segments 21 and 22 went out by limited
+            // transmit), and the fast retransmission.
+            assert_eq!(seqs(&out), vec![seg(1)]);
+            assert_eq!(tx.stats().ssthresh_bytes, 11_000);
+        }
+        if k > 4 {
+            per_ack.push(seqs(&out));
+        }
+    }
+    per_ack
+}
+
+#[test]
+fn prr_spreads_the_reduction_over_the_acks() {
+    // RFC 6937 §3.1 with RecoverFS = 22 000 and ssthresh = 11 000: while pipe > ssthresh,
+    // sndcnt = CEIL(prr_delivered · 11 000 / 22 000) − prr_out. prr_delivered is 1 000 per
+    // ACK (2 000 on the first ACK after the one that began recovery), and prr_out starts at
+    // the 1 000 of the fast retransmission, so ACK j (j = 1, 2, …) allows
+    // CEIL((j + 1) · 500) − prr_out: a new segment on every second ACK, j = 3, 5, 7, 9
+    // (pipe 19 000 − 1 000·j + what was sent stays above 11 000 throughout).
+    let prr = prr_run(true);
+    let sent: Vec<(usize, Vec<u64>)> = prr
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.is_empty())
+        .map(|(j, s)| (j + 1, s.clone()))
+        .collect();
+    assert_eq!(
+        sent,
+        vec![
+            (3, vec![seg(23)]),
+            (5, vec![seg(24)]),
+            (7, vec![seg(25)]),
+            (9, vec![seg(26)]),
+        ]
+    );
+    // RFC 6675 alone sets cwnd = ssthresh at once and waits until pipe (19 000 − 1 000·j) is
+    // a segment below it: nothing until ACK 9, then one segment per ACK.
+    let plain = prr_run(false);
+    let sent: Vec<(usize, Vec<u64>)> = plain
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.is_empty())
+        .map(|(j, s)| (j + 1, s.clone()))
+        .collect();
+    assert_eq!(sent, vec![(9, vec![seg(23)]), (10, vec![seg(24)])]);
+}
+
+#[test]
+fn prr_needs_sack() {
+    let c = TcpConfig {
+        sack: false,
+        prr: true,
+        ..cfg(CcKind::NewReno)
+    };
+    assert_eq!(
+        c.validate().unwrap_err().to_string(),
+        "tcp.prr: PRR (RFC 6937) needs sack = true: it paces by RFC 6675's pipe"
+    );
+}
+
+#[test]
+fn rescue_retransmission_resends_the_tail_once_per_recovery() {
+    // A 10-segment transfer loses segments 1 and 10. Three duplicate ACKs (SACKing 2-4) start
+    // recovery: ssthresh = cwnd = 5 000, segment 1 is resent, pipe = 10 000 − 3 000 − 1 000 +
+    // 1 000 = 7 000. Segments 5, 6, 7 SACKed bring pipe to 4 000: room for a segment, but
+    // rule 1 finds no lost segment above HighRxt (segment 10 has no SACKed data above it),
+    // rule 2 no new data, rule 3 nothing unSACKed below the highest SACK. Rule 4: HighACK
+    // is above an undefined RescueRxt, so the segment holding the highest outstanding
+    // unSACKed byte, segment 10, goes out, and RescueRxt = RecoveryPoint.
+    let (mut tx, _) = {
+        let mut tx = TcpSender::new(&cfg(CcKind::NewReno), Some(10_000));
+        let mut out = Vec::new();
+        tx.connect(SimTime::ZERO, &mut out);
+        (tx, out)
+    };
+    let mut sent = Vec::new();
+    let t = SimTime::from_millis(100);
+    for k in 2..=9 {
+        let mut out = Vec::new();
+        tx.on_segment(t, &ack(1, &[(seg(2), seg(k + 1))]), &mut out);
+        sent.push((k, seqs(&out)));
+    }
+    assert_eq!(
+        sent,
+        vec![
+            (2, vec![]),
+            (3, vec![]),
+            (4, vec![seg(1)]),
+            (5, vec![]),
+            (6, vec![]),
+            (7, vec![seg(10)]),
+            (8, vec![]),
+            (9, vec![]),
+        ]
+    );
+    assert_eq!(tx.stats().retransmits, 2);
+    // The resent segment 1 arrives: the ACK covers 1-9 and leaves recovery (snd_una reaches
+    // neither the recovery point nor beyond RescueRxt: no second rescue); segment 10's
+    // rescue copy completes the transfer without waiting for the 1 s timer.
+    let mut out = Vec::new();
+    tx.on_segment(SimTime::from_millis(150), &ack(seg(10), &[]), &mut out);
+    assert!(out.is_empty(), "{out:?}");
+    tx.on_segment(SimTime::from_millis(160), &ack(seg(11), &[]), &mut out);
+    assert!(tx.is_complete());
+    assert_eq!(tx.stats().timeouts, 0);
+}
+
+#[test]
+fn tahoe_slow_starts_from_one_segment_after_three_duplicate_acks() {
+    // Tahoe: the third duplicate ACK sets ssthresh = FlightSize / 2 = 12 000 / 2 (segments 11
+    // and 12 went out by limited transmit) and cwnd = 1 SMSS, resends segment 1 and nothing
+    // else (pipe = 1 000 = cwnd), with no fast recovery.
+    let (mut tx, _) = started(&cfg(CcKind::Tahoe));
+    let sent = sack_upto(&mut tx, 10);
+    assert_eq!(sent, vec![seg(11), seg(12), seg(1)]);
+    assert_eq!(tx.recovery(), Recovery::Timeout);
+    assert_eq!(
+        (tx.stats().ssthresh_bytes, tx.stats().cwnd_bytes),
+        (6000, 1000)
+    );
+    assert_eq!((tx.stats().fast_recoveries, tx.stats().timeouts), (1, 0));
+    // The ACK of segment 1 (2-10 were SACKed): slow start, cwnd 1 000 + min(10 000, 2 000)
+    // (RFC 3465, L = 2). Go-back-N: segments 11 and 12, outstanding when the loss was
+    // detected, are presumed lost and resent, then new segment 13 fills the window of 3 000.
+    let mut out = Vec::new();
+    tx.on_segment(SimTime::from_millis(200), &ack(seg(11), &[]), &mut out);
+    assert_eq!(tx.stats().cwnd_bytes, 3000);
+    assert_eq!(seqs(&out), vec![seg(11), seg(12), seg(13)]);
+    assert_eq!(tx.stats().retransmits, 3);
+    // NewReno with the same losses keeps half the window and recovers in place.
+    let (mut nr, _) = started(&cfg(CcKind::NewReno));
+    sack_upto(&mut nr, 10);
+    assert_eq!(nr.recovery(), Recovery::Fast);
+    assert_eq!(
+        (nr.stats().ssthresh_bytes, nr.stats().cwnd_bytes),
+        (6000, 6000)
+    );
+}

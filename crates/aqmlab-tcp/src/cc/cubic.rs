@@ -206,6 +206,9 @@ impl CongestionControl for Cubic {
     fn reset_initial_window(&mut self, cwnd: u64) {
         self.cwnd = cwnd;
     }
+    fn set_initial_ssthresh(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh;
+    }
     fn exit_slow_start(&mut self, _now: SimTime) {
         // §4.10: leaving the first slow start without a loss leaves W_max undefined; CUBIC sets
         // cwnd_prior = cwnd and starts a curve with K = 0 and W_max = cwnd at the start of

@@ -79,6 +79,8 @@ pub trait CongestionControl {
     /// Leaves slow start without a congestion signal (HyStart++, RFC 9406 §4.2): `ssthresh =
     /// cwnd`, and congestion avoidance from the current window.
     fn exit_slow_start(&mut self, now: SimTime);
+    /// Replaces the initial `ssthresh` (a configured [`crate::TcpConfig::initial_ssthresh`]).
+    fn set_initial_ssthresh(&mut self, ssthresh: u64);
     /// Reports internal state for tracing.
     fn visit_state(&self, _visit: &mut dyn FnMut(&'static str, f64)) {}
 }
@@ -105,7 +107,8 @@ pub(crate) fn half_flight(flight_size: u64, mss: u64) -> u64 {
 /// Enum dispatch over the built-in controllers.
 #[derive(Clone, Debug)]
 pub enum AnyCc {
-    /// Reno and NewReno (the same window arithmetic; they differ in the sender's recovery).
+    /// Tahoe, Reno and NewReno (the same window arithmetic but Tahoe's one-segment window after
+    /// a loss; they differ in the sender's recovery).
     Reno(Reno),
     /// CUBIC.
     Cubic(Cubic),
@@ -118,6 +121,7 @@ impl AnyCc {
     pub fn new(cfg: &CcConfig, mss: u64, initial_cwnd: u64) -> Self {
         match cfg.kind {
             CcKind::Reno | CcKind::NewReno => AnyCc::Reno(Reno::new(mss, initial_cwnd)),
+            CcKind::Tahoe => AnyCc::Reno(Reno::tahoe(mss, initial_cwnd)),
             CcKind::Cubic => AnyCc::Cubic(Cubic::new(cfg.cubic, mss, initial_cwnd)),
             CcKind::Vegas => AnyCc::Vegas(Vegas::new(cfg.vegas, mss, initial_cwnd)),
         }
@@ -158,6 +162,9 @@ impl CongestionControl for AnyCc {
     }
     fn exit_slow_start(&mut self, now: SimTime) {
         dispatch!(self, c => c.exit_slow_start(now))
+    }
+    fn set_initial_ssthresh(&mut self, ssthresh: u64) {
+        dispatch!(self, c => c.set_initial_ssthresh(ssthresh))
     }
     fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
         dispatch!(self, c => c.visit_state(visit))

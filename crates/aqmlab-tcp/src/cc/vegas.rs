@@ -203,6 +203,9 @@ impl CongestionControl for Vegas {
     fn reset_initial_window(&mut self, cwnd: u64) {
         self.cwnd = cwnd;
     }
+    fn set_initial_ssthresh(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh;
+    }
     fn exit_slow_start(&mut self, _now: SimTime) {
         // Vegas leaves slow start by its own rule; HyStart++ is refused for it (config).
         self.ssthresh = self.cwnd;
