@@ -117,6 +117,8 @@ struct RawDirection {
     buffer: Option<S>,
     params: Option<Spanned<toml::Table>>,
     loss: Option<Spanned<f64>>,
+    /// A random extra delay per packet (`"uniform(0ms, 1ms)"`), never reordering the link.
+    jitter: Option<S>,
     reverse: Option<Box<RawDirection>>,
 }
 
@@ -707,6 +709,13 @@ pub fn build(
     });
     let mut sim = Sim::with_seed(nodes.clone(), links, bin, seed)
         .map_err(|e| cx.err(None, "", e.to_string()))?;
+    for (name, d, path) in &dir_cfgs {
+        if let Some(j) = &d.jitter {
+            let dist = start_dist(&cx, j, &format!("{path}.jitter"))?;
+            random |= dist.is_random();
+            sim.set_jitter(name, dist);
+        }
+    }
     let mut flow_names: Vec<&str> = Vec::new();
     for (i, f) in raw.flows.iter().enumerate() {
         let p = format!("flows[{i}]");
@@ -1145,6 +1154,7 @@ fn merge(fwd: &RawDirection, over: Option<&RawDirection>) -> RawDirection {
         qdisc: o.qdisc.clone().or_else(|| fwd.qdisc.clone()),
         buffer: o.buffer.clone().or_else(|| fwd.buffer.clone()),
         loss: o.loss.clone().or_else(|| fwd.loss.clone()),
+        jitter: o.jitter.clone().or_else(|| fwd.jitter.clone()),
         // A new discipline on the reverse direction starts from its own defaults.
         params: if o.qdisc.is_some() {
             o.params.clone()
@@ -1703,7 +1713,8 @@ fn set_in(
     }
 }
 
-/// A flow's `start`: a time (at most [`MAX_TIME`]) or a distribution of times.
+/// A flow's `start` or a link's `jitter`: a time (at most [`MAX_TIME`]) or a distribution of
+/// times.
 fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioError> {
     if !v.get_ref().contains('(') {
         return Ok(DurationDist::Fixed(cx.duration(v, path)?));
