@@ -175,6 +175,7 @@ struct RawFlow {
     initial_ssthresh: Option<Spanned<i64>>,
     dupack_threshold: Option<Spanned<i64>>,
     prr: Option<bool>,
+    recovery: Option<S>,
     cubic_beta: Option<Spanned<f64>>,
     cubic_c: Option<Spanned<f64>>,
     cubic_fast_convergence: Option<bool>,
@@ -819,6 +820,7 @@ pub fn build(
                     f.initial_ssthresh.is_some(),
                     f.dupack_threshold.is_some(),
                     f.prr.is_some(),
+                    f.recovery.is_some(),
                     f.cubic_beta.is_some(),
                     f.cubic_c.is_some(),
                     f.cubic_fast_convergence.is_some(),
@@ -1921,6 +1923,27 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         }
         cfg.prr = b;
     }
+    if let Some(r) = &f.recovery {
+        // Loss detection: RFC 6675's DupThresh and IsLost, or RACK (RFC 8985, Linux's default).
+        cfg.rack = match r.get_ref().as_str() {
+            "rfc6675" => false,
+            "rack" if cfg.sack => true,
+            "rack" => {
+                return Err(cx.err(
+                    Some(r.span()),
+                    format!("{p}.recovery"),
+                    "recovery = \"rack\" (RFC 8985) needs sack = true: it learns of deliveries from SACK",
+                ))
+            }
+            other => {
+                return Err(cx.err(
+                    Some(r.span()),
+                    format!("{p}.recovery"),
+                    format!("expected rfc6675 or rack, got {other:?}"),
+                ))
+            }
+        };
+    }
     // Parameters of one algorithm are refused with another, rather than silently ignored.
     let only = |given: bool, key: &str, kind: CcKind| -> Result<(), ScenarioError> {
         if given && cfg.cc.kind != kind {
@@ -2011,7 +2034,7 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 32] = [
+pub const TCP_FLOW_KEYS: [&str; 33] = [
     "cc",
     "app",
     "bytes",
@@ -2037,6 +2060,7 @@ pub const TCP_FLOW_KEYS: [&str; 32] = [
     "initial_ssthresh",
     "dupack_threshold",
     "prr",
+    "recovery",
     "cubic_beta",
     "cubic_c",
     "cubic_fast_convergence",

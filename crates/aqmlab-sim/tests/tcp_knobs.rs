@@ -54,6 +54,7 @@ min_rto = "1s"
 initial_ssthresh = 20
 dupack_threshold = 4
 prr = true
+recovery = "rack"
 initial_cwnd = 2
 max_window = 64"#)
     .unwrap();
@@ -63,7 +64,8 @@ max_window = 64"#)
     assert_eq!(c.min_rto, SimDuration::from_secs(1));
     assert_eq!(c.initial_ssthresh, Some(20_000));
     assert_eq!(c.dupack_threshold, 4);
-    assert!(c.prr);
+    assert!(c.prr && c.rack);
+    assert!(!cfg("recovery = \"rfc6675\"").unwrap().rack);
     assert_eq!(
         (c.initial_cwnd_segments, c.max_window_segments),
         (2, Some(64))
@@ -119,6 +121,14 @@ fn bad_knobs_name_their_key() {
     assert_eq!(
         e("initial_ssthresh = 1"),
         "t.toml:16: flows[0].initial_ssthresh: expected an initial ssthresh in segments between 2 and 16777216, got 1"
+    );
+    assert_eq!(
+        e("recovery = \"fack\""),
+        "t.toml:16: flows[0].recovery: expected rfc6675 or rack, got \"fack\""
+    );
+    assert_eq!(
+        e("sack = false\nrecovery = \"rack\""),
+        "t.toml:17: flows[0].recovery: recovery = \"rack\" (RFC 8985) needs sack = true: it learns of deliveries from SACK"
     );
     assert_eq!(
         e("cc = \"westwood\""),

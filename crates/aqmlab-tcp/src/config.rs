@@ -164,6 +164,11 @@ pub struct TcpConfig {
     /// falls to `ssthresh` in proportion to the data delivered, instead of at once (RFC 6675).
     /// Needs `sack`. Linux and ns-3 (`TcpPrrRecovery`) use it by default.
     pub prr: bool,
+    /// RACK (RFC 8985) loss detection in place of RFC 6675's DupThresh rule: a segment is lost
+    /// once a segment sent after it has been delivered and a reordering window has passed, which
+    /// also finds a lost retransmission without the retransmission timer. Needs `sack`. Linux's
+    /// default; the tail loss probe is not modelled.
+    pub rack: bool,
 }
 
 impl Default for TcpConfig {
@@ -185,6 +190,7 @@ impl Default for TcpConfig {
             cc: CcConfig::default(),
             initial_ssthresh: None,
             prr: false,
+            rack: false,
         }
     }
 }

@@ -313,3 +313,90 @@ fn tahoe_slow_starts_from_one_segment_after_three_duplicate_acks() {
         (6000, 6000)
     );
 }
+
+/// A RACK (or plain RFC 6675) sender after its handshake: SYN at 0, SYN-ACK at 100 ms (RTT
+/// sample 100 ms: min RTT and SRTT 100 ms), then its 10-segment window at 100 ms. Min RTO 1 s,
+/// so the retransmission timer fires at 1.1 s.
+fn rack_sender(rack: bool) -> TcpSender {
+    let c = TcpConfig {
+        mss: MSS as u32,
+        rack,
+        min_rto: SimDuration::from_secs(1),
+        ..TcpConfig::with_cc(CcKind::NewReno)
+    };
+    let mut tx = TcpSender::new(&c, None);
+    let mut out = Vec::new();
+    tx.connect(SimTime::ZERO, &mut out);
+    let syn_ack = Segment {
+        ack: 1,
+        flags: ACK | aqmlab_tcp::segment::SYN,
+        rwnd: u32::MAX,
+        ..Segment::default()
+    };
+    out.clear();
+    tx.on_segment(SimTime::from_millis(100), &syn_ack, &mut out);
+    assert_eq!(seqs(&out), (1..=10).map(seg).collect::<Vec<_>>());
+    tx
+}
+
+fn at(tx: &mut TcpSender, ms: u64, blocks: &[(u64, u64)]) -> Vec<u64> {
+    let mut out = Vec::new();
+    tx.on_segment(SimTime::from_millis(ms), &ack(1, blocks), &mut out);
+    seqs(&out)
+}
+
+#[test]
+fn rack_reordering_timer_marks_the_hole_lost() {
+    // One duplicate ACK at 200 ms SACKs segment 2 (sent at 100 ms): RACK.rtt = 100 ms and,
+    // with fewer than DupThresh segments SACKed, reo_wnd = min(min_RTT / 4, SRTT) = 25 ms
+    // (RFC 8985 §6.2 step 4). Segment 1 (sent at 100 ms) is lost once 100 + 100 + 25 ms have
+    // passed: the reordering timer is armed for 225 ms (step 5). Limited transmit sends 11.
+    let mut tx = rack_sender(true);
+    assert_eq!(at(&mut tx, 200, &[(seg(2), seg(3))]), vec![seg(11)]);
+    assert_eq!(tx.next_timer(), Some(SimTime::from_millis(225)));
+    // It expires: segment 1 is lost, recovery starts and resends it.
+    let mut out = Vec::new();
+    tx.on_timer(SimTime::from_millis(225), &mut out);
+    assert_eq!(seqs(&out), vec![seg(1)]);
+    assert_eq!(tx.recovery(), Recovery::Fast);
+    assert_eq!(tx.stats().timeouts, 0);
+}
+
+#[test]
+fn rack_detects_a_lost_retransmission_without_the_timer() {
+    let run = |rack: bool| -> (Vec<(u64, Vec<u64>)>, TcpSender) {
+        let mut tx = rack_sender(rack);
+        let mut log = Vec::new();
+        // Duplicate ACKs SACK segments 2, 3, 4 at 200, 210, 220 ms; 5-10 at 230-280 ms.
+        for k in 2..=10u64 {
+            let ms = 200 + 10 * (k - 2);
+            log.push((ms, at(&mut tx, ms, &[(seg(2), seg(k + 1))])));
+        }
+        // Segments 11, 12 (sent at 200, 210 ms) SACKed at 300, 310 ms; 13 (sent at 260 ms)
+        // at 360 ms.
+        for (ms, k) in [(300, 11), (310, 12), (360, 13)] {
+            log.push((ms, at(&mut tx, ms, &[(seg(2), seg(k + 1))])));
+        }
+        (log, tx)
+    };
+    let (log, tx) = run(true);
+    // 220 ms: three segments SACKed, so reo_wnd = 0 and segment 1 (sent at 100 ms, RACK.xmit_ts
+    // 100 ms with a higher end) is lost: 100 + 100 <= 220. Recovery resends it.
+    assert_eq!(log[2], (220, vec![seg(1)]));
+    // 360 ms: segment 13, sent at 260 ms, is delivered: RACK.xmit_ts = 260 ms, after the
+    // retransmission of segment 1 at 220 ms, which is therefore lost too: 220 + RACK.rtt
+    // (100 ms) + reo_wnd (0 in recovery) = 320 <= 360 ms. It goes out again at once.
+    let (ms, sent) = &log[11];
+    assert_eq!(*ms, 360);
+    assert_eq!(sent.first(), Some(&seg(1)), "{sent:?}");
+    assert_eq!((tx.stats().retransmits, tx.stats().timeouts), (2, 0));
+    // RFC 6675 alone cannot know: segment 1's retransmission waits for the timer at 1.1 s.
+    let (log, tx) = run(false);
+    assert_eq!(log[2], (220, vec![seg(1)]));
+    assert!(
+        log[3..].iter().all(|(_, s)| !s.contains(&seg(1))),
+        "{log:?}"
+    );
+    assert_eq!(tx.stats().retransmits, 1);
+    assert_eq!(tx.next_timer(), Some(SimTime::from_millis(1100)));
+}
