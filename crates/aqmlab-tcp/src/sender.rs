@@ -628,8 +628,8 @@ impl TcpSender {
             && !reduced
             && seg.ack > self.ecn_recover
         {
-            let flight = self.snd_nxt - self.snd_una;
-            self.cc.on_congestion(now, flight, Congestion::Ecn);
+            self.cc
+                .on_congestion(now, self.flight_size(), Congestion::Ecn);
             self.end_hystart();
             self.stats.ecn_reductions += 1;
             self.cwr_pending = true;
@@ -1066,13 +1066,13 @@ impl TcpSender {
 
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         self.stats.fast_recoveries += 1;
-        let flight = self.snd_nxt - self.snd_una;
-        // RFC 6937 §3.1: on entering recovery.
+        // RFC 6937 §3.1: on entering recovery, RecoverFS = snd.nxt − snd.una.
         self.prr_delivered = 0;
         self.prr_out = 0;
-        self.recover_fs = flight;
+        self.recover_fs = self.snd_nxt - self.snd_una;
         self.prr_cwnd = 0;
-        self.cc.on_congestion(now, flight, Congestion::Loss);
+        self.cc
+            .on_congestion(now, self.flight_size(), Congestion::Loss);
         self.end_hystart();
         self.recovery = Recovery::Fast;
         self.recover = self.snd_nxt;
@@ -1105,6 +1105,22 @@ impl TcpSender {
         self.recovery = Recovery::None;
         self.clear_retx();
         self.cc.on_recovery_exit(now);
+    }
+
+    /// FlightSize for a reduction on a loss or an ECN echo (RFC 5681 §3.2 step 2, RFC 6675 §5
+    /// step 4.2, RFC 3168 §6.1.2): `snd_nxt − snd_una` (RFC 5681 §2), but at most `cwnd`.
+    /// Equation (4) is an upper bound ("no more than"), and the cap matters only when a
+    /// recovery follows another at once, its hole not yet filled: `snd_nxt − snd_una` then
+    /// also counts the SACKed data of the first episode and the new data sent while it lasted,
+    /// several windows' worth, and each episode *raised* `ssthresh` (with RACK, ten-fold in a
+    /// few seconds on `tests/fidelity/red.toml`, then a retransmission storm). ns-2 likewise
+    /// halves `min(cwnd, rwnd)`, and Linux's Reno halves `cwnd`. An application-limited flow,
+    /// whose flight is below `cwnd`, still halves its flight. (RFC 6675's `pipe` would also
+    /// bound it, as ns-3's `BytesInFlight` does, but it leaves out the DupThresh SACKed segments
+    /// and the lost one, so each reduction takes about 2 segments more than half: 22 % below
+    /// Mathis's throughput at p = 1 % in `tests/performance.rs`.)
+    fn flight_size(&self) -> u64 {
+        (self.snd_nxt - self.snd_una).min(self.cc.cwnd())
     }
 
     /// The FlightSize RFC 5681 §3.1 equation (4) takes at a timeout, `ssthresh = max(FlightSize
@@ -1148,8 +1164,8 @@ impl TcpSender {
     /// retransmit until the data outstanding now is acknowledged (as NewReno's `recover`).
     fn tahoe_restart(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         self.stats.fast_recoveries += 1;
-        let flight = self.snd_nxt - self.snd_una;
-        self.cc.on_congestion(now, flight, Congestion::Loss);
+        self.cc
+            .on_congestion(now, self.flight_size(), Congestion::Loss);
         self.rto_at = None; // restarted by the retransmission (RFC 6298 §5.1)
         self.restart_from_una(now, out);
     }

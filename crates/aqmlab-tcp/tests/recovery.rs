@@ -70,23 +70,21 @@ fn timeout_in_sack_recovery_never_raises_ssthresh() {
     let (mut tx, _) = started(&cfg(CcKind::NewReno));
     // The first two duplicate ACKs (SACKing segments 2 and 3) each release a new segment,
     // 11 and 12 (limited transmit, RFC 3042, implied by RFC 6675's pipe). The third starts
-    // recovery (RFC 6675 §5): ssthresh = cwnd = FlightSize / 2 = 12 000 / 2 (RFC 6675 §5 step
-    // 4.2), and segment 1 is resent at once (step 4.3). pipe = 12 000 − 3 000 SACKed − 1 000
-    // lost + 1 000 resent = 9 000. Segments 5-10 SACKed: pipe falls by 1 000 each, and from
-    // pipe 5 000 on each ACK sends one new segment (§5 (C), NextSeg rule 2): 13, 14, 15.
+    // recovery (RFC 6675 §5): ssthresh = cwnd = FlightSize / 2 (step 4.2) with FlightSize =
+    // min(snd_nxt − snd_una, cwnd) = min(12 000, 10 000), and segment 1 is resent at once
+    // (step 4.3). pipe = 12 000 − 3 000 SACKed − 1 000 lost + 1 000 resent = 9 000. Segments
+    // 5-10 SACKed: pipe falls by 1 000 each, and from pipe 4 000 on each ACK sends one new
+    // segment (§5 (C), NextSeg rule 2): 13 and 14.
     let sent = sack_upto(&mut tx, 10);
-    assert_eq!(
-        sent,
-        vec![seg(11), seg(12), seg(1), seg(13), seg(14), seg(15)]
-    );
+    assert_eq!(sent, vec![seg(11), seg(12), seg(1), seg(13), seg(14)]);
     assert_eq!(tx.recovery(), Recovery::Fast);
-    assert_eq!(tx.stats().ssthresh_bytes, 6000);
-    assert_eq!(tx.pipe(), 6000);
-    assert_eq!(tx.snd_nxt() - tx.snd_una(), 15_000);
+    assert_eq!(tx.stats().ssthresh_bytes, 5000);
+    assert_eq!(tx.pipe(), 5000);
+    assert_eq!(tx.snd_nxt() - tx.snd_una(), 14_000);
 
     // The retransmission is lost too and the timer (1 s, RFC 6298 §2.1, from time 0) expires.
-    // snd_nxt − snd_una is now 15 000: read as FlightSize it would *raise* ssthresh to 7 500.
-    // The data in the network is the pipe, 6 000: ssthresh = max(6 000 / 2, 2·SMSS) = 3 000
+    // snd_nxt − snd_una is now 14 000: read as FlightSize it would *raise* ssthresh to 7 000.
+    // The data in the network is the pipe, 5 000: ssthresh = max(5 000 / 2, 2·SMSS) = 2 500
     // (RFC 5681 §3.1 eq. 4), cwnd = 1 SMSS, and segment 1 goes out again.
     let mut out = Vec::new();
     let t1 = tx.next_timer().unwrap();
@@ -96,7 +94,7 @@ fn timeout_in_sack_recovery_never_raises_ssthresh() {
     assert_eq!(tx.recovery(), Recovery::Timeout);
     assert_eq!(
         (tx.stats().ssthresh_bytes, tx.stats().cwnd_bytes),
-        (3000, 1000)
+        (2500, 1000)
     );
 
     // It is lost again: "the given segment has already been retransmitted by way of the
@@ -112,7 +110,7 @@ fn timeout_in_sack_recovery_never_raises_ssthresh() {
     assert_eq!(seqs(&out), vec![seg(1)]);
     assert_eq!(
         (tx.stats().ssthresh_bytes, tx.stats().cwnd_bytes),
-        (3000, 1000)
+        (2500, 1000)
     );
     assert_eq!(tx.stats().timeouts, 2);
 }
@@ -174,10 +172,10 @@ fn prr_run(prr: bool) -> Vec<Vec<u64>> {
         let t = SimTime::from_millis(100 + 10 * k);
         tx.on_segment(t, &ack(1, &[(seg(2), seg(k + 1))]), &mut out);
         if k == 4 {
-            // Recovery: ssthresh = 22 000 / 2 (segments 21 and 22 went out by limited
-            // transmit), and the fast retransmission.
+            // Recovery: ssthresh = min(22 000, cwnd 20 000) / 2 (segments 21 and 22 went
+            // out by limited transmit), and the fast retransmission.
             assert_eq!(seqs(&out), vec![seg(1)]);
-            assert_eq!(tx.stats().ssthresh_bytes, 11_000);
+            assert_eq!(tx.stats().ssthresh_bytes, 10_000);
         }
         if k > 4 {
             per_ack.push(seqs(&out));
@@ -188,12 +186,13 @@ fn prr_run(prr: bool) -> Vec<Vec<u64>> {
 
 #[test]
 fn prr_spreads_the_reduction_over_the_acks() {
-    // RFC 6937 §3.1 with RecoverFS = 22 000 and ssthresh = 11 000: while pipe > ssthresh,
-    // sndcnt = CEIL(prr_delivered · 11 000 / 22 000) − prr_out. prr_delivered is 1 000 per
-    // ACK (2 000 on the first ACK after the one that began recovery), and prr_out starts at
-    // the 1 000 of the fast retransmission, so ACK j (j = 1, 2, …) allows
-    // CEIL((j + 1) · 500) − prr_out: a new segment on every second ACK, j = 3, 5, 7, 9
-    // (pipe 19 000 − 1 000·j + what was sent stays above 11 000 throughout).
+    // RFC 6937 §3.1 with RecoverFS = snd.nxt − snd.una = 22 000 and ssthresh = 10 000: while
+    // pipe > ssthresh, sndcnt = CEIL(prr_delivered · 10 000 / 22 000) − prr_out.
+    // prr_delivered is 1 000 per ACK (2 000 on the first ACK after the one that began
+    // recovery), and prr_out starts at the 1 000 of the fast retransmission, so ACK j
+    // (j = 1, 2, …) allows CEIL((j + 1) · 10 000 / 22) − prr_out: 0, 364, 819, 1 273 → a
+    // segment at j = 4, then 728, 1 182 → one at j = 6, 637, 1 091 → j = 8, 546, 1 000 →
+    // j = 10 (pipe, 19 000 − 1 000·j + what was sent, stays above 10 000 throughout).
     let prr = prr_run(true);
     let sent: Vec<(usize, Vec<u64>)> = prr
         .iter()
@@ -204,14 +203,14 @@ fn prr_spreads_the_reduction_over_the_acks() {
     assert_eq!(
         sent,
         vec![
-            (3, vec![seg(23)]),
-            (5, vec![seg(24)]),
-            (7, vec![seg(25)]),
-            (9, vec![seg(26)]),
+            (4, vec![seg(23)]),
+            (6, vec![seg(24)]),
+            (8, vec![seg(25)]),
+            (10, vec![seg(26)]),
         ]
     );
     // RFC 6675 alone sets cwnd = ssthresh at once and waits until pipe (19 000 − 1 000·j) is
-    // a segment below it: nothing until ACK 9, then one segment per ACK.
+    // a segment below it: nothing until ACK 10.
     let plain = prr_run(false);
     let sent: Vec<(usize, Vec<u64>)> = plain
         .iter()
@@ -219,7 +218,7 @@ fn prr_spreads_the_reduction_over_the_acks() {
         .filter(|(_, s)| !s.is_empty())
         .map(|(j, s)| (j + 1, s.clone()))
         .collect();
-    assert_eq!(sent, vec![(9, vec![seg(23)]), (10, vec![seg(24)])]);
+    assert_eq!(sent, vec![(10, vec![seg(23)])]);
 }
 
 #[test]
@@ -284,16 +283,16 @@ fn rescue_retransmission_resends_the_tail_once_per_recovery() {
 
 #[test]
 fn tahoe_slow_starts_from_one_segment_after_three_duplicate_acks() {
-    // Tahoe: the third duplicate ACK sets ssthresh = FlightSize / 2 = 12 000 / 2 (segments 11
-    // and 12 went out by limited transmit) and cwnd = 1 SMSS, resends segment 1 and nothing
-    // else (pipe = 1 000 = cwnd), with no fast recovery.
+    // Tahoe: the third duplicate ACK sets ssthresh = FlightSize / 2 = min(12 000, cwnd 10 000)
+    // / 2 (segments 11 and 12 went out by limited transmit) and cwnd = 1 SMSS, resends segment
+    // 1 and nothing else (pipe = 1 000 = cwnd), with no fast recovery.
     let (mut tx, _) = started(&cfg(CcKind::Tahoe));
     let sent = sack_upto(&mut tx, 10);
     assert_eq!(sent, vec![seg(11), seg(12), seg(1)]);
     assert_eq!(tx.recovery(), Recovery::Timeout);
     assert_eq!(
         (tx.stats().ssthresh_bytes, tx.stats().cwnd_bytes),
-        (6000, 1000)
+        (5000, 1000)
     );
     assert_eq!((tx.stats().fast_recoveries, tx.stats().timeouts), (1, 0));
     // The ACK of segment 1 (2-10 were SACKed): slow start, cwnd 1 000 + min(10 000, 2 000)
@@ -310,7 +309,7 @@ fn tahoe_slow_starts_from_one_segment_after_three_duplicate_acks() {
     assert_eq!(nr.recovery(), Recovery::Fast);
     assert_eq!(
         (nr.stats().ssthresh_bytes, nr.stats().cwnd_bytes),
-        (6000, 6000)
+        (5000, 5000)
     );
 }
 
