@@ -13,8 +13,13 @@
 //!   (§5), at most once per window (`RecoveryPoint`, RFC 6582 §3.2 step 2 / RFC 6675 §5). The first
 //!   segment is retransmitted at once (§5 step 4.3); afterwards, while `cwnd − pipe ≥ 1 SMSS`,
 //!   `NextSeg` (§4) picks a lost segment above `HighRxt` (rule 1), else new data (rule 2), else an
-//!   unSACKed segment below the highest SACK (rule 3). The rescue retransmission (rule 4) is not
-//!   implemented. Recovery ends when `snd_una` reaches the recovery point.
+//!   unSACKed segment below the highest SACK (rule 3), else, once per recovery, the segment
+//!   holding the highest unSACKed byte (rule 4, the rescue retransmission). Recovery ends when
+//!   `snd_una` reaches the recovery point. `ssthresh = cwnd = FlightSize / 2` on entry, with
+//!   FlightSize `min(snd_nxt − snd_una, cwnd)` (`TcpSender::flight_size`).
+//! * Options: PRR (RFC 6937) paces the reduction in SACK recovery; RACK (RFC 8985) replaces
+//!   DupThresh and `IsLost` with time-based marks, which also find lost retransmissions;
+//!   Tahoe (`CcKind::Tahoe`) restarts from `snd_una` in slow start instead of fast recovery.
 //! * SACK off, NewReno: RFC 6582 §3.2 — window inflation by one SMSS per duplicate ACK,
 //!   retransmission of the first unacknowledged segment on each partial ACK with deflation, timer
 //!   reset on the first partial ACK only ("Impatient" variant), `cwnd = ssthresh` on the full ACK.
@@ -26,7 +31,9 @@
 //! # Retransmission timer (RFC 6298 §5)
 //! Started when data is sent and the timer is off (5.1), stopped when everything is acknowledged
 //! (5.2), restarted on each ACK of new data (5.3; NewReno partial ACKs per RFC 6582). On expiry:
-//! back off (5.5), `ssthresh = max(FlightSize/2, 2·SMSS)` and `cwnd` = 1 SMSS (RFC 5681 §3.1), mark
+//! back off (5.5), `ssthresh = max(FlightSize/2, 2·SMSS)` with FlightSize the pipe, never above
+//! its value on entering fast recovery, and held if the oldest segment was already resent by
+//! the timer (`TcpSender::rto_flight_size`), and `cwnd` = 1 SMSS (RFC 5681 §3.1), mark
 //! every unSACKed segment lost and retransmit from `snd_una` in slow start (go-back-N that skips
 //! SACKed data; SACK information is kept, deviating from RFC 2018 §8's advice to clear it since our
 //! receiver never reneges). A new fast recovery cannot start until the pre-timeout data is acked
