@@ -176,6 +176,7 @@ struct RawFlow {
     dupack_threshold: Option<Spanned<i64>>,
     prr: Option<bool>,
     recovery: Option<S>,
+    rescue: Option<bool>,
     cubic_beta: Option<Spanned<f64>>,
     cubic_c: Option<Spanned<f64>>,
     cubic_fast_convergence: Option<bool>,
@@ -821,6 +822,7 @@ pub fn build(
                     f.dupack_threshold.is_some(),
                     f.prr.is_some(),
                     f.recovery.is_some(),
+                    f.rescue.is_some(),
                     f.cubic_beta.is_some(),
                     f.cubic_c.is_some(),
                     f.cubic_fast_convergence.is_some(),
@@ -1944,6 +1946,10 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
             }
         };
     }
+    if let Some(b) = f.rescue {
+        // RFC 6675 §4 rule 4 (on by default, as the RFC says; Linux and ns-3 leave it out).
+        cfg.rescue = b;
+    }
     // Parameters of one algorithm are refused with another, rather than silently ignored.
     let only = |given: bool, key: &str, kind: CcKind| -> Result<(), ScenarioError> {
         if given && cfg.cc.kind != kind {
@@ -2034,7 +2040,7 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 33] = [
+pub const TCP_FLOW_KEYS: [&str; 34] = [
     "cc",
     "app",
     "bytes",
@@ -2061,6 +2067,7 @@ pub const TCP_FLOW_KEYS: [&str; 33] = [
     "dupack_threshold",
     "prr",
     "recovery",
+    "rescue",
     "cubic_beta",
     "cubic_c",
     "cubic_fast_convergence",

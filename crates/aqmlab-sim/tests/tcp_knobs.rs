@@ -55,6 +55,7 @@ initial_ssthresh = 20
 dupack_threshold = 4
 prr = true
 recovery = "rack"
+rescue = false
 initial_cwnd = 2
 max_window = 64"#)
     .unwrap();
@@ -64,7 +65,7 @@ max_window = 64"#)
     assert_eq!(c.min_rto, SimDuration::from_secs(1));
     assert_eq!(c.initial_ssthresh, Some(20_000));
     assert_eq!(c.dupack_threshold, 4);
-    assert!(c.prr && c.rack);
+    assert!(c.prr && c.rack && !c.rescue);
     assert!(!cfg("recovery = \"rfc6675\"").unwrap().rack);
     assert_eq!(
         (c.initial_cwnd_segments, c.max_window_segments),

@@ -169,6 +169,10 @@ pub struct TcpConfig {
     /// also finds a lost retransmission without the retransmission timer. Needs `sack`. Linux's
     /// default; the tail loss probe is not modelled.
     pub rack: bool,
+    /// RFC 6675's rescue retransmission (§4 NextSeg rule 4, a SHOULD): once per SACK recovery,
+    /// when no lost segment and no new data can be sent, resend the segment holding the highest
+    /// unSACKed byte. Neither Linux (which probes the tail with TLP instead) nor ns-3 does it.
+    pub rescue: bool,
 }
 
 impl Default for TcpConfig {
@@ -191,6 +195,7 @@ impl Default for TcpConfig {
             initial_ssthresh: None,
             prr: false,
             rack: false,
+            rescue: true,
         }
     }
 }

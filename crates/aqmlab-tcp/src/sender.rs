@@ -170,6 +170,8 @@ pub struct TcpSender {
     prr: bool,
     /// RACK (RFC 8985) loss detection, when configured.
     rack: Option<Rack>,
+    /// RFC 6675's rescue retransmission (NextSeg rule 4).
+    rescue: bool,
     initial_cwnd: u64,
     cc: AnyCc,
     /// HyStart++ state while the initial slow start lasts, when configured.
@@ -255,6 +257,7 @@ impl TcpSender {
             tahoe: cfg.cc.kind == CcKind::Tahoe,
             prr: cfg.prr && cfg.sack,
             rack: (cfg.rack && cfg.sack).then(Rack::default),
+            rescue: cfg.rescue,
             initial_cwnd,
             cc,
             hystart: cfg.cc.hystart.then(HyStart::new),
@@ -1259,7 +1262,7 @@ impl TcpSender {
     /// highest outstanding unSACKed sequence number SHOULD be returned". HighACK > RescueRxt
     /// is `snd_una > rescue_rxt` here (both one past the byte the RFC names).
     fn next_rescue(&self) -> Option<usize> {
-        if self.rescue_rxt.is_some_and(|r| self.snd_una <= r) {
+        if !self.rescue || self.rescue_rxt.is_some_and(|r| self.snd_una <= r) {
             return None;
         }
         self.segs.iter().rposition(|x| !x.sacked)

@@ -270,6 +270,21 @@ fn rescue_retransmission_resends_the_tail_once_per_recovery() {
         ]
     );
     assert_eq!(tx.stats().retransmits, 2);
+    // With `rescue = false` (Linux, ns-3) the same ACKs release segment 1 only.
+    let mut plain = TcpSender::new(
+        &TcpConfig {
+            rescue: false,
+            ..cfg(CcKind::NewReno)
+        },
+        Some(10_000),
+    );
+    let mut out = Vec::new();
+    plain.connect(SimTime::ZERO, &mut out);
+    out.clear();
+    for k in 2..=9 {
+        plain.on_segment(t, &ack(1, &[(seg(2), seg(k + 1))]), &mut out);
+    }
+    assert_eq!(seqs(&out), vec![seg(1)]);
     // The resent segment 1 arrives: the ACK covers 1-9 and leaves recovery (snd_una reaches
     // neither the recovery point nor beyond RescueRxt: no second rescue); segment 10's
     // rescue copy completes the transfer without waiting for the 1 s timer.
