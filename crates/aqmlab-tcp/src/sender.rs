@@ -587,7 +587,7 @@ impl TcpSender {
             }
         }
         if self.rack.is_some() {
-            self.rack_update(now);
+            self.rack_update();
             if self.recovery != Recovery::Timeout {
                 self.rack_detect(now);
             }
@@ -743,7 +743,7 @@ impl TcpSender {
 
     /// RFC 8985 §6.2 step 2 for the ACK just processed: `RACK.rtt` from the most recently sent
     /// segment it delivered, and `RACK.xmit_ts` / `RACK.end_seq` if it was sent after the last.
-    fn rack_update(&mut self, _now: SimTime) {
+    fn rack_update(&mut self) {
         let (Some(r), Some((t, e, rtt))) = (self.rack.as_mut(), self.rack_delivered) else {
             return;
         };
