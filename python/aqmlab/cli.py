@@ -330,6 +330,16 @@ def _cmd_run(a: argparse.Namespace) -> int:
                     ) from None
             raise
         loaded.append((label, r, arm_out))
+    for label, r, _ in loaded:
+        if not r.random:
+            # Nothing draws a random number: every seed gives the same run.
+            arm = f" ({label})" if len(loaded) > 1 else ""
+            print(
+                f"aqmlab: warning: {a.scenario}{arm}: no random element (random start, traffic, "
+                "loss, jitter or discipline), so the seed changes nothing; a flow's "
+                'start = "uniform(0s, 1s)" varies the runs',
+                file=sys.stderr,
+            )
     results = []
     for label, r, arm_out in loaded:
         if len(arms) > 1 and not a.quiet:

@@ -228,6 +228,11 @@ impl Run {
     fn seed(&self) -> u64 {
         self.scenario.seed
     }
+    /// Something in the scenario draws random numbers, so the seed matters.
+    #[getter]
+    fn random(&self) -> bool {
+        self.scenario.random
+    }
     /// Runs until `until_s` simulated seconds (capped at the duration), without the GIL.
     fn advance(&mut self, py: Python<'_>, until_s: f64) -> PyResult<()> {
         self.check_not_over()?;

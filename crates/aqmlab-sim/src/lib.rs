@@ -9,6 +9,7 @@
 //!   mahimahi delivery-opportunity trace) and exactly when a packet's last bit leaves when the
 //!   rate changes mid-packet.
 //! * [`topology`] — link configuration and static shortest-path routes.
+//! * [`dist`] — random durations (a flow's start, a link's jitter).
 //! * [`arena`] — the slab the packets' payloads and the TCP connections live in.
 //! * [`sketch`] — the streaming quantile sketch behind every delay summary.
 //! * [`summary`] — `summary.json`.
@@ -16,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod arena;
+pub mod dist;
 pub mod event;
 #[doc(hidden)]
 pub mod fuzzing;

@@ -12,6 +12,7 @@
 //! Each direction has its own rate, delay and queue discipline; `[links.reverse]` overrides any
 //! of them for the reverse direction.
 
+use crate::dist::{start_stream, DurationDist};
 use crate::rate::{DeliveryTrace, LinkRate, StepSchedule};
 use crate::topology::LinkConfig;
 use crate::world::{FlowSpec, Sim, TcpApp, TcpSpec, UdpSpec};
@@ -119,6 +120,8 @@ struct RawDirection {
     buffer: Option<S>,
     params: Option<Spanned<toml::Table>>,
     loss: Option<Spanned<f64>>,
+    /// A random extra delay per packet (`"uniform(0ms, 1ms)"`), never reordering the link.
+    jitter: Option<S>,
     reverse: Option<Box<RawDirection>>,
 }
 
@@ -177,6 +180,20 @@ struct RawFlow {
     min_rto: Option<S>,
     delack_timeout: Option<S>,
     syn_retries: Option<Spanned<i64>>,
+    initial_rto: Option<S>,
+    max_rto: Option<S>,
+    initial_ssthresh: Option<Spanned<i64>>,
+    dupack_threshold: Option<Spanned<i64>>,
+    prr: Option<bool>,
+    recovery: Option<S>,
+    rescue: Option<bool>,
+    cubic_beta: Option<Spanned<f64>>,
+    cubic_c: Option<Spanned<f64>>,
+    cubic_fast_convergence: Option<bool>,
+    cubic_reno_friendly: Option<bool>,
+    vegas_alpha: Option<Spanned<i64>>,
+    vegas_beta: Option<Spanned<i64>>,
+    vegas_gamma: Option<Spanned<i64>>,
 }
 
 /// A built scenario: the simulation, its duration, and what it was made from.
@@ -193,6 +210,9 @@ pub struct Scenario {
     pub sim: Sim,
     /// Time series go to CSV files rather than Parquet (`[output] format = "csv"`).
     pub csv: bool,
+    /// Something in the scenario draws random numbers (a discipline, a lossy link, random
+    /// traffic, a random start), so the seed matters; `aqmlab run` warns when it does not.
+    pub random: bool,
 }
 
 /// Command-line style overrides applied while building.
@@ -688,8 +708,26 @@ pub fn build(
         )?);
     }
 
+    // Whether the seed matters: a discipline that draws, a lossy link, random traffic or a
+    // random start (below). `aqmlab run` warns when nothing is random.
+    let mut random = links.iter().zip(&dir_cfgs).any(|(l, (_, d, _))| {
+        let perturbed = d
+            .params
+            .as_ref()
+            .is_some_and(|p| p.get_ref().get("hash").and_then(|h| h.as_str()) == Some("perturbed"));
+        l.loss > 0.0
+            || matches!(l.qdisc.kind(), Kind::Red | Kind::Pie)
+            || (l.qdisc.kind() == Kind::FqCodel && perturbed)
+    });
     let mut sim = Sim::with_seed(nodes.clone(), links, bin, seed)
         .map_err(|e| cx.err(None, "", e.to_string()))?;
+    for (name, d, path) in &dir_cfgs {
+        if let Some(j) = &d.jitter {
+            let dist = start_dist(&cx, j, &format!("{path}.jitter"))?;
+            random |= dist.is_random();
+            sim.set_jitter(name, dist);
+        }
+    }
     let mut flow_names: Vec<&str> = Vec::new();
     for (i, f) in raw.flows.iter().enumerate() {
         let p = format!("flows[{i}]");
@@ -721,7 +759,14 @@ pub fn build(
             node(&f.to, &format!("{p}.to"))?,
         );
         let start = match &f.start {
-            Some(s) => SimTime::ZERO + cx.duration(s, &format!("{p}.start"))?,
+            Some(s) => {
+                // A time, or a distribution drawn from the flow's own stream.
+                let d = start_dist(&cx, s, &format!("{p}.start"))?;
+                random |= d.is_random();
+                let mut rng =
+                    aqmlab_core::Xoshiro256pp::for_stream(seed, &start_stream(i, name.as_deref()));
+                SimTime::ZERO + d.sample(&mut rng, MAX_TIME)
+            }
             None => SimTime::ZERO,
         };
         let stop = match &f.stop {
@@ -788,6 +833,20 @@ pub fn build(
                     f.min_rto.is_some(),
                     f.delack_timeout.is_some(),
                     f.syn_retries.is_some(),
+                    f.initial_rto.is_some(),
+                    f.max_rto.is_some(),
+                    f.initial_ssthresh.is_some(),
+                    f.dupack_threshold.is_some(),
+                    f.prr.is_some(),
+                    f.recovery.is_some(),
+                    f.rescue.is_some(),
+                    f.cubic_beta.is_some(),
+                    f.cubic_c.is_some(),
+                    f.cubic_fast_convergence.is_some(),
+                    f.cubic_reno_friendly.is_some(),
+                    f.vegas_alpha.is_some(),
+                    f.vegas_beta.is_some(),
+                    f.vegas_gamma.is_some(),
                 ];
                 if let Some((key, _)) = TCP_FLOW_KEYS.iter().zip(present).find(|(_, p)| *p) {
                     return Err(cx.err(
@@ -797,6 +856,7 @@ pub fn build(
                     ));
                 }
                 let on_off = apps::on_off(&cx, f, &p)?;
+                random |= on_off.is_some();
                 sim.add_udp(UdpSpec {
                     src,
                     dst,
@@ -812,6 +872,7 @@ pub fn build(
             "tcp" => {
                 let cfg = tcp_config(&cx, f, &p)?;
                 let app = apps::tcp_app(&cx, f, &p)?;
+                random |= app.draws_at_random();
                 if let (Some(st), TcpApp::Bulk | TcpApp::Finite { .. }) = (&f.stop, &app) {
                     return Err(cx.err(Some(st.span()), format!("{p}.stop"), if matches!(app, TcpApp::Bulk) { "stop applies to udp flows and the web, repeat and onoff applications: a bulk flow runs to the end (use app = \"finite\" with bytes for a transfer that ends)" } else { "stop applies to udp flows and the web, repeat and onoff applications: a finite transfer ends when its bytes are delivered" }));
                 }
@@ -938,6 +999,7 @@ pub fn build(
         seed,
         sim,
         csv,
+        random,
     })
 }
 
@@ -1051,6 +1113,7 @@ fn merge(fwd: &RawDirection, over: Option<&RawDirection>) -> RawDirection {
         qdisc: o.qdisc.clone().or_else(|| fwd.qdisc.clone()),
         buffer: o.buffer.clone().or_else(|| fwd.buffer.clone()),
         loss: o.loss.clone().or_else(|| fwd.loss.clone()),
+        jitter: o.jitter.clone().or_else(|| fwd.jitter.clone()),
         // A new discipline on the reverse direction starts from its own defaults.
         params: if o.qdisc.is_some() {
             o.params.clone()
@@ -1609,6 +1672,27 @@ fn set_in(
     }
 }
 
+/// A flow's `start` or a link's `jitter`: a time (at most [`MAX_TIME`]) or a distribution of
+/// times.
+fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioError> {
+    if !v.get_ref().contains('(') {
+        return Ok(DurationDist::Fixed(cx.duration(v, path)?));
+    }
+    let d = DurationDist::parse(v.get_ref()).map_err(|m| cx.err(Some(v.span()), path, m))?;
+    if d.max().unwrap_or(d.mean()) > MAX_TIME {
+        return Err(cx.err(
+            Some(v.span()),
+            path,
+            format!(
+                "expected times of at most {}s (about 11.6 days), got {:?}",
+                MAX_TIME.as_nanos() / 1_000_000_000,
+                v.get_ref()
+            ),
+        ));
+    }
+    Ok(d)
+}
+
 fn int_in(
     cx: &Ctx<'_>,
     v: &Option<Spanned<i64>>,
@@ -1633,6 +1717,7 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
     let mut cfg = TcpConfig::with_cc(CcKind::Cubic);
     if let Some(cc) = &f.cc {
         cfg.cc.kind = match cc.get_ref().as_str() {
+            "tahoe" => CcKind::Tahoe,
             "reno" => CcKind::Reno,
             "newreno" => CcKind::NewReno,
             "cubic" => CcKind::Cubic,
@@ -1641,7 +1726,7 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
                 return Err(cx.err(
                     Some(cc.span()),
                     format!("{p}.cc"),
-                    format!("expected reno, newreno, cubic or vegas, got {other:?}"),
+                    format!("expected tahoe, reno, newreno, cubic or vegas, got {other:?}"),
                 ))
             }
         };
@@ -1731,14 +1816,186 @@ fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioE
         }
         cfg.delack_timeout = d;
     }
+    tcp_knobs(cx, f, p, &mut cfg)?;
     cfg.validate()
         .map_err(|e| cx.err(Some(f.kind.span()), p, e.to_string()))?;
     Ok(cfg)
 }
 
+/// The RTO bounds, loss recovery and congestion-control parameters of a flow (issue 14).
+fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<(), ScenarioError> {
+    let positive = |v: &S, key: &str| -> Result<SimDuration, ScenarioError> {
+        let path = format!("{p}.{key}");
+        let d = cx.duration(v, &path)?;
+        if d == SimDuration::ZERO {
+            return Err(cx.err(Some(v.span()), path, "expected a duration > 0"));
+        }
+        Ok(d)
+    };
+    if let Some(v) = &f.max_rto {
+        cfg.max_rto = positive(v, "max_rto")?;
+        if cfg.max_rto < cfg.min_rto {
+            return Err(cx.err(
+                Some(v.span()),
+                format!("{p}.max_rto"),
+                format!(
+                    "expected a maximum RTO of at least the minimum RTO, {}, got {:?}",
+                    cfg.min_rto,
+                    v.get_ref()
+                ),
+            ));
+        }
+    }
+    if let Some(v) = &f.initial_rto {
+        // RFC 6298 §2.1 says 1 s (the default); ns-2 and ns-3 use 3 s (RFC 1122's value).
+        cfg.initial_rto = positive(v, "initial_rto")?;
+    }
+    if let Some(w) = int_in(
+        cx,
+        &f.initial_ssthresh,
+        format!("{p}.initial_ssthresh"),
+        2,
+        1 << 24,
+        "an initial ssthresh in segments",
+    )? {
+        cfg.initial_ssthresh = Some(u64::from(w) * u64::from(cfg.mss));
+    }
+    if let Some(n) = int_in(
+        cx,
+        &f.dupack_threshold,
+        format!("{p}.dupack_threshold"),
+        1,
+        1000,
+        "a duplicate-ACK threshold",
+    )? {
+        cfg.dupack_threshold = n;
+    }
+    if let Some(b) = f.prr {
+        if b && !cfg.sack {
+            return Err(cx.err(
+                Some(f.kind.span()),
+                format!("{p}.prr"),
+                "prr (RFC 6937) needs sack = true: it paces recovery by RFC 6675's pipe",
+            ));
+        }
+        cfg.prr = b;
+    }
+    if let Some(r) = &f.recovery {
+        // Loss detection: RFC 6675's DupThresh and IsLost, or RACK (RFC 8985, Linux's default).
+        cfg.rack = match r.get_ref().as_str() {
+            "rfc6675" => false,
+            "rack" if cfg.sack => true,
+            "rack" => {
+                return Err(cx.err(
+                    Some(r.span()),
+                    format!("{p}.recovery"),
+                    "recovery = \"rack\" (RFC 8985) needs sack = true: it learns of deliveries from SACK",
+                ))
+            }
+            other => {
+                return Err(cx.err(
+                    Some(r.span()),
+                    format!("{p}.recovery"),
+                    format!("expected rfc6675 or rack, got {other:?}"),
+                ))
+            }
+        };
+    }
+    if let Some(b) = f.rescue {
+        // RFC 6675 §4 rule 4 (on by default, as the RFC says; Linux and ns-3 leave it out).
+        cfg.rescue = b;
+    }
+    // Parameters of one algorithm are refused with another, rather than silently ignored.
+    let only = |given: bool, key: &str, kind: CcKind| -> Result<(), ScenarioError> {
+        if given && cfg.cc.kind != kind {
+            return Err(cx.err(
+                Some(f.kind.span()),
+                format!("{p}.{key}"),
+                format!(
+                    "{key} applies to cc = \"{}\"; this flow has cc = \"{}\"",
+                    kind.as_str(),
+                    cfg.cc.kind.as_str()
+                ),
+            ));
+        }
+        Ok(())
+    };
+    only(f.cubic_beta.is_some(), "cubic_beta", CcKind::Cubic)?;
+    only(f.cubic_c.is_some(), "cubic_c", CcKind::Cubic)?;
+    only(
+        f.cubic_fast_convergence.is_some(),
+        "cubic_fast_convergence",
+        CcKind::Cubic,
+    )?;
+    only(
+        f.cubic_reno_friendly.is_some(),
+        "cubic_reno_friendly",
+        CcKind::Cubic,
+    )?;
+    only(f.vegas_alpha.is_some(), "vegas_alpha", CcKind::Vegas)?;
+    only(f.vegas_beta.is_some(), "vegas_beta", CcKind::Vegas)?;
+    only(f.vegas_gamma.is_some(), "vegas_gamma", CcKind::Vegas)?;
+    if let Some(b) = &f.cubic_beta {
+        let x = *b.get_ref();
+        if !(x > 0.0 && x < 1.0) {
+            return Err(cx.err(
+                Some(b.span()),
+                format!("{p}.cubic_beta"),
+                format!("expected a decrease factor 0 < beta < 1 (RFC 9438: 0.7), got {x}"),
+            ));
+        }
+        cfg.cc.cubic.beta = x;
+    }
+    if let Some(c) = &f.cubic_c {
+        let x = *c.get_ref();
+        if !(x > 0.0 && x <= 1e6) {
+            return Err(cx.err(
+                Some(c.span()),
+                format!("{p}.cubic_c"),
+                format!("expected C > 0 in segments/s^3 (RFC 9438: 0.4), got {x}"),
+            ));
+        }
+        cfg.cc.cubic.c = x;
+    }
+    if let Some(b) = f.cubic_fast_convergence {
+        cfg.cc.cubic.fast_convergence = b;
+    }
+    if let Some(b) = f.cubic_reno_friendly {
+        cfg.cc.cubic.reno_friendly = b;
+    }
+    let packets = |v: &Option<Spanned<i64>>, key: &str| {
+        int_in(cx, v, format!("{p}.{key}"), 0, 1000, "a number of packets")
+    };
+    if let Some(a) = packets(&f.vegas_alpha, "vegas_alpha")? {
+        cfg.cc.vegas.alpha = a;
+    }
+    if let Some(b) = packets(&f.vegas_beta, "vegas_beta")? {
+        cfg.cc.vegas.beta = b;
+    }
+    if let Some(g) = packets(&f.vegas_gamma, "vegas_gamma")? {
+        cfg.cc.vegas.gamma = g;
+    }
+    if cfg.cc.vegas.alpha > cfg.cc.vegas.beta {
+        let span = f
+            .vegas_alpha
+            .as_ref()
+            .or(f.vegas_beta.as_ref())
+            .map(|x| x.span());
+        return Err(cx.err(
+            span,
+            format!("{p}.vegas_alpha"),
+            format!(
+                "expected vegas_alpha <= vegas_beta, got {} > {}",
+                cfg.cc.vegas.alpha, cfg.cc.vegas.beta
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 27] = [
+pub const TCP_FLOW_KEYS: [&str; 41] = [
     "cc",
     "app",
     "bytes",
@@ -1766,6 +2023,20 @@ pub const TCP_FLOW_KEYS: [&str; 27] = [
     "min_rto",
     "delack_timeout",
     "syn_retries",
+    "initial_rto",
+    "max_rto",
+    "initial_ssthresh",
+    "dupack_threshold",
+    "prr",
+    "recovery",
+    "rescue",
+    "cubic_beta",
+    "cubic_c",
+    "cubic_fast_convergence",
+    "cubic_reno_friendly",
+    "vegas_alpha",
+    "vegas_beta",
+    "vegas_gamma",
 ];
 
 /// The rate RED's idle-time correction assumes: the link's rate at time 0, or for a schedule

@@ -9,6 +9,7 @@
 //! delay later. The discipline holds the whole queue: there is no hidden second buffer.
 
 use crate::arena::Arena;
+use crate::dist::DurationDist;
 use crate::event::{EventQueue, Lane};
 use crate::pipe::Pipe;
 use crate::rate::LinkRate;
@@ -298,6 +299,11 @@ struct Link {
     pipe: Pipe,
     /// Loss probability on the wire (its random stream is below).
     loss: f64,
+    /// A random extra delay per packet, from the link's own stream (`link/NAME/jitter`), and
+    /// the latest arrival time given so far: a packet arrives no earlier than the one sent
+    /// before it, so jitter never reorders a link.
+    jitter: Option<(DurationDist, Xoshiro256pp)>,
+    last_arrival: SimTime,
     /// Per-packet log `(dequeue time, sojourn, size, flow)` when asked for (grows with the run).
     packet_log: Option<Vec<PacketRecord>>,
     rate: LinkRate,
@@ -661,6 +667,9 @@ fn flow_stream(idx: usize, name: Option<&str>) -> String {
     }
 }
 
+/// The longest extra delay one jitter draw adds (an exponential's tail is cut here).
+const MAX_JITTER: SimDuration = SimDuration::from_secs(1000);
+
 /// Row `bin` of a link's or flow's series, added (with the bins before it) if missing.
 #[inline]
 fn row_of<T: Default + Clone>(series: &mut Vec<T>, bin: usize) -> &mut T {
@@ -723,6 +732,8 @@ impl Sim {
                 delay: l.delay,
                 q: Qdisc::new(l.qdisc),
                 loss: l.loss,
+                jitter: None,
+                last_arrival: SimTime::ZERO,
                 packet_log: None,
                 busy_until: SimTime::ZERO,
                 sending: None,
@@ -909,6 +920,22 @@ impl Sim {
         match self.links.iter_mut().find(|l| l.name == name) {
             Some(l) => {
                 l.packet_log.get_or_insert_with(Vec::new);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Gives link direction `name` a random extra delay per packet, `jitter`, drawn from the
+    /// link's own stream: a packet arrives `delay + jitter` after its last bit left, but never
+    /// before the packet sent ahead of it on the same link (so the link never reorders).
+    /// Returns false if no direction has that name.
+    pub fn set_jitter(&mut self, name: &str, jitter: DurationDist) -> bool {
+        let seed = self.seed;
+        match self.links.iter_mut().find(|l| l.name == name) {
+            Some(l) => {
+                let rng = Xoshiro256pp::for_stream(seed, &format!("link/{name}/jitter"));
+                l.jitter = Some((jitter, rng));
                 true
             }
             None => false,
@@ -1562,7 +1589,12 @@ impl Sim {
             // Lost on the wire: it was sent (and occupied the link) but never arrives.
             link.m.lost_pkts += 1;
         } else {
-            let at = end + link.delay;
+            let mut at = end + link.delay;
+            if let Some((dist, rng)) = &mut link.jitter {
+                // The pipe stays in sending order: no arrival before the previous one.
+                at = (at + dist.sample(rng, MAX_JITTER)).max(link.last_arrival);
+                link.last_arrival = at;
+            }
             link.pipe.push_back(at, p);
             if link.pipe.len() == 1 {
                 self.events.push(at, Ev::PipeHead(l));

@@ -20,6 +20,11 @@ pub enum ConfigError {
 /// The congestion-control algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum CcKind {
+    /// Tahoe (4.3BSD-Tahoe, Jacobson 1988; ns-2's `Agent/TCP`): fast retransmit but no fast
+    /// recovery. DupThresh duplicate ACKs set `ssthresh` as Reno does (RFC 5681 §3.2 step 2)
+    /// and `cwnd` to one segment, and the sender goes back to `snd_una` in slow start, as
+    /// after a timeout but without backing off the timer.
+    Tahoe,
     /// Classic Reno (RFC 5681). With `sack = false`, fast recovery ends on the first ACK of new
     /// data (no partial-ACK handling), as in 4.3BSD-Reno and ns-2's `Agent/TCP/Reno`.
     Reno,
@@ -33,9 +38,10 @@ pub enum CcKind {
 }
 
 impl CcKind {
-    /// Stable lower-case name (`reno`, `newreno`, `cubic`, `vegas`).
+    /// Stable lower-case name (`tahoe`, `reno`, `newreno`, `cubic`, `vegas`).
     pub const fn as_str(self) -> &'static str {
         match self {
+            CcKind::Tahoe => "tahoe",
             CcKind::Reno => "reno",
             CcKind::NewReno => "newreno",
             CcKind::Cubic => "cubic",
@@ -151,6 +157,22 @@ pub struct TcpConfig {
     pub syn_retries: u32,
     /// Congestion control.
     pub cc: CcConfig,
+    /// Initial `ssthresh` in bytes (`None`: arbitrarily high, RFC 5681 §3.1; ns-2's
+    /// `ssthresh_` is 0, meaning the same).
+    pub initial_ssthresh: Option<u64>,
+    /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) during SACK fast recovery: the window
+    /// falls to `ssthresh` in proportion to the data delivered, instead of at once (RFC 6675).
+    /// Needs `sack`. Linux and ns-3 (`TcpPrrRecovery`) use it by default.
+    pub prr: bool,
+    /// RACK (RFC 8985) loss detection in place of RFC 6675's DupThresh rule: a segment is lost
+    /// once a segment sent after it has been delivered and a reordering window has passed, which
+    /// also finds a lost retransmission without the retransmission timer. Needs `sack`. Linux's
+    /// default; the tail loss probe is not modelled.
+    pub rack: bool,
+    /// RFC 6675's rescue retransmission (§4 NextSeg rule 4, a SHOULD): once per SACK recovery,
+    /// when no lost segment and no new data can be sent, resend the segment holding the highest
+    /// unSACKed byte. Neither Linux (which probes the tail with TLP instead) nor ns-3 does it.
+    pub rescue: bool,
 }
 
 impl Default for TcpConfig {
@@ -170,6 +192,10 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             syn_retries: 6,
             cc: CcConfig::default(),
+            initial_ssthresh: None,
+            prr: false,
+            rack: false,
+            rescue: true,
         }
     }
 }
@@ -221,6 +247,18 @@ impl TcpConfig {
         let v = &self.cc.vegas;
         if v.alpha > v.beta {
             return bad("cc.vegas.alpha", "expected alpha <= beta");
+        }
+        if self.prr && !self.sack {
+            return bad(
+                "prr",
+                "PRR (RFC 6937) needs sack = true: it paces by RFC 6675's pipe",
+            );
+        }
+        if self
+            .initial_ssthresh
+            .is_some_and(|b| b < 2 * u64::from(self.mss))
+        {
+            return bad("initial_ssthresh", "expected at least 2 segments");
         }
         if self.cc.hystart && self.cc.kind == CcKind::Vegas {
             return bad(

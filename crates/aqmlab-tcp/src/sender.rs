@@ -13,8 +13,13 @@
 //!   (§5), at most once per window (`RecoveryPoint`, RFC 6582 §3.2 step 2 / RFC 6675 §5). The first
 //!   segment is retransmitted at once (§5 step 4.3); afterwards, while `cwnd − pipe ≥ 1 SMSS`,
 //!   `NextSeg` (§4) picks a lost segment above `HighRxt` (rule 1), else new data (rule 2), else an
-//!   unSACKed segment below the highest SACK (rule 3). The rescue retransmission (rule 4) is not
-//!   implemented. Recovery ends when `snd_una` reaches the recovery point.
+//!   unSACKed segment below the highest SACK (rule 3), else, once per recovery, the segment
+//!   holding the highest unSACKed byte (rule 4, the rescue retransmission). Recovery ends when
+//!   `snd_una` reaches the recovery point. `ssthresh = cwnd = FlightSize / 2` on entry, with
+//!   FlightSize `min(snd_nxt − snd_una, cwnd)` (`TcpSender::flight_size`).
+//! * Options: PRR (RFC 6937) paces the reduction in SACK recovery; RACK (RFC 8985) replaces
+//!   DupThresh and `IsLost` with time-based marks, which also find lost retransmissions;
+//!   Tahoe (`CcKind::Tahoe`) restarts from `snd_una` in slow start instead of fast recovery.
 //! * SACK off, NewReno: RFC 6582 §3.2 — window inflation by one SMSS per duplicate ACK,
 //!   retransmission of the first unacknowledged segment on each partial ACK with deflation, timer
 //!   reset on the first partial ACK only ("Impatient" variant), `cwnd = ssthresh` on the full ACK.
@@ -26,7 +31,9 @@
 //! # Retransmission timer (RFC 6298 §5)
 //! Started when data is sent and the timer is off (5.1), stopped when everything is acknowledged
 //! (5.2), restarted on each ACK of new data (5.3; NewReno partial ACKs per RFC 6582). On expiry:
-//! back off (5.5), `ssthresh = max(FlightSize/2, 2·SMSS)` and `cwnd` = 1 SMSS (RFC 5681 §3.1), mark
+//! back off (5.5), `ssthresh = max(FlightSize/2, 2·SMSS)` with FlightSize the pipe, never above
+//! its value on entering fast recovery, and held if the oldest segment was already resent by
+//! the timer (`TcpSender::rto_flight_size`), and `cwnd` = 1 SMSS (RFC 5681 §3.1), mark
 //! every unSACKed segment lost and retransmit from `snd_una` in slow start (go-back-N that skips
 //! SACKed data; SACK information is kept, deviating from RFC 2018 §8's advice to clear it since our
 //! receiver never reneges). A new fast recovery cannot start until the pre-timeout data is acked
@@ -131,6 +138,23 @@ impl TxSeg {
     }
 }
 
+/// RACK state (RFC 8985 §6.1): the most recently sent segment delivered so far, its RTT, and
+/// the reordering timer.
+#[derive(Clone, Copy, Debug, Default)]
+struct Rack {
+    /// `RACK.xmit_ts` and `RACK.end_seq` (`None` until a first delivery).
+    latest: Option<(SimTime, u64)>,
+    /// `RACK.rtt`.
+    rtt: SimDuration,
+    /// The reordering timer (§6.2 step 5), when armed.
+    timer: Option<SimTime>,
+}
+
+/// RFC 8985 §6.2 `RACK_sent_after(t1, seq1, t2, seq2)`: `t1 > t2 || (t1 == t2 && seq1 > seq2)`.
+fn sent_after(a: (SimTime, u64), b: (SimTime, u64)) -> bool {
+    a.0 > b.0 || (a.0 == b.0 && a.1 > b.1)
+}
+
 /// The sending end of one connection.
 #[derive(Clone, Debug)]
 pub struct TcpSender {
@@ -140,6 +164,14 @@ pub struct TcpSender {
     ecn_wanted: bool,
     handshake: bool,
     classic_reno: bool,
+    /// Tahoe: DupThresh duplicate ACKs restart from `snd_una` in slow start (no fast recovery).
+    tahoe: bool,
+    /// Proportional Rate Reduction (RFC 6937) in SACK fast recovery.
+    prr: bool,
+    /// RACK (RFC 8985) loss detection, when configured.
+    rack: Option<Rack>,
+    /// RFC 6675's rescue retransmission (NextSeg rule 4).
+    rescue: bool,
     initial_cwnd: u64,
     cc: AnyCc,
     /// HyStart++ state while the initial slow start lasts, when configured.
@@ -184,6 +216,18 @@ pub struct TcpSender {
     high_rxt: u64,
     /// NewReno (no SACK) inflated window during fast recovery, bytes.
     rec_cwnd: u64,
+    /// RFC 6937 `prr_delivered`, `prr_out` and `RecoverFS` (bytes) of the current recovery.
+    prr_delivered: u64,
+    prr_out: u64,
+    recover_fs: u64,
+    /// The window PRR allows until the next ACK: `pipe + sndcnt` (RFC 6937 §3.1).
+    prr_cwnd: u64,
+    /// RFC 6675 `RescueRxt` (as one past the highest byte, like `recover`): `None` while
+    /// undefined.
+    rescue_rxt: Option<u64>,
+    /// RACK: the most recently sent segment the current ACK delivered, `(xmit_ts, end_seq,
+    /// RTT)`.
+    rack_delivered: Option<(SimTime, u64, SimDuration)>,
     partial_acks: u32,
     ecn_ok: bool,
     cwr_pending: bool,
@@ -210,6 +254,10 @@ impl TcpSender {
             ecn_wanted: cfg.ecn,
             handshake: cfg.handshake,
             classic_reno: cfg.cc.kind == CcKind::Reno && !cfg.sack,
+            tahoe: cfg.cc.kind == CcKind::Tahoe,
+            prr: cfg.prr && cfg.sack,
+            rack: (cfg.rack && cfg.sack).then(Rack::default),
+            rescue: cfg.rescue,
             initial_cwnd,
             cc,
             hystart: cfg.cc.hystart.then(HyStart::new),
@@ -236,6 +284,12 @@ impl TcpSender {
             recover: 0,
             high_rxt: 0,
             rec_cwnd: 0,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
+            prr_cwnd: 0,
+            rescue_rxt: None,
+            rack_delivered: None,
             partial_acks: 0,
             ecn_ok: false,
             cwr_pending: false,
@@ -243,6 +297,9 @@ impl TcpSender {
             rto_at: None,
             stats: SenderStats::default(),
         };
+        if let Some(t) = cfg.initial_ssthresh {
+            s.cc.set_initial_ssthresh(t);
+        }
         s.refresh_stats();
         s
     }
@@ -348,6 +405,20 @@ impl TcpSender {
     /// Fires the retransmission timer if it is due; a stale call (before the deadline, or after
     /// the timer was cancelled) does nothing.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        if let Some(r) = self
+            .rack
+            .as_mut()
+            .filter(|r| r.timer.is_some_and(|t| t <= now))
+        {
+            // RFC 8985 §6.3: the reordering timer expired: detect losses again, then recover.
+            r.timer = None;
+            if self.state == State::Established && self.recovery != Recovery::Timeout {
+                self.rack_detect(now);
+                self.maybe_enter_recovery(now, out);
+                self.send_loop(now, out);
+                self.refresh_stats();
+            }
+        }
         let Some(at) = self.rto_at else { return };
         if now < at {
             return;
@@ -374,9 +445,13 @@ impl TcpSender {
         self.refresh_stats();
     }
 
-    /// When [`TcpSender::on_timer`] must next be called (the retransmission timer).
+    /// When [`TcpSender::on_timer`] must next be called (the retransmission timer, or RACK's
+    /// reordering timer if that comes first).
     pub fn next_timer(&self) -> Option<SimTime> {
-        self.rto_at
+        match self.rack.and_then(|r| r.timer) {
+            Some(t) => Some(self.rto_at.map_or(t, |a| a.min(t))),
+            None => self.rto_at,
+        }
     }
 
     /// True once every application byte has been cumulatively acknowledged (never for bulk).
@@ -523,8 +598,14 @@ impl TcpSender {
         let flight_before = self.snd_nxt - self.snd_una;
         let cwnd_limited = self.pipe() + self.mss > self.cc.cwnd();
         let recovery_before = self.recovery;
+        let sacked_before = self.sacked_bytes;
 
-        let newly_sacked = if self.sack { self.apply_sack(seg) } else { 0 };
+        self.rack_delivered = None;
+        let newly_sacked = if self.sack {
+            self.apply_sack(now, seg)
+        } else {
+            0
+        };
 
         let mut acked = 0;
         let mut sample = None;
@@ -541,7 +622,12 @@ impl TcpSender {
                 self.rec_cwnd += self.mss; // RFC 6582 §3.2 step 3 / RFC 5681 §3.2 step 4
             }
         }
-        if self.sack && self.sacked_bytes > 0 {
+        if self.rack.is_some() {
+            self.rack_update();
+            if self.recovery != Recovery::Timeout {
+                self.rack_detect(now);
+            }
+        } else if self.sack && self.sacked_bytes > 0 {
             self.mark_lost();
         }
 
@@ -572,16 +658,13 @@ impl TcpSender {
         }
 
         // Enter fast recovery.
-        let mut reduced = false;
-        if self.recovery == Recovery::None
-            && self.snd_una < self.snd_nxt
-            && (self.classic_reno || self.snd_una >= self.recover)
-        {
-            let front_lost = self.sack && self.segs.front().is_some_and(|s| s.lost);
-            if self.dupacks >= self.dupthresh || front_lost {
-                self.enter_recovery(now, out);
-                reduced = true;
-            }
+        let mut reduced = self.maybe_enter_recovery(now, out);
+
+        // RFC 6937 §3.1, on every ACK in recovery (the one that starts it included):
+        // DeliveredData = change in snd.una + change in SACKed bytes.
+        if self.prr && self.recovery == Recovery::Fast {
+            let delivered = (acked + self.sacked_bytes).saturating_sub(sacked_before);
+            self.prr_ack(delivered);
         }
 
         // ECN-Echo (RFC 3168 §6.1.2): once per window, never during recovery.
@@ -591,8 +674,8 @@ impl TcpSender {
             && !reduced
             && seg.ack > self.ecn_recover
         {
-            let flight = self.snd_nxt - self.snd_una;
-            self.cc.on_congestion(now, flight, Congestion::Ecn);
+            self.cc
+                .on_congestion(now, self.flight_size(), Congestion::Ecn);
             self.end_hystart();
             self.stats.ecn_reductions += 1;
             self.cwr_pending = true;
@@ -635,6 +718,9 @@ impl TcpSender {
 
         if self.snd_una == self.snd_nxt {
             self.rto_at = None; // RFC 6298 §5.2
+            if let Some(r) = self.rack.as_mut() {
+                r.timer = None; // nothing left to declare lost
+            }
         } else if restart_timer {
             self.rto_at = Some(now + self.rtt.rto()); // §5.3
         }
@@ -642,8 +728,144 @@ impl TcpSender {
         self.check_complete(now);
     }
 
+    /// Enters fast recovery (or Tahoe's restart) if a loss is detected: DupThresh duplicate
+    /// ACKs, or the oldest segment is marked lost (RFC 6675 `IsLost`, or RACK). Returns true
+    /// if the window was reduced.
+    fn maybe_enter_recovery(&mut self, now: SimTime, out: &mut Vec<Segment>) -> bool {
+        if self.recovery == Recovery::None
+            && self.snd_una < self.snd_nxt
+            && (self.classic_reno || self.snd_una >= self.recover)
+        {
+            let front_lost = self.sack && self.segs.front().is_some_and(|s| s.lost);
+            // With RACK, losses are its marks alone (RFC 8985 §3.2 replaces DupThresh).
+            let dupthresh = self.rack.is_none() && self.dupacks >= self.dupthresh;
+            if dupthresh || front_lost {
+                if self.tahoe {
+                    self.tahoe_restart(now, out);
+                } else {
+                    self.enter_recovery(now, out);
+                }
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Notes a newly delivered (cumulatively or selectively acknowledged) segment for RACK
+    /// (RFC 8985 §6.2 step 2): the most recently sent one. A retransmitted segment is left
+    /// out (Karn's rule, as for RTT samples): without the timestamps option its delivery may
+    /// be the original's, and RFC 8985's fallback, keeping it when its RTT is at least the
+    /// minimum RTT, fails behind a deep queue, where a delayed original arrives more than a
+    /// minimum RTT after the retransmission was sent. Taking it then dates `RACK.xmit_ts` too
+    /// late and declares segments still queued lost: on `tests/fidelity/codel.toml` with PRR,
+    /// 225 spurious retransmissions in a run, against 13 with this rule. A lost retransmission
+    /// is still found from the delivery of data first sent after it.
+    fn rack_note(&mut self, now: SimTime, x: &TxSeg) {
+        if self.rack.is_none() {
+            return;
+        }
+        if x.ever_retx {
+            return;
+        }
+        let rtt = now.saturating_since(x.sent_at);
+        let this = (x.sent_at, x.end());
+        if self
+            .rack_delivered
+            .is_none_or(|(t, e, _)| sent_after(this, (t, e)))
+        {
+            self.rack_delivered = Some((this.0, this.1, rtt));
+        }
+    }
+
+    /// RFC 8985 §6.2 step 2 for the ACK just processed: `RACK.rtt` from the most recently sent
+    /// segment it delivered, and `RACK.xmit_ts` / `RACK.end_seq` if it was sent after the last.
+    fn rack_update(&mut self) {
+        let (Some(r), Some((t, e, rtt))) = (self.rack.as_mut(), self.rack_delivered) else {
+            return;
+        };
+        r.rtt = rtt;
+        if r.latest.is_none_or(|l| sent_after((t, e), l)) {
+            r.latest = Some((t, e));
+        }
+    }
+
+    /// RFC 8985 §6.2 steps 4-5: the reordering window, then every unSACKed segment sent before
+    /// `RACK.xmit_ts` whose `xmit_ts + RACK.rtt + reo_wnd` has passed is lost; for the others
+    /// the reordering timer is armed for when it passes. A lost retransmission is marked lost
+    /// again: it leaves the pipe and `HighRxt` comes down to it, so NextSeg rule 1 resends it.
+    ///
+    /// Step 4 with `RACK.reord` false (links here never reorder, and step 3's detection of
+    /// reordering is not modelled): `reo_wnd` is 0 in loss recovery or once more than
+    /// (DupThresh − 1)·SMSS is SACKed, else `min(min_RTT / 4, SRTT)`.
+    fn rack_detect(&mut self, now: SimTime) {
+        let Some(r) = self.rack else { return };
+        let Some(latest) = r.latest else { return };
+        let sacked_enough = self.sacked_bytes > u64::from(self.dupthresh - 1) * self.mss;
+        let reo_wnd = if self.recovery != Recovery::None || sacked_enough {
+            SimDuration::ZERO
+        } else {
+            let quarter = self.rtt.min_rtt().map_or(SimDuration::ZERO, |m| {
+                SimDuration::from_nanos(m.as_nanos() / 4)
+            });
+            self.rtt.srtt().map_or(quarter, |s| quarter.min(s))
+        };
+        let wait = r.rtt + reo_wnd;
+        let mut timer: Option<SimTime> = None;
+        // Lost retransmissions: below HighRxt (segments resent in this episode).
+        let top = self.segs.partition_point(|x| x.seq < self.high_rxt);
+        for i in 0..top {
+            let x = self.segs[i];
+            if !x.retx || x.sacked || !sent_after(latest, (x.sent_at, x.end())) {
+                continue;
+            }
+            let due = x.sent_at + wait;
+            if due <= now {
+                let len = u64::from(x.len);
+                self.segs[i].retx = false;
+                self.retx_bytes -= len;
+                self.high_rxt = self.high_rxt.min(x.seq);
+                self.scan_from = 0;
+            } else {
+                timer = Some(timer.map_or(due, |t| t.min(due)));
+            }
+        }
+        // First transmissions, in sequence (and so sending) order from the lost boundary.
+        let from = self.segs.partition_point(|x| x.seq < self.lost_boundary);
+        let mut lost_to = None;
+        for i in from..self.segs.len() {
+            let x = &self.segs[i];
+            if x.sacked || x.retx {
+                continue; // delivered, or resent by NextSeg rule 3 or 4 (lost only with those below)
+            }
+            if !sent_after(latest, (x.sent_at, x.end())) {
+                break; // sent after everything delivered: nothing above can be lost yet
+            }
+            let due = x.sent_at + wait;
+            if due <= now {
+                lost_to = Some(i);
+            } else {
+                timer = Some(timer.map_or(due, |t| t.min(due)));
+                break;
+            }
+        }
+        if let Some(t) = lost_to {
+            for i in from..=t {
+                let x = &mut self.segs[i];
+                if !x.sacked && !x.lost {
+                    x.lost = true;
+                    self.lost_bytes += u64::from(x.len);
+                }
+            }
+            self.lost_boundary = self.segs[t].end();
+            self.debug_check_lost_boundary();
+        }
+        if let Some(r) = self.rack.as_mut() {
+            r.timer = timer;
+        }
+    }
+
     /// Marks segments covered by the SACK blocks; returns the bytes newly SACKed.
-    fn apply_sack(&mut self, seg: &Segment) -> u64 {
+    fn apply_sack(&mut self, now: SimTime, seg: &Segment) -> u64 {
         let una = self.snd_una;
         let stale = self.sack_islands.partition_point(|&(_, e)| e <= una);
         self.sack_islands.drain(..stale);
@@ -661,7 +883,7 @@ impl TcpSender {
                     _ => (e, e),
                 };
                 if cur < gap_end {
-                    newly += self.sack_range(cur, gap_end, s, e);
+                    newly += self.sack_range(now, cur, gap_end, s, e);
                 }
                 cur = cur.max(next);
                 k += 1;
@@ -688,7 +910,7 @@ impl TcpSender {
     }
 
     /// Marks SACKed the segments that overlap [a, b) and lie wholly inside the block [s, e).
-    fn sack_range(&mut self, a: u64, b: u64, s: u64, e: u64) -> u64 {
+    fn sack_range(&mut self, now: SimTime, a: u64, b: u64, s: u64, e: u64) -> u64 {
         let mut newly = 0;
         let mut i = self.segs.partition_point(|x| x.end() <= a);
         while i < self.segs.len() && self.segs[i].seq < b {
@@ -704,6 +926,7 @@ impl TcpSender {
                 }
                 self.segs[i].sacked = true;
                 newly += len;
+                self.rack_note(now, &x);
                 self.highest_sacked = self.highest_sacked.max(x.end());
             }
             i += 1;
@@ -787,6 +1010,9 @@ impl TcpSender {
         let mut newest: Option<SimTime> = None;
         while let Some(front) = self.segs.front().copied() {
             if front.end() <= ack {
+                if !front.sacked {
+                    self.rack_note(now, &front);
+                }
                 self.forget(&front);
                 any_retx |= front.ever_retx;
                 newest = Some(front.sent_at);
@@ -845,10 +1071,54 @@ impl TcpSender {
         self.scan_from = 0;
     }
 
+    /// RFC 6937 §3.1 for one ACK in recovery that delivered `delivered` bytes: the window
+    /// until the next ACK is `pipe + sndcnt`, with PRR-SSRB, the slow-start reduction bound,
+    /// once `pipe` has fallen to `ssthresh`:
+    /// ```text
+    /// prr_delivered += DeliveredData
+    /// if pipe > ssthresh: sndcnt = CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out
+    /// else:               sndcnt = MIN(ssthresh − pipe,
+    ///                                  MAX(prr_delivered − prr_out, DeliveredData) + MSS)
+    /// ```
+    /// `prr_out` counts every byte sent in recovery, the fast retransmission included (which
+    /// RFC 6675 §5 step 4.3 sends whatever the window).
+    fn prr_ack(&mut self, delivered: u64) {
+        self.prr_delivered += delivered;
+        let pipe = self.pipe();
+        let ssthresh = self.cc.ssthresh();
+        let sndcnt = if pipe > ssthresh {
+            let target = (u128::from(self.prr_delivered) * u128::from(ssthresh))
+                .div_ceil(u128::from(self.recover_fs.max(1)));
+            (target as u64).saturating_sub(self.prr_out)
+        } else {
+            let limit = self
+                .prr_delivered
+                .saturating_sub(self.prr_out)
+                .max(delivered)
+                + self.mss;
+            (ssthresh - pipe).min(limit)
+        };
+        self.prr_cwnd = pipe + sndcnt;
+    }
+
+    /// The window the send test compares `pipe` with: PRR's in SACK fast recovery, else `cwnd`.
+    fn send_window(&self) -> u64 {
+        if self.prr && self.recovery == Recovery::Fast {
+            self.prr_cwnd
+        } else {
+            self.cc.cwnd()
+        }
+    }
+
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         self.stats.fast_recoveries += 1;
-        let flight = self.snd_nxt - self.snd_una;
-        self.cc.on_congestion(now, flight, Congestion::Loss);
+        // RFC 6937 §3.1: on entering recovery, RecoverFS = snd.nxt − snd.una.
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.recover_fs = self.snd_nxt - self.snd_una;
+        self.prr_cwnd = 0;
+        self.cc
+            .on_congestion(now, self.flight_size(), Congestion::Loss);
         self.end_hystart();
         self.recovery = Recovery::Fast;
         self.recover = self.snd_nxt;
@@ -883,15 +1153,73 @@ impl TcpSender {
         self.cc.on_recovery_exit(now);
     }
 
+    /// FlightSize for a reduction on a loss or an ECN echo (RFC 5681 §3.2 step 2, RFC 6675 §5
+    /// step 4.2, RFC 3168 §6.1.2): `snd_nxt − snd_una` (RFC 5681 §2), but at most `cwnd`.
+    /// Equation (4) is an upper bound ("no more than"), and the cap matters only when a
+    /// recovery follows another at once, its hole not yet filled: `snd_nxt − snd_una` then
+    /// also counts the SACKed data of the first episode and the new data sent while it lasted,
+    /// several windows' worth, and each episode *raised* `ssthresh` (with RACK, ten-fold in a
+    /// few seconds on `tests/fidelity/red.toml`, then a retransmission storm). ns-2 likewise
+    /// halves `min(cwnd, rwnd)`, and Linux's Reno halves `cwnd`. An application-limited flow,
+    /// whose flight is below `cwnd`, still halves its flight. (RFC 6675's `pipe` would also
+    /// bound it, as ns-3's `BytesInFlight` does, but it leaves out the DupThresh SACKed segments
+    /// and the lost one, so each reduction takes about 2 segments more than half: 22 % below
+    /// Mathis's throughput at p = 1 % in `tests/performance.rs`.)
+    fn flight_size(&self) -> u64 {
+        (self.snd_nxt - self.snd_una).min(self.cc.cwnd())
+    }
+
+    /// The FlightSize RFC 5681 §3.1 equation (4) takes at a timeout, `ssthresh = max(FlightSize
+    /// / 2, 2·SMSS)`, or `None` when `ssthresh` is to be held:
+    /// * "FlightSize is the amount of outstanding data in the network" (§3.1): read as RFC 6675's
+    ///   `pipe`, not `snd_nxt − snd_una`, which during SACK recovery also counts the SACKed
+    ///   data (it has left the network) and the data presumed lost, and keeps growing with the
+    ///   new data recovery sends while `snd_una` waits at the hole;
+    /// * in fast recovery, at most twice the `ssthresh` set on entering it, so a timeout never
+    ///   raises `ssthresh` above that value (ns-3 takes `pipe` too; Linux keeps the entry value:
+    ///   `docs/models/tcp.md`);
+    /// * "when a TCP sender detects segment loss using the retransmission timer and the given
+    ///   segment has already been retransmitted by way of the retransmission timer at least
+    ///   once, the value of ssthresh is held constant" (§3.1): the oldest segment was resent in
+    ///   the current timeout episode.
+    fn rto_flight_size(&self) -> Option<u64> {
+        match self.recovery {
+            Recovery::Timeout if self.segs.front().is_some_and(|f| f.retx) => None,
+            Recovery::Fast => Some(self.pipe().min(self.cc.ssthresh().saturating_mul(2))),
+            _ => Some(self.pipe()),
+        }
+    }
+
     fn on_rto(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if self.snd_una == self.snd_nxt {
             return;
         }
         self.stats.timeouts += 1;
-        let flight = self.snd_nxt - self.snd_una;
+        if let Some(r) = self.rack.as_mut() {
+            r.timer = None;
+        }
+        let flight = self.rto_flight_size();
         self.cc.on_rto(now, flight);
-        self.end_hystart();
         self.rtt.backoff();
+        self.restart_from_una(now, out);
+    }
+
+    /// Tahoe's fast retransmit (no fast recovery): `ssthresh` as RFC 5681 §3.2 step 2 sets it
+    /// (FlightSize / 2), `cwnd` = 1 SMSS, and everything unSACKed is resent from `snd_una` in
+    /// slow start, as after a timeout but without backing off the timer; no new fast
+    /// retransmit until the data outstanding now is acknowledged (as NewReno's `recover`).
+    fn tahoe_restart(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        self.stats.fast_recoveries += 1;
+        self.cc
+            .on_congestion(now, self.flight_size(), Congestion::Loss);
+        self.rto_at = None; // restarted by the retransmission (RFC 6298 §5.1)
+        self.restart_from_una(now, out);
+    }
+
+    /// After a timeout (or Tahoe's fast retransmit), with `cwnd` already reduced: every
+    /// unSACKed segment is presumed lost and resent from `snd_una` in slow start.
+    fn restart_from_una(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        self.end_hystart();
         self.recovery = Recovery::Timeout;
         self.recover = self.snd_nxt;
         self.dupacks = 0;
@@ -931,7 +1259,7 @@ impl TcpSender {
                 self.send_new(now, len, out);
                 continue;
             }
-            if self.pipe() + self.mss > self.cc.cwnd() {
+            if self.pipe() + self.mss > self.send_window() {
                 break; // RFC 6675 §5 (C): cwnd − pipe ≥ 1 SMSS
             }
             if self.recovery != Recovery::None {
@@ -945,14 +1273,35 @@ impl TcpSender {
                 self.send_new(now, len, out);
                 continue;
             }
-            if self.recovery == Recovery::Fast {
+            if self.recovery == Recovery::Fast && self.sack {
                 if let Some(i) = self.next_rule3() {
                     self.retransmit(now, i, out);
+                    continue;
+                }
+                if let Some(i) = self.next_rescue() {
+                    // RFC 6675 §4 rule 4: RescueRxt = RecoveryPoint; HighRxt is not updated.
+                    self.rescue_rxt = Some(self.recover);
+                    let high_rxt = self.high_rxt;
+                    self.retransmit(now, i, out);
+                    self.high_rxt = high_rxt;
                     continue;
                 }
             }
             break;
         }
+    }
+
+    /// NextSeg rule 4 (RFC 6675 §4): "If the conditions for (1), (2), and (3) fail, but there
+    /// exists outstanding unSACKed data, we provide the opportunity for a single 'rescue'
+    /// retransmission per entry into loss recovery. If HighACK is greater than RescueRxt (or
+    /// RescueRxt is undefined), then one segment of up to SMSS octets that MUST include the
+    /// highest outstanding unSACKed sequence number SHOULD be returned". HighACK > RescueRxt
+    /// is `snd_una > rescue_rxt` here (both one past the byte the RFC names).
+    fn next_rescue(&self) -> Option<usize> {
+        if !self.rescue || self.rescue_rxt.is_some_and(|r| self.snd_una <= r) {
+            return None;
+        }
+        self.segs.iter().rposition(|x| !x.sacked)
     }
 
     /// Length of the next new segment allowed by the application and the receiver window.
@@ -1057,6 +1406,9 @@ impl TcpSender {
             ..Segment::default()
         });
         self.stats.segments_sent += 1;
+        if self.recovery == Recovery::Fast {
+            self.prr_out += u64::from(len); // RFC 6937 §3.1
+        }
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto()); // RFC 6298 §5.1
         }
@@ -1074,6 +1426,9 @@ impl TcpSender {
         if self.stats.completed_at.is_none() && self.snd_una >= self.app_end {
             self.stats.completed_at = Some(now);
             self.rto_at = None;
+            if let Some(r) = self.rack.as_mut() {
+                r.timer = None;
+            }
         }
     }
 

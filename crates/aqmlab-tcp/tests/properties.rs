@@ -13,12 +13,13 @@ fn cc_kind() -> impl Strategy<Value = CcKind> {
         Just(CcKind::Reno),
         Just(CcKind::NewReno),
         Just(CcKind::Cubic),
-        Just(CcKind::Vegas)
+        Just(CcKind::Vegas),
+        Just(CcKind::Tahoe)
     ]
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
 
     /// Liveness and integrity: whatever data segments are lost (including retransmissions),
     /// the transfer completes and the receiver gets exactly `bytes`.
@@ -26,6 +27,8 @@ proptest! {
     fn transfers_complete_under_arbitrary_losses(
         kind in cc_kind(),
         sack in any::<bool>(),
+        prr in any::<bool>(),
+        rack in any::<bool>(),
         delayed_ack in any::<bool>(),
         handshake in any::<bool>(),
         ecn in any::<bool>(),
@@ -37,6 +40,9 @@ proptest! {
         let cfg = TcpConfig {
             mss,
             sack,
+            // PRR and RACK need SACK.
+            prr: prr && sack,
+            rack: rack && sack,
             delayed_ack,
             handshake,
             ecn,

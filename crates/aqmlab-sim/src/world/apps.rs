@@ -88,6 +88,22 @@ pub enum TcpApp {
 }
 
 impl TcpApp {
+    /// Whether the application draws anything from its random stream (so that the seed can
+    /// change a run): Poisson arrivals, random sizes or periods.
+    pub fn draws_at_random(&self) -> bool {
+        match self {
+            TcpApp::Bulk | TcpApp::Finite { .. } => false,
+            TcpApp::Web { arrivals, size, .. } => {
+                !matches!(arrivals, Arrivals::Periodic { .. })
+                    || !matches!(size, SizeDist::Constant { .. })
+            }
+            TcpApp::PackMime { .. } | TcpApp::OnOff { .. } => true,
+            TcpApp::Repeat { size, idle, .. } => {
+                !matches!(size, SizeDist::Constant { .. }) || !matches!(idle, IdleDist::Constant(_))
+            }
+        }
+    }
+
     /// The application's name in reports.
     pub fn name(&self) -> &'static str {
         match self {

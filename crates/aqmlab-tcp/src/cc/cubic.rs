@@ -191,7 +191,9 @@ impl CongestionControl for Cubic {
     fn on_recovery_exit(&mut self, _now: SimTime) {
         self.reduced_unacked = false;
     }
-    fn on_rto(&mut self, _now: SimTime, _flight_size: u64) {
+    fn on_rto(&mut self, _now: SimTime, _flight_size: Option<u64>) {
+        // CUBIC sizes its reduction from cwnd (§4.6), not from the sender's FlightSize, and
+        // holds it by its own episode rule (any ACK of new data ends the episode, as Linux).
         if self.reduced_unacked {
             // The same episode (§4.8, RFC 5681 §3.1): ssthresh and W_max stay.
             self.epoch = None;
@@ -207,6 +209,9 @@ impl CongestionControl for Cubic {
         // resumes, as Linux shifts its epoch over an idle period.
         self.epoch = None;
         self.frac = 0.0;
+    }
+    fn set_initial_ssthresh(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh;
     }
     fn exit_slow_start(&mut self, _now: SimTime) {
         // §4.10: leaving the first slow start without a loss leaves W_max undefined; CUBIC sets
@@ -272,14 +277,14 @@ mod tests {
         let mss = 1000;
         // Back-to-back timeouts: the second finds cwnd = 1 segment and must not reduce from it.
         let mut c = Cubic::new(CubicParams::default(), mss, 100 * mss);
-        c.on_rto(SimTime::ZERO, 100 * mss);
+        c.on_rto(SimTime::ZERO, Some(100 * mss));
         assert_eq!((c.cwnd(), c.ssthresh(), c.w_max()), (mss, 70 * mss, 100.0));
-        c.on_rto(SimTime::from_secs(1), 100 * mss);
+        c.on_rto(SimTime::from_secs(1), Some(100 * mss));
         assert_eq!((c.cwnd(), c.ssthresh(), c.w_max()), (mss, 70 * mss, 100.0));
         // Once new data is acknowledged, a later timeout is a new episode.
         c.on_ack(&ack_at(2, mss));
         assert_eq!(c.cwnd(), 2 * mss);
-        c.on_rto(SimTime::from_secs(3), 2 * mss);
+        c.on_rto(SimTime::from_secs(3), Some(2 * mss));
         assert_eq!(
             c.ssthresh(),
             2 * mss,
@@ -290,13 +295,13 @@ mod tests {
         // A timeout during fast recovery keeps the reduction the loss made.
         let mut c = Cubic::new(CubicParams::default(), mss, 100 * mss);
         c.on_congestion(SimTime::ZERO, 100 * mss, Congestion::Loss);
-        c.on_rto(SimTime::from_secs(1), 100 * mss);
+        c.on_rto(SimTime::from_secs(1), Some(100 * mss));
         assert_eq!((c.cwnd(), c.ssthresh(), c.w_max()), (mss, 70 * mss, 100.0));
         // After recovery ends, a timeout reduces again.
         let mut c = Cubic::new(CubicParams::default(), mss, 100 * mss);
         c.on_congestion(SimTime::ZERO, 100 * mss, Congestion::Loss);
         c.on_recovery_exit(SimTime::from_secs(1));
-        c.on_rto(SimTime::from_secs(2), 70 * mss);
+        c.on_rto(SimTime::from_secs(2), Some(70 * mss));
         assert_eq!(c.ssthresh(), 49 * mss);
     }
 }

@@ -69,13 +69,18 @@ pub trait CongestionControl {
     fn on_congestion(&mut self, now: SimTime, flight_size: u64, kind: Congestion);
     /// Fast recovery ended (the recovery point was cumulatively acknowledged).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
-    /// The retransmission timer expired.
-    fn on_rto(&mut self, now: SimTime, flight_size: u64);
+    /// The retransmission timer expired: `cwnd` = the loss window. `flight_size` is the
+    /// FlightSize RFC 5681 §3.1 equation (4) is to halve (the sender's RFC 6675 `pipe`, capped
+    /// during fast recovery so that `ssthresh` cannot rise), or `None` when `ssthresh` is held
+    /// (the oldest segment was already resent by the timer, §3.1).
+    fn on_rto(&mut self, now: SimTime, flight_size: Option<u64>);
     /// Replaces the initial window (RFC 5681 §3.1: one segment after a lost SYN).
     fn reset_initial_window(&mut self, cwnd: u64);
     /// Leaves slow start without a congestion signal (HyStart++, RFC 9406 §4.2): `ssthresh =
     /// cwnd`, and congestion avoidance from the current window.
     fn exit_slow_start(&mut self, now: SimTime);
+    /// Replaces the initial `ssthresh` (a configured [`crate::TcpConfig::initial_ssthresh`]).
+    fn set_initial_ssthresh(&mut self, ssthresh: u64);
     /// Reports internal state for tracing.
     fn visit_state(&self, _visit: &mut dyn FnMut(&'static str, f64)) {}
 }
@@ -102,7 +107,8 @@ pub(crate) fn half_flight(flight_size: u64, mss: u64) -> u64 {
 /// Enum dispatch over the built-in controllers.
 #[derive(Clone, Debug)]
 pub enum AnyCc {
-    /// Reno and NewReno (the same window arithmetic; they differ in the sender's recovery).
+    /// Tahoe, Reno and NewReno (the same window arithmetic but Tahoe's one-segment window after
+    /// a loss; they differ in the sender's recovery).
     Reno(Reno),
     /// CUBIC.
     Cubic(Cubic),
@@ -115,6 +121,7 @@ impl AnyCc {
     pub fn new(cfg: &CcConfig, mss: u64, initial_cwnd: u64) -> Self {
         match cfg.kind {
             CcKind::Reno | CcKind::NewReno => AnyCc::Reno(Reno::new(mss, initial_cwnd)),
+            CcKind::Tahoe => AnyCc::Reno(Reno::tahoe(mss, initial_cwnd)),
             CcKind::Cubic => AnyCc::Cubic(Cubic::new(cfg.cubic, mss, initial_cwnd)),
             CcKind::Vegas => AnyCc::Vegas(Vegas::new(cfg.vegas, mss, initial_cwnd)),
         }
@@ -147,7 +154,7 @@ impl CongestionControl for AnyCc {
     fn on_recovery_exit(&mut self, now: SimTime) {
         dispatch!(self, c => c.on_recovery_exit(now))
     }
-    fn on_rto(&mut self, now: SimTime, flight_size: u64) {
+    fn on_rto(&mut self, now: SimTime, flight_size: Option<u64>) {
         dispatch!(self, c => c.on_rto(now, flight_size))
     }
     fn reset_initial_window(&mut self, cwnd: u64) {
@@ -155,6 +162,9 @@ impl CongestionControl for AnyCc {
     }
     fn exit_slow_start(&mut self, now: SimTime) {
         dispatch!(self, c => c.exit_slow_start(now))
+    }
+    fn set_initial_ssthresh(&mut self, ssthresh: u64) {
+        dispatch!(self, c => c.set_initial_ssthresh(ssthresh))
     }
     fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
         dispatch!(self, c => c.visit_state(visit))

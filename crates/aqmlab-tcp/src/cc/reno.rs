@@ -8,6 +8,7 @@
 //!   `1/cwnd` per ACK instead, which halves the growth rate under delayed ACKs.)
 //! * Loss or ECN: `ssthresh = cwnd = max(FlightSize/2, 2·SMSS)` (equation 4).
 //! * RTO: same `ssthresh`, `cwnd` = loss window = 1 SMSS.
+//! * Tahoe ([`Reno::tahoe`]): a loss, too, leaves `cwnd` = 1 SMSS.
 
 use super::{half_flight, slow_start, AckEvent, Congestion, CongestionControl};
 use aqmlab_core::SimTime;
@@ -20,6 +21,8 @@ pub struct Reno {
     ssthresh: u64,
     /// Bytes acknowledged since the last congestion-avoidance increase.
     bytes_acked: u64,
+    /// Tahoe: a loss leaves one segment of window (slow start), not `ssthresh`.
+    tahoe: bool,
 }
 
 impl Reno {
@@ -30,6 +33,16 @@ impl Reno {
             cwnd: initial_cwnd,
             ssthresh: u64::MAX,
             bytes_acked: 0,
+            tahoe: false,
+        }
+    }
+
+    /// Tahoe's window: as Reno's, but a loss sets `cwnd` to the loss window, one segment
+    /// (Jacobson 1988; RFC 5681 §3.1 for the value of `ssthresh`), so slow start follows.
+    pub fn tahoe(mss: u64, initial_cwnd: u64) -> Self {
+        Reno {
+            tahoe: true,
+            ..Reno::new(mss, initial_cwnd)
         }
     }
 }
@@ -58,18 +71,29 @@ impl CongestionControl for Reno {
             self.cwnd += self.mss;
         }
     }
-    fn on_congestion(&mut self, _now: SimTime, flight_size: u64, _kind: Congestion) {
+    fn on_congestion(&mut self, _now: SimTime, flight_size: u64, kind: Congestion) {
         self.ssthresh = half_flight(flight_size, self.mss);
-        self.cwnd = self.ssthresh;
+        // Tahoe has no fast recovery: after a loss, slow start from one segment. (An ECN echo
+        // halves the window, RFC 3168 §6.1.2, whatever the algorithm.)
+        self.cwnd = if self.tahoe && kind == Congestion::Loss {
+            self.mss
+        } else {
+            self.ssthresh
+        };
         self.bytes_acked = 0;
     }
-    fn on_rto(&mut self, _now: SimTime, flight_size: u64) {
-        self.ssthresh = half_flight(flight_size, self.mss);
+    fn on_rto(&mut self, _now: SimTime, flight_size: Option<u64>) {
+        if let Some(f) = flight_size {
+            self.ssthresh = half_flight(f, self.mss);
+        }
         self.cwnd = self.mss;
         self.bytes_acked = 0;
     }
     fn reset_initial_window(&mut self, cwnd: u64) {
         self.cwnd = cwnd;
+    }
+    fn set_initial_ssthresh(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh;
     }
     fn exit_slow_start(&mut self, _now: SimTime) {
         self.ssthresh = self.cwnd;
@@ -111,7 +135,7 @@ mod tests {
         assert_eq!(r.cwnd(), 5000, "no increase before a full window is acked");
         r.on_ack(&ack(1000));
         assert_eq!(r.cwnd(), 6000);
-        r.on_rto(SimTime::ZERO, 3000);
+        r.on_rto(SimTime::ZERO, Some(3000));
         assert_eq!((r.cwnd(), r.ssthresh()), (1000, 2000));
     }
 

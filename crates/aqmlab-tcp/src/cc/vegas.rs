@@ -191,8 +191,10 @@ impl CongestionControl for Vegas {
         self.incr = Incr::Hold;
         self.ca_acc = 0;
     }
-    fn on_rto(&mut self, _now: SimTime, flight_size: u64) {
-        self.ssthresh = half_flight(flight_size, self.mss);
+    fn on_rto(&mut self, _now: SimTime, flight_size: Option<u64>) {
+        if let Some(f) = flight_size {
+            self.ssthresh = half_flight(f, self.mss);
+        }
         self.cwnd = 2 * self.mss;
         self.incr = Incr::SlowStart;
         self.inc_flag = true;
@@ -200,6 +202,9 @@ impl CongestionControl for Vegas {
     }
     fn reset_initial_window(&mut self, cwnd: u64) {
         self.cwnd = cwnd;
+    }
+    fn set_initial_ssthresh(&mut self, ssthresh: u64) {
+        self.ssthresh = ssthresh;
     }
     fn exit_slow_start(&mut self, _now: SimTime) {
         // Vegas leaves slow start by its own rule; HyStart++ is refused for it (config).

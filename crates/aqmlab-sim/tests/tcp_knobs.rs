@@ -1,0 +1,138 @@
+//! Every TCP parameter of the sender can be set from a scenario file (issue 14), and a bad
+//! value fails with one line naming the key.
+
+use aqmlab_core::SimDuration;
+use aqmlab_sim::scenario::{build, Overrides};
+use aqmlab_sim::world::FlowSpec;
+use aqmlab_tcp::{CcKind, TcpConfig};
+use std::path::Path;
+
+fn scenario(flow_keys: &str) -> String {
+    format!(
+        r#"
+duration = "1s"
+[dumbbell]
+senders = 1
+access_rate = "100Mbps"
+sender_delay = "1ms"
+receiver_delay = "1ms"
+[dumbbell.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+buffer = "100p"
+[[flows]]
+kind = "tcp"
+from = "s1"
+to = "r1"
+{flow_keys}
+"#
+    )
+}
+
+fn cfg(flow_keys: &str) -> Result<TcpConfig, String> {
+    let s = build(
+        &scenario(flow_keys),
+        "t.toml",
+        Path::new("."),
+        "t",
+        &Overrides::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    match s.sim.flow_spec(0) {
+        Some(FlowSpec::Tcp(t)) => Ok(t.cfg),
+        _ => panic!("a tcp flow"),
+    }
+}
+
+#[test]
+fn every_sender_parameter_is_a_scenario_key() {
+    let c = cfg(r#"cc = "newreno"
+mss = 1000
+initial_rto = "3s"
+max_rto = "120s"
+min_rto = "1s"
+initial_ssthresh = 20
+dupack_threshold = 4
+prr = true
+recovery = "rack"
+rescue = false
+initial_cwnd = 2
+max_window = 64"#)
+    .unwrap();
+    assert_eq!(c.cc.kind, CcKind::NewReno);
+    assert_eq!(c.initial_rto, SimDuration::from_secs(3));
+    assert_eq!(c.max_rto, SimDuration::from_secs(120));
+    assert_eq!(c.min_rto, SimDuration::from_secs(1));
+    assert_eq!(c.initial_ssthresh, Some(20_000));
+    assert_eq!(c.dupack_threshold, 4);
+    assert!(c.prr && c.rack && !c.rescue);
+    assert!(!cfg("recovery = \"rfc6675\"").unwrap().rack);
+    assert_eq!(
+        (c.initial_cwnd_segments, c.max_window_segments),
+        (2, Some(64))
+    );
+
+    let c = cfg(r#"cc = "cubic"
+cubic_beta = 0.5
+cubic_c = 0.8
+cubic_fast_convergence = false
+cubic_reno_friendly = false
+hystart = true"#)
+    .unwrap();
+    assert_eq!((c.cc.cubic.beta, c.cc.cubic.c), (0.5, 0.8));
+    assert!(!c.cc.cubic.fast_convergence && !c.cc.cubic.reno_friendly && c.cc.hystart);
+
+    // ns-3's Vegas defaults (ns-2's are 1/3/1, ours).
+    let c = cfg("cc = \"vegas\"\nvegas_alpha = 2\nvegas_beta = 4\nvegas_gamma = 1").unwrap();
+    assert_eq!(
+        (c.cc.vegas.alpha, c.cc.vegas.beta, c.cc.vegas.gamma),
+        (2, 4, 1)
+    );
+
+    assert_eq!(cfg("cc = \"tahoe\"").unwrap().cc.kind, CcKind::Tahoe);
+}
+
+#[test]
+fn bad_knobs_name_their_key() {
+    let e = |keys: &str| cfg(keys).unwrap_err();
+    assert_eq!(
+        e("cc = \"newreno\"\ncubic_beta = 0.5"),
+        "t.toml:13: flows[0].cubic_beta: cubic_beta applies to cc = \"cubic\"; this flow has cc = \"newreno\""
+    );
+    assert_eq!(
+        e("cc = \"cubic\"\ncubic_beta = 1.5"),
+        "t.toml:17: flows[0].cubic_beta: expected a decrease factor 0 < beta < 1 (RFC 9438: 0.7), got 1.5"
+    );
+    assert_eq!(
+        e("sack = false\nprr = true"),
+        "t.toml:13: flows[0].prr: prr (RFC 6937) needs sack = true: it paces recovery by RFC 6675's pipe"
+    );
+    assert_eq!(
+        e("cc = \"vegas\"\nvegas_alpha = 5"),
+        "t.toml:17: flows[0].vegas_alpha: expected vegas_alpha <= vegas_beta, got 5 > 3"
+    );
+    assert_eq!(
+        e("initial_rto = \"0s\""),
+        "t.toml:16: flows[0].initial_rto: expected a duration > 0"
+    );
+    assert_eq!(
+        e("min_rto = \"2s\"\nmax_rto = \"1s\""),
+        "t.toml:17: flows[0].max_rto: expected a maximum RTO of at least the minimum RTO, 2s, got \"1s\""
+    );
+    assert_eq!(
+        e("initial_ssthresh = 1"),
+        "t.toml:16: flows[0].initial_ssthresh: expected an initial ssthresh in segments between 2 and 16777216, got 1"
+    );
+    assert_eq!(
+        e("recovery = \"fack\""),
+        "t.toml:16: flows[0].recovery: expected rfc6675 or rack, got \"fack\""
+    );
+    assert_eq!(
+        e("sack = false\nrecovery = \"rack\""),
+        "t.toml:17: flows[0].recovery: recovery = \"rack\" (RFC 8985) needs sack = true: it learns of deliveries from SACK"
+    );
+    assert_eq!(
+        e("cc = \"westwood\""),
+        "t.toml:16: flows[0].cc: expected tahoe, reno, newreno, cubic or vegas, got \"westwood\""
+    );
+}
