@@ -36,8 +36,8 @@ FULL_S = 259_200.0
 QUICK_S = 2_000.0
 CBR_START_S = 300.0
 SAMPLES = 500
-#: TCP Tahoe as the paper's ns-2 runs used, where this build has it.
-CC = "reno"
+#: TCP Tahoe, as the paper's ns-2 runs used (ns-2's Agent/TCP).
+CC = "tahoe"
 SOURCES = [
     "C. Ford, LSTFCoDel: CoDel with LSTF-Style Priority Queuing, arXiv:2007.01375 (2020), "
     "Tables II-VIII (seed 004)",
@@ -443,8 +443,8 @@ def _report(out, quick, duration, alphas, stats, welch_t, f_test, seeds) -> Repr
         "The paper's tables leave out TCP: LSTF's priorities are fixed at arrival, so it reorders "
         "the FTP's segments; the goodput, retransmission and timeout columns show what the lower "
         "queueing delay costs the TCP flow.",
-        f"TCP: {CC} (the paper's ns-2 runs used Tahoe), window 20, 1540-byte packets. One seed: "
-        "nothing in the scenario is random.",
+        f"TCP: {CC} as the paper's ns-2 runs (Agent/TCP), window 20, 1540-byte packets. One "
+        "seed: nothing in the scenario is random.",
     ]
     lstf_intended = [v for k, v in stats.items() if k.startswith("LSTF") and intended in k]
     codel_intended = stats[f"CoDel, {intended}"]

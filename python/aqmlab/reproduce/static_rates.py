@@ -108,8 +108,9 @@ def scenario_text(load: str, duration: float) -> tuple[str, list[str]]:
     """The scenario of one load, and the kinds of its flows in order (ftp, web, cbr, cbr)."""
     n_ftp = 1 if load == "1 FTP" else 4
     kinds = ["ftp"] * n_ftp
-    # Starts staggered by 100 ms so the FTPs do not move in lock-step.
-    flows = "".join(FTP.format(i=i + 1, start=f"{0.1 * i:g}s") for i in range(n_ftp))
+    # Random starts in the first second (each flow's own draw), so that the FTPs do not move in
+    # lock-step and every seed is a different run.
+    flows = "".join(FTP.format(i=i + 1, start="uniform(0s, 1s)") for i in range(n_ftp))
     if "web" in load:
         flows += WEB.format(i=n_ftp + 1)
         kinds.append("web")
