@@ -16,8 +16,8 @@ install: ## build the Rust core (profile-guided) and install the aqmlab package 
 install-test: ## install aqmlab (as install) with its test tools (pytest, ruff)
 	scripts/pgo-install.sh '.[test]'
 
-demo: install ## the main job: the CoDel dynamic-link experiment, CoDel vs tail drop side by side
-	$(PYTHON) -m aqmlab run scenarios/codel-dynamic-link.toml --compare bottleneck=droptail
+demo: install ## the main job: the CoDel paper's dynamic link reproduced, its claims beside ours
+	$(PYTHON) -m aqmlab reproduce codel-dynamic --out out/codel-dynamic
 
 lint: ## rustfmt, clippy (warnings are errors) and ruff
 	cargo fmt --all -- --check

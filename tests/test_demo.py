@@ -1,4 +1,4 @@
-"""The quick start's main job: ``aqmlab demo``."""
+"""`aqmlab demo`: the bundled overload schedule replayed through every discipline."""
 
 import json
 
