@@ -79,12 +79,11 @@ def test_run_writes_summary_and_series(scenario, tmp_path):
 
 
 def test_packet_log(scenario, tmp_path):
-    r = run_cli(
-        "run", str(scenario), "--out", str(tmp_path), "--quiet", "--packet-log", "bottleneck"
-    )
+    out = tmp_path / "out"
+    r = run_cli("run", str(scenario), "--out", str(out), "--quiet", "--packet-log", "bottleneck")
     assert r.returncode == 0, r.stderr
-    pk = pd.read_parquet(tmp_path / "packets.parquet")
-    s = json.loads((tmp_path / "summary.json").read_text())
+    pk = pd.read_parquet(out / "packets.parquet")
+    s = json.loads((out / "summary.json").read_text())
     b = s["links"]["bottleneck"]
     assert list(pk.columns) == ["link", "t_ns", "sojourn_ns", "size", "flow"]
     assert set(pk.link) == {"bottleneck"}
@@ -266,6 +265,7 @@ def test_output_table_writes_csv_and_the_packet_log(tmp_path):
         "flows.csv",
         "links.csv",
         "packets.csv",
+        "scenario.resolved.toml",
         "summary.json",
     ]
     s = json.loads((out / "summary.json").read_text())

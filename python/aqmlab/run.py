@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-import math
 import numbers
 import os
 import sys
@@ -13,13 +13,17 @@ from typing import Any
 
 from aqmlab import _core
 
-__all__ = ["RunResult", "TomlText", "load", "run", "simulate"]
+__all__ = ["RunResult", "TomlText", "load", "provenance_of", "run", "simulate"]
 
 #: Show the progress bar once a run has taken this many wall-clock seconds.
 PROGRESS_AFTER_S = 1.0
 
 #: The most time-series bins a run holds in memory before handing them to the output files.
 MAX_STEP_BINS = 10_000
+
+#: Wall seconds one step of the simulation aims at: the run only notices Ctrl-C (and SIGTERM,
+#: SIGHUP) between steps, so steps are kept short whatever the scenario's pace.
+STEP_WALL_S = 0.1
 
 
 @dataclass
@@ -98,7 +102,47 @@ def run(
     :class:`aqmlab.ScenarioError` on bad input, before simulating.
     """
     r = load(scenario, seed=seed, qdisc=qdisc, set=set, packet_log=packet_log)
-    return simulate(r, out, csv=csv, progress=progress, keep=keep)
+    prov = provenance_of(
+        r,
+        scenario=scenario
+        if not isinstance(scenario, str) or not _is_toml_text(scenario)
+        else "<string>",
+        seed=seed,
+        qdisc=qdisc,
+        set=set,
+        packet_log=packet_log,
+    )
+    return simulate(r, out, csv=csv, progress=progress, keep=keep, provenance=prov)
+
+
+def provenance_of(
+    r: Any,
+    *,
+    scenario: Any = None,
+    seed: int | None = None,
+    qdisc: dict[str, str] | None = None,
+    set: dict[str, Any] | None = None,  # noqa: A002 - mirrors the --set flag
+    packet_log: list[str] | None = None,
+    command: list[str] | None = None,
+) -> dict[str, Any]:
+    """What ``summary.json`` records of how a run was made (its ``provenance`` key): the aqmlab
+    version and build, the command line, the scenario file and every override applied, the
+    discipline parameters ``--qdisc`` dropped, and the fully resolved scenario."""
+    dropped: dict[str, list[str]] = {}
+    for link, kv in r.dropped_params():
+        dropped.setdefault(link, []).append(kv)
+    return {
+        "aqmlab_version": _core.__version__,
+        "build": _core.BUILD,
+        "command": None if command is None else list(command),
+        "scenario_file": None if scenario is None else os.fspath(scenario),
+        "seed": seed,
+        "qdisc": [f"{k}={v}" for k, v in (qdisc or {}).items()],
+        "set": [f"{k}={v}" for k, v in (set or {}).items()],
+        "packet_log": list(packet_log or []),
+        "dropped_params": dropped,
+        "resolved": json.loads(r.resolved_json()),
+    }
 
 
 def simulate(
@@ -108,46 +152,93 @@ def simulate(
     csv: bool = False,
     progress: bool | None = None,
     keep: bool = True,
+    provenance: dict[str, Any] | None = None,
+    staged: str | None = None,
 ) -> RunResult:
-    """Run ``r``, a scenario :func:`load` read, to its end: :func:`run` after the loading."""
-    from aqmlab.series import SeriesSink
+    """Run ``r``, a scenario :func:`load` read, to its end: :func:`run` after the loading.
+
+    With ``out``, the files are written to a staging folder and put in place at the end
+    (:mod:`aqmlab.outdir`); ``staged`` is such a folder already made by the caller (``aqmlab
+    run`` stages every arm of a comparison in one, and commits it once), with ``out`` the
+    folder its files will be in, which error messages name."""
+    from aqmlab.outdir import OutputFolder
 
     show = sys.stderr.isatty() if progress is None else progress
     total = r.duration_s
-    # Each step's bins are handed to the sink as the run goes: at most MAX_STEP_BINS of them
-    # are ever held in memory, however long the run.
-    steps = max(200, math.ceil(total / r.bin_s / MAX_STEP_BINS))
-    sink = SeriesSink(
-        ["links", "flows", "packets"] if r.logs_packets else ["links", "flows"],
-        None if out is None else os.fspath(out),
-        csv or r.csv,
-        keep,
-    )
+    # At most MAX_STEP_BINS bins are held in memory between steps, however long the run; at
+    # least 200 steps for the progress bar; and steps of about STEP_WALL_S wall seconds, so that
+    # a signal takes effect at once: the first step is short, and each next one is twice or
+    # half as long as the last, as it ran faster or slower than that (the results do not depend
+    # on where the steps fall).
+    longest = min(total / 200, r.bin_s * MAX_STEP_BINS)
+    step = min(longest, 0.01)
+    folder = OutputFolder(out) if out is not None and staged is None else None
+    write_dir = staged if staged is not None else (folder.stage if folder else None)
+    shown_dir = None if out is None else os.fspath(out)
+    sink = None
     t0 = time.monotonic()
     shown = False
     try:
-        for k in range(1, steps + 1):
-            r.advance(total * k / steps)
+        from aqmlab.series import SeriesSink
+
+        sink = SeriesSink(
+            ["links", "flows", "packets"] if r.logs_packets else ["links", "flows"],
+            write_dir,
+            csv or r.csv,
+            keep,
+            shown_dir=shown_dir,
+        )
+        while r.now_s < total:
+            w0 = time.monotonic()
+            r.advance(min(total, r.now_s + step))
             sink.add(r.take_series())
-            wall = time.monotonic() - t0
+            now = time.monotonic()
+            took = now - w0
+            if took < STEP_WALL_S / 2:
+                step = min(longest, step * 2)
+            elif took > STEP_WALL_S * 2:
+                step = max(r.bin_s / 1000, step / 2)
+            wall = now - t0
             if show and (shown or wall > PROGRESS_AFTER_S):
                 shown = True
-                _progress(k / steps, r.now_s, total, wall)
+                _progress(r.now_s / total, r.now_s, total, wall)
         summary = json.loads(r.summary_json())
+        if provenance is None:
+            provenance = provenance_of(r)
+        summary["provenance"] = provenance
         sink.add(r.take_series(to_end=True))
+        tables = sink.close()
+        if write_dir is not None:
+            _write_text(write_dir, shown_dir, "summary.json", json.dumps(summary, indent=2) + "\n")
+            _write_text(write_dir, shown_dir, "scenario.resolved.toml", r.resolved_toml())
+        if folder is not None:
+            folder.commit()
     except BaseException:
-        sink.abort()  # Ctrl-C or a failed write: leave no half-written files behind
+        # Ctrl-C, a signal or a failed write: leave no half-written files behind.
+        if sink is not None:
+            sink.abort()
+        if folder is not None:
+            folder.abort()
         raise
     finally:
         if shown:
             sys.stderr.write("\n")
-    tables = sink.close()
-    if out is not None:
-        with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
-            json.dump(summary, f, indent=2)
-            f.write("\n")
     links, flows, packets = tables["links"], tables["flows"], tables.get("packets")
     return RunResult(summary, links, flows, packets)
+
+
+def _write_text(write_dir: str, shown_dir: str | None, name: str, text: str) -> None:
+    """Writes ``name`` into ``write_dir``; an error names it as it will be (in ``shown_dir``)
+    and leaves no partial file."""
+    path = os.path.join(write_dir, name)
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+        shown = os.path.join(shown_dir or write_dir, name)
+        raise OSError(e.errno, f"cannot write: {e.strerror or e}", shown) from None
 
 
 def _is_toml_text(s: str) -> bool:

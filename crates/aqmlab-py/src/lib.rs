@@ -247,6 +247,21 @@ impl Run {
         self.wall_s += t0.elapsed().as_secs_f64();
         py.check_signals()
     }
+    /// The fully resolved scenario as TOML: every value after defaults, `--set` edits and
+    /// `--qdisc` swaps, discipline parameters included; running it reproduces this run bit for
+    /// bit. Its text depends only on what the run simulates, so it can key a cache.
+    fn resolved_toml(&self) -> String {
+        self.scenario.resolved.clone()
+    }
+    /// [`Run::resolved_toml`] as JSON text (its tables and values as TOML reads them).
+    fn resolved_json(&self) -> String {
+        aqmlab_sim::resolved::resolved_json(&self.scenario.resolved).to_string()
+    }
+    /// The file's discipline parameters that `--qdisc` swaps dropped, as
+    /// `[(link direction, "NAME=VALUE")]`.
+    fn dropped_params(&self) -> Vec<(String, String)> {
+        self.scenario.dropped_params.clone()
+    }
     /// The summary as a JSON string (see docs/data-format.md).
     fn summary_json(&self) -> String {
         let r = self.scenario.sim.report();

@@ -14,6 +14,7 @@
 //! * [`sketch`] — the streaming quantile sketch behind every delay summary.
 //! * [`summary`] — `summary.json`.
 //! * [`packmime`] — PackMime-HTTP's generators (web traffic with `model = "packmime"`).
+//! * [`resolved`] — the fully resolved scenario file of a run (`scenario.resolved.toml`).
 #![warn(missing_docs)]
 
 pub mod arena;
@@ -24,6 +25,7 @@ pub mod fuzzing;
 pub mod packmime;
 pub mod pipe;
 pub mod rate;
+pub mod resolved;
 pub mod scenario;
 pub mod sketch;
 pub mod summary;

@@ -80,6 +80,7 @@ struct RawScenario {
     name: Option<String>,
     description: Option<String>,
     duration: S,
+    #[serde(default, deserialize_with = "seed_value")]
     seed: Option<u64>,
     bin: Option<S>,
     dumbbell: Option<RawDumbbell>,
@@ -89,6 +90,36 @@ struct RawScenario {
     #[serde(default)]
     flows: Vec<RawFlow>,
     output: Option<RawOutput>,
+}
+
+/// A seed: a whole number 0..2^64-1, as an integer or (above TOML's integer range, as the
+/// resolved scenario writes it) a string of digits.
+fn seed_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    struct V;
+    impl serde::de::Visitor<'_> for V {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a whole number 0..18446744073709551615")
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| {
+                E::custom(format!(
+                    "expected a whole number 0..18446744073709551615, got {v}"
+                ))
+            })
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<u64, E> {
+            v.parse().map_err(|_| {
+                E::custom(format!(
+                    "expected a whole number 0..18446744073709551615, got {v:?}"
+                ))
+            })
+        }
+    }
+    d.deserialize_any(V).map(Some)
 }
 
 /// `[output]`: how the series are written and which optional metrics are kept.
@@ -213,6 +244,11 @@ pub struct Scenario {
     /// Something in the scenario draws random numbers (a discipline, a lossy link, random
     /// traffic, a random start), so the seed matters; `aqmlab run` warns when it does not.
     pub random: bool,
+    /// The fully resolved scenario file: every value after defaults and overrides; running it
+    /// reproduces this run bit for bit ([`crate::resolved`]).
+    pub resolved: String,
+    /// The file's discipline parameters a `--qdisc` swap dropped: `(link direction, NAME=VALUE)`.
+    pub dropped_params: Vec<(String, String)>,
 }
 
 /// Command-line style overrides applied while building.
@@ -689,13 +725,15 @@ pub fn build(
         });
     }
 
+    let mut resolved_dirs = Vec::with_capacity(dir_cfgs.len());
+    let mut dropped_params = Vec::new();
     for ((name, d, path), (from, to)) in dir_cfgs.iter().zip(&ends) {
         let swapped = ov
             .qdisc
             .iter()
             .rev()
             .find(|(n, _)| n == name || name.strip_suffix(".rev") == Some(n.as_str()));
-        links.push(direction(
+        let (link, kind, params) = direction(
             &cx,
             name,
             d,
@@ -705,7 +743,29 @@ pub fn build(
             seed,
             swapped.map(|(_, k)| k.as_str()),
             &ov.set_params,
-        )?);
+            &mut dropped_params,
+        )?;
+        resolved_dirs.push(crate::resolved::ResolvedDirection {
+            name: name.clone(),
+            from: *from,
+            to: *to,
+            rate: match &link.rate {
+                LinkRate::Constant(r) => crate::resolved::RateSpec::Constant(*r),
+                LinkRate::Steps(st) => crate::resolved::RateSpec::Schedule(st.steps().to_vec()),
+                LinkRate::Trace { .. } => {
+                    let p = cx
+                        .dir
+                        .join(d.trace.as_ref().expect("a trace rate").get_ref());
+                    crate::resolved::RateSpec::Trace(std::path::absolute(&p).unwrap_or(p))
+                }
+            },
+            delay: link.delay,
+            qdisc: kind.name(),
+            params,
+            loss: link.loss,
+            jitter: d.jitter.as_ref().map(|j| j.get_ref().clone()),
+        });
+        links.push(link);
     }
 
     // Whether the seed matters: a discipline that draws, a lossy link, random traffic or a
@@ -992,15 +1052,49 @@ pub fn build(
             ));
         }
     }
+    let name = raw.name.unwrap_or_else(|| default_name.to_string());
+    let description = raw.description.unwrap_or_default();
+    let resolved = crate::resolved::resolved_toml(
+        &crate::resolved::ResolvedHeader {
+            name: &name,
+            description: &description,
+            duration,
+            seed,
+            bin,
+            nodes: &nodes,
+            csv,
+            flows: raw_flow_tables(text),
+        },
+        &resolved_dirs,
+        &sim,
+    );
     Ok(Scenario {
-        name: raw.name.unwrap_or_else(|| default_name.to_string()),
-        description: raw.description.unwrap_or_default(),
+        name,
+        description,
         duration,
         seed,
         sim,
         csv,
         random,
+        resolved,
+        dropped_params,
     })
+}
+
+/// The `[[flows]]` tables of scenario `text`, as written (the resolved scenario copies them).
+fn raw_flow_tables(text: &str) -> toml_edit::ArrayOfTables {
+    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+        return Default::default();
+    };
+    match doc.get("flows") {
+        Some(toml_edit::Item::ArrayOfTables(a)) => a.clone(),
+        // `flows = [{...}, ...]`: the same tables, inline.
+        Some(toml_edit::Item::Value(toml_edit::Value::Array(a))) => a
+            .iter()
+            .filter_map(|v| v.as_inline_table().map(|t| t.clone().into_table()))
+            .collect(),
+        _ => Default::default(),
+    }
 }
 
 /// The largest packet flow `i` sends from its source to its destination and back, with what
@@ -1169,6 +1263,10 @@ fn key_of(path: &str, key: &str) -> String {
     }
 }
 
+/// A built link direction, with its discipline's kind and every one of its parameters (given or
+/// default: what the resolved scenario writes).
+type BuiltDirection = (LinkConfig, Kind, Vec<(String, String)>);
+
 #[allow(clippy::too_many_arguments)]
 fn direction(
     cx: &Ctx<'_>,
@@ -1180,7 +1278,8 @@ fn direction(
     seed: u64,
     swapped_kind: Option<&str>,
     set_params: &[String],
-) -> Result<LinkConfig, ScenarioError> {
+    dropped: &mut Vec<(String, String)>,
+) -> Result<BuiltDirection, ScenarioError> {
     let given = [d.rate.is_some(), d.schedule.is_some(), d.trace.is_some()]
         .iter()
         .filter(|x| **x)
@@ -1304,6 +1403,7 @@ fn direction(
     if let Some(params) = &d.params {
         for (k, v) in params.get_ref() {
             if swapped_kind.is_some() && !set_here(k) {
+                dropped.push((name.to_string(), format!("{k}={}", toml_text(v))));
                 continue;
             }
             let value = match v {
@@ -1391,15 +1491,36 @@ fn direction(
             ))
         }
     };
-    Ok(LinkConfig {
-        name: name.to_string(),
-        from,
-        to,
-        rate,
-        delay,
-        qdisc,
-        loss,
-    })
+    // Every parameter, given or default: the resolved scenario writes them all.
+    let resolved = aqmlab_qdisc::Params::new(kind.name(), kind.params(), &pairs)
+        .map(|p| {
+            p.resolved()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .unwrap_or(pairs);
+    Ok((
+        LinkConfig {
+            name: name.to_string(),
+            from,
+            to,
+            rate,
+            delay,
+            qdisc,
+            loss,
+        },
+        kind,
+        resolved,
+    ))
+}
+
+/// A parameter's value as the file wrote it (a string without its quotes).
+fn toml_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// serde's Rust type names in `msg` ("expected u64") said as a user would.
