@@ -57,7 +57,7 @@ def test_run_writes_summary_and_series(scenario, tmp_path):
     b = s["links"]["bottleneck"]
     for key in ("qdisc", "sojourn_ms", "enqueued_pkts", "delivered_pkts", "dropped_pkts"):
         assert key in b
-    assert set(b["sojourn_ms"]) == {"mean", "p50", "p75", "p95", "p99", "max"}
+    assert set(b["sojourn_ms"]) == {"mean", "p50", "p75", "p95", "p99", "max", "std"}
     assert b["qdisc"] == "codel" and b["utilization"] > 0.99
     # Conservation at the bottleneck: offered = sent + dropped + still queued (+1 in flight).
     assert 0 <= b["enqueued_pkts"] - b["delivered_pkts"] - b["dropped_pkts"] <= 201
@@ -67,9 +67,13 @@ def test_run_writes_summary_and_series(scenario, tmp_path):
     flows = pd.read_parquet(out / "flows.parquet")
     assert list(links.columns) == [
         "link", "t_s", "ingress_bytes", "egress_bytes", "max_backlog_pkts", "max_backlog_bytes",
-        "drops", "released_pkts", "mean_sojourn_ms",
+        "drops", "released_pkts", "mean_sojourn_ms", "mean_backlog_pkts", "mean_backlog_bytes",
+        "capacity_bps",
     ]  # fmt: skip
-    assert list(flows.columns) == ["flow", "t_s", "delivered_bytes", "cumulative_bytes", "srtt_ms"]
+    assert list(flows.columns) == [
+        "flow", "t_s", "delivered_bytes", "cumulative_bytes", "srtt_ms", "name", "cwnd_bytes",
+        "ssthresh_bytes",
+    ]  # fmt: skip
     # The series add up to the summary's totals.
     bl = links[links.link == "bottleneck"]
     assert bl.egress_bytes.sum() == b["delivered_bytes"]

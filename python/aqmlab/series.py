@@ -25,6 +25,9 @@ SCHEMAS = {
             ("drops", pa.int64()),
             ("released_pkts", pa.int64()),
             ("mean_sojourn_ms", pa.float64()),
+            ("mean_backlog_pkts", pa.float64()),
+            ("mean_backlog_bytes", pa.float64()),
+            ("capacity_bps", pa.float64()),
         ]
     ),
     "flows": pa.schema(
@@ -34,6 +37,9 @@ SCHEMAS = {
             ("delivered_bytes", pa.int64()),
             ("cumulative_bytes", pa.int64()),
             ("srtt_ms", pa.float64()),
+            ("name", pa.string()),
+            ("cwnd_bytes", pa.float64()),
+            ("ssthresh_bytes", pa.float64()),
         ]
     ),
     "packets": pa.schema(
@@ -147,10 +153,18 @@ def _column(values: list[Any], t: pa.DataType) -> pa.Array:
     ``aqmlab run`` writing Parquet starts a few hundred milliseconds sooner."""
     n = len(values)
     if t == pa.string():
-        enc = [v.encode() for v in values]
+        # None is null: a validity bitmap (bit i set when value i is present) only if needed.
+        valid = None
+        if None in values:
+            bits = bytearray((n + 7) // 8)
+            for i, v in enumerate(values):
+                if v is not None:
+                    bits[i >> 3] |= 1 << (i & 7)
+            valid = pa.py_buffer(bytes(bits))
+        enc = [b"" if v is None else v.encode() for v in values]
         offsets = array.array("i", itertools.accumulate(map(len, enc), initial=0))
         data = pa.py_buffer(b"".join(enc))
-        return pa.Array.from_buffers(t, n, [None, pa.py_buffer(offsets), data])
+        return pa.Array.from_buffers(t, n, [valid, pa.py_buffer(offsets), data])
     code = "d" if t == pa.float64() else "q"
     return pa.Array.from_buffers(t, n, [None, pa.py_buffer(array.array(code, values))])
 

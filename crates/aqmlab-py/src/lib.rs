@@ -278,13 +278,32 @@ impl Run {
         let sim = &mut self.scenario.sim;
         let bin_ns = sim.report_bin().as_nanos();
         let names: Vec<String> = sim.link_names().map(str::to_string).collect();
+        let flow_names: Vec<Option<String>> = (0..)
+            .map_while(|i| sim.flow_spec(i))
+            .map(|f| match f {
+                aqmlab_sim::world::FlowSpec::Udp(u) => u.name.clone(),
+                aqmlab_sim::world::FlowSpec::Tcp(t) => t.name.clone(),
+            })
+            .collect();
+        let now_ns = sim.now().as_nanos();
         let c = sim.take_series(to_end);
+        // The part of bin i within the run, seconds: the whole bin but for the last, partial
+        // one a take to the end hands out.
+        let covered_s = |i: usize| {
+            let start = (c.first_bin + i) as u64 * bin_ns;
+            ((start + bin_ns).min(now_ns).saturating_sub(start)) as f64 / 1e9
+        };
         // Bin starts in seconds, from integer nanoseconds: k·bin_ns / 1e9 is the double nearest
         // the true value (k·bin_s would give 0.30000000000000004 for the fourth 100 ms bin).
         let t_s = |i: usize| ((c.first_bin + i) as u64 * bin_ns) as f64 / 1e9;
         let rows = names.len() * c.bins;
         let mut ln = Vec::with_capacity(rows);
         let mut lt = Vec::with_capacity(rows);
+        let (mut lap, mut lab, mut lcap) = (
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+        );
         let (mut li, mut le, mut lq, mut lqb, mut ld, mut lr, mut ls) = (
             Vec::with_capacity(rows),
             Vec::with_capacity(rows),
@@ -313,15 +332,31 @@ impl Run {
                 ld.push(b.drops);
                 lr.push(b.released_pkts);
                 ls.push(mean_ms(b.sojourn_sum_ns, b.released_pkts));
+                let secs = covered_s(i);
+                let per_s = |x: f64| if secs > 0.0 { x / secs } else { f64::NAN };
+                lap.push(per_s(b.queue_pkt_ns as f64 / 1e9));
+                lab.push(per_s(b.queue_byte_ns as f64 / 1e9));
+                lcap.push(per_s(b.capacity_bits as f64));
             }
         }
         if self.cumulative.len() < c.flows.len() {
             self.cumulative.resize(c.flows.len(), 0);
         }
         let (mut fi, mut ft, mut fb, mut fc, mut fr) = (vec![], vec![], vec![], vec![], vec![]);
+        let (mut fname, mut fcw, mut fss) = (vec![], vec![], vec![]);
+        let mean = |sum: u64, n: u64| {
+            if n == 0 {
+                f64::NAN
+            } else {
+                sum as f64 / n as f64
+            }
+        };
         for (k, bins) in c.flows.iter().enumerate() {
             for (i, b) in bins.iter().enumerate() {
                 self.cumulative[k] += b.delivered_bytes;
+                fname.push(flow_names.get(k).cloned().flatten());
+                fcw.push(mean(b.cwnd_sum_bytes, b.acks));
+                fss.push(mean(b.ssthresh_sum_bytes, b.ssthresh_samples));
                 fi.push(k as u64);
                 ft.push(t_s(i));
                 fb.push(b.delivered_bytes);
@@ -339,12 +374,18 @@ impl Run {
         links.set_item("drops", ld)?;
         links.set_item("released_pkts", lr)?;
         links.set_item("mean_sojourn_ms", ls)?;
+        links.set_item("mean_backlog_pkts", lap)?;
+        links.set_item("mean_backlog_bytes", lab)?;
+        links.set_item("capacity_bps", lcap)?;
         let flows = PyDict::new(py);
         flows.set_item("flow", fi)?;
         flows.set_item("t_s", ft)?;
         flows.set_item("delivered_bytes", fb)?;
         flows.set_item("cumulative_bytes", fc)?;
         flows.set_item("srtt_ms", fr)?;
+        flows.set_item("name", fname)?;
+        flows.set_item("cwnd_bytes", fcw)?;
+        flows.set_item("ssthresh_bytes", fss)?;
         let (mut pl, mut pt, mut ps, mut pz, mut pf) = (vec![], vec![], vec![], vec![], vec![]);
         for (name, recs) in names.iter().zip(&c.packets) {
             for r in recs {

@@ -12,6 +12,8 @@
 //! * [`dist`] — random durations (a flow's start, a link's jitter).
 //! * [`arena`] — the slab the packets' payloads and the TCP connections live in.
 //! * [`sketch`] — the streaming quantile sketch behind every delay summary.
+//! * [`metrics`] — measurements beside the engine: sojourn moments, per-flow counts at each
+//!   link direction, the time-integrated queue.
 //! * [`summary`] — `summary.json`.
 //! * [`packmime`] — PackMime-HTTP's generators (web traffic with `model = "packmime"`).
 //! * [`resolved`] — the fully resolved scenario file of a run (`scenario.resolved.toml`).
@@ -23,6 +25,7 @@ pub mod event;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod packmime;
+pub mod metrics;
 pub mod pipe;
 pub mod rate;
 pub mod resolved;

@@ -343,7 +343,7 @@ pub const MAX_TIME: SimDuration = SimDuration::from_secs(1_000_000);
 /// a few nanoseconds, the simulator's time resolution.
 pub const MAX_RATE: Bitrate = Bitrate::from_bps(1_000_000_000_000);
 
-/// The most time-series values a run may write: (7 per link direction + 3 per flow) per bin.
+/// The most time-series values a run may write: (10 per link direction + 6 per flow) per bin.
 pub const MAX_SERIES_VALUES: u64 = 100_000_000;
 
 /// The index of the node named by `s`, or an error listing the nodes.
@@ -676,10 +676,10 @@ pub fn build(
         }
     }
 
-    // Each link direction writes 7 series and each flow 3, a value per bin: refuse runs whose
+    // Each link direction writes 10 series and each flow 6, a value per bin: refuse runs whose
     // series files alone would take gigabytes (a bin of "1ns" is more likely a slip than a wish).
     let bins = duration.as_nanos().div_ceil(bin.as_nanos());
-    let series = 7 * dir_cfgs.len() as u64 + 3 * raw.flows.len() as u64;
+    let series = 10 * dir_cfgs.len() as u64 + 6 * raw.flows.len() as u64;
     if bins.saturating_mul(series) > MAX_SERIES_VALUES {
         let min_bin = SimDuration::from_nanos(
             (duration.as_nanos() as u128 * series as u128).div_ceil(MAX_SERIES_VALUES as u128)

@@ -25,38 +25,42 @@ fn load(name: &str, duration: &str, ov: &Overrides) -> Scenario {
     build(&text, &file, path.parent().unwrap(), name, ov).unwrap()
 }
 
-/// Every series of `r` as rows, padded to `bins` bins (a report's series stop at its last
-/// active bin).
+/// Every series of `r` as rows, padded to `bins` bins (a report's flow series stop at their
+/// last active bin). The per-column vectors of the report's metrics must agree with the rows.
 fn rows_of(r: &Report, bins: usize) -> (Vec<Vec<LinkBin>>, Vec<Vec<FlowBin>>) {
-    let at = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
-    let links = r
-        .links
+    let pad = |v: &Vec<u64>| {
+        let mut v = v.clone();
+        v.resize(bins, 0);
+        v
+    };
+    let links: Vec<Vec<LinkBin>> = r
+        .link_rows
         .iter()
-        .map(|l| {
-            (0..bins)
-                .map(|i| LinkBin {
-                    ingress_bytes: at(&l.m.ingress_bytes_per_bin, i),
-                    egress_bytes: at(&l.m.egress_bytes_per_bin, i),
-                    max_backlog_pkts: at(&l.m.max_backlog_per_bin, i),
-                    max_backlog_bytes: at(&l.m.max_backlog_bytes_per_bin, i),
-                    drops: at(&l.m.drops_per_bin, i),
-                    released_pkts: at(&l.m.released_per_bin, i),
-                    sojourn_sum_ns: at(&l.m.sojourn_sum_ns_per_bin, i),
-                })
-                .collect()
+        .zip(&r.links)
+        .map(|(rows, l)| {
+            let mut rows = rows.clone();
+            rows.resize(bins, LinkBin::default());
+            let col = |f: fn(&LinkBin) -> u64| rows.iter().map(f).collect::<Vec<_>>();
+            assert_eq!(col(|b| b.ingress_bytes), pad(&l.m.ingress_bytes_per_bin));
+            assert_eq!(col(|b| b.egress_bytes), pad(&l.m.egress_bytes_per_bin));
+            assert_eq!(col(|b| b.max_backlog_pkts), pad(&l.m.max_backlog_per_bin));
+            assert_eq!(col(|b| b.drops), pad(&l.m.drops_per_bin));
+            assert_eq!(col(|b| b.released_pkts), pad(&l.m.released_per_bin));
+            assert_eq!(col(|b| b.sojourn_sum_ns), pad(&l.m.sojourn_sum_ns_per_bin));
+            rows
         })
         .collect();
     let flows = r
-        .flows
+        .flow_rows
         .iter()
-        .map(|f| {
-            (0..bins)
-                .map(|i| FlowBin {
-                    delivered_bytes: at(&f.delivered_bytes_per_bin, i),
-                    srtt_sum_ns: at(&f.srtt_sum_ns_per_bin, i),
-                    srtt_samples: at(&f.srtt_samples_per_bin, i),
-                })
-                .collect()
+        .zip(&r.flows)
+        .map(|(rows, f)| {
+            let mut rows = rows.clone();
+            rows.resize(bins, FlowBin::default());
+            let col = |g: fn(&FlowBin) -> u64| rows.iter().map(g).collect::<Vec<_>>();
+            assert_eq!(col(|b| b.delivered_bytes), pad(&f.delivered_bytes_per_bin));
+            assert_eq!(col(|b| b.srtt_samples), pad(&f.srtt_samples_per_bin));
+            rows
         })
         .collect();
     (links, flows)

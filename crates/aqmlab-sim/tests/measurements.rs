@@ -1,0 +1,247 @@
+//! The measurements of `metrics.rs`, checked against identities: drops attributed to flows add
+//! up to the links' drops, the time-integrated queue equals the sojourn times summed over the
+//! packets (Little's law, exactly), the sojourn variance equals the packet log's, each bin's
+//! capacity is the rate integrated over it, and the TCP window series follow the sender.
+
+use aqmlab_core::SimTime;
+use aqmlab_sim::scenario::{build, Overrides, Scenario};
+use aqmlab_sim::summary::summary;
+use aqmlab_sim::world::Report;
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+fn load(file: &str, ov: &Overrides) -> Scenario {
+    let path = root().join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    build(&text, file, path.parent().unwrap(), "t", ov).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn text(t: &str, ov: &Overrides) -> Scenario {
+    build(t, "t.toml", &root(), "t", ov).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run(mut s: Scenario, until_s: u64) -> (Scenario, Report) {
+    let end = (SimTime::ZERO + aqmlab_core::SimDuration::from_secs(until_s))
+        .min(SimTime::ZERO + s.duration);
+    s.sim.run_until(end);
+    let r = s.sim.report();
+    (s, r)
+}
+
+#[test]
+fn drops_marks_and_arrivals_attributed_to_flows_add_up_to_the_links() {
+    // ECN marks, wire loss, web, UDP and a finite transfer; and the dynamic link's drops.
+    for (file, secs) in [
+        ("tests/reference/scenarios/mixed.toml", 20),
+        ("scenarios/codel-dynamic-link.toml", 110),
+        ("bench/web-overload.toml", 5),
+    ] {
+        let (_, r) = run(load(file, &Overrides::default()), secs);
+        let mut any_drop = false;
+        for (li, l) in r.links.iter().enumerate() {
+            let here = || {
+                r.flows
+                    .iter()
+                    .filter_map(move |f| f.at_links.iter().find(|(k, _)| *k as usize == li))
+                    .map(|(_, c)| *c)
+            };
+            let sum =
+                |f: fn(&aqmlab_sim::metrics::FlowAtLink) -> u64| here().map(|c| f(&c)).sum::<u64>();
+            assert_eq!(
+                sum(|c| c.arrived_pkts),
+                l.m.enqueued_pkts,
+                "{file} {}: arrivals",
+                l.name
+            );
+            assert_eq!(
+                sum(|c| c.arrived_bytes),
+                l.m.ingress_bytes,
+                "{file} {}: bytes",
+                l.name
+            );
+            assert_eq!(
+                sum(|c| c.dropped_pkts),
+                l.m.dropped_pkts,
+                "{file} {}: drops",
+                l.name
+            );
+            assert_eq!(
+                sum(|c| c.marked_pkts),
+                l.m.marked_pkts,
+                "{file} {}: marks",
+                l.name
+            );
+            assert_eq!(
+                sum(|c| c.lost_pkts),
+                l.m.lost_pkts,
+                "{file} {}: losses",
+                l.name
+            );
+            for (k, &n) in l.m.drops_by_reason.iter().enumerate() {
+                let got: u64 = here().map(|c| c.drops_by_reason[k]).sum();
+                assert_eq!(got, n, "{file} {}: drops by reason {k}", l.name);
+            }
+            for (k, &n) in l.m.marks_by_reason.iter().enumerate() {
+                let got: u64 = here().map(|c| c.marks_by_reason[k]).sum();
+                assert_eq!(got, n, "{file} {}: marks by reason {k}", l.name);
+            }
+            any_drop |= l.m.dropped_pkts > 0;
+        }
+        assert!(any_drop, "{file}: the check needs drops");
+        // A flow's drops anywhere are its drops and losses at every link direction.
+        for (i, f) in r.flows.iter().enumerate() {
+            let at: u64 = f
+                .at_links
+                .iter()
+                .map(|(_, c)| c.dropped_pkts + c.lost_pkts)
+                .sum();
+            assert_eq!(at, f.dropped_pkts, "{file}: flows[{i}]");
+        }
+    }
+}
+
+/// A UDP overload through a tail-drop bottleneck that stops at 2 s and drains before the end.
+const OVERLOAD: &str = r#"
+duration = "3s"
+bin = "100ms"
+[dumbbell]
+senders = 2
+access_rate = "100Mbps"
+sender_delay = "1ms"
+receiver_delay = "1ms"
+[dumbbell.bottleneck]
+schedule = [["0s", "10Mbps"], ["1.05s", "4Mbps"]]
+delay = "10ms"
+qdisc = "droptail"
+buffer = "150p"
+[[flows]]
+kind = "udp"
+from = "s1"
+to = "r1"
+rate = "8Mbps"
+size = 1000
+stop = "2s"
+[[flows]]
+kind = "udp"
+from = "s2"
+to = "r2"
+rate = "3Mbps"
+size = 1500
+stop = "2s"
+"#;
+
+#[test]
+fn the_time_integrated_queue_is_the_sum_of_the_sojourn_times() {
+    let ov = Overrides {
+        packet_log: vec!["bottleneck".into()],
+        ..Overrides::default()
+    };
+    let (s, r) = run(text(OVERLOAD, &ov), 3);
+    let li = r.links.iter().position(|l| l.name == "bottleneck").unwrap();
+    let rows = &r.link_rows[li];
+    let log = s
+        .sim
+        .packet_logs()
+        .find(|(n, _)| *n == "bottleneck")
+        .unwrap()
+        .1;
+    assert_eq!(r.links[li].backlog_pkts, 0, "the queue has drained");
+    assert!(r.links[li].m.dropped_pkts > 0 && log.len() > 1000);
+    // Little's law, exactly: each packet adds its sojourn to the backlog's integral (tail drop
+    // refuses a packet before it is queued, so drops add nothing).
+    let area_pkt: u128 = rows.iter().map(|b| b.queue_pkt_ns).sum();
+    let area_byte: u128 = rows.iter().map(|b| b.queue_byte_ns).sum();
+    let soj: u128 = log.iter().map(|p| p.sojourn_ns as u128).sum();
+    let soj_bytes: u128 = log
+        .iter()
+        .map(|p| p.sojourn_ns as u128 * p.size as u128)
+        .sum();
+    assert_eq!(area_pkt, soj);
+    assert_eq!(area_byte, soj_bytes);
+    // Per bin, the mean queue lies between 0 and the bin's largest backlog.
+    let bin_ns = r.bin.as_nanos() as u128;
+    for b in rows {
+        assert!(b.queue_pkt_ns <= b.max_backlog_pkts as u128 * bin_ns);
+        assert!(b.queue_byte_ns <= b.max_backlog_bytes as u128 * bin_ns);
+    }
+    // A full queue of 150 packets through the 4 Mb/s phase: the mean is near the limit.
+    let mean_15 = rows[15].queue_pkt_ns as f64 / bin_ns as f64;
+    assert!((140.0..=150.0).contains(&mean_15), "{mean_15}");
+
+    // The sojourn variance is that of the logged sojourns (the log has every released packet).
+    let n = log.len() as f64;
+    let mean = log.iter().map(|p| p.sojourn_ns as f64).sum::<f64>() / n;
+    let var = log
+        .iter()
+        .map(|p| (p.sojourn_ns as f64 - mean) * (p.sojourn_ns as f64 - mean))
+        .sum::<f64>()
+        / n;
+    let got = r.links[li].m.sojourn_moments.variance();
+    assert!((got - var).abs() <= 1e-9 * var, "{got} vs {var}");
+    let sm = summary("t", 1, &r, 0.0);
+    let b = &sm["links"]["bottleneck"];
+    let std_ms = b["sojourn_ms"]["std"].as_f64().unwrap();
+    assert!((std_ms - var.sqrt() / 1e6).abs() < 1e-6, "{std_ms}");
+    assert!((b["sojourn_var_ms2"].as_f64().unwrap() - var / 1e12).abs() < 1e-6 * var / 1e12);
+
+    // Capacity per bin: 10 Mb/s, then 4 Mb/s from 1.05 s (the bin [1.0, 1.1) holds both).
+    assert_eq!(rows[0].capacity_bits, 1_000_000);
+    assert_eq!(rows[10].capacity_bits, 500_000 + 200_000);
+    assert_eq!(rows[20].capacity_bits, 400_000);
+    let total: u64 = rows.iter().map(|b| b.capacity_bits).sum();
+    assert_eq!(total, 10_000_000 * 105 / 100 + 4_000_000 * 195 / 100);
+}
+
+#[test]
+fn window_series_follow_the_sender() {
+    // Two bulk flows: one through a large buffer (no loss within 3 s), one through a lossy link.
+    let t = r#"
+duration = "3s"
+nodes = ["a", "b", "c", "d"]
+[[links]]
+name = "clean"
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "10ms"
+buffer = "10000p"
+[[links]]
+name = "lossy"
+from = "c"
+to = "d"
+rate = "10Mbps"
+delay = "10ms"
+buffer = "10000p"
+loss = 0.02
+[[flows]]
+kind = "tcp"
+from = "a"
+to = "b"
+cc = "reno"
+initial_cwnd = 10
+[[flows]]
+kind = "tcp"
+from = "c"
+to = "d"
+cc = "reno"
+"#;
+    let (_, r) = run(text(t, &Overrides::default()), 3);
+    let clean = &r.flow_rows[0];
+    let lossy = &r.flow_rows[1];
+    // No reduction yet: the slow-start threshold is unset, so never sampled.
+    assert!(clean.iter().all(|b| b.ssthresh_samples == 0));
+    assert!(lossy.iter().any(|b| b.ssthresh_samples > 0));
+    // Slow start: the mean window grows from bin to bin while it lasts, from at least the
+    // initial window (10 segments of 1448 bytes).
+    let mean = |b: &aqmlab_sim::world::FlowBin| b.cwnd_sum_bytes as f64 / b.acks as f64;
+    let active: Vec<f64> = clean.iter().filter(|b| b.acks > 0).map(mean).collect();
+    assert!(active[0] >= 10.0 * 1448.0, "{active:?}");
+    assert!(active.windows(2).take(5).all(|w| w[1] > w[0]), "{active:?}");
+    // An ACK per bin sample: srtt is sampled at the same ACKs once measured.
+    for b in clean.iter().chain(lossy) {
+        assert!(b.srtt_samples <= b.acks);
+    }
+}
