@@ -141,7 +141,7 @@ def provenance_of(
         "set": [f"{k}={v}" for k, v in (set or {}).items()],
         "packet_log": list(packet_log or []),
         "dropped_params": dropped,
-        "resolved": json.loads(r.resolved_json()),
+        "resolved_scenario": r.resolved_toml(),
     }
 
 

@@ -253,10 +253,6 @@ impl Run {
     fn resolved_toml(&self) -> String {
         self.scenario.resolved.clone()
     }
-    /// [`Run::resolved_toml`] as JSON text (its tables and values as TOML reads them).
-    fn resolved_json(&self) -> String {
-        aqmlab_sim::resolved::resolved_json(&self.scenario.resolved).to_string()
-    }
     /// The file's discipline parameters that `--qdisc` swaps dropped, as
     /// `[(link direction, "NAME=VALUE")]`.
     fn dropped_params(&self) -> Vec<(String, String)> {

@@ -167,12 +167,3 @@ pub fn resolved_toml(
 
     doc.to_string()
 }
-
-/// The resolved scenario file `text` as JSON (for `summary.json`): its tables and values as
-/// TOML reads them.
-pub fn resolved_json(text: &str) -> serde_json::Value {
-    toml::from_str::<toml::Table>(text)
-        .ok()
-        .and_then(|t| serde_json::to_value(t).ok())
-        .unwrap_or(serde_json::Value::Null)
-}
