@@ -118,3 +118,30 @@ def test_flow_series_carry_names_and_windows(res, tmp_path):
     assert list(back.columns) == list(f.columns)
     assert back[back.flow == 1].name.isna().all() and set(back[back.flow == 0].name) == {"video"}
     assert math.isnan(back[back.flow == 0].cwnd_bytes.iloc[0])
+
+
+def test_one_way_delay_of_a_lone_udp_flow_is_propagation_plus_transmission():
+    lone = """
+duration = "1s"
+[dumbbell]
+senders = 1
+access_rate = "1Gbps"
+sender_delay = "2ms"
+receiver_delay = "3ms"
+[dumbbell.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+[[flows]]
+kind = "udp"
+from = "s1"
+to = "r1"
+rate = "1Mbps"
+size = 1000
+"""
+    f = aqmlab.run(lone, progress=False, keep=False).summary["flows"][0]
+    # 2 + 10 + 3 ms of propagation; 1000 B at 1 Gb/s twice (8 µs each) and at 10 Mb/s (800 µs).
+    want = 2 + 10 + 3 + 2 * 0.008 + 0.8
+    d = f["one_way_delay_ms"]
+    assert d["p50"] == d["max"] == d["mean"] == pytest.approx(want, abs=1e-9)
+    assert d["std"] == 0 and f["jitter_ms"] == 0 and f["loss_rate"] == 0
+    assert f["data_pkts_sent"] == f["data_pkts_received"] + 1  # the last is still on its way

@@ -140,6 +140,16 @@ pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
             "fct_p99_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.quantile(0.99)) },
             "srtt_ms": { "mean": ms(m.srtt_ns.mean()), "p50": ms(m.srtt_ns.quantile(0.5)), "p99": ms(m.srtt_ns.quantile(0.99)) },
             "links": at_links(r, m),
+            "one_way_delay_ms": {
+                "mean": ms(m.receiver.delay_ns.mean()), "p50": ms(m.receiver.delay_ns.quantile(0.5)),
+                "p95": ms(m.receiver.delay_ns.quantile(0.95)), "p99": ms(m.receiver.delay_ns.quantile(0.99)),
+                "max": ms(m.receiver.delay_ns.max()), "std": ms(m.receiver.delay_moments.std()),
+            },
+            "jitter_ms": if m.receiver.received_pkts < 2 { Value::Null } else { ms(m.receiver.jitter_ns) },
+            "data_pkts_sent": m.receiver.sent_pkts,
+            "data_pkts_received": m.receiver.received_pkts,
+            "data_pkts_lost": m.receiver.lost_pkts,
+            "loss_rate": if m.receiver.sent_pkts == 0 { Value::Null } else { json!(m.receiver.loss_rate()) },
         }));
     }
     json!({

@@ -249,6 +249,8 @@ pub struct FlowMetrics {
     /// Per link direction the flow's packets reached: arrivals, drops and marks by reason,
     /// wire losses.
     pub at_links: crate::metrics::FlowLinks,
+    /// What the flow's receiving end saw of its data packets: one-way delay, jitter, losses.
+    pub receiver: crate::metrics::Receiver,
     /// Bytes delivered per time bin.
     pub delivered_bytes_per_bin: Vec<u64>,
     /// TCP: sum of the sender's smoothed-RTT samples (one per ACK received) in each time bin, ns.
@@ -627,6 +629,9 @@ pub struct Sim {
     segs_reply: Vec<Segment>,
     /// A reusable plan of a PackMime HTTP/1.1 connection's exchanges.
     web_plan: Vec<crate::packmime::Exchange>,
+    /// When the packet whose payload is in each arena slot was sent, ns (its one-way delay is
+    /// measured from it): set by [`Sim::new_payload`].
+    sent_ns: Vec<u64>,
     seed: u64,
     /// Sequence number of the event being processed (orders ties against reserved `TxDone`s).
     cur_seq: u64,
@@ -819,6 +824,7 @@ impl Sim {
             segs: Vec::with_capacity(64),
             segs_reply: Vec::with_capacity(64),
             web_plan: Vec::new(),
+            sent_ns: Vec::new(),
             seed,
             cur_seq: 0,
             idle_shortcut: true,
@@ -1146,6 +1152,28 @@ impl Sim {
         (conn, gen)
     }
 
+    /// Puts `payload` in the arena, stamped with the time it is sent (now).
+    #[inline]
+    pub(super) fn new_payload(&mut self, payload: Payload) -> u32 {
+        let slot = self.payloads.insert(payload);
+        let i = slot as usize;
+        if i >= self.sent_ns.len() {
+            // Only when the arena grows: its slots are reused.
+            self.sent_ns.resize(i + 1, 0);
+        }
+        self.sent_ns[i] = self.now.as_nanos();
+        slot
+    }
+
+    /// Whether the payload in `slot` is data towards a receiver (not an ACK).
+    #[inline]
+    fn is_data(&self, slot: u32) -> bool {
+        match self.payloads.get(slot) {
+            Payload::Udp { .. } => true,
+            Payload::Tcp { to_receiver, .. } => *to_receiver,
+        }
+    }
+
     fn leg_mut(&mut self, conn: u32, leg: u8) -> &mut Leg {
         self.conns.get_mut(conn).legs[leg as usize]
             .as_mut()
@@ -1222,7 +1250,10 @@ impl Sim {
             m.sent_pkts += 1;
             m.sent_bytes += size as u64;
             let ecn = if seg.ect { Ecn::Ect0 } else { Ecn::NotEct };
-            let slot = self.payloads.insert(Payload::Tcp {
+            if from_sender {
+                m.receiver.sent_pkts += 1;
+            }
+            let slot = self.new_payload(Payload::Tcp {
                 seg: *seg,
                 conn,
                 gen,
@@ -1397,6 +1428,14 @@ impl Sim {
         let flow = p.flow.0;
         let fl = &mut self.flows[flow as usize];
         fl.m.delivered_pkts += 1;
+        if let Payload::Udp { .. }
+        | Payload::Tcp {
+            to_receiver: true, ..
+        } = self.payloads.get(slot)
+        {
+            fl.m.receiver
+                .arrive(self.sent_ns[slot as usize], self.now.as_nanos());
+        }
         // The payload is read in place and freed once the endpoint has seen it, before anything
         // is sent (so the slot is reused warm): a TCP segment is about 100 bytes, and copying it
         // out of the arena was a visible share of the run time.
@@ -1597,8 +1636,10 @@ impl Sim {
                     link.m.dropped_pkts += 1;
                     link.m.drops_by_reason[reason.index()] += 1;
                     link.row(bin).drops += 1;
+                    let data = self.is_data(payload_slot(pkt.id));
                     self.payloads.free(payload_slot(pkt.id));
                     let fm = &mut self.flows[pkt.flow.0 as usize].m;
+                    fm.receiver.lost_pkts += data as u64;
                     fm.dropped_pkts += 1;
                     let at = fm.at_links.at(l);
                     at.dropped_pkts += 1;
@@ -1690,8 +1731,10 @@ impl Sim {
             link.idle_poll_due = true;
         }
         if lost {
+            let data = self.is_data(payload_slot(p.id));
             self.payloads.free(payload_slot(p.id));
             let fm = &mut self.flows[p.flow.0 as usize].m;
+            fm.receiver.lost_pkts += data as u64;
             fm.dropped_pkts += 1;
             fm.at_links.at(l).lost_pkts += 1;
         }

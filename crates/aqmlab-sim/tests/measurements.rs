@@ -245,3 +245,88 @@ cc = "reno"
         assert!(b.srtt_samples <= b.acks);
     }
 }
+
+#[test]
+fn a_lone_udp_flow_sees_propagation_plus_transmission_delay() {
+    // 1000-byte datagrams: 8 µs at 1 Gb/s on each access link, 800 µs at 10 Mb/s on the
+    // bottleneck; 2 + 10 + 3 ms of propagation. At 1 Mb/s nothing ever waits.
+    let t = r#"
+duration = "2s"
+[dumbbell]
+senders = 1
+access_rate = "1Gbps"
+sender_delay = "2ms"
+receiver_delay = "3ms"
+[dumbbell.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+qdisc = "codel"
+[[flows]]
+kind = "udp"
+from = "s1"
+to = "r1"
+rate = "1Mbps"
+size = 1000
+stop = "1.5s"
+"#;
+    let (_, r) = run(text(t, &Overrides::default()), 2);
+    let rx = &r.flows[0].receiver;
+    let want = 2_000_000 + 8_000 + 10_000_000 + 800_000 + 3_000_000 + 8_000;
+    assert_eq!(rx.received_pkts, 188); // sent at 0, 8, ..., 1496 ms
+    assert_eq!(rx.delay_ns.max(), want as f64);
+    assert_eq!(rx.delay_ns.mean(), want as f64);
+    assert_eq!(rx.delay_moments.variance(), 0.0);
+    assert_eq!(rx.jitter_ns, 0.0);
+    assert_eq!((rx.sent_pkts, rx.lost_pkts), (rx.received_pkts, 0));
+    let s = summary("t", 1, &r, 0.0);
+    let f = &s["flows"][0];
+    assert_eq!(
+        f["one_way_delay_ms"]["p50"].as_f64().unwrap(),
+        want as f64 / 1e6
+    );
+    assert_eq!(f["loss_rate"].as_f64().unwrap(), 0.0);
+    assert_eq!(f["jitter_ms"].as_f64().unwrap(), 0.0);
+}
+
+#[test]
+fn receivers_count_every_data_packet_sent_as_received_or_lost() {
+    // The overload drains by the end: nothing is in flight, so sent = received + lost, and the
+    // losses are the drops (UDP has no ACKs). Jitter follows RFC 3550 over the arrivals.
+    let ov = Overrides {
+        packet_log: vec!["bottleneck".into()],
+        ..Overrides::default()
+    };
+    let (_, r) = run(text(OVERLOAD, &ov), 3);
+    for f in &r.flows[..2] {
+        let rx = &f.receiver;
+        assert!(rx.lost_pkts > 0);
+        assert_eq!(rx.sent_pkts, rx.received_pkts + rx.lost_pkts);
+        assert_eq!(rx.lost_pkts, f.dropped_pkts);
+        assert_eq!(rx.sent_pkts, f.sent_pkts);
+        assert!(rx.jitter_ns > 0.0);
+        // Queueing adds to the one-way delay: the largest is at least the full queue's wait.
+        assert!(rx.delay_ns.max() > 100e6, "{}", rx.delay_ns.max());
+    }
+    // TCP: the finite transfer's segments and ACKs; its receiver counts segments only.
+    let (_, r) = run(
+        load(
+            "tests/reference/scenarios/mixed.toml",
+            &Overrides::default(),
+        ),
+        20,
+    );
+    for (i, f) in r.flows.iter().enumerate() {
+        let rx = &f.receiver;
+        assert!(rx.received_pkts > 0);
+        assert!(
+            rx.received_pkts + rx.lost_pkts <= rx.sent_pkts,
+            "flows[{i}]"
+        );
+        if r.flow_info[i].kind == "udp" {
+            assert_eq!(rx.sent_pkts, f.sent_pkts);
+        } else {
+            // Its ACKs are sent too, but are not data.
+            assert!(rx.sent_pkts < f.sent_pkts, "flows[{i}]");
+        }
+    }
+}
