@@ -145,3 +145,14 @@ size = 1000
     assert d["p50"] == d["max"] == d["mean"] == pytest.approx(want, abs=1e-9)
     assert d["std"] == 0 and f["jitter_ms"] == 0 and f["loss_rate"] == 0
     assert f["data_pkts_sent"] == f["data_pkts_received"] + 1  # the last is still on its way
+
+
+def test_the_drop_log_names_reason_and_flow(res):
+    d = res.drops
+    assert list(d.columns) == ["link", "t_ns", "sojourn_ns", "size", "flow", "reason"]
+    s = res.summary["links"]["bottleneck"]
+    b = d[d.link == "bottleneck"]
+    assert len(b) == s["dropped_pkts"] + s["lost_pkts"]
+    assert b.reason.value_counts().to_dict() == s["drops_by_reason"]
+    for i, f in enumerate(res.summary["flows"]):
+        assert (b.flow == i).sum() == f["links"].get("bottleneck", {}).get("dropped_pkts", 0)

@@ -266,6 +266,7 @@ def test_output_table_writes_csv_and_the_packet_log(tmp_path):
     r = run_cli("run", str(p), "--out", str(out), "--quiet")
     assert r.returncode == 0, r.stderr
     assert sorted(f.name for f in out.iterdir()) == [
+        "drops.csv",
         "flows.csv",
         "links.csv",
         "packets.csv",

@@ -32,7 +32,7 @@ except ImportError:  # pragma: no cover - Windows: no lock, the staging still ap
 RUN_FILES = {
     "summary.json",
     "scenario.resolved.toml",
-    *(f"{t}.{ext}" for t in ("links", "flows", "packets") for ext in ("parquet", "csv")),
+    *(f"{t}.{ext}" for t in ("links", "flows", "packets", "drops") for ext in ("parquet", "csv")),
 }
 
 

@@ -32,14 +32,15 @@ class RunResult:
     DataFrames of time series, ``links`` (per link direction and bin: ingress/egress bytes, the
     largest backlog, drops, packets released and their mean sojourn) and ``flows`` (per flow and
     bin: delivered and cumulative bytes, the mean smoothed RTT);
-    ``packets`` is the per-packet log when one was asked for. docs/data-format.md lists every
-    column. The DataFrames are None for a
+    ``packets`` is the per-packet log when one was asked for, and ``drops`` its drops (with
+    their reason and flow). docs/data-format.md lists every column. The DataFrames are None for a
     run made with ``keep=False`` (its series are in the output files only)."""
 
     summary: dict[str, Any]
     links: Any
     flows: Any
     packets: Any = None
+    drops: Any = None
 
 
 def _progress(frac: float, sim_s: float, total_s: float, wall_s: float) -> None:
@@ -182,7 +183,7 @@ def simulate(
         from aqmlab.series import SeriesSink
 
         sink = SeriesSink(
-            ["links", "flows", "packets"] if r.logs_packets else ["links", "flows"],
+            ["links", "flows", "packets", "drops"] if r.logs_packets else ["links", "flows"],
             write_dir,
             csv or r.csv,
             keep,
@@ -223,8 +224,8 @@ def simulate(
     finally:
         if shown:
             sys.stderr.write("\n")
-    links, flows, packets = tables["links"], tables["flows"], tables.get("packets")
-    return RunResult(summary, links, flows, packets)
+    links, flows = tables["links"], tables["flows"]
+    return RunResult(summary, links, flows, tables.get("packets"), tables.get("drops"))
 
 
 def _write_text(write_dir: str, shown_dir: str | None, name: str, text: str) -> None:

@@ -51,6 +51,16 @@ SCHEMAS = {
             ("flow", pa.int64()),
         ]
     ),
+    "drops": pa.schema(
+        [
+            ("link", pa.string()),
+            ("t_ns", pa.int64()),
+            ("sojourn_ns", pa.int64()),
+            ("size", pa.int64()),
+            ("flow", pa.int64()),
+            ("reason", pa.string()),
+        ]
+    ),
 }
 
 

@@ -398,8 +398,28 @@ impl Run {
         packets.set_item("sojourn_ns", ps)?;
         packets.set_item("size", pz)?;
         packets.set_item("flow", pf)?;
+        let (mut dl, mut dt, mut ds, mut dz, mut df, mut dr) =
+            (vec![], vec![], vec![], vec![], vec![], vec![]);
+        for (name, recs) in names.iter().zip(&c.drops) {
+            for r in recs {
+                dl.push(name.as_str());
+                dt.push(r.t_ns);
+                ds.push(r.sojourn_ns);
+                dz.push(r.size);
+                df.push(r.flow);
+                dr.push(r.reason.map_or("wire_loss", |x| x.as_str()));
+            }
+        }
+        let drops = PyDict::new(py);
+        drops.set_item("link", dl)?;
+        drops.set_item("t_ns", dt)?;
+        drops.set_item("sojourn_ns", ds)?;
+        drops.set_item("size", dz)?;
+        drops.set_item("flow", df)?;
+        drops.set_item("reason", dr)?;
         let d = PyDict::new(py);
         d.set_item("links", links)?;
+        d.set_item("drops", drops)?;
         d.set_item("flows", flows)?;
         d.set_item("packets", packets)?;
         Ok(d)

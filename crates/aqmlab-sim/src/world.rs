@@ -170,6 +170,22 @@ pub struct PacketRecord {
     pub flow: u32,
 }
 
+/// One packet a link direction's discipline dropped, or that was lost on its wire after it
+/// was sent (the optional per-packet log's drops, beside its [`PacketRecord`]s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DropRecord {
+    /// When it was dropped (or sent, for a wire loss), ns.
+    pub t_ns: u64,
+    /// Time it had spent in the discipline, ns (0 when refused at enqueue).
+    pub sojourn_ns: u64,
+    /// Size in bytes.
+    pub size: u32,
+    /// Flow index.
+    pub flow: u32,
+    /// Why: the discipline's reason, or `None` for a loss on the wire.
+    pub reason: Option<DropReason>,
+}
+
 /// Per-link-direction measurements.
 #[derive(Clone, Debug, Default)]
 pub struct LinkMetrics {
@@ -315,6 +331,8 @@ struct Link {
     last_arrival: SimTime,
     /// Per-packet log `(dequeue time, sojourn, size, flow)` when asked for (grows with the run).
     packet_log: Option<Vec<PacketRecord>>,
+    /// The drops of the same log (kept when `packet_log` is).
+    drop_log: Vec<DropRecord>,
     rate: LinkRate,
     /// Totals and the sojourn sketch; its per-bin series stay empty while running (they are
     /// in `series`, and a report fills them in).
@@ -397,6 +415,8 @@ pub struct SeriesChunk {
     /// Per link direction: the per-packet log records since the last take (empty when the
     /// link keeps no log).
     pub packets: Vec<Vec<PacketRecord>>,
+    /// Per link direction: the log's drops since the last take.
+    pub drops: Vec<Vec<DropRecord>>,
 }
 
 enum FlowKind {
@@ -798,6 +818,7 @@ impl Sim {
                 jitter: None,
                 last_arrival: SimTime::ZERO,
                 packet_log: None,
+                drop_log: Vec::new(),
                 busy_until: SimTime::ZERO,
                 sending: None,
                 tx_done_pending: false,
@@ -1021,6 +1042,14 @@ impl Sim {
     /// The width of the time-series bins.
     pub fn report_bin(&self) -> SimDuration {
         SimDuration::from_nanos(self.bins.bin_ns)
+    }
+
+    /// The drops of the per-packet logs: `(link name, records)` for every logged link.
+    pub fn drop_logs(&self) -> impl Iterator<Item = (&str, &[DropRecord])> {
+        self.links
+            .iter()
+            .filter(|l| l.packet_log.is_some())
+            .map(|l| (l.name.as_str(), l.drop_log.as_slice()))
     }
 
     /// The per-packet logs: `(link name, records)` for every logged link.
@@ -1632,7 +1661,17 @@ impl Sim {
             match e {
                 QdiscEvent::Dropped { pkt, reason, .. } => {
                     let bin = self.bin();
+                    let now = self.now.as_nanos();
                     let link = &mut self.links[l as usize];
+                    if link.packet_log.is_some() {
+                        link.drop_log.push(DropRecord {
+                            t_ns: now,
+                            sojourn_ns: now.saturating_sub(pkt.enqueue_ns),
+                            size: pkt.size_bytes,
+                            flow: pkt.flow.0,
+                            reason: Some(reason),
+                        });
+                    }
                     link.m.dropped_pkts += 1;
                     link.m.drops_by_reason[reason.index()] += 1;
                     link.row(bin).drops += 1;
@@ -1731,6 +1770,15 @@ impl Sim {
             link.idle_poll_due = true;
         }
         if lost {
+            if link.packet_log.is_some() {
+                link.drop_log.push(DropRecord {
+                    t_ns: now.as_nanos(),
+                    sojourn_ns: sojourn,
+                    size: p.size_bytes,
+                    flow: p.flow.0,
+                    reason: None,
+                });
+            }
             let data = self.is_data(payload_slot(p.id));
             self.payloads.free(payload_slot(p.id));
             let fm = &mut self.flows[p.flow.0 as usize].m;
@@ -1915,6 +1963,7 @@ impl Sim {
                     .map(std::mem::take)
                     .unwrap_or_default(),
             );
+            chunk.drops.push(std::mem::take(&mut l.drop_log));
         }
         for f in &mut self.flows {
             if f.series.len() < k {

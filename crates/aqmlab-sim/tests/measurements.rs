@@ -330,3 +330,46 @@ fn receivers_count_every_data_packet_sent_as_received_or_lost() {
         }
     }
 }
+
+#[test]
+fn the_packet_log_records_every_drop_with_its_reason_and_flow() {
+    let ov = Overrides {
+        packet_log: vec!["bottleneck".into()],
+        ..Overrides::default()
+    };
+    let (s, r) = run(text(OVERLOAD, &ov), 3);
+    let (s2, r2) = run(load("tests/reference/scenarios/mixed.toml", &ov), 20);
+    for (s, r) in [(&s, &r), (&s2, &r2)] {
+        let li = r.links.iter().position(|l| l.name == "bottleneck").unwrap();
+        let l = &r.links[li];
+        let drops = s
+            .sim
+            .drop_logs()
+            .find(|(n, _)| *n == "bottleneck")
+            .unwrap()
+            .1;
+        let wire = drops.iter().filter(|d| d.reason.is_none()).count() as u64;
+        assert_eq!(drops.len() as u64, l.m.dropped_pkts + l.m.lost_pkts);
+        assert_eq!(wire, l.m.lost_pkts);
+        for reason in aqmlab_qdisc::DropReason::ALL {
+            let n = drops.iter().filter(|d| d.reason == Some(*reason)).count() as u64;
+            assert_eq!(n, l.m.drops_by_reason[reason.index()], "{reason:?}");
+        }
+        for (i, f) in r.flows.iter().enumerate() {
+            let n = drops
+                .iter()
+                .filter(|d| d.flow == i as u32 && d.reason.is_some())
+                .count();
+            let at = f
+                .at_links
+                .iter()
+                .find(|(k, _)| *k as usize == li)
+                .map(|(_, c)| c.dropped_pkts);
+            assert_eq!(n as u64, at.unwrap_or(0), "flows[{i}]");
+        }
+        assert!(drops.windows(2).all(|w| w[0].t_ns <= w[1].t_ns));
+    }
+    // Tail drop refuses a packet before it is queued: no time in the queue.
+    let drops = s.sim.drop_logs().next().unwrap().1;
+    assert!(!drops.is_empty() && drops.iter().all(|d| d.sojourn_ns == 0));
+}
