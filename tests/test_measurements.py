@@ -156,3 +156,21 @@ def test_the_drop_log_names_reason_and_flow(res):
     assert b.reason.value_counts().to_dict() == s["drops_by_reason"]
     for i, f in enumerate(res.summary["flows"]):
         assert (b.flow == i).sum() == f["links"].get("bottleneck", {}).get("dropped_pkts", 0)
+
+
+def test_windows_have_their_own_summaries():
+    text = OVERLOAD.replace('duration = "3s"', 'duration = "3s"\nwarmup = "1s"') + (
+        '\n[[windows]]\nname = "overload"\nfrom = "0s"\nto = "2s"\n'
+    )
+    s = aqmlab.run(text, progress=False, keep=False).summary
+    w = s["windows"]
+    assert list(w) == ["after_warmup", "overload"]
+    assert (w["after_warmup"]["from_s"], w["after_warmup"]["to_s"]) == (1.0, 3.0)
+    b, wb = s["links"]["bottleneck"], w["overload"]["links"]["bottleneck"]
+    # Every drop happens while the sources send (before 2 s).
+    assert wb["dropped_pkts"] == b["dropped_pkts"] > 0
+    assert wb["sojourn_ms"]["max"] <= b["sojourn_ms"]["max"]
+    assert 0 < wb["utilization"] <= 1
+    # Goodput over the window: the bytes delivered in it over its 2 s.
+    f = w["overload"]["flows"][0]
+    assert f["goodput_bps"] == f["delivered_bytes"] * 8 / 2

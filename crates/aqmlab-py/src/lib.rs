@@ -175,6 +175,8 @@ fn replay<'py>(
 #[pyclass(unsendable)]
 struct Run {
     scenario: aqmlab_sim::scenario::Scenario,
+    /// The measurement windows, opened and closed as the run passes their edges.
+    windows: aqmlab_sim::windows::Windows,
     wall_s: f64,
     /// Each flow's bytes delivered in the bins handed out so far (the `cumulative_bytes` column).
     cumulative: Vec<u64>,
@@ -243,7 +245,8 @@ impl Run {
         // wall time is reported (wall_s), never used by the model
         let t0 = std::time::Instant::now();
         let sim = &mut self.scenario.sim;
-        py.allow_threads(|| sim.run_until(until));
+        let windows = &mut self.windows;
+        py.allow_threads(|| windows.run_until(sim, until));
         self.wall_s += t0.elapsed().as_secs_f64();
         py.check_signals()
     }
@@ -261,8 +264,12 @@ impl Run {
     /// The summary as a JSON string (see docs/data-format.md).
     fn summary_json(&self) -> String {
         let r = self.scenario.sim.report();
-        aqmlab_sim::summary::summary(&self.scenario.name, self.scenario.seed, &r, self.wall_s)
-            .to_string()
+        let mut s =
+            aqmlab_sim::summary::summary(&self.scenario.name, self.scenario.seed, &r, self.wall_s);
+        if !self.windows.is_empty() {
+            s["windows"] = self.windows.summary();
+        }
+        s.to_string()
     }
     /// The time series of the bins that have ended since the last call (`to_end`: of every
     /// bin left, after the last `advance`; the run is then over), as columns:
@@ -472,6 +479,7 @@ fn load_scenario(
     };
     let sc = scenario::build_with_sets(&text, path, &dir, &stem, &sets, &ov).map_err(serr)?;
     Ok(Run {
+        windows: aqmlab_sim::windows::Windows::new(sc.windows.clone()),
         scenario: sc,
         wall_s: 0.0,
         cumulative: Vec::new(),

@@ -16,6 +16,7 @@
 //!   link direction, the time-integrated queue.
 //! * [`summary`] — `summary.json`.
 //! * [`packmime`] — PackMime-HTTP's generators (web traffic with `model = "packmime"`).
+//! * [`windows`] — measurement windows (`warmup`, `[[windows]]`), each with its own summary.
 //! * [`resolved`] — the fully resolved scenario file of a run (`scenario.resolved.toml`).
 #![warn(missing_docs)]
 
@@ -24,8 +25,8 @@ pub mod dist;
 pub mod event;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod packmime;
 pub mod metrics;
+pub mod packmime;
 pub mod pipe;
 pub mod rate;
 pub mod resolved;
@@ -33,4 +34,5 @@ pub mod scenario;
 pub mod sketch;
 pub mod summary;
 pub mod topology;
+pub mod windows;
 pub mod world;

@@ -248,6 +248,25 @@ impl Receiver {
     }
 }
 
+/// Sojourn times of one measurement window ([`crate::windows`]): a sketch of their own and
+/// their moments.
+#[derive(Clone, Debug, Default)]
+pub struct SojournStats {
+    /// Quantile sketch, ns.
+    pub sketch: QuantileSketch,
+    /// Exact moments, ns.
+    pub moments: Moments,
+}
+
+impl SojournStats {
+    /// Adds one sojourn time, ns.
+    #[inline]
+    pub fn add(&mut self, ns: u64) {
+        self.sketch.add(ns);
+        self.moments.add(ns);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -67,6 +67,10 @@ pub struct ResolvedHeader<'a> {
     pub csv: bool,
     /// The `[[flows]]` tables of the scenario text the run was built from (after `--set`).
     pub flows: ArrayOfTables,
+    /// Measurement windows (the warm-up's first, when `warmup`).
+    pub windows: &'a [crate::windows::WindowSpec],
+    /// The first window is the warm-up's.
+    pub warmup: bool,
 }
 
 fn t(time: SimTime) -> String {
@@ -129,6 +133,12 @@ pub fn resolved_toml(
         Err(_) => doc.insert("seed", value(header.seed.to_string())),
     };
     doc.insert("bin", value(header.bin.to_string()));
+    let mut windows = header.windows;
+    if header.warmup {
+        let w = &windows[0];
+        doc.insert("warmup", value(t(w.from)));
+        windows = &windows[1..];
+    }
     let mut nodes = Array::new();
     for n in header.nodes {
         nodes.push(n.as_str());
@@ -155,6 +165,17 @@ pub fn resolved_toml(
     // their `from` and `to` still name the same nodes.
     let flows = header.flows.clone();
     doc.insert("flows", Item::ArrayOfTables(flows));
+    if !windows.is_empty() {
+        let mut ws = ArrayOfTables::new();
+        for w in windows {
+            let mut tb = Table::new();
+            tb.insert("name", value(w.name.as_str()));
+            tb.insert("from", value(t(w.from)));
+            tb.insert("to", value(t(w.to)));
+            ws.push(tb);
+        }
+        doc.insert("windows", Item::ArrayOfTables(ws));
+    }
 
     let mut output = Table::new();
     output.insert("format", value(if header.csv { "csv" } else { "parquet" }));

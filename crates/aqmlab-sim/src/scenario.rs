@@ -90,6 +90,20 @@ struct RawScenario {
     #[serde(default)]
     flows: Vec<RawFlow>,
     output: Option<RawOutput>,
+    /// Time before the measurements of the `after_warmup` window start.
+    warmup: Option<S>,
+    /// Measurement windows, each with its own summary.
+    #[serde(default)]
+    windows: Vec<RawWindow>,
+}
+
+/// `[[windows]]`: a named measurement window `[from, to)`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWindow {
+    name: S,
+    from: S,
+    to: S,
 }
 
 /// A seed: a whole number 0..2^64-1, as an integer or (above TOML's integer range, as the
@@ -249,6 +263,9 @@ pub struct Scenario {
     pub resolved: String,
     /// The file's discipline parameters a `--qdisc` swap dropped: `(link direction, NAME=VALUE)`.
     pub dropped_params: Vec<(String, String)>,
+    /// Measurement windows (the warm-up's first), each with its own summary
+    /// ([`crate::windows`]).
+    pub windows: Vec<crate::windows::WindowSpec>,
 }
 
 /// Command-line style overrides applied while building.
@@ -1052,6 +1069,7 @@ pub fn build(
             ));
         }
     }
+    let windows = windows(&cx, &raw.warmup, &raw.windows, duration)?;
     let name = raw.name.unwrap_or_else(|| default_name.to_string());
     let description = raw.description.unwrap_or_default();
     let resolved = crate::resolved::resolved_toml(
@@ -1064,6 +1082,8 @@ pub fn build(
             nodes: &nodes,
             csv,
             flows: raw_flow_tables(text),
+            windows: &windows,
+            warmup: raw.warmup.is_some(),
         },
         &resolved_dirs,
         &sim,
@@ -1078,6 +1098,7 @@ pub fn build(
         random,
         resolved,
         dropped_params,
+        windows,
     })
 }
 
@@ -1095,6 +1116,89 @@ fn raw_flow_tables(text: &str) -> toml_edit::ArrayOfTables {
             .collect(),
         _ => Default::default(),
     }
+}
+
+/// The measurement windows: the warm-up's (`after_warmup`, from its end to the run's) and the
+/// `[[windows]]`, each within the run and named once.
+fn windows(
+    cx: &Ctx<'_>,
+    warmup: &Option<S>,
+    raw_windows: &[RawWindow],
+    duration: SimDuration,
+) -> Result<Vec<crate::windows::WindowSpec>, ScenarioError> {
+    use crate::windows::{WindowSpec, AFTER_WARMUP};
+    let end = SimTime::ZERO + duration;
+    let mut out: Vec<WindowSpec> = Vec::new();
+    if let Some(w) = warmup {
+        let d = cx.duration(w, "warmup")?;
+        if d >= duration {
+            return Err(cx.err(
+                Some(w.span()),
+                "warmup",
+                format!(
+                    "expected a warm-up shorter than the duration ({duration}), got {:?}",
+                    w.get_ref()
+                ),
+            ));
+        }
+        out.push(WindowSpec {
+            name: AFTER_WARMUP.into(),
+            from: SimTime::ZERO + d,
+            to: end,
+        });
+    }
+    for (i, w) in raw_windows.iter().enumerate() {
+        let p = format!("windows[{i}]");
+        let name = w.name.get_ref();
+        if name.is_empty() || name.chars().any(char::is_control) {
+            return Err(cx.err(
+                Some(w.name.span()),
+                format!("{p}.name"),
+                "expected a non-empty name without control characters",
+            ));
+        }
+        if out.iter().any(|o| o.name == *name) {
+            let why = if name == AFTER_WARMUP {
+                "names the window `warmup` makes"
+            } else {
+                "is used twice"
+            };
+            return Err(cx.err(
+                Some(w.name.span()),
+                format!("{p}.name"),
+                format!("window name {name:?} {why}: expected a unique name"),
+            ));
+        }
+        let from = SimTime::ZERO + cx.duration(&w.from, &format!("{p}.from"))?;
+        let to = SimTime::ZERO + cx.duration(&w.to, &format!("{p}.to"))?;
+        if to <= from {
+            return Err(cx.err(
+                Some(w.to.span()),
+                format!("{p}.to"),
+                format!(
+                    "expected the window to end after it starts ({:?}), got {:?}",
+                    w.from.get_ref(),
+                    w.to.get_ref()
+                ),
+            ));
+        }
+        if to > end {
+            return Err(cx.err(
+                Some(w.to.span()),
+                format!("{p}.to"),
+                format!(
+                    "expected a window within the run (duration {duration}), got {:?}",
+                    w.to.get_ref()
+                ),
+            ));
+        }
+        out.push(WindowSpec {
+            name: name.clone(),
+            from,
+            to,
+        });
+    }
+    Ok(out)
 }
 
 /// The largest packet flow `i` sends from its source to its destination and back, with what

@@ -333,6 +333,9 @@ struct Link {
     packet_log: Option<Vec<PacketRecord>>,
     /// The drops of the same log (kept when `packet_log` is).
     drop_log: Vec<DropRecord>,
+    /// Sojourn times of the measurement windows open now, by window slot
+    /// ([`Sim::begin_window`]); empty without windows.
+    windows: Vec<Option<crate::metrics::SojournStats>>,
     rate: LinkRate,
     /// Totals and the sojourn sketch; its per-bin series stay empty while running (they are
     /// in `series`, and a report fills them in).
@@ -819,6 +822,7 @@ impl Sim {
                 last_arrival: SimTime::ZERO,
                 packet_log: None,
                 drop_log: Vec::new(),
+                windows: Vec::new(),
                 busy_until: SimTime::ZERO,
                 sending: None,
                 tx_done_pending: false,
@@ -1042,6 +1046,24 @@ impl Sim {
     /// The width of the time-series bins.
     pub fn report_bin(&self) -> SimDuration {
         SimDuration::from_nanos(self.bins.bin_ns)
+    }
+
+    /// Starts measuring the sojourn times of a window on every link direction; returns its slot
+    /// for [`Sim::end_window`].
+    pub fn begin_window(&mut self) -> usize {
+        let k = self.links.first().map_or(0, |l| l.windows.len());
+        for l in &mut self.links {
+            l.windows.push(Some(Default::default()));
+        }
+        k
+    }
+
+    /// Stops the window of slot `k`: its sojourn times per link direction (in link order).
+    pub fn end_window(&mut self, k: usize) -> Vec<crate::metrics::SojournStats> {
+        self.links
+            .iter_mut()
+            .map(|l| l.windows[k].take().expect("an open window"))
+            .collect()
     }
 
     /// The drops of the per-packet logs: `(link name, records)` for every logged link.
@@ -1728,6 +1750,9 @@ impl Sim {
         };
         link.m.sojourn_ns.add(sojourn);
         link.m.sojourn_moments.add(sojourn);
+        for w in link.windows.iter_mut().flatten() {
+            w.add(sojourn);
+        }
         let row = link.row(bins.cur);
         row.released_pkts += 1;
         row.sojourn_sum_ns += sojourn;
@@ -1874,6 +1899,7 @@ impl Sim {
                         backlog_pkts: l.q.backlog().packets,
                         in_flight: in_flight as u32,
                         empty_dequeues: l.q.stats().empty_dequeues,
+                        capacity_bits: cap,
                         utilization: if cap == 0 {
                             0.0
                         } else {
@@ -1997,6 +2023,8 @@ pub struct LinkReport {
     pub in_flight: u32,
     /// Delivered bits over the bits the link could have carried so far.
     pub utilization: f64,
+    /// The bits the link could have carried so far.
+    pub capacity_bits: u128,
     /// Dequeue calls that found nothing (each time the link went idle).
     pub empty_dequeues: u64,
     /// Measurements.

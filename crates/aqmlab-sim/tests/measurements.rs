@@ -373,3 +373,135 @@ fn the_packet_log_records_every_drop_with_its_reason_and_flow() {
     let drops = s.sim.drop_logs().next().unwrap().1;
     assert!(!drops.is_empty() && drops.iter().all(|d| d.sojourn_ns == 0));
 }
+
+/// `sc` run to its end through its measurement windows.
+fn run_windows(mut sc: Scenario) -> (Scenario, serde_json::Value) {
+    let mut w = aqmlab_sim::windows::Windows::new(sc.windows.clone());
+    let end = SimTime::ZERO + sc.duration;
+    // In uneven steps, some ending on window edges, some across them.
+    for s in [0.3, 1.0, 2.5, 2.5, 4.0, 7.77, 10.0, 30.0] {
+        let t = SimTime::ZERO + aqmlab_core::SimDuration::from_secs_f64(s);
+        w.run_until(&mut sc.sim, t.min(end));
+    }
+    w.run_until(&mut sc.sim, end);
+    let v = w.summary();
+    (sc, v)
+}
+
+#[test]
+fn a_window_from_zero_equals_the_run_cut_at_its_end() {
+    let base =
+        std::fs::read_to_string(root().join("tests/reference/scenarios/mixed.toml")).unwrap();
+    let windowed = format!(
+        "{base}\n[[windows]]\nname = \"first\"\nfrom = \"0s\"\nto = \"7.5s\"\n\n[[windows]]\nname = \"mid\"\nfrom = \"2.5s\"\nto = \"10s\"\n"
+    );
+    let ov = Overrides {
+        packet_log: vec!["bottleneck".into()],
+        ..Overrides::default()
+    };
+    let (sc, w) = run_windows(text(
+        &windowed.replace("duration = \"20s\"", "duration = \"12s\""),
+        &ov,
+    ));
+    let cut = text(
+        &base.replace("duration = \"20s\"", "duration = \"7.5s\""),
+        &ov,
+    );
+    let (_, r) = run(cut, 8);
+    let s = summary("t", 1, &r, 0.0);
+    let first = &w["first"];
+    for (name, l) in s["links"].as_object().unwrap() {
+        let wl = &first["links"][name];
+        assert_eq!(wl["sojourn_ms"], l["sojourn_ms"], "{name}: sojourn");
+        for k in [
+            "enqueued_pkts",
+            "delivered_pkts",
+            "delivered_bytes",
+            "dropped_pkts",
+            "marked_pkts",
+            "lost_pkts",
+            "drops_by_reason",
+            "marks_by_reason",
+            "utilization",
+        ] {
+            assert_eq!(wl[k], l[k], "{name}: {k}");
+        }
+    }
+    for (i, f) in s["flows"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(
+            first["flows"][i]["delivered_bytes"], f["delivered_bytes"],
+            "flows[{i}]"
+        );
+        assert_eq!(
+            first["flows"][i]["dropped_pkts"], f["dropped_pkts"],
+            "flows[{i}]"
+        );
+    }
+    // A window inside the run: its sojourn times are those the log has for its span.
+    let log = sc.sim.packet_logs().next().unwrap().1;
+    let inside: Vec<u64> = log
+        .iter()
+        .filter(|p| (2_500_000_000..10_000_000_000).contains(&p.t_ns))
+        .map(|p| p.sojourn_ns)
+        .collect();
+    let mid = &w["mid"]["links"]["bottleneck"];
+    assert_eq!(mid["released_pkts"].as_u64().unwrap(), inside.len() as u64);
+    let mean = inside.iter().sum::<u64>() as f64 / inside.len() as f64;
+    assert!((mid["sojourn_ms"]["mean"].as_f64().unwrap() - mean / 1e6).abs() < 1e-6);
+    let max = *inside.iter().max().unwrap() as f64;
+    assert_eq!(mid["sojourn_ms"]["max"].as_f64().unwrap(), max / 1e6);
+    assert_eq!(w["mid"]["from_s"], 2.5);
+    assert_eq!(w["mid"]["to_s"], 10.0);
+}
+
+#[test]
+fn windows_are_checked_and_resolved() {
+    let base =
+        std::fs::read_to_string(root().join("tests/reference/scenarios/mixed.toml")).unwrap();
+    let bad = |extra: &str| {
+        build(
+            &format!("{base}\n{extra}"),
+            "t.toml",
+            &root(),
+            "t",
+            &Overrides::default(),
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
+    };
+    let e = bad("[[windows]]\nname = \"w\"\nfrom = \"5s\"\nto = \"5s\"");
+    assert!(
+        e.contains("windows[0].to: expected the window to end after it starts"),
+        "{e}"
+    );
+    let e = bad("[[windows]]\nname = \"w\"\nfrom = \"5s\"\nto = \"21s\"");
+    assert!(
+        e.contains("windows[0].to: expected a window within the run (duration 20s)"),
+        "{e}"
+    );
+    let e = bad("[[windows]]\nname = \"w\"\nfrom = \"1s\"\nto = \"2s\"\n[[windows]]\nname = \"w\"\nfrom = \"1s\"\nto = \"2s\"");
+    assert!(
+        e.contains("windows[1].name: window name \"w\" is used twice"),
+        "{e}"
+    );
+    let warm = base.replace("duration = \"20s\"", "duration = \"20s\"\nwarmup = \"20s\"");
+    let e = build(&warm, "t.toml", &root(), "t", &Overrides::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("warmup: expected a warm-up shorter than the duration (20s)"),
+        "{e}"
+    );
+    // A warm-up and a window go into the resolved file, and come back from it.
+    let ok = format!(
+        "{}\n[[windows]]\nname = \"w\"\nfrom = \"1s\"\nto = \"2s\"\n",
+        base.replace("duration = \"20s\"", "duration = \"20s\"\nwarmup = \"5s\"")
+    );
+    let a = build(&ok, "t.toml", &root(), "t", &Overrides::default()).unwrap();
+    assert_eq!(a.windows.len(), 2);
+    assert_eq!(a.windows[0].name, "after_warmup");
+    let b = build(&a.resolved, "r.toml", &root(), "t", &Overrides::default()).unwrap();
+    assert_eq!(a.windows, b.windows);
+}
