@@ -316,36 +316,58 @@ impl Ctx<'_> {
         path: &str,
         f: impl Fn(&str) -> Result<T, UnitError>,
     ) -> Result<T, ScenarioError> {
-        f(v.get_ref()).map_err(|e| self.err(Some(v.span()), path, e.to_string()))
+        f(v.get_ref()).map_err(|e| {
+            let msg = if e.expected == units::BEYOND_64_BITS {
+                format!(
+                    "{:?} is beyond the 64-bit range: expected at most 18446744073709551615 (bytes, packets, bit/s or ns)",
+                    v.get_ref()
+                )
+            } else {
+                e.to_string()
+            };
+            self.err(Some(v.span()), path, msg)
+        })
     }
     /// A duration of at most [`MAX_TIME`].
     fn duration(&self, v: &S, path: &str) -> Result<SimDuration, ScenarioError> {
-        let d = self.unit(v, path, units::parse_duration)?;
-        if d > MAX_TIME {
-            return Err(self.err(
+        let beyond = || {
+            self.err(
                 Some(v.span()),
                 path,
                 format!(
-                    "expected a duration of at most {}s (about 11.6 days), got {:?}",
+                    "expected a duration of at most {}s (about 11.6 days), got {:?}, which is beyond the maximum",
                     MAX_TIME.as_nanos() / 1_000_000_000,
                     v.get_ref()
                 ),
-            ));
+            )
+        };
+        let d = match units::parse_duration(v.get_ref()) {
+            Err(e) if e.expected == units::BEYOND_64_BITS => return Err(beyond()),
+            _ => self.unit(v, path, units::parse_duration)?,
+        };
+        if d > MAX_TIME {
+            return Err(beyond());
         }
         Ok(d)
     }
     /// A rate of at most [`MAX_RATE`].
     fn rate(&self, v: &S, path: &str) -> Result<Bitrate, ScenarioError> {
-        let r = self.unit(v, path, units::parse_bitrate)?;
-        if r > MAX_RATE {
-            return Err(self.err(
+        let beyond = || {
+            self.err(
                 Some(v.span()),
                 path,
                 format!(
-                    "expected a rate of at most {MAX_RATE}, got {:?}",
+                    "expected a rate of at most {MAX_RATE}, got {:?}, which is beyond the maximum",
                     v.get_ref()
                 ),
-            ));
+            )
+        };
+        let r = match units::parse_bitrate(v.get_ref()) {
+            Err(e) if e.expected == units::BEYOND_64_BITS => return Err(beyond()),
+            _ => self.unit(v, path, units::parse_bitrate)?,
+        };
+        if r > MAX_RATE {
+            return Err(beyond());
         }
         Ok(r)
     }
@@ -359,6 +381,9 @@ pub const MAX_TIME: SimDuration = SimDuration::from_secs(1_000_000);
 /// The fastest rate a scenario may name: 1 Tb/s. Faster links send even a 1500-byte packet in
 /// a few nanoseconds, the simulator's time resolution.
 pub const MAX_RATE: Bitrate = Bitrate::from_bps(1_000_000_000_000);
+
+/// The most flows a scenario may have (each keeps its counters, sketches and series).
+pub const MAX_FLOWS: usize = 100_000;
 
 /// The most time-series values a run may write: (10 per link direction + 6 per flow) per bin.
 pub const MAX_SERIES_VALUES: u64 = 100_000_000;
@@ -473,6 +498,16 @@ pub fn build(
         ));
     }
     let seed = ov.seed.or(raw.seed).unwrap_or(1);
+    if raw.flows.len() > MAX_FLOWS {
+        return Err(cx.err(
+            None,
+            "flows",
+            format!(
+                "expected at most {MAX_FLOWS} flows, got {}",
+                raw.flows.len()
+            ),
+        ));
+    }
 
     let nodes_span = raw.nodes.as_ref().map(Spanned::span);
     let mut nodes: Vec<String> = raw
@@ -614,6 +649,13 @@ pub fn build(
             ));
         }
         for (i, nname) in nodes.iter().enumerate() {
+            if nname.trim().is_empty() || nname.chars().any(char::is_control) {
+                return Err(cx.err(
+                    nodes_span.clone(),
+                    format!("nodes[{i}]"),
+                    format!("expected a node name that is not empty or blank and has no control characters, got {nname:?}"),
+                ));
+            }
             if nodes[..i].contains(nname) {
                 return Err(cx.err(
                     nodes_span.clone(),
@@ -850,6 +892,30 @@ pub fn build(
             Some(s) => Some(SimTime::ZERO + cx.duration(s, &format!("{p}.stop"))?),
             None => None,
         };
+        // A flow that could never send is a slip, not a wish.
+        if start >= SimTime::ZERO + duration {
+            return Err(cx.err(
+                f.start.as_ref().map(|s| s.span()),
+                format!("{p}.start"),
+                format!(
+                    "expected a start before the end of the run ({duration}), got {:?}: this flow would never run",
+                    f.start.as_ref().map_or("0s", |s| s.get_ref().as_str())
+                ),
+            ));
+        }
+        if let (Some(st), Some(sv)) = (stop, &f.stop) {
+            if st <= start {
+                return Err(cx.err(
+                    Some(sv.span()),
+                    format!("{p}.stop"),
+                    format!(
+                        "expected a stop after the start ({}), got {:?}: this flow would never run",
+                        start - SimTime::ZERO,
+                        sv.get_ref()
+                    ),
+                ));
+            }
+        }
         match f.kind.get_ref().as_str() {
             "udp" => {
                 let rate = f.rate.as_ref().ok_or_else(|| {
@@ -1482,6 +1548,28 @@ fn direction(
         }
     })?;
     let mut pairs: Vec<(String, String)> = Vec::new();
+    if let (Some(b), Some(params)) = (&d.buffer, &d.params) {
+        if params.get_ref().contains_key("limit")
+            && (swapped_kind.is_none()
+                || set_params
+                    .iter()
+                    .any(|s| s.ends_with(".params.limit") || s.ends_with(".params")))
+        {
+            let params_key = match path.strip_suffix(".reverse") {
+                Some(fwd) if b.span() == params.span() => fwd,
+                _ => path,
+            };
+            return Err(cx.err(
+                Some(b.span()),
+                key_of(path, "buffer"),
+                format!(
+                    "the buffer is given twice, as {} = {:?} and as {params_key}.params.limit: give one of them",
+                    key_of(path, "buffer"),
+                    b.get_ref()
+                ),
+            ));
+        }
+    }
     if let Some(b) = &d.buffer {
         let size = cx.unit(b, &key_of(path, "buffer"), units::parse_size)?;
         if matches!(size, units::Size::Packets(0) | units::Size::Bytes(0)) {
@@ -1627,9 +1715,18 @@ fn toml_text(v: &toml::Value) -> String {
     }
 }
 
-/// serde's Rust type names in `msg` ("expected u64") said as a user would.
+/// serde's Rust type names in `msg` ("expected u64", "expected struct RawDumbbell") said as a
+/// user would.
 fn plain_types(msg: &str) -> String {
     let mut out = msg.to_string();
+    // The loader's own types are tables to the user: "expected struct RawDumbbell".
+    while let Some(i) = out.find("struct Raw") {
+        let end = out[i + 7..]
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .map_or(out.len(), |j| i + 7 + j);
+        out.replace_range(i..end, "a table");
+    }
+    out = out.replace("expected a sequence", "expected a list");
     for (rust, plain) in [
         ("expected u8", "expected a whole number \u{2265} 0"),
         ("expected u16", "expected a whole number \u{2265} 0"),
