@@ -250,7 +250,10 @@ def test_bad_compare_names_its_flag_before_anything_runs(scenario, tmp_path):
 
 
 def test_scenario_of_the_wrong_type_or_one_line_of_toml():
-    with pytest.raises(TypeError, match="expected a path or TOML text, got dict"):
+    with pytest.raises(TypeError, match="expected a path, TOML text or a dict, got int"):
+        aqmlab.run(7)
+    # A dict is a scenario (tests/test_authoring.py): this one has no topology.
+    with pytest.raises(aqmlab.ScenarioError, match="^<dict>: no topology"):
         aqmlab.run({"duration": "1s"})
     with pytest.raises(aqmlab.ScenarioError, match="^<string>: no topology"):
         aqmlab.run('duration = "1s"')

@@ -88,7 +88,11 @@ def _build_parser() -> argparse.ArgumentParser:
             "with --csv) to DIR."
         ),
     )
-    rn.add_argument("scenario", metavar="SCENARIO.toml")
+    rn.add_argument(
+        "scenario",
+        metavar="SCENARIO.toml",
+        help="a scenario file, or the name of a bundled one (e.g. codel-dynamic-link)",
+    )
     rn.add_argument("--out", "-o", metavar="DIR", help="output folder (default out/<name>)")
     rn.add_argument("--seed", type=_seed, help="override the scenario's seed")
     rn.add_argument(
@@ -111,6 +115,13 @@ def _build_parser() -> argparse.ArgumentParser:
             "dumbbell.bottleneck.params.target=2ms); the value is read as TOML "
             "(10, 1.5, true, [...]) when it is one, else as a string (20Mbps)"
         ),
+    )
+    rn.add_argument(
+        "--unset",
+        action="append",
+        default=[],
+        metavar="KEY.PATH",
+        help="remove a key (or a whole table) by its path, e.g. flows[0].stop, before any --set",
     )
     rn.add_argument(
         "--compare",
@@ -268,7 +279,12 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Run the benchmark scenarios and report packets and events per wall second.",
     )
     b.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
-    b.add_argument("--root", default=".", metavar="DIR", help="repository root (default .)")
+    b.add_argument(
+        "--root",
+        default=None,
+        metavar="DIR",
+        help="repository root holding scenarios/ and bench/ (default: the bundled scenarios)",
+    )
     b.add_argument(
         "--repeat",
         type=int,
@@ -337,8 +353,16 @@ def _on_signal(signum: int, _frame: object) -> None:
 
 
 def _cmd_run(a: argparse.Namespace) -> int:
+    from aqmlab import scenarios
     from aqmlab.outdir import OutputFolder
     from aqmlab.run import TomlText, load, provenance_of, simulate
+
+    a.scenario = scenarios.resolve(a.scenario)
+    if not os.path.exists(a.scenario) and os.sep not in a.scenario and "/" not in a.scenario:
+        raise _UsageError(
+            f"{a.scenario}: no such file, nor a bundled scenario of that name "
+            f"({', '.join(scenarios.names()) or 'none found'})"
+        )
 
     qdisc = dict(_pairs(a.qdisc, "--qdisc"))
     # As typed: 10 and true are a number and a boolean, 10Mbps a string.
@@ -357,7 +381,14 @@ def _cmd_run(a: argparse.Namespace) -> int:
     loaded = []
     for label, qd, arm_out in arms:
         try:
-            r = load(a.scenario, seed=a.seed, qdisc=qd, set=sets, packet_log=a.packet_log)
+            r = load(
+                a.scenario,
+                seed=a.seed,
+                qdisc=qd,
+                set=sets,
+                packet_log=a.packet_log,
+                unset=a.unset,
+            )
         except ScenarioError as e:
             # A --compare arm passes its swap as a qdisc override: name the flag the user wrote.
             # (Its message names "--qdisc LINK=KIND:" or, for an unknown kind, "--qdisc LINK:".)
@@ -399,6 +430,7 @@ def _cmd_run(a: argparse.Namespace) -> int:
                 qdisc=qd,
                 set=dict(sets),
                 packet_log=a.packet_log,
+                unset=a.unset,
                 command=None if _ARGV is None else ["aqmlab", *_ARGV],
             )
             # The series go to the files only.

@@ -8,6 +8,7 @@ import numbers
 import os
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,26 +52,108 @@ def _progress(frac: float, sim_s: float, total_s: float, wall_s: float) -> None:
     sys.stderr.flush()
 
 
+def _check_args(
+    seed: Any,
+    qdisc: Any,
+    set: Any,  # noqa: A002 - mirrors the --set flag
+    packet_log: Any,
+    unset: Any = None,
+) -> None:
+    """Bad arguments of :func:`load` and :func:`run`, named as the caller wrote them."""
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64
+    ):
+        raise ValueError(f"seed: expected a whole number 0..2^64-1, got {seed!r}")
+    for name, value, example in (
+        ("qdisc", qdisc, '{"bottleneck": "pie"}'),
+        ("set", set, '{"dumbbell.bottleneck.rate": "20Mbps"}'),
+    ):
+        if value is not None and not isinstance(value, Mapping):
+            raise TypeError(f"{name}: expected a dict like {example}, got {type(value).__name__}")
+    if qdisc is not None:
+        for k, v in qdisc.items():
+            if not isinstance(k, str) or not isinstance(v, str):
+                raise TypeError(f"qdisc: expected link and discipline names, got {k!r}: {v!r}")
+    for name, value, example in (
+        ("packet_log", packet_log, '["bottleneck"]'),
+        ("unset", unset, '["flows[0].stop"]'),
+    ):
+        if value is None:
+            continue
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+            what = "a string" if isinstance(value, (str, bytes)) else type(value).__name__
+            raise TypeError(f"{name}: expected a list like {example}, got {what}")
+        for x in value:
+            if not isinstance(x, str):
+                raise TypeError(f"{name}: expected names, got {x!r}")
+
+
 def load(
-    scenario: str | os.PathLike[str],
+    scenario: str | os.PathLike[str] | Mapping[str, Any],
     *,
     seed: int | None = None,
     qdisc: dict[str, str] | None = None,
     set: dict[str, Any] | None = None,  # noqa: A002 - mirrors the --set flag
     packet_log: list[str] | None = None,
+    unset: list[str] | None = None,
 ) -> Any:
     """Read and check ``scenario`` with its overrides (as :func:`run` takes them), without
     simulating: the native run, ready to advance. Raises :class:`aqmlab.ScenarioError`."""
-    if not isinstance(scenario, (str, os.PathLike)):
-        raise TypeError(f"scenario: expected a path or TOML text, got {type(scenario).__name__}")
+    _check_args(seed, qdisc, set, packet_log, unset)
+    if isinstance(scenario, Mapping):
+        text: str | None = toml_text(scenario)
+        path = "<dict>"
+    elif isinstance(scenario, (str, os.PathLike)):
+        # TOML text rather than a path: it has a newline, or an "=" and names no file. Errors
+        # then name it "<string>".
+        text = scenario if isinstance(scenario, str) and _is_toml_text(scenario) else None
+        path = "<string>" if text is not None else os.fspath(scenario)
+    else:
+        raise TypeError(
+            f"scenario: expected a path, TOML text or a dict, got {type(scenario).__name__}"
+        )
     sets = [(k, _toml_value(v)) for k, v in (set or {}).items()]
-    # TOML text rather than a path: it has a newline, or an "=" and names no file. Errors then
-    # name it "<string>".
-    text = scenario if isinstance(scenario, str) and _is_toml_text(scenario) else None
-    path = "<string>" if text is not None else os.fspath(scenario)
     return _core.load_scenario(
-        path, seed, list((qdisc or {}).items()), sets, list(packet_log or []), text
+        path,
+        seed,
+        list((qdisc or {}).items()),
+        sets,
+        list(packet_log or []),
+        text,
+        list(unset or []),
     )
+
+
+def toml_text(scenario: Mapping[str, Any]) -> str:
+    """A scenario given as a dict (as a TOML file reads: tables are dicts, ``[[flows]]`` a list
+    of dicts), as TOML text: the top-level values, then each table (``[dumbbell]``) and each
+    list of tables (``[[flows]]``) under its header, with the tables inside them inline."""
+
+    def is_tables(v: Any) -> bool:
+        return isinstance(v, (list, tuple)) and bool(v) and all(isinstance(x, Mapping) for x in v)
+
+    def entries(d: Mapping[str, Any]) -> list[str]:
+        out = []
+        for k, v in d.items():
+            if not isinstance(k, str):
+                raise TypeError(f"scenario: expected string keys, got {k!r}")
+            out.append(f"{_toml_key(k)} = {_toml_value(v)}")
+        return out
+
+    top = {k: v for k, v in scenario.items() if not isinstance(v, Mapping) and not is_tables(v)}
+    lines = entries(top)
+    for k, v in scenario.items():
+        if isinstance(v, Mapping):
+            lines += ["", f"[{_toml_key(k)}]", *entries(v)]
+        elif is_tables(v):
+            for t in v:
+                lines += ["", f"[[{_toml_key(k)}]]", *entries(t)]
+    return "\n".join(lines) + "\n"
+
+
+def _toml_key(k: str) -> str:
+    bare = k and all(c.isascii() and (c.isalnum() or c in "_-") for c in k)
+    return k if bare else json.dumps(k)
 
 
 def run(
@@ -84,8 +167,11 @@ def run(
     progress: bool | None = None,
     packet_log: list[str] | None = None,
     keep: bool = True,
+    unset: list[str] | None = None,
 ) -> RunResult:
-    """Run the scenario ``scenario``: a path to a TOML file, or the TOML text itself.
+    """Run the scenario ``scenario``: a path to a TOML file, the TOML text itself, or a dict
+    of its keys (tables as dicts, ``flows`` a list of dicts). ``unset`` removes keys by their
+    path (as ``aqmlab run --unset``).
 
     ``seed`` overrides the file's seed; ``qdisc`` swaps disciplines by link name
     (``{"bottleneck": "droptail"}``, keeping the buffer); ``set`` overrides any key by its path
@@ -102,16 +188,21 @@ def run(
     this), for runs whose series would not fit in memory. Raises
     :class:`aqmlab.ScenarioError` on bad input, before simulating.
     """
-    r = load(scenario, seed=seed, qdisc=qdisc, set=set, packet_log=packet_log)
+    r = load(scenario, seed=seed, qdisc=qdisc, set=set, packet_log=packet_log, unset=unset)
+    if isinstance(scenario, Mapping):
+        named: Any = "<dict>"
+    elif isinstance(scenario, str) and _is_toml_text(scenario):
+        named = "<string>"
+    else:
+        named = scenario
     prov = provenance_of(
         r,
-        scenario=scenario
-        if not isinstance(scenario, str) or not _is_toml_text(scenario)
-        else "<string>",
+        scenario=named,
         seed=seed,
         qdisc=qdisc,
         set=set,
         packet_log=packet_log,
+        unset=unset,
     )
     return simulate(r, out, csv=csv, progress=progress, keep=keep, provenance=prov)
 
@@ -125,6 +216,7 @@ def provenance_of(
     set: dict[str, Any] | None = None,  # noqa: A002 - mirrors the --set flag
     packet_log: list[str] | None = None,
     command: list[str] | None = None,
+    unset: list[str] | None = None,
 ) -> dict[str, Any]:
     """What ``summary.json`` records of how a run was made (its ``provenance`` key): the aqmlab
     version and build, the command line, the scenario file and every override applied, the
@@ -140,6 +232,7 @@ def provenance_of(
         "seed": seed,
         "qdisc": [f"{k}={v}" for k, v in (qdisc or {}).items()],
         "set": [f"{k}={v}" for k, v in (set or {}).items()],
+        "unset": list(unset or []),
         "packet_log": list(packet_log or []),
         "dropped_params": dropped,
         "resolved_scenario": r.resolved_toml(),
@@ -265,5 +358,10 @@ def _toml_value(v: Any) -> str:
         return repr(float(v))
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, Mapping):
+        items = ", ".join(f"{_toml_key(str(k))} = {_toml_value(x)}" for k, x in v.items())
+        return "{" + items + "}"
+    if v is None:
+        raise TypeError("scenario: None has no TOML form: leave the key out instead")
     # A JSON string is a valid TOML basic string (non-ASCII kept as is: TOML has no surrogates).
     return json.dumps(str(v), ensure_ascii=False)

@@ -436,7 +436,7 @@ impl Run {
 /// Loads the scenario at `path` with overrides: `seed`, `qdisc` (`[(LINK, KIND)]`) and `sets`
 /// (`[(KEY.PATH, VALUE)]`). Raises ScenarioError naming file, line and key on bad input.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None))]
+#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new()))]
 fn load_scenario(
     path: &str,
     seed: Option<u64>,
@@ -444,6 +444,7 @@ fn load_scenario(
     sets: Vec<(String, String)>,
     packet_log: Vec<String>,
     text: Option<String>,
+    unsets: Vec<String>,
 ) -> PyResult<Run> {
     use aqmlab_sim::scenario;
     let p = std::path::Path::new(path);
@@ -477,7 +478,8 @@ fn load_scenario(
         packet_log,
         ..scenario::Overrides::default()
     };
-    let sc = scenario::build_with_sets(&text, path, &dir, &stem, &sets, &ov).map_err(serr)?;
+    let sc =
+        scenario::build_with_edits(&text, path, &dir, &stem, &unsets, &sets, &ov).map_err(serr)?;
     Ok(Run {
         windows: aqmlab_sim::windows::Windows::new(sc.windows.clone()),
         scenario: sc,

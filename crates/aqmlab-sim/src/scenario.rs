@@ -1824,6 +1824,113 @@ pub fn apply_sets(
     Ok(doc.to_string())
 }
 
+/// Removes the keys `keys` (dotted paths as [`apply_sets`] takes them: `flows[0].stop`,
+/// `dumbbell.bottleneck.params.target`, or a whole table) from scenario `text`, as `aqmlab
+/// run --unset KEY` does, keeping the rest as written. A key that is not there is an error
+/// naming the `--unset`.
+pub fn apply_unsets(text: &str, file: &str, keys: &[String]) -> Result<String, ScenarioError> {
+    let mut doc: toml_edit::DocumentMut =
+        text.parse()
+            .map_err(|e: toml_edit::TomlError| ScenarioError {
+                file: file.to_string(),
+                line: e
+                    .span()
+                    .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
+                path: String::new(),
+                msg: toml_message(e.message(), text, e.span()),
+            })?;
+    for key in keys {
+        let bad = |msg: String| ScenarioError {
+            file: file.to_string(),
+            line: None,
+            path: format!("--unset {key}"),
+            msg,
+        };
+        let mut segs: Vec<(String, Option<usize>)> = Vec::new();
+        for part in key.split('.') {
+            let (k, idx) = match part.split_once('[') {
+                Some((k, rest)) => {
+                    let i = rest
+                        .strip_suffix(']')
+                        .and_then(|x| x.parse::<usize>().ok())
+                        .ok_or_else(|| bad(format!("expected KEY[INDEX] in {part:?}")))?;
+                    (k, Some(i))
+                }
+                None => (part, None),
+            };
+            if k.is_empty() {
+                return Err(bad(format!(
+                    "expected a dotted key path like flows[0].stop, got {key:?}"
+                )));
+            }
+            segs.push((k.to_string(), idx));
+        }
+        let missing = || bad("no such key in the scenario".to_string());
+        let (last, parents) = segs.split_last().expect("at least one segment");
+        let mut table: &mut dyn toml_edit::TableLike = doc.as_table_mut();
+        for (k, idx) in parents {
+            let item = table.get_mut(k).ok_or_else(missing)?;
+            table = match (idx, item) {
+                (None, it) => it.as_table_like_mut().ok_or_else(missing)?,
+                (Some(i), toml_edit::Item::ArrayOfTables(a)) => {
+                    a.get_mut(*i).ok_or_else(missing)?
+                }
+                _ => return Err(missing()),
+            };
+        }
+        match last {
+            (k, None) => {
+                table.remove(k).ok_or_else(missing)?;
+            }
+            (k, Some(i)) => match table.get_mut(k) {
+                Some(toml_edit::Item::ArrayOfTables(a)) if *i < a.len() => a.remove(*i),
+                Some(toml_edit::Item::Value(toml_edit::Value::Array(a))) if *i < a.len() => {
+                    a.remove(*i);
+                }
+                _ => return Err(missing()),
+            },
+        }
+    }
+    Ok(doc.to_string())
+}
+
+/// [`build_with_sets`] after removing the keys `unsets` ([`apply_unsets`]) first. Errors of the
+/// edited text name no line (the removals shift them).
+pub fn build_with_edits(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    default_name: &str,
+    unsets: &[String],
+    sets: &[(String, String)],
+    ov: &Overrides,
+) -> Result<Scenario, ScenarioError> {
+    if unsets.is_empty() {
+        return build_with_sets(text, file, dir, default_name, sets, ov);
+    }
+    let edited = apply_unsets(text, file, unsets)?;
+    build_with_sets(&edited, file, dir, default_name, sets, ov).map_err(|mut e| {
+        e.line = e.line.and_then(|l| removed_line(text, &edited, l));
+        e
+    })
+}
+
+/// The line of `original` that line `l` (1-based) of `edited` is, where `edited` is `original`
+/// with some lines removed (what [`apply_unsets`] does); `None` when it cannot tell.
+fn removed_line(original: &str, edited: &str, l: usize) -> Option<usize> {
+    let orig: Vec<&str> = original.lines().collect();
+    let ed: Vec<&str> = edited.lines().collect();
+    let mut j = 0;
+    for (i, line) in ed.iter().enumerate() {
+        let k = j + orig[j..].iter().position(|o| o == line)?;
+        j = k + 1;
+        if i + 1 == l {
+            return Some(k + 1);
+        }
+    }
+    None
+}
+
 /// Builds a scenario from TOML `text` after the `--set` edits `sets` (see [`apply_sets`]). An
 /// error about a key that a `--set` wrote names that `--set` instead of a line: the line would
 /// be that of the edited text, not of the file the user reads.
