@@ -6,7 +6,7 @@
 use aqmlab_core::{SimDuration, SimTime};
 use aqmlab_sim::scenario::{apply_sets, build, Overrides, Scenario};
 use aqmlab_sim::summary::summary;
-use aqmlab_sim::world::{FlowBin, LinkBin, PacketRecord, Report, SeriesChunk};
+use aqmlab_sim::world::{DropRecord, FlowBin, LinkBin, PacketRecord, Report, SeriesChunk};
 use std::path::Path;
 
 fn load(name: &str, duration: &str, ov: &Overrides) -> Scenario {
@@ -67,7 +67,12 @@ fn rows_of(r: &Report, bins: usize) -> (Vec<Vec<LinkBin>>, Vec<Vec<FlowBin>>) {
 }
 
 /// Link rows, flow bins and packet records per link, gathered from chunks.
-type Gathered = (Vec<Vec<LinkBin>>, Vec<Vec<FlowBin>>, Vec<Vec<PacketRecord>>);
+type Gathered = (
+    Vec<Vec<LinkBin>>,
+    Vec<Vec<FlowBin>>,
+    Vec<Vec<PacketRecord>>,
+    Vec<Vec<DropRecord>>,
+);
 
 /// Appends `c` to the series gathered so far, checking that it starts where they end.
 fn append(all: &mut Gathered, c: SeriesChunk) {
@@ -76,6 +81,7 @@ fn append(all: &mut Gathered, c: SeriesChunk) {
         all.0 = vec![vec![]; c.links.len()];
         all.1 = vec![vec![]; c.flows.len()];
         all.2 = vec![vec![]; c.packets.len()];
+        all.3 = vec![vec![]; c.drops.len()];
     }
     assert_eq!(c.first_bin, have, "chunks follow each other");
     for (a, b) in all.0.iter_mut().zip(c.links) {
@@ -87,6 +93,9 @@ fn append(all: &mut Gathered, c: SeriesChunk) {
         a.extend(b);
     }
     for (a, b) in all.2.iter_mut().zip(c.packets) {
+        a.extend(b);
+    }
+    for (a, b) in all.3.iter_mut().zip(c.drops) {
         a.extend(b);
     }
 }
@@ -138,7 +147,7 @@ fn streamed_series_equal_the_series_reported_at_the_end() {
 
         let mut streamed = load(name, duration, &ov);
         let step = aqmlab_core::units::parse_duration(step).unwrap();
-        let mut all = (vec![], vec![], vec![]);
+        let mut all = (vec![], vec![], vec![], vec![]);
         let mut t = SimTime::ZERO;
         let mut peak_rows = 0;
         while t < end {
@@ -162,6 +171,19 @@ fn streamed_series_equal_the_series_reported_at_the_end() {
         assert!(all.0 == want.0, "{name}: link series differ");
         assert!(all.1 == want.1, "{name}: flow series differ");
         assert!(all.2 == want_packets, "{name}: packet logs differ");
+        let want_drops: Vec<Vec<DropRecord>> = report
+            .links
+            .iter()
+            .map(|l| {
+                whole
+                    .sim
+                    .drop_logs()
+                    .find(|(n, _)| *n == l.name)
+                    .map(|(_, v)| v.to_vec())
+                    .unwrap_or_default()
+            })
+            .collect();
+        assert!(all.3 == want_drops, "{name}: drop logs differ");
         assert!(peak_rows <= 1, "{name}: {peak_rows} bins kept after a take");
         // Totals, quantiles and rates are those of the run reported once.
         let mut a = summary(name, 1, &report, 0.0);
