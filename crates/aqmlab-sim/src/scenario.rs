@@ -431,8 +431,22 @@ pub fn load(path: &Path, ov: &Overrides) -> Result<Scenario, ScenarioError> {
 }
 
 /// Builds a scenario from TOML `text`; `file` names it in errors, relative trace paths are
-/// resolved against `dir`.
+/// resolved against `dir`. Flows with `count = N` are expanded first ([`crate::expand`]).
 pub fn build(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    default_name: &str,
+    ov: &Overrides,
+) -> Result<Scenario, ScenarioError> {
+    match crate::expand::expand_counts(text, file)? {
+        None => build_expanded(text, file, dir, default_name, ov),
+        Some((edited, origins)) => build_expanded(&edited, file, dir, default_name, ov)
+            .map_err(|e| crate::expand::unexpand_error(e, &origins, text, &edited)),
+    }
+}
+
+fn build_expanded(
     text: &str,
     file: &str,
     dir: &Path,
