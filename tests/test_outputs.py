@@ -99,6 +99,12 @@ def test_qdisc_says_which_parameters_it_dropped(scenario, tmp_path):
     lines = [x for x in r.stderr.splitlines() if "dropped" in x]
     # Once for the link: its reverse direction inherited the same parameters.
     assert lines == ["aqmlab: --qdisc dropped the file's parameters of bottleneck: target=2ms"]
+    r = run_cli("run", str(scenario), "-o", str(tmp_path / "o"), "--compare", "bottleneck=red")
+    assert r.returncode == 0, r.stderr
+    lines = [x for x in r.stderr.splitlines() if "dropped" in x]
+    assert lines == [
+        "aqmlab: --compare bottleneck=red dropped the file's parameters of bottleneck: target=2ms"
+    ]
 
 
 def test_the_resolved_scenario_reproduces_the_run_bit_for_bit(scenario, tmp_path):

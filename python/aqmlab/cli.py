@@ -415,6 +415,12 @@ def _cmd_run(a: argparse.Namespace) -> int:
     if not a.quiet:
         for line in _dropped_note("--qdisc", loaded[0][2].dropped_params()):
             print(line, file=sys.stderr)
+        # A comparison arm's swap drops the file's parameters on its link too.
+        first = set(loaded[0][2].dropped_params())
+        for label, _, r, _ in loaded[1:]:
+            extra = [d for d in r.dropped_params() if d not in first]
+            for line in _dropped_note(f"--compare {label}", extra):
+                print(line, file=sys.stderr)
     # Every arm's files are staged together and put in place at the end, replacing whatever
     # earlier run the folder held.
     folder = OutputFolder(out)
