@@ -295,3 +295,14 @@ def test_the_same_compare_arm_twice_is_refused(scenario, tmp_path):
     assert r.stderr.strip() == (
         "aqmlab: error: --compare bottleneck=pie: given twice (each arm runs once)"
     )
+
+
+def test_a_link_to_the_folder_is_kept(scenario, tmp_path):
+    real = tmp_path / "real"
+    aqmlab.run(scenario, real, keep=False)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    aqmlab.run(scenario, link, set={"seed": 8}, keep=False)
+    assert link.is_symlink()
+    assert json.loads((real / "summary.json").read_text())["seed"] == 8
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["link", "real", "udp.toml"]

@@ -56,7 +56,8 @@ class OutputFolder:
     """Stages a run's files for ``final`` and puts them in place at the end."""
 
     def __init__(self, final: str | os.PathLike[str]) -> None:
-        self.final = os.path.abspath(os.fspath(final))
+        # A symbolic link to a folder stands for that folder: it is replaced, the link kept.
+        self.final = os.path.realpath(os.path.abspath(os.fspath(final)))
         parent, base = os.path.split(self.final)
         if not base:
             raise OutputError(errno.EINVAL, "expected a folder name", os.fspath(final))
