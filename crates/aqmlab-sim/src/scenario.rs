@@ -891,11 +891,13 @@ fn build_expanded(
             node(&f.from, &format!("{p}.from"))?,
             node(&f.to, &format!("{p}.to"))?,
         );
+        let mut start_random = false;
         let start = match &f.start {
             Some(s) => {
                 // A time, or a distribution drawn from the flow's own stream.
                 let d = start_dist(&cx, s, &format!("{p}.start"))?;
                 random |= d.is_random();
+                start_random = d.is_random();
                 let mut rng =
                     aqmlab_core::Xoshiro256pp::for_stream(seed, &start_stream(i, name.as_deref()));
                 SimTime::ZERO + d.sample(&mut rng, MAX_TIME)
@@ -906,8 +908,9 @@ fn build_expanded(
             Some(s) => Some(SimTime::ZERO + cx.duration(s, &format!("{p}.stop"))?),
             None => None,
         };
-        // A flow that could never send is a slip, not a wish.
-        if start >= SimTime::ZERO + duration {
+        // A flow that could never send is a slip, not a wish. (A random start that falls after
+        // the end is a draw, not a slip: it is left alone.)
+        if !start_random && start >= SimTime::ZERO + duration {
             return Err(cx.err(
                 f.start.as_ref().map(|s| s.span()),
                 format!("{p}.start"),
@@ -917,7 +920,7 @@ fn build_expanded(
                 ),
             ));
         }
-        if let (Some(st), Some(sv)) = (stop, &f.stop) {
+        if let (Some(st), Some(sv), false) = (stop, &f.stop, start_random) {
             if st <= start {
                 return Err(cx.err(
                     Some(sv.span()),
