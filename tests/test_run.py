@@ -57,7 +57,7 @@ def test_run_writes_summary_and_series(scenario, tmp_path):
     b = s["links"]["bottleneck"]
     for key in ("qdisc", "sojourn_ms", "enqueued_pkts", "delivered_pkts", "dropped_pkts"):
         assert key in b
-    assert set(b["sojourn_ms"]) == {"mean", "p50", "p75", "p95", "p99", "max"}
+    assert set(b["sojourn_ms"]) == {"mean", "p50", "p75", "p95", "p99", "max", "std"}
     assert b["qdisc"] == "codel" and b["utilization"] > 0.99
     # Conservation at the bottleneck: offered = sent + dropped + still queued (+1 in flight).
     assert 0 <= b["enqueued_pkts"] - b["delivered_pkts"] - b["dropped_pkts"] <= 201
@@ -67,9 +67,13 @@ def test_run_writes_summary_and_series(scenario, tmp_path):
     flows = pd.read_parquet(out / "flows.parquet")
     assert list(links.columns) == [
         "link", "t_s", "ingress_bytes", "egress_bytes", "max_backlog_pkts", "max_backlog_bytes",
-        "drops", "released_pkts", "mean_sojourn_ms",
+        "drops", "released_pkts", "mean_sojourn_ms", "mean_backlog_pkts", "mean_backlog_bytes",
+        "capacity_bps",
     ]  # fmt: skip
-    assert list(flows.columns) == ["flow", "t_s", "delivered_bytes", "cumulative_bytes", "srtt_ms"]
+    assert list(flows.columns) == [
+        "flow", "t_s", "delivered_bytes", "cumulative_bytes", "srtt_ms", "name", "cwnd_bytes",
+        "ssthresh_bytes",
+    ]  # fmt: skip
     # The series add up to the summary's totals.
     bl = links[links.link == "bottleneck"]
     assert bl.egress_bytes.sum() == b["delivered_bytes"]
@@ -79,12 +83,11 @@ def test_run_writes_summary_and_series(scenario, tmp_path):
 
 
 def test_packet_log(scenario, tmp_path):
-    r = run_cli(
-        "run", str(scenario), "--out", str(tmp_path), "--quiet", "--packet-log", "bottleneck"
-    )
+    out = tmp_path / "out"
+    r = run_cli("run", str(scenario), "--out", str(out), "--quiet", "--packet-log", "bottleneck")
     assert r.returncode == 0, r.stderr
-    pk = pd.read_parquet(tmp_path / "packets.parquet")
-    s = json.loads((tmp_path / "summary.json").read_text())
+    pk = pd.read_parquet(out / "packets.parquet")
+    s = json.loads((out / "summary.json").read_text())
     b = s["links"]["bottleneck"]
     assert list(pk.columns) == ["link", "t_ns", "sojourn_ns", "size", "flow"]
     assert set(pk.link) == {"bottleneck"}
@@ -247,7 +250,10 @@ def test_bad_compare_names_its_flag_before_anything_runs(scenario, tmp_path):
 
 
 def test_scenario_of_the_wrong_type_or_one_line_of_toml():
-    with pytest.raises(TypeError, match="expected a path or TOML text, got dict"):
+    with pytest.raises(TypeError, match="expected a path, TOML text or a dict, got int"):
+        aqmlab.run(7)
+    # A dict is a scenario (tests/test_authoring.py): this one has no topology.
+    with pytest.raises(aqmlab.ScenarioError, match="^<dict>: no topology"):
         aqmlab.run({"duration": "1s"})
     with pytest.raises(aqmlab.ScenarioError, match="^<string>: no topology"):
         aqmlab.run('duration = "1s"')
@@ -263,9 +269,11 @@ def test_output_table_writes_csv_and_the_packet_log(tmp_path):
     r = run_cli("run", str(p), "--out", str(out), "--quiet")
     assert r.returncode == 0, r.stderr
     assert sorted(f.name for f in out.iterdir()) == [
+        "drops.csv",
         "flows.csv",
         "links.csv",
         "packets.csv",
+        "scenario.resolved.toml",
         "summary.json",
     ]
     s = json.loads((out / "summary.json").read_text())

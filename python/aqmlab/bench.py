@@ -79,8 +79,9 @@ def _subprocess_run(path: str, qdisc: list) -> dict:
     return json.loads(p.stdout)
 
 
-def run_benchmarks(root: str, repeat: int = 3) -> list[dict]:
-    """Run every benchmark scenario under ``root`` ``repeat`` times, each in its own
+def run_benchmarks(root: str | None = None, repeat: int = 3) -> list[dict]:
+    """Run every benchmark scenario under ``root`` (default: the bundled ones, found by
+    :func:`aqmlab.scenarios.resolve` from any directory) ``repeat`` times, each in its own
     subprocess, and report the run with the median wall time (the lower of the two middle runs
     for an even count), with the fastest and slowest wall times beside it: on a shared machine
     one run's time can be off by tens of percent, and the simulated results are identical."""
@@ -88,10 +89,15 @@ def run_benchmarks(root: str, repeat: int = 3) -> list[dict]:
         raise ValueError(f"--repeat must be at least 1, got {repeat}")
     out = []
     for _, rel, qdisc in BENCHMARKS:
-        path = os.path.join(root, rel)
+        if root is None:
+            from aqmlab.scenarios import resolve
+
+            path = resolve(os.path.splitext(os.path.basename(rel))[0])
+        else:
+            path = os.path.join(root, rel)
         if not os.path.exists(path):
             raise FileNotFoundError(
-                f"{path}: benchmark scenario not found (run from the repository)"
+                f"{path}: benchmark scenario not found (give --root, the repository's folder)"
             )
         runs = sorted(
             (_subprocess_run(path, qdisc) for _ in range(repeat)), key=lambda r: r["wall_s"]

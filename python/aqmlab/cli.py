@@ -88,7 +88,11 @@ def _build_parser() -> argparse.ArgumentParser:
             "with --csv) to DIR."
         ),
     )
-    rn.add_argument("scenario", metavar="SCENARIO.toml")
+    rn.add_argument(
+        "scenario",
+        metavar="SCENARIO.toml",
+        help="a scenario file, or the name of a bundled one (e.g. codel-dynamic-link)",
+    )
     rn.add_argument("--out", "-o", metavar="DIR", help="output folder (default out/<name>)")
     rn.add_argument("--seed", type=_seed, help="override the scenario's seed")
     rn.add_argument(
@@ -111,6 +115,13 @@ def _build_parser() -> argparse.ArgumentParser:
             "dumbbell.bottleneck.params.target=2ms); the value is read as TOML "
             "(10, 1.5, true, [...]) when it is one, else as a string (20Mbps)"
         ),
+    )
+    rn.add_argument(
+        "--unset",
+        action="append",
+        default=[],
+        metavar="KEY.PATH",
+        help="remove a key (or a whole table) by its path, e.g. flows[0].stop, before any --set",
     )
     rn.add_argument(
         "--compare",
@@ -268,7 +279,12 @@ def _build_parser() -> argparse.ArgumentParser:
         description="Run the benchmark scenarios and report packets and events per wall second.",
     )
     b.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
-    b.add_argument("--root", default=".", metavar="DIR", help="repository root (default .)")
+    b.add_argument(
+        "--root",
+        default=None,
+        metavar="DIR",
+        help="repository root holding scenarios/ and bench/ (default: the bundled scenarios)",
+    )
     b.add_argument(
         "--repeat",
         type=int,
@@ -300,24 +316,79 @@ def _pairs(items: list[str], flag: str) -> list[tuple[str, str]]:
     return out
 
 
+def _folder_name(name: str, scenario: str) -> str:
+    """The default output folder's name: the scenario's ``name``, made safe as one path
+    component (the file stem if nothing is left)."""
+    safe = name.replace("/", "_").replace(os.sep, "_").strip()
+    if safe in ("", ".", "..") or any(ord(c) < 32 for c in safe):
+        return os.path.splitext(os.path.basename(scenario))[0]
+    return safe
+
+
+def _dropped_note(flag: str, dropped: list[tuple[str, str]]) -> list[str]:
+    """Lines saying which of the file's discipline parameters a swap dropped, one per link (a
+    reverse direction that dropped the same ones as its forward is not repeated)."""
+    by_dir: dict[str, list[str]] = {}
+    for d, kv in dropped:
+        by_dir.setdefault(d, []).append(kv)
+    lines = []
+    for d, kvs in by_dir.items():
+        fwd = d.removesuffix(".rev")
+        if d != fwd and by_dir.get(fwd) == kvs:
+            continue
+        lines.append(f"aqmlab: {flag} dropped the file's parameters of {d}: {', '.join(kvs)}")
+    return lines
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: stops a run as Ctrl-C does (its files are cleaned up)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_signal(signum: int, _frame: object) -> None:
+    raise _Terminated(signum)
+
+
 def _cmd_run(a: argparse.Namespace) -> int:
-    from aqmlab.run import TomlText, load, simulate
+    from aqmlab import scenarios
+    from aqmlab.outdir import OutputFolder
+    from aqmlab.run import TomlText, load, provenance_of, simulate
+
+    a.scenario = scenarios.resolve(a.scenario)
+    if not os.path.exists(a.scenario) and os.sep not in a.scenario and "/" not in a.scenario:
+        raise _UsageError(
+            f"{a.scenario}: no such file, nor a bundled scenario of that name "
+            f"({', '.join(scenarios.names()) or 'none found'})"
+        )
 
     qdisc = dict(_pairs(a.qdisc, "--qdisc"))
     # As typed: 10 and true are a number and a boolean, 10Mbps a string.
     sets = {k: TomlText(v) for k, v in _pairs(a.set, "--set")}
     compare = _pairs(a.compare, "--compare")
-    stem = os.path.splitext(os.path.basename(a.scenario))[0]
-    out = a.out or os.path.join("out", stem)
-    progress = None if not a.quiet else False
-    arms = [("as written", qdisc, out)]
+    seen: set[tuple[str, str]] = set()
     for link, kind in compare:
-        arms.append((f"{link}={kind}", {**qdisc, link: kind}, os.path.join(out, f"{link}={kind}")))
+        if (link, kind) in seen:
+            raise _UsageError(f"--compare {link}={kind}: given twice (each arm runs once)")
+        seen.add((link, kind))
+    progress = None if not a.quiet else False
+    arms = [("as written", qdisc, "")]
+    for link, kind in compare:
+        arms.append((f"{link}={kind}", {**qdisc, link: kind}, f"{link}={kind}"))
     # Every arm is loaded (and so checked) before any runs, so a bad --compare fails at once.
     loaded = []
     for label, qd, arm_out in arms:
         try:
-            r = load(a.scenario, seed=a.seed, qdisc=qd, set=sets, packet_log=a.packet_log)
+            r = load(
+                a.scenario,
+                seed=a.seed,
+                qdisc=qd,
+                set=sets,
+                packet_log=a.packet_log,
+                unset=a.unset,
+            )
         except ScenarioError as e:
             # A --compare arm passes its swap as a qdisc override: name the flag the user wrote.
             # (Its message names "--qdisc LINK=KIND:" or, for an unknown kind, "--qdisc LINK:".)
@@ -329,8 +400,8 @@ def _cmd_run(a: argparse.Namespace) -> int:
                         msg.replace(swap, f"--compare {swap.removeprefix('--qdisc ')}")
                     ) from None
             raise
-        loaded.append((label, r, arm_out))
-    for label, r, _ in loaded:
+        loaded.append((label, qd, r, arm_out))
+    for label, _, r, _ in loaded:
         if not r.random:
             # Nothing draws a random number: every seed gives the same run.
             arm = f" ({label})" if len(loaded) > 1 else ""
@@ -340,13 +411,49 @@ def _cmd_run(a: argparse.Namespace) -> int:
                 'start = "uniform(0s, 1s)" varies the runs',
                 file=sys.stderr,
             )
+    out = a.out or os.path.join("out", _folder_name(loaded[0][2].name, a.scenario))
+    if not a.quiet:
+        for line in _dropped_note("--qdisc", loaded[0][2].dropped_params()):
+            print(line, file=sys.stderr)
+        # A comparison arm's swap drops the file's parameters on its link too.
+        first = set(loaded[0][2].dropped_params())
+        for label, _, r, _ in loaded[1:]:
+            extra = [d for d in r.dropped_params() if d not in first]
+            for line in _dropped_note(f"--compare {label}", extra):
+                print(line, file=sys.stderr)
+    # Every arm's files are staged together and put in place at the end, replacing whatever
+    # earlier run the folder held.
+    folder = OutputFolder(out)
     results = []
-    for label, r, arm_out in loaded:
-        if len(arms) > 1 and not a.quiet:
-            print(f"-- {label}", file=sys.stderr)
-        # The series go to the files only.
-        res = simulate(r, arm_out, csv=a.csv, progress=progress, keep=False)
-        results.append((label, res))
+    try:
+        for label, qd, r, arm_out in loaded:
+            if len(arms) > 1 and not a.quiet:
+                print(f"-- {label}", file=sys.stderr)
+            prov = provenance_of(
+                r,
+                scenario=a.scenario,
+                seed=a.seed,
+                qdisc=qd,
+                set=dict(sets),
+                packet_log=a.packet_log,
+                unset=a.unset,
+                command=None if _ARGV is None else ["aqmlab", *_ARGV],
+            )
+            # The series go to the files only.
+            res = simulate(
+                r,
+                os.path.join(out, arm_out),
+                csv=a.csv,
+                progress=progress,
+                keep=False,
+                provenance=prov,
+                staged=folder.path(arm_out),
+            )
+            results.append((label, res))
+        folder.commit()
+    except BaseException:
+        folder.abort()
+        raise
     if a.quiet:
         return 0
     if len(results) == 1:
@@ -634,8 +741,28 @@ class _UsageError(Exception):
     pass
 
 
+#: The arguments main() was called with, for the provenance's command line.
+_ARGV: list[str] | None = None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``aqmlab`` command."""
+    global _ARGV
+    _ARGV = list(sys.argv[1:] if argv is None else argv)
+    handlers = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None:
+            with contextlib.suppress(ValueError):  # not the main thread
+                handlers[sig] = signal.signal(sig, _on_signal)
+    try:
+        return _main(argv)
+    finally:
+        for sig, h in handlers.items():
+            signal.signal(sig, h)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _build_parser()
     a = parser.parse_args(argv)
     try:
@@ -689,6 +816,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = f"{e.filename}: " if getattr(e, "filename", None) else ""
         print(f"aqmlab: error: {name}{e.strerror or e}", file=sys.stderr)
         return 2
+    except _Terminated as e:
+        print(f"aqmlab: stopped by {signal.Signals(e.signum).name}", file=sys.stderr)
+        return 128 + e.signum
     except KeyboardInterrupt:
         print("aqmlab: interrupted", file=sys.stderr)
         return 130

@@ -19,7 +19,11 @@ import math
 from typing import Any
 
 #: Summary keys that are not metrics (descriptions of the run, or wall-clock time).
-_SKIP_TOP = {"format_version", "scenario", "seed", "wall_s", "bin_s", "links", "flows", "fairness"}
+_SKIP_TOP = {
+    "format_version", "scenario", "seed", "wall_s", "bin_s", "links", "flows", "fairness",
+    # How the run was made (paths, the command line, the version): not a result.
+    "provenance",
+}  # fmt: skip
 #: A flow's descriptive fields (strings or ids), left out of the metrics.
 _SKIP_FLOW = {"id", "name", "kind", "cc", "app", "src", "dst"}
 #: Flow counters summed into ``total.<key>``.

@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-import math
 import numbers
 import os
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from aqmlab import _core
 
-__all__ = ["RunResult", "TomlText", "load", "run", "simulate"]
+__all__ = ["RunResult", "TomlText", "load", "provenance_of", "run", "simulate"]
 
 #: Show the progress bar once a run has taken this many wall-clock seconds.
 PROGRESS_AFTER_S = 1.0
 
 #: The most time-series bins a run holds in memory before handing them to the output files.
 MAX_STEP_BINS = 10_000
+
+#: Wall seconds one step of the simulation aims at: the run only notices Ctrl-C (and SIGTERM,
+#: SIGHUP) between steps, so steps are kept short whatever the scenario's pace.
+STEP_WALL_S = 0.1
 
 
 @dataclass
@@ -28,14 +33,15 @@ class RunResult:
     DataFrames of time series, ``links`` (per link direction and bin: ingress/egress bytes, the
     largest backlog, drops, packets released and their mean sojourn) and ``flows`` (per flow and
     bin: delivered and cumulative bytes, the mean smoothed RTT);
-    ``packets`` is the per-packet log when one was asked for. docs/data-format.md lists every
-    column. The DataFrames are None for a
+    ``packets`` is the per-packet log when one was asked for, and ``drops`` its drops (with
+    their reason and flow). docs/data-format.md lists every column. The DataFrames are None for a
     run made with ``keep=False`` (its series are in the output files only)."""
 
     summary: dict[str, Any]
     links: Any
     flows: Any
     packets: Any = None
+    drops: Any = None
 
 
 def _progress(frac: float, sim_s: float, total_s: float, wall_s: float) -> None:
@@ -46,26 +52,108 @@ def _progress(frac: float, sim_s: float, total_s: float, wall_s: float) -> None:
     sys.stderr.flush()
 
 
+def _check_args(
+    seed: Any,
+    qdisc: Any,
+    set: Any,  # noqa: A002 - mirrors the --set flag
+    packet_log: Any,
+    unset: Any = None,
+) -> None:
+    """Bad arguments of :func:`load` and :func:`run`, named as the caller wrote them."""
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64
+    ):
+        raise ValueError(f"seed: expected a whole number 0..2^64-1, got {seed!r}")
+    for name, value, example in (
+        ("qdisc", qdisc, '{"bottleneck": "pie"}'),
+        ("set", set, '{"dumbbell.bottleneck.rate": "20Mbps"}'),
+    ):
+        if value is not None and not isinstance(value, Mapping):
+            raise TypeError(f"{name}: expected a dict like {example}, got {type(value).__name__}")
+    if qdisc is not None:
+        for k, v in qdisc.items():
+            if not isinstance(k, str) or not isinstance(v, str):
+                raise TypeError(f"qdisc: expected link and discipline names, got {k!r}: {v!r}")
+    for name, value, example in (
+        ("packet_log", packet_log, '["bottleneck"]'),
+        ("unset", unset, '["flows[0].stop"]'),
+    ):
+        if value is None:
+            continue
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+            what = "a string" if isinstance(value, (str, bytes)) else type(value).__name__
+            raise TypeError(f"{name}: expected a list like {example}, got {what}")
+        for x in value:
+            if not isinstance(x, str):
+                raise TypeError(f"{name}: expected names, got {x!r}")
+
+
 def load(
-    scenario: str | os.PathLike[str],
+    scenario: str | os.PathLike[str] | Mapping[str, Any],
     *,
     seed: int | None = None,
     qdisc: dict[str, str] | None = None,
     set: dict[str, Any] | None = None,  # noqa: A002 - mirrors the --set flag
     packet_log: list[str] | None = None,
+    unset: list[str] | None = None,
 ) -> Any:
     """Read and check ``scenario`` with its overrides (as :func:`run` takes them), without
     simulating: the native run, ready to advance. Raises :class:`aqmlab.ScenarioError`."""
-    if not isinstance(scenario, (str, os.PathLike)):
-        raise TypeError(f"scenario: expected a path or TOML text, got {type(scenario).__name__}")
+    _check_args(seed, qdisc, set, packet_log, unset)
+    if isinstance(scenario, Mapping):
+        text: str | None = toml_text(scenario)
+        path = "<dict>"
+    elif isinstance(scenario, (str, os.PathLike)):
+        # TOML text rather than a path: it has a newline, or an "=" and names no file. Errors
+        # then name it "<string>".
+        text = scenario if isinstance(scenario, str) and _is_toml_text(scenario) else None
+        path = "<string>" if text is not None else os.fspath(scenario)
+    else:
+        raise TypeError(
+            f"scenario: expected a path, TOML text or a dict, got {type(scenario).__name__}"
+        )
     sets = [(k, _toml_value(v)) for k, v in (set or {}).items()]
-    # TOML text rather than a path: it has a newline, or an "=" and names no file. Errors then
-    # name it "<string>".
-    text = scenario if isinstance(scenario, str) and _is_toml_text(scenario) else None
-    path = "<string>" if text is not None else os.fspath(scenario)
     return _core.load_scenario(
-        path, seed, list((qdisc or {}).items()), sets, list(packet_log or []), text
+        path,
+        seed,
+        list((qdisc or {}).items()),
+        sets,
+        list(packet_log or []),
+        text,
+        list(unset or []),
     )
+
+
+def toml_text(scenario: Mapping[str, Any]) -> str:
+    """A scenario given as a dict (as a TOML file reads: tables are dicts, ``[[flows]]`` a list
+    of dicts), as TOML text: the top-level values, then each table (``[dumbbell]``) and each
+    list of tables (``[[flows]]``) under its header, with the tables inside them inline."""
+
+    def is_tables(v: Any) -> bool:
+        return isinstance(v, (list, tuple)) and bool(v) and all(isinstance(x, Mapping) for x in v)
+
+    def entries(d: Mapping[str, Any]) -> list[str]:
+        out = []
+        for k, v in d.items():
+            if not isinstance(k, str):
+                raise TypeError(f"scenario: expected string keys, got {k!r}")
+            out.append(f"{_toml_key(k)} = {_toml_value(v)}")
+        return out
+
+    top = {k: v for k, v in scenario.items() if not isinstance(v, Mapping) and not is_tables(v)}
+    lines = entries(top)
+    for k, v in scenario.items():
+        if isinstance(v, Mapping):
+            lines += ["", f"[{_toml_key(k)}]", *entries(v)]
+        elif is_tables(v):
+            for t in v:
+                lines += ["", f"[[{_toml_key(k)}]]", *entries(t)]
+    return "\n".join(lines) + "\n"
+
+
+def _toml_key(k: str) -> str:
+    bare = k and all(c.isascii() and (c.isalnum() or c in "_-") for c in k)
+    return k if bare else json.dumps(k)
 
 
 def run(
@@ -79,8 +167,11 @@ def run(
     progress: bool | None = None,
     packet_log: list[str] | None = None,
     keep: bool = True,
+    unset: list[str] | None = None,
 ) -> RunResult:
-    """Run the scenario ``scenario``: a path to a TOML file, or the TOML text itself.
+    """Run the scenario ``scenario``: a path to a TOML file, the TOML text itself, or a dict
+    of its keys (tables as dicts, ``flows`` a list of dicts). ``unset`` removes keys by their
+    path (as ``aqmlab run --unset``).
 
     ``seed`` overrides the file's seed; ``qdisc`` swaps disciplines by link name
     (``{"bottleneck": "droptail"}``, keeping the buffer); ``set`` overrides any key by its path
@@ -97,8 +188,55 @@ def run(
     this), for runs whose series would not fit in memory. Raises
     :class:`aqmlab.ScenarioError` on bad input, before simulating.
     """
-    r = load(scenario, seed=seed, qdisc=qdisc, set=set, packet_log=packet_log)
-    return simulate(r, out, csv=csv, progress=progress, keep=keep)
+    r = load(scenario, seed=seed, qdisc=qdisc, set=set, packet_log=packet_log, unset=unset)
+    if isinstance(scenario, Mapping):
+        named: Any = "<dict>"
+    elif isinstance(scenario, str) and _is_toml_text(scenario):
+        named = "<string>"
+    else:
+        named = scenario
+    prov = provenance_of(
+        r,
+        scenario=named,
+        seed=seed,
+        qdisc=qdisc,
+        set=set,
+        packet_log=packet_log,
+        unset=unset,
+    )
+    return simulate(r, out, csv=csv, progress=progress, keep=keep, provenance=prov)
+
+
+def provenance_of(
+    r: Any,
+    *,
+    scenario: Any = None,
+    seed: int | None = None,
+    qdisc: dict[str, str] | None = None,
+    set: dict[str, Any] | None = None,  # noqa: A002 - mirrors the --set flag
+    packet_log: list[str] | None = None,
+    command: list[str] | None = None,
+    unset: list[str] | None = None,
+) -> dict[str, Any]:
+    """What ``summary.json`` records of how a run was made (its ``provenance`` key): the aqmlab
+    version and build, the command line, the scenario file and every override applied, the
+    discipline parameters ``--qdisc`` dropped, and the fully resolved scenario."""
+    dropped: dict[str, list[str]] = {}
+    for link, kv in r.dropped_params():
+        dropped.setdefault(link, []).append(kv)
+    return {
+        "aqmlab_version": _core.__version__,
+        "build": _core.BUILD,
+        "command": None if command is None else list(command),
+        "scenario_file": None if scenario is None else os.fspath(scenario),
+        "seed": seed,
+        "qdisc": [f"{k}={v}" for k, v in (qdisc or {}).items()],
+        "set": [f"{k}={v}" for k, v in (set or {}).items()],
+        "unset": list(unset or []),
+        "packet_log": list(packet_log or []),
+        "dropped_params": dropped,
+        "resolved_scenario": r.resolved_toml(),
+    }
 
 
 def simulate(
@@ -108,46 +246,93 @@ def simulate(
     csv: bool = False,
     progress: bool | None = None,
     keep: bool = True,
+    provenance: dict[str, Any] | None = None,
+    staged: str | None = None,
 ) -> RunResult:
-    """Run ``r``, a scenario :func:`load` read, to its end: :func:`run` after the loading."""
-    from aqmlab.series import SeriesSink
+    """Run ``r``, a scenario :func:`load` read, to its end: :func:`run` after the loading.
+
+    With ``out``, the files are written to a staging folder and put in place at the end
+    (:mod:`aqmlab.outdir`); ``staged`` is such a folder already made by the caller (``aqmlab
+    run`` stages every arm of a comparison in one, and commits it once), with ``out`` the
+    folder its files will be in, which error messages name."""
+    from aqmlab.outdir import OutputFolder
 
     show = sys.stderr.isatty() if progress is None else progress
     total = r.duration_s
-    # Each step's bins are handed to the sink as the run goes: at most MAX_STEP_BINS of them
-    # are ever held in memory, however long the run.
-    steps = max(200, math.ceil(total / r.bin_s / MAX_STEP_BINS))
-    sink = SeriesSink(
-        ["links", "flows", "packets"] if r.logs_packets else ["links", "flows"],
-        None if out is None else os.fspath(out),
-        csv or r.csv,
-        keep,
-    )
+    # At most MAX_STEP_BINS bins are held in memory between steps, however long the run; at
+    # least 200 steps for the progress bar; and steps of about STEP_WALL_S wall seconds, so that
+    # a signal takes effect at once: the first step is short, and each next one is twice or
+    # half as long as the last, as it ran faster or slower than that (the results do not depend
+    # on where the steps fall).
+    longest = min(total / 200, r.bin_s * MAX_STEP_BINS)
+    step = min(longest, 0.01)
+    folder = OutputFolder(out) if out is not None and staged is None else None
+    write_dir = staged if staged is not None else (folder.stage if folder else None)
+    shown_dir = None if out is None else os.fspath(out)
+    sink = None
     t0 = time.monotonic()
     shown = False
     try:
-        for k in range(1, steps + 1):
-            r.advance(total * k / steps)
+        from aqmlab.series import SeriesSink
+
+        sink = SeriesSink(
+            ["links", "flows", "packets", "drops"] if r.logs_packets else ["links", "flows"],
+            write_dir,
+            csv or r.csv,
+            keep,
+            shown_dir=shown_dir,
+        )
+        while r.now_s < total:
+            w0 = time.monotonic()
+            r.advance(min(total, r.now_s + step))
             sink.add(r.take_series())
-            wall = time.monotonic() - t0
+            now = time.monotonic()
+            took = now - w0
+            if took < STEP_WALL_S / 2:
+                step = min(longest, step * 2)
+            elif took > STEP_WALL_S * 2:
+                step = max(r.bin_s / 1000, step / 2)
+            wall = now - t0
             if show and (shown or wall > PROGRESS_AFTER_S):
                 shown = True
-                _progress(k / steps, r.now_s, total, wall)
+                _progress(r.now_s / total, r.now_s, total, wall)
         summary = json.loads(r.summary_json())
+        if provenance is None:
+            provenance = provenance_of(r)
+        summary["provenance"] = provenance
         sink.add(r.take_series(to_end=True))
+        tables = sink.close()
+        if write_dir is not None:
+            _write_text(write_dir, shown_dir, "summary.json", json.dumps(summary, indent=2) + "\n")
+            _write_text(write_dir, shown_dir, "scenario.resolved.toml", r.resolved_toml())
+        if folder is not None:
+            folder.commit()
     except BaseException:
-        sink.abort()  # Ctrl-C or a failed write: leave no half-written files behind
+        # Ctrl-C, a signal or a failed write: leave no half-written files behind.
+        if sink is not None:
+            sink.abort()
+        if folder is not None:
+            folder.abort()
         raise
     finally:
         if shown:
             sys.stderr.write("\n")
-    tables = sink.close()
-    if out is not None:
-        with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
-            json.dump(summary, f, indent=2)
-            f.write("\n")
-    links, flows, packets = tables["links"], tables["flows"], tables.get("packets")
-    return RunResult(summary, links, flows, packets)
+    links, flows = tables["links"], tables["flows"]
+    return RunResult(summary, links, flows, tables.get("packets"), tables.get("drops"))
+
+
+def _write_text(write_dir: str, shown_dir: str | None, name: str, text: str) -> None:
+    """Writes ``name`` into ``write_dir``; an error names it as it will be (in ``shown_dir``)
+    and leaves no partial file."""
+    path = os.path.join(write_dir, name)
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+        shown = os.path.join(shown_dir or write_dir, name)
+        raise OSError(e.errno, f"cannot write: {e.strerror or e}", shown) from None
 
 
 def _is_toml_text(s: str) -> bool:
@@ -173,5 +358,10 @@ def _toml_value(v: Any) -> str:
         return repr(float(v))
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, Mapping):
+        items = ", ".join(f"{_toml_key(str(k))} = {_toml_value(x)}" for k, x in v.items())
+        return "{" + items + "}"
+    if v is None:
+        raise TypeError("scenario: None has no TOML form: leave the key out instead")
     # A JSON string is a valid TOML basic string (non-ASCII kept as is: TOML has no surrogates).
     return json.dumps(str(v), ensure_ascii=False)

@@ -4,7 +4,9 @@ simulator's memory does not grow with the simulated time."""
 
 from __future__ import annotations
 
+import array
 import contextlib
+import itertools
 import os
 from typing import Any
 
@@ -23,6 +25,9 @@ SCHEMAS = {
             ("drops", pa.int64()),
             ("released_pkts", pa.int64()),
             ("mean_sojourn_ms", pa.float64()),
+            ("mean_backlog_pkts", pa.float64()),
+            ("mean_backlog_bytes", pa.float64()),
+            ("capacity_bps", pa.float64()),
         ]
     ),
     "flows": pa.schema(
@@ -32,6 +37,9 @@ SCHEMAS = {
             ("delivered_bytes", pa.int64()),
             ("cumulative_bytes", pa.int64()),
             ("srtt_ms", pa.float64()),
+            ("name", pa.string()),
+            ("cwnd_bytes", pa.float64()),
+            ("ssthresh_bytes", pa.float64()),
         ]
     ),
     "packets": pa.schema(
@@ -41,6 +49,16 @@ SCHEMAS = {
             ("sojourn_ns", pa.int64()),
             ("size", pa.int64()),
             ("flow", pa.int64()),
+        ]
+    ),
+    "drops": pa.schema(
+        [
+            ("link", pa.string()),
+            ("t_ns", pa.int64()),
+            ("sojourn_ns", pa.int64()),
+            ("size", pa.int64()),
+            ("flow", pa.int64()),
+            ("reason", pa.string()),
         ]
     ),
 }
@@ -54,9 +72,18 @@ class SeriesSink:
     stops early calls :meth:`abort`, which removes them, so a folder never mixes a finished
     run's files with an unfinished one's."""
 
-    def __init__(self, tables: list[str], out: str | None, csv: bool, keep: bool) -> None:
+    def __init__(
+        self,
+        tables: list[str],
+        out: str | None,
+        csv: bool,
+        keep: bool,
+        shown_dir: str | None = None,
+    ) -> None:
         self.tables = tables
         self.out = out
+        # Where the files will be when the run is committed (errors name them there).
+        self.shown_dir = shown_dir or out
         self.csv = csv
         self.keep = keep
         self.parts: dict[str, list[pa.Table]] = {name: [] for name in tables}
@@ -64,7 +91,17 @@ class SeriesSink:
         if out is not None:
             os.makedirs(out, exist_ok=True)
             for name in tables:
-                self.writers[name] = self._open(name)
+                with self._naming(name):
+                    self.writers[name] = self._open(name)
+
+    @contextlib.contextmanager
+    def _naming(self, name: str):  # noqa: ANN202 - a context manager
+        """Re-raises a failed write (a full disk) as an OSError naming the file."""
+        try:
+            yield
+        except OSError as e:
+            shown = os.path.join(self.shown_dir, os.path.basename(self._path(name)))
+            raise OSError(e.errno, f"cannot write: {e.strerror or e}", shown) from None
 
     def _path(self, name: str) -> str:
         return os.path.join(self.out, f"{name}.{'csv' if self.csv else 'parquet'}")
@@ -80,11 +117,12 @@ class SeriesSink:
     def add(self, chunk: dict[str, dict[str, list[Any]]]) -> None:
         """Appends one chunk (``Run.take_series()``'s columns)."""
         for name in self.tables:
-            table = pa.table(chunk[name], schema=SCHEMAS[name])
+            table = _table(chunk[name], SCHEMAS[name])
             if table.num_rows == 0:
                 continue
             if name in self.writers:
-                self.writers[name].write_table(table)
+                with self._naming(name):
+                    self.writers[name].write_table(table)
             if self.keep:
                 self.parts[name].append(table)
 
@@ -92,9 +130,11 @@ class SeriesSink:
         """Closes the files; returns each table as a pandas DataFrame if kept, else None. The
         files hold the rows chunk by chunk (every link's bins of one step, then the next step's);
         the DataFrames are ordered by link (or flow) and time."""
-        for name, w in self.writers.items():
-            w.close()
-            os.replace(self._path(name) + ".partial", self._path(name))
+        for name, w in list(self.writers.items()):
+            with self._naming(name):
+                w.close()
+                os.replace(self._path(name) + ".partial", self._path(name))
+            del self.writers[name]
         if not self.keep:
             return {name: None for name in self.tables}
         out = {}
@@ -110,10 +150,37 @@ class SeriesSink:
     def abort(self) -> None:
         """Closes and removes the unfinished files."""
         for name, w in self.writers.items():
-            w.close()
+            with contextlib.suppress(Exception):
+                w.close()
             with contextlib.suppress(FileNotFoundError):
                 os.remove(self._path(name) + ".partial")
         self.writers = {}
+
+
+def _column(values: list[Any], t: pa.DataType) -> pa.Array:
+    """An Arrow array of ``values`` built from its buffers: unlike ``pa.array``, this never
+    imports pandas (which ``pa.array`` does, to ask whether its input is a pandas object), so
+    ``aqmlab run`` writing Parquet starts a few hundred milliseconds sooner."""
+    n = len(values)
+    if t == pa.string():
+        # None is null: a validity bitmap (bit i set when value i is present) only if needed.
+        valid = None
+        if None in values:
+            bits = bytearray((n + 7) // 8)
+            for i, v in enumerate(values):
+                if v is not None:
+                    bits[i >> 3] |= 1 << (i & 7)
+            valid = pa.py_buffer(bytes(bits))
+        enc = [b"" if v is None else v.encode() for v in values]
+        offsets = array.array("i", itertools.accumulate(map(len, enc), initial=0))
+        data = pa.py_buffer(b"".join(enc))
+        return pa.Array.from_buffers(t, n, [valid, pa.py_buffer(offsets), data])
+    code = "d" if t == pa.float64() else "q"
+    return pa.Array.from_buffers(t, n, [None, pa.py_buffer(array.array(code, values))])
+
+
+def _table(columns: dict[str, list[Any]], schema: pa.Schema) -> pa.Table:
+    return pa.Table.from_arrays([_column(columns[f.name], f.type) for f in schema], schema=schema)
 
 
 class _CsvWriter:

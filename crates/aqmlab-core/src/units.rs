@@ -65,19 +65,24 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 
 const DURATION: &str = "a duration with a unit, like \"5ms\", \"100us\", \"1.5s\" or \"250ns\"";
 
+/// [`UnitError::expected`] of a value that parses but does not fit 64 bits (of nanoseconds,
+/// bits per second, bytes or packets): callers that have a documented maximum name it.
+pub const BEYOND_64_BITS: &str = "a value within 64 bits (this one is beyond the maximum)";
+
 /// Parses a duration: a non-negative number followed by `ns`, `us`, `ms` or `s`.
 pub fn parse_duration(s: &str) -> Result<SimDuration, UnitError> {
     let (v, unit) = split_number(s).ok_or_else(|| err(DURATION, s))?;
+    // tc's spellings too (`msec`, `usec`, `secs`).
     let scale = match unit {
-        "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" | "sec" => 1e9,
+        "ns" | "nsec" | "nsecs" => 1.0,
+        "us" | "µs" | "usec" | "usecs" => 1e3,
+        "ms" | "msec" | "msecs" => 1e6,
+        "s" | "sec" | "secs" => 1e9,
         _ => return Err(err(DURATION, s)),
     };
     let ns = (v * scale).round();
     if ns > u64::MAX as f64 {
-        return Err(err(DURATION, s));
+        return Err(err(BEYOND_64_BITS, s));
     }
     Ok(SimDuration::from_nanos(ns as u64))
 }
@@ -89,16 +94,18 @@ const BITRATE: &str =
 /// (`bit/s` spellings and `Mbit` are accepted too).
 pub fn parse_bitrate(s: &str) -> Result<Bitrate, UnitError> {
     let (v, unit) = split_number(s).ok_or_else(|| err(BITRATE, s))?;
+    // tc's spellings too (`10mbit`, `500kbit`, `1gbit`). Not tc's `mbps`, which means
+    // megabytes per second there and megabits here: it stays refused rather than mean either.
     let scale = match unit {
         "bps" | "bit/s" | "bit" => 1.0,
-        "kbps" | "Kbps" | "kbit/s" | "kbit" => 1e3,
-        "Mbps" | "Mbit/s" | "Mbit" => 1e6,
-        "Gbps" | "Gbit/s" | "Gbit" => 1e9,
+        "kbps" | "Kbps" | "kbit/s" | "kbit" | "Kbit" => 1e3,
+        "Mbps" | "Mbit/s" | "Mbit" | "mbit" => 1e6,
+        "Gbps" | "Gbit/s" | "Gbit" | "gbit" => 1e9,
         _ => return Err(err(BITRATE, s)),
     };
     let bps = (v * scale).round();
     if bps > u64::MAX as f64 {
-        return Err(err(BITRATE, s));
+        return Err(err(BEYOND_64_BITS, s));
     }
     Ok(Bitrate::from_bps(bps as u64))
 }
@@ -115,6 +122,9 @@ pub fn parse_size(s: &str) -> Result<Size, UnitError> {
             if v.fract() != 0.0 {
                 return Err(err(SIZE, s));
             }
+            if v >= u64::MAX as f64 {
+                return Err(err(BEYOND_64_BITS, s));
+            }
             return Ok(Size::Packets(v as u64));
         }
         "B" => 1.0,
@@ -127,8 +137,8 @@ pub fn parse_size(s: &str) -> Result<Size, UnitError> {
         _ => return Err(err(SIZE, s)),
     };
     let b = (v * bytes_scale).round();
-    if b > u64::MAX as f64 {
-        return Err(err(SIZE, s));
+    if b >= u64::MAX as f64 {
+        return Err(err(BEYOND_64_BITS, s));
     }
     Ok(Size::Bytes(b as u64))
 }

@@ -175,6 +175,8 @@ fn replay<'py>(
 #[pyclass(unsendable)]
 struct Run {
     scenario: aqmlab_sim::scenario::Scenario,
+    /// The measurement windows, opened and closed as the run passes their edges.
+    windows: aqmlab_sim::windows::Windows,
     wall_s: f64,
     /// Each flow's bytes delivered in the bins handed out so far (the `cumulative_bytes` column).
     cumulative: Vec<u64>,
@@ -243,15 +245,31 @@ impl Run {
         // wall time is reported (wall_s), never used by the model
         let t0 = std::time::Instant::now();
         let sim = &mut self.scenario.sim;
-        py.allow_threads(|| sim.run_until(until));
+        let windows = &mut self.windows;
+        py.allow_threads(|| windows.run_until(sim, until));
         self.wall_s += t0.elapsed().as_secs_f64();
         py.check_signals()
+    }
+    /// The fully resolved scenario as TOML: every value after defaults, `--set` edits and
+    /// `--qdisc` swaps, discipline parameters included; running it reproduces this run bit for
+    /// bit. Its text depends only on what the run simulates, so it can key a cache.
+    fn resolved_toml(&self) -> String {
+        self.scenario.resolved.clone()
+    }
+    /// The file's discipline parameters that `--qdisc` swaps dropped, as
+    /// `[(link direction, "NAME=VALUE")]`.
+    fn dropped_params(&self) -> Vec<(String, String)> {
+        self.scenario.dropped_params.clone()
     }
     /// The summary as a JSON string (see docs/data-format.md).
     fn summary_json(&self) -> String {
         let r = self.scenario.sim.report();
-        aqmlab_sim::summary::summary(&self.scenario.name, self.scenario.seed, &r, self.wall_s)
-            .to_string()
+        let mut s =
+            aqmlab_sim::summary::summary(&self.scenario.name, self.scenario.seed, &r, self.wall_s);
+        if !self.windows.is_empty() {
+            s["windows"] = self.windows.summary();
+        }
+        s.to_string()
     }
     /// The time series of the bins that have ended since the last call (`to_end`: of every
     /// bin left, after the last `advance`; the run is then over), as columns:
@@ -263,13 +281,32 @@ impl Run {
         let sim = &mut self.scenario.sim;
         let bin_ns = sim.report_bin().as_nanos();
         let names: Vec<String> = sim.link_names().map(str::to_string).collect();
+        let flow_names: Vec<Option<String>> = (0..)
+            .map_while(|i| sim.flow_spec(i))
+            .map(|f| match f {
+                aqmlab_sim::world::FlowSpec::Udp(u) => u.name.clone(),
+                aqmlab_sim::world::FlowSpec::Tcp(t) => t.name.clone(),
+            })
+            .collect();
+        let now_ns = sim.now().as_nanos();
         let c = sim.take_series(to_end);
+        // The part of bin i within the run, seconds: the whole bin but for the last, partial
+        // one a take to the end hands out.
+        let covered_s = |i: usize| {
+            let start = (c.first_bin + i) as u64 * bin_ns;
+            ((start + bin_ns).min(now_ns).saturating_sub(start)) as f64 / 1e9
+        };
         // Bin starts in seconds, from integer nanoseconds: k·bin_ns / 1e9 is the double nearest
         // the true value (k·bin_s would give 0.30000000000000004 for the fourth 100 ms bin).
         let t_s = |i: usize| ((c.first_bin + i) as u64 * bin_ns) as f64 / 1e9;
         let rows = names.len() * c.bins;
         let mut ln = Vec::with_capacity(rows);
         let mut lt = Vec::with_capacity(rows);
+        let (mut lap, mut lab, mut lcap) = (
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+            Vec::with_capacity(rows),
+        );
         let (mut li, mut le, mut lq, mut lqb, mut ld, mut lr, mut ls) = (
             Vec::with_capacity(rows),
             Vec::with_capacity(rows),
@@ -298,15 +335,31 @@ impl Run {
                 ld.push(b.drops);
                 lr.push(b.released_pkts);
                 ls.push(mean_ms(b.sojourn_sum_ns, b.released_pkts));
+                let secs = covered_s(i);
+                let per_s = |x: f64| if secs > 0.0 { x / secs } else { f64::NAN };
+                lap.push(per_s(b.queue_pkt_ns as f64 / 1e9));
+                lab.push(per_s(b.queue_byte_ns as f64 / 1e9));
+                lcap.push(per_s(b.capacity_bits as f64));
             }
         }
         if self.cumulative.len() < c.flows.len() {
             self.cumulative.resize(c.flows.len(), 0);
         }
         let (mut fi, mut ft, mut fb, mut fc, mut fr) = (vec![], vec![], vec![], vec![], vec![]);
+        let (mut fname, mut fcw, mut fss) = (vec![], vec![], vec![]);
+        let mean = |sum: u64, n: u64| {
+            if n == 0 {
+                f64::NAN
+            } else {
+                sum as f64 / n as f64
+            }
+        };
         for (k, bins) in c.flows.iter().enumerate() {
             for (i, b) in bins.iter().enumerate() {
                 self.cumulative[k] += b.delivered_bytes;
+                fname.push(flow_names.get(k).cloned().flatten());
+                fcw.push(mean(b.cwnd_sum_bytes, b.acks));
+                fss.push(mean(b.ssthresh_sum_bytes, b.ssthresh_samples));
                 fi.push(k as u64);
                 ft.push(t_s(i));
                 fb.push(b.delivered_bytes);
@@ -324,12 +377,18 @@ impl Run {
         links.set_item("drops", ld)?;
         links.set_item("released_pkts", lr)?;
         links.set_item("mean_sojourn_ms", ls)?;
+        links.set_item("mean_backlog_pkts", lap)?;
+        links.set_item("mean_backlog_bytes", lab)?;
+        links.set_item("capacity_bps", lcap)?;
         let flows = PyDict::new(py);
         flows.set_item("flow", fi)?;
         flows.set_item("t_s", ft)?;
         flows.set_item("delivered_bytes", fb)?;
         flows.set_item("cumulative_bytes", fc)?;
         flows.set_item("srtt_ms", fr)?;
+        flows.set_item("name", fname)?;
+        flows.set_item("cwnd_bytes", fcw)?;
+        flows.set_item("ssthresh_bytes", fss)?;
         let (mut pl, mut pt, mut ps, mut pz, mut pf) = (vec![], vec![], vec![], vec![], vec![]);
         for (name, recs) in names.iter().zip(&c.packets) {
             for r in recs {
@@ -346,8 +405,28 @@ impl Run {
         packets.set_item("sojourn_ns", ps)?;
         packets.set_item("size", pz)?;
         packets.set_item("flow", pf)?;
+        let (mut dl, mut dt, mut ds, mut dz, mut df, mut dr) =
+            (vec![], vec![], vec![], vec![], vec![], vec![]);
+        for (name, recs) in names.iter().zip(&c.drops) {
+            for r in recs {
+                dl.push(name.as_str());
+                dt.push(r.t_ns);
+                ds.push(r.sojourn_ns);
+                dz.push(r.size);
+                df.push(r.flow);
+                dr.push(r.reason.map_or("wire_loss", |x| x.as_str()));
+            }
+        }
+        let drops = PyDict::new(py);
+        drops.set_item("link", dl)?;
+        drops.set_item("t_ns", dt)?;
+        drops.set_item("sojourn_ns", ds)?;
+        drops.set_item("size", dz)?;
+        drops.set_item("flow", df)?;
+        drops.set_item("reason", dr)?;
         let d = PyDict::new(py);
         d.set_item("links", links)?;
+        d.set_item("drops", drops)?;
         d.set_item("flows", flows)?;
         d.set_item("packets", packets)?;
         Ok(d)
@@ -357,7 +436,7 @@ impl Run {
 /// Loads the scenario at `path` with overrides: `seed`, `qdisc` (`[(LINK, KIND)]`) and `sets`
 /// (`[(KEY.PATH, VALUE)]`). Raises ScenarioError naming file, line and key on bad input.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None))]
+#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new()))]
 fn load_scenario(
     path: &str,
     seed: Option<u64>,
@@ -365,6 +444,7 @@ fn load_scenario(
     sets: Vec<(String, String)>,
     packet_log: Vec<String>,
     text: Option<String>,
+    unsets: Vec<String>,
 ) -> PyResult<Run> {
     use aqmlab_sim::scenario;
     let p = std::path::Path::new(path);
@@ -398,8 +478,10 @@ fn load_scenario(
         packet_log,
         ..scenario::Overrides::default()
     };
-    let sc = scenario::build_with_sets(&text, path, &dir, &stem, &sets, &ov).map_err(serr)?;
+    let sc =
+        scenario::build_with_edits(&text, path, &dir, &stem, &unsets, &sets, &ov).map_err(serr)?;
     Ok(Run {
+        windows: aqmlab_sim::windows::Windows::new(sc.windows.clone()),
         scenario: sc,
         wall_s: 0.0,
         cumulative: Vec::new(),

@@ -123,6 +123,12 @@ impl Params {
         self.given.iter().any(|(n, _)| *n == name)
     }
 
+    /// Every parameter of the discipline in its table's order, with the text given for it or
+    /// its default: the fully resolved parameters, which build the same discipline when given.
+    pub fn resolved(&self) -> Vec<(&'static str, &str)> {
+        self.specs.iter().map(|s| self.raw(s.name)).collect()
+    }
+
     /// The text given for `name`, or its default.
     pub fn raw_value(&self, name: &'static str) -> &str {
         self.raw(name).1

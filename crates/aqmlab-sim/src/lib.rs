@@ -12,20 +12,29 @@
 //! * [`dist`] — random durations (a flow's start, a link's jitter).
 //! * [`arena`] — the slab the packets' payloads and the TCP connections live in.
 //! * [`sketch`] — the streaming quantile sketch behind every delay summary.
+//! * [`metrics`] — measurements beside the engine: sojourn moments, per-flow counts at each
+//!   link direction, the time-integrated queue.
+//! * [`expand`] — `count = N` on a flow, expanded into N flows before the file is read.
 //! * [`summary`] — `summary.json`.
 //! * [`packmime`] — PackMime-HTTP's generators (web traffic with `model = "packmime"`).
+//! * [`windows`] — measurement windows (`warmup`, `[[windows]]`), each with its own summary.
+//! * [`resolved`] — the fully resolved scenario file of a run (`scenario.resolved.toml`).
 #![warn(missing_docs)]
 
 pub mod arena;
 pub mod dist;
 pub mod event;
+pub mod expand;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod metrics;
 pub mod packmime;
 pub mod pipe;
 pub mod rate;
+pub mod resolved;
 pub mod scenario;
 pub mod sketch;
 pub mod summary;
 pub mod topology;
+pub mod windows;
 pub mod world;

@@ -80,6 +80,7 @@ struct RawScenario {
     name: Option<String>,
     description: Option<String>,
     duration: S,
+    #[serde(default, deserialize_with = "seed_value")]
     seed: Option<u64>,
     bin: Option<S>,
     dumbbell: Option<RawDumbbell>,
@@ -89,6 +90,50 @@ struct RawScenario {
     #[serde(default)]
     flows: Vec<RawFlow>,
     output: Option<RawOutput>,
+    /// Time before the measurements of the `after_warmup` window start.
+    warmup: Option<S>,
+    /// Measurement windows, each with its own summary.
+    #[serde(default)]
+    windows: Vec<RawWindow>,
+}
+
+/// `[[windows]]`: a named measurement window `[from, to)`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWindow {
+    name: S,
+    from: S,
+    to: S,
+}
+
+/// A seed: a whole number 0..2^64-1, as an integer or (above TOML's integer range, as the
+/// resolved scenario writes it) a string of digits.
+fn seed_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    struct V;
+    impl serde::de::Visitor<'_> for V {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a whole number 0..18446744073709551615")
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| {
+                E::custom(format!(
+                    "expected a whole number 0..18446744073709551615, got {v}"
+                ))
+            })
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<u64, E> {
+            v.parse().map_err(|_| {
+                E::custom(format!(
+                    "expected a whole number 0..18446744073709551615, got {v:?}"
+                ))
+            })
+        }
+    }
+    d.deserialize_any(V).map(Some)
 }
 
 /// `[output]`: how the series are written and which optional metrics are kept.
@@ -213,6 +258,14 @@ pub struct Scenario {
     /// Something in the scenario draws random numbers (a discipline, a lossy link, random
     /// traffic, a random start), so the seed matters; `aqmlab run` warns when it does not.
     pub random: bool,
+    /// The fully resolved scenario file: every value after defaults and overrides; running it
+    /// reproduces this run bit for bit ([`crate::resolved`]).
+    pub resolved: String,
+    /// The file's discipline parameters a `--qdisc` swap dropped: `(link direction, NAME=VALUE)`.
+    pub dropped_params: Vec<(String, String)>,
+    /// Measurement windows (the warm-up's first), each with its own summary
+    /// ([`crate::windows`]).
+    pub windows: Vec<crate::windows::WindowSpec>,
 }
 
 /// Command-line style overrides applied while building.
@@ -263,36 +316,58 @@ impl Ctx<'_> {
         path: &str,
         f: impl Fn(&str) -> Result<T, UnitError>,
     ) -> Result<T, ScenarioError> {
-        f(v.get_ref()).map_err(|e| self.err(Some(v.span()), path, e.to_string()))
+        f(v.get_ref()).map_err(|e| {
+            let msg = if e.expected == units::BEYOND_64_BITS {
+                format!(
+                    "{:?} is beyond the 64-bit range: expected at most 18446744073709551615 (bytes, packets, bit/s or ns)",
+                    v.get_ref()
+                )
+            } else {
+                e.to_string()
+            };
+            self.err(Some(v.span()), path, msg)
+        })
     }
     /// A duration of at most [`MAX_TIME`].
     fn duration(&self, v: &S, path: &str) -> Result<SimDuration, ScenarioError> {
-        let d = self.unit(v, path, units::parse_duration)?;
-        if d > MAX_TIME {
-            return Err(self.err(
+        let beyond = || {
+            self.err(
                 Some(v.span()),
                 path,
                 format!(
-                    "expected a duration of at most {}s (about 11.6 days), got {:?}",
+                    "expected a duration of at most {}s (about 11.6 days), got {:?}, which is beyond the maximum",
                     MAX_TIME.as_nanos() / 1_000_000_000,
                     v.get_ref()
                 ),
-            ));
+            )
+        };
+        let d = match units::parse_duration(v.get_ref()) {
+            Err(e) if e.expected == units::BEYOND_64_BITS => return Err(beyond()),
+            _ => self.unit(v, path, units::parse_duration)?,
+        };
+        if d > MAX_TIME {
+            return Err(beyond());
         }
         Ok(d)
     }
     /// A rate of at most [`MAX_RATE`].
     fn rate(&self, v: &S, path: &str) -> Result<Bitrate, ScenarioError> {
-        let r = self.unit(v, path, units::parse_bitrate)?;
-        if r > MAX_RATE {
-            return Err(self.err(
+        let beyond = || {
+            self.err(
                 Some(v.span()),
                 path,
                 format!(
-                    "expected a rate of at most {MAX_RATE}, got {:?}",
+                    "expected a rate of at most {MAX_RATE}, got {:?}, which is beyond the maximum",
                     v.get_ref()
                 ),
-            ));
+            )
+        };
+        let r = match units::parse_bitrate(v.get_ref()) {
+            Err(e) if e.expected == units::BEYOND_64_BITS => return Err(beyond()),
+            _ => self.unit(v, path, units::parse_bitrate)?,
+        };
+        if r > MAX_RATE {
+            return Err(beyond());
         }
         Ok(r)
     }
@@ -307,7 +382,10 @@ pub const MAX_TIME: SimDuration = SimDuration::from_secs(1_000_000);
 /// a few nanoseconds, the simulator's time resolution.
 pub const MAX_RATE: Bitrate = Bitrate::from_bps(1_000_000_000_000);
 
-/// The most time-series values a run may write: (7 per link direction + 3 per flow) per bin.
+/// The most flows a scenario may have (each keeps its counters, sketches and series).
+pub const MAX_FLOWS: usize = 100_000;
+
+/// The most time-series values a run may write: (10 per link direction + 6 per flow) per bin.
 pub const MAX_SERIES_VALUES: u64 = 100_000_000;
 
 /// The index of the node named by `s`, or an error listing the nodes.
@@ -353,8 +431,22 @@ pub fn load(path: &Path, ov: &Overrides) -> Result<Scenario, ScenarioError> {
 }
 
 /// Builds a scenario from TOML `text`; `file` names it in errors, relative trace paths are
-/// resolved against `dir`.
+/// resolved against `dir`. Flows with `count = N` are expanded first ([`crate::expand`]).
 pub fn build(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    default_name: &str,
+    ov: &Overrides,
+) -> Result<Scenario, ScenarioError> {
+    match crate::expand::expand_counts(text, file)? {
+        None => build_expanded(text, file, dir, default_name, ov),
+        Some((edited, origins)) => build_expanded(&edited, file, dir, default_name, ov)
+            .map_err(|e| crate::expand::unexpand_error(e, &origins, text, &edited)),
+    }
+}
+
+fn build_expanded(
     text: &str,
     file: &str,
     dir: &Path,
@@ -420,6 +512,16 @@ pub fn build(
         ));
     }
     let seed = ov.seed.or(raw.seed).unwrap_or(1);
+    if raw.flows.len() > MAX_FLOWS {
+        return Err(cx.err(
+            None,
+            "flows",
+            format!(
+                "expected at most {MAX_FLOWS} flows, got {}",
+                raw.flows.len()
+            ),
+        ));
+    }
 
     let nodes_span = raw.nodes.as_ref().map(Spanned::span);
     let mut nodes: Vec<String> = raw
@@ -561,6 +663,13 @@ pub fn build(
             ));
         }
         for (i, nname) in nodes.iter().enumerate() {
+            if nname.trim().is_empty() || nname.chars().any(char::is_control) {
+                return Err(cx.err(
+                    nodes_span.clone(),
+                    format!("nodes[{i}]"),
+                    format!("expected a node name that is not empty or blank and has no control characters, got {nname:?}"),
+                ));
+            }
             if nodes[..i].contains(nname) {
                 return Err(cx.err(
                     nodes_span.clone(),
@@ -640,10 +749,10 @@ pub fn build(
         }
     }
 
-    // Each link direction writes 7 series and each flow 3, a value per bin: refuse runs whose
+    // Each link direction writes 10 series and each flow 6, a value per bin: refuse runs whose
     // series files alone would take gigabytes (a bin of "1ns" is more likely a slip than a wish).
     let bins = duration.as_nanos().div_ceil(bin.as_nanos());
-    let series = 7 * dir_cfgs.len() as u64 + 3 * raw.flows.len() as u64;
+    let series = 10 * dir_cfgs.len() as u64 + 6 * raw.flows.len() as u64;
     if bins.saturating_mul(series) > MAX_SERIES_VALUES {
         let min_bin = SimDuration::from_nanos(
             (duration.as_nanos() as u128 * series as u128).div_ceil(MAX_SERIES_VALUES as u128)
@@ -689,13 +798,15 @@ pub fn build(
         });
     }
 
+    let mut resolved_dirs = Vec::with_capacity(dir_cfgs.len());
+    let mut dropped_params = Vec::new();
     for ((name, d, path), (from, to)) in dir_cfgs.iter().zip(&ends) {
         let swapped = ov
             .qdisc
             .iter()
             .rev()
             .find(|(n, _)| n == name || name.strip_suffix(".rev") == Some(n.as_str()));
-        links.push(direction(
+        let (link, kind, params) = direction(
             &cx,
             name,
             d,
@@ -705,7 +816,29 @@ pub fn build(
             seed,
             swapped.map(|(_, k)| k.as_str()),
             &ov.set_params,
-        )?);
+            &mut dropped_params,
+        )?;
+        resolved_dirs.push(crate::resolved::ResolvedDirection {
+            name: name.clone(),
+            from: *from,
+            to: *to,
+            rate: match &link.rate {
+                LinkRate::Constant(r) => crate::resolved::RateSpec::Constant(*r),
+                LinkRate::Steps(st) => crate::resolved::RateSpec::Schedule(st.steps().to_vec()),
+                LinkRate::Trace { .. } => {
+                    let p = cx
+                        .dir
+                        .join(d.trace.as_ref().expect("a trace rate").get_ref());
+                    crate::resolved::RateSpec::Trace(std::path::absolute(&p).unwrap_or(p))
+                }
+            },
+            delay: link.delay,
+            qdisc: kind.name(),
+            params,
+            loss: link.loss,
+            jitter: d.jitter.as_ref().map(|j| j.get_ref().clone()),
+        });
+        links.push(link);
     }
 
     // Whether the seed matters: a discipline that draws, a lossy link, random traffic or a
@@ -758,11 +891,13 @@ pub fn build(
             node(&f.from, &format!("{p}.from"))?,
             node(&f.to, &format!("{p}.to"))?,
         );
+        let mut start_random = false;
         let start = match &f.start {
             Some(s) => {
                 // A time, or a distribution drawn from the flow's own stream.
                 let d = start_dist(&cx, s, &format!("{p}.start"))?;
                 random |= d.is_random();
+                start_random = d.is_random();
                 let mut rng =
                     aqmlab_core::Xoshiro256pp::for_stream(seed, &start_stream(i, name.as_deref()));
                 SimTime::ZERO + d.sample(&mut rng, MAX_TIME)
@@ -773,6 +908,31 @@ pub fn build(
             Some(s) => Some(SimTime::ZERO + cx.duration(s, &format!("{p}.stop"))?),
             None => None,
         };
+        // A flow that could never send is a slip, not a wish. (A random start that falls after
+        // the end is a draw, not a slip: it is left alone.)
+        if !start_random && start >= SimTime::ZERO + duration {
+            return Err(cx.err(
+                f.start.as_ref().map(|s| s.span()),
+                format!("{p}.start"),
+                format!(
+                    "expected a start before the end of the run ({duration}), got {:?}: this flow would never run",
+                    f.start.as_ref().map_or("0s", |s| s.get_ref().as_str())
+                ),
+            ));
+        }
+        if let (Some(st), Some(sv), false) = (stop, &f.stop, start_random) {
+            if st <= start {
+                return Err(cx.err(
+                    Some(sv.span()),
+                    format!("{p}.stop"),
+                    format!(
+                        "expected a stop after the start ({}), got {:?}: this flow would never run",
+                        start - SimTime::ZERO,
+                        sv.get_ref()
+                    ),
+                ));
+            }
+        }
         match f.kind.get_ref().as_str() {
             "udp" => {
                 let rate = f.rate.as_ref().ok_or_else(|| {
@@ -992,15 +1152,136 @@ pub fn build(
             ));
         }
     }
+    let windows = windows(&cx, &raw.warmup, &raw.windows, duration)?;
+    let name = raw.name.unwrap_or_else(|| default_name.to_string());
+    let description = raw.description.unwrap_or_default();
+    let resolved = crate::resolved::resolved_toml(
+        &crate::resolved::ResolvedHeader {
+            name: &name,
+            description: &description,
+            duration,
+            seed,
+            bin,
+            nodes: &nodes,
+            csv,
+            flows: raw_flow_tables(text),
+            windows: &windows,
+            warmup: raw.warmup.is_some(),
+        },
+        &resolved_dirs,
+        &sim,
+    );
     Ok(Scenario {
-        name: raw.name.unwrap_or_else(|| default_name.to_string()),
-        description: raw.description.unwrap_or_default(),
+        name,
+        description,
         duration,
         seed,
         sim,
         csv,
         random,
+        resolved,
+        dropped_params,
+        windows,
     })
+}
+
+/// The `[[flows]]` tables of scenario `text`, as written (the resolved scenario copies them).
+fn raw_flow_tables(text: &str) -> toml_edit::ArrayOfTables {
+    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+        return Default::default();
+    };
+    match doc.get("flows") {
+        Some(toml_edit::Item::ArrayOfTables(a)) => a.clone(),
+        // `flows = [{...}, ...]`: the same tables, inline.
+        Some(toml_edit::Item::Value(toml_edit::Value::Array(a))) => a
+            .iter()
+            .filter_map(|v| v.as_inline_table().map(|t| t.clone().into_table()))
+            .collect(),
+        _ => Default::default(),
+    }
+}
+
+/// The measurement windows: the warm-up's (`after_warmup`, from its end to the run's) and the
+/// `[[windows]]`, each within the run and named once.
+fn windows(
+    cx: &Ctx<'_>,
+    warmup: &Option<S>,
+    raw_windows: &[RawWindow],
+    duration: SimDuration,
+) -> Result<Vec<crate::windows::WindowSpec>, ScenarioError> {
+    use crate::windows::{WindowSpec, AFTER_WARMUP};
+    let end = SimTime::ZERO + duration;
+    let mut out: Vec<WindowSpec> = Vec::new();
+    if let Some(w) = warmup {
+        let d = cx.duration(w, "warmup")?;
+        if d >= duration {
+            return Err(cx.err(
+                Some(w.span()),
+                "warmup",
+                format!(
+                    "expected a warm-up shorter than the duration ({duration}), got {:?}",
+                    w.get_ref()
+                ),
+            ));
+        }
+        out.push(WindowSpec {
+            name: AFTER_WARMUP.into(),
+            from: SimTime::ZERO + d,
+            to: end,
+        });
+    }
+    for (i, w) in raw_windows.iter().enumerate() {
+        let p = format!("windows[{i}]");
+        let name = w.name.get_ref();
+        if name.is_empty() || name.chars().any(char::is_control) {
+            return Err(cx.err(
+                Some(w.name.span()),
+                format!("{p}.name"),
+                "expected a non-empty name without control characters",
+            ));
+        }
+        if out.iter().any(|o| o.name == *name) {
+            let why = if name == AFTER_WARMUP {
+                "names the window `warmup` makes"
+            } else {
+                "is used twice"
+            };
+            return Err(cx.err(
+                Some(w.name.span()),
+                format!("{p}.name"),
+                format!("window name {name:?} {why}: expected a unique name"),
+            ));
+        }
+        let from = SimTime::ZERO + cx.duration(&w.from, &format!("{p}.from"))?;
+        let to = SimTime::ZERO + cx.duration(&w.to, &format!("{p}.to"))?;
+        if to <= from {
+            return Err(cx.err(
+                Some(w.to.span()),
+                format!("{p}.to"),
+                format!(
+                    "expected the window to end after it starts ({:?}), got {:?}",
+                    w.from.get_ref(),
+                    w.to.get_ref()
+                ),
+            ));
+        }
+        if to > end {
+            return Err(cx.err(
+                Some(w.to.span()),
+                format!("{p}.to"),
+                format!(
+                    "expected a window within the run (duration {duration}), got {:?}",
+                    w.to.get_ref()
+                ),
+            ));
+        }
+        out.push(WindowSpec {
+            name: name.clone(),
+            from,
+            to,
+        });
+    }
+    Ok(out)
 }
 
 /// The largest packet flow `i` sends from its source to its destination and back, with what
@@ -1169,6 +1450,10 @@ fn key_of(path: &str, key: &str) -> String {
     }
 }
 
+/// A built link direction, with its discipline's kind and every one of its parameters (given or
+/// default: what the resolved scenario writes).
+type BuiltDirection = (LinkConfig, Kind, Vec<(String, String)>);
+
 #[allow(clippy::too_many_arguments)]
 fn direction(
     cx: &Ctx<'_>,
@@ -1180,7 +1465,8 @@ fn direction(
     seed: u64,
     swapped_kind: Option<&str>,
     set_params: &[String],
-) -> Result<LinkConfig, ScenarioError> {
+    dropped: &mut Vec<(String, String)>,
+) -> Result<BuiltDirection, ScenarioError> {
     let given = [d.rate.is_some(), d.schedule.is_some(), d.trace.is_some()]
         .iter()
         .filter(|x| **x)
@@ -1279,6 +1565,28 @@ fn direction(
         }
     })?;
     let mut pairs: Vec<(String, String)> = Vec::new();
+    if let (Some(b), Some(params)) = (&d.buffer, &d.params) {
+        if params.get_ref().contains_key("limit")
+            && (swapped_kind.is_none()
+                || set_params
+                    .iter()
+                    .any(|s| s.ends_with(".params.limit") || s.ends_with(".params")))
+        {
+            let params_key = match path.strip_suffix(".reverse") {
+                Some(fwd) if b.span() == params.span() => fwd,
+                _ => path,
+            };
+            return Err(cx.err(
+                Some(b.span()),
+                key_of(path, "buffer"),
+                format!(
+                    "the buffer is given twice, as {} = {:?} and as {params_key}.params.limit: give one of them",
+                    key_of(path, "buffer"),
+                    b.get_ref()
+                ),
+            ));
+        }
+    }
     if let Some(b) = &d.buffer {
         let size = cx.unit(b, &key_of(path, "buffer"), units::parse_size)?;
         if matches!(size, units::Size::Packets(0) | units::Size::Bytes(0)) {
@@ -1304,6 +1612,7 @@ fn direction(
     if let Some(params) = &d.params {
         for (k, v) in params.get_ref() {
             if swapped_kind.is_some() && !set_here(k) {
+                dropped.push((name.to_string(), format!("{k}={}", toml_text(v))));
                 continue;
             }
             let value = match v {
@@ -1391,20 +1700,50 @@ fn direction(
             ))
         }
     };
-    Ok(LinkConfig {
-        name: name.to_string(),
-        from,
-        to,
-        rate,
-        delay,
-        qdisc,
-        loss,
-    })
+    // Every parameter, given or default: the resolved scenario writes them all.
+    let resolved = aqmlab_qdisc::Params::new(kind.name(), kind.params(), &pairs)
+        .map(|p| {
+            p.resolved()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .unwrap_or(pairs);
+    Ok((
+        LinkConfig {
+            name: name.to_string(),
+            from,
+            to,
+            rate,
+            delay,
+            qdisc,
+            loss,
+        },
+        kind,
+        resolved,
+    ))
 }
 
-/// serde's Rust type names in `msg` ("expected u64") said as a user would.
+/// A parameter's value as the file wrote it (a string without its quotes).
+fn toml_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// serde's Rust type names in `msg` ("expected u64", "expected struct RawDumbbell") said as a
+/// user would.
 fn plain_types(msg: &str) -> String {
     let mut out = msg.to_string();
+    // The loader's own types are tables to the user: "expected struct RawDumbbell".
+    while let Some(i) = out.find("struct Raw") {
+        let end = out[i + 7..]
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .map_or(out.len(), |j| i + 7 + j);
+        out.replace_range(i..end, "a table");
+    }
+    out = out.replace("expected a sequence", "expected a list");
     for (rust, plain) in [
         ("expected u8", "expected a whole number \u{2265} 0"),
         ("expected u16", "expected a whole number \u{2265} 0"),
@@ -1500,6 +1839,113 @@ pub fn apply_sets(
         set_in(doc.as_table_mut(), &segs, &new_value, &bad)?;
     }
     Ok(doc.to_string())
+}
+
+/// Removes the keys `keys` (dotted paths as [`apply_sets`] takes them: `flows[0].stop`,
+/// `dumbbell.bottleneck.params.target`, or a whole table) from scenario `text`, as `aqmlab
+/// run --unset KEY` does, keeping the rest as written. A key that is not there is an error
+/// naming the `--unset`.
+pub fn apply_unsets(text: &str, file: &str, keys: &[String]) -> Result<String, ScenarioError> {
+    let mut doc: toml_edit::DocumentMut =
+        text.parse()
+            .map_err(|e: toml_edit::TomlError| ScenarioError {
+                file: file.to_string(),
+                line: e
+                    .span()
+                    .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
+                path: String::new(),
+                msg: toml_message(e.message(), text, e.span()),
+            })?;
+    for key in keys {
+        let bad = |msg: String| ScenarioError {
+            file: file.to_string(),
+            line: None,
+            path: format!("--unset {key}"),
+            msg,
+        };
+        let mut segs: Vec<(String, Option<usize>)> = Vec::new();
+        for part in key.split('.') {
+            let (k, idx) = match part.split_once('[') {
+                Some((k, rest)) => {
+                    let i = rest
+                        .strip_suffix(']')
+                        .and_then(|x| x.parse::<usize>().ok())
+                        .ok_or_else(|| bad(format!("expected KEY[INDEX] in {part:?}")))?;
+                    (k, Some(i))
+                }
+                None => (part, None),
+            };
+            if k.is_empty() {
+                return Err(bad(format!(
+                    "expected a dotted key path like flows[0].stop, got {key:?}"
+                )));
+            }
+            segs.push((k.to_string(), idx));
+        }
+        let missing = || bad("no such key in the scenario".to_string());
+        let (last, parents) = segs.split_last().expect("at least one segment");
+        let mut table: &mut dyn toml_edit::TableLike = doc.as_table_mut();
+        for (k, idx) in parents {
+            let item = table.get_mut(k).ok_or_else(missing)?;
+            table = match (idx, item) {
+                (None, it) => it.as_table_like_mut().ok_or_else(missing)?,
+                (Some(i), toml_edit::Item::ArrayOfTables(a)) => {
+                    a.get_mut(*i).ok_or_else(missing)?
+                }
+                _ => return Err(missing()),
+            };
+        }
+        match last {
+            (k, None) => {
+                table.remove(k).ok_or_else(missing)?;
+            }
+            (k, Some(i)) => match table.get_mut(k) {
+                Some(toml_edit::Item::ArrayOfTables(a)) if *i < a.len() => a.remove(*i),
+                Some(toml_edit::Item::Value(toml_edit::Value::Array(a))) if *i < a.len() => {
+                    a.remove(*i);
+                }
+                _ => return Err(missing()),
+            },
+        }
+    }
+    Ok(doc.to_string())
+}
+
+/// [`build_with_sets`] after removing the keys `unsets` ([`apply_unsets`]) first. Errors of the
+/// edited text name no line (the removals shift them).
+pub fn build_with_edits(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    default_name: &str,
+    unsets: &[String],
+    sets: &[(String, String)],
+    ov: &Overrides,
+) -> Result<Scenario, ScenarioError> {
+    if unsets.is_empty() {
+        return build_with_sets(text, file, dir, default_name, sets, ov);
+    }
+    let edited = apply_unsets(text, file, unsets)?;
+    build_with_sets(&edited, file, dir, default_name, sets, ov).map_err(|mut e| {
+        e.line = e.line.and_then(|l| removed_line(text, &edited, l));
+        e
+    })
+}
+
+/// The line of `original` that line `l` (1-based) of `edited` is, where `edited` is `original`
+/// with some lines removed (what [`apply_unsets`] does); `None` when it cannot tell.
+fn removed_line(original: &str, edited: &str, l: usize) -> Option<usize> {
+    let orig: Vec<&str> = original.lines().collect();
+    let ed: Vec<&str> = edited.lines().collect();
+    let mut j = 0;
+    for (i, line) in ed.iter().enumerate() {
+        let k = j + orig[j..].iter().position(|o| o == line)?;
+        j = k + 1;
+        if i + 1 == l {
+            return Some(k + 1);
+        }
+    }
+    None
 }
 
 /// Builds a scenario from TOML `text` after the `--set` edits `sets` (see [`apply_sets`]). An

@@ -24,12 +24,44 @@ fn by_reason<'a>(names: impl Iterator<Item = &'a str>, counts: &[u64]) -> Value 
     Value::Object(m)
 }
 
+/// A flow's counts at each link direction its packets reached, by direction name, in the order
+/// of the report's links.
+fn at_links(r: &Report, m: &crate::world::FlowMetrics) -> Value {
+    let mut v: Vec<_> = m.at_links.iter().collect();
+    v.sort_by_key(|(l, _)| *l);
+    let mut out = Map::new();
+    for (l, c) in v {
+        out.insert(
+            r.links[l as usize].name.clone(),
+            json!({
+                "arrived_pkts": c.arrived_pkts,
+                "arrived_bytes": c.arrived_bytes,
+                "dropped_pkts": c.dropped_pkts,
+                "drops_by_reason": by_reason(DropReason::ALL.iter().map(|r| r.as_str()), &c.drops_by_reason),
+                "marked_pkts": c.marked_pkts,
+                "marks_by_reason": by_reason(MarkReason::ALL.iter().map(|r| r.as_str()), &c.marks_by_reason),
+                "lost_pkts": c.lost_pkts,
+            }),
+        );
+    }
+    Value::Object(out)
+}
+
 /// Builds the summary of `r` for scenario `name` run with `seed`; `wall_s` is measured by the caller.
 pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
     let t = r.sim_time.as_secs_f64();
     let mut links = Map::new();
-    for l in &r.links {
+    for (li, l) in r.links.iter().enumerate() {
         let s = &l.m.sojourn_ns;
+        let mo = &l.m.sojourn_moments;
+        // Drops in proportion to use: each flow's drops here over its arrivals here.
+        let rates: Vec<f64> = r
+            .flows
+            .iter()
+            .filter_map(|f| f.at_links.iter().find(|(k, _)| *k as usize == li))
+            .filter(|(_, c)| c.arrived_pkts > 0)
+            .map(|(_, c)| c.dropped_pkts as f64 / c.arrived_pkts as f64)
+            .collect();
         links.insert(
             l.name.clone(),
             json!({
@@ -37,7 +69,11 @@ pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
                 "sojourn_ms": {
                     "mean": ms(s.mean()), "p50": ms(s.quantile(0.50)), "p75": ms(s.quantile(0.75)),
                     "p95": ms(s.quantile(0.95)), "p99": ms(s.quantile(0.99)), "max": ms(s.max()),
+                    "std": ms(mo.std()),
                 },
+                "sojourn_var_ms2": if mo.count() == 0 { Value::Null } else { json!(mo.variance() / 1e12) },
+                "flows_arrived": rates.len(),
+                "jain_drop_rate": if rates.is_empty() { Value::Null } else { json!(jain(&rates)) },
                 "enqueued_pkts": l.m.enqueued_pkts,
                 "delivered_pkts": l.m.delivered_pkts,
                 "dropped_pkts": l.m.dropped_pkts,
@@ -103,6 +139,17 @@ pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
             "fct_p50_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.quantile(0.5)) },
             "fct_p99_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.quantile(0.99)) },
             "srtt_ms": { "mean": ms(m.srtt_ns.mean()), "p50": ms(m.srtt_ns.quantile(0.5)), "p99": ms(m.srtt_ns.quantile(0.99)) },
+            "links": at_links(r, m),
+            "one_way_delay_ms": {
+                "mean": ms(m.receiver.delay_ns.mean()), "p50": ms(m.receiver.delay_ns.quantile(0.5)),
+                "p95": ms(m.receiver.delay_ns.quantile(0.95)), "p99": ms(m.receiver.delay_ns.quantile(0.99)),
+                "max": ms(m.receiver.delay_ns.max()), "std": ms(m.receiver.delay_moments.std()),
+            },
+            "jitter_ms": if m.receiver.received_pkts < 2 { Value::Null } else { ms(m.receiver.jitter_ns) },
+            "data_pkts_sent": m.receiver.sent_pkts,
+            "data_pkts_received": m.receiver.received_pkts,
+            "data_pkts_lost": m.receiver.lost_pkts,
+            "loss_rate": if m.receiver.sent_pkts == 0 { Value::Null } else { json!(m.receiver.loss_rate()) },
         }));
     }
     json!({

@@ -170,6 +170,22 @@ pub struct PacketRecord {
     pub flow: u32,
 }
 
+/// One packet a link direction's discipline dropped, or that was lost on its wire after it
+/// was sent (the optional per-packet log's drops, beside its [`PacketRecord`]s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DropRecord {
+    /// When it was dropped (or sent, for a wire loss), ns.
+    pub t_ns: u64,
+    /// Time it had spent in the discipline, ns (0 when refused at enqueue).
+    pub sojourn_ns: u64,
+    /// Size in bytes.
+    pub size: u32,
+    /// Flow index.
+    pub flow: u32,
+    /// Why: the discipline's reason, or `None` for a loss on the wire.
+    pub reason: Option<DropReason>,
+}
+
 /// Per-link-direction measurements.
 #[derive(Clone, Debug, Default)]
 pub struct LinkMetrics {
@@ -187,6 +203,8 @@ pub struct LinkMetrics {
     pub marked_pkts: u64,
     /// Sojourn time through the discipline of every packet it released, in ns.
     pub sojourn_ns: QuantileSketch,
+    /// The same sojourn times' count, sum and sum of squares (their exact variance).
+    pub sojourn_moments: crate::metrics::Moments,
     /// Largest backlog seen, in packets.
     pub max_backlog_pkts: u32,
     /// Bytes offered per time bin. (In a [`Report`], the five per-bin series have the same
@@ -244,6 +262,11 @@ pub struct FlowMetrics {
     pub delivered_bytes: u64,
     /// Packets dropped anywhere on the path.
     pub dropped_pkts: u64,
+    /// Per link direction the flow's packets reached: arrivals, drops and marks by reason,
+    /// wire losses.
+    pub at_links: crate::metrics::FlowLinks,
+    /// What the flow's receiving end saw of its data packets: one-way delay, jitter, losses.
+    pub receiver: crate::metrics::Receiver,
     /// Bytes delivered per time bin.
     pub delivered_bytes_per_bin: Vec<u64>,
     /// TCP: sum of the sender's smoothed-RTT samples (one per ACK received) in each time bin, ns.
@@ -284,6 +307,8 @@ struct Link {
     sending: Option<(SimTime, u32)>,
     /// The last queue level noted: (bin, packets, bytes), carried into later bins without calls.
     level: (usize, u64, u64),
+    /// The backlog integrated over time, per bin (the time-averaged queue).
+    area: crate::metrics::QueueArea,
     delay: SimDuration,
     to: u32,
     /// A `TxDone` event is scheduled at `busy_until` (a packet is waiting behind the one on the wire).
@@ -306,6 +331,11 @@ struct Link {
     last_arrival: SimTime,
     /// Per-packet log `(dequeue time, sojourn, size, flow)` when asked for (grows with the run).
     packet_log: Option<Vec<PacketRecord>>,
+    /// The drops of the same log (kept when `packet_log` is).
+    drop_log: Vec<DropRecord>,
+    /// Sojourn times of the measurement windows open now, by window slot
+    /// ([`Sim::begin_window`]); empty without windows.
+    windows: Vec<Option<crate::metrics::SojournStats>>,
     rate: LinkRate,
     /// Totals and the sojourn sketch; its per-bin series stay empty while running (they are
     /// in `series`, and a report fills them in).
@@ -335,6 +365,22 @@ pub struct LinkBin {
     pub released_pkts: u64,
     /// Sum of their sojourn times through the discipline, ns.
     pub sojourn_sum_ns: u64,
+    /// The backlog integrated over the bin, packet·ns (÷ the bin's length: the time-averaged
+    /// queue).
+    pub queue_pkt_ns: u128,
+    /// The same in byte·ns.
+    pub queue_byte_ns: u128,
+    /// Bits the link could carry in the bin (its rate, schedule or trace integrated); filled in
+    /// when the bin is handed out or reported.
+    pub capacity_bits: u64,
+}
+
+impl crate::metrics::AreaRow for LinkBin {
+    #[inline(always)]
+    fn add_area(&mut self, pkt_ns: u128, byte_ns: u128) {
+        self.queue_pkt_ns += pkt_ns;
+        self.queue_byte_ns += byte_ns;
+    }
 }
 
 /// One time bin of a flow's series (see [`FlowMetrics`] for each).
@@ -346,6 +392,15 @@ pub struct FlowBin {
     pub srtt_sum_ns: u64,
     /// Number of those samples.
     pub srtt_samples: u64,
+    /// TCP: ACKs the flow's senders received in the bin (the samples below).
+    pub acks: u64,
+    /// TCP: sum of the sender's congestion window after each of them, bytes.
+    pub cwnd_sum_bytes: u64,
+    /// TCP: sum of the sender's slow-start threshold after each of them, when it was set
+    /// (before the first reduction it is unbounded and not summed), bytes.
+    pub ssthresh_sum_bytes: u64,
+    /// TCP: number of those set thresholds.
+    pub ssthresh_samples: u64,
 }
 
 /// The time series of bins `[first_bin, first_bin + bins)` (absolute indices), handed out by
@@ -363,6 +418,8 @@ pub struct SeriesChunk {
     /// Per link direction: the per-packet log records since the last take (empty when the
     /// link keeps no log).
     pub packets: Vec<Vec<PacketRecord>>,
+    /// Per link direction: the log's drops since the last take.
+    pub drops: Vec<Vec<DropRecord>>,
 }
 
 enum FlowKind {
@@ -413,6 +470,22 @@ impl Link {
         } else {
             self.note_level(bin);
         }
+    }
+
+    /// Accounts the backlog held since the last change up to `now`, and notes the level after
+    /// the discipline call just made (the level changes only in calls).
+    #[inline]
+    fn note_area(&mut self, now: SimTime, bins: &Bins) {
+        let b = self.q.backlog();
+        self.area.advance(
+            now.as_nanos(),
+            b.packets as u64,
+            b.bytes,
+            bins.bin_ns,
+            bins.base,
+            (bins.cur, bins.start_ns, bins.end_ns),
+            &mut self.series,
+        );
     }
 
     /// Records the queue level after a call in time bin `bin`: each bin keeps the largest level
@@ -579,6 +652,9 @@ pub struct Sim {
     segs_reply: Vec<Segment>,
     /// A reusable plan of a PackMime HTTP/1.1 connection's exchanges.
     web_plan: Vec<crate::packmime::Exchange>,
+    /// When the packet whose payload is in each arena slot was sent, ns (its one-way delay is
+    /// measured from it): set by [`Sim::new_payload`].
+    sent_ns: Vec<u64>,
     seed: u64,
     /// Sequence number of the event being processed (orders ties against reserved `TxDone`s).
     cur_seq: u64,
@@ -679,6 +755,16 @@ fn row_of<T: Default + Clone>(series: &mut Vec<T>, bin: usize) -> &mut T {
     &mut series[bin]
 }
 
+/// Sets each row's `capacity_bits`: `rows[k]` is absolute bin `base + k`, counted up to `now`.
+fn fill_capacity(rate: &LinkRate, rows: &mut [LinkBin], base: usize, bin_ns: u64, now: SimTime) {
+    for (k, r) in rows.iter_mut().enumerate() {
+        let start = ((base + k) as u64).saturating_mul(bin_ns);
+        let end = start.saturating_add(bin_ns).min(now.as_nanos());
+        let bits = rate.capacity_bits(SimTime::from_nanos(start), SimTime::from_nanos(end));
+        r.capacity_bits = bits.min(u64::MAX as u128) as u64;
+    }
+}
+
 /// Raises the largest backlog of each of `rows` to `pkts` packets and `bytes` bytes: the level
 /// that held through bins without calls.
 fn carry_level(rows: &mut [LinkBin], pkts: u64, bytes: u64) {
@@ -735,12 +821,15 @@ impl Sim {
                 jitter: None,
                 last_arrival: SimTime::ZERO,
                 packet_log: None,
+                drop_log: Vec::new(),
+                windows: Vec::new(),
                 busy_until: SimTime::ZERO,
                 sending: None,
                 tx_done_pending: false,
                 idle_poll_due: false,
                 tx_seq: 0,
                 level: (0, 0, 0),
+                area: Default::default(),
                 pipe: Pipe::with_capacity(256),
                 m: LinkMetrics::default(),
                 series: Vec::new(),
@@ -760,6 +849,7 @@ impl Sim {
             segs: Vec::with_capacity(64),
             segs_reply: Vec::with_capacity(64),
             web_plan: Vec::new(),
+            sent_ns: Vec::new(),
             seed,
             cur_seq: 0,
             idle_shortcut: true,
@@ -958,6 +1048,32 @@ impl Sim {
         SimDuration::from_nanos(self.bins.bin_ns)
     }
 
+    /// Starts measuring the sojourn times of a window on every link direction; returns its slot
+    /// for [`Sim::end_window`].
+    pub fn begin_window(&mut self) -> usize {
+        let k = self.links.first().map_or(0, |l| l.windows.len());
+        for l in &mut self.links {
+            l.windows.push(Some(Default::default()));
+        }
+        k
+    }
+
+    /// Stops the window of slot `k`: its sojourn times per link direction (in link order).
+    pub fn end_window(&mut self, k: usize) -> Vec<crate::metrics::SojournStats> {
+        self.links
+            .iter_mut()
+            .map(|l| l.windows[k].take().expect("an open window"))
+            .collect()
+    }
+
+    /// The drops of the per-packet logs: `(link name, records)` for every logged link.
+    pub fn drop_logs(&self) -> impl Iterator<Item = (&str, &[DropRecord])> {
+        self.links
+            .iter()
+            .filter(|l| l.packet_log.is_some())
+            .map(|l| (l.name.as_str(), l.drop_log.as_slice()))
+    }
+
     /// The per-packet logs: `(link name, records)` for every logged link.
     pub fn packet_logs(&self) -> impl Iterator<Item = (&str, &[PacketRecord])> {
         self.links
@@ -1087,6 +1203,28 @@ impl Sim {
         (conn, gen)
     }
 
+    /// Puts `payload` in the arena, stamped with the time it is sent (now).
+    #[inline]
+    pub(super) fn new_payload(&mut self, payload: Payload) -> u32 {
+        let slot = self.payloads.insert(payload);
+        let i = slot as usize;
+        if i >= self.sent_ns.len() {
+            // Only when the arena grows: its slots are reused.
+            self.sent_ns.resize(i + 1, 0);
+        }
+        self.sent_ns[i] = self.now.as_nanos();
+        slot
+    }
+
+    /// Whether the payload in `slot` is data towards a receiver (not an ACK).
+    #[inline]
+    fn is_data(&self, slot: u32) -> bool {
+        match self.payloads.get(slot) {
+            Payload::Udp { .. } => true,
+            Payload::Tcp { to_receiver, .. } => *to_receiver,
+        }
+    }
+
     fn leg_mut(&mut self, conn: u32, leg: u8) -> &mut Leg {
         self.conns.get_mut(conn).legs[leg as usize]
             .as_mut()
@@ -1163,7 +1301,10 @@ impl Sim {
             m.sent_pkts += 1;
             m.sent_bytes += size as u64;
             let ecn = if seg.ect { Ecn::Ect0 } else { Ecn::NotEct };
-            let slot = self.payloads.insert(Payload::Tcp {
+            if from_sender {
+                m.receiver.sent_pkts += 1;
+            }
+            let slot = self.new_payload(Payload::Tcp {
                 seg: *seg,
                 conn,
                 gen,
@@ -1338,6 +1479,14 @@ impl Sim {
         let flow = p.flow.0;
         let fl = &mut self.flows[flow as usize];
         fl.m.delivered_pkts += 1;
+        if let Payload::Udp { .. }
+        | Payload::Tcp {
+            to_receiver: true, ..
+        } = self.payloads.get(slot)
+        {
+            fl.m.receiver
+                .arrive(self.sent_ns[slot as usize], self.now.as_nanos());
+        }
         // The payload is read in place and freed once the endpoint has seen it, before anything
         // is sent (so the slot is reused warm): a TCP segment is about 100 bytes, and copying it
         // out of the arena was a visible share of the run time.
@@ -1421,12 +1570,19 @@ impl Sim {
         } else {
             l.sender.on_segment(self.now, seg, &mut out);
             self.payloads.free(slot);
-            if let Some(srtt) = l.sender.stats().srtt {
-                let fl = &mut self.flows[flow as usize];
-                fl.m.srtt_ns.add(srtt.as_nanos());
-                let row = row_of(&mut fl.series, bin);
+            let st = l.sender.stats();
+            let fl = &mut self.flows[flow as usize];
+            let row = row_of(&mut fl.series, bin);
+            row.acks += 1;
+            row.cwnd_sum_bytes += st.cwnd_bytes;
+            if st.ssthresh_bytes != u64::MAX {
+                row.ssthresh_sum_bytes += st.ssthresh_bytes;
+                row.ssthresh_samples += 1;
+            }
+            if let Some(srtt) = st.srtt {
                 row.srtt_sum_ns += srtt.as_nanos();
                 row.srtt_samples += 1;
+                fl.m.srtt_ns.add(srtt.as_nanos());
             }
             self.emit(conn, leg, true, &mut out);
             self.segs = out;
@@ -1455,6 +1611,9 @@ impl Sim {
         let link = &mut self.links[l as usize];
         // Offered packets and bytes are the discipline's `received` count (see `report`).
         link.row(bin).ingress_bytes += size as u64;
+        let at = self.flows[p.flow.0 as usize].m.at_links.at(l);
+        at.arrived_pkts += 1;
+        at.arrived_bytes += size as u64;
         let free = !link.tx_done_pending && !link.idle_poll_due;
         if free && self.idle_shortcut && link.q.pass_through(now, &mut p) {
             // An idle tail-drop link (most hops of a dumbbell but the bottleneck): the packet
@@ -1466,7 +1625,9 @@ impl Sim {
         }
         link.q.enqueue(now, p);
         self.settle_qdisc_events(l);
+        let bins = self.bins;
         let link = &mut self.links[l as usize];
+        link.note_area(now, &bins);
         let backlog = link.q.backlog().packets;
         link.m.max_backlog_pkts = link.m.max_backlog_pkts.max(backlog);
         link.note_level(bin);
@@ -1522,17 +1683,36 @@ impl Sim {
             match e {
                 QdiscEvent::Dropped { pkt, reason, .. } => {
                     let bin = self.bin();
+                    let now = self.now.as_nanos();
                     let link = &mut self.links[l as usize];
+                    if link.packet_log.is_some() {
+                        link.drop_log.push(DropRecord {
+                            t_ns: now,
+                            sojourn_ns: now.saturating_sub(pkt.enqueue_ns),
+                            size: pkt.size_bytes,
+                            flow: pkt.flow.0,
+                            reason: Some(reason),
+                        });
+                    }
                     link.m.dropped_pkts += 1;
                     link.m.drops_by_reason[reason.index()] += 1;
                     link.row(bin).drops += 1;
+                    let data = self.is_data(payload_slot(pkt.id));
                     self.payloads.free(payload_slot(pkt.id));
-                    self.flows[pkt.flow.0 as usize].m.dropped_pkts += 1;
+                    let fm = &mut self.flows[pkt.flow.0 as usize].m;
+                    fm.receiver.lost_pkts += data as u64;
+                    fm.dropped_pkts += 1;
+                    let at = fm.at_links.at(l);
+                    at.dropped_pkts += 1;
+                    at.drops_by_reason[reason.index()] += 1;
                 }
-                QdiscEvent::Marked { reason, .. } => {
+                QdiscEvent::Marked { pkt, reason } => {
                     let m = &mut self.links[l as usize].m;
                     m.marked_pkts += 1;
                     m.marks_by_reason[reason.index()] += 1;
+                    let at = self.flows[pkt.flow.0 as usize].m.at_links.at(l);
+                    at.marked_pkts += 1;
+                    at.marks_by_reason[reason.index()] += 1;
                 }
             }
         }
@@ -1544,6 +1724,8 @@ impl Sim {
         let out = self.links[l as usize].q.dequeue(now);
         self.settle_qdisc_events(l);
         let bin = self.bin();
+        let bins = self.bins;
+        self.links[l as usize].note_area(now, &bins);
         self.links[l as usize].note_drain(bin);
         let Some(p) = out else {
             return; // idle: this empty dequeue is the one a link makes when it goes idle
@@ -1567,6 +1749,10 @@ impl Sim {
             now.as_nanos() - p.enqueue_ns
         };
         link.m.sojourn_ns.add(sojourn);
+        link.m.sojourn_moments.add(sojourn);
+        for w in link.windows.iter_mut().flatten() {
+            w.add(sojourn);
+        }
         let row = link.row(bins.cur);
         row.released_pkts += 1;
         row.sojourn_sum_ns += sojourn;
@@ -1609,8 +1795,21 @@ impl Sim {
             link.idle_poll_due = true;
         }
         if lost {
+            if link.packet_log.is_some() {
+                link.drop_log.push(DropRecord {
+                    t_ns: now.as_nanos(),
+                    sojourn_ns: sojourn,
+                    size: p.size_bytes,
+                    flow: p.flow.0,
+                    reason: None,
+                });
+            }
+            let data = self.is_data(payload_slot(p.id));
             self.payloads.free(payload_slot(p.id));
-            self.flows[p.flow.0 as usize].m.dropped_pkts += 1;
+            let fm = &mut self.flows[p.flow.0 as usize].m;
+            fm.receiver.lost_pkts += data as u64;
+            fm.dropped_pkts += 1;
+            fm.at_links.at(l).lost_pkts += 1;
         }
     }
 
@@ -1629,6 +1828,7 @@ impl Sim {
 
     /// A snapshot of every link's and flow's measurements at the current time.
     pub fn report(&self) -> Report {
+        let mut link_rows = Vec::with_capacity(self.links.len());
         Report {
             sim_time: self.now,
             events: self.events.processed(),
@@ -1664,6 +1864,24 @@ impl Sim {
                     if lb + 1 < rows.len() {
                         carry_level(&mut rows[lb + 1..], pkts, bytes);
                     }
+                    let mut area = l.area;
+                    area.advance(
+                        self.now.as_nanos(),
+                        area.pkts,
+                        area.bytes,
+                        self.bins.bin_ns,
+                        self.bins.base,
+                        (self.bins.cur, self.bins.start_ns, self.bins.end_ns),
+                        &mut rows,
+                    );
+                    rows.truncate(n);
+                    fill_capacity(
+                        &l.rate,
+                        &mut rows,
+                        self.bins.base,
+                        self.bins.bin_ns,
+                        self.now,
+                    );
                     // One row per bin, so the five series end together.
                     m.ingress_bytes_per_bin = rows.iter().map(|r| r.ingress_bytes).collect();
                     m.egress_bytes_per_bin = rows.iter().map(|r| r.egress_bytes).collect();
@@ -1673,6 +1891,7 @@ impl Sim {
                     m.drops_per_bin = rows.iter().map(|r| r.drops).collect();
                     m.released_per_bin = rows.iter().map(|r| r.released_pkts).collect();
                     m.sojourn_sum_ns_per_bin = rows.iter().map(|r| r.sojourn_sum_ns).collect();
+                    link_rows.push(rows);
                     let cap = l.rate.capacity_bits(SimTime::ZERO, self.now);
                     LinkReport {
                         name: l.name.clone(),
@@ -1680,6 +1899,7 @@ impl Sim {
                         backlog_pkts: l.q.backlog().packets,
                         in_flight: in_flight as u32,
                         empty_dequeues: l.q.stats().empty_dequeues,
+                        capacity_bits: cap,
                         utilization: if cap == 0 {
                             0.0
                         } else {
@@ -1705,6 +1925,8 @@ impl Sim {
             bin: SimDuration::from_nanos(self.bins.bin_ns),
             first_bin: self.bins.base,
             packets_alive: self.payloads.len(),
+            link_rows,
+            flow_rows: self.flows.iter().map(|f| f.series.clone()).collect(),
         }
     }
 
@@ -1740,6 +1962,17 @@ impl Sim {
             if matches!(l.sending, Some((end, _)) if end < now) {
                 l.count_sent(&bins);
             }
+            // The queue's area up to now, so the bins handed out hold all of theirs.
+            let (pkts, bytes) = (l.area.pkts, l.area.bytes);
+            l.area.advance(
+                now.as_nanos(),
+                pkts,
+                bytes,
+                bins.bin_ns,
+                bins.base,
+                (bins.cur, bins.start_ns, bins.end_ns),
+                &mut l.series,
+            );
             let (lb, pkts, bytes) = l.level;
             if l.series.len() < fill_to {
                 l.series.resize(fill_to, LinkBin::default());
@@ -1748,6 +1981,7 @@ impl Sim {
                 carry_level(&mut l.series[lb + 1..fill_to], pkts, bytes);
             }
             l.level.0 = lb.max(fill_to.saturating_sub(1)).saturating_sub(k);
+            fill_capacity(&l.rate, &mut l.series[..k], bins.base, bins.bin_ns, now);
             chunk.links.push(l.series.drain(..k).collect());
             chunk.packets.push(
                 l.packet_log
@@ -1755,6 +1989,7 @@ impl Sim {
                     .map(std::mem::take)
                     .unwrap_or_default(),
             );
+            chunk.drops.push(std::mem::take(&mut l.drop_log));
         }
         for f in &mut self.flows {
             if f.series.len() < k {
@@ -1788,6 +2023,8 @@ pub struct LinkReport {
     pub in_flight: u32,
     /// Delivered bits over the bits the link could have carried so far.
     pub utilization: f64,
+    /// The bits the link could have carried so far.
+    pub capacity_bits: u128,
     /// Dequeue calls that found nothing (each time the link went idle).
     pub empty_dequeues: u64,
     /// Measurements.
@@ -1814,6 +2051,11 @@ pub struct Report {
     pub first_bin: usize,
     /// Packets alive (queued, transmitting or propagating).
     pub packets_alive: usize,
+    /// Per link direction, its time-series rows (every column, as [`Sim::take_series`] hands
+    /// them out), one per bin from [`Report::first_bin`] to now.
+    pub link_rows: Vec<Vec<LinkBin>>,
+    /// Per flow, its time-series rows, up to its last active bin.
+    pub flow_rows: Vec<Vec<FlowBin>>,
 }
 
 /// Jain's fairness index of `xs`: (Σx)² / (n·Σx²); 1 when all equal, 1/n when one has all.

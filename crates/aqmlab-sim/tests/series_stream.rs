@@ -6,7 +6,7 @@
 use aqmlab_core::{SimDuration, SimTime};
 use aqmlab_sim::scenario::{apply_sets, build, Overrides, Scenario};
 use aqmlab_sim::summary::summary;
-use aqmlab_sim::world::{FlowBin, LinkBin, PacketRecord, Report, SeriesChunk};
+use aqmlab_sim::world::{DropRecord, FlowBin, LinkBin, PacketRecord, Report, SeriesChunk};
 use std::path::Path;
 
 fn load(name: &str, duration: &str, ov: &Overrides) -> Scenario {
@@ -25,45 +25,54 @@ fn load(name: &str, duration: &str, ov: &Overrides) -> Scenario {
     build(&text, &file, path.parent().unwrap(), name, ov).unwrap()
 }
 
-/// Every series of `r` as rows, padded to `bins` bins (a report's series stop at its last
-/// active bin).
+/// Every series of `r` as rows, padded to `bins` bins (a report's flow series stop at their
+/// last active bin). The per-column vectors of the report's metrics must agree with the rows.
 fn rows_of(r: &Report, bins: usize) -> (Vec<Vec<LinkBin>>, Vec<Vec<FlowBin>>) {
-    let at = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
-    let links = r
-        .links
+    let pad = |v: &Vec<u64>| {
+        let mut v = v.clone();
+        v.resize(bins, 0);
+        v
+    };
+    let links: Vec<Vec<LinkBin>> = r
+        .link_rows
         .iter()
-        .map(|l| {
-            (0..bins)
-                .map(|i| LinkBin {
-                    ingress_bytes: at(&l.m.ingress_bytes_per_bin, i),
-                    egress_bytes: at(&l.m.egress_bytes_per_bin, i),
-                    max_backlog_pkts: at(&l.m.max_backlog_per_bin, i),
-                    max_backlog_bytes: at(&l.m.max_backlog_bytes_per_bin, i),
-                    drops: at(&l.m.drops_per_bin, i),
-                    released_pkts: at(&l.m.released_per_bin, i),
-                    sojourn_sum_ns: at(&l.m.sojourn_sum_ns_per_bin, i),
-                })
-                .collect()
+        .zip(&r.links)
+        .map(|(rows, l)| {
+            let mut rows = rows.clone();
+            rows.resize(bins, LinkBin::default());
+            let col = |f: fn(&LinkBin) -> u64| rows.iter().map(f).collect::<Vec<_>>();
+            assert_eq!(col(|b| b.ingress_bytes), pad(&l.m.ingress_bytes_per_bin));
+            assert_eq!(col(|b| b.egress_bytes), pad(&l.m.egress_bytes_per_bin));
+            assert_eq!(col(|b| b.max_backlog_pkts), pad(&l.m.max_backlog_per_bin));
+            assert_eq!(col(|b| b.drops), pad(&l.m.drops_per_bin));
+            assert_eq!(col(|b| b.released_pkts), pad(&l.m.released_per_bin));
+            assert_eq!(col(|b| b.sojourn_sum_ns), pad(&l.m.sojourn_sum_ns_per_bin));
+            rows
         })
         .collect();
     let flows = r
-        .flows
+        .flow_rows
         .iter()
-        .map(|f| {
-            (0..bins)
-                .map(|i| FlowBin {
-                    delivered_bytes: at(&f.delivered_bytes_per_bin, i),
-                    srtt_sum_ns: at(&f.srtt_sum_ns_per_bin, i),
-                    srtt_samples: at(&f.srtt_samples_per_bin, i),
-                })
-                .collect()
+        .zip(&r.flows)
+        .map(|(rows, f)| {
+            let mut rows = rows.clone();
+            rows.resize(bins, FlowBin::default());
+            let col = |g: fn(&FlowBin) -> u64| rows.iter().map(g).collect::<Vec<_>>();
+            assert_eq!(col(|b| b.delivered_bytes), pad(&f.delivered_bytes_per_bin));
+            assert_eq!(col(|b| b.srtt_samples), pad(&f.srtt_samples_per_bin));
+            rows
         })
         .collect();
     (links, flows)
 }
 
 /// Link rows, flow bins and packet records per link, gathered from chunks.
-type Gathered = (Vec<Vec<LinkBin>>, Vec<Vec<FlowBin>>, Vec<Vec<PacketRecord>>);
+type Gathered = (
+    Vec<Vec<LinkBin>>,
+    Vec<Vec<FlowBin>>,
+    Vec<Vec<PacketRecord>>,
+    Vec<Vec<DropRecord>>,
+);
 
 /// Appends `c` to the series gathered so far, checking that it starts where they end.
 fn append(all: &mut Gathered, c: SeriesChunk) {
@@ -72,6 +81,7 @@ fn append(all: &mut Gathered, c: SeriesChunk) {
         all.0 = vec![vec![]; c.links.len()];
         all.1 = vec![vec![]; c.flows.len()];
         all.2 = vec![vec![]; c.packets.len()];
+        all.3 = vec![vec![]; c.drops.len()];
     }
     assert_eq!(c.first_bin, have, "chunks follow each other");
     for (a, b) in all.0.iter_mut().zip(c.links) {
@@ -83,6 +93,9 @@ fn append(all: &mut Gathered, c: SeriesChunk) {
         a.extend(b);
     }
     for (a, b) in all.2.iter_mut().zip(c.packets) {
+        a.extend(b);
+    }
+    for (a, b) in all.3.iter_mut().zip(c.drops) {
         a.extend(b);
     }
 }
@@ -134,7 +147,7 @@ fn streamed_series_equal_the_series_reported_at_the_end() {
 
         let mut streamed = load(name, duration, &ov);
         let step = aqmlab_core::units::parse_duration(step).unwrap();
-        let mut all = (vec![], vec![], vec![]);
+        let mut all = (vec![], vec![], vec![], vec![]);
         let mut t = SimTime::ZERO;
         let mut peak_rows = 0;
         while t < end {
@@ -158,6 +171,19 @@ fn streamed_series_equal_the_series_reported_at_the_end() {
         assert!(all.0 == want.0, "{name}: link series differ");
         assert!(all.1 == want.1, "{name}: flow series differ");
         assert!(all.2 == want_packets, "{name}: packet logs differ");
+        let want_drops: Vec<Vec<DropRecord>> = report
+            .links
+            .iter()
+            .map(|l| {
+                whole
+                    .sim
+                    .drop_logs()
+                    .find(|(n, _)| *n == l.name)
+                    .map(|(_, v)| v.to_vec())
+                    .unwrap_or_default()
+            })
+            .collect();
+        assert!(all.3 == want_drops, "{name}: drop logs differ");
         assert!(peak_rows <= 1, "{name}: {peak_rows} bins kept after a take");
         // Totals, quantiles and rates are those of the run reported once.
         let mut a = summary(name, 1, &report, 0.0);

@@ -424,7 +424,8 @@ impl Sim {
             None => udp_send_time(epoch.0, epoch.1, size, spec.rate),
         };
         self.events.push(next, Ev::UdpSend(f));
-        let slot = self.payloads.insert(Payload::Udp { seq });
+        fl.m.receiver.sent_pkts += 1;
+        let slot = self.new_payload(Payload::Udp { seq });
         let p = Packet::new(super::packet_id(slot, dst), size, FlowId(f));
         self.forward(src, p);
     }

@@ -1,0 +1,165 @@
+"""A run's output folder, written atomically.
+
+Every file of a run (the summary, the resolved scenario, the series, the comparison arms'
+subfolders) is written into a hidden staging folder beside the destination,
+``.NAME.partial-XXXX``; :meth:`OutputFolder.commit` then puts the whole tree in place with two
+renames (the earlier run aside, the new one in), so the destination holds either the earlier
+run, untouched, or the new one, complete: never a mix (no stale ``links.parquet`` or comparison
+arm of an older run beside new files). A run that stops early (an error, Ctrl-C, SIGTERM,
+SIGHUP) removes its staging folder with :meth:`OutputFolder.abort`.
+
+Two runs into the same folder at once: the second refuses at the start, naming the folder and
+the process that holds it (an advisory lock on ``.NAME.lock`` beside the folder).
+
+A folder that holds anything but an earlier run's files is never replaced: the run refuses
+rather than delete files it did not write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import tempfile
+
+try:  # POSIX
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no lock, the staging still applies
+    fcntl = None  # type: ignore[assignment]
+
+#: The names a run writes at the top of its folder (the series in either format).
+RUN_FILES = {
+    "summary.json",
+    "scenario.resolved.toml",
+    *(f"{t}.{ext}" for t in ("links", "flows", "packets", "drops") for ext in ("parquet", "csv")),
+}
+
+
+class OutputError(OSError):
+    """The output folder cannot be used (busy, or holding files that are not a run's)."""
+
+
+def _is_run_folder(path: str) -> bool:
+    """True when every entry of ``path`` is a file a run writes, or a comparison arm's folder
+    (``LINK=KIND``) that is itself one."""
+    for entry in os.scandir(path):
+        if entry.is_dir(follow_symlinks=False):
+            if "=" not in entry.name or not _is_run_folder(entry.path):
+                return False
+        elif entry.name not in RUN_FILES and not entry.name.endswith(".partial"):
+            return False
+    return True
+
+
+class OutputFolder:
+    """Stages a run's files for ``final`` and puts them in place at the end."""
+
+    def __init__(self, final: str | os.PathLike[str]) -> None:
+        # A symbolic link to a folder stands for that folder: it is replaced, the link kept.
+        self.final = os.path.realpath(os.path.abspath(os.fspath(final)))
+        parent, base = os.path.split(self.final)
+        if not base:
+            raise OutputError(errno.EINVAL, "expected a folder name", os.fspath(final))
+        os.makedirs(parent, exist_ok=True)
+        if os.path.exists(self.final):
+            if not os.path.isdir(self.final):
+                raise OutputError(errno.ENOTDIR, "exists and is not a folder", self.final)
+            if not _is_run_folder(self.final):
+                raise OutputError(
+                    errno.EEXIST,
+                    "holds files that are not an aqmlab run's, so a run will not replace it: "
+                    "choose another output folder, or empty it",
+                    self.final,
+                )
+        self.lock_path = os.path.join(parent, f".{base}.lock")
+        self._lock = self._acquire()
+        try:
+            self.stage = tempfile.mkdtemp(prefix=f".{base}.partial-", dir=parent)
+            # mkdtemp makes it private (0700); the run's folder gets the usual mode.
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(self.stage, 0o777 & ~umask)
+        except BaseException:
+            self._release()
+            raise
+
+    def _acquire(self):  # noqa: ANN202 - a file object or None
+        if fcntl is None:
+            return None
+        while True:
+            f = open(self.lock_path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.seek(0)
+                holder = f.read().strip() or "another process"
+                f.close()
+                raise OutputError(
+                    errno.EBUSY,
+                    f"another aqmlab run ({holder}) is writing this folder: wait for it to "
+                    "finish, or choose another output folder",
+                    self.final,
+                ) from None
+            # The lock file may have been removed by the previous holder between our open and
+            # our lock: then we hold a lock on a file nobody else sees. Retry on the new one.
+            try:
+                same = os.path.samestat(os.fstat(f.fileno()), os.stat(self.lock_path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                f.seek(0)
+                f.truncate()
+                f.write(f"pid {os.getpid()}")
+                f.flush()
+                return f
+            f.close()
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            # Removed while held, so no other process can be locking this same file.
+            with contextlib.suppress(OSError):
+                os.remove(self.lock_path)
+            self._lock.close()
+            self._lock = None
+
+    def path(self, *parts: str) -> str:
+        """The staging path of ``parts`` (``"summary.json"``, an arm's ``"LINK=KIND"``)."""
+        return os.path.join(self.stage, *parts)
+
+    def commit(self) -> None:
+        """Replaces ``final`` (and everything in it) with the staged tree."""
+        old = None
+        try:
+            if os.path.exists(self.final):
+                old = tempfile.mkdtemp(
+                    prefix=f".{os.path.basename(self.final)}.old-", dir=os.path.dirname(self.final)
+                )
+                os.rmdir(old)
+                _rename(self.final, old)
+            try:
+                _rename(self.stage, self.final)
+            except BaseException:
+                if old is not None:  # put the earlier run back
+                    with contextlib.suppress(OSError):
+                        os.rename(old, self.final)
+                    old = None
+                raise
+        except BaseException:
+            self.abort()
+            raise
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        self._release()
+
+    def abort(self) -> None:
+        """Removes the staged files; ``final`` keeps what it held."""
+        shutil.rmtree(self.stage, ignore_errors=True)
+        self._release()
+
+
+def _rename(src: str, dst: str) -> None:
+    try:
+        os.rename(src, dst)
+    except OSError as e:
+        raise OSError(e.errno, f"cannot rename {src} to it: {e.strerror or e}", dst) from None

@@ -1,0 +1,310 @@
+"""A run's folder: provenance, the resolved scenario, atomic replacement, locking, signals and
+failed writes."""
+
+import errno
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import aqmlab
+import pandas as pd
+import pytest
+from aqmlab import _core
+from aqmlab.outdir import OutputFolder
+from aqmlab.run import load
+from conftest import ROOT, run_cli
+
+UDP = """
+name = "udp-named"
+duration = "3s"
+seed = 3
+
+[dumbbell]
+senders = 2
+access_rate = "100Mbps"
+sender_delay = "1ms"
+receiver_delay = ["2ms", "4ms"]
+
+[dumbbell.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+qdisc = "codel"
+buffer = "200p"
+params = { target = "2ms" }
+
+[[flows]]
+kind = "udp"
+from = "s1"
+to = "r1"
+rate = "6Mbps"
+
+[[flows]]
+kind = "tcp"
+from = "s2"
+to = "r2"
+"""
+
+
+@pytest.fixture
+def scenario(tmp_path):
+    p = tmp_path / "udp.toml"
+    p.write_text(UDP)
+    return p
+
+
+def results(summary):
+    return {k: v for k, v in summary.items() if k not in ("wall_s", "provenance")}
+
+
+def test_summary_records_provenance(scenario, tmp_path):
+    out = tmp_path / "out"
+    r = run_cli(
+        "run",
+        str(scenario),
+        "-o",
+        str(out),
+        "-q",
+        "--qdisc",
+        "bottleneck=pie",
+        "--set",
+        "flows[1].cc=reno",
+        "--seed",
+        "9",
+    )
+    assert r.returncode == 0, r.stderr
+    p = json.loads((out / "summary.json").read_text())["provenance"]
+    assert p["aqmlab_version"] == aqmlab.__version__ and p["build"] == _core.BUILD
+    assert p["command"][:2] == ["aqmlab", "run"] and "--qdisc" in p["command"]
+    assert p["qdisc"] == ["bottleneck=pie"] and p["set"] == ["flows[1].cc=reno"]
+    assert p["seed"] == 9 and p["scenario_file"] == str(scenario)
+    # The file's CoDel target was dropped by the swap, and said so.
+    assert p["dropped_params"]["bottleneck"] == ["target=2ms"]
+    res = p["resolved_scenario"]
+    assert res == (out / "scenario.resolved.toml").read_text()
+    assert "seed = 9\n" in res and 'cc = "reno"' in res and 'qdisc = "pie"' in res
+    # Every PIE parameter is written, its defaults included.
+    pie = next(q for q in aqmlab.list_qdiscs() if q["name"] == "pie")
+    line = next(x for x in res.splitlines() if x.startswith("params = {") and "t_update" in x)
+    for x in pie["params"]:
+        assert f"{x['name']} = " in line
+    assert 'limit = "200p"' in line
+
+
+def test_qdisc_says_which_parameters_it_dropped(scenario, tmp_path):
+    r = run_cli("run", str(scenario), "-o", str(tmp_path / "o"), "--qdisc", "bottleneck=pie")
+    assert r.returncode == 0, r.stderr
+    lines = [x for x in r.stderr.splitlines() if "dropped" in x]
+    # Once for the link: its reverse direction inherited the same parameters.
+    assert lines == ["aqmlab: --qdisc dropped the file's parameters of bottleneck: target=2ms"]
+    r = run_cli("run", str(scenario), "-o", str(tmp_path / "o"), "--compare", "bottleneck=red")
+    assert r.returncode == 0, r.stderr
+    lines = [x for x in r.stderr.splitlines() if "dropped" in x]
+    assert lines == [
+        "aqmlab: --compare bottleneck=red dropped the file's parameters of bottleneck: target=2ms"
+    ]
+
+
+def test_the_resolved_scenario_reproduces_the_run_bit_for_bit(scenario, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    r = run_cli(
+        "run",
+        str(scenario),
+        "-o",
+        str(a),
+        "-q",
+        "--qdisc",
+        "bottleneck=red",
+        "--set",
+        "flows[1].ecn=true",
+        "--set",
+        "dumbbell.bottleneck.params.max_p=0.2",
+    )
+    assert r.returncode == 0, r.stderr
+    resolved = a / "scenario.resolved.toml"
+    r = run_cli("run", str(resolved), "-o", str(b), "-q")
+    assert r.returncode == 0, r.stderr
+    sa = json.loads((a / "summary.json").read_text())
+    sb = json.loads((b / "summary.json").read_text())
+    assert results(sa) == results(sb)
+    assert sa["links"]["bottleneck"]["qdisc"] == "red"
+    for name in ("links.parquet", "flows.parquet"):
+        pd.testing.assert_frame_equal(pd.read_parquet(a / name), pd.read_parquet(b / name))
+    # Resolving the resolved file changes nothing.
+    assert (b / "scenario.resolved.toml").read_text() == resolved.read_text()
+
+
+def test_resolved_toml_keys_a_cache_by_content(scenario):
+    from_file = load(scenario).resolved_toml()
+    assert load(UDP).resolved_toml() == from_file
+    assert load(scenario, seed=4).resolved_toml() != from_file
+    assert load(scenario, set={"duration": "3s"}).resolved_toml() == from_file
+
+
+def test_default_folder_follows_the_scenario_name(scenario, tmp_path):
+    r = run_cli("run", str(scenario), "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out" / "udp-named" / "summary.json").exists()
+    assert not (tmp_path / "out" / "udp").exists()
+
+
+def test_a_run_replaces_an_earlier_run_entirely(scenario, tmp_path):
+    out = tmp_path / "out"
+    r = run_cli("run", str(scenario), "-o", str(out), "-q", "--compare", "bottleneck=droptail")
+    assert r.returncode == 0, r.stderr
+    assert (out / "bottleneck=droptail" / "links.parquet").exists()
+    r = run_cli("run", str(scenario), "-o", str(out), "-q", "--csv")
+    assert r.returncode == 0, r.stderr
+    assert sorted(f.name for f in out.iterdir()) == [
+        "flows.csv",
+        "links.csv",
+        "scenario.resolved.toml",
+        "summary.json",
+    ]
+    # Nothing left beside it: no staging folder, no lock, no earlier run set aside.
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["out", "udp.toml"]
+
+
+def test_a_folder_with_other_files_is_never_replaced(scenario, tmp_path):
+    r = run_cli("run", str(scenario), "-o", str(tmp_path), "-q")
+    assert r.returncode == 2
+    assert "holds files that are not an aqmlab run's" in r.stderr
+    assert str(tmp_path) in r.stderr and "Traceback" not in r.stderr
+    assert scenario.exists()
+
+
+def test_a_second_run_into_a_busy_folder_refuses(scenario, tmp_path):
+    out = tmp_path / "out"
+    held = OutputFolder(out)
+    try:
+        r = run_cli("run", str(scenario), "-o", str(out), "-q")
+    finally:
+        held.abort()
+    assert r.returncode == 2, r.stderr
+    errors = [x for x in r.stderr.splitlines() if x.startswith("aqmlab: error:")]
+    assert len(errors) == 1 and "Traceback" not in r.stderr
+    assert f"another aqmlab run (pid {os.getpid()}) is writing this folder" in errors[0]
+    # Released: the next run goes ahead.
+    assert run_cli("run", str(scenario), "-o", str(out), "-q").returncode == 0
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_signals_stop_a_run_at_once_and_clean_up(tmp_path, sig):
+    out = tmp_path / "out"
+    # An earlier run in the folder survives an interrupted one.
+    out.mkdir()
+    (out / "summary.json").write_text("{}")
+    long = ROOT / "scenarios" / "codel-dynamic-link.toml"
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "aqmlab",
+            "run",
+            str(long),
+            "-o",
+            str(out),
+            "-q",
+            "--set",
+            "duration=100000s",
+            "--set",
+            "bin=10s",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not any(f.name.startswith(".out.partial-") for f in tmp_path.iterdir()):
+        assert time.monotonic() < deadline and p.poll() is None
+        time.sleep(0.05)
+    time.sleep(0.5)  # well into the simulation
+    t0 = time.monotonic()
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=30)
+    took = time.monotonic() - t0
+    assert took < 1.0, f"took {took:.2f} s to stop"
+    assert p.returncode == (130 if sig == signal.SIGINT else 128 + sig), err
+    assert "Traceback" not in err
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["out"]
+    assert sorted(f.name for f in out.iterdir()) == ["summary.json"]
+
+
+def test_a_full_disk_names_the_file_and_leaves_nothing_behind(scenario, tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "out"
+    aqmlab.run(scenario, out, keep=False)
+    before = (out / "summary.json").read_text()
+
+    def full(self, table, *a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", full)
+    with pytest.raises(OSError) as e:
+        aqmlab.run(scenario, out, keep=False)
+    assert e.value.filename == str(out / "links.parquet")
+    assert "No space left on device" in str(e.value)
+    # The earlier run is untouched, and no partial file or staging folder is left.
+    assert (out / "summary.json").read_text() == before
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["out", "udp.toml"]
+
+
+def test_a_failed_rename_names_the_folder_and_keeps_the_earlier_run(
+    scenario, tmp_path, monkeypatch
+):
+    out = tmp_path / "out"
+    aqmlab.run(scenario, out, keep=False)
+    before = (out / "summary.json").read_text()
+    real = os.rename
+
+    def failing(src, dst):
+        if ".partial-" in os.fspath(src):
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "rename", failing)
+    with pytest.raises(OSError) as e:
+        aqmlab.run(scenario, out, set={"seed": 5}, keep=False)
+    assert e.value.filename == str(out)
+    assert (out / "summary.json").read_text() == before
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["out", "udp.toml"]
+
+
+def test_the_cli_names_the_path_it_cannot_write(scenario, tmp_path):
+    # The parent "folder" is a file: the output folder cannot be made.
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    r = run_cli("run", str(scenario), "-o", str(blocker / "out"), "-q")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    errors = [x for x in r.stderr.splitlines() if x.startswith("aqmlab: error:")]
+    assert len(errors) == 1 and errors[0].startswith(f"aqmlab: error: {blocker}")
+
+
+def test_the_same_compare_arm_twice_is_refused(scenario, tmp_path):
+    r = run_cli(
+        "run",
+        str(scenario),
+        "-o",
+        str(tmp_path / "o"),
+        "--compare",
+        "bottleneck=pie",
+        "--compare",
+        "bottleneck=pie",
+    )
+    assert r.returncode == 2
+    assert r.stderr.strip() == (
+        "aqmlab: error: --compare bottleneck=pie: given twice (each arm runs once)"
+    )
+
+
+def test_a_link_to_the_folder_is_kept(scenario, tmp_path):
+    real = tmp_path / "real"
+    aqmlab.run(scenario, real, keep=False)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    aqmlab.run(scenario, link, set={"seed": 8}, keep=False)
+    assert link.is_symlink()
+    assert json.loads((real / "summary.json").read_text())["seed"] == 8
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["link", "real", "udp.toml"]
