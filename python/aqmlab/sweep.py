@@ -4,7 +4,8 @@ A sweep's folder is its API (docs/data-format.md, "Sweeps"):
 
 * ``runs/<key>/``: each run's own folder (``summary.json``, time series, ``run.json`` saying
   which point and seed it is and how it was made). ``<key>`` is a hash of everything that
-  decides the run's results: the resolved scenario, the seed, aqmlab's version and build.
+  decides the run's results: the resolved scenario (``Run.resolved_toml()``), the seed, and
+  aqmlab's version and build.
   A run whose folder exists is not simulated again, so a sweep run twice simulates nothing,
   and a sweep interrupted (Ctrl-C, SIGTERM, a killed machine) and started again runs only
   what is missing. A folder appears only when its run has finished: runs are written under a
@@ -75,25 +76,18 @@ class Outcome:
 # --- planning -------------------------------------------------------------------------------
 
 
-def _identity(r: Any, scenario_text: str | None, sets: dict, qdisc: dict) -> dict[str, Any]:
-    """What decides a run's results. The core's resolved scenario (every value after defaults)
-    when it can give one; else the scenario file's text with the overrides applied to it."""
+def _identity(r: Any) -> dict[str, Any]:
+    """What decides a run's results: the resolved scenario (every value after defaults and
+    overrides, as the core writes it), the seed, aqmlab's version and build."""
     from aqmlab import __version__, _core
 
-    ident: dict[str, Any] = {
+    return {
         "format": CACHE_FORMAT,
         "version": __version__,
-        "build": getattr(_core, "BUILD", "unknown"),
+        "build": _core.BUILD,
         "seed": r.seed,
+        "scenario": r.resolved_toml(),
     }
-    resolved = getattr(r, "resolved_toml", None)
-    if callable(resolved):
-        ident["scenario"] = resolved()
-    else:
-        ident["scenario_text"] = scenario_text
-        ident["sets"] = {k: str(v) for k, v in sorted(sets.items())}
-        ident["qdisc"] = dict(sorted(qdisc.items()))
-    return ident
 
 
 def run_key(ident: dict[str, Any]) -> str:
@@ -125,7 +119,7 @@ def plan(spec: SweepSpec) -> list[Task]:
                 t.error = str(e)
             else:
                 t.seed = r.seed
-                ident = _identity(r, text, sets, qdisc)
+                ident = _identity(r)
                 if spec.reduce:
                     ident["reduce"] = spec.reduce
                 t.key = run_key(ident)

@@ -238,7 +238,11 @@ def from_cli(
         if not _ or not k.strip():
             raise ScenarioError(f"--set {item!r}: expected KEY=VALUE")
         fixed[k.strip()] = TomlText(v.strip())
-    spec = SweepSpec(scenario, axes, fixed, None if seeds is None else parse_seeds(seeds))
+    from aqmlab.scenarios import resolve
+
+    spec = SweepSpec(
+        resolve(scenario), axes, fixed, None if seeds is None else parse_seeds(seeds)
+    )
     spec.check()
     return spec
 
@@ -284,7 +288,9 @@ def from_file(path: str) -> SweepSpec:
     here = os.path.dirname(os.path.abspath(path))
     scen = base if os.path.isabs(base) else os.path.join(here, base)
     if not os.path.exists(scen):
-        scen = base  # a bundled scenario's name, or a path relative to the working directory
+        from aqmlab.scenarios import resolve
+
+        scen = resolve(base)  # a bundled scenario's name, or a path relative to the cwd
     axes = []
     for table, prefix in (("vary", ""), ("qdisc", QDISC_PREFIX)):
         t = doc.get(table, {})

@@ -246,14 +246,12 @@ class Timer:
 
 def bundled_scenario(name: str) -> str:
     """The path of a scenario bundled with aqmlab (``scenarios/NAME.toml``)."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
-    for path in (
-        os.path.join(os.path.dirname(os.path.dirname(__file__)), "scenarios", f"{name}.toml"),
-        os.path.join(root, "scenarios", f"{name}.toml"),
-    ):
-        if os.path.isfile(path):
-            return path
-    raise FileNotFoundError(f"the bundled scenario {name!r} is not installed")
+    from aqmlab.scenarios import resolve
+
+    path = resolve(name)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"the bundled scenario {name!r} is not installed")
+    return path
 
 
 def packet_sojourns_ms(run_dir: str, link: str) -> tuple[Any, Any]:
