@@ -240,9 +240,7 @@ def from_cli(
         fixed[k.strip()] = TomlText(v.strip())
     from aqmlab.scenarios import resolve
 
-    spec = SweepSpec(
-        resolve(scenario), axes, fixed, None if seeds is None else parse_seeds(seeds)
-    )
+    spec = SweepSpec(resolve(scenario), axes, fixed, None if seeds is None else parse_seeds(seeds))
     spec.check()
     return spec
 
