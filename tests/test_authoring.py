@@ -95,3 +95,11 @@ def test_bundled_scenarios_by_name(tmp_path):
 def test_the_api_names_a_bad_argument(kwargs, error, message):
     with pytest.raises(error, match=message.replace("^", r"\^").replace("(", r"\(")):
         aqmlab.run(SCENARIO, **kwargs)
+
+
+def test_a_folder_named_like_a_bundled_scenario_does_not_hide_it(tmp_path, monkeypatch):
+    """``aqmlab reproduce consumer-edge --out consumer-edge`` run twice from one folder: the
+    output folder of the first run must not be taken for the scenario by the second."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "consumer-edge").mkdir()
+    assert resolve("consumer-edge").endswith("scenarios/consumer-edge.toml")

@@ -35,11 +35,12 @@ def names() -> list[str]:
 
 
 def resolve(name_or_path: str | os.PathLike[str]) -> str:
-    """The path of scenario ``name_or_path``: the path itself when it exists (or is TOML text,
-    or names no bundled scenario, for the loader to report), else the bundled scenario of that
-    name (``codel-dynamic-link`` or ``codel-dynamic-link.toml``)."""
+    """The path of scenario ``name_or_path``: the path itself when it is a file (or is TOML
+    text, or names no bundled scenario, for the loader to report), else the bundled scenario of
+    that name (``codel-dynamic-link`` or ``codel-dynamic-link.toml``). A folder of that name
+    (an output folder ``out/NAME`` run from ``out/``, say) does not hide the bundled one."""
     p = os.fspath(name_or_path)
-    if os.path.exists(p) or "\n" in p or "=" in p:
+    if os.path.isfile(p) or "\n" in p or "=" in p:
         return p
     stem = p[: -len(".toml")] if p.endswith(".toml") else p
     if not stem or "/" in stem or os.sep in stem:
