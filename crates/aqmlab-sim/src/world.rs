@@ -2010,6 +2010,25 @@ impl Sim {
     }
 }
 
+impl Sim {
+    /// Takes the link directions out of the simulation, as built (for the live emulator,
+    /// which drives them with [`crate::link::LinkDirection`]), in the order of
+    /// [`Sim::link_names`].
+    pub fn into_link_parts(self) -> Vec<crate::link::LinkParts> {
+        self.links
+            .into_iter()
+            .map(|l| crate::link::LinkParts {
+                name: l.name,
+                rate: l.rate,
+                delay: l.delay,
+                qdisc: l.q,
+                loss: l.loss,
+                loss_rng: l.loss_rng,
+            })
+            .collect()
+    }
+}
+
 /// One link direction in a [`Report`].
 #[derive(Clone, Debug)]
 pub struct LinkReport {
