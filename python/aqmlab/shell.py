@@ -270,10 +270,7 @@ class _Run:
         )
         line = self.fwd.stdout.readline() if self.fwd.stdout else ""
         if line.strip() != "ready":
-            self.fwd.wait(timeout=10)
-            err = (self.fwd.stderr.read() if self.fwd.stderr else "").strip().splitlines()
-            msg = err[-1] if err else f"the forwarder exited with status {self.fwd.returncode}"
-            raise ShellError(msg.removeprefix("aqmlab-emu: error: "))
+            raise ShellError(self.stop_forwarder() or "the forwarder did not start")
         for ns, dev, addr in (
             (self.ns_c, self.dev_c, CLIENT_ADDR),
             (self.ns_s, self.dev_s, SERVER_ADDR),
@@ -313,20 +310,18 @@ class _Run:
         if self.fwd is None:
             return ""
         fwd, self.fwd = self.fwd, None
-        with contextlib.suppress(OSError, ValueError):
-            if fwd.stdin:
-                fwd.stdin.close()
         try:
-            fwd.wait(timeout=20)
+            # Closing its standard input tells it to stop; it then writes its measurements.
+            _, err = fwd.communicate(timeout=20)
         except subprocess.TimeoutExpired:
             fwd.kill()
-            fwd.wait()
-        err = fwd.stderr.read().strip() if fwd.stderr else ""
+            _, err = fwd.communicate()
+        err = (err or "").strip()
         if fwd.returncode == 0:
             return ""
-        return (
-            err.splitlines()[-1] if err else f"the forwarder was killed (status {fwd.returncode})"
-        )
+        if err:
+            return err.splitlines()[-1].removeprefix("aqmlab-emu: error: ")
+        return f"the forwarder was killed (status {fwd.returncode})"
 
     def close(self) -> str:
         err = ""
@@ -434,7 +429,12 @@ def emulate(
         value: Any = None
         fwd_err = ""
         try:
-            run = _Run(scenario, link_name, work, packet_log, rt)
+            try:
+                run = _Run(scenario, link_name, work, packet_log, rt)
+            except ShellError as e:
+                raise ShellError(
+                    _flag_error(str(e), scenario) if link is None else str(e)
+                ) from None
             if server is not None:
                 run.start_server(server)
                 time.sleep(server_start_s)
@@ -454,6 +454,34 @@ def emulate(
         if fwd_err:
             raise ShellError(f"the forwarder stopped: {fwd_err}")
         return _collect(work, out, csv, packet_log, returncode, value)
+
+
+#: Keys of the generated scenario and the options that set them.
+_FLAGS = [
+    ("links[0].reverse.rate", "--uplink"),
+    ("links[0].reverse.trace", "--uplink"),
+    ("links[0].reverse.qdisc", "--uplink-qdisc"),
+    ("links[0].reverse.params", "--param uplink.*"),
+    ("links[0].reverse.buffer", "--buffer"),
+    ("links[0].reverse.delay", "--delay"),
+    ("links[0].rate", "--downlink"),
+    ("links[0].trace", "--downlink"),
+    ("links[0].qdisc", "--downlink-qdisc"),
+    ("links[0].params", "--param downlink.*"),
+    ("links[0].buffer", "--buffer"),
+    ("links[0].delay", "--delay"),
+]
+
+
+def _flag_error(msg: str, scenario: str) -> str:
+    """An error about the scenario generated from the options, said about the options."""
+    if not msg.startswith(scenario):
+        return msg
+    rest = msg[len(scenario) :].lstrip(":0123456789 ")
+    for key, flag in _FLAGS:
+        if rest.startswith(key + ":"):
+            return flag + rest[len(key) :]
+    return rest
 
 
 def _run_command(run: _Run, command: list[str]) -> int:

@@ -1,0 +1,183 @@
+"""Live emulation (`aqmlab shell`, python/aqmlab/shell.py and crates/aqmlab-emu): real Linux TCP
+through aqmlab's link model and disciplines, between two network namespaces of our own.
+
+These tests need root (or CAP_NET_ADMIN), iproute2 and /dev/net/tun, as CI has; elsewhere they
+are skipped. Traffic stays between the two namespaces each test makes; every sender stops by
+itself after a few seconds. The TCP sender/receiver is tests/emu_tool.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+
+import pytest
+from aqmlab import shell
+from aqmlab.cli import main as cli_main
+
+pytestmark = pytest.mark.skipif(
+    not (os.geteuid() == 0 and shutil.which("ip") and os.path.exists("/dev/net/tun")),
+    reason="needs root, iproute2 and /dev/net/tun",
+)
+
+TOOL = os.path.join(os.path.dirname(__file__), "emu_tool.py")
+PY = sys.executable
+#: TCP payload per 1500-byte packet (Linux with timestamps: 1500 - 20 - 20 - 12).
+PAYLOAD_FRACTION = 1448 / 1500
+
+
+def bulk_down(tmp_path, seconds=4.0, cc="cubic", **link):
+    """One bulk TCP flow server → client for `seconds` (the sink's clock): the result and the
+    sink's measurement."""
+    sink_out = tmp_path / "sink.json"
+    res = shell.emulate(
+        ["sh", "-c", f"{PY} {TOOL} sink 5001 {seconds} > {sink_out}"],
+        tmp_path / "out",
+        server=f"{PY} {TOOL} bulk $AQMLAB_PEER_ADDR 5001 {seconds + 2} {cc}",
+        **link,
+    )
+    assert res.returncode == 0
+    return res, json.loads(sink_out.read_text())
+
+
+def our_namespaces():
+    return [n for n in shell._namespaces() if n.startswith(f"{shell.PREFIX}{os.getpid()}-")]
+
+
+def our_devices():
+    out = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if f"aq{os.getpid()}." in line]
+
+
+@pytest.mark.parametrize("mbps", [12, 50])
+def test_goodput_within_5_percent_of_ideal(tmp_path, mbps):
+    res, sink = bulk_down(tmp_path, downlink=f"{mbps}Mbps", delay="20ms", buffer="1000p")
+    goodput = sink["warm_bytes"] * 8 / sink["warm_seconds"]
+    ideal = mbps * 1e6 * PAYLOAD_FRACTION
+    assert abs(goodput / ideal - 1) < 0.05, (goodput, ideal)
+    # The output folder is that of `aqmlab run`.
+    files = sorted(os.listdir(tmp_path / "out"))
+    assert files == ["flows.parquet", "links.parquet", "summary.json"]
+    down = res.summary["links"]["downlink"]
+    assert down["utilization"] > 0.8
+    assert res.links[res.links.link == "downlink"].egress_bytes.sum() == down["delivered_bytes"]
+    assert res.summary["emulation"]["deliveries"] > 0
+
+
+def test_idle_rtt_is_twice_the_delay(tmp_path):
+    out = tmp_path / "rtt.json"
+    shell.emulate(
+        ["sh", "-c", f"{PY} {TOOL} ping $AQMLAB_SERVER_ADDR 7000 21 0.05 > {out}"],
+        server=f"{PY} {TOOL} echo 7000",
+        delay="20ms",
+        downlink="100Mbps",
+    )
+    rtts = sorted(json.loads(out.read_text()))
+    assert len(rtts) >= 19
+    median = rtts[len(rtts) // 2]
+    assert 40.0 <= median < 41.0, rtts
+
+
+def test_codel_holds_the_median_sojourn_where_a_large_tail_drop_buffer_does_not(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    link = {"downlink": "12Mbps", "delay": "20ms"}
+    codel, _ = bulk_down(tmp_path / "a", downlink_qdisc="codel", buffer="1000p", **link)
+    tail, _ = bulk_down(tmp_path / "b", downlink_qdisc="droptail", buffer="1000p", **link)
+    c = codel.summary["links"]["downlink"]
+    t = tail.summary["links"]["downlink"]
+    assert c["qdisc"] == "codel" and c["sojourn_ms"]["p50"] < 10, c
+    assert t["sojourn_ms"]["p50"] > 10, t
+    assert c["drops_by_reason"].get("codel_target", 0) > 0
+
+
+def test_a_trace_driven_link_delivers_the_traces_bytes(tmp_path):
+    # Three delivery opportunities every 2 ms: 3 x 1504 B / 2 ms = 18.05 Mb/s.
+    trace = tmp_path / "x.down"
+    trace.write_text("1\n2\n2\n")
+    res, sink = bulk_down(tmp_path, downlink=str(trace), uplink="100Mbps", buffer="1000p")
+    # While the queue is backlogged every opportunity is used: each 100-ms bin carries its 150
+    # opportunities' bytes (mahimahi's accounting: 1504 bytes each, a packet's last bytes
+    # spilling into the next one when packets are back to back).
+    down = res.links[res.links.link == "downlink"].reset_index(drop=True)
+    first = down.index[down.egress_bytes > 0][0]
+    steady = down.iloc[first + 15 : first + 35]
+    assert (steady.max_backlog_pkts > 1).all(), steady
+    expected = len(steady) * 150 * 1504
+    assert abs(steady.egress_bytes.sum() / expected - 1) < 0.01, steady.egress_bytes.tolist()
+    goodput = sink["warm_bytes"] * 8 / sink["warm_seconds"]
+    ideal = 3 * 1448 * 8 / 2e-3
+    assert abs(goodput / ideal - 1) < 0.05, (goodput, ideal)
+
+
+def test_a_callable_runs_in_the_client_namespace(tmp_path):
+    def ask():
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.settimeout(3)
+            s.sendto(b"hi", (os.environ["AQMLAB_SERVER_ADDR"], 7000))
+            return s.recvfrom(16)[0]
+
+    res = shell.emulate(ask, server=f"{PY} {TOOL} echo 7000", delay="5ms")
+    assert res.value == b"hi"
+    assert res.summary["links"]["uplink"]["delivered_pkts"] >= 1
+    assert our_namespaces() == []
+
+
+def test_cleanup_after_the_command_and_the_forwarder_are_killed(tmp_path):
+    res = shell.emulate(["sh", "-c", "kill -9 $$"])
+    assert res.returncode == -9
+    assert our_namespaces() == [] and our_devices() == []
+    with pytest.raises(shell.ShellError, match="the forwarder stopped"):
+        shell.emulate(["sh", "-c", "kill -9 $AQMLAB_FORWARDER_PID; sleep 20"])
+    assert our_namespaces() == [] and our_devices() == []
+    # A namespace left by a process that no longer exists goes with the next run's cleanup.
+    p = subprocess.Popen(["true"])
+    p.wait()
+    stale = f"{shell.PREFIX}{p.pid}-0-c"
+    subprocess.run(["ip", "netns", "add", stale], check=True)
+    assert stale in shell.cleanup()
+    assert stale not in shell._namespaces()
+
+
+def test_bad_input_is_one_line(tmp_path, capsys):
+    assert cli_main(["shell", "--downlink-qdisc", "blue", "--", "true"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("aqmlab: error: ") and "blue" in err[0], err
+    assert cli_main(["shell", "--param", "sideways.target=5ms", "--", "true"]) == 2
+    assert "downlink.NAME=VALUE" in capsys.readouterr().err
+    assert cli_main(["shell", "--link", "nowhere.toml:x", "--", "true"]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert our_namespaces() == []
+
+
+def test_without_net_admin_it_refuses_with_one_line(tmp_path):
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("needs setpriv (util-linux) to drop privileges")
+    r = subprocess.run(
+        [
+            setpriv,
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+            PY,
+            "-m",
+            "aqmlab",
+            "shell",
+            "--",
+            "true",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        "aqmlab: error: aqmlab shell needs root or CAP_NET_ADMIN (it creates network "
+        "namespaces and TUN devices): run it with sudo"
+    ]
