@@ -232,7 +232,15 @@ class _Run:
     """The namespaces, the forwarder and the server of one emulated run; :meth:`close` undoes
     everything, and is safe to call twice."""
 
-    def __init__(self, scenario: str, link: str, work: str, packet_log: bool, rt: int | None):
+    def __init__(
+        self,
+        scenario: str,
+        link: str,
+        work: str,
+        packet_log: bool,
+        rt: int | None,
+        qdisc: str | None = None,
+    ):
         k = next(_counter)
         self.ns_c = f"{PREFIX}{os.getpid()}-{k}-c"
         self.ns_s = f"{PREFIX}{os.getpid()}-{k}-s"
@@ -243,12 +251,20 @@ class _Run:
         self.server: subprocess.Popen[bytes] | None = None
         self.made: list[str] = []
         try:
-            self._start(scenario, link, work, packet_log, rt)
+            self._start(scenario, link, work, packet_log, rt, qdisc)
         except BaseException:
             self.close()
             raise
 
-    def _start(self, scenario: str, link: str, work: str, packet_log: bool, rt: int | None):
+    def _start(
+        self,
+        scenario: str,
+        link: str,
+        work: str,
+        packet_log: bool,
+        rt: int | None,
+        qdisc: str | None,
+    ) -> None:
         for ns in (self.ns_c, self.ns_s):
             _ip("netns", "add", ns)
             self.made.append(ns)
@@ -256,6 +272,8 @@ class _Run:
         cmd += ["--client-dev", self.dev_c, "--server-dev", self.dev_s, "--out", work]
         if packet_log:
             cmd.append("--packet-log")
+        if qdisc is not None:
+            cmd += ["--qdisc", qdisc]
         if rt is not None:
             cmd += ["--rt", str(rt)]
         # Its own session: a Ctrl-C at the terminal reaches the command, not the forwarder,
@@ -385,6 +403,7 @@ def emulate(
     params: dict[str, dict[str, str]] | None = None,
     buffer: str | None = None,
     link: str | None = None,
+    link_qdisc: str | None = None,
     server: str | None = None,
     server_start_s: float = 0.3,
     packet_log: bool = False,
@@ -398,7 +417,8 @@ def emulate(
     Rates, delays, buffers and parameters are written as in scenario files; a rate may be a
     mahimahi trace file instead (``downlink="traces/Verizon-LTE-short.down"``). ``params`` gives
     discipline parameters by direction: ``{"downlink": {"target": "5ms"}}``. ``link="FILE:LINK"``
-    takes the link from a scenario file instead (its forward direction is the downlink).
+    takes the link from a scenario file instead (its forward direction is the downlink), and
+    ``link_qdisc`` swaps its discipline, keeping its buffer (as ``aqmlab run --qdisc``).
     ``server`` is a shell command started in the server's namespace ``server_start_s`` seconds
     before ``command``, and ended after it. With ``out``, writes the folder ``aqmlab run``
     writes (``summary.json``, ``links.parquet``, ``flows.parquet``, ``packets.parquet`` with
@@ -430,7 +450,7 @@ def emulate(
         fwd_err = ""
         try:
             try:
-                run = _Run(scenario, link_name, work, packet_log, rt)
+                run = _Run(scenario, link_name, work, packet_log, rt, link_qdisc)
             except ShellError as e:
                 raise ShellError(
                     _flag_error(str(e), scenario) if link is None else str(e)

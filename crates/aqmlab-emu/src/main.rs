@@ -3,11 +3,11 @@
 //!
 //! ```text
 //! aqmlab-emu --scenario FILE --link NAME --client-dev DEV --server-dev DEV --out DIR
-//!            [--bin DURATION] [--packet-log] [--rt PRIORITY]
+//!            [--qdisc KIND] [--bin DURATION] [--packet-log] [--rt PRIORITY]
 //! ```
 //!
 //! It takes link `NAME` from the scenario file (its forward direction is the downlink, server →
-//! client; `NAME.rev` the uplink), creates the two TUN devices, prints `ready` on standard
+//! client; `NAME.rev` the uplink; `--qdisc` swaps its discipline keeping the buffer), creates the two TUN devices, prints `ready` on standard
 //! output, and forwards until standard input is closed or a line is written to it. Then it
 //! writes `emu-summary.json` (the `summary.json` of a run, with an `emulation` section),
 //! `emu-series.json` (the links' time series as columns) and, with `--packet-log`,
@@ -35,6 +35,7 @@ struct Args {
     server_dev: String,
     out: PathBuf,
     bin: Option<SimDuration>,
+    qdisc: Option<String>,
     packet_log: bool,
     rt: Option<i32>,
 }
@@ -43,7 +44,7 @@ fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     let (mut scenario, mut link, mut client_dev, mut server_dev, mut out) =
         (None, None, None, None, None);
-    let (mut bin, mut packet_log, mut rt) = (None, false, None);
+    let (mut bin, mut qdisc, mut packet_log, mut rt) = (None, None, false, None);
     while let Some(a) = it.next() {
         let mut val = |what: &str| it.next().ok_or_else(|| format!("{a} needs {what}"));
         match a.as_str() {
@@ -61,6 +62,7 @@ fn parse_args() -> Result<Args, String> {
                 }
                 bin = Some(d);
             }
+            "--qdisc" => qdisc = Some(val("a discipline")?),
             "--packet-log" => packet_log = true,
             "--rt" => {
                 let v = val("a priority")?;
@@ -84,6 +86,7 @@ fn parse_args() -> Result<Args, String> {
         server_dev: need(server_dev, "--server-dev")?,
         out: need(out, "--out")?,
         bin,
+        qdisc,
         packet_log,
         rt,
     })
@@ -91,8 +94,16 @@ fn parse_args() -> Result<Args, String> {
 
 /// The link's two directions from the scenario file: (downlink, uplink, series bin).
 fn load_link(a: &Args) -> Result<(LinkDirection, LinkDirection, SimDuration), String> {
-    let sc =
-        aqmlab_sim::scenario::load(&a.scenario, &Default::default()).map_err(|e| e.to_string())?;
+    // `--qdisc KIND` swaps the link's discipline keeping its buffer, as `aqmlab run --qdisc`.
+    let ov = aqmlab_sim::scenario::Overrides {
+        qdisc: a
+            .qdisc
+            .iter()
+            .map(|k| (a.link.clone(), k.clone()))
+            .collect(),
+        ..Default::default()
+    };
+    let sc = aqmlab_sim::scenario::load(&a.scenario, &ov).map_err(|e| e.to_string())?;
     let names: Vec<String> = sc.sim.link_names().map(str::to_string).collect();
     let bin = a.bin.unwrap_or(sc.sim.report_bin());
     let mut parts = sc.sim.into_link_parts();

@@ -1,5 +1,6 @@
-"""A small TCP sender/receiver and UDP echo of our own, for the emulator's tests (no external
-tools): run as ``python emu_tool.py COMMAND ...`` inside the namespaces ``aqmlab shell`` makes.
+"""A small TCP sender/receiver and UDP echo of our own, for the emulator's tests and examples (no
+external tools): run as ``python -m aqmlab.emutool COMMAND ...`` inside the namespaces
+``aqmlab shell`` makes.
 
 * ``sink PORT SECONDS``: accepts one TCP connection and reads for SECONDS after its first byte
   (or until EOF); prints ``{"bytes": …, "seconds": …, "warm_bytes": …, "warm_seconds": …}``
