@@ -352,6 +352,11 @@ def _add_shell_parser(sub: argparse._SubParsersAction) -> None:
         "--rt", type=int, metavar="PRIO", help="run the forwarder at SCHED_FIFO priority PRIO"
     )
     sh.add_argument(
+        "--timer-slack",
+        metavar="D",
+        help="how late the forwarder's timed waits may end (default 50us; 1ns: on time, more CPU)",
+    )
+    sh.add_argument(
         "--cleanup",
         action="store_true",
         help="remove namespaces left by runs that were killed, and exit",
@@ -399,6 +404,7 @@ def _cmd_shell(a: argparse.Namespace) -> int:
         packet_log=a.packet_log,
         csv=a.csv,
         rt=a.rt,
+        timer_slack=a.timer_slack,
     )
     s = res.summary
     print(f"emulated {s['sim_time_s']:.1f} s; command exit status {res.returncode}")

@@ -13,6 +13,8 @@ Both sides see the addresses in their environment:
 * ``AQMLAB_SERVER_ADDR`` (198.18.0.2) and ``AQMLAB_CLIENT_ADDR`` (198.18.0.1), on both sides;
 * ``AQMLAB_PEER_ADDR``: the other side's address;
 * ``AQMLAB_SIDE``: ``client`` or ``server``;
+* ``AQMLAB_CLIENT_NETNS``, ``AQMLAB_SERVER_NETNS``: the namespaces' names (``ip netns exec
+  $AQMLAB_SERVER_NETNS CMD`` runs another command beside the server);
 * ``AQMLAB_FORWARDER_PID``: the forwarder's process id.
 
 The addresses are in 198.18.0.0/15, the block reserved for benchmarking (RFC 2544 §C.2.2,
@@ -57,6 +59,9 @@ PREFIX = "aqmlab-"
 
 #: The devices' MTU (the forwarder's buffers hold 2048 bytes).
 MTU = 1500
+
+#: The devices' queue length, packets.
+TXQUEUELEN = 20000
 
 _counter = itertools.count()
 
@@ -140,8 +145,8 @@ def cleanup(all_stale: bool = True) -> list[str]:
 
 
 def forwarder_path() -> str:
-    """The ``aqmlab-emu`` binary: ``$AQMLAB_EMU``, else on PATH, else built in this checkout
-    (``cargo build --release -p aqmlab-emu``, once)."""
+    """The ``aqmlab-emu`` binary: ``$AQMLAB_EMU``, else on PATH, else this checkout's release
+    build (``make emu``: ``cargo build --release -p aqmlab-emu``, made here if missing)."""
     env = os.environ.get("AQMLAB_EMU")
     if env:
         return env
@@ -149,10 +154,9 @@ def forwarder_path() -> str:
     if found:
         return found
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    for profile in ("release", "debug"):
-        p = os.path.join(root, "target", profile, "aqmlab-emu")
-        if os.access(p, os.X_OK):
-            return p
+    p = os.path.join(root, "target", "release", "aqmlab-emu")
+    if os.access(p, os.X_OK):
+        return p
     if os.path.exists(os.path.join(root, "crates", "aqmlab-emu", "Cargo.toml")) and shutil.which(
         "cargo"
     ):
@@ -240,6 +244,7 @@ class _Run:
         packet_log: bool,
         rt: int | None,
         qdisc: str | None = None,
+        slack: str | None = None,
     ):
         k = next(_counter)
         self.ns_c = f"{PREFIX}{os.getpid()}-{k}-c"
@@ -251,7 +256,7 @@ class _Run:
         self.server: subprocess.Popen[bytes] | None = None
         self.made: list[str] = []
         try:
-            self._start(scenario, link, work, packet_log, rt, qdisc)
+            self._start(scenario, link, work, packet_log, rt, qdisc, slack)
         except BaseException:
             self.close()
             raise
@@ -264,6 +269,7 @@ class _Run:
         packet_log: bool,
         rt: int | None,
         qdisc: str | None,
+        slack: str | None,
     ) -> None:
         for ns in (self.ns_c, self.ns_s):
             _ip("netns", "add", ns)
@@ -274,6 +280,8 @@ class _Run:
             cmd.append("--packet-log")
         if qdisc is not None:
             cmd += ["--qdisc", qdisc]
+        if slack is not None:
+            cmd += ["--slack", slack]
         if rt is not None:
             cmd += ["--rt", str(rt)]
         # Its own session: a Ctrl-C at the terminal reaches the command, not the forwarder,
@@ -300,7 +308,10 @@ class _Run:
             )
             _ip("-n", ns, "link", "set", "lo", "up")
             _ip("-n", ns, "addr", "add", f"{addr}/32", "dev", dev)
-            _ip("-n", ns, "link", "set", dev, "mtu", str(MTU), "up")
+            # A long device queue: TUN frees a packet's socket memory when it queues it, so TCP
+            # small queues do not hold a sender back, and a burst must fit (Linux's default
+            # of 500 packets drops bursts at 100 Mb/s and above; bench/emu_bench.py).
+            _ip("-n", ns, "link", "set", dev, "mtu", str(MTU), "txqueuelen", str(TXQUEUELEN), "up")
             _ip("-n", ns, "route", "add", "default", "dev", dev)
 
     def env(self, side: str) -> dict[str, str]:
@@ -310,6 +321,8 @@ class _Run:
         e["AQMLAB_PEER_ADDR"] = SERVER_ADDR if side == "client" else CLIENT_ADDR
         e["AQMLAB_SIDE"] = side
         e["AQMLAB_FORWARDER_PID"] = str(self.fwd.pid if self.fwd else 0)
+        e["AQMLAB_CLIENT_NETNS"] = self.ns_c
+        e["AQMLAB_SERVER_NETNS"] = self.ns_s
         return e
 
     def start_server(self, command: str) -> None:
@@ -409,6 +422,7 @@ def emulate(
     packet_log: bool = False,
     csv: bool = False,
     rt: int | None = None,
+    timer_slack: str | None = None,
 ) -> ShellResult:
     """Runs ``command`` (an argument list, or a callable run in a thread inside the client's
     namespace) through an emulated link, and returns what :func:`aqmlab.run` returns for a
@@ -450,7 +464,7 @@ def emulate(
         fwd_err = ""
         try:
             try:
-                run = _Run(scenario, link_name, work, packet_log, rt, link_qdisc)
+                run = _Run(scenario, link_name, work, packet_log, rt, link_qdisc, timer_slack)
             except ShellError as e:
                 raise ShellError(
                     _flag_error(str(e), scenario) if link is None else str(e)
