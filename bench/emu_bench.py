@@ -4,8 +4,9 @@ at full goodput without a drop in either TUN device.
 
     sudo python bench/emu_bench.py                    # 100 Mb/s, then 200 500 1000 2000 Mb/s
     sudo python bench/emu_bench.py --rates 100 --seconds 10
+    sudo python bench/emu_bench.py --rates 500 1000 1500 --delay-ms 2
 
-Each run: a 20 ms one-way delay, a tail-drop buffer of 2 x the bandwidth-delay product, one
+Each run: a 20 ms one-way delay (``--delay-ms``), a tail-drop buffer of 2 x the bandwidth-delay product, one
 Linux cubic flow from the server to the client for SECONDS (python -m aqmlab.emutool), the
 forwarder at normal priority (``--rt N`` for SCHED_FIFO). A row gives the goodput against the
 ideal (rate x 1448/1500), the forwarder's CPU share (its user + system time over the run's wall
@@ -35,9 +36,9 @@ def tun_drops(stats_file: str) -> int:
     )
 
 
-def one(rate_mbps: int, seconds: float, rt: int | None) -> dict:
+def one(rate_mbps: int, seconds: float, rt: int | None, delay_ms: float = 20.0) -> dict:
     py = sys.executable
-    bdp = max(100, int(rate_mbps * 1e6 * 0.040 / 12000))
+    bdp = max(100, int(rate_mbps * 1e6 * 2 * delay_ms / 1e3 / 12000))
     with tempfile.TemporaryDirectory() as tmp:
         sink, cs, ss = (os.path.join(tmp, n) for n in ("sink.json", "c.json", "s.json"))
         client = (
@@ -47,7 +48,7 @@ def one(rate_mbps: int, seconds: float, rt: int | None) -> dict:
         res = emulate(
             ["sh", "-c", client],
             downlink=f"{rate_mbps}Mbps",
-            delay="20ms",
+            delay=f"{delay_ms}ms",
             buffer=f"{2 * bdp}p",
             server=f"{py} -m aqmlab.emutool bulk $AQMLAB_PEER_ADDR 5001 {seconds + 2} cubic",
             rt=rt,
@@ -73,13 +74,20 @@ def main() -> None:
     ap.add_argument("--rates", type=int, nargs="+", default=[100, 200, 500, 1000, 2000])
     ap.add_argument("--seconds", type=float, default=8.0)
     ap.add_argument("--rt", type=int, default=None, help="forwarder SCHED_FIFO priority")
+    ap.add_argument(
+        "--delay-ms",
+        type=float,
+        default=20.0,
+        help="one-way delay (default 20; above about 500 Mb/s, Linux's default receive buffer "
+        "(tcp_rmem max 6 MB) caps one flow at 40 ms RTT: use 2)",
+    )
     a = ap.parse_args()
     print(
         f"{'Mb/s':>6} {'goodput':>8} {'of ideal':>8} {'CPU %':>6} {'TUN drops':>9} "
         f"{'link drops':>10} {'late p99 ms':>11}"
     )
     for r in a.rates:
-        row = one(r, a.seconds, a.rt)
+        row = one(r, a.seconds, a.rt, a.delay_ms)
         print(
             f"{row['rate_mbps']:>6} {row['goodput_mbps']:>8.1f} {row['of_ideal']:>8.3f} "
             f"{100 * row['cpu_share']:>6.1f} {row['tun_drops']:>9} {row['link_drops']:>10} "
