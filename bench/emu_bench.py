@@ -6,12 +6,13 @@ at full goodput without a drop in either TUN device.
     sudo python bench/emu_bench.py --rates 100 --seconds 10
     sudo python bench/emu_bench.py --rates 500 1000 1500 --delay-ms 2
 
-Each run: a 20 ms one-way delay (``--delay-ms``), a tail-drop buffer of 2 x the bandwidth-delay product, one
-Linux cubic flow from the server to the client for SECONDS (python -m aqmlab.emutool), the
-forwarder at normal priority (``--rt N`` for SCHED_FIFO). A row gives the goodput against the
-ideal (rate x 1448/1500), the forwarder's CPU share (its user + system time over the run's wall
-time, from getrusage), the TUN devices' dropped counters (``ip -s link``: the kernel drops
-there when the forwarder does not read fast enough) and the link's own drops.
+Each run: a 20 ms one-way delay (``--delay-ms``), a tail-drop buffer of 2 x the
+bandwidth-delay product, one Linux cubic flow from the server to the client for SECONDS
+(python -m aqmlab.emutool), the forwarder at normal priority (``--rt N`` for SCHED_FIFO).
+A row gives the goodput against the ideal (rate x 1448/1500), the forwarder's CPU share (its
+user + system time over the run's wall time, from getrusage), the TUN devices' dropped
+counters (``ip -s link``: the kernel drops there when the forwarder does not read fast
+enough) and the link's own drops.
 """
 
 from __future__ import annotations
