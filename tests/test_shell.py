@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -236,3 +237,67 @@ def test_simulation_and_emulation_agree():
         arm = twice_if_off(lambda q=q: compare(scenario, qdiscs=(q,))[0], agree)
         assert abs(arm.emu_goodput_bps / arm.sim_goodput_bps - 1) < 0.10, arm
         assert abs(arm.emu_p50_ms - arm.sim_p50_ms) < limits[arm.qdisc], arm
+
+
+def cmdlines():
+    """Every process's command line (as /proc has it: arguments ending in NUL)."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    out.append(f.read())
+            except OSError:
+                pass
+    return out
+
+
+def namespaces_of(pid):
+    return [n for n in shell._namespaces() if n.startswith(f"{shell.PREFIX}{pid}-")]
+
+
+def start_shell(tmp_path, *command):
+    """`aqmlab shell -- COMMAND` in its own process group (as a terminal's foreground job),
+    once its namespaces exist."""
+    import time
+
+    p = subprocess.Popen(
+        [PY, "-m", "aqmlab", "shell", "--out", str(tmp_path / "out"), "--", *command],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+    )
+    for _ in range(100):
+        if len(namespaces_of(p.pid)) == 2:
+            time.sleep(0.3)  # the devices are configured right after
+            return p
+        time.sleep(0.05)
+    p.kill()
+    raise AssertionError("the shell did not start")
+
+
+@pytest.mark.parametrize(
+    ("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"]
+)
+def test_ctrl_c_and_sigterm_clean_up_and_keep_the_measurements(tmp_path, sig, status):
+    p = start_shell(tmp_path, "sleep", "30")
+    if sig == signal.SIGINT:
+        os.killpg(p.pid, sig)  # Ctrl-C: the whole foreground group
+    else:
+        os.kill(p.pid, sig)
+    assert p.wait(timeout=15) == status
+    assert namespaces_of(p.pid) == []
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["emulation"]["command_status"] == status
+
+
+def test_a_killed_shell_leaves_namespaces_the_next_run_removes(tmp_path):
+    p = start_shell(tmp_path, "sleep", "29")
+    p.kill()
+    p.wait()
+    assert len(namespaces_of(p.pid)) == 2
+    # The forwarder sees its standard input close and exits; its devices go with it.
+    removed = shell.cleanup()
+    assert sorted(removed) == sorted(f"{shell.PREFIX}{p.pid}-0-{s}" for s in "cs")
+    assert namespaces_of(p.pid) == []
+    # The command left inside (sleep) was ended with them.
+    assert not [c for c in cmdlines() if c == b"sleep\0" + b"29\0"]

@@ -128,9 +128,18 @@ def _namespaces() -> list[str]:
     return [line.split()[0] for line in r.stdout.splitlines() if line.startswith(PREFIX)]
 
 
+def _kill_inside(ns: str) -> None:
+    """Ends every process still in namespace `ns` (a server's children, a killed run's
+    command)."""
+    r = _ip("netns", "pids", ns, check=False)
+    for pid in r.stdout.split():
+        with contextlib.suppress(ProcessLookupError, ValueError):
+            os.kill(int(pid), signal.SIGKILL)
+
+
 def cleanup(all_stale: bool = True) -> list[str]:
-    """Removes the namespaces left by runs whose process no longer exists (their devices went
-    with the forwarder); returns their names."""
+    """Removes the namespaces left by runs whose process no longer exists, and ends the
+    processes still in them (their devices went with the forwarder); returns their names."""
     removed = []
     for ns in _namespaces():
         parts = ns[len(PREFIX) :].split("-")
@@ -139,6 +148,7 @@ def cleanup(all_stale: bool = True) -> list[str]:
         except (ValueError, IndexError):
             continue
         if all_stale and not _alive(pid):
+            _kill_inside(ns)
             _ip("netns", "del", ns, check=False)
             removed.append(ns)
     return removed
@@ -362,10 +372,7 @@ class _Run:
         err = self.stop_forwarder()
         for ns in self.made:
             # Ends every process still in the namespace (a server's children), then removes it.
-            r = _ip("netns", "pids", ns, check=False)
-            for pid in r.stdout.split():
-                with contextlib.suppress(ProcessLookupError, ValueError):
-                    os.kill(int(pid), signal.SIGKILL)
+            _kill_inside(ns)
             _ip("netns", "del", ns, check=False)
         self.made = []
         return err
