@@ -354,7 +354,7 @@ def _add_shell_parser(sub: argparse._SubParsersAction) -> None:
     sh.add_argument(
         "--timer-slack",
         metavar="D",
-        help="how late the forwarder's timed waits may end (default 50us; 1ns: on time, more CPU)",
+        help="how late the forwarder's timed waits may end (default 250us; 1ns: on time, more CPU)",
     )
     sh.add_argument(
         "--cleanup",

@@ -443,8 +443,10 @@ def emulate(
     ``server`` is a shell command started in the server's namespace ``server_start_s`` seconds
     before ``command``, and ended after it. With ``out``, writes the folder ``aqmlab run``
     writes (``summary.json``, ``links.parquet``, ``flows.parquet``, ``packets.parquet`` with
-    ``packet_log``). ``rt``: run the forwarder at this SCHED_FIFO priority. Raises
-    :class:`ShellError` (one line) when it cannot run."""
+    ``packet_log``). ``rt``: run the forwarder at this SCHED_FIFO priority. ``timer_slack``:
+    how late its timed waits may end (default ``"250us"``; ``"1ns"``: every delivery on time
+    as far as the machine allows, at more CPU). Raises :class:`ShellError` (one line) when it
+    cannot run."""
     _check_host()
     cleanup()
     with tempfile.TemporaryDirectory(prefix="aqmlab-shell-") as work:

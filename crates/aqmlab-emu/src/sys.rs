@@ -134,8 +134,9 @@ pub fn cpu_time_ns() -> u64 {
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
-/// Sets this thread's timer slack (`prctl(PR_SET_TIMERSLACK)`, default 50 µs) to `ns`, so that
-/// timed waits end when asked rather than up to 50 µs later.
+/// Sets this thread's timer slack (`prctl(PR_SET_TIMERSLACK)`; Linux's default is 50 µs) to
+/// `ns`: how much later than asked a timed wait may end, so that the kernel can coalesce
+/// wake-ups.
 pub fn set_timer_slack(ns: u64) {
     // SAFETY: PR_SET_TIMERSLACK takes one integer argument and touches no memory of ours.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, ns as libc::c_ulong, 0, 0, 0) };
