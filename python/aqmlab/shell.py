@@ -187,7 +187,9 @@ def _toml_str(v: str) -> str:
     return json.dumps(v)
 
 
-def _direction_toml(rate: str, delay: str, qdisc: str, buffer: str | None, params: dict) -> str:
+def _direction_toml(
+    rate: str, delay: str, qdisc: str, buffer: str | None, params: dict[str, str]
+) -> list[str]:
     """One direction's keys, as a scenario file writes them (rate, or a trace by path)."""
     if os.path.exists(rate) or rate.endswith((".up", ".down", ".trace")):
         if not os.path.exists(rate):

@@ -41,8 +41,8 @@ pub struct Forwarder {
     pub write_errors: u64,
     /// Packets delivered to each device: (client, server).
     pub written: (u64, u64),
-    /// Called with each direction's packet records (down, then up) now and then, when they
-    /// keep a log.
+    /// The per-packet records taken from a direction, before they go to the log writer
+    /// (reused: no allocation once grown).
     log_buf: Vec<PacketRecord>,
 }
 
@@ -114,8 +114,8 @@ impl Forwarder {
         self.release_freed();
     }
 
-    /// Reads up to [`READ_BATCH`] packets from the device of `dir`'s sending side into `dir`.
-    /// Returns false when the device is gone.
+    /// Reads up to [`READ_BATCH`] packets from the device of `dir`'s sending side into `dir`;
+    /// an error when the device cannot be read (it is gone).
     fn read_from(&mut self, dir: Dir) -> io::Result<()> {
         for _ in 0..READ_BATCH {
             let i = self.pool.alloc();
