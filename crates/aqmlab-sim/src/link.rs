@@ -14,6 +14,7 @@
 //! dequeued at once. The measurements are the simulator's [`LinkMetrics`], [`LinkBin`] series
 //! and [`PacketRecord`] log, so a [`LinkReport`] built here goes into `summary.json` unchanged.
 
+use crate::dist::DurationDist;
 use crate::pipe::Pipe;
 use crate::rate::LinkRate;
 use crate::world::{LinkBin, LinkMetrics, LinkReport, PacketRecord};
@@ -35,6 +36,8 @@ pub struct LinkParts {
     pub loss: f64,
     /// The random stream of the losses.
     pub loss_rng: Xoshiro256pp,
+    /// A random extra delay per packet and its random stream (the scenario's `jitter`).
+    pub jitter: Option<(DurationDist, Xoshiro256pp)>,
 }
 
 /// One link direction run by a caller's clock (see the module documentation).
@@ -45,6 +48,9 @@ pub struct LinkDirection {
     q: Qdisc<AnyQdisc>,
     loss: f64,
     loss_rng: Xoshiro256pp,
+    jitter: Option<(DurationDist, Xoshiro256pp)>,
+    /// The latest arrival time given to a packet (jitter never reorders a link).
+    last_arrival: SimTime,
     /// A transmission ends at `busy_until` and the dequeue that follows it is still owed.
     on_wire: bool,
     busy_until: SimTime,
@@ -69,6 +75,8 @@ impl LinkDirection {
             q: parts.qdisc,
             loss: parts.loss,
             loss_rng: parts.loss_rng,
+            jitter: parts.jitter,
+            last_arrival: SimTime::ZERO,
             on_wire: false,
             busy_until: SimTime::ZERO,
             sending: None,
@@ -198,7 +206,13 @@ impl LinkDirection {
             self.m.lost_pkts += 1;
             freed.push(p);
         } else {
-            self.pipe.push_back(end + self.delay, p);
+            let mut at = end + self.delay;
+            if let Some((dist, rng)) = &mut self.jitter {
+                // As the simulator: no arrival before the previous one.
+                at = (at + dist.sample(rng, crate::world::MAX_JITTER)).max(self.last_arrival);
+                self.last_arrival = at;
+            }
+            self.pipe.push_back(at, p);
         }
     }
 
@@ -329,6 +343,7 @@ mod tests {
                 qdisc: Qdisc::new(q),
                 loss: 0.0,
                 loss_rng: Xoshiro256pp::seed_from_u64(1),
+                jitter: None,
             },
             SimDuration::from_millis(100),
         )

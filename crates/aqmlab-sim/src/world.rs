@@ -744,7 +744,7 @@ fn flow_stream(idx: usize, name: Option<&str>) -> String {
 }
 
 /// The longest extra delay one jitter draw adds (an exponential's tail is cut here).
-const MAX_JITTER: SimDuration = SimDuration::from_secs(1000);
+pub(crate) const MAX_JITTER: SimDuration = SimDuration::from_secs(1000);
 
 /// Row `bin` of a link's or flow's series, added (with the bins before it) if missing.
 #[inline]
@@ -2024,6 +2024,7 @@ impl Sim {
                 qdisc: l.q,
                 loss: l.loss,
                 loss_rng: l.loss_rng,
+                jitter: l.jitter,
             })
             .collect()
     }
