@@ -84,6 +84,15 @@ def test_goodput_within_5_percent_of_ideal(tmp_path, mbps):
         lambda m: abs(goodput(m) / ideal - 1) < 0.05,
     )
     assert abs(goodput((res, sink)) / ideal - 1) < 0.05, (goodput((res, sink)), ideal)
+    # The flows: each direction of each 5-tuple; the bulk one carried the sink's bytes (and
+    # their headers).
+    bulk = [f for f in res.summary["flows"] if f["dst"] == f"{shell.CLIENT_ADDR}:5001"]
+    assert bulk and max(f["delivered_bytes"] for f in bulk) > sink["bytes"]
+    assert all(f["kind"] == "tcp" and f["app"] == "live" for f in bulk)
+    flows = res.flows
+    assert flows.groupby("flow").cumulative_bytes.max().sum() == sum(
+        f["delivered_bytes"] for f in res.summary["flows"]
+    )
     # The output folder is that of `aqmlab run`.
     files = sorted(os.listdir(tmp_path / "out"))
     assert files == ["flows.parquet", "links.parquet", "summary.json"]

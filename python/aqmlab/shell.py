@@ -611,7 +611,7 @@ def _collect(
     try:
         chunk = {
             "links": series["links"],
-            "flows": {name: [] for name in SCHEMAS["flows"].names},
+            "flows": series.get("flows") or {name: [] for name in SCHEMAS["flows"].names},
         }
         if packet_log:
             df = pd.read_csv(os.path.join(work, "emu-packets.csv"))

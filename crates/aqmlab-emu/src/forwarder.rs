@@ -8,6 +8,7 @@
 //! when it was due and when it was written, is measured) but the links never lose capacity: a
 //! transmission starts at the virtual end of the one before it.
 
+use crate::flows::FlowTable;
 use crate::ip;
 use crate::pool::Pool;
 use crate::sys;
@@ -41,6 +42,8 @@ pub struct Forwarder {
     pub write_errors: u64,
     /// Packets delivered to each device: (client, server).
     pub written: (u64, u64),
+    /// The flows seen.
+    pub flows: FlowTable,
     /// The per-packet records taken from a direction, before they go to the log writer
     /// (reused: no allocation once grown).
     log_buf: Vec<PacketRecord>,
@@ -55,7 +58,13 @@ enum Dir {
 
 impl Forwarder {
     /// A forwarder between `client` and `server`; virtual time 0 is now.
-    pub fn new(client: File, server: File, down: LinkDirection, up: LinkDirection) -> Forwarder {
+    pub fn new(
+        client: File,
+        server: File,
+        down: LinkDirection,
+        up: LinkDirection,
+        bin: aqmlab_core::SimDuration,
+    ) -> Forwarder {
         Forwarder {
             client,
             server,
@@ -67,6 +76,7 @@ impl Forwarder {
             lateness_ns: QuantileSketch::new(),
             write_errors: 0,
             written: (0, 0),
+            flows: FlowTable::new(bin),
             log_buf: Vec::with_capacity(4096),
         }
     }
@@ -78,6 +88,7 @@ impl Forwarder {
 
     fn release_freed(&mut self) {
         for p in self.freed.drain(..) {
+            self.flows.dropped(p.flow);
             self.pool.release(p.id as u32);
         }
     }
@@ -107,6 +118,7 @@ impl Forwarder {
                     },
                     Err(_) => self.write_errors += 1,
                 }
+                self.flows.delivered(p.flow, p.size_bytes, now);
                 self.lateness_ns.add((now - due).as_nanos());
                 self.pool.release(i);
             }
@@ -134,10 +146,11 @@ impl Forwarder {
                 }
             };
             self.pool.set_len(i, n);
-            let buf = self.pool.packet_mut(i);
-            let mut p = Packet::new(i as u64, n as u32, ip::flow(buf));
-            p.ecn = ip::ecn(buf);
             let now = self.now();
+            let buf = self.pool.packet_mut(i);
+            let flow = self.flows.sent(buf, now);
+            let mut p = Packet::new(i as u64, n as u32, flow);
+            p.ecn = ip::ecn(buf);
             match dir {
                 Dir::Down => self.down.arrive(now, p, &mut self.freed),
                 Dir::Up => self.up.arrive(now, p, &mut self.freed),

@@ -71,6 +71,45 @@ pub fn flow(pkt: &[u8]) -> FlowId {
     FlowId(h)
 }
 
+/// The packet's transport (`tcp`, `udp`, `icmp` or `ip`) and its source and destination as
+/// `address:port` (or the address alone without ports).
+pub fn endpoints(pkt: &[u8]) -> (&'static str, String, String) {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    let (proto, src, dst, l4): (u8, IpAddr, IpAddr, usize) = match pkt.first().map(|b| b >> 4) {
+        Some(4) if pkt.len() >= 20 => {
+            let a = |i: usize| Ipv4Addr::new(pkt[i], pkt[i + 1], pkt[i + 2], pkt[i + 3]);
+            (
+                pkt[9],
+                a(12).into(),
+                a(16).into(),
+                (pkt[0] & 0x0f) as usize * 4,
+            )
+        }
+        Some(6) if pkt.len() >= 40 => {
+            let a = |i: usize| {
+                let mut b = [0u8; 16];
+                b.copy_from_slice(&pkt[i..i + 16]);
+                Ipv6Addr::from(b)
+            };
+            (pkt[6], a(8).into(), a(24).into(), 40)
+        }
+        _ => return ("ip", String::new(), String::new()),
+    };
+    let kind = match proto {
+        6 => "tcp",
+        17 => "udp",
+        1 | 58 => "icmp",
+        _ => "ip",
+    };
+    if matches!(proto, 6 | 17) && pkt.len() >= l4 + 4 {
+        let port = |i: usize| u16::from_be_bytes([pkt[i], pkt[i + 1]]);
+        let sa = |a: IpAddr, p: u16| std::net::SocketAddr::new(a, p).to_string();
+        (kind, sa(src, port(l4)), sa(dst, port(l4 + 2)))
+    } else {
+        (kind, src.to_string(), dst.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

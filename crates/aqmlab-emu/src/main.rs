@@ -15,6 +15,7 @@
 //! `--slack` is the timer slack of its waits (default 250us; `1ns` wakes it for every delivery,
 //! at more CPU). Bad input is one line on standard error and exit status 2.
 
+mod flows;
 mod forwarder;
 mod ip;
 mod pool;
@@ -22,7 +23,7 @@ mod sys;
 
 use aqmlab_core::SimDuration;
 use aqmlab_sim::link::LinkDirection;
-use aqmlab_sim::world::{LinkReport, Report};
+use aqmlab_sim::world::{FlowMetrics, LinkReport, Report};
 use forwarder::Forwarder;
 use serde_json::{json, Value};
 use std::io::{BufWriter, Write};
@@ -152,8 +153,8 @@ fn load_link(a: &Args) -> Result<(LinkDirection, LinkDirection, SimDuration), St
     Ok((down, up, bin))
 }
 
-/// The links' series as the columns of `aqmlab run`'s `links` table.
-fn series_json(links: &[LinkReport], bin: SimDuration) -> Value {
+/// The links' and flows' series as the columns of `aqmlab run`'s `links` and `flows` tables.
+fn series_json(links: &[LinkReport], flows: &[FlowMetrics], bin: SimDuration) -> Value {
     let mut cols: [Vec<Value>; 9] = Default::default();
     for l in links {
         let m = &l.m;
@@ -189,7 +190,32 @@ fn series_json(links: &[LinkReport], bin: SimDuration) -> Value {
     for (n, c) in names.iter().zip(cols) {
         m.insert(n.to_string(), Value::Array(c));
     }
-    json!({ "links": Value::Object(m) })
+    let mut f: [Vec<Value>; 5] = Default::default();
+    for (i, fl) in flows.iter().enumerate() {
+        let mut cumulative = 0u64;
+        for (k, &b) in fl.delivered_bytes_per_bin.iter().enumerate() {
+            cumulative += b;
+            f[0].push(json!(i));
+            f[1].push(json!((k as u64 * bin.as_nanos()) as f64 / 1e9));
+            f[2].push(json!(b));
+            f[3].push(json!(cumulative));
+            f[4].push(Value::Null); // no RTT samples: the senders are the programs' own
+        }
+    }
+    let mut fm = serde_json::Map::new();
+    for (n, c) in [
+        "flow",
+        "t_s",
+        "delivered_bytes",
+        "cumulative_bytes",
+        "srtt_ms",
+    ]
+    .iter()
+    .zip(f)
+    {
+        fm.insert(n.to_string(), Value::Array(c));
+    }
+    json!({ "links": Value::Object(m), "flows": Value::Object(fm) })
 }
 
 fn run(a: &Args) -> Result<(), String> {
@@ -217,7 +243,7 @@ fn run(a: &Args) -> Result<(), String> {
     } else {
         None
     };
-    let mut fwd = Forwarder::new(client, server, down, up);
+    let mut fwd = Forwarder::new(client, server, down, up, bin);
     println!("ready");
     std::io::stdout().flush().map_err(|e| e.to_string())?;
     let cpu0 = sys::cpu_time_ns();
@@ -245,13 +271,14 @@ fn run(a: &Args) -> Result<(), String> {
     }
     let now = fwd.now();
     let links = vec![fwd.down.report(now), fwd.up.report(now)];
-    let series = series_json(&links, bin);
+    let (flows, flow_info) = fwd.flows.report();
+    let series = series_json(&links, &flows, bin);
     let report = Report {
         sim_time: now,
         events: fwd.written.0 + fwd.written.1,
         links,
-        flows: Vec::new(),
-        flow_info: Vec::new(),
+        flows,
+        flow_info,
         bin,
         first_bin: 0,
         packets_alive: fwd.packets_held(),
