@@ -609,6 +609,13 @@ def _collect(
     tables = ["links", "flows", "packets"] if packet_log else ["links", "flows"]
     sink = SeriesSink(tables, None if out is None else os.fspath(out), csv, True)
     try:
+        import pyarrow as pa
+
+        # JSON has no NaN: the forwarder writes null where a float has no value.
+        for name, cols in series.items():
+            for field in SCHEMAS[name]:
+                if field.type == pa.float64() and field.name in cols:
+                    cols[field.name] = [float("nan") if v is None else v for v in cols[field.name]]
         chunk = {
             "links": series["links"],
             "flows": series.get("flows") or {name: [] for name in SCHEMAS["flows"].names},
@@ -625,4 +632,11 @@ def _collect(
         with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=2)
             f.write("\n")
-    return ShellResult(summary, t["links"], t["flows"], t.get("packets"), returncode, value)
+    return ShellResult(
+        summary,
+        t["links"],
+        t["flows"],
+        packets=t.get("packets"),
+        returncode=returncode,
+        value=value,
+    )

@@ -23,7 +23,7 @@ mod sys;
 
 use aqmlab_core::SimDuration;
 use aqmlab_sim::link::LinkDirection;
-use aqmlab_sim::world::{FlowMetrics, LinkReport, Report};
+use aqmlab_sim::world::{FlowBin, FlowMetrics, LinkBin, LinkReport, Report};
 use forwarder::Forwarder;
 use serde_json::{json, Value};
 use std::io::{BufWriter, Write};
@@ -154,11 +154,34 @@ fn load_link(a: &Args) -> Result<(LinkDirection, LinkDirection, SimDuration), St
 }
 
 /// The links' and flows' series as the columns of `aqmlab run`'s `links` and `flows` tables.
-fn series_json(links: &[LinkReport], flows: &[FlowMetrics], bin: SimDuration) -> Value {
-    let mut cols: [Vec<Value>; 9] = Default::default();
-    for l in links {
+fn series_json(
+    links: &[LinkReport],
+    rows: &[Vec<LinkBin>],
+    flows: &[FlowMetrics],
+    bin: SimDuration,
+    now: aqmlab_core::SimTime,
+) -> Value {
+    let mut cols: [Vec<Value>; 12] = Default::default();
+    // A value per second of the bin (the last one may be partly covered); null for none.
+    let per_s = |x: f64, k: usize| {
+        let start = k as u64 * bin.as_nanos();
+        let secs = (start + bin.as_nanos())
+            .min(now.as_nanos())
+            .saturating_sub(start) as f64
+            / 1e9;
+        if secs > 0.0 {
+            json!(x / secs)
+        } else {
+            Value::Null
+        }
+    };
+    for (l, rows) in links.iter().zip(rows) {
         let m = &l.m;
         for k in 0..m.egress_bytes_per_bin.len() {
+            let r = rows.get(k).copied().unwrap_or_default();
+            cols[9].push(per_s(r.queue_pkt_ns as f64 / 1e9, k));
+            cols[10].push(per_s(r.queue_byte_ns as f64 / 1e9, k));
+            cols[11].push(per_s(r.capacity_bits as f64, k));
             let released = m.released_per_bin[k];
             cols[0].push(json!(l.name));
             cols[1].push(json!((k as u64 * bin.as_nanos()) as f64 / 1e9));
@@ -185,12 +208,15 @@ fn series_json(links: &[LinkReport], flows: &[FlowMetrics], bin: SimDuration) ->
         "drops",
         "released_pkts",
         "mean_sojourn_ms",
+        "mean_backlog_pkts",
+        "mean_backlog_bytes",
+        "capacity_bps",
     ];
     let mut m = serde_json::Map::new();
     for (n, c) in names.iter().zip(cols) {
         m.insert(n.to_string(), Value::Array(c));
     }
-    let mut f: [Vec<Value>; 5] = Default::default();
+    let mut f: [Vec<Value>; 8] = Default::default();
     for (i, fl) in flows.iter().enumerate() {
         let mut cumulative = 0u64;
         for (k, &b) in fl.delivered_bytes_per_bin.iter().enumerate() {
@@ -199,20 +225,24 @@ fn series_json(links: &[LinkReport], flows: &[FlowMetrics], bin: SimDuration) ->
             f[1].push(json!((k as u64 * bin.as_nanos()) as f64 / 1e9));
             f[2].push(json!(b));
             f[3].push(json!(cumulative));
-            f[4].push(Value::Null); // no RTT samples: the senders are the programs' own
+            // No RTT, window or name: the senders are the programs' own.
+            for c in &mut f[4..8] {
+                c.push(Value::Null);
+            }
         }
     }
     let mut fm = serde_json::Map::new();
-    for (n, c) in [
+    let flow_names = [
         "flow",
         "t_s",
         "delivered_bytes",
         "cumulative_bytes",
         "srtt_ms",
-    ]
-    .iter()
-    .zip(f)
-    {
+        "name",
+        "cwnd_bytes",
+        "ssthresh_bytes",
+    ];
+    for (n, c) in flow_names.iter().zip(f) {
         fm.insert(n.to_string(), Value::Array(c));
     }
     json!({ "links": Value::Object(m), "flows": Value::Object(fm) })
@@ -270,9 +300,24 @@ fn run(a: &Args) -> Result<(), String> {
         w.flush().map_err(|e| e.to_string())?;
     }
     let now = fwd.now();
-    let links = vec![fwd.down.report(now), fwd.up.report(now)];
+    let (down, down_rows) = fwd.down.report_with_rows(now);
+    let (up, up_rows) = fwd.up.report_with_rows(now);
+    let links = vec![down, up];
+    let link_rows = vec![down_rows, up_rows];
     let (flows, flow_info) = fwd.flows.report();
-    let series = series_json(&links, &flows, bin);
+    let series = series_json(&links, &link_rows, &flows, bin, now);
+    let flow_rows = flows
+        .iter()
+        .map(|f| {
+            f.delivered_bytes_per_bin
+                .iter()
+                .map(|&b| FlowBin {
+                    delivered_bytes: b,
+                    ..FlowBin::default()
+                })
+                .collect()
+        })
+        .collect();
     let report = Report {
         sim_time: now,
         events: fwd.written.0 + fwd.written.1,
@@ -282,6 +327,8 @@ fn run(a: &Args) -> Result<(), String> {
         bin,
         first_bin: 0,
         packets_alive: fwd.packets_held(),
+        link_rows,
+        flow_rows,
     };
     let mut summary = aqmlab_sim::summary::summary("shell", 0, &report, wall_ns as f64 / 1e9);
     let l = &fwd.lateness_ns;

@@ -15,6 +15,7 @@
 //! and [`PacketRecord`] log, so a [`LinkReport`] built here goes into `summary.json` unchanged.
 
 use crate::dist::DurationDist;
+use crate::metrics::QueueArea;
 use crate::pipe::Pipe;
 use crate::rate::LinkRate;
 use crate::world::{LinkBin, LinkMetrics, LinkReport, PacketRecord};
@@ -62,6 +63,8 @@ pub struct LinkDirection {
     bin_ns: u64,
     /// The last queue level noted: (bin, packets, bytes), carried into later bins.
     level: (usize, u64, u64),
+    /// The backlog integrated over time (the time-averaged queue per bin).
+    area: QueueArea,
     log: Option<Vec<PacketRecord>>,
 }
 
@@ -85,6 +88,7 @@ impl LinkDirection {
             series: Vec::with_capacity(4096),
             bin_ns: bin.as_nanos().max(1),
             level: (0, 0, 0),
+            area: QueueArea::default(),
             log: None,
         }
     }
@@ -143,6 +147,16 @@ impl LinkDirection {
         r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
         r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
         self.level = (bin.max(last), pkts, bytes);
+        let start = bin as u64 * self.bin_ns;
+        self.area.advance(
+            t.as_nanos(),
+            pkts,
+            bytes,
+            self.bin_ns,
+            0,
+            (bin, start, start + self.bin_ns),
+            &mut self.series,
+        );
     }
 
     /// Counts the drops and marks of the discipline's last call at `t`; dropped packets go to
@@ -186,6 +200,7 @@ impl LinkDirection {
     fn transmit(&mut self, t: SimTime, p: Packet, freed: &mut Vec<Packet>) {
         let sojourn = t.as_nanos().saturating_sub(p.enqueue_ns);
         self.m.sojourn_ns.add(sojourn);
+        self.m.sojourn_moments.add(sojourn);
         let bin = self.bin(t);
         let r = self.row(bin);
         r.released_pkts += 1;
@@ -273,6 +288,12 @@ impl LinkDirection {
 
     /// The measurements so far, as the simulator reports a link direction at `now`.
     pub fn report(&self, now: SimTime) -> LinkReport {
+        self.report_with_rows(now).0
+    }
+
+    /// [`LinkDirection::report`], with the per-bin rows (a [`crate::world::Report`]'s
+    /// `link_rows`: the time-averaged queue and the capacity of each bin too).
+    pub fn report_with_rows(&self, now: SimTime) -> (LinkReport, Vec<LinkBin>) {
         let mut m = self.m.clone();
         let mut rows = self.series.clone();
         let offered = self.q.stats().received;
@@ -298,6 +319,26 @@ impl LinkDirection {
             r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
             r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
         }
+        let mut area = self.area;
+        let cur = (usize::MAX, 0, 0); // no bin known: the rows are found by division
+        area.advance(
+            now.as_nanos(),
+            area.pkts,
+            area.bytes,
+            self.bin_ns,
+            0,
+            cur,
+            &mut rows,
+        );
+        rows.truncate(n);
+        for (k, r) in rows.iter_mut().enumerate() {
+            let start = k as u64 * self.bin_ns;
+            let end = (start + self.bin_ns).min(now.as_nanos());
+            let bits = self
+                .rate
+                .capacity_bits(SimTime::from_nanos(start), SimTime::from_nanos(end));
+            r.capacity_bits = bits.min(u64::MAX as u128) as u64;
+        }
         m.ingress_bytes_per_bin = rows.iter().map(|r| r.ingress_bytes).collect();
         m.egress_bytes_per_bin = rows.iter().map(|r| r.egress_bytes).collect();
         m.max_backlog_per_bin = rows.iter().map(|r| r.max_backlog_pkts).collect();
@@ -306,19 +347,21 @@ impl LinkDirection {
         m.released_per_bin = rows.iter().map(|r| r.released_pkts).collect();
         m.sojourn_sum_ns_per_bin = rows.iter().map(|r| r.sojourn_sum_ns).collect();
         let cap = self.rate.capacity_bits(SimTime::ZERO, now);
-        LinkReport {
+        let report = LinkReport {
             name: self.name.clone(),
             qdisc: self.q.inner().kind().name(),
             backlog_pkts: self.q.backlog().packets,
             in_flight,
             empty_dequeues: self.q.stats().empty_dequeues,
+            capacity_bits: cap,
             utilization: if cap == 0 {
                 0.0
             } else {
                 m.delivered_bytes as f64 * 8.0 / cap as f64
             },
             m,
-        }
+        };
+        (report, rows)
     }
 }
 

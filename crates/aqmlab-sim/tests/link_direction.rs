@@ -83,8 +83,15 @@ fn check(qdisc: &str) {
     for (i, (a, b)) in sim_log.iter().zip(&emu_log).enumerate() {
         assert_eq!(a, b, "{qdisc}: record {i}");
     }
-    let r = link.report(end);
-    let s = sim_report.links.iter().find(|l| l.name == "l").unwrap();
+    let (r, rows) = link.report_with_rows(end);
+    let i = sim_report.links.iter().position(|l| l.name == "l").unwrap();
+    let s = &sim_report.links[i];
+    // The time-averaged queue and the capacity, bin by bin.
+    assert_eq!(rows, sim_report.link_rows[i], "{qdisc}: rows");
+    assert_eq!(
+        r.m.sojourn_moments, s.m.sojourn_moments,
+        "{qdisc}: sojourn moments"
+    );
     assert!(s.m.dropped_pkts > 100, "{qdisc}: an overload drops");
     assert_eq!(r.m.dropped_pkts, s.m.dropped_pkts, "{qdisc}: drops");
     assert_eq!(
