@@ -1,7 +1,7 @@
 # One entry point for building, testing and benchmarking aqmlab. `make help` lists the targets.
 PYTHON ?= python3
 
-.PHONY: help install install-test demo test lint test-rust test-python bench fuzz fmt
+.PHONY: help install install-test demo test lint test-rust test-python bench fuzz fmt emu
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -28,7 +28,10 @@ lint: ## rustfmt, clippy (warnings are errors) and ruff
 test-rust: ## every Rust test (unit, integration, property, vector agreement, doc tests)
 	cargo test
 
-test-python: ## every Python test
+emu: ## build the live emulator's forwarder (aqmlab shell; release build)
+	cargo build --release -p aqmlab-emu
+
+test-python: emu ## every Python test
 	$(PYTHON) -m pytest
 
 test: install-test lint test-rust test-python ## install, lint, and run every test, Rust and Python

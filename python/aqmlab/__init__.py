@@ -5,7 +5,8 @@ this package is the Python front end: :func:`run` simulates a scenario, :func:`s
 over axes of values and seeds, :func:`summarize`, :func:`welch_t` and :func:`f_test` give
 statistics over seeds, :func:`plot` and :func:`write_report` draw figures and write an HTML
 report from saved results, :func:`replay` drives one discipline from a schedule and
-:func:`list_qdiscs` lists every discipline with its parameters.
+:func:`list_qdiscs` lists every discipline with its parameters, and :func:`emulate` runs real
+programs through an emulated link (``aqmlab shell``).
 """
 
 from aqmlab._core import __version__
@@ -20,6 +21,7 @@ from aqmlab.plot import plot
 from aqmlab.replay import ReplayResult, list_qdiscs, replay
 from aqmlab.report import write_report
 from aqmlab.run import RunResult, TomlText, run
+from aqmlab.shell import ShellError, ShellResult, emulate
 from aqmlab.stats import f_test, summarize, welch_t
 from aqmlab.sweep import sweep
 
@@ -31,8 +33,11 @@ __all__ = [
     "RunResult",
     "ScenarioError",
     "ScheduleError",
+    "ShellError",
+    "ShellResult",
     "TomlText",
     "__version__",
+    "emulate",
     "f_test",
     "list_qdiscs",
     "plot",

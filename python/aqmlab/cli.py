@@ -303,7 +303,127 @@ def _build_parser() -> argparse.ArgumentParser:
         ),
     )
     d.add_argument("--out", default="out/demo", metavar="DIR", help="output folder")
+    _add_shell_parser(sub)
     return p
+
+
+def _add_shell_parser(sub: argparse._SubParsersAction) -> None:
+    sh = sub.add_parser(
+        "shell",
+        help="run a command through an emulated link (real Linux TCP, aqmlab's disciplines)",
+        description=(
+            "Run COMMAND in a client network namespace whose only route leads through an "
+            "emulated link (aqmlab's link model and discipline per direction, then a delay) to "
+            "a server namespace. Both sides find the other's address in AQMLAB_PEER_ADDR "
+            "(AQMLAB_SERVER_ADDR, AQMLAB_CLIENT_ADDR). Writes the output folder of aqmlab run. "
+            "Needs root or CAP_NET_ADMIN."
+        ),
+    )
+    sh.add_argument(
+        "--downlink",
+        default="12Mbps",
+        metavar="RATE|TRACE",
+        help="server -> client rate, or a mahimahi trace file (default 12Mbps)",
+    )
+    sh.add_argument(
+        "--uplink", metavar="RATE|TRACE", help="client -> server (default: as --downlink)"
+    )
+    sh.add_argument("--delay", default="0ms", metavar="D", help="one-way delay, each direction")
+    sh.add_argument("--downlink-qdisc", default="droptail", metavar="KIND")
+    sh.add_argument("--uplink-qdisc", metavar="KIND", help="default: as --downlink-qdisc")
+    sh.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="DIRECTION.NAME=VALUE",
+        help="a discipline parameter: downlink.target=5ms (repeatable)",
+    )
+    sh.add_argument("--buffer", metavar="N", help="buffer of both directions: 100p or 150KB")
+    sh.add_argument(
+        "--link",
+        metavar="SCENARIO.toml:LINK",
+        help="take the link from a scenario file (its forward direction is the downlink)",
+    )
+    sh.add_argument("--server", metavar="CMD", help="start CMD in the server namespace first")
+    sh.add_argument("--out", default="out/shell", metavar="DIR", help="output folder")
+    sh.add_argument("--csv", action="store_true", help="time series as CSV")
+    sh.add_argument("--packet-log", action="store_true", help="log every packet of both directions")
+    sh.add_argument(
+        "--rt", type=int, metavar="PRIO", help="run the forwarder at SCHED_FIFO priority PRIO"
+    )
+    sh.add_argument(
+        "--timer-slack",
+        metavar="D",
+        help="how late the forwarder's timed waits may end (default 250us; 1ns: on time, more CPU)",
+    )
+    sh.add_argument(
+        "--cleanup",
+        action="store_true",
+        help="remove namespaces left by runs that were killed, and exit",
+    )
+    sh.add_argument(
+        "argv",
+        nargs=argparse.REMAINDER,
+        metavar="-- COMMAND ...",
+        help="the command to run in the client namespace",
+    )
+
+
+def _cmd_shell(a: argparse.Namespace) -> int:
+    from aqmlab.shell import cleanup, emulate
+
+    if a.cleanup:
+        removed = cleanup()
+        print(f"removed {len(removed)} namespace(s){': ' + ', '.join(removed) if removed else ''}")
+        return 0
+    command = a.argv[1:] if a.argv[:1] == ["--"] else a.argv
+    if not command:
+        raise _UsageError("no command given: aqmlab shell [OPTIONS] -- COMMAND ...")
+    params: dict[str, dict[str, str]] = {}
+    for k, v in _pairs(a.param, "--param"):
+        d, sep, name = k.partition(".")
+        if not sep or d not in ("downlink", "uplink") or not name:
+            raise _UsageError(f"--param {k}={v}: expected downlink.NAME=VALUE or uplink.NAME=VALUE")
+        params.setdefault(d, {})[name] = v
+    if a.link and (a.param or a.buffer or a.uplink or a.uplink_qdisc):
+        raise _UsageError(
+            "--link takes the whole link from the file: drop --param, --buffer, --uplink*"
+        )
+    res = emulate(
+        command,
+        a.out,
+        downlink=a.downlink,
+        uplink=a.uplink,
+        delay=a.delay,
+        downlink_qdisc=a.downlink_qdisc,
+        uplink_qdisc=a.uplink_qdisc,
+        params=params,
+        buffer=a.buffer,
+        link=a.link,
+        server=a.server,
+        packet_log=a.packet_log,
+        csv=a.csv,
+        rt=a.rt,
+        timer_slack=a.timer_slack,
+    )
+    s = res.summary
+    print(f"emulated {s['sim_time_s']:.1f} s; command exit status {res.returncode}")
+    print(f"{'link':<10} {'qdisc':<10} {'util':>5} {'drops':>7} {'p50 ms':>8} {'p99 ms':>8}")
+    for name, link in s["links"].items():
+        soj = link["sojourn_ms"]
+        p50 = "-" if soj["p50"] is None else f"{soj['p50']:.2f}"
+        p99 = "-" if soj["p99"] is None else f"{soj['p99']:.2f}"
+        print(
+            f"{name:<10} {link['qdisc']:<10} {link['utilization']:>5.2f} "
+            f"{link['dropped_pkts']:>7} {p50:>8} {p99:>8}"
+        )
+    lat = s["emulation"]["lateness_ms"]
+    print(
+        f"delivery lateness ms: p50 {lat['p50']}, p99 {lat['p99']}, max {lat['max']}; "
+        f"forwarder CPU {100 * res.summary['emulation']['cpu_share']:.1f} % of one core"
+    )
+    print(f"summary.json and time series written to {a.out}/")
+    return res.returncode or 0
 
 
 def _pairs(items: list[str], flag: str) -> list[tuple[str, str]]:
@@ -772,6 +892,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return _cmd_demo(a)
         if a.command == "run":
             return _cmd_run(a)
+        if a.command == "shell":
+            return _cmd_shell(a)
         if a.command == "plot":
             from aqmlab.plot import plot
 

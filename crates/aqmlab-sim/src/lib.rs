@@ -4,6 +4,8 @@
 //! * [`scenario`] — a TOML scenario file, checked and turned into a [`world::Sim`].
 //! * [`world`] — the simulation: nodes, link directions, flows and the event loop.
 //! * [`event`] — the event queue; ties come out in insertion order, so a run is deterministic.
+//! * [`link`] — one link direction (rate model, discipline, delay line, measurements) driven
+//!   by a caller's clock: what the live emulator runs.
 //! * [`pipe`] — a link's propagation pipe (the packets on their way to the far node).
 //! * [`rate`] — how fast a link sends over time (a constant rate, a step schedule, or a
 //!   mahimahi delivery-opportunity trace) and exactly when a packet's last bit leaves when the
@@ -27,6 +29,7 @@ pub mod event;
 pub mod expand;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod link;
 pub mod metrics;
 pub mod packmime;
 pub mod pipe;

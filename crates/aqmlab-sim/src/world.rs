@@ -744,7 +744,7 @@ fn flow_stream(idx: usize, name: Option<&str>) -> String {
 }
 
 /// The longest extra delay one jitter draw adds (an exponential's tail is cut here).
-const MAX_JITTER: SimDuration = SimDuration::from_secs(1000);
+pub(crate) const MAX_JITTER: SimDuration = SimDuration::from_secs(1000);
 
 /// Row `bin` of a link's or flow's series, added (with the bins before it) if missing.
 #[inline]
@@ -2007,6 +2007,26 @@ impl Sim {
             self.bins.set(now);
         }
         chunk
+    }
+}
+
+impl Sim {
+    /// Takes the link directions out of the simulation, as built (for the live emulator,
+    /// which drives them with [`crate::link::LinkDirection`]), in the order of
+    /// [`Sim::link_names`].
+    pub fn into_link_parts(self) -> Vec<crate::link::LinkParts> {
+        self.links
+            .into_iter()
+            .map(|l| crate::link::LinkParts {
+                name: l.name,
+                rate: l.rate,
+                delay: l.delay,
+                qdisc: l.q,
+                loss: l.loss,
+                loss_rng: l.loss_rng,
+                jitter: l.jitter,
+            })
+            .collect()
     }
 }
 
