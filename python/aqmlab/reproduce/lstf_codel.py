@@ -33,6 +33,8 @@ UNITS = {
     "intended (5 ms / 100 ms)": {"target": "5ms", "interval": "100ms"},
 }
 FULL_S = 259_200.0
+#: Time-series bins of 10 s: 3 days of 100-ms bins would exceed the series limit (10^8 values).
+BIN = "10s"
 QUICK_S = 2_000.0
 CBR_START_S = 300.0
 SAMPLES = 500
@@ -92,6 +94,7 @@ SCENARIO = """\
 # Written by aqmlab reproduce lstf-codel: the topology of Ford's lstf.tcl / codel.tcl.
 name = "lstf-codel"
 duration = "{duration}"
+bin = "{bin}"                # the paper's statistics come from the packet log, not the bins
 seed = 1
 nodes = ["client_a", "client_b", "router_a", "server_a"]
 
@@ -221,7 +224,9 @@ def run(
     os.makedirs(out, exist_ok=True)
     scenario = os.path.join(out, "scenario.toml")
     with open(scenario, "w", encoding="utf-8") as f:
-        f.write(SCENARIO.format(duration=f"{duration:g}s", cc=CC, cbr_start=f"{CBR_START_S:g}"))
+        f.write(
+            SCENARIO.format(duration=f"{duration:g}s", bin=BIN, cc=CC, cbr_start=f"{CBR_START_S:g}")
+        )
     link = "links[2].params"
     cases: dict[str, dict[str, Any]] = {}
     for unit, p in UNITS.items():
