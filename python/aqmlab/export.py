@@ -72,6 +72,7 @@ def flent_data(folder: str) -> dict[str, Any]:
     metadata = {
         "NAME": "tcp_nup",
         "TITLE": f"aqmlab {summary.get('scenario', '')} seed {summary.get('seed')}",
+        "SCENARIO": summary.get("scenario"),
         "NOTE": f"simulated by aqmlab {__version__}; 'Ping (ms) ICMP' is the TCP flows' mean "
         "smoothed RTT per bin",
         "TIME": EPOCH,
@@ -120,8 +121,7 @@ def _jain(xs: list[float]) -> float | None:
 def export_flent(folder: str, out: str | None = None) -> str:
     """Write ``folder``'s run as ``<scenario>.flent.gz`` (or ``out``); return the path."""
     data = flent_data(folder)
-    name = data["metadata"]["TITLE"].split()[1] or "run"
-    out = out or os.path.join(folder, f"{name}.flent.gz")
+    out = out or os.path.join(folder, f"{data['metadata']['SCENARIO'] or 'run'}.flent.gz")
     if not out.endswith(".flent.gz"):
         raise AqmlabError(f"--out {out}: flent data files end in .flent.gz")
     data["metadata"]["DATA_FILENAME"] = os.path.basename(out)

@@ -15,7 +15,6 @@ a sweep's tables must be identical wherever and however often it runs.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 #: Summary keys that are not metrics (descriptions of the run, or wall-clock time).
@@ -69,7 +68,3 @@ def is_zero_filled(column: str) -> bool:
     """Whether a missing value in ``column`` means 0 (a drop or mark reason that never
     happened in that run) rather than "not measured"."""
     return any(f".{t}." in column for t in _ZERO_FILL)
-
-
-def is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v)

@@ -135,12 +135,13 @@ def plot_run(folder: str, link: str | None = None, out: str | None = None) -> li
     """Every figure of a run folder (and its ``--compare`` arms); returns the files written."""
     plt = _plt()
     arms = []
-    for label, d in run_arms(folder):
+    folders = run_arms(folder)
+    for label, d in folders:
         with open(os.path.join(d, "summary.json"), encoding="utf-8") as f:
             summary = json.load(f)
         arms.append(
             {
-                "label": label if len(run_arms(folder)) > 1 else summary.get("scenario", label),
+                "label": label if len(folders) > 1 else summary.get("scenario", label),
                 "summary": summary,
                 "links": _read_table(d, "links"),
                 "flows": _read_table(d, "flows"),

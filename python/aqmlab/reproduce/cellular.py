@@ -152,7 +152,7 @@ def run(
     progress: bool,
     options: dict[str, Any],
 ) -> Reproduction:
-    from aqmlab.sweep import run_sweep
+    from aqmlab.reproduce.common import run_sweep_or_fail
     from aqmlab.sweepspec import Axis, SweepSpec
 
     trace, label = (
@@ -176,16 +176,9 @@ def run(
         with open(scenario, "w", encoding="utf-8") as f:
             f.write(SCENARIO.format(duration=f"{duration:g}s", trace=trace, flows=flows))
         spec = SweepSpec(scenario, [Axis.of_cases(CASES)], {}, seeds)
-        res = run_sweep(
-            spec,
-            os.path.join(out, f"sweep-{slug}"),
-            jobs=jobs,
-            progress=progress,
-            command=f"aqmlab reproduce {NAME}" + (" --quick" if quick else ""),
+        res = run_sweep_or_fail(
+            spec, os.path.join(out, f"sweep-{slug}"), NAME, quick, jobs, progress
         )
-        if res.failed:
-            errors = res.results.loc[res.results["error"].notna(), ["case", "error"]]
-            raise RuntimeError(f"{NAME}: {res.failed} runs failed: {errors.to_dict('records')}")
         per_load[load] = _per_case(res.results, cap)
         runs[load] = (os.path.join(out, f"sweep-{slug}", "runs"), res.results)
     per_case = per_load[MAIN_LOAD]

@@ -69,23 +69,13 @@ def run(
     progress: bool,
     options: dict[str, Any],
 ) -> Reproduction:
-    from aqmlab.reproduce.common import bundled_scenario
-    from aqmlab.sweep import run_sweep
+    from aqmlab.reproduce.common import bundled_scenario, run_sweep_or_fail
 
     os.makedirs(out, exist_ok=True)
     scenario = os.path.join(out, "scenario.toml")
     shutil.copyfile(bundled_scenario(SCENARIO), scenario)
     spec, phase = spec_for(scenario, quick, seeds)
-    res = run_sweep(
-        spec,
-        os.path.join(out, "sweep"),
-        jobs=jobs,
-        progress=progress,
-        command=f"aqmlab reproduce {NAME}" + (" --quick" if quick else ""),
-    )
-    if res.failed:
-        errors = res.results.loc[res.results["error"].notna(), ["case", "error"]]
-        raise RuntimeError(f"{NAME}: {res.failed} runs failed: {errors.to_dict('records')}")
+    res = run_sweep_or_fail(spec, os.path.join(out, "sweep"), NAME, quick, jobs, progress)
     df = res.results
     runs_dir = os.path.join(out, "sweep", "runs")
     phases = [(i * phase, (i + 1) * phase, r * 1e6) for i, r in enumerate(RATES_MBPS)]

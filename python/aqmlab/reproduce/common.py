@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -235,13 +234,19 @@ def _html(rep: Reproduction, out: str) -> str:
     return _page(rep.title, "\n".join(body))
 
 
-class Timer:
-    def __enter__(self) -> Timer:
-        self.t0 = time.monotonic()
-        return self
+def run_sweep_or_fail(
+    spec: Any, folder: str, name: str, quick: bool, jobs: Any, progress: bool
+) -> Any:
+    """Run a reproduction's sweep into ``folder``; a failed run fails the reproduction, with
+    every failed point (its axes' values) and its error in the message."""
+    from aqmlab.sweep import run_sweep
 
-    def __exit__(self, *exc: object) -> None:
-        self.s = time.monotonic() - self.t0
+    command = f"aqmlab reproduce {name}" + (" --quick" if quick else "")
+    res = run_sweep(spec, folder, jobs=jobs, progress=progress, command=command)
+    if res.failed:
+        bad = res.results.loc[res.results["error"].notna(), [*spec.columns, "error"]]
+        raise RuntimeError(f"{name}: {res.failed} runs failed: {bad.to_dict('records')}")
+    return res
 
 
 def bundled_scenario(name: str) -> str:

@@ -78,8 +78,7 @@ def run(
     progress: bool,
     options: dict[str, Any],
 ) -> Reproduction:
-    from aqmlab.reproduce.common import bundled_scenario
-    from aqmlab.sweep import run_sweep
+    from aqmlab.reproduce.common import bundled_scenario, run_sweep_or_fail
     from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec
 
     buffers = BUFFERS_QUICK if quick else BUFFERS
@@ -94,16 +93,7 @@ def run(
     spec = SweepSpec(
         scenario, [Axis.of_cases(cases, "point"), qaxis], {"duration": f"{duration:g}s"}, seeds
     )
-    res = run_sweep(
-        spec,
-        os.path.join(out, "sweep"),
-        jobs=jobs,
-        progress=progress,
-        command=f"aqmlab reproduce {NAME}" + (" --quick" if quick else ""),
-    )
-    if res.failed:
-        errors = res.results.loc[res.results["error"].notna(), ["point", "error"]]
-        raise RuntimeError(f"{NAME}: {res.failed} runs failed: {errors.to_dict('records')}")
+    res = run_sweep_or_fail(spec, os.path.join(out, "sweep"), NAME, quick, jobs, progress)
     df = res.results
 
     def cell(rate: str, b: int, qdisc: str, direction: str) -> dict[str, float]:

@@ -232,8 +232,9 @@ def run(
 ) -> Reproduction:
     import json
 
+    from aqmlab.reproduce.common import run_sweep_or_fail
     from aqmlab.stats import f_test, welch_t
-    from aqmlab.sweep import REDUCED, run_sweep
+    from aqmlab.sweep import REDUCED
     from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec
 
     duration = QUICK_S if quick else FULL_S
@@ -268,16 +269,7 @@ def run(
         [1],
         reduce="aqmlab.reproduce.lstf_codel:reduce_run",
     )
-    res = run_sweep(
-        spec,
-        os.path.join(out, "sweep"),
-        jobs=jobs,
-        progress=progress,
-        command=f"aqmlab reproduce {NAME}" + (" --quick" if quick else ""),
-    )
-    if res.failed:
-        errors = res.results.loc[res.results["error"].notna(), ["case", "error"]]
-        raise RuntimeError(f"{NAME}: {res.failed} runs failed: {errors.to_dict('records')}")
+    res = run_sweep_or_fail(spec, os.path.join(out, "sweep"), NAME, quick, jobs, progress)
     df = res.results.set_index("run")
     codel_col = f"{LINK}.drops_by_reason.codel_target"
     stats: dict[str, dict[str, Any]] = {}

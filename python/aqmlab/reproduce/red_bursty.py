@@ -16,6 +16,7 @@ discipline: the summed sojourns of the packets it released in the window ÷ the 
 from __future__ import annotations
 
 import os
+import shutil
 from typing import Any
 
 from aqmlab.reproduce.common import (
@@ -136,17 +137,13 @@ def run(
     progress: bool,
     options: dict[str, Any],
 ) -> Reproduction:
-    from aqmlab.reproduce.common import bundled_scenario
-    from aqmlab.sweep import run_sweep
+    from aqmlab.reproduce.common import bundled_scenario, run_sweep_or_fail
     from aqmlab.sweepspec import Axis, SweepSpec
 
     # Quick: the same points and length, one TCP (the paper's) and one seed; the runs are
     # short anyway, and fewer points made the small-buffer averages a matter of chance.
     duration = 10.0
     ccs = CCS[:1] if quick else CCS
-
-    def pick(xs: list[int]) -> list[int]:
-        return xs
 
     os.makedirs(out, exist_ok=True)
     cmd = f"aqmlab reproduce {NAME}" + (" --quick" if quick else "")
@@ -157,35 +154,24 @@ def run(
         red = 'mode = "packet", min_th = 5, max_th = 15, w_q = 0.002, max_p = 0.02, '
         red += "gentle = false, wait = false"
         f.write(TWO_FTP.format(duration=f"{duration:g}s", red_params=red))
-    cases1 = {f"tail drop {b}p": _td("links[2]", "qdisc:bottleneck", b) for b in pick(TD_BUFFERS_1)}
-    cases1 |= {f"RED min_th {m}": _red("links[2]", m, 100) for m in pick(RED_MIN_TH_1)}
+    cases1 = {f"tail drop {b}p": _td("links[2]", "qdisc:bottleneck", b) for b in TD_BUFFERS_1}
+    cases1 |= {f"RED min_th {m}": _red("links[2]", m, 100) for m in RED_MIN_TH_1}
     jitter1 = {f"links[{i}].jitter": JITTER for i in range(2)}
     spec1 = SweepSpec(p1, [Axis.of_cases(cases1, "point"), _tcp_axis(2, ccs)], jitter1, seeds)
-    r1 = run_sweep(
-        spec1, os.path.join(out, "sweep-fig6"), jobs=jobs, progress=progress, command=cmd
-    )
+    r1 = run_sweep_or_fail(spec1, os.path.join(out, "sweep-fig6"), NAME, quick, jobs, progress)
     # Part 2: node 5.
     p2 = os.path.join(out, "scenario-fig11.toml")
-    with open(bundled_scenario("red-bursty"), encoding="utf-8") as f:
-        text = f.read()
-    with open(p2, "w", encoding="utf-8") as f:
-        f.write(text)
+    shutil.copyfile(bundled_scenario("red-bursty"), p2)
     link2 = "links[5]"
-    cases2 = {f"tail drop {b}p": _td(link2, "qdisc:bottleneck", b) for b in pick(TD_BUFFERS_2)}
-    cases2 |= {f"RED min_th {m}": _red(link2, m, 4 * m) for m in pick(RED_MIN_TH_2)}
+    cases2 = {f"tail drop {b}p": _td(link2, "qdisc:bottleneck", b) for b in TD_BUFFERS_2}
+    cases2 |= {f"RED min_th {m}": _red(link2, m, 4 * m) for m in RED_MIN_TH_2}
     spec2 = SweepSpec(
         p2,
         [Axis.of_cases(cases2, "point"), _tcp_axis(5, ccs)],
         {"duration": f"{duration:g}s", **{f"links[{i}].jitter": JITTER for i in range(5)}},
         seeds,
     )
-    r2 = run_sweep(
-        spec2, os.path.join(out, "sweep-fig11"), jobs=jobs, progress=progress, command=cmd
-    )
-    for r in (r1, r2):
-        if r.failed:
-            errors = r.results.loc[r.results["error"].notna(), ["point", "error"]]
-            raise RuntimeError(f"{NAME}: {r.failed} runs failed: {errors.to_dict('records')}")
+    r2 = run_sweep_or_fail(spec2, os.path.join(out, "sweep-fig11"), NAME, quick, jobs, progress)
 
     d1 = r1.results.copy()
     d1["kind"] = ["tail drop" if p.startswith("tail") else "RED" for p in d1["point"]]
@@ -334,14 +320,14 @@ def run(
             "tcp": CCS,
             "red_1993": RED_1993,
             "part1": {
-                "tail_drop_buffers": pick(TD_BUFFERS_1),
-                "red_min_th": pick(RED_MIN_TH_1),
+                "tail_drop_buffers": TD_BUFFERS_1,
+                "red_min_th": RED_MIN_TH_1,
                 "red_buffer": 100,
                 "max_th": "3·min_th",
             },
             "part2": {
-                "tail_drop_buffers": pick(TD_BUFFERS_2),
-                "red_min_th": pick(RED_MIN_TH_2),
+                "tail_drop_buffers": TD_BUFFERS_2,
+                "red_min_th": RED_MIN_TH_2,
                 "red_buffer": "4·min_th",
                 "max_th": "3·min_th",
             },

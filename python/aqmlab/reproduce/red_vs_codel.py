@@ -85,7 +85,7 @@ def run(
     progress: bool,
     options: dict[str, Any],
 ) -> Reproduction:
-    from aqmlab.sweep import run_sweep
+    from aqmlab.reproduce.common import run_sweep_or_fail
     from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec
 
     apps = APPS_QUICK if quick else APPS
@@ -110,16 +110,7 @@ def run(
     cases["RED"]["dumbbell.bottleneck.params.mean_pkt_size"] = 1500
     q_axis = Axis.of_cases(cases, "discipline")
     spec = SweepSpec(scenario, [cc_axis, buf_axis, q_axis], {}, seeds)
-    res = run_sweep(
-        spec,
-        os.path.join(out, "sweep"),
-        jobs=jobs,
-        progress=progress,
-        command=f"aqmlab reproduce {NAME}" + (" --quick" if quick else ""),
-    )
-    if res.failed:
-        errors = res.results.loc[res.results["error"].notna(), ["buffer", "error"]]
-        raise RuntimeError(f"{NAME}: {res.failed} runs failed: {errors.to_dict('records')}")
+    res = run_sweep_or_fail(spec, os.path.join(out, "sweep"), NAME, quick, jobs, progress)
     df = res.results.copy()
     goodput_cols = [f"flows[{i}].goodput_bps" for i in range(n_flows)]
     df["goodput_mbps"] = df[goodput_cols].sum(axis=1) / 1e6

@@ -159,7 +159,7 @@ def run(
 ) -> Reproduction:
     import pandas as pd
 
-    from aqmlab.sweep import run_sweep
+    from aqmlab.reproduce.common import run_sweep_or_fail
     from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec
 
     rates = RATES_KBPS_QUICK if quick else RATES_KBPS
@@ -178,16 +178,9 @@ def run(
         cases.update({f"RTT {t:g} ms": point(RTT_SWEEP_KBPS, t, kinds) for t in rtts if t != 100})
         qaxis = Axis([QDISC_PREFIX + LINK], [(q,) for q in QDISCS.values()])
         spec = SweepSpec(path, [Axis.of_cases(cases, "point"), qaxis], {}, seeds)
-        res = run_sweep(
-            spec,
-            os.path.join(out, f"sweep-{slug}"),
-            jobs=jobs,
-            progress=progress,
-            command=f"aqmlab reproduce {NAME}" + (" --quick" if quick else ""),
+        res = run_sweep_or_fail(
+            spec, os.path.join(out, f"sweep-{slug}"), NAME, quick, jobs, progress
         )
-        if res.failed:
-            errors = res.results.loc[res.results["error"].notna(), ["point", "error"]]
-            raise RuntimeError(f"{NAME}: {res.failed} runs failed: {errors.to_dict('records')}")
         df = res.results.copy()
         df["load"] = load
         frames.append(df)
