@@ -1,0 +1,305 @@
+//! A TCP flow's sender settings from its `[[flows]]` keys (`docs/data-format.md`, "Scenario
+//! keys for TCP"): the congestion control, the loss-recovery options and every sender knob,
+//! each checked and reported with its key path.
+
+use super::*;
+
+fn int_in(
+    cx: &Ctx<'_>,
+    v: &Option<Spanned<i64>>,
+    path: String,
+    lo: i64,
+    hi: i64,
+    what: &str,
+) -> Result<Option<u32>, ScenarioError> {
+    match v {
+        None => Ok(None),
+        Some(x) if (lo..=hi).contains(x.get_ref()) => Ok(Some(*x.get_ref() as u32)),
+        Some(x) => Err(cx.err(
+            Some(x.span()),
+            path,
+            format!("expected {what} between {lo} and {hi}, got {}", x.get_ref()),
+        )),
+    }
+}
+
+/// TCP parameters of a flow; defaults are `TcpConfig::default()` (Linux-like) with CUBIC.
+pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioError> {
+    let mut cfg = TcpConfig::with_cc(CcKind::Cubic);
+    if let Some(cc) = &f.cc {
+        cfg.cc.kind = match cc.get_ref().as_str() {
+            "tahoe" => CcKind::Tahoe,
+            "reno" => CcKind::Reno,
+            "newreno" => CcKind::NewReno,
+            "cubic" => CcKind::Cubic,
+            "vegas" => CcKind::Vegas,
+            other => {
+                return Err(cx.err(
+                    Some(cc.span()),
+                    format!("{p}.cc"),
+                    format!("expected tahoe, reno, newreno, cubic or vegas, got {other:?}"),
+                ))
+            }
+        };
+    }
+    if let Some(m) = int_in(
+        cx,
+        &f.mss,
+        format!("{p}.mss"),
+        100,
+        65_495,
+        "an MSS in bytes",
+    )? {
+        cfg.mss = m;
+    }
+    if let Some(w) = int_in(
+        cx,
+        &f.max_window,
+        format!("{p}.max_window"),
+        1,
+        1 << 24,
+        "a window in segments",
+    )? {
+        cfg.max_window_segments = Some(w);
+    }
+    if let Some(w) = int_in(
+        cx,
+        &f.initial_cwnd,
+        format!("{p}.initial_cwnd"),
+        1,
+        1 << 16,
+        "an initial window in segments",
+    )? {
+        cfg.initial_cwnd_segments = w;
+    }
+    if let Some(b) = f.delayed_ack {
+        cfg.delayed_ack = b;
+    }
+    if let Some(b) = f.sack {
+        cfg.sack = b;
+    }
+    if let Some(b) = f.ecn {
+        cfg.ecn = b;
+    }
+    if let Some(b) = f.handshake {
+        cfg.handshake = b;
+    }
+    if let Some(b) = f.hystart {
+        if b && cfg.cc.kind == CcKind::Vegas {
+            return Err(cx.err(
+                Some(f.kind.span()),
+                format!("{p}.hystart"),
+                "HyStart++ applies to reno, newreno and cubic (Vegas has its own slow-start exit)",
+            ));
+        }
+        cfg.cc.hystart = b;
+    }
+    if let Some(r) = &f.min_rto {
+        let path = format!("{p}.min_rto");
+        let d = cx.unit(r, &path, units::parse_duration)?;
+        if d == SimDuration::ZERO || d > cfg.max_rto {
+            return Err(cx.err(
+                Some(r.span()),
+                path,
+                format!(
+                    "expected a minimum RTO > 0 and at most the maximum RTO, {}, got {:?}",
+                    cfg.max_rto,
+                    r.get_ref()
+                ),
+            ));
+        }
+        cfg.min_rto = d;
+    }
+    if let Some(r) = &f.delack_timeout {
+        // Linux holds a delayed ACK up to 40 ms (the default), ns-2's DelAck sink 100 ms, ns-3
+        // 200 ms: comparisons with those simulators set it.
+        let path = format!("{p}.delack_timeout");
+        let d = cx.unit(r, &path, units::parse_duration)?;
+        if d == SimDuration::ZERO || d >= SimDuration::from_millis(500) {
+            return Err(cx.err(
+                Some(r.span()),
+                path,
+                format!(
+                    "expected a delayed-ACK timeout > 0 and below 500ms (RFC 9293 §3.8.6.3), got {:?}",
+                    r.get_ref()
+                ),
+            ));
+        }
+        cfg.delack_timeout = d;
+    }
+    tcp_knobs(cx, f, p, &mut cfg)?;
+    cfg.validate()
+        .map_err(|e| cx.err(Some(f.kind.span()), p, e.to_string()))?;
+    Ok(cfg)
+}
+
+/// The RTO bounds, loss recovery and congestion-control parameters of a flow (issue 14).
+fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<(), ScenarioError> {
+    let positive = |v: &S, key: &str| -> Result<SimDuration, ScenarioError> {
+        let path = format!("{p}.{key}");
+        let d = cx.duration(v, &path)?;
+        if d == SimDuration::ZERO {
+            return Err(cx.err(Some(v.span()), path, "expected a duration > 0"));
+        }
+        Ok(d)
+    };
+    if let Some(v) = &f.max_rto {
+        cfg.max_rto = positive(v, "max_rto")?;
+        if cfg.max_rto < cfg.min_rto {
+            return Err(cx.err(
+                Some(v.span()),
+                format!("{p}.max_rto"),
+                format!(
+                    "expected a maximum RTO of at least the minimum RTO, {}, got {:?}",
+                    cfg.min_rto,
+                    v.get_ref()
+                ),
+            ));
+        }
+    }
+    if let Some(v) = &f.initial_rto {
+        // RFC 6298 §2.1 says 1 s (the default); ns-2 and ns-3 use 3 s (RFC 1122's value).
+        cfg.initial_rto = positive(v, "initial_rto")?;
+    }
+    if let Some(w) = int_in(
+        cx,
+        &f.initial_ssthresh,
+        format!("{p}.initial_ssthresh"),
+        2,
+        1 << 24,
+        "an initial ssthresh in segments",
+    )? {
+        cfg.initial_ssthresh = Some(u64::from(w) * u64::from(cfg.mss));
+    }
+    if let Some(n) = int_in(
+        cx,
+        &f.dupack_threshold,
+        format!("{p}.dupack_threshold"),
+        1,
+        1000,
+        "a duplicate-ACK threshold",
+    )? {
+        cfg.dupack_threshold = n;
+    }
+    if let Some(b) = f.prr {
+        if b && !cfg.sack {
+            return Err(cx.err(
+                Some(f.kind.span()),
+                format!("{p}.prr"),
+                "prr (RFC 6937) needs sack = true: it paces recovery by RFC 6675's pipe",
+            ));
+        }
+        cfg.prr = b;
+    }
+    if let Some(r) = &f.recovery {
+        // Loss detection: RFC 6675's DupThresh and IsLost, or RACK (RFC 8985, Linux's default).
+        cfg.rack = match r.get_ref().as_str() {
+            "rfc6675" => false,
+            "rack" if cfg.sack => true,
+            "rack" => {
+                return Err(cx.err(
+                    Some(r.span()),
+                    format!("{p}.recovery"),
+                    "recovery = \"rack\" (RFC 8985) needs sack = true: it learns of deliveries from SACK",
+                ))
+            }
+            other => {
+                return Err(cx.err(
+                    Some(r.span()),
+                    format!("{p}.recovery"),
+                    format!("expected rfc6675 or rack, got {other:?}"),
+                ))
+            }
+        };
+    }
+    if let Some(b) = f.rescue {
+        // RFC 6675 §4 rule 4 (on by default, as the RFC says; Linux and ns-3 leave it out).
+        cfg.rescue = b;
+    }
+    // Parameters of one algorithm are refused with another, rather than silently ignored.
+    let only = |given: bool, key: &str, kind: CcKind| -> Result<(), ScenarioError> {
+        if given && cfg.cc.kind != kind {
+            return Err(cx.err(
+                Some(f.kind.span()),
+                format!("{p}.{key}"),
+                format!(
+                    "{key} applies to cc = \"{}\"; this flow has cc = \"{}\"",
+                    kind.as_str(),
+                    cfg.cc.kind.as_str()
+                ),
+            ));
+        }
+        Ok(())
+    };
+    only(f.cubic_beta.is_some(), "cubic_beta", CcKind::Cubic)?;
+    only(f.cubic_c.is_some(), "cubic_c", CcKind::Cubic)?;
+    only(
+        f.cubic_fast_convergence.is_some(),
+        "cubic_fast_convergence",
+        CcKind::Cubic,
+    )?;
+    only(
+        f.cubic_reno_friendly.is_some(),
+        "cubic_reno_friendly",
+        CcKind::Cubic,
+    )?;
+    only(f.vegas_alpha.is_some(), "vegas_alpha", CcKind::Vegas)?;
+    only(f.vegas_beta.is_some(), "vegas_beta", CcKind::Vegas)?;
+    only(f.vegas_gamma.is_some(), "vegas_gamma", CcKind::Vegas)?;
+    if let Some(b) = &f.cubic_beta {
+        let x = *b.get_ref();
+        if !(x > 0.0 && x < 1.0) {
+            return Err(cx.err(
+                Some(b.span()),
+                format!("{p}.cubic_beta"),
+                format!("expected a decrease factor 0 < beta < 1 (RFC 9438: 0.7), got {x}"),
+            ));
+        }
+        cfg.cc.cubic.beta = x;
+    }
+    if let Some(c) = &f.cubic_c {
+        let x = *c.get_ref();
+        if !(x > 0.0 && x <= 1e6) {
+            return Err(cx.err(
+                Some(c.span()),
+                format!("{p}.cubic_c"),
+                format!("expected C > 0 in segments/s^3 (RFC 9438: 0.4), got {x}"),
+            ));
+        }
+        cfg.cc.cubic.c = x;
+    }
+    if let Some(b) = f.cubic_fast_convergence {
+        cfg.cc.cubic.fast_convergence = b;
+    }
+    if let Some(b) = f.cubic_reno_friendly {
+        cfg.cc.cubic.reno_friendly = b;
+    }
+    let packets = |v: &Option<Spanned<i64>>, key: &str| {
+        int_in(cx, v, format!("{p}.{key}"), 0, 1000, "a number of packets")
+    };
+    if let Some(a) = packets(&f.vegas_alpha, "vegas_alpha")? {
+        cfg.cc.vegas.alpha = a;
+    }
+    if let Some(b) = packets(&f.vegas_beta, "vegas_beta")? {
+        cfg.cc.vegas.beta = b;
+    }
+    if let Some(g) = packets(&f.vegas_gamma, "vegas_gamma")? {
+        cfg.cc.vegas.gamma = g;
+    }
+    if cfg.cc.vegas.alpha > cfg.cc.vegas.beta {
+        let span = f
+            .vegas_alpha
+            .as_ref()
+            .or(f.vegas_beta.as_ref())
+            .map(|x| x.span());
+        return Err(cx.err(
+            span,
+            format!("{p}.vegas_alpha"),
+            format!(
+                "expected vegas_alpha <= vegas_beta, got {} > {}",
+                cfg.cc.vegas.alpha, cfg.cc.vegas.beta
+            ),
+        ));
+    }
+    Ok(())
+}
