@@ -100,7 +100,7 @@ else
     runner=$dir/gen/release/examples/run_scenario
 
     echo "pgo: training on the bundled scenarios" >&2
-    for scenario in scenarios/*.toml bench/web-overload.toml; do
+    for scenario in scenarios/*.toml; do
         "$runner" "$scenario" >/dev/null
     done
     for kind in droptail red pie fq_codel lstf_codel; do

@@ -190,28 +190,15 @@ def test_a_second_run_into_a_busy_folder_refuses(scenario, tmp_path):
     assert run_cli("run", str(scenario), "-o", str(out), "-q").returncode == 0
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
-def test_signals_stop_a_run_at_once_and_clean_up(tmp_path, sig):
+def _interrupt(tmp_path, sig, scenario_args):
+    """Starts ``aqmlab run`` on ``scenario_args`` into a folder holding an earlier run, sends
+    ``sig`` well into the simulation, and checks it stopped within a second, cleanly."""
     out = tmp_path / "out"
     # An earlier run in the folder survives an interrupted one.
     out.mkdir()
     (out / "summary.json").write_text("{}")
-    long = ROOT / "scenarios" / "codel-dynamic-link.toml"
     p = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "aqmlab",
-            "run",
-            str(long),
-            "-o",
-            str(out),
-            "-q",
-            "--set",
-            "duration=100000s",
-            "--set",
-            "bin=10s",
-        ],
+        [sys.executable, "-m", "aqmlab", "run", *scenario_args, "-o", str(out), "-q"],
         stderr=subprocess.PIPE,
         text=True,
     )
@@ -229,6 +216,43 @@ def test_signals_stop_a_run_at_once_and_clean_up(tmp_path, sig):
     assert "Traceback" not in err
     assert sorted(f.name for f in tmp_path.iterdir()) == ["out"]
     assert sorted(f.name for f in out.iterdir()) == ["summary.json"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_signals_stop_a_run_at_once_and_clean_up(tmp_path, sig):
+    long = ROOT / "scenarios" / "codel-dynamic-link.toml"
+    _interrupt(tmp_path, sig, [str(long), "--set", "duration=100000s", "--set", "bin=10s"])
+
+
+#: Four 400 Gb/s streams of 64-byte datagrams: about 3 billion packets per simulated second, so
+#: the run's first step (10 ms simulated) takes seconds of wall time.
+STORM = """
+name = "storm"
+duration = "10s"
+[dumbbell]
+senders = 4
+access_rate = "400Gbps"
+sender_delay = "1ms"
+receiver_delay = "1ms"
+[dumbbell.bottleneck]
+rate = "400Gbps"
+delay = "1ms"
+qdisc = "codel"
+buffer = "1000p"
+""" + "".join(
+    f'[[flows]]\nkind = "udp"\nfrom = "s{i}"\nto = "r{i}"\nrate = "400Gbps"\nsize = 64\n'
+    for i in range(1, 5)
+)
+
+
+def test_ctrl_c_stops_a_run_within_a_second_even_inside_one_long_step(tmp_path):
+    """The step in progress answers a signal too (the run looks at pending signals every
+    0.2 s of wall time while it simulates), not only the steps' boundaries."""
+    storm = tmp_path / "storm.toml"
+    storm.write_text(STORM)
+    work = tmp_path / "work"
+    work.mkdir()
+    _interrupt(work, signal.SIGINT, [str(storm)])
 
 
 def test_a_full_disk_names_the_file_and_leaves_nothing_behind(scenario, tmp_path, monkeypatch):

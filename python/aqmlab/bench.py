@@ -27,7 +27,7 @@ BENCHMARKS = [
     ),
     # Thousands of web connections open at once (an overloaded FQ-CoDel link), each with its
     # timers: the case where the event queue's size shows.
-    ("web-overload", "bench/web-overload.toml", []),
+    ("web-overload", "scenarios/web-overload.toml", []),
 ]
 
 

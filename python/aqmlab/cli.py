@@ -522,9 +522,11 @@ def _cmd_run(a: argparse.Namespace) -> int:
             raise
         loaded.append((label, qd, r, arm_out))
     for label, _, r, _ in loaded:
+        arm = f" ({label})" if len(loaded) > 1 else ""
+        for w in r.warnings():
+            print(f"aqmlab: warning: {a.scenario}{arm}: {w}", file=sys.stderr)
         if not r.random:
             # Nothing draws a random number: every seed gives the same run.
-            arm = f" ({label})" if len(loaded) > 1 else ""
             print(
                 f"aqmlab: warning: {a.scenario}{arm}: no random element (random start, traffic, "
                 "loss, jitter or discipline), so the seed changes nothing; a flow's "

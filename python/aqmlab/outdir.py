@@ -32,7 +32,11 @@ except ImportError:  # pragma: no cover - Windows: no lock, the staging still ap
 RUN_FILES = {
     "summary.json",
     "scenario.resolved.toml",
-    *(f"{t}.{ext}" for t in ("links", "flows", "packets", "drops") for ext in ("parquet", "csv")),
+    *(
+        f"{t}.{ext}"
+        for t in ("links", "flows", "packets", "drops", "states")
+        for ext in ("parquet", "csv")
+    ),
 }
 
 

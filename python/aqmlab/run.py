@@ -22,8 +22,9 @@ PROGRESS_AFTER_S = 1.0
 #: The most time-series bins a run holds in memory before handing them to the output files.
 MAX_STEP_BINS = 10_000
 
-#: Wall seconds one step of the simulation aims at: the run only notices Ctrl-C (and SIGTERM,
-#: SIGHUP) between steps, so steps are kept short whatever the scenario's pace.
+#: Wall seconds one step of the simulation aims at, for a lively progress bar and output files
+#: that grow as the run goes. (A signal does not wait for a step's end: a step looks at pending
+#: signals every 0.2 s of wall time, so Ctrl-C, SIGTERM and SIGHUP stop any run within a second.)
 STEP_WALL_S = 0.1
 
 
@@ -34,7 +35,8 @@ class RunResult:
     largest backlog, drops, packets released and their mean sojourn) and ``flows`` (per flow and
     bin: delivered and cumulative bytes, the mean smoothed RTT);
     ``packets`` is the per-packet log when one was asked for, and ``drops`` its drops (with
-    their reason and flow). docs/data-format.md lists every column. The DataFrames are None for a
+    their reason and flow); ``states`` the traced disciplines' state changes (``[output] trace``:
+    link, t_ns, var, value). docs/data-format.md lists every column. The DataFrames are None for a
     run made with ``keep=False`` (its series are in the output files only)."""
 
     summary: dict[str, Any]
@@ -42,6 +44,7 @@ class RunResult:
     flows: Any
     packets: Any = None
     drops: Any = None
+    states: Any = None
 
 
 def _progress(frac: float, sim_s: float, total_s: float, wall_s: float) -> None:
@@ -227,6 +230,7 @@ def provenance_of(
     return {
         "aqmlab_version": _core.__version__,
         "build": _core.BUILD,
+        "source_hash": _core.SOURCE_HASH,
         "command": None if command is None else list(command),
         "scenario_file": None if scenario is None else os.fspath(scenario),
         "seed": seed,
@@ -235,6 +239,7 @@ def provenance_of(
         "unset": list(unset or []),
         "packet_log": list(packet_log or []),
         "dropped_params": dropped,
+        "warnings": list(r.warnings()),
         "resolved_scenario": r.resolved_toml(),
     }
 
@@ -276,7 +281,9 @@ def simulate(
         from aqmlab.series import SeriesSink
 
         sink = SeriesSink(
-            ["links", "flows", "packets", "drops"] if r.logs_packets else ["links", "flows"],
+            ["links", "flows"]
+            + (["packets", "drops"] if r.logs_packets else [])
+            + (["states"] if r.traces_state else []),
             write_dir,
             csv or r.csv,
             keep,
@@ -318,7 +325,9 @@ def simulate(
         if shown:
             sys.stderr.write("\n")
     links, flows = tables["links"], tables["flows"]
-    return RunResult(summary, links, flows, tables.get("packets"), tables.get("drops"))
+    return RunResult(
+        summary, links, flows, tables.get("packets"), tables.get("drops"), tables.get("states")
+    )
 
 
 def _write_text(write_dir: str, shown_dir: str | None, name: str, text: str) -> None:

@@ -1,11 +1,10 @@
 """The bundled scenarios, by name: ``aqmlab run codel-dynamic-link`` runs
-``scenarios/codel-dynamic-link.toml`` from any directory.
+``codel-dynamic-link.toml`` from any directory.
 
 :func:`resolve` turns a name into the path of its file (a path that exists, or TOML text, is
-returned as it is). The scenarios are looked up in the package's ``data/scenarios`` folder when
-an installed package carries one, then in the source checkout the package was installed from
-(``scenarios/``, then ``bench/`` for the benchmark scenarios), as an editable install
-(``make install``) is.
+returned as it is). The scenarios are package data (``aqmlab/data/scenarios``, with the traces
+they name in ``aqmlab/data/traces``), so a plain ``pip install`` carries them; the source
+checkout's ``scenarios/`` and ``traces/`` are links to those folders.
 """
 
 from __future__ import annotations
@@ -20,8 +19,7 @@ _PACKAGE = Path(__file__).resolve().parent
 
 def bundled_dirs() -> list[Path]:
     """The folders bundled scenarios are looked up in, in order (those that exist)."""
-    checkout = _PACKAGE.parent.parent
-    dirs = [_PACKAGE / "data" / "scenarios", checkout / "scenarios", checkout / "bench"]
+    dirs = [_PACKAGE / "data" / "scenarios"]
     return [d for d in dirs if d.is_dir()]
 
 

@@ -61,6 +61,14 @@ SCHEMAS = {
             ("reason", pa.string()),
         ]
     ),
+    "states": pa.schema(
+        [
+            ("link", pa.string()),
+            ("t_ns", pa.int64()),
+            ("var", pa.string()),
+            ("value", pa.float64()),
+        ]
+    ),
 }
 
 

@@ -79,13 +79,15 @@ class Outcome:
 
 def _identity(r: Any) -> dict[str, Any]:
     """What decides a run's results: the resolved scenario (every value after defaults and
-    overrides, as the core writes it), the seed, aqmlab's version and build."""
+    overrides, as the core writes it), the seed, aqmlab's version and build, and the
+    fingerprint of the simulator's sources (an edited simulator never reuses a cached run)."""
     from aqmlab import __version__, _core
 
     return {
         "format": CACHE_FORMAT,
         "version": __version__,
         "build": _core.BUILD,
+        "source": _core.SOURCE_HASH,
         "seed": r.seed,
         "scenario": r.resolved_toml(),
     }
@@ -225,6 +227,7 @@ def _store(out: str, task: Task, outcome: Outcome) -> None:
         "qdisc": task.qdisc,
         "aqmlab_version": __version__,
         "build": getattr(_core, "BUILD", "unknown"),
+        "source_hash": getattr(_core, "SOURCE_HASH", "unknown"),
     }
     with open(os.path.join(tmp, RUN_MANIFEST), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=2, default=str)
@@ -394,7 +397,7 @@ def _import_table_libraries() -> None:
     with contextlib.suppress(ImportError):
         import pandas  # noqa: F401
         import pyarrow.parquet  # noqa: F401
-        import scipy.stats  # noqa: F401
+        import scipy.special  # noqa: F401
 
 
 @dataclass
@@ -430,6 +433,7 @@ def run_sweep(
     command: str | None = None,
 ) -> SweepResult:
     """Run every point × seed of ``spec`` not yet in ``out`` and write the tables."""
+    t_start = time.monotonic()
     jobs = jobs or os.cpu_count() or 1
     if jobs < 1:
         raise AqmlabError(f"jobs: expected at least 1, got {jobs}")
@@ -456,9 +460,10 @@ def run_sweep(
             errors[task.key] = outcome.error
         bar.tick(outcome.error is not None)
 
-    # The tables need pandas, pyarrow and scipy.stats (about a second to import): import them
+    # The tables need pandas, pyarrow and scipy.special (about a second to import): import them
     # while the runs go, on this process's spare time (the simulator releases the GIL).
     threading.Thread(target=_import_table_libraries, daemon=True).start()
+    t_runs = time.monotonic()
     try:
         if dask:
             _run_dask(todo, dask, jobs, on_done)
@@ -466,12 +471,24 @@ def run_sweep(
             _run_local(todo, jobs, executor, on_done)
     finally:
         bar.close()
+    t_tables = time.monotonic()
     results = _results_table(spec, tasks, out, errors)
     from aqmlab.stats import summarize
 
     summary = summarize(results, spec.columns)
     _write_tables(out, results, summary)
-    _write_manifest(out, spec, tasks, errors, command)
+    # Where the wall time went (bench/sweep_bench.py reads it): the runs' phase is what more
+    # cores shorten; planning and the tables are the same for any number of workers.
+    timing = {
+        "workers": "dask" if dask else executor,
+        "jobs": jobs,
+        "simulated": len(todo),
+        "cached": len(tasks) - len(todo),
+        "plan_s": round(t_runs - t_start, 3),
+        "runs_s": round(t_tables - t_runs, 3),
+        "tables_s": round(time.monotonic() - t_tables, 3),
+    }
+    _write_manifest(out, spec, tasks, errors, command, timing)
     failed = int(results["error"].notna().sum())
     return SweepResult(results, summary, out, len(todo), len(tasks) - len(todo), failed)
 
@@ -531,7 +548,12 @@ def _write_tables(out: str, results: Any, summary: Any) -> None:
 
 
 def _write_manifest(
-    out: str, spec: SweepSpec, tasks: list[Task], errors: dict[str, str], command: str | None
+    out: str,
+    spec: SweepSpec,
+    tasks: list[Task],
+    errors: dict[str, str],
+    command: str | None,
+    timing: dict[str, Any],
 ) -> None:
     from aqmlab import __version__, _core
 
@@ -539,6 +561,7 @@ def _write_manifest(
         "format_version": 1,
         "aqmlab_version": __version__,
         "build": getattr(_core, "BUILD", "unknown"),
+        "source_hash": getattr(_core, "SOURCE_HASH", "unknown"),
         "command": command,
         "scenario": spec.scenario,
         "axes": [
@@ -548,6 +571,7 @@ def _write_manifest(
         "columns": spec.columns,
         "set": {k: str(v) for k, v in spec.sets.items()},
         "seeds": spec.seeds,
+        "timing": timing,
         "runs": [
             {
                 "point": t.point,

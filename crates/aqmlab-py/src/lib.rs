@@ -172,6 +172,10 @@ fn replay<'py>(
 }
 
 /// A loaded scenario, run in chunks so Python can show progress and honour Ctrl-C.
+/// How often, in wall seconds, a running step hands Python its pending signals (Ctrl-C): the
+/// bound on how long a run takes to stop, less the ~10 ms between two looks at the clock.
+const SIGNAL_CHECK_S: f64 = 0.2;
+
 #[pyclass(unsendable)]
 struct Run {
     scenario: aqmlab_sim::scenario::Scenario,
@@ -210,6 +214,11 @@ impl Run {
     fn logs_packets(&self) -> bool {
         self.scenario.sim.packet_logs().next().is_some()
     }
+    /// Some link direction's discipline state is traced (`[output] trace`).
+    #[getter]
+    fn traces_state(&self) -> bool {
+        self.scenario.sim.traced_links().next().is_some()
+    }
     /// Width of the time-series bins, seconds.
     #[getter]
     fn bin_s(&self) -> f64 {
@@ -246,9 +255,31 @@ impl Run {
         let t0 = std::time::Instant::now();
         let sim = &mut self.scenario.sim;
         let windows = &mut self.windows;
-        py.allow_threads(|| windows.run_until(sim, until));
+        // Ctrl-C, SIGTERM and SIGHUP reach Python's handlers only while it holds the GIL, which
+        // a long step gives up: so every SIGNAL_CHECK_S of wall time (looked at every
+        // STOP_CHECK_EVENTS events) the step takes the GIL back and runs them. A handler that
+        // raises stops the step (a later call would go on where it stopped).
+        let raised = py.allow_threads(|| {
+            let mut raised = None;
+            #[allow(clippy::disallowed_methods)] // wall time paces the checks, not the model
+            let mut last = std::time::Instant::now();
+            windows.run_until_unless(sim, until, &mut || {
+                #[allow(clippy::disallowed_methods)]
+                let now = std::time::Instant::now();
+                if now.duration_since(last).as_secs_f64() < SIGNAL_CHECK_S {
+                    return false;
+                }
+                last = now;
+                raised = Python::with_gil(|py| py.check_signals()).err();
+                raised.is_some()
+            });
+            raised
+        });
         self.wall_s += t0.elapsed().as_secs_f64();
-        py.check_signals()
+        match raised {
+            Some(e) => Err(e),
+            None => py.check_signals(),
+        }
     }
     /// The fully resolved scenario as TOML: every value after defaults, `--set` edits and
     /// `--qdisc` swaps, discipline parameters included; running it reproduces this run bit for
@@ -260,6 +291,11 @@ impl Run {
     /// `[(link direction, "NAME=VALUE")]`.
     fn dropped_params(&self) -> Vec<(String, String)> {
         self.scenario.dropped_params.clone()
+    }
+    /// Lines the scenario's author should read (e.g. RED's automatic parameters on a link with
+    /// several rates); `aqmlab run` prints them.
+    fn warnings(&self) -> Vec<String> {
+        self.scenario.warnings.clone()
     }
     /// The summary as a JSON string (see docs/data-format.md).
     fn summary_json(&self) -> String {
@@ -424,8 +460,23 @@ impl Run {
         drops.set_item("size", dz)?;
         drops.set_item("flow", df)?;
         drops.set_item("reason", dr)?;
+        let (mut sl, mut st, mut sv, mut sx) = (vec![], vec![], vec![], vec![]);
+        for (name, changes) in names.iter().zip(&c.states) {
+            for ch in changes {
+                sl.push(name.as_str());
+                st.push(ch.t_ns);
+                sv.push(ch.var);
+                sx.push(ch.value);
+            }
+        }
+        let states = PyDict::new(py);
+        states.set_item("link", sl)?;
+        states.set_item("t_ns", st)?;
+        states.set_item("var", sv)?;
+        states.set_item("value", sx)?;
         let d = PyDict::new(py);
         d.set_item("links", links)?;
+        d.set_item("states", states)?;
         d.set_item("drops", drops)?;
         d.set_item("flows", flows)?;
         d.set_item("packets", packets)?;
@@ -506,5 +557,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // How this module was compiled: "profile-guided" when scripts/pgo-install.sh built it (it
     // sets AQMLAB_BUILD), else "plain". Speed figures depend on it; results do not.
     m.add("BUILD", option_env!("AQMLAB_BUILD").unwrap_or("plain"))?;
+    // A fingerprint of the simulator's sources (build.rs): results depend on it, so the sweep
+    // cache keys runs by it.
+    m.add("SOURCE_HASH", env!("AQMLAB_SOURCE_HASH"))?;
     Ok(())
 }

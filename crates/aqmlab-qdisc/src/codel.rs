@@ -42,7 +42,7 @@ pub const PARAMS: &[ParamSpec] = &[
         default: "auto",
         kind: "bytes",
         help:
-            "never drop when at most this many bytes remain; auto = 1500 (rfc, ns3) or 1514 (linux)",
+            "never drop when at most this many bytes remain; auto = in a scenario, the largest packet on the link (+14 B with linux); else 1500 (rfc, ns3) or 1514 (linux)",
     },
     ParamSpec {
         name: "ecn",

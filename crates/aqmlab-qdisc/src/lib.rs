@@ -9,6 +9,7 @@
 //!   ns-3 arithmetic), [`lstf_codel`] (Ford 2020), [`fq_codel`] (RFC 8290), [`pie`] (RFC 8033).
 //! * [`registry`]: [`AnyQdisc`] (enum dispatch, no `dyn` on the hot path) built by name from
 //!   `NAME=VALUE` parameters, and the parameter tables that `aqmlab replay --list` prints.
+//! * [`state_trace`]: a discipline's state variables recorded as they change.
 //! * [`replay`]: drive one discipline from an arrival/service schedule (`aqmlab replay`).
 //!
 //! Time is integer nanoseconds ([`aqmlab_core::SimTime`]); a discipline never reads a clock, never
@@ -40,11 +41,13 @@ pub mod pie;
 pub mod red;
 pub mod registry;
 pub mod replay;
+pub mod state_trace;
 pub mod stats;
 pub mod uniform;
 
 pub use contract::{Backlog, DropReason, MarkReason, QdiscCx, QdiscEvent, QueueDisc, Stage};
 pub use params::{ConfigError, ParamSpec, Params};
 pub use registry::{AnyQdisc, Kind};
+pub use state_trace::{StateChange, StateTrace};
 pub use stats::{Qdisc, QdiscStats};
 pub use uniform::UniformSource;

@@ -12,7 +12,7 @@
 //! happened since the last accepted enqueue is skipped (this is when RED's idle period starts,
 //! and it is what the ns-3 driver that produced the vectors does).
 
-use crate::contract::{QdiscEvent, QueueDisc, Stage};
+use crate::contract::{QdiscEvent, Stage};
 use crate::registry::AnyQdisc;
 use crate::stats::Qdisc;
 use aqmlab_core::{Ecn, FlowId, Packet, SimTime};
@@ -279,8 +279,8 @@ pub struct ReplayOutput {
     pub decisions: Vec<Decision>,
     /// Counts.
     pub summary: ReplaySummary,
-    /// State changes `(t_ns, var, value)` if tracing was asked for.
-    pub trace: Vec<(u64, &'static str, f64)>,
+    /// State changes if tracing was asked for.
+    pub trace: Vec<crate::state_trace::StateChange>,
 }
 
 /// A replay that could not finish.
@@ -308,10 +308,8 @@ pub fn replay(
     let mut in_ecn: Vec<Ecn> = Vec::with_capacity(n_pkts);
     let mut summary = ReplaySummary::default();
     let mut idle_seen = false; // an empty dequeue happened since the last accepted enqueue
-    let mut tr = Vec::new();
-    let mut last_state: Vec<(&'static str, f64)> = Vec::new();
     if trace {
-        q.inner().visit_state(&mut |n, v| last_state.push((n, v)));
+        q.trace_state();
     }
 
     for row in rows {
@@ -379,18 +377,6 @@ pub fn replay(
                 });
             }
         }
-        if trace {
-            let mut i = 0;
-            q.inner().visit_state(&mut |n, v| {
-                if let Some(slot) = last_state.get_mut(i) {
-                    if slot.1.to_bits() != v.to_bits() {
-                        tr.push((row.t_ns, n, v));
-                        *slot = (n, v);
-                    }
-                }
-                i += 1;
-            });
-        }
     }
 
     summary.packets = decisions.len() as u64;
@@ -406,7 +392,7 @@ pub fn replay(
     Ok(ReplayOutput {
         decisions,
         summary,
-        trace: tr,
+        trace: q.take_state_changes(),
     })
 }
 
@@ -432,10 +418,13 @@ pub fn write_decisions<W: Write>(w: &mut W, decisions: &[Decision]) -> io::Resul
 }
 
 /// Writes a state trace as CSV (`t_ns,var,value`).
-pub fn write_trace<W: Write>(w: &mut W, trace: &[(u64, &'static str, f64)]) -> io::Result<()> {
+pub fn write_trace<W: Write>(
+    w: &mut W,
+    trace: &[crate::state_trace::StateChange],
+) -> io::Result<()> {
     writeln!(w, "t_ns,var,value")?;
-    for (t, n, v) in trace {
-        writeln!(w, "{t},{n},{v}")?;
+    for c in trace {
+        writeln!(w, "{},{},{}", c.t_ns, c.var, c.value)?;
     }
     Ok(())
 }

@@ -89,6 +89,9 @@ pub struct Qdisc<Q> {
     fifo_limit: Option<Size>,
     cx: QdiscCx,
     stats: QdiscStats,
+    /// The state variables' changes, when asked for ([`Qdisc::trace_state`]); boxed so an
+    /// untraced discipline (the usual case) carries one word for it.
+    trace: Option<Box<crate::state_trace::StateTrace>>,
     inner: Q,
 }
 
@@ -110,6 +113,7 @@ impl<Q: QueueDisc> Qdisc<Q> {
             fifo_limit: inner.stateless_fifo_limit(),
             cx: QdiscCx::new(),
             stats,
+            trace: None,
             inner,
         }
     }
@@ -123,6 +127,7 @@ impl<Q: QueueDisc> Qdisc<Q> {
         self.queued.bytes += pkt.size_bytes as u64;
         self.inner.enqueue(now, pkt, &mut self.cx);
         self.account();
+        self.note_state(now);
     }
 
     /// Asks the discipline for the next packet to send.
@@ -139,7 +144,38 @@ impl<Q: QueueDisc> Qdisc<Q> {
             None => self.stats.empty_dequeues += 1,
         }
         self.account();
+        self.note_state(now);
         out
+    }
+
+    /// Records the state variables that the last call changed, when tracing.
+    #[inline(always)]
+    fn note_state(&mut self, now: SimTime) {
+        if let Some(t) = &mut self.trace {
+            t.note(now.as_nanos(), &self.inner);
+        }
+    }
+
+    /// Starts recording the discipline's state variables as they change, from now on (a
+    /// stateless FIFO has none). The shortcuts [`Qdisc::pass_through`] and
+    /// [`Qdisc::dequeue_when_idle`] skip calls only into stateless FIFOs, so nothing is missed.
+    pub fn trace_state(&mut self) {
+        if self.trace.is_none() {
+            self.trace = Some(Box::new(crate::state_trace::StateTrace::new(&self.inner)));
+        }
+    }
+
+    /// The state changes recorded and not yet taken (empty when not tracing).
+    pub fn state_changes(&self) -> &[crate::state_trace::StateChange] {
+        self.trace.as_deref().map_or(&[], |t| t.changes())
+    }
+
+    /// Hands out the state changes recorded so far and forgets them.
+    pub fn take_state_changes(&mut self) -> Vec<crate::state_trace::StateChange> {
+        self.trace
+            .as_deref_mut()
+            .map(|t| t.take())
+            .unwrap_or_default()
     }
 
     /// A packet crossing an idle link: the link would enqueue it and dequeue it at once. When

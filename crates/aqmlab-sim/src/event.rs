@@ -12,7 +12,7 @@
 //! queueing link) are most of the pops, and there are at most two per link direction. Timers
 //! (TCP retransmission and delayed-ACK timers, application arrivals) are a few percent of the
 //! pops, but there is one per open connection, and with thousands of web connections open the
-//! single heap grew to thousands of entries (`bench/web-overload.toml`), and every packet event
+//! single heap grew to thousands of entries (`scenarios/web-overload.toml`), and every packet event
 //! paid for its depth.
 //!
 //! Why a popped event stays in its heap until the next push or pop: nearly every packet event

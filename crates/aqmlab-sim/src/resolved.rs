@@ -184,6 +184,11 @@ pub fn resolved_toml(
         logs.push(name);
     }
     output.insert("packet_log", value(logs));
+    let mut traced = Array::new();
+    for name in sim.traced_links() {
+        traced.push(name);
+    }
+    output.insert("trace", value(traced));
     doc.insert("output", Item::Table(output));
 
     doc.to_string()

@@ -150,6 +150,10 @@ struct RawOutput {
     /// Link directions whose every packet is logged (as `--packet-log`).
     #[serde(default)]
     packet_log: Vec<S>,
+    /// Link directions whose discipline's state variables are recorded as they change (as
+    /// `aqmlab replay --trace`).
+    #[serde(default)]
+    trace: Vec<S>,
 }
 
 /// A link's settings: used for `[[links]]` entries, for `[dumbbell.bottleneck]`, and for the
@@ -268,6 +272,10 @@ pub struct Scenario {
     pub resolved: String,
     /// The file's discipline parameters a `--qdisc` swap dropped: `(link direction, NAME=VALUE)`.
     pub dropped_params: Vec<(String, String)>,
+    /// Things the scenario is allowed to do but its author should know about, one line each
+    /// (`aqmlab run` prints them; `summary.json` keeps them): e.g. RED's automatic parameters
+    /// on a link with several rates.
+    pub warnings: Vec<String>,
     /// Measurement windows (the warm-up's first), each with its own summary
     /// ([`crate::windows`]).
     pub windows: Vec<crate::windows::WindowSpec>,
@@ -805,6 +813,7 @@ fn build_expanded(
 
     let mut resolved_dirs = Vec::with_capacity(dir_cfgs.len());
     let mut dropped_params = Vec::new();
+    let mut warnings = Vec::new();
     for ((name, d, path), (from, to)) in dir_cfgs.iter().zip(&ends) {
         let swapped = ov
             .qdisc
@@ -822,6 +831,7 @@ fn build_expanded(
             swapped.map(|(_, k)| k.as_str()),
             &ov.set_params,
             &mut dropped_params,
+            &mut warnings,
         )?;
         resolved_dirs.push(crate::resolved::ResolvedDirection {
             name: name.clone(),
@@ -1112,6 +1122,8 @@ fn build_expanded(
         }
     }
 
+    mtu_defaults_from_traffic(&mut sim, &mut resolved_dirs, &raw.flows, &nodes, &cx, seed)?;
+
     let output = raw.output.unwrap_or_default();
     let csv = match &output.format {
         None => false,
@@ -1157,6 +1169,20 @@ fn build_expanded(
             ));
         }
     }
+    for (i, n) in output.trace.iter().enumerate() {
+        if !sim.trace_state(n.get_ref()) {
+            let names: Vec<&str> = sim.link_names().collect();
+            return Err(cx.err(
+                Some(n.span()),
+                format!("output.trace[{i}]"),
+                format!(
+                    "no link direction named {:?} (NAME or NAME.rev): expected one of {}",
+                    n.get_ref(),
+                    names.join(", ")
+                ),
+            ));
+        }
+    }
     let windows = windows(&cx, &raw.warmup, &raw.windows, duration)?;
     let name = raw.name.unwrap_or_else(|| default_name.to_string());
     let description = raw.description.unwrap_or_default();
@@ -1186,6 +1212,7 @@ fn build_expanded(
         random,
         resolved,
         dropped_params,
+        warnings,
         windows,
     })
 }
@@ -1318,6 +1345,80 @@ fn largest_packets(sim: &Sim, i: usize) -> Option<((u32, String), (u32, String))
             }
         }
     })
+}
+
+/// The largest packet the scenario's flows put on each link direction (data one way, ACKs or
+/// requests the other), bytes; 0 for a direction no flow crosses.
+fn largest_packet_per_link(
+    sim: &Sim,
+    flows: &[RawFlow],
+    nodes: &[String],
+    cx: &Ctx<'_>,
+) -> Result<Vec<u32>, ScenarioError> {
+    let mut largest = vec![0u32; sim.link_names().count()];
+    for (i, f) in flows.iter().enumerate() {
+        let (src, dst) = (
+            node_index(cx, nodes, &f.from, "")?,
+            node_index(cx, nodes, &f.to, "")?,
+        );
+        let Some((fwd, back)) = largest_packets(sim, i) else {
+            continue;
+        };
+        for (a, b, size) in [(src, dst, fwd.0), (dst, src, back.0)] {
+            for l in sim.path(a, b) {
+                largest[l] = largest[l].max(size);
+            }
+        }
+    }
+    Ok(largest)
+}
+
+/// CoDel's "never drop with at most one MTU queued" rule (RFC 8289 §5.4, the `mtu` parameter
+/// of CoDel, FQ-CoDel and LSTF-CoDel) means one largest packet of the link: with `mtu = "auto"`
+/// (the default) it becomes the largest packet the scenario puts on that direction, plus the
+/// 14-byte Ethernet header Linux counts with `variant = "linux"` (its `psched_mtu`). A fixed
+/// 1500 B would let a queue of three 500-byte packets stand where one would on a link that only
+/// carries 500-byte packets. A direction no flow crosses keeps the fixed default. The
+/// discipline is rebuilt with the value (nothing has been drawn from its stream yet, so the
+/// rebuilt one is the same but for it), and the resolved scenario records it.
+fn mtu_defaults_from_traffic(
+    sim: &mut Sim,
+    resolved_dirs: &mut [crate::resolved::ResolvedDirection],
+    flows: &[RawFlow],
+    nodes: &[String],
+    cx: &Ctx<'_>,
+    seed: u64,
+) -> Result<(), ScenarioError> {
+    let largest = largest_packet_per_link(sim, flows, nodes, cx)?;
+    for (l, dir) in resolved_dirs.iter_mut().enumerate() {
+        let kind = Kind::from_name(dir.qdisc).expect("a built discipline's name");
+        if !matches!(kind, Kind::Codel | Kind::FqCodel | Kind::LstfCodel) || largest[l] == 0 {
+            continue;
+        }
+        let linux = dir
+            .params
+            .iter()
+            .any(|(k, v)| k == "variant" && v == "linux");
+        let Some(slot) = dir
+            .params
+            .iter_mut()
+            .find(|(k, v)| k == "mtu" && v == "auto")
+        else {
+            continue;
+        };
+        slot.1 = format!("{}B", largest[l] + if linux { 14 } else { 0 });
+        let qdisc = registry::build(
+            kind.name(),
+            &dir.params,
+            UniformSource::Rng(aqmlab_core::Xoshiro256pp::for_stream(
+                seed,
+                &format!("link/{}/qdisc", dir.name),
+            )),
+        )
+        .map_err(|e| cx.err(None, format!("{}.params.mtu", dir.name), e.to_string()))?;
+        sim.replace_qdisc(l, qdisc);
+    }
+    Ok(())
 }
 
 /// Checks the keys that depend on where a link table stands: `name`/`from`/`to` only in
@@ -1471,6 +1572,7 @@ fn direction(
     swapped_kind: Option<&str>,
     set_params: &[String],
     dropped: &mut Vec<(String, String)>,
+    warnings: &mut Vec<String>,
 ) -> Result<BuiltDirection, ScenarioError> {
     let given = [d.rate.is_some(), d.schedule.is_some(), d.trace.is_some()]
         .iter()
@@ -1639,9 +1741,38 @@ fn direction(
             pairs.push((k.clone(), value));
         }
     }
-    // RED's idle-time correction needs the link rate: give it unless the user did.
+    // RED's idle-time correction and automatic values need the link rate: give it unless the
+    // user did. A schedule gives its first positive rate, a trace its mean rate; say so when the
+    // link has other rates, since ns-2 read one fixed rate from its link.
     if kind == Kind::Red && !pairs.iter().any(|(k, _)| k == "bandwidth") {
-        pairs.push(("bandwidth".into(), first_positive_rate(&rate).to_string()));
+        let used = first_positive_rate(&rate);
+        let other = match &rate {
+            LinkRate::Constant(_) => None,
+            LinkRate::Steps(st) => {
+                let mut others: Vec<aqmlab_core::Bitrate> = Vec::new();
+                for (_, r) in st.steps() {
+                    if *r != used && !others.contains(r) {
+                        others.push(*r);
+                    }
+                }
+                let others: Vec<String> = others.iter().map(|r| r.to_string()).collect();
+                (!others.is_empty()).then(|| {
+                    format!(
+                        "its schedule's first positive rate; it also runs at {}",
+                        others.join(", ")
+                    )
+                })
+            }
+            LinkRate::Trace { .. } => {
+                Some("the mean rate of its trace, whose rate varies".to_string())
+            }
+        };
+        if let Some(why) = other {
+            warnings.push(format!(
+                "link {name}: RED's idle-time correction and automatic parameters use bandwidth = {used} ({why}); set {path}.params.bandwidth to choose the rate"
+            ));
+        }
+        pairs.push(("bandwidth".into(), used.to_string()));
     }
     if kind == Kind::FqCodel {
         if let Some(i) = pairs

@@ -60,6 +60,17 @@ impl Windows {
     /// Runs `sim` to `until` ([`Sim::run_until`]), stopping at each window edge on the way
     /// (and at one at `until` itself) to open or close the window there.
     pub fn run_until(&mut self, sim: &mut Sim, until: SimTime) {
+        self.run_until_unless(sim, until, &mut || false);
+    }
+
+    /// [`Windows::run_until`] that may stop early, as [`Sim::run_until_unless`] does (false
+    /// when it did); a later call to the same `until` goes on where it stopped.
+    pub fn run_until_unless(
+        &mut self,
+        sim: &mut Sim,
+        until: SimTime,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> bool {
         loop {
             let now = sim.now();
             // The next edge not yet handled, at or before `until`.
@@ -76,8 +87,8 @@ impl Windows {
                 .filter(|&t| t <= until)
                 .min();
             let Some(edge) = next else { break };
-            if edge > now {
-                sim.run_until(edge);
+            if edge > now && !sim.run_until_unless(edge, stop) {
+                return false;
             }
             let mut start: Option<Report> = None;
             for i in 0..self.specs.len() {
@@ -104,9 +115,7 @@ impl Windows {
                 }
             }
         }
-        if sim.now() < until {
-            sim.run_until(until);
-        }
+        sim.now() >= until || sim.run_until_unless(until, stop)
     }
 
     /// `{name: summary}` of the windows closed so far.

@@ -148,6 +148,10 @@ pub struct UdpSpec {
     pub name: Option<String>,
 }
 
+/// How many events [`Sim::run_until_unless`] runs between two questions to its `stop`: about
+/// 10 ms of work on one core.
+pub const STOP_CHECK_EVENTS: u32 = 1 << 16;
+
 /// A flow as it was added: [`Sim::flow_spec`].
 #[derive(Clone, Copy, Debug)]
 pub enum FlowSpec<'a> {
@@ -333,6 +337,8 @@ struct Link {
     packet_log: Option<Vec<PacketRecord>>,
     /// The drops of the same log (kept when `packet_log` is).
     drop_log: Vec<DropRecord>,
+    /// The discipline's state changes are recorded ([`Sim::trace_state`]).
+    traced: bool,
     /// Sojourn times of the measurement windows open now, by window slot
     /// ([`Sim::begin_window`]); empty without windows.
     windows: Vec<Option<crate::metrics::SojournStats>>,
@@ -420,6 +426,9 @@ pub struct SeriesChunk {
     pub packets: Vec<Vec<PacketRecord>>,
     /// Per link direction: the log's drops since the last take.
     pub drops: Vec<Vec<DropRecord>>,
+    /// Per link direction: its discipline's state changes since the last take (empty when not
+    /// traced).
+    pub states: Vec<Vec<aqmlab_qdisc::StateChange>>,
 }
 
 enum FlowKind {
@@ -822,6 +831,7 @@ impl Sim {
                 last_arrival: SimTime::ZERO,
                 packet_log: None,
                 drop_log: Vec::new(),
+                traced: false,
                 windows: Vec::new(),
                 busy_until: SimTime::ZERO,
                 sending: None,
@@ -1016,6 +1026,29 @@ impl Sim {
         }
     }
 
+    /// Starts recording the state variables of link direction `name`'s discipline as they
+    /// change (CoDel's count and drop_next, RED's avg, PIE's drop probability, LSTF's slack:
+    /// [`aqmlab_qdisc::StateTrace`]), handed out by [`Sim::take_series`]. Returns false if
+    /// there is no such link.
+    pub fn trace_state(&mut self, name: &str) -> bool {
+        match self.links.iter_mut().find(|l| l.name == name) {
+            Some(l) => {
+                l.q.trace_state();
+                l.traced = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The link directions whose discipline state is traced ([`Sim::trace_state`]).
+    pub fn traced_links(&self) -> impl Iterator<Item = &str> {
+        self.links
+            .iter()
+            .filter(|l| l.traced)
+            .map(|l| l.name.as_str())
+    }
+
     /// Gives link direction `name` a random extra delay per packet, `jitter`, drawn from the
     /// link's own stream: a packet arrives `delay + jitter` after its last bit left, but never
     /// before the packet sent ahead of it on the same link (so the link never reorders).
@@ -1030,6 +1063,19 @@ impl Sim {
             }
             None => false,
         }
+    }
+
+    /// Replaces the discipline of link direction `l` (by index, as in [`Sim::link_names`])
+    /// before the run starts: the scenario builder rebuilds a discipline whose defaults depend
+    /// on the traffic (CoDel's `mtu`). Panics once packets have been offered to it.
+    pub fn replace_qdisc(&mut self, l: usize, qdisc: AnyQdisc) {
+        let link = &mut self.links[l];
+        assert_eq!(
+            link.q.stats().received.packets,
+            0,
+            "a discipline is replaced only before the run"
+        );
+        link.q = Qdisc::new(qdisc);
     }
 
     /// [`Sim::take_series`] took the series to the end: the run is over (running it further,
@@ -1094,10 +1140,20 @@ impl Sim {
     /// `until` run in the next call, so a run of duration D covers [0, D) and its time series
     /// (bins of [k·bin, (k+1)·bin)) hold exactly what its totals count.
     pub fn run_until(&mut self, until: SimTime) {
+        self.run_until_unless(until, &mut || false);
+    }
+
+    /// [`Sim::run_until`], asking `stop` every [`STOP_CHECK_EVENTS`] events whether to stop
+    /// early (a front end's Ctrl-C: however slow a stretch of simulated time is, the run answers
+    /// within that many events). Returns false when it stopped early, with the clock at the
+    /// last event run; a later call to the same `until` goes on exactly where it stopped, so the
+    /// results do not depend on whether or where it stopped.
+    pub fn run_until_unless(&mut self, until: SimTime, stop: &mut dyn FnMut() -> bool) -> bool {
         assert!(
             !self.series_ended,
             "the time series were taken to the end (take_series): the run is over"
         );
+        let mut budget = STOP_CHECK_EVENTS;
         while let Some((t, seq, ev)) = self.events.pop_before(until) {
             self.now = t;
             self.bins.set(t);
@@ -1118,6 +1174,13 @@ impl Sim {
                     side,
                 } => self.on_tcp_timer(conn, gen, leg, side, t),
             }
+            budget -= 1;
+            if budget == 0 {
+                budget = STOP_CHECK_EVENTS;
+                if stop() {
+                    return false;
+                }
+            }
         }
         self.now = self.now.max(until);
         self.bins.set(self.now);
@@ -1130,6 +1193,7 @@ impl Sim {
                 self.owed_idle_dequeue(l as u32);
             }
         }
+        true
     }
 
     #[inline]
@@ -1990,6 +2054,7 @@ impl Sim {
                     .unwrap_or_default(),
             );
             chunk.drops.push(std::mem::take(&mut l.drop_log));
+            chunk.states.push(l.q.take_state_changes());
         }
         for f in &mut self.flows {
             if f.series.len() < k {

@@ -37,7 +37,7 @@ fn drops_marks_and_arrivals_attributed_to_flows_add_up_to_the_links() {
     for (file, secs) in [
         ("tests/reference/scenarios/mixed.toml", 20),
         ("scenarios/codel-dynamic-link.toml", 110),
-        ("bench/web-overload.toml", 5),
+        ("scenarios/web-overload.toml", 5),
     ] {
         let (_, r) = run(load(file, &Overrides::default()), secs);
         let mut any_drop = false;

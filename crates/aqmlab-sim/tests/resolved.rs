@@ -76,7 +76,7 @@ fn bundled_scenarios_reproduce_from_their_resolved_files() {
     check("scenarios/codel-dynamic-link.toml", &[], &ov, "60s");
     check("scenarios/cellular-trace.toml", &[], &ov, "5s");
     check("scenarios/red-bursty.toml", &[], &ov, "5s");
-    check("bench/web-overload.toml", &[], &ov, "2s");
+    check("scenarios/web-overload.toml", &[], &ov, "2s");
     check("tests/reference/scenarios/mixed.toml", &[], &ov, "10s");
 }
 

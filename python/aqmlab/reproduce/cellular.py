@@ -99,16 +99,12 @@ MAIN_LOAD = "CS244 pages"
 
 
 def default_trace() -> tuple[str, str]:
-    """The Verizon LTE downlink where the repository's traces are at hand, else aqmlab's own
-    synthetic trace (shipped in the package): ``(path, label)``."""
+    """The Verizon LTE downlink mahimahi ships (package data, GPL-3.0-or-later data: see
+    ``aqmlab/data/traces/LICENSE-NOTE.md``): ``(path, label)``."""
     pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    repo = os.path.dirname(os.path.dirname(pkg))
-    verizon = os.path.join(repo, "traces", "Verizon-LTE-short.down")
-    if os.path.isfile(verizon):
-        return verizon, "Verizon-LTE-short.down (mahimahi)"
     return (
-        os.path.join(pkg, "data", "traces", "aqmlab-synthetic.down"),
-        "aqmlab-synthetic.down (aqmlab's own; the Verizon traces are in the repository)",
+        os.path.join(pkg, "data", "traces", "Verizon-LTE-short.down"),
+        "Verizon-LTE-short.down (mahimahi)",
     )
 
 

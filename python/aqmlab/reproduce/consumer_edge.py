@@ -208,8 +208,9 @@ def run(
         "The slides give neither the buffer nor the run length; we ran "
         f"{duration:g} s and swept the buffer ({buffers} packets), and show the table at the "
         f"buffer whose tail-drop medians come closest to the slides' ({best}).",
-        "Web traffic is aqmlab's Pareto stand-in for PackMime (8 kB mean responses), not "
-        "ns-2's PackMime: the slides' totals and fairness depend on it.",
+        "Web traffic is aqmlab's model of ns-2's PackMime-HTTP at 2 connections/s "
+        "(HTTP/1.0, docs/models/packmime.md), as the authors' script used; the slides do not "
+        "say which PackMime options they ran, and their totals and fairness depend on it.",
     ]
     if not all(never_more):
         discussion.append(
