@@ -173,6 +173,9 @@ def test_second_run_uses_the_cache_and_gives_identical_tables(scenario, tmp_path
     r = sweep_cli(scenario, out)
     assert r.returncode == 0, r.stderr
     assert "12 runs: 0 simulated, 12 from the cache" in r.stdout
+    timing = json.loads((out / "sweep.json").read_text())["timing"]
+    assert (timing["simulated"], timing["cached"]) == (0, 12)
+    assert all(timing[k] >= 0 for k in ("plan_s", "runs_s", "tables_s"))
     assert sorted(os.listdir(out / "runs")) == runs
     for n, data in before.items():
         assert (out / n).read_bytes() == data, n
@@ -329,3 +332,17 @@ def test_dask_unreachable_scheduler_is_one_line(scenario, tmp_path):
     r = sweep_cli(scenario, tmp_path / "o", "--dask", "tcp://127.0.0.1:9", "-q")
     assert r.returncode == 2
     assert "cannot reach the scheduler" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_run_key_changes_with_the_simulators_sources(scenario, monkeypatch):
+    """A cached run is reused only by the same simulator: its sources' fingerprint (made at
+    build time) is part of the key, beside version and build."""
+    from aqmlab import _core
+    from aqmlab.run import load
+    from aqmlab.sweep import _identity, run_key
+
+    r = load(str(scenario))
+    key = run_key(_identity(r))
+    assert run_key(_identity(load(str(scenario)))) == key
+    monkeypatch.setattr(_core, "SOURCE_HASH", "0" * 16)
+    assert run_key(_identity(r)) != key
