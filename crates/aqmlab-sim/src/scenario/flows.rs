@@ -1,0 +1,267 @@
+//! The flow half of a scenario: each `[[flows]]` entry checked and added to the simulation (UDP
+//! sources, TCP flows and their applications), and the largest packet each puts on its path.
+
+use super::*;
+
+/// Adds the scenario's flows to `sim`, checking each; true when one of them draws at random (a
+/// random start, on/off periods, random traffic), so that the seed matters.
+pub(super) fn add_flows(
+    cx: &Ctx<'_>,
+    flows: &[RawFlow],
+    nodes: &[String],
+    sim: &mut Sim,
+    duration: SimDuration,
+    seed: u64,
+) -> Result<bool, ScenarioError> {
+    let mut random = false;
+    let mut flow_names: Vec<&str> = Vec::new();
+    for (i, f) in flows.iter().enumerate() {
+        let p = format!("flows[{i}]");
+        let name = match &f.name {
+            None => None,
+            Some(n) => {
+                let v = n.get_ref().as_str();
+                if v.is_empty() || v.chars().any(char::is_control) {
+                    return Err(cx.err(
+                        Some(n.span()),
+                        format!("{p}.name"),
+                        "expected a non-empty name without control characters",
+                    ));
+                }
+                if let Some(j) = flow_names.iter().position(|x| *x == v) {
+                    return Err(cx.err(
+                        Some(n.span()),
+                        format!("{p}.name"),
+                        format!("flows[{j}] is named {v:?} already: expected a unique name"),
+                    ));
+                }
+                flow_names.push(v);
+                Some(v.to_string())
+            }
+        };
+        let node = |s: &S, path: &str| node_index(cx, nodes, s, path);
+        let (src, dst) = (
+            node(&f.from, &format!("{p}.from"))?,
+            node(&f.to, &format!("{p}.to"))?,
+        );
+        let mut start_random = false;
+        let start = match &f.start {
+            Some(s) => {
+                // A time, or a distribution drawn from the flow's own stream.
+                let d = start_dist(cx, s, &format!("{p}.start"))?;
+                random |= d.is_random();
+                start_random = d.is_random();
+                let mut rng =
+                    aqmlab_core::Xoshiro256pp::for_stream(seed, &start_stream(i, name.as_deref()));
+                SimTime::ZERO + d.sample(&mut rng, MAX_TIME)
+            }
+            None => SimTime::ZERO,
+        };
+        let stop = match &f.stop {
+            Some(s) => Some(SimTime::ZERO + cx.duration(s, &format!("{p}.stop"))?),
+            None => None,
+        };
+        // A flow that could never send is a slip, not a wish. (A random start that falls after
+        // the end is a draw, not a slip: it is left alone.)
+        if !start_random && start >= SimTime::ZERO + duration {
+            return Err(cx.err(
+                f.start.as_ref().map(|s| s.span()),
+                format!("{p}.start"),
+                format!(
+                    "expected a start before the end of the run ({duration}), got {:?}: this flow would never run",
+                    f.start.as_ref().map_or("0s", |s| s.get_ref().as_str())
+                ),
+            ));
+        }
+        if let (Some(st), Some(sv), false) = (stop, &f.stop, start_random) {
+            if st <= start {
+                return Err(cx.err(
+                    Some(sv.span()),
+                    format!("{p}.stop"),
+                    format!(
+                        "expected a stop after the start ({}), got {:?}: this flow would never run",
+                        start - SimTime::ZERO,
+                        sv.get_ref()
+                    ),
+                ));
+            }
+        }
+        match f.kind.get_ref().as_str() {
+            "udp" => {
+                let rate = f.rate.as_ref().ok_or_else(|| {
+                    cx.err(
+                        Some(f.kind.span()),
+                        format!("{p}.rate"),
+                        "a udp flow needs a rate, like rate = \"64kbps\"",
+                    )
+                })?;
+                let rate = cx.rate(rate, &format!("{p}.rate"))?;
+                if rate.as_bps() == 0 {
+                    return Err(cx.err(
+                        f.rate.as_ref().map(|r| r.span()),
+                        format!("{p}.rate"),
+                        "expected a rate > 0",
+                    ));
+                }
+                let size = match &f.size {
+                    Some(s) if (20..=65_535).contains(s.get_ref()) => *s.get_ref() as u32,
+                    Some(s) => {
+                        return Err(cx.err(
+                            Some(s.span()),
+                            format!("{p}.size"),
+                            format!(
+                                "expected a packet size in bytes between 20 and 65535, got {}",
+                                s.get_ref()
+                            ),
+                        ))
+                    }
+                    None => 1500,
+                };
+                // Every TCP key is refused on a udp flow, rather than silently ignored.
+                let present = [
+                    f.cc.is_some(),
+                    f.app.is_some(),
+                    f.bytes.is_some(),
+                    f.conns_per_s.is_some(),
+                    f.size_dist.is_some(),
+                    f.size_mean.is_some(),
+                    f.size_shape.is_some(),
+                    f.size_sigma.is_some(),
+                    f.request_size.is_some(),
+                    f.model.is_some(),
+                    f.http.is_some(),
+                    f.interval.is_some(),
+                    f.idle.is_some(),
+                    f.idle_dist.is_some(),
+                    f.reuse.is_some(),
+                    f.idle_restart.is_some(),
+                    f.mss.is_some(),
+                    f.max_window.is_some(),
+                    f.initial_cwnd.is_some(),
+                    f.delayed_ack.is_some(),
+                    f.sack.is_some(),
+                    f.ecn.is_some(),
+                    f.handshake.is_some(),
+                    f.hystart.is_some(),
+                    f.min_rto.is_some(),
+                    f.delack_timeout.is_some(),
+                    f.syn_retries.is_some(),
+                    f.initial_rto.is_some(),
+                    f.max_rto.is_some(),
+                    f.initial_ssthresh.is_some(),
+                    f.dupack_threshold.is_some(),
+                    f.prr.is_some(),
+                    f.recovery.is_some(),
+                    f.rescue.is_some(),
+                    f.cubic_beta.is_some(),
+                    f.cubic_c.is_some(),
+                    f.cubic_fast_convergence.is_some(),
+                    f.cubic_reno_friendly.is_some(),
+                    f.vegas_alpha.is_some(),
+                    f.vegas_beta.is_some(),
+                    f.vegas_gamma.is_some(),
+                ];
+                if let Some((key, _)) = TCP_FLOW_KEYS.iter().zip(present).find(|(_, p)| *p) {
+                    return Err(cx.err(
+                        Some(f.kind.span()),
+                        format!("{p}.{key}"),
+                        format!("{key} belongs to tcp flows; this flow has kind = \"udp\""),
+                    ));
+                }
+                let on_off = apps::on_off(cx, f, &p)?;
+                random |= on_off.is_some();
+                sim.add_udp(UdpSpec {
+                    src,
+                    dst,
+                    rate,
+                    size,
+                    start,
+                    stop,
+                    on_off,
+                    name: name.clone(),
+                })
+                .map_err(|e| cx.err(Some(f.from.span()), &p, e.to_string()))?;
+            }
+            "tcp" => {
+                let cfg = tcp_config(cx, f, &p)?;
+                let app = apps::tcp_app(cx, f, &p)?;
+                random |= app.draws_at_random();
+                if let (Some(st), TcpApp::Bulk | TcpApp::Finite { .. }) = (&f.stop, &app) {
+                    return Err(cx.err(Some(st.span()), format!("{p}.stop"), if matches!(app, TcpApp::Bulk) { "stop applies to udp flows and the web, repeat and onoff applications: a bulk flow runs to the end (use app = \"finite\" with bytes for a transfer that ends)" } else { "stop applies to udp flows and the web, repeat and onoff applications: a finite transfer ends when its bytes are delivered" }));
+                }
+                let syn_retries = match &f.syn_retries {
+                    None => None,
+                    Some(n) if !cfg.handshake => {
+                        return Err(cx.err(
+                            Some(n.span()),
+                            format!("{p}.syn_retries"),
+                            "syn_retries needs handshake = true: without a handshake there is no SYN to retransmit",
+                        ))
+                    }
+                    // Linux caps tcp_syn_retries at 127 (MAX_TCP_SYNCNT).
+                    Some(n) if (0..=127).contains(n.get_ref()) => Some(*n.get_ref() as u32),
+                    Some(n) => {
+                        return Err(cx.err(
+                            Some(n.span()),
+                            format!("{p}.syn_retries"),
+                            format!(
+                                "expected a number of SYN retransmissions from 0 to 127, got {}",
+                                n.get_ref()
+                            ),
+                        ))
+                    }
+                };
+                sim.add_tcp(TcpSpec {
+                    src,
+                    dst,
+                    start,
+                    stop,
+                    cfg,
+                    app,
+                    syn_retries,
+                    name: name.clone(),
+                })
+                .map_err(|e| cx.err(Some(f.kind.span()), &p, e.to_string()))?;
+            }
+            other => {
+                return Err(cx.err(
+                    Some(f.kind.span()),
+                    format!("{p}.kind"),
+                    format!("expected udp or tcp, got {other:?}"),
+                ));
+            }
+        }
+    }
+    Ok(random)
+}
+
+/// The largest packet flow `i` sends from its source to its destination and back, with what
+/// it is; `None` for a flow that is not in `sim`.
+#[allow(clippy::type_complexity)]
+pub(super) fn largest_packets(sim: &Sim, i: usize) -> Option<((u32, String), (u32, String))> {
+    use aqmlab_tcp::segment::HEADER_BYTES;
+    let ack = (HEADER_BYTES, "its ACKs".to_string());
+    Some(match sim.flow_spec(i)? {
+        FlowSpec::Udp(u) => ((u.size, "its datagrams".into()), (0, String::new())),
+        FlowSpec::Tcp(t) => {
+            let mss = t.cfg.mss as u64;
+            let seg = |bytes: u64, what: &str| {
+                let len = bytes.min(mss);
+                (
+                    len as u32 + HEADER_BYTES,
+                    format!("{what}: {len} bytes of data + {HEADER_BYTES} of headers"),
+                )
+            };
+            match &t.app {
+                TcpApp::Bulk => (seg(mss, "its segments"), ack),
+                TcpApp::Finite { bytes } => (seg(*bytes, "its segments"), ack),
+                TcpApp::Web { request_bytes, .. } => (
+                    seg(mss, "its responses"),
+                    seg(*request_bytes, "its requests"),
+                ),
+                TcpApp::PackMime { .. } => (seg(mss, "its responses"), seg(mss, "its requests")),
+                TcpApp::Repeat { .. } | TcpApp::OnOff { .. } => (seg(mss, "its segments"), ack),
+            }
+        }
+    })
+}

@@ -1,0 +1,722 @@
+//! The link half of a scenario: the topology (`[dumbbell]` or `nodes` + `[[links]]`), each link
+//! direction's rate, delay, discipline, buffer, loss and jitter, and the discipline defaults
+//! that depend on the traffic (CoDel's MTU) or on the link (RED's rate).
+
+use super::*;
+
+/// Reads the topology, `[dumbbell]` or `nodes` + `[[links]]`, into the node names and the link
+/// directions' settings (`(name, settings, key path)`) and ends, in link order.
+pub(super) fn read_topology(
+    cx: &Ctx<'_>,
+    raw: &RawScenario,
+    nodes_span: Option<std::ops::Range<usize>>,
+    nodes: &mut Vec<String>,
+    dir_cfgs: &mut Vec<(String, RawDirection, String)>,
+    ends: &mut Vec<(u32, u32)>,
+) -> Result<(), ScenarioError> {
+    if let Some(d) = &raw.dumbbell {
+        if !raw.links.is_empty() || !nodes.is_empty() {
+            return Err(cx.err(
+                None,
+                "dumbbell",
+                "give either [dumbbell] or nodes + [[links]], not both",
+            ));
+        }
+        let n = *d.senders.get_ref();
+        if n == 0 || n > 1000 {
+            return Err(cx.err(
+                Some(d.senders.span()),
+                "dumbbell.senders",
+                format!("expected 1 to 1000 senders, got {n}"),
+            ));
+        }
+        let delays = |v: &Spanned<toml::Value>, what: &str| -> Result<Vec<S>, ScenarioError> {
+            let span = v.span();
+            // Checked here so errors name the key the user wrote (`[i]` for a list's element).
+            let one = |x: &toml::Value, key: String| match x {
+                toml::Value::String(s) => {
+                    let s = Spanned::new(span.clone(), s.clone());
+                    cx.duration(&s, &key)?;
+                    Ok(s)
+                }
+                other => Err(cx.err(
+                    Some(span.clone()),
+                    key,
+                    format!("expected a delay like \"20ms\", got {}", other.type_str()),
+                )),
+            };
+            match v.get_ref() {
+                toml::Value::Array(list) if list.len() == n as usize => list
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| one(x, format!("dumbbell.{what}[{i}]")))
+                    .collect(),
+                toml::Value::Array(list) => Err(cx.err(
+                    Some(span.clone()),
+                    format!("dumbbell.{what}"),
+                    format!(
+                        "expected one delay or a list of {n} (one per sender), got {} values",
+                        list.len()
+                    ),
+                )),
+                x => Ok(vec![one(x, format!("dumbbell.{what}"))?; n as usize]),
+            }
+        };
+        // Checked here so errors name the key the user wrote (the access links reuse them).
+        cx.rate(&d.access_rate, "dumbbell.access_rate")?;
+        if let Some(b) = &d.access_buffer {
+            cx.unit(b, "dumbbell.access_buffer", units::parse_size)?;
+        }
+        let sd = delays(&d.sender_delay, "sender_delay")?;
+        let rd = delays(&d.receiver_delay, "receiver_delay")?;
+        for i in 1..=n {
+            nodes.push(format!("s{i}"));
+        }
+        nodes.push("gw1".into());
+        nodes.push("gw2".into());
+        for i in 1..=n {
+            nodes.push(format!("r{i}"));
+        }
+        let gw1 = n;
+        let gw2 = n + 1;
+        let access = |delay: &S| RawDirection {
+            rate: Some(d.access_rate.clone()),
+            delay: Some(delay.clone()),
+            buffer: d.access_buffer.clone(),
+            ..Default::default()
+        };
+        for i in 0..n {
+            let a = access(&sd[i as usize]);
+            dir_cfgs.push((
+                format!("s{}.access", i + 1),
+                a.clone(),
+                format!("dumbbell.sender_delay[{i}]"),
+            ));
+            ends.push((i, gw1));
+            dir_cfgs.push((
+                format!("s{}.access.rev", i + 1),
+                a,
+                format!("dumbbell.sender_delay[{i}]"),
+            ));
+            ends.push((gw1, i));
+            let b = access(&rd[i as usize]);
+            dir_cfgs.push((
+                format!("r{}.access", i + 1),
+                b.clone(),
+                format!("dumbbell.receiver_delay[{i}]"),
+            ));
+            ends.push((gw2, gw2 + 1 + i));
+            dir_cfgs.push((
+                format!("r{}.access.rev", i + 1),
+                b,
+                format!("dumbbell.receiver_delay[{i}]"),
+            ));
+            ends.push((gw2 + 1 + i, gw2));
+        }
+        let b = &d.bottleneck;
+        check_link_keys(cx, b, "dumbbell.bottleneck", false)?;
+        let fwd = RawDirection {
+            reverse: None,
+            ..b.clone()
+        };
+        let rev = merge(&fwd, b.reverse.as_deref());
+        dir_cfgs.push(("bottleneck".into(), fwd, "dumbbell.bottleneck".into()));
+        ends.push((gw1, gw2));
+        dir_cfgs.push((
+            "bottleneck.rev".into(),
+            rev,
+            "dumbbell.bottleneck.reverse".into(),
+        ));
+        ends.push((gw2, gw1));
+    } else {
+        if nodes.is_empty() {
+            return Err(cx.err(
+                None,
+                "",
+                "no topology: expected a [dumbbell] table, or nodes = [...] and [[links]]",
+            ));
+        }
+        if nodes.len() > 4000 {
+            return Err(cx.err(
+                nodes_span.clone(),
+                "nodes",
+                format!("expected at most 4000 nodes, got {}", nodes.len()),
+            ));
+        }
+        for (i, nname) in nodes.iter().enumerate() {
+            if nname.trim().is_empty() || nname.chars().any(char::is_control) {
+                return Err(cx.err(
+                    nodes_span.clone(),
+                    format!("nodes[{i}]"),
+                    format!("expected a node name that is not empty or blank and has no control characters, got {nname:?}"),
+                ));
+            }
+            if nodes[..i].contains(nname) {
+                return Err(cx.err(
+                    nodes_span.clone(),
+                    format!("nodes[{i}]"),
+                    format!("node {nname:?} is listed twice"),
+                ));
+            }
+        }
+        let node = |s: &S, path: &str| node_index(cx, nodes, s, path);
+        for (i, l) in raw.links.iter().enumerate() {
+            let p = format!("links[{i}]");
+            check_link_keys(cx, l, &p, true)?;
+            let required = |v: &Option<S>, key: &str| {
+                v.clone().ok_or_else(|| {
+                    cx.err(
+                        None,
+                        format!("{p}.{key}"),
+                        format!("a link needs {key} = ..."),
+                    )
+                })
+            };
+            let (from, to, lname) = (
+                required(&l.from, "from")?,
+                required(&l.to, "to")?,
+                required(&l.name, "name")?,
+            );
+            let (a, b) = (
+                node(&from, &format!("{p}.from"))?,
+                node(&to, &format!("{p}.to"))?,
+            );
+            if a == b {
+                return Err(cx.err(
+                    Some(to.span()),
+                    format!("{p}.to"),
+                    "a link must join two different nodes",
+                ));
+            }
+            let name = lname.get_ref().clone();
+            if name.ends_with(".rev") || name.is_empty() {
+                return Err(cx.err(Some(lname.span()), format!("{p}.name"), "a link name must be non-empty and not end in .rev (NAME.rev names its reverse direction)"));
+            }
+            if dir_cfgs.iter().any(|(n, _, _)| *n == name) {
+                return Err(cx.err(
+                    Some(lname.span()),
+                    format!("{p}.name"),
+                    format!("link name {name:?} is used twice"),
+                ));
+            }
+            let fwd = RawDirection {
+                reverse: None,
+                ..l.clone()
+            };
+            let rev = merge(&fwd, l.reverse.as_deref());
+            dir_cfgs.push((name.clone(), fwd, p.clone()));
+            ends.push((a, b));
+            dir_cfgs.push((format!("{name}.rev"), rev, format!("{p}.reverse")));
+            ends.push((b, a));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the keys that depend on where a link table stands: `name`/`from`/`to` only in
+/// `[[links]]` (`is_link`), `delay` everywhere but in `reverse`, and no `reverse` in a `reverse`.
+pub(super) fn check_link_keys(
+    cx: &Ctx<'_>,
+    d: &RawDirection,
+    path: &str,
+    is_link: bool,
+) -> Result<(), ScenarioError> {
+    if !is_link {
+        refuse_endpoints(cx, d, path, "implied here")?;
+    }
+    if d.delay.is_none() {
+        return Err(cx.err(
+            None,
+            format!("{path}.delay"),
+            "a link needs a delay, like delay = \"10ms\"",
+        ));
+    }
+    if let Some(r) = &d.reverse {
+        let rp = format!("{path}.reverse");
+        refuse_endpoints(cx, r, &rp, "implied by the link")?;
+        if r.reverse.is_some() {
+            return Err(cx.err(
+                None,
+                format!("{rp}.reverse"),
+                "a reverse direction has no reverse of its own",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// An error if `d` names its own `name`, `from` or `to` where those are `why` (implied).
+pub(super) fn refuse_endpoints(
+    cx: &Ctx<'_>,
+    d: &RawDirection,
+    path: &str,
+    why: &str,
+) -> Result<(), ScenarioError> {
+    for (v, key) in [(&d.name, "name"), (&d.from, "from"), (&d.to, "to")] {
+        if let Some(v) = v {
+            return Err(cx.err(
+                Some(v.span()),
+                format!("{path}.{key}"),
+                format!("{key} is {why}: remove it"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The reverse direction: the forward settings with `over`'s fields replacing them.
+pub(super) fn merge(fwd: &RawDirection, over: Option<&RawDirection>) -> RawDirection {
+    let Some(o) = over else { return fwd.clone() };
+    let rate_given = o.rate.is_some() || o.schedule.is_some() || o.trace.is_some();
+    RawDirection {
+        name: None,
+        from: None,
+        to: None,
+        reverse: None,
+        rate: if rate_given {
+            o.rate.clone()
+        } else {
+            fwd.rate.clone()
+        },
+        schedule: if rate_given {
+            o.schedule.clone()
+        } else {
+            fwd.schedule.clone()
+        },
+        trace: if rate_given {
+            o.trace.clone()
+        } else {
+            fwd.trace.clone()
+        },
+        delay: o.delay.clone().or_else(|| fwd.delay.clone()),
+        qdisc: o.qdisc.clone().or_else(|| fwd.qdisc.clone()),
+        buffer: o.buffer.clone().or_else(|| fwd.buffer.clone()),
+        loss: o.loss.clone().or_else(|| fwd.loss.clone()),
+        jitter: o.jitter.clone().or_else(|| fwd.jitter.clone()),
+        // A new discipline on the reverse direction starts from its own defaults.
+        params: if o.qdisc.is_some() {
+            o.params.clone()
+        } else {
+            o.params.clone().or_else(|| fwd.params.clone())
+        },
+    }
+}
+
+/// A byte limit given as a discipline parameter (`params.limit`, or FQ-CoDel's
+/// `params.memory_limit`, which may come with a buffer in packets): `(bytes, span, key path)`.
+/// None when the limit is in packets, absent, or dropped by a `--qdisc` swap (which keeps only
+/// the buffer). A value that does not parse is left for the discipline's own error.
+pub(super) fn params_byte_limit(
+    name: &str,
+    d: &RawDirection,
+    path: &str,
+    ov: &Overrides,
+) -> Option<(u64, std::ops::Range<usize>, String)> {
+    let swapped = ov
+        .qdisc
+        .iter()
+        .any(|(n, _)| n == name || name.strip_suffix(".rev") == Some(n.as_str()));
+    let params = d.params.as_ref().filter(|_| !swapped)?;
+    let at = |n: u64, key: &str| Some((n, params.span(), format!("{path}.params.{key}")));
+    if let Some(toml::Value::String(v)) = params.get_ref().get("limit") {
+        if let Ok(units::Size::Bytes(n)) = units::parse_size(v) {
+            return at(n, "limit");
+        }
+    }
+    // FQ-CoDel reads its memory limit as bytes, with or without a unit.
+    match params.get_ref().get("memory_limit") {
+        Some(toml::Value::String(v)) => units::parse_bytes(v)
+            .ok()
+            .and_then(|n| at(n, "memory_limit")),
+        Some(toml::Value::Integer(n)) => u64::try_from(*n).ok().and_then(|n| at(n, "memory_limit")),
+        _ => None,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn direction(
+    cx: &Ctx<'_>,
+    name: &str,
+    d: &RawDirection,
+    path: &str,
+    from: u32,
+    to: u32,
+    seed: u64,
+    swapped_kind: Option<&str>,
+    set_params: &[String],
+    dropped: &mut Vec<(String, String)>,
+    warnings: &mut Vec<String>,
+) -> Result<BuiltDirection, ScenarioError> {
+    let given = [d.rate.is_some(), d.schedule.is_some(), d.trace.is_some()]
+        .iter()
+        .filter(|x| **x)
+        .count();
+    if given != 1 {
+        return Err(cx.err(
+            None,
+            path,
+            format!("link {name}: expected exactly one of rate, schedule or trace, got {given}"),
+        ));
+    }
+    let rate = if let Some(r) = &d.rate {
+        let bps = cx.rate(r, &key_of(path, "rate"))?;
+        if bps.as_bps() == 0 {
+            return Err(cx.err(
+                Some(r.span()),
+                key_of(path, "rate"),
+                "expected a rate > 0 (use a schedule for outages that end)",
+            ));
+        }
+        LinkRate::Constant(bps)
+    } else if let Some(steps) = &d.schedule {
+        let mut v = Vec::with_capacity(steps.len());
+        for (i, s) in steps.iter().enumerate() {
+            let p = format!("{path}.schedule[{i}]");
+            let [t, r] = s.as_slice() else {
+                return Err(cx.err(
+                    s.first().map(|x| x.span()),
+                    p,
+                    format!(
+                        "expected a [time, rate] pair like [\"50s\", \"10Mbps\"], got {} values",
+                        s.len()
+                    ),
+                ));
+            };
+            v.push((SimTime::ZERO + cx.duration(t, &p)?, cx.rate(r, &p)?));
+        }
+        LinkRate::Steps(StepSchedule::new(v).map_err(|e| {
+            // The offending step's own line (the first step's when the error is about them all).
+            let line = steps
+                .get(e.line.saturating_sub(1))
+                .and_then(|s| s.first())
+                .map(|x| x.span());
+            let step = if e.line > 0 {
+                format!("[{}]", e.line - 1)
+            } else {
+                String::new()
+            };
+            cx.err(line, format!("{path}.schedule{step}"), e.msg)
+        })?)
+    } else {
+        let t = d.trace.as_ref().expect("one of three is given");
+        let p = cx.dir.join(t.get_ref());
+        let text = std::fs::read_to_string(&p).map_err(|e| {
+            cx.err(
+                Some(t.span()),
+                format!("{path}.trace"),
+                format!("cannot read the trace {}: {e}", p.display()),
+            )
+        })?;
+        let tr = DeliveryTrace::parse(&text).map_err(|e| {
+            cx.err(
+                Some(t.span()),
+                format!("{path}.trace"),
+                format!("{}: {e}", p.display()),
+            )
+        })?;
+        LinkRate::trace(tr)
+    };
+    let delay_s = d
+        .delay
+        .as_ref()
+        .expect("delay is required on links and set on reverses");
+    let delay = cx.duration(delay_s, &key_of(path, "delay"))?;
+
+    let kind_s = d
+        .qdisc
+        .as_ref()
+        .map(|s| s.get_ref().as_str())
+        .unwrap_or("droptail");
+    let kind_name = swapped_kind.unwrap_or(kind_s);
+    let kind = Kind::from_name(kind_name).map_err(|e| {
+        if swapped_kind.is_some() {
+            ScenarioError {
+                file: cx.file.clone(),
+                line: None,
+                path: format!("--qdisc {name}"),
+                msg: e.to_string(),
+            }
+        } else {
+            cx.err(
+                d.qdisc.as_ref().map(|q| q.span()),
+                format!("{path}.qdisc"),
+                e.to_string(),
+            )
+        }
+    })?;
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    if let (Some(b), Some(params)) = (&d.buffer, &d.params) {
+        if params.get_ref().contains_key("limit")
+            && (swapped_kind.is_none()
+                || set_params
+                    .iter()
+                    .any(|s| s.ends_with(".params.limit") || s.ends_with(".params")))
+        {
+            let params_key = match path.strip_suffix(".reverse") {
+                Some(fwd) if b.span() == params.span() => fwd,
+                _ => path,
+            };
+            return Err(cx.err(
+                Some(b.span()),
+                key_of(path, "buffer"),
+                format!(
+                    "the buffer is given twice, as {} = {:?} and as {params_key}.params.limit: give one of them",
+                    key_of(path, "buffer"),
+                    b.get_ref()
+                ),
+            ));
+        }
+    }
+    if let Some(b) = &d.buffer {
+        let size = cx.unit(b, &key_of(path, "buffer"), units::parse_size)?;
+        if matches!(size, units::Size::Packets(0) | units::Size::Bytes(0)) {
+            return Err(cx.err(
+                Some(b.span()),
+                key_of(path, "buffer"),
+                "expected a buffer > 0",
+            ));
+        }
+        pairs.push(("limit".into(), size.to_string()));
+    }
+    // Parameters belong to the discipline named in the file; a --qdisc swap keeps only the buffer
+    // and the parameters a --set gave (for this direction, or for the forward direction a
+    // `reverse` inherits from).
+    let set_here = |k: &str| {
+        let fwd = path.strip_suffix(".reverse");
+        [Some(path), fwd].into_iter().flatten().any(|p| {
+            set_params
+                .iter()
+                .any(|s| *s == format!("{p}.params") || *s == format!("{p}.params.{k}"))
+        })
+    };
+    if let Some(params) = &d.params {
+        for (k, v) in params.get_ref() {
+            if swapped_kind.is_some() && !set_here(k) {
+                dropped.push((name.to_string(), format!("{k}={}", toml_text(v))));
+                continue;
+            }
+            let value = match v {
+                toml::Value::String(s) => s.clone(),
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Float(f) => f.to_string(),
+                toml::Value::Boolean(b) => b.to_string(),
+                other => {
+                    return Err(cx.err(
+                        Some(params.span()),
+                        format!("{path}.params.{k}"),
+                        format!(
+                            "expected a string, number or boolean, got {}",
+                            other.type_str()
+                        ),
+                    ))
+                }
+            };
+            pairs.push((k.clone(), value));
+        }
+    }
+    // RED's idle-time correction and automatic values need the link rate: give it unless the
+    // user did. A schedule gives its first positive rate, a trace its mean rate; say so when the
+    // link has other rates, since ns-2 read one fixed rate from its link.
+    if kind == Kind::Red && !pairs.iter().any(|(k, _)| k == "bandwidth") {
+        let used = first_positive_rate(&rate);
+        let other = match &rate {
+            LinkRate::Constant(_) => None,
+            LinkRate::Steps(st) => {
+                let mut others: Vec<aqmlab_core::Bitrate> = Vec::new();
+                for (_, r) in st.steps() {
+                    if *r != used && !others.contains(r) {
+                        others.push(*r);
+                    }
+                }
+                let others: Vec<String> = others.iter().map(|r| r.to_string()).collect();
+                (!others.is_empty()).then(|| {
+                    format!(
+                        "its schedule's first positive rate; it also runs at {}",
+                        others.join(", ")
+                    )
+                })
+            }
+            LinkRate::Trace { .. } => {
+                Some("the mean rate of its trace, whose rate varies".to_string())
+            }
+        };
+        if let Some(why) = other {
+            warnings.push(format!(
+                "link {name}: RED's idle-time correction and automatic parameters use bandwidth = {used} ({why}); set {path}.params.bandwidth to choose the rate"
+            ));
+        }
+        pairs.push(("bandwidth".into(), used.to_string()));
+    }
+    if kind == Kind::FqCodel {
+        if let Some(i) = pairs
+            .iter()
+            .position(|(k, v)| k == "limit" && v.ends_with('B'))
+        {
+            let (_, v) = pairs.remove(i);
+            pairs.push(("memory_limit".into(), v));
+        }
+    }
+    let qdisc = registry::build(
+        kind.name(),
+        &pairs,
+        UniformSource::Rng(aqmlab_core::Xoshiro256pp::for_stream(
+            seed,
+            &format!("link/{name}/qdisc"),
+        )),
+    )
+    .map_err(|e| match swapped_kind {
+        // The discipline and its limit come from `--qdisc` and the buffer.
+        Some(k) => ScenarioError {
+            file: cx.file.clone(),
+            line: None,
+            path: format!("--qdisc {name}={k}"),
+            msg: e.to_string(),
+        },
+        None => {
+            let about = match &e {
+                aqmlab_qdisc::ConfigError::Value { name, .. }
+                | aqmlab_qdisc::ConfigError::Invalid { name, .. } => Some(*name),
+                _ => None,
+            };
+            let in_params = d
+                .params
+                .as_ref()
+                .is_some_and(|p| about.is_some_and(|n| p.get_ref().contains_key(n)));
+            match &d.buffer {
+                // The limit the buffer gave.
+                Some(b) if !in_params && matches!(about, Some("limit" | "memory_limit")) => {
+                    cx.err(Some(b.span()), key_of(path, "buffer"), e.to_string())
+                }
+                _ => cx.err(
+                    d.params
+                        .as_ref()
+                        .map(|p| p.span())
+                        .or(d.qdisc.as_ref().map(|q| q.span())),
+                    format!("{path}.params"),
+                    e.to_string(),
+                ),
+            }
+        }
+    })?;
+    let loss = match &d.loss {
+        None => 0.0,
+        Some(x) if (0.0..1.0).contains(x.get_ref()) => *x.get_ref(),
+        Some(x) => {
+            return Err(cx.err(
+                Some(x.span()),
+                format!("{path}.loss"),
+                format!("expected a loss probability in [0, 1), got {}", x.get_ref()),
+            ))
+        }
+    };
+    // Every parameter, given or default: the resolved scenario writes them all.
+    let resolved = aqmlab_qdisc::Params::new(kind.name(), kind.params(), &pairs)
+        .map(|p| {
+            p.resolved()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .unwrap_or(pairs);
+    Ok((
+        LinkConfig {
+            name: name.to_string(),
+            from,
+            to,
+            rate,
+            delay,
+            qdisc,
+            loss,
+        },
+        kind,
+        resolved,
+    ))
+}
+
+/// The largest packet the scenario's flows put on each link direction (data one way, ACKs or
+/// requests the other), bytes; 0 for a direction no flow crosses.
+pub(super) fn largest_packet_per_link(
+    sim: &Sim,
+    flows: &[RawFlow],
+    nodes: &[String],
+    cx: &Ctx<'_>,
+) -> Result<Vec<u32>, ScenarioError> {
+    let mut largest = vec![0u32; sim.link_names().count()];
+    for (i, f) in flows.iter().enumerate() {
+        let (src, dst) = (
+            node_index(cx, nodes, &f.from, "")?,
+            node_index(cx, nodes, &f.to, "")?,
+        );
+        let Some((fwd, back)) = largest_packets(sim, i) else {
+            continue;
+        };
+        for (a, b, size) in [(src, dst, fwd.0), (dst, src, back.0)] {
+            for l in sim.path(a, b) {
+                largest[l] = largest[l].max(size);
+            }
+        }
+    }
+    Ok(largest)
+}
+
+/// CoDel's "never drop with at most one MTU queued" rule (RFC 8289 §5.4, the `mtu` parameter
+/// of CoDel, FQ-CoDel and LSTF-CoDel) means one largest packet of the link: with `mtu = "auto"`
+/// (the default) it becomes the largest packet the scenario puts on that direction, plus the
+/// 14-byte Ethernet header Linux counts with `variant = "linux"` (its `psched_mtu`). A fixed
+/// 1500 B would let a queue of three 500-byte packets stand where one would on a link that only
+/// carries 500-byte packets. A direction no flow crosses keeps the fixed default. The
+/// discipline is rebuilt with the value (nothing has been drawn from its stream yet, so the
+/// rebuilt one is the same but for it), and the resolved scenario records it.
+pub(super) fn mtu_defaults_from_traffic(
+    sim: &mut Sim,
+    resolved_dirs: &mut [crate::resolved::ResolvedDirection],
+    flows: &[RawFlow],
+    nodes: &[String],
+    cx: &Ctx<'_>,
+    seed: u64,
+) -> Result<(), ScenarioError> {
+    let largest = largest_packet_per_link(sim, flows, nodes, cx)?;
+    for (l, dir) in resolved_dirs.iter_mut().enumerate() {
+        let kind = Kind::from_name(dir.qdisc).expect("a built discipline's name");
+        if !matches!(kind, Kind::Codel | Kind::FqCodel | Kind::LstfCodel) || largest[l] == 0 {
+            continue;
+        }
+        let linux = dir
+            .params
+            .iter()
+            .any(|(k, v)| k == "variant" && v == "linux");
+        let Some(slot) = dir
+            .params
+            .iter_mut()
+            .find(|(k, v)| k == "mtu" && v == "auto")
+        else {
+            continue;
+        };
+        slot.1 = format!("{}B", largest[l] + if linux { 14 } else { 0 });
+        let qdisc = registry::build(
+            kind.name(),
+            &dir.params,
+            UniformSource::Rng(aqmlab_core::Xoshiro256pp::for_stream(
+                seed,
+                &format!("link/{}/qdisc", dir.name),
+            )),
+        )
+        .map_err(|e| cx.err(None, format!("{}.params.mtu", dir.name), e.to_string()))?;
+        sim.replace_qdisc(l, qdisc);
+    }
+    Ok(())
+}
+
+/// The rate RED's idle-time correction assumes: the link's rate at time 0, or for a schedule
+/// that starts with an outage, its first positive rate (a trace's mean rate).
+pub(super) fn first_positive_rate(rate: &LinkRate) -> aqmlab_core::Bitrate {
+    match rate {
+        LinkRate::Steps(s) => s
+            .steps()
+            .iter()
+            .map(|(_, r)| *r)
+            .find(|r| r.as_bps() > 0)
+            .unwrap_or(s.rate_at(SimTime::ZERO)),
+        other => other.nominal_rate(SimTime::ZERO),
+    }
+}
