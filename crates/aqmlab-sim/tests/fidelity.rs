@@ -3,16 +3,21 @@
 //! * CoDel, 8 flows: about 75 drops and a mean queue of 16-18 packets;
 //! * RED, 4 flows: 138-146 drops and a mean queue of about 5 packets.
 //!
+//! The CoDel scenario is also checked against ns-3 3.37 running the same set-up
+//! (`tests/fidelity/ns3/`), which does not give the issue's CoDel figures either.
+//!
 //! The figures come from the bottleneck's per-bin series for the bins in [10, 60) s: the drops
 //! per bin, and the time-averaged queue by Little's law, the sum of the sojourn times of the
-//! packets released in those bins over the 50 s (the engine keeps no time-averaged backlog
-//! series; packets a discipline drops at dequeue, as CoDel does, are left out of it).
+//! packets released in those bins over the 50 s (the report carries no per-bin backlog
+//! integral; the output files' `mean_backlog_pkts`, from the series chunks, agrees with this
+//! figure to 0.01 packet in the CoDel runs; packets a discipline drops at dequeue, as CoDel
+//! does, are left out of it).
 //!
-//! The test runs in the debug build (about 20 s for the six runs); `--nocapture` prints the
+//! The test runs in the debug build (about 30 s for the nine runs); `--nocapture` prints the
 //! figures: `cargo test -p aqmlab-sim --test fidelity -- --nocapture`.
 
 use aqmlab_core::SimTime;
-use aqmlab_sim::scenario::{load, Overrides};
+use aqmlab_sim::scenario::Overrides;
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
@@ -20,13 +25,16 @@ fn root() -> PathBuf {
     here.canonicalize().unwrap_or(here)
 }
 
-/// `(drops, mean queue in packets)` of the bottleneck over [10, 60) s of `file` run with `seed`.
-fn figures(file: &str, seed: u64) -> (u64, f64) {
+/// `(drops, mean queue in packets)` of the bottleneck over [10, 60) s of scenario `file` in
+/// tests/fidelity, its text edited by `edit`, run with `seed`.
+fn figures(file: &str, edit: fn(&str) -> String, seed: u64) -> (u64, f64) {
     let ov = Overrides {
         seed: Some(seed),
         ..Overrides::default()
     };
-    let mut s = load(&root().join("tests/fidelity").join(file), &ov).unwrap();
+    let dir = root().join("tests/fidelity");
+    let text = edit(&std::fs::read_to_string(dir.join(file)).unwrap());
+    let mut s = aqmlab_sim::scenario::build(&text, file, &dir, file, &ov).unwrap();
     assert!(
         s.random,
         "{file}: the random start times make the seed matter"
@@ -49,9 +57,21 @@ fn figures(file: &str, seed: u64) -> (u64, f64) {
     (drops, queue)
 }
 
+/// The file as written.
+fn as_written(text: &str) -> String {
+    text.to_string()
+}
+
+/// Every flow with RFC 6937's Proportional Rate Reduction (`prr = true`).
+fn with_prr(text: &str) -> String {
+    let edited = text.replace("delayed_ack = false\n", "delayed_ack = false\nprr = true\n");
+    assert_eq!(edited.matches("prr = true").count(), 8, "one per flow");
+    edited
+}
+
 /// Mean drops and mean queue over seeds 1-3, printed with each seed's figures.
-fn mean_of_three(file: &str) -> (f64, f64) {
-    let runs: Vec<(u64, f64)> = (1..=3).map(|seed| figures(file, seed)).collect();
+fn mean_of_three(file: &str, edit: fn(&str) -> String) -> (f64, f64) {
+    let runs: Vec<(u64, f64)> = (1..=3).map(|seed| figures(file, edit, seed)).collect();
     let drops = runs.iter().map(|r| r.0 as f64).sum::<f64>() / 3.0;
     let queue = runs.iter().map(|r| r.1).sum::<f64>() / 3.0;
     println!("{file}: per seed (drops, mean queue) {runs:.2?}; mean {drops:.1} drops, {queue:.2} packets");
@@ -64,20 +84,45 @@ fn near(x: f64, reference: f64) -> bool {
 }
 
 #[test]
-fn codel_dumbbell_agrees_with_ns2_and_ns3() {
-    let (drops, queue) = mean_of_three("codel.toml");
+fn codel_dumbbell_against_the_issues_figures_and_ns3() {
+    let (drops, queue) = mean_of_three("codel.toml", as_written);
     // References: about 75 drops, mean queue 16-18 packets (17 taken). aqmlab measures 49.7
-    // drops and 25.3 packets (tests/fidelity/README.md): fewer drops and a longer queue, both
-    // outside ±25 %, for a reason not found yet (not the timeout rule: before it, 50.0 and
-    // 24.7). What holds is checked: the drops lie within -50 %/+25 % of the references (the
-    // issue's runs with the timeout bug gave 82-802) and the queue within ±60 %.
+    // drops (51, 51, 47) and 25.3 packets: fewer drops and a longer queue, both outside
+    // ±25 %. ns-3 3.37 running this set-up (tests/fidelity/ns3/) does not give the references'
+    // figures either: 41-48 drops in every configuration that fills the link, so the issue's
+    // runs differed in something it does not state. What holds is checked: the drops lie within
+    // -50 %/+25 % of the references and the queue within ±60 %.
     assert!((0.5 * 75.0..=1.25 * 75.0).contains(&drops), "drops {drops}");
     assert!((queue - 17.0).abs() <= 0.6 * 17.0, "mean queue {queue}");
+    // ns-3 3.37 as measured here, in the configuration closest to aqmlab's (tests/fidelity/ns3/
+    // README.md: 16 MiB socket buffers so the window never binds, a 1-packet device queue,
+    // no timestamps, the PPP header compensated) with TcpClassicRecovery (cwnd = ssthresh, as
+    // the file's recovery): 46.3 drops (46, 48, 45), and 22.44 packets in the queue disc plus
+    // 0.91 in the device queue. aqmlab's sojourn runs to the start of transmission, so its
+    // queue includes what waits in ns-3's device queue: 23.35.
+    assert!(near(drops, 46.3), "drops {drops} against ns-3's 46.3");
+    assert!(
+        near(queue, 23.35),
+        "mean queue {queue} against ns-3's 23.35"
+    );
+}
+
+#[test]
+fn codel_dumbbell_with_prr_agrees_with_ns3() {
+    // ns-3's default recovery is TcpPrrRecovery (RFC 6937); aqmlab's `prr = true`. ns-3 3.37,
+    // configured as above with PRR: 51.0 drops (55, 52, 46) and 20.85 + 0.89 = 21.74 packets.
+    // aqmlab: 52.3 drops (50, 56, 51) and 20.42 packets.
+    let (drops, queue) = mean_of_three("codel.toml", with_prr);
+    assert!(near(drops, 51.0), "drops {drops} against ns-3's 51.0");
+    assert!(
+        near(queue, 21.74),
+        "mean queue {queue} against ns-3's 21.74"
+    );
 }
 
 #[test]
 fn red_dumbbell_agrees_with_ns2_and_ns3() {
-    let (drops, queue) = mean_of_three("red.toml");
+    let (drops, queue) = mean_of_three("red.toml", as_written);
     // References: 138-146 drops (142 taken), mean queue about 5 packets. aqmlab: 113.3 drops
     // (118, 111, 111) and 5.61 packets; before the timeout fix, 1932 drops and 8.63 packets.
     assert!(near(drops, 142.0), "drops {drops}");
