@@ -186,11 +186,24 @@ def run(
         frames.append(df)
     df = pd.concat(frames, ignore_index=True)
     names = {v: k for k, v in QDISCS.items()}
-    df["discipline"] = df[QDISC_PREFIX + LINK].map(names)
-    df["rate_kbps"] = [_rate_of(p) for p in df["point"]]
-    df["rtt_ms"] = [_rtt_of(p) for p in df["point"]]
-    df["p50_ms"] = df[f"{LINK}.sojourn_ms.p50"]
-    df["util"] = df[f"{LINK}.utilization"]
+    # New columns in one step: adding them one by one to a table of hundreds of metric
+    # columns fragments it (pandas warns).
+    df = pd.concat(
+        [
+            df,
+            pd.DataFrame(
+                {
+                    "discipline": df[QDISC_PREFIX + LINK].map(names),
+                    "rate_kbps": [_rate_of(p) for p in df["point"]],
+                    "rtt_ms": [_rtt_of(p) for p in df["point"]],
+                    "p50_ms": df[f"{LINK}.sojourn_ms.p50"],
+                    "util": df[f"{LINK}.utilization"],
+                },
+                index=df.index,
+            ),
+        ],
+        axis=1,
+    )
 
     by_rate = df[df["rtt_ms"] == 100]
     by_rtt = df[df["rate_kbps"] == RTT_SWEEP_KBPS]
