@@ -1,6 +1,6 @@
 //! The forwarder's loop: packets read from the client's TUN device go through the uplink,
-//! packets from the server's through the downlink, each a [`LinkDirection`] run in virtual time
-//! on CLOCK_MONOTONIC; a packet is written to the far device when its propagation has ended.
+//! packets from the server's through the downlink, each a [`ClockedLink`] (the simulator's own
+//! link direction) run in virtual time on CLOCK_MONOTONIC; a packet is written to the far device when its propagation has ended.
 //!
 //! The loop sleeps in `ppoll` until a device is readable, the control descriptor (standard
 //! input) is readable or closed, or the next delivery or transmission end is due, with a
@@ -13,7 +13,7 @@ use crate::ip;
 use crate::pool::Pool;
 use crate::sys;
 use aqmlab_core::{Ecn, Packet, SimTime};
-use aqmlab_sim::link::LinkDirection;
+use aqmlab_sim::link::ClockedLink;
 use aqmlab_sim::sketch::QuantileSketch;
 use aqmlab_sim::world::PacketRecord;
 use std::fs::File;
@@ -30,9 +30,9 @@ pub struct Forwarder {
     /// The server's device.
     pub server: File,
     /// Server → client.
-    pub down: LinkDirection,
+    pub down: ClockedLink,
     /// Client → server.
-    pub up: LinkDirection,
+    pub up: ClockedLink,
     pool: Pool,
     freed: Vec<Packet>,
     start_ns: u64,
@@ -61,8 +61,8 @@ impl Forwarder {
     pub fn new(
         client: File,
         server: File,
-        down: LinkDirection,
-        up: LinkDirection,
+        down: ClockedLink,
+        up: ClockedLink,
         bin: aqmlab_core::SimDuration,
     ) -> Forwarder {
         Forwarder {

@@ -22,7 +22,7 @@ mod pool;
 mod sys;
 
 use aqmlab_core::SimDuration;
-use aqmlab_sim::link::LinkDirection;
+use aqmlab_sim::link::ClockedLink;
 use aqmlab_sim::world::{FlowBin, FlowMetrics, LinkBin, LinkReport, Report};
 use forwarder::Forwarder;
 use serde_json::{json, Value};
@@ -108,7 +108,7 @@ fn parse_args() -> Result<Args, String> {
 }
 
 /// The link's two directions from the scenario file: (downlink, uplink, series bin).
-fn load_link(a: &Args) -> Result<(LinkDirection, LinkDirection, SimDuration), String> {
+fn load_link(a: &Args) -> Result<(ClockedLink, ClockedLink, SimDuration), String> {
     // `--qdisc KIND` swaps the link's discipline keeping its buffer, as `aqmlab run --qdisc`.
     let ov = aqmlab_sim::scenario::Overrides {
         qdisc: a
@@ -142,8 +142,8 @@ fn load_link(a: &Args) -> Result<(LinkDirection, LinkDirection, SimDuration), St
             links.join(", ")
         ));
     };
-    let mut down = LinkDirection::new(down, bin);
-    let mut up = LinkDirection::new(up, bin);
+    let mut down = ClockedLink::new(down, bin);
+    let mut up = ClockedLink::new(up, bin);
     down.set_name("downlink");
     up.set_name("uplink");
     if a.packet_log {

@@ -4,8 +4,9 @@
 //! * [`scenario`] — a TOML scenario file, checked and turned into a [`world::Sim`].
 //! * [`world`] — the simulation: nodes, link directions, flows and the event loop.
 //! * [`event`] — the event queue; ties come out in insertion order, so a run is deterministic.
-//! * [`link`] — one link direction (rate model, discipline, delay line, measurements) driven
-//!   by a caller's clock: what the live emulator runs.
+//! * [`link`] — one link direction (rate model, discipline, delay line, measurements): the
+//!   component the simulator's event loop drives, and the live emulator through a clock of its
+//!   own ([`link::ClockedLink`]).
 //! * [`pipe`] — a link's propagation pipe (the packets on their way to the far node).
 //! * [`rate`] — how fast a link sends over time (a constant rate, a step schedule, or a
 //!   mahimahi delivery-opportunity trace) and exactly when a packet's last bit leaves when the
@@ -24,6 +25,7 @@
 #![warn(missing_docs)]
 
 pub mod arena;
+mod bins;
 pub mod dist;
 pub mod event;
 pub mod expand;

@@ -1,26 +1,42 @@
-//! One direction of a link, driven by a clock its caller owns: the rate model, then the queue
-//! discipline, then the propagation delay line, with the per-packet measurements of a run.
+//! One direction of a link: the rate model, then the queue discipline, then the propagation
+//! delay line, with the per-packet measurements of a run. The simulator (`world.rs`) and the
+//! live emulator (`crates/aqmlab-emu`, through [`ClockedLink`]) both drive this one component,
+//! so an emulated link is the simulator's link, not a copy of it.
 //!
-//! This is the component the live emulator (`crates/aqmlab-emu`) drives in virtual time: the
-//! caller stamps each arrival with its time, calls [`LinkDirection::advance`] to run the
-//! transmitter up to a time, and takes the packets whose propagation has ended with
-//! [`LinkDirection::pop_arrived`]. Transmissions start at the virtual end of the previous one
-//! (never at the time the caller happened to wake up), so a late caller shifts deliveries but
-//! never changes the rate or the trace's delivery opportunities.
+//! A link direction transmits one packet at a time. When it is free it asks its discipline for
+//! the next packet (an idle link asks once and then waits for an arrival), computes when the
+//! last bit leaves from its [`LinkRate`], and the packet arrives at the far end one propagation
+//! delay later. The discipline holds the whole queue: there is no hidden second buffer.
 //!
-//! It follows the simulator's link semantics (`world.rs`): one packet on the wire at a time;
-//! when a transmission ends the link asks its discipline for the next packet, and an idle link
-//! asks once and then waits for an arrival; a packet arriving at an idle link is enqueued and
-//! dequeued at once. The measurements are the simulator's [`LinkMetrics`], [`LinkBin`] series
-//! and [`PacketRecord`] log, so a [`LinkReport`] built here goes into `summary.json` unchanged.
+//! The component owns no clock and schedules nothing: its driver calls it with the time and
+//! bin of each step (`offer` a packet, `dequeue` and `transmit` the next one, make the
+//! `owed_idle_dequeue`) and is told what to wake for. A transmission's end owes the link a dequeue: with packets waiting the driver must wake
+//! then (`tx_done_pending`); with none, the empty dequeue an idle link makes is owed
+//! (`idle_poll_due`) and is made when the next packet arrives or the run is measured, so an
+//! uncongested link costs its driver no wake-up per packet. The discipline sees exactly the
+//! calls it would see with a wake-up at every transmission end.
+//!
+//! Packets leave a link direction other than through its far end only when they are dropped
+//! or lost on the wire; they are handed to the driver's [`DropSink`] (the simulator frees their
+//! payloads and counts them against their flows; the emulator recycles their buffers).
 
+use crate::bins::{row_of, Bins};
 use crate::dist::DurationDist;
-use crate::metrics::QueueArea;
+use crate::metrics::{QueueArea, SojournStats};
 use crate::pipe::Pipe;
 use crate::rate::LinkRate;
-use crate::world::{LinkBin, LinkMetrics, LinkReport, PacketRecord};
 use aqmlab_core::{Packet, SimDuration, SimTime, Xoshiro256pp};
-use aqmlab_qdisc::{AnyQdisc, Qdisc, QdiscEvent};
+use aqmlab_qdisc::{AnyQdisc, DropReason, MarkReason, Qdisc, QdiscEvent};
+
+mod clocked;
+mod records;
+mod series;
+
+pub use clocked::ClockedLink;
+pub use records::{DropRecord, LinkBin, LinkMetrics, LinkReport, PacketRecord};
+
+/// The longest extra delay one jitter draw adds (an exponential's tail is cut here).
+pub(crate) const MAX_JITTER: SimDuration = SimDuration::from_secs(1000);
 
 /// What a link direction is made of (as a scenario file gives it).
 #[derive(Debug)]
@@ -41,55 +57,133 @@ pub struct LinkParts {
     pub jitter: Option<(DurationDist, Xoshiro256pp)>,
 }
 
-/// One link direction run by a caller's clock (see the module documentation).
+/// Where the packets a link direction drops or loses go, and who hears of its marks.
+pub trait DropSink {
+    /// `pkt` is gone: dropped by the discipline for `Some(reason)`, or lost on the wire (`None`).
+    fn dropped(&mut self, pkt: Packet, reason: Option<DropReason>);
+    /// The discipline CE-marked `pkt` for `reason`.
+    fn marked(&mut self, _pkt: &Packet, _reason: MarkReason) {}
+}
+
+/// The emulator's sink: the packets' buffers, to reuse.
+impl DropSink for Vec<Packet> {
+    #[inline]
+    fn dropped(&mut self, pkt: Packet, _reason: Option<DropReason>) {
+        self.push(pkt);
+    }
+}
+
+/// What became of a packet offered to a link direction ([`LinkDirection::offer`]).
+#[derive(Debug)]
+pub(crate) enum Offer {
+    /// It crossed the empty queue of an idle tail-drop link: the driver transmits it now
+    /// ([`LinkDirection::transmit`] with `PASSING`).
+    Passed(Packet),
+    /// Queued (or dropped) behind a transmission the driver already knows of.
+    Queued,
+    /// Queued behind a transmission that was to be followed by an idle poll: the driver must
+    /// now wake at its end ([`LinkDirection::busy_until`]).
+    WakeAtTxEnd,
+    /// The link was idle: the driver dequeues and transmits now.
+    Idle,
+}
+
+/// What a transmission asks of its driver ([`LinkDirection::transmit`]).
+#[derive(Debug)]
+pub(crate) struct Sent {
+    /// The packet is the only one propagating: wake when it arrives, at this time.
+    pub(crate) pipe_head: Option<SimTime>,
+    /// Packets wait behind it: wake when it ends, at this time.
+    pub(crate) tx_done: Option<SimTime>,
+}
+
+/// One link direction (see the module documentation).
 pub struct LinkDirection {
-    name: String,
-    rate: LinkRate,
-    delay: SimDuration,
-    q: Qdisc<AnyQdisc>,
-    loss: f64,
-    loss_rng: Xoshiro256pp,
-    jitter: Option<(DurationDist, Xoshiro256pp)>,
-    /// The latest arrival time given to a packet (jitter never reorders a link).
-    last_arrival: SimTime,
-    /// A transmission ends at `busy_until` and the dequeue that follows it is still owed.
-    on_wire: bool,
+    /// When the current (or last) transmission ends.
     busy_until: SimTime,
-    /// The transmission in progress, `(end, size)`, not yet counted as sent.
+    /// The last transmission (its end, its size) while not yet counted as sent: it is added to
+    /// the totals and to its time bin once it has ended, so the series never reach past `now`.
     sending: Option<(SimTime, u32)>,
-    pipe: Pipe,
-    m: LinkMetrics,
-    series: Vec<LinkBin>,
-    bin_ns: u64,
-    /// The last queue level noted: (bin, packets, bytes), carried into later bins.
+    /// The last queue level noted: (bin, packets, bytes), carried into later bins without calls.
     level: (usize, u64, u64),
-    /// The backlog integrated over time (the time-averaged queue per bin).
+    /// The backlog integrated over time, per bin (the time-averaged queue).
     area: QueueArea,
-    log: Option<Vec<PacketRecord>>,
+    delay: SimDuration,
+    /// The driver wakes at `busy_until` (a packet is waiting behind the one on the wire).
+    tx_done_pending: bool,
+    /// The last transmission started with nothing queued behind it, so the driver was not asked
+    /// to wake at its end; the empty dequeue the link makes when it goes idle is still owed, at
+    /// `busy_until` ([`LinkDirection::owed_idle_dequeue`]).
+    idle_poll_due: bool,
+    /// Packets propagating: `(arrival time, packet)` in sending order. Arrivals stay in this
+    /// order (jitter never reorders), so only the head needs a wake-up.
+    pipe: Pipe,
+    /// Loss probability on the wire (its random stream is below).
+    loss: f64,
+    /// A random extra delay per packet, from the link's own stream (`link/NAME/jitter`), and
+    /// the latest arrival time given so far: a packet arrives no earlier than the one sent
+    /// before it, so jitter never reorders a link.
+    jitter: Option<(DurationDist, Xoshiro256pp)>,
+    last_arrival: SimTime,
+    /// Per-packet log `(dequeue time, sojourn, size, flow)` when asked for (grows until taken).
+    packet_log: Option<Vec<PacketRecord>>,
+    /// The drops of the same log (kept when `packet_log` is).
+    drop_log: Vec<DropRecord>,
+    /// The discipline's state changes are recorded ([`LinkDirection::trace_state`]).
+    traced: bool,
+    /// Sojourn times of the measurement windows open now, by window slot
+    /// ([`crate::world::Sim::begin_window`]); empty without windows.
+    windows: Vec<Option<SojournStats>>,
+    rate: LinkRate,
+    /// Totals and the sojourn sketch; its per-bin series stay empty while running (they are
+    /// in `series`, and a report fills them in).
+    m: LinkMetrics,
+    /// The time series, one row per bin: a hop updates several of them at once, and a row
+    /// keeps them in one cache line or two instead of one line in each of five vectors.
+    series: Vec<LinkBin>,
+    q: Qdisc<AnyQdisc>,
+    loss_rng: Xoshiro256pp,
+    name: String,
 }
 
 impl LinkDirection {
-    /// A link direction from `parts`, with time series in bins of `bin` (> 0).
-    pub fn new(parts: LinkParts, bin: SimDuration) -> LinkDirection {
+    /// A link direction from `parts`, idle and empty.
+    pub fn new(parts: LinkParts) -> LinkDirection {
         LinkDirection {
-            name: parts.name,
-            rate: parts.rate,
-            delay: parts.delay,
-            q: parts.qdisc,
-            loss: parts.loss,
-            loss_rng: parts.loss_rng,
-            jitter: parts.jitter,
-            last_arrival: SimTime::ZERO,
-            on_wire: false,
             busy_until: SimTime::ZERO,
             sending: None,
-            pipe: Pipe::with_capacity(4096),
-            m: LinkMetrics::default(),
-            series: Vec::with_capacity(4096),
-            bin_ns: bin.as_nanos().max(1),
             level: (0, 0, 0),
             area: QueueArea::default(),
-            log: None,
+            delay: parts.delay,
+            tx_done_pending: false,
+            idle_poll_due: false,
+            pipe: Pipe::with_capacity(256),
+            loss: parts.loss,
+            jitter: parts.jitter,
+            last_arrival: SimTime::ZERO,
+            packet_log: None,
+            drop_log: Vec::new(),
+            traced: false,
+            windows: Vec::new(),
+            rate: parts.rate,
+            m: LinkMetrics::default(),
+            series: Vec::new(),
+            q: parts.qdisc,
+            loss_rng: parts.loss_rng,
+            name: parts.name,
+        }
+    }
+
+    /// Its parts back, as built (for a driver that takes the links of an unrun simulation).
+    pub fn into_parts(self) -> LinkParts {
+        LinkParts {
+            name: self.name,
+            rate: self.rate,
+            delay: self.delay,
+            qdisc: self.q,
+            loss: self.loss,
+            loss_rng: self.loss_rng,
+            jitter: self.jitter,
         }
     }
 
@@ -103,326 +197,313 @@ impl LinkDirection {
         self.name = name.into();
     }
 
-    /// Keeps a per-packet log from now on ([`LinkDirection::take_log`] hands it out).
+    /// Keeps a per-packet log (released packets and drops) from now on.
     pub fn log_packets(&mut self) {
-        self.log.get_or_insert_with(|| Vec::with_capacity(4096));
+        self.packet_log.get_or_insert_with(Vec::new);
     }
 
-    /// The per-packet records since the last take, into `out` (cleared first; no allocation once
-    /// both vectors have grown).
-    pub fn take_log(&mut self, out: &mut Vec<PacketRecord>) {
-        out.clear();
-        if let Some(l) = &mut self.log {
-            out.append(l);
-        }
+    /// Records the discipline's state variables as they change
+    /// ([`LinkDirection::take_state_changes`] hands them out).
+    pub fn trace_state(&mut self) {
+        self.q.trace_state();
+        self.traced = true;
     }
 
-    fn bin(&self, t: SimTime) -> usize {
-        (t.as_nanos() / self.bin_ns) as usize
+    /// The discipline's state is traced ([`LinkDirection::trace_state`]).
+    pub fn traced(&self) -> bool {
+        self.traced
     }
 
-    fn row(&mut self, bin: usize) -> &mut LinkBin {
-        if self.series.len() <= bin {
-            self.series.resize(bin + 1, LinkBin::default());
-        }
-        &mut self.series[bin]
+    /// The discipline's state changes since the last take (empty when not traced).
+    pub fn take_state_changes(&mut self) -> Vec<aqmlab_qdisc::StateChange> {
+        self.q.take_state_changes()
     }
 
-    /// Notes the queue level after a call at `t`: each bin keeps the largest level seen in it,
-    /// and bins without calls the level that held through them.
-    fn note_level(&mut self, t: SimTime) {
-        let bin = self.bin(t);
-        let b = self.q.backlog();
-        let (pkts, bytes) = (b.packets as u64, b.bytes);
-        self.m.max_backlog_pkts = self.m.max_backlog_pkts.max(b.packets);
-        let (last, lp, lb) = self.level;
-        self.row(bin);
-        if bin > last {
-            for r in &mut self.series[last + 1..bin] {
-                r.max_backlog_pkts = r.max_backlog_pkts.max(lp);
-                r.max_backlog_bytes = r.max_backlog_bytes.max(lb);
-            }
-        }
-        let r = &mut self.series[bin];
-        r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
-        r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
-        self.level = (bin.max(last), pkts, bytes);
-        let start = bin as u64 * self.bin_ns;
-        self.area.advance(
-            t.as_nanos(),
-            pkts,
-            bytes,
-            self.bin_ns,
+    /// Replaces the discipline before the run starts (the scenario builder rebuilds one whose
+    /// defaults depend on the traffic). Panics once packets have been offered to it.
+    pub(crate) fn replace_qdisc(&mut self, qdisc: AnyQdisc) {
+        assert_eq!(
+            self.q.stats().received.packets,
             0,
-            (bin, start, start + self.bin_ns),
-            &mut self.series,
+            "a discipline is replaced only before the run"
         );
+        self.q = Qdisc::new(qdisc);
     }
 
-    /// Counts the drops and marks of the discipline's last call at `t`; dropped packets go to
-    /// `freed` (their buffers are the caller's).
-    fn account(&mut self, t: SimTime, freed: &mut Vec<Packet>) {
-        let bin = self.bin(t);
-        let mut drops = 0;
-        for e in self.q.events() {
-            match *e {
-                QdiscEvent::Dropped { pkt, reason, .. } => {
-                    self.m.drops_by_reason[reason.index()] += 1;
-                    self.m.dropped_pkts += 1;
-                    drops += 1;
-                    freed.push(pkt);
-                }
-                QdiscEvent::Marked { reason, .. } => {
-                    self.m.marks_by_reason[reason.index()] += 1;
-                    self.m.marked_pkts += 1;
-                }
+    /// Gives each packet a random extra delay (see [`crate::world::Sim::set_jitter`]).
+    pub(crate) fn set_jitter(&mut self, jitter: DurationDist, rng: Xoshiro256pp) {
+        self.jitter = Some((jitter, rng));
+    }
+
+    /// When the current (or last) transmission ends.
+    #[inline(always)]
+    pub(crate) fn busy_until(&self) -> SimTime {
+        self.busy_until
+    }
+
+    /// The empty dequeue of a transmission's end is owed ([`LinkDirection::owed_idle_dequeue`]).
+    #[inline(always)]
+    pub(crate) fn idle_poll_due(&self) -> bool {
+        self.idle_poll_due
+    }
+
+    /// Packets are waiting behind the transmission: its driver wakes at its end.
+    #[inline(always)]
+    pub(crate) fn tx_done_pending(&self) -> bool {
+        self.tx_done_pending
+    }
+
+    /// The propagation pipe (its driver pops arrivals from it).
+    #[inline(always)]
+    pub(crate) fn pipe(&mut self) -> &mut Pipe {
+        &mut self.pipe
+    }
+
+    /// The transmission the driver woke for has ended: the link looks for the next packet
+    /// ([`LinkDirection::dequeue`]).
+    #[inline(always)]
+    pub(crate) fn tx_done(&mut self) {
+        self.tx_done_pending = false;
+    }
+
+    /// A packet of `p.size_bytes` arrives at `now` (in bin `bins.cur`) and is offered to the
+    /// discipline; an owed idle dequeue must have been made first if the transmission has
+    /// ended. With `shortcut`, a packet that finds an idle tail-drop link crosses its empty
+    /// queue at once ([`Qdisc::pass_through`]) with the levels the two calls would have noted.
+    #[inline]
+    pub(crate) fn offer(
+        &mut self,
+        now: SimTime,
+        bins: &Bins,
+        mut p: Packet,
+        shortcut: bool,
+        sink: &mut impl DropSink,
+    ) -> Offer {
+        let bin = bins.cur;
+        let size = p.size_bytes;
+        // Offered packets and bytes are the discipline's `received` count (see `report`).
+        self.row(bin).ingress_bytes += size as u64;
+        let free = !self.tx_done_pending && !self.idle_poll_due;
+        if free && shortcut && self.q.pass_through(now, &mut p) {
+            // An idle tail-drop link (most hops of a dumbbell but the bottleneck).
+            self.m.max_backlog_pkts = self.m.max_backlog_pkts.max(1);
+            self.note_passing(bin, size as u64);
+            return Offer::Passed(p);
+        }
+        self.q.enqueue(now, p);
+        self.settle(now, bin, sink);
+        self.note_area(now, bins);
+        let backlog = self.q.backlog().packets;
+        self.m.max_backlog_pkts = self.m.max_backlog_pkts.max(backlog);
+        self.note_level(bin);
+        if self.tx_done_pending {
+            // Busy with packets waiting: the wake-up at the transmission's end takes this one.
+            Offer::Queued
+        } else if self.idle_poll_due {
+            // Still transmitting: if a packet now waits, the link must look again when the
+            // transmission ends.
+            if backlog > 0 {
+                self.tx_done_pending = true;
+                self.idle_poll_due = false;
+                Offer::WakeAtTxEnd
+            } else {
+                Offer::Queued
             }
-        }
-        if drops > 0 {
-            self.row(bin).drops += drops;
-        }
-    }
-
-    /// Counts the transmission in progress as sent if it has ended by `now`.
-    fn count_sent(&mut self, now: SimTime) {
-        if let Some((end, size)) = self.sending {
-            if end <= now {
-                self.sending = None;
-                self.m.delivered_pkts += 1;
-                self.m.delivered_bytes += size as u64;
-                let bin = self.bin(end);
-                self.row(bin).egress_bytes += size as u64;
-            }
+        } else {
+            // Idle (its last dequeue found nothing): send now.
+            Offer::Idle
         }
     }
 
-    /// Puts `p`, released by the discipline at `t`, on the wire.
-    fn transmit(&mut self, t: SimTime, p: Packet, freed: &mut Vec<Packet>) {
-        let sojourn = t.as_nanos().saturating_sub(p.enqueue_ns);
+    /// The link went idle at `busy_until` with nothing waiting: makes the empty dequeue it made
+    /// then (deferred so that an uncongested link costs no wake-up per packet). Drops it
+    /// causes are counted at `now`, in bin `bin`.
+    #[inline(always)]
+    pub(crate) fn owed_idle_dequeue(
+        &mut self,
+        now: SimTime,
+        bin: usize,
+        shortcut: bool,
+        sink: &mut impl DropSink,
+    ) {
+        self.idle_poll_due = false;
+        let t = self.busy_until;
+        let none = if shortcut {
+            self.q.dequeue_when_idle(t)
+        } else {
+            self.q.dequeue(t)
+        };
+        assert!(
+            none.is_none(),
+            "link {}: the queue was empty when the link went idle",
+            self.name
+        );
+        self.settle(now, bin, sink);
+    }
+
+    /// The link is free at `now`: the next packet from its discipline, if any (`None`: this
+    /// empty dequeue is the one a link makes when it goes idle).
+    #[inline(always)]
+    pub(crate) fn dequeue(
+        &mut self,
+        now: SimTime,
+        bins: &Bins,
+        sink: &mut impl DropSink,
+    ) -> Option<Packet> {
+        let out = self.q.dequeue(now);
+        self.settle(now, bins.cur, sink);
+        self.note_area(now, bins);
+        self.note_drain(bins.cur);
+        out
+    }
+
+    /// The link starts sending `p` at `now`, just dequeued (with any CE mark the discipline
+    /// set): its sojourn is recorded, it enters the propagation pipe, and the driver is told
+    /// what to wake for. A packet lost on the wire goes to `sink` once it has been sent.
+    ///
+    /// `PASSING`: `p` crossed the empty queue of an idle tail-drop link just now
+    /// ([`Offer::Passed`]), so its sojourn is zero and nothing waits behind it.
+    #[inline]
+    pub(crate) fn transmit<const PASSING: bool>(
+        &mut self,
+        now: SimTime,
+        bins: &Bins,
+        p: Packet,
+        sink: &mut impl DropSink,
+    ) -> Sent {
+        let sojourn = if PASSING {
+            0
+        } else {
+            now.as_nanos() - p.enqueue_ns
+        };
         self.m.sojourn_ns.add(sojourn);
         self.m.sojourn_moments.add(sojourn);
-        let bin = self.bin(t);
-        let r = self.row(bin);
-        r.released_pkts += 1;
-        r.sojourn_sum_ns += sojourn;
-        if let Some(l) = &mut self.log {
-            l.push(PacketRecord {
-                t_ns: t.as_nanos(),
+        for w in self.windows.iter_mut().flatten() {
+            w.add(sojourn);
+        }
+        let row = self.row(bins.cur);
+        row.released_pkts += 1;
+        row.sojourn_sum_ns += sojourn;
+        if let Some(log) = &mut self.packet_log {
+            log.push(PacketRecord {
+                t_ns: now.as_nanos(),
                 sojourn_ns: sojourn,
                 size: p.size_bytes,
                 flow: p.flow.0,
             });
         }
-        let end = self.rate.tx_end(t, p.size_bytes);
-        self.busy_until = end;
-        self.on_wire = true;
+        let end = self.rate.tx_end(now, p.size_bytes);
+        // The packet enters the propagation pipe now, arriving one delay after `end`.
+        // Transmissions on a link are sequential, so arrivals stay in sending order. It counts
+        // as sent once its last bit has left; the previous transmission has by now.
+        self.count_sent(bins);
         self.sending = Some((end, p.size_bytes));
-        if self.loss > 0.0 && self.loss_rng.next_f64() < self.loss {
+        let lost = self.loss > 0.0 && self.loss_rng.next_f64() < self.loss;
+        let mut pipe_head = None;
+        if lost {
+            // Lost on the wire: it was sent (and occupied the link) but never arrives.
             self.m.lost_pkts += 1;
-            freed.push(p);
         } else {
             let mut at = end + self.delay;
             if let Some((dist, rng)) = &mut self.jitter {
-                // As the simulator: no arrival before the previous one.
-                at = (at + dist.sample(rng, crate::world::MAX_JITTER)).max(self.last_arrival);
+                // The pipe stays in sending order: no arrival before the previous one.
+                at = (at + dist.sample(rng, MAX_JITTER)).max(self.last_arrival);
                 self.last_arrival = at;
             }
             self.pipe.push_back(at, p);
-        }
-    }
-
-    /// Runs the transmitter up to `now`: every transmission that ends by `now` is followed, at
-    /// its end, by the dequeue of the next packet. Dropped packets go to `freed`.
-    pub fn advance(&mut self, now: SimTime, freed: &mut Vec<Packet>) {
-        while self.on_wire && self.busy_until <= now {
-            let t = self.busy_until;
-            self.on_wire = false;
-            self.count_sent(t);
-            let out = self.q.dequeue(t);
-            self.account(t, freed);
-            self.note_level(t);
-            if let Some(p) = out {
-                self.transmit(t, p, freed);
+            if self.pipe.len() == 1 {
+                pipe_head = Some(at);
             }
         }
-    }
-
-    /// A packet arrives at `now` (not before an earlier call's time): the transmitter runs up
-    /// to `now`, the packet is offered to the discipline, and an idle link starts sending.
-    /// Packets the discipline drops go to `freed`.
-    pub fn arrive(&mut self, now: SimTime, p: Packet, freed: &mut Vec<Packet>) {
-        self.advance(now, freed);
-        let bin = self.bin(now);
-        self.row(bin).ingress_bytes += p.size_bytes as u64;
-        self.q.enqueue(now, p);
-        self.account(now, freed);
-        self.note_level(now);
-        if !self.on_wire {
-            self.count_sent(now);
-            let out = self.q.dequeue(now);
-            self.account(now, freed);
-            self.note_level(now);
-            if let Some(p) = out {
-                self.transmit(now, p, freed);
+        self.busy_until = end;
+        let mut tx_done = None;
+        if !PASSING && self.q.backlog().packets > 0 {
+            self.tx_done_pending = true;
+            tx_done = Some(end);
+        } else {
+            self.idle_poll_due = true;
+        }
+        if lost {
+            if self.packet_log.is_some() {
+                self.drop_log.push(DropRecord {
+                    t_ns: now.as_nanos(),
+                    sojourn_ns: sojourn,
+                    size: p.size_bytes,
+                    flow: p.flow.0,
+                    reason: None,
+                });
             }
+            sink.dropped(p, None);
+        }
+        Sent { pipe_head, tx_done }
+    }
+
+    /// Applies the drops and marks of the last discipline call, made at `now` in bin `bin`.
+    #[inline(always)]
+    fn settle(&mut self, now: SimTime, bin: usize, sink: &mut impl DropSink) {
+        if !self.q.events().is_empty() {
+            self.apply_qdisc_events(now, bin, sink);
         }
     }
 
-    /// When the next thing happens: a transmission ends or a packet reaches the far end.
-    pub fn next_event(&self) -> Option<SimTime> {
-        let tx = self.on_wire.then_some(self.busy_until);
-        match (tx, self.pipe.front_arrival()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
-
-    /// The next packet whose propagation has ended by `now`, with the time it was due.
-    #[inline]
-    pub fn pop_arrived(&mut self, now: SimTime) -> Option<(SimTime, Packet)> {
-        match self.pipe.front_arrival() {
-            Some(t) if t <= now => Some(self.pipe.pop_front()),
-            _ => None,
-        }
-    }
-
-    /// The measurements so far, as the simulator reports a link direction at `now`.
-    pub fn report(&self, now: SimTime) -> LinkReport {
-        self.report_with_rows(now).0
-    }
-
-    /// [`LinkDirection::report`], with the per-bin rows (a [`crate::world::Report`]'s
-    /// `link_rows`: the time-averaged queue and the capacity of each bin too).
-    pub fn report_with_rows(&self, now: SimTime) -> (LinkReport, Vec<LinkBin>) {
-        let mut m = self.m.clone();
-        let mut rows = self.series.clone();
-        let offered = self.q.stats().received;
-        (m.enqueued_pkts, m.ingress_bytes) = (offered.packets, offered.bytes);
-        let mut in_flight = 0;
-        if let Some((end, size)) = self.sending {
-            if end < now {
-                m.delivered_pkts += 1;
-                m.delivered_bytes += size as u64;
-                let bin = self.bin(end);
-                if rows.len() <= bin {
-                    rows.resize(bin + 1, LinkBin::default());
+    fn apply_qdisc_events(&mut self, now: SimTime, bin: usize, sink: &mut impl DropSink) {
+        let now = now.as_nanos();
+        for i in 0..self.q.events().len() {
+            let e = self.q.events()[i];
+            match e {
+                QdiscEvent::Dropped { pkt, reason, .. } => {
+                    if self.packet_log.is_some() {
+                        self.drop_log.push(DropRecord {
+                            t_ns: now,
+                            sojourn_ns: now.saturating_sub(pkt.enqueue_ns),
+                            size: pkt.size_bytes,
+                            flow: pkt.flow.0,
+                            reason: Some(reason),
+                        });
+                    }
+                    self.m.dropped_pkts += 1;
+                    self.m.drops_by_reason[reason.index()] += 1;
+                    self.row(bin).drops += 1;
+                    sink.dropped(pkt, Some(reason));
                 }
-                rows[bin].egress_bytes += size as u64;
-            } else {
-                in_flight = 1;
+                QdiscEvent::Marked { pkt, reason } => {
+                    self.m.marked_pkts += 1;
+                    self.m.marks_by_reason[reason.index()] += 1;
+                    sink.marked(&pkt, reason);
+                }
             }
         }
-        let n = (now.as_nanos().div_ceil(self.bin_ns) as usize).max(rows.len());
-        rows.resize(n, LinkBin::default());
-        let (lb, pkts, bytes) = self.level;
-        for r in rows.iter_mut().skip(lb + 1) {
-            r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
-            r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
-        }
-        let mut area = self.area;
-        let cur = (usize::MAX, 0, 0); // no bin known: the rows are found by division
-        area.advance(
-            now.as_nanos(),
-            area.pkts,
-            area.bytes,
-            self.bin_ns,
-            0,
-            cur,
-            &mut rows,
-        );
-        rows.truncate(n);
-        for (k, r) in rows.iter_mut().enumerate() {
-            let start = k as u64 * self.bin_ns;
-            let end = (start + self.bin_ns).min(now.as_nanos());
-            let bits = self
-                .rate
-                .capacity_bits(SimTime::from_nanos(start), SimTime::from_nanos(end));
-            r.capacity_bits = bits.min(u64::MAX as u128) as u64;
-        }
-        m.ingress_bytes_per_bin = rows.iter().map(|r| r.ingress_bytes).collect();
-        m.egress_bytes_per_bin = rows.iter().map(|r| r.egress_bytes).collect();
-        m.max_backlog_per_bin = rows.iter().map(|r| r.max_backlog_pkts).collect();
-        m.max_backlog_bytes_per_bin = rows.iter().map(|r| r.max_backlog_bytes).collect();
-        m.drops_per_bin = rows.iter().map(|r| r.drops).collect();
-        m.released_per_bin = rows.iter().map(|r| r.released_pkts).collect();
-        m.sojourn_sum_ns_per_bin = rows.iter().map(|r| r.sojourn_sum_ns).collect();
-        let cap = self.rate.capacity_bits(SimTime::ZERO, now);
-        let report = LinkReport {
-            name: self.name.clone(),
-            qdisc: self.q.inner().kind().name(),
-            backlog_pkts: self.q.backlog().packets,
-            in_flight,
-            empty_dequeues: self.q.stats().empty_dequeues,
-            capacity_bits: cap,
-            utilization: if cap == 0 {
-                0.0
-            } else {
-                m.delivered_bytes as f64 * 8.0 / cap as f64
-            },
-            m,
-        };
-        (report, rows)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use aqmlab_core::{Bitrate, FlowId};
-    use aqmlab_qdisc::{registry, UniformSource};
-
-    fn link(kind: &str, limit: &str) -> LinkDirection {
-        let q = registry::build(
-            kind,
-            &[("limit".into(), limit.into())],
-            UniformSource::seeded(1),
-        )
-        .unwrap();
-        LinkDirection::new(
-            LinkParts {
-                name: "l".into(),
-                rate: LinkRate::Constant(Bitrate::from_mbps(12)),
-                delay: SimDuration::from_millis(10),
-                qdisc: Qdisc::new(q),
-                loss: 0.0,
-                loss_rng: Xoshiro256pp::seed_from_u64(1),
-                jitter: None,
-            },
-            SimDuration::from_millis(100),
-        )
     }
 
-    #[test]
-    fn a_burst_leaves_at_the_link_rate_after_the_delay() {
-        let mut l = link("droptail", "3p");
-        let mut freed = Vec::new();
-        for id in 0..5 {
-            l.arrive(SimTime::ZERO, Packet::new(id, 1500, FlowId(0)), &mut freed);
-        }
-        // One on the wire, three queued, one dropped.
-        assert_eq!(freed.iter().map(|p| p.id).collect::<Vec<_>>(), vec![4]);
-        // A caller that wakes late (at 1 s) still sees one packet per ms (1500 B at 12 Mb/s),
-        // each 10 ms after its last bit left.
-        l.advance(SimTime::from_secs(1), &mut freed);
-        let mut got = Vec::new();
-        while let Some((t, p)) = l.pop_arrived(SimTime::from_secs(1)) {
-            got.push((t.as_nanos(), p.id));
-        }
-        assert_eq!(
-            got,
-            vec![
-                (11_000_000, 0),
-                (12_000_000, 1),
-                (13_000_000, 2),
-                (14_000_000, 3)
-            ]
-        );
-        let r = l.report(SimTime::from_secs(1));
-        assert_eq!((r.m.delivered_pkts, r.m.dropped_pkts), (4, 1));
-        assert_eq!(r.m.sojourn_ns.max(), 3_000_000.0);
-        assert_eq!(r.m.egress_bytes_per_bin.iter().sum::<u64>(), 6000);
-        assert_eq!(r.m.max_backlog_per_bin.len(), 10);
-        assert!((r.utilization - 6000.0 * 8.0 / 12e6).abs() < 1e-12);
-        assert_eq!(l.next_event(), None);
+    /// The series row of time bin `bin`, added (with the bins before it) if missing.
+    #[inline]
+    fn row(&mut self, bin: usize) -> &mut LinkBin {
+        row_of(&mut self.series, bin)
+    }
+
+    /// Starts measuring the sojourn times of a new window; returns its slot.
+    pub(crate) fn begin_window(&mut self) -> usize {
+        self.windows.push(Some(SojournStats::default()));
+        self.windows.len() - 1
+    }
+
+    /// Open windows so far (the next window's slot).
+    pub(crate) fn windows_len(&self) -> usize {
+        self.windows.len()
+    }
+
+    /// Stops the window of slot `k`: its sojourn times.
+    pub(crate) fn end_window(&mut self, k: usize) -> SojournStats {
+        self.windows[k].take().expect("an open window")
+    }
+
+    /// The per-packet log, if kept.
+    pub(crate) fn packet_log(&self) -> Option<&[PacketRecord]> {
+        self.packet_log.as_deref()
+    }
+
+    /// The drops of the per-packet log.
+    pub(crate) fn drop_log(&self) -> &[DropRecord] {
+        &self.drop_log
     }
 }

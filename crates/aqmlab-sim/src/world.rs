@@ -3,21 +3,23 @@
 //! they were scheduled, and every random stream is seeded from `(seed, component path)`, so the
 //! same configuration and seed give bit-identical results.
 //!
-//! A link direction transmits one packet at a time. When it is free it asks its discipline for
-//! the next packet (an idle link asks once and then waits for an arrival), computes when the
-//! last bit leaves from its [`LinkRate`], and the packet arrives at the far node one propagation
-//! delay later. The discipline holds the whole queue: there is no hidden second buffer.
+//! Each link direction is a [`LinkDirection`] (the same component the live emulator drives):
+//! this loop gives it its arrivals, wakes it when a transmission with packets behind it ends
+//! (`TxDone`) and when the head of its propagation pipe arrives (`PipeHead`), and counts its
+//! drops against their flows.
 
 use crate::arena::Arena;
+use crate::bins::{row_of, Bins};
 use crate::dist::DurationDist;
 use crate::event::{EventQueue, Lane};
-use crate::pipe::Pipe;
-use crate::rate::LinkRate;
+use crate::link::{DropSink, LinkDirection, LinkParts, Offer, Sent};
 use crate::sketch::QuantileSketch;
 use crate::topology::{LinkConfig, Routes};
 use aqmlab_core::{Bitrate, Ecn, FlowId, Packet, SimDuration, SimTime, Xoshiro256pp};
-use aqmlab_qdisc::{AnyQdisc, DropReason, MarkReason, Qdisc, QdiscEvent};
+use aqmlab_qdisc::{AnyQdisc, DropReason, MarkReason, Qdisc};
 use aqmlab_tcp::{Segment, TcpConfig, TcpReceiver, TcpSender};
+
+pub use crate::link::{DropRecord, LinkBin, LinkMetrics, LinkReport, PacketRecord};
 
 mod apps;
 use apps::AppState;
@@ -161,79 +163,6 @@ pub enum FlowSpec<'a> {
     Tcp(&'a TcpSpec),
 }
 
-/// One packet released by a link's discipline (the optional per-packet log).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PacketRecord {
-    /// When it left the discipline (its transmission started), ns.
-    pub t_ns: u64,
-    /// Time it spent in the discipline, ns.
-    pub sojourn_ns: u64,
-    /// Size in bytes.
-    pub size: u32,
-    /// Flow index.
-    pub flow: u32,
-}
-
-/// One packet a link direction's discipline dropped, or that was lost on its wire after it
-/// was sent (the optional per-packet log's drops, beside its [`PacketRecord`]s).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DropRecord {
-    /// When it was dropped (or sent, for a wire loss), ns.
-    pub t_ns: u64,
-    /// Time it had spent in the discipline, ns (0 when refused at enqueue).
-    pub sojourn_ns: u64,
-    /// Size in bytes.
-    pub size: u32,
-    /// Flow index.
-    pub flow: u32,
-    /// Why: the discipline's reason, or `None` for a loss on the wire.
-    pub reason: Option<DropReason>,
-}
-
-/// Per-link-direction measurements.
-#[derive(Clone, Debug, Default)]
-pub struct LinkMetrics {
-    /// Packets offered to the discipline (in a [`Report`]: the discipline's `received` count).
-    pub enqueued_pkts: u64,
-    /// Bytes offered to the discipline (in a [`Report`], as `enqueued_pkts`).
-    pub ingress_bytes: u64,
-    /// Packets fully transmitted.
-    pub delivered_pkts: u64,
-    /// Bytes fully transmitted.
-    pub delivered_bytes: u64,
-    /// Packets dropped by the discipline (any reason).
-    pub dropped_pkts: u64,
-    /// Packets CE-marked by the discipline.
-    pub marked_pkts: u64,
-    /// Sojourn time through the discipline of every packet it released, in ns.
-    pub sojourn_ns: QuantileSketch,
-    /// The same sojourn times' count, sum and sum of squares (their exact variance).
-    pub sojourn_moments: crate::metrics::Moments,
-    /// Largest backlog seen, in packets.
-    pub max_backlog_pkts: u32,
-    /// Bytes offered per time bin. (In a [`Report`], the five per-bin series have the same
-    /// length: up to the last bin with any activity or level noted; bins after it are zero.)
-    pub ingress_bytes_per_bin: Vec<u64>,
-    /// Bytes transmitted per time bin (counted when the last bit leaves).
-    pub egress_bytes_per_bin: Vec<u64>,
-    /// Largest backlog (packets) seen in each time bin.
-    pub max_backlog_per_bin: Vec<u64>,
-    /// Packets dropped per time bin.
-    pub drops_per_bin: Vec<u64>,
-    /// Packets the discipline released per time bin.
-    pub released_per_bin: Vec<u64>,
-    /// Sum of the sojourn times of the packets released in each time bin, ns.
-    pub sojourn_sum_ns_per_bin: Vec<u64>,
-    /// Largest backlog (bytes) seen in each time bin.
-    pub max_backlog_bytes_per_bin: Vec<u64>,
-    /// Drops per reason (indexed by `DropReason::index()`).
-    pub drops_by_reason: [u64; DropReason::ALL.len()],
-    /// Marks per reason (indexed by `MarkReason::index()`).
-    pub marks_by_reason: [u64; MarkReason::ALL.len()],
-    /// Packets lost on the wire after transmission (the link's random loss).
-    pub lost_pkts: u64,
-}
-
 /// What a flow is, for reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FlowInfo {
@@ -299,93 +228,58 @@ pub struct FlowMetrics {
     pub srtt_ns: QuantileSketch,
 }
 
+/// A link direction as the event loop drives it ([`LinkDirection`]), with where it leads.
 struct Link {
-    /// When the current (or last) transmission ends.
-    busy_until: SimTime,
-    /// The event sequence number reserved for this transmission's `TxDone`, so that a `TxDone`
-    /// scheduled late (when a packet starts waiting) keeps the place among equal-time events it
-    /// would have had if scheduled when the transmission started.
-    tx_seq: u64,
-    /// The last transmission (its end, its size) while not yet counted as sent: it is added to
-    /// the totals and to its time bin once it has ended, so the series never reach past `now`.
-    sending: Option<(SimTime, u32)>,
-    /// The last queue level noted: (bin, packets, bytes), carried into later bins without calls.
-    level: (usize, u64, u64),
-    /// The backlog integrated over time, per bin (the time-averaged queue).
-    area: crate::metrics::QueueArea,
-    delay: SimDuration,
+    dir: LinkDirection,
+    /// The node at its far end.
     to: u32,
-    /// A `TxDone` event is scheduled at `busy_until` (a packet is waiting behind the one on the wire).
-    tx_done_pending: bool,
-    /// The last transmission started with nothing queued behind it, so no `TxDone` event was
-    /// scheduled; the empty dequeue the link makes when it goes idle is still owed, at
-    /// `busy_until`, and is made when the next packet arrives. The discipline therefore sees
-    /// exactly the calls it would see with an event at every transmission end, while an
-    /// uncongested link costs no event per packet.
-    idle_poll_due: bool,
-    /// Packets propagating: `(arrival time, packet)` in sending order. The delay is constant,
-    /// so they arrive in this order and only the head needs an event (the heap stays small).
-    pipe: Pipe,
-    /// Loss probability on the wire (its random stream is below).
-    loss: f64,
-    /// A random extra delay per packet, from the link's own stream (`link/NAME/jitter`), and
-    /// the latest arrival time given so far: a packet arrives no earlier than the one sent
-    /// before it, so jitter never reorders a link.
-    jitter: Option<(DurationDist, Xoshiro256pp)>,
-    last_arrival: SimTime,
-    /// Per-packet log `(dequeue time, sojourn, size, flow)` when asked for (grows with the run).
-    packet_log: Option<Vec<PacketRecord>>,
-    /// The drops of the same log (kept when `packet_log` is).
-    drop_log: Vec<DropRecord>,
-    /// The discipline's state changes are recorded ([`Sim::trace_state`]).
-    traced: bool,
-    /// Sojourn times of the measurement windows open now, by window slot
-    /// ([`Sim::begin_window`]); empty without windows.
-    windows: Vec<Option<crate::metrics::SojournStats>>,
-    rate: LinkRate,
-    /// Totals and the sojourn sketch; its per-bin series stay empty while running (they are
-    /// in `series`, and a report fills them in).
-    m: LinkMetrics,
-    /// The time series, one row per bin: a hop updates several of them at once, and a row
-    /// keeps them in one cache line or two instead of one line in each of five vectors.
-    series: Vec<LinkBin>,
-    q: Qdisc<AnyQdisc>,
-    loss_rng: Xoshiro256pp,
-    name: String,
+    /// The event sequence number reserved for the current transmission's `TxDone`, so that a
+    /// `TxDone` scheduled late (when a packet starts waiting) keeps the place among equal-time
+    /// events it would have had if scheduled when the transmission started.
+    tx_seq: u64,
 }
 
-/// One time bin of a link direction's series (see [`LinkMetrics`] for each).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LinkBin {
-    /// Bytes offered.
-    pub ingress_bytes: u64,
-    /// Bytes transmitted (counted when the last bit leaves).
-    pub egress_bytes: u64,
-    /// Largest backlog in packets.
-    pub max_backlog_pkts: u64,
-    /// Largest backlog in bytes.
-    pub max_backlog_bytes: u64,
-    /// Packets dropped.
-    pub drops: u64,
-    /// Packets the discipline released (to the wire).
-    pub released_pkts: u64,
-    /// Sum of their sojourn times through the discipline, ns.
-    pub sojourn_sum_ns: u64,
-    /// The backlog integrated over the bin, packet·ns (÷ the bin's length: the time-averaged
-    /// queue).
-    pub queue_pkt_ns: u128,
-    /// The same in byte·ns.
-    pub queue_byte_ns: u128,
-    /// Bits the link could carry in the bin (its rate, schedule or trace integrated); filled in
-    /// when the bin is handed out or reported.
-    pub capacity_bits: u64,
+/// Where the packets a link direction drops or loses go in a simulation: their payloads are
+/// freed, and they are counted against their flows at link `link`.
+struct FlowSide<'a> {
+    flows: &'a mut [Flow],
+    payloads: &'a mut Arena<Payload>,
+    link: u32,
 }
 
-impl crate::metrics::AreaRow for LinkBin {
-    #[inline(always)]
-    fn add_area(&mut self, pkt_ns: u128, byte_ns: u128) {
-        self.queue_pkt_ns += pkt_ns;
-        self.queue_byte_ns += byte_ns;
+impl DropSink for FlowSide<'_> {
+    #[inline]
+    fn dropped(&mut self, pkt: Packet, reason: Option<DropReason>) {
+        let slot = payload_slot(pkt.id);
+        let data = is_data(self.payloads, slot);
+        self.payloads.free(slot);
+        let fm = &mut self.flows[pkt.flow.0 as usize].m;
+        fm.receiver.lost_pkts += data as u64;
+        fm.dropped_pkts += 1;
+        let at = fm.at_links.at(self.link);
+        match reason {
+            Some(r) => {
+                at.dropped_pkts += 1;
+                at.drops_by_reason[r.index()] += 1;
+            }
+            None => at.lost_pkts += 1,
+        }
+    }
+
+    #[inline]
+    fn marked(&mut self, pkt: &Packet, reason: MarkReason) {
+        let at = self.flows[pkt.flow.0 as usize].m.at_links.at(self.link);
+        at.marked_pkts += 1;
+        at.marks_by_reason[reason.index()] += 1;
+    }
+}
+
+/// Whether the payload in `slot` is data towards a receiver (not an ACK).
+#[inline]
+fn is_data(payloads: &Arena<Payload>, slot: u32) -> bool {
+    match payloads.get(slot) {
+        Payload::Udp { .. } => true,
+        Payload::Tcp { to_receiver, .. } => *to_receiver,
     }
 }
 
@@ -449,95 +343,6 @@ enum FlowKind {
         rng: Xoshiro256pp,
         app: AppState,
     },
-}
-
-impl Link {
-    /// Counts the last transmission as sent (it has ended), in its end's time bin.
-    #[inline(always)]
-    fn count_sent(&mut self, bins: &Bins) {
-        if let Some((end, size)) = self.sending.take() {
-            self.m.delivered_pkts += 1;
-            self.m.delivered_bytes += size as u64;
-            self.row(bins.of(end)).egress_bytes += size as u64;
-        }
-    }
-
-    /// The series row of time bin `bin`, added (with the bins before it) if missing.
-    #[inline]
-    fn row(&mut self, bin: usize) -> &mut LinkBin {
-        row_of(&mut self.series, bin)
-    }
-
-    /// Records the queue level after a dequeue in time bin `bin`. A dequeue never raises the
-    /// level, so within the bin of the last note only the carried level changes.
-    #[inline]
-    fn note_drain(&mut self, bin: usize) {
-        if bin == self.level.0 {
-            let b = self.q.backlog();
-            self.level.1 = b.packets as u64;
-            self.level.2 = b.bytes;
-        } else {
-            self.note_level(bin);
-        }
-    }
-
-    /// Accounts the backlog held since the last change up to `now`, and notes the level after
-    /// the discipline call just made (the level changes only in calls).
-    #[inline]
-    fn note_area(&mut self, now: SimTime, bins: &Bins) {
-        let b = self.q.backlog();
-        self.area.advance(
-            now.as_nanos(),
-            b.packets as u64,
-            b.bytes,
-            bins.bin_ns,
-            bins.base,
-            (bins.cur, bins.start_ns, bins.end_ns),
-            &mut self.series,
-        );
-    }
-
-    /// Records the queue level after a call in time bin `bin`: each bin keeps the largest level
-    /// seen in it, and bins without calls get the level that held through them.
-    fn note_level(&mut self, bin: usize) {
-        let b = self.q.backlog();
-        self.note_level_of(bin, b.packets as u64, b.bytes);
-    }
-
-    /// The levels of a packet crossing the empty queue: one packet of `bytes` between the
-    /// enqueue and the dequeue, then empty again ([`Link::note_level`] then [`Link::note_drain`]).
-    #[inline]
-    fn note_passing(&mut self, bin: usize, bytes: u64) {
-        if bin == self.level.0 {
-            if let Some(r) = self.series.get_mut(bin) {
-                r.max_backlog_pkts = r.max_backlog_pkts.max(1);
-                r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
-                self.level = (bin, 0, 0);
-                return;
-            }
-        }
-        self.note_level_of(bin, 1, bytes);
-        self.note_drain(bin);
-    }
-
-    /// [`Link::note_level`] for a level of `pkts` packets and `bytes` bytes.
-    #[inline]
-    fn note_level_of(&mut self, bin: usize, pkts: u64, bytes: u64) {
-        if bin == self.level.0 {
-            if let Some(r) = self.series.get_mut(bin) {
-                // Same bin as the last call (the common case): only the maxima can change.
-                r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
-                r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
-                self.level = (bin, pkts, bytes);
-                return;
-            }
-        }
-        self.row(bin);
-        let (last_bin, last_pkts, last_bytes) = self.level;
-        carry_level(&mut self.series[last_bin + 1..=bin], last_pkts, last_bytes);
-        carry_level(&mut self.series[bin..=bin], pkts, bytes);
-        self.level = (bin.max(last_bin), pkts, bytes);
-    }
 }
 
 struct Flow {
@@ -674,65 +479,6 @@ pub struct Sim {
     series_ended: bool,
 }
 
-/// Which time bin an instant falls in, with the current bin's bounds cached: nearly every
-/// lookup is for `now` or a moment later in the same bin, and a 64-bit division per packet per
-/// hop was a measurable share of the run time.
-///
-/// Bin indices are relative to `base`, the first bin still held in memory: the bins before it
-/// have been handed out by [`Sim::take_series`], so the series kept in memory cover only the
-/// bins since the last take, however long the run.
-#[derive(Clone, Copy, Debug)]
-struct Bins {
-    bin_ns: u64,
-    /// The absolute index of relative bin 0.
-    base: usize,
-    /// Relative index and [start, end) of the bin of the last `set`.
-    cur: usize,
-    start_ns: u64,
-    end_ns: u64,
-}
-
-impl Bins {
-    fn new(bin_ns: u64) -> Bins {
-        Bins {
-            bin_ns,
-            base: 0,
-            cur: 0,
-            start_ns: 0,
-            end_ns: bin_ns,
-        }
-    }
-    /// Moves the cached bin to the one holding `t` (at or after `base`).
-    #[inline]
-    fn set(&mut self, t: SimTime) {
-        let t = t.as_nanos();
-        if t < self.start_ns || t >= self.end_ns {
-            let abs = t / self.bin_ns;
-            self.cur = abs as usize - self.base;
-            self.start_ns = abs * self.bin_ns;
-            self.end_ns = self.start_ns.saturating_add(self.bin_ns);
-        }
-    }
-    /// The relative bin holding `t` (at or after `base`).
-    #[inline]
-    fn of(&self, t: SimTime) -> usize {
-        let t = t.as_nanos();
-        if t >= self.start_ns && t < self.end_ns {
-            self.cur
-        } else {
-            (t / self.bin_ns) as usize - self.base
-        }
-    }
-    /// Absolute bins wholly before `t`: [0, t / bin).
-    fn complete_before(&self, t: SimTime) -> usize {
-        (t.as_nanos() / self.bin_ns) as usize
-    }
-    /// Absolute bins that [0, t) touches: [0, ⌈t / bin⌉).
-    fn touched_before(&self, t: SimTime) -> usize {
-        t.as_nanos().div_ceil(self.bin_ns) as usize
-    }
-}
-
 /// When packet `k` (from 0) of a source sending `size`-byte packets at `rate` since `epoch`
 /// goes: `epoch + ceil(k·size·8·1e9 / rate)` ns. Computed from the epoch rather than by adding a
 /// rounded interval per packet, so the source keeps its rate on average when the interval is
@@ -749,37 +495,6 @@ fn flow_stream(idx: usize, name: Option<&str>) -> String {
     match name {
         Some(n) => format!("flow/name/{n}/app"),
         None => format!("flow/{idx}/app"),
-    }
-}
-
-/// The longest extra delay one jitter draw adds (an exponential's tail is cut here).
-pub(crate) const MAX_JITTER: SimDuration = SimDuration::from_secs(1000);
-
-/// Row `bin` of a link's or flow's series, added (with the bins before it) if missing.
-#[inline]
-fn row_of<T: Default + Clone>(series: &mut Vec<T>, bin: usize) -> &mut T {
-    if series.len() <= bin {
-        series.resize(bin + 1, T::default());
-    }
-    &mut series[bin]
-}
-
-/// Sets each row's `capacity_bits`: `rows[k]` is absolute bin `base + k`, counted up to `now`.
-fn fill_capacity(rate: &LinkRate, rows: &mut [LinkBin], base: usize, bin_ns: u64, now: SimTime) {
-    for (k, r) in rows.iter_mut().enumerate() {
-        let start = ((base + k) as u64).saturating_mul(bin_ns);
-        let end = start.saturating_add(bin_ns).min(now.as_nanos());
-        let bits = rate.capacity_bits(SimTime::from_nanos(start), SimTime::from_nanos(end));
-        r.capacity_bits = bits.min(u64::MAX as u128) as u64;
-    }
-}
-
-/// Raises the largest backlog of each of `rows` to `pkts` packets and `bytes` bytes: the level
-/// that held through bins without calls.
-fn carry_level(rows: &mut [LinkBin], pkts: u64, bytes: u64) {
-    for r in rows {
-        r.max_backlog_pkts = r.max_backlog_pkts.max(pkts);
-        r.max_backlog_bytes = r.max_backlog_bytes.max(bytes);
     }
 }
 
@@ -820,29 +535,17 @@ impl Sim {
         let links = links
             .into_iter()
             .map(|l| Link {
-                loss_rng: Xoshiro256pp::for_stream(seed, &format!("link/{}/loss", l.name)),
-                name: l.name,
                 to: l.to,
-                rate: l.rate,
-                delay: l.delay,
-                q: Qdisc::new(l.qdisc),
-                loss: l.loss,
-                jitter: None,
-                last_arrival: SimTime::ZERO,
-                packet_log: None,
-                drop_log: Vec::new(),
-                traced: false,
-                windows: Vec::new(),
-                busy_until: SimTime::ZERO,
-                sending: None,
-                tx_done_pending: false,
-                idle_poll_due: false,
                 tx_seq: 0,
-                level: (0, 0, 0),
-                area: Default::default(),
-                pipe: Pipe::with_capacity(256),
-                m: LinkMetrics::default(),
-                series: Vec::new(),
+                dir: LinkDirection::new(LinkParts {
+                    loss_rng: Xoshiro256pp::for_stream(seed, &format!("link/{}/loss", l.name)),
+                    name: l.name,
+                    rate: l.rate,
+                    delay: l.delay,
+                    qdisc: Qdisc::new(l.qdisc),
+                    loss: l.loss,
+                    jitter: None,
+                }),
             })
             .collect();
         Ok(Sim {
@@ -1017,9 +720,9 @@ impl Sim {
     /// Starts logging every packet the discipline of link `name` releases (see [`PacketRecord`]).
     /// Returns false if there is no such link.
     pub fn log_packets(&mut self, name: &str) -> bool {
-        match self.links.iter_mut().find(|l| l.name == name) {
+        match self.links.iter_mut().find(|l| l.dir.name() == name) {
             Some(l) => {
-                l.packet_log.get_or_insert_with(Vec::new);
+                l.dir.log_packets();
                 true
             }
             None => false,
@@ -1031,10 +734,9 @@ impl Sim {
     /// [`aqmlab_qdisc::StateTrace`]), handed out by [`Sim::take_series`]. Returns false if
     /// there is no such link.
     pub fn trace_state(&mut self, name: &str) -> bool {
-        match self.links.iter_mut().find(|l| l.name == name) {
+        match self.links.iter_mut().find(|l| l.dir.name() == name) {
             Some(l) => {
-                l.q.trace_state();
-                l.traced = true;
+                l.dir.trace_state();
                 true
             }
             None => false,
@@ -1045,8 +747,8 @@ impl Sim {
     pub fn traced_links(&self) -> impl Iterator<Item = &str> {
         self.links
             .iter()
-            .filter(|l| l.traced)
-            .map(|l| l.name.as_str())
+            .filter(|l| l.dir.traced())
+            .map(|l| l.dir.name())
     }
 
     /// Gives link direction `name` a random extra delay per packet, `jitter`, drawn from the
@@ -1055,10 +757,10 @@ impl Sim {
     /// Returns false if no direction has that name.
     pub fn set_jitter(&mut self, name: &str, jitter: DurationDist) -> bool {
         let seed = self.seed;
-        match self.links.iter_mut().find(|l| l.name == name) {
+        match self.links.iter_mut().find(|l| l.dir.name() == name) {
             Some(l) => {
                 let rng = Xoshiro256pp::for_stream(seed, &format!("link/{name}/jitter"));
-                l.jitter = Some((jitter, rng));
+                l.dir.set_jitter(jitter, rng);
                 true
             }
             None => false,
@@ -1069,13 +771,7 @@ impl Sim {
     /// before the run starts: the scenario builder rebuilds a discipline whose defaults depend
     /// on the traffic (CoDel's `mtu`). Panics once packets have been offered to it.
     pub fn replace_qdisc(&mut self, l: usize, qdisc: AnyQdisc) {
-        let link = &mut self.links[l];
-        assert_eq!(
-            link.q.stats().received.packets,
-            0,
-            "a discipline is replaced only before the run"
-        );
-        link.q = Qdisc::new(qdisc);
+        self.links[l].dir.replace_qdisc(qdisc);
     }
 
     /// [`Sim::take_series`] took the series to the end: the run is over (running it further,
@@ -1086,7 +782,7 @@ impl Sim {
 
     /// The names of the link directions, in the order of [`Report::links`].
     pub fn link_names(&self) -> impl Iterator<Item = &str> {
-        self.links.iter().map(|l| l.name.as_str())
+        self.links.iter().map(|l| l.dir.name())
     }
 
     /// The width of the time-series bins.
@@ -1097,34 +793,31 @@ impl Sim {
     /// Starts measuring the sojourn times of a window on every link direction; returns its slot
     /// for [`Sim::end_window`].
     pub fn begin_window(&mut self) -> usize {
-        let k = self.links.first().map_or(0, |l| l.windows.len());
+        let k = self.links.first().map_or(0, |l| l.dir.windows_len());
         for l in &mut self.links {
-            l.windows.push(Some(Default::default()));
+            l.dir.begin_window();
         }
         k
     }
 
     /// Stops the window of slot `k`: its sojourn times per link direction (in link order).
     pub fn end_window(&mut self, k: usize) -> Vec<crate::metrics::SojournStats> {
-        self.links
-            .iter_mut()
-            .map(|l| l.windows[k].take().expect("an open window"))
-            .collect()
+        self.links.iter_mut().map(|l| l.dir.end_window(k)).collect()
     }
 
     /// The drops of the per-packet logs: `(link name, records)` for every logged link.
     pub fn drop_logs(&self) -> impl Iterator<Item = (&str, &[DropRecord])> {
         self.links
             .iter()
-            .filter(|l| l.packet_log.is_some())
-            .map(|l| (l.name.as_str(), l.drop_log.as_slice()))
+            .filter(|l| l.dir.packet_log().is_some())
+            .map(|l| (l.dir.name(), l.dir.drop_log()))
     }
 
     /// The per-packet logs: `(link name, records)` for every logged link.
     pub fn packet_logs(&self) -> impl Iterator<Item = (&str, &[PacketRecord])> {
         self.links
             .iter()
-            .filter_map(|l| l.packet_log.as_deref().map(|v| (l.name.as_str(), v)))
+            .filter_map(|l| l.dir.packet_log().map(|v| (l.dir.name(), v)))
     }
 
     /// TCP connections currently open.
@@ -1188,8 +881,8 @@ impl Sim {
         // dequeue they made then (an eager TxDone at busy_until < until would have run); make
         // it now, so every discipline's state and counters are exact at a report.
         for l in 0..self.links.len() {
-            let link = &self.links[l];
-            if link.idle_poll_due && link.busy_until < until {
+            let link = &self.links[l].dir;
+            if link.idle_poll_due() && link.busy_until() < until {
                 self.owed_idle_dequeue(l as u32);
             }
         }
@@ -1278,15 +971,6 @@ impl Sim {
         }
         self.sent_ns[i] = self.now.as_nanos();
         slot
-    }
-
-    /// Whether the payload in `slot` is data towards a receiver (not an ACK).
-    #[inline]
-    fn is_data(&self, slot: u32) -> bool {
-        match self.payloads.get(slot) {
-            Payload::Udp { .. } => true,
-            Payload::Tcp { to_receiver, .. } => *to_receiver,
-        }
     }
 
     fn leg_mut(&mut self, conn: u32, leg: u8) -> &mut Leg {
@@ -1524,9 +1208,10 @@ impl Sim {
 
     fn on_pipe_head(&mut self, l: u32) {
         let link = &mut self.links[l as usize];
-        let (at, p) = link.pipe.pop_front(); // a PipeHead event has a packet
+        let pipe = link.dir.pipe();
+        let (at, p) = pipe.pop_front(); // a PipeHead event has a packet
         debug_assert_eq!(at, self.now);
-        if let Some(next) = link.pipe.front_arrival() {
+        if let Some(next) = pipe.front_arrival() {
             self.events.push(next, Ev::PipeHead(l));
         }
         let node = link.to;
@@ -1655,230 +1340,101 @@ impl Sim {
     }
 
     /// Hands `p` at `node` to the link towards its destination.
-    fn forward(&mut self, node: u32, mut p: Packet) {
+    fn forward(&mut self, node: u32, p: Packet) {
         let size = p.size_bytes;
         let l = self
             .routes
             .next_link(node, packet_dst(p.id))
             .expect("routes were checked when the flow was added");
-        let bin = self.bin();
         let now = self.now;
-        let link = &mut self.links[l as usize];
+        let link = &self.links[l as usize];
         // Has this link's transmission ended, in event order? At a tie with its end, the
         // `TxDone` that eager scheduling would have pushed (sequence `tx_seq`) comes first
         // exactly when the current event was scheduled after the transmission started.
-        let tx_ended =
-            now > link.busy_until || (now == link.busy_until && self.cur_seq > link.tx_seq);
-        if link.idle_poll_due && tx_ended {
+        let busy_until = link.dir.busy_until();
+        let tx_ended = now > busy_until || (now == busy_until && self.cur_seq > link.tx_seq);
+        if link.dir.idle_poll_due() && tx_ended {
             self.owed_idle_dequeue(l);
         }
-        let link = &mut self.links[l as usize];
-        // Offered packets and bytes are the discipline's `received` count (see `report`).
-        link.row(bin).ingress_bytes += size as u64;
         let at = self.flows[p.flow.0 as usize].m.at_links.at(l);
         at.arrived_pkts += 1;
         at.arrived_bytes += size as u64;
-        let free = !link.tx_done_pending && !link.idle_poll_due;
-        if free && self.idle_shortcut && link.q.pass_through(now, &mut p) {
-            // An idle tail-drop link (most hops of a dumbbell but the bottleneck): the packet
-            // crosses its empty queue at once, with the levels the two calls would have noted.
-            link.m.max_backlog_pkts = link.m.max_backlog_pkts.max(1);
-            link.note_passing(bin, size as u64);
-            self.transmit::<true>(l, p);
-            return;
-        }
-        link.q.enqueue(now, p);
-        self.settle_qdisc_events(l);
-        let bins = self.bins;
         let link = &mut self.links[l as usize];
-        link.note_area(now, &bins);
-        let backlog = link.q.backlog().packets;
-        link.m.max_backlog_pkts = link.m.max_backlog_pkts.max(backlog);
-        link.note_level(bin);
-        if link.tx_done_pending {
-            // Busy with packets waiting: the scheduled TxDone will take this one in turn.
-        } else if link.idle_poll_due {
-            // Still transmitting (the transmission has not ended in event order): if a packet
-            // now waits, the link must look again when the transmission ends.
-            if backlog > 0 {
-                link.tx_done_pending = true;
-                link.idle_poll_due = false;
-                let (at, seq) = (link.busy_until, link.tx_seq);
+        let mut sink = FlowSide {
+            flows: &mut self.flows,
+            payloads: &mut self.payloads,
+            link: l,
+        };
+        match link
+            .dir
+            .offer(now, &self.bins, p, self.idle_shortcut, &mut sink)
+        {
+            Offer::Passed(p) => self.transmit::<true>(l, p),
+            // Busy: the scheduled TxDone will take it in turn.
+            Offer::Queued => {}
+            Offer::WakeAtTxEnd => {
+                let (at, seq) = (link.dir.busy_until(), link.tx_seq);
                 self.events.push_with_seq(at, seq, Ev::TxDone(l));
             }
-        } else {
-            // Idle (its last dequeue found nothing): send now.
-            self.start_tx(l);
+            Offer::Idle => self.start_tx(l),
         }
     }
 
-    /// Link `l` went idle at `busy_until` with nothing waiting: makes the empty dequeue it made
-    /// then (deferred so that an uncongested link costs no event per packet).
-    #[inline]
-    fn owed_idle_dequeue(&mut self, l: u32) {
-        let link = &mut self.links[l as usize];
-        link.idle_poll_due = false;
-        let t = link.busy_until;
-        let none = if self.idle_shortcut {
-            link.q.dequeue_when_idle(t)
-        } else {
-            link.q.dequeue(t)
-        };
-        assert!(
-            none.is_none(),
-            "link {}: the queue was empty when the link went idle",
-            link.name
-        );
-        self.settle_qdisc_events(l);
-    }
-
-    /// Applies the drops and marks of the last qdisc call on link `l`.
+    /// Link `l` went idle at its transmission's end with nothing waiting: makes the empty
+    /// dequeue it made then.
     #[inline(always)]
-    fn settle_qdisc_events(&mut self, l: u32) {
-        if !self.links[l as usize].q.events().is_empty() {
-            self.apply_qdisc_events(l);
-        }
-    }
-
-    fn apply_qdisc_events(&mut self, l: u32) {
-        let n = self.links[l as usize].q.events().len();
-        for i in 0..n {
-            let e = self.links[l as usize].q.events()[i];
-            match e {
-                QdiscEvent::Dropped { pkt, reason, .. } => {
-                    let bin = self.bin();
-                    let now = self.now.as_nanos();
-                    let link = &mut self.links[l as usize];
-                    if link.packet_log.is_some() {
-                        link.drop_log.push(DropRecord {
-                            t_ns: now,
-                            sojourn_ns: now.saturating_sub(pkt.enqueue_ns),
-                            size: pkt.size_bytes,
-                            flow: pkt.flow.0,
-                            reason: Some(reason),
-                        });
-                    }
-                    link.m.dropped_pkts += 1;
-                    link.m.drops_by_reason[reason.index()] += 1;
-                    link.row(bin).drops += 1;
-                    let data = self.is_data(payload_slot(pkt.id));
-                    self.payloads.free(payload_slot(pkt.id));
-                    let fm = &mut self.flows[pkt.flow.0 as usize].m;
-                    fm.receiver.lost_pkts += data as u64;
-                    fm.dropped_pkts += 1;
-                    let at = fm.at_links.at(l);
-                    at.dropped_pkts += 1;
-                    at.drops_by_reason[reason.index()] += 1;
-                }
-                QdiscEvent::Marked { pkt, reason } => {
-                    let m = &mut self.links[l as usize].m;
-                    m.marked_pkts += 1;
-                    m.marks_by_reason[reason.index()] += 1;
-                    let at = self.flows[pkt.flow.0 as usize].m.at_links.at(l);
-                    at.marked_pkts += 1;
-                    at.marks_by_reason[reason.index()] += 1;
-                }
-            }
-        }
+    fn owed_idle_dequeue(&mut self, l: u32) {
+        let bin = self.bin();
+        let mut sink = FlowSide {
+            flows: &mut self.flows,
+            payloads: &mut self.payloads,
+            link: l,
+        };
+        self.links[l as usize]
+            .dir
+            .owed_idle_dequeue(self.now, bin, self.idle_shortcut, &mut sink);
     }
 
     /// Link `l` is free: take the next packet from its discipline, if any.
     fn start_tx(&mut self, l: u32) {
-        let now = self.now;
-        let out = self.links[l as usize].q.dequeue(now);
-        self.settle_qdisc_events(l);
-        let bin = self.bin();
-        let bins = self.bins;
-        self.links[l as usize].note_area(now, &bins);
-        self.links[l as usize].note_drain(bin);
-        let Some(p) = out else {
-            return; // idle: this empty dequeue is the one a link makes when it goes idle
+        let mut sink = FlowSide {
+            flows: &mut self.flows,
+            payloads: &mut self.payloads,
+            link: l,
         };
-        self.transmit::<false>(l, p);
+        let out = self.links[l as usize]
+            .dir
+            .dequeue(self.now, &self.bins, &mut sink);
+        if let Some(p) = out {
+            self.transmit::<false>(l, p);
+        }
     }
 
-    /// Link `l` starts sending `p`, just dequeued (with any CE mark the discipline set): its
-    /// sojourn is recorded, it enters the propagation pipe, and the link looks for the next
-    /// packet when this one has left.
-    ///
-    /// `PASSING`: `p` crossed the empty queue of an idle tail-drop link just now
-    /// ([`Qdisc::pass_through`]), so its sojourn is zero and nothing waits behind it.
+    /// Link `l` starts sending `p`, just dequeued ([`LinkDirection::transmit`]); the events it
+    /// asks for are scheduled.
+    #[inline]
     fn transmit<const PASSING: bool>(&mut self, l: u32, p: Packet) {
-        let now = self.now;
-        let bins = self.bins;
         let link = &mut self.links[l as usize];
-        let sojourn = if PASSING {
-            0
-        } else {
-            now.as_nanos() - p.enqueue_ns
+        let mut sink = FlowSide {
+            flows: &mut self.flows,
+            payloads: &mut self.payloads,
+            link: l,
         };
-        link.m.sojourn_ns.add(sojourn);
-        link.m.sojourn_moments.add(sojourn);
-        for w in link.windows.iter_mut().flatten() {
-            w.add(sojourn);
+        let Sent { pipe_head, tx_done } = link
+            .dir
+            .transmit::<PASSING>(self.now, &self.bins, p, &mut sink);
+        if let Some(at) = pipe_head {
+            self.events.push(at, Ev::PipeHead(l));
         }
-        let row = link.row(bins.cur);
-        row.released_pkts += 1;
-        row.sojourn_sum_ns += sojourn;
-        if let Some(log) = &mut link.packet_log {
-            log.push(PacketRecord {
-                t_ns: now.as_nanos(),
-                sojourn_ns: sojourn,
-                size: p.size_bytes,
-                flow: p.flow.0,
-            });
-        }
-        let end = link.rate.tx_end(now, p.size_bytes);
-        // The packet enters the propagation pipe now, arriving one delay after `end`.
-        // Transmissions on a link are sequential, so arrivals stay in sending order. It counts
-        // as sent once its last bit has left; the previous transmission has by now.
-        link.count_sent(&bins);
-        link.sending = Some((end, p.size_bytes));
-        let lost = link.loss > 0.0 && link.loss_rng.next_f64() < link.loss;
-        if lost {
-            // Lost on the wire: it was sent (and occupied the link) but never arrives.
-            link.m.lost_pkts += 1;
-        } else {
-            let mut at = end + link.delay;
-            if let Some((dist, rng)) = &mut link.jitter {
-                // The pipe stays in sending order: no arrival before the previous one.
-                at = (at + dist.sample(rng, MAX_JITTER)).max(link.last_arrival);
-                link.last_arrival = at;
-            }
-            link.pipe.push_back(at, p);
-            if link.pipe.len() == 1 {
-                self.events.push(at, Ev::PipeHead(l));
-            }
-        }
-        link.busy_until = end;
+        // Reserved after the PipeHead push, as when this was one function: ties keep their order.
         link.tx_seq = self.events.reserve_seq();
-        if !PASSING && link.q.backlog().packets > 0 {
-            link.tx_done_pending = true;
+        if let Some(end) = tx_done {
             self.events.push_with_seq(end, link.tx_seq, Ev::TxDone(l));
-        } else {
-            link.idle_poll_due = true;
-        }
-        if lost {
-            if link.packet_log.is_some() {
-                link.drop_log.push(DropRecord {
-                    t_ns: now.as_nanos(),
-                    sojourn_ns: sojourn,
-                    size: p.size_bytes,
-                    flow: p.flow.0,
-                    reason: None,
-                });
-            }
-            let data = self.is_data(payload_slot(p.id));
-            self.payloads.free(payload_slot(p.id));
-            let fm = &mut self.flows[p.flow.0 as usize].m;
-            fm.receiver.lost_pkts += data as u64;
-            fm.dropped_pkts += 1;
-            fm.at_links.at(l).lost_pkts += 1;
         }
     }
 
     fn on_tx_done(&mut self, l: u32) {
-        self.links[l as usize].tx_done_pending = false;
+        self.links[l as usize].dir.tx_done();
         self.start_tx(l);
     }
 
@@ -1900,77 +1456,9 @@ impl Sim {
                 .links
                 .iter()
                 .map(|l| {
-                    // The last transmission counts as sent if it ended before now (a run covers
-                    // [0, now)); otherwise it is still on the wire.
-                    let mut m = l.m.clone();
-                    let mut rows = l.series.clone();
-                    // Every packet a link is offered goes to its discipline, which counts it.
-                    let offered = l.q.stats().received;
-                    (m.enqueued_pkts, m.ingress_bytes) = (offered.packets, offered.bytes);
-                    let mut in_flight = false;
-                    if let Some((end, size)) = l.sending {
-                        if end < self.now {
-                            m.delivered_pkts += 1;
-                            m.delivered_bytes += size as u64;
-                            row_of(&mut rows, self.bins.of(end)).egress_bytes += size as u64;
-                        } else {
-                            in_flight = true;
-                        }
-                    }
-                    // One row per bin of [first bin kept, now); bins after the last call held
-                    // the last level.
-                    let n = self
-                        .bins
-                        .touched_before(self.now)
-                        .saturating_sub(self.bins.base);
-                    rows.resize(n, LinkBin::default());
-                    let (lb, pkts, bytes) = l.level;
-                    if lb + 1 < rows.len() {
-                        carry_level(&mut rows[lb + 1..], pkts, bytes);
-                    }
-                    let mut area = l.area;
-                    area.advance(
-                        self.now.as_nanos(),
-                        area.pkts,
-                        area.bytes,
-                        self.bins.bin_ns,
-                        self.bins.base,
-                        (self.bins.cur, self.bins.start_ns, self.bins.end_ns),
-                        &mut rows,
-                    );
-                    rows.truncate(n);
-                    fill_capacity(
-                        &l.rate,
-                        &mut rows,
-                        self.bins.base,
-                        self.bins.bin_ns,
-                        self.now,
-                    );
-                    // One row per bin, so the five series end together.
-                    m.ingress_bytes_per_bin = rows.iter().map(|r| r.ingress_bytes).collect();
-                    m.egress_bytes_per_bin = rows.iter().map(|r| r.egress_bytes).collect();
-                    m.max_backlog_per_bin = rows.iter().map(|r| r.max_backlog_pkts).collect();
-                    m.max_backlog_bytes_per_bin =
-                        rows.iter().map(|r| r.max_backlog_bytes).collect();
-                    m.drops_per_bin = rows.iter().map(|r| r.drops).collect();
-                    m.released_per_bin = rows.iter().map(|r| r.released_pkts).collect();
-                    m.sojourn_sum_ns_per_bin = rows.iter().map(|r| r.sojourn_sum_ns).collect();
+                    let (report, rows) = l.dir.report(self.now, &self.bins);
                     link_rows.push(rows);
-                    let cap = l.rate.capacity_bits(SimTime::ZERO, self.now);
-                    LinkReport {
-                        name: l.name.clone(),
-                        qdisc: l.q.inner().kind().name(),
-                        backlog_pkts: l.q.backlog().packets,
-                        in_flight: in_flight as u32,
-                        empty_dequeues: l.q.stats().empty_dequeues,
-                        capacity_bits: cap,
-                        utilization: if cap == 0 {
-                            0.0
-                        } else {
-                            (m.delivered_bytes as f64 * 8.0) / cap as f64
-                        },
-                        m,
-                    }
+                    report
                 })
                 .collect(),
             flows: self
@@ -2022,39 +1510,11 @@ impl Sim {
             ..SeriesChunk::default()
         };
         for l in &mut self.links {
-            // The last transmission, if it has ended, belongs to a bin being handed out.
-            if matches!(l.sending, Some((end, _)) if end < now) {
-                l.count_sent(&bins);
-            }
-            // The queue's area up to now, so the bins handed out hold all of theirs.
-            let (pkts, bytes) = (l.area.pkts, l.area.bytes);
-            l.area.advance(
-                now.as_nanos(),
-                pkts,
-                bytes,
-                bins.bin_ns,
-                bins.base,
-                (bins.cur, bins.start_ns, bins.end_ns),
-                &mut l.series,
-            );
-            let (lb, pkts, bytes) = l.level;
-            if l.series.len() < fill_to {
-                l.series.resize(fill_to, LinkBin::default());
-            }
-            if lb + 1 < fill_to {
-                carry_level(&mut l.series[lb + 1..fill_to], pkts, bytes);
-            }
-            l.level.0 = lb.max(fill_to.saturating_sub(1)).saturating_sub(k);
-            fill_capacity(&l.rate, &mut l.series[..k], bins.base, bins.bin_ns, now);
-            chunk.links.push(l.series.drain(..k).collect());
-            chunk.packets.push(
-                l.packet_log
-                    .as_mut()
-                    .map(std::mem::take)
-                    .unwrap_or_default(),
-            );
-            chunk.drops.push(std::mem::take(&mut l.drop_log));
-            chunk.states.push(l.q.take_state_changes());
+            chunk.links.push(l.dir.take_rows(now, &bins, k, fill_to));
+            let (packets, drops) = l.dir.take_logs();
+            chunk.packets.push(packets);
+            chunk.drops.push(drops);
+            chunk.states.push(l.dir.take_state_changes());
         }
         for f in &mut self.flows {
             if f.series.len() < k {
@@ -2079,41 +1539,9 @@ impl Sim {
     /// Takes the link directions out of the simulation, as built (for the live emulator,
     /// which drives them with [`crate::link::LinkDirection`]), in the order of
     /// [`Sim::link_names`].
-    pub fn into_link_parts(self) -> Vec<crate::link::LinkParts> {
-        self.links
-            .into_iter()
-            .map(|l| crate::link::LinkParts {
-                name: l.name,
-                rate: l.rate,
-                delay: l.delay,
-                qdisc: l.q,
-                loss: l.loss,
-                loss_rng: l.loss_rng,
-                jitter: l.jitter,
-            })
-            .collect()
+    pub fn into_link_parts(self) -> Vec<LinkParts> {
+        self.links.into_iter().map(|l| l.dir.into_parts()).collect()
     }
-}
-
-/// One link direction in a [`Report`].
-#[derive(Clone, Debug)]
-pub struct LinkReport {
-    /// Name.
-    pub name: String,
-    /// Discipline kind.
-    pub qdisc: &'static str,
-    /// Packets queued now.
-    pub backlog_pkts: u32,
-    /// 1 if a packet is being transmitted now.
-    pub in_flight: u32,
-    /// Delivered bits over the bits the link could have carried so far.
-    pub utilization: f64,
-    /// The bits the link could have carried so far.
-    pub capacity_bits: u128,
-    /// Dequeue calls that found nothing (each time the link went idle).
-    pub empty_dequeues: u64,
-    /// Measurements.
-    pub m: LinkMetrics,
 }
 
 /// Measurements of a run so far.

@@ -1,14 +1,14 @@
-//! The link direction the live emulator drives (`aqmlab_sim::link::LinkDirection`) against the
+//! The link direction the live emulator drives (`aqmlab_sim::link::ClockedLink`) against the
 //! simulator's own links: the same arrivals through the same link give the same packets out at
 //! the same times with the same sojourns, drops and marks.
 //!
 //! A UDP CBR source overloads a CoDel link (1500-B packets every 800 µs into 11 Mb/s; the two
 //! time grids never meet within the run, so no equal-time ordering rule is involved). The
 //! simulator's packet log of the link is compared, record by record, with that of a
-//! `LinkDirection` taken from the same scenario and fed the same arrival times.
+//! `ClockedLink` taken from the same scenario and fed the same arrival times.
 
 use aqmlab_core::{FlowId, Packet, SimDuration, SimTime};
-use aqmlab_sim::link::LinkDirection;
+use aqmlab_sim::link::ClockedLink;
 use aqmlab_sim::scenario::{build, Overrides};
 use aqmlab_sim::world::PacketRecord;
 use std::path::Path;
@@ -61,7 +61,7 @@ fn check(qdisc: &str) {
     let sc = build(&text, "<test>", Path::new("."), "t", &Overrides::default()).unwrap();
     let parts = sc.sim.into_link_parts();
     let part = parts.into_iter().find(|p| p.name == "l").unwrap();
-    let mut link = LinkDirection::new(part, SimDuration::from_millis(100));
+    let mut link = ClockedLink::new(part, SimDuration::from_millis(100));
     link.log_packets();
     let mut freed = Vec::new();
     // Arrivals every 800 µs (1500 B at 15 Mb/s) from 100 µs.

@@ -1,0 +1,69 @@
+//! Time bins of the per-bin series: which bin an instant falls in, and the series' rows.
+
+/// Which time bin an instant falls in, with the current bin's bounds cached: nearly every
+/// lookup is for `now` or a moment later in the same bin, and a 64-bit division per packet per
+/// hop was a measurable share of the run time.
+///
+/// Bin indices are relative to `base`, the first bin still held in memory: the bins before it
+/// have been handed out by [`crate::world::Sim::take_series`], so the series kept in memory
+/// cover only the bins since the last take, however long the run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bins {
+    pub(crate) bin_ns: u64,
+    /// The absolute index of relative bin 0.
+    pub(crate) base: usize,
+    /// Relative index and [start, end) of the bin of the last `set`.
+    pub(crate) cur: usize,
+    pub(crate) start_ns: u64,
+    pub(crate) end_ns: u64,
+}
+
+impl Bins {
+    pub(crate) fn new(bin_ns: u64) -> Bins {
+        Bins {
+            bin_ns,
+            base: 0,
+            cur: 0,
+            start_ns: 0,
+            end_ns: bin_ns,
+        }
+    }
+    /// Moves the cached bin to the one holding `t` (at or after `base`).
+    #[inline]
+    pub(crate) fn set(&mut self, t: aqmlab_core::SimTime) {
+        let t = t.as_nanos();
+        if t < self.start_ns || t >= self.end_ns {
+            let abs = t / self.bin_ns;
+            self.cur = abs as usize - self.base;
+            self.start_ns = abs * self.bin_ns;
+            self.end_ns = self.start_ns.saturating_add(self.bin_ns);
+        }
+    }
+    /// The relative bin holding `t` (at or after `base`).
+    #[inline]
+    pub(crate) fn of(&self, t: aqmlab_core::SimTime) -> usize {
+        let t = t.as_nanos();
+        if t >= self.start_ns && t < self.end_ns {
+            self.cur
+        } else {
+            (t / self.bin_ns) as usize - self.base
+        }
+    }
+    /// Absolute bins wholly before `t`: [0, t / bin).
+    pub(crate) fn complete_before(&self, t: aqmlab_core::SimTime) -> usize {
+        (t.as_nanos() / self.bin_ns) as usize
+    }
+    /// Absolute bins that [0, t) touches: [0, ⌈t / bin⌉).
+    pub(crate) fn touched_before(&self, t: aqmlab_core::SimTime) -> usize {
+        t.as_nanos().div_ceil(self.bin_ns) as usize
+    }
+}
+
+/// Row `bin` of a link's or flow's series, added (with the bins before it) if missing.
+#[inline]
+pub(crate) fn row_of<T: Default + Clone>(series: &mut Vec<T>, bin: usize) -> &mut T {
+    if series.len() <= bin {
+        series.resize(bin + 1, T::default());
+    }
+    &mut series[bin]
+}
