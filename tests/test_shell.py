@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from aqmlab import shell
@@ -95,7 +96,7 @@ def test_goodput_within_5_percent_of_ideal(tmp_path, mbps):
     )
     # The output folder is that of `aqmlab run`.
     files = sorted(os.listdir(tmp_path / "out"))
-    assert files == ["flows.parquet", "links.parquet", "summary.json"]
+    assert files == ["flows.parquet", "links.parquet", "scenario.resolved.toml", "summary.json"]
     down = res.summary["links"]["downlink"]
     assert down["utilization"] > 0.8
     assert res.links[res.links.link == "downlink"].egress_bytes.sum() == down["delivered_bytes"]
@@ -334,6 +335,66 @@ def test_ctrl_c_and_sigterm_clean_up_and_keep_the_measurements(tmp_path, sig, st
     assert namespaces_of(p.pid) == []
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["emulation"]["command_status"] == status
+    assert summary["provenance"]["emulated"] is True
+    assert staging_leftovers(tmp_path) == []
+
+
+def staging_leftovers(parent):
+    """What a run's staging (`.NAME.partial-*`, `.NAME.lock`, `.NAME.old-*`) left in `parent`."""
+    return sorted(n for n in os.listdir(parent) if n.startswith(".out."))
+
+
+def test_the_output_folder_is_staged_and_records_how_the_run_was_made(tmp_path, capsys):
+    out = tmp_path / "out"
+    argv = ["shell", "--delay", "5ms", "--downlink", "10Mbps", "--uplink-qdisc", "codel"]
+    argv += ["--out", str(out), "--", "sh", "-c", "exit 3"]
+    assert cli_main(argv) == 3
+    summary = json.loads((out / "summary.json").read_text())
+    prov = summary["provenance"]
+    assert prov["emulated"] is True
+    assert prov["command"] == ["aqmlab", *argv]
+    assert prov["shell"]["command"] == ["sh", "-c", "exit 3"]
+    assert (prov["shell"]["downlink"], prov["shell"]["uplink_qdisc"]) == ("10Mbps", "codel")
+    down, up = prov["directions"]["downlink"], prov["directions"]["uplink"]
+    assert (down["rate"], down["qdisc"], down["delay"]) == ("10Mbps", "droptail", "5ms")
+    assert (up["rate"], up["qdisc"]) == ("10Mbps", "codel")
+    # The kernel's default in each namespace, as the kernel reports it.
+    available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
+    assert set(prov["tcp_congestion_control"]) == {"client", "server"}
+    assert all(cc in available for cc in prov["tcp_congestion_control"].values()), prov
+    assert prov["aqmlab_version"] and prov["build"]
+    assert (out / "scenario.resolved.toml").read_text() == prov["resolved_scenario"]
+    assert sorted(os.listdir(out)) == [
+        "flows.parquet",
+        "links.parquet",
+        "scenario.resolved.toml",
+        "summary.json",
+    ]
+    assert staging_leftovers(tmp_path) == []
+
+
+def test_a_second_run_into_a_busy_folder_refuses_and_a_failed_run_keeps_the_earlier_one(
+    tmp_path,
+):
+    from aqmlab.outdir import OutputError, OutputFolder
+
+    out = tmp_path / "out"
+    first = shell.emulate(["true"], out)
+    assert first.returncode == 0
+    before = (out / "summary.json").read_text()
+    # Another run holds the folder: refused at once, before any namespace is made.
+    holder = OutputFolder(out)
+    try:
+        with pytest.raises(OutputError, match="another aqmlab run"):
+            shell.emulate(["true"], out)
+        assert our_namespaces() == []
+    finally:
+        holder.abort()
+    # A run that fails (its forwarder killed) leaves the earlier run whole and no staging.
+    with pytest.raises(shell.ShellError, match="the forwarder stopped"):
+        shell.emulate(["sh", "-c", "kill -9 $AQMLAB_FORWARDER_PID; sleep 20"], out)
+    assert (out / "summary.json").read_text() == before
+    assert staging_leftovers(tmp_path) == []
 
 
 def test_a_killed_shell_leaves_namespaces_the_next_run_removes(tmp_path):

@@ -405,6 +405,7 @@ def _cmd_shell(a: argparse.Namespace) -> int:
         csv=a.csv,
         rt=a.rt,
         timer_slack=a.timer_slack,
+        invocation=None if _ARGV is None else ["aqmlab", *_ARGV],
     )
     s = res.summary
     print(f"emulated {s['sim_time_s']:.1f} s; command exit status {res.returncode}")

@@ -14,7 +14,15 @@ from typing import Any
 
 from aqmlab import _core
 
-__all__ = ["RunResult", "TomlText", "load", "provenance_of", "run", "simulate"]
+__all__ = [
+    "RunResult",
+    "TomlText",
+    "load",
+    "provenance_base",
+    "provenance_of",
+    "run",
+    "simulate",
+]
 
 #: Show the progress bar once a run has taken this many wall-clock seconds.
 PROGRESS_AFTER_S = 1.0
@@ -228,10 +236,7 @@ def provenance_of(
     for link, kv in r.dropped_params():
         dropped.setdefault(link, []).append(kv)
     return {
-        "aqmlab_version": _core.__version__,
-        "build": _core.BUILD,
-        "source_hash": _core.SOURCE_HASH,
-        "command": None if command is None else list(command),
+        **provenance_base(command),
         "scenario_file": None if scenario is None else os.fspath(scenario),
         "seed": seed,
         "qdisc": [f"{k}={v}" for k, v in (qdisc or {}).items()],
@@ -241,6 +246,17 @@ def provenance_of(
         "dropped_params": dropped,
         "warnings": list(r.warnings()),
         "resolved_scenario": r.resolved_toml(),
+    }
+
+
+def provenance_base(command: list[str] | None = None) -> dict[str, Any]:
+    """The provenance every run records, simulated or emulated: the aqmlab version and build,
+    and the command line that asked for it (None from the Python API)."""
+    return {
+        "aqmlab_version": _core.__version__,
+        "build": _core.BUILD,
+        "source_hash": _core.SOURCE_HASH,
+        "command": None if command is None else list(command),
     }
 
 

@@ -337,6 +337,19 @@ class _Run:
         e["AQMLAB_SERVER_NETNS"] = self.ns_s
         return e
 
+    def congestion_control(self) -> dict[str, str | None]:
+        """The kernel's default TCP congestion control in each namespace (a namespace's own
+        since Linux 4.15), or None where it cannot be read."""
+        out: dict[str, str | None] = {}
+        for side, ns in (("client", self.ns_c), ("server", self.ns_s)):
+            r = subprocess.run(
+                ["ip", "netns", "exec", ns, "cat", "/proc/sys/net/ipv4/tcp_congestion_control"],
+                capture_output=True,
+                text=True,
+            )
+            out[side] = r.stdout.strip() or None if r.returncode == 0 else None
+        return out
+
     def start_server(self, command: str) -> None:
         self.server = subprocess.Popen(
             ["ip", "netns", "exec", self.ns_s, "sh", "-c", command],
@@ -432,6 +445,7 @@ def emulate(
     csv: bool = False,
     rt: int | None = None,
     timer_slack: str | None = None,
+    invocation: list[str] | None = None,
 ) -> ShellResult:
     """Runs ``command`` (an argument list, or a callable run in a thread inside the client's
     namespace) through an emulated link, and returns what :func:`aqmlab.run` returns for a
@@ -447,10 +461,90 @@ def emulate(
     writes (``summary.json``, ``links.parquet``, ``flows.parquet``, ``packets.parquet`` with
     ``packet_log``). ``rt``: run the forwarder at this SCHED_FIFO priority. ``timer_slack``:
     how late its timed waits may end (default ``"250us"``; ``"1ns"``: every delivery on time
-    as far as the machine allows, at more CPU). Raises :class:`ShellError` (one line) when it
-    cannot run."""
+    as far as the machine allows, at more CPU). ``invocation``: the command line that asked
+    for the run, for the provenance (``aqmlab shell`` passes its own). Raises
+    :class:`ShellError` (one line) when it cannot run.
+
+    The output folder is written as :func:`aqmlab.run` writes it (:mod:`aqmlab.outdir`): staged
+    beside ``out`` and put in place only when the run is complete, refused while another run
+    writes it, and removed if the run fails or is stopped before its files are written. Its
+    ``summary.json`` records how the run was made under ``provenance``
+    (:func:`emulated_provenance`)."""
+    from aqmlab.outdir import OutputFolder
+
     _check_host()
     cleanup()
+    # Taken before anything is set up, so a second run into the same folder refuses at once.
+    folder = OutputFolder(out) if out is not None else None
+    try:
+        res = _emulate(
+            command,
+            folder,
+            downlink=downlink,
+            uplink=uplink,
+            delay=delay,
+            downlink_qdisc=downlink_qdisc,
+            uplink_qdisc=uplink_qdisc,
+            params=params,
+            buffer=buffer,
+            link=link,
+            link_qdisc=link_qdisc,
+            server=server,
+            server_start_s=server_start_s,
+            packet_log=packet_log,
+            csv=csv,
+            rt=rt,
+            timer_slack=timer_slack,
+            invocation=invocation,
+        )
+        if folder is not None:
+            folder.commit()
+    except BaseException:
+        # An error, Ctrl-C or a signal before the files were complete: no partial folder.
+        if folder is not None:
+            folder.abort()
+        raise
+    return res
+
+
+def _emulate(
+    command: Sequence[str] | Callable[[], Any],
+    folder: Any,
+    *,
+    downlink: str,
+    uplink: str | None,
+    delay: str,
+    downlink_qdisc: str,
+    uplink_qdisc: str | None,
+    params: dict[str, dict[str, str]] | None,
+    buffer: str | None,
+    link: str | None,
+    link_qdisc: str | None,
+    server: str | None,
+    server_start_s: float,
+    packet_log: bool,
+    csv: bool,
+    rt: int | None,
+    timer_slack: str | None,
+    invocation: list[str] | None,
+) -> ShellResult:
+    """:func:`emulate` into ``folder`` (an :class:`aqmlab.outdir.OutputFolder`, or None)."""
+    shell_args = {
+        "command": None if callable(command) else list(command),
+        "downlink": downlink,
+        "uplink": uplink,
+        "delay": delay,
+        "downlink_qdisc": downlink_qdisc,
+        "uplink_qdisc": uplink_qdisc,
+        "params": params or {},
+        "buffer": buffer,
+        "link": link,
+        "link_qdisc": link_qdisc,
+        "server": server,
+        "packet_log": packet_log,
+        "rt": rt,
+        "timer_slack": timer_slack,
+    }
     with tempfile.TemporaryDirectory(prefix="aqmlab-shell-") as work:
         if link is not None:
             path, sep, name = str(link).rpartition(":")
@@ -473,6 +567,7 @@ def emulate(
         returncode: int | None = None
         value: Any = None
         fwd_err = ""
+        cc: dict[str, str | None] = {}
         try:
             try:
                 run = _Run(scenario, link_name, work, packet_log, rt, link_qdisc, timer_slack)
@@ -480,6 +575,7 @@ def emulate(
                 raise ShellError(
                     _flag_error(str(e), scenario) if link is None else str(e)
                 ) from None
+            cc = run.congestion_control()
             if server is not None:
                 run.start_server(server)
                 time.sleep(server_start_s)
@@ -489,8 +585,9 @@ def emulate(
                 returncode = _run_command(run, list(command))
         except _Sigterm:
             returncode = 128 + signal.SIGTERM
-        except KeyboardInterrupt:
-            returncode = 128 + signal.SIGINT
+        except KeyboardInterrupt as e:
+            # Ctrl-C, or SIGHUP as `aqmlab` raises it (its `signum`).
+            returncode = 128 + getattr(e, "signum", signal.SIGINT)
         finally:
             if run is not None:
                 fwd_err = run.close()
@@ -498,7 +595,48 @@ def emulate(
                 signal.signal(signal.SIGTERM, old)
         if fwd_err:
             raise ShellError(f"the forwarder stopped: {fwd_err}")
-        return _collect(work, out, csv, packet_log, returncode, value)
+        prov = emulated_provenance(scenario, link_name, link_qdisc, shell_args, cc, invocation)
+        return _collect(work, folder, csv, packet_log, returncode, value, prov)
+
+
+def emulated_provenance(
+    scenario: str,
+    link: str,
+    link_qdisc: str | None,
+    shell_args: dict[str, Any],
+    congestion_control: dict[str, str | None],
+    invocation: list[str] | None,
+) -> dict[str, Any]:
+    """What ``summary.json`` records of how an emulated run was made (its ``provenance``
+    key): what every run records (:func:`aqmlab.run.provenance_base`), that it was emulated,
+    the shell's arguments, the link as the forwarder ran it (its directions' parameters and
+    the fully resolved scenario it came from), and the kernel's default TCP congestion control
+    on each side (None where it could not be read; a program may still choose its own with
+    ``TCP_CONGESTION``)."""
+    from aqmlab.run import load, provenance_base
+
+    r = load(scenario, qdisc=None if link_qdisc is None else {link: link_qdisc})
+    resolved = r.resolved_toml()
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    directions = {}
+    doc = tomllib.loads(resolved)
+    for entry in doc.get("links", []):
+        if entry.get("name") == link:
+            fwd = {k: v for k, v in entry.items() if k not in ("reverse", "name", "from", "to")}
+            directions = {"downlink": fwd, "uplink": {**fwd, **entry.get("reverse", {})}}
+    return {
+        **provenance_base(invocation),
+        "emulated": True,
+        "shell": shell_args,
+        "link_file": scenario if shell_args["link"] is not None else None,
+        "link": link,
+        "directions": directions,
+        "tcp_congestion_control": congestion_control,
+        "resolved_scenario": resolved,
+    }
 
 
 #: Keys of the generated scenario and the options that set them.
@@ -590,15 +728,18 @@ def _call_in(run: _Run, fn: Callable[[], Any]) -> Any:
 
 def _collect(
     work: str,
-    out: str | os.PathLike[str] | None,
+    folder: Any,
     csv: bool,
     packet_log: bool,
     returncode: int | None,
     value: Any,
+    provenance: dict[str, Any],
 ) -> ShellResult:
-    """The forwarder's files in ``work`` as the output folder and result of ``aqmlab run``."""
+    """The forwarder's files in ``work`` as the result of ``aqmlab run``, and its output folder
+    written into ``folder``'s staging folder (committed by the caller)."""
     import pandas as pd
 
+    from aqmlab.run import _write_text
     from aqmlab.series import SCHEMAS, SeriesSink
 
     with open(os.path.join(work, "emu-summary.json"), encoding="utf-8") as f:
@@ -606,8 +747,11 @@ def _collect(
     with open(os.path.join(work, "emu-series.json"), encoding="utf-8") as f:
         series = json.load(f)
     summary["emulation"]["command_status"] = returncode
+    summary["provenance"] = provenance
     tables = ["links", "flows", "packets"] if packet_log else ["links", "flows"]
-    sink = SeriesSink(tables, None if out is None else os.fspath(out), csv, True)
+    write_dir = None if folder is None else folder.stage
+    shown_dir = None if folder is None else folder.final
+    sink = SeriesSink(tables, write_dir, csv, True, shown_dir=shown_dir)
     try:
         import pyarrow as pa
 
@@ -624,14 +768,13 @@ def _collect(
             df = pd.read_csv(os.path.join(work, "emu-packets.csv"))
             chunk["packets"] = {c: df[c].tolist() for c in SCHEMAS["packets"].names}
         sink.add(chunk)
+        t = sink.close()
     except BaseException:
         sink.abort()
         raise
-    t = sink.close()
-    if out is not None:
-        with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
-            json.dump(summary, f, indent=2)
-            f.write("\n")
+    if write_dir is not None:
+        _write_text(write_dir, shown_dir, "summary.json", json.dumps(summary, indent=2) + "\n")
+        _write_text(write_dir, shown_dir, "scenario.resolved.toml", provenance["resolved_scenario"])
     return ShellResult(
         summary,
         t["links"],
