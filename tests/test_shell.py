@@ -268,22 +268,22 @@ def test_simulation_and_emulation_agree():
     from aqmlab.emucompare import compare
 
     scenario = os.path.join(os.path.dirname(__file__), "..", "scenarios", "emu-vs-sim.toml")
-    # Tail drop's median is the plateau of CUBIC's window in a full 100-packet buffer: 81
-    # packets queued with aqmlab's CUBIC, 79 with Linux's, every run (the sketch reports
-    # 81.00 and 78.91 ms: 2.1 ms apart). Until aqmlab's CUBIC plateaus where Linux's does, that
-    # arm is held to 2.5 ms; CoDel's to the 2 ms asked.
-    limits = {"codel": 2.0, "droptail": 2.5}
+    # The scenario's CUBIC is Linux's (`cubic_linux`: Linux's HyStart and its 5 %/RTT growth
+    # before the first loss). Measured on the 2-core CI machine: goodput 10.89 vs 10.38-10.88
+    # Mb/s (CoDel) and 11.54 vs 11.52 (tail drop); median sojourn 1.97 vs 1.94-1.99 ms and
+    # 78.91 vs 78.91 ms. With RFC 9438's CUBIC alone tail drop's median was 81.00 ms, 2.1 ms
+    # off: its slow start overflowed the buffer, and W_max came from that overflow.
 
     def agree(arm):
         return (
             abs(arm.emu_goodput_bps / arm.sim_goodput_bps - 1) < 0.10
-            and abs(arm.emu_p50_ms - arm.sim_p50_ms) < limits[arm.qdisc]
+            and abs(arm.emu_p50_ms - arm.sim_p50_ms) < 2.0
         )
 
-    for q in limits:
+    for q in ("codel", "droptail"):
         arm = twice_if_off(lambda q=q: compare(scenario, qdiscs=(q,))[0], agree)
         assert abs(arm.emu_goodput_bps / arm.sim_goodput_bps - 1) < 0.10, arm
-        assert abs(arm.emu_p50_ms - arm.sim_p50_ms) < limits[arm.qdisc], arm
+        assert abs(arm.emu_p50_ms - arm.sim_p50_ms) < 2.0, arm
 
 
 def cmdlines():

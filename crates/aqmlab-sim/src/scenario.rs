@@ -249,6 +249,7 @@ struct RawFlow {
     cubic_c: Option<Spanned<f64>>,
     cubic_fast_convergence: Option<bool>,
     cubic_reno_friendly: Option<bool>,
+    cubic_linux: Option<bool>,
     vegas_alpha: Option<Spanned<i64>>,
     vegas_beta: Option<Spanned<i64>>,
     vegas_gamma: Option<Spanned<i64>>,
@@ -1006,7 +1007,7 @@ fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioE
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 41] = [
+pub const TCP_FLOW_KEYS: [&str; 42] = [
     "cc",
     "app",
     "bytes",
@@ -1045,6 +1046,7 @@ pub const TCP_FLOW_KEYS: [&str; 41] = [
     "cubic_c",
     "cubic_fast_convergence",
     "cubic_reno_friendly",
+    "cubic_linux",
     "vegas_alpha",
     "vegas_beta",
     "vegas_gamma",

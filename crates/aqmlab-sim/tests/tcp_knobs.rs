@@ -81,6 +81,14 @@ hystart = true"#)
     .unwrap();
     assert_eq!((c.cc.cubic.beta, c.cc.cubic.c), (0.5, 0.8));
     assert!(!c.cc.cubic.fast_convergence && !c.cc.cubic.reno_friendly && c.cc.hystart);
+    assert!(!c.cc.cubic.linux);
+    assert!(
+        cfg("cc = \"cubic\"\ncubic_linux = true")
+            .unwrap()
+            .cc
+            .cubic
+            .linux
+    );
 
     // ns-3's Vegas defaults (ns-2's are 1/3/1, ours).
     let c = cfg("cc = \"vegas\"\nvegas_alpha = 2\nvegas_beta = 4\nvegas_gamma = 1").unwrap();
@@ -103,6 +111,12 @@ fn bad_knobs_name_their_key() {
         e("cc = \"cubic\"\ncubic_beta = 1.5"),
         "t.toml:17: flows[0].cubic_beta: expected a decrease factor 0 < beta < 1 (RFC 9438: 0.7), got 1.5"
     );
+    let linux_and_hystart = e("cc = \"cubic\"\nhystart = true\ncubic_linux = true");
+    assert!(
+        linux_and_hystart.contains("flows[0].cubic_linux: cubic_linux brings Linux's own HyStart"),
+        "{linux_and_hystart}"
+    );
+    assert!(e("cc = \"newreno\"\ncubic_linux = true").contains("cubic_linux applies to cc"));
     assert_eq!(
         e("sack = false\nprr = true"),
         "t.toml:13: flows[0].prr: prr (RFC 6937) needs sack = true: it paces recovery by RFC 6675's pipe"

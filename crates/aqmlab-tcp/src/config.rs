@@ -61,6 +61,10 @@ pub struct CubicParams {
     pub fast_convergence: bool,
     /// Reno-friendly region (RFC 9438 §4.3).
     pub reno_friendly: bool,
+    /// What Linux's CUBIC (net/ipv4/tcp_cubic.c) does beyond RFC 9438: its own HyStart in slow
+    /// start ([`crate::cc::LinuxHyStart`]), and until the first reduction a window growth of at
+    /// least 5 % per RTT; a timeout clears its state, as `bictcp_reset`. Off by default.
+    pub linux: bool,
 }
 
 impl Default for CubicParams {
@@ -70,6 +74,7 @@ impl Default for CubicParams {
             beta: 0.7,
             fast_convergence: true,
             reno_friendly: true,
+            linux: false,
         }
     }
 }

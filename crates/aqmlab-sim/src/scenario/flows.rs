@@ -157,6 +157,7 @@ pub(super) fn add_flows(
                     f.cubic_c.is_some(),
                     f.cubic_fast_convergence.is_some(),
                     f.cubic_reno_friendly.is_some(),
+                    f.cubic_linux.is_some(),
                     f.vegas_alpha.is_some(),
                     f.vegas_beta.is_some(),
                     f.vegas_gamma.is_some(),

@@ -243,6 +243,7 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         "cubic_reno_friendly",
         CcKind::Cubic,
     )?;
+    only(f.cubic_linux.is_some(), "cubic_linux", CcKind::Cubic)?;
     only(f.vegas_alpha.is_some(), "vegas_alpha", CcKind::Vegas)?;
     only(f.vegas_beta.is_some(), "vegas_beta", CcKind::Vegas)?;
     only(f.vegas_gamma.is_some(), "vegas_gamma", CcKind::Vegas)?;
@@ -273,6 +274,16 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
     }
     if let Some(b) = f.cubic_reno_friendly {
         cfg.cc.cubic.reno_friendly = b;
+    }
+    if let Some(b) = f.cubic_linux {
+        if b && cfg.cc.hystart {
+            return Err(cx.err(
+                Some(f.kind.span()),
+                format!("{p}.cubic_linux"),
+                "cubic_linux brings Linux's own HyStart: drop hystart (HyStart++, RFC 9406)",
+            ));
+        }
+        cfg.cc.cubic.linux = b;
     }
     let packets = |v: &Option<Spanned<i64>>, key: &str| {
         int_in(cx, v, format!("{p}.{key}"), 0, 1000, "a number of packets")

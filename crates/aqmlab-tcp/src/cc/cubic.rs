@@ -28,8 +28,19 @@
 //!   `W_max` ≈ 1).
 //! * Slow start is standard (RFC 5681 with byte counting, as [`super::Reno`]), with HyStart++ when
 //!   configured ([`super::HyStart`], driven by the sender; §4.10 for the exit without a loss).
+//!
+//! With [`CubicParams::linux`], three things Linux's `tcp_cubic.c` does beyond the RFC, so that a
+//! simulation can be set beside Linux's cubic (`aqmlab shell`):
+//! * its HyStart ([`LinuxHyStart`]) ends slow start with `ssthresh = cwnd`, leaving `W_max`
+//!   unset (not §4.10's `W_max = cwnd`);
+//! * until the first reduction (`last_max_cwnd == 0`) the window grows by at least one segment
+//!   per 20 acknowledged (`bictcp_update`: `if (ca->last_max_cwnd == 0 && ca->cnt > 20)
+//!   ca->cnt = 20; /* increase cwnd 5% per RTT */`), where the cubic curve anchored at the
+//!   window (`K = 0`) starts flat;
+//! * a timeout clears `W_max` and the HyStart state (`bictcp_state` on `TCP_CA_Loss` calls
+//!   `bictcp_reset`), so both apply again in the slow start after it.
 
-use super::{slow_start, AckEvent, Congestion, CongestionControl};
+use super::{slow_start, AckEvent, Congestion, CongestionControl, LinuxHyStart};
 use crate::config::CubicParams;
 use aqmlab_core::SimTime;
 
@@ -57,6 +68,8 @@ pub struct Cubic {
     /// A reduction (loss, ECN or timeout) has happened and no ACK of new data since: a timeout
     /// now belongs to the same congestion episode (§4.8).
     reduced_unacked: bool,
+    /// Linux's HyStart ([`CubicParams::linux`] only).
+    hystart: Option<Box<LinuxHyStart>>,
 }
 
 impl Cubic {
@@ -75,6 +88,7 @@ impl Cubic {
             origin: 0.0,
             w_est: 0.0,
             reduced_unacked: false,
+            hystart: p.linux.then(|| Box::new(LinuxHyStart::new())),
         }
     }
 
@@ -116,27 +130,9 @@ impl Cubic {
         self.frac = 0.0;
         self.reduced_unacked = true;
     }
-}
 
-impl CongestionControl for Cubic {
-    fn cwnd(&self) -> u64 {
-        self.cwnd
-    }
-    fn ssthresh(&self) -> u64 {
-        self.ssthresh
-    }
-    fn on_ack(&mut self, ev: &AckEvent) {
-        self.reduced_unacked = false;
-        if !ev.cwnd_limited {
-            return;
-        }
-        let mut acked = ev.acked_bytes;
-        if self.cwnd < self.ssthresh {
-            acked = slow_start(&mut self.cwnd, self.ssthresh, acked, self.mss);
-            if acked == 0 {
-                return;
-            }
-        }
+    /// Congestion-avoidance growth for `acked` bytes (RFC 9438 §4.2-4.5).
+    fn grow(&mut self, ev: &AckEvent, acked: u64) {
         let cwnd_seg = self.seg(self.cwnd);
         let epoch = match self.epoch {
             Some(e) => e,
@@ -184,6 +180,51 @@ impl CongestionControl for Cubic {
         self.frac -= whole;
         self.cwnd += whole as u64;
     }
+}
+
+impl CongestionControl for Cubic {
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+    fn on_ack(&mut self, ev: &AckEvent) {
+        self.reduced_unacked = false;
+        if let Some(h) = &mut self.hystart {
+            // `bictcp_acked` runs for every ACK, cwnd-limited or not.
+            let cwnd_seg = self.cwnd as f64 / self.mss as f64;
+            let in_ss = self.cwnd < self.ssthresh;
+            if h.on_ack(ev.now, ev.rtt, ev.snd_una, ev.snd_nxt, cwnd_seg, in_ss) {
+                self.ssthresh = self.cwnd;
+            }
+        }
+        if !ev.cwnd_limited {
+            return;
+        }
+        let mut acked = ev.acked_bytes;
+        if self.cwnd < self.ssthresh {
+            acked = slow_start(&mut self.cwnd, self.ssthresh, acked, self.mss);
+            if acked == 0 {
+                return;
+            }
+        }
+        if self.p.linux && self.w_max == 0.0 {
+            // At least one segment per 20 acknowledged until the first reduction.
+            let floor = acked as f64 / 20.0;
+            let before = self.cwnd as f64 + self.frac;
+            self.grow(ev, acked);
+            let short = before + floor - (self.cwnd as f64 + self.frac);
+            if short > 0.0 {
+                self.frac += short;
+                let whole = self.frac.floor();
+                self.frac -= whole;
+                self.cwnd += whole as u64;
+            }
+            return;
+        }
+        self.grow(ev, acked);
+    }
     fn on_congestion(&mut self, _now: SimTime, _flight_size: u64, _kind: Congestion) {
         self.reduce();
         self.cwnd = self.ssthresh;
@@ -202,6 +243,11 @@ impl CongestionControl for Cubic {
             self.reduce();
         }
         self.cwnd = self.mss;
+        if self.p.linux {
+            // `bictcp_reset` on TCP_CA_Loss: no W_max, HyStart looks again.
+            self.w_max = 0.0;
+            self.hystart = Some(Box::new(LinuxHyStart::new()));
+        }
     }
     fn reset_initial_window(&mut self, cwnd: u64) {
         self.cwnd = cwnd;
@@ -303,5 +349,37 @@ mod tests {
         c.on_recovery_exit(SimTime::from_secs(1));
         c.on_rto(SimTime::from_secs(2), Some(70 * mss));
         assert_eq!(c.ssthresh(), 49 * mss);
+    }
+
+    #[test]
+    fn linux_grows_at_least_five_percent_per_rtt_until_the_first_reduction() {
+        let mss = 1000;
+        let grown = |linux: bool, reduced_first: bool| {
+            let p = CubicParams {
+                linux,
+                ..CubicParams::default()
+            };
+            let mut c = Cubic::new(p, mss, 100 * mss);
+            if reduced_first {
+                c.on_congestion(SimTime::ZERO, 0, Congestion::Loss);
+                c.cwnd = 100 * mss;
+                c.w_max = 100.0; // the curve sits at W_max: no growth of its own
+            }
+            c.set_initial_ssthresh(100 * mss);
+            // One window of ACKs within the first 10 ms of congestion avoidance, where the
+            // cubic curve anchored at the window is flat.
+            for k in 0..100 {
+                let mut ev = ack_at(0, mss);
+                ev.now = SimTime::from_nanos(100_000 * k);
+                ev.srtt = Some(SimDuration::from_millis(1));
+                c.on_ack(&ev);
+            }
+            c.cwnd() as f64 / mss as f64
+        };
+        // 100 segments acknowledged: at least 5 more with Linux's floor, about 1 (Reno-friendly)
+        // without it, and none of the floor once a reduction set W_max.
+        assert!(grown(true, false) >= 105.0, "{}", grown(true, false));
+        assert!(grown(false, false) < 102.0, "{}", grown(false, false));
+        assert!(grown(true, true) < 102.0, "{}", grown(true, true));
     }
 }

@@ -13,11 +13,13 @@
 
 mod cubic;
 mod hystart;
+mod hystart_linux;
 mod reno;
 mod vegas;
 
 pub use cubic::Cubic;
 pub use hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
+pub use hystart_linux::LinuxHyStart;
 pub use reno::Reno;
 pub use vegas::Vegas;
 
