@@ -161,13 +161,15 @@ impl Forwarder {
     }
 
     /// Forwards until `control` is readable at its end (closed, or a line written to it), and
-    /// hands each direction's per-packet records to `log` now and then.
+    /// hands each direction's per-packet records to `log` now and then. Returns the time the
+    /// links were last run to: report them at that time, when every call their disciplines
+    /// owed has been made.
     pub fn run(
         &mut self,
         control: &mut impl Read,
         control_fd: RawFd,
         log: &mut impl FnMut(&str, &[PacketRecord]) -> io::Result<()>,
-    ) -> io::Result<()> {
+    ) -> io::Result<SimTime> {
         let fds = [self.client.as_raw_fd(), self.server.as_raw_fd(), control_fd];
         let mut ready = [false; 3];
         let mut next_log = SimTime::ZERO;
@@ -201,7 +203,8 @@ impl Forwarder {
         }
         let now = self.now();
         self.deliver(now);
-        self.flush_log(log)
+        self.flush_log(log)?;
+        Ok(now)
     }
 
     fn flush_log(

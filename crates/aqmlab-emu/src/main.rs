@@ -292,14 +292,14 @@ fn run(a: &Args) -> Result<(), String> {
         }
         Ok(())
     };
-    fwd.run(&mut stdin.lock(), fd, &mut log)
+    let now = fwd
+        .run(&mut stdin.lock(), fd, &mut log)
         .map_err(|e| format!("forwarding stopped: {e}"))?;
     let wall_ns = sys::monotonic_ns() - t0;
     let cpu_ns = sys::cpu_time_ns() - cpu0;
     if let Some(mut w) = log_file {
         w.flush().map_err(|e| e.to_string())?;
     }
-    let now = fwd.now();
     let (down, down_rows) = fwd.down.report_with_rows(now);
     let (up, up_rows) = fwd.up.report_with_rows(now);
     let links = vec![down, up];
