@@ -80,9 +80,17 @@ def test_goodput_within_5_percent_of_ideal(tmp_path, mbps):
     def goodput(m):
         return m[1]["warm_bytes"] * 8 / m[1]["warm_seconds"]
 
+    def ok(m):
+        # Both measured over the run, the programs' start included: a stall of the machine
+        # then (other builds on its two cores) shows in both.
+        return (
+            abs(goodput(m) / ideal - 1) < 0.05
+            and m[0].summary["links"]["downlink"]["utilization"] > 0.8
+        )
+
     res, sink = twice_if_off(
         lambda: bulk_down(tmp_path, downlink=f"{mbps}Mbps", delay="20ms", buffer="1000p"),
-        lambda m: abs(goodput(m) / ideal - 1) < 0.05,
+        ok,
     )
     assert abs(goodput((res, sink)) / ideal - 1) < 0.05, (goodput((res, sink)), ideal)
     # The flows: each direction of each 5-tuple; the bulk one carried the sink's bytes (and
@@ -137,13 +145,21 @@ def test_codel_holds_the_median_sojourn_where_a_large_tail_drop_buffer_does_not(
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     link = {"downlink": "12Mbps", "delay": "20ms"}
-    codel, _ = bulk_down(tmp_path / "a", downlink_qdisc="codel", buffer="1000p", **link)
+    codel, _ = bulk_down(
+        tmp_path / "a", downlink_qdisc="codel", buffer="1000p", packet_log=True, **link
+    )
     tail, _ = bulk_down(tmp_path / "b", downlink_qdisc="droptail", buffer="1000p", **link)
     c = codel.summary["links"]["downlink"]
     t = tail.summary["links"]["downlink"]
     assert c["qdisc"] == "codel" and c["sojourn_ms"]["p50"] < 10, c
     assert t["sojourn_ms"]["p50"] > 10, t
     assert c["drops_by_reason"].get("codel_target", 0) > 0
+    # The packet log keeps the drops beside the packets, as `aqmlab run`'s does: per direction
+    # and reason, the rows are the summary's drops.
+    assert (tmp_path / "a" / "out" / "drops.parquet").exists()
+    for name, link_summary in codel.summary["links"].items():
+        rows = codel.drops[codel.drops.link == name]
+        assert rows.groupby("reason").size().to_dict() == link_summary["drops_by_reason"], name
 
 
 def test_a_trace_driven_link_delivers_the_traces_bytes(tmp_path):

@@ -748,7 +748,7 @@ def _collect(
         series = json.load(f)
     summary["emulation"]["command_status"] = returncode
     summary["provenance"] = provenance
-    tables = ["links", "flows", "packets"] if packet_log else ["links", "flows"]
+    tables = ["links", "flows", "packets", "drops"] if packet_log else ["links", "flows"]
     write_dir = None if folder is None else folder.stage
     shown_dir = None if folder is None else folder.final
     sink = SeriesSink(tables, write_dir, csv, True, shown_dir=shown_dir)
@@ -765,8 +765,9 @@ def _collect(
             "flows": series.get("flows") or {name: [] for name in SCHEMAS["flows"].names},
         }
         if packet_log:
-            df = pd.read_csv(os.path.join(work, "emu-packets.csv"))
-            chunk["packets"] = {c: df[c].tolist() for c in SCHEMAS["packets"].names}
+            for name in ("packets", "drops"):
+                df = pd.read_csv(os.path.join(work, f"emu-{name}.csv"))
+                chunk[name] = {c: df[c].tolist() for c in SCHEMAS[name].names}
         sink.add(chunk)
         t = sink.close()
     except BaseException:
@@ -780,6 +781,7 @@ def _collect(
         t["links"],
         t["flows"],
         packets=t.get("packets"),
+        drops=t.get("drops"),
         returncode=returncode,
         value=value,
     )

@@ -15,7 +15,7 @@ use crate::sys;
 use aqmlab_core::{Ecn, Packet, SimTime};
 use aqmlab_sim::link::ClockedLink;
 use aqmlab_sim::sketch::QuantileSketch;
-use aqmlab_sim::world::PacketRecord;
+use aqmlab_sim::world::{DropRecord, PacketRecord};
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsRawFd, RawFd};
@@ -47,6 +47,7 @@ pub struct Forwarder {
     /// The per-packet records taken from a direction, before they go to the log writer
     /// (reused: no allocation once grown).
     log_buf: Vec<PacketRecord>,
+    drop_buf: Vec<DropRecord>,
 }
 
 /// Which way a packet goes.
@@ -78,6 +79,7 @@ impl Forwarder {
             written: (0, 0),
             flows: FlowTable::new(bin),
             log_buf: Vec::with_capacity(4096),
+            drop_buf: Vec::with_capacity(256),
         }
     }
 
@@ -161,14 +163,14 @@ impl Forwarder {
     }
 
     /// Forwards until `control` is readable at its end (closed, or a line written to it), and
-    /// hands each direction's per-packet records to `log` now and then. Returns the time the
+    /// hands each direction's per-packet records and dropped packets to `log` now and then. Returns the time the
     /// links were last run to: report them at that time, when every call their disciplines
     /// owed has been made.
     pub fn run(
         &mut self,
         control: &mut impl Read,
         control_fd: RawFd,
-        log: &mut impl FnMut(&str, &[PacketRecord]) -> io::Result<()>,
+        log: &mut impl FnMut(&str, &[PacketRecord], &[DropRecord]) -> io::Result<()>,
     ) -> io::Result<SimTime> {
         let fds = [self.client.as_raw_fd(), self.server.as_raw_fd(), control_fd];
         let mut ready = [false; 3];
@@ -209,15 +211,13 @@ impl Forwarder {
 
     fn flush_log(
         &mut self,
-        log: &mut impl FnMut(&str, &[PacketRecord]) -> io::Result<()>,
+        log: &mut impl FnMut(&str, &[PacketRecord], &[DropRecord]) -> io::Result<()>,
     ) -> io::Result<()> {
-        self.down.take_log(&mut self.log_buf);
-        if !self.log_buf.is_empty() {
-            log(self.down.name(), &self.log_buf)?;
-        }
-        self.up.take_log(&mut self.log_buf);
-        if !self.log_buf.is_empty() {
-            log(self.up.name(), &self.log_buf)?;
+        for link in [&mut self.down, &mut self.up] {
+            link.take_log(&mut self.log_buf, &mut self.drop_buf);
+            if !self.log_buf.is_empty() || !self.drop_buf.is_empty() {
+                log(link.name(), &self.log_buf, &self.drop_buf)?;
+            }
         }
         Ok(())
     }

@@ -264,12 +264,19 @@ fn run(a: &Args) -> Result<(), String> {
     }
     sys::set_timer_slack(a.slack_ns);
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
-    let mut log_file = if a.packet_log {
-        let p = a.out.join("emu-packets.csv");
+    // The packet log as `aqmlab run` keeps it: released packets, and beside them the drops.
+    let csv = |name: &str, header: &str| -> Result<BufWriter<std::fs::File>, String> {
+        let p = a.out.join(name);
         let f = std::fs::File::create(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         let mut w = BufWriter::with_capacity(1 << 16, f);
-        writeln!(w, "link,t_ns,sojourn_ns,size,flow").map_err(|e| e.to_string())?;
-        Some(w)
+        writeln!(w, "{header}").map_err(|e| format!("{}: {e}", p.display()))?;
+        Ok(w)
+    };
+    let mut log_file = if a.packet_log {
+        Some((
+            csv("emu-packets.csv", "link,t_ns,sojourn_ns,size,flow")?,
+            csv("emu-drops.csv", "link,t_ns,sojourn_ns,size,flow,reason")?,
+        ))
     } else {
         None
     };
@@ -280,12 +287,22 @@ fn run(a: &Args) -> Result<(), String> {
     let t0 = sys::monotonic_ns();
     let stdin = std::io::stdin();
     let fd = stdin.as_raw_fd();
-    let mut log = |name: &str, recs: &[aqmlab_sim::world::PacketRecord]| {
-        if let Some(w) = &mut log_file {
+    let mut log = |name: &str,
+                   recs: &[aqmlab_sim::world::PacketRecord],
+                   drops: &[aqmlab_sim::world::DropRecord]| {
+        if let Some((w, wd)) = &mut log_file {
             for r in recs {
                 writeln!(
                     w,
                     "{name},{},{},{},{}",
+                    r.t_ns, r.sojourn_ns, r.size, r.flow
+                )?;
+            }
+            for r in drops {
+                let reason = r.reason.map_or("wire_loss", |x| x.as_str());
+                writeln!(
+                    wd,
+                    "{name},{},{},{},{},{reason}",
                     r.t_ns, r.sojourn_ns, r.size, r.flow
                 )?;
             }
@@ -297,8 +314,9 @@ fn run(a: &Args) -> Result<(), String> {
         .map_err(|e| format!("forwarding stopped: {e}"))?;
     let wall_ns = sys::monotonic_ns() - t0;
     let cpu_ns = sys::cpu_time_ns() - cpu0;
-    if let Some(mut w) = log_file {
+    if let Some((mut w, mut wd)) = log_file {
         w.flush().map_err(|e| e.to_string())?;
+        wd.flush().map_err(|e| e.to_string())?;
     }
     let (down, down_rows) = fwd.down.report_with_rows(now);
     let (up, up_rows) = fwd.up.report_with_rows(now);

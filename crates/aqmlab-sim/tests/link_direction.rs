@@ -10,7 +10,7 @@
 use aqmlab_core::{FlowId, Packet, SimDuration, SimTime};
 use aqmlab_sim::link::ClockedLink;
 use aqmlab_sim::scenario::{build, Overrides};
-use aqmlab_sim::world::PacketRecord;
+use aqmlab_sim::world::{DropRecord, PacketRecord};
 use std::path::Path;
 
 fn scenario(qdisc: &str) -> String {
@@ -56,6 +56,13 @@ fn check(qdisc: &str) {
         .unwrap()
         .1
         .to_vec();
+    let sim_drops: Vec<DropRecord> = sc
+        .sim
+        .drop_logs()
+        .find(|(n, _)| *n == "l")
+        .unwrap()
+        .1
+        .to_vec();
     let sim_report = sc.sim.report();
 
     let sc = build(&text, "<test>", Path::new("."), "t", &Overrides::default()).unwrap();
@@ -75,8 +82,10 @@ fn check(qdisc: &str) {
         k += 1;
     }
     link.advance(end - SimDuration::from_nanos(1), &mut freed);
-    let mut emu_log = Vec::new();
-    link.take_log(&mut emu_log);
+    let (mut emu_log, mut emu_drops) = (Vec::new(), Vec::new());
+    link.take_log(&mut emu_log, &mut emu_drops);
+    // The log's drops too: the same packets, times and reasons.
+    assert_eq!(emu_drops, sim_drops, "{qdisc}: the drop log");
 
     assert!(sim_log.len() > 1000, "{}", sim_log.len());
     assert_eq!(emu_log.len(), sim_log.len(), "{qdisc}: packets released");

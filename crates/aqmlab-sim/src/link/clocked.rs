@@ -11,7 +11,9 @@
 //! simulator's event loop for one link with the arrivals as its only other events, where a
 //! transmission ending at the time of an arrival ends first.
 
-use super::{DropSink, LinkBin, LinkDirection, LinkParts, LinkReport, Offer, PacketRecord};
+use super::{
+    DropRecord, DropSink, LinkBin, LinkDirection, LinkParts, LinkReport, Offer, PacketRecord,
+};
 use crate::bins::Bins;
 use aqmlab_core::{Packet, SimDuration, SimTime};
 
@@ -45,16 +47,19 @@ impl ClockedLink {
         self.link.log_packets();
     }
 
-    /// The per-packet records since the last take, into `out` (cleared first). The log's
-    /// drops are not kept.
-    pub fn take_log(&mut self, out: &mut Vec<PacketRecord>) {
-        let (mut packets, _drops) = self.link.take_logs();
-        out.clear();
-        out.append(&mut packets);
-        // Give the log its buffer back, so a steady run allocates nothing.
+    /// The per-packet records since the last take, into `packets`, and the log's drops, into
+    /// `drops` (both cleared first).
+    pub fn take_log(&mut self, packets: &mut Vec<PacketRecord>, drops: &mut Vec<DropRecord>) {
+        let (mut p, mut d) = self.link.take_logs();
+        packets.clear();
+        packets.append(&mut p);
+        drops.clear();
+        drops.append(&mut d);
+        // Give the log its buffers back, so a steady run allocates nothing.
         if let Some(l) = &mut self.link.packet_log {
-            std::mem::swap(l, &mut packets);
+            std::mem::swap(l, &mut p);
         }
+        std::mem::swap(&mut self.link.drop_log, &mut d);
     }
 
     /// Runs the transmitter up to `now`: every transmission that ends by `now` is followed, at
