@@ -332,3 +332,31 @@ def test_a_link_to_the_folder_is_kept(scenario, tmp_path):
     assert link.is_symlink()
     assert json.loads((real / "summary.json").read_text())["seed"] == 8
     assert sorted(f.name for f in tmp_path.iterdir()) == ["link", "real", "udp.toml"]
+
+
+def test_a_killed_runs_staging_folder_is_removed_by_the_next_run(tmp_path):
+    """SIGKILL leaves no chance to clean up: the next run into the folder, which holds its
+    lock, removes what the killed one staged."""
+    out = tmp_path / "out"
+    p = subprocess.Popen(
+        [sys.executable, "-m", "aqmlab", "run", _storm_file(tmp_path), "-o", str(out), "-q"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not any(f.name.startswith(".out.partial-") for f in tmp_path.iterdir()):
+        assert time.monotonic() < deadline and p.poll() is None
+        time.sleep(0.05)
+    p.kill()
+    p.communicate(timeout=30)
+    assert any(f.name.startswith(".out.partial-") for f in tmp_path.iterdir())
+    long = ROOT / "scenarios" / "bulk-dumbbell.toml"
+    r = run_cli("run", str(long), "-o", str(out), "-q", "--set", "duration=1s")
+    assert r.returncode == 0, r.stderr
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["out", "storm.toml"]
+
+
+def _storm_file(folder):
+    path = folder / "storm.toml"
+    path.write_text(STORM)
+    return str(path)

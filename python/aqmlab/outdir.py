@@ -79,6 +79,11 @@ class OutputFolder:
         self.lock_path = os.path.join(parent, f".{base}.lock")
         self._lock = self._acquire()
         try:
+            # Holding the lock, no other run is writing this folder: a staging or old folder of
+            # its name is what a killed run (SIGKILL, a lost machine) left behind.
+            for entry in os.scandir(parent):
+                if entry.name.startswith((f".{base}.partial-", f".{base}.old-")):
+                    shutil.rmtree(entry.path, ignore_errors=True)
             self.stage = tempfile.mkdtemp(prefix=f".{base}.partial-", dir=parent)
             # mkdtemp makes it private (0700); the run's folder gets the usual mode.
             umask = os.umask(0)
