@@ -360,3 +360,20 @@ def _storm_file(folder):
     path = folder / "storm.toml"
     path.write_text(STORM)
     return str(path)
+
+
+def test_series_files_do_not_depend_on_how_the_run_was_stepped(tmp_path):
+    """The run steps by the wall clock, but its files are laid out in row groups of a fixed
+    size: two runs of one scenario write the same bytes."""
+    import pyarrow.parquet as pq
+    from aqmlab.series import ROWS_PER_GROUP
+
+    dyn = ROOT / "scenarios" / "codel-dynamic-link.toml"
+    for name in ("a", "b"):
+        aqmlab.run(dyn, tmp_path / name, keep=False, progress=False)
+    for table in ("links", "flows"):
+        a, b = (tmp_path / n / f"{table}.parquet" for n in ("a", "b"))
+        assert a.read_bytes() == b.read_bytes(), table
+    meta = pq.ParquetFile(tmp_path / "a" / "links.parquet").metadata
+    sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+    assert sizes[:-1] == [ROWS_PER_GROUP] * (len(sizes) - 1) and 0 < sizes[-1] <= ROWS_PER_GROUP

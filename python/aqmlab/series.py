@@ -72,6 +72,13 @@ SCHEMAS = {
 }
 
 
+#: Rows per Parquet row group. The chunks a run hands out step by step are gathered into groups
+#: of exactly this many rows (the last one shorter): a file's layout, and so its bytes, do not
+#: depend on how the run was stepped (the steps follow the wall clock), and the writer's cost
+#: per call is paid per group instead of per step. Memory stays bounded by one group a table.
+ROWS_PER_GROUP = 65_536
+
+
 class SeriesSink:
     """Appends chunks of ``tables`` (names in :data:`SCHEMAS`) to ``out/NAME.parquet`` (or
     ``.csv``) when ``out`` is given, and keeps them for :meth:`close` when ``keep`` is true.
@@ -95,6 +102,9 @@ class SeriesSink:
         self.csv = csv
         self.keep = keep
         self.parts: dict[str, list[pa.Table]] = {name: [] for name in tables}
+        # Rows handed in and not yet written, per table: fewer than ROWS_PER_GROUP after add().
+        self.pending: dict[str, list[pa.Table]] = {name: [] for name in tables}
+        self.pending_rows: dict[str, int] = dict.fromkeys(tables, 0)
         self.writers: dict[str, Any] = {}
         if out is not None:
             os.makedirs(out, exist_ok=True)
@@ -129,16 +139,34 @@ class SeriesSink:
             if table.num_rows == 0:
                 continue
             if name in self.writers:
-                with self._naming(name):
-                    self.writers[name].write_table(table)
+                self.pending[name].append(table)
+                self.pending_rows[name] += table.num_rows
+                if self.pending_rows[name] >= ROWS_PER_GROUP:
+                    self._flush(name, last=False)
             if self.keep:
                 self.parts[name].append(table)
+
+    def _flush(self, name: str, last: bool) -> None:
+        """Writes table ``name``'s pending rows in groups of ROWS_PER_GROUP, keeping the
+        remainder for later unless this is the ``last`` write."""
+        if not self.pending[name]:
+            return
+        table = pa.concat_tables(self.pending[name])
+        whole = table.num_rows if last else table.num_rows - table.num_rows % ROWS_PER_GROUP
+        with self._naming(name):
+            for start in range(0, whole, ROWS_PER_GROUP):
+                n = min(ROWS_PER_GROUP, whole - start)
+                self.writers[name].write_table(table.slice(start, n))
+        rest = table.slice(whole)
+        self.pending[name] = [rest] if rest.num_rows else []
+        self.pending_rows[name] = rest.num_rows
 
     def close(self) -> dict[str, Any]:
         """Closes the files; returns each table as a pandas DataFrame if kept, else None. The
         files hold the rows chunk by chunk (every link's bins of one step, then the next step's);
         the DataFrames are ordered by link (or flow) and time."""
         for name, w in list(self.writers.items()):
+            self._flush(name, last=True)
             with self._naming(name):
                 w.close()
                 os.replace(self._path(name) + ".partial", self._path(name))
@@ -157,6 +185,7 @@ class SeriesSink:
 
     def abort(self) -> None:
         """Closes and removes the unfinished files."""
+        self.pending = {name: [] for name in self.tables}
         for name, w in self.writers.items():
             with contextlib.suppress(Exception):
                 w.close()
