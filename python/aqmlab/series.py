@@ -104,7 +104,6 @@ class SeriesSink:
         self.parts: dict[str, list[pa.Table]] = {name: [] for name in tables}
         # Rows handed in and not yet written, per table: fewer than ROWS_PER_GROUP after add().
         self.pending: dict[str, list[pa.Table]] = {name: [] for name in tables}
-        self.pending_rows: dict[str, int] = dict.fromkeys(tables, 0)
         self.writers: dict[str, Any] = {}
         if out is not None:
             os.makedirs(out, exist_ok=True)
@@ -140,8 +139,7 @@ class SeriesSink:
                 continue
             if name in self.writers:
                 self.pending[name].append(table)
-                self.pending_rows[name] += table.num_rows
-                if self.pending_rows[name] >= ROWS_PER_GROUP:
+                if sum(t.num_rows for t in self.pending[name]) >= ROWS_PER_GROUP:
                     self._flush(name, last=False)
             if self.keep:
                 self.parts[name].append(table)
@@ -159,7 +157,6 @@ class SeriesSink:
                 self.writers[name].write_table(table.slice(start, n))
         rest = table.slice(whole)
         self.pending[name] = [rest] if rest.num_rows else []
-        self.pending_rows[name] = rest.num_rows
 
     def close(self) -> dict[str, Any]:
         """Closes the files; returns each table as a pandas DataFrame if kept, else None. The

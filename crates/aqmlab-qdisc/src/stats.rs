@@ -165,6 +165,11 @@ impl<Q: QueueDisc> Qdisc<Q> {
         }
     }
 
+    /// The discipline's state is being recorded ([`Qdisc::trace_state`]).
+    pub fn traces_state(&self) -> bool {
+        self.trace.is_some()
+    }
+
     /// The state changes recorded and not yet taken (empty when not tracing).
     pub fn state_changes(&self) -> &[crate::state_trace::StateChange] {
         self.trace.as_deref().map_or(&[], |t| t.changes())

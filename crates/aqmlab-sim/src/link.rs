@@ -129,8 +129,6 @@ pub struct LinkDirection {
     packet_log: Option<Vec<PacketRecord>>,
     /// The drops of the same log (kept when `packet_log` is).
     drop_log: Vec<DropRecord>,
-    /// The discipline's state changes are recorded ([`LinkDirection::trace_state`]).
-    traced: bool,
     /// Sojourn times of the measurement windows open now, by window slot
     /// ([`crate::world::Sim::begin_window`]); empty without windows.
     windows: Vec<Option<SojournStats>>,
@@ -163,7 +161,6 @@ impl LinkDirection {
             last_arrival: SimTime::ZERO,
             packet_log: None,
             drop_log: Vec::new(),
-            traced: false,
             windows: Vec::new(),
             rate: parts.rate,
             m: LinkMetrics::default(),
@@ -206,12 +203,11 @@ impl LinkDirection {
     /// ([`LinkDirection::take_state_changes`] hands them out).
     pub fn trace_state(&mut self) {
         self.q.trace_state();
-        self.traced = true;
     }
 
     /// The discipline's state is traced ([`LinkDirection::trace_state`]).
     pub fn traced(&self) -> bool {
-        self.traced
+        self.q.traces_state()
     }
 
     /// The discipline's state changes since the last take (empty when not traced).
