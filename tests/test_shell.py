@@ -29,6 +29,9 @@ pytestmark = pytest.mark.skipif(
 PY = sys.executable
 #: TCP payload per 1500-byte packet (Linux with timestamps: 1500 - 20 - 20 - 12).
 PAYLOAD_FRACTION = 1448 / 1500
+#: The most a round trip between the two namespaces' programs may take beyond the link's own
+#: delays (see test_idle_rtt_is_twice_the_delay).
+HOST_PATH_MS = 2.0
 
 
 def emulate_rt(*args, **kwargs):
@@ -132,9 +135,21 @@ def test_idle_rtt_is_twice_the_delay(tmp_path):
         rtts = sorted(json.loads(out.read_text()))
         return res, rtts, rtts[len(rtts) // 2] if rtts else float("nan")
 
-    res, rtts, median = twice_if_off(measure, lambda m: 40.0 <= m[2] < 41.0)
+    # The link never delivers early: no round trip is shorter than twice the delay. What a
+    # round trip takes beyond it is the forwarder's wake-up lateness (its own measurement,
+    # checked below) and the host's path: two TUN devices, the namespaces' stacks and the
+    # Python programs' scheduling: 0.9-1.2 ms in all on this idle machine, 1.0 ms in a CI run.
+    def ok(m):
+        return len(m[1]) >= 19 and m[1][0] >= 40.0 and m[2] - 40.0 < HOST_PATH_MS
+
+    res, rtts, median = twice_if_off(measure, ok)
     assert len(rtts) >= 19
-    assert 40.0 <= median < 41.0, rtts
+    assert rtts[0] >= 40.0, rtts
+    assert median - 40.0 < HOST_PATH_MS, rtts
+    # Nanosecond timers: the forwarder wakes within a fraction of a millisecond of a delivery's
+    # due time (this VM's own wake-up latency: 0.13 ms at real-time priority, 0.39 ms without).
+    lateness = res.summary["emulation"]["lateness_ms"]
+    assert lateness["p50"] < 0.5, lateness
     # The packet log: each ping and its echo, each direction.
     assert (tmp_path / "out" / "packets.parquet").exists()
     per_link = res.packets.groupby("link").size()
