@@ -7,14 +7,24 @@
    the cache: of the whole command, and of its runs' phase alone (``sweep.json``'s
    ``timing.runs_s``: the command's fixed cost, interpreter start, imports, planning and the
    tables, does not shrink with more workers).
+3. The machine's own ceiling, measured the same way: the same runs simulated bare (the
+   simulator alone, no series, files or Python beyond the call), one after another in one
+   process against half of them in each of two processes at once. On a virtual machine two
+   busy cores slow each other (shared caches, memory bandwidth, the host's other guests), so
+   this is the most two workers can give here.
 
-    python bench/sweep_bench.py            # from the repository root, after make install
+The machine's speed drifts by tens of percent over seconds, so the configurations alternate,
+round after round, and each speed-up is taken within its round (against that round's one-worker
+time); the median over the rounds is reported with the range.
+
+    python bench/sweep_bench.py [ROUNDS]     # from the repository root, after make install
 """
 
 from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,7 +54,35 @@ def runs_phase_seconds(out: str) -> float:
         return json.load(f)["timing"]["runs_s"]
 
 
+BARE = """
+import sys
+from aqmlab import _core
+for seed in sys.argv[2:]:
+    r = _core.load_scenario(sys.argv[1], seed=int(seed))
+    r.advance(r.duration_s)
+"""
+
+
+def bare(seeds: list[int], processes: int) -> float:
+    """Wall seconds to simulate ``seeds`` bare, split over ``processes`` processes at once."""
+    t0 = time.perf_counter()
+    procs = [
+        subprocess.Popen([sys.executable, "-c", BARE, DYN, *map(str, seeds[i::processes])])
+        for i in range(processes)
+    ]
+    for p in procs:
+        if p.wait() != 0:
+            raise SystemExit("bare simulation failed")
+    return time.perf_counter() - t0
+
+
+def spread(xs: list[float]) -> str:
+    xs = sorted(xs)
+    return f"{statistics.median(xs):4.2f}x ({xs[0]:.2f}-{xs[-1]:.2f})"
+
+
 def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     with tempfile.TemporaryDirectory() as tmp:
         n = 40
         out = os.path.join(tmp, "short")
@@ -60,24 +98,38 @@ def main() -> None:
             f"fixed (the same sweep again, every run from the cache) + {sim:.2f} s simulating "
             f"+ {per_run * 1000:.1f} ms per run (its series, summary and folder)"
         )
+        configs = (
+            ("2 worker processes", ["-j", "2"]),
+            ("2 threads", ["-j", "2", "--threads"]),
+        )
         for n_runs in (4, 16):
-            rows = []
-            for label, extra in (
-                ("1 worker", ["-j", "1"]),
-                ("2 worker processes", ["-j", "2"]),
-                ("2 threads", ["-j", "2", "--threads"]),
-            ):
-                out = os.path.join(tmp, f"{n_runs}_{label.replace(' ', '_')}")
-                wall = sweep([DYN, "--seeds", f"1-{n_runs}", *extra], out)
-                rows.append((label, wall, runs_phase_seconds(out), sim_seconds(out)))
-            base, base_runs = rows[0][1], rows[0][2]
-            print(f"{n_runs} dynamic-link runs (300 s simulated each, seeds 1-{n_runs}):")
-            for label, wall, runs, sim in rows:
+            seeds = list(range(1, n_runs + 1))
+            command = {label: [] for label, _ in configs}
+            runs = {label: [] for label, _ in configs}
+            ceiling, beyond = [], []
+            for k in range(rounds if n_runs == 4 else max(1, rounds // 2)):
+                base_out = os.path.join(tmp, f"{n_runs}_{k}_base")
+                base = sweep([DYN, "--seeds", f"1-{n_runs}", "-j", "1"], base_out)
+                base_runs = runs_phase_seconds(base_out)
+                # Each run's cost beyond its simulator, on one worker.
+                beyond.append((base_runs - sim_seconds(base_out)) / n_runs)
+                for label, extra in configs:
+                    out = os.path.join(tmp, f"{n_runs}_{k}_{label.replace(' ', '_')}")
+                    wall = sweep([DYN, "--seeds", f"1-{n_runs}", *extra], out)
+                    command[label].append(base / wall)
+                    runs[label].append(base_runs / runs_phase_seconds(out))
+                ceiling.append(bare(seeds, 1) / bare(seeds, 2))
+            print(
+                f"{n_runs} dynamic-link runs (300 s simulated each), speed-up of two workers "
+                f"over one, median (range) of {len(ceiling)} rounds; a run's cost beyond its "
+                f"simulator on one worker: {statistics.median(beyond) * 1000:.0f} ms"
+            )
+            for label, _ in configs:
                 print(
-                    f"  {label:<20} {wall:6.2f} s wall  speed-up {base / wall:4.2f}x  "
-                    f"| runs' phase {runs:6.2f} s  speed-up {base_runs / runs:4.2f}x  "
-                    f"(simulator {sim:.2f} s)"
+                    f"  {label:<20} command {spread(command[label])}  "
+                    f"runs' phase {spread(runs[label])}"
                 )
+            print(f"  {'bare simulator':<20} {spread(ceiling)} (the machine's ceiling)")
 
 
 if __name__ == "__main__":

@@ -226,7 +226,7 @@ def test_resume_after_a_kill_gives_the_uninterrupted_table(scenario, tmp_path):
     assert f"{12 - len(done)} simulated, {len(done)} from the cache" in r.stdout
     for n in ("results.csv", "results.parquet", "summary.csv"):
         assert (out / n).read_bytes() == (whole / n).read_bytes(), n
-    assert not [d for d in os.listdir(out / "runs") if d.startswith(".tmp-")]
+    assert not [d for d in os.listdir(out / "runs") if d.startswith(".")]
 
 
 def test_sigterm_stops_the_sweep_and_keeps_finished_runs(scenario, tmp_path):
@@ -248,6 +248,54 @@ def test_sigterm_stops_the_sweep_and_keeps_finished_runs(scenario, tmp_path):
     assert "interrupted" in err and "Traceback" not in err
     r = sweep_cli(scenario, out, "-j", "1")
     assert r.returncode == 0 and "from the cache" in r.stdout
+
+
+def test_sigterm_stops_a_two_worker_sweep_at_once(scenario, tmp_path):
+    """With two workers one run goes on in the sweep's own process (in a thread) and one in a
+    worker process: SIGTERM ends both, and the next start completes the sweep."""
+    out = tmp_path / "sw"
+    slow = ["--set", "duration=3000s"]  # each run takes seconds
+    cmd = [sys.executable, "-m", "aqmlab", "sweep", str(scenario), *AXES, *slow, "--seeds",
+           "1-2", "--out", str(out), "-j", "2", "-q"]  # fmt: skip
+    p = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(1.5)  # both workers are simulating their first run (each takes seconds)
+    assert p.poll() is None
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=30)
+    assert time.monotonic() - t0 < 3
+    assert p.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    # No worker process is left running.
+    with pytest.raises(ProcessLookupError):
+        os.killpg(p.pid, 0)
+
+
+def test_forked_and_forkserver_workers_give_the_same_tables(scenario, tmp_path):
+    """Worker processes are forked from the sweep's process when it runs a single thread (the
+    command line), else from a server process (here: pytest has imported pyarrow, whose
+    allocator runs a thread): the same tables either way."""
+    import importlib
+
+    sweep_module = importlib.import_module("aqmlab.sweep")
+    assert len(os.listdir("/proc/self/task")) > 1
+    assert sweep_module._worker_context().get_start_method() == "forkserver"
+    probe = (
+        "import importlib, os; m = importlib.import_module('aqmlab.sweep'); "
+        "print(len(os.listdir('/proc/self/task')), m._worker_context().get_start_method())"
+    )
+    threads, method = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert (threads, method) == ("1", "fork")
+    api = tmp_path / "api"
+    aqmlab.sweep(scenario, qdisc={"bottleneck": ["codel", "pie"]}, seeds=[1, 2], jobs=2, out=api)
+    cli = tmp_path / "cli"
+    r = run_cli("sweep", str(scenario), "--qdisc", "bottleneck=codel,pie", "--seeds", "1-2",
+                "--out", str(cli), "-j", "2", "-q")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    for n in ("results.csv", "results.parquet", "summary.csv"):
+        assert (api / n).read_bytes() == (cli / n).read_bytes(), n
 
 
 def test_sweep_file_spelling_equals_the_command_line(scenario, tmp_path):

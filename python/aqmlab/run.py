@@ -7,6 +7,7 @@ import json
 import numbers
 import os
 import sys
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,6 +30,23 @@ PROGRESS_AFTER_S = 1.0
 
 #: The most time-series bins a run holds in memory before handing them to the output files.
 MAX_STEP_BINS = 10_000
+
+#: Per thread, a callable that raises to stop the run going on in that thread: signal handlers
+#: run only in the main thread, so a sweep stops its runs in other threads through this
+#: (:func:`stopped_by`). The simulator calls it every 0.2 s of wall time.
+_STOP_CHECK = threading.local()
+
+
+@contextlib.contextmanager
+def stopped_by(check: Any) -> Any:
+    """Runs made in this thread inside the ``with`` call ``check()`` every 0.2 s of wall time;
+    an exception it raises stops the run (its files are cleaned up, as after Ctrl-C)."""
+    _STOP_CHECK.fn = check
+    try:
+        yield
+    finally:
+        _STOP_CHECK.fn = None
+
 
 #: Wall seconds one step of the simulation aims at, for a lively progress bar and output files
 #: that grow as the run goes. (A signal does not wait for a step's end: a step looks at pending
@@ -281,11 +299,14 @@ def simulate(
     show = sys.stderr.isatty() if progress is None else progress
     total = r.duration_s
     # At most MAX_STEP_BINS bins are held in memory between steps, however long the run; at
-    # least 200 steps for the progress bar; and steps of about STEP_WALL_S wall seconds, so that
-    # a signal takes effect at once: the first step is short, and each next one is twice or
-    # half as long as the last, as it ran faster or slower than that (the results do not depend
-    # on where the steps fall).
-    longest = min(total / 200, r.bin_s * MAX_STEP_BINS)
+    # least 200 steps when a progress bar may show (without one, as in a sweep's runs, fewer
+    # and longer steps spend less on handing the series over); and steps of about STEP_WALL_S
+    # wall seconds, so the bar is lively and the files grow as the run goes: the first step is
+    # short, and each next one is twice or half as long as the last, as it ran faster or slower
+    # than that (the results, and the files' bytes, do not depend on where the steps fall).
+    longest = r.bin_s * MAX_STEP_BINS
+    if progress is not False:
+        longest = min(total / 200, longest)
     step = min(longest, 0.01)
     folder = OutputFolder(out) if out is not None and staged is None else None
     write_dir = staged if staged is not None else (folder.stage if folder else None)
@@ -305,9 +326,10 @@ def simulate(
             keep,
             shown_dir=shown_dir,
         )
+        check = getattr(_STOP_CHECK, "fn", None)
         while r.now_s < total:
             w0 = time.monotonic()
-            r.advance(min(total, r.now_s + step))
+            r.advance(min(total, r.now_s + step), check)
             sink.add(r.take_series())
             now = time.monotonic()
             took = now - w0

@@ -102,8 +102,10 @@ class SeriesSink:
         self.csv = csv
         self.keep = keep
         self.parts: dict[str, list[pa.Table]] = {name: [] for name in tables}
-        # Rows handed in and not yet written, per table: fewer than ROWS_PER_GROUP after add().
+        # Rows handed in and not yet written, per table (and how many): fewer than
+        # ROWS_PER_GROUP after add().
         self.pending: dict[str, list[pa.Table]] = {name: [] for name in tables}
+        self.pending_rows = dict.fromkeys(tables, 0)
         self.writers: dict[str, Any] = {}
         if out is not None:
             os.makedirs(out, exist_ok=True)
@@ -131,15 +133,16 @@ class SeriesSink:
 
         return pq.ParquetWriter(path, SCHEMAS[name])
 
-    def add(self, chunk: dict[str, dict[str, list[Any]]]) -> None:
-        """Appends one chunk (``Run.take_series()``'s columns)."""
+    def add(self, chunk: dict[str, dict[str, Any]]) -> None:
+        """Appends one chunk (``Run.take_series()``'s columns, or lists of values)."""
         for name in self.tables:
             table = _table(chunk[name], SCHEMAS[name])
             if table.num_rows == 0:
                 continue
             if name in self.writers:
                 self.pending[name].append(table)
-                if sum(t.num_rows for t in self.pending[name]) >= ROWS_PER_GROUP:
+                self.pending_rows[name] += table.num_rows
+                if self.pending_rows[name] >= ROWS_PER_GROUP:
                     self._flush(name, last=False)
             if self.keep:
                 self.parts[name].append(table)
@@ -157,6 +160,7 @@ class SeriesSink:
                 self.writers[name].write_table(table.slice(start, n))
         rest = table.slice(whole)
         self.pending[name] = [rest] if rest.num_rows else []
+        self.pending_rows[name] = rest.num_rows
 
     def close(self) -> dict[str, Any]:
         """Closes the files; returns each table as a pandas DataFrame if kept, else None. The
@@ -183,6 +187,7 @@ class SeriesSink:
     def abort(self) -> None:
         """Closes and removes the unfinished files."""
         self.pending = {name: [] for name in self.tables}
+        self.pending_rows = dict.fromkeys(self.tables, 0)
         for name, w in self.writers.items():
             with contextlib.suppress(Exception):
                 w.close()
@@ -191,10 +196,21 @@ class SeriesSink:
         self.writers = {}
 
 
-def _column(values: list[Any], t: pa.DataType) -> pa.Array:
-    """An Arrow array of ``values`` built from its buffers: unlike ``pa.array``, this never
-    imports pandas (which ``pa.array`` does, to ask whether its input is a pandas object), so
-    ``aqmlab run`` writing Parquet starts a few hundred milliseconds sooner."""
+def _column(values: Any, t: pa.DataType) -> pa.Array:
+    """An Arrow array of one column of a chunk. The simulator hands its columns in Arrow's
+    layout (``crates/aqmlab-py/src/columns.rs``): a number column as one ``bytes`` of 64-bit
+    values, a string column as ``(validity, offsets, data)``; they are wrapped without touching
+    each value. A list (the emulator's series, read from JSON) is packed the same way; unlike
+    ``pa.array`` this never imports pandas (which ``pa.array`` does, to ask whether its input is
+    a pandas object), so ``aqmlab run`` writing Parquet starts a few hundred milliseconds
+    sooner."""
+    if isinstance(values, bytes):
+        return pa.Array.from_buffers(t, len(values) // 8, [None, pa.py_buffer(values)])
+    if isinstance(values, tuple):
+        valid, offsets, data = values
+        n = len(offsets) // 4 - 1
+        bitmap = None if valid is None else pa.py_buffer(valid)
+        return pa.Array.from_buffers(t, n, [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)])
     n = len(values)
     if t == pa.string():
         # None is null: a validity bitmap (bit i set when value i is present) only if needed.

@@ -768,6 +768,13 @@ def _collect(
             for name in ("packets", "drops"):
                 df = pd.read_csv(os.path.join(work, f"emu-{name}.csv"))
                 chunk[name] = {c: df[c].tolist() for c in SCHEMAS[name].names}
+        # The rows in the order of `aqmlab run`'s files (docs/data-format.md): by time, then
+        # link (or flow) in order of appearance; the forwarder writes each link's in turn.
+        for name, cols in chunk.items():
+            t_col = cols.get("t_s", cols.get("t_ns"))
+            if t_col:
+                order = sorted(range(len(t_col)), key=t_col.__getitem__)
+                chunk[name] = {c: [v[i] for i in order] for c, v in cols.items()}
         sink.add(chunk)
         t = sink.close()
     except BaseException:

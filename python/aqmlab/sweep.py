@@ -17,16 +17,18 @@ A sweep's folder is its API (docs/data-format.md, "Sweeps"):
   over seeds (:func:`aqmlab.stats.summarize`).
 * ``sweep.json``: the spec, the command, aqmlab's version and build, and the runs.
 
-The runs execute on local worker processes (``jobs``), on threads of this process
-(``executor="thread"``; the simulator releases the GIL), or on a Dask cluster (``dask``). Each
-worker simulates into a private temporary folder and hands back the folder's files; only the
-process that started the sweep writes into its folder. The tables are built from the run
-folders in a fixed order, so they are identical byte for byte however the runs were executed.
+The runs execute on ``jobs`` local workers: this process and ``jobs - 1`` worker processes,
+or threads of this process (``executor="thread"``; the simulator releases the GIL); or on a
+Dask cluster (``dask``). Each worker simulates into a private temporary folder and hands back
+the folder's files; only the process that started the sweep writes into its folder. The tables
+are built from the run folders in a fixed order, so they are identical byte for byte however
+the runs were executed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -133,16 +135,17 @@ def plan(spec: SweepSpec) -> list[Task]:
 # --- executing one run (in a worker) --------------------------------------------------------
 
 
-def execute(task: Task) -> Outcome:
-    """Simulate one run into a private temporary folder and return its files. Never raises:
-    a failure comes back as the outcome's error."""
+def execute(task: Task, work_dir: str | None = None) -> Outcome:
+    """Simulate one run into a private temporary folder (in ``work_dir``, else the system's
+    temporary folder) and return its files. Never raises: a failure comes back as the
+    outcome's error."""
     from aqmlab.run import run
 
     t0 = time.monotonic()
     scenario = task.scenario
     if not os.path.exists(scenario) and task.scenario_text is not None:
         scenario = task.scenario_text  # a remote worker without the file: its text
-    tmp = tempfile.mkdtemp(prefix="aqmlab-run-")
+    tmp = tempfile.mkdtemp(prefix=".tmp-run-" if work_dir else "aqmlab-run-", dir=work_dir)
     try:
         try:
             run(
@@ -191,12 +194,41 @@ def _reduce(task: Task, folder: str) -> None:
             os.remove(os.path.join(folder, f"packets.{ext}"))
 
 
+class _Stopped(Exception):
+    """Raised in a run going on in this process when the sweep is interrupted."""
+
+
 def _worker_init() -> None:
     # Ctrl-C reaches the whole process group: only the sweep's own process handles it, and it
-    # ends the workers itself.
+    # ends the workers itself (with SIGTERM, which ends a worker at once: a forked worker does
+    # not keep the sweep's own handlers).
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
+def _worker_context() -> Any:
+    """How worker processes start. When this process runs a single thread (Linux lists them
+    in /proc/self/task), they are forked from it: ready in milliseconds, with aqmlab imported.
+    Otherwise (a notebook, a program with threads of its own, pyarrow's pool) a fork could copy
+    a lock another thread holds, so they are forked from a server process started for the
+    purpose, which imports what a run needs once (about 0.4 s before the first worker starts).
+    """
+    import multiprocessing
+
+    try:
+        single = len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        single = False
+    if single and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(
+        ["aqmlab.sweep", "aqmlab.run", "aqmlab.series", "aqmlab.outdir", "pyarrow.parquet"]
+    )
+    return ctx
 
 
 # --- the run folders ------------------------------------------------------------------------
@@ -246,12 +278,19 @@ def _is_done(out: str, key: str) -> bool:
 
 
 def _clean_partial(out: str) -> None:
-    """Remove what an interrupted sweep left half-written (temporary run folders)."""
+    """Remove what an interrupted sweep left half-written: every hidden entry of ``runs/``
+    (a run folder's name is its key; the temporary folders a run is simulated and stored in,
+    and their staging folders and locks, all start with a dot)."""
     runs = _runs_dir(out)
     if os.path.isdir(runs):
         for name in os.listdir(runs):
-            if name.startswith(".tmp-"):
-                shutil.rmtree(os.path.join(runs, name), ignore_errors=True)
+            if name.startswith("."):
+                path = os.path.join(runs, name)
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    with contextlib.suppress(OSError):
+                        os.remove(path)
 
 
 # --- progress ---------------------------------------------------------------------------------
@@ -305,47 +344,110 @@ def _clock(s: float) -> str:
 
 
 def _run_local(
-    todo: list[Task], jobs: int, executor: str, on_done: Callable[[Task, Outcome], None]
+    todo: list[Task],
+    out: str,
+    jobs: int,
+    executor: str,
+    on_done: Callable[[Task, Outcome], None],
+    on_idle: Callable[[], None],
 ) -> None:
+    """Runs ``todo`` on ``jobs`` workers, calling ``on_done`` in this thread as each finishes,
+    and ``on_idle`` once a core has nothing left to run (the tables' imports go there).
+
+    Each worker is a thread of this process taking the next task from a shared queue (so the
+    runs spread over the workers however long each takes). With ``executor="process"`` every
+    worker but the first hands its task to a worker process (:func:`_worker_context`), whose
+    runs are isolated from this process; the first runs its tasks here, from the start. The
+    runs simulate in temporary folders inside ``out/runs/``, so what a worker killed mid-run
+    leaves behind goes when the sweep next starts (``_clean_partial``).
+    """
+    run_one = functools.partial(execute, work_dir=_runs_dir(out))
     if jobs <= 1 or len(todo) <= 1:
+        if jobs < (os.cpu_count() or 1):
+            on_idle()
         for t in todo:
-            on_done(t, execute(t))
+            on_done(t, run_one(t))
         return
-    import concurrent.futures as cf
+    import queue
 
-    if executor == "thread":
-        pool: cf.Executor = cf.ThreadPoolExecutor(max_workers=jobs)
-    else:
-        import multiprocessing
+    from aqmlab.run import stopped_by
 
-        # forkserver: workers are forked from a fresh server process (never from this one,
-        # which may hold pyarrow's threads) that has imported what a run needs once, so a
-        # worker starts in milliseconds instead of re-importing it.
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["aqmlab.sweep", "aqmlab.run", "aqmlab.series"])
-        pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
-    futures: dict[Any, Task] = {}
-    try:
-        futures = {pool.submit(execute, t): t for t in todo}
-        for fut in cf.as_completed(futures):
-            t = futures[fut]
+    tasks = queue.SimpleQueue()
+    for t in todo:
+        tasks.put(t)
+    finished: queue.SimpleQueue = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def raise_if_stopped() -> None:
+        if stop.is_set():
+            raise _Stopped
+
+    pool = None
+    if executor == "process":
+        import concurrent.futures as cf
+
+        pool = cf.ProcessPoolExecutor(
+            max_workers=jobs - 1, mp_context=_worker_context(), initializer=_worker_init
+        )
+        # Start the worker processes now, before this process runs any thread of its own (a
+        # fork must not copy a process mid-way through another thread's work).
+        pool.submit(int).result()
+
+    def in_process(t: Task) -> Outcome:
+        with stopped_by(raise_if_stopped):
+            return run_one(t)
+
+    def in_worker_process(t: Task) -> Outcome:
+        assert pool is not None
+        return pool.submit(run_one, t).result()
+
+    def worker(run_one: Callable[[Task], Outcome]) -> None:
+        while not stop.is_set():
             try:
-                outcome = fut.result()
-            except Exception as e:  # noqa: BLE001 - a worker process that died
+                t = tasks.get_nowait()
+            except queue.Empty:
+                break
+            try:
+                outcome = run_one(t)
+            except BaseException as e:  # noqa: BLE001 - a worker process that died, a panic
                 outcome = Outcome(t.key, None, f"worker failed: {type(e).__name__}: {e}", 0.0)
-            on_done(t, outcome)
+            finished.put((t, outcome))
+        finished.put(None)  # this worker is idle for good
+
+    runners = [in_process] + [in_worker_process if pool else in_process] * (jobs - 1)
+    threads = [threading.Thread(target=worker, args=(r,), daemon=True) for r in runners]
+    for th in threads:
+        th.start()
+    try:
+        idle = 0
+        while idle < len(threads):
+            try:
+                # A timeout, so Ctrl-C and SIGTERM's handler run at once in this thread.
+                item = finished.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if item is None:
+                idle += 1
+                if idle == 1:
+                    on_idle()
+                continue
+            on_done(*item)
     except BaseException:
         # Interrupted: stop at once. Finished runs are already in place; the rest are simply
-        # missing, and the next start of the sweep runs them.
-        for fut in futures:
-            fut.cancel()
-        procs = list(getattr(pool, "_processes", {}).values())
-        for p in procs:
-            with contextlib.suppress(Exception):
-                p.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
+        # missing, and the next start of the sweep runs them. The runs going on in this
+        # process stop within 0.2 s (their threads must end before the interpreter does: one
+        # ended by the interpreter's exit mid-way through the simulator would abort it).
+        stop.set()
+        if pool is not None:
+            for p in list(getattr(pool, "_processes", {}).values()):
+                with contextlib.suppress(Exception):
+                    p.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+        for th in threads:
+            th.join(timeout=5)
         raise
-    pool.shutdown(wait=True)
+    if pool is not None:
+        pool.shutdown(wait=True)
 
 
 def _run_dask(
@@ -460,15 +562,20 @@ def run_sweep(
             errors[task.key] = outcome.error
         bar.tick(outcome.error is not None)
 
-    # The tables need pandas, pyarrow and scipy.special (about a second to import): import them
-    # while the runs go, on this process's spare time (the simulator releases the GIL).
-    threading.Thread(target=_import_table_libraries, daemon=True).start()
+    # The tables need pandas, pyarrow and scipy.special (about a second of one core to import):
+    # import them while the runs go, once a core has no run left (at once with the runs on
+    # other machines, or fewer workers than cores), so the import neither takes a core from a
+    # run nor holds the GIL against one in this process.
+    def import_table_libraries() -> None:
+        threading.Thread(target=_import_table_libraries, daemon=True).start()
+
     t_runs = time.monotonic()
     try:
         if dask:
+            import_table_libraries()
             _run_dask(todo, dask, jobs, on_done)
         else:
-            _run_local(todo, jobs, executor, on_done)
+            _run_local(todo, out, jobs, executor, on_done, import_table_libraries)
     finally:
         bar.close()
     t_tables = time.monotonic()

@@ -2,6 +2,9 @@
 //! mapped once here to the exception hierarchy re-exported by `python/aqmlab/exceptions.py`.
 #![allow(unsafe_code)] // PyO3's macros expand to unsafe FFI glue.
 
+mod columns;
+mod series;
+
 use aqmlab_qdisc::replay::{self as replay_mod, ReplaySummary};
 use aqmlab_qdisc::uniform::parse_uniforms;
 use aqmlab_qdisc::{registry, Kind, Params, Qdisc, UniformSource};
@@ -245,7 +248,11 @@ impl Run {
         self.scenario.random
     }
     /// Runs until `until_s` simulated seconds (capped at the duration), without the GIL.
-    fn advance(&mut self, py: Python<'_>, until_s: f64) -> PyResult<()> {
+    /// `check`, when given, is called (with the GIL) every SIGNAL_CHECK_S of wall time, as
+    /// pending signals are handled: an exception it raises stops the step. It is how a run in a
+    /// thread other than the main one, where signal handlers never run, is stopped.
+    #[pyo3(signature = (until_s, check=None))]
+    fn advance(&mut self, py: Python<'_>, until_s: f64, check: Option<PyObject>) -> PyResult<()> {
         self.check_not_over()?;
         let end = aqmlab_core::SimTime::ZERO + self.scenario.duration;
         let until = (aqmlab_core::SimTime::ZERO + aqmlab_core::SimDuration::from_secs_f64(until_s))
@@ -255,6 +262,14 @@ impl Run {
         let t0 = std::time::Instant::now();
         let sim = &mut self.scenario.sim;
         let windows = &mut self.windows;
+        // Pending signals (Ctrl-C, SIGTERM, SIGHUP), then `check`.
+        let look = |py: Python<'_>| -> PyResult<()> {
+            py.check_signals()?;
+            if let Some(f) = &check {
+                f.call0(py)?;
+            }
+            Ok(())
+        };
         // Ctrl-C, SIGTERM and SIGHUP reach Python's handlers only while it holds the GIL, which
         // a long step gives up: so every SIGNAL_CHECK_S of wall time (looked at every
         // STOP_CHECK_EVENTS events) the step takes the GIL back and runs them. A handler that
@@ -270,7 +285,7 @@ impl Run {
                     return false;
                 }
                 last = now;
-                raised = Python::with_gil(|py| py.check_signals()).err();
+                raised = Python::with_gil(look).err();
                 raised.is_some()
             });
             raised
@@ -278,7 +293,7 @@ impl Run {
         self.wall_s += t0.elapsed().as_secs_f64();
         match raised {
             Some(e) => Err(e),
-            None => py.check_signals(),
+            None => look(py),
         }
     }
     /// The fully resolved scenario as TOML: every value after defaults, `--set` edits and
@@ -308,179 +323,14 @@ impl Run {
         s.to_string()
     }
     /// The time series of the bins that have ended since the last call (`to_end`: of every
-    /// bin left, after the last `advance`; the run is then over), as columns:
-    /// `{"links": {col: [...]}, "flows": {col: [...]}, "packets": {col: [...]}}`. The
-    /// simulation forgets what it hands out, so a long run streamed this way keeps flat memory.
+    /// bin left, after the last `advance`; the run is then over), as tables of columns in
+    /// Arrow's layout (`series.rs`): `{"links": {col: ...}, "flows": ..., "packets": ...,
+    /// "drops": ..., "states": ...}`. The simulation forgets what it hands out, so a long run
+    /// streamed this way keeps flat memory.
     #[pyo3(signature = (to_end=false))]
     fn take_series<'py>(&mut self, py: Python<'py>, to_end: bool) -> PyResult<Bound<'py, PyDict>> {
         self.check_not_over()?;
-        let sim = &mut self.scenario.sim;
-        let bin_ns = sim.report_bin().as_nanos();
-        let names: Vec<String> = sim.link_names().map(str::to_string).collect();
-        let flow_names: Vec<Option<String>> = (0..)
-            .map_while(|i| sim.flow_spec(i))
-            .map(|f| match f {
-                aqmlab_sim::world::FlowSpec::Udp(u) => u.name.clone(),
-                aqmlab_sim::world::FlowSpec::Tcp(t) => t.name.clone(),
-            })
-            .collect();
-        let now_ns = sim.now().as_nanos();
-        let c = sim.take_series(to_end);
-        // The part of bin i within the run, seconds: the whole bin but for the last, partial
-        // one a take to the end hands out.
-        let covered_s = |i: usize| {
-            let start = (c.first_bin + i) as u64 * bin_ns;
-            ((start + bin_ns).min(now_ns).saturating_sub(start)) as f64 / 1e9
-        };
-        // Bin starts in seconds, from integer nanoseconds: k·bin_ns / 1e9 is the double nearest
-        // the true value (k·bin_s would give 0.30000000000000004 for the fourth 100 ms bin).
-        let t_s = |i: usize| ((c.first_bin + i) as u64 * bin_ns) as f64 / 1e9;
-        let rows = names.len() * c.bins;
-        let mut ln = Vec::with_capacity(rows);
-        let mut lt = Vec::with_capacity(rows);
-        let (mut lap, mut lab, mut lcap) = (
-            Vec::with_capacity(rows),
-            Vec::with_capacity(rows),
-            Vec::with_capacity(rows),
-        );
-        let (mut li, mut le, mut lq, mut lqb, mut ld, mut lr, mut ls) = (
-            Vec::with_capacity(rows),
-            Vec::with_capacity(rows),
-            Vec::with_capacity(rows),
-            Vec::with_capacity(rows),
-            Vec::with_capacity(rows),
-            Vec::with_capacity(rows),
-            Vec::with_capacity(rows),
-        );
-        // A mean over the bin's samples, NaN when there were none.
-        let mean_ms = |sum_ns: u64, n: u64| {
-            if n == 0 {
-                f64::NAN
-            } else {
-                sum_ns as f64 / n as f64 / 1e6
-            }
-        };
-        for (name, bins) in names.iter().zip(&c.links) {
-            for (i, b) in bins.iter().enumerate() {
-                ln.push(name.as_str());
-                lt.push(t_s(i));
-                li.push(b.ingress_bytes);
-                le.push(b.egress_bytes);
-                lq.push(b.max_backlog_pkts);
-                lqb.push(b.max_backlog_bytes);
-                ld.push(b.drops);
-                lr.push(b.released_pkts);
-                ls.push(mean_ms(b.sojourn_sum_ns, b.released_pkts));
-                let secs = covered_s(i);
-                let per_s = |x: f64| if secs > 0.0 { x / secs } else { f64::NAN };
-                lap.push(per_s(b.queue_pkt_ns as f64 / 1e9));
-                lab.push(per_s(b.queue_byte_ns as f64 / 1e9));
-                lcap.push(per_s(b.capacity_bits as f64));
-            }
-        }
-        if self.cumulative.len() < c.flows.len() {
-            self.cumulative.resize(c.flows.len(), 0);
-        }
-        let (mut fi, mut ft, mut fb, mut fc, mut fr) = (vec![], vec![], vec![], vec![], vec![]);
-        let (mut fname, mut fcw, mut fss) = (vec![], vec![], vec![]);
-        let mean = |sum: u64, n: u64| {
-            if n == 0 {
-                f64::NAN
-            } else {
-                sum as f64 / n as f64
-            }
-        };
-        for (k, bins) in c.flows.iter().enumerate() {
-            for (i, b) in bins.iter().enumerate() {
-                self.cumulative[k] += b.delivered_bytes;
-                fname.push(flow_names.get(k).cloned().flatten());
-                fcw.push(mean(b.cwnd_sum_bytes, b.acks));
-                fss.push(mean(b.ssthresh_sum_bytes, b.ssthresh_samples));
-                fi.push(k as u64);
-                ft.push(t_s(i));
-                fb.push(b.delivered_bytes);
-                fc.push(self.cumulative[k]);
-                fr.push(mean_ms(b.srtt_sum_ns, b.srtt_samples));
-            }
-        }
-        let links = PyDict::new(py);
-        links.set_item("link", ln)?;
-        links.set_item("t_s", lt)?;
-        links.set_item("ingress_bytes", li)?;
-        links.set_item("egress_bytes", le)?;
-        links.set_item("max_backlog_pkts", lq)?;
-        links.set_item("max_backlog_bytes", lqb)?;
-        links.set_item("drops", ld)?;
-        links.set_item("released_pkts", lr)?;
-        links.set_item("mean_sojourn_ms", ls)?;
-        links.set_item("mean_backlog_pkts", lap)?;
-        links.set_item("mean_backlog_bytes", lab)?;
-        links.set_item("capacity_bps", lcap)?;
-        let flows = PyDict::new(py);
-        flows.set_item("flow", fi)?;
-        flows.set_item("t_s", ft)?;
-        flows.set_item("delivered_bytes", fb)?;
-        flows.set_item("cumulative_bytes", fc)?;
-        flows.set_item("srtt_ms", fr)?;
-        flows.set_item("name", fname)?;
-        flows.set_item("cwnd_bytes", fcw)?;
-        flows.set_item("ssthresh_bytes", fss)?;
-        let (mut pl, mut pt, mut ps, mut pz, mut pf) = (vec![], vec![], vec![], vec![], vec![]);
-        for (name, recs) in names.iter().zip(&c.packets) {
-            for r in recs {
-                pl.push(name.as_str());
-                pt.push(r.t_ns);
-                ps.push(r.sojourn_ns);
-                pz.push(r.size);
-                pf.push(r.flow);
-            }
-        }
-        let packets = PyDict::new(py);
-        packets.set_item("link", pl)?;
-        packets.set_item("t_ns", pt)?;
-        packets.set_item("sojourn_ns", ps)?;
-        packets.set_item("size", pz)?;
-        packets.set_item("flow", pf)?;
-        let (mut dl, mut dt, mut ds, mut dz, mut df, mut dr) =
-            (vec![], vec![], vec![], vec![], vec![], vec![]);
-        for (name, recs) in names.iter().zip(&c.drops) {
-            for r in recs {
-                dl.push(name.as_str());
-                dt.push(r.t_ns);
-                ds.push(r.sojourn_ns);
-                dz.push(r.size);
-                df.push(r.flow);
-                dr.push(r.reason.map_or("wire_loss", |x| x.as_str()));
-            }
-        }
-        let drops = PyDict::new(py);
-        drops.set_item("link", dl)?;
-        drops.set_item("t_ns", dt)?;
-        drops.set_item("sojourn_ns", ds)?;
-        drops.set_item("size", dz)?;
-        drops.set_item("flow", df)?;
-        drops.set_item("reason", dr)?;
-        let (mut sl, mut st, mut sv, mut sx) = (vec![], vec![], vec![], vec![]);
-        for (name, changes) in names.iter().zip(&c.states) {
-            for ch in changes {
-                sl.push(name.as_str());
-                st.push(ch.t_ns);
-                sv.push(ch.var);
-                sx.push(ch.value);
-            }
-        }
-        let states = PyDict::new(py);
-        states.set_item("link", sl)?;
-        states.set_item("t_ns", st)?;
-        states.set_item("var", sv)?;
-        states.set_item("value", sx)?;
-        let d = PyDict::new(py);
-        d.set_item("links", links)?;
-        d.set_item("states", states)?;
-        d.set_item("drops", drops)?;
-        d.set_item("flows", flows)?;
-        d.set_item("packets", packets)?;
-        Ok(d)
+        series::take(py, &mut self.scenario.sim, &mut self.cumulative, to_end)
     }
 }
 
