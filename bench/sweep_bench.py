@@ -13,9 +13,10 @@
    busy cores slow each other (shared caches, memory bandwidth, the host's other guests), so
    this is the most two workers can give here.
 
-The machine's speed drifts by tens of percent over seconds, so the configurations alternate,
-round after round, and each speed-up is taken within its round (against that round's one-worker
-time); the median over the rounds is reported with the range.
+The machine's speed drifts by tens of percent over seconds, so each round runs one worker, then
+each configuration, then the same again in reverse order, and takes each speed-up within the
+round (the sum of its one-worker times over the sum of its own); the median over the rounds is
+reported with the range.
 
     python bench/sweep_bench.py [ROUNDS]     # from the repository root, after make install
 """
@@ -108,17 +109,27 @@ def main() -> None:
             runs = {label: [] for label, _ in configs}
             ceiling, beyond = [], []
             for k in range(rounds if n_runs == 4 else max(1, rounds // 2)):
-                base_out = os.path.join(tmp, f"{n_runs}_{k}_base")
-                base = sweep([DYN, "--seeds", f"1-{n_runs}", "-j", "1"], base_out)
-                base_runs = runs_phase_seconds(base_out)
-                # Each run's cost beyond its simulator, on one worker.
-                beyond.append((base_runs - sim_seconds(base_out)) / n_runs)
-                for label, extra in configs:
-                    out = os.path.join(tmp, f"{n_runs}_{k}_{label.replace(' ', '_')}")
+                # One worker, each configuration, then the same in reverse order (A B C C B A):
+                # a drift of the machine's speed during the round weighs on both sides alike.
+                order = [("1 worker", ["-j", "1"]), *configs]
+                times: dict[str, list[tuple[float, float, float]]] = {}
+                for j, (label, extra) in enumerate(order + order[::-1]):
+                    out = os.path.join(tmp, f"{n_runs}_{k}_{j}")
                     wall = sweep([DYN, "--seeds", f"1-{n_runs}", *extra], out)
-                    command[label].append(base / wall)
-                    runs[label].append(base_runs / runs_phase_seconds(out))
-                ceiling.append(bare(seeds, 1) / bare(seeds, 2))
+                    times.setdefault(label, []).append(
+                        (wall, runs_phase_seconds(out), sim_seconds(out))
+                    )
+                base = times["1 worker"]
+                base_wall = sum(t[0] for t in base)
+                base_runs = sum(t[1] for t in base)
+                # Each run's cost beyond its simulator, on one worker.
+                beyond.append((base_runs - sum(t[2] for t in base)) / (2 * n_runs))
+                for label, _ in configs:
+                    command[label].append(base_wall / sum(t[0] for t in times[label]))
+                    runs[label].append(base_runs / sum(t[1] for t in times[label]))
+                # The bare simulator the same way: one process, two, two, one.
+                a1, b1, b2, a2 = (bare(seeds, p) for p in (1, 2, 2, 1))
+                ceiling.append((a1 + a2) / (b1 + b2))
             print(
                 f"{n_runs} dynamic-link runs (300 s simulated each), speed-up of two workers "
                 f"over one, median (range) of {len(ceiling)} rounds; a run's cost beyond its "
