@@ -209,25 +209,60 @@ def _worker_init() -> None:
         signal.signal(sig, signal.SIG_DFL)
 
 
+#: What a run imports (pyarrow among them, a fifth of a second): imported once before the
+#: workers start, so that none pays for it again.
+RUN_MODULES = ["aqmlab.sweep", "aqmlab.run", "aqmlab.series", "aqmlab.outdir", "pyarrow.parquet"]
+
+#: Settings under which importing pyarrow (and numpy, which it imports) starts no thread:
+#: jemalloc's background purging thread, OpenBLAS's pool.
+_NO_LIBRARY_THREADS = {
+    "JE_ARROW_MALLOC_CONF": "background_thread:false",
+    "OPENBLAS_NUM_THREADS": "1",
+}
+
+
+def _threads() -> int:
+    """This process's threads (Linux lists them in /proc/self/task); 0 where unknown."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 0
+
+
+def _import_run_modules() -> None:
+    """Imports :data:`RUN_MODULES`; in a process that runs a single thread, with the settings
+    that keep it so (set only while importing: programs started later do not inherit them)."""
+    import importlib
+
+    saved = {}
+    if _threads() == 1:
+        saved = {k: os.environ.get(k) for k in _NO_LIBRARY_THREADS}
+        os.environ.update(_NO_LIBRARY_THREADS)
+    try:
+        for m in RUN_MODULES:
+            importlib.import_module(m)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def _worker_context() -> Any:
-    """How worker processes start. When this process runs a single thread (Linux lists them
-    in /proc/self/task), they are forked from it: ready in milliseconds, with aqmlab imported.
-    Otherwise (a notebook, a program with threads of its own, pyarrow's pool) a fork could copy
-    a lock another thread holds, so they are forked from a server process started for the
-    purpose, which imports what a run needs once (about 0.4 s before the first worker starts).
-    """
+    """How worker processes start. When this process runs a single thread once what a run needs
+    is imported (the command line does), they are forked from it: ready in milliseconds, with
+    everything imported. Otherwise (a notebook, a program with threads of its own) a fork
+    could copy a lock another thread holds, so they are forked from a server process started for
+    the purpose, which imports what a run needs once (about 0.4 s before the first worker
+    starts)."""
     import multiprocessing
 
-    try:
-        single = len(os.listdir("/proc/self/task")) == 1
-    except OSError:
-        single = False
-    if single and "fork" in multiprocessing.get_all_start_methods():
+    _import_run_modules()
+    if _threads() == 1 and "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(
-        ["aqmlab.sweep", "aqmlab.run", "aqmlab.series", "aqmlab.outdir", "pyarrow.parquet"]
-    )
+    ctx.set_forkserver_preload(RUN_MODULES)
     return ctx
 
 
