@@ -436,14 +436,14 @@ def _run_local(
         assert pool is not None
         return pool.submit(run_one, t).result()
 
-    def worker(run_one: Callable[[Task], Outcome]) -> None:
+    def worker(runner: Callable[[Task], Outcome]) -> None:
         while not stop.is_set():
             try:
                 t = tasks.get_nowait()
             except queue.Empty:
                 break
             try:
-                outcome = run_one(t)
+                outcome = runner(t)
             except BaseException as e:  # noqa: BLE001 - a worker process that died, a panic
                 outcome = Outcome(t.key, None, f"worker failed: {type(e).__name__}: {e}", 0.0)
             finished.put((t, outcome))
