@@ -1,0 +1,325 @@
+//! What a run measures and hands out: each flow's totals and per-bin rows ([`FlowMetrics`],
+//! [`FlowBin`]), the [`Report`] snapshot, the [`SeriesChunk`]s [`Sim::take_series`] streams out
+//! between steps, and the switches that choose what else is recorded (per-packet logs, state
+//! traces, measurement windows). Kept apart from the event loop: nothing here runs per packet;
+//! it reads what the handlers counted.
+
+use super::{DropRecord, LinkBin, LinkReport, PacketRecord, Sim};
+use crate::sketch::QuantileSketch;
+use aqmlab_core::{SimDuration, SimTime};
+
+/// What a flow is, for reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowInfo {
+    /// `udp` or `tcp`.
+    pub kind: &'static str,
+    /// Congestion control (TCP only).
+    pub cc: Option<&'static str>,
+    /// Application: `cbr`, `bulk`, `finite`, `web`, `onoff`.
+    pub app: &'static str,
+    /// When the flow starts.
+    pub start: SimTime,
+    /// Source node name.
+    pub src: String,
+    /// Destination node name.
+    pub dst: String,
+    /// The name the scenario gave the flow, if any.
+    pub name: Option<String>,
+}
+
+/// Per-flow measurements.
+#[derive(Clone, Debug, Default)]
+pub struct FlowMetrics {
+    /// Packets sent by the source.
+    pub sent_pkts: u64,
+    /// Bytes sent by the source.
+    pub sent_bytes: u64,
+    /// Packets that reached the destination.
+    pub delivered_pkts: u64,
+    /// Bytes that reached the destination.
+    pub delivered_bytes: u64,
+    /// Packets dropped anywhere on the path.
+    pub dropped_pkts: u64,
+    /// Per link direction the flow's packets reached: arrivals, drops and marks by reason,
+    /// wire losses.
+    pub at_links: crate::metrics::FlowLinks,
+    /// What the flow's receiving end saw of its data packets: one-way delay, jitter, losses.
+    pub receiver: crate::metrics::Receiver,
+    /// Bytes delivered per time bin.
+    pub delivered_bytes_per_bin: Vec<u64>,
+    /// TCP: sum of the sender's smoothed-RTT samples (one per ACK received) in each time bin, ns.
+    pub srtt_sum_ns_per_bin: Vec<u64>,
+    /// TCP: number of those samples in each time bin.
+    pub srtt_samples_per_bin: Vec<u64>,
+    /// TCP: segments retransmitted (web: requests and responses).
+    pub retransmits: u64,
+    /// TCP: retransmission-timer expiries (SYN timeouts included).
+    pub timeouts: u64,
+    /// TCP: fast-recovery episodes.
+    pub fast_recoveries: u64,
+    /// TCP: transfers started (finite and web; for web, a request/response exchange).
+    pub transfers_started: u64,
+    /// TCP: transfers completed.
+    pub transfers_completed: u64,
+    /// TCP: transfers abandoned because the connection could not be opened (the SYN went
+    /// unanswered through every retransmission allowed). A bulk flow counts no transfers
+    /// started, but 1 here if it gives up (only with `syn_retries` set).
+    pub transfers_failed: u64,
+    /// TCP: flow completion times of completed transfers, ns (handshake included; for web,
+    /// from the request's arrival to the response's last byte acknowledged).
+    pub fct_ns: QuantileSketch,
+    /// TCP: a sender's smoothed RTT after every ACK it receives, ns (web: the client's and the
+    /// server's).
+    pub srtt_ns: QuantileSketch,
+}
+
+/// One time bin of a flow's series (see [`FlowMetrics`] for each).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowBin {
+    /// Bytes delivered.
+    pub delivered_bytes: u64,
+    /// Sum of the sender's smoothed-RTT samples, ns.
+    pub srtt_sum_ns: u64,
+    /// Number of those samples.
+    pub srtt_samples: u64,
+    /// TCP: ACKs the flow's senders received in the bin (the samples below).
+    pub acks: u64,
+    /// TCP: sum of the sender's congestion window after each of them, bytes.
+    pub cwnd_sum_bytes: u64,
+    /// TCP: sum of the sender's slow-start threshold after each of them, when it was set
+    /// (before the first reduction it is unbounded and not summed), bytes.
+    pub ssthresh_sum_bytes: u64,
+    /// TCP: number of those set thresholds.
+    pub ssthresh_samples: u64,
+}
+
+/// The time series of bins `[first_bin, first_bin + bins)` (absolute indices), handed out by
+/// [`Sim::take_series`] and no longer held by the simulation.
+#[derive(Clone, Debug, Default)]
+pub struct SeriesChunk {
+    /// Absolute index of the first bin.
+    pub first_bin: usize,
+    /// Number of bins.
+    pub bins: usize,
+    /// Per link direction (in the order of [`Report::links`]): one row per bin.
+    pub links: Vec<Vec<LinkBin>>,
+    /// Per flow: one row per bin.
+    pub flows: Vec<Vec<FlowBin>>,
+    /// Per link direction: the per-packet log records since the last take (empty when the
+    /// link keeps no log).
+    pub packets: Vec<Vec<PacketRecord>>,
+    /// Per link direction: the log's drops since the last take.
+    pub drops: Vec<Vec<DropRecord>>,
+    /// Per link direction: its discipline's state changes since the last take (empty when not
+    /// traced).
+    pub states: Vec<Vec<aqmlab_qdisc::StateChange>>,
+}
+
+/// Measurements of a run so far.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Simulated time reached.
+    pub sim_time: SimTime,
+    /// Events processed.
+    pub events: u64,
+    /// Per link direction.
+    pub links: Vec<LinkReport>,
+    /// Per flow.
+    pub flows: Vec<FlowMetrics>,
+    /// What each flow is.
+    pub flow_info: Vec<FlowInfo>,
+    /// Width of the time-series bins.
+    pub bin: SimDuration,
+    /// Absolute index of the first bin in the per-bin series (0 unless [`Sim::take_series`]
+    /// handed out earlier bins).
+    pub first_bin: usize,
+    /// Packets alive (queued, transmitting or propagating).
+    pub packets_alive: usize,
+    /// Per link direction, its time-series rows (every column, as [`Sim::take_series`] hands
+    /// them out), one per bin from [`Report::first_bin`] to now.
+    pub link_rows: Vec<Vec<LinkBin>>,
+    /// Per flow, its time-series rows, up to its last active bin.
+    pub flow_rows: Vec<Vec<FlowBin>>,
+}
+
+/// Jain's fairness index of `xs`: (Σx)² / (n·Σx²); 1 when all equal, 1/n when one has all.
+pub fn jain(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    if s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (n * s2)
+    }
+}
+
+impl Sim {
+    /// Starts logging every packet the discipline of link `name` releases (see [`PacketRecord`]).
+    /// Returns false if there is no such link.
+    pub fn log_packets(&mut self, name: &str) -> bool {
+        match self.links.iter_mut().find(|l| l.dir.name() == name) {
+            Some(l) => {
+                l.dir.log_packets();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Starts recording the state variables of link direction `name`'s discipline as they
+    /// change (CoDel's count and drop_next, RED's avg, PIE's drop probability, LSTF's slack:
+    /// [`aqmlab_qdisc::StateTrace`]), handed out by [`Sim::take_series`]. Returns false if
+    /// there is no such link.
+    pub fn trace_state(&mut self, name: &str) -> bool {
+        match self.links.iter_mut().find(|l| l.dir.name() == name) {
+            Some(l) => {
+                l.dir.trace_state();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The link directions whose discipline state is traced ([`Sim::trace_state`]).
+    pub fn traced_links(&self) -> impl Iterator<Item = &str> {
+        self.links
+            .iter()
+            .filter(|l| l.dir.traced())
+            .map(|l| l.dir.name())
+    }
+
+    /// [`Sim::take_series`] took the series to the end: the run is over (running it further,
+    /// or taking again, panics).
+    pub fn series_ended(&self) -> bool {
+        self.series_ended
+    }
+
+    /// The names of the link directions, in the order of [`Report::links`].
+    pub fn link_names(&self) -> impl Iterator<Item = &str> {
+        self.links.iter().map(|l| l.dir.name())
+    }
+
+    /// The width of the time-series bins.
+    pub fn report_bin(&self) -> SimDuration {
+        SimDuration::from_nanos(self.bins.bin_ns)
+    }
+
+    /// Starts measuring the sojourn times of a window on every link direction; returns its slot
+    /// for [`Sim::end_window`].
+    pub fn begin_window(&mut self) -> usize {
+        let k = self.links.first().map_or(0, |l| l.dir.windows_len());
+        for l in &mut self.links {
+            l.dir.begin_window();
+        }
+        k
+    }
+
+    /// Stops the window of slot `k`: its sojourn times per link direction (in link order).
+    pub fn end_window(&mut self, k: usize) -> Vec<crate::metrics::SojournStats> {
+        self.links.iter_mut().map(|l| l.dir.end_window(k)).collect()
+    }
+
+    /// The drops of the per-packet logs: `(link name, records)` for every logged link.
+    pub fn drop_logs(&self) -> impl Iterator<Item = (&str, &[DropRecord])> {
+        self.links
+            .iter()
+            .filter(|l| l.dir.packet_log().is_some())
+            .map(|l| (l.dir.name(), l.dir.drop_log()))
+    }
+
+    /// The per-packet logs: `(link name, records)` for every logged link.
+    pub fn packet_logs(&self) -> impl Iterator<Item = (&str, &[PacketRecord])> {
+        self.links
+            .iter()
+            .filter_map(|l| l.dir.packet_log().map(|v| (l.dir.name(), v)))
+    }
+
+    /// A snapshot of every link's and flow's measurements at the current time.
+    pub fn report(&self) -> Report {
+        let mut link_rows = Vec::with_capacity(self.links.len());
+        Report {
+            sim_time: self.now,
+            events: self.events.processed(),
+            links: self
+                .links
+                .iter()
+                .map(|l| {
+                    let (report, rows) = l.dir.report(self.now, &self.bins);
+                    link_rows.push(rows);
+                    report
+                })
+                .collect(),
+            flows: self
+                .flows
+                .iter()
+                .map(|f| {
+                    let mut m = f.m.clone();
+                    m.delivered_bytes_per_bin =
+                        f.series.iter().map(|r| r.delivered_bytes).collect();
+                    m.srtt_sum_ns_per_bin = f.series.iter().map(|r| r.srtt_sum_ns).collect();
+                    m.srtt_samples_per_bin = f.series.iter().map(|r| r.srtt_samples).collect();
+                    m
+                })
+                .collect(),
+            flow_info: self.flows.iter().map(|f| f.info.clone()).collect(),
+            bin: SimDuration::from_nanos(self.bins.bin_ns),
+            first_bin: self.bins.base,
+            packets_alive: self.payloads.len(),
+            link_rows,
+            flow_rows: self.flows.iter().map(|f| f.series.clone()).collect(),
+        }
+    }
+
+    /// Hands out the time series of the bins that have ended (`to_end`: of every bin the run
+    /// has touched, the last one perhaps partly) and the per-packet logs, and forgets them, so
+    /// that memory stays flat however long the run: the caller streams them to a file between
+    /// steps of [`Sim::run_until`]. A [`Report`] afterwards holds only the bins from
+    /// [`Report::first_bin`] on; its totals are unaffected. After a take `to_end` the run is
+    /// over.
+    pub fn take_series(&mut self, to_end: bool) -> SeriesChunk {
+        assert!(
+            !self.series_ended,
+            "the time series were taken to the end already"
+        );
+        let now = self.now;
+        let bins = self.bins;
+        let upto = if to_end {
+            bins.touched_before(now)
+        } else {
+            bins.complete_before(now)
+        };
+        let k = upto.saturating_sub(bins.base);
+        // Rows that get the carried level: the bins handed out and, if the run goes on, the
+        // current one (it held that level when it began).
+        let fill_to = if to_end { k } else { k + 1 };
+        let mut chunk = SeriesChunk {
+            first_bin: bins.base,
+            bins: k,
+            ..SeriesChunk::default()
+        };
+        for l in &mut self.links {
+            chunk.links.push(l.dir.take_rows(now, &bins, k, fill_to));
+            let (packets, drops) = l.dir.take_logs();
+            chunk.packets.push(packets);
+            chunk.drops.push(drops);
+            chunk.states.push(l.dir.take_state_changes());
+        }
+        for f in &mut self.flows {
+            if f.series.len() < k {
+                f.series.resize(k, FlowBin::default());
+            }
+            chunk.flows.push(f.series.drain(..k).collect());
+        }
+        self.bins.base = upto.max(bins.base);
+        if to_end {
+            // A report now holds no bins (its totals are whole); the cached bin is not used again.
+            self.series_ended = true;
+        } else {
+            // Recompute the cached bin against the new base.
+            self.bins.start_ns = u64::MAX;
+            self.bins.set(now);
+        }
+        chunk
+    }
+}
