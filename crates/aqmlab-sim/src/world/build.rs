@@ -1,0 +1,380 @@
+//! Putting a simulation together: the flows' specifications ([`TcpSpec`], [`UdpSpec`]), the
+//! checks that reject a bad configuration before the run ([`BuildError`]), building the link
+//! directions and adding the flows, each flow with its own random stream; and what a flow is
+//! while it runs (`Flow`, `FlowKind`), since it is made from its spec here. Nothing here runs
+//! once the event loop has started.
+
+use super::{AppState, Ev, FlowBin, FlowInfo, FlowMetrics, Link, OnOff, Sim, TcpApp};
+use crate::arena::Arena;
+use crate::bins::Bins;
+use crate::dist::DurationDist;
+use crate::event::{EventQueue, Lane};
+use crate::link::{LinkDirection, LinkParts};
+use crate::topology::{LinkConfig, Routes};
+use aqmlab_core::{Bitrate, SimDuration, SimTime, Xoshiro256pp};
+use aqmlab_qdisc::{AnyQdisc, Qdisc};
+use aqmlab_tcp::TcpConfig;
+
+/// A TCP flow: one connection (bulk, finite, on/off) or a sequence of them (web, repeated
+/// transfers).
+#[derive(Clone, Debug)]
+pub struct TcpSpec {
+    /// Sending node (for web traffic, the server: it sends the responses).
+    pub src: u32,
+    /// Receiving node (for web traffic, the client: it opens the connections and sends the requests).
+    pub dst: u32,
+    /// When the application starts.
+    pub start: SimTime,
+    /// Web, repeat and on/off applications: no new requests, transfers or writes at or after
+    /// this time.
+    pub stop: Option<SimTime>,
+    /// TCP parameters and congestion control.
+    pub cfg: TcpConfig,
+    /// The application.
+    pub app: TcpApp,
+    /// SYN retransmissions before a connection gives up (counted in `transfers_failed`). `None`:
+    /// [`TcpConfig::syn_retries`] (6, as Linux) for web connections, and never for bulk and
+    /// finite flows, which keep retrying as an application that reconnects would.
+    pub syn_retries: Option<u32>,
+    /// The flow's name (see [`UdpSpec::name`]).
+    pub name: Option<String>,
+}
+
+/// A constant-bit-rate UDP source.
+#[derive(Clone, Debug)]
+pub struct UdpSpec {
+    /// Sending node.
+    pub src: u32,
+    /// Receiving node.
+    pub dst: u32,
+    /// Sending rate.
+    pub rate: Bitrate,
+    /// Datagram size in bytes (IP size).
+    pub size: u32,
+    /// First send.
+    pub start: SimTime,
+    /// No sends at or after this time.
+    pub stop: Option<SimTime>,
+    /// On/off source: send at `rate` during on periods only.
+    pub on_off: Option<OnOff>,
+    /// The flow's name. It names the flow's random stream (`flow/NAME/app`; unnamed, the flow's
+    /// index), so that a flow added before a named one leaves its draws alone.
+    pub name: Option<String>,
+}
+
+/// A flow as it was added: [`Sim::flow_spec`].
+#[derive(Clone, Copy, Debug)]
+pub enum FlowSpec<'a> {
+    /// A UDP source.
+    Udp(&'a UdpSpec),
+    /// A TCP flow.
+    Tcp(&'a TcpSpec),
+}
+
+pub(super) enum FlowKind {
+    Udp {
+        spec: UdpSpec,
+        next_seq: u64,
+        /// Time between packets, when it is a whole number of nanoseconds (`None`: see
+        /// [`udp_send_time`](super::udp_send_time)).
+        interval: Option<SimDuration>,
+        /// Start of the current on period (of the flow, for a CBR source), and packets sent since.
+        epoch: (SimTime, u64),
+        /// On/off sources: the current on period ends here.
+        on_until: SimTime,
+        rng: Xoshiro256pp,
+    },
+    Tcp {
+        spec: TcpSpec,
+        rng: Xoshiro256pp,
+        app: AppState,
+    },
+}
+
+pub(super) struct Flow {
+    pub(super) info: FlowInfo,
+    pub(super) kind: FlowKind,
+    /// Totals and sketches; its per-bin series stay empty while running (they are in `series`,
+    /// and a report fills them in).
+    pub(super) m: FlowMetrics,
+    /// The time series, one row per bin.
+    pub(super) series: Vec<FlowBin>,
+}
+
+/// An error in how a simulation was put together (found before it runs).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// A link names a node that does not exist.
+    #[error("link {link}: node index {node} does not exist")]
+    NoSuchNode {
+        /// Link name.
+        link: String,
+        /// The bad index.
+        node: u32,
+    },
+    /// A flow's destination cannot be reached from its source.
+    #[error("flow {flow}: there is no route from {src} to {dst}")]
+    NoRoute {
+        /// Flow index.
+        flow: usize,
+        /// Source node name.
+        src: String,
+        /// Destination node name.
+        dst: String,
+    },
+    /// A parameter out of range.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// The name of flow `idx`'s random stream: by its name if it has one, else by its index (so
+/// appending a flow changes no other flow's draws, and naming flows makes that hold for any
+/// insertion).
+fn flow_stream(idx: usize, name: Option<&str>) -> String {
+    match name {
+        Some(n) => format!("flow/name/{n}/app"),
+        None => format!("flow/{idx}/app"),
+    }
+}
+
+impl Sim {
+    /// Builds a simulation over `nodes` (names) and `links`, with time series in bins of `bin`.
+    pub fn new(
+        nodes: Vec<String>,
+        links: Vec<LinkConfig>,
+        bin: SimDuration,
+    ) -> Result<Sim, BuildError> {
+        Sim::with_seed(nodes, links, bin, 1)
+    }
+
+    /// Like [`Sim::new`], with the master seed of every random stream (link losses, traffic).
+    pub fn with_seed(
+        nodes: Vec<String>,
+        links: Vec<LinkConfig>,
+        bin: SimDuration,
+        seed: u64,
+    ) -> Result<Sim, BuildError> {
+        for l in &links {
+            for n in [l.from, l.to] {
+                if n as usize >= nodes.len() {
+                    return Err(BuildError::NoSuchNode {
+                        link: l.name.clone(),
+                        node: n,
+                    });
+                }
+            }
+        }
+        if bin == SimDuration::ZERO {
+            return Err(BuildError::Invalid(
+                "the time-series bin must be > 0".into(),
+            ));
+        }
+        let ends: Vec<(u32, u32)> = links.iter().map(|l| (l.from, l.to)).collect();
+        let routes = Routes::compute(nodes.len(), &ends);
+        let links = links
+            .into_iter()
+            .map(|l| Link {
+                to: l.to,
+                tx_seq: 0,
+                dir: LinkDirection::new(LinkParts {
+                    loss_rng: Xoshiro256pp::for_stream(seed, &format!("link/{}/loss", l.name)),
+                    name: l.name,
+                    rate: l.rate,
+                    delay: l.delay,
+                    qdisc: Qdisc::new(l.qdisc),
+                    loss: l.loss,
+                    jitter: None,
+                }),
+            })
+            .collect();
+        Ok(Sim {
+            now: SimTime::ZERO,
+            events: EventQueue::with_capacity(4096),
+            payloads: Arena::with_capacity(4096),
+            nodes,
+            links,
+            routes,
+            flows: Vec::new(),
+            bins: Bins::new(bin.as_nanos()),
+            conns: Arena::with_capacity(64),
+            next_gen: 0,
+            segs: Vec::with_capacity(64),
+            segs_reply: Vec::with_capacity(64),
+            web_plan: Vec::new(),
+            sent_ns: Vec::new(),
+            seed,
+            cur_seq: 0,
+            idle_shortcut: true,
+            series_ended: false,
+        })
+    }
+
+    /// Adds a UDP CBR source; returns its flow index.
+    pub fn add_udp(&mut self, spec: UdpSpec) -> Result<usize, BuildError> {
+        let idx = self.flows.len();
+        if spec.size == 0 || spec.rate.as_bps() == 0 {
+            return Err(BuildError::Invalid(format!(
+                "flow {idx}: UDP rate and packet size must be > 0"
+            )));
+        }
+        self.check_route(idx, spec.src, spec.dst)?;
+        if spec.stop.is_some_and(|st| st <= spec.start) {
+            return Err(BuildError::Invalid(format!(
+                "flow {idx}: stop must come after start"
+            )));
+        }
+        let exact = (spec.size as u128 * 8_000_000_000) % spec.rate.as_bps() as u128 == 0;
+        let interval = exact.then(|| spec.rate.tx_time(spec.size as u64));
+        if let Some(o) = &spec.on_off {
+            o.validate()
+                .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
+        }
+        self.events.push(spec.start, Ev::UdpSend(idx as u32));
+        let info = FlowInfo {
+            kind: "udp",
+            cc: None,
+            app: if spec.on_off.is_some() {
+                "onoff"
+            } else {
+                "cbr"
+            },
+            start: spec.start,
+            src: self.nodes[spec.src as usize].clone(),
+            dst: self.nodes[spec.dst as usize].clone(),
+            name: spec.name.clone(),
+        };
+        let mut rng = Xoshiro256pp::for_stream(self.seed, &flow_stream(idx, spec.name.as_deref()));
+        let on_until = match &spec.on_off {
+            Some(o) => spec.start + o.draw(o.mean_on, &mut rng),
+            None => SimTime::MAX,
+        };
+        self.flows.push(Flow {
+            info,
+            kind: FlowKind::Udp {
+                epoch: (spec.start, 0),
+                spec,
+                next_seq: 0,
+                interval,
+                on_until,
+                rng,
+            },
+            m: FlowMetrics::default(),
+            series: Vec::new(),
+        });
+        Ok(idx)
+    }
+
+    /// Adds a TCP flow; returns its flow index.
+    pub fn add_tcp(&mut self, spec: TcpSpec) -> Result<usize, BuildError> {
+        let idx = self.flows.len();
+        spec.cfg
+            .validate()
+            .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
+        self.check_route(idx, spec.src, spec.dst)?;
+        spec.app
+            .validate()
+            .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
+        let app = spec.app.name();
+        let info = FlowInfo {
+            kind: "tcp",
+            cc: Some(spec.cfg.cc.kind.as_str()),
+            app,
+            start: spec.start,
+            src: self.nodes[spec.src as usize].clone(),
+            dst: self.nodes[spec.dst as usize].clone(),
+            name: spec.name.clone(),
+        };
+        // Each flow's randomness comes from its own stream: adding a flow changes no other's.
+        let rng = Xoshiro256pp::for_stream(self.seed, &flow_stream(idx, spec.name.as_deref()));
+        self.events
+            .push_in(Lane::Timers, spec.start, Ev::TcpStart(idx as u32));
+        self.flows.push(Flow {
+            info,
+            kind: FlowKind::Tcp {
+                spec,
+                rng,
+                app: AppState::default(),
+            },
+            m: FlowMetrics::default(),
+            series: Vec::new(),
+        });
+        Ok(idx)
+    }
+
+    fn check_route(&self, flow: usize, src: u32, dst: u32) -> Result<(), BuildError> {
+        let n = self.nodes.len() as u32;
+        if src == dst && src < n {
+            return Err(BuildError::Invalid(format!(
+                "flow {flow}: from and to are the same node ({})",
+                self.nodes[src as usize]
+            )));
+        }
+        if src >= n || dst >= n || src == dst || self.routes.next_link(src, dst).is_none() {
+            let name = |i: u32| {
+                self.nodes
+                    .get(i as usize)
+                    .cloned()
+                    .unwrap_or_else(|| format!("#{i}"))
+            };
+            return Err(BuildError::NoRoute {
+                flow,
+                src: name(src),
+                dst: name(dst),
+            });
+        }
+        Ok(())
+    }
+
+    /// The link directions a packet from `src` to `dst` crosses, in order (empty without a route).
+    pub fn path(&self, src: u32, dst: u32) -> Vec<usize> {
+        let n = self.nodes.len() as u32;
+        let mut v = Vec::new();
+        let mut node = src;
+        while node != dst && src < n && dst < n {
+            let Some(l) = self.routes.next_link(node, dst) else {
+                return Vec::new();
+            };
+            v.push(l as usize);
+            node = self.links[l as usize].to;
+        }
+        v
+    }
+
+    /// What flow `i` was added with.
+    pub fn flow_spec(&self, i: usize) -> Option<FlowSpec<'_>> {
+        Some(match &self.flows.get(i)?.kind {
+            FlowKind::Udp { spec, .. } => FlowSpec::Udp(spec),
+            FlowKind::Tcp { spec, .. } => FlowSpec::Tcp(spec),
+        })
+    }
+
+    /// Gives link direction `name` a random extra delay per packet, `jitter`, drawn from the
+    /// link's own stream: a packet arrives `delay + jitter` after its last bit left, but never
+    /// before the packet sent ahead of it on the same link (so the link never reorders).
+    /// Returns false if no direction has that name.
+    pub fn set_jitter(&mut self, name: &str, jitter: DurationDist) -> bool {
+        let seed = self.seed;
+        match self.links.iter_mut().find(|l| l.dir.name() == name) {
+            Some(l) => {
+                let rng = Xoshiro256pp::for_stream(seed, &format!("link/{name}/jitter"));
+                l.dir.set_jitter(jitter, rng);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Replaces the discipline of link direction `l` (by index, as in [`Sim::link_names`])
+    /// before the run starts: the scenario builder rebuilds a discipline whose defaults depend
+    /// on the traffic (CoDel's `mtu`). Panics once packets have been offered to it.
+    pub fn replace_qdisc(&mut self, l: usize, qdisc: AnyQdisc) {
+        self.links[l].dir.replace_qdisc(qdisc);
+    }
+
+    /// Takes the link directions out of the simulation, as built (for the live emulator,
+    /// which drives them with [`crate::link::LinkDirection`]), in the order of
+    /// [`Sim::link_names`].
+    pub fn into_link_parts(self) -> Vec<LinkParts> {
+        self.links.into_iter().map(|l| l.dir.into_parts()).collect()
+    }
+}
