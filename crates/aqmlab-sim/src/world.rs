@@ -12,7 +12,7 @@ use crate::arena::Arena;
 use crate::bins::{row_of, Bins};
 use crate::event::EventQueue;
 use crate::topology::Routes;
-use aqmlab_core::{Bitrate, SimDuration, SimTime};
+use aqmlab_core::SimTime;
 use aqmlab_tcp::Segment;
 
 pub use crate::link::{DropRecord, LinkBin, LinkMetrics, LinkReport, PacketRecord};
@@ -137,15 +137,6 @@ pub struct Sim {
     idle_shortcut: bool,
     /// [`Sim::take_series`] took the series to the end: the run cannot go on.
     series_ended: bool,
-}
-
-/// When packet `k` (from 0) of a source sending `size`-byte packets at `rate` since `epoch`
-/// goes: `epoch + ceil(k·size·8·1e9 / rate)` ns. Computed from the epoch rather than by adding a
-/// rounded interval per packet, so the source keeps its rate on average when the interval is
-/// not a whole number of nanoseconds (20-byte packets at 1 Tb/s go 6 or 7 to a nanosecond).
-fn udp_send_time(epoch: SimTime, k: u64, size: u32, rate: Bitrate) -> SimTime {
-    let ns = (k as u128 * size as u128 * 8_000_000_000).div_ceil(rate.as_bps() as u128);
-    epoch + SimDuration::from_nanos(ns.min(u64::MAX as u128) as u64)
 }
 
 impl Sim {

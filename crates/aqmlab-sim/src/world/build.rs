@@ -76,7 +76,7 @@ pub(super) enum FlowKind {
         spec: UdpSpec,
         next_seq: u64,
         /// Time between packets, when it is a whole number of nanoseconds (`None`: see
-        /// [`udp_send_time`](super::udp_send_time)).
+        /// [`udp_send_time`](super::apps::udp_send_time)).
         interval: Option<SimDuration>,
         /// Start of the current on period (of the flow, for a CBR source), and packets sent since.
         epoch: (SimTime, u64),
