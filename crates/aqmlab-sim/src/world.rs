@@ -3,13 +3,23 @@
 //! they were scheduled, and every random stream is seeded from `(seed, component path)`, so the
 //! same configuration and seed give bit-identical results.
 //!
-//! Each link direction is a [`LinkDirection`] (the same component the live emulator drives):
-//! this loop gives it its arrivals, wakes it when a transmission with packets behind it ends
-//! (`TxDone`) and when the head of its propagation pipe arrives (`PipeHead`), and counts its
-//! drops against their flows.
+//! Each link direction is a [`LinkDirection`](crate::link::LinkDirection) (the same component
+//! the live emulator drives): this loop gives it its arrivals, wakes it when a transmission with
+//! packets behind it ends (`TxDone`) and when the head of its propagation pipe arrives
+//! (`PipeHead`), and counts its drops against their flows.
+//!
+//! This file holds the [`Sim`] itself, what a packet carries ([`Payload`]) and its id, the
+//! events and the loop that dispatches them. The handlers live beside it, one concern each, as
+//! more `impl Sim` blocks:
+//!
+//! * `build` — putting a simulation together: flow specs, checks, links and flows added.
+//! * `net` — packets across link directions, hop by hop, and their drops counted per flow.
+//! * `tcp` — connections, segments, timers, and a packet's arrival at its endpoint.
+//! * `apps` — the applications: when UDP sources send and TCP connections open and write.
+//! * `report` — what a run measures and hands out: flow metrics, reports, series chunks.
 
 use crate::arena::Arena;
-use crate::bins::{row_of, Bins};
+use crate::bins::Bins;
 use crate::event::EventQueue;
 use crate::topology::Routes;
 use aqmlab_core::SimTime;
@@ -22,7 +32,6 @@ mod build;
 mod net;
 mod report;
 mod tcp;
-use apps::AppState;
 pub use apps::{Arrivals, IdleDist, OnOff, SizeDist, TcpApp};
 pub use build::{BuildError, FlowSpec, TcpSpec, UdpSpec};
 use build::{Flow, FlowKind};
@@ -30,6 +39,7 @@ use net::Link;
 pub use report::{jain, FlowBin, FlowInfo, FlowMetrics, Report, SeriesChunk};
 use tcp::Conn;
 pub use tcp::{LEG_OPEN, LEG_REPLY};
+
 /// What a packet carries, as far as the endpoints care.
 #[derive(Clone, Copy, Debug)]
 pub enum Payload {

@@ -4,7 +4,8 @@
 //! while it runs (`Flow`, `FlowKind`), since it is made from its spec here. Nothing here runs
 //! once the event loop has started.
 
-use super::{AppState, Ev, FlowBin, FlowInfo, FlowMetrics, Link, OnOff, Sim, TcpApp};
+use super::apps::AppState;
+use super::{Ev, FlowBin, FlowInfo, FlowMetrics, Link, OnOff, Sim, TcpApp};
 use crate::arena::Arena;
 use crate::bins::Bins;
 use crate::dist::DurationDist;

@@ -5,7 +5,8 @@
 //! UDP datagram. When connections open and what is written into them is the applications'
 //! (`apps`).
 
-use super::{apps, packet_id, payload_slot, row_of, Ev, FlowKind, Payload, Sim};
+use super::{apps, packet_id, payload_slot, Ev, FlowKind, Payload, Sim};
+use crate::bins::row_of;
 use crate::event::Lane;
 use aqmlab_core::{Ecn, FlowId, Packet, SimDuration, SimTime};
 use aqmlab_tcp::{Segment, TcpReceiver, TcpSender};
