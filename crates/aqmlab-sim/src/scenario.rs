@@ -32,7 +32,7 @@ mod tcp;
 
 pub use apps::DEFAULT_REQUEST_BYTES;
 pub use edits::{apply_sets, apply_unsets, build_with_edits, build_with_sets};
-use flows::{add_flows, largest_packets};
+use flows::{add_flows, crossings, Crossing};
 use links::{direction, mtu_defaults_from_traffic, params_byte_limit, read_topology};
 use tcp::tcp_config;
 
@@ -688,34 +688,32 @@ fn build_expanded(
     }
     random |= add_flows(&cx, &raw.flows, &nodes, &mut sim, duration, seed)?;
 
-    // A byte limit below one packet drops every packet of the flows through it.
-    for (i, f) in raw.flows.iter().enumerate() {
-        let (src, dst) = (
-            node_index(&cx, &nodes, &f.from, "")?,
-            node_index(&cx, &nodes, &f.to, "")?,
-        );
-        let Some(largest) = largest_packets(&sim, i) else {
-            continue;
-        };
-        for (a, b, (size, what)) in [(src, dst, largest.0), (dst, src, largest.1)] {
-            for l in sim.path(a, b) {
-                if let Some((limit, span, key)) = &byte_limits[l] {
-                    if *limit < size as u64 {
-                        return Err(cx.err(
-                            Some(span.clone()),
-                            key.clone(),
-                            format!(
-                                "a buffer of {limit}B cannot hold one {size}-byte packet of flows[{i}] ({what}) through link {}: expected at least {size}B",
-                                dir_cfgs[l].0
-                            ),
-                        ));
-                    }
-                }
+    let crossings = crossings(&cx, &raw.flows, &nodes, &sim)?;
+
+    // A byte limit below one packet drops every packet of the flows through it (named: the
+    // first such packet in the order of `crossings`).
+    for Crossing {
+        flow,
+        link,
+        size,
+        what,
+    } in &crossings
+    {
+        if let Some((limit, span, key)) = &byte_limits[*link] {
+            if *limit < u64::from(*size) {
+                return Err(cx.err(
+                    Some(span.clone()),
+                    key.clone(),
+                    format!(
+                        "a buffer of {limit}B cannot hold one {size}-byte packet of flows[{flow}] ({what}) through link {}: expected at least {size}B",
+                        dir_cfgs[*link].0
+                    ),
+                ));
             }
         }
     }
 
-    mtu_defaults_from_traffic(&mut sim, &mut resolved_dirs, &raw.flows, &nodes, &cx, seed)?;
+    mtu_defaults_from_traffic(&mut sim, &mut resolved_dirs, &crossings, &cx, seed)?;
 
     let output = raw.output.unwrap_or_default();
     let csv = match &output.format {

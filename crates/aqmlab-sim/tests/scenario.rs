@@ -935,6 +935,21 @@ fn a_byte_buffer_must_hold_the_largest_packet_through_it() {
 }
 
 #[test]
+fn the_first_packet_that_does_not_fit_is_named() {
+    // Flows in file order, not the largest packet through the link (flows[1]'s 2000 bytes).
+    let two = format!(
+        "{}\n[[flows]]\nkind = \"udp\"\nfrom = \"a\"\nto = \"c\"\nrate = \"1Mbps\"\nsize = 2000\n",
+        GRAPH
+            .replace("buffer = \"50p\"", "buffer = \"1100B\"")
+            .replace("rate = \"2Mbps\"", "rate = \"2Mbps\"\nsize = 1150")
+    );
+    assert_eq!(
+        err(&two),
+        "t.toml:19: links[1].buffer: a buffer of 1100B cannot hold one 1150-byte packet of flows[0] (its datagrams) through link bc: expected at least 1150B"
+    );
+}
+
+#[test]
 fn a_byte_limit_given_as_a_parameter_must_hold_the_largest_packet_too() {
     let no_buffer = GOOD.replace("buffer = \"100p\"\n", "");
     let e = err(&no_buffer.replace(

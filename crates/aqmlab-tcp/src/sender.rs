@@ -56,7 +56,9 @@ use crate::rtt::RttEstimator;
 use crate::segment::{Segment, ACK, CWR, ECE, SYN};
 use aqmlab_core::{SimDuration, SimTime};
 
+mod prr;
 mod rack;
+use prr::Prr;
 use rack::Rack;
 
 /// Counters and current values for output. Kept up to date after every call.
@@ -152,8 +154,9 @@ pub struct TcpSender {
     classic_reno: bool,
     /// Tahoe: DupThresh duplicate ACKs restart from `snd_una` in slow start (no fast recovery).
     tahoe: bool,
-    /// Proportional Rate Reduction (RFC 6937) in SACK fast recovery.
-    prr: bool,
+    /// Proportional Rate Reduction (RFC 6937) in SACK fast recovery, when configured: its
+    /// state in the current recovery.
+    prr: Option<Prr>,
     /// RACK (RFC 8985) loss detection, when configured.
     rack: Option<Rack>,
     /// RFC 6675's rescue retransmission (NextSeg rule 4).
@@ -202,12 +205,6 @@ pub struct TcpSender {
     high_rxt: u64,
     /// NewReno (no SACK) inflated window during fast recovery, bytes.
     rec_cwnd: u64,
-    /// RFC 6937 `prr_delivered`, `prr_out` and `RecoverFS` (bytes) of the current recovery.
-    prr_delivered: u64,
-    prr_out: u64,
-    recover_fs: u64,
-    /// The window PRR allows until the next ACK: `pipe + sndcnt` (RFC 6937 §3.1).
-    prr_cwnd: u64,
     /// RFC 6675 `RescueRxt` (as one past the highest byte, like `recover`): `None` while
     /// undefined.
     rescue_rxt: Option<u64>,
@@ -241,7 +238,7 @@ impl TcpSender {
             handshake: cfg.handshake,
             classic_reno: cfg.cc.kind == CcKind::Reno && !cfg.sack,
             tahoe: cfg.cc.kind == CcKind::Tahoe,
-            prr: cfg.prr && cfg.sack,
+            prr: (cfg.prr && cfg.sack).then(Prr::default),
             rack: (cfg.rack && cfg.sack).then(Rack::default),
             rescue: cfg.rescue,
             initial_cwnd,
@@ -270,10 +267,6 @@ impl TcpSender {
             recover: 0,
             high_rxt: 0,
             rec_cwnd: 0,
-            prr_delivered: 0,
-            prr_out: 0,
-            recover_fs: 0,
-            prr_cwnd: 0,
             rescue_rxt: None,
             rack_delivered: None,
             partial_acks: 0,
@@ -648,9 +641,12 @@ impl TcpSender {
 
         // RFC 6937 §3.1, on every ACK in recovery (the one that starts it included):
         // DeliveredData = change in snd.una + change in SACKed bytes.
-        if self.prr && self.recovery == Recovery::Fast {
+        if self.prr.is_some() && self.recovery == Recovery::Fast {
             let delivered = (acked + self.sacked_bytes).saturating_sub(sacked_before);
-            self.prr_ack(delivered);
+            let (pipe, ssthresh) = (self.pipe(), self.cc.ssthresh());
+            if let Some(p) = &mut self.prr {
+                p.on_ack(delivered, pipe, ssthresh, self.mss);
+            }
         }
 
         // ECN-Echo (RFC 3168 §6.1.2): once per window, never during recovery.
@@ -944,52 +940,19 @@ impl TcpSender {
         self.scan_from = 0;
     }
 
-    /// RFC 6937 §3.1 for one ACK in recovery that delivered `delivered` bytes: the window
-    /// until the next ACK is `pipe + sndcnt`, with PRR-SSRB, the slow-start reduction bound,
-    /// once `pipe` has fallen to `ssthresh`:
-    /// ```text
-    /// prr_delivered += DeliveredData
-    /// if pipe > ssthresh: sndcnt = CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out
-    /// else:               sndcnt = MIN(ssthresh − pipe,
-    ///                                  MAX(prr_delivered − prr_out, DeliveredData) + MSS)
-    /// ```
-    /// `prr_out` counts every byte sent in recovery, the fast retransmission included (which
-    /// RFC 6675 §5 step 4.3 sends whatever the window).
-    fn prr_ack(&mut self, delivered: u64) {
-        self.prr_delivered += delivered;
-        let pipe = self.pipe();
-        let ssthresh = self.cc.ssthresh();
-        let sndcnt = if pipe > ssthresh {
-            let target = (u128::from(self.prr_delivered) * u128::from(ssthresh))
-                .div_ceil(u128::from(self.recover_fs.max(1)));
-            (target as u64).saturating_sub(self.prr_out)
-        } else {
-            let limit = self
-                .prr_delivered
-                .saturating_sub(self.prr_out)
-                .max(delivered)
-                + self.mss;
-            (ssthresh - pipe).min(limit)
-        };
-        self.prr_cwnd = pipe + sndcnt;
-    }
-
     /// The window the send test compares `pipe` with: PRR's in SACK fast recovery, else `cwnd`.
     fn send_window(&self) -> u64 {
-        if self.prr && self.recovery == Recovery::Fast {
-            self.prr_cwnd
-        } else {
-            self.cc.cwnd()
+        match &self.prr {
+            Some(p) if self.recovery == Recovery::Fast => p.window(),
+            _ => self.cc.cwnd(),
         }
     }
 
     fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         self.stats.fast_recoveries += 1;
-        // RFC 6937 §3.1: on entering recovery, RecoverFS = snd.nxt − snd.una.
-        self.prr_delivered = 0;
-        self.prr_out = 0;
-        self.recover_fs = self.snd_nxt - self.snd_una;
-        self.prr_cwnd = 0;
+        if let Some(p) = &mut self.prr {
+            p.enter_recovery(self.snd_nxt - self.snd_una);
+        }
         self.cc
             .on_congestion(now, self.flight_size(), Congestion::Loss);
         self.end_hystart();
@@ -1280,7 +1243,9 @@ impl TcpSender {
         });
         self.stats.segments_sent += 1;
         if self.recovery == Recovery::Fast {
-            self.prr_out += u64::from(len); // RFC 6937 §3.1
+            if let Some(p) = &mut self.prr {
+                p.on_sent(u64::from(len)); // RFC 6937 §3.1
+            }
         }
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto()); // RFC 6298 §5.1

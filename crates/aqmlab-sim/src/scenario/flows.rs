@@ -1,5 +1,6 @@
 //! The flow half of a scenario: each `[[flows]]` entry checked and added to the simulation (UDP
-//! sources, TCP flows and their applications), and the largest packet each puts on its path.
+//! sources, TCP flows and their applications), and the largest packet each puts on the link
+//! directions of its path.
 
 use super::*;
 
@@ -239,7 +240,7 @@ pub(super) fn add_flows(
 /// The largest packet flow `i` sends from its source to its destination and back, with what
 /// it is; `None` for a flow that is not in `sim`.
 #[allow(clippy::type_complexity)]
-pub(super) fn largest_packets(sim: &Sim, i: usize) -> Option<((u32, String), (u32, String))> {
+fn largest_packets(sim: &Sim, i: usize) -> Option<((u32, String), (u32, String))> {
     use aqmlab_tcp::segment::HEADER_BYTES;
     let ack = (HEADER_BYTES, "its ACKs".to_string());
     Some(match sim.flow_spec(i)? {
@@ -265,4 +266,55 @@ pub(super) fn largest_packets(sim: &Sim, i: usize) -> Option<((u32, String), (u3
             }
         }
     })
+}
+
+/// One flow's largest packet in one direction, on one link direction of its path.
+#[derive(Clone, Debug)]
+pub(super) struct Crossing {
+    /// The flow's index in `[[flows]]`.
+    pub(super) flow: usize,
+    /// The link direction's index (as in [`Sim::link_names`]).
+    pub(super) link: usize,
+    /// The packet's size on the wire, bytes.
+    pub(super) size: u32,
+    /// What the packet is (`its ACKs`, …), shared by the links of the path.
+    pub(super) what: std::rc::Rc<str>,
+}
+
+/// The largest packet each flow in `sim` puts on each link direction it crosses, data from
+/// its source to its destination and ACKs or requests back, in that order: by flow, then the
+/// way out before the way back, then along the path. A way with no packets (a UDP flow's way
+/// back) crosses nothing. The scenario builder walks flows and paths once, here, for both the
+/// byte-limit check and CoDel's `mtu = "auto"` defaults.
+pub(super) fn crossings(
+    cx: &Ctx<'_>,
+    flows: &[RawFlow],
+    nodes: &[String],
+    sim: &Sim,
+) -> Result<Vec<Crossing>, ScenarioError> {
+    let mut v = Vec::new();
+    for (i, f) in flows.iter().enumerate() {
+        let (src, dst) = (
+            node_index(cx, nodes, &f.from, "")?,
+            node_index(cx, nodes, &f.to, "")?,
+        );
+        let Some((fwd, back)) = largest_packets(sim, i) else {
+            continue;
+        };
+        for (a, b, (size, what)) in [(src, dst, fwd), (dst, src, back)] {
+            if size == 0 {
+                continue;
+            }
+            let what: std::rc::Rc<str> = what.into();
+            for link in sim.path(a, b) {
+                v.push(Crossing {
+                    flow: i,
+                    link,
+                    size,
+                    what: what.clone(),
+                });
+            }
+        }
+    }
+    Ok(v)
 }

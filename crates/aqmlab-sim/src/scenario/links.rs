@@ -633,30 +633,14 @@ pub(super) fn direction(
     ))
 }
 
-/// The largest packet the scenario's flows put on each link direction (data one way, ACKs or
-/// requests the other), bytes; 0 for a direction no flow crosses.
-pub(super) fn largest_packet_per_link(
-    sim: &Sim,
-    flows: &[RawFlow],
-    nodes: &[String],
-    cx: &Ctx<'_>,
-) -> Result<Vec<u32>, ScenarioError> {
-    let mut largest = vec![0u32; sim.link_names().count()];
-    for (i, f) in flows.iter().enumerate() {
-        let (src, dst) = (
-            node_index(cx, nodes, &f.from, "")?,
-            node_index(cx, nodes, &f.to, "")?,
-        );
-        let Some((fwd, back)) = largest_packets(sim, i) else {
-            continue;
-        };
-        for (a, b, size) in [(src, dst, fwd.0), (dst, src, back.0)] {
-            for l in sim.path(a, b) {
-                largest[l] = largest[l].max(size);
-            }
-        }
+/// The largest packet the scenario's flows put on each of `n_links` link directions, bytes; 0
+/// for a direction no flow crosses.
+pub(super) fn largest_per_link(crossings: &[Crossing], n_links: usize) -> Vec<u32> {
+    let mut largest = vec![0u32; n_links];
+    for c in crossings {
+        largest[c.link] = largest[c.link].max(c.size);
     }
-    Ok(largest)
+    largest
 }
 
 /// CoDel's "never drop with at most one MTU queued" rule (RFC 8289 §5.4, the `mtu` parameter
@@ -666,16 +650,18 @@ pub(super) fn largest_packet_per_link(
 /// 1500 B would let a queue of three 500-byte packets stand where one would on a link that only
 /// carries 500-byte packets. A direction no flow crosses keeps the fixed default. The
 /// discipline is rebuilt with the value (nothing has been drawn from its stream yet, so the
-/// rebuilt one is the same but for it), and the resolved scenario records it.
+/// rebuilt one is the same but for it), and the resolved scenario records it. (Rebuilt, not
+/// built so at once: the flows are read after the links, into the [`Sim`] the links make,
+/// whose routes give their paths; reading them first would change which error a scenario
+/// with several is reported with.)
 pub(super) fn mtu_defaults_from_traffic(
     sim: &mut Sim,
     resolved_dirs: &mut [crate::resolved::ResolvedDirection],
-    flows: &[RawFlow],
-    nodes: &[String],
+    crossings: &[Crossing],
     cx: &Ctx<'_>,
     seed: u64,
 ) -> Result<(), ScenarioError> {
-    let largest = largest_packet_per_link(sim, flows, nodes, cx)?;
+    let largest = largest_per_link(crossings, sim.link_names().count());
     for (l, dir) in resolved_dirs.iter_mut().enumerate() {
         let kind = Kind::from_name(dir.qdisc).expect("a built discipline's name");
         if !matches!(kind, Kind::Codel | Kind::FqCodel | Kind::LstfCodel) || largest[l] == 0 {
