@@ -705,22 +705,16 @@ def _call_in(run: _Run, fn: Callable[[], Any]) -> Any:
         except BaseException as e:  # handed to the caller's thread
             box["error"] = e
 
+    from aqmlab.environ import setting
+
     added = {k: v for k, v in run.env("client").items() if k.startswith("AQMLAB_")}
-    saved = {k: os.environ.get(k) for k in added}
-    os.environ.update(added)
-    try:
+    with setting(added):
         t = threading.Thread(target=target, daemon=True)
         t.start()
         while t.is_alive():
             t.join(0.05)
             if not run.forwarder_alive():
                 break
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     if "error" in box:
         raise box["error"]
     return box.get("value")

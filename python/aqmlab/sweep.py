@@ -234,19 +234,11 @@ def _import_run_modules() -> None:
     that keep it so (set only while importing: programs started later do not inherit them)."""
     import importlib
 
-    saved = {}
-    if _threads() == 1:
-        saved = {k: os.environ.get(k) for k in _NO_LIBRARY_THREADS}
-        os.environ.update(_NO_LIBRARY_THREADS)
-    try:
+    from aqmlab.environ import setting
+
+    with setting(_NO_LIBRARY_THREADS if _threads() == 1 else {}):
         for m in RUN_MODULES:
             importlib.import_module(m)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def _worker_context() -> Any:

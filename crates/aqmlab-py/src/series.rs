@@ -194,50 +194,68 @@ fn flows<'py>(
     Ok(d)
 }
 
+/// The columns a packet-log row and a drop row share: link, t_ns, sojourn_ns, size, flow.
+struct PacketColumns {
+    link: StrColumn,
+    t_ns: I64Column,
+    sojourn_ns: I64Column,
+    size: I64Column,
+    flow: I64Column,
+}
+
+impl PacketColumns {
+    fn with_capacity(rows: usize) -> Self {
+        let [t_ns, sojourn_ns, size, flow] =
+            std::array::from_fn(|_| I64Column::with_capacity(rows));
+        PacketColumns {
+            link: StrColumn::with_capacity(rows),
+            t_ns,
+            sojourn_ns,
+            size,
+            flow,
+        }
+    }
+
+    fn push(&mut self, link: &str, t_ns: u64, sojourn_ns: u64, size: u32, flow: u32) {
+        self.link.push(link);
+        self.t_ns.push(t_ns);
+        self.sojourn_ns.push(sojourn_ns);
+        self.size.push(size.into());
+        self.flow.push(flow.into());
+    }
+
+    fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("link", self.link.into_py(py)?)?;
+        d.set_item("t_ns", self.t_ns.into_py(py))?;
+        d.set_item("sojourn_ns", self.sojourn_ns.into_py(py))?;
+        d.set_item("size", self.size.into_py(py))?;
+        d.set_item("flow", self.flow.into_py(py))?;
+        Ok(d)
+    }
+}
+
 fn packets<'py>(
     py: Python<'py>,
     names: &[String],
     c: &SeriesChunk,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let rows = c.packets.iter().map(Vec::len).sum();
-    let mut link = StrColumn::with_capacity(rows);
-    let [mut t_ns, mut sojourn_ns, mut size, mut flow] =
-        std::array::from_fn(|_| I64Column::with_capacity(rows));
+    let mut cols = PacketColumns::with_capacity(c.packets.iter().map(Vec::len).sum());
     for (l, r) in in_time_order(&c.packets, |r| r.t_ns) {
-        link.push(&names[l]);
-        t_ns.push(r.t_ns);
-        sojourn_ns.push(r.sojourn_ns);
-        size.push(r.size.into());
-        flow.push(r.flow.into());
+        cols.push(&names[l], r.t_ns, r.sojourn_ns, r.size, r.flow);
     }
-    let d = PyDict::new(py);
-    d.set_item("link", link.into_py(py)?)?;
-    d.set_item("t_ns", t_ns.into_py(py))?;
-    d.set_item("sojourn_ns", sojourn_ns.into_py(py))?;
-    d.set_item("size", size.into_py(py))?;
-    d.set_item("flow", flow.into_py(py))?;
-    Ok(d)
+    cols.into_dict(py)
 }
 
 fn drops<'py>(py: Python<'py>, names: &[String], c: &SeriesChunk) -> PyResult<Bound<'py, PyDict>> {
     let rows = c.drops.iter().map(Vec::len).sum();
-    let [mut link, mut reason] = std::array::from_fn(|_| StrColumn::with_capacity(rows));
-    let [mut t_ns, mut sojourn_ns, mut size, mut flow] =
-        std::array::from_fn(|_| I64Column::with_capacity(rows));
+    let mut cols = PacketColumns::with_capacity(rows);
+    let mut reason = StrColumn::with_capacity(rows);
     for (l, r) in in_time_order(&c.drops, |r| r.t_ns) {
-        link.push(&names[l]);
-        t_ns.push(r.t_ns);
-        sojourn_ns.push(r.sojourn_ns);
-        size.push(r.size.into());
-        flow.push(r.flow.into());
+        cols.push(&names[l], r.t_ns, r.sojourn_ns, r.size, r.flow);
         reason.push(r.reason.map_or("wire_loss", |x| x.as_str()));
     }
-    let d = PyDict::new(py);
-    d.set_item("link", link.into_py(py)?)?;
-    d.set_item("t_ns", t_ns.into_py(py))?;
-    d.set_item("sojourn_ns", sojourn_ns.into_py(py))?;
-    d.set_item("size", size.into_py(py))?;
-    d.set_item("flow", flow.into_py(py))?;
+    let d = cols.into_dict(py)?;
     d.set_item("reason", reason.into_py(py)?)?;
     Ok(d)
 }
