@@ -1,0 +1,118 @@
+# Issue 19 item 1: TCP without SACK in ns-2.35 on Floyd & Jacobson's node-5 set-up (their
+# Figs. 11-14), for tests/fidelity/nosack.toml and tests/test_fidelity_nosack.py.
+#
+#   ns tests/fidelity/ns2/fj93.tcl TCP QDISC SIZE SEED
+#     TCP    tahoe (Agent/TCP) | reno (Agent/TCP/Reno) | newreno (Agent/TCP/Newreno)
+#     QDISC  droptail (SIZE = buffer, packets) | red (SIZE = min_th, packets; limit 100)
+#     SEED   1, 2, ... (start times and RED's drops)
+#
+# Nodes 1-4 -> gw: 100 Mb/s, 1/4/5/8 ms, window 1000; node 5 -> gw: 45 Mb/s, 16 ms, window 8;
+# gw -> sink: 45 Mb/s, 2 ms, the discipline under test. 1000-byte packets on the wire (960 B of
+# payload + ns-2's 40-byte header), windowInit_ 1, no SYN, no delayed ACKs, min RTO 0.2 s
+# (ns-2.35's default). Each flow starts at U[0, 1) s. RED: packet mode, max_th = 3 min_th,
+# w_q 0.002, max_p 1/50, not gentle, no wait. Access and reverse queues: 1000 packets.
+#
+# Prints one line, over [5, 50] s:
+#   TCP QDISC SIZE SEED utilization n5_share_pct drops
+# utilization: bytes the bottleneck sent / (45 Mb/s x 45 s); n5_share_pct: node 5's part of the
+# bytes delivered in order (each sender's cumulative ACK), in per cent; drops at the bottleneck.
+if {$argc != 4} {
+    puts stderr "usage: ns fj93.tcl tahoe|reno|newreno droptail|red SIZE SEED"
+    exit 2
+}
+lassign $argv tcpkind qdisc size seed
+array set agents {tahoe Agent/TCP reno Agent/TCP/Reno newreno Agent/TCP/Newreno}
+if {![info exists agents($tcpkind)]} {
+    puts stderr "fj93.tcl: TCP: expected tahoe, reno or newreno, got $tcpkind"
+    exit 2
+}
+if {[lsearch -exact {droptail red} $qdisc] < 0} {
+    puts stderr "fj93.tcl: QDISC: expected droptail or red, got $qdisc"
+    exit 2
+}
+set t0 5.0
+set t1 50.0
+
+global defaultRNG
+$defaultRNG seed $seed
+set ns [new Simulator]
+
+Agent/TCP set packetSize_ 960
+Agent/TCP set windowInit_ 1
+Agent/TCP set syn_ false
+Agent/TCP set delay_growth_ false
+Agent/TCP set maxcwnd_ 0
+
+Queue/RED set bytes_ false
+Queue/RED set queue_in_bytes_ false
+Queue/RED set mean_pktsize_ 1000
+Queue/RED set q_weight_ 0.002
+Queue/RED set linterm_ 50
+Queue/RED set gentle_ false
+Queue/RED set wait_ false
+Queue/RED set setbit_ false
+Queue/RED set adaptive_ 0
+
+set gw [$ns node]
+set sink [$ns node]
+if {$qdisc == "red"} {
+    Queue/RED set thresh_ $size
+    Queue/RED set maxthresh_ [expr {3 * $size}]
+    $ns simplex-link $gw $sink 45Mb 2ms RED
+    $ns queue-limit $gw $sink 100
+} else {
+    $ns simplex-link $gw $sink 45Mb 2ms DropTail
+    $ns queue-limit $gw $sink $size
+}
+$ns simplex-link $sink $gw 45Mb 2ms DropTail
+$ns queue-limit $sink $gw 1000
+set mon [$ns monitor-queue $gw $sink ""]
+
+set start [new RandomVariable/Uniform]
+$start set min_ 0.0
+$start set max_ 1.0
+set specs {{100Mb 1ms 1000} {100Mb 4ms 1000} {100Mb 5ms 1000} {100Mb 8ms 1000} {45Mb 16ms 8}}
+for {set i 0} {$i < 5} {incr i} {
+    lassign [lindex $specs $i] rate delay window
+    set n($i) [$ns node]
+    $ns duplex-link $n($i) $gw $rate $delay DropTail
+    $ns queue-limit $n($i) $gw 1000
+    $ns queue-limit $gw $n($i) 1000
+    set tcp($i) [new $agents($tcpkind)]
+    $tcp($i) set window_ $window
+    set snk($i) [new Agent/TCPSink]
+    $ns attach-agent $n($i) $tcp($i)
+    $ns attach-agent $sink $snk($i)
+    $ns connect $tcp($i) $snk($i)
+    set ftp($i) [new Application/FTP]
+    $ftp($i) attach-agent $tcp($i)
+    $ns at [$start value] "$ftp($i) start"
+}
+
+proc snapshot {which} {
+    global mon tcp snap
+    set snap($which,bytes) [$mon set bdepartures_]
+    set snap($which,drops) [$mon set pdrops_]
+    for {set i 0} {$i < 5} {incr i} {
+        # ack_: the highest cumulative ACK, in packets (-1 before the first).
+        set snap($which,ack$i) [expr {max(0, [$tcp($i) set ack_] + 1)}]
+    }
+}
+
+proc finish {} {
+    global snap tcpkind qdisc size seed t0 t1
+    snapshot end
+    set util [expr {($snap(end,bytes) - $snap(start,bytes)) * 8.0 / 45e6 / ($t1 - $t0)}]
+    set total 0
+    for {set i 0} {$i < 5} {incr i} {
+        set d($i) [expr {$snap(end,ack$i) - $snap(start,ack$i)}]
+        incr total $d($i)
+    }
+    set share [expr {100.0 * $d(4) / $total}]
+    set drops [expr {$snap(end,drops) - $snap(start,drops)}]
+    puts [format "%s %s %s %s %.4f %.3f %d" $tcpkind $qdisc $size $seed $util $share $drops]
+    exit 0
+}
+$ns at $t0 "snapshot start"
+$ns at $t1 "finish"
+$ns run
