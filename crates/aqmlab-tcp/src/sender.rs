@@ -23,6 +23,8 @@
 //! * SACK off, NewReno: RFC 6582 §3.2 — window inflation by one SMSS per duplicate ACK,
 //!   retransmission of the first unacknowledged segment on each partial ACK with deflation, timer
 //!   reset on the first partial ACK only ("Impatient" variant), `cwnd = ssthresh` on the full ACK.
+//!   A new fast retransmit (NewReno's or Tahoe's) needs duplicate ACKs beyond `recover`
+//!   (§3.2 step 1): `TcpSender::past_recovery_point`.
 //! * SACK off, classic Reno (`CcKind::Reno`): RFC 5681 §3.2 — the first ACK of new data ends
 //!   recovery and there is no recovery-point guard.
 //! * Outside recovery the send test uses `pipe` too; with SACK this lets the first DupThresh − 1
@@ -716,7 +718,7 @@ impl TcpSender {
     fn maybe_enter_recovery(&mut self, now: SimTime, out: &mut Vec<Segment>) -> bool {
         if self.recovery == Recovery::None
             && self.snd_una < self.snd_nxt
-            && (self.classic_reno || self.snd_una >= self.recover)
+            && self.past_recovery_point()
         {
             let front_lost = self.sack && self.segs.front().is_some_and(|s| s.lost);
             // With RACK, losses are its marks alone (RFC 8985 §3.2 replaces DupThresh).
@@ -731,6 +733,32 @@ impl TcpSender {
             }
         }
         false
+    }
+
+    /// True when duplicate ACKs may start a new fast retransmit: the cumulative ACK has passed
+    /// the recovery point of the last fast retransmit or timeout (`recover`, one past the
+    /// highest byte sent then; RFC 6582's `recover` is that byte).
+    /// * Without SACK (NewReno, Tahoe): RFC 6582 §3.2 step 1, "if the Cumulative
+    ///   Acknowledgment field covers more than recover" (and §4 after a timeout): the
+    ///   duplicate ACKs must acknowledge beyond the highest byte sent then, `snd_una >
+    ///   recover`. ACKs *at* `recover` do not qualify: Tahoe's go-back-N (and any timeout's)
+    ///   resends segments the receiver already holds, and each such duplicate draws a
+    ///   duplicate ACK for `recover` once the holes below it are filled. Letting three of
+    ///   them fast-retransmit again reset Tahoe's window to 1 SMSS for no loss, over and over
+    ///   (issue 19: 1,453 retransmissions for 22 drops). ns-2's `bugFix_` is the same test
+    ///   (`highest_ack_ > recover_`).
+    /// * With SACK: RFC 6675 §5, loss recovery ends once the cumulative ACK covers
+    ///   `RecoveryPoint`, and a new one may start at once; duplicate segments bring no new SACK
+    ///   information, so they are never counted as duplicate ACKs here.
+    /// * Classic Reno without SACK (RFC 5681 §3.2): no guard.
+    fn past_recovery_point(&self) -> bool {
+        if self.classic_reno {
+            true
+        } else if self.sack {
+            self.snd_una >= self.recover
+        } else {
+            self.snd_una > self.recover
+        }
     }
 
     /// Marks segments covered by the SACK blocks; returns the bytes newly SACKed.
@@ -1043,7 +1071,8 @@ impl TcpSender {
     /// Tahoe's fast retransmit (no fast recovery): `ssthresh` as RFC 5681 §3.2 step 2 sets it
     /// (FlightSize / 2), `cwnd` = 1 SMSS, and everything unSACKed is resent from `snd_una` in
     /// slow start, as after a timeout but without backing off the timer; no new fast
-    /// retransmit until the data outstanding now is acknowledged (as NewReno's `recover`).
+    /// retransmit until the data outstanding now is acknowledged and, without SACK, more
+    /// (RFC 6582 §3.2 step 1: [`TcpSender::past_recovery_point`]).
     fn tahoe_restart(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         self.stats.fast_recoveries += 1;
         self.cc

@@ -414,3 +414,113 @@ fn rack_detects_a_lost_retransmission_without_the_timer() {
     assert_eq!(tx.stats().retransmits, 1);
     assert_eq!(tx.next_timer(), Some(SimTime::from_millis(1100)));
 }
+
+/// A sender without SACK of kind `kind` that has sent an initial window of `iw` segments at 0.
+fn started_nosack(kind: CcKind, iw: u32) -> TcpSender {
+    let c = TcpConfig {
+        sack: false,
+        initial_cwnd_segments: iw,
+        ..cfg(kind)
+    };
+    let mut tx = TcpSender::new(&c, None);
+    let mut out = Vec::new();
+    tx.connect(SimTime::ZERO, &mut out);
+    assert_eq!(seqs(&out), (1..=u64::from(iw)).map(seg).collect::<Vec<_>>());
+    tx
+}
+
+/// `n` ACKs of everything below `a` at `ms` milliseconds; the segments they released.
+fn acks(tx: &mut TcpSender, ms: u64, a: u64, n: usize) -> Vec<u64> {
+    let mut out = Vec::new();
+    for _ in 0..n {
+        tx.on_segment(SimTime::from_millis(ms), &ack(a, &[]), &mut out);
+    }
+    seqs(&out)
+}
+
+#[test]
+fn tahoe_without_sack_ignores_duplicate_acks_at_recover() {
+    // RFC 6582 §3.2 step 1 (and §4 for the go-back-N after a timeout, which Tahoe's restart
+    // is): a new fast retransmit needs duplicate ACKs whose cumulative ACK "covers more than
+    // recover", the highest byte sent when the last one started. Segments 1, 3 and 10 of a
+    // 20-segment window are lost; the receiver holds the others.
+    let mut tx = started_nosack(CcKind::Tahoe, 20);
+    // Duplicate ACKs for 2, 4 and 5: the third restarts in slow start (RFC 5681 §3.2 step 2:
+    // ssthresh = FlightSize / 2 = 10 000, cwnd = 1 SMSS) and resends segment 1. recover is the
+    // end of segment 20. The other 14 duplicates (6-9, 11-20) change nothing.
+    assert_eq!(acks(&mut tx, 100, seg(1), 3), vec![seg(1)]);
+    assert_eq!(acks(&mut tx, 100, seg(1), 14), Vec::<u64>::new());
+    assert_eq!(
+        (tx.stats().ssthresh_bytes, tx.stats().cwnd_bytes),
+        (10_000, 1000)
+    );
+    // Segment 1 arrives: ACK of 3. Slow start, cwnd 1 000 + min(2 000, 2 000) (RFC 3465,
+    // L = 2); go-back-N resends 3, 4 and 5 (4 and 5 are duplicates at the receiver).
+    assert_eq!(acks(&mut tx, 200, seg(3), 1), vec![seg(3), seg(4), seg(5)]);
+    // Segment 3 arrives: ACK of 10, cwnd 5 000: 10-14 resent (11-14 are duplicates). The
+    // duplicates 4 and 5 draw two duplicate ACKs of 10.
+    assert_eq!(
+        acks(&mut tx, 300, seg(10), 1),
+        (10..=14).map(seg).collect::<Vec<_>>()
+    );
+    assert_eq!(acks(&mut tx, 300, seg(10), 2), Vec::<u64>::new());
+    // Segment 10 arrives: ACK of 21 = recover (one past segment 20). The restart is over;
+    // cwnd 7 000 (still below ssthresh) and seven new segments go out.
+    assert_eq!(
+        acks(&mut tx, 400, seg(21), 1),
+        (21..=27).map(seg).collect::<Vec<_>>()
+    );
+    assert_eq!(tx.recovery(), Recovery::None);
+    assert_eq!(tx.stats().cwnd_bytes, 7000);
+    // The duplicates 11-14 draw four duplicate ACKs of 21. They acknowledge nothing beyond
+    // recover: no fast retransmit, the window stays (before the fix the third reset cwnd to
+    // 1 SMSS and resent segment 21, which had not been lost).
+    assert_eq!(acks(&mut tx, 400, seg(21), 4), Vec::<u64>::new());
+    assert_eq!(tx.recovery(), Recovery::None);
+    assert_eq!(
+        (tx.stats().ssthresh_bytes, tx.stats().cwnd_bytes),
+        (10_000, 7000)
+    );
+    assert_eq!((tx.stats().fast_recoveries, tx.stats().retransmits), (1, 9));
+    // Segment 21 arrives (ACK of 22: beyond recover, cwnd 8 000, 28 and 29 go out); 22 is
+    // lost and 23-25 draw three duplicate ACKs of 22: these cover more than recover, so the
+    // third fast-retransmits: ssthresh = min(snd_nxt − snd_una, cwnd) / 2 = 8 000 / 2.
+    assert_eq!(acks(&mut tx, 500, seg(22), 1), vec![seg(28), seg(29)]);
+    assert_eq!(acks(&mut tx, 500, seg(22), 3), vec![seg(22)]);
+    assert_eq!(
+        (tx.stats().ssthresh_bytes, tx.stats().cwnd_bytes),
+        (4000, 1000)
+    );
+    assert_eq!(tx.stats().fast_recoveries, 2);
+}
+
+#[test]
+fn newreno_without_sack_ignores_duplicate_acks_at_recover() {
+    // The same rule for NewReno (RFC 6582 §3.2 step 1). Segment 1 of 10 is lost: the third
+    // duplicate ACK enters fast recovery (ssthresh 5 000, cwnd = ssthresh + 3·SMSS, segment 1
+    // resent); the next six inflate the window by 1 SMSS each (step 3), releasing 11-14.
+    let mut tx = started_nosack(CcKind::NewReno, 10);
+    assert_eq!(acks(&mut tx, 100, seg(1), 3), vec![seg(1)]);
+    assert_eq!(
+        acks(&mut tx, 100, seg(1), 6),
+        (11..=14).map(seg).collect::<Vec<_>>()
+    );
+    assert_eq!(tx.recovery(), Recovery::Fast);
+    // The full ACK (of 11 = recover) ends recovery: cwnd = ssthresh = 5 000 (step 5); 11-14
+    // are outstanding, so one new segment, 15.
+    assert_eq!(acks(&mut tx, 200, seg(11), 1), vec![seg(15)]);
+    assert_eq!(tx.recovery(), Recovery::None);
+    // Three duplicate ACKs of 11, at recover (a reordered or duplicated segment of the old
+    // window): no new fast retransmit.
+    assert_eq!(acks(&mut tx, 200, seg(11), 3), Vec::<u64>::new());
+    assert_eq!(tx.recovery(), Recovery::None);
+    assert_eq!(
+        (tx.stats().fast_recoveries, tx.stats().cwnd_bytes),
+        (1, 5000)
+    );
+    // Past recover, three duplicate ACKs of 12 do start one.
+    acks(&mut tx, 300, seg(12), 1);
+    assert_eq!(acks(&mut tx, 300, seg(12), 3), vec![seg(12)]);
+    assert_eq!(tx.recovery(), Recovery::Fast);
+    assert_eq!(tx.stats().fast_recoveries, 2);
+}

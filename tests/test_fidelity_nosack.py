@@ -1,0 +1,140 @@
+"""Issue 19 item 1: TCP without SACK against ns-2.35 on Floyd & Jacobson's node-5 set-up.
+
+``tests/fidelity/ns2/fj93.tcl`` runs the set-up in ns-2.35 (``Agent/TCP``, ``/Reno``,
+``/Newreno``; ``tests/fidelity/ns2/run.sh`` writes ``nosack.csv``, committed). aqmlab runs the
+same set-up from ``scenarios/red-bursty.toml`` with the overrides in :func:`overrides`, seeds
+1-3, and the means over the seeds must agree with ns-2's: utilization within ±15 % (relative)
+and node 5's share of the delivered bytes within ±1 percentage point.
+
+``python3 tests/test_fidelity_nosack.py [TCP...]`` prints the comparison for every point.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+import tempfile
+from collections import defaultdict
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SCENARIO = os.path.join(ROOT, "scenarios", "red-bursty.toml")
+NS2_TABLE = os.path.join(HERE, "fidelity", "ns2", "nosack.csv")
+SEEDS = (1, 2, 3)
+T0, T1 = 5.0, 50.0
+RATE_BPS = 45e6
+UTIL_REL_TOL = 0.15
+SHARE_PP_TOL = 1.0
+
+
+def overrides(tcp: str, qdisc: str, size: int) -> tuple[dict[str, str] | None, dict]:
+    """The issue's set-up on ``red-bursty.toml`` (which has the nodes, the rates, node 5's
+    window, the 1000-packet access queues and RED's 1993 parameters): 50 s, node 1-4 delays
+    1/4/5/8 ms and windows of 1000, starts U[0, 1) s, no handshake, the TCP, and the
+    bottleneck's discipline (tail drop of ``size`` packets, or RED with min_th ``size``,
+    max_th 3·min_th and a 100-packet limit)."""
+    s: dict = {"duration": f"{T1:g}s"}
+    for i, d in enumerate(["1ms", "4ms", "5ms", "8ms"]):
+        s[f"links[{i}].delay"] = d
+        s[f"flows[{i}].max_window"] = 1000
+    for i in range(5):
+        s[f"flows[{i}].cc"] = tcp
+        s[f"flows[{i}].start"] = "uniform(0s, 1s)"
+        s[f"flows[{i}].handshake"] = False
+    if qdisc == "red":
+        s |= {"links[5].buffer": "100p", "links[5].params.min_th": size}
+        s["links[5].params.max_th"] = 3 * size
+        return None, s
+    s["links[5].buffer"] = f"{size}p"
+    return {"bottleneck": "droptail"}, s
+
+
+def aqmlab_point(tcp: str, qdisc: str, size: int, seed: int) -> dict[str, float]:
+    """One aqmlab run's figures over [5, 50) s: utilization and node 5's share (%)."""
+    import aqmlab
+    from aqmlab.reproduce.common import flow_bytes, window_stats
+
+    qd, s = overrides(tcp, qdisc, size)
+    with tempfile.TemporaryDirectory() as d:
+        r = aqmlab.run(SCENARIO, d, seed=seed, qdisc=qd, set=s, progress=False)
+        w = window_stats(d, "bottleneck", T0, T1)
+        fb = flow_bytes(d, T0, T1)
+    flows = r.summary["flows"]
+    return {
+        "utilization": w["bytes"] * 8 / RATE_BPS / (T1 - T0),
+        "n5_share_pct": 100 * fb.get(4, 0.0) / sum(fb.values()),
+        "retransmits": sum(f["retransmits"] for f in flows),
+        "fast_recoveries": sum(f["fast_recoveries"] for f in flows),
+    }
+
+
+def ns2_points() -> dict[tuple[str, str, int], dict[str, float]]:
+    """ns-2's means over seeds 1-3, by (tcp, qdisc, size)."""
+    acc: dict[tuple[str, str, int], list[dict[str, str]]] = defaultdict(list)
+    with open(NS2_TABLE, encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            if int(r["seed"]) in SEEDS:
+                acc[(r["tcp"], r["qdisc"], int(r["size"]))].append(r)
+    out = {}
+    for k, rs in acc.items():
+        assert len(rs) == len(SEEDS), (k, len(rs))
+        out[k] = {
+            m: sum(float(r[m]) for r in rs) / len(rs) for m in ("utilization", "n5_share_pct")
+        }
+    return out
+
+
+def aqmlab_mean(tcp: str, qdisc: str, size: int) -> dict[str, float]:
+    runs = [aqmlab_point(tcp, qdisc, size, s) for s in SEEDS]
+    return {k: sum(r[k] for r in runs) / len(runs) for k in runs[0]}
+
+
+NS2 = ns2_points()
+TESTED = [k for k in NS2 if k[0] == "tahoe"]
+
+
+def agrees(ns2: dict[str, float], ours: dict[str, float]) -> list[str]:
+    """What disagrees (empty: the point holds)."""
+    bad = []
+    u_ns2, u = ns2["utilization"], ours["utilization"]
+    if abs(u - u_ns2) > UTIL_REL_TOL * u_ns2:
+        bad.append(f"utilization {u:.3f} vs ns-2 {u_ns2:.3f} (±{UTIL_REL_TOL:.0%})")
+    s_ns2, s = ns2["n5_share_pct"], ours["n5_share_pct"]
+    if abs(s - s_ns2) > SHARE_PP_TOL:
+        bad.append(f"node 5 share {s:.2f} % vs ns-2 {s_ns2:.2f} % (±{SHARE_PP_TOL} pp)")
+    return bad
+
+
+def test_the_ns2_table_has_the_issues_points():
+    # The issue's figures (0.503 / 5.02 % and 0.760 / 3.35 %), as ns-2.35 gives them here.
+    t8, t16 = NS2[("tahoe", "droptail", 8)], NS2[("tahoe", "droptail", 16)]
+    assert abs(t8["utilization"] - 0.503) < 0.01 and abs(t8["n5_share_pct"] - 5.02) < 0.1
+    assert abs(t16["utilization"] - 0.760) < 0.01 and abs(t16["n5_share_pct"] - 3.35) < 0.2
+
+
+@pytest.mark.parametrize("point", TESTED, ids=["-".join(map(str, k)) for k in TESTED])
+def test_agrees_with_ns2(point):
+    ours = aqmlab_mean(*point)
+    assert agrees(NS2[point], ours) == [], ours
+
+
+def main(tcps: list[str]) -> None:
+    for k, ns2 in NS2.items():
+        if tcps and k[0] not in tcps:
+            continue
+        ours = aqmlab_mean(*k)
+        bad = agrees(ns2, ours)
+        print(
+            f"{k[0]:8} {k[1]:8} {k[2]:3}: utilization {ours['utilization']:.3f} "
+            f"(ns-2 {ns2['utilization']:.3f}), node 5 {ours['n5_share_pct']:.2f} % "
+            f"(ns-2 {ns2['n5_share_pct']:.2f} %), retransmits {ours['retransmits']:.0f}, "
+            f"fast recoveries {ours['fast_recoveries']:.0f}  {'ok' if not bad else 'FAIL'}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
