@@ -4,7 +4,10 @@
 ``/Newreno``; ``tests/fidelity/ns2/run.sh`` writes ``nosack.csv``, committed). aqmlab runs the
 same set-up from ``scenarios/red-bursty.toml`` with the overrides in :func:`overrides`, seeds
 1-3, and the means over the seeds must agree with ns-2's: utilization within ±15 % (relative)
-and node 5's share of the delivered bytes within ±1 percentage point.
+and node 5's share of the delivered bytes within ±1 percentage point, for Tahoe, Reno and
+NewReno without SACK at tail drop 8-24 packets and RED min_th 3, 7 and 14 (one known
+difference, :data:`KNOWN`). Before the fix of RFC 6582 §3.2 step 1 in the sender, 5 of the 8
+Tahoe points failed (tail drop 12-24, RED 3).
 
 ``python3 tests/test_fidelity_nosack.py [TCP...]`` prints the comparison for every point.
 """
@@ -93,7 +96,11 @@ def aqmlab_mean(tcp: str, qdisc: str, size: int) -> dict[str, float]:
 
 
 NS2 = ns2_points()
-TESTED = [k for k in NS2 if k[0] == "tahoe"]
+#: Classic Reno (RFC 5681 §3.2, no recovery-point guard) against ns-2's Agent/TCP/Reno, which
+#: has one (bugFix_): at tail drop 8 aqmlab's Reno fast-retransmits again on the duplicate ACKs
+#: of the same window where ns-2's waits for the timer (utilization 0.530 vs 0.451, node 5
+#: 4.06 % vs 5.70 %). With ns-2's guard the point agrees (0.444, 5.16 %).
+KNOWN = {("reno", "droptail", 8): "classic Reno has no recovery-point guard; ns-2's Reno does"}
 
 
 def agrees(ns2: dict[str, float], ours: dict[str, float]) -> list[str]:
@@ -115,7 +122,14 @@ def test_the_ns2_table_has_the_issues_points():
     assert abs(t16["utilization"] - 0.760) < 0.01 and abs(t16["n5_share_pct"] - 3.35) < 0.2
 
 
-@pytest.mark.parametrize("point", TESTED, ids=["-".join(map(str, k)) for k in TESTED])
+@pytest.mark.parametrize(
+    "point",
+    [
+        pytest.param(k, marks=pytest.mark.xfail(reason=KNOWN[k], strict=True)) if k in KNOWN else k
+        for k in NS2
+    ],
+    ids=["-".join(map(str, k)) for k in NS2],
+)
 def test_agrees_with_ns2(point):
     ours = aqmlab_mean(*point)
     assert agrees(NS2[point], ours) == [], ours
