@@ -491,12 +491,30 @@ def test_a_second_sweep_into_the_folder_is_refused(scenario, tmp_path):
     assert not (out / ".sweep.lock").exists()
 
 
-def test_kill_9_of_the_sweep_leaves_no_worker(scenario, tmp_path):
+# A program with a thread of its own: its sweep's workers come from a forkserver.
+FORKSERVER_SWEEP = """
+import sys, threading, time
+threading.Thread(target=time.sleep, args=(1000,), daemon=True).start()
+import aqmlab
+from aqmlab.sweep import _worker_context
+if __name__ == "__main__":
+    assert _worker_context().get_start_method() == "forkserver"
+    aqmlab.sweep(sys.argv[1], set={"duration": "3000s"}, seeds=[1, 2], jobs=2, out=sys.argv[2])
+"""
+
+
+@pytest.mark.parametrize("workers", ["forked", "forkserver"])
+def test_kill_9_of_the_sweep_leaves_no_worker(scenario, tmp_path, workers):
     """Workers die with the sweep's process, even one killed with SIGKILL (which runs none of
-    its clean-up): no process of the sweep's group is left within a few seconds."""
+    its clean-up): no process of the sweep's group is left within a few seconds. Workers forked
+    from the command line's process, or from the forkserver of a program with threads."""
     out = tmp_path / "sw"
-    cmd = [sys.executable, "-m", "aqmlab", "sweep", str(scenario), "--set", "duration=3000s",
-           "--seeds", "1-2", "--out", str(out), "-j", "2", "-q"]  # fmt: skip
+    if workers == "forked":
+        cmd = [sys.executable, "-m", "aqmlab", "sweep", str(scenario), "--set",
+               "duration=3000s", "--seeds", "1-2", "--out", str(out), "-j", "2", "-q"]  # fmt: skip
+    else:
+        (tmp_path / "prog.py").write_text(FORKSERVER_SWEEP)
+        cmd = [sys.executable, str(tmp_path / "prog.py"), str(scenario), str(out)]
     p = subprocess.Popen(cmd, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + 60
@@ -612,9 +630,10 @@ def test_unset_removes_a_key_at_every_point(scenario, tmp_path):
     df = pd.read_csv(out / "results.csv")
     for qd, key in zip(df["qdisc:bottleneck"], df["run"]):
         resolved = (out / "runs" / key / "scenario.resolved.toml").read_text()
-        assert resolved == load(
-            str(scenario), qdisc={"bottleneck": qd}, unset=["flows[0].cc"]
-        ).resolved_toml()
+        assert (
+            resolved
+            == load(str(scenario), qdisc={"bottleneck": qd}, unset=["flows[0].cc"]).resolved_toml()
+        )
         assert resolved != load(str(scenario), qdisc={"bottleneck": qd}).resolved_toml()
     assert json.loads((out / "sweep.json").read_text())["unset"] == ["flows[0].cc"]
 

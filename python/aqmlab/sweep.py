@@ -284,7 +284,7 @@ class _Stopped(Exception):
     """Raised in a run going on in this process when the sweep is interrupted."""
 
 
-def _worker_init(sweep_pid: int) -> None:
+def _worker_init(sweep_pid: int, forked: bool) -> None:
     # Ctrl-C reaches the whole process group: only the sweep's own process handles it, and it
     # ends the workers itself (with SIGTERM, which ends a worker at once: a forked worker does
     # not keep the sweep's own handlers).
@@ -293,31 +293,34 @@ def _worker_init(sweep_pid: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
-    _die_with_parent(sweep_pid)
+    _die_with_parent(sweep_pid, forked)
 
 
 #: prctl(2)'s option: the signal this process gets when its parent ends.
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent(sweep_pid: int) -> None:
+def _die_with_parent(sweep_pid: int, forked: bool) -> None:
     """Ends this worker when the process that started it ends, however it ends (``kill -9``
     included), so that no worker outlives its sweep (one would otherwise simulate on, then block
-    for ever writing its result to a pipe nobody reads). On Linux the kernel sends SIGKILL
-    (``prctl(PR_SET_PDEATHSIG)``; a forkserver's worker gets it when the forkserver ends, which
-    it does when the sweep's process ends); elsewhere a thread looks at the sweep's process
-    twice a second."""
+    for ever writing its result to a pipe nobody reads). A worker forked from the sweep's process
+    asks Linux's kernel for SIGKILL when its parent ends (``prctl(PR_SET_PDEATHSIG)``). A
+    forkserver's worker cannot (its parent is the forkserver, which lives on while any worker
+    holds the copy of the sweep's "alive" pipe that multiprocessing gives each), nor can a
+    worker elsewhere: a thread looks at the sweep's process twice a second."""
     import signal
 
     armed = False
-    if sys.platform.startswith("linux"):
+    if forked and sys.platform.startswith("linux"):
         import ctypes
 
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL(None, use_errno=True)
             armed = libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
-    # The sweep may have ended before the signal was asked for: then none comes.
-    if not _alive(sweep_pid):
+    # The sweep may have ended before the signal was asked for: then none comes. (A forked
+    # worker's parent is the sweep's process, which may be a zombie not yet reaped: then this
+    # worker has a new parent.)
+    if not _alive(sweep_pid) or (forked and os.getppid() != sweep_pid):
         os._exit(1)
     if not armed:
 
@@ -330,13 +333,19 @@ def _die_with_parent(sweep_pid: int) -> None:
 
 
 def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            # pid (comm) state ...: the state follows the last ")" (comm may hold one).
+            return f.read().rpartition(")")[2].split()[:1] != ["Z"]
+    except OSError:
+        return True  # no /proc: the signal's answer stands
 
 
 #: What a run imports (pyarrow among them, a fifth of a second): imported once before the
@@ -660,11 +669,12 @@ def _run_local(
     if executor == "process":
         import concurrent.futures as cf
 
+        ctx = _worker_context()
         pool = cf.ProcessPoolExecutor(
             max_workers=jobs - 1,
-            mp_context=_worker_context(),
+            mp_context=ctx,
             initializer=_worker_init,
-            initargs=(os.getpid(),),
+            initargs=(os.getpid(), ctx.get_start_method() == "fork"),
         )
         # Start the worker processes now, before this process runs any thread of its own (a
         # fork must not copy a process mid-way through another thread's work).
@@ -1061,8 +1071,8 @@ def sweep(
     the ``zip`` groups (keys whose i-th values go together) and the named ``cases`` (``{label:
     {key: value, "qdisc:LINK": kind}}``, one axis whose column is ``case``), for each of
     ``seeds``, with the ``set`` values fixed and the ``unset`` keys removed at every point;
-    return the results DataFrame (one row per run; :func:`aqmlab.stats.summarize` gives the statistics
-    over seeds).
+    return the results DataFrame (one row per run; :func:`aqmlab.stats.summarize` gives the
+    statistics over seeds).
 
     ``jobs`` worker processes (default: every core; ``executor="thread"`` for threads of this
     process), or a Dask cluster (``dask="local"`` or a scheduler's address). Worker processes

@@ -3,11 +3,12 @@
 Two spellings give the same :class:`SweepSpec`:
 
 * the command line: ``aqmlab sweep SCENARIO --vary KEY=V1,V2 --qdisc LINK=K1,K2 --zip KEY=...
-  --set KEY=V --seeds 1-10``;
+  --set KEY=V --unset KEY --seeds 1-10``;
 * a file (``aqmlab sweep SWEEP.toml``)::
 
       scenario = "../scenarios/codel-dynamic-link.toml"   # relative to this file
       seeds = "1-5"                                         # or [1, 2, 7]
+      unset = ["flows[0].stop"]                             # removed at every point
       [set]                                                 # fixed for every point
       duration = "60s"
       [vary]                                                # one axis per key
