@@ -442,6 +442,24 @@ def test_a_trace_edited_in_place_is_simulated_again(tmp_path):
     assert slow["total.goodput_bps"][0] < 1.2e6 < fast["total.goodput_bps"][0] / 3
 
 
+def test_a_trace_edited_after_planning_fails_its_run(tmp_path):
+    """A run whose trace is not the one its key was made from (edited since the sweep was
+    planned, or another file at that path on a remote worker) fails, naming the file, rather
+    than fill the cache with another trace's numbers under this key."""
+    from aqmlab.sweep import execute, plan
+    from aqmlab.sweepspec import SweepSpec
+
+    scen = trace_scenario(tmp_path, 10)
+    [task] = plan(SweepSpec(str(scen), [], {}, [1]))
+    assert list(task.files) == [str(tmp_path / "link.down")]
+    write_trace(tmp_path / "link.down", 1)
+    outcome = execute(task)
+    assert outcome.files is None
+    assert f"{tmp_path / 'link.down'}: changed since the sweep was planned" in outcome.error
+    write_trace(tmp_path / "link.down", 10)  # as planned again: the run goes
+    assert execute(task).error is None
+
+
 @pytest.mark.parametrize("where", ["results.csv", "notes.txt", "runs/notes.txt"])
 def test_a_folder_holding_other_files_is_refused_and_kept(scenario, tmp_path, where):
     """A folder holding a file the sweep did not write (a table of the sweep's name without

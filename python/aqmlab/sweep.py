@@ -90,6 +90,7 @@ class Task:
     error: str | None = None  # a load error: the run is not executed
     reduce: str | None = None  # "module:function" run on the run's folder in the worker
     unset: list[str] | None = None  # keys removed before the overrides (--unset)
+    files: dict[str, str] | None = None  # the files the scenario names: path -> SHA-256
 
 
 @dataclass
@@ -208,6 +209,7 @@ def plan(spec: SweepSpec) -> list[Task]:
             else:
                 t.seed = r.seed
                 ident = _identity(r, hashes)
+                t.files = ident["files"] or None
                 if spec.reduce:
                     ident["reduce"] = spec.reduce
                 t.key = run_key(ident)
@@ -230,6 +232,9 @@ def execute(task: Task, work_dir: str | None = None) -> Outcome:
     scenario = task.scenario
     if not os.path.exists(scenario) and task.scenario_text is not None:
         scenario = task.scenario_text  # a remote worker without the file: its text
+    changed = _changed_file(task)
+    if changed is not None:
+        return Outcome(task.key, None, changed, time.monotonic() - t0)
     tmp = tempfile.mkdtemp(prefix=".tmp-run-" if work_dir else "aqmlab-run-", dir=work_dir)
     try:
         try:
@@ -261,6 +266,22 @@ def execute(task: Task, work_dir: str | None = None) -> Outcome:
         return Outcome(task.key, files, None, time.monotonic() - t0)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _changed_file(task: Task) -> str | None:
+    """The error of a run whose files (a trace) are not those its key was made from: edited
+    since the sweep was planned, or another file at the same path on a remote worker."""
+    for path, digest in (task.files or {}).items():
+        try:
+            now = _file_hash(path)
+        except ScenarioError as e:
+            return str(e)
+        if now != digest:
+            return (
+                f"{path}: changed since the sweep was planned (or differs on this worker): "
+                "run the sweep again"
+            )
+    return None
 
 
 def _reduce(task: Task, folder: str) -> None:
