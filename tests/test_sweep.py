@@ -1,6 +1,7 @@
 """``aqmlab sweep`` and ``aqmlab.sweep``: points, seeds, statistics, the cache, resume after an
 interruption, failures, and the Dask path."""
 
+import contextlib
 import json
 import math
 import os
@@ -244,8 +245,8 @@ def test_sigterm_stops_the_sweep_and_keeps_finished_runs(scenario, tmp_path):
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=30)
     assert time.monotonic() - t0 < 5
-    assert p.returncode == 130, err
-    assert "interrupted" in err and "Traceback" not in err
+    assert p.returncode == 128 + signal.SIGTERM, err  # as aqmlab run's
+    assert "interrupted (stopped by SIGTERM)" in err and "Traceback" not in err
     r = sweep_cli(scenario, out, "-j", "1")
     assert r.returncode == 0 and "from the cache" in r.stdout
 
@@ -264,8 +265,8 @@ def test_sigterm_stops_a_two_worker_sweep_at_once(scenario, tmp_path):
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=30)
     assert time.monotonic() - t0 < 3
-    assert p.returncode == 130, err
-    assert "interrupted" in err and "Traceback" not in err
+    assert p.returncode == 128 + signal.SIGTERM, err  # as aqmlab run's
+    assert "interrupted (stopped by SIGTERM)" in err and "Traceback" not in err
     # No worker process is left running (a terminated worker may take a moment to be gone).
     deadline = time.monotonic() + 3
     while time.monotonic() < deadline:
@@ -401,3 +402,266 @@ def test_the_run_key_changes_with_the_simulators_sources(scenario, monkeypatch):
     assert run_key(_identity(load(str(scenario)))) == key
     monkeypatch.setattr(_core, "SOURCE_HASH", "0" * 16)
     assert run_key(_identity(r)) != key
+
+
+# --- the sweep's folder: cache keys, ownership, the lock, broken runs, workers (issue 20) ------
+
+
+def trace_scenario(tmp_path, per_10ms):
+    """WEB with its bottleneck driven by a trace: ``per_10ms`` packets every 10 ms (a
+    mahimahi trace, looped)."""
+    p = tmp_path / "tr.toml"
+    p.write_text(WEB.replace('rate = "10Mbps"', 'trace = "link.down"'))
+    write_trace(tmp_path / "link.down", per_10ms)
+    return p
+
+
+def write_trace(path, per_10ms):
+    path.write_text("".join(f"{(i + 1) * 10 // per_10ms}\n" for i in range(per_10ms)))
+
+
+def test_a_trace_edited_in_place_is_simulated_again(tmp_path):
+    """The run key covers the content of the files the scenario names, not only their path:
+    a trace edited between two sweeps into the same folder is simulated again, and gives the
+    numbers a fresh folder gives."""
+    scen = trace_scenario(tmp_path, 10)  # 10 packets per 10 ms: 12 Mb/s
+    out = tmp_path / "sw"
+    r = run_cli("sweep", str(scen), "--seeds", "1", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    fast = pd.read_csv(out / "results.csv")
+    write_trace(tmp_path / "link.down", 1)  # 1 packet per 10 ms: 1.2 Mb/s, same path
+    r = run_cli("sweep", str(scen), "--seeds", "1", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "1 runs: 1 simulated, 0 from the cache" in r.stdout
+    slow = pd.read_csv(out / "results.csv")
+    assert slow["run"][0] != fast["run"][0]
+    fresh = tmp_path / "fresh"
+    assert run_cli("sweep", str(scen), "--seeds", "1", "--out", str(fresh), "-q").returncode == 0
+    assert (out / "results.csv").read_bytes() == (fresh / "results.csv").read_bytes()
+    # 1.2 Mb/s of capacity: the goodput is below it, where the first trace gave several times it.
+    assert slow["total.goodput_bps"][0] < 1.2e6 < fast["total.goodput_bps"][0] / 3
+
+
+def test_a_trace_edited_after_planning_fails_its_run(tmp_path):
+    """A run whose trace is not the one its key was made from (edited since the sweep was
+    planned, or another file at that path on a remote worker) fails, naming the file, rather
+    than fill the cache with another trace's numbers under this key."""
+    from aqmlab.sweep import execute, plan
+    from aqmlab.sweepspec import SweepSpec
+
+    scen = trace_scenario(tmp_path, 10)
+    [task] = plan(SweepSpec(str(scen), [], {}, [1]))
+    assert list(task.files) == [str(tmp_path / "link.down")]
+    write_trace(tmp_path / "link.down", 1)
+    outcome = execute(task)
+    assert outcome.files is None
+    assert f"{tmp_path / 'link.down'}: changed since the sweep was planned" in outcome.error
+    write_trace(tmp_path / "link.down", 10)  # as planned again: the run goes
+    assert execute(task).error is None
+
+
+@pytest.mark.parametrize("where", ["results.csv", "notes.txt", "runs/notes.txt"])
+def test_a_folder_holding_other_files_is_refused_and_kept(scenario, tmp_path, where):
+    """A folder holding a file the sweep did not write (a table of the sweep's name without
+    the sweep.json a sweep writes beside its tables, say) is refused, and left as it was."""
+    out = tmp_path / "mine"
+    (out / where).parent.mkdir(parents=True)
+    (out / where).write_text("my own data\n")
+    before = sorted(out.rglob("*"))
+    r = sweep_cli(scenario, out, "-q")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+    assert f"{out}: holds files that are not an aqmlab sweep's" in r.stderr
+    assert (out / where).read_text() == "my own data\n"
+    assert sorted(out.rglob("*")) == before
+
+
+def test_a_second_sweep_into_the_folder_is_refused(scenario, tmp_path):
+    """A sweep holds a lock on its folder: a second sweep into it is refused at once, and the
+    first completes, its runs and tables its own."""
+    out = tmp_path / "sw"
+    slow = ["--set", "duration=300s", "--seeds", "1-2", "-j", "1", "-q"]
+    first = subprocess.Popen(
+        [sys.executable, "-m", "aqmlab", "sweep", str(scenario), "--out", str(out), *slow],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        # The first sweep is simulating (its temporary run folder exists).
+        while time.monotonic() < deadline and first.poll() is None:
+            runs = out / "runs"
+            if runs.exists() and any(d.startswith(".tmp-run-") for d in os.listdir(runs)):
+                break
+            time.sleep(0.02)
+        assert first.poll() is None
+        r = run_cli("sweep", str(scenario), "--out", str(out), "--seeds", "3", "-q")
+        assert r.returncode == 2, r.stderr
+        assert "another aqmlab sweep (pid " in r.stderr and "is writing this folder" in r.stderr
+        assert r.stderr.count("\n") == 1
+        _, err = first.communicate(timeout=120)
+    finally:
+        first.kill()
+    assert first.returncode == 0, err
+    df = pd.read_csv(out / "results.csv")
+    assert df["seed"].tolist() == [1, 2] and df["error"].isna().all()
+    assert sorted(os.listdir(out / "runs")) == sorted(df["run"])
+    assert not (out / ".sweep.lock").exists()
+
+
+# A program with a thread of its own: its sweep's workers come from a forkserver.
+FORKSERVER_SWEEP = """
+import sys, threading, time
+threading.Thread(target=time.sleep, args=(1000,), daemon=True).start()
+import aqmlab
+from aqmlab.sweep import _worker_context
+if __name__ == "__main__":
+    assert _worker_context().get_start_method() == "forkserver"
+    aqmlab.sweep(sys.argv[1], set={"duration": "3000s"}, seeds=[1, 2], jobs=2, out=sys.argv[2])
+"""
+
+
+@pytest.mark.parametrize("workers", ["forked", "forkserver"])
+def test_kill_9_of_the_sweep_leaves_no_worker(scenario, tmp_path, workers):
+    """Workers die with the sweep's process, even one killed with SIGKILL (which runs none of
+    its clean-up): no process of the sweep's group is left within a few seconds. Workers forked
+    from the command line's process, or from the forkserver of a program with threads."""
+    out = tmp_path / "sw"
+    if workers == "forked":
+        cmd = [sys.executable, "-m", "aqmlab", "sweep", str(scenario), "--set",
+               "duration=3000s", "--seeds", "1-2", "--out", str(out), "-j", "2", "-q"]  # fmt: skip
+    else:
+        (tmp_path / "prog.py").write_text(FORKSERVER_SWEEP)
+        cmd = [sys.executable, str(tmp_path / "prog.py"), str(scenario), str(out)]
+    p = subprocess.Popen(cmd, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        # Both runs are simulating: one in the sweep's process, one in a worker process.
+        while time.monotonic() < deadline and p.poll() is None:
+            runs = out / "runs"
+            if runs.exists() and sum(d.startswith(".tmp-run-") for d in os.listdir(runs)) == 2:
+                break
+            time.sleep(0.02)
+        assert p.poll() is None
+        os.kill(p.pid, signal.SIGKILL)  # the sweep's own process only
+        p.wait()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(p.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        with pytest.raises(ProcessLookupError):
+            os.killpg(p.pid, 0)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)
+
+
+def test_a_broken_cached_run_is_removed_and_simulated_again(scenario, tmp_path):
+    out = tmp_path / "sw"
+    assert sweep_cli(scenario, out, "-q").returncode == 0
+    tables = {n: (out / n).read_bytes() for n in ("results.csv", "results.parquet", "summary.csv")}
+    keys = pd.read_csv(out / "results.csv")["run"].tolist()
+    summary = out / "runs" / keys[0] / "summary.json"
+    summary.write_bytes(summary.read_bytes()[:100])  # truncated (a full disk)
+    (out / "runs" / keys[5] / "run.json").unlink()  # a run folder without its manifest
+    r = sweep_cli(scenario, out)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    warnings = [x for x in r.stderr.splitlines() if "a broken cached run" in x]
+    assert len(warnings) == 2
+    assert f"runs/{keys[0]}: a broken cached run (summary.json cannot be read" in warnings[0]
+    assert f"runs/{keys[5]}: a broken cached run (no run.json)" in warnings[1]
+    assert "12 runs: 2 simulated, 10 from the cache, 0 failed" in r.stdout
+    for n, data in tables.items():
+        assert (out / n).read_bytes() == data, n
+
+
+def write_sweep_file(tmp_path, text):
+    p = tmp_path / "sweep.toml"
+    p.write_text(text)
+    return p
+
+
+BAD_INPUTS = [
+    # (command-line arguments after "sweep" (SCEN: the scenario, SWEEP: a sweep file with the
+    # text given), the text the one line names)
+    (["SWEEP"], 'scenario = "web.toml"\nseeds = [1, 2\n', "sweep.toml: not a valid TOML file"),
+    (["SWEEP"], 'scenario = "web.toml"\n[vary]\nduration = ["1s" "2s"]\n', "line 3"),
+    (["SWEEP"], 'scenario = "nope.toml"\n', "sweep.toml: scenario: 'nope.toml' is no file"),
+    (["nope.toml"], None, "nope.toml: the scenario: no such file"),
+    (["SCEN", "--vary", "dumbbell.bottleneck.ratte=5Mbps,10Mbps"], None, "unknown field `ratte`"),
+    (
+        ["SWEEP"],
+        'scenario = "web.toml"\n[vary]\n"dumbbell.botleneck.rate" = ["5Mbps"]\n',
+        "unknown field `botleneck`",
+    ),
+    (["SCEN", "--unset", "flows[0].nope"], None, "--unset flows[0].nope: no such key"),
+    (["SCEN", "--dask", "bogus"], None, "--dask bogus: expected 'local' or a scheduler's"),
+    (["SCEN", "--dask", "tcp://localhost"], None, "--dask tcp://localhost: expected"),
+    (["SCEN", "--dask", "http://localhost:8786"], None, "--dask http://localhost:8786: expected"),
+]
+
+
+@pytest.mark.parametrize("args, text, message", BAD_INPUTS)
+def test_a_bad_input_is_one_line_before_any_run(scenario, tmp_path, args, text, message):
+    """A bad sweep file, a missing scenario, an unknown key or a bad --dask address: one line
+    naming it, exit status 2, and no folder made (no row of failed runs)."""
+    sweep_file = write_sweep_file(tmp_path, text) if text else None
+    argv = [str(scenario) if a == "SCEN" else str(sweep_file) if a == "SWEEP" else a for a in args]
+    out = tmp_path / "o"
+    r = run_cli("sweep", *argv, "--out", str(out), "-q", cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("aqmlab: error: "), r.stderr
+    assert not out.exists()
+
+
+def test_a_failed_point_is_not_counted_as_cached(scenario, tmp_path):
+    out = tmp_path / "sw"
+    args = ["sweep", str(scenario), "--vary", "dumbbell.bottleneck.rate=5Mbps,banana",
+            "--seeds", "1-2", "--out", str(out)]  # fmt: skip
+    assert run_cli(*args, "-q").returncode == 1
+    r = run_cli(*args)
+    assert "4 runs: 0 simulated, 2 from the cache, 2 failed" in r.stdout
+
+
+def test_the_progress_bar_counts_cached_runs(scenario, tmp_path, capsys):
+    kw = dict(vary={"dumbbell.bottleneck.rate": ["5Mbps", "10Mbps"]}, seeds=[1, 2], jobs=1)
+    aqmlab.sweep(scenario, out=tmp_path / "sw", progress=True, **kw)
+    first = capsys.readouterr().err
+    assert "4/4 runs, 0 cached" in first
+    aqmlab.sweep(scenario, out=tmp_path / "sw", progress=True, **kw)
+    again = capsys.readouterr().err
+    assert "4/4 runs, 4 cached" in again and "0/4" not in again
+
+
+def test_unset_removes_a_key_at_every_point(scenario, tmp_path):
+    from aqmlab.run import load
+
+    out = tmp_path / "sw"
+    r = run_cli("sweep", str(scenario), "--unset", "flows[0].cc",
+                "--qdisc", "bottleneck=codel,pie", "--out", str(out), "-q")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    df = pd.read_csv(out / "results.csv")
+    for qd, key in zip(df["qdisc:bottleneck"], df["run"]):
+        resolved = (out / "runs" / key / "scenario.resolved.toml").read_text()
+        assert (
+            resolved
+            == load(str(scenario), qdisc={"bottleneck": qd}, unset=["flows[0].cc"]).resolved_toml()
+        )
+        assert resolved != load(str(scenario), qdisc={"bottleneck": qd}).resolved_toml()
+    assert json.loads((out / "sweep.json").read_text())["unset"] == ["flows[0].cc"]
+
+
+def test_the_terminal_table_has_only_the_zipped_points(scenario, tmp_path):
+    r = run_cli("sweep", str(scenario), "--zip", "dumbbell.bottleneck.delay=5ms,20ms",
+                "--zip", "dumbbell.bottleneck.buffer=50p,200p", "--set", "duration=1s",
+                "--out", str(tmp_path / "sw"))  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    table = r.stdout.split("means over seeds:\n")[1].split("results.parquet")[0]
+    assert "NaN" not in table
+    rows = [x.split()[:2] for x in table.splitlines()[2:]]
+    assert rows == [["5ms", "50p"], ["20ms", "200p"]]

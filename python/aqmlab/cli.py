@@ -183,6 +183,13 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="KEY.PATH=VALUE",
         help="fix a key for every point (as aqmlab run --set)",
     )
+    sw.add_argument(
+        "--unset",
+        action="append",
+        default=[],
+        metavar="KEY.PATH",
+        help="remove a key at every point, before any --set or axis value (as aqmlab run --unset)",
+    )
     sw.add_argument("--seeds", metavar="SEEDS", help="e.g. 1-10 or 1,3,5 (default: the file's)")
     sw.add_argument(
         "--jobs", "-j", type=int, metavar="N", help="parallel runs (default: every core)"
@@ -594,23 +601,21 @@ def _cmd_sweep(a: argparse.Namespace, argv: Sequence[str]) -> int:
     from aqmlab.sweepspec import from_cli, from_file
 
     if a.scenario.endswith(".toml") and _is_sweep_file(a.scenario):
-        if a.vary or a.qdisc or a.zip or a.set or a.seeds:
+        if a.vary or a.qdisc or a.zip or a.set or a.seeds or a.unset:
             raise _UsageError(
-                f"{a.scenario} is a sweep file: give the axes, --set and --seeds in it, "
-                "not on the command line"
+                f"{a.scenario} is a sweep file: give the axes, --set, --unset and --seeds in "
+                "it, not on the command line"
             )
         spec = from_file(a.scenario)
     else:
-        spec = from_cli(a.scenario, a.vary, a.qdisc, a.zip, a.set, a.seeds)
+        spec = from_cli(a.scenario, a.vary, a.qdisc, a.zip, a.set, a.seeds, a.unset)
     stem = os.path.splitext(os.path.basename(a.scenario))[0]
     out = a.out or os.path.join("out", f"sweep-{stem}")
     command = shlex.join(["aqmlab", *argv])
     if a.jobs is not None and a.jobs < 1:
         raise _UsageError(f"--jobs must be at least 1, got {a.jobs}")
-    # SIGTERM and SIGHUP stop a sweep as Ctrl-C does: the finished runs stay, the next start
-    # runs the rest.
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, _interrupt)
+    # SIGTERM and SIGHUP stop a sweep as Ctrl-C does (main's handlers raise _Terminated): the
+    # finished runs stay, the next start runs the rest; the exit status is aqmlab run's.
     try:
         res = run_sweep(
             spec,
@@ -621,13 +626,14 @@ def _cmd_sweep(a: argparse.Namespace, argv: Sequence[str]) -> int:
             progress=False if a.quiet else None,
             command=command,
         )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
+        how = f"stopped by {signal.Signals(e.signum).name}" if isinstance(e, _Terminated) else ""
         print(
-            f"aqmlab: interrupted; the finished runs are kept in {out}/runs/: the same command "
-            "runs only the rest",
+            f"aqmlab: interrupted{f' ({how})' if how else ''}; the finished runs are kept in "
+            f"{out}/runs/: the same command runs only the rest",
             file=sys.stderr,
         )
-        return 130
+        return 128 + e.signum if isinstance(e, _Terminated) else 130
     if not a.quiet:
         _print_sweep(res, spec.columns)
     if res.seeds_identical:
@@ -702,14 +708,21 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def _is_sweep_file(path: str) -> bool:
-    """A sweep file names a base ``scenario``; a scenario file never has that key."""
+    """A sweep file names a base ``scenario``; a scenario file never has that key. A file
+    that is no valid TOML is neither: its error (naming the line) is the sweep's, at once."""
     from aqmlab.sweepspec import _toml_loads
 
     try:
         with open(path, "rb") as f:
-            doc = _toml_loads(f.read().decode("utf-8", errors="replace"))
-    except Exception:  # noqa: BLE001 - not readable as TOML: the scenario loader says why
-        return False
+            raw = f.read()
+    except OSError:
+        return False  # the scenario's check names the missing file
+    try:
+        doc = _toml_loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ScenarioError(f"{path}: not UTF-8 text: expected a TOML file") from None
+    except Exception as e:  # noqa: BLE001 - tomllib's error names the line
+        raise ScenarioError(f"{path}: not a valid TOML file: {e}") from None
     return isinstance(doc.get("scenario"), str)
 
 
@@ -722,6 +735,13 @@ def _print_sweep(res, columns: list) -> None:
     if len(summ) and columns:
         wide = summ.pivot_table(
             index=columns, columns="metric", values="mean", sort=False, dropna=False
+        )
+        # Only the sweep's points: not the combinations of zipped values it never ran.
+        points = list(dict.fromkeys(summ[columns].itertuples(index=False, name=None)))
+        wide = wide.reindex(
+            __import__("pandas").MultiIndex.from_tuples(points, names=columns)
+            if len(columns) > 1
+            else [p[0] for p in points]
         )
         with __import__("pandas").option_context("display.width", 120):
             print("means over seeds:")

@@ -13,6 +13,9 @@ the process that holds it (an advisory lock on ``.NAME.lock`` beside the folder)
 
 A folder that holds anything but an earlier run's files is never replaced: the run refuses
 rather than delete files it did not write.
+
+The lock (:class:`FolderLock`) and the refusal (:func:`foreign_files`) are those of a sweep's
+folder too (:mod:`aqmlab.sweep`), which is written into rather than replaced.
 """
 
 from __future__ import annotations
@@ -56,6 +59,67 @@ def _is_run_folder(path: str) -> bool:
     return True
 
 
+def foreign_files(folder: str, what: str, action: str) -> OutputError:
+    """The error of an output folder holding files an aqmlab ``what`` (run, sweep) did not
+    write: it will not ``action`` (replace it, write into it)."""
+    return OutputError(
+        errno.EEXIST,
+        f"holds files that are not an aqmlab {what}'s, so a {what} will not {action}: "
+        "choose another output folder, or empty it",
+        folder,
+    )
+
+
+class FolderLock:
+    """An advisory lock (``flock``) on the file ``path``, standing for the output folder
+    ``folder`` that an aqmlab ``what`` (run, sweep) writes: taken at once or refused with
+    :class:`OutputError` naming the holder's pid. The kernel releases it when its process ends,
+    however it ends (a killed process leaves no stale lock). No-op where ``fcntl`` is missing."""
+
+    def __init__(self, path: str, folder: str, what: str) -> None:
+        self.path = path
+        self._file = self._acquire(folder, what)
+
+    def _acquire(self, folder: str, what: str):  # noqa: ANN202 - a file object or None
+        if fcntl is None:
+            return None
+        while True:
+            f = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                f.seek(0)
+                holder = f.read().strip() or "another process"
+                f.close()
+                raise OutputError(
+                    errno.EBUSY,
+                    f"another aqmlab {what} ({holder}) is writing this folder: wait for it to "
+                    "finish, or choose another output folder",
+                    folder,
+                ) from None
+            # The lock file may have been removed by the previous holder between our open and
+            # our lock: then we hold a lock on a file nobody else sees. Retry on the new one.
+            try:
+                same = os.path.samestat(os.fstat(f.fileno()), os.stat(self.path))
+            except FileNotFoundError:
+                same = False
+            if same:
+                f.seek(0)
+                f.truncate()
+                f.write(f"pid {os.getpid()}")
+                f.flush()
+                return f
+            f.close()
+
+    def release(self) -> None:
+        if self._file is not None:
+            # Removed while held, so no other process can be locking this same file.
+            with contextlib.suppress(OSError):
+                os.remove(self.path)
+            self._file.close()
+            self._file = None
+
+
 class OutputFolder:
     """Stages a run's files for ``final`` and puts them in place at the end."""
 
@@ -70,14 +134,9 @@ class OutputFolder:
             if not os.path.isdir(self.final):
                 raise OutputError(errno.ENOTDIR, "exists and is not a folder", self.final)
             if not _is_run_folder(self.final):
-                raise OutputError(
-                    errno.EEXIST,
-                    "holds files that are not an aqmlab run's, so a run will not replace it: "
-                    "choose another output folder, or empty it",
-                    self.final,
-                )
+                raise foreign_files(self.final, "run", "replace it")
         self.lock_path = os.path.join(parent, f".{base}.lock")
-        self._lock = self._acquire()
+        self._lock: FolderLock | None = FolderLock(self.lock_path, self.final, "run")
         try:
             # Holding the lock, no other run is writing this folder: a staging or old folder of
             # its name is what a killed run (SIGKILL, a lost machine) left behind.
@@ -93,43 +152,9 @@ class OutputFolder:
             self._release()
             raise
 
-    def _acquire(self):  # noqa: ANN202 - a file object or None
-        if fcntl is None:
-            return None
-        while True:
-            f = open(self.lock_path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release
-            try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                f.seek(0)
-                holder = f.read().strip() or "another process"
-                f.close()
-                raise OutputError(
-                    errno.EBUSY,
-                    f"another aqmlab run ({holder}) is writing this folder: wait for it to "
-                    "finish, or choose another output folder",
-                    self.final,
-                ) from None
-            # The lock file may have been removed by the previous holder between our open and
-            # our lock: then we hold a lock on a file nobody else sees. Retry on the new one.
-            try:
-                same = os.path.samestat(os.fstat(f.fileno()), os.stat(self.lock_path))
-            except FileNotFoundError:
-                same = False
-            if same:
-                f.seek(0)
-                f.truncate()
-                f.write(f"pid {os.getpid()}")
-                f.flush()
-                return f
-            f.close()
-
     def _release(self) -> None:
         if self._lock is not None:
-            # Removed while held, so no other process can be locking this same file.
-            with contextlib.suppress(OSError):
-                os.remove(self.lock_path)
-            self._lock.close()
+            self._lock.release()
             self._lock = None
 
     def path(self, *parts: str) -> str:

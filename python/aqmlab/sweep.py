@@ -4,18 +4,26 @@ A sweep's folder is its API (docs/data-format.md, "Sweeps"):
 
 * ``runs/<key>/``: each run's own folder (``summary.json``, time series, ``run.json`` saying
   which point and seed it is and how it was made). ``<key>`` is a hash of everything that
-  decides the run's results: the resolved scenario (``Run.resolved_toml()``), the seed, and
-  aqmlab's version and build.
+  decides the run's results: the resolved scenario (``Run.resolved_toml()``), the content of
+  every file it names (a link's trace), the seed, and aqmlab's version and build.
   A run whose folder exists is not simulated again, so a sweep run twice simulates nothing,
   and a sweep interrupted (Ctrl-C, SIGTERM, a killed machine) and started again runs only
   what is missing. A folder appears only when its run has finished: runs are written under a
-  temporary name and renamed.
+  temporary name and renamed. A cached run whose files cannot be read (a truncated
+  ``summary.json``, a missing ``run.json``) is removed, with a warning, and simulated again.
 * ``results.parquet``, ``results.csv``: one row per point and seed; the axes' columns,
   ``seed``, ``run`` (the key), ``error`` (empty unless the run failed) and every metric of
   :func:`aqmlab.metrics.flatten`.
 * ``summary.csv``: per point and metric, mean, standard deviation, n and the 95 % t interval
   over seeds (:func:`aqmlab.stats.summarize`).
 * ``sweep.json``: the spec, the command, aqmlab's version and build, and the runs.
+
+The folder holds nothing else (``figures/`` and ``report.html`` of ``aqmlab plot`` and
+``aqmlab report`` aside): a sweep refuses a folder holding other files, rather than overwrite a
+file it did not write. While a sweep writes its folder it holds an advisory lock on
+``.sweep.lock`` in it (:class:`aqmlab.outdir.FolderLock`, as ``aqmlab run``'s): a second sweep
+into the same folder is refused at its start. Each table is written under a hidden temporary
+name and renamed into place.
 
 The runs execute on ``jobs`` local workers: this process and ``jobs - 1`` worker processes,
 or threads of this process (``executor="thread"``; the simulator releases the GIL); or on a
@@ -47,7 +55,22 @@ from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec
 #: Files of a run folder that a worker hands back (every regular file it wrote).
 RUN_MANIFEST = "run.json"
 #: Bump when the meaning of a run folder changes, so old caches are not reused.
-CACHE_FORMAT = 1
+#: 2: the key covers the content of the files a scenario names.
+CACHE_FORMAT = 2
+#: The lock a sweep holds on its folder while it writes it.
+LOCK = ".sweep.lock"
+#: What a sweep's folder may hold: what the sweep writes, and what ``aqmlab plot`` and
+#: ``aqmlab report`` add (hidden ``.NAME.partial`` files are the tables being written).
+SWEEP_ENTRIES = {
+    "results.parquet",
+    "results.csv",
+    "summary.csv",
+    "sweep.json",
+    "runs",
+    "figures",
+    "report.html",
+    LOCK,
+}
 #: What a sweep's reducer made of a run (``SweepSpec.reduce``).
 REDUCED = "reduced.json"
 
@@ -66,6 +89,8 @@ class Task:
     qdisc: dict[str, str]
     error: str | None = None  # a load error: the run is not executed
     reduce: str | None = None  # "module:function" run on the run's folder in the worker
+    unset: list[str] | None = None  # keys removed before the overrides (--unset)
+    files: dict[str, str] | None = None  # the files the scenario names: path -> SHA-256
 
 
 @dataclass
@@ -79,20 +104,64 @@ class Outcome:
 # --- planning -------------------------------------------------------------------------------
 
 
-def _identity(r: Any) -> dict[str, Any]:
+def _identity(r: Any, hashes: dict[str, str] | None = None) -> dict[str, Any]:
     """What decides a run's results: the resolved scenario (every value after defaults and
-    overrides, as the core writes it), the seed, aqmlab's version and build, and the
-    fingerprint of the simulator's sources (an edited simulator never reuses a cached run)."""
+    overrides, as the core writes it), the content of every file it names (a trace edited in
+    place is another run, though its path is the same), the seed, aqmlab's version and build,
+    and the fingerprint of the simulator's sources (an edited simulator never reuses a cached
+    run). ``hashes`` keeps the files' hashes already computed, by path."""
     from aqmlab import __version__, _core
 
+    resolved = r.resolved_toml()
+    hashes = {} if hashes is None else hashes
+    files = {}
+    for path in named_files(resolved):
+        if path not in hashes:
+            hashes[path] = _file_hash(path)
+        files[path] = hashes[path]
     return {
         "format": CACHE_FORMAT,
         "version": __version__,
         "build": _core.BUILD,
         "source": _core.SOURCE_HASH,
         "seed": r.seed,
-        "scenario": r.resolved_toml(),
+        "scenario": resolved,
+        "files": files,
     }
+
+
+def named_files(resolved_toml: str) -> list[str]:
+    """The files a resolved scenario names: every link direction's ``trace`` (an absolute
+    path in the resolved scenario; a rate schedule is written inline, so it is no file)."""
+    from aqmlab.sweepspec import _toml_loads
+
+    found: list[str] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if k == "trace" and isinstance(x, str):
+                    found.append(x)
+                else:
+                    walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    walk(_toml_loads(resolved_toml))
+    return sorted(set(found))
+
+
+def _file_hash(path: str) -> str:
+    """The SHA-256 of the file's content (the loader has just read it, so it exists)."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot read it: {e.strerror or e}") from None
+    return h.hexdigest()
 
 
 def run_key(ident: dict[str, Any]) -> str:
@@ -102,7 +171,12 @@ def run_key(ident: dict[str, Any]) -> str:
 
 def plan(spec: SweepSpec) -> list[Task]:
     """Every run of ``spec``, loaded (so checked) and keyed. A point whose values the
-    scenario refuses becomes a task carrying its error."""
+    scenario refuses becomes a task carrying its error; when every point is refused (the
+    scenario itself is broken, or a varied key is unknown), nothing of the sweep could run:
+    :class:`ScenarioError` with the first point's error.
+
+    Loading builds the simulator (the core resolves a scenario by building it; it has no
+    resolve-only entry point), so planning costs about a millisecond a run."""
     from aqmlab.run import load
 
     if os.path.isfile(spec.scenario):
@@ -111,24 +185,37 @@ def plan(spec: SweepSpec) -> list[Task]:
     else:
         text = spec.scenario  # TOML text itself (or a name the loader will refuse)
     tasks = []
+    hashes: dict[str, str] = {}
     seeds: Sequence[int | None] = spec.seeds or [None]
     for point in spec.points():
         sets, qdisc = spec.overrides(point)
         for seed in seeds:
             t = Task(
-                len(tasks), point, seed, "", spec.scenario, text, sets, qdisc, reduce=spec.reduce
+                len(tasks),
+                point,
+                seed,
+                "",
+                spec.scenario,
+                text,
+                sets,
+                qdisc,
+                reduce=spec.reduce,
+                unset=list(spec.unset) or None,
             )
             try:
-                r = load(spec.scenario, seed=seed, qdisc=qdisc, set=sets)
+                r = load(spec.scenario, seed=seed, qdisc=qdisc, set=sets, unset=spec.unset)
             except ScenarioError as e:
                 t.error = str(e)
             else:
                 t.seed = r.seed
-                ident = _identity(r)
+                ident = _identity(r, hashes)
+                t.files = ident["files"] or None
                 if spec.reduce:
                     ident["reduce"] = spec.reduce
                 t.key = run_key(ident)
             tasks.append(t)
+    if tasks and all(t.error is not None for t in tasks):
+        raise ScenarioError(tasks[0].error)
     return tasks
 
 
@@ -145,6 +232,9 @@ def execute(task: Task, work_dir: str | None = None) -> Outcome:
     scenario = task.scenario
     if not os.path.exists(scenario) and task.scenario_text is not None:
         scenario = task.scenario_text  # a remote worker without the file: its text
+    changed = _changed_file(task)
+    if changed is not None:
+        return Outcome(task.key, None, changed, time.monotonic() - t0)
     tmp = tempfile.mkdtemp(prefix=".tmp-run-" if work_dir else "aqmlab-run-", dir=work_dir)
     try:
         try:
@@ -156,6 +246,7 @@ def execute(task: Task, work_dir: str | None = None) -> Outcome:
                 set=task.sets,
                 progress=False,
                 keep=False,
+                unset=task.unset,
             )
         except AqmlabError as e:
             return Outcome(task.key, None, str(e), time.monotonic() - t0)
@@ -175,6 +266,22 @@ def execute(task: Task, work_dir: str | None = None) -> Outcome:
         return Outcome(task.key, files, None, time.monotonic() - t0)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _changed_file(task: Task) -> str | None:
+    """The error of a run whose files (a trace) are not those its key was made from: edited
+    since the sweep was planned, or another file at the same path on a remote worker."""
+    for path, digest in (task.files or {}).items():
+        try:
+            now = _file_hash(path)
+        except ScenarioError as e:
+            return str(e)
+        if now != digest:
+            return (
+                f"{path}: changed since the sweep was planned (or differs on this worker): "
+                "run the sweep again"
+            )
+    return None
 
 
 def _reduce(task: Task, folder: str) -> None:
@@ -198,7 +305,7 @@ class _Stopped(Exception):
     """Raised in a run going on in this process when the sweep is interrupted."""
 
 
-def _worker_init() -> None:
+def _worker_init(sweep_pid: int, forked: bool) -> None:
     # Ctrl-C reaches the whole process group: only the sweep's own process handles it, and it
     # ends the workers itself (with SIGTERM, which ends a worker at once: a forked worker does
     # not keep the sweep's own handlers).
@@ -207,6 +314,59 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
+    _die_with_parent(sweep_pid, forked)
+
+
+#: prctl(2)'s option: the signal this process gets when its parent ends.
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(sweep_pid: int, forked: bool) -> None:
+    """Ends this worker when the process that started it ends, however it ends (``kill -9``
+    included), so that no worker outlives its sweep (one would otherwise simulate on, then block
+    for ever writing its result to a pipe nobody reads). A worker forked from the sweep's process
+    asks Linux's kernel for SIGKILL when its parent ends (``prctl(PR_SET_PDEATHSIG)``). A
+    forkserver's worker cannot (its parent is the forkserver, which lives on while any worker
+    holds the copy of the sweep's "alive" pipe that multiprocessing gives each), nor can a
+    worker elsewhere: a thread looks at the sweep's process twice a second."""
+    import signal
+
+    armed = False
+    if forked and sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    # The sweep may have ended before the signal was asked for: then none comes. (A forked
+    # worker's parent is the sweep's process, which may be a zombie not yet reaped: then this
+    # worker has a new parent.)
+    if not _alive(sweep_pid) or (forked and os.getppid() != sweep_pid):
+        os._exit(1)
+    if not armed:
+
+        def watch() -> None:
+            while _alive(sweep_pid):
+                time.sleep(0.5)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            # pid (comm) state ...: the state follows the last ")" (comm may hold one).
+            return f.read().rpartition(")")[2].split()[:1] != ["Z"]
+    except OSError:
+        return True  # no /proc: the signal's answer stands
 
 
 #: What a run imports (pyarrow among them, a fifth of a second): imported once before the
@@ -283,6 +443,7 @@ def _store(out: str, task: Task, outcome: Outcome) -> None:
         "seed": task.seed,
         "scenario": task.scenario,
         "set": {k: str(v) for k, v in task.sets.items()},
+        "unset": task.unset or [],
         "qdisc": task.qdisc,
         "aqmlab_version": __version__,
         "build": getattr(_core, "BUILD", "unknown"),
@@ -304,20 +465,136 @@ def _is_done(out: str, key: str) -> bool:
     return os.path.isfile(os.path.join(_runs_dir(out), key, RUN_MANIFEST))
 
 
+def _cached(out: str, key: str, reduced: bool) -> bool:
+    """Whether run ``key`` is in the cache, whole. A run folder whose files cannot be read (a
+    truncated ``summary.json``, a missing ``run.json``: a disk that filled, a hand edit) is
+    removed with a warning, so the run is simulated again."""
+    path = os.path.join(_runs_dir(out), key)
+    if not os.path.lexists(path):
+        return False
+    why = _broken(path, key, reduced)
+    if why is None:
+        return True
+    print(
+        f"aqmlab: warning: {path}: a broken cached run ({why}): removed, and simulated again",
+        file=sys.stderr,
+    )
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    else:
+        os.remove(path)
+    return False
+
+
+def _broken(path: str, key: str, reduced: bool) -> str | None:
+    """What is wrong with the run folder ``path`` (None: nothing the tables would trip on)."""
+    if not os.path.isdir(path) or os.path.islink(path):
+        return "not a folder"
+    names = [RUN_MANIFEST, "summary.json"] + ([REDUCED] if reduced else [])
+    for name in names:
+        try:
+            with open(os.path.join(path, name), encoding="utf-8") as f:
+                doc = json.load(f)
+        except FileNotFoundError:
+            return f"no {name}"
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            return f"{name} cannot be read: {e}"
+        if not isinstance(doc, dict):
+            return f"{name} is not a JSON object"
+        if name == RUN_MANIFEST and doc.get("key") != key:
+            return f"{name} names run {doc.get('key')!r}"
+    return None
+
+
 def _clean_partial(out: str) -> None:
     """Remove what an interrupted sweep left half-written: every hidden entry of ``runs/``
     (a run folder's name is its key; the temporary folders a run is simulated and stored in,
-    and their staging folders and locks, all start with a dot)."""
-    runs = _runs_dir(out)
-    if os.path.isdir(runs):
-        for name in os.listdir(runs):
-            if name.startswith("."):
-                path = os.path.join(runs, name)
+    and their staging folders and locks, all start with a dot), and the tables' temporary
+    files (``.NAME.partial``)."""
+    for folder, only in ((_runs_dir(out), ""), (out, ".partial")):
+        if not os.path.isdir(folder):
+            continue
+        for name in os.listdir(folder):
+            if name.startswith(".") and name.endswith(only) and name != LOCK:
+                path = os.path.join(folder, name)
                 if os.path.isdir(path) and not os.path.islink(path):
                     shutil.rmtree(path, ignore_errors=True)
                 else:
                     with contextlib.suppress(OSError):
                         os.remove(path)
+
+
+def _is_ours(out: str) -> bool:
+    """Whether everything in ``out`` is what a sweep writes (or plot and report add): the
+    tables beside the ``sweep.json`` a sweep writes with them, ``runs/`` holding run folders
+    (named by their 20-digit key) and hidden temporary entries, and hidden temporary tables."""
+    names = set()
+    for entry in os.scandir(out):
+        if entry.name.startswith(".") and entry.name.endswith(".partial"):
+            continue
+        if entry.name not in SWEEP_ENTRIES:
+            return False
+        names.add(entry.name)
+    if names - {"runs", LOCK} and not _is_manifest(os.path.join(out, "sweep.json")):
+        return False  # a results.csv of the user's own, say
+    runs = _runs_dir(out)
+    if os.path.lexists(runs):
+        if not os.path.isdir(runs) or os.path.islink(runs):
+            return False
+        for entry in os.scandir(runs):
+            if entry.name.startswith("."):
+                continue
+            if not (_is_key(entry.name) and entry.is_dir(follow_symlinks=False)):
+                return False
+    return True
+
+
+def _is_manifest(path: str) -> bool:
+    """Whether ``path`` is a sweep's ``sweep.json``."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(doc, dict) and "runs" in doc and "format_version" in doc
+
+
+def _is_key(name: str) -> bool:
+    return len(name) == 20 and all(c in "0123456789abcdef" for c in name)
+
+
+class SweepFolder:
+    """A sweep's folder, made ready to write: refused if it holds files a sweep did not write
+    (:func:`aqmlab.outdir.foreign_files`, as ``aqmlab run`` refuses), locked for the sweep's
+    life (:class:`aqmlab.outdir.FolderLock`: a second sweep into it is refused at its start, and
+    a killed sweep's lock is released by the kernel), and cleaned of what an interrupted sweep
+    left half-written."""
+
+    def __init__(self, out: str) -> None:
+        from aqmlab.outdir import FolderLock, OutputError, foreign_files
+
+        self.out = out
+        if os.path.lexists(out):
+            if not os.path.isdir(out):
+                import errno
+
+                raise OutputError(errno.ENOTDIR, "exists and is not a folder", out)
+            if not _is_ours(out):
+                raise foreign_files(out, "sweep", "write into it")
+        os.makedirs(_runs_dir(out), exist_ok=True)
+        self._lock: Any = FolderLock(os.path.join(out, LOCK), out, "sweep")
+        try:
+            # Holding the lock, no other sweep writes here: hidden temporary entries are what
+            # a killed sweep left behind.
+            _clean_partial(out)
+        except BaseException:
+            self.release()
+            raise
+
+    def release(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
 
 # --- progress ---------------------------------------------------------------------------------
@@ -413,8 +690,12 @@ def _run_local(
     if executor == "process":
         import concurrent.futures as cf
 
+        ctx = _worker_context()
         pool = cf.ProcessPoolExecutor(
-            max_workers=jobs - 1, mp_context=_worker_context(), initializer=_worker_init
+            max_workers=jobs - 1,
+            mp_context=ctx,
+            initializer=_worker_init,
+            initargs=(os.getpid(), ctx.get_start_method() == "fork"),
         )
         # Start the worker processes now, before this process runs any thread of its own (a
         # fork must not copy a process mid-way through another thread's work).
@@ -502,7 +783,7 @@ def _run_dask(
     else:
         try:
             client = Client(address, timeout="10s")
-        except OSError as e:
+        except (OSError, ValueError, TypeError) as e:
             raise AqmlabError(f"--dask {address}: cannot reach the scheduler ({e})") from None
     try:
         futures = {
@@ -520,6 +801,36 @@ def _run_dask(
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+#: The schemes of a Dask scheduler's address (Dask's communication back ends).
+DASK_SCHEMES = ("tcp", "tls", "ucx", "ws", "wss")
+
+
+def check_dask_address(address: str) -> None:
+    """``local``, or a scheduler's address ``SCHEME://HOST:PORT`` (``HOST:PORT`` is TCP, as
+    Dask reads it): anything else is refused before the sweep starts."""
+    from urllib.parse import urlsplit
+
+    if address == "local":
+        return
+    u = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        port = u.port
+    except ValueError:
+        port = None
+    if (
+        u.scheme not in DASK_SCHEMES
+        or not u.hostname
+        or not port
+        or u.path not in ("", "/")
+        or u.query
+        or u.fragment
+    ):
+        raise AqmlabError(
+            f"--dask {address}: expected 'local' or a scheduler's address SCHEME://HOST:PORT "
+            f"(SCHEME one of {', '.join(DASK_SCHEMES)}), like tcp://10.0.0.1:8786"
+        )
 
 
 def _import_table_libraries() -> None:
@@ -568,18 +879,39 @@ def run_sweep(
         raise AqmlabError(f"jobs: expected at least 1, got {jobs}")
     if executor not in ("process", "thread"):
         raise AqmlabError(f"executor: expected 'process' or 'thread', got {executor!r}")
+    if dask is not None:
+        check_dask_address(dask)
+    # Every input is checked (every point loaded) before the folder is made or touched.
     tasks = plan(spec)
-    os.makedirs(_runs_dir(out), exist_ok=True)
-    _clean_partial(out)
-    todo = [t for t in tasks if t.error is None and not _is_done(out, t.key)]
+    folder = SweepFolder(out)
+    try:
+        return _run_planned(spec, tasks, out, t_start, jobs, executor, dask, progress, command)
+    finally:
+        folder.release()
+
+
+def _run_planned(
+    spec: SweepSpec,
+    tasks: list[Task],
+    out: str,
+    t_start: float,
+    jobs: int,
+    executor: str,
+    dask: str | None,
+    progress: bool | None,
+    command: str | None,
+) -> SweepResult:
+    """:func:`run_sweep` once the sweep's folder is ready and locked."""
     # Two points that resolve to the same scenario and seed are one run.
     unique: dict[str, Task] = {}
-    for t in todo:
-        unique.setdefault(t.key, t)
-    todo = list(unique.values())
+    for t in tasks:
+        if t.error is None:
+            unique.setdefault(t.key, t)
+    cached = {k for k in unique if _cached(out, k, spec.reduce is not None)}
+    todo = [t for k, t in unique.items() if k not in cached]
     errors: dict[str, str] = {}
     show = sys.stderr.isatty() if progress is None else progress
-    bar = Progress(len(todo), 0, show)
+    bar = Progress(len(unique), len(cached), show)
     bar.draw()
 
     def on_done(task: Task, outcome: Outcome) -> None:
@@ -613,18 +945,20 @@ def run_sweep(
     _write_tables(out, results, summary)
     # Where the wall time went (bench/sweep_bench.py reads it): the runs' phase is what more
     # cores shorten; planning and the tables are the same for any number of workers.
+    # Rows taken from the cache (a point that failed to load is no cached run).
+    n_cached = sum(t.error is None and t.key in cached for t in tasks)
     timing = {
         "workers": "dask" if dask else executor,
         "jobs": jobs,
         "simulated": len(todo),
-        "cached": len(tasks) - len(todo),
+        "cached": n_cached,
         "plan_s": round(t_runs - t_start, 3),
         "runs_s": round(t_tables - t_runs, 3),
         "tables_s": round(time.monotonic() - t_tables, 3),
     }
     _write_manifest(out, spec, tasks, errors, command, timing)
     failed = int(results["error"].notna().sum())
-    return SweepResult(results, summary, out, len(todo), len(tasks) - len(todo), failed)
+    return SweepResult(results, summary, out, len(todo), n_cached, failed)
 
 
 def _results_table(spec: SweepSpec, tasks: list[Task], out: str, errors: dict[str, str]) -> Any:
@@ -672,8 +1006,13 @@ def _write_tables(out: str, results: Any, summary: Any) -> None:
 
     def put(name: str, write: Callable[[str], None]) -> None:
         tmp = os.path.join(out, f".{name}.partial")
-        write(tmp)
-        os.replace(tmp, os.path.join(out, name))
+        try:
+            write(tmp)
+            os.replace(tmp, os.path.join(out, name))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
+            raise
 
     table = pa.Table.from_pandas(results, preserve_index=False)
     put("results.parquet", lambda p: pq.write_table(table, p))
@@ -704,6 +1043,7 @@ def _write_manifest(
         ],
         "columns": spec.columns,
         "set": {k: str(v) for k, v in spec.sets.items()},
+        "unset": spec.unset,
         "seeds": spec.seeds,
         "timing": timing,
         "runs": [
@@ -717,10 +1057,15 @@ def _write_manifest(
         ],
     }
     tmp = os.path.join(out, ".sweep.json.partial")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(manifest, f, indent=2, default=str)
-        f.write("\n")
-    os.replace(tmp, os.path.join(out, "sweep.json"))
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(manifest, f, indent=2, default=str)
+            f.write("\n")
+        os.replace(tmp, os.path.join(out, "sweep.json"))
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
 
 
 # --- the Python API -----------------------------------------------------------------------------
@@ -734,6 +1079,7 @@ def sweep(
     zip: Sequence[dict[str, Iterable[Any]]] | None = None,  # noqa: A002 - mirrors [[zip]]
     cases: dict[str, dict[str, Any]] | None = None,
     set: dict[str, Any] | None = None,  # noqa: A002 - mirrors --set
+    unset: Sequence[str] | None = None,
     seeds: Iterable[int] | str | None = None,
     jobs: int | None = None,
     executor: str = "process",
@@ -745,9 +1091,9 @@ def sweep(
     [values]}``, keys as ``set`` takes them), the ``qdisc`` swaps (``{link: [kinds]}``) and
     the ``zip`` groups (keys whose i-th values go together) and the named ``cases`` (``{label:
     {key: value, "qdisc:LINK": kind}}``, one axis whose column is ``case``), for each of
-    ``seeds``; return the
-    results DataFrame (one row per run; :func:`aqmlab.stats.summarize` gives the statistics
-    over seeds).
+    ``seeds``, with the ``set`` values fixed and the ``unset`` keys removed at every point;
+    return the results DataFrame (one row per run; :func:`aqmlab.stats.summarize` gives the
+    statistics over seeds).
 
     ``jobs`` worker processes (default: every core; ``executor="thread"`` for threads of this
     process), or a Dask cluster (``dask="local"`` or a scheduler's address). Worker processes
@@ -772,6 +1118,7 @@ def sweep(
         axes,
         dict(set or {}),
         None if seeds is None else parse_seeds(seeds, "seeds"),
+        unset=list(unset or []),
     )
     spec.check()
     with contextlib.ExitStack() as stack:

@@ -3,11 +3,12 @@
 Two spellings give the same :class:`SweepSpec`:
 
 * the command line: ``aqmlab sweep SCENARIO --vary KEY=V1,V2 --qdisc LINK=K1,K2 --zip KEY=...
-  --set KEY=V --seeds 1-10``;
+  --set KEY=V --unset KEY --seeds 1-10``;
 * a file (``aqmlab sweep SWEEP.toml``)::
 
       scenario = "../scenarios/codel-dynamic-link.toml"   # relative to this file
       seeds = "1-5"                                         # or [1, 2, 7]
+      unset = ["flows[0].stop"]                             # removed at every point
       [set]                                                 # fixed for every point
       duration = "60s"
       [vary]                                                # one axis per key
@@ -70,6 +71,8 @@ class SweepSpec:
     #: "module:function(run_dir, point, sets) -> dict", run in the worker on each finished
     #: run; its numbers are the run's ``reduced.json`` and its packet log is not kept.
     reduce: str | None = None
+    #: Keys removed from the scenario before any override (``--unset``), for every point.
+    unset: list[str] = field(default_factory=list)
 
     @property
     def columns(self) -> list[str]:
@@ -215,6 +218,7 @@ def from_cli(
     zipped: list[str],
     sets: list[str],
     seeds: str | None,
+    unset: list[str] | None = None,
 ) -> SweepSpec:
     """The spec the command line describes (values typed as ``--set`` types them)."""
     from aqmlab.run import TomlText
@@ -240,9 +244,31 @@ def from_cli(
         fixed[k.strip()] = TomlText(v.strip())
     from aqmlab.scenarios import resolve
 
-    spec = SweepSpec(resolve(scenario), axes, fixed, None if seeds is None else parse_seeds(seeds))
+    for k in unset or []:
+        if not k.strip():
+            raise ScenarioError("--unset: expected a key path, like flows[0].stop")
+    spec = SweepSpec(
+        _existing(resolve(scenario), "the scenario"),
+        axes,
+        fixed,
+        None if seeds is None else parse_seeds(seeds),
+        unset=[k.strip() for k in unset or []],
+    )
     spec.check()
     return spec
+
+
+def _existing(path: str, what: str) -> str:
+    """``path`` when it is a file, else the one-line error naming it (before any run is
+    planned, so no point is recorded as failed for want of the base scenario)."""
+    if not os.path.isfile(path):
+        from aqmlab.scenarios import names
+
+        bundled = ", ".join(names()) or "none found"
+        raise ScenarioError(
+            f"{path}: {what}: no such file, nor a bundled scenario of that name ({bundled})"
+        )
+    return path
 
 
 def _values(text: str, where: str) -> list[str]:
@@ -274,7 +300,9 @@ def from_file(path: str) -> SweepSpec:
         doc = _toml_loads(raw.decode("utf-8"))
     except Exception as e:  # noqa: BLE001 - tomllib's error names the line
         raise ScenarioError(f"{path}: not a valid TOML file: {e}") from None
-    known = {"scenario", "seeds", "set", "vary", "qdisc", "zip", "case", "name", "description"}
+    known = {
+        "scenario", "seeds", "set", "unset", "vary", "qdisc", "zip", "case", "name", "description",
+    }  # fmt: skip
     for k in doc:
         if k not in known:
             raise ScenarioError(
@@ -289,6 +317,11 @@ def from_file(path: str) -> SweepSpec:
         from aqmlab.scenarios import resolve
 
         scen = resolve(base)  # a bundled scenario's name, or a path relative to the cwd
+        if not os.path.isfile(scen):
+            raise ScenarioError(
+                f"{path}: scenario: {base!r} is no file (relative to {here}), nor a bundled "
+                "scenario's name"
+            )
     axes = []
     for table, prefix in (("vary", ""), ("qdisc", QDISC_PREFIX)):
         t = doc.get(table, {})
@@ -312,12 +345,16 @@ def from_file(path: str) -> SweepSpec:
     sets = doc.get("set", {})
     if not isinstance(sets, dict):
         raise ScenarioError(f"{path}: [set]: expected a table of KEY = VALUE")
+    unset = doc.get("unset", [])
+    if not isinstance(unset, list) or not all(isinstance(k, str) and k for k in unset):
+        raise ScenarioError(f'{path}: unset: expected a list of key paths, like ["flows[0].stop"]')
     seeds = doc.get("seeds")
     spec = SweepSpec(
         scen,
         axes,
         dict(sets),
         None if seeds is None else parse_seeds(seeds, f"{path}: seeds"),
+        unset=list(unset),
     )
     try:
         spec.check()
