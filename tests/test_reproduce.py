@@ -59,8 +59,12 @@ def _inspect(fig) -> dict:
 @pytest.fixture(scope="module")
 def quick_all(tmp_path_factory):
     """``aqmlab reproduce all --quick``, in process, every figure inspected as it is saved."""
-    import aqmlab.plot as plot
+    import importlib
+
     from aqmlab.reproduce import reproduce
+
+    # The module (``aqmlab.plot`` the attribute is the function of that name).
+    plot = importlib.import_module("aqmlab.plot")
 
     out = tmp_path_factory.mktemp("repro-all")
     figures: dict[str, dict] = {}

@@ -630,13 +630,17 @@ def _figures(out, stats, alphas) -> list[str]:
     axes[0].plot(
         list(pub["lstf_delay_mean_s"]),
         [v * 1e3 for v in pub["lstf_delay_mean_s"].values()],
-        "k^:",
+        "^:",
+        color=colour("LSTF-CoDel"),
+        mfc="white",
         label="paper, LSTF",
     )
     axes[1].plot(
         list(pub["lstf_delay_std_s"]),
         [v * 1e3 for v in pub["lstf_delay_std_s"].values()],
-        "k^:",
+        "^:",
+        color=colour("LSTF-CoDel"),
+        mfc="white",
         label="paper, LSTF",
     )
     for ax, yl in zip(
