@@ -110,10 +110,10 @@ def numeric(
     half, sig = printed_precision(published)
     pub = float(published)
     tol = half + read_off + (spread or 0.0)
-    parts = [f"printed as {published} (±{fmt(half, 2)})"]
+    parts = [f"printed as {published} (±{half:.2g})"]
     if read_off:
-        parts.append(f"read-off ±{fmt(read_off, 2)}")
-    parts.append(f"seeds' 95 % CI ±{fmt(spread, 2)}" if spread is not None else "one seed: no CI")
+        parts.append(f"read-off ±{read_off:.2g}")
+    parts.append(f"seeds' 95 % CI ±{spread:.2g}" if spread is not None else "one seed: no CI")
     if ours is None or (isinstance(ours, float) and math.isnan(ours)):
         verdict = f"{NOT_GRADED}: we have no value"
     else:
@@ -125,7 +125,7 @@ def numeric(
         published,
         fmt(ours, d) if ours is not None else None,
         verdict,
-        tolerance=f"±{fmt(tol, 2)} ({', '.join(parts)})",
+        tolerance=f"±{tol:.2g} ({', '.join(parts)})",
         kind="numeric",
         metric=metric,
         precision=f"{sig} significant digits",
