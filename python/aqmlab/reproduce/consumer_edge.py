@@ -14,7 +14,15 @@ import os
 import shutil
 from typing import Any
 
-from aqmlab.reproduce.common import FAILS, Reproduction, Table, fmt, numeric, over_range
+from aqmlab.reproduce.common import (
+    FAILS,
+    Reproduction,
+    Table,
+    fmt,
+    numeric,
+    over_range,
+    seed_spread,
+)
 from aqmlab.reproduce.style import colour, delay_axis, log_ticks, title
 
 NAME = "consumer-edge"
@@ -115,14 +123,16 @@ def run(
         rows = df[(df["point"] == f"{rate}, {b}p") & (df[QDISC_PREFIX + "bottleneck"] == qdisc)]
         link = DIRECTIONS[direction]
         enq = rows[f"{link}.enqueued_pkts"].astype(float)
-        return {
-            "drop_pct": float((100 * rows[f"{link}.dropped_pkts"] / enq.where(enq > 0)).mean()),
-            "median_ms": float(rows[f"{link}.sojourn_ms.p50"].mean()),
-            "mb": float(rows[f"{link}.delivered_bytes"].mean()) / 1e6,
-            "fairness": float(rows[f"{link}.jain_drop_rate"].mean())
-            if f"{link}.jain_drop_rate" in rows
-            else float("nan"),
+        per_seed = {
+            "drop_pct": 100 * rows[f"{link}.dropped_pkts"] / enq.where(enq > 0),
+            "median_ms": rows[f"{link}.sojourn_ms.p50"],
+            "mb": rows[f"{link}.delivered_bytes"] / 1e6,
         }
+        if f"{link}.jain_drop_rate" in rows:
+            per_seed["fairness"] = rows[f"{link}.jain_drop_rate"]
+        out = {m: float(per_seed[m].mean()) if m in per_seed else float("nan") for m in METRICS}
+        out["spread"] = {m: seed_spread(v) for m, v in per_seed.items()}
+        return out
 
     table_cells = {
         (rate, b, q, d): cell(rate, b, q, d)
@@ -237,6 +247,7 @@ def run(
                             f"{label} at the {DIRECTIONS[d]} link, buffer {b}p (fitted)",
                             str(pub[m][qi]),
                             ours[m],
+                            spread=ours["spread"].get(m),
                             explanation=FIT_NOTE
                             if m == "median_ms" and q == "droptail"
                             else (
