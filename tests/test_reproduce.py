@@ -284,6 +284,12 @@ def test_lstf_reduction_by_hand(tmp_path):
     assert out["queue_bytes"]["mean"] == pytest.approx((1000 + 1500 + 500 + 1000) / 4)
     # Slack: 0.5·2 = 1, then 0.5·1 + 0.5·2 = 1.5, then 0.5·1.5 + 0.5·1 = 1.25.
     assert out["slack_s"]["mean"] == pytest.approx((1 + 1.5 + 1.25) / 3)
+    # The author's statistic, over Trace/Var records (one per change of the value): the
+    # sojourns 2, 2, 1 write 2 and 1; the queue after each of the six events (arrivals at 0,
+    # 1, 3 s, departures at 2, 3, 4 s; at 3 s the arrival first) 1000, 1500, 500, 1500, 1000, 0.
+    assert out["delay_s_changes"]["mean"] == pytest.approx(1.5)
+    assert out["queue_bytes_changes"]["mean"] == pytest.approx(5500 / 6)
+    assert out["slack_s_changes"]["mean"] == pytest.approx((1 + 1.5 + 1.25) / 3)
 
 
 def test_consumer_edge_quick(quick_all):

@@ -61,6 +61,7 @@ PRINTED: dict[str, Any] = {
     "codel_delay_mean_s": "0.03532900",
     "codel_delay_std_s": "0.00228407",
     "codel_queue_mean_bytes": "7593.77",
+    "codel_queue_std_bytes": "746.532",
     "lstf_delay_mean_s": {
         0.125: "0.0105159",
         0.25: "0.00984854",
@@ -88,6 +89,24 @@ PRINTED: dict[str, Any] = {
         0.75: "1608.45",
         0.875: "1682.16",
     },
+    "lstf_queue_std_bytes": {
+        0.125: "2026.99",
+        0.25: "1944.11",
+        0.375: "2611.96",
+        0.5: "1790.78",
+        0.625: "2282.86",
+        0.75: "2039.29",
+        0.875: "1861.80",
+    },
+    "lstf_slack_std_s": {
+        0.125: "0.0116694",
+        0.25: "0.0142482",
+        0.375: "0.0258019",
+        0.5: "0.0106607",
+        0.625: "0.0208201",
+        0.75: "0.0214005",
+        0.875: "0.0232449",
+    },
     "lstf_slack_mean_s": {
         0.125: "0.00703307",
         0.25: "0.00677347",
@@ -99,7 +118,10 @@ PRINTED: dict[str, Any] = {
     },
     "welch_t": "32.774",
     "welch_df": "513.92",
+    "welch_ci_low_s": "0.02595785",
     "f": "0.014954",
+    "f_ci_low": "0.01254431",
+    "f_ci_high": "0.01782548",
 }
 # PUBLISHED is PRINTED as numbers.
 PUBLISHED: dict[str, Any] = {
@@ -194,6 +216,9 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     soj = soj_ns / 1e9
     out: dict[str, Any] = {"packets": int(len(soj))}
     out["delay_s"] = _moments(soj)
+    # The author's statistic: the mean over ns-2 Trace/Var records of d_exp_, one written when
+    # the traced value changes (a dequeue whose sojourn equals the last one writes none).
+    out["delay_s_changes"] = _moments(_changes(soj))
     # Eq. (2): slack <- (1 - alpha)·slack + alpha·d_exp after every dequeue, from 0.
     alpha = sets.get("links[2].params.alpha")
     if alpha is not None and len(soj):
@@ -201,13 +226,21 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
 
         a = float(alpha)
         # s[i] = (1 - a)·s[i-1] + a·d[i], s[-1] = 0: a first-order recursive filter.
-        out["slack_s"] = _moments(lfilter([a], [1.0, -(1.0 - a)], soj))
+        slack = lfilter([a], [1.0, -(1.0 - a)], soj)
+        out["slack_s"] = _moments(slack)
+        out["slack_s_changes"] = _moments(_changes(slack))
+        del slack
     # 500 delays evenly spaced over the packets that left after the CBR started.
     late = soj[dep_ns >= int(CBR_START_S * 1e9)]
     if len(late) >= SAMPLES:
         idx = np.linspace(0, len(late) - 1, SAMPLES).round().astype(int)
         out["samples_s"] = late[idx].tolist()
-    del soj, late
+    # The same over the value-change records (the author's d_exp_ trace).
+    late_c = _changes(late)
+    if len(late_c) >= SAMPLES:
+        idx = np.linspace(0, len(late_c) - 1, SAMPLES).round().astype(int)
+        out["samples_changes_s"] = late_c[idx].tolist()
+    del soj, late, late_c
     # The queue in bytes over time: each packet adds its size from its arrival to its departure.
     times = np.concatenate([dep_ns - soj_ns, dep_ns])
     del dep_ns, soj_ns
@@ -216,6 +249,9 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     level = np.concatenate([size, -size])[order]
     del order, size
     np.cumsum(level, out=level)
+    # The author's statistic: curq_'s Trace/Var records, the queue after every enqueue and
+    # dequeue that changed it, averaged as records (not weighted by time).
+    out["queue_bytes_changes"] = _moments(_changes(level.astype(np.float64)))
     span = int(times[-1] - times[0]) if len(times) > 1 else 0
     if span > 0:
         dt = np.diff(times)  # level[k] holds from times[k] to times[k + 1]
@@ -227,6 +263,19 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     else:
         out["queue_bytes"] = {"mean": math.nan, "var": math.nan, "std": math.nan}
     return out
+
+
+def _changes(x: Any) -> Any:
+    """The values of a series at the records a ns-2 Trace/Var writes: its first value and
+    every value that differs from the one before."""
+    import numpy as np
+
+    if len(x) == 0:
+        return x
+    keep = np.empty(len(x), dtype=bool)
+    keep[0] = True
+    np.not_equal(x[1:], x[:-1], out=keep[1:])
+    return x[keep]
 
 
 def _moments(x: Any) -> dict[str, float]:
@@ -307,48 +356,66 @@ def _report(out, quick, duration, alphas, stats, welch_t, f_test, seeds) -> Repr
     author, intended = list(UNITS)
     codel = stats[f"CoDel, {author}"]
     lstf = {a: stats[f"LSTF α={a:g} as_coded, {author}"] for a in alphas}
-    per_packet = (
-        "ours is over every dequeued packet (per packet); the paper's means are over ns-2 "
-        "Trace/Var records, written when a value changes, which aqmlab does not compute"
-    )
-    stat_why = (
-        "hypothesis: the statistic (per packet vs the paper's value-change records); test: "
-        "the same runs reduced over value changes (not implemented)"
-    )
 
-    def num(text: str, table: str, metric: str, key: str, ours: float) -> Claim:
+    def author_stat(run: dict, key: str, moment: str) -> tuple[float | None, float | None, str]:
+        """(the author's statistic, the per-packet or time-weighted one, what the latter is)."""
+        plain = (run.get(key) or {}).get(moment)
+        changes = (run.get(f"{key}_changes") or {}).get(moment)
+        what = "time-weighted" if key == "queue_bytes" else "per dequeued packet"
+        return changes, plain, what
+
+    def dx(run: dict, moment: str) -> float:
+        """The delay's moment with the author's statistic (older caches: per packet)."""
+        return (run.get("delay_s_changes") or run["delay_s"])[moment]
+
+    def num(text: str, table: str, metric: str, printed: str, run: dict, get: tuple) -> Claim:
+        ours, plain, what = author_stat(run, *get)
         c = numeric(
             text,
             table,
-            metric,
-            PRINTED[key],
+            f"{metric}, over value-change records (the author's Trace/Var statistic)",
+            printed,
             ours,
-            explanation=stat_why,
+            explanation=f"unexplained ({what} it is {fmt(plain, 4)})",
         )
-        c.add_note(per_packet)
+        c.add_note(
+            f"graded with the author's statistic (the mean over ns-2 Trace/Var records, one "
+            f"per change of the value); {what}: {fmt(plain, 4)}"
+        )
         return c
 
     claims = [
         num(
             "CoDel mean queueing delay (s), author's units",
             "Table II",
-            "queueing delay per dequeued packet, mean, s",
-            "codel_delay_mean_s",
-            codel["delay_s"]["mean"],
+            "queueing delay, mean, s",
+            PRINTED["codel_delay_mean_s"],
+            codel,
+            ("delay_s", "mean"),
         ),
         num(
             "CoDel queueing delay std (s), author's units",
             "Table II",
-            "queueing delay per dequeued packet, standard deviation, s",
-            "codel_delay_std_s",
-            codel["delay_s"]["std"],
+            "queueing delay, standard deviation, s",
+            PRINTED["codel_delay_std_s"],
+            codel,
+            ("delay_s", "std"),
         ),
         num(
             "CoDel mean queue (bytes), author's units",
             "Table III",
-            "queue length in bytes, time-weighted mean",
-            "codel_queue_mean_bytes",
-            codel["queue_bytes"]["mean"],
+            "queue length, mean, bytes",
+            PRINTED["codel_queue_mean_bytes"],
+            codel,
+            ("queue_bytes", "mean"),
+        ),
+        num(
+            "CoDel queue std (bytes), author's units",
+            "Table III",
+            "queue length, standard deviation, bytes",
+            PRINTED["codel_queue_std_bytes"],
+            codel,
+            ("queue_bytes", "std"),
         ),
         qualitative(
             "with the author's units CoDel never enters its dropping state",
@@ -366,13 +433,10 @@ def _report(out, quick, duration, alphas, stats, welch_t, f_test, seeds) -> Repr
         for key, table, metric, get in (
             ("lstf_delay_mean_s", "Table V", "queueing delay, mean, s", ("delay_s", "mean")),
             ("lstf_delay_std_s", "Table V", "queueing delay, std, s", ("delay_s", "std")),
-            (
-                "lstf_queue_mean_bytes",
-                "Table VI",
-                "queue length, mean, bytes",
-                ("queue_bytes", "mean"),
-            ),
-            ("lstf_slack_mean_s", "Table IV", "slack (Eq. 2), mean, s", ("slack_s", "mean")),
+            ("lstf_queue_mean_bytes", "Table IV", "queue, mean, bytes", ("queue_bytes", "mean")),
+            ("lstf_queue_std_bytes", "Table IV", "queue, std, bytes", ("queue_bytes", "std")),
+            ("lstf_slack_mean_s", "Table VI", "slack (Eq. 2), mean, s", ("slack_s", "mean")),
+            ("lstf_slack_std_s", "Table VI", "slack (Eq. 2), std, s", ("slack_s", "std")),
         ):
             text = f"LSTF-CoDel α={a:g} {metric}, as coded, author's units"
             if a not in lstf:
@@ -380,57 +444,73 @@ def _report(out, quick, duration, alphas, stats, welch_t, f_test, seeds) -> Repr
                     not_graded(text, table, PRINTED[key][a], "quick run: this α was not run")
                 )
                 continue
-            ours = (lstf[a].get(get[0]) or {}).get(get[1])
-            c = numeric(text, table, metric, PRINTED[key][a], ours, explanation=stat_why)
-            c.add_note(per_packet)
-            claims.append(c)
+            claims.append(num(text, table, metric, PRINTED[key][a], lstf[a], get))
     claims += [
         over_range(
             "LSTF-CoDel's mean delay is below CoDel's at every α",
             "Tables II, V",
-            "mean queueing delay per packet, LSTF (as coded) < CoDel, every α run",
+            "mean queueing delay over value-change records, LSTF (as coded) < CoDel, every α",
             "LSTF < CoDel",
             lambda x: x[0] < x[1],
-            {f"α={a:g}": (v["delay_s"]["mean"], codel["delay_s"]["mean"]) for a, v in lstf.items()},
+            {f"α={a:g}": (dx(v, "mean"), dx(codel, "mean")) for a, v in lstf.items()},
             "the arms swapped",
-            {f"α={a:g}": (codel["delay_s"]["mean"], v["delay_s"]["mean"]) for a, v in lstf.items()},
+            {f"α={a:g}": (dx(codel, "mean"), dx(v, "mean")) for a, v in lstf.items()},
             describe=lambda x: f"{fmt(x[0])} vs {fmt(x[1])} s",
         ),
         over_range(
             "LSTF-CoDel's delay varies more than CoDel's at every α",
             "Tables II, V",
-            "standard deviation of the queueing delay, LSTF > CoDel, every α run",
+            "standard deviation of the queueing delay over value-change records, LSTF > CoDel, "
+            "every α",
             "std LSTF > CoDel",
             lambda x: x[0] > x[1],
-            {f"α={a:g}": (v["delay_s"]["std"], codel["delay_s"]["std"]) for a, v in lstf.items()},
+            {f"α={a:g}": (dx(v, "std"), dx(codel, "std")) for a, v in lstf.items()},
             "the arms swapped",
-            {f"α={a:g}": (codel["delay_s"]["std"], v["delay_s"]["std"]) for a, v in lstf.items()},
+            {f"α={a:g}": (dx(codel, "std"), dx(v, "std")) for a, v in lstf.items()},
             describe=lambda x: f"{fmt(x[0])} vs {fmt(x[1])} s",
         ),
     ]
     tests: dict[str, Any] = {}
-    if 0.5 in lstf and "samples_s" in codel and "samples_s" in lstf[0.5]:
-        cs, ls = codel["samples_s"], lstf[0.5]["samples_s"]
+    # The tests over 500 of the value-change records (the author's trace), else of the packets.
+    skey = "samples_changes_s" if "samples_changes_s" in codel else "samples_s"
+    if 0.5 in lstf and skey in codel and skey in lstf[0.5]:
+        cs, ls = codel[skey], lstf[0.5][skey]
         w, f = welch_t(cs, ls), f_test(cs, ls)
         w0, f0 = welch_t(cs, cs), f_test(cs, cs)
+        import numpy as np
+        from scipy import stats as st
+
+        # The paper's t-test is one-sided (CoDel's mean larger): its p and the 95 % lower
+        # bound of the difference of means; the F-test's two-sided 95 % interval.
+        ca, la = np.asarray(cs), np.asarray(ls)
+        se = math.sqrt(ca.var(ddof=1) / len(ca) + la.var(ddof=1) / len(la))
+        p_one = w.p_value / 2 if w.statistic > 0 else 1 - w.p_value / 2
+        ci_low = float(ca.mean() - la.mean() - st.t.ppf(0.95, w.df) * se)
+        d1, d2 = f.df
+        f_ci = (
+            float(f.statistic / st.f.ppf(0.975, d1, d2)),
+            float(f.statistic / st.f.ppf(0.025, d1, d2)),
+        )
         tests = {
             "welch_t": w.statistic,
             "welch_df": w.df,
-            "welch_p_two_sided": w.p_value,
+            "welch_p_one_sided": p_one,
+            "welch_ci_low_s": ci_low,
             "f": f.statistic,
             "f_df": f.df,
             "f_p_two_sided": f.p_value,
+            "f_ci95": f_ci,
         }
         samples = (
-            "hypothesis: the statistic depends on which 500 delays are drawn and on the "
-            "per-packet vs value-change series (ours: evenly spaced packets after the CBR "
-            "starts); test: the same test over the value-change records (not implemented)"
+            "hypothesis: which 500 delays are drawn (ours: evenly spaced "
+            + ("value-change records" if skey == "samples_changes_s" else "dequeued packets")
+            + " after the CBR starts; the paper does not say how it drew them); not tested"
         )
         claims += [
             numeric(
                 "Welch's t, CoDel vs LSTF α=0.5 (500 samples each)",
                 "Table VII",
-                f"Welch's t (ours: df {fmt(w.df)}, two-sided p {fmt(w.p_value)})",
+                f"Welch's t (ours: df {fmt(w.df)}, one-sided p {fmt(p_one)})",
                 PRINTED["welch_t"],
                 w.statistic,
                 explanation=samples,
@@ -444,19 +524,43 @@ def _report(out, quick, duration, alphas, stats, welch_t, f_test, seeds) -> Repr
                 explanation=samples,
             ),
             numeric(
+                "Welch's 95 % lower confidence bound of CoDel's − LSTF's mean (s)",
+                "Table VII",
+                "one-sided 95 % lower bound of the difference of the sample means, s",
+                PRINTED["welch_ci_low_s"],
+                ci_low,
+                explanation=samples,
+            ),
+            numeric(
                 "F-test of variances, CoDel ÷ LSTF α=0.5",
                 "Table VIII",
-                f"F (ours: df {f.df}, two-sided p {fmt(f.p_value)})",
+                f"F (ours: df {d1}, {d2}, two-sided p {fmt(f.p_value)})",
                 PRINTED["f"],
                 f.statistic,
+                explanation=samples,
+            ),
+            numeric(
+                "F-test's 95 % confidence interval, lower end",
+                "Table VIII",
+                "F ÷ F(0.975; df)",
+                PRINTED["f_ci_low"],
+                f_ci[0],
+                explanation=samples,
+            ),
+            numeric(
+                "F-test's 95 % confidence interval, upper end",
+                "Table VIII",
+                "F ÷ F(0.025; df)",
+                PRINTED["f_ci_high"],
+                f_ci[1],
                 explanation=samples,
             ),
             qualitative(
                 "CoDel's mean delay is significantly larger than LSTF's (α=0.5)",
                 "Table VII",
-                "Welch's t > 0 with two-sided p < 0.05",
+                "Welch's t > 0 with one-sided p < 0.05",
                 "t = 32.774, significant",
-                lambda x: x.statistic > 0 and x.p_value < 0.05,
+                lambda x: x.statistic > 0 and x.p_value / 2 < 0.05,
                 w,
                 "LSTF replaced by CoDel (the same samples on both sides)",
                 w0,
@@ -558,6 +662,19 @@ def _report(out, quick, duration, alphas, stats, welch_t, f_test, seeds) -> Repr
         "queueing delay costs the TCP flow.",
         f"TCP: {CC} as the paper's ns-2 runs (Agent/TCP), window 20, 1540-byte packets. One "
         "seed: nothing in the scenario is random.",
+        "Two statistics (the claims say which): the paper's means are over the records of "
+        "ns-2 Trace/Var traces (d_exp_, curq_, slack_), one written when the traced value "
+        "changes, so a run of packets that wait 0 s is one record, and the queue is averaged "
+        "over its changes, not over time; the claims are graded with that statistic and the "
+        "per-packet (or time-weighted) value is in each claim's note. "
+        + (
+            f"CoDel's mean delay is {fmt(codel['delay_s_changes']['mean'], 5)} s over records "
+            f"and {fmt(codel['delay_s']['mean'], 5)} s per packet (published 0.03532900); "
+            f"LSTF α=0.5's {fmt(lstf[0.5]['delay_s_changes']['mean'], 4)} s and "
+            f"{fmt(lstf[0.5]['delay_s']['mean'], 4)} s (published 0.00859185)."
+            if 0.5 in lstf and "delay_s_changes" in codel
+            else ""
+        ),
     ]
     lstf_intended = [v for k, v in stats.items() if k.startswith("LSTF") and intended in k]
     codel_intended = stats[f"CoDel, {intended}"]
@@ -577,7 +694,10 @@ def _report(out, quick, duration, alphas, stats, welch_t, f_test, seeds) -> Repr
     if quick:
         discussion.append(f"Quick run: {duration:g} s simulated per run instead of 259,200 s.")
     figures = _figures(out, stats, alphas)
-    slim = {k: {kk: vv for kk, vv in v.items() if kk != "samples_s"} for k, v in stats.items()}
+    slim = {
+        k: {kk: vv for kk, vv in v.items() if not kk.startswith("samples")}
+        for k, v in stats.items()
+    }
     return Reproduction(
         NAME,
         TITLE,
