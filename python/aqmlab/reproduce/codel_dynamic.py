@@ -152,6 +152,7 @@ def run(
             "bulk_retransmits": float(
                 sum(rows[f"flows[{i}].retransmits"] for i in range(4)).mean()
             ),
+            "bulk_timeouts": float(sum(rows[f"flows[{i}].timeouts"] for i in range(4)).mean()),
             "phases": per_phase,
         }
     codel, td, td10 = per_case["CoDel"], per_case["tail drop 830p"], per_case["tail drop 10p"]
@@ -396,11 +397,10 @@ def _discussion(per_case: dict, ratio: float, loss10: float, quick: bool, pm: di
         out.append(
             f"LSTF-CoDel runs the link at {fmt(lstf['utilization'])} utilization (CoDel "
             f"{fmt(codel['utilization'])}); its 4 bulk flows retransmit "
-            f"{fmt(lstf['bulk_retransmits'])} segments against CoDel's "
-            f"{fmt(codel['bulk_retransmits'])}. Unexplained. Hypothesis: LSTF serves by a slack "
-            "fixed at arrival and so reorders a flow's segments, whose duplicate ACKs the "
-            "senders take for losses; test: the same run with the bulk flows' dupthresh raised, "
-            "or LSTF's order set to as_described; not run here."
+            f"{fmt(lstf['bulk_retransmits'])} segments and time out "
+            f"{fmt(lstf['bulk_timeouts'])} times, against CoDel's "
+            f"{fmt(codel['bulk_retransmits'])} and {fmt(codel['bulk_timeouts'])}. Unexplained: "
+            "no hypothesis has been tested here."
         )
     for name in ("RED (ns-2.35 defaults)", "Adaptive RED (ns-2.35 defaults)"):
         if name in per_case:
