@@ -112,7 +112,7 @@ def test_identical_seeds_are_found_in_a_sweeps_summary(tmp_path):
     (tmp_path / "sweep" / "summary.csv").write_text(
         "case,metric,mean,std,n,ci95_low,ci95_high\n"
         "tail drop,x,1.0,0.0,3,1.0,1.0\n"
-        "tail drop,y,2.0,0.0,3,2.0,2.0\n"
+        "tail drop,y,2.0,2.7e-13,3,2.0,2.0\n"
         "CoDel,x,1.0,0.5,3,0.5,1.5\n"
         "CoDel,y,2.0,0.0,3,2.0,2.0\n"
     )

@@ -431,9 +431,9 @@ def _seeds_text(rep: Reproduction) -> list[str]:
         return []
     pts = "; ".join(rep.identical_seeds)
     return [
-        f"**Seeds that drew nothing.** At these points every seed gave bit-identical results, "
-        f"so a 'mean over seeds' there is one run repeated and its spread is 0 for no "
-        f"statistical reason: {pts}.",
+        f"**Seeds that drew nothing.** At these points every seed gave the same value of "
+        f"every metric (spread under 1e-9 of the mean), so a 'mean over seeds' there is one "
+        f"run repeated and its spread is 0 for no statistical reason: {pts}.",
         "",
     ]
 
@@ -542,11 +542,13 @@ def identical_seed_points(out: str) -> list[str]:
         path = os.path.join(out, entry, "summary.csv")
         if not os.path.isfile(path):
             continue
-        s = pd.read_csv(path)
+        s = pd.read_csv(path, low_memory=False)
         keys = list(s.columns[: list(s.columns).index("metric")])
         s = s[s["n"] >= 2]
         for key, g in s.groupby(keys, sort=False) if keys else [((), s)]:
-            if len(g) and bool((g["std"].fillna(0) == 0).all()):
+            # Identical values' std comes out as rounding noise (1e-13 of the mean), not 0.
+            std = g["std"].fillna(0)
+            if len(g) and bool((std <= 1e-9 * g["mean"].abs().fillna(0)).all()):
                 key = key if isinstance(key, tuple) else (key,)
                 found.append(f"{entry}: " + ", ".join(str(k) for k in key))
     return found
