@@ -54,7 +54,7 @@ def reproduce(
     """Run reproduction ``name`` (or ``all``) into ``out``; return what it wrote (for ``all``,
     one entry per reproduction and the index page). ``options`` are a reproduction's own
     (``cellular``: ``trace``)."""
-    from aqmlab.reproduce.common import write
+    from aqmlab.reproduce.common import identical_seed_points, write
 
     n = 1 if quick and seeds is None else (DEFAULT_SEEDS if seeds is None else seeds)
     if n < 1:
@@ -77,6 +77,7 @@ def reproduce(
     t0 = time.monotonic()
     rep = mod.run(out, quick, list(range(1, n + 1)), jobs, progress, dict(options or {}))
     rep.wall_s = time.monotonic() - t0
+    rep.identical_seeds = identical_seed_points(out)
     paths = write(rep, out)
     return {"reproduction": rep, **paths}
 
@@ -87,7 +88,7 @@ def _index(out: str, done: dict[str, Any], wall_s: float) -> str:
     rows = []
     for name, d in done.items():
         rep = d["reproduction"]
-        verdicts = [c.verdict for c in rep.claims]
+        verdicts = [c.verdict.split(":")[0] for c in rep.claims]
         summary = ", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts))
         rows.append(
             f'<tr><td class="l"><a href="{_e(name)}/report.html">{_e(rep.title)}</a></td>'

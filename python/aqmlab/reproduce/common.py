@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -26,15 +28,34 @@ AGREES = "agrees"
 DIFFERS = "differs"
 HOLDS = "holds"
 FAILS = "does not hold"
+CANNOT = "cannot discriminate"
+NOT_GRADED = "not graded"
+UNEXPLAINED = "unexplained"
+#: A run is *stalled* when its bottleneck carried less than this share of what the link could
+#: carry in the measured window. Comparisons between two stalled runs are ties of runs that
+#: deliver almost nothing: never a win for either arm.
+STALLED_FRACTION = 0.10
+#: What a range predicate returns at a point where the comparison is between stalled runs.
+STALLED = "stalled"
+
+#: The verdict vocabulary (docs/reproductions.md).
+VERDICTS = (AGREES, DIFFERS, HOLDS, FAILS, CANNOT)
 
 
 @dataclass
 class Claim:
-    """One statement of a source document, checked against our run.
+    """One statement of a source document, graded against our run (docs/reproductions.md).
 
-    ``published`` and ``ours`` are numbers or short texts; ``verdict`` is ``agrees`` /
-    ``differs`` for numbers (within the stated ``tolerance``) and ``holds`` / ``does not hold``
-    for qualitative findings; ``note`` says why we differ, where we do."""
+    ``published`` and ``ours`` are numbers or short texts. ``verdict``: ``agrees`` / ``differs``
+    for a number (``|ours - published| <= tol``, ``tolerance`` says how much and ``why`` where
+    the allowance comes from: the source's ``precision``, a figure read-off, our seeds' spread);
+    ``holds`` / ``does not hold`` / ``cannot discriminate`` for a qualitative finding, whose
+    predicate is also evaluated on a named ``counterfactual`` arm (``counterfactual_ours``,
+    ``counterfactual_verdict``): a predicate that is also true there cannot tell the claim from
+    its counterfactual; ``not graded: <why>`` where a number cannot be graded. A claim over a
+    range lists every ``points`` entry it was evaluated at and the ``failing`` ones. A
+    ``differs`` carries an ``explanation``: a hypothesis and the run that tests it, or
+    ``unexplained``."""
 
     claim: str
     source: str
@@ -43,17 +64,210 @@ class Claim:
     verdict: str
     tolerance: str = ""
     note: str = ""
+    kind: str = "numeric"
+    metric: str = ""
+    precision: str = ""
+    why: str = ""
+    counterfactual: str = ""
+    counterfactual_ours: Any = None
+    counterfactual_verdict: str = ""
+    points: list[dict[str, Any]] = field(default_factory=list)
+    failing: list[str] = field(default_factory=list)
+    explanation: str = ""
+
+    def add_note(self, text: str) -> None:
+        self.note = (self.note + "; " if self.note else "") + text
 
 
-def compare(published: float, ours: float, rel: float, abs_: float = 0.0) -> str:
-    """``agrees`` when ``|ours - published| <= max(abs_, rel * |published|)``."""
+def printed_precision(printed: str) -> tuple[float, int]:
+    """Half a unit in the last digit of a number as the source printed it, and its significant
+    digits: ``"2.7"`` -> (0.05, 2), ``"97"`` -> (0.5, 2), ``"0.00859185"`` -> (5e-9, 6)."""
+    text = printed.strip().lstrip("+-")
+    mantissa = re.split("[eE]", text)[0]
+    exp = int(re.split("[eE]", text)[1]) if re.search("[eE]", text) else 0
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    digits = len(mantissa.replace(".", "").lstrip("0")) or 1
+    return 0.5 * 10.0 ** (exp - decimals), digits
+
+
+def numeric(
+    claim: str,
+    source: str,
+    metric: str,
+    published: str,
+    ours: float | None,
+    *,
+    why: str = "",
+    read_off: float = 0.0,
+    spread: float | None = None,
+    explanation: str = "",
+    digits: int | None = None,
+) -> Claim:
+    """A published number graded against ours. ``published`` is the text as the source printed
+    it: the tolerance is half a unit in its last printed digit, plus ``read_off`` (the error of
+    reading the value off a figure, or an "about", stated in ``why``), plus ``spread`` (the
+    half-width of our seeds' 95 % interval, :func:`seed_spread`; ``None`` when one seed ran)."""
+    half, sig = printed_precision(published)
+    pub = float(published)
+    tol = half + read_off + (spread or 0.0)
+    parts = [f"printed as {published} (±{half:.2g})"]
+    if read_off:
+        parts.append(f"read-off ±{read_off:.2g}")
+    parts.append(f"seeds' 95 % CI ±{spread:.2g}" if spread is not None else "one seed: no CI")
     if ours is None or (isinstance(ours, float) and math.isnan(ours)):
-        return DIFFERS
-    return AGREES if abs(ours - published) <= max(abs_, rel * abs(published)) else DIFFERS
+        verdict = f"{NOT_GRADED}: we have no value"
+    else:
+        verdict = AGREES if abs(ours - pub) <= tol * (1 + 1e-12) else DIFFERS
+    d = digits or max(sig + 1, 3)
+    return Claim(
+        claim,
+        source,
+        published,
+        fmt(ours, d) if ours is not None else None,
+        verdict,
+        tolerance=f"±{tol:.2g} ({', '.join(parts)})",
+        kind="numeric",
+        metric=metric,
+        precision=f"{sig} significant digits",
+        why=why or "the source's printed precision",
+        explanation=(explanation or UNEXPLAINED) if verdict == DIFFERS else "",
+    )
 
 
-def holds(ok: bool) -> str:
-    return HOLDS if ok else FAILS
+def seed_spread(values: Any) -> float | None:
+    """Half-width of the 95 % confidence interval of the mean of per-seed values (Student's t);
+    ``None`` for fewer than two."""
+    import numpy as np
+    from scipy import stats
+
+    v = np.asarray([x for x in values if x == x], dtype=float)
+    if len(v) < 2:
+        return None
+    return float(stats.t.ppf(0.975, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)))
+
+
+def _true(r: Any) -> bool:
+    """A predicate's result: :data:`STALLED` (or any text) is not true; numpy booleans are."""
+    return not isinstance(r, str) and r is not None and bool(r)
+
+
+def qualitative(
+    claim: str,
+    source: str,
+    metric: str,
+    published: str,
+    predicate: Callable[[Any], Any],
+    ours: Any,
+    counterfactual: str,
+    cf: Any,
+    describe: Callable[[Any], str] = lambda v: fmt(v),
+    note: str = "",
+) -> Claim:
+    """A qualitative finding: ``predicate(ours)`` on our arms, and the same predicate on the
+    ``counterfactual`` arms ``cf`` (e.g. CoDel replaced by tail drop). ``holds`` only when the
+    predicate is true on ours and false on the counterfactual; true on both is ``cannot
+    discriminate``. A predicate returning :data:`STALLED` is false (a tie of stalled runs)."""
+    ok = _true(predicate(ours))
+    cf_ok = _true(predicate(cf))
+    verdict = FAILS if not ok else (CANNOT if cf_ok else HOLDS)
+    return Claim(
+        claim,
+        source,
+        published,
+        describe(ours),
+        verdict,
+        note=note,
+        kind="qualitative",
+        metric=metric,
+        why="qualitative: the predicate is also evaluated on the counterfactual",
+        counterfactual=counterfactual,
+        counterfactual_ours=describe(cf),
+        counterfactual_verdict=HOLDS if cf_ok else FAILS,
+    )
+
+
+def over_range(
+    claim: str,
+    source: str,
+    metric: str,
+    published: str,
+    predicate: Callable[[Any], Any],
+    points: dict[str, Any],
+    counterfactual: str,
+    cf_points: dict[str, Any],
+    describe: Callable[[Any], str] = lambda v: fmt(v),
+    most: bool = False,
+    note: str = "",
+) -> Claim:
+    """A finding over a range (every rate, every buffer, every α): ``predicate`` evaluated at
+    every point of ``points``; it holds when true at every point (``most``: at more than half,
+    for a source that says "in most scenarios"). Points where the predicate returns
+    :data:`STALLED` fail and are listed as stalled. The counterfactual is evaluated at every
+    point of ``cf_points`` the same way; holding there too is ``cannot discriminate``."""
+
+    def grade(pts: dict[str, Any]) -> tuple[bool, list[dict[str, Any]]]:
+        rows = []
+        for name, args in pts.items():
+            r = predicate(args)
+            rows.append(
+                {
+                    "point": name,
+                    "ours": describe(args),
+                    "ok": _true(r),
+                    "stalled": isinstance(r, str) and r == STALLED,
+                }
+            )
+        n_ok = sum(r["ok"] for r in rows)
+        passed = bool(rows) and (n_ok > len(rows) / 2 if most else n_ok == len(rows))
+        return passed, rows
+
+    ok, rows = grade(points)
+    cf_ok, cf_rows = grade(cf_points)
+    failing = [r["point"] + (" (stalled)" if r["stalled"] else "") for r in rows if not r["ok"]]
+    stalled = sum(r["stalled"] for r in rows)
+    ours = f"{sum(r['ok'] for r in rows)} of {len(rows)} points" + (
+        f" ({stalled} stalled)" if stalled else ""
+    )
+    cf_n = sum(r["ok"] for r in cf_rows)
+    return Claim(
+        claim,
+        source,
+        published,
+        ours,
+        FAILS if not ok else (CANNOT if cf_ok else HOLDS),
+        note=note,
+        kind="range",
+        metric=metric,
+        why=("most" if most else "every") + " point of the range the claim names",
+        counterfactual=counterfactual,
+        counterfactual_ours=f"{cf_n} of {len(cf_rows)} points",
+        counterfactual_verdict=HOLDS if cf_ok else FAILS,
+        points=rows,
+        failing=failing,
+    )
+
+
+def not_graded(claim: str, source: str, published: Any, why: str, ours: Any = None) -> Claim:
+    """A published number we cannot grade, and why."""
+    return Claim(claim, source, published, ours, f"{NOT_GRADED}: {why}", kind="not graded")
+
+
+def stalled(fraction_of_link: float) -> bool:
+    """A run that carried less than :data:`STALLED_FRACTION` of its link's capacity."""
+    return not fraction_of_link >= STALLED_FRACTION
+
+
+def identical_seeds(df: Any, by: list[str], metrics: list[str]) -> list[str]:
+    """The groups (``by`` values joined) whose every seed gave identical ``metrics``: seeds that
+    drew nothing, where a "mean over seeds" is one run repeated."""
+    out = []
+    if "seed" in df.columns and df["seed"].nunique() < 2:
+        return out
+    cols = [m for m in metrics if m in df.columns]
+    for key, g in df.groupby(by, sort=False):
+        if len(g) > 1 and all(g[c].nunique(dropna=False) == 1 for c in cols):
+            out.append(", ".join(str(k) for k in (key if isinstance(key, tuple) else (key,))))
+    return out
 
 
 @dataclass
@@ -81,9 +295,14 @@ class Reproduction:
     seeds: list[int]
     wall_s: float = 0.0
     commands: list[str] = field(default_factory=list)
+    #: Sweep points whose seeds all gave identical results (:func:`identical_seed_points`).
+    identical_seeds: list[str] = field(default_factory=list)
 
 
 def fmt(v: Any, digits: int = 3) -> str:
+    """A number with ``digits`` significant digits whatever its size (1.029 -> "1.03",
+    0.04983 -> "0.0498", 45.67 -> "45.7"), integers and numbers of more than ``digits`` integer
+    digits in full with thousands separators, very small or large ones in exponent form."""
     if v is None:
         return "–"
     if isinstance(v, bool):
@@ -93,9 +312,22 @@ def fmt(v: Any, digits: int = 3) -> str:
     if isinstance(v, float):
         if math.isnan(v):
             return "–"
-        if v != 0 and (abs(v) >= 1e5 or abs(v) < 1e-3):
-            return f"{v:.{digits}g}"
-        return f"{v:.{digits}g}" if abs(v) < 1 else f"{v:,.{max(0, digits - 2)}f}"
+        if math.isinf(v):
+            return "∞" if v > 0 else "−∞"
+        if v == 0:
+            return "0"
+        a = abs(v)
+        if a >= 1e7 or a < 1e-4:
+            return f"{v:.{digits - 1}e}"
+        mag = math.floor(math.log10(a))
+        decimals = digits - 1 - mag
+        if decimals <= 0:
+            return f"{round(v):,}"
+        text = f"{v:.{decimals}f}"
+        # Rounding may carry into a new digit (9.996 -> "10.00"): one decimal fewer.
+        if abs(float(text)) >= 10 ** (mag + 1) and decimals > 0:
+            text = f"{v:.{decimals - 1}f}"
+        return text
     return str(v)
 
 
@@ -128,6 +360,11 @@ def write(rep: Reproduction, out: str) -> dict[str, str]:
         "tables": [asdict(t) for t in rep.tables],
         "figures": [os.path.relpath(p, out) for p in rep.figures],
         "commands": rep.commands,
+        "identical_seeds": rep.identical_seeds,
+        "verdicts": {
+            v: sum(c.verdict.split(":")[0] == v for c in rep.claims)
+            for v in (*VERDICTS, NOT_GRADED)
+        },
     }
     paths = {}
     paths["results.json"] = _put(out, "results.json", json.dumps(doc, indent=2, default=str) + "\n")
@@ -145,9 +382,31 @@ def _put(out: str, name: str, text: str) -> str:
 
 
 def _claims_table(rep: Reproduction) -> Table:
+    def cf(c: Claim) -> str:
+        if not c.counterfactual:
+            return ""
+        return f"{c.counterfactual}: {fmt(c.counterfactual_ours)} → {c.counterfactual_verdict}"
+
+    def notes(c: Claim) -> str:
+        bits = [c.note]
+        if c.failing:
+            bits.append("fails at " + ", ".join(c.failing))
+        if c.explanation:
+            bits.append(("why: " if c.explanation != UNEXPLAINED else "") + c.explanation)
+        return "; ".join(b for b in bits if b)
+
     return Table(
         "The paper's claims beside ours",
-        ["claim", "source", "published", "aqmlab", "verdict", "tolerance / note"],
+        [
+            "claim",
+            "source",
+            "published",
+            "aqmlab",
+            "verdict",
+            "tolerance (why)",
+            "counterfactual → its verdict",
+            "notes",
+        ],
         [
             [
                 c.claim,
@@ -155,11 +414,44 @@ def _claims_table(rep: Reproduction) -> Table:
                 c.published,
                 c.ours,
                 c.verdict,
-                "; ".join(x for x in (c.tolerance, c.note) if x),
+                f"{c.tolerance} ({c.why})" if c.tolerance else c.why,
+                cf(c),
+                notes(c),
             ]
             for c in rep.claims
         ],
+        note="Verdicts (docs/reproductions.md): agrees / differs within the stated tolerance; "
+        "holds only when the predicate is true on our arms and false on the counterfactual; "
+        "cannot discriminate when it is true on both; not graded says why.",
     )
+
+
+def _seeds_text(rep: Reproduction) -> list[str]:
+    if not rep.identical_seeds:
+        return []
+    pts = "; ".join(rep.identical_seeds)
+    return [
+        f"**Seeds that drew nothing.** At these points every seed gave the same value of "
+        f"every metric (spread under 1e-9 of the mean), so a 'mean over seeds' there is one "
+        f"run repeated and its spread is 0 for no statistical reason: {pts}.",
+        "",
+    ]
+
+
+def _seeds_titled(rep: Reproduction, t: Table) -> Table:
+    """A table "means over seeds" says so only where the seeds drew something."""
+    if rep.identical_seeds and "means over seeds" in t.title:
+        return Table(
+            t.title.replace(
+                "means over seeds",
+                "means over seeds, which drew nothing at some points: see 'Seeds that drew "
+                "nothing'",
+            ),
+            t.header,
+            t.rows,
+            t.note,
+        )
+    return t
 
 
 def _markdown(rep: Reproduction, out: str) -> str:
@@ -172,6 +464,7 @@ def _markdown(rep: Reproduction, out: str) -> str:
         "",
         "Sources: " + "; ".join(rep.sources),
         "",
+        *_seeds_text(rep),
         "## Claims",
         "",
         _md_table(_claims_table(rep)),
@@ -184,7 +477,7 @@ def _markdown(rep: Reproduction, out: str) -> str:
         "",
     ]
     for t in rep.tables:
-        parts += [_md_table(t), ""]
+        parts += [_md_table(_seeds_titled(rep, t)), ""]
     parts += ["## Figures", ""]
     for p in rep.figures:
         rel = os.path.relpath(p, out)
@@ -211,15 +504,20 @@ def _html(rep: Reproduction, out: str) -> str:
         f"<p><code>aqmlab reproduce {_e(rep.name)}</code>, {mode} run, seeds "
         f"{_e(rep.seeds)}, {rep.wall_s:.1f} s wall.</p>",
         "<p>Sources: " + "; ".join(_e(s) for s in rep.sources) + "</p>",
-        "<h2>Claims</h2>",
     ]
+    seeds = _seeds_text(rep)
+    if seeds:
+        body.append("<p>" + _e(seeds[0].replace("**", "")) + "</p>")
+    body.append("<h2>Claims</h2>")
     ct = _claims_table(rep)
-    body.append(_table(ct.header, [[fmt(v) for v in r] for r in ct.rows], left=6))
+    body.append(_table(ct.header, [[fmt(v) for v in r] for r in ct.rows], left=8))
+    body.append(f"<p>{_e(ct.note)}</p>")
     body.append(
         "<h2>Comparison</h2><ul>" + "".join(f"<li>{_e(d)}</li>" for d in rep.discussion) + "</ul>"
     )
     body.append("<h2>Tables</h2>")
     for t in rep.tables:
+        t = _seeds_titled(rep, t)
         body.append(f"<h3>{_e(t.title)}</h3>")
         body.append(_table(t.header, [[fmt(v) for v in r] for r in t.rows], left=1))
         if t.note:
@@ -232,6 +530,28 @@ def _html(rep: Reproduction, out: str) -> str:
     )
     body.append("<h2>Commands</h2><pre>" + _e("\n".join(rep.commands)) + "</pre>")
     return _page(rep.title, "\n".join(body))
+
+
+def identical_seed_points(out: str) -> list[str]:
+    """Every point of the sweeps in ``out`` (its folders holding a ``summary.csv``) where two
+    or more seeds ran and every metric came out the same: seeds that drew nothing."""
+    import pandas as pd
+
+    found = []
+    for entry in sorted(os.listdir(out)):
+        path = os.path.join(out, entry, "summary.csv")
+        if not os.path.isfile(path):
+            continue
+        s = pd.read_csv(path, low_memory=False)
+        keys = list(s.columns[: list(s.columns).index("metric")])
+        s = s[s["n"] >= 2]
+        for key, g in s.groupby(keys, sort=False) if keys else [((), s)]:
+            # Identical values' std comes out as rounding noise (1e-13 of the mean), not 0.
+            std = g["std"].fillna(0)
+            if len(g) and bool((std <= 1e-9 * g["mean"].abs().fillna(0)).all()):
+                key = key if isinstance(key, tuple) else (key,)
+                found.append(f"{entry}: " + ", ".join(str(k) for k in key))
+    return found
 
 
 def run_sweep_or_fail(

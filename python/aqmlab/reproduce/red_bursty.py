@@ -15,18 +15,24 @@ discipline: the summed sojourns of the packets it released in the window ÷ the 
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 from typing import Any
 
 from aqmlab.reproduce.common import (
-    Claim,
+    STALLED,
+    STALLED_FRACTION,
     Reproduction,
     Table,
     flow_bytes,
-    holds,
+    fmt,
+    over_range,
+    qualitative,
+    stalled,
     window_stats,
 )
+from aqmlab.reproduce.style import colour, delay_axis, title
 
 NAME = "red-bursty"
 TITLE = (
@@ -40,6 +46,9 @@ CCS = ["tahoe", "reno"]
 #: The paper's phase-effect randomisation: each source's packets wait a random time of up to one
 #: packet's service time at the gateway (1000 B at 45 Mb/s) before they go out.
 JITTER = "uniform(0ms, 0.178ms)"
+#: "In proportion": node 5's drop share ÷ throughput share within this band (FJ93 give no
+#: number; their Fig. 14 shows RED's points on the diagonal).
+PROPORTION_BAND = (0.75, 4 / 3)
 #: Throughput, queue and shares are measured after this warm-up (cbcase: 1 s).
 WARMUP_S = 1.0
 SOURCES = [
@@ -203,69 +212,127 @@ def run(
     )
 
     # Claim 1: for the same average queue, RED's throughput is higher: at each tail-drop
-    # point inside RED's range of queues, RED's throughput interpolated at that queue.
+    # point inside RED's range of queues, RED's throughput interpolated at that queue; the
+    # counterfactual swaps the arms (tail drop's interpolated at each RED point). A point where
+    # both are stalled is a tie of runs that deliver almost nothing, not a win.
     import numpy as np
 
     red1 = g1[g1["kind"] == "RED"].sort_values("avg_queue")
-    td1 = g1[g1["kind"] == "tail drop"]
-    inside = td1[
-        (td1["avg_queue"] >= red1["avg_queue"].min())
-        & (td1["avg_queue"] <= red1["avg_queue"].max())
-    ]
-    red_at = np.interp(inside["avg_queue"], red1["avg_queue"], red1["throughput"])
-    wins = int((red_at >= inside["throughput"].to_numpy()).sum())
-    # Claim 2: node 5 with small buffers: RED gives it a larger share than tail drop, and its
-    # drops in proportion to its throughput.
-    small_td = g2[
-        (g2["kind"] == "tail drop") & g2["point"].isin([f"tail drop {b}p" for b in (8, 10, 12, 14)])
-    ]
-    small_red = g2[
-        (g2["kind"] == "RED") & g2["point"].isin([f"RED min_th {m}" for m in (3, 4, 5, 6, 7)])
-    ]
+    td1 = g1[g1["kind"] == "tail drop"].sort_values("avg_queue")
+
+    def above(a: Any, b: Any) -> dict[str, Any]:
+        """Every run of ``b``: a stalled one as itself; a live one inside the range of queues of
+        ``a``'s live runs as (``a`` interpolated at its queue, its own throughput). ``a``'s
+        stalled runs are listed too: a stalled run is no point of either curve."""
+        live = a[~a["throughput"].map(stalled)]
+        pts: dict[str, Any] = {}
+        for r in b.itertuples():
+            if stalled(r.throughput):
+                pts[r.point] = (r.throughput, r.throughput)
+            elif len(live) and live["avg_queue"].min() <= r.avg_queue <= live["avg_queue"].max():
+                x = float(np.interp(r.avg_queue, live["avg_queue"], live["throughput"]))
+                pts[f"{r.point} (queue {fmt(r.avg_queue)})"] = (x, r.throughput)
+        for r in a.itertuples():
+            if stalled(r.throughput):
+                pts[r.point] = (r.throughput, r.throughput)
+        return pts
+
+    def wins(pair: tuple[float, float]) -> Any:
+        if stalled(pair[0]) or stalled(pair[1]):
+            return STALLED
+        return pair[0] > pair[1]
+
+    # Claim 2: node 5 with small buffers.
+    small_td_pts = [f"tail drop {b}p" for b in (8, 10, 12, 14)]
+    small_red_pts = [f"RED min_th {m}" for m in (3, 4, 5, 6, 7)]
+    small_td = g2[g2["point"].isin(small_td_pts)]
+    small_red = g2[g2["point"].isin(small_red_pts)]
     td_share, red_share = (
         float(small_td["n5_share_pct"].mean()),
         float(small_red["n5_share_pct"].mean()),
     )
     td_bias = float((small_td["n5_drop_share_pct"] / small_td["n5_share_pct"]).mean())
     red_bias = float((small_red["n5_drop_share_pct"] / small_red["n5_share_pct"]).mean())
+
+    def ratios(g: Any) -> dict[str, Any]:
+        return {
+            r.point: (
+                r.n5_drop_share_pct / r.n5_share_pct if r.n5_share_pct else math.nan,
+                r.utilization,
+            )
+            for r in g.itertuples()
+        }
+
+    def out_of_proportion(x: tuple[float, float]) -> Any:
+        return STALLED if stalled(x[1]) else x[0] > PROPORTION_BAND[1]
+
+    def in_proportion(x: tuple[float, float]) -> Any:
+        return STALLED if stalled(x[1]) else PROPORTION_BAND[0] <= x[0] <= PROPORTION_BAND[1]
+
+    band = f"{PROPORTION_BAND[0]:g}-{PROPORTION_BAND[1]:.3g}"
     claims = [
-        Claim(
+        over_range(
             "for the same average queue RED gets higher throughput than tail drop",
             "FJ93 Figs. 5-6",
+            "throughput (fraction of 45 Mb/s): RED interpolated at each tail-drop point's "
+            "average queue > tail drop's",
             "RED above tail drop",
-            f"RED ≥ tail drop at {wins} of {len(inside)} tail-drop points in RED's queue range",
-            holds(len(inside) > 0 and wins > len(inside) / 2),
+            wins,
+            above(red1, td1),
+            "the arms swapped: tail drop above RED at each RED point",
+            above(td1, red1),
+            describe=lambda x: f"{fmt(x[0])} vs {fmt(x[1])}",
         ),
-        Claim(
+        qualitative(
             "RED gives node 5 a larger throughput share than tail drop with small buffers",
             "FJ93 Figs. 11-12",
+            "node 5's throughput share, mean over buffers 8-14 p (tail drop) and min_th 3-7 (RED)",
             "RED > tail drop",
-            f"{red_share:.2f} % vs {td_share:.2f} %",
-            holds(red_share > td_share),
+            lambda x: x[0] > x[1],
+            (red_share, td_share),
+            "the arms swapped (tail drop > RED)",
+            (td_share, red_share),
+            describe=lambda x: f"{fmt(x[0])} % vs {fmt(x[1])} %",
         ),
-        Claim(
+        over_range(
             "tail drop drops node 5 out of proportion to its throughput (small buffers)",
             "FJ93 Figs. 13-14",
+            f"node 5's drop share ÷ throughput share > {PROPORTION_BAND[1]:.3g} at each "
+            "buffer 8-14 p",
             "drop share ÷ throughput share > 1",
-            f"{td_bias:.2f}",
-            holds(td_bias > 1),
+            out_of_proportion,
+            ratios(small_td),
+            "RED at min_th 3-7",
+            ratios(small_red),
+            describe=lambda x: fmt(x[0]),
         ),
-        Claim(
+        over_range(
             "with RED node 5's drops are in proportion to its throughput (small min_th)",
             "FJ93 Figs. 13-14",
+            f"node 5's drop share ÷ throughput share within {band} at each min_th 3-7",
             "drop share ÷ throughput share ≈ 1",
-            f"{red_bias:.2f}",
-            holds(0.5 <= red_bias <= 2.0),
-            "≈ 1 read as 0.5-2",
+            in_proportion,
+            ratios(small_red),
+            "tail drop at buffers 8-14 p",
+            ratios(small_td),
+            describe=lambda x: fmt(x[0]),
+            note=f"'≈ 1' read as {band}: the paper gives no number, its Fig. 14 shows RED's "
+            "points on the diagonal; a run is stalled below "
+            f"{STALLED_FRACTION:g} of the link",
         ),
-        Claim(
+        qualitative(
             "RED drops node 5 less out of proportion than tail drop",
             "FJ93 Figs. 13-14",
+            "mean drop share ÷ throughput share, RED (min_th 3-7) < tail drop (8-14 p)",
             "RED's ratio < tail drop's",
-            f"RED {red_bias:.2f}, tail drop {td_bias:.2f}",
-            holds(red_bias < td_bias),
+            lambda x: x[0] < x[1],
+            (red_bias, td_bias),
+            "the arms swapped (tail drop's < RED's)",
+            (td_bias, red_bias),
+            describe=lambda x: f"{fmt(x[0])} vs {fmt(x[1])}",
         ),
     ]
+    stalled1 = [r.point for r in g1.itertuples() if stalled(r.throughput)]
     t1 = Table(
         "Part 1 (Figs. 5-6): throughput vs average queue (means over seeds)",
         ["run", "average queue (packets)", "throughput (fraction of 45 Mb/s)"],
@@ -281,6 +348,14 @@ def run(
     )
     figures = _figures(out, g1, g2)
     discussion = [
+        f"Stalled runs: {len(stalled1)} of {len(g1)} part-1 points carried less than "
+        f"{STALLED_FRACTION:g} of the link after the warm-up"
+        + (f" ({', '.join(stalled1)})" if stalled1 else "")
+        + ". A stalled run is no point of either curve: a claim compared at it fails there "
+        "(ties between runs that deliver almost nothing are not wins). Hypothesis: the "
+        "TCP's recovery after a window-limited overflow (see the next point); test: rerun "
+        "after a change to the TCP and see whether the stalled points move. Unexplained "
+        "until then.",
         f"Measured after a {WARMUP_S:g}-s warm-up. The average queue is Little's law on the "
         "gateway (the summed sojourns of the packets it sent ÷ the time), the quantity the "
         "paper's 'average queue' axes show.",
@@ -355,21 +430,25 @@ def _figures(out, g1, g2) -> list[str]:
     figdir = os.path.join(out, "figures")
     files: list[str] = []
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for i, kind in enumerate(("tail drop", "RED")):
+    for kind, style in (("tail drop", "s--"), ("RED", "o-")):
         g = g1[g1["kind"] == kind].sort_values("avg_queue")
-        ax.plot(
-            g["avg_queue"],
-            g["throughput"],
-            "o-" if kind == "RED" else "s--",
-            color=f"C{i}",
-            label=kind,
-        )
-    ax.set(
-        xlabel="average queue (packets)",
-        ylabel="throughput (fraction of 45 Mb/s)",
-        title="Throughput vs average queue (FJ93 Figs. 5-6)",
-    )
-    ax.legend()
+        live = g[~g["throughput"].map(stalled)]
+        dead = g[g["throughput"].map(stalled)]
+        ax.plot(live["avg_queue"], live["throughput"], style, color=colour(kind), label=kind)
+        if len(dead):
+            ax.plot(
+                dead["avg_queue"],
+                dead["throughput"],
+                "x",
+                ms=9,
+                color=colour(kind),
+                label=f"{kind}: {len(dead)} stalled runs (< {STALLED_FRACTION:g} of the link)",
+            )
+    ax.set(xlabel="average queue (packets)", ylabel="throughput (fraction of 45 Mb/s)")
+    ax.set_xlim(left=0)
+    ax.set_ylim(0, 1.05)
+    title(ax, "Throughput vs average queue", "FJ93 Figs. 5-6")
+    ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
     files += _save(fig, figdir, "throughput_vs_queue")
 
@@ -377,18 +456,23 @@ def _figures(out, g1, g2) -> list[str]:
     for i, kind in enumerate(("tail drop", "RED")):
         g = g2[g2["kind"] == kind]
         x = [int(p.split()[-1].rstrip("p")) for p in g["point"]]
-        axes[i].plot(x, g["n5_share_pct"], "o-", color="C2", label="node 5 throughput %")
-        axes[i].plot(x, g["n5_drop_share_pct"], "s--", color="C3", label="node 5 drop share %")
+        c = colour(kind)
+        axes[i].plot(x, g["n5_share_pct"], "o-", color=c, label="node 5 throughput %")
+        axes[i].plot(
+            x, g["n5_drop_share_pct"], "s--", color=c, alpha=0.6, label="node 5 drop share %"
+        )
         axes[i].set(
             xlabel="buffer (packets)" if kind == "tail drop" else "min_th (packets)",
             ylabel="%",
             title=f"{kind}: node 5",
         )
+        axes[i].set_ylim(bottom=0)
         ax2 = axes[i].twinx()
         ax2.plot(x, g["avg_queue"], ":", color="grey", label="average queue")
         ax2.set_ylabel("average queue (packets)")
+        delay_axis(ax2)
         axes[i].legend(fontsize=8, loc="upper left")
         axes[i].grid(True, alpha=0.3)
-    fig.suptitle("Bias against bursty traffic (FJ93 Figs. 11-14)")
+    title(fig, "Bias against bursty traffic", "FJ93 Figs. 11-14")
     files += _save(fig, figdir, "node5")
     return [f for f in files if f.endswith(".png")]

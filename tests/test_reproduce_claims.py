@@ -1,0 +1,135 @@
+"""The reproductions' claim model (aqmlab.reproduce.common): every kind of claim fails on its
+counterfactual, tolerances come from the printed digits, ties of stalled runs are no wins, and
+numbers print with the digits a comparison needs."""
+
+import math
+
+import pytest
+from aqmlab.reproduce import common as cm
+from aqmlab.reproduce import style
+
+
+def test_printed_precision_is_half_a_unit_in_the_last_digit():
+    assert cm.printed_precision("2.7") == (pytest.approx(0.05), 2)
+    assert cm.printed_precision("97") == (pytest.approx(0.5), 2)
+    assert cm.printed_precision("0.03532900") == (pytest.approx(5e-9), 7)
+    assert cm.printed_precision("7593.77") == (pytest.approx(0.005), 6)
+    assert cm.printed_precision("1.5e3") == (pytest.approx(50.0), 2)
+
+
+def test_numeric_agrees_within_the_printed_digit_and_differs_beyond():
+    ok = cm.numeric("m", "src", "metric", "2.7", 2.74)
+    assert ok.verdict == cm.AGREES and ok.explanation == ""
+    assert "printed as 2.7" in ok.tolerance and "one seed" in ok.tolerance
+    # The counterfactual of a number: any value outside half a unit of its last digit.
+    bad = cm.numeric("m", "src", "metric", "2.7", 2.76)
+    assert bad.verdict == cm.DIFFERS
+    # A differs without a hypothesis says so.
+    assert bad.explanation == cm.UNEXPLAINED
+    # A read-off error or the seeds' spread widens the tolerance, and says so.
+    wide = cm.numeric("m", "src", "metric", "2.7", 2.76, read_off=0.1, why="read off Fig. 1")
+    assert wide.verdict == cm.AGREES and "read-off" in wide.tolerance
+    assert wide.why == "read off Fig. 1"
+    spread = cm.seed_spread([1.0, 1.2, 1.1])
+    assert spread == pytest.approx(4.303 * 0.1 / math.sqrt(3), rel=1e-3)
+    assert cm.numeric("m", "s", "x", "1.0", 1.2, spread=spread).verdict == cm.AGREES
+    assert cm.numeric("m", "s", "x", "1.0", 1.2).verdict == cm.DIFFERS
+    assert cm.numeric("m", "s", "x", "1.0", None).verdict.startswith(cm.NOT_GRADED)
+
+
+def test_qualitative_claim_fails_on_its_counterfactual():
+    def below(x):
+        return x[0] < x[1] / 10
+
+    # CoDel far below tail drop, and the counterfactual (CoDel replaced by tail drop) fails.
+    c = cm.qualitative("c", "s", "m", "p", below, (1.0, 60.0), "CoDel → tail drop", (60.0, 60.0))
+    assert c.verdict == cm.HOLDS and c.counterfactual_verdict == cm.FAILS
+    # Given the counterfactual's numbers as ours (both arms equal), the claim does not hold.
+    c = cm.qualitative("c", "s", "m", "p", below, (60.0, 60.0), "x", (60.0, 60.0))
+    assert c.verdict == cm.FAILS
+    # A non-strict predicate that equal arms satisfy cannot tell CoDel from tail drop.
+    c = cm.qualitative("c", "s", "m", "p", lambda x: x[0] <= x[1], (5.0, 5.0), "swap", (5.0, 5.0))
+    assert c.verdict == cm.CANNOT
+    # numpy booleans count as booleans.
+    np = pytest.importorskip("numpy")
+    c = cm.qualitative("c", "s", "m", "p", lambda x: np.float64(x) > 1, 2.0, "cf", 0.5)
+    assert c.verdict == cm.HOLDS
+
+
+def test_range_claim_is_evaluated_at_every_point_and_lists_the_failing_ones():
+    pts = {"a": (1.0, 2.0), "b": (1.0, 2.0), "c": (3.0, 2.0)}
+    swapped = {k: (v[1], v[0]) for k, v in pts.items()}
+
+    def lower(x):
+        return x[0] < x[1]
+
+    c = cm.over_range("c", "s", "m", "p", lower, pts, "swap", swapped)
+    assert c.verdict == cm.FAILS and c.failing == ["c"]
+    assert [p["ok"] for p in c.points] == [True, True, False]
+    # "In most scenarios": two of three is most; the swapped arms hold at one of three.
+    c = cm.over_range("c", "s", "m", "p", lower, pts, "swap", swapped, most=True)
+    assert c.verdict == cm.HOLDS and c.counterfactual_verdict == cm.FAILS
+    # Equal arms: a ≤ predicate holds on both sides, so it cannot discriminate.
+    same = {k: (1.0, 1.0) for k in pts}
+    c = cm.over_range("c", "s", "m", "p", lambda x: x[0] <= x[1], same, "swap", same)
+    assert c.verdict == cm.CANNOT
+    # An empty range never holds.
+    assert cm.over_range("c", "s", "m", "p", lower, {}, "cf", {}).verdict == cm.FAILS
+
+
+def test_ties_between_stalled_runs_are_not_wins():
+    def wins(x):
+        if cm.stalled(x[0]) or cm.stalled(x[1]):
+            return cm.STALLED
+        return x[0] >= x[1]
+
+    pts = {"75p": (0.0498, 0.0498), "60p": (0.62, 0.53)}
+    c = cm.over_range("c", "s", "m", "p", wins, pts, "swap", {"60p": (0.53, 0.62)})
+    assert c.verdict == cm.FAILS
+    assert c.failing == ["75p (stalled)"] and "1 stalled" in c.ours
+    assert cm.stalled(0.0498) and not cm.stalled(cm.STALLED_FRACTION)
+    assert cm.stalled(float("nan"))
+
+
+def test_not_graded_says_why():
+    c = cm.not_graded("box plots", "slides", "boxes", "the values are not printed")
+    assert c.verdict == "not graded: the values are not printed" and c.kind == "not graded"
+
+
+def test_fmt_prints_the_significant_digits_a_comparison_needs():
+    assert cm.fmt(1.029) == "1.03"
+    assert cm.fmt(0.04983) == "0.0498"
+    assert cm.fmt(45.67) == "45.7"
+    assert cm.fmt(7593.77) == "7,594"
+    assert cm.fmt(9.996) == "10.0"
+    assert cm.fmt(0.0) == "0" and cm.fmt(3) == "3" and cm.fmt(float("nan")) == "–"
+    assert cm.fmt(1.029, 4) == "1.029"
+    assert cm.fmt(3.2e-6) == "3.20e-06"
+
+
+def test_identical_seeds_are_found_in_a_sweeps_summary(tmp_path):
+    (tmp_path / "sweep").mkdir()
+    (tmp_path / "sweep" / "summary.csv").write_text(
+        "case,metric,mean,std,n,ci95_low,ci95_high\n"
+        "tail drop,x,1.0,0.0,3,1.0,1.0\n"
+        "tail drop,y,2.0,2.7e-13,3,2.0,2.0\n"
+        "CoDel,x,1.0,0.5,3,0.5,1.5\n"
+        "CoDel,y,2.0,0.0,3,2.0,2.0\n"
+    )
+    assert cm.identical_seed_points(str(tmp_path)) == ["sweep: tail drop"]
+    # One seed per point: nothing to say.
+    (tmp_path / "sweep" / "summary.csv").write_text(
+        "case,metric,mean,std,n,ci95_low,ci95_high\ntail drop,x,1.0,,1,,\n"
+    )
+    assert cm.identical_seed_points(str(tmp_path)) == []
+
+
+def test_one_colour_per_discipline():
+    assert style.colour("tail drop 830p") == style.colour("tail drop 10p")
+    assert style.colour("tail drop") == style.COLOURS["tail drop"]
+    assert style.colour("CoDel") != style.colour("FQ-CoDel") != style.colour("LSTF α=0.5")
+    assert style.colour("RED (ns-2.35 defaults)") == style.COLOURS["RED"]
+    assert style.colour("Adaptive RED (ns-2.35 defaults)") == style.COLOURS["Adaptive RED"]
+    assert style.colour("PIE") == style.COLOURS["PIE"]
+    assert style.colour("trace capacity") == style.OTHER
+    assert len(set(style.COLOURS.values())) == len(style.COLOURS)
