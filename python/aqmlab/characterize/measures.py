@@ -16,7 +16,11 @@ Definitions, where the RFC leaves a choice (stated again in the report):
 * **flow startup time** (§2.1): from a TCP flow's first packet (its SYN) reaching the
   bottleneck to its first data packet leaving it (a handshake's round trip, plus any SYN loss).
 * **goodput sampled every 10·minRTT** (§2.5): the time series' bin is set to 10·minRTT; the
-  short-term fairness is Jain's index over the TCP flows in each bin, averaged over the bins.
+  short-term fairness is Jain's index over the long-lived TCP flows present through each bin
+  (seen at the bottleneck before and after it), averaged over the bins. The long-lived flows
+  (bulk, or transfers back to back in one connection) also make Jain's index of goodputs.
+* a flow counts in a loss event's share when it has been seen at the bottleneck before the
+  event's start and after it (flows come and go in §8.2.5).
 * **delay above minRTT** (§2.7): a flow's mean one-way delay less its one-way propagation delay.
 * **packet delay variation** (§2.6, RFC 5481's PDV): per flow, the 99th percentile of its
   queueing delay at the bottleneck less its minimum (the rest of the path adds a constant).
@@ -59,11 +63,16 @@ def loss_events(times_s: Sequence[float], window_s: float) -> list[tuple[int, in
 
 
 def sync_ratio(
-    drops: Sequence[tuple[float, int]], flows: Sequence[int], window_s: float
+    drops: Sequence[tuple[float, int]],
+    flows: Sequence[int],
+    window_s: float,
+    spans: dict[int, tuple[float, float]] | None = None,
 ) -> float | None:
     """The global loss-synchronization ratio (RFC 7928 §2.4): over the loss events of
-    ``drops`` (``(time s, flow)``, only those of ``flows`` counted), the mean share of
-    ``flows`` that lose at least one packet in the event. None without losses."""
+    ``drops`` (``(time s, flow)``, only those of ``flows`` counted), the mean share of the
+    flows that lose at least one packet in the event. With ``spans`` (``{flow: (first,
+    last)}`` times it was seen), a flow counts in an event only when its span holds the
+    event's start (flows that come and go, RFC 7928 §8.2.5). None without losses."""
     members = set(flows)
     if not members:
         return None
@@ -71,9 +80,16 @@ def sync_ratio(
     if not ds:
         return None
     times = [t for t, _ in ds]
-    shares = [
-        len({f for _, f in ds[a:b]}) / len(members) for a, b in loss_events(times, window_s)
-    ]
+    shares = []
+    for a, b in loss_events(times, window_s):
+        losing = {f for _, f in ds[a:b]}
+        t0 = times[a]
+        active = (
+            {f for f in members if spans.get(f, (math.inf, -math.inf))[0] <= t0 <= spans[f][1]}
+            if spans is not None
+            else members
+        )
+        shares.append(len(losing) / len(active | losing))
     return math.fsum(shares) / len(shares)
 
 
@@ -178,6 +194,7 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     """The §2 metrics of one run (in the sweep's worker): ``{"metrics": {name: value},
     "points": [[delay above minRTT ms, goodput Mb/s] per flow], "sojourn_cdf_ms": [...]}``."""
     import numpy as np
+    import pandas as pd
     import pyarrow.parquet as pq
 
     with open(os.path.join(folder, "summary.json"), encoding="utf-8") as f:
@@ -185,10 +202,18 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     with open(os.path.join(folder, "scenario.resolved.toml"), encoding="utf-8") as f:
         resolved = _toml_loads(f.read())
     warmup = _seconds(resolved["warmup"]) if "warmup" in resolved else 0.0
+    bin_s = _seconds(resolved["bin"])
     rtts = base_rtts(resolved)
     min_rtt = min(r for r in rtts if r == r) if rtts else math.nan
     flows = summary["flows"]
     tcp = [f["id"] for f in flows if f["kind"] == "tcp"]
+    # The long-lived (window-limited) TCP flows: bulk, or transfers written back to back into
+    # one connection; the application-limited ones are left out of the fairness indices.
+    greedy = [
+        f["id"]
+        for f, spec in zip(flows, resolved.get("flows", []))
+        if f["kind"] == "tcp" and (f["app"] == "bulk" or spec.get("reuse") is True)
+    ]
     link = summary["links"][LINK]
     m: dict[str, Any] = {}
 
@@ -196,7 +221,7 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     win = summary.get("windows", {}).get("after_warmup")
     gp = [w["goodput_bps"] for w in win["flows"]] if win else [f["goodput_bps"] for f in flows]
     m["goodput_mbps"] = math.fsum(gp) / 1e6
-    m["jain_goodput"] = jain([gp[i] for i in tcp])
+    m["jain_goodput"] = jain([gp[i] for i in greedy])
     m["utilization"] = (win or summary)["links"][LINK]["utilization"] if win else link["utilization"]
 
     # Queue-level metrics (the bottleneck's own counters, whole run).
@@ -249,7 +274,10 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     dw = dr[dr["t_ns"] >= t0]
     drops = list(zip((dw["t_ns"] / 1e9).tolist(), dw["flow"].tolist()))
     tcp_drops = [d for d in drops if d[1] in set(tcp)]
-    m["sync_ratio"] = sync_ratio(tcp_drops, tcp, min_rtt) if tcp else None
+    seen = pd.concat([pk[["t_ns", "flow"]], dr[["t_ns", "flow"]]])
+    agg = seen.groupby("flow")["t_ns"].agg(["min", "max"])
+    spans = {int(f): (lo / 1e9, hi / 1e9) for f, lo, hi in agg.itertuples()}
+    m["sync_ratio"] = sync_ratio(tcp_drops, tcp, min_rtt, spans) if tcp else None
     overall, within = loss_gaps(drops)
     m["loss_gap_ms"] = 1e3 * math.fsum(overall) / len(overall) if overall else None
     m["loss_gap_flow_ms"] = 1e3 * math.fsum(within) / len(within) if within else None
@@ -273,8 +301,17 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
 
     # Goodput every 10·minRTT (the series' bin): Jain's index over the TCP flows, per bin.
     fl = pq.read_table(os.path.join(folder, "flows.parquet")).to_pandas()
-    fl = fl[(fl["t_s"] >= warmup) & fl["flow"].isin(tcp)]
-    short = [jain(g["delivered_bytes"].tolist()) for _, g in fl.groupby("t_s")]
+    fl = fl[(fl["t_s"] >= warmup) & fl["flow"].isin(greedy)]
+    short = []
+    for t, g in fl.groupby("t_s"):
+        # The flows seen at the bottleneck from before the bin to after it.
+        live = [
+            b
+            for f, b in zip(g["flow"], g["delivered_bytes"])
+            if spans.get(int(f), (math.inf, -math.inf))[0] <= t
+            and spans[int(f)][1] >= t + bin_s
+        ]
+        short.append(jain(live))
     short = [j for j in short if j is not None]
     m["jain_10rtt"] = math.fsum(short) / len(short) if short else None
     m["min_rtt_ms"] = 1e3 * min_rtt
@@ -284,3 +321,10 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
 def pd_min(*series: Any) -> int | None:
     vals = [int(s.min()) for s in series if len(s)]
     return min(vals) if vals else None
+
+
+def reduce_v2(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict[str, Any]:
+    """:func:`reduce_run` under a versioned name. A sweep keys its cached runs by its reducer's
+    name, not its code: rename this (v3, ...) whenever what :func:`reduce_run` computes
+    changes, so that runs cached by an older version are reduced again."""
+    return reduce_run(folder, point, sets)
