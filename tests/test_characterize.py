@@ -12,11 +12,10 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import run_cli
-
 from aqmlab.characterize import catalog, measures
 from aqmlab.characterize.catalog import build, templates
 from aqmlab.run import load, toml_text
+from conftest import run_cli
 
 
 def _template(tid):
@@ -49,12 +48,17 @@ def test_flow_counts_follow_s(tid, k, rate, rtt):
     b = _built(tid, rate=rate, rtt=rtt)
     (flow,) = b.scenario["flows"]
     assert flow["count"] == round(k * s)
-    assert b.parameters["S_pkts"] == s and b.scenario["dumbbell"]["bottleneck"]["buffer"] == f"{bdp}p"
+    assert (
+        b.parameters["S_pkts"] == s and b.scenario["dumbbell"]["bottleneck"]["buffer"] == f"{bdp}p"
+    )
 
 
 def test_flow_counts_at_the_default_link():
     # 10 Mb/s, 100 ms: BDP 83 packets, S = 166: 6, 13 and 19 flows.
-    counts = [_built(t).scenario["flows"][0]["count"] for t in ("8.2.2-mild", "8.2.3-medium", "8.2.4-heavy")]
+    counts = [
+        _built(t).scenario["flows"][0]["count"]
+        for t in ("8.2.2-mild", "8.2.3-medium", "8.2.4-heavy")
+    ]
     assert counts == [6, 13, 19]
 
 
@@ -158,8 +162,9 @@ def test_a_user_template_folder(tmp_path):
     (tmp_path / "mine.toml").write_text(text)
     (ts,) = templates(str(tmp_path))
     assert ts.id == "my-cubic"
-    (tmp_path / "bad.toml").write_text('[characterize]\nid = "x"\nsection = "1"\ntitle = "t"\n'
-                                        'requirement = "sometimes"\n')
+    (tmp_path / "bad.toml").write_text(
+        '[characterize]\nid = "x"\nsection = "1"\ntitle = "t"\nrequirement = "sometimes"\n'
+    )
     with pytest.raises(Exception, match="characterize.requirement: expected one of"):
         templates(str(tmp_path))
 
@@ -191,6 +196,35 @@ def test_loss_gaps_on_a_hand_built_sequence():
     overall, within = measures.loss_gaps([(0.3, 0), (0.0, 0), (0.1, 1), (0.45, 1)])
     assert overall == pytest.approx([0.1, 0.2, 0.15])
     assert sorted(within) == pytest.approx([0.3, 0.35])
+
+
+def test_per_rate_split_of_a_schedule():
+    # RFC 7928 §8.2.6 compares the phases: delay and utilization at each rate.
+    import pandas as pd
+
+    resolved = {
+        "duration": "3s",
+        "links": [
+            {
+                "name": "bottleneck",
+                "schedule": [["0s", "100Mbps"], ["1s", "10Mbps"], ["2s", "100Mbps"]],
+            }
+        ],
+    }
+    pw = pd.DataFrame(
+        {
+            "t_ns": [500_000_000, 600_000_000, 1_500_000_000, 2_500_000_000],
+            "sojourn_ns": [2_000_000, 4_000_000, 10_000_000, 6_000_000],
+            "size": [1_250_000, 1_250_000, 625_000, 1_250_000],
+        }
+    )
+    m = measures._per_rate(resolved, pw, warmup=0.5)
+    assert m["queue_delay_ms@100Mbps"] == pytest.approx(4.0)
+    assert m["queue_delay_ms@10Mbps"] == pytest.approx(10.0)
+    # 30 Mb in 1.5 s at 100 Mb/s (the warm-up takes half of the first second); 5 Mb in 1 s at 10.
+    assert m["utilization@100Mbps"] == pytest.approx(30e6 / (100e6 * 1.5))
+    assert m["utilization@10Mbps"] == pytest.approx(0.5)
+    assert measures._per_rate({"links": [{"name": "bottleneck"}]}, pw, 0.0) == {}
 
 
 def test_jain():
@@ -256,6 +290,7 @@ def test_quick_suite_writes_every_scenario(quick_dir):
     ids = {e["id"] for e in doc["scenarios"]}
     for t in templates():
         assert any(i == t.id or i.startswith(t.id + "-") for i in ids), t.id
+    assert {e["template"] for e in doc["scenarios"]} == {t.id for t in templates()}
     for e in doc["scenarios"]:
         assert {"id", "section", "title", "requirement", "parameters", "results"} <= set(e)
         if e["status"] == "not run":
@@ -277,11 +312,23 @@ def test_quick_suite_writes_every_scenario(quick_dir):
 def test_quick_suite_is_resumable(quick_dir):
     # A second start simulates nothing: every run is in the cache.
     before = {p: p.stat().st_mtime_ns for p in (quick_dir / "runs").glob("*/runs/*/summary.json")}
-    r = run_cli("characterize", "codel", "droptail", "--quick", "--out", str(quick_dir), "-q",
-                "--only", "8.2.2")
+    r = run_cli(
+        "characterize",
+        "codel",
+        "droptail",
+        "--quick",
+        "--out",
+        str(quick_dir),
+        "-q",
+        "--only",
+        "8.2.2",
+    )
     assert r.returncode == 0, r.stderr
     after = {p: p.stat().st_mtime_ns for p in (quick_dir / "runs").glob("*/runs/*/summary.json")}
     assert before == after
+    # The scenarios not run now are kept in the JSON (same settings).
+    doc = json.loads((quick_dir / "characterization.json").read_text())
+    assert {e["template"] for e in doc["scenarios"]} == {t.id for t in templates()}
 
 
 def test_quick_report_is_self_contained(quick_dir):
@@ -290,7 +337,7 @@ def test_quick_report_is_self_contained(quick_dir):
 
     refs = re.findall(r'(?:src|href)\s*=\s*"([^"#]+)"', page)
     assert refs and all(r.startswith("data:image/png;base64,") for r in refs)
-    for word in ("must", "may", "Not run", "LEDBAT", "implementation cost", "codel", "droptail"):
+    for word in ("must", "may", "Not run", "LEDBAT", "Implementation cost", "codel", "droptail"):
         assert word in page, word
 
 

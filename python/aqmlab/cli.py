@@ -751,7 +751,8 @@ def _cmd_characterize(a: argparse.Namespace, argv: Sequence[str]) -> int:
     if not a.quiet:
         for e in doc["scenarios"]:
             heads = "  ".join(
-                f"{q}: {_fmt_stat(r.get('queue_delay_ms'))} ms, {_fmt_stat(r.get('goodput_mbps'))} Mb/s"
+                f"{q}: {_fmt_stat(r.get('queue_delay_ms'))} ms, "
+                f"{_fmt_stat(r.get('goodput_mbps'))} Mb/s"
                 for q, r in e["results"].items()
             )
             what = heads if e["status"] != "not run" else e["reason"]

@@ -71,7 +71,9 @@ def check_qdiscs(qdiscs: list[str]) -> None:
         raise ScenarioError("characterize: name at least one discipline")
     for q in qdiscs:
         if q not in known:
-            raise ScenarioError(f"characterize: unknown discipline {q!r} (one of {', '.join(known)})")
+            raise ScenarioError(
+                f"characterize: unknown discipline {q!r} (one of {', '.join(known)})"
+            )
     if len(set(qdiscs)) != len(qdiscs):
         raise ScenarioError("characterize: a discipline is named twice")
 
@@ -179,6 +181,7 @@ def characterize(
             entries.append(
                 {
                     "id": t.id,
+                    "template": t.id,
                     "section": str(t.meta["section"]),
                     "title": t.meta["title"],
                     "requirement": t.meta["requirement"],
@@ -199,9 +202,7 @@ def characterize(
             cases = cases_for(b, qdiscs, par)
             spec = SweepSpec(path, [Axis.of_cases(cases, "qdisc")], {}, seed_list, reduce=REDUCER)
             folder = os.path.join(out, "runs", name)
-            res = run_sweep(
-                spec, folder, jobs=jobs, dask=dask, progress=progress, command=command
-            )
+            res = run_sweep(spec, folder, jobs=jobs, dask=dask, progress=progress, command=command)
             results: dict[str, Any] = {}
             runs: dict[str, list[str]] = {}
             errors: dict[str, str] = {}
@@ -219,6 +220,7 @@ def characterize(
                 results[q] = statistics(metrics)
             entry = {
                 "id": name,
+                "template": t.id,
                 "section": b.section,
                 "title": b.title,
                 "requirement": b.requirement,
@@ -231,22 +233,29 @@ def characterize(
                     "seeds": seed_list,
                 },
                 "results": results,
-                "runs": {q: [os.path.join("runs", name, "runs", k) for k in ks] for q, ks in runs.items()},
+                "runs": {
+                    q: [os.path.join("runs", name, "runs", k) for k in ks] for q, ks in runs.items()
+                },
             }
             if errors:
                 entry["errors"] = errors
             entries.append(entry)
-    doc = {
-        "format_version": 1,
-        "aqmlab_version": __version__,
-        "rfc": "RFC 7928",
-        "command": command,
+    settings = {
         "quick": quick,
         "rate": rate,
         "rtt": rtt,
         "seeds": seed_list,
         "disciplines": list(qdiscs),
         "params": par,
+    }
+    if only:
+        entries = _merge(out, settings, chosen, entries, templates(catalog))
+    doc = {
+        "format_version": 1,
+        "aqmlab_version": __version__,
+        "rfc": "RFC 7928",
+        "command": command,
+        **settings,
         "wall_s": round(time.monotonic() - t_start, 1),
         "scenarios": entries,
     }
@@ -261,6 +270,31 @@ def characterize(
 
     write_report(out)
     return doc
+
+
+def _merge(
+    out: str,
+    settings: dict[str, Any],
+    chosen: list[Template],
+    entries: list[dict[str, Any]],
+    every: list[Template],
+) -> list[dict[str, Any]]:
+    """With ``--only``: the scenarios not run now are kept from the folder's earlier
+    ``characterization.json`` when it was made with the same settings (disciplines,
+    parameters, rate, RTT, seeds, mode), so a partial run updates the report in place."""
+    try:
+        with open(os.path.join(out, "characterization.json"), encoding="utf-8") as f:
+            old = json.load(f)
+    except (OSError, ValueError):
+        return entries
+    if any(old.get(k) != v for k, v in settings.items()):
+        return entries
+    ran = {t.id for t in chosen}
+    merged = []
+    for t in every:
+        source = entries if t.id in ran else old.get("scenarios", [])
+        merged += [e for e in source if e.get("template") == t.id]
+    return merged
 
 
 def _wanted(t: Template, only: list[str] | None) -> bool:

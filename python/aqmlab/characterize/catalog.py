@@ -178,7 +178,9 @@ def build(t: Template, variant: dict[str, Any], rate: float, rtt: float, quick: 
                 "(the sender link and the bottleneck take 1 ms each way)"
             )
     schedule = meta.get("schedule")
-    top_rate = max([rate] + [bps(r, f"{where}: schedule") for r in (schedule or {}).get("rates", [])])
+    top_rate = max(
+        [rate] + [bps(r, f"{where}: schedule") for r in (schedule or {}).get("rates", [])]
+    )
     bdp = bdp_packets(top_rate, max(rtts))
     buffer = bdp
     s = bdp + buffer

@@ -150,11 +150,9 @@ def ellipse(
 
 
 def _seconds(text: str) -> float:
-    units = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-    for u in ("ns", "us", "ms", "s"):
-        if text.endswith(u):
-            return float(text[: -len(u)]) * units[u]
-    raise ValueError(f"not a duration: {text!r}")
+    from aqmlab.characterize.catalog import seconds
+
+    return seconds(text, "resolved scenario")
 
 
 def base_rtts(resolved: dict[str, Any]) -> list[float]:
@@ -222,7 +220,9 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     gp = [w["goodput_bps"] for w in win["flows"]] if win else [f["goodput_bps"] for f in flows]
     m["goodput_mbps"] = math.fsum(gp) / 1e6
     m["jain_goodput"] = jain([gp[i] for i in greedy])
-    m["utilization"] = (win or summary)["links"][LINK]["utilization"] if win else link["utilization"]
+    m["utilization"] = (
+        (win or summary)["links"][LINK]["utilization"] if win else link["utilization"]
+    )
 
     # Queue-level metrics (the bottleneck's own counters, whole run).
     soj = link.get("sojourn_ms") or {}
@@ -298,6 +298,7 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
             pdv.append((float(np.quantile(s, 0.99)) - float(s.min())) / 1e6)
     m["pdv_p99_ms"] = math.fsum(pdv) / len(pdv) if pdv else None
     cdf = _quantiles(pw["sojourn_ns"].to_numpy() / 1e6, CDF_POINTS)
+    m.update(_per_rate(resolved, pw, warmup))
 
     # Goodput every 10·minRTT (the series' bin): Jain's index over the TCP flows, per bin.
     fl = pq.read_table(os.path.join(folder, "flows.parquet")).to_pandas()
@@ -308,14 +309,50 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
         live = [
             b
             for f, b in zip(g["flow"], g["delivered_bytes"])
-            if spans.get(int(f), (math.inf, -math.inf))[0] <= t
-            and spans[int(f)][1] >= t + bin_s
+            if spans.get(int(f), (math.inf, -math.inf))[0] <= t and spans[int(f)][1] >= t + bin_s
         ]
         short.append(jain(live))
     short = [j for j in short if j is not None]
     m["jain_10rtt"] = math.fsum(short) / len(short) if short else None
     m["min_rtt_ms"] = 1e3 * min_rtt
     return {"metrics": m, "points": points, "sojourn_cdf_ms": cdf}
+
+
+def _per_rate(resolved: dict[str, Any], pw: Any, warmup: float) -> dict[str, Any]:
+    """With a rate schedule on the bottleneck (RFC 7928 §8.2.6): the queueing delay and the
+    utilization while it runs at each of its rates, ``queue_delay_ms@100Mbps``,
+    ``utilization@10Mbps`` (packets by the time they leave the discipline)."""
+    import numpy as np
+
+    from aqmlab.characterize.catalog import bps
+
+    link = next((x for x in resolved.get("links", []) if x["name"] == LINK), None)
+    if not link or "schedule" not in link:
+        return {}
+    starts = np.array([_seconds(t) for t, _ in link["schedule"]])
+    labels = [r for _, r in link["schedule"]]
+    rates = np.array([bps(r, "schedule") for r in labels])
+    end = _seconds(resolved["duration"])
+    edges = np.append(starts, end)
+    t = pw["t_ns"].to_numpy() / 1e9
+    idx = np.searchsorted(starts, t, side="right") - 1
+    out: dict[str, Any] = {}
+    for label in dict.fromkeys(labels):
+        r = bps(label, "schedule")
+        mask = rates[idx] == r
+        # The time spent at this rate after the warm-up.
+        span = sum(
+            max(0.0, min(edges[i + 1], end) - max(edges[i], warmup))
+            for i in range(len(starts))
+            if rates[i] == r
+        )
+        out[f"queue_delay_ms@{label}"] = (
+            float(pw["sojourn_ns"].to_numpy()[mask].mean()) / 1e6 if mask.any() else None
+        )
+        out[f"utilization@{label}"] = (
+            float(pw["size"].to_numpy()[mask].sum()) * 8 / (r * span) if span > 0 else None
+        )
+    return out
 
 
 def pd_min(*series: Any) -> int | None:

@@ -229,11 +229,14 @@ def write_report(out: str) -> str:
                 )
             else:
                 cells.append("<td>–</td>")
-        status = e["status"] if e["status"] == "run" else f'<span class="bad">{_e(e["status"])}</span>'
+        status = (
+            e["status"] if e["status"] == "run" else f'<span class="bad">{_e(e["status"])}</span>'
+        )
         rows.append(
             f'<tr><td class="l"><a href="#{_e(e["id"])}">§{_e(e["section"])}</a></td>'
             f'<td class="l">{_e(e["title"])}{" — " + _e(e["variant"]) if e["variant"] else ""}</td>'
-            f'<td class="l">{_e(e["requirement"])}</td><td class="l">{status}</td>{"".join(cells)}</tr>'
+            f'<td class="l">{_e(e["requirement"])}</td><td class="l">{status}</td>'
+            f"{''.join(cells)}</tr>"
         )
     body.append("<h2>Overview</h2>")
     body.append(
@@ -267,7 +270,9 @@ def write_report(out: str) -> str:
                 + "; ".join(f"{_e(q)}: {_e(err)}" for q, err in e["errors"].items())
                 + "</p>"
             )
-        body.append(f"<details><summary>parameters</summary>{_params_table(e['parameters'])}</details>")
+        body.append(
+            f"<details><summary>parameters</summary>{_params_table(e['parameters'])}</details>"
+        )
         tr = "".join(f"<th>{_e(q)}</th>" for q in e["results"])
         mrows = []
         for key, label in _metric_rows(e):
@@ -286,14 +291,17 @@ def write_report(out: str) -> str:
         body.append(
             f"<h3>{_e(q)}</h3><p>Parameters given: "
             f"{_e(', '.join(f'{k}={v}' for k, v in extra.items()) or 'none (defaults)')}. "
-            f"As run (every value, from the resolved scenario): <code>{_e(as_run.get(q, '–'))}</code></p>"
+            "As run (every value, from the resolved scenario): "
+            f"<code>{_e(as_run.get(q, '–'))}</code></p>"
             f"<p>Implementation cost and tuning (RFC 7928 §11-12):</p><ul>{facts}</ul>"
         )
     from aqmlab.characterize import measures
 
     body.append(f"<h2>How the metrics are measured</h2><pre>{_e(measures.__doc__)}</pre>")
     html_text = _page("RFC 7928 characterization", "\n".join(body))
-    html_text = html_text.replace(f"<style>{_CSS}</style>", f"<style>{_CSS} h3 {{ margin-top: 1.6em; }}</style>")
+    html_text = html_text.replace(
+        f"<style>{_CSS}</style>", f"<style>{_CSS} h3 {{ margin-top: 1.6em; }}</style>"
+    )
     path = os.path.join(out, "report.html")
     tmp = os.path.join(out, ".report.html.partial")
     with open(tmp, "w", encoding="utf-8") as f:
