@@ -98,6 +98,12 @@ def test_varying_congestion_cycles_mild_medium_heavy(quick):
                 total += f["count"]
         return total
 
+    # A measurement window per phase, named by its level, from a tenth into it to its end.
+    levels = ["mild", "medium", "heavy"]
+    for i, w in enumerate(b.scenario["windows"]):
+        assert w["name"] == f"{levels[i % 3]}{i // 3}"
+        assert _seconds(w["from"]) == pytest.approx((i + 0.1) * phase)
+        assert _seconds(w["to"]) == pytest.approx((i + 1) * phase)
     k = 0
     while (3 * k + 3) * phase <= duration:
         for i in range(3):
@@ -225,6 +231,32 @@ def test_per_rate_split_of_a_schedule():
     assert m["utilization@100Mbps"] == pytest.approx(30e6 / (100e6 * 1.5))
     assert m["utilization@10Mbps"] == pytest.approx(0.5)
     assert measures._per_rate({"links": [{"name": "bottleneck"}]}, pw, 0.0) == {}
+
+
+def test_per_level_over_the_phase_windows():
+    def window(mean, released, dropped, enqueued, util):
+        link = {
+            "sojourn_ms": {"mean": mean},
+            "released_pkts": released,
+            "dropped_pkts": dropped,
+            "enqueued_pkts": enqueued,
+            "utilization": util,
+        }
+        return {"links": {"bottleneck": link}}
+
+    summary = {
+        "windows": {
+            "after_warmup": window(99.0, 1, 1, 1, 1.0),  # not a phase: left out
+            "mild0": window(10.0, 100, 1, 101, 0.8),
+            "mild1": window(20.0, 300, 3, 303, 0.9),
+            "heavy0": window(50.0, 200, 20, 220, 1.0),
+        }
+    }
+    m = measures.per_level(summary)
+    assert m["queue_delay_ms@mild"] == pytest.approx((10 * 100 + 20 * 300) / 400)
+    assert m["loss_ratio@mild"] == pytest.approx(4 / 404)
+    assert m["utilization@mild"] == pytest.approx(0.85)
+    assert m["queue_delay_ms@heavy"] == 50.0 and "queue_delay_ms@medium" not in m
 
 
 def test_jain():

@@ -285,14 +285,14 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="ID",
         help="only the scenarios whose id or RFC section starts with ID (repeatable): 8.2",
     )
-    chg = ch.add_mutually_exclusive_group()
-    chg.add_argument(
+    ch.add_argument(
         "--jobs", "-j", type=int, metavar="N", help="parallel runs (default: every core)"
     )
-    chg.add_argument(
+    ch.add_argument(
         "--dask",
         metavar="ADDRESS",
-        help="run on a Dask cluster: a scheduler's address, or 'local'",
+        help="run on a Dask cluster: a scheduler's address (tcp://host:8786), or 'local' for "
+        "a LocalCluster of --jobs workers",
     )
     ch.add_argument("--out", "-o", metavar="DIR", help="output folder (default out/characterize)")
     ch.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")

@@ -232,8 +232,11 @@ def build(t: Template, variant: dict[str, Any], rate: float, rtt: float, quick: 
         values[k] = _fill(v, values, rate, where)
         params[k] = values[k]
     body = _fill(copy.deepcopy(t.body), values, rate, where)
+    # A half of a small N can be empty (N = 1 at a low rate): such a group has no flow.
+    body["flows"] = [f for f in body.get("flows", []) if f.get("count", 1) != 0]
     if "cycle" in meta:
         body.setdefault("flows", []).extend(_cycle_flows(meta, values, duration, quick, where))
+        body["windows"] = _cycle_windows(meta, duration, quick, where)
         params["cycle"] = {
             "phase_s": seconds(meta["cycle"]["quick_phase" if quick else "phase"], where),
             "flows": [values["n_mild"], values["n_medium"], values["n_heavy"]],
@@ -271,6 +274,29 @@ def _fill(node: Any, values: dict[str, Any], rate: float, where: str) -> Any:
             raise ScenarioError(f"{where}: unknown placeholder {node!r}")
         return values[node[1:]]
     return node
+
+
+def _cycle_windows(
+    meta: dict[str, Any], duration: float, quick: bool, where: str
+) -> list[dict[str, Any]]:
+    """A measurement window per phase of §8.2.5's cycle, named by its level and cycle
+    (``mild0``, ``medium0``, ``heavy0``, ``mild1``, ...), from the first tenth of the phase
+    (when its flows have all started) to its end."""
+    cyc = meta["cycle"]
+    phase = seconds(cyc["quick_phase" if quick else "phase"], f"{where}: cycle.phase")
+    out = []
+    i = 0
+    while (i + 1) * phase <= duration + 1e-9:
+        level = list(CONGESTION)[i % 3]
+        out.append(
+            {
+                "name": f"{level}{i // 3}",
+                "from": duration_text(i * phase + phase / 10),
+                "to": duration_text((i + 1) * phase),
+            }
+        )
+        i += 1
+    return out
 
 
 def _cycle_flows(

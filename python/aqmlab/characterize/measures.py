@@ -299,6 +299,7 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     m["pdv_p99_ms"] = math.fsum(pdv) / len(pdv) if pdv else None
     cdf = _quantiles(pw["sojourn_ns"].to_numpy() / 1e6, CDF_POINTS)
     m.update(_per_rate(resolved, pw, warmup))
+    m.update(per_level(summary))
 
     # Goodput every 10·minRTT (the series' bin): Jain's index over the TCP flows, per bin.
     fl = pq.read_table(os.path.join(folder, "flows.parquet")).to_pandas()
@@ -355,13 +356,41 @@ def _per_rate(resolved: dict[str, Any], pw: Any, warmup: float) -> dict[str, Any
     return out
 
 
+def per_level(summary: dict[str, Any]) -> dict[str, Any]:
+    """RFC 7928 §8.2.5: the bottleneck's queueing delay, loss ratio and utilization at each
+    congestion level, over the measurement windows named after it (``mild0``, ``heavy1``...):
+    ``queue_delay_ms@mild`` (weighted by the packets each window released), ``loss_ratio@mild``
+    (drops ÷ arrivals), ``utilization@mild`` (the windows' mean, each the same length)."""
+    import re
+
+    acc: dict[str, dict[str, float]] = {}
+    for name, w in summary.get("windows", {}).items():
+        mt = re.fullmatch(r"(mild|medium|heavy)[0-9]+", name)
+        if not mt or LINK not in w.get("links", {}):
+            continue
+        link = w["links"][LINK]
+        a = acc.setdefault(mt.group(1), {"soj": 0.0, "rel": 0, "drop": 0, "enq": 0, "util": []})
+        if link.get("sojourn_ms"):
+            a["soj"] += link["sojourn_ms"]["mean"] * link["released_pkts"]
+            a["rel"] += link["released_pkts"]
+        a["drop"] += link["dropped_pkts"]
+        a["enq"] += link["enqueued_pkts"]
+        a["util"].append(link["utilization"])
+    out: dict[str, Any] = {}
+    for level, a in acc.items():
+        out[f"queue_delay_ms@{level}"] = a["soj"] / a["rel"] if a["rel"] else None
+        out[f"loss_ratio@{level}"] = a["drop"] / a["enq"] if a["enq"] else None
+        out[f"utilization@{level}"] = math.fsum(a["util"]) / len(a["util"])
+    return out
+
+
 def pd_min(*series: Any) -> int | None:
     vals = [int(s.min()) for s in series if len(s)]
     return min(vals) if vals else None
 
 
-def reduce_v2(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict[str, Any]:
+def reduce_v3(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict[str, Any]:
     """:func:`reduce_run` under a versioned name. A sweep keys its cached runs by its reducer's
-    name, not its code: rename this (v3, ...) whenever what :func:`reduce_run` computes
+    name, not its code: rename this (v4, ...) whenever what :func:`reduce_run` computes
     changes, so that runs cached by an older version are reduced again."""
     return reduce_run(folder, point, sets)
