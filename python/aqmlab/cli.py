@@ -264,6 +264,46 @@ def _build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--trace", metavar="FILE", help="cellular: a mahimahi trace for the downlink")
     rep.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
 
+    ch = sub.add_parser(
+        "characterize",
+        help="RFC 7928's characterization of queue disciplines, side by side",
+        description=(
+            "Run RFC 7928's scenarios for every discipline named and write "
+            "DIR/characterization.json, the runs (cached and resumable, as sweeps), figures and "
+            "DIR/report.html (docs/characterize.md)."
+        ),
+    )
+    ch.add_argument("qdiscs", nargs="+", metavar="QDISC", help="disciplines (aqmlab replay --list)")
+    ch.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="QDISC.KEY=VALUE",
+        help="a discipline's parameter (repeatable): codel.target=10ms",
+    )
+    ch.add_argument("--rate", default="10Mbps", metavar="R", help="bottleneck rate (10Mbps)")
+    ch.add_argument("--rtt", default="100ms", metavar="T", help="base round-trip time (100ms)")
+    ch.add_argument("--seeds", type=int, metavar="N", help="seeds 1..N (default 5; 2 with --quick)")
+    ch.add_argument("--quick", action="store_true", help="every scenario shortened (for CI)")
+    ch.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only the scenarios whose id or RFC section starts with ID (repeatable): 8.2",
+    )
+    ch.add_argument(
+        "--jobs", "-j", type=int, metavar="N", help="parallel runs (default: every core)"
+    )
+    ch.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run on a Dask cluster: a scheduler's address (tcp://host:8786), or 'local' for "
+        "a LocalCluster of --jobs workers",
+    )
+    ch.add_argument("--out", "-o", metavar="DIR", help="output folder (default out/characterize)")
+    ch.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
+
     ex = sub.add_parser(
         "export",
         help="write a run's series in another tool's format (--flent: a flent data file)",
@@ -689,6 +729,51 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_characterize(a: argparse.Namespace, argv: Sequence[str]) -> int:
+    import shlex
+
+    from aqmlab.characterize import characterize
+
+    if a.jobs is not None and a.jobs < 1:
+        raise _UsageError(f"--jobs must be at least 1, got {a.jobs}")
+    out = a.out or os.path.join("out", "characterize")
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
+    doc = characterize(
+        a.qdiscs,
+        out,
+        params=a.param,
+        rate=a.rate,
+        rtt=a.rtt,
+        seeds=a.seeds,
+        quick=a.quick,
+        jobs=a.jobs,
+        dask=a.dask,
+        progress=False if a.quiet else None,
+        only=a.only or None,
+        command=shlex.join(["aqmlab", *argv]),
+    )
+    failed = [e["id"] for e in doc["scenarios"] if e["status"] == "failed"]
+    if not a.quiet:
+        for e in doc["scenarios"]:
+            heads = "  ".join(
+                f"{q}: {_fmt_stat(r.get('queue_delay_ms'))} ms, "
+                f"{_fmt_stat(r.get('goodput_mbps'))} Mb/s"
+                for q, r in e["results"].items()
+            )
+            what = heads if e["status"] != "not run" else e["reason"]
+            print(f"§{e['section']:<6} {e['id']:<34} {e['requirement']:<11} {what}")
+    print(f"report: {os.path.join(out, 'report.html')}")
+    if failed:
+        print(f"aqmlab: error: runs failed in {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _fmt_stat(stat: dict | None) -> str:
+    return "–" if not stat or stat.get("mean") is None else f"{stat['mean']:.3g}"
+
+
 def _print_claims(rep) -> None:
     from aqmlab.reproduce.common import fmt
 
@@ -937,6 +1022,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return 0
         if a.command == "reproduce":
             return _cmd_reproduce(a)
+        if a.command == "characterize":
+            return _cmd_characterize(a, sys.argv[1:] if argv is None else argv)
         if a.command == "sweep":
             return _cmd_sweep(a, sys.argv[1:] if argv is None else argv)
         if a.command == "bench":

@@ -1,0 +1,306 @@
+"""``aqmlab characterize``: RFC 7928's characterization of queue disciplines, side by side.
+
+For every scenario of the catalog (:mod:`aqmlab.characterize.catalog`: TOML templates in
+``scenarios/``) and each of its variants, one sweep runs every discipline named over the seeds
+(``DIR/runs/<scenario>/``: cached and resumable as any sweep, local workers or Dask); each run
+is reduced in its worker to RFC 7928 §2's metrics (:mod:`aqmlab.characterize.measures`). The
+folder then holds:
+
+* ``characterization.json``: per scenario its id, section, title, requirement level (RFC 7928
+  Fig. 4), status (``run`` / ``not run`` and why), parameters, and per discipline and metric
+  the mean, the 95 % Student-t interval over seeds and n (``docs/data-format.md``);
+* ``scenarios/``: each concrete scenario as run (``aqmlab run`` repeats one);
+* ``figures/`` and ``report.html`` (:mod:`aqmlab.characterize.report`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from typing import Any
+
+from aqmlab.characterize.catalog import Built, Template, bps, build, seconds, templates
+from aqmlab.exceptions import AqmlabError, ScenarioError
+
+DEFAULT_RATE = "10Mbps"
+DEFAULT_RTT = "100ms"
+#: Seeds a full run uses by default (the issue asks for at least 5), and a quick run.
+FULL_SEEDS = 5
+QUICK_SEEDS = 2
+#: The discipline every scenario with ``with_droptail`` is compared with.
+TAIL_DROP = "droptail"
+REDUCER = "aqmlab.characterize.measures:reduce_v3"
+#: The key of the bottleneck's parameters in every template (a dumbbell).
+PARAMS_KEY = "dumbbell.bottleneck.params"
+
+
+def parse_params(items: list[str] | None, qdiscs: list[str]) -> dict[str, dict[str, Any]]:
+    """``["codel.target=10ms", ...]`` as ``{"codel": {"target": "10ms"}}``, checked against
+    the disciplines named and their parameters (``aqmlab replay --list``)."""
+    from aqmlab._core import list_qdiscs
+    from aqmlab.sweepspec import literal
+
+    known = {q["name"]: {p["name"] for p in q["params"]} for q in list_qdiscs()}
+    out: dict[str, dict[str, Any]] = {q: {} for q in qdiscs}
+    for item in items or []:
+        lhs, sep, value = item.partition("=")
+        qdisc, dot, key = lhs.partition(".")
+        if not sep or not dot or not key or not value:
+            raise ScenarioError(f"--param {item}: expected QDISC.KEY=VALUE, like codel.target=10ms")
+        if qdisc not in out:
+            raise ScenarioError(
+                f"--param {item}: {qdisc!r} is not one of the disciplines named "
+                f"({', '.join(qdiscs)})"
+            )
+        if key not in known.get(qdisc, set()):
+            raise ScenarioError(
+                f"--param {item}: {qdisc} has no parameter {key!r} "
+                f"(it has {', '.join(sorted(known[qdisc]))})"
+            )
+        out[qdisc][key] = literal(value)
+    return out
+
+
+def check_qdiscs(qdiscs: list[str]) -> None:
+    from aqmlab._core import list_qdiscs
+
+    known = [q["name"] for q in list_qdiscs()]
+    if not qdiscs:
+        raise ScenarioError("characterize: name at least one discipline")
+    for q in qdiscs:
+        if q not in known:
+            raise ScenarioError(
+                f"characterize: unknown discipline {q!r} (one of {', '.join(known)})"
+            )
+    if len(set(qdiscs)) != len(qdiscs):
+        raise ScenarioError("characterize: a discipline is named twice")
+
+
+def cases_for(
+    b: Built, qdiscs: list[str], params: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """The sweep's cases of one scenario: per discipline its swap and its parameters (ECN on
+    where the scenario asks for it and the discipline has an ``ecn`` parameter)."""
+    from aqmlab._core import list_qdiscs
+
+    has_ecn = {q["name"]: any(p["name"] == "ecn" for p in q["params"]) for q in list_qdiscs()}
+    names = list(qdiscs)
+    if b.with_droptail and TAIL_DROP not in names:
+        names.append(TAIL_DROP)
+    cases = {}
+    for q in names:
+        c: dict[str, Any] = {"qdisc:bottleneck": q}
+        p = dict(params.get(q, {}))
+        if b.ecn and has_ecn[q]:
+            p.setdefault("ecn", True)
+        c.update({f"{PARAMS_KEY}.{k}": v for k, v in p.items()})
+        cases[q] = c
+    return cases
+
+
+def slug(b: Built) -> str:
+    return b.id + (f"-{b.variant}" if b.variant else "")
+
+
+def run_metrics(reduced: dict[str, Any], ratios: list[list[str]]) -> dict[str, Any]:
+    """A run's metrics, with the template's goodput ratios added."""
+    m = dict(reduced["metrics"])
+    for a, b in ratios:
+        ga, gb = m.get(f"goodput_mbps[{a}]"), m.get(f"goodput_mbps[{b}]")
+        m[f"goodput_ratio[{a}/{b}]"] = ga / gb if ga is not None and gb else None
+    return m
+
+
+def statistics(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per metric over the runs (seeds): mean, the 95 % t interval and n (JSON-safe: null
+    where undefined)."""
+    from aqmlab.stats import mean_ci
+
+    names: list[str] = []
+    for r in runs:
+        names += [k for k in r if k not in names]
+    out = {}
+    for k in names:
+        vals = [r.get(k) for r in runs]
+        mean, _, n, half = mean_ci([float(v) for v in vals if isinstance(v, (int, float))])
+        out[k] = {
+            "mean": _num(mean),
+            "ci95": [_num(mean - half), _num(mean + half)],
+            "n": n,
+        }
+    return out
+
+
+def _num(v: float) -> float | None:
+    return None if v is None or math.isnan(v) else float(v)
+
+
+def characterize(
+    qdiscs: list[str],
+    out: str,
+    *,
+    params: list[str] | None = None,
+    rate: str = DEFAULT_RATE,
+    rtt: str = DEFAULT_RTT,
+    seeds: int | None = None,
+    quick: bool = False,
+    jobs: int | None = None,
+    dask: str | None = None,
+    progress: bool = False,
+    only: list[str] | None = None,
+    catalog: str | None = None,
+    command: str | None = None,
+) -> dict[str, Any]:
+    """Run the characterization of ``qdiscs`` into ``out``; return ``characterization.json``'s
+    document (the report is written beside it). ``only`` keeps the scenarios whose id or
+    section starts with one of its items; ``catalog`` is a folder of templates to use instead
+    of the bundled ones."""
+    from aqmlab import __version__
+    from aqmlab.run import toml_text
+    from aqmlab.sweep import REDUCED, run_sweep
+    from aqmlab.sweepspec import Axis, SweepSpec
+
+    t_start = time.monotonic()
+    check_qdiscs(qdiscs)
+    par = parse_params(params, qdiscs)
+    rate_bps = bps(rate, "--rate")
+    rtt_s = seconds(rtt, "--rtt")
+    n_seeds = seeds if seeds is not None else (QUICK_SEEDS if quick else FULL_SEEDS)
+    if n_seeds < 1:
+        raise AqmlabError(f"--seeds: expected at least 1, got {n_seeds}")
+    seed_list = list(range(1, n_seeds + 1))
+    chosen = [t for t in templates(catalog) if _wanted(t, only)]
+    if only and not chosen:
+        raise ScenarioError(f"--only {','.join(only)}: no scenario matches")
+    os.makedirs(os.path.join(out, "scenarios"), exist_ok=True)
+    entries: list[dict[str, Any]] = []
+    for t in chosen:
+        if t.needs:
+            entries.append(
+                {
+                    "id": t.id,
+                    "template": t.id,
+                    "section": str(t.meta["section"]),
+                    "title": t.meta["title"],
+                    "requirement": t.meta["requirement"],
+                    "variant": "",
+                    "status": "not run",
+                    "reason": f"needs {t.needs}",
+                    "parameters": {},
+                    "results": {},
+                }
+            )
+            continue
+        for v in t.variants(quick):
+            b = build(t, v, rate_bps, rtt_s, quick)
+            name = slug(b)
+            path = os.path.join(out, "scenarios", f"{name}.toml")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(toml_text(b.scenario))
+            cases = cases_for(b, qdiscs, par)
+            spec = SweepSpec(path, [Axis.of_cases(cases, "qdisc")], {}, seed_list, reduce=REDUCER)
+            folder = os.path.join(out, "runs", name)
+            res = run_sweep(spec, folder, jobs=jobs, dask=dask, progress=progress, command=command)
+            results: dict[str, Any] = {}
+            runs: dict[str, list[str]] = {}
+            errors: dict[str, str] = {}
+            for q in cases:
+                rows = res.results[res.results["qdisc"] == q]
+                bad = rows[rows["error"].notna()]
+                if len(bad):
+                    errors[q] = str(bad["error"].iloc[0])
+                ok = rows[rows["error"].isna()]
+                runs[q] = [str(k) for k in ok["run"]]
+                metrics = []
+                for key in runs[q]:
+                    with open(os.path.join(folder, "runs", key, REDUCED), encoding="utf-8") as f:
+                        metrics.append(run_metrics(json.load(f), b.ratios))
+                results[q] = statistics(metrics)
+            entry = {
+                "id": name,
+                "template": t.id,
+                "section": b.section,
+                "title": b.title,
+                "requirement": b.requirement,
+                "variant": b.variant,
+                "status": "run" if not errors else "failed",
+                "parameters": {
+                    **b.parameters,
+                    "disciplines": {q: c for q, c in cases.items()},
+                    "scenario": os.path.relpath(path, out),
+                    "seeds": seed_list,
+                },
+                "results": results,
+                "runs": {
+                    q: [os.path.join("runs", name, "runs", k) for k in ks] for q, ks in runs.items()
+                },
+            }
+            if errors:
+                entry["errors"] = errors
+            entries.append(entry)
+    settings = {
+        "quick": quick,
+        "rate": rate,
+        "rtt": rtt,
+        "seeds": seed_list,
+        "disciplines": list(qdiscs),
+        "params": par,
+    }
+    if only:
+        entries = _merge(out, settings, chosen, entries, templates(catalog))
+    doc = {
+        "format_version": 1,
+        "aqmlab_version": __version__,
+        "rfc": "RFC 7928",
+        "command": command,
+        **settings,
+        "wall_s": round(time.monotonic() - t_start, 1),
+        "scenarios": entries,
+    }
+    with open(os.path.join(out, ".characterization.json.partial"), "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    os.replace(
+        os.path.join(out, ".characterization.json.partial"),
+        os.path.join(out, "characterization.json"),
+    )
+    from aqmlab.characterize.report import write_report
+
+    write_report(out)
+    return doc
+
+
+def _merge(
+    out: str,
+    settings: dict[str, Any],
+    chosen: list[Template],
+    entries: list[dict[str, Any]],
+    every: list[Template],
+) -> list[dict[str, Any]]:
+    """With ``--only``: the scenarios not run now are kept from the folder's earlier
+    ``characterization.json`` when it was made with the same settings (disciplines,
+    parameters, rate, RTT, seeds, mode), so a partial run updates the report in place."""
+    try:
+        with open(os.path.join(out, "characterization.json"), encoding="utf-8") as f:
+            old = json.load(f)
+    except (OSError, ValueError):
+        return entries
+    if any(old.get(k) != v for k, v in settings.items()):
+        return entries
+    ran = {t.id for t in chosen}
+    merged = []
+    for t in every:
+        source = entries if t.id in ran else old.get("scenarios", [])
+        merged += [e for e in source if e.get("template") == t.id]
+    return merged
+
+
+def _wanted(t: Template, only: list[str] | None) -> bool:
+    if not only:
+        return True
+    return any(t.id.startswith(o) or str(t.meta["section"]).startswith(o) for o in only)
+
+
+__all__ = ["characterize", "parse_params"]

@@ -1,0 +1,396 @@
+"""RFC 7928 §2's metrics of one run, and the arithmetic behind them.
+
+The pure functions (:func:`loss_events`, :func:`sync_ratio`, :func:`loss_gaps`,
+:func:`gaussian_fit`, :func:`ellipse`, :func:`jain`) are tested on hand-built inputs;
+:func:`reduce_run` applies them to a run's folder, in the sweep's worker (``SweepSpec.reduce``),
+so the packet log never leaves the worker.
+
+Definitions, where the RFC leaves a choice (stated again in the report):
+
+* **loss event** (§2.4, after Hassayoun & Ros): a loss at the bottleneck that falls outside
+  every earlier event opens one, and the event takes every loss of the next base RTT (the
+  smallest of the flows' propagation RTTs); the **global loss-synchronization ratio** is the
+  mean over events of the share of the TCP flows that lose at least one packet in it.
+* **interval between losses** (§2.3): the gaps between consecutive drops at the bottleneck,
+  over all flows and within each flow.
+* **flow startup time** (§2.1): from a TCP flow's first packet (its SYN) reaching the
+  bottleneck to its first data packet leaving it (a handshake's round trip, plus any SYN loss).
+* **goodput sampled every 10·minRTT** (§2.5): the time series' bin is set to 10·minRTT; the
+  short-term fairness is Jain's index over the long-lived TCP flows present through each bin
+  (seen at the bottleneck before and after it), averaged over the bins. The long-lived flows
+  (bulk, or transfers back to back in one connection) also make Jain's index of goodputs.
+* a flow counts in a loss event's share when it has been seen at the bottleneck before the
+  event's start and after it (flows come and go in §8.2.5).
+* **delay above minRTT** (§2.7): a flow's mean one-way delay less its one-way propagation delay.
+* **packet delay variation** (§2.6, RFC 5481's PDV): per flow, the 99th percentile of its
+  queueing delay at the bottleneck less its minimum (the rest of the path adds a constant).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from aqmlab.sweepspec import _toml_loads
+
+#: The bottleneck's forward direction, the one every template names so.
+LINK = "bottleneck"
+#: Bytes of a packet with no payload (SYN, pure ACK): IPv4 + TCP headers.
+HEADER_BYTES = 40
+#: Quantiles of the queueing delay kept per run for the CDF figure.
+CDF_POINTS = 101
+
+
+# --- loss events, synchronization, gaps ---------------------------------------------------------
+
+
+def loss_events(times_s: Sequence[float], window_s: float) -> list[tuple[int, int]]:
+    """Group loss times (sorted) into events: ``[(first index, end index)]``, each event the
+    losses in ``[t0, t0 + window_s)`` from the first loss ``t0`` not in an earlier event."""
+    events = []
+    i, n = 0, len(times_s)
+    while i < n:
+        t0 = times_s[i]
+        j = i
+        while j < n and times_s[j] < t0 + window_s:
+            j += 1
+        events.append((i, j))
+        i = j
+    return events
+
+
+def sync_ratio(
+    drops: Sequence[tuple[float, int]],
+    flows: Sequence[int],
+    window_s: float,
+    spans: dict[int, tuple[float, float]] | None = None,
+) -> float | None:
+    """The global loss-synchronization ratio (RFC 7928 §2.4): over the loss events of
+    ``drops`` (``(time s, flow)``, only those of ``flows`` counted), the mean share of the
+    flows that lose at least one packet in the event. With ``spans`` (``{flow: (first,
+    last)}`` times it was seen), a flow counts in an event only when its span holds the
+    event's start (flows that come and go, RFC 7928 §8.2.5). None without losses."""
+    members = set(flows)
+    if not members:
+        return None
+    ds = sorted((t, f) for t, f in drops if f in members)
+    if not ds:
+        return None
+    times = [t for t, _ in ds]
+    shares = []
+    for a, b in loss_events(times, window_s):
+        losing = {f for _, f in ds[a:b]}
+        t0 = times[a]
+        active = (
+            {f for f in members if spans.get(f, (math.inf, -math.inf))[0] <= t0 <= spans[f][1]}
+            if spans is not None
+            else members
+        )
+        shares.append(len(losing) / len(active | losing))
+    return math.fsum(shares) / len(shares)
+
+
+def loss_gaps(drops: Sequence[tuple[float, int]]) -> tuple[list[float], list[float]]:
+    """The intervals between consecutive losses (RFC 7928 §2.3), in seconds: over all flows,
+    and within each flow (pooled)."""
+    ds = sorted(drops)
+    overall = [b[0] - a[0] for a, b in zip(ds, ds[1:])]
+    per_flow: dict[int, list[float]] = {}
+    for t, f in ds:
+        per_flow.setdefault(f, []).append(t)
+    within = [b - a for ts in per_flow.values() for a, b in zip(ts, ts[1:])]
+    return overall, within
+
+
+def jain(xs: Sequence[float]) -> float | None:
+    """Jain's fairness index (Σx)² / (n·Σx²); None for no values or all zero."""
+    s2 = math.fsum(x * x for x in xs)
+    if not xs or s2 == 0:
+        return None
+    return math.fsum(xs) ** 2 / (len(xs) * s2)
+
+
+# --- the delay-goodput ellipse (RFC 7928 §2.7) --------------------------------------------------
+
+
+def gaussian_fit(points: Sequence[tuple[float, float]]) -> tuple[list[float], list[list[float]]]:
+    """The maximum-likelihood 2-D Gaussian of ``points``: mean and covariance (÷ n)."""
+    n = len(points)
+    if n == 0:
+        raise ValueError("gaussian_fit: no points")
+    mx = math.fsum(p[0] for p in points) / n
+    my = math.fsum(p[1] for p in points) / n
+    sxx = math.fsum((p[0] - mx) ** 2 for p in points) / n
+    syy = math.fsum((p[1] - my) ** 2 for p in points) / n
+    sxy = math.fsum((p[0] - mx) * (p[1] - my) for p in points) / n
+    return [mx, my], [[sxx, sxy], [sxy, syy]]
+
+
+def ellipse(
+    mean: Sequence[float], cov: Sequence[Sequence[float]], eps: float = 0.05, n: int = 100
+) -> list[tuple[float, float]]:
+    """``n`` points of the 1−ε contour of the Gaussian (mean, cov): the points at squared
+    Mahalanobis distance ``chi2.ppf(1 − ε, 2)``, inside which a fraction 1−ε of the mass lies."""
+    import numpy as np
+    from scipy.stats import chi2
+
+    c = float(chi2.ppf(1.0 - eps, 2))
+    vals, vecs = np.linalg.eigh(np.asarray(cov, dtype=float))
+    vals = np.clip(vals, 0.0, None)
+    theta = np.linspace(0.0, 2.0 * math.pi, n)
+    unit = np.stack([np.cos(theta), np.sin(theta)])
+    pts = vecs @ (np.sqrt(vals * c)[:, None] * unit) + np.asarray(mean, dtype=float)[:, None]
+    return [(float(x), float(y)) for x, y in pts.T]
+
+
+# --- one run ------------------------------------------------------------------------------------
+
+
+def _seconds(text: str) -> float:
+    from aqmlab.characterize.catalog import seconds
+
+    return seconds(text, "resolved scenario")
+
+
+def base_rtts(resolved: dict[str, Any]) -> list[float]:
+    """Each flow's propagation round-trip time (s), from the resolved scenario's links: the
+    forward delays along the path from ``from`` to ``to`` plus the reverse delays back."""
+    adj: dict[str, list[tuple[str, float]]] = {}
+    for link in resolved.get("links", []):
+        fwd = _seconds(link["delay"])
+        rev = _seconds(link.get("reverse", {}).get("delay", link["delay"]))
+        adj.setdefault(link["from"], []).append((link["to"], fwd + rev))
+        adj.setdefault(link["to"], []).append((link["from"], fwd + rev))
+    out = []
+    for flow in resolved.get("flows", []):
+        # Breadth-first: the dumbbells here have one path per pair.
+        seen, frontier = {flow["from"]: 0.0}, [flow["from"]]
+        while frontier:
+            nxt = []
+            for node in frontier:
+                for peer, d in adj.get(node, []):
+                    if peer not in seen:
+                        seen[peer] = seen[node] + d
+                        nxt.append(peer)
+            frontier = nxt
+        out.append(seen.get(flow["to"], math.nan))
+    return out
+
+
+def _quantiles(values: Any, k: int) -> list[float]:
+    import numpy as np
+
+    if len(values) == 0:
+        return []
+    return [float(v) for v in np.quantile(values, np.linspace(0.0, 1.0, k))]
+
+
+def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict[str, Any]:
+    """The §2 metrics of one run (in the sweep's worker): ``{"metrics": {name: value},
+    "points": [[delay above minRTT ms, goodput Mb/s] per flow], "sojourn_cdf_ms": [...]}``."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    with open(os.path.join(folder, "summary.json"), encoding="utf-8") as f:
+        summary = json.load(f)
+    with open(os.path.join(folder, "scenario.resolved.toml"), encoding="utf-8") as f:
+        resolved = _toml_loads(f.read())
+    warmup = _seconds(resolved["warmup"]) if "warmup" in resolved else 0.0
+    bin_s = _seconds(resolved["bin"])
+    rtts = base_rtts(resolved)
+    min_rtt = min(r for r in rtts if r == r) if rtts else math.nan
+    flows = summary["flows"]
+    tcp = [f["id"] for f in flows if f["kind"] == "tcp"]
+    # The long-lived (window-limited) TCP flows: bulk, or transfers written back to back into
+    # one connection; the application-limited ones are left out of the fairness indices.
+    greedy = [
+        f["id"]
+        for f, spec in zip(flows, resolved.get("flows", []))
+        if f["kind"] == "tcp" and (f["app"] == "bulk" or spec.get("reuse") is True)
+    ]
+    link = summary["links"][LINK]
+    m: dict[str, Any] = {}
+
+    # Throughput and fairness (whole run after the warm-up, from the summary's window).
+    win = summary.get("windows", {}).get("after_warmup")
+    gp = [w["goodput_bps"] for w in win["flows"]] if win else [f["goodput_bps"] for f in flows]
+    m["goodput_mbps"] = math.fsum(gp) / 1e6
+    m["jain_goodput"] = jain([gp[i] for i in greedy])
+    m["utilization"] = (
+        (win or summary)["links"][LINK]["utilization"] if win else link["utilization"]
+    )
+
+    # Queue-level metrics (the bottleneck's own counters, whole run).
+    soj = link.get("sojourn_ms") or {}
+    m["queue_delay_ms"] = soj.get("mean")
+    m["queue_delay_p99_ms"] = soj.get("p99")
+    enq = link["enqueued_pkts"]
+    m["loss_ratio"] = link["dropped_pkts"] / enq if enq else None
+    m["mark_ratio"] = link["marked_pkts"] / enq if enq else None
+    m["max_backlog_pkts"] = link["max_backlog_pkts"]
+
+    # End-to-end delay and jitter (data packets at their receivers).
+    recv = [f for f in flows if f.get("one_way_delay_ms")]
+    n_recv = sum(f["data_pkts_received"] for f in recv)
+    m["owd_ms"] = (
+        math.fsum(f["one_way_delay_ms"]["mean"] * f["data_pkts_received"] for f in recv) / n_recv
+        if n_recv
+        else None
+    )
+    jit = [f["jitter_ms"] for f in flows if f.get("jitter_ms") is not None]
+    m["jitter_ms"] = math.fsum(jit) / len(jit) if jit else None
+    fct = [f["fct_s"] for f in flows if f.get("fct_s") is not None]
+    m["fct_s"] = math.fsum(fct) / len(fct) if fct else None
+
+    # Per-flow points of the delay-goodput graph, and per-name goodput.
+    points = []
+    for f, g in zip(flows, gp):
+        owd = f.get("one_way_delay_ms")
+        if owd and rtts[f["id"]] == rtts[f["id"]]:
+            points.append([owd["mean"] - 1e3 * rtts[f["id"]] / 2, g / 1e6])
+    by_name: dict[str, list[float]] = {}
+    for f, g in zip(flows, gp):
+        if f.get("name"):
+            by_name.setdefault(f["name"].rsplit("-", 1)[0], []).append(g)
+    for name, vals in sorted(by_name.items()):
+        m[f"goodput_mbps[{name}]"] = math.fsum(vals) / len(vals) / 1e6
+    fct_by: dict[str, list[float]] = {}
+    for f in flows:
+        if f.get("name") and f.get("fct_s") is not None:
+            fct_by.setdefault(f["name"].rsplit("-", 1)[0], []).append(f["fct_s"])
+    for name, vals in sorted(fct_by.items()):
+        m[f"fct_s[{name}]"] = math.fsum(vals) / len(vals)
+
+    # The packet log and the drops: losses, synchronization, startup, PDV, the delay CDF.
+    cols = ["link", "t_ns", "sojourn_ns", "size", "flow"]
+    pk = pq.read_table(os.path.join(folder, "packets.parquet"), columns=cols).to_pandas()
+    dr = pq.read_table(os.path.join(folder, "drops.parquet"), columns=cols).to_pandas()
+    pk, dr = pk[pk["link"] == LINK], dr[dr["link"] == LINK]
+    t0 = int(warmup * 1e9)
+    dw = dr[dr["t_ns"] >= t0]
+    drops = list(zip((dw["t_ns"] / 1e9).tolist(), dw["flow"].tolist()))
+    tcp_drops = [d for d in drops if d[1] in set(tcp)]
+    seen = pd.concat([pk[["t_ns", "flow"]], dr[["t_ns", "flow"]]])
+    agg = seen.groupby("flow")["t_ns"].agg(["min", "max"])
+    spans = {int(f): (lo / 1e9, hi / 1e9) for f, lo, hi in agg.itertuples()}
+    m["sync_ratio"] = sync_ratio(tcp_drops, tcp, min_rtt, spans) if tcp else None
+    overall, within = loss_gaps(drops)
+    m["loss_gap_ms"] = 1e3 * math.fsum(overall) / len(overall) if overall else None
+    m["loss_gap_flow_ms"] = 1e3 * math.fsum(within) / len(within) if within else None
+    starts = []
+    for fid in tcp:
+        a = pk[pk["flow"] == fid]
+        b = dr[dr["flow"] == fid]
+        arr = pd_min(a["t_ns"] - a["sojourn_ns"], b["t_ns"] - b["sojourn_ns"])
+        data = a[a["size"] > HEADER_BYTES]["t_ns"]
+        if arr is not None and len(data):
+            starts.append((int(data.min()) - arr) / 1e9)
+    m["startup_s"] = math.fsum(starts) / len(starts) if starts else None
+    pw = pk[pk["t_ns"] >= t0]
+    pdv = []
+    for _, g in pw.groupby("flow"):
+        if len(g) >= 2:
+            s = g["sojourn_ns"].to_numpy()
+            pdv.append((float(np.quantile(s, 0.99)) - float(s.min())) / 1e6)
+    m["pdv_p99_ms"] = math.fsum(pdv) / len(pdv) if pdv else None
+    cdf = _quantiles(pw["sojourn_ns"].to_numpy() / 1e6, CDF_POINTS)
+    m.update(_per_rate(resolved, pw, warmup))
+    m.update(per_level(summary))
+
+    # Goodput every 10·minRTT (the series' bin): Jain's index over the TCP flows, per bin.
+    fl = pq.read_table(os.path.join(folder, "flows.parquet")).to_pandas()
+    fl = fl[(fl["t_s"] >= warmup) & fl["flow"].isin(greedy)]
+    short = []
+    for t, g in fl.groupby("t_s"):
+        # The flows seen at the bottleneck from before the bin to after it.
+        live = [
+            b
+            for f, b in zip(g["flow"], g["delivered_bytes"])
+            if spans.get(int(f), (math.inf, -math.inf))[0] <= t and spans[int(f)][1] >= t + bin_s
+        ]
+        short.append(jain(live))
+    short = [j for j in short if j is not None]
+    m["jain_10rtt"] = math.fsum(short) / len(short) if short else None
+    m["min_rtt_ms"] = 1e3 * min_rtt
+    return {"metrics": m, "points": points, "sojourn_cdf_ms": cdf}
+
+
+def _per_rate(resolved: dict[str, Any], pw: Any, warmup: float) -> dict[str, Any]:
+    """With a rate schedule on the bottleneck (RFC 7928 §8.2.6): the queueing delay and the
+    utilization while it runs at each of its rates, ``queue_delay_ms@100Mbps``,
+    ``utilization@10Mbps`` (packets by the time they leave the discipline)."""
+    import numpy as np
+
+    from aqmlab.characterize.catalog import bps
+
+    link = next((x for x in resolved.get("links", []) if x["name"] == LINK), None)
+    if not link or "schedule" not in link:
+        return {}
+    starts = np.array([_seconds(t) for t, _ in link["schedule"]])
+    labels = [r for _, r in link["schedule"]]
+    rates = np.array([bps(r, "schedule") for r in labels])
+    end = _seconds(resolved["duration"])
+    edges = np.append(starts, end)
+    t = pw["t_ns"].to_numpy() / 1e9
+    idx = np.searchsorted(starts, t, side="right") - 1
+    out: dict[str, Any] = {}
+    for label in dict.fromkeys(labels):
+        r = bps(label, "schedule")
+        mask = rates[idx] == r
+        # The time spent at this rate after the warm-up.
+        span = sum(
+            max(0.0, min(edges[i + 1], end) - max(edges[i], warmup))
+            for i in range(len(starts))
+            if rates[i] == r
+        )
+        out[f"queue_delay_ms@{label}"] = (
+            float(pw["sojourn_ns"].to_numpy()[mask].mean()) / 1e6 if mask.any() else None
+        )
+        out[f"utilization@{label}"] = (
+            float(pw["size"].to_numpy()[mask].sum()) * 8 / (r * span) if span > 0 else None
+        )
+    return out
+
+
+def per_level(summary: dict[str, Any]) -> dict[str, Any]:
+    """RFC 7928 §8.2.5: the bottleneck's queueing delay, loss ratio and utilization at each
+    congestion level, over the measurement windows named after it (``mild0``, ``heavy1``...):
+    ``queue_delay_ms@mild`` (weighted by the packets each window released), ``loss_ratio@mild``
+    (drops ÷ arrivals), ``utilization@mild`` (the windows' mean, each the same length)."""
+    import re
+
+    acc: dict[str, dict[str, float]] = {}
+    for name, w in summary.get("windows", {}).items():
+        mt = re.fullmatch(r"(mild|medium|heavy)[0-9]+", name)
+        if not mt or LINK not in w.get("links", {}):
+            continue
+        link = w["links"][LINK]
+        a = acc.setdefault(mt.group(1), {"soj": 0.0, "rel": 0, "drop": 0, "enq": 0, "util": []})
+        if link.get("sojourn_ms"):
+            a["soj"] += link["sojourn_ms"]["mean"] * link["released_pkts"]
+            a["rel"] += link["released_pkts"]
+        a["drop"] += link["dropped_pkts"]
+        a["enq"] += link["enqueued_pkts"]
+        a["util"].append(link["utilization"])
+    out: dict[str, Any] = {}
+    for level, a in acc.items():
+        out[f"queue_delay_ms@{level}"] = a["soj"] / a["rel"] if a["rel"] else None
+        out[f"loss_ratio@{level}"] = a["drop"] / a["enq"] if a["enq"] else None
+        out[f"utilization@{level}"] = math.fsum(a["util"]) / len(a["util"])
+    return out
+
+
+def pd_min(*series: Any) -> int | None:
+    vals = [int(s.min()) for s in series if len(s)]
+    return min(vals) if vals else None
+
+
+def reduce_v3(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict[str, Any]:
+    """:func:`reduce_run` under a versioned name. A sweep keys its cached runs by its reducer's
+    name, not its code: rename this (v4, ...) whenever what :func:`reduce_run` computes
+    changes, so that runs cached by an older version are reduced again."""
+    return reduce_run(folder, point, sets)

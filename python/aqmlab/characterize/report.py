@@ -1,0 +1,310 @@
+"""The characterization's figures and its one self-contained ``report.html``.
+
+Read from the folder alone (``characterization.json`` and the runs' ``reduced.json``), so
+``aqmlab characterize`` run again over a finished folder redraws without simulating. The page
+puts the disciplines side by side scenario by scenario, with RFC 7928's requirement level
+beside each, says which scenarios are not run and why, and for each discipline the parameters
+it ran with and what aqmlab knows of its implementation cost and tuning (RFC 7928 §11-12).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics as pystats
+from typing import Any
+
+from aqmlab.report import _CSS, _e, _figures, _num, _page
+
+#: The metrics the report shows, in order: (key, label). Others found in the results (per-name
+#: goodputs and FCTs, ratios) follow.
+METRICS = [
+    ("queue_delay_ms", "queueing delay, mean (ms)"),
+    ("queue_delay_p99_ms", "queueing delay, p99 (ms)"),
+    ("owd_ms", "one-way delay, mean (ms)"),
+    ("pdv_p99_ms", "PDV: p99 − min queueing delay per flow (ms)"),
+    ("jitter_ms", "jitter, RFC 3550 (ms)"),
+    ("goodput_mbps", "goodput, all flows (Mb/s)"),
+    ("utilization", "bottleneck utilization"),
+    ("jain_goodput", "Jain's index of goodputs"),
+    ("jain_10rtt", "Jain's index per 10·minRTT sample"),
+    ("loss_ratio", "loss ratio at the bottleneck"),
+    ("mark_ratio", "CE-mark ratio at the bottleneck"),
+    ("loss_gap_ms", "interval between losses (ms)"),
+    ("loss_gap_flow_ms", "interval between a flow's losses (ms)"),
+    ("sync_ratio", "global loss-synchronization ratio"),
+    ("startup_s", "flow startup time (s)"),
+    ("fct_s", "flow completion time, mean (s)"),
+    ("max_backlog_pkts", "largest backlog (packets)"),
+]
+#: What aqmlab knows of each discipline's cost and tuning (RFC 7928 §11 implementation cost,
+#: §12 operator control and auto-tuning), from its implementation in crates/aqmlab-qdisc.
+FACTS = {
+    "droptail": [
+        "State: the queue and its length; per packet, one comparison with the limit.",
+        "Tuning: the buffer size only; nothing adapts.",
+    ],
+    "red": [
+        "State: the average queue (an EWMA updated at every arrival), the count since the "
+        "last drop, the idle time; per packet one random draw when the average lies between "
+        "the thresholds.",
+        "Tuning: min_th, max_th and w_q are 'auto' by default (ns-2.35's rules from the link "
+        "rate and a 5-ms target delay), which needs the link rate as the `bandwidth` "
+        "parameter; adaptive=true adapts max_p every 500 ms (Adaptive RED).",
+    ],
+    "codel": [
+        "State: five variables (dropping, count, lastcount, drop_next, first_above_time); per "
+        "packet an enqueue timestamp and a comparison at dequeue; an inverse square root per "
+        "drop (the control law); no random draws.",
+        "Tuning: target 5 ms and interval 100 ms for any link rate (RFC 8289); the interval "
+        "should be near the worst-case RTT.",
+    ],
+    "fq_codel": [
+        "State: a CoDel state and a queue per flow bucket (1024 by default), two DRR lists; per "
+        "packet a hash of the 5-tuple, and DRR's deficit accounting.",
+        "Tuning: CoDel's target and interval per queue, the quantum (one MTU), the memory "
+        "limit; ECN marking on by default.",
+    ],
+    "pie": [
+        "State: the drop probability, the previous and current queue delay, the burst "
+        "allowance; per packet a random draw; every t_update (15 ms) a PI update.",
+        "Tuning: auto-tuning of alpha and beta by the drop probability's magnitude "
+        "(RFC 8033 §4.2); target 15 ms, with a 150-ms burst allowance.",
+    ],
+    "lstf_codel": [
+        "State: CoDel's, plus a slack per packet and a priority queue ordered by slack: "
+        "O(log n) per packet instead of O(1).",
+        "Tuning: CoDel's target and interval, and the forgetfulness alpha.",
+    ],
+}
+
+
+def _load(out: str) -> dict[str, Any]:
+    with open(os.path.join(out, "characterization.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _reduced(out: str, run: str) -> dict[str, Any]:
+    with open(os.path.join(out, run, "reduced.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _figure(out: str, entry: dict[str, Any], figdir: str) -> list[str]:
+    """Delay-goodput with the 1−ε ellipses (RFC 7928 §2.7) beside the queueing delay's CDF."""
+    import numpy as np
+
+    from aqmlab.characterize.measures import ellipse, gaussian_fit
+    from aqmlab.plot import _plt, _save
+
+    plt = _plt()
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for i, (q, runs) in enumerate(entry.get("runs", {}).items()):
+        color = f"C{i}"
+        reduced = [_reduced(out, r) for r in runs]
+        pts = [p for r in reduced for p in r["points"]]
+        if pts:
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            ax.scatter(xs, ys, s=8, color=color, alpha=0.35, label=f"{q} (flows × seeds)")
+            ax.plot(
+                [pystats.median(xs)],
+                [pystats.median(ys)],
+                "o",
+                ms=11,
+                mfc="none",
+                mec=color,
+                mew=2,
+            )
+            if len(pts) >= 3:
+                mean, cov = gaussian_fit(pts)
+                ring = ellipse(mean, cov, eps=0.05)
+                ax.plot([p[0] for p in ring], [p[1] for p in ring], color=color, lw=1.2)
+        cdfs = [r["sojourn_cdf_ms"] for r in reduced if r["sojourn_cdf_ms"]]
+        if cdfs:
+            # The quantiles averaged over seeds (each seed's CDF weighs the same).
+            qv = np.mean(np.asarray(cdfs), axis=0)
+            bx.plot(qv, np.linspace(0, 1, len(qv)), color=color, label=q)
+    ax.set(
+        xlabel="mean one-way delay above the propagation delay (ms)",
+        ylabel="goodput per flow (Mb/s)",
+        title="delay-goodput: 95 % ellipse, median ○",
+    )
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    bx.set(xlabel="queueing delay at the bottleneck (ms)", ylabel="CDF", title="queueing delay")
+    bx.set_xscale("symlog", linthresh=1.0)
+    bx.grid(True, alpha=0.3)
+    bx.legend(fontsize=8)
+    fig.suptitle(f"RFC 7928 §{entry['section']}: {entry['id']}", fontsize=10)
+    fig.tight_layout()
+    files = _save(fig, figdir, entry["id"].replace("/", "_"))
+    return [f for f in files if f.endswith(".png")]
+
+
+def _cell(stat: dict[str, Any] | None) -> str:
+    if not stat or stat.get("mean") is None:
+        return "–"
+    lo, hi = stat["ci95"]
+    ci = f" [{_num(lo, 3)}, {_num(hi, 3)}]" if lo is not None else ""
+    return f"{_num(stat['mean'], 4)}<small>{_e(ci)}</small>"
+
+
+def _metric_rows(entry: dict[str, Any]) -> list[tuple[str, str]]:
+    keys = [k for k, _ in METRICS]
+    extra: list[str] = []
+    for res in entry["results"].values():
+        extra += [k for k in res if k not in keys and k not in extra and k != "min_rtt_ms"]
+    return [*METRICS, *((k, k) for k in sorted(extra))]
+
+
+def _params_table(params: dict[str, Any]) -> str:
+    rows = "".join(
+        f'<tr><th class="l">{_e(k)}</th><td class="l">{_e(json.dumps(v))}</td></tr>'
+        for k, v in params.items()
+        if k != "disciplines"
+    )
+    return f'<table class="meta">{rows}</table>'
+
+
+def _discipline_params(out: str, doc: dict[str, Any]) -> dict[str, str]:
+    """Each discipline's parameters as it ran (every value, defaults included), read from the
+    first of its runs' resolved scenario."""
+    from aqmlab.sweepspec import _toml_loads
+
+    seen: dict[str, str] = {}
+    for entry in doc["scenarios"]:
+        for q, runs in entry.get("runs", {}).items():
+            if q in seen or not runs:
+                continue
+            path = os.path.join(out, runs[0], "scenario.resolved.toml")
+            with open(path, encoding="utf-8") as f:
+                resolved = _toml_loads(f.read())
+            for link in resolved.get("links", []):
+                if link["name"] == "bottleneck":
+                    seen[q] = ", ".join(f"{k}={v}" for k, v in link.get("params", {}).items())
+    return seen
+
+
+def write_report(out: str) -> str:
+    doc = _load(out)
+    figdir = os.path.join(out, "figures")
+    discs = list(doc["disciplines"])
+    for entry in doc["scenarios"]:
+        for q in entry.get("results", {}):
+            if q not in discs:
+                discs.append(q)
+    body = [
+        "<p>The characterization guidelines of RFC 7928 run on aqmlab's simulator: each scenario "
+        "with every discipline, the same seeds, the same buffer. Means over seeds with their 95 % "
+        "Student-t intervals in brackets (none with one seed). The requirement level is RFC "
+        "7928's (Fig. 4, section 13); 'not listed' where Fig. 4 gives none.</p>",
+        '<table class="meta">'
+        + "".join(
+            f'<tr><th class="l">{_e(k)}</th><td class="l">{_e(v)}</td></tr>'
+            for k, v in [
+                ("disciplines", ", ".join(doc["disciplines"])),
+                ("bottleneck rate", doc["rate"]),
+                ("base RTT", doc["rtt"]),
+                ("seeds", doc["seeds"]),
+                ("mode", "quick (shortened runs)" if doc["quick"] else "full"),
+                ("command", doc.get("command") or "(Python API)"),
+                ("aqmlab", doc["aqmlab_version"]),
+                ("wall time", f"{doc['wall_s']} s"),
+            ]
+        )
+        + "</table>",
+    ]
+    # The overview: every scenario, its level and status, two headline metrics per discipline.
+    head = "".join(
+        f"<th>{_e(q)}<br><small>queue delay ms / goodput Mb/s</small></th>" for q in discs
+    )
+    rows = []
+    for e in doc["scenarios"]:
+        cells = []
+        for q in discs:
+            r = e["results"].get(q)
+            if r:
+                cells.append(
+                    f"<td>{_num((r.get('queue_delay_ms') or {}).get('mean'), 3)} / "
+                    f"{_num((r.get('goodput_mbps') or {}).get('mean'), 3)}</td>"
+                )
+            else:
+                cells.append("<td>–</td>")
+        status = (
+            e["status"] if e["status"] == "run" else f'<span class="bad">{_e(e["status"])}</span>'
+        )
+        rows.append(
+            f'<tr><td class="l"><a href="#{_e(e["id"])}">§{_e(e["section"])}</a></td>'
+            f'<td class="l">{_e(e["title"])}{" — " + _e(e["variant"]) if e["variant"] else ""}</td>'
+            f'<td class="l">{_e(e["requirement"])}</td><td class="l">{status}</td>'
+            f"{''.join(cells)}</tr>"
+        )
+    body.append("<h2>Overview</h2>")
+    body.append(
+        '<table><tr><th class="l">section</th><th class="l">scenario</th>'
+        f'<th class="l">requirement</th><th class="l">status</th>{head}</tr>'
+        + "".join(rows)
+        + "</table>"
+    )
+    not_run = [e for e in doc["scenarios"] if e["status"] == "not run"]
+    if not_run:
+        body.append("<h2>Not run</h2><ul>")
+        body += [
+            f'<li id="{_e(e["id"])}">§{_e(e["section"])} {_e(e["title"])} '
+            f"({_e(e['requirement'])}): {_e(e['reason'])}</li>"
+            for e in not_run
+        ]
+        body.append("</ul>")
+    body.append("<h2>Scenarios</h2>")
+    for e in doc["scenarios"]:
+        if e["status"] == "not run":
+            continue
+        body.append(
+            f'<h3 id="{_e(e["id"])}">§{_e(e["section"])} {_e(e["title"])}'
+            f"{' — ' + _e(e['variant']) if e['variant'] else ''}</h3>"
+            f"<p>Requirement (RFC 7928 Fig. 4): <b>{_e(e['requirement'])}</b>. "
+            f"Scenario file: <code>{_e(e['parameters'].get('scenario'))}</code>.</p>"
+        )
+        if e.get("errors"):
+            body.append(
+                '<p class="bad">Failed runs: '
+                + "; ".join(f"{_e(q)}: {_e(err)}" for q, err in e["errors"].items())
+                + "</p>"
+            )
+        body.append(
+            f"<details><summary>parameters</summary>{_params_table(e['parameters'])}</details>"
+        )
+        tr = "".join(f"<th>{_e(q)}</th>" for q in e["results"])
+        mrows = []
+        for key, label in _metric_rows(e):
+            if not any(key in r for r in e["results"].values()):
+                continue
+            cells = "".join(f"<td>{_cell(r.get(key))}</td>" for r in e["results"].values())
+            mrows.append(f'<tr><td class="l">{_e(label)}</td>{cells}</tr>')
+        body.append(f'<table><tr><th class="l">metric</th>{tr}</tr>{"".join(mrows)}</table>')
+        if e.get("runs"):
+            body.append(_figures(_figure(out, e, figdir)))
+    body.append("<h2>Disciplines</h2>")
+    as_run = _discipline_params(out, doc)
+    for q in discs:
+        facts = "".join(f"<li>{_e(f)}</li>" for f in FACTS.get(q, ["(no facts recorded)"]))
+        extra = doc.get("params", {}).get(q) or {}
+        body.append(
+            f"<h3>{_e(q)}</h3><p>Parameters given: "
+            f"{_e(', '.join(f'{k}={v}' for k, v in extra.items()) or 'none (defaults)')}. "
+            "As run (every value, from the resolved scenario): "
+            f"<code>{_e(as_run.get(q, '–'))}</code></p>"
+            f"<p>Implementation cost and tuning (RFC 7928 §11-12):</p><ul>{facts}</ul>"
+        )
+    from aqmlab.characterize import measures
+
+    body.append(f"<h2>How the metrics are measured</h2><pre>{_e(measures.__doc__)}</pre>")
+    html_text = _page("RFC 7928 characterization", "\n".join(body))
+    html_text = html_text.replace(
+        f"<style>{_CSS}</style>", f"<style>{_CSS} h3 {{ margin-top: 1.6em; }}</style>"
+    )
+    path = os.path.join(out, "report.html")
+    tmp = os.path.join(out, ".report.html.partial")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(html_text)
+    os.replace(tmp, path)
+    return path

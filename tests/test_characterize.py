@@ -1,0 +1,401 @@
+"""``aqmlab characterize``: RFC 7928's scenarios set up with the RFC's numbers, the §2 metrics on
+hand-built inputs, the delay-goodput ellipse against an independent fit, and the quick suite
+for two disciplines, its JSON and its report in a real browser."""
+
+import json
+import math
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from aqmlab.characterize import catalog, measures
+from aqmlab.characterize.catalog import build, templates
+from aqmlab.run import load, toml_text
+from conftest import run_cli
+
+
+def _template(tid):
+    return next(t for t in templates() if t.id == tid)
+
+
+def _built(tid, variant="", rate=10e6, rtt=0.1, quick=False):
+    t = _template(tid)
+    v = next(v for v in t.variants() if v.get("name", "") == variant)
+    return build(t, v, rate, rtt, quick)
+
+
+def _seconds(text):
+    return catalog.seconds(text, "test")
+
+
+# --- set-up against the RFC's numbers -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "rate,rtt", [(10e6, 0.1), (100e6, 0.1), (2e6, 0.05)], ids=["10M-100ms", "100M", "2M-50ms"]
+)
+@pytest.mark.parametrize(
+    "tid,k", [("8.2.2-mild", 0.036), ("8.2.3-medium", 0.081), ("8.2.4-heavy", 0.114)]
+)
+def test_flow_counts_follow_s(tid, k, rate, rtt):
+    # RFC 7928 §8.2.2-8.2.4: N = round(k·S), S = BDP + buffer in packets; buffer = BDP (§3.1).
+    bdp = round(rate * rtt / 8 / 1500)
+    s = 2 * bdp
+    b = _built(tid, rate=rate, rtt=rtt)
+    (flow,) = b.scenario["flows"]
+    assert flow["count"] == round(k * s)
+    assert (
+        b.parameters["S_pkts"] == s and b.scenario["dumbbell"]["bottleneck"]["buffer"] == f"{bdp}p"
+    )
+
+
+def test_flow_counts_at_the_default_link():
+    # 10 Mb/s, 100 ms: BDP 83 packets, S = 166: 6, 13 and 19 flows.
+    counts = [
+        _built(t).scenario["flows"][0]["count"]
+        for t in ("8.2.2-mild", "8.2.3-medium", "8.2.4-heavy")
+    ]
+    assert counts == [6, 13, 19]
+
+
+@pytest.mark.parametrize("variant,period", [("20s", 20.0), ("100ms", 0.1)])
+def test_capacity_schedule_alternates_100_and_10(variant, period):
+    # RFC 7928 §8.2.6: 100 and 10 Mb/s in turn, every 20 s and every 100 ms.
+    b = _built("8.2.6-varying-capacity", variant)
+    sched = b.scenario["dumbbell"]["bottleneck"]["schedule"]
+    duration = _seconds(b.scenario["duration"])
+    assert len(sched) == math.ceil(duration / period - 1e-9)
+    for i, (t, r) in enumerate(sched):
+        assert _seconds(t) == pytest.approx(i * period, abs=1e-6)
+        assert r == ("100Mbps" if i % 2 == 0 else "10Mbps")
+    # The buffer is the BDP at the larger rate; the load is mild congestion counted there.
+    assert b.scenario["dumbbell"]["bottleneck"]["buffer"] == "833p"
+    assert b.scenario["flows"][0]["count"] == round(0.036 * 1666)
+    assert b.with_droptail
+
+
+@pytest.mark.parametrize("quick", [False, True])
+def test_varying_congestion_cycles_mild_medium_heavy(quick):
+    # RFC 7928 §8.2.5: mild, medium, heavy, one phase each (20 s; 5 s quick), repeated.
+    b = _built("8.2.5-varying-congestion", quick=quick)
+    phase = 5.0 if quick else 20.0
+    n = [catalog.flow_count(level, 166) for level in ("mild", "medium", "heavy")]
+    duration = _seconds(b.scenario["duration"])
+    assert duration >= 6 * phase  # repeated: at least two cycles
+
+    def active(t):
+        total = 0
+        for f in b.scenario["flows"]:
+            lo = _seconds(f["start"].split("(")[1].split(",")[0])
+            hi = _seconds(f["start"].split(",")[1].strip(" )"))
+            stop = _seconds(f["stop"]) if "stop" in f else math.inf
+            assert hi - lo == pytest.approx(phase / 10)
+            if hi <= t < stop:
+                total += f["count"]
+        return total
+
+    # A measurement window per phase, named by its level, from a tenth into it to its end.
+    levels = ["mild", "medium", "heavy"]
+    for i, w in enumerate(b.scenario["windows"]):
+        assert w["name"] == f"{levels[i % 3]}{i // 3}"
+        assert _seconds(w["from"]) == pytest.approx((i + 0.1) * phase)
+        assert _seconds(w["to"]) == pytest.approx((i + 1) * phase)
+    k = 0
+    while (3 * k + 3) * phase <= duration:
+        for i in range(3):
+            assert active((3 * k + i + 0.5) * phase) == n[i], (k, i)
+        k += 1
+    assert k >= 2
+
+
+def test_packet_sizes_split_the_mild_load():
+    # RFC 7928 §4.4: half the flows 500-B packets, half 1500-B, §8.2.2 traffic.
+    b = _built("4.4-packet-size")
+    small, large = b.scenario["flows"]
+    assert small["mss"] + 40 == 500 and large["mss"] + 40 == 1500
+    assert small["count"] + large["count"] == round(0.036 * 166)
+    assert abs(small["count"] - large["count"]) <= 1
+
+
+def test_rtt_fairness_paths_have_the_rfcs_rtts():
+    # RFC 7928 §6.2: category I both at 100 ms; category II 100 ms and 5-560 ms. The resolved
+    # scenario's link delays give each flow's propagation RTT.
+    t = _template("6.2-rtt-fairness")
+    seen = set()
+    for v in t.variants():
+        b = build(t, v, 10e6, 0.1, False)
+        r = load(toml_text(b.scenario))
+        rtts = measures.base_rtts(catalog._toml_loads(r.resolved_toml()))
+        assert rtts == pytest.approx([r / 1e3 for r in b.parameters["rtts_ms"]])
+        assert rtts[0] == pytest.approx(0.1)
+        seen.add(round(rtts[1] * 1e3))
+    assert {5, 560, 100} <= seen
+
+
+def test_udp_rates_relative_to_capacity():
+    # RFC 7928 §5.3: above the capacity alone; 0.5-1x beside NewReno.
+    assert _built("5.3-udp-overload", "1.2x").scenario["flows"][0]["rate"] == "12000000bps"
+    flows = _built("5.3-udp-tcp", "0.5x").scenario["flows"]
+    assert flows[0]["rate"] == "5000000bps" and flows[1]["cc"] == "newreno"
+
+
+def test_every_scenario_loads_and_draws_its_start_times():
+    for t in templates():
+        if t.needs:
+            continue
+        for quick in (False, True):
+            for v in t.variants(quick):
+                b = build(t, v, 10e6, 0.1, quick)
+                load(toml_text(b.scenario))
+                for f in b.scenario["flows"]:
+                    assert f["start"].startswith(("uniform(", "exponential(")), (t.id, f)
+
+
+def test_scenarios_not_run_say_why():
+    needs = {t.id: t.needs for t in templates() if t.needs}
+    assert "LEDBAT" in needs["5.4-ledbat"]
+    assert "video" in needs["9.1-traffic-mix"] and "web" in needs["9.1-traffic-mix"]
+    assert set(needs) == {"5.4-ledbat", "7.2-bursts", "9.1-traffic-mix", "10.2-two-aqms"}
+
+
+def test_a_user_template_folder(tmp_path):
+    src = _template("5.2-cubic").path
+    text = pathlib.Path(src).read_text().replace('id = "5.2-cubic"', 'id = "my-cubic"')
+    (tmp_path / "mine.toml").write_text(text)
+    (ts,) = templates(str(tmp_path))
+    assert ts.id == "my-cubic"
+    (tmp_path / "bad.toml").write_text(
+        '[characterize]\nid = "x"\nsection = "1"\ntitle = "t"\nrequirement = "sometimes"\n'
+    )
+    with pytest.raises(Exception, match="characterize.requirement: expected one of"):
+        templates(str(tmp_path))
+
+
+# --- §2 metrics on hand-built inputs ------------------------------------------------------------
+
+
+def test_sync_ratio_on_a_hand_built_sequence():
+    # Four flows, one-RTT (100 ms) events: {0, 1} lose in the first (2/4), {0, 2, 3} in the
+    # second (3/4), {1} in the third (1/4): mean 0.5.
+    drops = [(0.00, 0), (0.05, 1), (0.30, 0), (0.31, 0), (0.35, 2), (0.39, 3), (1.0, 1)]
+    assert measures.sync_ratio(drops, [0, 1, 2, 3], 0.1) == pytest.approx(0.5)
+    # A loss exactly one window after an event's first opens the next event.
+    assert measures.loss_events([0.0, 0.1], 0.1) == [(0, 1), (1, 2)]
+    assert measures.sync_ratio([(0.0, 0), (0.1, 1)], [0, 1], 0.1) == pytest.approx(0.5)
+    # Every flow losing in every event: fully synchronized.
+    full = [(t + 0.01 * f, f) for t in (0.0, 1.0, 2.0) for f in range(3)]
+    assert measures.sync_ratio(full, [0, 1, 2], 0.1) == 1.0
+    # With the flows' spans, a flow not yet seen at an event's start is not counted in it:
+    # flow 3 arrives at 0.2 s, so the first event's share is 2/3, not 2/4.
+    spans = {0: (0.0, 2.0), 1: (0.0, 2.0), 2: (0.0, 2.0), 3: (0.2, 2.0)}
+    got = measures.sync_ratio(drops, [0, 1, 2, 3], 0.1, spans)
+    assert got == pytest.approx((2 / 3 + 3 / 4 + 1 / 4) / 3)
+    # Drops of flows not counted (UDP) are left out; no loss: no ratio.
+    assert measures.sync_ratio([(0.0, 9)], [0, 1], 0.1) is None
+
+
+def test_loss_gaps_on_a_hand_built_sequence():
+    overall, within = measures.loss_gaps([(0.3, 0), (0.0, 0), (0.1, 1), (0.45, 1)])
+    assert overall == pytest.approx([0.1, 0.2, 0.15])
+    assert sorted(within) == pytest.approx([0.3, 0.35])
+
+
+def test_per_rate_split_of_a_schedule():
+    # RFC 7928 §8.2.6 compares the phases: delay and utilization at each rate.
+    import pandas as pd
+
+    resolved = {
+        "duration": "3s",
+        "links": [
+            {
+                "name": "bottleneck",
+                "schedule": [["0s", "100Mbps"], ["1s", "10Mbps"], ["2s", "100Mbps"]],
+            }
+        ],
+    }
+    pw = pd.DataFrame(
+        {
+            "t_ns": [500_000_000, 600_000_000, 1_500_000_000, 2_500_000_000],
+            "sojourn_ns": [2_000_000, 4_000_000, 10_000_000, 6_000_000],
+            "size": [1_250_000, 1_250_000, 625_000, 1_250_000],
+        }
+    )
+    m = measures._per_rate(resolved, pw, warmup=0.5)
+    assert m["queue_delay_ms@100Mbps"] == pytest.approx(4.0)
+    assert m["queue_delay_ms@10Mbps"] == pytest.approx(10.0)
+    # 30 Mb in 1.5 s at 100 Mb/s (the warm-up takes half of the first second); 5 Mb in 1 s at 10.
+    assert m["utilization@100Mbps"] == pytest.approx(30e6 / (100e6 * 1.5))
+    assert m["utilization@10Mbps"] == pytest.approx(0.5)
+    assert measures._per_rate({"links": [{"name": "bottleneck"}]}, pw, 0.0) == {}
+
+
+def test_per_level_over_the_phase_windows():
+    def window(mean, released, dropped, enqueued, util):
+        link = {
+            "sojourn_ms": {"mean": mean},
+            "released_pkts": released,
+            "dropped_pkts": dropped,
+            "enqueued_pkts": enqueued,
+            "utilization": util,
+        }
+        return {"links": {"bottleneck": link}}
+
+    summary = {
+        "windows": {
+            "after_warmup": window(99.0, 1, 1, 1, 1.0),  # not a phase: left out
+            "mild0": window(10.0, 100, 1, 101, 0.8),
+            "mild1": window(20.0, 300, 3, 303, 0.9),
+            "heavy0": window(50.0, 200, 20, 220, 1.0),
+        }
+    }
+    m = measures.per_level(summary)
+    assert m["queue_delay_ms@mild"] == pytest.approx((10 * 100 + 20 * 300) / 400)
+    assert m["loss_ratio@mild"] == pytest.approx(4 / 404)
+    assert m["utilization@mild"] == pytest.approx(0.85)
+    assert m["queue_delay_ms@heavy"] == 50.0 and "queue_delay_ms@medium" not in m
+
+
+def test_jain():
+    assert measures.jain([1, 1, 1]) == 1.0
+    assert measures.jain([1, 0, 0, 0]) == pytest.approx(0.25)
+
+
+def test_ellipse_against_an_independent_fit():
+    rng = np.random.default_rng(7)
+    pts = rng.multivariate_normal([20.0, 3.0], [[16.0, -2.4], [-2.4, 1.0]], size=12)
+    mean, cov = measures.gaussian_fit([tuple(p) for p in pts])
+    # The maximum-likelihood fit: numpy's covariance with 1/n, not the unbiased 1/(n-1).
+    assert mean == pytest.approx(pts.mean(axis=0).tolist())
+    assert np.allclose(cov, np.cov(pts.T, bias=True))
+    assert not np.allclose(cov, np.cov(pts.T))
+    # Every contour point sits at squared Mahalanobis distance -2 ln ε (the chi-square quantile
+    # with two degrees of freedom, in closed form).
+    eps = 0.05
+    inv = np.linalg.inv(np.cov(pts.T, bias=True))
+    for p in measures.ellipse(mean, cov, eps=eps, n=50):
+        d = np.asarray(p) - pts.mean(axis=0)
+        assert d @ inv @ d == pytest.approx(-2 * math.log(eps), rel=1e-9)
+    # And 1 - ε of a large sample of that Gaussian falls inside.
+    big = rng.multivariate_normal(mean, cov, size=200_000)
+    d = big - np.asarray(mean)
+    inside = np.einsum("ij,jk,ik->i", d, np.linalg.inv(cov), d) <= -2 * math.log(eps)
+    assert inside.mean() == pytest.approx(1 - eps, abs=0.005)
+
+
+# --- the command --------------------------------------------------------------------------------
+
+
+def test_bad_input_is_one_line(tmp_path):
+    for args, msg in [
+        (["codel", "--param", "codel.nope=1"], "codel has no parameter 'nope'"),
+        (["blue"], "unknown discipline 'blue'"),
+        (["codel", "--rtt", "100"], '--rtt: expected a duration like "100ms"'),
+        (["codel", "--only", "99"], "--only 99: no scenario matches"),
+    ]:
+        r = run_cli("characterize", *args, "--out", str(tmp_path / "x"))
+        assert r.returncode == 2
+        assert r.stderr.count("\n") == 1 and msg in r.stderr, r.stderr
+
+
+@pytest.fixture(scope="module")
+def quick_dir(tmp_path_factory):
+    """The quick suite for two disciplines (what CI runs)."""
+    out = tmp_path_factory.mktemp("char") / "out"
+    r = subprocess.run(
+        [sys.executable, "-m", "aqmlab", "characterize", "codel", "droptail", "--quick"]
+        + ["--out", str(out), "-q"],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_quick_suite_writes_every_scenario(quick_dir):
+    doc = json.loads((quick_dir / "characterization.json").read_text())
+    assert doc["disciplines"] == ["codel", "droptail"] and doc["quick"]
+    ids = {e["id"] for e in doc["scenarios"]}
+    for t in templates():
+        assert any(i == t.id or i.startswith(t.id + "-") for i in ids), t.id
+    assert {e["template"] for e in doc["scenarios"]} == {t.id for t in templates()}
+    for e in doc["scenarios"]:
+        assert {"id", "section", "title", "requirement", "parameters", "results"} <= set(e)
+        if e["status"] == "not run":
+            assert e["reason"].startswith("needs ") and not e["results"]
+            continue
+        assert e["status"] == "run", e.get("errors")
+        for q in ("codel", "droptail"):
+            stats = e["results"][q]
+            for m in ("goodput_mbps", "queue_delay_ms", "loss_ratio", "owd_ms"):
+                s = stats[m]
+                assert s["n"] == 2 and s["ci95"][0] <= s["mean"] <= s["ci95"][1], (e["id"], m)
+    # CoDel holds a shorter queue than tail drop where TCP fills the buffer.
+    mild = next(e for e in doc["scenarios"] if e["id"] == "8.2.2-mild")["results"]
+    assert mild["codel"]["queue_delay_ms"]["mean"] < mild["droptail"]["queue_delay_ms"]["mean"] / 2
+    # Seeds matter: the two seeds differ.
+    assert mild["codel"]["goodput_mbps"]["ci95"][1] > mild["codel"]["goodput_mbps"]["ci95"][0]
+
+
+def test_quick_suite_is_resumable(quick_dir):
+    # A second start simulates nothing: every run is in the cache.
+    before = {p: p.stat().st_mtime_ns for p in (quick_dir / "runs").glob("*/runs/*/summary.json")}
+    r = run_cli(
+        "characterize",
+        "codel",
+        "droptail",
+        "--quick",
+        "--out",
+        str(quick_dir),
+        "-q",
+        "--only",
+        "8.2.2",
+    )
+    assert r.returncode == 0, r.stderr
+    after = {p: p.stat().st_mtime_ns for p in (quick_dir / "runs").glob("*/runs/*/summary.json")}
+    assert before == after
+    # The scenarios not run now are kept in the JSON (same settings).
+    doc = json.loads((quick_dir / "characterization.json").read_text())
+    assert {e["template"] for e in doc["scenarios"]} == {t.id for t in templates()}
+
+
+def test_quick_report_is_self_contained(quick_dir):
+    page = (quick_dir / "report.html").read_text()
+    import re
+
+    refs = re.findall(r'(?:src|href)\s*=\s*"([^"#]+)"', page)
+    assert refs and all(r.startswith("data:image/png;base64,") for r in refs)
+    for word in ("must", "may", "Not run", "LEDBAT", "Implementation cost", "codel", "droptail"):
+        assert word in page, word
+
+
+def test_quick_report_renders_in_a_real_browser(quick_dir, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI installs chromium: the report must be tested in a browser")
+        pytest.skip("chromium is not installed")
+    page = quick_dir / "report.html"
+    shot = tmp_path / "shot.png"
+    cmd = [
+        browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,1800",
+        f"--screenshot={shot}", page.as_uri(),
+    ]  # fmt: skip
+    subprocess.run(cmd, capture_output=True, timeout=120, check=False)
+    import matplotlib.image as mpimg
+
+    img = mpimg.imread(str(shot))
+    assert img.shape[0] > 100 and float(img[..., :3].std()) > 0.01
+    dom = subprocess.run(
+        [*cmd[:-2], "--dump-dom", cmd[-1]], capture_output=True, text=True, timeout=120
+    ).stdout
+    n_img = page.read_text().count("<img")
+    doc = json.loads((quick_dir / "characterization.json").read_text())
+    assert n_img == sum(1 for e in doc["scenarios"] if e["status"] == "run")
+    assert dom.count("<img") == n_img
