@@ -411,20 +411,21 @@ pub const MAX_FLOWS: usize = 100_000;
 /// projected to take ([`flows_memory_warning`]).
 pub const WARN_FLOWS: usize = 10_000;
 
-/// The memory a run takes per flow, in bytes, beyond [`BASE_RUN_BYTES`]: measured as the peak
-/// resident memory of `aqmlab run` on `count = N` bulk TCP flows through a dumbbell, for N = 10^3,
-/// 10^4 and 5·10^4 (README, "Limits": the command and the figures), the slope of the fit.
-pub const BYTES_PER_FLOW: u64 = 0;
+/// The memory a run takes per flow, in bytes, beyond [`BASE_RUN_BYTES`]: the slope of a
+/// least-squares line through the peak resident memory of `aqmlab run bench/flow-memory.toml`
+/// (1 s of N bulk CUBIC flows through a 1 Gb/s FQ-CoDel dumbbell) for N = 10^3, 10^4, 3·10^4 and
+/// 5·10^4: 217, 442, 927 and 1437 MB (README, "Limits", gives the command).
+pub const BYTES_PER_FLOW: u64 = 24_800;
 
-/// The peak resident memory of such a run's Python process with no flow, in bytes (the same fit's
-/// intercept).
-pub const BASE_RUN_BYTES: u64 = 0;
+/// The same line's intercept: the run's memory apart from its flows (Python, pandas, pyarrow and
+/// the simulator's fixed state), in bytes.
+pub const BASE_RUN_BYTES: u64 = 191_000_000;
 
 /// The warning for a scenario of `n` flows: the memory its run is projected to take.
 pub fn flows_memory_warning(n: usize) -> String {
     let projected = BASE_RUN_BYTES + n as u64 * BYTES_PER_FLOW;
     format!(
-        "flows: {n} flows (over {WARN_FLOWS}): the run is projected to take about {} MB of memory ({} kB per flow, measured on bulk TCP flows; more with packet logs or long queues)",
+        "flows: {n} flows (over {WARN_FLOWS}): the run is projected to take about {} MB of memory ({} kB per flow as measured on bulk TCP flows; more with packet logs or long queues)",
         projected.div_ceil(1_000_000),
         BYTES_PER_FLOW.div_ceil(1000)
     )
