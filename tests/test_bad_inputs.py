@@ -6,6 +6,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 
 import aqmlab
 import pytest
@@ -277,8 +278,11 @@ def test_many_large_counts_fail_before_expanding(tmp_path):
     flows = '\n[[flows]]\ncount = 100000\nkind = "udp"\nfrom = "s1"\nto = "r1"\nrate = "1kbps"\n'
     p = tmp_path / "many.toml"
     p.write_text(WEB + flows * 10)
+    t0 = time.monotonic()
     msg = one_line_error(run_cli("run", str(p), "--out", str(tmp_path / "o"), "-q"))
     assert msg == f"{p}: flows: expected at most 100000 flows, got 1000001 (counts included)"
+    # Refused before the 10^6 copies are made (which took minutes and gigabytes).
+    assert time.monotonic() - t0 < 30
 
 
 # -- item 5: the forwarder from a wheel -------------------------------------------------------
