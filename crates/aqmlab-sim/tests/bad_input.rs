@@ -279,3 +279,25 @@ fn many_flows_warn_with_projected_memory() {
     assert_eq!(WARNED.load(std::sync::atomic::Ordering::SeqCst), 1);
     assert!(!sc.warnings.iter().any(|w| w.contains("flows (over")));
 }
+
+/// Too many `[[flows]]` tables are refused before the TOML is read (reading 280 000 tables took
+/// 1.2 GB): the syntax error at the end of this file is never reached.
+#[test]
+fn too_many_flow_tables_are_refused_before_reading() {
+    let flow = "[[ flows ]] # one\nkind = \"udp\"\n";
+    let text = format!("{BASE}{}this is not TOML\n", flow.repeat(MAX_FLOWS));
+    assert_eq!(
+        err(&text),
+        format!(
+            "t.toml: flows: expected at most {MAX_FLOWS} flows, got {}",
+            MAX_FLOWS + 1
+        )
+    );
+    // At the limit, the file is read, and its error is the syntax error.
+    let text = format!(
+        "{}{}this is not TOML\n",
+        BASE.replace("[[flows]]\n", "[[flows]]\nx = 1\n"),
+        flow.repeat(MAX_FLOWS - 1)
+    );
+    assert!(!err(&text).contains("at most"));
+}
