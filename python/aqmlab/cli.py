@@ -10,6 +10,7 @@ import argparse
 import contextlib
 import json
 import os
+import pathlib
 import signal
 import sys
 from collections.abc import Sequence
@@ -550,7 +551,8 @@ def _cmd_run(a: argparse.Namespace) -> int:
     for label, qd, arm_out in arms:
         try:
             r = load(
-                a.scenario,
+                # Always a path: the command line takes files (a path may hold "=" or a newline).
+                pathlib.Path(a.scenario),
                 seed=a.seed,
                 qdisc=qd,
                 set=sets,
@@ -581,7 +583,11 @@ def _cmd_run(a: argparse.Namespace) -> int:
                 'start = "uniform(0s, 1s)" varies the runs',
                 file=sys.stderr,
             )
-    out = a.out or os.path.join("out", _folder_name(loaded[0][2].name, a.scenario))
+    out = (
+        a.out
+        if a.out is not None
+        else os.path.join("out", _folder_name(loaded[0][2].name, a.scenario))
+    )
     if not a.quiet:
         for line in _dropped_note("--qdisc", loaded[0][2].dropped_params()):
             print(line, file=sys.stderr)
@@ -994,6 +1000,13 @@ def _main(argv: Sequence[str] | None) -> int:
     parser = _build_parser()
     a = parser.parse_args(argv)
     try:
+        # An empty path would silently mean the default one (or the current folder).
+        for flag in ("out", "output", "summary", "trace", "uniforms"):
+            if getattr(a, flag, None) == "":
+                raise _UsageError(f"--{flag}: expected a path, got an empty string")
+        for arg in ("scenario", "schedule", "folder"):
+            if getattr(a, arg, None) == "":
+                raise _UsageError(f"{arg}: expected a path, got an empty string")
         if a.command == "replay":
             return _cmd_replay(a)
         if a.command == "demo":

@@ -124,6 +124,9 @@ class OutputFolder:
     """Stages a run's files for ``final`` and puts them in place at the end."""
 
     def __init__(self, final: str | os.PathLike[str]) -> None:
+        if not os.fspath(final):
+            # abspath("") is the current folder, which a run must never replace.
+            raise OutputError(errno.EINVAL, "expected a folder path, got an empty string", "out")
         # A symbolic link to a folder stands for that folder: it is replaced, the link kept.
         self.final = os.path.realpath(os.path.abspath(os.fspath(final)))
         parent, base = os.path.split(self.final)

@@ -76,6 +76,9 @@ def replay(
     Raises :class:`aqmlab.exceptions.ParameterError`, :class:`~aqmlab.exceptions.ScheduleError`
     or :class:`~aqmlab.exceptions.ReplayError` with a one-line message on bad input.
     """
+    from aqmlab.run import check_seed
+
+    check_seed(seed)
     if params is None:
         items: list[str] = []
     elif isinstance(params, dict):

@@ -89,10 +89,8 @@ def _check_args(
     unset: Any = None,
 ) -> None:
     """Bad arguments of :func:`load` and :func:`run`, named as the caller wrote them."""
-    if seed is not None and (
-        isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64
-    ):
-        raise ValueError(f"seed: expected a whole number 0..2^64-1, got {seed!r}")
+    if seed is not None:
+        check_seed(seed)
     for name, value, example in (
         ("qdisc", qdisc, '{"bottleneck": "pie"}'),
         ("set", set, '{"dumbbell.bottleneck.rate": "20Mbps"}'),
@@ -115,6 +113,12 @@ def _check_args(
         for x in value:
             if not isinstance(x, str):
                 raise TypeError(f"{name}: expected names, got {x!r}")
+
+
+def check_seed(seed: Any) -> None:
+    """Raises ValueError unless ``seed`` is a whole number 0..2^64-1 (the seeds' range)."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed: expected a whole number 0..2^64-1, got {seed!r}")
 
 
 def load(
@@ -141,7 +145,7 @@ def load(
         raise TypeError(
             f"scenario: expected a path, TOML text or a dict, got {type(scenario).__name__}"
         )
-    sets = [(k, _toml_value(v)) for k, v in (set or {}).items()]
+    sets = [(k, _toml_value(v, f"set: {k}")) for k, v in (set or {}).items()]
     return _core.load_scenario(
         path,
         seed,
@@ -161,22 +165,22 @@ def toml_text(scenario: Mapping[str, Any]) -> str:
     def is_tables(v: Any) -> bool:
         return isinstance(v, (list, tuple)) and bool(v) and all(isinstance(x, Mapping) for x in v)
 
-    def entries(d: Mapping[str, Any]) -> list[str]:
+    def entries(d: Mapping[str, Any], prefix: str = "") -> list[str]:
         out = []
         for k, v in d.items():
             if not isinstance(k, str):
                 raise TypeError(f"scenario: expected string keys, got {k!r}")
-            out.append(f"{_toml_key(k)} = {_toml_value(v)}")
+            out.append(f"{_toml_key(k)} = {_toml_value(v, f'scenario: {prefix}{k}')}")
         return out
 
     top = {k: v for k, v in scenario.items() if not isinstance(v, Mapping) and not is_tables(v)}
     lines = entries(top)
     for k, v in scenario.items():
         if isinstance(v, Mapping):
-            lines += ["", f"[{_toml_key(k)}]", *entries(v)]
+            lines += ["", f"[{_toml_key(k)}]", *entries(v, f"{k}.")]
         elif is_tables(v):
-            for t in v:
-                lines += ["", f"[[{_toml_key(k)}]]", *entries(t)]
+            for i, t in enumerate(v):
+                lines += ["", f"[[{_toml_key(k)}]]", *entries(t, f"{k}[{i}].")]
     return "\n".join(lines) + "\n"
 
 
@@ -296,6 +300,8 @@ def simulate(
     folder its files will be in, which error messages name."""
     from aqmlab.outdir import OutputFolder
 
+    if out is not None and not os.fspath(out):
+        raise ValueError("out: expected a folder path, got an empty string")
     show = sys.stderr.isatty() if progress is None else progress
     total = r.duration_s
     # At most MAX_STEP_BINS bins are held in memory between steps, however long the run; at
@@ -383,8 +389,11 @@ def _write_text(write_dir: str, shown_dir: str | None, name: str, text: str) -> 
 
 
 def _is_toml_text(s: str) -> bool:
-    # A path may hold "=" (runs/rate=10M.toml); TOML text on one line names no .toml file.
-    return "\n" in s or ("=" in s and not s.endswith(".toml") and not os.path.exists(s))
+    """A string is TOML text, not a path, when it names no existing file and has a newline, or
+    an "=" and no ".toml" ending: a path may hold "=" (runs/rate=10M.toml) or even a newline."""
+    if os.path.exists(s):
+        return False
+    return "\n" in s or ("=" in s and not s.endswith(".toml"))
 
 
 class TomlText(str):
@@ -393,10 +402,18 @@ class TomlText(str):
     (``10Mbps``). A plain ``str`` is always a string."""
 
 
-def _toml_value(v: Any) -> str:
-    """A Python value as a TOML literal, so ``set={"name": "123"}`` stays a string."""
+#: The Python types a scenario value (in ``set=`` or a dict scenario) may have, as errors name them.
+TOML_TYPES = "str, int, float, bool, a list of them or a dict"
+
+
+def _toml_value(v: Any, where: str = "scenario") -> str:
+    """A Python value as a TOML literal, so ``set={"name": "123"}`` stays a string. ``where``
+    names the key in the TypeError raised for a value TOML has no form of (bytes, None, ...)."""
     if isinstance(v, TomlText):
         return str(v)
+    if isinstance(v, str):
+        # A JSON string is a valid TOML basic string (non-ASCII kept: TOML has no surrogates).
+        return json.dumps(v, ensure_ascii=False)
     if isinstance(v, bool) or type(v).__name__ == "bool_":  # numpy.bool_ too
         return "true" if v else "false"
     if isinstance(v, numbers.Integral):
@@ -404,11 +421,14 @@ def _toml_value(v: Any) -> str:
     if isinstance(v, numbers.Real):
         return repr(float(v))
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+        return "[" + ", ".join(_toml_value(x, where) for x in v) + "]"
     if isinstance(v, Mapping):
-        items = ", ".join(f"{_toml_key(str(k))} = {_toml_value(x)}" for k, x in v.items())
+        items = ", ".join(
+            f"{_toml_key(str(k))} = {_toml_value(x, f'{where}.{k}')}" for k, x in v.items()
+        )
         return "{" + items + "}"
+    if isinstance(v, os.PathLike):
+        return _toml_value(os.fspath(v), where)
     if v is None:
-        raise TypeError("scenario: None has no TOML form: leave the key out instead")
-    # A JSON string is a valid TOML basic string (non-ASCII kept as is: TOML has no surrogates).
-    return json.dumps(str(v), ensure_ascii=False)
+        raise TypeError(f"{where}: None has no TOML form: leave the key out instead")
+    raise TypeError(f"{where}: expected {TOML_TYPES}, got {type(v).__name__} {v!r}")

@@ -159,6 +159,8 @@ def forwarder_path() -> str:
     build (``make emu``: ``cargo build --release -p aqmlab-emu``, made here if missing)."""
     env = os.environ.get("AQMLAB_EMU")
     if env:
+        if not (os.path.isfile(env) and os.access(env, os.X_OK)):
+            raise ShellError(f"AQMLAB_EMU: expected the path of the aqmlab-emu binary, got {env!r}")
         return env
     found = shutil.which("aqmlab-emu")
     if found:
@@ -178,8 +180,9 @@ def forwarder_path() -> str:
         if r.returncode == 0 and os.access(p, os.X_OK):
             return p
     raise ShellError(
-        "cannot find the forwarder aqmlab-emu: build it with `cargo build --release -p "
-        "aqmlab-emu` or set AQMLAB_EMU to its path"
+        "cannot find the forwarder aqmlab-emu (a wheel does not include it): in a checkout of "
+        "aqmlab, run `cargo build --release -p aqmlab-emu` and set AQMLAB_EMU to "
+        "target/release/aqmlab-emu, or put it on PATH"
     )
 
 
@@ -473,6 +476,7 @@ def emulate(
     from aqmlab.outdir import OutputFolder
 
     _check_host()
+    forwarder_path()  # missing: one line saying how to get it, before anything is made
     cleanup()
     # Taken before anything is set up, so a second run into the same folder refuses at once.
     folder = OutputFolder(out) if out is not None else None

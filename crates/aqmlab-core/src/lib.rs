@@ -19,6 +19,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod input;
 pub mod math;
 pub mod packet;
 pub mod rate;

@@ -44,14 +44,31 @@ impl fmt::Display for Size {
     }
 }
 
-/// Splits `"12.5ms"` into `(12.5, "ms")`. The number must be finite and non-negative.
+/// Splits `"12.5ms"` into `(12.5, "ms")`. The number must be finite and non-negative; it may
+/// have a decimal exponent (`1e3ms`, `2.5e-1s`), so a number too large for its unit is reported
+/// as out of range (e.g. `1e12s`) rather than as a missing unit.
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
-    let end = s
-        .char_indices()
-        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == '+'))
-        .map(|(i, _)| i)
-        .unwrap_or(s.len());
+    let b = s.as_bytes();
+    let mut end = b
+        .iter()
+        .position(|&c| !(c.is_ascii_digit() || c == b'.' || c == b'+'))
+        .unwrap_or(b.len());
+    // An exponent: `e` or `E`, an optional sign, then at least one digit (so a unit that
+    // starts with `e` would still be a unit).
+    if end > 0 && matches!(b.get(end), Some(b'e' | b'E')) {
+        let mut j = end + 1;
+        if matches!(b.get(j), Some(b'+' | b'-')) {
+            j += 1;
+        }
+        let digits = b[j.min(b.len())..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        if digits > 0 {
+            end = j + digits;
+        }
+    }
     let (num, unit) = s.split_at(end);
     if num.is_empty() || num.starts_with('+') {
         return None;
@@ -201,13 +218,50 @@ mod tests {
             SimDuration::from_nanos(250)
         );
         assert_eq!(parse_duration(" 0ms ").unwrap(), SimDuration::ZERO);
-        for bad in ["5", "ms", "-5ms", "5 parsecs", "", "1e3ms", "inf s", "+5ms"] {
+        assert_eq!(parse_duration("1e3ms").unwrap(), SimDuration::from_secs(1));
+        assert_eq!(
+            parse_duration("2.5E-1s").unwrap(),
+            SimDuration::from_millis(250)
+        );
+        for bad in [
+            "5",
+            "ms",
+            "-5ms",
+            "5 parsecs",
+            "",
+            "1e",
+            "1e+s",
+            "inf s",
+            "+5ms",
+        ] {
             let e = parse_duration(bad).unwrap_err();
             assert!(
                 e.to_string().contains("a duration with a unit"),
                 "{bad}: {e}"
             );
         }
+    }
+
+    /// A number written with an exponent that is too large is out of range, not "a unit"
+    /// missing (issue 20: `1e12s`); the same number in plain digits says the same.
+    #[test]
+    fn exponent_beyond_range() {
+        for big in ["1e12s", "1000000000000s", "2e19ns"] {
+            assert_eq!(
+                parse_duration(big).unwrap_err().expected,
+                BEYOND_64_BITS,
+                "{big}"
+            );
+        }
+        assert_eq!(
+            parse_bitrate("1e20bps").unwrap_err().expected,
+            BEYOND_64_BITS
+        );
+        assert_eq!(parse_size("1e30B").unwrap_err().expected, BEYOND_64_BITS);
+        assert_eq!(
+            parse_bitrate("1.5e6bps").unwrap(),
+            Bitrate::from_bps(1_500_000)
+        );
     }
 
     #[test]

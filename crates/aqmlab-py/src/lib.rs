@@ -45,9 +45,10 @@ create_exception!(
     "A scenario file that cannot be used (the message names file, line and key)."
 );
 
-fn read_file(path: &str, what: &str) -> PyResult<Vec<u8>> {
-    std::fs::read(path)
-        .map_err(|e| ScheduleError::new_err(format!("{path}: cannot read the {what}: {e}")))
+/// The bytes of `path` (a schedule or a uniforms file), read up to its kind's size cap.
+fn read_file(path: &str, kind: aqmlab_core::input::InputKind) -> PyResult<Vec<u8>> {
+    aqmlab_core::input::read_capped(std::path::Path::new(path), kind)
+        .map_err(ScheduleError::new_err)
 }
 
 /// Every discipline with its parameters: a list of dicts `{name, summary, params: [{name,
@@ -119,7 +120,7 @@ fn replay<'py>(
             &format!("replay/qdisc/{}", k.name()),
         )),
         Some(path) => {
-            let bytes = read_file(path, "uniforms file")?;
+            let bytes = read_file(path, aqmlab_core::input::UNIFORMS)?;
             let text = std::str::from_utf8(&bytes).map_err(|_| {
                 ScheduleError::new_err(format!(
                     "{path}: not a text file: expected one number in [0, 1] per line"
@@ -141,7 +142,7 @@ fn replay<'py>(
             k.name()
         )));
     }
-    let bytes = read_file(schedule_path, "schedule")?;
+    let bytes = read_file(schedule_path, aqmlab_core::input::SCHEDULE)?;
     let (out, csv, trace_csv) = py
         .allow_threads(|| -> Result<_, String> {
             let rows =
@@ -334,6 +335,18 @@ impl Run {
     }
 }
 
+/// Writes `msg` as an `aqmlab: warning:` line to Python's `sys.stderr` at once (before the
+/// scenario is built, for a warning that must come before the memory is taken).
+fn warn_now(msg: &str) {
+    Python::with_gil(|py| {
+        let line = format!("aqmlab: warning: {msg}\n");
+        if let Ok(err) = py.import("sys").and_then(|sys| sys.getattr("stderr")) {
+            let _ = err.call_method1("write", (line,));
+            let _ = err.call_method0("flush");
+        }
+    });
+}
+
 /// Loads the scenario at `path` with overrides: `seed`, `qdisc` (`[(LINK, KIND)]`) and `sets`
 /// (`[(KEY.PATH, VALUE)]`). Raises ScenarioError naming file, line and key on bad input.
 #[pyfunction]
@@ -355,9 +368,8 @@ fn load_scenario(
     let text = match text {
         Some(t) => t,
         None => {
-            let bytes = std::fs::read(p).map_err(|e| {
-                ScenarioError::new_err(format!("{path}: cannot read the scenario: {e}"))
-            })?;
+            let bytes = aqmlab_core::input::read_capped(p, aqmlab_core::input::SCENARIO)
+                .map_err(ScenarioError::new_err)?;
             String::from_utf8(bytes).map_err(|_| {
                 ScenarioError::new_err(format!(
                     "{path}: not UTF-8 text: expected a TOML scenario file"
@@ -377,6 +389,7 @@ fn load_scenario(
         seed,
         qdisc,
         packet_log,
+        warn_now: Some(warn_now),
         ..scenario::Overrides::default()
     };
     let sc =

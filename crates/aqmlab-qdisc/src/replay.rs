@@ -62,6 +62,11 @@ fn serr(line: usize, msg: impl Into<String>) -> ScheduleError {
     }
 }
 
+/// The latest time a schedule row may have: 2^63 − 1 ns (292 years). The decisions CSV writes
+/// `deq_t_ns` as a signed number with −1 for a packet still queued at the end, so a later time
+/// would print as a negative one (or as −1 on a delivered row).
+pub const MAX_T_NS: u64 = i64::MAX as u64;
+
 const HEADER_HELP: &str = "a header t_ns,op,size (optionally followed by flow and ecn)";
 
 /// Parses a schedule file's bytes.
@@ -126,15 +131,19 @@ pub fn parse_schedule(bytes: &[u8]) -> Result<Vec<Row>, ScheduleError> {
                 ),
             ));
         }
-        let t_ns: u64 = f[0].parse().map_err(|_| {
-            serr(
-                ln,
-                format!(
-                    "t_ns: expected a whole number of nanoseconds ≥ 0, got {:?}",
-                    f[0]
-                ),
-            )
-        })?;
+        let t_ns: u64 = f[0]
+            .parse()
+            .ok()
+            .filter(|&t| t <= MAX_T_NS)
+            .ok_or_else(|| {
+                serr(
+                    ln,
+                    format!(
+                        "t_ns: expected a whole number of nanoseconds 0..{MAX_T_NS} (2^63-1: the decisions' deq_t_ns is signed, -1 marking a packet still queued), got {:?}",
+                        f[0]
+                    ),
+                )
+            })?;
         if t_ns < last_t {
             return Err(serr(ln, format!("t_ns {t_ns} goes back in time: the previous row is at {last_t}; times must not decrease")));
         }
@@ -509,9 +518,40 @@ mod tests {
         );
         assert_eq!(
             err("t_ns,op,size\nabc,enq,1\n"),
-            "line 2: t_ns: expected a whole number of nanoseconds ≥ 0, got \"abc\""
+            "line 2: t_ns: expected a whole number of nanoseconds 0..9223372036854775807 (2^63-1: the decisions' deq_t_ns is signed, -1 marking a packet still queued), got \"abc\""
         );
         assert!(err("t_ns,op,size\n").contains("no rows"));
         assert!(err("\u{ff}").starts_with("not UTF-8") || err("\u{ff}").starts_with("line 1"));
+    }
+
+    /// Issue 20: a time above 2^63 − 1 printed a negative dequeue time, and 2^64 − 1 printed
+    /// the queued-at-end marker −1 on a delivered row. Such times are refused; 2^63 − 1 itself
+    /// still replays and prints as itself.
+    #[test]
+    fn times_fit_the_signed_decisions() {
+        for t in ["9223372036854775808", "18446744073709551615"] {
+            let e = err(&format!("t_ns,op,size\n{t},enq,100\n{t},deq,0\n"));
+            assert!(
+                e.starts_with(
+                    "line 2: t_ns: expected a whole number of nanoseconds 0..9223372036854775807"
+                ),
+                "{e}"
+            );
+        }
+        let rows = parse_schedule(
+            b"t_ns,op,size\n9223372036854775807,enq,100\n9223372036854775807,deq,0\n",
+        )
+        .unwrap();
+        let mut q = Qdisc::new(
+            crate::registry::build(
+                "droptail",
+                &[],
+                crate::UniformSource::Rng(aqmlab_core::Xoshiro256pp::for_stream(1, "t")),
+            )
+            .unwrap(),
+        );
+        let out = replay(&mut q, &rows, false).unwrap();
+        assert_eq!(out.decisions[0].outcome, Outcome::Delivered);
+        assert_eq!(out.decisions[0].deq_t_ns, i64::MAX);
     }
 }

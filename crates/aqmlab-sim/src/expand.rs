@@ -48,6 +48,25 @@ pub fn expand_counts(text: &str, file: &str) -> Result<Option<(String, Origins)>
         path: format!("flows[{i}].{key}"),
         msg,
     };
+    // The total is checked before anything is expanded, so many large counts fail before their
+    // copies are made (a count out of range is reported below, with its line).
+    let total: usize = flows
+        .iter()
+        .map(|t| {
+            t.get("count")
+                .and_then(|c| c.as_integer())
+                .filter(|n| (1..=MAX_FLOWS as i64).contains(n))
+                .map_or(1, |n| n as usize)
+        })
+        .sum();
+    if total > MAX_FLOWS {
+        return Err(ScenarioError {
+            file: file.to_string(),
+            line: None,
+            path: "flows".into(),
+            msg: format!("expected at most {MAX_FLOWS} flows, got {total} (counts included)"),
+        });
+    }
     let mut out = toml_edit::ArrayOfTables::new();
     let mut origins = Vec::new();
     for (i, t) in flows.iter().enumerate() {
@@ -103,17 +122,6 @@ pub fn expand_counts(text: &str, file: &str) -> Result<Option<(String, Origins)>
             out.push(one);
             origins.push((i, j, n));
         }
-    }
-    if origins.len() > MAX_FLOWS {
-        return Err(ScenarioError {
-            file: file.to_string(),
-            line: None,
-            path: "flows".into(),
-            msg: format!(
-                "expected at most {MAX_FLOWS} flows, got {} (counts included)",
-                origins.len()
-            ),
-        });
     }
     doc.insert("flows", toml_edit::Item::ArrayOfTables(out));
     Ok(Some((doc.to_string(), origins)))

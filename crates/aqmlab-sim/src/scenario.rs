@@ -300,6 +300,10 @@ pub struct Overrides {
     /// or a whole `...params` table): a `--qdisc` swap drops the file's parameters, which belong
     /// to the discipline it named, but keeps these, given for the swapped-in one.
     pub set_params: Vec<String>,
+    /// Called at once with a warning that should be seen before the scenario is built (a flow
+    /// count over [`WARN_FLOWS`], with the memory the run is projected to take); without it,
+    /// the warning goes to [`Scenario::warnings`] like the others.
+    pub warn_now: Option<fn(&str)>,
 }
 
 struct Ctx<'a> {
@@ -403,6 +407,30 @@ pub const MAX_RATE: Bitrate = Bitrate::from_bps(1_000_000_000_000);
 /// The most flows a scenario may have (each keeps its counters, sketches and series).
 pub const MAX_FLOWS: usize = 100_000;
 
+/// Above this many flows a scenario is built only after a warning with the memory its run is
+/// projected to take ([`flows_memory_warning`]).
+pub const WARN_FLOWS: usize = 10_000;
+
+/// The memory a run takes per flow, in bytes, beyond [`BASE_RUN_BYTES`]: the slope of a
+/// least-squares line through the peak resident memory of `aqmlab run bench/flow-memory.toml`
+/// (1 s of N bulk CUBIC flows through a 1 Gb/s FQ-CoDel dumbbell) for N = 10^3, 10^4, 3·10^4 and
+/// 5·10^4: 217, 442, 927 and 1437 MB (README, "Limits", gives the command).
+pub const BYTES_PER_FLOW: u64 = 24_800;
+
+/// The same line's intercept: the run's memory apart from its flows (Python, pandas, pyarrow and
+/// the simulator's fixed state), in bytes.
+pub const BASE_RUN_BYTES: u64 = 191_000_000;
+
+/// The warning for a scenario of `n` flows: the memory its run is projected to take.
+pub fn flows_memory_warning(n: usize) -> String {
+    let projected = BASE_RUN_BYTES + n as u64 * BYTES_PER_FLOW;
+    format!(
+        "flows: {n} flows (over {WARN_FLOWS}): the run is projected to take about {} MB of memory ({} kB per flow as measured on bulk TCP flows; more with packet logs or long queues)",
+        projected.div_ceil(1_000_000),
+        BYTES_PER_FLOW.div_ceil(1000)
+    )
+}
+
 /// The most time-series values a run may write: (10 per link direction + 6 per flow) per bin.
 pub const MAX_SERIES_VALUES: u64 = 100_000_000;
 
@@ -428,12 +456,19 @@ fn node_index(cx: &Ctx<'_>, nodes: &[String], s: &S, path: &str) -> Result<u32, 
 /// Reads and builds the scenario at `path`.
 pub fn load(path: &Path, ov: &Overrides) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| ScenarioError {
-        file: file.clone(),
-        line: None,
-        path: String::new(),
-        msg: format!("cannot read the scenario: {e}"),
-    })?;
+    let bytes =
+        aqmlab_core::input::read_capped(path, aqmlab_core::input::SCENARIO).map_err(|e| {
+            ScenarioError {
+                file: file.clone(),
+                line: None,
+                path: String::new(),
+                // The message starts with the path, which the error shows already.
+                msg: e
+                    .strip_prefix(&format!("{file}: "))
+                    .unwrap_or(&e)
+                    .to_string(),
+            }
+        })?;
     let text = String::from_utf8(bytes).map_err(|_| ScenarioError {
         file: file.clone(),
         line: None,
@@ -457,11 +492,37 @@ pub fn build(
     default_name: &str,
     ov: &Overrides,
 ) -> Result<Scenario, ScenarioError> {
+    // Refused before the TOML is read, which takes about 4 kB per flow table (a 16 MiB file of
+    // 280 000 short flow tables took 1.2 GB to be refused after reading).
+    let tables = text.lines().filter(|l| is_flows_header(l)).count();
+    if tables > MAX_FLOWS {
+        return Err(ScenarioError {
+            file: file.to_string(),
+            line: None,
+            path: "flows".into(),
+            msg: format!("expected at most {MAX_FLOWS} flows, got {tables}"),
+        });
+    }
     match crate::expand::expand_counts(text, file)? {
         None => build_expanded(text, file, dir, default_name, ov),
         Some((edited, origins)) => build_expanded(&edited, file, dir, default_name, ov)
             .map_err(|e| crate::expand::unexpand_error(e, &origins, text, &edited)),
     }
+}
+
+/// `line` is a `[[flows]]` table header (spaces allowed inside the brackets, a comment after).
+fn is_flows_header(line: &str) -> bool {
+    let Some(rest) = line.trim_start().strip_prefix("[[") else {
+        return false;
+    };
+    let Some(rest) = rest.trim_start().strip_prefix("flows") else {
+        return false;
+    };
+    let Some(rest) = rest.trim_start().strip_prefix("]]") else {
+        return false;
+    };
+    let rest = rest.trim_start();
+    rest.is_empty() || rest.starts_with('#')
 }
 
 fn build_expanded(
@@ -539,6 +600,15 @@ fn build_expanded(
                 raw.flows.len()
             ),
         ));
+    }
+
+    let mut early_warnings = Vec::new();
+    if raw.flows.len() > WARN_FLOWS {
+        let msg = flows_memory_warning(raw.flows.len());
+        match ov.warn_now {
+            Some(warn) => warn(&format!("{}: {msg}", one_line(file))),
+            None => early_warnings.push(msg),
+        }
     }
 
     let nodes_span = raw.nodes.as_ref().map(Spanned::span);
@@ -623,7 +693,7 @@ fn build_expanded(
 
     let mut resolved_dirs = Vec::with_capacity(dir_cfgs.len());
     let mut dropped_params = Vec::new();
-    let mut warnings = Vec::new();
+    let mut warnings = early_warnings;
     for ((name, d, path), (from, to)) in dir_cfgs.iter().zip(&ends) {
         let swapped = ov
             .qdisc
@@ -966,6 +1036,9 @@ fn plain_types(msg: &str) -> String {
 /// The TOML parser's `message` on one line. Some syntax errors come without one (a carriage
 /// return not followed by a newline): say what was found at `span` instead.
 fn toml_message(message: &str, text: &str, span: Option<std::ops::Range<usize>>) -> String {
+    if message.contains("number too large to fit in target type") {
+        return too_large_integer(text, span);
+    }
     if !message.trim().is_empty() {
         return message.trim().replace('\n', " ");
     }
@@ -980,6 +1053,29 @@ fn toml_message(message: &str, text: &str, span: Option<std::ops::Range<usize>>)
         Some(c) => format!("invalid TOML at {c:?}"),
         None => "invalid TOML at the end of the file".into(),
     }
+}
+
+/// The parser's "number too large to fit in target type" said with the key it was given to (the
+/// text before `=` on the value's line) and what fits: TOML integers are signed 64-bit.
+fn too_large_integer(text: &str, span: Option<std::ops::Range<usize>>) -> String {
+    let key = span
+        .and_then(|s| {
+            let start = s.start.min(text.len());
+            let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+            let before = text[line_start..start].trim_end().strip_suffix('=')?;
+            // In an inline table the last `KEY =` before the value names it.
+            let k = before.rsplit([',', '{']).next().unwrap_or(before).trim();
+            (!k.is_empty()).then(|| k.to_string())
+        })
+        .unwrap_or_else(|| "a value".to_string());
+    let hint = if key.trim_matches('"') == "seed" {
+        "; write a larger seed (up to 18446744073709551615) as a string of digits, e.g. seed = \"18446744073709551615\""
+    } else {
+        ""
+    };
+    format!(
+        "{key}: expected a whole number from -9223372036854775808 to 9223372036854775807 (TOML's integer range), got a larger one{hint}"
+    )
 }
 
 /// A flow's `start` or a link's `jitter`: a time (at most [`MAX_TIME`]) or a distribution of

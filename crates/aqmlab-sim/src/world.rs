@@ -32,7 +32,9 @@ mod build;
 mod net;
 mod report;
 mod tcp;
-pub use apps::{Arrivals, IdleDist, OnOff, SizeDist, TcpApp};
+pub use apps::{
+    max_lognormal_sigma, Arrivals, IdleDist, OnOff, SizeDist, TcpApp, MAX_LOGNORMAL_SIGMA,
+};
 pub use build::{BuildError, FlowSpec, TcpSpec, UdpSpec};
 use build::{Flow, FlowKind};
 use net::Link;

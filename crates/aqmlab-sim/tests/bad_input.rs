@@ -61,9 +61,10 @@ fn values_beyond_64_bits_name_the_key_and_the_limit() {
         e,
         "t.toml:10: dumbbell.bottleneck.buffer: \"99999999999999999999999p\" is beyond the 64-bit range: expected at most 18446744073709551615 (bytes, packets, bit/s or ns)"
     );
+    // An exponent is a number like any other: 1e30 bytes is out of range, not a missing unit.
     let e = err(&BASE.replace("buffer = \"100p\"", "buffer = \"1e30B\""));
     assert!(
-        e.contains("dumbbell.bottleneck.buffer: expected a size"),
+        e.contains("dumbbell.bottleneck.buffer: \"1e30B\" is beyond the 64-bit range"),
         "{e}"
     );
     let e = err(&BASE.replace(
@@ -170,4 +171,133 @@ fn tc_spellings_of_units_are_accepted() {
     // tc's "mbps" is megabytes per second there: refused here rather than misread.
     assert!(err(&BASE.replace("rate = \"10Mbps\"", "rate = \"10mbps\""))
         .contains("expected a rate with a unit"));
+}
+
+/// Issue 20: `size_sigma = 1000` was accepted, and a web flow's transfers were then 1 byte each.
+/// The bound is min(3, √(2·ln size_mean)) (`world::max_lognormal_sigma`).
+#[test]
+fn lognormal_sigma_is_bounded() {
+    let web = BASE.replace(
+        "kind = \"udp\"\nfrom = \"s1\"\nto = \"r1\"\nrate = \"1Mbps\"\n",
+        "kind = \"tcp\"\nfrom = \"s1\"\nto = \"r1\"\napp = \"web\"\nconns_per_s = 5\nsize_dist = \"lognormal\"\nsize_sigma = SIGMA\n",
+    );
+    ok(&web.replace("SIGMA", "3.0"));
+    let e = err(&web.replace("SIGMA", "1000"));
+    assert!(
+        e.starts_with("t.toml:18: flows[0].size_sigma: expected sigma from 0 to 3 (above 3 ")
+            && e.ends_with("got 1000"),
+        "{e}"
+    );
+    let e = err(&web.replace("SIGMA", "3.01"));
+    assert!(e.contains("expected sigma from 0 to 3 "), "{e}");
+    // A 20-byte mean: the median 20·exp(−σ²/2) reaches 1 byte at σ = √(2·ln 20) = 2.4477.
+    let small = web.replace("size_sigma", "size_mean = \"20B\"\nsize_sigma");
+    ok(&small.replace("SIGMA", "2.447"));
+    let e = err(&small.replace("SIGMA", "2.448"));
+    assert!(
+        e.contains("expected sigma from 0 to 2.447 (√(2·ln size_mean)"),
+        "{e}"
+    );
+    assert_eq!(aqmlab_sim::world::max_lognormal_sigma(1.0), 0.0);
+}
+
+/// Issue 20: a seed beyond TOML's integers said "number too large to fit in target type"
+/// without its key.
+#[test]
+fn too_large_integers_name_their_key() {
+    let e = err(&format!("seed = 18446744073709551615\n{BASE}"));
+    assert!(
+        e.starts_with("t.toml:1: seed: expected a whole number from -9223372036854775808 to 9223372036854775807 (TOML's integer range), got a larger one; write a larger seed"),
+        "{e}"
+    );
+    ok(&format!("seed = \"18446744073709551615\"\n{BASE}"));
+    let e = err(&BASE.replace(
+        "buffer = \"100p\"",
+        "params = { limit = 99999999999999999999 }",
+    ));
+    assert!(
+        e.starts_with("t.toml:10: limit: expected a whole number"),
+        "{e}"
+    );
+}
+
+/// Counts are added up before any is expanded: ten tables of `count = 100000` fail at once.
+#[test]
+fn counts_are_limited_before_expanding() {
+    let flow =
+        "[[flows]]\ncount = 100000\nkind = \"udp\"\nfrom = \"s1\"\nto = \"r1\"\nrate = \"1kbps\"\n";
+    #[allow(clippy::disallowed_methods)] // wall time bounds the test, not the model
+    let t0 = std::time::Instant::now();
+    assert_eq!(
+        err(&format!("{BASE}{}", flow.repeat(10))),
+        format!("t.toml: flows: expected at most {MAX_FLOWS} flows, got 1000001 (counts included)")
+    );
+    assert!(t0.elapsed().as_secs_f64() < 5.0, "{:?}", t0.elapsed());
+}
+
+static WARNED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn count_warning(msg: &str) {
+    assert!(
+        msg.starts_with(
+            "t.toml: flows: 10001 flows (over 10000): the run is projected to take about 440 MB"
+        ),
+        "{msg}"
+    );
+    WARNED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Over WARN_FLOWS flows, a warning with the projected memory: through `warn_now` before the
+/// scenario is built, else among the scenario's warnings.
+#[test]
+fn many_flows_warn_with_projected_memory() {
+    use aqmlab_sim::scenario::{BASE_RUN_BYTES, BYTES_PER_FLOW, WARN_FLOWS};
+    assert_eq!(WARN_FLOWS, 10_000);
+    // 191 MB + 10001 · 24.8 kB = 439.0 MB, rounded up.
+    assert_eq!(
+        (BASE_RUN_BYTES + 10_001 * BYTES_PER_FLOW).div_ceil(1_000_000),
+        440
+    );
+    let many = BASE.replace("[[flows]]\n", "[[flows]]\ncount = 10001\n");
+    let sc = build(&many, "t.toml", Path::new("."), "t", &Overrides::default()).unwrap();
+    assert_eq!(
+        sc.warnings
+            .iter()
+            .filter(|w| w.contains("10001 flows"))
+            .count(),
+        1
+    );
+    let ov = Overrides {
+        warn_now: Some(count_warning),
+        ..Overrides::default()
+    };
+    let sc = build(&many, "t.toml", Path::new("."), "t", &ov).unwrap();
+    assert_eq!(WARNED.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert!(!sc.warnings.iter().any(|w| w.contains("10001 flows")));
+    let fewer = BASE.replace("[[flows]]\n", "[[flows]]\ncount = 10000\n");
+    let sc = build(&fewer, "t.toml", Path::new("."), "t", &ov).unwrap();
+    assert_eq!(WARNED.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert!(!sc.warnings.iter().any(|w| w.contains("flows (over")));
+}
+
+/// Too many `[[flows]]` tables are refused before the TOML is read (reading 280 000 tables took
+/// 1.2 GB): the syntax error at the end of this file is never reached.
+#[test]
+fn too_many_flow_tables_are_refused_before_reading() {
+    let flow = "[[ flows ]] # one\nkind = \"udp\"\n";
+    let text = format!("{BASE}{}this is not TOML\n", flow.repeat(MAX_FLOWS));
+    assert_eq!(
+        err(&text),
+        format!(
+            "t.toml: flows: expected at most {MAX_FLOWS} flows, got {}",
+            MAX_FLOWS + 1
+        )
+    );
+    // At the limit, the file is read, and its error is the syntax error.
+    let text = format!(
+        "{}{}this is not TOML\n",
+        BASE.replace("[[flows]]\n", "[[flows]]\nx = 1\n"),
+        flow.repeat(MAX_FLOWS - 1)
+    );
+    assert!(!err(&text).contains("at most"));
 }

@@ -258,7 +258,8 @@ fn schedule_and_trace_errors() {
         "trace = \"traces/missing.down\"",
     ));
     assert!(
-        e.starts_with("t.toml:16: links[1].trace: cannot read the trace"),
+        e.starts_with("t.toml:16: links[1].trace: ")
+            && e.contains("traces/missing.down: cannot read the trace: "),
         "{e}"
     );
     let e = err(&GRAPH.replace(

@@ -395,11 +395,22 @@ fn size_dist(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<SizeDist, ScenarioErr
         "lognormal" => {
             not_for("size_shape", f.size_shape.as_ref().map(|x| x.span()))?;
             let sigma = f.size_sigma.as_ref().map(|x| *x.get_ref()).unwrap_or(1.0);
-            if !(sigma >= 0.0 && sigma.is_finite()) {
+            let max = crate::world::max_lognormal_sigma(mean);
+            if !(sigma >= 0.0 && sigma <= max) {
+                let why = if max < crate::world::MAX_LOGNORMAL_SIGMA {
+                    format!(
+                        "√(2·ln size_mean) for size_mean = {mean} bytes: above it most sizes would be under 1 byte and clamped to 1, so the mean would not be kept"
+                    )
+                } else {
+                    "above 3 a run's transfers would not show the mean: their spread, √(exp(σ²) − 1), is 90 times the mean at σ = 3".to_string()
+                };
                 return Err(cx.err(
                     f.size_sigma.as_ref().map(|x| x.span()),
                     format!("{p}.size_sigma"),
-                    format!("expected sigma ≥ 0, got {sigma}"),
+                    format!(
+                        "expected sigma from 0 to {} ({why}), got {sigma}",
+                        (max * 1000.0).floor() / 1000.0
+                    ),
                 ));
             }
             SizeDist::Lognormal { mean, sigma }

@@ -400,11 +400,16 @@ pub(super) fn direction(
     } else {
         let t = d.trace.as_ref().expect("one of three is given");
         let p = cx.dir.join(t.get_ref());
-        let text = std::fs::read_to_string(&p).map_err(|e| {
+        let bytes = aqmlab_core::input::read_capped(&p, aqmlab_core::input::TRACE)
+            .map_err(|e| cx.err(Some(t.span()), format!("{path}.trace"), e))?;
+        let text = String::from_utf8(bytes).map_err(|_| {
             cx.err(
                 Some(t.span()),
                 format!("{path}.trace"),
-                format!("cannot read the trace {}: {e}", p.display()),
+                format!(
+                    "{}: not UTF-8 text: expected a delivery trace (one millisecond per line)",
+                    p.display()
+                ),
             )
         })?;
         let tr = DeliveryTrace::parse(&text).map_err(|e| {
