@@ -32,6 +32,7 @@ pub mod codel;
 pub mod contract;
 pub mod droptail;
 pub mod fifo;
+pub mod fq;
 pub mod fq_codel;
 #[doc(hidden)]
 pub mod fuzzing;

@@ -118,6 +118,11 @@ impl Params {
         self.kind
     }
 
+    /// True when `name` is in the discipline's parameter table.
+    pub fn has_param(&self, name: &str) -> bool {
+        self.specs.iter().any(|s| s.name == name)
+    }
+
     /// True when the user gave `name` explicitly.
     pub fn is_given(&self, name: &str) -> bool {
         self.given.iter().any(|(n, _)| *n == name)

@@ -165,6 +165,16 @@ impl AnyQdisc {
             _ => None,
         }
     }
+
+    /// True when a random source built from a list (`--uniforms`) was asked for more draws than
+    /// it holds: the discipline's own, or any of its flows' (FQ-PIE, FQ-COBALT).
+    pub fn uniforms_exhausted(&self) -> bool {
+        let flows = match self {
+            AnyQdisc::FqCodel(q) => q.uniforms_exhausted(),
+            _ => false,
+        };
+        flows || self.uniforms().is_some_and(|u| u.exhausted())
+    }
 }
 
 macro_rules! dispatch {
