@@ -221,3 +221,100 @@ fn vectors3_distinguish_rules() {
     assert_eq!(seeded("sparse", "fq_cobalt", &with(FQ, FQ_COBALT)), 0);
     assert_eq!(seeded("overload", "cobalt", COBALT), 0);
 }
+
+/// A state trace reduced to what both sides can see: per variable, the value after the last
+/// change at each time, keeping only values that differ from the previous one. Values are
+/// rounded to the 10 significant digits ns-3's trace was printed with (`1.000565043e+10`).
+fn reduce(
+    rows: impl Iterator<Item = (u64, String, f64)>,
+    vars: &[&str],
+) -> Vec<(String, u64, f64)> {
+    let mut per: std::collections::BTreeMap<String, Vec<(u64, f64)>> = Default::default();
+    for (t, var, value) in rows.filter(|r| vars.contains(&r.1.as_str())) {
+        let value: f64 = format!("{value:.9e}").parse().unwrap();
+        let seq = per.entry(var).or_default();
+        match seq.last_mut() {
+            Some(last) if last.0 == t => last.1 = value,
+            _ => seq.push((t, value)),
+        }
+    }
+    let mut out = vec![];
+    for (var, seq) in per {
+        let mut prev = None;
+        for (t, v) in seq {
+            if prev != Some(v) {
+                out.push((var.clone(), t, v));
+            }
+            prev = Some(v);
+        }
+    }
+    out
+}
+
+/// Replays with the state trace on and compares it with ns-3's `.state.csv` for `vars`.
+fn assert_same_state(
+    schedule: &str,
+    kind: &str,
+    params: &[&str],
+    uniforms: UniformSource,
+    vars: &[&str],
+) {
+    let rows = aqmlab_qdisc::replay::parse_schedule(
+        read_vector(&format!("{schedule}.schedule.csv")).as_bytes(),
+    )
+    .unwrap();
+    let pairs = aqmlab_qdisc::Params::split_pairs(params).unwrap();
+    let mut q =
+        aqmlab_qdisc::Qdisc::new(aqmlab_qdisc::registry::build(kind, &pairs, uniforms).unwrap());
+    let out = aqmlab_qdisc::replay::replay(&mut q, &rows, true).unwrap();
+    let ours = reduce(
+        out.trace
+            .iter()
+            .map(|c| (c.t_ns, c.var.to_string(), c.value)),
+        vars,
+    );
+    let text = read_vector(&format!("{schedule}.{kind}.ns3.state.csv"));
+    let theirs = reduce(
+        text.lines().skip(1).map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].parse().unwrap(),
+                f[1].to_string(),
+                f[2].parse().unwrap(),
+            )
+        }),
+        vars,
+    );
+    assert!(!theirs.is_empty());
+    let first = ours.iter().zip(&theirs).position(|(a, b)| a != b);
+    assert!(
+        first.is_none() && ours.len() == theirs.len(),
+        "state traces differ ({} vs {} changes); first difference: ours {:?} ns-3 {:?}",
+        ours.len(),
+        theirs.len(),
+        first.map(|i| &ours[i]),
+        first.map(|i| &theirs[i]),
+    );
+}
+
+#[test]
+fn cobalt_state_trace_agrees_with_ns3() {
+    assert_same_state(
+        "overload",
+        "cobalt",
+        COBALT,
+        ns3_uniforms(),
+        &["count", "dropping", "drop_next_ns", "pdrop"],
+    );
+}
+
+#[test]
+fn codel_l4s_state_trace_agrees_with_ns3() {
+    assert_same_state(
+        "l4s_mix",
+        "codel",
+        CODEL_L4S,
+        UniformSource::seeded(1),
+        &["dropping", "count", "lastcount", "drop_next_ns"],
+    );
+}
