@@ -65,7 +65,9 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("schedule", nargs="?", metavar="SCHEDULE.csv")
     r.add_argument(
-        "--qdisc", metavar="KIND", help="droptail, red, codel, lstf_codel, fq_codel, pie, fq_pie, cobalt, fq_cobalt"
+        "--qdisc",
+        metavar="KIND",
+        help="droptail, red, codel, lstf_codel, fq_codel, pie, fq_pie, cobalt, fq_cobalt",
     )
     r.add_argument(
         "--param",
