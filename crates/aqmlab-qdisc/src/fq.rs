@@ -749,6 +749,85 @@ mod tests {
         }
     }
 
+    /// A per-flow AQM that refuses every second arrival, for the scheduler's own rules.
+    #[derive(Debug)]
+    struct RefuseOdd(u32);
+
+    impl FlowAqm for RefuseOdd {
+        type Params = ();
+        fn new(_: &(), _bucket: u32, _u: UniformSource) -> Self {
+            RefuseOdd(0)
+        }
+        fn enqueue(
+            &mut self,
+            _now: SimTime,
+            pkt: Packet,
+            _: &(),
+            q: &mut PacketFifo,
+            full: bool,
+            cx: &mut QdiscCx,
+        ) -> bool {
+            self.0 += 1;
+            if full || self.0 % 2 == 1 {
+                cx.drop(pkt, Stage::Enqueue, DropReason::Overlimit);
+                return false;
+            }
+            q.push_back(pkt);
+            true
+        }
+        fn dequeue(
+            &mut self,
+            _now: SimTime,
+            _: &(),
+            view: &mut FlowView<'_>,
+            _cx: &mut QdiscCx,
+        ) -> Option<Packet> {
+            view.q.pop_front()
+        }
+    }
+
+    /// ns-3's order: a flow is listed (new, one quantum) before its AQM sees the arrival, so it
+    /// stays listed, empty, when the AQM refuses it, until a dequeue unlinks it. Totals count only
+    /// accepted packets.
+    #[test]
+    fn a_flow_is_listed_before_its_aqm_refuses_the_arrival() {
+        let cfg = FqConfig {
+            limit: 10,
+            flows: 4,
+            quantum: 1514,
+            memory_limit: 1 << 20,
+            drop_batch: 64,
+            empty_new_flow: EmptyNewFlow::Old,
+            overflow_count: OverflowCount::Keep,
+            fattest_tie: FattestTie::FirstCreated,
+            flow_limit: true,
+            hash: FlowHash::FlowId,
+            aqm: (),
+        };
+        let mut q = FlowQueues::<RefuseOdd>::new(cfg, UniformSource::seeded(1));
+        let mut cx = QdiscCx::new();
+        q.enqueue(SimTime::ZERO, Packet::new(0, 1000, FlowId(1)), &mut cx);
+        assert_eq!(cx.events().len(), 1, "refused");
+        assert_eq!(q.backlog(), Backlog::default());
+        assert_eq!(q.flows_on(FlowList::New).collect::<Vec<_>>(), [1]);
+        assert_eq!(q.flow(1).unwrap().deficit, 1514);
+        // One dequeue finds it empty on the new list, parks it on the old list, finds it empty
+        // there too and unlinks it.
+        assert_eq!(q.dequeue(SimTime::ZERO, &mut cx), None);
+        assert_eq!(q.flow(1).unwrap().list, FlowList::Inactive);
+        // The next arrival is accepted: listed again, counted once.
+        q.enqueue(SimTime::ZERO, Packet::new(1, 1000, FlowId(1)), &mut cx);
+        assert_eq!(
+            q.backlog(),
+            Backlog {
+                packets: 1,
+                bytes: 1000
+            }
+        );
+        assert_eq!(q.dequeue(SimTime::ZERO, &mut cx).map(|p| p.id), Some(1));
+        assert_eq!(q.backlog(), Backlog::default());
+    }
+
     #[test]
     fn lists_push_and_pop_in_order() {
         let mut flows: Vec<Flow<()>> = (0..4).map(|_| flow()).collect();
