@@ -9,7 +9,17 @@ def test_demo_compares_every_discipline(tmp_path):
     r = run_cli("demo", "--out", str(tmp_path / "demo"))
     assert r.returncode == 0, r.stderr
     summary = json.loads((tmp_path / "demo" / "summary.json").read_text())
-    assert set(summary) == {"droptail", "red", "codel", "pie", "fq_codel", "lstf_codel"}
+    assert set(summary) == {
+        "droptail",
+        "red",
+        "codel",
+        "pie",
+        "fq_codel",
+        "lstf_codel",
+        "fq_pie",
+        "cobalt",
+        "fq_cobalt",
+    }
     for kind, s in summary.items():
         assert kind in r.stdout
         total = (
@@ -22,5 +32,5 @@ def test_demo_compares_every_discipline(tmp_path):
     # target: ns-3's CoDel also has a median near 90 ms here.)
     tail = summary["droptail"]["sojourn_ms"]["p50"]
     assert tail > 500
-    for aqm in ("red", "codel", "pie", "fq_codel"):
+    for aqm in ("red", "codel", "pie", "fq_codel", "fq_pie", "cobalt", "fq_cobalt"):
         assert summary[aqm]["sojourn_ms"]["p50"] < 0.25 * tail, aqm

@@ -29,6 +29,9 @@ DEMO_QDISCS: list[tuple[str, list[str]]] = [
     ("pie", ["limit=1000p"]),
     ("fq_codel", ["limit=1000p"]),
     ("lstf_codel", ["limit=1000p"]),
+    ("fq_pie", ["limit=1000p"]),
+    ("cobalt", ["limit=1000p"]),
+    ("fq_cobalt", ["limit=1000p"]),
 ]
 
 
@@ -63,7 +66,9 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("schedule", nargs="?", metavar="SCHEDULE.csv")
     r.add_argument(
-        "--qdisc", metavar="KIND", help="droptail, red, codel, lstf_codel, fq_codel, pie"
+        "--qdisc",
+        metavar="KIND",
+        help="droptail, red, codel, lstf_codel, fq_codel, pie, fq_pie, cobalt, fq_cobalt",
     )
     r.add_argument(
         "--param",

@@ -2,8 +2,8 @@
 //!
 //! Each discipline holds a standing backlog (about 100 packets; 1000 for LSTF-CoDel), time
 //! advances 10 µs per pair (so CoDel's sojourn, ~1 ms, stays below target and the measurement is
-//! the common path), and packets are topped up if an AQM drop shrinks the backlog. FQ-CoDel
-//! spreads packets over 64 flows. Run: `make bench` (or `cargo bench -p aqmlab-qdisc`).
+//! the common path), and packets are topped up if an AQM drop shrinks the backlog. FQ-CoDel,
+//! FQ-PIE and FQ-COBALT spread packets over 64 flows. Run: `make bench` (or `cargo bench -p aqmlab-qdisc`).
 
 use aqmlab_core::{FlowId, Packet, SimTime};
 use aqmlab_qdisc::{registry, Params, Qdisc, UniformSource};
@@ -65,6 +65,27 @@ const CASES: &[Case] = &[
     Case {
         name: "fq_codel_64flows",
         kind: "fq_codel",
+        params: &["limit=10240p"],
+        backlog: 100,
+        flows: 64,
+    },
+    Case {
+        name: "fq_pie_64flows",
+        kind: "fq_pie",
+        params: &["limit=10240p"],
+        backlog: 100,
+        flows: 64,
+    },
+    Case {
+        name: "cobalt",
+        kind: "cobalt",
+        params: &["limit=1000p"],
+        backlog: 100,
+        flows: 1,
+    },
+    Case {
+        name: "fq_cobalt_64flows",
+        kind: "fq_cobalt",
         params: &["limit=10240p"],
         backlog: 100,
         flows: 64,

@@ -62,6 +62,12 @@ pub const PARAMS: &[ParamSpec] = &[
         kind: "one of rfc|linux|ns3",
         help: "arithmetic: RFC 8289 exact, Linux sch_codel, or ns-3 3.37",
     },
+    ParamSpec {
+        name: "l4s",
+        default: "false",
+        kind: "bool",
+        help: "L4S mode (ns-3 UseL4s): an ECT(1) or CE head is sent at once, CE-marked if its sojourn exceeds ce_threshold, without CoDel's control law; classic ce_threshold marking off",
+    },
 ];
 
 /// Validated CoDel configuration.
@@ -74,7 +80,7 @@ pub struct CodelConfig {
 }
 
 /// Reads the CoDel parameters common to CoDel, FQ-CoDel and LSTF-CoDel (`target`, `interval`,
-/// `mtu`, `ecn`, `ce_threshold`, `variant`) and checks them.
+/// `mtu`, `ecn`, `ce_threshold`, `variant`, and `l4s` where the table has it) and checks them.
 pub fn codel_params_from(p: &Params) -> Result<CodelParams, ConfigError> {
     let variant = Variant::from_index(p.choice("variant", &Variant::NAMES)?);
     let target = p.positive_duration("target")?;
@@ -106,14 +112,11 @@ pub fn codel_params_from(p: &Params) -> Result<CodelParams, ConfigError> {
         "off" | "none" => None,
         _ => Some(p.duration("ce_threshold")?),
     };
-    Ok(CodelParams::new(
-        variant,
-        target,
-        interval,
-        mtu,
-        p.bool("ecn")?,
-        ce_threshold,
-    ))
+    let mut params = CodelParams::new(variant, target, interval, mtu, p.bool("ecn")?, ce_threshold);
+    if p.has_param("l4s") {
+        params.l4s = p.bool("l4s")?;
+    }
+    Ok(params)
 }
 
 fn raw(p: &Params, name: &'static str) -> String {

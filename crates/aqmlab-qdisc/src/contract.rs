@@ -77,6 +77,8 @@ reason_enum! {
         FqOverlimitFattest => "fq_overlimit_fattest",
         /// FQ-CoDel: the memory limit was reached; dropped from the fattest flow's head.
         FqMemoryFattest => "fq_memory_fattest",
+        /// COBALT's BLUE part: random drop with its probability pdrop.
+        BlueEarly => "blue",
     }
 }
 

@@ -123,6 +123,105 @@ const CONFIGS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        // L4S mode: ECT(1)/CE heads bypass the control law.
+        "codel",
+        &[
+            "limit=16p",
+            "target=1ms",
+            "interval=4ms",
+            "variant=ns3",
+            "ecn=true",
+            "l4s=true",
+            "ce_threshold=200us",
+        ],
+    ),
+    (
+        "fq_codel",
+        &[
+            "limit=8p",
+            "flows=3",
+            "quantum=256",
+            "target=1ms",
+            "interval=4ms",
+            "l4s=true",
+            "ce_threshold=200us",
+        ],
+    ),
+    (
+        // One PIE per flow, each with its own timer and stream; ns-3's rules.
+        "fq_pie",
+        &[
+            "limit=8p",
+            "flows=3",
+            "quantum=256",
+            "target=1ms",
+            "t_update=1ms",
+            "burst_allowance=2ms",
+            "drop_batch=2",
+        ],
+    ),
+    (
+        "fq_pie",
+        &[
+            "limit=16p",
+            "flows=4",
+            "quantum=300",
+            "target=1ms",
+            "t_update=1ms",
+            "ecn=true",
+            "derandomize=true",
+            "estimator=dq_rate",
+            "dq_threshold=2000",
+            "memory_limit=6000B",
+        ],
+    ),
+    (
+        // BLUE active from the start (a draw per examined packet).
+        "cobalt",
+        &[
+            "limit=8p",
+            "target=1ms",
+            "interval=4ms",
+            "pdrop=0.2",
+            "increment=0.1",
+            "decrement=0.05",
+            "blue_threshold=5ms",
+        ],
+    ),
+    (
+        "cobalt",
+        &[
+            "limit=3000B",
+            "target=1ms",
+            "interval=4ms",
+            "ecn=true",
+            "ce_threshold=500us",
+        ],
+    ),
+    (
+        "cobalt",
+        &[
+            "limit=16p",
+            "target=1ms",
+            "interval=4ms",
+            "l4s=true",
+            "ce_threshold=200us",
+        ],
+    ),
+    (
+        "fq_cobalt",
+        &[
+            "limit=8p",
+            "flows=3",
+            "quantum=256",
+            "target=1ms",
+            "interval=4ms",
+            "pdrop=0.1",
+            "blue_threshold=3ms",
+            "drop_batch=2",
+        ],
+    ),
+    (
         "lstf_codel",
         &[
             "limit=16p",

@@ -6,7 +6,8 @@
 //!   conservation (received = delivered + dropped + backlog) after every call.
 //! * One module per discipline, each citing the specification it implements: [`droptail`],
 //!   [`red`] (Floyd & Jacobson 1993, gentle, Adaptive RED), [`codel`] (RFC 8289, with Linux and
-//!   ns-3 arithmetic), [`lstf_codel`] (Ford 2020), [`fq_codel`] (RFC 8290), [`pie`] (RFC 8033).
+//!   ns-3 arithmetic), [`lstf_codel`] (Ford 2020), [`fq_codel`] (RFC 8290), [`pie`] (RFC 8033), [`fq_pie`],
+//!   [`cobalt`] and [`fq_cobalt`]; [`fq`] is the flow-queue scheduler the FQ ones share.
 //! * [`registry`]: [`AnyQdisc`] (enum dispatch, no `dyn` on the hot path) built by name from
 //!   `NAME=VALUE` parameters, and the parameter tables that `aqmlab replay --list` prints.
 //! * [`state_trace`]: a discipline's state variables recorded as they change.
@@ -28,11 +29,15 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod cobalt;
 pub mod codel;
 pub mod contract;
 pub mod droptail;
 pub mod fifo;
+pub mod fq;
+pub mod fq_cobalt;
 pub mod fq_codel;
+pub mod fq_pie;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod lstf_codel;

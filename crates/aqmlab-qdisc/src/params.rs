@@ -23,7 +23,7 @@ pub struct ParamSpec {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ConfigError {
     /// The discipline name is not known.
-    #[error("unknown queue discipline {0:?}: expected one of droptail, red, codel, lstf_codel, fq_codel, pie")]
+    #[error("unknown queue discipline {0:?}: expected one of droptail, red, codel, lstf_codel, fq_codel, pie, fq_pie, cobalt, fq_cobalt")]
     UnknownKind(String),
     /// The parameter is not one of the discipline's.
     #[error("{kind} has no parameter {name:?}: its parameters are {known}")]
@@ -116,6 +116,11 @@ impl Params {
     /// The discipline these parameters are for.
     pub fn kind(&self) -> &'static str {
         self.kind
+    }
+
+    /// True when `name` is in the discipline's parameter table.
+    pub fn has_param(&self, name: &str) -> bool {
+        self.specs.iter().any(|s| s.name == name)
     }
 
     /// True when the user gave `name` explicitly.

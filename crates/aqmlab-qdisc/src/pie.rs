@@ -285,11 +285,12 @@ struct Ctl {
 
 const DQCOUNT_INVALID: u64 = u64::MAX;
 
-/// The PIE discipline.
-#[derive(Debug)]
-pub struct Pie {
+/// PIE's controller without its queue: the drop-probability update, the early-drop decision
+/// and the delay estimate. The [`Pie`] discipline is a FIFO under it; [`crate::fq_pie`] runs one
+/// per flow queue.
+#[derive(Clone, Debug)]
+pub struct PieCore {
     cfg: PieConfig,
-    q: PacketFifo,
     uniforms: UniformSource,
     ctl: Ctl,
     /// Accumulated probability (§5.4).
@@ -302,6 +303,13 @@ pub struct Pie {
     burst_reset_limit: u32,
 }
 
+/// The PIE discipline.
+#[derive(Debug)]
+pub struct Pie {
+    core: PieCore,
+    q: PacketFifo,
+}
+
 #[inline]
 fn secs(ns: u64) -> f64 {
     ns as f64 / 1e9
@@ -311,14 +319,98 @@ impl Pie {
     /// A PIE queue drawing its random numbers from `uniforms`.
     pub fn new(cfg: PieConfig, uniforms: UniformSource) -> Self {
         let cap = crate::fifo::capacity_for(cfg.limit);
+        Pie {
+            core: PieCore::new(cfg, uniforms),
+            q: PacketFifo::with_capacity(cap),
+        }
+    }
+
+    /// The controller.
+    pub fn core(&self) -> &PieCore {
+        &self.core
+    }
+
+    /// The random source.
+    pub fn uniforms(&self) -> &UniformSource {
+        &self.core.uniforms
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &PieConfig {
+        &self.core.cfg
+    }
+
+    /// The current drop probability.
+    pub fn drop_prob(&self) -> f64 {
+        self.core.drop_prob()
+    }
+
+    /// The current queueing-delay estimate.
+    pub fn qdelay(&self) -> SimDuration {
+        self.core.qdelay()
+    }
+
+    /// The remaining burst allowance.
+    pub fn burst_allowance(&self) -> SimDuration {
+        self.core.burst_allowance()
+    }
+
+    /// The accumulated probability of derandomization (§5.4).
+    pub fn accu_prob(&self) -> f64 {
+        self.core.accu_prob
+    }
+
+    /// When the next periodic update is due (a multiple of `t_update`); it runs at the first call
+    /// after that instant.
+    pub fn next_update(&self) -> SimTime {
+        SimTime::from_nanos(self.core.next_update_ns)
+    }
+
+    /// Runs every periodic update due strictly before `now`, as a timer would have by then.
+    /// `enqueue` and `dequeue` do this themselves; call it only to read the state at a time
+    /// without a call (a trace sampler, a test).
+    pub fn advance_to(&mut self, now: SimTime) {
+        self.core.catch_up(now.as_nanos(), self.q.bytes());
+    }
+
+    #[cfg(test)]
+    fn update(&mut self) {
+        self.core.update(self.q.bytes());
+    }
+}
+
+impl PieCore {
+    /// A controller whose periodic updates are due at `start_ns + k·t_update`, k = 0, 1, …; the
+    /// first runs at the first call after `start_ns` (ns-3 arms a child PIE's timer when its
+    /// flow queue is created, and the update at that instant runs after the calls at it).
+    pub fn starting_at(cfg: PieConfig, uniforms: UniformSource, start_ns: u64) -> Self {
+        let mut c = Self::build(cfg, uniforms);
+        c.next_update_ns = start_ns;
+        c
+    }
+
+    /// Moves the periodic updates to `start_ns + k·t_update` (see [`PieCore::starting_at`]).
+    pub fn schedule_updates_from(&mut self, start_ns: u64) {
+        self.next_update_ns = start_ns;
+    }
+
+    /// A controller whose first update runs now, at time 0 (a standalone PIE built before any
+    /// call, as ns-3 arms its timer at construction), and the next at `t_update`.
+    pub fn new(cfg: PieConfig, uniforms: UniformSource) -> Self {
+        let mut c = Self::build(cfg, uniforms);
+        c.update(0);
+        c.next_update_ns = c.cfg.t_update.as_nanos();
+        c
+    }
+
+    fn build(cfg: PieConfig, uniforms: UniformSource) -> Self {
         let target_s = secs(cfg.target.as_nanos());
         let burst_allowance_ns = match cfg.variant {
             PieVariant::Ns3 => 0,
             PieVariant::Rfc => cfg.burst_allowance.as_nanos(),
         };
         let limit = NS3_BURST_RESET_TIMEOUT_S / secs(cfg.t_update.as_nanos());
-        let mut pie = Pie {
-            q: PacketFifo::with_capacity(cap),
+        PieCore {
             uniforms,
             ctl: Ctl {
                 drop_prob: 0.0,
@@ -342,12 +434,7 @@ impl Pie {
                 limit as u32
             },
             cfg,
-        };
-        // The first update is due at time 0, before any call (ns-3 arms its timer when the
-        // discipline is built); the next one at t_update.
-        pie.update();
-        pie.next_update_ns = pie.cfg.t_update.as_nanos();
-        pie
+        }
     }
 
     /// The random source.
@@ -386,20 +473,14 @@ impl Pie {
         SimTime::from_nanos(self.next_update_ns)
     }
 
-    /// Runs every periodic update due strictly before `now`, as a timer would have by then.
-    /// `enqueue` and `dequeue` do this themselves; call it only to read the state at a time
-    /// without a call (a trace sampler, a test).
-    pub fn advance_to(&mut self, now: SimTime) {
-        self.catch_up(now.as_nanos());
-    }
-
-    /// Runs every periodic update due strictly before `now` (see the module documentation).
+    /// Runs every periodic update due strictly before `now` (see the module documentation);
+    /// `q_bytes` is the queue's backlog, which the `dq_rate` estimator reads.
     #[inline]
-    fn catch_up(&mut self, now: u64) {
+    pub fn catch_up(&mut self, now: u64, q_bytes: u64) {
         let t = self.cfg.t_update.as_nanos();
         while self.next_update_ns < now {
             let before = self.ctl;
-            self.update();
+            self.update(q_bytes);
             // Updates still due after this one.
             let more = (now - 1 - self.next_update_ns) / t;
             let mut skip = 0;
@@ -429,15 +510,14 @@ impl Pie {
     }
 
     /// One drop-probability update (RFC 8033 §4.2; ns-3 `CalculateP`).
-    fn update(&mut self) {
+    fn update(&mut self, q_bytes: u64) {
         let cfg = &self.cfg;
         let c = &mut self.ctl;
         let mut missing_rate = false;
         if cfg.estimator == Estimator::DqRate {
             // §4.3: Little's law on the backlog and the measured departure rate.
             if c.avg_dq_rate > 0.0 {
-                c.qdelay_ns =
-                    SimDuration::from_secs_f64(self.q.bytes() as f64 / c.avg_dq_rate).as_nanos();
+                c.qdelay_ns = SimDuration::from_secs_f64(q_bytes as f64 / c.avg_dq_rate).as_nanos();
             } else {
                 c.qdelay_ns = 0;
                 missing_rate = true;
@@ -569,9 +649,8 @@ impl Pie {
     }
 
     /// The departure-rate measurement (§5.2, ns-3's averaging) after `pkt` left at `now`.
-    fn measure_departure(&mut self, now: u64, size: u32) {
+    fn measure_departure(&mut self, now: u64, size: u32, left: u64) {
         let c = &mut self.ctl;
-        let left = self.q.bytes();
         let th = self.cfg.dq_threshold;
         if left >= th && !c.in_measurement {
             c.dq_start_ns = now;
@@ -602,15 +681,25 @@ impl Pie {
     }
 }
 
-impl QueueDisc for Pie {
-    fn enqueue(&mut self, now: SimTime, mut pkt: Packet, cx: &mut QdiscCx) {
-        self.catch_up(now.as_nanos());
-        let backlog = self.q.backlog();
-        if !fits(self.cfg.limit, backlog, pkt.size_bytes) {
+impl PieCore {
+    /// Offers `pkt` at `now` to the queue `q` (RFC 8033 §4.1; ns-3 `PieQueueDisc::DoEnqueue`):
+    /// refused when it does not `fit`, else early-dropped, marked or queued. Returns whether it
+    /// was queued.
+    pub fn offer(
+        &mut self,
+        now: SimTime,
+        mut pkt: Packet,
+        q: &mut PacketFifo,
+        fit: bool,
+        cx: &mut QdiscCx,
+    ) -> bool {
+        self.catch_up(now.as_nanos(), q.bytes());
+        let backlog = q.backlog();
+        if !fit {
             // Buffer full: a forced drop, which also restarts derandomization.
             self.accu_prob = 0.0;
             cx.drop(pkt, Stage::Enqueue, DropReason::Overlimit);
-            return;
+            return false;
         }
         if self.cfg.variant == PieVariant::Rfc {
             // RFC 8033 §4.4 / Appendix A: once congestion has gone (drop_prob 0, both delay
@@ -634,35 +723,39 @@ impl QueueDisc for Pie {
             } else {
                 self.accu_prob = 0.0;
                 cx.drop(pkt, Stage::Enqueue, DropReason::PieEarly);
-                return;
+                return false;
             }
         }
-        self.q.push_back(pkt);
+        q.push_back(pkt);
+        true
     }
 
-    fn dequeue(&mut self, now: SimTime, _cx: &mut QdiscCx) -> Option<Packet> {
+    /// Takes the head of `q` at `now` and updates the delay estimate (RFC 8033 §4.3).
+    pub fn take(&mut self, now: SimTime, q: &mut PacketFifo) -> Option<Packet> {
         let now = now.as_nanos();
-        self.catch_up(now);
-        let pkt = self.q.pop_front()?;
+        self.catch_up(now, q.bytes());
+        let pkt = q.pop_front()?;
         match self.cfg.estimator {
             Estimator::Timestamp => {
                 // §4.3 with timestamps: the departing packet's sojourn; an empty queue has none.
-                self.ctl.qdelay_ns = if self.q.bytes() == 0 {
+                self.ctl.qdelay_ns = if q.bytes() == 0 {
                     0
                 } else {
                     now.saturating_sub(pkt.enqueue_ns)
                 };
             }
-            Estimator::DqRate => self.measure_departure(now, pkt.size_bytes),
+            Estimator::DqRate => self.measure_departure(now, pkt.size_bytes, q.bytes()),
         }
         Some(pkt)
     }
 
-    fn backlog(&self) -> Backlog {
-        self.q.backlog()
+    /// Whether its random source (a list) ran out.
+    pub fn uniforms_exhausted(&self) -> bool {
+        self.uniforms.exhausted()
     }
 
-    fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
+    /// Visits the controller's state variables.
+    pub fn visit(&self, visit: &mut dyn FnMut(&'static str, f64)) {
         let c = &self.ctl;
         visit("drop_prob", c.drop_prob);
         visit("qdelay_s", secs(c.qdelay_ns));
@@ -681,6 +774,25 @@ impl QueueDisc for Pie {
     }
 }
 
+impl QueueDisc for Pie {
+    fn enqueue(&mut self, now: SimTime, pkt: Packet, cx: &mut QdiscCx) {
+        let fit = fits(self.core.cfg.limit, self.q.backlog(), pkt.size_bytes);
+        self.core.offer(now, pkt, &mut self.q, fit, cx);
+    }
+
+    fn dequeue(&mut self, now: SimTime, _cx: &mut QdiscCx) -> Option<Packet> {
+        self.core.take(now, &mut self.q)
+    }
+
+    fn backlog(&self) -> Backlog {
+        self.q.backlog()
+    }
+
+    fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
+        self.core.visit(visit);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -694,10 +806,10 @@ mod tests {
 
     /// Sets the variables an update reads.
     fn set(p: &mut Pie, drop_prob: f64, qdelay_ms: u64, qdelay_old_ms: u64) {
-        p.ctl.drop_prob = drop_prob;
-        p.ctl.qdelay_ns = qdelay_ms * 1_000_000;
-        p.ctl.qdelay_old_ns = qdelay_old_ms * 1_000_000;
-        p.ctl.burst_allowance_ns = 0;
+        p.core.ctl.drop_prob = drop_prob;
+        p.core.ctl.qdelay_ns = qdelay_ms * 1_000_000;
+        p.core.ctl.qdelay_old_ns = qdelay_old_ms * 1_000_000;
+        p.core.ctl.burst_allowance_ns = 0;
     }
 
     #[test]
@@ -756,7 +868,7 @@ mod tests {
         for (variant, held) in [("ns3", true), ("rfc", false)] {
             let mut p = pie(&[&format!("variant={variant}")]);
             set(&mut p, 0.01, 100, 50);
-            p.ctl.burst_allowance_ns = 30_000_000;
+            p.core.ctl.burst_allowance_ns = 30_000_000;
             p.update();
             assert_eq!(p.burst_allowance(), SimDuration::from_millis(15));
             if held {
@@ -780,7 +892,7 @@ mod tests {
         for k in 1..=17 {
             p.dequeue(SimTime::from_millis(k), &mut cx).unwrap();
         }
-        assert_eq!(p.ctl.avg_dq_rate, 17_000.0 / 0.016);
+        assert_eq!(p.core.ctl.avg_dq_rate, 17_000.0 / 0.016);
         assert_eq!(
             p.qdelay(),
             SimDuration::ZERO,

@@ -1,10 +1,13 @@
 //! Every discipline by name: its parameter table, how to build it from `NAME=VALUE` pairs, and
 //! [`AnyQdisc`], the enum through which simulators call it without dynamic dispatch.
 
+use crate::cobalt::{Cobalt, CobaltConfig};
 use crate::codel::{Codel, CodelConfig};
 use crate::contract::{Backlog, QdiscCx, QueueDisc};
 use crate::droptail::{DropTail, DropTailConfig};
+use crate::fq_cobalt::{FqCobalt, FqCobaltConfig};
 use crate::fq_codel::{FqCodel, FqCodelConfig};
+use crate::fq_pie::{FqPie, FqPieConfig};
 use crate::lstf_codel::{LstfCodel, LstfCodelConfig};
 use crate::params::{ConfigError, ParamSpec, Params};
 use crate::pie::{Pie, PieConfig};
@@ -28,6 +31,12 @@ pub enum Kind {
     FqCodel,
     /// [`crate::pie`].
     Pie,
+    /// [`crate::fq_pie`].
+    FqPie,
+    /// [`crate::cobalt`].
+    Cobalt,
+    /// [`crate::fq_cobalt`].
+    FqCobalt,
 }
 
 impl Kind {
@@ -39,6 +48,9 @@ impl Kind {
         Kind::LstfCodel,
         Kind::FqCodel,
         Kind::Pie,
+        Kind::FqPie,
+        Kind::Cobalt,
+        Kind::FqCobalt,
     ];
 
     /// The name users write.
@@ -50,6 +62,9 @@ impl Kind {
             Kind::LstfCodel => "lstf_codel",
             Kind::FqCodel => "fq_codel",
             Kind::Pie => "pie",
+            Kind::FqPie => "fq_pie",
+            Kind::Cobalt => "cobalt",
+            Kind::FqCobalt => "fq_cobalt",
         }
     }
 
@@ -62,6 +77,9 @@ impl Kind {
             Kind::LstfCodel => "CoDel over a least-slack-first priority queue (Ford 2020)",
             Kind::FqCodel => "Flow-queue CoDel (RFC 8290): DRR over hashed flows, CoDel per flow",
             Kind::Pie => "Proportional Integral controller Enhanced (RFC 8033)",
+            Kind::FqPie => "Flow-queue PIE: FQ-CoDel's DRR scheduler, PIE per flow (ns-3 FqPieQueueDisc)",
+            Kind::Cobalt => "CoDel + BLUE Alternate (ns-3 CobaltQueueDisc, Linux CAKE's AQM)",
+            Kind::FqCobalt => "Flow-queue COBALT: FQ-CoDel's DRR scheduler, COBALT per flow (ns-3 FqCobaltQueueDisc)",
         }
     }
 
@@ -83,6 +101,9 @@ impl Kind {
             Kind::LstfCodel => crate::lstf_codel::PARAMS,
             Kind::FqCodel => crate::fq_codel::PARAMS,
             Kind::Pie => crate::pie::PARAMS,
+            Kind::FqPie => crate::fq_pie::PARAMS,
+            Kind::Cobalt => crate::cobalt::PARAMS,
+            Kind::FqCobalt => crate::fq_cobalt::PARAMS,
         }
     }
 }
@@ -103,6 +124,12 @@ pub enum AnyQdisc {
     FqCodel(FqCodel),
     /// PIE.
     Pie(Pie),
+    /// FQ-PIE.
+    FqPie(FqPie),
+    /// COBALT.
+    Cobalt(Cobalt),
+    /// FQ-COBALT.
+    FqCobalt(FqCobalt),
 }
 
 /// Builds the discipline `kind` from `NAME=VALUE` pairs. `uniforms` feeds its random draws
@@ -121,6 +148,11 @@ pub fn build(
         Kind::LstfCodel => AnyQdisc::LstfCodel(LstfCodel::new(LstfCodelConfig::from_params(&p)?)),
         Kind::FqCodel => AnyQdisc::FqCodel(FqCodel::new(FqCodelConfig::from_params(&p)?, uniforms)),
         Kind::Pie => AnyQdisc::Pie(Pie::new(PieConfig::from_params(&p)?, uniforms)),
+        Kind::FqPie => AnyQdisc::FqPie(FqPie::new(FqPieConfig::from_params(&p)?, uniforms)),
+        Kind::Cobalt => AnyQdisc::Cobalt(Cobalt::new(CobaltConfig::from_params(&p)?, uniforms)),
+        Kind::FqCobalt => {
+            AnyQdisc::FqCobalt(FqCobalt::new(FqCobaltConfig::from_params(&p)?, uniforms))
+        }
     })
 }
 
@@ -153,6 +185,9 @@ impl AnyQdisc {
             AnyQdisc::LstfCodel(_) => Kind::LstfCodel,
             AnyQdisc::FqCodel(_) => Kind::FqCodel,
             AnyQdisc::Pie(_) => Kind::Pie,
+            AnyQdisc::FqPie(_) => Kind::FqPie,
+            AnyQdisc::Cobalt(_) => Kind::Cobalt,
+            AnyQdisc::FqCobalt(_) => Kind::FqCobalt,
         }
     }
 
@@ -162,8 +197,23 @@ impl AnyQdisc {
             AnyQdisc::Red(q) => Some(q.uniforms()),
             AnyQdisc::Pie(q) => Some(q.uniforms()),
             AnyQdisc::FqCodel(q) => Some(q.uniforms()),
+            AnyQdisc::FqPie(q) => Some(q.uniforms()),
+            AnyQdisc::Cobalt(q) => Some(q.uniforms()),
+            AnyQdisc::FqCobalt(q) => Some(q.uniforms()),
             _ => None,
         }
+    }
+
+    /// True when a random source built from a list (`--uniforms`) was asked for more draws than
+    /// it holds: the discipline's own, or any of its flows' (FQ-PIE, FQ-COBALT).
+    pub fn uniforms_exhausted(&self) -> bool {
+        let flows = match self {
+            AnyQdisc::FqCodel(q) => q.uniforms_exhausted(),
+            AnyQdisc::FqPie(q) => q.uniforms_exhausted(),
+            AnyQdisc::FqCobalt(q) => q.uniforms_exhausted(),
+            _ => false,
+        };
+        flows || self.uniforms().is_some_and(|u| u.exhausted())
     }
 }
 
@@ -176,6 +226,9 @@ macro_rules! dispatch {
             AnyQdisc::LstfCodel($q) => $e,
             AnyQdisc::FqCodel($q) => $e,
             AnyQdisc::Pie($q) => $e,
+            AnyQdisc::FqPie($q) => $e,
+            AnyQdisc::Cobalt($q) => $e,
+            AnyQdisc::FqCobalt($q) => $e,
         }
     };
 }

@@ -374,10 +374,10 @@ pub fn replay(
                 };
             }
         }
-        if let Some(u) = q.inner().uniforms() {
-            if u.exhausted() {
-                let available = match u {
-                    crate::uniform::UniformSource::List { draws, .. } => draws.len(),
+        if q.inner().uniforms_exhausted() {
+            {
+                let available = match q.inner().uniforms() {
+                    Some(crate::uniform::UniformSource::List { draws, .. }) => draws.len(),
                     _ => 0,
                 };
                 return Err(ReplayError::UniformsExhausted {

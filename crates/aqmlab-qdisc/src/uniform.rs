@@ -37,6 +37,24 @@ impl UniformSource {
             }
         }
     }
+    /// An independent source for the `index`-th of several instances of one discipline (each
+    /// flow queue of FQ-PIE and FQ-COBALT): a list source starts again from its first draw, as
+    /// ns-3 gives every child queue disc its own copy of the stream; a generator source gives a
+    /// stream seeded from its own next value and `index`, so the instances do not share draws.
+    /// `self` is not advanced.
+    pub fn copy_for(&self, index: u32) -> Self {
+        match self {
+            UniformSource::Rng(r) => {
+                let base = r.clone().next_u64();
+                let k = (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                UniformSource::Rng(Xoshiro256pp::seed_from_u64(base ^ k))
+            }
+            UniformSource::List { draws, .. } => UniformSource::List {
+                draws: draws.clone(),
+                next: 0,
+            },
+        }
+    }
     /// How many draws have been taken (list sources only; 0 for a generator).
     pub fn used(&self) -> usize {
         match self {

@@ -307,8 +307,8 @@ fn overflow_drops_half_of_the_fattest_flow_from_its_head() {
         "the light arrival stays"
     );
     // "Tell codel to increase its signal": count grows by the number dropped.
-    assert_eq!(q.inner().flow(0).unwrap().codel.count, 4);
-    assert_eq!(q.inner().flow(1).unwrap().codel.count, 0);
+    assert_eq!(q.inner().flow(0).unwrap().aqm.count, 4);
+    assert_eq!(q.inner().flow(1).unwrap().aqm.count, 0);
     assert_eq!(
         q.stats()
             .drops(Stage::Enqueue, DropReason::FqOverlimitFattest)
@@ -325,11 +325,11 @@ fn overflow_count_keep_drops_the_same_batch_without_touching_codel() {
         let q = overflow_case(params);
         let ids: Vec<u64> = dropped(&q).iter().map(|d| d.0).collect();
         assert_eq!(ids, [0, 1, 2, 3], "{params:?}");
-        assert_eq!(q.inner().flow(0).unwrap().codel.count, 0, "{params:?}");
+        assert_eq!(q.inner().flow(0).unwrap().aqm.count, 0, "{params:?}");
     }
     // variant=ns3 with the switch given explicitly: Linux's bump.
     let q = overflow_case(&["variant=ns3", "overflow_count=bump"]);
-    assert_eq!(q.inner().flow(0).unwrap().codel.count, 4);
+    assert_eq!(q.inner().flow(0).unwrap().aqm.count, 4);
 }
 
 #[test]
@@ -337,14 +337,14 @@ fn overflow_batch_is_capped_by_drop_batch() {
     let q = overflow_case(&["drop_batch=2"]);
     let ids: Vec<u64> = dropped(&q).iter().map(|d| d.0).collect();
     assert_eq!(ids, [0, 1]);
-    assert_eq!(q.inner().flow(0).unwrap().codel.count, 2);
+    assert_eq!(q.inner().flow(0).unwrap().aqm.count, 2);
 
     // drop_batch=1: the single head drop RFC 8290 describes.
     let q = overflow_case(&["drop_batch=1"]);
     let ids: Vec<u64> = dropped(&q).iter().map(|d| d.0).collect();
     assert_eq!(ids, [0]);
     assert_eq!(q.backlog().packets, 10);
-    assert_eq!(q.inner().flow(0).unwrap().codel.count, 1);
+    assert_eq!(q.inner().flow(0).unwrap().aqm.count, 1);
 }
 
 /// The arrival counts toward its flow's backlog, so when its flow is the fattest the batch may
@@ -360,7 +360,7 @@ fn overflow_can_drop_the_arrival_itself() {
     assert_eq!(ids, [1, 2]);
     assert_eq!(q.backlog().packets, 1);
     assert_eq!(state(&q, "active_flows"), 1.0);
-    assert_eq!(q.inner().flow(0).unwrap().codel.count, 2);
+    assert_eq!(q.inner().flow(0).unwrap().aqm.count, 2);
     // The emptied flow is still listed until a dequeue finds it empty (as in Linux).
     assert_eq!(list(&q, FlowList::New), [1, 0]);
     assert_eq!(q.dequeue(T0).unwrap().id, 0);
@@ -526,8 +526,8 @@ fn per_flow_codel_drops_the_standing_flow_only() {
     assert_eq!(times, [(105, 0, false), (205, 0, false), (276, 0, false)]);
     assert_eq!(sparse, vec![500; 29]);
     let (f0, f1) = (q.inner().flow(0).unwrap(), q.inner().flow(1).unwrap());
-    assert_eq!((f0.codel.dropping, f0.codel.count), (true, 3));
-    assert_eq!((f1.codel.dropping, f1.codel.count), (false, 0));
+    assert_eq!((f0.aqm.dropping, f0.aqm.count), (true, 3));
+    assert_eq!((f1.aqm.dropping, f1.aqm.count), (false, 0));
     assert_eq!(q.stats().delivered.packets, 300);
     assert_eq!(q.backlog().packets, 300 + 29 - 300 - 3);
 }
@@ -536,7 +536,7 @@ fn per_flow_codel_drops_the_standing_flow_only() {
 /// moments instead of dropped, and delivered.
 #[test]
 fn ecn_is_on_by_default_and_marks_instead_of_dropping() {
-    assert!(config(&[]).codel.ecn);
+    assert!(config(&[]).aqm.codel.ecn);
     let (q, events, sparse) = standing_queue_with_sparse_flow(Ecn::Ect0);
     let times: Vec<(u64, u32, bool)> = events.iter().map(|e| (e.0, e.1, e.3)).collect();
     assert_eq!(times, [(105, 0, true), (205, 0, true), (276, 0, true)]);
@@ -556,7 +556,7 @@ fn mtu_scope_selects_whose_bytes_are_tested() {
         ("flow", MtuScope::Flow, vec![], 1),
     ] {
         let mut q = fq(&[&format!("mtu_scope={scope}")]);
-        assert_eq!(q.inner().config().mtu_scope, want_scope);
+        assert_eq!(q.inner().config().aqm.mtu_scope, want_scope);
         for id in 0..3 {
             q.enqueue(T0, pkt(id, 1500, 0));
         }
@@ -658,7 +658,10 @@ fn defaults() {
         (c.limit, c.flows, c.quantum, c.memory_limit, c.drop_batch),
         (10240, 1024, 1514, 32 << 20, 64)
     );
-    assert_eq!((c.mtu_scope, c.hash), (MtuScope::Total, FlowHash::FlowId));
+    assert_eq!(
+        (c.aqm.mtu_scope, c.hash),
+        (MtuScope::Total, FlowHash::FlowId)
+    );
     // Linux's rules unless variant=ns3 (rfc is the default variant; linux the same).
     for c in [c.clone(), config(&["variant=linux"])] {
         assert_eq!(
@@ -676,9 +679,9 @@ fn defaults() {
             )
         );
     }
-    assert!(c.codel.ecn);
-    assert_eq!(c.codel.mtu_bytes, 1500);
-    assert_eq!(config(&["variant=linux"]).codel.mtu_bytes, 1514);
+    assert!(c.aqm.codel.ecn);
+    assert_eq!(c.aqm.codel.mtu_bytes, 1500);
+    assert_eq!(config(&["variant=linux"]).aqm.codel.mtu_bytes, 1514);
 }
 
 /// variant=ns3 is the ns-3 preset: all five rules ns-3's; each switch given explicitly wins.
@@ -687,7 +690,7 @@ fn variant_ns3_selects_ns3_rules_and_explicit_switches_override_them() {
     let c = config(&["variant=ns3"]);
     assert_eq!(
         (
-            c.mtu_scope,
+            c.aqm.mtu_scope,
             c.empty_new_flow,
             c.overflow_count,
             c.fattest_tie,
@@ -711,7 +714,7 @@ fn variant_ns3_selects_ns3_rules_and_explicit_switches_override_them() {
     ]);
     assert_eq!(
         (
-            c.mtu_scope,
+            c.aqm.mtu_scope,
             c.empty_new_flow,
             c.overflow_count,
             c.fattest_tie,
@@ -734,7 +737,7 @@ fn variant_ns3_selects_ns3_rules_and_explicit_switches_override_them() {
     ]);
     assert_eq!(
         (
-            c.mtu_scope,
+            c.aqm.mtu_scope,
             c.empty_new_flow,
             c.overflow_count,
             c.fattest_tie,
@@ -786,7 +789,7 @@ fn bad_parameters_are_errors_that_say_what_was_expected() {
         (&["mtu=0"], "parameter mtu: expected a byte count > 0"),
         (
             &["perturbation=1"],
-            "fq_codel has no parameter \"perturbation\": its parameters are limit, flows, quantum, memory_limit, target, interval, mtu, ecn, ce_threshold, variant, drop_batch, mtu_scope, empty_new_flow, overflow_count, fattest_tie, flow_limit, hash",
+            "fq_codel has no parameter \"perturbation\": its parameters are limit, flows, quantum, memory_limit, target, interval, mtu, ecn, ce_threshold, variant, l4s, drop_batch, mtu_scope, empty_new_flow, overflow_count, fattest_tie, flow_limit, hash",
         ),
     ];
     for (given, want) in cases {

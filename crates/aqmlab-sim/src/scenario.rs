@@ -744,7 +744,10 @@ fn build_expanded(
             .as_ref()
             .is_some_and(|p| p.get_ref().get("hash").and_then(|h| h.as_str()) == Some("perturbed"));
         l.loss > 0.0
-            || matches!(l.qdisc.kind(), Kind::Red | Kind::Pie)
+            || matches!(
+                l.qdisc.kind(),
+                Kind::Red | Kind::Pie | Kind::FqPie | Kind::Cobalt | Kind::FqCobalt
+            )
             || (l.qdisc.kind() == Kind::FqCodel && perturbed)
     });
     let mut sim = Sim::with_seed(nodes.clone(), links, bin, seed)

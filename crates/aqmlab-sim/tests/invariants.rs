@@ -722,6 +722,51 @@ stop = "6s"
     assert_eq!(sent, delivered + dropped);
 }
 
+/// Every discipline added with the FQ scheduler's AQMs (FQ-PIE, COBALT, FQ-COBALT) and CoDel's
+/// and FQ-CoDel's L4S mode, as a scenario's bottleneck: packets are conserved at every link and
+/// node at every checkpoint (arrivals = departures + drops + backlog), and the AQM itself, not
+/// only the buffer limit, dropped packets.
+#[test]
+fn packets_are_conserved_under_fq_pie_cobalt_fq_cobalt_and_l4s_codel() {
+    let flows = r#"
+[[flows]]
+kind = "tcp"
+from = "s1"
+to = "r1"
+cc = "newreno"
+[[flows]]
+kind = "tcp"
+from = "s2"
+to = "r2"
+cc = "cubic"
+ecn = true
+[[flows]]
+kind = "udp"
+from = "s3"
+to = "r3"
+rate = "4Mbps"
+size = 700
+"#;
+    let d = Dumbbell::new(3);
+    for qdisc in [
+        "qdisc = \"fq_pie\"",
+        "qdisc = \"cobalt\"",
+        "qdisc = \"fq_cobalt\"",
+        "qdisc = \"codel\"\nparams = { l4s = true, ce_threshold = \"1ms\", ecn = true }",
+        "qdisc = \"fq_codel\"\nparams = { l4s = true, ce_threshold = \"1ms\" }",
+    ] {
+        let mut s = scenario(&dumbbell3(qdisc, flows, "8s"), &Overrides::default());
+        let r = run_checking(&mut s, &d, &[0, 1, 2], 500);
+        let b = r.links.iter().find(|l| l.name == "bottleneck").unwrap();
+        let limit_drops = b.m.drops_by_reason[aqmlab_qdisc::DropReason::Overlimit.index()];
+        assert!(
+            b.m.dropped_pkts > limit_drops,
+            "{qdisc}: {} drops, {limit_drops} at the limit",
+            b.m.dropped_pkts
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // 3. Jain's fairness index of goodput and drops.
 // ---------------------------------------------------------------------------------------------

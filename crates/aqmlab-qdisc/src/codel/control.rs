@@ -36,6 +36,16 @@ impl Variant {
             Variant::Linux | Variant::Ns3 => ns >> CODEL_SHIFT,
         }
     }
+    /// The sojourn in ticks of a packet enqueued at `enqueue_ns`, at `now_ns` (`now` in ticks):
+    /// Linux subtracts the truncated times, ns-3 truncates the difference.
+    #[inline]
+    fn sojourn(self, now_ns: u64, now: u64, enqueue_ns: u64) -> u64 {
+        match self {
+            Variant::Rfc => now_ns - enqueue_ns,
+            Variant::Linux => now - (enqueue_ns >> CODEL_SHIFT),
+            Variant::Ns3 => (now_ns - enqueue_ns) >> CODEL_SHIFT,
+        }
+    }
     /// Ticks back to nanoseconds (for tracing).
     #[inline]
     pub fn ticks_to_ns(self, t: u64) -> u64 {
@@ -63,6 +73,10 @@ pub struct CodelParams {
     pub ecn: bool,
     /// Shallow-marking threshold in ticks (Linux `ce_threshold`), if any.
     ce_threshold: Option<u64>,
+    /// L4S mode (ns-3 3.37 `UseL4s`): an ECT(1) or CE packet popped first by a dequeue is sent
+    /// at once, CE-marked when its sojourn exceeds `ce_threshold`, and CoDel's state is left
+    /// alone; the classic `ce_threshold` marking is off.
+    pub l4s: bool,
 }
 
 impl CodelParams {
@@ -83,6 +97,7 @@ impl CodelParams {
             mtu_bytes,
             ecn,
             ce_threshold: ce_threshold.map(|d| variant.ticks(d.as_nanos())),
+            l4s: false,
         }
     }
 }
@@ -196,11 +211,7 @@ impl CodelState {
             self.first_above_time = 0;
             return false;
         };
-        let sojourn = match p.variant {
-            Variant::Rfc => now_ns - pkt.enqueue_ns,
-            Variant::Linux => now - (pkt.enqueue_ns >> CODEL_SHIFT),
-            Variant::Ns3 => (now_ns - pkt.enqueue_ns) >> CODEL_SHIFT,
-        };
+        let sojourn = p.variant.sojourn(now_ns, now, pkt.enqueue_ns);
         self.ldelay = sojourn;
         let left = q.bytes_for_mtu_test();
         let too_little_left = match p.variant {
@@ -240,6 +251,21 @@ impl CodelState {
             // Linux/ns-3: an empty queue leaves the dropping state at once (first_above_time kept).
             self.dropping = false;
             return None;
+        }
+        if p.l4s {
+            if let Some(head) = pkt.as_mut() {
+                if matches!(head.ecn, Ecn::Ect1 | Ecn::Ce) {
+                    // L4S (ns-3 3.37 `CoDelQueueDisc::DoDequeue` with `UseL4s`; RFC 9331 §5.1
+                    // asks for a shallow, immediate threshold for L4S packets): only the head
+                    // this call pops first is tested, and CoDel's state is not touched. A CE
+                    // packet stays CE (no mark is reported).
+                    let sojourn = p.variant.sojourn(now_ns, now, head.enqueue_ns);
+                    if p.ce_threshold.is_some_and(|th| sojourn > th) && head.ecn.is_ect() {
+                        cx.mark(head, MarkReason::CodelCeThreshold);
+                    }
+                    return pkt;
+                }
+            }
         }
         let mut ok = self.ok_to_drop(pkt.as_ref(), now_ns, now, p, q);
         let mut marked = false;
@@ -316,13 +342,10 @@ impl CodelState {
             self.drop_next = self.control_law(now, p);
         }
 
-        // Shallow marking (Linux ce_threshold): any sent packet whose sojourn exceeded the threshold.
-        if let (Some(th), Some(head)) = (p.ce_threshold, pkt.as_mut()) {
-            let sojourn = match p.variant {
-                Variant::Rfc => now_ns - head.enqueue_ns,
-                Variant::Linux => now - (head.enqueue_ns >> CODEL_SHIFT),
-                Variant::Ns3 => (now_ns - head.enqueue_ns) >> CODEL_SHIFT,
-            };
+        // Shallow marking (Linux ce_threshold): any sent packet whose sojourn exceeded the
+        // threshold. Off in L4S mode (ns-3 3.37).
+        if let (Some(th), Some(head), false) = (p.ce_threshold, pkt.as_mut(), p.l4s) {
+            let sojourn = p.variant.sojourn(now_ns, now, head.enqueue_ns);
             // ns-3 marks on ce_threshold only when UseEcn is set; Linux regardless.
             let allowed = p.ecn || p.variant != Variant::Ns3;
             if allowed && !marked && sojourn > th && head.ecn.is_ect() {

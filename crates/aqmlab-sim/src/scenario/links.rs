@@ -552,7 +552,7 @@ pub(super) fn direction(
         }
         pairs.push(("bandwidth".into(), used.to_string()));
     }
-    if kind == Kind::FqCodel {
+    if matches!(kind, Kind::FqCodel | Kind::FqPie | Kind::FqCobalt) {
         if let Some(i) = pairs
             .iter()
             .position(|(k, v)| k == "limit" && v.ends_with('B'))
