@@ -6,7 +6,7 @@
 //!   conservation (received = delivered + dropped + backlog) after every call.
 //! * One module per discipline, each citing the specification it implements: [`droptail`],
 //!   [`red`] (Floyd & Jacobson 1993, gentle, Adaptive RED), [`codel`] (RFC 8289, with Linux and
-//!   ns-3 arithmetic), [`lstf_codel`] (Ford 2020), [`fq_codel`] (RFC 8290), [`pie`] (RFC 8033).
+//!   ns-3 arithmetic), [`lstf_codel`] (Ford 2020), [`fq_codel`] (RFC 8290), [`pie`] (RFC 8033), [`dualpi2`] (RFC 9332).
 //! * [`registry`]: [`AnyQdisc`] (enum dispatch, no `dyn` on the hot path) built by name from
 //!   `NAME=VALUE` parameters, and the parameter tables that `aqmlab replay --list` prints.
 //! * [`state_trace`]: a discipline's state variables recorded as they change.
@@ -31,6 +31,7 @@
 pub mod codel;
 pub mod contract;
 pub mod droptail;
+pub mod dualpi2;
 pub mod fifo;
 pub mod fq_codel;
 #[doc(hidden)]

@@ -4,6 +4,7 @@
 use crate::codel::{Codel, CodelConfig};
 use crate::contract::{Backlog, QdiscCx, QueueDisc};
 use crate::droptail::{DropTail, DropTailConfig};
+use crate::dualpi2::{DualPi2, Dualpi2Config};
 use crate::fq_codel::{FqCodel, FqCodelConfig};
 use crate::lstf_codel::{LstfCodel, LstfCodelConfig};
 use crate::params::{ConfigError, ParamSpec, Params};
@@ -28,6 +29,8 @@ pub enum Kind {
     FqCodel,
     /// [`crate::pie`].
     Pie,
+    /// [`crate::dualpi2`].
+    DualPi2,
 }
 
 impl Kind {
@@ -39,6 +42,7 @@ impl Kind {
         Kind::LstfCodel,
         Kind::FqCodel,
         Kind::Pie,
+        Kind::DualPi2,
     ];
 
     /// The name users write.
@@ -50,6 +54,7 @@ impl Kind {
             Kind::LstfCodel => "lstf_codel",
             Kind::FqCodel => "fq_codel",
             Kind::Pie => "pie",
+            Kind::DualPi2 => "dualpi2",
         }
     }
 
@@ -62,6 +67,7 @@ impl Kind {
             Kind::LstfCodel => "CoDel over a least-slack-first priority queue (Ford 2020)",
             Kind::FqCodel => "Flow-queue CoDel (RFC 8290): DRR over hashed flows, CoDel per flow",
             Kind::Pie => "Proportional Integral controller Enhanced (RFC 8033)",
+            Kind::DualPi2 => "Dual-Queue Coupled AQM with PI2 (RFC 9332), Linux sch_dualpi2 defaults",
         }
     }
 
@@ -83,6 +89,7 @@ impl Kind {
             Kind::LstfCodel => crate::lstf_codel::PARAMS,
             Kind::FqCodel => crate::fq_codel::PARAMS,
             Kind::Pie => crate::pie::PARAMS,
+            Kind::DualPi2 => crate::dualpi2::PARAMS,
         }
     }
 }
@@ -103,6 +110,8 @@ pub enum AnyQdisc {
     FqCodel(FqCodel),
     /// PIE.
     Pie(Pie),
+    /// DualPI2.
+    DualPi2(DualPi2),
 }
 
 /// Builds the discipline `kind` from `NAME=VALUE` pairs. `uniforms` feeds its random draws
@@ -121,6 +130,7 @@ pub fn build(
         Kind::LstfCodel => AnyQdisc::LstfCodel(LstfCodel::new(LstfCodelConfig::from_params(&p)?)),
         Kind::FqCodel => AnyQdisc::FqCodel(FqCodel::new(FqCodelConfig::from_params(&p)?, uniforms)),
         Kind::Pie => AnyQdisc::Pie(Pie::new(PieConfig::from_params(&p)?, uniforms)),
+        Kind::DualPi2 => AnyQdisc::DualPi2(DualPi2::new(Dualpi2Config::from_params(&p)?, uniforms)),
     })
 }
 
@@ -153,6 +163,7 @@ impl AnyQdisc {
             AnyQdisc::LstfCodel(_) => Kind::LstfCodel,
             AnyQdisc::FqCodel(_) => Kind::FqCodel,
             AnyQdisc::Pie(_) => Kind::Pie,
+            AnyQdisc::DualPi2(_) => Kind::DualPi2,
         }
     }
 
@@ -162,6 +173,7 @@ impl AnyQdisc {
             AnyQdisc::Red(q) => Some(q.uniforms()),
             AnyQdisc::Pie(q) => Some(q.uniforms()),
             AnyQdisc::FqCodel(q) => Some(q.uniforms()),
+            AnyQdisc::DualPi2(q) => Some(q.uniforms()),
             _ => None,
         }
     }
@@ -176,6 +188,7 @@ macro_rules! dispatch {
             AnyQdisc::LstfCodel($q) => $e,
             AnyQdisc::FqCodel($q) => $e,
             AnyQdisc::Pie($q) => $e,
+            AnyQdisc::DualPi2($q) => $e,
         }
     };
 }
