@@ -217,7 +217,7 @@ const ALPHA_BETA_MAX_256: f64 = ((1u64 << 31) - 1) as f64;
 /// tc's derivation of target, tupdate, alpha and beta from the RTTs (iproute2 `q_dualpi2.c`,
 /// after RFC 9332 Appendix A.1's "PI2 constants derived from above PI2 parameters"): in whole
 /// microseconds, target = typical_rtt, tupdate = max(min(typical_rtt, max_rtt/3), 1 µs),
-/// alpha = 0.1·tupdate/max_rtt² and beta = 0.3/max_rtt (Hz).
+/// alpha = 0.1·tupdate/max_rtt² and beta = 0.3/max_rtt (Hz), rounded to `f32` as tc does.
 pub fn derive_from_rtts(
     typical_rtt: Option<SimDuration>,
     max_rtt: Option<SimDuration>,
@@ -240,9 +240,10 @@ pub fn derive_from_rtts(
         return Err("expected RTTs of at least 1us".into());
     }
     let tupdate = typ.min(max / 3).max(1);
+    // tc's arithmetic: alpha in double rounded to float, beta in float.
     let (tu, mx) = (tupdate as f64, max as f64);
-    let alpha = tu / (mx * mx) * 1e6 * 0.1;
-    let beta = 0.3 / mx * 1e6;
+    let alpha = (tu / (mx * mx) * 1e6 * (0.1f32 as f64)) as f32 as f64;
+    let beta = (0.3f32 / max as f32 * 1e6f32) as f64;
     Ok((
         SimDuration::from_nanos(typ * 1000),
         SimDuration::from_nanos(tupdate * 1000),
@@ -883,3 +884,6 @@ impl QueueDisc for DualPi2 {
         visit("c_packets", self.c.len() as f64);
     }
 }
+
+#[cfg(test)]
+mod tests;
