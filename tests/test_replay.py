@@ -9,7 +9,7 @@ import pytest
 from aqmlab.schedules import overload, write_schedule
 from conftest import ROOT, VECTORS, run_cli
 
-KINDS = ["droptail", "red", "codel", "lstf_codel", "fq_codel", "pie"]
+KINDS = ["droptail", "red", "codel", "lstf_codel", "fq_codel", "pie", "dualpi2"]
 
 
 def _sorted_rows(text: str) -> list[dict]:
