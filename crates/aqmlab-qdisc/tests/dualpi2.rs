@@ -6,7 +6,7 @@ use aqmlab_core::{Ecn, FlowId, Packet, SimTime};
 use aqmlab_qdisc::replay::{self, Outcome};
 use aqmlab_qdisc::{registry, Params, Qdisc, QdiscEvent, UniformSource};
 use proptest::prelude::*;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 const CONFIGS: &[&[&str]] = &[
     &["limit=20p", "tupdate=1ms", "target=1ms"],
@@ -72,7 +72,7 @@ proptest! {
         let any_ect = CONFIGS[cfg].contains(&"ecn_mask=any_ect");
         let mut q = build(CONFIGS[cfg], 7);
         let mut now = 0;
-        let mut sent: HashMap<u64, Ecn> = HashMap::new();
+        let mut sent: BTreeMap<u64, Ecn> = BTreeMap::new();
         let (mut last_l, mut last_c) = (None::<u64>, None::<u64>);
         let mut marked = 0u64;
         for (i, (op, e, size, dt)) in ops.into_iter().enumerate() {

@@ -141,7 +141,7 @@ fn tc_derives_target_tupdate_alpha_beta_from_the_rtts() {
         (c.target, c.tupdate),
         (SimDuration::from_millis(10), SimDuration::from_millis(10))
     );
-    assert_eq!(c.beta, 5.0 + 2f64.powi(-21)); // 0.3/60 ms in tc's f32: one ulp above 5
+    assert_eq!(c.beta, 5.0 + 1.0 / 2_097_152.0); // 0.3/60 ms in tc's f32: one ulp (2^-21) above 5
     assert_eq!((c.beta * 256.0).floor(), 1280.0);
     // One line naming the parameter.
     assert_eq!(
