@@ -106,6 +106,7 @@ rate = "10Mbps"
 delay = "10ms"
 buffer = "300p"
 qdisc = "dualpi2"
+params = { typical_rtt = "25ms", max_rtt = "150ms" }
 [[flows]]
 kind = "tcp"
 from = "s1"
@@ -140,3 +141,10 @@ def test_simulated_dumbbell_conserves_packets_at_the_dualpi2_bottleneck(tmp_path
         b["marks_by_reason"].get("dualpi2_coupled", 0) + b["marks_by_reason"].get("dualpi2_step", 0)
         > 100
     )
+    # The resolved scenario (every parameter written out, max_rtt and the defaults it overrides
+    # both) rebuilds the same run.
+    again = tmp_path / "again"
+    r = run_cli("run", str(out / "scenario.resolved.toml"), "--out", str(again))
+    assert r.returncode == 0, r.stderr
+    b2 = json.loads((again / "summary.json").read_text())["links"]["bottleneck"]
+    assert b2 == b

@@ -272,9 +272,13 @@ impl Dualpi2Config {
             } else {
                 "typical_rtt"
             };
+            // A value equal to the default text is not a choice (a resolved scenario writes every
+            // parameter out); any other conflicts with the derivation (tc ignores it with a
+            // warning, here it is an error).
+            let default = |n: &str| PARAMS.iter().find(|s| s.name == n).map(|s| s.default);
             if let Some(other) = ["target", "tupdate", "alpha", "beta"]
                 .into_iter()
-                .find(|n| p.is_given(n))
+                .find(|n| p.is_given(n) && Some(p.raw_value(n)) != default(n))
             {
                 return Err(p.invalid(
                     rtt_name,

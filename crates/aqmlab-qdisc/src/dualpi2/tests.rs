@@ -153,6 +153,17 @@ fn tc_derives_target_tupdate_alpha_beta_from_the_rtts() {
         "parameter max_rtt: typical_rtt (30000us) must not exceed max_rtt (20000us)"
     );
     assert!(err(&["max_rtt=100s"]).starts_with("parameter max_rtt: alpha = "));
+    // Every parameter written out at its default (as a resolved scenario does) still derives.
+    let pairs = Params::split_pairs(&["max_rtt=200ms", "typical_rtt=20ms"]).unwrap();
+    let p = Params::new("dualpi2", PARAMS, &pairs).unwrap();
+    let all: Vec<(String, String)> = p
+        .resolved()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    assert!(all.iter().any(|(k, v)| k == "target" && v == "15ms"));
+    let again = Dualpi2Config::from_params(&Params::new("dualpi2", PARAMS, &all).unwrap());
+    assert_eq!(again.unwrap(), cfg(&["typical_rtt=20ms", "max_rtt=200ms"]));
 }
 
 #[test]
