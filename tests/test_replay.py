@@ -19,6 +19,7 @@ KINDS = [
     "fq_pie",
     "cobalt",
     "fq_cobalt",
+    "dualpi2",
 ]
 
 

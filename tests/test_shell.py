@@ -439,3 +439,23 @@ def test_a_killed_shell_leaves_namespaces_the_next_run_removes(tmp_path):
     assert namespaces_of(p.pid) == []
     # The command left inside (sleep) was ended with them.
     assert not [c for c in cmdlines() if c == b"sleep\0" + b"29\0"]
+
+
+def test_dualpi2_keeps_classic_tcp_near_its_target_where_tail_drop_does_not(tmp_path):
+    # Real Linux TCP (CUBIC, Not-ECT: DualPI2's C queue) through the emulated link: PI2 drops with
+    # p_C = p'^2 and holds the median sojourn far below a 1000-packet tail-drop buffer's.
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    link = {"downlink": "12Mbps", "delay": "20ms"}
+    dual, _ = bulk_down(
+        tmp_path / "a", seconds=6.0, downlink_qdisc="dualpi2", buffer="1000p", **link
+    )
+    tail, _ = bulk_down(
+        tmp_path / "b", seconds=6.0, downlink_qdisc="droptail", buffer="1000p", **link
+    )
+    d = dual.summary["links"]["downlink"]
+    t = tail.summary["links"]["downlink"]
+    assert d["qdisc"] == "dualpi2", d
+    assert d["drops_by_reason"].get("dualpi2_classic", 0) > 0, d["drops_by_reason"]
+    assert d["drops_by_reason"].get("overlimit", 0) == 0, d["drops_by_reason"]
+    assert d["sojourn_ms"]["p50"] < 0.5 * t["sojourn_ms"]["p50"], (d["sojourn_ms"], t["sojourn_ms"])

@@ -3,7 +3,8 @@
 //! Each discipline holds a standing backlog (about 100 packets; 1000 for LSTF-CoDel), time
 //! advances 10 µs per pair (so CoDel's sojourn, ~1 ms, stays below target and the measurement is
 //! the common path), and packets are topped up if an AQM drop shrinks the backlog. FQ-CoDel,
-//! FQ-PIE and FQ-COBALT spread packets over 64 flows. Run: `make bench` (or `cargo bench -p aqmlab-qdisc`).
+//! FQ-PIE and FQ-COBALT spread packets over 64 flows. The packets are Not-ECT, so DualPI2 runs its
+//! C queue and PI2 (two draws per packet once p' > 0). Run: `make bench` (or `cargo bench -p aqmlab-qdisc`).
 
 use aqmlab_core::{FlowId, Packet, SimTime};
 use aqmlab_qdisc::{registry, Params, Qdisc, UniformSource};
@@ -89,6 +90,13 @@ const CASES: &[Case] = &[
         params: &["limit=10240p"],
         backlog: 100,
         flows: 64,
+    },
+    Case {
+        name: "dualpi2",
+        kind: "dualpi2",
+        params: &["limit=1000p"],
+        backlog: 100,
+        flows: 1,
     },
     Case {
         name: "lstf_codel_backlog1000",

@@ -79,6 +79,11 @@ reason_enum! {
         FqMemoryFattest => "fq_memory_fattest",
         /// COBALT's BLUE part: random drop with its probability pdrop.
         BlueEarly => "blue",
+        /// DualPI2: a Classic-queue packet dropped with probability p_C = p'² (RFC 9332 §2.4).
+        Dualpi2Classic => "dualpi2_classic",
+        /// DualPI2 in overload (p' ≥ 1/k): ECN is disabled and a packet is dropped with p_C in
+        /// either queue (RFC 9332 §4.2.1, Appendix A.2).
+        Dualpi2Overload => "dualpi2_overload",
     }
 }
 
@@ -93,6 +98,12 @@ reason_enum! {
         CodelCeThreshold => "codel_ce_threshold",
         /// PIE marked instead of dropping (drop_prob below the ECN threshold).
         PieEarly => "pie_early",
+        /// DualPI2: an ECT(0) Classic-queue packet marked with p_C = p'² (RFC 9332 §2.4).
+        Dualpi2Classic => "dualpi2_classic",
+        /// DualPI2: an L-queue packet marked with the coupled probability p_CL = k·p' (§2.4).
+        Dualpi2Coupled => "dualpi2_coupled",
+        /// DualPI2: an L-queue packet marked by the L queue's native step (or ramp) AQM (§2.5).
+        Dualpi2Step => "dualpi2_step",
     }
 }
 

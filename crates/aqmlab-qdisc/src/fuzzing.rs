@@ -242,6 +242,99 @@ const CONFIGS: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// DualPI2 configurations for [`dualpi2_ops`]: both variants, small buffers and a short
+/// `tupdate` so that updates, overload, the step and the scheduler are all reached quickly.
+const DUALPI2_CONFIGS: &[&[&str]] = &[
+    &["limit=12p", "tupdate=1ms", "target=1ms", "beta=40"],
+    &[
+        "limit=12p",
+        "tupdate=1ms",
+        "target=1ms",
+        "drop_at=enqueue",
+        "drop_on_overload=false",
+        "mtu=200",
+    ],
+    &[
+        "limit=9000B",
+        "tupdate=1ms",
+        "step_thresh=2p",
+        "ecn_mask=any_ect",
+        "min_qlen_step=1",
+        "mtu=100",
+    ],
+    &[
+        "limit=12p",
+        "tupdate=1ms",
+        "target=1ms",
+        "variant=rfc",
+        "beta=40",
+        "step_thresh=100us",
+        "step_range=400us",
+    ],
+    &[
+        "limit=12p",
+        "tupdate=1ms",
+        "variant=rfc",
+        "coupling_factor=1",
+        "classic_protection=0",
+        "beta=100",
+    ],
+    &[
+        "limit=12p",
+        "max_rtt=5ms",
+        "classic_protection=100",
+        "coupling_factor=4",
+    ],
+];
+
+/// Like [`qdisc_ops`] for DualPI2, checking its own invariants as well: a delivered packet keeps
+/// its codepoint or became CE from ECT, each of the two queues is FIFO, and a mark is reported
+/// only for an ECN-capable packet.
+pub fn dualpi2_ops(data: &[u8]) {
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    let params = DUALPI2_CONFIGS[sel as usize % DUALPI2_CONFIGS.len()];
+    let pairs: Vec<(String, String)> = params
+        .iter()
+        .map(|s| {
+            let (n, v) = s.split_once('=').expect("NAME=VALUE");
+            (n.to_string(), v.to_string())
+        })
+        .collect();
+    let q = registry::build("dualpi2", &pairs, UniformSource::seeded(sel as u64))
+        .unwrap_or_else(|e| panic!("fuzz configuration must build: {params:?}: {e}"));
+    let any_ect = params.contains(&"ecn_mask=any_ect");
+    let mut q = Qdisc::new(q);
+    let mut now = 0u64;
+    let mut sent: Vec<Ecn> = Vec::new();
+    let (mut last_l, mut last_c) = (None::<u64>, None::<u64>);
+    for c in rest.chunks_exact(4) {
+        now += (c[3] as u64) * (c[3] as u64) * 1000;
+        let t = SimTime::from_nanos(now);
+        if c[0] & 1 == 0 {
+            let size = (u16::from_be_bytes([c[1], c[2]]) % 1500) as u32 + 1;
+            let mut p = Packet::new(sent.len() as u64, size, FlowId(0));
+            p.ecn = [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1, Ecn::Ce][((c[0] >> 1) & 3) as usize];
+            sent.push(p.ecn);
+            q.enqueue(t, p);
+        } else if let Some(p) = q.dequeue(t) {
+            let orig = sent[p.id as usize];
+            assert!(p.ecn == orig || (p.ecn == Ecn::Ce && orig.is_ect()));
+            let to_l = matches!(orig, Ecn::Ect1 | Ecn::Ce) || (any_ect && orig == Ecn::Ect0);
+            let last = if to_l { &mut last_l } else { &mut last_c };
+            assert!(last.is_none_or(|l| l < p.id), "each queue is FIFO");
+            *last = Some(p.id);
+        }
+        for e in q.events() {
+            if let crate::QdiscEvent::Marked { pkt, .. } = e {
+                assert!(sent[pkt.id as usize].is_ect());
+            }
+        }
+        assert!(q.conserved());
+    }
+}
+
 /// The first byte picks a discipline configuration; every following 4 bytes are one call:
 /// `[op|flow|ecn, size_hi, size_lo, dt]` (enqueue or dequeue, after `dt²·1000` ns).
 pub fn qdisc_ops(data: &[u8]) {

@@ -23,7 +23,7 @@ pub struct ParamSpec {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ConfigError {
     /// The discipline name is not known.
-    #[error("unknown queue discipline {0:?}: expected one of droptail, red, codel, lstf_codel, fq_codel, pie, fq_pie, cobalt, fq_cobalt")]
+    #[error("unknown queue discipline {0:?}: expected one of droptail, red, codel, lstf_codel, fq_codel, pie, fq_pie, cobalt, fq_cobalt, dualpi2")]
     UnknownKind(String),
     /// The parameter is not one of the discipline's.
     #[error("{kind} has no parameter {name:?}: its parameters are {known}")]

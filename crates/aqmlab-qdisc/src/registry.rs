@@ -6,6 +6,7 @@ use crate::codel::{Codel, CodelConfig};
 use crate::contract::{Backlog, QdiscCx, QueueDisc};
 use crate::droptail::{DropTail, DropTailConfig};
 use crate::fq_cobalt::{FqCobalt, FqCobaltConfig};
+use crate::dualpi2::{DualPi2, Dualpi2Config};
 use crate::fq_codel::{FqCodel, FqCodelConfig};
 use crate::fq_pie::{FqPie, FqPieConfig};
 use crate::lstf_codel::{LstfCodel, LstfCodelConfig};
@@ -37,6 +38,8 @@ pub enum Kind {
     Cobalt,
     /// [`crate::fq_cobalt`].
     FqCobalt,
+    /// [`crate::dualpi2`].
+    DualPi2,
 }
 
 impl Kind {
@@ -51,6 +54,7 @@ impl Kind {
         Kind::FqPie,
         Kind::Cobalt,
         Kind::FqCobalt,
+        Kind::DualPi2,
     ];
 
     /// The name users write.
@@ -65,6 +69,7 @@ impl Kind {
             Kind::FqPie => "fq_pie",
             Kind::Cobalt => "cobalt",
             Kind::FqCobalt => "fq_cobalt",
+            Kind::DualPi2 => "dualpi2",
         }
     }
 
@@ -80,6 +85,7 @@ impl Kind {
             Kind::FqPie => "Flow-queue PIE: FQ-CoDel's DRR scheduler, PIE per flow (ns-3 FqPieQueueDisc)",
             Kind::Cobalt => "CoDel + BLUE Alternate (ns-3 CobaltQueueDisc, Linux CAKE's AQM)",
             Kind::FqCobalt => "Flow-queue COBALT: FQ-CoDel's DRR scheduler, COBALT per flow (ns-3 FqCobaltQueueDisc)",
+            Kind::DualPi2 => "Dual-Queue Coupled AQM with PI2 (RFC 9332), Linux sch_dualpi2 defaults",
         }
     }
 
@@ -104,6 +110,7 @@ impl Kind {
             Kind::FqPie => crate::fq_pie::PARAMS,
             Kind::Cobalt => crate::cobalt::PARAMS,
             Kind::FqCobalt => crate::fq_cobalt::PARAMS,
+            Kind::DualPi2 => crate::dualpi2::PARAMS,
         }
     }
 }
@@ -130,6 +137,8 @@ pub enum AnyQdisc {
     Cobalt(Cobalt),
     /// FQ-COBALT.
     FqCobalt(FqCobalt),
+    /// DualPI2.
+    DualPi2(DualPi2),
 }
 
 /// Builds the discipline `kind` from `NAME=VALUE` pairs. `uniforms` feeds its random draws
@@ -153,6 +162,7 @@ pub fn build(
         Kind::FqCobalt => {
             AnyQdisc::FqCobalt(FqCobalt::new(FqCobaltConfig::from_params(&p)?, uniforms))
         }
+        Kind::DualPi2 => AnyQdisc::DualPi2(DualPi2::new(Dualpi2Config::from_params(&p)?, uniforms)),
     })
 }
 
@@ -188,6 +198,7 @@ impl AnyQdisc {
             AnyQdisc::FqPie(_) => Kind::FqPie,
             AnyQdisc::Cobalt(_) => Kind::Cobalt,
             AnyQdisc::FqCobalt(_) => Kind::FqCobalt,
+            AnyQdisc::DualPi2(_) => Kind::DualPi2,
         }
     }
 
@@ -200,6 +211,7 @@ impl AnyQdisc {
             AnyQdisc::FqPie(q) => Some(q.uniforms()),
             AnyQdisc::Cobalt(q) => Some(q.uniforms()),
             AnyQdisc::FqCobalt(q) => Some(q.uniforms()),
+            AnyQdisc::DualPi2(q) => Some(q.uniforms()),
             _ => None,
         }
     }
@@ -229,6 +241,7 @@ macro_rules! dispatch {
             AnyQdisc::FqPie($q) => $e,
             AnyQdisc::Cobalt($q) => $e,
             AnyQdisc::FqCobalt($q) => $e,
+            AnyQdisc::DualPi2($q) => $e,
         }
     };
 }

@@ -19,6 +19,11 @@ proptest! {
     }
 
     #[test]
+    fn dualpi2_ops_never_break_invariants(data in prop::collection::vec(any::<u8>(), 0..2048)) {
+        fuzzing::dualpi2_ops(&data);
+    }
+
+    #[test]
     fn qdisc_ops_never_break_invariants(data in prop::collection::vec(any::<u8>(), 0..2048)) {
         fuzzing::qdisc_ops(&data);
     }
@@ -32,5 +37,16 @@ fn every_fuzz_configuration_is_exercised() {
             data.extend_from_slice(&[k.wrapping_mul(37), k, k.wrapping_mul(3), k % 7]);
         }
         fuzzing::qdisc_ops(&data);
+    }
+}
+
+#[test]
+fn every_dualpi2_fuzz_configuration_is_exercised() {
+    for sel in 0..12u8 {
+        let mut data = vec![sel];
+        for k in 0..250u8 {
+            data.extend_from_slice(&[k.wrapping_mul(37), k, k.wrapping_mul(3), k % 9]);
+        }
+        fuzzing::dualpi2_ops(&data);
     }
 }

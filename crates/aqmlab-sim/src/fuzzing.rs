@@ -187,6 +187,7 @@ const FLOW_BASE_KEYS: &[&str] = &[
     "on_time",
     "off_time",
     "onoff_shape",
+    "ecn_codepoint",
 ];
 static FLOW_KEYS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
     FLOW_BASE_KEYS

@@ -17,7 +17,7 @@ use crate::rate::{DeliveryTrace, LinkRate, StepSchedule};
 use crate::topology::LinkConfig;
 use crate::world::{FlowSpec, Sim, TcpApp, TcpSpec, UdpSpec};
 use aqmlab_core::units::{self, UnitError};
-use aqmlab_core::{Bitrate, SimDuration, SimTime};
+use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime};
 use aqmlab_qdisc::{registry, Kind, UniformSource};
 use aqmlab_tcp::{CcKind, TcpConfig};
 use serde::Deserialize;
@@ -210,6 +210,7 @@ struct RawFlow {
     on_time: Option<S>,
     off_time: Option<S>,
     onoff_shape: Option<Spanned<f64>>,
+    ecn_codepoint: Option<S>,
     // TCP
     cc: Option<S>,
     app: Option<S>,

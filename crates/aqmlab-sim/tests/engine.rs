@@ -2,7 +2,7 @@
 //! and determinism.
 
 use aqmlab_core::units::Size;
-use aqmlab_core::{Bitrate, SimDuration, SimTime};
+use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime};
 use aqmlab_qdisc::codel::{Codel, CodelConfig, Variant};
 use aqmlab_qdisc::droptail::{DropTail, DropTailConfig};
 use aqmlab_qdisc::AnyQdisc;
@@ -57,6 +57,7 @@ fn cbr(src: u32, dst: u32, rate: Bitrate, size: u32) -> UdpSpec {
         start: SimTime::ZERO,
         stop: None,
         on_off: None,
+        ecn: Ecn::NotEct,
         name: None,
     }
 }

@@ -4,6 +4,7 @@
 //! randomness that belongs to each component.
 
 use aqmlab_core::SimTime;
+use aqmlab_qdisc::{DropReason, MarkReason};
 use aqmlab_sim::rate::MAHIMAHI_OPPORTUNITY_BYTES;
 use aqmlab_sim::scenario::{build, build_with_sets, Overrides, Scenario};
 use aqmlab_sim::summary::summary;
@@ -1087,5 +1088,73 @@ fn adding_a_disjoint_flow_leaves_the_other_flows_random_draws_alone() {
             .m
             .lost_pkts
             > 0
+    );
+}
+
+#[test]
+fn packets_are_conserved_through_dualpi2_with_l4s_udp_and_classic_tcp() {
+    // A DualPI2 bottleneck (RFC 9332) fed by a classic TCP flow (Not-ECT: C queue), an ECN TCP
+    // flow (ECT(0): C queue, marked with p_C = p'^2) and an unresponsive ECT(1) UDP flow at 60 %
+    // of the link (L queue). Conservation holds at every checkpoint, at every link and node.
+    let flows = r#"
+[[flows]]
+kind = "tcp"
+from = "s1"
+to = "r1"
+cc = "newreno"
+[[flows]]
+kind = "tcp"
+from = "s2"
+to = "r2"
+cc = "newreno"
+ecn = true
+[[flows]]
+kind = "udp"
+from = "s3"
+to = "r3"
+rate = "6Mbps"
+size = 1000
+ecn_codepoint = "ect1"
+"#;
+    let d = Dumbbell::new(3);
+    let text = dumbbell3("qdisc = \"dualpi2\"\nbuffer = \"200p\"", flows, "20s")
+        .replace("buffer = \"40p\"\n", "");
+    let mut s = scenario(&text, &Overrides::default());
+    let r = run_checking(&mut s, &d, &[0, 1, 2], 1000);
+    let b = r.links.iter().find(|l| l.name == "bottleneck").unwrap();
+    let mark = |x: MarkReason| b.m.marks_by_reason[x.index()];
+    let drop = |x: DropReason| b.m.drops_by_reason[x.index()];
+    // Not vacuous: every mechanism acted. The L4S flow is marked (coupled and by the step), the
+    // ECN TCP flow is marked with p_C, the classic flow is dropped with p_C; nothing overflowed.
+    assert!(
+        mark(MarkReason::Dualpi2Coupled) + mark(MarkReason::Dualpi2Step) > 100,
+        "{:?}",
+        b.m.marks_by_reason
+    );
+    assert!(
+        mark(MarkReason::Dualpi2Classic) > 0,
+        "{:?}",
+        b.m.marks_by_reason
+    );
+    assert!(
+        drop(DropReason::Dualpi2Classic) > 0,
+        "{:?}",
+        b.m.drops_by_reason
+    );
+    assert_eq!(drop(DropReason::Overlimit), 0);
+    // ECT(1) datagrams are marked, never dropped, except in overload (p' >= 1/k), which also
+    // drops ECT(0) packets of the C queue.
+    assert!(r.flows[2].dropped_pkts <= drop(DropReason::Dualpi2Overload));
+    assert!(
+        r.flows[2].dropped_pkts * 1000 < r.flows[2].sent_pkts,
+        "{}",
+        r.flows[2].dropped_pkts
+    );
+    // Same scenario, same seed: the same report.
+    let mut again = scenario(&text, &Overrides::default());
+    again.sim.run_until(SimTime::ZERO + again.duration);
+    assert_eq!(
+        format!("{:?}", again.sim.report().links),
+        format!("{:?}", r.links)
     );
 }

@@ -1148,3 +1148,29 @@ rate = "1Mbps"
         "{e}"
     );
 }
+
+#[test]
+fn ecn_codepoint_is_a_udp_key_naming_a_codepoint() {
+    let udp =
+        |extra: &str| GRAPH.replace("rate = \"2Mbps\"", &format!("rate = \"2Mbps\"\n{extra}"));
+    for cp in ["not_ect", "ect0", "ect1", "ce"] {
+        assert!(
+            parse(&udp(&format!("ecn_codepoint = \"{cp}\""))).is_ok(),
+            "{cp}"
+        );
+    }
+    let e = err(&udp("ecn_codepoint = \"ect2\""));
+    assert!(
+        e.ends_with("flows[0].ecn_codepoint: expected not_ect, ect0, ect1 or ce, got \"ect2\""),
+        "{e}"
+    );
+    let tcp = GRAPH.replace(
+        "kind = \"udp\"\nfrom = \"a\"\nto = \"c\"\nrate = \"2Mbps\"",
+        "kind = \"tcp\"\nfrom = \"a\"\nto = \"c\"\necn_codepoint = \"ect1\"",
+    );
+    let e = err(&tcp);
+    assert!(
+        e.ends_with("flows[0].ecn_codepoint: ecn_codepoint belongs to udp flows; a tcp flow sends ECT(0) with ecn = true"),
+        "{e}"
+    );
+}

@@ -172,6 +172,22 @@ pub(super) fn add_flows(
                 }
                 let on_off = apps::on_off(cx, f, &p)?;
                 random |= on_off.is_some();
+                let ecn = match &f.ecn_codepoint {
+                    None => Ecn::NotEct,
+                    Some(s) => match s.get_ref().as_str() {
+                        "not_ect" => Ecn::NotEct,
+                        "ect0" => Ecn::Ect0,
+                        "ect1" => Ecn::Ect1,
+                        "ce" => Ecn::Ce,
+                        other => {
+                            return Err(cx.err(
+                                Some(s.span()),
+                                format!("{p}.ecn_codepoint"),
+                                format!("expected not_ect, ect0, ect1 or ce, got {other:?}"),
+                            ))
+                        }
+                    },
+                };
                 sim.add_udp(UdpSpec {
                     src,
                     dst,
@@ -180,11 +196,19 @@ pub(super) fn add_flows(
                     start,
                     stop,
                     on_off,
+                    ecn,
                     name: name.clone(),
                 })
                 .map_err(|e| cx.err(Some(f.from.span()), &p, e.to_string()))?;
             }
             "tcp" => {
+                if let Some(s) = &f.ecn_codepoint {
+                    return Err(cx.err(
+                        Some(s.span()),
+                        format!("{p}.ecn_codepoint"),
+                        "ecn_codepoint belongs to udp flows; a tcp flow sends ECT(0) with ecn = true",
+                    ));
+                }
                 let cfg = tcp_config(cx, f, &p)?;
                 let app = apps::tcp_app(cx, f, &p)?;
                 random |= app.draws_at_random();

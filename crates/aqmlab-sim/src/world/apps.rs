@@ -448,7 +448,7 @@ impl Sim {
         *next_seq += 1;
         fl.m.sent_pkts += 1;
         fl.m.sent_bytes += spec.size as u64;
-        let (src, dst, size) = (spec.src, spec.dst, spec.size);
+        let (src, dst, size, ecn) = (spec.src, spec.dst, spec.size, spec.ecn);
         epoch.1 += 1;
         let next = match interval {
             Some(i) => now + *i,
@@ -457,7 +457,8 @@ impl Sim {
         self.events.push(next, Ev::UdpSend(f));
         fl.m.receiver.sent_pkts += 1;
         let slot = self.new_payload(Payload::Udp { seq });
-        let p = Packet::new(super::packet_id(slot, dst), size, FlowId(f));
+        let mut p = Packet::new(super::packet_id(slot, dst), size, FlowId(f));
+        p.ecn = ecn;
         self.forward(src, p);
     }
 

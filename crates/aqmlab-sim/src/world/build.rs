@@ -12,7 +12,7 @@ use crate::dist::DurationDist;
 use crate::event::{EventQueue, Lane};
 use crate::link::{LinkDirection, LinkParts};
 use crate::topology::{LinkConfig, Routes};
-use aqmlab_core::{Bitrate, SimDuration, SimTime, Xoshiro256pp};
+use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime, Xoshiro256pp};
 use aqmlab_qdisc::{AnyQdisc, Qdisc};
 use aqmlab_tcp::TcpConfig;
 
@@ -58,6 +58,8 @@ pub struct UdpSpec {
     pub stop: Option<SimTime>,
     /// On/off source: send at `rate` during on periods only.
     pub on_off: Option<OnOff>,
+    /// The ECN codepoint of every datagram (e.g. ECT(1), to exercise an L4S queue).
+    pub ecn: Ecn,
     /// The flow's name. It names the flow's random stream (`flow/NAME/app`; unnamed, the flow's
     /// index), so that a flow added before a named one leaves its draws alone.
     pub name: Option<String>,
