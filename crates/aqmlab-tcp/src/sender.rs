@@ -50,7 +50,9 @@
 
 use std::collections::VecDeque;
 
-use crate::cc::{AckEvent, AnyCc, Congestion, CongestionControl, Growth, HyStart};
+use crate::cc::{
+    AckEvent, AnyCc, Congestion, CongestionControl, EcnFeedback, Growth, HyStart,
+};
 use crate::config::{CcKind, TcpConfig};
 use crate::rtt::RttEstimator;
 use crate::segment::{Segment, ACK, CWR, ECE, SYN};
@@ -649,6 +651,15 @@ impl TcpSender {
             }
         }
 
+        // Every ACK's echo, for DCTCP's marked fraction (RFC 8257 §3.3), before the reaction.
+        if self.ecn_ok && acked > 0 {
+            self.cc.on_ecn_feedback(&EcnFeedback {
+                acked_bytes: acked,
+                ece: seg.has(ECE),
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+            });
+        }
         // ECN-Echo (RFC 3168 §6.1.2): once per window, never during recovery.
         if self.ecn_ok
             && seg.has(ECE)
