@@ -33,11 +33,14 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
             "newreno" => CcKind::NewReno,
             "cubic" => CcKind::Cubic,
             "vegas" => CcKind::Vegas,
+            "dctcp" => CcKind::Dctcp,
             other => {
                 return Err(cx.err(
                     Some(cc.span()),
                     format!("{p}.cc"),
-                    format!("expected tahoe, reno, newreno, cubic or vegas, got {other:?}"),
+                    format!(
+                        "expected tahoe, reno, newreno, cubic, vegas or dctcp, got {other:?}"
+                    ),
                 ))
             }
         };
