@@ -204,6 +204,10 @@ pub struct TcpConfig {
     /// when no lost segment and no new data can be sent, resend the segment holding the highest
     /// unSACKed byte. Neither Linux (which probes the tail with TLP instead) nor ns-3 does it.
     pub rescue: bool,
+    /// Pacing at the sender: `rate = ratio × max(cwnd, pipe) / srtt`, ratio 200 % in slow start
+    /// (`cwnd < ssthresh / 2`) and 120 % after, as Linux's `sk_pacing_rate` and ns-3's
+    /// `TcpSocketState` pacing; nothing is paced before the first RTT sample.
+    pub pacing: bool,
 }
 
 impl Default for TcpConfig {
@@ -227,6 +231,7 @@ impl Default for TcpConfig {
             prr: false,
             rack: false,
             rescue: true,
+            pacing: false,
         }
     }
 }

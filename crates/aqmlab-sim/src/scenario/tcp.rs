@@ -219,6 +219,10 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         // RFC 6675 §4 rule 4 (on by default, as the RFC says; Linux and ns-3 leave it out).
         cfg.rescue = b;
     }
+    if let Some(b) = f.pacing {
+        // Linux's sk_pacing_rate / ns-3's TcpSocketState pacing (issue 22).
+        cfg.pacing = b;
+    }
     // Parameters of one algorithm are refused with another, rather than silently ignored.
     let only = |given: bool, key: &str, kind: CcKind| -> Result<(), ScenarioError> {
         if given && cfg.cc.kind != kind {
