@@ -1006,7 +1006,7 @@ fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioE
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 42] = [
+pub const TCP_FLOW_KEYS: [&str; 43] = [
     "cc",
     "app",
     "bytes",
