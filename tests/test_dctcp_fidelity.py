@@ -7,7 +7,8 @@ committed in ``tests/fidelity/ns3/dctcp.json`` (``tests/fidelity/ns3/dctcp.md``)
 means of the same seeds, aqmlab's goodput, mean queue and CE marks at the bottleneck must be
 within 25 % of ns-3's. The queue is compared with ns-3's queue disc plus its one-packet device
 queue: ns-3's device holds the next packet while one is on the wire, where aqmlab's link leaves
-it in the discipline's backlog. The same flows with ``cc = "newreno"`` (RFC 3168's halving) fall outside.
+it in the discipline's backlog. The same flows with ``cc = "newreno"`` (RFC 3168's halving)
+fall outside (their goodput is within 25 %, their queue and marks are not).
 """
 
 import json

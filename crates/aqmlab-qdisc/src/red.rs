@@ -809,7 +809,15 @@ mod tests {
         let ev = cx.events();
         let drops = ev
             .iter()
-            .filter(|e| matches!(e, QdiscEvent::Dropped { reason: DropReason::RedForced, .. }))
+            .filter(|e| {
+                matches!(
+                    e,
+                    QdiscEvent::Dropped {
+                        reason: DropReason::RedForced,
+                        ..
+                    }
+                )
+            })
             .count();
         let marks = ev
             .iter()
@@ -823,11 +831,17 @@ mod tests {
     #[test]
     fn hard_drop_false_marks_ecn_capable_packets_above_max_th() {
         // Arrival i sees a queue of i packets: i = 5..19 are forced (avg = i >= max_th = 5).
-        assert_eq!(step(&["ecn=true", "hard_drop=false"], Ecn::Ect0), (20, 0, 15));
+        assert_eq!(
+            step(&["ecn=true", "hard_drop=false"], Ecn::Ect0),
+            (20, 0, 15)
+        );
         // ns-3's default UseHardDrop (and ns-2): forced arrivals are dropped, ECT or not.
         assert_eq!(step(&["ecn=true"], Ecn::Ect0), (5, 15, 0));
         // Not ECN-capable, or ECN off: dropped whatever hard_drop says.
-        assert_eq!(step(&["ecn=true", "hard_drop=false"], Ecn::NotEct), (5, 15, 0));
+        assert_eq!(
+            step(&["ecn=true", "hard_drop=false"], Ecn::NotEct),
+            (5, 15, 0)
+        );
         assert_eq!(step(&["hard_drop=false"], Ecn::Ect0), (5, 15, 0));
     }
 }

@@ -382,15 +382,15 @@ mod tests {
         let ces = [false, false, true, true, true, false, false, true];
         let got = echo(CcKind::Dctcp, &ces);
         let want: Vec<Vec<(u64, bool)>> = vec![
-            vec![],            // 1: held
+            vec![],             // 1: held
             vec![(201, false)], // 2: second segment, CE state 0
-            vec![],            // 3: CE, but nothing held: state 1, held
-            vec![(401, true)], // 4: ACK of 3–4, both CE
-            vec![],            // 5: held (CE)
-            vec![(501, true)], // 6: state 1 → 0 with 5 held: 5's ACK at once with ECE; 6 held
+            vec![],             // 3: CE, but nothing held: state 1, held
+            vec![(401, true)],  // 4: ACK of 3–4, both CE
+            vec![],             // 5: held (CE)
+            vec![(501, true)],  // 6: state 1 → 0 with 5 held: 5's ACK at once with ECE; 6 held
             vec![(701, false)], // 7: ACK of 6–7, state 0
-            vec![],            // 8: state 0 → 1, nothing held: held
-            vec![(801, true)], // delayed-ACK timer: ECE for 8
+            vec![],             // 8: state 0 → 1, nothing held: held
+            vec![(801, true)],  // delayed-ACK timer: ECE for 8
         ];
         assert_eq!(got, want);
         // Marked bytes per ACK are exact: the ACKs with ECE cover segments 3, 4, 5 and 8.

@@ -50,9 +50,7 @@
 
 use std::collections::VecDeque;
 
-use crate::cc::{
-    AckEvent, AnyCc, Congestion, CongestionControl, EcnFeedback, Growth, HyStart,
-};
+use crate::cc::{AckEvent, AnyCc, Congestion, CongestionControl, EcnFeedback, Growth, HyStart};
 use crate::config::{CcKind, TcpConfig};
 use crate::rtt::RttEstimator;
 use crate::segment::{Segment, ACK, CWR, ECE, SYN};
@@ -405,12 +403,14 @@ impl TcpSender {
                 self.refresh_stats();
             }
         }
-        if self
+        if let Some(p) = self
             .pacer
             .as_mut()
-            .is_some_and(|p| p.waiting && p.next_at <= now)
+            .filter(|p| p.waiting && p.next_at <= now)
         {
-            self.send_loop(now, out); // the paced transmission that was held back
+            // The paced transmission that was held back (send_loop waits again if it must).
+            p.waiting = false;
+            self.send_loop(now, out);
             self.refresh_stats();
         }
         let Some(at) = self.rto_at else { return };

@@ -29,7 +29,11 @@ fn departures(pacing: bool, acks: &[(u64, u64)], until: SimTime) -> Vec<u64> {
     let mut tx = TcpSender::new(&cfg, None);
     let mut out = Vec::new();
     tx.connect(SimTime::ZERO, &mut out);
-    assert_eq!(out.len(), 10, "the initial window is not paced (no RTT sample yet)");
+    assert_eq!(
+        out.len(),
+        10,
+        "the initial window is not paced (no RTT sample yet)"
+    );
     let t0 = SimTime::from_millis(100);
     let mut times = Vec::new();
     let mut pending: Vec<(SimTime, u64)> = acks
@@ -100,7 +104,10 @@ fn congestion_avoidance_paces_at_120_percent() {
     let t1 = t0 + SimDuration::from_millis(1);
     tx.on_segment(t1, &ack(2001), &mut out);
     assert!(out.is_empty(), "held back by pacing");
-    assert_eq!(tx.next_timer(), Some(t0 + SimDuration::from_nanos(8_333_333)));
+    assert_eq!(
+        tx.next_timer(),
+        Some(t0 + SimDuration::from_nanos(8_333_333))
+    );
     tx.on_timer(t0 + SimDuration::from_nanos(8_333_333), &mut out);
     assert_eq!(out.len(), 1);
 }

@@ -38,9 +38,7 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
                 return Err(cx.err(
                     Some(cc.span()),
                     format!("{p}.cc"),
-                    format!(
-                        "expected tahoe, reno, newreno, cubic, vegas or dctcp, got {other:?}"
-                    ),
+                    format!("expected tahoe, reno, newreno, cubic, vegas or dctcp, got {other:?}"),
                 ))
             }
         };

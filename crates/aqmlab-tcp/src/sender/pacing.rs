@@ -57,13 +57,20 @@ mod tests {
     #[test]
     fn linux_ratios_and_exact_gaps() {
         assert_eq!(ratio_pct(10, 40), 200);
-        assert_eq!(ratio_pct(20, 40), 120, "cwnd = ssthresh/2 is no longer slow start");
+        assert_eq!(
+            ratio_pct(20, 40),
+            120,
+            "cwnd = ssthresh/2 is no longer slow start"
+        );
         assert_eq!(ratio_pct(10, u64::MAX), 200);
         let srtt = SimDuration::from_millis(100);
         // 10 × 1460 B per 100 ms at 200 %: 292 000 B/s, 1460 B take 5 ms.
         assert_eq!(gap(1460, 14_600, srtt, 200), SimDuration::from_millis(5));
         // At 120 %: 175 200 B/s, 1460 B take 8.333… ms, rounded down to the nanosecond.
-        assert_eq!(gap(1460, 14_600, srtt, 120), SimDuration::from_nanos(8_333_333));
+        assert_eq!(
+            gap(1460, 14_600, srtt, 120),
+            SimDuration::from_nanos(8_333_333)
+        );
     }
 
     #[test]
