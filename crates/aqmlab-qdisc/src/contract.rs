@@ -92,6 +92,8 @@ reason_enum! {
     MarkReason {
         /// RED early mark.
         RedEarly => "red_early",
+        /// RED forced mark (`hard_drop = false`: avg above max_th, or 2·max_th when gentle).
+        RedForced => "red_forced",
         /// CoDel's control law marked instead of dropping.
         CodelTarget => "codel_target",
         /// Sojourn above CoDel's ce_threshold (shallow marking).

@@ -94,7 +94,13 @@ pub const PARAMS: &[ParamSpec] = &[
         name: "ecn",
         default: "false",
         kind: "bool",
-        help: "CE-mark ECN-capable packets instead of dropping them early (ns-2 setbit_, ns-3 UseEcn); forced and overlimit drops still drop",
+        help: "CE-mark ECN-capable packets instead of dropping them early (ns-2 setbit_, ns-3 UseEcn); forced drops follow hard_drop, overlimit drops always drop",
+    },
+    ParamSpec {
+        name: "hard_drop",
+        default: "true",
+        kind: "bool",
+        help: "forced drops (avg above max_th, 2*max_th when gentle) drop ECN-capable packets too (ns-3 UseHardDrop, ns-2); false with ecn=true CE-marks them instead, a step marker with min_th = max_th and w_q = 1 (DCTCP)",
     },
     ParamSpec {
         name: "mean_pkt_size",
@@ -178,6 +184,9 @@ pub struct RedConfig {
     pub adaptive: bool,
     /// Mark ECN-capable packets instead of dropping them early.
     pub ecn: bool,
+    /// Forced drops drop ECN-capable packets too (ns-3 `UseHardDrop`); `false` with `ecn`
+    /// marks them.
+    pub hard_drop: bool,
     /// Mean packet size in bytes (> 0).
     pub mean_pkt_size: u32,
     /// Link rate (> 0).
@@ -327,6 +336,7 @@ impl RedConfig {
             wait: p.bool("wait")?,
             adaptive,
             ecn: p.bool("ecn")?,
+            hard_drop: p.bool("hard_drop")?,
             mean_pkt_size,
             bandwidth,
             interval,
@@ -335,6 +345,12 @@ impl RedConfig {
             ns1_compat: p.bool("ns1_compat")?,
         })
     }
+}
+
+/// ECT or already CE: a packet RED may mark instead of dropping.
+#[inline]
+fn ecn_capable(pkt: &Packet) -> bool {
+    pkt.ecn.is_ect() || pkt.ecn == Ecn::Ce
 }
 
 /// The outcome of RED's test for one arrival.
@@ -623,13 +639,16 @@ impl QueueDisc for Red {
         }
 
         match verdict {
-            Verdict::Forced => {
-                // Forced drops drop even ECN-capable packets (ns-3 UseHardDrop, ns-2).
+            // Forced drops drop even ECN-capable packets unless hard_drop is off (ns-3 3.37
+            // RedQueueDisc: `UseHardDrop` true by default; ns-2 always). With it off, an
+            // ECN-capable arrival is marked and queued like an early mark (RFC 3168 §7 leaves
+            // the choice to the router), and count is kept, as ns-3 does.
+            Verdict::Forced if self.cfg.hard_drop || !self.cfg.ecn || !ecn_capable(&pkt) => {
                 cx.drop(pkt, Stage::Enqueue, DropReason::RedForced);
                 self.forced_reset();
                 return;
             }
-            Verdict::Early if !(self.cfg.ecn && (pkt.ecn.is_ect() || pkt.ecn == Ecn::Ce)) => {
+            Verdict::Early if !(self.cfg.ecn && ecn_capable(&pkt)) => {
                 cx.drop(pkt, Stage::Enqueue, DropReason::RedEarly);
                 return;
             }
@@ -642,8 +661,12 @@ impl QueueDisc for Red {
         }
         // RFC 3168 §5/§7: an early "drop" of an ECN-capable packet becomes a CE mark; a packet
         // already CE carries the signal and is queued unchanged (as ns-3 and Linux do).
-        if verdict == Verdict::Early && pkt.ecn.is_ect() {
-            cx.mark(&mut pkt, MarkReason::RedEarly);
+        if pkt.ecn.is_ect() {
+            match verdict {
+                Verdict::Early => cx.mark(&mut pkt, MarkReason::RedEarly),
+                Verdict::Forced => cx.mark(&mut pkt, MarkReason::RedForced),
+                Verdict::Accept => {}
+            }
         }
         self.q.push_back(pkt);
     }
@@ -684,6 +707,7 @@ impl QueueDisc for Red {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::QdiscEvent;
 
     fn cfg(items: &[&str]) -> Result<RedConfig, ConfigError> {
         let p = Params::new("red", PARAMS, &Params::split_pairs(items)?)?;
@@ -700,7 +724,7 @@ mod tests {
         assert_eq!(c.w_q, 1.0 - math::exp(-1.0f64 / 2500.0));
         assert!((c.w_q - 3.9992e-4).abs() < 1e-8);
         assert_eq!(c.max_p, 0.1);
-        assert!(c.gentle && c.wait && !c.adaptive && !c.ecn && !c.ns1_compat);
+        assert!(c.gentle && c.wait && !c.adaptive && !c.ecn && !c.ns1_compat && c.hard_drop);
         assert_eq!(c.mode, RedMode::Packets);
         assert_eq!(c.bottom, 0.008); // 80000 / 10^7
     }
@@ -768,5 +792,56 @@ mod tests {
         // Queue grows to 5, then every arrival sees avg = 5 ≥ max_th: forced.
         assert_eq!(r.backlog().packets, 5);
         assert!(r.avg().is_finite());
+    }
+
+    /// 20 arrivals at once through a step marker at 5 packets (min_th = max_th = 5, w_q = 1,
+    /// not gentle): (queued, forced drops, forced marks).
+    fn step(items: &[&str], ecn: Ecn) -> (u32, usize, usize) {
+        let mut all = vec!["min_th=5", "max_th=5", "w_q=1", "gentle=false"];
+        all.extend_from_slice(items);
+        let mut r = Red::new(cfg(&all).unwrap(), UniformSource::seeded(1));
+        let mut cx = QdiscCx::new();
+        for i in 0..20 {
+            let mut p = Packet::new(i, 100, aqmlab_core::FlowId(0));
+            p.ecn = ecn;
+            r.enqueue(SimTime::ZERO, p, &mut cx);
+        }
+        let ev = cx.events();
+        let drops = ev
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e,
+                    QdiscEvent::Dropped {
+                        reason: DropReason::RedForced,
+                        ..
+                    }
+                )
+            })
+            .count();
+        let marks = ev
+            .iter()
+            .filter(|e| {
+                matches!(e, QdiscEvent::Marked { pkt, reason: MarkReason::RedForced } if pkt.ecn == Ecn::Ce)
+            })
+            .count();
+        (r.backlog().packets, drops, marks)
+    }
+
+    #[test]
+    fn hard_drop_false_marks_ecn_capable_packets_above_max_th() {
+        // Arrival i sees a queue of i packets: i = 5..19 are forced (avg = i >= max_th = 5).
+        assert_eq!(
+            step(&["ecn=true", "hard_drop=false"], Ecn::Ect0),
+            (20, 0, 15)
+        );
+        // ns-3's default UseHardDrop (and ns-2): forced arrivals are dropped, ECT or not.
+        assert_eq!(step(&["ecn=true"], Ecn::Ect0), (5, 15, 0));
+        // Not ECN-capable, or ECN off: dropped whatever hard_drop says.
+        assert_eq!(
+            step(&["ecn=true", "hard_drop=false"], Ecn::NotEct),
+            (5, 15, 0)
+        );
+        assert_eq!(step(&["hard_drop=false"], Ecn::Ect0), (5, 15, 0));
     }
 }

@@ -246,6 +246,7 @@ struct RawFlow {
     prr: Option<bool>,
     recovery: Option<S>,
     rescue: Option<bool>,
+    pacing: Option<bool>,
     cubic_beta: Option<Spanned<f64>>,
     cubic_c: Option<Spanned<f64>>,
     cubic_fast_convergence: Option<bool>,
@@ -1105,7 +1106,7 @@ fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioE
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 42] = [
+pub const TCP_FLOW_KEYS: [&str; 43] = [
     "cc",
     "app",
     "bytes",
@@ -1140,6 +1141,7 @@ pub const TCP_FLOW_KEYS: [&str; 42] = [
     "prr",
     "recovery",
     "rescue",
+    "pacing",
     "cubic_beta",
     "cubic_c",
     "cubic_fast_convergence",

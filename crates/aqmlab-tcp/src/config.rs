@@ -35,10 +35,13 @@ pub enum CcKind {
     Cubic,
     /// Vegas (Brakmo & Peterson 1995), following ns-2's `Agent/TCP/Vegas`.
     Vegas,
+    /// DCTCP (RFC 8257): Reno's growth and loss response; an ECN echo cuts the window by
+    /// `α/2`, with `α` the EWMA of the fraction of bytes marked per window. Needs `ecn`.
+    Dctcp,
 }
 
 impl CcKind {
-    /// Stable lower-case name (`tahoe`, `reno`, `newreno`, `cubic`, `vegas`).
+    /// Stable lower-case name (`tahoe`, `reno`, `newreno`, `cubic`, `vegas`, `dctcp`).
     pub const fn as_str(self) -> &'static str {
         match self {
             CcKind::Tahoe => "tahoe",
@@ -46,6 +49,7 @@ impl CcKind {
             CcKind::NewReno => "newreno",
             CcKind::Cubic => "cubic",
             CcKind::Vegas => "vegas",
+            CcKind::Dctcp => "dctcp",
         }
     }
 }
@@ -100,6 +104,26 @@ impl Default for VegasParams {
     }
 }
 
+/// DCTCP parameters (RFC 8257 §3.3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DctcpParams {
+    /// EWMA gain `g` of `α ← (1 − g)·α + g·F` (RFC 8257 §3.3 and §4.2: 1/16; ns-3
+    /// `DctcpShiftG` 0.0625, Linux `dctcp_shift_g` 4).
+    pub g: f64,
+    /// `α` before the first observation window ends (ns-3 `DctcpAlphaOnInit` 1.0, Linux
+    /// `dctcp_alpha_on_init` 1024/1024): the first ECN echo halves the window.
+    pub initial_alpha: f64,
+}
+
+impl Default for DctcpParams {
+    fn default() -> Self {
+        DctcpParams {
+            g: 1.0 / 16.0,
+            initial_alpha: 1.0,
+        }
+    }
+}
+
 /// Which congestion control to run, with every algorithm's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct CcConfig {
@@ -109,6 +133,8 @@ pub struct CcConfig {
     pub cubic: CubicParams,
     /// Used when `kind` is [`CcKind::Vegas`].
     pub vegas: VegasParams,
+    /// Used when `kind` is [`CcKind::Dctcp`].
+    pub dctcp: DctcpParams,
     /// HyStart++ (RFC 9406) in the initial slow start. Off by default: the seed experiments'
     /// ns-2 stacks predate it, although RFC 9438 §4.10 says CUBIC SHOULD use it. Not for Vegas,
     /// which has its own slow-start exit.
@@ -178,6 +204,10 @@ pub struct TcpConfig {
     /// when no lost segment and no new data can be sent, resend the segment holding the highest
     /// unSACKed byte. Neither Linux (which probes the tail with TLP instead) nor ns-3 does it.
     pub rescue: bool,
+    /// Pacing at the sender: `rate = ratio × max(cwnd, pipe) / srtt`, ratio 200 % in slow start
+    /// (`cwnd < ssthresh / 2`) and 120 % after, as Linux's `sk_pacing_rate` and ns-3's
+    /// `TcpSocketState` pacing; nothing is paced before the first RTT sample.
+    pub pacing: bool,
 }
 
 impl Default for TcpConfig {
@@ -201,6 +231,7 @@ impl Default for TcpConfig {
             prr: false,
             rack: false,
             rescue: true,
+            pacing: false,
         }
     }
 }
@@ -252,6 +283,19 @@ impl TcpConfig {
         let v = &self.cc.vegas;
         if v.alpha > v.beta {
             return bad("cc.vegas.alpha", "expected alpha <= beta");
+        }
+        let d = &self.cc.dctcp;
+        if !(d.g > 0.0 && d.g <= 1.0) {
+            return bad("cc.dctcp.g", "expected 0 < g <= 1");
+        }
+        if !(0.0..=1.0).contains(&d.initial_alpha) {
+            return bad("cc.dctcp.initial_alpha", "expected 0 <= alpha <= 1");
+        }
+        if self.cc.kind == CcKind::Dctcp && !self.ecn {
+            return bad(
+                "ecn",
+                "cc = dctcp needs ecn = true (RFC 8257 §3: DCTCP's signal is the ECN echo)",
+            );
         }
         if self.prr && !self.sack {
             return bad(

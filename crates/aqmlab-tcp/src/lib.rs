@@ -9,7 +9,7 @@
 //!   [`TcpConfig::validate`].
 //! * [`rtt`]: RFC 6298 SRTT/RTTVAR/RTO arithmetic in integer nanoseconds.
 //! * [`cc`]: the [`CongestionControl`] hooks and [`AnyCc`], enum dispatch over Reno/NewReno
-//!   (RFC 5681), CUBIC (RFC 9438) and Vegas (Brakmo & Peterson, as ns-2).
+//!   (RFC 5681), CUBIC (RFC 9438), Vegas (Brakmo & Peterson, as ns-2) and DCTCP (RFC 8257).
 //! * [`sender`] / [`receiver`]: [`TcpSender`] (handshake, RFC 6675 SACK recovery or RFC 6582
 //!   NewReno, RFC 6298 timer, RFC 3168 ECN) and [`TcpReceiver`] (cumulative + SACK ACKs, delayed
 //!   ACKs, ECN echo).
@@ -57,8 +57,8 @@ pub mod rtt;
 pub mod segment;
 pub mod sender;
 
-pub use cc::{AckEvent, AnyCc, Congestion, CongestionControl};
-pub use config::{CcConfig, CcKind, ConfigError, CubicParams, TcpConfig, VegasParams};
+pub use cc::{AckEvent, AnyCc, Congestion, CongestionControl, EcnFeedback};
+pub use config::{CcConfig, CcKind, ConfigError, CubicParams, DctcpParams, TcpConfig, VegasParams};
 pub use receiver::TcpReceiver;
 pub use rtt::RttEstimator;
 pub use segment::Segment;

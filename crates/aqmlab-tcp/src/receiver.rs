@@ -11,12 +11,16 @@
 //!   D-SACK (RFC 2883) is not generated.
 //! * ECN (RFC 3168 §6.1.3): a CE-marked data packet makes every following ACK carry ECE until a
 //!   data packet with CWR arrives.
+//! * DCTCP (`cc = dctcp`, RFC 8257 §3.2): each ACK's ECE is instead the CE bit of the last data
+//!   packet received (CWR is ignored). A data packet whose CE bit differs from the previous one's
+//!   while a delayed ACK is held first sends that ACK at once, with the old ECE value, so that
+//!   every ACK covers packets of one CE state: the sender counts marked bytes exactly.
 //! * The advertised window is the configured cap, constant (no receive-buffer model).
 //! * Handshake summary ([`TcpReceiver::handshake`]): whether ECN was negotiated, whether the
 //!   SYN-ACK went out more than once, and the RTT from the (only) SYN-ACK to the first segment
 //!   that completes the handshake (its ACK, or data carrying it), as a passive opener measures it.
 
-use crate::config::TcpConfig;
+use crate::config::{CcKind, TcpConfig};
 use crate::segment::{Segment, ACK, CWR, ECE, SYN};
 use crate::sender::Handshake;
 use aqmlab_core::{SimDuration, SimTime};
@@ -29,6 +33,8 @@ pub struct TcpReceiver {
     delack_timeout: SimDuration,
     sack: bool,
     ecn_wanted: bool,
+    /// DCTCP's CE echo (RFC 8257 §3.2) in place of RFC 3168's latch.
+    dctcp_echo: bool,
     rwnd: u32,
     /// ECN negotiated.
     ecn_ok: bool,
@@ -41,6 +47,8 @@ pub struct TcpReceiver {
     n_recent: usize,
     unacked_bytes: u64,
     delack_at: Option<SimTime>,
+    /// ACKs carry ECE. RFC 3168: set by CE, cleared by CWR. DCTCP: the CE state, the CE bit
+    /// of the last data packet.
     ece_pending: bool,
     delivered: u64,
     acks_sent: u64,
@@ -66,6 +74,7 @@ impl TcpReceiver {
             delack_timeout: cfg.delack_timeout,
             sack: cfg.sack,
             ecn_wanted: cfg.ecn,
+            dctcp_echo: cfg.cc.kind == CcKind::Dctcp,
             rwnd,
             ecn_ok: cfg.ecn && !cfg.handshake,
             rcv_nxt: 1,
@@ -123,7 +132,16 @@ impl TcpReceiver {
         if seg.len == 0 {
             return; // pure ACK (end of handshake): nothing to acknowledge
         }
-        if self.ecn_ok {
+        if self.ecn_ok && self.dctcp_echo {
+            // RFC 8257 §3.2: on a change of CE state, the held delayed ACK goes out at once
+            // with the old state's ECE; then the state follows the packet.
+            if seg.ce != self.ece_pending {
+                if self.delack_at.is_some() {
+                    self.send_ack(None, out);
+                }
+                self.ece_pending = seg.ce;
+            }
+        } else if self.ecn_ok {
             if seg.has(CWR) {
                 self.ece_pending = false;
             }
@@ -324,5 +342,91 @@ mod tests {
         assert!(r.out_of_order().is_empty());
         assert_eq!(r.rcv_nxt(), 401);
         assert_eq!(r.delivered_bytes(), 400);
+    }
+
+    fn ce_data(seq: u64, ce: bool) -> Segment {
+        Segment {
+            ect: true,
+            ce,
+            ..data(seq, 100)
+        }
+    }
+
+    /// (ack, ECE) of the ACKs sent for each packet of `ces` (100-byte segments from seq 1),
+    /// then for the delayed-ACK timer.
+    fn echo(kind: CcKind, ces: &[bool]) -> Vec<Vec<(u64, bool)>> {
+        let cfg = TcpConfig {
+            mss: 100,
+            handshake: false,
+            ecn: true,
+            delayed_ack: true,
+            ..TcpConfig::with_cc(kind)
+        };
+        let mut r = TcpReceiver::new(&cfg);
+        let mut res = Vec::new();
+        let mut out = Vec::new();
+        for (i, &ce) in ces.iter().enumerate() {
+            out.clear();
+            r.on_segment(SimTime::ZERO, &ce_data(1 + 100 * i as u64, ce), &mut out);
+            res.push(out.iter().map(|a| (a.ack, a.has(ECE))).collect());
+        }
+        out.clear();
+        r.on_timer(SimTime::from_secs(1), &mut out);
+        res.push(out.iter().map(|a| (a.ack, a.has(ECE))).collect());
+        res
+    }
+
+    #[test]
+    fn dctcp_echo_follows_the_ce_state_with_an_immediate_ack_on_change() {
+        // RFC 8257 §3.2 with delayed ACKs (one ACK per two segments).
+        let ces = [false, false, true, true, true, false, false, true];
+        let got = echo(CcKind::Dctcp, &ces);
+        let want: Vec<Vec<(u64, bool)>> = vec![
+            vec![],             // 1: held
+            vec![(201, false)], // 2: second segment, CE state 0
+            vec![],             // 3: CE, but nothing held: state 1, held
+            vec![(401, true)],  // 4: ACK of 3–4, both CE
+            vec![],             // 5: held (CE)
+            vec![(501, true)],  // 6: state 1 → 0 with 5 held: 5's ACK at once with ECE; 6 held
+            vec![(701, false)], // 7: ACK of 6–7, state 0
+            vec![],             // 8: state 0 → 1, nothing held: held
+            vec![(801, true)],  // delayed-ACK timer: ECE for 8
+        ];
+        assert_eq!(got, want);
+        // Marked bytes per ACK are exact: the ACKs with ECE cover segments 3, 4, 5 and 8.
+    }
+
+    #[test]
+    fn rfc3168_echo_latches_until_cwr_where_dctcp_does_not() {
+        let ces = [false, false, true, true, true, false, false, true];
+        let got = echo(CcKind::NewReno, &ces);
+        // No CWR ever arrives: after the first CE every ACK carries ECE, and a change of CE
+        // state sends nothing early.
+        let want: Vec<Vec<(u64, bool)>> = vec![
+            vec![],
+            vec![(201, false)],
+            vec![],
+            vec![(401, true)],
+            vec![],
+            vec![(601, true)],
+            vec![],
+            vec![(801, true)],
+            vec![],
+        ];
+        assert_eq!(got, want);
+        // A DCTCP receiver ignores CWR: a CE packet with CWR still sets the CE state.
+        let cfg = TcpConfig {
+            mss: 100,
+            handshake: false,
+            ecn: true,
+            delayed_ack: false,
+            ..TcpConfig::with_cc(CcKind::Dctcp)
+        };
+        let mut r = TcpReceiver::new(&cfg);
+        let mut out = Vec::new();
+        let mut seg = ce_data(1, true);
+        seg.flags |= CWR;
+        r.on_segment(SimTime::ZERO, &seg, &mut out);
+        assert!(out[0].has(ECE));
     }
 }

@@ -52,14 +52,16 @@
 
 use std::collections::VecDeque;
 
-use crate::cc::{AckEvent, AnyCc, Congestion, CongestionControl, Growth, HyStart};
+use crate::cc::{AckEvent, AnyCc, Congestion, CongestionControl, EcnFeedback, Growth, HyStart};
 use crate::config::{CcKind, TcpConfig};
 use crate::rtt::RttEstimator;
 use crate::segment::{Segment, ACK, CWR, ECE, SYN};
 use aqmlab_core::{SimDuration, SimTime};
 
+mod pacing;
 mod prr;
 mod rack;
+use pacing::Pacer;
 use prr::Prr;
 use rack::Rack;
 
@@ -161,6 +163,8 @@ pub struct TcpSender {
     prr: Option<Prr>,
     /// RACK (RFC 8985) loss detection, when configured.
     rack: Option<Rack>,
+    /// Pacing (`pacing = true`, `sender/pacing.rs`), when configured.
+    pacer: Option<Pacer>,
     /// RFC 6675's rescue retransmission (NextSeg rule 4).
     rescue: bool,
     initial_cwnd: u64,
@@ -242,6 +246,7 @@ impl TcpSender {
             tahoe: cfg.cc.kind == CcKind::Tahoe,
             prr: (cfg.prr && cfg.sack).then(Prr::default),
             rack: (cfg.rack && cfg.sack).then(Rack::default),
+            pacer: cfg.pacing.then(Pacer::default),
             rescue: cfg.rescue,
             initial_cwnd,
             cc,
@@ -400,6 +405,16 @@ impl TcpSender {
                 self.refresh_stats();
             }
         }
+        if let Some(p) = self
+            .pacer
+            .as_mut()
+            .filter(|p| p.waiting && p.next_at <= now)
+        {
+            // The paced transmission that was held back (send_loop waits again if it must).
+            p.waiting = false;
+            self.send_loop(now, out);
+            self.refresh_stats();
+        }
         let Some(at) = self.rto_at else { return };
         if now < at {
             return;
@@ -426,13 +441,14 @@ impl TcpSender {
         self.refresh_stats();
     }
 
-    /// When [`TcpSender::on_timer`] must next be called (the retransmission timer, or RACK's
-    /// reordering timer if that comes first).
+    /// When [`TcpSender::on_timer`] must next be called (the retransmission timer, RACK's
+    /// reordering timer or the pacing of a held-back segment, whichever comes first).
     pub fn next_timer(&self) -> Option<SimTime> {
-        match self.rack.and_then(|r| r.timer) {
-            Some(t) => Some(self.rto_at.map_or(t, |a| a.min(t))),
-            None => self.rto_at,
-        }
+        let pace = self.pacer.filter(|p| p.waiting).map(|p| p.next_at);
+        [self.rto_at, self.rack.and_then(|r| r.timer), pace]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// True once every application byte has been cumulatively acknowledged (never for bulk).
@@ -651,6 +667,15 @@ impl TcpSender {
             }
         }
 
+        // Every ACK's echo, for DCTCP's marked fraction (RFC 8257 §3.3), before the reaction.
+        if self.ecn_ok && acked > 0 {
+            self.cc.on_ecn_feedback(&EcnFeedback {
+                acked_bytes: acked,
+                ece: seg.has(ECE),
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+            });
+        }
         // ECN-Echo (RFC 3168 §6.1.2): once per window, never during recovery.
         if self.ecn_ok
             && seg.has(ECE)
@@ -1114,17 +1139,20 @@ impl TcpSender {
         if self.state != State::Established {
             return;
         }
+        // Pacing (`sender/pacing.rs`), checked once the window allows a segment: held back,
+        // on_timer resumes at `next_at`.
+        let paced = |s: &mut Self| !s.pacer.as_mut().is_none_or(|p| p.may_send(now));
         loop {
             if self.recovery == Recovery::Fast && !self.sack {
                 // RFC 6582: new data while FlightSize stays within the inflated window.
                 let len = self.next_new_len();
-                if len == 0 || (self.snd_nxt - self.snd_una) + len > self.rec_cwnd {
+                if len == 0 || (self.snd_nxt - self.snd_una) + len > self.rec_cwnd || paced(self) {
                     break;
                 }
                 self.send_new(now, len, out);
                 continue;
             }
-            if self.pipe() + self.mss > self.send_window() {
+            if self.pipe() + self.mss > self.send_window() || paced(self) {
                 break; // RFC 6675 §5 (C): cwnd − pipe ≥ 1 SMSS
             }
             if self.recovery != Recovery::None {
@@ -1271,6 +1299,14 @@ impl TcpSender {
             ..Segment::default()
         });
         self.stats.segments_sent += 1;
+        if let (true, Some(srtt)) = (self.pacer.is_some(), self.rtt.srtt()) {
+            let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
+            let ratio = pacing::ratio_pct(cwnd, ssthresh);
+            let gap = pacing::gap(u64::from(len), cwnd.max(self.pipe()), srtt, ratio);
+            if let Some(p) = self.pacer.as_mut() {
+                p.on_sent(now, gap);
+            }
+        }
         if self.recovery == Recovery::Fast {
             if let Some(p) = &mut self.prr {
                 p.on_sent(u64::from(len)); // RFC 6937 §3.1

@@ -154,6 +154,7 @@ pub(super) fn add_flows(
                     f.prr.is_some(),
                     f.recovery.is_some(),
                     f.rescue.is_some(),
+                    f.pacing.is_some(),
                     f.cubic_beta.is_some(),
                     f.cubic_c.is_some(),
                     f.cubic_fast_convergence.is_some(),

@@ -33,11 +33,12 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
             "newreno" => CcKind::NewReno,
             "cubic" => CcKind::Cubic,
             "vegas" => CcKind::Vegas,
+            "dctcp" => CcKind::Dctcp,
             other => {
                 return Err(cx.err(
                     Some(cc.span()),
                     format!("{p}.cc"),
-                    format!("expected tahoe, reno, newreno, cubic or vegas, got {other:?}"),
+                    format!("expected tahoe, reno, newreno, cubic, vegas or dctcp, got {other:?}"),
                 ))
             }
         };
@@ -215,6 +216,10 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
     if let Some(b) = f.rescue {
         // RFC 6675 §4 rule 4 (on by default, as the RFC says; Linux and ns-3 leave it out).
         cfg.rescue = b;
+    }
+    if let Some(b) = f.pacing {
+        // Linux's sk_pacing_rate / ns-3's TcpSocketState pacing (issue 22).
+        cfg.pacing = b;
     }
     // Parameters of one algorithm are refused with another, rather than silently ignored.
     let only = |given: bool, key: &str, kind: CcKind| -> Result<(), ScenarioError> {

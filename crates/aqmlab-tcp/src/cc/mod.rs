@@ -8,16 +8,20 @@
 //! * [`CongestionControl::on_recovery_exit`]: fast recovery ended with a full ACK.
 //! * [`CongestionControl::on_rto`]: the retransmission timer expired.
 //!
+//! and, with ECN, sees every ACK's echo ([`CongestionControl::on_ecn_feedback`]; DCTCP).
+//!
 //! [`AnyCc`] dispatches over the built-in algorithms with a `match` (no `dyn` on the hot path), as
 //! smoltcp's `AnyController`. The trait exists so tests and experiments can write their own.
 
 mod cubic;
+mod dctcp;
 mod hystart;
 mod hystart_linux;
 mod reno;
 mod vegas;
 
 pub use cubic::Cubic;
+pub use dctcp::Dctcp;
 pub use hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
 pub use hystart_linux::LinuxHyStart;
 pub use reno::Reno;
@@ -50,6 +54,19 @@ pub struct AckEvent {
     pub mss: u64,
 }
 
+/// What one ACK that advanced `snd_una` said about ECN marks (RFC 8257 §3.3 steps 1–2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EcnFeedback {
+    /// Bytes newly acknowledged cumulatively (SACKed bytes are not counted, RFC 8257 §3.3).
+    pub acked_bytes: u64,
+    /// The ACK carried ECN-Echo.
+    pub ece: bool,
+    /// `snd_una` after the ACK.
+    pub snd_una: u64,
+    /// `snd_nxt` when the ACK arrived.
+    pub snd_nxt: u64,
+}
+
 /// Why the window is being reduced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Congestion {
@@ -69,6 +86,10 @@ pub trait CongestionControl {
     fn on_ack(&mut self, ev: &AckEvent);
     /// A congestion signal: set `ssthresh` and `cwnd`. `flight_size` is `snd_nxt - snd_una`.
     fn on_congestion(&mut self, now: SimTime, flight_size: u64, kind: Congestion);
+    /// An ACK advanced `snd_una` on an ECN-capable connection, in or out of loss recovery;
+    /// called before the ECN-Echo reaction ([`CongestionControl::on_congestion`] with
+    /// [`Congestion::Ecn`]) the same ACK may cause.
+    fn on_ecn_feedback(&mut self, _fb: &EcnFeedback) {}
     /// Fast recovery ended (the recovery point was cumulatively acknowledged).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
     /// The retransmission timer expired: `cwnd` = the loss window. `flight_size` is the
@@ -116,6 +137,8 @@ pub enum AnyCc {
     Cubic(Cubic),
     /// Vegas.
     Vegas(Vegas),
+    /// DCTCP.
+    Dctcp(Dctcp),
 }
 
 impl AnyCc {
@@ -126,6 +149,7 @@ impl AnyCc {
             CcKind::Tahoe => AnyCc::Reno(Reno::tahoe(mss, initial_cwnd)),
             CcKind::Cubic => AnyCc::Cubic(Cubic::new(cfg.cubic, mss, initial_cwnd)),
             CcKind::Vegas => AnyCc::Vegas(Vegas::new(cfg.vegas, mss, initial_cwnd)),
+            CcKind::Dctcp => AnyCc::Dctcp(Dctcp::new(cfg.dctcp, mss, initial_cwnd)),
         }
     }
 }
@@ -136,6 +160,7 @@ macro_rules! dispatch {
             AnyCc::Reno($cc) => $e,
             AnyCc::Cubic($cc) => $e,
             AnyCc::Vegas($cc) => $e,
+            AnyCc::Dctcp($cc) => $e,
         }
     };
 }
@@ -152,6 +177,9 @@ impl CongestionControl for AnyCc {
     }
     fn on_congestion(&mut self, now: SimTime, flight_size: u64, kind: Congestion) {
         dispatch!(self, c => c.on_congestion(now, flight_size, kind))
+    }
+    fn on_ecn_feedback(&mut self, fb: &EcnFeedback) {
+        dispatch!(self, c => c.on_ecn_feedback(fb))
     }
     fn on_recovery_exit(&mut self, now: SimTime) {
         dispatch!(self, c => c.on_recovery_exit(now))

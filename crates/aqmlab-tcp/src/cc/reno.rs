@@ -47,6 +47,16 @@ impl Reno {
     }
 }
 
+impl Reno {
+    /// `ssthresh = cwnd = w`: a multiplicative decrease computed by a controller built on
+    /// Reno's window (DCTCP's `cwnd·(1 − α/2)`).
+    pub(crate) fn reduce_to(&mut self, w: u64) {
+        self.ssthresh = w;
+        self.cwnd = w;
+        self.bytes_acked = 0;
+    }
+}
+
 impl CongestionControl for Reno {
     fn cwnd(&self) -> u64 {
         self.cwnd
