@@ -256,6 +256,14 @@ def test_bad_input_is_one_line(tmp_path, capsys):
     assert "downlink.NAME=VALUE" in capsys.readouterr().err
     assert cli_main(["shell", "--link", "nowhere.toml:x", "--", "true"]) == 2
     assert "no such file" in capsys.readouterr().err
+    # A congestion control the kernel lacks: one line listing what it has.
+    available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
+    assert cli_main(["shell", "--cc", "nosuchcc", "--", "true"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith(
+        f"aqmlab: error: --cc 'nosuchcc': the kernel offers {', '.join(available)} ("
+    ), err
     assert our_namespaces() == []
 
 
@@ -315,6 +323,10 @@ def test_simulation_and_emulation_agree():
         arm = twice_if_off(lambda q=q: compare(scenario, qdiscs=(q,))[0], agree)
         assert abs(arm.emu_goodput_bps / arm.sim_goodput_bps - 1) < 0.10, arm
         assert abs(arm.emu_p50_ms - arm.sim_p50_ms) < 2.0, arm
+        # Both namespaces ran the simulated flow's congestion control, not the host's default.
+        prov = arm.emu.summary["provenance"]
+        assert prov["shell"]["cc"] == "cubic"
+        assert prov["tcp_congestion_control"] == {"client": "cubic", "server": "cubic"}
 
 
 def cmdlines():
@@ -389,10 +401,10 @@ def test_the_output_folder_is_staged_and_records_how_the_run_was_made(tmp_path, 
     down, up = prov["directions"]["downlink"], prov["directions"]["uplink"]
     assert (down["rate"], down["qdisc"], down["delay"]) == ("10Mbps", "droptail", "5ms")
     assert (up["rate"], up["qdisc"]) == ("10Mbps", "codel")
-    # The kernel's default in each namespace, as the kernel reports it.
-    available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
-    assert set(prov["tcp_congestion_control"]) == {"client", "server"}
-    assert all(cc in available for cc in prov["tcp_congestion_control"].values()), prov
+    # Without --cc the namespaces run cubic (the simulator's default), whatever the host's
+    # default, as each namespace reports it.
+    assert prov["shell"]["cc"] == "cubic"
+    assert prov["tcp_congestion_control"] == {"client": "cubic", "server": "cubic"}, prov
     assert prov["aqmlab_version"] and prov["build"]
     assert (out / "scenario.resolved.toml").read_text() == prov["resolved_scenario"]
     assert sorted(os.listdir(out)) == [
@@ -402,6 +414,40 @@ def test_the_output_folder_is_staged_and_records_how_the_run_was_made(tmp_path, 
         "summary.json",
     ]
     assert staging_leftovers(tmp_path) == []
+
+
+def test_cc_sets_the_congestion_control_of_both_namespaces_and_the_provenance_records_it(
+    tmp_path, capsys
+):
+    """`--cc reno`: a TCP socket made by a program in either namespace runs reno, each
+    namespace's default reads reno, the provenance and the printed summary say so, and the
+    host's own default is untouched."""
+    cc_file = "/proc/sys/net/ipv4/tcp_congestion_control"
+    host = Path(cc_file).read_text().strip()
+    if host == "reno" or "reno" not in shell.available_cc():
+        pytest.skip("needs a kernel with reno whose default is another congestion control")
+    # What each side's kernel default says, then what a new TCP socket there gets.
+    probe = tmp_path / "probe.sh"
+    socket_cc = (
+        "import socket; s = socket.socket(); "
+        "print(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b'\\0').decode())"
+    )
+    probe.write_text(f'cat {cc_file}\n{PY} -c "{socket_cc}"\n')
+    server_out, client_out = tmp_path / "server.txt", tmp_path / "client.txt"
+    out = tmp_path / "out"
+    both = (
+        f"sh {probe} > {client_out}; ip netns exec $AQMLAB_SERVER_NETNS sh {probe} > {server_out}"
+    )
+    argv = ["shell", "--cc", "reno", "--out", str(out), "--", "sh", "-c", both]
+    assert cli_main(argv) == 0
+    assert client_out.read_text().split() == ["reno", "reno"]
+    assert server_out.read_text().split() == ["reno", "reno"]
+    prov = json.loads((out / "summary.json").read_text())["provenance"]
+    assert prov["shell"]["cc"] == "reno"
+    assert prov["tcp_congestion_control"] == {"client": "reno", "server": "reno"}
+    assert "TCP congestion control reno (client), reno (server)" in capsys.readouterr().out
+    assert Path(cc_file).read_text().strip() == host
+    assert our_namespaces() == []
 
 
 def test_a_second_run_into_a_busy_folder_refuses_and_a_failed_run_keeps_the_earlier_one(

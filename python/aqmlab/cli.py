@@ -410,6 +410,15 @@ def _add_shell_parser(sub: argparse._SubParsersAction) -> None:
         help="how late the forwarder's timed waits may end (default 250us; 1ns: on time, more CPU)",
     )
     sh.add_argument(
+        "--cc",
+        default="cubic",
+        metavar="NAME",
+        help=(
+            "TCP congestion control of both namespaces, Linux's name (default cubic, as the "
+            "simulator's flows; /proc/sys/net/ipv4/tcp_available_congestion_control lists them)"
+        ),
+    )
+    sh.add_argument(
         "--cleanup",
         action="store_true",
         help="remove namespaces left by runs that were killed, and exit",
@@ -458,10 +467,15 @@ def _cmd_shell(a: argparse.Namespace) -> int:
         csv=a.csv,
         rt=a.rt,
         timer_slack=a.timer_slack,
+        cc=a.cc,
         invocation=None if _ARGV is None else ["aqmlab", *_ARGV],
     )
     s = res.summary
-    print(f"emulated {s['sim_time_s']:.1f} s; command exit status {res.returncode}")
+    cc = s["provenance"]["tcp_congestion_control"]
+    print(
+        f"emulated {s['sim_time_s']:.1f} s; command exit status {res.returncode}; "
+        f"TCP congestion control {cc['client']} (client), {cc['server']} (server)"
+    )
     print(f"{'link':<10} {'qdisc':<10} {'util':>5} {'drops':>7} {'p50 ms':>8} {'p99 ms':>8}")
     for name, link in s["links"].items():
         soj = link["sojourn_ms"]

@@ -5,7 +5,9 @@ tests/test_shell.py).
 The link comes from a scenario file with one bulk TCP flow across it (as
 ``scenarios/emu-vs-sim.toml``); the emulation takes the same link with ``--link FILE:LINK`` and
 runs one bulk flow of Linux's congestion control of the same name across it, from the server
-to the client (the link's forward direction), for the scenario's duration.
+to the client (the link's forward direction), for the scenario's duration; both namespaces
+take that congestion control (``aqmlab shell --cc``), so no connection depends on the host's
+default.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ def _emulate_bulk(scenario: str, link: str, qdisc: str, seconds: float, cc: str,
             link_qdisc=qdisc,
             server=f"{py} -m aqmlab.emutool bulk $AQMLAB_PEER_ADDR 5001 {seconds + 2} {cc}",
             rt=rt,
+            cc=cc,
         )
         with open(sink, encoding="utf-8") as f:
             measured = json.load(f)

@@ -6,7 +6,8 @@ external tools): run as ``python -m aqmlab.emutool COMMAND ...`` inside the name
   (or until EOF); prints ``{"bytes": …, "seconds": …, "warm_bytes": …, "warm_seconds": …}``
   (``warm_*``: after the first second, past slow start).
 * ``bulk HOST PORT SECONDS [CC]``: sends zeros over TCP for SECONDS (congestion control CC,
-  Linux's name, default cubic).
+  Linux's name, set on the socket; without it, the namespace's, which ``aqmlab shell --cc``
+  sets).
 * ``echo PORT``: answers UDP datagrams, until killed.
 * ``ping HOST PORT COUNT INTERVAL``: sends COUNT small UDP datagrams INTERVAL seconds apart and
   prints their round-trip times in ms, as a JSON list.
@@ -66,9 +67,15 @@ def sink(port: int, seconds: float) -> None:
     )
 
 
-def bulk(host: str, port: int, seconds: float, cc: str = "cubic") -> None:
+def _tcp_socket(cc: str | None) -> socket.socket:
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    if cc is not None:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    return s
+
+
+def bulk(host: str, port: int, seconds: float, cc: str | None = None) -> None:
+    s = _tcp_socket(cc)
     for _ in range(50):  # the sink may not listen yet: retry for up to 5 s
         try:
             s.connect((host, port))
@@ -76,8 +83,7 @@ def bulk(host: str, port: int, seconds: float, cc: str = "cubic") -> None:
         except (ConnectionRefusedError, OSError):
             time.sleep(0.1)
             s.close()
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+            s = _tcp_socket(cc)
     else:
         sys.exit("bulk: cannot connect")
     data = bytes(1 << 16)

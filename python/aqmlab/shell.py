@@ -17,6 +17,12 @@ Both sides see the addresses in their environment:
   $AQMLAB_SERVER_NETNS CMD`` runs another command beside the server);
 * ``AQMLAB_FORWARDER_PID``: the forwarder's process id.
 
+Every TCP connection in the two namespaces uses the congestion control the run names (``cc``,
+``--cc``; default ``cubic``, as the simulator's flows): it is each namespace's own
+``net.ipv4.tcp_congestion_control`` (per network namespace since Linux 4.15), so programs do not
+inherit the host's default, and it is read back into the run's provenance. A program may still
+choose another per socket (``TCP_CONGESTION``).
+
 The addresses are in 198.18.0.0/15, the block reserved for benchmarking (RFC 2544 §C.2.2,
 RFC 6890 Table 14), which no deployed network or other software (VPNs, container runtimes,
 carrier-grade NAT's 100.64.0.0/10) uses; they exist only inside the run's two namespaces.
@@ -62,6 +68,13 @@ MTU = 1500
 
 #: The devices' queue length, packets.
 TXQUEUELEN = 20000
+
+#: The TCP congestion control of the namespaces unless a run names another: the simulator's
+#: default for a flow (crates/aqmlab-sim/src/scenario/tcp.rs), not the host's, so that a run
+#: does not depend on the machine it runs on.
+DEFAULT_CC = "cubic"
+
+_AVAILABLE_CC = "/proc/sys/net/ipv4/tcp_available_congestion_control"
 
 _counter = itertools.count()
 
@@ -111,6 +124,27 @@ def _check_host() -> None:
         )
     if not os.path.exists("/dev/net/tun"):
         raise ShellError("aqmlab shell needs /dev/net/tun (the tun kernel module)")
+
+
+def available_cc() -> list[str]:
+    """The TCP congestion controls the kernel has (loaded or built in), as it lists them."""
+    try:
+        with open(_AVAILABLE_CC, encoding="ascii") as f:
+            return f.read().split()
+    except OSError:
+        return []
+
+
+def check_cc(cc: str) -> None:
+    """Raises :class:`ShellError` (one line listing what the kernel offers) unless the kernel
+    has congestion control ``cc``."""
+    have = available_cc()
+    if cc not in have:
+        offers = ", ".join(have) if have else f"nothing readable in {_AVAILABLE_CC}"
+        raise ShellError(
+            f"--cc {cc!r}: the kernel offers {offers} "
+            f"(one built as a module needs `modprobe tcp_{cc}` first)"
+        )
 
 
 def _alive(pid: int) -> bool:
@@ -260,6 +294,7 @@ class _Run:
         rt: int | None,
         qdisc: str | None = None,
         slack: str | None = None,
+        cc: str = DEFAULT_CC,
     ):
         k = next(_counter)
         self.ns_c = f"{PREFIX}{os.getpid()}-{k}-c"
@@ -271,7 +306,7 @@ class _Run:
         self.server: subprocess.Popen[bytes] | None = None
         self.made: list[str] = []
         try:
-            self._start(scenario, link, work, packet_log, rt, qdisc, slack)
+            self._start(scenario, link, work, packet_log, rt, qdisc, slack, cc)
         except BaseException:
             self.close()
             raise
@@ -285,10 +320,12 @@ class _Run:
         rt: int | None,
         qdisc: str | None,
         slack: str | None,
+        cc: str,
     ) -> None:
         for ns in (self.ns_c, self.ns_s):
             _ip("netns", "add", ns)
             self.made.append(ns)
+            _set_cc(ns, cc)
         cmd = [forwarder_path(), "--scenario", scenario, "--link", link]
         cmd += ["--client-dev", self.dev_c, "--server-dev", self.dev_s, "--out", work]
         if packet_log:
@@ -341,8 +378,9 @@ class _Run:
         return e
 
     def congestion_control(self) -> dict[str, str | None]:
-        """The kernel's default TCP congestion control in each namespace (a namespace's own
-        since Linux 4.15), or None where it cannot be read."""
+        """The TCP congestion control in effect in each namespace, read back from its
+        ``net.ipv4.tcp_congestion_control`` (a namespace's own since Linux 4.15), or None where
+        it cannot be read."""
         out: dict[str, str | None] = {}
         for side, ns in (("client", self.ns_c), ("server", self.ns_s)):
             r = subprocess.run(
@@ -394,6 +432,21 @@ class _Run:
             _ip("netns", "del", ns, check=False)
         self.made = []
         return err
+
+
+def _set_cc(ns: str, cc: str) -> None:
+    """Makes ``cc`` the TCP congestion control of namespace ``ns`` (its own
+    ``net.ipv4.tcp_congestion_control``: a new namespace starts with the host's default)."""
+    r = subprocess.run(
+        ["ip", "netns", "exec", ns, "sysctl", "-qw", f"net.ipv4.tcp_congestion_control={cc}"],
+        capture_output=True,
+        text=True,
+    )
+    if r.returncode != 0:
+        why = (r.stderr.strip().splitlines() or ["failed"])[-1]
+        raise ShellError(
+            f"--cc {cc!r}: cannot set it in namespace {ns} ({why}; per-namespace since Linux 4.15)"
+        )
 
 
 def _end_group(p: subprocess.Popen[Any]) -> None:
@@ -448,6 +501,7 @@ def emulate(
     csv: bool = False,
     rt: int | None = None,
     timer_slack: str | None = None,
+    cc: str = DEFAULT_CC,
     invocation: list[str] | None = None,
 ) -> ShellResult:
     """Runs ``command`` (an argument list, or a callable run in a thread inside the client's
@@ -464,9 +518,11 @@ def emulate(
     writes (``summary.json``, ``links.parquet``, ``flows.parquet``, ``packets.parquet`` with
     ``packet_log``). ``rt``: run the forwarder at this SCHED_FIFO priority. ``timer_slack``:
     how late its timed waits may end (default ``"250us"``; ``"1ns"``: every delivery on time
-    as far as the machine allows, at more CPU). ``invocation``: the command line that asked
-    for the run, for the provenance (``aqmlab shell`` passes its own). Raises
-    :class:`ShellError` (one line) when it cannot run.
+    as far as the machine allows, at more CPU). ``cc``: the TCP congestion control of both
+    namespaces (Linux's name, one the kernel lists in
+    ``/proc/sys/net/ipv4/tcp_available_congestion_control``; default ``"cubic"``).
+    ``invocation``: the command line that asked for the run, for the provenance (``aqmlab
+    shell`` passes its own). Raises :class:`ShellError` (one line) when it cannot run.
 
     The output folder is written as :func:`aqmlab.run` writes it (:mod:`aqmlab.outdir`): staged
     beside ``out`` and put in place only when the run is complete, refused while another run
@@ -477,6 +533,7 @@ def emulate(
 
     _check_host()
     forwarder_path()  # missing: one line saying how to get it, before anything is made
+    check_cc(cc)
     cleanup()
     # Taken before anything is set up, so a second run into the same folder refuses at once.
     folder = OutputFolder(out) if out is not None else None
@@ -499,6 +556,7 @@ def emulate(
             csv=csv,
             rt=rt,
             timer_slack=timer_slack,
+            cc=cc,
             invocation=invocation,
         )
         if folder is not None:
@@ -530,6 +588,7 @@ def _emulate(
     csv: bool,
     rt: int | None,
     timer_slack: str | None,
+    cc: str,
     invocation: list[str] | None,
 ) -> ShellResult:
     """:func:`emulate` into ``folder`` (an :class:`aqmlab.outdir.OutputFolder`, or None)."""
@@ -548,6 +607,7 @@ def _emulate(
         "packet_log": packet_log,
         "rt": rt,
         "timer_slack": timer_slack,
+        "cc": cc,
     }
     with tempfile.TemporaryDirectory(prefix="aqmlab-shell-") as work:
         if link is not None:
@@ -571,15 +631,17 @@ def _emulate(
         returncode: int | None = None
         value: Any = None
         fwd_err = ""
-        cc: dict[str, str | None] = {}
+        in_effect: dict[str, str | None] = {}
         try:
             try:
-                run = _Run(scenario, link_name, work, packet_log, rt, link_qdisc, timer_slack)
+                run = _Run(scenario, link_name, work, packet_log, rt, link_qdisc, timer_slack, cc)
             except ShellError as e:
                 raise ShellError(
                     _flag_error(str(e), scenario) if link is None else str(e)
                 ) from None
-            cc = run.congestion_control()
+            in_effect = run.congestion_control()
+            if any(v != cc for v in in_effect.values()):
+                raise ShellError(f"--cc {cc!r}: the namespaces report {in_effect} instead")
             if server is not None:
                 run.start_server(server)
                 time.sleep(server_start_s)
@@ -599,7 +661,9 @@ def _emulate(
                 signal.signal(signal.SIGTERM, old)
         if fwd_err:
             raise ShellError(f"the forwarder stopped: {fwd_err}")
-        prov = emulated_provenance(scenario, link_name, link_qdisc, shell_args, cc, invocation)
+        prov = emulated_provenance(
+            scenario, link_name, link_qdisc, shell_args, in_effect, invocation
+        )
         return _collect(work, folder, csv, packet_log, returncode, value, prov)
 
 
@@ -614,9 +678,9 @@ def emulated_provenance(
     """What ``summary.json`` records of how an emulated run was made (its ``provenance``
     key): what every run records (:func:`aqmlab.run.provenance_base`), that it was emulated,
     the shell's arguments, the link as the forwarder ran it (its directions' parameters and
-    the fully resolved scenario it came from), and the kernel's default TCP congestion control
-    on each side (None where it could not be read; a program may still choose its own with
-    ``TCP_CONGESTION``)."""
+    the fully resolved scenario it came from), and the TCP congestion control in effect on each
+    side, as each namespace reports it once set (``shell.cc`` is the one asked for; a program
+    may still choose its own per socket with ``TCP_CONGESTION``)."""
     from aqmlab.run import load, provenance_base
 
     r = load(scenario, qdisc=None if link_qdisc is None else {link: link_qdisc})
