@@ -391,7 +391,11 @@ def test_the_output_folder_is_staged_and_records_how_the_run_was_made(tmp_path, 
     out = tmp_path / "out"
     argv = ["shell", "--delay", "5ms", "--downlink", "10Mbps", "--uplink-qdisc", "codel"]
     argv += ["--out", str(out), "--", "sh", "-c", "exit 3"]
+    allowed_file = Path("/proc/sys/net/ipv4/tcp_allowed_congestion_control")
+    allowed = allowed_file.read_text()
     assert cli_main(argv) == 3
+    # cubic is set even where it is not on the host's allowed list, which is left as it was.
+    assert allowed_file.read_text() == allowed
     summary = json.loads((out / "summary.json").read_text())
     prov = summary["provenance"]
     assert prov["emulated"] is True
@@ -421,9 +425,12 @@ def test_cc_sets_the_congestion_control_of_both_namespaces_and_the_provenance_re
 ):
     """`--cc reno`: a TCP socket made by a program in either namespace runs reno, each
     namespace's default reads reno, the provenance and the printed summary say so, and the
-    host's own default is untouched."""
+    host's own default and allowed list are untouched. (The default, cubic, is not on this
+    host's allowed list: test_the_output_folder_is_staged_… covers that path.)"""
     cc_file = "/proc/sys/net/ipv4/tcp_congestion_control"
     host = Path(cc_file).read_text().strip()
+    allowed_file = Path("/proc/sys/net/ipv4/tcp_allowed_congestion_control")
+    allowed = allowed_file.read_text()
     if host == "reno" or "reno" not in shell.available_cc():
         pytest.skip("needs a kernel with reno whose default is another congestion control")
     # What each side's kernel default says, then what a new TCP socket there gets.
@@ -447,6 +454,7 @@ def test_cc_sets_the_congestion_control_of_both_namespaces_and_the_provenance_re
     assert prov["tcp_congestion_control"] == {"client": "reno", "server": "reno"}
     assert "TCP congestion control reno (client), reno (server)" in capsys.readouterr().out
     assert Path(cc_file).read_text().strip() == host
+    assert allowed_file.read_text() == allowed
     assert our_namespaces() == []
 
 

@@ -75,6 +75,9 @@ TXQUEUELEN = 20000
 DEFAULT_CC = "cubic"
 
 _AVAILABLE_CC = "/proc/sys/net/ipv4/tcp_available_congestion_control"
+_ALLOWED_CC = "/proc/sys/net/ipv4/tcp_allowed_congestion_control"
+#: Held while a run widens the host's allowed list, so that two runs do not undo each other.
+_CC_LOCK = "/run/lock/aqmlab-cc.lock"
 
 _counter = itertools.count()
 
@@ -325,7 +328,9 @@ class _Run:
         for ns in (self.ns_c, self.ns_s):
             _ip("netns", "add", ns)
             self.made.append(ns)
-            _set_cc(ns, cc)
+        with _cc_allowed(cc):
+            for ns in (self.ns_c, self.ns_s):
+                _set_cc(ns, cc)
         cmd = [forwarder_path(), "--scenario", scenario, "--link", link]
         cmd += ["--client-dev", self.dev_c, "--server-dev", self.dev_s, "--out", work]
         if packet_log:
@@ -432,6 +437,55 @@ class _Run:
             _ip("netns", "del", ns, check=False)
         self.made = []
         return err
+
+
+@contextlib.contextmanager
+def _cc_allowed(cc: str) -> Any:
+    """Lets namespaces take ``cc`` as their default while the block runs.
+
+    A namespace other than the host's may only make its default an algorithm of the host's
+    ``net.ipv4.tcp_allowed_congestion_control`` (Linux's ``tcp_set_default_congestion_control``,
+    net/ipv4/tcp_cong.c: EPERM otherwise; the list holds reno and the host's default unless
+    an administrator adds more). When ``cc`` is not on it, it is added for the moment the
+    namespaces' defaults are set and taken off again: a namespace keeps its default afterwards
+    (sockets take it with no further check), and the host's list is as it was. A lock file
+    keeps concurrent runs from undoing each other's addition."""
+    try:
+        with open(_ALLOWED_CC, encoding="ascii") as f:
+            allowed = f.read().split()
+    except OSError:
+        allowed = []
+    if not allowed or cc in allowed:
+        yield
+        return
+    import fcntl
+
+    os.makedirs(os.path.dirname(_CC_LOCK), exist_ok=True)
+    with open(_CC_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with open(_ALLOWED_CC, encoding="ascii") as f:
+            before = f.read().split()
+        added = cc not in before
+        try:
+            if added:
+                _write_allowed([*before, cc], cc)
+            yield
+        finally:
+            if added:
+                with open(_ALLOWED_CC, encoding="ascii") as f:
+                    now = f.read().split()
+                _write_allowed([c for c in now if c != cc], cc)
+
+
+def _write_allowed(names: list[str], cc: str) -> None:
+    try:
+        with open(_ALLOWED_CC, "w", encoding="ascii") as f:
+            f.write(" ".join(names))
+    except OSError as e:
+        raise ShellError(
+            f"--cc {cc!r}: a namespace may only default to one of "
+            f"net.ipv4.tcp_allowed_congestion_control, and adding it there failed ({e.strerror})"
+        ) from None
 
 
 def _set_cc(ns: str, cc: str) -> None:
