@@ -21,7 +21,8 @@ Every TCP connection in the two namespaces uses the congestion control the run n
 ``--cc``; default ``cubic``, as the simulator's flows): it is each namespace's own
 ``net.ipv4.tcp_congestion_control`` (per network namespace since Linux 4.15), so programs do not
 inherit the host's default, and it is read back into the run's provenance. A program may still
-choose another per socket (``TCP_CONGESTION``).
+choose another per socket (``TCP_CONGESTION``). Linux lets a namespace default only to an
+algorithm on the host's allowed list: see :func:`_cc_allowed`.
 
 The addresses are in 198.18.0.0/15, the block reserved for benchmarking (RFC 2544 §C.2.2,
 RFC 6890 Table 14), which no deployed network or other software (VPNs, container runtimes,
