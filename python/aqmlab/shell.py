@@ -451,17 +451,14 @@ def _cc_allowed(cc: str) -> Any:
     namespaces' defaults are set and taken off again: a namespace keeps its default afterwards
     (sockets take it with no further check), and the host's list is as it was. A lock file
     keeps concurrent runs from undoing each other's addition."""
-    try:
-        with open(_ALLOWED_CC, encoding="ascii") as f:
-            allowed = f.read().split()
-    except OSError:
-        allowed = []
-    if not allowed or cc in allowed:
+    if not os.path.exists(_ALLOWED_CC):
         yield
         return
     import fcntl
 
     os.makedirs(os.path.dirname(_CC_LOCK), exist_ok=True)
+    # Held even when `cc` is on the list already: another run may have put it there for the
+    # moment, and would take it off while this one still needs it.
     with open(_CC_LOCK, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         with open(_ALLOWED_CC, encoding="ascii") as f:
