@@ -19,7 +19,7 @@ import os
 from typing import Any
 
 from aqmlab.reproduce.common import Reproduction, Table, fmt, not_graded, over_range
-from aqmlab.reproduce.style import colour, title
+from aqmlab.reproduce.style import colour, log_ticks, title
 
 NAME = "static-rates"
 TITLE = "Median delay and utilization vs link rate and RTT (Nichols & Jacobson 2012, Figs. 5-6)"
@@ -623,6 +623,13 @@ def _figures(out, df, by_rate, by_rtt, rates, rtts) -> list[str]:
                     box.set_alpha(0.6)
             axes[0].plot([], [], color=colour(d), lw=6, alpha=0.6, label=d)
         axes[0].set_yscale("log")
+        # Labelled with round values in the plotted range, not matplotlib's "6×10^1".
+        d = frame.loc[frame[key].isin(values), "p50_ms"].dropna()
+        d = d[d > 0]
+        if len(d):
+            lo, hi = float(d.min()), float(d.max())
+            nice = [m * 10.0**e for e in range(-2, 5) for m in (1, 2, 5)]
+            log_ticks(axes[0], [v for v in nice if lo / 2 <= v <= hi * 2], axis="y")
         axes[0].set(ylabel="median queueing delay (ms)")
         axes[1].set(ylabel="utilization", xlabel=label)
         ticks = (
