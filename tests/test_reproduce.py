@@ -14,7 +14,7 @@ from conftest import run_cli
 #: Verdicts a claim may carry (docs/reproductions.md).
 VERDICTS = ("agrees", "differs", "holds", "does not hold", "cannot discriminate")
 #: A figure's title ends with the paper figure (or source) it reproduces, in parentheses.
-FIGURE_REF = re.compile(r"\((?:[^()]*\b(?:NJ12|FJ93|CS244|Kuhn|Ford)\b[^()]*)\)$")
+FIGURE_REF = re.compile(r"\((?:[^()]*\b(?:NJ12|FJ93|CS244|Kuhn|Ford|BITAG)\b[^()]*)\)$")
 
 
 def _inspect(fig) -> dict:
@@ -219,6 +219,21 @@ def test_static_rates_quick(quick_all):
     assert 40 < by_rate["10000"]["tail drop"]["p50_ms"] < 110
     for f in doc["figures"]:
         assert (out / f).exists()
+    # The full rate × RTT grid ran (three disciplines at every point), and the slides' boxes
+    # pool every RTT of a rate: CoDel's pooled median delay per rate lies within the range of
+    # its per-RTT medians at that rate.
+    p = doc["parameters"]
+    assert doc["numbers"]["runs"] == len(p["rates_kbps"]) * len(p["rtts_ms"]) * 3
+    pooled = doc["numbers"]["pooled_by_rate"]
+    assert sorted(pooled, key=float) == [f"{r:g}" for r in p["rates_kbps"]]
+    per_rtt = doc["numbers"]["median_by_rtt"]
+    codel = [per_rtt[f"{t:g}"]["CoDel"]["p50_ms"] for t in p["rtts_ms"]]
+    assert min(codel) <= pooled["10000"]["CoDel"]["p50_ms"] <= max(codel)
+    claims = {c["claim"]: c for c in doc["claims"]}
+    delay = claims["pooled over RTTs, CoDel's median delay is below tail drop's at every rate"]
+    assert [x["point"] for x in delay["points"]] == [f"{r / 1000:g} Mb/s" for r in p["rates_kbps"]]
+    assert delay["counterfactual"] == "tail drop in CoDel's place"
+    assert any(f.endswith("delay_utilization_pooled_high.png") for f in doc["figures"])
 
 
 def test_red_bursty_quick(quick_all):

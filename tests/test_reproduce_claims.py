@@ -133,3 +133,43 @@ def test_one_colour_per_discipline():
     assert style.colour("PIE") == style.COLOURS["PIE"]
     assert style.colour("trace capacity") == style.OTHER
     assert len(set(style.COLOURS.values())) == len(style.COLOURS)
+
+
+def test_static_rates_pooled_claims_are_graded_at_every_rate_against_their_counterfactual():
+    """The slides' boxes per rate (every RTT pooled): CoDel's pooled median utilization about
+    0.9 or more at every rate ≥ 3 Mb/s (RED in its place fails), and CoDel's pooled median
+    delay below tail drop's at every rate (tail drop in its place fails)."""
+    pd = pytest.importorskip("pandas")
+    from aqmlab.reproduce import static_rates as sr
+
+    def pooled(rows):
+        idx = pd.MultiIndex.from_tuples([(r, d) for r, d, _, _ in rows])
+        return pd.DataFrame(
+            {"p50_ms": [p for *_, p, _ in rows], "util": [u for *_, u in rows]}, index=idx
+        )
+
+    rates = [512, 10_000, 100_000]
+    rows = [
+        (r, d, p, u)
+        for r in rates
+        for d, p, u in (("CoDel", 5.0, 0.93), ("tail drop", 90.0, 0.97), ("RED", 3.0, 0.7))
+    ]
+    util, delay, *rest = sr.pooled_claims(pooled(rows), rates)
+    assert util.verdict == cm.HOLDS and util.counterfactual_verdict == cm.FAILS
+    # The utilization claim names the slides' "high" rates only: 512 kb/s is not a point.
+    assert [p["point"] for p in util.points] == ["10 Mb/s", "100 Mb/s"]
+    assert delay.verdict == cm.HOLDS and delay.counterfactual_verdict == cm.FAILS
+    assert len(delay.points) == 3
+    assert all(c.verdict.startswith(cm.NOT_GRADED + ": ") for c in rest)
+    # CoDel at 0.84 at 100 Mb/s (below 0.9 less half its printed digit) and its delay equal
+    # to tail drop's at 512 kb/s: both fail, at that rate only.
+    rows = [
+        (r, d, 90.0 if (r, d) == (512, "CoDel") else p, 0.84 if (r, d) == (100_000, "CoDel") else u)
+        for r, d, p, u in rows
+    ]
+    util, delay, *_ = sr.pooled_claims(pooled(rows), rates)
+    assert util.verdict == cm.FAILS and util.failing == ["100 Mb/s"]
+    assert delay.verdict == cm.FAILS and delay.failing == ["0.512 Mb/s"]
+    # A run without a rate ≥ 3 Mb/s does not grade the utilization claim, and says why.
+    util, *_ = sr.pooled_claims(pooled([r for r in rows if r[0] == 512]), [512])
+    assert util.verdict.startswith(cm.NOT_GRADED + ": this run has no rate ≥ 3 Mb/s")

@@ -7,7 +7,10 @@ of one bandwidth-delay product at the nominal 100 ms RTT, 1500-byte packets (500
 and a two-way 64 kb/s CBR (VoIP-like). Web and CBR are scaled to the link where it is slow, so
 no load is more than the link can carry (web offers about 10 % of R, at most 5 connections/s;
 the CBR at most 10 % of R). Tail drop, RED (ns-2 defaults) and CoDel (5 ms / 100 ms) run on each
-load, over rates 64 kb/s - 100 Mb/s at 100 ms, and over RTTs 10 - 500 ms at 10 Mb/s.
+load at every point of the grid rates 64 kb/s - 100 Mb/s × RTTs 10 - 500 ms. The slides ("Results:
+Range of static link rates (high)" and "(low)") pool the runs of all RTTs per rate, as our box
+plots per rate do; the article's claims about one RTT (100 ms) or one rate are read off the
+grid's row or column.
 """
 
 from __future__ import annotations
@@ -16,15 +19,18 @@ import os
 from typing import Any
 
 from aqmlab.reproduce.common import Reproduction, Table, fmt, not_graded, over_range
-from aqmlab.reproduce.style import colour, title
+from aqmlab.reproduce.style import colour, log_ticks, title
 
 NAME = "static-rates"
 TITLE = "Median delay and utilization vs link rate and RTT (Nichols & Jacobson 2012, Figs. 5-6)"
 LINK = "bottleneck"
 RATES_KBPS = [64, 512, 1500, 3000, 10_000, 45_000, 100_000]
-RATES_KBPS_QUICK = [512, 10_000, 100_000]
+RATES_KBPS_QUICK = [512, 10_000]
 RTTS_MS = [10, 30, 50, 100, 200, 500]
-RTTS_MS_QUICK = [30, 200]
+RTTS_MS_QUICK = [30, 100, 500]
+#: The slides split the rates in two: "Results: Range of static link rates (high)" (the
+#: article's 3-100 Mb/s) and "(low)" (below).
+HIGH_KBPS = 3000
 RTT_SWEEP_KBPS = 10_000
 #: "About 0.9": 0.9 less half a unit of its one printed digit.
 ABOUT_09 = 0.85
@@ -35,6 +41,9 @@ SOURCES = [
     "by CS244 2015, seed 000: 'At low bandwidths, CoDel and RED have similar median delays and "
     "utilization. At higher bandwidth, CoDel has greater link utilization ... CoDel consistently "
     "achieves link utilization of around 0.9 or more')",
+    "K. Nichols, V. Jacobson, CoDel slides, BITAG TWG Feb. 2013 (seed 001): 'Results: Range "
+    "of static link rates (high)' and '(low)', 'various loads (FTP, web-browsing, CBR), RTTs "
+    "from 10ms-500ms sorted by link rate', box plots of median delay and utilization",
     "draft-nichols-tsvwg-codel-01 §3.3: RTTs 30-500 ms, link rates 64 kb/s - 100 Mb/s",
     "pollere ns-2 script 'codel.tcl' (shared/reference/experiments.md §a): buffer = BDP at "
     "100 ms, 500-B packets below 1 Mb/s, access links at 10x the bottleneck rate",
@@ -177,8 +186,8 @@ def run(
         path = os.path.join(out, f"scenario-{slug}.toml")
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
-        cases = {f"rate {r:g} kb/s": point(r, 100, kinds) for r in rates}
-        cases.update({f"RTT {t:g} ms": point(RTT_SWEEP_KBPS, t, kinds) for t in rtts if t != 100})
+        # The full grid: the slides pool every RTT at each rate.
+        cases = {_label(r, t): point(r, t, kinds) for r in rates for t in rtts}
         qaxis = Axis([QDISC_PREFIX + LINK], [(q,) for q in QDISCS.values()])
         spec = SweepSpec(path, [Axis.of_cases(cases, "point"), qaxis], {}, seeds)
         res = run_sweep_or_fail(
@@ -212,23 +221,23 @@ def run(
     by_rtt = df[df["rate_kbps"] == RTT_SWEEP_KBPS]
     med = by_rate.groupby(["rate_kbps", "discipline"])[["p50_ms", "util"]].median()
     med_rtt = by_rtt.groupby(["rtt_ms", "discipline"])[["p50_ms", "util"]].median()
+    grid = df.groupby(["rate_kbps", "rtt_ms", "discipline"])[["p50_ms", "util"]].median()
+    # The slides' boxes: every run of a rate, all RTTs, loads and seeds pooled.
+    pool = df.groupby(["rate_kbps", "discipline"])[["p50_ms", "util"]]
+    pooled = pool.median()
+    q1, q3 = pool.quantile(0.25), pool.quantile(0.75)
 
     high = [r for r in rates if r >= 45_000]
-    fast = [r for r in rates if r >= 3000]
+    fast = [r for r in rates if r >= HIGH_KBPS]
 
-    def pts(discs: tuple[str, str], rate_list: list[float], rtt_too: bool) -> dict[str, Any]:
-        """(first discipline's, second's) medians at each rate (RTT 100 ms) and, with
-        ``rtt_too``, at each RTT of the RTT sweep (its rate)."""
-        out = {
-            f"{r / 1000:g} Mb/s, RTT 100 ms": tuple(med.loc[(r, d)] for d in discs)
+    def pts(discs: tuple[str, str], rate_list: list[float]) -> dict[str, Any]:
+        """(first discipline's, second's) medians at every grid point of ``rate_list`` × the
+        RTTs."""
+        return {
+            f"{r / 1000:g} Mb/s, RTT {t:g} ms": tuple(grid.loc[(r, t, d)] for d in discs)
             for r in rate_list
+            for t in rtts
         }
-        if rtt_too:
-            for t in sorted(med_rtt.index.get_level_values(0).unique()):
-                out[f"{RTT_SWEEP_KBPS / 1000:g} Mb/s, RTT {t:g} ms"] = tuple(
-                    med_rtt.loc[(t, d)] for d in discs
-                )
-        return out
 
     def util_of(x: Any) -> str:
         return fmt(float(x[0]["util"]))
@@ -236,40 +245,47 @@ def run(
     def pair(col: str) -> Any:
         return lambda x: f"{fmt(float(x[0][col]))} vs {fmt(float(x[1][col]))}"
 
-    codel_red = pts(("CoDel", "RED"), fast, True)
-    red_codel = pts(("RED", "CoDel"), fast, True)
-    codel_td = pts(("CoDel", "tail drop"), rates, True)
-    td_codel = pts(("tail drop", "CoDel"), rates, True)
+    codel_td = pts(("CoDel", "tail drop"), rates)
+    td_codel = pts(("tail drop", "CoDel"), rates)
     claims = [
         over_range(
             "CoDel's utilization is about 0.9 or more",
             "paper Fig. 6 via CS244; slides (RTTs 10-500 ms)",
-            f"median utilization of the runs ≥ {ABOUT_09:g}, every rate ≥ 3 Mb/s and every "
-            "RTT swept",
+            f"median utilization of the runs ≥ {ABOUT_09:g}, every grid point: rate ≥ 3 Mb/s "
+            "× every RTT",
             "≥ ~0.9",
             lambda x: float(x[0]["util"]) >= ABOUT_09,
-            codel_red,
+            pts(("CoDel", "RED"), fast),
             "CoDel replaced by RED",
-            red_codel,
+            pts(("RED", "CoDel"), fast),
             describe=util_of,
             note=f"'about 0.9' read as ≥ {ABOUT_09:g} (0.9 less half a unit of its one "
-            "printed digit)",
+            "printed digit); the article's figures show 3-100 Mb/s",
         ),
-        over_range(
-            "at the higher rates CoDel's utilization exceeds RED's",
-            "paper via CS244",
-            "median utilization, CoDel > RED, every rate ≥ 45 Mb/s",
-            "CoDel > RED",
-            lambda x: float(x[0]["util"]) > float(x[1]["util"]),
-            pts(("CoDel", "RED"), high, False),
-            "the arms swapped",
-            pts(("RED", "CoDel"), high, False),
-            describe=pair("util"),
+        (
+            over_range(
+                "at the higher rates CoDel's utilization exceeds RED's",
+                "paper via CS244",
+                "median utilization, CoDel > RED, every rate ≥ 45 Mb/s at RTT 100 ms",
+                "CoDel > RED",
+                lambda x: float(x[0]["util"]) > float(x[1]["util"]),
+                {f"{r / 1000:g} Mb/s": (med.loc[(r, "CoDel")], med.loc[(r, "RED")]) for r in high},
+                "the arms swapped",
+                {f"{r / 1000:g} Mb/s": (med.loc[(r, "RED")], med.loc[(r, "CoDel")]) for r in high},
+                describe=pair("util"),
+            )
+            if high
+            else not_graded(
+                "at the higher rates CoDel's utilization exceeds RED's",
+                "paper via CS244",
+                "CoDel > RED",
+                f"this run has no rate ≥ 45 Mb/s (rates {rates} kb/s)",
+            )
         ),
         over_range(
             "CoDel's median delay is not above tail drop's at any rate",
             "paper Fig. 5",
-            "median of the runs' median sojourn, CoDel ≤ tail drop, every rate and RTT",
+            "median of the runs' median sojourn, CoDel ≤ tail drop, every grid point",
             "CoDel ≤ tail drop",
             lambda x: float(x[0]["p50_ms"]) <= float(x[1]["p50_ms"]),
             codel_td,
@@ -280,7 +296,7 @@ def run(
         over_range(
             "CoDel's median delay is below tail drop's at every rate",
             "paper Fig. 5",
-            "median of the runs' median sojourn, CoDel < tail drop, every rate and RTT",
+            "median of the runs' median sojourn, CoDel < tail drop, every grid point",
             "CoDel < tail drop",
             lambda x: float(x[0]["p50_ms"]) < float(x[1]["p50_ms"]),
             codel_td,
@@ -290,13 +306,7 @@ def run(
             note="at 64 kb/s one 500-byte packet takes 62.5 ms to send and the buffer of one "
             "BDP is 2 packets: every discipline's median is that transmission time",
         ),
-        not_graded(
-            "the slides' box plots, pooled over RTTs 10-500 ms per rate",
-            "slides (seed 001)",
-            "box plots",
-            "the sweep varies the rate at RTT 100 ms and the RTT at one rate, not the full "
-            "rate × RTT grid the slides pool; and the boxes' values are not printed",
-        ),
+        *pooled_claims(pooled, rates),
     ]
     rate_rows = [
         [f"{r / 1000:g}", d, float(med.loc[(r, d), "p50_ms"]), float(med.loc[(r, d), "util"])]
@@ -308,7 +318,38 @@ def run(
         for t in rtts
         for d in QDISCS
     ]
+    pooled_rows = [
+        [
+            f"{r / 1000:g}",
+            d,
+            int(((df["rate_kbps"] == r) & (df["discipline"] == d)).sum()),
+            float(q1.loc[(r, d), "p50_ms"]),
+            float(pooled.loc[(r, d), "p50_ms"]),
+            float(q3.loc[(r, d), "p50_ms"]),
+            float(q1.loc[(r, d), "util"]),
+            float(pooled.loc[(r, d), "util"]),
+            float(q3.loc[(r, d), "util"]),
+        ]
+        for r in rates
+        for d in QDISCS
+    ]
     tables = [
+        Table(
+            f"Pooled over RTTs {min(rtts):g}-{max(rtts):g} ms, loads and seeds, by link rate "
+            "(the slides' boxes: quartiles and median)",
+            [
+                "rate Mb/s",
+                "discipline",
+                "runs",
+                "delay q1 ms",
+                "median delay ms",
+                "delay q3 ms",
+                "util q1",
+                "utilization",
+                "util q3",
+            ],
+            pooled_rows,
+        ),
         Table(
             "Median over loads and seeds, by link rate (RTT 100 ms)",
             ["rate Mb/s", "discipline", "median delay ms", "utilization"],
@@ -320,7 +361,19 @@ def run(
             rtt_rows,
         ),
     ]
-    figures = _figures(out, by_rate, by_rtt, rates, rtts)
+    figures = _figures(out, df, by_rate, by_rtt, rates, rtts)
+    longest = max(rtts)
+    short = [t for t in rtts if t <= 300]
+
+    def at_longest(d: str) -> str:
+        return ", ".join(
+            f"{r / 1000:g} Mb/s: {fmt(float(grid.loc[(r, longest, d), 'util']))}" for r in rates
+        )
+
+    codel_short = ", ".join(
+        f"{r / 1000:g} Mb/s: {fmt(min(float(grid.loc[(r, t, 'CoDel'), 'util']) for t in short))}"
+        for r in rates
+    )
     discussion = [
         "Tail drop's buffer is one bandwidth-delay product at 100 ms, so its median delay is "
         "about 100 ms at every rate once the FTPs fill it; CoDel's stays near its 5 ms target "
@@ -331,6 +384,17 @@ def run(
         "The loads are our reading of the article's 'FTPs, web and CBR' mixes (the exact list "
         "is not in the documents we have); web and CBR are scaled to at most 10 % of the link "
         "so that the slowest links are not simply overloaded.",
+        f"CoDel's median utilization at RTT {longest:g} ms, per rate: {at_longest('CoDel')}; "
+        f"its lowest over RTTs {min(short):g}-{max(short):g} ms: {codel_short}. Tail drop's "
+        f"at RTT {longest:g} ms: {at_longest('tail drop')} (its buffer of one BDP at 100 ms is "
+        f"a fraction of the BDP at {longest:g} ms). Our hypothesis, not tested by a run here: "
+        f"CoDel's 100 ms interval is shorter than a {longest:g} ms round trip, so it drops "
+        "again before the senders' response to its first drop reaches the queue. The slides "
+        "claim 'excellent performance' for RTTs 10-300 ms only, and their pooled boxes, like "
+        "ours, mix the long-RTT runs with the rest of the rate's: the pooled claims are graded "
+        "on that mix, the per-point claim at every grid point.",
+        "The slides' boxes pool every RTT of a rate; the pooled table gives our quartiles and "
+        "medians, and the 'pooled over RTTs' claims grade what the slides state about them.",
     ]
     if quick:
         discussion.append(
@@ -357,6 +421,16 @@ def run(
             }
             for t in rtts
         },
+        "pooled_by_rate": {
+            f"{r:g}": {
+                d: {
+                    "p50_ms": float(pooled.loc[(r, d), "p50_ms"]),
+                    "util": float(pooled.loc[(r, d), "util"]),
+                }
+                for d in QDISCS
+            }
+            for r in rates
+        },
         "runs": len(df),
     }
     return Reproduction(
@@ -366,6 +440,7 @@ def run(
         {
             "rates_kbps": rates,
             "rtts_ms": rtts,
+            "grid": "every rate × every RTT",
             "rtt_sweep_rate_kbps": RTT_SWEEP_KBPS,
             "loads": loads,
             "duration_s": duration,
@@ -384,28 +459,150 @@ def run(
     )
 
 
+def pooled_claims(pooled: Any, rates: list[float]) -> list[Any]:
+    """The slides' claims about their boxes per rate, graded on ``pooled``: the median of every
+    run of a rate (all RTTs, loads and seeds), indexed by (``rate_kbps``, discipline), with
+    columns ``p50_ms`` and ``util``. Each is evaluated at every rate of ``rates`` it names."""
+    fast = [r for r in rates if r >= HIGH_KBPS]
+
+    def arms(first: str, second: str, rate_list: list[float]) -> dict[str, Any]:
+        return {
+            f"{r / 1000:g} Mb/s": (pooled.loc[(r, first)], pooled.loc[(r, second)])
+            for r in rate_list
+        }
+
+    def util_of(x: Any) -> str:
+        return fmt(float(x[0]["util"]))
+
+    def delays(x: Any) -> str:
+        return f"{fmt(float(x[0]['p50_ms']))} vs {fmt(float(x[1]['p50_ms']))}"
+
+    pooled_util = (
+        over_range(
+            "pooled over RTTs, CoDel's median utilization is about 0.9 or more at every rate",
+            "slides (seed 001) 'Results: Range of static link rates (high)'; paper Fig. 6 via "
+            "CS244",
+            f"median utilization of every run at the rate (all RTTs, loads, seeds) ≥ "
+            f"{ABOUT_09:g}, every rate ≥ 3 Mb/s",
+            "≥ ~0.9",
+            lambda x: float(x[0]["util"]) >= ABOUT_09,
+            arms("CoDel", "RED", fast),
+            "RED in CoDel's place",
+            arms("RED", "CoDel", fast),
+            describe=util_of,
+            note=f"'about 0.9' read as ≥ {ABOUT_09:g} (0.9 less half a unit of its one printed "
+            "digit); the 'high' slide and the article's figures are 3-100 Mb/s",
+        )
+        if fast
+        else not_graded(
+            "pooled over RTTs, CoDel's median utilization is about 0.9 or more at every rate",
+            "slides (seed 001) 'Results: Range of static link rates (high)'",
+            "≥ ~0.9",
+            f"this run has no rate ≥ 3 Mb/s (rates {rates} kb/s)",
+        )
+    )
+    return [
+        pooled_util,
+        over_range(
+            "pooled over RTTs, CoDel's median delay is below tail drop's at every rate",
+            "slides (seed 001) 'Results: Range of static link rates (high)' and '(low)'; "
+            "paper Fig. 5",
+            "median of every run's median sojourn at the rate (all RTTs, loads, seeds), "
+            "CoDel < tail drop, every rate",
+            "CoDel < tail drop",
+            lambda x: float(x[0]["p50_ms"]) < float(x[1]["p50_ms"]),
+            arms("CoDel", "tail drop", rates),
+            "tail drop in CoDel's place",
+            arms("tail drop", "CoDel", rates),
+            describe=delays,
+            note="strict: the slides print no value for the boxes, so there is no printed "
+            "digit to allow for",
+        ),
+        not_graded(
+            "the pooled boxes' quartiles and whiskers per rate",
+            "slides (seed 001) 'Results: Range of static link rates (high)' and '(low)'",
+            "box plots",
+            "the slides print no number on the boxes (our copy has their titles and captions "
+            "only); ours are in the pooled table",
+        ),
+        not_graded(
+            "the 1500-byte MTU raises delays at the low rates, less so towards 1.5 Mb/s",
+            "slides (seed 001) 'Results: Range of static link rates (low)'",
+            "500 B vs 1500 B",
+            "we run the script's one packet size per rate (500 B below 1 Mb/s), not both",
+        ),
+        not_graded(
+            "the low bandwidths don't work with RED",
+            "slides (seed 001) 'Results: Range of static link rates (low)'",
+            "no RED at the low rates",
+            "the slides do not say what fails (no number, no criterion); our RED runs at "
+            "every rate and its boxes are in the pooled table",
+        ),
+    ]
+
+
 def _bps(kbps: float) -> str:
     return f"{round(kbps * 1000)}bps"
 
 
+def _label(rate_kbps: float, rtt_ms: float) -> str:
+    return f"rate {rate_kbps:g} kb/s, RTT {rtt_ms:g} ms"
+
+
 def _rate_of(p: str) -> float:
-    return float(p.split()[1]) if p.startswith("rate ") else float(RTT_SWEEP_KBPS)
+    """The rate of a point's label (:func:`_label`)."""
+    return float(p.split(",")[0].split()[1])
 
 
 def _rtt_of(p: str) -> float:
-    return float(p.split()[1]) if p.startswith("RTT ") else 100.0
+    return float(p.split(",")[1].split()[1])
 
 
-def _figures(out, by_rate, by_rtt, rates, rtts) -> list[str]:
+def _figures(out, df, by_rate, by_rtt, rates, rtts) -> list[str]:
     from aqmlab.plot import _plt, _save
 
     plt = _plt()
     figdir = os.path.join(out, "figures")
     files: list[str] = []
-    for frame, key, values, label, stem in (
-        (by_rate, "rate_kbps", rates, "bottleneck rate (Mb/s)", "vs_rate"),
-        (by_rtt, "rtt_ms", rtts, "RTT (ms)", "vs_rtt"),
-    ):
+    rtt_span = f"RTTs {min(rtts):g}-{max(rtts):g} ms pooled"
+    high = [r for r in rates if r >= HIGH_KBPS]
+    low = [r for r in rates if r < HIGH_KBPS]
+    views = [
+        (
+            df,
+            "rate_kbps",
+            part,
+            "bottleneck rate (Mb/s)",
+            f"pooled_{which}",
+            f"Each run's median delay and utilization per rate, {rtt_span}",
+            # The slide's title, its "(high)"/"(low)" without the parentheses a title's
+            # source reference cannot nest.
+            f"BITAG 2013 slide 'Results: Range of static link rates', {which}",
+        )
+        for which, part in (("high", high), ("low", low))
+        if part
+    ]
+    views += [
+        (
+            by_rate,
+            "rate_kbps",
+            rates,
+            "bottleneck rate (Mb/s)",
+            "vs_rate",
+            "Median delay and utilization of each run vs rate at RTT 100 ms",
+            "NJ12 Figs. 5-6",
+        ),
+        (
+            by_rtt,
+            "rtt_ms",
+            rtts,
+            "RTT (ms)",
+            "vs_rtt",
+            f"Median delay and utilization of each run vs RTT at {RTT_SWEEP_KBPS / 1000:g} Mb/s",
+            "NJ12 Figs. 5-6",
+        ),
+    ]
+    for frame, key, values, label, stem, text, figref in views:
         fig, axes = plt.subplots(2, 1, figsize=(10, 7), sharex=True)
         width = 0.8 / len(QDISCS)
         for i, d in enumerate(QDISCS):
@@ -426,6 +623,13 @@ def _figures(out, by_rate, by_rtt, rates, rtts) -> list[str]:
                     box.set_alpha(0.6)
             axes[0].plot([], [], color=colour(d), lw=6, alpha=0.6, label=d)
         axes[0].set_yscale("log")
+        # Labelled with round values in the plotted range, not matplotlib's "6×10^1".
+        d = frame.loc[frame[key].isin(values), "p50_ms"].dropna()
+        d = d[d > 0]
+        if len(d):
+            lo, hi = float(d.min()), float(d.max())
+            nice = [m * 10.0**e for e in range(-2, 5) for m in (1, 2, 5)]
+            log_ticks(axes[0], [v for v in nice if lo / 2 <= v <= hi * 2], axis="y")
         axes[0].set(ylabel="median queueing delay (ms)")
         axes[1].set(ylabel="utilization", xlabel=label)
         ticks = (
@@ -436,11 +640,6 @@ def _figures(out, by_rate, by_rtt, rates, rtts) -> list[str]:
         for ax in axes:
             ax.grid(True, alpha=0.3)
         axes[1].set_ylim(0, 1.05)
-        title(
-            fig,
-            f"Median delay and utilization of each run vs {label.split(' (')[0]}: "
-            "box plots over loads and seeds",
-            "NJ12 Figs. 5-6",
-        )
+        title(fig, f"{text}:\nbox plots over loads and seeds", figref)
         files += _save(fig, figdir, f"delay_utilization_{stem}")
     return [f for f in files if f.endswith(".png")]
