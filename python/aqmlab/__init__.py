@@ -19,11 +19,32 @@ from aqmlab.exceptions import (
 )
 from aqmlab.plot import plot
 from aqmlab.replay import ReplayResult, list_qdiscs, replay
-from aqmlab.report import write_report
 from aqmlab.run import RunResult, TomlText, run
-from aqmlab.shell import ShellError, ShellResult, emulate
-from aqmlab.stats import f_test, summarize, welch_t
 from aqmlab.sweep import sweep
+
+# Imported on first use (PEP 562), so that ``aqmlab run`` does not load the emulator's,
+# the report's and the statistics' modules. A name that is also a submodule's (plot, replay,
+# run, sweep) must stay imported above: importing the submodule later would rebind it.
+_LAZY = {
+    "write_report": "aqmlab.report",
+    "ShellError": "aqmlab.shell",
+    "ShellResult": "aqmlab.shell",
+    "emulate": "aqmlab.shell",
+    "f_test": "aqmlab.stats",
+    "summarize": "aqmlab.stats",
+    "welch_t": "aqmlab.stats",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'aqmlab' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AqmlabError",

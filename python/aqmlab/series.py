@@ -8,68 +8,75 @@ import array
 import contextlib
 import itertools
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
+if TYPE_CHECKING:
+    import pyarrow as pa
 
-#: The columns of each table and their types (docs/data-format.md describes them).
-SCHEMAS = {
-    "links": pa.schema(
-        [
-            ("link", pa.string()),
-            ("t_s", pa.float64()),
-            ("ingress_bytes", pa.int64()),
-            ("egress_bytes", pa.int64()),
-            ("max_backlog_pkts", pa.int64()),
-            ("max_backlog_bytes", pa.int64()),
-            ("drops", pa.int64()),
-            ("released_pkts", pa.int64()),
-            ("mean_sojourn_ms", pa.float64()),
-            ("mean_backlog_pkts", pa.float64()),
-            ("mean_backlog_bytes", pa.float64()),
-            ("capacity_bps", pa.float64()),
-        ]
-    ),
-    "flows": pa.schema(
-        [
-            ("flow", pa.int64()),
-            ("t_s", pa.float64()),
-            ("delivered_bytes", pa.int64()),
-            ("cumulative_bytes", pa.int64()),
-            ("srtt_ms", pa.float64()),
-            ("name", pa.string()),
-            ("cwnd_bytes", pa.float64()),
-            ("ssthresh_bytes", pa.float64()),
-        ]
-    ),
-    "packets": pa.schema(
-        [
-            ("link", pa.string()),
-            ("t_ns", pa.int64()),
-            ("sojourn_ns", pa.int64()),
-            ("size", pa.int64()),
-            ("flow", pa.int64()),
-        ]
-    ),
-    "drops": pa.schema(
-        [
-            ("link", pa.string()),
-            ("t_ns", pa.int64()),
-            ("sojourn_ns", pa.int64()),
-            ("size", pa.int64()),
-            ("flow", pa.int64()),
-            ("reason", pa.string()),
-        ]
-    ),
-    "states": pa.schema(
-        [
-            ("link", pa.string()),
-            ("t_ns", pa.int64()),
-            ("var", pa.string()),
-            ("value", pa.float64()),
-        ]
-    ),
+#: The columns of each table and their types (docs/data-format.md describes them). Plain names,
+#: so that writing CSV never imports pyarrow; :data:`SCHEMAS` holds them as Arrow schemas.
+COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "links": [
+        ("link", "string"),
+        ("t_s", "float64"),
+        ("ingress_bytes", "int64"),
+        ("egress_bytes", "int64"),
+        ("max_backlog_pkts", "int64"),
+        ("max_backlog_bytes", "int64"),
+        ("drops", "int64"),
+        ("released_pkts", "int64"),
+        ("mean_sojourn_ms", "float64"),
+        ("mean_backlog_pkts", "float64"),
+        ("mean_backlog_bytes", "float64"),
+        ("capacity_bps", "float64"),
+    ],
+    "flows": [
+        ("flow", "int64"),
+        ("t_s", "float64"),
+        ("delivered_bytes", "int64"),
+        ("cumulative_bytes", "int64"),
+        ("srtt_ms", "float64"),
+        ("name", "string"),
+        ("cwnd_bytes", "float64"),
+        ("ssthresh_bytes", "float64"),
+    ],
+    "packets": [
+        ("link", "string"),
+        ("t_ns", "int64"),
+        ("sojourn_ns", "int64"),
+        ("size", "int64"),
+        ("flow", "int64"),
+    ],
+    "drops": [
+        ("link", "string"),
+        ("t_ns", "int64"),
+        ("sojourn_ns", "int64"),
+        ("size", "int64"),
+        ("flow", "int64"),
+        ("reason", "string"),
+    ],
+    "states": [
+        ("link", "string"),
+        ("t_ns", "int64"),
+        ("var", "string"),
+        ("value", "float64"),
+    ],
 }
+
+_SCHEMAS: dict[str, pa.Schema] = {}
+
+
+def __getattr__(name: str) -> Any:
+    """``SCHEMAS``, each table's columns as an Arrow schema, made (and pyarrow imported) on
+    first use."""
+    if name != "SCHEMAS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if not _SCHEMAS:
+        import pyarrow as pa
+
+        for table, cols in COLUMNS.items():
+            _SCHEMAS[table] = pa.schema([(c, getattr(pa, t)()) for c, t in cols])
+    return _SCHEMAS
 
 
 #: Rows per Parquet row group. The chunks a run hands out step by step are gathered into groups
@@ -80,12 +87,14 @@ ROWS_PER_GROUP = 65_536
 
 
 class SeriesSink:
-    """Appends chunks of ``tables`` (names in :data:`SCHEMAS`) to ``out/NAME.parquet`` (or
+    """Appends chunks of ``tables`` (names in :data:`COLUMNS`) to ``out/NAME.parquet`` (or
     ``.csv``) when ``out`` is given, and keeps them for :meth:`close` when ``keep`` is true.
 
     The files are written as ``NAME.parquet.partial`` and renamed by :meth:`close`; a run that
     stops early calls :meth:`abort`, which removes them, so a folder never mixes a finished
-    run's files with an unfinished one's."""
+    run's files with an unfinished one's. Only Parquet files and kept tables need pyarrow (and
+    kept tables pandas): CSV alone is written from the chunks' own bytes, which is what makes
+    ``aqmlab run --csv`` start without either."""
 
     def __init__(
         self,
@@ -102,8 +111,8 @@ class SeriesSink:
         self.csv = csv
         self.keep = keep
         self.parts: dict[str, list[pa.Table]] = {name: [] for name in tables}
-        # Rows handed in and not yet written, per table (and how many): fewer than
-        # ROWS_PER_GROUP after add().
+        # Rows handed in and not yet written to a Parquet file, per table (and how many): fewer
+        # than ROWS_PER_GROUP after add().
         self.pending: dict[str, list[pa.Table]] = {name: [] for name in tables}
         self.pending_rows = dict.fromkeys(tables, 0)
         self.writers: dict[str, Any] = {}
@@ -128,18 +137,23 @@ class SeriesSink:
     def _open(self, name: str) -> Any:
         path = self._path(name) + ".partial"
         if self.csv:
-            return _CsvWriter(path, SCHEMAS[name])
+            return _CsvWriter(path, COLUMNS[name])
         import pyarrow.parquet as pq
 
-        return pq.ParquetWriter(path, SCHEMAS[name])
+        return pq.ParquetWriter(path, _schemas()[name])
 
     def add(self, chunk: dict[str, dict[str, Any]]) -> None:
         """Appends one chunk (``Run.take_series()``'s columns, or lists of values)."""
         for name in self.tables:
-            table = _table(chunk[name], SCHEMAS[name])
+            if self.csv and name in self.writers:
+                with self._naming(name):
+                    self.writers[name].write_columns(chunk[name])
+                if not self.keep:
+                    continue
+            table = _table(chunk[name], _schemas()[name])
             if table.num_rows == 0:
                 continue
-            if name in self.writers:
+            if name in self.writers and not self.csv:
                 self.pending[name].append(table)
                 self.pending_rows[name] += table.num_rows
                 if self.pending_rows[name] >= ROWS_PER_GROUP:
@@ -152,6 +166,8 @@ class SeriesSink:
         remainder for later unless this is the ``last`` write."""
         if not self.pending[name]:
             return
+        import pyarrow as pa
+
         table = pa.concat_tables(self.pending[name])
         whole = table.num_rows if last else table.num_rows - table.num_rows % ROWS_PER_GROUP
         with self._naming(name):
@@ -174,10 +190,13 @@ class SeriesSink:
             del self.writers[name]
         if not self.keep:
             return {name: None for name in self.tables}
+        import pyarrow as pa
+
+        schemas = _schemas()
         out = {}
         for name, parts in self.parts.items():
-            df = pa.concat_tables(parts or [SCHEMAS[name].empty_table()]).to_pandas()
-            key = SCHEMAS[name].names[0]
+            df = pa.concat_tables(parts or [schemas[name].empty_table()]).to_pandas()
+            key = schemas[name].names[0]
             # Each link (flow) in the order it first appears, its rows in time order.
             order = {k: i for i, k in enumerate(dict.fromkeys(df[key]))}
             df = df.sort_values(key, key=lambda col: col.map(order), kind="stable")
@@ -196,6 +215,10 @@ class SeriesSink:
         self.writers = {}
 
 
+def _schemas() -> dict[str, pa.Schema]:
+    return __getattr__("SCHEMAS")
+
+
 def _column(values: Any, t: pa.DataType) -> pa.Array:
     """An Arrow array of one column of a chunk. The simulator hands its columns in Arrow's
     layout (``crates/aqmlab-py/src/columns.rs``): a number column as one ``bytes`` of 64-bit
@@ -204,6 +227,8 @@ def _column(values: Any, t: pa.DataType) -> pa.Array:
     ``pa.array`` this never imports pandas (which ``pa.array`` does, to ask whether its input is
     a pandas object), so ``aqmlab run`` writing Parquet starts a few hundred milliseconds
     sooner."""
+    import pyarrow as pa
+
     if isinstance(values, bytes):
         return pa.Array.from_buffers(t, len(values) // 8, [None, pa.py_buffer(values)])
     if isinstance(values, tuple):
@@ -230,18 +255,43 @@ def _column(values: Any, t: pa.DataType) -> pa.Array:
 
 
 def _table(columns: dict[str, list[Any]], schema: pa.Schema) -> pa.Table:
+    import pyarrow as pa
+
     return pa.Table.from_arrays([_column(columns[f.name], f.type) for f in schema], schema=schema)
 
 
+def _values(values: Any, kind: str) -> list[Any]:
+    """One column of a chunk (in any of the forms :func:`_column` takes) as Python values, as
+    the CSV file shows them: a NaN as None (written empty), a float64 value as a float (written
+    as its repr: the shortest text that reads back as the same double)."""
+    if isinstance(values, tuple):  # a string column: (validity, offsets, data)
+        # A null spans no bytes (columns.rs): it is written empty, as pandas writes None.
+        _, offsets, data = values
+        ends = memoryview(offsets).cast("i").tolist()
+        data = bytes(data)
+        return [data[a:b].decode() for a, b in zip(ends[:-1], ends[1:])]
+    if isinstance(values, bytes):
+        values = memoryview(values).cast("d" if kind == "float64" else "q").tolist()
+    if kind == "float64":
+        return [None if v != v else float(v) for v in values]
+    return list(values)
+
+
 class _CsvWriter:
-    """CSV with a header, written chunk by chunk as pandas writes it."""
+    """CSV with a header, written chunk by chunk, byte for byte as pandas' ``to_csv`` writes
+    the same table (``csv`` module, minimal quoting, ``\\n`` line ends; a missing value empty,
+    a float as Python's ``repr``), without importing pandas or pyarrow."""
 
-    def __init__(self, path: str, schema: pa.Schema) -> None:
+    def __init__(self, path: str, columns: list[tuple[str, str]]) -> None:
+        import csv
+
+        self.columns = columns
         self.f = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed in close()
-        self.f.write(",".join(schema.names) + "\n")
+        self.w = csv.writer(self.f, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        self.w.writerow([c for c, _ in columns])
 
-    def write_table(self, table: pa.Table) -> None:
-        table.to_pandas().to_csv(self.f, header=False, index=False)
+    def write_columns(self, chunk: dict[str, Any]) -> None:
+        self.w.writerows(zip(*(_values(chunk[c], kind) for c, kind in self.columns)))
 
     def close(self) -> None:
         self.f.close()

@@ -1,0 +1,140 @@
+"""``aqmlab run`` imports only what the run needs (issue 24): no pandas, scipy or matplotlib,
+and pyarrow only to write Parquet. The CSV it writes without them is byte for byte what
+pandas' ``to_csv`` wrote before."""
+
+import io
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pandas", "scipy", "matplotlib", "pyarrow", "numpy")
+
+# Runs the command line in this process, then prints which of HEAVY it loaded.
+PROBE = """
+import json, sys
+from aqmlab.cli import main
+code = main(sys.argv[1:])
+loaded = sorted({m.split(".")[0] for m in sys.modules} & set(HEAVY))
+print(json.dumps({"code": code, "loaded": loaded}))
+""".replace("HEAVY", repr(HEAVY))
+
+
+def heavy_imported(*args: str) -> list[str]:
+    r = subprocess.run(
+        [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=300
+    )
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout.splitlines()[-1])
+    assert got["code"] == 0, r.stderr
+    return got["loaded"]
+
+
+def test_a_quiet_csv_run_imports_none_of_the_table_libraries(tmp_path):
+    out = tmp_path / "o"
+    loaded = heavy_imported(
+        "run", "bulk-dumbbell", "-q", "--csv", "--set", "duration=2s", "-o", str(out)
+    )
+    assert loaded == []
+    assert (out / "links.csv").stat().st_size > 0
+
+
+def test_a_quiet_parquet_run_imports_pyarrow_and_nothing_else_heavy(tmp_path):
+    loaded = heavy_imported(
+        "run", "bulk-dumbbell", "-q", "--set", "duration=2s", "-o", str(tmp_path / "o")
+    )
+    # pyarrow brings numpy; pandas, scipy and matplotlib stay out.
+    assert loaded == ["numpy", "pyarrow"]
+
+
+# Values where a CSV writer could differ from pandas: NaN (written empty), infinities, signed
+# zero, the repr's switches between positional and exponent notation, subnormals, the extremes.
+FLOATS = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.5,
+    0.1,
+    1 / 3,
+    1e-4,
+    9.99e-5,
+    1e-5,
+    1e15,
+    1e16,
+    123456789012345678.0,
+    2.5e-308,
+    5e-324,
+    1.7976931348623157e308,
+    math.inf,
+    -math.inf,
+    math.nan,
+    12.0,
+    1e22,
+]
+INTS = [0, -1, 1, 2**63 - 1, -(2**63), 10**15, 7, 42, -5, 3, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+STRINGS = [
+    "bottleneck",
+    None,
+    "",
+    "a,b",
+    'say "hi"',
+    "two\nlines",
+    "naïve",
+    " lead",
+    "trail ",
+    "x",
+    "y.rev",
+    None,
+    "tab\there",
+    "'q'",
+    "é",
+    "a;b",
+    "9",
+    "-",
+    "long" * 20,
+    "z",
+]
+
+
+def tables(as_buffers: bool) -> dict:
+    """One chunk of the ``drops``-like columns used below, as the simulator hands it over
+    (Arrow buffers) or as lists (the emulator's form)."""
+    if not as_buffers:
+        return {"s": STRINGS, "t": INTS, "v": FLOATS}
+    import pyarrow as pa
+
+    s = pa.array(STRINGS, pa.string())
+    valid, offsets, data = (b.to_pybytes() if b is not None else None for b in s.buffers())
+    return {
+        "s": (valid, offsets, data),
+        "t": pa.array(INTS, pa.int64()).buffers()[1].to_pybytes(),
+        "v": pa.array(FLOATS, pa.float64()).buffers()[1].to_pybytes(),
+    }
+
+
+@pytest.mark.parametrize("as_buffers", [True, False])
+def test_csv_is_byte_identical_to_pandas(tmp_path, monkeypatch, as_buffers):
+    import pyarrow as pa
+    from aqmlab import series
+
+    cols = [("s", "string"), ("t", "int64"), ("v", "float64")]
+    monkeypatch.setitem(series.COLUMNS, "tricky", cols)
+    monkeypatch.setattr(series, "_SCHEMAS", {})
+    sink = series.SeriesSink(["tricky"], str(tmp_path), csv=True, keep=False)
+    sink.add({"tricky": tables(as_buffers)})
+    sink.add({"tricky": tables(as_buffers)})
+    sink.close()
+    got = (tmp_path / "tricky.csv").read_bytes()
+
+    # What the writer did before: the Arrow table through pandas' to_csv.
+    table = pa.table(
+        {"s": pa.array(STRINGS, pa.string()), "t": INTS, "v": pa.array(FLOATS, pa.float64())}
+    )
+    want = io.StringIO(newline="")
+    want.write("s,t,v\n")
+    for _ in range(2):
+        table.to_pandas().to_csv(want, header=False, index=False)
+    assert got == want.getvalue().encode()
+    assert got.count(b"\n") > 2 * len(FLOATS)  # the quoted newline adds lines
