@@ -38,6 +38,10 @@ pub enum CcKind {
     /// DCTCP (RFC 8257): Reno's growth and loss response; an ECN echo cuts the window by
     /// `α/2`, with `α` the EWMA of the fraction of bytes marked per window. Needs `ecn`.
     Dctcp,
+    /// BBR v1 (Cardwell et al. 2016; Linux `tcp_bbr.c`): a model of the path's bottleneck
+    /// bandwidth and minimum RTT sets the pacing rate and the window. Paces always; needs
+    /// `sack`.
+    Bbr,
 }
 
 impl CcKind {
@@ -50,6 +54,7 @@ impl CcKind {
             CcKind::Cubic => "cubic",
             CcKind::Vegas => "vegas",
             CcKind::Dctcp => "dctcp",
+            CcKind::Bbr => "bbr",
         }
     }
 }
@@ -295,6 +300,12 @@ impl TcpConfig {
             return bad(
                 "ecn",
                 "cc = dctcp needs ecn = true (RFC 8257 §3: DCTCP's signal is the ECN echo)",
+            );
+        }
+        if self.cc.kind == CcKind::Bbr && !self.sack {
+            return bad(
+                "sack",
+                "cc = bbr needs sack = true (its delivery-rate samples count SACKed data)",
             );
         }
         if self.prr && !self.sack {

@@ -52,7 +52,9 @@
 
 use std::collections::VecDeque;
 
-use crate::cc::{AckEvent, AnyCc, Congestion, CongestionControl, EcnFeedback, Growth, HyStart};
+use crate::cc::{
+    AckEvent, AnyCc, CaState, Congestion, CongestionControl, EcnFeedback, Growth, HyStart,
+};
 use crate::config::{CcKind, TcpConfig};
 use crate::rtt::RttEstimator;
 use crate::segment::{Segment, ACK, CWR, ECE, SYN};
@@ -61,9 +63,11 @@ use aqmlab_core::{SimDuration, SimTime};
 mod pacing;
 mod prr;
 mod rack;
+mod rate;
 use pacing::Pacer;
 use prr::Prr;
 use rack::Rack;
+use rate::RateEstimator;
 
 /// Counters and current values for output. Kept up to date after every call.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -139,6 +143,8 @@ struct TxSeg {
     sacked: bool,
     lost: bool,
     retx: bool,
+    /// Delivery-rate stamp of the last transmission (`sender/rate.rs`).
+    rate: rate::Stamp,
 }
 
 impl TxSeg {
@@ -165,6 +171,8 @@ pub struct TcpSender {
     rack: Option<Rack>,
     /// Pacing (`pacing = true`, `sender/pacing.rs`), when configured.
     pacer: Option<Pacer>,
+    /// Delivery-rate estimation (`sender/rate.rs`), for model-based controllers.
+    rate: RateEstimator,
     /// RFC 6675's rescue retransmission (NextSeg rule 4).
     rescue: bool,
     initial_cwnd: u64,
@@ -244,9 +252,11 @@ impl TcpSender {
             handshake: cfg.handshake,
             classic_reno: cfg.cc.kind == CcKind::Reno && !cfg.sack,
             tahoe: cfg.cc.kind == CcKind::Tahoe,
-            prr: (cfg.prr && cfg.sack).then(Prr::default),
+            // BBR sets the window in recovery itself (Linux skips PRR for `cong_control`).
+            prr: (cfg.prr && cfg.sack && cfg.cc.kind != CcKind::Bbr).then(Prr::default),
             rack: (cfg.rack && cfg.sack).then(Rack::default),
-            pacer: cfg.pacing.then(Pacer::default),
+            pacer: (cfg.pacing || cfg.cc.kind == CcKind::Bbr).then(Pacer::default),
+            rate: RateEstimator::default(),
             rescue: cfg.rescue,
             initial_cwnd,
             cc,
@@ -596,6 +606,7 @@ impl TcpSender {
         let cwnd_limited = self.pipe() + self.mss > self.cc.cwnd();
         let recovery_before = self.recovery;
         let sacked_before = self.sacked_bytes;
+        let (pipe_before, lost_before) = (self.pipe(), self.lost_bytes);
 
         self.rack_delivered = None;
         let newly_sacked = if self.sack {
@@ -725,6 +736,23 @@ impl TcpSender {
             self.cc.on_ack(&ev);
         }
 
+        // The delivery-rate sample, on every ACK (`sender/rate.rs`).
+        let mut rs = self
+            .rate
+            .take_sample(self.rtt.min_rtt())
+            .into_rate_sample(self.rate.delivered);
+        rs.now = now;
+        rs.newly_lost = self.lost_bytes.saturating_sub(lost_before);
+        rs.prior_in_flight = pipe_before;
+        rs.in_flight = self.pipe();
+        rs.ca_state = match self.recovery {
+            Recovery::None => CaState::Open,
+            Recovery::Fast => CaState::Recovery,
+            Recovery::Timeout => CaState::Loss,
+        };
+        rs.mss = self.mss;
+        self.cc.on_rate_sample(&rs);
+
         if self.snd_una == self.snd_nxt {
             self.rto_at = None; // RFC 6298 §5.2
             if let Some(r) = self.rack.as_mut() {
@@ -849,6 +877,8 @@ impl TcpSender {
                 self.segs[i].sacked = true;
                 newly += len;
                 self.rack_note(now, &x);
+                self.rate
+                    .on_delivered(now, len, x.sent_at, &x.rate, x.ever_retx);
                 self.highest_sacked = self.highest_sacked.max(x.end());
             }
             i += 1;
@@ -934,6 +964,9 @@ impl TcpSender {
             if front.end() <= ack {
                 if !front.sacked {
                     self.rack_note(now, &front);
+                    let len = u64::from(front.len);
+                    self.rate
+                        .on_delivered(now, len, front.sent_at, &front.rate, front.ever_retx);
                 }
                 self.forget(&front);
                 any_retx |= front.ever_retx;
@@ -1166,6 +1199,12 @@ impl TcpSender {
                 self.send_new(now, len, out);
                 continue;
             }
+            if self.recovery == Recovery::None
+                && self.app_end.saturating_sub(self.snd_nxt) < self.mss
+            {
+                // The application has nothing to send with the window open (draft-cheng §3.4).
+                self.rate.on_app_limited(self.pipe());
+            }
             if self.recovery == Recovery::Fast && self.sack {
                 if let Some(i) = self.next_rule3() {
                     self.retransmit(now, i, out);
@@ -1241,6 +1280,7 @@ impl TcpSender {
 
     fn send_new(&mut self, now: SimTime, len: u64, out: &mut Vec<Segment>) {
         let seq = self.snd_nxt;
+        let rate = self.rate.on_send(now, self.pipe());
         self.segs.push_back(TxSeg {
             seq,
             len: len as u32,
@@ -1249,6 +1289,7 @@ impl TcpSender {
             sacked: false,
             lost: false,
             retx: false,
+            rate,
         });
         self.snd_nxt += len;
         let mut flags = ACK;
@@ -1266,7 +1307,9 @@ impl TcpSender {
     }
 
     fn retransmit(&mut self, now: SimTime, i: usize, out: &mut Vec<Segment>) {
+        let stamp = self.rate.on_send(now, self.pipe());
         let x = &mut self.segs[i];
+        x.rate = stamp;
         x.sent_at = now;
         x.ever_retx = true;
         if !x.retx && !x.sacked {
@@ -1299,7 +1342,13 @@ impl TcpSender {
             ..Segment::default()
         });
         self.stats.segments_sent += 1;
-        if let (true, Some(srtt)) = (self.pacer.is_some(), self.rtt.srtt()) {
+        if let (true, Some(rate)) = (self.pacer.is_some(), self.cc.pacing_rate()) {
+            // The controller's own rate (BBR).
+            let gap = SimDuration::from_secs_f64(f64::from(len) / rate.max(1.0));
+            if let Some(p) = self.pacer.as_mut() {
+                p.on_sent(now, gap);
+            }
+        } else if let (true, Some(srtt)) = (self.pacer.is_some(), self.rtt.srtt()) {
             let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
             let ratio = pacing::ratio_pct(cwnd, ssthresh);
             let gap = pacing::gap(u64::from(len), cwnd.max(self.pipe()), srtt, ratio);

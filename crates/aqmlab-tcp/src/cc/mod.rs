@@ -9,10 +9,14 @@
 //! * [`CongestionControl::on_rto`]: the retransmission timer expired.
 //!
 //! and, with ECN, sees every ACK's echo ([`CongestionControl::on_ecn_feedback`]; DCTCP).
+//! A model-based controller (BBR) also sees every ACK's delivery-rate sample
+//! ([`CongestionControl::on_rate_sample`]) and sets the pacing rate
+//! ([`CongestionControl::pacing_rate`]).
 //!
 //! [`AnyCc`] dispatches over the built-in algorithms with a `match` (no `dyn` on the hot path), as
 //! smoltcp's `AnyController`. The trait exists so tests and experiments can write their own.
 
+mod bbr;
 mod cubic;
 mod dctcp;
 mod hystart;
@@ -20,6 +24,7 @@ mod hystart_linux;
 mod reno;
 mod vegas;
 
+pub use bbr::{Bbr, BbrMode};
 pub use cubic::Cubic;
 pub use dctcp::Dctcp;
 pub use hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
@@ -67,6 +72,49 @@ pub struct EcnFeedback {
     pub snd_nxt: u64,
 }
 
+/// The sender's loss-recovery state, as Linux's `icsk_ca_state` (Open, Recovery, Loss).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum CaState {
+    /// No recovery.
+    #[default]
+    Open,
+    /// Fast recovery.
+    Recovery,
+    /// After a retransmission timeout.
+    Loss,
+}
+
+/// One ACK's delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation §3.3) with the
+/// window state a model-based controller needs; given on every ACK, in recovery too.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RateSample {
+    /// Arrival time of the ACK.
+    pub now: SimTime,
+    /// `rs.delivery_rate` in bytes per second, `None` when the ACK gives no valid sample.
+    pub delivery_rate: Option<f64>,
+    /// `rs.prior_delivered`: the connection's delivered count when the newest segment this
+    /// ACK delivered was sent (round-trip counting).
+    pub prior_delivered: u64,
+    /// `C.delivered` after this ACK, bytes.
+    pub delivered: u64,
+    /// `rs.is_app_limited`.
+    pub app_limited: bool,
+    /// Bytes this ACK delivered, cumulatively or by SACK.
+    pub newly_delivered: u64,
+    /// Bytes this ACK marked lost.
+    pub newly_lost: u64,
+    /// RTT of the newest delivered segment that was never retransmitted.
+    pub rtt: Option<SimDuration>,
+    /// Bytes in flight (RFC 6675 `pipe`) before the ACK.
+    pub prior_in_flight: u64,
+    /// Bytes in flight after the ACK.
+    pub in_flight: u64,
+    /// Recovery state after the ACK.
+    pub ca_state: CaState,
+    /// Sender MSS in bytes.
+    pub mss: u64,
+}
+
 /// Why the window is being reduced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Congestion {
@@ -104,6 +152,14 @@ pub trait CongestionControl {
     fn exit_slow_start(&mut self, now: SimTime);
     /// Replaces the initial `ssthresh` (a configured [`crate::TcpConfig::initial_ssthresh`]).
     fn set_initial_ssthresh(&mut self, ssthresh: u64);
+    /// Every ACK's delivery-rate sample, after the other hooks for that ACK (model-based
+    /// controllers set `cwnd` here).
+    fn on_rate_sample(&mut self, _rs: &RateSample) {}
+    /// The rate segments are to be paced at, bytes per second, when the controller sets it
+    /// (otherwise the sender's `pacing` ratio of `cwnd / srtt` applies).
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
     /// Reports internal state for tracing.
     fn visit_state(&self, _visit: &mut dyn FnMut(&'static str, f64)) {}
 }
@@ -139,6 +195,8 @@ pub enum AnyCc {
     Vegas(Vegas),
     /// DCTCP.
     Dctcp(Dctcp),
+    /// BBR v1.
+    Bbr(Box<Bbr>),
 }
 
 impl AnyCc {
@@ -150,6 +208,7 @@ impl AnyCc {
             CcKind::Cubic => AnyCc::Cubic(Cubic::new(cfg.cubic, mss, initial_cwnd)),
             CcKind::Vegas => AnyCc::Vegas(Vegas::new(cfg.vegas, mss, initial_cwnd)),
             CcKind::Dctcp => AnyCc::Dctcp(Dctcp::new(cfg.dctcp, mss, initial_cwnd)),
+            CcKind::Bbr => AnyCc::Bbr(Box::new(Bbr::new(mss, initial_cwnd))),
         }
     }
 }
@@ -161,6 +220,7 @@ macro_rules! dispatch {
             AnyCc::Cubic($cc) => $e,
             AnyCc::Vegas($cc) => $e,
             AnyCc::Dctcp($cc) => $e,
+            AnyCc::Bbr($cc) => $e,
         }
     };
 }
@@ -195,6 +255,12 @@ impl CongestionControl for AnyCc {
     }
     fn set_initial_ssthresh(&mut self, ssthresh: u64) {
         dispatch!(self, c => c.set_initial_ssthresh(ssthresh))
+    }
+    fn on_rate_sample(&mut self, rs: &RateSample) {
+        dispatch!(self, c => c.on_rate_sample(rs))
+    }
+    fn pacing_rate(&self) -> Option<f64> {
+        dispatch!(self, c => c.pacing_rate())
     }
     fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
         dispatch!(self, c => c.visit_state(visit))
