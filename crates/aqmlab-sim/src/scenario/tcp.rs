@@ -27,23 +27,24 @@ fn int_in(
 pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig, ScenarioError> {
     let mut cfg = TcpConfig::with_cc(CcKind::Cubic);
     if let Some(cc) = &f.cc {
-        cfg.cc.kind =
-            match cc.get_ref().as_str() {
-                "tahoe" => CcKind::Tahoe,
-                "reno" => CcKind::Reno,
-                "newreno" => CcKind::NewReno,
-                "cubic" => CcKind::Cubic,
-                "vegas" => CcKind::Vegas,
-                "dctcp" => CcKind::Dctcp,
-                "bbr" => CcKind::Bbr,
-                other => return Err(cx.err(
+        cfg.cc.kind = match cc.get_ref().as_str() {
+            "tahoe" => CcKind::Tahoe,
+            "reno" => CcKind::Reno,
+            "newreno" => CcKind::NewReno,
+            "cubic" => CcKind::Cubic,
+            "vegas" => CcKind::Vegas,
+            "dctcp" => CcKind::Dctcp,
+            "bbr" => CcKind::Bbr,
+            other => {
+                return Err(cx.err(
                     Some(cc.span()),
                     format!("{p}.cc"),
                     format!(
                         "expected tahoe, reno, newreno, cubic, vegas, dctcp or bbr, got {other:?}"
                     ),
-                )),
-            };
+                ))
+            }
+        };
     }
     if let Some(m) = int_in(
         cx,
