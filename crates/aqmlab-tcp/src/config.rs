@@ -38,10 +38,15 @@ pub enum CcKind {
     /// DCTCP (RFC 8257): Reno's growth and loss response; an ECN echo cuts the window by
     /// `α/2`, with `α` the EWMA of the fraction of bytes marked per window. Needs `ecn`.
     Dctcp,
+    /// TCP Prague (draft-briscoe-iccrg-prague-congestion-control; the L4STeam `tcp_prague.c`):
+    /// DCTCP's scalable response on AccECN feedback, ECT(1), RTT-independent additive increase
+    /// and Reno on loss. Needs `ecn` and `accecn`; falls back to Reno (with classic ECN or
+    /// without ECN) when the peer does not negotiate AccECN.
+    Prague,
 }
 
 impl CcKind {
-    /// Stable lower-case name (`tahoe`, `reno`, `newreno`, `cubic`, `vegas`, `dctcp`).
+    /// Stable lower-case name (`tahoe`, `reno`, `newreno`, `cubic`, `vegas`, `dctcp`, `prague`).
     pub const fn as_str(self) -> &'static str {
         match self {
             CcKind::Tahoe => "tahoe",
@@ -50,6 +55,7 @@ impl CcKind {
             CcKind::Cubic => "cubic",
             CcKind::Vegas => "vegas",
             CcKind::Dctcp => "dctcp",
+            CcKind::Prague => "prague",
         }
     }
 }
@@ -124,6 +130,31 @@ impl Default for DctcpParams {
     }
 }
 
+/// TCP Prague parameters (the L4STeam reference `tcp_prague.c`'s module parameters).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PragueParams {
+    /// EWMA gain `g` of `α` (`PRAGUE_SHIFT_G` 4: 1/16).
+    pub g: f64,
+    /// RTT-independence target (`prague_rtt_target`, 25 ms): past the transition, a flow with
+    /// a smoothed RTT below it grows by `(srtt / target)²` segments per RTT, as much per second
+    /// as a flow at the target RTT (`RTT_CONTROL_RATE`), and updates `α` and reduces at most
+    /// once per target RTT. Zero disables RTT independence.
+    pub rtt_target: aqmlab_core::SimDuration,
+    /// Rounds (RTTs) after slow start before RTT independence applies (`prague_rtt_transition`,
+    /// 500).
+    pub rtt_transition: u32,
+}
+
+impl Default for PragueParams {
+    fn default() -> Self {
+        PragueParams {
+            g: 1.0 / 16.0,
+            rtt_target: aqmlab_core::SimDuration::from_millis(25),
+            rtt_transition: 500,
+        }
+    }
+}
+
 /// Which congestion control to run, with every algorithm's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct CcConfig {
@@ -135,6 +166,8 @@ pub struct CcConfig {
     pub vegas: VegasParams,
     /// Used when `kind` is [`CcKind::Dctcp`].
     pub dctcp: DctcpParams,
+    /// Used when `kind` is [`CcKind::Prague`].
+    pub prague: PragueParams,
     /// HyStart++ (RFC 9406) in the initial slow start. Off by default: the seed experiments'
     /// ns-2 stacks predate it, although RFC 9438 §4.10 says CUBIC SHOULD use it. Not for Vegas,
     /// which has its own slow-start exit.
@@ -177,6 +210,9 @@ pub struct TcpConfig {
     pub sack: bool,
     /// Negotiate ECN (RFC 3168).
     pub ecn: bool,
+    /// With `ecn`: request Accurate ECN (RFC 9768) in the SYN and, as the receiver, accept it;
+    /// falls back to classic ECN or none when the peer does not support it (`accecn.rs`).
+    pub accecn: bool,
     /// Three-way handshake before data (off: the first data goes out at `connect`).
     pub handshake: bool,
     /// DupThresh (RFC 5681 §3.2, RFC 6675 §2): 3.
@@ -223,6 +259,7 @@ impl Default for TcpConfig {
             delack_timeout: SimDuration::from_millis(40),
             sack: true,
             ecn: false,
+            accecn: false,
             handshake: true,
             dupack_threshold: 3,
             syn_retries: 6,
@@ -295,6 +332,22 @@ impl TcpConfig {
             return bad(
                 "ecn",
                 "cc = dctcp needs ecn = true (RFC 8257 §3: DCTCP's signal is the ECN echo)",
+            );
+        }
+        if self.accecn && !self.ecn {
+            return bad(
+                "accecn",
+                "accecn = true needs ecn = true (RFC 9768 extends RFC 3168)",
+            );
+        }
+        let pr = &self.cc.prague;
+        if !(pr.g > 0.0 && pr.g <= 1.0) {
+            return bad("cc.prague.g", "expected 0 < g <= 1");
+        }
+        if self.cc.kind == CcKind::Prague && !(self.ecn && self.accecn) {
+            return bad(
+                "accecn",
+                "cc = prague needs ecn = true and accecn = true (its signal is the count of CE marks)",
             );
         }
         if self.prr && !self.sack {
