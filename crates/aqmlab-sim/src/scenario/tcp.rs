@@ -34,13 +34,14 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
             "cubic" => CcKind::Cubic,
             "vegas" => CcKind::Vegas,
             "dctcp" => CcKind::Dctcp,
-            other => {
-                return Err(cx.err(
-                    Some(cc.span()),
-                    format!("{p}.cc"),
-                    format!("expected tahoe, reno, newreno, cubic, vegas or dctcp, got {other:?}"),
-                ))
-            }
+            "prague" => CcKind::Prague,
+            other => return Err(cx.err(
+                Some(cc.span()),
+                format!("{p}.cc"),
+                format!(
+                    "expected tahoe, reno, newreno, cubic, vegas, dctcp or prague, got {other:?}"
+                ),
+            )),
         };
     }
     if let Some(m) = int_in(
@@ -81,6 +82,14 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
     }
     if let Some(b) = f.ecn {
         cfg.ecn = b;
+    }
+    if cfg.cc.kind == CcKind::Prague {
+        // TCP Prague negotiates AccECN itself (RFC 9768; issue 22): ECN on unless set.
+        cfg.ecn = f.ecn.unwrap_or(true);
+        cfg.accecn = true;
+    }
+    if let Some(b) = f.accecn {
+        cfg.accecn = b;
     }
     if let Some(b) = f.handshake {
         cfg.handshake = b;
