@@ -35,13 +35,15 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
             "vegas" => CcKind::Vegas,
             "dctcp" => CcKind::Dctcp,
             "prague" => CcKind::Prague,
-            other => return Err(cx.err(
-                Some(cc.span()),
-                format!("{p}.cc"),
-                format!(
+            other => {
+                return Err(cx.err(
+                    Some(cc.span()),
+                    format!("{p}.cc"),
+                    format!(
                     "expected tahoe, reno, newreno, cubic, vegas, dctcp or prague, got {other:?}"
                 ),
-            )),
+                ))
+            }
         };
     }
     if let Some(m) = int_in(
