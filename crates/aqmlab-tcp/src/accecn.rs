@@ -97,7 +97,9 @@ pub const fn client_mode(ecn: bool, accecn: bool, synack_flags: u16) -> EcnMode 
         };
     }
     match t {
-        0b010 | 0b011 | 0b100 | 0b110 | 0b101 => EcnMode::Accurate,
+        // (0,1,0) Not-ECT, (0,1,1) ECT(1), (1,0,0) ECT(0), (1,1,0) CE on the SYN, and the
+        // reserved (1,0,1) taken as AccECN (§3.1.3).
+        0b010..=0b110 => EcnMode::Accurate,
         0b001 => EcnMode::Classic,
         _ => EcnMode::Off, // (0,0,0) no ECN; (1,1,1) a broken server reflecting the SYN
     }

@@ -130,16 +130,15 @@ impl Default for DctcpParams {
     }
 }
 
-/// TCP Prague parameters (the L4STeam reference `tcp_prague.c`'s module parameters).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// TCP Prague parameters (the L4STeam reference `tcp_prague.c`'s module parameters; its EWMA
+/// gain is fixed at 1/16, `PRAGUE_SHIFT_G`). Kept small: every flow's config carries them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PragueParams {
-    /// EWMA gain `g` of `α` (`PRAGUE_SHIFT_G` 4: 1/16).
-    pub g: f64,
-    /// RTT-independence target (`prague_rtt_target`, 25 ms): past the transition, a flow with
+    /// RTT-independence target in µs (`prague_rtt_target`, 25 000): past the transition, a flow with
     /// a smoothed RTT below it grows by `(srtt / target)²` segments per RTT, as much per second
     /// as a flow at the target RTT (`RTT_CONTROL_RATE`), and updates `α` and reduces at most
     /// once per target RTT. Zero disables RTT independence.
-    pub rtt_target: aqmlab_core::SimDuration,
+    pub rtt_target_us: u32,
     /// Rounds (RTTs) after slow start before RTT independence applies (`prague_rtt_transition`,
     /// 500).
     pub rtt_transition: u32,
@@ -148,8 +147,7 @@ pub struct PragueParams {
 impl Default for PragueParams {
     fn default() -> Self {
         PragueParams {
-            g: 1.0 / 16.0,
-            rtt_target: aqmlab_core::SimDuration::from_millis(25),
+            rtt_target_us: 25_000,
             rtt_transition: 500,
         }
     }
@@ -339,10 +337,6 @@ impl TcpConfig {
                 "accecn",
                 "accecn = true needs ecn = true (RFC 9768 extends RFC 3168)",
             );
-        }
-        let pr = &self.cc.prague;
-        if !(pr.g > 0.0 && pr.g <= 1.0) {
-            return bad("cc.prague.g", "expected 0 < g <= 1");
         }
         if self.cc.kind == CcKind::Prague && !(self.ecn && self.accecn) {
             return bad(

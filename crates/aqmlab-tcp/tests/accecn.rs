@@ -112,7 +112,7 @@ fn run(n: u64, mark: impl Fn(u64) -> bool, lose_ack: impl Fn(u64) -> bool) -> (u
         if tx.is_complete() {
             break;
         }
-        now = now + SimDuration::from_millis(10);
+        now += SimDuration::from_millis(10);
         for mut s in data.drain(..) {
             let k = (s.seq - 1) / mss + 1;
             if s.len > 0 && s.ect && mark(k) {
@@ -122,7 +122,7 @@ fn run(n: u64, mark: impl Fn(u64) -> bool, lose_ack: impl Fn(u64) -> bool) -> (u
             rx.on_segment(now, &s, &mut acks);
         }
         rx.on_timer(now + SimDuration::from_secs(1), &mut acks);
-        now = now + SimDuration::from_millis(10);
+        now += SimDuration::from_millis(10);
         for a in acks.drain(..) {
             if !lose_ack((a.ack - 1) / mss) {
                 tx.on_segment(now, &a, &mut data);
@@ -130,7 +130,7 @@ fn run(n: u64, mark: impl Fn(u64) -> bool, lose_ack: impl Fn(u64) -> bool) -> (u
         }
         if data.is_empty() {
             // Every ACK of the flight was lost: the timer resends, as it would.
-            now = now + SimDuration::from_secs(2);
+            now += SimDuration::from_secs(2);
             tx.on_timer(now, &mut data);
         }
     }

@@ -36,6 +36,9 @@ use crate::accecn::EcnMode;
 use crate::config::PragueParams;
 use aqmlab_core::{SimDuration, SimTime};
 
+/// EWMA gain of α (`PRAGUE_SHIFT_G` 4).
+const G: f64 = 1.0 / 16.0;
+
 /// RTTs above this are not scaled (the reference's `MAX_SCALED_RTT`, 100 ms).
 const MAX_SCALED_RTT: SimDuration = SimDuration::from_millis(100);
 
@@ -54,6 +57,8 @@ pub fn ai_ack_increase(srtt: SimDuration, target: SimDuration) -> f64 {
 #[derive(Clone, Debug)]
 pub struct Prague {
     p: PragueParams,
+    /// `p.rtt_target_us` as a duration.
+    target: SimDuration,
     mss: u64,
     /// The feedback mode; anything but AccECN makes this Reno.
     mode: EcnMode,
@@ -88,6 +93,7 @@ impl Prague {
     pub fn new(p: PragueParams, mss: u64, initial_cwnd: u64) -> Self {
         Prague {
             p,
+            target: SimDuration::from_micros(u64::from(p.rtt_target_us)),
             mss,
             mode: EcnMode::Accurate,
             reno: Reno::new(mss, initial_cwnd),
@@ -125,9 +131,7 @@ impl Prague {
 
     /// RTT independence applies: a target is set, congestion avoidance, and enough rounds.
     fn rtt_indep(&self) -> bool {
-        self.p.rtt_target.as_nanos() > 0
-            && !self.in_slow_start()
-            && self.round >= self.p.rtt_transition
+        self.target.as_nanos() > 0 && !self.in_slow_start() && self.round >= self.p.rtt_transition
     }
 
     /// The current increase per RTT in segments.
@@ -138,11 +142,11 @@ impl Prague {
 
     /// [`Prague::ai`] as the exact ratio `(num, target²)` in ns².
     fn ai_ratio(&self) -> (u128, u128) {
-        let t = u128::from(self.p.rtt_target.as_nanos()).max(1);
+        let t = u128::from(self.target.as_nanos()).max(1);
         let den = t * t;
         match self.srtt {
             Some(r) if self.round >= self.p.rtt_transition => {
-                if ai_ack_increase(r, self.p.rtt_target) < 1.0 {
+                if ai_ack_increase(r, self.target) < 1.0 {
                     let r = u128::from(r.as_nanos());
                     (r * r, den)
                 } else {
@@ -195,12 +199,12 @@ impl CongestionControl for Prague {
         if fb.snd_una < end {
             return;
         }
-        if self.rtt_indep() && fb.now.saturating_since(self.alpha_stamp) < self.p.rtt_target {
+        if self.rtt_indep() && fb.now.saturating_since(self.alpha_stamp) < self.target {
             return; // the round goes on until a target RTT has passed
         }
         if self.saw_ce {
             let f = self.delivered_ce as f64 / self.delivered.max(1) as f64;
-            self.alpha = ((1.0 - self.p.g) * self.alpha + self.p.g * f).min(1.0);
+            self.alpha = ((1.0 - G) * self.alpha + G * f).min(1.0);
             self.alpha_stamp = fb.now;
         }
         self.new_round(fb.snd_nxt);
@@ -239,7 +243,7 @@ impl CongestionControl for Prague {
                 if self.rtt_indep()
                     && self
                         .cwr_stamp
-                        .is_some_and(|t| now.saturating_since(t) < self.p.rtt_target)
+                        .is_some_and(|t| now.saturating_since(t) < self.target)
                 {
                     return;
                 }
