@@ -234,6 +234,7 @@ struct RawFlow {
     delayed_ack: Option<bool>,
     sack: Option<bool>,
     ecn: Option<bool>,
+    accecn: Option<bool>,
     handshake: Option<bool>,
     hystart: Option<bool>,
     min_rto: Option<S>,
@@ -1106,7 +1107,7 @@ fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioE
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 43] = [
+pub const TCP_FLOW_KEYS: [&str; 44] = [
     "cc",
     "app",
     "bytes",
@@ -1129,6 +1130,7 @@ pub const TCP_FLOW_KEYS: [&str; 43] = [
     "delayed_ack",
     "sack",
     "ecn",
+    "accecn",
     "handshake",
     "hystart",
     "min_rto",

@@ -1170,7 +1170,7 @@ fn ecn_codepoint_is_a_udp_key_naming_a_codepoint() {
     );
     let e = err(&tcp);
     assert!(
-        e.ends_with("flows[0].ecn_codepoint: ecn_codepoint belongs to udp flows; a tcp flow sends ECT(0) with ecn = true"),
+        e.ends_with("flows[0].ecn_codepoint: ecn_codepoint belongs to udp flows; a tcp flow sends ECT(0) with ecn = true, ECT(1) with cc = \"prague\""),
         "{e}"
     );
 }

@@ -42,10 +42,15 @@ pub enum CcKind {
     /// bandwidth and minimum RTT sets the pacing rate and the window. Paces always; needs
     /// `sack`.
     Bbr,
+    /// TCP Prague (draft-briscoe-iccrg-prague-congestion-control; the L4STeam `tcp_prague.c`):
+    /// DCTCP's scalable response on AccECN feedback, ECT(1), RTT-independent additive increase
+    /// and Reno on loss. Needs `ecn` and `accecn`; falls back to Reno (with classic ECN or
+    /// without ECN) when the peer does not negotiate AccECN.
+    Prague,
 }
 
 impl CcKind {
-    /// Stable lower-case name (`tahoe`, `reno`, `newreno`, `cubic`, `vegas`, `dctcp`).
+    /// Stable lower-case name (`tahoe`, `reno`, `newreno`, `cubic`, `vegas`, `dctcp`, `prague`).
     pub const fn as_str(self) -> &'static str {
         match self {
             CcKind::Tahoe => "tahoe",
@@ -55,6 +60,7 @@ impl CcKind {
             CcKind::Vegas => "vegas",
             CcKind::Dctcp => "dctcp",
             CcKind::Bbr => "bbr",
+            CcKind::Prague => "prague",
         }
     }
 }
@@ -129,6 +135,29 @@ impl Default for DctcpParams {
     }
 }
 
+/// TCP Prague parameters (the L4STeam reference `tcp_prague.c`'s module parameters; its EWMA
+/// gain is fixed at 1/16, `PRAGUE_SHIFT_G`). Kept small: every flow's config carries them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PragueParams {
+    /// RTT-independence target in µs (`prague_rtt_target`, 25 000): past the transition, a flow with
+    /// a smoothed RTT below it grows by `(srtt / target)²` segments per RTT, as much per second
+    /// as a flow at the target RTT (`RTT_CONTROL_RATE`), and updates `α` and reduces at most
+    /// once per target RTT. Zero disables RTT independence.
+    pub rtt_target_us: u32,
+    /// Rounds (RTTs) after slow start before RTT independence applies (`prague_rtt_transition`,
+    /// 500).
+    pub rtt_transition: u32,
+}
+
+impl Default for PragueParams {
+    fn default() -> Self {
+        PragueParams {
+            rtt_target_us: 25_000,
+            rtt_transition: 500,
+        }
+    }
+}
+
 /// Which congestion control to run, with every algorithm's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct CcConfig {
@@ -140,6 +169,8 @@ pub struct CcConfig {
     pub vegas: VegasParams,
     /// Used when `kind` is [`CcKind::Dctcp`].
     pub dctcp: DctcpParams,
+    /// Used when `kind` is [`CcKind::Prague`].
+    pub prague: PragueParams,
     /// HyStart++ (RFC 9406) in the initial slow start. Off by default: the seed experiments'
     /// ns-2 stacks predate it, although RFC 9438 §4.10 says CUBIC SHOULD use it. Not for Vegas,
     /// which has its own slow-start exit.
@@ -182,6 +213,9 @@ pub struct TcpConfig {
     pub sack: bool,
     /// Negotiate ECN (RFC 3168).
     pub ecn: bool,
+    /// With `ecn`: request Accurate ECN (RFC 9768) in the SYN and, as the receiver, accept it;
+    /// falls back to classic ECN or none when the peer does not support it (`accecn.rs`).
+    pub accecn: bool,
     /// Three-way handshake before data (off: the first data goes out at `connect`).
     pub handshake: bool,
     /// DupThresh (RFC 5681 §3.2, RFC 6675 §2): 3.
@@ -228,6 +262,7 @@ impl Default for TcpConfig {
             delack_timeout: SimDuration::from_millis(40),
             sack: true,
             ecn: false,
+            accecn: false,
             handshake: true,
             dupack_threshold: 3,
             syn_retries: 6,
@@ -306,6 +341,18 @@ impl TcpConfig {
             return bad(
                 "sack",
                 "cc = bbr needs sack = true (its delivery-rate samples count SACKed data)",
+            );
+        }
+        if self.accecn && !self.ecn {
+            return bad(
+                "accecn",
+                "accecn = true needs ecn = true (RFC 9768 extends RFC 3168)",
+            );
+        }
+        if self.cc.kind == CcKind::Prague && !(self.ecn && self.accecn) {
+            return bad(
+                "accecn",
+                "cc = prague needs ecn = true and accecn = true (its signal is the count of CE marks)",
             );
         }
         if self.prr && !self.sack {

@@ -9,7 +9,9 @@
 //!   [`TcpConfig::validate`].
 //! * [`rtt`]: RFC 6298 SRTT/RTTVAR/RTO arithmetic in integer nanoseconds.
 //! * [`cc`]: the [`CongestionControl`] hooks and [`AnyCc`], enum dispatch over Reno/NewReno
-//!   (RFC 5681), CUBIC (RFC 9438), Vegas (Brakmo & Peterson, as ns-2) and DCTCP (RFC 8257).
+//!   (RFC 5681), CUBIC (RFC 9438), Vegas (Brakmo & Peterson, as ns-2), DCTCP (RFC 8257) and
+//!   TCP Prague.
+//! * [`accecn`]: Accurate ECN (RFC 9768) negotiation and the sender's ACE decoding.
 //! * [`sender`] / [`receiver`]: [`TcpSender`] (handshake, RFC 6675 SACK recovery or RFC 6582
 //!   NewReno, RFC 6298 timer, RFC 3168 ECN) and [`TcpReceiver`] (cumulative + SACK ACKs, delayed
 //!   ACKs, ECN echo).
@@ -50,6 +52,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod accecn;
 pub mod cc;
 pub mod config;
 pub mod receiver;
@@ -58,7 +61,9 @@ pub mod segment;
 pub mod sender;
 
 pub use cc::{AckEvent, AnyCc, Congestion, CongestionControl, EcnFeedback};
-pub use config::{CcConfig, CcKind, ConfigError, CubicParams, DctcpParams, TcpConfig, VegasParams};
+pub use config::{
+    CcConfig, CcKind, ConfigError, CubicParams, DctcpParams, PragueParams, TcpConfig, VegasParams,
+};
 pub use receiver::TcpReceiver;
 pub use rtt::RttEstimator;
 pub use segment::Segment;

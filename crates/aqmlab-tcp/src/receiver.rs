@@ -15,11 +15,17 @@
 //!   packet received (CWR is ignored). A data packet whose CE bit differs from the previous one's
 //!   while a delayed ACK is held first sends that ACK at once, with the old ECE value, so that
 //!   every ACK covers packets of one CE state: the sender counts marked bytes exactly.
+//! * AccECN (`accecn`, RFC 9768): the SYN-ACK answers as `accecn.rs` says; once negotiated,
+//!   every CE-marked packet but a SYN increments `r.cep` (from 5, §3.2.1) and every ACK carries
+//!   `r.cep mod 8` in its ACE field (AE, CWR, ECE; §3.2.2.2). The ACK policy adds §3.2.2.5.1's
+//!   change-triggered ACK (a CE data packet after a non-CE one is ACKed at once) and its
+//!   increment-triggered ACK (`n` = 2 CE marks since the last ACK).
 //! * The advertised window is the configured cap, constant (no receive-buffer model).
 //! * Handshake summary ([`TcpReceiver::handshake`]): whether ECN was negotiated, whether the
 //!   SYN-ACK went out more than once, and the RTT from the (only) SYN-ACK to the first segment
 //!   that completes the handshake (its ACK, or data carrying it), as a passive opener measures it.
 
+use crate::accecn::{self, EcnMode, INITIAL_CEP};
 use crate::config::{CcKind, TcpConfig};
 use crate::segment::{Segment, ACK, CWR, ECE, SYN};
 use crate::sender::Handshake;
@@ -33,6 +39,15 @@ pub struct TcpReceiver {
     delack_timeout: SimDuration,
     sack: bool,
     ecn_wanted: bool,
+    accecn_wanted: bool,
+    /// AccECN negotiated: ACKs carry the ACE counter.
+    accurate: bool,
+    /// `r.cep` (RFC 9768 §3.2.1): CE-marked packets received, plus 5.
+    r_cep: u64,
+    /// The last packet received was CE-marked (change-triggered ACKs, §3.2.2.5.1).
+    last_ce: bool,
+    /// CE marks since the last ACK (increment-triggered ACKs, §3.2.2.5.1).
+    ce_since_ack: u32,
     /// DCTCP's CE echo (RFC 8257 §3.2) in place of RFC 3168's latch.
     dctcp_echo: bool,
     rwnd: u32,
@@ -74,6 +89,11 @@ impl TcpReceiver {
             delack_timeout: cfg.delack_timeout,
             sack: cfg.sack,
             ecn_wanted: cfg.ecn,
+            accecn_wanted: cfg.ecn && cfg.accecn,
+            accurate: cfg.ecn && cfg.accecn && !cfg.handshake,
+            r_cep: INITIAL_CEP,
+            last_ce: false,
+            ce_since_ack: 0,
             dctcp_echo: cfg.cc.kind == CcKind::Dctcp,
             rwnd,
             ecn_ok: cfg.ecn && !cfg.handshake,
@@ -94,12 +114,14 @@ impl TcpReceiver {
 
     /// The receiver of the second direction of an open connection (see
     /// [`crate::TcpSender::established`]): no handshake, ECN-capable when the connection's
-    /// handshake negotiated `ecn`. `cfg.handshake` and `cfg.ecn` are ignored. Panics if `cfg`
-    /// does not validate.
+    /// handshake negotiated `ecn` (with AccECN feedback if `cfg.accecn` too: both ends of a
+    /// simulated connection read one config, so AccECN was negotiated whenever ECN was).
+    /// `cfg.handshake` and `cfg.ecn` are ignored. Panics if `cfg` does not validate.
     pub fn established(cfg: &TcpConfig, ecn: bool) -> Self {
         TcpReceiver::new(&TcpConfig {
             handshake: false,
             ecn,
+            accecn: ecn && cfg.accecn,
             ..*cfg
         })
     }
@@ -108,11 +130,12 @@ impl TcpReceiver {
     pub fn on_segment(&mut self, now: SimTime, seg: &Segment, out: &mut Vec<Segment>) {
         if seg.has(SYN) {
             // RFC 3168 §6.1.1: an ECN-setup SYN has ECE and CWR; answer with ECE (not CWR).
-            self.ecn_ok = self.ecn_wanted && seg.has(ECE | CWR);
-            let mut flags = SYN | ACK;
-            if self.ecn_ok {
-                flags |= ECE;
-            }
+            // RFC 9768 §3.1.2 Table 2: an AccECN SYN has AE too; answer with the SYN's IP-ECN.
+            let (mode, fb) =
+                accecn::server_response(self.ecn_wanted, self.accecn_wanted, seg.flags, seg.ce);
+            self.ecn_ok = mode != EcnMode::Off;
+            self.accurate = mode == EcnMode::Accurate;
+            let flags = SYN | ACK | fb;
             out.push(Segment {
                 seq: 0,
                 ack: 1,
@@ -132,7 +155,16 @@ impl TcpReceiver {
         if seg.len == 0 {
             return; // pure ACK (end of handshake): nothing to acknowledge
         }
-        if self.ecn_ok && self.dctcp_echo {
+        let mut ce_ack_now = false;
+        if self.accurate {
+            // RFC 9768 §3.2: count every CE-marked packet (duplicates and retransmissions too).
+            if seg.ce {
+                self.r_cep += 1;
+                self.ce_since_ack += 1;
+            }
+            ce_ack_now = (seg.ce && !self.last_ce) || self.ce_since_ack >= 2;
+            self.last_ce = seg.ce;
+        } else if self.ecn_ok && self.dctcp_echo {
             // RFC 8257 §3.2: on a change of CE state, the held delayed ACK goes out at once
             // with the old state's ECE; then the state follows the packet.
             if seg.ce != self.ece_pending {
@@ -166,7 +198,7 @@ impl TcpReceiver {
                 self.ooo.remove(0);
             }
             self.delivered += self.rcv_nxt - before;
-            if had_gap || !self.delayed_ack {
+            if had_gap || !self.delayed_ack || ce_ack_now {
                 self.send_ack(None, out);
             } else {
                 self.unacked_bytes += end - before;
@@ -207,6 +239,7 @@ impl TcpReceiver {
         let retransmitted = self.synacks_sent > 1;
         Handshake {
             ecn: self.ecn_ok,
+            accecn: self.accurate,
             rtt: self.handshake_rtt.filter(|_| !retransmitted),
             retransmitted,
         }
@@ -220,6 +253,16 @@ impl TcpReceiver {
     /// In-order bytes handed to the application.
     pub fn delivered_bytes(&self) -> u64 {
         self.delivered
+    }
+
+    /// CE-marked packets received on an AccECN connection (`r.cep − 5`); 0 without AccECN.
+    pub fn ce_packets(&self) -> u64 {
+        self.r_cep - INITIAL_CEP
+    }
+
+    /// AccECN feedback was negotiated.
+    pub fn accecn_negotiated(&self) -> bool {
+        self.accurate
     }
 
     /// Next sequence number expected.
@@ -273,7 +316,10 @@ impl TcpReceiver {
             rwnd: self.rwnd,
             ..Segment::default()
         };
-        if self.ece_pending {
+        if self.accurate {
+            seg.set_ace(self.r_cep); // RFC 9768 §3.2.2.2
+            self.ce_since_ack = 0;
+        } else if self.ece_pending {
             seg.flags |= ECE;
         }
         if self.sack && !self.ooo.is_empty() {

@@ -8,16 +8,20 @@
 //! byte is number 1, also when the handshake is disabled.
 
 /// SYN flag (RFC 9293 §3.1).
-pub const SYN: u8 = 0x02;
+pub const SYN: u16 = 0x02;
 /// ACK flag: [`Segment::ack`] is valid.
-pub const ACK: u8 = 0x10;
+pub const ACK: u16 = 0x10;
 /// FIN flag. Defined for completeness; the state machines never send it (flows end when all
 /// application bytes are acknowledged).
-pub const FIN: u8 = 0x01;
+pub const FIN: u16 = 0x01;
 /// ECN-Echo (RFC 3168 §6.1): on a SYN, "I support ECN"; on an ACK, "I received a CE mark".
-pub const ECE: u8 = 0x40;
+pub const ECE: u16 = 0x40;
 /// Congestion Window Reduced (RFC 3168 §6.1): the sender has reduced its window.
-pub const CWR: u8 = 0x80;
+pub const CWR: u16 = 0x80;
+/// Accurate ECN flag (RFC 9768 §3.1.1: the former NS bit, offset 7 of the flags). On a SYN,
+/// with [`CWR`] and [`ECE`], "I support AccECN"; once AccECN is negotiated, `AE`, `CWR` and
+/// `ECE` together are the 3-bit ACE counter (§3.2.2; see [`Segment::ace`]).
+pub const AE: u16 = 0x100;
 
 /// Bytes of IPv4 + TCP header (20 + 20, no options) added to the payload on the wire.
 ///
@@ -33,8 +37,8 @@ pub struct Segment {
     pub len: u32,
     /// Cumulative acknowledgement: the next sequence number expected. Valid when `flags` has [`ACK`].
     pub ack: u64,
-    /// Bitwise OR of [`SYN`], [`ACK`], [`FIN`], [`ECE`], [`CWR`].
-    pub flags: u8,
+    /// Bitwise OR of [`SYN`], [`ACK`], [`FIN`], [`ECE`], [`CWR`], [`AE`].
+    pub flags: u16,
     /// SACK blocks `[start, end)`, the most recently changed first (RFC 2018 §4). Only the first
     /// [`Segment::n_sack`] entries are meaningful.
     pub sack: [(u64, u64); 3],
@@ -42,6 +46,9 @@ pub struct Segment {
     pub n_sack: u8,
     /// The sender marked this data packet ECN-capable (ECT(0)), RFC 3168 §6.1.2.
     pub ect: bool,
+    /// With [`Segment::ect`]: the codepoint is ECT(1) rather than ECT(0) (the L4S identifier,
+    /// RFC 9331 §4.1; TCP Prague sets it).
+    pub ect1: bool,
     /// Set by the engine on delivery if the network marked the packet Congestion Experienced.
     pub ce: bool,
     /// Advertised receive window in bytes (`u32::MAX` means unlimited).
@@ -55,8 +62,30 @@ impl Segment {
     }
 
     /// True if every bit of `flag` is set.
-    pub const fn has(&self, flag: u8) -> bool {
+    pub const fn has(&self, flag: u16) -> bool {
         self.flags & flag == flag
+    }
+
+    /// The ACE field (RFC 9768 §3.2.2, Figure 3): `AE` is its most significant bit, `CWR` the
+    /// middle one, `ECE` the least significant one.
+    pub const fn ace(&self) -> u8 {
+        ((self.flags & AE != 0) as u8) << 2
+            | ((self.flags & CWR != 0) as u8) << 1
+            | (self.flags & ECE != 0) as u8
+    }
+
+    /// Writes the three least significant bits of `value` into the ACE field.
+    pub fn set_ace(&mut self, value: u64) {
+        self.flags &= !(AE | CWR | ECE);
+        if value & 4 != 0 {
+            self.flags |= AE;
+        }
+        if value & 2 != 0 {
+            self.flags |= CWR;
+        }
+        if value & 1 != 0 {
+            self.flags |= ECE;
+        }
     }
 
     /// The valid SACK blocks.
@@ -94,5 +123,22 @@ mod tests {
         };
         assert_eq!(syn.end_seq(), 1);
         assert_eq!(syn.wire_bytes(), 40);
+    }
+
+    #[test]
+    fn ace_field_bit_order() {
+        // RFC 9768 Figure 3: ACE's least significant bit is ECE (offset 9), its most AE (7).
+        let mut s = Segment::default();
+        for v in 0..16u64 {
+            s.set_ace(v);
+            assert_eq!(u64::from(s.ace()), v % 8);
+        }
+        s.set_ace(1);
+        assert_eq!(s.flags, ECE);
+        s.set_ace(4);
+        assert_eq!(s.flags, AE);
+        s.flags |= ACK;
+        s.set_ace(2);
+        assert_eq!(s.flags, ACK | CWR, "set_ace leaves the other flags");
     }
 }

@@ -49,15 +49,26 @@
 //! most once per window of data (§6.1.2): not again until an ACK above the `snd_nxt` of the
 //! reduction arrives, and not during loss recovery. The next new data segment carries CWR; a
 //! loss-triggered reduction or an RTO also sets CWR.
+//!
+//! # AccECN (RFC 9768)
+//! With `accecn`, the SYN requests AccECN and the SYN-ACK decides the mode (`accecn.rs`: AccECN,
+//! or the fallback to classic ECN or none). In AccECN mode each ACK that newly delivers data
+//! (cumulatively or by SACK) is decoded into CE-marked packets ([`crate::accecn::AceDecoder`],
+//! with the safety rule for a counter that may have cycled); the controller sees the count in
+//! [`EcnFeedback`], and a non-zero count is the congestion signal that classic ECN's ECE was,
+//! still acted on at most once per window. CWR is not sent (the three flags are the ACE field;
+//! data segments carry the initial ACE value 5 of the unused reverse direction). TCP Prague's
+//! data is ECT(1).
 
 use std::collections::VecDeque;
 
+use crate::accecn::{self, AceDecoder, EcnMode, INITIAL_CEP};
 use crate::cc::{
     AckEvent, AnyCc, CaState, Congestion, CongestionControl, EcnFeedback, Growth, HyStart,
 };
 use crate::config::{CcKind, TcpConfig};
 use crate::rtt::RttEstimator;
-use crate::segment::{Segment, ACK, CWR, ECE, SYN};
+use crate::segment::{Segment, ACK, AE, CWR, ECE, SYN};
 use aqmlab_core::{SimDuration, SimTime};
 
 mod pacing;
@@ -82,8 +93,11 @@ pub struct SenderStats {
     pub timeouts: u64,
     /// Fast-recovery episodes entered.
     pub fast_recoveries: u64,
-    /// Window reductions caused by ECN-Echo.
+    /// Window reductions caused by ECN-Echo (or, with AccECN, by newly reported CE marks).
     pub ecn_reductions: u64,
+    /// With AccECN: CE-marked packets the receiver reported, as decoded from the ACE field
+    /// (`s.cep − 5`, the safety rule included).
+    pub ce_reported: u64,
     /// Smoothed RTT.
     pub srtt: Option<SimDuration>,
     /// RTT variation.
@@ -110,6 +124,8 @@ pub struct SenderStats {
 pub struct Handshake {
     /// ECN was negotiated (RFC 3168 §6.1.1), or assumed because the handshake is disabled.
     pub ecn: bool,
+    /// AccECN feedback was negotiated (RFC 9768 §3.1.1).
+    pub accecn: bool,
     /// The handshake's RTT sample, if it has a Karn-valid one.
     pub rtt: Option<SimDuration>,
     /// The SYN or SYN-ACK was sent more than once.
@@ -160,6 +176,7 @@ pub struct TcpSender {
     dupthresh: u32,
     sack: bool,
     ecn_wanted: bool,
+    accecn_wanted: bool,
     handshake: bool,
     classic_reno: bool,
     /// Tahoe: DupThresh duplicate ACKs restart from `snd_una` in slow start (no fast recovery).
@@ -173,6 +190,8 @@ pub struct TcpSender {
     pacer: Option<Pacer>,
     /// Delivery-rate estimation (`sender/rate.rs`), for model-based controllers.
     rate: RateEstimator,
+    /// The pacing ratio in congestion avoidance, percent.
+    pacing_ca_pct: u64,
     /// RFC 6675's rescue retransmission (NextSeg rule 4).
     rescue: bool,
     initial_cwnd: u64,
@@ -227,6 +246,12 @@ pub struct TcpSender {
     rack_delivered: Option<(SimTime, u64, SimDuration)>,
     partial_acks: u32,
     ecn_ok: bool,
+    /// AccECN negotiated: ACKs carry the ACE counter.
+    accurate: bool,
+    /// `s.cep` (RFC 9768 §3.2.2.2).
+    ace: AceDecoder,
+    /// Send ECT(1) instead of ECT(0) (TCP Prague on an AccECN connection).
+    l4s: bool,
     cwr_pending: bool,
     ecn_recover: u64,
     rto_at: Option<SimTime>,
@@ -249,14 +274,24 @@ impl TcpSender {
             dupthresh: cfg.dupack_threshold,
             sack: cfg.sack,
             ecn_wanted: cfg.ecn,
+            accecn_wanted: cfg.ecn && cfg.accecn,
             handshake: cfg.handshake,
             classic_reno: cfg.cc.kind == CcKind::Reno && !cfg.sack,
             tahoe: cfg.cc.kind == CcKind::Tahoe,
             // BBR sets the window in recovery itself (Linux skips PRR for `cong_control`).
             prr: (cfg.prr && cfg.sack && cfg.cc.kind != CcKind::Bbr).then(Prr::default),
             rack: (cfg.rack && cfg.sack).then(Rack::default),
-            pacer: (cfg.pacing || cfg.cc.kind == CcKind::Bbr).then(Pacer::default),
+            // BBR paces at its own rate; TCP Prague always paces (the reference sets
+            // SK_PACING_NEEDED), at 100 % of cwnd/srtt in congestion avoidance
+            // (`prague_update_pacing_rate`).
+            pacer: (cfg.pacing || matches!(cfg.cc.kind, CcKind::Bbr | CcKind::Prague))
+                .then(Pacer::default),
             rate: RateEstimator::default(),
+            pacing_ca_pct: if cfg.cc.kind == CcKind::Prague {
+                100
+            } else {
+                pacing::CA_RATIO_PCT
+            },
             rescue: cfg.rescue,
             initial_cwnd,
             cc,
@@ -288,6 +323,9 @@ impl TcpSender {
             rack_delivered: None,
             partial_acks: 0,
             ecn_ok: false,
+            accurate: false,
+            ace: AceDecoder::default(),
+            l4s: cfg.cc.kind == CcKind::Prague,
             cwr_pending: false,
             ecn_recover: 0,
             rto_at: None,
@@ -317,10 +355,11 @@ impl TcpSender {
     pub fn established(cfg: &TcpConfig, app_bytes: Option<u64>, hs: Handshake) -> Self {
         let cfg = TcpConfig {
             handshake: false,
-            ecn: hs.ecn,
             ..*cfg
         };
         let mut s = TcpSender::new(&cfg, app_bytes);
+        s.ecn_wanted = hs.ecn;
+        s.accecn_wanted = hs.ecn && hs.accecn;
         s.apply_handshake(hs.rtt, hs.retransmitted);
         s.refresh_stats();
         s
@@ -337,7 +376,12 @@ impl TcpSender {
             self.send_syn(now, out);
         } else {
             self.state = State::Established;
-            self.ecn_ok = self.ecn_wanted;
+            let mode = match (self.ecn_wanted, self.accecn_wanted) {
+                (true, true) => EcnMode::Accurate,
+                (true, false) => EcnMode::Classic,
+                _ => EcnMode::Off,
+            };
+            self.set_ecn_mode(mode);
             self.send_loop(now, out);
             self.check_complete(now);
         }
@@ -378,6 +422,11 @@ impl TcpSender {
             self.send_loop(now, out);
         }
         self.refresh_stats();
+    }
+
+    /// AccECN feedback was negotiated (RFC 9768), or assumed without a handshake.
+    pub fn accecn_negotiated(&self) -> bool {
+        self.accurate
     }
 
     /// Handles a segment from the receiver (SYN-ACK or ACK).
@@ -543,10 +592,8 @@ impl TcpSender {
     // ----- handshake -------------------------------------------------------------------------
 
     fn send_syn(&mut self, now: SimTime, out: &mut Vec<Segment>) {
-        let mut flags = SYN;
-        if self.ecn_wanted {
-            flags |= ECE | CWR; // RFC 3168 §6.1.1 ECN-setup SYN
-        }
+        // RFC 3168 §6.1.1 ECN-setup SYN (ECE, CWR); RFC 9768 §3.1.1 AccECN SYN (AE too).
+        let flags = SYN | accecn::syn_flags(self.ecn_wanted, self.accecn_wanted);
         out.push(Segment {
             seq: 0,
             flags,
@@ -562,22 +609,39 @@ impl TcpSender {
         self.state = State::Established;
         self.rto_at = None;
         self.snd_wnd = self.snd_wnd.min(u64::from(seg.rwnd));
-        self.ecn_ok = self.ecn_wanted && seg.has(ECE) && !seg.has(CWR);
+        self.set_ecn_mode(accecn::client_mode(
+            self.ecn_wanted,
+            self.accecn_wanted,
+            seg.flags,
+        ));
         self.apply_handshake(Some(now - self.syn_sent_at), self.syn_retx);
         let before = self.stats.segments_sent;
         self.send_loop(now, out);
         if self.stats.segments_sent == before {
-            // No data to piggyback the handshake ACK on: send it bare.
-            out.push(Segment {
+            // No data to piggyback the handshake ACK on: send it bare. With AccECN its ACE
+            // field feeds back the SYN-ACK's IP-ECN field, Not-ECT: 0b010 (RFC 9768 Table 3).
+            let mut ack = Segment {
                 seq: self.snd_nxt,
                 ack: 1,
                 flags: ACK,
                 rwnd: u32::MAX,
                 ..Segment::default()
-            });
+            };
+            if self.accurate {
+                ack.set_ace(0b010);
+            }
+            out.push(ack);
             self.stats.segments_sent += 1;
         }
         self.check_complete(now);
+    }
+
+    /// Enters the negotiated feedback mode and tells the controller.
+    fn set_ecn_mode(&mut self, mode: EcnMode) {
+        self.ecn_ok = mode != EcnMode::Off;
+        self.accurate = mode == EcnMode::Accurate;
+        self.l4s &= self.accurate;
+        self.cc.on_ecn_mode(mode);
     }
 
     /// What a finished handshake means for the sender: its RTT `sample`, unless the SYN or
@@ -679,17 +743,44 @@ impl TcpSender {
         }
 
         // Every ACK's echo, for DCTCP's marked fraction (RFC 8257 §3.3), before the reaction.
-        if self.ecn_ok && acked > 0 {
+        // With AccECN: the CE packets this ACK newly reports (RFC 9768 §3.2.2.2), over the
+        // data it newly delivers, cumulatively or by SACK (Appendix A.1's newlyAckedB).
+        let mut signal = seg.has(ECE);
+        if self.accurate {
+            let delivered = (acked + self.sacked_bytes).saturating_sub(sacked_before);
+            let pkts = delivered.div_ceil(self.mss);
+            let ce = self.ace.on_ack(seg.ace(), pkts);
+            signal = ce > 0;
+            if delivered > 0 {
+                self.cc.on_ecn_feedback(&EcnFeedback {
+                    now,
+                    acked_bytes: acked,
+                    delivered_bytes: delivered,
+                    marked_bytes: (ce * self.mss).min(delivered),
+                    delivered_packets: pkts,
+                    ce_packets: ce,
+                    ece: signal,
+                    snd_una: self.snd_una,
+                    snd_nxt: self.snd_nxt,
+                });
+            }
+        } else if self.ecn_ok && acked > 0 {
+            let ece = seg.has(ECE);
             self.cc.on_ecn_feedback(&EcnFeedback {
+                now,
                 acked_bytes: acked,
-                ece: seg.has(ECE),
+                delivered_bytes: acked,
+                marked_bytes: if ece { acked } else { 0 },
+                delivered_packets: acked.div_ceil(self.mss),
+                ce_packets: 0,
+                ece,
                 snd_una: self.snd_una,
                 snd_nxt: self.snd_nxt,
             });
         }
         // ECN-Echo (RFC 3168 §6.1.2): once per window, never during recovery.
         if self.ecn_ok
-            && seg.has(ECE)
+            && signal
             && self.recovery == Recovery::None
             && !reduced
             && seg.ack > self.ecn_recover
@@ -1293,7 +1384,12 @@ impl TcpSender {
         });
         self.snd_nxt += len;
         let mut flags = ACK;
-        if self.cwr_pending {
+        if self.accurate {
+            // The flags are the reverse direction's ACE field (RFC 9768 §3.2.2); no CWR.
+            flags |= AE | ECE; // r.cep = 5 (INITIAL_CEP): no data flows the other way
+            debug_assert_eq!(INITIAL_CEP, 0b101);
+            self.cwr_pending = false;
+        } else if self.cwr_pending {
             flags |= CWR;
             self.cwr_pending = false;
         }
@@ -1328,7 +1424,7 @@ impl TcpSender {
         now: SimTime,
         seq: u64,
         len: u32,
-        flags: u8,
+        flags: u16,
         ect: bool,
         out: &mut Vec<Segment>,
     ) {
@@ -1338,6 +1434,7 @@ impl TcpSender {
             ack: 1,
             flags,
             ect,
+            ect1: ect && self.l4s,
             rwnd: u32::MAX,
             ..Segment::default()
         });
@@ -1350,7 +1447,7 @@ impl TcpSender {
             }
         } else if let (true, Some(srtt)) = (self.pacer.is_some(), self.rtt.srtt()) {
             let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
-            let ratio = pacing::ratio_pct(cwnd, ssthresh);
+            let ratio = pacing::ratio_pct(cwnd, ssthresh, self.pacing_ca_pct);
             let gap = pacing::gap(u64::from(len), cwnd.max(self.pipe()), srtt, ratio);
             if let Some(p) = self.pacer.as_mut() {
                 p.on_sent(now, gap);
@@ -1391,5 +1488,6 @@ impl TcpSender {
         self.stats.rto = self.rtt.rto();
         self.stats.cwnd_bytes = self.cc.cwnd();
         self.stats.ssthresh_bytes = self.cc.ssthresh();
+        self.stats.ce_reported = self.ace.marks();
     }
 }

@@ -292,6 +292,7 @@ fn established_sender_starts_from_the_handshake_the_server_saw() {
         hs,
         Handshake {
             ecn: true,
+            accecn: false,
             rtt: Some(SimDuration::from_millis(200)),
             retransmitted: false
         }

@@ -142,6 +142,7 @@ pub(super) fn add_flows(
                     f.delayed_ack.is_some(),
                     f.sack.is_some(),
                     f.ecn.is_some(),
+                    f.accecn.is_some(),
                     f.handshake.is_some(),
                     f.hystart.is_some(),
                     f.min_rto.is_some(),
@@ -207,7 +208,7 @@ pub(super) fn add_flows(
                     return Err(cx.err(
                         Some(s.span()),
                         format!("{p}.ecn_codepoint"),
-                        "ecn_codepoint belongs to udp flows; a tcp flow sends ECT(0) with ecn = true",
+                        "ecn_codepoint belongs to udp flows; a tcp flow sends ECT(0) with ecn = true, ECT(1) with cc = \"prague\"",
                     ));
                 }
                 let cfg = tcp_config(cx, f, &p)?;

@@ -35,12 +35,13 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
             "vegas" => CcKind::Vegas,
             "dctcp" => CcKind::Dctcp,
             "bbr" => CcKind::Bbr,
+            "prague" => CcKind::Prague,
             other => {
                 return Err(cx.err(
                     Some(cc.span()),
                     format!("{p}.cc"),
                     format!(
-                        "expected tahoe, reno, newreno, cubic, vegas, dctcp or bbr, got {other:?}"
+                        "expected tahoe, reno, newreno, cubic, vegas, dctcp, bbr or prague, got {other:?}"
                     ),
                 ))
             }
@@ -84,6 +85,14 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
     }
     if let Some(b) = f.ecn {
         cfg.ecn = b;
+    }
+    if cfg.cc.kind == CcKind::Prague {
+        // TCP Prague negotiates AccECN itself (RFC 9768; issue 22): ECN on unless set.
+        cfg.ecn = f.ecn.unwrap_or(true);
+        cfg.accecn = true;
+    }
+    if let Some(b) = f.accecn {
+        cfg.accecn = b;
     }
     if let Some(b) = f.handshake {
         cfg.handshake = b;

@@ -224,7 +224,11 @@ impl Sim {
             let m = &mut self.flows[flow as usize].m;
             m.sent_pkts += 1;
             m.sent_bytes += size as u64;
-            let ecn = if seg.ect { Ecn::Ect0 } else { Ecn::NotEct };
+            let ecn = match (seg.ect, seg.ect1) {
+                (true, false) => Ecn::Ect0,
+                (true, true) => Ecn::Ect1, // TCP Prague (RFC 9331 §4.1)
+                _ => Ecn::NotEct,
+            };
             if from_sender {
                 m.receiver.sent_pkts += 1;
             }

@@ -66,10 +66,8 @@ impl CongestionControl for Dctcp {
         self.reno.on_ack(ev);
     }
     fn on_ecn_feedback(&mut self, fb: &EcnFeedback) {
-        self.bytes_acked += fb.acked_bytes;
-        if fb.ece {
-            self.bytes_marked += fb.acked_bytes;
-        }
+        self.bytes_acked += fb.delivered_bytes;
+        self.bytes_marked += fb.marked_bytes;
         let end = *self.window_end.get_or_insert(fb.snd_nxt);
         if fb.snd_una < end {
             return;
@@ -120,7 +118,12 @@ mod tests {
 
     fn fb(acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) -> EcnFeedback {
         EcnFeedback {
+            now: SimTime::ZERO,
             acked_bytes: acked,
+            delivered_bytes: acked,
+            marked_bytes: if ece { acked } else { 0 },
+            delivered_packets: acked.div_ceil(MSS),
+            ce_packets: 0,
             ece,
             snd_una,
             snd_nxt,

@@ -21,6 +21,7 @@ mod cubic;
 mod dctcp;
 mod hystart;
 mod hystart_linux;
+mod prague;
 mod reno;
 mod vegas;
 
@@ -29,9 +30,11 @@ pub use cubic::Cubic;
 pub use dctcp::Dctcp;
 pub use hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
 pub use hystart_linux::LinuxHyStart;
+pub use prague::Prague;
 pub use reno::Reno;
 pub use vegas::Vegas;
 
+use crate::accecn::EcnMode;
 use crate::config::{CcConfig, CcKind};
 use aqmlab_core::{SimDuration, SimTime};
 
@@ -59,12 +62,25 @@ pub struct AckEvent {
     pub mss: u64,
 }
 
-/// What one ACK that advanced `snd_una` said about ECN marks (RFC 8257 §3.3 steps 1–2).
+/// What one ACK said about ECN marks: with classic ECN or DCTCP's echo, an ACK that advanced
+/// `snd_una` (RFC 8257 §3.3 steps 1–2); with AccECN, any ACK that newly delivered data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EcnFeedback {
-    /// Bytes newly acknowledged cumulatively (SACKed bytes are not counted, RFC 8257 §3.3).
+    /// Arrival time of the ACK.
+    pub now: SimTime,
+    /// Bytes newly acknowledged cumulatively.
     pub acked_bytes: u64,
-    /// The ACK carried ECN-Echo.
+    /// Bytes the ACK newly delivered: classic ECN, `acked_bytes` (SACKed bytes are not
+    /// counted, RFC 8257 §3.3); AccECN, cumulatively or by SACK (RFC 9768 Appendix A.1).
+    pub delivered_bytes: u64,
+    /// Of those, bytes reported CE-marked: all of them if the ACK carried ECE (classic, DCTCP's
+    /// echo); with AccECN, `ce_packets` segments' worth, at most `delivered_bytes`.
+    pub marked_bytes: u64,
+    /// `delivered_bytes` in segments (rounded up).
+    pub delivered_packets: u64,
+    /// AccECN: CE-marked packets newly reported by the ACE field (0 with classic ECN).
+    pub ce_packets: u64,
+    /// The ACK signals congestion: ECN-Echo set, or with AccECN a non-zero `ce_packets`.
     pub ece: bool,
     /// `snd_una` after the ACK.
     pub snd_una: u64,
@@ -138,6 +154,9 @@ pub trait CongestionControl {
     /// called before the ECN-Echo reaction ([`CongestionControl::on_congestion`] with
     /// [`Congestion::Ecn`]) the same ACK may cause.
     fn on_ecn_feedback(&mut self, _fb: &EcnFeedback) {}
+    /// The handshake settled the connection's ECN feedback mode (`accecn.rs`); called once,
+    /// before any data is sent.
+    fn on_ecn_mode(&mut self, _mode: EcnMode) {}
     /// Fast recovery ended (the recovery point was cumulatively acknowledged).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
     /// The retransmission timer expired: `cwnd` = the loss window. `flight_size` is the
@@ -197,6 +216,8 @@ pub enum AnyCc {
     Dctcp(Dctcp),
     /// BBR v1.
     Bbr(Box<Bbr>),
+    /// TCP Prague.
+    Prague(Prague),
 }
 
 impl AnyCc {
@@ -209,6 +230,7 @@ impl AnyCc {
             CcKind::Vegas => AnyCc::Vegas(Vegas::new(cfg.vegas, mss, initial_cwnd)),
             CcKind::Dctcp => AnyCc::Dctcp(Dctcp::new(cfg.dctcp, mss, initial_cwnd)),
             CcKind::Bbr => AnyCc::Bbr(Box::new(Bbr::new(mss, initial_cwnd))),
+            CcKind::Prague => AnyCc::Prague(Prague::new(cfg.prague, mss, initial_cwnd)),
         }
     }
 }
@@ -221,6 +243,7 @@ macro_rules! dispatch {
             AnyCc::Vegas($cc) => $e,
             AnyCc::Dctcp($cc) => $e,
             AnyCc::Bbr($cc) => $e,
+            AnyCc::Prague($cc) => $e,
         }
     };
 }
@@ -240,6 +263,9 @@ impl CongestionControl for AnyCc {
     }
     fn on_ecn_feedback(&mut self, fb: &EcnFeedback) {
         dispatch!(self, c => c.on_ecn_feedback(fb))
+    }
+    fn on_ecn_mode(&mut self, mode: EcnMode) {
+        dispatch!(self, c => c.on_ecn_mode(mode))
     }
     fn on_recovery_exit(&mut self, now: SimTime) {
         dispatch!(self, c => c.on_recovery_exit(now))

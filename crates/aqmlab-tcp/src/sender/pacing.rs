@@ -10,12 +10,16 @@
 
 use aqmlab_core::{SimDuration, SimTime};
 
-/// The pacing rate's ratio in percent: 200 in slow start (`cwnd < ssthresh / 2`), else 120.
-pub(crate) fn ratio_pct(cwnd: u64, ssthresh: u64) -> u64 {
+/// Linux's `tcp_pacing_ca_ratio`, percent.
+pub(crate) const CA_RATIO_PCT: u64 = 120;
+
+/// The pacing rate's ratio in percent: 200 in slow start (`cwnd < ssthresh / 2`), else
+/// `ca_pct` (120, Linux's default; TCP Prague 100).
+pub(crate) fn ratio_pct(cwnd: u64, ssthresh: u64, ca_pct: u64) -> u64 {
     if cwnd < ssthresh / 2 {
         200
     } else {
-        120
+        ca_pct
     }
 }
 
@@ -56,13 +60,18 @@ mod tests {
 
     #[test]
     fn linux_ratios_and_exact_gaps() {
-        assert_eq!(ratio_pct(10, 40), 200);
+        assert_eq!(ratio_pct(10, 40, CA_RATIO_PCT), 200);
         assert_eq!(
-            ratio_pct(20, 40),
+            ratio_pct(20, 40, CA_RATIO_PCT),
             120,
             "cwnd = ssthresh/2 is no longer slow start"
         );
-        assert_eq!(ratio_pct(10, u64::MAX), 200);
+        assert_eq!(ratio_pct(10, u64::MAX, 100), 200);
+        assert_eq!(
+            ratio_pct(20, 40, 100),
+            100,
+            "Prague: 100 % in congestion avoidance"
+        );
         let srtt = SimDuration::from_millis(100);
         // 10 × 1460 B per 100 ms at 200 %: 292 000 B/s, 1460 B take 5 ms.
         assert_eq!(gap(1460, 14_600, srtt, 200), SimDuration::from_millis(5));
