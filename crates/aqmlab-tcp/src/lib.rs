@@ -58,7 +58,9 @@ pub mod segment;
 pub mod sender;
 
 pub use cc::{AckEvent, AnyCc, Congestion, CongestionControl, EcnFeedback};
-pub use config::{CcConfig, CcKind, ConfigError, CubicParams, DctcpParams, TcpConfig, VegasParams};
+pub use config::{
+    CcConfig, CcKind, ConfigError, CubicParams, DctcpParams, LedbatParams, TcpConfig, VegasParams,
+};
 pub use receiver::TcpReceiver;
 pub use rtt::RttEstimator;
 pub use segment::Segment;

@@ -21,7 +21,7 @@
 //!   that completes the handshake (its ACK, or data carrying it), as a passive opener measures it.
 
 use crate::config::{CcKind, TcpConfig};
-use crate::segment::{Segment, ACK, CWR, ECE, SYN};
+use crate::segment::{ts_clock, Segment, ACK, CWR, ECE, SYN};
 use crate::sender::Handshake;
 use aqmlab_core::{SimDuration, SimTime};
 
@@ -57,6 +57,13 @@ pub struct TcpReceiver {
     synacks_sent: u32,
     /// Time from the SYN-ACK to the first segment after it; `None` until then.
     handshake_rtt: Option<SimDuration>,
+    /// RFC 7323 §4.3: the `TSval` to echo (`TS.Recent`, 0: none yet), and the `ack` of the
+    /// last ACK sent (`Last.ACK.sent`); the sender decides whether timestamps are used (its
+    /// data carry them).
+    ts_recent: u32,
+    last_ack_sent: u64,
+    /// The time of the event being handled: an ACK's `TSval`.
+    clock: SimTime,
 }
 
 impl TcpReceiver {
@@ -89,6 +96,9 @@ impl TcpReceiver {
             synack_at: None,
             synacks_sent: 0,
             handshake_rtt: None,
+            ts_recent: 0,
+            last_ack_sent: 1,
+            clock: SimTime::ZERO,
         }
     }
 
@@ -131,6 +141,16 @@ impl TcpReceiver {
         }
         if seg.len == 0 {
             return; // pure ACK (end of handshake): nothing to acknowledge
+        }
+        self.clock = now;
+        if seg.ts != 0 {
+            // RFC 7323 §4.3 (2): TS.Recent follows segments at or before the left edge of the
+            // window last acknowledged, so that a delayed ACK echoes the earlier segment's
+            // TSval, and never moves back (§5.2's modular comparison).
+            let newer = self.ts_recent == 0 || seg.ts.wrapping_sub(self.ts_recent) as i32 >= 0;
+            if seg.seq <= self.last_ack_sent && newer {
+                self.ts_recent = seg.ts;
+            }
         }
         if self.ecn_ok && self.dctcp_echo {
             // RFC 8257 §3.2: on a change of CE state, the held delayed ACK goes out at once
@@ -184,6 +204,7 @@ impl TcpReceiver {
 
     /// Fires the delayed-ACK timer if it is due; stale calls do nothing.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        self.clock = now;
         if let Some(t) = self.delack_at {
             if now >= t {
                 self.send_ack(None, out);
@@ -193,6 +214,8 @@ impl TcpReceiver {
 
     /// Sends at once the ACK the delayed-ACK timer is holding, if any: the application is
     /// sending data the other way, which would carry it (RFC 1122 §4.2.3.2, piggybacking).
+    /// Its `TSval`, where timestamps are used, is the time of the last segment or timer the
+    /// receiver handled.
     pub fn ack_now(&mut self, out: &mut Vec<Segment>) {
         if self.delack_at.is_some() {
             self.send_ack(None, out);
@@ -271,8 +294,14 @@ impl TcpReceiver {
             ack: self.rcv_nxt,
             flags: ACK,
             rwnd: self.rwnd,
+            ts: if self.ts_recent == 0 {
+                0
+            } else {
+                ts_clock(self.clock).wrapping_sub(self.ts_recent).max(1)
+            },
             ..Segment::default()
         };
+        self.last_ack_sent = self.rcv_nxt;
         if self.ece_pending {
             seg.flags |= ECE;
         }

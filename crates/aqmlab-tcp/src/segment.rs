@@ -7,6 +7,8 @@
 //! Numbering: the SYN occupies sequence number 0 (RFC 9293 §3.4 with ISN = 0) and the first data
 //! byte is number 1, also when the handshake is disabled.
 
+use aqmlab_core::SimTime;
+
 /// SYN flag (RFC 9293 §3.1).
 pub const SYN: u8 = 0x02;
 /// ACK flag: [`Segment::ack`] is valid.
@@ -46,6 +48,20 @@ pub struct Segment {
     pub ce: bool,
     /// Advertised receive window in bytes (`u32::MAX` means unlimited).
     pub rwnd: u32,
+    /// The timestamps option (RFC 7323), in the 4 bytes of padding the struct had (0: none).
+    /// On data, the sender's `TSval`: [`ts_clock`] when it was sent. On an ACK, what a sender
+    /// computes from the ACK's `TSval` and `TSecr`: the receiver's clock when it sent the ACK
+    /// less the `TSval` it echoes (`TS.Recent`, §4.3), in microseconds, at least 1. The
+    /// simulation has one clock, so subtracting at the receiver gives the same number. Only
+    /// senders whose controller needs it stamp their data ([`crate::TcpConfig::timestamps`]);
+    /// a receiver answers in kind.
+    pub ts: u32,
+}
+
+/// The timestamps option's clock (RFC 7323 §5.4): microseconds, modulo 2^32, never 0 (the
+/// value that means "no option"; 0 µs reads as 1 µs, once every 71.6 minutes).
+pub fn ts_clock(now: SimTime) -> u32 {
+    ((now.as_nanos() / 1000) as u32).max(1)
 }
 
 impl Segment {

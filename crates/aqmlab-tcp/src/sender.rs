@@ -55,7 +55,7 @@ use std::collections::VecDeque;
 use crate::cc::{AckEvent, AnyCc, Congestion, CongestionControl, EcnFeedback, Growth, HyStart};
 use crate::config::{CcKind, TcpConfig};
 use crate::rtt::RttEstimator;
-use crate::segment::{Segment, ACK, CWR, ECE, SYN};
+use crate::segment::{ts_clock, Segment, ACK, CWR, ECE, SYN};
 use aqmlab_core::{SimDuration, SimTime};
 
 mod pacing;
@@ -165,6 +165,9 @@ pub struct TcpSender {
     rack: Option<Rack>,
     /// Pacing (`pacing = true`, `sender/pacing.rs`), when configured.
     pacer: Option<Pacer>,
+    /// Stamp data with `TSval` and take one-way delay samples from ACKs (RFC 7323), for a
+    /// controller that needs them ([`TcpConfig::timestamps`]).
+    timestamps: bool,
     /// RFC 6675's rescue retransmission (NextSeg rule 4).
     rescue: bool,
     initial_cwnd: u64,
@@ -247,6 +250,7 @@ impl TcpSender {
             prr: (cfg.prr && cfg.sack).then(Prr::default),
             rack: (cfg.rack && cfg.sack).then(Rack::default),
             pacer: cfg.pacing.then(Pacer::default),
+            timestamps: cfg.timestamps(),
             rescue: cfg.rescue,
             initial_cwnd,
             cc,
@@ -694,6 +698,12 @@ impl TcpSender {
 
         // Window growth: on ACKs of new data outside fast recovery (slow start continues while
         // retransmitting after a timeout).
+        if acked > 0 && seg.ts != 0 {
+            // The ACK's TSval less its TSecr: the one-way delay (RFC 6817 §2.3 from RFC
+            // 7323's timestamps; one clock in the simulation).
+            self.cc
+                .on_delay_sample(now, SimDuration::from_micros(u64::from(seg.ts)));
+        }
         if acked > 0
             && !reduced
             && recovery_before != Recovery::Fast
@@ -1296,6 +1306,7 @@ impl TcpSender {
             flags,
             ect,
             rwnd: u32::MAX,
+            ts: if self.timestamps { ts_clock(now) } else { 0 },
             ..Segment::default()
         });
         self.stats.segments_sent += 1;

@@ -17,6 +17,7 @@ mod cubic;
 mod dctcp;
 mod hystart;
 mod hystart_linux;
+mod ledbat;
 mod reno;
 mod vegas;
 
@@ -24,6 +25,7 @@ pub use cubic::Cubic;
 pub use dctcp::Dctcp;
 pub use hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
 pub use hystart_linux::LinuxHyStart;
+pub use ledbat::Ledbat;
 pub use reno::Reno;
 pub use vegas::Vegas;
 
@@ -90,6 +92,10 @@ pub trait CongestionControl {
     /// called before the ECN-Echo reaction ([`CongestionControl::on_congestion`] with
     /// [`Congestion::Ecn`]) the same ACK may cause.
     fn on_ecn_feedback(&mut self, _fb: &EcnFeedback) {}
+    /// A one-way delay sample from an ACK that advanced `snd_una` (the receiver's timestamp
+    /// less the echoed one, RFC 7323; only for controllers that ask the sender to stamp its
+    /// segments, [`crate::TcpConfig::timestamps`]); called before [`CongestionControl::on_ack`].
+    fn on_delay_sample(&mut self, _now: SimTime, _owd: SimDuration) {}
     /// Fast recovery ended (the recovery point was cumulatively acknowledged).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
     /// The retransmission timer expired: `cwnd` = the loss window. `flight_size` is the
@@ -139,6 +145,8 @@ pub enum AnyCc {
     Vegas(Vegas),
     /// DCTCP.
     Dctcp(Dctcp),
+    /// LEDBAT.
+    Ledbat(Ledbat),
 }
 
 impl AnyCc {
@@ -150,6 +158,7 @@ impl AnyCc {
             CcKind::Cubic => AnyCc::Cubic(Cubic::new(cfg.cubic, mss, initial_cwnd)),
             CcKind::Vegas => AnyCc::Vegas(Vegas::new(cfg.vegas, mss, initial_cwnd)),
             CcKind::Dctcp => AnyCc::Dctcp(Dctcp::new(cfg.dctcp, mss, initial_cwnd)),
+            CcKind::Ledbat => AnyCc::Ledbat(Ledbat::new(cfg.ledbat, mss, initial_cwnd)),
         }
     }
 }
@@ -161,6 +170,7 @@ macro_rules! dispatch {
             AnyCc::Cubic($cc) => $e,
             AnyCc::Vegas($cc) => $e,
             AnyCc::Dctcp($cc) => $e,
+            AnyCc::Ledbat($cc) => $e,
         }
     };
 }
@@ -180,6 +190,9 @@ impl CongestionControl for AnyCc {
     }
     fn on_ecn_feedback(&mut self, fb: &EcnFeedback) {
         dispatch!(self, c => c.on_ecn_feedback(fb))
+    }
+    fn on_delay_sample(&mut self, now: SimTime, owd: SimDuration) {
+        dispatch!(self, c => c.on_delay_sample(now, owd))
     }
     fn on_recovery_exit(&mut self, now: SimTime) {
         dispatch!(self, c => c.on_recovery_exit(now))
