@@ -157,9 +157,8 @@ def test_every_scenario_loads_and_draws_its_start_times():
 
 def test_scenarios_not_run_say_why():
     needs = {t.id: t.needs for t in templates() if t.needs}
-    assert "LEDBAT" in needs["5.4-ledbat"]
     assert "video" in needs["9.1-traffic-mix"] and "web" in needs["9.1-traffic-mix"]
-    assert set(needs) == {"5.4-ledbat", "7.2-bursts", "9.1-traffic-mix", "10.2-two-aqms"}
+    assert set(needs) == {"7.2-bursts", "9.1-traffic-mix", "10.2-two-aqms"}
 
 
 def test_a_user_template_folder(tmp_path):

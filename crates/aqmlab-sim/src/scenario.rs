@@ -256,6 +256,9 @@ struct RawFlow {
     vegas_alpha: Option<Spanned<i64>>,
     vegas_beta: Option<Spanned<i64>>,
     vegas_gamma: Option<Spanned<i64>>,
+    ledbat_target: Option<S>,
+    ledbat_gain: Option<Spanned<f64>>,
+    ledbat_allowed_increase: Option<Spanned<f64>>,
 }
 
 /// A built scenario: the simulation, its duration, and what it was made from.
@@ -1107,7 +1110,7 @@ fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioE
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 44] = [
+pub const TCP_FLOW_KEYS: [&str; 47] = [
     "cc",
     "app",
     "bytes",
@@ -1152,4 +1155,7 @@ pub const TCP_FLOW_KEYS: [&str; 44] = [
     "vegas_alpha",
     "vegas_beta",
     "vegas_gamma",
+    "ledbat_target",
+    "ledbat_gain",
+    "ledbat_allowed_increase",
 ];

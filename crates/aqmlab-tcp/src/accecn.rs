@@ -29,7 +29,7 @@ use crate::segment::{AE, CWR, ECE};
 pub const INITIAL_CEP: u64 = 5;
 
 /// The three ECN flags of a SYN or SYN-ACK, `(AE, CWR, ECE)` as a 3-bit number.
-const fn triple(flags: u16) -> u8 {
+const fn triple(flags: u8) -> u8 {
     ((flags & AE != 0) as u8) << 2 | ((flags & CWR != 0) as u8) << 1 | (flags & ECE != 0) as u8
 }
 
@@ -47,7 +47,7 @@ pub enum EcnMode {
 
 /// The ECN flags of the client's SYN: `(1, 1, 1)` to request AccECN, `(0, 1, 1)` for classic
 /// ECN (RFC 3168 §6.1.1), none otherwise.
-pub const fn syn_flags(ecn: bool, accecn: bool) -> u16 {
+pub const fn syn_flags(ecn: bool, accecn: bool) -> u8 {
     match (ecn, accecn) {
         (true, true) => AE | CWR | ECE,
         (true, false) => CWR | ECE,
@@ -61,9 +61,9 @@ pub const fn syn_flags(ecn: bool, accecn: bool) -> u16 {
 pub const fn server_response(
     ecn: bool,
     accecn: bool,
-    syn_flags: u16,
+    syn_flags: u8,
     syn_ce: bool,
-) -> (EcnMode, u16) {
+) -> (EcnMode, u8) {
     match triple(syn_flags) {
         0b000 => (EcnMode::Off, 0),
         0b011 if ecn => (EcnMode::Classic, ECE),
@@ -83,7 +83,7 @@ pub const fn server_response(
 
 /// The client's mode once the SYN-ACK with `synack_flags` arrives, having sent a SYN for
 /// `ecn` / `accecn` (Table 2, second block, and §3.1.3).
-pub const fn client_mode(ecn: bool, accecn: bool, synack_flags: u16) -> EcnMode {
+pub const fn client_mode(ecn: bool, accecn: bool, synack_flags: u8) -> EcnMode {
     if !ecn {
         return EcnMode::Off;
     }

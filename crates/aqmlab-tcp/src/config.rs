@@ -47,10 +47,14 @@ pub enum CcKind {
     /// and Reno on loss. Needs `ecn` and `accecn`; falls back to Reno (with classic ECN or
     /// without ECN) when the peer does not negotiate AccECN.
     Prague,
+    /// LEDBAT (RFC 6817): a less-than-best-effort sender that holds the one-way queueing delay
+    /// it adds near a target, from TCP timestamps (RFC 7323) echoed by the receiver.
+    Ledbat,
 }
 
 impl CcKind {
-    /// Stable lower-case name (`tahoe`, `reno`, `newreno`, `cubic`, `vegas`, `dctcp`, `prague`).
+    /// Stable lower-case name (`tahoe`, `reno`, `newreno`, `cubic`, `vegas`, `dctcp`, `bbr`,
+    /// `prague`, `ledbat`).
     pub const fn as_str(self) -> &'static str {
         match self {
             CcKind::Tahoe => "tahoe",
@@ -61,6 +65,7 @@ impl CcKind {
             CcKind::Dctcp => "dctcp",
             CcKind::Bbr => "bbr",
             CcKind::Prague => "prague",
+            CcKind::Ledbat => "ledbat",
         }
     }
 }
@@ -158,6 +163,46 @@ impl Default for PragueParams {
     }
 }
 
+/// LEDBAT parameters (RFC 6817 §2.5, §3.3; ns-3 `TcpLedbat`'s attributes). Kept small, as
+/// [`PragueParams`]: every flow's config carries them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LedbatParams {
+    /// `TARGET` in µs: the queueing delay LEDBAT aims to add (RFC 6817 §2.5.1: at most 100 ms;
+    /// ns-3 `TargetDelay` 100 ms; RFC 7928 §5.4 tests with 5 ms).
+    pub target_us: u32,
+    /// `GAIN` (RFC 6817 §2.5.2: at most 1, the default; RFC 7928 §5.4 tests with 10).
+    pub gain: f32,
+    /// `ALLOWED_INCREASE` in segments: how far the window may exceed the flight before an ACK
+    /// (RFC 6817 §2.5.3: SHOULD be 1, MUST be greater than 0). 0 reproduces ns-3 3.37's
+    /// `TcpLedbat`, whose cap is the flight alone (its later `AllowedIncrease` attribute, 1,
+    /// is the RFC's).
+    pub allowed_increase: f32,
+    /// `BASE_HISTORY`: one-minute minima kept for the base delay (RFC 6817 §3.3: 10).
+    pub base_history: u8,
+    /// `CURRENT_FILTER`: recent samples the current delay is the minimum of (ns-3
+    /// `NoiseFilterLen` 4).
+    pub current_filter: u8,
+    /// `MIN_CWND` in segments (RFC 6817 §2.4.2: 2).
+    pub min_cwnd_segments: u8,
+    /// Standard slow start until the first time the window reaches `ssthresh` (ns-3's default
+    /// `SSParam`; RFC 6817 §2.4.2 does not specify slow start).
+    pub slow_start: bool,
+}
+
+impl Default for LedbatParams {
+    fn default() -> Self {
+        LedbatParams {
+            target_us: 100_000,
+            gain: 1.0,
+            allowed_increase: 1.0,
+            base_history: 10,
+            current_filter: 4,
+            min_cwnd_segments: 2,
+            slow_start: true,
+        }
+    }
+}
+
 /// Which congestion control to run, with every algorithm's parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct CcConfig {
@@ -171,10 +216,20 @@ pub struct CcConfig {
     pub dctcp: DctcpParams,
     /// Used when `kind` is [`CcKind::Prague`].
     pub prague: PragueParams,
+    /// Used when `kind` is [`CcKind::Ledbat`].
+    pub ledbat: LedbatParams,
     /// HyStart++ (RFC 9406) in the initial slow start. Off by default: the seed experiments'
     /// ns-2 stacks predate it, although RFC 9438 §4.10 says CUBIC SHOULD use it. Not for Vegas,
     /// which has its own slow-start exit.
     pub hystart: bool,
+}
+
+impl TcpConfig {
+    /// Whether the connection uses the timestamps option (RFC 7323): when its controller needs
+    /// one-way delay samples (LEDBAT, RFC 6817 §2.3).
+    pub fn timestamps(&self) -> bool {
+        self.cc.kind == CcKind::Ledbat
+    }
 }
 
 impl CcConfig {
@@ -330,6 +385,28 @@ impl TcpConfig {
         }
         if !(0.0..=1.0).contains(&d.initial_alpha) {
             return bad("cc.dctcp.initial_alpha", "expected 0 <= alpha <= 1");
+        }
+        let l = &self.cc.ledbat;
+        if l.target_us == 0 || l.target_us > 100_000 {
+            return bad(
+                "cc.ledbat.target",
+                "expected 0 < target <= 100ms (RFC 6817 §2.5.1: TARGET MUST NOT exceed 100 ms)",
+            );
+        }
+        if !(l.gain > 0.0 && l.gain.is_finite()) {
+            return bad("cc.ledbat.gain", "expected a positive number");
+        }
+        if !(l.allowed_increase >= 0.0 && l.allowed_increase.is_finite()) {
+            return bad(
+                "cc.ledbat.allowed_increase",
+                "expected a number of segments >= 0",
+            );
+        }
+        if l.base_history == 0 || l.current_filter == 0 || l.min_cwnd_segments == 0 {
+            return bad(
+                "cc.ledbat",
+                "base_history, current_filter and min_cwnd must be at least 1",
+            );
         }
         if self.cc.kind == CcKind::Dctcp && !self.ecn {
             return bad(

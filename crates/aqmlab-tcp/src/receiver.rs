@@ -27,7 +27,7 @@
 
 use crate::accecn::{self, EcnMode, INITIAL_CEP};
 use crate::config::{CcKind, TcpConfig};
-use crate::segment::{Segment, ACK, CWR, ECE, SYN};
+use crate::segment::{ts_clock, Segment, ACK, CWR, ECE, SYN};
 use crate::sender::Handshake;
 use aqmlab_core::{SimDuration, SimTime};
 
@@ -72,6 +72,13 @@ pub struct TcpReceiver {
     synacks_sent: u32,
     /// Time from the SYN-ACK to the first segment after it; `None` until then.
     handshake_rtt: Option<SimDuration>,
+    /// RFC 7323 §4.3: the `TSval` to echo (`TS.Recent`, 0: none yet), and the `ack` of the
+    /// last ACK sent (`Last.ACK.sent`); the sender decides whether timestamps are used (its
+    /// data carry them).
+    ts_recent: u32,
+    last_ack_sent: u64,
+    /// The time of the event being handled: an ACK's `TSval`.
+    clock: SimTime,
 }
 
 impl TcpReceiver {
@@ -109,6 +116,9 @@ impl TcpReceiver {
             synack_at: None,
             synacks_sent: 0,
             handshake_rtt: None,
+            ts_recent: 0,
+            last_ack_sent: 1,
+            clock: SimTime::ZERO,
         }
     }
 
@@ -154,6 +164,16 @@ impl TcpReceiver {
         }
         if seg.len == 0 {
             return; // pure ACK (end of handshake): nothing to acknowledge
+        }
+        self.clock = now;
+        if seg.ts != 0 {
+            // RFC 7323 §4.3 (2): TS.Recent follows segments at or before the left edge of the
+            // window last acknowledged, so that a delayed ACK echoes the earlier segment's
+            // TSval, and never moves back (§5.2's modular comparison).
+            let newer = self.ts_recent == 0 || seg.ts.wrapping_sub(self.ts_recent) as i32 >= 0;
+            if seg.seq <= self.last_ack_sent && newer {
+                self.ts_recent = seg.ts;
+            }
         }
         let mut ce_ack_now = false;
         if self.accurate {
@@ -216,6 +236,7 @@ impl TcpReceiver {
 
     /// Fires the delayed-ACK timer if it is due; stale calls do nothing.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Segment>) {
+        self.clock = now;
         if let Some(t) = self.delack_at {
             if now >= t {
                 self.send_ack(None, out);
@@ -225,6 +246,8 @@ impl TcpReceiver {
 
     /// Sends at once the ACK the delayed-ACK timer is holding, if any: the application is
     /// sending data the other way, which would carry it (RFC 1122 §4.2.3.2, piggybacking).
+    /// Its `TSval`, where timestamps are used, is the time of the last segment or timer the
+    /// receiver handled.
     pub fn ack_now(&mut self, out: &mut Vec<Segment>) {
         if self.delack_at.is_some() {
             self.send_ack(None, out);
@@ -314,8 +337,14 @@ impl TcpReceiver {
             ack: self.rcv_nxt,
             flags: ACK,
             rwnd: self.rwnd,
+            ts: if self.ts_recent == 0 {
+                0
+            } else {
+                ts_clock(self.clock).wrapping_sub(self.ts_recent).max(1)
+            },
             ..Segment::default()
         };
+        self.last_ack_sent = self.rcv_nxt;
         if self.accurate {
             seg.set_ace(self.r_cep); // RFC 9768 §3.2.2.2
             self.ce_since_ack = 0;
@@ -341,7 +370,6 @@ impl TcpReceiver {
             for &b in self.ooo.iter().rev() {
                 push(b, &mut seg, &mut n);
             }
-            seg.n_sack = n as u8;
             self.n_recent = n;
             for k in 0..n {
                 self.recent[k] = seg.sack[k].0;

@@ -7,21 +7,25 @@
 //! Numbering: the SYN occupies sequence number 0 (RFC 9293 §3.4 with ISN = 0) and the first data
 //! byte is number 1, also when the handshake is disabled.
 
+use aqmlab_core::SimTime;
+
 /// SYN flag (RFC 9293 §3.1).
-pub const SYN: u16 = 0x02;
+pub const SYN: u8 = 0x02;
 /// ACK flag: [`Segment::ack`] is valid.
-pub const ACK: u16 = 0x10;
+pub const ACK: u8 = 0x10;
 /// FIN flag. Defined for completeness; the state machines never send it (flows end when all
 /// application bytes are acknowledged).
-pub const FIN: u16 = 0x01;
+pub const FIN: u8 = 0x01;
 /// ECN-Echo (RFC 3168 §6.1): on a SYN, "I support ECN"; on an ACK, "I received a CE mark".
-pub const ECE: u16 = 0x40;
+pub const ECE: u8 = 0x40;
 /// Congestion Window Reduced (RFC 3168 §6.1): the sender has reduced its window.
-pub const CWR: u16 = 0x80;
+pub const CWR: u8 = 0x80;
 /// Accurate ECN flag (RFC 9768 §3.1.1: the former NS bit, offset 7 of the flags). On a SYN,
 /// with [`CWR`] and [`ECE`], "I support AccECN"; once AccECN is negotiated, `AE`, `CWR` and
-/// `ECE` together are the 3-bit ACE counter (§3.2.2; see [`Segment::ace`]).
-pub const AE: u16 = 0x100;
+/// `ECE` together are the 3-bit ACE counter (§3.2.2; see [`Segment::ace`]). The model keeps
+/// the flags in one byte and sends no URG, so `AE` takes URG's bit (0x20); only the bits'
+/// meaning matters here, not their place in a real header.
+pub const AE: u8 = 0x20;
 
 /// Bytes of IPv4 + TCP header (20 + 20, no options) added to the payload on the wire.
 ///
@@ -38,12 +42,10 @@ pub struct Segment {
     /// Cumulative acknowledgement: the next sequence number expected. Valid when `flags` has [`ACK`].
     pub ack: u64,
     /// Bitwise OR of [`SYN`], [`ACK`], [`FIN`], [`ECE`], [`CWR`], [`AE`].
-    pub flags: u16,
-    /// SACK blocks `[start, end)`, the most recently changed first (RFC 2018 §4). Only the first
-    /// [`Segment::n_sack`] entries are meaningful.
+    pub flags: u8,
+    /// SACK blocks `[start, end)`, the most recently changed first (RFC 2018 §4); the valid
+    /// ones first, the rest `(0, 0)` (no real block is empty: [`Segment::sack_blocks`]).
     pub sack: [(u64, u64); 3],
-    /// Number of valid entries in [`Segment::sack`].
-    pub n_sack: u8,
     /// The sender marked this data packet ECN-capable (ECT(0)), RFC 3168 §6.1.2.
     pub ect: bool,
     /// With [`Segment::ect`]: the codepoint is ECT(1) rather than ECT(0) (the L4S identifier,
@@ -53,6 +55,20 @@ pub struct Segment {
     pub ce: bool,
     /// Advertised receive window in bytes (`u32::MAX` means unlimited).
     pub rwnd: u32,
+    /// The timestamps option (RFC 7323), in the 4 bytes of padding the struct had (0: none).
+    /// On data, the sender's `TSval`: [`ts_clock`] when it was sent. On an ACK, what a sender
+    /// computes from the ACK's `TSval` and `TSecr`: the receiver's clock when it sent the ACK
+    /// less the `TSval` it echoes (`TS.Recent`, §4.3), in microseconds, at least 1. The
+    /// simulation has one clock, so subtracting at the receiver gives the same number. Only
+    /// senders whose controller needs it stamp their data ([`crate::TcpConfig::timestamps`]);
+    /// a receiver answers in kind.
+    pub ts: u32,
+}
+
+/// The timestamps option's clock (RFC 7323 §5.4): microseconds, modulo 2^32, never 0 (the
+/// value that means "no option"; 0 µs reads as 1 µs, once every 71.6 minutes).
+pub fn ts_clock(now: SimTime) -> u32 {
+    ((now.as_nanos() / 1000) as u32).max(1)
 }
 
 impl Segment {
@@ -62,7 +78,7 @@ impl Segment {
     }
 
     /// True if every bit of `flag` is set.
-    pub const fn has(&self, flag: u16) -> bool {
+    pub const fn has(&self, flag: u8) -> bool {
         self.flags & flag == flag
     }
 
@@ -88,9 +104,10 @@ impl Segment {
         }
     }
 
-    /// The valid SACK blocks.
+    /// The valid SACK blocks: those before the first empty one.
     pub fn sack_blocks(&self) -> &[(u64, u64)] {
-        &self.sack[..usize::from(self.n_sack.min(3))]
+        let n = self.sack.iter().take_while(|&&(s, e)| e > s).count();
+        &self.sack[..n]
     }
 
     /// One past the last sequence number this segment occupies (a SYN occupies one number).
@@ -109,7 +126,6 @@ mod tests {
             seq: 1,
             len: 1460,
             flags: ACK | CWR,
-            n_sack: 2,
             sack: [(10, 20), (30, 40), (0, 0)],
             ..Segment::default()
         };

@@ -68,7 +68,7 @@ use crate::cc::{
 };
 use crate::config::{CcKind, TcpConfig};
 use crate::rtt::RttEstimator;
-use crate::segment::{Segment, ACK, AE, CWR, ECE, SYN};
+use crate::segment::{ts_clock, Segment, ACK, AE, CWR, ECE, SYN};
 use aqmlab_core::{SimDuration, SimTime};
 
 mod pacing;
@@ -192,6 +192,9 @@ pub struct TcpSender {
     rate: RateEstimator,
     /// The pacing ratio in congestion avoidance, percent.
     pacing_ca_pct: u64,
+    /// Stamp data with `TSval` and take one-way delay samples from ACKs (RFC 7323), for a
+    /// controller that needs them ([`TcpConfig::timestamps`]).
+    timestamps: bool,
     /// RFC 6675's rescue retransmission (NextSeg rule 4).
     rescue: bool,
     initial_cwnd: u64,
@@ -292,6 +295,7 @@ impl TcpSender {
             } else {
                 pacing::CA_RATIO_PCT
             },
+            timestamps: cfg.timestamps(),
             rescue: cfg.rescue,
             initial_cwnd,
             cc,
@@ -796,6 +800,12 @@ impl TcpSender {
 
         // Window growth: on ACKs of new data outside fast recovery (slow start continues while
         // retransmitting after a timeout).
+        if acked > 0 && seg.ts != 0 {
+            // The ACK's TSval less its TSecr: the one-way delay (RFC 6817 §2.3 from RFC
+            // 7323's timestamps; one clock in the simulation).
+            self.cc
+                .on_delay_sample(now, SimDuration::from_micros(u64::from(seg.ts)));
+        }
         if acked > 0
             && !reduced
             && recovery_before != Recovery::Fast
@@ -1424,7 +1434,7 @@ impl TcpSender {
         now: SimTime,
         seq: u64,
         len: u32,
-        flags: u16,
+        flags: u8,
         ect: bool,
         out: &mut Vec<Segment>,
     ) {
@@ -1436,6 +1446,7 @@ impl TcpSender {
             ect,
             ect1: ect && self.l4s,
             rwnd: u32::MAX,
+            ts: if self.timestamps { ts_clock(now) } else { 0 },
             ..Segment::default()
         });
         self.stats.segments_sent += 1;

@@ -16,7 +16,7 @@ fn cfg(kind: CcKind, ecn: bool, accecn: bool) -> TcpConfig {
 
 /// Runs the handshake between a client with `c` and a server with `s`; returns the SYN's and
 /// SYN-ACK's ECN flags, both ends' (ECN, AccECN) state, and the first data segment.
-fn handshake(c: &TcpConfig, s: &TcpConfig) -> (u16, u16, (bool, bool), (bool, bool), Segment) {
+fn handshake(c: &TcpConfig, s: &TcpConfig) -> (u8, u8, (bool, bool), (bool, bool), Segment) {
     let mut tx = TcpSender::new(c, Some(100_000));
     let mut rx = TcpReceiver::new(s);
     let (mut a, mut b) = (Vec::new(), Vec::new());

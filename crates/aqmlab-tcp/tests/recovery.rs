@@ -36,7 +36,6 @@ fn ack(ack: u64, blocks: &[(u64, u64)]) -> Segment {
     for (i, b) in blocks.iter().enumerate() {
         s.sack[i] = *b;
     }
-    s.n_sack = blocks.len() as u8;
     s
 }
 

@@ -164,6 +164,9 @@ pub(super) fn add_flows(
                     f.vegas_alpha.is_some(),
                     f.vegas_beta.is_some(),
                     f.vegas_gamma.is_some(),
+                    f.ledbat_target.is_some(),
+                    f.ledbat_gain.is_some(),
+                    f.ledbat_allowed_increase.is_some(),
                 ];
                 if let Some((key, _)) = TCP_FLOW_KEYS.iter().zip(present).find(|(_, p)| *p) {
                     return Err(cx.err(

@@ -36,12 +36,13 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
             "dctcp" => CcKind::Dctcp,
             "bbr" => CcKind::Bbr,
             "prague" => CcKind::Prague,
+            "ledbat" => CcKind::Ledbat,
             other => {
                 return Err(cx.err(
                     Some(cc.span()),
                     format!("{p}.cc"),
                     format!(
-                        "expected tahoe, reno, newreno, cubic, vegas, dctcp, bbr or prague, got {other:?}"
+                        "expected tahoe, reno, newreno, cubic, vegas, dctcp, bbr, prague or ledbat, got {other:?}"
                     ),
                 ))
             }
@@ -313,6 +314,54 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
     }
     if let Some(g) = packets(&f.vegas_gamma, "vegas_gamma")? {
         cfg.cc.vegas.gamma = g;
+    }
+    only(f.ledbat_target.is_some(), "ledbat_target", CcKind::Ledbat)?;
+    only(f.ledbat_gain.is_some(), "ledbat_gain", CcKind::Ledbat)?;
+    if let Some(t) = &f.ledbat_target {
+        let path = format!("{p}.ledbat_target");
+        let d = cx.unit(t, &path, units::parse_duration)?;
+        if d == SimDuration::ZERO || d > SimDuration::from_millis(100) {
+            return Err(cx.err(
+                Some(t.span()),
+                path,
+                format!(
+                    "expected a target delay > 0 and at most 100ms (RFC 6817 §2.5.1), got {:?}",
+                    t.get_ref()
+                ),
+            ));
+        }
+        cfg.cc.ledbat.target_us = (d.as_nanos() / 1000) as u32;
+    }
+    if let Some(g) = &f.ledbat_gain {
+        let x = *g.get_ref();
+        if !(x > 0.0 && x <= 1000.0) {
+            return Err(cx.err(
+                Some(g.span()),
+                format!("{p}.ledbat_gain"),
+                format!(
+                    "expected a gain > 0 (RFC 6817 §2.5.2: at most 1; RFC 7928 §5.4: 10), got {x}"
+                ),
+            ));
+        }
+        cfg.cc.ledbat.gain = x as f32;
+    }
+    only(
+        f.ledbat_allowed_increase.is_some(),
+        "ledbat_allowed_increase",
+        CcKind::Ledbat,
+    )?;
+    if let Some(a) = &f.ledbat_allowed_increase {
+        let x = *a.get_ref();
+        if !(0.0..=64.0).contains(&x) {
+            return Err(cx.err(
+                Some(a.span()),
+                format!("{p}.ledbat_allowed_increase"),
+                format!(
+                    "expected segments between 0 and 64 (RFC 6817 §2.5.3: 1; 0 is ns-3 3.37's TcpLedbat), got {x}"
+                ),
+            ));
+        }
+        cfg.cc.ledbat.allowed_increase = x as f32;
     }
     if cfg.cc.vegas.alpha > cfg.cc.vegas.beta {
         let span = f

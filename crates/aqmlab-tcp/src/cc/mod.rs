@@ -21,6 +21,7 @@ mod cubic;
 mod dctcp;
 mod hystart;
 mod hystart_linux;
+mod ledbat;
 mod prague;
 mod reno;
 mod vegas;
@@ -30,6 +31,7 @@ pub use cubic::Cubic;
 pub use dctcp::Dctcp;
 pub use hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
 pub use hystart_linux::LinuxHyStart;
+pub use ledbat::Ledbat;
 pub use prague::Prague;
 pub use reno::Reno;
 pub use vegas::Vegas;
@@ -157,6 +159,10 @@ pub trait CongestionControl {
     /// The handshake settled the connection's ECN feedback mode (`accecn.rs`); called once,
     /// before any data is sent.
     fn on_ecn_mode(&mut self, _mode: EcnMode) {}
+    /// A one-way delay sample from an ACK that advanced `snd_una` (the receiver's timestamp
+    /// less the echoed one, RFC 7323; only for controllers that ask the sender to stamp its
+    /// segments, [`crate::TcpConfig::timestamps`]); called before [`CongestionControl::on_ack`].
+    fn on_delay_sample(&mut self, _now: SimTime, _owd: SimDuration) {}
     /// Fast recovery ended (the recovery point was cumulatively acknowledged).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
     /// The retransmission timer expired: `cwnd` = the loss window. `flight_size` is the
@@ -218,6 +224,8 @@ pub enum AnyCc {
     Bbr(Box<Bbr>),
     /// TCP Prague.
     Prague(Prague),
+    /// LEDBAT.
+    Ledbat(Ledbat),
 }
 
 impl AnyCc {
@@ -231,6 +239,7 @@ impl AnyCc {
             CcKind::Dctcp => AnyCc::Dctcp(Dctcp::new(cfg.dctcp, mss, initial_cwnd)),
             CcKind::Bbr => AnyCc::Bbr(Box::new(Bbr::new(mss, initial_cwnd))),
             CcKind::Prague => AnyCc::Prague(Prague::new(cfg.prague, mss, initial_cwnd)),
+            CcKind::Ledbat => AnyCc::Ledbat(Ledbat::new(cfg.ledbat, mss, initial_cwnd)),
         }
     }
 }
@@ -244,6 +253,7 @@ macro_rules! dispatch {
             AnyCc::Dctcp($cc) => $e,
             AnyCc::Bbr($cc) => $e,
             AnyCc::Prague($cc) => $e,
+            AnyCc::Ledbat($cc) => $e,
         }
     };
 }
@@ -266,6 +276,9 @@ impl CongestionControl for AnyCc {
     }
     fn on_ecn_mode(&mut self, mode: EcnMode) {
         dispatch!(self, c => c.on_ecn_mode(mode))
+    }
+    fn on_delay_sample(&mut self, now: SimTime, owd: SimDuration) {
+        dispatch!(self, c => c.on_delay_sample(now, owd))
     }
     fn on_recovery_exit(&mut self, now: SimTime) {
         dispatch!(self, c => c.on_recovery_exit(now))
