@@ -17,7 +17,6 @@
 //! * [`sketch`] — the streaming quantile sketch behind every delay summary.
 //! * [`metrics`] — measurements beside the engine: sojourn moments, per-flow counts at each
 //!   link direction, the time-integrated queue.
-//! * [`expand`] — `count = N` on a flow, expanded into N flows before the file is read.
 //! * [`summary`] — `summary.json`.
 //! * [`packmime`] — PackMime-HTTP's generators (web traffic with `model = "packmime"`).
 //! * [`windows`] — measurement windows (`warmup`, `[[windows]]`), each with its own summary.
@@ -28,7 +27,6 @@ pub mod arena;
 mod bins;
 pub mod dist;
 pub mod event;
-pub mod expand;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod link;

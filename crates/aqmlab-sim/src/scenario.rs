@@ -486,7 +486,7 @@ pub fn load(path: &Path, ov: &Overrides) -> Result<Scenario, ScenarioError> {
 }
 
 /// Builds a scenario from TOML `text`; `file` names it in errors, relative trace paths are
-/// resolved against `dir`. Flows with `count = N` are expanded first ([`crate::expand`]).
+/// resolved against `dir`. Flows with `count = N` are expanded first ([`edits`]).
 pub fn build(
     text: &str,
     file: &str,
@@ -494,37 +494,7 @@ pub fn build(
     default_name: &str,
     ov: &Overrides,
 ) -> Result<Scenario, ScenarioError> {
-    // Refused before the TOML is read, which takes about 4 kB per flow table (a 16 MiB file of
-    // 280 000 short flow tables took 1.2 GB to be refused after reading).
-    let tables = text.lines().filter(|l| is_flows_header(l)).count();
-    if tables > MAX_FLOWS {
-        return Err(ScenarioError {
-            file: file.to_string(),
-            line: None,
-            path: "flows".into(),
-            msg: format!("expected at most {MAX_FLOWS} flows, got {tables}"),
-        });
-    }
-    match crate::expand::expand_counts(text, file)? {
-        None => build_expanded(text, file, dir, default_name, ov),
-        Some((edited, origins)) => build_expanded(&edited, file, dir, default_name, ov)
-            .map_err(|e| crate::expand::unexpand_error(e, &origins, text, &edited)),
-    }
-}
-
-/// `line` is a `[[flows]]` table header (spaces allowed inside the brackets, a comment after).
-fn is_flows_header(line: &str) -> bool {
-    let Some(rest) = line.trim_start().strip_prefix("[[") else {
-        return false;
-    };
-    let Some(rest) = rest.trim_start().strip_prefix("flows") else {
-        return false;
-    };
-    let Some(rest) = rest.trim_start().strip_prefix("]]") else {
-        return false;
-    };
-    let rest = rest.trim_start();
-    rest.is_empty() || rest.starts_with('#')
+    build_with_edits(text, file, dir, default_name, &[], &[], ov)
 }
 
 fn build_expanded(
