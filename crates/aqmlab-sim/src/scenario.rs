@@ -15,7 +15,7 @@
 use crate::dist::{start_stream, DurationDist};
 use crate::rate::{DeliveryTrace, LinkRate, StepSchedule};
 use crate::topology::LinkConfig;
-use crate::world::{FlowSpec, Sim, TcpApp, TcpSpec, UdpSpec};
+use crate::world::{Sim, TcpApp, TcpSpec, UdpSpec};
 use aqmlab_core::units::{self, UnitError};
 use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime};
 use aqmlab_qdisc::{registry, Kind, UniformSource};
@@ -32,8 +32,8 @@ mod tcp;
 
 pub use apps::DEFAULT_REQUEST_BYTES;
 pub use edits::{apply_sets, apply_unsets, build_with_edits, build_with_sets};
-use flows::{add_flows, crossings, Crossing};
-use links::{direction, mtu_defaults_from_traffic, params_byte_limit, read_topology};
+use flows::{add_flows, crossings, resolve_flows, Crossing};
+use links::{direction, largest_per_link, params_byte_limit, read_topology};
 use tcp::tcp_config;
 
 type S = Spanned<String>;
@@ -663,10 +663,17 @@ fn build_expanded(
         });
     }
 
+    // The flows, resolved before the links: the largest packet each puts on each link direction
+    // of its route gives CoDel's `mtu = "auto"` before the discipline is built.
+    let (planned, flows_random) = resolve_flows(&cx, &raw.flows, &nodes, duration, seed)?;
+    let routes = crate::topology::Routes::compute(nodes.len(), &ends);
+    let crossings = crossings(&cx, &raw.flows, &nodes, &planned, &routes, &ends)?;
+    let largest = largest_per_link(&crossings, dir_cfgs.len());
+
     let mut resolved_dirs = Vec::with_capacity(dir_cfgs.len());
     let mut dropped_params = Vec::new();
     let mut warnings = early_warnings;
-    for ((name, d, path), (from, to)) in dir_cfgs.iter().zip(&ends) {
+    for (((name, d, path), (from, to)), largest) in dir_cfgs.iter().zip(&ends).zip(largest) {
         let swapped = ov
             .qdisc
             .iter()
@@ -681,6 +688,7 @@ fn build_expanded(
             *to,
             seed,
             swapped.map(|(_, k)| k.as_str()),
+            largest,
             &ov.set_params,
             &mut dropped_params,
             &mut warnings,
@@ -731,9 +739,8 @@ fn build_expanded(
             sim.set_jitter(name, dist);
         }
     }
-    random |= add_flows(&cx, &raw.flows, &nodes, &mut sim, duration, seed)?;
-
-    let crossings = crossings(&cx, &raw.flows, &nodes, &sim)?;
+    random |= flows_random;
+    add_flows(&cx, planned, &mut sim)?;
 
     // A byte limit below one packet drops every packet of the flows through it (named: the
     // first such packet in the order of `crossings`).
@@ -757,8 +764,6 @@ fn build_expanded(
             }
         }
     }
-
-    mtu_defaults_from_traffic(&mut sim, &mut resolved_dirs, &crossings, &cx, seed)?;
 
     let output = raw.output.unwrap_or_default();
     let csv = match &output.format {

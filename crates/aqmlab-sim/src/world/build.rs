@@ -330,17 +330,7 @@ impl Sim {
 
     /// The link directions a packet from `src` to `dst` crosses, in order (empty without a route).
     pub fn path(&self, src: u32, dst: u32) -> Vec<usize> {
-        let n = self.nodes.len() as u32;
-        let mut v = Vec::new();
-        let mut node = src;
-        while node != dst && src < n && dst < n {
-            let Some(l) = self.routes.next_link(node, dst) else {
-                return Vec::new();
-            };
-            v.push(l as usize);
-            node = self.links[l as usize].to;
-        }
-        v
+        self.routes.path(src, dst, |l| self.links[l].to)
     }
 
     /// What flow `i` was added with.
