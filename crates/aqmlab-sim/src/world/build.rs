@@ -7,12 +7,12 @@
 use super::apps::AppState;
 use super::{Ev, FlowBin, FlowInfo, FlowMetrics, Link, OnOff, Sim, TcpApp};
 use crate::arena::Arena;
-use crate::bins::Bins;
 use crate::dist::DurationDist;
 use crate::event::{EventQueue, Lane};
 use crate::link::{LinkDirection, LinkParts};
 use crate::topology::{LinkConfig, Routes};
 use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime, Xoshiro256pp};
+use aqmlab_link::bins::Bins;
 use aqmlab_qdisc::{AnyQdisc, Qdisc};
 use aqmlab_tcp::TcpConfig;
 
