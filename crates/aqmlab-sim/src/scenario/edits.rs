@@ -14,10 +14,10 @@
 
 use super::*;
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 /// One segment of a key path: a key, or an array index (`flows[2]` is `flows`, `2`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Seg {
     Key(String),
     Index(usize),
@@ -198,7 +198,7 @@ impl Edited<'_> {
     /// The origin of key `path` of the edited document: undoes the expansion, then the `--set`s
     /// (a key at or under one is its), then the `--unset`s' removals of array elements (the
     /// elements after a removed one moved down), and looks the path up in the file's `lines`.
-    fn origin_of(&self, path: &[Seg], lines: &HashMap<Vec<Seg>, usize>, expanded: bool) -> Origin {
+    fn origin_of(&self, path: &[Seg], lines: &BTreeMap<Vec<Seg>, usize>, expanded: bool) -> Origin {
         let mut p = path.to_vec();
         if let (true, Some(flows)) = (expanded, &self.flows) {
             if let [Seg::Key(k), Seg::Index(i), ..] = &p[..] {
@@ -235,7 +235,7 @@ impl Edited<'_> {
         if !self.changed() {
             return (1..=n).map(Origin::File).collect();
         }
-        let file_lines: HashMap<Vec<Seg>, usize> = key_lines(self.original).into_iter().collect();
+        let file_lines: BTreeMap<Vec<Seg>, usize> = key_lines(self.original).into_iter().collect();
         let mut out = vec![Origin::None; n];
         for (path, line) in key_lines(&self.text) {
             let Some(slot) = out.get_mut(line - 1) else {
@@ -297,7 +297,7 @@ impl Edited<'_> {
                 Seg::Index(i),
                 Seg::Key(key.into()),
             ];
-            let lines: HashMap<Vec<Seg>, usize> = key_lines(self.original).into_iter().collect();
+            let lines: BTreeMap<Vec<Seg>, usize> = key_lines(self.original).into_iter().collect();
             let line = match self.origin_of(&path, &lines, false) {
                 Origin::File(l) => Some(l),
                 _ => None,
