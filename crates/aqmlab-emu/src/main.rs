@@ -22,8 +22,8 @@ mod pool;
 mod sys;
 
 use aqmlab_core::SimDuration;
-use aqmlab_sim::link::ClockedLink;
-use aqmlab_sim::world::{FlowBin, FlowMetrics, LinkBin, LinkReport, Report};
+use aqmlab_link::{ClockedLink, LinkBin, LinkReport};
+use aqmlab_sim::world::{FlowBin, FlowMetrics, Report};
 use forwarder::Forwarder;
 use serde_json::{json, Value};
 use std::io::{BufWriter, Write};
@@ -123,7 +123,7 @@ fn load_link(a: &Args) -> Result<(ClockedLink, ClockedLink, SimDuration), String
     let bin = a.bin.unwrap_or(sc.sim.report_bin());
     let mut parts = sc.sim.into_link_parts();
     let rev = format!("{}.rev", a.link);
-    let take = |parts: &mut Vec<aqmlab_sim::link::LinkParts>, name: &str| {
+    let take = |parts: &mut Vec<aqmlab_link::LinkParts>, name: &str| {
         parts
             .iter()
             .position(|p| p.name == name)
@@ -287,28 +287,27 @@ fn run(a: &Args) -> Result<(), String> {
     let t0 = sys::monotonic_ns();
     let stdin = std::io::stdin();
     let fd = stdin.as_raw_fd();
-    let mut log = |name: &str,
-                   recs: &[aqmlab_sim::world::PacketRecord],
-                   drops: &[aqmlab_sim::world::DropRecord]| {
-        if let Some((w, wd)) = &mut log_file {
-            for r in recs {
-                writeln!(
-                    w,
-                    "{name},{},{},{},{}",
-                    r.t_ns, r.sojourn_ns, r.size, r.flow
-                )?;
+    let mut log =
+        |name: &str, recs: &[aqmlab_link::PacketRecord], drops: &[aqmlab_link::DropRecord]| {
+            if let Some((w, wd)) = &mut log_file {
+                for r in recs {
+                    writeln!(
+                        w,
+                        "{name},{},{},{},{}",
+                        r.t_ns, r.sojourn_ns, r.size, r.flow
+                    )?;
+                }
+                for r in drops {
+                    let reason = r.reason.map_or("wire_loss", |x| x.as_str());
+                    writeln!(
+                        wd,
+                        "{name},{},{},{},{},{reason}",
+                        r.t_ns, r.sojourn_ns, r.size, r.flow
+                    )?;
+                }
             }
-            for r in drops {
-                let reason = r.reason.map_or("wire_loss", |x| x.as_str());
-                writeln!(
-                    wd,
-                    "{name},{},{},{},{},{reason}",
-                    r.t_ns, r.sojourn_ns, r.size, r.flow
-                )?;
-            }
-        }
-        Ok(())
-    };
+            Ok(())
+        };
     let now = fwd
         .run(&mut stdin.lock(), fd, &mut log)
         .map_err(|e| format!("forwarding stopped: {e}"))?;

@@ -15,7 +15,7 @@
 use crate::dist::{start_stream, DurationDist};
 use crate::rate::{DeliveryTrace, LinkRate, StepSchedule};
 use crate::topology::LinkConfig;
-use crate::world::{FlowSpec, Sim, TcpApp, TcpSpec, UdpSpec};
+use crate::world::{Sim, TcpApp, TcpSpec, UdpSpec};
 use aqmlab_core::units::{self, UnitError};
 use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime};
 use aqmlab_qdisc::{registry, Kind, UniformSource};
@@ -32,8 +32,8 @@ mod tcp;
 
 pub use apps::DEFAULT_REQUEST_BYTES;
 pub use edits::{apply_sets, apply_unsets, build_with_edits, build_with_sets};
-use flows::{add_flows, crossings, Crossing};
-use links::{direction, mtu_defaults_from_traffic, params_byte_limit, read_topology};
+use flows::{add_flows, crossings, resolve_flows, Crossing};
+use links::{direction, largest_per_link, params_byte_limit, read_topology};
 use tcp::tcp_config;
 
 type S = Spanned<String>;
@@ -490,7 +490,7 @@ pub fn load(path: &Path, ov: &Overrides) -> Result<Scenario, ScenarioError> {
 }
 
 /// Builds a scenario from TOML `text`; `file` names it in errors, relative trace paths are
-/// resolved against `dir`. Flows with `count = N` are expanded first ([`crate::expand`]).
+/// resolved against `dir`. Flows with `count = N` are expanded first ([`edits`]).
 pub fn build(
     text: &str,
     file: &str,
@@ -498,37 +498,7 @@ pub fn build(
     default_name: &str,
     ov: &Overrides,
 ) -> Result<Scenario, ScenarioError> {
-    // Refused before the TOML is read, which takes about 4 kB per flow table (a 16 MiB file of
-    // 280 000 short flow tables took 1.2 GB to be refused after reading).
-    let tables = text.lines().filter(|l| is_flows_header(l)).count();
-    if tables > MAX_FLOWS {
-        return Err(ScenarioError {
-            file: file.to_string(),
-            line: None,
-            path: "flows".into(),
-            msg: format!("expected at most {MAX_FLOWS} flows, got {tables}"),
-        });
-    }
-    match crate::expand::expand_counts(text, file)? {
-        None => build_expanded(text, file, dir, default_name, ov),
-        Some((edited, origins)) => build_expanded(&edited, file, dir, default_name, ov)
-            .map_err(|e| crate::expand::unexpand_error(e, &origins, text, &edited)),
-    }
-}
-
-/// `line` is a `[[flows]]` table header (spaces allowed inside the brackets, a comment after).
-fn is_flows_header(line: &str) -> bool {
-    let Some(rest) = line.trim_start().strip_prefix("[[") else {
-        return false;
-    };
-    let Some(rest) = rest.trim_start().strip_prefix("flows") else {
-        return false;
-    };
-    let Some(rest) = rest.trim_start().strip_prefix("]]") else {
-        return false;
-    };
-    let rest = rest.trim_start();
-    rest.is_empty() || rest.starts_with('#')
+    build_with_edits(text, file, dir, default_name, &[], &[], ov)
 }
 
 fn build_expanded(
@@ -697,10 +667,17 @@ fn build_expanded(
         });
     }
 
+    // The flows, resolved before the links: the largest packet each puts on each link direction
+    // of its route gives CoDel's `mtu = "auto"` before the discipline is built.
+    let (planned, flows_random) = resolve_flows(&cx, &raw.flows, &nodes, duration, seed)?;
+    let routes = crate::topology::Routes::compute(nodes.len(), &ends);
+    let crossings = crossings(&cx, &raw.flows, &nodes, &planned, &routes, &ends)?;
+    let largest = largest_per_link(&crossings, dir_cfgs.len());
+
     let mut resolved_dirs = Vec::with_capacity(dir_cfgs.len());
     let mut dropped_params = Vec::new();
     let mut warnings = early_warnings;
-    for ((name, d, path), (from, to)) in dir_cfgs.iter().zip(&ends) {
+    for (((name, d, path), (from, to)), largest) in dir_cfgs.iter().zip(&ends).zip(largest) {
         let swapped = ov
             .qdisc
             .iter()
@@ -715,6 +692,7 @@ fn build_expanded(
             *to,
             seed,
             swapped.map(|(_, k)| k.as_str()),
+            largest,
             &ov.set_params,
             &mut dropped_params,
             &mut warnings,
@@ -765,9 +743,8 @@ fn build_expanded(
             sim.set_jitter(name, dist);
         }
     }
-    random |= add_flows(&cx, &raw.flows, &nodes, &mut sim, duration, seed)?;
-
-    let crossings = crossings(&cx, &raw.flows, &nodes, &sim)?;
+    random |= flows_random;
+    add_flows(&cx, planned, &mut sim)?;
 
     // A byte limit below one packet drops every packet of the flows through it (named: the
     // first such packet in the order of `crossings`).
@@ -791,8 +768,6 @@ fn build_expanded(
             }
         }
     }
-
-    mtu_defaults_from_traffic(&mut sim, &mut resolved_dirs, &crossings, &cx, seed)?;
 
     let output = raw.output.unwrap_or_default();
     let csv = match &output.format {

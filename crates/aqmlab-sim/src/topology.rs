@@ -70,6 +70,22 @@ impl Routes {
     pub fn next_link(&self, node: u32, dst: u32) -> Option<u32> {
         self.next[node as usize * self.n + dst as usize]
     }
+
+    /// The link directions from `src` to `dst` in order (empty when there is no route); `to(l)`
+    /// is the far end of link `l` (of the links the routes were computed from).
+    pub fn path(&self, src: u32, dst: u32, to: impl Fn(usize) -> u32) -> Vec<usize> {
+        let n = self.n as u32;
+        let mut v = Vec::new();
+        let mut node = src;
+        while node != dst && src < n && dst < n {
+            let Some(l) = self.next_link(node, dst) else {
+                return Vec::new();
+            };
+            v.push(l as usize);
+            node = to(l as usize);
+        }
+        v
+    }
 }
 
 #[cfg(test)]

@@ -19,10 +19,10 @@
 //! * `report` — what a run measures and hands out: flow metrics, reports, series chunks.
 
 use crate::arena::Arena;
-use crate::bins::Bins;
 use crate::event::EventQueue;
 use crate::topology::Routes;
 use aqmlab_core::SimTime;
+use aqmlab_link::bins::Bins;
 use aqmlab_tcp::Segment;
 
 pub use crate::link::{DropRecord, LinkBin, LinkMetrics, LinkReport, PacketRecord};

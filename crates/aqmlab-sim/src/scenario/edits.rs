@@ -1,142 +1,500 @@
-//! Edits of a scenario's text before it is built: `--set KEY=VALUE` and `--unset KEY`, applied
-//! with toml_edit so the rest of the file (and its line numbers) stays as written, and errors
-//! about an edited key blamed on the edit that wrote it.
+//! Edits of a scenario's text before it is read, as one pass over one `toml_edit` document:
+//! `--unset KEY`, then `--set KEY=VALUE`, then `count = N` on flows. The rest of the file stays
+//! as written, and one origin map ([`Edited::origins`]) says where each line of the edited
+//! document comes from (a line of the file, or the `--set` that wrote it), so that every error
+//! about the edited document names the file's line or the `--set`.
+//!
+//! `count = N` on a flow: a `[[flows]]` table with `count = N` stands for N flows in its place,
+//! in order. A key given as a list gives each instance its own value (`from = ["s1", "s2",
+//! "s3"]`, one per instance; no flow key takes a list otherwise); a `name` given once names the
+//! instances `NAME-1` ... `NAME-N`. The flows after a counted one move by N − 1 places (their
+//! positions name their random streams and their keys in errors); `--set` and `--unset` apply to
+//! the file as written, before the expansion. An error in an instance names the table as
+//! written: `flows[1] (flow 3 of count = 4).from`.
 
 use super::*;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 
-/// Applies `--set path.to.key=value` overrides to scenario `text`, keeping the rest of the
-/// file (and so its line numbers) as written. A path is dot-separated keys with `[i]` for array
-/// elements (`flows[0].rate`, `dumbbell.bottleneck.params.target`); missing tables are created.
-/// `value` is read as a TOML value when it is one (`10`, `true`, `"x"`, `["0s", "1Mbps"]`),
-/// otherwise as a string (`10Mbps`).
-pub fn apply_sets(
-    text: &str,
-    file: &str,
-    sets: &[(String, String)],
-) -> Result<String, ScenarioError> {
-    let mut doc: toml_edit::DocumentMut =
-        text.parse()
-            .map_err(|e: toml_edit::TomlError| ScenarioError {
-                file: file.to_string(),
-                line: e
-                    .span()
-                    .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
-                path: String::new(),
-                msg: toml_message(e.message(), text, e.span()),
-            })?;
-    for (path, value) in sets {
-        let bad = |msg: String| ScenarioError {
-            file: file.to_string(),
-            line: None,
-            path: format!("--set {path}"),
-            msg,
-        };
-        let mut segs: Vec<(String, Option<usize>)> = Vec::new();
-        for part in path.split('.') {
-            let (key, idx) = match part.split_once('[') {
-                Some((k, rest)) => {
-                    let i = rest
-                        .strip_suffix(']')
-                        .and_then(|x| x.parse::<usize>().ok())
-                        .ok_or_else(|| bad(format!("expected KEY[INDEX] in {part:?}")))?;
-                    (k, Some(i))
-                }
-                None => (part, None),
-            };
-            if key.is_empty()
-                || !key
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-            {
-                return Err(bad(format!(
-                    "expected a dotted key path like dumbbell.bottleneck.rate (keys of letters, digits, _ and -), got {part:?}"
-                )));
-            }
-            segs.push((key.to_string(), idx));
-        }
-        // A TOML value when it is one, except a date or time: no scenario key takes one, and
-        // `name=2024-05-01` means the text.
-        let new_value: toml_edit::Value = match value.parse::<toml_edit::Value>() {
-            Ok(v) if !v.is_datetime() => v,
-            _ => toml_edit::Value::from(value.as_str()),
-        };
-        set_in(doc.as_table_mut(), &segs, &new_value, &bad)?;
-    }
-    Ok(doc.to_string())
+/// One segment of a key path: a key, or an array index (`flows[2]` is `flows`, `2`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Seg {
+    Key(String),
+    Index(usize),
 }
 
-/// Removes the keys `keys` (dotted paths as [`apply_sets`] takes them: `flows[0].stop`,
-/// `dumbbell.bottleneck.params.target`, or a whole table) from scenario `text`, as `aqmlab
-/// run --unset KEY` does, keeping the rest as written. A key that is not there is an error
-/// naming the `--unset`.
-pub fn apply_unsets(text: &str, file: &str, keys: &[String]) -> Result<String, ScenarioError> {
-    let mut doc: toml_edit::DocumentMut =
-        text.parse()
-            .map_err(|e: toml_edit::TomlError| ScenarioError {
+/// A dotted key path as `--set` and `--unset` take it (`flows[0].rate`,
+/// `dumbbell.bottleneck.params.target`), as segments; `bad` makes the error for a malformed one.
+fn key_path(
+    path: &str,
+    bad: &dyn Fn(String) -> ScenarioError,
+    strict: bool,
+) -> Result<Vec<Seg>, ScenarioError> {
+    let mut segs = Vec::new();
+    for part in path.split('.') {
+        let (key, idx) = match part.split_once('[') {
+            Some((k, rest)) => {
+                let i = rest
+                    .strip_suffix(']')
+                    .and_then(|x| x.parse::<usize>().ok())
+                    .ok_or_else(|| bad(format!("expected KEY[INDEX] in {part:?}")))?;
+                (k, Some(i))
+            }
+            None => (part, None),
+        };
+        if strict
+            && (key.is_empty()
+                || !key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        {
+            return Err(bad(format!(
+                "expected a dotted key path like dumbbell.bottleneck.rate (keys of letters, digits, _ and -), got {part:?}"
+            )));
+        }
+        if key.is_empty() {
+            return Err(bad(format!(
+                "expected a dotted key path like flows[0].stop, got {path:?}"
+            )));
+        }
+        segs.push(Seg::Key(key.to_string()));
+        segs.extend(idx.map(Seg::Index));
+    }
+    Ok(segs)
+}
+
+/// `path` as errors write it: `flows[0].rate`.
+fn path_text(path: &[Seg]) -> String {
+    let mut out = String::new();
+    for s in path {
+        match s {
+            Seg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            Seg::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// Where a line of the edited document comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// This line (1-based) of the file as written.
+    File(usize),
+    /// The `--set` at this index wrote it.
+    Set(usize),
+    /// An instance (after the first written) of a flow with `count = N`, or a line that holds no
+    /// key (a comment, a blank line).
+    None,
+}
+
+/// Where each flow of the edited document comes from: `(index in the file, instance, count)`.
+type FlowOrigins = Vec<(usize, usize, usize)>;
+
+/// A scenario's text after `--unset`, `--set` and `count = N` ([`edit`]), with what it takes to
+/// say any line of it as the file's line or the `--set` that wrote it.
+pub(crate) struct Edited<'a> {
+    original: &'a str,
+    file: &'a str,
+    /// The edited document (the file itself when there was nothing to edit).
+    pub text: Cow<'a, str>,
+    unsets: Vec<Vec<Seg>>,
+    sets: &'a [(String, String)],
+    set_paths: Vec<Vec<Seg>>,
+    /// `None` when no flow has a `count`.
+    flows: Option<FlowOrigins>,
+}
+
+/// Applies `--unset` keys `unsets`, then `--set` edits `sets`, then (when `expand`) every flow's
+/// `count = N`, to scenario `text`, in one `toml_edit` document. A `--set` value is read as a
+/// TOML value when it is one (`10`, `true`, `"x"`, `["0s", "1Mbps"]`), except a date or time (no
+/// scenario key takes one: `name=2024-05-01` means the text), otherwise as a string (`10Mbps`);
+/// missing tables are created. A key an `--unset` names that is not there is an error naming the
+/// `--unset`.
+pub(crate) fn edit<'a>(
+    text: &'a str,
+    file: &'a str,
+    unsets: &[String],
+    sets: &'a [(String, String)],
+    expand: bool,
+) -> Result<Edited<'a>, ScenarioError> {
+    let mut ed = Edited {
+        original: text,
+        file,
+        text: Cow::Borrowed(text),
+        unsets: Vec::new(),
+        sets,
+        set_paths: Vec::new(),
+        flows: None,
+    };
+    // Cheap test first: most scenarios have no edits and no count at all.
+    let counts = expand && text.contains("count");
+    if unsets.is_empty() && sets.is_empty() && !counts {
+        return Ok(ed);
+    }
+    let mut doc: toml_edit::DocumentMut = match text.parse() {
+        Ok(d) => d,
+        // Without edits, the reader reports the syntax error, as it does for any file.
+        Err(_) if unsets.is_empty() && sets.is_empty() => return Ok(ed),
+        Err(e) => {
+            let e: toml_edit::TomlError = e;
+            return Err(ScenarioError {
                 file: file.to_string(),
                 line: e
                     .span()
                     .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
                 path: String::new(),
                 msg: toml_message(e.message(), text, e.span()),
-            })?;
-    for key in keys {
+            });
+        }
+    };
+    for key in unsets {
         let bad = |msg: String| ScenarioError {
             file: file.to_string(),
             line: None,
             path: format!("--unset {key}"),
             msg,
         };
-        let mut segs: Vec<(String, Option<usize>)> = Vec::new();
-        for part in key.split('.') {
-            let (k, idx) = match part.split_once('[') {
-                Some((k, rest)) => {
-                    let i = rest
-                        .strip_suffix(']')
-                        .and_then(|x| x.parse::<usize>().ok())
-                        .ok_or_else(|| bad(format!("expected KEY[INDEX] in {part:?}")))?;
-                    (k, Some(i))
-                }
-                None => (part, None),
-            };
-            if k.is_empty() {
-                return Err(bad(format!(
-                    "expected a dotted key path like flows[0].stop, got {key:?}"
-                )));
-            }
-            segs.push((k.to_string(), idx));
-        }
-        let missing = || bad("no such key in the scenario".to_string());
-        let (last, parents) = segs.split_last().expect("at least one segment");
-        let mut table: &mut dyn toml_edit::TableLike = doc.as_table_mut();
-        for (k, idx) in parents {
-            let item = table.get_mut(k).ok_or_else(missing)?;
-            table = match (idx, item) {
-                (None, it) => it.as_table_like_mut().ok_or_else(missing)?,
-                (Some(i), toml_edit::Item::ArrayOfTables(a)) => {
-                    a.get_mut(*i).ok_or_else(missing)?
-                }
-                _ => return Err(missing()),
-            };
-        }
-        match last {
-            (k, None) => {
-                table.remove(k).ok_or_else(missing)?;
-            }
-            (k, Some(i)) => match table.get_mut(k) {
-                Some(toml_edit::Item::ArrayOfTables(a)) if *i < a.len() => a.remove(*i),
-                Some(toml_edit::Item::Value(toml_edit::Value::Array(a))) if *i < a.len() => {
-                    a.remove(*i);
-                }
-                _ => return Err(missing()),
-            },
-        }
+        let path = key_path(key, &bad, false)?;
+        unset_in(doc.as_table_mut(), &path, &|| {
+            bad("no such key in the scenario".into())
+        })?;
+        ed.unsets.push(path);
     }
-    Ok(doc.to_string())
+    for (key, value) in sets {
+        let bad = |msg: String| ScenarioError {
+            file: file.to_string(),
+            line: None,
+            path: format!("--set {key}"),
+            msg,
+        };
+        let path = key_path(key, &bad, true)?;
+        let new_value: toml_edit::Value = match value.parse::<toml_edit::Value>() {
+            Ok(v) if !v.is_datetime() => v,
+            _ => toml_edit::Value::from(value.as_str()),
+        };
+        set_in(doc.as_table_mut(), &path, &new_value, &bad)?;
+        ed.set_paths.push(path);
+    }
+    if counts {
+        ed.flows = ed.expand_counts(&mut doc)?;
+    }
+    if !unsets.is_empty() || !sets.is_empty() || ed.flows.is_some() {
+        ed.text = Cow::Owned(doc.to_string());
+    }
+    Ok(ed)
 }
 
-/// [`build_with_sets`] after removing the keys `unsets` ([`apply_unsets`]) first. Errors of the
-/// edited text name no line (the removals shift them).
+impl Edited<'_> {
+    /// Whether the edited document differs from the file.
+    fn changed(&self) -> bool {
+        matches!(self.text, Cow::Owned(_))
+    }
+
+    /// The origin of key `path` of the edited document: undoes the expansion, then the `--set`s
+    /// (a key at or under one is its), then the `--unset`s' removals of array elements (the
+    /// elements after a removed one moved down), and looks the path up in the file's `lines`.
+    fn origin_of(&self, path: &[Seg], lines: &BTreeMap<Vec<Seg>, usize>, expanded: bool) -> Origin {
+        let mut p = path.to_vec();
+        if let (true, Some(flows)) = (expanded, &self.flows) {
+            if let [Seg::Key(k), Seg::Index(i), ..] = &p[..] {
+                if k == "flows" {
+                    match flows.get(*i) {
+                        Some(&(o, 0, 1)) => p[1] = Seg::Index(o),
+                        _ => return Origin::None,
+                    }
+                }
+            }
+        }
+        if let Some(i) = self.set_paths.iter().rposition(|s| p.starts_with(s)) {
+            return Origin::Set(i);
+        }
+        for u in self.unsets.iter().rev() {
+            if let Some((Seg::Index(i), parent)) = u.split_last() {
+                if p.len() > parent.len() && p.starts_with(parent) {
+                    if let Seg::Index(k) = p[parent.len()] {
+                        if k >= *i {
+                            p[parent.len()] = Seg::Index(k + 1);
+                        }
+                    }
+                }
+            }
+        }
+        lines.get(&p).map_or(Origin::None, |&l| Origin::File(l))
+    }
+
+    /// The origin map: for each line of the edited document (index 0 is line 1), the line of
+    /// the file it comes from, or the `--set` that wrote it. A line holding keys of several
+    /// origins (an inline table a `--set` added to) is the file's.
+    pub(crate) fn origins(&self) -> Vec<Origin> {
+        let n = self.text.lines().count().max(1);
+        if !self.changed() {
+            return (1..=n).map(Origin::File).collect();
+        }
+        let file_lines: BTreeMap<Vec<Seg>, usize> = key_lines(self.original).into_iter().collect();
+        let mut out = vec![Origin::None; n];
+        for (path, line) in key_lines(&self.text) {
+            let Some(slot) = out.get_mut(line - 1) else {
+                continue;
+            };
+            match (self.origin_of(&path, &file_lines, true), *slot) {
+                (_, Origin::File(_)) => {}
+                (o @ Origin::File(_), _) | (o @ Origin::Set(_), Origin::None) => *slot = o,
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// `e`, an error about the edited document, said about the file as written: an error about
+    /// a key a `--set` wrote names that `--set`; `flows[k]` becomes the table it comes from (with
+    /// its instance); a line becomes the file's line it comes from, or none.
+    pub(crate) fn blame(&self, mut e: ScenarioError) -> ScenarioError {
+        if !self.changed() {
+            return e;
+        }
+        let line = e.line.take();
+        if let (Some(flows), Some(rest)) = (&self.flows, e.path.strip_prefix("flows[")) {
+            if let Some((k, tail)) = rest.split_once(']') {
+                if let Some(&(i, j, n)) = k.parse::<usize>().ok().and_then(|k| flows.get(k)) {
+                    e.path = if n > 1 {
+                        format!("flows[{i}] (flow {} of count = {n}){tail}", j + 1)
+                    } else {
+                        format!("flows[{i}]{tail}")
+                    };
+                }
+            }
+        }
+        let (mut e, by_set) = attribute_to_set(e, self.sets);
+        if !by_set {
+            e.line = line.and_then(|l| match self.origins().get(l - 1) {
+                Some(Origin::File(o)) => Some(*o),
+                _ => None,
+            });
+        }
+        e
+    }
+
+    /// Expands every flow with a `count` in `doc` (see the module's comment); `None` when no
+    /// flow has one. Errors name the file's line of the counted table's key.
+    fn expand_counts(
+        &self,
+        doc: &mut toml_edit::DocumentMut,
+    ) -> Result<Option<FlowOrigins>, ScenarioError> {
+        let Some(toml_edit::Item::ArrayOfTables(flows)) = doc.get("flows") else {
+            return Ok(None);
+        };
+        if !flows.iter().any(|t| t.contains_key("count")) {
+            return Ok(None);
+        }
+        let bad = |i: usize, key: &str, msg: String| {
+            let path = vec![
+                Seg::Key("flows".into()),
+                Seg::Index(i),
+                Seg::Key(key.into()),
+            ];
+            let lines: BTreeMap<Vec<Seg>, usize> = key_lines(self.original).into_iter().collect();
+            let line = match self.origin_of(&path, &lines, false) {
+                Origin::File(l) => Some(l),
+                _ => None,
+            };
+            let e = ScenarioError {
+                file: self.file.to_string(),
+                line,
+                path: path_text(&path),
+                msg,
+            };
+            attribute_to_set(e, self.sets).0
+        };
+        // The total is checked before anything is expanded, so many large counts fail before
+        // their copies are made (a count out of range is reported below, with its line).
+        let total: usize = flows
+            .iter()
+            .map(|t| {
+                t.get("count")
+                    .and_then(|c| c.as_integer())
+                    .filter(|n| (1..=MAX_FLOWS as i64).contains(n))
+                    .map_or(1, |n| n as usize)
+            })
+            .sum();
+        if total > MAX_FLOWS {
+            return Err(ScenarioError {
+                file: self.file.to_string(),
+                line: None,
+                path: "flows".into(),
+                msg: format!("expected at most {MAX_FLOWS} flows, got {total} (counts included)"),
+            });
+        }
+        let mut out = toml_edit::ArrayOfTables::new();
+        let mut origins = Vec::new();
+        for (i, t) in flows.iter().enumerate() {
+            let Some(c) = t.get("count") else {
+                out.push(t.clone());
+                origins.push((i, 0, 1));
+                continue;
+            };
+            let n = match c.as_integer() {
+                Some(n) if (1..=MAX_FLOWS as i64).contains(&n) => n as usize,
+                _ => {
+                    return Err(bad(
+                        i,
+                        "count",
+                        format!(
+                            "expected a number of flows from 1 to {MAX_FLOWS}, got {}",
+                            c.to_string().trim()
+                        ),
+                    ))
+                }
+            };
+            for (key, item) in t.iter() {
+                if let Some(a) = item.as_array() {
+                    if a.len() != n {
+                        return Err(bad(
+                            i,
+                            key,
+                            format!(
+                                "expected one value, or a list of {n} (one per flow of count = {n}), got {} values",
+                                a.len()
+                            ),
+                        ));
+                    }
+                }
+            }
+            for j in 0..n {
+                let mut one = toml_edit::Table::new();
+                for (key, item) in t.iter() {
+                    if key == "count" {
+                        continue;
+                    }
+                    let v = match item.as_array() {
+                        Some(a) => {
+                            toml_edit::Item::Value(a.get(j).expect("checked length").clone())
+                        }
+                        None => item.clone(),
+                    };
+                    one.insert(key, v);
+                }
+                if let Some(name) = t.get("name").and_then(|v| v.as_str()) {
+                    one.insert("name", toml_edit::value(format!("{name}-{}", j + 1)));
+                }
+                out.push(one);
+                origins.push((i, j, n));
+            }
+        }
+        doc.insert("flows", toml_edit::Item::ArrayOfTables(out));
+        Ok(Some(origins))
+    }
+}
+
+/// Every key, table header and array element of TOML `text` with the line (1-based) it starts
+/// on; empty when `text` is not TOML.
+fn key_lines(text: &str) -> Vec<(Vec<Seg>, usize)> {
+    let Ok(doc) = toml_edit::ImDocument::parse(text) else {
+        return Vec::new();
+    };
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let line = |span: Option<std::ops::Range<usize>>| {
+        span.map(|s| starts.partition_point(|&st| st <= s.start))
+    };
+    let mut out = Vec::new();
+    let mut path = Vec::new();
+    walk_table(doc.as_table(), &mut path, &line, &mut out);
+    out
+}
+
+type LineOf<'a> = dyn Fn(Option<std::ops::Range<usize>>) -> Option<usize> + 'a;
+
+fn walk_table(
+    t: &dyn toml_edit::TableLike,
+    path: &mut Vec<Seg>,
+    line: &LineOf<'_>,
+    out: &mut Vec<(Vec<Seg>, usize)>,
+) {
+    for (k, item) in t.iter() {
+        path.push(Seg::Key(k.to_string()));
+        if let Some(l) = line(t.key(k).and_then(|k| k.span())) {
+            out.push((path.clone(), l));
+        }
+        walk_item(item, path, line, out);
+        path.pop();
+    }
+}
+
+fn walk_item(
+    item: &toml_edit::Item,
+    path: &mut Vec<Seg>,
+    line: &LineOf<'_>,
+    out: &mut Vec<(Vec<Seg>, usize)>,
+) {
+    match item {
+        toml_edit::Item::Table(t) => {
+            if let Some(l) = line(t.span()) {
+                out.push((path.clone(), l));
+            }
+            walk_table(t, path, line, out);
+        }
+        toml_edit::Item::ArrayOfTables(a) => {
+            for (i, t) in a.iter().enumerate() {
+                path.push(Seg::Index(i));
+                if let Some(l) = line(t.span()) {
+                    out.push((path.clone(), l));
+                }
+                walk_table(t, path, line, out);
+                path.pop();
+            }
+        }
+        toml_edit::Item::Value(v) => walk_value(v, path, line, out),
+        toml_edit::Item::None => {}
+    }
+}
+
+fn walk_value(
+    v: &toml_edit::Value,
+    path: &mut Vec<Seg>,
+    line: &LineOf<'_>,
+    out: &mut Vec<(Vec<Seg>, usize)>,
+) {
+    if let Some(l) = line(v.span()) {
+        out.push((path.clone(), l));
+    }
+    match v {
+        toml_edit::Value::Array(a) => {
+            for (i, e) in a.iter().enumerate() {
+                path.push(Seg::Index(i));
+                walk_value(e, path, line, out);
+                path.pop();
+            }
+        }
+        toml_edit::Value::InlineTable(t) => walk_table(t, path, line, out),
+        _ => {}
+    }
+}
+
+/// Applies `--set path.to.key=value` overrides to scenario `text`, keeping the rest of the
+/// file (and so its line numbers) as written ([`edit`] without the flows' expansion).
+pub fn apply_sets(
+    text: &str,
+    file: &str,
+    sets: &[(String, String)],
+) -> Result<String, ScenarioError> {
+    Ok(edit(text, file, &[], sets, false)?.text.into_owned())
+}
+
+/// Removes the keys `keys` (dotted paths as [`apply_sets`] takes them: `flows[0].stop`,
+/// `dumbbell.bottleneck.params.target`, or a whole table) from scenario `text`, as `aqmlab
+/// run --unset KEY` does, keeping the rest as written ([`edit`] without the expansion).
+pub fn apply_unsets(text: &str, file: &str, keys: &[String]) -> Result<String, ScenarioError> {
+    Ok(edit(text, file, keys, &[], false)?.text.into_owned())
+}
+
+/// Builds a scenario from TOML `text` after removing the keys `unsets` and applying the `--set`
+/// edits `sets` ([`edit`]); errors name the file's lines or the `--set` that wrote a key.
 pub fn build_with_edits(
     text: &str,
     file: &str,
@@ -146,35 +504,30 @@ pub fn build_with_edits(
     sets: &[(String, String)],
     ov: &Overrides,
 ) -> Result<Scenario, ScenarioError> {
-    if unsets.is_empty() {
-        return build_with_sets(text, file, dir, default_name, sets, ov);
+    // Refused before the TOML is read, which takes about 4 kB per flow table (a 16 MiB file of
+    // 280 000 short flow tables took 1.2 GB to be refused after reading).
+    let tables = text.lines().filter(|l| is_flows_header(l)).count();
+    if tables > MAX_FLOWS {
+        return Err(ScenarioError {
+            file: file.to_string(),
+            line: None,
+            path: "flows".into(),
+            msg: format!("expected at most {MAX_FLOWS} flows, got {tables}"),
+        });
     }
-    let edited = apply_unsets(text, file, unsets)?;
-    build_with_sets(&edited, file, dir, default_name, sets, ov).map_err(|mut e| {
-        e.line = e.line.and_then(|l| removed_line(text, &edited, l));
-        e
-    })
+    let edited = edit(text, file, unsets, sets, true)?;
+    let mut ov = Cow::Borrowed(ov);
+    if !sets.is_empty() {
+        ov.to_mut().set_params.extend(
+            sets.iter()
+                .map(|(k, _)| k.clone())
+                .filter(|k| k.ends_with(".params") || k.contains(".params.")),
+        );
+    }
+    build_expanded(&edited.text, file, dir, default_name, &ov).map_err(|e| edited.blame(e))
 }
 
-/// The line of `original` that line `l` (1-based) of `edited` is, where `edited` is `original`
-/// with some lines removed (what [`apply_unsets`] does); `None` when it cannot tell.
-fn removed_line(original: &str, edited: &str, l: usize) -> Option<usize> {
-    let orig: Vec<&str> = original.lines().collect();
-    let ed: Vec<&str> = edited.lines().collect();
-    let mut j = 0;
-    for (i, line) in ed.iter().enumerate() {
-        let k = j + orig[j..].iter().position(|o| o == line)?;
-        j = k + 1;
-        if i + 1 == l {
-            return Some(k + 1);
-        }
-    }
-    None
-}
-
-/// Builds a scenario from TOML `text` after the `--set` edits `sets` (see [`apply_sets`]). An
-/// error about a key that a `--set` wrote names that `--set` instead of a line: the line would
-/// be that of the edited text, not of the file the user reads.
+/// [`build_with_edits`] without `--unset`s.
 pub fn build_with_sets(
     text: &str,
     file: &str,
@@ -183,68 +536,37 @@ pub fn build_with_sets(
     sets: &[(String, String)],
     ov: &Overrides,
 ) -> Result<Scenario, ScenarioError> {
-    if sets.is_empty() {
-        return build(text, file, dir, default_name, ov);
-    }
-    let edited = apply_sets(text, file, sets)?;
-    let mut ov = ov.clone();
-    ov.set_params.extend(
-        sets.iter()
-            .map(|(k, _)| k.clone())
-            .filter(|k| k.ends_with(".params") || k.contains(".params.")),
-    );
-    build(&edited, file, dir, default_name, &ov).map_err(|e| {
-        let mut e = attribute_to_set(e, sets);
-        // An error elsewhere names a line of the edited text, where a --set may have inserted
-        // lines: name the file's line instead.
-        e.line = e.line.and_then(|l| original_line(text, &edited, l));
-        e
-    })
+    build_with_edits(text, file, dir, default_name, &[], sets, ov)
 }
 
-/// The line of `original` that line `l` (1-based) of `edited` comes from, where `edited` is
-/// `original` with some lines replaced in place and some inserted (what [`apply_sets`] does);
-/// `None` for an inserted line.
-fn original_line(original: &str, edited: &str, l: usize) -> Option<usize> {
-    let orig: Vec<&str> = original.lines().collect();
-    let ed: Vec<&str> = edited.lines().collect();
-    if orig.len() == ed.len() {
-        return Some(l);
-    }
-    let mut j = 0; // next line of `orig` not yet matched
-    for (i, line) in ed.iter().enumerate() {
-        let from = if j < orig.len() && orig[j] == *line {
-            j += 1;
-            Some(j)
-        } else if j < orig.len()
-            && (ed.get(i + 1) == orig.get(j + 1) || ed.len() - i == orig.len() - j)
-        {
-            // Replaced in place: the lines after it line up again.
-            j += 1;
-            Some(j)
-        } else {
-            None // inserted
-        };
-        if i + 1 == l {
-            return from;
-        }
-    }
-    None
+/// `line` is a `[[flows]]` table header (spaces allowed inside the brackets, a comment after).
+fn is_flows_header(line: &str) -> bool {
+    let Some(rest) = line.trim_start().strip_prefix("[[") else {
+        return false;
+    };
+    let Some(rest) = rest.trim_start().strip_prefix("flows") else {
+        return false;
+    };
+    let Some(rest) = rest.trim_start().strip_prefix("]]") else {
+        return false;
+    };
+    let rest = rest.trim_start();
+    rest.is_empty() || rest.starts_with('#')
 }
 
-/// `e` rewritten to name the `--set KEY=VALUE` that wrote its key, when one did: the error's
-/// key is the set key or lies under it (`flows[0]` set as a whole), or the set key lies under
-/// the error's key and the message is about the set key's last part as its subject (an
-/// unknown field `` `x` ``, a discipline's `parameter x:` or `parameter "x"`), not merely
-/// listing it among the expected ones.
-fn attribute_to_set(e: ScenarioError, sets: &[(String, String)]) -> ScenarioError {
+/// `e` rewritten to name the `--set KEY=VALUE` that wrote its key, when one did (and whether
+/// one did): the error's key is the set key or lies under it (`flows[0]` set as a whole), or the
+/// set key lies under the error's key and the message is about the set key's last part as its
+/// subject (an unknown field `` `x` ``, a discipline's `parameter x:` or `parameter "x"`), not
+/// merely listing it among the expected ones.
+fn attribute_to_set(e: ScenarioError, sets: &[(String, String)]) -> (ScenarioError, bool) {
     let under = |inner: &str, outer: &str| {
         inner == outer
             || inner
                 .strip_prefix(outer)
                 .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
     };
-    // The last set of a key wins, as in apply_sets.
+    // The last set of a key wins, as in edit.
     let hit = sets.iter().rev().find(|(key, _)| {
         if e.path.is_empty() {
             return false;
@@ -270,7 +592,7 @@ fn attribute_to_set(e: ScenarioError, sets: &[(String, String)]) -> ScenarioErro
                 ),
                 None => e.msg,
             };
-            ScenarioError {
+            let e = ScenarioError {
                 file: e.file,
                 line: None,
                 path: format!("--set {key}={value}"),
@@ -279,22 +601,64 @@ fn attribute_to_set(e: ScenarioError, sets: &[(String, String)]) -> ScenarioErro
                 } else {
                     format!("{}: {}", e.path, msg)
                 },
-            }
+            };
+            (e, true)
         }
-        None => e,
+        None => (e, false),
     }
 }
 
-type Seg = (String, Option<usize>);
+/// Removes the key or array element at `path` under `table`.
+fn unset_in(
+    table: &mut dyn toml_edit::TableLike,
+    path: &[Seg],
+    missing: &dyn Fn() -> ScenarioError,
+) -> Result<(), ScenarioError> {
+    match path {
+        [Seg::Key(k)] => {
+            table.remove(k).ok_or_else(missing)?;
+            Ok(())
+        }
+        [Seg::Key(k), Seg::Index(i)] => match table.get_mut(k) {
+            Some(toml_edit::Item::ArrayOfTables(a)) if *i < a.len() => {
+                a.remove(*i);
+                Ok(())
+            }
+            Some(toml_edit::Item::Value(toml_edit::Value::Array(a))) if *i < a.len() => {
+                a.remove(*i);
+                Ok(())
+            }
+            _ => Err(missing()),
+        },
+        [Seg::Key(k), Seg::Index(i), rest @ ..] => match table.get_mut(k) {
+            Some(toml_edit::Item::ArrayOfTables(a)) => {
+                unset_in(a.get_mut(*i).ok_or_else(missing)?, rest, missing)
+            }
+            _ => Err(missing()),
+        },
+        [Seg::Key(k), rest @ ..] => {
+            let t = table
+                .get_mut(k)
+                .and_then(|it| it.as_table_like_mut())
+                .ok_or_else(missing)?;
+            unset_in(t, rest, missing)
+        }
+        _ => Err(missing()),
+    }
+}
 
-/// Sets `value` at `segs` under `table` (recursive, one path segment per call).
+/// Sets `value` at `path` under `table` (recursive, one key with its index per call).
 fn set_in(
     table: &mut dyn toml_edit::TableLike,
-    segs: &[Seg],
+    path: &[Seg],
     value: &toml_edit::Value,
     bad: &dyn Fn(String) -> ScenarioError,
 ) -> Result<(), ScenarioError> {
-    let ((key, idx), rest) = segs.split_first().expect("a path has at least one segment");
+    let (key, idx, rest) = match path {
+        [Seg::Key(k), Seg::Index(i), rest @ ..] => (k, Some(*i), rest),
+        [Seg::Key(k), rest @ ..] => (k, None, rest),
+        _ => unreachable!("a key path starts with a key and has one index after a key at most"),
+    };
     match idx {
         None if rest.is_empty() => {
             table.insert(key, toml_edit::Item::Value(value.clone()));
@@ -326,18 +690,143 @@ fn set_in(
                 }
                 let len = a.len();
                 let t = a
-                    .get_mut(*i)
+                    .get_mut(i)
                     .ok_or_else(|| bad(format!("{key} has {len} elements, no [{i}]")))?;
                 set_in(t, rest, value, bad)
             }
             Some(toml_edit::Item::Value(toml_edit::Value::Array(arr))) if rest.is_empty() => {
-                if *i >= arr.len() {
+                if i >= arr.len() {
                     return Err(bad(format!("{key} has {} elements, no [{i}]", arr.len())));
                 }
-                arr.replace(*i, value.clone());
+                arr.replace(i, value.clone());
                 Ok(())
             }
             _ => Err(bad(format!("{key} is not an array of tables"))),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = "duration = \"1s\"\n\
+        # a comment\n\
+        [dumbbell.bottleneck]\n\
+        rate = \"10Mbps\"\n\
+        params = { target = \"5ms\" }\n\
+        [[flows]]\n\
+        kind = \"udp\"\n\
+        from = \"a\"\n\
+        [[flows]]\n\
+        kind = \"tcp\"\n\
+        count = 2\n\
+        from = [\"a\", \"b\"]\n\
+        [[flows]]\n\
+        kind = \"tcp\"\n\
+        to = \"x\"\n";
+
+    fn sets(s: &[(&str, &str)]) -> Vec<(String, String)> {
+        s.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    /// The edited line holding `needle` and its origin.
+    fn origin_of_text(ed: &Edited<'_>, needle: &str) -> Origin {
+        let l = ed
+            .text
+            .lines()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("{needle:?} not in\n{}", ed.text));
+        ed.origins()[l]
+    }
+
+    #[test]
+    fn the_origin_map_names_the_files_line_or_the_set() {
+        let s = sets(&[
+            ("dumbbell.bottleneck.delay", "5ms"),
+            ("dumbbell.bottleneck.rate", "20Mbps"),
+            ("seed", "7"),
+        ]);
+        let unsets = ["flows[0]".to_string()];
+        let ed = edit(FILE, "t.toml", &unsets, &s, true).unwrap();
+        // Lines a --set inserted (or rewrote) are the set's.
+        assert_eq!(origin_of_text(&ed, "delay = \"5ms\""), Origin::Set(0));
+        assert_eq!(origin_of_text(&ed, "rate = \"20Mbps\""), Origin::Set(1));
+        assert_eq!(origin_of_text(&ed, "seed = 7"), Origin::Set(2));
+        // Untouched lines are the file's, though lines were inserted before them and flows[0]
+        // removed: the last flow (flows[1] after the removal and the expansion of the counted
+        // one into two) is line 15 of the file.
+        assert_eq!(origin_of_text(&ed, "params ="), Origin::File(5));
+        assert_eq!(origin_of_text(&ed, "to = \"x\""), Origin::File(15));
+        // The instances of a counted flow have no single line.
+        assert_eq!(origin_of_text(&ed, "from = \"b\""), Origin::None);
+        // Counterfactual: without edits every line is its own.
+        let plain = edit(FILE, "t.toml", &[], &[], false).unwrap();
+        assert!(!plain.changed());
+        assert_eq!(plain.origins()[14], Origin::File(15));
+    }
+
+    #[test]
+    fn blame_says_an_error_about_the_file_as_written() {
+        let s = sets(&[("dumbbell.bottleneck.delay", "10")]);
+        let unsets = ["flows[0]".to_string()];
+        let ed = edit(FILE, "t.toml", &unsets, &s, true).unwrap();
+        let line_of = |needle: &str| ed.text.lines().position(|l| l.contains(needle)).unwrap() + 1;
+        let err = |line: usize, path: &str| ScenarioError {
+            file: "t.toml".into(),
+            line: Some(line),
+            path: path.into(),
+            msg: "bad".into(),
+        };
+        // The last flow: edited flows[2] (after removal and expansion), flows[2] of the file.
+        let e = ed.blame(err(line_of("to = \"x\""), "flows[2].to"));
+        assert_eq!(e.to_string(), "t.toml:15: flows[1].to: bad");
+        // An instance of the counted flow.
+        let e = ed.blame(err(line_of("from = \"b\""), "flows[1].from"));
+        assert_eq!(
+            e.to_string(),
+            "t.toml: flows[0] (flow 2 of count = 2).from: bad"
+        );
+        // A key the --set wrote.
+        let e = ed.blame(err(line_of("delay = 10"), "dumbbell.bottleneck.delay"));
+        assert_eq!(
+            e.to_string(),
+            "t.toml: --set dumbbell.bottleneck.delay=10: bad"
+        );
+    }
+
+    #[test]
+    fn a_count_error_names_the_files_line_after_an_unset() {
+        let bad = FILE.replace("count = 2", "count = 0");
+        let unsets = ["flows[0]".to_string()];
+        let e = edit(&bad, "t.toml", &unsets, &[], true).err().unwrap();
+        // flows[0] of the edited document, line 11 of the file.
+        assert_eq!(
+            e.to_string(),
+            "t.toml:11: flows[0].count: expected a number of flows from 1 to 100000, got 0"
+        );
+        let s = sets(&[("flows[1].count", "0")]);
+        let e = edit(FILE, "t.toml", &[], &s, true).err().unwrap();
+        assert!(
+            e.to_string()
+                .starts_with("t.toml: --set flows[1].count=0: expected a number"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn one_document_takes_unsets_sets_and_counts() {
+        let s = sets(&[("flows[0].kind", "tcp")]);
+        let unsets = ["duration".to_string()];
+        let ed = edit(FILE, "t.toml", &unsets, &s, true).unwrap();
+        let doc: toml::Table = ed.text.parse().unwrap();
+        assert!(!doc.contains_key("duration"));
+        let flows = doc["flows"].as_array().unwrap();
+        assert_eq!(flows.len(), 4);
+        assert_eq!(flows[0]["kind"].as_str(), Some("tcp"));
+        assert_eq!(flows[2]["from"].as_str(), Some("b"));
+        assert!(flows.iter().all(|f| f.get("count").is_none()));
     }
 }

@@ -4,16 +4,29 @@
 
 use super::*;
 
-/// Adds the scenario's flows to `sim`, checking each; true when one of them draws at random (a
-/// random start, on/off periods, random traffic), so that the seed matters.
-pub(super) fn add_flows(
+/// A flow checked and resolved, not yet in a simulation, with the span its simulation errors
+/// (an unreachable destination) name.
+pub(super) struct PlannedFlow {
+    spec: Planned,
+    span: std::ops::Range<usize>,
+}
+
+/// What a flow is added to the simulation with.
+enum Planned {
+    Udp(UdpSpec),
+    Tcp(TcpSpec),
+}
+
+/// Checks and resolves the scenario's flows, without a simulation; true when one of them draws
+/// at random (a random start, on/off periods, random traffic), so that the seed matters.
+pub(super) fn resolve_flows(
     cx: &Ctx<'_>,
     flows: &[RawFlow],
     nodes: &[String],
-    sim: &mut Sim,
     duration: SimDuration,
     seed: u64,
-) -> Result<bool, ScenarioError> {
+) -> Result<(Vec<PlannedFlow>, bool), ScenarioError> {
+    let mut planned = Vec::with_capacity(flows.len());
     let mut random = false;
     let mut flow_names: Vec<&str> = Vec::new();
     for (i, f) in flows.iter().enumerate() {
@@ -193,18 +206,20 @@ pub(super) fn add_flows(
                         }
                     },
                 };
-                sim.add_udp(UdpSpec {
-                    src,
-                    dst,
-                    rate,
-                    size,
-                    start,
-                    stop,
-                    on_off,
-                    ecn,
-                    name: name.clone(),
-                })
-                .map_err(|e| cx.err(Some(f.from.span()), &p, e.to_string()))?;
+                planned.push(PlannedFlow {
+                    spec: Planned::Udp(UdpSpec {
+                        src,
+                        dst,
+                        rate,
+                        size,
+                        start,
+                        stop,
+                        on_off,
+                        ecn,
+                        name: name.clone(),
+                    }),
+                    span: f.from.span(),
+                });
             }
             "tcp" => {
                 if let Some(s) = &f.ecn_codepoint {
@@ -242,17 +257,19 @@ pub(super) fn add_flows(
                         ))
                     }
                 };
-                sim.add_tcp(TcpSpec {
-                    src,
-                    dst,
-                    start,
-                    stop,
-                    cfg,
-                    app,
-                    syn_retries,
-                    name: name.clone(),
-                })
-                .map_err(|e| cx.err(Some(f.kind.span()), &p, e.to_string()))?;
+                planned.push(PlannedFlow {
+                    spec: Planned::Tcp(TcpSpec {
+                        src,
+                        dst,
+                        start,
+                        stop,
+                        cfg,
+                        app,
+                        syn_retries,
+                        name: name.clone(),
+                    }),
+                    span: f.kind.span(),
+                });
             }
             other => {
                 return Err(cx.err(
@@ -263,18 +280,33 @@ pub(super) fn add_flows(
             }
         }
     }
-    Ok(random)
+    Ok((planned, random))
+}
+
+/// Adds the resolved flows to `sim`, which checks that each destination is reachable.
+pub(super) fn add_flows(
+    cx: &Ctx<'_>,
+    planned: Vec<PlannedFlow>,
+    sim: &mut Sim,
+) -> Result<(), ScenarioError> {
+    for (i, f) in planned.into_iter().enumerate() {
+        match f.spec {
+            Planned::Udp(u) => sim.add_udp(u),
+            Planned::Tcp(t) => sim.add_tcp(t),
+        }
+        .map_err(|e| cx.err(Some(f.span), format!("flows[{i}]"), e.to_string()))?;
+    }
+    Ok(())
 }
 
 /// The largest packet flow `i` sends from its source to its destination and back, with what
-/// it is; `None` for a flow that is not in `sim`.
-#[allow(clippy::type_complexity)]
-fn largest_packets(sim: &Sim, i: usize) -> Option<((u32, String), (u32, String))> {
+/// it is.
+fn largest_packets(f: &PlannedFlow) -> ((u32, String), (u32, String)) {
     use aqmlab_tcp::segment::HEADER_BYTES;
     let ack = (HEADER_BYTES, "its ACKs".to_string());
-    Some(match sim.flow_spec(i)? {
-        FlowSpec::Udp(u) => ((u.size, "its datagrams".into()), (0, String::new())),
-        FlowSpec::Tcp(t) => {
+    match &f.spec {
+        Planned::Udp(u) => ((u.size, "its datagrams".into()), (0, String::new())),
+        Planned::Tcp(t) => {
             let mss = t.cfg.mss as u64;
             let seg = |bytes: u64, what: &str| {
                 let len = bytes.min(mss);
@@ -294,7 +326,7 @@ fn largest_packets(sim: &Sim, i: usize) -> Option<((u32, String), (u32, String))
                 TcpApp::Repeat { .. } | TcpApp::OnOff { .. } => (seg(mss, "its segments"), ack),
             }
         }
-    })
+    }
 }
 
 /// One flow's largest packet in one direction, on one link direction of its path.
@@ -310,7 +342,7 @@ pub(super) struct Crossing {
     pub(super) what: std::rc::Rc<str>,
 }
 
-/// The largest packet each flow in `sim` puts on each link direction it crosses, data from
+/// The largest packet each flow puts on each link direction it crosses, data from
 /// its source to its destination and ACKs or requests back, in that order: by flow, then the
 /// way out before the way back, then along the path. A way with no packets (a UDP flow's way
 /// back) crosses nothing. The scenario builder walks flows and paths once, here, for both the
@@ -319,7 +351,9 @@ pub(super) fn crossings(
     cx: &Ctx<'_>,
     flows: &[RawFlow],
     nodes: &[String],
-    sim: &Sim,
+    planned: &[PlannedFlow],
+    routes: &crate::topology::Routes,
+    ends: &[(u32, u32)],
 ) -> Result<Vec<Crossing>, ScenarioError> {
     let mut v = Vec::new();
     for (i, f) in flows.iter().enumerate() {
@@ -327,15 +361,13 @@ pub(super) fn crossings(
             node_index(cx, nodes, &f.from, "")?,
             node_index(cx, nodes, &f.to, "")?,
         );
-        let Some((fwd, back)) = largest_packets(sim, i) else {
-            continue;
-        };
+        let (fwd, back) = largest_packets(&planned[i]);
         for (a, b, (size, what)) in [(src, dst, fwd), (dst, src, back)] {
             if size == 0 {
                 continue;
             }
             let what: std::rc::Rc<str> = what.into();
-            for link in sim.path(a, b) {
+            for link in routes.path(a, b, |l| ends[l].1) {
                 v.push(Crossing {
                     flow: i,
                     link,

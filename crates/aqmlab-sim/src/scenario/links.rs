@@ -343,6 +343,7 @@ pub(super) fn direction(
     to: u32,
     seed: u64,
     swapped_kind: Option<&str>,
+    largest_packet: u32,
     set_params: &[String],
     dropped: &mut Vec<(String, String)>,
     warnings: &mut Vec<String>,
@@ -561,6 +562,7 @@ pub(super) fn direction(
             pairs.push(("memory_limit".into(), v));
         }
     }
+    mtu_from_traffic(kind, &mut pairs, largest_packet);
     let qdisc = registry::build(
         kind.name(),
         &pairs,
@@ -653,49 +655,29 @@ pub(super) fn largest_per_link(crossings: &[Crossing], n_links: usize) -> Vec<u3
 /// (the default) it becomes the largest packet the scenario puts on that direction, plus the
 /// 14-byte Ethernet header Linux counts with `variant = "linux"` (its `psched_mtu`). A fixed
 /// 1500 B would let a queue of three 500-byte packets stand where one would on a link that only
-/// carries 500-byte packets. A direction no flow crosses keeps the fixed default. The
-/// discipline is rebuilt with the value (nothing has been drawn from its stream yet, so the
-/// rebuilt one is the same but for it), and the resolved scenario records it. (Rebuilt, not
-/// built so at once: the flows are read after the links, into the [`Sim`] the links make,
-/// whose routes give their paths; reading them first would change which error a scenario
-/// with several is reported with.)
-pub(super) fn mtu_defaults_from_traffic(
-    sim: &mut Sim,
-    resolved_dirs: &mut [crate::resolved::ResolvedDirection],
-    crossings: &[Crossing],
-    cx: &Ctx<'_>,
-    seed: u64,
-) -> Result<(), ScenarioError> {
-    let largest = largest_per_link(crossings, sim.link_names().count());
-    for (l, dir) in resolved_dirs.iter_mut().enumerate() {
-        let kind = Kind::from_name(dir.qdisc).expect("a built discipline's name");
-        if !matches!(kind, Kind::Codel | Kind::FqCodel | Kind::LstfCodel) || largest[l] == 0 {
-            continue;
-        }
-        let linux = dir
-            .params
-            .iter()
-            .any(|(k, v)| k == "variant" && v == "linux");
-        let Some(slot) = dir
-            .params
-            .iter_mut()
-            .find(|(k, v)| k == "mtu" && v == "auto")
-        else {
-            continue;
-        };
-        slot.1 = format!("{}B", largest[l] + if linux { 14 } else { 0 });
-        let qdisc = registry::build(
-            kind.name(),
-            &dir.params,
-            UniformSource::Rng(aqmlab_core::Xoshiro256pp::for_stream(
-                seed,
-                &format!("link/{}/qdisc", dir.name),
-            )),
-        )
-        .map_err(|e| cx.err(None, format!("{}.params.mtu", dir.name), e.to_string()))?;
-        sim.replace_qdisc(l, qdisc);
+/// carries 500-byte packets. A direction no flow crosses keeps the fixed default. The value is
+/// put in `pairs` (the parameters the discipline is built with) before it is built: the flows
+/// are resolved, and their routes computed, before the links' disciplines are built, so the
+/// resolved scenario records it and the discipline is built once.
+pub(super) fn mtu_from_traffic(kind: Kind, pairs: &mut Vec<(String, String)>, largest_packet: u32) {
+    if !matches!(kind, Kind::Codel | Kind::FqCodel | Kind::LstfCodel) || largest_packet == 0 {
+        return;
     }
-    Ok(())
+    let Ok(p) = aqmlab_qdisc::Params::new(kind.name(), kind.params(), pairs) else {
+        return; // the build reports the error
+    };
+    let resolved = p.resolved();
+    if !resolved.iter().any(|(k, v)| *k == "mtu" && *v == "auto") {
+        return;
+    }
+    let linux = resolved
+        .iter()
+        .any(|(k, v)| *k == "variant" && *v == "linux");
+    let mtu = format!("{}B", largest_packet + if linux { 14 } else { 0 });
+    match pairs.iter_mut().find(|(k, _)| k == "mtu") {
+        Some(slot) => slot.1 = mtu,
+        None => pairs.push(("mtu".into(), mtu)),
+    }
 }
 
 /// The rate RED's idle-time correction assumes: the link's rate at time 0, or for a schedule
@@ -709,5 +691,50 @@ pub(super) fn first_positive_rate(rate: &LinkRate) -> aqmlab_core::Bitrate {
             .find(|r| r.as_bps() > 0)
             .unwrap_or(s.rate_at(SimTime::ZERO)),
         other => other.nominal_rate(SimTime::ZERO),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(kind: Kind, given: &[(&str, &str)], largest: u32) -> Vec<(String, String)> {
+        let mut pairs: Vec<(String, String)> = given
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        mtu_from_traffic(kind, &mut pairs, largest);
+        pairs
+    }
+
+    #[test]
+    fn mtu_auto_is_the_largest_packet_before_the_discipline_is_built() {
+        let mtu =
+            |p: &[(String, String)]| p.iter().find(|(k, _)| k == "mtu").map(|(_, v)| v.clone());
+        // The default "auto": the largest packet, plus Linux's 14-byte Ethernet header.
+        assert_eq!(mtu(&with(Kind::Codel, &[], 540)).as_deref(), Some("540B"));
+        assert_eq!(
+            mtu(&with(Kind::FqCodel, &[("variant", "linux")], 540)).as_deref(),
+            Some("554B")
+        );
+        assert_eq!(
+            mtu(&with(Kind::LstfCodel, &[("mtu", "auto")], 1040)).as_deref(),
+            Some("1040B")
+        );
+        // Left alone: a fixed mtu, a direction no flow crosses, a discipline without the rule.
+        assert_eq!(
+            mtu(&with(Kind::Codel, &[("mtu", "1500B")], 540)).as_deref(),
+            Some("1500B")
+        );
+        assert_eq!(mtu(&with(Kind::Codel, &[], 0)), None);
+        assert_eq!(mtu(&with(Kind::Pie, &[], 540)), None);
+        // The value is one the discipline takes.
+        let pairs = with(Kind::Codel, &[], 540);
+        assert!(registry::build(
+            "codel",
+            &pairs,
+            UniformSource::Rng(aqmlab_core::Xoshiro256pp::for_stream(1, "t"))
+        )
+        .is_ok());
     }
 }

@@ -7,12 +7,12 @@
 use super::apps::AppState;
 use super::{Ev, FlowBin, FlowInfo, FlowMetrics, Link, OnOff, Sim, TcpApp};
 use crate::arena::Arena;
-use crate::bins::Bins;
 use crate::dist::DurationDist;
 use crate::event::{EventQueue, Lane};
 use crate::link::{LinkDirection, LinkParts};
 use crate::topology::{LinkConfig, Routes};
 use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime, Xoshiro256pp};
+use aqmlab_link::bins::Bins;
 use aqmlab_qdisc::{AnyQdisc, Qdisc};
 use aqmlab_tcp::TcpConfig;
 
@@ -333,17 +333,7 @@ impl Sim {
 
     /// The link directions a packet from `src` to `dst` crosses, in order (empty without a route).
     pub fn path(&self, src: u32, dst: u32) -> Vec<usize> {
-        let n = self.nodes.len() as u32;
-        let mut v = Vec::new();
-        let mut node = src;
-        while node != dst && src < n && dst < n {
-            let Some(l) = self.routes.next_link(node, dst) else {
-                return Vec::new();
-            };
-            v.push(l as usize);
-            node = self.links[l as usize].to;
-        }
-        v
+        self.routes.path(src, dst, |l| self.links[l].to)
     }
 
     /// What flow `i` was added with.

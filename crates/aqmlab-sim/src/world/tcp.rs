@@ -6,9 +6,9 @@
 //! (`apps`).
 
 use super::{apps, packet_id, payload_slot, Ev, FlowKind, Payload, Sim};
-use crate::bins::row_of;
 use crate::event::Lane;
 use aqmlab_core::{Ecn, FlowId, Packet, SimDuration, SimTime};
+use aqmlab_link::bins::row_of;
 use aqmlab_tcp::{Segment, TcpReceiver, TcpSender};
 
 /// The leg of a connection that opens it: SYN, then a bulk or finite transfer, or a web request.

@@ -20,11 +20,12 @@
 //! or lost on the wire; they are handed to the driver's [`DropSink`] (the simulator frees their
 //! payloads and counts them against their flows; the emulator recycles their buffers).
 
+use crate::area::QueueArea;
 use crate::bins::{row_of, Bins};
 use crate::dist::DurationDist;
-use crate::metrics::{QueueArea, SojournStats};
 use crate::pipe::Pipe;
 use crate::rate::LinkRate;
+use crate::sojourn::SojournStats;
 use aqmlab_core::{Packet, SimDuration, SimTime, Xoshiro256pp};
 use aqmlab_qdisc::{AnyQdisc, DropReason, MarkReason, Qdisc, QdiscEvent};
 
@@ -75,7 +76,7 @@ impl DropSink for Vec<Packet> {
 
 /// What became of a packet offered to a link direction ([`LinkDirection::offer`]).
 #[derive(Debug)]
-pub(crate) enum Offer {
+pub enum Offer {
     /// It crossed the empty queue of an idle tail-drop link: the driver transmits it now
     /// ([`LinkDirection::transmit`] with `PASSING`).
     Passed(Packet),
@@ -90,11 +91,11 @@ pub(crate) enum Offer {
 
 /// What a transmission asks of its driver ([`LinkDirection::transmit`]).
 #[derive(Debug)]
-pub(crate) struct Sent {
+pub struct Sent {
     /// The packet is the only one propagating: wake when it arrives, at this time.
-    pub(crate) pipe_head: Option<SimTime>,
+    pub pipe_head: Option<SimTime>,
     /// Packets wait behind it: wake when it ends, at this time.
-    pub(crate) tx_done: Option<SimTime>,
+    pub tx_done: Option<SimTime>,
 }
 
 /// One link direction (see the module documentation).
@@ -130,7 +131,7 @@ pub struct LinkDirection {
     /// The drops of the same log (kept when `packet_log` is).
     drop_log: Vec<DropRecord>,
     /// Sojourn times of the measurement windows open now, by window slot
-    /// ([`crate::world::Sim::begin_window`]); empty without windows.
+    /// (the simulator's `Sim::begin_window`); empty without windows.
     windows: Vec<Option<SojournStats>>,
     rate: LinkRate,
     /// Totals and the sojourn sketch; its per-bin series stay empty while running (they are
@@ -217,7 +218,7 @@ impl LinkDirection {
 
     /// Replaces the discipline before the run starts (the scenario builder rebuilds one whose
     /// defaults depend on the traffic). Panics once packets have been offered to it.
-    pub(crate) fn replace_qdisc(&mut self, qdisc: AnyQdisc) {
+    pub fn replace_qdisc(&mut self, qdisc: AnyQdisc) {
         assert_eq!(
             self.q.stats().received.packets,
             0,
@@ -226,39 +227,39 @@ impl LinkDirection {
         self.q = Qdisc::new(qdisc);
     }
 
-    /// Gives each packet a random extra delay (see [`crate::world::Sim::set_jitter`]).
-    pub(crate) fn set_jitter(&mut self, jitter: DurationDist, rng: Xoshiro256pp) {
+    /// Gives each packet a random extra delay (see the simulator's `Sim::set_jitter`).
+    pub fn set_jitter(&mut self, jitter: DurationDist, rng: Xoshiro256pp) {
         self.jitter = Some((jitter, rng));
     }
 
     /// When the current (or last) transmission ends.
     #[inline(always)]
-    pub(crate) fn busy_until(&self) -> SimTime {
+    pub fn busy_until(&self) -> SimTime {
         self.busy_until
     }
 
     /// The empty dequeue of a transmission's end is owed ([`LinkDirection::owed_idle_dequeue`]).
     #[inline(always)]
-    pub(crate) fn idle_poll_due(&self) -> bool {
+    pub fn idle_poll_due(&self) -> bool {
         self.idle_poll_due
     }
 
     /// Packets are waiting behind the transmission: its driver wakes at its end.
     #[inline(always)]
-    pub(crate) fn tx_done_pending(&self) -> bool {
+    pub fn tx_done_pending(&self) -> bool {
         self.tx_done_pending
     }
 
     /// The propagation pipe (its driver pops arrivals from it).
     #[inline(always)]
-    pub(crate) fn pipe(&mut self) -> &mut Pipe {
+    pub fn pipe(&mut self) -> &mut Pipe {
         &mut self.pipe
     }
 
     /// The transmission the driver woke for has ended: the link looks for the next packet
     /// ([`LinkDirection::dequeue`]).
     #[inline(always)]
-    pub(crate) fn tx_done(&mut self) {
+    pub fn tx_done(&mut self) {
         self.tx_done_pending = false;
     }
 
@@ -267,7 +268,7 @@ impl LinkDirection {
     /// ended. With `shortcut`, a packet that finds an idle tail-drop link crosses its empty
     /// queue at once ([`Qdisc::pass_through`]) with the levels the two calls would have noted.
     #[inline]
-    pub(crate) fn offer(
+    pub fn offer(
         &mut self,
         now: SimTime,
         bins: &Bins,
@@ -315,7 +316,7 @@ impl LinkDirection {
     /// then (deferred so that an uncongested link costs no wake-up per packet). Drops it
     /// causes are counted at `now`, in bin `bin`.
     #[inline(always)]
-    pub(crate) fn owed_idle_dequeue(
+    pub fn owed_idle_dequeue(
         &mut self,
         now: SimTime,
         bin: usize,
@@ -340,7 +341,7 @@ impl LinkDirection {
     /// The link is free at `now`: the next packet from its discipline, if any (`None`: this
     /// empty dequeue is the one a link makes when it goes idle).
     #[inline(always)]
-    pub(crate) fn dequeue(
+    pub fn dequeue(
         &mut self,
         now: SimTime,
         bins: &Bins,
@@ -360,7 +361,7 @@ impl LinkDirection {
     /// `PASSING`: `p` crossed the empty queue of an idle tail-drop link just now
     /// ([`Offer::Passed`]), so its sojourn is zero and nothing waits behind it.
     #[inline]
-    pub(crate) fn transmit<const PASSING: bool>(
+    pub fn transmit<const PASSING: bool>(
         &mut self,
         now: SimTime,
         bins: &Bins,
@@ -478,28 +479,28 @@ impl LinkDirection {
     }
 
     /// Starts measuring the sojourn times of a new window; returns its slot.
-    pub(crate) fn begin_window(&mut self) -> usize {
+    pub fn begin_window(&mut self) -> usize {
         self.windows.push(Some(SojournStats::default()));
         self.windows.len() - 1
     }
 
     /// Open windows so far (the next window's slot).
-    pub(crate) fn windows_len(&self) -> usize {
+    pub fn windows_len(&self) -> usize {
         self.windows.len()
     }
 
     /// Stops the window of slot `k`: its sojourn times.
-    pub(crate) fn end_window(&mut self, k: usize) -> SojournStats {
+    pub fn end_window(&mut self, k: usize) -> SojournStats {
         self.windows[k].take().expect("an open window")
     }
 
     /// The per-packet log, if kept.
-    pub(crate) fn packet_log(&self) -> Option<&[PacketRecord]> {
+    pub fn packet_log(&self) -> Option<&[PacketRecord]> {
         self.packet_log.as_deref()
     }
 
     /// The drops of the per-packet log.
-    pub(crate) fn drop_log(&self) -> &[DropRecord] {
+    pub fn drop_log(&self) -> &[DropRecord] {
         &self.drop_log
     }
 }

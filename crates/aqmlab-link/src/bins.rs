@@ -5,21 +5,25 @@
 /// hop was a measurable share of the run time.
 ///
 /// Bin indices are relative to `base`, the first bin still held in memory: the bins before it
-/// have been handed out by [`crate::world::Sim::take_series`], so the series kept in memory
+/// have been handed out by the simulator's `Sim::take_series`, so the series kept in memory
 /// cover only the bins since the last take, however long the run.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Bins {
-    pub(crate) bin_ns: u64,
+pub struct Bins {
+    /// The bins' width, ns.
+    pub bin_ns: u64,
     /// The absolute index of relative bin 0.
-    pub(crate) base: usize,
+    pub base: usize,
     /// Relative index and [start, end) of the bin of the last `set`.
-    pub(crate) cur: usize,
-    pub(crate) start_ns: u64,
-    pub(crate) end_ns: u64,
+    pub cur: usize,
+    /// Start of the current bin, ns.
+    pub start_ns: u64,
+    /// End of the current bin (exclusive), ns.
+    pub end_ns: u64,
 }
 
 impl Bins {
-    pub(crate) fn new(bin_ns: u64) -> Bins {
+    /// Bins of `bin_ns`, the current one bin 0.
+    pub fn new(bin_ns: u64) -> Bins {
         Bins {
             bin_ns,
             base: 0,
@@ -30,7 +34,7 @@ impl Bins {
     }
     /// Moves the cached bin to the one holding `t` (at or after `base`).
     #[inline]
-    pub(crate) fn set(&mut self, t: aqmlab_core::SimTime) {
+    pub fn set(&mut self, t: aqmlab_core::SimTime) {
         let t = t.as_nanos();
         if t < self.start_ns || t >= self.end_ns {
             let abs = t / self.bin_ns;
@@ -41,7 +45,7 @@ impl Bins {
     }
     /// The relative bin holding `t` (at or after `base`).
     #[inline]
-    pub(crate) fn of(&self, t: aqmlab_core::SimTime) -> usize {
+    pub fn of(&self, t: aqmlab_core::SimTime) -> usize {
         let t = t.as_nanos();
         if t >= self.start_ns && t < self.end_ns {
             self.cur
@@ -50,18 +54,18 @@ impl Bins {
         }
     }
     /// Absolute bins wholly before `t`: [0, t / bin).
-    pub(crate) fn complete_before(&self, t: aqmlab_core::SimTime) -> usize {
+    pub fn complete_before(&self, t: aqmlab_core::SimTime) -> usize {
         (t.as_nanos() / self.bin_ns) as usize
     }
     /// Absolute bins that [0, t) touches: [0, ⌈t / bin⌉).
-    pub(crate) fn touched_before(&self, t: aqmlab_core::SimTime) -> usize {
+    pub fn touched_before(&self, t: aqmlab_core::SimTime) -> usize {
         t.as_nanos().div_ceil(self.bin_ns) as usize
     }
 }
 
 /// Row `bin` of a link's or flow's series, added (with the bins before it) if missing.
 #[inline]
-pub(crate) fn row_of<T: Default + Clone>(series: &mut Vec<T>, bin: usize) -> &mut T {
+pub fn row_of<T: Default + Clone>(series: &mut Vec<T>, bin: usize) -> &mut T {
     if series.len() <= bin {
         series.resize(bin + 1, T::default());
     }

@@ -37,9 +37,9 @@ pub struct DropRecord {
 /// Per-link-direction measurements.
 #[derive(Clone, Debug, Default)]
 pub struct LinkMetrics {
-    /// Packets offered to the discipline (in a [`crate::world::Report`]: the discipline's `received` count).
+    /// Packets offered to the discipline (in a simulator's `Report`: the discipline's `received` count).
     pub enqueued_pkts: u64,
-    /// Bytes offered to the discipline (in a [`crate::world::Report`], as `enqueued_pkts`).
+    /// Bytes offered to the discipline (in a simulator's `Report`, as `enqueued_pkts`).
     pub ingress_bytes: u64,
     /// Packets fully transmitted.
     pub delivered_pkts: u64,
@@ -52,10 +52,10 @@ pub struct LinkMetrics {
     /// Sojourn time through the discipline of every packet it released, in ns.
     pub sojourn_ns: QuantileSketch,
     /// The same sojourn times' count, sum and sum of squares (their exact variance).
-    pub sojourn_moments: crate::metrics::Moments,
+    pub sojourn_moments: crate::moments::Moments,
     /// Largest backlog seen, in packets.
     pub max_backlog_pkts: u32,
-    /// Bytes offered per time bin. (In a [`crate::world::Report`], the five per-bin series have the same
+    /// Bytes offered per time bin. (In a simulator's `Report`, the five per-bin series have the same
     /// length: up to the last bin with any activity or level noted; bins after it are zero.)
     pub ingress_bytes_per_bin: Vec<u64>,
     /// Bytes transmitted per time bin (counted when the last bit leaves).
@@ -105,7 +105,7 @@ pub struct LinkBin {
     pub capacity_bits: u64,
 }
 
-impl crate::metrics::AreaRow for LinkBin {
+impl crate::area::AreaRow for LinkBin {
     #[inline(always)]
     fn add_area(&mut self, pkt_ns: u128, byte_ns: u128) {
         self.queue_pkt_ns += pkt_ns;
@@ -113,7 +113,7 @@ impl crate::metrics::AreaRow for LinkBin {
     }
 }
 
-/// One link direction in a [`crate::world::Report`].
+/// One link direction in a simulator's `Report`.
 #[derive(Clone, Debug)]
 pub struct LinkReport {
     /// Name.

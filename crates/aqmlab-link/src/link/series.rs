@@ -91,7 +91,7 @@ impl LinkDirection {
 
     /// The measurements at `now` (a run covers [0, now)), with one series row per bin from
     /// `bins.base` to now (every column, as [`LinkDirection::take_rows`] hands them out).
-    pub(crate) fn report(&self, now: SimTime, bins: &Bins) -> (LinkReport, Vec<LinkBin>) {
+    pub fn report(&self, now: SimTime, bins: &Bins) -> (LinkReport, Vec<LinkBin>) {
         // The last transmission counts as sent if it ended before now; otherwise it is still
         // on the wire.
         let mut m = self.m.clone();
@@ -158,7 +158,7 @@ impl LinkDirection {
     /// Hands out the rows of the first `k` bins held (from `bins.base`), complete up to `now`,
     /// and forgets them; `fill_to` rows get the carried queue level (those handed out and, if
     /// the run goes on, the current one). With `bins.base` then moved on by `k`.
-    pub(crate) fn take_rows(
+    pub fn take_rows(
         &mut self,
         now: SimTime,
         bins: &Bins,
@@ -200,7 +200,7 @@ impl LinkDirection {
 
     /// The per-packet records since the last take (empty when no log is kept), and the drops
     /// of the log.
-    pub(crate) fn take_logs(&mut self) -> (Vec<PacketRecord>, Vec<super::DropRecord>) {
+    pub fn take_logs(&mut self) -> (Vec<PacketRecord>, Vec<super::DropRecord>) {
         (
             self.packet_log
                 .as_mut()

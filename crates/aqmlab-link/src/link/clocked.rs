@@ -132,7 +132,7 @@ impl ClockedLink {
     }
 
     /// The measurements so far, as the simulator reports a link direction at `now`, with the
-    /// per-bin rows (a [`crate::world::Report`]'s `link_rows`). Call [`ClockedLink::advance`]
+    /// per-bin rows (a simulator's `Report`'s `link_rows`). Call [`ClockedLink::advance`]
     /// to `now` first, so the discipline has made every call it owes.
     pub fn report_with_rows(&self, now: SimTime) -> (LinkReport, Vec<LinkBin>) {
         let mut bins = self.bins;
