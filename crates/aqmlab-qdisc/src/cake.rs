@@ -49,6 +49,7 @@ use crate::contract::{Backlog, DropReason, QdiscCx, QueueDisc, Stage};
 use crate::fifo::PacketFifo;
 use crate::params::{ConfigError, ParamSpec, Params};
 use crate::uniform::UniformSource;
+use aqmlab_core::units::Size;
 use aqmlab_core::{FlowId, Packet, SimTime};
 
 /// Queues per tin (`CAKE_QUEUES`).
@@ -113,10 +114,16 @@ pub const PARAMS: &[ParamSpec] = &[
         help: "the device MTU used for mtu_time and the default target (Linux psched_mtu: 1500 + 14)",
     },
     ParamSpec {
+        name: "limit",
+        default: "10240p",
+        kind: "size",
+        help: "Linux's packet limit, which caps memlimit=auto at limit x mtu (bytes: the cap itself)",
+    },
+    ParamSpec {
         name: "memlimit",
         default: "auto",
         kind: "bytes or auto",
-        help: "queued bytes before dropping from the longest queue; auto = Linux's: 4 x bandwidth x rtt (at least 4 MiB) capped at 10240 x mtu",
+        help: "queued bytes before dropping from the longest queue; auto = Linux's: 4 x bandwidth x rtt (at least 4 MiB), at most limit x mtu",
     },
     ParamSpec {
         name: "hash",
@@ -357,9 +364,12 @@ impl CakeConfig {
             return Err(p.invalid("mtu", format!("expected 68 to 65535 bytes, got {mtu}")));
         }
         let mtu = mtu as u32;
+        let cap = match p.size("limit")? {
+            Size::Packets(n) => n.saturating_mul(mtu as u64),
+            Size::Bytes(b) => b,
+        };
         let memlimit = match p.raw_value("memlimit") {
-            // cake_reconfigure: 4 x rate x rtt, at least 4 MiB, then at most limit x mtu with
-            // Linux's default packet limit of 10240.
+            // cake_reconfigure: 4 x rate x rtt, at least 4 MiB, then at most limit x mtu.
             "auto" => {
                 let by_rate = if rate_bytes_per_s > 0 {
                     ((rate_bytes_per_s as u128 * (rtt_ns / 1000) as u128 / 250_000) as u64)
@@ -367,7 +377,7 @@ impl CakeConfig {
                 } else {
                     u64::MAX
                 };
-                by_rate.min(10240 * mtu as u64)
+                by_rate.min(cap)
             }
             _ => {
                 let b = p.bytes("memlimit")?;

@@ -189,18 +189,20 @@ pub(super) fn add_flows(
                         }
                     },
                 };
-                sim.add_udp(UdpSpec {
-                    src,
-                    dst,
-                    rate,
-                    size,
-                    start,
-                    stop,
-                    on_off,
-                    ecn,
-                    name: name.clone(),
-                })
-                .map_err(|e| cx.err(Some(f.from.span()), &p, e.to_string()))?;
+                let idx = sim
+                    .add_udp(UdpSpec {
+                        src,
+                        dst,
+                        rate,
+                        size,
+                        start,
+                        stop,
+                        on_off,
+                        ecn,
+                        name: name.clone(),
+                    })
+                    .map_err(|e| cx.err(Some(f.from.span()), &p, e.to_string()))?;
+                set_dscp(cx, sim, idx, f, &p)?;
             }
             "tcp" => {
                 if let Some(s) = &f.ecn_codepoint {
@@ -238,17 +240,19 @@ pub(super) fn add_flows(
                         ))
                     }
                 };
-                sim.add_tcp(TcpSpec {
-                    src,
-                    dst,
-                    start,
-                    stop,
-                    cfg,
-                    app,
-                    syn_retries,
-                    name: name.clone(),
-                })
-                .map_err(|e| cx.err(Some(f.kind.span()), &p, e.to_string()))?;
+                let idx = sim
+                    .add_tcp(TcpSpec {
+                        src,
+                        dst,
+                        start,
+                        stop,
+                        cfg,
+                        app,
+                        syn_retries,
+                        name: name.clone(),
+                    })
+                    .map_err(|e| cx.err(Some(f.kind.span()), &p, e.to_string()))?;
+                set_dscp(cx, sim, idx, f, &p)?;
             }
             other => {
                 return Err(cx.err(
@@ -265,6 +269,28 @@ pub(super) fn add_flows(
 /// The largest packet flow `i` sends from its source to its destination and back, with what
 /// it is; `None` for a flow that is not in `sim`.
 #[allow(clippy::type_complexity)]
+/// `dscp = N` on a flow: the DSCP its packets carry (RFC 2474's 6 bits).
+fn set_dscp(
+    cx: &Ctx<'_>,
+    sim: &mut Sim,
+    idx: usize,
+    f: &RawFlow,
+    p: &str,
+) -> Result<(), ScenarioError> {
+    if let Some(d) = &f.dscp {
+        let v = *d.get_ref();
+        if !(0..=63).contains(&v) {
+            return Err(cx.err(
+                Some(d.span()),
+                format!("{p}.dscp"),
+                format!("expected a DSCP from 0 to 63, got {v}"),
+            ));
+        }
+        sim.set_dscp(idx, v as u8);
+    }
+    Ok(())
+}
+
 fn largest_packets(sim: &Sim, i: usize) -> Option<((u32, String), (u32, String))> {
     use aqmlab_tcp::segment::HEADER_BYTES;
     let ack = (HEADER_BYTES, "its ACKs".to_string());
