@@ -92,6 +92,13 @@ const CASES: &[Case] = &[
         flows: 64,
     },
     Case {
+        name: "cake_64flows",
+        kind: "cake",
+        params: &[],
+        backlog: 100,
+        flows: 64,
+    },
+    Case {
         name: "dualpi2",
         kind: "dualpi2",
         params: &["limit=1000p"],

@@ -6,7 +6,7 @@
 //!   the packet's DSCP ([`Packet::dscp`]) picks a tin through Linux's tables. `besteffort`: one
 //!   tin; `diffserv3`: Best Effort / Bulk (CS1, LE) / Voice (TOS4, VA, EF, CS6, CS7), rates
 //!   1, 1/16, 1/4 of `bandwidth`, DRR quanta 1024/64/256; `diffserv4`: Best Effort / Bulk /
-//!   Video (AF2x–AF4x, CS2, CS3, TOS1, TOS4) / Voice (CS4–CS7, EF, VA), rates 1, 1/16, 1/2, 1/4,
+//!   Video (AF2x–AF4x, CS2, CS3, TOS4) / Voice (CS4–CS7, EF, VA), rates 1, 1/16, 1/2, 1/4,
 //!   quanta 1024/64/512/256. Shaped, the dequeue serves the highest-index tin whose own shaper
 //!   allows a packet now, else the earliest-scheduled one (`cake_dequeue`): a tin above its rate
 //!   threshold loses its priority but can still use idle capacity. Unshaped, tins share by DRR

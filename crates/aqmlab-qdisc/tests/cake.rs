@@ -378,3 +378,40 @@ fn bad_parameters_name_the_field() {
     assert!(err(&["bandwidth=10"]).contains("bandwidth"));
     assert!(err(&["memlimit=0"]).contains("memlimit"));
 }
+
+#[test]
+fn replay_carries_dscp_and_hosts_to_cake() {
+    use aqmlab_qdisc::registry;
+    use aqmlab_qdisc::replay::{parse_schedule, replay};
+    // 40 Best Effort and 40 EF packets at 0, then a dequeue every 1.2 ms (one 1500-byte packet
+    // time at 10 Mb/s): Voice takes one slot in four, as in the direct test above.
+    let mut csv = String::from("t_ns,op,size,flow,dscp,src,dst\n");
+    for _ in 0..40 {
+        csv.push_str("0,enq,1500,1,0,1,2\n0,enq,1500,2,46,1,3\n");
+    }
+    for k in 0..40u64 {
+        csv.push_str(&format!("{},deq,0,0,0,0,0\n", k * 1_200_000));
+    }
+    let rows = parse_schedule(csv.as_bytes()).unwrap();
+    let run = |params: &[(&str, &str)]| {
+        let pairs: Vec<(String, String)> = params
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut q = Qdisc::new(registry::build("cake", &pairs, UniformSource::seeded(1)).unwrap());
+        let out = replay(&mut q, &rows, false).unwrap();
+        // Ids alternate BE (even) and EF (odd).
+        let sent = |odd: u64| {
+            out.decisions
+                .iter()
+                .filter(|d| d.deq_t_ns >= 0 && d.id % 2 == odd)
+                .count()
+        };
+        (sent(0), sent(1))
+    };
+    assert_eq!(run(&[("bandwidth", "10Mbps")]), (30, 10));
+    assert_eq!(
+        run(&[("bandwidth", "10Mbps"), ("diffserv", "besteffort")]),
+        (20, 20)
+    );
+}
