@@ -850,7 +850,7 @@ impl Cake {
         ) {
             Ok(k) => (k, tin.flows[k].set == FlowSet::None),
             Err(k) => {
-                if tin.flows[k].set != FlowSet::None && tin.flows[k].set == FlowSet::Bulk {
+                if tin.flows[k].set == FlowSet::Bulk {
                     // A collision: the bulk count moves to the new flow's hosts below.
                     tin.bulk_hosts(k, mode, false);
                 }

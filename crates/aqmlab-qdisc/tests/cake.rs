@@ -272,7 +272,7 @@ fn light_voice_traffic_jumps_the_best_effort_backlog() {
         if now >= next_voice {
             q.enqueue(next_voice, packet(id, 1500, 2, 1, 3, 46));
             id += 1;
-            next_voice = next_voice + aqmlab_core::SimDuration::from_millis(10);
+            next_voice += aqmlab_core::SimDuration::from_millis(10);
         }
         match q.dequeue(now) {
             Some(p) if p.dscp == 46 => worst = worst.max(now.as_nanos() - p.enqueue_ns),
