@@ -94,6 +94,15 @@ const CASES: &[Case] = &[
     Case {
         name: "cake_64flows",
         kind: "cake",
+        params: &["flow_mode=flows"],
+        backlog: 100,
+        flows: 64,
+    },
+    // The default triple-isolate with every flow between the same two hosts: each of the 64 bulk
+    // flows gets 1/64 of a quantum (23 bytes), so a 1500-byte packet takes ~65 DRR refills.
+    Case {
+        name: "cake_triple_64flows_1host",
+        kind: "cake",
         params: &[],
         backlog: 100,
         flows: 64,
