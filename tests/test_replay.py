@@ -20,6 +20,7 @@ KINDS = [
     "cobalt",
     "fq_cobalt",
     "dualpi2",
+    "cake",
 ]
 
 
@@ -220,3 +221,31 @@ def test_api_raises_typed_exceptions():
     with pytest.raises(aqmlab.ScheduleError):
         aqmlab.replay(ROOT / "README.md", "codel")
     assert issubclass(aqmlab.ScheduleError, aqmlab.AqmlabError)
+
+
+def test_cli_cake_reads_dscp_and_shapes_with_atm_overhead(tmp_path):
+    # 20 Best Effort and 20 EF packets at 0; the link asks every 100 us. CAKE at 10 Mbit/s with
+    # overhead 18 and ATM sends one 1500-B packet per 1,356,800 ns (32 cells of 53 B), and
+    # diffserv3 gives EF (Voice) one slot in four while both are backlogged.
+    sched = tmp_path / "s.csv"
+    rows = ["t_ns,op,size,flow,dscp"]
+    for _ in range(20):
+        rows += ["0,enq,1500,1,0", "0,enq,1500,2,46"]
+    rows += [f"{k * 100_000},deq,0,0,0" for k in range(600)]
+    sched.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "d.csv"
+    r = run_cli(
+        "replay", "--qdisc", "cake", "--param", "bandwidth=10Mbps", "overhead=18", "atm=atm",
+        "-o", str(out), str(sched),
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    sent = sorted(
+        (int(d["deq_t_ns"]), int(d["id"]))
+        for d in csv.DictReader(io.StringIO(out.read_text()))
+        if int(d["deq_t_ns"]) >= 0
+    )
+    times = [t for t, _ in sent]
+    # Each departure is the first 100-us tick at or after the shaper's time k x 1,356,800 ns.
+    assert times == [-(-k * 1_356_800 // 100_000) * 100_000 for k in range(len(times))]
+    first8 = [i % 2 for _, i in sent[:8]]  # ids alternate: even = Best Effort, odd = EF
+    assert first8.count(1) == 2, first8

@@ -19,7 +19,8 @@
 // Options (defaults are FqCoDelQueueDisc's, except the quantum, which ns-3 takes from the device
 // MTU and which has no device here): --schedule FILE --out FILE [--summary FILE] [--limit 10240]
 // [--flows 1024] [--quantum 1514] [--dropBatch 64] [--useEcn 1] [--target 5ms]
-// [--interval 100ms] [--ceThreshold off|TIME].
+// [--interval 100ms] [--ceThreshold off|TIME] [--setWays 0|N] (N > 0: EnableSetAssociativeHash
+// with SetWays N, ns-3's set-associative hash over the filter's value).
 //
 // Build (one line; Debian 12 packages ns3 and libns3-dev, ns-3 3.37):
 //   g++ -O2 -std=c++17 vectors/tools/fq_replay.cc -o fq_replay -Wl,--no-as-needed -lns3-core
@@ -348,7 +349,7 @@ int
 main(int argc, char* argv[])
 {
     std::string schedule, out, summary, target = "5ms", interval = "100ms", ceThreshold = "off";
-    uint32_t limit = 10240, flows = 1024, quantum = 1514, dropBatch = 64;
+    uint32_t limit = 10240, flows = 1024, quantum = 1514, dropBatch = 64, setWays = 0;
     bool useEcn = true;
     CommandLine cmd(__FILE__);
     cmd.AddValue("schedule", "schedule CSV (t_ns,op,size[,flow][,ecn])", schedule);
@@ -362,6 +363,7 @@ main(int argc, char* argv[])
     cmd.AddValue("target", "Target", target);
     cmd.AddValue("interval", "Interval", interval);
     cmd.AddValue("ceThreshold", "CeThreshold (off = ns-3's default, Time::Max)", ceThreshold);
+    cmd.AddValue("setWays", "0: no set-associative hash; N: EnableSetAssociativeHash, SetWays N", setWays);
     cmd.Parse(argc, argv);
     if (schedule.empty() || out.empty())
     {
@@ -382,6 +384,11 @@ main(int argc, char* argv[])
     if (ceThreshold != "off")
     {
         f.Set("CeThreshold", TimeValue(Time(ceThreshold)));
+    }
+    if (setWays > 0)
+    {
+        f.Set("EnableSetAssociativeHash", BooleanValue(true));
+        f.Set("SetWays", UintegerValue(setWays));
     }
     Ptr<FqCoDelQueueDisc> fq = f.Create<FqCoDelQueueDisc>();
     fq->SetQuantum(quantum);

@@ -19,3 +19,9 @@ for spec in fq_sizes:10240 fq_sparse:10240 fq_overflow:64 fq_ecn:10240; do
         --quantum=1514 --dropBatch=64 --useEcn=1 --target=5ms --interval=100ms
     echo "$s: $(cat "$vec/$s.fq_codel.ns3.summary.json")"
 done
+# ns-3's set-associative hash (EnableSetAssociativeHash, SetWays 8) on fourteen crowded flows.
+python3 "$here/gen_setways_schedule.py" "$vec"
+"$bin" --schedule="$vec/fq_setways.schedule.csv" --out="$vec/fq_setways.fq_codel.ns3.csv" \
+    --summary="$vec/fq_setways.fq_codel.ns3.summary.json" --limit=10240 --flows=1024 \
+    --quantum=1514 --dropBatch=64 --useEcn=1 --target=5ms --interval=100ms --setWays=8
+echo "fq_setways: $(cat "$vec/fq_setways.fq_codel.ns3.summary.json")"

@@ -43,6 +43,13 @@ pub struct Packet {
     pub ecn: Ecn,
     /// When the packet entered the queue discipline (stamped at enqueue), in ns.
     pub enqueue_ns: u64,
+    /// Differentiated Services codepoint (RFC 2474, 6 bits; 0 = best effort), set per flow. Only
+    /// CAKE's diffserv tins read it.
+    pub dscp: u8,
+    /// Source host number (0 = unknown): CAKE's host isolation counts flows per host.
+    pub src_host: u16,
+    /// Destination host number (0 = unknown).
+    pub dst_host: u16,
 }
 
 impl Packet {
@@ -54,6 +61,9 @@ impl Packet {
             flow,
             ecn: Ecn::NotEct,
             enqueue_ns: 0,
+            dscp: 0,
+            src_host: 0,
+            dst_host: 0,
         }
     }
 }

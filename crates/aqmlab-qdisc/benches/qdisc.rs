@@ -92,6 +92,22 @@ const CASES: &[Case] = &[
         flows: 64,
     },
     Case {
+        name: "cake_64flows",
+        kind: "cake",
+        params: &["flow_mode=flows"],
+        backlog: 100,
+        flows: 64,
+    },
+    // The default triple-isolate with every flow between the same two hosts: each of the 64 bulk
+    // flows gets 1/64 of a quantum (23 bytes), so a 1500-byte packet takes ~65 DRR refills.
+    Case {
+        name: "cake_triple_64flows_1host",
+        kind: "cake",
+        params: &[],
+        backlog: 100,
+        flows: 64,
+    },
+    Case {
         name: "dualpi2",
         kind: "dualpi2",
         params: &["limit=1000p"],

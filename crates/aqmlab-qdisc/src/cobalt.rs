@@ -153,6 +153,10 @@ pub struct CobaltParams {
     pub decrement: f64,
     /// Sojourn above which BLUE's probability rises, ns.
     pub blue_threshold_ns: i64,
+    /// Linux CAKE's `mtu_time` (serialisation time of one MTU at the tin's rate), ns: a sojourn
+    /// must also exceed four of them to count as over target (`cobalt_should_drop`). 0 (ns-3,
+    /// and CAKE unshaped) leaves `target` alone.
+    pub mtu_time_ns: i64,
 }
 
 impl CobaltParams {
@@ -185,6 +189,7 @@ impl CobaltParams {
             increment: p.f64_in("increment", 0.0, 1.0)?,
             decrement: p.f64_in("decrement", 0.0, 1.0)?,
             blue_threshold_ns: ns("blue_threshold")?,
+            mtu_time_ns: 0,
         })
     }
 }
@@ -286,7 +291,7 @@ impl CobaltState {
     ) -> Option<DropReason> {
         let sojourn = now - pkt.enqueue_ns as i64;
         let mut schedule = now - self.drop_next;
-        let over_target = sojourn > p.target_ns;
+        let over_target = sojourn > p.target_ns && sojourn > 4 * p.mtu_time_ns;
         let mut next_due = self.count != 0 && schedule >= 0;
         let above = |th: Option<i64>| th.is_some_and(|th| sojourn > th);
         if p.l4s && matches!(pkt.ecn, Ecn::Ect1 | Ecn::Ce) {

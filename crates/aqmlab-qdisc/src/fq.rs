@@ -112,7 +112,15 @@ pub const HASH: ParamSpec = ParamSpec {
     name: "hash",
     default: "flow_id",
     kind: "one of flow_id|perturbed",
-    help: "flow_id: bucket = id mod flows; perturbed: salted hash, collisions as in Linux",
+    help: "flow_id: bucket = id mod flows; perturbed: salted hash, collisions as in Linux; set_associative: ns-3's SetWays hash over the flow id (groups of set_ways queues)",
+};
+
+/// `set_ways`: queues per set of the set-associative hash.
+pub const SET_WAYS: ParamSpec = ParamSpec {
+    name: "set_ways",
+    default: "8",
+    kind: "integer",
+    help: "queues per set with hash=set_associative (ns-3 SetWays), a divisor of flows",
 };
 
 const fn str_eq(a: &str, b: &str) -> bool {
@@ -184,6 +192,13 @@ pub enum FlowHash {
     /// Bucket = a 64-bit mix of (flow id XOR a salt drawn once at construction), scaled to
     /// `flows` with a multiply-shift (Linux's `reciprocal_scale`): collisions as with a random hash.
     Perturbed,
+    /// ns-3 3.37's set-associative hash (`FqCoDelQueueDisc::SetAssociativeHash`, after CAKE) over
+    /// the flow id with sets of `ways` queues: the first queue of the flow's set that was never
+    /// used, is tagged with the flow, or is on neither list; if none, the set's first queue.
+    SetAssociative {
+        /// Queues per set (ns-3 `SetWays`).
+        ways: u32,
+    },
 }
 
 /// Validated configuration of the scheduler, with the per-flow AQM's parameters `P`.
@@ -288,8 +303,20 @@ impl<P> FqConfig<P> {
             1 => false,
             _ => true,
         };
-        let hash =
-            [FlowHash::FlowId, FlowHash::Perturbed][p.choice("hash", &["flow_id", "perturbed"])?];
+        let hash = match p.choice("hash", &["flow_id", "perturbed", "set_associative"])? {
+            0 => FlowHash::FlowId,
+            1 => FlowHash::Perturbed,
+            _ => {
+                let ways = int_in(p, "set_ways", 1, flows as u64)? as u32;
+                if flows % ways != 0 {
+                    return Err(p.invalid(
+                        "set_ways",
+                        format!("expected a divisor of flows ({flows}), got {ways}"),
+                    ));
+                }
+                FlowHash::SetAssociative { ways }
+            }
+        };
         Ok(FqConfig {
             limit,
             flows,
@@ -469,6 +496,8 @@ pub struct FlowQueues<A: FlowAqm> {
     perturbation: u64,
     /// Queues that have ever held a packet (the next [`Flow::created`] rank).
     created: u32,
+    /// Flow id each queue is reserved for (`hash=set_associative`; `NIL` = no tag yet).
+    tags: Vec<u32>,
     uniforms: UniformSource,
 }
 
@@ -477,8 +506,9 @@ impl<A: FlowAqm> FlowQueues<A> {
     /// taken from `uniforms` for the hash salt; each flow's AQM gets its own copy of the source
     /// ([`UniformSource::copy_for`]).
     pub fn new(cfg: FqConfig<A::Params>, mut uniforms: UniformSource) -> Self {
+        let (cfg_hash, cfg_flows) = (cfg.hash, cfg.flows);
         let perturbation = match cfg.hash {
-            FlowHash::FlowId => 0,
+            FlowHash::FlowId | FlowHash::SetAssociative { .. } => 0,
             // U(0,1) has 53 random bits; scaled to the u64 range (the cast saturates at 1.0).
             FlowHash::Perturbed => (uniforms.next_f64() * 18_446_744_073_709_551_616.0) as u64,
         };
@@ -502,6 +532,10 @@ impl<A: FlowAqm> FlowQueues<A> {
             new_flow_count: 0,
             perturbation,
             created: 0,
+            tags: match cfg_hash {
+                FlowHash::SetAssociative { .. } => vec![NIL; cfg_flows as usize],
+                _ => Vec::new(),
+            },
             uniforms,
         }
     }
@@ -525,12 +559,31 @@ impl<A: FlowAqm> FlowQueues<A> {
     #[inline]
     pub fn bucket_of(&self, flow: FlowId) -> usize {
         match self.cfg.hash {
-            FlowHash::FlowId => (flow.0 % self.cfg.flows) as usize,
+            FlowHash::FlowId | FlowHash::SetAssociative { .. } => {
+                (flow.0 % self.cfg.flows) as usize
+            }
             FlowHash::Perturbed => {
                 let h = mix64(flow.0 as u64 ^ self.perturbation) >> 32;
                 ((h * self.cfg.flows as u64) >> 32) as usize
             }
         }
+    }
+
+    /// ns-3 `SetAssociativeHash`: scans the flow's set from its first queue and takes (and tags)
+    /// the first one never created, tagged with this flow, or on neither list; else the set's
+    /// first queue. (Linux CAKE's rule differs: [`crate::cake`].)
+    fn set_associative(&mut self, hash: u32, ways: u32) -> usize {
+        let h = hash % self.cfg.flows;
+        let outer = h - h % ways;
+        for k in outer..outer + ways {
+            let f = &self.flows[k as usize];
+            if f.created == NIL || self.tags[k as usize] == hash || f.list == FlowList::Inactive {
+                self.tags[k as usize] = hash;
+                return k as usize;
+            }
+        }
+        self.tags[outer as usize] = hash;
+        outer as usize
     }
 
     /// A snapshot of queue `bucket`, or `None` if `bucket >= flows`.
@@ -620,7 +673,10 @@ impl<A: FlowAqm> FlowQueues<A> {
 impl<A: FlowAqm> QueueDisc for FlowQueues<A> {
     fn enqueue(&mut self, now: SimTime, pkt: Packet, cx: &mut QdiscCx) {
         // RFC 8290 §4.1: classify, make an idle queue a new flow with one quantum, append.
-        let i = self.bucket_of(pkt.flow);
+        let i = match self.cfg.hash {
+            FlowHash::SetAssociative { ways } => self.set_associative(pkt.flow.0, ways),
+            _ => self.bucket_of(pkt.flow),
+        };
         let f = &mut self.flows[i];
         if f.created == NIL {
             // ns-3 creates the queue's class (and its child queue disc) now.

@@ -33,6 +33,7 @@ pub const PARAMS: &[ParamSpec] = &[
     fq::FATTEST_TIE,
     fq::FLOW_LIMIT,
     fq::HASH,
+    fq::SET_WAYS,
 ];
 
 /// FQ-COBALT's validated configuration.

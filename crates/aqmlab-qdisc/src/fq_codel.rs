@@ -91,6 +91,7 @@ pub const PARAMS: &[ParamSpec] = &[
     fq::FATTEST_TIE,
     fq::FLOW_LIMIT,
     fq::HASH,
+    fq::SET_WAYS,
 ];
 
 /// Whose bytes CoDel's "at least one MTU left" test looks at.

@@ -43,6 +43,7 @@ pub const PARAMS: &[ParamSpec] = &[
     fq::FATTEST_TIE,
     fq::FLOW_LIMIT,
     fq::HASH,
+    fq::SET_WAYS,
 ];
 
 /// FQ-PIE's validated configuration; every flow's PIE has the [`PieConfig`] (in packets).

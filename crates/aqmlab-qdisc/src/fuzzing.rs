@@ -380,3 +380,99 @@ pub fn qdisc_ops(data: &[u8]) {
         assert_eq!(left, q.backlog().packets as u64);
     }
 }
+
+/// CAKE configurations for [`cake_ops`]: shaped and unshaped, every isolation mode, the tin
+/// layouts, framing, and a memory limit small enough to overflow.
+const CAKE_CONFIGS: &[&[&str]] = &[
+    &["memlimit=6000"],
+    &[
+        "bandwidth=2Mbps",
+        "overhead=18",
+        "atm=atm",
+        "memlimit=20000",
+    ],
+    &[
+        "bandwidth=5Mbps",
+        "atm=ptm",
+        "mpu=64",
+        "diffserv=diffserv4",
+        "flow_mode=dual-srchost",
+    ],
+    &[
+        "flow_mode=dual-dsthost",
+        "diffserv=besteffort",
+        "memlimit=9000",
+        "target=1ms",
+        "rtt=4ms",
+    ],
+    &["flow_mode=flowblind", "memlimit=5000"],
+    &["flow_mode=srchost", "bandwidth=1Mbps", "overhead=-20"],
+    &["flow_mode=hosts", "hash=perturbed", "memlimit=12000"],
+    &[
+        "flow_mode=flows",
+        "bandwidth=64kbps",
+        "memlimit=4000",
+        "target=1ms",
+        "rtt=2ms",
+    ],
+];
+
+/// Like [`qdisc_ops`] for CAKE, with DSCP and host numbers drawn from the input, and its own
+/// invariants: packets of one queue leave in order, a refused dequeue with packets queued names
+/// a later time, and an unshaped CAKE never refuses while it holds packets.
+/// Calls as [`qdisc_ops`]: `[op|flow|ecn, size_hi, size_lo, dt]`; hosts and DSCP are the flow's.
+pub fn cake_ops(data: &[u8]) {
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    let params = CAKE_CONFIGS[sel as usize % CAKE_CONFIGS.len()];
+    let pairs: Vec<(String, String)> = params
+        .iter()
+        .map(|s| {
+            let (n, v) = s.split_once('=').expect("NAME=VALUE");
+            (n.to_string(), v.to_string())
+        })
+        .collect();
+    let q = registry::build("cake", &pairs, UniformSource::seeded(sel as u64))
+        .unwrap_or_else(|e| panic!("fuzz configuration must build: {params:?}: {e}"));
+    let shaped = params.iter().any(|p| p.starts_with("bandwidth"));
+    let mut q = Qdisc::new(q);
+    let mut now = 0u64;
+    let mut id = 0u64;
+    let mut last_of_flow = [None::<u64>; 8];
+    for c in rest.chunks_exact(4) {
+        now += (c[3] as u64) * (c[3] as u64) * 1000;
+        let t = SimTime::from_nanos(now);
+        if c[0] & 1 == 0 {
+            let flow = ((c[0] >> 1) & 7) as u32;
+            let size = (u16::from_be_bytes([c[1], c[2]]) % 1500) as u32 + 1;
+            let mut p = Packet::new(id, size, FlowId(flow));
+            // Hosts and DSCP follow the flow, so a flow's packets share one queue in every mode.
+            p.src_host = (flow % 3) as u16;
+            p.dst_host = (flow % 5) as u16;
+            p.dscp = [0, 8, 46, 34, 1, 48, 0, 10][flow as usize];
+            p.ecn = [Ecn::NotEct, Ecn::Ect0][((c[0] >> 4) & 1) as usize];
+            id += 1;
+            q.enqueue(t, p);
+        } else {
+            match q.dequeue(t) {
+                Some(p) => {
+                    let f = p.flow.0 as usize;
+                    assert!(last_of_flow[f].is_none_or(|l| l < p.id), "per-flow FIFO");
+                    last_of_flow[f] = Some(p.id);
+                }
+                None if q.backlog().packets > 0 => {
+                    assert!(shaped, "an unshaped CAKE refused with packets queued");
+                    let cake = match q.inner() {
+                        crate::AnyQdisc::Cake(c) => c,
+                        _ => unreachable!(),
+                    };
+                    let next = cake.next_send_time().expect("a refusal names a time");
+                    assert!(next > t);
+                }
+                None => {}
+            }
+        }
+        assert!(q.conserved());
+    }
+}

@@ -7,7 +7,7 @@
 //! * One module per discipline, each citing the specification it implements: [`droptail`],
 //!   [`red`] (Floyd & Jacobson 1993, gentle, Adaptive RED), [`codel`] (RFC 8289, with Linux and
 //!   ns-3 arithmetic), [`lstf_codel`] (Ford 2020), [`fq_codel`] (RFC 8290), [`pie`] (RFC 8033), [`fq_pie`],
-//!   [`cobalt`], [`fq_cobalt`] and [`dualpi2`] (RFC 9332); [`fq`] is the flow-queue scheduler the FQ ones share.
+//!   [`cobalt`], [`fq_cobalt`], [`cake`] (Høiland-Jørgensen et al. 2018) and [`dualpi2`] (RFC 9332); [`fq`] is the flow-queue scheduler the FQ ones share.
 //! * [`registry`]: [`AnyQdisc`] (enum dispatch, no `dyn` on the hot path) built by name from
 //!   `NAME=VALUE` parameters, and the parameter tables that `aqmlab replay --list` prints.
 //! * [`state_trace`]: a discipline's state variables recorded as they change.
@@ -29,6 +29,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod cake;
 pub mod cobalt;
 pub mod codel;
 pub mod contract;

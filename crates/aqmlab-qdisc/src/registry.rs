@@ -1,6 +1,7 @@
 //! Every discipline by name: its parameter table, how to build it from `NAME=VALUE` pairs, and
 //! [`AnyQdisc`], the enum through which simulators call it without dynamic dispatch.
 
+use crate::cake::{Cake, CakeConfig};
 use crate::cobalt::{Cobalt, CobaltConfig};
 use crate::codel::{Codel, CodelConfig};
 use crate::contract::{Backlog, QdiscCx, QueueDisc};
@@ -40,6 +41,8 @@ pub enum Kind {
     FqCobalt,
     /// [`crate::dualpi2`].
     DualPi2,
+    /// [`crate::cake`].
+    Cake,
 }
 
 impl Kind {
@@ -55,6 +58,7 @@ impl Kind {
         Kind::Cobalt,
         Kind::FqCobalt,
         Kind::DualPi2,
+        Kind::Cake,
     ];
 
     /// The name users write.
@@ -70,6 +74,7 @@ impl Kind {
             Kind::Cobalt => "cobalt",
             Kind::FqCobalt => "fq_cobalt",
             Kind::DualPi2 => "dualpi2",
+            Kind::Cake => "cake",
         }
     }
 
@@ -86,6 +91,7 @@ impl Kind {
             Kind::Cobalt => "CoDel + BLUE Alternate (ns-3 CobaltQueueDisc, Linux CAKE's AQM)",
             Kind::FqCobalt => "Flow-queue COBALT: FQ-CoDel's DRR scheduler, COBALT per flow (ns-3 FqCobaltQueueDisc)",
             Kind::DualPi2 => "Dual-Queue Coupled AQM with PI2 (RFC 9332), Linux sch_dualpi2 defaults",
+            Kind::Cake => "CAKE (Linux sch_cake): shaper with overhead, diffserv tins, host isolation, DRR++ with COBALT per flow",
         }
     }
 
@@ -111,6 +117,7 @@ impl Kind {
             Kind::Cobalt => crate::cobalt::PARAMS,
             Kind::FqCobalt => crate::fq_cobalt::PARAMS,
             Kind::DualPi2 => crate::dualpi2::PARAMS,
+            Kind::Cake => crate::cake::PARAMS,
         }
     }
 }
@@ -139,6 +146,8 @@ pub enum AnyQdisc {
     FqCobalt(FqCobalt),
     /// DualPI2.
     DualPi2(DualPi2),
+    /// CAKE.
+    Cake(Cake),
 }
 
 /// Builds the discipline `kind` from `NAME=VALUE` pairs. `uniforms` feeds its random draws
@@ -163,6 +172,7 @@ pub fn build(
             AnyQdisc::FqCobalt(FqCobalt::new(FqCobaltConfig::from_params(&p)?, uniforms))
         }
         Kind::DualPi2 => AnyQdisc::DualPi2(DualPi2::new(Dualpi2Config::from_params(&p)?, uniforms)),
+        Kind::Cake => AnyQdisc::Cake(Cake::new(CakeConfig::from_params(&p)?, uniforms)),
     })
 }
 
@@ -199,6 +209,7 @@ impl AnyQdisc {
             AnyQdisc::Cobalt(_) => Kind::Cobalt,
             AnyQdisc::FqCobalt(_) => Kind::FqCobalt,
             AnyQdisc::DualPi2(_) => Kind::DualPi2,
+            AnyQdisc::Cake(_) => Kind::Cake,
         }
     }
 
@@ -212,6 +223,7 @@ impl AnyQdisc {
             AnyQdisc::Cobalt(q) => Some(q.uniforms()),
             AnyQdisc::FqCobalt(q) => Some(q.uniforms()),
             AnyQdisc::DualPi2(q) => Some(q.uniforms()),
+            AnyQdisc::Cake(q) => Some(q.uniforms()),
             _ => None,
         }
     }
@@ -223,6 +235,7 @@ impl AnyQdisc {
             AnyQdisc::FqCodel(q) => q.uniforms_exhausted(),
             AnyQdisc::FqPie(q) => q.uniforms_exhausted(),
             AnyQdisc::FqCobalt(q) => q.uniforms_exhausted(),
+            AnyQdisc::Cake(q) => q.uniforms_exhausted(),
             _ => false,
         };
         flows || self.uniforms().is_some_and(|u| u.exhausted())
@@ -242,6 +255,7 @@ macro_rules! dispatch {
             AnyQdisc::Cobalt($q) => $e,
             AnyQdisc::FqCobalt($q) => $e,
             AnyQdisc::DualPi2($q) => $e,
+            AnyQdisc::Cake($q) => $e,
         }
     };
 }

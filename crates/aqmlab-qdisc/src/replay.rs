@@ -2,7 +2,7 @@
 //! `aqmlab replay`, and the harness that compares our disciplines with ns-3's decisions in
 //! `shared/vectors/`.
 //!
-//! Schedule CSV: header `t_ns,op,size`, optionally followed by `flow` and `ecn` columns.
+//! Schedule CSV: header `t_ns,op,size`, optionally followed by `flow`, `ecn`, `dscp`, `src`, `dst` columns.
 //! * `enq`: a packet of `size` bytes (> 0) arrives at `t_ns`; packets get ids 0,1,2,… in order
 //!   of their `enq` rows. `flow` defaults to 0; `ecn` is `not_ect` (default), `ect0`, `ect1` or `ce`.
 //! * `deq`: the link is ready to send one packet at `t_ns` (`size` is ignored).
@@ -43,6 +43,10 @@ pub struct Row {
     pub flow: u32,
     /// ECN codepoint (`enq` only).
     pub ecn: Ecn,
+    /// DSCP, 0..63 (`enq` only; CAKE's tins).
+    pub dscp: u8,
+    /// Source and destination host numbers (`enq` only; CAKE's host isolation).
+    pub hosts: (u16, u16),
 }
 
 /// A schedule that could not be read; displays as one line naming the line and what was expected.
@@ -67,7 +71,9 @@ fn serr(line: usize, msg: impl Into<String>) -> ScheduleError {
 /// would print as a negative one (or as −1 on a delivered row).
 pub const MAX_T_NS: u64 = i64::MAX as u64;
 
-const HEADER_HELP: &str = "a header t_ns,op,size (optionally followed by flow and ecn)";
+const HEADER_HELP: &str =
+    "a header t_ns,op,size (optionally followed by flow and ecn, then dscp, src and dst, each at most once)";
+const EXTRA_COLS: [&str; 5] = ["flow", "ecn", "dscp", "src", "dst"];
 
 /// Parses a schedule file's bytes.
 pub fn parse_schedule(bytes: &[u8]) -> Result<Vec<Row>, ScheduleError> {
@@ -103,7 +109,11 @@ pub fn parse_schedule(bytes: &[u8]) -> Result<Vec<Row>, ScheduleError> {
     let cols: Vec<&str> = header.split(',').map(str::trim).collect();
     let ok_header = cols.len() >= 3
         && cols[..3] == ["t_ns", "op", "size"]
-        && matches!(&cols[3..], [] | ["flow"] | ["flow", "ecn"] | ["ecn"]);
+        && cols[3..].iter().all(|c| EXTRA_COLS.contains(c))
+        && cols[3..]
+            .iter()
+            .enumerate()
+            .all(|(i, c)| !cols[3..3 + i].contains(c));
     if !ok_header {
         return Err(serr(
             hline,
@@ -112,6 +122,9 @@ pub fn parse_schedule(bytes: &[u8]) -> Result<Vec<Row>, ScheduleError> {
     }
     let flow_col = cols.iter().position(|c| *c == "flow");
     let ecn_col = cols.iter().position(|c| *c == "ecn");
+    let dscp_col = cols.iter().position(|c| *c == "dscp");
+    let src_col = cols.iter().position(|c| *c == "src");
+    let dst_col = cols.iter().position(|c| *c == "dst");
 
     let mut rows = Vec::new();
     let mut last_t = 0u64;
@@ -160,6 +173,8 @@ pub fn parse_schedule(bytes: &[u8]) -> Result<Vec<Row>, ScheduleError> {
             size: 0,
             flow: 0,
             ecn: Ecn::NotEct,
+            dscp: 0,
+            hosts: (0, 0),
         };
         if op == Op::Enq {
             row.size = match f[2].parse::<i64>() {
@@ -198,6 +213,29 @@ pub fn parse_schedule(bytes: &[u8]) -> Result<Vec<Row>, ScheduleError> {
                         ))
                     }
                 };
+            }
+            if let Some(c) = dscp_col {
+                row.dscp = f[c].parse().ok().filter(|&d: &u8| d < 64).ok_or_else(|| {
+                    serr(
+                        ln,
+                        format!("dscp: expected a codepoint 0..63, got {:?}", f[c]),
+                    )
+                })?;
+            }
+            for (col, name, slot) in [(src_col, "src", 0), (dst_col, "dst", 1)] {
+                if let Some(c) = col {
+                    let h: u16 = f[c].parse().map_err(|_| {
+                        serr(
+                            ln,
+                            format!("{name}: expected a host number 0..65535, got {:?}", f[c]),
+                        )
+                    })?;
+                    if slot == 0 {
+                        row.hosts.0 = h;
+                    } else {
+                        row.hosts.1 = h;
+                    }
+                }
             }
         } else if f[2].parse::<i64>().is_err() {
             return Err(serr(
@@ -335,6 +373,8 @@ pub fn replay(
                 in_ecn.push(row.ecn);
                 let mut pkt = Packet::new(id, row.size, FlowId(row.flow));
                 pkt.ecn = row.ecn;
+                pkt.dscp = row.dscp;
+                (pkt.src_host, pkt.dst_host) = row.hosts;
                 q.enqueue(now, pkt);
                 let refused = q
                     .events()
@@ -493,9 +533,9 @@ mod tests {
 
     #[test]
     fn bad_input_messages_name_the_line() {
-        assert_eq!(err(""), "the file is empty: expected a header t_ns,op,size (optionally followed by flow and ecn)");
+        assert_eq!(err(""), "the file is empty: expected a header t_ns,op,size (optionally followed by flow and ecn, then dscp, src and dst, each at most once)");
         assert!(err("t_ns,op,size\n0,enq\x00").starts_with("binary data"));
-        assert_eq!(err("time,op,size\n"), "line 1: expected a header t_ns,op,size (optionally followed by flow and ecn), got \"time,op,size\"");
+        assert_eq!(err("time,op,size\n"), "line 1: expected a header t_ns,op,size (optionally followed by flow and ecn, then dscp, src and dst, each at most once), got \"time,op,size\"");
         assert_eq!(
             err("t_ns,op,size\n0,push,10\n"),
             "line 2: op: expected enq or deq, got \"push\""

@@ -783,13 +783,13 @@ fn bad_parameters_are_errors_that_say_what_was_expected() {
             "parameter fattest_tie: expected one of auto, lowest_bucket, first_created, got \"oldest\"",
         ),
         (&["flow_limit=64p"], "parameter flow_limit: expected one of auto, none, limit, got \"64p\""),
-        (&["hash=crc"], "parameter hash: expected one of flow_id, perturbed, got \"crc\""),
+        (&["hash=crc"], "parameter hash: expected one of flow_id, perturbed, set_associative, got \"crc\""),
         (&["ecn=maybe"], "parameter ecn: expected true or false, got \"maybe\""),
         (&["variant=bsd"], "parameter variant: expected one of rfc, linux, ns3, got \"bsd\""),
         (&["mtu=0"], "parameter mtu: expected a byte count > 0"),
         (
             &["perturbation=1"],
-            "fq_codel has no parameter \"perturbation\": its parameters are limit, flows, quantum, memory_limit, target, interval, mtu, ecn, ce_threshold, variant, l4s, drop_batch, mtu_scope, empty_new_flow, overflow_count, fattest_tie, flow_limit, hash",
+            "fq_codel has no parameter \"perturbation\": its parameters are limit, flows, quantum, memory_limit, target, interval, mtu, ecn, ce_threshold, variant, l4s, drop_batch, mtu_scope, empty_new_flow, overflow_count, fattest_tie, flow_limit, hash, set_ways",
         ),
     ];
     for (given, want) in cases {

@@ -24,6 +24,11 @@ proptest! {
     }
 
     #[test]
+    fn cake_ops_never_break_invariants(data in prop::collection::vec(any::<u8>(), 0..2048)) {
+        fuzzing::cake_ops(&data);
+    }
+
+    #[test]
     fn qdisc_ops_never_break_invariants(data in prop::collection::vec(any::<u8>(), 0..2048)) {
         fuzzing::qdisc_ops(&data);
     }
@@ -48,5 +53,23 @@ fn every_dualpi2_fuzz_configuration_is_exercised() {
             data.extend_from_slice(&[k.wrapping_mul(37), k, k.wrapping_mul(3), k % 9]);
         }
         fuzzing::dualpi2_ops(&data);
+    }
+}
+
+#[test]
+fn every_cake_fuzz_configuration_is_exercised() {
+    for sel in 0..8u8 {
+        let mut data = vec![sel];
+        for k in 0..400u16 {
+            let k8 = k as u8;
+            // Mostly enqueues early (to overflow), then dequeues.
+            let op = if k < 200 {
+                (k8 << 1) & 0x1e
+            } else {
+                1 | (k8 << 1)
+            };
+            data.extend_from_slice(&[op, k8.wrapping_mul(7), 0xdc, (k % 5) as u8]);
+        }
+        fuzzing::cake_ops(&data);
     }
 }

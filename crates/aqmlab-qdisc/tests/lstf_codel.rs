@@ -271,6 +271,8 @@ fn row(t_ns: u64, op: Op, ecn: Ecn) -> Row {
         size: 1500,
         flow: 0,
         ecn,
+        dscp: 0,
+        hosts: (0, 0),
     }
 }
 

@@ -211,6 +211,8 @@ struct RawFlow {
     off_time: Option<S>,
     onoff_shape: Option<Spanned<f64>>,
     ecn_codepoint: Option<S>,
+    /// DSCP of the flow's packets, 0..63 (both kinds; CAKE's diffserv tins read it).
+    dscp: Option<Spanned<i64>>,
     // TCP
     cc: Option<S>,
     app: Option<S>,

@@ -768,6 +768,66 @@ size = 700
     }
 }
 
+/// CAKE (unshaped: the 10 Mb/s link is the bottleneck) with diffserv3 tins — the UDP flow is
+/// marked EF (`dscp = 46`, the Voice tin) — conserves packets at every link and node, and its
+/// COBALT, not only the memory limit, drops packets. A shaped CAKE is refused with one line.
+#[test]
+fn packets_are_conserved_under_cake() {
+    let flows = r#"
+[[flows]]
+kind = "tcp"
+from = "s1"
+to = "r1"
+cc = "newreno"
+[[flows]]
+kind = "tcp"
+from = "s2"
+to = "r2"
+cc = "cubic"
+ecn = true
+[[flows]]
+kind = "udp"
+from = "s3"
+to = "r3"
+rate = "4Mbps"
+size = 700
+dscp = 46
+"#;
+    let d = Dumbbell::new(3);
+    let mut s = scenario(
+        &dumbbell3("qdisc = \"cake\"", flows, "8s"),
+        &Overrides::default(),
+    );
+    let r = run_checking(&mut s, &d, &[0, 1, 2], 500);
+    let b = r.links.iter().find(|l| l.name == "bottleneck").unwrap();
+    let memory = b.m.drops_by_reason[DropReason::FqMemoryFattest.index()];
+    assert!(
+        b.m.dropped_pkts > memory,
+        "{} drops, {memory} at the memory limit",
+        b.m.dropped_pkts
+    );
+    let shaped = dumbbell3(
+        "qdisc = \"cake\"\nparams = { bandwidth = \"5Mbps\" }",
+        flows,
+        "8s",
+    );
+    let e = build(&shaped, "t.toml", &root(), "t", &Overrides::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("bandwidth") && !e.contains('\n'), "{e}");
+    let bad = dumbbell3(
+        "qdisc = \"cake\"",
+        &flows.replace("dscp = 46", "dscp = 64"),
+        "8s",
+    );
+    let e = build(&bad, "t.toml", &root(), "t", &Overrides::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("dscp") && e.contains("0 to 63"), "{e}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // 3. Jain's fairness index of goodput and drops.
 // ---------------------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ use super::*;
 pub(super) struct PlannedFlow {
     spec: Planned,
     span: std::ops::Range<usize>,
+    /// `dscp = N`: the DSCP its packets carry.
+    dscp: Option<u8>,
 }
 
 /// What a flow is added to the simulation with.
@@ -219,6 +221,7 @@ pub(super) fn resolve_flows(
                         name: name.clone(),
                     }),
                     span: f.from.span(),
+                    dscp: check_dscp(cx, f, &p)?,
                 });
             }
             "tcp" => {
@@ -269,6 +272,7 @@ pub(super) fn resolve_flows(
                         name: name.clone(),
                     }),
                     span: f.kind.span(),
+                    dscp: check_dscp(cx, f, &p)?,
                 });
             }
             other => {
@@ -290,16 +294,35 @@ pub(super) fn add_flows(
     sim: &mut Sim,
 ) -> Result<(), ScenarioError> {
     for (i, f) in planned.into_iter().enumerate() {
-        match f.spec {
+        let idx = match f.spec {
             Planned::Udp(u) => sim.add_udp(u),
             Planned::Tcp(t) => sim.add_tcp(t),
         }
         .map_err(|e| cx.err(Some(f.span), format!("flows[{i}]"), e.to_string()))?;
+        if let Some(d) = f.dscp {
+            sim.set_dscp(idx, d);
+        }
     }
     Ok(())
 }
 
 /// The largest packet flow `i` sends from its source to its destination and back, with what
+/// `dscp = N` on a flow: the DSCP its packets carry (RFC 2474's 6 bits).
+fn check_dscp(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<Option<u8>, ScenarioError> {
+    let Some(d) = &f.dscp else {
+        return Ok(None);
+    };
+    let v = *d.get_ref();
+    if !(0..=63).contains(&v) {
+        return Err(cx.err(
+            Some(d.span()),
+            format!("{p}.dscp"),
+            format!("expected a DSCP from 0 to 63, got {v}"),
+        ));
+    }
+    Ok(Some(v as u8))
+}
+
 /// it is.
 fn largest_packets(f: &PlannedFlow) -> ((u32, String), (u32, String)) {
     use aqmlab_tcp::segment::HEADER_BYTES;

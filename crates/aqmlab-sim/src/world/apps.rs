@@ -448,7 +448,7 @@ impl Sim {
         *next_seq += 1;
         fl.m.sent_pkts += 1;
         fl.m.sent_bytes += spec.size as u64;
-        let (src, dst, size, ecn) = (spec.src, spec.dst, spec.size, spec.ecn);
+        let (src, dst, size, ecn, dscp) = (spec.src, spec.dst, spec.size, spec.ecn, fl.dscp);
         epoch.1 += 1;
         let next = match interval {
             Some(i) => now + *i,
@@ -459,6 +459,8 @@ impl Sim {
         let slot = self.new_payload(Payload::Udp { seq });
         let mut p = Packet::new(super::packet_id(slot, dst), size, FlowId(f));
         p.ecn = ecn;
+        // Hosts are node numbers (CAKE's host isolation); DSCP is the flow's.
+        (p.src_host, p.dst_host, p.dscp) = (src as u16, dst as u16, dscp);
         self.forward(src, p);
     }
 

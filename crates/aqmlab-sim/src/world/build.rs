@@ -105,6 +105,8 @@ pub(super) struct Flow {
     pub(super) m: FlowMetrics,
     /// The time series, one row per bin.
     pub(super) series: Vec<FlowBin>,
+    /// DSCP of the flow's packets ([`Sim::set_dscp`]; 0 = best effort).
+    pub(super) dscp: u8,
 }
 
 /// An error in how a simulation was put together (found before it runs).
@@ -266,8 +268,14 @@ impl Sim {
             },
             m: FlowMetrics::default(),
             series: Vec::new(),
+            dscp: 0,
         });
         Ok(idx)
+    }
+
+    /// Sets the DSCP (0..63) that flow `flow`'s packets carry, both directions (CAKE's tins).
+    pub fn set_dscp(&mut self, flow: usize, dscp: u8) {
+        self.flows[flow].dscp = dscp & 63;
     }
 
     /// Adds a TCP flow; returns its flow index.
@@ -303,6 +311,7 @@ impl Sim {
             },
             m: FlowMetrics::default(),
             series: Vec::new(),
+            dscp: 0,
         });
         Ok(idx)
     }

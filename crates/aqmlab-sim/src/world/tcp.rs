@@ -241,6 +241,9 @@ impl Sim {
             });
             let mut p = Packet::new(packet_id(slot, to), size, FlowId(flow));
             p.ecn = ecn;
+            // Hosts are node numbers (CAKE's host isolation); DSCP is the flow's.
+            (p.src_host, p.dst_host) = (from as u16, to as u16);
+            p.dscp = self.flows[flow as usize].dscp;
             self.forward(from, p);
         }
         out.clear();
