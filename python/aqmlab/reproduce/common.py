@@ -74,6 +74,9 @@ class Claim:
     points: list[dict[str, Any]] = field(default_factory=list)
     failing: list[str] = field(default_factory=list)
     explanation: str = ""
+    #: The claim's id and where in its source it is (a reproduction folder's claims.toml).
+    id: str = ""
+    location: str = ""
 
     def add_note(self, text: str) -> None:
         self.note = (self.note + "; " if self.note else "") + text
@@ -555,13 +558,19 @@ def identical_seed_points(out: str) -> list[str]:
 
 
 def run_sweep_or_fail(
-    spec: Any, folder: str, name: str, quick: bool, jobs: Any, progress: bool
+    spec: Any,
+    folder: str,
+    name: str,
+    quick: bool,
+    jobs: Any,
+    progress: bool,
+    command: str | None = None,
 ) -> Any:
     """Run a reproduction's sweep into ``folder``; a failed run fails the reproduction, with
     every failed point (its axes' values) and its error in the message."""
     from aqmlab.sweep import run_sweep
 
-    command = f"aqmlab reproduce {name}" + (" --quick" if quick else "")
+    command = command or f"aqmlab reproduce {name}" + (" --quick" if quick else "")
     res = run_sweep(spec, folder, jobs=jobs, progress=progress, command=command)
     if res.failed:
         bad = res.results.loc[res.results["error"].notna(), [*spec.columns, "error"]]
