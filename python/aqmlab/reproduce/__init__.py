@@ -27,7 +27,7 @@ REPRODUCTIONS = {
     "red-bursty": "aqmlab.reproduce.red_bursty",
     "red-vs-codel": None,  # builtin/red-vs-codel/
     "lstf-codel": "aqmlab.reproduce.lstf_codel",
-    "cellular": "aqmlab.reproduce.cellular",
+    "cellular": None,
 }
 #: Seeds a full run uses by default (``--seeds N``); a quick run uses one.
 DEFAULT_SEEDS = 3
@@ -41,6 +41,17 @@ def builtin_folder(name: str) -> str | None:
 
     path = os.path.join(BUILTIN, name)
     return path if name in REPRODUCTIONS and is_folder(path) else None
+
+
+def builtin_module(name: str) -> Any:
+    """The Python module of built-in reproduction ``name``'s folder (its figures and metrics)."""
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import load_module
+
+    folder = builtin_folder(name)
+    if folder is None:
+        raise AqmlabError(f"{name!r} is no built-in reproduction's folder")
+    return load_module(load(folder))
 
 
 def _module(name: str) -> Any:

@@ -34,6 +34,8 @@ class SweepDef:
     axes: list[Axis]
     sets: dict[str, Any]
     unset: list[str]
+    #: The file in OUT the scenario is written to, with the sweep's fixed overrides.
+    written_as: str = ""
 
 
 @dataclass
@@ -205,6 +207,9 @@ def load(folder: str) -> Experiment:
     names = [s.name for s in sweeps]
     if len(set(names)) != len(names):
         raise t.error("sweep", "sweeps of distinct names")
+    written = [s.written_as for s in sweeps]
+    if len(set(written)) != len(written):
+        raise t.error("sweep", "distinct written_as (sweeps sharing a scenario file name them)")
     table = _table(path, t.doc["table"], names) if "table" in t.doc else None
     exp = Experiment(
         folder=folder,
@@ -231,7 +236,7 @@ def _params(doc: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _sweep(path: str, folder: str, i: int, doc: Any) -> SweepDef:
-    t = _Table(path, f"sweep[{i}]", doc, ("name", "scenario", "set", "unset", "axis"))
+    t = _Table(path, f"sweep[{i}]", doc, ("name", "scenario", "set", "unset", "axis", "written_as"))
     base = t.str("scenario")
     scen = base if os.path.isabs(base) else os.path.join(folder, base)
     if not os.path.isfile(scen):
@@ -244,7 +249,10 @@ def _sweep(path: str, folder: str, i: int, doc: Any) -> SweepDef:
     if not isinstance(axes_doc, list):
         raise t.error("axis", "[[sweep.axis]] tables")
     axes = [_axis(path, f"sweep[{i}].axis[{j}]", a) for j, a in enumerate(axes_doc)]
-    return SweepDef(t.str("name", "sweep"), scen, axes, t.table("set"), t.strs("unset"))
+    written_as = t.str("written_as", os.path.basename(scen))
+    if os.path.basename(written_as) != written_as or not written_as.endswith(".toml"):
+        raise t.error("written_as", "a file name ending in .toml")
+    return SweepDef(t.str("name", "sweep"), scen, axes, t.table("set"), t.strs("unset"), written_as)
 
 
 def _axis(path: str, where: str, doc: Any) -> Axis:

@@ -122,11 +122,9 @@ def run(
             else Axis(a.keys, a.values, ctx.value(a.cases))
             for a in s.axes
         ]
-        scenario = ctx.options.get(f"scenario:{s.name}", s.scenario)
-        copy = os.path.join(out, os.path.basename(scenario))
-        if os.path.abspath(copy) != os.path.abspath(scenario):
-            shutil.copyfile(scenario, copy)
-        spec = SweepSpec(scenario, axes, sets, seeds, unset=[*s.unset, *mode["unset"]])
+        unset = [*s.unset, *mode["unset"]]
+        _write_scenario(s.scenario, sets, unset, os.path.join(out, s.written_as))
+        spec = SweepSpec(s.scenario, axes, sets, seeds, unset=unset)
         res = cm.run_sweep_or_fail(
             spec, os.path.join(out, s.name), exp.name, quick, jobs, progress, command=command
         )
@@ -151,10 +149,11 @@ def run(
         ctx.numbers[t.name] = ctx.table.to_dict("records")
     ctx.numbers.update(_hook(mod, "numbers", ctx) or {})
     for c in exp.claims:
-        claim = grade(c, ctx, mod)
-        if quick and mode["note"]:
+        ctx.claims[c.id] = grade(c, ctx, mod)
+    _hook(mod, "annotate", ctx)
+    if quick and mode["note"]:
+        for claim in ctx.claims.values():
             claim.add_note(ctx.fill(mode["note"]))
-        ctx.claims[c.id] = claim
     tables = []
     if exp.table is not None:
         t = exp.table
@@ -185,6 +184,17 @@ def run(
         seeds,
         commands=commands,
     )
+
+
+def _write_scenario(scenario: str, sets: dict[str, Any], unset: list[str], path: str) -> None:
+    """The sweep's scenario with its fixed overrides, resolved (every default written out), as
+    ``path``: ``aqmlab run PATH`` repeats the sweep's base run."""
+    from aqmlab.run import load
+
+    text = load(scenario, set=sets, unset=unset).resolved_toml()
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"# The scenario {os.path.basename(scenario)} with the sweep's fixed overrides.\n")
+        f.write(text)
 
 
 def _hook(mod: ModuleType | None, name: str, *args: Any) -> Any:
@@ -262,10 +272,23 @@ def _explanation(c: ClaimDef) -> str:
     return c.explanation
 
 
+def _named(ctx: Context, path: str) -> Any:
+    """The number at ``path`` in ``ctx.numbers`` (``"cases.CoDel.p50_ms"``: keys joined by
+    dots, a key itself holding none), or None where there is none."""
+    v: Any = ctx.numbers
+    for k in path.split("."):
+        if not isinstance(v, dict) or k not in v:
+            return None
+        v = v[k]
+    return v
+
+
 def _number(ctx: Context, c: ClaimDef, where: str) -> float | None:
-    if c.metric in ctx.numbers and not isinstance(ctx.numbers[c.metric], (dict, list)):
-        v = ctx.numbers[c.metric]
-        return None if v is None else float(v)
+    v = _named(ctx, c.metric)
+    if v is not None and not isinstance(v, (dict, list)):
+        return float(v)
+    if c.metric.split(".")[0] in ctx.numbers:
+        raise AqmlabError(f"{where}: metric {c.metric!r}: not a number of numbers(ctx)")
     rows = _rows(ctx, c, where)
     if len(rows) != 1:
         raise AqmlabError(
@@ -305,12 +328,16 @@ def _rows(ctx: Context, c: ClaimDef, where: str) -> Any:
 
 def _points(ctx: Context, c: ClaimDef, arms: list[str], where: str) -> dict[str, tuple]:
     """Point name -> the arms' values of the metric there (a qualitative claim: one point)."""
-    named = ctx.numbers.get(c.metric)
-    if isinstance(named, dict) and not c.points:
-        missing = [a for a in arms if a not in named]
-        if missing:
-            raise AqmlabError(f"{where}: arms: {missing} not among {list(named)}")
-        return {"": tuple(named[a] for a in arms)}
+    if "{arm}" in c.metric:
+        vals = []
+        for a in arms:
+            v = _named(ctx, c.metric.replace("{arm}", a))
+            if v is None or isinstance(v, (dict, list)):
+                raise AqmlabError(
+                    f"{where}: metric {c.metric!r}: no number for arm {a!r} in numbers(ctx)"
+                )
+            vals.append(v)
+        return {"": tuple(vals)}
     sel = _rows(ctx, c, where)
     if c.arm_column not in sel.columns:
         raise AqmlabError(f"{where}: arm_column: no table column {c.arm_column!r}")
