@@ -20,7 +20,6 @@ import importlib.util
 import math
 import os
 import re
-import shutil
 import sys
 from dataclasses import dataclass, field
 from types import ModuleType

@@ -172,7 +172,6 @@ def discussion(ctx: Any) -> list[str]:
 
 def figures(ctx: Any) -> list[str]:
     import numpy as np
-
     from aqmlab.plot import _plt, _save
 
     runs_dir = os.path.join(ctx.out, LOADS[MAIN_LOAD], "runs")
