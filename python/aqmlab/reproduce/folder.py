@@ -75,6 +75,7 @@ class ClaimDef:
     counterfactual_arms: list[str] = field(default_factory=list)
     predicate: str = ""
     points: list[str] = field(default_factory=list)
+    point_name: str = ""
     where: dict[str, list[Any]] = field(default_factory=dict)
     most: bool = False
     describe: str = ""
@@ -192,13 +193,17 @@ def load(folder: str) -> Experiment:
         raise t.error("seeds", "the number of seeds a full run uses (at least 1)")
     modes = {}
     for m in MODES:
-        mt = _Table(path, m, t.table(m), ("set", "note", "unset", *_params(t.table(m))))
-        params = {k: v for k, v in mt.doc.items() if k not in ("set", "note", "unset")}
+        mt = _Table(path, m, t.table(m), (*_MODE_KEYS, *_params(t.table(m))))
+        params = {k: v for k, v in mt.doc.items() if k not in _MODE_KEYS}
+        keep = mt.table("keep")
+        if not all(isinstance(v, list) for v in keep.values()):
+            raise mt.error("keep", "a table of COLUMN = [the axis values to run]")
         modes[m] = {
             "params": params,
             "set": mt.table("set"),
             "unset": mt.strs("unset"),
             "note": mt.str("note", ""),
+            "keep": keep,
         }
     sweeps_doc = t.doc.get("sweep", [])
     if not isinstance(sweeps_doc, list) or not sweeps_doc:
@@ -231,8 +236,11 @@ def load(folder: str) -> Experiment:
     return exp
 
 
+_MODE_KEYS = ("set", "note", "unset", "keep")
+
+
 def _params(doc: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(k for k in doc if k not in ("set", "note", "unset"))
+    return tuple(k for k in doc if k not in _MODE_KEYS)
 
 
 def _sweep(path: str, folder: str, i: int, doc: Any) -> SweepDef:
@@ -355,6 +363,7 @@ def load_claims(path: str) -> list[ClaimDef]:
             counterfactual_arms=t.strs("counterfactual_arms"),
             predicate=t.str("predicate", ""),
             points=t.strs("points"),
+            point_name=t.str("point_name", ""),
             where=where,
             most=bool(t.doc.get("most", False)),
             describe=t.str("describe", ""),

@@ -56,13 +56,16 @@ class Context:
     claims: dict[str, cm.Claim] = field(default_factory=dict)
     #: The command that repeats this reproduction.
     command: str = ""
+    #: Anything the module's hooks hand to one another.
+    state: dict[str, Any] = field(default_factory=dict)
 
     def fill(self, text: str) -> str:
         """``text`` with ``{param}`` (and ``{param:g}``-style) fields replaced by the mode's
-        parameters, ``{out}`` by the output folder."""
+        parameters, ``{out}`` by the output folder; after the runs, a named number too
+        (``{best_buffer[512 kb/s]}``)."""
         try:
-            return text.format(**self.params, out=self.out)
-        except (KeyError, IndexError, ValueError) as e:
+            return text.format(**{**self.numbers, **self.params, "out": self.out})
+        except (KeyError, IndexError, ValueError, AttributeError) as e:
             raise AqmlabError(
                 f"{self.experiment.folder}: {text!r}: no parameter {e} in [quick]/[full]"
             ) from None
@@ -105,7 +108,7 @@ def run(
     options: dict[str, Any],
     command: str,
 ) -> cm.Reproduction:
-    from aqmlab.sweepspec import Axis, SweepSpec
+    from aqmlab.sweepspec import SweepSpec
 
     mod = load_module(exp)
     mode = exp.modes["quick" if quick else "full"]
@@ -115,12 +118,7 @@ def run(
     os.makedirs(out, exist_ok=True)
     for s in exp.sweeps:
         sets = {**ctx.value(s.sets), **ctx.value(mode["set"])}
-        axes = [
-            Axis(a.keys, [tuple(ctx.value(list(v))) for v in a.values], ctx.value(a.cases))
-            if a.cases is None
-            else Axis(a.keys, a.values, ctx.value(a.cases))
-            for a in s.axes
-        ]
+        axes = [_keep(a, mode["keep"], ctx) for a in s.axes]
         unset = [*s.unset, *mode["unset"]]
         _write_scenario(s.scenario, sets, unset, os.path.join(out, s.written_as))
         spec = SweepSpec(s.scenario, axes, sets, seeds, unset=unset)
@@ -177,12 +175,26 @@ def run(
         list(ctx.claims.values()),
         tables,
         figures,
-        ctx.numbers,
+        {k: v for k, v in ctx.numbers.items() if not k.startswith("_")},
         discussion,
         quick,
         seeds,
         commands=commands,
     )
+
+
+def _keep(a: Any, keep: dict[str, list[Any]], ctx: Context) -> Any:
+    """Axis ``a`` with its parameters filled in, and only the values the mode's ``keep`` lists
+    for its column (in the axis's order)."""
+    from aqmlab.sweepspec import Axis
+
+    col = a.keys[0]
+    values = [v for v in a.values if col not in keep or v[0] in keep[col]]
+    if not values:
+        raise AqmlabError(f"{ctx.experiment.folder}: keep.{col}: no value of the axis is kept")
+    if a.cases is not None:
+        return Axis(a.keys, values, {v[0]: ctx.value(a.cases[v[0]]) for v in values})
+    return Axis(a.keys, [tuple(ctx.value(list(v))) for v in values])
 
 
 def _write_scenario(scenario: str, sets: dict[str, Any], unset: list[str], path: str) -> None:
@@ -218,18 +230,18 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
         claim = cm.numeric(
             c.claim,
             c.source,
-            c.measured or c.metric,
+            ctx.fill(c.measured) if c.measured else c.metric,
             c.published,
             _number(ctx, c, where),
             why=c.why,
             read_off=c.read_off,
             spread=_spread(ctx, c, where),
-            explanation=_explanation(c),
+            explanation=ctx.fill(_explanation(c)),
             digits=c.digits,
         )
     else:
         pred = _predicate(c, mod, where)
-        describe = _describe(c)
+        describe = _describe(c, mod, where)
         points = _points(ctx, c, c.arms, where)
         cf_points = _points(ctx, c, c.counterfactual_arms, where)
         if c.kind == "qualitative":
@@ -237,7 +249,7 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
             claim = cm.qualitative(
                 c.claim,
                 c.source,
-                c.measured or c.metric,
+                ctx.fill(c.measured) if c.measured else c.metric,
                 c.published,
                 pred,
                 ours,
@@ -249,7 +261,7 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
             claim = cm.over_range(
                 c.claim,
                 c.source,
-                c.measured or c.metric,
+                ctx.fill(c.measured) if c.measured else c.metric,
                 c.published,
                 pred,
                 points,
@@ -275,18 +287,24 @@ def _named(ctx: Context, path: str) -> Any:
     """The number at ``path`` in ``ctx.numbers`` (``"cases.CoDel.p50_ms"``: keys joined by
     dots, a key itself holding none), or None where there is none."""
     v: Any = ctx.numbers
-    for k in path.split("."):
+    for k in split_path(path):
         if not isinstance(v, dict) or k not in v:
             return None
         v = v[k]
     return v
 
 
+def split_path(path: str) -> list[str]:
+    """``cells."1.5 Mb/s".down`` -> ``["cells", "1.5 Mb/s", "down"]``: keys joined by dots, a
+    key holding a dot in double quotes (as TOML's dotted keys)."""
+    return [a if a else b for a, b in re.findall(r'"([^"]*)"|([^.]+)', path)]
+
+
 def _number(ctx: Context, c: ClaimDef, where: str) -> float | None:
     v = _named(ctx, c.metric)
     if v is not None and not isinstance(v, (dict, list)):
         return float(v)
-    if c.metric.split(".")[0] in ctx.numbers:
+    if split_path(c.metric)[0] in ctx.numbers:
         raise AqmlabError(f"{where}: metric {c.metric!r}: not a number of numbers(ctx)")
     rows = _rows(ctx, c, where)
     if len(rows) != 1:
@@ -300,9 +318,9 @@ def _number(ctx: Context, c: ClaimDef, where: str) -> float | None:
 def _spread(ctx: Context, c: ClaimDef, where: str) -> float | None:
     if not c.spread:
         return None
-    if c.spread not in ctx.numbers:
+    if split_path(c.spread)[0] not in ctx.numbers:
         raise AqmlabError(f"{where}: spread: no number {c.spread!r} (numbers(ctx) names it)")
-    v = ctx.numbers[c.spread]
+    v = _named(ctx, c.spread)
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
 
 
@@ -331,6 +349,8 @@ def _points(ctx: Context, c: ClaimDef, arms: list[str], where: str) -> dict[str,
         vals = []
         for a in arms:
             v = _named(ctx, c.metric.replace("{arm}", a))
+            if isinstance(v, str):
+                v = None
             if v is None or isinstance(v, (dict, list)):
                 raise AqmlabError(
                     f"{where}: metric {c.metric!r}: no number for arm {a!r} in numbers(ctx)"
@@ -352,7 +372,11 @@ def _points(ctx: Context, c: ClaimDef, arms: list[str], where: str) -> dict[str,
                     f"{where}: arm {a!r}: expected one row at point {key}, found {len(r)}"
                 )
             vals.append(r[c.metric].iloc[0])
-        out[", ".join(str(k) for k in key)] = tuple(vals)
+        if c.point_name:
+            name = c.point_name.format(**dict(zip(c.points, key)))
+        else:
+            name = ", ".join(str(k) for k in key)
+        out[name] = tuple(vals)
     return out
 
 
@@ -367,8 +391,14 @@ def _predicate(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
     return compile_predicate(c.predicate, len(c.arms), where)
 
 
-def _describe(c: ClaimDef) -> Any:
+def _describe(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
     from aqmlab.reproduce.predicate import ARM_NAMES
+
+    if c.describe.startswith("py:"):
+        fn = getattr(mod, c.describe[3:], None) if mod is not None else None
+        if fn is None:
+            raise AqmlabError(f"{where}: describe {c.describe!r}: the module has no such function")
+        return fn
 
     template = c.describe or " vs ".join("{" + n + "}" for n in ARM_NAMES[: len(c.arms)])
 
