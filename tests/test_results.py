@@ -65,8 +65,8 @@ def test_a_sweep_its_tables_and_runs(tmp_path):
 
     out = tmp_path / "s"
     r = run_cli(
-        "sweep", SCENARIO, "--set", "duration=2s", "--set", "warmup=1s", "--qdisc", "bottleneck=codel,droptail",
-        "--seeds", "1-2", "--out", str(out), "-q",
+        "sweep", SCENARIO, "--set", "duration=2s", "--set", "warmup=1s",
+        "--qdisc", "bottleneck=codel,droptail", "--seeds", "1-2", "--out", str(out), "-q",
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert kind(str(out)) == "sweep"
