@@ -21,7 +21,7 @@ from aqmlab.exceptions import AqmlabError
 
 #: name -> module (None: the folder builtin/NAME/), in the order ``--list`` and ``all`` use.
 REPRODUCTIONS = {
-    "codel-dynamic": "aqmlab.reproduce.codel_dynamic",
+    "codel-dynamic": None,
     "consumer-edge": None,
     "static-rates": "aqmlab.reproduce.static_rates",
     "red-bursty": "aqmlab.reproduce.red_bursty",
