@@ -24,7 +24,7 @@ REPRODUCTIONS = {
     "codel-dynamic": None,
     "consumer-edge": None,
     "static-rates": "aqmlab.reproduce.static_rates",
-    "red-bursty": "aqmlab.reproduce.red_bursty",
+    "red-bursty": None,
     "red-vs-codel": None,  # builtin/red-vs-codel/
     "lstf-codel": "aqmlab.reproduce.lstf_codel",
     "cellular": None,

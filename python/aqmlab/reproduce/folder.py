@@ -404,8 +404,12 @@ def _check_claim(t: _Table, c: ClaimDef) -> None:
         raise t.error("arm_column", "the table column the arms are values of")
     if not c.predicate:
         raise t.error("predicate", 'an expression of the arms ("a < b") or "py:FUNCTION"')
-    if c.kind == "range" and not c.points:
-        raise t.error("points", "the table columns whose combinations are the range's points")
+    if c.kind == "range" and not c.points and "{arm}" not in c.metric:
+        raise t.error(
+            "points",
+            "the table columns whose combinations are the range's points (or a metric "
+            "{arm} path to the module's {point: value} numbers)",
+        )
     if c.kind == "qualitative" and c.points:
         raise t.error("points", "no points (a qualitative claim is one point; use kind = range)")
     if not c.predicate.startswith("py:"):

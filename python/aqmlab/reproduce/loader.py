@@ -349,14 +349,20 @@ def _points(ctx: Context, c: ClaimDef, arms: list[str], where: str) -> dict[str,
         vals = []
         for a in arms:
             v = _named(ctx, c.metric.replace("{arm}", a))
-            if isinstance(v, str):
-                v = None
-            if v is None or isinstance(v, (dict, list)):
+            ok = isinstance(v, dict) if c.kind == "range" else not isinstance(v, (dict, list))
+            if v is None or isinstance(v, str) or not ok:
+                what = "{point: number}" if c.kind == "range" else "number"
                 raise AqmlabError(
-                    f"{where}: metric {c.metric!r}: no number for arm {a!r} in numbers(ctx)"
+                    f"{where}: metric {c.metric!r}: no {what} for arm {a!r} in numbers(ctx)"
                 )
             vals.append(v)
-        return {"": tuple(vals)}
+        if c.kind != "range":
+            return {"": tuple(vals)}
+        # A range over the module's points: each arm a {point: value}, the first arm's points.
+        missing = [(a, p) for a, v in zip(arms, vals) for p in vals[0] if p not in v]
+        if missing:
+            raise AqmlabError(f"{where}: arm {missing[0][0]!r} has no point {missing[0][1]!r}")
+        return {p: tuple(v[p] for v in vals) for p in vals[0]}
     sel = _rows(ctx, c, where)
     if c.arm_column not in sel.columns:
         raise AqmlabError(f"{where}: arm_column: no table column {c.arm_column!r}")
