@@ -159,7 +159,7 @@ def run(
             cm.Table(
                 ctx.fill(t.title) if t.title else "Means over seeds",
                 [t.headers.get(k, k) for k in cols],
-                [[getattr(r, k) for k in cols] for r in ctx.table[cols].itertuples(index=False)],
+                [list(r) for r in ctx.table[cols].itertuples(index=False, name=None)],
                 ctx.fill(t.note) if t.note else "",
             )
         )
