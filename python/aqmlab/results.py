@@ -39,6 +39,13 @@ def read_table(folder: str, name: str) -> Any:
     return None
 
 
+def read_summary(folder: str) -> Any:
+    """A sweep folder's ``summary.csv`` (per point and metric: mean, std, n, 95 % interval)."""
+    import pandas as pd
+
+    return pd.read_csv(os.path.join(folder, "summary.csv"), low_memory=False)
+
+
 def is_run(folder: str) -> bool:
     return os.path.isfile(os.path.join(folder, "summary.json"))
 
@@ -173,9 +180,7 @@ class Sweep:
     @cached_property
     def summary(self) -> Any:
         """Per point and metric: mean, std, n and the 95 % interval over seeds."""
-        import pandas as pd
-
-        return pd.read_csv(os.path.join(self.folder, "summary.csv"), low_memory=False)
+        return read_summary(self.folder)
 
     @cached_property
     def manifest(self) -> dict[str, Any]:

@@ -538,14 +538,14 @@ def _html(rep: Reproduction, out: str) -> str:
 def identical_seed_points(out: str) -> list[str]:
     """Every point of the sweeps in ``out`` (its folders holding a ``summary.csv``) where two
     or more seeds ran and every metric came out the same: seeds that drew nothing."""
-    from aqmlab.results import Sweep, is_sweep
+    from aqmlab.results import read_summary
 
     found = []
     for entry in sorted(os.listdir(out)):
         folder = os.path.join(out, entry)
-        if not (is_sweep(folder) and os.path.isfile(os.path.join(folder, "summary.csv"))):
+        if not os.path.isfile(os.path.join(folder, "summary.csv")):
             continue
-        s = Sweep(folder).summary
+        s = read_summary(folder)
         keys = list(s.columns[: list(s.columns).index("metric")])
         s = s[s["n"] >= 2]
         for key, g in s.groupby(keys, sort=False) if keys else [((), s)]:
