@@ -170,7 +170,10 @@ def test_cellular_report_and_findings(cellular):
 
 
 def test_cellular_takes_any_mahimahi_trace(tmp_path):
-    from aqmlab.reproduce.cellular import capacity_bytes, read_trace_ms
+    from aqmlab.reproduce import builtin_module
+
+    cellular = builtin_module("cellular")
+    capacity_bytes, read_trace_ms = cellular.capacity_bytes, cellular.read_trace_ms
 
     trace = tmp_path / "flat.down"
     trace.write_text("".join(f"{t}\n" for t in range(1, 1001)))  # 1504 B/ms = 12.032 Mb/s

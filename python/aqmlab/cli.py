@@ -252,12 +252,13 @@ def _build_parser() -> argparse.ArgumentParser:
         "reproduce",
         help="run one of the seed documents' experiments and compare with the published numbers",
         description=(
-            "Run experiment NAME (--list names them; 'all' runs every one) and write its "
-            "figures, data, results.json and a report (report.md, report.html) that puts "
-            "aqmlab's numbers beside the published ones."
+            "Run experiment NAME (--list names them; 'all' runs every one), or the reproduction "
+            "in folder PATH (its experiment.toml and claims.toml: docs/reproductions.md), and "
+            "write its figures, data, results.json and a report (report.md, report.html) that "
+            "puts aqmlab's numbers beside the published ones."
         ),
     )
-    rep.add_argument("name", nargs="?", metavar="NAME")
+    rep.add_argument("name", nargs="?", metavar="NAME|PATH")
     rep.add_argument("--list", action="store_true", help="list the reproductions")
     rep.add_argument("--quick", action="store_true", help="a shortened run (for CI)")
     rep.add_argument(
@@ -730,7 +731,7 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
         raise _UsageError("name a reproduction (aqmlab reproduce --list), or all")
     if a.jobs is not None and a.jobs < 1:
         raise _UsageError(f"--jobs must be at least 1, got {a.jobs}")
-    out = a.out or os.path.join("out", a.name)
+    out = a.out or os.path.join("out", os.path.basename(os.path.normpath(a.name)))
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupt)
     options = {"trace": a.trace} if a.trace else {}

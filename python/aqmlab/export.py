@@ -35,14 +35,11 @@ EPOCH = "1970-01-01T00:00:00.000000Z"
 
 def flent_data(folder: str) -> dict[str, Any]:
     """The flent data structure of the run in ``folder``."""
-    from aqmlab.plot import _read_table
+    from aqmlab.results import Run
 
-    path = os.path.join(folder, "summary.json")
-    if not os.path.isfile(path):
-        raise AqmlabError(f"{folder}: no summary.json here: not a run folder")
-    with open(path, encoding="utf-8") as f:
-        summary = json.load(f)
-    flows = _read_table(folder, "flows")
+    run = Run(folder)
+    summary = run.summary
+    flows = run.table("flows")
     if flows is None:
         raise AqmlabError(f"{folder}: no flows.parquet or flows.csv: the run kept no series")
     bin_s = float(summary["bin_s"])

@@ -14,7 +14,6 @@ Every figure is written as PNG and SVG into ``DIR/figures/`` with labelled axes 
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -90,28 +89,6 @@ def label_of(metric: str) -> str:
 # --- reading saved results --------------------------------------------------------------------
 
 
-def _read_table(folder: str, name: str) -> Any:
-    import pandas as pd
-
-    for ext, reader in (("parquet", pd.read_parquet), ("csv", pd.read_csv)):
-        p = os.path.join(folder, f"{name}.{ext}")
-        if os.path.exists(p):
-            return reader(p)
-    return None
-
-
-def run_arms(folder: str) -> list[tuple[str, str]]:
-    """``(label, folder)`` of a run and of its ``--compare`` arms (subfolders with a summary)."""
-    if not os.path.isfile(os.path.join(folder, "summary.json")):
-        raise AqmlabError(f"{folder}: no summary.json here: not a run folder")
-    arms = [("as written", folder)]
-    for name in sorted(os.listdir(folder)):
-        sub = os.path.join(folder, name)
-        if os.path.isfile(os.path.join(sub, "summary.json")) and name not in ("runs", "figures"):
-            arms.append((name, sub))
-    return arms
-
-
 def choose_link(summary: dict) -> str:
     """The link direction to plot: ``bottleneck`` when there is one, else the direction with
     the largest mean sojourn (then the most drops)."""
@@ -133,19 +110,20 @@ def choose_link(summary: dict) -> str:
 
 def plot_run(folder: str, link: str | None = None, out: str | None = None) -> list[str]:
     """Every figure of a run folder (and its ``--compare`` arms); returns the files written."""
+    from aqmlab.results import Run
+
     plt = _plt()
     arms = []
-    folders = run_arms(folder)
-    for label, d in folders:
-        with open(os.path.join(d, "summary.json"), encoding="utf-8") as f:
-            summary = json.load(f)
+    folders = Run(folder).arms()
+    for label, r in folders:
+        summary = r.summary
         arms.append(
             {
                 "label": label if len(folders) > 1 else summary.get("scenario", label),
                 "summary": summary,
-                "links": _read_table(d, "links"),
-                "flows": _read_table(d, "flows"),
-                "packets": _read_table(d, "packets"),
+                "links": r.table("links"),
+                "flows": r.table("flows"),
+                "packets": r.table("packets"),
             }
         )
     first = arms[0]["summary"]
@@ -329,19 +307,6 @@ def plot_run(folder: str, link: str | None = None, out: str | None = None) -> li
 # --- a sweep -------------------------------------------------------------------------------------
 
 
-def load_sweep(folder: str) -> tuple[Any, Any, dict]:
-    """A sweep folder's results, summary and manifest."""
-    import pandas as pd
-
-    res = _read_table(folder, "results")
-    if res is None:
-        raise AqmlabError(f"{folder}: no results.parquet or results.csv here: not a sweep folder")
-    with open(os.path.join(folder, "sweep.json"), encoding="utf-8") as f:
-        manifest = json.load(f)
-    summ = pd.read_csv(os.path.join(folder, "summary.csv"))
-    return res, summ, manifest
-
-
 def plot_sweep(
     folder: str,
     metrics: Sequence[str] | None = None,
@@ -351,9 +316,12 @@ def plot_sweep(
     out: str | None = None,
 ) -> list[str]:
     """Metrics against an axis, a line per value of another, 95 % CIs; and delay-throughput."""
+    from aqmlab.results import Sweep
+
     plt = _plt()
-    res, summ, manifest = load_sweep(folder)
-    axes = list(manifest["columns"])
+    sweep = Sweep(folder)
+    res, summ = sweep.results, sweep.summary
+    axes = sweep.columns
     if not axes:
         raise AqmlabError(f"{folder}: the sweep varies nothing: there is no axis to plot against")
     for name, v in (("--x", x), ("--by", by)):
@@ -470,9 +438,9 @@ def _slug(v: Any) -> str:
 
 def plot(folder: str, **kw: Any) -> list[str]:
     """Figures of a run folder or a sweep folder, whichever ``folder`` is."""
-    if not os.path.isdir(folder):
-        raise AqmlabError(f"{folder}: no such folder")
-    if os.path.isfile(os.path.join(folder, "sweep.json")):
+    from aqmlab.results import kind
+
+    if kind(folder) == "sweep":
         return plot_sweep(
             folder,
             metrics=kw.get("metrics"),
@@ -481,10 +449,4 @@ def plot(folder: str, **kw: Any) -> list[str]:
             link=kw.get("link"),
             out=kw.get("out"),
         )
-    if os.path.isfile(os.path.join(folder, "summary.json")):
-        link = kw.get("link")
-        out = kw.get("out")
-        return plot_run(folder, link=link, out=out)
-    raise AqmlabError(
-        f"{folder}: neither a run folder (summary.json) nor a sweep folder (sweep.json)"
-    )
+    return plot_run(folder, link=kw.get("link"), out=kw.get("out"))

@@ -14,7 +14,6 @@ import os
 from typing import Any
 
 from aqmlab import __version__
-from aqmlab.exceptions import AqmlabError
 
 _CSS = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1100px;
@@ -105,12 +104,10 @@ def _provenance(summary: dict) -> str:
 
 
 def _run_body(folder: str, link: str | None) -> tuple[str, str]:
-    from aqmlab.plot import choose_link, plot_run, run_arms
+    from aqmlab.plot import choose_link, plot_run
+    from aqmlab.results import Run
 
-    arms = []
-    for label, d in run_arms(folder):
-        with open(os.path.join(d, "summary.json"), encoding="utf-8") as f:
-            arms.append((label, json.load(f)))
+    arms = [(label, r.summary) for label, r in Run(folder).arms()]
     first = arms[0][1]
     link = link or choose_link(first)
     files = plot_run(folder, link=link)
@@ -198,9 +195,11 @@ def _run_body(folder: str, link: str | None) -> tuple[str, str]:
 
 
 def _sweep_body(folder: str, link: str | None) -> tuple[str, str]:
-    from aqmlab.plot import load_sweep, plot_sweep
+    from aqmlab.plot import plot_sweep
+    from aqmlab.results import Sweep
 
-    res, summ, manifest = load_sweep(folder)
+    sweep = Sweep(folder)
+    res, summ, manifest = sweep.results, sweep.summary, sweep.manifest
     files = plot_sweep(folder, link=link)
     axes = manifest["columns"]
     link = link or "bottleneck"
@@ -268,7 +267,7 @@ def _sweep_body(folder: str, link: str | None) -> tuple[str, str]:
     )
     for _, r in res.iterrows():
         key = r["run"]
-        path = os.path.join(folder, "runs", str(key), "run.json")
+        path = os.path.join(sweep.run_folder(key), "run.json")
         label = ", ".join(f"{a}={r[a]}" for a in axes) + f", seed {r['seed']}"
         if isinstance(key, str) and os.path.isfile(path):
             with open(path, encoding="utf-8") as f:
@@ -288,16 +287,12 @@ def _sweep_body(folder: str, link: str | None) -> tuple[str, str]:
 
 def write_report(folder: str, link: str | None = None, out: str | None = None) -> str:
     """Write the report of ``folder`` (a run or a sweep) and return its path."""
-    if not os.path.isdir(folder):
-        raise AqmlabError(f"{folder}: no such folder")
-    if os.path.isfile(os.path.join(folder, "sweep.json")):
+    from aqmlab.results import kind
+
+    if kind(folder) == "sweep":
         title, body = _sweep_body(folder, link)
-    elif os.path.isfile(os.path.join(folder, "summary.json")):
-        title, body = _run_body(folder, link)
     else:
-        raise AqmlabError(
-            f"{folder}: neither a run folder (summary.json) nor a sweep folder (sweep.json)"
-        )
+        title, body = _run_body(folder, link)
     out = out or os.path.join(folder, "report.html")
     tmp = out + ".partial"
     with open(tmp, "w", encoding="utf-8") as f:

@@ -965,6 +965,7 @@ def _results_table(spec: SweepSpec, tasks: list[Task], out: str, errors: dict[st
     import pandas as pd
 
     from aqmlab.metrics import flatten, is_zero_filled
+    from aqmlab.results import Run
 
     rows = []
     for t in tasks:
@@ -973,8 +974,7 @@ def _results_table(spec: SweepSpec, tasks: list[Task], out: str, errors: dict[st
         row["run"] = t.key or None
         row["error"] = t.error or errors.get(t.key)
         if row["error"] is None:
-            with open(os.path.join(_runs_dir(out), t.key, "summary.json"), encoding="utf-8") as f:
-                row.update(flatten(json.load(f)))
+            row.update(flatten(Run(os.path.join(_runs_dir(out), t.key)).summary))
         rows.append(row)
     df = pd.DataFrame(rows)
     for c in ("run", "error"):

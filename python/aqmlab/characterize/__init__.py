@@ -158,8 +158,9 @@ def characterize(
     section starts with one of its items; ``catalog`` is a folder of templates to use instead
     of the bundled ones."""
     from aqmlab import __version__
+    from aqmlab.results import Run
     from aqmlab.run import toml_text
-    from aqmlab.sweep import REDUCED, run_sweep
+    from aqmlab.sweep import run_sweep
     from aqmlab.sweepspec import Axis, SweepSpec
 
     t_start = time.monotonic()
@@ -215,8 +216,8 @@ def characterize(
                 runs[q] = [str(k) for k in ok["run"]]
                 metrics = []
                 for key in runs[q]:
-                    with open(os.path.join(folder, "runs", key, REDUCED), encoding="utf-8") as f:
-                        metrics.append(run_metrics(json.load(f), b.ratios))
+                    reduced = Run(os.path.join(folder, "runs", key)).reduced
+                    metrics.append(run_metrics(reduced, b.ratios))
                 results[q] = statistics(metrics)
             entry = {
                 "id": name,

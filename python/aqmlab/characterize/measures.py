@@ -28,9 +28,7 @@ Definitions, where the RFC leaves a choice (stated again in the report):
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -193,12 +191,12 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     "points": [[delay above minRTT ms, goodput Mb/s] per flow], "sojourn_cdf_ms": [...]}``."""
     import numpy as np
     import pandas as pd
-    import pyarrow.parquet as pq
 
-    with open(os.path.join(folder, "summary.json"), encoding="utf-8") as f:
-        summary = json.load(f)
-    with open(os.path.join(folder, "scenario.resolved.toml"), encoding="utf-8") as f:
-        resolved = _toml_loads(f.read())
+    from aqmlab.results import Run
+
+    run = Run(folder)
+    summary = run.summary
+    resolved = _toml_loads(run.resolved_toml or "")
     warmup = _seconds(resolved["warmup"]) if "warmup" in resolved else 0.0
     bin_s = _seconds(resolved["bin"])
     rtts = base_rtts(resolved)
@@ -267,8 +265,8 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
 
     # The packet log and the drops: losses, synchronization, startup, PDV, the delay CDF.
     cols = ["link", "t_ns", "sojourn_ns", "size", "flow"]
-    pk = pq.read_table(os.path.join(folder, "packets.parquet"), columns=cols).to_pandas()
-    dr = pq.read_table(os.path.join(folder, "drops.parquet"), columns=cols).to_pandas()
+    pk = run.packets(cols).to_pandas()
+    dr = run.drops(cols).to_pandas()
     pk, dr = pk[pk["link"] == LINK], dr[dr["link"] == LINK]
     t0 = int(warmup * 1e9)
     dw = dr[dr["t_ns"] >= t0]
@@ -302,7 +300,7 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     m.update(per_level(summary))
 
     # Goodput every 10·minRTT (the series' bin): Jain's index over the TCP flows, per bin.
-    fl = pq.read_table(os.path.join(folder, "flows.parquet")).to_pandas()
+    fl = run.arrow("flows").to_pandas()
     fl = fl[(fl["t_s"] >= warmup) & fl["flow"].isin(greedy)]
     short = []
     for t, g in fl.groupby("t_s"):

@@ -85,8 +85,9 @@ def _load(out: str) -> dict[str, Any]:
 
 
 def _reduced(out: str, run: str) -> dict[str, Any]:
-    with open(os.path.join(out, run, "reduced.json"), encoding="utf-8") as f:
-        return json.load(f)
+    from aqmlab.results import Run
+
+    return Run(os.path.join(out, run)).reduced
 
 
 def _figure(out: str, entry: dict[str, Any], figdir: str) -> list[str]:

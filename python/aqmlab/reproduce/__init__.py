@@ -1,8 +1,13 @@
 """``aqmlab reproduce``: the seed documents' experiments, one command each.
 
-Each reproduction is a module with ``NAME``, ``TITLE`` and ``run(out, quick, seeds, jobs,
-progress) -> Reproduction``; :func:`reproduce` runs one and writes its folder
-(:mod:`aqmlab.reproduce.common` describes it), ``all`` runs every one and writes an index page.
+A reproduction is a folder (docs/reproductions.md, "A reproduction's folder"): its
+``experiment.toml``, ``claims.toml``, scenarios and an optional module, read by
+:mod:`aqmlab.reproduce.folder` and run by :mod:`aqmlab.reproduce.loader`. The built-in ones are
+the folders of ``aqmlab/reproduce/builtin/``; ``aqmlab reproduce PATH`` runs any other. Those
+not converted yet are modules with ``NAME``, ``TITLE`` and ``run(out, quick, seeds, jobs,
+progress, options) -> Reproduction``. :func:`reproduce` runs one and writes its output folder
+(:mod:`aqmlab.reproduce.common` describes it); ``all`` runs every built-in one and writes an
+index page.
 """
 
 from __future__ import annotations
@@ -14,31 +19,68 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 
-#: name -> module, in the order ``--list`` and ``all`` use.
+#: name -> module (None: the folder builtin/NAME/), in the order ``--list`` and ``all`` use.
 REPRODUCTIONS = {
-    "codel-dynamic": "aqmlab.reproduce.codel_dynamic",
-    "consumer-edge": "aqmlab.reproduce.consumer_edge",
+    "codel-dynamic": None,
+    "consumer-edge": None,
     "static-rates": "aqmlab.reproduce.static_rates",
-    "red-bursty": "aqmlab.reproduce.red_bursty",
-    "red-vs-codel": "aqmlab.reproduce.red_vs_codel",
+    "red-bursty": None,
+    "red-vs-codel": None,  # builtin/red-vs-codel/
     "lstf-codel": "aqmlab.reproduce.lstf_codel",
-    "cellular": "aqmlab.reproduce.cellular",
+    "cellular": None,
 }
 #: Seeds a full run uses by default (``--seeds N``); a quick run uses one.
 DEFAULT_SEEDS = 3
+#: The built-in reproductions' folders.
+BUILTIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "builtin")
+
+
+def builtin_folder(name: str) -> str | None:
+    """The folder of built-in reproduction ``name``, or None while it is still a module."""
+    from aqmlab.reproduce.folder import is_folder
+
+    path = os.path.join(BUILTIN, name)
+    return path if name in REPRODUCTIONS and is_folder(path) else None
+
+
+def builtin_module(name: str) -> Any:
+    """The Python module of built-in reproduction ``name``'s folder (its figures and metrics)."""
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import load_module
+
+    folder = builtin_folder(name)
+    if folder is None:
+        raise AqmlabError(f"{name!r} is no built-in reproduction's folder")
+    return load_module(load(folder))
 
 
 def _module(name: str) -> Any:
     if name not in REPRODUCTIONS:
         raise AqmlabError(
             f"no reproduction named {name!r} (aqmlab reproduce --list names them: "
-            f"{', '.join(REPRODUCTIONS)}, or all)"
+            f"{', '.join(REPRODUCTIONS)}, or all; or give the path of a folder holding an "
+            "experiment.toml)"
         )
     return importlib.import_module(REPRODUCTIONS[name])
 
 
+def _title(name: str) -> str:
+    from aqmlab.reproduce.folder import load
+
+    folder = builtin_folder(name)
+    return load(folder).title if folder else _module(name).TITLE
+
+
 def listing() -> list[tuple[str, str]]:
-    return [(name, _module(name).TITLE) for name in REPRODUCTIONS]
+    return [(name, _title(name)) for name in REPRODUCTIONS]
+
+
+def _is_path(name: str) -> bool:
+    return (
+        os.sep in name
+        or name.startswith(".")
+        or (name not in REPRODUCTIONS and os.path.isdir(name))
+    )
 
 
 def reproduce(
@@ -56,9 +98,8 @@ def reproduce(
     (``cellular``: ``trace``)."""
     from aqmlab.reproduce.common import identical_seed_points, write
 
-    n = 1 if quick and seeds is None else (DEFAULT_SEEDS if seeds is None else seeds)
-    if n < 1:
-        raise AqmlabError(f"--seeds: expected at least 1, got {n}")
+    if seeds is not None and seeds < 1:
+        raise AqmlabError(f"--seeds: expected at least 1, got {seeds}")
     if name == "all":
         done = {}
         t0 = time.monotonic()
@@ -73,9 +114,23 @@ def reproduce(
             )
         done["index.html"] = _index(out, done, time.monotonic() - t0)
         return done
-    mod = _module(name)
     t0 = time.monotonic()
-    rep = mod.run(out, quick, list(range(1, n + 1)), jobs, progress, dict(options or {}))
+    folder = name if _is_path(name) else builtin_folder(name)
+    if folder is not None:
+        from aqmlab.reproduce import folder as fmt
+        from aqmlab.reproduce import loader
+
+        exp = fmt.load(folder)
+        n = 1 if quick and seeds is None else (exp.seeds if seeds is None else seeds)
+        command = f"aqmlab reproduce {name}" + (" --quick" if quick else "")
+        rep = loader.run(
+            exp, out, quick, list(range(1, n + 1)), jobs, progress, dict(options or {}), command
+        )
+    else:
+        n = 1 if quick and seeds is None else (DEFAULT_SEEDS if seeds is None else seeds)
+        rep = _module(name).run(
+            out, quick, list(range(1, n + 1)), jobs, progress, dict(options or {})
+        )
     rep.wall_s = time.monotonic() - t0
     rep.identical_seeds = identical_seed_points(out)
     paths = write(rep, out)

@@ -74,6 +74,9 @@ class Claim:
     points: list[dict[str, Any]] = field(default_factory=list)
     failing: list[str] = field(default_factory=list)
     explanation: str = ""
+    #: The claim's id and where in its source it is (a reproduction folder's claims.toml).
+    id: str = ""
+    location: str = ""
 
     def add_note(self, text: str) -> None:
         self.note = (self.note + "; " if self.note else "") + text
@@ -410,7 +413,7 @@ def _claims_table(rep: Reproduction) -> Table:
         [
             [
                 c.claim,
-                c.source,
+                f"{c.source} ({c.location})" if c.location else c.source,
                 c.published,
                 c.ours,
                 c.verdict,
@@ -535,14 +538,14 @@ def _html(rep: Reproduction, out: str) -> str:
 def identical_seed_points(out: str) -> list[str]:
     """Every point of the sweeps in ``out`` (its folders holding a ``summary.csv``) where two
     or more seeds ran and every metric came out the same: seeds that drew nothing."""
-    import pandas as pd
+    from aqmlab.results import read_summary
 
     found = []
     for entry in sorted(os.listdir(out)):
-        path = os.path.join(out, entry, "summary.csv")
-        if not os.path.isfile(path):
+        folder = os.path.join(out, entry)
+        if not os.path.isfile(os.path.join(folder, "summary.csv")):
             continue
-        s = pd.read_csv(path, low_memory=False)
+        s = read_summary(folder)
         keys = list(s.columns[: list(s.columns).index("metric")])
         s = s[s["n"] >= 2]
         for key, g in s.groupby(keys, sort=False) if keys else [((), s)]:
@@ -555,13 +558,19 @@ def identical_seed_points(out: str) -> list[str]:
 
 
 def run_sweep_or_fail(
-    spec: Any, folder: str, name: str, quick: bool, jobs: Any, progress: bool
+    spec: Any,
+    folder: str,
+    name: str,
+    quick: bool,
+    jobs: Any,
+    progress: bool,
+    command: str | None = None,
 ) -> Any:
     """Run a reproduction's sweep into ``folder``; a failed run fails the reproduction, with
     every failed point (its axes' values) and its error in the message."""
     from aqmlab.sweep import run_sweep
 
-    command = f"aqmlab reproduce {name}" + (" --quick" if quick else "")
+    command = command or f"aqmlab reproduce {name}" + (" --quick" if quick else "")
     res = run_sweep(spec, folder, jobs=jobs, progress=progress, command=command)
     if res.failed:
         bad = res.results.loc[res.results["error"].notna(), [*spec.columns, "error"]]
@@ -581,22 +590,15 @@ def bundled_scenario(name: str) -> str:
 
 def packet_sojourns_ms(run_dir: str, link: str) -> tuple[Any, Any]:
     """``(t_s, sojourn_ms)`` numpy arrays of every packet the run's log has for ``link``."""
-    import numpy as np
-    import pyarrow.parquet as pq
+    from aqmlab.results import Run
 
-    path = os.path.join(run_dir, "packets.parquet")
-    t = pq.read_table(path, columns=["link", "t_ns", "sojourn_ns"], filters=[("link", "=", link)])
-    return (
-        t.column("t_ns").to_numpy().astype(np.float64) / 1e9,
-        t.column("sojourn_ns").to_numpy().astype(np.float64) / 1e6,
-    )
+    return Run(run_dir).sojourns_ms(link)
 
 
 def link_series(run_dir: str, link: str) -> Any:
-    import pandas as pd
+    from aqmlab.results import Run
 
-    df = pd.read_parquet(os.path.join(run_dir, "links.parquet"), filters=[("link", "=", link)])
-    return df.sort_values("t_s").reset_index(drop=True)
+    return Run(run_dir).link_series(link)
 
 
 def phase_stats(
@@ -641,8 +643,8 @@ def window_stats(run_dir: str, link: str, t0: float, t1: float) -> dict[str, flo
 
 def flow_bytes(run_dir: str, t0: float, t1: float) -> dict[int, float]:
     """Bytes each flow delivered in the bins of [t0, t1) (its series)."""
-    import pandas as pd
+    from aqmlab.results import Run
 
-    f = pd.read_parquet(os.path.join(run_dir, "flows.parquet"))
+    f = Run(run_dir).table("flows")
     w = f[(f["t_s"] >= t0 - 1e-9) & (f["t_s"] < t1 - 1e-9)]
     return {int(k): float(v) for k, v in w.groupby("flow")["delivered_bytes"].sum().items()}

@@ -1,137 +1,49 @@
-"""``codel-dynamic``: the CoDel paper's dynamic link (Nichols & Jacobson 2012, Fig. 7).
-
-The bottleneck changes rate every phase, 100 → 10 → 1 → 50 → 1 → 100 Mb/s (50 s each; 10 s
-each with ``--quick``), carrying 4 bulk CUBIC flows and web traffic at 5 connections/s through
-an 830-packet buffer (``scenarios/codel-dynamic-link.toml``: the authors' ns-2 script's
-parameters). Every discipline runs on the same load, and tail drop also with an undersized
-10-packet buffer (the slides' "about 75 % less throughput").
+"""codel-dynamic's own code: per-case and per-phase metrics (the packet log cut at the rate
+changes), the seeds' spreads, the web-load test's outcome in the explanations, the tables, the
+comparison and the figures. experiment.toml and claims.toml hold the rest.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from typing import Any
 
 from aqmlab.reproduce.common import (
-    Reproduction,
+    DIFFERS,
     Table,
     fmt,
     link_series,
-    numeric,
     packet_sojourns_ms,
     phase_stats,
-    qualitative,
     seed_spread,
 )
 from aqmlab.reproduce.style import colour, delay_axis, title
 
-NAME = "codel-dynamic"
-TITLE = "CoDel on a dynamic link (Nichols & Jacobson 2012, Fig. 7)"
-SCENARIO = "codel-dynamic-link"
 LINK = "bottleneck"
 RATES_MBPS = [100, 10, 1, 50, 1, 100]
-#: ns-2.35's Queue/RED defaults as the authors' script leaves them: byte mode (queue_in_bytes_
-#: and bytes_ true), so the script's queue limit of 830 counts mean-sized packets of
-#: mean_pktsize_ 500 B: 415,000 bytes; every other parameter automatic (aqmlab's defaults are
-#: ns-2.35's, see `aqmlab replay --list`).
-NS2_LIMIT_PKTS = 830
-NS2_MEAN_PKTSIZE = 500
-NS2_RED = {
-    "dumbbell.bottleneck.params.mode": "byte",
-    "dumbbell.bottleneck.params.mean_pkt_size": NS2_MEAN_PKTSIZE,
-    "dumbbell.bottleneck.buffer": f"{NS2_LIMIT_PKTS * NS2_MEAN_PKTSIZE}B",
-}
-CASES: dict[str, dict[str, Any]] = {
-    "tail drop 830p": {"qdisc:bottleneck": "droptail"},
-    "tail drop 10p": {"qdisc:bottleneck": "droptail", "dumbbell.bottleneck.buffer": "10p"},
-    "CoDel": {},
-    "RED (ns-2.35 defaults)": {"qdisc:bottleneck": "red", **NS2_RED},
-    "Adaptive RED (ns-2.35 defaults)": {
-        "qdisc:bottleneck": "red",
-        **NS2_RED,
-        "dumbbell.bottleneck.params.adaptive": True,
-    },
-    "PIE": {"qdisc:bottleneck": "pie"},
-    "FQ-CoDel": {"qdisc:bottleneck": "fq_codel"},
-    "LSTF-CoDel": {"qdisc:bottleneck": "lstf_codel"},
-}
-SOURCES = [
-    "K. Nichols, V. Jacobson, Controlling Queue Delay, ACM Queue 10(5), 2012, Fig. 7",
-    "Nichols, CoDel slides (seed 001): 'undersized buffer of 10 packets: throughput is about "
-    "75% less. CoDel same throughput as tail drop but 2.7ms median delay, 5ms 75th percentile'",
-    "CS244 reproduction, Stanford 2015 (seed 000): CoDel moved ~10 % fewer bytes than tail "
-    "drop; tail drop 97 % and CoDel 88 % of the maximum possible bytes",
+CASES = [
+    "tail drop 830p",
+    "tail drop 10p",
+    "CoDel",
+    "RED (ns-2.35 defaults)",
+    "Adaptive RED (ns-2.35 defaults)",
+    "PIE",
+    "FQ-CoDel",
+    "LSTF-CoDel",
 ]
-
-
-#: The web flow of the authors' script: ns-2's PackMime-HTTP in its HTTP/1.1 form at 5
-#: connections/s, in place of the scenario's stand-in (the file's last [[flows]] table).
-PACKMIME_WEB = """[[flows]]
-kind = "tcp"
-from = "s5"
-to = "r5"
-cc = "cubic"
-app = "web"
-model = "packmime"
-http = "1.1"
-conns_per_s = 5.0
-initial_cwnd = 4
-delayed_ack = false
-"""
-#: The cases rerun with PackMime, to test the web model as the cause of a difference.
 PACKMIME_CASES = ["tail drop 830p", "CoDel"]
 
 
-def with_packmime(text: str) -> str:
-    """The scenario text with its web flow (the last [[flows]] table) replaced by PackMime."""
-    return text[: text.rindex("[[flows]]")] + PACKMIME_WEB
+def _phases(ctx: Any) -> list[tuple[float, float, float]]:
+    phase = ctx.params["phase_s"]
+    return [(i * phase, (i + 1) * phase, r * 1e6) for i, r in enumerate(RATES_MBPS)]
 
 
-def spec_for(scenario: str, quick: bool, seeds: list[int], cases: list[str] | None = None) -> Any:
-    from aqmlab.sweepspec import Axis, SweepSpec
-
-    phase = 10 if quick else 50
-    sets: dict[str, Any] = {"output.packet_log": [LINK]}
-    if quick:
-        sets["duration"] = f"{phase * len(RATES_MBPS)}s"
-        sets["dumbbell.bottleneck.schedule"] = [
-            [f"{i * phase}s", f"{r}Mbps"] for i, r in enumerate(RATES_MBPS)
-        ]
-    chosen = {k: v for k, v in CASES.items() if cases is None or k in cases}
-    return SweepSpec(scenario, [Axis.of_cases(chosen)], sets, seeds), phase
-
-
-def run(
-    out: str,
-    quick: bool,
-    seeds: list[int],
-    jobs: int | None,
-    progress: bool,
-    options: dict[str, Any],
-) -> Reproduction:
-    from aqmlab.reproduce.common import bundled_scenario, run_sweep_or_fail
-
-    os.makedirs(out, exist_ok=True)
-    scenario = os.path.join(out, "scenario.toml")
-    shutil.copyfile(bundled_scenario(SCENARIO), scenario)
-    spec, phase = spec_for(scenario, quick, seeds)
-    res = run_sweep_or_fail(spec, os.path.join(out, "sweep"), NAME, quick, jobs, progress)
-    df = res.results
-    # The test of the web-model hypothesis: tail drop and CoDel again with PackMime.
-    pm_scenario = os.path.join(out, "scenario-packmime.toml")
-    with open(scenario, encoding="utf-8") as f:
-        text = f.read()
-    with open(pm_scenario, "w", encoding="utf-8") as f:
-        f.write(with_packmime(text))
-    pm_spec, _ = spec_for(pm_scenario, quick, seeds, PACKMIME_CASES)
-    pm = run_sweep_or_fail(
-        pm_spec, os.path.join(out, "sweep-packmime"), NAME, quick, jobs, progress
-    ).results
-    runs_dir = os.path.join(out, "sweep", "runs")
-    phases = [(i * phase, (i + 1) * phase, r * 1e6) for i, r in enumerate(RATES_MBPS)]
+def numbers(ctx: Any) -> dict[str, Any]:
+    df, pm = ctx.frames["sweep"], ctx.frames["sweep-packmime"]
+    runs_dir = os.path.join(ctx.out, "sweep", "runs")
+    phases = _phases(ctx)
     max_bytes = sum((t1 - t0) * r / 8 for t0, t1, r in phases)
-
     # Per case: whole-run figures (means over seeds) and per-phase statistics.
     per_case: dict[str, dict[str, Any]] = {}
     for case in CASES:
@@ -156,7 +68,6 @@ def run(
             "phases": per_phase,
         }
     codel, td, td10 = per_case["CoDel"], per_case["tail drop 830p"], per_case["tail drop 10p"]
-    ratio = codel["mb"] / td["mb"]
     by_seed = {
         c: df[df["case"] == c].set_index("seed")
         for c in ("CoDel", "tail drop 830p", "tail drop 10p")
@@ -172,7 +83,6 @@ def run(
         "loss10": 1 - t10_s[bytes_col] / t_s[bytes_col],
     }
     loss10 = 1 - td10["mb"] / td["mb"]
-
     pm_rows = {c: pm[pm["case"] == c] for c in PACKMIME_CASES}
     pm_codel = {
         "p50_ms": float(pm_rows["CoDel"][f"{LINK}.sojourn_ms.p50"].mean()),
@@ -182,6 +92,32 @@ def run(
             / pm_rows["tail drop 830p"][f"{LINK}.delivered_bytes"].mean()
         ),
     }
+    return {
+        "max_possible_mb": max_bytes / 1e6,
+        "cases": per_case,
+        "codel_over_taildrop_bytes": codel["mb"] / td["mb"],
+        "taildrop10_throughput_loss": loss10,
+        "packmime_test": pm_codel,
+        "_spread": {k: seed_spread(v) for k, v in per_seed.items()},
+        "_loss": {"tail drop 10p": loss10, "CoDel": 1 - codel["mb"] / td["mb"]},
+    }
+
+
+def pct_less(x: tuple) -> str:
+    return f"{fmt(100 * x[0])} % less"
+
+
+QUICK_NOTE = (
+    "hypothesis: quick run's 10-s phases (flows spend more of each phase "
+    "adapting); test: the full run (aqmlab reproduce codel-dynamic)"
+)
+
+
+def annotate(ctx: Any) -> None:
+    """The explanation of a claim that differs: what the PackMime runs showed about the
+    web-load hypothesis, or a quick run's short phases."""
+    n = ctx.numbers
+    pm_codel, codel = n["packmime_test"], n["cases"]["CoDel"]
 
     def web_test(key: str, published: float, ours: float) -> str:
         moved = abs(pm_codel[key] - published) < abs(ours - published)
@@ -196,101 +132,21 @@ def run(
             )
         )
 
-    quick_note = "hypothesis: quick run's 10-s phases (flows spend more of each phase "
-    quick_note += "adapting); test: the full run (aqmlab reproduce codel-dynamic)"
-    spread = {k: seed_spread(v) for k, v in per_seed.items()}
-    claims = [
-        numeric(
-            "CoDel median queueing delay (ms)",
-            "slides (seed 001); paper Fig. 7",
-            "median sojourn at the bottleneck, ms",
-            "2.7",
-            codel["p50_ms"],
-            spread=spread["codel_p50"],
-            explanation=web_test("p50_ms", 2.7, codel["p50_ms"]),
-        ),
-        numeric(
-            "CoDel 75th-percentile delay (ms)",
-            "slides (seed 001)",
-            "75th-percentile sojourn at the bottleneck, ms",
-            "5",
-            codel["p75_ms"],
-            spread=spread["codel_p75"],
-            explanation=web_test("p75_ms", 5.0, codel["p75_ms"]),
-        ),
-        numeric(
-            "CoDel bytes ÷ tail-drop bytes",
-            "CS244 2015 (seed 000), read off Fig. 7c",
-            "bytes through the bottleneck, CoDel ÷ tail drop 830p",
-            "0.9",
-            ratio,
-            read_off=0.05,
-            why="CS244 say 'about 10 % fewer', read off the paper's Fig. 7c",
-            spread=spread["ratio"],
-            explanation=quick_note if quick else web_test("ratio", 0.9, ratio),
-        ),
-        numeric(
-            "tail drop: % of the maximum possible bytes",
-            "CS244 2015 (seed 000)",
-            "bytes sent ÷ what the rate schedule could carry, %",
-            "97",
-            td["pct_of_max"],
-            spread=spread["td_pct"],
-            explanation=quick_note if quick else "",
-        ),
-        numeric(
-            "CoDel: % of the maximum possible bytes",
-            "CS244 2015 (seed 000)",
-            "bytes sent ÷ what the rate schedule could carry, %",
-            "88",
-            codel["pct_of_max"],
-            spread=spread["codel_pct"],
-            explanation=quick_note if quick else "unexplained",
-        ),
-        numeric(
-            "10-packet tail-drop buffer: throughput lost vs 830 packets",
-            "slides (seed 001)",
-            "1 − bytes(tail drop 10p) ÷ bytes(tail drop 830p)",
-            "0.75",
-            loss10,
-            read_off=0.05,
-            why="the slides say 'about 75 % less'",
-            spread=spread["loss10"],
-        ),
-        qualitative(
-            "CoDel's median delay is far below tail drop's (< 1/10)",
-            "paper Fig. 7a",
-            "median sojourn, CoDel < tail drop 830p ÷ 10",
-            "CoDel ≪ tail drop",
-            lambda x: x[0] < x[1] / 10,
-            (codel["p50_ms"], td["p50_ms"]),
-            "CoDel replaced by tail drop 830p",
-            (td["p50_ms"], td["p50_ms"]),
-            describe=lambda x: f"{fmt(x[0])} vs {fmt(x[1])} ms",
-        ),
-        qualitative(
-            "the 10-packet buffer loses most of the throughput (> 50 %)",
-            "slides (seed 001)",
-            "1 − bytes(tail drop 10p) ÷ bytes(tail drop 830p) > 0.5",
-            "about 75 % less",
-            lambda x: x > 0.5,
-            loss10,
-            "the 10-packet buffer replaced by CoDel (830 packets)",
-            1 - codel["mb"] / td["mb"],
-            describe=lambda x: f"{fmt(100 * x)} % less",
-        ),
-    ]
-    if quick:
-        for c in claims:
-            c.add_note("quick run: 10-s phases")
-
-    numbers = {
-        "max_possible_mb": max_bytes / 1e6,
-        "cases": per_case,
-        "codel_over_taildrop_bytes": ratio,
-        "taildrop10_throughput_loss": loss10,
-        "packmime_test": pm_codel,
+    ratio = n["codel_over_taildrop_bytes"]
+    why = {
+        "codel-median": web_test("p50_ms", 2.7, codel["p50_ms"]),
+        "codel-p75": web_test("p75_ms", 5.0, codel["p75_ms"]),
+        "codel-bytes-ratio": QUICK_NOTE if ctx.quick else web_test("ratio", 0.9, ratio),
     }
+    if ctx.quick:
+        why["taildrop-pct-of-max"] = why["codel-pct-of-max"] = QUICK_NOTE
+    for cid, text in why.items():
+        if ctx.claims[cid].verdict == DIFFERS:
+            ctx.claims[cid].explanation = text
+
+
+def tables(ctx: Any) -> list[Table]:
+    per_case, phases = ctx.numbers["cases"], _phases(ctx)
     whole = Table(
         "Whole run at the bottleneck (means over seeds)",
         ["discipline", "median ms", "p75 ms", "p99 ms", "drops", "MB", "% of max", "utilization"],
@@ -337,34 +193,23 @@ def run(
         ["discipline", "phase", "rate Mb/s", "median ms", "p75 ms", "MB", "% of max"],
         per_phase_rows,
     )
-    figures = _figures(out, runs_dir, df, per_case, phases)
-    discussion = _discussion(per_case, ratio, loss10, quick, pm_codel)
-    return Reproduction(
-        NAME,
-        TITLE,
-        SOURCES,
-        {
-            "scenario": "scenarios/codel-dynamic-link.toml (copied to scenario.toml)",
-            "phase_s": phase,
-            "rates_mbps": RATES_MBPS,
-            "cases": CASES,
-            "set": spec.sets,
-            "buffer": "830 packets (10 for 'tail drop 10p')",
-            "red": "ns-2.35's Queue/RED defaults: byte mode, limit 830 × 500 B = 415,000 B, "
-            "automatic thresholds and w_q from bandwidth = the schedule's first rate (100 Mb/s)",
-        },
-        claims,
-        [whole, phase_table],
-        figures,
-        numbers,
-        discussion,
-        quick,
-        seeds,
-        commands=[
-            f"aqmlab reproduce {NAME}" + (" --quick" if quick else ""),
-            f"aqmlab run {os.path.join(out, 'scenario.toml')} --compare bottleneck=droptail",
-        ],
+    return [whole, phase_table]
+
+
+def discussion(ctx: Any) -> list[str]:
+    n = ctx.numbers
+    return _discussion(
+        n["cases"],
+        n["codel_over_taildrop_bytes"],
+        n["taildrop10_throughput_loss"],
+        ctx.quick,
+        n["packmime_test"],
     )
+
+
+def figures(ctx: Any) -> list[str]:
+    runs_dir = os.path.join(ctx.out, "sweep", "runs")
+    return _figures(ctx.out, runs_dir, ctx.frames["sweep"], ctx.numbers["cases"], _phases(ctx))
 
 
 def _discussion(per_case: dict, ratio: float, loss10: float, quick: bool, pm: dict) -> list[str]:

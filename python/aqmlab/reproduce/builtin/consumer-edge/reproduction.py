@@ -1,0 +1,204 @@
+"""consumer-edge's own code: each cell's metrics (drop % of what was enqueued, Jain's index of
+the flows' drop rates), the buffer fitted to the slides' tail-drop medians, the tables, the
+verdict-dependent comparison and the figure. experiment.toml and claims.toml hold the rest.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from aqmlab.reproduce.common import FAILS, Table, fmt, seed_spread
+from aqmlab.reproduce.style import colour, delay_axis, log_ticks, title
+
+RATES = ["512 kb/s", "1.5 Mb/s"]
+DIRECTIONS = {"down": "bottleneck", "up": "bottleneck.rev"}
+QDISC = "qdisc:bottleneck"
+METRICS = {
+    "drop_pct": "pkt drop %",
+    "median_ms": "median delay ms",
+    "mb": "total MB",
+    "fairness": "fairness of drops (Jain)",
+}
+# The slides' table, (CoDel, tail drop) per rate and direction, for the fit and the table beside
+# ours; claims.toml grades each of them.
+PUBLISHED = {
+    ("512 kb/s", "down"): {
+        "drop_pct": (8, 8),
+        "median_ms": (18, 73),
+        "mb": (17, 18),
+        "fairness": (0.87, 0.89),
+    },
+    ("512 kb/s", "up"): {
+        "drop_pct": (1.5, 5.8),
+        "median_ms": (9, 37),
+        "mb": (12.8, 13.9),
+        "fairness": (0.93, 0.89),
+    },
+    ("1.5 Mb/s", "down"): {
+        "drop_pct": (3.5, 4.7),
+        "median_ms": (8, 49),
+        "mb": (37, 40),
+        "fairness": (0.81, 0.96),
+    },
+    ("1.5 Mb/s", "up"): {
+        "drop_pct": (1.4, 2.5),
+        "median_ms": (0, 0),
+        "mb": (22, 21),
+        "fairness": (0.6, 0.71),
+    },
+}
+
+
+def _cell(df: Any, rate: str, b: int, qdisc: str, direction: str) -> dict[str, Any]:
+    rows = df[(df["point"] == f"{rate}, {b}p") & (df[QDISC] == qdisc)]
+    link = DIRECTIONS[direction]
+    enq = rows[f"{link}.enqueued_pkts"].astype(float)
+    per_seed = {
+        "drop_pct": 100 * rows[f"{link}.dropped_pkts"] / enq.where(enq > 0),
+        "median_ms": rows[f"{link}.sojourn_ms.p50"],
+        "mb": rows[f"{link}.delivered_bytes"] / 1e6,
+    }
+    if f"{link}.jain_drop_rate" in rows:
+        per_seed["fairness"] = rows[f"{link}.jain_drop_rate"]
+    out: dict[str, Any] = {
+        m: float(per_seed[m].mean()) if m in per_seed else float("nan") for m in METRICS
+    }
+    out["spread"] = {m: seed_spread(v) for m, v in per_seed.items()}
+    return out
+
+
+def numbers(ctx: Any) -> dict[str, Any]:
+    import pandas as pd
+
+    df, buffers = ctx.frames["sweep"], ctx.params["buffers"]
+    cells = {
+        (rate, b, q, d): _cell(df, rate, b, q, d)
+        for rate in RATES
+        for b in buffers
+        for q in ("codel", "droptail")
+        for d in DIRECTIONS
+    }
+    # The buffer whose tail-drop medians are closest to the slides' (sum of |error| in ms).
+    best = {}
+    for rate in RATES:
+        err = {
+            b: sum(
+                abs(
+                    cells[(rate, b, "droptail", d)]["median_ms"]
+                    - PUBLISHED[(rate, d)]["median_ms"][1]
+                )
+                for d in DIRECTIONS
+            )
+            for b in buffers
+        }
+        best[rate] = min(err, key=err.get)
+    ctx.state["cells"] = cells
+    ctx.table = pd.DataFrame(
+        [
+            {"rate": r, "buffer": b, "qdisc": q, "direction": d, **{m: v[m] for m in METRICS}}
+            for (r, b, q, d), v in cells.items()
+        ]
+    )
+    return {
+        "best_buffer": best,
+        "cells": {f"{r}|{b}|{q}|{d}": v for (r, b, q, d), v in cells.items()},
+        "_fitted": {
+            rate: {
+                d: {q: cells[(rate, best[rate], q, d)] for q in ("codel", "droptail")}
+                for d in DIRECTIONS
+            }
+            for rate in RATES
+        },
+    }
+
+
+def ratio(x: tuple) -> str:
+    """The similar-data claim's value at a point: C/T."""
+    return fmt(x[0] / x[1]) if x[1] else "–"
+
+
+def tables(ctx: Any) -> list[Table]:
+    cells, best = ctx.state["cells"], ctx.numbers["best_buffer"]
+    rows = []
+    for rate in RATES:
+        b = best[rate]
+        for d in DIRECTIONS:
+            c, t = cells[(rate, b, "codel", d)], cells[(rate, b, "droptail", d)]
+            pub = PUBLISHED[(rate, d)]
+            for m, label in METRICS.items():
+                r = c[m] / t[m] if t[m] else float("nan")
+                pr = pub[m][0] / pub[m][1] if pub[m][1] else float("nan")
+                rows.append([f"{rate} {d} ({b}p)", label, c[m], t[m], r, pub[m][0], pub[m][1], pr])
+    table = Table(
+        "CoDel (C) vs tail drop (T) at the best-fitting buffer, beside the slides",
+        [
+            "rate, direction (buffer)",
+            "metric",
+            "C",
+            "T",
+            "C/T",
+            "slides C",
+            "slides T",
+            "slides C/T",
+        ],
+        rows,
+        note="Fairness of drops: Jain's index of the flows' drop rates at that "
+        "direction (drops ÷ packets each flow offered there), 1 when every flow "
+        "loses the same share of what it sends.",
+    )
+    sweep_table = Table(
+        "Every buffer (means over seeds)",
+        ["rate", "buffer p", "qdisc", "direction", "drop %", "median ms", "MB", "fairness"],
+        [
+            [r, b, q, d, v["drop_pct"], v["median_ms"], v["mb"], v["fairness"]]
+            for (r, b, q, d), v in cells.items()
+        ],
+    )
+    return [table, sweep_table]
+
+
+def discussion(ctx: Any) -> list[str]:
+    if ctx.claims["codel-no-more-drops"].verdict != FAILS:
+        return []
+    return [
+        "CoDel drops at a higher rate than tail drop in some cells here, "
+        "against the slides' claim: see the table."
+    ]
+
+
+def figures(ctx: Any) -> list[str]:
+    from aqmlab.plot import _plt, _save
+
+    cells, buffers = ctx.state["cells"], ctx.params["buffers"]
+    plt = _plt()
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharex=True)
+    for i, rate in enumerate(RATES):
+        for j, d in enumerate(DIRECTIONS):
+            ax = axes[i][j]
+            for q, name in (("droptail", "tail drop"), ("codel", "CoDel")):
+                ax.plot(
+                    buffers,
+                    [cells[(rate, b, q, d)]["median_ms"] for b in buffers],
+                    "o-",
+                    color=colour(name),
+                    label=f"{name}, aqmlab",
+                )
+            for qi, name in ((1, "tail drop"), (0, "CoDel")):
+                ax.axhline(
+                    PUBLISHED[(rate, d)]["median_ms"][qi],
+                    color=colour(name),
+                    ls=":",
+                    label=f"{name}, slides",
+                )
+            ax.set(title=f"{rate}, {d}", ylabel="median delay (ms)")
+            ax.set_xscale("log")
+            log_ticks(ax, buffers)
+            delay_axis(ax)
+            ax.grid(True, alpha=0.3)
+    for ax in axes[-1]:
+        ax.set_xlabel("buffer (packets)")
+    axes[0][0].legend(fontsize=7)
+    title(fig, "Consumer edge: median delay vs buffer", "NJ12 'Consumer Edge' table")
+    files = _save(fig, os.path.join(ctx.out, "figures"), "median_vs_buffer")
+    return [f for f in files if f.endswith(".png")]

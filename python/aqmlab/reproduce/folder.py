@@ -1,0 +1,416 @@
+"""A reproduction as a folder: ``experiment.toml``, ``claims.toml``, its scenarios and an
+optional Python module (docs/reproductions.md, "A reproduction's folder").
+
+:func:`load` reads and checks a folder into an :class:`Experiment`; every error is one line
+naming the file and the key and what was expected. :mod:`aqmlab.reproduce.loader` runs it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
+from aqmlab.sweepspec import QDISC_PREFIX, Axis, _toml_loads
+
+EXPERIMENT = "experiment.toml"
+CLAIMS = "claims.toml"
+#: The module a folder's ``module`` key names when it names none and this file exists.
+DEFAULT_MODULE = "reproduction.py"
+#: Claim kinds (docs/reproductions.md, "Verdicts").
+KINDS = ("numeric", "qualitative", "range", "not graded")
+MODES = ("quick", "full")
+
+
+@dataclass
+class SweepDef:
+    """One sweep a reproduction runs into ``OUT/<name>``."""
+
+    name: str
+    scenario: str  # an absolute path
+    axes: list[Axis]
+    sets: dict[str, Any]
+    unset: list[str]
+    #: The file in OUT the scenario is written to, with the sweep's fixed overrides.
+    written_as: str = ""
+
+
+@dataclass
+class TableDef:
+    """The reproduction's table: a sweep's results (with the module's ``derive`` columns),
+    averaged over seeds per combination of ``by``; ``columns`` maps a metric's name to the
+    results column it averages. ``numbers[name]`` in ``results.json`` holds its rows."""
+
+    name: str
+    title: str
+    sweep: str
+    by: list[str]
+    columns: dict[str, str]
+    headers: dict[str, str]
+    note: str = ""
+
+
+@dataclass
+class ClaimDef:
+    """One ``[[claim]]`` of ``claims.toml`` (docs/reproductions.md lists the keys)."""
+
+    id: str
+    claim: str
+    source: str
+    location: str
+    kind: str
+    published: Any
+    metric: str
+    measured: str
+    why: str = ""
+    read_off: float = 0.0
+    spread: str = ""
+    digits: int | None = None
+    arm_column: str = ""
+    arms: list[str] = field(default_factory=list)
+    counterfactual: str = ""
+    counterfactual_arms: list[str] = field(default_factory=list)
+    predicate: str = ""
+    points: list[str] = field(default_factory=list)
+    point_name: str = ""
+    where: dict[str, list[Any]] = field(default_factory=dict)
+    most: bool = False
+    describe: str = ""
+    note: str = ""
+    explanation: str = ""
+    test: str = ""
+    not_graded: str = ""
+
+
+@dataclass
+class Experiment:
+    folder: str
+    name: str
+    title: str
+    sources: list[str]
+    module: str | None
+    seeds: int
+    modes: dict[str, dict[str, Any]]
+    sweeps: list[SweepDef]
+    table: TableDef | None
+    parameters: dict[str, Any]
+    discussion: list[str]
+    commands: list[str]
+    claims: list[ClaimDef]
+
+
+def is_folder(path: str) -> bool:
+    """Whether ``path`` is a reproduction's folder (it holds an ``experiment.toml``)."""
+    return os.path.isfile(os.path.join(path, EXPERIMENT))
+
+
+def _read(path: str) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise AqmlabError(f"{path}: {e.strerror}") from None
+    try:
+        return _toml_loads(raw.decode("utf-8"))
+    except Exception as e:  # noqa: BLE001 - tomllib's message names the line
+        raise AqmlabError(f"{path}: not a valid TOML file: {e}") from None
+
+
+class _Table:
+    """A TOML table being read: typed getters whose errors name the file and the key."""
+
+    def __init__(self, path: str, where: str, doc: Any, known: tuple[str, ...]):
+        self.path, self.where = path, where
+        if not isinstance(doc, dict):
+            raise self.error("", "a table")
+        self.doc = doc
+        for k in doc:
+            if k not in known:
+                raise AqmlabError(
+                    f"{path}: {self._key(k)}: unknown key (expected one of {', '.join(known)})"
+                )
+
+    def _key(self, k: str) -> str:
+        return f"{self.where}.{k}" if self.where and k else (self.where or k)
+
+    def error(self, k: str, expected: str) -> AqmlabError:
+        got = self.doc.get(k) if k and isinstance(getattr(self, "doc", None), dict) else None
+        tail = f", got {got!r}" if got is not None else ""
+        return AqmlabError(f"{self.path}: {self._key(k)}: expected {expected}{tail}")
+
+    def str(self, k: str, default: str | None = None) -> str:
+        v = self.doc.get(k, default)
+        if not isinstance(v, str) or (default is None and not v):
+            raise self.error(k, "a text")
+        return v
+
+    def strs(self, k: str) -> list[str]:
+        v = self.doc.get(k, [])
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise self.error(k, "a list of texts")
+        return v
+
+    def table(self, k: str) -> dict[str, Any]:
+        v = self.doc.get(k, {})
+        if not isinstance(v, dict):
+            raise self.error(k, "a table")
+        return v
+
+    def num(self, k: str, default: float) -> float:
+        v = self.doc.get(k, default)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise self.error(k, "a number")
+        return float(v)
+
+
+def load(folder: str) -> Experiment:
+    """Read and check the reproduction in ``folder``."""
+    folder = os.path.abspath(folder)
+    path = os.path.join(folder, EXPERIMENT)
+    if not os.path.isfile(path):
+        raise AqmlabError(f"{folder}: no {EXPERIMENT} (a reproduction's folder holds one)")
+    t = _Table(
+        path,
+        "",
+        _read(path),
+        (
+            "name", "title", "sources", "module", "seeds", "quick", "full", "sweep", "table",
+            "parameters", "discussion", "commands",
+        ),
+    )  # fmt: skip
+    module = t.doc.get("module")
+    if module is None and os.path.isfile(os.path.join(folder, DEFAULT_MODULE)):
+        module = DEFAULT_MODULE
+    if module is not None:
+        if not isinstance(module, str) or not os.path.isfile(os.path.join(folder, module)):
+            raise t.error("module", f"a Python file in {folder}")
+        module = os.path.join(folder, module)
+    seeds = t.doc.get("seeds", 3)
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise t.error("seeds", "the number of seeds a full run uses (at least 1)")
+    modes = {}
+    for m in MODES:
+        mt = _Table(path, m, t.table(m), (*_MODE_KEYS, *_params(t.table(m))))
+        params = {k: v for k, v in mt.doc.items() if k not in _MODE_KEYS}
+        keep = mt.table("keep")
+        if not all(isinstance(v, list) for v in keep.values()):
+            raise mt.error("keep", "a table of COLUMN = [the axis values to run]")
+        modes[m] = {
+            "params": params,
+            "set": mt.table("set"),
+            "unset": mt.strs("unset"),
+            "note": mt.str("note", ""),
+            "keep": keep,
+        }
+    sweeps_doc = t.doc.get("sweep", [])
+    if not isinstance(sweeps_doc, list) or not sweeps_doc:
+        raise t.error("sweep", "one or more [[sweep]] tables")
+    sweeps = [_sweep(path, folder, i, s) for i, s in enumerate(sweeps_doc)]
+    names = [s.name for s in sweeps]
+    if len(set(names)) != len(names):
+        raise t.error("sweep", "sweeps of distinct names")
+    written = [s.written_as for s in sweeps]
+    if len(set(written)) != len(written):
+        raise t.error("sweep", "distinct written_as (sweeps sharing a scenario file name them)")
+    table = _table(path, t.doc["table"], names) if "table" in t.doc else None
+    exp = Experiment(
+        folder=folder,
+        name=t.str("name"),
+        title=t.str("title"),
+        sources=t.strs("sources"),
+        module=module,
+        seeds=seeds,
+        modes=modes,
+        sweeps=sweeps,
+        table=table,
+        parameters=t.table("parameters"),
+        discussion=t.strs("discussion"),
+        commands=t.strs("commands"),
+        claims=load_claims(os.path.join(folder, CLAIMS)),
+    )
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", exp.name):
+        raise t.error("name", "a name of lower-case letters, digits, - and _")
+    return exp
+
+
+_MODE_KEYS = ("set", "note", "unset", "keep")
+
+
+def _params(doc: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(k for k in doc if k not in _MODE_KEYS)
+
+
+def _sweep(path: str, folder: str, i: int, doc: Any) -> SweepDef:
+    t = _Table(path, f"sweep[{i}]", doc, ("name", "scenario", "set", "unset", "axis", "written_as"))
+    base = t.str("scenario")
+    scen = base if os.path.isabs(base) else os.path.join(folder, base)
+    if not os.path.isfile(scen):
+        from aqmlab.scenarios import resolve
+
+        scen = resolve(base)
+        if not os.path.isfile(scen):
+            raise t.error("scenario", f"a scenario file (relative to {folder}) or a bundled name")
+    axes_doc = t.doc.get("axis", [])
+    if not isinstance(axes_doc, list):
+        raise t.error("axis", "[[sweep.axis]] tables")
+    axes = [_axis(path, f"sweep[{i}].axis[{j}]", a) for j, a in enumerate(axes_doc)]
+    written_as = t.str("written_as", os.path.basename(scen))
+    if os.path.basename(written_as) != written_as or not written_as.endswith(".toml"):
+        raise t.error("written_as", "a file name ending in .toml")
+    return SweepDef(t.str("name", "sweep"), scen, axes, t.table("set"), t.strs("unset"), written_as)
+
+
+def _axis(path: str, where: str, doc: Any) -> Axis:
+    """``key`` + ``values`` (one key varied), ``qdisc`` + ``values`` (a link's discipline),
+    ``zip`` (a table of KEY = [values] moving together) or ``cases`` (named cases, a table of
+    tables of overrides, whose column is ``column``, default ``case``)."""
+    t = _Table(path, where, doc, ("key", "qdisc", "values", "zip", "cases", "column"))
+    kinds = [k for k in ("key", "qdisc", "zip", "cases") if k in t.doc]
+    if len(kinds) != 1:
+        raise t.error("", "one of key, qdisc, zip or cases")
+    kind = kinds[0]
+    if kind == "cases":
+        cases = t.table("cases")
+        if not cases or not all(isinstance(v, dict) for v in cases.values()):
+            raise t.error("cases", 'tables of overrides, like cases."tail drop" = {...}')
+        return Axis.of_cases(cases, t.str("column", "case"))
+    if kind == "zip":
+        group = t.table("zip")
+        lens = {len(v) if isinstance(v, list) else -1 for v in group.values()}
+        if not group or len(lens) != 1 or -1 in lens or 0 in lens:
+            raise t.error("zip", "a table of KEY = [values], every list of one length")
+        keys = list(group)
+        return Axis(keys, list(zip(*(group[k] for k in keys))))
+    values = t.doc.get("values")
+    if not isinstance(values, list) or not values:
+        raise t.error("values", "a non-empty list of values")
+    key = t.str(kind)
+    key = QDISC_PREFIX + key if kind == "qdisc" else key
+    return Axis([key], [(v,) for v in values])
+
+
+def _table(path: str, doc: Any, sweeps: list[str]) -> TableDef:
+    t = _Table(path, "table", doc, ("name", "title", "sweep", "by", "columns", "headers", "note"))
+    sweep = t.str("sweep", sweeps[0])
+    if sweep not in sweeps:
+        raise t.error("sweep", f"one of the sweeps ({', '.join(sweeps)})")
+    cols = t.table("columns")
+    if not cols or not all(isinstance(v, str) for v in cols.values()):
+        raise t.error("columns", "a table of NAME = results column")
+    headers = t.table("headers")
+    return TableDef(
+        name=t.str("name", "table"),
+        title=t.str("title", ""),
+        sweep=sweep,
+        by=t.strs("by"),
+        columns=dict(cols),
+        headers={k: str(v) for k, v in headers.items()},
+        note=t.str("note", ""),
+    )
+
+
+_CLAIM_KEYS = tuple(ClaimDef.__dataclass_fields__)
+
+
+def load_claims(path: str) -> list[ClaimDef]:
+    """The ``[[claim]]`` tables of ``path``, checked: ids unique, each kind's keys present,
+    predicates well formed."""
+    doc = _read(path)
+    top = _Table(path, "", doc, ("claim",))
+    items = top.doc.get("claim", [])
+    if not isinstance(items, list) or not items:
+        raise top.error("claim", "one or more [[claim]] tables")
+    out: list[ClaimDef] = []
+    seen: set[str] = set()
+    for i, item in enumerate(items):
+        t = _Table(path, f"claim[{i}]", item, _CLAIM_KEYS)
+        cid = t.str("id")
+        if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]*", cid):
+            raise t.error("id", "an id of lower-case letters, digits, '.', '-' and '_'")
+        if cid in seen:
+            raise t.error("id", "an id no other claim has")
+        seen.add(cid)
+        t.where = f"claim {cid!r}"
+        kind = t.str("kind")
+        if kind not in KINDS:
+            raise t.error("kind", " or ".join(KINDS))
+        where = t.table("where")
+        for k, v in where.items():
+            if not isinstance(v, list):
+                where[k] = [v]
+        digits = t.doc.get("digits")
+        if digits is not None and (isinstance(digits, bool) or not isinstance(digits, int)):
+            raise t.error("digits", "a number of significant digits")
+        c = ClaimDef(
+            id=cid,
+            claim=t.str("claim"),
+            source=t.str("source"),
+            location=t.str("location", ""),
+            kind=kind,
+            published=t.doc.get("published"),
+            metric=t.str("metric", ""),
+            measured=t.str("measured", ""),
+            why=t.str("why", ""),
+            read_off=t.num("read_off", 0.0),
+            spread=t.str("spread", ""),
+            digits=digits,
+            arm_column=t.str("arm_column", ""),
+            arms=t.strs("arms"),
+            counterfactual=t.str("counterfactual", ""),
+            counterfactual_arms=t.strs("counterfactual_arms"),
+            predicate=t.str("predicate", ""),
+            points=t.strs("points"),
+            point_name=t.str("point_name", ""),
+            where=where,
+            most=bool(t.doc.get("most", False)),
+            describe=t.str("describe", ""),
+            note=t.str("note", ""),
+            explanation=t.str("explanation", ""),
+            test=t.str("test", ""),
+            not_graded=t.str("not_graded", ""),
+        )
+        _check_claim(t, c)
+        out.append(c)
+    return out
+
+
+def _check_claim(t: _Table, c: ClaimDef) -> None:
+    if c.published is None:
+        raise t.error("published", "the published value, as the source printed it")
+    if c.kind == "not graded":
+        if not c.not_graded:
+            raise t.error("not_graded", "why the claim cannot be graded")
+        return
+    if not c.metric:
+        raise t.error("metric", "the name of the metric that grades the claim")
+    if c.kind == "numeric":
+        if not isinstance(c.published, str):
+            raise t.error("published", 'the number as printed, as a text ("2.7")')
+        try:
+            float(c.published)
+        except ValueError:
+            raise t.error("published", 'a number as printed ("2.7")') from None
+        return
+    if not c.arms or len(c.arms) > len(ARM_NAMES):
+        raise t.error("arms", f"1 to {len(ARM_NAMES)} arms (values of arm_column)")
+    if len(c.counterfactual_arms) != len(c.arms):
+        raise t.error("counterfactual_arms", f"{len(c.arms)} arms, as many as arms")
+    if not c.counterfactual:
+        raise t.error("counterfactual", "what the counterfactual arms are, in words")
+    if not c.arm_column:
+        raise t.error("arm_column", "the table column the arms are values of")
+    if not c.predicate:
+        raise t.error("predicate", 'an expression of the arms ("a < b") or "py:FUNCTION"')
+    if c.kind == "range" and not c.points and "{arm}" not in c.metric:
+        raise t.error(
+            "points",
+            "the table columns whose combinations are the range's points (or a metric "
+            "{arm} path to the module's {point: value} numbers)",
+        )
+    if c.kind == "qualitative" and c.points:
+        raise t.error("points", "no points (a qualitative claim is one point; use kind = range)")
+    if not c.predicate.startswith("py:"):
+        compile_predicate(c.predicate, len(c.arms), f"{t.path}: {t.where}")

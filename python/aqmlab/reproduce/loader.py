@@ -1,0 +1,414 @@
+"""Run a reproduction's folder (:mod:`aqmlab.reproduce.folder`) into a
+:class:`~aqmlab.reproduce.common.Reproduction`.
+
+The steps, each one a hook the folder's module may define (all optional):
+
+1. the mode's parameters (``[quick]`` or ``[full]``) are read; ``prepare(ctx)`` may change
+   them or the sweeps from the command line's options (``--trace``);
+2. every ``[[sweep]]`` runs into ``OUT/<name>`` (its scenario copied beside it as
+   ``OUT/<scenario file>``); ``derive(df, ctx)`` adds per-run columns to a sweep's results;
+3. ``[table]`` averages a sweep's results over seeds; ``numbers(ctx)`` names further values
+   (scalars or ``{arm: value}``) for the claims and for ``results.json``;
+4. every claim of ``claims.toml`` is graded with :mod:`aqmlab.reproduce.common`'s model;
+   a predicate ``"py:NAME"`` is the module's function ``NAME``;
+5. ``tables(ctx)``, ``figures(ctx)`` and ``discussion(ctx)`` add to the report.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce import common as cm
+from aqmlab.reproduce.folder import ClaimDef, Experiment
+from aqmlab.reproduce.predicate import compile_predicate
+
+
+@dataclass
+class Context:
+    """What a reproduction's hooks see and fill in."""
+
+    experiment: Experiment
+    out: str
+    quick: bool
+    seeds: list[int]
+    jobs: int | None
+    progress: bool
+    options: dict[str, Any]
+    #: The mode's parameters (``[quick]`` or ``[full]``), after ``prepare``.
+    params: dict[str, Any]
+    #: Sweep name -> its :class:`aqmlab.sweep.SweepResult`.
+    sweeps: dict[str, Any] = field(default_factory=dict)
+    #: Sweep name -> its results with the module's ``derive`` columns.
+    frames: dict[str, Any] = field(default_factory=dict)
+    #: The ``[table]``'s rows: means over seeds (a DataFrame), or None.
+    table: Any = None
+    #: Named values for claims and ``results.json`` (``numbers(ctx)``).
+    numbers: dict[str, Any] = field(default_factory=dict)
+    #: Graded claims by id, once graded.
+    claims: dict[str, cm.Claim] = field(default_factory=dict)
+    #: The command that repeats this reproduction.
+    command: str = ""
+    #: Anything the module's hooks hand to one another.
+    state: dict[str, Any] = field(default_factory=dict)
+
+    def fill(self, text: str) -> str:
+        """``text`` with ``{param}`` (and ``{param:g}``-style) fields replaced by the mode's
+        parameters, ``{out}`` by the output folder; after the runs, a named number too
+        (``{best_buffer[512 kb/s]}``)."""
+        try:
+            return text.format(**{**self.numbers, **self.params, "out": self.out})
+        except (KeyError, IndexError, ValueError, AttributeError) as e:
+            raise AqmlabError(
+                f"{self.experiment.folder}: {text!r}: no parameter {e} in [quick]/[full]"
+            ) from None
+
+    def value(self, v: Any) -> Any:
+        """A value of the experiment file: a text that is exactly ``"{param}"`` becomes the
+        parameter's value (its type kept), other texts are filled in, lists and tables
+        recursively."""
+        if isinstance(v, str):
+            m = re.fullmatch(r"\{(\w+)\}", v)
+            if m and m.group(1) in self.params:
+                return self.params[m.group(1)]
+            return self.fill(v) if "{" in v else v
+        if isinstance(v, list):
+            return [self.value(x) for x in v]
+        if isinstance(v, dict):
+            return {k: self.value(x) for k, x in v.items()}
+        return v
+
+
+def load_module(exp: Experiment) -> ModuleType | None:
+    if exp.module is None:
+        return None
+    name = f"aqmlab_reproduction_{exp.name.replace('-', '_')}"
+    spec = importlib.util.spec_from_file_location(name, exp.module)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def run(
+    exp: Experiment,
+    out: str,
+    quick: bool,
+    seeds: list[int],
+    jobs: int | None,
+    progress: bool,
+    options: dict[str, Any],
+    command: str,
+) -> cm.Reproduction:
+    from aqmlab.sweepspec import SweepSpec
+
+    mod = load_module(exp)
+    mode = exp.modes["quick" if quick else "full"]
+    ctx = Context(exp, out, quick, seeds, jobs, progress, options, dict(mode["params"]))
+    ctx.command = command
+    _hook(mod, "prepare", ctx)
+    os.makedirs(out, exist_ok=True)
+    for s in exp.sweeps:
+        sets = {**ctx.value(s.sets), **ctx.value(mode["set"])}
+        axes = [_keep(a, mode["keep"], ctx) for a in s.axes]
+        unset = [*s.unset, *mode["unset"]]
+        _write_scenario(s.scenario, sets, unset, os.path.join(out, s.written_as))
+        spec = SweepSpec(s.scenario, axes, sets, seeds, unset=unset)
+        res = cm.run_sweep_or_fail(
+            spec, os.path.join(out, s.name), exp.name, quick, jobs, progress, command=command
+        )
+        ctx.sweeps[s.name] = res
+        df = res.results.copy()
+        derived = _hook(mod, "derive", df, ctx, s.name)
+        ctx.frames[s.name] = df if derived is None else derived
+    if exp.table is not None:
+        t = exp.table
+        df = ctx.frames[t.sweep]
+        for col in t.columns.values():
+            if col not in df.columns:
+                raise AqmlabError(
+                    f"{exp.folder}: table.columns: no column {col!r} in the results of sweep "
+                    f"{t.sweep!r}"
+                )
+        ctx.table = (
+            df.groupby(t.by, sort=False)
+            .agg(**{name: (col, "mean") for name, col in t.columns.items()})
+            .reset_index()
+        )
+        ctx.numbers[t.name] = ctx.table.to_dict("records")
+    ctx.numbers.update(_hook(mod, "numbers", ctx) or {})
+    for c in exp.claims:
+        ctx.claims[c.id] = grade(c, ctx, mod)
+    _hook(mod, "annotate", ctx)
+    if quick and mode["note"]:
+        for claim in ctx.claims.values():
+            claim.add_note(ctx.fill(mode["note"]))
+    tables = []
+    if exp.table is not None:
+        t = exp.table
+        cols = [*t.by, *t.columns]
+        tables.append(
+            cm.Table(
+                ctx.fill(t.title) if t.title else "Means over seeds",
+                [t.headers.get(k, k) for k in cols],
+                [list(r) for r in ctx.table[cols].itertuples(index=False, name=None)],
+                ctx.fill(t.note) if t.note else "",
+            )
+        )
+    tables += _hook(mod, "tables", ctx) or []
+    discussion = [ctx.fill(d) for d in exp.discussion] + (_hook(mod, "discussion", ctx) or [])
+    figures = _hook(mod, "figures", ctx) or []
+    commands = [command] + [ctx.fill(c) for c in exp.commands]
+    return cm.Reproduction(
+        exp.name,
+        exp.title,
+        exp.sources,
+        ctx.value(exp.parameters) if exp.parameters else dict(ctx.params),
+        list(ctx.claims.values()),
+        tables,
+        figures,
+        {k: v for k, v in ctx.numbers.items() if not k.startswith("_")},
+        discussion,
+        quick,
+        seeds,
+        commands=commands,
+    )
+
+
+def _keep(a: Any, keep: dict[str, list[Any]], ctx: Context) -> Any:
+    """Axis ``a`` with its parameters filled in, and only the values the mode's ``keep`` lists
+    for its column (in the axis's order)."""
+    from aqmlab.sweepspec import Axis
+
+    col = a.keys[0]
+    values = [v for v in a.values if col not in keep or v[0] in keep[col]]
+    if not values:
+        raise AqmlabError(f"{ctx.experiment.folder}: keep.{col}: no value of the axis is kept")
+    if a.cases is not None:
+        return Axis(a.keys, values, {v[0]: ctx.value(a.cases[v[0]]) for v in values})
+    return Axis(a.keys, [tuple(ctx.value(list(v))) for v in values])
+
+
+def _write_scenario(scenario: str, sets: dict[str, Any], unset: list[str], path: str) -> None:
+    """The sweep's scenario with its fixed overrides, resolved (every default written out), as
+    ``path``: ``aqmlab run PATH`` repeats the sweep's base run."""
+    from aqmlab.run import load
+
+    text = load(scenario, set=sets, unset=unset).resolved_toml()
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"# The scenario {os.path.basename(scenario)} with the sweep's fixed overrides.\n")
+        f.write(text)
+
+
+def _hook(mod: ModuleType | None, name: str, *args: Any) -> Any:
+    fn = getattr(mod, name, None) if mod is not None else None
+    if fn is None:
+        return None
+    if name == "derive":
+        # derive(df, ctx) for a folder of one sweep; derive(df, ctx, sweep) may name it.
+        import inspect
+
+        if len(inspect.signature(fn).parameters) == 2:
+            args = args[:2]
+    return fn(*args)
+
+
+def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
+    """Grade claim ``c`` on the context's table and numbers."""
+    where = f"{ctx.experiment.folder}/claims.toml: claim {c.id!r}"
+    if c.kind == "not graded":
+        claim = cm.not_graded(c.claim, c.source, c.published, c.not_graded)
+    elif c.kind == "numeric":
+        claim = cm.numeric(
+            c.claim,
+            c.source,
+            ctx.fill(c.measured) if c.measured else c.metric,
+            c.published,
+            _number(ctx, c, where),
+            why=c.why,
+            read_off=c.read_off,
+            spread=_spread(ctx, c, where),
+            explanation=ctx.fill(_explanation(c)),
+            digits=c.digits,
+        )
+    else:
+        pred = _predicate(c, mod, where)
+        describe = _describe(c, mod, where)
+        points = _points(ctx, c, c.arms, where)
+        cf_points = _points(ctx, c, c.counterfactual_arms, where)
+        if c.kind == "qualitative":
+            (ours,), (cf,) = points.values(), cf_points.values()
+            claim = cm.qualitative(
+                c.claim,
+                c.source,
+                ctx.fill(c.measured) if c.measured else c.metric,
+                c.published,
+                pred,
+                ours,
+                c.counterfactual,
+                cf,
+                describe=describe,
+            )
+        else:
+            claim = cm.over_range(
+                c.claim,
+                c.source,
+                ctx.fill(c.measured) if c.measured else c.metric,
+                c.published,
+                pred,
+                points,
+                c.counterfactual,
+                cf_points,
+                describe=describe,
+                most=c.most,
+            )
+    if c.note:
+        claim.add_note(ctx.fill(c.note))
+    claim.id = c.id
+    claim.location = c.location
+    return claim
+
+
+def _explanation(c: ClaimDef) -> str:
+    if c.explanation and c.test:
+        return f"{c.explanation}; test: {c.test}"
+    return c.explanation
+
+
+def _named(ctx: Context, path: str) -> Any:
+    """The number at ``path`` in ``ctx.numbers`` (``"cases.CoDel.p50_ms"``: keys joined by
+    dots, a key itself holding none), or None where there is none."""
+    v: Any = ctx.numbers
+    for k in split_path(path):
+        if not isinstance(v, dict) or k not in v:
+            return None
+        v = v[k]
+    return v
+
+
+def split_path(path: str) -> list[str]:
+    """``cells."1.5 Mb/s".down`` -> ``["cells", "1.5 Mb/s", "down"]``: keys joined by dots, a
+    key holding a dot in double quotes (as TOML's dotted keys)."""
+    return [a if a else b for a, b in re.findall(r'"([^"]*)"|([^.]+)', path)]
+
+
+def _number(ctx: Context, c: ClaimDef, where: str) -> float | None:
+    v = _named(ctx, c.metric)
+    if v is not None and not isinstance(v, (dict, list)):
+        return float(v)
+    if split_path(c.metric)[0] in ctx.numbers:
+        raise AqmlabError(f"{where}: metric {c.metric!r}: not a number of numbers(ctx)")
+    rows = _rows(ctx, c, where)
+    if len(rows) != 1:
+        raise AqmlabError(
+            f"{where}: metric {c.metric!r}: expected one row of the table where {c.where}, "
+            f"found {len(rows)}"
+        )
+    return float(rows[c.metric].iloc[0])
+
+
+def _spread(ctx: Context, c: ClaimDef, where: str) -> float | None:
+    if not c.spread:
+        return None
+    if split_path(c.spread)[0] not in ctx.numbers:
+        raise AqmlabError(f"{where}: spread: no number {c.spread!r} (numbers(ctx) names it)")
+    v = _named(ctx, c.spread)
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
+
+
+def _rows(ctx: Context, c: ClaimDef, where: str) -> Any:
+    g = ctx.table
+    if g is None:
+        raise AqmlabError(
+            f"{where}: metric {c.metric!r}: no such number, and the experiment has no [table]"
+        )
+    if c.metric not in g.columns:
+        raise AqmlabError(
+            f"{where}: metric {c.metric!r}: no such number or table column "
+            f"(the table has {', '.join(map(str, g.columns))})"
+        )
+    sel = g
+    for k, vals in c.where.items():
+        if k not in g.columns:
+            raise AqmlabError(f"{where}: where.{k}: no such table column")
+        sel = sel[sel[k].isin(vals)]
+    return sel
+
+
+def _points(ctx: Context, c: ClaimDef, arms: list[str], where: str) -> dict[str, tuple]:
+    """Point name -> the arms' values of the metric there (a qualitative claim: one point)."""
+    if "{arm}" in c.metric:
+        vals = []
+        for a in arms:
+            v = _named(ctx, c.metric.replace("{arm}", a))
+            ok = isinstance(v, dict) if c.kind == "range" else not isinstance(v, (dict, list))
+            if v is None or isinstance(v, str) or not ok:
+                what = "{point: number}" if c.kind == "range" else "number"
+                raise AqmlabError(
+                    f"{where}: metric {c.metric!r}: no {what} for arm {a!r} in numbers(ctx)"
+                )
+            vals.append(v)
+        if c.kind != "range":
+            return {"": tuple(vals)}
+        # A range over the module's points: each arm a {point: value}, the first arm's points.
+        missing = [(a, p) for a, v in zip(arms, vals) for p in vals[0] if p not in v]
+        if missing:
+            raise AqmlabError(f"{where}: arm {missing[0][0]!r} has no point {missing[0][1]!r}")
+        return {p: tuple(v[p] for v in vals) for p in vals[0]}
+    sel = _rows(ctx, c, where)
+    if c.arm_column not in sel.columns:
+        raise AqmlabError(f"{where}: arm_column: no table column {c.arm_column!r}")
+    groups = sel.groupby(c.points, sort=False) if c.points else [((), sel)]
+    out = {}
+    for key, rows in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        vals = []
+        for a in arms:
+            r = rows[rows[c.arm_column] == a]
+            if len(r) != 1:
+                raise AqmlabError(
+                    f"{where}: arm {a!r}: expected one row at point {key}, found {len(r)}"
+                )
+            vals.append(r[c.metric].iloc[0])
+        if c.point_name:
+            name = c.point_name.format(**dict(zip(c.points, key)))
+        else:
+            name = ", ".join(str(k) for k in key)
+        out[name] = tuple(vals)
+    return out
+
+
+def _predicate(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
+    if c.predicate.startswith("py:"):
+        fn = getattr(mod, c.predicate[3:], None) if mod is not None else None
+        if fn is None:
+            raise AqmlabError(
+                f"{where}: predicate {c.predicate!r}: the module has no such function"
+            )
+        return fn
+    return compile_predicate(c.predicate, len(c.arms), where)
+
+
+def _describe(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
+    from aqmlab.reproduce.predicate import ARM_NAMES
+
+    if c.describe.startswith("py:"):
+        fn = getattr(mod, c.describe[3:], None) if mod is not None else None
+        if fn is None:
+            raise AqmlabError(f"{where}: describe {c.describe!r}: the module has no such function")
+        return fn
+
+    template = c.describe or " vs ".join("{" + n + "}" for n in ARM_NAMES[: len(c.arms)])
+
+    def describe(values: tuple) -> str:
+        return template.format(**{n: cm.fmt(v) for n, v in zip(ARM_NAMES, values)})
+
+    return describe

@@ -1,0 +1,209 @@
+"""Reproductions as folders (docs/reproductions.md, "A reproduction's folder"): the predicate
+language, the loader's checks and one-line errors, grading from a table, and the worked example
+run end to end in quick mode."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from conftest import ROOT, run_cli
+
+EXAMPLE = ROOT / "examples" / "reproduction"
+
+
+def test_predicates_compute_and_refuse_anything_but_arithmetic():
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce.predicate import compile_predicate
+
+    close = compile_predicate("max(a, b) <= 2 * min(a, b) + 5.0", 2, "w")
+    assert close((10.0, 25.0)) and not close((10.0, 25.1))
+    assert compile_predicate("a < c and b < c", 3, "w")((1, 2, 3))
+    assert not compile_predicate("a < c and b < c", 3, "w")((1, 4, 3))
+    assert compile_predicate("abs(a - b) <= 0.1 * max(a, b)", 2, "w")((1.0, 0.9))
+    assert compile_predicate("1 < a < 3", 1, "w")((2,))
+    assert not compile_predicate("not a > 1", 1, "w")((2,))
+    nan = float("nan")
+    assert not close((nan, 5.0)) and not close((5.0, nan))
+    for bad, what in (
+        ("__import__('os').system('true')", "only abs(), min() and max() may be called"),
+        ("a.real < 1", "Attribute is not allowed"),
+        ("c < 1", "unknown name 'c'"),
+        ("a < 'x'", "is not a number"),
+        ("a ** 2 < 1", "operator Pow is not allowed"),
+        ("a <", "is not an expression"),
+    ):
+        with pytest.raises(AqmlabError) as e:
+            compile_predicate(bad, 2, "claims.toml: claim 'x'")
+        msg = str(e.value)
+        assert (
+            what in msg and msg.startswith("claims.toml: claim 'x': predicate") and "\n" not in msg
+        )
+
+
+def _folder(tmp_path, experiment: str | None = None, claims: str | None = None):
+    d = tmp_path / "repro"
+    shutil.copytree(EXAMPLE, d)
+    if experiment is not None:
+        (d / "experiment.toml").write_text(experiment)
+    if claims is not None:
+        (d / "claims.toml").write_text(claims)
+    return d
+
+
+CLAIM = """
+[[claim]]
+id = "x"
+claim = "CoDel below tail drop"
+source = "RFC 8289"
+kind = "qualitative"
+published = "CoDel < tail drop"
+metric = "median_ms"
+arm_column = "discipline"
+arms = ["CoDel", "tail drop"]
+predicate = "a < b"
+counterfactual = "the arms swapped"
+counterfactual_arms = ["tail drop", "CoDel"]
+"""
+
+
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        (('kind = "qualitative"', 'kind = "maybe"'), "claim 'x'.kind: expected numeric or"),
+        (('published = "CoDel < tail drop"\n', ""), "claim 'x'.published: expected the pub"),
+        (('predicate = "a < b"', 'predicate = "a < z"'), "predicate 'a < z': unknown name 'z'"),
+        (('arms = ["CoDel", "tail drop"]', 'arms = ["CoDel"]'), "counterfactual_arms: expected 1"),
+        (('id = "x"', 'id = "X Y"'), "claim[0].id: expected an id of lower-case"),
+        (('metric = "median_ms"', 'metric = "median_ms"\nwhen = 1'), "claim[0].when: unknown key"),
+        (('counterfactual = "the arms swapped"\n', ""), "claim 'x'.counterfactual: expected"),
+    ],
+)
+def test_a_bad_claim_is_one_line_naming_the_key(tmp_path, edit, expected):
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce.folder import load
+
+    d = _folder(tmp_path, claims=CLAIM.replace(*edit))
+    with pytest.raises(AqmlabError) as e:
+        load(str(d))
+    msg = str(e.value)
+    assert msg.startswith(str(d / "claims.toml")) and expected in msg and "\n" not in msg, msg
+
+
+def test_duplicate_ids_and_bad_experiment_keys_are_refused(tmp_path):
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce.folder import load
+
+    with pytest.raises(
+        AqmlabError, match=r"claim\[1\]\.id: expected an id no other claim has, got 'x'"
+    ):
+        load(str(_folder(tmp_path, claims=CLAIM + CLAIM)))
+    text = (EXAMPLE / "experiment.toml").read_text()
+    for edit, expected in (
+        (('scenario = "scenario.toml"', 'scenario = "nope.toml"'), "sweep[0].scenario: expected"),
+        (
+            ('column = "buffer"', 'column = "buffer"\nkey = "duration"'),
+            "expected one of key, qdisc",
+        ),
+        (("seeds = 3", "seeds = 0"), "seeds: expected the number of seeds"),
+        (("seeds = 3", "seeds = 3\nspeed = 1"), "speed: unknown key"),
+    ):
+        shutil.rmtree(tmp_path / "repro")
+        d = _folder(tmp_path, experiment=text.replace(*edit, 1))
+        with pytest.raises(AqmlabError) as e:
+            load(str(d))
+        msg = str(e.value)
+        assert msg.startswith(str(d / "experiment.toml")) and expected in msg, msg
+        assert "\n" not in msg
+
+
+def _ctx(rows):
+    import pandas as pd
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import Context
+
+    exp = load(str(EXAMPLE))
+    ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, {"duration_s": 1.0})
+    ctx.table = pd.DataFrame(rows, columns=["buffer", "discipline", "median_ms"])
+    return ctx
+
+
+def test_grading_from_the_table_and_its_counterfactual():
+    from aqmlab.reproduce import common as cm
+    from aqmlab.reproduce.folder import load_claims
+    from aqmlab.reproduce.loader import grade
+
+    by_id = {c.id: c for c in load_claims(str(EXAMPLE / "claims.toml"))}
+    rng = by_id["codel-below-taildrop"]
+    ctx = _ctx(
+        [
+            ["50", "tail drop", 50.0],
+            ["50", "CoDel", 8.0],
+            ["200", "tail drop", 200.0],
+            ["200", "CoDel", 9.0],
+        ]
+    )
+    c = grade(rng, ctx, None)
+    assert (c.verdict, c.ours, c.counterfactual_verdict) == (cm.HOLDS, "2 of 2 points", cm.FAILS)
+    assert [p["point"] for p in c.points] == ["50", "200"] and c.id == "codel-below-taildrop"
+    # Equal arms: the predicate "a < b" is false on ours at that point: the range fails there.
+    ctx.table.loc[3, "median_ms"] = 200.0
+    c = grade(rng, ctx, None)
+    assert c.verdict == cm.FAILS and c.failing == ["200"]
+    # A predicate true on the counterfactual too cannot discriminate: "a <= b" holds at both
+    # points and its swapped arms fail at 50 only; with every arm equal they hold everywhere.
+    le = type(rng)(**{**rng.__dict__, "predicate": "a <= b"})
+    assert grade(le, ctx, None).verdict == cm.HOLDS
+    ctx.table["median_ms"] = 5.0
+    assert grade(le, ctx, None).verdict == cm.CANNOT
+    # A numeric claim reads the one row its `where` selects; tolerance from the printed digits.
+    num = by_id["codel-near-target"]
+    ctx.table.loc[3, "median_ms"] = 5.49
+    assert grade(num, ctx, None).verdict == cm.AGREES
+    ctx.table.loc[3, "median_ms"] = 5.51
+    c = grade(num, ctx, None)
+    assert c.verdict == cm.DIFFERS and "test: " in c.explanation
+
+
+def test_builtin_folders_load_and_are_listed():
+    from aqmlab.reproduce import REPRODUCTIONS, builtin_folder, listing
+    from aqmlab.reproduce.folder import load
+
+    converted = [n for n in REPRODUCTIONS if builtin_folder(n)]
+    assert "red-vs-codel" in converted
+    for name in converted:
+        exp = load(builtin_folder(name))
+        assert (
+            exp.name == name and exp.claims and len({c.id for c in exp.claims}) == len(exp.claims)
+        )
+    assert dict(listing())["red-vs-codel"].startswith("RED vs CoDel")
+
+
+def test_the_worked_example_runs_in_quick_mode(tmp_path):
+    out = tmp_path / "example"
+    r = run_cli("reproduce", str(EXAMPLE), "--quick", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "results.json").read_text())
+    got = {c["id"]: (c["verdict"], c["counterfactual_verdict"]) for c in doc["claims"]}
+    # The CoDel/tail-drop comparisons hold and fail on their swapped arms; CoDel's median is
+    # above its 5 ms target (which bounds each interval's minimum, not the median).
+    assert got == {
+        "codel-below-taildrop": ("holds", "does not hold"),
+        "codel-near-target": ("differs", ""),
+        "taildrop-tail-with-large-buffer": ("holds", "does not hold"),
+    }
+    assert doc["commands"][0] == f"aqmlab reproduce {EXAMPLE} --quick"
+    assert (out / "scenario.toml").is_file() and (out / "sweep" / "results.parquet").is_file()
+    for f in doc["figures"]:
+        assert (out / f).is_file()
+    assert all(c["note"] == "quick run: 12 s" for c in doc["claims"])
+
+
+def test_a_path_without_experiment_toml_is_one_line(tmp_path):
+    r = run_cli("reproduce", str(tmp_path), "--quick", "--out", str(tmp_path / "o"))
+    assert r.returncode != 0
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "no experiment.toml" in lines[0], r.stderr
+    assert not os.path.exists(tmp_path / "o" / "results.json")

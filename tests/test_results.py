@@ -1,0 +1,98 @@
+"""``aqmlab.results``: the one reader of run and sweep folders (plot, report, export,
+reproduce, characterize and the sweep's own tables read through it)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import ROOT, run_cli
+
+SCENARIO = str(ROOT / "examples" / "reproduction" / "scenario.toml")
+
+
+@pytest.fixture(scope="module")
+def run_folder(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "r"
+    r = run_cli(
+        "run", SCENARIO, "--set", "duration=3s", "--set", "warmup=1s", "--packet-log",
+        "bottleneck", "--compare", "bottleneck=droptail", "--out", str(out), "-q",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def test_a_run_its_arms_summary_and_series(run_folder):
+    from aqmlab.results import Run, kind
+
+    run = Run(str(run_folder))
+    assert kind(str(run_folder)) == "run"
+    arms = run.arms()
+    assert [label for label, _ in arms] == ["as written", "bottleneck=droptail"]
+    qdiscs = [a.summary["links"]["bottleneck"]["qdisc"] for _, a in arms]
+    assert qdiscs[0] != qdiscs[1] and "droptail" in qdiscs[1]
+    assert run.summary["sim_time_s"] == pytest.approx(3.0)
+    assert run.resolved_toml.startswith('name = "example-reproduction"')
+    # One link's series, by time; its bytes are the summary's (the series add up to it).
+    s = run.link_series("bottleneck")
+    assert set(s["link"]) == {"bottleneck"} and s["t_s"].is_monotonic_increasing
+    assert s["egress_bytes"].sum() == pytest.approx(
+        run.summary["links"]["bottleneck"]["delivered_bytes"], rel=0.02
+    )
+    # Every packet the log holds for the link, and only those.
+    t, soj = run.sojourns_ms("bottleneck")
+    log = run.table("packets")
+    assert len(t) == len(soj) == int((log["link"] == "bottleneck").sum()) > 0
+    assert (soj >= 0).all() and t.max() <= 3.0
+    assert run.table("nothing") is None
+
+
+def test_csv_series_are_read_as_parquet_ones(run_folder, tmp_path):
+    from aqmlab.results import Run
+
+    out = tmp_path / "csv"
+    r = run_cli(
+        "run", SCENARIO, "--set", "duration=3s", "--set", "warmup=1s", "--csv", "--out", str(out),
+        "-q",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    a, b = Run(str(run_folder)).table("flows"), Run(str(out)).table("flows")
+    assert list(a.columns) == list(b.columns) and len(a) == len(b)
+    assert a["delivered_bytes"].sum() == b["delivered_bytes"].sum()
+
+
+def test_a_sweep_its_tables_and_runs(tmp_path):
+    from aqmlab.metrics import flatten
+    from aqmlab.results import Sweep, kind
+
+    out = tmp_path / "s"
+    r = run_cli(
+        "sweep", SCENARIO, "--set", "duration=2s", "--set", "warmup=1s",
+        "--qdisc", "bottleneck=codel,droptail", "--seeds", "1-2", "--out", str(out), "-q",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert kind(str(out)) == "sweep"
+    sw = Sweep(str(out))
+    assert sw.columns == ["qdisc:bottleneck"] and len(sw.results) == 4
+    assert set(sw.summary["metric"]) >= {"bottleneck.sojourn_ms.p50"}
+    for _, row in sw.results.iterrows():
+        run = sw.run(row["run"])
+        flat = flatten(run.summary)
+        assert flat["bottleneck.delivered_bytes"] == row["bottleneck.delivered_bytes"]
+        assert run.manifest["key"] == row["run"]
+
+
+def test_errors_name_the_folder_and_the_missing_file(tmp_path):
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.results import Run, Sweep, kind
+
+    with pytest.raises(AqmlabError, match=r"neither a run folder \(summary.json\) nor a sweep"):
+        kind(str(tmp_path))
+    with pytest.raises(AqmlabError, match="no such folder"):
+        kind(str(tmp_path / "nope"))
+    with pytest.raises(AqmlabError, match=r"no summary.json here: not a run folder"):
+        Run(str(tmp_path))
+    with pytest.raises(AqmlabError, match=r"no results.parquet or results.csv here"):
+        Sweep(str(tmp_path))
+    for cmd in ("plot", "report"):
+        r = run_cli(cmd, str(tmp_path))
+        lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        assert r.returncode != 0 and len(lines) == 1 and "neither a run folder" in lines[0]
