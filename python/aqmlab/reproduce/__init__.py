@@ -28,6 +28,10 @@ REPRODUCTIONS = {
     "red-vs-codel": None,  # builtin/red-vs-codel/
     "lstf-codel": "aqmlab.reproduce.lstf_codel",
     "cellular": "aqmlab.reproduce.cellular",
+    "codel-target": None,  # builtin/codel-target/
+    "lstf-reordering": None,  # builtin/lstf-reordering/
+    "consumer-edge-drops": None,  # builtin/consumer-edge-drops/
+    "mtu-low-rates": None,  # builtin/mtu-low-rates/
 }
 #: Seeds a full run uses by default (``--seeds N``); a quick run uses one.
 DEFAULT_SEEDS = 3
