@@ -32,7 +32,7 @@ def derive(df: Any, ctx: Any) -> Any:
     for d, link in DIRECTIONS.items():
         for name, flows in COUNTS.items():
 
-            def col(i: int, k: str) -> Any:
+            def col(i: int, k: str, link: str = link) -> Any:
                 c = f"flows[{i}].links.{link}.{k}"
                 return df[c].astype(float).fillna(0.0) if c in df.columns else 0.0
 
@@ -70,12 +70,20 @@ def figures(ctx: Any) -> list[str]:
                 for r, d in cells:
                     row = g[(g["point"] == f"{r}, {buf}") & (g["discipline"] == disc)]
                     vals.append(float(row[f"{name}_{d}"].iloc[0]) if len(row) else float("nan"))
-                ax.plot(list(x), vals, marker, color=colour(disc), alpha=alpha, ls="none", label=f"{buf}, {name} packets")
+                ax.plot(
+                    list(x),
+                    vals,
+                    marker,
+                    color=colour(disc),
+                    alpha=alpha,
+                    ls="none",
+                    label=f"{buf}, {name} packets",
+                )
         ax.set_xticks(list(x), labels, fontsize=8)
         ax.set(title=disc, ylabel="packet drop %")
         ax.set_ylim(bottom=0)
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=7)
-    title(fig, "Consumer-edge drop rates by buffer and count", "CoDel slides, consumer-edge table")
+    title(fig, "Consumer-edge drop rates by buffer and count", "BITAG slides: consumer-edge table")
     files = _save(fig, os.path.join(ctx.out, "figures"), "drop_rates")
     return [f for f in files if f.endswith(".png")]

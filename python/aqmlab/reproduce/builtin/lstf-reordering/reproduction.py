@@ -39,13 +39,15 @@ def figures(ctx: Any) -> list[str]:
     for d, off in (("CoDel", -0.2), ("LSTF-CoDel", 0.2)):
         rows = [g.loc[f"{d}, {k}"] for k in DETECTION]
         axes[0].bar([i + off for i in x], [r["util"] for r in rows], 0.4, color=colour(d), label=d)
-        axes[1].bar([i + off for i in x], [r["fr_per_loss"] for r in rows], 0.4, color=colour(d), label=d)
+        axes[1].bar(
+            [i + off for i in x], [r["fr_per_loss"] for r in rows], 0.4, color=colour(d), label=d
+        )
     for ax, label in zip(axes, ("utilization", "fast recoveries per lost segment")):
         ax.set_xticks(x, DETECTION, fontsize=8)
         ax.set(ylabel=label, xlabel="the bulk flows' loss detection")
         ax.set_ylim(bottom=0)
         ax.grid(True, axis="y", alpha=0.3)
     axes[0].legend(fontsize=8)
-    title(fig, "LSTF-CoDel's reordering and TCP's loss detection", "codel-dynamic, Fig. 7's link")
+    title(fig, "LSTF-CoDel's reordering and TCP's loss detection", "NJ12 Fig. 7's link")
     files = _save(fig, os.path.join(ctx.out, "figures"), "reordering")
     return [f for f in files if f.endswith(".png")]

@@ -10,7 +10,14 @@ from typing import Any
 
 from aqmlab.reproduce.style import colour, log_ticks, title
 
-KBPS = {"64 kb/s": 64, "128 kb/s": 128, "256 kb/s": 256, "512 kb/s": 512, "1 Mb/s": 1000, "1.5 Mb/s": 1500}
+KBPS = {
+    "64 kb/s": 64,
+    "128 kb/s": 128,
+    "256 kb/s": 256,
+    "512 kb/s": 512,
+    "1 Mb/s": 1000,
+    "1.5 Mb/s": 1500,
+}
 
 
 def numbers(ctx: Any) -> dict[str, Any]:
@@ -36,7 +43,9 @@ def figures(ctx: Any) -> list[str]:
     for packet, style in (("500 B", "o-"), ("1500 B", "s--")):
         sub = g[g["packet"] == packet]
         x = [KBPS[r] for r in sub["rate"]]
-        axes[0].plot(x, sub["median_ms"], style, color=colour("CoDel"), label=f"CoDel, {packet} packets")
+        axes[0].plot(
+            x, sub["median_ms"], style, color=colour("CoDel"), label=f"CoDel, {packet} packets"
+        )
         axes[1].plot(x, sub["util"], style, color=colour("CoDel"), label=f"CoDel, {packet} packets")
     for ax, label in zip(axes, ("median sojourn (ms)", "utilization")):
         ax.set_xscale("log")
@@ -45,6 +54,6 @@ def figures(ctx: Any) -> list[str]:
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
-    title(fig, "500-B against 1500-B packets at low rates", "CoDel slides, static link rates (low)")
+    title(fig, "500-B against 1500-B packets at low rates", "BITAG slides: static link rates, low")
     files = _save(fig, os.path.join(ctx.out, "figures"), "mtu_low_rates")
     return [f for f in files if f.endswith(".png")]
