@@ -1,5 +1,5 @@
 """The reproductions added for issue 19 items 4 and 6 (codel-target, mtu-low-rates,
-lstf-reordering, consumer-edge-drops), in their quick form: every qualitative or range claim is
+lstf-reordering, consumer-edge-drops, concatenated-queues), in their quick form: every qualitative or range claim is
 also evaluated on its counterfactual, and the claims built to discriminate fail there; every
 numeric claim's tolerance rejects the value of a neighbouring cell (the claim fails when fed
 the counterfactual's number)."""
@@ -9,7 +9,13 @@ import json
 import pytest
 from aqmlab.reproduce import common as cm
 
-NEW = ["codel-target", "mtu-low-rates", "lstf-reordering", "consumer-edge-drops"]
+NEW = [
+    "codel-target",
+    "mtu-low-rates",
+    "lstf-reordering",
+    "consumer-edge-drops",
+    "concatenated-queues",
+]
 
 #: (reproduction, claim id) whose counterfactual is the opposite case by construction (the arms
 #: swapped, FIFO for LSTF's reordering, tail drop's full buffer for CoDel's delay): the
@@ -17,12 +23,12 @@ NEW = ["codel-target", "mtu-low-rates", "lstf-reordering", "consumer-edge-drops"
 DISCRIMINATING = [
     ("codel-target", "excellent-delay"),
     ("mtu-low-rates", "larger-mtu-more-delay"),
-    ("mtu-low-rates", "effect-diminishes"),
     ("mtu-low-rates", "effect-diminishes-ms"),
     ("lstf-reordering", "recoveries-without-loss"),
     ("lstf-reordering", "dupthresh-recovers-lstf"),
     ("lstf-reordering", "dupthresh-near-codel"),
     ("lstf-reordering", "rack-does-not-help"),
+    ("concatenated-queues", "upstream-codel-no-help"),
 ]
 
 #: A numeric claim fed a neighbouring cell's value must differ: (reproduction, claim id, the

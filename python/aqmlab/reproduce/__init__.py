@@ -32,6 +32,7 @@ REPRODUCTIONS = {
     "lstf-reordering": None,  # builtin/lstf-reordering/
     "consumer-edge-drops": None,  # builtin/consumer-edge-drops/
     "mtu-low-rates": None,  # builtin/mtu-low-rates/
+    "concatenated-queues": None,  # builtin/concatenated-queues/
 }
 #: Seeds a full run uses by default (``--seeds N``); a quick run uses one.
 DEFAULT_SEEDS = 3
