@@ -1,5 +1,5 @@
 """The reproductions added for issue 19 items 4 and 6 (codel-target, mtu-low-rates,
-lstf-reordering, consumer-edge-drops, concatenated-queues), in their quick form: every qualitative or range claim is
+lstf-reordering, consumer-edge-drops, concatenated-queues, cellular-uplink), in their quick form: every qualitative or range claim is
 also evaluated on its counterfactual, and the claims built to discriminate fail there; every
 numeric claim's tolerance rejects the value of a neighbouring cell (the claim fails when fed
 the counterfactual's number)."""
@@ -15,6 +15,7 @@ NEW = [
     "lstf-reordering",
     "consumer-edge-drops",
     "concatenated-queues",
+    "cellular-uplink",
 ]
 
 #: (reproduction, claim id) whose counterfactual is the opposite case by construction (the arms
@@ -29,6 +30,7 @@ DISCRIMINATING = [
     ("lstf-reordering", "dupthresh-near-codel"),
     ("lstf-reordering", "rack-does-not-help"),
     ("concatenated-queues", "upstream-codel-no-help"),
+    ("cellular-uplink", "codel-delay-below"),
 ]
 
 #: A numeric claim fed a neighbouring cell's value must differ: (reproduction, claim id, the

@@ -33,6 +33,7 @@ REPRODUCTIONS = {
     "consumer-edge-drops": None,  # builtin/consumer-edge-drops/
     "mtu-low-rates": None,  # builtin/mtu-low-rates/
     "concatenated-queues": None,  # builtin/concatenated-queues/
+    "cellular-uplink": None,  # builtin/cellular-uplink/
 }
 #: Seeds a full run uses by default (``--seeds N``); a quick run uses one.
 DEFAULT_SEEDS = 3
