@@ -1,8 +1,8 @@
 """The reproductions added for issue 19 items 4 and 6 (codel-target, mtu-low-rates,
-lstf-reordering, consumer-edge-drops, concatenated-queues, cellular-uplink), in their quick form: every qualitative or range claim is
-also evaluated on its counterfactual, and the claims built to discriminate fail there; every
-numeric claim's tolerance rejects the value of a neighbouring cell (the claim fails when fed
-the counterfactual's number)."""
+lstf-reordering, consumer-edge-drops, concatenated-queues, cellular-uplink), in their quick
+form: every qualitative or range claim is also evaluated on its counterfactual, and the claims
+built to discriminate fail there; every numeric claim's tolerance rejects the value of a
+neighbouring cell (the claim fails when fed the counterfactual's number)."""
 
 import json
 
