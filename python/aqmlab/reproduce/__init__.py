@@ -28,6 +28,12 @@ REPRODUCTIONS = {
     "red-vs-codel": None,  # builtin/red-vs-codel/
     "lstf-codel": "aqmlab.reproduce.lstf_codel",
     "cellular": None,
+    "codel-target": None,  # builtin/codel-target/
+    "lstf-reordering": None,  # builtin/lstf-reordering/
+    "consumer-edge-drops": None,  # builtin/consumer-edge-drops/
+    "mtu-low-rates": None,  # builtin/mtu-low-rates/
+    "concatenated-queues": None,  # builtin/concatenated-queues/
+    "cellular-uplink": None,  # builtin/cellular-uplink/
 }
 #: Seeds a full run uses by default (``--seeds N``); a quick run uses one.
 DEFAULT_SEEDS = 3

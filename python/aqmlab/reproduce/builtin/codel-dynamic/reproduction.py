@@ -244,8 +244,13 @@ def _discussion(per_case: dict, ratio: float, loss10: float, quick: bool, pm: di
             f"{fmt(codel['utilization'])}); its 4 bulk flows retransmit "
             f"{fmt(lstf['bulk_retransmits'])} segments and time out "
             f"{fmt(lstf['bulk_timeouts'])} times, against CoDel's "
-            f"{fmt(codel['bulk_retransmits'])} and {fmt(codel['bulk_timeouts'])}. Unexplained: "
-            "no hypothesis has been tested here."
+            f"{fmt(codel['bulk_retransmits'])} and {fmt(codel['bulk_timeouts'])}. Hypothesis: TCP "
+            "reacts to LSTF's reordering (newer packets overtake older ones under rising delay), "
+            "entering fast recovery on duplicate ACKs for late, not lost, segments. Test: "
+            "`aqmlab reproduce lstf-reordering`: the same run with the bulk flows' DupThresh "
+            "raised to 10, 50 and 500, and with RACK, on LSTF-CoDel and on CoDel; its claims "
+            "grade the recoveries per lost segment and the utilization each change recovers, "
+            "with CoDel (FIFO) as the counterfactual."
         )
     for name in ("RED (ns-2.35 defaults)", "Adaptive RED (ns-2.35 defaults)"):
         if name in per_case:

@@ -1,0 +1,53 @@
+"""lstf-reordering's own code: the 4 bulk flows' losses and recoveries, and the figure.
+
+experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder").
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from aqmlab.reproduce.style import colour, title
+
+BULK = range(4)
+DETECTION = ["DupThresh 3", "DupThresh 10", "DupThresh 50", "DupThresh 500", "RACK"]
+
+
+def derive(df: Any, ctx: Any) -> Any:
+    """The 4 bulk flows' sums: data segments lost, fast recoveries, retransmissions and
+    timeouts, and recoveries per lost segment."""
+
+    def total(k: str) -> Any:
+        return sum(df[f"flows[{i}].{k}"].astype(float) for i in BULK)
+
+    df["bulk_lost"] = total("data_pkts_lost")
+    df["bulk_fr"] = total("fast_recoveries")
+    df["bulk_retx"] = total("retransmits")
+    df["bulk_timeouts"] = total("timeouts")
+    df["bulk_fr_per_loss"] = df["bulk_fr"] / df["bulk_lost"].where(df["bulk_lost"] > 0)
+    return df
+
+
+def figures(ctx: Any) -> list[str]:
+    from aqmlab.plot import _plt, _save
+
+    g = ctx.table.set_index("case")
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    x = list(range(len(DETECTION)))
+    for d, off in (("CoDel", -0.2), ("LSTF-CoDel", 0.2)):
+        rows = [g.loc[f"{d}, {k}"] for k in DETECTION]
+        axes[0].bar([i + off for i in x], [r["util"] for r in rows], 0.4, color=colour(d), label=d)
+        axes[1].bar(
+            [i + off for i in x], [r["fr_per_loss"] for r in rows], 0.4, color=colour(d), label=d
+        )
+    for ax, label in zip(axes, ("utilization", "fast recoveries per lost segment")):
+        ax.set_xticks(x, DETECTION, fontsize=8)
+        ax.set(ylabel=label, xlabel="the bulk flows' loss detection")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    title(fig, "LSTF-CoDel's reordering and TCP's loss detection", "NJ12 Fig. 7's link")
+    files = _save(fig, os.path.join(ctx.out, "figures"), "reordering")
+    return [f for f in files if f.endswith(".png")]

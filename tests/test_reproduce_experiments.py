@@ -1,0 +1,137 @@
+"""The reproductions added for issue 19 items 4 and 6 (codel-target, mtu-low-rates,
+lstf-reordering, consumer-edge-drops, concatenated-queues, cellular-uplink), in their quick
+form: every qualitative or range claim is also evaluated on its counterfactual, and the claims
+built to discriminate fail there; every numeric claim's tolerance rejects the value of a
+neighbouring cell (the claim fails when fed the counterfactual's number)."""
+
+import json
+
+import pytest
+from aqmlab.reproduce import common as cm
+
+NEW = [
+    "codel-target",
+    "mtu-low-rates",
+    "lstf-reordering",
+    "consumer-edge-drops",
+    "concatenated-queues",
+    "cellular-uplink",
+]
+
+#: (reproduction, claim id) whose counterfactual is the opposite case by construction (the arms
+#: swapped, FIFO for LSTF's reordering, tail drop's full buffer for CoDel's delay): the
+#: counterfactual must not hold, whatever our arms give.
+DISCRIMINATING = [
+    ("codel-target", "excellent-delay"),
+    ("mtu-low-rates", "larger-mtu-more-delay"),
+    ("mtu-low-rates", "effect-diminishes-ms"),
+    ("lstf-reordering", "recoveries-without-loss"),
+    ("lstf-reordering", "dupthresh-recovers-lstf"),
+    ("lstf-reordering", "dupthresh-near-codel"),
+    ("lstf-reordering", "rack-does-not-help"),
+    ("concatenated-queues", "upstream-codel-no-help"),
+    ("cellular-uplink", "codel-delay-below"),
+]
+
+#: A numeric claim fed a neighbouring cell's value must differ: (reproduction, claim id, the
+#: table row (column -> value) and column whose value is the counterfactual number).
+NUMERIC_CF = [
+    (
+        "codel-target",
+        "reno-no-standing-queue",
+        {"case": "1 flow, target 50 ms", "rtt_ms": "100"},
+        "util_pct",
+    ),
+    (
+        "consumer-edge-drops",
+        "drop-15-down-codel",
+        {"point": "1.5 Mb/s, 25p", "discipline": "CoDel"},
+        "all_down",
+    ),
+    (
+        "consumer-edge-drops",
+        "drop-512-up-taildrop",
+        {"point": "512 kb/s, 25p", "discipline": "CoDel"},
+        "all_up",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def quick_new(tmp_path_factory):
+    from aqmlab.reproduce import reproduce
+
+    out = tmp_path_factory.mktemp("repro-new")
+    docs = {}
+    for name in NEW:
+        reproduce(name, str(out / name), quick=True)
+        docs[name] = json.loads((out / name / "results.json").read_text())
+    return docs
+
+
+def _claim(doc, cid):
+    (c,) = [c for c in doc["claims"] if c.get("id") == cid]
+    return c
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_every_claim_is_graded_with_a_counterfactual(quick_new, name):
+    doc = quick_new[name]
+    assert doc["claims"], name
+    for c in doc["claims"]:
+        v = c["verdict"].split(":")[0]
+        assert v in (*cm.VERDICTS, cm.NOT_GRADED), c
+        if c["kind"] in ("qualitative", "range"):
+            assert c["counterfactual"] and c["counterfactual_verdict"] in (cm.HOLDS, cm.FAILS), c
+            # A claim true on its counterfactual is never reported as holding.
+            if c["counterfactual_verdict"] == cm.HOLDS:
+                assert v in (cm.CANNOT, cm.FAILS), c
+        if c["kind"] == "numeric" and v == cm.DIFFERS:
+            assert c["explanation"], c
+
+
+@pytest.mark.parametrize("name,cid", DISCRIMINATING)
+def test_claim_fails_on_its_counterfactual(quick_new, name, cid):
+    c = _claim(quick_new[name], cid)
+    assert c["counterfactual_verdict"] == cm.FAILS, c
+
+
+@pytest.mark.parametrize("name,cid,row,col", NUMERIC_CF)
+def test_numeric_claim_fails_on_a_neighbouring_cell(quick_new, name, cid, row, col):
+    doc = quick_new[name]
+    c = _claim(doc, cid)
+    cells = doc["numbers"]["cells"]
+    (r,) = [r for r in cells if all(r[k] == v for k, v in row.items())]
+    own = cm.numeric(c["claim"], c["source"], c["metric"], c["published"], float(c["ours"]))
+    cf = cm.numeric(c["claim"], c["source"], c["metric"], c["published"], float(r[col]))
+    assert cf.verdict == cm.DIFFERS, (cf.ours, c["published"])
+    # The same tolerance (without our seeds' spread) on our own value, for the record.
+    assert own.verdict in (cm.AGREES, cm.DIFFERS)
+
+
+def test_lstf_reordering_counts_recoveries_and_losses(quick_new):
+    """The table's counts are the bulk flows' sums, and LSTF-CoDel recovers more often per lost
+    segment than CoDel with the default DupThresh (the hypothesis' first observation)."""
+    cells = {r["case"]: r for r in quick_new["lstf-reordering"]["numbers"]["cells"]}
+    lstf, codel = cells["LSTF-CoDel, DupThresh 3"], cells["CoDel, DupThresh 3"]
+    for r in (lstf, codel):
+        assert r["lost"] > 0 and r["fr"] > 0
+        assert r["fr_per_loss"] == pytest.approx(r["fr"] / r["lost"])
+    assert lstf["fr_per_loss"] > 3 * codel["fr_per_loss"]
+
+
+def test_codel_target_crossing_is_linear_between_targets():
+    """The 90 % crossing: exact on a swept target, linear between two, NaN when never reached."""
+    import importlib.util
+    import math
+    import os
+
+    from aqmlab.reproduce import BUILTIN
+
+    path = os.path.join(BUILTIN, "codel-target", "reproduction.py")
+    spec = importlib.util.spec_from_file_location("codel_target_repro", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.crossing([10, 20, 30], [0.8, 0.9, 0.95]) == 20
+    assert mod.crossing([10, 20], [0.8, 1.0]) == pytest.approx(15.0)
+    assert math.isnan(mod.crossing([10, 20], [0.5, 0.6]))
