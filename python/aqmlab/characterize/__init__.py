@@ -31,7 +31,7 @@ FULL_SEEDS = 5
 QUICK_SEEDS = 2
 #: The discipline every scenario with ``with_droptail`` is compared with.
 TAIL_DROP = "droptail"
-REDUCER = "aqmlab.characterize.measures:reduce_v3"
+REDUCER = "aqmlab.characterize.measures:reduce_run"
 #: The key of the bottleneck's parameters in every template (a dumbbell).
 PARAMS_KEY = "dumbbell.bottleneck.params"
 

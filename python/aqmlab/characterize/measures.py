@@ -387,10 +387,3 @@ def per_level(summary: dict[str, Any]) -> dict[str, Any]:
 def pd_min(*series: Any) -> int | None:
     vals = [int(s.min()) for s in series if len(s)]
     return min(vals) if vals else None
-
-
-def reduce_v3(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict[str, Any]:
-    """:func:`reduce_run` under a versioned name. A sweep keys its cached runs by its reducer's
-    name, not its code: rename this (v4, ...) whenever what :func:`reduce_run` computes
-    changes, so that runs cached by an older version are reduced again."""
-    return reduce_run(folder, point, sets)

@@ -537,20 +537,16 @@ def identical_seed_points(out: str) -> list[str]:
     or more seeds ran and every metric came out the same: seeds that drew nothing."""
     import pandas as pd
 
+    from aqmlab.sweep import identical_seed_groups
+
     found = []
     for entry in sorted(os.listdir(out)):
         path = os.path.join(out, entry, "summary.csv")
         if not os.path.isfile(path):
             continue
         s = pd.read_csv(path, low_memory=False)
-        keys = list(s.columns[: list(s.columns).index("metric")])
-        s = s[s["n"] >= 2]
-        for key, g in s.groupby(keys, sort=False) if keys else [((), s)]:
-            # Identical values' std comes out as rounding noise (1e-13 of the mean), not 0.
-            std = g["std"].fillna(0)
-            if len(g) and bool((std <= 1e-9 * g["mean"].abs().fillna(0)).all()):
-                key = key if isinstance(key, tuple) else (key,)
-                found.append(f"{entry}: " + ", ".join(str(k) for k in key))
+        for key in identical_seed_groups(s):
+            found.append(f"{entry}: " + ", ".join(str(k) for k in key))
     return found
 
 
