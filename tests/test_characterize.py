@@ -158,7 +158,58 @@ def test_every_scenario_loads_and_draws_its_start_times():
 def test_scenarios_not_run_say_why():
     needs = {t.id: t.needs for t in templates() if t.needs}
     assert "video" in needs["9.1-traffic-mix"] and "web" in needs["9.1-traffic-mix"]
-    assert set(needs) == {"7.2-bursts", "9.1-traffic-mix", "10.2-two-aqms"}
+    assert set(needs) == {"7.2-bursts", "9.1-traffic-mix"}
+
+
+def test_two_aqms_in_a_row_chain_and_schedule():
+    # RFC 7928 §10.2: s -> aqm1 (R) -> bottleneck (2R and R/2 in turn): the queue moves from
+    # one AQM to the other every period; both hold the BDP at 2R; the path's RTT is the base.
+    b = _built("10.2-two-aqms", "same")
+    first, second = b.scenario["links"]
+    assert (first["name"], first["rate"]) == ("aqm1", "10000000bps")
+    assert [r for _, r in second["schedule"][:2]] == ["20000000bps", "5000000bps"]
+    bdp = round(20e6 * 0.1 / 8 / 1500)
+    assert first["buffer"] == second["buffer"] == f"{bdp}p"
+    rtt = 2 * (_seconds(first["delay"]) + _seconds(second["delay"]))
+    assert rtt == pytest.approx(0.1)
+    assert b.params_keys == {"aqm1": "links[0].params", "bottleneck": "links[1].params"}
+
+
+@pytest.mark.parametrize(
+    "pairing,qdiscs,expected",
+    [
+        ("same", ["codel", "pie"], {"codel": "codel", "pie": "pie"}),
+        ("different", ["codel", "pie", "red"], {"codel": "pie", "pie": "red", "red": "codel"}),
+        ("different", ["codel"], {"codel": "pie"}),
+        ("different", ["pie"], {"pie": "codel"}),
+        ("other-params", ["codel", "droptail"], {"codel": "codel"}),
+    ],
+)
+def test_two_aqms_pairings(pairing, qdiscs, expected):
+    from aqmlab.characterize import cases_for
+
+    b = _built("10.2-two-aqms", pairing)
+    cases, skipped = cases_for(b, qdiscs, {q: {} for q in qdiscs})
+    assert {q: c["qdisc:aqm1"] for q, c in cases.items()} == expected
+    assert {q: c["qdisc:bottleneck"] for q, c in cases.items()} == {q: q for q in expected}
+    if pairing == "other-params":
+        # CoDel's target and interval doubled on the first AQM only; tail drop has no time
+        # parameter, so it is left out with the reason (no case labelled as what did not run).
+        assert cases["codel"]["links[0].params.target"] == "10ms"
+        assert cases["codel"]["links[0].params.interval"] == "200ms"
+        assert not any(k.startswith("links[1]") for k in cases["codel"])
+        assert skipped == {"droptail": "droptail has no time parameter to change"}
+
+
+def test_two_aqms_given_parameters_follow_the_pairing():
+    from aqmlab.characterize import cases_for
+
+    given = {"codel": {"target": "2ms"}}
+    same, _ = cases_for(_built("10.2-two-aqms", "same"), ["codel"], given)
+    assert same["codel"]["links[0].params.target"] == same["codel"]["links[1].params.target"]
+    other, _ = cases_for(_built("10.2-two-aqms", "other-params"), ["codel"], given)
+    assert other["codel"]["links[1].params.target"] == "2ms"
+    assert other["codel"]["links[0].params.target"] == "4ms"
 
 
 def test_a_user_template_folder(tmp_path):
@@ -328,7 +379,9 @@ def test_quick_suite_writes_every_scenario(quick_dir):
             assert e["reason"].startswith("needs ") and not e["results"]
             continue
         assert e["status"] == "run", e.get("errors")
-        for q in ("codel", "droptail"):
+        # Every discipline ran, or is listed as left out with why (§10's other-params).
+        assert set(e["results"]) | set(e.get("skipped", {})) == {"codel", "droptail"}
+        for q in e["results"]:
             stats = e["results"][q]
             for m in ("goodput_mbps", "queue_delay_ms", "loss_ratio", "owd_ms"):
                 s = stats[m]
@@ -338,6 +391,19 @@ def test_quick_suite_writes_every_scenario(quick_dir):
     assert mild["codel"]["queue_delay_ms"]["mean"] < mild["droptail"]["queue_delay_ms"]["mean"] / 2
     # Seeds matter: the two seeds differ.
     assert mild["codel"]["goodput_mbps"]["ci95"][1] > mild["codel"]["goodput_mbps"]["ci95"][0]
+    # §10.2: the queue moves between the two links in a row, and the AQM at each holds it:
+    # CoDel twice keeps both queues short where tail drop twice lets both fill; with tail drop
+    # in front of CoDel (the "different" pairing), the first link's queue is tail drop's.
+    res = {e["id"]: e["results"] for e in doc["scenarios"] if e["template"] == "10.2-two-aqms"}
+    same, diff = res["10.2-two-aqms-same"], res["10.2-two-aqms-different"]
+
+    def qd(r, q, link=""):
+        return r[q][f"queue_delay_ms{link}"]["mean"]
+
+    for link in ("", "[aqm1]"):
+        assert qd(same, "codel", link) < qd(same, "droptail", link) / 2, link
+    assert qd(diff, "codel", "[aqm1]") > 2 * qd(same, "codel", "[aqm1]")
+    assert qd(diff, "droptail") > 2 * qd(same, "codel")
 
 
 def test_quick_suite_is_resumable(quick_dir):

@@ -665,3 +665,48 @@ def test_the_terminal_table_has_only_the_zipped_points(scenario, tmp_path):
     assert "NaN" not in table
     rows = [x.split()[:2] for x in table.splitlines()[2:]]
     assert rows == [["5ms", "50p"], ["20ms", "200p"]]
+
+
+def test_an_edited_reducer_reduces_cached_runs_again(scenario, tmp_path, monkeypatch):
+    """The run key holds the reducer's code (its module's content hash), not only its name:
+    a reducer edited between two sweeps into one folder reduces every run again, and the
+    tables carry the new reducer's numbers."""
+    from aqmlab.sweep import run_sweep
+    from aqmlab.sweepspec import SweepSpec
+
+    mod = tmp_path / "myreducer.py"
+    mod.write_text("def reduce(folder, point, sets):\n    return {'answer': 1.0}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = SweepSpec(scenario=str(scenario), seeds=[1], reduce="myreducer:reduce")
+    out = str(tmp_path / "sw")
+    first = run_sweep(spec, out, jobs=1, executor="thread", progress=False)
+    assert (first.ran, first.cached) == (1, 0)
+    again = run_sweep(spec, out, jobs=1, executor="thread", progress=False)
+    assert (again.ran, again.cached) == (0, 1)
+    mod.write_text("def reduce(folder, point, sets):\n    return {'answer': 2.0}\n")
+    import sys as _sys
+
+    _sys.modules.pop("myreducer", None)
+    edited = run_sweep(spec, out, jobs=1, executor="thread", progress=False)
+    assert (edited.ran, edited.cached) == (1, 0)
+    (run,) = edited.results["run"]
+    with open(os.path.join(out, "runs", run, "reduced.json"), encoding="utf-8") as f:
+        assert json.load(f) == {"answer": 2.0}
+
+
+def test_seeds_identical_allows_rounding_noise_but_not_spread():
+    """Identical seeds' std comes out as rounding noise (1e-13 of the mean), not 0: still
+    identical. A real spread, however small against the mean (1e-6), is not."""
+    from aqmlab.sweep import SweepResult, identical_seed_groups
+
+    def result(std):
+        summary = pd.DataFrame(
+            {"rate": ["5Mbps", "5Mbps"], "metric": ["a", "b"], "n": [3, 3]}
+            | {"mean": [4.2e6, 0.031], "std": [4.2e6 * std, 0.0]}
+        )
+        return SweepResult(None, summary, "", 0, 0, 0)
+
+    assert result(1e-13).seeds_identical
+    assert identical_seed_groups(result(1e-13).summary) == [("5Mbps",)]
+    assert not result(1e-6).seeds_identical
+    assert identical_seed_groups(result(1e-6).summary) == []

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.process import alive
 from aqmlab.run import RunResult
 
 __all__ = ["CLIENT_ADDR", "SERVER_ADDR", "ShellResult", "cleanup", "emulate", "forwarder_path"]
@@ -151,16 +152,6 @@ def check_cc(cc: str) -> None:
         )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _namespaces() -> list[str]:
     r = _ip("netns", "list", check=False)
     return [line.split()[0] for line in r.stdout.splitlines() if line.startswith(PREFIX)]
@@ -185,7 +176,7 @@ def cleanup(all_stale: bool = True) -> list[str]:
             pid = int(parts[0])
         except (ValueError, IndexError):
             continue
-        if all_stale and not _alive(pid):
+        if all_stale and not alive(pid):
             _kill_inside(ns)
             _ip("netns", "del", ns, check=False)
             removed.append(ns)

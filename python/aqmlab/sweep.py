@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError, ScenarioError
+from aqmlab.process import alive
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec
 
 #: Files of a run folder that a worker hands back (every regular file it wrote).
@@ -164,6 +165,23 @@ def _file_hash(path: str) -> str:
     return h.hexdigest()
 
 
+def reducer_identity(reduce: str) -> dict[str, str]:
+    """What decides a reducer's output besides the run: its ``module:function`` name and the
+    content hash of the module's source file, so that editing the reducer reduces cached runs
+    again (a change confined to another module it calls is not seen: keep a reducer's
+    arithmetic in its own module)."""
+    import importlib.util
+
+    module = reduce.partition(":")[0]
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        spec = None
+    origin = getattr(spec, "origin", None)
+    code = _file_hash(origin) if origin and os.path.isfile(origin) else ""
+    return {"name": reduce, "code": code}
+
+
 def run_key(ident: dict[str, Any]) -> str:
     blob = json.dumps(ident, sort_keys=True, separators=(",", ":")).encode()
     return hashlib.sha256(blob).hexdigest()[:20]
@@ -211,7 +229,7 @@ def plan(spec: SweepSpec) -> list[Task]:
                 ident = _identity(r, hashes)
                 t.files = ident["files"] or None
                 if spec.reduce:
-                    ident["reduce"] = spec.reduce
+                    ident["reduce"] = reducer_identity(spec.reduce)
                 t.key = run_key(ident)
             tasks.append(t)
     if tasks and all(t.error is not None for t in tasks):
@@ -341,32 +359,16 @@ def _die_with_parent(sweep_pid: int, forked: bool) -> None:
     # The sweep may have ended before the signal was asked for: then none comes. (A forked
     # worker's parent is the sweep's process, which may be a zombie not yet reaped: then this
     # worker has a new parent.)
-    if not _alive(sweep_pid) or (forked and os.getppid() != sweep_pid):
+    if not alive(sweep_pid) or (forked and os.getppid() != sweep_pid):
         os._exit(1)
     if not armed:
 
         def watch() -> None:
-            while _alive(sweep_pid):
+            while alive(sweep_pid):
                 time.sleep(0.5)
             os._exit(1)
 
         threading.Thread(target=watch, daemon=True).start()
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
-            # pid (comm) state ...: the state follows the last ")" (comm may hold one).
-            return f.read().rpartition(")")[2].split()[:1] != ["Z"]
-    except OSError:
-        return True  # no /proc: the signal's answer stands
 
 
 #: What a run imports (pyarrow among them, a fifth of a second): imported once before the
@@ -859,7 +861,26 @@ class SweepResult:
         statistical reason."""
         s = self.summary
         multi = s[s["n"] >= 2]
-        return len(multi) > 0 and bool((multi["std"].fillna(0) == 0).all())
+        return len(multi) > 0 and bool(_no_spread(multi).all())
+
+
+def _no_spread(summary: Any) -> Any:
+    """Per row of a summary table: whether its seeds gave one value. Identical values' std
+    comes out as rounding noise (about 1e-13 of the mean), not exactly 0."""
+    return summary["std"].fillna(0) <= 1e-9 * summary["mean"].abs().fillna(0)
+
+
+def identical_seed_groups(summary: Any) -> list[tuple[Any, ...]]:
+    """The points of a summary table (its columns before ``metric``) where two or more seeds
+    ran and every metric came out the same: seeds that drew nothing."""
+    keys = list(summary.columns[: list(summary.columns).index("metric")])
+    multi = summary[summary["n"] >= 2]
+    groups = multi.groupby(keys, sort=False) if keys else [((), multi)]
+    found = []
+    for key, g in groups:
+        if len(g) and bool(_no_spread(g).all()):
+            found.append(key if isinstance(key, tuple) else (key,))
+    return found
 
 
 def run_sweep(

@@ -21,7 +21,15 @@ import os
 import time
 from typing import Any
 
-from aqmlab.characterize.catalog import Built, Template, bps, build, seconds, templates
+from aqmlab.characterize.catalog import (
+    Built,
+    Template,
+    bps,
+    build,
+    duration_text,
+    seconds,
+    templates,
+)
 from aqmlab.exceptions import AqmlabError, ScenarioError
 
 DEFAULT_RATE = "10Mbps"
@@ -31,9 +39,7 @@ FULL_SEEDS = 5
 QUICK_SEEDS = 2
 #: The discipline every scenario with ``with_droptail`` is compared with.
 TAIL_DROP = "droptail"
-REDUCER = "aqmlab.characterize.measures:reduce_v3"
-#: The key of the bottleneck's parameters in every template (a dumbbell).
-PARAMS_KEY = "dumbbell.bottleneck.params"
+REDUCER = "aqmlab.characterize.measures:reduce_run"
 
 
 def parse_params(items: list[str] | None, qdiscs: list[str]) -> dict[str, dict[str, Any]]:
@@ -80,24 +86,82 @@ def check_qdiscs(qdiscs: list[str]) -> None:
 
 def cases_for(
     b: Built, qdiscs: list[str], params: dict[str, dict[str, Any]]
-) -> dict[str, dict[str, Any]]:
+) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """The sweep's cases of one scenario: per discipline its swap and its parameters (ECN on
-    where the scenario asks for it and the discipline has an ``ecn`` parameter)."""
+    where the scenario asks for it and the discipline has an ``ecn`` parameter); with two AQMs
+    in a row (§10), the first AQM's discipline and parameters as the pairing says. Returns the
+    cases and, per discipline left out, why."""
     from aqmlab._core import list_qdiscs
 
-    has_ecn = {q["name"]: any(p["name"] == "ecn" for p in q["params"]) for q in list_qdiscs()}
+    table = {q["name"]: q["params"] for q in list_qdiscs()}
     names = list(qdiscs)
     if b.with_droptail and TAIL_DROP not in names:
         names.append(TAIL_DROP)
-    cases = {}
+    keys = b.params_keys
+
+    def given(q: str) -> dict[str, Any]:
+        p = dict(params.get(q, {}))
+        if b.ecn and any(x["name"] == "ecn" for x in table[q]):
+            p.setdefault("ecn", True)
+        return p
+
+    cases, skipped = {}, {}
     for q in names:
         c: dict[str, Any] = {"qdisc:bottleneck": q}
-        p = dict(params.get(q, {}))
-        if b.ecn and has_ecn[q]:
-            p.setdefault("ecn", True)
-        c.update({f"{PARAMS_KEY}.{k}": v for k, v in p.items()})
+        c.update({f"{keys['bottleneck']}.{k}": v for k, v in given(q).items()})
+        if b.first_aqm:
+            first = paired(b.pairing or "same", q, names, table, given)
+            if isinstance(first, str):
+                skipped[q] = first
+                continue
+            q1, p1 = first
+            c[f"qdisc:{b.first_aqm}"] = q1
+            c.update({f"{keys[b.first_aqm]}.{k}": v for k, v in p1.items()})
         cases[q] = c
-    return cases
+    return cases, skipped
+
+
+#: §10's "different" pairing when only one discipline is characterized: the first AQM runs
+#: CoDel (PIE beside CoDel itself).
+OTHER_AQM = {"codel": "pie"}
+
+
+def paired(
+    pairing: str,
+    q: str,
+    names: list[str],
+    table: dict[str, list[dict[str, Any]]],
+    given: Any,
+) -> tuple[str, dict[str, Any]] | str:
+    """RFC 7928 §10.2's first AQM in front of bottleneck discipline ``q``: ``same`` (``q``,
+    its parameters), ``other-params`` (``q`` with every time parameter doubled: its delay
+    target and control interval), ``different`` (the next discipline characterized, or CoDel
+    when ``q`` is alone). A string says why the pairing does not exist for ``q``."""
+    if pairing == "same":
+        return q, given(q)
+    if pairing == "other-params":
+        from aqmlab.sweepspec import literal
+
+        p = given(q)
+        doubled = {}
+        for spec in table[q]:
+            if spec["kind"] != "duration":
+                continue
+            value = p.get(spec["name"], spec["default"])
+            try:
+                doubled[spec["name"]] = duration_text(2 * seconds(value, spec["name"]))
+            except ScenarioError:
+                continue
+        if not doubled:
+            return f"{q} has no time parameter to change"
+        return q, {**p, **{k: literal(v) for k, v in doubled.items()}}
+    if pairing == "different":
+        others = [n for n in names if n != q]
+        other = others[names.index(q) % len(others)] if others else OTHER_AQM.get(q, "codel")
+        return other, given(other) if other in names else {}
+    raise ScenarioError(
+        f"characterize.pairing: expected same, other-params or different, got {pairing!r}"
+    )
 
 
 def slug(b: Built) -> str:
@@ -200,7 +264,23 @@ def characterize(
             path = os.path.join(out, "scenarios", f"{name}.toml")
             with open(path, "w", encoding="utf-8") as f:
                 f.write(toml_text(b.scenario))
-            cases = cases_for(b, qdiscs, par)
+            cases, skipped = cases_for(b, qdiscs, par)
+            if not cases:
+                entries.append(
+                    {
+                        "id": name,
+                        "template": t.id,
+                        "section": b.section,
+                        "title": b.title,
+                        "requirement": b.requirement,
+                        "variant": b.variant,
+                        "status": "not run",
+                        "reason": "; ".join(skipped.values()),
+                        "parameters": b.parameters,
+                        "results": {},
+                    }
+                )
+                continue
             spec = SweepSpec(path, [Axis.of_cases(cases, "qdisc")], {}, seed_list, reduce=REDUCER)
             folder = os.path.join(out, "runs", name)
             res = run_sweep(spec, folder, jobs=jobs, dask=dask, progress=progress, command=command)
@@ -240,6 +320,8 @@ def characterize(
             }
             if errors:
                 entry["errors"] = errors
+            if skipped:
+                entry["skipped"] = skipped
             entries.append(entry)
     settings = {
         "quick": quick,

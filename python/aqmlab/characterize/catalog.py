@@ -110,6 +110,12 @@ class Built:
     ecn: bool = False
     with_droptail: bool = False
     ratios: list[list[str]] = field(default_factory=list)
+    #: §10: the link that carries the first of two AQMs in a row, and how its discipline is
+    #: paired with the bottleneck's (``same``, ``other-params``, ``different``).
+    first_aqm: str | None = None
+    pairing: str | None = None
+    #: Where each link's discipline parameters are set (``--set`` keys), by link name.
+    params_keys: dict[str, str] = field(default_factory=dict)
 
 
 def catalog_dir() -> str:
@@ -178,6 +184,11 @@ def build(t: Template, variant: dict[str, Any], rate: float, rtt: float, quick: 
                 "(the sender link and the bottleneck take 1 ms each way)"
             )
     schedule = meta.get("schedule")
+    if schedule:  # rates may be written relative to the bottleneck's (``"$rate*2"``)
+        schedule = {
+            **schedule,
+            "rates": [_fill(r, {}, rate, where) for r in schedule.get("rates", [])],
+        }
     top_rate = max(
         [rate] + [bps(r, f"{where}: schedule") for r in (schedule or {}).get("rates", [])]
     )
@@ -195,6 +206,8 @@ def build(t: Template, variant: dict[str, Any], rate: float, rtt: float, quick: 
             duration_text(r / 2 - ACCESS_DELAY_S - BOTTLENECK_DELAY_S) for r in rtts
         ],
         "access_delay": duration_text(ACCESS_DELAY_S),
+        # A chain of links (§10): the last link's delay completes the largest RTT.
+        "path_delay": duration_text(max(rtts) / 2 - ACCESS_DELAY_S),
         "bottleneck_delay": duration_text(BOTTLENECK_DELAY_S),
     }
     for level in CONGESTION:
@@ -258,7 +271,26 @@ def build(t: Template, variant: dict[str, Any], rate: float, rtt: float, quick: 
         bool(meta.get("ecn", False)),
         bool(meta.get("with_droptail", False)),
         list(meta.get("ratios", [])),
+        meta.get("first_aqm"),
+        meta.get("pairing"),
+        _params_keys(body),
     )
+
+
+#: The bottleneck of a dumbbell template: where its discipline's parameters are set.
+DUMBBELL_PARAMS = "dumbbell.bottleneck.params"
+
+
+def _params_keys(body: dict[str, Any]) -> dict[str, str]:
+    """Where each named link's discipline parameters go (``--set`` keys): the dumbbell's
+    bottleneck, or ``links[i].params`` for a template written as ``[[links]]``."""
+    if "dumbbell" in body:
+        return {"bottleneck": DUMBBELL_PARAMS}
+    return {
+        str(link["name"]): f"links[{i}].params"
+        for i, link in enumerate(body.get("links", []))
+        if "name" in link
+    }
 
 
 def _fill(node: Any, values: dict[str, Any], rate: float, where: str) -> Any:

@@ -36,6 +36,8 @@ from aqmlab.sweepspec import _toml_loads
 
 #: The bottleneck's forward direction, the one every template names so.
 LINK = "bottleneck"
+#: The first of two AQMs in a row (RFC 7928 §10), in the templates that have one.
+FIRST_AQM = "aqm1"
 #: Bytes of a packet with no payload (SYN, pure ACK): IPv4 + TCP headers.
 HEADER_BYTES = 40
 #: Quantiles of the queueing delay kept per run for the CDF figure.
@@ -230,6 +232,14 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     m["loss_ratio"] = link["dropped_pkts"] / enq if enq else None
     m["mark_ratio"] = link["marked_pkts"] / enq if enq else None
     m["max_backlog_pkts"] = link["max_backlog_pkts"]
+    first = summary["links"].get(FIRST_AQM)
+    if first is not None:  # §10: the same counters at the first AQM
+        soj = first.get("sojourn_ms") or {}
+        enq = first["enqueued_pkts"]
+        m[f"queue_delay_ms[{FIRST_AQM}]"] = soj.get("mean")
+        m[f"loss_ratio[{FIRST_AQM}]"] = first["dropped_pkts"] / enq if enq else None
+        m[f"mark_ratio[{FIRST_AQM}]"] = first["marked_pkts"] / enq if enq else None
+        m[f"utilization[{FIRST_AQM}]"] = first["utilization"]
 
     # End-to-end delay and jitter (data packets at their receivers).
     recv = [f for f in flows if f.get("one_way_delay_ms")]
@@ -385,10 +395,3 @@ def per_level(summary: dict[str, Any]) -> dict[str, Any]:
 def pd_min(*series: Any) -> int | None:
     vals = [int(s.min()) for s in series if len(s)]
     return min(vals) if vals else None
-
-
-def reduce_v3(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict[str, Any]:
-    """:func:`reduce_run` under a versioned name. A sweep keys its cached runs by its reducer's
-    name, not its code: rename this (v4, ...) whenever what :func:`reduce_run` computes
-    changes, so that runs cached by an older version are reduced again."""
-    return reduce_run(folder, point, sets)

@@ -36,6 +36,10 @@ METRICS = [
     ("startup_s", "flow startup time (s)"),
     ("fct_s", "flow completion time, mean (s)"),
     ("max_backlog_pkts", "largest backlog (packets)"),
+    ("queue_delay_ms[aqm1]", "§10: queueing delay at the first AQM, mean (ms)"),
+    ("loss_ratio[aqm1]", "§10: loss ratio at the first AQM"),
+    ("mark_ratio[aqm1]", "§10: CE-mark ratio at the first AQM"),
+    ("utilization[aqm1]", "§10: the first AQM's utilization"),
 ]
 #: What aqmlab knows of each discipline's cost and tuning (RFC 7928 §11 implementation cost,
 #: §12 operator control and auto-tuning), from its implementation in crates/aqmlab-qdisc.

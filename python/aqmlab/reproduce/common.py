@@ -539,6 +539,7 @@ def identical_seed_points(out: str) -> list[str]:
     """Every point of the sweeps in ``out`` (its folders holding a ``summary.csv``) where two
     or more seeds ran and every metric came out the same: seeds that drew nothing."""
     from aqmlab.results import read_summary
+    from aqmlab.sweep import identical_seed_groups
 
     found = []
     for entry in sorted(os.listdir(out)):
@@ -546,14 +547,8 @@ def identical_seed_points(out: str) -> list[str]:
         if not os.path.isfile(os.path.join(folder, "summary.csv")):
             continue
         s = read_summary(folder)
-        keys = list(s.columns[: list(s.columns).index("metric")])
-        s = s[s["n"] >= 2]
-        for key, g in s.groupby(keys, sort=False) if keys else [((), s)]:
-            # Identical values' std comes out as rounding noise (1e-13 of the mean), not 0.
-            std = g["std"].fillna(0)
-            if len(g) and bool((std <= 1e-9 * g["mean"].abs().fillna(0)).all()):
-                key = key if isinstance(key, tuple) else (key,)
-                found.append(f"{entry}: " + ", ".join(str(k) for k in key))
+        for key in identical_seed_groups(s):
+            found.append(f"{entry}: " + ", ".join(str(k) for k in key))
     return found
 
 
