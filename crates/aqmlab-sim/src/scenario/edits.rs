@@ -235,7 +235,7 @@ fn original_line(original: &str, edited: &str, l: usize) -> Option<usize> {
 /// `e` rewritten to name the `--set KEY=VALUE` that wrote its key, when one did: the error's
 /// key is the set key or lies under it (`flows[0]` set as a whole), or the set key lies under
 /// the error's key and the message is about the set key's last part as its subject (an
-/// unknown field `` `x` ``, a discipline's `parameter x:` or `parameter "x"`), not merely
+/// unknown field `` `x` ``, a discipline's `parameter x = ` or `parameter "x"`), not merely
 /// listing it among the expected ones.
 fn attribute_to_set(e: ScenarioError, sets: &[(String, String)]) -> ScenarioError {
     let under = |inner: &str, outer: &str| {
@@ -253,7 +253,7 @@ fn attribute_to_set(e: ScenarioError, sets: &[(String, String)]) -> ScenarioErro
         let last = last.split('[').next().unwrap_or(last);
         let about_last = [
             format!("field `{last}`"),
-            format!("parameter {last}:"),
+            format!("parameter {last} = "),
             format!("parameter \"{last}\""),
         ]
         .iter()
