@@ -111,8 +111,14 @@ impl ParamSpec {
         help: &'static str,
     ) -> Self {
         let b = kind.as_bytes();
-        if b.len() > 7 && str_eq(kind.split_at(7).0, "one of ") {
-            return Self::choice(name, default, kind.split_at(7).1, help);
+        if b.len() > 7 {
+            let (head, rest) = b.split_at(7);
+            if let (Ok(head), Ok(choices)) = (std::str::from_utf8(head), std::str::from_utf8(rest))
+            {
+                if str_eq(head, "one of ") {
+                    return Self::choice(name, default, choices, help);
+                }
+            }
         }
         match b.len() {
             _ if str_eq(kind, "duration") => Self::duration(name, default, help),
@@ -254,7 +260,7 @@ impl ParamSpec {
     }
 
     fn bound_text(&self, v: f64) -> String {
-        let whole = v.fract() == 0.0 && v >= 0.0 && v < 1.8e19;
+        let whole = v.fract() == 0.0 && (0.0..1.8e19).contains(&v);
         match self.ty {
             _ if v == 0.0 => "0".to_string(),
             Type::Duration | Type::DurationOrPackets if whole => {

@@ -389,7 +389,12 @@ mod tests {
                     crate::params::Value::Bytes(n) | crate::params::Value::Integer(n) => n as f64,
                     crate::params::Value::Number(x) => x,
                     crate::params::Value::Word(w) => {
-                        assert!(p.words.split('|').any(|x| x == w), "{} {}", k.name(), p.name);
+                        assert!(
+                            p.words.split('|').any(|x| x == w),
+                            "{} {}",
+                            k.name(),
+                            p.name
+                        );
                         continue;
                     }
                     crate::params::Value::Bool(_) | crate::params::Value::Choice(_) => continue,
@@ -448,8 +453,7 @@ mod tests {
             );
             let header = lines.next().unwrap();
             let rows: Vec<Vec<String>> = lines.map(|l| cells(header, l)).collect();
-            let want: Vec<Vec<String>> =
-                k.params().iter().map(|p| table_row(p).to_vec()).collect();
+            let want: Vec<Vec<String>> = k.params().iter().map(|p| table_row(p).to_vec()).collect();
             assert_eq!(rows, want, "{}", k.name());
         }
     }
