@@ -114,14 +114,17 @@ def test_list_round_trips_every_parameter_table():
     assert r.returncode == 0, r.stderr
     tables = _list_tables(r.stdout)
     want = {
-        q["name"]: [[p["name"], p["type"], p["unit"], p["default"], p["range"], p["help"]] for p in q["params"]]
+        q["name"]: [
+            [p["name"], p["type"], p["unit"], p["default"], p["range"], p["help"]]
+            for p in q["params"]
+        ]
         for q in aqmlab.list_qdiscs()
     }
     assert tables == want
     # Typed, with units and ranges: CoDel's target is a duration > 0, PIE's alpha a number in
     # [0, 1e9] per second, the FQ schedulers' flows an integer in [1, 65536].
     row = {(k, r[0]): r for k, rows in tables.items() for r in rows}
-    assert row["codel", "target"] == ["target", "duration", "time", "5ms", "> 0", row["codel", "target"][5]]
+    assert row["codel", "target"][1:5] == ["duration", "time", "5ms", "> 0"]
     assert row["pie", "alpha"][1:5] == ["number", "1/s", "0.125", "[0, 1e9]"]
     assert row["fq_codel", "flows"][1:5] == ["integer", "-", "1024", "[1, 65536]"]
     assert row["codel", "variant"][1:5] == ["enum", "-", "rfc", "rfc|linux|ns3"]
@@ -214,13 +217,22 @@ def test_binary_file_is_refused(tmp_path):
 PARAM_ERRORS = [
     (["--qdisc", "blue"], 'unknown queue discipline "blue": expected one of droptail'),
     (["--qdisc", "codel", "-p", "tagret=5ms"], 'codel has no parameter "tagret"'),
-    (["--qdisc", "codel", "-p", "target=5"], "codel: parameter target = 5: expected a duration > 0 (like 5ms, 100us"),
-    (["--qdisc", "codel", "-p", "interval=0ms"], "codel: parameter interval = 0ms: expected a duration > 0"),
+    (
+        ["--qdisc", "codel", "-p", "target=5"],
+        "codel: parameter target = 5: expected a duration > 0 (like 5ms, 100us",
+    ),
+    (
+        ["--qdisc", "codel", "-p", "interval=0ms"],
+        "codel: parameter interval = 0ms: expected a duration > 0",
+    ),
     (
         ["--qdisc", "codel", "-p", "variant=bsd"],
         "codel: parameter variant = bsd: expected one of rfc, linux, ns3",
     ),
-    (["--qdisc", "droptail", "-p", "limit=1000"], "droptail: parameter limit = 1000: expected a size in packets or bytes > 0 (like 1000p"),
+    (
+        ["--qdisc", "droptail", "-p", "limit=1000"],
+        "droptail: parameter limit = 1000: expected a size in packets or bytes > 0 (like 1000p",
+    ),
     (["--qdisc", "red", "-p", "min_th=20", "max_th=10"], "min_th"),
     (["--qdisc", "pie", "-p", "t_update=0ms"], "t_update"),
     (["--qdisc", "fq_codel", "-p", "flows=0"], "flows"),

@@ -435,7 +435,7 @@ fn an_error_in_a_set_key_names_the_set_not_a_line() {
     assert!(msg(&[("dumbbell.colour", "1")])
         .starts_with("t.toml: --set dumbbell.colour=1: unknown field `colour`"));
     assert!(msg(&[("dumbbell.bottleneck.params.target", "5")]).starts_with(
-        "t.toml: --set dumbbell.bottleneck.params.target=5: dumbbell.bottleneck.params: parameter target"
+        "t.toml: --set dumbbell.bottleneck.params.target=5: dumbbell.bottleneck.params: codel: parameter target = 5:"
     ));
     // An error elsewhere in the file keeps its line, though a --set was given.
     let bad = GOOD.replace("senders = 2", "senders = 0");
