@@ -78,10 +78,16 @@ def test_replay_of_l4s_and_classic_overload(tmp_path, variant):
 @pytest.mark.parametrize(
     "param,message",
     [
-        ("coupling_factor=0", "parameter coupling_factor: expected a whole number from 1 to 255"),
-        ("step_thresh=fast", 'parameter step_thresh: expected a duration like "1ms"'),
-        ("classic_protection=150", "parameter classic_protection: expected a percentage"),
-        ("step_range=1ms", "parameter step_range: a ramp needs variant=rfc"),
+        ("coupling_factor=0", "coupling_factor = 0: expected an integer in [1, 255]"),
+        (
+            "step_thresh=fast",
+            "step_thresh = fast: expected a duration or a packet count >= 0 (like 1ms or 5p)",
+        ),
+        (
+            "classic_protection=150",
+            "classic_protection = 150: expected an integer in [0, 100] (percent)",
+        ),
+        ("step_range=1ms", "step_range = 1ms: a ramp needs variant=rfc"),
     ],
 )
 def test_bad_parameters_are_one_line(tmp_path, param, message):
@@ -89,7 +95,7 @@ def test_bad_parameters_are_one_line(tmp_path, param, message):
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and "panicked" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
-    assert message in r.stderr, r.stderr
+    assert f"dualpi2: parameter {message}" in r.stderr, r.stderr
 
 
 SCENARIO = """

@@ -95,6 +95,42 @@ def test_list_prints_every_discipline_and_parameter():
     assert {q["name"] for q in aqmlab.list_qdiscs()} == set(KINDS)
 
 
+COLUMNS = ["name", "type", "unit", "default", "range", "doc"]
+
+
+def _list_tables(text):
+    """`replay --list` read back: {discipline: [[name, type, unit, default, range, doc], ...]},
+    each row cut at its block's header columns."""
+    tables = {}
+    for block in text.strip("\n").split("\n\n"):
+        title, header, *rows = block.splitlines()
+        starts = [header.index(f" {c}") + 1 for c in COLUMNS]
+        ends = starts[1:] + [None]
+        tables[title.split(":")[0]] = [[r[a:b].strip() for a, b in zip(starts, ends)] for r in rows]
+    return tables
+
+
+def test_list_round_trips_every_parameter_table():
+    r = run_cli("replay", "--list")
+    assert r.returncode == 0, r.stderr
+    tables = _list_tables(r.stdout)
+    want = {
+        q["name"]: [
+            [p["name"], p["type"], p["unit"], p["default"], p["range"], p["help"]]
+            for p in q["params"]
+        ]
+        for q in aqmlab.list_qdiscs()
+    }
+    assert tables == want
+    # Typed, with units and ranges: CoDel's target is a duration > 0, PIE's alpha a number in
+    # [0, 1e9] per second, the FQ schedulers' flows an integer in [1, 65536].
+    row = {(k, r[0]): r for k, rows in tables.items() for r in rows}
+    assert row["codel", "target"][1:5] == ["duration", "time", "5ms", "> 0"]
+    assert row["pie", "alpha"][1:5] == ["number", "1/s", "0.125", "[0, 1e9]"]
+    assert row["fq_codel", "flows"][1:5] == ["integer", "-", "1024", "[1, 65536]"]
+    assert row["codel", "variant"][1:5] == ["enum", "-", "rfc", "rfc|linux|ns3"]
+
+
 def test_api_replay_summary_and_pandas():
     res = aqmlab.replay(VECTORS / "tiny.schedule.csv", "codel", {"variant": "ns3", "ecn": False})
     assert res.summary["packets"] == 10
@@ -182,13 +218,22 @@ def test_binary_file_is_refused(tmp_path):
 PARAM_ERRORS = [
     (["--qdisc", "blue"], 'unknown queue discipline "blue": expected one of droptail'),
     (["--qdisc", "codel", "-p", "tagret=5ms"], 'codel has no parameter "tagret"'),
-    (["--qdisc", "codel", "-p", "target=5"], "parameter target: expected a duration with a unit"),
-    (["--qdisc", "codel", "-p", "interval=0ms"], "parameter interval: expected a duration > 0"),
+    (
+        ["--qdisc", "codel", "-p", "target=5"],
+        "codel: parameter target = 5: expected a duration > 0 (like 5ms, 100us",
+    ),
+    (
+        ["--qdisc", "codel", "-p", "interval=0ms"],
+        "codel: parameter interval = 0ms: expected a duration > 0",
+    ),
     (
         ["--qdisc", "codel", "-p", "variant=bsd"],
-        "parameter variant: expected one of rfc, linux, ns3",
+        "codel: parameter variant = bsd: expected one of rfc, linux, ns3",
     ),
-    (["--qdisc", "droptail", "-p", "limit=1000"], "parameter limit: expected a size in packets"),
+    (
+        ["--qdisc", "droptail", "-p", "limit=1000"],
+        "droptail: parameter limit = 1000: expected a size in packets or bytes > 0 (like 1000p",
+    ),
     (["--qdisc", "red", "-p", "min_th=20", "max_th=10"], "min_th"),
     (["--qdisc", "pie", "-p", "t_update=0ms"], "t_update"),
     (["--qdisc", "fq_codel", "-p", "flows=0"], "flows"),

@@ -51,8 +51,8 @@ fn read_file(path: &str, kind: aqmlab_core::input::InputKind) -> PyResult<Vec<u8
         .map_err(ScheduleError::new_err)
 }
 
-/// Every discipline with its parameters: a list of dicts `{name, summary, params: [{name,
-/// default, kind, help}]}`.
+/// Every discipline with its parameter table: a list of dicts `{name, summary, params: [{name,
+/// default, type, unit, range, help}]}`.
 #[pyfunction]
 fn list_qdiscs(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     let out = PyList::empty(py);
@@ -65,7 +65,9 @@ fn list_qdiscs(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
             let pd = PyDict::new(py);
             pd.set_item("name", p.name)?;
             pd.set_item("default", p.default)?;
-            pd.set_item("kind", p.kind)?;
+            pd.set_item("type", p.type_name())?;
+            pd.set_item("unit", p.unit_text())?;
+            pd.set_item("range", p.range_text())?;
             pd.set_item("help", p.help)?;
             ps.append(pd)?;
         }

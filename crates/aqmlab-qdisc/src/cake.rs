@@ -59,78 +59,76 @@ pub const SET_WAYS: usize = 8;
 
 /// CAKE's parameters (names as `tc-cake(8)` spells them, `-` as `_` where tc has a keyword).
 pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "bandwidth",
-        default: "unlimited",
-        kind: "bitrate or unlimited",
-        help: "shaper rate (tc: bandwidth); unlimited = no shaping, tins share by DRR",
-    },
-    ParamSpec {
-        name: "overhead",
-        default: "0",
-        kind: "integer",
-        help: "bytes added to each IP packet's size for the shaper (framing below IP), -64 to 256",
-    },
-    ParamSpec {
-        name: "mpu",
-        default: "0",
-        kind: "bytes",
-        help: "minimum packet unit: a packet's adjusted size is at least this (after overhead)",
-    },
-    ParamSpec {
-        name: "atm",
-        default: "noatm",
-        kind: "one of noatm|atm|ptm",
-        help: "link-layer cell framing: atm = 53-byte cells per 48 bytes, ptm = 65 per 64 (VDSL2)",
-    },
-    ParamSpec {
-        name: "flow_mode",
-        default: "triple-isolate",
-        kind: "one of flowblind|srchost|dsthost|hosts|flows|dual-srchost|dual-dsthost|triple-isolate",
-        help: "what a flow queue isolates, and whether hosts get fair shares (dual-*, triple-isolate)",
-    },
-    ParamSpec {
-        name: "diffserv",
-        default: "diffserv3",
-        kind: "one of besteffort|diffserv3|diffserv4",
-        help: "tin layout: DSCP-selected priority tins with rate thresholds (Linux's tables)",
-    },
-    ParamSpec {
-        name: "target",
-        default: "5ms",
-        kind: "duration",
-        help: "COBALT's target (raised to 1.5 MTU times at low rates, as cake_set_rate)",
-    },
-    ParamSpec {
-        name: "rtt",
-        default: "100ms",
-        kind: "duration",
-        help: "COBALT's interval (tc: rtt), up to 4.29 s",
-    },
-    ParamSpec {
-        name: "mtu",
-        default: "1514",
-        kind: "bytes",
-        help: "the device MTU used for mtu_time and the default target (Linux psched_mtu: 1500 + 14)",
-    },
-    ParamSpec {
-        name: "limit",
-        default: "10240p",
-        kind: "size",
-        help: "Linux's packet limit, which caps memlimit=auto at limit x mtu (bytes: the cap itself)",
-    },
-    ParamSpec {
-        name: "memlimit",
-        default: "auto",
-        kind: "bytes or auto",
-        help: "queued bytes before dropping from the longest queue; auto = Linux's: 4 x bandwidth x rtt (at least 4 MiB), at most limit x mtu",
-    },
-    ParamSpec {
-        name: "hash",
-        default: "flow_id",
-        kind: "one of flow_id|perturbed",
-        help: "flow_id: the flow (host) number is the hash, so queue = id mod 1024 before the ways; perturbed: salted hash",
-    },
+    ParamSpec::rate(
+        "bandwidth",
+        "unlimited",
+        "shaper rate (tc: bandwidth); unlimited = no shaping, tins share by DRR; at least 512bps (Linux's MIN_RATE)",
+    )
+    .or("unlimited"),
+    ParamSpec::number(
+        "overhead",
+        "0",
+        "bytes added to each IP packet's size for the shaper (framing below IP), a whole number",
+    )
+    .within(-64.0, 256.0),
+    ParamSpec::bytes(
+        "mpu",
+        "0",
+        "minimum packet unit: a packet's adjusted size is at least this (after overhead)",
+    )
+    .le(256.0),
+    ParamSpec::choice(
+        "atm",
+        "noatm",
+        "noatm|atm|ptm",
+        "link-layer cell framing: atm = 53-byte cells per 48 bytes, ptm = 65 per 64 (VDSL2)",
+    ),
+    ParamSpec::choice(
+        "flow_mode",
+        "triple-isolate",
+        "flowblind|srchost|dsthost|hosts|flows|dual-srchost|dual-dsthost|triple-isolate",
+        "what a flow queue isolates, and whether hosts get fair shares (dual-*, triple-isolate)",
+    ),
+    ParamSpec::choice(
+        "diffserv",
+        "diffserv3",
+        "besteffort|diffserv3|diffserv4",
+        "tin layout: DSCP-selected priority tins with rate thresholds (Linux's tables)",
+    ),
+    ParamSpec::duration(
+        "target",
+        "5ms",
+        "COBALT's target (raised to 1.5 MTU times at low rates, as cake_set_rate)",
+    )
+    .gt(0.0)
+    .le(4_294_967_295.0),
+    ParamSpec::duration("rtt", "100ms", "COBALT's interval (tc: rtt)")
+        .gt(0.0)
+        .le(4_294_967_295.0),
+    ParamSpec::bytes(
+        "mtu",
+        "1514",
+        "the device MTU used for mtu_time and the default target (Linux psched_mtu: 1500 + 14)",
+    )
+    .within(68.0, 65535.0),
+    ParamSpec::size(
+        "limit",
+        "10240p",
+        "Linux's packet limit, which caps memlimit=auto at limit x mtu (bytes: the cap itself)",
+    ),
+    ParamSpec::bytes(
+        "memlimit",
+        "auto",
+        "queued bytes before dropping from the longest queue; auto = Linux's: 4 x bandwidth x rtt (at least 4 MiB), at most limit x mtu",
+    )
+    .gt(0.0)
+    .or("auto"),
+    ParamSpec::choice(
+        "hash",
+        "flow_id",
+        "flow_id|perturbed",
+        "flow_id: the flow (host) number is the hash, so queue = id mod 1024 before the ways; perturbed: salted hash",
+    ),
 ];
 
 /// `flow_mode`: Linux's `CAKE_FLOW_*` values (bit 0 source host, bit 1 destination host, bit 2
@@ -295,11 +293,11 @@ pub struct CakeConfig {
 impl CakeConfig {
     /// Reads and checks [`PARAMS`].
     pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
-        let rate_bytes_per_s = match p.raw_value("bandwidth") {
-            "unlimited" | "0" => 0,
-            _ => {
-                let bps = p.bitrate("bandwidth")?.as_bps();
-                if bps < 8 * 64 {
+        let rate_bytes_per_s = match p.word("bandwidth") {
+            Some(_) => 0,
+            None => {
+                let bps = p.bitrate("bandwidth").as_bps();
+                if bps != 0 && bps < 8 * 64 {
                     return Err(p.invalid(
                         "bandwidth",
                         format!("expected at least 512bps (64 B/s, Linux's MIN_RATE) or unlimited, got {bps}bps"),
@@ -308,69 +306,32 @@ impl CakeConfig {
                 bps / 8
             }
         };
-        let overhead: i32 = p.raw_value("overhead").parse().map_err(|_| {
-            p.invalid(
-                "overhead",
-                format!(
-                    "expected an integer number of bytes, got {:?}",
-                    p.raw_value("overhead")
-                ),
-            )
-        })?;
-        if !(-64..=256).contains(&overhead) {
+        let overhead = p.f64("overhead");
+        if overhead.fract() != 0.0 {
             return Err(p.invalid(
                 "overhead",
-                format!("expected -64 to 256 bytes, got {overhead}"),
+                format!("expected a whole number of bytes, got {overhead}"),
             ));
         }
-        let mpu = p.bytes("mpu")?;
-        if mpu > 256 {
-            return Err(p.invalid("mpu", format!("expected 0 to 256 bytes, got {mpu}")));
-        }
-        let framing = [Framing::NoAtm, Framing::Atm, Framing::Ptm]
-            [p.choice("atm", &["noatm", "atm", "ptm"])?];
-        let flow_mode = FlowMode::ALL[p.choice(
-            "flow_mode",
-            &[
-                "flowblind",
-                "srchost",
-                "dsthost",
-                "hosts",
-                "flows",
-                "dual-srchost",
-                "dual-dsthost",
-                "triple-isolate",
-            ],
-        )?];
+        let overhead = overhead as i32;
+        let mpu = p.bytes("mpu");
+        let framing = [Framing::NoAtm, Framing::Atm, Framing::Ptm][p.choice("atm")];
+        let flow_mode = FlowMode::ALL[p.choice("flow_mode")];
         let diffserv = [
             Diffserv::BestEffort,
             Diffserv::Diffserv3,
             Diffserv::Diffserv4,
-        ][p.choice("diffserv", &["besteffort", "diffserv3", "diffserv4"])?];
-        let target_ns = p.positive_duration("target")?.as_nanos();
-        let rtt_ns = p.positive_duration("rtt")?.as_nanos();
-        if rtt_ns > u32::MAX as u64 || target_ns > u32::MAX as u64 {
-            return Err(p.invalid(
-                if rtt_ns > u32::MAX as u64 {
-                    "rtt"
-                } else {
-                    "target"
-                },
-                "expected at most 4294967295ns (the control law scales a 32-bit interval)",
-            ));
-        }
-        let mtu = p.bytes("mtu")?;
-        if !(68..=65535).contains(&mtu) {
-            return Err(p.invalid("mtu", format!("expected 68 to 65535 bytes, got {mtu}")));
-        }
-        let mtu = mtu as u32;
-        let cap = match p.size("limit")? {
+        ][p.choice("diffserv")];
+        let target_ns = p.duration("target").as_nanos();
+        let rtt_ns = p.duration("rtt").as_nanos();
+        let mtu = p.bytes("mtu") as u32;
+        let cap = match p.size("limit") {
             Size::Packets(n) => n.saturating_mul(mtu as u64),
             Size::Bytes(b) => b,
         };
-        let memlimit = match p.raw_value("memlimit") {
+        let memlimit = match p.opt_bytes("memlimit") {
             // cake_reconfigure: 4 x rate x rtt, at least 4 MiB, then at most limit x mtu.
-            "auto" => {
+            None => {
                 let by_rate = if rate_bytes_per_s > 0 {
                     ((rate_bytes_per_s as u128 * (rtt_ns / 1000) as u128 / 250_000) as u64)
                         .max(4 << 20)
@@ -379,15 +340,9 @@ impl CakeConfig {
                 };
                 by_rate.min(cap)
             }
-            _ => {
-                let b = p.bytes("memlimit")?;
-                if b == 0 {
-                    return Err(p.invalid("memlimit", "expected a byte count > 0 or auto, got 0"));
-                }
-                b
-            }
+            Some(b) => b,
         };
-        let perturbed = p.choice("hash", &["flow_id", "perturbed"])? == 1;
+        let perturbed = p.choice("hash") == 1;
         Ok(CakeConfig {
             rate_bytes_per_s,
             overhead,

@@ -38,67 +38,20 @@ use aqmlab_core::{Ecn, Packet, SimTime};
 
 /// COBALT's parameters.
 pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "limit",
-        default: "1000p",
-        kind: "size",
-        help: "buffer limit, packets or bytes; an arrival beyond it is dropped and raises BLUE's probability",
-    },
-    ParamSpec {
-        name: "target",
-        default: "5ms",
-        kind: "duration",
-        help: "CoDel's target sojourn; also BLUE's shortest time between probability changes",
-    },
-    ParamSpec {
-        name: "interval",
-        default: "100ms",
-        kind: "duration",
-        help: "CoDel's interval (up to 4.29 s: ns-3 keeps it in 32 bits of ns)",
-    },
-    ParamSpec {
-        name: "ecn",
-        default: "false",
-        kind: "bool",
-        help: "CoDel's signal CE-marks ECN-capable packets instead of dropping them (BLUE always drops)",
-    },
-    ParamSpec {
-        name: "ce_threshold",
-        default: "off",
-        kind: "duration",
-        help: "CE-mark packets whose sojourn exceeds this (ECN-capable ones with ecn; with l4s, ECT(1)/CE ones)",
-    },
-    ParamSpec {
-        name: "l4s",
-        default: "false",
-        kind: "bool",
-        help: "L4S mode (ns-3 UseL4s): ECT(1)/CE packets are only marked at ce_threshold, never dropped",
-    },
-    ParamSpec {
-        name: "pdrop",
-        default: "0",
-        kind: "number",
-        help: "BLUE's initial drop probability, 0 to 1",
-    },
-    ParamSpec {
-        name: "increment",
-        default: "0.00390625",
-        kind: "number",
-        help: "BLUE's probability step up (1/256), on overflow or a sojourn above blue_threshold",
-    },
-    ParamSpec {
-        name: "decrement",
-        default: "0.000244140625",
-        kind: "number",
-        help: "BLUE's probability step down (1/4096), on a dequeue that finds the queue empty",
-    },
-    ParamSpec {
-        name: "blue_threshold",
-        default: "400ms",
-        kind: "duration",
-        help: "a sojourn above this raises BLUE's probability",
-    },
+    ParamSpec::size("limit", "1000p", "buffer limit, packets or bytes; an arrival beyond it is dropped and raises BLUE's probability"),
+    ParamSpec::duration("target", "5ms", "CoDel's target sojourn; also BLUE's shortest time between probability changes").gt(0.0).lt(I64_NS),
+    ParamSpec::duration("interval", "100ms", "CoDel's interval (ns-3 keeps it in 32 bits of ns)").gt(0.0).le(u32::MAX as f64),
+    ParamSpec::boolean("ecn", "false", "CoDel's signal CE-marks ECN-capable packets instead of dropping them (BLUE always drops)"),
+    ParamSpec::duration("ce_threshold", "off", "CE-mark packets whose sojourn exceeds this (ECN-capable ones with ecn; with l4s, ECT(1)/CE ones)").or("off|none"),
+    ParamSpec::boolean("l4s", "false", "L4S mode (ns-3 UseL4s): ECT(1)/CE packets are only marked at ce_threshold, never dropped"),
+    ParamSpec::number("pdrop", "0", "BLUE's initial drop probability").within(0.0, 1.0).unit("probability"),
+    ParamSpec::number("increment", "0.00390625", "BLUE's probability step up (1/256), on overflow or a sojourn above blue_threshold").within(0.0, 1.0).unit("probability"),
+    ParamSpec::number("decrement", "0.000244140625", "BLUE's probability step down (1/4096), on a dequeue that finds the queue empty").within(0.0, 1.0).unit("probability"),
+    ParamSpec::duration("blue_threshold", "400ms", "a sojourn above this raises BLUE's probability").gt(0.0).lt(I64_NS),
 ];
+
+/// Durations kept in `i64` nanoseconds (ns-3's `Time`) are below 2^63 ns.
+const I64_NS: f64 = 9_223_372_036_854_775_808.0;
 
 /// 1/sqrt(count) values cached for count 0..16 (ns-3 `REC_INV_SQRT_CACHE`).
 const CACHE_LEN: usize = 16;
@@ -162,33 +115,20 @@ pub struct CobaltParams {
 impl CobaltParams {
     /// Reads COBALT's control parameters (shared by `cobalt` and `fq_cobalt`).
     pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
-        let ns = |name: &'static str| -> Result<i64, ConfigError> {
-            let d = p.positive_duration(name)?.as_nanos();
-            i64::try_from(d).map_err(|_| p.invalid(name, "expected a duration below 292 years"))
-        };
-        let interval_ns = ns("interval")?;
-        if interval_ns > u32::MAX as i64 {
-            return Err(p.invalid(
-                "interval",
-                format!(
-                    "expected at most 4294967295ns (ns-3 keeps it in 32 bits), got {interval_ns}ns"
-                ),
-            ));
-        }
-        let ce_threshold_ns = match p.raw_value("ce_threshold") {
-            "off" | "none" => None,
-            _ => Some(i64::try_from(p.duration("ce_threshold")?.as_nanos()).unwrap_or(i64::MAX)),
-        };
+        // The table bounds target, interval and blue_threshold below 2^63 ns.
+        let ns = |name| p.duration(name).as_nanos() as i64;
         Ok(CobaltParams {
-            target_ns: ns("target")?,
-            interval_ns,
-            ecn: p.bool("ecn")?,
-            ce_threshold_ns,
-            l4s: p.bool("l4s")?,
-            pdrop: p.f64_in("pdrop", 0.0, 1.0)?,
-            increment: p.f64_in("increment", 0.0, 1.0)?,
-            decrement: p.f64_in("decrement", 0.0, 1.0)?,
-            blue_threshold_ns: ns("blue_threshold")?,
+            target_ns: ns("target"),
+            interval_ns: ns("interval"),
+            ecn: p.bool("ecn"),
+            ce_threshold_ns: p
+                .opt_duration("ce_threshold")
+                .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)),
+            l4s: p.bool("l4s"),
+            pdrop: p.f64("pdrop"),
+            increment: p.f64("increment"),
+            decrement: p.f64("decrement"),
+            blue_threshold_ns: ns("blue_threshold"),
             mtu_time_ns: 0,
         })
     }
@@ -462,7 +402,7 @@ impl CobaltConfig {
     /// Reads and checks the parameters.
     pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
         Ok(CobaltConfig {
-            limit: p.size("limit")?,
+            limit: p.size("limit"),
             params: CobaltParams::from_params(p)?,
         })
     }

@@ -19,55 +19,29 @@ pub use control::{CodelParams, CodelQueue, CodelState, Variant};
 
 /// CoDel's parameters.
 pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "limit",
-        default: "1000p",
-        kind: "size",
-        help: "buffer limit (tail drop beyond it), packets or bytes",
-    },
-    ParamSpec {
-        name: "target",
-        default: "5ms",
-        kind: "duration",
-        help: "acceptable standing queue delay (RFC 8289 TARGET)",
-    },
-    ParamSpec {
-        name: "interval",
-        default: "100ms",
-        kind: "duration",
-        help: "window for the minimum sojourn, ~ worst RTT (RFC 8289 INTERVAL)",
-    },
-    ParamSpec {
-        name: "mtu",
-        default: "auto",
-        kind: "bytes",
-        help:
-            "never drop when at most this many bytes remain; auto = in a scenario, the largest packet on the link (+14 B with linux); else 1500 (rfc, ns3) or 1514 (linux)",
-    },
-    ParamSpec {
-        name: "ecn",
-        default: "false",
-        kind: "bool",
-        help: "CE-mark ECN-capable packets instead of dropping them",
-    },
-    ParamSpec {
-        name: "ce_threshold",
-        default: "off",
-        kind: "duration",
-        help: "CE-mark any packet whose sojourn exceeds this (Linux ce_threshold); off by default",
-    },
-    ParamSpec {
-        name: "variant",
-        default: "rfc",
-        kind: "one of rfc|linux|ns3",
-        help: "arithmetic: RFC 8289 exact, Linux sch_codel, or ns-3 3.37",
-    },
-    ParamSpec {
-        name: "l4s",
-        default: "false",
-        kind: "bool",
-        help: "L4S mode (ns-3 UseL4s): an ECT(1) or CE head is sent at once, CE-marked if its sojourn exceeds ce_threshold, without CoDel's control law; classic ce_threshold marking off",
-    },
+    ParamSpec::size("limit", "1000p", "buffer limit (tail drop beyond it), packets or bytes"),
+    ParamSpec::duration("target", "5ms", "acceptable standing queue delay (RFC 8289 TARGET)").gt(0.0),
+    ParamSpec::duration("interval", "100ms", "window for the minimum sojourn, ~ worst RTT (RFC 8289 INTERVAL)").gt(0.0),
+    ParamSpec::bytes(
+        "mtu",
+        "auto",
+        "never drop when at most this many bytes remain; auto = in a scenario, the largest packet on the link (+14 B with linux); else 1500 (rfc, ns3) or 1514 (linux)",
+    )
+    .gt(0.0)
+    .or("auto"),
+    ParamSpec::boolean("ecn", "false", "CE-mark ECN-capable packets instead of dropping them"),
+    ParamSpec::duration(
+        "ce_threshold",
+        "off",
+        "CE-mark any packet whose sojourn exceeds this (Linux ce_threshold); off by default",
+    )
+    .or("off|none"),
+    ParamSpec::choice("variant", "rfc", "rfc|linux|ns3", "arithmetic: RFC 8289 exact, Linux sch_codel, or ns-3 3.37"),
+    ParamSpec::boolean(
+        "l4s",
+        "false",
+        "L4S mode (ns-3 UseL4s): an ECT(1) or CE head is sent at once, CE-marked if its sojourn exceeds ce_threshold, without CoDel's control law; classic ce_threshold marking off",
+    ),
 ];
 
 /// Validated CoDel configuration.
@@ -82,14 +56,10 @@ pub struct CodelConfig {
 /// Reads the CoDel parameters common to CoDel, FQ-CoDel and LSTF-CoDel (`target`, `interval`,
 /// `mtu`, `ecn`, `ce_threshold`, `variant`, and `l4s` where the table has it) and checks them.
 pub fn codel_params_from(p: &Params) -> Result<CodelParams, ConfigError> {
-    let variant = Variant::from_index(p.choice("variant", &Variant::NAMES)?);
-    let target = p.positive_duration("target")?;
-    let interval = p.positive_duration("interval")?;
+    let variant = Variant::from_index(p.choice("variant"));
+    let (target, interval) = (p.duration("target"), p.duration("interval"));
     if target >= interval {
-        return Err(p.invalid(
-            "target",
-            format!("expected target < interval ({interval}), got {target}"),
-        ));
+        return Err(p.invalid("target", format!("expected target < interval ({interval})")));
     }
     if variant != Variant::Rfc && (target.as_nanos() >> 10 == 0) {
         return Err(p.invalid(
@@ -97,37 +67,24 @@ pub fn codel_params_from(p: &Params) -> Result<CodelParams, ConfigError> {
             "expected at least 1024ns with the linux and ns3 variants (their time unit)",
         ));
     }
-    let mtu = if p.is_given("mtu") && !matches!(raw(p, "mtu").as_str(), "auto") {
-        let m = p.bytes("mtu")?;
-        if m == 0 {
-            return Err(p.invalid("mtu", "expected a byte count > 0"));
-        }
-        m
-    } else if variant == Variant::Linux {
+    let mtu = p.opt_bytes("mtu").unwrap_or(if variant == Variant::Linux {
         1514
     } else {
         1500
-    };
-    let ce_threshold = match raw(p, "ce_threshold").as_str() {
-        "off" | "none" => None,
-        _ => Some(p.duration("ce_threshold")?),
-    };
-    let mut params = CodelParams::new(variant, target, interval, mtu, p.bool("ecn")?, ce_threshold);
+    });
+    let ce_threshold = p.opt_duration("ce_threshold");
+    let mut params = CodelParams::new(variant, target, interval, mtu, p.bool("ecn"), ce_threshold);
     if p.has_param("l4s") {
-        params.l4s = p.bool("l4s")?;
+        params.l4s = p.bool("l4s");
     }
     Ok(params)
-}
-
-fn raw(p: &Params, name: &'static str) -> String {
-    p.raw_value(name).to_string()
 }
 
 impl CodelConfig {
     /// Reads and checks the parameters.
     pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
         Ok(CodelConfig {
-            limit: p.size("limit")?,
+            limit: p.size("limit"),
             params: codel_params_from(p)?,
         })
     }

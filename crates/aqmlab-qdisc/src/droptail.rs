@@ -10,18 +10,16 @@ use aqmlab_core::{Packet, SimTime};
 
 /// DropTail's parameters.
 pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "limit",
-        default: "1000p",
-        kind: "size",
-        help: "buffer limit in packets (1000p) or bytes (1.5MB)",
-    },
-    ParamSpec {
-        name: "head_drop",
-        default: "false",
-        kind: "bool",
-        help: "when full, drop the oldest packet instead of the arrival",
-    },
+    ParamSpec::size(
+        "limit",
+        "1000p",
+        "buffer limit in packets (1000p) or bytes (1.5MB)",
+    ),
+    ParamSpec::boolean(
+        "head_drop",
+        "false",
+        "when full, drop the oldest packet instead of the arrival",
+    ),
 ];
 
 /// Validated DropTail configuration.
@@ -37,8 +35,8 @@ impl DropTailConfig {
     /// Reads and checks the parameters.
     pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
         Ok(DropTailConfig {
-            limit: p.size("limit")?,
-            head_drop: p.bool("head_drop")?,
+            limit: p.size("limit"),
+            head_drop: p.bool("head_drop"),
         })
     }
 }

@@ -43,116 +43,31 @@
 use crate::contract::{Backlog, DropReason, MarkReason, QdiscCx, QueueDisc, Stage};
 use crate::droptail::fits;
 use crate::fifo::PacketFifo;
-use crate::params::{ConfigError, ParamSpec, Params};
+use crate::params::{ConfigError, ParamSpec, Params, Value};
 use crate::uniform::UniformSource;
-use aqmlab_core::units::{self, Size};
+use aqmlab_core::units::Size;
 use aqmlab_core::{Ecn, Packet, SimDuration, SimTime};
 use std::collections::VecDeque;
 
 /// DualPI2's parameters (names after `tc qdisc … dualpi2`).
 pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "limit",
-        default: "10000p",
-        kind: "size",
-        help: "buffer of both queues together, packets (10000p) or bytes; an arrival beyond it is dropped",
-    },
-    ParamSpec {
-        name: "target",
-        default: "15ms",
-        kind: "duration",
-        help: "PI2 target queueing delay (RFC 9332 A.1 target)",
-    },
-    ParamSpec {
-        name: "tupdate",
-        default: "16ms",
-        kind: "duration",
-        help: "period of the PI2 probability update (A.1 Tupdate), at least 1us",
-    },
-    ParamSpec {
-        name: "alpha",
-        default: "0.16015625",
-        kind: "number",
-        help: "integral gain in Hz (Linux: 41/256); variant=linux keeps whole 1/256 Hz",
-    },
-    ParamSpec {
-        name: "beta",
-        default: "3.19921875",
-        kind: "number",
-        help: "proportional gain in Hz (Linux: 819/256); variant=linux keeps whole 1/256 Hz",
-    },
-    ParamSpec {
-        name: "max_rtt",
-        default: "off",
-        kind: "duration",
-        help: "derive target, tupdate, alpha and beta as tc does from max_rtt and typical_rtt (typical = max/6 if not given)",
-    },
-    ParamSpec {
-        name: "typical_rtt",
-        default: "off",
-        kind: "duration",
-        help: "with max_rtt (max = 6 x typical if not given): target = typical_rtt, tupdate = min(typical, max/3)",
-    },
-    ParamSpec {
-        name: "step_thresh",
-        default: "1ms",
-        kind: "duration or packets",
-        help: "L queue's native marking threshold: a sojourn (1ms) or an L-queue length in packets (5p)",
-    },
-    ParamSpec {
-        name: "step_range",
-        default: "0ms",
-        kind: "duration",
-        help: "variant=rfc: mark with a ramp from step_thresh to step_thresh + step_range (RFC A.1 minTh, range); 0: a step",
-    },
-    ParamSpec {
-        name: "min_qlen_step",
-        default: "0",
-        kind: "integer",
-        help: "native L marking only with this many other packets in the L queue (Linux min_qlen_step, RFC Th_len)",
-    },
-    ParamSpec {
-        name: "coupling_factor",
-        default: "2",
-        kind: "integer",
-        help: "k, 1 to 255: p_CL = k·p' (RFC 9332 §2.4)",
-    },
-    ParamSpec {
-        name: "drop_on_overload",
-        default: "true",
-        kind: "bool",
-        help: "once p' reaches 1/k drop L packets with p_C too (true), or cap p' at 1/k and let the queue fill (false: tc's overflow)",
-    },
-    ParamSpec {
-        name: "drop_at",
-        default: "dequeue",
-        kind: "one of dequeue|enqueue",
-        help: "where the PI2 drop/mark is decided (tc drop_dequeue / drop_enqueue); the step is always at dequeue",
-    },
-    ParamSpec {
-        name: "ecn_mask",
-        default: "l4s_ect",
-        kind: "one of l4s_ect|any_ect",
-        help: "which packets go to the L queue: ECT(1) and CE, or any ECT and CE",
-    },
-    ParamSpec {
-        name: "classic_protection",
-        default: "10",
-        kind: "integer",
-        help: "percent of the bytes the scheduler keeps for the C queue when both are backlogged (0 to 100)",
-    },
-    ParamSpec {
-        name: "mtu",
-        default: "1514",
-        kind: "bytes",
-        help: "Linux psched_mtu: the scheduler's initial credit and, variant=linux, no AQM action below 2 MTU queued",
-    },
-    ParamSpec {
-        name: "variant",
-        default: "linux",
-        kind: "one of linux|rfc",
-        help: "Linux sch_dualpi2 (fixed point, random draws) or RFC 9332 Appendix A.2's pseudocode (recur())",
-    },
+    ParamSpec::size("limit", "10000p", "buffer of both queues together, packets (10000p) or bytes; an arrival beyond it is dropped"),
+    ParamSpec::duration("target", "15ms", "PI2 target queueing delay (RFC 9332 A.1 target)"),
+    ParamSpec::duration("tupdate", "16ms", "period of the PI2 probability update (A.1 Tupdate)").ge(1e3),
+    ParamSpec::number("alpha", "0.16015625", "integral gain (Linux: 41/256); variant=linux keeps whole 1/256 Hz, 1/256 to (2^31-1)/256").within(0.0, 1e9).unit("Hz"),
+    ParamSpec::number("beta", "3.19921875", "proportional gain (Linux: 819/256); variant=linux keeps whole 1/256 Hz, 1/256 to (2^31-1)/256").within(0.0, 1e9).unit("Hz"),
+    ParamSpec::duration("max_rtt", "off", "derive target, tupdate, alpha and beta as tc does from max_rtt and typical_rtt (typical = max/6 if not given)").gt(0.0).or("off|none"),
+    ParamSpec::duration("typical_rtt", "off", "with max_rtt (max = 6 x typical if not given): target = typical_rtt, tupdate = min(typical, max/3)").gt(0.0).or("off|none"),
+    ParamSpec::duration_or_packets("step_thresh", "1ms", "L queue's native marking threshold: a sojourn (1ms) or an L-queue length in packets (5p)"),
+    ParamSpec::duration("step_range", "0ms", "variant=rfc: mark with a ramp from step_thresh to step_thresh + step_range (RFC A.1 minTh, range); 0: a step"),
+    ParamSpec::integer("min_qlen_step", "0", "native L marking only with this many other packets in the L queue (Linux min_qlen_step, RFC Th_len)").unit("packets"),
+    ParamSpec::integer("coupling_factor", "2", "k: p_CL = k·p' (RFC 9332 §2.4)").within(1.0, 255.0),
+    ParamSpec::boolean("drop_on_overload", "true", "once p' reaches 1/k drop L packets with p_C too (true), or cap p' at 1/k and let the queue fill (false: tc's overflow)"),
+    ParamSpec::choice("drop_at", "dequeue", "dequeue|enqueue", "where the PI2 drop/mark is decided (tc drop_dequeue / drop_enqueue); the step is always at dequeue"),
+    ParamSpec::choice("ecn_mask", "l4s_ect", "l4s_ect|any_ect", "which packets go to the L queue: ECT(1) and CE, or any ECT and CE"),
+    ParamSpec::integer("classic_protection", "10", "share of the bytes the scheduler keeps for the C queue when both are backlogged").within(0.0, 100.0).unit("percent"),
+    ParamSpec::bytes("mtu", "1514", "Linux psched_mtu: the scheduler's initial credit and, variant=linux, no AQM action below 2 MTU queued").within(1.0, u32::MAX as f64),
+    ParamSpec::choice("variant", "linux", "linux|rfc", "Linux sch_dualpi2 (fixed point, random draws) or RFC 9332 Appendix A.2's pseudocode (recur())"),
 ];
 
 /// Which reference the discipline follows where they differ.
@@ -255,17 +170,8 @@ pub fn derive_from_rtts(
 impl Dualpi2Config {
     /// Reads and checks the parameters.
     pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
-        let variant = match p.choice("variant", &["linux", "rfc"])? {
-            0 => Dualpi2Variant::Linux,
-            _ => Dualpi2Variant::Rfc,
-        };
-        let optional = |name: &'static str| -> Result<Option<SimDuration>, ConfigError> {
-            match p.raw_value(name) {
-                "off" | "none" => Ok(None),
-                _ => p.positive_duration(name).map(Some),
-            }
-        };
-        let (typical_rtt, max_rtt) = (optional("typical_rtt")?, optional("max_rtt")?);
+        let variant = [Dualpi2Variant::Linux, Dualpi2Variant::Rfc][p.choice("variant")];
+        let (typical_rtt, max_rtt) = (p.opt_duration("typical_rtt"), p.opt_duration("max_rtt"));
         let (target, tupdate, alpha, beta) = if typical_rtt.is_some() || max_rtt.is_some() {
             let rtt_name = if max_rtt.is_some() {
                 "max_rtt"
@@ -288,18 +194,12 @@ impl Dualpi2Config {
             derive_from_rtts(typical_rtt, max_rtt).map_err(|m| p.invalid(rtt_name, m))?
         } else {
             (
-                p.duration("target")?,
-                p.duration("tupdate")?,
-                p.f64("alpha")?,
-                p.f64("beta")?,
+                p.duration("target"),
+                p.duration("tupdate"),
+                p.f64("alpha"),
+                p.f64("beta"),
             )
         };
-        if tupdate < SimDuration::from_micros(1) {
-            return Err(p.invalid(
-                "tupdate",
-                format!("expected at least 1us, got {}ns", tupdate.as_nanos()),
-            ));
-        }
         let derived = typical_rtt.is_some() || max_rtt.is_some();
         for (name, v) in [("alpha", alpha), ("beta", beta)] {
             let (ok, range) = match variant {
@@ -316,23 +216,20 @@ impl Dualpi2Config {
                     (true, true) => "max_rtt",
                     (true, false) => "typical_rtt",
                 };
-                return Err(p.invalid(at, format!("{name} = {v}, expected {range}")));
+                let msg = if derived {
+                    format!("derives {name} = {v}, expected {range}")
+                } else {
+                    format!("expected {range}")
+                };
+                return Err(p.invalid(at, msg));
             }
         }
-        let step_raw = p.raw_value("step_thresh");
-        let step_thresh = match units::parse_duration(step_raw) {
-            Ok(d) => StepThresh::Time(d.as_nanos()),
-            Err(_) => match units::parse_size(step_raw) {
-                Ok(Size::Packets(n)) => StepThresh::Packets(n),
-                _ => {
-                    return Err(p.invalid(
-                        "step_thresh",
-                        format!("expected a duration like \"1ms\" or a packet count like \"5p\", got {step_raw:?}"),
-                    ))
-                }
-            },
+        let step_thresh = match p.value("step_thresh") {
+            // The table's type gives packets only.
+            Value::Size(Size::Packets(n) | Size::Bytes(n)) => StepThresh::Packets(n),
+            _ => StepThresh::Time(p.duration("step_thresh").as_nanos()),
         };
-        let step_range = p.duration("step_range")?;
+        let step_range = p.duration("step_range");
         if step_range > SimDuration::ZERO {
             if variant != Dualpi2Variant::Rfc {
                 return Err(p.invalid(
@@ -347,22 +244,8 @@ impl Dualpi2Config {
                 ));
             }
         }
-        let k = p.u64("coupling_factor")?;
-        if !(1..=255).contains(&k) {
-            return Err(p.invalid(
-                "coupling_factor",
-                format!("expected a whole number from 1 to 255, got {k}"),
-            ));
-        }
-        let wc = p.u64("classic_protection")?;
-        if wc > 100 {
-            return Err(p.invalid(
-                "classic_protection",
-                format!("expected a percentage from 0 to 100, got {wc}"),
-            ));
-        }
-        let drop_on_overload = p.bool("drop_on_overload")?;
-        let drop_early = p.choice("drop_at", &["dequeue", "enqueue"])? == 1;
+        let drop_on_overload = p.bool("drop_on_overload");
+        let drop_early = p.choice("drop_at") == 1;
         if variant == Dualpi2Variant::Rfc {
             if !drop_on_overload {
                 return Err(p.invalid(
@@ -378,20 +261,20 @@ impl Dualpi2Config {
             }
         }
         Ok(Dualpi2Config {
-            limit: p.size("limit")?,
+            limit: p.size("limit"),
             target,
             tupdate,
             alpha,
             beta,
             step_thresh,
             step_range,
-            min_qlen_step: p.u64("min_qlen_step")?,
-            k: k as u32,
+            min_qlen_step: p.u64("min_qlen_step"),
+            k: p.u64("coupling_factor") as u32,
             drop_on_overload,
             drop_early,
-            any_ect: p.choice("ecn_mask", &["l4s_ect", "any_ect"])? == 1,
-            wc: wc as u32,
-            mtu: p.packet_size("mtu")?,
+            any_ect: p.choice("ecn_mask") == 1,
+            wc: p.u64("classic_protection") as u32,
+            mtu: p.bytes("mtu") as u32,
             variant,
         })
     }

@@ -45,83 +45,80 @@ use aqmlab_core::units::Size;
 use aqmlab_core::{FlowId, Packet, SimTime};
 
 /// `limit`: packets over all flows.
-pub const LIMIT: ParamSpec = ParamSpec {
-    name: "limit",
-    default: "10240p",
-    kind: "size",
-    help: "packets over all flows; beyond it, drop from the fattest flow (packets only)",
-};
+pub const LIMIT: ParamSpec = ParamSpec::size(
+    "limit",
+    "10240p",
+    "packets over all flows; beyond it, drop from the fattest flow (packets only)",
+)
+.le(u32::MAX as f64);
 /// `flows`: number of flow queues.
-pub const FLOWS: ParamSpec = ParamSpec {
-    name: "flows",
-    default: "1024",
-    kind: "integer",
-    help: "flow queues (hash buckets), 1 to 65536",
-};
+pub const FLOWS: ParamSpec =
+    ParamSpec::integer("flows", "1024", "flow queues (hash buckets)").within(1.0, 65536.0);
 /// `quantum`: DRR quantum.
-pub const QUANTUM: ParamSpec = ParamSpec {
-    name: "quantum",
-    default: "1514",
-    kind: "bytes",
-    help: "DRR quantum: bytes a flow may send per round, 256 to 1MiB",
-};
+pub const QUANTUM: ParamSpec = ParamSpec::bytes(
+    "quantum",
+    "1514",
+    "DRR quantum: bytes a flow may send per round",
+)
+.within(256.0, 1_048_576.0);
 /// `memory_limit`: bytes over all flows.
-pub const MEMORY_LIMIT: ParamSpec = ParamSpec {
-    name: "memory_limit",
-    default: "32MiB",
-    kind: "bytes",
-    help: "bytes over all flows before dropping from the fattest (Linux: skb truesize)",
-};
+pub const MEMORY_LIMIT: ParamSpec = ParamSpec::bytes(
+    "memory_limit",
+    "32MiB",
+    "bytes over all flows before dropping from the fattest (Linux: skb truesize)",
+)
+.gt(0.0);
 /// `drop_batch`: most packets one overflow drops.
-pub const DROP_BATCH: ParamSpec = ParamSpec {
-    name: "drop_batch",
-    default: "64",
-    kind: "integer",
-    help: "most packets one overflow drops from the fattest flow (stops at half its bytes)",
-};
+pub const DROP_BATCH: ParamSpec = ParamSpec::integer(
+    "drop_batch",
+    "64",
+    "most packets one overflow drops from the fattest flow (stops at half its bytes)",
+)
+.within(1.0, u32::MAX as f64)
+.unit("packets");
 /// `empty_new_flow`: where an emptied new flow goes.
-pub const EMPTY_NEW_FLOW: ParamSpec = ParamSpec {
-    name: "empty_new_flow",
-    default: "auto",
-    kind: "one of auto|old|remove_if_no_old",
-    help: "an emptied new flow goes to the old list (RFC 8290, ns-3) or leaves the lists when the old list is empty (Linux); auto = old when following ns-3 (fq_codel variant=ns3, fq_pie, fq_cobalt), else remove_if_no_old",
-};
+pub const EMPTY_NEW_FLOW: ParamSpec = ParamSpec::choice(
+    "empty_new_flow",
+    "auto",
+    "auto|old|remove_if_no_old",
+    "an emptied new flow goes to the old list (RFC 8290, ns-3) or leaves the lists when the old list is empty (Linux); auto = old when following ns-3 (fq_codel variant=ns3, fq_pie, fq_cobalt), else remove_if_no_old",
+);
 /// `overflow_count`: whether an overflow batch bumps CoDel's count.
-pub const OVERFLOW_COUNT: ParamSpec = ParamSpec {
-    name: "overflow_count",
-    default: "auto",
-    kind: "one of auto|bump|keep",
-    help: "an overflow batch adds its drops to the flow's CoDel count (Linux) or not (ns-3); auto = keep with variant=ns3, else bump",
-};
+pub const OVERFLOW_COUNT: ParamSpec = ParamSpec::choice(
+    "overflow_count",
+    "auto",
+    "auto|bump|keep",
+    "an overflow batch adds its drops to the flow's CoDel count (Linux) or not (ns-3); auto = keep with variant=ns3, else bump",
+);
 /// `fattest_tie`: which equally fat flow an overflow drops from.
-pub const FATTEST_TIE: ParamSpec = ParamSpec {
-    name: "fattest_tie",
-    default: "auto",
-    kind: "one of auto|lowest_bucket|first_created",
-    help: "equal-byte fattest flows: the lowest bucket wins (Linux) or the flow queue created first (ns-3); auto = first_created when following ns-3, else lowest_bucket",
-};
+pub const FATTEST_TIE: ParamSpec = ParamSpec::choice(
+    "fattest_tie",
+    "auto",
+    "auto|lowest_bucket|first_created",
+    "equal-byte fattest flows: the lowest bucket wins (Linux) or the flow queue created first (ns-3); auto = first_created when following ns-3, else lowest_bucket",
+);
 /// `flow_limit`: ns-3's per-flow child limit.
-pub const FLOW_LIMIT: ParamSpec = ParamSpec {
-    name: "flow_limit",
-    default: "auto",
-    kind: "one of auto|none|limit",
-    help: "limit: an arrival to a flow already holding `limit` packets is tail-dropped (ns-3's child queue disc limit); none: no per-flow limit (Linux); auto = limit when following ns-3, else none",
-};
+pub const FLOW_LIMIT: ParamSpec = ParamSpec::choice(
+    "flow_limit",
+    "auto",
+    "auto|none|limit",
+    "limit: an arrival to a flow already holding `limit` packets is tail-dropped (ns-3's child queue disc limit); none: no per-flow limit (Linux); auto = limit when following ns-3, else none",
+);
 /// `hash`: classification.
-pub const HASH: ParamSpec = ParamSpec {
-    name: "hash",
-    default: "flow_id",
-    kind: "one of flow_id|perturbed",
-    help: "flow_id: bucket = id mod flows; perturbed: salted hash, collisions as in Linux; set_associative: ns-3's SetWays hash over the flow id (groups of set_ways queues)",
-};
+pub const HASH: ParamSpec = ParamSpec::choice(
+    "hash",
+    "flow_id",
+    "flow_id|perturbed|set_associative",
+    "flow_id: bucket = id mod flows; perturbed: salted hash, collisions as in Linux; set_associative: ns-3's SetWays hash over the flow id (groups of set_ways queues)",
+);
 
 /// `set_ways`: queues per set of the set-associative hash.
-pub const SET_WAYS: ParamSpec = ParamSpec {
-    name: "set_ways",
-    default: "8",
-    kind: "integer",
-    help: "queues per set with hash=set_associative (ns-3 SetWays), a divisor of flows",
-};
+pub const SET_WAYS: ParamSpec = ParamSpec::integer(
+    "set_ways",
+    "8",
+    "queues per set with hash=set_associative (ns-3 SetWays), a divisor of flows",
+)
+.within(1.0, 65536.0);
 
 const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
@@ -149,6 +146,33 @@ pub const fn spec_from(table: &[ParamSpec], name: &str) -> ParamSpec {
         i += 1;
     }
     panic!("no such parameter in the table")
+}
+
+/// The scheduler's parameters before the flow AQM's in an ns-3-style table ([`ns3_table`]).
+const NS3_HEAD: [ParamSpec; 5] = [LIMIT, FLOWS, QUANTUM, MEMORY_LIMIT, DROP_BATCH];
+/// The scheduler's parameters after the flow AQM's in an ns-3-style table.
+const NS3_TAIL: [ParamSpec; 5] = [EMPTY_NEW_FLOW, FATTEST_TIE, FLOW_LIMIT, HASH, SET_WAYS];
+/// How many parameters the scheduler adds in [`ns3_table`].
+pub const NS3_SCHEDULER_PARAMS: usize = NS3_HEAD.len() + NS3_TAIL.len();
+
+/// The table of a flow-queue discipline that follows ns-3 (FQ-PIE, FQ-COBALT): the scheduler's
+/// parameters around the flow AQM's `aqm` (no `overflow_count`: ns-3's `keep`). `N` is
+/// `aqm.len() + NS3_SCHEDULER_PARAMS`.
+pub const fn ns3_table<const N: usize>(aqm: &[ParamSpec]) -> [ParamSpec; N] {
+    assert!(N == aqm.len() + NS3_SCHEDULER_PARAMS);
+    let mut out = [LIMIT; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < NS3_HEAD.len() {
+            NS3_HEAD[i]
+        } else if i < NS3_HEAD.len() + aqm.len() {
+            aqm[i - NS3_HEAD.len()]
+        } else {
+            NS3_TAIL[i - NS3_HEAD.len() - aqm.len()]
+        };
+        i += 1;
+    }
+    out
 }
 
 /// What happens to a queue taken from the new list that turns out to be empty.
@@ -228,16 +252,23 @@ pub struct FqConfig<P> {
     pub aqm: P,
 }
 
-/// Reads `name` as a whole number in `lo..=hi`.
-pub(crate) fn int_in(p: &Params, name: &'static str, lo: u64, hi: u64) -> Result<u64, ConfigError> {
-    let v = p.u64(name)?;
-    if !(lo..=hi).contains(&v) {
-        return Err(p.invalid(
-            name,
-            format!("expected an integer in [{lo}, {hi}], got {v}"),
-        ));
+/// The parameters every flow's AQM shares, read from the discipline's table.
+pub trait FlowParams: Sized {
+    /// Reads and checks them.
+    fn from_params(p: &Params) -> Result<Self, ConfigError>;
+    /// Whether the scheduler's `auto` rules are ns-3 3.37's (else Linux's).
+    fn follows_ns3(&self) -> bool {
+        true
     }
-    Ok(v)
+}
+
+impl<P: FlowParams> FqConfig<P> {
+    /// Reads and checks the flow AQM's parameters, then the scheduler's.
+    pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
+        let aqm = P::from_params(p)?;
+        let ns3 = aqm.follows_ns3();
+        Self::scheduler_from_params(p, ns3, aqm)
+    }
 }
 
 impl<P> FqConfig<P> {
@@ -246,45 +277,22 @@ impl<P> FqConfig<P> {
     /// [`HASH`], and [`OVERFLOW_COUNT`] if the table has it, else `keep`). `ns3` says what `auto`
     /// means: ns-3 3.37's rule on each point, or Linux's.
     pub fn scheduler_from_params(p: &Params, ns3: bool, aqm: P) -> Result<Self, ConfigError> {
-        let limit = match p.size("limit")? {
-            Size::Packets(n) if n <= u32::MAX as u64 => n as u32,
-            Size::Packets(n) => {
-                return Err(p.invalid(
+        let limit =
+            match p.size("limit") {
+                // The table bounds it below 2^32.
+                Size::Packets(n) => n as u32,
+                Size::Bytes(_) => return Err(p.invalid(
                     "limit",
-                    format!("expected at most {} packets, got {n}", u32::MAX),
-                ))
-            }
-            Size::Bytes(_) => {
-                return Err(p.invalid(
-                    "limit",
-                    format!(
-                        "expected a packet count like \"10240p\" (bytes are limited by memory_limit), got {:?}",
-                        p.raw_value("limit")
-                    ),
-                ))
-            }
-        };
-        let flows = int_in(p, "flows", 1, 65536)? as u32;
-        let quantum = p.bytes("quantum")?;
-        if !(256..=1 << 20).contains(&quantum) {
-            return Err(p.invalid(
-                "quantum",
-                format!("expected 256 to 1048576 bytes, got {quantum}"),
-            ));
-        }
-        let memory_limit = p.bytes("memory_limit")?;
-        if memory_limit == 0 {
-            return Err(p.invalid("memory_limit", "expected a byte count > 0, got 0"));
-        }
-        let drop_batch = int_in(p, "drop_batch", 1, u32::MAX as u64)? as u32;
-        let empty_new_flow =
-            match p.choice("empty_new_flow", &["auto", "old", "remove_if_no_old"])? {
-                0 if ns3 => EmptyNewFlow::Old,
-                0 | 2 => EmptyNewFlow::RemoveIfNoOld,
-                _ => EmptyNewFlow::Old,
+                    "expected a packet count like \"10240p\" (bytes are limited by memory_limit)",
+                )),
             };
+        let empty_new_flow = match p.choice("empty_new_flow") {
+            0 if ns3 => EmptyNewFlow::Old,
+            0 | 2 => EmptyNewFlow::RemoveIfNoOld,
+            _ => EmptyNewFlow::Old,
+        };
         let overflow_count = if p.has_param("overflow_count") {
-            match p.choice("overflow_count", &["auto", "bump", "keep"])? {
+            match p.choice("overflow_count") {
                 0 if ns3 => OverflowCount::Keep,
                 0 | 1 => OverflowCount::Bump,
                 _ => OverflowCount::Keep,
@@ -292,23 +300,24 @@ impl<P> FqConfig<P> {
         } else {
             OverflowCount::Keep
         };
-        let fattest_tie =
-            match p.choice("fattest_tie", &["auto", "lowest_bucket", "first_created"])? {
-                0 if ns3 => FattestTie::FirstCreated,
-                0 | 1 => FattestTie::LowestBucket,
-                _ => FattestTie::FirstCreated,
-            };
-        let flow_limit = match p.choice("flow_limit", &["auto", "none", "limit"])? {
+        let fattest_tie = match p.choice("fattest_tie") {
+            0 if ns3 => FattestTie::FirstCreated,
+            0 | 1 => FattestTie::LowestBucket,
+            _ => FattestTie::FirstCreated,
+        };
+        let flow_limit = match p.choice("flow_limit") {
             0 => ns3,
             1 => false,
             _ => true,
         };
-        let hash = match p.choice("hash", &["flow_id", "perturbed", "set_associative"])? {
+        let (flows, quantum) = (p.u64("flows") as u32, p.bytes("quantum"));
+        let (memory_limit, drop_batch) = (p.bytes("memory_limit"), p.u64("drop_batch") as u32);
+        let hash = match p.choice("hash") {
             0 => FlowHash::FlowId,
             1 => FlowHash::Perturbed,
             _ => {
-                let ways = int_in(p, "set_ways", 1, flows as u64)? as u32;
-                if flows % ways != 0 {
+                let ways = p.u64("set_ways") as u32;
+                if ways > flows || flows % ways != 0 {
                     return Err(p.invalid(
                         "set_ways",
                         format!("expected a divisor of flows ({flows}), got {ways}"),

@@ -53,7 +53,7 @@
 use crate::codel::{self, CodelParams, CodelQueue, CodelState, Variant};
 use crate::contract::{DropReason, QdiscCx, Stage};
 use crate::fifo::PacketFifo;
-use crate::fq::{self, spec_from, FlowAqm};
+use crate::fq::{self, spec_from, FlowAqm, FlowParams};
 pub use crate::fq::{
     EmptyNewFlow, FattestTie, FlowHash, FlowList, FlowQueues, FlowView, FqConfig, OverflowCount,
 };
@@ -72,20 +72,17 @@ pub const PARAMS: &[ParamSpec] = &[
     spec_from(codel::PARAMS, "target"),
     spec_from(codel::PARAMS, "interval"),
     spec_from(codel::PARAMS, "mtu"),
-    ParamSpec {
-        default: "true",
-        ..spec_from(codel::PARAMS, "ecn")
-    },
+    spec_from(codel::PARAMS, "ecn").with_default("true"),
     spec_from(codel::PARAMS, "ce_threshold"),
     spec_from(codel::PARAMS, "variant"),
     spec_from(codel::PARAMS, "l4s"),
     fq::DROP_BATCH,
-    ParamSpec {
-        name: "mtu_scope",
-        default: "auto",
-        kind: "one of auto|total|flow",
-        help: "bytes CoDel compares with mtu: the whole qdisc's (Linux) or the flow's own (ns-3); auto = flow with variant=ns3, else total",
-    },
+    ParamSpec::choice(
+        "mtu_scope",
+        "auto",
+        "auto|total|flow",
+        "bytes CoDel compares with mtu: the whole qdisc's (Linux) or the flow's own (ns-3); auto = flow with variant=ns3, else total",
+    ),
     fq::EMPTY_NEW_FLOW,
     fq::OVERFLOW_COUNT,
     fq::FATTEST_TIE,
@@ -118,19 +115,21 @@ pub type FqCodelConfig = FqConfig<CodelFlowParams>;
 /// The FQ-CoDel discipline.
 pub type FqCodel = FlowQueues<CodelFlow>;
 
-impl FqConfig<CodelFlowParams> {
-    /// Reads and checks FQ-CoDel's parameters.
-    pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
+impl FlowParams for CodelFlowParams {
+    fn from_params(p: &Params) -> Result<Self, ConfigError> {
         let codel = codel::codel_params_from(p)?;
         // `auto`: variant=ns3 selects ns-3 3.37's rule on each point, rfc and linux Linux's
         // (docs/models/fq_codel.md, "Linux's rules and ns-3's").
         let ns3 = codel.variant == Variant::Ns3;
-        let mtu_scope = match p.choice("mtu_scope", &["auto", "total", "flow"])? {
+        let mtu_scope = match p.choice("mtu_scope") {
             0 if ns3 => MtuScope::Flow,
             0 | 1 => MtuScope::Total,
             _ => MtuScope::Flow,
         };
-        FqConfig::scheduler_from_params(p, ns3, CodelFlowParams { codel, mtu_scope })
+        Ok(CodelFlowParams { codel, mtu_scope })
+    }
+    fn follows_ns3(&self) -> bool {
+        self.codel.variant == Variant::Ns3
     }
 }
 
@@ -218,7 +217,7 @@ mod tests {
         ] {
             let ours = PARAMS.iter().find(|s| s.name == name).unwrap();
             let theirs = codel::PARAMS.iter().find(|s| s.name == name).unwrap();
-            assert_eq!((ours.kind, ours.help), (theirs.kind, theirs.help), "{name}");
+            assert_eq!((ours.ty, ours.help), (theirs.ty, theirs.help), "{name}");
             if name == "ecn" {
                 assert_eq!(ours.default, "true");
             } else {

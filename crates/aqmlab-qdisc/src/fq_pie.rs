@@ -12,7 +12,7 @@
 
 use crate::contract::QdiscCx;
 use crate::fifo::PacketFifo;
-use crate::fq::{self, spec_from, FlowAqm, FlowQueues, FlowView, FqConfig};
+use crate::fq::{self, FlowAqm, FlowParams, FlowQueues, FlowView, FqConfig};
 use crate::params::{ConfigError, ParamSpec, Params};
 use crate::pie::{self, PieConfig, PieCore};
 use crate::uniform::UniformSource;
@@ -20,31 +20,9 @@ use aqmlab_core::{Packet, SimTime};
 
 /// FQ-PIE's parameters: the scheduler's, then PIE's ([`pie::PARAMS`]; its `limit` is the
 /// scheduler's, which is also each flow's limit with `flow_limit`).
-pub const PARAMS: &[ParamSpec] = &[
-    fq::LIMIT,
-    fq::FLOWS,
-    fq::QUANTUM,
-    fq::MEMORY_LIMIT,
-    fq::DROP_BATCH,
-    spec_from(pie::PARAMS, "target"),
-    spec_from(pie::PARAMS, "t_update"),
-    spec_from(pie::PARAMS, "alpha"),
-    spec_from(pie::PARAMS, "beta"),
-    spec_from(pie::PARAMS, "burst_allowance"),
-    spec_from(pie::PARAMS, "ecn"),
-    spec_from(pie::PARAMS, "ecn_threshold"),
-    spec_from(pie::PARAMS, "derandomize"),
-    spec_from(pie::PARAMS, "cap_drop_adjustment"),
-    spec_from(pie::PARAMS, "mean_pkt_size"),
-    spec_from(pie::PARAMS, "estimator"),
-    spec_from(pie::PARAMS, "dq_threshold"),
-    spec_from(pie::PARAMS, "variant"),
-    fq::EMPTY_NEW_FLOW,
-    fq::FATTEST_TIE,
-    fq::FLOW_LIMIT,
-    fq::HASH,
-    fq::SET_WAYS,
-];
+pub const PARAMS: &[ParamSpec] =
+    &fq::ns3_table::<{ PIE_PARAMS.len() + fq::NS3_SCHEDULER_PARAMS }>(PIE_PARAMS);
+const PIE_PARAMS: &[ParamSpec] = pie::PARAMS.split_at(1).1; // all but `limit`
 
 /// FQ-PIE's validated configuration; every flow's PIE has the [`PieConfig`] (in packets).
 pub type FqPieConfig = FqConfig<PieConfig>;
@@ -52,10 +30,9 @@ pub type FqPieConfig = FqConfig<PieConfig>;
 /// The FQ-PIE discipline.
 pub type FqPie = FlowQueues<PieCore>;
 
-impl FqConfig<PieConfig> {
-    /// Reads and checks FQ-PIE's parameters (`auto` rules: ns-3's).
-    pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
-        FqConfig::scheduler_from_params(p, true, PieConfig::from_params(p)?)
+impl FlowParams for PieConfig {
+    fn from_params(p: &Params) -> Result<Self, ConfigError> {
+        PieConfig::from_params(p)
     }
 }
 

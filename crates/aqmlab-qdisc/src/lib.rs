@@ -53,7 +53,7 @@ pub mod stats;
 pub mod uniform;
 
 pub use contract::{Backlog, DropReason, MarkReason, QdiscCx, QdiscEvent, QueueDisc, Stage};
-pub use params::{ConfigError, ParamSpec, Params};
+pub use params::{Bound, ConfigError, ParamSpec, Params, Type, Value};
 pub use registry::{AnyQdisc, Kind};
 pub use state_trace::{StateChange, StateTrace};
 pub use stats::{Qdisc, QdiscStats};

@@ -65,18 +65,19 @@ use rank_queue::RankQueue;
 /// [`codel::codel_params_from`]).
 pub const PARAMS: &[ParamSpec] = &[
     codel::PARAMS[0], // limit
-    ParamSpec {
-        name: "alpha",
-        default: "0.5",
-        kind: "number",
-        help: "forgetfulness in (0, 1]: slack <- (1-alpha)*slack + alpha*sojourn after each dequeue",
-    },
-    ParamSpec {
-        name: "order",
-        default: "as_described",
-        kind: "one of as_described|as_coded",
-        help: "as_described: serve least slack, drop most slack (paper); as_coded: the author's ns-2 ends",
-    },
+    ParamSpec::number(
+        "alpha",
+        "0.5",
+        "forgetfulness: slack <- (1-alpha)*slack + alpha*sojourn after each dequeue",
+    )
+    .gt(0.0)
+    .le(1.0),
+    ParamSpec::choice(
+        "order",
+        "as_described",
+        "as_described|as_coded",
+        "as_described: serve least slack, drop most slack (paper); as_coded: the author's ns-2 ends",
+    ),
     codel::PARAMS[1], // target
     codel::PARAMS[2], // interval
     codel::PARAMS[3], // mtu
@@ -154,17 +155,10 @@ pub struct LstfCodelConfig {
 impl LstfCodelConfig {
     /// Reads and checks the parameters.
     pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
-        let alpha = p.f64("alpha")?;
-        if !(alpha > 0.0 && alpha <= 1.0) {
-            return Err(p.invalid(
-                "alpha",
-                format!("expected a forgetfulness in (0, 1], got {alpha}"),
-            ));
-        }
         Ok(LstfCodelConfig {
-            limit: p.size("limit")?,
-            alpha,
-            order: Order::from_index(p.choice("order", &Order::NAMES)?),
+            limit: p.size("limit"),
+            alpha: p.f64("alpha"),
+            order: Order::from_index(p.choice("order")),
             params: codel::codel_params_from(p)?,
         })
     }
@@ -312,8 +306,8 @@ mod tests {
             let ours = PARAMS.iter().find(|s| s.name == name).unwrap();
             let theirs = codel::PARAMS.iter().find(|s| s.name == name).unwrap();
             assert_eq!(
-                (ours.default, ours.kind, ours.help),
-                (theirs.default, theirs.kind, theirs.help),
+                (ours.default, ours.ty, ours.help),
+                (theirs.default, theirs.ty, theirs.help),
                 "{name}"
             );
         }

@@ -1,9 +1,50 @@
-//! Parameters as users write them (`target=5ms`, `limit=1000p`), checked against each
-//! discipline's table of [`ParamSpec`]s. Errors name the parameter and what was expected, so the
-//! CLI shows them as one line.
+//! Parameters as users write them (`target=5ms`, `limit=1000p`), declared once per discipline in
+//! a table of [`ParamSpec`]s (name, type, unit, default, valid range, one line of doc; as ns-3's
+//! `GetTypeId` declares attributes). The table is read by the scenario loader, by
+//! `aqmlab replay --list`, by `docs/parameters.md` (generated from it) and by the checks here:
+//! [`Params::new`] parses every value, given or default, to its type and checks it against its
+//! range, once, so a discipline reads typed values and keeps only its cross-parameter rules.
+//! Errors are one line naming the discipline, the parameter, the value and what was expected:
+//! `codel: parameter target = -1ms: expected a duration > 0`.
 
-use aqmlab_core::units::{self, Size, UnitError};
+use aqmlab_core::units::{self, Size};
 use aqmlab_core::{Bitrate, SimDuration};
+use std::fmt::Write as _;
+
+/// The type of a parameter's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Type {
+    /// A duration with a unit (`5ms`); range in nanoseconds.
+    Duration,
+    /// A bit rate with a unit (`10Mbps`); range in bit/s.
+    Rate,
+    /// A buffer size in packets (`1000p`) or bytes (`1.5MB`); range on the count.
+    Size,
+    /// A byte count (`1514`, `32MiB`).
+    Bytes,
+    /// A real number.
+    Number,
+    /// A whole number.
+    Integer,
+    /// `true` or `false`.
+    Bool,
+    /// One of the words, separated by `|` (`"rfc|linux|ns3"`).
+    Enum(&'static str),
+    /// A duration, or a packet count like `5p`.
+    DurationOrPackets,
+}
+
+/// One end of a valid range, in the parameter's base unit (ns, bit/s, bytes, packets, or the
+/// number itself).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Bound {
+    /// Unbounded.
+    None,
+    /// The value may equal it.
+    Incl(f64),
+    /// The value must not equal it.
+    Excl(f64),
+}
 
 /// One documented parameter of a discipline.
 #[derive(Clone, Copy, Debug)]
@@ -12,18 +53,433 @@ pub struct ParamSpec {
     pub name: &'static str,
     /// Default, written as a user would write it.
     pub default: &'static str,
-    /// What kind of value: `duration`, `rate`, `size`, `bytes`, `number`, `integer`, `bool`, or
-    /// `one of a|b|c`.
-    pub kind: &'static str,
-    /// One line of help.
+    /// The value's type.
+    pub ty: Type,
+    /// The unit of the value and of its range (`""`: none, or implied by the type).
+    pub unit: &'static str,
+    /// Lower end of the valid range.
+    pub min: Bound,
+    /// Upper end of the valid range.
+    pub max: Bound,
+    /// Words accepted instead of a value, `|`-separated (`"auto"`, `"off|none"`), or `""`.
+    pub words: &'static str,
+    /// One line of doc.
     pub help: &'static str,
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+impl ParamSpec {
+    const fn typed(
+        name: &'static str,
+        default: &'static str,
+        ty: Type,
+        help: &'static str,
+    ) -> Self {
+        ParamSpec {
+            name,
+            default,
+            ty,
+            unit: "",
+            min: Bound::None,
+            max: Bound::None,
+            words: "",
+            help,
+        }
+    }
+
+    /// A spec from today's four fields, the kind written as text (`duration`, `rate`, `size`,
+    /// `bytes`, `number`, `integer`, `bool`, `one of a|b|c`): durations and byte counts ≥ 0,
+    /// sizes > 0, numbers unbounded. Narrow the range with [`ParamSpec::gt`] and the like.
+    pub const fn new(
+        name: &'static str,
+        default: &'static str,
+        kind: &'static str,
+        help: &'static str,
+    ) -> Self {
+        let b = kind.as_bytes();
+        if b.len() > 7 {
+            let (head, rest) = b.split_at(7);
+            if let (Ok(head), Ok(choices)) = (std::str::from_utf8(head), std::str::from_utf8(rest))
+            {
+                if str_eq(head, "one of ") {
+                    return Self::choice(name, default, choices, help);
+                }
+            }
+        }
+        match b.len() {
+            _ if str_eq(kind, "duration") => Self::duration(name, default, help),
+            _ if str_eq(kind, "rate") => Self::rate(name, default, help),
+            _ if str_eq(kind, "size") => Self::size(name, default, help),
+            _ if str_eq(kind, "bytes") => Self::bytes(name, default, help),
+            _ if str_eq(kind, "number") => Self::number(name, default, help),
+            _ if str_eq(kind, "integer") => Self::integer(name, default, help),
+            _ if str_eq(kind, "bool") => Self::boolean(name, default, help),
+            _ => panic!("unknown parameter kind"),
+        }
+    }
+    /// A duration ≥ 0.
+    pub const fn duration(name: &'static str, default: &'static str, help: &'static str) -> Self {
+        Self::typed(name, default, Type::Duration, help).ge(0.0)
+    }
+    /// A duration or a packet count (`5p`), ≥ 0.
+    pub const fn duration_or_packets(
+        name: &'static str,
+        default: &'static str,
+        help: &'static str,
+    ) -> Self {
+        Self::typed(name, default, Type::DurationOrPackets, help).ge(0.0)
+    }
+    /// A bit rate ≥ 0.
+    pub const fn rate(name: &'static str, default: &'static str, help: &'static str) -> Self {
+        Self::typed(name, default, Type::Rate, help).ge(0.0)
+    }
+    /// A buffer size, packets or bytes, > 0.
+    pub const fn size(name: &'static str, default: &'static str, help: &'static str) -> Self {
+        Self::typed(name, default, Type::Size, help).gt(0.0)
+    }
+    /// A byte count ≥ 0.
+    pub const fn bytes(name: &'static str, default: &'static str, help: &'static str) -> Self {
+        Self::typed(name, default, Type::Bytes, help).ge(0.0)
+    }
+    /// A real number (narrow it with a range).
+    pub const fn number(name: &'static str, default: &'static str, help: &'static str) -> Self {
+        Self::typed(name, default, Type::Number, help)
+    }
+    /// A whole number ≥ 0.
+    pub const fn integer(name: &'static str, default: &'static str, help: &'static str) -> Self {
+        Self::typed(name, default, Type::Integer, help).ge(0.0)
+    }
+    /// `true` or `false`.
+    pub const fn boolean(name: &'static str, default: &'static str, help: &'static str) -> Self {
+        Self::typed(name, default, Type::Bool, help)
+    }
+    /// One of `choices`, separated by `|`.
+    pub const fn choice(
+        name: &'static str,
+        default: &'static str,
+        choices: &'static str,
+        help: &'static str,
+    ) -> Self {
+        Self::typed(name, default, Type::Enum(choices), help)
+    }
+    /// Values must be > `lo` (base unit: ns, bit/s, bytes, packets).
+    pub const fn gt(mut self, lo: f64) -> Self {
+        self.min = Bound::Excl(lo);
+        self
+    }
+    /// Values must be ≥ `lo`.
+    pub const fn ge(mut self, lo: f64) -> Self {
+        self.min = Bound::Incl(lo);
+        self
+    }
+    /// Values must be < `hi`.
+    pub const fn lt(mut self, hi: f64) -> Self {
+        self.max = Bound::Excl(hi);
+        self
+    }
+    /// Values must be ≤ `hi`.
+    pub const fn le(mut self, hi: f64) -> Self {
+        self.max = Bound::Incl(hi);
+        self
+    }
+    /// Values in `[lo, hi]`.
+    pub const fn within(self, lo: f64, hi: f64) -> Self {
+        self.ge(lo).le(hi)
+    }
+    /// The unit the value (and its range) is stated in.
+    pub const fn unit(mut self, unit: &'static str) -> Self {
+        self.unit = unit;
+        self
+    }
+    /// Words accepted instead of a value (`"auto"`, `"off|none"`).
+    pub const fn or(mut self, words: &'static str) -> Self {
+        self.words = words;
+        self
+    }
+    /// The same spec with another default.
+    pub const fn with_default(mut self, default: &'static str) -> Self {
+        self.default = default;
+        self
+    }
+
+    /// The type's name as `--list` and the docs print it.
+    pub fn type_name(&self) -> &'static str {
+        match self.ty {
+            Type::Duration => "duration",
+            Type::Rate => "rate",
+            Type::Size => "size",
+            Type::Bytes => "bytes",
+            Type::Number => "number",
+            Type::Integer => "integer",
+            Type::Bool => "bool",
+            Type::Enum(_) => "enum",
+            Type::DurationOrPackets => "duration|packets",
+        }
+    }
+
+    /// The unit as printed: the declared one, or the type's (`-` for none).
+    pub fn unit_text(&self) -> &'static str {
+        if !self.unit.is_empty() {
+            return self.unit;
+        }
+        match self.ty {
+            Type::Duration => "time",
+            Type::Rate => "bit/s",
+            Type::Size => "packets|bytes",
+            Type::Bytes => "bytes",
+            Type::DurationOrPackets => "time|packets",
+            _ => "-",
+        }
+    }
+
+    /// The choices of an enum (empty for other types).
+    pub fn choices(&self) -> impl Iterator<Item = &'static str> {
+        let s = match self.ty {
+            Type::Enum(c) => c,
+            _ => "",
+        };
+        s.split('|').filter(|w| !w.is_empty())
+    }
+
+    fn words(&self) -> impl Iterator<Item = &'static str> {
+        self.words.split('|').filter(|w| !w.is_empty())
+    }
+
+    fn bound_text(&self, v: f64) -> String {
+        let whole = v.fract() == 0.0 && (0.0..1.8e19).contains(&v);
+        match self.ty {
+            _ if v == 0.0 => "0".to_string(),
+            Type::Duration | Type::DurationOrPackets if whole => {
+                SimDuration::from_nanos(v as u64).to_string()
+            }
+            Type::Rate if whole => Bitrate::from_bps(v as u64).to_string(),
+            _ if v.abs() >= 1e6 && (v.abs().log10().fract() == 0.0) => format!("{v:e}"),
+            _ => format!("{v}"),
+        }
+    }
+
+    /// The valid range in the unit, as `(0, 1s]`, `> 0`, `>= 0`, or the choices `a|b|c`; with
+    /// the accepted words after `or`. Empty when anything of the type goes.
+    pub fn range_text(&self) -> String {
+        let mut s = match (self.ty, self.min, self.max) {
+            (Type::Enum(c), _, _) => c.to_string(),
+            (Type::Bool, _, _) => "true|false".to_string(),
+            (_, Bound::None, Bound::None) => String::new(),
+            (_, lo, Bound::None) => match lo {
+                Bound::Incl(v) => format!(">= {}", self.bound_text(v)),
+                Bound::Excl(v) => format!("> {}", self.bound_text(v)),
+                Bound::None => unreachable!(),
+            },
+            (_, Bound::None, hi) => match hi {
+                Bound::Incl(v) => format!("<= {}", self.bound_text(v)),
+                Bound::Excl(v) => format!("< {}", self.bound_text(v)),
+                Bound::None => unreachable!(),
+            },
+            (_, lo, hi) => {
+                let (l, lv) = match lo {
+                    Bound::Incl(v) => ('[', v),
+                    Bound::Excl(v) => ('(', v),
+                    Bound::None => unreachable!(),
+                };
+                let (h, hv) = match hi {
+                    Bound::Incl(v) => (']', v),
+                    Bound::Excl(v) => (')', v),
+                    Bound::None => unreachable!(),
+                };
+                format!("{l}{}, {}{h}", self.bound_text(lv), self.bound_text(hv))
+            }
+        };
+        if !self.words.is_empty() {
+            if !s.is_empty() {
+                s.push_str(" or ");
+            }
+            s.push_str(self.words);
+        }
+        s
+    }
+
+    /// What a value must be, for errors: `a duration in (0, 1s]`, `one of rfc, linux, ns3`.
+    pub fn expected(&self) -> String {
+        let what = match self.ty {
+            Type::Enum(_) => {
+                let all: Vec<&str> = self.choices().chain(self.words()).collect();
+                return format!("one of {}", all.join(", "));
+            }
+            Type::Bool => return "true or false".to_string(),
+            Type::Duration => "a duration",
+            Type::DurationOrPackets => "a duration or a packet count",
+            Type::Rate => "a rate",
+            Type::Size => "a size in packets or bytes",
+            Type::Bytes => "a byte count",
+            Type::Number => "a number",
+            Type::Integer => "an integer",
+        };
+        let mut s = what.to_string();
+        match (self.min, self.max) {
+            (Bound::None, Bound::None) => {}
+            (Bound::None, _) | (_, Bound::None) => {
+                // One-sided: `> 0`, `<= 1e9`; without the words, added below.
+                let r = ParamSpec { words: "", ..*self }.range_text();
+                let _ = write!(s, " {r}");
+            }
+            _ => {
+                let r = ParamSpec { words: "", ..*self }.range_text();
+                let _ = write!(s, " in {r}");
+            }
+        }
+        if !self.unit.is_empty() && matches!(self.ty, Type::Number | Type::Integer) {
+            let _ = write!(s, " ({})", self.unit);
+        }
+        let words: Vec<&str> = self.words().collect();
+        if !words.is_empty() {
+            let _ = write!(s, ", or {}", words.join(" or "));
+        }
+        s
+    }
+
+    fn example(&self) -> &'static str {
+        match self.ty {
+            Type::Duration => "5ms, 100us, 1.5s or 250ns",
+            Type::DurationOrPackets => "1ms or 5p",
+            Type::Rate => "10Mbps or 1Gbps",
+            Type::Size => "1000p or 1.5MB",
+            Type::Bytes => "1514, 1514B or 32MiB",
+            Type::Number => "0.002",
+            Type::Integer => "1024",
+            Type::Bool | Type::Enum(_) => "",
+        }
+    }
+
+    fn in_range(&self, v: f64) -> bool {
+        let lo = match self.min {
+            Bound::None => true,
+            Bound::Incl(b) => v >= b,
+            Bound::Excl(b) => v > b,
+        };
+        let hi = match self.max {
+            Bound::None => true,
+            Bound::Incl(b) => v <= b,
+            Bound::Excl(b) => v < b,
+        };
+        lo && hi
+    }
+
+    /// Parses `text` to this parameter's type and checks its range (the one check every value
+    /// goes through). `kind` names the discipline in the error.
+    pub fn parse(&self, kind: &'static str, text: &str) -> Result<Value, ConfigError> {
+        if let Some(w) = self.words().find(|w| *w == text) {
+            return Ok(Value::Word(w));
+        }
+        let bad = |parsed: bool| {
+            let mut expected = self.expected();
+            if !parsed && !self.example().is_empty() {
+                let _ = write!(expected, " (like {})", self.example());
+            }
+            ConfigError::Value {
+                kind,
+                name: self.name,
+                value: text.to_string(),
+                expected,
+            }
+        };
+        let (value, magnitude) = match self.ty {
+            Type::Enum(_) => {
+                return self
+                    .choices()
+                    .position(|c| c == text)
+                    .map(Value::Choice)
+                    .ok_or_else(|| bad(false));
+            }
+            Type::Bool => {
+                return units::parse_bool(text)
+                    .map(Value::Bool)
+                    .map_err(|_| bad(false))
+            }
+            Type::Duration => {
+                let d = units::parse_duration(text).map_err(|_| bad(false))?;
+                (Value::Duration(d), d.as_nanos() as f64)
+            }
+            Type::DurationOrPackets => match units::parse_duration(text) {
+                Ok(d) => (Value::Duration(d), d.as_nanos() as f64),
+                Err(_) => match units::parse_size(text) {
+                    Ok(Size::Packets(n)) => (Value::Size(Size::Packets(n)), n as f64),
+                    _ => return Err(bad(false)),
+                },
+            },
+            Type::Rate => {
+                let r = units::parse_bitrate(text).map_err(|_| bad(false))?;
+                (Value::Rate(r), r.as_bps() as f64)
+            }
+            Type::Size => {
+                let s = units::parse_size(text).map_err(|_| bad(false))?;
+                let n = match s {
+                    Size::Packets(n) | Size::Bytes(n) => n,
+                };
+                (Value::Size(s), n as f64)
+            }
+            Type::Bytes => {
+                let b = units::parse_bytes(text).map_err(|_| bad(false))?;
+                (Value::Bytes(b), b as f64)
+            }
+            Type::Number => {
+                let v = units::parse_f64(text).map_err(|_| bad(false))?;
+                (Value::Number(v), v)
+            }
+            Type::Integer => {
+                let v = units::parse_u64(text).map_err(|_| bad(false))?;
+                (Value::Integer(v), v as f64)
+            }
+        };
+        if self.in_range(magnitude) {
+            Ok(value)
+        } else {
+            Err(bad(true))
+        }
+    }
+}
+
+/// A parsed, range-checked value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Value {
+    /// [`Type::Duration`] (or [`Type::DurationOrPackets`] given as a time).
+    Duration(SimDuration),
+    /// [`Type::Rate`].
+    Rate(Bitrate),
+    /// [`Type::Size`] (or [`Type::DurationOrPackets`] given in packets).
+    Size(Size),
+    /// [`Type::Bytes`].
+    Bytes(u64),
+    /// [`Type::Number`].
+    Number(f64),
+    /// [`Type::Integer`].
+    Integer(u64),
+    /// [`Type::Bool`].
+    Bool(bool),
+    /// [`Type::Enum`]: the index of the choice.
+    Choice(usize),
+    /// One of the spec's words (`auto`, `off`).
+    Word(&'static str),
 }
 
 /// A bad discipline name, parameter name or value.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ConfigError {
     /// The discipline name is not known.
-    #[error("unknown queue discipline {0:?}: expected one of droptail, red, codel, lstf_codel, fq_codel, pie, fq_pie, cobalt, fq_cobalt, dualpi2")]
+    #[error("unknown queue discipline {0:?}: expected one of {known}", known = crate::registry::Kind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>().join(", "))]
     UnknownKind(String),
     /// The parameter is not one of the discipline's.
     #[error("{kind} has no parameter {name:?}: its parameters are {known}")]
@@ -41,35 +497,45 @@ pub enum ConfigError {
     /// Given twice.
     #[error("parameter {0} is given twice")]
     Duplicate(String),
-    /// The value does not parse.
-    #[error("parameter {name}: {source}")]
+    /// The value does not parse to the parameter's type or is outside its range.
+    #[error("{kind}: parameter {name} = {value}: expected {expected}")]
     Value {
+        /// Discipline.
+        kind: &'static str,
         /// Parameter.
         name: &'static str,
-        /// What was wrong.
-        source: UnitError,
+        /// The value as written.
+        value: String,
+        /// Type, range and choices expected.
+        expected: String,
     },
-    /// The value parses but is out of range or inconsistent with another parameter.
-    #[error("parameter {name}: {msg}")]
+    /// The value is valid alone but breaks a rule with another parameter.
+    #[error("{kind}: parameter {name} = {value}: {msg}")]
     Invalid {
+        /// Discipline.
+        kind: &'static str,
         /// Parameter.
         name: &'static str,
+        /// The value as written.
+        value: String,
         /// What was expected.
         msg: String,
     },
 }
 
-/// The values given for one discipline, validated against its spec table. Getters return the
-/// given value or the documented default, parsed.
+/// The values given for one discipline, every one (given or default) parsed and range-checked
+/// against its spec table. Getters return the typed values.
 #[derive(Clone, Debug)]
 pub struct Params {
     kind: &'static str,
     specs: &'static [ParamSpec],
     given: Vec<(&'static str, String)>,
+    values: Vec<Value>,
 }
 
 impl Params {
-    /// Checks that every `(name, value)` names a parameter in `specs` and none repeats.
+    /// Checks that every `(name, value)` names a parameter in `specs` and none repeats, and
+    /// parses and range-checks every parameter's value (given or default).
     pub fn new(
         kind: &'static str,
         specs: &'static [ParamSpec],
@@ -90,11 +556,17 @@ impl Params {
             }
             out.push((spec.name, value.clone()));
         }
-        Ok(Params {
+        let mut p = Params {
             kind,
             specs,
             given: out,
-        })
+            values: Vec::with_capacity(specs.len()),
+        };
+        for s in specs {
+            let v = s.parse(kind, p.raw(s.name).1)?;
+            p.values.push(v);
+        }
+        Ok(p)
     }
 
     /// Splits `["target=5ms", "gentle=true"]` into pairs.
@@ -135,122 +607,143 @@ impl Params {
     }
 
     /// The text given for `name`, or its default.
-    pub fn raw_value(&self, name: &'static str) -> &str {
+    pub fn raw_value(&self, name: &str) -> &str {
         self.raw(name).1
     }
 
-    fn raw(&self, name: &'static str) -> (&'static str, &str) {
-        if let Some((n, v)) = self.given.iter().find(|(n, _)| *n == name) {
-            return (n, v.as_str());
-        }
-        let spec = self
-            .specs
+    fn index(&self, name: &str) -> usize {
+        self.specs
             .iter()
-            .find(|s| s.name == name)
+            .position(|s| s.name == name)
             .unwrap_or_else(|| {
                 panic!(
                     "{}: parameter {name} is read but not in its spec table",
                     self.kind
                 )
-            });
+            })
+    }
+
+    fn raw(&self, name: &str) -> (&'static str, &str) {
+        if let Some((n, v)) = self.given.iter().find(|(n, _)| *n == name) {
+            return (n, v.as_str());
+        }
+        let spec = &self.specs[self.index(name)];
         (spec.name, spec.default)
     }
 
-    fn parse<T>(
-        &self,
-        name: &'static str,
-        f: impl Fn(&str) -> Result<T, UnitError>,
-    ) -> Result<T, ConfigError> {
-        let (n, v) = self.raw(name);
-        f(v).map_err(|source| ConfigError::Value { name: n, source })
+    /// The parsed value of `name`.
+    pub fn value(&self, name: &str) -> Value {
+        self.values[self.index(name)]
     }
 
-    /// A duration (`5ms`).
-    pub fn duration(&self, name: &'static str) -> Result<SimDuration, ConfigError> {
-        self.parse(name, units::parse_duration)
+    #[track_caller]
+    fn wrong(&self, name: &str, as_: &str) -> ! {
+        panic!(
+            "{}: parameter {name} read as {as_}, but its value is {:?}: the code disagrees with the table",
+            self.kind,
+            self.value(name)
+        )
     }
-    /// A duration that must be strictly positive.
-    pub fn positive_duration(&self, name: &'static str) -> Result<SimDuration, ConfigError> {
-        let d = self.duration(name)?;
-        if d == SimDuration::ZERO {
-            return Err(ConfigError::Invalid {
-                name,
-                msg: format!("expected a duration > 0, got {:?}", self.raw(name).1),
-            });
+
+    /// The word given instead of a value (`auto`, `off`), if any.
+    pub fn word(&self, name: &str) -> Option<&'static str> {
+        match self.value(name) {
+            Value::Word(w) => Some(w),
+            _ => None,
         }
-        Ok(d)
     }
-    /// A bit rate (`10Mbps`).
-    pub fn bitrate(&self, name: &'static str) -> Result<Bitrate, ConfigError> {
-        self.parse(name, units::parse_bitrate)
-    }
-    /// A buffer size in packets or bytes (`1000p`, `1.5MB`); must be > 0.
-    pub fn size(&self, name: &'static str) -> Result<Size, ConfigError> {
-        let s = self.parse(name, units::parse_size)?;
-        if matches!(s, Size::Packets(0) | Size::Bytes(0)) {
-            return Err(ConfigError::Invalid {
-                name,
-                msg: format!("expected a size > 0, got {:?}", self.raw(name).1),
-            });
+
+    /// A duration, or `None` when a word (`off`) was given.
+    #[track_caller]
+    pub fn opt_duration(&self, name: &str) -> Option<SimDuration> {
+        match self.value(name) {
+            Value::Duration(d) => Some(d),
+            Value::Word(_) => None,
+            _ => self.wrong(name, "a duration"),
         }
-        Ok(s)
     }
-    /// A byte count (`1514`, `32MB`).
-    pub fn bytes(&self, name: &'static str) -> Result<u64, ConfigError> {
-        self.parse(name, units::parse_bytes)
+    /// A duration.
+    #[track_caller]
+    pub fn duration(&self, name: &str) -> SimDuration {
+        self.opt_duration(name)
+            .unwrap_or_else(|| self.wrong(name, "a duration"))
     }
-    /// A packet size in bytes, 1 to `u32::MAX` (e.g. `mean_pkt_size`).
-    pub fn packet_size(&self, name: &'static str) -> Result<u32, ConfigError> {
-        let b = self.bytes(name)?;
-        if b == 0 || b > u32::MAX as u64 {
-            return Err(self.invalid(
-                name,
-                format!(
-                    "expected a packet size in bytes, 1 to {}, got {b}",
-                    u32::MAX
-                ),
-            ));
+    /// A bit rate.
+    #[track_caller]
+    pub fn bitrate(&self, name: &str) -> Bitrate {
+        match self.value(name) {
+            Value::Rate(r) => r,
+            _ => self.wrong(name, "a rate"),
         }
-        Ok(b as u32)
+    }
+    /// A buffer size in packets or bytes.
+    #[track_caller]
+    pub fn size(&self, name: &str) -> Size {
+        match self.value(name) {
+            Value::Size(s) => s,
+            _ => self.wrong(name, "a size"),
+        }
+    }
+    /// A byte count, or `None` when a word (`auto`) was given.
+    #[track_caller]
+    pub fn opt_bytes(&self, name: &str) -> Option<u64> {
+        match self.value(name) {
+            Value::Bytes(b) => Some(b),
+            Value::Word(_) => None,
+            _ => self.wrong(name, "bytes"),
+        }
+    }
+    /// A byte count.
+    #[track_caller]
+    pub fn bytes(&self, name: &str) -> u64 {
+        self.opt_bytes(name)
+            .unwrap_or_else(|| self.wrong(name, "bytes"))
+    }
+    /// A real number, or `None` when a word (`auto`) was given.
+    #[track_caller]
+    pub fn opt_f64(&self, name: &str) -> Option<f64> {
+        match self.value(name) {
+            Value::Number(v) => Some(v),
+            Value::Word(_) => None,
+            _ => self.wrong(name, "a number"),
+        }
     }
     /// A real number.
-    pub fn f64(&self, name: &'static str) -> Result<f64, ConfigError> {
-        self.parse(name, units::parse_f64)
-    }
-    /// A real number in `[lo, hi]`.
-    pub fn f64_in(&self, name: &'static str, lo: f64, hi: f64) -> Result<f64, ConfigError> {
-        let v = self.f64(name)?;
-        if !(lo..=hi).contains(&v) {
-            return Err(ConfigError::Invalid {
-                name,
-                msg: format!("expected a number in [{lo}, {hi}], got {v}"),
-            });
-        }
-        Ok(v)
+    #[track_caller]
+    pub fn f64(&self, name: &str) -> f64 {
+        self.opt_f64(name)
+            .unwrap_or_else(|| self.wrong(name, "a number"))
     }
     /// A whole number.
-    pub fn u64(&self, name: &'static str) -> Result<u64, ConfigError> {
-        self.parse(name, units::parse_u64)
+    #[track_caller]
+    pub fn u64(&self, name: &str) -> u64 {
+        match self.value(name) {
+            Value::Integer(v) => v,
+            _ => self.wrong(name, "an integer"),
+        }
     }
     /// A boolean.
-    pub fn bool(&self, name: &'static str) -> Result<bool, ConfigError> {
-        self.parse(name, units::parse_bool)
+    #[track_caller]
+    pub fn bool(&self, name: &str) -> bool {
+        match self.value(name) {
+            Value::Bool(b) => b,
+            _ => self.wrong(name, "a bool"),
+        }
     }
-    /// One of `choices`; returns its index.
-    pub fn choice(&self, name: &'static str, choices: &[&str]) -> Result<usize, ConfigError> {
-        let (_, v) = self.raw(name);
-        choices
-            .iter()
-            .position(|c| *c == v)
-            .ok_or_else(|| ConfigError::Invalid {
-                name,
-                msg: format!("expected one of {}, got {v:?}", choices.join(", ")),
-            })
+    /// An enum's choice, as its index in the table's list.
+    #[track_caller]
+    pub fn choice(&self, name: &str) -> usize {
+        match self.value(name) {
+            Value::Choice(i) => i,
+            _ => self.wrong(name, "an enum"),
+        }
     }
-    /// An error for `name` (for cross-parameter checks such as `min_th > max_th`).
+    /// An error for `name` that breaks a rule with another parameter (`min_th > max_th`).
     pub fn invalid(&self, name: &'static str, msg: impl Into<String>) -> ConfigError {
         ConfigError::Invalid {
+            kind: self.kind,
             name,
+            value: self.raw(name).1.to_string(),
             msg: msg.into(),
         }
     }
@@ -261,53 +754,155 @@ mod tests {
     use super::*;
 
     const SPECS: &[ParamSpec] = &[
-        ParamSpec {
-            name: "target",
-            default: "5ms",
-            kind: "duration",
-            help: "",
-        },
-        ParamSpec {
-            name: "limit",
-            default: "1000p",
-            kind: "size",
-            help: "",
-        },
+        ParamSpec::duration("target", "5ms", "").gt(0.0).le(1e9),
+        ParamSpec::size("limit", "1000p", ""),
+        ParamSpec::rate("bandwidth", "10Mbps", "").gt(0.0),
+        ParamSpec::bytes("mtu", "auto", "").gt(0.0).or("auto"),
+        ParamSpec::number("p", "0.5", "")
+            .within(0.0, 1.0)
+            .unit("probability"),
+        ParamSpec::integer("flows", "1024", "").within(1.0, 65536.0),
+        ParamSpec::boolean("ecn", "false", ""),
+        ParamSpec::choice("variant", "rfc", "rfc|linux|ns3", ""),
+        ParamSpec::duration_or_packets("step", "1ms", ""),
+        ParamSpec::duration("ce", "off", "").or("off|none"),
     ];
 
     fn p(items: &[&str]) -> Result<Params, ConfigError> {
         Params::new("codel", SPECS, &Params::split_pairs(items)?)
     }
-
-    #[test]
-    fn defaults_and_given_values() {
-        let x = p(&["target=10ms"]).unwrap();
-        assert_eq!(x.duration("target").unwrap(), SimDuration::from_millis(10));
-        assert_eq!(x.size("limit").unwrap(), Size::Packets(1000));
+    fn err(items: &[&str]) -> String {
+        p(items).unwrap_err().to_string()
     }
 
     #[test]
-    fn errors_name_the_parameter() {
+    fn defaults_and_given_values_are_typed() {
+        let x = p(&[
+            "target=10ms",
+            "mtu=1514",
+            "ce=2ms",
+            "step=5p",
+            "variant=ns3",
+        ])
+        .unwrap();
+        assert_eq!(x.duration("target"), SimDuration::from_millis(10));
+        assert_eq!(x.size("limit"), Size::Packets(1000));
+        assert_eq!(x.bitrate("bandwidth"), Bitrate::from_bps(10_000_000));
+        assert_eq!(x.opt_bytes("mtu"), Some(1514));
+        assert_eq!(x.f64("p"), 0.5);
+        assert_eq!(x.u64("flows"), 1024);
+        assert!(!x.bool("ecn"));
+        assert_eq!(x.choice("variant"), 2);
+        assert_eq!(x.value("step"), Value::Size(Size::Packets(5)));
+        assert_eq!(x.opt_duration("ce"), Some(SimDuration::from_millis(2)));
+        let d = p(&[]).unwrap();
+        assert_eq!((d.opt_bytes("mtu"), d.word("mtu")), (None, Some("auto")));
+        assert_eq!(d.opt_duration("ce"), None);
         assert_eq!(
-            p(&["tagret=5ms"]).unwrap_err().to_string(),
-            "codel has no parameter \"tagret\": its parameters are target, limit"
+            d.value("step"),
+            Value::Duration(SimDuration::from_millis(1))
+        );
+    }
+
+    #[test]
+    fn range_errors_for_each_type_name_parameter_value_and_range() {
+        // duration: below, at the open end, above, and unparsable.
+        assert_eq!(
+            err(&["target=-1ms"]),
+            "codel: parameter target = -1ms: expected a duration in (0, 1s] (like 5ms, 100us, 1.5s or 250ns)"
         );
         assert_eq!(
-            p(&["target=5"]).unwrap().duration("target").unwrap_err().to_string(),
-            "parameter target: expected a duration with a unit, like \"5ms\", \"100us\", \"1.5s\" or \"250ns\", got \"5\""
+            err(&["target=0ms"]),
+            "codel: parameter target = 0ms: expected a duration in (0, 1s]"
         );
         assert_eq!(
-            p(&["target"]).unwrap_err().to_string(),
+            err(&["target=1001ms"]),
+            "codel: parameter target = 1001ms: expected a duration in (0, 1s]"
+        );
+        assert!(p(&["target=1s"]).is_ok(), "1s is inside (0, 1s]");
+        assert_eq!(
+            err(&["limit=0p"]),
+            "codel: parameter limit = 0p: expected a size in packets or bytes > 0"
+        );
+        assert_eq!(
+            err(&["limit=1000"]),
+            "codel: parameter limit = 1000: expected a size in packets or bytes > 0 (like 1000p or 1.5MB)"
+        );
+        assert_eq!(
+            err(&["bandwidth=0bps"]),
+            "codel: parameter bandwidth = 0bps: expected a rate > 0"
+        );
+        assert_eq!(
+            err(&["mtu=0"]),
+            "codel: parameter mtu = 0: expected a byte count > 0, or auto"
+        );
+        assert_eq!(
+            err(&["p=1.5"]),
+            "codel: parameter p = 1.5: expected a number in [0, 1] (probability)"
+        );
+        assert_eq!(
+            err(&["p=x"]),
+            "codel: parameter p = x: expected a number in [0, 1] (probability) (like 0.002)"
+        );
+        assert_eq!(
+            err(&["flows=0"]),
+            "codel: parameter flows = 0: expected an integer in [1, 65536]"
+        );
+        assert_eq!(
+            err(&["flows=-3"]),
+            "codel: parameter flows = -3: expected an integer in [1, 65536] (like 1024)"
+        );
+        assert_eq!(
+            err(&["ecn=maybe"]),
+            "codel: parameter ecn = maybe: expected true or false"
+        );
+        assert_eq!(
+            err(&["variant=bsd"]),
+            "codel: parameter variant = bsd: expected one of rfc, linux, ns3"
+        );
+        assert_eq!(
+            err(&["step=5MB"]),
+            "codel: parameter step = 5MB: expected a duration or a packet count >= 0 (like 1ms or 5p)"
+        );
+        assert_eq!(
+            err(&["ce=soon"]),
+            "codel: parameter ce = soon: expected a duration >= 0, or off or none (like 5ms, 100us, 1.5s or 250ns)"
+        );
+    }
+
+    #[test]
+    fn name_errors() {
+        assert_eq!(
+            err(&["tagret=5ms"]),
+            "codel has no parameter \"tagret\": its parameters are target, limit, bandwidth, mtu, p, flows, ecn, variant, step, ce"
+        );
+        assert_eq!(
+            err(&["target"]),
             "parameter \"target\": expected NAME=VALUE"
         );
         assert!(matches!(
             p(&["target=1ms", "target=2ms"]),
             Err(ConfigError::Duplicate(_))
         ));
-        assert!(p(&["target=0ms"])
-            .unwrap()
-            .positive_duration("target")
-            .is_err());
-        assert!(p(&["limit=0p"]).unwrap().size("limit").is_err());
+    }
+
+    #[test]
+    fn a_bad_default_is_caught_like_a_bad_value() {
+        const BAD: &[ParamSpec] = &[ParamSpec::number("p", "2", "").within(0.0, 1.0)];
+        assert_eq!(
+            Params::new("x", BAD, &[]).unwrap_err().to_string(),
+            "x: parameter p = 2: expected a number in [0, 1]"
+        );
+    }
+
+    #[test]
+    fn todays_four_field_specs_still_declare() {
+        const OLD: ParamSpec = ParamSpec::new("variant", "rfc", "one of rfc|linux", "h");
+        assert_eq!(OLD.ty, Type::Enum("rfc|linux"));
+        assert_eq!(
+            ParamSpec::new("t", "5ms", "duration", "").ty,
+            Type::Duration
+        );
+        assert_eq!(ParamSpec::new("l", "5p", "size", "").min, Bound::Excl(0.0));
     }
 }

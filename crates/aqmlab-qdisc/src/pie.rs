@@ -51,92 +51,23 @@ use crate::uniform::UniformSource;
 use aqmlab_core::units::Size;
 use aqmlab_core::{Ecn, Packet, SimDuration, SimTime};
 
-/// PIE's parameters.
+/// PIE's parameters. `alpha` and `beta` are bounded so that the PI step stays finite for any
+/// delay (u64 ns < 2e10 s).
 pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "limit",
-        default: "1000p",
-        kind: "size",
-        help: "buffer limit in packets (1000p) or bytes (1.5MB); an arrival beyond it is dropped",
-    },
-    ParamSpec {
-        name: "target",
-        default: "15ms",
-        kind: "duration",
-        help: "QDELAY_REF: the queueing delay PIE steers to (RFC 8033 §4.2)",
-    },
-    ParamSpec {
-        name: "t_update",
-        default: "15ms",
-        kind: "duration",
-        help: "T_UPDATE: period of the drop-probability update (§4.2)",
-    },
-    ParamSpec {
-        name: "alpha",
-        default: "0.125",
-        kind: "number",
-        help: "weight of (qdelay - target), per second (§4.2)",
-    },
-    ParamSpec {
-        name: "beta",
-        default: "1.25",
-        kind: "number",
-        help: "weight of (qdelay - qdelay_old), per second (§4.2)",
-    },
-    ParamSpec {
-        name: "burst_allowance",
-        default: "150ms",
-        kind: "duration",
-        help: "MAX_BURST: time without random drops at the start of a burst (§4.4)",
-    },
-    ParamSpec {
-        name: "ecn",
-        default: "false",
-        kind: "bool",
-        help: "CE-mark ECN-capable packets instead of dropping them while drop_prob < ecn_threshold (§5.1)",
-    },
-    ParamSpec {
-        name: "ecn_threshold",
-        default: "0.1",
-        kind: "number",
-        help: "mark_ecnth: above it ECN-capable packets are dropped too (§5.1)",
-    },
-    ParamSpec {
-        name: "derandomize",
-        default: "false",
-        kind: "bool",
-        help: "space drops by accumulated probability: none below 0.85, always at 8.5 (§5.4)",
-    },
-    ParamSpec {
-        name: "cap_drop_adjustment",
-        default: "true",
-        kind: "bool",
-        help: "raise drop_prob by at most 2 % per update once it is >= 10 % (§5.5)",
-    },
-    ParamSpec {
-        name: "mean_pkt_size",
-        default: "1000",
-        kind: "bytes",
-        help: "MEAN_PKTSIZE, byte-mode limits only: no early drop with <= 2 of these queued; drop_prob scales by size/mean",
-    },
-    ParamSpec {
-        name: "estimator",
-        default: "timestamp",
-        kind: "one of timestamp|dq_rate",
-        help: "queueing delay from the departing packet's sojourn, or backlog/departure rate (§4.3, §5.2)",
-    },
-    ParamSpec {
-        name: "dq_threshold",
-        default: "16384",
-        kind: "bytes",
-        help: "DQ_THRESHOLD: backlog (and bytes sent) per departure-rate sample (estimator=dq_rate)",
-    },
-    ParamSpec {
-        name: "variant",
-        default: "ns3",
-        kind: "one of ns3|rfc",
-        help: "burst-allowance logic of ns-3 3.37 (default; agrees with the vectors) or of RFC 8033's pseudocode",
-    },
+    ParamSpec::size("limit", "1000p", "buffer limit in packets (1000p) or bytes (1.5MB); an arrival beyond it is dropped"),
+    ParamSpec::duration("target", "15ms", "QDELAY_REF: the queueing delay PIE steers to (RFC 8033 §4.2)").gt(0.0),
+    ParamSpec::duration("t_update", "15ms", "T_UPDATE: period of the drop-probability update (§4.2)").gt(0.0),
+    ParamSpec::number("alpha", "0.125", "weight of (qdelay - target) (§4.2)").within(0.0, 1e9).unit("1/s"),
+    ParamSpec::number("beta", "1.25", "weight of (qdelay - qdelay_old) (§4.2)").within(0.0, 1e9).unit("1/s"),
+    ParamSpec::duration("burst_allowance", "150ms", "MAX_BURST: time without random drops at the start of a burst (§4.4)"),
+    ParamSpec::boolean("ecn", "false", "CE-mark ECN-capable packets instead of dropping them while drop_prob < ecn_threshold (§5.1)"),
+    ParamSpec::number("ecn_threshold", "0.1", "mark_ecnth: above it ECN-capable packets are dropped too (§5.1)").within(0.0, 1.0).unit("probability"),
+    ParamSpec::boolean("derandomize", "false", "space drops by accumulated probability: none below 0.85, always at 8.5 (§5.4)"),
+    ParamSpec::boolean("cap_drop_adjustment", "true", "raise drop_prob by at most 2 % per update once it is >= 10 % (§5.5)"),
+    ParamSpec::bytes("mean_pkt_size", "1000", "MEAN_PKTSIZE, byte-mode limits only: no early drop with <= 2 of these queued; drop_prob scales by size/mean").within(1.0, u32::MAX as f64),
+    ParamSpec::choice("estimator", "timestamp", "timestamp|dq_rate", "queueing delay from the departing packet's sojourn, or backlog/departure rate (§4.3, §5.2)"),
+    ParamSpec::bytes("dq_threshold", "16384", "DQ_THRESHOLD: backlog (and bytes sent) per departure-rate sample (estimator=dq_rate)").gt(0.0),
+    ParamSpec::choice("variant", "ns3", "ns3|rfc", "burst-allowance logic of ns-3 3.37 (default; agrees with the vectors) or of RFC 8033's pseudocode"),
 ];
 
 /// How the burst allowance (RFC 8033 §4.4) is kept; nothing else differs between the variants.
@@ -201,43 +132,21 @@ pub struct PieConfig {
 impl PieConfig {
     /// Reads and checks the parameters.
     pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
-        let weight = |name: &'static str| -> Result<f64, ConfigError> {
-            // Bounded so that the PI step stays finite for any delay (u64 ns < 2e10 s).
-            let v = p.f64(name)?;
-            if !(0.0..=1e9).contains(&v) {
-                return Err(p.invalid(
-                    name,
-                    format!("expected a weight in [0, 1e9] (per second), got {v}"),
-                ));
-            }
-            Ok(v)
-        };
-        let mean = p.packet_size("mean_pkt_size")?;
-        let dq_threshold = p.bytes("dq_threshold")?;
-        if dq_threshold == 0 {
-            return Err(p.invalid("dq_threshold", "expected a byte count > 0, got 0"));
-        }
         Ok(PieConfig {
-            limit: p.size("limit")?,
-            target: p.positive_duration("target")?,
-            t_update: p.positive_duration("t_update")?,
-            alpha: weight("alpha")?,
-            beta: weight("beta")?,
-            burst_allowance: p.duration("burst_allowance")?,
-            ecn: p.bool("ecn")?,
-            ecn_threshold: p.f64_in("ecn_threshold", 0.0, 1.0)?,
-            derandomize: p.bool("derandomize")?,
-            cap_drop_adjustment: p.bool("cap_drop_adjustment")?,
-            mean_pkt_size: mean,
-            estimator: match p.choice("estimator", &["timestamp", "dq_rate"])? {
-                0 => Estimator::Timestamp,
-                _ => Estimator::DqRate,
-            },
-            dq_threshold,
-            variant: match p.choice("variant", &["ns3", "rfc"])? {
-                0 => PieVariant::Ns3,
-                _ => PieVariant::Rfc,
-            },
+            limit: p.size("limit"),
+            target: p.duration("target"),
+            t_update: p.duration("t_update"),
+            alpha: p.f64("alpha"),
+            beta: p.f64("beta"),
+            burst_allowance: p.duration("burst_allowance"),
+            ecn: p.bool("ecn"),
+            ecn_threshold: p.f64("ecn_threshold"),
+            derandomize: p.bool("derandomize"),
+            cap_drop_adjustment: p.bool("cap_drop_adjustment"),
+            mean_pkt_size: p.bytes("mean_pkt_size") as u32,
+            estimator: [Estimator::Timestamp, Estimator::DqRate][p.choice("estimator")],
+            dq_threshold: p.bytes("dq_threshold"),
+            variant: [PieVariant::Ns3, PieVariant::Rfc][p.choice("variant")],
         })
     }
 

@@ -36,120 +36,25 @@ use aqmlab_core::{Bitrate, Ecn, Packet, SimDuration, SimTime};
 /// `limit` (ns-2's `Queue limit_` is 50 packets), `mode` (ns-2.35 defaults to bytes) and the
 /// link values `bandwidth`/`delay` that ns-2 reads from the link; see `docs/models/red.md`.
 pub const PARAMS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "limit",
-        default: "1000p",
-        kind: "size",
-        help: "buffer limit in packets (1000p) or bytes (1.5MB); arrivals beyond it are dropped (overlimit). ns-2's limit_ default is 50p",
-    },
-    ParamSpec {
-        name: "mode",
-        default: "packet",
-        kind: "one of packet|byte",
-        help: "unit of avg, min_th and max_th: packets, or bytes (byte mode also scales the drop probability by size/mean_pkt_size and counts bytes; ns-2 bytes_+queue_in_bytes_, ns-2.35 default byte)",
-    },
-    ParamSpec {
-        name: "min_th",
-        default: "auto",
-        kind: "number",
-        help: "minimum threshold (packets, or bytes in byte mode) or auto (ns-2.35 thresh_ 0): max(5, target_delay*C/2) packets, C = bandwidth/(8*mean_pkt_size) pkt/s (x mean_pkt_size in byte mode)",
-    },
-    ParamSpec {
-        name: "max_th",
-        default: "auto",
-        kind: "number",
-        help: "maximum threshold (packets, or bytes in byte mode) or auto (ns-2.35 maxthresh_ 0): 3*min_th; must be >= min_th",
-    },
-    ParamSpec {
-        name: "w_q",
-        default: "auto",
-        kind: "number",
-        help: "EWMA weight of the average queue, in (0, 1], or auto: ns-2.35 q_weight_ -1, 1-exp(-1/(10*RTT*C)) with RTT = max(0.1s, 3*(delay+1/C)); with adaptive=true, ARED's 1-exp(-1/C)",
-    },
-    ParamSpec {
-        name: "max_p",
-        default: "0.1",
-        kind: "number",
-        help: "drop probability at avg = max_th, in (0, 1] (ns-2 1/linterm_, linterm_ 10; FJ93 used 0.02); the initial value with adaptive=true",
-    },
-    ParamSpec {
-        name: "gentle",
-        default: "true",
-        kind: "bool",
-        help: "gentle RED: the probability rises from max_p to 1 between max_th and 2*max_th, forced drops only above 2*max_th (ns-2.35 gentle_ true)",
-    },
-    ParamSpec {
-        name: "wait",
-        default: "true",
-        kind: "bool",
-        help: "ns-2/ns-3 drop spacing: no early drop until count*p_b >= 1, gaps between 1/p_b and 2/p_b (ns-2 wait_ true); false gives FJ93's p_b/(1-count*p_b)",
-    },
-    ParamSpec {
-        name: "adaptive",
-        default: "false",
-        kind: "bool",
-        help: "Adaptive RED (Floyd, Gummadi, Shenker 2001): every interval, max_p += min(0.01, max_p/4) above the target band, max_p *= 0.9 below it (ns-2 adaptive_)",
-    },
-    ParamSpec {
-        name: "ecn",
-        default: "false",
-        kind: "bool",
-        help: "CE-mark ECN-capable packets instead of dropping them early (ns-2 setbit_, ns-3 UseEcn); forced drops follow hard_drop, overlimit drops always drop",
-    },
-    ParamSpec {
-        name: "hard_drop",
-        default: "true",
-        kind: "bool",
-        help: "forced drops (avg above max_th, 2*max_th when gentle) drop ECN-capable packets too (ns-3 UseHardDrop, ns-2); false with ecn=true CE-marks them instead, a step marker with min_th = max_th and w_q = 1 (DCTCP)",
-    },
-    ParamSpec {
-        name: "mean_pkt_size",
-        default: "500",
-        kind: "bytes",
-        help: "mean packet size in bytes for the idle-time correction, byte-mode scaling and automatic values (ns-2 mean_pktsize_ 500)",
-    },
-    ParamSpec {
-        name: "bandwidth",
-        default: "10Mbps",
-        kind: "rate",
-        help: "link rate for the idle-time correction and automatic values (ns-2 reads it from the link): set it to the real link rate",
-    },
-    ParamSpec {
-        name: "delay",
-        default: "20ms",
-        kind: "duration",
-        help: "link propagation delay, used only by the automatic w_q (ns-2 reads it from the link; ns-3 LinkDelay default 20ms)",
-    },
-    ParamSpec {
-        name: "target_delay",
-        default: "5ms",
-        kind: "duration",
-        help: "target queueing delay for the automatic min_th (ns-2 targetdelay_ 0.005)",
-    },
-    ParamSpec {
-        name: "interval",
-        default: "500ms",
-        kind: "duration",
-        help: "Adaptive RED: least time between max_p updates (ns-2 interval_ 0.5)",
-    },
-    ParamSpec {
-        name: "top",
-        default: "0.5",
-        kind: "number",
-        help: "Adaptive RED: max_p is raised only while below top, in (0, 1] (ns-2 top_ 0.5)",
-    },
-    ParamSpec {
-        name: "bottom",
-        default: "auto",
-        kind: "number",
-        help: "Adaptive RED: max_p is lowered only while above bottom, in [0, top], or auto (ns-2 bottom_ 0): min(0.01, 80000bit/bandwidth)",
-    },
-    ParamSpec {
-        name: "ns1_compat",
-        default: "false",
-        kind: "bool",
-        help: "keep count across forced and overlimit drops (ns-2 ns1_compat_). NOT ns-3's Ns1Compat, whose sense is the opposite: true here behaves like ns-3's default Ns1Compat=false",
-    },
+    ParamSpec::size("limit", "1000p", "buffer limit in packets (1000p) or bytes (1.5MB); arrivals beyond it are dropped (overlimit). ns-2's limit_ default is 50p"),
+    ParamSpec::choice("mode", "packet", "packet|byte", "unit of avg, min_th and max_th: packets, or bytes (byte mode also scales the drop probability by size/mean_pkt_size and counts bytes; ns-2 bytes_+queue_in_bytes_, ns-2.35 default byte)"),
+    ParamSpec::number("min_th", "auto", "minimum threshold, or auto (ns-2.35 thresh_ 0): max(5, target_delay*C/2) packets, C = bandwidth/(8*mean_pkt_size) pkt/s (x mean_pkt_size in byte mode)").gt(0.0).unit("packets, or bytes in byte mode").or("auto"),
+    ParamSpec::number("max_th", "auto", "maximum threshold, or auto (ns-2.35 maxthresh_ 0): 3*min_th; must be >= min_th").gt(0.0).unit("packets, or bytes in byte mode").or("auto"),
+    ParamSpec::number("w_q", "auto", "EWMA weight of the average queue, or auto (ns-2's special values 0, -1, -2): ns-2.35 q_weight_ -1, 1-exp(-1/(10*RTT*C)) with RTT = max(0.1s, 3*(delay+1/C)); with adaptive=true, ARED's 1-exp(-1/C)").gt(0.0).le(1.0).or("auto"),
+    ParamSpec::number("max_p", "0.1", "drop probability at avg = max_th (ns-2 1/linterm_, linterm_ 10; FJ93 used 0.02); the initial value with adaptive=true").gt(0.0).le(1.0).unit("probability"),
+    ParamSpec::boolean("gentle", "true", "gentle RED: the probability rises from max_p to 1 between max_th and 2*max_th, forced drops only above 2*max_th (ns-2.35 gentle_ true)"),
+    ParamSpec::boolean("wait", "true", "ns-2/ns-3 drop spacing: no early drop until count*p_b >= 1, gaps between 1/p_b and 2/p_b (ns-2 wait_ true); false gives FJ93's p_b/(1-count*p_b)"),
+    ParamSpec::boolean("adaptive", "false", "Adaptive RED (Floyd, Gummadi, Shenker 2001): every interval, max_p += min(0.01, max_p/4) above the target band, max_p *= 0.9 below it (ns-2 adaptive_)"),
+    ParamSpec::boolean("ecn", "false", "CE-mark ECN-capable packets instead of dropping them early (ns-2 setbit_, ns-3 UseEcn); forced drops follow hard_drop, overlimit drops always drop"),
+    ParamSpec::boolean("hard_drop", "true", "forced drops (avg above max_th, 2*max_th when gentle) drop ECN-capable packets too (ns-3 UseHardDrop, ns-2); false with ecn=true CE-marks them instead, a step marker with min_th = max_th and w_q = 1 (DCTCP)"),
+    ParamSpec::bytes("mean_pkt_size", "500", "mean packet size for the idle-time correction, byte-mode scaling and automatic values (ns-2 mean_pktsize_ 500)").within(1.0, u32::MAX as f64),
+    ParamSpec::rate("bandwidth", "10Mbps", "link rate for the idle-time correction and automatic values (ns-2 reads it from the link): set it to the real link rate").gt(0.0),
+    ParamSpec::duration("delay", "20ms", "link propagation delay, used only by the automatic w_q (ns-2 reads it from the link; ns-3 LinkDelay default 20ms)"),
+    ParamSpec::duration("target_delay", "5ms", "target queueing delay for the automatic min_th (ns-2 targetdelay_ 0.005)").gt(0.0),
+    ParamSpec::duration("interval", "500ms", "Adaptive RED: least time between max_p updates (ns-2 interval_ 0.5)").gt(0.0),
+    ParamSpec::number("top", "0.5", "Adaptive RED: max_p is raised only while below top (ns-2 top_ 0.5)").gt(0.0).le(1.0).unit("probability"),
+    ParamSpec::number("bottom", "auto", "Adaptive RED: max_p is lowered only while above bottom (<= top), or auto (ns-2 bottom_ 0): min(0.01, 80000bit/bandwidth)").within(0.0, 1.0).unit("probability").or("auto"),
+    ParamSpec::boolean("ns1_compat", "false", "keep count across forced and overlimit drops (ns-2 ns1_compat_). NOT ns-3's Ns1Compat, whose sense is the opposite: true here behaves like ns-3's default Ns1Compat=false"),
 ];
 
 /// What `avg`, `min_th` and `max_th` are measured in.
@@ -206,52 +111,24 @@ fn secs(d: SimDuration) -> f64 {
     d.as_nanos() as f64 / 1e9
 }
 
-/// True when `name` was given (or defaults) as `auto`.
-fn is_auto(p: &Params, name: &'static str) -> bool {
-    p.choice(name, &["auto"]).is_ok()
-}
-
-/// A number > 0 or an error naming the unit expected.
-fn positive(p: &Params, name: &'static str, what: &str) -> Result<f64, ConfigError> {
-    let v = p.f64(name)?;
-    if v > 0.0 {
-        Ok(v)
-    } else {
-        Err(p.invalid(name, format!("expected {what} > 0 or auto, got {v}")))
-    }
-}
-
 impl RedConfig {
     /// Reads and checks the parameters and resolves the automatic values (ns-2.35
     /// `REDQueue::initialize_params`; ARED §5 "setting the parameters").
     pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
-        let limit = p.size("limit")?;
-        let mode = match p.choice("mode", &["packet", "byte"])? {
-            0 => RedMode::Packets,
-            _ => RedMode::Bytes,
-        };
-        let mean_pkt_size = p.packet_size("mean_pkt_size")?;
-        let bandwidth = p.bitrate("bandwidth")?;
-        if bandwidth.as_bps() == 0 {
-            return Err(p.invalid(
-                "bandwidth",
-                "expected the link rate > 0, like 10Mbps (RED's idle-time correction needs it)",
-            ));
-        }
-        let delay = p.duration("delay")?;
-        let target_delay = p.positive_duration("target_delay")?;
-        let interval = p.positive_duration("interval")?;
-        let adaptive = p.bool("adaptive")?;
+        let limit = p.size("limit");
+        let mode = [RedMode::Packets, RedMode::Bytes][p.choice("mode")];
+        let mean_pkt_size = p.bytes("mean_pkt_size") as u32;
+        let bandwidth = p.bitrate("bandwidth");
+        let delay = p.duration("delay");
+        let target_delay = p.duration("target_delay");
+        let interval = p.duration("interval");
+        let adaptive = p.bool("adaptive");
         // ns-2's "packet time constant": mean-sized packets the link sends per second.
         let ptc = bandwidth.as_bps() as f64 / (8.0 * mean_pkt_size as f64);
-        let unit = match mode {
-            RedMode::Packets => "a number of packets",
-            RedMode::Bytes => "a number of bytes",
-        };
 
         // ns-2.35 initialize_params(): thresh_ 0 → max(5, targetdelay·ptc/2) packets, converted
         // to bytes with mean_pktsize_ when the queue is in bytes; maxthresh_ 0 → 3·thresh_.
-        let min_th = if is_auto(p, "min_th") {
+        let min_th = p.opt_f64("min_th").unwrap_or_else(|| {
             let target_queue = secs(target_delay) * ptc;
             let pkts = if 5.0 < target_queue / 2.0 {
                 target_queue / 2.0
@@ -262,14 +139,8 @@ impl RedConfig {
                 RedMode::Packets => pkts,
                 RedMode::Bytes => pkts * mean_pkt_size as f64,
             }
-        } else {
-            positive(p, "min_th", unit)?
-        };
-        let max_th = if is_auto(p, "max_th") {
-            3.0 * min_th
-        } else {
-            positive(p, "max_th", unit)?
-        };
+        });
+        let max_th = p.opt_f64("max_th").unwrap_or(3.0 * min_th);
         if min_th > max_th {
             return Err(p.invalid(
                 "min_th",
@@ -277,7 +148,7 @@ impl RedConfig {
             ));
         }
 
-        let w_q = if is_auto(p, "w_q") {
+        let w_q = p.opt_f64("w_q").unwrap_or_else(|| {
             if adaptive {
                 // ARED §5: a time constant of one second, w_q = 1 − exp(−1/C)
                 // (ns-2 q_weight_ 0, ns-3 ARED).
@@ -287,37 +158,13 @@ impl RedConfig {
                 let rtt = (3.0 * (secs(delay) + 1.0 / ptc)).max(0.1);
                 1.0 - math::exp(-1.0 / (10.0 * rtt * ptc))
             }
-        } else {
-            let v = p.f64("w_q")?;
-            if !(v > 0.0 && v <= 1.0) {
-                return Err(p.invalid(
-                    "w_q",
-                    format!("expected a weight in (0, 1] or auto, got {v} (ns-2's special values 0, -1, -2 are written auto here)"),
-                ));
-            }
-            v
-        };
-
-        let max_p = p.f64("max_p")?;
-        if !(max_p > 0.0 && max_p <= 1.0) {
-            return Err(p.invalid(
-                "max_p",
-                format!("expected a probability in (0, 1], got {max_p} (ns-2's linterm_ L is max_p = 1/L)"),
-            ));
-        }
-        let top = p.f64("top")?;
-        if !(top > 0.0 && top <= 1.0) {
-            return Err(p.invalid(
-                "top",
-                format!("expected a probability in (0, 1], got {top}"),
-            ));
-        }
-        let bottom = if is_auto(p, "bottom") {
-            // ns-2.35: at most 1/W, W the window of a 100 ms-RTT flow of 1000-byte packets.
-            (80_000.0 / bandwidth.as_bps() as f64).min(0.01)
-        } else {
-            p.f64_in("bottom", 0.0, 1.0)?
-        };
+        });
+        let max_p = p.f64("max_p");
+        let top = p.f64("top");
+        // ns-2.35: at most 1/W, W the window of a 100 ms-RTT flow of 1000-byte packets.
+        let bottom = p
+            .opt_f64("bottom")
+            .unwrap_or((80_000.0 / bandwidth.as_bps() as f64).min(0.01));
         if bottom > top {
             return Err(p.invalid(
                 "bottom",
@@ -332,17 +179,17 @@ impl RedConfig {
             max_th,
             w_q,
             max_p,
-            gentle: p.bool("gentle")?,
-            wait: p.bool("wait")?,
+            gentle: p.bool("gentle"),
+            wait: p.bool("wait"),
             adaptive,
-            ecn: p.bool("ecn")?,
-            hard_drop: p.bool("hard_drop")?,
+            ecn: p.bool("ecn"),
+            hard_drop: p.bool("hard_drop"),
             mean_pkt_size,
             bandwidth,
             interval,
             top,
             bottom,
-            ns1_compat: p.bool("ns1_compat")?,
+            ns1_compat: p.bool("ns1_compat"),
         })
     }
 }
@@ -745,36 +592,44 @@ mod tests {
         let e = |items: &[&str]| cfg(items).unwrap_err().to_string();
         assert_eq!(
             e(&["min_th=20", "max_th=10"]),
-            "parameter min_th: expected min_th <= max_th, got min_th 20 > max_th 10"
+            "red: parameter min_th = 20: expected min_th <= max_th, got min_th 20 > max_th 10"
         );
         assert_eq!(
             e(&["max_p=0"]),
-            "parameter max_p: expected a probability in (0, 1], got 0 (ns-2's linterm_ L is max_p = 1/L)"
+            "red: parameter max_p = 0: expected a number in (0, 1] (probability)"
         );
-        assert!(e(&["max_p=1.5"]).starts_with("parameter max_p: expected a probability in (0, 1]"));
-        assert!(e(&["w_q=0"]).starts_with("parameter w_q: expected a weight in (0, 1] or auto"));
-        assert!(e(&["w_q=-1"]).starts_with("parameter w_q: expected a weight in (0, 1] or auto"));
-        assert!(e(&["w_q=1.01"]).starts_with("parameter w_q:"));
+        assert!(e(&["max_p=1.5"])
+            .starts_with("red: parameter max_p = 1.5: expected a number in (0, 1]"));
+        assert!(e(&["w_q=0"])
+            .starts_with("red: parameter w_q = 0: expected a number in (0, 1], or auto"));
+        assert!(e(&["w_q=-1"])
+            .starts_with("red: parameter w_q = -1: expected a number in (0, 1], or auto"));
+        assert!(e(&["w_q=1.01"]).starts_with("red: parameter w_q = 1.01:"));
         assert_eq!(
             e(&["bandwidth=0Mbps"]),
-            "parameter bandwidth: expected the link rate > 0, like 10Mbps (RED's idle-time correction needs it)"
+            "red: parameter bandwidth = 0Mbps: expected a rate > 0"
         );
         assert_eq!(
             e(&["min_th=0"]),
-            "parameter min_th: expected a number of packets > 0 or auto, got 0"
+            "red: parameter min_th = 0: expected a number > 0 (packets, or bytes in byte mode), or auto"
         );
         assert_eq!(
             e(&["mode=byte", "max_th=-3"]),
-            "parameter max_th: expected a number of bytes > 0 or auto, got -3"
+            "red: parameter max_th = -3: expected a number > 0 (packets, or bytes in byte mode), or auto"
         );
-        assert!(e(&["mean_pkt_size=0"]).starts_with("parameter mean_pkt_size:"));
-        assert!(e(&["mode=bytes"]).starts_with("parameter mode: expected one of packet, byte"));
-        assert!(e(&["min_th=five"]).starts_with("parameter min_th: expected a number"));
-        assert!(e(&["limit=0p"]).starts_with("parameter limit:"));
-        assert!(e(&["interval=0s"]).starts_with("parameter interval:"));
-        assert!(e(&["top=0"]).starts_with("parameter top:"));
-        assert!(e(&["bottom=0.6"]).starts_with("parameter bottom: expected bottom <= top"));
-        assert!(e(&["gentle=maybe"]).starts_with("parameter gentle:"));
+        assert!(e(&["mean_pkt_size=0"]).starts_with("red: parameter mean_pkt_size = 0:"));
+        assert!(e(&["mode=bytes"])
+            .starts_with("red: parameter mode = bytes: expected one of packet, byte"));
+        assert!(e(&["min_th=five"]).starts_with("red: parameter min_th = five: expected a number"));
+        assert!(e(&["limit=0p"]).starts_with("red: parameter limit = 0p:"));
+        assert!(e(&["interval=0s"])
+            .starts_with("red: parameter interval = 0s: expected a duration > 0"));
+        assert!(e(&["top=0"]).starts_with("red: parameter top = 0: expected a number in (0, 1]"));
+        assert!(
+            e(&["bottom=0.6"]).starts_with("red: parameter bottom = 0.6: expected bottom <= top")
+        );
+        assert!(e(&["gentle=maybe"])
+            .starts_with("red: parameter gentle = maybe: expected true or false"));
     }
 
     #[test]

@@ -176,21 +176,95 @@ pub fn build(
     })
 }
 
-/// The text `aqmlab replay --list` prints: every discipline with its parameters and defaults.
+/// The columns of a parameter table, in the order `--list` and the docs print them.
+pub const TABLE_COLUMNS: [&str; 6] = ["name", "type", "unit", "default", "range", "doc"];
+
+/// One row of a parameter table: the [`TABLE_COLUMNS`] of `p`.
+pub fn table_row(p: &ParamSpec) -> [String; 6] {
+    [
+        p.name.to_string(),
+        p.type_name().to_string(),
+        p.unit_text().to_string(),
+        p.default.to_string(),
+        p.range_text(),
+        p.help.to_string(),
+    ]
+}
+
+/// The text `aqmlab replay --list` prints: every discipline with its parameter table (name,
+/// type, unit, default, range, doc), columns aligned over the whole listing.
 pub fn list_text() -> String {
-    let mut s = String::new();
-    let all = || Kind::ALL.iter().flat_map(|k| k.params());
-    let name_w = all().map(|p| p.name.len()).max().unwrap_or(0);
-    let default_w = all().map(|p| p.default.len()).max().unwrap_or(0);
+    let rows = |k: &Kind| k.params().iter().map(table_row).collect::<Vec<_>>();
+    let mut w = TABLE_COLUMNS.map(str::len);
     for k in Kind::ALL {
-        s.push_str(&format!("{}: {}\n", k.name(), k.summary()));
-        for p in k.params() {
-            s.push_str(&format!(
-                "  {:<name_w$} default {:<default_w$} ({}) {}\n",
-                p.name, p.default, p.kind, p.help
-            ));
+        for r in rows(k) {
+            for (w, c) in w.iter_mut().zip(&r) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+    }
+    let line = |cells: [&str; 6]| {
+        let mut s = String::from(" ");
+        for (i, c) in cells.iter().enumerate() {
+            s.push(' ');
+            if i + 1 < cells.len() {
+                s.push_str(&format!("{c:<width$} ", width = w[i]));
+            } else {
+                s.push_str(c);
+            }
         }
         s.push('\n');
+        s
+    };
+    let mut s = String::new();
+    for k in Kind::ALL {
+        s.push_str(&format!("{}: {}\n", k.name(), k.summary()));
+        s.push_str(&line(TABLE_COLUMNS));
+        for r in rows(k) {
+            s.push_str(&line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// `docs/parameters.md`: every discipline's parameter table in Markdown, generated from the
+/// tables (a test checks that the file is this text).
+pub fn reference_markdown() -> String {
+    let cell = |c: &str| c.replace('|', "\\|");
+    let mut s = String::from(
+        "# Queue disciplines: parameters\n\n\
+         Generated from the parameter tables in `crates/aqmlab-qdisc/src` (each discipline's \
+         `PARAMS`) by `aqmlab_qdisc::registry::reference_markdown`; do not edit by hand. \
+         Regenerate with `AQMLAB_BLESS=1 cargo test -p aqmlab-qdisc --lib reference_doc`. \
+         `aqmlab replay --list` prints the same tables. Ranges are in the unit shown; a value \
+         outside its range, or of the wrong type, is refused with a one-line error naming the \
+         discipline, the parameter, the value and the range. Rules between parameters \
+         (e.g. `min_th <= max_th`) are stated in the doc column or in `docs/models/<name>.md`.\n",
+    );
+    for k in Kind::ALL {
+        s.push_str(&format!("\n## `{}`\n\n{}.\n\n", k.name(), k.summary()));
+        s.push_str(&format!("| {} |\n", TABLE_COLUMNS.join(" | ")));
+        s.push_str("|---|---|---|---|---|---|\n");
+        for p in k.params() {
+            let r = table_row(p);
+            let code = |c: &str| {
+                if c.is_empty() {
+                    String::new()
+                } else {
+                    format!("`{}`", cell(c))
+                }
+            };
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} |\n",
+                code(&r[0]),
+                r[1],
+                cell(&r[2]),
+                code(&r[3]),
+                code(&r[4]),
+                cell(&r[5])
+            ));
+        }
     }
     s
 }
@@ -310,6 +384,113 @@ mod tests {
                 let given = vec![(p.name.to_string(), p.default.to_string())];
                 build(k.name(), &given, UniformSource::seeded(1))
                     .unwrap_or_else(|e| panic!("{} {}={}: {e}", k.name(), p.name, p.default));
+            }
+        }
+    }
+
+    #[test]
+    fn every_default_lies_in_its_range() {
+        for k in Kind::ALL {
+            for p in k.params() {
+                // The table's own check, and the range restated independently.
+                let v = p
+                    .parse(k.name(), p.default)
+                    .unwrap_or_else(|e| panic!("{}: {e}", k.name()));
+                let x = match v {
+                    crate::params::Value::Duration(d) => d.as_nanos() as f64,
+                    crate::params::Value::Rate(r) => r.as_bps() as f64,
+                    crate::params::Value::Size(Size::Packets(n) | Size::Bytes(n)) => n as f64,
+                    crate::params::Value::Bytes(n) | crate::params::Value::Integer(n) => n as f64,
+                    crate::params::Value::Number(x) => x,
+                    crate::params::Value::Word(w) => {
+                        assert!(
+                            p.words.split('|').any(|x| x == w),
+                            "{} {}",
+                            k.name(),
+                            p.name
+                        );
+                        continue;
+                    }
+                    crate::params::Value::Bool(_) | crate::params::Value::Choice(_) => continue,
+                };
+                use crate::params::Bound;
+                let lo = match p.min {
+                    Bound::None => true,
+                    Bound::Incl(b) => x >= b,
+                    Bound::Excl(b) => x > b,
+                };
+                let hi = match p.max {
+                    Bound::None => true,
+                    Bound::Incl(b) => x <= b,
+                    Bound::Excl(b) => x < b,
+                };
+                assert!(lo && hi, "{} {} = {}", k.name(), p.name, p.default);
+            }
+        }
+    }
+
+    /// Splits one `--list` line at the header's column starts.
+    fn cells(header: &str, line: &str) -> Vec<String> {
+        let starts: Vec<usize> = TABLE_COLUMNS
+            .iter()
+            .map(|c| {
+                header
+                    .find(&format!(" {c} "))
+                    .or_else(|| header.find(&format!(" {c}")))
+                    .unwrap()
+                    + 1
+            })
+            .collect();
+        let chars: Vec<char> = line.chars().collect();
+        (0..starts.len())
+            .map(|i| {
+                let end = starts.get(i + 1).copied().unwrap_or(chars.len());
+                chars[starts[i]..end.min(chars.len())]
+                    .iter()
+                    .collect::<String>()
+                    .trim()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_table_round_trips_through_the_list() {
+        let text = list_text();
+        let blocks: Vec<&str> = text.trim_end().split("\n\n").collect();
+        assert_eq!(blocks.len(), Kind::ALL.len());
+        for (k, block) in Kind::ALL.iter().zip(blocks) {
+            let mut lines = block.lines();
+            assert_eq!(
+                lines.next().unwrap(),
+                format!("{}: {}", k.name(), k.summary())
+            );
+            let header = lines.next().unwrap();
+            let rows: Vec<Vec<String>> = lines.map(|l| cells(header, l)).collect();
+            let want: Vec<Vec<String>> = k.params().iter().map(|p| table_row(p).to_vec()).collect();
+            assert_eq!(rows, want, "{}", k.name());
+        }
+    }
+
+    #[test]
+    fn reference_doc_is_generated_from_the_tables() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/parameters.md");
+        let want = reference_markdown();
+        if std::env::var_os("AQMLAB_BLESS").is_some() {
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            have == want,
+            "docs/parameters.md disagrees with the parameter tables: regenerate it with \
+             AQMLAB_BLESS=1 cargo test -p aqmlab-qdisc --lib reference_doc"
+        );
+        // Every parameter of every table is in the doc, with its default and range.
+        for k in Kind::ALL {
+            let sec = have.split(&format!("## `{}`", k.name())).nth(1).unwrap();
+            let sec = sec.split("\n## ").next().unwrap();
+            for p in k.params() {
+                assert!(sec.contains(&format!("| `{}` | {} |", p.name, p.type_name())));
             }
         }
     }

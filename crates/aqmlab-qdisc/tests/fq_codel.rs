@@ -756,37 +756,25 @@ fn variant_ns3_selects_ns3_rules_and_explicit_switches_override_them() {
 #[test]
 fn bad_parameters_are_errors_that_say_what_was_expected() {
     let cases: &[(&[&str], &str)] = &[
-        (&["flows=0"], "parameter flows: expected an integer in [1, 65536], got 0"),
-        (&["flows=65537"], "parameter flows: expected an integer in [1, 65536], got 65537"),
-        (&["flows=many"], "parameter flows: expected a whole number like \"1024\", got \"many\""),
-        (&["quantum=255"], "parameter quantum: expected 256 to 1048576 bytes, got 255"),
-        (&["quantum=2MB"], "parameter quantum: expected 256 to 1048576 bytes, got 2000000"),
-        (
-            &["limit=1MB"],
-            "parameter limit: expected a packet count like \"10240p\" (bytes are limited by memory_limit), got \"1MB\"",
-        ),
-        (&["limit=0p"], "parameter limit: expected a size > 0, got \"0p\""),
-        (&["memory_limit=0"], "parameter memory_limit: expected a byte count > 0, got 0"),
-        (
-            &["memory_limit=10p"],
-            "parameter memory_limit: expected a byte count like \"1514\", \"1514B\" or \"32MB\", got \"10p\"",
-        ),
-        (&["drop_batch=0"], "parameter drop_batch: expected an integer in [1, 4294967295], got 0"),
-        (&["mtu_scope=queue"], "parameter mtu_scope: expected one of auto, total, flow, got \"queue\""),
-        (
-            &["empty_new_flow=park"],
-            "parameter empty_new_flow: expected one of auto, old, remove_if_no_old, got \"park\"",
-        ),
-        (&["overflow_count=1"], "parameter overflow_count: expected one of auto, bump, keep, got \"1\""),
-        (
-            &["fattest_tie=oldest"],
-            "parameter fattest_tie: expected one of auto, lowest_bucket, first_created, got \"oldest\"",
-        ),
-        (&["flow_limit=64p"], "parameter flow_limit: expected one of auto, none, limit, got \"64p\""),
-        (&["hash=crc"], "parameter hash: expected one of flow_id, perturbed, set_associative, got \"crc\""),
-        (&["ecn=maybe"], "parameter ecn: expected true or false, got \"maybe\""),
-        (&["variant=bsd"], "parameter variant: expected one of rfc, linux, ns3, got \"bsd\""),
-        (&["mtu=0"], "parameter mtu: expected a byte count > 0"),
+        (&["flows=0"], "fq_codel: parameter flows = 0: expected an integer in [1, 65536]"),
+        (&["flows=65537"], "fq_codel: parameter flows = 65537: expected an integer in [1, 65536]"),
+        (&["flows=many"], "fq_codel: parameter flows = many: expected an integer in [1, 65536] (like 1024)"),
+        (&["quantum=255"], "fq_codel: parameter quantum = 255: expected a byte count in [256, 1048576]"),
+        (&["quantum=2MB"], "fq_codel: parameter quantum = 2MB: expected a byte count in [256, 1048576]"),
+        (&["limit=1MB"], "fq_codel: parameter limit = 1MB: expected a packet count like \"10240p\" (bytes are limited by memory_limit)"),
+        (&["limit=0p"], "fq_codel: parameter limit = 0p: expected a size in packets or bytes in (0, 4294967295]"),
+        (&["memory_limit=0"], "fq_codel: parameter memory_limit = 0: expected a byte count > 0"),
+        (&["memory_limit=10p"], "fq_codel: parameter memory_limit = 10p: expected a byte count > 0 (like 1514, 1514B or 32MiB)"),
+        (&["drop_batch=0"], "fq_codel: parameter drop_batch = 0: expected an integer in [1, 4294967295] (packets)"),
+        (&["mtu_scope=queue"], "fq_codel: parameter mtu_scope = queue: expected one of auto, total, flow"),
+        (&["empty_new_flow=park"], "fq_codel: parameter empty_new_flow = park: expected one of auto, old, remove_if_no_old"),
+        (&["overflow_count=1"], "fq_codel: parameter overflow_count = 1: expected one of auto, bump, keep"),
+        (&["fattest_tie=oldest"], "fq_codel: parameter fattest_tie = oldest: expected one of auto, lowest_bucket, first_created"),
+        (&["flow_limit=64p"], "fq_codel: parameter flow_limit = 64p: expected one of auto, none, limit"),
+        (&["hash=crc"], "fq_codel: parameter hash = crc: expected one of flow_id, perturbed, set_associative"),
+        (&["ecn=maybe"], "fq_codel: parameter ecn = maybe: expected true or false"),
+        (&["variant=bsd"], "fq_codel: parameter variant = bsd: expected one of rfc, linux, ns3"),
+        (&["mtu=0"], "fq_codel: parameter mtu = 0: expected a byte count > 0, or auto"),
         (
             &["perturbation=1"],
             "fq_codel has no parameter \"perturbation\": its parameters are limit, flows, quantum, memory_limit, target, interval, mtu, ecn, ce_threshold, variant, l4s, drop_batch, mtu_scope, empty_new_flow, overflow_count, fattest_tie, flow_limit, hash, set_ways",
@@ -795,7 +783,8 @@ fn bad_parameters_are_errors_that_say_what_was_expected() {
     for (given, want) in cases {
         assert_eq!(&err(given), want, "{given:?}");
     }
-    assert!(err(&["target=100ms"]).starts_with("parameter target: expected target < interval"));
+    assert!(err(&["target=100ms"])
+        .starts_with("fq_codel: parameter target = 100ms: expected target < interval"));
 }
 
 #[test]

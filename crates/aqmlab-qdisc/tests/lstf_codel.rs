@@ -580,39 +580,39 @@ fn bad_parameters_are_errors_naming_the_parameter() {
     let e = |items: &[&str]| config(items).unwrap_err();
     assert_eq!(
         e(&["alpha=0"]),
-        "parameter alpha: expected a forgetfulness in (0, 1], got 0"
+        "lstf_codel: parameter alpha = 0: expected a number in (0, 1]"
     );
     assert_eq!(
         e(&["alpha=1.5"]),
-        "parameter alpha: expected a forgetfulness in (0, 1], got 1.5"
+        "lstf_codel: parameter alpha = 1.5: expected a number in (0, 1]"
     );
     assert_eq!(
         e(&["alpha=-0.25"]),
-        "parameter alpha: expected a forgetfulness in (0, 1], got -0.25"
+        "lstf_codel: parameter alpha = -0.25: expected a number in (0, 1]"
     );
     assert_eq!(
         e(&["alpha=abc"]),
-        "parameter alpha: expected a number like \"0.002\", got \"abc\""
+        "lstf_codel: parameter alpha = abc: expected a number in (0, 1] (like 0.002)"
     );
     assert_eq!(
         e(&["alpha=NaN"]),
-        "parameter alpha: expected a number like \"0.002\", got \"NaN\""
+        "lstf_codel: parameter alpha = NaN: expected a number in (0, 1] (like 0.002)"
     );
     assert_eq!(
         e(&["order=lifo"]),
-        "parameter order: expected one of as_described, as_coded, got \"lifo\""
+        "lstf_codel: parameter order = lifo: expected one of as_described, as_coded"
     );
     assert_eq!(
         e(&["limit=0p"]),
-        "parameter limit: expected a size > 0, got \"0p\""
+        "lstf_codel: parameter limit = 0p: expected a size in packets or bytes > 0"
     );
     assert_eq!(
         e(&["target=200ms"]),
-        "parameter target: expected target < interval (100ms), got 200ms"
+        "lstf_codel: parameter target = 200ms: expected target < interval (100ms)"
     );
     assert_eq!(
         e(&["variant=ns2"]),
-        "parameter variant: expected one of rfc, linux, ns3, got \"ns2\""
+        "lstf_codel: parameter variant = ns2: expected one of rfc, linux, ns3"
     );
     assert_eq!(
         e(&["forgetfulness=0.5"]),

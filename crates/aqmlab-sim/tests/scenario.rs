@@ -156,7 +156,7 @@ fn bad_qdisc_parameter_is_reported_with_its_link() {
     let e = err(&GOOD.replace("target = \"5ms\"", "target = \"5\""));
     assert!(
         e.starts_with(
-            "t.toml:18: dumbbell.bottleneck.params: parameter target: expected a duration"
+            "t.toml:18: dumbbell.bottleneck.params: codel: parameter target = 5: expected a duration"
         ),
         "{e}"
     );
@@ -435,7 +435,7 @@ fn an_error_in_a_set_key_names_the_set_not_a_line() {
     assert!(msg(&[("dumbbell.colour", "1")])
         .starts_with("t.toml: --set dumbbell.colour=1: unknown field `colour`"));
     assert!(msg(&[("dumbbell.bottleneck.params.target", "5")]).starts_with(
-        "t.toml: --set dumbbell.bottleneck.params.target=5: dumbbell.bottleneck.params: parameter target"
+        "t.toml: --set dumbbell.bottleneck.params.target=5: dumbbell.bottleneck.params: codel: parameter target = 5:"
     ));
     // An error elsewhere in the file keeps its line, though a --set was given.
     let bad = GOOD.replace("senders = 2", "senders = 0");
@@ -887,7 +887,7 @@ fn a_discipline_that_cannot_take_the_buffer_names_the_buffer_or_the_swap() {
         .replace("qdisc = \"codel\"", "qdisc = \"fq_codel\"")
         .replace("params = { target = \"5ms\", interval = \"100ms\" }\n", ""));
     assert!(
-        e.starts_with("t.toml:17: dumbbell.bottleneck.buffer: parameter limit: expected at most 4294967295 packets"),
+        e.starts_with("t.toml:17: dumbbell.bottleneck.buffer: fq_codel: parameter limit = 4294967296p: expected a size in packets or bytes in (0, 4294967295]"),
         "{e}"
     );
     let ov = Overrides {
@@ -896,7 +896,7 @@ fn a_discipline_that_cannot_take_the_buffer_names_the_buffer_or_the_swap() {
     };
     let e = parse_with(&big, &ov).err().unwrap().to_string();
     assert!(
-        e.starts_with("t.toml: --qdisc bottleneck=fq_codel: parameter limit: expected at most 4294967295 packets"),
+        e.starts_with("t.toml: --qdisc bottleneck=fq_codel: fq_codel: parameter limit = 4294967296p: expected a size in packets or bytes in (0, 4294967295]"),
         "{e}"
     );
 }

@@ -13,7 +13,8 @@ fn cfg(items: &[&str]) -> Dualpi2Config {
 
 fn err(items: &[&str]) -> String {
     let pairs = Params::split_pairs(items).unwrap();
-    Dualpi2Config::from_params(&Params::new("dualpi2", PARAMS, &pairs).unwrap())
+    Params::new("dualpi2", PARAMS, &pairs)
+        .and_then(|p| Dualpi2Config::from_params(&p))
         .unwrap_err()
         .to_string()
 }
@@ -146,13 +147,15 @@ fn tc_derives_target_tupdate_alpha_beta_from_the_rtts() {
     // One line naming the parameter.
     assert_eq!(
         err(&["max_rtt=100ms", "alpha=0.2"]),
-        "parameter max_rtt: max_rtt derives alpha: give one or the other, not both"
+        "dualpi2: parameter max_rtt = 100ms: max_rtt derives alpha: give one or the other, not both"
     );
     assert_eq!(
         err(&["typical_rtt=30ms", "max_rtt=20ms"]),
-        "parameter max_rtt: typical_rtt (30000us) must not exceed max_rtt (20000us)"
+        "dualpi2: parameter max_rtt = 20ms: typical_rtt (30000us) must not exceed max_rtt (20000us)"
     );
-    assert!(err(&["max_rtt=100s"]).starts_with("parameter max_rtt: alpha = "));
+    assert!(
+        err(&["max_rtt=100s"]).starts_with("dualpi2: parameter max_rtt = 100s: derives alpha = ")
+    );
     // Every parameter written out at its default (as a resolved scenario does) still derives.
     let pairs = Params::split_pairs(&["max_rtt=200ms", "typical_rtt=20ms"]).unwrap();
     let p = Params::new("dualpi2", PARAMS, &pairs).unwrap();
@@ -170,23 +173,25 @@ fn tc_derives_target_tupdate_alpha_beta_from_the_rtts() {
 fn bad_parameters_are_one_line_errors() {
     assert_eq!(
         err(&["step_thresh=abc"]),
-        "parameter step_thresh: expected a duration like \"1ms\" or a packet count like \"5p\", got \"abc\""
+        "dualpi2: parameter step_thresh = abc: expected a duration or a packet count >= 0 (like 1ms or 5p)"
     );
     assert_eq!(
         err(&["coupling_factor=0"]),
-        "parameter coupling_factor: expected a whole number from 1 to 255, got 0"
+        "dualpi2: parameter coupling_factor = 0: expected an integer in [1, 255]"
     );
     assert_eq!(
         err(&["classic_protection=101"]),
-        "parameter classic_protection: expected a percentage from 0 to 100, got 101"
+        "dualpi2: parameter classic_protection = 101: expected an integer in [0, 100] (percent)"
     );
     assert_eq!(
         err(&["step_range=400us"]),
-        "parameter step_range: a ramp needs variant=rfc (Linux's native L AQM is a step)"
+        "dualpi2: parameter step_range = 400us: a ramp needs variant=rfc (Linux's native L AQM is a step)"
     );
-    assert!(err(&["alpha=0.001"]).starts_with("parameter alpha: alpha = 0.001, expected"));
-    assert!(err(&["variant=rfc", "drop_at=enqueue"]).starts_with("parameter drop_at:"));
-    assert!(err(&["tupdate=10ns"]).starts_with("parameter tupdate: expected at least 1us"));
+    assert!(err(&["alpha=0.001"]).starts_with("dualpi2: parameter alpha = 0.001: expected [1/256,"));
+    assert!(err(&["variant=rfc", "drop_at=enqueue"])
+        .starts_with("dualpi2: parameter drop_at = enqueue:"));
+    assert!(err(&["tupdate=10ns"])
+        .starts_with("dualpi2: parameter tupdate = 10ns: expected a duration >= 1us"));
     assert_eq!(cfg(&["step_thresh=5p"]).step_thresh, StepThresh::Packets(5));
 }
 

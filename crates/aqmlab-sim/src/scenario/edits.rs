@@ -554,11 +554,11 @@ fn is_flows_header(line: &str) -> bool {
     rest.is_empty() || rest.starts_with('#')
 }
 
-/// `e` rewritten to name the `--set KEY=VALUE` that wrote its key, when one did (and whether
-/// one did): the error's key is the set key or lies under it (`flows[0]` set as a whole), or the
-/// set key lies under the error's key and the message is about the set key's last part as its
-/// subject (an unknown field `` `x` ``, a discipline's `parameter x:` or `parameter "x"`), not
-/// merely listing it among the expected ones.
+/// `e` rewritten to name the `--set KEY=VALUE` that wrote its key, when one did: the error's
+/// key is the set key or lies under it (`flows[0]` set as a whole), or the set key lies under
+/// the error's key and the message is about the set key's last part as its subject (an
+/// unknown field `` `x` ``, a discipline's `parameter x = ` or `parameter "x"`), not merely
+/// listing it among the expected ones. The flag says whether one did.
 fn attribute_to_set(e: ScenarioError, sets: &[(String, String)]) -> (ScenarioError, bool) {
     let under = |inner: &str, outer: &str| {
         inner == outer
@@ -575,7 +575,7 @@ fn attribute_to_set(e: ScenarioError, sets: &[(String, String)]) -> (ScenarioErr
         let last = last.split('[').next().unwrap_or(last);
         let about_last = [
             format!("field `{last}`"),
-            format!("parameter {last}:"),
+            format!("parameter {last} = "),
             format!("parameter \"{last}\""),
         ]
         .iter()
