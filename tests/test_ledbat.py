@@ -55,9 +55,10 @@ def figures(name: str, seed: int = 1, sets: dict | None = None, unset=None) -> d
 def test_alone_it_holds_the_target_and_fills_the_link(target_ms):
     f = figures("ledbat-alone.toml", sets={"flows[0].ledbat_target": f"{target_ms}ms"})
     assert f["utilization"] > 0.99, f
-    # The bottleneck's sojourn: the target plus up to a packet's serialization (1.2 ms) and the
-    # delayed-ACK hold that the timestamps echo beside the one-way delay.
-    assert target_ms <= f["sojourn_ms"] <= 1.1 * target_ms + 1.2, f
+    # The bottleneck's sojourn is the target, within one packet's serialization (1.2 ms at
+    # 10 Mb/s: the queue's granularity, and the delayed-ACK hold the echoed timestamps add to
+    # some samples) and 5 %. Measured: 25.95 ms at 25, 9.57 ms at 10.
+    assert abs(f["sojourn_ms"] - target_ms) <= 0.05 * target_ms + 1.2, f
 
 
 LEDBAT_KEYS = ["flows[0].ledbat_target", "flows[0].ledbat_gain"]

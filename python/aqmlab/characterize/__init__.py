@@ -145,7 +145,7 @@ def paired(
         p = given(q)
         doubled = {}
         for spec in table[q]:
-            if spec["kind"] != "duration":
+            if spec["type"] != "duration":
                 continue
             value = p.get(spec["name"], spec["default"])
             try:
