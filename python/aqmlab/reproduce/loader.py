@@ -286,6 +286,8 @@ def _explanation(c: ClaimDef) -> str:
 def _named(ctx: Context, path: str) -> Any:
     """The number at ``path`` in ``ctx.numbers`` (``"cases.CoDel.p50_ms"``: keys joined by
     dots, a key itself holding none), or None where there is none."""
+    if path in ctx.numbers:  # a name that is itself a key (the first format's), dots and all
+        return ctx.numbers[path]
     v: Any = ctx.numbers
     for k in split_path(path):
         if not isinstance(v, dict) or k not in v:
@@ -304,7 +306,7 @@ def _number(ctx: Context, c: ClaimDef, where: str) -> float | None:
     v = _named(ctx, c.metric)
     if v is not None and not isinstance(v, (dict, list)):
         return float(v)
-    if split_path(c.metric)[0] in ctx.numbers:
+    if c.metric in ctx.numbers or split_path(c.metric)[0] in ctx.numbers:
         raise AqmlabError(f"{where}: metric {c.metric!r}: not a number of numbers(ctx)")
     rows = _rows(ctx, c, where)
     if len(rows) != 1:
@@ -318,7 +320,7 @@ def _number(ctx: Context, c: ClaimDef, where: str) -> float | None:
 def _spread(ctx: Context, c: ClaimDef, where: str) -> float | None:
     if not c.spread:
         return None
-    if split_path(c.spread)[0] not in ctx.numbers:
+    if c.spread not in ctx.numbers and split_path(c.spread)[0] not in ctx.numbers:
         raise AqmlabError(f"{where}: spread: no number {c.spread!r} (numbers(ctx) names it)")
     v = _named(ctx, c.spread)
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
@@ -345,6 +347,13 @@ def _rows(ctx: Context, c: ClaimDef, where: str) -> Any:
 
 def _points(ctx: Context, c: ClaimDef, arms: list[str], where: str) -> dict[str, tuple]:
     """Point name -> the arms' values of the metric there (a qualitative claim: one point)."""
+    named = ctx.numbers.get(c.metric)
+    if isinstance(named, dict) and not c.points and "{arm}" not in c.metric:
+        # The first format's spelling: numbers(ctx) names {arm: value} under the metric.
+        missing = [a for a in arms if a not in named]
+        if missing:
+            raise AqmlabError(f"{where}: arms: {missing} not among {list(named)}")
+        return {"": tuple(named[a] for a in arms)}
     if "{arm}" in c.metric:
         vals = []
         for a in arms:
