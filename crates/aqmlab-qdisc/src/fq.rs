@@ -39,7 +39,7 @@
 
 use crate::contract::{Backlog, DropReason, QdiscCx, QueueDisc, Stage};
 use crate::fifo::PacketFifo;
-use crate::params::{ConfigError, ParamSpec, Params};
+use crate::params::{str_eq, ConfigError, ParamSpec, Params};
 use crate::uniform::UniformSource;
 use aqmlab_core::units::Size;
 use aqmlab_core::{FlowId, Packet, SimTime};
@@ -119,21 +119,6 @@ pub const SET_WAYS: ParamSpec = ParamSpec::integer(
     "queues per set with hash=set_associative (ns-3 SetWays), a divisor of flows",
 )
 .within(1.0, 65536.0);
-
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
 
 /// The spec called `name` in `table`, so a parameter shared with another discipline is
 /// documented once (e.g. FQ-CoDel's `target` is CoDel's).

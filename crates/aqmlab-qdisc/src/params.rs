@@ -67,7 +67,8 @@ pub struct ParamSpec {
     pub help: &'static str,
 }
 
-const fn str_eq(a: &str, b: &str) -> bool {
+/// `a == b` where a `const fn` needs it (`str`'s `==` is not `const`).
+pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -101,36 +102,6 @@ impl ParamSpec {
         }
     }
 
-    /// A spec from today's four fields, the kind written as text (`duration`, `rate`, `size`,
-    /// `bytes`, `number`, `integer`, `bool`, `one of a|b|c`): durations and byte counts ≥ 0,
-    /// sizes > 0, numbers unbounded. Narrow the range with [`ParamSpec::gt`] and the like.
-    pub const fn new(
-        name: &'static str,
-        default: &'static str,
-        kind: &'static str,
-        help: &'static str,
-    ) -> Self {
-        let b = kind.as_bytes();
-        if b.len() > 7 {
-            let (head, rest) = b.split_at(7);
-            if let (Ok(head), Ok(choices)) = (std::str::from_utf8(head), std::str::from_utf8(rest))
-            {
-                if str_eq(head, "one of ") {
-                    return Self::choice(name, default, choices, help);
-                }
-            }
-        }
-        match b.len() {
-            _ if str_eq(kind, "duration") => Self::duration(name, default, help),
-            _ if str_eq(kind, "rate") => Self::rate(name, default, help),
-            _ if str_eq(kind, "size") => Self::size(name, default, help),
-            _ if str_eq(kind, "bytes") => Self::bytes(name, default, help),
-            _ if str_eq(kind, "number") => Self::number(name, default, help),
-            _ if str_eq(kind, "integer") => Self::integer(name, default, help),
-            _ if str_eq(kind, "bool") => Self::boolean(name, default, help),
-            _ => panic!("unknown parameter kind"),
-        }
-    }
     /// A duration ≥ 0.
     pub const fn duration(name: &'static str, default: &'static str, help: &'static str) -> Self {
         Self::typed(name, default, Type::Duration, help).ge(0.0)
@@ -893,16 +864,5 @@ mod tests {
             Params::new("x", BAD, &[]).unwrap_err().to_string(),
             "x: parameter p = 2: expected a number in [0, 1]"
         );
-    }
-
-    #[test]
-    fn todays_four_field_specs_still_declare() {
-        const OLD: ParamSpec = ParamSpec::new("variant", "rfc", "one of rfc|linux", "h");
-        assert_eq!(OLD.ty, Type::Enum("rfc|linux"));
-        assert_eq!(
-            ParamSpec::new("t", "5ms", "duration", "").ty,
-            Type::Duration
-        );
-        assert_eq!(ParamSpec::new("l", "5p", "size", "").min, Bound::Excl(0.0));
     }
 }
