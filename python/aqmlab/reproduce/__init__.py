@@ -34,6 +34,7 @@ REPRODUCTIONS = {
     "mtu-low-rates": None,  # builtin/mtu-low-rates/
     "concatenated-queues": None,  # builtin/concatenated-queues/
     "cellular-uplink": None,  # builtin/cellular-uplink/
+    "red-traffic-check": None,  # builtin/red-traffic-check/
 }
 #: Seeds a full run uses by default (``--seeds N``); a quick run uses one.
 DEFAULT_SEEDS = 3
