@@ -624,14 +624,15 @@ def phase_stats(
 
 def window_stats(run_dir: str, link: str, t0: float, t1: float) -> dict[str, float]:
     """A link's throughput and average queue over the bins in [t0, t1), from its series:
-    ``bytes`` sent, ``pkts`` released, and ``avg_queue`` by Little's law, the sum of the
-    sojourns of the packets released in the window (bin count × bin mean) ÷ its length."""
+    ``bytes`` sent, ``pkts`` released, ``drops``, and ``avg_queue`` by Little's law, the sum of
+    the sojourns of the packets released in the window (bin count × bin mean) ÷ its length."""
     s = link_series(run_dir, link)
     w = s[(s["t_s"] >= t0 - 1e-9) & (s["t_s"] < t1 - 1e-9)]
     soj_s = (w["released_pkts"] * w["mean_sojourn_ms"].fillna(0.0)).sum() / 1e3
     return {
         "bytes": float(w["egress_bytes"].sum()),
         "pkts": float(w["released_pkts"].sum()),
+        "drops": float(w["drops"].sum()),
         "avg_queue": float(soj_s) / (t1 - t0),
     }
 

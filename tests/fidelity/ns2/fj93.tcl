@@ -5,6 +5,10 @@
 #     TCP    tahoe (Agent/TCP) | reno (Agent/TCP/Reno) | newreno (Agent/TCP/Newreno)
 #     QDISC  droptail (SIZE = buffer, packets) | red (SIZE = min_th, packets; limit 100)
 #     SEED   1, 2, ... (start times and RED's drops)
+#     SETUP  optional: issue (the default, as above) | cbcase: nodes 1-4 with a window of 12 and
+#            1 ms each, 10 s, figures over [1, 10] s, every packet sent after a random wait of up
+#            to one service time (overhead_; FJ93's phase randomisation): red-bursty's part 2,
+#            as Seeing RED ran FJ93's Figs. 12 and 14
 #
 # Nodes 1-4 -> gw: 100 Mb/s, 1/4/5/8 ms, window 1000; node 5 -> gw: 45 Mb/s, 16 ms, window 8;
 # gw -> sink: 45 Mb/s, 2 ms, the discipline under test. 1000-byte packets on the wire (960 B of
@@ -15,12 +19,21 @@
 # Prints one line, over [5, 50] s:
 #   TCP QDISC SIZE SEED utilization n5_share_pct drops
 # utilization: bytes the bottleneck sent / (45 Mb/s x 45 s); n5_share_pct: node 5's part of the
-# bytes delivered in order (each sender's cumulative ACK), in per cent; drops at the bottleneck.
-if {$argc != 4} {
-    puts stderr "usage: ns fj93.tcl tahoe|reno|newreno droptail|red SIZE SEED"
+# bytes delivered in order (each sender's cumulative ACK), in per cent; drops at the bottleneck;
+# with SETUP cbcase also the gateway's time-averaged queue in packets (its queue monitor's
+# integrator), for red-bursty's Figs. 12 and 14.
+if {$argc != 4 && $argc != 5} {
+    puts stderr "usage: ns fj93.tcl tahoe|reno|newreno droptail|red SIZE SEED \[issue|cbcase\]"
     exit 2
 }
-lassign $argv tcpkind qdisc size seed
+lassign $argv tcpkind qdisc size seed setup
+if {$setup == ""} {
+    set setup issue
+}
+if {[lsearch -exact {issue cbcase} $setup] < 0} {
+    puts stderr "fj93.tcl: SETUP: expected issue or cbcase, got $setup"
+    exit 2
+}
 array set agents {tahoe Agent/TCP reno Agent/TCP/Reno newreno Agent/TCP/Newreno}
 if {![info exists agents($tcpkind)]} {
     puts stderr "fj93.tcl: TCP: expected tahoe, reno or newreno, got $tcpkind"
@@ -32,6 +45,15 @@ if {[lsearch -exact {droptail red} $qdisc] < 0} {
 }
 set t0 5.0
 set t1 50.0
+set specs {{100Mb 1ms 1000} {100Mb 4ms 1000} {100Mb 5ms 1000} {100Mb 8ms 1000} {45Mb 16ms 8}}
+if {$setup == "cbcase"} {
+    set t0 1.0
+    set t1 10.0
+    set specs {{100Mb 1ms 12} {100Mb 1ms 12} {100Mb 1ms 12} {100Mb 1ms 12} {45Mb 16ms 8}}
+    # FJ93's phase-effect randomisation (as red-bursty's link jitter): every packet waits a
+    # random time, uniform up to one packet's service time at the gateway (1000 B at 45 Mb/s).
+    Agent/TCP set overhead_ [expr {1000 * 8 / 45e6}]
+}
 
 global defaultRNG
 $defaultRNG seed $seed
@@ -67,11 +89,11 @@ if {$qdisc == "red"} {
 $ns simplex-link $sink $gw 45Mb 2ms DropTail
 $ns queue-limit $sink $gw 1000
 set mon [$ns monitor-queue $gw $sink ""]
+set integ [$mon get-pkts-integrator]
 
 set start [new RandomVariable/Uniform]
 $start set min_ 0.0
 $start set max_ 1.0
-set specs {{100Mb 1ms 1000} {100Mb 4ms 1000} {100Mb 5ms 1000} {100Mb 8ms 1000} {45Mb 16ms 8}}
 for {set i 0} {$i < 5} {incr i} {
     lassign [lindex $specs $i] rate delay window
     set n($i) [$ns node]
@@ -90,7 +112,10 @@ for {set i 0} {$i < 5} {incr i} {
 }
 
 proc snapshot {which} {
-    global mon tcp snap
+    global mon tcp snap integ ns
+    # The queue's integral over time (packets x s), brought up to now.
+    $integ newpoint [$ns now] [$mon set pkts_]
+    set snap($which,qsum) [$integ set sum_]
     set snap($which,bytes) [$mon set bdepartures_]
     set snap($which,drops) [$mon set pdrops_]
     for {set i 0} {$i < 5} {incr i} {
@@ -100,7 +125,7 @@ proc snapshot {which} {
 }
 
 proc finish {} {
-    global snap tcpkind qdisc size seed t0 t1
+    global snap tcpkind qdisc size seed t0 t1 setup
     snapshot end
     set util [expr {($snap(end,bytes) - $snap(start,bytes)) * 8.0 / 45e6 / ($t1 - $t0)}]
     set total 0
@@ -110,7 +135,12 @@ proc finish {} {
     }
     set share [expr {100.0 * $d(4) / $total}]
     set drops [expr {$snap(end,drops) - $snap(start,drops)}]
-    puts [format "%s %s %s %s %.4f %.3f %d" $tcpkind $qdisc $size $seed $util $share $drops]
+    set line [format "%s %s %s %s %.4f %.3f %d" $tcpkind $qdisc $size $seed $util $share $drops]
+    if {$setup == "cbcase"} {
+        # and the gateway's time-averaged queue (packets waiting, not the one being sent)
+        append line [format " %.3f" [expr {($snap(end,qsum) - $snap(start,qsum)) / ($t1 - $t0)}]]
+    }
+    puts $line
     exit 0
 }
 $ns at $t0 "snapshot start"

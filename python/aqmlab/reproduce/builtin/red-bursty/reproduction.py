@@ -30,10 +30,27 @@ PROPORTION_BAND = (0.75, 4 / 3)
 #: Throughput, queue and shares are measured after this warm-up (cbcase: 1 s).
 WARMUP_S = 1.0
 DURATION_S = 10.0
+#: ns-2.35 on part 2's set-up (tests/fidelity/ns2/run.sh --fig1214 writes it): Tahoe, seeds 1-3.
+NS2_TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ns2-fig1214.csv")
+
+
+def ns2_part2() -> Any:
+    """ns-2.35's part 2 (nodes 1-4 with a window of 12, 10 s, figures over [1, 10] s, every
+    packet after a random wait of up to one service time), means over its seeds, one row per
+    point named as ours: utilization, node 5's share, drops and the average queue."""
+    import pandas as pd
+
+    d = pd.read_csv(NS2_TABLE)
+    d["point"] = [
+        f"tail drop {n}p" if q == "droptail" else f"RED min_th {n}"
+        for q, n in zip(d["qdisc"], d["size"])
+    ]
+    d["kind"] = ["tail drop" if q == "droptail" else "RED" for q in d["qdisc"]]
+    cols = ["utilization", "n5_share_pct", "drops", "avg_queue"]
+    return d.groupby(["point", "kind"], sort=False)[cols].mean().reset_index()
 
 
 def numbers(ctx: Any) -> dict[str, Any]:
-    import numpy as np
 
     out, duration = ctx.out, DURATION_S
     d1 = ctx.frames["sweep-fig6"].copy()
@@ -57,9 +74,10 @@ def numbers(ctx: Any) -> dict[str, Any]:
     w2 = [window_stats(os.path.join(runs2, k), "bottleneck", WARMUP_S, duration) for k in d2["run"]]
     d2["avg_queue"] = [w["avg_queue"] for w in w2]
     d2["utilization"] = [w["bytes"] * 8 / 45e6 / (duration - WARMUP_S) for w in w2]
+    d2["drops"] = [w["drops"] for w in w2]
     g2 = (
         d2.groupby(["point", "kind"], sort=False)[
-            ["n5_share_pct", "n5_drop_share_pct", "avg_queue", "utilization"]
+            ["n5_share_pct", "n5_drop_share_pct", "avg_queue", "utilization", "drops"]
         ]
         .mean()
         .reset_index()
@@ -69,27 +87,12 @@ def numbers(ctx: Any) -> dict[str, Any]:
     # point inside RED's range of queues, RED's throughput interpolated at that queue; the
     # counterfactual swaps the arms (tail drop's interpolated at each RED point). A point where
     # both are stalled is a tie of runs that deliver almost nothing, not a win.
-    red1 = g1[g1["kind"] == "RED"].sort_values("avg_queue")
-    td1 = g1[g1["kind"] == "tail drop"].sort_values("avg_queue")
-
-    def above(a: Any, b: Any) -> dict[str, Any]:
-        """Every run of ``b``: a stalled one as itself; a live one inside the range of queues of
-        ``a``'s live runs as (``a`` interpolated at its queue, its own throughput). ``a``'s
-        stalled runs are listed too: a stalled run is no point of either curve."""
-        live = a[~a["throughput"].map(stalled)]
-        pts: dict[str, Any] = {}
-        for r in b.itertuples():
-            if stalled(r.throughput):
-                pts[r.point] = (r.throughput, r.throughput)
-            elif len(live) and live["avg_queue"].min() <= r.avg_queue <= live["avg_queue"].max():
-                x = float(np.interp(r.avg_queue, live["avg_queue"], live["throughput"]))
-                pts[f"{r.point} (queue {fmt(r.avg_queue)})"] = (x, r.throughput)
-        for r in a.itertuples():
-            if stalled(r.throughput):
-                pts[r.point] = (r.throughput, r.throughput)
-        return pts
-
-    ours, cf = above(red1, td1), above(td1, red1)
+    red1 = g1[g1["kind"] == "RED"]
+    td1 = g1[g1["kind"] == "tail drop"]
+    ours, cf = matched(red1, td1), matched(td1, red1)
+    # Fig. 5 read the other way: for the same throughput, RED's average queue is shorter.
+    ours_q = matched(red1, td1, x="throughput", y="avg_queue")
+    cf_q = matched(td1, red1, x="throughput", y="avg_queue")
 
     # Claim 2: node 5 with small buffers.
     small_td_pts = [f"tail drop {b}p" for b in (8, 10, 12, 14)]
@@ -103,6 +106,40 @@ def numbers(ctx: Any) -> dict[str, Any]:
     td_bias = float((small_td["n5_drop_share_pct"] / small_td["n5_share_pct"]).mean())
     red_bias = float((small_red["n5_drop_share_pct"] / small_red["n5_share_pct"]).mean())
 
+    # Figs. 12 and 14's utilization and average-queue panels: for the same average queue RED
+    # keeps the link busier, and for the same utilization its queue is shorter; at every
+    # tail-drop buffer (8-22 p) inside RED's range, and with the small buffers (8-14 p against
+    # min_th 3-7) alone. The counterfactuals swap the arms.
+    red2, td2 = g2[g2["kind"] == "RED"], g2[g2["kind"] == "tail drop"]
+    u = {"util": "utilization"}
+    ours_u, cf_u = (
+        matched(red2, td2, y="utilization", **u),
+        matched(td2, red2, y="utilization", **u),
+    )
+    ours_us = matched(small_red, small_td, y="utilization", **u)
+    cf_us = matched(small_td, small_red, y="utilization", **u)
+    ours_qu = matched(red2, td2, x="utilization", y="avg_queue", **u)
+    cf_qu = matched(td2, red2, x="utilization", y="avg_queue", **u)
+
+    # The same panels' claims on ns-2.35's runs of the same set-up (the paper's simulator's
+    # descendant): where both simulators fail a point, the set-up, not our model, fails it.
+    ns2 = ns2_part2()
+    red_n, td_n = ns2[ns2["kind"] == "RED"], ns2[ns2["kind"] == "tail drop"]
+    ns2_checks = {
+        "red-higher-utilization-same-queue": (
+            matched(red_n, td_n, y="utilization", **u),
+            wins,
+        ),
+        "red-shorter-queue-same-utilization": (
+            matched(red_n, td_n, x="utilization", y="avg_queue", **u),
+            shorter,
+        ),
+    }
+    ns2_verdicts = {
+        cid: {p: bool(pred(v) is True) for p, v in pts.items()}
+        for cid, (pts, pred) in ns2_checks.items()
+    }
+
     def ratios(g: Any) -> dict[str, Any]:
         return {
             "ratio": {
@@ -112,10 +149,11 @@ def numbers(ctx: Any) -> dict[str, Any]:
             "utilization": {r.point: r.utilization for r in g.itertuples()},
         }
 
-    ctx.state.update(g1=g1, g2=g2)
+    ctx.state.update(g1=g1, g2=g2, ns2=ns2, ns2_verdicts=ns2_verdicts)
     return {
         "part1": g1.to_dict("records"),
         "part2": g2.to_dict("records"),
+        "part2_ns2": ns2.to_dict("records"),
         "node5_share_small_buffers": {"tail drop": td_share, "RED": red_share},
         "node5_drop_bias_small_buffers": {"tail drop": td_bias, "RED": red_bias},
         "_fig56": {
@@ -124,6 +162,10 @@ def numbers(ctx: Any) -> dict[str, Any]:
             "tail drop at RED's queues": {k: v[0] for k, v in cf.items()},
             "RED": {k: v[1] for k, v in cf.items()},
         },
+        "_fig5_queue": _arms(ours_q, cf_q, "throughput"),
+        "_fig1214_util": _arms(ours_u, cf_u, "queues"),
+        "_fig1214_util_small": _arms(ours_us, cf_us, "queues"),
+        "_fig1214_queue": _arms(ours_qu, cf_qu, "utilizations"),
         "_small": {
             "tail drop": {"share": td_share, "bias": td_bias},
             "RED": {"share": red_share, "bias": red_bias},
@@ -132,10 +174,57 @@ def numbers(ctx: Any) -> dict[str, Any]:
     }
 
 
+def matched(
+    a: Any, b: Any, x: str = "avg_queue", y: str = "throughput", util: str = "throughput"
+) -> dict[str, Any]:
+    """Every run of ``b`` as a point: (``a``'s ``y`` interpolated at its ``x``, its own ``y``)
+    where its ``x`` lies inside the range of ``a``'s live runs; a stalled run (``util`` under
+    the stalled fraction of the link) of either as itself, its ``y`` NaN when ``y`` is not the
+    utilization (so that the predicate calls it stalled): a stalled run is no point of either
+    curve, and a comparison at it fails."""
+    import numpy as np
+
+    def dead(r: Any) -> Any:
+        v = getattr(r, y)
+        return (v, v) if y == util else (math.nan, math.nan)
+
+    live = a[~a[util].map(stalled)].sort_values(x)
+    pts: dict[str, Any] = {}
+    for r in b.itertuples():
+        if stalled(getattr(r, util)):
+            pts[r.point] = dead(r)
+        elif len(live) and live[x].min() <= getattr(r, x) <= live[x].max():
+            v = float(np.interp(getattr(r, x), live[x], live[y]))
+            label = "queue" if x == "avg_queue" else x
+            pts[f"{r.point} ({label} {fmt(getattr(r, x))})"] = (v, getattr(r, y))
+    for r in a.itertuples():
+        if stalled(getattr(r, util)):
+            pts[r.point] = dead(r)
+    return pts
+
+
+def _arms(ours: dict[str, Any], cf: dict[str, Any], at: str) -> dict[str, Any]:
+    """A range claim's four arms: RED at tail drop's points and tail drop's own value, and the
+    counterfactual's (tail drop at RED's points, RED's own)."""
+    return {
+        f"RED at tail drop's {at}": {k: v[0] for k, v in ours.items()},
+        "tail drop": {k: v[1] for k, v in ours.items()},
+        f"tail drop at RED's {at}": {k: v[0] for k, v in cf.items()},
+        "RED": {k: v[1] for k, v in cf.items()},
+    }
+
+
 def wins(pair: tuple[float, float]) -> Any:
     if stalled(pair[0]) or stalled(pair[1]):
         return STALLED
     return pair[0] > pair[1]
+
+
+def shorter(pair: tuple[float, float]) -> Any:
+    """a < b for two average queues; NaN marks a stalled run (:func:`matched`)."""
+    if any(isinstance(v, float) and math.isnan(v) for v in pair):
+        return STALLED
+    return pair[0] < pair[1]
 
 
 def out_of_proportion(x: tuple[float, float]) -> Any:
@@ -153,11 +242,39 @@ def tables(ctx: Any) -> list[Table]:
         ["run", "average queue (packets)", "throughput (fraction of 45 Mb/s)"],
         [[r.point, r.avg_queue, r.throughput] for r in g1.itertuples()],
     )
+    ns2 = ctx.state["ns2"].set_index("point")
+
+    def n2(point: str, col: str) -> Any:
+        return ns2.at[point, col] if point in ns2.index else None
+
     t2 = Table(
-        "Part 2 (Figs. 11-14): node 5 (means over seeds)",
-        ["run", "node 5 throughput %", "node 5 drop share %", "average queue", "utilization"],
+        "Part 2 (Figs. 11-14): node 5, utilization and average queue after the warm-up (means "
+        "over seeds), beside ns-2.35 on the same set-up (Tahoe, seeds 1-3)",
         [
-            [r.point, r.n5_share_pct, r.n5_drop_share_pct, r.avg_queue, r.utilization]
+            "run",
+            "node 5 throughput %",
+            "node 5 drop share %",
+            "average queue",
+            "utilization",
+            "drops",
+            "ns-2: node 5 %",
+            "ns-2: average queue",
+            "ns-2: utilization",
+            "ns-2: drops",
+        ],
+        [
+            [
+                r.point,
+                r.n5_share_pct,
+                r.n5_drop_share_pct,
+                r.avg_queue,
+                r.utilization,
+                r.drops,
+                n2(r.point, "n5_share_pct"),
+                n2(r.point, "avg_queue"),
+                n2(r.point, "utilization"),
+                n2(r.point, "drops"),
+            ]
             for r in g2.itertuples()
         ],
     )
@@ -207,13 +324,56 @@ def discussion(ctx: Any) -> list[str]:
             "buffer, so the flows overflow it, and every overflow takes a window back to one "
             "segment (Tahoe) or, for Reno without SACK, often to a timeout."
         )
+    out += _fig1214_text(ctx)
     if ctx.quick:
         out.append(f"Quick run: {CCS[0]} only, one seed.")
     return out
 
 
+def _fig1214_text(ctx: Any) -> list[str]:
+    """Figs. 12 and 14's utilization and queue claims: the points where they fail, what ran
+    there, and what ns-2.35 gives at the same points."""
+    g2, verdicts = ctx.state["g2"], ctx.state["ns2_verdicts"]
+    out = []
+    for cid in ("red-higher-utilization-same-queue", "red-shorter-queue-same-utilization"):
+        c = ctx.claims.get(cid)
+        if c is None:
+            continue
+        ns2_fail = [p for p, ok in verdicts[cid].items() if not ok]
+        ties = [
+            r.point
+            for r in g2.itertuples()
+            if r.kind == "tail drop" and any(f.startswith(r.point + " ") for f in c.failing)
+        ]
+        drops = ", ".join(
+            f"{r.point}: {fmt(r.drops)} drops, utilization {fmt(r.utilization, 4)}"
+            for r in g2.itertuples()
+            if r.point in ties
+        )
+        text = (
+            f"{cid}: {c.verdict}"
+            + (f"; it fails at {', '.join(c.failing)}" if c.failing else "")
+            + ". "
+        )
+        if ties:
+            text += (
+                f"Hypothesis: there the tail-drop runs are no contest, not a loss ({drops}): "
+                "nodes 1-4's window of 12 and node 5's of 8 put at most 56 packets in flight, "
+                "about 34 of which the 6-ms path holds, so from about 20 packets of buffer "
+                "neither discipline drops and both are one FIFO at the link's full rate. Test: "
+                "ns-2.35 on the same set-up (tests/fidelity/ns2/run.sh --fig1214, the table "
+                "above) fails the same predicate at "
+                + (", ".join(ns2_fail) if ns2_fail else "no point")
+                + f" of {len(verdicts[cid])}, so the set-up, not our model, fails these points."
+            )
+        out.append(text)
+    return out
+
+
 def figures(ctx: Any) -> list[str]:
-    return _figures(ctx.out, ctx.state["g1"], ctx.state["g2"])
+    return _figures(ctx.out, ctx.state["g1"], ctx.state["g2"]) + _fig1214(
+        ctx.out, ctx.state["g2"], ctx.state["ns2"]
+    )
 
 
 def _figures(out, g1, g2) -> list[str]:
@@ -268,4 +428,40 @@ def _figures(out, g1, g2) -> list[str]:
         axes[i].grid(True, alpha=0.3)
     title(fig, "Bias against bursty traffic", "FJ93 Figs. 11-14")
     files += _save(fig, figdir, "node5")
+    return [f for f in files if f.endswith(".png")]
+
+
+def _fig1214(out: str, g2: Any, ns2: Any) -> list[str]:
+    """FJ93's Figs. 12 (tail drop) and 14 (RED) as they draw them: node 5's throughput, the
+    average queue and the link's utilization against the buffer (min_th), ours in lines and
+    ns-2.35's on the same set-up in hollow markers, one colour per discipline."""
+    from aqmlab.plot import _plt, _save
+
+    plt = _plt()
+    fig, axes = plt.subplots(3, 2, figsize=(11, 8.5), sharex="col")
+    rows = (
+        ("n5_share_pct", "node 5 throughput (%)"),
+        ("avg_queue", "average queue (packets)"),
+        ("utilization", "utilization"),
+    )
+    for j, (kind, fig_no) in enumerate((("tail drop", "Fig. 12"), ("RED", "Fig. 14"))):
+        g, n = g2[g2["kind"] == kind], ns2[ns2["kind"] == kind]
+        x = [int(p.split()[-1].rstrip("p")) for p in g["point"]]
+        xn = [int(p.split()[-1].rstrip("p")) for p in n["point"]]
+        c = colour(kind)
+        for i, (col, label) in enumerate(rows):
+            ax = axes[i][j]
+            ax.plot(x, g[col], "o-", color=c, label=f"{kind} (aqmlab)")
+            ax.plot(xn, n[col], "s", mfc="none", color=c, label=f"{kind} (ns-2.35)")
+            ax.set_ylabel(label)
+            if col == "utilization":
+                ax.set_ylim(0.8, 1.01)
+            else:
+                delay_axis(ax)
+            ax.grid(True, alpha=0.3)
+        axes[0][j].set_title(f"{kind} ({fig_no})", fontsize=10)
+        axes[0][j].legend(fontsize=8)
+        axes[-1][j].set_xlabel("buffer (packets)" if kind == "tail drop" else "min_th (packets)")
+    title(fig, "Node 5, average queue and utilization", "FJ93 Figs. 12 and 14")
+    files = _save(fig, os.path.join(out, "figures"), "fig12_fig14")
     return [f for f in files if f.endswith(".png")]
