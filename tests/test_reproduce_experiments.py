@@ -1,5 +1,6 @@
 """The reproductions added for issue 19 items 4 and 6 (codel-target, mtu-low-rates,
-lstf-reordering, consumer-edge-drops, concatenated-queues, cellular-uplink), in their quick
+lstf-reordering, consumer-edge-drops, concatenated-queues, cellular-uplink, red-traffic-check,
+and red-bursty's claims on FJ93's Fig. 5 queue axis and Figs. 12 and 14), in their quick
 form: every qualitative or range claim is also evaluated on its counterfactual, and the claims
 built to discriminate fail there; every numeric claim's tolerance rejects the value of a
 neighbouring cell (the claim fails when fed the counterfactual's number)."""
@@ -16,6 +17,8 @@ NEW = [
     "consumer-edge-drops",
     "concatenated-queues",
     "cellular-uplink",
+    "red-traffic-check",
+    "red-bursty",
 ]
 
 #: (reproduction, claim id) whose counterfactual is the opposite case by construction (the arms
@@ -31,6 +34,12 @@ DISCRIMINATING = [
     ("lstf-reordering", "rack-does-not-help"),
     ("concatenated-queues", "upstream-codel-no-help"),
     ("cellular-uplink", "codel-delay-below"),
+    ("red-traffic-check", "bursty-idle-bins"),
+    ("red-traffic-check", "bursty-variation"),
+    ("red-bursty", "red-shorter-queue-same-throughput"),
+    ("red-bursty", "red-higher-utilization-same-queue"),
+    ("red-bursty", "red-higher-utilization-same-queue-small"),
+    ("red-bursty", "red-shorter-queue-same-utilization"),
 ]
 
 #: A numeric claim fed a neighbouring cell's value must differ: (reproduction, claim id, the
@@ -135,3 +144,60 @@ def test_codel_target_crossing_is_linear_between_targets():
     assert mod.crossing([10, 20, 30], [0.8, 0.9, 0.95]) == 20
     assert mod.crossing([10, 20], [0.8, 1.0]) == pytest.approx(15.0)
     assert math.isnan(mod.crossing([10, 20], [0.5, 0.6]))
+
+
+def test_red_traffic_check_rate_is_window_over_rtt(quick_new):
+    """The window-limited sender carries 8 packets per RTT: 8 x 8,000 bits over 36 ms plus two
+    1000-B packet times at 45 Mb/s (0.178 ms each) and two 40-B ACK times, exactly; the claim
+    agrees, and fed the counterfactual's rate (window 240, the whole link) it differs."""
+    doc = quick_new["red-traffic-check"]
+    t = doc["numbers"]["traffic"]
+    rtt = 0.036 + 2 * 8000 / 45e6 + 2 * 320 / 45e6
+    assert t["w8"]["rate_mbps"] == pytest.approx(64000 / rtt / 1e6, rel=2e-3)
+    c = _claim(doc, "window-limited-rate")
+    assert c["verdict"] == cm.AGREES, c
+    cf = cm.numeric(c["claim"], c["source"], c["metric"], c["published"], t["w240"]["rate_mbps"])
+    assert cf.verdict == cm.DIFFERS
+    assert t["w240"]["share_of_link_pct"] > 99
+
+
+def test_red_bursty_ties_at_full_rate_are_not_wins(quick_new):
+    """Figs. 12 and 14 "at every buffer": where tail drop and RED both run the link at its full
+    rate the comparison is a tie, listed as failing, never counted as RED's win; ns-2.35's runs
+    of the same set-up fail the same points."""
+    doc = quick_new["red-bursty"]
+    c = _claim(doc, "red-higher-utilization-same-queue")
+    part2 = {r["point"]: r for r in doc["numbers"]["part2"]}
+    for p in c["points"]:
+        name = p["point"].split(" (")[0]
+        if name in part2 and part2[name]["utilization"] > 0.9999 and "22p" in name:
+            assert not p["ok"], p
+    ns2 = {r["point"]: r for r in doc["numbers"]["part2_ns2"]}
+    assert ns2["tail drop 22p"]["drops"] == 0 and ns2["RED min_th 14"]["drops"] == 0
+
+
+def test_red_bursty_matched_interpolates_and_marks_stalled_runs():
+    """matched(): the other arm interpolated at each run's x inside its live range; a stalled
+    run is itself (utilization) or NaN (a queue), so that the predicates call it stalled."""
+    import importlib.util
+    import math
+    import os
+
+    import pandas as pd
+    from aqmlab.reproduce import BUILTIN
+
+    path = os.path.join(BUILTIN, "red-bursty", "reproduction.py")
+    spec = importlib.util.spec_from_file_location("red_bursty_repro", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    a = pd.DataFrame({"point": ["a1", "a2"], "avg_queue": [2.0, 6.0], "throughput": [0.5, 0.9]})
+    b = pd.DataFrame(
+        {"point": ["b1", "b2", "b3"], "avg_queue": [4.0, 9.0, 1.0], "throughput": [0.6, 0.95, 0.05]}
+    )
+    pts = mod.matched(a, b)
+    assert pts["b1 (queue 4.00)"] == pytest.approx((0.7, 0.6))
+    assert "b2" not in " ".join(pts)  # outside a's queues: not compared
+    assert pts["b3"] == (0.05, 0.05) and mod.wins(pts["b3"]) == cm.STALLED
+    q = mod.matched(a, b, x="throughput", y="avg_queue")
+    assert all(math.isnan(v) for v in q["b3"]) and mod.shorter(q["b3"]) == cm.STALLED
+    assert mod.wins((1.0, 1.0)) is False
