@@ -9,6 +9,10 @@
 #            1 ms each, 10 s, figures over [1, 10] s, every packet sent after a random wait of up
 #            to one service time (overhead_; FJ93's phase randomisation): red-bursty's part 2,
 #            as Seeing RED ran FJ93's Figs. 12 and 14
+#            fig6: FJ93's Fig. 6 (red-bursty's part 1): two FTPs with a window of 240 over
+#            100 Mb/s and 1 ms, a 45 Mb/s, 20 ms gateway (SIZE: tail drop's buffer, or RED's
+#            min_th with limit 100), starts at 0 and 0.13 s, 10 s, figures over [1, 10] s,
+#            the random waits as in cbcase; the share printed is the second flow's
 #
 # Nodes 1-4 -> gw: 100 Mb/s, 1/4/5/8 ms, window 1000; node 5 -> gw: 45 Mb/s, 16 ms, window 8;
 # gw -> sink: 45 Mb/s, 2 ms, the discipline under test. 1000-byte packets on the wire (960 B of
@@ -30,8 +34,8 @@ lassign $argv tcpkind qdisc size seed setup
 if {$setup == ""} {
     set setup issue
 }
-if {[lsearch -exact {issue cbcase} $setup] < 0} {
-    puts stderr "fj93.tcl: SETUP: expected issue or cbcase, got $setup"
+if {[lsearch -exact {issue cbcase fig6} $setup] < 0} {
+    puts stderr "fj93.tcl: SETUP: expected issue, cbcase or fig6, got $setup"
     exit 2
 }
 array set agents {tahoe Agent/TCP reno Agent/TCP/Reno newreno Agent/TCP/Newreno}
@@ -46,10 +50,17 @@ if {[lsearch -exact {droptail red} $qdisc] < 0} {
 set t0 5.0
 set t1 50.0
 set specs {{100Mb 1ms 1000} {100Mb 4ms 1000} {100Mb 5ms 1000} {100Mb 8ms 1000} {45Mb 16ms 8}}
-if {$setup == "cbcase"} {
+set bdelay 2ms
+set starts {}
+if {$setup != "issue"} {
     set t0 1.0
     set t1 10.0
     set specs {{100Mb 1ms 12} {100Mb 1ms 12} {100Mb 1ms 12} {100Mb 1ms 12} {45Mb 16ms 8}}
+    if {$setup == "fig6"} {
+        set specs {{100Mb 1ms 240} {100Mb 1ms 240}}
+        set bdelay 20ms
+        set starts {0.0 0.13}
+    }
     # FJ93's phase-effect randomisation (as red-bursty's link jitter): every packet waits a
     # random time, uniform up to one packet's service time at the gateway (1000 B at 45 Mb/s).
     Agent/TCP set overhead_ [expr {1000 * 8 / 45e6}]
@@ -80,13 +91,13 @@ set sink [$ns node]
 if {$qdisc == "red"} {
     Queue/RED set thresh_ $size
     Queue/RED set maxthresh_ [expr {3 * $size}]
-    $ns simplex-link $gw $sink 45Mb 2ms RED
+    $ns simplex-link $gw $sink 45Mb $bdelay RED
     $ns queue-limit $gw $sink 100
 } else {
-    $ns simplex-link $gw $sink 45Mb 2ms DropTail
+    $ns simplex-link $gw $sink 45Mb $bdelay DropTail
     $ns queue-limit $gw $sink $size
 }
-$ns simplex-link $sink $gw 45Mb 2ms DropTail
+$ns simplex-link $sink $gw 45Mb $bdelay DropTail
 $ns queue-limit $sink $gw 1000
 set mon [$ns monitor-queue $gw $sink ""]
 set integ [$mon get-pkts-integrator]
@@ -94,7 +105,8 @@ set integ [$mon get-pkts-integrator]
 set start [new RandomVariable/Uniform]
 $start set min_ 0.0
 $start set max_ 1.0
-for {set i 0} {$i < 5} {incr i} {
+set nflows [llength $specs]
+for {set i 0} {$i < $nflows} {incr i} {
     lassign [lindex $specs $i] rate delay window
     set n($i) [$ns node]
     $ns duplex-link $n($i) $gw $rate $delay DropTail
@@ -108,35 +120,36 @@ for {set i 0} {$i < 5} {incr i} {
     $ns connect $tcp($i) $snk($i)
     set ftp($i) [new Application/FTP]
     $ftp($i) attach-agent $tcp($i)
-    $ns at [$start value] "$ftp($i) start"
+    set at [expr {$starts == {} ? [$start value] : [lindex $starts $i]}]
+    $ns at $at "$ftp($i) start"
 }
 
 proc snapshot {which} {
-    global mon tcp snap integ ns
+    global mon tcp snap integ ns nflows
     # The queue's integral over time (packets x s), brought up to now.
     $integ newpoint [$ns now] [$mon set pkts_]
     set snap($which,qsum) [$integ set sum_]
     set snap($which,bytes) [$mon set bdepartures_]
     set snap($which,drops) [$mon set pdrops_]
-    for {set i 0} {$i < 5} {incr i} {
+    for {set i 0} {$i < $nflows} {incr i} {
         # ack_: the highest cumulative ACK, in packets (-1 before the first).
         set snap($which,ack$i) [expr {max(0, [$tcp($i) set ack_] + 1)}]
     }
 }
 
 proc finish {} {
-    global snap tcpkind qdisc size seed t0 t1 setup
+    global snap tcpkind qdisc size seed t0 t1 setup nflows
     snapshot end
     set util [expr {($snap(end,bytes) - $snap(start,bytes)) * 8.0 / 45e6 / ($t1 - $t0)}]
     set total 0
-    for {set i 0} {$i < 5} {incr i} {
+    for {set i 0} {$i < $nflows} {incr i} {
         set d($i) [expr {$snap(end,ack$i) - $snap(start,ack$i)}]
         incr total $d($i)
     }
-    set share [expr {100.0 * $d(4) / $total}]
+    set share [expr {100.0 * $d([expr {$nflows - 1}]) / $total}]
     set drops [expr {$snap(end,drops) - $snap(start,drops)}]
     set line [format "%s %s %s %s %.4f %.3f %d" $tcpkind $qdisc $size $seed $util $share $drops]
-    if {$setup == "cbcase"} {
+    if {$setup != "issue"} {
         # and the gateway's time-averaged queue (packets waiting, not the one being sent)
         append line [format " %.3f" [expr {($snap(end,qsum) - $snap(start,qsum)) / ($t1 - $t0)}]]
     }

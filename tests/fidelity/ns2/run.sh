@@ -11,13 +11,16 @@
 # red-bursty reads (python/aqmlab/reproduce/builtin/red-bursty/ns2-fig1214.csv):
 #
 #   tests/fidelity/ns2/run.sh --fig1214 [OUT.csv]
+#
+# With --fig6, red-bursty's part 1 (FJ93's Fig. 5 on the Fig. 6 topology: SETUP fig6), Tahoe,
+# tail drop 15-140 packets and RED min_th 3-50, into red-bursty's ns2-fig6.csv.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 setup=issue
-if [[ ${1:-} == --fig1214 ]]; then
-    setup=cbcase
-    shift
-fi
+case ${1:-} in
+--fig1214) setup=cbcase && shift ;;
+--fig6) setup=fig6 && shift ;;
+esac
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 if [[ $setup == issue ]]; then
@@ -32,6 +35,13 @@ else
     for b in 8 10 12 14 16 18 20 22; do points+=("droptail $b"); done
     for m in 3 4 5 6 7 8 9 10 11 12 13 14; do points+=("red $m"); done
     header="tcp,qdisc,size,seed,utilization,n5_share_pct,drops,avg_queue"
+fi
+if [[ $setup == fig6 ]]; then
+    out=${1:-$here/../../../python/aqmlab/reproduce/builtin/red-bursty/ns2-fig6.csv}
+    points=()
+    for b in 15 30 45 60 75 90 100 110 120 130 140; do points+=("droptail $b"); done
+    for m in 3 5 7 10 15 20 25 30 35 40 50; do points+=("red $m"); done
+    header="tcp,qdisc,size,seed,utilization,flow2_share_pct,drops,avg_queue"
 fi
 for tcp in $tcps; do
     for point in "${points[@]}"; do
@@ -53,6 +63,8 @@ for r in csv.DictReader(open(sys.argv[1])):
     acc[(r["tcp"], r["qdisc"], int(r["size"]))].append(r)
 for (tcp, q, n), rs in acc.items():
     u = sum(float(r["utilization"]) for r in rs) / len(rs)
-    s = sum(float(r["n5_share_pct"]) for r in rs) / len(rs)
-    print(f"{tcp:8} {q:8} {n:3}: utilization {u:.3f}, node 5 {s:.2f} % ({len(rs)} seeds)")
+    share = [k for k in rs[0] if k.endswith("_share_pct")][0]  # node 5's, or fig6's 2nd flow's
+    s = sum(float(r[share]) for r in rs) / len(rs)
+    who = "node 5" if share.startswith("n5") else "flow 2"
+    print(f"{tcp:8} {q:8} {n:3}: utilization {u:.3f}, {who} {s:.2f} % ({len(rs)} seeds)")
 PY
