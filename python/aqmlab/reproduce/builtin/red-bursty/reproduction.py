@@ -459,7 +459,7 @@ def _figures(out, g1, g2, n1) -> list[str]:
     ax.set(xlabel="average queue (packets)", ylabel="throughput (fraction of 45 Mb/s)")
     ax.set_xlim(left=0)
     ax.set_ylim(0, 1.05)
-    title(ax, "Throughput vs average queue", "FJ93 Fig. 5; Seeing RED Fig. 4")
+    title(ax, "Throughput vs average queue", "FJ93 Fig. 5; CS244 Seeing RED Fig. 4")
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
     files += _save(fig, figdir, "throughput_vs_queue")

@@ -82,6 +82,6 @@ def figures(ctx: Any) -> list[str]:
         ax.set_title(f"{case} (tail drop switch)", fontsize=9)
         ax.grid(True, alpha=0.3)
     axes[-1].set_xlabel("time (s)")
-    title(fig, "One sender, window capped, 45 Mb/s 16 ms + 2 ms", "Seeing RED Fig. 1")
+    title(fig, "One sender, window capped, 45 Mb/s 16 ms + 2 ms", "CS244 Seeing RED Fig. 1")
     files = _save(fig, os.path.join(ctx.out, "figures"), "traffic")
     return [f for f in files if f.endswith(".png")]
