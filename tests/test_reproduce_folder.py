@@ -66,6 +66,7 @@ arms = ["CoDel", "tail drop"]
 predicate = "a < b"
 counterfactual = "the arms swapped"
 counterfactual_arms = ["tail drop", "CoDel"]
+unexplained = true
 """
 
 
@@ -79,6 +80,17 @@ counterfactual_arms = ["tail drop", "CoDel"]
         (('id = "x"', 'id = "X Y"'), "claim[0].id: expected an id of lower-case"),
         (('metric = "median_ms"', 'metric = "median_ms"\nwhen = 1'), "claim[0].when: unknown key"),
         (('counterfactual = "the arms swapped"\n', ""), "claim 'x'.counterfactual: expected"),
+        # A graded claim names what a "does not hold" is put down to (issue 19 item 4).
+        (("unexplained = true\n", ""), "claim 'x'.explanation: expected explanation = {"),
+        (("unexplained = true", "unexplained = 1"), "claim 'x'.unexplained: expected true, or"),
+        (
+            ("unexplained = true", 'explanation = { hypothesis = "h", tested_by = "t" }'),
+            "claim 'x'.explanation[0].outcome: expected a text",
+        ),
+        (
+            ("unexplained = true", 'explanation = "noise"'),
+            "claim 'x'.explanation: expected a [hypothesis.NAME] of the file (none)",
+        ),
     ],
 )
 def test_a_bad_claim_is_one_line_naming_the_key(tmp_path, edit, expected):
@@ -164,7 +176,57 @@ def test_grading_from_the_table_and_its_counterfactual():
     assert grade(num, ctx, None).verdict == cm.AGREES
     ctx.table.loc[3, "median_ms"] = 5.51
     c = grade(num, ctx, None)
-    assert c.verdict == cm.DIFFERS and "test: " in c.explanation
+    assert c.verdict == cm.DIFFERS and c.unexplained and not c.hypotheses
+    assert c.explanation.startswith("unexplained (a hypothesis not run yet: the target bounds")
+    # A claim that agrees or holds carries no explanation.
+    ctx.table.loc[3, "median_ms"] = 5.49
+    c = grade(num, ctx, None)
+    assert c.verdict == cm.AGREES and c.explanation == "" and not c.unexplained
+
+
+def test_a_tested_hypothesis_is_filled_in_and_printed(tmp_path):
+    """A shared [hypothesis.NAME] and an inline one, their {number} fields filled from the run,
+    in the claim's fields and the report's text; only on a "does not hold"."""
+    from aqmlab.reproduce import common as cm
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import grade
+
+    claims = (
+        '[hypothesis.buffer]\nhypothesis = "the buffer"\ntested_by = "the 200p runs"\n'
+        'outcome = "{_moved} ms"\n'
+        + CLAIM.replace(
+            "unexplained = true",
+            'explanation = ["buffer", { hypothesis = "h2", tested_by = "t2", outcome = "o2" }]',
+        )
+    )
+    exp = load(str(_folder(tmp_path, claims=claims)))
+    (c,) = exp.claims
+    ctx = _ctx([["50", "CoDel", 9.0], ["50", "tail drop", 5.0]])
+    ctx.numbers["_moved"] = 1.5
+    g = grade(c, ctx, None)
+    assert g.verdict == cm.FAILS and not g.unexplained
+    assert [h["outcome"] for h in g.hypotheses] == ["1.5 ms", "o2"]
+    assert g.explanation.startswith("hypothesis: the buffer; tested by: the 200p runs; outcome")
+    row = cm._claims_table(cm.Reproduction("x", "x", [], {}, [g], [], [], {}, [], True, [1]))
+    assert "why: hypothesis: the buffer" in row.rows[0][-1]
+    ctx.table["median_ms"] = [4.0, 5.0]
+    g = grade(c, ctx, None)
+    assert g.verdict == cm.HOLDS and g.explanation == "" and not g.hypotheses
+
+
+def test_every_builtin_claim_that_can_fail_names_its_explanation():
+    """Issue 19 item 4: every graded claim of every built-in folder (any of them can come out
+    "differs" / "does not hold") carries a tested hypothesis or says "unexplained"."""
+    from aqmlab.reproduce import REPRODUCTIONS, builtin_folder
+    from aqmlab.reproduce.folder import load
+
+    assert all(builtin_folder(n) for n in REPRODUCTIONS), "every built-in is a folder"
+    for name in REPRODUCTIONS:
+        for c in load(builtin_folder(name)).claims:
+            if c.kind != "not graded":
+                assert c.explanation or c.unexplained, (name, c.id)
+                for h in c.explanation:
+                    assert all(h[k] for k in ("hypothesis", "tested_by", "outcome")), (name, c.id)
 
 
 def test_builtin_folders_load_and_are_listed():
