@@ -4,6 +4,7 @@ reproduction runs once, in process (the ``quick_all`` fixture), with each figure
 before it is saved: titles naming the paper figure, delay axes from 0, one colour per
 discipline, log ticks that do not overlap."""
 
+import importlib.util
 import json
 import os
 import re
@@ -280,7 +281,14 @@ def test_lstf_reduction_by_hand(tmp_path):
     """The per-run reduction on a packet log small enough to compute by hand."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from aqmlab.reproduce.lstf_codel import reduce_run
+    from aqmlab.reproduce import builtin_folder
+
+    spec = importlib.util.spec_from_file_location(
+        "lstf_reduce", os.path.join(builtin_folder("lstf-codel"), "reduce.py")
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    reduce_run = mod.reduce_run
 
     # Three packets: 1000 B in the queue over [0, 2) s, 500 B over [1, 3) s, 1000 B over
     # [3, 4) s. Departures at 2, 3, 4 s with sojourns 2, 2, 1 s.

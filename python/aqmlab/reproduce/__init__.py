@@ -23,10 +23,10 @@ from aqmlab.exceptions import AqmlabError
 REPRODUCTIONS = {
     "codel-dynamic": None,
     "consumer-edge": None,
-    "static-rates": "aqmlab.reproduce.static_rates",
+    "static-rates": None,  # builtin/static-rates/
     "red-bursty": None,
     "red-vs-codel": None,  # builtin/red-vs-codel/
-    "lstf-codel": "aqmlab.reproduce.lstf_codel",
+    "lstf-codel": None,  # builtin/lstf-codel/
     "cellular": None,
     "codel-target": None,  # builtin/codel-target/
     "lstf-reordering": None,  # builtin/lstf-reordering/
