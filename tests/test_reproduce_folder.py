@@ -269,3 +269,26 @@ def test_a_path_without_experiment_toml_is_one_line(tmp_path):
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "no experiment.toml" in lines[0], r.stderr
     assert not os.path.exists(tmp_path / "o" / "results.json")
+
+
+def test_codel_target_interval_hypothesis_outcome():
+    """codel-target's interval hypothesis (excellent-utilization): its outcome reads the 4-flow
+    runs at RTT 300 ms, 100 ms against 200 ms interval, and says whether it is supported."""
+    pd = pytest.importorskip("pandas")
+    from aqmlab.reproduce import builtin_module
+
+    mod = builtin_module("codel-target")
+
+    def table(u100, u200):
+        return pd.DataFrame(
+            {
+                "case": ["4 flows, CoDel 5 ms / 100 ms", "4 flows, CoDel 5 ms / 200 ms"],
+                "rtt_ms": ["300", "300"],
+                "util": [u100, u200],
+            }
+        )
+
+    assert mod.interval_test(table(0.79, 0.93)).startswith("supported: at RTT 300 ms")
+    assert mod.interval_test(table(0.79, 0.84)).startswith("in part")
+    assert mod.interval_test(table(0.79, 0.70)).startswith("not supported")
+    assert mod.interval_test(table(0.79, 0.84)[:1]) == "RTT 300 ms was not run"
