@@ -218,9 +218,9 @@ def test_every_builtin_claim_that_can_fail_names_its_explanation():
     """Issue 19 item 4: every graded claim of every built-in folder (any of them can come out
     "differs" / "does not hold") carries a tested hypothesis or says "unexplained"."""
     from aqmlab.reproduce import REPRODUCTIONS, builtin_folder
-    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.folder import is_folder, load
 
-    assert all(builtin_folder(n) for n in REPRODUCTIONS), "every built-in is a folder"
+    assert all(is_folder(builtin_folder(n)) for n in REPRODUCTIONS), "every built-in is a folder"
     for name in REPRODUCTIONS:
         for c in load(builtin_folder(name)).claims:
             if c.kind != "not graded":
@@ -233,14 +233,16 @@ def test_builtin_folders_load_and_are_listed():
     from aqmlab.reproduce import REPRODUCTIONS, builtin_folder, listing
     from aqmlab.reproduce.folder import load
 
-    converted = [n for n in REPRODUCTIONS if builtin_folder(n)]
-    assert "red-vs-codel" in converted
-    for name in converted:
+    # Every built-in is a folder, static-rates and lstf-codel too (issue 19 item 8).
+    assert {"static-rates", "lstf-codel", "red-vs-codel"} <= set(REPRODUCTIONS)
+    for name in REPRODUCTIONS:
         exp = load(builtin_folder(name))
         assert (
             exp.name == name and exp.claims and len({c.id for c in exp.claims}) == len(exp.claims)
         )
-    assert dict(listing())["red-vs-codel"].startswith("RED vs CoDel")
+    titles = dict(listing())
+    assert titles["red-vs-codel"].startswith("RED vs CoDel")
+    assert titles["lstf-codel"] == "LSTF-CoDel's forgetfulness sweep (Ford 2020, Tables II-VIII)"
 
 
 def test_the_worked_example_runs_in_quick_mode(tmp_path):
