@@ -294,3 +294,33 @@ def test_codel_target_interval_hypothesis_outcome():
     assert mod.interval_test(table(0.79, 0.84)).startswith("in part")
     assert mod.interval_test(table(0.79, 0.70)).startswith("not supported")
     assert mod.interval_test(table(0.79, 0.84)[:1]) == "RTT 300 ms was not run"
+
+
+def test_a_folders_reducer_is_keyed_by_its_content_not_its_path(tmp_path):
+    """A sweep's reduce = "FILE.py:FUNCTION" of a folder: the run key holds the file's name
+    and content hash, so the same folder elsewhere reuses its runs and an edit reduces again."""
+    from aqmlab.sweep import reducer_identity
+
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "reduce.py").write_text("def f(folder, point, sets):\n    return {}\n")
+    ida = reducer_identity(f"{tmp_path / 'a' / 'reduce.py'}:f")
+    idb = reducer_identity(f"{tmp_path / 'b' / 'reduce.py'}:f")
+    assert ida == idb and ida["name"] == "reduce.py:f" and ida["code"]
+    (tmp_path / "b" / "reduce.py").write_text("def f(folder, point, sets):\n    return {1: 2}\n")
+    assert reducer_identity(f"{tmp_path / 'b' / 'reduce.py'}:f")["code"] != ida["code"]
+
+
+def test_a_bad_reducer_or_mode_sweep_is_one_line(tmp_path):
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce.folder import load
+
+    text = (EXAMPLE / "experiment.toml").read_text()
+    d = _folder(
+        tmp_path, experiment=text.replace("[[sweep]]", '[[sweep]]\nreduce = "nope.py:f"', 1)
+    )
+    with pytest.raises(AqmlabError, match=r"sweep\[0\]\.reduce: expected FILE\.py:FUNCTION"):
+        load(str(d))
+    d = _folder(tmp_path / "2", experiment=text.replace("[quick]", '[quick]\nsweeps = ["x"]', 1))
+    with pytest.raises(AqmlabError, match=r"quick\.sweeps: expected names of \[\[sweep\]\]s"):
+        load(str(d))
