@@ -324,3 +324,29 @@ def test_a_bad_reducer_or_mode_sweep_is_one_line(tmp_path):
     d = _folder(tmp_path / "2", experiment=text.replace("[quick]", '[quick]\nsweeps = ["x"]', 1))
     with pytest.raises(AqmlabError, match=r"quick\.sweeps: expected names of \[\[sweep\]\]s"):
         load(str(d))
+
+
+def test_static_rates_interval_hypothesis_outcome():
+    """static-rates' interval hypothesis (codel-util-09): its outcome compares CoDel's median
+    utilization at RTT 500 ms with the 100 ms interval (the grid's '4 FTPs + web' runs) and
+    with 500 ms (sweep-interval), per rate."""
+    pd = pytest.importorskip("pandas")
+    from aqmlab.reproduce import builtin_module
+
+    mod = builtin_module("static-rates")
+
+    def grid(u):
+        rows = [("4 FTPs + web", 500, "CoDel", r, x) for r, x in u.items()]
+        rows += [("1 FTP", 500, "CoDel", r, 0.99) for r in u]  # another load: not compared
+        return pd.DataFrame(rows, columns=["load", "rtt_ms", "discipline", "rate_kbps", "util"])
+
+    before = grid({10_000: 0.60, 100_000: 0.70})
+    assert mod.interval_test(before, grid({10_000: 0.90, 100_000: 0.88})).startswith(
+        "supported: CoDel's median utilization at RTT 500 ms"
+    )
+    text = mod.interval_test(before, grid({10_000: 0.82, 100_000: 0.88}))
+    assert text.startswith("in part") and "10 Mb/s 0.600 → 0.820" in text
+    assert mod.interval_test(before, grid({10_000: 0.60, 100_000: 0.69})).startswith(
+        "not supported"
+    )
+    assert mod.interval_test(before, None) == "the interval sweep was not run"

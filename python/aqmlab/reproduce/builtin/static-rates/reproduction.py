@@ -142,7 +142,7 @@ def interval_test(df: Any, longer: Any) -> str:
         return "the interval sweep was not run"
     base = df[(df["load"] == INTERVAL_LOAD) & (df["rtt_ms"] == 500) & (df["discipline"] == "CoDel")]
     before = base.groupby("rate_kbps")["util"].median()
-    after = longer.groupby("rate_kbps")["util"].median()
+    after = longer[longer["load"] == INTERVAL_LOAD].groupby("rate_kbps")["util"].median()
     pairs = [(r, float(before[r]), float(after[r])) for r in after.index if r in before.index]
     if not pairs:
         return "the grid has no run at RTT 500 ms with that load"
