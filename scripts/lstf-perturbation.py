@@ -20,7 +20,7 @@ import math
 import os
 import sys
 
-from aqmlab.reproduce import lstf_codel as L
+from aqmlab.reproduce import builtin_folder, builtin_module
 from aqmlab.sweep import REDUCED, run_sweep
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec
 
@@ -46,9 +46,10 @@ def main() -> None:
     duration = sys.argv[1] if len(sys.argv) > 1 else "20000"
     out = sys.argv[2] if len(sys.argv) > 2 else "out/lstf-perturbation"
     os.makedirs(out, exist_ok=True)
-    scenario = os.path.join(out, "scenario.toml")
-    with open(scenario, "w", encoding="utf-8") as f:
-        f.write(L.SCENARIO.format(duration=f"{duration}s", bin="10s", cc=L.CC, cbr_start="300"))
+    # The reproduction's own scenario, reducer and published digits.
+    folder = builtin_folder("lstf-codel")
+    L = builtin_module("lstf-codel")
+    scenario = os.path.join(folder, "scenario.toml")
     p = "links[2].params"
     author = {f"{p}.target": "5s", f"{p}.interval": "100s"}
     cases = {"CoDel": {QDISC_PREFIX + "bottleneck": "codel", **author}}
@@ -58,9 +59,9 @@ def main() -> None:
     spec = SweepSpec(
         scenario,
         [Axis.of_cases(cases, "case"), shifts],
-        {},
+        {"duration": f"{duration}s"},
         [1],
-        reduce="aqmlab.reproduce.lstf_codel:reduce_run",
+        reduce=os.path.join(folder, "reduce.py") + ":reduce_run",
     )
     res = run_sweep(
         spec, os.path.join(out, "sweep"), jobs=2, progress=False, command="lstf-perturbation"

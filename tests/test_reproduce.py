@@ -4,6 +4,7 @@ reproduction runs once, in process (the ``quick_all`` fixture), with each figure
 before it is saved: titles naming the paper figure, delay axes from 0, one colour per
 discipline, log ticks that do not overlap."""
 
+import importlib.util
 import json
 import os
 import re
@@ -274,13 +275,37 @@ def test_lstf_codel_quick(quick_all):
     assert not list((out / "sweep" / "runs").glob("*/packets.parquet"))
     assert list((out / "sweep" / "runs").glob("*/reduced.json"))
     assert "welch_t" in doc["numbers"]["tests"]
+    # Tables VII-VIII at every α run, over the author's records and per packet, saying which;
+    # α=0.5 over records is the graded row (numbers.tests).
+    by_alpha = doc["numbers"]["tests_by_alpha"]
+    assert sorted(by_alpha, key=float) == [f"{a:g}" for a in doc["parameters"]["alphas"]]
+    for kinds in by_alpha.values():
+        assert set(kinds) == {"value-change records", "per packet"}
+        for t in kinds.values():
+            assert t["welch_df"] > 0 and 0 <= t["welch_p_one_sided"] <= 1
+            assert t["f_ci95"][0] < t["f"] < t["f_ci95"][1]
+    assert by_alpha["0.5"]["value-change records"] == doc["numbers"]["tests"]
+    titles = [t["title"] for t in doc["tables"]]
+    assert any(t.startswith("Tables II-VI with both statistics") for t in titles)
+    # Every differs names the hypotheses tested (statistic, noise, samples) and stays
+    # unexplained.
+    for c in doc["claims"]:
+        if c["verdict"] == "differs":
+            assert c["unexplained"] and c["hypotheses"], c["claim"]
 
 
 def test_lstf_reduction_by_hand(tmp_path):
     """The per-run reduction on a packet log small enough to compute by hand."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from aqmlab.reproduce.lstf_codel import reduce_run
+    from aqmlab.reproduce import builtin_folder
+
+    spec = importlib.util.spec_from_file_location(
+        "lstf_reduce", os.path.join(builtin_folder("lstf-codel"), "reduce.py")
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    reduce_run = mod.reduce_run
 
     # Three packets: 1000 B in the queue over [0, 2) s, 500 B over [1, 3) s, 1000 B over
     # [3, 4) s. Departures at 2, 3, 4 s with sojourns 2, 2, 1 s.

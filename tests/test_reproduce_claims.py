@@ -136,17 +136,38 @@ def test_one_colour_per_discipline():
 
 
 def test_static_rates_pooled_claims_are_graded_at_every_rate_against_their_counterfactual():
-    """The slides' boxes per rate (every RTT pooled): CoDel's pooled median utilization about
-    0.9 or more at every rate ≥ 3 Mb/s (RED in its place fails), and CoDel's pooled median
-    delay below tail drop's at every rate (tail drop in its place fails)."""
+    """The slides' boxes per rate (every RTT pooled), graded by static-rates' claims.toml on its
+    module's numbers: CoDel's pooled median utilization about 0.9 or more at every rate ≥ 3 Mb/s
+    (RED in its place fails), and CoDel's pooled median delay below tail drop's at every rate
+    (tail drop in its place fails)."""
     pd = pytest.importorskip("pandas")
-    from aqmlab.reproduce import static_rates as sr
+    from aqmlab.reproduce import builtin_folder, builtin_module
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import Context, grade
 
-    def pooled(rows):
-        idx = pd.MultiIndex.from_tuples([(r, d) for r, d, _, _ in rows])
-        return pd.DataFrame(
-            {"p50_ms": [p for *_, p, _ in rows], "util": [u for *_, u in rows]}, index=idx
+    exp = load(builtin_folder("static-rates"))
+    mod = builtin_module("static-rates")
+    by_id = {c.id: c for c in exp.claims}
+
+    def graded(rows, rates):
+        """The pooled claims on a pooled table of (rate, discipline, p50_ms, util) rows, the
+        rest of the grid being the same rows at one RTT."""
+        frame = pd.DataFrame(
+            [
+                {"rate": f"{r:g} kb/s", "rtt": "100 ms", "load": "x", "discipline": d}
+                | {"p50_ms": p, "util": u}
+                for r, d, p, u in rows
+            ]
         )
+        frame["rate_kbps"] = [float(r.split()[0]) for r in frame["rate"]]
+        frame["rtt_ms"] = 100.0
+        params = {"rates_kbps": rates, "rtts_ms": [100], "duration_s": 1.0}
+        ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, params)
+        ctx.frames["sweep-4FTPs_web"] = frame
+        ctx.numbers.update(mod.numbers(ctx))
+        for cid in ("pooled-codel-util-09", "pooled-codel-delay-below-taildrop"):
+            ctx.claims[cid] = grade(by_id[cid], ctx, mod)
+        return ctx.claims["pooled-codel-util-09"], ctx.claims["pooled-codel-delay-below-taildrop"]
 
     rates = [512, 10_000, 100_000]
     rows = [
@@ -154,22 +175,28 @@ def test_static_rates_pooled_claims_are_graded_at_every_rate_against_their_count
         for r in rates
         for d, p, u in (("CoDel", 5.0, 0.93), ("tail drop", 90.0, 0.97), ("RED", 3.0, 0.7))
     ]
-    util, delay, *rest = sr.pooled_claims(pooled(rows), rates)
+    util, delay = graded(rows, rates)
     assert util.verdict == cm.HOLDS and util.counterfactual_verdict == cm.FAILS
     # The utilization claim names the slides' "high" rates only: 512 kb/s is not a point.
     assert [p["point"] for p in util.points] == ["10 Mb/s", "100 Mb/s"]
     assert delay.verdict == cm.HOLDS and delay.counterfactual_verdict == cm.FAILS
     assert len(delay.points) == 3
-    assert all(c.verdict.startswith(cm.NOT_GRADED + ": ") for c in rest)
     # CoDel at 0.84 at 100 Mb/s (below 0.9 less half its printed digit) and its delay equal
-    # to tail drop's at 512 kb/s: both fail, at that rate only.
+    # to tail drop's at 512 kb/s: both fail, at that rate only, and name their explanation.
     rows = [
         (r, d, 90.0 if (r, d) == (512, "CoDel") else p, 0.84 if (r, d) == (100_000, "CoDel") else u)
         for r, d, p, u in rows
     ]
-    util, delay, *_ = sr.pooled_claims(pooled(rows), rates)
+    util, delay = graded(rows, rates)
     assert util.verdict == cm.FAILS and util.failing == ["100 Mb/s"]
     assert delay.verdict == cm.FAILS and delay.failing == ["0.512 Mb/s"]
+    assert util.unexplained and util.explanation.startswith(cm.UNEXPLAINED)
     # A run without a rate ≥ 3 Mb/s does not grade the utilization claim, and says why.
-    util, *_ = sr.pooled_claims(pooled([r for r in rows if r[0] == 512]), [512])
-    assert util.verdict.startswith(cm.NOT_GRADED + ": this run has no rate ≥ 3 Mb/s")
+    ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, {"rates_kbps": [512]})
+    ctx.claims = {cid: util for cid in ("codel-above-red-higher", "pooled-codel-util-09")}
+    for c in ctx.claims.values():
+        c.points = []
+    mod.annotate(ctx)
+    assert ctx.claims["pooled-codel-util-09"].verdict.startswith(
+        cm.NOT_GRADED + ": this run has no rate ≥ 3 Mb/s"
+    )

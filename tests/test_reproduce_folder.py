@@ -66,6 +66,7 @@ arms = ["CoDel", "tail drop"]
 predicate = "a < b"
 counterfactual = "the arms swapped"
 counterfactual_arms = ["tail drop", "CoDel"]
+unexplained = true
 """
 
 
@@ -79,6 +80,17 @@ counterfactual_arms = ["tail drop", "CoDel"]
         (('id = "x"', 'id = "X Y"'), "claim[0].id: expected an id of lower-case"),
         (('metric = "median_ms"', 'metric = "median_ms"\nwhen = 1'), "claim[0].when: unknown key"),
         (('counterfactual = "the arms swapped"\n', ""), "claim 'x'.counterfactual: expected"),
+        # A graded claim names what a "does not hold" is put down to (issue 19 item 4).
+        (("unexplained = true\n", ""), "claim 'x'.explanation: expected explanation = {"),
+        (("unexplained = true", "unexplained = 1"), "claim 'x'.unexplained: expected true, or"),
+        (
+            ("unexplained = true", 'explanation = { hypothesis = "h", tested_by = "t" }'),
+            "claim 'x'.explanation[0].outcome: expected a text",
+        ),
+        (
+            ("unexplained = true", 'explanation = "noise"'),
+            "claim 'x'.explanation: expected a [hypothesis.NAME] of the file (none)",
+        ),
     ],
 )
 def test_a_bad_claim_is_one_line_naming_the_key(tmp_path, edit, expected):
@@ -164,21 +176,73 @@ def test_grading_from_the_table_and_its_counterfactual():
     assert grade(num, ctx, None).verdict == cm.AGREES
     ctx.table.loc[3, "median_ms"] = 5.51
     c = grade(num, ctx, None)
-    assert c.verdict == cm.DIFFERS and "test: " in c.explanation
+    assert c.verdict == cm.DIFFERS and c.unexplained and not c.hypotheses
+    assert c.explanation.startswith("unexplained (a hypothesis not run yet: the target bounds")
+    # A claim that agrees or holds carries no explanation.
+    ctx.table.loc[3, "median_ms"] = 5.49
+    c = grade(num, ctx, None)
+    assert c.verdict == cm.AGREES and c.explanation == "" and not c.unexplained
+
+
+def test_a_tested_hypothesis_is_filled_in_and_printed(tmp_path):
+    """A shared [hypothesis.NAME] and an inline one, their {number} fields filled from the run,
+    in the claim's fields and the report's text; only on a "does not hold"."""
+    from aqmlab.reproduce import common as cm
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import grade
+
+    claims = (
+        '[hypothesis.buffer]\nhypothesis = "the buffer"\ntested_by = "the 200p runs"\n'
+        'outcome = "{_moved} ms"\n'
+        + CLAIM.replace(
+            "unexplained = true",
+            'explanation = ["buffer", { hypothesis = "h2", tested_by = "t2", outcome = "o2" }]',
+        )
+    )
+    exp = load(str(_folder(tmp_path, claims=claims)))
+    (c,) = exp.claims
+    ctx = _ctx([["50", "CoDel", 9.0], ["50", "tail drop", 5.0]])
+    ctx.numbers["_moved"] = 1.5
+    g = grade(c, ctx, None)
+    assert g.verdict == cm.FAILS and not g.unexplained
+    assert [h["outcome"] for h in g.hypotheses] == ["1.5 ms", "o2"]
+    assert g.explanation.startswith("hypothesis: the buffer; tested by: the 200p runs; outcome")
+    row = cm._claims_table(cm.Reproduction("x", "x", [], {}, [g], [], [], {}, [], True, [1]))
+    assert "why: hypothesis: the buffer" in row.rows[0][-1]
+    ctx.table["median_ms"] = [4.0, 5.0]
+    g = grade(c, ctx, None)
+    assert g.verdict == cm.HOLDS and g.explanation == "" and not g.hypotheses
+
+
+def test_every_builtin_claim_that_can_fail_names_its_explanation():
+    """Issue 19 item 4: every graded claim of every built-in folder (any of them can come out
+    "differs" / "does not hold") carries a tested hypothesis or says "unexplained"."""
+    from aqmlab.reproduce import REPRODUCTIONS, builtin_folder
+    from aqmlab.reproduce.folder import is_folder, load
+
+    assert all(is_folder(builtin_folder(n)) for n in REPRODUCTIONS), "every built-in is a folder"
+    for name in REPRODUCTIONS:
+        for c in load(builtin_folder(name)).claims:
+            if c.kind != "not graded":
+                assert c.explanation or c.unexplained, (name, c.id)
+                for h in c.explanation:
+                    assert all(h[k] for k in ("hypothesis", "tested_by", "outcome")), (name, c.id)
 
 
 def test_builtin_folders_load_and_are_listed():
     from aqmlab.reproduce import REPRODUCTIONS, builtin_folder, listing
     from aqmlab.reproduce.folder import load
 
-    converted = [n for n in REPRODUCTIONS if builtin_folder(n)]
-    assert "red-vs-codel" in converted
-    for name in converted:
+    # Every built-in is a folder, static-rates and lstf-codel too (issue 19 item 8).
+    assert {"static-rates", "lstf-codel", "red-vs-codel"} <= set(REPRODUCTIONS)
+    for name in REPRODUCTIONS:
         exp = load(builtin_folder(name))
         assert (
             exp.name == name and exp.claims and len({c.id for c in exp.claims}) == len(exp.claims)
         )
-    assert dict(listing())["red-vs-codel"].startswith("RED vs CoDel")
+    titles = dict(listing())
+    assert titles["red-vs-codel"].startswith("RED vs CoDel")
+    assert titles["lstf-codel"] == "LSTF-CoDel's forgetfulness sweep (Ford 2020, Tables II-VIII)"
 
 
 def test_the_worked_example_runs_in_quick_mode(tmp_path):
@@ -207,3 +271,82 @@ def test_a_path_without_experiment_toml_is_one_line(tmp_path):
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and "no experiment.toml" in lines[0], r.stderr
     assert not os.path.exists(tmp_path / "o" / "results.json")
+
+
+def test_codel_target_interval_hypothesis_outcome():
+    """codel-target's interval hypothesis (excellent-utilization): its outcome reads the 4-flow
+    runs at RTT 300 ms, 100 ms against 200 ms interval, and says whether it is supported."""
+    pd = pytest.importorskip("pandas")
+    from aqmlab.reproduce import builtin_module
+
+    mod = builtin_module("codel-target")
+
+    def table(u100, u200):
+        return pd.DataFrame(
+            {
+                "case": ["4 flows, CoDel 5 ms / 100 ms", "4 flows, CoDel 5 ms / 200 ms"],
+                "rtt_ms": ["300", "300"],
+                "util": [u100, u200],
+            }
+        )
+
+    assert mod.interval_test(table(0.79, 0.93)).startswith("supported: at RTT 300 ms")
+    assert mod.interval_test(table(0.79, 0.84)).startswith("in part")
+    assert mod.interval_test(table(0.79, 0.70)).startswith("not supported")
+    assert mod.interval_test(table(0.79, 0.84)[:1]) == "RTT 300 ms was not run"
+
+
+def test_a_folders_reducer_is_keyed_by_its_content_not_its_path(tmp_path):
+    """A sweep's reduce = "FILE.py:FUNCTION" of a folder: the run key holds the file's name
+    and content hash, so the same folder elsewhere reuses its runs and an edit reduces again."""
+    from aqmlab.sweep import reducer_identity
+
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "reduce.py").write_text("def f(folder, point, sets):\n    return {}\n")
+    ida = reducer_identity(f"{tmp_path / 'a' / 'reduce.py'}:f")
+    idb = reducer_identity(f"{tmp_path / 'b' / 'reduce.py'}:f")
+    assert ida == idb and ida["name"] == "reduce.py:f" and ida["code"]
+    (tmp_path / "b" / "reduce.py").write_text("def f(folder, point, sets):\n    return {1: 2}\n")
+    assert reducer_identity(f"{tmp_path / 'b' / 'reduce.py'}:f")["code"] != ida["code"]
+
+
+def test_a_bad_reducer_or_mode_sweep_is_one_line(tmp_path):
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce.folder import load
+
+    text = (EXAMPLE / "experiment.toml").read_text()
+    d = _folder(
+        tmp_path, experiment=text.replace("[[sweep]]", '[[sweep]]\nreduce = "nope.py:f"', 1)
+    )
+    with pytest.raises(AqmlabError, match=r"sweep\[0\]\.reduce: expected FILE\.py:FUNCTION"):
+        load(str(d))
+    d = _folder(tmp_path / "2", experiment=text.replace("[quick]", '[quick]\nsweeps = ["x"]', 1))
+    with pytest.raises(AqmlabError, match=r"quick\.sweeps: expected names of \[\[sweep\]\]s"):
+        load(str(d))
+
+
+def test_static_rates_interval_hypothesis_outcome():
+    """static-rates' interval hypothesis (codel-util-09): its outcome compares CoDel's median
+    utilization at RTT 500 ms with the 100 ms interval (the grid's '4 FTPs + web' runs) and
+    with 500 ms (sweep-interval), per rate."""
+    pd = pytest.importorskip("pandas")
+    from aqmlab.reproduce import builtin_module
+
+    mod = builtin_module("static-rates")
+
+    def grid(u):
+        rows = [("4 FTPs + web", 500, "CoDel", r, x) for r, x in u.items()]
+        rows += [("1 FTP", 500, "CoDel", r, 0.99) for r in u]  # another load: not compared
+        return pd.DataFrame(rows, columns=["load", "rtt_ms", "discipline", "rate_kbps", "util"])
+
+    before = grid({10_000: 0.60, 100_000: 0.70})
+    assert mod.interval_test(before, grid({10_000: 0.90, 100_000: 0.88})).startswith(
+        "supported: CoDel's median utilization at RTT 500 ms"
+    )
+    text = mod.interval_test(before, grid({10_000: 0.82, 100_000: 0.88}))
+    assert text.startswith("in part") and "10 Mb/s 0.600 → 0.820" in text
+    assert mod.interval_test(before, grid({10_000: 0.60, 100_000: 0.69})).startswith(
+        "not supported"
+    )
+    assert mod.interval_test(before, None) == "the interval sweep was not run"

@@ -172,13 +172,18 @@ def reducer_identity(reduce: str) -> dict[str, str]:
     arithmetic in its own module)."""
     import importlib.util
 
-    module = reduce.partition(":")[0]
-    try:
-        spec = importlib.util.find_spec(module)
-    except (ImportError, ValueError):
-        spec = None
-    origin = getattr(spec, "origin", None)
+    module = reduce.rpartition(":")[0]
+    if module.endswith(".py"):  # a file's path (a reproduction folder's reducer)
+        origin: str | None = module
+    else:
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            spec = None
+        origin = getattr(spec, "origin", None)
     code = _file_hash(origin) if origin and os.path.isfile(origin) else ""
+    if module.endswith(".py"):  # a file's key does not depend on where the folder lies
+        reduce = os.path.basename(module) + ":" + reduce.rpartition(":")[2]
     return {"name": reduce, "code": code}
 
 
@@ -308,8 +313,17 @@ def _reduce(task: Task, folder: str) -> None:
     left out of the run's folder, so a long run's log never leaves the worker's disk."""
     import importlib
 
-    module, _, name = task.reduce.partition(":")
-    fn = getattr(importlib.import_module(module), name)
+    module, _, name = task.reduce.rpartition(":")
+    if module.endswith(".py"):  # a file's path: loaded as a module of its own
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location(f"aqmlab_reducer_{name}", module)
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    else:
+        mod = importlib.import_module(module)
+    fn = getattr(mod, name)
     numbers = fn(folder, task.point, task.sets)
     with open(os.path.join(folder, REDUCED), "w", encoding="utf-8") as f:
         json.dump(numbers, f, indent=2, sort_keys=True)

@@ -68,7 +68,8 @@ class SweepSpec:
     axes: list[Axis] = field(default_factory=list)
     sets: dict[str, Any] = field(default_factory=dict)
     seeds: list[int] | None = None  # None: the scenario's own seed
-    #: "module:function(run_dir, point, sets) -> dict", run in the worker on each finished
+    #: "module:function(run_dir, point, sets) -> dict" (or "/path/file.py:function"), run in
+    #: the worker on each finished
     #: run; its numbers are the run's ``reduced.json`` and its packet log is not kept.
     reduce: str | None = None
     #: Keys removed from the scenario before any override (``--unset``), for every point.

@@ -3,51 +3,50 @@
 A reproduction is a folder (docs/reproductions.md, "A reproduction's folder"): its
 ``experiment.toml``, ``claims.toml``, scenarios and an optional module, read by
 :mod:`aqmlab.reproduce.folder` and run by :mod:`aqmlab.reproduce.loader`. The built-in ones are
-the folders of ``aqmlab/reproduce/builtin/``; ``aqmlab reproduce PATH`` runs any other. Those
-not converted yet are modules with ``NAME``, ``TITLE`` and ``run(out, quick, seeds, jobs,
-progress, options) -> Reproduction``. :func:`reproduce` runs one and writes its output folder
-(:mod:`aqmlab.reproduce.common` describes it); ``all`` runs every built-in one and writes an
-index page.
+the folders of ``aqmlab/reproduce/builtin/``; ``aqmlab reproduce PATH`` runs any other.
+:func:`reproduce` runs one and writes its output folder (:mod:`aqmlab.reproduce.common`
+describes it); ``all`` runs every built-in one and writes an index page.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import time
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 
-#: name -> module (None: the folder builtin/NAME/), in the order ``--list`` and ``all`` use.
-REPRODUCTIONS = {
-    "codel-dynamic": None,
-    "consumer-edge": None,
-    "static-rates": "aqmlab.reproduce.static_rates",
-    "red-bursty": None,
-    "red-vs-codel": None,  # builtin/red-vs-codel/
-    "lstf-codel": "aqmlab.reproduce.lstf_codel",
-    "cellular": None,
-    "codel-target": None,  # builtin/codel-target/
-    "lstf-reordering": None,  # builtin/lstf-reordering/
-    "consumer-edge-drops": None,  # builtin/consumer-edge-drops/
-    "mtu-low-rates": None,  # builtin/mtu-low-rates/
-    "concatenated-queues": None,  # builtin/concatenated-queues/
-    "cellular-uplink": None,  # builtin/cellular-uplink/
-    "red-traffic-check": None,  # builtin/red-traffic-check/
-}
-#: Seeds a full run uses by default (``--seeds N``); a quick run uses one.
-DEFAULT_SEEDS = 3
+#: The built-in reproductions (the folders builtin/NAME/), in the order ``--list`` and ``all``
+#: use.
+REPRODUCTIONS = (
+    "codel-dynamic",
+    "consumer-edge",
+    "static-rates",
+    "red-bursty",
+    "red-vs-codel",
+    "lstf-codel",
+    "cellular",
+    "codel-target",
+    "lstf-reordering",
+    "consumer-edge-drops",
+    "mtu-low-rates",
+    "concatenated-queues",
+    "cellular-uplink",
+    "red-traffic-check",
+)
 #: The built-in reproductions' folders.
 BUILTIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "builtin")
 
 
-def builtin_folder(name: str) -> str | None:
-    """The folder of built-in reproduction ``name``, or None while it is still a module."""
-    from aqmlab.reproduce.folder import is_folder
-
-    path = os.path.join(BUILTIN, name)
-    return path if name in REPRODUCTIONS and is_folder(path) else None
+def builtin_folder(name: str) -> str:
+    """The folder of built-in reproduction ``name``."""
+    if name not in REPRODUCTIONS:
+        raise AqmlabError(
+            f"no reproduction named {name!r} (aqmlab reproduce --list names them: "
+            f"{', '.join(REPRODUCTIONS)}, or all; or give the path of a folder holding an "
+            "experiment.toml)"
+        )
+    return os.path.join(BUILTIN, name)
 
 
 def builtin_module(name: str) -> Any:
@@ -56,26 +55,13 @@ def builtin_module(name: str) -> Any:
     from aqmlab.reproduce.loader import load_module
 
     folder = builtin_folder(name)
-    if folder is None:
-        raise AqmlabError(f"{name!r} is no built-in reproduction's folder")
     return load_module(load(folder))
-
-
-def _module(name: str) -> Any:
-    if name not in REPRODUCTIONS:
-        raise AqmlabError(
-            f"no reproduction named {name!r} (aqmlab reproduce --list names them: "
-            f"{', '.join(REPRODUCTIONS)}, or all; or give the path of a folder holding an "
-            "experiment.toml)"
-        )
-    return importlib.import_module(REPRODUCTIONS[name])
 
 
 def _title(name: str) -> str:
     from aqmlab.reproduce.folder import load
 
-    folder = builtin_folder(name)
-    return load(folder).title if folder else _module(name).TITLE
+    return load(builtin_folder(name)).title
 
 
 def listing() -> list[tuple[str, str]]:
@@ -122,22 +108,15 @@ def reproduce(
         done["index.html"] = _index(out, done, time.monotonic() - t0)
         return done
     t0 = time.monotonic()
-    folder = name if _is_path(name) else builtin_folder(name)
-    if folder is not None:
-        from aqmlab.reproduce import folder as fmt
-        from aqmlab.reproduce import loader
+    from aqmlab.reproduce import folder as fmt
+    from aqmlab.reproduce import loader
 
-        exp = fmt.load(folder)
-        n = 1 if quick and seeds is None else (exp.seeds if seeds is None else seeds)
-        command = f"aqmlab reproduce {name}" + (" --quick" if quick else "")
-        rep = loader.run(
-            exp, out, quick, list(range(1, n + 1)), jobs, progress, dict(options or {}), command
-        )
-    else:
-        n = 1 if quick and seeds is None else (DEFAULT_SEEDS if seeds is None else seeds)
-        rep = _module(name).run(
-            out, quick, list(range(1, n + 1)), jobs, progress, dict(options or {})
-        )
+    exp = fmt.load(name if _is_path(name) else builtin_folder(name))
+    n = 1 if quick and seeds is None else (exp.seeds if seeds is None else seeds)
+    command = f"aqmlab reproduce {name}" + (" --quick" if quick else "")
+    rep = loader.run(
+        exp, out, quick, list(range(1, n + 1)), jobs, progress, dict(options or {}), command
+    )
     rep.wall_s = time.monotonic() - t0
     rep.identical_seeds = identical_seed_points(out)
     paths = write(rep, out)

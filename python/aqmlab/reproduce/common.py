@@ -74,6 +74,10 @@ class Claim:
     points: list[dict[str, Any]] = field(default_factory=list)
     failing: list[str] = field(default_factory=list)
     explanation: str = ""
+    #: The explanation's parts (a reproduction folder's claims.toml): ``hypothesis``,
+    #: ``tested_by``, ``outcome``; and whether the difference is left unexplained.
+    hypotheses: list[dict[str, str]] = field(default_factory=list)
+    unexplained: bool = False
     #: The claim's id and where in its source it is (a reproduction folder's claims.toml).
     id: str = ""
     location: str = ""
@@ -135,6 +139,17 @@ def numeric(
         why=why or "the source's printed precision",
         explanation=(explanation or UNEXPLAINED) if verdict == DIFFERS else "",
     )
+
+
+def explanation_text(hypotheses: list[dict[str, str]], unexplained: bool, why: str = "") -> str:
+    """One text for the report: ``unexplained`` (and what is untested), then each tested
+    hypothesis, its run and its outcome."""
+    parts = [UNEXPLAINED + (f" ({why})" if why else "")] if unexplained else []
+    parts += [
+        f"hypothesis: {h['hypothesis']}; tested by: {h['tested_by']}; outcome: {h['outcome']}"
+        for h in hypotheses
+    ]
+    return "; ".join(parts)
 
 
 def seed_spread(values: Any) -> float | None:
@@ -395,7 +410,9 @@ def _claims_table(rep: Reproduction) -> Table:
         if c.failing:
             bits.append("fails at " + ", ".join(c.failing))
         if c.explanation:
-            bits.append(("why: " if c.explanation != UNEXPLAINED else "") + c.explanation)
+            bits.append(
+                ("why: " if not c.explanation.startswith(UNEXPLAINED) else "") + c.explanation
+            )
         return "; ".join(b for b in bits if b)
 
     return Table(

@@ -36,6 +36,8 @@ class SweepDef:
     unset: list[str]
     #: The file in OUT the scenario is written to, with the sweep's fixed overrides.
     written_as: str = ""
+    #: "/path/FILE.py:function" run on each finished run in the worker (SweepSpec.reduce), or "".
+    reduce: str = ""
 
 
 @dataclass
@@ -80,8 +82,14 @@ class ClaimDef:
     most: bool = False
     describe: str = ""
     note: str = ""
-    explanation: str = ""
-    test: str = ""
+    #: The hypotheses for a ``differs`` / ``does not hold``, each with the run that tests it
+    #: and what that run showed: ``{hypothesis, tested_by, outcome}`` (texts; ``{number}``
+    #: fields filled).
+    explanation: list[dict[str, str]] = field(default_factory=list)
+    #: ``unexplained = true`` (or a text saying what is untested): no tested hypothesis
+    #: accounts for a ``differs`` / ``does not hold``; beside a refuted ``explanation`` too.
+    unexplained: bool = False
+    unexplained_why: str = ""
     not_graded: str = ""
 
 
@@ -204,6 +212,7 @@ def load(folder: str) -> Experiment:
             "unset": mt.strs("unset"),
             "note": mt.str("note", ""),
             "keep": keep,
+            "sweeps": mt.strs("sweeps"),
         }
     sweeps_doc = t.doc.get("sweep", [])
     if not isinstance(sweeps_doc, list) or not sweeps_doc:
@@ -212,6 +221,12 @@ def load(folder: str) -> Experiment:
     names = [s.name for s in sweeps]
     if len(set(names)) != len(names):
         raise t.error("sweep", "sweeps of distinct names")
+    for m in MODES:
+        unknown = [n for n in modes[m]["sweeps"] if n not in names]
+        if unknown:
+            raise _Table(path, m, {}, ()).error(
+                "sweeps", f"names of [[sweep]]s ({', '.join(names)})"
+            )
     written = [s.written_as for s in sweeps]
     if len(set(written)) != len(written):
         raise t.error("sweep", "distinct written_as (sweeps sharing a scenario file name them)")
@@ -236,7 +251,7 @@ def load(folder: str) -> Experiment:
     return exp
 
 
-_MODE_KEYS = ("set", "note", "unset", "keep")
+_MODE_KEYS = ("set", "note", "unset", "keep", "sweeps")
 
 
 def _params(doc: dict[str, Any]) -> tuple[str, ...]:
@@ -244,7 +259,12 @@ def _params(doc: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _sweep(path: str, folder: str, i: int, doc: Any) -> SweepDef:
-    t = _Table(path, f"sweep[{i}]", doc, ("name", "scenario", "set", "unset", "axis", "written_as"))
+    t = _Table(
+        path,
+        f"sweep[{i}]",
+        doc,
+        ("name", "scenario", "set", "unset", "axis", "written_as", "reduce"),
+    )
     base = t.str("scenario")
     scen = base if os.path.isabs(base) else os.path.join(folder, base)
     if not os.path.isfile(scen):
@@ -260,7 +280,15 @@ def _sweep(path: str, folder: str, i: int, doc: Any) -> SweepDef:
     written_as = t.str("written_as", os.path.basename(scen))
     if os.path.basename(written_as) != written_as or not written_as.endswith(".toml"):
         raise t.error("written_as", "a file name ending in .toml")
-    return SweepDef(t.str("name", "sweep"), scen, axes, t.table("set"), t.strs("unset"), written_as)
+    reduce = t.str("reduce", "")
+    if reduce:
+        file, _, fn = reduce.rpartition(":")
+        if not fn.isidentifier() or not os.path.isfile(os.path.join(folder, file)):
+            raise t.error("reduce", f"FILE.py:FUNCTION, a Python file in {folder} and its function")
+        reduce = f"{os.path.join(folder, file)}:{fn}"
+    return SweepDef(
+        t.str("name", "sweep"), scen, axes, t.table("set"), t.strs("unset"), written_as, reduce
+    )
 
 
 def _axis(path: str, where: str, doc: Any) -> Axis:
@@ -319,7 +347,12 @@ def load_claims(path: str) -> list[ClaimDef]:
     """The ``[[claim]]`` tables of ``path``, checked: ids unique, each kind's keys present,
     predicates well formed."""
     doc = _read(path)
-    top = _Table(path, "", doc, ("claim",))
+    top = _Table(path, "", doc, ("claim", "hypothesis"))
+    # Hypotheses several claims name (explanation = "NAME").
+    shared = {
+        name: _hypothesis(path, f"hypothesis.{name}", h)
+        for name, h in top.table("hypothesis").items()
+    }
     items = top.doc.get("claim", [])
     if not isinstance(items, list) or not items:
         raise top.error("claim", "one or more [[claim]] tables")
@@ -368,8 +401,11 @@ def load_claims(path: str) -> list[ClaimDef]:
             most=bool(t.doc.get("most", False)),
             describe=t.str("describe", ""),
             note=t.str("note", ""),
-            explanation=t.str("explanation", ""),
-            test=t.str("test", ""),
+            explanation=_explanation(t, shared),
+            unexplained=bool(t.doc.get("unexplained", False)),
+            unexplained_why=t.doc["unexplained"]
+            if isinstance(t.doc.get("unexplained"), str)
+            else "",
             not_graded=t.str("not_graded", ""),
         )
         _check_claim(t, c)
@@ -377,7 +413,37 @@ def load_claims(path: str) -> list[ClaimDef]:
     return out
 
 
+#: The keys of a claim's ``explanation`` table, all required.
+EXPLANATION_KEYS = ("hypothesis", "tested_by", "outcome")
+
+
+def _hypothesis(path: str, where: str, doc: Any) -> dict[str, str]:
+    e = _Table(path, where, doc, EXPLANATION_KEYS)
+    return {k: e.str(k) for k in EXPLANATION_KEYS}
+
+
+def _explanation(t: _Table, shared: dict[str, dict[str, str]]) -> list[dict[str, str]]:
+    """A claim's ``explanation``: a table, the name of a ``[hypothesis.NAME]`` of the file, or
+    a list of them."""
+    v = t.doc.get("explanation", [])
+    out = []
+    for i, e in enumerate(v if isinstance(v, list) else [v]):
+        if isinstance(e, str):
+            if e not in shared:
+                raise t.error(
+                    "explanation",
+                    f"a [hypothesis.NAME] of the file ({', '.join(shared) or 'none'}) or a table",
+                )
+            out.append(shared[e])
+        else:
+            out.append(_hypothesis(t.path, f"{t.where}.explanation[{i}]", e))
+    return out
+
+
 def _check_claim(t: _Table, c: ClaimDef) -> None:
+    u = t.doc.get("unexplained")
+    if u is not None and not (u is True or (isinstance(u, str) and u)):
+        raise t.error("unexplained", "true, or a text (what is untested)")
     if c.published is None:
         raise t.error("published", "the published value, as the source printed it")
     if c.kind == "not graded":
@@ -386,6 +452,13 @@ def _check_claim(t: _Table, c: ClaimDef) -> None:
         return
     if not c.metric:
         raise t.error("metric", "the name of the metric that grades the claim")
+    if not c.explanation and not c.unexplained:
+        # Any graded claim can come out "differs" / "does not hold" (issue 19 item 4).
+        raise t.error(
+            "explanation",
+            "explanation = { hypothesis = ..., tested_by = ..., outcome = ... } or "
+            "unexplained = true (what a differs / does not hold is put down to)",
+        )
     if c.kind == "numeric":
         if not isinstance(c.published, str):
             raise t.error("published", 'the number as printed, as a text ("2.7")')
@@ -400,7 +473,7 @@ def _check_claim(t: _Table, c: ClaimDef) -> None:
         raise t.error("counterfactual_arms", f"{len(c.arms)} arms, as many as arms")
     if not c.counterfactual:
         raise t.error("counterfactual", "what the counterfactual arms are, in words")
-    if not c.arm_column:
+    if not c.arm_column and "{arm}" not in c.metric:
         raise t.error("arm_column", "the table column the arms are values of")
     if not c.predicate:
         raise t.error("predicate", 'an expression of the arms ("a < b") or "py:FUNCTION"')

@@ -117,11 +117,13 @@ def run(
     _hook(mod, "prepare", ctx)
     os.makedirs(out, exist_ok=True)
     for s in exp.sweeps:
+        if mode["sweeps"] and s.name not in mode["sweeps"]:
+            continue  # the mode runs only the sweeps it names
         sets = {**ctx.value(s.sets), **ctx.value(mode["set"])}
         axes = [_keep(a, mode["keep"], ctx) for a in s.axes]
         unset = [*s.unset, *mode["unset"]]
         _write_scenario(s.scenario, sets, unset, os.path.join(out, s.written_as))
-        spec = SweepSpec(s.scenario, axes, sets, seeds, unset=unset)
+        spec = SweepSpec(s.scenario, axes, sets, ctx.seeds, unset=unset, reduce=s.reduce or None)
         res = cm.run_sweep_or_fail(
             spec, os.path.join(out, s.name), exp.name, quick, jobs, progress, command=command
         )
@@ -178,7 +180,7 @@ def run(
         {k: v for k, v in ctx.numbers.items() if not k.startswith("_")},
         discussion,
         quick,
-        seeds,
+        ctx.seeds,
         commands=commands,
     )
 
@@ -236,7 +238,6 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
             why=c.why,
             read_off=c.read_off,
             spread=_spread(ctx, c, where),
-            explanation=ctx.fill(_explanation(c)),
             digits=c.digits,
         )
     else:
@@ -272,15 +273,24 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
             )
     if c.note:
         claim.add_note(ctx.fill(c.note))
+    explain(claim, c, ctx)
     claim.id = c.id
     claim.location = c.location
     return claim
 
 
-def _explanation(c: ClaimDef) -> str:
-    if c.explanation and c.test:
-        return f"{c.explanation}; test: {c.test}"
-    return c.explanation
+def explain(claim: cm.Claim, c: ClaimDef, ctx: Context) -> None:
+    """A ``differs`` / ``does not hold``: the claim's hypothesis, the run that tests it and its
+    outcome (``claims.toml``'s ``explanation``), or ``unexplained``, as fields of the claim and
+    as one text for the report. Other verdicts carry none."""
+    if claim.verdict not in (cm.DIFFERS, cm.FAILS):
+        claim.explanation = ""
+        return
+    claim.hypotheses = [{k: ctx.fill(v) for k, v in h.items()} for h in c.explanation]
+    claim.unexplained = c.unexplained or not c.explanation
+    claim.explanation = cm.explanation_text(
+        claim.hypotheses, claim.unexplained, ctx.fill(c.unexplained_why)
+    )
 
 
 def _named(ctx: Context, path: str) -> Any:

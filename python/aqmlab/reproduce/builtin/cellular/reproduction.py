@@ -86,14 +86,15 @@ def numbers(ctx: Any) -> dict[str, Any]:
     per_load = {load: _per_case(ctx.frames[sweep], cap) for load, sweep in LOADS.items()}
     per_case = per_load[MAIN_LOAD]
     more = per_case["tail drop"]["mb"] / per_case["CoDel"]["mb"] - 1
+    extra = {load: c["tail drop"]["mb"] / c["CoDel"]["mb"] - 1 for load, c in per_load.items()}
     return {
         "cases": per_case,
         "loads": per_load,
         "trace_capacity_mb": cap / 1e6,
         "taildrop_extra_bytes": more,
-        "taildrop_extra_bytes_by_load": {
-            load: c["tail drop"]["mb"] / c["CoDel"]["mb"] - 1 for load, c in per_load.items()
-        },
+        "taildrop_extra_bytes_by_load": extra,
+        # The web-load hypothesis's outcome (claims.toml's explanation).
+        "_by_load": ", ".join(f"{k} {100 * v:+.1f} %" for k, v in extra.items()),
     }
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from aqmlab.reproduce.common import (
     DIFFERS,
     Table,
+    explanation_text,
     fmt,
     link_series,
     packet_sojourns_ms,
@@ -92,7 +93,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
             / pm_rows["tail drop 830p"][f"{LINK}.delivered_bytes"].mean()
         ),
     }
-    return {
+    out = {
         "max_possible_mb": max_bytes / 1e6,
         "cases": per_case,
         "codel_over_taildrop_bytes": codel["mb"] / td["mb"],
@@ -101,48 +102,52 @@ def numbers(ctx: Any) -> dict[str, Any]:
         "_spread": {k: seed_spread(v) for k, v in per_seed.items()},
         "_loss": {"tail drop 10p": loss10, "CoDel": 1 - codel["mb"] / td["mb"]},
     }
+    out["_web"] = web_outcomes(out)
+    return out
 
 
 def pct_less(x: tuple) -> str:
     return f"{fmt(100 * x[0])} % less"
 
 
-QUICK_NOTE = (
-    "hypothesis: quick run's 10-s phases (flows spend more of each phase "
-    "adapting); test: the full run (aqmlab reproduce codel-dynamic)"
-)
+#: A quick run's explanation of a differs: its phases are short (claims.toml's hypotheses are
+#: those of the full run).
+QUICK_HYPOTHESIS = {
+    "hypothesis": "the quick run's 10-s phases (flows spend more of each phase adapting)",
+    "tested_by": "the full run (aqmlab reproduce codel-dynamic)",
+    "outcome": "not known from a quick run",
+}
 
 
-def annotate(ctx: Any) -> None:
-    """The explanation of a claim that differs: what the PackMime runs showed about the
-    web-load hypothesis, or a quick run's short phases."""
-    n = ctx.numbers
+def web_outcomes(n: dict[str, Any]) -> dict[str, str]:
+    """What the PackMime runs showed about the web-load hypothesis, per claim (the outcome in
+    claims.toml's explanation)."""
     pm_codel, codel = n["packmime_test"], n["cases"]["CoDel"]
 
     def web_test(key: str, published: float, ours: float) -> str:
         moved = abs(pm_codel[key] - published) < abs(ours - published)
-        return (
-            "hypothesis: the web load (the scenario's stand-in, not ns-2's PackMime); test: "
-            "tail drop and CoDel rerun with PackMime-HTTP/1.1 at 5 conn/s "
-            f"(sweep-packmime/): {fmt(pm_codel[key])} against {fmt(ours)} with the stand-in, "
-            + (
-                f"closer to the published {published:g} but not enough to agree"
-                if moved
-                else f"no closer to the published {published:g}: not the cause"
-            )
+        return f"{fmt(pm_codel[key])} against {fmt(ours)} with the stand-in, " + (
+            f"closer to the published {published:g} but not enough to agree"
+            if moved
+            else f"no closer to the published {published:g}: not the cause"
         )
 
-    ratio = n["codel_over_taildrop_bytes"]
-    why = {
+    return {
         "codel-median": web_test("p50_ms", 2.7, codel["p50_ms"]),
         "codel-p75": web_test("p75_ms", 5.0, codel["p75_ms"]),
-        "codel-bytes-ratio": QUICK_NOTE if ctx.quick else web_test("ratio", 0.9, ratio),
+        "codel-bytes-ratio": web_test("ratio", 0.9, n["codel_over_taildrop_bytes"]),
     }
-    if ctx.quick:
-        why["taildrop-pct-of-max"] = why["codel-pct-of-max"] = QUICK_NOTE
-    for cid, text in why.items():
-        if ctx.claims[cid].verdict == DIFFERS:
-            ctx.claims[cid].explanation = text
+
+
+def annotate(ctx: Any) -> None:
+    """A quick run's differs: its short phases are the hypothesis, not the web load."""
+    if not ctx.quick:
+        return
+    for cid in ("codel-bytes-ratio", "taildrop-pct-of-max", "codel-pct-of-max"):
+        c = ctx.claims[cid]
+        if c.verdict == DIFFERS:
+            c.hypotheses, c.unexplained = [dict(QUICK_HYPOTHESIS)], True
+            c.explanation = explanation_text(c.hypotheses, True)
 
 
 def tables(ctx: Any) -> list[Table]:

@@ -1,0 +1,387 @@
+"""static-rates' own code: the per-run columns, the grid's medians and the slides' pooled boxes
+that the claims read, the tables, the verdict-free discussion of long RTTs, and the figures.
+
+experiment.toml, the three scenarios and claims.toml hold the rest (docs/reproductions.md, "A
+reproduction's folder").
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from aqmlab.reproduce.common import Table, fmt, not_graded
+from aqmlab.reproduce.style import colour, log_ticks, title
+from aqmlab.sweepspec import QDISC_PREFIX
+
+LINK = "bottleneck"
+#: The slides split the rates in two: "Results: Range of static link rates (high)" (the
+#: article's 3-100 Mb/s) and "(low)" (below).
+HIGH_KBPS = 3000
+#: The article's "higher bandwidth" (CoDel's utilization above RED's).
+HIGHER_KBPS = 45_000
+RTT_SWEEP_KBPS = 10_000
+QDISCS = {"tail drop": "droptail", "RED": "red", "CoDel": "codel"}
+#: Each sweep's load.
+LOADS = {
+    "sweep-1FTP": "1 FTP",
+    "sweep-4FTPs_web": "4 FTPs + web",
+    "sweep-4FTPs_web_CBR": "4 FTPs + web + CBR",
+}
+#: The sweep that tests the interval hypothesis (CoDel's interval 500 ms at RTT 500 ms, load
+#: "4 FTPs + web"): not part of the grid, the tables or the figures.
+INTERVAL_SWEEP = "sweep-interval"
+INTERVAL_LOAD = "4 FTPs + web"
+#: "About 0.9" (claims.toml): 0.9 less half a unit of its one printed digit.
+ABOUT_09 = 0.85
+
+
+def derive(df: Any, ctx: Any, sweep: str) -> Any:
+    """The run's load, discipline, rate and RTT (from the axes' case names) and its median
+    sojourn and utilization. New columns in one step: adding them one by one to a table of
+    hundreds of metric columns fragments it (pandas warns)."""
+    import pandas as pd
+
+    names = {v: k for k, v in QDISCS.items()}
+    new = pd.DataFrame(
+        {
+            "load": LOADS.get(sweep, INTERVAL_LOAD),
+            "discipline": df[QDISC_PREFIX + LINK].map(names),
+            "rate_kbps": [float(r.split()[0]) for r in df["rate"]],
+            "rtt_ms": [float(t.split()[0]) for t in df["rtt"]],
+            "p50_ms": df[f"{LINK}.sojourn_ms.p50"],
+            "util": df[f"{LINK}.utilization"],
+        },
+        index=df.index,
+    )
+    return pd.concat([df, new], axis=1)
+
+
+def _all(ctx: Any) -> Any:
+    import pandas as pd
+
+    return pd.concat(
+        [f for name, f in ctx.frames.items() if name != INTERVAL_SWEEP], ignore_index=True
+    )
+
+
+def _mbps(r: float) -> str:
+    return f"{r / 1000:g} Mb/s"
+
+
+def numbers(ctx: Any) -> dict[str, Any]:
+    """The medians over loads and seeds by rate (RTT 100 ms) and by RTT (10 Mb/s), and the
+    slides' boxes: every run of a rate (all RTTs, loads and seeds) pooled. The names starting
+    with ``_`` are the claims' ``{arm}`` paths (arm -> metric -> {point: value}), not written to
+    results.json."""
+    df = _all(ctx)
+    rates = list(ctx.params["rates_kbps"])
+    rtts = list(ctx.params["rtts_ms"])
+    cols = ["p50_ms", "util"]
+    med = df[df["rtt_ms"] == 100].groupby(["rate_kbps", "discipline"])[cols].median()
+    med_rtt = df[df["rate_kbps"] == RTT_SWEEP_KBPS].groupby(["rtt_ms", "discipline"])[cols].median()
+    grid = df.groupby(["rate_kbps", "rtt_ms", "discipline"])[cols].median()
+    pool = df.groupby(["rate_kbps", "discipline"])[cols]
+    pooled = pool.median()
+    ctx.state.update(
+        df=df,
+        med=med,
+        med_rtt=med_rtt,
+        grid=grid,
+        pooled=pooled,
+        q1=pool.quantile(0.25),
+        q3=pool.quantile(0.75),
+    )
+
+    def table(frame: Any, keys: list[float]) -> dict[str, Any]:
+        return {
+            f"{k:g}": {d: {c: float(frame.loc[(k, d), c]) for c in cols} for d in QDISCS}
+            for k in keys
+        }
+
+    def arms(frame: Any, keys: list[float], name: Any) -> dict[str, Any]:
+        return {
+            d: {c: {name(k): float(frame.loc[(k, d), c]) for k in keys} for c in cols}
+            for d in QDISCS
+        }
+
+    fast = [r for r in rates if r >= HIGH_KBPS]
+    higher = [r for r in rates if r >= HIGHER_KBPS]
+    cells = [(r, t) for r in rates for t in rtts]
+    fast_cells = [(r, t) for r, t in cells if r >= HIGH_KBPS]
+
+    def cell(k: tuple[float, float]) -> str:
+        return f"{_mbps(k[0])}, RTT {k[1]:g} ms"
+
+    def grid_arms(keys: list[tuple[float, float]]) -> dict[str, Any]:
+        return {
+            d: {c: {cell(k): float(grid.loc[(*k, d), c]) for k in keys} for c in cols}
+            for d in QDISCS
+        }
+
+    return {
+        "median_by_rate": table(med, rates),
+        "median_by_rtt": table(med_rtt, rtts),
+        "pooled_by_rate": table(pooled, rates),
+        "runs": len(df),
+        "_grid": grid_arms(cells),
+        "_grid_fast": grid_arms(fast_cells),
+        "_rtt100_higher": arms(med, higher, _mbps),
+        "_pooled": arms(pooled, rates, _mbps),
+        "_pooled_fast": arms(pooled, fast, _mbps),
+        "_slowest_p50": _slowest(grid, min(rates), 100),
+        "_interval_test": interval_test(df, ctx.frames.get(INTERVAL_SWEEP)),
+    }
+
+
+def interval_test(df: Any, longer: Any) -> str:
+    """The outcome of the interval hypothesis (claims.toml, codel-util-09): CoDel's median
+    utilization at RTT 500 ms, load '4 FTPs + web', with its 100 ms interval (the grid) and with
+    500 ms (the interval sweep), per rate."""
+    if longer is None or not len(longer):
+        return "the interval sweep was not run"
+    base = df[(df["load"] == INTERVAL_LOAD) & (df["rtt_ms"] == 500) & (df["discipline"] == "CoDel")]
+    before = base.groupby("rate_kbps")["util"].median()
+    after = longer[longer["load"] == INTERVAL_LOAD].groupby("rate_kbps")["util"].median()
+    pairs = [(r, float(before[r]), float(after[r])) for r in after.index if r in before.index]
+    if not pairs:
+        return "the grid has no run at RTT 500 ms with that load"
+    if all(a >= ABOUT_09 for _, _, a in pairs) and any(b < ABOUT_09 for _, b, _ in pairs):
+        verdict = "supported"
+    elif all(a > b for _, b, a in pairs):
+        verdict = f"in part (the longer interval gains at every rate, not all reach {ABOUT_09:g})"
+    else:
+        verdict = "not supported"
+    each = ", ".join(f"{_mbps(r)} {fmt(b)} → {fmt(a)}" for r, b, a in pairs)
+    return (
+        f"{verdict}: CoDel's median utilization at RTT 500 ms ({INTERVAL_LOAD}), "
+        f"interval 100 ms → 500 ms: {each}"
+    )
+
+
+def _slowest(grid: Any, rate: float, rtt: float) -> str:
+    """Every discipline's median delay at the slowest rate (the outcome of the tie's
+    hypothesis in claims.toml)."""
+    if (rate, rtt, "CoDel") not in grid.index:
+        return f"RTT {rtt:g} ms was not run"
+    meds = ", ".join(f"{d} {fmt(float(grid.loc[(rate, rtt, d), 'p50_ms']))}" for d in QDISCS)
+    return f"median delays at {rate:g} kb/s, RTT {rtt:g} ms: {meds} ms"
+
+
+#: Claims over rates this run may not have: (their published value, the lowest rate they name).
+_RATE_CLAIMS = {
+    "codel-above-red-higher": ("CoDel > RED", "45 Mb/s"),
+    "pooled-codel-util-09": ("≥ ~0.9", "3 Mb/s"),
+}
+
+
+def annotate(ctx: Any) -> None:
+    """A claim over rates this run did not include is not graded, and says why."""
+    rates = ctx.params["rates_kbps"]
+    for cid, (published, text) in _RATE_CLAIMS.items():
+        c = ctx.claims[cid]
+        if not c.points:
+            ng = not_graded(
+                c.claim,
+                c.source,
+                published,
+                f"this run has no rate ≥ {text} (rates {rates} kb/s)",
+            )
+            ng.id, ng.location = c.id, c.location
+            ctx.claims[cid] = ng
+
+
+def tables(ctx: Any) -> list[Any]:
+    s = ctx.state
+    df, med, med_rtt, pooled, q1, q3 = (
+        s[k] for k in ("df", "med", "med_rtt", "pooled", "q1", "q3")
+    )
+    rates = list(ctx.params["rates_kbps"])
+    rtts = list(ctx.params["rtts_ms"])
+    rate_rows = [
+        [f"{r / 1000:g}", d, float(med.loc[(r, d), "p50_ms"]), float(med.loc[(r, d), "util"])]
+        for r in rates
+        for d in QDISCS
+    ]
+    rtt_rows = [
+        [t, d, float(med_rtt.loc[(t, d), "p50_ms"]), float(med_rtt.loc[(t, d), "util"])]
+        for t in rtts
+        for d in QDISCS
+    ]
+    pooled_rows = [
+        [
+            f"{r / 1000:g}",
+            d,
+            int(((df["rate_kbps"] == r) & (df["discipline"] == d)).sum()),
+            float(q1.loc[(r, d), "p50_ms"]),
+            float(pooled.loc[(r, d), "p50_ms"]),
+            float(q3.loc[(r, d), "p50_ms"]),
+            float(q1.loc[(r, d), "util"]),
+            float(pooled.loc[(r, d), "util"]),
+            float(q3.loc[(r, d), "util"]),
+        ]
+        for r in rates
+        for d in QDISCS
+    ]
+    return [
+        Table(
+            f"Pooled over RTTs {min(rtts):g}-{max(rtts):g} ms, loads and seeds, by link rate "
+            "(the slides' boxes: quartiles and median)",
+            [
+                "rate Mb/s",
+                "discipline",
+                "runs",
+                "delay q1 ms",
+                "median delay ms",
+                "delay q3 ms",
+                "util q1",
+                "utilization",
+                "util q3",
+            ],
+            pooled_rows,
+        ),
+        Table(
+            "Median over loads and seeds, by link rate (RTT 100 ms)",
+            ["rate Mb/s", "discipline", "median delay ms", "utilization"],
+            rate_rows,
+        ),
+        Table(
+            f"Median over loads and seeds, by RTT ({RTT_SWEEP_KBPS / 1000:g} Mb/s)",
+            ["RTT ms", "discipline", "median delay ms", "utilization"],
+            rtt_rows,
+        ),
+    ]
+
+
+def discussion(ctx: Any) -> list[str]:
+    grid = ctx.state["grid"]
+    rates = list(ctx.params["rates_kbps"])
+    rtts = list(ctx.params["rtts_ms"])
+    longest = max(rtts)
+    short = [t for t in rtts if t <= 300]
+
+    def at_longest(d: str) -> str:
+        return ", ".join(
+            f"{r / 1000:g} Mb/s: {fmt(float(grid.loc[(r, longest, d), 'util']))}" for r in rates
+        )
+
+    codel_short = ", ".join(
+        f"{r / 1000:g} Mb/s: {fmt(min(float(grid.loc[(r, t, 'CoDel'), 'util']) for t in short))}"
+        for r in rates
+    )
+    out = [
+        f"CoDel's median utilization at RTT {longest:g} ms, per rate: {at_longest('CoDel')}; "
+        f"its lowest over RTTs {min(short):g}-{max(short):g} ms: {codel_short}. Tail drop's "
+        f"at RTT {longest:g} ms: {at_longest('tail drop')} (its buffer of one BDP at 100 ms is "
+        f"a fraction of the BDP at {longest:g} ms). Our hypothesis: CoDel's 100 ms interval "
+        "is shorter than a 500 ms round trip, so it drops again before the senders' response "
+        "to its first drop reaches the queue. Tested by rerunning CoDel with a 500 ms interval "
+        f"at RTT 500 ms (sweep-interval/): {ctx.numbers['_interval_test']}. The slides "
+        "claim 'excellent performance' for RTTs 10-300 ms only, and their pooled boxes, like "
+        "ours, mix the long-RTT runs with the rest of the rate's: the pooled claims are graded "
+        "on that mix, the per-point claim at every grid point.",
+        "The slides' boxes pool every RTT of a rate; the pooled table gives our quartiles and "
+        "medians, and the 'pooled over RTTs' claims grade what the slides state about them.",
+    ]
+    if ctx.quick:
+        out.append(
+            f"Quick run: rates {ctx.params['rates_kbps']} kb/s, RTTs {ctx.params['rtts_ms']} ms, "
+            f"one load, {ctx.params['duration_s']:g} s per run."
+        )
+    return out
+
+
+def figures(ctx: Any) -> list[str]:
+    df = ctx.state["df"]
+    rates = list(ctx.params["rates_kbps"])
+    rtts = list(ctx.params["rtts_ms"])
+    by_rate = df[df["rtt_ms"] == 100]
+    by_rtt = df[df["rate_kbps"] == RTT_SWEEP_KBPS]
+    return _figures(ctx.out, df, by_rate, by_rtt, rates, rtts)
+
+
+def _figures(out, df, by_rate, by_rtt, rates, rtts) -> list[str]:
+    from aqmlab.plot import _plt, _save
+
+    plt = _plt()
+    figdir = os.path.join(out, "figures")
+    files: list[str] = []
+    rtt_span = f"RTTs {min(rtts):g}-{max(rtts):g} ms pooled"
+    high = [r for r in rates if r >= HIGH_KBPS]
+    low = [r for r in rates if r < HIGH_KBPS]
+    views = [
+        (
+            df,
+            "rate_kbps",
+            part,
+            "bottleneck rate (Mb/s)",
+            f"pooled_{which}",
+            f"Each run's median delay and utilization per rate, {rtt_span}",
+            # The slide's title, its "(high)"/"(low)" without the parentheses a title's
+            # source reference cannot nest.
+            f"BITAG 2013 slide 'Results: Range of static link rates', {which}",
+        )
+        for which, part in (("high", high), ("low", low))
+        if part
+    ]
+    views += [
+        (
+            by_rate,
+            "rate_kbps",
+            rates,
+            "bottleneck rate (Mb/s)",
+            "vs_rate",
+            "Median delay and utilization of each run vs rate at RTT 100 ms",
+            "NJ12 Figs. 5-6",
+        ),
+        (
+            by_rtt,
+            "rtt_ms",
+            rtts,
+            "RTT (ms)",
+            "vs_rtt",
+            f"Median delay and utilization of each run vs RTT at {RTT_SWEEP_KBPS / 1000:g} Mb/s",
+            "NJ12 Figs. 5-6",
+        ),
+    ]
+    for frame, key, values, label, stem, text, figref in views:
+        fig, axes = plt.subplots(2, 1, figsize=(10, 7), sharex=True)
+        width = 0.8 / len(QDISCS)
+        for i, d in enumerate(QDISCS):
+            sub = frame[frame["discipline"] == d]
+            pos = [j + (i - 1) * width for j in range(len(values))]
+            for ax, col in zip(axes, ("p50_ms", "util")):
+                data = [sub.loc[sub[key] == v, col].dropna().to_numpy() for v in values]
+                bp = ax.boxplot(
+                    data,
+                    positions=pos,
+                    widths=width * 0.9,
+                    patch_artist=True,
+                    manage_ticks=False,
+                    medianprops={"color": "black", "lw": 1.5},
+                )
+                for box in bp["boxes"]:
+                    box.set_facecolor(colour(d))
+                    box.set_alpha(0.6)
+            axes[0].plot([], [], color=colour(d), lw=6, alpha=0.6, label=d)
+        axes[0].set_yscale("log")
+        # Labelled with round values in the plotted range, not matplotlib's "6×10^1".
+        d = frame.loc[frame[key].isin(values), "p50_ms"].dropna()
+        d = d[d > 0]
+        if len(d):
+            lo, hi = float(d.min()), float(d.max())
+            nice = [m * 10.0**e for e in range(-2, 5) for m in (1, 2, 5)]
+            log_ticks(axes[0], [v for v in nice if lo / 2 <= v <= hi * 2], axis="y")
+        axes[0].set(ylabel="median queueing delay (ms)")
+        axes[1].set(ylabel="utilization", xlabel=label)
+        ticks = (
+            [f"{v / 1000:g}" for v in values] if key == "rate_kbps" else [f"{v:g}" for v in values]
+        )
+        axes[1].set_xticks(range(len(values)), ticks)
+        axes[0].legend(fontsize=8)
+        for ax in axes:
+            ax.grid(True, alpha=0.3)
+        axes[1].set_ylim(0, 1.05)
+        title(fig, f"{text}:\nbox plots over loads and seeds", figref)
+        files += _save(fig, figdir, f"delay_utilization_{stem}")
+    return [f for f in files if f.endswith(".png")]
