@@ -188,8 +188,10 @@ pub struct TcpSender {
     rack: Option<Rack>,
     /// Pacing (`pacing = true`, `sender/pacing.rs`), when configured.
     pacer: Option<Pacer>,
-    /// Delivery-rate estimation (`sender/rate.rs`), for model-based controllers.
-    rate: RateEstimator,
+    /// Delivery-rate estimation (`sender/rate.rs`), only for a controller that reads the
+    /// samples ([`CongestionControl::wants_rate_samples`]): other flows skip its per-segment
+    /// stamps and per-ACK sample.
+    rate: Option<RateEstimator>,
     /// The pacing ratio in congestion avoidance, percent.
     pacing_ca_pct: u64,
     /// Stamp data with `TSval` and take one-way delay samples from ACKs (RFC 7323), for a
@@ -289,7 +291,7 @@ impl TcpSender {
             // (`prague_update_pacing_rate`).
             pacer: (cfg.pacing || matches!(cfg.cc.kind, CcKind::Bbr | CcKind::Prague))
                 .then(Pacer::default),
-            rate: RateEstimator::default(),
+            rate: cc.wants_rate_samples().then(RateEstimator::default),
             pacing_ca_pct: if cfg.cc.kind == CcKind::Prague {
                 100
             } else {
@@ -837,22 +839,24 @@ impl TcpSender {
             self.cc.on_ack(&ev);
         }
 
-        // The delivery-rate sample, on every ACK (`sender/rate.rs`).
-        let mut rs = self
-            .rate
-            .take_sample(self.rtt.min_rtt())
-            .into_rate_sample(self.rate.delivered);
-        rs.now = now;
-        rs.newly_lost = self.lost_bytes.saturating_sub(lost_before);
-        rs.prior_in_flight = pipe_before;
-        rs.in_flight = self.pipe();
-        rs.ca_state = match self.recovery {
-            Recovery::None => CaState::Open,
-            Recovery::Fast => CaState::Recovery,
-            Recovery::Timeout => CaState::Loss,
-        };
-        rs.mss = self.mss;
-        self.cc.on_rate_sample(&rs);
+        // The delivery-rate sample, on every ACK (`sender/rate.rs`), for a controller that
+        // reads it.
+        if let Some(rate) = self.rate.as_mut() {
+            let mut rs = rate
+                .take_sample(self.rtt.min_rtt())
+                .into_rate_sample(rate.delivered);
+            rs.now = now;
+            rs.newly_lost = self.lost_bytes.saturating_sub(lost_before);
+            rs.prior_in_flight = pipe_before;
+            rs.in_flight = self.pipe();
+            rs.ca_state = match self.recovery {
+                Recovery::None => CaState::Open,
+                Recovery::Fast => CaState::Recovery,
+                Recovery::Timeout => CaState::Loss,
+            };
+            rs.mss = self.mss;
+            self.cc.on_rate_sample(&rs);
+        }
 
         if self.snd_una == self.snd_nxt {
             self.rto_at = None; // RFC 6298 §5.2
@@ -978,8 +982,9 @@ impl TcpSender {
                 self.segs[i].sacked = true;
                 newly += len;
                 self.rack_note(now, &x);
-                self.rate
-                    .on_delivered(now, len, x.sent_at, &x.rate, x.ever_retx);
+                if let Some(r) = self.rate.as_mut() {
+                    r.on_delivered(now, len, x.sent_at, &x.rate, x.ever_retx);
+                }
                 self.highest_sacked = self.highest_sacked.max(x.end());
             }
             i += 1;
@@ -1066,8 +1071,9 @@ impl TcpSender {
                 if !front.sacked {
                     self.rack_note(now, &front);
                     let len = u64::from(front.len);
-                    self.rate
-                        .on_delivered(now, len, front.sent_at, &front.rate, front.ever_retx);
+                    if let Some(r) = self.rate.as_mut() {
+                        r.on_delivered(now, len, front.sent_at, &front.rate, front.ever_retx);
+                    }
                 }
                 self.forget(&front);
                 any_retx |= front.ever_retx;
@@ -1304,7 +1310,10 @@ impl TcpSender {
                 && self.app_end.saturating_sub(self.snd_nxt) < self.mss
             {
                 // The application has nothing to send with the window open (draft-cheng §3.4).
-                self.rate.on_app_limited(self.pipe());
+                let pipe = self.pipe();
+                if let Some(r) = self.rate.as_mut() {
+                    r.on_app_limited(pipe);
+                }
             }
             if self.recovery == Recovery::Fast && self.sack {
                 if let Some(i) = self.next_rule3() {
@@ -1381,7 +1390,7 @@ impl TcpSender {
 
     fn send_new(&mut self, now: SimTime, len: u64, out: &mut Vec<Segment>) {
         let seq = self.snd_nxt;
-        let rate = self.rate.on_send(now, self.pipe());
+        let rate = self.rate_stamp(now);
         self.segs.push_back(TxSeg {
             seq,
             len: len as u32,
@@ -1406,6 +1415,15 @@ impl TcpSender {
         self.emit(now, seq, len as u32, flags, self.ecn_ok, out);
     }
 
+    /// The delivery-rate stamp of a segment sent now (`sender/rate.rs`); a default one when
+    /// no estimate is kept.
+    fn rate_stamp(&mut self, now: SimTime) -> rate::Stamp {
+        let pipe = self.pipe();
+        self.rate
+            .as_mut()
+            .map_or_else(rate::Stamp::default, |r| r.on_send(now, pipe))
+    }
+
     fn retransmit_front(&mut self, now: SimTime, out: &mut Vec<Segment>) {
         if !self.segs.is_empty() {
             self.retransmit(now, 0, out);
@@ -1413,7 +1431,7 @@ impl TcpSender {
     }
 
     fn retransmit(&mut self, now: SimTime, i: usize, out: &mut Vec<Segment>) {
-        let stamp = self.rate.on_send(now, self.pipe());
+        let stamp = self.rate_stamp(now);
         let x = &mut self.segs[i];
         x.rate = stamp;
         x.sent_at = now;

@@ -438,6 +438,9 @@ impl CongestionControl for Bbr {
     }
     fn exit_slow_start(&mut self, _now: SimTime) {}
     fn set_initial_ssthresh(&mut self, _ssthresh: u64) {}
+    fn wants_rate_samples(&self) -> bool {
+        true
+    }
     fn on_rate_sample(&mut self, rs: &RateSample) {
         self.update_bw(rs);
         if self.mode == BbrMode::ProbeBw && self.is_next_cycle_phase(rs) {

@@ -177,8 +177,14 @@ pub trait CongestionControl {
     fn exit_slow_start(&mut self, now: SimTime);
     /// Replaces the initial `ssthresh` (a configured [`crate::TcpConfig::initial_ssthresh`]).
     fn set_initial_ssthresh(&mut self, ssthresh: u64);
+    /// Whether the controller reads delivery-rate samples: only then does the sender keep the
+    /// estimate (`sender/rate.rs`) and call [`CongestionControl::on_rate_sample`].
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
     /// Every ACK's delivery-rate sample, after the other hooks for that ACK (model-based
-    /// controllers set `cwnd` here).
+    /// controllers set `cwnd` here); called only when
+    /// [`CongestionControl::wants_rate_samples`].
     fn on_rate_sample(&mut self, _rs: &RateSample) {}
     /// The rate segments are to be paced at, bytes per second, when the controller sets it
     /// (otherwise the sender's `pacing` ratio of `cwnd / srtt` applies).
@@ -294,6 +300,9 @@ impl CongestionControl for AnyCc {
     }
     fn set_initial_ssthresh(&mut self, ssthresh: u64) {
         dispatch!(self, c => c.set_initial_ssthresh(ssthresh))
+    }
+    fn wants_rate_samples(&self) -> bool {
+        dispatch!(self, c => c.wants_rate_samples())
     }
     fn on_rate_sample(&mut self, rs: &RateSample) {
         dispatch!(self, c => c.on_rate_sample(rs))

@@ -198,4 +198,29 @@ mod tests {
         // delivered 2000 > app_limited mark 1000: the application-limited period is over.
         assert!(!r.on_send(now, 0).app_limited);
     }
+
+    #[test]
+    fn only_a_controller_that_reads_rate_samples_keeps_the_estimate() {
+        // BBR reads a sample on every ACK; the others never do, so their senders skip the
+        // per-segment stamps and per-ACK samples altogether.
+        use crate::config::{CcKind, TcpConfig};
+        for kind in [
+            CcKind::Tahoe,
+            CcKind::Reno,
+            CcKind::NewReno,
+            CcKind::Cubic,
+            CcKind::Vegas,
+            CcKind::Dctcp,
+            CcKind::Bbr,
+            CcKind::Prague,
+            CcKind::Ledbat,
+        ] {
+            let mut cfg = TcpConfig::default();
+            cfg.cc.kind = kind;
+            cfg.ecn = matches!(kind, CcKind::Dctcp | CcKind::Prague);
+            cfg.accecn = kind == CcKind::Prague;
+            let s = super::super::TcpSender::new(&cfg, None);
+            assert_eq!(s.rate.is_some(), kind == CcKind::Bbr, "{kind:?}");
+        }
+    }
 }

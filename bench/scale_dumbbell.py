@@ -1,0 +1,50 @@
+"""Writes the bulk benchmark (`scenarios/bulk-dumbbell.toml`) with N NewReno flows sharing
+min(N, 1000) sender/receiver pairs, for measuring the cost per delivered packet against the
+flow count (issue 24 item 3).
+
+    python3 bench/scale_dumbbell.py N DURATION_S > /tmp/scale.toml
+
+Instructions per packet at a flow count are the difference of two runs, so that set-up is
+left out: callgrind totals at durations D1 < D2 over the difference of their delivered
+packets (`run_scenario` prints them).
+"""
+
+import sys
+from pathlib import Path
+
+BASE = Path(__file__).resolve().parent.parent / "scenarios" / "bulk-dumbbell.toml"
+MAX_PAIRS = 1000
+
+
+def scenario(n: int, duration_s: int) -> str:
+    text = BASE.read_text()
+    head = text[: text.index("[[flows]]")]
+    pairs = min(n, MAX_PAIRS)
+    for old, new in (
+        ('name = "bulk-dumbbell"', f'name = "scale-{n}"'),
+        ('duration = "60s"', f'duration = "{duration_s}s"'),
+        ("senders = 8", f"senders = {pairs}"),
+    ):
+        if old not in head:
+            raise SystemExit(f"scale_dumbbell: {BASE}: expected the line `{old}`")
+        head = head.replace(old, new)
+    flows = "".join(
+        f'[[flows]]\nkind = "tcp"\nfrom = "s{i % pairs + 1}"\nto = "r{i % pairs + 1}"\n'
+        'cc = "newreno"\n\n'
+        for i in range(n)
+    )
+    return head + flows
+
+
+def main() -> None:
+    try:
+        n, duration_s = int(sys.argv[1]), int(sys.argv[2])
+    except (IndexError, ValueError):
+        raise SystemExit("usage: scale_dumbbell.py N DURATION_S (whole numbers)") from None
+    if n < 1 or duration_s < 1:
+        raise SystemExit("scale_dumbbell: N and DURATION_S must be at least 1")
+    sys.stdout.write(scenario(n, duration_s))
+
+
+if __name__ == "__main__":
+    main()
