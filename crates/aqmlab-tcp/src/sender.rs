@@ -282,12 +282,12 @@ impl TcpSender {
             classic_reno: cfg.cc.kind == CcKind::Reno && !cfg.sack,
             tahoe: cfg.cc.kind == CcKind::Tahoe,
             // BBR sets the window in recovery itself (Linux skips PRR for `cong_control`).
-            prr: (cfg.prr && cfg.sack && cfg.cc.kind != CcKind::Bbr).then(Prr::default),
+            prr: (cfg.prr && cfg.sack && !cfg.cc.kind.is_bbr()).then(Prr::default),
             rack: (cfg.rack && cfg.sack).then(Rack::default),
             // BBR paces at its own rate; TCP Prague always paces (the reference sets
             // SK_PACING_NEEDED), at 100 % of cwnd/srtt in congestion avoidance
             // (`prague_update_pacing_rate`).
-            pacer: (cfg.pacing || matches!(cfg.cc.kind, CcKind::Bbr | CcKind::Prague))
+            pacer: (cfg.pacing || (cfg.cc.kind.is_bbr() || cfg.cc.kind == CcKind::Prague))
                 .then(Pacer::default),
             rate: RateEstimator::default(),
             pacing_ca_pct: if cfg.cc.kind == CcKind::Prague {
@@ -1034,6 +1034,7 @@ impl TcpSender {
             if !x.sacked && !x.lost {
                 x.lost = true;
                 self.lost_bytes += u64::from(x.len);
+                self.rate.on_lost(u64::from(x.len));
             }
         }
         self.lost_boundary = self.segs[t].seq;
@@ -1158,6 +1159,7 @@ impl TcpSender {
                 if !f.lost && !f.sacked {
                     f.lost = true;
                     self.lost_bytes += u64::from(f.len);
+                    self.rate.on_lost(u64::from(f.len));
                     // Nothing unacknowledged lies below the front segment.
                     self.lost_boundary = self.lost_boundary.max(f.end());
                 }
@@ -1253,6 +1255,7 @@ impl TcpSender {
             if !x.sacked && !x.lost {
                 x.lost = true;
                 self.lost_bytes += u64::from(x.len);
+                self.rate.on_lost(u64::from(x.len));
             }
         }
         self.lost_boundary = self.snd_nxt;
@@ -1381,7 +1384,7 @@ impl TcpSender {
 
     fn send_new(&mut self, now: SimTime, len: u64, out: &mut Vec<Segment>) {
         let seq = self.snd_nxt;
-        let rate = self.rate.on_send(now, self.pipe());
+        let rate = self.rate.on_send(now, self.pipe(), len);
         self.segs.push_back(TxSeg {
             seq,
             len: len as u32,
@@ -1413,7 +1416,9 @@ impl TcpSender {
     }
 
     fn retransmit(&mut self, now: SimTime, i: usize, out: &mut Vec<Segment>) {
-        let stamp = self.rate.on_send(now, self.pipe());
+        let stamp = self
+            .rate
+            .on_send(now, self.pipe(), u64::from(self.segs[i].len));
         let x = &mut self.segs[i];
         x.rate = stamp;
         x.sent_at = now;
