@@ -173,7 +173,8 @@ impl Bbr {
     /// `bbr_inflight` = `bbr_quantization_budget(bbr_bdp(bw, gain))`: three send quanta more,
     /// rounded up to an even number of segments, and two more in PROBE_BW's 5/4 phase.
     fn inflight(&self, bw: f64, gain: f64) -> u64 {
-        let mut segs = self.bdp(bw, gain).div_ceil(self.mss) + 3 * send_quantum_segments(self.pacing_rate.unwrap_or(0.0), self.mss);
+        let mut segs = self.bdp(bw, gain).div_ceil(self.mss)
+            + 3 * send_quantum_segments(self.pacing_rate.unwrap_or(0.0), self.mss);
         segs = (segs + 1) & !1;
         if self.mode == BbrMode::ProbeBw && self.cycle_idx == 0 {
             segs += 2;

@@ -507,9 +507,7 @@ impl Bbr3 {
 
     fn handle_queue_too_high_in_startup(&mut self) {
         self.full_bw_reached = true;
-        self.inflight_hi = self
-            .inflight(self.max_bw(), 1.0)
-            .max(self.inflight_latest);
+        self.inflight_hi = self.inflight(self.max_bw(), 1.0).max(self.inflight_latest);
     }
 
     /// "Exiting Startup Based on Packet Loss": at a round's end in recovery, six loss events
@@ -698,8 +696,7 @@ impl Bbr3 {
             return true;
         }
         let waited = rs.now.saturating_since(self.cycle_stamp) > self.probe_wait;
-        let rounds =
-            PROBE_MAX_ROUNDS.min(self.target_inflight().div_ceil(self.mss));
+        let rounds = PROBE_MAX_ROUNDS.min(self.target_inflight().div_ceil(self.mss));
         if waited || self.rounds_since_probe >= rounds {
             self.start_probe_refill(0);
             return true;
@@ -841,8 +838,7 @@ impl Bbr3 {
     }
 
     fn save_cwnd(&mut self) {
-        self.prior_cwnd = if self.prev_ca < CaState::Recovery && self.mode != Bbr3Mode::ProbeRtt
-        {
+        self.prior_cwnd = if self.prev_ca < CaState::Recovery && self.mode != Bbr3Mode::ProbeRtt {
             self.cwnd
         } else {
             self.prior_cwnd.max(self.cwnd)
@@ -892,9 +888,7 @@ impl Bbr3 {
     /// UP), with headroom while cruising and in PROBE_RTT, and `inflight_lo` always.
     fn bound_cwnd_for_inflight_model(&mut self) {
         let mut cap = match self.mode {
-            Bbr3Mode::ProbeBw(Phase::Cruise) | Bbr3Mode::ProbeRtt => {
-                self.inflight_with_headroom()
-            }
+            Bbr3Mode::ProbeBw(Phase::Cruise) | Bbr3Mode::ProbeRtt => self.inflight_with_headroom(),
             Bbr3Mode::ProbeBw(_) => self.inflight_hi,
             _ => u64::MAX,
         };
@@ -990,5 +984,348 @@ impl CongestionControl for Bbr3 {
         visit("inflight_hi", b(self.inflight_hi));
         visit("inflight_lo", b(self.inflight_lo));
         visit("ecn_alpha", self.ecn_alpha);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+    const RTT: SimDuration = SimDuration::from_millis(100);
+
+    /// A sample that ends a round and delivers one segment at `bw` bytes/s, with `in_flight`
+    /// bytes in flight before and after it.
+    fn sample(b: &Bbr3, now: SimTime, bw: f64, in_flight: u64) -> RateSample {
+        RateSample {
+            now,
+            delivery_rate: Some(bw),
+            prior_delivered: b.next_round_delivered.max(b.loss_round_delivered),
+            delivered: b.delivered + MSS,
+            newly_delivered: MSS,
+            rtt: Some(RTT),
+            prior_in_flight: in_flight,
+            in_flight,
+            tx_in_flight: in_flight,
+            mss: MSS,
+            ..RateSample::default()
+        }
+    }
+
+    /// One round of `RTT` per rate in `bws`.
+    fn rounds(b: &mut Bbr3, t: &mut SimTime, bws: &[f64], in_flight: u64) {
+        for &bw in bws {
+            *t += RTT;
+            let rs = sample(b, *t, bw, in_flight);
+            b.on_rate_sample(&rs);
+        }
+    }
+
+    /// A flow in PROBE_BW CRUISE at `bw` bytes/s over 100 ms.
+    fn cruising_at(t: &mut SimTime, bw: f64) -> Bbr3 {
+        let mut b = Bbr3::new(MSS, 10 * MSS);
+        rounds(&mut b, t, &[bw; 4], 10 * MSS);
+        assert_eq!(b.mode(), Bbr3Mode::ProbeBw(Phase::Cruise));
+        b
+    }
+
+    /// A flow in PROBE_BW CRUISE at 100 kB/s over 100 ms (BDP 10 segments).
+    fn cruising(t: &mut SimTime) -> Bbr3 {
+        cruising_at(t, 1e5)
+    }
+
+    #[test]
+    fn startup_gains_and_exit_after_three_rounds_without_25_percent_growth() {
+        let mut b = Bbr3::new(MSS, 10 * MSS);
+        let mut t = SimTime::ZERO;
+        assert_eq!((b.pacing_gain(), b.cwnd_gain()), (2.77, 2.0));
+        rounds(&mut b, &mut t, &[1e5, 2e5], 1_000_000);
+        // Pacing 2.77 × 200 kB/s less 1 %; the window grows toward 2 × BDP = 40 segments.
+        assert_eq!(b.pacing_rate(), Some(2e5 * 2.77 * 0.99));
+        assert_eq!(b.inflight(2e5, b.cwnd_gain()), 40 * MSS);
+        rounds(&mut b, &mut t, &[2.4e5, 2.45e5], 1_000_000);
+        assert_eq!(
+            (b.mode(), b.full_bw_count, b.full_bw),
+            (Bbr3Mode::Startup, 2, 2e5)
+        );
+        rounds(&mut b, &mut t, &[2.499e5], 1_000_000);
+        assert!(b.full_bw_reached());
+        assert_eq!(b.mode(), Bbr3Mode::Drain);
+        assert_eq!(b.pacing_gain(), 1.0 / 2.885);
+        assert_eq!(b.pacing_rate(), Some(2.499e5 * DRAIN_PACING_GAIN * 0.99));
+        // DRAIN ends once the flight is at most one BDP: 24.99 kB, 25 segments.
+        rounds(&mut b, &mut t, &[2.499e5], 26 * MSS);
+        assert_eq!(b.mode(), Bbr3Mode::Drain);
+        rounds(&mut b, &mut t, &[2.499e5], 25 * MSS);
+        assert!(matches!(b.mode(), Bbr3Mode::ProbeBw(_)));
+
+        // Counterfactual: 25 % growth in the third round restarts the count.
+        let mut c = Bbr3::new(MSS, 10 * MSS);
+        let mut t = SimTime::ZERO;
+        rounds(&mut c, &mut t, &[1e5, 2e5, 2.4e5, 2.45e5, 2.5e5], 1_000_000);
+        assert_eq!(
+            (c.mode(), c.full_bw_count, c.full_bw),
+            (Bbr3Mode::Startup, 0, 2.5e5)
+        );
+    }
+
+    #[test]
+    fn startup_ends_on_loss_above_2_percent_with_six_loss_events_in_a_recovery_round() {
+        let run = |lost_per_event: u64| {
+            let mut b = Bbr3::new(MSS, 10 * MSS);
+            let mut t = SimTime::ZERO;
+            rounds(&mut b, &mut t, &[1e5, 2e5, 4e5], 100 * MSS);
+            // Six ACKs within one round, each marking loss; the last one ends the round.
+            let mut rs = sample(&b, t, 8e5, 100 * MSS);
+            rs.ca_state = CaState::Recovery;
+            for i in 0..6 {
+                rs.now = t + SimDuration::from_millis(10 * (i + 1));
+                rs.newly_lost = MSS;
+                rs.lost = lost_per_event * (i + 1);
+                rs.tx_in_flight = 100 * MSS;
+                rs.prior_delivered = if i == 5 { b.loss_round_delivered } else { 0 };
+                rs.delivered = b.delivered + MSS;
+                b.on_rate_sample(&rs);
+            }
+            b
+        };
+        // 6 of 100 segments lost in the flight: 6 % > 2 %.
+        let b = run(MSS);
+        assert!(b.full_bw_reached(), "six loss events and 6 % loss");
+        assert_eq!(b.mode(), Bbr3Mode::Drain);
+        // inflight_hi = max(BDP at max_bw (800 kB/s × 100 ms = 80 segments), the flight
+        // delivered in the latest round).
+        assert_eq!(b.inflight_hi(), 80 * MSS);
+        // Counterfactual: the same six events losing 2 % (2 of 100 segments) in all: no exit.
+        let c = run(MSS / 3);
+        assert!(!c.full_bw_reached());
+        assert_eq!(c.mode(), Bbr3Mode::Startup);
+    }
+
+    #[test]
+    fn ecn_alpha_ewma_and_startup_exit_on_two_rounds_above_half_marked() {
+        let run = |marked_per_round: u64, rtt: SimDuration| {
+            let mut b = Bbr3::new(MSS, 10 * MSS);
+            b.on_ecn_mode(EcnMode::Classic);
+            let mut t = SimTime::ZERO;
+            let mut out = Vec::new();
+            for i in 0..4u64 {
+                t += rtt;
+                // Ten segments delivered per round, `marked_per_round` of them CE-marked.
+                b.on_ecn_feedback(&EcnFeedback {
+                    now: t,
+                    acked_bytes: 10 * MSS,
+                    delivered_bytes: 10 * MSS,
+                    marked_bytes: marked_per_round * MSS,
+                    delivered_packets: 10,
+                    ce_packets: 0,
+                    ece: marked_per_round > 0,
+                    snd_una: 0,
+                    snd_nxt: 0,
+                });
+                let mut rs = sample(&b, t, 1e5 * (1u64 << i) as f64, 100 * MSS);
+                rs.delivered = b.delivered + 10 * MSS;
+                rs.newly_delivered = 10 * MSS;
+                rs.rtt = Some(rtt);
+                b.on_rate_sample(&rs);
+                out.push((b.ecn_alpha(), b.mode()));
+            }
+            out
+        };
+        let ms = SimDuration::from_millis(1);
+        // 5 of 10 marked: α = 15/16 · 1 + 1/16 · 0.5 = 0.96875 after the first counted round
+        // (the first sample sets the minimum RTT, so ECN counts from the second).
+        let r = run(5, ms);
+        assert_eq!(r[1].0, 0.96875);
+        assert_eq!(r[2].0, 15.0 / 16.0 * 0.96875 + 0.5 / 16.0);
+        assert_eq!(
+            r[1].1,
+            Bbr3Mode::Startup,
+            "one round above 50 % is not enough"
+        );
+        assert_eq!(r[2].1, Bbr3Mode::Drain, "the second ends STARTUP");
+        // Counterfactuals: 4 of 10 marked, or a 100 ms path (ECN ignored above 5 ms).
+        assert!(run(4, ms).iter().all(|&(_, m)| m == Bbr3Mode::Startup));
+        assert!(run(5, RTT)
+            .iter()
+            .all(|&(a, m)| a == 1.0 && m == Bbr3Mode::Startup));
+    }
+
+    #[test]
+    fn probe_bw_cycle_cruise_refill_up_down_with_wall_clock_probe_wait() {
+        let mut t = SimTime::ZERO;
+        let mut b = cruising(&mut t);
+        assert_eq!((b.pacing_gain(), b.cwnd_gain()), (1.0, 2.0));
+        // The wait is drawn in [2 s, 3 s); BDP 10 segments bounds the rounds to 10 − U{0,1}.
+        assert!(b.probe_wait >= PROBE_BASE && b.probe_wait < PROBE_BASE + PROBE_RAND);
+        assert!(b.rounds_since_probe < PROBE_RAND_ROUNDS);
+        // 100 ms rounds: the Reno-coexistence bound (≤ 10 rounds, 1 s) comes first.
+        let start = t;
+        let mut refill_at = None;
+        for _ in 0..40 {
+            rounds(&mut b, &mut t, &[1e5], 10 * MSS);
+            if b.mode() == Bbr3Mode::ProbeBw(Phase::Refill) {
+                refill_at = Some(t);
+                break;
+            }
+        }
+        let waited = refill_at.expect("REFILL").saturating_since(start);
+        assert!(waited <= SimDuration::from_millis(1000), "{waited:?}");
+        assert!(waited >= SimDuration::from_millis(800), "{waited:?}");
+        assert_eq!(b.inflight_lo(), u64::MAX, "REFILL clears the lower bounds");
+        // One round of REFILL, then UP at 1.25 / 2.25.
+        rounds(&mut b, &mut t, &[1e5], 10 * MSS);
+        assert_eq!(b.mode(), Bbr3Mode::ProbeBw(Phase::Up));
+        assert_eq!((b.pacing_gain(), b.cwnd_gain()), (1.25, 2.25));
+        assert_eq!(b.pacing_rate(), Some(1e5 * 1.25 * 0.99));
+        // Loss of 3 segments of a 20-segment flight (15 % > 2 %): inflight_hi to
+        // max(tx_in_flight = 20, 0.7 × target) and DOWN at 0.91.
+        t += SimDuration::from_millis(10);
+        let mut rs = sample(&b, t, 1e5, 20 * MSS);
+        rs.prior_delivered = 0; // mid-round
+        rs.lost = 3 * MSS;
+        rs.newly_lost = 3 * MSS;
+        b.on_rate_sample(&rs);
+        assert_eq!(b.inflight_hi(), 20 * MSS);
+        assert_eq!(b.mode(), Bbr3Mode::ProbeBw(Phase::Down));
+        assert_eq!(b.pacing_gain(), 0.91);
+        // DOWN → CRUISE needs the flight at most the BDP (10) and under inflight_hi less 15 %
+        // headroom (17 segments).
+        assert_eq!(b.inflight_with_headroom(), 17 * MSS);
+        rounds(&mut b, &mut t, &[1e5], 11 * MSS);
+        assert_eq!(b.mode(), Bbr3Mode::ProbeBw(Phase::Down));
+        rounds(&mut b, &mut t, &[1e5], 10 * MSS);
+        assert_eq!(b.mode(), Bbr3Mode::ProbeBw(Phase::Cruise));
+        assert_eq!(b.cwnd(), 17 * MSS, "CRUISE caps the window at the headroom");
+
+        // Counterfactual: 2 % loss exactly (not above) leaves UP alone.
+        let mut t = SimTime::ZERO;
+        let mut c = cruising(&mut t);
+        while c.mode() != Bbr3Mode::ProbeBw(Phase::Up) {
+            rounds(&mut c, &mut t, &[1e5], 10 * MSS);
+        }
+        t += SimDuration::from_millis(10);
+        let mut rs = sample(&c, t, 1e5, 50 * MSS);
+        rs.prior_delivered = 0;
+        rs.lost = MSS;
+        c.on_rate_sample(&rs);
+        assert_eq!(c.mode(), Bbr3Mode::ProbeBw(Phase::Up));
+        assert_eq!(c.inflight_hi(), u64::MAX);
+    }
+
+    #[test]
+    fn a_large_bdp_probes_on_the_wall_clock() {
+        // 10 MB/s over 100 ms: BDP 1000 segments, so the round bound is 63 rounds (6.3 s) and
+        // the wall clock (2-3 s) comes first.
+        let mut b = Bbr3::new(MSS, 10 * MSS);
+        let mut t = SimTime::ZERO;
+        rounds(&mut b, &mut t, &[1e7; 4], 1000 * MSS);
+        assert_eq!(b.mode(), Bbr3Mode::ProbeBw(Phase::Cruise));
+        let (start, wait) = (b.cycle_stamp, b.probe_wait);
+        while b.mode() == Bbr3Mode::ProbeBw(Phase::Cruise) {
+            rounds(&mut b, &mut t, &[1e7], 1000 * MSS);
+        }
+        assert_eq!(b.mode(), Bbr3Mode::ProbeBw(Phase::Refill));
+        // The first round after the wait has passed.
+        let waited = t.saturating_since(start);
+        assert!(
+            waited > wait && waited <= wait + RTT,
+            "{waited:?} vs {wait:?}"
+        );
+    }
+
+    #[test]
+    fn loss_while_cruising_cuts_bw_lo_and_inflight_lo_by_30_percent_once_per_round() {
+        // 1 MB/s over 100 ms: BDP 100 segments, so the next probe is 2-3 s or 63 rounds away.
+        let mut t = SimTime::ZERO;
+        let mut b = cruising_at(&mut t, 1e6);
+        // An ACK for many segments mid-round: the window grows by them to its target.
+        t += SimDuration::from_millis(10);
+        let mut rs = sample(&b, t, 1e6, 10 * MSS);
+        (rs.prior_delivered, rs.newly_delivered) = (0, 200 * MSS - b.cwnd());
+        b.on_rate_sample(&rs);
+        assert_eq!(b.mode(), Bbr3Mode::ProbeBw(Phase::Cruise));
+        assert_eq!(b.cwnd(), 200 * MSS, "2 × BDP");
+        // A round at 400 kB/s with a loss in its middle (1 % of the flight: not "too high").
+        let lossy_round = |b: &mut Bbr3, t: &mut SimTime| {
+            rounds(b, t, &[4e5], 10 * MSS);
+            *t += SimDuration::from_millis(10);
+            let mut rs = sample(b, *t, 4e5, 10 * MSS);
+            rs.prior_delivered = 0;
+            rs.newly_lost = MSS;
+            rs.lost = MSS;
+            rs.tx_in_flight = 100 * MSS;
+            b.on_rate_sample(&rs);
+        };
+        lossy_round(&mut b, &mut t);
+        assert_eq!(b.bw_lo(), f64::INFINITY, "bounds move at the round's end");
+        rounds(&mut b, &mut t, &[4e5], 10 * MSS);
+        // bw_lo = max(bw_latest, 0.7 × max_bw) = max(400, 700) kB/s; inflight_lo =
+        // max(latest flight, 0.7 × cwnd) = 0.7 × 200 segments.
+        assert_eq!(b.bw_lo(), 700_000.0);
+        assert_eq!(b.inflight_lo(), 140 * MSS);
+        assert_eq!(b.bw(), 700_000.0);
+        assert!(b.cwnd() <= 140 * MSS);
+        // A second lossy round: 0.7 × 0.7.
+        lossy_round(&mut b, &mut t);
+        rounds(&mut b, &mut t, &[4e5], 10 * MSS);
+        assert_eq!(b.mode(), Bbr3Mode::ProbeBw(Phase::Cruise));
+        assert_eq!(b.bw_lo(), 700_000.0 * (1.0 - BETA), "490 kB/s");
+        assert_eq!(b.inflight_lo(), 98 * MSS);
+        // Counterfactual: rounds without loss leave them.
+        rounds(&mut b, &mut t, &[4e5, 4e5], 10 * MSS);
+        assert_eq!((b.bw_lo(), b.inflight_lo()), (700_000.0 * 0.7, 98 * MSS));
+    }
+
+    #[test]
+    fn probe_rtt_every_5_s_at_half_a_bdp_for_200_ms() {
+        let mut t = SimTime::ZERO;
+        let mut b = Bbr3::new(MSS, 10 * MSS);
+        // 1 MB/s over 100 ms: BDP 100 segments, PROBE_RTT's window 50.
+        rounds(&mut b, &mut t, &[1e6; 4], 100 * MSS);
+        assert_eq!(b.mode(), Bbr3Mode::ProbeBw(Phase::Cruise));
+        let stamp = b.probe_rtt_min_stamp;
+        assert_eq!(stamp, SimTime::from_millis(100));
+        let mut entered = None;
+        while entered.is_none() {
+            rounds(&mut b, &mut t, &[1e6], 100 * MSS);
+            if b.mode() == Bbr3Mode::ProbeRtt {
+                entered = Some(t);
+            }
+        }
+        let entered = entered.unwrap();
+        // RTT samples of exactly 100 ms never lower the filter: it expires after 5 s.
+        let five_s = SimDuration::from_secs(5);
+        assert!(entered > stamp + five_s && entered <= stamp + five_s + RTT);
+        assert_eq!(b.cwnd(), 50 * MSS);
+        assert_eq!(b.pacing_gain(), 1.0);
+        // Flight at 50 segments: 200 ms and a round from now.
+        rounds(&mut b, &mut t, &[1e6], 50 * MSS);
+        let t50 = t;
+        assert_eq!(b.probe_rtt_done, Some(t50 + PROBE_RTT_DURATION));
+        let mut left = None;
+        for k in 1..=6 {
+            t = t50 + SimDuration::from_millis(50 * k);
+            let rs = sample(&b, t, 1e6, 50 * MSS);
+            b.on_rate_sample(&rs);
+            if b.mode() != Bbr3Mode::ProbeRtt {
+                left = Some(t);
+                break;
+            }
+        }
+        assert_eq!(left, Some(t50 + SimDuration::from_millis(250)));
+        assert_eq!(b.mode(), Bbr3Mode::ProbeBw(Phase::Cruise));
+        assert_eq!(b.probe_rtt_min_stamp, t50 + SimDuration::from_millis(250));
+        // Counterfactual: RTT samples that keep falling refresh the filter: no PROBE_RTT.
+        let mut t = SimTime::ZERO;
+        let mut c = Bbr3::new(MSS, 10 * MSS);
+        rounds(&mut c, &mut t, &[1e6; 4], 100 * MSS);
+        for i in 0..100u64 {
+            t += RTT;
+            let mut rs = sample(&c, t, 1e6, 100 * MSS);
+            rs.rtt = Some(SimDuration::from_nanos(RTT.as_nanos() - 1000 * (i + 1)));
+            c.on_rate_sample(&rs);
+            assert_ne!(c.mode(), Bbr3Mode::ProbeRtt);
+        }
     }
 }
