@@ -170,6 +170,9 @@ pub struct Bbr3 {
     startup_ecn_rounds: u32,
     ecn_mode: EcnMode,
     ecn_alpha: f64,
+    /// Linux's CWR state: an ECN echo starts it until `snd_una` passes the `snd_nxt` of that
+    /// moment (`high_seq`); 0 when Open.
+    cwr_high: u64,
     delivered: u64,
     delivered_ce: u64,
     alpha_last_delivered: u64,
@@ -232,6 +235,7 @@ impl Bbr3 {
             startup_ecn_rounds: 0,
             ecn_mode: EcnMode::Off,
             ecn_alpha: 1.0,
+            cwr_high: 0,
             delivered: 0,
             delivered_ce: 0,
             alpha_last_delivered: 0,
@@ -683,13 +687,16 @@ impl Bbr3 {
         false
     }
 
-    /// Time to probe: after a cycle with marks but no loss, at once; otherwise after the
+    /// Time to probe: after a cycle with marks but no loss, once the marks have ceased (the
+    /// sender is back in Linux's Open state, out of the CWR state an ECN echo puts it in for
+    /// a window); otherwise after the
     /// wall-clock wait or the Reno-coexistence rounds.
     fn check_time_to_probe_bw(&mut self, rs: &RateSample) -> bool {
         if self.ecn_eligible()
             && self.ecn_in_cycle
             && !self.loss_in_cycle
             && rs.ca_state == CaState::Open
+            && self.cwr_high == 0
         {
             let segs = (self.inflight_hi as f64 * ECN_REPROBE_GAIN / self.mss as f64).max(1.0);
             self.start_probe_refill(segs.log2().floor() as u32);
@@ -918,6 +925,12 @@ impl CongestionControl for Bbr3 {
     }
     fn on_ecn_feedback(&mut self, fb: &EcnFeedback) {
         self.delivered_ce += fb.marked_bytes;
+        if self.cwr_high != 0 && fb.snd_una >= self.cwr_high {
+            self.cwr_high = 0;
+        }
+        if fb.ece && self.cwr_high == 0 {
+            self.cwr_high = fb.snd_nxt.max(1);
+        }
         if fb.marked_bytes > 0 && self.ecn_eligible() {
             self.ecn_in_round = true;
             self.ecn_in_cycle = true;
