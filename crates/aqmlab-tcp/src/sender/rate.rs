@@ -222,4 +222,27 @@ mod tests {
         // delivered 2000 > app_limited mark 1000: the application-limited period is over.
         assert!(!r.on_send(now, 0, 1000).app_limited);
     }
+
+    #[test]
+    fn a_sample_carries_the_loss_since_its_segment_was_sent_and_its_flight() {
+        // Four segments of 1000 B sent back to back, two of them marked lost
+        // between the third and the fourth: an ACK for the first reports both losses (marked
+        // since it was sent) against its flight of 1000 B; one for the fourth, none against
+        // 4000 B (v3's rs.lost and rs.tx_in_flight).
+        let mut r = RateEstimator::default();
+        let t0 = SimTime::ZERO;
+        let p: Vec<Stamp> = (0..3).map(|i| r.on_send(t0, i * 1000, 1000)).collect();
+        r.on_lost(1000);
+        r.on_lost(1000);
+        let p3 = r.on_send(t0, 3000, 1000);
+        let now = SimTime::from_millis(100);
+        r.on_delivered(now, 1000, t0, &p[0], false);
+        let s = r.take_sample(None);
+        assert_eq!((s.lost, s.tx_in_flight), (2000, 1000));
+        let rs = s.into_rate_sample(r.delivered);
+        assert_eq!((rs.lost, rs.tx_in_flight), (2000, 1000));
+        r.on_delivered(now, 1000, t0, &p3, false);
+        let s = r.take_sample(None);
+        assert_eq!((s.lost, s.tx_in_flight), (0, 4000));
+    }
 }
