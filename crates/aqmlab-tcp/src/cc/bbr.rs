@@ -23,7 +23,7 @@
 //! Not modelled: Linux's long-term bandwidth (policer) estimate, the ACK-aggregation allowance
 //! (`bbr_extra_acked`), idle restart.
 
-use super::bbr_model::{bdp, send_quantum_segments, splitmix64};
+use super::bbr_model::{bdp, send_quantum_segments, splitmix64, RecoveryWindow};
 pub use super::bbr_model::{
     FULL_BW_COUNT, FULL_BW_THRESH, MIN_CWND_SEGMENTS, PACING_MARGIN, PROBE_RTT_DURATION,
 };
@@ -62,7 +62,6 @@ pub struct Bbr {
     mss: u64,
     initial_cwnd: u64,
     cwnd: u64,
-    prior_cwnd: u64,
     mode: BbrMode,
     pacing_gain: f64,
     cwnd_gain: f64,
@@ -85,8 +84,7 @@ pub struct Bbr {
     cycle_stamp: SimTime,
     pacing_rate: Option<f64>,
     has_seen_rtt: bool,
-    prev_ca: CaState,
-    packet_conservation: bool,
+    rec: RecoveryWindow,
 }
 
 impl Bbr {
@@ -96,7 +94,6 @@ impl Bbr {
             mss,
             initial_cwnd,
             cwnd: initial_cwnd,
-            prior_cwnd: 0,
             mode: BbrMode::Startup,
             pacing_gain: HIGH_GAIN,
             cwnd_gain: HIGH_GAIN,
@@ -116,8 +113,7 @@ impl Bbr {
             cycle_stamp: SimTime::ZERO,
             pacing_rate: None,
             has_seen_rtt: false,
-            prev_ca: CaState::Open,
-            packet_conservation: false,
+            rec: RecoveryWindow::default(),
         };
         b.init_pacing_rate(SimDuration::from_millis(1));
         b
@@ -194,7 +190,7 @@ impl Bbr {
             self.next_round_delivered = rs.delivered;
             self.round_count += 1;
             self.round_start = true;
-            self.packet_conservation = false;
+            self.rec.packet_conservation = false;
         }
         let app_limited = rs.app_limited || rs.prior_delivered < self.app_limited_until;
         if !app_limited || bw >= self.btl_bw() {
@@ -294,7 +290,7 @@ impl Bbr {
                     }
                     if self.probe_rtt_round_done && rs.now > done {
                         self.min_rtt_stamp = rs.now;
-                        self.cwnd = self.cwnd.max(self.prior_cwnd);
+                        self.cwnd = self.cwnd.max(self.rec.prior_cwnd);
                         if self.full_bw_reached {
                             self.enter_probe_bw(rs.now, rs.delivered);
                         } else {
@@ -332,32 +328,19 @@ impl Bbr {
 
     /// `bbr_save_cwnd`.
     fn save_cwnd(&mut self) {
-        self.prior_cwnd = if self.prev_ca < CaState::Recovery && self.mode != BbrMode::ProbeRtt {
-            self.cwnd
-        } else {
-            self.prior_cwnd.max(self.cwnd)
-        };
+        self.rec.save(self.cwnd, self.mode == BbrMode::ProbeRtt);
     }
 
     /// §4.2.3 (`bbr_set_cwnd` with `bbr_set_cwnd_to_recover_or_restore`).
     fn set_cwnd(&mut self, rs: &RateSample) {
         let acked = rs.newly_delivered;
         if acked > 0 {
-            let mut cwnd = self.cwnd;
-            if rs.newly_lost > 0 {
-                cwnd = cwnd.saturating_sub(rs.newly_lost).max(self.mss);
-            }
-            if rs.ca_state == CaState::Recovery && self.prev_ca != CaState::Recovery {
+            let (mut cwnd, entered) = self.rec.adjust(rs, self.cwnd, self.mss);
+            if entered {
                 // The first round of fast recovery: packet conservation, a round starts now.
-                self.packet_conservation = true;
                 self.next_round_delivered = rs.delivered;
-                cwnd = rs.in_flight + acked;
-            } else if self.prev_ca >= CaState::Recovery && rs.ca_state < CaState::Recovery {
-                cwnd = cwnd.max(self.prior_cwnd);
-                self.packet_conservation = false;
             }
-            self.prev_ca = rs.ca_state;
-            if self.packet_conservation {
+            if self.rec.packet_conservation {
                 cwnd = cwnd.max(rs.in_flight + acked);
             } else {
                 let target = self.inflight(self.btl_bw(), self.cwnd_gain);
@@ -370,7 +353,7 @@ impl Bbr {
             }
             self.cwnd = cwnd;
         } else {
-            self.prev_ca = rs.ca_state;
+            self.rec.prev_ca = rs.ca_state;
         }
         if self.mode == BbrMode::ProbeRtt {
             self.cwnd = self.cwnd.min(self.min_cwnd());
@@ -398,7 +381,7 @@ impl CongestionControl for Bbr {
         // the STARTUP baseline and starts a round.
         self.save_cwnd();
         self.cwnd = self.mss;
-        self.prev_ca = CaState::Loss;
+        self.rec.prev_ca = CaState::Loss;
         self.full_bw = 0.0;
         self.round_start = true;
     }

@@ -30,14 +30,15 @@
 //! * PROBE_RTT when the 5 s `probe_rtt_min` filter expires: the window at half a BDP for
 //!   200 ms and a round ("ProbeRTT"), then back to PROBE_BW (CRUISE) or STARTUP.
 //!
-//! Loss recovery's window (packet conservation, restore afterwards) is v1's, as in v3.
+//! Loss recovery's window (packet conservation, restore afterwards) is v1's, as in v3
+//! (`bbr_model::RecoveryWindow`, shared).
 //! ECN is used as v3 does: with precise (DCTCP-style or AccECN) feedback and only while the
 //! minimum RTT is at most 5 ms (`bbr_ecn_max_rtt_us`). Not modelled: the ACK-aggregation
 //! allowance, idle restart, PLB, the TLP-based loss-probe recovery, the fast path.
 
 use super::bbr_model::{
-    bdp, send_quantum_segments, splitmix64, FULL_BW_COUNT, FULL_BW_THRESH, MIN_CWND_SEGMENTS,
-    MIN_RTT_FILTER_LEN, PACING_MARGIN, PROBE_RTT_DURATION,
+    bdp, send_quantum_segments, splitmix64, RecoveryWindow, FULL_BW_COUNT, FULL_BW_THRESH,
+    MIN_CWND_SEGMENTS, MIN_RTT_FILTER_LEN, PACING_MARGIN, PROBE_RTT_DURATION,
 };
 use super::{AckEvent, CaState, Congestion, CongestionControl, EcnFeedback, RateSample};
 use crate::accecn::EcnMode;
@@ -134,7 +135,6 @@ pub struct Bbr3 {
     mss: u64,
     initial_cwnd: u64,
     cwnd: u64,
-    prior_cwnd: u64,
     mode: Bbr3Mode,
     ack_phase: AckPhase,
     pacing_gain: f64,
@@ -189,8 +189,7 @@ pub struct Bbr3 {
     cwnd_limited: bool,
     pacing_rate: Option<f64>,
     has_seen_rtt: bool,
-    prev_ca: CaState,
-    packet_conservation: bool,
+    rec: RecoveryWindow,
 }
 
 impl Bbr3 {
@@ -200,7 +199,6 @@ impl Bbr3 {
             mss,
             initial_cwnd,
             cwnd: initial_cwnd,
-            prior_cwnd: 0,
             mode: Bbr3Mode::Startup,
             ack_phase: AckPhase::Init,
             pacing_gain: STARTUP_PACING_GAIN,
@@ -252,8 +250,7 @@ impl Bbr3 {
             cwnd_limited: true,
             pacing_rate: None,
             has_seen_rtt: false,
-            prev_ca: CaState::Open,
-            packet_conservation: false,
+            rec: RecoveryWindow::default(),
         };
         b.init_pacing_rate(SimDuration::from_millis(1));
         b
@@ -378,7 +375,7 @@ impl Bbr3 {
             self.round_count += 1;
             self.rounds_since_probe += 1;
             self.round_start = true;
-            self.packet_conservation = false;
+            self.rec.packet_conservation = false;
         }
     }
 
@@ -811,7 +808,7 @@ impl Bbr3 {
                     }
                     if self.probe_rtt_round_done && rs.now > done {
                         self.probe_rtt_min_stamp = rs.now;
-                        self.cwnd = self.cwnd.max(self.prior_cwnd);
+                        self.cwnd = self.cwnd.max(self.rec.prior_cwnd);
                         self.exit_probe_rtt(rs.now);
                     }
                 }
@@ -845,11 +842,7 @@ impl Bbr3 {
     }
 
     fn save_cwnd(&mut self) {
-        self.prior_cwnd = if self.prev_ca < CaState::Recovery && self.mode != Bbr3Mode::ProbeRtt {
-            self.cwnd
-        } else {
-            self.prior_cwnd.max(self.cwnd)
-        };
+        self.rec.save(self.cwnd, self.mode == Bbr3Mode::ProbeRtt);
     }
 
     /// "Congestion Window": recovery's conservation and restore as v1, growth toward
@@ -857,20 +850,12 @@ impl Bbr3 {
     fn set_cwnd(&mut self, rs: &RateSample) {
         let acked = rs.newly_delivered;
         if acked > 0 {
-            let mut cwnd = self.cwnd;
-            if rs.newly_lost > 0 {
-                cwnd = cwnd.saturating_sub(rs.newly_lost).max(self.mss);
-            }
-            if rs.ca_state == CaState::Recovery && self.prev_ca != CaState::Recovery {
-                self.packet_conservation = true;
+            let (mut cwnd, entered) = self.rec.adjust(rs, self.cwnd, self.mss);
+            if entered {
+                // The first round of fast recovery: packet conservation, a round starts now.
                 self.next_round_delivered = rs.delivered;
-                cwnd = rs.in_flight + acked;
-            } else if self.prev_ca >= CaState::Recovery && rs.ca_state < CaState::Recovery {
-                cwnd = cwnd.max(self.prior_cwnd);
-                self.packet_conservation = false;
             }
-            self.prev_ca = rs.ca_state;
-            if self.packet_conservation {
+            if self.rec.packet_conservation {
                 cwnd = cwnd.max(rs.in_flight + acked);
             } else {
                 let target = self.inflight(self.bw(), self.cwnd_gain);
@@ -883,7 +868,7 @@ impl Bbr3 {
             }
             self.cwnd = cwnd;
         } else {
-            self.prev_ca = rs.ca_state;
+            self.rec.prev_ca = rs.ca_state;
         }
         if self.mode == Bbr3Mode::ProbeRtt {
             self.cwnd = self.cwnd.min(self.probe_rtt_cwnd());
@@ -939,7 +924,7 @@ impl CongestionControl for Bbr3 {
     fn on_rto(&mut self, _now: SimTime, _flight_size: Option<u64>) {
         self.save_cwnd();
         self.cwnd = self.mss;
-        self.prev_ca = CaState::Loss;
+        self.rec.prev_ca = CaState::Loss;
         self.reset_full_bw();
         self.round_start = true;
     }

@@ -1,6 +1,7 @@
 //! The pieces BBR v1 (`bbr.rs`) and BBR v3 (`bbr3.rs`) share: the BDP from a bandwidth and
 //! the minimum RTT, the send quantum, and the hash behind their "random" draws.
 
+use super::{CaState, RateSample};
 use aqmlab_core::SimDuration;
 
 /// Minimum window in segments (Linux `bbr_cwnd_min_target`; draft-ietf-ccwg-bbr
@@ -47,4 +48,47 @@ pub(super) fn splitmix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// The window's loss-recovery state, as Linux's `bbr_set_cwnd_to_recover_or_restore` (the
+/// same in v1 and v3): the window before recovery (`prior_cwnd`), the previous ACK's recovery
+/// state, and packet conservation in recovery's first round.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct RecoveryWindow {
+    pub(super) prior_cwnd: u64,
+    pub(super) prev_ca: CaState,
+    pub(super) packet_conservation: bool,
+}
+
+impl RecoveryWindow {
+    /// `bbr_save_cwnd`: the window to restore after recovery or PROBE_RTT.
+    pub(super) fn save(&mut self, cwnd: u64, in_probe_rtt: bool) {
+        self.prior_cwnd = if self.prev_ca < CaState::Recovery && !in_probe_rtt {
+            cwnd
+        } else {
+            self.prior_cwnd.max(cwnd)
+        };
+    }
+
+    /// On an ACK that delivered data: the window less the bytes newly lost; on entering fast
+    /// recovery, the flight plus the delivered bytes (packet conservation starts); on leaving
+    /// it, at least the window saved before. Returns the window and whether recovery began
+    /// (a new round starts then).
+    pub(super) fn adjust(&mut self, rs: &RateSample, cwnd: u64, mss: u64) -> (u64, bool) {
+        let mut cwnd = cwnd;
+        let mut entered = false;
+        if rs.newly_lost > 0 {
+            cwnd = cwnd.saturating_sub(rs.newly_lost).max(mss);
+        }
+        if rs.ca_state == CaState::Recovery && self.prev_ca != CaState::Recovery {
+            self.packet_conservation = true;
+            entered = true;
+            cwnd = rs.in_flight + rs.newly_delivered;
+        } else if self.prev_ca >= CaState::Recovery && rs.ca_state < CaState::Recovery {
+            cwnd = cwnd.max(self.prior_cwnd);
+            self.packet_conservation = false;
+        }
+        self.prev_ca = rs.ca_state;
+        (cwnd, entered)
+    }
 }
