@@ -147,6 +147,6 @@ fn bad_knobs_name_their_key() {
     );
     assert_eq!(
         e("cc = \"westwood\""),
-        "t.toml:16: flows[0].cc: expected tahoe, reno, newreno, cubic, vegas, dctcp, bbr, prague or ledbat, got \"westwood\""
+        "t.toml:16: flows[0].cc: expected tahoe, reno, newreno, cubic, vegas, dctcp, bbr, bbr3, prague or ledbat, got \"westwood\""
     );
 }

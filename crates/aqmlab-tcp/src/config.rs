@@ -42,6 +42,10 @@ pub enum CcKind {
     /// bandwidth and minimum RTT sets the pacing rate and the window. Paces always; needs
     /// `sack`.
     Bbr,
+    /// BBR v3 (draft-ietf-ccwg-bbr; the google/bbr `v3` branch): v1's model with loss and
+    /// ECN bounds (`inflight_hi`, `inflight_lo`, `bw_lo`) and the DOWN/CRUISE/REFILL/UP
+    /// probing cycle. Paces always; needs `sack`.
+    Bbr3,
     /// TCP Prague (draft-briscoe-iccrg-prague-congestion-control; the L4STeam `tcp_prague.c`):
     /// DCTCP's scalable response on AccECN feedback, ECT(1), RTT-independent additive increase
     /// and Reno on loss. Needs `ecn` and `accecn`; falls back to Reno (with classic ECN or
@@ -53,8 +57,13 @@ pub enum CcKind {
 }
 
 impl CcKind {
+    /// BBR v1 or v3: model-based, paced at its own rate, window set in recovery itself.
+    pub const fn is_bbr(self) -> bool {
+        matches!(self, CcKind::Bbr | CcKind::Bbr3)
+    }
+
     /// Stable lower-case name (`tahoe`, `reno`, `newreno`, `cubic`, `vegas`, `dctcp`, `bbr`,
-    /// `prague`, `ledbat`).
+    /// `bbr3`, `prague`, `ledbat`).
     pub const fn as_str(self) -> &'static str {
         match self {
             CcKind::Tahoe => "tahoe",
@@ -64,6 +73,7 @@ impl CcKind {
             CcKind::Vegas => "vegas",
             CcKind::Dctcp => "dctcp",
             CcKind::Bbr => "bbr",
+            CcKind::Bbr3 => "bbr3",
             CcKind::Prague => "prague",
             CcKind::Ledbat => "ledbat",
         }
@@ -414,10 +424,10 @@ impl TcpConfig {
                 "cc = dctcp needs ecn = true (RFC 8257 §3: DCTCP's signal is the ECN echo)",
             );
         }
-        if self.cc.kind == CcKind::Bbr && !self.sack {
+        if self.cc.kind.is_bbr() && !self.sack {
             return bad(
                 "sack",
-                "cc = bbr needs sack = true (its delivery-rate samples count SACKed data)",
+                "cc = bbr and bbr3 need sack = true (their delivery-rate samples count SACKed data)",
             );
         }
         if self.accecn && !self.ecn {

@@ -101,7 +101,8 @@ impl TcpReceiver {
             r_cep: INITIAL_CEP,
             last_ce: false,
             ce_since_ack: 0,
-            dctcp_echo: cfg.cc.kind == CcKind::Dctcp,
+            // BBR v3 wants precise ACKs too (v3's `bbr_precise_ece_ack`).
+            dctcp_echo: matches!(cfg.cc.kind, CcKind::Dctcp | CcKind::Bbr3),
             rwnd,
             ecn_ok: cfg.ecn && !cfg.handshake,
             rcv_nxt: 1,

@@ -284,12 +284,12 @@ impl TcpSender {
             classic_reno: cfg.cc.kind == CcKind::Reno && !cfg.sack,
             tahoe: cfg.cc.kind == CcKind::Tahoe,
             // BBR sets the window in recovery itself (Linux skips PRR for `cong_control`).
-            prr: (cfg.prr && cfg.sack && cfg.cc.kind != CcKind::Bbr).then(Prr::default),
+            prr: (cfg.prr && cfg.sack && !cfg.cc.kind.is_bbr()).then(Prr::default),
             rack: (cfg.rack && cfg.sack).then(Rack::default),
             // BBR paces at its own rate; TCP Prague always paces (the reference sets
             // SK_PACING_NEEDED), at 100 % of cwnd/srtt in congestion avoidance
             // (`prague_update_pacing_rate`).
-            pacer: (cfg.pacing || matches!(cfg.cc.kind, CcKind::Bbr | CcKind::Prague))
+            pacer: (cfg.pacing || (cfg.cc.kind.is_bbr() || cfg.cc.kind == CcKind::Prague))
                 .then(Pacer::default),
             rate: cc.wants_rate_samples().then(RateEstimator::default),
             pacing_ca_pct: if cfg.cc.kind == CcKind::Prague {
@@ -1039,6 +1039,9 @@ impl TcpSender {
             if !x.sacked && !x.lost {
                 x.lost = true;
                 self.lost_bytes += u64::from(x.len);
+                if let Some(r) = self.rate.as_mut() {
+                    r.on_lost(u64::from(x.len));
+                }
             }
         }
         self.lost_boundary = self.segs[t].seq;
@@ -1164,6 +1167,9 @@ impl TcpSender {
                 if !f.lost && !f.sacked {
                     f.lost = true;
                     self.lost_bytes += u64::from(f.len);
+                    if let Some(r) = self.rate.as_mut() {
+                        r.on_lost(u64::from(f.len));
+                    }
                     // Nothing unacknowledged lies below the front segment.
                     self.lost_boundary = self.lost_boundary.max(f.end());
                 }
@@ -1259,6 +1265,9 @@ impl TcpSender {
             if !x.sacked && !x.lost {
                 x.lost = true;
                 self.lost_bytes += u64::from(x.len);
+                if let Some(r) = self.rate.as_mut() {
+                    r.on_lost(u64::from(x.len));
+                }
             }
         }
         self.lost_boundary = self.snd_nxt;
@@ -1390,7 +1399,7 @@ impl TcpSender {
 
     fn send_new(&mut self, now: SimTime, len: u64, out: &mut Vec<Segment>) {
         let seq = self.snd_nxt;
-        let rate = self.rate_stamp(now);
+        let rate = self.rate_stamp(now, len);
         self.segs.push_back(TxSeg {
             seq,
             len: len as u32,
@@ -1417,11 +1426,11 @@ impl TcpSender {
 
     /// The delivery-rate stamp of a segment sent now (`sender/rate.rs`); a default one when
     /// no estimate is kept.
-    fn rate_stamp(&mut self, now: SimTime) -> rate::Stamp {
+    fn rate_stamp(&mut self, now: SimTime, len: u64) -> rate::Stamp {
         let pipe = self.pipe();
         self.rate
             .as_mut()
-            .map_or_else(rate::Stamp::default, |r| r.on_send(now, pipe))
+            .map_or_else(rate::Stamp::default, |r| r.on_send(now, pipe, len))
     }
 
     fn retransmit_front(&mut self, now: SimTime, out: &mut Vec<Segment>) {
@@ -1431,7 +1440,7 @@ impl TcpSender {
     }
 
     fn retransmit(&mut self, now: SimTime, i: usize, out: &mut Vec<Segment>) {
-        let stamp = self.rate_stamp(now);
+        let stamp = self.rate_stamp(now, u64::from(self.segs[i].len));
         let x = &mut self.segs[i];
         x.rate = stamp;
         x.sent_at = now;

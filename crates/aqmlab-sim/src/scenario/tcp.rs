@@ -35,6 +35,7 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
             "vegas" => CcKind::Vegas,
             "dctcp" => CcKind::Dctcp,
             "bbr" => CcKind::Bbr,
+            "bbr3" => CcKind::Bbr3,
             "prague" => CcKind::Prague,
             "ledbat" => CcKind::Ledbat,
             other => {
@@ -42,7 +43,7 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
                     Some(cc.span()),
                     format!("{p}.cc"),
                     format!(
-                        "expected tahoe, reno, newreno, cubic, vegas, dctcp, bbr, prague or ledbat, got {other:?}"
+                        "expected tahoe, reno, newreno, cubic, vegas, dctcp, bbr, bbr3, prague or ledbat, got {other:?}"
                     ),
                 ))
             }

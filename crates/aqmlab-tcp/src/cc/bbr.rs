@@ -23,6 +23,10 @@
 //! Not modelled: Linux's long-term bandwidth (policer) estimate, the ACK-aggregation allowance
 //! (`bbr_extra_acked`), idle restart.
 
+use super::bbr_model::{bdp, send_quantum_segments, splitmix64, RecoveryWindow};
+pub use super::bbr_model::{
+    FULL_BW_COUNT, FULL_BW_THRESH, MIN_CWND_SEGMENTS, PACING_MARGIN, PROBE_RTT_DURATION,
+};
 use super::{AckEvent, CaState, Congestion, CongestionControl, RateSample};
 use aqmlab_core::{SimDuration, SimTime};
 
@@ -32,22 +36,12 @@ pub const HIGH_GAIN: f64 = 2.0 / std::f64::consts::LN_2;
 pub const DRAIN_GAIN: f64 = std::f64::consts::LN_2 / 2.0;
 /// PROBE_BW's window gain (§4.3.4).
 pub const CWND_GAIN: f64 = 2.0;
+/// Length of the `RTprop` filter (§4.1.2.3).
+pub const RTPROP_FILTER_LEN: SimDuration = super::bbr_model::MIN_RTT_FILTER_LEN;
 /// PROBE_BW's pacing-gain cycle (§4.3.4.3).
 pub const PACING_GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
 /// Length of the `BtlBw` filter in round trips (§4.1.1.3).
 pub const BTL_BW_FILTER_ROUNDS: u64 = 10;
-/// Length of the `RTprop` filter (§4.1.2.3).
-pub const RTPROP_FILTER_LEN: SimDuration = SimDuration::from_secs(10);
-/// Time spent in PROBE_RTT at the minimum window (§4.3.5).
-pub const PROBE_RTT_DURATION: SimDuration = SimDuration::from_millis(200);
-/// Minimum window in segments (§4.2.3, `bbr_cwnd_min_target`).
-pub const MIN_CWND_SEGMENTS: u64 = 4;
-/// Growth that counts as still filling the pipe (§4.3.2.2): 25 %.
-pub const FULL_BW_THRESH: f64 = 1.25;
-/// Rounds without that growth before the pipe counts as full (§4.3.2.2).
-pub const FULL_BW_COUNT: u32 = 3;
-/// Linux's `bbr_pacing_margin_percent`: pacing 1 % below the model's rate.
-pub const PACING_MARGIN: f64 = 0.01;
 
 /// The state machine's states (§4.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +62,6 @@ pub struct Bbr {
     mss: u64,
     initial_cwnd: u64,
     cwnd: u64,
-    prior_cwnd: u64,
     mode: BbrMode,
     pacing_gain: f64,
     cwnd_gain: f64,
@@ -91,8 +84,7 @@ pub struct Bbr {
     cycle_stamp: SimTime,
     pacing_rate: Option<f64>,
     has_seen_rtt: bool,
-    prev_ca: CaState,
-    packet_conservation: bool,
+    rec: RecoveryWindow,
 }
 
 impl Bbr {
@@ -102,7 +94,6 @@ impl Bbr {
             mss,
             initial_cwnd,
             cwnd: initial_cwnd,
-            prior_cwnd: 0,
             mode: BbrMode::Startup,
             pacing_gain: HIGH_GAIN,
             cwnd_gain: HIGH_GAIN,
@@ -122,8 +113,7 @@ impl Bbr {
             cycle_stamp: SimTime::ZERO,
             pacing_rate: None,
             has_seen_rtt: false,
-            prev_ca: CaState::Open,
-            packet_conservation: false,
+            rec: RecoveryWindow::default(),
         };
         b.init_pacing_rate(SimDuration::from_millis(1));
         b
@@ -173,31 +163,14 @@ impl Bbr {
     /// `BDP × gain` in bytes, rounded up to whole segments (`bbr_bdp`); the initial window
     /// before any RTT sample.
     fn bdp(&self, bw: f64, gain: f64) -> u64 {
-        let Some(rtt) = self.min_rtt else {
-            return self.initial_cwnd;
-        };
-        let bytes = bw * rtt.as_secs_f64() * gain;
-        (bytes / self.mss as f64).ceil() as u64 * self.mss
-    }
-
-    /// The send quantum in segments, as ns-3's `TcpBbr::SetSendQuantum` and Linux's
-    /// `bbr_tso_segs_goal` give it at these rates: 1 below 1.2 Mb/s of pacing, 2 below
-    /// 24 Mb/s, else 1 ms of pacing up to 64 KB.
-    fn send_quantum_segments(&self) -> u64 {
-        let rate = self.pacing_rate.unwrap_or(0.0);
-        if rate < 1.2e6 / 8.0 {
-            1
-        } else if rate < 24e6 / 8.0 {
-            2
-        } else {
-            ((rate * 1e-3).min(65_536.0) as u64 / self.mss).max(2)
-        }
+        bdp(bw, self.min_rtt, gain, self.mss, self.initial_cwnd)
     }
 
     /// `bbr_inflight` = `bbr_quantization_budget(bbr_bdp(bw, gain))`: three send quanta more,
     /// rounded up to an even number of segments, and two more in PROBE_BW's 5/4 phase.
     fn inflight(&self, bw: f64, gain: f64) -> u64 {
-        let mut segs = self.bdp(bw, gain).div_ceil(self.mss) + 3 * self.send_quantum_segments();
+        let mut segs = self.bdp(bw, gain).div_ceil(self.mss)
+            + 3 * send_quantum_segments(self.pacing_rate.unwrap_or(0.0), self.mss);
         segs = (segs + 1) & !1;
         if self.mode == BbrMode::ProbeBw && self.cycle_idx == 0 {
             segs += 2;
@@ -217,7 +190,7 @@ impl Bbr {
             self.next_round_delivered = rs.delivered;
             self.round_count += 1;
             self.round_start = true;
-            self.packet_conservation = false;
+            self.rec.packet_conservation = false;
         }
         let app_limited = rs.app_limited || rs.prior_delivered < self.app_limited_until;
         if !app_limited || bw >= self.btl_bw() {
@@ -317,7 +290,7 @@ impl Bbr {
                     }
                     if self.probe_rtt_round_done && rs.now > done {
                         self.min_rtt_stamp = rs.now;
-                        self.cwnd = self.cwnd.max(self.prior_cwnd);
+                        self.cwnd = self.cwnd.max(self.rec.prior_cwnd);
                         if self.full_bw_reached {
                             self.enter_probe_bw(rs.now, rs.delivered);
                         } else {
@@ -355,32 +328,19 @@ impl Bbr {
 
     /// `bbr_save_cwnd`.
     fn save_cwnd(&mut self) {
-        self.prior_cwnd = if self.prev_ca < CaState::Recovery && self.mode != BbrMode::ProbeRtt {
-            self.cwnd
-        } else {
-            self.prior_cwnd.max(self.cwnd)
-        };
+        self.rec.save(self.cwnd, self.mode == BbrMode::ProbeRtt);
     }
 
     /// §4.2.3 (`bbr_set_cwnd` with `bbr_set_cwnd_to_recover_or_restore`).
     fn set_cwnd(&mut self, rs: &RateSample) {
         let acked = rs.newly_delivered;
         if acked > 0 {
-            let mut cwnd = self.cwnd;
-            if rs.newly_lost > 0 {
-                cwnd = cwnd.saturating_sub(rs.newly_lost).max(self.mss);
-            }
-            if rs.ca_state == CaState::Recovery && self.prev_ca != CaState::Recovery {
+            let (mut cwnd, entered) = self.rec.adjust(rs, self.cwnd, self.mss);
+            if entered {
                 // The first round of fast recovery: packet conservation, a round starts now.
-                self.packet_conservation = true;
                 self.next_round_delivered = rs.delivered;
-                cwnd = rs.in_flight + acked;
-            } else if self.prev_ca >= CaState::Recovery && rs.ca_state < CaState::Recovery {
-                cwnd = cwnd.max(self.prior_cwnd);
-                self.packet_conservation = false;
             }
-            self.prev_ca = rs.ca_state;
-            if self.packet_conservation {
+            if self.rec.packet_conservation {
                 cwnd = cwnd.max(rs.in_flight + acked);
             } else {
                 let target = self.inflight(self.btl_bw(), self.cwnd_gain);
@@ -393,20 +353,12 @@ impl Bbr {
             }
             self.cwnd = cwnd;
         } else {
-            self.prev_ca = rs.ca_state;
+            self.rec.prev_ca = rs.ca_state;
         }
         if self.mode == BbrMode::ProbeRtt {
             self.cwnd = self.cwnd.min(self.min_cwnd());
         }
     }
-}
-
-/// SplitMix64's finaliser (a fixed hash).
-fn splitmix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 impl CongestionControl for Bbr {
@@ -429,7 +381,7 @@ impl CongestionControl for Bbr {
         // the STARTUP baseline and starts a round.
         self.save_cwnd();
         self.cwnd = self.mss;
-        self.prev_ca = CaState::Loss;
+        self.rec.prev_ca = CaState::Loss;
         self.full_bw = 0.0;
         self.round_start = true;
     }

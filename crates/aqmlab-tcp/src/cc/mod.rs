@@ -17,6 +17,8 @@
 //! smoltcp's `AnyController`. The trait exists so tests and experiments can write their own.
 
 mod bbr;
+mod bbr3;
+mod bbr_model;
 mod cubic;
 mod dctcp;
 mod hystart;
@@ -27,6 +29,7 @@ mod reno;
 mod vegas;
 
 pub use bbr::{Bbr, BbrMode};
+pub use bbr3::{Bbr3, Bbr3Mode, Phase};
 pub use cubic::Cubic;
 pub use dctcp::Dctcp;
 pub use hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
@@ -121,6 +124,11 @@ pub struct RateSample {
     pub newly_delivered: u64,
     /// Bytes this ACK marked lost.
     pub newly_lost: u64,
+    /// `rs.lost`: bytes marked lost since the newest segment this ACK delivered was sent
+    /// (BBR v3's loss rate over one flight).
+    pub lost: u64,
+    /// `rs.tx_in_flight`: bytes in flight when that segment was sent, itself included.
+    pub tx_in_flight: u64,
     /// RTT of the newest delivered segment that was never retransmitted.
     pub rtt: Option<SimDuration>,
     /// Bytes in flight (RFC 6675 `pipe`) before the ACK.
@@ -228,6 +236,8 @@ pub enum AnyCc {
     Dctcp(Dctcp),
     /// BBR v1.
     Bbr(Box<Bbr>),
+    /// BBR v3.
+    Bbr3(Box<Bbr3>),
     /// TCP Prague.
     Prague(Prague),
     /// LEDBAT.
@@ -244,6 +254,7 @@ impl AnyCc {
             CcKind::Vegas => AnyCc::Vegas(Vegas::new(cfg.vegas, mss, initial_cwnd)),
             CcKind::Dctcp => AnyCc::Dctcp(Dctcp::new(cfg.dctcp, mss, initial_cwnd)),
             CcKind::Bbr => AnyCc::Bbr(Box::new(Bbr::new(mss, initial_cwnd))),
+            CcKind::Bbr3 => AnyCc::Bbr3(Box::new(Bbr3::new(mss, initial_cwnd))),
             CcKind::Prague => AnyCc::Prague(Prague::new(cfg.prague, mss, initial_cwnd)),
             CcKind::Ledbat => AnyCc::Ledbat(Ledbat::new(cfg.ledbat, mss, initial_cwnd)),
         }
@@ -258,6 +269,7 @@ macro_rules! dispatch {
             AnyCc::Vegas($cc) => $e,
             AnyCc::Dctcp($cc) => $e,
             AnyCc::Bbr($cc) => $e,
+            AnyCc::Bbr3($cc) => $e,
             AnyCc::Prague($cc) => $e,
             AnyCc::Ledbat($cc) => $e,
         }

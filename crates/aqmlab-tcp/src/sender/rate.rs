@@ -20,6 +20,10 @@ pub(super) struct Stamp {
     pub(super) first_sent_time: SimTime,
     /// `P.is_app_limited`.
     pub(super) app_limited: bool,
+    /// `P.lost`: `C.lost` when the segment was sent (BBR v3's loss rate per flight).
+    pub(super) lost: u64,
+    /// `P.tx_in_flight`: bytes in flight when the segment was sent, itself included.
+    pub(super) tx_in_flight: u64,
 }
 
 /// The connection's rate state (§3.1 "Per-connection (C) state") and the sample being built
@@ -32,9 +36,12 @@ pub(super) struct RateEstimator {
     first_sent_time: SimTime,
     /// `C.app_limited`: 0, or the delivered count that ends the application-limited period.
     app_limited: u64,
+    /// `C.lost`: bytes ever marked lost (never decreases).
+    lost: u64,
     /// The newest delivered segment's stamp in this ACK: `(P.delivered, P.delivered_time,
-    /// send_elapsed, ack_elapsed, P.is_app_limited)`.
+    /// send_elapsed, ack_elapsed, P.is_app_limited)`, with `(P.lost, P.tx_in_flight)`.
     newest: Option<(u64, SimTime, SimDuration, SimDuration, bool)>,
+    newest_flight: (u64, u64),
     /// Bytes delivered by this ACK.
     newly: u64,
     /// The RTT of the newest delivered segment never retransmitted, with its send time.
@@ -44,7 +51,8 @@ pub(super) struct RateEstimator {
 impl RateEstimator {
     /// Stamps a segment sent at `now` with `in_flight` bytes (RFC 6675 `pipe`) outstanding
     /// before it (§3.2: an idle connection restarts both clocks).
-    pub(super) fn on_send(&mut self, now: SimTime, in_flight: u64) -> Stamp {
+    /// `len` is the segment's payload (counted in `P.tx_in_flight`).
+    pub(super) fn on_send(&mut self, now: SimTime, in_flight: u64, len: u64) -> Stamp {
         if in_flight == 0 {
             self.first_sent_time = now;
             self.delivered_time = now;
@@ -54,7 +62,14 @@ impl RateEstimator {
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
             app_limited: self.app_limited != 0,
+            lost: self.lost,
+            tx_in_flight: in_flight + len,
         }
+    }
+
+    /// `len` bytes were newly marked lost (`C.lost += len`).
+    pub(super) fn on_lost(&mut self, len: u64) {
+        self.lost += len;
     }
 
     /// §3.3 "UpdateRateSample": `len` bytes sent at `sent_at` with stamp `p` were delivered
@@ -79,6 +94,7 @@ impl RateEstimator {
                 now.saturating_since(p.delivered_time),
                 p.app_limited,
             ));
+            self.newest_flight = (p.lost, p.tx_in_flight);
             self.first_sent_time = sent_at;
         }
         if !retransmitted && self.rtt.is_none_or(|(t, _)| sent_at >= t) {
@@ -111,6 +127,8 @@ impl RateEstimator {
         };
         s.prior_delivered = prior_delivered;
         s.app_limited = app_limited;
+        s.lost = self.lost - self.newest_flight.0;
+        s.tx_in_flight = self.newest_flight.1;
         let interval = send_elapsed.max(ack_elapsed);
         let delivered = self.delivered - prior_delivered;
         if interval > SimDuration::ZERO && min_rtt.is_none_or(|m| interval >= m) {
@@ -127,6 +145,10 @@ pub(super) struct Sample {
     pub(super) rtt: Option<SimDuration>,
     pub(super) prior_delivered: u64,
     pub(super) app_limited: bool,
+    /// `rs.lost`: bytes marked lost since the newest delivered segment was sent.
+    pub(super) lost: u64,
+    /// `rs.tx_in_flight`: bytes in flight when it was sent.
+    pub(super) tx_in_flight: u64,
     /// `(rs.delivered, rs.interval)`, when the sample is valid.
     pub(super) rate: Option<(u64, SimDuration)>,
 }
@@ -141,6 +163,8 @@ impl Sample {
             app_limited: self.app_limited,
             newly_delivered: self.newly_delivered,
             rtt: self.rtt,
+            lost: self.lost,
+            tx_in_flight: self.tx_in_flight,
             ..RateSample::default()
         }
     }
@@ -157,7 +181,7 @@ mod tests {
         // since t = 0's delivered_time) = 100 ms, 100 000 B/s.
         let mut r = RateEstimator::default();
         let t0 = SimTime::ZERO;
-        let stamps: Vec<Stamp> = (0..10).map(|i| r.on_send(t0, i * 1000)).collect();
+        let stamps: Vec<Stamp> = (0..10).map(|i| r.on_send(t0, i * 1000, 1000)).collect();
         let mut last = Sample::default();
         for (i, p) in stamps.iter().enumerate() {
             let now = SimTime::from_millis(100 + 10 * i as u64);
@@ -173,7 +197,7 @@ mod tests {
         assert_eq!(r.delivered, 10_000);
         // A sample whose interval is below the minimum RTT is discarded (§3.3).
         let mut r = RateEstimator::default();
-        let p = r.on_send(t0, 0);
+        let p = r.on_send(t0, 0, 1000);
         r.on_delivered(SimTime::from_millis(50), 1000, t0, &p, false);
         assert_eq!(
             r.take_sample(Some(SimDuration::from_millis(100))).rate,
@@ -184,9 +208,9 @@ mod tests {
     #[test]
     fn the_newest_segment_sets_the_sample_and_app_limited_ends_once_passed() {
         let mut r = RateEstimator::default();
-        let p0 = r.on_send(SimTime::ZERO, 0);
+        let p0 = r.on_send(SimTime::ZERO, 0, 1000);
         r.on_app_limited(1000);
-        let p1 = r.on_send(SimTime::from_millis(5), 1000);
+        let p1 = r.on_send(SimTime::from_millis(5), 1000, 1000);
         assert!(!p0.app_limited && p1.app_limited);
         // Both delivered by one ACK at 105 ms: the sample is p1's (newest), app-limited.
         let now = SimTime::from_millis(105);
@@ -196,12 +220,35 @@ mod tests {
         assert!(s.app_limited);
         assert_eq!(s.newly_delivered, 2000);
         // delivered 2000 > app_limited mark 1000: the application-limited period is over.
-        assert!(!r.on_send(now, 0).app_limited);
+        assert!(!r.on_send(now, 0, 1000).app_limited);
+    }
+
+    #[test]
+    fn a_sample_carries_the_loss_since_its_segment_was_sent_and_its_flight() {
+        // Four segments of 1000 B sent back to back, two of them marked lost
+        // between the third and the fourth: an ACK for the first reports both losses (marked
+        // since it was sent) against its flight of 1000 B; one for the fourth, none against
+        // 4000 B (v3's rs.lost and rs.tx_in_flight).
+        let mut r = RateEstimator::default();
+        let t0 = SimTime::ZERO;
+        let p: Vec<Stamp> = (0..3).map(|i| r.on_send(t0, i * 1000, 1000)).collect();
+        r.on_lost(1000);
+        r.on_lost(1000);
+        let p3 = r.on_send(t0, 3000, 1000);
+        let now = SimTime::from_millis(100);
+        r.on_delivered(now, 1000, t0, &p[0], false);
+        let s = r.take_sample(None);
+        assert_eq!((s.lost, s.tx_in_flight), (2000, 1000));
+        let rs = s.into_rate_sample(r.delivered);
+        assert_eq!((rs.lost, rs.tx_in_flight), (2000, 1000));
+        r.on_delivered(now, 1000, t0, &p3, false);
+        let s = r.take_sample(None);
+        assert_eq!((s.lost, s.tx_in_flight), (0, 4000));
     }
 
     #[test]
     fn only_a_controller_that_reads_rate_samples_keeps_the_estimate() {
-        // BBR reads a sample on every ACK; the others never do, so their senders skip the
+        // BBR (v1 and v3) reads a sample on every ACK; the others never do, so their senders skip the
         // per-segment stamps and per-ACK samples altogether.
         use crate::config::{CcKind, TcpConfig};
         for kind in [
@@ -212,6 +259,7 @@ mod tests {
             CcKind::Vegas,
             CcKind::Dctcp,
             CcKind::Bbr,
+            CcKind::Bbr3,
             CcKind::Prague,
             CcKind::Ledbat,
         ] {
@@ -220,7 +268,7 @@ mod tests {
             cfg.ecn = matches!(kind, CcKind::Dctcp | CcKind::Prague);
             cfg.accecn = kind == CcKind::Prague;
             let s = super::super::TcpSender::new(&cfg, None);
-            assert_eq!(s.rate.is_some(), kind == CcKind::Bbr, "{kind:?}");
+            assert_eq!(s.rate.is_some(), kind.is_bbr(), "{kind:?}");
         }
     }
 }
