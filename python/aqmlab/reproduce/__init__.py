@@ -34,6 +34,7 @@ REPRODUCTIONS = {
     "mtu-low-rates": None,  # builtin/mtu-low-rates/
     "concatenated-queues": None,  # builtin/concatenated-queues/
     "cellular-uplink": None,  # builtin/cellular-uplink/
+    "l4s-dualq": None,  # builtin/l4s-dualq/
 }
 #: Seeds a full run uses by default (``--seeds N``); a quick run uses one.
 DEFAULT_SEEDS = 3
