@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from aqmlab.reproduce import common as cm
-from aqmlab.reproduce.style import colour, title
+from aqmlab.reproduce.style import colour, log_ticks, title
 from aqmlab.sweepspec import _toml_loads
 
 #: Bytes of a full-sized packet on the wire (MSS 1448 + 52 bytes of headers): what the one-way
@@ -220,17 +220,21 @@ def figures(ctx: Any) -> list[str]:
     labels = [f"{r} Mb/s\n{t} RTTs" for r, t in points]
     axes[0].set(ylabel="Prague's queue delay p99 (ms)", yscale="log")
     axes[0].axhline(2.0, color="black", ls=":", lw=1)
-    axes[1].set(ylabel="Prague / CUBIC rate")
+    log_ticks(axes[0], [0.1, 0.3, 1, 2, 10, 30, 100, 300], axis="y")
+    # A ratio on a log axis: 2:1 and 1:2 are as far from balance.
+    axes[1].set(ylabel="Prague / CUBIC rate (after the warm-up)", yscale="log")
     axes[1].axhline(1.0, color="black", ls=":", lw=1)
-    axes[1].set_ylim(bottom=0)
+    log_ticks(axes[1], [0.1, 0.3, 1, 3, 10, 30], axis="y")
     for ax in axes:
         ax.set_xticks(range(len(points)), labels, fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
-    axes[1].legend(fontsize=7)
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=len(cases), fontsize=7)
+    fig.subplots_adjust(bottom=0.24, wspace=0.3)
     title(
         fig,
-        "Prague beside CUBIC: the L flow's queue and the rate balance by bottleneck",
-        "De Schepper et al. 2022, arXiv 2209.01078; RFC 9332",
+        "Prague beside CUBIC: its queue and the rate balance",
+        "De Schepper et al., arXiv 2209.01078; RFC 9332",
     )
     files = _save(fig, os.path.join(ctx.out, "figures"), "l4s-dualq")
     return [f for f in files if f.endswith(".png")]
