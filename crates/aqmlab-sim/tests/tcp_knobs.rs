@@ -130,6 +130,24 @@ fn dctcp_g_sets_the_ewma_gain() {
 }
 
 #[test]
+fn prague_ecn_fallback_sets_the_mode() {
+    let prague = |k: &str| cfg(&format!("cc = \"prague\"\n{k}"));
+    assert_eq!(prague("").unwrap().cc.prague.ecn_fallback, 0);
+    assert_eq!(
+        prague("prague_ecn_fallback = 1")
+            .unwrap()
+            .cc
+            .prague
+            .ecn_fallback,
+        1
+    );
+    assert_eq!(
+        prague("prague_ecn_fallback = 3").unwrap_err(),
+        "t.toml:17: flows[0].prague_ecn_fallback: expected a mode (0 none, 1 classic-ECN detection and fallback, 2 detection only) between 0 and 2, got 3"
+    );
+}
+
+#[test]
 fn a_bad_dctcp_g_names_its_key() {
     let e = |keys: &str| cfg(keys).unwrap_err();
     for bad in ["0", "1.5", "-0.0625"] {

@@ -377,6 +377,22 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         }
         cfg.cc.dctcp.g = x;
     }
+    only(
+        f.prague_ecn_fallback.is_some(),
+        "prague_ecn_fallback",
+        CcKind::Prague,
+    )?;
+    // The reference's prague_ecn_fallback: 0 none, 1 detection and fallback, 2 detection.
+    if let Some(m) = int_in(
+        cx,
+        &f.prague_ecn_fallback,
+        format!("{p}.prague_ecn_fallback"),
+        0,
+        2,
+        "a mode (0 none, 1 classic-ECN detection and fallback, 2 detection only)",
+    )? {
+        cfg.cc.prague.ecn_fallback = m as u8;
+    }
     if cfg.cc.vegas.alpha > cfg.cc.vegas.beta {
         let span = f
             .vegas_alpha
