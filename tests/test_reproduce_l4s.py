@@ -52,8 +52,12 @@ def test_the_trouble_cases_are_reported_as_findings(quick):
     # DualPI2's L queue.
     for case in ("PIE, ECN (one queue)", "tail drop (one FIFO)", "FQ-CoDel"):
         assert cells[(case, "equal")]["l_p50_ms"] > 10 * cells[("DualPI2", "equal")]["l_p50_ms"]
+    # Prague's classic-ECN-AQM fallback brings its share in the one PIE queue toward CUBIC's.
+    pie = cells[("PIE, ECN (one queue)", "equal")]["ratio"]
+    fallback = cells[("PIE, ECN (one queue), Prague's fallback", "equal")]["ratio"]
+    assert abs(math.log(fallback)) < abs(math.log(pie)), (fallback, pie)
     md = (out / "report.md").read_text()
-    assert "findings, not verdicts" in md
+    assert "findings, not verdicts" in md and "Prague's fallback" in md
 
 
 def test_the_base_delay_is_propagation_and_one_transmission_per_link():

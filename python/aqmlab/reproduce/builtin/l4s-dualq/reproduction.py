@@ -20,7 +20,12 @@ from aqmlab.sweepspec import _toml_loads
 PACKET_BYTES = 1500
 #: The cases the issue asks to report as findings, not verdicts: Prague beside CUBIC in one
 #: shared FIFO, in one classic AQM queue, and under flow queuing.
-TROUBLE = ["tail drop (one FIFO)", "PIE, ECN (one queue)", "FQ-CoDel"]
+TROUBLE = [
+    "tail drop (one FIFO)",
+    "PIE, ECN (one queue)",
+    "PIE, ECN (one queue), Prague's fallback",
+    "FQ-CoDel",
+]
 
 
 def _parse(text: str) -> float:
@@ -88,6 +93,9 @@ def derive(df: Any, ctx: Any) -> Any:
     cubic = df[w + "flows[1].goodput_bps"]
     df["ratio"] = (df[w + "flows[0].goodput_bps"] / cubic).where(live & (cubic > 0), nan)
     return df
+
+
+FALLBACK = "PIE, ECN (one queue), Prague's fallback"
 
 
 def _stalled(v: Any) -> bool:
@@ -196,8 +204,11 @@ def discussion(ctx: Any) -> list[str]:
         f"rates are shared ({_f(cell('FQ-CoDel', 'ratio'))}) but Prague's median queue is "
         f"{_f(cell('FQ-CoDel', 'l_p50_ms'))} ms, p99 {_f(cell('FQ-CoDel', 'l_p99_ms'))} ms, "
         f"against {_f(cell('DualPI2', 'l_p50_ms'))} and {_f(cell('DualPI2', 'l_p99_ms'))} ms "
-        "in DualPI2's L queue: CoDel's 5 ms target is a classic queue's, and Prague, without "
-        "its classic-AQM detection (docs/models/prague.md), keeps a standing queue there.",
+        "in DualPI2's L queue: CoDel marks at its 5 ms target, a classic queue's, whatever "
+        "the flow's response. With Prague's classic-ECN-AQM detection and fallback on, in the "
+        "one PIE queue Prague runs at "
+        f"{_f(cell(FALLBACK, 'ratio'))}× CUBIC's rate: it detects the classic queue from "
+        "the RTT's variation and cuts as a classic flow does.",
     ]
 
 
@@ -214,7 +225,7 @@ def figures(ctx: Any) -> list[str]:
         rows = [_cell(g, case, r, t, "l_p99_ms") for r, t in points]
         ratios = [_cell(g, case, r, t, "ratio") for r, t in points]
         xs = [j + (i - (len(cases) - 1) / 2) * width for j in range(len(points))]
-        hatch = "//" if case.startswith("DualPI2,") else ""
+        hatch = "//" if case.startswith("DualPI2,") or case.endswith("fallback") else ""
         for ax, ys in ((axes[0], rows), (axes[1], ratios)):
             ax.bar(xs, ys, width, color=colour(case), hatch=hatch, edgecolor="black", label=case)
     labels = [f"{r} Mb/s\n{t} RTTs" for r, t in points]
@@ -229,7 +240,7 @@ def figures(ctx: Any) -> list[str]:
         ax.set_xticks(range(len(points)), labels, fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
     handles, names = axes[0].get_legend_handles_labels()
-    fig.legend(handles, names, loc="lower center", ncol=len(cases), fontsize=7)
+    fig.legend(handles, names, loc="lower center", ncol=3, fontsize=7)
     fig.subplots_adjust(bottom=0.24, wspace=0.3)
     title(
         fig,
