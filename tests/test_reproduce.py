@@ -15,7 +15,7 @@ from conftest import run_cli
 #: Verdicts a claim may carry (docs/reproductions.md).
 VERDICTS = ("agrees", "differs", "holds", "does not hold", "cannot discriminate")
 #: A figure's title ends with the paper figure (or source) it reproduces, in parentheses.
-FIGURE_REF = re.compile(r"\((?:[^()]*\b(?:NJ12|FJ93|CS244|Kuhn|Ford|BITAG)\b[^()]*)\)$")
+FIGURE_REF = re.compile(r"\((?:[^()]*\b(?:NJ12|FJ93|CS244|Kuhn|Ford|BITAG|De Schepper)\b[^()]*)\)$")
 
 
 def _inspect(fig) -> dict:

@@ -96,3 +96,28 @@ def test_errors_name_the_folder_and_the_missing_file(tmp_path):
         r = run_cli(cmd, str(tmp_path))
         lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
         assert r.returncode != 0 and len(lines) == 1 and "neither a run folder" in lines[0]
+
+
+def test_a_windows_flows_are_columns():
+    """A measurement window's flows are metrics as the run's are, by their index."""
+    from aqmlab.metrics import flatten
+
+    summary = {
+        "flows": [{"id": 0, "goodput_bps": 5.0}],
+        "windows": {
+            "after_warmup": {
+                "from_s": 1.0,
+                "flows": [
+                    {"id": 0, "name": None, "goodput_bps": 3.0, "dropped_pkts": 2},
+                    {"id": 1, "name": "b", "goodput_bps": 1.5, "dropped_pkts": 0},
+                ],
+            }
+        },
+    }
+    flat = flatten(summary)
+    assert flat["windows.after_warmup.flows[0].goodput_bps"] == 3.0
+    assert flat["windows.after_warmup.flows[1].goodput_bps"] == 1.5
+    assert flat["windows.after_warmup.flows[0].dropped_pkts"] == 2
+    assert flat["windows.after_warmup.from_s"] == 1.0
+    assert "windows.after_warmup.flows[1].name" not in flat
+    assert flat["flows[0].goodput_bps"] == 5.0

@@ -4,7 +4,8 @@
 * a link direction's values: ``<link>.<key>``, nested keys joined by dots
   (``bottleneck.sojourn_ms.p50``, ``bottleneck.drops_by_reason.overlimit``);
 * a flow's values: ``flows[<i>].<key>`` (``flows[0].goodput_bps``, ``flows[2].srtt_ms.p99``),
-  indexed as ``--set flows[i]`` indexes them;
+  indexed as ``--set flows[i]`` indexes them; in a measurement window,
+  ``windows.<name>.flows[<i>].<key>`` (``windows.after_warmup.flows[0].goodput_bps``);
 * run-wide values: ``fairness.jain_goodput``, ``fairness.jain_drops``, ``events``,
   ``sim_time_s``, and the totals over flows ``total.goodput_bps``, ``total.delivered_bytes``,
   ``total.dropped_pkts``, ``total.retransmits``, ``total.timeouts``.
@@ -49,6 +50,12 @@ def flatten(summary: dict[str, Any]) -> dict[str, Any]:
     for k in sorted(summary):
         if k not in _SKIP_TOP:
             _walk(k, summary[k], out)
+    for wname, window in sorted(summary.get("windows", {}).items()):
+        # A window's flows, as the run's: ``windows.<name>.flows[<i>].<key>``.
+        for i, flow in enumerate(window.get("flows", [])):
+            for k in sorted(flow):
+                if k not in _SKIP_FLOW:
+                    _walk(f"windows.{wname}.flows[{i}].{k}", flow[k], out)
     for k, v in sorted(summary.get("fairness", {}).items()):
         _walk(f"fairness.{k}", v, out)
     for name, link in summary.get("links", {}).items():

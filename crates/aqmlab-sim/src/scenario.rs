@@ -261,6 +261,8 @@ struct RawFlow {
     ledbat_target: Option<S>,
     ledbat_gain: Option<Spanned<f64>>,
     ledbat_allowed_increase: Option<Spanned<f64>>,
+    dctcp_g: Option<Spanned<f64>>,
+    prague_ecn_fallback: Option<Spanned<i64>>,
 }
 
 /// A built scenario: the simulation, its duration, and what it was made from.
@@ -1087,7 +1089,7 @@ fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioE
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 47] = [
+pub const TCP_FLOW_KEYS: [&str; 49] = [
     "cc",
     "app",
     "bytes",
@@ -1135,4 +1137,6 @@ pub const TCP_FLOW_KEYS: [&str; 47] = [
     "ledbat_target",
     "ledbat_gain",
     "ledbat_allowed_increase",
+    "dctcp_g",
+    "prague_ecn_fallback",
 ];

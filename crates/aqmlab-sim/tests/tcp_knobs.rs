@@ -4,7 +4,7 @@
 use aqmlab_core::SimDuration;
 use aqmlab_sim::scenario::{build, Overrides};
 use aqmlab_sim::world::FlowSpec;
-use aqmlab_tcp::{CcKind, TcpConfig};
+use aqmlab_tcp::{CcKind, CongestionControl, TcpConfig};
 use std::path::Path;
 
 fn scenario(flow_keys: &str) -> String {
@@ -98,6 +98,69 @@ hystart = true"#)
     );
 
     assert_eq!(cfg("cc = \"tahoe\"").unwrap().cc.kind, CcKind::Tahoe);
+}
+
+#[test]
+fn dctcp_g_sets_the_ewma_gain() {
+    // RFC 8257 §3.3: α ← (1 − g)·α + g·F, g = 1/16 unless set.
+    let dctcp = |k: &str| cfg(&format!("cc = \"dctcp\"\necn = true\n{k}")).unwrap();
+    assert_eq!(dctcp("").cc.dctcp.g, 0.0625);
+    let c = dctcp("dctcp_g = 0.25");
+    assert_eq!(c.cc.dctcp.g, 0.25);
+    // The flow's α with g = 1/4 from α₀ = 1 over windows marked F = 0, 1, 1/2:
+    // 0.75, 0.8125, 0.734375 (each (3/4)·α + F/4, exact in binary).
+    let mut d = aqmlab_tcp::cc::Dctcp::new(c.cc.dctcp, 1000, 10_000);
+    let mut alphas = Vec::new();
+    for (w, marked) in [(1u64, 0u64), (2, 10), (3, 5)] {
+        d.on_ecn_feedback(&aqmlab_tcp::EcnFeedback {
+            now: aqmlab_core::SimTime::ZERO,
+            acked_bytes: 10_000,
+            delivered_bytes: 10_000,
+            marked_bytes: marked * 1000,
+            delivered_packets: 10,
+            ce_packets: 0,
+            ece: marked > 0,
+            snd_una: w * 10_000,
+            snd_nxt: w * 10_000,
+        });
+        alphas.push(d.alpha());
+    }
+    assert_eq!(alphas, vec![0.75, 0.8125, 0.734375]);
+    assert_eq!(dctcp("dctcp_g = 1").cc.dctcp.g, 1.0);
+}
+
+#[test]
+fn prague_ecn_fallback_sets_the_mode() {
+    let prague = |k: &str| cfg(&format!("cc = \"prague\"\n{k}"));
+    assert_eq!(prague("").unwrap().cc.prague.ecn_fallback, 0);
+    assert_eq!(
+        prague("prague_ecn_fallback = 1")
+            .unwrap()
+            .cc
+            .prague
+            .ecn_fallback,
+        1
+    );
+    assert_eq!(
+        prague("prague_ecn_fallback = 3").unwrap_err(),
+        "t.toml:17: flows[0].prague_ecn_fallback: expected a mode (0 none, 1 classic-ECN detection and fallback, 2 detection only) between 0 and 2, got 3"
+    );
+}
+
+#[test]
+fn a_bad_dctcp_g_names_its_key() {
+    let e = |keys: &str| cfg(keys).unwrap_err();
+    for bad in ["0", "1.5", "-0.0625"] {
+        let got = e(&format!("cc = \"dctcp\"\necn = true\ndctcp_g = {bad}"));
+        assert!(
+            got.starts_with("t.toml:18: flows[0].dctcp_g: expected an EWMA gain 0 < g <= 1 (RFC 8257 §3.3: 1/16), got"),
+            "{got}"
+        );
+    }
+    assert_eq!(
+        e("cc = \"cubic\"\ndctcp_g = 0.5"),
+        "t.toml:13: flows[0].dctcp_g: dctcp_g applies to cc = \"dctcp\"; this flow has cc = \"cubic\""
+    );
 }
 
 #[test]

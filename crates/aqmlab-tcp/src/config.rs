@@ -162,6 +162,9 @@ pub struct PragueParams {
     /// Rounds (RTTs) after slow start before RTT independence applies (`prague_rtt_transition`,
     /// 500).
     pub rtt_transition: u32,
+    /// Classic-ECN-AQM detection (`prague_ecn_fallback`, default 0 as the reference's):
+    /// 0 none, 1 detection and fallback, 2 detection only (`cc/prague_classic.rs`).
+    pub ecn_fallback: u8,
 }
 
 impl Default for PragueParams {
@@ -169,6 +172,7 @@ impl Default for PragueParams {
         PragueParams {
             rtt_target_us: 25_000,
             rtt_transition: 500,
+            ecn_fallback: 0,
         }
     }
 }

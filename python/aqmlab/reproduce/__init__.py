@@ -33,6 +33,7 @@ REPRODUCTIONS = (
     "concatenated-queues",
     "cellular-uplink",
     "red-traffic-check",
+    "l4s-dualq",
 )
 #: The built-in reproductions' folders.
 BUILTIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "builtin")

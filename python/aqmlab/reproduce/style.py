@@ -17,6 +17,7 @@ COLOURS = {
     "Adaptive RED": "#e377c2",
     "PIE": "#9467bd",
     "LSTF-CoDel": "#8c564b",
+    "DualPI2": "#17becf",
 }
 #: Anything that is not a discipline (a trace's capacity, a reference line).
 OTHER = "#7f7f7f"
@@ -28,6 +29,8 @@ def discipline(label: str) -> str | None:
     s = label.lower().replace("_", "-")
     if "fq-codel" in s:
         return "FQ-CoDel"
+    if "dualpi2" in s:
+        return "DualPI2"
     if "lstf" in s:
         return "LSTF-CoDel"
     if "adaptive red" in s or s.startswith("ared"):

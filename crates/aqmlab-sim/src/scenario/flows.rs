@@ -182,6 +182,8 @@ pub(super) fn resolve_flows(
                     f.ledbat_target.is_some(),
                     f.ledbat_gain.is_some(),
                     f.ledbat_allowed_increase.is_some(),
+                    f.dctcp_g.is_some(),
+                    f.prague_ecn_fallback.is_some(),
                 ];
                 if let Some((key, _)) = TCP_FLOW_KEYS.iter().zip(present).find(|(_, p)| *p) {
                     return Err(cx.err(

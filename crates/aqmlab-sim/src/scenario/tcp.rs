@@ -364,6 +364,36 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         }
         cfg.cc.ledbat.allowed_increase = x as f32;
     }
+    only(f.dctcp_g.is_some(), "dctcp_g", CcKind::Dctcp)?;
+    if let Some(g) = &f.dctcp_g {
+        // RFC 8257 §3.3: the EWMA gain g of α ← (1 − g)·α + g·F, "0 < g < 1" (§4.2 suggests
+        // 1/16); g = 1 (α is the last window's fraction) is accepted, as Linux's shift 0.
+        let x = *g.get_ref();
+        if !(x > 0.0 && x <= 1.0) {
+            return Err(cx.err(
+                Some(g.span()),
+                format!("{p}.dctcp_g"),
+                format!("expected an EWMA gain 0 < g <= 1 (RFC 8257 §3.3: 1/16), got {x}"),
+            ));
+        }
+        cfg.cc.dctcp.g = x;
+    }
+    only(
+        f.prague_ecn_fallback.is_some(),
+        "prague_ecn_fallback",
+        CcKind::Prague,
+    )?;
+    // The reference's prague_ecn_fallback: 0 none, 1 detection and fallback, 2 detection.
+    if let Some(m) = int_in(
+        cx,
+        &f.prague_ecn_fallback,
+        format!("{p}.prague_ecn_fallback"),
+        0,
+        2,
+        "a mode (0 none, 1 classic-ECN detection and fallback, 2 detection only)",
+    )? {
+        cfg.cc.prague.ecn_fallback = m as u8;
+    }
     if cfg.cc.vegas.alpha > cfg.cc.vegas.beta {
         let span = f
             .vegas_alpha

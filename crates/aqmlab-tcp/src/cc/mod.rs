@@ -25,6 +25,7 @@ mod hystart;
 mod hystart_linux;
 mod ledbat;
 mod prague;
+mod prague_classic;
 mod reno;
 mod vegas;
 
@@ -36,6 +37,7 @@ pub use hystart::{Growth, HyStart, CSS_GROWTH_DIVISOR};
 pub use hystart_linux::LinuxHyStart;
 pub use ledbat::Ledbat;
 pub use prague::Prague;
+pub use prague_classic::ClassicEcnDetector;
 pub use reno::Reno;
 pub use vegas::Vegas;
 

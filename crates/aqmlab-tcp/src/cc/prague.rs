@@ -23,14 +23,18 @@
 //!   a timeout as Reno's.
 //! * **Fallback**: without AccECN (the peer negotiated classic ECN or none), Prague is Reno
 //!   (the reference switches to its `prague_reno` ops), and the sender sends ECT(0).
-//! * **Classic ECN AQM detection** (draft §2.4.2, the reference's later `classic_ecn`
-//!   heuristic from the RTT variation): not built. A Prague flow behind a classic single-queue
-//!   ECN AQM (a RED or PIE that marks ECT(1) like ECT(0)) therefore takes more than its share
-//!   against Reno or CUBIC, as L4S's "classic ECN bottleneck" concern says.
+//! * **Classic ECN AQM detection** (draft §2.4.2, the reference's `classic_ecn` heuristic from
+//!   the RTT's variation and the standing queue; [`ClassicEcnDetector`]): off by default, as
+//!   the reference's `prague_ecn_fallback` = 0. Then a Prague flow behind a classic
+//!   single-queue ECN AQM (a RED or PIE that marks ECT(1) like ECT(0)) takes more than its
+//!   share against Reno or CUBIC, as L4S's "classic ECN bottleneck" concern says. With
+//!   `ecn_fallback` = 1 a reduction uses at least the detector's classic α; with 2 the score is
+//!   kept (`prague_classic_ecn` in the state trace) but not acted on.
 //!
 //! Where the reference works in fixed point (α in 2⁻²⁰, RTT in 128 µs units), this works in
 //! `f64` and nanoseconds; the rounding differs in the last bits.
 
+use super::prague_classic::ClassicEcnDetector;
 use super::{half_flight, slow_start, AckEvent, Congestion, CongestionControl, EcnFeedback, Reno};
 use crate::accecn::EcnMode;
 use crate::config::PragueParams;
@@ -86,6 +90,8 @@ pub struct Prague {
     cwr_stamp: Option<SimTime>,
     srtt: Option<SimDuration>,
     reductions: u64,
+    /// The classic-ECN-AQM detector, fed only with `p.ecn_fallback` > 0.
+    classic: ClassicEcnDetector,
 }
 
 impl Prague {
@@ -112,12 +118,18 @@ impl Prague {
             cwr_stamp: None,
             srtt: None,
             reductions: 0,
+            classic: ClassicEcnDetector::new(),
         }
     }
 
     /// The marking estimate `α`.
     pub fn alpha(&self) -> f64 {
         self.alpha
+    }
+
+    /// The classic-ECN detector's score (0 without detection).
+    pub fn classic_ecn(&self) -> f64 {
+        self.classic.score()
     }
 
     /// True while the peer's feedback is AccECN (not fallen back to Reno).
@@ -203,6 +215,9 @@ impl CongestionControl for Prague {
             return; // the round goes on until a target RTT has passed
         }
         if self.saw_ce {
+            if self.p.ecn_fallback > 0 {
+                self.classic.on_round();
+            }
             let f = self.delivered_ce as f64 / self.delivered.max(1) as f64;
             self.alpha = ((1.0 - G) * self.alpha + G * f).min(1.0);
             self.alpha_stamp = fb.now;
@@ -215,6 +230,11 @@ impl CongestionControl for Prague {
             return;
         }
         self.srtt = ev.srtt;
+        if self.p.ecn_fallback > 0 {
+            if let Some(r) = ev.rtt {
+                self.classic.on_rtt_sample(r.as_nanos() as f64 / 1e3);
+            }
+        }
         let ce = self.pending_ce_bytes.min(ev.acked_bytes);
         self.pending_ce_bytes = 0;
         let mut acked = ev.acked_bytes - ce;
@@ -248,12 +268,19 @@ impl CongestionControl for Prague {
                     return;
                 }
                 self.cwr_stamp = Some(now);
-                let w = (self.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u64;
+                self.classic.on_reduction(self.ssthresh / self.mss);
+                let alpha = if self.p.ecn_fallback == 1 {
+                    self.classic.fallback_alpha(self.alpha)
+                } else {
+                    self.alpha
+                };
+                let w = (self.cwnd as f64 * (1.0 - alpha / 2.0)) as u64;
                 self.cwnd = w.max(2 * self.mss);
                 self.ssthresh = self.cwnd;
                 self.reductions += 1;
             }
             Congestion::Loss => {
+                self.classic.on_reduction(self.ssthresh / self.mss);
                 self.ssthresh = half_flight(flight_size, self.mss);
                 self.cwnd = self.ssthresh;
                 self.acc = 0;
@@ -294,6 +321,7 @@ impl CongestionControl for Prague {
         visit("prague_ai", self.ai());
         visit("prague_round", f64::from(self.round));
         visit("prague_scalable", f64::from(u8::from(self.is_scalable())));
+        visit("prague_classic_ecn", self.classic.score());
     }
 }
 

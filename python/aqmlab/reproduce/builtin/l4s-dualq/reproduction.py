@@ -1,0 +1,251 @@
+"""l4s-dualq's own code: the L queue's delay (each flow's one-way delay less its base), the
+per-run metrics the claims read, the predicates with their stated tolerances, the known
+trouble cases as findings (not verdicts), and the figure.
+
+experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder").
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+from aqmlab.reproduce import common as cm
+from aqmlab.reproduce.style import colour, log_ticks, title
+from aqmlab.sweepspec import _toml_loads
+
+#: Bytes of a full-sized packet on the wire (MSS 1448 + 52 bytes of headers): what the one-way
+#: delay's base counts one transmission of per link.
+PACKET_BYTES = 1500
+#: The cases the issue asks to report as findings, not verdicts: Prague beside CUBIC in one
+#: shared FIFO, in one classic AQM queue, and under flow queuing.
+TROUBLE = [
+    "tail drop (one FIFO)",
+    "PIE, ECN (one queue)",
+    "PIE, ECN (one queue), Prague's fallback",
+    "FQ-CoDel",
+]
+
+
+def _parse(text: str) -> float:
+    """A duration such as "2ms" or "1.5s", in ms."""
+    t = text.strip()
+    for unit, f in (("ms", 1.0), ("us", 1e-3), ("µs", 1e-3), ("ns", 1e-6), ("s", 1e3)):
+        if t.endswith(unit):
+            return float(t[: -len(unit)]) * f
+    raise ValueError(text)
+
+
+def _mbps(text: str) -> float:
+    t = text.strip()
+    for unit, f in (("Gbps", 1e3), ("Mbps", 1.0), ("kbps", 1e-3)):
+        if t.endswith(unit):
+            return float(t[: -len(unit)]) * f
+    raise ValueError(text)
+
+
+def _base_owd_ms(scenario: dict[str, Any], sender_delays: list[str], rate: str) -> list[float]:
+    """Each flow's one-way delay through empty queues: its path's propagation delays and one
+    packet's transmission on each of its three links (access, bottleneck, access)."""
+    d = scenario["dumbbell"]
+    b = d["bottleneck"]
+    access_ms = PACKET_BYTES * 8 / (_mbps(d["access_rate"]) * 1e3)
+    bottleneck_ms = PACKET_BYTES * 8 / (_mbps(rate) * 1e3)
+    fixed = _parse(b["delay"]) + _parse(d["receiver_delay"]) + 2 * access_ms + bottleneck_ms
+    return [_parse(s) + fixed for s in sender_delays]
+
+
+def _axis(ctx: Any, column: str) -> dict[str, dict[str, Any]]:
+    for s in ctx.experiment.sweeps:
+        for a in s.axes:
+            if a.keys == [column] and a.cases is not None:
+                return a.cases
+    raise KeyError(column)
+
+
+def derive(df: Any, ctx: Any) -> Any:
+    with open(os.path.join(ctx.experiment.folder, "scenario.toml"), encoding="utf-8") as f:
+        scenario = _toml_loads(f.read())
+    rtts = _axis(ctx, "rtts")
+    rates = _axis(ctx, "rate_mbps")
+    w = "windows.after_warmup."
+    util = df[w + "links.bottleneck.utilization"]
+    base = [
+        _base_owd_ms(
+            scenario,
+            list(rtts[r]["dumbbell.sender_delay"]),
+            rates[m]["dumbbell.bottleneck.rate"],
+        )
+        for r, m in zip(df["rtts"], df["rate_mbps"])
+    ]
+    # A stalled run (under 10 % of the link) has no metric: its predicates say "stalled".
+    live = util >= cm.STALLED_FRACTION
+    nan = float("nan")
+    df["util"] = util
+    df["l_p50_ms"] = (df["flows[0].one_way_delay_ms.p50"] - [b[0] for b in base]).where(live, nan)
+    df["l_p99_ms"] = (df["flows[0].one_way_delay_ms.p99"] - [b[0] for b in base]).where(live, nan)
+    df["c_p50_ms"] = (df["flows[1].one_way_delay_ms.p50"] - [b[1] for b in base]).where(live, nan)
+    # Loss over the whole run, slow start included: a FIFO gives Prague no mark, so only a
+    # loss ends its slow start there.
+    sent = df["flows[0].data_pkts_sent"]
+    df["l_loss"] = (df["flows[0].data_pkts_lost"] / sent).where(live & (sent > 0), nan)
+    cubic = df[w + "flows[1].goodput_bps"]
+    df["ratio"] = (df[w + "flows[0].goodput_bps"] / cubic).where(live & (cubic > 0), nan)
+    return df
+
+
+FALLBACK = "PIE, ECN (one queue), Prague's fallback"
+
+
+def _stalled(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+# The predicates, each with the tolerance claims.toml states for it.
+
+
+def around_100_300_us(v: tuple) -> Any:
+    """Median 100-300 µs, printed to the hundred µs: 0.05-0.35 ms."""
+    (a,) = v
+    return cm.STALLED if _stalled(a) else 0.05 <= a <= 0.35
+
+
+def below_2_ms(v: tuple) -> Any:
+    (a,) = v
+    return cm.STALLED if _stalled(a) else a < 2.0
+
+
+def near_zero_loss(v: tuple) -> Any:
+    (a,) = v
+    return cm.STALLED if _stalled(a) else a <= 1e-4
+
+
+def close_to_full(v: tuple) -> Any:
+    (a,) = v
+    return cm.STALLED if _stalled(a) else a >= 0.95
+
+
+def about_equal(v: tuple) -> Any:
+    (a,) = v
+    return cm.STALLED if _stalled(a) else 1 / 1.5 <= a <= 1.5
+
+
+def ms(v: tuple) -> str:
+    return "stalled" if _stalled(v[0]) else f"{cm.fmt(v[0])} ms"
+
+
+def fraction(v: tuple) -> str:
+    return "stalled" if _stalled(v[0]) else f"{v[0]:.3g}"
+
+
+def ratio(v: tuple) -> str:
+    return "stalled" if _stalled(v[0]) else f"{v[0]:.3g}"
+
+
+def tables(ctx: Any) -> list[Any]:
+    g = ctx.table
+    rows = []
+    for case in TROUBLE:
+        for _, r in g[g["aqm"] == case].iterrows():
+            rows.append(
+                [
+                    case,
+                    r["rate_mbps"],
+                    r["rtts"],
+                    _f(r["ratio"]),
+                    _f(r["l_p50_ms"]),
+                    _f(r["l_p99_ms"]),
+                    _f(r["c_p50_ms"]),
+                    _f(r["l_loss"]),
+                ]
+            )
+    return [
+        cm.Table(
+            "Known trouble cases: findings, not verdicts (Prague beside CUBIC in one FIFO, one "
+            "classic AQM queue, and flow queuing)",
+            [
+                "bottleneck",
+                "Mb/s",
+                "RTTs",
+                "Prague / CUBIC rate",
+                "Prague queue p50 ms",
+                "Prague queue p99 ms",
+                "CUBIC queue p50 ms",
+                "Prague loss",
+            ],
+            rows,
+            "No source claims a number here; these are the coexistence problems L4S's DualQ "
+            "exists to avoid, shown on the same traffic.",
+        )
+    ]
+
+
+def _f(x: Any) -> str:
+    return "stalled" if _stalled(x) else cm.fmt(float(x))
+
+
+def _cell(g: Any, case: str, rate: str, rtts: str, col: str) -> float:
+    r = g[(g["aqm"] == case) & (g["rate_mbps"] == rate) & (g["rtts"] == rtts)]
+    return float(r[col].iloc[0]) if len(r) == 1 else float("nan")
+
+
+def discussion(ctx: Any) -> list[str]:
+    g = ctx.table
+    rate = str(g["rate_mbps"].iloc[0])
+    cell = lambda case, col: _cell(g, case, rate, "equal", col)  # noqa: E731
+    return [
+        f"Findings at {rate} Mb/s, equal RTTs: in one PIE queue with ECN Prague runs at "
+        f"{_f(cell('PIE, ECN (one queue)', 'ratio'))}× CUBIC's rate and queues "
+        f"{_f(cell('PIE, ECN (one queue)', 'l_p50_ms'))} ms (median): it answers the classic "
+        "AQM's marks with α/2 where CUBIC cuts by 30 %, and shares CUBIC's queue. In one "
+        f"tail-drop FIFO the ratio is {_f(cell('tail drop (one FIFO)', 'ratio'))} and Prague's "
+        f"median queue {_f(cell('tail drop (one FIFO)', 'l_p50_ms'))} ms. Under FQ-CoDel the "
+        f"rates are shared ({_f(cell('FQ-CoDel', 'ratio'))}) but Prague's median queue is "
+        f"{_f(cell('FQ-CoDel', 'l_p50_ms'))} ms, p99 {_f(cell('FQ-CoDel', 'l_p99_ms'))} ms, "
+        f"against {_f(cell('DualPI2', 'l_p50_ms'))} and {_f(cell('DualPI2', 'l_p99_ms'))} ms "
+        "in DualPI2's L queue: CoDel marks at its 5 ms target, a classic queue's, whatever "
+        "the flow's response. With Prague's classic-ECN-AQM detection and fallback on, in the "
+        "one PIE queue Prague runs at "
+        f"{_f(cell(FALLBACK, 'ratio'))}× CUBIC's rate: it detects the classic queue from "
+        "the RTT's variation and cuts as a classic flow does.",
+    ]
+
+
+def figures(ctx: Any) -> list[str]:
+    from aqmlab.plot import _plt, _save
+
+    g = ctx.table
+    plt = _plt()
+    points = list(dict.fromkeys(zip(g["rate_mbps"], g["rtts"])))
+    cases = list(dict.fromkeys(g["aqm"]))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    width = 0.8 / len(cases)
+    for i, case in enumerate(cases):
+        rows = [_cell(g, case, r, t, "l_p99_ms") for r, t in points]
+        ratios = [_cell(g, case, r, t, "ratio") for r, t in points]
+        xs = [j + (i - (len(cases) - 1) / 2) * width for j in range(len(points))]
+        hatch = "//" if case.startswith("DualPI2,") or case.endswith("fallback") else ""
+        for ax, ys in ((axes[0], rows), (axes[1], ratios)):
+            ax.bar(xs, ys, width, color=colour(case), hatch=hatch, edgecolor="black", label=case)
+    labels = [f"{r} Mb/s\n{t} RTTs" for r, t in points]
+    axes[0].set(ylabel="Prague's queue delay p99 (ms)", yscale="log")
+    axes[0].axhline(2.0, color="black", ls=":", lw=1)
+    log_ticks(axes[0], [0.1, 0.3, 1, 2, 10, 30, 100, 300], axis="y")
+    # A ratio on a log axis: 2:1 and 1:2 are as far from balance.
+    axes[1].set(ylabel="Prague / CUBIC rate (after the warm-up)", yscale="log")
+    axes[1].axhline(1.0, color="black", ls=":", lw=1)
+    log_ticks(axes[1], [0.1, 0.3, 1, 3, 10, 30], axis="y")
+    for ax in axes:
+        ax.set_xticks(range(len(points)), labels, fontsize=8)
+        ax.grid(True, axis="y", alpha=0.3)
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncol=3, fontsize=7)
+    fig.subplots_adjust(bottom=0.24, wspace=0.3)
+    title(
+        fig,
+        "Prague beside CUBIC: its queue and the rate balance",
+        "De Schepper et al., arXiv 2209.01078; RFC 9332",
+    )
+    files = _save(fig, os.path.join(ctx.out, "figures"), "l4s-dualq")
+    return [f for f in files if f.endswith(".png")]
