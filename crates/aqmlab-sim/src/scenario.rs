@@ -261,6 +261,14 @@ struct RawFlow {
     ledbat_target: Option<S>,
     ledbat_gain: Option<Spanned<f64>>,
     ledbat_allowed_increase: Option<Spanned<f64>>,
+    // app = "page"
+    objects: Option<Spanned<i64>>,
+    parallel: Option<Spanned<i64>>,
+    // app = "video"
+    segment: Option<S>,
+    ladder: Option<Spanned<Vec<String>>>,
+    playout_buffer: Option<S>,
+    safety: Option<Spanned<f64>>,
 }
 
 /// A built scenario: the simulation, its duration, and what it was made from.
@@ -1087,7 +1095,7 @@ fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioE
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 47] = [
+pub const TCP_FLOW_KEYS: [&str; 53] = [
     "cc",
     "app",
     "bytes",
@@ -1135,4 +1143,10 @@ pub const TCP_FLOW_KEYS: [&str; 47] = [
     "ledbat_target",
     "ledbat_gain",
     "ledbat_allowed_increase",
+    "objects",
+    "parallel",
+    "segment",
+    "ladder",
+    "playout_buffer",
+    "safety",
 ];

@@ -182,6 +182,12 @@ pub(super) fn resolve_flows(
                     f.ledbat_target.is_some(),
                     f.ledbat_gain.is_some(),
                     f.ledbat_allowed_increase.is_some(),
+                    f.objects.is_some(),
+                    f.parallel.is_some(),
+                    f.segment.is_some(),
+                    f.ladder.is_some(),
+                    f.playout_buffer.is_some(),
+                    f.safety.is_some(),
                 ];
                 if let Some((key, _)) = TCP_FLOW_KEYS.iter().zip(present).find(|(_, p)| *p) {
                     return Err(cx.err(
@@ -346,6 +352,14 @@ fn largest_packets(f: &PlannedFlow) -> ((u32, String), (u32, String)) {
                     seg(*request_bytes, "its requests"),
                 ),
                 TcpApp::PackMime { .. } => (seg(mss, "its responses"), seg(mss, "its requests")),
+                TcpApp::Page { request_bytes, .. } => (
+                    seg(mss, "its responses"),
+                    seg(*request_bytes, "its requests"),
+                ),
+                TcpApp::Video(v) => (
+                    seg(mss, "its responses"),
+                    seg(v.request_bytes, "its requests"),
+                ),
                 TcpApp::Repeat { .. } | TcpApp::OnOff { .. } => (seg(mss, "its segments"), ack),
             }
         }
