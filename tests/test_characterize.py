@@ -511,7 +511,8 @@ def test_quick_report_is_self_contained(quick_dir):
 
     refs = re.findall(r'(?:src|href)\s*=\s*"([^"#]+)"', page)
     assert refs and all(r.startswith("data:image/png;base64,") for r in refs)
-    for word in ("must", "may", "Not run", "LEDBAT", "Implementation cost", "codel", "droptail"):
+    words = ("must", "may", "LEDBAT", "Implementation cost", "codel", "droptail")
+    for word in words + ("web page completion time", "adaptive video: time rebuffering"):
         assert word in page, word
 
 
