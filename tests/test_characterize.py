@@ -155,10 +155,79 @@ def test_every_scenario_loads_and_draws_its_start_times():
                     assert f["start"].startswith(("uniform(", "exponential(")), (t.id, f)
 
 
-def test_scenarios_not_run_say_why():
-    needs = {t.id: t.needs for t in templates() if t.needs}
-    assert "video" in needs["9.1-traffic-mix"] and "web" in needs["9.1-traffic-mix"]
-    assert set(needs) == {"7.2-bursts", "9.1-traffic-mix"}
+def test_every_scenario_runs():
+    assert [t.id for t in templates() if t.needs] == []
+
+
+def _counts(b):
+    """Flows of a built scenario by name: (count, flow)."""
+    return {f["name"]: (f.get("count", 1), f) for f in b.scenario["flows"]}
+
+
+@pytest.mark.parametrize(
+    "case,present",
+    [
+        ("case1", {"web"}),
+        ("case2", {"web", "video"}),
+        ("case3", {"web", "video", "cbr"}),
+        ("case4", {"web", "video", "cbr", "bulk"}),
+    ],
+)
+def test_burst_absorption_cases_add_one_source_each(case, present):
+    # RFC 7928 §7.2: web pages of at least 50 objects over 6 parallel connections with IW 10 in
+    # every case; video, CBR and bulk added one at a time.
+    b = _built("7.2-bursts", case, rate=10e6)
+    flows = _counts(b)
+    assert set(flows) == present
+    assert all(n == 1 for n, _ in flows.values())
+    _, web = flows["web"]
+    assert web["app"] == "page" and web["objects"] >= 50
+    assert (web["parallel"], web["initial_cwnd"]) == (6, 10)
+    if "video" in present:
+        _, v = flows["video"]
+        assert v["app"] == "video"
+        assert v["ladder"] == ["500000bps", "1000000bps", "2000000bps", "4000000bps"]
+    if "cbr" in present:
+        assert flows["cbr"][1]["kind"] == "udp" and flows["cbr"][1]["rate"] == "1000000bps"
+    if "bulk" in present:
+        assert flows["bulk"][1].get("app", "bulk") == "bulk"
+    load(toml_text(b.scenario))
+
+
+def test_traffic_mix_is_the_rfcs():
+    # RFC 7928 §9.1: 1 bidirectional VoIP, 6 web page downloads, 1 CBR, 1 adaptive video, 5 bulk.
+    b = _built("9.1-traffic-mix", rate=10e6)
+    flows = _counts(b)
+    (nd, down), (nu, up) = flows["voip-down"], flows["voip-up"]
+    assert nd == nu == 1 and down["kind"] == up["kind"] == "udp"
+    assert (down["from"], down["to"]) == (up["to"], up["from"]), "one call, both directions"
+    n, web = flows["web"]
+    assert n == 6 and web["app"] == "page" and (web["objects"], web["parallel"]) == (50, 6)
+    assert flows["cbr"][0] == 1 and flows["cbr"][1]["kind"] == "udp"
+    assert flows["video"][0] == 1 and flows["video"][1]["app"] == "video"
+    n, bulk = flows["bulk"]
+    assert n == 5 and bulk.get("app", "bulk") == "bulk"
+    assert sum(n for n, _ in flows.values()) == 1 + 1 + 6 + 1 + 1 + 5
+    load(toml_text(b.scenario))
+
+
+def test_page_and_video_metrics_from_summary_flows():
+    flows = [
+        {"app": "page", "pages": {"completed": 3, "time_s": 2.0}},
+        {"app": "page", "pages": {"completed": 1, "time_s": 6.0}},
+        {"app": "page", "pages": {"completed": 0, "time_s": None}},
+        {
+            "app": "video",
+            "video": {"segments": 4, "bitrate_mean_bps": 1.5e6, "rebuffer_s": 0.25, "switches": 2},
+        },
+        {"app": "bulk"},
+    ]
+    m = measures.page_video(flows)
+    # Pooled over pages: (3·2 + 1·6) / 4 = 3 s.
+    assert m["page_time_s"] == 3.0 and m["pages_completed"] == 4
+    assert m["video_bitrate_mbps"] == 1.5 and m["video_rebuffer_s"] == 0.25
+    assert m["video_switches"] == 2
+    assert measures.page_video([{"app": "bulk"}]) == {}
 
 
 def test_two_aqms_in_a_row_chain_and_schedule():
@@ -373,6 +442,14 @@ def test_quick_suite_writes_every_scenario(quick_dir):
     for t in templates():
         assert any(i == t.id or i.startswith(t.id + "-") for i in ids), t.id
     assert {e["template"] for e in doc["scenarios"]} == {t.id for t in templates()}
+    # §7.2 and §9.1 measure whole pages and the video.
+    mix = next(e for e in doc["scenarios"] if e["id"] == "9.1-traffic-mix")["results"]
+    for q in ("codel", "droptail"):
+        assert mix[q]["pages_completed"]["mean"] > 0 and mix[q]["page_time_s"]["mean"] > 0
+        assert mix[q]["video_bitrate_mbps"]["mean"] > 0
+    for case in ("case1", "case4"):
+        res = next(e for e in doc["scenarios"] if e["id"] == f"7.2-bursts-{case}")["results"]
+        assert res["codel"]["page_time_s"]["n"] == 2
     for e in doc["scenarios"]:
         assert {"id", "section", "title", "requirement", "parameters", "results"} <= set(e)
         if e["status"] == "not run":
@@ -434,7 +511,8 @@ def test_quick_report_is_self_contained(quick_dir):
 
     refs = re.findall(r'(?:src|href)\s*=\s*"([^"#]+)"', page)
     assert refs and all(r.startswith("data:image/png;base64,") for r in refs)
-    for word in ("must", "may", "Not run", "LEDBAT", "Implementation cost", "codel", "droptail"):
+    words = ("must", "may", "LEDBAT", "Implementation cost", "codel", "droptail")
+    for word in words + ("web page completion time", "adaptive video: time rebuffering"):
         assert word in page, word
 
 

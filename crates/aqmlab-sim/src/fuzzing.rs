@@ -444,6 +444,8 @@ const APP: Pool = Pool {
         "\"web\"",
         "\"repeat\"",
         "\"onoff\"",
+        "\"page\"",
+        "\"video\"",
     ],
     bad: &["\"ftp\""],
 };
@@ -605,7 +607,7 @@ fn pool(key: &str, in_params: bool) -> &'static Pool {
     match key {
         "rate" | "access_rate" => &RATE,
         "duration" | "bin" | "delay" | "start" | "stop" | "on_time" | "off_time" | "min_rto"
-        | "delack_timeout" | "interval" => &DURATION,
+        | "delack_timeout" | "interval" | "segment" | "playout_buffer" => &DURATION,
         "idle" => &IDLE,
         "idle_dist" => &IDLE_DIST,
         "model" => &MODEL,

@@ -263,6 +263,14 @@ struct RawFlow {
     ledbat_allowed_increase: Option<Spanned<f64>>,
     dctcp_g: Option<Spanned<f64>>,
     prague_ecn_fallback: Option<Spanned<i64>>,
+    // app = "page"
+    objects: Option<Spanned<i64>>,
+    parallel: Option<Spanned<i64>>,
+    // app = "video"
+    segment: Option<S>,
+    ladder: Option<Spanned<Vec<String>>>,
+    playout_buffer: Option<S>,
+    safety: Option<Spanned<f64>>,
 }
 
 /// A built scenario: the simulation, its duration, and what it was made from.
@@ -1089,7 +1097,7 @@ fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioE
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 49] = [
+pub const TCP_FLOW_KEYS: [&str; 55] = [
     "cc",
     "app",
     "bytes",
@@ -1139,4 +1147,10 @@ pub const TCP_FLOW_KEYS: [&str; 49] = [
     "ledbat_allowed_increase",
     "dctcp_g",
     "prague_ecn_fallback",
+    "objects",
+    "parallel",
+    "segment",
+    "ladder",
+    "playout_buffer",
+    "safety",
 ];

@@ -116,7 +116,7 @@ pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
             goodputs.push(goodput);
             drops.push(m.dropped_pkts as f64);
         }
-        flows.push(json!({
+        let mut flow = json!({
             "id": i,
             "name": info.name,
             "kind": info.kind,
@@ -150,7 +150,31 @@ pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
             "data_pkts_received": m.receiver.received_pkts,
             "data_pkts_lost": m.receiver.lost_pkts,
             "loss_rate": if m.receiver.sent_pkts == 0 { Value::Null } else { json!(m.receiver.loss_rate()) },
-        }));
+        });
+        let done = |n: u64, v: f64| if n == 0 { Value::Null } else { secs(v) };
+        if info.app == "page" {
+            // RFC 7928 §2.1: a web page's completion time, request to last object.
+            flow["pages"] = json!({
+                "started": m.pages_started,
+                "completed": m.pages_completed,
+                "failed": m.pages_failed,
+                "time_s": done(m.pages_completed, m.page_time_ns.mean()),
+                "time_p50_s": done(m.pages_completed, m.page_time_ns.quantile(0.5)),
+                "time_p99_s": done(m.pages_completed, m.page_time_ns.quantile(0.99)),
+            });
+        }
+        if info.app == "video" {
+            let n = m.video_segments;
+            flow["video"] = json!({
+                "segments": n,
+                "bitrate_mean_bps": if n == 0 { Value::Null } else { json!(m.video_bitrate_sum_bps as f64 / n as f64) },
+                "switches": m.video_switches,
+                "rebuffers": m.video_rebuffers,
+                "rebuffer_s": m.video_rebuffer_ns as f64 / 1e9,
+                "startup_s": m.video_startup_ns.map_or(Value::Null, |ns| json!(ns as f64 / 1e9)),
+            });
+        }
+        flows.push(flow);
     }
     json!({
         "format_version": 1,

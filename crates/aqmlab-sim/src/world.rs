@@ -30,17 +30,21 @@ pub use crate::link::{DropRecord, LinkBin, LinkMetrics, LinkReport, PacketRecord
 mod apps;
 mod build;
 mod net;
+mod page;
 mod report;
 mod tcp;
+mod video;
 pub use apps::{
     max_lognormal_sigma, Arrivals, IdleDist, OnOff, SizeDist, TcpApp, MAX_LOGNORMAL_SIGMA,
 };
 pub use build::{BuildError, FlowSpec, TcpSpec, UdpSpec};
 use build::{Flow, FlowKind};
 use net::Link;
+pub use page::page_objects;
 pub use report::{jain, FlowBin, FlowInfo, FlowMetrics, Report, SeriesChunk};
 use tcp::Conn;
 pub use tcp::{LEG_OPEN, LEG_REPLY};
+pub use video::VideoSpec;
 
 /// What a packet carries, as far as the endpoints care.
 #[derive(Clone, Copy, Debug)]
@@ -132,6 +136,8 @@ pub struct Sim {
     /// The time bin of `now`, kept up to date per event (a division per bin, not per packet).
     bins: Bins,
     conns: Arena<Conn>,
+    /// Web pages being fetched ([`TcpApp::Page`]).
+    pages: Arena<page::PageRun>,
     next_gen: u32,
     segs: Vec<Segment>,
     /// A second reusable segment buffer (a web server's response and its request ACK).

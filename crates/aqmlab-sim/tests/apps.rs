@@ -391,7 +391,7 @@ fn bad_application_keys_name_the_line_and_key() {
         ),
         (
             "app = \"ftp\"",
-            "t.toml:17: flows[0].app: expected bulk, finite, repeat, onoff or web, got \"ftp\"",
+            "t.toml:17: flows[0].app: expected bulk, finite, repeat, onoff, web, page or video, got \"ftp\"",
         ),
     ] {
         let e = err(&tcp(keys));

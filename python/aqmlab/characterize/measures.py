@@ -22,6 +22,13 @@ Definitions, where the RFC leaves a choice (stated again in the report):
 * a flow counts in a loss event's share when it has been seen at the bottleneck before the
   event's start and after it (flows come and go in §8.2.5).
 * **delay above minRTT** (§2.7): a flow's mean one-way delay less its one-way propagation delay.
+* **web page completion time** (§2.1, "for web traffic, the whole page"): per page, from its
+  request to its last object acknowledged (``app = "page"``, ``docs/models/page.md``); the mean
+  over the pages completed in the run, all page flows pooled. The objects and the video's
+  segments are left out of ``fct_s``, which is the other flows' transfers' mean.
+* **adaptive video** (``app = "video"``, ``docs/models/video.md``): the mean of the chosen
+  segment bitrates, the time spent rebuffering (the playout buffer dry after playback began)
+  and the number of bitrate switches, over the whole run.
 * **packet delay variation** (§2.6, RFC 5481's PDV): per flow, the 99th percentile of its
   queueing delay at the bottleneck less its minimum (the rest of the path adds a constant).
 """
@@ -251,8 +258,10 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     )
     jit = [f["jitter_ms"] for f in flows if f.get("jitter_ms") is not None]
     m["jitter_ms"] = math.fsum(jit) / len(jit) if jit else None
-    fct = [f["fct_s"] for f in flows if f.get("fct_s") is not None]
+    media = ("page", "video")
+    fct = [f["fct_s"] for f in flows if f.get("fct_s") is not None and f["app"] not in media]
     m["fct_s"] = math.fsum(fct) / len(fct) if fct else None
+    m.update(page_video(flows))
 
     # Per-flow points of the delay-goodput graph, and per-name goodput.
     points = []
@@ -268,7 +277,7 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
         m[f"goodput_mbps[{name}]"] = math.fsum(vals) / len(vals) / 1e6
     fct_by: dict[str, list[float]] = {}
     for f in flows:
-        if f.get("name") and f.get("fct_s") is not None:
+        if f.get("name") and f.get("fct_s") is not None and f["app"] not in media:
             fct_by.setdefault(f["name"].rsplit("-", 1)[0], []).append(f["fct_s"])
     for name, vals in sorted(fct_by.items()):
         m[f"fct_s[{name}]"] = math.fsum(vals) / len(vals)
@@ -389,6 +398,35 @@ def per_level(summary: dict[str, Any]) -> dict[str, Any]:
         out[f"queue_delay_ms@{level}"] = a["soj"] / a["rel"] if a["rel"] else None
         out[f"loss_ratio@{level}"] = a["drop"] / a["enq"] if a["enq"] else None
         out[f"utilization@{level}"] = math.fsum(a["util"]) / len(a["util"])
+    return out
+
+
+def page_video(flows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The web pages' and the adaptive video's metrics of a run's summary flows: the mean page
+    completion time over every page completed (pooled over the page flows), the pages
+    completed; the video flows' mean chosen bitrate (over their segments), rebuffering time and
+    switches (summed over the video flows). Empty without such flows."""
+    out: dict[str, Any] = {}
+    pages = [f["pages"] for f in flows if f.get("pages")]
+    if pages:
+        done = [p for p in pages if p["completed"]]
+        n = sum(p["completed"] for p in done)
+        out["pages_completed"] = n
+        out["page_time_s"] = (
+            math.fsum(p["time_s"] * p["completed"] for p in done) / n if n else None
+        )
+    videos = [f["video"] for f in flows if f.get("video")]
+    if videos:
+        segs = sum(v["segments"] for v in videos)
+        out["video_bitrate_mbps"] = (
+            math.fsum(v["bitrate_mean_bps"] * v["segments"] for v in videos if v["segments"])
+            / segs
+            / 1e6
+            if segs
+            else None
+        )
+        out["video_rebuffer_s"] = math.fsum(v["rebuffer_s"] for v in videos)
+        out["video_switches"] = sum(v["switches"] for v in videos)
     return out
 
 

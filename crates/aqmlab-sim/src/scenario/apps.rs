@@ -3,7 +3,7 @@
 //! that the keys it reads belong to the application and names the key of any error.
 
 use super::{Ctx, RawFlow, ScenarioError, S};
-use crate::world::{Arrivals, IdleDist, OnOff, SizeDist, TcpApp};
+use crate::world::{Arrivals, IdleDist, OnOff, SizeDist, TcpApp, VideoSpec};
 use aqmlab_core::units;
 use aqmlab_core::SimDuration;
 use toml::Spanned;
@@ -99,13 +99,21 @@ pub(super) fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, Scen
         || f.size_mean.is_some()
         || f.size_shape.is_some()
         || f.size_sigma.is_some();
-    // Keys that belong to one application only, refused on the others.
-    let web_only = [
+    // Keys that belong to some applications only, refused on the others.
+    let web_only = [present("model", &f.model), present("http", &f.http)];
+    let arrival_keys = [
         present("conns_per_s", &f.conns_per_s),
         present("interval", &f.interval),
-        present("request_size", &f.request_size),
-        present("model", &f.model),
-        present("http", &f.http),
+    ];
+    let page_only = [
+        present("objects", &f.objects),
+        present("parallel", &f.parallel),
+    ];
+    let video_only = [
+        present("segment", &f.segment),
+        present("ladder", &f.ladder),
+        present("playout_buffer", &f.playout_buffer),
+        present("safety", &f.safety),
     ];
     let repeat_only = [
         present("idle", &f.idle),
@@ -121,6 +129,31 @@ pub(super) fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, Scen
     ];
     if app != "web" {
         refuse(cx, span.clone(), p, &web_only, "app = \"web\"")?;
+    }
+    if !matches!(app, "web" | "page") {
+        refuse(
+            cx,
+            span.clone(),
+            p,
+            &arrival_keys,
+            "app = \"web\" and app = \"page\"",
+        )?;
+    }
+    if !matches!(app, "web" | "page" | "video") {
+        let r = [present("request_size", &f.request_size)];
+        refuse(
+            cx,
+            span.clone(),
+            p,
+            &r,
+            "app = \"web\", \"page\" and \"video\"",
+        )?;
+    }
+    if app != "page" {
+        refuse(cx, span.clone(), p, &page_only, "app = \"page\"")?;
+    }
+    if app != "video" {
+        refuse(cx, span.clone(), p, &video_only, "app = \"video\"")?;
     }
     if app != "repeat" {
         refuse(cx, span.clone(), p, &repeat_only, "app = \"repeat\"")?;
@@ -139,10 +172,15 @@ pub(super) fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, Scen
         )?;
     }
     match app {
-        "bulk" | "finite" | "onoff" if size_keys => Err(cx.err(
+        "bulk" | "finite" | "onoff" | "video" if size_keys => Err(cx.err(
             span,
             format!("{p}.app"),
-            "size_dist, size_mean, size_shape and size_sigma belong to app = \"web\" and app = \"repeat\"",
+            "size_dist, size_mean, size_shape and size_sigma belong to app = \"web\", \"page\" and \"repeat\"",
+        )),
+        "page" | "video" if f.bytes.is_some() => Err(cx.err(
+            span,
+            format!("{p}.bytes"),
+            "a page's objects are sized by size_dist/size_mean, a video's segments by ladder and segment: not bytes",
         )),
         "bulk" if f.bytes.is_some() => Err(cx.err(
             span,
@@ -156,10 +194,12 @@ pub(super) fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, Scen
         "repeat" => repeat(cx, f, p, span),
         "onoff" => onoff(cx, f, p, span),
         "web" => web(cx, f, p, span),
+        "page" => page(cx, f, p, span),
+        "video" => video(cx, f, p),
         other => Err(cx.err(
             span,
             format!("{p}.app"),
-            format!("expected bulk, finite, repeat, onoff or web, got {other:?}"),
+            format!("expected bulk, finite, repeat, onoff, web, page or video, got {other:?}"),
         )),
     }
 }
@@ -463,7 +503,27 @@ fn web(
             ))
         }
     }
-    let arrivals = match (&f.conns_per_s, &f.interval) {
+    let arrivals = arrivals(cx, f, p, span, "web traffic needs conns_per_s, like conns_per_s = 5.0, or a periodic interval, like interval = \"200ms\"")?;
+    let size = size_dist(cx, f, p)?;
+    // The request the client sends before the response (default: DEFAULT_REQUEST_BYTES).
+    let request_bytes = request_bytes(cx, f, p)?;
+    Ok(TcpApp::Web {
+        arrivals,
+        size,
+        request_bytes,
+    })
+}
+
+/// `conns_per_s` (Poisson arrivals) or `interval` (periodic), one of them required (`missing`:
+/// the error without either).
+fn arrivals(
+    cx: &Ctx<'_>,
+    f: &RawFlow,
+    p: &str,
+    span: Option<std::ops::Range<usize>>,
+    missing: &str,
+) -> Result<Arrivals, ScenarioError> {
+    Ok(match (&f.conns_per_s, &f.interval) {
         (Some(_), Some(i)) => {
             return Err(cx.err(
                 Some(i.span()),
@@ -498,25 +558,140 @@ fn web(
             }
             Arrivals::Periodic { interval }
         }
-        (None, None) => {
+        (None, None) => return Err(cx.err(span, format!("{p}.conns_per_s"), missing)),
+    })
+}
+
+/// `request_size`, default [`DEFAULT_REQUEST_BYTES`].
+fn request_bytes(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<u64, ScenarioError> {
+    match &f.request_size {
+        Some(r) => request_size(cx, r, p),
+        None => Ok(DEFAULT_REQUEST_BYTES),
+    }
+}
+
+/// Objects per page when the scenario gives no `objects`: RFC 7928 §7.2's "at least 50".
+pub const DEFAULT_PAGE_OBJECTS: u32 = 50;
+/// Parallel connections per page when the scenario gives no `parallel`: RFC 7928 §7.2's 6.
+pub const DEFAULT_PAGE_PARALLEL: u32 = 6;
+
+/// `app = "page"`: `conns_per_s` (pages per second) or `interval`, `objects`, `parallel`, the
+/// objects' `size_*`, `request_size`.
+fn page(
+    cx: &Ctx<'_>,
+    f: &RawFlow,
+    p: &str,
+    span: Option<std::ops::Range<usize>>,
+) -> Result<TcpApp, ScenarioError> {
+    let arrivals = arrivals(cx, f, p, span, "web pages need conns_per_s (pages per second, Poisson), like conns_per_s = 0.2, or a periodic interval, like interval = \"5s\"")?;
+    let count = |v: &Option<Spanned<i64>>, key: &str, default: u32, what: &str| match v {
+        None => Ok(default),
+        Some(n) if (1..=100_000).contains(n.get_ref()) => Ok(*n.get_ref() as u32),
+        Some(n) => Err(cx.err(
+            Some(n.span()),
+            format!("{p}.{key}"),
+            format!("expected {what} from 1 to 100000, got {}", n.get_ref()),
+        )),
+    };
+    Ok(TcpApp::Page {
+        arrivals,
+        objects: count(
+            &f.objects,
+            "objects",
+            DEFAULT_PAGE_OBJECTS,
+            "objects per page",
+        )?,
+        parallel: count(
+            &f.parallel,
+            "parallel",
+            DEFAULT_PAGE_PARALLEL,
+            "connections per page",
+        )?,
+        size: size_dist(cx, f, p)?,
+        request_bytes: request_bytes(cx, f, p)?,
+    })
+}
+
+/// `app = "video"`: `ladder` (required), `segment` (default 2 s), `playout_buffer` (default
+/// 20 s), `safety` (default 0.9), `request_size`.
+fn video(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> {
+    let ladder_v = f.ladder.as_ref().ok_or_else(|| {
+        cx.err(
+            f.app.as_ref().map(|a| a.span()),
+            format!("{p}.ladder"),
+            "a video needs its bitrate ladder, like ladder = [\"1Mbps\", \"2.5Mbps\", \"5Mbps\"]",
+        )
+    })?;
+    let mut ladder = Vec::with_capacity(ladder_v.get_ref().len());
+    for (i, r) in ladder_v.get_ref().iter().enumerate() {
+        let rate = cx.rate(
+            &Spanned::new(ladder_v.span(), r.clone()),
+            &format!("{p}.ladder[{i}]"),
+        )?;
+        if rate.as_bps() == 0 || ladder.last().is_some_and(|&prev| rate <= prev) {
             return Err(cx.err(
-                span,
-                format!("{p}.conns_per_s"),
-                "web traffic needs conns_per_s, like conns_per_s = 5.0, or a periodic interval, like interval = \"200ms\"",
+                Some(ladder_v.span()),
+                format!("{p}.ladder[{i}]"),
+                format!("expected increasing rates > 0, got {r:?}"),
+            ));
+        }
+        ladder.push(rate);
+    }
+    if ladder.is_empty() {
+        return Err(cx.err(
+            Some(ladder_v.span()),
+            format!("{p}.ladder"),
+            "expected at least one rate",
+        ));
+    }
+    let dur = |v: &Option<S>, key: &str, default: SimDuration| match v {
+        None => Ok(default),
+        Some(d) => cx.duration(d, &format!("{p}.{key}")),
+    };
+    let segment = dur(&f.segment, "segment", SimDuration::from_secs(2))?;
+    if segment < SimDuration::from_millis(1) {
+        return Err(cx.err(
+            f.segment.as_ref().map(|s| s.span()),
+            format!("{p}.segment"),
+            "expected a segment duration of at least 1ms",
+        ));
+    }
+    let buffer = dur(
+        &f.playout_buffer,
+        "playout_buffer",
+        SimDuration::from_secs(20),
+    )?;
+    if buffer < segment {
+        return Err(cx.err(
+            f.playout_buffer
+                .as_ref()
+                .map(|s| s.span())
+                .or(f.segment.as_ref().map(|s| s.span())),
+            format!("{p}.playout_buffer"),
+            "expected a playout buffer of at least one segment",
+        ));
+    }
+    let safety = match &f.safety {
+        None => 0.9,
+        Some(x) if *x.get_ref() > 0.0 && *x.get_ref() <= 1.0 => *x.get_ref(),
+        Some(x) => {
+            return Err(cx.err(
+                Some(x.span()),
+                format!("{p}.safety"),
+                format!(
+                    "expected a share of the measured throughput in (0, 1], got {}",
+                    x.get_ref()
+                ),
             ))
         }
     };
-    let size = size_dist(cx, f, p)?;
-    // The request the client sends before the response (default: DEFAULT_REQUEST_BYTES).
-    let request_bytes = match &f.request_size {
-        Some(r) => request_size(cx, r, p)?,
-        None => DEFAULT_REQUEST_BYTES,
-    };
-    Ok(TcpApp::Web {
-        arrivals,
-        size,
-        request_bytes,
-    })
+    Ok(TcpApp::Video(VideoSpec {
+        segment,
+        ladder,
+        buffer,
+        safety,
+        request_bytes: request_bytes(cx, f, p)?,
+    }))
 }
 
 /// `app = "web"` with `model = "packmime"`: `conns_per_s` only (PackMime draws the rest).

@@ -351,7 +351,7 @@ impl Edited<'_> {
                 }
             };
             for (key, item) in t.iter() {
-                if let Some(a) = item.as_array() {
+                if let Some(a) = per_flow(key, item) {
                     if a.len() != n {
                         return Err(bad(
                             i,
@@ -370,7 +370,7 @@ impl Edited<'_> {
                     if key == "count" {
                         continue;
                     }
-                    let v = match item.as_array() {
+                    let v = match per_flow(key, item) {
                         Some(a) => {
                             toml_edit::Item::Value(a.get(j).expect("checked length").clone())
                         }
@@ -703,6 +703,20 @@ fn set_in(
             }
             _ => Err(bad(format!("{key} is not an array of tables"))),
         },
+    }
+}
+
+/// A counted flow's key given as one value per flow: a list, except for a key whose value is
+/// itself a list (a video's `ladder`), which is per flow only as a list of lists.
+fn per_flow<'a>(key: &str, item: &'a toml_edit::Item) -> Option<&'a toml_edit::Array> {
+    let a = item.as_array()?;
+    match key {
+        "ladder" => a
+            .iter()
+            .all(|v| v.is_array())
+            .then_some(a)
+            .filter(|a| !a.is_empty()),
+        _ => Some(a),
     }
 }
 

@@ -184,6 +184,12 @@ pub(super) fn resolve_flows(
                     f.ledbat_allowed_increase.is_some(),
                     f.dctcp_g.is_some(),
                     f.prague_ecn_fallback.is_some(),
+                    f.objects.is_some(),
+                    f.parallel.is_some(),
+                    f.segment.is_some(),
+                    f.ladder.is_some(),
+                    f.playout_buffer.is_some(),
+                    f.safety.is_some(),
                 ];
                 if let Some((key, _)) = TCP_FLOW_KEYS.iter().zip(present).find(|(_, p)| *p) {
                     return Err(cx.err(
@@ -348,6 +354,14 @@ fn largest_packets(f: &PlannedFlow) -> ((u32, String), (u32, String)) {
                     seg(*request_bytes, "its requests"),
                 ),
                 TcpApp::PackMime { .. } => (seg(mss, "its responses"), seg(mss, "its requests")),
+                TcpApp::Page { request_bytes, .. } => (
+                    seg(mss, "its responses"),
+                    seg(*request_bytes, "its requests"),
+                ),
+                TcpApp::Video(v) => (
+                    seg(mss, "its responses"),
+                    seg(v.request_bytes, "its requests"),
+                ),
                 TcpApp::Repeat { .. } | TcpApp::OnOff { .. } => (seg(mss, "its segments"), ack),
             }
         }

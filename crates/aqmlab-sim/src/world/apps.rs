@@ -5,13 +5,15 @@
 //! * TCP ([`TcpApp`]): a bulk transfer; one finite transfer; transfers repeated after idle
 //!   periods ([`TcpApp::Repeat`]); an on/off application writing at a rate during its on periods
 //!   into one connection ([`TcpApp::OnOff`]); web request/response exchanges arriving as a
-//!   Poisson process or periodically ([`TcpApp::Web`]).
+//!   Poisson process or periodically ([`TcpApp::Web`]); web pages of many objects over parallel
+//!   connections ([`TcpApp::Page`], in `page`); adaptive video ([`TcpApp::Video`], in `video`).
 //!
 //! Every application draws from its flow's own random stream (`flow/<index or name>/app`), so
 //! adding a flow changes no other flow's draws. This module holds the applications' types and
 //! the engine's handlers of their events; the connections themselves are the engine's
 //! (`open_conn`, `after_sender_activity`).
 
+use super::video::{VideoSpec, VideoState};
 use super::{Ev, FlowKind, Payload, Sim, LEG_OPEN};
 use crate::event::Lane;
 use crate::packmime::PackMime;
@@ -85,6 +87,27 @@ pub enum TcpApp {
         /// RFC 5681 §4.1's restart window after an idle period longer than the RTO.
         restart_after_idle: bool,
     },
+    /// Web pages (RFC 7928 §7.2, [`super::page`]): page requests arrive at `dst` (the client)
+    /// as `arrivals`; for each, the client opens `parallel` persistent connections to `src` at
+    /// once and fetches the page's `objects` objects over them, each a request of
+    /// `request_bytes` and a response drawn from `size`. Each object is a transfer; the page's
+    /// completion time is measured (`pages_*`, `page_time_ns`).
+    Page {
+        /// When page requests arrive.
+        arrivals: Arrivals,
+        /// Objects per page (≥ 1).
+        objects: u32,
+        /// Parallel connections per page (≥ 1).
+        parallel: u32,
+        /// Object size distribution.
+        size: SizeDist,
+        /// Request size in bytes (≥ 1).
+        request_bytes: u64,
+    },
+    /// Adaptive video streaming over one persistent connection from `src` (the server) to
+    /// `dst` (the client): segments at rates chosen from the measured throughput
+    /// ([`super::video`]).
+    Video(VideoSpec),
 }
 
 impl TcpApp {
@@ -93,11 +116,12 @@ impl TcpApp {
     pub fn draws_at_random(&self) -> bool {
         match self {
             TcpApp::Bulk | TcpApp::Finite { .. } => false,
-            TcpApp::Web { arrivals, size, .. } => {
+            TcpApp::Web { arrivals, size, .. } | TcpApp::Page { arrivals, size, .. } => {
                 !matches!(arrivals, Arrivals::Periodic { .. })
                     || !matches!(size, SizeDist::Constant { .. })
             }
             TcpApp::PackMime { .. } | TcpApp::OnOff { .. } => true,
+            TcpApp::Video(_) => false,
             TcpApp::Repeat { size, idle, .. } => {
                 !matches!(size, SizeDist::Constant { .. }) || !matches!(idle, IdleDist::Constant(_))
             }
@@ -112,6 +136,8 @@ impl TcpApp {
             TcpApp::Web { .. } | TcpApp::PackMime { .. } => "web",
             TcpApp::Repeat { .. } => "repeat",
             TcpApp::OnOff { .. } => "onoff",
+            TcpApp::Page { .. } => "page",
+            TcpApp::Video(_) => "video",
         }
     }
 
@@ -166,6 +192,26 @@ impl TcpApp {
                 }
                 periods.validate()
             }
+            TcpApp::Page {
+                arrivals,
+                objects,
+                parallel,
+                size,
+                request_bytes,
+            } => {
+                if *objects == 0 || *parallel == 0 || *request_bytes == 0 {
+                    return Err(
+                        "web pages need objects ≥ 1, parallel ≥ 1 and request_bytes ≥ 1".into(),
+                    );
+                }
+                TcpApp::Web {
+                    arrivals: *arrivals,
+                    size: *size,
+                    request_bytes: *request_bytes,
+                }
+                .validate()
+            }
+            TcpApp::Video(v) => v.validate(),
         }
     }
 }
@@ -358,6 +404,19 @@ pub(super) struct AppState {
     pub(super) epoch: (SimTime, u64),
     /// PackMime HTTP/1.1: the flow's think-time parameters, drawn at its first connection.
     pub(super) think: Option<ThinkTimes>,
+    /// Adaptive video: the playout.
+    pub(super) video: VideoState,
+}
+
+/// What a persistent web connection carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum WebKind {
+    /// PackMime HTTP/1.1: a server delay before each response, think times between requests.
+    PackMime,
+    /// Objects of web page (slot in `Sim::pages`): no server delay, no think time.
+    Page(u32),
+    /// Adaptive video segments, each exchange added when the one before it has arrived.
+    Video,
 }
 
 /// The exchanges of a persistent web connection (PackMime's HTTP/1.1) and how far they are.
@@ -379,10 +438,12 @@ pub(super) struct WebMore {
     pub(super) received: usize,
     /// Responses wholly acknowledged to the server (the exchanges completed).
     pub(super) completed: usize,
+    /// What the connection carries.
+    pub(super) kind: WebKind,
 }
 
 impl WebMore {
-    fn new(ex: &[Exchange], now: SimTime) -> WebMore {
+    pub(super) fn new(ex: &[Exchange], now: SimTime, kind: WebKind) -> WebMore {
         let mut sum = (0, 0);
         let (req_end, rsp_end) = ex
             .iter()
@@ -402,7 +463,20 @@ impl WebMore {
             answered: 0,
             received: 0,
             completed: 0,
+            kind,
         }
+    }
+
+    /// Adds an exchange after the last.
+    pub(super) fn push(&mut self, e: Exchange) {
+        let (req, rsp) = (
+            self.req_end.last().copied().unwrap_or(0),
+            self.rsp_end.last().copied().unwrap_or(0),
+        );
+        self.req_end.push(req + e.request);
+        self.rsp_end.push(rsp + e.response);
+        self.started.push(SimTime::ZERO);
+        self.ex.push(e);
     }
 }
 
@@ -476,6 +550,8 @@ impl Sim {
                 self.open_conn(f, Some(bytes), None, false);
             }
             TcpApp::Web { .. } | TcpApp::PackMime { .. } => self.on_web_arrival(f),
+            TcpApp::Page { .. } => self.on_page_arrival(f),
+            TcpApp::Video(_) => self.open_video(f),
             TcpApp::Repeat { .. } | TcpApp::OnOff { .. } => self.on_app_next(f),
         }
     }
@@ -483,6 +559,17 @@ impl Sim {
     /// A web request arrives now: the client opens a connection for it, and the next one is
     /// scheduled.
     pub(super) fn on_web_arrival(&mut self, f: u32) {
+        if let FlowKind::Tcp {
+            spec:
+                super::TcpSpec {
+                    app: TcpApp::Page { .. },
+                    ..
+                },
+            ..
+        } = &self.flows[f as usize].kind
+        {
+            return self.on_page_arrival(f);
+        }
         let now = self.now;
         let FlowKind::Tcp { spec, rng, app } = &mut self.flows[f as usize].kind else {
             unreachable!()
@@ -535,7 +622,7 @@ impl Sim {
             conn.reply_delay = delay;
             if plan.len() > 1 {
                 // A persistent connection: the server draws a delay per request instead.
-                conn.web_more = Some(Box::new(WebMore::new(&plan, now)));
+                conn.web_more = Some(Box::new(WebMore::new(&plan, now, WebKind::PackMime)));
             }
         }
         self.web_plan = plan;
@@ -609,7 +696,12 @@ impl Sim {
                 };
                 self.write_conn(c, write_bytes as u64, restart_after_idle);
             }
-            TcpApp::Bulk | TcpApp::Finite { .. } | TcpApp::Web { .. } | TcpApp::PackMime { .. } => {
+            TcpApp::Bulk
+            | TcpApp::Finite { .. }
+            | TcpApp::Web { .. }
+            | TcpApp::PackMime { .. }
+            | TcpApp::Page { .. }
+            | TcpApp::Video(_) => {
                 unreachable!("AppNext for an application without steps")
             }
         }
@@ -679,13 +771,23 @@ impl Sim {
                 let FlowKind::Tcp { rng, .. } = &mut self.flows[flow as usize].kind else {
                     unreachable!()
                 };
-                let delay = SimDuration::from_secs_f64(PackMime::server_delay(rng));
+                // Only PackMime's servers think before they answer.
+                let delay = if w.kind == WebKind::PackMime {
+                    SimDuration::from_secs_f64(PackMime::server_delay(rng))
+                } else {
+                    SimDuration::ZERO
+                };
                 self.events
                     .push_in(Lane::Timers, now + delay, Ev::WebReply { conn, gen });
             }
         } else {
             while w.received < w.answered && total >= w.rsp_end[w.received] {
                 w.received += 1;
+                if w.kind == WebKind::Video {
+                    // The next segment's rate and when to ask for it (one segment at a time).
+                    self.video_segment_in(conn, gen);
+                    break;
+                }
                 if w.received < w.ex.len() {
                     let gap = SimDuration::from_secs_f64(w.ex[w.received].gap.min(1e6));
                     self.events

@@ -205,6 +205,7 @@ impl Sim {
             flows: Vec::new(),
             bins: Bins::new(bin.as_nanos()),
             conns: Arena::with_capacity(64),
+            pages: Arena::with_capacity(8),
             next_gen: 0,
             segs: Vec::with_capacity(64),
             segs_reply: Vec::with_capacity(64),

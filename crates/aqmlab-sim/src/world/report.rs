@@ -68,6 +68,28 @@ pub struct FlowMetrics {
     /// TCP: flow completion times of completed transfers, ns (handshake included; for web,
     /// from the request's arrival to the response's last byte acknowledged).
     pub fct_ns: QuantileSketch,
+    /// Web pages ([`super::TcpApp::Page`]): pages requested.
+    pub pages_started: u64,
+    /// Web pages wholly fetched (every object acknowledged).
+    pub pages_completed: u64,
+    /// Web pages of which a connection never opened.
+    pub pages_failed: u64,
+    /// Web pages: completion time of each page completed, from its request to its last object
+    /// acknowledged, ns (RFC 7928 §2.1).
+    pub page_time_ns: QuantileSketch,
+    /// Adaptive video ([`super::TcpApp::Video`]): segments wholly received by the client.
+    pub video_segments: u64,
+    /// Adaptive video: the sum of those segments' rates, b/s (÷ `video_segments`: the mean).
+    pub video_bitrate_sum_bps: u64,
+    /// Adaptive video: segments whose rate differs from the one before.
+    pub video_switches: u64,
+    /// Adaptive video: stalls (the playout buffer ran dry after playback had started),
+    /// including one going on at the report.
+    pub video_rebuffers: u64,
+    /// Adaptive video: time stalled, ns (including a stall going on at the report).
+    pub video_rebuffer_ns: u64,
+    /// Adaptive video: from the flow's start to the first segment's arrival (playback starts).
+    pub video_startup_ns: Option<u64>,
     /// TCP: a sender's smoothed RTT after every ACK it receives, ns (web: the client's and the
     /// server's).
     pub srtt_ns: QuantileSketch,
@@ -253,8 +275,13 @@ impl Sim {
             flows: self
                 .flows
                 .iter()
-                .map(|f| {
+                .enumerate()
+                .map(|(i, f)| {
                     let mut m = f.m.clone();
+                    if let Some(stall) = self.video_stall_now(i as u32) {
+                        m.video_rebuffers += 1;
+                        m.video_rebuffer_ns += stall.as_nanos();
+                    }
                     m.delivered_bytes_per_bin =
                         f.series.iter().map(|r| r.delivered_bytes).collect();
                     m.srtt_sum_ns_per_bin = f.series.iter().map(|r| r.srtt_sum_ns).collect();

@@ -350,7 +350,11 @@ impl Sim {
                 w.completed += 1;
             }
             if w.completed == w.ex.len() {
+                let kind = w.kind;
                 self.conns.free(conn);
+                if let apps::WebKind::Page(page) = kind {
+                    self.page_conn_done(page, false);
+                }
                 return;
             }
         } else if main.is_some_and(|l| l.sender.is_complete()) {
@@ -382,7 +386,11 @@ impl Sim {
             // A connection that never opened (by default only web connections give up, see
             // `open_conn`): free it; its stale packets are discarded on arrival.
             m.transfers_failed += 1;
+            let kind = c.web_more.as_ref().map(|w| w.kind);
             self.conns.free(conn);
+            if let Some(apps::WebKind::Page(page)) = kind {
+                self.page_conn_done(page, true);
+            }
             self.on_transfer_end(flow);
             return;
         }
