@@ -192,4 +192,12 @@ pub trait QueueDisc {
     fn stateless_fifo_limit(&self) -> Option<Size> {
         None
     }
+
+    /// After a [`QueueDisc::dequeue`] that returned `None` with packets queued: the time before
+    /// which the discipline has nothing to send (a shaper's next send time, Linux's qdisc
+    /// watchdog), when the link should call again. The default, `None`, suits every
+    /// work-conserving discipline: its empty dequeue means an empty queue.
+    fn next_send_time(&self) -> Option<SimTime> {
+        None
+    }
 }

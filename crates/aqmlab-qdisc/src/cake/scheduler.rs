@@ -299,6 +299,10 @@ impl QueueDisc for Cake {
         self.backlog
     }
 
+    fn next_send_time(&self) -> Option<SimTime> {
+        self.wake
+    }
+
     fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
         let sum = |f: fn(&Tin) -> u32| self.tins.iter().map(f).sum::<u32>() as f64;
         visit("sparse_flows", sum(|t| t.sparse));
