@@ -84,6 +84,8 @@ reason_enum! {
         /// DualPI2 in overload (p' ≥ 1/k): ECN is disabled and a packet is dropped with p_C in
         /// either queue (RFC 9332 §4.2.1, Appendix A.2).
         Dualpi2Overload => "dualpi2_overload",
+        /// CAKE's ACK filter: a queued pure ACK made redundant by a newer one of its flow.
+        AckFilter => "ack_filter",
     }
 }
 

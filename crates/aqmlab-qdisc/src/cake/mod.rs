@@ -40,15 +40,19 @@
 //!   (`len + ⌈len/64⌉`) framing. [`Packet::size_bytes`] is the IP packet, so `overhead` is
 //!   everything below IP (Linux with `overhead N` strips the MAC header first: the same thing).
 //!
-//! Not modelled: the ACK filter (our packets carry no TCP header), `ingress` mode, autorate,
+//! * ACK filter (paper §4.3; `cake_ack_filter`): [`redundant_ack`] in `ack_filter.rs`.
+//!
+//! Not modelled: `ingress` mode, autorate,
 //! `nat`, `wash`, fwmark/priority overrides, GSO splitting, `precedence`/`diffserv8` tins;
 //! `memlimit` counts packet bytes (Linux counts skb truesize). See `docs/models/cake.md`.
 
+mod ack_filter;
 mod hash;
 mod scheduler;
 mod shaper;
 mod tins;
 
+pub use ack_filter::{redundant_ack, AckFilter};
 pub use hash::{FlowMode, SET_WAYS};
 pub use scheduler::FlowSet;
 pub use shaper::{Framing, Rate};
@@ -131,6 +135,12 @@ pub const PARAMS: &[ParamSpec] = &[
     .gt(0.0)
     .or("auto"),
     ParamSpec::choice(
+        "ack_filter",
+        "no-ack-filter",
+        "no-ack-filter|ack-filter|ack-filter-aggressive",
+        "drop a queued pure ACK made redundant by a newer one of its flow (Piece of CAKE §4.3; aggressive: also a lone one just ahead)",
+    ),
+    ParamSpec::choice(
         "hash",
         "flow_id",
         "flow_id|perturbed",
@@ -163,6 +173,8 @@ pub struct CakeConfig {
     pub memlimit: u64,
     /// Salted flow hash.
     pub perturbed: bool,
+    /// The ACK filter.
+    pub ack_filter: AckFilter,
 }
 
 impl CakeConfig {
@@ -230,6 +242,8 @@ impl CakeConfig {
             mtu,
             memlimit,
             perturbed,
+            ack_filter: [AckFilter::Off, AckFilter::On, AckFilter::Aggressive]
+                [p.choice("ack_filter")],
         })
     }
 }

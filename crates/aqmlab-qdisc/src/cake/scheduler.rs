@@ -2,6 +2,7 @@
 //! over each tin's queues with the new, old and decaying lists, COBALT per queue, and overflow
 //! from the longest queue.
 
+use super::ack_filter::redundant_ack;
 use super::hash::quantum_div;
 use super::tins::Tin;
 use super::Cake;
@@ -155,6 +156,15 @@ impl QueueDisc for Cake {
         tin.backlog.bytes += size;
         self.backlog.packets += 1;
         self.backlog.bytes += size;
+        if let Some(k) = redundant_ack(&tin.flows[i].q, self.cfg.ack_filter) {
+            let a = tin.flows[i].q.remove(k).expect("a queued ACK");
+            let size = a.size_bytes as u64;
+            tin.backlog.packets -= 1;
+            tin.backlog.bytes -= size;
+            self.backlog.packets -= 1;
+            self.backlog.bytes -= size;
+            cx.drop(a, Stage::Enqueue, DropReason::AckFilter);
+        }
         // The flowchain.
         match tin.flows[i].set {
             FlowSet::None | FlowSet::Decaying => {
