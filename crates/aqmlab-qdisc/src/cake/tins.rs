@@ -124,6 +124,7 @@ impl Tin {
             .map(|i| Flow {
                 q: PacketFifo::default(),
                 deficit: 0,
+                refill: 0,
                 aqm: CobaltState::new(&cobalt, uniforms.copy_for(t as u32 * QUEUES as u32 + i)),
                 prev: NIL,
                 next: NIL,
