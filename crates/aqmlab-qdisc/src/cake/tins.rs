@@ -216,6 +216,23 @@ impl Cake {
     pub(super) fn choose_tin(&mut self, now: i64) -> Option<usize> {
         let n = self.tins.len();
         if self.rate.ns == 0 {
+            // One tin active, in debt, and every other idle with credit: the loop below would
+            // only pass the others by and refill this one until its deficit is not negative.
+            let c = self.cur_tin;
+            let b = &self.tins[c];
+            if b.active()
+                && b.deficit < 0
+                && self
+                    .tins
+                    .iter()
+                    .enumerate()
+                    .all(|(t, o)| t == c || (!o.active() && o.deficit > 0))
+            {
+                let b = &mut self.tins[c];
+                let k = (-b.deficit + b.quantum - 1) / b.quantum;
+                b.deficit += k * b.quantum;
+                return Some(c);
+            }
             let mut wrapped = false;
             let mut empty = true;
             let mut c = self.cur_tin;
