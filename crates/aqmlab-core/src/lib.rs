@@ -27,7 +27,7 @@ pub mod rng;
 pub mod time;
 pub mod units;
 
-pub use packet::{Ecn, FlowId, Packet};
+pub use packet::{Ecn, FlowId, Packet, TcpHint};
 pub use rate::Bitrate;
 pub use rng::{stream_seed, Xoshiro256pp};
 pub use time::{SimDuration, SimTime};

@@ -2,7 +2,8 @@
 //!
 //! A queue discipline needs only a packet's size, flow, ECN codepoint and enqueue time; the payload
 //! (TCP state, application data) lives elsewhere, in the caller's arena, addressed by `id`. Keeping
-//! the descriptor small and `Copy` means queues move 32 bytes per packet and never allocate.
+//! the descriptor small and `Copy` means queues move 40 bytes per packet and never allocate. A TCP
+//! segment's few header facts a queue may read (CAKE's ACK filter) travel in [`TcpHint`].
 
 /// A flow identifier: a 5-tuple hash or an explicit id given by the caller.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -29,6 +30,45 @@ impl Ecn {
     }
 }
 
+/// The TCP header facts of a packet that a queue discipline may read: CAKE's ACK filter
+/// (Høiland-Jørgensen et al., "Piece of CAKE", 2018, §4.3; Linux `cake_ack_filter`) compares
+/// queued pure ACKs of a flow with a newer one. `bits == 0`: not TCP (or not told).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TcpHint {
+    /// The cumulative acknowledgement number, low 32 bits (compared in serial arithmetic, as
+    /// TCP's 32-bit sequence space is; RFC 9293 §3.4).
+    pub ack: u32,
+    /// [`TcpHint::ACK`] and the other flag bits below.
+    pub bits: u16,
+}
+
+impl TcpHint {
+    /// The ACK flag is set.
+    pub const ACK: u16 = 1 << 0;
+    /// The SYN flag is set.
+    pub const SYN: u16 = 1 << 1;
+    /// FIN, RST, URG or PSH is set (a header an ACK filter must not drop).
+    pub const OTHER_FLAGS: u16 = 1 << 2;
+    /// The segment carries data.
+    pub const DATA: u16 = 1 << 3;
+    /// The segment carries SACK blocks (RFC 2018).
+    pub const SACK: u16 = 1 << 4;
+    /// ECE.
+    pub const ECE: u16 = 1 << 5;
+    /// CWR.
+    pub const CWR: u16 = 1 << 6;
+    /// AE (AccECN, RFC 9768): with ECE and CWR it carries the ACE counter.
+    pub const AE: u16 = 1 << 7;
+    /// The ECN feedback bits: an ACK filter keeps an ACK whose bits differ from the next one's.
+    pub const ECN_FEEDBACK: u16 = Self::ECE | Self::CWR | Self::AE;
+
+    /// True when `self` acknowledges beyond `other` (`after(self, other)` in serial arithmetic).
+    #[inline]
+    pub const fn ack_after(self, other: TcpHint) -> bool {
+        (self.ack.wrapping_sub(other.ack) as i32) > 0
+    }
+}
+
 /// A packet as seen by a queue discipline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
@@ -50,6 +90,8 @@ pub struct Packet {
     pub src_host: u16,
     /// Destination host number (0 = unknown).
     pub dst_host: u16,
+    /// TCP header facts (CAKE's ACK filter reads them); default: not TCP.
+    pub tcp: TcpHint,
 }
 
 impl Packet {
@@ -64,6 +106,7 @@ impl Packet {
             dscp: 0,
             src_host: 0,
             dst_host: 0,
+            tcp: TcpHint { ack: 0, bits: 0 },
         }
     }
 }

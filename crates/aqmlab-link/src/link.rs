@@ -100,7 +100,8 @@ pub struct Sent {
 
 /// One link direction (see the module documentation).
 pub struct LinkDirection {
-    /// When the current (or last) transmission ends.
+    /// When the current (or last) transmission ends; or, while a shaping discipline holds its
+    /// packets back, when it asked to be called again ([`LinkDirection::dequeue`]).
     busy_until: SimTime,
     /// The last transmission (its end, its size) while not yet counted as sent: it is added to
     /// the totals and to its time bin once it has ended, so the series never reach past `now`.
@@ -339,7 +340,8 @@ impl LinkDirection {
     }
 
     /// The link is free at `now`: the next packet from its discipline, if any (`None`: this
-    /// empty dequeue is the one a link makes when it goes idle).
+    /// empty dequeue is the one a link makes when it goes idle; or a shaper holds its packets
+    /// back, and the link is [`LinkDirection::held`] until its next send time).
     #[inline(always)]
     pub fn dequeue(
         &mut self,
@@ -351,7 +353,29 @@ impl LinkDirection {
         self.settle(now, bins.cur, sink);
         self.note_area(now, bins);
         self.note_drain(bins.cur);
+        if out.is_none() && self.q.backlog().packets > 0 {
+            self.hold(now);
+        }
         out
+    }
+
+    /// The discipline returned nothing with packets queued: it names the time before which it
+    /// has nothing to send ([`Qdisc::next_send_time`]), and the link waits for that time as for
+    /// a transmission's end (`busy_until`, `tx_done_pending`): the driver wakes then and
+    /// dequeues again, and arrivals meanwhile only queue.
+    #[cold]
+    fn hold(&mut self, now: SimTime) {
+        if let Some(t) = self.q.next_send_time() {
+            self.busy_until = t.max(now);
+            self.tx_done_pending = true;
+        }
+    }
+
+    /// After a [`LinkDirection::dequeue`] that returned nothing: the time the driver must wake
+    /// the link at (a shaper's next send time), if any.
+    #[inline(always)]
+    pub fn held(&self) -> Option<SimTime> {
+        self.tx_done_pending.then_some(self.busy_until)
     }
 
     /// The link starts sending `p` at `now`, just dequeued (with any CE mark the discipline

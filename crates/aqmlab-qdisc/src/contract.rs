@@ -84,6 +84,8 @@ reason_enum! {
         /// DualPI2 in overload (p' ≥ 1/k): ECN is disabled and a packet is dropped with p_C in
         /// either queue (RFC 9332 §4.2.1, Appendix A.2).
         Dualpi2Overload => "dualpi2_overload",
+        /// CAKE's ACK filter: a queued pure ACK made redundant by a newer one of its flow.
+        AckFilter => "ack_filter",
     }
 }
 
@@ -190,6 +192,14 @@ pub trait QueueDisc {
     /// (see [`crate::Qdisc::pass_through`]). The default, `None`, suits every discipline with
     /// state of its own (an AQM's estimators must see every packet).
     fn stateless_fifo_limit(&self) -> Option<Size> {
+        None
+    }
+
+    /// After a [`QueueDisc::dequeue`] that returned `None` with packets queued: the time before
+    /// which the discipline has nothing to send (a shaper's next send time, Linux's qdisc
+    /// watchdog), when the link should call again. The default, `None`, suits every
+    /// work-conserving discipline: its empty dequeue means an empty queue.
+    fn next_send_time(&self) -> Option<SimTime> {
         None
     }
 }

@@ -54,6 +54,17 @@ impl PacketFifo {
     pub fn front(&self) -> Option<&Packet> {
         self.q.front()
     }
+    /// The packet `i` places behind the head, if any.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&Packet> {
+        self.q.get(i)
+    }
+    /// Removes the packet `i` places behind the head (CAKE's ACK filter drops from mid-queue).
+    pub fn remove(&mut self, i: usize) -> Option<Packet> {
+        let p = self.q.remove(i)?;
+        self.bytes -= p.size_bytes as u64;
+        Some(p)
+    }
     /// Packets queued.
     #[inline]
     pub fn len(&self) -> usize {

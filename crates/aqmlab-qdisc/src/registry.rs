@@ -357,6 +357,13 @@ impl QueueDisc for AnyQdisc {
             _ => None,
         }
     }
+    #[inline]
+    fn next_send_time(&self) -> Option<SimTime> {
+        match self {
+            AnyQdisc::Cake(q) => q.next_send_time(),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

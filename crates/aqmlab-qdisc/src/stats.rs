@@ -267,6 +267,12 @@ impl<Q: QueueDisc> Qdisc<Q> {
     pub fn backlog(&self) -> Backlog {
         self.queued
     }
+    /// After a dequeue that returned `None` with packets queued: when to call again
+    /// ([`QueueDisc::next_send_time`]).
+    #[inline]
+    pub fn next_send_time(&self) -> Option<SimTime> {
+        self.inner.next_send_time()
+    }
     /// The wrapped discipline (for its state).
     pub fn inner(&self) -> &Q {
         &self.inner

@@ -266,7 +266,7 @@ mod tests {
         // A packet in flight is a `Packet` (in a queue or a pipe) and a payload in the arena,
         // and a timer an `Ev` in the heap: the leg of a TCP segment fits in padding that was
         // already there.
-        assert_eq!(std::mem::size_of::<Packet>(), 32);
+        assert_eq!(std::mem::size_of::<Packet>(), 40);
         assert_eq!(std::mem::size_of::<Payload>(), 96);
         assert_eq!(std::mem::size_of::<Ev>(), 12);
     }

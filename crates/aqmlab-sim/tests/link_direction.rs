@@ -13,7 +13,7 @@ use aqmlab_sim::scenario::{build, Overrides};
 use aqmlab_sim::world::{DropRecord, PacketRecord};
 use std::path::Path;
 
-fn scenario(qdisc: &str) -> String {
+fn scenario(qdisc: &str, params: &str) -> String {
     format!(
         r#"
 name = "link-direction"
@@ -27,6 +27,7 @@ to = "b"
 rate = "11Mbps"
 delay = "10ms"
 qdisc = "{qdisc}"
+{params}
 buffer = "100p"
 
 [[flows]]
@@ -41,11 +42,15 @@ start = "100us"
 }
 
 fn check(qdisc: &str) {
+    check_with(qdisc, "");
+}
+
+fn check_with(qdisc: &str, params: &str) {
     let ov = Overrides {
         packet_log: vec!["l".into()],
         ..Overrides::default()
     };
-    let text = scenario(qdisc);
+    let text = scenario(qdisc, params);
     let mut sc = build(&text, "<test>", Path::new("."), "t", &ov).unwrap();
     let end = SimTime::from_secs(5);
     sc.sim.run_until(end);
@@ -132,4 +137,14 @@ fn tail_drop_link_matches_the_simulator_packet_for_packet() {
 fn pie_link_matches_the_simulator_packet_for_packet() {
     // PIE draws random numbers: the same stream (the scenario's seed and link name) in both.
     check("pie");
+}
+
+#[test]
+fn shaped_cake_link_matches_the_simulator_packet_for_packet() {
+    // CAKE's shaper (5 Mb/s on the 11 Mb/s link) holds packets back and names its next send
+    // time; both drivers wake the link then (`LinkDirection::held`).
+    check_with(
+        "cake",
+        r#"params = { bandwidth = "5Mbps", overhead = 18, atm = "atm" }"#,
+    );
 }

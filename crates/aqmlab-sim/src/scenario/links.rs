@@ -562,19 +562,6 @@ pub(super) fn direction(
             pairs.push(("memory_limit".into(), v));
         }
     }
-    // CAKE's shaper refuses a dequeue and names a later time; the links here do not call again
-    // at that time, so a shaped CAKE would stall: the link's rate is the bottleneck instead.
-    if kind == Kind::Cake
-        && pairs
-            .iter()
-            .any(|(k, v)| k == "bandwidth" && v != "unlimited" && v != "0")
-    {
-        return Err(cx.err(
-            None,
-            key_of(path, "params.bandwidth"),
-            "cake's shaper is not run by the simulator's links (they do not wake at the shaper's next send time): leave bandwidth unlimited and let the link's rate be the bottleneck",
-        ));
-    }
     mtu_from_traffic(kind, &mut pairs, largest_packet);
     let qdisc = registry::build(
         kind.name(),

@@ -145,11 +145,14 @@ impl Sim {
             payloads: &mut self.payloads,
             link: l,
         };
-        let out = self.links[l as usize]
-            .dir
-            .dequeue(self.now, &self.bins, &mut sink);
+        let link = &mut self.links[l as usize];
+        let out = link.dir.dequeue(self.now, &self.bins, &mut sink);
         if let Some(p) = out {
             self.transmit::<false>(l, p);
+        } else if let Some(at) = link.dir.held() {
+            // A shaper holds its packets back until `at` (CAKE's bandwidth).
+            link.tx_seq = self.events.reserve_seq();
+            self.events.push_with_seq(at, link.tx_seq, Ev::TxDone(l));
         }
     }
 

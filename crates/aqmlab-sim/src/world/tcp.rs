@@ -7,7 +7,7 @@
 
 use super::{apps, packet_id, payload_slot, Ev, FlowKind, Payload, Sim};
 use crate::event::Lane;
-use aqmlab_core::{Ecn, FlowId, Packet, SimDuration, SimTime};
+use aqmlab_core::{Ecn, FlowId, Packet, SimDuration, SimTime, TcpHint};
 use aqmlab_link::bins::row_of;
 use aqmlab_tcp::{Segment, TcpReceiver, TcpSender};
 
@@ -244,6 +244,7 @@ impl Sim {
             // Hosts are node numbers (CAKE's host isolation); DSCP is the flow's.
             (p.src_host, p.dst_host) = (from as u16, to as u16);
             p.dscp = self.flows[flow as usize].dscp;
+            p.tcp = tcp_hint(seg);
             self.forward(from, p);
         }
         out.clear();
@@ -512,5 +513,35 @@ impl Sim {
             self.segs = out;
             self.after_sender_activity(conn, Some((leg, 0)));
         }
+    }
+}
+
+/// The header facts of `seg` a queue may read ([`TcpHint`]; CAKE's ACK filter). Timestamps are
+/// not carried: a flow's segments enter a queue in sending order, so a queued ACK's TSval and
+/// TSecr never exceed a later one's, which is all Linux's filter asks of them.
+fn tcp_hint(seg: &Segment) -> TcpHint {
+    use aqmlab_tcp::segment::{ACK, AE, CWR, ECE, FIN, SYN};
+    let mut bits = 0;
+    for (flag, bit) in [
+        (ACK, TcpHint::ACK),
+        (SYN, TcpHint::SYN),
+        (FIN, TcpHint::OTHER_FLAGS),
+        (ECE, TcpHint::ECE),
+        (CWR, TcpHint::CWR),
+        (AE, TcpHint::AE),
+    ] {
+        if seg.flags & flag != 0 {
+            bits |= bit;
+        }
+    }
+    if seg.len > 0 {
+        bits |= TcpHint::DATA;
+    }
+    if !seg.sack_blocks().is_empty() {
+        bits |= TcpHint::SACK;
+    }
+    TcpHint {
+        ack: seg.ack as u32,
+        bits,
     }
 }
