@@ -493,9 +493,10 @@ pub fn apply_unsets(text: &str, file: &str, keys: &[String]) -> Result<String, S
     Ok(edit(text, file, keys, &[], false)?.text.into_owned())
 }
 
-/// Builds a scenario from TOML `text` after removing the keys `unsets` and applying the `--set`
+/// Resolves a scenario from TOML `text` (without building a simulation) after removing the keys
+/// `unsets` and applying the `--set`
 /// edits `sets` ([`edit`]); errors name the file's lines or the `--set` that wrote a key.
-pub fn build_with_edits(
+pub fn resolve_with_edits(
     text: &str,
     file: &str,
     dir: &Path,
@@ -503,7 +504,7 @@ pub fn build_with_edits(
     unsets: &[String],
     sets: &[(String, String)],
     ov: &Overrides,
-) -> Result<Scenario, ScenarioError> {
+) -> Result<ResolvedScenario, ScenarioError> {
     // Refused before the TOML is read, which takes about 4 kB per flow table (a 16 MiB file of
     // 280 000 short flow tables took 1.2 GB to be refused after reading).
     let tables = text.lines().filter(|l| is_flows_header(l)).count();
@@ -524,7 +525,28 @@ pub fn build_with_edits(
                 .filter(|k| k.ends_with(".params") || k.contains(".params.")),
         );
     }
-    build_expanded(&edited.text, file, dir, default_name, &ov).map_err(|e| edited.blame(e))
+    resolve_expanded(&edited.text, file, dir, default_name, &ov).map_err(|e| edited.blame(e))
+}
+
+/// [`resolve_with_edits`], and the simulation built from what it resolved.
+pub fn build_with_edits(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    default_name: &str,
+    unsets: &[String],
+    sets: &[(String, String)],
+    ov: &Overrides,
+) -> Result<Scenario, ScenarioError> {
+    Scenario::from_resolved(resolve_with_edits(
+        text,
+        file,
+        dir,
+        default_name,
+        unsets,
+        sets,
+        ov,
+    )?)
 }
 
 /// [`build_with_edits`] without `--unset`s.

@@ -179,6 +179,19 @@ impl Sim {
         }
         let ends: Vec<(u32, u32)> = links.iter().map(|l| (l.from, l.to)).collect();
         let routes = Routes::compute(nodes.len(), &ends);
+        Ok(Sim::with_routes(nodes, links, routes, bin, seed))
+    }
+
+    /// Like [`Sim::with_seed`], with the routes computed already (by
+    /// [`Routes::compute`] over these `links`' ends), and `nodes`, `links` and `bin` checked as
+    /// [`Sim::with_seed`] checks them (a resolved scenario's are).
+    pub fn with_routes(
+        nodes: Vec<String>,
+        links: Vec<LinkConfig>,
+        routes: Routes,
+        bin: SimDuration,
+        seed: u64,
+    ) -> Sim {
         let links = links
             .into_iter()
             .map(|l| Link {
@@ -195,7 +208,7 @@ impl Sim {
                 }),
             })
             .collect();
-        Ok(Sim {
+        Sim {
             now: SimTime::ZERO,
             events: EventQueue::with_capacity(4096),
             payloads: Arena::with_capacity(4096),
@@ -214,29 +227,15 @@ impl Sim {
             cur_seq: 0,
             idle_shortcut: true,
             series_ended: false,
-        })
+        }
     }
 
     /// Adds a UDP CBR source; returns its flow index.
     pub fn add_udp(&mut self, spec: UdpSpec) -> Result<usize, BuildError> {
         let idx = self.flows.len();
-        if spec.size == 0 || spec.rate.as_bps() == 0 {
-            return Err(BuildError::Invalid(format!(
-                "flow {idx}: UDP rate and packet size must be > 0"
-            )));
-        }
-        self.check_route(idx, spec.src, spec.dst)?;
-        if spec.stop.is_some_and(|st| st <= spec.start) {
-            return Err(BuildError::Invalid(format!(
-                "flow {idx}: stop must come after start"
-            )));
-        }
+        spec.check(idx, &self.nodes, &self.routes)?;
         let exact = (spec.size as u128 * 8_000_000_000) % spec.rate.as_bps() as u128 == 0;
         let interval = exact.then(|| spec.rate.tx_time(spec.size as u64));
-        if let Some(o) = &spec.on_off {
-            o.validate()
-                .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
-        }
         self.events.push(spec.start, Ev::UdpSend(idx as u32));
         let info = FlowInfo {
             kind: "udp",
@@ -281,13 +280,7 @@ impl Sim {
     /// Adds a TCP flow; returns its flow index.
     pub fn add_tcp(&mut self, spec: TcpSpec) -> Result<usize, BuildError> {
         let idx = self.flows.len();
-        spec.cfg
-            .validate()
-            .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
-        self.check_route(idx, spec.src, spec.dst)?;
-        spec.app
-            .validate()
-            .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
+        spec.check(idx, &self.nodes, &self.routes)?;
         let app = spec.app.name();
         let info = FlowInfo {
             kind: "tcp",
@@ -314,30 +307,6 @@ impl Sim {
             dscp: 0,
         });
         Ok(idx)
-    }
-
-    fn check_route(&self, flow: usize, src: u32, dst: u32) -> Result<(), BuildError> {
-        let n = self.nodes.len() as u32;
-        if src == dst && src < n {
-            return Err(BuildError::Invalid(format!(
-                "flow {flow}: from and to are the same node ({})",
-                self.nodes[src as usize]
-            )));
-        }
-        if src >= n || dst >= n || src == dst || self.routes.next_link(src, dst).is_none() {
-            let name = |i: u32| {
-                self.nodes
-                    .get(i as usize)
-                    .cloned()
-                    .unwrap_or_else(|| format!("#{i}"))
-            };
-            return Err(BuildError::NoRoute {
-                flow,
-                src: name(src),
-                dst: name(dst),
-            });
-        }
-        Ok(())
     }
 
     /// The link directions a packet from `src` to `dst` crosses, in order (empty without a route).
@@ -382,4 +351,73 @@ impl Sim {
     pub fn into_link_parts(self) -> Vec<LinkParts> {
         self.links.into_iter().map(|l| l.dir.into_parts()).collect()
     }
+}
+
+impl UdpSpec {
+    /// What [`Sim::add_udp`] refuses, checked without a simulation: a zero rate or size, no
+    /// route from `src` to `dst` over `routes` (between `nodes`), a stop before the start, bad
+    /// on/off periods. `idx` is the flow's index, which the error names.
+    pub fn check(&self, idx: usize, nodes: &[String], routes: &Routes) -> Result<(), BuildError> {
+        if self.size == 0 || self.rate.as_bps() == 0 {
+            return Err(BuildError::Invalid(format!(
+                "flow {idx}: UDP rate and packet size must be > 0"
+            )));
+        }
+        check_route(idx, self.src, self.dst, nodes, routes)?;
+        if self.stop.is_some_and(|st| st <= self.start) {
+            return Err(BuildError::Invalid(format!(
+                "flow {idx}: stop must come after start"
+            )));
+        }
+        if let Some(o) = &self.on_off {
+            o.validate()
+                .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
+        }
+        Ok(())
+    }
+}
+
+impl TcpSpec {
+    /// What [`Sim::add_tcp`] refuses, checked without a simulation: a bad TCP configuration, no
+    /// route from `src` to `dst` over `routes` (between `nodes`), a bad application.
+    pub fn check(&self, idx: usize, nodes: &[String], routes: &Routes) -> Result<(), BuildError> {
+        self.cfg
+            .validate()
+            .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
+        check_route(idx, self.src, self.dst, nodes, routes)?;
+        self.app
+            .validate()
+            .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))
+    }
+}
+
+/// Flow `flow` from `src` to `dst` has a route over `routes` between `nodes`.
+fn check_route(
+    flow: usize,
+    src: u32,
+    dst: u32,
+    nodes: &[String],
+    routes: &Routes,
+) -> Result<(), BuildError> {
+    let n = nodes.len() as u32;
+    if src == dst && src < n {
+        return Err(BuildError::Invalid(format!(
+            "flow {flow}: from and to are the same node ({})",
+            nodes[src as usize]
+        )));
+    }
+    if src >= n || dst >= n || src == dst || routes.next_link(src, dst).is_none() {
+        let name = |i: u32| {
+            nodes
+                .get(i as usize)
+                .cloned()
+                .unwrap_or_else(|| format!("#{i}"))
+        };
+        return Err(BuildError::NoRoute {
+            flow,
+            src: name(src),
+            dst: name(dst),
+        });
+    }
+    Ok(())
 }
