@@ -67,6 +67,16 @@ impl ResolvedDirection {
     }
 }
 
+impl ResolvedDirection {
+    /// The link direction as the emulator drives it (and as [`ResolvedScenario::build_sim`]
+    /// puts it in the simulation): its discipline built, its losses and jitter with their own
+    /// random streams of `seed`.
+    pub fn link_parts(&self, seed: u64) -> crate::link::LinkParts {
+        self.link_config(seed)
+            .into_parts(seed, self.jitter.as_ref().map(|(_, d)| *d))
+    }
+}
+
 /// A flow, resolved: what it is added to the simulation with.
 #[derive(Clone, Debug)]
 pub enum FlowPlan {
@@ -305,10 +315,121 @@ fn resolved_toml(r: &ResolvedScenario) -> String {
     }
 
     let mut output = Table::new();
-    output.insert("format", value(if r.output.csv { "csv" } else { "parquet" }));
+    output.insert(
+        "format",
+        value(if r.output.csv { "csv" } else { "parquet" }),
+    );
     output.insert("packet_log", value(names(&r.output.packet_log)));
     output.insert("trace", value(names(&r.output.trace)));
     doc.insert("output", Item::Table(output));
 
     doc.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{resolve_with_edits, Overrides, Scenario};
+    use std::path::Path;
+
+    const TEXT: &str = r#"
+duration = "2s"
+nodes = ["a", "b", "c"]
+
+[[links]]
+name = "ab"
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "5ms"
+qdisc = "codel"
+
+[[links]]
+name = "bc"
+from = "b"
+to = "c"
+rate = "20Mbps"
+delay = "1ms"
+
+[[flows]]
+kind = "tcp"
+from = "a"
+to = "c"
+
+[output]
+packet_log = ["bc", "ab", "bc"]
+"#;
+
+    fn resolve(text: &str, sets: &[(&str, &str)]) -> Result<ResolvedScenario, String> {
+        let sets: Vec<(String, String)> = sets
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        resolve_with_edits(
+            text,
+            "t.toml",
+            Path::new(""),
+            "t",
+            &[],
+            &sets,
+            &Overrides::default(),
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_set_parameter_is_typed_in_the_resolved_scenario() {
+        let r = resolve(TEXT, &[("links[0].params.target", "7ms")]).unwrap();
+        assert_eq!(r.directions.len(), 4);
+        let ab = &r.directions[0];
+        assert_eq!(ab.name, "ab");
+        assert_eq!(ab.params.duration("target"), SimDuration::from_millis(7));
+        // The configuration is the one those parameters make, and differs from the default's.
+        assert_eq!(ab.qdisc, AnyConfig::from_params(&ab.params).unwrap());
+        let default = resolve(TEXT, &[]).unwrap();
+        assert!(matches!(ab.qdisc, AnyConfig::Codel(_)));
+        assert_ne!(ab.qdisc, default.directions[0].qdisc);
+        // CoDel's mtu = "auto": the flow's largest segment on this direction, before any build.
+        assert_ne!(ab.params.raw_value("mtu"), "auto");
+        // The reverse inherits the discipline, not the --set on the forward direction's key.
+        assert_eq!(r.directions[1].name, "ab.rev");
+        assert_eq!(r.directions[1].params.kind(), "codel");
+    }
+
+    #[test]
+    fn the_simulation_and_the_resolved_file_come_from_one_resolved_scenario() {
+        let r = resolve(TEXT, &[]).unwrap();
+        let sc = Scenario::from_resolved(r.clone()).unwrap();
+        assert_eq!(sc.resolved, r.to_toml());
+        let names: Vec<&str> = sc.sim.link_names().collect();
+        let resolved: Vec<&str> = r.directions.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, resolved);
+        // Packet logs in link order, each once, as the simulation keeps them.
+        assert_eq!(r.output.packet_log, ["ab", "bc"]);
+        let logged: Vec<&str> = sc.sim.packet_logs().map(|(n, _)| n).collect();
+        assert_eq!(logged, ["ab", "bc"]);
+    }
+
+    #[test]
+    fn the_resolved_file_resolves_to_itself() {
+        let r = resolve(TEXT, &[("links[1].params.limit", "50p")]).unwrap();
+        let text = r.to_toml();
+        assert!(text.contains("limit = \"50p\""), "{text}");
+        let again = resolve(&text, &[]).unwrap();
+        assert_eq!(again.to_toml(), text);
+        assert_eq!(again.directions[2].qdisc, r.directions[2].qdisc);
+    }
+
+    #[test]
+    fn an_unreachable_destination_is_refused_without_a_simulation() {
+        let text = TEXT.replace(
+            r#"nodes = ["a", "b", "c"]"#,
+            r#"nodes = ["a", "b", "c", "d"]"#,
+        ) + "\n[[flows]]\nkind = \"udp\"\nfrom = \"a\"\nto = \"d\"\nrate = \"1Mbps\"\n";
+        let e = resolve(&text, &[]).unwrap_err();
+        assert!(
+            e.contains("flows[1]") && e.contains("no route from a to d"),
+            "{e}"
+        );
+    }
 }

@@ -29,8 +29,8 @@ mod flows;
 mod links;
 mod tcp;
 
-pub use apps::DEFAULT_REQUEST_BYTES;
 pub use crate::resolved::{ResolvedOutput, ResolvedScenario};
+pub use apps::DEFAULT_REQUEST_BYTES;
 pub use edits::{apply_sets, apply_unsets, build_with_edits, build_with_sets, resolve_with_edits};
 use flows::{check_flows, crossings, resolve_flows, Crossing};
 use links::{direction, largest_per_link, params_byte_limit, read_topology};

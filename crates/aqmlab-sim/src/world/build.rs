@@ -9,11 +9,10 @@ use super::{Ev, FlowBin, FlowInfo, FlowMetrics, Link, OnOff, Sim, TcpApp};
 use crate::arena::Arena;
 use crate::dist::DurationDist;
 use crate::event::{EventQueue, Lane};
-use crate::link::{LinkDirection, LinkParts};
+use crate::link::LinkDirection;
 use crate::topology::{LinkConfig, Routes};
 use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime, Xoshiro256pp};
 use aqmlab_link::bins::Bins;
-use aqmlab_qdisc::{AnyQdisc, Qdisc};
 use aqmlab_tcp::TcpConfig;
 
 /// A TCP flow: one connection (bulk, finite, on/off) or a sequence of them (web, repeated
@@ -197,15 +196,7 @@ impl Sim {
             .map(|l| Link {
                 to: l.to,
                 tx_seq: 0,
-                dir: LinkDirection::new(LinkParts {
-                    loss_rng: Xoshiro256pp::for_stream(seed, &format!("link/{}/loss", l.name)),
-                    name: l.name,
-                    rate: l.rate,
-                    delay: l.delay,
-                    qdisc: Qdisc::new(l.qdisc),
-                    loss: l.loss,
-                    jitter: None,
-                }),
+                dir: LinkDirection::new(l.into_parts(seed, None)),
             })
             .collect();
         Sim {
@@ -330,26 +321,12 @@ impl Sim {
         let seed = self.seed;
         match self.links.iter_mut().find(|l| l.dir.name() == name) {
             Some(l) => {
-                let rng = Xoshiro256pp::for_stream(seed, &format!("link/{name}/jitter"));
-                l.dir.set_jitter(jitter, rng);
+                l.dir
+                    .set_jitter(jitter, crate::topology::jitter_rng(seed, name));
                 true
             }
             None => false,
         }
-    }
-
-    /// Replaces the discipline of link direction `l` (by index, as in [`Sim::link_names`])
-    /// before the run starts: the scenario builder rebuilds a discipline whose defaults depend
-    /// on the traffic (CoDel's `mtu`). Panics once packets have been offered to it.
-    pub fn replace_qdisc(&mut self, l: usize, qdisc: AnyQdisc) {
-        self.links[l].dir.replace_qdisc(qdisc);
-    }
-
-    /// Takes the link directions out of the simulation, as built (for the live emulator,
-    /// which drives them with [`crate::link::LinkDirection`]), in the order of
-    /// [`Sim::link_names`].
-    pub fn into_link_parts(self) -> Vec<LinkParts> {
-        self.links.into_iter().map(|l| l.dir.into_parts()).collect()
     }
 }
 
