@@ -592,7 +592,22 @@ BAD_INPUTS = [
     (["SWEEP"], 'scenario = "web.toml"\n[vary]\nduration = ["1s" "2s"]\n', "line 3"),
     (["SWEEP"], 'scenario = "nope.toml"\n', "sweep.toml: scenario: 'nope.toml' is no file"),
     (["nope.toml"], None, "nope.toml: the scenario: no such file"),
-    (["SCEN", "--vary", "dumbbell.bottleneck.ratte=5Mbps,10Mbps"], None, "unknown field `ratte`"),
+    # A typo in a varied key names the option the user wrote (the core's edits are --set).
+    (
+        ["SCEN", "--vary", "dumbbell.bottleneck.ratte=5Mbps,10Mbps"],
+        None,
+        '--vary dumbbell.bottleneck.ratte="5Mbps": unknown field `ratte`',
+    ),
+    (
+        ["SCEN", "--zip", "dumbbell.bottleneck.ratte=5Mbps,10Mbps", "--zip", "duration=1s,2s"],
+        None,
+        '--zip dumbbell.bottleneck.ratte="5Mbps": unknown field `ratte`',
+    ),
+    (
+        ["SCEN", "--vary", "duration=1s,2s", "--set", "dumbbell.bottleneck.ratte=5Mbps"],
+        None,
+        "--set dumbbell.bottleneck.ratte=5Mbps: unknown field `ratte`",
+    ),
     (
         ["SWEEP"],
         'scenario = "web.toml"\n[vary]\n"dumbbell.botleneck.rate" = ["5Mbps"]\n',

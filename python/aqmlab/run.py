@@ -143,12 +143,17 @@ def resolve(
     set: dict[str, Any] | None = None,  # noqa: A002 - mirrors the --set flag
     packet_log: list[str] | None = None,
     unset: list[str] | None = None,
+    varied: dict[str, str] | None = None,
 ) -> Any:
     """Read, check and resolve ``scenario`` with its overrides (as :func:`load` takes them),
     without building the simulator: ``.resolved_toml()`` (what a run built from the same
-    inputs writes as ``scenario.resolved.toml``) and ``.seed``. Raises
-    :class:`aqmlab.ScenarioError` as :func:`load` does."""
-    return _core.resolve_scenario(*_native_args(scenario, seed, qdisc, set, packet_log, unset))
+    inputs writes as ``scenario.resolved.toml``) and ``.seed``. ``varied`` names the option
+    (``--vary``) that gave some of the ``set`` keys, which errors then name instead of
+    ``--set``. Raises :class:`aqmlab.ScenarioError` as :func:`load` does."""
+    return _core.resolve_scenario(
+        *_native_args(scenario, seed, qdisc, set, packet_log, unset),
+        list((varied or {}).items()),
+    )
 
 
 def _native_args(

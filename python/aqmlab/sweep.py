@@ -221,7 +221,14 @@ def plan(spec: SweepSpec) -> list[Task]:
                 unset=list(spec.unset) or None,
             )
             try:
-                r = resolve(spec.scenario, seed=seed, qdisc=qdisc, set=sets, unset=spec.unset)
+                r = resolve(
+                    spec.scenario,
+                    seed=seed,
+                    qdisc=qdisc,
+                    set=sets,
+                    unset=spec.unset,
+                    varied=spec.varied,
+                )
             except ScenarioError as e:
                 t.error = str(e)
             else:

@@ -360,6 +360,7 @@ fn resolve(
     packet_log: Vec<String>,
     text: Option<String>,
     unsets: Vec<String>,
+    varied: Vec<(String, String)>,
 ) -> PyResult<aqmlab_sim::scenario::ResolvedScenario> {
     use aqmlab_sim::scenario;
     let p = std::path::Path::new(path);
@@ -390,6 +391,7 @@ fn resolve(
         seed,
         qdisc,
         packet_log,
+        varied,
         warn_now: Some(warn_now),
         ..scenario::Overrides::default()
     };
@@ -397,9 +399,10 @@ fn resolve(
 }
 
 /// Loads the scenario at `path` with overrides: `seed`, `qdisc` (`[(LINK, KIND)]`) and `sets`
-/// (`[(KEY.PATH, VALUE)]`). Raises ScenarioError naming file, line and key on bad input.
+/// (`[(KEY.PATH, VALUE)]`; `varied`: `[(KEY.PATH, OPTION)]` for the keys a sweep varies, which
+/// errors name by that option). Raises ScenarioError naming file, line and key on bad input.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new()))]
+#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new()))]
 fn load_scenario(
     path: &str,
     seed: Option<u64>,
@@ -408,8 +411,9 @@ fn load_scenario(
     packet_log: Vec<String>,
     text: Option<String>,
     unsets: Vec<String>,
+    varied: Vec<(String, String)>,
 ) -> PyResult<Run> {
-    let r = resolve(path, seed, qdisc, sets, packet_log, text, unsets)?;
+    let r = resolve(path, seed, qdisc, sets, packet_log, text, unsets, varied)?;
     let sc = aqmlab_sim::scenario::Scenario::from_resolved(r)
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     Ok(Run {
@@ -442,7 +446,7 @@ impl Resolved {
 /// Resolves the scenario at `path` with the overrides [`load_scenario`] takes, without building
 /// the simulator. Raises ScenarioError as `load_scenario` does.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new()))]
+#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new()))]
 fn resolve_scenario(
     path: &str,
     seed: Option<u64>,
@@ -451,8 +455,9 @@ fn resolve_scenario(
     packet_log: Vec<String>,
     text: Option<String>,
     unsets: Vec<String>,
+    varied: Vec<(String, String)>,
 ) -> PyResult<Resolved> {
-    let r = resolve(path, seed, qdisc, sets, packet_log, text, unsets)?;
+    let r = resolve(path, seed, qdisc, sets, packet_log, text, unsets, varied)?;
     Ok(Resolved {
         toml: r.to_toml(),
         seed: r.seed,

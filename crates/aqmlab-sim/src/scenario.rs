@@ -308,6 +308,10 @@ pub struct Overrides {
     /// or a whole `...params` table): a `--qdisc` swap drops the file's parameters, which belong
     /// to the discipline it named, but keeps these, given for the swapped-in one.
     pub set_params: Vec<String>,
+    /// The keys of the `--set` edits a sweep varies, each with the option that varies it
+    /// (`--vary`): an error about one names that option (`--vary KEY=VALUE`), as the user
+    /// wrote it, not `--set`.
+    pub varied: Vec<(String, String)>,
     /// Called at once with a warning that should be seen before the scenario is built (a flow
     /// count over [`WARN_FLOWS`], with the memory the run is projected to take); without it,
     /// the warning goes to [`Scenario::warnings`] like the others.
