@@ -403,6 +403,7 @@ fn resolve(
 /// errors name by that option). Raises ScenarioError naming file, line and key on bad input.
 #[pyfunction]
 #[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new()))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments, each optional
 fn load_scenario(
     path: &str,
     seed: Option<u64>,
@@ -447,6 +448,7 @@ impl Resolved {
 /// the simulator. Raises ScenarioError as `load_scenario` does.
 #[pyfunction]
 #[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new()))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments, each optional
 fn resolve_scenario(
     path: &str,
     seed: Option<u64>,
