@@ -592,7 +592,22 @@ BAD_INPUTS = [
     (["SWEEP"], 'scenario = "web.toml"\n[vary]\nduration = ["1s" "2s"]\n', "line 3"),
     (["SWEEP"], 'scenario = "nope.toml"\n', "sweep.toml: scenario: 'nope.toml' is no file"),
     (["nope.toml"], None, "nope.toml: the scenario: no such file"),
-    (["SCEN", "--vary", "dumbbell.bottleneck.ratte=5Mbps,10Mbps"], None, "unknown field `ratte`"),
+    # A typo in a varied key names the option the user wrote (the core's edits are --set).
+    (
+        ["SCEN", "--vary", "dumbbell.bottleneck.ratte=5Mbps,10Mbps"],
+        None,
+        '--vary dumbbell.bottleneck.ratte="5Mbps": unknown field `ratte`',
+    ),
+    (
+        ["SCEN", "--zip", "dumbbell.bottleneck.ratte=5Mbps,10Mbps", "--zip", "duration=1s,2s"],
+        None,
+        '--zip dumbbell.bottleneck.ratte="5Mbps": unknown field `ratte`',
+    ),
+    (
+        ["SCEN", "--vary", "duration=1s,2s", "--set", "dumbbell.bottleneck.ratte=5Mbps"],
+        None,
+        "--set dumbbell.bottleneck.ratte=5Mbps: unknown field `ratte`",
+    ),
     (
         ["SWEEP"],
         'scenario = "web.toml"\n[vary]\n"dumbbell.botleneck.rate" = ["5Mbps"]\n',
@@ -710,3 +725,32 @@ def test_seeds_identical_allows_rounding_noise_but_not_spread():
     assert identical_seed_groups(result(1e-13).summary) == [("5Mbps",)]
     assert not result(1e-6).seeds_identical
     assert identical_seed_groups(result(1e-6).summary) == []
+
+
+def test_planning_resolves_without_building_the_simulator(scenario, monkeypatch):
+    """The planner keys each run by the resolved scenario's serialization without building the
+    simulator, and the keys are those a built run's ``resolved_toml()`` gives."""
+    import importlib
+
+    from aqmlab import _core
+    from aqmlab.sweepspec import from_cli
+
+    sweep_mod = importlib.import_module("aqmlab.sweep")
+    run_mod = importlib.import_module("aqmlab.run")
+    spec = from_cli(str(scenario), ["dumbbell.bottleneck.rate=5Mbps,10Mbps"], [], [], [], "1-2")
+    load = run_mod.load
+    built = [t.key for t in _plan_with(sweep_mod, spec, monkeypatch, run_mod, load)]
+
+    def no_simulator(*a, **k):
+        raise AssertionError("planning built the simulator")
+
+    monkeypatch.setattr(_core, "load_scenario", no_simulator)
+    resolved = [t.key for t in sweep_mod.plan(spec)]
+    assert resolved == built and len(set(resolved)) == 4
+
+
+def _plan_with(sweep_mod, spec, monkeypatch, run_mod, load):
+    """The plan, each run keyed from a built run (the simulator's own resolved file)."""
+    with monkeypatch.context() as m:
+        m.setattr(run_mod, "resolve", lambda *a, varied=None, **k: load(*a, **k))
+        return sweep_mod.plan(spec)

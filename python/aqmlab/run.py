@@ -132,6 +132,39 @@ def load(
 ) -> Any:
     """Read and check ``scenario`` with its overrides (as :func:`run` takes them), without
     simulating: the native run, ready to advance. Raises :class:`aqmlab.ScenarioError`."""
+    return _core.load_scenario(*_native_args(scenario, seed, qdisc, set, packet_log, unset))
+
+
+def resolve(
+    scenario: str | os.PathLike[str] | Mapping[str, Any],
+    *,
+    seed: int | None = None,
+    qdisc: dict[str, str] | None = None,
+    set: dict[str, Any] | None = None,  # noqa: A002 - mirrors the --set flag
+    packet_log: list[str] | None = None,
+    unset: list[str] | None = None,
+    varied: dict[str, str] | None = None,
+) -> Any:
+    """Read, check and resolve ``scenario`` with its overrides (as :func:`load` takes them),
+    without building the simulator: ``.resolved_toml()`` (what a run built from the same
+    inputs writes as ``scenario.resolved.toml``) and ``.seed``. ``varied`` names the option
+    (``--vary``) that gave some of the ``set`` keys, which errors then name instead of
+    ``--set``. Raises :class:`aqmlab.ScenarioError` as :func:`load` does."""
+    return _core.resolve_scenario(
+        *_native_args(scenario, seed, qdisc, set, packet_log, unset),
+        list((varied or {}).items()),
+    )
+
+
+def _native_args(
+    scenario: str | os.PathLike[str] | Mapping[str, Any],
+    seed: int | None,
+    qdisc: dict[str, str] | None,
+    set: dict[str, Any] | None,  # noqa: A002 - mirrors the --set flag
+    packet_log: list[str] | None,
+    unset: list[str] | None,
+) -> tuple[Any, ...]:
+    """The native loader's arguments for :func:`load` and :func:`resolve`."""
     _check_args(seed, qdisc, set, packet_log, unset)
     if isinstance(scenario, Mapping):
         text: str | None = toml_text(scenario)
@@ -146,7 +179,7 @@ def load(
             f"scenario: expected a path, TOML text or a dict, got {type(scenario).__name__}"
         )
     sets = [(k, _toml_value(v, f"set: {k}")) for k, v in (set or {}).items()]
-    return _core.load_scenario(
+    return (
         path,
         seed,
         list((qdisc or {}).items()),

@@ -198,9 +198,9 @@ def plan(spec: SweepSpec) -> list[Task]:
     scenario itself is broken, or a varied key is unknown), nothing of the sweep could run:
     :class:`ScenarioError` with the first point's error.
 
-    Loading builds the simulator (the core resolves a scenario by building it; it has no
-    resolve-only entry point), so planning costs about a millisecond a run."""
-    from aqmlab.run import load
+    Each point is resolved without building the simulator (:func:`aqmlab.run.resolve`): the
+    key hashes the serialization of the resolved scenario a run is then built from."""
+    from aqmlab.run import resolve
 
     if os.path.isfile(spec.scenario):
         with open(spec.scenario, encoding="utf-8", errors="replace") as f:
@@ -226,7 +226,14 @@ def plan(spec: SweepSpec) -> list[Task]:
                 unset=list(spec.unset) or None,
             )
             try:
-                r = load(spec.scenario, seed=seed, qdisc=qdisc, set=sets, unset=spec.unset)
+                r = resolve(
+                    spec.scenario,
+                    seed=seed,
+                    qdisc=qdisc,
+                    set=sets,
+                    unset=spec.unset,
+                    varied=spec.varied,
+                )
             except ScenarioError as e:
                 t.error = str(e)
             else:

@@ -56,6 +56,8 @@ class Axis:
     keys: list[str]
     values: list[tuple[Any, ...]]
     cases: dict[str, dict[str, Any]] | None = None
+    #: The option that varies the keys, which errors about them name.
+    flag: str = "--vary"
 
     @classmethod
     def of_cases(cls, cases: dict[str, dict[str, Any]], column: str = CASE_COLUMN) -> Axis:
@@ -78,6 +80,18 @@ class SweepSpec:
     @property
     def columns(self) -> list[str]:
         return [k for a in self.axes for k in a.keys]
+
+    @property
+    def varied(self) -> dict[str, str]:
+        """The ``set`` keys the axes vary, each with the option that varies it (a cases axis's
+        keys are the cases', and discipline swaps are no ``set`` keys)."""
+        return {
+            k: a.flag
+            for a in self.axes
+            if a.cases is None
+            for k in a.keys
+            if not k.startswith(QDISC_PREFIX)
+        }
 
     def points(self) -> list[dict[str, Any]]:
         """Every point, as ``{column: value}``, the first axis varying slowest."""
@@ -287,7 +301,7 @@ def _zip_axis(group: dict[str, list[Any]], where: str = "--zip") -> Axis:
         detail = ", ".join(f"{k}: {len(v)}" for k, v in group.items())
         raise ScenarioError(f"{where}: zipped keys need the same number of values ({detail})")
     keys = list(group)
-    return Axis(keys, list(zip(*group.values())))
+    return Axis(keys, list(zip(*group.values())), flag="--zip")
 
 
 def from_file(path: str) -> SweepSpec:

@@ -118,18 +118,18 @@ fn load_link(a: &Args) -> Result<(ClockedLink, ClockedLink, SimDuration), String
             .collect(),
         ..Default::default()
     };
-    let sc = aqmlab_sim::scenario::load(&a.scenario, &ov).map_err(|e| e.to_string())?;
-    let names: Vec<String> = sc.sim.link_names().map(str::to_string).collect();
-    let bin = a.bin.unwrap_or(sc.sim.report_bin());
-    let mut parts = sc.sim.into_link_parts();
+    // Resolved, not built: the two directions are made from the resolved scenario.
+    let r = aqmlab_sim::scenario::resolve_file(&a.scenario, &ov).map_err(|e| e.to_string())?;
+    let names: Vec<String> = r.directions.iter().map(|d| d.name.clone()).collect();
+    let bin = a.bin.unwrap_or(r.bin);
     let rev = format!("{}.rev", a.link);
-    let take = |parts: &mut Vec<aqmlab_link::LinkParts>, name: &str| {
-        parts
+    let take = |name: &str| {
+        r.directions
             .iter()
-            .position(|p| p.name == name)
-            .map(|i| parts.swap_remove(i))
+            .find(|d| d.name == name)
+            .map(|d| d.link_parts(r.seed))
     };
-    let (Some(down), Some(up)) = (take(&mut parts, &a.link), take(&mut parts, &rev)) else {
+    let (Some(down), Some(up)) = (take(&a.link), take(&rev)) else {
         let links: Vec<&str> = names
             .iter()
             .map(String::as_str)

@@ -349,11 +349,10 @@ fn warn_now(msg: &str) {
     });
 }
 
-/// Loads the scenario at `path` with overrides: `seed`, `qdisc` (`[(LINK, KIND)]`) and `sets`
-/// (`[(KEY.PATH, VALUE)]`). Raises ScenarioError naming file, line and key on bad input.
-#[pyfunction]
-#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new()))]
-fn load_scenario(
+/// Reads, edits and resolves the scenario at `path` (or `text`, named `path` in errors) with
+/// overrides, without building a simulation.
+#[allow(clippy::too_many_arguments)]
+fn resolve(
     path: &str,
     seed: Option<u64>,
     qdisc: Vec<(String, String)>,
@@ -361,7 +360,8 @@ fn load_scenario(
     packet_log: Vec<String>,
     text: Option<String>,
     unsets: Vec<String>,
-) -> PyResult<Run> {
+    varied: Vec<(String, String)>,
+) -> PyResult<aqmlab_sim::scenario::ResolvedScenario> {
     use aqmlab_sim::scenario;
     let p = std::path::Path::new(path);
     let serr = |e: scenario::ScenarioError| ScenarioError::new_err(e.to_string());
@@ -391,16 +391,78 @@ fn load_scenario(
         seed,
         qdisc,
         packet_log,
+        varied,
         warn_now: Some(warn_now),
         ..scenario::Overrides::default()
     };
-    let sc =
-        scenario::build_with_edits(&text, path, &dir, &stem, &unsets, &sets, &ov).map_err(serr)?;
+    scenario::resolve_with_edits(&text, path, &dir, &stem, &unsets, &sets, &ov).map_err(serr)
+}
+
+/// Loads the scenario at `path` with overrides: `seed`, `qdisc` (`[(LINK, KIND)]`) and `sets`
+/// (`[(KEY.PATH, VALUE)]`; `varied`: `[(KEY.PATH, OPTION)]` for the keys a sweep varies, which
+/// errors name by that option). Raises ScenarioError naming file, line and key on bad input.
+#[pyfunction]
+#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new()))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments, each optional
+fn load_scenario(
+    path: &str,
+    seed: Option<u64>,
+    qdisc: Vec<(String, String)>,
+    sets: Vec<(String, String)>,
+    packet_log: Vec<String>,
+    text: Option<String>,
+    unsets: Vec<String>,
+    varied: Vec<(String, String)>,
+) -> PyResult<Run> {
+    let r = resolve(path, seed, qdisc, sets, packet_log, text, unsets, varied)?;
+    let sc = aqmlab_sim::scenario::Scenario::from_resolved(r)
+        .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     Ok(Run {
         windows: aqmlab_sim::windows::Windows::new(sc.windows.clone()),
         scenario: sc,
         wall_s: 0.0,
         cumulative: Vec::new(),
+    })
+}
+
+/// A scenario resolved without building its simulation: what a sweep hashes to key a run.
+#[pyclass(frozen)]
+struct Resolved {
+    /// `scenario.resolved.toml`: the serialization of the resolved scenario a run is built from.
+    toml: String,
+    /// The master seed (after `--seed`).
+    #[pyo3(get)]
+    seed: u64,
+}
+
+#[pymethods]
+impl Resolved {
+    /// The fully resolved scenario as TOML, exactly as a run built from the same inputs
+    /// writes it (`Run.resolved_toml()`).
+    fn resolved_toml(&self) -> String {
+        self.toml.clone()
+    }
+}
+
+/// Resolves the scenario at `path` with the overrides [`load_scenario`] takes, without building
+/// the simulator. Raises ScenarioError as `load_scenario` does.
+#[pyfunction]
+#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new()))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments, each optional
+fn resolve_scenario(
+    path: &str,
+    seed: Option<u64>,
+    qdisc: Vec<(String, String)>,
+    sets: Vec<(String, String)>,
+    packet_log: Vec<String>,
+    text: Option<String>,
+    unsets: Vec<String>,
+    varied: Vec<(String, String)>,
+) -> PyResult<Resolved> {
+    let r = resolve(path, seed, qdisc, sets, packet_log, text, unsets, varied)?;
+    Ok(Resolved {
+        toml: r.to_toml(),
+        seed: r.seed,
     })
 }
 
@@ -415,6 +477,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add_class::<Run>()?;
     m.add_function(wrap_pyfunction!(load_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
+    m.add_class::<Resolved>()?;
     m.add_function(wrap_pyfunction!(list_qdiscs, m)?)?;
     m.add_function(wrap_pyfunction!(list_text, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;

@@ -54,7 +54,7 @@ pub mod uniform;
 
 pub use contract::{Backlog, DropReason, MarkReason, QdiscCx, QdiscEvent, QueueDisc, Stage};
 pub use params::{Bound, ConfigError, ParamSpec, Params, Type, Value};
-pub use registry::{AnyQdisc, Kind};
+pub use registry::{AnyConfig, AnyQdisc, Kind};
 pub use state_trace::{StateChange, StateTrace};
 pub use stats::{Qdisc, QdiscStats};
 pub use uniform::UniformSource;

@@ -159,21 +159,90 @@ pub fn build(
 ) -> Result<AnyQdisc, ConfigError> {
     let kind = Kind::from_name(kind)?;
     let p = Params::new(kind.name(), kind.params(), given)?;
-    Ok(match kind {
-        Kind::DropTail => AnyQdisc::DropTail(DropTail::new(DropTailConfig::from_params(&p)?)),
-        Kind::Red => AnyQdisc::Red(Red::new(RedConfig::from_params(&p)?, uniforms)),
-        Kind::Codel => AnyQdisc::Codel(Codel::new(CodelConfig::from_params(&p)?)),
-        Kind::LstfCodel => AnyQdisc::LstfCodel(LstfCodel::new(LstfCodelConfig::from_params(&p)?)),
-        Kind::FqCodel => AnyQdisc::FqCodel(FqCodel::new(FqCodelConfig::from_params(&p)?, uniforms)),
-        Kind::Pie => AnyQdisc::Pie(Pie::new(PieConfig::from_params(&p)?, uniforms)),
-        Kind::FqPie => AnyQdisc::FqPie(FqPie::new(FqPieConfig::from_params(&p)?, uniforms)),
-        Kind::Cobalt => AnyQdisc::Cobalt(Cobalt::new(CobaltConfig::from_params(&p)?, uniforms)),
-        Kind::FqCobalt => {
-            AnyQdisc::FqCobalt(FqCobalt::new(FqCobaltConfig::from_params(&p)?, uniforms))
+    Ok(AnyConfig::from_params(&p)?.build(uniforms))
+}
+
+/// A discipline's validated configuration, typed (every parameter parsed, range-checked and
+/// checked against the others), not yet built: what a resolved scenario holds for each link
+/// direction, and builds the discipline from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AnyConfig {
+    /// DropTail.
+    DropTail(DropTailConfig),
+    /// RED.
+    Red(RedConfig),
+    /// CoDel.
+    Codel(CodelConfig),
+    /// LSTF-CoDel.
+    LstfCodel(LstfCodelConfig),
+    /// FQ-CoDel.
+    FqCodel(FqCodelConfig),
+    /// PIE.
+    Pie(PieConfig),
+    /// FQ-PIE.
+    FqPie(FqPieConfig),
+    /// COBALT.
+    Cobalt(CobaltConfig),
+    /// FQ-COBALT.
+    FqCobalt(FqCobaltConfig),
+    /// DualPI2.
+    DualPi2(Dualpi2Config),
+    /// CAKE.
+    Cake(CakeConfig),
+}
+
+impl AnyConfig {
+    /// The configuration of the discipline `p` was checked for (its [`Params::kind`]).
+    pub fn from_params(p: &Params) -> Result<AnyConfig, ConfigError> {
+        Ok(match Kind::from_name(p.kind())? {
+            Kind::DropTail => AnyConfig::DropTail(DropTailConfig::from_params(p)?),
+            Kind::Red => AnyConfig::Red(RedConfig::from_params(p)?),
+            Kind::Codel => AnyConfig::Codel(CodelConfig::from_params(p)?),
+            Kind::LstfCodel => AnyConfig::LstfCodel(LstfCodelConfig::from_params(p)?),
+            Kind::FqCodel => AnyConfig::FqCodel(FqCodelConfig::from_params(p)?),
+            Kind::Pie => AnyConfig::Pie(PieConfig::from_params(p)?),
+            Kind::FqPie => AnyConfig::FqPie(FqPieConfig::from_params(p)?),
+            Kind::Cobalt => AnyConfig::Cobalt(CobaltConfig::from_params(p)?),
+            Kind::FqCobalt => AnyConfig::FqCobalt(FqCobaltConfig::from_params(p)?),
+            Kind::DualPi2 => AnyConfig::DualPi2(Dualpi2Config::from_params(p)?),
+            Kind::Cake => AnyConfig::Cake(CakeConfig::from_params(p)?),
+        })
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            AnyConfig::DropTail(_) => Kind::DropTail,
+            AnyConfig::Red(_) => Kind::Red,
+            AnyConfig::Codel(_) => Kind::Codel,
+            AnyConfig::LstfCodel(_) => Kind::LstfCodel,
+            AnyConfig::FqCodel(_) => Kind::FqCodel,
+            AnyConfig::Pie(_) => Kind::Pie,
+            AnyConfig::FqPie(_) => Kind::FqPie,
+            AnyConfig::Cobalt(_) => Kind::Cobalt,
+            AnyConfig::FqCobalt(_) => Kind::FqCobalt,
+            AnyConfig::DualPi2(_) => Kind::DualPi2,
+            AnyConfig::Cake(_) => Kind::Cake,
         }
-        Kind::DualPi2 => AnyQdisc::DualPi2(DualPi2::new(Dualpi2Config::from_params(&p)?, uniforms)),
-        Kind::Cake => AnyQdisc::Cake(Cake::new(CakeConfig::from_params(&p)?, uniforms)),
-    })
+    }
+
+    /// The discipline, built; `uniforms` feeds its random draws (ignored by deterministic
+    /// disciplines).
+    pub fn build(self, uniforms: UniformSource) -> AnyQdisc {
+        match self {
+            AnyConfig::DropTail(c) => AnyQdisc::DropTail(DropTail::new(c)),
+            AnyConfig::Red(c) => AnyQdisc::Red(Red::new(c, uniforms)),
+            AnyConfig::Codel(c) => AnyQdisc::Codel(Codel::new(c)),
+            AnyConfig::LstfCodel(c) => AnyQdisc::LstfCodel(LstfCodel::new(c)),
+            AnyConfig::FqCodel(c) => AnyQdisc::FqCodel(FqCodel::new(c, uniforms)),
+            AnyConfig::Pie(c) => AnyQdisc::Pie(Pie::new(c, uniforms)),
+            AnyConfig::FqPie(c) => AnyQdisc::FqPie(FqPie::new(c, uniforms)),
+            AnyConfig::Cobalt(c) => AnyQdisc::Cobalt(Cobalt::new(c, uniforms)),
+            AnyConfig::FqCobalt(c) => AnyQdisc::FqCobalt(FqCobalt::new(c, uniforms)),
+            AnyConfig::DualPi2(c) => AnyQdisc::DualPi2(DualPi2::new(c, uniforms)),
+            AnyConfig::Cake(c) => AnyQdisc::Cake(Cake::new(c, uniforms)),
+        }
+    }
 }
 
 /// The columns of a parameter table, in the order `--list` and the docs print them.

@@ -1,32 +1,30 @@
-//! The fully resolved scenario: a scenario file in which every value is written out after the
-//! defaults, the `--set` edits and the `--qdisc` swaps were applied (every discipline parameter
-//! included), so that running it reproduces the run it was made from bit for bit.
+//! The fully resolved scenario: every value of a scenario after the defaults, the `--unset` and
+//! `--set` edits, `count = N` and the `--qdisc` swaps were applied, typed and checked
+//! ([`ResolvedScenario`], made by [`crate::scenario::resolve_with_edits`] without building a
+//! simulation). The simulator is built from it ([`ResolvedScenario::build_sim`]), the emulator
+//! takes its link directions from it, and `scenario.resolved.toml` is its serialization
+//! ([`ResolvedScenario::to_toml`]): a scenario file in which every value is written out (every
+//! discipline parameter included), so that running it reproduces the run bit for bit.
 //!
-//! Its links are made from what the run was built with (each link direction's settings as the
-//! builder resolved them, every discipline parameter written out); its flows are the
-//! `[[flows]]` tables as the edited file gives them. It is always in the general form: `nodes` and `[[links]]` (a dumbbell becomes its links, with the same names
-//! and order), each link with a full `reverse` table. Random streams are named by link
+//! The file is always in the general form: `nodes` and `[[links]]` (a dumbbell becomes its
+//! links, with the same names and order), each link with a full `reverse` table. Its flows are
+//! the `[[flows]]` tables as the edited file gives them. Random streams are named by link
 //! directions and flows (their names, or their positions when unnamed), which the resolved file
 //! keeps, so its draws are the same. `tests/scenario.rs` rebuilds the resolved file of every
 //! bundled scenario and checks that it gives the same links and flows.
 
-use crate::world::Sim;
-use aqmlab_core::{Bitrate, SimDuration, SimTime};
+use crate::dist::DurationDist;
+use crate::rate::LinkRate;
+use crate::topology::{LinkConfig, Routes};
+use crate::windows::WindowSpec;
+use crate::world::{BuildError, Sim, TcpSpec, UdpSpec};
+use aqmlab_core::{SimDuration, SimTime};
+use aqmlab_qdisc::{AnyConfig, Params, UniformSource};
 use std::path::PathBuf;
 use toml_edit::{value, Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, Value};
 
-/// How a link direction's rate was given.
-#[derive(Clone, Debug)]
-pub enum RateSpec {
-    /// `rate = "..."`.
-    Constant(Bitrate),
-    /// `schedule = [[time, rate], ...]`.
-    Schedule(Vec<(SimTime, Bitrate)>),
-    /// `trace = "..."`: the trace file's absolute path.
-    Trace(PathBuf),
-}
-
-/// One link direction as the builder resolved it.
+/// One link direction, resolved: its rate, delay, loss and jitter, and its discipline's
+/// parameters, typed and checked.
 #[derive(Clone, Debug)]
 pub struct ResolvedDirection {
     /// Direction name (`NAME` or `NAME.rev`).
@@ -35,42 +33,186 @@ pub struct ResolvedDirection {
     pub from: u32,
     /// Receiving node.
     pub to: u32,
-    /// Rate.
-    pub rate: RateSpec,
+    /// Rate over time.
+    pub rate: LinkRate,
+    /// The trace file the rate was read from (an absolute path), when `trace = "..."`.
+    pub trace: Option<PathBuf>,
     /// Propagation delay.
     pub delay: SimDuration,
-    /// Discipline kind.
-    pub qdisc: &'static str,
-    /// Every parameter of the discipline, given or default, in its table's order.
-    pub params: Vec<(String, String)>,
+    /// Every parameter of the discipline, given or default, parsed and range-checked.
+    pub params: Params,
+    /// The discipline's configuration, built from `params`.
+    pub qdisc: AnyConfig,
     /// Random loss probability.
     pub loss: f64,
-    /// The per-packet jitter as written (`"uniform(0ms, 1ms)"`), if any.
-    pub jitter: Option<String>,
+    /// The per-packet jitter: as written (`"uniform(0ms, 1ms)"`) and parsed.
+    pub jitter: Option<(String, DurationDist)>,
 }
 
-/// What the resolved file is made from, besides the simulation's flows.
-pub struct ResolvedHeader<'a> {
-    /// Scenario name.
-    pub name: &'a str,
+impl ResolvedDirection {
+    /// The link direction the simulator runs, its discipline built with its own random stream
+    /// (`link/NAME/qdisc` of `seed`).
+    pub fn link_config(&self, seed: u64) -> LinkConfig {
+        LinkConfig {
+            name: self.name.clone(),
+            from: self.from,
+            to: self.to,
+            rate: self.rate.clone(),
+            delay: self.delay,
+            qdisc: self.qdisc.clone().build(UniformSource::Rng(
+                aqmlab_core::Xoshiro256pp::for_stream(seed, &format!("link/{}/qdisc", self.name)),
+            )),
+            loss: self.loss,
+        }
+    }
+}
+
+impl ResolvedDirection {
+    /// The link direction as the emulator drives it (and as [`ResolvedScenario::build_sim`]
+    /// puts it in the simulation): its discipline built, its losses and jitter with their own
+    /// random streams of `seed`.
+    pub fn link_parts(&self, seed: u64) -> crate::link::LinkParts {
+        self.link_config(seed)
+            .into_parts(seed, self.jitter.as_ref().map(|(_, d)| *d))
+    }
+}
+
+/// A flow, resolved: what it is added to the simulation with.
+#[derive(Clone, Debug)]
+pub enum FlowPlan {
+    /// A UDP source.
+    Udp(UdpSpec),
+    /// A TCP flow and its application.
+    Tcp(TcpSpec),
+}
+
+/// A flow, resolved and checked (its route exists).
+#[derive(Clone, Debug)]
+pub struct ResolvedFlow {
+    /// What it is added with.
+    pub plan: FlowPlan,
+    /// `dscp = N`: the DSCP its packets carry.
+    pub dscp: Option<u8>,
+}
+
+/// `[output]`, resolved: the link directions (in link order) whose packets are logged and whose
+/// discipline state is traced.
+#[derive(Clone, Debug, Default)]
+pub struct ResolvedOutput {
+    /// CSV series rather than Parquet.
+    pub csv: bool,
+    /// Directions whose every packet is logged (the file's and `--packet-log`'s).
+    pub packet_log: Vec<String>,
+    /// Directions whose discipline's state variables are recorded.
+    pub trace: Vec<String>,
+}
+
+/// A scenario with every value resolved and checked: what the simulator and the emulator are
+/// built from, and what `scenario.resolved.toml` writes.
+#[derive(Clone, Debug)]
+pub struct ResolvedScenario {
+    /// Name (from the file, or the file stem).
+    pub name: String,
     /// Free text.
-    pub description: &'a str,
-    /// Duration.
+    pub description: String,
+    /// How long to simulate.
     pub duration: SimDuration,
     /// Master seed (after `--seed`).
     pub seed: u64,
     /// Time-series bin.
     pub bin: SimDuration,
     /// Node names, in order.
-    pub nodes: &'a [String],
-    /// CSV series.
-    pub csv: bool,
-    /// The `[[flows]]` tables of the scenario text the run was built from (after `--set`).
-    pub flows: ArrayOfTables,
+    pub nodes: Vec<String>,
+    /// The link directions: each forward direction followed by its reverse.
+    pub directions: Vec<ResolvedDirection>,
+    /// Next hops over `directions`.
+    pub routes: Routes,
+    /// The flows, in `[[flows]]` order.
+    pub flows: Vec<ResolvedFlow>,
+    /// The `[[flows]]` tables of the edited scenario text (the file writes them as given).
+    pub flow_tables: ArrayOfTables,
     /// Measurement windows (the warm-up's first, when `warmup`).
-    pub windows: &'a [crate::windows::WindowSpec],
+    pub windows: Vec<WindowSpec>,
     /// The first window is the warm-up's.
     pub warmup: bool,
+    /// `[output]`.
+    pub output: ResolvedOutput,
+    /// Something in the scenario draws random numbers, so the seed matters.
+    pub random: bool,
+    /// The file's discipline parameters a `--qdisc` swap dropped: `(link direction, NAME=VALUE)`.
+    pub dropped_params: Vec<(String, String)>,
+    /// Things the scenario may do but its author should know about, one line each.
+    pub warnings: Vec<String>,
+}
+
+impl ResolvedScenario {
+    /// The simulation of this scenario, ready to run: its links (disciplines built from their
+    /// typed configurations), jitters, flows, packet logs and traces. Fails only on a
+    /// `ResolvedScenario` not made by the resolver (one it would have refused).
+    pub fn build_sim(&self) -> Result<Sim, BuildError> {
+        for d in &self.directions {
+            for n in [d.from, d.to] {
+                if n as usize >= self.nodes.len() {
+                    return Err(BuildError::NoSuchNode {
+                        link: d.name.clone(),
+                        node: n,
+                    });
+                }
+            }
+        }
+        if self.bin == SimDuration::ZERO {
+            return Err(BuildError::Invalid(
+                "the time-series bin must be > 0".into(),
+            ));
+        }
+        let links = self
+            .directions
+            .iter()
+            .map(|d| d.link_config(self.seed))
+            .collect();
+        let mut sim = Sim::with_routes(
+            self.nodes.clone(),
+            links,
+            self.routes.clone(),
+            self.bin,
+            self.seed,
+        );
+        for d in &self.directions {
+            if let Some((_, dist)) = &d.jitter {
+                sim.set_jitter(&d.name, *dist);
+            }
+        }
+        for f in &self.flows {
+            let idx = match &f.plan {
+                FlowPlan::Udp(u) => sim.add_udp(u.clone()),
+                FlowPlan::Tcp(t) => sim.add_tcp(t.clone()),
+            }?;
+            if let Some(d) = f.dscp {
+                sim.set_dscp(idx, d);
+            }
+        }
+        for name in &self.output.packet_log {
+            if !sim.log_packets(name) {
+                return Err(BuildError::Invalid(format!(
+                    "output.packet_log: no link direction named {name:?}"
+                )));
+            }
+        }
+        for name in &self.output.trace {
+            if !sim.trace_state(name) {
+                return Err(BuildError::Invalid(format!(
+                    "output.trace: no link direction named {name:?}"
+                )));
+            }
+        }
+        Ok(sim)
+    }
+
+    /// The resolved scenario file (`scenario.resolved.toml`): this scenario, every value
+    /// written out.
+    pub fn to_toml(&self) -> String {
+        resolved_toml(self)
+    }
 }
 
 fn t(time: SimTime) -> String {
@@ -79,13 +221,16 @@ fn t(time: SimTime) -> String {
 
 fn direction_table(d: &ResolvedDirection) -> Table {
     let mut tb = Table::new();
-    match &d.rate {
-        RateSpec::Constant(r) => {
+    match (&d.rate, &d.trace) {
+        (_, Some(p)) => {
+            tb.insert("trace", value(p.display().to_string()));
+        }
+        (LinkRate::Constant(r), None) => {
             tb.insert("rate", value(r.to_string()));
         }
-        RateSpec::Schedule(steps) => {
+        (LinkRate::Steps(st), None) => {
             let mut a = Array::new();
-            for (at, r) in steps {
+            for (at, r) in st.steps() {
                 let mut step = Array::new();
                 step.push(t(*at));
                 step.push(r.to_string());
@@ -93,65 +238,58 @@ fn direction_table(d: &ResolvedDirection) -> Table {
             }
             tb.insert("schedule", value(a));
         }
-        RateSpec::Trace(p) => {
-            tb.insert("trace", value(p.display().to_string()));
-        }
+        (LinkRate::Trace { .. }, None) => unreachable!("a trace rate keeps its file's path"),
     }
     tb.insert("delay", value(d.delay.to_string()));
-    tb.insert("qdisc", value(d.qdisc));
+    tb.insert("qdisc", value(d.params.kind()));
     if d.loss != 0.0 {
         tb.insert("loss", value(d.loss));
     }
-    if let Some(j) = &d.jitter {
+    if let Some((j, _)) = &d.jitter {
         tb.insert("jitter", value(j.as_str()));
     }
     let mut params = InlineTable::new();
-    for (k, v) in &d.params {
-        params.insert(k, Value::from(v.as_str()));
+    for (k, v) in d.params.resolved() {
+        params.insert(k, Value::from(v));
     }
     tb.insert("params", value(params));
     tb
 }
 
-/// The resolved scenario file of `sim`, built from `header` and `directions` (in the
-/// simulation's link order: each forward direction followed by its reverse).
-pub fn resolved_toml(
-    header: &ResolvedHeader<'_>,
-    directions: &[ResolvedDirection],
-    sim: &Sim,
-) -> String {
+fn names(v: &[String]) -> Array {
+    v.iter().map(String::as_str).collect()
+}
+
+/// The resolved scenario file of `r` (in the simulation's link order: each forward direction
+/// followed by its reverse).
+fn resolved_toml(r: &ResolvedScenario) -> String {
     let mut doc = DocumentMut::new();
-    doc.insert("name", value(header.name));
-    if !header.description.is_empty() {
-        doc.insert("description", value(header.description));
+    doc.insert("name", value(r.name.as_str()));
+    if !r.description.is_empty() {
+        doc.insert("description", value(r.description.as_str()));
     }
-    doc.insert("duration", value(header.duration.to_string()));
+    doc.insert("duration", value(r.duration.to_string()));
     // TOML integers are 64-bit signed: a seed above i64::MAX is written as a string of digits,
     // which the loader also reads.
-    match i64::try_from(header.seed) {
+    match i64::try_from(r.seed) {
         Ok(s) => doc.insert("seed", value(s)),
-        Err(_) => doc.insert("seed", value(header.seed.to_string())),
+        Err(_) => doc.insert("seed", value(r.seed.to_string())),
     };
-    doc.insert("bin", value(header.bin.to_string()));
-    let mut windows = header.windows;
-    if header.warmup {
-        let w = &windows[0];
-        doc.insert("warmup", value(t(w.from)));
+    doc.insert("bin", value(r.bin.to_string()));
+    let mut windows = &r.windows[..];
+    if r.warmup {
+        doc.insert("warmup", value(t(windows[0].from)));
         windows = &windows[1..];
     }
-    let mut nodes = Array::new();
-    for n in header.nodes {
-        nodes.push(n.as_str());
-    }
-    doc.insert("nodes", value(nodes));
+    doc.insert("nodes", value(names(&r.nodes)));
 
     let mut links = ArrayOfTables::new();
-    let mut it = directions.iter();
+    let mut it = r.directions.iter();
     while let (Some(fwd), Some(rev)) = (it.next(), it.next()) {
         let mut tb = Table::new();
         tb.insert("name", value(fwd.name.as_str()));
-        tb.insert("from", value(header.nodes[fwd.from as usize].as_str()));
-        tb.insert("to", value(header.nodes[fwd.to as usize].as_str()));
+        tb.insert("from", value(r.nodes[fwd.from as usize].as_str()));
+        tb.insert("to", value(r.nodes[fwd.to as usize].as_str()));
         for (k, v) in direction_table(fwd).iter() {
             tb.insert(k, v.clone());
         }
@@ -163,8 +301,7 @@ pub fn resolved_toml(
     // The flows as the (edited) file gives them: their keys grew with every traffic model and
     // TCP knob, and copying them is the one way that cannot miss one. Node names are kept, so
     // their `from` and `to` still name the same nodes.
-    let flows = header.flows.clone();
-    doc.insert("flows", Item::ArrayOfTables(flows));
+    doc.insert("flows", Item::ArrayOfTables(r.flow_tables.clone()));
     if !windows.is_empty() {
         let mut ws = ArrayOfTables::new();
         for w in windows {
@@ -178,18 +315,121 @@ pub fn resolved_toml(
     }
 
     let mut output = Table::new();
-    output.insert("format", value(if header.csv { "csv" } else { "parquet" }));
-    let mut logs = Array::new();
-    for (name, _) in sim.packet_logs() {
-        logs.push(name);
-    }
-    output.insert("packet_log", value(logs));
-    let mut traced = Array::new();
-    for name in sim.traced_links() {
-        traced.push(name);
-    }
-    output.insert("trace", value(traced));
+    output.insert(
+        "format",
+        value(if r.output.csv { "csv" } else { "parquet" }),
+    );
+    output.insert("packet_log", value(names(&r.output.packet_log)));
+    output.insert("trace", value(names(&r.output.trace)));
     doc.insert("output", Item::Table(output));
 
     doc.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{resolve_with_edits, Overrides, Scenario};
+    use std::path::Path;
+
+    const TEXT: &str = r#"
+duration = "2s"
+nodes = ["a", "b", "c"]
+
+[[links]]
+name = "ab"
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "5ms"
+qdisc = "codel"
+
+[[links]]
+name = "bc"
+from = "b"
+to = "c"
+rate = "20Mbps"
+delay = "1ms"
+
+[[flows]]
+kind = "tcp"
+from = "a"
+to = "c"
+
+[output]
+packet_log = ["bc", "ab", "bc"]
+"#;
+
+    fn resolve(text: &str, sets: &[(&str, &str)]) -> Result<ResolvedScenario, String> {
+        let sets: Vec<(String, String)> = sets
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        resolve_with_edits(
+            text,
+            "t.toml",
+            Path::new(""),
+            "t",
+            &[],
+            &sets,
+            &Overrides::default(),
+        )
+        .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_set_parameter_is_typed_in_the_resolved_scenario() {
+        let r = resolve(TEXT, &[("links[0].params.target", "7ms")]).unwrap();
+        assert_eq!(r.directions.len(), 4);
+        let ab = &r.directions[0];
+        assert_eq!(ab.name, "ab");
+        assert_eq!(ab.params.duration("target"), SimDuration::from_millis(7));
+        // The configuration is the one those parameters make, and differs from the default's.
+        assert_eq!(ab.qdisc, AnyConfig::from_params(&ab.params).unwrap());
+        let default = resolve(TEXT, &[]).unwrap();
+        assert!(matches!(ab.qdisc, AnyConfig::Codel(_)));
+        assert_ne!(ab.qdisc, default.directions[0].qdisc);
+        // CoDel's mtu = "auto": the flow's largest segment on this direction, before any build.
+        assert_ne!(ab.params.raw_value("mtu"), "auto");
+        // The reverse inherits the discipline, not the --set on the forward direction's key.
+        assert_eq!(r.directions[1].name, "ab.rev");
+        assert_eq!(r.directions[1].params.kind(), "codel");
+    }
+
+    #[test]
+    fn the_simulation_and_the_resolved_file_come_from_one_resolved_scenario() {
+        let r = resolve(TEXT, &[]).unwrap();
+        let sc = Scenario::from_resolved(r.clone()).unwrap();
+        assert_eq!(sc.resolved, r.to_toml());
+        let names: Vec<&str> = sc.sim.link_names().collect();
+        let resolved: Vec<&str> = r.directions.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, resolved);
+        // Packet logs in link order, each once, as the simulation keeps them.
+        assert_eq!(r.output.packet_log, ["ab", "bc"]);
+        let logged: Vec<&str> = sc.sim.packet_logs().map(|(n, _)| n).collect();
+        assert_eq!(logged, ["ab", "bc"]);
+    }
+
+    #[test]
+    fn the_resolved_file_resolves_to_itself() {
+        let r = resolve(TEXT, &[("links[1].params.limit", "50p")]).unwrap();
+        let text = r.to_toml();
+        assert!(text.contains("limit = \"50p\""), "{text}");
+        let again = resolve(&text, &[]).unwrap();
+        assert_eq!(again.to_toml(), text);
+        assert_eq!(again.directions[2].qdisc, r.directions[2].qdisc);
+    }
+
+    #[test]
+    fn an_unreachable_destination_is_refused_without_a_simulation() {
+        let text = TEXT.replace(
+            r#"nodes = ["a", "b", "c"]"#,
+            r#"nodes = ["a", "b", "c", "d"]"#,
+        ) + "\n[[flows]]\nkind = \"udp\"\nfrom = \"a\"\nto = \"d\"\nrate = \"1Mbps\"\n";
+        let e = resolve(&text, &[]).unwrap_err();
+        assert!(
+            e.contains("flows[1]") && e.contains("no route from a to d"),
+            "{e}"
+        );
+    }
 }

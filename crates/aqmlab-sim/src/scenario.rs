@@ -14,11 +14,10 @@
 
 use crate::dist::{start_stream, DurationDist};
 use crate::rate::{DeliveryTrace, LinkRate, StepSchedule};
-use crate::topology::LinkConfig;
 use crate::world::{Sim, TcpApp, TcpSpec, UdpSpec};
 use aqmlab_core::units::{self, UnitError};
 use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime};
-use aqmlab_qdisc::{registry, Kind, UniformSource};
+use aqmlab_qdisc::Kind;
 use aqmlab_tcp::{CcKind, TcpConfig};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -30,9 +29,10 @@ mod flows;
 mod links;
 mod tcp;
 
+pub use crate::resolved::{ResolvedOutput, ResolvedScenario};
 pub use apps::DEFAULT_REQUEST_BYTES;
-pub use edits::{apply_sets, apply_unsets, build_with_edits, build_with_sets};
-use flows::{add_flows, crossings, resolve_flows, Crossing};
+pub use edits::{apply_sets, apply_unsets, build_with_edits, build_with_sets, resolve_with_edits};
+use flows::{check_flows, crossings, resolve_flows, Crossing};
 use links::{direction, largest_per_link, params_byte_limit, read_topology};
 use tcp::tcp_config;
 
@@ -318,6 +318,10 @@ pub struct Overrides {
     /// or a whole `...params` table): a `--qdisc` swap drops the file's parameters, which belong
     /// to the discipline it named, but keeps these, given for the swapped-in one.
     pub set_params: Vec<String>,
+    /// The keys of the `--set` edits a sweep varies, each with the option that varies it
+    /// (`--vary`): an error about one names that option (`--vary KEY=VALUE`), as the user
+    /// wrote it, not `--set`.
+    pub varied: Vec<(String, String)>,
     /// Called at once with a warning that should be seen before the scenario is built (a flow
     /// count over [`WARN_FLOWS`], with the memory the run is projected to take); without it,
     /// the warning goes to [`Scenario::warnings`] like the others.
@@ -473,6 +477,12 @@ fn node_index(cx: &Ctx<'_>, nodes: &[String], s: &S, path: &str) -> Result<u32, 
 
 /// Reads and builds the scenario at `path`.
 pub fn load(path: &Path, ov: &Overrides) -> Result<Scenario, ScenarioError> {
+    Scenario::from_resolved(resolve_file(path, ov)?)
+}
+
+/// The scenario file at `path`, read: `(text, file name for errors, directory relative paths
+/// resolve from, default name)`.
+fn read_scenario(path: &Path) -> Result<(String, String, PathBuf, String), ScenarioError> {
     let file = path.display().to_string();
     let bytes =
         aqmlab_core::input::read_capped(path, aqmlab_core::input::SCENARIO).map_err(|e| {
@@ -498,7 +508,7 @@ pub fn load(path: &Path, ov: &Overrides) -> Result<Scenario, ScenarioError> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    build(&text, &file, &dir, &stem, ov)
+    Ok((text, file, dir, stem))
 }
 
 /// Builds a scenario from TOML `text`; `file` names it in errors, relative trace paths are
@@ -513,13 +523,49 @@ pub fn build(
     build_with_edits(text, file, dir, default_name, &[], &[], ov)
 }
 
-fn build_expanded(
+/// Reads and resolves the scenario at `path`, without building a simulation.
+pub fn resolve_file(path: &Path, ov: &Overrides) -> Result<ResolvedScenario, ScenarioError> {
+    let (text, file, dir, stem) = read_scenario(path)?;
+    resolve_with_edits(&text, &file, &dir, &stem, &[], &[], ov)
+}
+
+impl Scenario {
+    /// The scenario `r` describes, its simulation built from it, and `r` written out as
+    /// [`Scenario::resolved`].
+    pub fn from_resolved(r: ResolvedScenario) -> Result<Scenario, ScenarioError> {
+        let sim = r.build_sim().map_err(|e| ScenarioError {
+            file: r.name.clone(),
+            line: None,
+            path: String::new(),
+            msg: e.to_string(),
+        })?;
+        let resolved = r.to_toml();
+        Ok(Scenario {
+            name: r.name,
+            description: r.description,
+            duration: r.duration,
+            seed: r.seed,
+            sim,
+            csv: r.output.csv,
+            random: r.random,
+            resolved,
+            dropped_params: r.dropped_params,
+            warnings: r.warnings,
+            windows: r.windows,
+        })
+    }
+}
+
+/// Resolves the (edited, expanded) scenario `text`: every value read, typed and checked, the
+/// flows' routes and the links' disciplines' parameters worked out, without building a
+/// simulation.
+fn resolve_expanded(
     text: &str,
     file: &str,
     dir: &Path,
     default_name: &str,
     ov: &Overrides,
-) -> Result<Scenario, ScenarioError> {
+) -> Result<ResolvedScenario, ScenarioError> {
     let cx = Ctx {
         file: file.to_string(),
         text,
@@ -605,7 +651,6 @@ fn build_expanded(
         .as_ref()
         .map(|n| n.get_ref().clone())
         .unwrap_or_default();
-    let mut links: Vec<LinkConfig> = Vec::new();
     let mut dir_cfgs: Vec<(String, RawDirection, String)> = Vec::new(); // (name, settings, path)
     let mut ends: Vec<(u32, u32)> = Vec::new();
 
@@ -686,7 +731,7 @@ fn build_expanded(
     let crossings = crossings(&cx, &raw.flows, &nodes, &planned, &routes, &ends)?;
     let largest = largest_per_link(&crossings, dir_cfgs.len());
 
-    let mut resolved_dirs = Vec::with_capacity(dir_cfgs.len());
+    let mut directions = Vec::with_capacity(dir_cfgs.len());
     let mut dropped_params = Vec::new();
     let mut warnings = early_warnings;
     for (((name, d, path), (from, to)), largest) in dir_cfgs.iter().zip(&ends).zip(largest) {
@@ -695,46 +740,24 @@ fn build_expanded(
             .iter()
             .rev()
             .find(|(n, _)| n == name || name.strip_suffix(".rev") == Some(n.as_str()));
-        let (link, kind, params) = direction(
+        directions.push(direction(
             &cx,
             name,
             d,
             path,
             *from,
             *to,
-            seed,
             swapped.map(|(_, k)| k.as_str()),
             largest,
             &ov.set_params,
             &mut dropped_params,
             &mut warnings,
-        )?;
-        resolved_dirs.push(crate::resolved::ResolvedDirection {
-            name: name.clone(),
-            from: *from,
-            to: *to,
-            rate: match &link.rate {
-                LinkRate::Constant(r) => crate::resolved::RateSpec::Constant(*r),
-                LinkRate::Steps(st) => crate::resolved::RateSpec::Schedule(st.steps().to_vec()),
-                LinkRate::Trace { .. } => {
-                    let p = cx
-                        .dir
-                        .join(d.trace.as_ref().expect("a trace rate").get_ref());
-                    crate::resolved::RateSpec::Trace(std::path::absolute(&p).unwrap_or(p))
-                }
-            },
-            delay: link.delay,
-            qdisc: kind.name(),
-            params,
-            loss: link.loss,
-            jitter: d.jitter.as_ref().map(|j| j.get_ref().clone()),
-        });
-        links.push(link);
+        )?);
     }
 
     // Whether the seed matters: a discipline that draws, a lossy link, random traffic or a
     // random start (below). `aqmlab run` warns when nothing is random.
-    let mut random = links.iter().zip(&dir_cfgs).any(|(l, (_, d, _))| {
+    let mut random = directions.iter().zip(&dir_cfgs).any(|(l, (_, d, _))| {
         let perturbed = d
             .params
             .as_ref()
@@ -746,17 +769,15 @@ fn build_expanded(
             )
             || (l.qdisc.kind() == Kind::FqCodel && perturbed)
     });
-    let mut sim = Sim::with_seed(nodes.clone(), links, bin, seed)
-        .map_err(|e| cx.err(None, "", e.to_string()))?;
-    for (name, d, path) in &dir_cfgs {
+    for (l, (_, d, path)) in directions.iter_mut().zip(&dir_cfgs) {
         if let Some(j) = &d.jitter {
             let dist = start_dist(&cx, j, &format!("{path}.jitter"))?;
             random |= dist.is_random();
-            sim.set_jitter(name, dist);
+            l.jitter = Some((j.get_ref().clone(), dist));
         }
     }
     random |= flows_random;
-    add_flows(&cx, planned, &mut sim)?;
+    let flows = check_flows(&cx, planned, &nodes, &routes)?;
 
     // A byte limit below one packet drops every packet of the flows through it (named: the
     // first such packet in the order of `crossings`).
@@ -813,64 +834,67 @@ fn build_expanded(
                 .iter()
                 .map(|n| (n.as_str(), None, format!("--packet-log {n}"))),
         );
+    let dir_names: Vec<&str> = directions.iter().map(|d| d.name.as_str()).collect();
+    let no_such = |name: &str| {
+        format!(
+            "no link direction named {name:?} (NAME or NAME.rev): expected one of {}",
+            dir_names.join(", ")
+        )
+    };
+    let mut logged = vec![false; directions.len()];
     for (name, span, key) in asked {
-        if !sim.log_packets(name) {
-            let names: Vec<&str> = sim.link_names().collect();
-            return Err(cx.err(
-                span,
-                key,
-                format!(
-                    "no link direction named {name:?} (NAME or NAME.rev): expected one of {}",
-                    names.join(", ")
-                ),
-            ));
+        match dir_names.iter().position(|n| *n == name) {
+            Some(i) => logged[i] = true,
+            None => return Err(cx.err(span, key, no_such(name))),
         }
     }
+    let mut traced = vec![false; directions.len()];
     for (i, n) in output.trace.iter().enumerate() {
-        if !sim.trace_state(n.get_ref()) {
-            let names: Vec<&str> = sim.link_names().collect();
-            return Err(cx.err(
-                Some(n.span()),
-                format!("output.trace[{i}]"),
-                format!(
-                    "no link direction named {:?} (NAME or NAME.rev): expected one of {}",
-                    n.get_ref(),
-                    names.join(", ")
-                ),
-            ));
+        match dir_names.iter().position(|d| d == n.get_ref()) {
+            Some(l) => traced[l] = true,
+            None => {
+                return Err(cx.err(
+                    Some(n.span()),
+                    format!("output.trace[{i}]"),
+                    no_such(n.get_ref()),
+                ))
+            }
         }
     }
+    // In link order, each once: as the simulation keeps them.
+    let chosen = |on: &[bool]| -> Vec<String> {
+        dir_names
+            .iter()
+            .zip(on)
+            .filter(|(_, on)| **on)
+            .map(|(n, _)| n.to_string())
+            .collect()
+    };
+    let output = ResolvedOutput {
+        csv,
+        packet_log: chosen(&logged),
+        trace: chosen(&traced),
+    };
     let windows = windows(&cx, &raw.warmup, &raw.windows, duration)?;
     let name = raw.name.unwrap_or_else(|| default_name.to_string());
     let description = raw.description.unwrap_or_default();
-    let resolved = crate::resolved::resolved_toml(
-        &crate::resolved::ResolvedHeader {
-            name: &name,
-            description: &description,
-            duration,
-            seed,
-            bin,
-            nodes: &nodes,
-            csv,
-            flows: raw_flow_tables(text),
-            windows: &windows,
-            warmup: raw.warmup.is_some(),
-        },
-        &resolved_dirs,
-        &sim,
-    );
-    Ok(Scenario {
+    Ok(ResolvedScenario {
         name,
         description,
         duration,
         seed,
-        sim,
-        csv,
+        bin,
+        nodes,
+        directions,
+        routes,
+        flows,
+        flow_tables: raw_flow_tables(text),
+        windows,
+        warmup: raw.warmup.is_some(),
+        output,
         random,
-        resolved,
         dropped_params,
         warnings,
-        windows,
     })
 }
 
@@ -987,10 +1011,6 @@ fn key_of(path: &str, key: &str) -> String {
         format!("{path}.{key}")
     }
 }
-
-/// A built link direction, with its discipline's kind and every one of its parameters (given or
-/// default: what the resolved scenario writes).
-type BuiltDirection = (LinkConfig, Kind, Vec<(String, String)>);
 
 /// A parameter's value as the file wrote it (a string without its quotes).
 fn toml_text(v: &toml::Value) -> String {

@@ -2,9 +2,12 @@
 //! routes, the one breadth-first search from the destination finds first, visiting links in
 //! index order: deterministic, though not "the lowest link index" of the first hop).
 
+use crate::dist::DurationDist;
+use crate::link::LinkParts;
 use crate::rate::LinkRate;
 use aqmlab_core::SimDuration;
-use aqmlab_qdisc::AnyQdisc;
+use aqmlab_core::Xoshiro256pp;
+use aqmlab_qdisc::{AnyQdisc, Qdisc};
 use std::collections::VecDeque;
 
 /// One direction of a link: from `from` to `to` at `rate`, after `delay`, queued by `qdisc`.
@@ -26,6 +29,28 @@ pub struct LinkConfig {
     /// Probability that a transmitted packet is lost on the wire (random loss, e.g. a lossy
     /// radio hop); drawn from the link's own random stream. 0 for a clean link.
     pub loss: f64,
+}
+
+impl LinkConfig {
+    /// The link direction's parts, as the simulator and the emulator drive them: its losses
+    /// drawn from stream `link/NAME/loss` of `seed`, and `jitter` (if any) from
+    /// [`jitter_rng`].
+    pub fn into_parts(self, seed: u64, jitter: Option<DurationDist>) -> LinkParts {
+        LinkParts {
+            loss_rng: Xoshiro256pp::for_stream(seed, &format!("link/{}/loss", self.name)),
+            jitter: jitter.map(|j| (j, jitter_rng(seed, &self.name))),
+            name: self.name,
+            rate: self.rate,
+            delay: self.delay,
+            qdisc: Qdisc::new(self.qdisc),
+            loss: self.loss,
+        }
+    }
+}
+
+/// The random stream of link direction `name`'s jitter: `link/NAME/jitter` of `seed`.
+pub fn jitter_rng(seed: u64, name: &str) -> Xoshiro256pp {
+    Xoshiro256pp::for_stream(seed, &format!("link/{name}/jitter"))
 }
 
 /// Next-hop table: `next[node · n + dst]` is the link `node` sends on to reach `dst` (one flat

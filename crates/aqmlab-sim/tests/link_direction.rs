@@ -5,11 +5,12 @@
 //! A UDP CBR source overloads a CoDel link (1500-B packets every 800 µs into 11 Mb/s; the two
 //! time grids never meet within the run, so no equal-time ordering rule is involved). The
 //! simulator's packet log of the link is compared, record by record, with that of a
-//! `ClockedLink` taken from the same scenario and fed the same arrival times.
+//! `ClockedLink` made from the same scenario's resolved link direction (as the emulator makes
+//! it) and fed the same arrival times.
 
 use aqmlab_core::{FlowId, Packet, SimDuration, SimTime};
 use aqmlab_sim::link::ClockedLink;
-use aqmlab_sim::scenario::{build, Overrides};
+use aqmlab_sim::scenario::{build, resolve_with_edits, Overrides};
 use aqmlab_sim::world::{DropRecord, PacketRecord};
 use std::path::Path;
 
@@ -70,9 +71,23 @@ fn check_with(qdisc: &str, params: &str) {
         .to_vec();
     let sim_report = sc.sim.report();
 
-    let sc = build(&text, "<test>", Path::new("."), "t", &Overrides::default()).unwrap();
-    let parts = sc.sim.into_link_parts();
-    let part = parts.into_iter().find(|p| p.name == "l").unwrap();
+    // As the emulator takes it: from the resolved scenario, no simulation built.
+    let r = resolve_with_edits(
+        &text,
+        "<test>",
+        Path::new("."),
+        "t",
+        &[],
+        &[],
+        &Overrides::default(),
+    )
+    .unwrap();
+    let part = r
+        .directions
+        .iter()
+        .find(|d| d.name == "l")
+        .unwrap()
+        .link_parts(r.seed);
     let mut link = ClockedLink::new(part, SimDuration::from_millis(100));
     link.log_packets();
     let mut freed = Vec::new();

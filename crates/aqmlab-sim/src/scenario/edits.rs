@@ -104,6 +104,8 @@ pub(crate) struct Edited<'a> {
     pub text: Cow<'a, str>,
     unsets: Vec<Vec<Seg>>,
     sets: &'a [(String, String)],
+    /// The keys of `sets` a sweep varies, with the option that varies each (`--vary`).
+    varied: &'a [(String, String)],
     set_paths: Vec<Vec<Seg>>,
     /// `None` when no flow has a `count`.
     flows: Option<FlowOrigins>,
@@ -120,6 +122,7 @@ pub(crate) fn edit<'a>(
     file: &'a str,
     unsets: &[String],
     sets: &'a [(String, String)],
+    varied: &'a [(String, String)],
     expand: bool,
 ) -> Result<Edited<'a>, ScenarioError> {
     let mut ed = Edited {
@@ -128,6 +131,7 @@ pub(crate) fn edit<'a>(
         text: Cow::Borrowed(text),
         unsets: Vec::new(),
         sets,
+        varied,
         set_paths: Vec::new(),
         flows: None,
     };
@@ -169,7 +173,7 @@ pub(crate) fn edit<'a>(
         let bad = |msg: String| ScenarioError {
             file: file.to_string(),
             line: None,
-            path: format!("--set {key}"),
+            path: format!("{} {key}", set_flag(key, varied)),
             msg,
         };
         let path = key_path(key, &bad, true)?;
@@ -269,7 +273,7 @@ impl Edited<'_> {
                 }
             }
         }
-        let (mut e, by_set) = attribute_to_set(e, self.sets);
+        let (mut e, by_set) = attribute_to_set(e, self.sets, self.varied);
         if !by_set {
             e.line = line.and_then(|l| match self.origins().get(l - 1) {
                 Some(Origin::File(o)) => Some(*o),
@@ -308,7 +312,7 @@ impl Edited<'_> {
                 path: path_text(&path),
                 msg,
             };
-            attribute_to_set(e, self.sets).0
+            attribute_to_set(e, self.sets, self.varied).0
         };
         // The total is checked before anything is expanded, so many large counts fail before
         // their copies are made (a count out of range is reported below, with its line).
@@ -483,19 +487,20 @@ pub fn apply_sets(
     file: &str,
     sets: &[(String, String)],
 ) -> Result<String, ScenarioError> {
-    Ok(edit(text, file, &[], sets, false)?.text.into_owned())
+    Ok(edit(text, file, &[], sets, &[], false)?.text.into_owned())
 }
 
 /// Removes the keys `keys` (dotted paths as [`apply_sets`] takes them: `flows[0].stop`,
 /// `dumbbell.bottleneck.params.target`, or a whole table) from scenario `text`, as `aqmlab
 /// run --unset KEY` does, keeping the rest as written ([`edit`] without the expansion).
 pub fn apply_unsets(text: &str, file: &str, keys: &[String]) -> Result<String, ScenarioError> {
-    Ok(edit(text, file, keys, &[], false)?.text.into_owned())
+    Ok(edit(text, file, keys, &[], &[], false)?.text.into_owned())
 }
 
-/// Builds a scenario from TOML `text` after removing the keys `unsets` and applying the `--set`
+/// Resolves a scenario from TOML `text` (without building a simulation) after removing the keys
+/// `unsets` and applying the `--set`
 /// edits `sets` ([`edit`]); errors name the file's lines or the `--set` that wrote a key.
-pub fn build_with_edits(
+pub fn resolve_with_edits(
     text: &str,
     file: &str,
     dir: &Path,
@@ -503,7 +508,7 @@ pub fn build_with_edits(
     unsets: &[String],
     sets: &[(String, String)],
     ov: &Overrides,
-) -> Result<Scenario, ScenarioError> {
+) -> Result<ResolvedScenario, ScenarioError> {
     // Refused before the TOML is read, which takes about 4 kB per flow table (a 16 MiB file of
     // 280 000 short flow tables took 1.2 GB to be refused after reading).
     let tables = text.lines().filter(|l| is_flows_header(l)).count();
@@ -515,7 +520,7 @@ pub fn build_with_edits(
             msg: format!("expected at most {MAX_FLOWS} flows, got {tables}"),
         });
     }
-    let edited = edit(text, file, unsets, sets, true)?;
+    let edited = edit(text, file, unsets, sets, &ov.varied, true)?;
     let mut ov = Cow::Borrowed(ov);
     if !sets.is_empty() {
         ov.to_mut().set_params.extend(
@@ -524,7 +529,28 @@ pub fn build_with_edits(
                 .filter(|k| k.ends_with(".params") || k.contains(".params.")),
         );
     }
-    build_expanded(&edited.text, file, dir, default_name, &ov).map_err(|e| edited.blame(e))
+    resolve_expanded(&edited.text, file, dir, default_name, &ov).map_err(|e| edited.blame(e))
+}
+
+/// [`resolve_with_edits`], and the simulation built from what it resolved.
+pub fn build_with_edits(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    default_name: &str,
+    unsets: &[String],
+    sets: &[(String, String)],
+    ov: &Overrides,
+) -> Result<Scenario, ScenarioError> {
+    Scenario::from_resolved(resolve_with_edits(
+        text,
+        file,
+        dir,
+        default_name,
+        unsets,
+        sets,
+        ov,
+    )?)
 }
 
 /// [`build_with_edits`] without `--unset`s.
@@ -559,7 +585,11 @@ fn is_flows_header(line: &str) -> bool {
 /// the error's key and the message is about the set key's last part as its subject (an
 /// unknown field `` `x` ``, a discipline's `parameter x = ` or `parameter "x"`), not merely
 /// listing it among the expected ones. The flag says whether one did.
-fn attribute_to_set(e: ScenarioError, sets: &[(String, String)]) -> (ScenarioError, bool) {
+fn attribute_to_set(
+    e: ScenarioError,
+    sets: &[(String, String)],
+    varied: &[(String, String)],
+) -> (ScenarioError, bool) {
     let under = |inner: &str, outer: &str| {
         inner == outer
             || inner
@@ -595,7 +625,7 @@ fn attribute_to_set(e: ScenarioError, sets: &[(String, String)]) -> (ScenarioErr
             let e = ScenarioError {
                 file: e.file,
                 line: None,
-                path: format!("--set {key}={value}"),
+                path: format!("{} {key}={value}", set_flag(key, varied)),
                 msg: if e.path == *key {
                     msg
                 } else {
@@ -606,6 +636,15 @@ fn attribute_to_set(e: ScenarioError, sets: &[(String, String)]) -> (ScenarioErr
         }
         None => (e, false),
     }
+}
+
+/// The option that gave the edit of `key`: the one `varied` names for it (a sweep's `--vary`),
+/// else `--set`.
+fn set_flag<'a>(key: &str, varied: &'a [(String, String)]) -> &'a str {
+    varied
+        .iter()
+        .find(|(k, _)| k == key)
+        .map_or("--set", |(_, flag)| flag.as_str())
 }
 
 /// Removes the key or array element at `path` under `table`.
@@ -764,7 +803,7 @@ mod tests {
             ("seed", "7"),
         ]);
         let unsets = ["flows[0]".to_string()];
-        let ed = edit(FILE, "t.toml", &unsets, &s, true).unwrap();
+        let ed = edit(FILE, "t.toml", &unsets, &s, &[], true).unwrap();
         // Lines a --set inserted (or rewrote) are the set's.
         assert_eq!(origin_of_text(&ed, "delay = \"5ms\""), Origin::Set(0));
         assert_eq!(origin_of_text(&ed, "rate = \"20Mbps\""), Origin::Set(1));
@@ -777,7 +816,7 @@ mod tests {
         // The instances of a counted flow have no single line.
         assert_eq!(origin_of_text(&ed, "from = \"b\""), Origin::None);
         // Counterfactual: without edits every line is its own.
-        let plain = edit(FILE, "t.toml", &[], &[], false).unwrap();
+        let plain = edit(FILE, "t.toml", &[], &[], &[], false).unwrap();
         assert!(!plain.changed());
         assert_eq!(plain.origins()[14], Origin::File(15));
     }
@@ -786,7 +825,7 @@ mod tests {
     fn blame_says_an_error_about_the_file_as_written() {
         let s = sets(&[("dumbbell.bottleneck.delay", "10")]);
         let unsets = ["flows[0]".to_string()];
-        let ed = edit(FILE, "t.toml", &unsets, &s, true).unwrap();
+        let ed = edit(FILE, "t.toml", &unsets, &s, &[], true).unwrap();
         let line_of = |needle: &str| ed.text.lines().position(|l| l.contains(needle)).unwrap() + 1;
         let err = |line: usize, path: &str| ScenarioError {
             file: "t.toml".into(),
@@ -815,14 +854,14 @@ mod tests {
     fn a_count_error_names_the_files_line_after_an_unset() {
         let bad = FILE.replace("count = 2", "count = 0");
         let unsets = ["flows[0]".to_string()];
-        let e = edit(&bad, "t.toml", &unsets, &[], true).err().unwrap();
+        let e = edit(&bad, "t.toml", &unsets, &[], &[], true).err().unwrap();
         // flows[0] of the edited document, line 11 of the file.
         assert_eq!(
             e.to_string(),
             "t.toml:11: flows[0].count: expected a number of flows from 1 to 100000, got 0"
         );
         let s = sets(&[("flows[1].count", "0")]);
-        let e = edit(FILE, "t.toml", &[], &s, true).err().unwrap();
+        let e = edit(FILE, "t.toml", &[], &s, &[], true).err().unwrap();
         assert!(
             e.to_string()
                 .starts_with("t.toml: --set flows[1].count=0: expected a number"),
@@ -834,7 +873,7 @@ mod tests {
     fn one_document_takes_unsets_sets_and_counts() {
         let s = sets(&[("flows[0].kind", "tcp")]);
         let unsets = ["duration".to_string()];
-        let ed = edit(FILE, "t.toml", &unsets, &s, true).unwrap();
+        let ed = edit(FILE, "t.toml", &unsets, &s, &[], true).unwrap();
         let doc: toml::Table = ed.text.parse().unwrap();
         assert!(!doc.contains_key("duration"));
         let flows = doc["flows"].as_array().unwrap();
@@ -842,5 +881,43 @@ mod tests {
         assert_eq!(flows[0]["kind"].as_str(), Some("tcp"));
         assert_eq!(flows[2]["from"].as_str(), Some("b"));
         assert!(flows.iter().all(|f| f.get("count").is_none()));
+    }
+
+    #[test]
+    fn an_error_in_a_varied_key_names_the_vary() {
+        let text = "duration = \"1s\"\nnodes = [\"a\", \"b\"]\n[[links]]\nname = \"l\"\n\
+            from = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n";
+        let sets = vec![
+            ("links[0].qdiscc".to_string(), "codel".to_string()),
+            ("links[0].delay".to_string(), "2ms".to_string()),
+        ];
+        let err = |varied: &[&str]| {
+            let ov = Overrides {
+                varied: varied
+                    .iter()
+                    .map(|k| (k.to_string(), "--vary".to_string()))
+                    .collect(),
+                ..Overrides::default()
+            };
+            resolve_with_edits(text, "t.toml", Path::new(""), "t", &[], &sets, &ov)
+                .err()
+                .unwrap()
+        };
+        // A typo in a key the sweep varies names the --vary the user wrote.
+        let e = err(&["links[0].qdiscc"]);
+        assert_eq!(e.path, "--vary links[0].qdiscc=codel", "{e}");
+        // A fixed edit, or a sweep varying another key, still names the --set.
+        assert_eq!(err(&[]).path, "--set links[0].qdiscc=codel");
+        assert_eq!(err(&["links[0].delay"]).path, "--set links[0].qdiscc=codel");
+        // A key path that cannot be read names the --vary too.
+        let bad = vec![("links[x]".to_string(), "1".to_string())];
+        let ov = Overrides {
+            varied: vec![("links[x]".into(), "--vary".into())],
+            ..Overrides::default()
+        };
+        let e = resolve_with_edits(text, "t.toml", Path::new(""), "t", &[], &bad, &ov)
+            .err()
+            .unwrap();
+        assert!(e.path.starts_with("--vary links[x]"), "{e}");
     }
 }

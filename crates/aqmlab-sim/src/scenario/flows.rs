@@ -13,11 +13,7 @@ pub(super) struct PlannedFlow {
     dscp: Option<u8>,
 }
 
-/// What a flow is added to the simulation with.
-enum Planned {
-    Udp(UdpSpec),
-    Tcp(TcpSpec),
-}
+use crate::resolved::{FlowPlan as Planned, ResolvedFlow};
 
 /// Checks and resolves the scenario's flows, without a simulation; true when one of them draws
 /// at random (a random start, on/off periods, random traffic), so that the seed matters.
@@ -295,26 +291,32 @@ pub(super) fn resolve_flows(
     Ok((planned, random))
 }
 
-/// Adds the resolved flows to `sim`, which checks that each destination is reachable.
-pub(super) fn add_flows(
+/// The resolved flows, each checked as the simulation would check it when adding it (a
+/// destination reachable over `routes`, a valid TCP configuration and application), without
+/// a simulation.
+pub(super) fn check_flows(
     cx: &Ctx<'_>,
     planned: Vec<PlannedFlow>,
-    sim: &mut Sim,
-) -> Result<(), ScenarioError> {
-    for (i, f) in planned.into_iter().enumerate() {
-        let idx = match f.spec {
-            Planned::Udp(u) => sim.add_udp(u),
-            Planned::Tcp(t) => sim.add_tcp(t),
-        }
-        .map_err(|e| cx.err(Some(f.span), format!("flows[{i}]"), e.to_string()))?;
-        if let Some(d) = f.dscp {
-            sim.set_dscp(idx, d);
-        }
-    }
-    Ok(())
+    nodes: &[String],
+    routes: &crate::topology::Routes,
+) -> Result<Vec<ResolvedFlow>, ScenarioError> {
+    planned
+        .into_iter()
+        .enumerate()
+        .map(|(i, f)| {
+            match &f.spec {
+                Planned::Udp(u) => u.check(i, nodes, routes),
+                Planned::Tcp(t) => t.check(i, nodes, routes),
+            }
+            .map_err(|e| cx.err(Some(f.span), format!("flows[{i}]"), e.to_string()))?;
+            Ok(ResolvedFlow {
+                plan: f.spec,
+                dscp: f.dscp,
+            })
+        })
+        .collect()
 }
 
-/// The largest packet flow `i` sends from its source to its destination and back, with what
 /// `dscp = N` on a flow: the DSCP its packets carry (RFC 2474's 6 bits).
 fn check_dscp(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<Option<u8>, ScenarioError> {
     let Some(d) = &f.dscp else {

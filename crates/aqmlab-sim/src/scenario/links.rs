@@ -3,6 +3,7 @@
 //! that depend on the traffic (CoDel's MTU) or on the link (RED's rate).
 
 use super::*;
+use crate::resolved::ResolvedDirection;
 
 /// Reads the topology, `[dumbbell]` or `nodes` + `[[links]]`, into the node names and the link
 /// directions' settings (`(name, settings, key path)`) and ends, in link order.
@@ -341,13 +342,12 @@ pub(super) fn direction(
     path: &str,
     from: u32,
     to: u32,
-    seed: u64,
     swapped_kind: Option<&str>,
     largest_packet: u32,
     set_params: &[String],
     dropped: &mut Vec<(String, String)>,
     warnings: &mut Vec<String>,
-) -> Result<BuiltDirection, ScenarioError> {
+) -> Result<ResolvedDirection, ScenarioError> {
     let given = [d.rate.is_some(), d.schedule.is_some(), d.trace.is_some()]
         .iter()
         .filter(|x| **x)
@@ -563,15 +563,11 @@ pub(super) fn direction(
         }
     }
     mtu_from_traffic(kind, &mut pairs, largest_packet);
-    let qdisc = registry::build(
-        kind.name(),
-        &pairs,
-        UniformSource::Rng(aqmlab_core::Xoshiro256pp::for_stream(
-            seed,
-            &format!("link/{name}/qdisc"),
-        )),
-    )
-    .map_err(|e| match swapped_kind {
+    // The parameters typed and checked, each against its table and all together: the
+    // discipline's configuration, built into a discipline when the simulation is.
+    let checked = aqmlab_qdisc::Params::new(kind.name(), kind.params(), &pairs)
+        .and_then(|p| aqmlab_qdisc::AnyConfig::from_params(&p).map(|c| (p, c)));
+    let (params, qdisc) = checked.map_err(|e| match swapped_kind {
         // The discipline and its limit come from `--qdisc` and the buffer.
         Some(k) => ScenarioError {
             file: cx.file.clone(),
@@ -616,28 +612,22 @@ pub(super) fn direction(
             ))
         }
     };
-    // Every parameter, given or default: the resolved scenario writes them all.
-    let resolved = aqmlab_qdisc::Params::new(kind.name(), kind.params(), &pairs)
-        .map(|p| {
-            p.resolved()
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .unwrap_or(pairs);
-    Ok((
-        LinkConfig {
-            name: name.to_string(),
-            from,
-            to,
-            rate,
-            delay,
-            qdisc,
-            loss,
-        },
-        kind,
-        resolved,
-    ))
+    let trace = d.trace.as_ref().map(|t| {
+        let p = cx.dir.join(t.get_ref());
+        std::path::absolute(&p).unwrap_or(p)
+    });
+    Ok(ResolvedDirection {
+        name: name.to_string(),
+        from,
+        to,
+        rate,
+        trace,
+        delay,
+        params,
+        qdisc,
+        loss,
+        jitter: None,
+    })
 }
 
 /// The largest packet the scenario's flows put on each of `n_links` link directions, bytes; 0
@@ -730,11 +720,7 @@ mod tests {
         assert_eq!(mtu(&with(Kind::Pie, &[], 540)), None);
         // The value is one the discipline takes.
         let pairs = with(Kind::Codel, &[], 540);
-        assert!(registry::build(
-            "codel",
-            &pairs,
-            UniformSource::Rng(aqmlab_core::Xoshiro256pp::for_stream(1, "t"))
-        )
-        .is_ok());
+        let p = aqmlab_qdisc::Params::new("codel", Kind::Codel.params(), &pairs).unwrap();
+        assert!(aqmlab_qdisc::AnyConfig::from_params(&p).is_ok());
     }
 }

@@ -9,11 +9,10 @@ use super::{Ev, FlowBin, FlowInfo, FlowMetrics, Link, OnOff, Sim, TcpApp};
 use crate::arena::Arena;
 use crate::dist::DurationDist;
 use crate::event::{EventQueue, Lane};
-use crate::link::{LinkDirection, LinkParts};
+use crate::link::LinkDirection;
 use crate::topology::{LinkConfig, Routes};
 use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime, Xoshiro256pp};
 use aqmlab_link::bins::Bins;
-use aqmlab_qdisc::{AnyQdisc, Qdisc};
 use aqmlab_tcp::TcpConfig;
 
 /// A TCP flow: one connection (bulk, finite, on/off) or a sequence of them (web, repeated
@@ -179,23 +178,28 @@ impl Sim {
         }
         let ends: Vec<(u32, u32)> = links.iter().map(|l| (l.from, l.to)).collect();
         let routes = Routes::compute(nodes.len(), &ends);
+        Ok(Sim::with_routes(nodes, links, routes, bin, seed))
+    }
+
+    /// Like [`Sim::with_seed`], with the routes computed already (by
+    /// [`Routes::compute`] over these `links`' ends), and `nodes`, `links` and `bin` checked as
+    /// [`Sim::with_seed`] checks them (a resolved scenario's are).
+    pub fn with_routes(
+        nodes: Vec<String>,
+        links: Vec<LinkConfig>,
+        routes: Routes,
+        bin: SimDuration,
+        seed: u64,
+    ) -> Sim {
         let links = links
             .into_iter()
             .map(|l| Link {
                 to: l.to,
                 tx_seq: 0,
-                dir: LinkDirection::new(LinkParts {
-                    loss_rng: Xoshiro256pp::for_stream(seed, &format!("link/{}/loss", l.name)),
-                    name: l.name,
-                    rate: l.rate,
-                    delay: l.delay,
-                    qdisc: Qdisc::new(l.qdisc),
-                    loss: l.loss,
-                    jitter: None,
-                }),
+                dir: LinkDirection::new(l.into_parts(seed, None)),
             })
             .collect();
-        Ok(Sim {
+        Sim {
             now: SimTime::ZERO,
             events: EventQueue::with_capacity(4096),
             payloads: Arena::with_capacity(4096),
@@ -215,29 +219,15 @@ impl Sim {
             cur_seq: 0,
             idle_shortcut: true,
             series_ended: false,
-        })
+        }
     }
 
     /// Adds a UDP CBR source; returns its flow index.
     pub fn add_udp(&mut self, spec: UdpSpec) -> Result<usize, BuildError> {
         let idx = self.flows.len();
-        if spec.size == 0 || spec.rate.as_bps() == 0 {
-            return Err(BuildError::Invalid(format!(
-                "flow {idx}: UDP rate and packet size must be > 0"
-            )));
-        }
-        self.check_route(idx, spec.src, spec.dst)?;
-        if spec.stop.is_some_and(|st| st <= spec.start) {
-            return Err(BuildError::Invalid(format!(
-                "flow {idx}: stop must come after start"
-            )));
-        }
+        spec.check(idx, &self.nodes, &self.routes)?;
         let exact = (spec.size as u128 * 8_000_000_000) % spec.rate.as_bps() as u128 == 0;
         let interval = exact.then(|| spec.rate.tx_time(spec.size as u64));
-        if let Some(o) = &spec.on_off {
-            o.validate()
-                .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
-        }
         self.events.push(spec.start, Ev::UdpSend(idx as u32));
         let info = FlowInfo {
             kind: "udp",
@@ -282,13 +272,7 @@ impl Sim {
     /// Adds a TCP flow; returns its flow index.
     pub fn add_tcp(&mut self, spec: TcpSpec) -> Result<usize, BuildError> {
         let idx = self.flows.len();
-        spec.cfg
-            .validate()
-            .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
-        self.check_route(idx, spec.src, spec.dst)?;
-        spec.app
-            .validate()
-            .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
+        spec.check(idx, &self.nodes, &self.routes)?;
         let app = spec.app.name();
         let info = FlowInfo {
             kind: "tcp",
@@ -317,30 +301,6 @@ impl Sim {
         Ok(idx)
     }
 
-    fn check_route(&self, flow: usize, src: u32, dst: u32) -> Result<(), BuildError> {
-        let n = self.nodes.len() as u32;
-        if src == dst && src < n {
-            return Err(BuildError::Invalid(format!(
-                "flow {flow}: from and to are the same node ({})",
-                self.nodes[src as usize]
-            )));
-        }
-        if src >= n || dst >= n || src == dst || self.routes.next_link(src, dst).is_none() {
-            let name = |i: u32| {
-                self.nodes
-                    .get(i as usize)
-                    .cloned()
-                    .unwrap_or_else(|| format!("#{i}"))
-            };
-            return Err(BuildError::NoRoute {
-                flow,
-                src: name(src),
-                dst: name(dst),
-            });
-        }
-        Ok(())
-    }
-
     /// The link directions a packet from `src` to `dst` crosses, in order (empty without a route).
     pub fn path(&self, src: u32, dst: u32) -> Vec<usize> {
         self.routes.path(src, dst, |l| self.links[l].to)
@@ -362,25 +322,80 @@ impl Sim {
         let seed = self.seed;
         match self.links.iter_mut().find(|l| l.dir.name() == name) {
             Some(l) => {
-                let rng = Xoshiro256pp::for_stream(seed, &format!("link/{name}/jitter"));
-                l.dir.set_jitter(jitter, rng);
+                l.dir
+                    .set_jitter(jitter, crate::topology::jitter_rng(seed, name));
                 true
             }
             None => false,
         }
     }
+}
 
-    /// Replaces the discipline of link direction `l` (by index, as in [`Sim::link_names`])
-    /// before the run starts: the scenario builder rebuilds a discipline whose defaults depend
-    /// on the traffic (CoDel's `mtu`). Panics once packets have been offered to it.
-    pub fn replace_qdisc(&mut self, l: usize, qdisc: AnyQdisc) {
-        self.links[l].dir.replace_qdisc(qdisc);
+impl UdpSpec {
+    /// What [`Sim::add_udp`] refuses, checked without a simulation: a zero rate or size, no
+    /// route from `src` to `dst` over `routes` (between `nodes`), a stop before the start, bad
+    /// on/off periods. `idx` is the flow's index, which the error names.
+    pub fn check(&self, idx: usize, nodes: &[String], routes: &Routes) -> Result<(), BuildError> {
+        if self.size == 0 || self.rate.as_bps() == 0 {
+            return Err(BuildError::Invalid(format!(
+                "flow {idx}: UDP rate and packet size must be > 0"
+            )));
+        }
+        check_route(idx, self.src, self.dst, nodes, routes)?;
+        if self.stop.is_some_and(|st| st <= self.start) {
+            return Err(BuildError::Invalid(format!(
+                "flow {idx}: stop must come after start"
+            )));
+        }
+        if let Some(o) = &self.on_off {
+            o.validate()
+                .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
+        }
+        Ok(())
     }
+}
 
-    /// Takes the link directions out of the simulation, as built (for the live emulator,
-    /// which drives them with [`crate::link::LinkDirection`]), in the order of
-    /// [`Sim::link_names`].
-    pub fn into_link_parts(self) -> Vec<LinkParts> {
-        self.links.into_iter().map(|l| l.dir.into_parts()).collect()
+impl TcpSpec {
+    /// What [`Sim::add_tcp`] refuses, checked without a simulation: a bad TCP configuration, no
+    /// route from `src` to `dst` over `routes` (between `nodes`), a bad application.
+    pub fn check(&self, idx: usize, nodes: &[String], routes: &Routes) -> Result<(), BuildError> {
+        self.cfg
+            .validate()
+            .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))?;
+        check_route(idx, self.src, self.dst, nodes, routes)?;
+        self.app
+            .validate()
+            .map_err(|e| BuildError::Invalid(format!("flow {idx}: {e}")))
     }
+}
+
+/// Flow `flow` from `src` to `dst` has a route over `routes` between `nodes`.
+fn check_route(
+    flow: usize,
+    src: u32,
+    dst: u32,
+    nodes: &[String],
+    routes: &Routes,
+) -> Result<(), BuildError> {
+    let n = nodes.len() as u32;
+    if src == dst && src < n {
+        return Err(BuildError::Invalid(format!(
+            "flow {flow}: from and to are the same node ({})",
+            nodes[src as usize]
+        )));
+    }
+    if src >= n || dst >= n || src == dst || routes.next_link(src, dst).is_none() {
+        let name = |i: u32| {
+            nodes
+                .get(i as usize)
+                .cloned()
+                .unwrap_or_else(|| format!("#{i}"))
+        };
+        return Err(BuildError::NoRoute {
+            flow,
+            src: name(src),
+            dst: name(dst),
+        });
+    }
+    Ok(())
 }
