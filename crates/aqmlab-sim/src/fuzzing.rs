@@ -434,8 +434,16 @@ const KIND: Pool = Pool {
     bad: &["\"x\""],
 };
 const CC: Pool = Pool {
-    ok: &["\"reno\"", "\"newreno\"", "\"cubic\"", "\"vegas\""],
-    bad: &["\"bbr\""],
+    ok: &[
+        "\"reno\"",
+        "\"newreno\"",
+        "\"cubic\"",
+        "\"vegas\"",
+        "\"bbr\"",
+        "\"bbr3\"",
+        "\"ledbat\"",
+    ],
+    bad: &["\"bbr2\""],
 };
 const APP: Pool = Pool {
     ok: &[
