@@ -40,6 +40,11 @@ pub struct TcpHint {
     pub ack: u32,
     /// [`TcpHint::ACK`] and the other flag bits below.
     pub bits: u16,
+    /// Which connection of the packet's flow it belongs to (the low 16 bits of the
+    /// simulator's connection slot): a flow such as a web page opens several connections at
+    /// once, whose ACK numbers are unrelated, and an ACK filter compares only ACKs of one
+    /// connection. Fits in the struct's padding.
+    pub conn: u16,
 }
 
 impl TcpHint {
@@ -106,7 +111,11 @@ impl Packet {
             dscp: 0,
             src_host: 0,
             dst_host: 0,
-            tcp: TcpHint { ack: 0, bits: 0 },
+            tcp: TcpHint {
+                ack: 0,
+                bits: 0,
+                conn: 0,
+            },
         }
     }
 }

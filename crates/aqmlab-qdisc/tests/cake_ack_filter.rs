@@ -21,7 +21,7 @@ const DATA: u16 = TcpHint::DATA;
 /// A 40-byte segment of flow 1 (host 2 → host 1) acknowledging `ack`, with header `bits`.
 fn seg(id: u64, ack: u32, bits: u16) -> Packet {
     let mut p = packet(id, if bits & DATA != 0 { 1500 } else { 40 }, 1, 2, 1, 0);
-    p.tcp = TcpHint { ack, bits };
+    p.tcp = TcpHint { ack, bits, conn: 0 };
     p
 }
 
@@ -123,7 +123,11 @@ fn only_the_same_flow_and_a_plain_ack_trigger_count() {
         .enumerate()
     {
         let mut p = packet(id as u64, 40, flow, 2, 1, 0);
-        p.tcp = TcpHint { ack, bits: ACK };
+        p.tcp = TcpHint {
+            ack,
+            bits: ACK,
+            conn: 0,
+        };
         q.enqueue(SimTime::ZERO, p);
     }
     let mut left = Vec::new();
@@ -134,4 +138,27 @@ fn only_the_same_flow_and_a_plain_ack_trigger_count() {
     // Non-TCP packets (no header facts) are never touched.
     let udp = [(0, 0), (0, 0), (0, 0)];
     assert_eq!(run("ack-filter-aggressive", &udp), (vec![0, 0, 0], 0));
+}
+
+#[test]
+fn connections_of_one_flow_are_not_compared() {
+    // A web page's parallel connections share a flow and its hosts, not their sequence
+    // spaces: connection 1's newer ACK numbers say nothing about connection 0's queued ACKs.
+    let mut q = cake("ack-filter-aggressive");
+    for (id, (conn, ack)) in [(0, 1000), (1, 5000), (0, 1100), (1, 6000), (1, 7000)]
+        .into_iter()
+        .enumerate()
+    {
+        let mut p = seg(id as u64, ack, ACK);
+        p.tcp.conn = conn;
+        q.enqueue(SimTime::ZERO, p);
+    }
+    let mut left = Vec::new();
+    while let Some(p) = q.dequeue(SimTime::ZERO) {
+        left.push((p.tcp.conn, p.tcp.ack));
+    }
+    // Connection 0 has one eligible ACK, not just ahead of its newer one: both stay.
+    // Connection 1's 7000 finds two eligible (5000, 6000) and the head-most goes. Compared as
+    // one connection, 6000 and 7000 would have removed connection 0's 1000 and 1100.
+    assert_eq!(left, vec![(0, 1000), (0, 1100), (1, 6000), (1, 7000)]);
 }

@@ -58,8 +58,13 @@ fn sack_compare(check: TcpHint, trigger: TcpHint) -> i32 {
     }
 }
 
+/// One connection: the flow, its hosts, and the connection within the flow (a web page's
+/// parallel connections share a flow, not their sequence spaces).
 fn same_flow(a: &Packet, b: &Packet) -> bool {
-    a.flow == b.flow && a.src_host == b.src_host && a.dst_host == b.dst_host
+    a.flow == b.flow
+        && a.src_host == b.src_host
+        && a.dst_host == b.dst_host
+        && a.tcp.conn == b.tcp.conn
 }
 
 /// The position in `q` of the ACK the filter drops now that `q`'s last packet has joined it,

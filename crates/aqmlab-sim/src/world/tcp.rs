@@ -244,7 +244,7 @@ impl Sim {
             // Hosts are node numbers (CAKE's host isolation); DSCP is the flow's.
             (p.src_host, p.dst_host) = (from as u16, to as u16);
             p.dscp = self.flows[flow as usize].dscp;
-            p.tcp = tcp_hint(seg);
+            p.tcp = tcp_hint(seg, conn);
             self.forward(from, p);
         }
         out.clear();
@@ -519,7 +519,7 @@ impl Sim {
 /// The header facts of `seg` a queue may read ([`TcpHint`]; CAKE's ACK filter). Timestamps are
 /// not carried: a flow's segments enter a queue in sending order, so a queued ACK's TSval and
 /// TSecr never exceed a later one's, which is all Linux's filter asks of them.
-fn tcp_hint(seg: &Segment) -> TcpHint {
+fn tcp_hint(seg: &Segment, conn: u32) -> TcpHint {
     use aqmlab_tcp::segment::{ACK, AE, CWR, ECE, FIN, SYN};
     let mut bits = 0;
     for (flag, bit) in [
@@ -543,5 +543,6 @@ fn tcp_hint(seg: &Segment) -> TcpHint {
     TcpHint {
         ack: seg.ack as u32,
         bits,
+        conn: conn as u16,
     }
 }

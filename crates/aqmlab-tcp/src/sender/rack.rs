@@ -125,6 +125,11 @@ impl TcpSender {
                 if !x.sacked && !x.lost {
                     x.lost = true;
                     self.lost_bytes += u64::from(x.len);
+                    // The delivery-rate estimate's `C.lost` (BBR v3's loss rate) counts what
+                    // RACK finds lost too, as the three other places that mark losses do.
+                    if let Some(r) = self.rate.as_mut() {
+                        r.on_lost(u64::from(x.len));
+                    }
                 }
             }
             self.lost_boundary = self.segs[t].end();
