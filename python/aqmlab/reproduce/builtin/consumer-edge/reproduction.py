@@ -199,6 +199,6 @@ def figures(ctx: Any) -> list[str]:
     for ax in axes[-1]:
         ax.set_xlabel("buffer (packets)")
     axes[0][0].legend(fontsize=7)
-    title(fig, "Consumer edge: median delay vs buffer", "NJ12 'Consumer Edge' table")
+    title(fig, "Consumer edge: median delay vs buffer", "BITAG slides: 'Consumer Edge' table")
     files = _save(fig, os.path.join(ctx.out, "figures"), "median_vs_buffer")
     return [f for f in files if f.endswith(".png")]
