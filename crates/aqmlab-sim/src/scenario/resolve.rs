@@ -18,6 +18,9 @@ type ByteLimit = (u64, std::ops::Range<usize>, String);
 /// A link direction as the file gives it: `(name, settings, key path)`.
 type DirCfg = (String, RawDirection, String);
 
+/// The topology: the nodes, the link directions and each direction's `(from, to)` nodes.
+type Topology = (Vec<String>, Vec<DirCfg>, Vec<(u32, u32)>);
+
 /// Resolves the (edited, expanded) scenario `text`: every value read, typed and checked, the
 /// flows' routes and the links' disciplines' parameters worked out, without building a
 /// simulation.
@@ -178,11 +181,7 @@ fn flow_count(cx: &Ctx<'_>, n: usize, ov: &Overrides) -> Result<Vec<String>, Sce
 
 /// The nodes, the link directions as the file gives them and their `(from, to)` nodes; every
 /// `--qdisc LINK=KIND` names a link or a direction.
-fn topology(
-    cx: &Ctx<'_>,
-    raw: &RawScenario,
-    ov: &Overrides,
-) -> Result<(Vec<String>, Vec<DirCfg>, Vec<(u32, u32)>), ScenarioError> {
+fn topology(cx: &Ctx<'_>, raw: &RawScenario, ov: &Overrides) -> Result<Topology, ScenarioError> {
     let nodes_span = raw.nodes.as_ref().map(Spanned::span);
     let mut nodes: Vec<String> = raw
         .nodes
