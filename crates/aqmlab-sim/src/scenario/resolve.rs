@@ -780,4 +780,50 @@ rate = "1Mbps"
             )
         );
     }
+
+    #[test]
+    fn windows_start_with_the_warm_ups_and_stay_within_the_run() {
+        use crate::windows::WindowSpec;
+        let w = |extra: &str| {
+            let text = format!("{TWO}{extra}");
+            let c = cx(&text);
+            let raw = parse(&c).unwrap();
+            windows(&c, &raw.warmup, &raw.windows, SimDuration::from_secs(10))
+        };
+        let text = "[[windows]]\nname = \"w\"\nfrom = \"1s\"\nto = \"10s\"\n";
+        assert_eq!(w("").unwrap(), Vec::<WindowSpec>::new());
+        let with_warmup = |extra: &str| {
+            let text = format!("{}{extra}", two_with("warmup = \"2s\"", false));
+            let c = cx(&text);
+            let raw = parse(&c).unwrap();
+            windows(&c, &raw.warmup, &raw.windows, SimDuration::from_secs(10))
+        };
+        assert_eq!(
+            with_warmup(text).unwrap(),
+            [
+                WindowSpec {
+                    name: "after_warmup".into(),
+                    from: SimTime::from_secs(2),
+                    to: SimTime::from_secs(10),
+                },
+                WindowSpec {
+                    name: "w".into(),
+                    from: SimTime::from_secs(1),
+                    to: SimTime::from_secs(10),
+                }
+            ]
+        );
+        assert_eq!(
+            err_of(w(&text.replace("\"10s\"", "\"11s\""))),
+            (
+                Some(18),
+                "windows[0].to".into(),
+                "expected a window within the run (duration 10s), got \"11s\"".into()
+            )
+        );
+        assert_eq!(
+            err_of(with_warmup(&text.replace("\"w\"", "\"after_warmup\""))).2,
+            "window name \"after_warmup\" names the window `warmup` makes: expected a unique name"
+        );
+    }
 }
