@@ -1,0 +1,829 @@
+//! Resolving an (edited, expanded) scenario text into a [`ResolvedScenario`], step by step:
+//! the text read into the raw types ([`parse`]), the run's timing ([`timing`]), the flow count
+//! ([`flow_count`]), the topology ([`topology`]), the series' size ([`check_series`]), the byte
+//! buffers ([`byte_limits`]), the flows and their routes ([`resolve_flows`], [`crossings`],
+//! [`check_flows`]), the link directions with
+//! their disciplines ([`directions`], [`jitter`], [`links_random`]), the buffers against the
+//! packets crossing them ([`check_buffers`]), the output ([`output`]), and the windows
+//! ([`super::windows`]). Each step reads only what it is given and reports errors as the whole
+//! does, in the same order.
+
+use super::*;
+use crate::resolved::{ResolvedDirection, ResolvedFlow};
+use crate::topology::Routes;
+
+/// A byte limit of a link direction: `(limit, span, key path)`.
+type ByteLimit = (u64, std::ops::Range<usize>, String);
+
+/// A link direction as the file gives it: `(name, settings, key path)`.
+type DirCfg = (String, RawDirection, String);
+
+/// The topology: the nodes, the link directions and each direction's `(from, to)` nodes.
+type Topology = (Vec<String>, Vec<DirCfg>, Vec<(u32, u32)>);
+
+/// Resolves the (edited, expanded) scenario `text`: every value read, typed and checked, the
+/// flows' routes and the links' disciplines' parameters worked out, without building a
+/// simulation.
+pub(super) fn resolve_expanded(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    default_name: &str,
+    ov: &Overrides,
+) -> Result<ResolvedScenario, ScenarioError> {
+    let cx = Ctx {
+        file: file.to_string(),
+        text,
+        dir: dir.to_path_buf(),
+    };
+    let raw = parse(&cx)?;
+    let (duration, bin) = timing(&cx, &raw)?;
+    let seed = ov.seed.or(raw.seed).unwrap_or(1);
+    let mut warnings = flow_count(&cx, raw.flows.len(), ov)?;
+    let (nodes, dir_cfgs, ends) = topology(&cx, &raw, ov)?;
+    check_series(
+        &cx,
+        &raw.bin,
+        duration,
+        bin,
+        dir_cfgs.len(),
+        raw.flows.len(),
+    )?;
+    let limits = byte_limits(&cx, &dir_cfgs, ov)?;
+    // The flows, resolved before the links: the largest packet each puts on each link direction
+    // of its route gives CoDel's `mtu = "auto"` before the discipline is built.
+    let (planned, flows_random) = resolve_flows(&cx, &raw.flows, &nodes, duration, seed)?;
+    let routes = Routes::compute(nodes.len(), &ends);
+    let crossings = crossings(&cx, &raw.flows, &nodes, &planned, &routes, &ends)?;
+    let largest = largest_per_link(&crossings, dir_cfgs.len());
+    let mut dropped_params = Vec::new();
+    let mut directions = directions(
+        &cx,
+        &dir_cfgs,
+        &ends,
+        &largest,
+        ov,
+        &mut dropped_params,
+        &mut warnings,
+    )?;
+    // Whether the seed matters: a discipline that draws, a lossy link, random jitter, random
+    // traffic or a random start. `aqmlab run` warns when nothing is random.
+    let mut random = links_random(&directions, &dir_cfgs);
+    random |= jitter(&cx, &mut directions, &dir_cfgs)?;
+    random |= flows_random;
+    let flows: Vec<ResolvedFlow> = check_flows(&cx, planned, &nodes, &routes)?;
+    check_buffers(&cx, &crossings, &limits, &dir_cfgs)?;
+    let output = output(&cx, raw.output.unwrap_or_default(), ov, &directions)?;
+    let windows = windows(&cx, &raw.warmup, &raw.windows, duration)?;
+    Ok(ResolvedScenario {
+        name: raw.name.unwrap_or_else(|| default_name.to_string()),
+        description: raw.description.unwrap_or_default(),
+        duration,
+        seed,
+        bin,
+        nodes,
+        directions,
+        routes,
+        flows,
+        flow_tables: raw_flow_tables(text),
+        windows,
+        warmup: raw.warmup.is_some(),
+        output,
+        random,
+        dropped_params,
+        warnings,
+    })
+}
+
+/// The scenario text read into the raw types; an error names the key path and says what was
+/// expected as a user would.
+fn parse(cx: &Ctx<'_>) -> Result<RawScenario, ScenarioError> {
+    let text = cx.text;
+    let de = toml::Deserializer::new(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        // serde_spanned's wrapper shows up as a path segment; users never wrote it.
+        let path = e
+            .path()
+            .to_string()
+            .replace(".$__serde_spanned_private_value", "");
+        let inner = e.into_inner();
+        let mut msg = plain_types(&toml_message(inner.message(), text, inner.span()));
+        if msg.ends_with("expected a borrowed string") {
+            // toml-rs/toml#798: dotted keys (`params.target = "5ms"`) inside a table the
+            // scenario keeps spans of.
+            msg = "dotted keys cannot be read here: write the table inline, e.g. \
+                   params = { target = \"5ms\", interval = \"100ms\" }"
+                .to_string();
+        }
+        if msg.ends_with("expected a string") {
+            msg.push_str(
+                " (write values with units in quotes, e.g. \"10Mbps\", \"20ms\", \"830p\")",
+            );
+        }
+        cx.err(
+            inner.span(),
+            if path == "." { String::new() } else { path },
+            msg,
+        )
+    })
+}
+
+/// The run's `(duration, bin)`: both > 0, the bin 100 ms unless given, and at most 10^7 bins.
+fn timing(cx: &Ctx<'_>, raw: &RawScenario) -> Result<(SimDuration, SimDuration), ScenarioError> {
+    let duration = cx.duration(&raw.duration, "duration")?;
+    if duration == SimDuration::ZERO {
+        return Err(cx.err(
+            Some(raw.duration.span()),
+            "duration",
+            "expected a duration > 0",
+        ));
+    }
+    let bin = match &raw.bin {
+        Some(b) => {
+            let d = cx.duration(b, "bin")?;
+            if d == SimDuration::ZERO {
+                return Err(cx.err(Some(b.span()), "bin", "expected a duration > 0"));
+            }
+            d
+        }
+        None => SimDuration::from_millis(100),
+    };
+    if duration.as_nanos() / bin.as_nanos() > 10_000_000 {
+        return Err(cx.err(
+            raw.bin.as_ref().map(|b| b.span()),
+            "bin",
+            format!("{duration} in bins of {bin} makes more than 10,000,000 bins: expected a larger bin"),
+        ));
+    }
+    Ok((duration, bin))
+}
+
+/// Refuses more than [`MAX_FLOWS`] flows; above [`WARN_FLOWS`], the memory warning, given at once
+/// to `ov.warn_now` or returned to start the scenario's warnings.
+fn flow_count(cx: &Ctx<'_>, n: usize, ov: &Overrides) -> Result<Vec<String>, ScenarioError> {
+    if n > MAX_FLOWS {
+        return Err(cx.err(
+            None,
+            "flows",
+            format!("expected at most {MAX_FLOWS} flows, got {n}"),
+        ));
+    }
+    let mut early_warnings = Vec::new();
+    if n > WARN_FLOWS {
+        let msg = flows_memory_warning(n);
+        match ov.warn_now {
+            Some(warn) => warn(&format!("{}: {msg}", one_line(&cx.file))),
+            None => early_warnings.push(msg),
+        }
+    }
+    Ok(early_warnings)
+}
+
+/// The nodes, the link directions as the file gives them and their `(from, to)` nodes; every
+/// `--qdisc LINK=KIND` names a link or a direction.
+fn topology(cx: &Ctx<'_>, raw: &RawScenario, ov: &Overrides) -> Result<Topology, ScenarioError> {
+    let nodes_span = raw.nodes.as_ref().map(Spanned::span);
+    let mut nodes: Vec<String> = raw
+        .nodes
+        .as_ref()
+        .map(|n| n.get_ref().clone())
+        .unwrap_or_default();
+    let mut dir_cfgs: Vec<DirCfg> = Vec::new();
+    let mut ends: Vec<(u32, u32)> = Vec::new();
+    read_topology(cx, raw, nodes_span, &mut nodes, &mut dir_cfgs, &mut ends)?;
+    for (name, kind) in &ov.qdisc {
+        if !dir_cfgs
+            .iter()
+            .any(|(n, _, _)| n == name || n.strip_suffix(".rev") == Some(name))
+        {
+            let names: Vec<&str> = dir_cfgs
+                .iter()
+                .map(|(n, _, _)| n.as_str())
+                .filter(|n| !n.ends_with(".rev"))
+                .collect();
+            return Err(ScenarioError {
+                file: cx.file.clone(),
+                line: None,
+                path: format!("--qdisc {name}={kind}"),
+                msg: format!("no link named {name:?}; links: {}", names.join(", ")),
+            });
+        }
+    }
+    Ok((nodes, dir_cfgs, ends))
+}
+
+/// Each link direction writes 10 series and each flow 6, a value per bin: refuses runs whose
+/// series files alone would take gigabytes (a bin of "1ns" is more likely a slip than a wish).
+fn check_series(
+    cx: &Ctx<'_>,
+    raw_bin: &Option<S>,
+    duration: SimDuration,
+    bin: SimDuration,
+    n_dirs: usize,
+    n_flows: usize,
+) -> Result<(), ScenarioError> {
+    let bins = duration.as_nanos().div_ceil(bin.as_nanos());
+    let series = 10 * n_dirs as u64 + 6 * n_flows as u64;
+    if bins.saturating_mul(series) > MAX_SERIES_VALUES {
+        let min_bin = SimDuration::from_nanos(
+            (duration.as_nanos() as u128 * series as u128).div_ceil(MAX_SERIES_VALUES as u128)
+                as u64,
+        );
+        return Err(cx.err(
+            raw_bin.as_ref().map(|b| b.span()),
+            "bin",
+            format!(
+                "{duration} in bins of {bin} for {n_dirs} link directions and {n_flows} flows makes {} time-series values, more than {MAX_SERIES_VALUES}: expected a bin of at least {min_bin}",
+                bins as u128 * series as u128,
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The byte limit of each link direction (a `buffer` in bytes, or its discipline's memory
+/// limit), to check that each holds the largest packet of every flow through it.
+fn byte_limits(
+    cx: &Ctx<'_>,
+    dir_cfgs: &[DirCfg],
+    ov: &Overrides,
+) -> Result<Vec<Option<ByteLimit>>, ScenarioError> {
+    let mut byte_limits = Vec::with_capacity(dir_cfgs.len());
+    for (i, (name, d, path)) in dir_cfgs.iter().enumerate() {
+        // A reverse direction that inherited its parameters reports the forward's key.
+        let params_span = |k: usize| dir_cfgs[k].1.params.as_ref().map(|p| p.span());
+        let params_base = match path.strip_suffix(".reverse") {
+            Some(fwd) if i > 0 && params_span(i - 1) == params_span(i) => fwd,
+            _ => path.as_str(),
+        };
+        let Some(b) = &d.buffer else {
+            byte_limits.push(params_byte_limit(name, d, params_base, ov));
+            continue;
+        };
+        let key = match path.strip_suffix(".reverse") {
+            // Inherited from the forward direction, just before it.
+            Some(fwd) if dir_cfgs[i - 1].1.buffer.as_ref().map(|f| f.span()) == Some(b.span()) => {
+                format!("{fwd}.buffer")
+            }
+            _ => key_of(path, "buffer"),
+        };
+        byte_limits.push(match cx.unit(b, &key, units::parse_size)? {
+            units::Size::Bytes(n) => Some((n, b.span(), key)),
+            // FQ-CoDel keeps a packet limit and a memory limit side by side.
+            units::Size::Packets(_) => params_byte_limit(name, d, params_base, ov),
+        });
+    }
+    Ok(byte_limits)
+}
+
+/// The link directions, each with its discipline (a `--qdisc` swap applied) and the largest
+/// packet crossing it (`largest`, for `mtu = "auto"`).
+fn directions(
+    cx: &Ctx<'_>,
+    dir_cfgs: &[DirCfg],
+    ends: &[(u32, u32)],
+    largest: &[u32],
+    ov: &Overrides,
+    dropped_params: &mut Vec<(String, String)>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<ResolvedDirection>, ScenarioError> {
+    let mut directions = Vec::with_capacity(dir_cfgs.len());
+    for (((name, d, path), (from, to)), largest) in dir_cfgs.iter().zip(ends).zip(largest) {
+        let swapped = ov
+            .qdisc
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name || name.strip_suffix(".rev") == Some(n.as_str()));
+        directions.push(direction(
+            cx,
+            name,
+            d,
+            path,
+            *from,
+            *to,
+            swapped.map(|(_, k)| k.as_str()),
+            *largest,
+            &ov.set_params,
+            dropped_params,
+            warnings,
+        )?);
+    }
+    Ok(directions)
+}
+
+/// Whether a link direction draws random numbers: a lossy link, or a discipline that draws
+/// (RED, PIE, FQ-PIE, COBALT, FQ-COBALT, FQ-CoDel with `hash = "perturbed"`).
+fn links_random(directions: &[ResolvedDirection], dir_cfgs: &[DirCfg]) -> bool {
+    directions.iter().zip(dir_cfgs).any(|(l, (_, d, _))| {
+        let perturbed = d
+            .params
+            .as_ref()
+            .is_some_and(|p| p.get_ref().get("hash").and_then(|h| h.as_str()) == Some("perturbed"));
+        l.loss > 0.0
+            || matches!(
+                l.qdisc.kind(),
+                Kind::Red | Kind::Pie | Kind::FqPie | Kind::Cobalt | Kind::FqCobalt
+            )
+            || (l.qdisc.kind() == Kind::FqCodel && perturbed)
+    })
+}
+
+/// Each direction's `jitter`, read into it; whether any is random.
+fn jitter(
+    cx: &Ctx<'_>,
+    directions: &mut [ResolvedDirection],
+    dir_cfgs: &[DirCfg],
+) -> Result<bool, ScenarioError> {
+    let mut random = false;
+    for (l, (_, d, path)) in directions.iter_mut().zip(dir_cfgs) {
+        if let Some(j) = &d.jitter {
+            let dist = start_dist(cx, j, &format!("{path}.jitter"))?;
+            random |= dist.is_random();
+            l.jitter = Some((j.get_ref().clone(), dist));
+        }
+    }
+    Ok(random)
+}
+
+/// A byte limit below one packet drops every packet of the flows through it: refused, naming
+/// the first such packet in the order of `crossings`.
+fn check_buffers(
+    cx: &Ctx<'_>,
+    crossings: &[Crossing],
+    byte_limits: &[Option<ByteLimit>],
+    dir_cfgs: &[DirCfg],
+) -> Result<(), ScenarioError> {
+    for Crossing {
+        flow,
+        link,
+        size,
+        what,
+    } in crossings
+    {
+        if let Some((limit, span, key)) = &byte_limits[*link] {
+            if *limit < u64::from(*size) {
+                return Err(cx.err(
+                    Some(span.clone()),
+                    key.clone(),
+                    format!(
+                        "a buffer of {limit}B cannot hold one {size}-byte packet of flows[{flow}] ({what}) through link {}: expected at least {size}B",
+                        dir_cfgs[*link].0
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `[output]` with the command line's `--packet-log`: the series' format, and the directions
+/// logged and traced, in link order, each once (as the simulation keeps them).
+fn output(
+    cx: &Ctx<'_>,
+    output: RawOutput,
+    ov: &Overrides,
+    directions: &[ResolvedDirection],
+) -> Result<ResolvedOutput, ScenarioError> {
+    let csv = match &output.format {
+        None => false,
+        Some(f) => match f.get_ref().as_str() {
+            "parquet" => false,
+            "csv" => true,
+            other => {
+                return Err(cx.err(
+                    Some(f.span()),
+                    "output.format",
+                    format!("expected \"parquet\" or \"csv\", got {other:?}"),
+                ))
+            }
+        },
+    };
+    // Packet logs asked for in the file (`[output] packet_log`) and on the command line.
+    let asked = output
+        .packet_log
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            (
+                n.get_ref().as_str(),
+                Some(n.span()),
+                format!("output.packet_log[{i}]"),
+            )
+        })
+        .chain(
+            ov.packet_log
+                .iter()
+                .map(|n| (n.as_str(), None, format!("--packet-log {n}"))),
+        );
+    let dir_names: Vec<&str> = directions.iter().map(|d| d.name.as_str()).collect();
+    let no_such = |name: &str| {
+        format!(
+            "no link direction named {name:?} (NAME or NAME.rev): expected one of {}",
+            dir_names.join(", ")
+        )
+    };
+    let mut logged = vec![false; directions.len()];
+    for (name, span, key) in asked {
+        match dir_names.iter().position(|n| *n == name) {
+            Some(i) => logged[i] = true,
+            None => return Err(cx.err(span, key, no_such(name))),
+        }
+    }
+    let mut traced = vec![false; directions.len()];
+    for (i, n) in output.trace.iter().enumerate() {
+        match dir_names.iter().position(|d| d == n.get_ref()) {
+            Some(l) => traced[l] = true,
+            None => {
+                return Err(cx.err(
+                    Some(n.span()),
+                    format!("output.trace[{i}]"),
+                    no_such(n.get_ref()),
+                ))
+            }
+        }
+    }
+    let chosen = |on: &[bool]| -> Vec<String> {
+        dir_names
+            .iter()
+            .zip(on)
+            .filter(|(_, on)| **on)
+            .map(|(n, _)| n.to_string())
+            .collect()
+    };
+    Ok(ResolvedOutput {
+        csv,
+        packet_log: chosen(&logged),
+        trace: chosen(&traced),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Two nodes, one link `l` (and `l.rev`), one UDP flow: line 1 is `duration`.
+    const TWO: &str = r#"duration = "10s"
+nodes = ["a", "b"]
+[[links]]
+name = "l"
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "5ms"
+buffer = "3000B"
+[[flows]]
+kind = "udp"
+from = "a"
+to = "b"
+rate = "1Mbps"
+"#;
+
+    fn cx(text: &str) -> Ctx<'_> {
+        Ctx {
+            file: "t.toml".into(),
+            text,
+            dir: PathBuf::new(),
+        }
+    }
+
+    /// `TWO` with `extra` inserted before its `[[links]]` (top-level keys) or after them
+    /// (link keys), as `at_link` says.
+    fn two_with(extra: &str, at_link: bool) -> String {
+        let at = if at_link { "[[flows]]" } else { "[[links]]" };
+        TWO.replacen(at, &format!("{extra}\n{at}"), 1)
+    }
+
+    fn err_of<T>(r: Result<T, ScenarioError>) -> (Option<usize>, String, String) {
+        match r {
+            Ok(_) => panic!("expected an error"),
+            Err(e) => (e.line, e.path, e.msg),
+        }
+    }
+
+    #[test]
+    fn parse_names_the_line_and_key_and_asks_for_quoted_units() {
+        let text = TWO.replace("duration = \"10s\"", "duration = 10");
+        let (line, path, msg) = err_of(parse(&cx(&text)));
+        assert_eq!((line, path.as_str()), (Some(1), "duration"));
+        assert_eq!(
+            msg,
+            "invalid type: integer `10`, expected a string (write values with units in quotes, e.g. \"10Mbps\", \"20ms\", \"830p\")"
+        );
+        let raw = parse(&cx(TWO)).unwrap();
+        assert_eq!(raw.duration.get_ref(), "10s");
+        assert_eq!((raw.links.len(), raw.flows.len()), (1, 1));
+    }
+
+    #[test]
+    fn timing_defaults_the_bin_and_refuses_zero_and_too_many_bins() {
+        let t = |text: &str| timing(&cx(text), &parse(&cx(text)).unwrap());
+        assert_eq!(
+            t(TWO).unwrap(),
+            (SimDuration::from_secs(10), SimDuration::from_millis(100))
+        );
+        // 10 s in 1 µs bins is exactly 10^7 bins: allowed; 500 ns bins are 2·10^7.
+        assert_eq!(
+            t(&two_with("bin = \"1us\"", false)).unwrap().1,
+            SimDuration::from_micros(1)
+        );
+        assert_eq!(
+            err_of(t(&two_with("bin = \"500ns\"", false))),
+            (
+                Some(3),
+                "bin".into(),
+                "10s in bins of 500ns makes more than 10,000,000 bins: expected a larger bin"
+                    .into()
+            )
+        );
+        assert_eq!(
+            err_of(t(&TWO.replace("\"10s\"", "\"0s\""))),
+            (Some(1), "duration".into(), "expected a duration > 0".into())
+        );
+        assert_eq!(
+            err_of(t(&two_with("bin = \"0ms\"", false))).2,
+            "expected a duration > 0"
+        );
+    }
+
+    static WARNED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+    #[test]
+    fn flow_count_refuses_over_the_limit_and_warns_over_the_threshold() {
+        let c = cx(TWO);
+        let ov = Overrides::default();
+        assert_eq!(
+            err_of(flow_count(&c, MAX_FLOWS + 1, &ov)),
+            (
+                None,
+                "flows".into(),
+                "expected at most 100000 flows, got 100001".into()
+            )
+        );
+        assert!(flow_count(&c, MAX_FLOWS, &ov).is_ok());
+        assert_eq!(
+            flow_count(&c, WARN_FLOWS, &ov).unwrap(),
+            Vec::<String>::new()
+        );
+        // 191 MB + 10001 × 24.8 kB = 439.0248 MB, rounded up.
+        let w = flow_count(&c, WARN_FLOWS + 1, &ov).unwrap();
+        assert_eq!(w, vec![flows_memory_warning(WARN_FLOWS + 1)]);
+        assert!(w[0].starts_with("flows: 10001 flows (over 10000): the run is projected to take about 440 MB of memory (25 kB per flow"));
+        // Given at once, with the file's name, when the caller asks so.
+        let now = Overrides {
+            warn_now: Some(|m| WARNED.lock().unwrap().push(m.to_string())),
+            ..Default::default()
+        };
+        assert_eq!(
+            flow_count(&c, WARN_FLOWS + 1, &now).unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            *WARNED.lock().unwrap(),
+            vec![format!("t.toml: {}", flows_memory_warning(WARN_FLOWS + 1))]
+        );
+    }
+
+    #[test]
+    fn topology_lists_both_directions_and_checks_qdisc_swaps() {
+        let raw = parse(&cx(TWO)).unwrap();
+        let (nodes, dirs, ends) = topology(&cx(TWO), &raw, &Overrides::default()).unwrap();
+        assert_eq!(nodes, ["a", "b"]);
+        let names: Vec<(&str, &str)> = dirs
+            .iter()
+            .map(|(n, _, p)| (n.as_str(), p.as_str()))
+            .collect();
+        assert_eq!(names, [("l", "links[0]"), ("l.rev", "links[0].reverse")]);
+        assert_eq!(ends, [(0, 1), (1, 0)]);
+        let swap = |link: &str| Overrides {
+            qdisc: vec![(link.into(), "pie".into())],
+            ..Default::default()
+        };
+        assert!(topology(&cx(TWO), &raw, &swap("l.rev")).is_ok());
+        assert_eq!(
+            err_of(topology(&cx(TWO), &raw, &swap("m"))),
+            (
+                None,
+                "--qdisc m=pie".into(),
+                "no link named \"m\"; links: l".into()
+            )
+        );
+    }
+
+    #[test]
+    fn check_series_refuses_more_than_the_series_limit() {
+        let c = cx(TWO);
+        let ten = SimDuration::from_secs(10);
+        // 10 s in 1 ms bins: 10^4 bins × (10 × 2 + 6 × 1) series = 260,000 values.
+        assert!(check_series(&c, &None, ten, SimDuration::from_millis(1), 2, 1).is_ok());
+        // In 1 µs bins: 2.6·10^8 values; 10 s × 26 / 10^8 = 2600 ns.
+        assert_eq!(
+            err_of(check_series(&c, &None, ten, SimDuration::from_micros(1), 2, 1)),
+            (
+                None,
+                "bin".into(),
+                "10s in bins of 1us for 2 link directions and 1 flows makes 260000000 time-series values, more than 100000000: expected a bin of at least 2600ns".into()
+            )
+        );
+        // 10^4 bins of 1 ms for 10^4 directions: exactly 10^8 values, allowed.
+        assert!(check_series(&c, &None, ten, SimDuration::from_millis(1), 1000, 0).is_ok());
+        assert!(check_series(&c, &None, ten, SimDuration::from_millis(1), 1000, 1).is_err());
+    }
+
+    fn limits(text: &str) -> Vec<Option<(u64, usize, String)>> {
+        let c = cx(text);
+        let raw = parse(&c).unwrap();
+        let (_, dirs, _) = topology(&c, &raw, &Overrides::default()).unwrap();
+        byte_limits(&c, &dirs, &Overrides::default())
+            .unwrap()
+            .into_iter()
+            .map(|l| l.map(|(n, span, key)| (n, c.line_of(span), key)))
+            .collect()
+    }
+
+    #[test]
+    fn byte_limits_name_the_key_the_limit_was_written_at() {
+        // The reverse inherits the forward's buffer, and its key.
+        assert_eq!(
+            limits(TWO),
+            [
+                Some((3000, 9, "links[0].buffer".into())),
+                Some((3000, 9, "links[0].buffer".into()))
+            ]
+        );
+        // Its own buffer: its own key.
+        let own = two_with("[links.reverse]\nbuffer = \"2000B\"", true);
+        assert_eq!(
+            limits(&own)[1],
+            Some((2000, 11, "links[0].reverse.buffer".into()))
+        );
+        // A limit in packets holds any packet.
+        assert_eq!(limits(&TWO.replace("\"3000B\"", "\"100p\"")), [None, None]);
+    }
+
+    fn dirs_of(
+        text: &str,
+        ov: &Overrides,
+    ) -> Result<(Vec<ResolvedDirection>, Vec<DirCfg>, bool), ScenarioError> {
+        let c = cx(text);
+        let raw = parse(&c).unwrap();
+        let (_, cfgs, ends) = topology(&c, &raw, ov).unwrap();
+        let (mut dropped, mut warnings) = (Vec::new(), Vec::new());
+        let largest = vec![0; cfgs.len()];
+        let mut d = directions(&c, &cfgs, &ends, &largest, ov, &mut dropped, &mut warnings)?;
+        let jittered = jitter(&c, &mut d, &cfgs)?;
+        Ok((d, cfgs, jittered))
+    }
+
+    #[test]
+    fn directions_carry_their_settings_and_a_swapped_discipline() {
+        let ov = Overrides {
+            qdisc: vec![("l.rev".into(), "pie".into())],
+            ..Default::default()
+        };
+        let (d, cfgs, jittered) = dirs_of(TWO, &ov).unwrap();
+        assert_eq!((d[0].name.as_str(), d[0].from, d[0].to), ("l", 0, 1));
+        assert_eq!((d[1].name.as_str(), d[1].from, d[1].to), ("l.rev", 1, 0));
+        assert_eq!(d[1].delay, SimDuration::from_millis(5));
+        assert_eq!(d[0].qdisc.kind(), Kind::DropTail);
+        assert_eq!(d[1].qdisc.kind(), Kind::Pie);
+        assert!(!jittered);
+        // PIE draws random numbers; drop-tail alone does not.
+        assert!(links_random(&d, &cfgs));
+        let (d, cfgs, _) = dirs_of(TWO, &Overrides::default()).unwrap();
+        assert!(!links_random(&d, &cfgs));
+        let (d, cfgs, _) = dirs_of(&two_with("loss = 0.01", true), &Overrides::default()).unwrap();
+        assert!(links_random(&d, &cfgs));
+    }
+
+    #[test]
+    fn jitter_is_read_into_its_direction_and_random_only_when_drawn() {
+        let (d, _, jittered) = dirs_of(
+            &two_with("jitter = \"uniform(0ms, 1ms)\"", true),
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert!(jittered);
+        assert_eq!(d[0].jitter.as_ref().unwrap().0, "uniform(0ms, 1ms)");
+        let (d, _, jittered) =
+            dirs_of(&two_with("jitter = \"1ms\"", true), &Overrides::default()).unwrap();
+        assert!(!jittered);
+        assert_eq!(
+            d[0].jitter.as_ref().unwrap().1,
+            DurationDist::Fixed(SimDuration::from_millis(1))
+        );
+        let (line, path, _) = err_of(dirs_of(
+            &two_with("jitter = \"uniform(0ms)\"", true),
+            &Overrides::default(),
+        ));
+        assert_eq!((line, path.as_str()), (Some(10), "links[0].jitter"));
+    }
+
+    #[test]
+    fn check_buffers_names_the_first_packet_a_limit_cannot_hold() {
+        let c = cx(TWO);
+        let (_, cfgs, _) = dirs_of(TWO, &Overrides::default()).unwrap();
+        let limits = vec![None, Some((1000, 2..3, "links[0].buffer".to_string()))];
+        let crossing = |link, size| Crossing {
+            flow: 0,
+            link,
+            size,
+            what: "its ACKs".into(),
+        };
+        // A packet exactly the limit's size fits; no limit on `l`.
+        assert!(check_buffers(&c, &[crossing(0, 9000), crossing(1, 1000)], &limits, &cfgs).is_ok());
+        assert_eq!(
+            err_of(check_buffers(&c, &[crossing(1, 1000), crossing(1, 1001)], &limits, &cfgs)),
+            (
+                Some(1),
+                "links[0].buffer".into(),
+                "a buffer of 1000B cannot hold one 1001-byte packet of flows[0] (its ACKs) through link l.rev: expected at least 1001B".into()
+            )
+        );
+    }
+
+    #[test]
+    fn output_keeps_logs_and_traces_in_link_order_once() {
+        let (d, _, _) = dirs_of(TWO, &Overrides::default()).unwrap();
+        let out = |text: &str, cli: &[&str]| {
+            let c = cx(text);
+            let raw = parse(&c).unwrap();
+            let ov = Overrides {
+                packet_log: cli.iter().map(|s| s.to_string()).collect(),
+                ..Default::default()
+            };
+            output(&c, raw.output.unwrap_or_default(), &ov, &d)
+        };
+        let o = out(TWO, &[]).unwrap();
+        assert_eq!((o.csv, o.packet_log.len(), o.trace.len()), (false, 0, 0));
+        let text = format!(
+            "{TWO}[output]\nformat = \"csv\"\npacket_log = [\"l.rev\", \"l\"]\ntrace = [\"l.rev\"]\n"
+        );
+        let o = out(&text, &["l"]).unwrap();
+        assert!(o.csv);
+        assert_eq!(o.packet_log, ["l", "l.rev"]);
+        assert_eq!(o.trace, ["l.rev"]);
+        assert_eq!(
+            err_of(out(&format!("{TWO}[output]\nformat = \"json\"\n"), &[])),
+            (
+                Some(16),
+                "output.format".into(),
+                "expected \"parquet\" or \"csv\", got \"json\"".into()
+            )
+        );
+        assert_eq!(
+            err_of(out(TWO, &["m"])),
+            (
+                None,
+                "--packet-log m".into(),
+                "no link direction named \"m\" (NAME or NAME.rev): expected one of l, l.rev".into()
+            )
+        );
+    }
+
+    #[test]
+    fn windows_start_with_the_warm_ups_and_stay_within_the_run() {
+        use crate::windows::WindowSpec;
+        let w = |extra: &str| {
+            let text = format!("{TWO}{extra}");
+            let c = cx(&text);
+            let raw = parse(&c).unwrap();
+            windows(&c, &raw.warmup, &raw.windows, SimDuration::from_secs(10))
+        };
+        let text = "[[windows]]\nname = \"w\"\nfrom = \"1s\"\nto = \"10s\"\n";
+        assert_eq!(w("").unwrap(), Vec::<WindowSpec>::new());
+        let with_warmup = |extra: &str| {
+            let text = format!("{}{extra}", two_with("warmup = \"2s\"", false));
+            let c = cx(&text);
+            let raw = parse(&c).unwrap();
+            windows(&c, &raw.warmup, &raw.windows, SimDuration::from_secs(10))
+        };
+        assert_eq!(
+            with_warmup(text).unwrap(),
+            [
+                WindowSpec {
+                    name: "after_warmup".into(),
+                    from: SimTime::from_secs(2),
+                    to: SimTime::from_secs(10),
+                },
+                WindowSpec {
+                    name: "w".into(),
+                    from: SimTime::from_secs(1),
+                    to: SimTime::from_secs(10),
+                }
+            ]
+        );
+        assert_eq!(
+            err_of(w(&text.replace("\"10s\"", "\"11s\""))),
+            (
+                Some(18),
+                "windows[0].to".into(),
+                "expected a window within the run (duration 10s), got \"11s\"".into()
+            )
+        );
+        assert_eq!(
+            err_of(with_warmup(&text.replace("\"w\"", "\"after_warmup\""))).2,
+            "window name \"after_warmup\" names the window `warmup` makes: expected a unique name"
+        );
+    }
+}
