@@ -225,10 +225,10 @@ fn check_series(
     let bins = duration.as_nanos().div_ceil(bin.as_nanos());
     let series = 10 * n_dirs as u64 + 6 * n_flows as u64;
     if bins.saturating_mul(series) > MAX_SERIES_VALUES {
-        let min_bin = SimDuration::from_nanos(
-            (duration.as_nanos() as u128 * series as u128).div_ceil(MAX_SERIES_VALUES as u128)
-                as u64,
-        );
+        // The smallest bin whose bin count (rounded up, as above) stays within the limit:
+        // at most ⌊limit / series⌋ bins.
+        let max_bins = (MAX_SERIES_VALUES / series).max(1);
+        let min_bin = SimDuration::from_nanos(duration.as_nanos().div_ceil(max_bins));
         return Err(cx.err(
             raw_bin.as_ref().map(|b| b.span()),
             "bin",
@@ -616,15 +616,19 @@ rate = "1Mbps"
         let ten = SimDuration::from_secs(10);
         // 10 s in 1 ms bins: 10^4 bins × (10 × 2 + 6 × 1) series = 260,000 values.
         assert!(check_series(&c, &None, ten, SimDuration::from_millis(1), 2, 1).is_ok());
-        // In 1 µs bins: 2.6·10^8 values; 10 s × 26 / 10^8 = 2600 ns.
+        // In 1 µs bins: 2.6·10^8 values. At most ⌊10^8 / 26⌋ = 3,846,153 bins fit, so bins of
+        // at least ⌈10^10 / 3,846,153⌉ = 2601 ns (2600 ns would make 100,000,004 values).
         assert_eq!(
             err_of(check_series(&c, &None, ten, SimDuration::from_micros(1), 2, 1)),
             (
                 None,
                 "bin".into(),
-                "10s in bins of 1us for 2 link directions and 1 flows makes 260000000 time-series values, more than 100000000: expected a bin of at least 2600ns".into()
+                "10s in bins of 1us for 2 link directions and 1 flows makes 260000000 time-series values, more than 100000000: expected a bin of at least 2601ns".into()
             )
         );
+        // The suggested bin is accepted, and one nanosecond less is not.
+        assert!(check_series(&c, &None, ten, SimDuration::from_nanos(2601), 2, 1).is_ok());
+        assert!(check_series(&c, &None, ten, SimDuration::from_nanos(2600), 2, 1).is_err());
         // 10^4 bins of 1 ms for 10^4 directions: exactly 10^8 values, allowed.
         assert!(check_series(&c, &None, ten, SimDuration::from_millis(1), 1000, 0).is_ok());
         assert!(check_series(&c, &None, ten, SimDuration::from_millis(1), 1000, 1).is_err());
