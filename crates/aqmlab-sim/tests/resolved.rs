@@ -79,7 +79,12 @@ fn bundled_scenarios_reproduce_from_their_resolved_files() {
     check("scenarios/web-overload.toml", &[], &ov, "2s");
     check("tests/reference/scenarios/mixed.toml", &[], &ov, "10s");
     // Pages, video, BBR v3, dctcp_g, prague_ecn_fallback, CAKE's shaper and ACK filter.
-    check("crates/aqmlab-sim/tests/resolved-new-keys.toml", &[], &ov, "4s");
+    check(
+        "crates/aqmlab-sim/tests/resolved-new-keys.toml",
+        &[],
+        &ov,
+        "4s",
+    );
 }
 
 #[test]
