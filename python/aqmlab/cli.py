@@ -308,6 +308,12 @@ def _build_parser() -> argparse.ArgumentParser:
         help="run on a Dask cluster: a scheduler's address (tcp://host:8786), or 'local' for "
         "a LocalCluster of --jobs workers",
     )
+    ch.add_argument(
+        "--emulate",
+        action="store_true",
+        help="also run the scenarios that need only bulk TCP and UDP over one path through "
+        "aqmlab shell's emulated link, with real Linux TCP (needs root, iproute2, /dev/net/tun)",
+    )
     ch.add_argument("--out", "-o", metavar="DIR", help="output folder (default out/characterize)")
     ch.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
 
@@ -778,6 +784,7 @@ def _cmd_characterize(a: argparse.Namespace, argv: Sequence[str]) -> int:
         progress=False if a.quiet else None,
         only=a.only or None,
         command=shlex.join(["aqmlab", *argv]),
+        emulate=a.emulate,
     )
     failed = [e["id"] for e in doc["scenarios"] if e["status"] == "failed"]
     if not a.quiet:

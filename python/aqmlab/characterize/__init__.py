@@ -11,6 +11,11 @@ folder then holds:
   the mean, the 95 % Student-t interval over seeds and n (``docs/data-format.md``);
 * ``scenarios/``: each concrete scenario as run (``aqmlab run`` repeats one);
 * ``figures/`` and ``report.html`` (:mod:`aqmlab.characterize.report`).
+
+With ``emulate``, every scenario that needs only bulk TCP and constant-rate UDP over one path
+also runs through ``aqmlab shell``'s emulated link with real Linux TCP
+(:mod:`aqmlab.characterize.emulated`), as a second entry marked ``"emulated": true`` beside
+the simulated one; the others say why they are not emulated (``"emulation"``).
 """
 
 from __future__ import annotations
@@ -216,11 +221,12 @@ def characterize(
     only: list[str] | None = None,
     catalog: str | None = None,
     command: str | None = None,
+    emulate: bool = False,
 ) -> dict[str, Any]:
     """Run the characterization of ``qdiscs`` into ``out``; return ``characterization.json``'s
     document (the report is written beside it). ``only`` keeps the scenarios whose id or
     section starts with one of its items; ``catalog`` is a folder of templates to use instead
-    of the bundled ones."""
+    of the bundled ones; ``emulate`` runs the scenarios that allow it in the emulator too."""
     from aqmlab import __version__
     from aqmlab.results import Run
     from aqmlab.run import toml_text
@@ -236,6 +242,11 @@ def characterize(
     if n_seeds < 1:
         raise AqmlabError(f"--seeds: expected at least 1, got {n_seeds}")
     seed_list = list(range(1, n_seeds + 1))
+    if emulate:  # one line now if this host cannot emulate, not after the simulations
+        from aqmlab.shell import _check_host, forwarder_path
+
+        _check_host()
+        forwarder_path()
     chosen = [t for t in templates(catalog) if _wanted(t, only)]
     if only and not chosen:
         raise ScenarioError(f"--only {','.join(only)}: no scenario matches")
@@ -323,7 +334,15 @@ def characterize(
             if skipped:
                 entry["skipped"] = skipped
             entries.append(entry)
+            if emulate:
+                emu = _emulated_entry(b, cases, seed_list, out, progress)
+                if isinstance(emu, str):
+                    entry["emulation"] = f"not emulated: {emu}"
+                else:
+                    entry["emulation"] = f"emulated: {emu['id']}"
+                    entries.append(emu)
     settings = {
+        "emulate": emulate,
         "quick": quick,
         "rate": rate,
         "rtt": rtt,
@@ -353,6 +372,65 @@ def characterize(
 
     write_report(out)
     return doc
+
+
+def _emulated_entry(
+    b: Built,
+    cases: dict[str, dict[str, Any]],
+    seed_list: list[int],
+    out: str,
+    progress: bool | None,
+) -> dict[str, Any] | str:
+    """Scenario ``b`` emulated with each discipline of ``cases`` over the seeds: its entry, or
+    why it is not emulated."""
+    import sys
+
+    from aqmlab.characterize import emulated
+
+    reason = emulated.why_not(b)
+    if reason:
+        return reason
+    name = slug(b) + emulated.SUFFIX
+    prefix = b.params_keys["bottleneck"] + "."
+    results: dict[str, Any] = {}
+    runs: dict[str, list[str]] = {}
+    errors: dict[str, str] = {}
+    for q, case in cases.items():
+        params = {k[len(prefix) :]: v for k, v in case.items() if k.startswith(prefix)}
+        metrics = []
+        for seed in seed_list:
+            rel = os.path.join("runs-emulated", name, f"{q}-s{seed}")
+            if progress is not False:
+                print(f"emulating {name} {q} seed {seed} ...", file=sys.stderr, flush=True)
+            try:
+                m = emulated.run_one(b, q, params, seed, os.path.join(out, rel))
+            except AqmlabError as e:
+                errors[q] = str(e)
+                break
+            metrics.append(run_metrics({"metrics": m}, b.ratios))
+            runs.setdefault(q, []).append(rel)
+        results[q] = statistics(metrics)
+    entry: dict[str, Any] = {
+        "id": name,
+        "template": b.id,
+        "section": b.section,
+        "title": b.title,
+        "requirement": b.requirement,
+        "variant": b.variant,
+        "emulated": True,
+        "status": "run" if not errors else "failed",
+        "parameters": {
+            **emulated.parameters(b),
+            "disciplines": cases,
+            "scenario": os.path.join("scenarios", f"{slug(b)}.toml"),
+            "seeds": seed_list,
+        },
+        "results": results,
+        "emulated_runs": runs,
+    }
+    if errors:
+        entry["errors"] = errors
+    return entry
 
 
 def _merge(

@@ -244,7 +244,8 @@ def write_report(out: str) -> str:
         )
         rows.append(
             f'<tr><td class="l"><a href="#{_e(e["id"])}">§{_e(e["section"])}</a></td>'
-            f'<td class="l">{_e(e["title"])}{" — " + _e(e["variant"]) if e["variant"] else ""}</td>'
+            f'<td class="l">{_e(e["title"])}{" — " + _e(e["variant"]) if e["variant"] else ""}'
+            f"{' <b>(emulated)</b>' if e.get('emulated') else ''}</td>"
             f'<td class="l">{_e(e["requirement"])}</td><td class="l">{status}</td>'
             f"{''.join(cells)}</tr>"
         )
@@ -274,6 +275,19 @@ def write_report(out: str) -> str:
             f"<p>Requirement (RFC 7928 Fig. 4): <b>{_e(e['requirement'])}</b>. "
             f"Scenario file: <code>{_e(e['parameters'].get('scenario'))}</code>.</p>"
         )
+        if e.get("emulated"):
+            emu = e["parameters"].get("emulated", {})
+            body.append(
+                '<p class="emulated"><b>Emulated</b>: real Linux TCP and UDP '
+                f"(kernel {_e(emu.get('kernel'))}, congestion control "
+                f"{_e(', '.join(emu.get('congestion_control') or []) or 'none')}, initial window "
+                f"{_e(emu.get('initial_cwnd') or 'Linux default')}) through aqmlab shell's link "
+                f"({_e(emu.get('path'))}; one-way delay {_e(emu.get('one_way_delay'))}). "
+                "Goodput from the receivers after the warm-up; queue metrics from the "
+                "forwarder over the whole run.</p>"
+            )
+        elif e.get("emulation"):
+            body.append(f"<p>{_e(e['emulation'])}.</p>")
         if e.get("errors"):
             body.append(
                 '<p class="bad">Failed runs: '
