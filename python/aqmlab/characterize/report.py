@@ -206,7 +206,14 @@ def write_report(out: str) -> str:
         "<p>The characterization guidelines of RFC 7928 run on aqmlab's simulator: each scenario "
         "with every discipline, the same seeds, the same buffer. Means over seeds with their 95 % "
         "Student-t intervals in brackets (none with one seed). The requirement level is RFC "
-        "7928's (Fig. 4, section 13); 'not listed' where Fig. 4 gives none.</p>",
+        "7928's (Fig. 4, section 13); 'not listed' where Fig. 4 gives none."
+        + (
+            " Rows marked (emulated) ran through aqmlab shell's emulated link with the "
+            "kernel's TCP instead of the simulator's (docs/characterize.md, 'Emulated runs')."
+            if doc.get("emulate")
+            else ""
+        )
+        + "</p>",
         '<table class="meta">'
         + "".join(
             f'<tr><th class="l">{_e(k)}</th><td class="l">{_e(v)}</td></tr>'
