@@ -84,6 +84,8 @@ def numbers(ctx: Any) -> dict[str, Any]:
     # the 28 cells that are not tail-drop medians are graded at it. The four tail-drop medians
     # it was fitted to are each graded held out, at the buffer fitted on the other direction's
     # tail-drop median alone, so that no cell is graded at a buffer fitted to itself.
+    uninformative: list[str] = []
+
     def fit(rate: str, dirs: list[str]) -> int:
         err = {
             b: sum(
@@ -95,10 +97,14 @@ def numbers(ctx: Any) -> dict[str, Any]:
             )
             for b in buffers
         }
+        if len(dirs) == 1 and len(set(err.values())) == 1:
+            # Every buffer fits equally (1.5 Mb/s up: 0 ms at every buffer): the fit cannot
+            # choose, and min() takes the first, the smallest buffer.
+            uninformative.append(f"{rate} {other[dirs[0]]}, fitted to the {dirs[0]} median")
         return min(err, key=err.get)
 
-    best = {rate: fit(rate, list(DIRECTIONS)) for rate in RATES}
     other = {"down": "up", "up": "down"}
+    best = {rate: fit(rate, list(DIRECTIONS)) for rate in RATES}
     held_out = {rate: {d: fit(rate, [other[d]]) for d in DIRECTIONS} for rate in RATES}
     ctx.state["cells"] = cells
     ctx.table = pd.DataFrame(
@@ -108,6 +114,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
         ]
     )
     ctx.state["held_out"] = held_out
+    ctx.state["uninformative"] = uninformative
     return {
         "best_buffer": best,
         # Which cells each buffer was fitted to (results.json says so beside the buffers).
@@ -191,6 +198,13 @@ def discussion(ctx: Any) -> list[str]:
         + "; ".join(f"{r} {d}: {b}p" for r, v in held.items() for d, b in v.items())
         + "). The table 'Every buffer' gives every cell at every buffer, the script's own "
         "13 packets among them."
+        + (
+            " The fit cannot choose where the other direction's median is the same at every "
+            "buffer (" + ", ".join(ctx.state["uninformative"]) + "): the smallest buffer is "
+            "taken there."
+            if ctx.state["uninformative"]
+            else ""
+        )
     ]
     if ctx.claims["codel-no-more-drops"].verdict != FAILS:
         return out
