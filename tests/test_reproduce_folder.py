@@ -440,3 +440,56 @@ def test_static_rates_interval_hypothesis_outcome():
         "not supported"
     )
     assert mod.interval_test(before, None) == "the interval sweep was not run"
+
+
+def test_consumer_edge_grades_its_tail_drop_medians_held_out():
+    """The buffer of each rate is fitted to the slides' two tail-drop medians; each of those
+    medians is graded at the buffer fitted to the other direction's alone, never at one fitted
+    to itself. Exact cells: 512 kb/s down is 20/70/500 ms and up 10/60/38 ms at 13/50/200 p."""
+    import pandas as pd
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import Context, grade, load_module
+
+    exp = load(str(BUILTIN / "consumer-edge"))
+    mod = load_module(exp)
+    medians = {  # (rate, direction) -> tail drop's median at 13, 50, 200 packets
+        ("512 kb/s", "down"): (20.0, 70.0, 500.0),
+        ("512 kb/s", "up"): (10.0, 60.0, 38.0),
+        ("1.5 Mb/s", "down"): (25.0, 48.0, 300.0),
+        ("1.5 Mb/s", "up"): (0.0, 0.0, 0.0),
+    }
+    rows = []
+    for rate in ("512 kb/s", "1.5 Mb/s"):
+        for i, b in enumerate((13, 50, 200)):
+            for q in ("codel", "droptail"):
+                row = {"point": f"{rate}, {b}p", "qdisc:bottleneck": q, "seed": 1}
+                for d, link in (("down", "bottleneck"), ("up", "bottleneck.rev")):
+                    row[f"{link}.enqueued_pkts"] = 1000
+                    row[f"{link}.dropped_pkts"] = 10
+                    row[f"{link}.delivered_bytes"] = 1e6
+                    med = medians[(rate, d)][i]
+                    row[f"{link}.sojourn_ms.p50"] = med if q == "droptail" else med / 5
+                rows.append(row)
+    ctx = Context(exp, "/nonexistent", False, [1], None, False, {}, {"buffers": [13, 50, 200]})
+    ctx.frames["sweep"] = pd.DataFrame(rows)
+    ctx.numbers.update(mod.numbers(ctx))
+    # Fitted to both medians: 512 kb/s |70-73|+|60-37| = 26 at 50 p; 1.5 Mb/s 1 at 50 p.
+    assert ctx.numbers["best_buffer"] == {"512 kb/s": 50, "1.5 Mb/s": 50}
+    # Held out: 512 down fitted to up's 37 ms (38 at 200 p), up to down's 73 (70 at 50 p);
+    # 1.5 Mb/s down fitted to up's 0 ms, equal at every buffer: the smallest is taken.
+    assert ctx.numbers["held_out_buffer"] == {
+        "512 kb/s": {"down": 200, "up": 50},
+        "1.5 Mb/s": {"down": 13, "up": 50},
+    }
+    assert ctx.state["uninformative"] == ["1.5 Mb/s down, fitted to the up median"]
+    by_id = {c.id: c for c in exp.claims}
+    got = {
+        cid: grade(by_id[cid], ctx, mod).ours
+        for cid in ("512kbs-down-droptail-median-ms", "1_5mbs-down-droptail-median-ms")
+    }
+    assert got == {
+        "512kbs-down-droptail-median-ms": "500",
+        "1_5mbs-down-droptail-median-ms": "25.0",
+    }
+    # The other cells stay at the fitted buffer: CoDel's 512 kb/s down median at 50 p, 70 / 5.
+    assert grade(by_id["512kbs-down-codel-median-ms"], ctx, mod).ours == "14.0"
