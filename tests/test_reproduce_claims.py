@@ -91,6 +91,75 @@ def test_ties_between_stalled_runs_are_not_wins():
     assert cm.stalled(float("nan"))
 
 
+def test_the_predicate_evaluator_calls_equal_sides_a_tie_not_a_pass():
+    from aqmlab.reproduce.predicate import TIE, compile_predicate
+
+    def ev(text, values, resolution=0.0):
+        return compile_predicate(text, len(values), "t", resolution)(values)
+
+    # Equal sides of an ordering comparison between arms: a tie, whichever the operator.
+    for text in ("a < b", "a > b", "a <= b", "a >= b", "a <= 0.5 * b"):
+        assert ev(text, (0.0, 0.0)) == TIE, text
+    assert ev("a < b", (3.0, 3.0)) == TIE and ev("a >= b", (3.0, 3.0)) == TIE
+    # A real win passes, a real loss fails.
+    assert ev("a < b", (1.0, 2.0)) is True and ev("a < b", (2.0, 1.0)) is False
+    assert ev("a <= 0.5 * b", (1.0, 4.0)) is True and ev("a <= 0.5 * b", (3.0, 4.0)) is False
+    # Within the quantity's resolution: 1.0 vs 1.4 at 0.5 is a tie; 1.0 vs 1.6 is a win.
+    assert ev("a < b", (1.0, 1.4), 0.5) == TIE and ev("a < b", (1.0, 1.6), 0.5) is True
+    assert ev("a > b", (1.0, 1.4), 0.5) == TIE and ev("a > b", (1.0, 1.6), 0.5) is False
+    # A comparison with a constant is no comparison of two runs: never a tie.
+    assert ev("a >= 0.9", (0.9,)) is True and ev("a - b <= 0.25", (1.0, 0.75)) is True
+    assert ev("0.915 <= a / b <= 1.035", (1.0, 1.0)) is True
+    # and: false if any part is; else a tie if any part is. or: true if any part is.
+    assert ev("a < c and b < c", (1.0, 1.0, 1.0)) == TIE
+    assert ev("a < c and b < c", (1.0, 2.0, 2.0)) == TIE
+    assert ev("a < c and b < c", (1.0, 3.0, 2.0)) is False
+    assert ev("a < c and b < c", (1.0, 1.5, 2.0)) is True
+    assert ev("a < b or b < c", (1.0, 1.0, 2.0)) is True
+    assert ev("a < b or a > b", (1.0, 1.0)) == TIE and ev("not a < b", (1.0, 1.0)) == TIE
+    # Python's order of evaluation is kept: b is 0, so a / b is never computed.
+    assert ev("b != 0 and 0.915 <= a / b <= 1.035", (1.0, 0.0)) is False
+    # NaN is no tie: a comparison with a missing value fails.
+    nan = float("nan")
+    assert ev("a < b", (nan, nan)) is False
+
+
+def test_a_tie_is_not_a_pass_and_a_claim_of_ties_cannot_discriminate():
+    from aqmlab.reproduce.predicate import compile_predicate
+
+    lt = compile_predicate("a < b", 2, "t")
+
+    # Qualitative: a tie is "cannot discriminate", with the values in the note.
+    def vs(x):
+        return f"{cm.fmt(x[0])} vs {cm.fmt(x[1])} ms"
+
+    c = cm.qualitative("c", "s", "m", "p", lt, (0.0, 0.0), "swap", (0.0, 0.0), describe=vs)
+    assert c.verdict == cm.CANNOT and c.note.startswith("a tie: 0 vs 0 ms")
+    # Its counterfactual: a real win holds and the swap fails; the tie is not its pass either.
+    c = cm.qualitative("c", "s", "m", "p", lt, (1.0, 2.0), "swap", (2.0, 1.0))
+    assert (c.verdict, c.counterfactual_verdict) == (cm.HOLDS, cm.FAILS)
+    c = cm.qualitative("c", "s", "m", "p", lt, (1.0, 2.0), "swap", (2.0, 2.0))
+    assert (c.verdict, c.counterfactual_verdict) == (cm.HOLDS, cm.FAILS)
+    # Range: a tie at one point fails the range there, named a tie.
+    pts = {"13p": (0.0, 0.0), "50p": (2.0, 9.0)}
+    swap = {k: (v[1], v[0]) for k, v in pts.items()}
+    c = cm.over_range("c", "s", "m", "p", lt, pts, "swap", swap)
+    assert (
+        c.verdict == cm.FAILS and c.failing == ["13p (tie)"] and c.ours == "1 of 2 points (1 tie)"
+    )
+    # ... which the old rule (a tie taken for a pass) would have let hold.
+    c = cm.over_range("c", "s", "m", "p", lambda x: x[0] <= x[1], pts, "swap", swap)
+    assert c.verdict == cm.HOLDS
+    # Every point a tie: cannot discriminate, and the note names them.
+    ties = {"13p": (0.0, 0.0), "50p": (3.0, 3.0)}
+    c = cm.over_range("c", "s", "m", "p", lt, ties, "swap", ties)
+    assert c.verdict == cm.CANNOT and c.note.endswith(": 13p, 50p")
+    # A range of real wins holds; its swap fails at every point.
+    wins = {"13p": (1.0, 2.0), "50p": (2.0, 9.0)}
+    c = cm.over_range("c", "s", "m", "p", lt, wins, "swap", {k: v[::-1] for k, v in wins.items()})
+    assert (c.verdict, c.counterfactual_ours) == (cm.HOLDS, "0 of 2 points")
+
+
 def test_not_graded_says_why():
     c = cm.not_graded("box plots", "slides", "boxes", "the values are not printed")
     assert c.verdict == "not graded: the values are not printed" and c.kind == "not graded"
@@ -189,7 +258,7 @@ def test_static_rates_pooled_claims_are_graded_at_every_rate_against_their_count
     ]
     util, delay = graded(rows, rates)
     assert util.verdict == cm.FAILS and util.failing == ["100 Mb/s"]
-    assert delay.verdict == cm.FAILS and delay.failing == ["0.512 Mb/s"]
+    assert delay.verdict == cm.FAILS and delay.failing == ["0.512 Mb/s (tie)"]
     assert util.unexplained and util.explanation.startswith(cm.UNEXPLAINED)
     # A run without a rate ≥ 3 Mb/s does not grade the utilization claim, and says why.
     ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, {"rates_kbps": [512]})

@@ -177,10 +177,10 @@ def test_red_bursty_ties_at_full_rate_are_not_wins(quick_new):
 
 
 def test_red_bursty_matched_interpolates_and_marks_stalled_runs():
-    """matched(): the other arm interpolated at each run's x inside its live range; a stalled
-    run is itself (utilization) or NaN (a queue), so that the predicates call it stalled."""
+    """matched(): the other arm interpolated at each run's x inside its live range, with both
+    arms' utilizations; a stalled run is itself on both arms, so that the common rule (every
+    arm under the stalled fraction) makes it a tie, no pass; a tie of live runs is none either."""
     import importlib.util
-    import math
     import os
 
     import pandas as pd
@@ -195,9 +195,13 @@ def test_red_bursty_matched_interpolates_and_marks_stalled_runs():
         {"point": ["b1", "b2", "b3"], "avg_queue": [4.0, 9.0, 1.0], "throughput": [0.6, 0.95, 0.05]}
     )
     pts = mod.matched(a, b)
-    assert pts["b1 (queue 4.00)"] == pytest.approx((0.7, 0.6))
+    assert pts["b1 (queue 4.00)"] == pytest.approx((0.7, 0.6, 0.7, 0.6))
     assert "b2" not in " ".join(pts)  # outside a's queues: not compared
-    assert pts["b3"] == (0.05, 0.05) and mod.wins(pts["b3"]) == cm.STALLED
+    assert pts["b3"] == (0.05, 0.05, 0.05, 0.05)
+    assert mod.passes("a > b", pts) == {"b1 (queue 4.00)": True, "b3": False}
     q = mod.matched(a, b, x="throughput", y="avg_queue")
-    assert all(math.isnan(v) for v in q["b3"]) and mod.shorter(q["b3"]) == cm.STALLED
-    assert mod.wins((1.0, 1.0)) is False
+    assert q["b3"] == (1.0, 1.0, 0.05, 0.05) and mod.passes("a < b", q)["b3"] is False
+    # A stalled run is no pass even where its values would win.
+    assert mod.passes("a > b", {"s": (0.06, 0.05, 0.06, 0.05)}) == {"s": False}
+    assert mod.passes("a > b", {"t": (0.8, 0.8, 0.8, 0.8)}) == {"t": False}
+    assert mod.passes("a > b", {"w": (0.8, 0.7, 0.8, 0.7)}) == {"w": True}

@@ -12,6 +12,7 @@ import pytest
 from conftest import ROOT, run_cli
 
 EXAMPLE = ROOT / "examples" / "reproduction"
+BUILTIN = ROOT / "python" / "aqmlab" / "reproduce" / "builtin"
 
 
 def test_predicates_compute_and_refuse_anything_but_arithmetic():
@@ -80,6 +81,26 @@ unexplained = true
         (('id = "x"', 'id = "X Y"'), "claim[0].id: expected an id of lower-case"),
         (('metric = "median_ms"', 'metric = "median_ms"\nwhen = 1'), "claim[0].when: unknown key"),
         (('counterfactual = "the arms swapped"\n', ""), "claim 'x'.counterfactual: expected"),
+        # A counterfactual that compares a configuration with itself cannot hold by
+        # construction (codel-dynamic compared tail drop with tail drop): refused.
+        (
+            (
+                'counterfactual_arms = ["tail drop", "CoDel"]',
+                'counterfactual_arms = ["tail drop", "tail drop"]',
+            ),
+            "claim 'x': counterfactual_arms compares 'tail drop' with itself",
+        ),
+        (
+            (
+                'counterfactual_arms = ["tail drop", "CoDel"]',
+                'counterfactual_arms = ["CoDel", "tail drop"]',
+            ),
+            "claim 'x': counterfactual_arms are the claim's own arms",
+        ),
+        (
+            ('predicate = "a < b"', 'predicate = "a < b"\nresolution = -1'),
+            "claim 'x'.resolution: expected",
+        ),
         # A graded claim names what a "does not hold" is put down to (issue 19 item 4).
         (("unexplained = true\n", ""), "claim 'x'.explanation: expected explanation = {"),
         (("unexplained = true", "unexplained = 1"), "claim 'x'.unexplained: expected true, or"),
@@ -160,16 +181,23 @@ def test_grading_from_the_table_and_its_counterfactual():
     c = grade(rng, ctx, None)
     assert (c.verdict, c.ours, c.counterfactual_verdict) == (cm.HOLDS, "2 of 2 points", cm.FAILS)
     assert [p["point"] for p in c.points] == ["50", "200"] and c.id == "codel-below-taildrop"
-    # Equal arms: the predicate "a < b" is false on ours at that point: the range fails there.
+    # Equal arms: "a < b" is a tie at that point, no pass: the range fails there, named a tie.
     ctx.table.loc[3, "median_ms"] = 200.0
     c = grade(rng, ctx, None)
-    assert c.verdict == cm.FAILS and c.failing == ["200"]
-    # A predicate true on the counterfactual too cannot discriminate: "a <= b" holds at both
-    # points and its swapped arms fail at 50 only; with every arm equal they hold everywhere.
+    assert c.verdict == cm.FAILS and c.failing == ["200 (tie)"] and c.ours.endswith("(1 tie)")
+    # "a <= b" is no different: equal values are evidence for neither order.
     le = type(rng)(**{**rng.__dict__, "predicate": "a <= b"})
-    assert grade(le, ctx, None).verdict == cm.HOLDS
+    assert grade(le, ctx, None).verdict == cm.FAILS
+    # Every point a tie: the claim cannot discriminate, and the note names the points.
     ctx.table["median_ms"] = 5.0
-    assert grade(le, ctx, None).verdict == cm.CANNOT
+    c = grade(le, ctx, None)
+    assert c.verdict == cm.CANNOT and "every point is a tie" in c.note and "50, 200" in c.note
+    # A predicate true on the counterfactual too cannot discriminate: "a <= 2 * b" holds at
+    # both points on ours and on the swapped arms (5 vs 4, 4 vs 5).
+    ctx.table["median_ms"] = [5.0, 4.0, 5.0, 4.0]
+    dbl = type(rng)(**{**rng.__dict__, "predicate": "a <= 2 * b"})
+    c = grade(dbl, ctx, None)
+    assert (c.verdict, c.counterfactual_verdict) == (cm.CANNOT, cm.HOLDS)
     # A numeric claim reads the one row its `where` selects; tolerance from the printed digits.
     num = by_id["codel-near-target"]
     ctx.table.loc[3, "median_ms"] = 5.49
@@ -182,6 +210,68 @@ def test_grading_from_the_table_and_its_counterfactual():
     ctx.table.loc[3, "median_ms"] = 5.49
     c = grade(num, ctx, None)
     assert c.verdict == cm.AGREES and c.explanation == "" and not c.unexplained
+
+
+def test_a_claims_resolution_and_stalled_runs_make_ties(tmp_path):
+    from aqmlab.reproduce import common as cm
+    from aqmlab.reproduce.folder import load_claims
+    from aqmlab.reproduce.loader import grade
+
+    rng = {c.id: c for c in load_claims(str(EXAMPLE / "claims.toml"))}["codel-below-taildrop"]
+    ctx = _ctx(
+        [
+            ["50", "tail drop", 50.0],
+            ["50", "CoDel", 49.8],
+            ["200", "tail drop", 9.0],
+            ["200", "CoDel", 8.0],
+        ]
+    )
+    assert grade(rng, ctx, None).verdict == cm.HOLDS
+    # A stated resolution of 0.5 ms: 49.8 vs 50 is a tie at 50, a pass at 200 (8 vs 9).
+    res = type(rng)(**{**rng.__dict__, "resolution": 0.5})
+    c = grade(res, ctx, None)
+    assert c.verdict == cm.FAILS and c.failing == ["50 (tie)"]
+    # Runs that delivered almost nothing (`delivered`, a share of the link, under 0.1 on
+    # every arm) are a tie whatever their values; one live arm is enough to compare.
+    ctx.table["share"] = [0.05, 0.02, 0.9, 0.05]
+    dl = type(rng)(**{**rng.__dict__, "delivered": "share"})
+    c = grade(dl, ctx, None)
+    assert (
+        c.verdict == cm.FAILS
+        and c.failing == ["50 (stalled)"]
+        and c.ours == "1 of 2 points (1 stalled)"
+    )
+    ctx.table["share"] = 0.05
+    c = grade(dl, ctx, None)
+    assert c.verdict == cm.CANNOT and "every point is a tie" in c.note
+
+
+def test_consumer_edge_zero_against_zero_is_a_tie_not_a_pass():
+    """consumer-edge's codel-much-smaller-queue on exact cells: "0 vs 0 ms" (the slides' 1.5
+    Mb/s up) passed both orders before; it is a tie now, and a real win still passes."""
+    import pandas as pd
+    from aqmlab.reproduce import common as cm
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import Context, grade
+
+    exp = load(str(BUILTIN / "consumer-edge"))
+    claim = {c.id: c for c in exp.claims}["codel-much-smaller-queue"]
+    ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, {})
+
+    def table(up):
+        rows = []
+        for q, down, up_ms in (("codel", 8.0, up[0]), ("droptail", 49.0, up[1])):
+            rows.append(["1.5 Mb/s", 13, q, "down", down])
+            rows.append(["1.5 Mb/s", 13, q, "up", up_ms])
+        return pd.DataFrame(rows, columns=["rate", "buffer", "qdisc", "direction", "median_ms"])
+
+    ctx.table = table((0.0, 0.0))
+    c = grade(claim, ctx, None)
+    assert c.verdict == cm.FAILS and c.failing == ["1.5 Mb/s up 13p (tie)"]
+    assert c.counterfactual_ours == "0 of 2 points"
+    ctx.table = table((1.0, 9.0))
+    c = grade(claim, ctx, None)
+    assert (c.verdict, c.counterfactual_verdict) == (cm.HOLDS, cm.FAILS)
 
 
 def test_a_tested_hypothesis_is_filled_in_and_printed(tmp_path):
@@ -350,3 +440,56 @@ def test_static_rates_interval_hypothesis_outcome():
         "not supported"
     )
     assert mod.interval_test(before, None) == "the interval sweep was not run"
+
+
+def test_consumer_edge_grades_its_tail_drop_medians_held_out():
+    """The buffer of each rate is fitted to the slides' two tail-drop medians; each of those
+    medians is graded at the buffer fitted to the other direction's alone, never at one fitted
+    to itself. Exact cells: 512 kb/s down is 20/70/500 ms and up 10/60/38 ms at 13/50/200 p."""
+    import pandas as pd
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import Context, grade, load_module
+
+    exp = load(str(BUILTIN / "consumer-edge"))
+    mod = load_module(exp)
+    medians = {  # (rate, direction) -> tail drop's median at 13, 50, 200 packets
+        ("512 kb/s", "down"): (20.0, 70.0, 500.0),
+        ("512 kb/s", "up"): (10.0, 60.0, 38.0),
+        ("1.5 Mb/s", "down"): (25.0, 48.0, 300.0),
+        ("1.5 Mb/s", "up"): (0.0, 0.0, 0.0),
+    }
+    rows = []
+    for rate in ("512 kb/s", "1.5 Mb/s"):
+        for i, b in enumerate((13, 50, 200)):
+            for q in ("codel", "droptail"):
+                row = {"point": f"{rate}, {b}p", "qdisc:bottleneck": q, "seed": 1}
+                for d, link in (("down", "bottleneck"), ("up", "bottleneck.rev")):
+                    row[f"{link}.enqueued_pkts"] = 1000
+                    row[f"{link}.dropped_pkts"] = 10
+                    row[f"{link}.delivered_bytes"] = 1e6
+                    med = medians[(rate, d)][i]
+                    row[f"{link}.sojourn_ms.p50"] = med if q == "droptail" else med / 5
+                rows.append(row)
+    ctx = Context(exp, "/nonexistent", False, [1], None, False, {}, {"buffers": [13, 50, 200]})
+    ctx.frames["sweep"] = pd.DataFrame(rows)
+    ctx.numbers.update(mod.numbers(ctx))
+    # Fitted to both medians: 512 kb/s |70-73|+|60-37| = 26 at 50 p; 1.5 Mb/s 1 at 50 p.
+    assert ctx.numbers["best_buffer"] == {"512 kb/s": 50, "1.5 Mb/s": 50}
+    # Held out: 512 down fitted to up's 37 ms (38 at 200 p), up to down's 73 (70 at 50 p);
+    # 1.5 Mb/s down fitted to up's 0 ms, equal at every buffer: the smallest is taken.
+    assert ctx.numbers["held_out_buffer"] == {
+        "512 kb/s": {"down": 200, "up": 50},
+        "1.5 Mb/s": {"down": 13, "up": 50},
+    }
+    assert ctx.state["uninformative"] == ["1.5 Mb/s down, fitted to the up median"]
+    by_id = {c.id: c for c in exp.claims}
+    got = {
+        cid: grade(by_id[cid], ctx, mod).ours
+        for cid in ("512kbs-down-droptail-median-ms", "1_5mbs-down-droptail-median-ms")
+    }
+    assert got == {
+        "512kbs-down-droptail-median-ms": "500",
+        "1_5mbs-down-droptail-median-ms": "25.0",
+    }
+    # The other cells stay at the fitted buffer: CoDel's 512 kb/s down median at 50 p, 70 / 5.
+    assert grade(by_id["512kbs-down-codel-median-ms"], ctx, mod).ours == "14.0"

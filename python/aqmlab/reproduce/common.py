@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from aqmlab import __version__
+from aqmlab.reproduce.predicate import STALLED, TIE, is_tie
 
 AGREES = "agrees"
 DIFFERS = "differs"
@@ -32,11 +33,10 @@ CANNOT = "cannot discriminate"
 NOT_GRADED = "not graded"
 UNEXPLAINED = "unexplained"
 #: A run is *stalled* when its bottleneck carried less than this share of what the link could
-#: carry in the measured window. Comparisons between two stalled runs are ties of runs that
-#: deliver almost nothing: never a win for either arm.
+#: carry in the measured window. A point where every arm's run is stalled is a tie of runs that
+#: deliver almost nothing (:data:`STALLED`): never a win for either arm. A predicate's
+#: :data:`TIE` (equal values, :mod:`aqmlab.reproduce.predicate`) is not a pass either.
 STALLED_FRACTION = 0.10
-#: What a range predicate returns at a point where the comparison is between stalled runs.
-STALLED = "stalled"
 
 #: The verdict vocabulary (docs/reproductions.md).
 VERDICTS = (AGREES, DIFFERS, HOLDS, FAILS, CANNOT)
@@ -165,8 +165,14 @@ def seed_spread(values: Any) -> float | None:
 
 
 def _true(r: Any) -> bool:
-    """A predicate's result: :data:`STALLED` (or any text) is not true; numpy booleans are."""
+    """A predicate's result: :data:`TIE`, :data:`STALLED` (or any text) is not true; numpy
+    booleans are."""
     return not isinstance(r, str) and r is not None and bool(r)
+
+
+def _tie_word(r: Any) -> str:
+    """``"tie"`` / ``"stalled"`` for a predicate's tie, else ``""``."""
+    return str(r) if is_tie(r) else ""
 
 
 def qualitative(
@@ -184,10 +190,20 @@ def qualitative(
     """A qualitative finding: ``predicate(ours)`` on our arms, and the same predicate on the
     ``counterfactual`` arms ``cf`` (e.g. CoDel replaced by tail drop). ``holds`` only when the
     predicate is true on ours and false on the counterfactual; true on both is ``cannot
-    discriminate``. A predicate returning :data:`STALLED` is false (a tie of stalled runs)."""
-    ok = _true(predicate(ours))
+    discriminate``. A predicate returning :data:`TIE` or :data:`STALLED` on ours (equal values,
+    or runs that delivered nothing) is ``cannot discriminate``: a tie is not a pass, and not a
+    failure of the claim either."""
+    r = predicate(ours)
+    ok = _true(r)
     cf_ok = _true(predicate(cf))
-    verdict = FAILS if not ok else (CANNOT if cf_ok else HOLDS)
+    tie = _tie_word(r)
+    verdict = CANNOT if tie else FAILS if not ok else (CANNOT if cf_ok else HOLDS)
+    if tie:
+        note = (note + "; " if note else "") + (
+            f"a {tie}: {describe(ours)}"
+            + (" (every arm's run delivered almost nothing)" if tie == STALLED else "")
+            + ", equal within the claim's resolution, is evidence for neither order"
+        )
     return Claim(
         claim,
         source,
@@ -219,9 +235,11 @@ def over_range(
 ) -> Claim:
     """A finding over a range (every rate, every buffer, every α): ``predicate`` evaluated at
     every point of ``points``; it holds when true at every point (``most``: at more than half,
-    for a source that says "in most scenarios"). Points where the predicate returns
-    :data:`STALLED` fail and are listed as stalled. The counterfactual is evaluated at every
-    point of ``cf_points`` the same way; holding there too is ``cannot discriminate``."""
+    for a source that says "in most scenarios"). A point where the predicate returns
+    :data:`TIE` or :data:`STALLED` is not a pass: it fails and is listed as a tie (or stalled);
+    a claim whose every point is a tie is ``cannot discriminate``, its points named in the note.
+    The counterfactual is evaluated at every point of ``cf_points`` the same way; holding there
+    too is ``cannot discriminate``."""
 
     def grade(pts: dict[str, Any]) -> tuple[bool, list[dict[str, Any]]]:
         rows = []
@@ -233,6 +251,7 @@ def over_range(
                     "ours": describe(args),
                     "ok": _true(r),
                     "stalled": isinstance(r, str) and r == STALLED,
+                    "tie": isinstance(r, str) and r == TIE,
                 }
             )
         n_ok = sum(r["ok"] for r in rows)
@@ -241,18 +260,31 @@ def over_range(
 
     ok, rows = grade(points)
     cf_ok, cf_rows = grade(cf_points)
-    failing = [r["point"] + (" (stalled)" if r["stalled"] else "") for r in rows if not r["ok"]]
+    failing = [
+        r["point"] + (" (stalled)" if r["stalled"] else " (tie)" if r["tie"] else "")
+        for r in rows
+        if not r["ok"]
+    ]
     stalled = sum(r["stalled"] for r in rows)
+    ties = sum(r["tie"] for r in rows)
+    extra = [f"{ties} tie" + "s" * (ties > 1)] * bool(ties) + [f"{stalled} stalled"] * bool(stalled)
     ours = f"{sum(r['ok'] for r in rows)} of {len(rows)} points" + (
-        f" ({stalled} stalled)" if stalled else ""
+        f" ({', '.join(extra)})" if extra else ""
     )
     cf_n = sum(r["ok"] for r in cf_rows)
+    all_ties = bool(rows) and all(r["stalled"] or r["tie"] for r in rows)
+    verdict = CANNOT if all_ties else FAILS if not ok else (CANNOT if cf_ok else HOLDS)
+    if all_ties:
+        note = (note + "; " if note else "") + (
+            "every point is a tie (equal values, or runs that delivered almost nothing), "
+            "evidence for neither order: " + ", ".join(r["point"] for r in rows)
+        )
     return Claim(
         claim,
         source,
         published,
         ours,
-        FAILS if not ok else (CANNOT if cf_ok else HOLDS),
+        verdict,
         note=note,
         kind="range",
         metric=metric,

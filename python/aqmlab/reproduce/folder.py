@@ -76,6 +76,13 @@ class ClaimDef:
     counterfactual: str = ""
     counterfactual_arms: list[str] = field(default_factory=list)
     predicate: str = ""
+    #: The compared quantity's stated resolution: two sides of an ordering comparison within it
+    #: of each other are a tie (:mod:`aqmlab.reproduce.predicate`).
+    resolution: float = 0.0
+    #: Each arm's delivered share of its link, a metric spelt as ``metric`` is (a table column,
+    #: or a path with ``{arm}``): a point where every arm is under the stalled fraction is a
+    #: tie of runs that delivered almost nothing.
+    delivered: str = ""
     points: list[str] = field(default_factory=list)
     point_name: str = ""
     where: dict[str, list[Any]] = field(default_factory=dict)
@@ -395,6 +402,8 @@ def load_claims(path: str) -> list[ClaimDef]:
             counterfactual=t.str("counterfactual", ""),
             counterfactual_arms=t.strs("counterfactual_arms"),
             predicate=t.str("predicate", ""),
+            resolution=t.num("resolution", 0.0),
+            delivered=t.str("delivered", ""),
             points=t.strs("points"),
             point_name=t.str("point_name", ""),
             where=where,
@@ -473,6 +482,9 @@ def _check_claim(t: _Table, c: ClaimDef) -> None:
         raise t.error("counterfactual_arms", f"{len(c.arms)} arms, as many as arms")
     if not c.counterfactual:
         raise t.error("counterfactual", "what the counterfactual arms are, in words")
+    _check_counterfactual(t, c)
+    if c.resolution < 0:
+        raise t.error("resolution", "the quantity's resolution, 0 or more")
     if not c.arm_column and "{arm}" not in c.metric:
         raise t.error("arm_column", "the table column the arms are values of")
     if not c.predicate:
@@ -486,4 +498,22 @@ def _check_claim(t: _Table, c: ClaimDef) -> None:
     if c.kind == "qualitative" and c.points:
         raise t.error("points", "no points (a qualitative claim is one point; use kind = range)")
     if not c.predicate.startswith("py:"):
-        compile_predicate(c.predicate, len(c.arms), f"{t.path}: {t.where}")
+        compile_predicate(c.predicate, len(c.arms), f"{t.path}: {t.where}", c.resolution)
+
+
+def _check_counterfactual(t: _Table, c: ClaimDef) -> None:
+    """A counterfactual must be able to hold if the claim's difference did not exist: one that
+    compares a configuration with itself (an arm twice), or is the claim's own arms, cannot
+    tell anything from the claim (issue 19)."""
+    cf = c.counterfactual_arms
+    twice = sorted({a for a in cf if cf.count(a) > 1})
+    if twice:
+        raise AqmlabError(
+            f"{t.path}: {t.where}: counterfactual_arms compares {twice[0]!r} with itself "
+            f"({cf}); expected distinct arms, e.g. the claim's arms swapped"
+        )
+    if cf == c.arms:
+        raise AqmlabError(
+            f"{t.path}: {t.where}: counterfactual_arms are the claim's own arms ({cf}); "
+            "expected a different configuration, e.g. the arms swapped"
+        )

@@ -245,6 +245,13 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
         describe = _describe(c, mod, where)
         points = _points(ctx, c, c.arms, where)
         cf_points = _points(ctx, c, c.counterfactual_arms, where)
+        if c.delivered:
+            # Each point's values with its arms' delivered shares; every arm stalled: a tie.
+            pred = _unless_stalled(pred)
+            d = _points(ctx, c, c.arms, where, metric=c.delivered)
+            cf_d = _points(ctx, c, c.counterfactual_arms, where, metric=c.delivered)
+            points = {k: _Delivered(v, d[k]) for k, v in points.items()}
+            cf_points = {k: _Delivered(v, cf_d[k]) for k, v in cf_points.items()}
         if c.kind == "qualitative":
             (ours,), (cf,) = points.values(), cf_points.values()
             claim = cm.qualitative(
@@ -291,6 +298,30 @@ def explain(claim: cm.Claim, c: ClaimDef, ctx: Context) -> None:
     claim.explanation = cm.explanation_text(
         claim.hypotheses, claim.unexplained, ctx.fill(c.unexplained_why)
     )
+
+
+class _Delivered(tuple):
+    """A point's arm values (the tuple) with each arm's delivered share of its link."""
+
+    delivered: tuple
+
+    def __new__(cls, values: tuple, delivered: tuple) -> _Delivered:
+        t = super().__new__(cls, values)
+        t.delivered = tuple(delivered)
+        return t
+
+
+def _unless_stalled(pred: Any) -> Any:
+    """``pred``, except at a point where every arm's run delivered less than the stalled
+    fraction of its link: a tie of runs that delivered almost nothing (:data:`cm.STALLED`)."""
+
+    def run(values: Any) -> Any:
+        d = getattr(values, "delivered", None)
+        if d is not None and all(cm.stalled(float(x)) for x in d):
+            return cm.STALLED
+        return pred(values)
+
+    return run
 
 
 def _named(ctx: Context, path: str) -> Any:
@@ -355,8 +386,15 @@ def _rows(ctx: Context, c: ClaimDef, where: str) -> Any:
     return sel
 
 
-def _points(ctx: Context, c: ClaimDef, arms: list[str], where: str) -> dict[str, tuple]:
-    """Point name -> the arms' values of the metric there (a qualitative claim: one point)."""
+def _points(
+    ctx: Context, c: ClaimDef, arms: list[str], where: str, metric: str = ""
+) -> dict[str, tuple]:
+    """Point name -> the arms' values of the metric there (a qualitative claim: one point);
+    ``metric`` instead of the claim's own (its ``delivered``)."""
+    if metric:
+        from dataclasses import replace
+
+        c = replace(c, metric=metric)
     named = ctx.numbers.get(c.metric)
     if isinstance(named, dict) and not c.points and "{arm}" not in c.metric:
         # The first format's spelling: numbers(ctx) names {arm: value} under the metric.
@@ -413,7 +451,7 @@ def _predicate(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
                 f"{where}: predicate {c.predicate!r}: the module has no such function"
             )
         return fn
-    return compile_predicate(c.predicate, len(c.arms), where)
+    return compile_predicate(c.predicate, len(c.arms), where, c.resolution)
 
 
 def _describe(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:

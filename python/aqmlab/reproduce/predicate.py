@@ -6,6 +6,14 @@ parentheses and the functions ``abs``, ``min`` and ``max`` (NaN when any value i
 ``"max(a, b) <= 2 * min(a, b) + 5.0"``, ``"a < c and b < c"``. Nothing else is accepted (no
 attribute, no other name, no call of anything else), so a claims file cannot run code; a
 predicate that needs more is a function of the reproduction's module (``"py:NAME"``).
+
+**Ties** (docs/reproductions.md, "Ties and stalled runs"). An ordering comparison (``<``,
+``<=``, ``>``, ``>=``) between two sides that both depend on the arms, whose sides are equal
+within the claim's ``resolution`` (the quantity's stated resolution; 0: exactly equal), is a
+:data:`TIE`: equality is evidence for neither order, so "0 vs 0 ms" passes neither ``a < b`` nor
+``a <= 0.5 * b``. A comparison with a constant (``a >= 0.9``, ``a - b <= 0.05``) is never a tie.
+``and`` is false when any part is false, else a tie when any part is a tie; ``or`` is true when
+any part is true, else a tie when any part is; ``not`` keeps a tie. A tie is not a pass.
 """
 
 from __future__ import annotations
@@ -19,6 +27,15 @@ from aqmlab.exceptions import AqmlabError
 
 #: The names an expression may give its arms, in order.
 ARM_NAMES = "abcdefgh"
+#: What a predicate returns where its comparison is between equal values: not a pass.
+TIE = "tie"
+#: What a predicate returns where every arm's run delivered (almost) nothing: not a pass.
+STALLED = "stalled"
+
+
+def is_tie(r: Any) -> bool:
+    """Whether a predicate's result is a tie (equal values, or runs that delivered nothing)."""
+    return isinstance(r, str) and r in (TIE, STALLED)
 
 
 def _nan_or(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -48,9 +65,12 @@ _CMP = {
 }
 
 
-def compile_predicate(text: str, n_arms: int, where: str) -> Callable[[tuple[Any, ...]], Any]:
-    """``text`` as a function of the arms' values (a tuple, ``a`` first). Errors name
-    ``where`` (the file and the claim) and what was expected."""
+def compile_predicate(
+    text: str, n_arms: int, where: str, resolution: float = 0.0
+) -> Callable[[tuple[Any, ...]], Any]:
+    """``text`` as a function of the arms' values (a tuple, ``a`` first): True, False or
+    :data:`TIE` (two arm-dependent sides of an ordering comparison within ``resolution`` of
+    each other). Errors name ``where`` (the file and the claim) and what was expected."""
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as e:
@@ -59,7 +79,7 @@ def compile_predicate(text: str, n_arms: int, where: str) -> Callable[[tuple[Any
     _check(tree.body, names, text, where)
 
     def run(values: tuple[Any, ...]) -> Any:
-        return _eval(tree.body, dict(zip(names, values)))
+        return _eval(tree.body, dict(zip(names, values)), resolution)
 
     return run
 
@@ -103,38 +123,61 @@ def _check(node: ast.AST, names: str, text: str, where: str) -> None:
         raise bad(f"{type(node).__name__} is not allowed")
 
 
-def _eval(node: ast.AST, env: dict[str, Any]) -> Any:
+_ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _uses_arms(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Name) and n.id not in _FUNCS for n in ast.walk(node))
+
+
+def _eval(node: ast.AST, env: dict[str, Any], res: float = 0.0) -> Any:
     if isinstance(node, ast.Name):
         return env[node.id]
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Call):
-        return _FUNCS[node.func.id](*(_eval(a, env) for a in node.args))  # type: ignore[attr-defined]
+        return _FUNCS[node.func.id](*(_eval(a, env, res) for a in node.args))  # type: ignore[attr-defined]
     if isinstance(node, ast.BinOp):
-        return _BIN[type(node.op)](_eval(node.left, env), _eval(node.right, env))
+        return _BIN[type(node.op)](_eval(node.left, env, res), _eval(node.right, env, res))
     if isinstance(node, ast.UnaryOp):
-        v = _eval(node.operand, env)
-        return -v if isinstance(node.op, ast.USub) else not v
+        v = _eval(node.operand, env, res)
+        if isinstance(node.op, ast.USub):
+            return -v
+        return v if is_tie(v) else not v
     if isinstance(node, ast.BoolOp):
-        if isinstance(node.op, ast.And):
-            r: Any = True
-            for v in node.values:
-                r = _eval(v, env)
-                if not r:
-                    return r
-            return r
-        r = False
-        for v in node.values:
-            r = _eval(v, env)
-            if r:
-                return r
-        return r
+        # Left to right, stopping as Python does (``b != 0 and a / b < 1`` divides only when
+        # b is not 0); a tie is remembered and decides only when nothing else does.
+        is_and = isinstance(node.op, ast.And)
+        ties: list[Any] = []
+        r: Any = is_and
+        for part in node.values:
+            v = _eval(part, env, res)
+            if is_tie(v):
+                ties.append(v)
+                continue
+            r = v
+            if bool(v) != is_and:
+                return v
+        return _tie_of(ties) if ties else r
     if isinstance(node, ast.Compare):
-        left = _eval(node.left, env)
-        for op, comp in zip(node.ops, node.comparators):
-            right = _eval(comp, env)
-            if not _CMP[type(op)](left, right):
+        sides = [node.left, *node.comparators]
+        vals = [_eval(v, env, res) for v in sides]
+        tie = False
+        for i, op in enumerate(node.ops):
+            left, right = vals[i], vals[i + 1]
+            if (
+                isinstance(op, _ORDER)
+                and _uses_arms(sides[i])
+                and _uses_arms(sides[i + 1])
+                and abs(left - right) <= res
+            ):
+                tie = True  # equal values: evidence for neither order
+            elif not _CMP[type(op)](left, right):
                 return False
-            left = right
-        return True
+        return TIE if tie else True
     raise AssertionError(type(node))
+
+
+def _tie_of(ties: list[Any]) -> str:
+    """Stalled when every tied part is stalled, else a tie."""
+    return STALLED if all(t == STALLED for t in ties) else TIE

@@ -206,7 +206,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
     # Tables VII-VIII: α=0.5 over the author's records (older caches: per packet).
     skey = "samples_changes_s" if "samples_changes_s" in codel else "samples_s"
     tests = _tests(codel[skey], lstf[0.5][skey]) if 0.5 in lstf and skey in codel else {}
-    same = _tests(codel[skey], codel[skey]) if tests else {}
     ctx.state["sample_kind"] = (
         "value-change records" if skey == "samples_changes_s" else "dequeued packets"
     )
@@ -214,6 +213,8 @@ def numbers(ctx: Any) -> dict[str, Any]:
         k: {kk: vv for kk, vv in v.items() if not kk.startswith("samples")}
         for k, v in stats.items()
     }
+    import numpy as np
+
     nan = math.nan
     return {
         "runs": slim,
@@ -244,11 +245,12 @@ def numbers(ctx: Any) -> dict[str, Any]:
             "f_ci_high": tests.get("f_ci95", (nan, nan))[1],
             "fmt": {k: fmt(v) for k, v in tests.items() if not isinstance(v, (list, tuple))},
         },
-        # The significance claims' arms: the tests of CoDel against LSTF α=0.5, and of CoDel's
-        # samples against themselves (the counterfactual).
+        # The significance claims' arms: CoDel's and LSTF α=0.5's samples (empty when α=0.5
+        # did not run); the claims test CoDel against LSTF, their counterfactuals LSTF against
+        # CoDel (the arms swapped).
         "_sig": {
-            "LSTF": SimpleNamespace(**tests) if tests else None,
-            "CoDel": SimpleNamespace(**same) if same else None,
+            "CoDel": np.asarray(codel[skey] if tests else [], dtype=float),
+            "LSTF α=0.5": np.asarray(lstf[0.5][skey] if tests else [], dtype=float),
         },
         "_sample_kind": ctx.state["sample_kind"],
         "_kinds": _kinds(by_alpha.get("0.5", {})),
@@ -265,15 +267,21 @@ def _kinds(by: dict[str, Any]) -> str:
     )
 
 
+def _sig_tests(x: tuple) -> Any:
+    """The paper's tests of arm a's samples against arm b's (None when either is too short)."""
+    a, b = x
+    return SimpleNamespace(**_tests(list(a), list(b))) if len(a) > 1 and len(b) > 1 else None
+
+
 def t_significant(x: tuple) -> bool:
-    """Welch's t > 0 with one-sided p < 0.05 (CoDel's mean larger)."""
-    (t,) = x
+    """Welch's t > 0 with one-sided p < 0.05 (arm a's mean larger than arm b's)."""
+    t = _sig_tests(x)
     return t is not None and t.welch_t > 0 and t.welch_p_one_sided < 0.05
 
 
 def f_significant(x: tuple) -> bool:
-    """F = var(CoDel) ÷ var(LSTF) < 1 with two-sided p < 0.05."""
-    (t,) = x
+    """F = var(a) ÷ var(b) < 1 with two-sided p < 0.05 (arm b's variance larger)."""
+    t = _sig_tests(x)
     return t is not None and t.f < 1 and t.f_p_two_sided < 0.05
 
 
@@ -282,7 +290,7 @@ def describe_drops(x: tuple) -> str:
 
 
 def describe_t(x: tuple) -> str:
-    (t,) = x
+    t = _sig_tests(x)
     if t is None:
         return "–"
     # Welch's two-sided p, from the one-sided one
@@ -291,7 +299,7 @@ def describe_t(x: tuple) -> str:
 
 
 def describe_f(x: tuple) -> str:
-    (t,) = x
+    t = _sig_tests(x)
     return "–" if t is None else f"F {fmt(t.f)}, p {fmt(t.f_p_two_sided)}"
 
 

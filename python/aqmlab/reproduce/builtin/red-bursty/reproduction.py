@@ -1,6 +1,7 @@
 """red-bursty's own code: the throughput and Little's-law average queue after the warm-up
 (from each run's series), node 5's shares, RED's throughput interpolated at tail drop's
-queues, the stalled-run ties, the tables, the comparison and the figures. experiment.toml and
+queues (each point with its arms' utilizations, from which the common rule makes a point of
+stalled runs a tie), the tables, the comparison and the figures. experiment.toml and
 claims.toml hold the rest.
 """
 
@@ -11,7 +12,6 @@ import os
 from typing import Any
 
 from aqmlab.reproduce.common import (
-    STALLED,
     STALLED_FRACTION,
     Table,
     flow_bytes,
@@ -19,14 +19,12 @@ from aqmlab.reproduce.common import (
     stalled,
     window_stats,
 )
+from aqmlab.reproduce.predicate import compile_predicate
 from aqmlab.reproduce.style import colour, delay_axis, title
 
 CCS = ["tahoe", "reno"]
 #: The paper's phase-effect randomisation (experiment.toml's link jitter), for the text.
 JITTER = "uniform(0ms, 0.178ms)"
-#: "In proportion": node 5's drop share ÷ throughput share within this band (FJ93 give no
-#: number; their Fig. 14 shows RED's points on the diagonal).
-PROPORTION_BAND = (0.75, 4 / 3)
 #: Throughput, queue and shares are measured after this warm-up (cbcase: 1 s).
 WARMUP_S = 1.0
 DURATION_S = 10.0
@@ -99,13 +97,10 @@ def numbers(ctx: Any) -> dict[str, Any]:
     n1 = ns2_part("fig6")
     red_n1, td_n1 = n1[n1["kind"] == "RED"], n1[n1["kind"] == "tail drop"]
     ns2_fig5 = {
-        "red-higher-throughput-same-queue": {
-            p: wins(v) is True for p, v in matched(red_n1, td_n1).items()
-        },
-        "red-shorter-queue-same-throughput": {
-            p: shorter(v) is True
-            for p, v in matched(red_n1, td_n1, x="throughput", y="avg_queue").items()
-        },
+        "red-higher-throughput-same-queue": passes("a > b", matched(red_n1, td_n1)),
+        "red-shorter-queue-same-throughput": passes(
+            "a < b", matched(red_n1, td_n1, x="throughput", y="avg_queue")
+        ),
     }
 
     # Claim 2: node 5 with small buffers.
@@ -139,19 +134,13 @@ def numbers(ctx: Any) -> dict[str, Any]:
     # descendant): where both simulators fail a point, the set-up, not our model, fails it.
     ns2 = ns2_part("fig1214")
     red_n, td_n = ns2[ns2["kind"] == "RED"], ns2[ns2["kind"] == "tail drop"]
-    ns2_checks = {
-        "red-higher-utilization-same-queue": (
-            matched(red_n, td_n, y="utilization", **u),
-            wins,
-        ),
-        "red-shorter-queue-same-utilization": (
-            matched(red_n, td_n, x="utilization", y="avg_queue", **u),
-            shorter,
-        ),
-    }
     ns2_verdicts = {
-        cid: {p: bool(pred(v) is True) for p, v in pts.items()}
-        for cid, (pts, pred) in ns2_checks.items()
+        "red-higher-utilization-same-queue": passes(
+            "a > b", matched(red_n, td_n, y="utilization", **u)
+        ),
+        "red-shorter-queue-same-utilization": passes(
+            "a < b", matched(red_n, td_n, x="utilization", y="avg_queue", **u)
+        ),
     }
 
     def ratios(g: Any) -> dict[str, Any]:
@@ -171,12 +160,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
         "part1_ns2": n1.to_dict("records"),
         "node5_share_small_buffers": {"tail drop": td_share, "RED": red_share},
         "node5_drop_bias_small_buffers": {"tail drop": td_bias, "RED": red_bias},
-        "_fig56": {
-            "RED at tail drop's queues": {k: v[0] for k, v in ours.items()},
-            "tail drop": {k: v[1] for k, v in ours.items()},
-            "tail drop at RED's queues": {k: v[0] for k, v in cf.items()},
-            "RED": {k: v[1] for k, v in cf.items()},
-        },
+        "_fig56": _arms(ours, cf, "queues"),
         "_fig5_queue": _arms(ours_q, cf_q, "throughput"),
         "_fig1214_util": _arms(ours_u, cf_u, "queues"),
         "_fig1214_util_small": _arms(ours_us, cf_us, "queues"),
@@ -192,16 +176,15 @@ def numbers(ctx: Any) -> dict[str, Any]:
 def matched(
     a: Any, b: Any, x: str = "avg_queue", y: str = "throughput", util: str = "throughput"
 ) -> dict[str, Any]:
-    """Every run of ``b`` as a point: (``a``'s ``y`` interpolated at its ``x``, its own ``y``)
-    where its ``x`` lies inside the range of ``a``'s live runs; a stalled run (``util`` under
-    the stalled fraction of the link) of either as itself, its ``y`` NaN when ``y`` is not the
-    utilization (so that the predicate calls it stalled): a stalled run is no point of either
-    curve, and a comparison at it fails."""
+    """Every run of ``b`` as a point ``(a's y, its own y, a's util, its own util)``: ``a``'s
+    ``y`` (and utilization) interpolated at its ``x`` where that lies inside the range of
+    ``a``'s live runs; a stalled run (``util`` under the stalled fraction of the link) of
+    either as itself on both arms, so that the common rule (every arm stalled) makes it a tie:
+    a stalled run is no point of either curve, and no comparison at it is a pass."""
     import numpy as np
 
     def dead(r: Any) -> Any:
-        v = getattr(r, y)
-        return (v, v) if y == util else (math.nan, math.nan)
+        return (getattr(r, y), getattr(r, y), getattr(r, util), getattr(r, util))
 
     live = a[~a[util].map(stalled)].sort_values(x)
     pts: dict[str, Any] = {}
@@ -210,44 +193,42 @@ def matched(
             pts[r.point] = dead(r)
         elif len(live) and live[x].min() <= getattr(r, x) <= live[x].max():
             v = float(np.interp(getattr(r, x), live[x], live[y]))
+            ua = float(np.interp(getattr(r, x), live[x], live[util]))
             label = "queue" if x == "avg_queue" else x
-            pts[f"{r.point} ({label} {fmt(getattr(r, x))})"] = (v, getattr(r, y))
+            pts[f"{r.point} ({label} {fmt(getattr(r, x))})"] = (
+                v,
+                getattr(r, y),
+                ua,
+                getattr(r, util),
+            )
     for r in a.itertuples():
         if stalled(getattr(r, util)):
             pts[r.point] = dead(r)
     return pts
 
 
-def _arms(ours: dict[str, Any], cf: dict[str, Any], at: str) -> dict[str, Any]:
-    """A range claim's four arms: RED at tail drop's points and tail drop's own value, and the
-    counterfactual's (tail drop at RED's points, RED's own)."""
+def passes(predicate: str, pts: dict[str, Any]) -> dict[str, bool]:
+    """Whether ``predicate`` passes at each point of :func:`matched` under the claims' rules
+    (a tie, or a point whose runs are both stalled, is no pass): ns-2.35's runs graded as
+    ours."""
+    pred = compile_predicate(predicate, 2, "red-bursty: ns-2.35's points")
     return {
-        f"RED at tail drop's {at}": {k: v[0] for k, v in ours.items()},
-        "tail drop": {k: v[1] for k, v in ours.items()},
-        f"tail drop at RED's {at}": {k: v[0] for k, v in cf.items()},
-        "RED": {k: v[1] for k, v in cf.items()},
+        p: (not (stalled(v[2]) and stalled(v[3]))) and pred(v[:2]) is True for p, v in pts.items()
     }
 
 
-def wins(pair: tuple[float, float]) -> Any:
-    if stalled(pair[0]) or stalled(pair[1]):
-        return STALLED
-    return pair[0] > pair[1]
-
-
-def shorter(pair: tuple[float, float]) -> Any:
-    """a < b for two average queues; NaN marks a stalled run (:func:`matched`)."""
-    if any(isinstance(v, float) and math.isnan(v) for v in pair):
-        return STALLED
-    return pair[0] < pair[1]
-
-
-def out_of_proportion(x: tuple[float, float]) -> Any:
-    return STALLED if stalled(x[1]) else x[0] > PROPORTION_BAND[1]
-
-
-def in_proportion(x: tuple[float, float]) -> Any:
-    return STALLED if stalled(x[1]) else PROPORTION_BAND[0] <= x[0] <= PROPORTION_BAND[1]
+def _arms(ours: dict[str, Any], cf: dict[str, Any], at: str) -> dict[str, Any]:
+    """A range claim's four arms: RED at tail drop's points and tail drop's own value, and the
+    counterfactual's (tail drop at RED's points, RED's own); under ``utilization`` each arm's
+    utilization at those points (the claims' ``delivered``)."""
+    names = (f"RED at tail drop's {at}", "tail drop", f"tail drop at RED's {at}", "RED")
+    out: dict[str, Any] = {}
+    for (n1, n2), pts in (((names[0], names[1]), ours), ((names[2], names[3]), cf)):
+        out[n1] = {k: v[0] for k, v in pts.items()}
+        out[n2] = {k: v[1] for k, v in pts.items()}
+        out.setdefault("utilization", {})[n1] = {k: v[2] for k, v in pts.items()}
+        out["utilization"][n2] = {k: v[3] for k, v in pts.items()}
+    return out
 
 
 def tables(ctx: Any) -> list[Table]:
