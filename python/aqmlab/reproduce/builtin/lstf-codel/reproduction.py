@@ -117,12 +117,15 @@ def prepare(ctx: Any) -> None:
 def _stats(ctx: Any) -> dict[str, dict[str, Any]]:
     """Per case: its reduced.json (reduce.py, read through :mod:`aqmlab.results`) and the FTP's
     and link's counters."""
+    from aqmlab.results import Sweep
+
     res = ctx.sweeps["sweep"]
+    folder = Sweep(res.out)
     df = res.results.set_index("run")
     codel_col = f"{LINK}.drops_by_reason.codel_target"
     stats: dict[str, dict[str, Any]] = {}
     for key, row in df.iterrows():
-        red = dict(res.run(key).reduced)
+        red = dict(folder.run(key).reduced)
         red["goodput_mbps"] = float(row["flows[0].goodput_bps"]) / 1e6
         red["retransmits"] = int(row["flows[0].retransmits"])
         red["timeouts"] = int(row["flows[0].timeouts"])
