@@ -436,8 +436,23 @@ def test_consumer_edge_quick(quick_all):
             # The slides: CoDel never drops at a higher rate than tail drop.
             assert c["drop_pct"] <= t["drop_pct"] + 1e-9, (rate, d)
             assert 0 <= c["fairness"] <= 1 and 0 <= t["fairness"] <= 1
+            # The fairness C/T claims grade CoDel's index over tail drop's at that buffer.
+            ct = next(x for x in doc["claims"] if x["id"] == f"{_slug(rate)}-{d}-fairness-ct")
+            assert ct["verdict"] in ("agrees", "differs")
+            assert float(ct["ours"]) == pytest.approx(
+                100 * c["fairness"] / t["fairness"], rel=5e-3
+            ), (rate, d)
+    # The slides' 'Interesting "Fairness" Results': drawn, and not graded with a reason.
+    assert "figures/fairness_vs_buffer.png" in doc["figures"]
+    plot = next(x for x in doc["claims"] if x["id"] == "fairness-slide-plot")
+    assert plot["verdict"].startswith("not graded: ") and "plot" in plot["verdict"]
     for f in doc["figures"]:
         assert (out / f).exists()
+
+
+def _slug(rate: str) -> str:
+    """A rate as consumer-edge's claim ids spell it ("1.5 Mb/s" -> "1_5mbs")."""
+    return rate.replace(".", "_").replace(" ", "").replace("/", "").lower()
 
 
 def test_red_vs_codel_quick(quick_all):
