@@ -220,9 +220,9 @@ def figures(ctx: Any) -> list[str]:
 def _discussion(per_case: dict, ratio: float, loss10: float, quick: bool, pm: dict) -> list[str]:
     codel, td = per_case["CoDel"], per_case["tail drop 830p"]
     out = [
-        f"CoDel holds the median sojourn at {codel['p50_ms']:.2f} ms and the 75th percentile at "
-        f"{codel['p75_ms']:.2f} ms (the paper: 2.7 and 5 ms); tail drop's 830-packet buffer "
-        f"gives a median of {td['p50_ms']:.1f} ms, and seconds in the 1 Mb/s phases, where 830 "
+        f"CoDel holds the median sojourn at {fmt(codel['p50_ms'])} ms and the 75th percentile at "
+        f"{fmt(codel['p75_ms'])} ms (the paper: 2.7 and 5 ms); tail drop's 830-packet buffer "
+        f"gives a median of {fmt(td['p50_ms'])} ms, and seconds in the 1 Mb/s phases, where 830 "
         "packets take 10 s to drain.",
         f"CoDel delivers {100 * ratio:.1f} % of tail drop's bytes. The paper says 'almost the "
         "same'; CS244 measured about 90 % off its Fig. 7c. The per-phase table shows where the "
@@ -309,7 +309,7 @@ def _figures(out, runs_dir, df, per_case, phases) -> list[str]:
         scatter(ax, case, colour(case), most=40_000)
         ax.set_yscale("symlog", linthresh=1.0)
         delay_axis(ax)
-        ax.set_title(f"{case}: median {per_case[case]['p50_ms']:.2f} ms", fontsize=9)
+        ax.set_title(f"{case}: median {fmt(per_case[case]['p50_ms'])} ms", fontsize=9)
         ax.grid(True, alpha=0.3)
     for ax in axes[-1]:
         ax.set_xlabel("time (s)")

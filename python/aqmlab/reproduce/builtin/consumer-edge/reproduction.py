@@ -1,6 +1,7 @@
 """consumer-edge's own code: each cell's metrics (drop % of what was enqueued, Jain's index of
 the flows' drop rates), the buffer fitted to the slides' tail-drop medians, the tables, the
-verdict-dependent comparison and the figure. experiment.toml and claims.toml hold the rest.
+verdict-dependent comparison and the figures (median delay; the fairness of drops, the slides'
+'Interesting "Fairness" Results'). experiment.toml and claims.toml hold the rest.
 """
 
 from __future__ import annotations
@@ -68,6 +69,21 @@ def _cell(df: Any, rate: str, b: int, qdisc: str, direction: str) -> dict[str, A
     return out
 
 
+def _fairness_ct(df: Any, rate: str, b: int, direction: str) -> tuple[float, float | None]:
+    """CoDel's fairness of drops over tail drop's, in percent as the slides print C/T: the ratio
+    of the means over seeds, and the 95 % half-width of the seeds' own ratios (seed by seed)."""
+    col = f"{DIRECTIONS[direction]}.jain_drop_rate"
+    if col not in df:
+        return float("nan"), None
+    rows = df[df["point"] == f"{rate}, {b}p"]
+    c, t = (
+        rows[rows[QDISC] == q].set_index("seed")[col].astype(float) for q in ("codel", "droptail")
+    )
+    mean = 100 * c.mean() / t.mean() if t.mean() else float("nan")
+    per_seed = (100 * c / t.where(t > 0)).dropna()
+    return float(mean), seed_spread(per_seed)
+
+
 def numbers(ctx: Any) -> dict[str, Any]:
     import pandas as pd
 
@@ -115,6 +131,18 @@ def numbers(ctx: Any) -> dict[str, Any]:
     )
     ctx.state["held_out"] = held_out
     ctx.state["uninformative"] = uninformative
+    fitted: dict[str, Any] = {
+        rate: {
+            d: {q: cells[(rate, best[rate], q, d)] for q in ("codel", "droptail")}
+            for d in DIRECTIONS
+        }
+        for rate in RATES
+    }
+    for rate in RATES:
+        for d in DIRECTIONS:
+            ct, spread = _fairness_ct(df, rate, best[rate], d)
+            fitted[rate][d]["fairness_ct_pct"] = ct
+            fitted[rate][d]["spread"] = {"fairness_ct_pct": spread}
     return {
         "best_buffer": best,
         # Which cells each buffer was fitted to (results.json says so beside the buffers).
@@ -131,13 +159,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
             for rate in RATES
         },
         "cells": {f"{r}|{b}|{q}|{d}": v for (r, b, q, d), v in cells.items()},
-        "_fitted": {
-            rate: {
-                d: {q: cells[(rate, best[rate], q, d)] for q in ("codel", "droptail")}
-                for d in DIRECTIONS
-            }
-            for rate in RATES
-        },
+        "_fitted": fitted,
     }
 
 
@@ -248,4 +270,51 @@ def figures(ctx: Any) -> list[str]:
     axes[0][0].legend(fontsize=7)
     title(fig, "Consumer edge: median delay vs buffer", "BITAG slides: 'Consumer Edge' table")
     files = _save(fig, os.path.join(ctx.out, "figures"), "median_vs_buffer")
+    files += _fairness_figure(ctx, plt, _save)
     return [f for f in files if f.endswith(".png")]
+
+
+def _fairness_figure(ctx: Any, plt: Any, save: Any) -> list[str]:
+    """The slides' 'Interesting "Fairness" Results': whether drops fall on the flows in
+    proportion to their use of the link, as Jain's index (Σx)²/(n·Σx²) of each flow's drops ÷
+    its packets (1 when every flow loses the same share), CoDel and tail drop against the
+    buffer, per rate and direction, beside the slides' table values (dotted). The buffer the
+    slides' cells are graded at is ringed."""
+    cells, buffers, best = ctx.state["cells"], ctx.params["buffers"], ctx.numbers["best_buffer"]
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharex=True, sharey=True)
+    for i, rate in enumerate(RATES):
+        for j, d in enumerate(DIRECTIONS):
+            ax = axes[i][j]
+            for qi, (q, name) in enumerate((("codel", "CoDel"), ("droptail", "tail drop"))):
+                ys = [cells[(rate, b, q, d)]["fairness"] for b in buffers]
+                ax.plot(buffers, ys, "o-", color=colour(name), label=f"{name}, aqmlab")
+                ax.plot(
+                    [best[rate]],
+                    [cells[(rate, best[rate], q, d)]["fairness"]],
+                    "o",
+                    ms=12,
+                    mfc="none",
+                    color=colour(name),
+                    label=f"{name}, graded buffer" if i == j == 0 else "_",
+                )
+                ax.axhline(
+                    PUBLISHED[(rate, d)]["fairness"][qi],
+                    color=colour(name),
+                    ls=":",
+                    label=f"{name}, slides",
+                )
+            ax.set(title=f"{rate}, {d}", ylim=(0, 1.05))
+            ax.set_xscale("log")
+            log_ticks(ax, buffers)
+            ax.grid(True, alpha=0.3)
+    for ax in axes[-1]:
+        ax.set_xlabel("buffer (packets)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("Jain's index of drop rates")
+    axes[0][0].legend(fontsize=7, loc="lower left")
+    title(
+        fig,
+        "Consumer edge: are drops in proportion to use?",
+        "BITAG slides: 'Interesting \"Fairness\" Results'",
+    )
+    return save(fig, os.path.join(ctx.out, "figures"), "fairness_vs_buffer")

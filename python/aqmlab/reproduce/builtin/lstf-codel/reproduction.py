@@ -8,7 +8,6 @@ experiment.toml, scenario.toml, reduce.py (the per-run reducer) and claims.toml 
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from types import SimpleNamespace
@@ -116,16 +115,17 @@ def prepare(ctx: Any) -> None:
 
 
 def _stats(ctx: Any) -> dict[str, dict[str, Any]]:
-    """Per case: its reduced.json (reduce.py) and the FTP's and link's counters."""
-    from aqmlab.sweep import REDUCED
+    """Per case: its reduced.json (reduce.py, read through :mod:`aqmlab.results`) and the FTP's
+    and link's counters."""
+    from aqmlab.results import Sweep
 
     res = ctx.sweeps["sweep"]
+    folder = Sweep(res.out)
     df = res.results.set_index("run")
     codel_col = f"{LINK}.drops_by_reason.codel_target"
     stats: dict[str, dict[str, Any]] = {}
     for key, row in df.iterrows():
-        with open(os.path.join(ctx.out, "sweep", "runs", key, REDUCED), encoding="utf-8") as f:
-            red = json.load(f)
+        red = dict(folder.run(key).reduced)
         red["goodput_mbps"] = float(row["flows[0].goodput_bps"]) / 1e6
         red["retransmits"] = int(row["flows[0].retransmits"])
         red["timeouts"] = int(row["flows[0].timeouts"])

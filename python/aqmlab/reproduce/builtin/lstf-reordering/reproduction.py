@@ -43,7 +43,8 @@ def figures(ctx: Any) -> list[str]:
             [i + off for i in x], [r["fr_per_loss"] for r in rows], 0.4, color=colour(d), label=d
         )
     for ax, label in zip(axes, ("utilization", "fast recoveries per lost segment")):
-        ax.set_xticks(x, DETECTION, fontsize=8)
+        # One word a line: "DupThresh 50" and "DupThresh 500" side by side would overlap.
+        ax.set_xticks(x, [k.replace(" ", "\n") for k in DETECTION], fontsize=8)
         ax.set(ylabel=label, xlabel="the bulk flows' loss detection")
         ax.set_ylim(bottom=0)
         ax.grid(True, axis="y", alpha=0.3)

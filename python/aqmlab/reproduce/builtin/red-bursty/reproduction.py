@@ -467,6 +467,9 @@ def _figures(out, g1, g2, n1) -> list[str]:
         axes[i].legend(fontsize=8, loc="upper left")
         axes[i].grid(True, alpha=0.3)
     title(fig, "Bias against bursty traffic", "FJ93 Figs. 11-14")
+    # Room between the panels for the twin axes' label, which would otherwise be drawn over
+    # the next panel's.
+    fig.tight_layout()
     files += _save(fig, figdir, "node5")
     return [f for f in files if f.endswith(".png")]
 

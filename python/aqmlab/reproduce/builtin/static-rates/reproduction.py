@@ -301,6 +301,7 @@ def figures(ctx: Any) -> list[str]:
 
 
 def _figures(out, df, by_rate, by_rtt, rates, rtts) -> list[str]:
+    import numpy as np
     from aqmlab.plot import _plt, _save
 
     plt = _plt()
@@ -352,17 +353,27 @@ def _figures(out, df, by_rate, by_rtt, rates, rtts) -> list[str]:
             pos = [j + (i - 1) * width for j in range(len(values))]
             for ax, col in zip(axes, ("p50_ms", "util")):
                 data = [sub.loc[sub[key] == v, col].dropna().to_numpy() for v in values]
+                c = colour(d)
                 bp = ax.boxplot(
                     data,
                     positions=pos,
                     widths=width * 0.9,
                     patch_artist=True,
                     manage_ticks=False,
+                    boxprops={"facecolor": c, "edgecolor": c, "alpha": 0.6},
+                    whiskerprops={"color": c},
+                    capprops={"color": c},
+                    flierprops={"markeredgecolor": c},
                     medianprops={"color": "black", "lw": 1.5},
                 )
-                for box in bp["boxes"]:
-                    box.set_facecolor(colour(d))
-                    box.set_alpha(0.6)
+                for med, v in zip(bp["medians"], data):
+                    if len(v) and np.percentile(v, 75) == np.percentile(v, 25):
+                        med.set_color(c)  # a flat box: its median is all that shows of it
+                # Each run as a dot in the discipline's colour over its box: a box of one run
+                # (or of equal runs, as a quick run gives) is drawn flat, its colour lost.
+                xs = [p for p, v in zip(pos, data) for _ in v]
+                ys = [y for v in data for y in v]
+                ax.scatter(xs, ys, s=10, color=c, edgecolors="black", linewidths=0.3, zorder=3)
             axes[0].plot([], [], color=colour(d), lw=6, alpha=0.6, label=d)
         axes[0].set_yscale("log")
         # Labelled with round values in the plotted range, not matplotlib's "6×10^1".
