@@ -5,11 +5,20 @@
 same set-up from ``scenarios/red-bursty.toml`` with the overrides in :func:`overrides`, seeds
 1-3, and the means over the seeds must agree with ns-2's: utilization within ±15 % (relative)
 and node 5's share of the delivered bytes within ±1 percentage point, for Tahoe, Reno and
-NewReno without SACK at tail drop 8-24 packets and RED min_th 3, 7 and 14 (one known
-difference, :data:`KNOWN`). Before the fix of RFC 6582 §3.2 step 1 in the sender, 5 of the 8
-Tahoe points failed (tail drop 12-24, RED 3).
+NewReno without SACK at tail drop 8-24 packets and RED min_th 3, 7 and 14. Before the fix of
+RFC 6582 §3.2 step 1 in the sender, 5 of the 8 Tahoe points failed (tail drop 12-24, RED 3).
 
-``python3 tests/test_fidelity_nosack.py [TCP...]`` prints the comparison for every point.
+Reno runs with ``recover_guard = true`` (:data:`NS2_FLOW_KEYS`): ns-2's ``Agent/TCP/Reno``
+refuses a second fast retransmit until the ACKs pass ``recover_`` (``bugFix_``, on by default),
+which RFC 5681 §3.2's Reno, aqmlab's default, does not; ``reno_two_losses.tcl`` and
+``crates/aqmlab-tcp/tests/recovery.rs`` show the two on one window with two losses. Our default
+Reno is the counterfactual: it disagrees at tail drop 8
+(:func:`test_rfc5681_reno_disagrees_where_the_guard_matters`).
+
+``python3 tests/test_fidelity_nosack.py [--defaults] [--seed=N] [TCP...]`` prints the comparison
+for every point (``--defaults``: without :data:`NS2_FLOW_KEYS`; ``--seed``: that seed alone, its
+counts summed over the flows; the ns-2 figures, and so the ok/FAIL verdict, stay means over
+seeds 1-3).
 """
 
 from __future__ import annotations
@@ -55,12 +64,23 @@ def overrides(tcp: str, qdisc: str, size: int) -> tuple[dict[str, str] | None, d
     return {"bottleneck": "droptail"}, s
 
 
-def aqmlab_point(tcp: str, qdisc: str, size: int, seed: int) -> dict[str, float]:
-    """One aqmlab run's figures over [5, 50) s: utilization and node 5's share (%)."""
+#: Flow keys that make an aqmlab TCP the ns-2 agent it is compared with: ns-2's
+#: ``Agent/TCP/Reno`` has ``bugFix_`` true (RFC 6582 §3.2 step 1's guard, off in RFC 5681's Reno).
+NS2_FLOW_KEYS: dict[str, dict[str, object]] = {"reno": {"recover_guard": True}}
+
+
+def aqmlab_point(
+    tcp: str, qdisc: str, size: int, seed: int, ns2_keys: bool = True
+) -> dict[str, float]:
+    """One aqmlab run's figures over [5, 50) s: utilization and node 5's share (%), with the
+    flow keys of :data:`NS2_FLOW_KEYS` (``ns2_keys``) or our defaults."""
     import aqmlab
     from aqmlab.reproduce.common import flow_bytes, window_stats
 
     qd, s = overrides(tcp, qdisc, size)
+    for key, value in (NS2_FLOW_KEYS.get(tcp, {}) if ns2_keys else {}).items():
+        for i in range(5):
+            s[f"flows[{i}].{key}"] = value
     with tempfile.TemporaryDirectory() as d:
         r = aqmlab.run(SCENARIO, d, seed=seed, qdisc=qd, set=s, progress=False)
         w = window_stats(d, "bottleneck", T0, T1)
@@ -71,6 +91,8 @@ def aqmlab_point(tcp: str, qdisc: str, size: int, seed: int) -> dict[str, float]
         "n5_share_pct": 100 * fb.get(4, 0.0) / sum(fb.values()),
         "retransmits": sum(f["retransmits"] for f in flows),
         "fast_recoveries": sum(f["fast_recoveries"] for f in flows),
+        "timeouts": sum(f["timeouts"] for f in flows),
+        "drops": w["drops"],
     }
 
 
@@ -90,17 +112,14 @@ def ns2_points() -> dict[tuple[str, str, int], dict[str, float]]:
     return out
 
 
-def aqmlab_mean(tcp: str, qdisc: str, size: int) -> dict[str, float]:
-    runs = [aqmlab_point(tcp, qdisc, size, s) for s in SEEDS]
+def aqmlab_mean(
+    tcp: str, qdisc: str, size: int, ns2_keys: bool = True, seeds: tuple[int, ...] = SEEDS
+) -> dict[str, float]:
+    runs = [aqmlab_point(tcp, qdisc, size, s, ns2_keys) for s in seeds]
     return {k: sum(r[k] for r in runs) / len(runs) for k in runs[0]}
 
 
 NS2 = ns2_points()
-#: Classic Reno (RFC 5681 §3.2, no recovery-point guard) against ns-2's Agent/TCP/Reno, which
-#: has one (bugFix_): at tail drop 8 aqmlab's Reno fast-retransmits again on the duplicate ACKs
-#: of the same window where ns-2's waits for the timer (utilization 0.530 vs 0.451, node 5
-#: 4.06 % vs 5.70 %). With ns-2's guard the point agrees (0.444, 5.16 %).
-KNOWN = {("reno", "droptail", 8): "classic Reno has no recovery-point guard; ns-2's Reno does"}
 
 
 def agrees(ns2: dict[str, float], ours: dict[str, float]) -> list[str]:
@@ -122,30 +141,37 @@ def test_the_ns2_table_has_the_issues_points():
     assert abs(t16["utilization"] - 0.760) < 0.01 and abs(t16["n5_share_pct"] - 3.35) < 0.2
 
 
-@pytest.mark.parametrize(
-    "point",
-    [
-        pytest.param(k, marks=pytest.mark.xfail(reason=KNOWN[k], strict=True)) if k in KNOWN else k
-        for k in NS2
-    ],
-    ids=["-".join(map(str, k)) for k in NS2],
-)
+@pytest.mark.parametrize("point", list(NS2), ids=["-".join(map(str, k)) for k in NS2])
 def test_agrees_with_ns2(point):
     ours = aqmlab_mean(*point)
     assert agrees(NS2[point], ours) == [], ours
 
 
-def main(tcps: list[str]) -> None:
+def test_rfc5681_reno_disagrees_where_the_guard_matters():
+    # The counterfactual of Reno's ns-2 keys: RFC 5681 §3.2's Reno (our default) fast-retransmits
+    # again within a window where ns-2's waits for the timer, and at tail drop 8 it is outside
+    # the bounds (utilization 0.530 vs 0.451, node 5 4.06 % vs 5.70 %).
+    point = ("reno", "droptail", 8)
+    ours = aqmlab_mean(*point, ns2_keys=False)
+    bad = agrees(NS2[point], ours)
+    assert len(bad) == 2, (bad, ours)
+
+
+def main(args: list[str]) -> None:
+    ns2_keys = "--defaults" not in args
+    seeds = tuple(int(a.split("=", 1)[1]) for a in args if a.startswith("--seed=")) or SEEDS
+    tcps = [a for a in args if not a.startswith("--")]
     for k, ns2 in NS2.items():
         if tcps and k[0] not in tcps:
             continue
-        ours = aqmlab_mean(*k)
+        ours = aqmlab_mean(*k, ns2_keys=ns2_keys, seeds=seeds)
         bad = agrees(ns2, ours)
         print(
             f"{k[0]:8} {k[1]:8} {k[2]:3}: utilization {ours['utilization']:.3f} "
             f"(ns-2 {ns2['utilization']:.3f}), node 5 {ours['n5_share_pct']:.2f} % "
             f"(ns-2 {ns2['n5_share_pct']:.2f} %), retransmits {ours['retransmits']:.0f}, "
-            f"fast recoveries {ours['fast_recoveries']:.0f}  {'ok' if not bad else 'FAIL'}",
+            f"fast recoveries {ours['fast_recoveries']:.0f}, timeouts {ours['timeouts']:.0f}, "
+            f"drops {ours['drops']:.0f}  {'ok' if not bad else 'FAIL'}",
             flush=True,
         )
 

@@ -251,6 +251,7 @@ struct RawFlow {
     prr: Option<bool>,
     recovery: Option<S>,
     rescue: Option<bool>,
+    recover_guard: Option<bool>,
     pacing: Option<bool>,
     cubic_beta: Option<Spanned<f64>>,
     cubic_c: Option<Spanned<f64>>,
@@ -777,7 +778,7 @@ fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioE
 
 /// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
 /// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 55] = [
+pub const TCP_FLOW_KEYS: [&str; 56] = [
     "cc",
     "app",
     "bytes",
@@ -813,6 +814,7 @@ pub const TCP_FLOW_KEYS: [&str; 55] = [
     "prr",
     "recovery",
     "rescue",
+    "recover_guard",
     "pacing",
     "cubic_beta",
     "cubic_c",

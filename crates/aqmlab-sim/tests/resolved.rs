@@ -108,6 +108,7 @@ fn overrides_are_resolved_too() {
         ("flows[0].min_rto", "\"300ms\""),
         ("flows[0].delack_timeout", "\"100ms\""),
         ("flows[0].syn_retries", "3"),
+        ("flows[0].recover_guard", "true"),
         ("flows[0].name", "\"first\""),
         ("flows[1].start", "\"1.5s\""),
         ("dumbbell.bottleneck.params.target", "\"20ms\""),
@@ -119,6 +120,11 @@ fn overrides_are_resolved_too() {
     // The discipline's parameters are all written, the one --set gave among them.
     assert!(a.resolved.contains("qdisc = \"pie\""), "{}", a.resolved);
     assert!(a.resolved.contains("target = \"20ms\""), "{}", a.resolved);
+    assert!(
+        a.resolved.contains("recover_guard = true"),
+        "{}",
+        a.resolved
+    );
     assert!(
         a.resolved.contains("seed = \"18446744073709551615\""),
         "{}",

@@ -213,3 +213,30 @@ fn bad_knobs_name_their_key() {
         "t.toml:16: flows[0].cc: expected tahoe, reno, newreno, cubic, vegas, dctcp, bbr, bbr3, prague or ledbat, got \"westwood\""
     );
 }
+
+#[test]
+fn recover_guard_is_classic_renos_alone() {
+    // Off by default (RFC 5681 §3.2 has no recovery point); ns-2's Agent/TCP/Reno has it on.
+    let reno = |k: &str| cfg(&format!("cc = \"reno\"\nsack = false\n{k}"));
+    assert!(!reno("").unwrap().recover_guard);
+    assert!(reno("recover_guard = true").unwrap().recover_guard);
+    assert!(!reno("recover_guard = false").unwrap().recover_guard);
+    // NewReno and Tahoe always guard, SACK recovery has RFC 6675's RecoveryPoint: refused.
+    let expect = |keys: &str, cc: &str, sack: bool| {
+        assert_eq!(
+            cfg(keys).unwrap_err(),
+            format!(
+                "t.toml:13: flows[0].recover_guard: recover_guard applies to cc = \"reno\" with \
+                 sack = false (NewReno and Tahoe always guard, SACK recovery uses RFC 6675's \
+                 RecoveryPoint); this flow has cc = \"{cc}\", sack = {sack}"
+            )
+        );
+    };
+    expect("cc = \"reno\"\nrecover_guard = true", "reno", true);
+    expect(
+        "cc = \"newreno\"\nsack = false\nrecover_guard = true",
+        "newreno",
+        false,
+    );
+    expect("recover_guard = false", "cubic", true);
+}

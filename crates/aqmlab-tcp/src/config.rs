@@ -312,6 +312,12 @@ pub struct TcpConfig {
     /// when no lost segment and no new data can be sent, resend the segment holding the highest
     /// unSACKed byte. Neither Linux (which probes the tail with TLP instead) nor ns-3 does it.
     pub rescue: bool,
+    /// Classic Reno without SACK only: refuse a new fast retransmit until the cumulative ACK
+    /// covers more than `recover` (the highest byte sent at the last fast retransmit or
+    /// timeout), the guard RFC 6582 §3.2 step 1 gives NewReno. RFC 5681 §3.2's Reno has no such
+    /// check, so it is off by default; ns-2's `Agent/TCP/Reno` applies it (`bugFix_`, true by
+    /// default), and with it a second loss in one window waits for the retransmission timer.
+    pub recover_guard: bool,
     /// Pacing at the sender: `rate = ratio × max(cwnd, pipe) / srtt`, ratio 200 % in slow start
     /// (`cwnd < ssthresh / 2`) and 120 % after, as Linux's `sk_pacing_rate` and ns-3's
     /// `TcpSocketState` pacing; nothing is paced before the first RTT sample.
@@ -340,6 +346,7 @@ impl Default for TcpConfig {
             prr: false,
             rack: false,
             rescue: true,
+            recover_guard: false,
             pacing: false,
         }
     }

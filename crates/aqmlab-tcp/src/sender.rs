@@ -26,7 +26,8 @@
 //!   A new fast retransmit (NewReno's or Tahoe's) needs duplicate ACKs beyond `recover`
 //!   (§3.2 step 1): `TcpSender::past_recovery_point`.
 //! * SACK off, classic Reno (`CcKind::Reno`): RFC 5681 §3.2 — the first ACK of new data ends
-//!   recovery and there is no recovery-point guard.
+//!   recovery and there is no recovery-point guard (with `TcpConfig::recover_guard`, RFC 6582
+//!   §3.2 step 1's guard as ns-2's `Agent/TCP/Reno` applies it).
 //! * Outside recovery the send test uses `pipe` too; with SACK this lets the first DupThresh − 1
 //!   duplicate ACKs release new data, which is Limited Transmit (RFC 3042).
 //!
@@ -179,6 +180,9 @@ pub struct TcpSender {
     accecn_wanted: bool,
     handshake: bool,
     classic_reno: bool,
+    /// `TcpConfig::recover_guard`: classic Reno with RFC 6582 §3.2 step 1's guard (ns-2's
+    /// `bugFix_`).
+    recover_guard: bool,
     /// Tahoe: DupThresh duplicate ACKs restart from `snd_una` in slow start (no fast recovery).
     tahoe: bool,
     /// Proportional Rate Reduction (RFC 6937) in SACK fast recovery, when configured: its
@@ -282,6 +286,7 @@ impl TcpSender {
             accecn_wanted: cfg.ecn && cfg.accecn,
             handshake: cfg.handshake,
             classic_reno: cfg.cc.kind == CcKind::Reno && !cfg.sack,
+            recover_guard: cfg.recover_guard,
             tahoe: cfg.cc.kind == CcKind::Tahoe,
             // BBR sets the window in recovery itself (Linux skips PRR for `cong_control`).
             prr: (cfg.prr && cfg.sack && !cfg.cc.kind.is_bbr()).then(Prr::default),
@@ -908,9 +913,11 @@ impl TcpSender {
     /// * With SACK: RFC 6675 §5, loss recovery ends once the cumulative ACK covers
     ///   `RecoveryPoint`, and a new one may start at once; duplicate segments bring no new SACK
     ///   information, so they are never counted as duplicate ACKs here.
-    /// * Classic Reno without SACK (RFC 5681 §3.2): no guard.
+    /// * Classic Reno without SACK (RFC 5681 §3.2): no guard, unless `recover_guard` asks for
+    ///   the one above (ns-2's `Agent/TCP/Reno` with its default `bugFix_`: `dupack_action`
+    ///   fast-retransmits only when `highest_ack_ > recover_`).
     fn past_recovery_point(&self) -> bool {
-        if self.classic_reno {
+        if self.classic_reno && !self.recover_guard {
             true
         } else if self.sack {
             self.snd_una >= self.recover

@@ -523,3 +523,88 @@ fn newreno_without_sack_ignores_duplicate_acks_at_recover() {
     assert_eq!(tx.recovery(), Recovery::Fast);
     assert_eq!(tx.stats().fast_recoveries, 2);
 }
+
+/// Classic Reno without SACK (RFC 5681 §3.2), with or without `recover_guard` (RFC 6582 §3.2
+/// step 1's guard, ns-2's `Agent/TCP/Reno` with `bugFix_`): segments 1 and 5 of a 10-segment
+/// window are lost, the receiver holds the others. Returns the sender after the partial ACK
+/// and what three duplicate ACKs for the second hole then released.
+fn reno_two_losses(guard: bool) -> (TcpSender, Vec<u64>) {
+    let c = TcpConfig {
+        sack: false,
+        initial_cwnd_segments: 10,
+        recover_guard: guard,
+        ..cfg(CcKind::Reno)
+    };
+    let mut tx = TcpSender::new(&c, None);
+    let mut out = Vec::new();
+    tx.connect(SimTime::ZERO, &mut out);
+    // Duplicate ACKs of 1 for 2, 3 and 4: the third fast-retransmits segment 1 (ssthresh =
+    // FlightSize / 2 = 5 000, cwnd = ssthresh + 3 SMSS; recover = one past segment 10).
+    assert_eq!(acks(&mut tx, 100, seg(1), 3), vec![seg(1)]);
+    assert_eq!(tx.stats().ssthresh_bytes, 5000);
+    // Five more for 6-10 inflate the window by 1 SMSS each (step 4): 13 000 against a flight
+    // of 10 000 releases 11, 12 and 13.
+    assert_eq!(
+        acks(&mut tx, 100, seg(1), 5),
+        (11..=13).map(seg).collect::<Vec<_>>()
+    );
+    // Segment 1 arrives: the ACK of 5 is new data, which ends classic Reno's recovery (step
+    // 6: cwnd = ssthresh = 5 000). Nine segments (5-13) are outstanding: nothing is sent.
+    assert_eq!(acks(&mut tx, 200, seg(5), 1), Vec::<u64>::new());
+    assert_eq!(tx.recovery(), Recovery::None);
+    assert_eq!(tx.stats().cwnd_bytes, 5000);
+    // 11, 12 and 13 arrive: three duplicate ACKs of 5, which is not beyond recover.
+    let sent = acks(&mut tx, 300, seg(5), 3);
+    (tx, sent)
+}
+
+#[test]
+fn classic_reno_fast_retransmits_again_within_one_window() {
+    // RFC 5681 §3.2 has no recovery point: the third duplicate ACK of 5 is a new fast
+    // retransmit, with ssthresh = min(FlightSize 9 000, cwnd 5 000) / 2 = 2 500 and cwnd =
+    // ssthresh (the controller's cwnd; the 3 SMSS of inflation are the sender's).
+    let (tx, sent) = reno_two_losses(false);
+    assert_eq!(sent, vec![seg(5)]);
+    assert_eq!(tx.recovery(), Recovery::Fast);
+    assert_eq!(
+        (tx.stats().fast_recoveries, tx.stats().ssthresh_bytes),
+        (2, 2500)
+    );
+    assert_eq!(tx.stats().cwnd_bytes, 2500);
+}
+
+#[test]
+fn reno_with_recover_guard_waits_for_the_timer() {
+    // With the guard (ns-2's Agent/TCP/Reno: dupack_action does nothing unless highest_ack_ >
+    // recover_) the same ACKs send nothing and change nothing; segment 5 waits for the
+    // retransmission timer, restarted by the ACK of 5 at 200 ms with the initial RTO of 1 s
+    // (no RTT sample: the ACK covers a retransmission, Karn).
+    let (mut tx, sent) = reno_two_losses(true);
+    assert_eq!(sent, Vec::<u64>::new());
+    assert_eq!(tx.recovery(), Recovery::None);
+    assert_eq!(
+        (tx.stats().fast_recoveries, tx.stats().ssthresh_bytes),
+        (1, 5000)
+    );
+    assert_eq!(tx.stats().cwnd_bytes, 5000);
+    assert_eq!(tx.next_timer(), Some(SimTime::from_millis(1200)));
+    let mut out = Vec::new();
+    tx.on_timer(SimTime::from_millis(1200), &mut out);
+    assert_eq!(seqs(&out), vec![seg(5)]);
+    assert_eq!(tx.stats().timeouts, 1);
+    // The timeout moved recover to one past segment 13 (RFC 6582 §4). 5 arrives: the ACK of
+    // 14 (at recover) ends the timeout's recovery; slow start (cwnd 1 000 + 2 SMSS, RFC 3465
+    // with L = 2) sends 14, 15 and 16.
+    assert_eq!(
+        acks(&mut tx, 1300, seg(14), 1),
+        vec![seg(14), seg(15), seg(16)]
+    );
+    // 14 arrives (ACK of 15, beyond recover), 15 is lost and three duplicate ACKs of 15 come
+    // back: beyond recover the guard lets them fast-retransmit (and the inflated window
+    // releases one new segment, 19: the ACK of 15 had sent 17 and 18; ssthresh = 4 000 / 2).
+    acks(&mut tx, 1400, seg(15), 1);
+    assert_eq!(acks(&mut tx, 1400, seg(15), 3), vec![seg(15), seg(19)]);
+    assert_eq!(tx.recovery(), Recovery::Fast);
+    assert_eq!(tx.stats().fast_recoveries, 2);
+    assert_eq!(tx.stats().ssthresh_bytes, 2000);
+}

@@ -26,6 +26,11 @@
 # bytes delivered in order (each sender's cumulative ACK), in per cent; drops at the bottleneck;
 # with SETUP cbcase also the gateway's time-averaged queue in packets (its queue monitor's
 # integrator), for red-bursty's Figs. 12 and 14.
+#
+# Environment (diagnosis, README.md "Classic Reno: ns-2's bugFix_"): FJ93_BUGFIX=true|false sets
+# Agent/TCP's bugFix_ (ns-2.35's default: true); FJ93_COUNTS=1 also prints, on stderr, the
+# senders' totals over the whole run: "timeouts T fast_retransmits F retransmits R" (nrexmit_,
+# ncwndcuts_ - nrexmit_, nrexmitpack_).
 if {$argc != 4 && $argc != 5} {
     puts stderr "usage: ns fj93.tcl tahoe|reno|newreno droptail|red SIZE SEED \[issue|cbcase\]"
     exit 2
@@ -75,6 +80,9 @@ Agent/TCP set windowInit_ 1
 Agent/TCP set syn_ false
 Agent/TCP set delay_growth_ false
 Agent/TCP set maxcwnd_ 0
+if {[info exists env(FJ93_BUGFIX)]} {
+    Agent/TCP set bugFix_ $env(FJ93_BUGFIX)
+}
 
 Queue/RED set bytes_ false
 Queue/RED set queue_in_bytes_ false
@@ -154,6 +162,18 @@ proc finish {} {
         append line [format " %.3f" [expr {($snap(end,qsum) - $snap(start,qsum)) / ($t1 - $t0)}]]
     }
     puts $line
+    global env tcp
+    if {[info exists env(FJ93_COUNTS)]} {
+        set to 0
+        set cuts 0
+        set rx 0
+        for {set i 0} {$i < $nflows} {incr i} {
+            incr to [$tcp($i) set nrexmit_]
+            incr cuts [$tcp($i) set ncwndcuts_]
+            incr rx [$tcp($i) set nrexmitpack_]
+        }
+        puts stderr "timeouts $to fast_retransmits [expr {$cuts - $to}] retransmits $rx"
+    }
     exit 0
 }
 $ns at $t0 "snapshot start"

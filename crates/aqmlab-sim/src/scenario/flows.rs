@@ -166,6 +166,7 @@ pub(super) fn resolve_flows(
                     f.prr.is_some(),
                     f.recovery.is_some(),
                     f.rescue.is_some(),
+                    f.recover_guard.is_some(),
                     f.pacing.is_some(),
                     f.cubic_beta.is_some(),
                     f.cubic_c.is_some(),

@@ -231,6 +231,24 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         // RFC 6675 §4 rule 4 (on by default, as the RFC says; Linux and ns-3 leave it out).
         cfg.rescue = b;
     }
+    if let Some(b) = f.recover_guard {
+        // RFC 6582 §3.2 step 1's guard for classic Reno (ns-2's Agent/TCP/Reno with bugFix_);
+        // off by default, as RFC 5681 §3.2 has none. Only classic Reno's recovery lacks it.
+        if cfg.cc.kind != CcKind::Reno || cfg.sack {
+            return Err(cx.err(
+                Some(f.kind.span()),
+                format!("{p}.recover_guard"),
+                format!(
+                    "recover_guard applies to cc = \"reno\" with sack = false (NewReno and Tahoe \
+                     always guard, SACK recovery uses RFC 6675's RecoveryPoint); this flow has \
+                     cc = \"{}\", sack = {}",
+                    cfg.cc.kind.as_str(),
+                    cfg.sack
+                ),
+            ));
+        }
+        cfg.recover_guard = b;
+    }
     if let Some(b) = f.pacing {
         // Linux's sk_pacing_rate / ns-3's TcpSocketState pacing (issue 22).
         cfg.pacing = b;
