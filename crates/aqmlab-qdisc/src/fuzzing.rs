@@ -546,7 +546,10 @@ pub fn ack_filter_ops(data: &[u8]) -> u64 {
     let (mut now, mut id) = (0u64, 0u64);
     let remove = |shadow: &mut [VecDeque<Packet>; 8], p: &Packet| {
         let s = &mut shadow[p.flow.0 as usize];
-        let k = s.iter().position(|x| x.id == p.id).expect("a queued packet");
+        let k = s
+            .iter()
+            .position(|x| x.id == p.id)
+            .expect("a queued packet");
         s.remove(k);
     };
     let pure = |h: TcpHint| h.bits & !TcpHint::ECN_FEEDBACK == TcpHint::ACK;
@@ -575,7 +578,11 @@ pub fn ack_filter_ops(data: &[u8]) -> u64 {
             // One tin per flow under diffserv4 too: the DSCP follows the flow.
             p.dscp = [0, 8, 46, 34, 0, 10, 0, 8][flow];
             p.ecn = [Ecn::NotEct, Ecn::Ect0][((c[3]) & 1) as usize];
-            p.tcp = TcpHint { ack: *a, bits, conn };
+            p.tcp = TcpHint {
+                ack: *a,
+                bits,
+                conn,
+            };
             id += 1;
             shadow[flow].push_back(p);
             q.enqueue(t, p);

@@ -3,12 +3,12 @@
 //! ns-3's `FqPieQueueDisc` instead (overflow, the memory limit, an emptied new flow, the per-flow
 //! limit, the ECN threshold's `<`), `docs/models/fq_pie.md` says so and why.
 
+use aqmlab_core::units::Size;
 use aqmlab_core::{Ecn, FlowId, Packet, SimTime};
 use aqmlab_qdisc::fq::FqConfig;
 use aqmlab_qdisc::fq_pie::{FqPie, FqPieConfig, PARAMS};
 use aqmlab_qdisc::pie::Estimator;
 use aqmlab_qdisc::{DropReason, MarkReason, Params, Qdisc, Stage, UniformSource};
-use aqmlab_core::units::Size;
 
 fn config(params: &[&str]) -> Result<FqPieConfig, String> {
     let pairs = Params::split_pairs(params).map_err(|e| e.to_string())?;
@@ -52,9 +52,17 @@ fn flows_range_is_linux_1_to_65536() {
 /// with `ecn=true` and the given extra parameters; returns (marks, early drops of ECT packets,
 /// other drops).
 fn overload(extra: &[&str]) -> (u64, u64, u64) {
-    let mut params = vec!["ecn=true", "burst_allowance=0ms", "t_update=10ms", "target=5ms"];
+    let mut params = vec![
+        "ecn=true",
+        "burst_allowance=0ms",
+        "t_update=10ms",
+        "target=5ms",
+    ];
     params.extend_from_slice(extra);
-    let mut q = Qdisc::new(FqPie::new(config(&params).unwrap(), UniformSource::seeded(7)));
+    let mut q = Qdisc::new(FqPie::new(
+        config(&params).unwrap(),
+        UniformSource::seeded(7),
+    ));
     let (mut marks, mut early, mut other) = (0, 0, 0);
     let mut count = |q: &Qdisc<FqPie>| {
         for e in q.events() {
@@ -103,8 +111,14 @@ fn overload(extra: &[&str]) -> (u64, u64, u64) {
 fn ecn_marks_below_ecn_prob_and_drops_above() {
     let (marks, early, other) = overload(&[]);
     // The probability passes 10 % within a few updates and stays above: 11 marks, then drops.
-    assert!(marks > 0 && early > 1000, "marks {marks}, ECT early drops {early}");
+    assert!(
+        marks > 0 && early > 1000,
+        "marks {marks}, ECT early drops {early}"
+    );
     assert_eq!(other, 0);
     let (marks, early, _) = overload(&["ecn_threshold=0"]);
-    assert!(marks == 0 && early > 0, "threshold 0: marks {marks}, drops {early}");
+    assert!(
+        marks == 0 && early > 0,
+        "threshold 0: marks {marks}, drops {early}"
+    );
 }

@@ -93,11 +93,19 @@ fn every_ack_filter_fuzz_configuration_is_exercised() {
                 // Flows 0-1, both connections, mostly pure ACKs.
                 ((k8 % 2) << 1) | (((k8 / 7) & 1) << 4) | if k % 11 == 0 { 0 } else { 0x20 }
             };
-            let flags = if k % 37 == 0 { 0x20 } else { [1, 1, 0x11, 9, 3][(k % 5) as usize] };
+            let flags = if k % 37 == 0 {
+                0x20
+            } else {
+                [1, 1, 0x11, 9, 3][(k % 5) as usize]
+            };
             data.extend_from_slice(&[op, flags, 64 + (k % 9) as u8, k8, (k % 3) as u8]);
         }
         let dropped = fuzzing::ack_filter_ops(&data);
         // Configuration 2 has the filter off; the others must have used it.
-        assert_eq!(dropped == 0, sel == 2, "configuration {sel}: {dropped} ACKs filtered");
+        assert_eq!(
+            dropped == 0,
+            sel == 2,
+            "configuration {sel}: {dropped} ACKs filtered"
+        );
     }
 }
