@@ -581,12 +581,12 @@ def test_cake_keeps_tcp_sojourn_far_below_tail_drop(tmp_path):
 
 
 def test_cakes_ack_filter_drops_redundant_acks_of_real_tcp(tmp_path):
-    # Real Linux TCP down a 12 Mb/s link whose ACKs return over 300 kb/s through CAKE: the
+    # Real Linux TCP down a 12 Mb/s link whose ACKs return over 100 kb/s through CAKE: the
     # forwarder reads each segment's TCP header (ip::tcp_hint), so the ACK filter finds queued
     # ACKs made redundant by newer ones and drops them; with the filter off it drops none.
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    link = {"downlink": "12Mbps", "uplink": "300kbps", "delay": "10ms", "uplink_qdisc": "cake"}
+    link = {"downlink": "12Mbps", "uplink": "100kbps", "delay": "10ms", "uplink_qdisc": "cake"}
     on, _ = bulk_down(
         tmp_path / "a", seconds=4.0, params={"uplink": {"ack_filter": "ack-filter"}}, **link
     )
@@ -594,5 +594,5 @@ def test_cakes_ack_filter_drops_redundant_acks_of_real_tcp(tmp_path):
     u_on = on.summary["links"]["uplink"]
     u_off = off.summary["links"]["uplink"]
     assert u_on["qdisc"] == "cake", u_on
-    assert u_on["drops_by_reason"].get("ack_filter", 0) > 100, u_on["drops_by_reason"]
+    assert u_on["drops_by_reason"].get("ack_filter", 0) > 50, u_on["drops_by_reason"]
     assert u_off["drops_by_reason"].get("ack_filter", 0) == 0, u_off["drops_by_reason"]
