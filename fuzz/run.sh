@@ -6,7 +6,7 @@ set -euo pipefail
 secs=${1:-30}
 cd "$(dirname "$0")"
 command -v cargo-fuzz >/dev/null || cargo install --locked cargo-fuzz
-for t in schedule_parser qdisc_ops scenario_text dualpi2_ops cake_ops; do
+for t in schedule_parser qdisc_ops scenario_text dualpi2_ops cake_ops ack_filter_ops; do
   mkdir -p "corpus/$t"
   cargo +nightly fuzz run "$t" "corpus/$t" -- -max_total_time="$secs" -max_len=4096
 done

@@ -152,6 +152,7 @@ impl Forwarder {
             let flow = self.flows.sent(buf, now);
             let mut p = Packet::new(i as u64, n as u32, flow);
             p.ecn = ip::ecn(buf);
+            p.tcp = ip::tcp_hint(buf);
             match dir {
                 Dir::Down => self.down.arrive(now, p, &mut self.freed),
                 Dir::Up => self.up.arrive(now, p, &mut self.freed),

@@ -476,3 +476,173 @@ pub fn cake_ops(data: &[u8]) {
         assert!(q.conserved());
     }
 }
+
+/// CAKE configurations for [`ack_filter_ops`]: each ACK filter mode, unshaped and shaped, with
+/// the flow modes, COBALT and the memory limit dropping too.
+const ACK_FILTER_CONFIGS: &[&[&str]] = &[
+    &["ack_filter=ack-filter", "flow_mode=flows"],
+    &["ack_filter=ack-filter-aggressive", "flow_mode=flows"],
+    &["ack_filter=no-ack-filter", "flow_mode=flows"],
+    &[
+        "ack_filter=ack-filter",
+        "memlimit=3000",
+        "target=1ms",
+        "rtt=4ms",
+    ],
+    &[
+        "ack_filter=ack-filter-aggressive",
+        "bandwidth=1Mbps",
+        "flow_mode=flows",
+        "memlimit=5000",
+    ],
+    &[
+        "ack_filter=ack-filter-aggressive",
+        "diffserv=diffserv4",
+        "flow_mode=flows",
+        "target=1ms",
+        "rtt=2ms",
+    ],
+];
+
+/// CAKE with its ACK filter under arbitrary TCP headers. Calls are 5 bytes,
+/// `[op|flow|conn|pure, flags, ack_step, size, dt]`: op bit 0 clear enqueues a packet of flow
+/// `bits 1-3`, connection `bit 4`; with bit 5 set it is a pure ACK (ACK plus `flags`' ECN
+/// feedback bits), else `flags` are [`TcpHint`]'s bits as given. Each connection's ACK number
+/// moves by `ack_step - 64` (so it also goes back), starting just below 2^32 so serial
+/// arithmetic wraps. Against a shadow copy of every flow's queue it checks the filter's rules
+/// (module `cake::ack_filter`): only an enqueue drops an ACK, at most one, never with the filter
+/// off; the dropped packet is an older pure ACK without SACK of the trigger's connection, not
+/// acknowledging beyond it, the trigger being an ACK without SYN; the conservative filter keeps
+/// another such ACK with the dropped one's ECN bits, and the aggressive one otherwise only drops
+/// the packet just ahead of the trigger with the trigger's ECN bits. Returns how many ACKs the
+/// filter dropped.
+pub fn ack_filter_ops(data: &[u8]) -> u64 {
+    use crate::cake::AckFilter;
+    use crate::contract::{DropReason, QdiscEvent, Stage};
+    use aqmlab_core::TcpHint;
+    use std::collections::VecDeque;
+
+    let Some((&sel, rest)) = data.split_first() else {
+        return 0;
+    };
+    let params = ACK_FILTER_CONFIGS[sel as usize % ACK_FILTER_CONFIGS.len()];
+    let pairs: Vec<(String, String)> = params
+        .iter()
+        .map(|s| {
+            let (n, v) = s.split_once('=').expect("NAME=VALUE");
+            (n.to_string(), v.to_string())
+        })
+        .collect();
+    let q = registry::build("cake", &pairs, UniformSource::seeded(sel as u64))
+        .unwrap_or_else(|e| panic!("fuzz configuration must build: {params:?}: {e}"));
+    let mode = match &q {
+        crate::AnyQdisc::Cake(c) => c.config().ack_filter,
+        _ => unreachable!(),
+    };
+    let mut q = Qdisc::new(q);
+    // Flows' queues as they should be (each flow has its own queue: its own tin and hash).
+    let mut shadow: [VecDeque<Packet>; 8] = Default::default();
+    let mut ack = [u32::MAX - 300; 16];
+    let (mut now, mut id) = (0u64, 0u64);
+    let remove = |shadow: &mut [VecDeque<Packet>; 8], p: &Packet| {
+        let s = &mut shadow[p.flow.0 as usize];
+        let k = s
+            .iter()
+            .position(|x| x.id == p.id)
+            .expect("a queued packet");
+        s.remove(k);
+    };
+    let pure = |h: TcpHint| h.bits & !TcpHint::ECN_FEEDBACK == TcpHint::ACK;
+    let mut total = 0;
+    for c in rest.chunks_exact(5) {
+        now += (c[4] as u64) * (c[4] as u64) * 1000;
+        let t = SimTime::from_nanos(now);
+        if c[0] & 1 == 0 {
+            let flow = ((c[0] >> 1) & 7) as usize;
+            let conn = ((c[0] >> 4) & 1) as u16;
+            let a = &mut ack[flow * 2 + conn as usize];
+            *a = a.wrapping_add(c[2] as u32).wrapping_sub(64);
+            let bits = if c[0] & 0x20 != 0 {
+                TcpHint::ACK | (c[1] as u16 & TcpHint::ECN_FEEDBACK)
+            } else {
+                c[1] as u16
+            };
+            let size = if bits & TcpHint::DATA != 0 {
+                c[3] as u32 * 5 + 41
+            } else {
+                40
+            };
+            let mut p = Packet::new(id, size, FlowId(flow as u32));
+            p.src_host = (flow % 3) as u16;
+            p.dst_host = (flow % 5) as u16;
+            // One tin per flow under diffserv4 too: the DSCP follows the flow.
+            p.dscp = [0, 8, 46, 34, 0, 10, 0, 8][flow];
+            p.ecn = [Ecn::NotEct, Ecn::Ect0][((c[3]) & 1) as usize];
+            p.tcp = TcpHint {
+                ack: *a,
+                bits,
+                conn,
+            };
+            id += 1;
+            shadow[flow].push_back(p);
+            q.enqueue(t, p);
+            let trig = p.tcp;
+            let mut filtered = 0;
+            for e in q.events() {
+                let QdiscEvent::Dropped { pkt: d, reason, .. } = e else {
+                    continue;
+                };
+                if *reason != DropReason::AckFilter {
+                    continue;
+                }
+                filtered += 1;
+                assert!(mode != AckFilter::Off, "an ACK dropped with the filter off");
+                assert!(trig.bits & (TcpHint::ACK | TcpHint::SYN) == TcpHint::ACK);
+                assert!(d.id < p.id && d.flow == p.flow && d.tcp.conn == conn);
+                assert!(pure(d.tcp), "only a pure ACK without SACK: {:?}", d.tcp);
+                assert!(!d.tcp.ack_after(trig), "it acknowledges beyond the trigger");
+                let s = &shadow[flow];
+                let k = s.iter().position(|x| x.id == d.id).expect("queued");
+                let fb = d.tcp.bits & TcpHint::ECN_FEEDBACK;
+                let another = s.iter().enumerate().any(|(j, x)| {
+                    j != k
+                        && x.id != p.id
+                        && x.tcp.conn == conn
+                        && pure(x.tcp)
+                        && x.tcp.bits & TcpHint::ECN_FEEDBACK == fb
+                        && !x.tcp.ack_after(trig)
+                });
+                let just_ahead = k + 2 == s.len() && fb == trig.bits & TcpHint::ECN_FEEDBACK;
+                assert!(
+                    another || (mode == AckFilter::Aggressive && just_ahead),
+                    "{mode:?} dropped ACK {:?} with no other like it queued",
+                    d.tcp
+                );
+            }
+            assert!(filtered <= 1, "one ACK at most per enqueue");
+            total += filtered;
+            for e in q.events() {
+                if let QdiscEvent::Dropped { pkt, .. } = e {
+                    remove(&mut shadow, pkt);
+                }
+            }
+        } else {
+            let out = q.dequeue(t);
+            for e in q.events() {
+                if let QdiscEvent::Dropped { pkt, stage, reason } = e {
+                    assert!(*reason != DropReason::AckFilter && *stage == Stage::Dequeue);
+                    remove(&mut shadow, pkt);
+                }
+            }
+            if let Some(p) = out {
+                let s = &mut shadow[p.flow.0 as usize];
+                assert_eq!(s.front().map(|x| x.id), Some(p.id), "per-flow FIFO");
+                s.pop_front();
+            }
+        }
+        assert!(q.conserved());
+        let queued: usize = shadow.iter().map(VecDeque::len).sum();
+        assert_eq!(queued, q.backlog().packets as usize);
+    }
+    total
+}

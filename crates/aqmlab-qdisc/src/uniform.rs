@@ -37,6 +37,16 @@ impl UniformSource {
             }
         }
     }
+    /// `⌊next_f64() · 65536⌋`, the top 16 bits of a draw (CAKE's DRR dither, Linux's
+    /// `prandom_u32() >> 16`). For a generator that is its next `u64 >> 48` exactly: `next_f64`
+    /// is `(x >> 11) · 2^-53`, exact in an f64, so times 2^16 and floored it is `x >> 48`.
+    #[inline]
+    pub fn next_top16(&mut self) -> u64 {
+        match self {
+            UniformSource::Rng(r) => r.next_u64() >> 48,
+            UniformSource::List { .. } => (self.next_f64() * 65536.0) as u64,
+        }
+    }
     /// An independent source for the `index`-th of several instances of one discipline (each
     /// flow queue of FQ-PIE and FQ-COBALT): a list source starts again from its first draw, as
     /// ns-3 gives every child queue disc its own copy of the stream; a generator source gives a

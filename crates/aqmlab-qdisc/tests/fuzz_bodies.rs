@@ -29,6 +29,11 @@ proptest! {
     }
 
     #[test]
+    fn ack_filter_ops_keep_the_filter_rules(data in prop::collection::vec(any::<u8>(), 0..2048)) {
+        fuzzing::ack_filter_ops(&data);
+    }
+
+    #[test]
     fn qdisc_ops_never_break_invariants(data in prop::collection::vec(any::<u8>(), 0..2048)) {
         fuzzing::qdisc_ops(&data);
     }
@@ -71,5 +76,36 @@ fn every_cake_fuzz_configuration_is_exercised() {
             data.extend_from_slice(&[op, k8.wrapping_mul(7), 0xdc, (k % 5) as u8]);
         }
         fuzzing::cake_ops(&data);
+    }
+}
+
+/// Every ACK-filter configuration, with long runs of one connection's pure ACKs (so the filter
+/// drops), ECN-feedback changes, SACK and data segments, and dequeues.
+#[test]
+fn every_ack_filter_fuzz_configuration_is_exercised() {
+    for sel in 0..6u8 {
+        let mut data = vec![sel];
+        for k in 0..600u16 {
+            let k8 = k as u8;
+            let op = if k % 5 == 4 {
+                1
+            } else {
+                // Flows 0-1, both connections, mostly pure ACKs.
+                ((k8 % 2) << 1) | (((k8 / 7) & 1) << 4) | if k % 11 == 0 { 0 } else { 0x20 }
+            };
+            let flags = if k % 37 == 0 {
+                0x20
+            } else {
+                [1, 1, 0x11, 9, 3][(k % 5) as usize]
+            };
+            data.extend_from_slice(&[op, flags, 64 + (k % 9) as u8, k8, (k % 3) as u8]);
+        }
+        let dropped = fuzzing::ack_filter_ops(&data);
+        // Configuration 2 has the filter off; the others must have used it.
+        assert_eq!(
+            dropped == 0,
+            sel == 2,
+            "configuration {sel}: {dropped} ACKs filtered"
+        );
     }
 }

@@ -76,7 +76,21 @@ impl Tin {
         load
     }
 
+    /// Queue `i`'s scaled quantum, `flow_quantum · ⌊65535 / host_load⌋`, from its cache while
+    /// no host count or slot has changed since it was computed.
+    #[inline]
+    pub(super) fn scaled_quantum(&mut self, i: usize, mode: FlowMode) -> u64 {
+        if self.flows[i].refill_gen != self.hosts_gen {
+            let q = self.flow_quantum * quantum_div(self.host_load(i, mode));
+            let f = &mut self.flows[i];
+            f.refill = q;
+            f.refill_gen = self.hosts_gen;
+        }
+        self.flows[i].refill
+    }
+
     pub(super) fn bulk_hosts(&mut self, i: usize, mode: FlowMode, up: bool) {
+        self.hosts_gen += 1;
         let (s, d) = (
             self.flows[i].srchost as usize,
             self.flows[i].dsthost as usize,
@@ -197,6 +211,10 @@ impl Cake {
             }
         };
         tin.tags[idx] = flow_hash;
+        if allocate && (mode.dual_src() || mode.dual_dst()) {
+            // Host slots and counts may change below.
+            tin.hosts_gen += 1;
+        }
         if allocate && mode.dual_src() {
             let h = match set_lookup(
                 src_hash,

@@ -3,7 +3,6 @@
 //! from the longest queue.
 
 use super::ack_filter::redundant_ack;
-use super::hash::quantum_div;
 use super::tins::Tin;
 use super::Cake;
 use crate::cobalt::CobaltState;
@@ -45,8 +44,10 @@ pub(super) struct DList {
 pub(super) struct Flow {
     pub(super) q: PacketFifo,
     pub(super) deficit: i64,
-    /// The scaled quantum of the refill walk in progress (`dequeue`).
+    /// The queue's scaled quantum, `flow_quantum · ⌊65535 / host_load⌋` (before Linux's
+    /// `>> 16`), valid while `refill_gen` is the tin's `hosts_gen`.
     pub(super) refill: u64,
+    pub(super) refill_gen: u64,
     pub(super) aqm: CobaltState,
     pub(super) prev: u32,
     pub(super) next: u32,
@@ -194,8 +195,7 @@ impl QueueDisc for Cake {
                 tin.move_tail(i as u32, ListId::New);
                 tin.flows[i].set = FlowSet::Sparse;
                 tin.sparse += 1;
-                let load = tin.host_load(i, mode);
-                tin.flows[i].deficit = ((tin.flow_quantum * quantum_div(load)) >> 16) as i64;
+                tin.flows[i].deficit = (tin.scaled_quantum(i, mode) >> 16) as i64;
             }
             FlowSet::SparseWait => {
                 tin.flows[i].set = FlowSet::Bulk;
@@ -253,25 +253,20 @@ impl QueueDisc for Cake {
                     // the same refills and dither draws in the same order; the list ends up
                     // rotated to the queue the walk stopped at, in one relinking. Triple
                     // isolation between two hosts takes ~65 refills per packet this way.
-                    // Host loads do not change during the walk: each queue's scaled quantum is
-                    // computed on the first round and reused when the walk wraps.
+                    // Host loads do not change during the walk, and between walks only when a
+                    // bulk count does: each queue's scaled quantum is cached (`scaled_quantum`).
                     let mut p = i;
-                    let mut first_round = true;
                     let head = tin.head(ListId::Old) as usize;
                     loop {
-                        if first_round {
-                            let load = tin.host_load(p, mode);
-                            tin.flows[p].refill = tin.flow_quantum * quantum_div(load);
-                        }
+                        let refill = tin.scaled_quantum(p, mode);
                         // Linux dithers with the top 16 bits of a random u32.
-                        let dither = (self.uniforms.next_f64() * 65536.0) as u64;
+                        let dither = self.uniforms.next_top16();
                         let f = &mut tin.flows[p];
-                        f.deficit += ((f.refill + dither) >> 16) as i64;
+                        f.deficit += ((refill + dither) >> 16) as i64;
                         p = match f.next {
                             NIL => head,
                             n => n as usize,
                         };
-                        first_round &= p != i;
                         let f = &tin.flows[p];
                         if f.deficit > 0 || f.set == FlowSet::Sparse {
                             break;
@@ -292,11 +287,10 @@ impl QueueDisc for Cake {
                             tin.flows[i].set = FlowSet::SparseWait;
                         }
                     }
-                    let load = tin.host_load(i, mode);
+                    let refill = tin.scaled_quantum(i, mode);
                     // Linux dithers with the top 16 bits of a random u32.
-                    let dither = (self.uniforms.next_f64() * 65536.0) as u64;
-                    tin.flows[i].deficit +=
-                        ((tin.flow_quantum * quantum_div(load) + dither) >> 16) as i64;
+                    let dither = self.uniforms.next_top16();
+                    tin.flows[i].deficit += ((refill + dither) >> 16) as i64;
                     tin.move_tail(i as u32, ListId::Old);
                     continue;
                 }

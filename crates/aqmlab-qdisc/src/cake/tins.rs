@@ -78,6 +78,9 @@ pub(super) struct Tin {
     pub(super) bulk: u32,
     pub(super) decaying: u32,
     pub(super) flow_quantum: u64,
+    /// Bumped whenever a host's bulk count or a queue's host slot changes: a queue's cached
+    /// scaled quantum ([`Flow::refill`]) is good while its `refill_gen` equals this.
+    pub(super) hosts_gen: u64,
     pub(super) cobalt: CobaltParams,
     pub(super) rate: Rate,
     pub(super) time_next: i64,
@@ -125,6 +128,7 @@ impl Tin {
                 q: PacketFifo::default(),
                 deficit: 0,
                 refill: 0,
+                refill_gen: u64::MAX,
                 aqm: CobaltState::new(&cobalt, uniforms.copy_for(t as u32 * QUEUES as u32 + i)),
                 prev: NIL,
                 next: NIL,
@@ -146,6 +150,7 @@ impl Tin {
             bulk: 0,
             decaying: 0,
             flow_quantum,
+            hosts_gen: 0,
             cobalt,
             rate,
             time_next: 0,
