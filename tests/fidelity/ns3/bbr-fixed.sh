@@ -44,7 +44,8 @@ wait
 for mix in alone cubic; do
     for b in 83 1000; do
         for seed in "${seeds[@]}"; do
-            cat "m${mix}b${b}s${seed}.json"
+            python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))))' \
+                "m${mix}b${b}s${seed}.json"
         done
     done
 done
