@@ -70,7 +70,9 @@ def mean(rows: list[dict[str, float]]) -> dict[str, float]:
     return {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}
 
 
-def outside(mix: str, buffer: int, cc: str = "bbr", ref_runs: list[dict] | None = None) -> list[str]:
+def outside(
+    mix: str, buffer: int, cc: str = "bbr", ref_runs: list[dict] | None = None
+) -> list[str]:
     if ref_runs is None:
         ref_runs = comparable(ns3_runs(mix, buffer))
     ref = mean([figures_ns3(r) for r in ref_runs])
@@ -134,4 +136,3 @@ def test_bbr_agrees_with_patched_ns3_in_one_bdp_within_25_percent(mix):
 @pytest.mark.parametrize("mix", ["alone", "cubic"])
 def test_cubic_in_bbrs_place_does_not_agree_with_patched_ns3(mix):
     assert outside(mix, 83, cc="cubic", ref_runs=ns3_runs(mix, 83, FIXED)) != []
-
