@@ -35,6 +35,8 @@ HOST_PATH_MS = 2.0
 #: Sim-vs-emu tolerances for BBR: those of the CUBIC parity test.
 BBR_GOODPUT_TOL = 0.10
 BBR_SOJOURN_TOL_MS = 2.0
+#: The ACK-path jitter whose simulation bounds Linux's tail-drop median sojourn from above.
+BBR_ACK_JITTER = "uniform(0ms, 2ms)"
 
 
 def emulate_rt(*args, **kwargs):
@@ -340,13 +342,17 @@ def test_simulation_and_emulation_agree_for_bbr():
     goodput 11.46-11.52 Mb/s emulated against 11.53 simulated; under CoDel median sojourn
     5.29-6.14 ms emulated against 4.77 simulated.
 
-    Under tail drop the median sojourns do not agree, and the test says so rather than pass by
-    luck: Linux's bbr gave 9.67, 26.15, 29.69 and 30.34 ms in four runs (6.83 to 25.6 ms in
-    others), aqmlab's BBR 5.85 ms in every run. Probable cause, not yet tested by a run: Linux
-    keeps an ACK-aggregation allowance (``bbr_extra_acked``) above the 2·BDP window, which
-    aqmlab's BBR does not model, and a tail-drop queue lets that extra flight stand; CoDel
-    drains it. What is checked there: goodput, and that aqmlab's BBR is nearer Linux's than
-    the counterfactual, aqmlab's CUBIC on the same link (about 81 ms)."""
+    Under tail drop the median sojourns do not agree and the test does not pretend they do:
+    Linux's bbr gave 6.08 to 30.34 ms over eleven runs, aqmlab's BBR 5.85 ms in every run
+    (docs/models/bbr.md, "Against Linux"). The cause found: noise in the emulated ACK stream
+    (stretch ACKs, late deliveries) lifts the windowed-max bandwidth estimate, pacing at it
+    builds a queue up to the window's cap (2 BDP, plus Linux's ACK-aggregation allowance, which
+    aqmlab's BBR now has too); the simulator's ACK clock is exact, so its queue stays at the
+    gain cycle's. The same simulation with 0-2 ms of uniform jitter on the ACK path gives
+    41.8 ms. What is checked under tail drop: Linux's median lies between aqmlab's with a clean
+    ACK path (less BBR_SOJOURN_TOL_MS) and aqmlab's with that ACK jitter, and nearer to
+    aqmlab's BBR than to the counterfactual, aqmlab's CUBIC on the same link (about 81 ms),
+    which falls outside the band."""
     from aqmlab import run as simulate
     from aqmlab.emucompare import compare
 
@@ -358,20 +364,32 @@ def test_simulation_and_emulation_agree_for_bbr():
     def agree(arm):
         return goodput_agrees(arm) and abs(arm.emu_p50_ms - arm.sim_p50_ms) < BBR_SOJOURN_TOL_MS
 
+    def p50(**kw):
+        res = simulate(scenario, qdisc={"bottleneck": "droptail"}, **kw)
+        return res.summary["links"]["bottleneck"]["sojourn_ms"]["p50"]
+
+    jittered = p50(set={"dumbbell.bottleneck.reverse.jitter": BBR_ACK_JITTER})
+    cubic = p50(set={"flows[0].cc": "cubic"})
+
+    def in_band(p, floor):
+        return floor - BBR_SOJOURN_TOL_MS < p < jittered
+
+    def droptail_ok(arm):
+        return goodput_agrees(arm) and in_band(arm.emu_p50_ms, arm.sim_p50_ms)
+
     for q in ("codel", "droptail"):
-        ok = agree if q == "codel" else goodput_agrees
+        ok = agree if q == "codel" else droptail_ok
         arm = twice_if_off(lambda q=q: compare(scenario, qdiscs=(q,))[0], ok)
         figures = (q, arm.sim_goodput_bps, arm.emu_goodput_bps, arm.sim_p50_ms, arm.emu_p50_ms)
-        assert ok(arm), figures
+        assert ok(arm), (jittered, figures)
         prov = arm.emu.summary["provenance"]
         assert prov["shell"]["cc"] == "bbr"
         assert prov["tcp_congestion_control"] == {"client": "bbr", "server": "bbr"}
         if q == "droptail":
-            cubic = simulate(scenario, qdisc={"bottleneck": q}, set={"flows[0].cc": "cubic"})
-            p50 = cubic.summary["links"]["bottleneck"]["sojourn_ms"]["p50"]
-            assert abs(arm.emu_p50_ms - p50) > BBR_SOJOURN_TOL_MS, (p50, figures)
-            assert abs(arm.emu_p50_ms - arm.sim_p50_ms) < abs(arm.emu_p50_ms - p50), (
-                p50,
+            # The counterfactual: CUBIC in BBR's place lies outside the band.
+            assert not in_band(cubic, arm.sim_p50_ms), (cubic, jittered, figures)
+            assert abs(arm.emu_p50_ms - arm.sim_p50_ms) < abs(arm.emu_p50_ms - cubic), (
+                cubic,
                 figures,
             )
 

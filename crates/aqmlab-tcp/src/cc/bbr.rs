@@ -20,8 +20,12 @@
 //! newly marked lost, packet conservation (`cwnd ≥ in flight + delivered`) in the first round
 //! of fast recovery, the window before the loss restored when recovery ends; a timeout sets the
 //! window to one segment and clears the STARTUP growth baseline (`bbr_set_state`).
-//! Not modelled: Linux's long-term bandwidth (policer) estimate, the ACK-aggregation allowance
-//! (`bbr_extra_acked`), idle restart.
+//! The ACK-aggregation allowance as Linux's `bbr_update_ack_aggregation` and
+//! `bbr_ack_aggregation_cwnd`: once the pipe is full, the window's target grows by the largest
+//! recent excess of data ACKed over what `BtlBw` predicts since the start of the current ACK
+//! epoch (a max over two 5-round slots: the last 5-10 rounds), at most the window and at most
+//! 100 ms of `BtlBw`.
+//! Not modelled: Linux's long-term bandwidth (policer) estimate, idle restart.
 
 use super::bbr_model::{bdp, send_quantum_segments, splitmix64, RecoveryWindow};
 pub use super::bbr_model::{
@@ -42,6 +46,14 @@ pub const RTPROP_FILTER_LEN: SimDuration = super::bbr_model::MIN_RTT_FILTER_LEN;
 pub const PACING_GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
 /// Length of the `BtlBw` filter in round trips (§4.1.1.3).
 pub const BTL_BW_FILTER_ROUNDS: u64 = 10;
+/// Rounds per slot of the ACK-aggregation max filter (Linux `bbr_extra_acked_win_rtts`); two
+/// slots, so the filter remembers 5 to 10 rounds.
+pub const EXTRA_ACKED_WIN_ROUNDS: u32 = 5;
+/// The allowance is at most this much time at `BtlBw` (Linux `bbr_extra_acked_max_us`).
+pub const EXTRA_ACKED_MAX: SimDuration = SimDuration::from_millis(100);
+/// An ACK epoch that has counted this many segments starts again (Linux
+/// `bbr_ack_epoch_acked_reset_thresh`).
+pub const ACK_EPOCH_RESET_SEGMENTS: u64 = 1 << 20;
 
 /// The state machine's states (§4.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +97,15 @@ pub struct Bbr {
     pacing_rate: Option<f64>,
     has_seen_rtt: bool,
     rec: RecoveryWindow,
+    /// ACK aggregation (Linux `bbr->ack_epoch_mstamp`, `ack_epoch_acked`, `extra_acked[2]`,
+    /// `extra_acked_win_rtts`, `extra_acked_win_idx`), counted in segments as Linux does.
+    ack_epoch_start: SimTime,
+    ack_epoch_acked: u64,
+    extra_acked: [u64; 2],
+    extra_acked_win_rounds: u32,
+    extra_acked_idx: usize,
+    /// Off only in tests (the counterfactual without the allowance).
+    aggregation: bool,
 }
 
 impl Bbr {
@@ -114,6 +135,12 @@ impl Bbr {
             pacing_rate: None,
             has_seen_rtt: false,
             rec: RecoveryWindow::default(),
+            ack_epoch_start: SimTime::ZERO,
+            ack_epoch_acked: 0,
+            extra_acked: [0; 2],
+            extra_acked_win_rounds: 0,
+            extra_acked_idx: 0,
+            aggregation: true,
         };
         b.init_pacing_rate(SimDuration::from_millis(1));
         b
@@ -169,7 +196,12 @@ impl Bbr {
     /// `bbr_inflight` = `bbr_quantization_budget(bbr_bdp(bw, gain))`: three send quanta more,
     /// rounded up to an even number of segments, and two more in PROBE_BW's 5/4 phase.
     fn inflight(&self, bw: f64, gain: f64) -> u64 {
-        let mut segs = self.bdp(bw, gain).div_ceil(self.mss)
+        self.quantization_budget(self.bdp(bw, gain))
+    }
+
+    /// `bbr_quantization_budget` of `bytes` (whole segments).
+    fn quantization_budget(&self, bytes: u64) -> u64 {
+        let mut segs = bytes.div_ceil(self.mss)
             + 3 * send_quantum_segments(self.pacing_rate.unwrap_or(0.0), self.mss);
         segs = (segs + 1) & !1;
         if self.mode == BbrMode::ProbeBw && self.cycle_idx == 0 {
@@ -201,6 +233,68 @@ impl Bbr {
                 *slot = (self.round_count, bw);
             }
         }
+    }
+
+    /// The recent maximum excess of ACKed data, in segments (Linux `bbr_extra_acked`).
+    pub fn extra_acked_segments(&self) -> u64 {
+        self.extra_acked[0].max(self.extra_acked[1])
+    }
+
+    /// Linux `bbr_update_ack_aggregation`: an ACK epoch starts whenever the data ACKed since
+    /// the last one falls to what `BtlBw` predicts over the time since (or after 2^20
+    /// segments); the excess over the prediction, at most the window, feeds a max filter of two
+    /// slots, the older cleared every [`EXTRA_ACKED_WIN_ROUNDS`] rounds. In segments, with
+    /// the prediction rounded down, as Linux counts them.
+    fn update_ack_aggregation(&mut self, rs: &RateSample) {
+        if rs.newly_delivered == 0 || rs.delivery_rate.is_none() {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rounds = (self.extra_acked_win_rounds + 1).min(31);
+            if self.extra_acked_win_rounds >= EXTRA_ACKED_WIN_ROUNDS {
+                self.extra_acked_win_rounds = 0;
+                self.extra_acked_idx ^= 1;
+                self.extra_acked[self.extra_acked_idx] = 0;
+            }
+        }
+        let acked = rs.newly_delivered.div_ceil(self.mss);
+        // Linux counts the epoch in whole microseconds.
+        let epoch_us = rs.now.saturating_since(self.ack_epoch_start).as_nanos() / 1000;
+        let mut expected = self.segments_at_btl_bw(epoch_us);
+        if self.ack_epoch_acked <= expected
+            || self.ack_epoch_acked + acked >= ACK_EPOCH_RESET_SEGMENTS
+        {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_start = rs.now;
+            expected = 0;
+        }
+        self.ack_epoch_acked = (self.ack_epoch_acked + acked).min(ACK_EPOCH_RESET_SEGMENTS - 1);
+        let extra = (self.ack_epoch_acked - expected).min(self.cwnd / self.mss);
+        let slot = &mut self.extra_acked[self.extra_acked_idx];
+        *slot = (*slot).max(extra);
+    }
+
+    /// Whole segments `BtlBw` delivers in `us` microseconds, rounded down.
+    fn segments_at_btl_bw(&self, us: u64) -> u64 {
+        (self.btl_bw() * us as f64 / (1e6 * self.mss as f64)) as u64
+    }
+
+    /// Linux `bbr_ack_aggregation_cwnd`: once the pipe is full, the recent excess, at most
+    /// 100 ms of `BtlBw` (rounded down to segments); in bytes.
+    fn ack_aggregation_cwnd(&self) -> u64 {
+        if !self.aggregation || !self.full_bw_reached {
+            return 0;
+        }
+        let cap = self.segments_at_btl_bw(EXTRA_ACKED_MAX.as_nanos() / 1000);
+        self.extra_acked_segments().min(cap) * self.mss
+    }
+
+    /// `bbr_set_cwnd`'s target: BDP × `cwnd_gain` plus the ACK-aggregation allowance, then
+    /// the quantization budget.
+    fn target_cwnd(&self) -> u64 {
+        self.quantization_budget(
+            self.bdp(self.btl_bw(), self.cwnd_gain) + self.ack_aggregation_cwnd(),
+        )
     }
 
     /// §4.3.4.4 (`bbr_is_next_cycle_phase`).
@@ -343,7 +437,9 @@ impl Bbr {
             if self.rec.packet_conservation {
                 cwnd = cwnd.max(rs.in_flight + acked);
             } else {
-                let target = self.inflight(self.btl_bw(), self.cwnd_gain);
+                // `bbr_set_cwnd`: BDP × gain plus the ACK-aggregation allowance, then the
+                // quantization budget.
+                let target = self.target_cwnd();
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target);
                 } else if cwnd < target || rs.delivered < self.initial_cwnd {
@@ -395,6 +491,7 @@ impl CongestionControl for Bbr {
     }
     fn on_rate_sample(&mut self, rs: &RateSample) {
         self.update_bw(rs);
+        self.update_ack_aggregation(rs);
         if self.mode == BbrMode::ProbeBw && self.is_next_cycle_phase(rs) {
             self.advance_cycle_phase(rs.now);
         }
@@ -659,5 +756,101 @@ mod tests {
         b.on_rto(t, None);
         assert_eq!(b.cwnd(), MSS);
         assert_eq!(b.btl_bw(), 1e5, "the model survives a timeout");
+    }
+
+    #[test]
+    fn ack_aggregation_allowance_as_linux_bbr_extra_acked() {
+        // 100 kB/s, RTprop 100 ms: BDP 10 segments; PROBE_BW after 5 rounds of one sample
+        // each. Each of those ACKs (1 segment, 100 ms apart) is below the 10 segments BtlBw
+        // predicts, so each starts an epoch and the excess is that 1 segment.
+        let mut b = Bbr::new(MSS, 10 * MSS);
+        let (mut t, mut d) = (SimTime::ZERO, 0);
+        rounds(&mut b, &mut t, &mut d, &[1e5; 5], 10 * MSS);
+        assert_eq!(b.mode(), BbrMode::ProbeBw);
+        assert_eq!(b.extra_acked_segments(), 1);
+        let quanta = 3; // 3 send quanta of 1 segment (pacing below 1.2 Mb/s)
+        let five_fourths = if b.cycle_idx == 0 { 2 } else { 0 };
+        // 2 BDP + 1 + 3 quanta = 24 (even); without the allowance 23, rounded up to 24.
+        assert_eq!(b.target_cwnd(), (20 + 1 + quanta + five_fourths) * MSS);
+        let mut off = b.clone();
+        off.aggregation = false;
+        assert_eq!(off.target_cwnd(), (20 + quanta + 1 + five_fourths) * MSS);
+
+        // 8 segments ACKed 1 ms after the epoch began (BtlBw predicts 0.1 segment, rounded
+        // down to 0): the epoch holds 1 + 8 = 9 segments, all of them excess.
+        let burst = |b: &Bbr, now: SimTime, segs: u64, delivered: u64| RateSample {
+            now,
+            delivery_rate: Some(1e5),
+            prior_delivered: b.next_round_delivered.saturating_sub(1),
+            delivered,
+            newly_delivered: segs * MSS,
+            rtt: Some(RTT),
+            prior_in_flight: 10 * MSS,
+            in_flight: 10 * MSS,
+            mss: MSS,
+            ..RateSample::default()
+        };
+        d += 8 * MSS;
+        let rs = burst(&b, t + SimDuration::from_millis(1), 8, d);
+        b.on_rate_sample(&rs);
+        assert!(!b.round_start);
+        assert_eq!(b.extra_acked_segments(), 9);
+        // Target: 2 BDP + 9 = 29, + 3 quanta = 32 (even).
+        assert_eq!(b.target_cwnd(), (32 + five_fourths) * MSS);
+        // Counterfactual: the same ACKs without the allowance leave the target at 24.
+        let mut off = b.clone();
+        off.aggregation = false;
+        assert_eq!(off.target_cwnd(), (24 + five_fourths) * MSS);
+
+        // Capped at 100 ms of BtlBw = 10 segments: 15 more segments 2 ms in (prediction 0.2
+        // segment, 0) make the excess 24, and the window's target grows by 10 only.
+        d += 15 * MSS;
+        let cwnd_before = b.cwnd() / MSS;
+        assert!(cwnd_before >= 10, "{cwnd_before}");
+        let rs = burst(&b, t + SimDuration::from_millis(2), 15, d);
+        b.on_rate_sample(&rs);
+        assert_eq!(b.extra_acked_segments(), cwnd_before.min(24));
+        assert_eq!(b.ack_aggregation_cwnd(), 10 * MSS);
+        assert_eq!(b.target_cwnd(), (34 + five_fourths) * MSS);
+
+        // The max filter: two slots of 5 rounds. The 5th round above switched slots, so the
+        // burst's slot is cleared on the 10th round start after it, not the 9th.
+        let burst_excess = b.extra_acked_segments();
+        for r in 1..=10 {
+            rounds(&mut b, &mut t, &mut d, &[1e5], 10 * MSS);
+            let want = if r < 10 { burst_excess } else { 1 };
+            assert_eq!(b.extra_acked_segments(), want, "round {r}");
+        }
+    }
+
+    #[test]
+    fn ack_aggregation_allowance_waits_for_a_full_pipe_and_resets_on_slow_acks() {
+        let mut b = Bbr::new(MSS, 10 * MSS);
+        let (mut t, mut d) = (SimTime::ZERO, 0);
+        rounds(&mut b, &mut t, &mut d, &[1e5; 2], 10 * MSS);
+        assert!(!b.full_bw_reached());
+        // An excess in STARTUP is measured but not added (Linux: only once the pipe is full).
+        d += 6 * MSS;
+        let mut rs = sample(&b, t + SimDuration::from_millis(1), 1e5, 10 * MSS, d);
+        rs.prior_delivered = 0;
+        rs.newly_delivered = 6 * MSS;
+        b.on_rate_sample(&rs);
+        assert_eq!(b.extra_acked_segments(), 7);
+        assert_eq!(b.ack_aggregation_cwnd(), 0);
+        // ACKs at exactly BtlBw (2 segments every 20 ms at 100 segments/s) predict what they
+        // deliver: each one starts a new epoch, so the excess they show is 2 segments.
+        let mut c = Bbr::new(MSS, 10 * MSS);
+        let (mut t, mut d) = (SimTime::ZERO, 0);
+        rounds(&mut c, &mut t, &mut d, &[1e5; 12], 10 * MSS);
+        for _ in 0..40 {
+            t += SimDuration::from_millis(20);
+            d += 2 * MSS;
+            let mut rs = sample(&c, t, 1e5, 10 * MSS, d);
+            rs.prior_delivered = 0;
+            rs.newly_delivered = 2 * MSS;
+            c.on_rate_sample(&rs);
+            assert_eq!(c.ack_epoch_acked, 2, "epoch restarted at {t:?}");
+        }
+        assert_eq!(c.extra_acked_segments(), 2);
     }
 }
