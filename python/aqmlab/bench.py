@@ -82,6 +82,7 @@ def _one(path: str, qdisc: list | None = None) -> dict:
         "name": s["scenario"] + "".join(f"/{kind}" for _, kind in qdisc or []),
         "sim_time_s": s["sim_time_s"],
         "delivered_pkts": delivered,
+        "n_flows": len(s["flows"]),
         "events": s["events"],
         "wall_s": wall,
         "pkts_per_s": delivered / wall,
@@ -151,9 +152,7 @@ def run_benchmarks(root: str | None = None, repeat: int = 3) -> list[dict]:
 
 
 def _median_row(path: str, qdisc: list, repeat: int) -> dict:
-    runs = sorted(
-        (_subprocess_run(path, qdisc) for _ in range(repeat)), key=lambda r: r["wall_s"]
-    )
+    runs = sorted((_subprocess_run(path, qdisc) for _ in range(repeat)), key=lambda r: r["wall_s"])
     row = runs[(len(runs) - 1) // 2]
     row["runs"] = repeat
     row["wall_s_min"] = runs[0]["wall_s"]
@@ -167,7 +166,8 @@ def _median_row(path: str, qdisc: list, repeat: int) -> dict:
 def format_table(rows: list[dict]) -> str:
     hdr = (
         f"{'scenario':<28} {'sim s':>6} {'delivered pkts':>15} {'events':>11} {'wall s':>7} "
-        f"{'range s':>11} {'pkts/s':>11} {'best pkts/s':>12} {'events/s':>11} {'peak MB':>8} {'ns/pkt':>8} {'vs 1 flow':>10}"
+        f"{'range s':>11} {'pkts/s':>11} {'best pkts/s':>12} {'events/s':>11} {'peak MB':>8} "
+        f"{'ns/pkt':>8} {'vs 1 flow':>10}"
     )
     lines = [hdr, "-" * len(hdr)]
     for r in rows:
@@ -186,9 +186,11 @@ def format_table(rows: list[dict]) -> str:
         f"core build: {build}; wall s: the median of {runs} run(s), range s: fastest-slowest, "
         "pkts/s: at the median, best pkts/s: of the fastest run; "
         "delivered pkts: packets that reached their destination host (TCP data and ACKs, UDP); "
-        "peak MB: the run's peak resident memory (--json also gives it at half the simulated time); "
-        f"ns/pkt: wall time per delivered packet; scale-N: the bulk benchmark with N NewReno flows "
-        f"over min(N, {SCALE_MAX_PAIRS}) sender pairs for {SCALE_DURATION_S} s, vs 1 flow: its ns/pkt "
+        "peak MB: the run's peak resident memory (--json also gives it at half the simulated "
+        "time); "
+        "ns/pkt: wall time per delivered packet; scale-N: the bulk benchmark with N NewReno "
+        f"flows over min(N, {SCALE_MAX_PAIRS}) sender pairs for {SCALE_DURATION_S} s, "
+        "vs 1 flow: its ns/pkt "
         "over scale-1's in this invocation"
     )
     return "\n".join(lines)
