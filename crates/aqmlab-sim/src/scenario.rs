@@ -460,16 +460,15 @@ pub const MAX_SERIES_VALUES: u64 = 100_000_000;
 
 /// The nodes' indices by name, made once for a scenario's links or flows: a search of the list
 /// per flow end made start-up grow with flows × nodes (10,000 flows over 2,002 nodes spent over
-/// a quarter of their 4-s run's instructions comparing names; issue 24). Only looked up, never
-/// iterated, so its order cannot reach a result.
+/// a quarter of their 4-s run's instructions comparing names; issue 24).
 pub(super) struct NodeLookup<'a> {
     names: &'a [String],
-    index: std::collections::HashMap<&'a str, u32>,
+    index: std::collections::BTreeMap<&'a str, u32>,
 }
 
 impl<'a> NodeLookup<'a> {
     pub(super) fn new(names: &'a [String]) -> Self {
-        let mut index = std::collections::HashMap::with_capacity(names.len());
+        let mut index = std::collections::BTreeMap::new();
         for (i, n) in names.iter().enumerate() {
             // The first of two equal names, as the search found it (a repeat is refused later).
             index.entry(n.as_str()).or_insert(i as u32);
