@@ -12,28 +12,17 @@ packets (`run_scenario` prints them).
 import sys
 from pathlib import Path
 
+from aqmlab.bench import scale_scenario
+
 BASE = Path(__file__).resolve().parent.parent / "scenarios" / "bulk-dumbbell.toml"
-MAX_PAIRS = 1000
 
 
 def scenario(n: int, duration_s: int) -> str:
-    text = BASE.read_text()
-    head = text[: text.index("[[flows]]")]
-    pairs = min(n, MAX_PAIRS)
-    for old, new in (
-        ('name = "bulk-dumbbell"', f'name = "scale-{n}"'),
-        ('duration = "60s"', f'duration = "{duration_s}s"'),
-        ("senders = 8", f"senders = {pairs}"),
-    ):
-        if old not in head:
-            raise SystemExit(f"scale_dumbbell: {BASE}: expected the line `{old}`")
-        head = head.replace(old, new)
-    flows = "".join(
-        f'[[flows]]\nkind = "tcp"\nfrom = "s{i % pairs + 1}"\nto = "r{i % pairs + 1}"\n'
-        'cc = "newreno"\n\n'
-        for i in range(n)
-    )
-    return head + flows
+    # The same text as `aqmlab bench`'s scale rows (python/aqmlab/bench.py).
+    try:
+        return scale_scenario(BASE.read_text(), n, duration_s)
+    except ValueError as e:
+        raise SystemExit(f"scale_dumbbell: {BASE}: {e}") from None
 
 
 def main() -> None:

@@ -16,6 +16,9 @@ def test_bench_json_reports_every_key_for_every_scenario():
         "codel-dynamic-link",
         "codel-dynamic-link/droptail",
         "web-overload",
+        "scale-1",
+        "scale-100",
+        "scale-10000",
     ]
     for r in rows:
         assert r.keys() >= KEYS
@@ -26,6 +29,13 @@ def test_bench_json_reports_every_key_for_every_scenario():
         assert r["peak_rss_mb"] > 0
         assert r["build"] in ("profile-guided", "plain")
         assert r["pkts_per_s_best"] >= r["pkts_per_s"]
+        assert abs(r["ns_per_pkt"] * r["pkts_per_s"] - 1e9) <= 1e-6 * 1e9
+    scale = {r["flows"]: r for r in rows if "flows" in r}
+    assert sorted(scale) == [1, 100, 10_000]
+    assert scale[1]["ns_per_pkt_vs_1_flow"] == 1.0
+    for n, r in scale.items():
+        assert r["name"] == f"scale-{n}" and r["n_flows"] == n
+        assert r["ns_per_pkt_vs_1_flow"] == r["ns_per_pkt"] / scale[1]["ns_per_pkt"]
 
 
 def test_bench_rejects_a_bad_repeat_and_a_missing_root(tmp_path):

@@ -12,6 +12,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 # (name, scenario file, qdisc overrides). The tail-drop run of the dynamic link is there because
@@ -29,6 +30,35 @@ BENCHMARKS = [
     # timers: the case where the event queue's size shows.
     ("web-overload", "scenarios/web-overload.toml", []),
 ]
+
+
+# The scale rows (issue 24): the bulk benchmark with N NewReno flows sharing min(N, 1000)
+# sender/receiver pairs, 20 s simulated. Their "ns/pkt" beside the 1-flow row's is how the cost
+# per delivered packet grows with the flow count (set-up left out: only the run is timed).
+SCALE_FLOWS = (1, 100, 10_000)
+SCALE_DURATION_S = 20
+SCALE_MAX_PAIRS = 1000
+
+
+def scale_scenario(base: str, n: int, duration_s: int) -> str:
+    """The bulk benchmark's text ``base`` with ``n`` NewReno flows over min(n, 1000) sender and
+    receiver pairs for ``duration_s`` seconds (``bench/scale_dumbbell.py`` prints it)."""
+    head = base[: base.index("[[flows]]")]
+    pairs = min(n, SCALE_MAX_PAIRS)
+    for old, new in (
+        ('name = "bulk-dumbbell"', f'name = "scale-{n}"'),
+        ('duration = "60s"', f'duration = "{duration_s}s"'),
+        ("senders = 8", f"senders = {pairs}"),
+    ):
+        if old not in head:
+            raise ValueError(f"the bulk benchmark's scenario: expected the line `{old}`")
+        head = head.replace(old, new)
+    flows = "".join(
+        f'[[flows]]\nkind = "tcp"\nfrom = "s{i % pairs + 1}"\nto = "r{i % pairs + 1}"\n'
+        'cc = "newreno"\n\n'
+        for i in range(n)
+    )
+    return head + flows
 
 
 def _one(path: str, qdisc: list | None = None) -> dict:
@@ -52,9 +82,11 @@ def _one(path: str, qdisc: list | None = None) -> dict:
         "name": s["scenario"] + "".join(f"/{kind}" for _, kind in qdisc or []),
         "sim_time_s": s["sim_time_s"],
         "delivered_pkts": delivered,
+        "n_flows": len(s["flows"]),
         "events": s["events"],
         "wall_s": wall,
         "pkts_per_s": delivered / wall,
+        "ns_per_pkt": wall / delivered * 1e9 if delivered else float("nan"),
         "events_per_s": s["events"] / wall,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "peak_rss_at_half_time_mb": rss_half,
@@ -87,7 +119,7 @@ def run_benchmarks(root: str | None = None, repeat: int = 3) -> list[dict]:
     one run's time can be off by tens of percent, and the simulated results are identical."""
     if repeat < 1:
         raise ValueError(f"--repeat must be at least 1, got {repeat}")
-    out = []
+    paths = []
     for _, rel, qdisc in BENCHMARKS:
         if root is None:
             from aqmlab.scenarios import resolve
@@ -99,24 +131,43 @@ def run_benchmarks(root: str | None = None, repeat: int = 3) -> list[dict]:
             raise FileNotFoundError(
                 f"{path}: benchmark scenario not found (give --root, the repository's folder)"
             )
-        runs = sorted(
-            (_subprocess_run(path, qdisc) for _ in range(repeat)), key=lambda r: r["wall_s"]
-        )
-        row = runs[(len(runs) - 1) // 2]
-        row["runs"] = repeat
-        row["wall_s_min"] = runs[0]["wall_s"]
-        row["wall_s_max"] = runs[-1]["wall_s"]
-        # The fastest run's rate: a shared machine's noise only ever adds time, so this is the
-        # closest to the speed on an idle core.
-        row["pkts_per_s_best"] = runs[0]["pkts_per_s"]
-        out.append(row)
+        paths.append((path, qdisc))
+    out = [_median_row(path, qdisc, repeat) for path, qdisc in paths]
+    with open(paths[0][0], encoding="utf-8") as f:
+        base = f.read()
+    with tempfile.TemporaryDirectory(prefix="aqmlab-bench-") as tmp:
+        for n in SCALE_FLOWS:
+            path = os.path.join(tmp, f"scale-{n}.toml")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(scale_scenario(base, n, SCALE_DURATION_S))
+            row = _median_row(path, [], repeat)
+            row["flows"] = n
+            out.append(row)
+    one = next(r for r in out if r.get("flows") == 1)
+    for r in out:
+        if "flows" in r:
+            # Within one invocation, so that the machine's drift between days cancels.
+            r["ns_per_pkt_vs_1_flow"] = r["ns_per_pkt"] / one["ns_per_pkt"]
     return out
+
+
+def _median_row(path: str, qdisc: list, repeat: int) -> dict:
+    runs = sorted((_subprocess_run(path, qdisc) for _ in range(repeat)), key=lambda r: r["wall_s"])
+    row = runs[(len(runs) - 1) // 2]
+    row["runs"] = repeat
+    row["wall_s_min"] = runs[0]["wall_s"]
+    row["wall_s_max"] = runs[-1]["wall_s"]
+    # The fastest run's rate: a shared machine's noise only ever adds time, so this is the
+    # closest to the speed on an idle core.
+    row["pkts_per_s_best"] = runs[0]["pkts_per_s"]
+    return row
 
 
 def format_table(rows: list[dict]) -> str:
     hdr = (
         f"{'scenario':<28} {'sim s':>6} {'delivered pkts':>15} {'events':>11} {'wall s':>7} "
-        f"{'range s':>11} {'pkts/s':>11} {'best pkts/s':>12} {'events/s':>11} {'peak MB':>8}"
+        f"{'range s':>11} {'pkts/s':>11} {'best pkts/s':>12} {'events/s':>11} {'peak MB':>8} "
+        f"{'ns/pkt':>8} {'vs 1 flow':>10}"
     )
     lines = [hdr, "-" * len(hdr)]
     for r in rows:
@@ -126,7 +177,8 @@ def format_table(rows: list[dict]) -> str:
             f"{r['events']:>11,} "
             f"{r['wall_s']:>7.2f} {span:>11} {r['pkts_per_s']:>11,.0f} "
             f"{r.get('pkts_per_s_best', r['pkts_per_s']):>12,.0f} "
-            f"{r['events_per_s']:>11,.0f} {r['peak_rss_mb']:>8.1f}"
+            f"{r['events_per_s']:>11,.0f} {r['peak_rss_mb']:>8.1f} {r['ns_per_pkt']:>8.0f}"
+            + (f" {r['ns_per_pkt_vs_1_flow']:>9.2f}x" if "flows" in r else "")
         )
     runs = rows[0].get("runs", 1) if rows else 1
     build = rows[0].get("build", "plain") if rows else "plain"
@@ -134,6 +186,11 @@ def format_table(rows: list[dict]) -> str:
         f"core build: {build}; wall s: the median of {runs} run(s), range s: fastest-slowest, "
         "pkts/s: at the median, best pkts/s: of the fastest run; "
         "delivered pkts: packets that reached their destination host (TCP data and ACKs, UDP); "
-        "peak MB: the run's peak resident memory (--json also gives it at half the simulated time)"
+        "peak MB: the run's peak resident memory (--json also gives it at half the simulated "
+        "time); "
+        "ns/pkt: wall time per delivered packet; scale-N: the bulk benchmark with N NewReno "
+        f"flows over min(N, {SCALE_MAX_PAIRS}) sender pairs for {SCALE_DURATION_S} s, "
+        "vs 1 flow: its ns/pkt "
+        "over scale-1's in this invocation"
     )
     return "\n".join(lines)

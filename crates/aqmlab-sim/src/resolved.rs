@@ -182,6 +182,7 @@ impl ResolvedScenario {
                 sim.set_jitter(&d.name, *dist);
             }
         }
+        sim.reserve_flows(self.flows.len());
         for f in &self.flows {
             let idx = match &f.plan {
                 FlowPlan::Udp(u) => sim.add_udp(u.clone()),
@@ -211,7 +212,15 @@ impl ResolvedScenario {
     /// The resolved scenario file (`scenario.resolved.toml`): this scenario, every value
     /// written out.
     pub fn to_toml(&self) -> String {
-        resolved_toml(self)
+        resolved_toml(self, self.flow_tables.clone())
+    }
+
+    /// [`ResolvedScenario::to_toml`], moving the flows' tables into the text instead of copying
+    /// them (they are left empty): with many flows they are most of a scenario's memory, and a
+    /// simulation built afterwards does not hold its memory beside them (issue 24 item 2).
+    pub fn take_toml(&mut self) -> String {
+        let tables = std::mem::take(&mut self.flow_tables);
+        resolved_toml(self, tables)
     }
 }
 
@@ -262,7 +271,7 @@ fn names(v: &[String]) -> Array {
 
 /// The resolved scenario file of `r` (in the simulation's link order: each forward direction
 /// followed by its reverse).
-fn resolved_toml(r: &ResolvedScenario) -> String {
+fn resolved_toml(r: &ResolvedScenario, flow_tables: ArrayOfTables) -> String {
     let mut doc = DocumentMut::new();
     doc.insert("name", value(r.name.as_str()));
     if !r.description.is_empty() {
@@ -301,7 +310,7 @@ fn resolved_toml(r: &ResolvedScenario) -> String {
     // The flows as the (edited) file gives them: their keys grew with every traffic model and
     // TCP knob, and copying them is the one way that cannot miss one. Node names are kept, so
     // their `from` and `to` still name the same nodes.
-    doc.insert("flows", Item::ArrayOfTables(r.flow_tables.clone()));
+    doc.insert("flows", Item::ArrayOfTables(flow_tables));
     if !windows.is_empty() {
         let mut ws = ArrayOfTables::new();
         for w in windows {

@@ -459,12 +459,37 @@ pub fn flows_memory_warning(n: usize) -> String {
 /// The most time-series values a run may write: (10 per link direction + 6 per flow) per bin.
 pub const MAX_SERIES_VALUES: u64 = 100_000_000;
 
+/// The nodes' indices by name, made once for a scenario's links or flows: a search of the list
+/// per flow end made start-up grow with flows × nodes (10,000 flows over 2,002 nodes spent over
+/// a quarter of their 4-s run's instructions comparing names; issue 24).
+pub(super) struct NodeLookup<'a> {
+    names: &'a [String],
+    index: std::collections::BTreeMap<&'a str, u32>,
+}
+
+impl<'a> NodeLookup<'a> {
+    pub(super) fn new(names: &'a [String]) -> Self {
+        let mut index = std::collections::BTreeMap::new();
+        for (i, n) in names.iter().enumerate() {
+            // The first of two equal names, as the search found it (a repeat is refused later).
+            index.entry(n.as_str()).or_insert(i as u32);
+        }
+        NodeLookup { names, index }
+    }
+}
+
 /// The index of the node named by `s`, or an error listing the nodes.
-fn node_index(cx: &Ctx<'_>, nodes: &[String], s: &S, path: &str) -> Result<u32, ScenarioError> {
-    nodes
-        .iter()
-        .position(|n| n == s.get_ref())
-        .map(|i| i as u32)
+fn node_index(
+    cx: &Ctx<'_>,
+    lookup: &NodeLookup<'_>,
+    s: &S,
+    path: &str,
+) -> Result<u32, ScenarioError> {
+    let nodes = lookup.names;
+    lookup
+        .index
+        .get(s.get_ref().as_str())
+        .copied()
         .ok_or_else(|| {
             cx.err(
                 Some(s.span()),
@@ -535,14 +560,16 @@ pub fn resolve_file(path: &Path, ov: &Overrides) -> Result<ResolvedScenario, Sce
 impl Scenario {
     /// The scenario `r` describes, its simulation built from it, and `r` written out as
     /// [`Scenario::resolved`].
-    pub fn from_resolved(r: ResolvedScenario) -> Result<Scenario, ScenarioError> {
+    pub fn from_resolved(mut r: ResolvedScenario) -> Result<Scenario, ScenarioError> {
+        // The text first, its flow tables moved into it: they and the simulation are not in
+        // memory at once (issue 24 item 2).
+        let resolved = r.take_toml();
         let sim = r.build_sim().map_err(|e| ScenarioError {
             file: r.name.clone(),
             line: None,
             path: String::new(),
             msg: e.to_string(),
         })?;
-        let resolved = r.to_toml();
         Ok(Scenario {
             name: r.name,
             description: r.description,
@@ -561,11 +588,12 @@ impl Scenario {
 
 /// The `[[flows]]` tables of scenario `text`, as written (the resolved scenario copies them).
 fn raw_flow_tables(text: &str) -> toml_edit::ArrayOfTables {
-    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+    let Ok(mut doc) = text.parse::<toml_edit::DocumentMut>() else {
         return Default::default();
     };
-    match doc.get("flows") {
-        Some(toml_edit::Item::ArrayOfTables(a)) => a.clone(),
+    // Moved out of the document, not copied: with many flows a copy doubles the memory.
+    match doc.remove("flows") {
+        Some(toml_edit::Item::ArrayOfTables(a)) => a,
         // `flows = [{...}, ...]`: the same tables, inline.
         Some(toml_edit::Item::Value(toml_edit::Value::Array(a))) => a
             .iter()

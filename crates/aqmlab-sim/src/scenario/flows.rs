@@ -24,6 +24,7 @@ pub(super) fn resolve_flows(
     duration: SimDuration,
     seed: u64,
 ) -> Result<(Vec<PlannedFlow>, bool), ScenarioError> {
+    let lookup = NodeLookup::new(nodes);
     let mut planned = Vec::with_capacity(flows.len());
     let mut random = false;
     let mut flow_names: Vec<&str> = Vec::new();
@@ -51,7 +52,7 @@ pub(super) fn resolve_flows(
                 Some(v.to_string())
             }
         };
-        let node = |s: &S, path: &str| node_index(cx, nodes, s, path);
+        let node = |s: &S, path: &str| node_index(cx, &lookup, s, path);
         let (src, dst) = (
             node(&f.from, &format!("{p}.from"))?,
             node(&f.to, &format!("{p}.to"))?,
@@ -397,11 +398,12 @@ pub(super) fn crossings(
     routes: &crate::topology::Routes,
     ends: &[(u32, u32)],
 ) -> Result<Vec<Crossing>, ScenarioError> {
+    let lookup = NodeLookup::new(nodes);
     let mut v = Vec::new();
     for (i, f) in flows.iter().enumerate() {
         let (src, dst) = (
-            node_index(cx, nodes, &f.from, "")?,
-            node_index(cx, nodes, &f.to, "")?,
+            node_index(cx, &lookup, &f.from, "")?,
+            node_index(cx, &lookup, &f.to, "")?,
         );
         let (fwd, back) = largest_packets(&planned[i]);
         for (a, b, (size, what)) in [(src, dst, fwd), (dst, src, back)] {

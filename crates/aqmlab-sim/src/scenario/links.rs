@@ -160,7 +160,8 @@ pub(super) fn read_topology(
                 ));
             }
         }
-        let node = |s: &S, path: &str| node_index(cx, nodes, s, path);
+        let lookup = NodeLookup::new(nodes);
+        let node = |s: &S, path: &str| node_index(cx, &lookup, s, path);
         for (i, l) in raw.links.iter().enumerate() {
             let p = format!("links[{i}]");
             check_link_keys(cx, l, &p, true)?;

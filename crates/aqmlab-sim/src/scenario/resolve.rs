@@ -36,7 +36,7 @@ pub(super) fn resolve_expanded(
         text,
         dir: dir.to_path_buf(),
     };
-    let raw = parse(&cx)?;
+    let mut raw = parse(&cx)?;
     let (duration, bin) = timing(&cx, &raw)?;
     let seed = ov.seed.or(raw.seed).unwrap_or(1);
     let mut warnings = flow_count(&cx, raw.flows.len(), ov)?;
@@ -75,6 +75,10 @@ pub(super) fn resolve_expanded(
     check_buffers(&cx, &crossings, &limits, &dir_cfgs)?;
     let output = output(&cx, raw.output.unwrap_or_default(), ov, &directions)?;
     let windows = windows(&cx, &raw.warmup, &raw.windows, duration)?;
+    // The raw flows are done with: freed before the flows' tables are read again, so the two
+    // are not in memory at once (issue 24 item 2).
+    drop(std::mem::take(&mut raw.flows));
+    let flow_tables = raw_flow_tables(text);
     Ok(ResolvedScenario {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
         description: raw.description.unwrap_or_default(),
@@ -85,7 +89,7 @@ pub(super) fn resolve_expanded(
         directions,
         routes,
         flows,
-        flow_tables: raw_flow_tables(text),
+        flow_tables,
         windows,
         warmup: raw.warmup.is_some(),
         output,

@@ -222,6 +222,12 @@ impl Sim {
         }
     }
 
+    /// Makes room for `n` more flows at once, so that adding many does not leave a vector up to
+    /// twice their size (a flow's state is over 1 kB).
+    pub fn reserve_flows(&mut self, n: usize) {
+        self.flows.reserve_exact(n);
+    }
+
     /// Adds a UDP CBR source; returns its flow index.
     pub fn add_udp(&mut self, spec: UdpSpec) -> Result<usize, BuildError> {
         let idx = self.flows.len();
