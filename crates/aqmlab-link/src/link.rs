@@ -207,6 +207,11 @@ impl LinkDirection {
         self.q.trace_state();
     }
 
+    /// The discipline reads the packets' TCP hints ([`AnyQdisc::reads_tcp_hint`]).
+    pub fn reads_tcp_hint(&self) -> bool {
+        self.q.inner().reads_tcp_hint()
+    }
+
     /// The discipline's state is traced ([`LinkDirection::trace_state`]).
     pub fn traced(&self) -> bool {
         self.q.traces_state()

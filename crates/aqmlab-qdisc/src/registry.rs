@@ -339,6 +339,11 @@ pub fn reference_markdown() -> String {
 }
 
 impl AnyQdisc {
+    /// Whether the discipline reads the packets' [`aqmlab_core::TcpHint`] (CAKE with its ACK
+    /// filter on): a driver fills the hint in only when some discipline reads it.
+    pub fn reads_tcp_hint(&self) -> bool {
+        matches!(self, AnyQdisc::Cake(c) if c.reads_tcp_hint())
+    }
     /// The kind.
     pub fn kind(&self) -> Kind {
         match self {

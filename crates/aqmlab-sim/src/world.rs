@@ -153,6 +153,10 @@ pub struct Sim {
     /// Idle tail-drop links skip the discipline calls ([`Qdisc::pass_through`]); see
     /// [`Sim::set_idle_shortcut`].
     idle_shortcut: bool,
+    /// Some link's discipline reads the packets' [`aqmlab_core::TcpHint`] (CAKE's ACK filter):
+    /// only then are TCP segments' hints filled in (they stay zero otherwise, which no other
+    /// discipline reads).
+    tcp_hints: bool,
     /// [`Sim::take_series`] took the series to the end: the run cannot go on.
     series_ended: bool,
 }

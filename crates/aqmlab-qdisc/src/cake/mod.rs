@@ -265,6 +265,10 @@ pub struct Cake {
 }
 
 impl Cake {
+    /// The ACK filter is on: queued packets' [`aqmlab_core::TcpHint`]s are read.
+    pub fn reads_tcp_hint(&self) -> bool {
+        self.cfg.ack_filter != AckFilter::Off
+    }
     /// Builds CAKE: `1024` queues per tin, each with its own COBALT and random source copy.
     pub fn new(cfg: CakeConfig, mut uniforms: UniformSource) -> Self {
         let perturbation = if cfg.perturbed {

@@ -198,7 +198,8 @@ impl Sim {
                 tx_seq: 0,
                 dir: LinkDirection::new(l.into_parts(seed, None)),
             })
-            .collect();
+            .collect::<Vec<Link>>();
+        let tcp_hints = links.iter().any(|l| l.dir.reads_tcp_hint());
         Sim {
             now: SimTime::ZERO,
             events: EventQueue::with_capacity(4096),
@@ -218,6 +219,7 @@ impl Sim {
             seed,
             cur_seq: 0,
             idle_shortcut: true,
+            tcp_hints,
             series_ended: false,
         }
     }

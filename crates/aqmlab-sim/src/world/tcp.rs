@@ -244,7 +244,9 @@ impl Sim {
             // Hosts are node numbers (CAKE's host isolation); DSCP is the flow's.
             (p.src_host, p.dst_host) = (from as u16, to as u16);
             p.dscp = self.flows[flow as usize].dscp;
-            p.tcp = tcp_hint(seg, conn);
+            if self.tcp_hints {
+                p.tcp = tcp_hint(seg, conn);
+            }
             self.forward(from, p);
         }
         out.clear();
