@@ -376,7 +376,12 @@ impl Edited<'_> {
                     }
                     let v = match per_flow(key, item) {
                         Some(a) => {
-                            toml_edit::Item::Value(a.get(j).expect("checked length").clone())
+                            // An element of a multi-line array carries its line break and
+                            // indent as decor; written as a key's value it would put the value
+                            // on the next line, which is not TOML.
+                            let mut v = a.get(j).expect("checked length").clone();
+                            v.decor_mut().clear();
+                            toml_edit::Item::Value(v)
                         }
                         None => item.clone(),
                     };
@@ -881,6 +886,26 @@ mod tests {
         assert_eq!(flows[0]["kind"].as_str(), Some("tcp"));
         assert_eq!(flows[2]["from"].as_str(), Some("b"));
         assert!(flows.iter().all(|f| f.get("count").is_none()));
+    }
+
+    #[test]
+    fn a_count_expands_a_multi_line_array() {
+        // red-vs-codel writes its 100 senders as an array over several lines; each element
+        // keeps its line break as decor, which must not reach the expanded `from = ...`.
+        let text =
+            "[[flows]]\nkind = \"tcp\"\ncount = 3\nfrom = [\n    \"a\", \"b\",\n    \"c\",\n]\n";
+        let ed = edit(text, "t.toml", &[], &[], &[], true).unwrap();
+        let doc: toml::Table = ed
+            .text
+            .parse()
+            .unwrap_or_else(|e| panic!("{e}\n{}", ed.text));
+        let from: Vec<_> = doc["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["from"].as_str().unwrap())
+            .collect();
+        assert_eq!(from, ["a", "b", "c"]);
     }
 
     #[test]
