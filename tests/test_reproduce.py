@@ -7,6 +7,7 @@ labels, a twin axes' labels, tick labels, legends) drawn over each other."""
 
 import importlib.util
 import json
+import math
 import os
 import re
 
@@ -416,6 +417,7 @@ def test_lstf_reduction_by_hand(tmp_path):
     assert out["delay_s"]["var"] == pytest.approx(((1 / 3) ** 2 * 2 + (2 / 3) ** 2) / 2)
     # Queue bytes over [0, 4): 1000 on [0,1), 1500 on [1,2), 500 on [2,3), 1000 on [3,4).
     assert out["queue_bytes"]["mean"] == pytest.approx((1000 + 1500 + 500 + 1000) / 4)
+    assert out["queue_bytes"]["var"] == (0 + 500**2 + 500**2 + 0) / 4
     # Slack: 0.5·2 = 1, then 0.5·1 + 0.5·2 = 1.5, then 0.5·1.5 + 0.5·1 = 1.25.
     assert out["slack_s"]["mean"] == pytest.approx((1 + 1.5 + 1.25) / 3)
     # The author's statistic, over Trace/Var records (one per change of the value): the
@@ -424,6 +426,100 @@ def test_lstf_reduction_by_hand(tmp_path):
     assert out["delay_s_changes"]["mean"] == pytest.approx(1.5)
     assert out["queue_bytes_changes"]["mean"] == pytest.approx(5500 / 6)
     assert out["slack_s_changes"]["mean"] == pytest.approx((1 + 1.5 + 1.25) / 3)
+
+
+def _lstf_reduce_module():
+    from aqmlab.reproduce import builtin_folder
+
+    spec = importlib.util.spec_from_file_location(
+        "lstf_reduce", os.path.join(builtin_folder("lstf-codel"), "reduce.py")
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_lstf_time_weighted_queue_exact_and_order_free():
+    """The queue's time-weighted moments: exact on a case computed by hand, and bit-identical
+    whatever the order of the steps (a dot product's rounding depends on it)."""
+    import numpy as np
+
+    moments = _lstf_reduce_module().time_weighted_moments
+    # 1000 B for 1 s, 1500 for 1 s, 500 for 1 s, 1000 for 1 s: mean 1000, variance
+    # (0 + 500² + 500² + 0) / 4 = 125,000, both exact.
+    q = moments(np.array([1000, 1500, 500, 1000]), np.array([10**9] * 4))
+    assert q == {"mean": 1000.0, "var": 125000.0, "std": math.sqrt(125000.0)}
+    rng = np.random.default_rng(7)
+    n = 200_000
+    level = rng.integers(0, 49_280, n)
+    dt = rng.integers(1, 50_000_000, n)
+    a = moments(level, dt)
+    perm = rng.permutation(n)
+    assert moments(level[perm], dt[perm]) == a
+    assert moments(level[::-1], dt[::-1]) == a
+    # Against exact rational arithmetic: the mean is the correctly rounded quotient.
+    from fractions import Fraction
+
+    span = int(dt.sum())
+    exact_mean = Fraction(int(np.dot(level.astype(object), dt.astype(object))), span)
+    assert a["mean"] == float(exact_mean)
+    # The variance agrees with exact arithmetic to rounding (its terms use the rounded mean).
+    lv, t = level[:2000].tolist(), dt[:2000].tolist()
+    m = Fraction(sum(v * w for v, w in zip(lv, t)), sum(t))
+    exact_var = sum((v - m) ** 2 * w for v, w in zip(lv, t)) / sum(t)
+    assert moments(level[:2000], dt[:2000])["var"] == pytest.approx(float(exact_var), rel=1e-14)
+
+
+def test_lstf_reduction_independent_of_blas_threads(tmp_path):
+    """reduce_run gives bit-identical statistics whether OpenBLAS runs one thread or two (the
+    sweep's worker processes and its own process may run different numbers): on the old
+    reducer, whose queue variance was a dot product, they differed in the last digits."""
+    import subprocess
+    import sys
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(3)
+    n = 60_000  # above OpenBLAS's 10,000-element threshold for a threaded ddot
+    size = rng.choice([210, 1540], n)
+    gap = rng.integers(100_000, 8_000_000, n)
+    dep = np.cumsum(gap) + 10**9
+    soj = rng.integers(0, 40_000_000, n)
+    soj = np.minimum(soj, dep)
+    pq.write_table(
+        pa.table({"link": ["bottleneck"] * n, "t_ns": dep, "sojourn_ns": soj, "size": size}),
+        tmp_path / "packets.parquet",
+    )
+    from aqmlab.reproduce import builtin_folder
+
+    code = (
+        "import importlib.util, json, sys\n"
+        "spec = importlib.util.spec_from_file_location('r', sys.argv[1])\n"
+        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+        "out = m.reduce_run(sys.argv[2], {}, {'links[2].params.alpha': 0.5})\n"
+        "print(json.dumps(out, sort_keys=True))\n"
+    )
+    outs = []
+    for threads in ("1", "2"):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                code,
+                os.path.join(builtin_folder("lstf-codel"), "reduce.py"),
+                str(tmp_path),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        outs.append(r.stdout)
+    assert outs[0] == outs[1]
+    assert json.loads(outs[0])["queue_bytes"]["var"] > 0
 
 
 def test_consumer_edge_quick(quick_all):

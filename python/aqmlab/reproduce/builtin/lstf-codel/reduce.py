@@ -81,17 +81,44 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     # The author's statistic: curq_'s Trace/Var records, the queue after every enqueue and
     # dequeue that changed it, averaged as records (not weighted by time).
     out["queue_bytes_changes"] = _moments(_changes(level.astype(np.float64)))
-    span = int(times[-1] - times[0]) if len(times) > 1 else 0
-    if span > 0:
-        dt = np.diff(times)  # level[k] holds from times[k] to times[k + 1]
-        del times
-        lv = level[:-1].astype(np.float64)
-        mean_q = float(np.dot(lv, dt) / span)
-        var_q = float(np.dot((lv - mean_q) ** 2, dt) / span)
-        out["queue_bytes"] = {"mean": mean_q, "var": var_q, "std": math.sqrt(var_q)}
+    if len(times) > 1 and times[-1] > times[0]:
+        # level[k] holds from times[k] to times[k + 1].
+        out["queue_bytes"] = time_weighted_moments(level[:-1], np.diff(times))
     else:
         out["queue_bytes"] = {"mean": math.nan, "var": math.nan, "std": math.nan}
+    del times, level
     return out
+
+
+def time_weighted_moments(level: Any, dt: Any) -> dict[str, float]:
+    """The time-weighted mean and variance of a step function of integers (the queue in bytes)
+    that holds ``level[k]`` for ``dt[k]`` ns, bit-identical whatever the order of its steps
+    and however the process is set up.
+
+    The time spent at each level is summed first: integer nanoseconds, each total and partial
+    sum below 2**53, so exact in float64 in any order. The moments over the distinct levels are
+    then an exact integer sum (the mean) and a correctly rounded sum (``math.fsum``, the
+    variance). (A dot product, as before, went to OpenBLAS, whose ``ddot`` splits a long
+    vector over its threads; how many it starts depends on how numpy was first imported, and
+    the sweep imports it under ``OPENBLAS_NUM_THREADS=1`` only when it starts worker
+    processes, so the same run's variance differed in its last digits between ``--jobs 1``
+    and ``--jobs 2``.)"""
+    import numpy as np
+
+    level = np.asarray(level, dtype=np.int64)
+    dt = np.asarray(dt, dtype=np.int64)
+    span = int(dt.sum())
+    if len(level) == 0 or span <= 0:
+        return {"mean": math.nan, "var": math.nan, "std": math.nan}
+    lo = int(level.min())
+    at = np.bincount(level - lo, weights=dt)  # ns spent at each level lo, lo + 1, ...
+    held = np.flatnonzero(at)
+    values = (held + lo).tolist()
+    times = [int(t) for t in at[held].tolist()]
+    # Python's integers are exact and their quotient is correctly rounded.
+    mean = sum(v * t for v, t in zip(values, times)) / span
+    var = math.fsum((v - mean) ** 2 * t for v, t in zip(values, times)) / span
+    return {"mean": mean, "var": var, "std": math.sqrt(var)}
 
 
 def _changes(x: Any) -> Any:
