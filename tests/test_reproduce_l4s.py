@@ -78,16 +78,75 @@ def test_the_base_delay_is_propagation_and_one_transmission_per_link():
     assert m._base_owd_ms(sc, ["2ms"], "120Mbps") == pytest.approx([5.124], abs=1e-12)
 
 
-def test_a_stalled_run_is_no_win():
-    from aqmlab.reproduce import builtin_module
+#: Per claim: its metric, a value that passes on DualPI2, and one its counterfactual gives.
+_GOOD_BAD = {
+    "l-queue-median": ("l_p50_ms", 0.17, 15.0),
+    "l-queue-p99": ("l_p99_ms", 0.4, 50.0),
+    "l4s-no-loss": ("l_loss", 0.0, 0.01),
+    "full-utilization": ("util", 0.999, 0.5),
+    "rate-balance-k2": ("ratio", 1.05, 5.6),
+}
 
-    m = builtin_module("l4s-dualq")
-    for pred in (m.around_100_300_us, m.below_2_ms, m.near_zero_loss, m.close_to_full):
-        assert pred((math.nan,)) == cm.STALLED
-    assert m.about_equal((math.nan,)) == cm.STALLED
-    # The bounds as claims.toml states them.
-    assert m.around_100_300_us((0.05,)) and m.around_100_300_us((0.35,))
-    assert not m.around_100_300_us((0.049,)) and not m.around_100_300_us((0.351,))
-    assert m.below_2_ms((1.999,)) and not m.below_2_ms((2.0,))
-    assert m.near_zero_loss((1e-4,)) and not m.near_zero_loss((1.1e-4,))
-    assert m.about_equal((1.5,)) and m.about_equal((1 / 1.5,)) and not m.about_equal((1.51,))
+
+def _graded(cid, dual, other, util=0.99):
+    """Claim ``cid`` graded on a two-point table: DualPI2 at ``dual``, every other arm at
+    ``other``, every run's utilization ``util`` (DualPI2's first point's may differ)."""
+    import pandas as pd
+    from aqmlab.reproduce import builtin_folder
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import Context, grade
+
+    exp = load(builtin_folder("l4s-dualq"))
+    c = {x.id: x for x in exp.claims}[cid]
+    metric = _GOOD_BAD[cid][0]
+    rows = []
+    for arm in (*c.arms, *c.counterfactual_arms):
+        for rtts in ("equal", "unequal"):
+            v = dual if arm == "DualPI2" else other
+            u = util if (arm == "DualPI2" and rtts == "equal") else 0.99
+            row = {"aqm": arm, "rate_mbps": "40", "rtts": rtts, "util": u, metric: v}
+            if metric == "util":
+                row["util"] = v if u == 0.99 else u
+            rows.append(row)
+    ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, {})
+    ctx.table = pd.DataFrame(rows)
+    return grade(c, ctx, None)
+
+
+@pytest.mark.parametrize("cid", CLAIMS)
+def test_a_stalled_run_is_no_win(cid):
+    """Each claim reads the generic `delivered` (the run's utilization), no private check: a
+    run under 10 % of the link is a stalled point, no pass, whatever its value (a claim whose
+    only point is stalled cannot discriminate); the same value on a live run passes, and the
+    counterfactual's fails."""
+    _, good, bad = _GOOD_BAD[cid]
+    c = _graded(cid, good, bad)
+    assert (c.verdict, c.counterfactual_verdict) == (cm.HOLDS, cm.FAILS), c
+    c = _graded(cid, good, bad, util=0.05)
+    assert c.failing[0].endswith("(stalled)") and c.points[0]["stalled"], c
+    if cid == "rate-balance-k2":  # one point (equal RTTs), stalled: a claim of ties only
+        assert c.verdict == cm.CANNOT and "every point is a tie" in c.note, c
+    else:
+        assert c.verdict == cm.FAILS and c.points[1]["ok"], c
+
+
+def test_the_predicates_bounds_are_the_stated_tolerances():
+    from aqmlab.reproduce import builtin_folder
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.predicate import compile_predicate
+
+    claims = {c.id: c for c in load(builtin_folder("l4s-dualq")).claims}
+    for c in claims.values():
+        assert c.delivered == "util" and not c.predicate.startswith("py:"), c.id
+
+    def p(cid):
+        return lambda v: compile_predicate(claims[cid].predicate, 1, cid)((v,)) is True
+
+    # The bounds as claims.toml's notes state them.
+    med = p("l-queue-median")
+    assert med(0.05) and med(0.35) and not med(0.049) and not med(0.351)
+    assert p("l-queue-p99")(1.999) and not p("l-queue-p99")(2.0)
+    assert p("l4s-no-loss")(1e-4) and not p("l4s-no-loss")(1.1e-4)
+    assert p("full-utilization")(0.95) and not p("full-utilization")(0.9499)
+    bal = p("rate-balance-k2")
+    assert bal(1.5) and bal(1 / 1.5) and not bal(1.51) and not bal(0.66)

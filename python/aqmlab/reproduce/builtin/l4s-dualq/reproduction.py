@@ -1,6 +1,6 @@
 """l4s-dualq's own code: the L queue's delay (each flow's one-way delay less its base), the
-per-run metrics the claims read, the predicates with their stated tolerances, the known
-trouble cases as findings (not verdicts), and the figure.
+per-run metrics the claims read (their predicates, tolerances and stalled-run rule are
+claims.toml's), the known trouble cases as findings (not verdicts), and the figure.
 
 experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder").
 """
@@ -79,19 +79,19 @@ def derive(df: Any, ctx: Any) -> Any:
         )
         for r, m in zip(df["rtts"], df["rate_mbps"])
     ]
-    # A stalled run (under 10 % of the link) has no metric: its predicates say "stalled".
-    live = util >= cm.STALLED_FRACTION
-    nan = float("nan")
+    # A stalled run (under 10 % of the link) keeps its metrics: the claims' `delivered` (util)
+    # makes its point a tie, no pass, and the findings print it as stalled.
     df["util"] = util
-    df["l_p50_ms"] = (df["flows[0].one_way_delay_ms.p50"] - [b[0] for b in base]).where(live, nan)
-    df["l_p99_ms"] = (df["flows[0].one_way_delay_ms.p99"] - [b[0] for b in base]).where(live, nan)
-    df["c_p50_ms"] = (df["flows[1].one_way_delay_ms.p50"] - [b[1] for b in base]).where(live, nan)
+    df["l_p50_ms"] = df["flows[0].one_way_delay_ms.p50"] - [b[0] for b in base]
+    df["l_p99_ms"] = df["flows[0].one_way_delay_ms.p99"] - [b[0] for b in base]
+    df["c_p50_ms"] = df["flows[1].one_way_delay_ms.p50"] - [b[1] for b in base]
     # Loss over the whole run, slow start included: a FIFO gives Prague no mark, so only a
     # loss ends its slow start there.
+    nan = float("nan")
     sent = df["flows[0].data_pkts_sent"]
-    df["l_loss"] = (df["flows[0].data_pkts_lost"] / sent).where(live & (sent > 0), nan)
+    df["l_loss"] = (df["flows[0].data_pkts_lost"] / sent).where(sent > 0, nan)
     cubic = df[w + "flows[1].goodput_bps"]
-    df["ratio"] = (df[w + "flows[0].goodput_bps"] / cubic).where(live & (cubic > 0), nan)
+    df["ratio"] = (df[w + "flows[0].goodput_bps"] / cubic).where(cubic > 0, nan)
     return df
 
 
@@ -102,63 +102,15 @@ def _stalled(v: Any) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
-# The predicates, each with the tolerance claims.toml states for it.
-
-
-def around_100_300_us(v: tuple) -> Any:
-    """Median 100-300 µs, printed to the hundred µs: 0.05-0.35 ms."""
-    (a,) = v
-    return cm.STALLED if _stalled(a) else 0.05 <= a <= 0.35
-
-
-def below_2_ms(v: tuple) -> Any:
-    (a,) = v
-    return cm.STALLED if _stalled(a) else a < 2.0
-
-
-def near_zero_loss(v: tuple) -> Any:
-    (a,) = v
-    return cm.STALLED if _stalled(a) else a <= 1e-4
-
-
-def close_to_full(v: tuple) -> Any:
-    (a,) = v
-    return cm.STALLED if _stalled(a) else a >= 0.95
-
-
-def about_equal(v: tuple) -> Any:
-    (a,) = v
-    return cm.STALLED if _stalled(a) else 1 / 1.5 <= a <= 1.5
-
-
-def ms(v: tuple) -> str:
-    return "stalled" if _stalled(v[0]) else f"{cm.fmt(v[0])} ms"
-
-
-def fraction(v: tuple) -> str:
-    return "stalled" if _stalled(v[0]) else f"{v[0]:.3g}"
-
-
-def ratio(v: tuple) -> str:
-    return "stalled" if _stalled(v[0]) else f"{v[0]:.3g}"
-
-
 def tables(ctx: Any) -> list[Any]:
     g = ctx.table
     rows = []
     for case in TROUBLE:
         for _, r in g[g["aqm"] == case].iterrows():
+            live = not cm.stalled(float(r["util"]))
+            cols = ("ratio", "l_p50_ms", "l_p99_ms", "c_p50_ms", "l_loss")
             rows.append(
-                [
-                    case,
-                    r["rate_mbps"],
-                    r["rtts"],
-                    _f(r["ratio"]),
-                    _f(r["l_p50_ms"]),
-                    _f(r["l_p99_ms"]),
-                    _f(r["c_p50_ms"]),
-                    _f(r["l_loss"]),
-                ]
+                [case, r["rate_mbps"], r["rtts"]] + [_f(r[c] if live else math.nan) for c in cols]
             )
     return [
         cm.Table(
@@ -186,8 +138,11 @@ def _f(x: Any) -> str:
 
 
 def _cell(g: Any, case: str, rate: str, rtts: str, col: str) -> float:
+    """The cell's value; NaN (printed "stalled") where the run stalled or is missing."""
     r = g[(g["aqm"] == case) & (g["rate_mbps"] == rate) & (g["rtts"] == rtts)]
-    return float(r[col].iloc[0]) if len(r) == 1 else float("nan")
+    if len(r) != 1 or cm.stalled(float(r["util"].iloc[0])):
+        return float("nan")
+    return float(r[col].iloc[0])
 
 
 def discussion(ctx: Any) -> list[str]:
