@@ -239,7 +239,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
     btest = buffer_test(
         drop_ratio(small_red),
         drop_ratio(g100) if g100 is not None else None,
-        drop_ratio(red_n, "n5_drop_share_run_pct"),
+        drop_ratio(red_n[red_n["point"].isin(small_red_pts)], "n5_drop_share_run_pct"),
         drop_ratio(ns2_100, "n5_drop_share_run_pct"),
     )
 
@@ -307,7 +307,9 @@ def numbers(ctx: Any) -> dict[str, Any]:
         "_ratios": {"tail drop": ratios(small_td), "RED": ratios(small_red)},
         "node5_drop_ratio_red": {
             "aqmlab, buffer 4 min_th": drop_ratio(small_red),
-            "ns-2.35, buffer 4 min_th": drop_ratio(red_n, "n5_drop_share_run_pct"),
+            "ns-2.35, buffer 4 min_th": drop_ratio(
+                red_n[red_n["point"].isin(small_red_pts)], "n5_drop_share_run_pct"
+            ),
             "aqmlab, buffer 100": drop_ratio(g100) if g100 is not None else None,
             "ns-2.35, buffer 100": drop_ratio(ns2_100, "n5_drop_share_run_pct"),
         },
