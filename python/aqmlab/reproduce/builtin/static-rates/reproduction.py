@@ -132,7 +132,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
         "_slowest_p50": _slowest(grid, min(rates), 100),
         "_interval_test": interval_test(df, ctx.frames.get(INTERVAL_SWEEP)),
         "_pooled_interval_test": pooled_interval_test(
-            df, ctx.frames.get(INTERVAL_SWEEP), fast, len(ctx.params["loads"])
+            df, ctx.frames.get(INTERVAL_SWEEP), fast, int(df["load"].nunique())
         ),
     }
 
@@ -242,7 +242,8 @@ def annotate(ctx: Any) -> None:
     c = ctx.claims.get("pooled-codel-util-09")
     if c is not None and c.verdict == FAILS and c.hypotheses:
         outcome = ctx.numbers["_pooled_interval_test"]
-        c.unexplained = not (outcome.startswith("supports") and len(ctx.params["loads"]) == 1)
+        loads = int(ctx.state["df"]["load"].nunique())
+        c.unexplained = not (outcome.startswith("supports") and loads == 1)
         c.explanation = explanation_text(
             c.hypotheses,
             c.unexplained,
