@@ -587,3 +587,34 @@ def test_cellular_web_load_outcome_of_the_qualitative_claims():
         "stand-in web: tail drop 900 vs CoDel 60.0 ms (true); "
         "CS244 pages: tail drop 50.0 vs CoDel 60.0 ms (false)"
     )
+
+
+def test_red_bursty_a_failing_claim_is_explained_only_where_ns2_fails_too():
+    """red-bursty's annotate(): a claim that does not hold, with the set-up hypothesis, is
+    unexplained at every failing point where ns-2.35's runs pass or have no point, and explained
+    when ns-2.35 fails every one of them."""
+    from types import SimpleNamespace
+
+    from aqmlab.reproduce import builtin_module
+    from aqmlab.reproduce import common as cm
+
+    mod = builtin_module("red-bursty")
+    h = {"hypothesis": "the set-up", "tested_by": "ns-2.35", "outcome": "o"}
+
+    def annotated(ns2_points):
+        c = cm.Claim("c", "s", "p", "2 of 4 points", cm.FAILS, kind="range")
+        c.failing = ["tail drop 20p (queue 13.6) (tie)", "RED min_th 7"]
+        c.hypotheses, c.unexplained = [dict(h)], False
+        ctx = SimpleNamespace(
+            claims={"red-node5-in-proportion": c},
+            state={"ns2_points": {"red-node5-in-proportion": ns2_points}},
+        )
+        mod.annotate(ctx)
+        return c
+
+    c = annotated({"tail drop 20p": False, "RED min_th 7": False})
+    assert not c.unexplained and c.explanation.startswith("hypothesis: the set-up")
+    c = annotated({"tail drop 20p": False, "RED min_th 7": True})
+    assert c.unexplained and "ns-2.35's runs pass at RED min_th 7" in c.explanation
+    c = annotated({"tail drop 20p": False})
+    assert c.unexplained and "ns-2.35 has no point at RED min_th 7" in c.explanation
