@@ -493,3 +493,128 @@ def test_consumer_edge_grades_its_tail_drop_medians_held_out():
     }
     # The other cells stay at the fitted buffer: CoDel's 512 kb/s down median at 50 p, 70 / 5.
     assert grade(by_id["512kbs-down-codel-median-ms"], ctx, mod).ours == "14.0"
+
+
+def test_red_bursty_buffer_hypothesis_outcome():
+    """red-bursty's [hypothesis.buffer] (node 5's drops under RED): the outcome says the set-up
+    fails a point only where ns-2.35 on the same set-up is out of proportion too, whether the
+    100-packet buffer brings both simulators in proportion there, and is "refuted" when ns-2.35
+    is in proportion where ours is not."""
+    from aqmlab.reproduce import builtin_module
+
+    mod = builtin_module("red-bursty")
+    p3, p4 = "RED min_th 3", "RED min_th 4"
+    ours, ours100 = {p3: 4.8, p4: 1.9}, {p3: 0.79, p4: 1.9}
+    same = mod.buffer_test(ours, ours100, {p3: 5.6, p4: 1.7}, {p3: 0.96, p4: 1.5})["text"]
+    assert "out of proportion too at RED min_th 3, RED min_th 4" in same
+    assert "at RED min_th 3 the 100-packet buffer brings both simulators in proportion" in same
+    assert "at RED min_th 4 ns-2.35 stays out of proportion with 100 packets too" in same
+    # The counterfactual: ns-2.35 in proportion on the same set-up.
+    other = mod.buffer_test(ours, ours100, {p3: 1.0, p4: 1.1}, {p3: 1.0, p4: 1.1})["text"]
+    assert "refuted" in other and "fails the claim" not in other
+    part = mod.buffer_test(ours, ours100, {p3: 5.6, p4: 1.1}, {p3: 0.96, p4: 1.1})["text"]
+    assert "at RED min_th 4 ns-2.35 is in proportion and ours is not: unexplained" in part
+    text = mod._ns2_text({"a": True, "b": False})
+    assert text == "true at 1 of 2 points on ns-2.35's runs, false at b"
+
+
+def test_static_rates_pooled_interval_outcome():
+    """static-rates' pooled-codel-util-09: the interval sweep's runs put in the pool in place
+    of the 100 ms ones; supported only when every pooled median then reaches 0.85."""
+    pd = pytest.importorskip("pandas")
+    from aqmlab.reproduce import builtin_module
+
+    mod = builtin_module("static-rates")
+
+    def runs(utils, rtt, load="4 FTPs + web"):
+        return pd.DataFrame(
+            {
+                "discipline": "CoDel",
+                "rate_kbps": 10000.0,
+                "rtt_ms": float(rtt),
+                "load": load,
+                "util": utils,
+            }
+        )
+
+    grid = pd.concat([runs([0.95], 30), runs([0.5, 0.5], 500)], ignore_index=True)
+    assert mod.pooled_interval_test(grid, runs([0.9, 0.9], 500), [10000.0], 1).startswith(
+        "supports: with the longer interval every pooled median reaches 0.85"
+    )
+    # The counterfactual: a longer interval that does not help.
+    assert mod.pooled_interval_test(grid, runs([0.5, 0.5], 500), [10000.0], 1).startswith("refuted")
+    three = mod.pooled_interval_test(grid, runs([0.9, 0.9], 500), [10000.0], 3)
+    assert "the other 2 loads' runs at 500 ms keep the 100 ms interval" in three
+    assert mod.pooled_interval_test(grid, None, [10000.0], 1) == "the interval sweep was not run"
+
+
+def test_consumer_edge_buffer_hypothesis_outcome():
+    """consumer-edge's CoDel and fairness cells: the buffer sweep supports the buffer only when
+    a swept buffer gives the slides' value within its digits; between two swept values it is
+    untested; outside every swept value it is refuted."""
+    from aqmlab.reproduce import builtin_module
+
+    mod = builtin_module("consumer-edge")
+    rate, d = "512 kb/s", "down"  # the slides' CoDel median: 18 ms
+
+    def cells(v13, v50):
+        return {
+            (rate, 13, "codel", d): {"median_ms": v13},
+            (rate, 50, "codel", d): {"median_ms": v50},
+        }
+
+    def test(v13, v50):
+        return mod.buffer_test(cells(v13, v50), [13, 50], rate, d, "codel", "median_ms")
+
+    assert "reached at 50p: supports" in test(14.1, 18.3)
+    assert "between the values at 13p and 50p" in test(14.1, 18.8)
+    assert test(20.0, 25.0).endswith("refuted")
+    assert mod.half_unit(0.87) == pytest.approx(0.005) and mod.half_unit(18) == 0.5
+
+
+def test_cellular_web_load_outcome_of_the_qualitative_claims():
+    """cellular's two qualitative claims: each web load's values and whether the claim's
+    comparison is true there (the web-load hypothesis's outcome)."""
+    from aqmlab.reproduce import builtin_module
+
+    mod = builtin_module("cellular")
+    per_load = {
+        "stand-in web": {"tail drop": {"p50_ms": 900.0}, "CoDel": {"p50_ms": 60.0}},
+        "CS244 pages": {"tail drop": {"p50_ms": 50.0}, "CoDel": {"p50_ms": 60.0}},
+    }
+    text = mod.by_load(per_load, "p50_ms", "tail drop", "ms")
+    assert text == (
+        "stand-in web: tail drop 900 vs CoDel 60.0 ms (true); "
+        "CS244 pages: tail drop 50.0 vs CoDel 60.0 ms (false)"
+    )
+
+
+def test_red_bursty_a_failing_claim_is_explained_only_where_ns2_fails_too():
+    """red-bursty's annotate(): a claim that does not hold, with the set-up hypothesis, is
+    unexplained at every failing point where ns-2.35's runs pass or have no point, and explained
+    when ns-2.35 fails every one of them."""
+    from types import SimpleNamespace
+
+    from aqmlab.reproduce import builtin_module
+    from aqmlab.reproduce import common as cm
+
+    mod = builtin_module("red-bursty")
+    h = {"hypothesis": "the set-up", "tested_by": "ns-2.35", "outcome": "o"}
+
+    def annotated(ns2_points):
+        c = cm.Claim("c", "s", "p", "2 of 4 points", cm.FAILS, kind="range")
+        c.failing = ["tail drop 20p (queue 13.6) (tie)", "RED min_th 7"]
+        c.hypotheses, c.unexplained = [dict(h)], False
+        ctx = SimpleNamespace(
+            claims={"red-node5-in-proportion": c},
+            state={"ns2_points": {"red-node5-in-proportion": ns2_points}},
+        )
+        mod.annotate(ctx)
+        return c
+
+    c = annotated({"tail drop 20p": False, "RED min_th 7": False})
+    assert not c.unexplained and c.explanation.startswith("hypothesis: the set-up")
+    c = annotated({"tail drop 20p": False, "RED min_th 7": True})
+    assert c.unexplained and "ns-2.35's runs pass at RED min_th 7" in c.explanation
+    c = annotated({"tail drop 20p": False})
+    assert c.unexplained and "ns-2.35 has no point at RED min_th 7" in c.explanation

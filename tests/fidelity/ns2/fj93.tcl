@@ -3,12 +3,13 @@
 #
 #   ns tests/fidelity/ns2/fj93.tcl TCP QDISC SIZE SEED
 #     TCP    tahoe (Agent/TCP) | reno (Agent/TCP/Reno) | newreno (Agent/TCP/Newreno)
-#     QDISC  droptail (SIZE = buffer, packets) | red (SIZE = min_th, packets; limit 100)
+#     QDISC  droptail (SIZE = buffer, packets) | red (SIZE = min_th, packets; limit 100,
+#            in cbcase 4 min_th)
 #     SEED   1, 2, ... (start times and RED's drops)
 #     SETUP  optional: issue (the default, as above) | cbcase: nodes 1-4 with a window of 12 and
 #            1 ms each, 10 s, figures over [1, 10] s, every packet sent after a random wait of up
-#            to one service time (overhead_; FJ93's phase randomisation): red-bursty's part 2,
-#            as Seeing RED ran FJ93's Figs. 12 and 14
+#            to one service time (overhead_; FJ93's phase randomisation), RED's limit
+#            4 min_th: red-bursty's part 2, as Seeing RED ran FJ93's Figs. 12 and 14
 #            fig6: FJ93's Fig. 6 (red-bursty's part 1): two FTPs with a window of 240 over
 #            100 Mb/s and 1 ms, a 45 Mb/s, 20 ms gateway (SIZE: tail drop's buffer, or RED's
 #            min_th with limit 100), starts at 0 and 0.13 s, 10 s, figures over [1, 10] s,
@@ -24,15 +25,19 @@
 #   TCP QDISC SIZE SEED utilization n5_share_pct drops
 # utilization: bytes the bottleneck sent / (45 Mb/s x 45 s); n5_share_pct: node 5's part of the
 # bytes delivered in order (each sender's cumulative ACK), in per cent; drops at the bottleneck;
-# with SETUP cbcase also the gateway's time-averaged queue in packets (its queue monitor's
-# integrator), for red-bursty's Figs. 12 and 14.
+# with SETUP cbcase or fig6 also the gateway's time-averaged queue in packets (its queue
+# monitor's integrator), for red-bursty's Figs. 12 and 14, and the last flow's (node 5's) part of
+# the gateway's drops, in per cent (a flow monitor on each sender's fid_), over the same window
+# and over the whole run (from 0 s, as aqmlab's summary counts a flow's drops), for its Figs.
+# 13-14.
 #
-# Environment (diagnosis, README.md "Classic Reno: ns-2's bugFix_"): FJ93_BUGFIX=true|false sets
+# Environment: FJ93_RED_LIMIT=N sets RED's buffer to N packets (red-bursty's hypothesis run,
+# run.sh --red-limit100). Diagnosis (README.md "Classic Reno: ns-2's bugFix_"): FJ93_BUGFIX=true|false sets
 # Agent/TCP's bugFix_ (ns-2.35's default: true); FJ93_COUNTS=1 also prints, on stderr, the
 # senders' totals over the whole run: "timeouts T fast_retransmits F retransmits R" (nrexmit_,
 # ncwndcuts_ - nrexmit_, nrexmitpack_).
 if {$argc != 4 && $argc != 5} {
-    puts stderr "usage: ns fj93.tcl tahoe|reno|newreno droptail|red SIZE SEED \[issue|cbcase\]"
+    puts stderr "usage: ns fj93.tcl tahoe|reno|newreno droptail|red SIZE SEED \[issue|cbcase|fig6\]"
     exit 2
 }
 lassign $argv tcpkind qdisc size seed setup
@@ -100,7 +105,14 @@ if {$qdisc == "red"} {
     Queue/RED set thresh_ $size
     Queue/RED set maxthresh_ [expr {3 * $size}]
     $ns simplex-link $gw $sink 45Mb $bdelay RED
-    $ns queue-limit $gw $sink 100
+    # RED's buffer: 100 packets, and in cbcase 4 min_th (Seeing RED's Fig11Topo, as
+    # red-bursty's part 2 sets it); FJ93_RED_LIMIT=N overrides it (red-bursty's hypothesis run
+    # with a 100-packet buffer).
+    set redlimit [expr {$setup == "cbcase" ? 4 * $size : 100}]
+    if {[info exists env(FJ93_RED_LIMIT)]} {
+        set redlimit $env(FJ93_RED_LIMIT)
+    }
+    $ns queue-limit $gw $sink $redlimit
 } else {
     $ns simplex-link $gw $sink 45Mb $bdelay DropTail
     $ns queue-limit $gw $sink $size
@@ -109,6 +121,10 @@ $ns simplex-link $sink $gw 45Mb $bdelay DropTail
 $ns queue-limit $sink $gw 1000
 set mon [$ns monitor-queue $gw $sink ""]
 set integ [$mon get-pkts-integrator]
+# Per-flow drops at the bottleneck (a flow monitor keyed by each sender's fid_, added after
+# the queue monitor: both count every drop, early and forced; neither changes the run).
+set fmon [$ns makeflowmon Fid]
+$ns attach-fmon [$ns link $gw $sink] $fmon
 
 set start [new RandomVariable/Uniform]
 $start set min_ 0.0
@@ -122,6 +138,7 @@ for {set i 0} {$i < $nflows} {incr i} {
     $ns queue-limit $gw $n($i) 1000
     set tcp($i) [new $agents($tcpkind)]
     $tcp($i) set window_ $window
+    $tcp($i) set fid_ $i
     set snk($i) [new Agent/TCPSink]
     $ns attach-agent $n($i) $tcp($i)
     $ns attach-agent $sink $snk($i)
@@ -133,7 +150,13 @@ for {set i 0} {$i < $nflows} {incr i} {
 }
 
 proc snapshot {which} {
-    global mon tcp snap integ ns nflows
+    global mon tcp snap integ ns nflows fmon
+    for {set i 0} {$i < $nflows} {incr i} {
+        set snap($which,fdrops$i) 0
+    }
+    foreach f [$fmon flows] {
+        set snap($which,fdrops[$f set flowid_]) [$f set pdrops_]
+    }
     # The queue's integral over time (packets x s), brought up to now.
     $integ newpoint [$ns now] [$mon set pkts_]
     set snap($which,qsum) [$integ set sum_]
@@ -160,6 +183,18 @@ proc finish {} {
     if {$setup != "issue"} {
         # and the gateway's time-averaged queue (packets waiting, not the one being sent)
         append line [format " %.3f" [expr {($snap(end,qsum) - $snap(start,qsum)) / ($t1 - $t0)}]]
+        # and the last flow's (node 5's) part of the bottleneck's drops, in per cent, over the
+        # window and over the whole run (as aqmlab's summary counts each flow's drops)
+        set last [expr {$nflows - 1}]
+        foreach from {start zero} {
+            set fdsum 0
+            for {set i 0} {$i < $nflows} {incr i} {
+                set before [expr {$from == "zero" ? 0 : $snap(start,fdrops$i)}]
+                set fd($i) [expr {$snap(end,fdrops$i) - $before}]
+                incr fdsum $fd($i)
+            }
+            append line [format " %.3f" [expr {$fdsum ? 100.0 * $fd($last) / $fdsum : 0.0}]]
+        }
     }
     puts $line
     global env tcp

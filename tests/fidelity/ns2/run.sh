@@ -14,12 +14,17 @@
 #
 # With --fig6, red-bursty's part 1 (FJ93's Fig. 5 on the Fig. 6 topology: SETUP fig6), Tahoe,
 # tail drop 15-140 packets and RED min_th 3-50, into red-bursty's ns2-fig6.csv.
+#
+# With --red-limit100, part 2's RED points of the small buffers (min_th 3-7) with a buffer of
+# 100 packets instead of 4 min_th (FJ93_RED_LIMIT=100), into red-bursty's ns2-red-limit100.csv:
+# the test of its hypothesis on node 5's drops at min_th 3.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 setup=issue
 case ${1:-} in
 --fig1214) setup=cbcase && shift ;;
 --fig6) setup=fig6 && shift ;;
+--red-limit100) setup=limit100 && shift ;;
 esac
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
@@ -34,14 +39,21 @@ else
     points=()
     for b in 8 10 12 14 16 18 20 22; do points+=("droptail $b"); done
     for m in 3 4 5 6 7 8 9 10 11 12 13 14; do points+=("red $m"); done
-    header="tcp,qdisc,size,seed,utilization,n5_share_pct,drops,avg_queue"
+    header="tcp,qdisc,size,seed,utilization,n5_share_pct,drops,avg_queue,n5_drop_share_pct,n5_drop_share_run_pct"
+fi
+if [[ $setup == limit100 ]]; then
+    out=${1:-$here/../../../python/aqmlab/reproduce/builtin/red-bursty/ns2-red-limit100.csv}
+    points=()
+    for m in 3 4 5 6 7; do points+=("red $m"); done
+    export FJ93_RED_LIMIT=100
+    setup=cbcase
 fi
 if [[ $setup == fig6 ]]; then
     out=${1:-$here/../../../python/aqmlab/reproduce/builtin/red-bursty/ns2-fig6.csv}
     points=()
     for b in 15 30 45 60 75 90 100 110 120 130 140; do points+=("droptail $b"); done
     for m in 3 5 7 10 15 20 25 30 35 40 50; do points+=("red $m"); done
-    header="tcp,qdisc,size,seed,utilization,flow2_share_pct,drops,avg_queue"
+    header="tcp,qdisc,size,seed,utilization,flow2_share_pct,drops,avg_queue,flow2_drop_share_pct,flow2_drop_share_run_pct"
 fi
 for tcp in $tcps; do
     for point in "${points[@]}"; do

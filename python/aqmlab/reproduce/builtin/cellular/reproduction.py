@@ -8,7 +8,14 @@ import bisect
 import os
 from typing import Any
 
-from aqmlab.reproduce.common import Table, link_series, packet_sojourns_ms
+from aqmlab.reproduce.common import (
+    FAILS,
+    Table,
+    explanation_text,
+    fmt,
+    link_series,
+    packet_sojourns_ms,
+)
 from aqmlab.reproduce.style import colour, delay_axis, title
 
 LINK = "bottleneck"
@@ -95,13 +102,51 @@ def numbers(ctx: Any) -> dict[str, Any]:
         "taildrop_extra_bytes_by_load": extra,
         # The web-load hypothesis's outcome (claims.toml's explanation).
         "_by_load": ", ".join(f"{k} {100 * v:+.1f} %" for k, v in extra.items()),
+        # The same hypothesis for the two qualitative claims: each load's values and whether
+        # the claim's comparison is true there.
+        "_by_load_claims": {
+            cid: by_load(per_load, key, first, unit)
+            for cid, (key, first, unit) in LOAD_TESTED.items()
+        },
     }
+
+
+#: The qualitative claims (claims.toml) the other web loads test: their metric, the arm that
+#: must be larger, the unit.
+LOAD_TESTED = {
+    "codel-median-below-taildrop": ("p50_ms", "tail drop", "ms"),
+    "taildrop-busier": ("pct_of_capacity", "tail drop", "% of capacity"),
+}
+
+
+def by_load(per_load: dict, key: str, larger: str, unit: str) -> str:
+    """Per web load, CoDel's and tail drop's ``key`` and whether ``larger``'s is the larger
+    (the comparison the claim makes)."""
+    other = "CoDel" if larger == "tail drop" else "tail drop"
+    parts = []
+    for load, c in per_load.items():
+        a, b = c[larger][key], c[other][key]
+        parts.append(
+            f"{load}: {larger} {fmt(a)} vs {other} {fmt(b)} {unit} ({'true' if a > b else 'false'})"
+        )
+    return "; ".join(parts)
 
 
 def annotate(ctx: Any) -> None:
     label = ctx.params["trace_label"]
     trace_note = "" if "Verizon" in label else f"run on {label}, not the Verizon trace"
     ctx.claims["taildrop-extra-bytes"].add_note(trace_note)
+    # A qualitative claim that fails with CS244's load is explained by the web load only if
+    # another load makes its comparison true.
+    for cid in LOAD_TESTED:
+        c = ctx.claims.get(cid)
+        if c is None or c.verdict != FAILS or not c.hypotheses:
+            continue
+        outcome = ctx.numbers["_by_load_claims"][cid]
+        c.unexplained = "(true)" not in outcome
+        c.explanation = explanation_text(
+            c.hypotheses, c.unexplained, "no web load makes it true" if c.unexplained else ""
+        )
 
 
 def tables(ctx: Any) -> list[Table]:

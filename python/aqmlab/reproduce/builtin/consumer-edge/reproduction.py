@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from aqmlab.reproduce.common import FAILS, Table, fmt, seed_spread
+from aqmlab.reproduce.common import DIFFERS, FAILS, Table, explanation_text, fmt, seed_spread
 from aqmlab.reproduce.style import colour, delay_axis, log_ticks, title
 
 RATES = ["512 kb/s", "1.5 Mb/s"]
@@ -160,7 +160,88 @@ def numbers(ctx: Any) -> dict[str, Any]:
         },
         "cells": {f"{r}|{b}|{q}|{d}": v for (r, b, q, d), v in cells.items()},
         "_fitted": fitted,
+        "_buffer_test": {
+            rate: {
+                d: {
+                    q: {m: buffer_test(cells, buffers, rate, d, q, m) for m in BUFFER_TESTED}
+                    for q in ("codel", "droptail")
+                }
+                for d in DIRECTIONS
+            }
+            for rate in RATES
+        },
     }
+
+
+#: The cells whose buffer hypothesis claims.toml tests with the buffer sweep (the tail-drop
+#: medians have their own, held out).
+BUFFER_TESTED = ("median_ms", "fairness", "mb")
+#: claims.toml's id of a cell: RATE-DIRECTION-QDISC-METRIC.
+RATE_IDS = {"512 kb/s": "512kbs", "1.5 Mb/s": "1_5mbs"}
+METRIC_IDS = {"median_ms": "median-ms", "fairness": "fairness", "mb": "mb"}
+
+
+def half_unit(v: float) -> float:
+    """Half a unit in the last digit the slides printed (``PUBLISHED`` holds them as printed)."""
+    text = repr(v)
+    return 0.5 * 10.0 ** -(len(text.split(".")[1]) if "." in text else 0)
+
+
+def buffer_test(cells: dict, buffers: list[int], rate: str, d: str, q: str, m: str) -> str:
+    """The outcome of the buffer hypothesis for one cell: its value at every swept buffer, and
+    whether any brings it within the slides' printed digits."""
+    pub = PUBLISHED[(rate, d)][m][0 if q == "codel" else 1]
+    vals = [(b, cells[(rate, b, q, d)][m]) for b in buffers]
+    tol = half_unit(pub)
+    hit = [b for b, v in vals if v == v and abs(v - pub) <= tol]
+    each = ", ".join(f"{fmt(v)} at {b}p" for b, v in vals)
+    live = [(b, v) for b, v in vals if v == v]
+    between = [
+        (b1, b2)
+        for (b1, v1), (b2, v2) in zip(live, live[1:])
+        if min(v1, v2) - tol <= pub <= max(v1, v2) + tol
+    ]
+    if hit:
+        verdict = (
+            f"the slides' {pub:g} (±{tol:g}) is reached at {', '.join(f'{b}p' for b in hit)}: "
+            "supports (a buffer the slides do not give could account for it)"
+        )
+    elif between:
+        verdict = (
+            f"the slides' {pub:g} lies between the values at "
+            + ", ".join(f"{b1}p and {b2}p" for b1, b2 in between)
+            + ": a buffer between them, not run, may give it (not tested)"
+        )
+    else:
+        verdict = (
+            f"the slides' {pub:g} (±{tol:g}) is outside the range of every swept buffer's "
+            "value: refuted"
+        )
+    return f"{each}; {verdict}"
+
+
+def annotate(ctx: Any) -> None:
+    """A cell that differs and whose buffer test found a buffer giving the slides' value is
+    explained by the buffer; one that found none stays unexplained."""
+    for rate in RATES:
+        for d in DIRECTIONS:
+            for q in ("codel", "droptail"):
+                for m in BUFFER_TESTED:
+                    cid = f"{RATE_IDS[rate]}-{d}-{q}-{METRIC_IDS[m]}"
+                    c = ctx.claims.get(cid)
+                    if c is None or c.verdict != DIFFERS or not c.hypotheses:
+                        continue
+                    outcome = ctx.numbers["_buffer_test"][rate][d][q][m]
+                    # The totals have a second hypothesis no run tests: the run length.
+                    c.unexplained = m == "mb" or "supports" not in outcome
+                    why = (
+                        "the run length, which no run tests (the slides do not give theirs)"
+                        if m == "mb"
+                        else "what the buffer leaves"
+                    )
+                    c.explanation = explanation_text(
+                        c.hypotheses, c.unexplained, why if c.unexplained else ""
+                    )
 
 
 def ratio(x: tuple) -> str:

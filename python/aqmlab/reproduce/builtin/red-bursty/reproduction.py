@@ -12,8 +12,10 @@ import os
 from typing import Any
 
 from aqmlab.reproduce.common import (
+    FAILS,
     STALLED_FRACTION,
     Table,
+    explanation_text,
     flow_bytes,
     fmt,
     stalled,
@@ -50,6 +52,105 @@ def ns2_part(name: str) -> Any:
     return d.groupby(["point", "kind"], sort=False)[cols].mean().reset_index()
 
 
+#: "≈ 1" for node 5's drop share ÷ throughput share (claims.toml, red-node5-in-proportion).
+IN_PROPORTION = (0.75, 4 / 3)
+#: The small min_th the node-5 claims read, and the sweep that reruns them with a 100-packet
+#: buffer (the test of claims.toml's [hypothesis.buffer]).
+SMALL_MIN_TH = (3, 4, 5, 6, 7)
+LIMIT100_SWEEP = "sweep-red-limit100"
+
+
+def node5(d: Any, runs: str) -> Any:
+    """Per run of a part-2 sweep (tahoe): node 5's share of the bytes delivered after the
+    warm-up, its share of the drops (the summary's per-flow counts, over the whole run), and
+    the bottleneck's utilization, average queue and drops after the warm-up."""
+    d = d[d["tcp"] == CCS[0]].copy()
+    d["kind"] = ["tail drop" if p.startswith("tail") else "RED" for p in d["point"]]
+    fb = [flow_bytes(os.path.join(runs, k), WARMUP_S, DURATION_S) for k in d["run"]]
+    d["n5_share_pct"] = [100 * b.get(4, 0.0) / sum(b.values()) for b in fb]
+    drops = sum(d[f"flows[{i}].dropped_pkts"] for i in range(5))
+    d["n5_drop_share_pct"] = 100 * d["flows[4].dropped_pkts"] / drops.where(drops > 0)
+    w = [window_stats(os.path.join(runs, k), "bottleneck", WARMUP_S, DURATION_S) for k in d["run"]]
+    d["avg_queue"] = [x["avg_queue"] for x in w]
+    d["utilization"] = [x["bytes"] * 8 / 45e6 / (DURATION_S - WARMUP_S) for x in w]
+    d["drops"] = [x["drops"] for x in w]
+    cols = ["n5_share_pct", "n5_drop_share_pct", "avg_queue", "utilization", "drops"]
+    return d.groupby(["point", "kind"], sort=False)[cols].mean().reset_index()
+
+
+def drop_ratio(g: Any, drop_col: str = "n5_drop_share_pct") -> dict[str, float]:
+    """Node 5's drop share ÷ its throughput share per point (means over seeds of each)."""
+    return {
+        r.point: getattr(r, drop_col) / r.n5_share_pct if r.n5_share_pct else math.nan
+        for r in g.itertuples()
+    }
+
+
+def buffer_test(ours: dict, ours100: dict | None, ns2: dict, ns2_100: dict) -> dict[str, Any]:
+    """The outcome of claims.toml's [hypothesis.buffer]: node 5's drop share ÷ throughput share
+    at each small min_th, aqmlab and ns-2.35 with RED's buffer of 4 min_th (the set-up) and with
+    100 packets; which of our points outside 'in proportion' ns-2.35 also puts outside (the set-up
+    fails them) and which it does not (unexplained)."""
+    lo, hi = IN_PROPORTION
+
+    def inside(x: float) -> bool:
+        return lo <= x <= hi
+
+    pts = [f"RED min_th {m}" for m in SMALL_MIN_TH]
+    each = "; ".join(
+        f"min_th {p.split()[-1]}: {fmt(ours.get(p, math.nan))} | {fmt(ns2.get(p, math.nan))}"
+        + (
+            f" → {fmt(ours100.get(p, math.nan)) if ours100 else '–'} | "
+            f"{fmt(ns2_100.get(p, math.nan))}"
+        )
+        for p in pts
+    )
+    ours_out = [p for p in pts if p in ours and not inside(ours[p])]
+    same = [p for p in ours_out if p in ns2 and not inside(ns2[p])]
+    differ = [p for p in ours_out if p not in same]
+    text = (
+        f"node 5's drop share ÷ throughput share, aqmlab | ns-2.35 (Tahoe; seeds 1-3 for ns-2.35) "
+        f"with RED's buffer of 4 min_th → with 100 packets: {each}. "
+    )
+    # Of the points both simulators put out of proportion, those the 100-packet buffer brings
+    # in proportion in both (the buffer is the cause) and those it does not (another part of
+    # the set-up is).
+    fixed = [
+        p
+        for p in same
+        if inside(ns2_100.get(p, math.nan)) and ours100 and inside(ours100.get(p, math.nan))
+    ]
+    kept = [p for p in same if p not in fixed]
+    parts = []
+    if not ours_out:
+        parts.append("every point of ours is in proportion")
+    elif not same:
+        parts.append(
+            "ns-2.35 on the same set-up is in proportion at every point where ours is not: refuted"
+        )
+    else:
+        parts.append(
+            f"ns-2.35 on the same set-up is out of proportion too at {', '.join(same)}: there "
+            "the set-up, not aqmlab's model, fails the claim"
+        )
+        if fixed:
+            parts.append(
+                f"at {', '.join(fixed)} the 100-packet buffer brings both simulators in "
+                "proportion: the buffer of 4 min_th is the cause (supports)"
+            )
+        if kept:
+            parts.append(
+                f"at {', '.join(kept)} ns-2.35 stays out of proportion with 100 packets too: "
+                "there it is another part of the set-up, not the buffer (not tested further)"
+            )
+        if differ:
+            parts.append(
+                f"at {', '.join(differ)} ns-2.35 is in proportion and ours is not: unexplained"
+            )
+    text += "; ".join(parts) + "."
+    return {"text": text}
+
+
 def numbers(ctx: Any) -> dict[str, Any]:
 
     out, duration = ctx.out, DURATION_S
@@ -63,25 +164,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
     d1["throughput"] = [w["bytes"] * 8 / 45e6 / (duration - WARMUP_S) for w in w1]
     g1 = d1.groupby(["point", "kind"], sort=False)[["avg_queue", "throughput"]].mean().reset_index()
 
-    d2 = ctx.frames["sweep-fig11"].copy()
-    d2 = d2[d2["tcp"] == CCS[0]]
-    d2["kind"] = ["tail drop" if p.startswith("tail") else "RED" for p in d2["point"]]
-    runs2 = os.path.join(out, "sweep-fig11", "runs")
-    fb = [flow_bytes(os.path.join(runs2, k), WARMUP_S, duration) for k in d2["run"]]
-    d2["n5_share_pct"] = [100 * b.get(4, 0.0) / sum(b.values()) for b in fb]
-    drops = sum(d2[f"flows[{i}].dropped_pkts"] for i in range(5))
-    d2["n5_drop_share_pct"] = 100 * d2["flows[4].dropped_pkts"] / drops.where(drops > 0)
-    w2 = [window_stats(os.path.join(runs2, k), "bottleneck", WARMUP_S, duration) for k in d2["run"]]
-    d2["avg_queue"] = [w["avg_queue"] for w in w2]
-    d2["utilization"] = [w["bytes"] * 8 / 45e6 / (duration - WARMUP_S) for w in w2]
-    d2["drops"] = [w["drops"] for w in w2]
-    g2 = (
-        d2.groupby(["point", "kind"], sort=False)[
-            ["n5_share_pct", "n5_drop_share_pct", "avg_queue", "utilization", "drops"]
-        ]
-        .mean()
-        .reset_index()
-    )
+    g2 = node5(ctx.frames["sweep-fig11"], os.path.join(out, "sweep-fig11", "runs"))
 
     # Claim 1: for the same average queue, RED's throughput is higher: at each tail-drop
     # point inside RED's range of queues, RED's throughput interpolated at that queue; the
@@ -143,6 +226,49 @@ def numbers(ctx: Any) -> dict[str, Any]:
         ),
     }
 
+    # The buffer hypothesis (claims.toml): ns-2.35 with RED's buffer of 4 min_th (the set-up,
+    # ns2-fig1214.csv) and with 100 packets (ns2-red-limit100.csv), aqmlab with 100 packets
+    # (sweep-red-limit100), at the small min_th.
+    limit100 = ctx.frames.get(LIMIT100_SWEEP)
+    g100 = (
+        node5(limit100, os.path.join(out, LIMIT100_SWEEP, "runs"))
+        if limit100 is not None and len(limit100)
+        else None
+    )
+    ns2_100 = ns2_part("red-limit100")
+    btest = buffer_test(
+        drop_ratio(small_red),
+        drop_ratio(g100) if g100 is not None else None,
+        drop_ratio(red_n[red_n["point"].isin(small_red_pts)], "n5_drop_share_run_pct"),
+        drop_ratio(ns2_100, "n5_drop_share_run_pct"),
+    )
+
+    # Every node-5 and Figs. 12-14 claim on ns-2.35's runs of the same set-up, point by point
+    # as ours (the claims' hypothesis "setup": where ns-2.35 fails a point too, the set-up, not
+    # our model, fails it).
+    sm_td_n = td_n[td_n["point"].isin(small_td_pts)]
+    sm_red_n = red_n[red_n["point"].isin(small_red_pts)]
+    lo, hi = IN_PROPORTION
+    n_td_ratio = drop_ratio(sm_td_n, "n5_drop_share_run_pct")
+    n_red_ratio = drop_ratio(sm_red_n, "n5_drop_share_run_pct")
+    ns2_points = {
+        **{k: {_base(p): ok for p, ok in v.items()} for k, v in ns2_fig5.items()},
+        **{k: {_base(p): ok for p, ok in v.items()} for k, v in ns2_verdicts.items()},
+        "red-higher-utilization-same-queue-small": {
+            _base(p): ok
+            for p, ok in passes("a > b", matched(sm_red_n, sm_td_n, y="utilization", **u)).items()
+        },
+        "red-node5-larger-share": {
+            "": float(sm_red_n["n5_share_pct"].mean()) > float(sm_td_n["n5_share_pct"].mean())
+        },
+        "taildrop-node5-out-of-proportion": {p: r > 4 / 3 for p, r in n_td_ratio.items()},
+        "red-node5-in-proportion": {p: lo <= r <= hi for p, r in n_red_ratio.items()},
+        "red-node5-less-biased": {
+            "": sum(n_red_ratio.values()) / len(n_red_ratio)
+            < sum(n_td_ratio.values()) / len(n_td_ratio)
+        },
+    }
+
     def ratios(g: Any) -> dict[str, Any]:
         return {
             "ratio": {
@@ -152,7 +278,16 @@ def numbers(ctx: Any) -> dict[str, Any]:
             "utilization": {r.point: r.utilization for r in g.itertuples()},
         }
 
-    ctx.state.update(g1=g1, g2=g2, ns2=ns2, ns2_verdicts=ns2_verdicts, ns2_1=n1, ns2_fig5=ns2_fig5)
+    ctx.state.update(
+        g1=g1,
+        g2=g2,
+        ns2=ns2,
+        ns2_verdicts=ns2_verdicts,
+        ns2_1=n1,
+        ns2_fig5=ns2_fig5,
+        buffer_test=btest,
+        ns2_points=ns2_points,
+    )
     return {
         "part1": g1.to_dict("records"),
         "part2": g2.to_dict("records"),
@@ -170,7 +305,60 @@ def numbers(ctx: Any) -> dict[str, Any]:
             "RED": {"share": red_share, "bias": red_bias},
         },
         "_ratios": {"tail drop": ratios(small_td), "RED": ratios(small_red)},
+        "node5_drop_ratio_red": {
+            "aqmlab, buffer 4 min_th": drop_ratio(small_red),
+            "ns-2.35, buffer 4 min_th": drop_ratio(
+                red_n[red_n["point"].isin(small_red_pts)], "n5_drop_share_run_pct"
+            ),
+            "aqmlab, buffer 100": drop_ratio(g100) if g100 is not None else None,
+            "ns-2.35, buffer 100": drop_ratio(ns2_100, "n5_drop_share_run_pct"),
+        },
+        "_buffer_test": btest["text"],
+        "_ns2_outcome": {k: _ns2_text(v) for k, v in ns2_points.items()},
     }
+
+
+def _base(point: str) -> str:
+    """A point's run, without the interpolated value :func:`matched` adds to its name."""
+    return point.split(" (")[0]
+
+
+def _ns2_text(pts: dict[str, bool]) -> str:
+    """The claim's predicate on ns-2.35's runs, for the report (the outcome of the hypothesis
+    'setup')."""
+    if list(pts) == [""]:
+        return f"the predicate is {'true' if pts[''] else 'false'} on ns-2.35's runs"
+    ok = [p for p, v in pts.items() if v]
+    bad = [p for p, v in pts.items() if not v]
+    return f"true at {len(ok)} of {len(pts)} points on ns-2.35's runs" + (
+        f", false at {', '.join(bad)}" if bad else ""
+    )
+
+
+def annotate(ctx: Any) -> None:
+    """A claim that does not hold, with the hypothesis that the set-up fails it (claims.toml's
+    "setup", "ties", "buffer": ns-2.35 on the same set-up): explained where ns-2.35 fails the
+    same points, unexplained at each point (or the one comparison) ours fails and ns-2.35's
+    runs pass, which the text names."""
+    for cid, pts in ctx.state["ns2_points"].items():
+        c = ctx.claims.get(cid)
+        if c is None or c.verdict != FAILS or not c.hypotheses:
+            continue
+        ours_bad = {_base(p.split(" (tie)")[0].split(" (stalled)")[0]) for p in c.failing}
+        passed = sorted(p for p in ours_bad if pts.get(p) is True)
+        absent = sorted(p for p in ours_bad if p not in pts)
+        if not c.failing and pts.get("", False):
+            passed = ["the comparison"]
+        c.unexplained = bool(passed or absent)
+        why = "; ".join(
+            t
+            for t in (
+                f"ns-2.35's runs pass at {', '.join(passed)}" if passed else "",
+                f"ns-2.35 has no point at {', '.join(absent)}" if absent else "",
+            )
+            if t
+        )
+        c.explanation = explanation_text(c.hypotheses, c.unexplained, why)
 
 
 def matched(
@@ -355,6 +543,11 @@ def discussion(ctx: Any) -> list[str]:
             )
             + "."
         )
+    out.append(
+        "Node 5's drops under RED (Figs. 13-14) against ns-2.35 on the same set-up (RED's buffer "
+        "of 4 min_th, node 5's share of the drops over the whole run in both): "
+        + ctx.state["buffer_test"]["text"]
+    )
     out += _fig1214_text(ctx)
     if ctx.quick:
         out.append(f"Quick run: {CCS[0]} only, one seed.")
