@@ -560,10 +560,8 @@ pub fn resolve_file(path: &Path, ov: &Overrides) -> Result<ResolvedScenario, Sce
 impl Scenario {
     /// The scenario `r` describes, its simulation built from it, and `r` written out as
     /// [`Scenario::resolved`].
-    pub fn from_resolved(mut r: ResolvedScenario) -> Result<Scenario, ScenarioError> {
-        // The text first, its flow tables moved into it: they and the simulation are not in
-        // memory at once (issue 24 item 2).
-        let resolved = r.take_toml();
+    pub fn from_resolved(r: ResolvedScenario) -> Result<Scenario, ScenarioError> {
+        let resolved = r.to_toml();
         let sim = r.build_sim().map_err(|e| ScenarioError {
             file: r.name.clone(),
             line: None,
@@ -583,23 +581,6 @@ impl Scenario {
             warnings: r.warnings,
             windows: r.windows,
         })
-    }
-}
-
-/// The `[[flows]]` tables of scenario `text`, as written (the resolved scenario copies them).
-fn raw_flow_tables(text: &str) -> toml_edit::ArrayOfTables {
-    let Ok(mut doc) = text.parse::<toml_edit::DocumentMut>() else {
-        return Default::default();
-    };
-    // Moved out of the document, not copied: with many flows a copy doubles the memory.
-    match doc.remove("flows") {
-        Some(toml_edit::Item::ArrayOfTables(a)) => a,
-        // `flows = [{...}, ...]`: the same tables, inline.
-        Some(toml_edit::Item::Value(toml_edit::Value::Array(a))) => a
-            .iter()
-            .filter_map(|v| v.as_inline_table().map(|t| t.clone().into_table()))
-            .collect(),
-        _ => Default::default(),
     }
 }
 

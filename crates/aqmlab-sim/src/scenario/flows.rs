@@ -8,6 +8,8 @@ use super::*;
 /// (an unreachable destination) name.
 pub(super) struct PlannedFlow {
     spec: Planned,
+    /// `start`, the time or the distribution it was drawn from.
+    start: DurationDist,
     span: std::ops::Range<usize>,
     /// `dscp = N`: the DSCP its packets carry.
     dscp: Option<u8>,
@@ -58,7 +60,7 @@ pub(super) fn resolve_flows(
             node(&f.to, &format!("{p}.to"))?,
         );
         let mut start_random = false;
-        let start = match &f.start {
+        let (start, start_spec) = match &f.start {
             Some(s) => {
                 // A time, or a distribution drawn from the flow's own stream.
                 let d = start_dist(cx, s, &format!("{p}.start"))?;
@@ -66,9 +68,9 @@ pub(super) fn resolve_flows(
                 start_random = d.is_random();
                 let mut rng =
                     aqmlab_core::Xoshiro256pp::for_stream(seed, &start_stream(i, name.as_deref()));
-                SimTime::ZERO + d.sample(&mut rng, MAX_TIME)
+                (SimTime::ZERO + d.sample(&mut rng, MAX_TIME), d)
             }
-            None => SimTime::ZERO,
+            None => (SimTime::ZERO, DurationDist::Fixed(SimDuration::ZERO)),
         };
         let stop = match &f.stop {
             Some(s) => Some(SimTime::ZERO + cx.duration(s, &format!("{p}.stop"))?),
@@ -226,6 +228,7 @@ pub(super) fn resolve_flows(
                         ecn,
                         name: name.clone(),
                     }),
+                    start: start_spec,
                     span: f.from.span(),
                     dscp: check_dscp(cx, f, &p)?,
                 });
@@ -277,6 +280,7 @@ pub(super) fn resolve_flows(
                         syn_retries,
                         name: name.clone(),
                     }),
+                    start: start_spec,
                     span: f.kind.span(),
                     dscp: check_dscp(cx, f, &p)?,
                 });
@@ -313,6 +317,7 @@ pub(super) fn check_flows(
             .map_err(|e| cx.err(Some(f.span), format!("flows[{i}]"), e.to_string()))?;
             Ok(ResolvedFlow {
                 plan: f.spec,
+                start: f.start,
                 dscp: f.dscp,
             })
         })

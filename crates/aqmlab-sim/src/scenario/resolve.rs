@@ -75,10 +75,8 @@ pub(super) fn resolve_expanded(
     check_buffers(&cx, &crossings, &limits, &dir_cfgs)?;
     let output = output(&cx, raw.output.unwrap_or_default(), ov, &directions)?;
     let windows = windows(&cx, &raw.warmup, &raw.windows, duration)?;
-    // The raw flows are done with: freed before the flows' tables are read again, so the two
-    // are not in memory at once (issue 24 item 2).
+    // The raw flows are done with (the resolved file is written from the typed flows).
     drop(std::mem::take(&mut raw.flows));
-    let flow_tables = raw_flow_tables(text);
     Ok(ResolvedScenario {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
         description: raw.description.unwrap_or_default(),
@@ -89,7 +87,6 @@ pub(super) fn resolve_expanded(
         directions,
         routes,
         flows,
-        flow_tables,
         windows,
         warmup: raw.warmup.is_some(),
         output,
