@@ -656,6 +656,13 @@ def test_the_progress_bar_counts_cached_runs(scenario, tmp_path, capsys):
 def test_unset_removes_a_key_at_every_point(scenario, tmp_path):
     from aqmlab.run import load
 
+    # The resolved file is written from the typed scenario: unsetting a key that holds its
+    # default (cc = "cubic") changes nothing, so the run and its key are the same.
+    assert (
+        load(str(scenario), unset=["flows[0].cc"]).resolved_toml()
+        == load(str(scenario)).resolved_toml()
+    )
+    scenario.write_text(WEB.replace('cc = "cubic"', 'cc = "newreno"'))
     out = tmp_path / "sw"
     r = run_cli("sweep", str(scenario), "--unset", "flows[0].cc",
                 "--qdisc", "bottleneck=codel,pie", "--out", str(out), "-q")  # fmt: skip

@@ -102,6 +102,18 @@ impl DurationDist {
     }
 }
 
+/// The form [`DurationDist::parse`] reads back to the same value, in canonical units: `"2s"`,
+/// `"uniform(0s, 1500ms)"`, `"exponential(500ms)"`.
+impl std::fmt::Display for DurationDist {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            DurationDist::Fixed(d) => write!(f, "{d}"),
+            DurationDist::Uniform(lo, hi) => write!(f, "uniform({lo}, {hi})"),
+            DurationDist::Exponential(m) => write!(f, "exponential({m})"),
+        }
+    }
+}
+
 /// The name of the random stream flow `idx` (or the flow named `name`) draws its start from:
 /// the flow's own, apart from the one its application draws from, so that a random start
 /// leaves the application's draws (web arrivals and sizes, on/off periods) as they were.
@@ -115,6 +127,20 @@ pub fn start_stream(idx: usize, name: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn displays_what_parses_back_to_the_same_value() {
+        for (text, shown) in [
+            ("1500ms", "1500ms"),
+            ("1.5s", "1500ms"),
+            ("uniform(0s, 1.0000005s)", "uniform(0s, 1000000500ns)"),
+            ("exponential(0.5s)", "exponential(500ms)"),
+        ] {
+            let d = DurationDist::parse(text).unwrap();
+            assert_eq!(d.to_string(), shown);
+            assert_eq!(DurationDist::parse(shown), Ok(d));
+        }
+    }
 
     #[test]
     fn parses_fixed_uniform_and_exponential() {

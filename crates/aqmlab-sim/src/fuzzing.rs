@@ -10,7 +10,7 @@
 //! types, `"0bps"`, `"-1ms"`, empty strings, unreadable traces…), or remove a key — applied the way
 //! `--set` applies them, then `--seed`, `--qdisc LINK=KIND` and `--packet-log` overrides.
 
-use crate::scenario::{apply_sets, build, Overrides, ScenarioError, TCP_FLOW_KEYS};
+use crate::scenario::{apply_sets, build, Overrides, ScenarioError};
 use crate::summary::summary;
 use aqmlab_core::{SimDuration, SimTime};
 use aqmlab_qdisc::Kind;
@@ -174,28 +174,9 @@ const DIRECTION_LIKELY: &[&str] = &["rate", "delay", "qdisc", "buffer", "loss"];
 /// Replacing the rate of a direction that has a schedule or trace is an error (two of them);
 /// these are the rate keys to set after removing the others.
 const RATE_KEYS: &[&str] = &["rate", "schedule", "trace"];
-/// Keys every flow may have; with [`TCP_FLOW_KEYS`], all a flow table takes.
-const FLOW_BASE_KEYS: &[&str] = &[
-    "name",
-    "kind",
-    "from",
-    "to",
-    "start",
-    "stop",
-    "rate",
-    "size",
-    "on_time",
-    "off_time",
-    "onoff_shape",
-    "ecn_codepoint",
-];
-static FLOW_KEYS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-    FLOW_BASE_KEYS
-        .iter()
-        .chain(TCP_FLOW_KEYS.iter())
-        .copied()
-        .collect()
-});
+/// Every key a flow table takes (the flow-key table's).
+static FLOW_KEYS: std::sync::LazyLock<Vec<&'static str>> =
+    std::sync::LazyLock::new(|| crate::scenario::FLOW_KEYS.iter().map(|k| k.name).collect());
 const TCP_LIKELY: &[&str] = &[
     "start",
     "cc",

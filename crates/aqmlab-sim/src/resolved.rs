@@ -8,7 +8,9 @@
 //!
 //! The file is always in the general form: `nodes` and `[[links]]` (a dumbbell becomes its
 //! links, with the same names and order), each link with a full `reverse` table. Its flows are
-//! the `[[flows]]` tables as the edited file gives them. Random streams are named by link
+//! written from the typed flows ([`flow_table`]): every key that applies to the flow's kind,
+//! congestion control and application, in canonical units (`"1500ms"`, `"10Mbps"`, `"300B"`),
+//! defaults included; a random start keeps its distribution. Random streams are named by link
 //! directions and flows (their names, or their positions when unnamed), which the resolved file
 //! keeps, so its draws are the same. `tests/scenario.rs` rebuilds the resolved file of every
 //! bundled scenario and checks that it gives the same links and flows.
@@ -17,9 +19,12 @@ use crate::dist::DurationDist;
 use crate::rate::LinkRate;
 use crate::topology::{LinkConfig, Routes};
 use crate::windows::WindowSpec;
-use crate::world::{BuildError, Sim, TcpSpec, UdpSpec};
-use aqmlab_core::{SimDuration, SimTime};
+use crate::world::{
+    Arrivals, BuildError, IdleDist, OnOff, Sim, SizeDist, TcpApp, TcpSpec, UdpSpec,
+};
+use aqmlab_core::{Ecn, SimDuration, SimTime};
 use aqmlab_qdisc::{AnyConfig, Params, UniformSource};
+use aqmlab_tcp::{CcKind, TcpConfig};
 use std::path::PathBuf;
 use toml_edit::{value, Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, Value};
 
@@ -91,6 +96,9 @@ pub enum FlowPlan {
 pub struct ResolvedFlow {
     /// What it is added with.
     pub plan: FlowPlan,
+    /// `start`: the time, or the distribution the plan's start was drawn from (from the flow's
+    /// own stream of the seed, so the resolved file writes the distribution, not the draw).
+    pub start: DurationDist,
     /// `dscp = N`: the DSCP its packets carry.
     pub dscp: Option<u8>,
 }
@@ -129,8 +137,6 @@ pub struct ResolvedScenario {
     pub routes: Routes,
     /// The flows, in `[[flows]]` order.
     pub flows: Vec<ResolvedFlow>,
-    /// The `[[flows]]` tables of the edited scenario text (the file writes them as given).
-    pub flow_tables: ArrayOfTables,
     /// Measurement windows (the warm-up's first, when `warmup`).
     pub windows: Vec<WindowSpec>,
     /// The first window is the warm-up's.
@@ -212,15 +218,7 @@ impl ResolvedScenario {
     /// The resolved scenario file (`scenario.resolved.toml`): this scenario, every value
     /// written out.
     pub fn to_toml(&self) -> String {
-        resolved_toml(self, self.flow_tables.clone())
-    }
-
-    /// [`ResolvedScenario::to_toml`], moving the flows' tables into the text instead of copying
-    /// them (they are left empty): with many flows they are most of a scenario's memory, and a
-    /// simulation built afterwards does not hold its memory beside them (issue 24 item 2).
-    pub fn take_toml(&mut self) -> String {
-        let tables = std::mem::take(&mut self.flow_tables);
-        resolved_toml(self, tables)
+        resolved_toml(self)
     }
 }
 
@@ -265,13 +263,276 @@ fn direction_table(d: &ResolvedDirection) -> Table {
     tb
 }
 
+/// A byte count as the loader reads it back (`"300B"`).
+fn bytes(n: u64) -> Item {
+    value(format!("{n}B"))
+}
+
+/// An f32 parameter as the f64 the loader reads and narrows back to it: the shortest form when
+/// that narrows to the same value, else the f32's exact value.
+fn f32_item(x: f32) -> Item {
+    let short: f64 = x.to_string().parse().unwrap_or(f64::from(x));
+    value(if short as f32 == x {
+        short
+    } else {
+        f64::from(x)
+    })
+}
+
+/// A count the loader reads as an integer key.
+fn int(n: impl Into<i64>) -> Item {
+    value(n.into())
+}
+
+/// One `[[flows]]` table of the resolved file: every key that applies to the flow (its kind,
+/// congestion control and application), defaults written out, in canonical units; the loader
+/// reads it back to the same [`ResolvedFlow`] (`tests/resolved.rs`).
+pub fn flow_table(f: &ResolvedFlow, nodes: &[String]) -> Table {
+    let mut tb = Table::new();
+    let (kind, src, dst, name, stop) = match &f.plan {
+        FlowPlan::Udp(u) => ("udp", u.src, u.dst, &u.name, u.stop),
+        FlowPlan::Tcp(t) => ("tcp", t.src, t.dst, &t.name, t.stop),
+    };
+    tb.insert("kind", value(kind));
+    if let Some(n) = name {
+        tb.insert("name", value(n.as_str()));
+    }
+    tb.insert("from", value(nodes[src as usize].as_str()));
+    tb.insert("to", value(nodes[dst as usize].as_str()));
+    tb.insert("start", value(f.start.to_string()));
+    if let Some(s) = stop {
+        tb.insert("stop", value(t(s)));
+    }
+    if let Some(d) = f.dscp {
+        tb.insert("dscp", int(d));
+    }
+    match &f.plan {
+        FlowPlan::Udp(u) => {
+            tb.insert("rate", value(u.rate.to_string()));
+            tb.insert("size", int(u.size));
+            on_off_keys(&mut tb, u.on_off.as_ref());
+            let ecn = match u.ecn {
+                Ecn::NotEct => "not_ect",
+                Ecn::Ect0 => "ect0",
+                Ecn::Ect1 => "ect1",
+                Ecn::Ce => "ce",
+            };
+            tb.insert("ecn_codepoint", value(ecn));
+        }
+        FlowPlan::Tcp(tcp) => {
+            tb.insert("cc", value(tcp.cfg.cc.kind.as_str()));
+            app_keys(&mut tb, &tcp.app);
+            tcp_keys(&mut tb, &tcp.cfg, tcp.syn_retries);
+        }
+    }
+    tb
+}
+
+fn on_off_keys(tb: &mut Table, o: Option<&OnOff>) {
+    if let Some(o) = o {
+        tb.insert("on_time", value(o.mean_on.to_string()));
+        tb.insert("off_time", value(o.mean_off.to_string()));
+        if let Some(shape) = o.pareto_shape {
+            tb.insert("onoff_shape", value(shape));
+        }
+    }
+}
+
+fn arrival_keys(tb: &mut Table, a: &Arrivals) {
+    match *a {
+        Arrivals::Poisson { per_s } => tb.insert("conns_per_s", value(per_s)),
+        Arrivals::Periodic { interval } => tb.insert("interval", value(interval.to_string())),
+    };
+}
+
+fn size_keys(tb: &mut Table, s: &SizeDist) {
+    // Means are whole bytes: the loader reads them with units::parse_bytes.
+    let mean = |m: f64| bytes(m as u64);
+    match *s {
+        SizeDist::Pareto { mean: m, shape } => {
+            tb.insert("size_dist", value("pareto"));
+            tb.insert("size_mean", mean(m));
+            tb.insert("size_shape", value(shape));
+        }
+        SizeDist::Lognormal { mean: m, sigma } => {
+            tb.insert("size_dist", value("lognormal"));
+            tb.insert("size_mean", mean(m));
+            tb.insert("size_sigma", value(sigma));
+        }
+        SizeDist::Constant { bytes: b } => {
+            tb.insert("size_dist", value("constant"));
+            tb.insert("size_mean", bytes(b));
+        }
+    }
+}
+
+/// `app` and the keys of that application.
+fn app_keys(tb: &mut Table, app: &TcpApp) {
+    let name = match app {
+        TcpApp::Bulk => "bulk",
+        TcpApp::Finite { .. } => "finite",
+        TcpApp::Web { .. } | TcpApp::PackMime { .. } => "web",
+        TcpApp::Repeat { .. } => "repeat",
+        TcpApp::OnOff { .. } => "onoff",
+        TcpApp::Page { .. } => "page",
+        TcpApp::Video(_) => "video",
+    };
+    tb.insert("app", value(name));
+    match app {
+        TcpApp::Bulk => {}
+        TcpApp::Finite { bytes: b } => {
+            tb.insert("bytes", bytes(*b));
+        }
+        TcpApp::Web {
+            arrivals,
+            size,
+            request_bytes,
+        } => {
+            tb.insert("model", value("simple"));
+            arrival_keys(tb, arrivals);
+            size_keys(tb, size);
+            tb.insert("request_size", bytes(*request_bytes));
+        }
+        TcpApp::PackMime {
+            conns_per_s,
+            http11,
+        } => {
+            tb.insert("model", value("packmime"));
+            tb.insert("conns_per_s", value(*conns_per_s));
+            tb.insert("http", value(if *http11 { "1.1" } else { "1.0" }));
+        }
+        TcpApp::Repeat {
+            size,
+            idle,
+            reuse,
+            restart_after_idle,
+        } => {
+            size_keys(tb, size);
+            let (idle, dist) = match *idle {
+                IdleDist::Constant(d) => (value(d.to_string()), "constant"),
+                IdleDist::Uniform { lo, hi } => {
+                    let a: Array = [lo.to_string(), hi.to_string()].into_iter().collect();
+                    (value(a), "uniform")
+                }
+                IdleDist::Exponential { mean } => (value(mean.to_string()), "exponential"),
+            };
+            tb.insert("idle", idle);
+            tb.insert("idle_dist", value(dist));
+            tb.insert("reuse", value(*reuse));
+            // Only a reused connection takes idle_restart (the loader refuses it otherwise).
+            if *reuse {
+                tb.insert("idle_restart", value(*restart_after_idle));
+            }
+        }
+        TcpApp::OnOff {
+            rate,
+            write_bytes,
+            periods,
+            restart_after_idle,
+        } => {
+            tb.insert("rate", value(rate.to_string()));
+            tb.insert("size", int(*write_bytes));
+            on_off_keys(tb, Some(periods));
+            tb.insert("idle_restart", value(*restart_after_idle));
+        }
+        TcpApp::Page {
+            arrivals,
+            objects,
+            parallel,
+            size,
+            request_bytes,
+        } => {
+            arrival_keys(tb, arrivals);
+            tb.insert("objects", int(*objects));
+            tb.insert("parallel", int(*parallel));
+            size_keys(tb, size);
+            tb.insert("request_size", bytes(*request_bytes));
+        }
+        TcpApp::Video(v) => {
+            let ladder: Array = v.ladder.iter().map(|r| r.to_string()).collect();
+            tb.insert("ladder", value(ladder));
+            tb.insert("segment", value(v.segment.to_string()));
+            tb.insert("playout_buffer", value(v.buffer.to_string()));
+            tb.insert("safety", value(v.safety));
+            tb.insert("request_size", bytes(v.request_bytes));
+        }
+    }
+}
+
+/// The sender's keys, and those of its congestion control only (the loader refuses another
+/// algorithm's parameters, and `recover_guard` but on classic Reno without SACK).
+fn tcp_keys(tb: &mut Table, c: &TcpConfig, syn_retries: Option<u32>) {
+    let d = |x: SimDuration| value(x.to_string());
+    tb.insert("mss", int(c.mss));
+    tb.insert("initial_cwnd", int(c.initial_cwnd_segments));
+    if let Some(w) = c.max_window_segments {
+        tb.insert("max_window", int(w));
+    }
+    if let Some(s) = c.initial_ssthresh {
+        // Set in segments: a whole number of MSS.
+        tb.insert("initial_ssthresh", value((s / u64::from(c.mss)) as i64));
+    }
+    tb.insert("delayed_ack", value(c.delayed_ack));
+    tb.insert("delack_timeout", d(c.delack_timeout));
+    tb.insert("sack", value(c.sack));
+    tb.insert("ecn", value(c.ecn));
+    tb.insert("accecn", value(c.accecn));
+    tb.insert("handshake", value(c.handshake));
+    if let Some(n) = syn_retries {
+        tb.insert("syn_retries", int(n));
+    }
+    tb.insert("hystart", value(c.cc.hystart));
+    tb.insert("min_rto", d(c.min_rto));
+    tb.insert("initial_rto", d(c.initial_rto));
+    tb.insert("max_rto", d(c.max_rto));
+    tb.insert("dupack_threshold", int(c.dupack_threshold));
+    tb.insert("prr", value(c.prr));
+    tb.insert("recovery", value(if c.rack { "rack" } else { "rfc6675" }));
+    tb.insert("rescue", value(c.rescue));
+    if c.cc.kind == CcKind::Reno && !c.sack {
+        tb.insert("recover_guard", value(c.recover_guard));
+    }
+    tb.insert("pacing", value(c.pacing));
+    let cc = &c.cc;
+    match cc.kind {
+        CcKind::Cubic => {
+            tb.insert("cubic_beta", value(cc.cubic.beta));
+            tb.insert("cubic_c", value(cc.cubic.c));
+            tb.insert("cubic_fast_convergence", value(cc.cubic.fast_convergence));
+            tb.insert("cubic_reno_friendly", value(cc.cubic.reno_friendly));
+            tb.insert("cubic_linux", value(cc.cubic.linux));
+        }
+        CcKind::Vegas => {
+            tb.insert("vegas_alpha", int(cc.vegas.alpha));
+            tb.insert("vegas_beta", int(cc.vegas.beta));
+            tb.insert("vegas_gamma", int(cc.vegas.gamma));
+        }
+        CcKind::Ledbat => {
+            let target = SimDuration::from_micros(u64::from(cc.ledbat.target_us));
+            tb.insert("ledbat_target", d(target));
+            tb.insert("ledbat_gain", f32_item(cc.ledbat.gain));
+            tb.insert(
+                "ledbat_allowed_increase",
+                f32_item(cc.ledbat.allowed_increase),
+            );
+        }
+        CcKind::Dctcp => {
+            tb.insert("dctcp_g", value(cc.dctcp.g));
+        }
+        CcKind::Prague => {
+            tb.insert("prague_ecn_fallback", int(cc.prague.ecn_fallback));
+        }
+        _ => {}
+    }
+}
+
 fn names(v: &[String]) -> Array {
     v.iter().map(String::as_str).collect()
 }
 
 /// The resolved scenario file of `r` (in the simulation's link order: each forward direction
 /// followed by its reverse).
-fn resolved_toml(r: &ResolvedScenario, flow_tables: ArrayOfTables) -> String {
+fn resolved_toml(r: &ResolvedScenario) -> String {
     let mut doc = DocumentMut::new();
     doc.insert("name", value(r.name.as_str()));
     if !r.description.is_empty() {
@@ -307,10 +568,8 @@ fn resolved_toml(r: &ResolvedScenario, flow_tables: ArrayOfTables) -> String {
     }
     doc.insert("links", Item::ArrayOfTables(links));
 
-    // The flows as the (edited) file gives them: their keys grew with every traffic model and
-    // TCP knob, and copying them is the one way that cannot miss one. Node names are kept, so
-    // their `from` and `to` still name the same nodes.
-    doc.insert("flows", Item::ArrayOfTables(flow_tables));
+    let flows: ArrayOfTables = r.flows.iter().map(|f| flow_table(f, &r.nodes)).collect();
+    doc.insert("flows", Item::ArrayOfTables(flows));
     if !windows.is_empty() {
         let mut ws = ArrayOfTables::new();
         for w in windows {

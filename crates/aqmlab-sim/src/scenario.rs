@@ -25,6 +25,7 @@ use toml::Spanned;
 
 mod apps;
 mod edits;
+mod flow_keys;
 mod flows;
 mod links;
 mod resolve;
@@ -33,6 +34,8 @@ mod tcp;
 pub use crate::resolved::{ResolvedOutput, ResolvedScenario};
 pub use apps::DEFAULT_REQUEST_BYTES;
 pub use edits::{apply_sets, apply_unsets, build_with_edits, build_with_sets, resolve_with_edits};
+use flow_keys::RawFlow;
+pub use flow_keys::{flow_keys_markdown, Applies, FlowKey, FLOW_KEYS};
 use flows::{check_flows, crossings, resolve_flows, Crossing};
 use links::{direction, largest_per_link, params_byte_limit, read_topology};
 use resolve::resolve_expanded;
@@ -196,84 +199,6 @@ struct RawDumbbell {
     receiver_delay: Spanned<toml::Value>,
     access_buffer: Option<S>,
     bottleneck: RawDirection,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawFlow {
-    name: Option<S>,
-    kind: S,
-    from: S,
-    to: S,
-    start: Option<S>,
-    stop: Option<S>,
-    rate: Option<S>,
-    size: Option<Spanned<i64>>,
-    on_time: Option<S>,
-    off_time: Option<S>,
-    onoff_shape: Option<Spanned<f64>>,
-    ecn_codepoint: Option<S>,
-    /// DSCP of the flow's packets, 0..63 (both kinds; CAKE's diffserv tins read it).
-    dscp: Option<Spanned<i64>>,
-    // TCP
-    cc: Option<S>,
-    app: Option<S>,
-    bytes: Option<S>,
-    conns_per_s: Option<Spanned<f64>>,
-    size_dist: Option<S>,
-    size_mean: Option<S>,
-    size_shape: Option<Spanned<f64>>,
-    size_sigma: Option<Spanned<f64>>,
-    request_size: Option<S>,
-    model: Option<S>,
-    http: Option<S>,
-    interval: Option<S>,
-    idle: Option<Spanned<toml::Value>>,
-    idle_dist: Option<S>,
-    reuse: Option<bool>,
-    idle_restart: Option<bool>,
-    mss: Option<Spanned<i64>>,
-    max_window: Option<Spanned<i64>>,
-    initial_cwnd: Option<Spanned<i64>>,
-    delayed_ack: Option<bool>,
-    sack: Option<bool>,
-    ecn: Option<bool>,
-    accecn: Option<bool>,
-    handshake: Option<bool>,
-    hystart: Option<bool>,
-    min_rto: Option<S>,
-    delack_timeout: Option<S>,
-    syn_retries: Option<Spanned<i64>>,
-    initial_rto: Option<S>,
-    max_rto: Option<S>,
-    initial_ssthresh: Option<Spanned<i64>>,
-    dupack_threshold: Option<Spanned<i64>>,
-    prr: Option<bool>,
-    recovery: Option<S>,
-    rescue: Option<bool>,
-    recover_guard: Option<bool>,
-    pacing: Option<bool>,
-    cubic_beta: Option<Spanned<f64>>,
-    cubic_c: Option<Spanned<f64>>,
-    cubic_fast_convergence: Option<bool>,
-    cubic_reno_friendly: Option<bool>,
-    cubic_linux: Option<bool>,
-    vegas_alpha: Option<Spanned<i64>>,
-    vegas_beta: Option<Spanned<i64>>,
-    vegas_gamma: Option<Spanned<i64>>,
-    ledbat_target: Option<S>,
-    ledbat_gain: Option<Spanned<f64>>,
-    ledbat_allowed_increase: Option<Spanned<f64>>,
-    dctcp_g: Option<Spanned<f64>>,
-    prague_ecn_fallback: Option<Spanned<i64>>,
-    // app = "page"
-    objects: Option<Spanned<i64>>,
-    parallel: Option<Spanned<i64>>,
-    // app = "video"
-    segment: Option<S>,
-    ladder: Option<Spanned<Vec<String>>>,
-    playout_buffer: Option<S>,
-    safety: Option<Spanned<f64>>,
 }
 
 /// A built scenario: the simulation, its duration, and what it was made from.
@@ -560,10 +485,8 @@ pub fn resolve_file(path: &Path, ov: &Overrides) -> Result<ResolvedScenario, Sce
 impl Scenario {
     /// The scenario `r` describes, its simulation built from it, and `r` written out as
     /// [`Scenario::resolved`].
-    pub fn from_resolved(mut r: ResolvedScenario) -> Result<Scenario, ScenarioError> {
-        // The text first, its flow tables moved into it: they and the simulation are not in
-        // memory at once (issue 24 item 2).
-        let resolved = r.take_toml();
+    pub fn from_resolved(r: ResolvedScenario) -> Result<Scenario, ScenarioError> {
+        let resolved = r.to_toml();
         let sim = r.build_sim().map_err(|e| ScenarioError {
             file: r.name.clone(),
             line: None,
@@ -583,23 +506,6 @@ impl Scenario {
             warnings: r.warnings,
             windows: r.windows,
         })
-    }
-}
-
-/// The `[[flows]]` tables of scenario `text`, as written (the resolved scenario copies them).
-fn raw_flow_tables(text: &str) -> toml_edit::ArrayOfTables {
-    let Ok(mut doc) = text.parse::<toml_edit::DocumentMut>() else {
-        return Default::default();
-    };
-    // Moved out of the document, not copied: with many flows a copy doubles the memory.
-    match doc.remove("flows") {
-        Some(toml_edit::Item::ArrayOfTables(a)) => a,
-        // `flows = [{...}, ...]`: the same tables, inline.
-        Some(toml_edit::Item::Value(toml_edit::Value::Array(a))) => a
-            .iter()
-            .filter_map(|v| v.as_inline_table().map(|t| t.clone().into_table()))
-            .collect(),
-        _ => Default::default(),
     }
 }
 
@@ -803,64 +709,3 @@ fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioE
     }
     Ok(d)
 }
-
-/// The keys only a tcp flow takes (a udp flow refuses each of them), in the order the udp check
-/// lists their presence.
-pub const TCP_FLOW_KEYS: [&str; 56] = [
-    "cc",
-    "app",
-    "bytes",
-    "conns_per_s",
-    "size_dist",
-    "size_mean",
-    "size_shape",
-    "size_sigma",
-    "request_size",
-    "model",
-    "http",
-    "interval",
-    "idle",
-    "idle_dist",
-    "reuse",
-    "idle_restart",
-    "mss",
-    "max_window",
-    "initial_cwnd",
-    "delayed_ack",
-    "sack",
-    "ecn",
-    "accecn",
-    "handshake",
-    "hystart",
-    "min_rto",
-    "delack_timeout",
-    "syn_retries",
-    "initial_rto",
-    "max_rto",
-    "initial_ssthresh",
-    "dupack_threshold",
-    "prr",
-    "recovery",
-    "rescue",
-    "recover_guard",
-    "pacing",
-    "cubic_beta",
-    "cubic_c",
-    "cubic_fast_convergence",
-    "cubic_reno_friendly",
-    "cubic_linux",
-    "vegas_alpha",
-    "vegas_beta",
-    "vegas_gamma",
-    "ledbat_target",
-    "ledbat_gain",
-    "ledbat_allowed_increase",
-    "dctcp_g",
-    "prague_ecn_fallback",
-    "objects",
-    "parallel",
-    "segment",
-    "ladder",
-    "playout_buffer",
-    "safety",
-];

@@ -85,6 +85,66 @@ fn bundled_scenarios_reproduce_from_their_resolved_files() {
         &ov,
         "4s",
     );
+    // UDP on/off, random starts, TCP on/off, repeat, PackMime, Vegas, LEDBAT, recover_guard.
+    check(
+        "crates/aqmlab-sim/tests/resolved-flow-kinds.toml",
+        &[],
+        &ov,
+        "4s",
+    );
+}
+
+/// The `[[flows]]` table of flow `i` in a resolved file, as text (up to the next table).
+fn flow_text(resolved: &str, i: usize) -> String {
+    let at = resolved
+        .match_indices("[[flows]]")
+        .nth(i)
+        .unwrap_or_else(|| panic!("no flows[{i}] in\n{resolved}"))
+        .0;
+    let rest = &resolved[at + 9..];
+    let end = rest.find("\n[").unwrap_or(rest.len());
+    rest[..end].to_string()
+}
+
+#[test]
+fn the_resolved_flows_are_written_typed_every_key_explicit() {
+    // What a --set gave, in canonical units, not as it was written.
+    let sets = [
+        ("flows[0].min_rto", "\"0.25s\""),
+        ("flows[0].initial_ssthresh", "20"),
+        ("flows[1].start", "\"uniform(0.5s, 1500ms)\""),
+        ("flows[1].cc", "\"vegas\""),
+        ("flows[1].vegas_beta", "6"),
+    ];
+    let a = load("scenarios/bulk-dumbbell.toml", &sets, &Overrides::default());
+    let f0 = flow_text(&a.resolved, 0);
+    assert!(f0.contains("\nmin_rto = \"250ms\"\n"), "{f0}");
+    assert!(!f0.contains("0.25s"), "{f0}");
+    assert!(f0.contains("\ninitial_ssthresh = 20\n"), "{f0}");
+    let f1 = flow_text(&a.resolved, 1);
+    assert!(
+        f1.contains("\nstart = \"uniform(500ms, 1500ms)\"\n"),
+        "{f1}"
+    );
+    assert!(f1.contains("\nvegas_beta = 6\n"), "{f1}");
+    // Defaults the file never gave are written too, and only the flow's own algorithm's keys.
+    for key in [
+        "\nmss = 1460\n",
+        "\ndelack_timeout = \"40ms\"\n",
+        "\nmax_rto = \"60s\"\n",
+        "\napp = \"bulk\"\n",
+        "\nvegas_alpha = 1\n",
+        "\nrecovery = \"rfc6675\"\n",
+    ] {
+        assert!(f1.contains(key), "{key} not in {f1}");
+    }
+    assert!(!f1.contains("cubic_"), "{f1}");
+    check(
+        "scenarios/bulk-dumbbell.toml",
+        &sets,
+        &Overrides::default(),
+        "3s",
+    );
 }
 
 #[test]

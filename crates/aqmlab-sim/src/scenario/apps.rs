@@ -99,77 +99,21 @@ pub(super) fn tcp_app(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, Scen
         || f.size_mean.is_some()
         || f.size_shape.is_some()
         || f.size_sigma.is_some();
-    // Keys that belong to some applications only, refused on the others.
-    let web_only = [present("model", &f.model), present("http", &f.http)];
-    let arrival_keys = [
-        present("conns_per_s", &f.conns_per_s),
-        present("interval", &f.interval),
-    ];
-    let page_only = [
-        present("objects", &f.objects),
-        present("parallel", &f.parallel),
-    ];
-    let video_only = [
-        present("segment", &f.segment),
-        present("ladder", &f.ladder),
-        present("playout_buffer", &f.playout_buffer),
-        present("safety", &f.safety),
-    ];
-    let repeat_only = [
-        present("idle", &f.idle),
-        present("idle_dist", &f.idle_dist),
-        ("reuse", f.reuse.is_some(), None),
-    ];
-    let onoff_only = [
-        present("rate", &f.rate),
-        present("size", &f.size),
-        present("on_time", &f.on_time),
-        present("off_time", &f.off_time),
-        present("onoff_shape", &f.onoff_shape),
-    ];
-    if app != "web" {
-        refuse(cx, span.clone(), p, &web_only, "app = \"web\"")?;
-    }
-    if !matches!(app, "web" | "page") {
-        refuse(
-            cx,
-            span.clone(),
-            p,
-            &arrival_keys,
-            "app = \"web\" and app = \"page\"",
-        )?;
-    }
-    if !matches!(app, "web" | "page" | "video") {
-        let r = [present("request_size", &f.request_size)];
-        refuse(
-            cx,
-            span.clone(),
-            p,
-            &r,
-            "app = \"web\", \"page\" and \"video\"",
-        )?;
-    }
-    if app != "page" {
-        refuse(cx, span.clone(), p, &page_only, "app = \"page\"")?;
-    }
-    if app != "video" {
-        refuse(cx, span.clone(), p, &video_only, "app = \"video\"")?;
-    }
-    if app != "repeat" {
-        refuse(cx, span.clone(), p, &repeat_only, "app = \"repeat\"")?;
-    }
-    if app != "onoff" {
-        let belongs = "udp flows and app = \"onoff\" (a tcp flow's rate is its congestion control's; use bytes or size_mean for transfer sizes)";
-        refuse(cx, span.clone(), p, &onoff_only, belongs)?;
-    }
-    if !matches!(app, "repeat" | "onoff") {
-        refuse(
-            cx,
-            span.clone(),
-            p,
-            &[("idle_restart", f.idle_restart.is_some(), None)],
-            "app = \"repeat\" (with reuse = true) and app = \"onoff\"",
-        )?;
+    // Keys that belong to some applications only, refused on the others (the flow-key table
+    // says which): at the key when it keeps its place, else at the app's line.
+    if let Some((k, at)) = super::flow_keys::wrong_app(&f.given(), app) {
+        let hint = if k.applies == super::Applies::UdpOrApp(&["onoff"]) {
+            " (a tcp flow's rate is its congestion control's; use bytes or size_mean for transfer sizes)"
+        } else if k.name == "idle_restart" {
+            " (with reuse = true on a repeat)"
+        } else {
+            ""
+        };
+        return Err(cx.err(
+            at.clone().or(span),
+            format!("{p}.{}", k.name),
+            format!("{} belongs to {}{hint}", k.name, k.applies.describe()),
+        ));
     }
     match app {
         "bulk" | "finite" | "onoff" | "video" if size_keys => Err(cx.err(

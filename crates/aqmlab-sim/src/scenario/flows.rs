@@ -8,6 +8,8 @@ use super::*;
 /// (an unreachable destination) name.
 pub(super) struct PlannedFlow {
     spec: Planned,
+    /// `start`, the time or the distribution it was drawn from.
+    start: DurationDist,
     span: std::ops::Range<usize>,
     /// `dscp = N`: the DSCP its packets carry.
     dscp: Option<u8>,
@@ -58,7 +60,7 @@ pub(super) fn resolve_flows(
             node(&f.to, &format!("{p}.to"))?,
         );
         let mut start_random = false;
-        let start = match &f.start {
+        let (start, start_spec) = match &f.start {
             Some(s) => {
                 // A time, or a distribution drawn from the flow's own stream.
                 let d = start_dist(cx, s, &format!("{p}.start"))?;
@@ -66,9 +68,9 @@ pub(super) fn resolve_flows(
                 start_random = d.is_random();
                 let mut rng =
                     aqmlab_core::Xoshiro256pp::for_stream(seed, &start_stream(i, name.as_deref()));
-                SimTime::ZERO + d.sample(&mut rng, MAX_TIME)
+                (SimTime::ZERO + d.sample(&mut rng, MAX_TIME), d)
             }
-            None => SimTime::ZERO,
+            None => (SimTime::ZERO, DurationDist::Fixed(SimDuration::ZERO)),
         };
         let stop = match &f.stop {
             Some(s) => Some(SimTime::ZERO + cx.duration(s, &format!("{p}.stop"))?),
@@ -131,65 +133,7 @@ pub(super) fn resolve_flows(
                     None => 1500,
                 };
                 // Every TCP key is refused on a udp flow, rather than silently ignored.
-                let present = [
-                    f.cc.is_some(),
-                    f.app.is_some(),
-                    f.bytes.is_some(),
-                    f.conns_per_s.is_some(),
-                    f.size_dist.is_some(),
-                    f.size_mean.is_some(),
-                    f.size_shape.is_some(),
-                    f.size_sigma.is_some(),
-                    f.request_size.is_some(),
-                    f.model.is_some(),
-                    f.http.is_some(),
-                    f.interval.is_some(),
-                    f.idle.is_some(),
-                    f.idle_dist.is_some(),
-                    f.reuse.is_some(),
-                    f.idle_restart.is_some(),
-                    f.mss.is_some(),
-                    f.max_window.is_some(),
-                    f.initial_cwnd.is_some(),
-                    f.delayed_ack.is_some(),
-                    f.sack.is_some(),
-                    f.ecn.is_some(),
-                    f.accecn.is_some(),
-                    f.handshake.is_some(),
-                    f.hystart.is_some(),
-                    f.min_rto.is_some(),
-                    f.delack_timeout.is_some(),
-                    f.syn_retries.is_some(),
-                    f.initial_rto.is_some(),
-                    f.max_rto.is_some(),
-                    f.initial_ssthresh.is_some(),
-                    f.dupack_threshold.is_some(),
-                    f.prr.is_some(),
-                    f.recovery.is_some(),
-                    f.rescue.is_some(),
-                    f.recover_guard.is_some(),
-                    f.pacing.is_some(),
-                    f.cubic_beta.is_some(),
-                    f.cubic_c.is_some(),
-                    f.cubic_fast_convergence.is_some(),
-                    f.cubic_reno_friendly.is_some(),
-                    f.cubic_linux.is_some(),
-                    f.vegas_alpha.is_some(),
-                    f.vegas_beta.is_some(),
-                    f.vegas_gamma.is_some(),
-                    f.ledbat_target.is_some(),
-                    f.ledbat_gain.is_some(),
-                    f.ledbat_allowed_increase.is_some(),
-                    f.dctcp_g.is_some(),
-                    f.prague_ecn_fallback.is_some(),
-                    f.objects.is_some(),
-                    f.parallel.is_some(),
-                    f.segment.is_some(),
-                    f.ladder.is_some(),
-                    f.playout_buffer.is_some(),
-                    f.safety.is_some(),
-                ];
-                if let Some((key, _)) = TCP_FLOW_KEYS.iter().zip(present).find(|(_, p)| *p) {
+                if let Some(key) = super::flow_keys::wrong_kind(&f.given()) {
                     return Err(cx.err(
                         Some(f.kind.span()),
                         format!("{p}.{key}"),
@@ -226,6 +170,7 @@ pub(super) fn resolve_flows(
                         ecn,
                         name: name.clone(),
                     }),
+                    start: start_spec,
                     span: f.from.span(),
                     dscp: check_dscp(cx, f, &p)?,
                 });
@@ -277,6 +222,7 @@ pub(super) fn resolve_flows(
                         syn_retries,
                         name: name.clone(),
                     }),
+                    start: start_spec,
                     span: f.kind.span(),
                     dscp: check_dscp(cx, f, &p)?,
                 });
@@ -313,6 +259,7 @@ pub(super) fn check_flows(
             .map_err(|e| cx.err(Some(f.span), format!("flows[{i}]"), e.to_string()))?;
             Ok(ResolvedFlow {
                 plan: f.spec,
+                start: f.start,
                 dscp: f.dscp,
             })
         })

@@ -75,10 +75,8 @@ pub(super) fn resolve_expanded(
     check_buffers(&cx, &crossings, &limits, &dir_cfgs)?;
     let output = output(&cx, raw.output.unwrap_or_default(), ov, &directions)?;
     let windows = windows(&cx, &raw.warmup, &raw.windows, duration)?;
-    // The raw flows are done with: freed before the flows' tables are read again, so the two
-    // are not in memory at once (issue 24 item 2).
+    // The raw flows are done with (the resolved file is written from the typed flows).
     drop(std::mem::take(&mut raw.flows));
-    let flow_tables = raw_flow_tables(text);
     Ok(ResolvedScenario {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
         description: raw.description.unwrap_or_default(),
@@ -89,7 +87,6 @@ pub(super) fn resolve_expanded(
         directions,
         routes,
         flows,
-        flow_tables,
         windows,
         warmup: raw.warmup.is_some(),
         output,
@@ -195,11 +192,11 @@ fn topology(cx: &Ctx<'_>, raw: &RawScenario, ov: &Overrides) -> Result<Topology,
     let mut dir_cfgs: Vec<DirCfg> = Vec::new();
     let mut ends: Vec<(u32, u32)> = Vec::new();
     read_topology(cx, raw, nodes_span, &mut nodes, &mut dir_cfgs, &mut ends)?;
+    // Every direction `X.rev` comes with its forward direction `X` (`read_topology` pushes
+    // them in pairs, and a link name cannot end in `.rev`), so a name that is a link or a
+    // direction is one of the directions' names.
     for (name, kind) in &ov.qdisc {
-        if !dir_cfgs
-            .iter()
-            .any(|(n, _, _)| n == name || n.strip_suffix(".rev") == Some(name))
-        {
+        if !dir_cfgs.iter().any(|(n, _, _)| n == name) {
             let names: Vec<&str> = dir_cfgs
                 .iter()
                 .map(|(n, _, _)| n.as_str())
@@ -604,12 +601,60 @@ rate = "1Mbps"
             ..Default::default()
         };
         assert!(topology(&cx(TWO), &raw, &swap("l.rev")).is_ok());
+        assert!(topology(&cx(TWO), &raw, &swap("l")).is_ok());
+        for bad in ["m", "m.rev", "l.rev.rev", ".rev", "", "L"] {
+            assert_eq!(
+                err_of(topology(&cx(TWO), &raw, &swap(bad))),
+                (
+                    None,
+                    format!("--qdisc {bad}=pie"),
+                    format!("no link named {bad:?}; links: l")
+                )
+            );
+        }
+    }
+
+    /// `--qdisc` accepts exactly the directions' names because every `X.rev` comes with `X`,
+    /// in both kinds of topology; the error for another name lists the links only.
+    #[test]
+    fn every_reverse_direction_comes_with_its_forward_one() {
+        const BELL: &str = r#"duration = "10s"
+[dumbbell]
+senders = 2
+bottleneck = { rate = "10Mbps", delay = "5ms" }
+access_rate = "100Mbps"
+sender_delay = "1ms"
+receiver_delay = "1ms"
+[[flows]]
+kind = "udp"
+from = "s1"
+to = "r1"
+rate = "1Mbps"
+"#;
+        for text in [TWO, BELL] {
+            let raw = parse(&cx(text)).unwrap();
+            let (_, dirs, _) = topology(&cx(text), &raw, &Overrides::default()).unwrap();
+            let names: Vec<&str> = dirs.iter().map(|(n, _, _)| n.as_str()).collect();
+            for n in &names {
+                if let Some(fwd) = n.strip_suffix(".rev") {
+                    assert!(names.contains(&fwd), "{n} without {fwd} in {names:?}");
+                }
+            }
+        }
+        let raw = parse(&cx(BELL)).unwrap();
+        let swap = |link: &str| Overrides {
+            qdisc: vec![(link.into(), "pie".into())],
+            ..Default::default()
+        };
+        for ok in ["bottleneck", "bottleneck.rev", "s2.access", "r1.access.rev"] {
+            assert!(topology(&cx(BELL), &raw, &swap(ok)).is_ok(), "{ok}");
+        }
         assert_eq!(
-            err_of(topology(&cx(TWO), &raw, &swap("m"))),
+            err_of(topology(&cx(BELL), &raw, &swap("s3.access.rev"))),
             (
                 None,
-                "--qdisc m=pie".into(),
-                "no link named \"m\"; links: l".into()
+                "--qdisc s3.access.rev=pie".into(),
+                "no link named \"s3.access.rev\"; links: s1.access, r1.access, s2.access, r2.access, bottleneck".into()
             )
         );
     }

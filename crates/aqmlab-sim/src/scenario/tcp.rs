@@ -253,37 +253,20 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         // Linux's sk_pacing_rate / ns-3's TcpSocketState pacing (issue 22).
         cfg.pacing = b;
     }
-    // Parameters of one algorithm are refused with another, rather than silently ignored.
-    let only = |given: bool, key: &str, kind: CcKind| -> Result<(), ScenarioError> {
-        if given && cfg.cc.kind != kind {
-            return Err(cx.err(
-                Some(f.kind.span()),
-                format!("{p}.{key}"),
-                format!(
-                    "{key} applies to cc = \"{}\"; this flow has cc = \"{}\"",
-                    kind.as_str(),
-                    cfg.cc.kind.as_str()
-                ),
-            ));
-        }
-        Ok(())
-    };
-    only(f.cubic_beta.is_some(), "cubic_beta", CcKind::Cubic)?;
-    only(f.cubic_c.is_some(), "cubic_c", CcKind::Cubic)?;
-    only(
-        f.cubic_fast_convergence.is_some(),
-        "cubic_fast_convergence",
-        CcKind::Cubic,
-    )?;
-    only(
-        f.cubic_reno_friendly.is_some(),
-        "cubic_reno_friendly",
-        CcKind::Cubic,
-    )?;
-    only(f.cubic_linux.is_some(), "cubic_linux", CcKind::Cubic)?;
-    only(f.vegas_alpha.is_some(), "vegas_alpha", CcKind::Vegas)?;
-    only(f.vegas_beta.is_some(), "vegas_beta", CcKind::Vegas)?;
-    only(f.vegas_gamma.is_some(), "vegas_gamma", CcKind::Vegas)?;
+    // Parameters of one algorithm are refused with another, rather than silently ignored: the
+    // flow-key table says which algorithm each belongs to.
+    if let Some(k) = super::flow_keys::wrong_cc(&f.given(), cfg.cc.kind) {
+        return Err(cx.err(
+            Some(f.kind.span()),
+            format!("{p}.{}", k.name),
+            format!(
+                "{} applies to {}; this flow has cc = \"{}\"",
+                k.name,
+                k.applies.describe(),
+                cfg.cc.kind.as_str()
+            ),
+        ));
+    }
     if let Some(b) = &f.cubic_beta {
         let x = *b.get_ref();
         if !(x > 0.0 && x < 1.0) {
@@ -334,8 +317,6 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
     if let Some(g) = packets(&f.vegas_gamma, "vegas_gamma")? {
         cfg.cc.vegas.gamma = g;
     }
-    only(f.ledbat_target.is_some(), "ledbat_target", CcKind::Ledbat)?;
-    only(f.ledbat_gain.is_some(), "ledbat_gain", CcKind::Ledbat)?;
     if let Some(t) = &f.ledbat_target {
         let path = format!("{p}.ledbat_target");
         let d = cx.unit(t, &path, units::parse_duration)?;
@@ -364,11 +345,6 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         }
         cfg.cc.ledbat.gain = x as f32;
     }
-    only(
-        f.ledbat_allowed_increase.is_some(),
-        "ledbat_allowed_increase",
-        CcKind::Ledbat,
-    )?;
     if let Some(a) = &f.ledbat_allowed_increase {
         let x = *a.get_ref();
         if !(0.0..=64.0).contains(&x) {
@@ -382,7 +358,6 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         }
         cfg.cc.ledbat.allowed_increase = x as f32;
     }
-    only(f.dctcp_g.is_some(), "dctcp_g", CcKind::Dctcp)?;
     if let Some(g) = &f.dctcp_g {
         // RFC 8257 §3.3: the EWMA gain g of α ← (1 − g)·α + g·F, "0 < g < 1" (§4.2 suggests
         // 1/16); g = 1 (α is the last window's fraction) is accepted, as Linux's shift 0.
@@ -396,11 +371,6 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         }
         cfg.cc.dctcp.g = x;
     }
-    only(
-        f.prague_ecn_fallback.is_some(),
-        "prague_ecn_fallback",
-        CcKind::Prague,
-    )?;
     // The reference's prague_ecn_fallback: 0 none, 1 detection and fallback, 2 detection.
     if let Some(m) = int_in(
         cx,
