@@ -1,24 +1,29 @@
-"""Issue 22: BBR v1 agrees with ns-3 3.37's ``TcpBbr`` where 3.37's timeout bug stays out.
+"""Issue 22: BBR v1 against ns-3 3.37's ``TcpBbr`` carrying our fix of its rate estimator.
 
 ``tests/fidelity/bbr-{alone,cubic}-b{83,1000}.toml`` are the set-up that
 ``tests/fidelity/ns3/bbr.cc`` builds in ns-3 (one BBR flow alone or beside one CUBIC flow,
-10 Mb/s x 10 ms tail-drop bottleneck of 83 or 1000 packets, RTT 100 ms); its runs are committed
-in ``tests/fidelity/ns3/bbr.json`` (``tests/fidelity/ns3/bbr.md``). ns-3 3.37's ``TcpBbr`` loses
-its bandwidth estimate for good after a retransmission timeout (ns-3 issues #735 and #1026,
-fixed in 3.41-3.42); its private state cannot be reached from a subclass, so instead of a fixed
-3.37 only the ns-3 runs whose BBR flow had no timeout are compared (the ``rtos`` field counts
-them over the whole run). That leaves both 1000-packet set-ups (alone: seeds 1-3; beside CUBIC:
-seeds 1 and 3); every 83-packet run of 3.37 has 12-54 timeouts and ends near 0.01 Mb/s.
+10 Mb/s x 10 ms tail-drop bottleneck of 83 or 1000 packets, RTT 100 ms). ns-3 3.37 as installed
+(runs in ``tests/fidelity/ns3/bbr.json``) loses its bandwidth estimate for good after a
+retransmission timeout (ns-3 issues #735 and #1026, fixed in 3.41-3.42): every 83-packet run
+ends near 0.01 Mb/s. The reference is 3.37 with our patch of its rate estimator
+(``bbr-fixed.sh``, ``bbr-rate-fix.patch``; runs, seeds 1-10, in ``bbr-fixed.json``;
+``tests/fidelity/ns3/bbr.md``). Figures over [50, 100) s, means over the seeds.
 
-Over [50, 100) s, means over the comparable seeds: each flow's goodput within 25 % of ns-3's (as
-for DCTCP), and the mean queue within 25 % of ns-3's; alone, where ns-3's own seeds spread from
-6.8 to 45.7 packets, within 25 % of that range. The counterfactual, CUBIC in BBR's place, fails.
+83 packets: each mean within 25 % of the patched ns-3's (as for DCTCP).
 
-The 83-packet set-ups are compared with 3.37 carrying our patch of its rate estimator
-(``bbr-fixed.sh``, ``bbr-rate-fix.patch``, ``bbr-fixed.json``), every seed, same tolerance.
+1000 packets: each mean within three standard errors of the difference of two 10-seed means
+drawn with ns-3's own seed-to-seed spread (``3 x sd x sqrt(2 / n)``), at least 1 % of ns-3's
+mean where its seeds do not spread (BBR alone delivers 9.449 Mb/s on every seed). BBR alone
+agrees. Beside CUBIC the queue agrees, but the goodput shares do not (aqmlab's BBR 3.03 Mb/s
+against ns-3's 1.57; bbr.md, "1000 packets against the patched 3.37"): those two checks are
+strict expected failures, so they fail the day they start to pass. CUBIC in BBR's place fails
+each set-up's check.
 """
 
+import functools
 import json
+import math
+import statistics
 
 import aqmlab
 import pytest
@@ -26,6 +31,12 @@ from conftest import ROOT
 
 FIDELITY = ROOT / "tests" / "fidelity"
 TOLERANCE = 0.25
+FIXED = "bbr-fixed.json"
+SEEDS = list(range(1, 11))
+# 1000 packets: the band is ns-3's mean +- SIGMAS standard errors of the difference of two
+# SEEDS-seed means with ns-3's seed-to-seed spread, at least FLOOR x the mean.
+SIGMAS = 3.0
+FLOOR = 0.01
 
 
 def ns3_runs(mix: str, buffer: int, file: str = "bbr.json") -> list[dict]:
@@ -54,6 +65,7 @@ def figures_ns3(r: dict) -> dict[str, float]:
     return out
 
 
+@functools.cache
 def figures_aqmlab(mix: str, buffer: int, seed: int, cc: str = "bbr") -> dict[str, float]:
     r = aqmlab.run(str(FIDELITY / f"bbr-{mix}-b{buffer}.toml"), seed=seed, set={"flows[0].cc": cc})
     w = r.summary["windows"]["after_warmup"]
@@ -70,11 +82,9 @@ def mean(rows: list[dict[str, float]]) -> dict[str, float]:
     return {k: sum(r[k] for r in rows) / len(rows) for k in rows[0]}
 
 
-def outside(
-    mix: str, buffer: int, cc: str = "bbr", ref_runs: list[dict] | None = None
-) -> list[str]:
-    if ref_runs is None:
-        ref_runs = comparable(ns3_runs(mix, buffer))
+def outside(mix: str, buffer: int, ref_runs: list[dict], cc: str = "bbr") -> list[str]:
+    """83 packets: each mean within 25 % of ns-3's; the lone flow's queue within 25 % of the
+    range of ns-3's seeds."""
     ref = mean([figures_ns3(r) for r in ref_runs])
     ours = mean([figures_aqmlab(mix, buffer, r["seed"], cc) for r in ref_runs])
     bad = []
@@ -88,28 +98,22 @@ def outside(
     return bad
 
 
-def test_the_comparable_ns3_runs_are_those_expected():
-    # 3.37's timeout bug: every 83-packet run has BBR timeouts, and its goodput collapses.
+def test_installed_ns3_collapses_where_the_patched_one_does_not():
+    # 3.37's timeout bug: every 83-packet run of the installed 3.37 has BBR timeouts and its
+    # goodput collapses; the patched 3.37 has timeouts in the same set-ups and keeps its rate.
+    # (The installed 3.37's 83-packet runs: seeds 1-3; the patched: 1-10.)
     for mix in ("alone", "cubic"):
         runs = ns3_runs(mix, 83)
         assert comparable(runs) == []
         assert all(r["flows"][0]["goodput_mbps"] < 1.0 for r in runs)
-    assert [r["seed"] for r in comparable(ns3_runs("alone", 1000))] == [1, 2, 3]
-    assert [r["seed"] for r in comparable(ns3_runs("cubic", 1000))] == [1, 3]
-
-
-@pytest.mark.parametrize("mix", ["alone", "cubic"])
-def test_bbr_agrees_with_ns3_within_25_percent(mix):
-    assert outside(mix, 1000) == []
-
-
-@pytest.mark.parametrize("mix", ["alone", "cubic"])
-def test_cubic_in_bbrs_place_does_not(mix):
-    assert outside(mix, 1000, cc="cubic") != []
+        fixed = ns3_runs(mix, 83, FIXED)
+        assert all(r["flows"][0]["rtos"] > 0 for r in fixed)
+        # More than half the link (beside CUBIC it has 7.98-8.38 Mb/s), not 0.01.
+        assert all(r["flows"][0]["goodput_mbps"] > 5.0 for r in fixed)
 
 
 def test_bbr_keeps_its_rate_and_a_short_queue_in_a_one_bdp_buffer():
-    # Where 3.37 cannot be compared (83 packets = one BDP), BBR alone must still fill the link
+    # In one BDP of buffer (83 packets), BBR alone must fill the link
     # (payload ceiling 10 Mb/s x 1460/1500 = 9.73 Mb/s, less PROBE_RTT and the 1 % pacing
     # margin) with a queue of a few packets, as in its 1000-packet runs.
     f = figures_aqmlab("alone", 83, 1)
@@ -118,21 +122,63 @@ def test_bbr_keeps_its_rate_and_a_short_queue_in_a_one_bdp_buffer():
 
 
 # ns-3 3.37 with its rate-sample bugs patched (bbr-fixed.sh, bbr-rate-fix.patch; bbr.md, "3.37
-# with the timeout collapse fixed"): the 83-packet set-ups, every seed.
-FIXED = "bbr-fixed.json"
-
-
-def test_the_patched_ns3_keeps_its_bandwidth_after_a_timeout():
-    for mix in ("alone", "cubic"):
-        for r in ns3_runs(mix, 83, FIXED):
-            assert r["flows"][0]["goodput_mbps"] > 8.0, r
+# with the timeout collapse fixed"), every seed.
 
 
 @pytest.mark.parametrize("mix", ["alone", "cubic"])
 def test_bbr_agrees_with_patched_ns3_in_one_bdp_within_25_percent(mix):
-    assert outside(mix, 83, ref_runs=ns3_runs(mix, 83, FIXED)) == []
+    assert outside(mix, 83, ns3_runs(mix, 83, FIXED)) == []
 
 
 @pytest.mark.parametrize("mix", ["alone", "cubic"])
 def test_cubic_in_bbrs_place_does_not_agree_with_patched_ns3(mix):
-    assert outside(mix, 83, cc="cubic", ref_runs=ns3_runs(mix, 83, FIXED)) != []
+    assert outside(mix, 83, ns3_runs(mix, 83, FIXED), cc="cubic") != []
+
+
+def band(values: list[float]) -> tuple[float, float]:
+    """ns-3's mean +- 3 standard errors of a difference of two means of len(values) seeds
+    with ns-3's spread (at least 1 % of the mean)."""
+    m = statistics.fmean(values)
+    half = max(SIGMAS * statistics.stdev(values) * math.sqrt(2 / len(values)), FLOOR * m)
+    return m - half, m + half
+
+
+def deep_buffer_check(mix: str, key: str, cc: str = "bbr") -> str | None:
+    """None if aqmlab's mean of `key` over the ns-3 seeds lies in ns-3's band, else why not."""
+    runs = ns3_runs(mix, 1000, FIXED)
+    assert [r["seed"] for r in runs] == SEEDS
+    lo, hi = band([figures_ns3(r)[key] for r in runs])
+    ours = statistics.fmean(figures_aqmlab(mix, 1000, r["seed"], cc)[key] for r in runs)
+    if lo <= ours <= hi:
+        return None
+    return f"{key}: aqmlab {ours:.3f} outside ns-3's [{lo:.3f}, {hi:.3f}]"
+
+
+SHARES_DISAGREE = pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="beside CUBIC in 1000 packets aqmlab's BBR takes 3.03 Mb/s, patched ns-3's 1.57 "
+    "(its window averages about half of ours); not explained yet (bbr.md)",
+)
+
+
+@pytest.mark.parametrize(
+    ("mix", "key"),
+    [
+        ("alone", "goodput_bbr_mbps"),
+        ("alone", "queue_pkts"),
+        ("cubic", "queue_pkts"),
+        pytest.param("cubic", "goodput_bbr_mbps", marks=SHARES_DISAGREE),
+        pytest.param("cubic", "goodput_cubic_mbps", marks=SHARES_DISAGREE),
+    ],
+)
+def test_bbr_agrees_with_patched_ns3_in_1000_packets_within_its_seed_spread(mix, key):
+    assert deep_buffer_check(mix, key) is None
+
+
+@pytest.mark.parametrize(("mix", "key"), [("alone", "queue_pkts"), ("cubic", "goodput_bbr_mbps")])
+def test_cubic_in_bbrs_place_fails_the_1000_packet_check(mix, key):
+    # Alone CUBIC fills the 1000-packet buffer (queue 827 packets); beside CUBIC it takes half
+    # the link. (Beside CUBIC the queue does not tell them apart: CUBIC in BBR's place gives
+    # 859 packets, inside ns-3's band; the shares do.)
+    assert deep_buffer_check(mix, key, cc="cubic") is not None

@@ -27,11 +27,9 @@
 //! 100 ms of `BtlBw`.
 //! Not modelled: Linux's long-term bandwidth (policer) estimate, idle restart.
 
-use super::bbr_model::{bdp, send_quantum_segments, splitmix64, RecoveryWindow};
-pub use super::bbr_model::{
-    FULL_BW_COUNT, FULL_BW_THRESH, MIN_CWND_SEGMENTS, PACING_MARGIN, PROBE_RTT_DURATION,
-};
-use super::{AckEvent, CaState, Congestion, CongestionControl, RateSample};
+use super::bbr_model::{bdp, send_quantum_segments, splitmix64, Pacing, RecoveryWindow};
+pub use super::bbr_model::{FULL_BW_COUNT, FULL_BW_THRESH, MIN_CWND_SEGMENTS, PROBE_RTT_DURATION};
+use super::{AckEvent, Congestion, CongestionControl, RateSample};
 use aqmlab_core::{SimDuration, SimTime};
 
 /// STARTUP's gains: 2/ln 2 (§4.3.2.1), the smallest that doubles the sending rate per round.
@@ -94,8 +92,7 @@ pub struct Bbr {
     full_bw_reached: bool,
     cycle_idx: usize,
     cycle_stamp: SimTime,
-    pacing_rate: Option<f64>,
-    has_seen_rtt: bool,
+    pacing: Pacing,
     rec: RecoveryWindow,
     /// ACK aggregation (Linux `bbr->ack_epoch_mstamp`, `ack_epoch_acked`, `extra_acked[2]`,
     /// `extra_acked_win_rtts`, `extra_acked_win_idx`), counted in segments as Linux does.
@@ -111,7 +108,7 @@ pub struct Bbr {
 impl Bbr {
     /// A controller for segments of `mss` bytes, starting with an `initial_cwnd`-byte window.
     pub fn new(mss: u64, initial_cwnd: u64) -> Self {
-        let mut b = Bbr {
+        Bbr {
             mss,
             initial_cwnd,
             cwnd: initial_cwnd,
@@ -132,8 +129,7 @@ impl Bbr {
             full_bw_reached: false,
             cycle_idx: 0,
             cycle_stamp: SimTime::ZERO,
-            pacing_rate: None,
-            has_seen_rtt: false,
+            pacing: Pacing::new(HIGH_GAIN, initial_cwnd),
             rec: RecoveryWindow::default(),
             ack_epoch_start: SimTime::ZERO,
             ack_epoch_acked: 0,
@@ -141,9 +137,7 @@ impl Bbr {
             extra_acked_win_rounds: 0,
             extra_acked_idx: 0,
             aggregation: true,
-        };
-        b.init_pacing_rate(SimDuration::from_millis(1));
-        b
+        }
     }
 
     /// The state.
@@ -180,13 +174,6 @@ impl Bbr {
         self.full_bw_reached
     }
 
-    /// §4.2.1 at connection start: `HIGH_GAIN × initial window / rtt` (Linux
-    /// `bbr_init_pacing_rate_from_rtt`, 1 ms before any RTT sample).
-    fn init_pacing_rate(&mut self, rtt: SimDuration) {
-        let rtt = rtt.as_secs_f64().max(1e-6);
-        self.pacing_rate = Some(HIGH_GAIN * self.initial_cwnd as f64 / rtt * (1.0 - PACING_MARGIN));
-    }
-
     /// `BDP × gain` in bytes, rounded up to whole segments (`bbr_bdp`); the initial window
     /// before any RTT sample.
     fn bdp(&self, bw: f64, gain: f64) -> u64 {
@@ -202,7 +189,7 @@ impl Bbr {
     /// `bbr_quantization_budget` of `bytes` (whole segments).
     fn quantization_budget(&self, bytes: u64) -> u64 {
         let mut segs = bytes.div_ceil(self.mss)
-            + 3 * send_quantum_segments(self.pacing_rate.unwrap_or(0.0), self.mss);
+            + 3 * send_quantum_segments(self.pacing.rate().unwrap_or(0.0), self.mss);
         segs = (segs + 1) & !1;
         if self.mode == BbrMode::ProbeBw && self.cycle_idx == 0 {
             segs += 2;
@@ -406,18 +393,11 @@ impl Bbr {
         };
     }
 
-    /// §4.2.1 (`bbr_set_pacing_rate`): never lowered before the pipe is full.
+    /// §4.2.1 (`bbr_set_pacing_rate`; [`Pacing`]): never lowered before the pipe is full.
     fn set_pacing_rate(&mut self, rs: &RateSample) {
-        if !self.has_seen_rtt {
-            if let Some(r) = rs.rtt {
-                self.has_seen_rtt = true;
-                self.init_pacing_rate(r);
-            }
-        }
-        let rate = self.btl_bw() * self.pacing_gain * (1.0 - PACING_MARGIN);
-        if rate > 0.0 && (self.full_bw_reached || self.pacing_rate.is_none_or(|p| rate > p)) {
-            self.pacing_rate = Some(rate);
-        }
+        let bw = self.btl_bw();
+        self.pacing
+            .update(rs.rtt, bw, self.pacing_gain, self.full_bw_reached);
     }
 
     /// `bbr_save_cwnd`.
@@ -425,31 +405,23 @@ impl Bbr {
         self.rec.save(self.cwnd, self.mode == BbrMode::ProbeRtt);
     }
 
-    /// §4.2.3 (`bbr_set_cwnd` with `bbr_set_cwnd_to_recover_or_restore`).
+    /// §4.2.3 (`bbr_set_cwnd` with `bbr_set_cwnd_to_recover_or_restore`;
+    /// [`RecoveryWindow::set_cwnd`]): growth toward BDP × gain plus the ACK-aggregation
+    /// allowance, then the quantization budget; 4 segments in PROBE_RTT.
     fn set_cwnd(&mut self, rs: &RateSample) {
-        let acked = rs.newly_delivered;
-        if acked > 0 {
-            let (mut cwnd, entered) = self.rec.adjust(rs, self.cwnd, self.mss);
-            if entered {
-                // The first round of fast recovery: packet conservation, a round starts now.
-                self.next_round_delivered = rs.delivered;
-            }
-            if self.rec.packet_conservation {
-                cwnd = cwnd.max(rs.in_flight + acked);
-            } else {
-                // `bbr_set_cwnd`: BDP × gain plus the ACK-aggregation allowance, then the
-                // quantization budget.
-                let target = self.target_cwnd();
-                if self.full_bw_reached {
-                    cwnd = (cwnd + acked).min(target);
-                } else if cwnd < target || rs.delivered < self.initial_cwnd {
-                    cwnd += acked;
-                }
-                cwnd = cwnd.max(self.min_cwnd());
-            }
-            self.cwnd = cwnd;
-        } else {
-            self.rec.prev_ca = rs.ca_state;
+        let target = self.target_cwnd();
+        let (cwnd, entered) = self.rec.set_cwnd(
+            rs,
+            self.cwnd,
+            target,
+            self.full_bw_reached,
+            self.initial_cwnd,
+            self.mss,
+        );
+        self.cwnd = cwnd;
+        if entered {
+            // The first round of fast recovery: packet conservation, a round starts now.
+            self.next_round_delivered = rs.delivered;
         }
         if self.mode == BbrMode::ProbeRtt {
             self.cwnd = self.cwnd.min(self.min_cwnd());
@@ -472,12 +444,11 @@ impl CongestionControl for Bbr {
         }
     }
     fn on_rto(&mut self, _now: SimTime, _flight_size: Option<u64>) {
-        // Linux: `bbr_ssthresh` saves the window, `tcp_enter_loss` sets it to the segments in
-        // flight plus one (all are presumed lost: one), `bbr_set_state(TCP_CA_Loss)` clears
-        // the STARTUP baseline and starts a round.
-        self.save_cwnd();
-        self.cwnd = self.mss;
-        self.rec.prev_ca = CaState::Loss;
+        // Linux: the window to one segment ([`RecoveryWindow::on_rto`]);
+        // `bbr_set_state(TCP_CA_Loss)` clears the STARTUP baseline and starts a round.
+        self.cwnd = self
+            .rec
+            .on_rto(self.cwnd, self.mode == BbrMode::ProbeRtt, self.mss);
         self.full_bw = 0.0;
         self.round_start = true;
     }
@@ -503,7 +474,7 @@ impl CongestionControl for Bbr {
         self.set_cwnd(rs);
     }
     fn pacing_rate(&self) -> Option<f64> {
-        self.pacing_rate
+        self.pacing.rate()
     }
     fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
         let mode = match self.mode {
@@ -519,12 +490,13 @@ impl CongestionControl for Bbr {
             self.min_rtt.map_or(f64::NAN, SimDuration::as_secs_f64),
         );
         visit("pacing_gain", self.pacing_gain);
-        visit("pacing_rate_bps", self.pacing_rate.unwrap_or(0.0) * 8.0);
+        visit("pacing_rate_bps", self.pacing.rate().unwrap_or(0.0) * 8.0);
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::CaState;
     use super::*;
 
     const MSS: u64 = 1000;

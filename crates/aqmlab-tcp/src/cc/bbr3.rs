@@ -37,8 +37,8 @@
 //! allowance, idle restart, PLB, the TLP-based loss-probe recovery, the fast path.
 
 use super::bbr_model::{
-    bdp, send_quantum_segments, splitmix64, RecoveryWindow, FULL_BW_COUNT, FULL_BW_THRESH,
-    MIN_CWND_SEGMENTS, MIN_RTT_FILTER_LEN, PACING_MARGIN, PROBE_RTT_DURATION,
+    bdp, send_quantum_segments, splitmix64, Pacing, RecoveryWindow, FULL_BW_COUNT, FULL_BW_THRESH,
+    MIN_CWND_SEGMENTS, MIN_RTT_FILTER_LEN, PROBE_RTT_DURATION,
 };
 use super::{AckEvent, CaState, Congestion, CongestionControl, EcnFeedback, RateSample};
 use crate::accecn::EcnMode;
@@ -187,15 +187,14 @@ pub struct Bbr3 {
     prev_probe_too_high: bool,
     stopped_risky_probe: bool,
     cwnd_limited: bool,
-    pacing_rate: Option<f64>,
-    has_seen_rtt: bool,
+    pacing: Pacing,
     rec: RecoveryWindow,
 }
 
 impl Bbr3 {
     /// A controller for segments of `mss` bytes, starting with an `initial_cwnd`-byte window.
     pub fn new(mss: u64, initial_cwnd: u64) -> Self {
-        let mut b = Bbr3 {
+        Bbr3 {
             mss,
             initial_cwnd,
             cwnd: initial_cwnd,
@@ -248,12 +247,9 @@ impl Bbr3 {
             prev_probe_too_high: false,
             stopped_risky_probe: false,
             cwnd_limited: true,
-            pacing_rate: None,
-            has_seen_rtt: false,
+            pacing: Pacing::new(STARTUP_PACING_GAIN, initial_cwnd),
             rec: RecoveryWindow::default(),
-        };
-        b.init_pacing_rate(SimDuration::from_millis(1));
-        b
+        }
     }
 
     /// The state.
@@ -301,12 +297,6 @@ impl Bbr3 {
         self.full_bw_reached
     }
 
-    fn init_pacing_rate(&mut self, rtt: SimDuration) {
-        let rtt = rtt.as_secs_f64().max(1e-6);
-        self.pacing_rate =
-            Some(STARTUP_PACING_GAIN * self.initial_cwnd as f64 / rtt * (1.0 - PACING_MARGIN));
-    }
-
     fn bdp(&self, bw: f64, gain: f64) -> u64 {
         bdp(bw, self.min_rtt, gain, self.mss, self.initial_cwnd)
     }
@@ -314,7 +304,7 @@ impl Bbr3 {
     /// `bbr_inflight`: the BDP at `gain` with v3's quantization budget (at least three send
     /// quanta and 4 segments; two segments more in UP).
     fn inflight(&self, bw: f64, gain: f64) -> u64 {
-        let quanta = 3 * send_quantum_segments(self.pacing_rate.unwrap_or(0.0), self.mss);
+        let quanta = 3 * send_quantum_segments(self.pacing.rate().unwrap_or(0.0), self.mss);
         let mut segs = self
             .bdp(bw, gain)
             .div_ceil(self.mss)
@@ -827,18 +817,11 @@ impl Bbr3 {
         };
     }
 
-    /// "Pacing Rate": never lowered before the pipe is full.
+    /// "Pacing Rate" ([`Pacing`]): never lowered before the pipe is full.
     fn set_pacing_rate(&mut self, rs: &RateSample) {
-        if !self.has_seen_rtt {
-            if let Some(r) = rs.rtt {
-                self.has_seen_rtt = true;
-                self.init_pacing_rate(r);
-            }
-        }
-        let rate = self.bw() * self.pacing_gain * (1.0 - PACING_MARGIN);
-        if rate > 0.0 && (self.full_bw_reached || self.pacing_rate.is_none_or(|p| rate > p)) {
-            self.pacing_rate = Some(rate);
-        }
+        let bw = self.bw();
+        self.pacing
+            .update(rs.rtt, bw, self.pacing_gain, self.full_bw_reached);
     }
 
     fn save_cwnd(&mut self) {
@@ -848,27 +831,19 @@ impl Bbr3 {
     /// "Congestion Window": recovery's conservation and restore as v1, growth toward
     /// `cwnd_gain × BDP`, then the bounds of the model ("Modulating cwnd ...").
     fn set_cwnd(&mut self, rs: &RateSample) {
-        let acked = rs.newly_delivered;
-        if acked > 0 {
-            let (mut cwnd, entered) = self.rec.adjust(rs, self.cwnd, self.mss);
-            if entered {
-                // The first round of fast recovery: packet conservation, a round starts now.
-                self.next_round_delivered = rs.delivered;
-            }
-            if self.rec.packet_conservation {
-                cwnd = cwnd.max(rs.in_flight + acked);
-            } else {
-                let target = self.inflight(self.bw(), self.cwnd_gain);
-                if self.full_bw_reached {
-                    cwnd = (cwnd + acked).min(target);
-                } else if cwnd < target || rs.delivered < self.initial_cwnd {
-                    cwnd += acked;
-                }
-                cwnd = cwnd.max(self.min_cwnd());
-            }
-            self.cwnd = cwnd;
-        } else {
-            self.rec.prev_ca = rs.ca_state;
+        let target = self.inflight(self.bw(), self.cwnd_gain);
+        let (cwnd, entered) = self.rec.set_cwnd(
+            rs,
+            self.cwnd,
+            target,
+            self.full_bw_reached,
+            self.initial_cwnd,
+            self.mss,
+        );
+        self.cwnd = cwnd;
+        if entered {
+            // The first round of fast recovery: packet conservation, a round starts now.
+            self.next_round_delivered = rs.delivered;
         }
         if self.mode == Bbr3Mode::ProbeRtt {
             self.cwnd = self.cwnd.min(self.probe_rtt_cwnd());
@@ -922,9 +897,9 @@ impl CongestionControl for Bbr3 {
         }
     }
     fn on_rto(&mut self, _now: SimTime, _flight_size: Option<u64>) {
-        self.save_cwnd();
-        self.cwnd = self.mss;
-        self.rec.prev_ca = CaState::Loss;
+        self.cwnd = self
+            .rec
+            .on_rto(self.cwnd, self.mode == Bbr3Mode::ProbeRtt, self.mss);
         self.reset_full_bw();
         self.round_start = true;
     }
@@ -961,7 +936,7 @@ impl CongestionControl for Bbr3 {
         }
     }
     fn pacing_rate(&self) -> Option<f64> {
-        self.pacing_rate
+        self.pacing.rate()
     }
     fn visit_state(&self, visit: &mut dyn FnMut(&'static str, f64)) {
         let mode = match self.mode {
@@ -980,7 +955,7 @@ impl CongestionControl for Bbr3 {
             self.min_rtt.map_or(f64::NAN, SimDuration::as_secs_f64),
         );
         visit("pacing_gain", self.pacing_gain);
-        visit("pacing_rate_bps", self.pacing_rate.unwrap_or(0.0) * 8.0);
+        visit("pacing_rate_bps", self.pacing.rate().unwrap_or(0.0) * 8.0);
         let b = |x: u64| if x == u64::MAX { f64::NAN } else { x as f64 };
         visit("inflight_hi", b(self.inflight_hi));
         visit("inflight_lo", b(self.inflight_lo));

@@ -1,5 +1,6 @@
 //! The pieces BBR v1 (`bbr.rs`) and BBR v3 (`bbr3.rs`) share: the BDP from a bandwidth and
-//! the minimum RTT, the send quantum, and the hash behind their "random" draws.
+//! the minimum RTT, the send quantum, the hash behind their "random" draws, the pacing rate
+//! ([`Pacing`]) and the window's per-ACK step with loss recovery ([`RecoveryWindow`]).
 
 use super::{CaState, RateSample};
 use aqmlab_core::SimDuration;
@@ -50,6 +51,64 @@ pub(super) fn splitmix64(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The pacing rate as v1 and v3 both set it (Linux `bbr_init_pacing_rate_from_rtt` and
+/// `bbr_set_pacing_rate`; BBR v1 draft §4.2.1, draft-ietf-ccwg-bbr "Pacing Rate"): at first
+/// STARTUP's gain × the initial window / RTT (1 ms before any RTT sample, then the first
+/// sample's RTT), afterwards `gain × bw` less [`PACING_MARGIN`], never lowered before the pipe
+/// is full.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pacing {
+    rate: Option<f64>,
+    has_seen_rtt: bool,
+    startup_gain: f64,
+    initial_cwnd: u64,
+}
+
+impl Pacing {
+    /// The rate before any RTT sample, for an `initial_cwnd`-byte window.
+    pub(super) fn new(startup_gain: f64, initial_cwnd: u64) -> Self {
+        let mut p = Pacing {
+            rate: None,
+            has_seen_rtt: false,
+            startup_gain,
+            initial_cwnd,
+        };
+        p.init(SimDuration::from_millis(1));
+        p
+    }
+
+    /// The rate, bytes/s.
+    pub(super) fn rate(&self) -> Option<f64> {
+        self.rate
+    }
+
+    fn init(&mut self, rtt: SimDuration) {
+        let rtt = rtt.as_secs_f64().max(1e-6);
+        self.rate =
+            Some(self.startup_gain * self.initial_cwnd as f64 / rtt * (1.0 - PACING_MARGIN));
+    }
+
+    /// On a rate sample with RTT `rtt`: the model's bandwidth `bw` (bytes/s) at `gain`.
+    pub(super) fn update(
+        &mut self,
+        rtt: Option<SimDuration>,
+        bw: f64,
+        gain: f64,
+        full_bw_reached: bool,
+    ) {
+        if !self.has_seen_rtt {
+            if let Some(r) = rtt {
+                self.has_seen_rtt = true;
+                self.init(r);
+            }
+        }
+        let rate = bw * gain * (1.0 - PACING_MARGIN);
+        if rate > 0.0 && (full_bw_reached || self.rate.is_none_or(|p| rate > p)) {
+            self.rate = Some(rate);
+        }
+    }
+}
+
 /// The window's loss-recovery state, as Linux's `bbr_set_cwnd_to_recover_or_restore` (the
 /// same in v1 and v3): the window before recovery (`prior_cwnd`), the previous ACK's recovery
 /// state, and packet conservation in recovery's first round.
@@ -74,7 +133,7 @@ impl RecoveryWindow {
     /// recovery, the flight plus the delivered bytes (packet conservation starts); on leaving
     /// it, at least the window saved before. Returns the window and whether recovery began
     /// (a new round starts then).
-    pub(super) fn adjust(&mut self, rs: &RateSample, cwnd: u64, mss: u64) -> (u64, bool) {
+    fn adjust(&mut self, rs: &RateSample, cwnd: u64, mss: u64) -> (u64, bool) {
         let mut cwnd = cwnd;
         let mut entered = false;
         if rs.newly_lost > 0 {
@@ -90,5 +149,49 @@ impl RecoveryWindow {
         }
         self.prev_ca = rs.ca_state;
         (cwnd, entered)
+    }
+
+    /// `bbr_set_cwnd` up to each version's own caps (v1's PROBE_RTT window; v3's PROBE_RTT
+    /// window and inflight bounds): on an ACK that delivered data, [`Self::adjust`], then in
+    /// recovery's first round at least the flight plus the delivered bytes, else growth by the
+    /// delivered bytes toward `target` (capped at it once the pipe is full; before that, grown
+    /// below it or while fewer than `initial_cwnd` bytes have been delivered), at least
+    /// [`MIN_CWND_SEGMENTS`]. `target` is the version's `cwnd_gain × BDP` with its budgets.
+    /// Returns the window and whether fast recovery began (a round starts then).
+    pub(super) fn set_cwnd(
+        &mut self,
+        rs: &RateSample,
+        cwnd: u64,
+        target: u64,
+        full_bw_reached: bool,
+        initial_cwnd: u64,
+        mss: u64,
+    ) -> (u64, bool) {
+        let acked = rs.newly_delivered;
+        if acked == 0 {
+            self.prev_ca = rs.ca_state;
+            return (cwnd, false);
+        }
+        let (mut cwnd, entered) = self.adjust(rs, cwnd, mss);
+        if self.packet_conservation {
+            cwnd = cwnd.max(rs.in_flight + acked);
+        } else {
+            if full_bw_reached {
+                cwnd = (cwnd + acked).min(target);
+            } else if cwnd < target || rs.delivered < initial_cwnd {
+                cwnd += acked;
+            }
+            cwnd = cwnd.max(MIN_CWND_SEGMENTS * mss);
+        }
+        (cwnd, entered)
+    }
+
+    /// A retransmission timeout: `bbr_ssthresh` saves the window, `tcp_enter_loss` sets it to
+    /// the segments in flight plus one (all are presumed lost: one segment), the state becomes
+    /// Loss. Returns the new window.
+    pub(super) fn on_rto(&mut self, cwnd: u64, in_probe_rtt: bool, mss: u64) -> u64 {
+        self.save(cwnd, in_probe_rtt);
+        self.prev_ca = CaState::Loss;
+        mss
     }
 }
