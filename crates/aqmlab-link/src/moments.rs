@@ -19,6 +19,12 @@ impl Moments {
         self.sum_sq += x as u128 * x as u128;
     }
 
+    /// Adds one sample of zero ([`Moments::add`]`(0)`: only the count changes).
+    #[inline(always)]
+    pub fn add_zero(&mut self) {
+        self.n += 1;
+    }
+
     /// Samples added.
     pub fn count(&self) -> u64 {
         self.n
@@ -61,6 +67,10 @@ mod tests {
         // The textbook example: mean 5, population variance 4, standard deviation 2.
         assert_eq!(m.variance(), 4.0);
         assert_eq!(m.std(), 2.0);
+        let mut z = m;
+        z.add_zero();
+        m.add(0);
+        assert_eq!(z, m, "add_zero is add(0)");
         let mut one = Moments::default();
         one.add(u64::MAX);
         assert_eq!(one.variance(), 0.0);
