@@ -95,6 +95,14 @@ def test_list_prints_every_discipline_and_parameter():
     assert {q["name"] for q in aqmlab.list_qdiscs()} == set(KINDS)
 
 
+def test_help_names_every_discipline():
+    # `--qdisc KIND`'s help once hand-listed nine kinds and missed dualpi2 and cake.
+    r = run_cli("replay", "--help")
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())
+    assert ", ".join(KINDS) in text
+
+
 COLUMNS = ["name", "type", "unit", "default", "range", "doc"]
 
 

@@ -581,9 +581,9 @@ def test_dualpi2_keeps_classic_tcp_near_its_target_where_tail_drop_does_not(tmp_
 
 
 def test_cake_keeps_tcp_sojourn_far_below_tail_drop(tmp_path):
-    # Real Linux TCP through the emulated link with CAKE (the link's rate is the bottleneck;
-    # CAKE's own shaper is not run by the links): its COBALT drops and holds the median sojourn
-    # far below a 1000-packet tail-drop buffer's.
+    # Real Linux TCP through the emulated link with CAKE (unshaped: the link's rate is the
+    # bottleneck; CAKE's shaper, `bandwidth`, does run in the links): its COBALT drops and holds
+    # the median sojourn far below a 1000-packet tail-drop buffer's.
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     link = {"downlink": "12Mbps", "delay": "20ms"}

@@ -68,7 +68,8 @@ def _build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--qdisc",
         metavar="KIND",
-        help="droptail, red, codel, lstf_codel, fq_codel, pie, fq_pie, cobalt, fq_cobalt",
+        # From the discipline registry, so a new discipline cannot be left out of --help.
+        help=", ".join(q["name"] for q in _core.list_qdiscs()),
     )
     r.add_argument(
         "--param",

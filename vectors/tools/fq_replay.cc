@@ -1,4 +1,5 @@
-// Replays an aqmlab schedule CSV through ns-3 3.37's FqCoDelQueueDisc, with no device and no
+// Replays an aqmlab schedule CSV through ns-3 3.37's FqCoDelQueueDisc (or, with --kind fq_cobalt,
+// FqCobaltQueueDisc: the same scheduler with a COBALT per flow), with no device and no
 // TCP, and writes the decisions CSV that `aqmlab replay` writes (vectors/README.md describes both
 // formats and the driver semantics; this program follows them).
 //
@@ -20,7 +21,11 @@
 // MTU and which has no device here): --schedule FILE --out FILE [--summary FILE] [--limit 10240]
 // [--flows 1024] [--quantum 1514] [--dropBatch 64] [--useEcn 1] [--target 5ms]
 // [--interval 100ms] [--ceThreshold off|TIME] [--setWays 0|N] (N > 0: EnableSetAssociativeHash
-// with SetWays N, ns-3's set-associative hash over the filter's value).
+// with SetWays N, ns-3's set-associative hash over the filter's value) [--kind fq_codel|fq_cobalt]
+// [--useL4s 0|1] (UseL4s: ECT(1)/CE packets only marked at CeThreshold). fq_cobalt keeps COBALT's
+// BLUE attributes at ns-3's defaults (Pdrop 0, Increment 1/256, Decrement 1/4096, BlueThreshold
+// 400 ms); BLUE draws no random number while its probability is 0, which the summary's
+// `blue_active` (0 or 1: whether any flow's probability left 0) reports.
 //
 // Build (one line; Debian 12 packages ns3 and libns3-dev, ns-3 3.37):
 //   g++ -O2 -std=c++17 vectors/tools/fq_replay.cc -o fq_replay -Wl,--no-as-needed -lns3-core
@@ -133,6 +138,7 @@ struct Driver
     uint64_t rowT = 0;
     bool idleSeen = false; // an empty dequeue happened since the last accepted enqueue
     uint64_t dequeueCalls = 0, deqSkipped = 0;
+    bool blueActive = false; // fq_cobalt: some flow's BLUE probability left 0 (after some row)
 
     void OnDrop(Ptr<const QueueDiscItem> item)
     {
@@ -201,6 +207,12 @@ struct Driver
         while (next < rows.size() && rows[next].t == now)
         {
             Apply(rows[next++]);
+            for (size_t i = 0; i < qd->GetNQueueDiscClasses(); i++)
+            {
+                Ptr<CobaltQueueDisc> c =
+                    DynamicCast<CobaltQueueDisc>(qd->GetQueueDiscClass(i)->GetQueueDisc());
+                blueActive = blueActive || (c && c->GetPdrop() != 0.0);
+            }
         }
         if (next < rows.size())
         {
@@ -350,7 +362,8 @@ main(int argc, char* argv[])
 {
     std::string schedule, out, summary, target = "5ms", interval = "100ms", ceThreshold = "off";
     uint32_t limit = 10240, flows = 1024, quantum = 1514, dropBatch = 64, setWays = 0;
-    bool useEcn = true;
+    bool useEcn = true, useL4s = false;
+    std::string kind = "fq_codel";
     CommandLine cmd(__FILE__);
     cmd.AddValue("schedule", "schedule CSV (t_ns,op,size[,flow][,ecn])", schedule);
     cmd.AddValue("out", "decisions CSV to write", out);
@@ -364,7 +377,13 @@ main(int argc, char* argv[])
     cmd.AddValue("interval", "Interval", interval);
     cmd.AddValue("ceThreshold", "CeThreshold (off = ns-3's default, Time::Max)", ceThreshold);
     cmd.AddValue("setWays", "0: no set-associative hash; N: EnableSetAssociativeHash, SetWays N", setWays);
+    cmd.AddValue("kind", "fq_codel (FqCoDelQueueDisc) or fq_cobalt (FqCobaltQueueDisc)", kind);
+    cmd.AddValue("useL4s", "UseL4s", useL4s);
     cmd.Parse(argc, argv);
+    if (kind != "fq_codel" && kind != "fq_cobalt")
+    {
+        Fail("--kind must be fq_codel or fq_cobalt, got " + kind);
+    }
     if (schedule.empty() || out.empty())
     {
         Fail("--schedule and --out are required");
@@ -374,7 +393,7 @@ main(int argc, char* argv[])
     drv.rows = ReadSchedule(schedule);
 
     ObjectFactory f;
-    f.SetTypeId("ns3::FqCoDelQueueDisc");
+    f.SetTypeId(kind == "fq_codel" ? "ns3::FqCoDelQueueDisc" : "ns3::FqCobaltQueueDisc");
     f.Set("MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)));
     f.Set("Flows", UintegerValue(flows));
     f.Set("DropBatchSize", UintegerValue(dropBatch));
@@ -385,16 +404,26 @@ main(int argc, char* argv[])
     {
         f.Set("CeThreshold", TimeValue(Time(ceThreshold)));
     }
+    f.Set("UseL4s", BooleanValue(useL4s));
     if (setWays > 0)
     {
         f.Set("EnableSetAssociativeHash", BooleanValue(true));
         f.Set("SetWays", UintegerValue(setWays));
     }
-    Ptr<FqCoDelQueueDisc> fq = f.Create<FqCoDelQueueDisc>();
-    fq->SetQuantum(quantum);
-    fq->AddPacketFilter(CreateObject<FlowIdFilter>());
-    fq->Initialize();
-    drv.qd = fq;
+    if (kind == "fq_codel")
+    {
+        Ptr<FqCoDelQueueDisc> fq = f.Create<FqCoDelQueueDisc>();
+        fq->SetQuantum(quantum);
+        drv.qd = fq;
+    }
+    else
+    {
+        Ptr<FqCobaltQueueDisc> fq = f.Create<FqCobaltQueueDisc>();
+        fq->SetQuantum(quantum);
+        drv.qd = fq;
+    }
+    drv.qd->AddPacketFilter(CreateObject<FlowIdFilter>());
+    drv.qd->Initialize();
     drv.qd->TraceConnectWithoutContext("Drop", MakeCallback(&Driver::OnDrop, &drv));
 
     if (!drv.rows.empty())
@@ -419,7 +448,12 @@ main(int argc, char* argv[])
           << ", \"marked\": " << counts[2] << ", \"dropped_enqueue\": " << counts[3]
           << ", \"dropped_dequeue\": " << counts[4] << ", \"queued_at_end\": " << counts[0]
           << ", \"dequeue_calls\": " << drv.dequeueCalls
-          << ", \"deq_lines_skipped\": " << drv.deqSkipped << "}\n";
+          << ", \"deq_lines_skipped\": " << drv.deqSkipped;
+        if (kind == "fq_cobalt")
+        {
+            s << ", \"blue_active\": " << (drv.blueActive ? 1 : 0);
+        }
+        s << "}\n";
     }
     Simulator::Destroy();
     return 0;

@@ -1224,3 +1224,69 @@ ecn_codepoint = "ect1"
         format!("{:?}", r.links)
     );
 }
+
+/// CoDel's and FQ-CoDel's L4S mode with ECT(1) traffic in the scenario (the test above has none,
+/// so its L4S path never runs): an unresponsive ECT(1) UDP flow beside classic and ECN TCP.
+/// Packets are conserved at every checkpoint; ECT(1) packets are marked at the shallow
+/// `ce_threshold` and never by CoDel's control law (ns-3 `UseL4s`), so the L4S flow's marks are
+/// all threshold marks; with `l4s = false` the same flow is also marked by the control law.
+#[test]
+fn l4s_mode_marks_ect1_at_the_threshold_and_conserves_packets() {
+    let flows = r#"
+[[flows]]
+kind = "tcp"
+from = "s1"
+to = "r1"
+cc = "newreno"
+[[flows]]
+kind = "tcp"
+from = "s2"
+to = "r2"
+cc = "cubic"
+ecn = true
+[[flows]]
+kind = "udp"
+from = "s3"
+to = "r3"
+rate = "4Mbps"
+size = 700
+ecn_codepoint = "ect1"
+"#;
+    let d = Dumbbell::new(3);
+    for (qdisc, l4s) in [
+        ("codel", "l4s = true, ecn = true"),
+        ("fq_codel", "l4s = true"),
+        ("codel", "l4s = false, ecn = true"),
+        ("fq_codel", "l4s = false"),
+    ] {
+        let extra = format!("qdisc = \"{qdisc}\"\nparams = {{ {l4s}, ce_threshold = \"1ms\" }}");
+        let mut s = scenario(&dumbbell3(&extra, flows, "8s"), &Overrides::default());
+        let r = run_checking(&mut s, &d, &[0, 1, 2], 500);
+        let b = r.links.iter().find(|l| l.name == "bottleneck").unwrap();
+        // Marks of flow `f` (all links; only the bottleneck marks) for reason `x`.
+        let marks = |f: usize, x: MarkReason| -> u64 {
+            r.flows[f]
+                .at_links
+                .iter()
+                .map(|(_, c)| c.marks_by_reason[x.index()])
+                .sum()
+        };
+        let (threshold, law) = (MarkReason::CodelCeThreshold, MarkReason::CodelTarget);
+        let what = format!(
+            "{qdisc} {l4s}: ECT(1) UDP {} threshold, {} control-law marks; ECT(0) CUBIC {} threshold marks",
+            marks(2, threshold),
+            marks(2, law),
+            marks(1, threshold)
+        );
+        assert!(marks(2, threshold) > 1000, "{what}");
+        if l4s.starts_with("l4s = true") {
+            // ns-3 UseL4s: ECT(1) skips CoDel (threshold only); ECT(0) is classic (no threshold).
+            assert_eq!(marks(2, law), 0, "{what}");
+            assert_eq!(marks(1, threshold), 0, "{what}");
+            assert!(b.m.marks_by_reason[law.index()] > 0, "{what}");
+        } else {
+            // Counterfactual: classic ce_threshold marks every ECT packet, ECT(0) included.
+            assert!(marks(1, threshold) > 0, "{what}");
+        }
+    }
+}

@@ -136,6 +136,13 @@ fn tc_derives_target_tupdate_alpha_beta_from_the_rtts() {
     let c = cfg(&["max_rtt=200ms"]);
     assert_eq!(c.target, SimDuration::from_micros(33_333));
     assert_eq!(c.tupdate, SimDuration::from_micros(33_333));
+    // typical_rtt above max_rtt/3: tupdate = max_rtt/3 in tc's whole microseconds (66666 µs),
+    // and alpha follows that tupdate: 0.1·66.666 ms/(200 ms)² ≈ 0.166665 Hz.
+    let c = cfg(&["typical_rtt=100ms", "max_rtt=200ms"]);
+    assert_eq!(c.target, SimDuration::from_millis(100));
+    assert_eq!(c.tupdate, SimDuration::from_micros(66_666));
+    assert_eq!(format!("{:.6}", c.alpha), "0.166665");
+    assert_eq!(c.beta, 1.5);
     // typical_rtt alone: max = 6·typical.
     let c = cfg(&["typical_rtt=10ms"]);
     assert_eq!(
