@@ -126,14 +126,6 @@ fn fq_run(schedule: &str, limit: &str, extra: &[&str]) -> Vec<aqmlab_qdisc::repl
     run(schedule, "fq_codel", &params, UniformSource::seeded(1)).decisions
 }
 
-fn differing(
-    ours: &[aqmlab_qdisc::replay::Decision],
-    theirs: &[aqmlab_qdisc::replay::Decision],
-) -> usize {
-    assert_eq!(ours.len(), theirs.len());
-    ours.iter().zip(theirs).filter(|(a, b)| a != b).count()
-}
-
 #[test]
 fn fq_codel_ns3_variant_agrees_with_ns3_fq_codel() {
     for (s, limit) in FQ_NS3 {

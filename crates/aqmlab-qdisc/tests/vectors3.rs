@@ -81,14 +81,9 @@ fn fq_codel_l4s_mode_agrees_with_ns3() {
     // differ); but the classic ce_threshold marking (l4s off) makes the same decisions here,
     // because the ECT(1) flows never build CoDel's 5 ms standing queue (`l4s_mix` above is the
     // vector that tells L4S mode from classic marking).
-    let differing = |params: Vec<&str>| {
+    let l4s_differing = |params: Vec<&str>| {
         let ours = run("l4s_sparse", "fq_codel", &params, UniformSource::seeded(1));
-        let theirs = reference("l4s_sparse", "fq_codel");
-        ours.decisions
-            .iter()
-            .zip(&theirs)
-            .filter(|(a, b)| a != b)
-            .count()
+        differing(&ours.decisions, &reference("l4s_sparse", "fq_codel"))
     };
     let all = with(FQ, FQ_CODEL_L4S);
     let no_threshold = all
@@ -101,9 +96,9 @@ fn fq_codel_l4s_mode_agrees_with_ns3() {
             }
         })
         .collect();
-    assert_eq!(differing(no_threshold), 512);
+    assert_eq!(l4s_differing(no_threshold), 512);
     let classic = all.iter().copied().filter(|p| *p != "l4s=true").collect();
-    assert_eq!(differing(classic), 0);
+    assert_eq!(l4s_differing(classic), 0);
 }
 
 const COBALT: &[&str] = &[
@@ -168,13 +163,10 @@ fn fq_pie_agrees_with_ns3() {
 }
 
 fn differing_from(schedule: &str, kind: &str, params: &[&str], uniforms: UniformSource) -> usize {
-    let ours = run(schedule, kind, params, uniforms);
-    let theirs = reference(schedule, kind);
-    ours.decisions
-        .iter()
-        .zip(&theirs)
-        .filter(|(a, b)| a != b)
-        .count()
+    differing(
+        &run(schedule, kind, params, uniforms).decisions,
+        &reference(schedule, kind),
+    )
 }
 
 /// What the vectors distinguish: each of these departures from ns-3's configuration changes

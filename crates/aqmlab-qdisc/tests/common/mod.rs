@@ -42,6 +42,12 @@ pub fn reference(schedule: &str, qdisc: &str) -> Vec<Decision> {
     replay::parse_decisions(&read_vector(&format!("{schedule}.{qdisc}.ns3.csv"))).unwrap()
 }
 
+/// How many packets' decisions differ (the two lists must cover the same packets).
+pub fn differing(ours: &[Decision], theirs: &[Decision]) -> usize {
+    assert_eq!(ours.len(), theirs.len(), "packet counts differ");
+    ours.iter().zip(theirs).filter(|(a, b)| a != b).count()
+}
+
 /// Asserts packet-by-packet agreement, reporting the first few differences.
 pub fn assert_same(ours: &[Decision], theirs: &[Decision]) {
     assert_eq!(ours.len(), theirs.len(), "packet counts differ");
