@@ -295,15 +295,7 @@ pub fn dualpi2_ops(data: &[u8]) {
         return;
     };
     let params = DUALPI2_CONFIGS[sel as usize % DUALPI2_CONFIGS.len()];
-    let pairs: Vec<(String, String)> = params
-        .iter()
-        .map(|s| {
-            let (n, v) = s.split_once('=').expect("NAME=VALUE");
-            (n.to_string(), v.to_string())
-        })
-        .collect();
-    let q = registry::build("dualpi2", &pairs, UniformSource::seeded(sel as u64))
-        .unwrap_or_else(|e| panic!("fuzz configuration must build: {params:?}: {e}"));
+    let q = build("dualpi2", params, sel);
     let any_ect = params.contains(&"ecn_mask=any_ect");
     let mut q = Qdisc::new(q);
     let mut now = 0u64;
@@ -337,21 +329,20 @@ pub fn dualpi2_ops(data: &[u8]) {
 
 /// The first byte picks a discipline configuration; every following 4 bytes are one call:
 /// `[op|flow|ecn, size_hi, size_lo, dt]` (enqueue or dequeue, after `dt²·1000` ns).
+/// The discipline `kind` with one of the fuzzer's fixed `NAME=VALUE` configurations, seeded by
+/// the configuration's selector byte; every configuration must build.
+fn build(kind: &str, params: &[&str], sel: u8) -> crate::AnyQdisc {
+    crate::Params::split_pairs(params)
+        .and_then(|pairs| registry::build(kind, &pairs, UniformSource::seeded(sel as u64)))
+        .unwrap_or_else(|e| panic!("fuzz configuration for {kind} must build: {params:?}: {e}"))
+}
+
 pub fn qdisc_ops(data: &[u8]) {
     let Some((&sel, rest)) = data.split_first() else {
         return;
     };
     let (kind, params) = CONFIGS[sel as usize % CONFIGS.len()];
-    let pairs: Vec<(String, String)> = params
-        .iter()
-        .map(|s| {
-            let (n, v) = s.split_once('=').expect("NAME=VALUE");
-            (n.to_string(), v.to_string())
-        })
-        .collect();
-    let Ok(q) = registry::build(kind, &pairs, UniformSource::seeded(sel as u64)) else {
-        panic!("fuzz configuration for {kind} must build: {params:?}");
-    };
+    let q = build(kind, params, sel);
     debug_assert!(Kind::from_name(kind).is_ok());
     let mut q = Qdisc::new(q);
     let mut now = 0u64;
@@ -426,15 +417,7 @@ pub fn cake_ops(data: &[u8]) {
         return;
     };
     let params = CAKE_CONFIGS[sel as usize % CAKE_CONFIGS.len()];
-    let pairs: Vec<(String, String)> = params
-        .iter()
-        .map(|s| {
-            let (n, v) = s.split_once('=').expect("NAME=VALUE");
-            (n.to_string(), v.to_string())
-        })
-        .collect();
-    let q = registry::build("cake", &pairs, UniformSource::seeded(sel as u64))
-        .unwrap_or_else(|e| panic!("fuzz configuration must build: {params:?}: {e}"));
+    let q = build("cake", params, sel);
     let shaped = params.iter().any(|p| p.starts_with("bandwidth"));
     let mut q = Qdisc::new(q);
     let mut now = 0u64;
@@ -526,15 +509,7 @@ pub fn ack_filter_ops(data: &[u8]) -> u64 {
         return 0;
     };
     let params = ACK_FILTER_CONFIGS[sel as usize % ACK_FILTER_CONFIGS.len()];
-    let pairs: Vec<(String, String)> = params
-        .iter()
-        .map(|s| {
-            let (n, v) = s.split_once('=').expect("NAME=VALUE");
-            (n.to_string(), v.to_string())
-        })
-        .collect();
-    let q = registry::build("cake", &pairs, UniformSource::seeded(sel as u64))
-        .unwrap_or_else(|e| panic!("fuzz configuration must build: {params:?}: {e}"));
+    let q = build("cake", params, sel);
     let mode = match &q {
         crate::AnyQdisc::Cake(c) => c.config().ack_filter,
         _ => unreachable!(),
