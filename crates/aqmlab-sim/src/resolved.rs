@@ -368,16 +368,7 @@ fn size_keys(tb: &mut Table, s: &SizeDist) {
 
 /// `app` and the keys of that application.
 fn app_keys(tb: &mut Table, app: &TcpApp) {
-    let name = match app {
-        TcpApp::Bulk => "bulk",
-        TcpApp::Finite { .. } => "finite",
-        TcpApp::Web { .. } | TcpApp::PackMime { .. } => "web",
-        TcpApp::Repeat { .. } => "repeat",
-        TcpApp::OnOff { .. } => "onoff",
-        TcpApp::Page { .. } => "page",
-        TcpApp::Video(_) => "video",
-    };
-    tb.insert("app", value(name));
+    tb.insert("app", value(app.name()));
     match app {
         TcpApp::Bulk => {}
         TcpApp::Finite { bytes: b } => {
