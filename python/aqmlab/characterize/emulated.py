@@ -39,7 +39,7 @@ import tempfile
 from typing import Any
 
 from aqmlab.characterize.catalog import Built, duration_text, seconds
-from aqmlab.characterize.measures import jain
+from aqmlab.characterize.measures import jain, queue_metrics
 
 #: aqmlab's congestion controls and Linux's of the same algorithm.
 LINUX_CC = {"newreno": "reno", "reno": "reno", "cubic": "cubic", "bbr": "bbr"}
@@ -224,13 +224,7 @@ def metrics_of(
         by_name.setdefault(f["name"], []).append(g)
     for name, vals in sorted(by_name.items()):
         m[f"goodput_mbps[{name}]"] = math.fsum(vals) / len(vals) / 1e6
-    soj = link.get("sojourn_ms") or {}
-    m["queue_delay_ms"] = soj.get("mean")
-    m["queue_delay_p99_ms"] = soj.get("p99")
-    enq = link["enqueued_pkts"]
-    m["loss_ratio"] = link["dropped_pkts"] / enq if enq else None
-    m["mark_ratio"] = link["marked_pkts"] / enq if enq else None
-    m["max_backlog_pkts"] = link["max_backlog_pkts"]
+    m.update(queue_metrics(link))
     m["utilization"] = link["utilization"]
     return m
 

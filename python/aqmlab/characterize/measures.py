@@ -195,6 +195,21 @@ def _quantiles(values: Any, k: int) -> list[float]:
     return [float(v) for v in np.quantile(values, np.linspace(0.0, 1.0, k))]
 
 
+def queue_metrics(link: dict[str, Any]) -> dict[str, Any]:
+    """A link direction's queue-level metrics from its summary counters (whole run): mean and
+    99th-percentile sojourn, drop and mark ratios over enqueued packets, the largest backlog.
+    The emulated runs read the forwarder's counters with the same function."""
+    soj = link.get("sojourn_ms") or {}
+    enq = link["enqueued_pkts"]
+    return {
+        "queue_delay_ms": soj.get("mean"),
+        "queue_delay_p99_ms": soj.get("p99"),
+        "loss_ratio": link["dropped_pkts"] / enq if enq else None,
+        "mark_ratio": link["marked_pkts"] / enq if enq else None,
+        "max_backlog_pkts": link["max_backlog_pkts"],
+    }
+
+
 def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict[str, Any]:
     """The §2 metrics of one run (in the sweep's worker): ``{"metrics": {name: value},
     "points": [[delay above minRTT ms, goodput Mb/s] per flow], "sojourn_cdf_ms": [...]}``."""
@@ -232,13 +247,7 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     )
 
     # Queue-level metrics (the bottleneck's own counters, whole run).
-    soj = link.get("sojourn_ms") or {}
-    m["queue_delay_ms"] = soj.get("mean")
-    m["queue_delay_p99_ms"] = soj.get("p99")
-    enq = link["enqueued_pkts"]
-    m["loss_ratio"] = link["dropped_pkts"] / enq if enq else None
-    m["mark_ratio"] = link["marked_pkts"] / enq if enq else None
-    m["max_backlog_pkts"] = link["max_backlog_pkts"]
+    m.update(queue_metrics(link))
     first = summary["links"].get(FIRST_AQM)
     if first is not None:  # §10: the same counters at the first AQM
         soj = first.get("sojourn_ms") or {}
