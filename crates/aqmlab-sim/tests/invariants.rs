@@ -605,6 +605,32 @@ fn run_checking(s: &mut Scenario, d: &Dumbbell, pairs: &[usize], step_ms: u64) -
     s.sim.report()
 }
 
+/// NewReno, CUBIC with ECN and 4 Mb/s of 700-byte UDP (with `udp_extra` keys) from s1-s3 to
+/// r1-r3: the traffic of the newer disciplines' conservation tests.
+fn mixed_flows(udp_extra: &str) -> String {
+    format!(
+        r#"
+[[flows]]
+kind = "tcp"
+from = "s1"
+to = "r1"
+cc = "newreno"
+[[flows]]
+kind = "tcp"
+from = "s2"
+to = "r2"
+cc = "cubic"
+ecn = true
+[[flows]]
+kind = "udp"
+from = "s3"
+to = "r3"
+rate = "4Mbps"
+size = 700
+{udp_extra}"#
+    )
+}
+
 fn dumbbell3(bottleneck_extra: &str, flows: &str, duration: &str) -> String {
     format!(
         r#"
@@ -729,25 +755,7 @@ stop = "6s"
 /// only the buffer limit, dropped packets.
 #[test]
 fn packets_are_conserved_under_fq_pie_cobalt_fq_cobalt_and_l4s_codel() {
-    let flows = r#"
-[[flows]]
-kind = "tcp"
-from = "s1"
-to = "r1"
-cc = "newreno"
-[[flows]]
-kind = "tcp"
-from = "s2"
-to = "r2"
-cc = "cubic"
-ecn = true
-[[flows]]
-kind = "udp"
-from = "s3"
-to = "r3"
-rate = "4Mbps"
-size = 700
-"#;
+    let flows = &mixed_flows("");
     let d = Dumbbell::new(3);
     for qdisc in [
         "qdisc = \"fq_pie\"",
@@ -773,26 +781,7 @@ size = 700
 /// COBALT, not only the memory limit, drops packets; shaped to 5 Mb/s as well.
 #[test]
 fn packets_are_conserved_under_cake() {
-    let flows = r#"
-[[flows]]
-kind = "tcp"
-from = "s1"
-to = "r1"
-cc = "newreno"
-[[flows]]
-kind = "tcp"
-from = "s2"
-to = "r2"
-cc = "cubic"
-ecn = true
-[[flows]]
-kind = "udp"
-from = "s3"
-to = "r3"
-rate = "4Mbps"
-size = 700
-dscp = 46
-"#;
+    let flows = &mixed_flows("dscp = 46\n");
     let d = Dumbbell::new(3);
     let mut s = scenario(
         &dumbbell3("qdisc = \"cake\"", flows, "8s"),
@@ -1232,26 +1221,7 @@ ecn_codepoint = "ect1"
 /// all threshold marks; with `l4s = false` the same flow is also marked by the control law.
 #[test]
 fn l4s_mode_marks_ect1_at_the_threshold_and_conserves_packets() {
-    let flows = r#"
-[[flows]]
-kind = "tcp"
-from = "s1"
-to = "r1"
-cc = "newreno"
-[[flows]]
-kind = "tcp"
-from = "s2"
-to = "r2"
-cc = "cubic"
-ecn = true
-[[flows]]
-kind = "udp"
-from = "s3"
-to = "r3"
-rate = "4Mbps"
-size = 700
-ecn_codepoint = "ect1"
-"#;
+    let flows = &mixed_flows("ecn_codepoint = \"ect1\"\n");
     let d = Dumbbell::new(3);
     for (qdisc, l4s) in [
         ("codel", "l4s = true, ecn = true"),
