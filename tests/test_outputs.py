@@ -256,16 +256,16 @@ def test_ctrl_c_stops_a_run_within_a_second_even_inside_one_long_step(tmp_path):
 
 
 def test_a_full_disk_names_the_file_and_leaves_nothing_behind(scenario, tmp_path, monkeypatch):
-    import pyarrow.parquet as pq
+    from aqmlab import _core
 
     out = tmp_path / "out"
     aqmlab.run(scenario, out, keep=False)
     before = (out / "summary.json").read_text()
 
-    def full(self, table, *a, **k):
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(pq.ParquetWriter, "write_table", full)
+    # A real full disk: the Parquet writer's file is /dev/full, where every write fails with
+    # ENOSPC, and the error comes up through the native writer as the OSError it is.
+    real = _core.ParquetFile
+    monkeypatch.setattr(_core, "ParquetFile", lambda path, cols, n: real("/dev/full", cols, n))
     with pytest.raises(OSError) as e:
         aqmlab.run(scenario, out, keep=False)
     assert e.value.filename == str(out / "links.parquet")

@@ -92,9 +92,10 @@ class SeriesSink:
 
     The files are written as ``NAME.parquet.partial`` and renamed by :meth:`close`; a run that
     stops early calls :meth:`abort`, which removes them, so a folder never mixes a finished
-    run's files with an unfinished one's. Only Parquet files and kept tables need pyarrow (and
-    kept tables pandas): CSV alone is written from the chunks' own bytes, which is what makes
-    ``aqmlab run --csv`` start without either."""
+    run's files with an unfinished one's. Both kinds of file are written from the chunks' own
+    bytes (Parquet by the native module's ``ParquetFile``, CSV by :class:`_CsvWriter`); only
+    kept tables need pyarrow and pandas, which is what makes ``aqmlab run`` start without
+    either."""
 
     def __init__(
         self,
@@ -111,10 +112,6 @@ class SeriesSink:
         self.csv = csv
         self.keep = keep
         self.parts: dict[str, list[pa.Table]] = {name: [] for name in tables}
-        # Rows handed in and not yet written to a Parquet file, per table (and how many): fewer
-        # than ROWS_PER_GROUP after add().
-        self.pending: dict[str, list[pa.Table]] = {name: [] for name in tables}
-        self.pending_rows = dict.fromkeys(tables, 0)
         self.writers: dict[str, Any] = {}
         if out is not None:
             os.makedirs(out, exist_ok=True)
@@ -138,52 +135,26 @@ class SeriesSink:
         path = self._path(name) + ".partial"
         if self.csv:
             return _CsvWriter(path, COLUMNS[name])
-        import pyarrow.parquet as pq
+        from . import _core
 
-        return pq.ParquetWriter(path, _schemas()[name])
+        return _core.ParquetFile(path, COLUMNS[name], ROWS_PER_GROUP)
 
     def add(self, chunk: dict[str, dict[str, Any]]) -> None:
         """Appends one chunk (``Run.take_series()``'s columns, or lists of values)."""
         for name in self.tables:
-            if self.csv and name in self.writers:
+            if name in self.writers:
                 with self._naming(name):
                     self.writers[name].write_columns(chunk[name])
-                if not self.keep:
-                    continue
-            table = _table(chunk[name], _schemas()[name])
-            if table.num_rows == 0:
-                continue
-            if name in self.writers and not self.csv:
-                self.pending[name].append(table)
-                self.pending_rows[name] += table.num_rows
-                if self.pending_rows[name] >= ROWS_PER_GROUP:
-                    self._flush(name, last=False)
             if self.keep:
-                self.parts[name].append(table)
-
-    def _flush(self, name: str, last: bool) -> None:
-        """Writes table ``name``'s pending rows in groups of ROWS_PER_GROUP, keeping the
-        remainder for later unless this is the ``last`` write."""
-        if not self.pending[name]:
-            return
-        import pyarrow as pa
-
-        table = pa.concat_tables(self.pending[name])
-        whole = table.num_rows if last else table.num_rows - table.num_rows % ROWS_PER_GROUP
-        with self._naming(name):
-            for start in range(0, whole, ROWS_PER_GROUP):
-                n = min(ROWS_PER_GROUP, whole - start)
-                self.writers[name].write_table(table.slice(start, n))
-        rest = table.slice(whole)
-        self.pending[name] = [rest] if rest.num_rows else []
-        self.pending_rows[name] = rest.num_rows
+                table = _table(chunk[name], _schemas()[name])
+                if table.num_rows:
+                    self.parts[name].append(table)
 
     def close(self) -> dict[str, Any]:
         """Closes the files; returns each table as a pandas DataFrame if kept, else None. The
         files hold the rows chunk by chunk (every link's bins of one step, then the next step's);
         the DataFrames are ordered by link (or flow) and time."""
         for name, w in list(self.writers.items()):
-            self._flush(name, last=True)
             with self._naming(name):
                 w.close()
                 os.replace(self._path(name) + ".partial", self._path(name))
@@ -205,8 +176,6 @@ class SeriesSink:
 
     def abort(self) -> None:
         """Closes and removes the unfinished files."""
-        self.pending = {name: [] for name in self.tables}
-        self.pending_rows = dict.fromkeys(self.tables, 0)
         for name, w in self.writers.items():
             with contextlib.suppress(Exception):
                 w.close()

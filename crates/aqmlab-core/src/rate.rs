@@ -41,11 +41,11 @@ impl Bitrate {
 impl fmt::Display for Bitrate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        if b % 1_000_000_000 == 0 && b > 0 {
+        if b.is_multiple_of(1_000_000_000) && b > 0 {
             write!(f, "{}Gbps", b / 1_000_000_000)
-        } else if b % 1_000_000 == 0 && b > 0 {
+        } else if b.is_multiple_of(1_000_000) && b > 0 {
             write!(f, "{}Mbps", b / 1_000_000)
-        } else if b % 1_000 == 0 && b > 0 {
+        } else if b.is_multiple_of(1_000) && b > 0 {
             write!(f, "{}kbps", b / 1_000)
         } else {
             write!(f, "{}bps", b)

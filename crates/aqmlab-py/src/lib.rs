@@ -3,6 +3,7 @@
 #![allow(unsafe_code)] // PyO3's macros expand to unsafe FFI glue.
 
 mod columns;
+mod parquet_file;
 mod series;
 
 use aqmlab_qdisc::replay::{self as replay_mod, ReplaySummary};
@@ -476,6 +477,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ReplayError", py.get_type::<ReplayError>())?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add_class::<Run>()?;
+    m.add_class::<parquet_file::ParquetFile>()?;
     m.add_function(wrap_pyfunction!(load_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
     m.add_class::<Resolved>()?;

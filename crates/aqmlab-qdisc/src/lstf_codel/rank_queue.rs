@@ -362,7 +362,7 @@ impl Default for RankQueue {
 /// Level 0 (the root) is a min level, level 1 a max level, and so on.
 #[inline]
 fn is_min_level(i: usize) -> bool {
-    (i + 1).ilog2() % 2 == 0
+    (i + 1).ilog2().is_multiple_of(2)
 }
 
 #[inline]

@@ -234,7 +234,7 @@ impl Sim {
     pub fn add_udp(&mut self, spec: UdpSpec) -> Result<usize, BuildError> {
         let idx = self.flows.len();
         spec.check(idx, &self.nodes, &self.routes)?;
-        let exact = (spec.size as u128 * 8_000_000_000) % spec.rate.as_bps() as u128 == 0;
+        let exact = (spec.size as u128 * 8_000_000_000).is_multiple_of(spec.rate.as_bps() as u128);
         let interval = exact.then(|| spec.rate.tx_time(spec.size as u64));
         self.events.push(spec.start, Ev::UdpSend(idx as u32));
         let info = FlowInfo {

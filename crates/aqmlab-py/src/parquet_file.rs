@@ -1,0 +1,294 @@
+//! A run's series written as Parquet here, in the native module, rather than through pyarrow:
+//! `aqmlab run` then writes its files without importing pyarrow and numpy, which took longer
+//! than a short run's whole simulation (issue 24; `python3 -X importtime`).
+//!
+//! The file is what pyarrow wrote for the same table: every column optional (an Arrow field is
+//! nullable), `int64` as INT64, `float64` as DOUBLE (a NaN stays a NaN, not a null), `string` as
+//! UTF-8 BYTE_ARRAY, Snappy compression, and rows gathered into groups of exactly
+//! `rows_per_group` (the last one shorter), so a file's layout, and its bytes, do not depend on
+//! how the run was stepped. Columns arrive chunk by chunk in the forms `columns.rs` hands to
+//! Python: a `bytes` of native-endian 64-bit values, a string column as `(validity, offsets,
+//! data)`, or a list of Python values (the emulator's series).
+
+use bytes::Bytes;
+use parquet::basic::{Compression, LogicalType, Repetition, Type as PhysicalType};
+use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::errors::ParquetError;
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::Type;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyTuple};
+use std::fs::File;
+use std::io::BufWriter;
+use std::sync::Arc;
+
+/// One column's rows not yet written.
+enum Rows {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+    /// None is a null.
+    Str(Vec<Option<ByteArray>>),
+}
+
+impl Rows {
+    fn len(&self) -> usize {
+        match self {
+            Rows::I64(v) => v.len(),
+            Rows::F64(v) => v.len(),
+            Rows::Str(v) => v.len(),
+        }
+    }
+
+    fn truncate(&mut self, n: usize) {
+        match self {
+            Rows::I64(v) => v.truncate(n),
+            Rows::F64(v) => v.truncate(n),
+            Rows::Str(v) => v.truncate(n),
+        }
+    }
+}
+
+/// A Parquet file written chunk by chunk (`python/aqmlab/series.py`'s `SeriesSink`).
+#[pyclass(unsendable)]
+pub struct ParquetFile {
+    writer: Option<SerializedFileWriter<BufWriter<File>>>,
+    names: Vec<String>,
+    rows: Vec<Rows>,
+    rows_per_group: usize,
+}
+
+/// A Parquet error as Python sees it: an I/O failure (a full disk) as the `OSError` with its
+/// errno, which the caller re-raises naming the file; anything else as a `ValueError`.
+fn py_err(e: ParquetError) -> PyErr {
+    match e {
+        ParquetError::External(inner) => match inner.downcast::<std::io::Error>() {
+            Ok(io) => os_error(*io),
+            Err(other) => PyValueError::new_err(format!("writing Parquet: {other}")),
+        },
+        other => PyValueError::new_err(format!("writing Parquet: {other}")),
+    }
+}
+
+/// An I/O error as the `OSError` (or its subclass) Python raises for the same errno, so
+/// `e.errno` and `e.strerror` are set as for a write made from Python.
+fn os_error(e: std::io::Error) -> PyErr {
+    match e.raw_os_error() {
+        Some(code) => {
+            let text = e.to_string();
+            let strerror = text.split(" (os error").next().unwrap_or(&text).to_owned();
+            PyOSError::new_err((code, strerror))
+        }
+        None => PyErr::from(e),
+    }
+}
+
+fn column_type(name: &str, kind: &str) -> PyResult<Type> {
+    let (physical, logical) = match kind {
+        "int64" => (PhysicalType::INT64, None),
+        "float64" => (PhysicalType::DOUBLE, None),
+        "string" => (PhysicalType::BYTE_ARRAY, Some(LogicalType::String)),
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "column {name:?}: type {kind:?} is not int64, float64 or string"
+            )))
+        }
+    };
+    Type::primitive_type_builder(name, physical)
+        .with_repetition(Repetition::OPTIONAL)
+        .with_logical_type(logical)
+        .build()
+        .map_err(py_err)
+}
+
+/// The 64-bit values of a `bytes` column, native-endian as `columns.rs` packs them.
+fn words<'a>(b: &'a Bound<'_, PyBytes>) -> impl Iterator<Item = [u8; 8]> + 'a {
+    b.as_bytes()
+        .chunks_exact(8)
+        .map(|w| w.try_into().expect("chunks of 8"))
+}
+
+impl ParquetFile {
+    /// Appends one column of a chunk to `rows`.
+    fn append(name: &str, rows: &mut Rows, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        match rows {
+            Rows::I64(v) => {
+                if let Ok(b) = values.downcast::<PyBytes>() {
+                    v.extend(words(b).map(i64::from_ne_bytes));
+                } else {
+                    for x in values.try_iter()? {
+                        v.push(x?.extract()?);
+                    }
+                }
+            }
+            Rows::F64(v) => {
+                if let Ok(b) = values.downcast::<PyBytes>() {
+                    v.extend(words(b).map(f64::from_ne_bytes));
+                } else {
+                    for x in values.try_iter()? {
+                        v.push(x?.extract()?);
+                    }
+                }
+            }
+            Rows::Str(v) => {
+                if let Ok(t) = values.downcast::<PyTuple>() {
+                    // Arrow's layout: validity bitmap (or None), 32-bit offsets, UTF-8 data.
+                    let (valid, offsets, data): (Option<Vec<u8>>, Vec<u8>, Vec<u8>) =
+                        t.extract()?;
+                    let data = Bytes::from(data);
+                    let ends: Vec<usize> = offsets
+                        .chunks_exact(4)
+                        .map(|w| i32::from_ne_bytes(w.try_into().expect("chunks of 4")) as usize)
+                        .collect();
+                    for (i, pair) in ends.windows(2).enumerate() {
+                        let present = valid
+                            .as_ref()
+                            .is_none_or(|bits| bits[i >> 3] >> (i & 7) & 1 == 1);
+                        if pair[0] > pair[1] || pair[1] > data.len() {
+                            return Err(PyValueError::new_err(format!(
+                                "column {name:?}: offsets out of order or past the data"
+                            )));
+                        }
+                        v.push(present.then(|| ByteArray::from(data.slice(pair[0]..pair[1]))));
+                    }
+                } else {
+                    for x in values.try_iter()? {
+                        let s: Option<String> = x?.extract()?;
+                        v.push(s.map(|s| ByteArray::from(s.into_bytes())));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn append_chunk(&mut self, chunk: &Bound<'_, PyDict>, before: usize) -> PyResult<()> {
+        for (name, rows) in self.names.iter().zip(&mut self.rows) {
+            let values = chunk.get_item(name)?.ok_or_else(|| {
+                PyValueError::new_err(format!("the chunk has no column {name:?}"))
+            })?;
+            Self::append(name, rows, &values)?;
+        }
+        let n = self.rows.first().map_or(0, Rows::len);
+        match self
+            .names
+            .iter()
+            .zip(&self.rows)
+            .find(|(_, r)| r.len() != n)
+        {
+            Some((name, r)) => Err(PyValueError::new_err(format!(
+                "column {name:?} has {} rows where the first column has {}",
+                r.len() - before,
+                n - before
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the first `n` buffered rows of every column as one row group.
+    fn write_group(&mut self, n: usize) -> PyResult<()> {
+        let writer = self
+            .writer
+            .as_mut()
+            .ok_or_else(|| PyValueError::new_err("this Parquet file is closed"))?;
+        let mut group = writer.next_row_group().map_err(py_err)?;
+        for rows in &mut self.rows {
+            let mut col = group
+                .next_column()
+                .map_err(py_err)?
+                .expect("one column writer per column of the schema");
+            let defined = vec![1i16; n];
+            match rows {
+                Rows::I64(v) => {
+                    col.typed::<Int64Type>()
+                        .write_batch(&v[..n], Some(&defined), None)
+                        .map_err(py_err)?;
+                    v.drain(..n);
+                }
+                Rows::F64(v) => {
+                    col.typed::<DoubleType>()
+                        .write_batch(&v[..n], Some(&defined), None)
+                        .map_err(py_err)?;
+                    v.drain(..n);
+                }
+                Rows::Str(v) => {
+                    let levels: Vec<i16> = v[..n].iter().map(|s| i16::from(s.is_some())).collect();
+                    let values: Vec<ByteArray> = v.drain(..n).flatten().collect();
+                    col.typed::<ByteArrayType>()
+                        .write_batch(&values, Some(&levels), None)
+                        .map_err(py_err)?;
+                }
+            }
+            col.close().map_err(py_err)?;
+        }
+        group.close().map_err(py_err)?;
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl ParquetFile {
+    /// Creates `path` for a table of `columns` (pairs of name and type: `int64`, `float64` or
+    /// `string`), written in row groups of `rows_per_group` rows.
+    #[new]
+    fn new(path: &str, columns: Vec<(String, String)>, rows_per_group: usize) -> PyResult<Self> {
+        if rows_per_group == 0 {
+            return Err(PyValueError::new_err("rows_per_group must be at least 1"));
+        }
+        let mut fields = Vec::with_capacity(columns.len());
+        let mut rows = Vec::with_capacity(columns.len());
+        for (name, kind) in &columns {
+            fields.push(Arc::new(column_type(name, kind)?));
+            rows.push(match kind.as_str() {
+                "int64" => Rows::I64(Vec::new()),
+                "float64" => Rows::F64(Vec::new()),
+                _ => Rows::Str(Vec::new()),
+            });
+        }
+        let schema = Type::group_type_builder("schema")
+            .with_fields(fields)
+            .build()
+            .map_err(py_err)?;
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .build();
+        let file = File::create(path).map_err(os_error)?;
+        let writer =
+            SerializedFileWriter::new(BufWriter::new(file), Arc::new(schema), Arc::new(props))
+                .map_err(py_err)?;
+        Ok(ParquetFile {
+            writer: Some(writer),
+            names: columns.into_iter().map(|(n, _)| n).collect(),
+            rows,
+            rows_per_group,
+        })
+    }
+
+    /// Appends one chunk: a dict holding every column of the table. A chunk that cannot be
+    /// appended (a missing column, a bad value, columns of different lengths) is refused whole.
+    fn write_columns(&mut self, chunk: &Bound<'_, PyDict>) -> PyResult<()> {
+        let before = self.rows.first().map_or(0, Rows::len);
+        if let Err(e) = self.append_chunk(chunk, before) {
+            self.rows.iter_mut().for_each(|r| r.truncate(before));
+            return Err(e);
+        }
+        while self.rows.first().map_or(0, Rows::len) >= self.rows_per_group {
+            self.write_group(self.rows_per_group)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the rows left (a last, shorter group) and the file's footer.
+    fn close(&mut self) -> PyResult<()> {
+        let n = self.rows.first().map_or(0, Rows::len);
+        if n > 0 {
+            self.write_group(n)?;
+        }
+        if let Some(w) = self.writer.take() {
+            let mut buf = w.into_inner().map_err(py_err)?;
+            std::io::Write::flush(&mut buf).map_err(os_error)?;
+        }
+        Ok(())
+    }
+}
