@@ -6,6 +6,7 @@ import math
 import aqmlab
 import pandas as pd
 import pytest
+from conftest import ROOT
 
 OVERLOAD = """
 name = "overload"
@@ -80,6 +81,20 @@ def test_capacity_per_bin_follows_the_schedule(res):
     s = res.summary["links"]["bottleneck"]
     bits = (b.capacity_bps * res.summary["bin_s"]).sum()
     assert s["utilization"] == pytest.approx(s["delivered_bytes"] * 8 / bits, rel=1e-12)
+
+
+def test_every_packet_offered_is_accounted_for_at_the_end():
+    """enqueued = delivered + dropped + queued + transmitting, per direction, from summary.json
+    alone; a run cut mid-flight (bulk flows still sending) leaves packets in the last two."""
+    bulk = ROOT / "python" / "aqmlab" / "data" / "scenarios" / "bulk-dumbbell.toml"
+    cut = aqmlab.run(bulk, set={"duration": "2s"}, progress=False)
+    left = 0
+    for name, s in cut.summary["links"].items():
+        end = s["queued_pkts_at_end"] + s["transmitting_pkts_at_end"]
+        assert s["transmitting_pkts_at_end"] in (0, 1), name
+        assert s["enqueued_pkts"] == s["delivered_pkts"] + s["dropped_pkts"] + end, name
+        left += end
+    assert left > 0  # the counterfactual: without the end's backlog the identity fails
 
 
 def test_drops_are_attributed_to_flows(res):

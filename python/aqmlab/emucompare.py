@@ -37,6 +37,19 @@ class Arm:
     sim: RunResult
     emu: RunResult
 
+    def describe(self) -> str:
+        """The figures compared, and how late the emulator's forwarder delivered packets: a
+        loaded host (other builds on its cores) shows as lateness, which tells a disagreement
+        caused by the machine from one caused by the model."""
+        lat = self.emu.summary.get("emulation", {}).get("lateness_ms", {})
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        return (
+            f"{self.qdisc}: goodput {self.emu_goodput_bps / 1e6:.3f} Mb/s emulated against "
+            f"{self.sim_goodput_bps / 1e6:.3f} simulated; median sojourn {self.emu_p50_ms:.2f} ms "
+            f"against {self.sim_p50_ms:.2f}; forwarder lateness p50 {lat.get('p50')}, "
+            f"p99 {lat.get('p99')}, max {lat.get('max')} ms; load average {load}"
+        )
+
 
 def _emulate_bulk(scenario: str, link: str, qdisc: str, seconds: float, cc: str, rt: int | None):
     with tempfile.TemporaryDirectory(prefix="aqmlab-emucompare-") as tmp:

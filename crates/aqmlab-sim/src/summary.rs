@@ -81,6 +81,10 @@ pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
                 "delivered_bytes": l.m.delivered_bytes,
                 "utilization": l.utilization,
                 "max_backlog_pkts": l.m.max_backlog_pkts,
+                // What is still in the direction at the end: with these, every packet offered
+                // is accounted for (enqueued = delivered + dropped + queued + transmitting).
+                "queued_pkts_at_end": l.backlog_pkts,
+                "transmitting_pkts_at_end": l.in_flight,
                 "lost_pkts": l.m.lost_pkts,
                 "drops_by_reason": by_reason(DropReason::ALL.iter().map(|r| r.as_str()), &l.m.drops_by_reason),
                 "marks_by_reason": by_reason(MarkReason::ALL.iter().map(|r| r.as_str()), &l.m.marks_by_reason),

@@ -10,8 +10,10 @@
 //! the traffic models in `apps.toml`).
 //! The files were recorded with the code of commit c1d1325, before the speed work that followed
 //! it, which was meant to change no result and changed none; re-recorded since for the CUBIC
-//! timeout fix (0dbc9e3: the two CUBIC scenarios moved) and for flow names (7a54422: every
-//! summary gained `flows[i].name`, no value moved).
+//! timeout fix (0dbc9e3: the two CUBIC scenarios moved), for flow names (7a54422: every
+//! summary gained `flows[i].name`, no value moved) and for the end-of-run backlog (issue 24's
+//! branch `pq`: every link gained `queued_pkts_at_end` and `transmitting_pkts_at_end`, no value
+//! moved).
 //!
 //! A change that alters results on purpose (a model fix) re-records them:
 //! `AQMLAB_BLESS=1 cargo test -p aqmlab-sim --test reference`, and the diff shows what moved.
