@@ -177,10 +177,12 @@ def _class_ct(df: Any, rate: str, b: int, direction: str) -> tuple[float, float 
 
 
 def _scenario_flow_names(ctx: Any) -> list[str]:
-    """The flows' names of the scenario the sweep ran (written_as, in the output folder)."""
+    """The flows' names, in order, of the scenario the sweep runs (its axes and sets change
+    no flow's name or order)."""
     import tomllib
 
-    with open(os.path.join(ctx.out, "scenario.toml"), "rb") as f:
+    sweep = next(s for s in ctx.experiment.sweeps if s.name == "sweep")
+    with open(sweep.scenario, "rb") as f:
         return [fl["name"] for fl in tomllib.load(f)["flows"]]
 
 
