@@ -9,7 +9,16 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from aqmlab.reproduce.common import DIFFERS, FAILS, Table, explanation_text, fmt, seed_spread
+from aqmlab.reproduce.common import (
+    AGREES,
+    DIFFERS,
+    FAILS,
+    Table,
+    explanation_text,
+    fmt,
+    numeric,
+    seed_spread,
+)
 from aqmlab.reproduce.style import colour, delay_axis, log_ticks, title
 
 RATES = ["512 kb/s", "1.5 Mb/s"]
@@ -84,10 +93,106 @@ def _fairness_ct(df: Any, rate: str, b: int, direction: str) -> tuple[float, flo
     return float(mean), seed_spread(per_seed)
 
 
+#: The traffic classes of the slides' list (two-way CBR, an FTP download, web browsing, FTP
+#: uploads) by kind of application: the bundled scenario's flows, by name, in each class.
+CLASSES = {"FTP": ("download", "uploads"), "web": ("web",), "CBR": ("voip-down", "voip-up")}
+#: What a hypothesis test comes out as.
+CONFIRMED, REFUTED, UNEXPLAINED = "confirmed", "refuted", "unexplained"
+
+
+def jain(xs: list[float]) -> float:
+    """Jain's index (Σx)²/(n·Σx²), 1 when every x is 0 (aqmlab-sim's report.rs ``jain``)."""
+    s2 = sum(x * x for x in xs)
+    return 1.0 if s2 == 0 else sum(xs) ** 2 / (len(xs) * s2)
+
+
+def class_jain(df: Any, link: str, groups: dict[str, list[int]]) -> Any:
+    """Per run (row of ``df``): Jain's index of the drop rates of ``groups`` (name -> flow
+    indices) at ``link``, each group's drops ÷ its arrivals there (data and ACKs, as the flows'
+    index counts them); groups with no arrival there are left out, as flows are."""
+    import pandas as pd
+
+    def col(i: int, what: str) -> Any:
+        c = f"flows[{i}].links.{link}.{what}"
+        return df[c].fillna(0).astype(float) if c in df else pd.Series(0.0, index=df.index)
+
+    rates = {
+        k: (sum(col(i, "dropped_pkts") for i in idx), sum(col(i, "arrived_pkts") for i in idx))
+        for k, idx in groups.items()
+    }
+    return pd.Series(
+        [
+            jain([d[r] / a[r] for d, a in rates.values() if a[r] > 0])
+            if any(a[r] > 0 for _, a in rates.values())
+            else float("nan")
+            for r in df.index
+        ],
+        index=df.index,
+    )
+
+
+def flow_groups(names: list[str], classes: dict[str, tuple] = CLASSES) -> dict[str, list[int]]:
+    """Each class's flow indices from the scenario's flow names, in order; a flow of no class
+    is an error (a scenario changed under the class table)."""
+    known = {n: k for k, ns in classes.items() for n in ns}
+    missing = [n for n in names if n not in known]
+    if missing:
+        raise ValueError(f"consumer-edge: flows {missing} are in no traffic class of CLASSES")
+    return {k: [i for i, n in enumerate(names) if known[n] == k] for k in classes}
+
+
+def class_test(published: str, per_flow: float, per_class: float, spread: float | None) -> dict:
+    """The outcome of the per-class hypothesis for one C/T cell: the per-class C/T graded as
+    the claim grades ours (the slides' printed digits and our seeds' spread). ``confirmed`` when
+    it agrees; ``refuted`` when it differs and closes less than half of the per-flow ratio's
+    gap to the slides' (the classes account for less of the difference than they leave);
+    ``unexplained`` when it closes half or more but is not within the tolerance (the rest is
+    unexplained), or has no value."""
+    g = numeric("", "", "", published, per_class, spread=spread)
+    pub = float(published)
+    if per_class != per_class:
+        outcome = UNEXPLAINED
+    elif g.verdict == AGREES:
+        outcome = CONFIRMED
+    elif abs(per_class - pub) > abs(per_flow - pub) / 2:
+        outcome = REFUTED
+    else:
+        outcome = UNEXPLAINED
+    text = (
+        f"C/T per class {fmt(per_class)} % (per flow {fmt(per_flow)} %) against the slides' "
+        f"{published} %, tolerance {g.tolerance}: {outcome}"
+    )
+    return {"outcome": outcome, "ours": per_class, "text": text}
+
+
+def _class_ct(df: Any, rate: str, b: int, direction: str) -> tuple[float, float | None]:
+    """:func:`_fairness_ct` of the per-class index (``class_jain`` column)."""
+    rows = df[df["point"] == f"{rate}, {b}p"]
+    col = f"class_jain.{direction}"
+    c, t = (
+        rows[rows[QDISC] == q].set_index("seed")[col].astype(float) for q in ("codel", "droptail")
+    )
+    mean = 100 * c.mean() / t.mean() if t.mean() else float("nan")
+    return float(mean), seed_spread((100 * c / t.where(t > 0)).dropna())
+
+
+def _scenario_flow_names(ctx: Any) -> list[str]:
+    """The flows' names, in order, of the scenario the sweep runs (its axes and sets change
+    no flow's name or order)."""
+    import tomllib
+
+    sweep = next(s for s in ctx.experiment.sweeps if s.name == "sweep")
+    with open(sweep.scenario, "rb") as f:
+        return [fl["name"] for fl in tomllib.load(f)["flows"]]
+
+
 def numbers(ctx: Any) -> dict[str, Any]:
     import pandas as pd
 
     df, buffers = ctx.frames["sweep"], ctx.params["buffers"]
+    groups = flow_groups(_scenario_flow_names(ctx))
+    for d, link in DIRECTIONS.items():
+        df[f"class_jain.{d}"] = class_jain(df, link, groups)
     cells = {
         (rate, b, q, d): _cell(df, rate, b, q, d)
         for rate in RATES
@@ -138,12 +243,32 @@ def numbers(ctx: Any) -> dict[str, Any]:
         }
         for rate in RATES
     }
+    class_tests: dict[str, Any] = {}
+    published = {c.id: c.published for c in ctx.experiment.claims}
     for rate in RATES:
         for d in DIRECTIONS:
             ct, spread = _fairness_ct(df, rate, best[rate], d)
             fitted[rate][d]["fairness_ct_pct"] = ct
             fitted[rate][d]["spread"] = {"fairness_ct_pct": spread}
+            # The per-class hypothesis: the same runs' index over traffic classes, graded as
+            # the claim grades ours.
+            cct, cspread = _class_ct(df, rate, best[rate], d)
+            test = class_test(published[f"{RATE_IDS[rate]}-{d}-fairness-ct"], ct, cct, cspread)
+            rows = df[df["point"] == f"{rate}, {best[rate]}p"]
+            test["C"], test["T"] = (
+                float(rows[rows[QDISC] == q][f"class_jain.{d}"].mean())
+                for q in ("codel", "droptail")
+            )
+            class_tests.setdefault(rate, {})[d] = test
+    ctx.state["class_tests"] = class_tests
     return {
+        # The per-class index (claims.toml's per-class hypothesis) at the graded buffer: C, T,
+        # C/T % and the outcome against the slides' C/T.
+        "fairness_by_class": {
+            r: {d: {k: t[k] for k in ("C", "T", "ours", "outcome")} for d, t in v.items()}
+            for r, v in class_tests.items()
+        },
+        "_class_test": {r: {d: t["text"] for d, t in v.items()} for r, v in class_tests.items()},
         "best_buffer": best,
         # Which cells each buffer was fitted to (results.json says so beside the buffers).
         "fitted_on": {
@@ -243,6 +368,17 @@ def annotate(ctx: Any) -> None:
                         c.hypotheses, c.unexplained, why if c.unexplained else ""
                     )
 
+    # The fairness C/T cells: explained only where the per-class index confirms the slides'.
+    for rate in RATES:
+        for d in DIRECTIONS:
+            c = ctx.claims.get(f"{RATE_IDS[rate]}-{d}-fairness-ct")
+            if c is None or c.verdict != DIFFERS or not c.hypotheses:
+                continue
+            c.unexplained = ctx.state["class_tests"][rate][d]["outcome"] != CONFIRMED
+            c.explanation = explanation_text(
+                c.hypotheses, c.unexplained, "what the classes leave" if c.unexplained else ""
+            )
+
 
 def ratio(x: tuple) -> str:
     """The similar-data claim's value at a point: C/T."""
@@ -286,7 +422,28 @@ def tables(ctx: Any) -> list[Table]:
             for (r, b, q, d), v in cells.items()
         ],
     )
-    return [table, sweep_table]
+    fitted, tests = ctx.numbers["_fitted"], ctx.state["class_tests"]
+    class_table = Table(
+        "Fairness of drops per traffic class (the C/T cells' hypothesis), at the graded buffer",
+        ["rate, direction", "per flow C/T %", "per class C", "per class T", "per class C/T %"]
+        + ["slides C/T %", "outcome"],
+        [
+            [
+                f"{r} {d} ({best[r]}p)",
+                fitted[r][d]["fairness_ct_pct"],
+                t["C"],
+                t["T"],
+                t["ours"],
+                ctx.claims[f"{RATE_IDS[r]}-{d}-fairness-ct"].published,
+                t["outcome"],
+            ]
+            for r, v in tests.items()
+            for d, t in v.items()
+        ],
+        note="Classes: FTP (the download and the uploads), web, CBR (both directions); each "
+        "class's drops ÷ its packets at that direction, Jain's index over the classes.",
+    )
+    return [table, class_table, sweep_table]
 
 
 def discussion(ctx: Any) -> list[str]:

@@ -1,4 +1,6 @@
-"""red-vs-codel's own code: the goodput metric, the verdict-dependent comparison and the figure.
+"""red-vs-codel's own code: the goodput metric, the test of the hypothesis that RED's settings
+make its delay differ from CoDel's (claims.toml's [hypothesis.*]), the verdict-dependent
+comparison and the figure.
 
 experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder").
 """
@@ -8,11 +10,21 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from aqmlab.reproduce.common import FAILS
+from aqmlab.reproduce.common import FAILS, explanation_text, fmt
+from aqmlab.reproduce.predicate import compile_predicate
 from aqmlab.reproduce.style import colour, title
 
 CCS = ["cubic", "vegas"]
 QDISCS = ["tail drop", "RED", "CoDel"]
+#: experiment.toml's RED configured for this path (the hypothesis runs), each beside CoDel.
+VARIANTS = ["RED, path w_q", "ARED"]
+#: The claim whose difference the variants test, and the outcomes a test can come out with.
+TESTED = "delay-comparable"
+CONFIRMED, REFUTED, UNEXPLAINED = "confirmed", "refuted", "unexplained"
+#: The bottleneck: 1 Mb/s, 1500-byte packets (experiment.toml's mean_pkt_size), and CoDel's
+#: target and interval (its defaults, RFC 8289 §4.2-4.3), for the threshold rule.
+LINK_BPS, PKT_BYTES = 1e6, 1500
+CODEL_TARGET_S, CODEL_INTERVAL_S = 0.005, 0.100
 
 
 def derive(df: Any, ctx: Any) -> Any:
@@ -25,18 +37,95 @@ def derive(df: Any, ctx: Any) -> Any:
     return df
 
 
+def threshold_rule(target_s: float, link_bps: float = LINK_BPS, pkt: int = PKT_BYTES) -> tuple:
+    """RED's thresholds for a target queueing delay (ARED §5, ns-2.35 red.cc initialize_params):
+    min_th = max(5, target·C/2) packets, max_th = 3·min_th, C the link's packets per second."""
+    min_th = max(5.0, target_s * link_bps / (8 * pkt) / 2)
+    return min_th, 3 * min_th
+
+
+def settings_test(predicate: str, failing: list[str], variant: dict, codel: dict) -> dict:
+    """The outcome of one [hypothesis.*] of claims.toml: the claim's predicate on (RED
+    configured for the path, CoDel) at each point where it fails on (RED, CoDel). ``confirmed``
+    when it passes at every such point (RED's settings account for the difference),
+    ``refuted`` when it passes at none, ``unexplained`` when at some only (the others stay
+    unexplained), or when a failing point lacks the runs (or none fails: nothing to test)."""
+    pred = compile_predicate(predicate, 2, f"red-vs-codel: {TESTED}'s hypothesis runs")
+    both = [p for p in failing if p in variant and p in codel]
+    passed = [p for p in both if pred((variant[p], codel[p])) is True]
+    if both and len(passed) == len(both) == len(failing):
+        outcome = CONFIRMED
+    elif both and not passed:
+        outcome = REFUTED
+    else:
+        outcome = UNEXPLAINED
+    each = "; ".join(f"{p}: {fmt(variant.get(p))} vs {fmt(codel.get(p))} ms" for p in failing)
+    left = [p for p in failing if p not in passed]
+    text = (
+        f"at the points where RED's delay is not comparable with CoDel's, this RED vs CoDel: "
+        f"{each or 'none'}; comparable at {len(passed)} of {len(failing)}: {outcome}"
+        + (f" (not at {'; '.join(left)})" if outcome == UNEXPLAINED and left else "")
+    )
+    return {"outcome": outcome, "passed": passed, "text": text}
+
+
+def _delays(g: Any, discipline: str) -> dict[str, float]:
+    """Mean delay per point ("tcp, buffer", the claim's point names) of one discipline."""
+    sub = g[g["discipline"] == discipline]
+    return {f"{r.tcp}, {r.buffer}": float(r.delay_mean) for r in sub.itertuples()}
+
+
+def numbers(ctx: Any) -> dict[str, Any]:
+    """The hypothesis runs' outcomes (claims.toml's [hypothesis.*] fill theirs from
+    ``_settings_test``), and the thresholds the rule gives for CoDel's target and interval."""
+    c = next(c for c in ctx.experiment.claims if c.id == TESTED)
+    g = ctx.table
+    red, codel = _delays(g, "RED"), _delays(g, "CoDel")
+    pred = compile_predicate(c.predicate, 2, f"red-vs-codel: {TESTED}")
+    failing = [p for p in red if p in codel and pred((red[p], codel[p])) is not True]
+    tests = {v: settings_test(c.predicate, failing, _delays(g, v), codel) for v in VARIANTS}
+    ctx.state["settings_test"] = tests
+    rule = {
+        f"{name} {t * 1000:g} ms": dict(zip(("min_th", "max_th"), threshold_rule(t)))
+        for name, t in (("CoDel's target", CODEL_TARGET_S), ("CoDel's interval", CODEL_INTERVAL_S))
+    }
+    return {
+        "threshold_rule": rule,
+        "_rule_text": "; ".join(
+            f"{k}: min_th {fmt(v['min_th'])}, max_th {fmt(v['max_th'])} packets"
+            for k, v in rule.items()
+        ),
+        "settings_test": {v: t["outcome"] for v, t in tests.items()},
+        "_settings_test": {v: t["text"] for v, t in tests.items()},
+    }
+
+
+def annotate(ctx: Any) -> None:
+    """The claim stays unexplained unless a hypothesis run is comparable with CoDel at every
+    point where RED is not (its outcome ``confirmed``)."""
+    c = ctx.claims.get(TESTED)
+    if c is None or c.verdict != FAILS or not c.hypotheses:
+        return
+    tests = ctx.state["settings_test"]
+    c.unexplained = not any(t["outcome"] == CONFIRMED for t in tests.values())
+    why = "no RED configured for this path is comparable with CoDel at every point"
+    c.explanation = explanation_text(c.hypotheses, c.unexplained, why if c.unexplained else "")
+
+
 def discussion(ctx: Any) -> list[str]:
-    if ctx.claims["delay-comparable"].verdict != FAILS:
+    if ctx.claims[TESTED].verdict != FAILS:
         return []
     g = ctx.table
     red_d = g[g["discipline"] == "RED"]["delay_mean"].median()
     codel_d = g[g["discipline"] == "CoDel"]["delay_mean"].median()
+    tests = ctx.state["settings_test"]
     return [
         f"Here RED holds a longer queue than CoDel (median over cells of the mean delay: "
         f"{red_d:.0f} ms against {codel_d:.0f} ms), so their delays are not comparable as "
-        "the summary of the paper says. Probable cause: RED's thresholds. Ours are ns-2's "
-        "automatic ones; the paper's RED settings are not in our documents, and a RED "
-        "configured for this link's 540 ms RTT would hold a different queue."
+        "the summary of the paper says. The paper's RED settings are not in our documents; "
+        "RED configured for this path was run beside the same CoDel runs (the table's "
+        + " and ".join(f"'{v}': {tests[v]['outcome']}" for v in VARIANTS)
+        + "; see the claim's explanation)."
     ]
 
 
