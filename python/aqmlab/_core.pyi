@@ -39,6 +39,7 @@ def load_scenario(
     text: str | None = ...,
     unsets: list[str] = ...,
 ) -> Run: ...
+
 class ParamInfo(TypedDict):
     name: str
     default: str

@@ -222,11 +222,14 @@ def characterize(
     catalog: str | None = None,
     command: str | None = None,
     emulate: bool = False,
+    bench: str | None = None,
 ) -> dict[str, Any]:
     """Run the characterization of ``qdiscs`` into ``out``; return ``characterization.json``'s
     document (the report is written beside it). ``only`` keeps the scenarios whose id or
     section starts with one of its items; ``catalog`` is a folder of templates to use instead
-    of the bundled ones; ``emulate`` runs the scenarios that allow it in the emulator too."""
+    of the bundled ones; ``emulate`` runs the scenarios that allow it in the emulator too;
+    ``bench`` is criterion's folder of ``make bench`` (``target/criterion``), whose measured time
+    per packet the report shows with its provenance (RFC 7928 §11; "not measured" without it)."""
     from aqmlab import __version__
     from aqmlab.results import Run
     from aqmlab.run import toml_text
@@ -242,6 +245,11 @@ def characterize(
     if n_seeds < 1:
         raise AqmlabError(f"--seeds: expected at least 1, got {n_seeds}")
     seed_list = list(range(1, n_seeds + 1))
+    measured = None
+    if bench is not None:  # a bad folder is one line now, not after the simulations
+        from aqmlab.characterize import bench as bench_mod
+
+        measured = bench_mod.read(bench)
     if emulate:  # one line now if this host cannot emulate, not after the simulations
         from aqmlab.shell import _check_host, forwarder_path
 
@@ -359,6 +367,7 @@ def characterize(
         "command": command,
         **settings,
         "wall_s": round(time.monotonic() - t_start, 1),
+        "bench": measured,
         "scenarios": entries,
     }
     with open(os.path.join(out, ".characterization.json.partial"), "w", encoding="utf-8") as f:
