@@ -2,8 +2,9 @@
 ``make bench`` (``crates/aqmlab-qdisc/benches/qdisc.rs``), each with where it comes from.
 
 :func:`read` reads, for every case of the bench, criterion's
-``DIR/enqueue_dequeue_pair/<case>/new/estimates.json`` (its estimate of the time of one
-iteration, one enqueue and one dequeue at steady state, in nanoseconds) and the bench's
+``DIR/enqueue_dequeue_pair/<case>/new/estimates.json`` (its estimates of the time of one
+iteration, one enqueue and one dequeue at steady state, in nanoseconds; the report uses the one
+criterion prints, the slope, or the mean when there is none) and the bench's
 ``DIR/enqueue_dequeue_pair/<case>/aqmlab.json`` beside it (the discipline and parameters, the
 commit and whether the tree was modified, the host, CPU, load average and time of the
 measurement). A case without ``aqmlab.json`` (measured by a bench that did not record it) is
@@ -37,8 +38,9 @@ def _json(path: str, folder: str) -> dict[str, Any]:
 def read(folder: str) -> dict[str, Any]:
     """The measured cases in criterion's output folder ``folder`` (``target/criterion``; the
     ``target`` folder above it is accepted too): ``{folder, cases: [...], without_provenance:
-    [case names]}``, each case with ``kind`` (the discipline), ``ns`` (criterion's mean time
-    per enqueue+dequeue pair), ``ci`` and ``confidence_level``, and its provenance."""
+    [case names]}``, each case with ``kind`` (the discipline), ``ns`` (criterion's typical time
+    per enqueue+dequeue pair, the figure it prints: ``estimator`` says slope or mean), ``ci``
+    and ``confidence_level``, and its provenance."""
     base = folder
     if not os.path.isdir(os.path.join(base, GROUP)) and os.path.isdir(
         os.path.join(base, "criterion", GROUP)
@@ -62,10 +64,13 @@ def read(folder: str) -> dict[str, Any]:
             continue
         est = _json(est_path, folder)
         prov = _json(prov_path, folder)
+        # criterion's typical estimate, the one it prints: the slope of time over iterations
+        # when it sampled linearly, else the mean.
+        estimator = "slope" if est.get("slope") else "mean"
         try:
-            mean = est["mean"]
-            ci = mean["confidence_interval"]
-            ns = float(mean["point_estimate"])
+            typical = est[estimator]
+            ci = typical["confidence_interval"]
+            ns = float(typical["point_estimate"])
             lo, hi = float(ci["lower_bound"]), float(ci["upper_bound"])
             level = float(ci["confidence_level"])
             kind = str(prov["kind"])
@@ -84,6 +89,7 @@ def read(folder: str) -> dict[str, Any]:
                 "flows": prov.get("flows"),
                 "measures": prov.get("measures", ""),
                 "ns": ns,
+                "estimator": estimator,
                 "ci": [lo, hi],
                 "confidence_level": level,
                 "commit": prov.get("commit") or "unknown",
@@ -121,7 +127,7 @@ def describe(case: dict[str, Any]) -> str:
     if case["loadavg"]:
         machine += f", load average {' '.join(case['loadavg'].split()[:3])} after the run"
     return (
-        f"{case['ns']:.1f} ns per enqueue+dequeue pair (criterion's mean, "
+        f"{case['ns']:.1f} ns per enqueue+dequeue pair (criterion's {case['estimator']}, "
         f"{case['confidence_level']:.0%} interval [{lo:.1f}, {hi:.1f}]), case {case['case']}: "
         f"{setup}, {case['backlog_packets']} packets queued, {case['flows']} flow(s); "
         f"commit {commit}; {machine}; {case['date']}"
