@@ -272,6 +272,7 @@ fn write_provenance(case_dir: &Path, case: &Case) {
         .map(|(_, v)| v.trim().to_string())
         .unwrap_or_default();
     let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    #[allow(clippy::disallowed_methods)] // the date of the measurement, not the model's time
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
