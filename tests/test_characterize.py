@@ -426,7 +426,7 @@ def quick_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("char") / "out"
     r = subprocess.run(
         [sys.executable, "-m", "aqmlab", "characterize", "codel", "droptail", "--quick"]
-        + ["--out", str(out), "-q"],
+        + ["--out", str(out), "-q", "--bench", str(pathlib.Path(__file__).parent / "criterion")],
         capture_output=True,
         text=True,
         timeout=1800,
@@ -500,9 +500,11 @@ def test_quick_suite_is_resumable(quick_dir):
     assert r.returncode == 0, r.stderr
     after = {p: p.stat().st_mtime_ns for p in (quick_dir / "runs").glob("*/runs/*/summary.json")}
     assert before == after
-    # The scenarios not run now are kept in the JSON (same settings).
+    # The scenarios not run now are kept in the JSON (same settings), and so is the --bench
+    # measurement, not given again.
     doc = json.loads((quick_dir / "characterization.json").read_text())
     assert {e["template"] for e in doc["scenarios"]} == {t.id for t in templates()}
+    assert doc["bench"]["cases"]
 
 
 def test_quick_report_is_self_contained(quick_dir):
@@ -514,6 +516,11 @@ def test_quick_report_is_self_contained(quick_dir):
     words = ("must", "may", "LEDBAT", "Implementation cost", "codel", "droptail")
     for word in words + ("web page completion time", "adaptive video: time rebuffering"):
         assert word in page, word
+    # RFC 7928 §11: --bench's measurements are in the JSON and shown per discipline.
+    doc = json.loads((quick_dir / "characterization.json").read_text())
+    assert sorted(c["kind"] for c in doc["bench"]["cases"]) == ["codel", "droptail"]
+    assert page.count("<b>time per packet, measured</b>: ") == 2
+    assert "not measured" not in page
 
 
 def test_quick_report_renders_in_a_real_browser(quick_dir, tmp_path):

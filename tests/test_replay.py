@@ -108,10 +108,11 @@ COLUMNS = ["name", "type", "unit", "default", "range", "doc"]
 
 def _list_tables(text):
     """`replay --list` read back: {discipline: [[name, type, unit, default, range, doc], ...]},
-    each row cut at its block's header columns."""
+    each row cut at its block's header columns (the facts lines, `  - ...`, after the rows)."""
     tables = {}
     for block in text.strip("\n").split("\n\n"):
         title, header, *rows = block.splitlines()
+        rows = [r for r in rows if not r.startswith("  - ")]
         starts = [header.index(f" {c}") + 1 for c in COLUMNS]
         ends = starts[1:] + [None]
         tables[title.split(":")[0]] = [[r[a:b].strip() for a, b in zip(starts, ends)] for r in rows]
@@ -137,6 +138,28 @@ def test_list_round_trips_every_parameter_table():
     assert row["pie", "alpha"][1:5] == ["number", "1/s", "0.125", "[0, 1e9]"]
     assert row["fq_codel", "flows"][1:5] == ["integer", "-", "1024", "[1, 65536]"]
     assert row["codel", "variant"][1:5] == ["enum", "-", "rfc", "rfc|linux|ns3"]
+
+
+def test_list_prints_each_disciplines_tuning_and_cost():
+    # RFC 7928 §11-12 under each table: the derived and adapted parameters, then the facts.
+    r = run_cli("replay", "--list")
+    assert r.returncode == 0, r.stderr
+    for q in aqmlab.list_qdiscs():
+        block = r.stdout.split(f"\n{q['name']}: ")[-1].split("\n\n")[0]
+        facts = [line for line in block.splitlines() if line.startswith("  - ")]
+        tuned = [
+            f"  - {p['tuning']} {p['name']}: {p['tuning_how']}"
+            for p in q["params"]
+            if p["tuning"] != "fixed"
+        ]
+        f = q["facts"]
+        want = tuned or ["  - tuning: none derived or adapted: every value is the operator's"]
+        want += [f"  - {k.replace('_', ' ')}: {f[k]}" for k in ("state", "per_flow")]
+        want += [f"  - {k.replace('_', ' ')}: {f[k]}" for k in ("per_packet", "timers", "spec")]
+        assert facts == want, q["name"]
+    pie = next(q for q in aqmlab.list_qdiscs() if q["name"] == "pie")
+    alpha = next(p for p in pie["params"] if p["name"] == "alpha")
+    assert alpha["tuning"] == "adapted" and "RFC 8033 §4.2" in alpha["tuning_how"]
 
 
 def test_api_replay_summary_and_pandas():

@@ -1,5 +1,5 @@
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 __version__: str
 BUILD: str
@@ -46,7 +46,36 @@ def load_scenario(
     text: str | None = ...,
     unsets: list[str] = ...,
 ) -> Run: ...
-def list_qdiscs() -> list[dict[str, Any]]: ...
+
+class ParamInfo(TypedDict):
+    name: str
+    default: str
+    type: str
+    unit: str
+    range: str
+    help: str
+    #: "fixed", "derived" (at configuration, from other parameters or the link) or "adapted"
+    #: (by the discipline as it runs): RFC 7928 §12.
+    tuning: str
+    #: From what and how, citing the spec ("" when fixed).
+    tuning_how: str
+
+class Facts(TypedDict):
+    """What the discipline costs to run (RFC 7928 §11)."""
+
+    state: str
+    per_flow: str
+    per_packet: str
+    timers: str
+    spec: str
+
+class QdiscInfo(TypedDict):
+    name: str
+    summary: str
+    params: list[ParamInfo]
+    facts: Facts
+
+def list_qdiscs() -> list[QdiscInfo]: ...
 def list_text() -> str: ...
 def replay(
     kind: str,

@@ -315,6 +315,13 @@ def _build_parser() -> argparse.ArgumentParser:
         help="also run the scenarios that need only bulk TCP and UDP over one path through "
         "aqmlab shell's emulated link, with real Linux TCP (needs root, iproute2, /dev/net/tun)",
     )
+    ch.add_argument(
+        "--bench",
+        metavar="DIR",
+        help="criterion's results of `make bench` (target/criterion): the report shows each "
+        "discipline's measured time per packet with its commit, machine and date (RFC 7928 "
+        "§11); without it, 'not measured'",
+    )
     ch.add_argument("--out", "-o", metavar="DIR", help="output folder (default out/characterize)")
     ch.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
 
@@ -786,6 +793,7 @@ def _cmd_characterize(a: argparse.Namespace, argv: Sequence[str]) -> int:
         only=a.only or None,
         command=shlex.join(["aqmlab", *argv]),
         emulate=a.emulate,
+        bench=a.bench,
     )
     failed = [e["id"] for e in doc["scenarios"] if e["status"] == "failed"]
     if not a.quiet:

@@ -55,7 +55,9 @@ class ReplayResult:
 
 
 def list_qdiscs() -> list[dict[str, Any]]:
-    """Every discipline with its parameters, defaults and help."""
+    """Every discipline with its parameters (defaults, ranges, help, and whether each is fixed,
+    derived or adapted, and from what: RFC 7928 §12) and its implementation cost (``facts``:
+    state, per flow, per packet, timers, spec: RFC 7928 §11)."""
     return _core.list_qdiscs()
 
 

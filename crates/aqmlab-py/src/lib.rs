@@ -52,8 +52,10 @@ fn read_file(path: &str, kind: aqmlab_core::input::InputKind) -> PyResult<Vec<u8
         .map_err(ScheduleError::new_err)
 }
 
-/// Every discipline with its parameter table: a list of dicts `{name, summary, params: [{name,
-/// default, type, unit, range, help}]}`.
+/// Every discipline with its parameter table and its cost: a list of dicts `{name, summary,
+/// params: [{name, default, type, unit, range, help, tuning, tuning_how}], facts: {state,
+/// per_flow, per_packet, timers, spec}}` (`tuning`: fixed, derived or adapted, RFC 7928 §12;
+/// `facts`: RFC 7928 §11).
 #[pyfunction]
 fn list_qdiscs(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     let out = PyList::empty(py);
@@ -70,9 +72,19 @@ fn list_qdiscs(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
             pd.set_item("unit", p.unit_text())?;
             pd.set_item("range", p.range_text())?;
             pd.set_item("help", p.help)?;
+            pd.set_item("tuning", p.tuning.kind())?;
+            pd.set_item("tuning_how", p.tuning.how())?;
             ps.append(pd)?;
         }
         d.set_item("params", ps)?;
+        let f = k.facts();
+        let fd = PyDict::new(py);
+        fd.set_item("state", f.state)?;
+        fd.set_item("per_flow", f.per_flow)?;
+        fd.set_item("per_packet", f.per_packet)?;
+        fd.set_item("timers", f.timers)?;
+        fd.set_item("spec", f.spec)?;
+        d.set_item("facts", fd)?;
         out.append(d)?;
     }
     Ok(out)

@@ -5,12 +5,21 @@
 //! the common path), and packets are topped up if an AQM drop shrinks the backlog. FQ-CoDel,
 //! FQ-PIE and FQ-COBALT spread packets over 64 flows. The packets are Not-ECT, so DualPI2 runs its
 //! C queue and PI2 (two draws per packet once p' > 0). Run: `make bench` (or `cargo bench -p aqmlab-qdisc`).
+//!
+//! Beside criterion's `<criterion>/enqueue_dequeue_pair/<case>/new/estimates.json` (ns per pair),
+//! each case measured writes `<case>/aqmlab.json`: the discipline and parameters, and the
+//! provenance of the figure (commit, whether the tree was modified, host, CPU, load average, the
+//! time). `aqmlab characterize --bench <criterion>` reads both (RFC 7928 §11's cost). The
+//! criterion folder is criterion's own: `$CRITERION_HOME`, else `$CARGO_TARGET_DIR/criterion`,
+//! else `criterion` in the target folder this bench was built in.
 
 use aqmlab_core::{FlowId, Packet, SimTime};
 use aqmlab_qdisc::{registry, Params, Qdisc, UniformSource};
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput};
 use std::hint::black_box;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 struct Case {
     name: &'static str,
@@ -174,18 +183,128 @@ impl Driver {
     }
 }
 
-fn bench(c: &mut Criterion) {
+fn bench(c: &mut Criterion, dir: &Path) {
     let mut g = c.benchmark_group("enqueue_dequeue_pair");
     g.throughput(Throughput::Elements(1));
     g.measurement_time(Duration::from_secs(3))
         .warm_up_time(Duration::from_secs(1))
         .sample_size(30);
     for case in CASES {
-        let mut d = Driver::new(case);
-        g.bench_function(case.name, |b| b.iter(|| d.pair()));
+        let case_dir = dir.join("enqueue_dequeue_pair").join(case.name);
+        let estimates = case_dir.join("new").join("estimates.json");
+        let before = modified(&estimates);
+        // Built on first use, so a case the filter leaves out costs nothing.
+        let mut d: Option<Driver> = None;
+        g.bench_function(case.name, |b| {
+            let d = d.get_or_insert_with(|| Driver::new(case));
+            b.iter(|| d.pair())
+        });
+        // Only a new measurement gets a provenance (not a filtered-out case, nor a test-mode run
+        // of `cargo test --benches`, which measures nothing).
+        let after = modified(&estimates);
+        if after.is_some() && after != before {
+            write_provenance(&case_dir, case);
+        }
     }
     g.finish();
 }
 
-criterion_group!(benches, bench);
-criterion_main!(benches);
+/// Criterion's output folder, found as criterion finds it (`CRITERION_HOME`, then
+/// `CARGO_TARGET_DIR/criterion`), else from where this binary is (`<target>/release/deps/`), and
+/// given to criterion so that both agree.
+fn criterion_dir() -> PathBuf {
+    if let Some(h) = std::env::var_os("CRITERION_HOME") {
+        return PathBuf::from(h);
+    }
+    if let Some(t) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(t).join("criterion");
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|e| e.ancestors().nth(3).map(|t| t.join("criterion")))
+        .unwrap_or_else(|| PathBuf::from("target/criterion"))
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+fn json_str(s: &str) -> String {
+    let mut o = String::from('"');
+    for ch in s.chars() {
+        match ch {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn read_trim(path: &str) -> String {
+    std::fs::read_to_string(path)
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// `<case dir>/aqmlab.json`: what was measured and where the figure comes from.
+fn write_provenance(case_dir: &Path, case: &Case) {
+    let commit = git(&["rev-parse", "HEAD"]).unwrap_or_default();
+    // Tracked files changed since the commit: the figure is then not the commit's.
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty());
+    let cpu = read_trim("/proc/cpuinfo")
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_default();
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    #[allow(clippy::disallowed_methods)] // the date of the measurement, not the model's time
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let params: Vec<String> = case.params.iter().map(|p| json_str(p)).collect();
+    let text = format!(
+        "{{\n  \"case\": {},\n  \"kind\": {},\n  \"params\": [{}],\n  \"backlog_packets\": {},\n  \
+         \"flows\": {},\n  \"measures\": \"one enqueue and one dequeue at steady state, ns per pair\",\n  \
+         \"commit\": {},\n  \"modified\": {},\n  \"host\": {},\n  \"cpu\": {},\n  \"cpus\": {},\n  \
+         \"loadavg\": {},\n  \"unix_time\": {}\n}}\n",
+        json_str(case.name),
+        json_str(case.kind),
+        params.join(", "),
+        case.backlog,
+        case.flows,
+        json_str(&commit),
+        dirty.map_or("null".to_string(), |d| d.to_string()),
+        json_str(&read_trim("/proc/sys/kernel/hostname")),
+        json_str(&cpu),
+        cpus,
+        json_str(&read_trim("/proc/loadavg")),
+        now,
+    );
+    if std::fs::create_dir_all(case_dir).is_ok() {
+        let _ = std::fs::write(case_dir.join("aqmlab.json"), text);
+    }
+}
+
+fn main() {
+    let dir = criterion_dir();
+    let mut c = Criterion::default()
+        .output_directory(&dir)
+        .configure_from_args();
+    bench(&mut c, &dir);
+    c.final_summary();
+}

@@ -36,6 +36,15 @@ use crate::uniform::UniformSource;
 use aqmlab_core::units::Size;
 use aqmlab_core::{Ecn, Packet, SimTime};
 
+/// What the discipline costs to run (RFC 7928 §11), beside [`PARAMS`].
+pub const FACTS: crate::facts::Facts = crate::facts::Facts {
+    state: "CoDel's part: count, dropping, drop_next and 1/sqrt(count) (cached for count 0-15); BLUE's part: pdrop and the time of its last change (Palmei et al. 2019; ns-3 CobaltQueueDisc)",
+    per_flow: "none: one FIFO for all flows",
+    per_packet: "a timestamp at enqueue; at dequeue the sojourn compared with target and blue_threshold, the control law by a fixed-point Newton step, and one random draw while pdrop > 0",
+    timers: "none: drop_next and BLUE's once-per-target rule are compared at dequeue",
+    spec: "Palmei et al., 'Design and Evaluation of COBALT Queue Discipline', IEEE LANMAN 2019; Linux sch_cake cobalt_should_drop; ns-3 CobaltQueueDisc",
+};
+
 /// COBALT's parameters.
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::size("limit", "1000p", "buffer limit, packets or bytes; an arrival beyond it is dropped and raises BLUE's probability"),
@@ -44,7 +53,8 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::boolean("ecn", "false", "CoDel's signal CE-marks ECN-capable packets instead of dropping them (BLUE always drops)"),
     ParamSpec::duration("ce_threshold", "off", "CE-mark packets whose sojourn exceeds this (ECN-capable ones with ecn; with l4s, ECT(1)/CE ones)").or("off|none"),
     ParamSpec::boolean("l4s", "false", "L4S mode (ns-3 UseL4s): ECT(1)/CE packets are only marked at ce_threshold, never dropped"),
-    ParamSpec::number("pdrop", "0", "BLUE's initial drop probability").within(0.0, 1.0).unit("probability"),
+    ParamSpec::number("pdrop", "0", "BLUE's initial drop probability").within(0.0, 1.0).unit("probability")
+    .adapted("BLUE: + increment when an arrival finds the queue full or a sojourn exceeds blue_threshold, − decrement when a dequeue finds the queue empty, each at most once per target (Palmei et al. 2019; ns-3 CobaltQueueDisc)"),
     ParamSpec::number("increment", "0.00390625", "BLUE's probability step up (1/256), on overflow or a sojourn above blue_threshold").within(0.0, 1.0).unit("probability"),
     ParamSpec::number("decrement", "0.000244140625", "BLUE's probability step down (1/4096), on a dequeue that finds the queue empty").within(0.0, 1.0).unit("probability"),
     ParamSpec::duration("blue_threshold", "400ms", "a sojourn above this raises BLUE's probability").gt(0.0).lt(I64_NS),

@@ -17,6 +17,15 @@ use aqmlab_core::units::Size;
 use aqmlab_core::{Packet, SimDuration, SimTime};
 pub use control::{CodelParams, CodelQueue, CodelState, Variant};
 
+/// What the discipline costs to run (RFC 7928 §11), beside [`PARAMS`].
+pub const FACTS: crate::facts::Facts = crate::facts::Facts {
+    state: "dropping, count, lastcount, drop_next, first_above_time and the last sojourn; with variant=linux or ns3, 1/sqrt(count) in Q0.16 (RFC 8289 §5.2)",
+    per_flow: "none: one FIFO for all flows",
+    per_packet: "a timestamp at enqueue; at dequeue the sojourn compared with target and, while dropping, the control law interval/sqrt(count) (an exact square root with rfc, a Newton step with linux and ns3); no random draw (RFC 8289 §4-§5)",
+    timers: "none: drop_next is compared at dequeue (RFC 8289 §5.5)",
+    spec: "RFC 8289 §4-§5; Linux sch_codel; ns-3 CoDelQueueDisc",
+};
+
 /// CoDel's parameters.
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::size("limit", "1000p", "buffer limit (tail drop beyond it), packets or bytes"),
@@ -28,7 +37,8 @@ pub const PARAMS: &[ParamSpec] = &[
         "never drop when at most this many bytes remain; auto = in a scenario, the largest packet on the link (+14 B with linux); else 1500 (rfc, ns3) or 1514 (linux)",
     )
     .gt(0.0)
-    .or("auto"),
+    .or("auto")
+    .derived("auto: in a scenario, the largest packet on the link (+14 B with variant=linux, Linux psched_mtu); else 1500 (rfc, ns3) or 1514 (linux) (RFC 8289 §5.4)"),
     ParamSpec::boolean("ecn", "false", "CE-mark ECN-capable packets instead of dropping them"),
     ParamSpec::duration(
         "ce_threshold",

@@ -8,6 +8,15 @@ use crate::params::{ConfigError, ParamSpec, Params};
 use aqmlab_core::units::Size;
 use aqmlab_core::{Packet, SimTime};
 
+/// What the discipline costs to run (RFC 7928 §11), beside [`PARAMS`].
+pub const FACTS: crate::facts::Facts = crate::facts::Facts {
+    state: "the FIFO's packet and byte counts",
+    per_flow: "none: one FIFO for all flows",
+    per_packet: "one comparison with the limit at enqueue (with head_drop, the head dropped instead of the arrival); no timestamp read, no random draw",
+    timers: "none",
+    spec: "Linux pfifo, bfifo and pfifo_head_drop; ns-3 FifoQueueDisc",
+};
+
 /// DropTail's parameters.
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::size(

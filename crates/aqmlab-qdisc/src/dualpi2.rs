@@ -49,13 +49,26 @@ use aqmlab_core::units::Size;
 use aqmlab_core::{Ecn, Packet, SimDuration, SimTime};
 use std::collections::VecDeque;
 
+/// What the discipline costs to run (RFC 7928 §11), beside [`PARAMS`].
+pub const FACTS: crate::facts::Facts = crate::facts::Facts {
+    state: "two FIFOs (L and C), the base probability p' and the previous queue delay, the scheduler's byte credit; with variant=rfc the two recur() accumulators (RFC 9332 §2.4-§2.5, A.1-A.2)",
+    per_flow: "none: two queues for all flows, chosen by the ECN codepoint (RFC 9332 §2.3)",
+    per_packet: "classification by ECN codepoint and a timestamp; at dequeue (drop_at=enqueue: at enqueue) the coupled decision, up to two random draws with variant=linux (p_C = p'² as two draws) or a recur() step with variant=rfc, the L queue's step threshold, and the credit scheduler (RFC 9332 A.1)",
+    timers: "every tupdate (16 ms) the PI update of p' from the larger head sojourn (RFC 9332 §2.4, A.1 dualpi2_update), run at the next call",
+    spec: "RFC 9332 §2, §4.2, Appendix A; Linux sch_dualpi2; iproute2 q_dualpi2.c",
+};
+
 /// DualPI2's parameters (names after `tc qdisc … dualpi2`).
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::size("limit", "10000p", "buffer of both queues together, packets (10000p) or bytes; an arrival beyond it is dropped"),
-    ParamSpec::duration("target", "15ms", "PI2 target queueing delay (RFC 9332 A.1 target)"),
-    ParamSpec::duration("tupdate", "16ms", "period of the PI2 probability update (A.1 Tupdate)").ge(1e3),
-    ParamSpec::number("alpha", "0.16015625", "integral gain (Linux: 41/256); variant=linux keeps whole 1/256 Hz, 1/256 to (2^31-1)/256").within(0.0, 1e9).unit("Hz"),
-    ParamSpec::number("beta", "3.19921875", "proportional gain (Linux: 819/256); variant=linux keeps whole 1/256 Hz, 1/256 to (2^31-1)/256").within(0.0, 1e9).unit("Hz"),
+    ParamSpec::duration("target", "15ms", "PI2 target queueing delay (RFC 9332 A.1 target)")
+    .derived("with max_rtt or typical_rtt given: typical_rtt (max_rtt/6 if only max_rtt), as tc does (iproute2 q_dualpi2.c; RFC 9332 A.1)"),
+    ParamSpec::duration("tupdate", "16ms", "period of the PI2 probability update (A.1 Tupdate)").ge(1e3)
+    .derived("with max_rtt or typical_rtt given: max(min(typical_rtt, max_rtt/3), 1 µs), as tc does (iproute2 q_dualpi2.c; RFC 9332 A.1)"),
+    ParamSpec::number("alpha", "0.16015625", "integral gain (Linux: 41/256); variant=linux keeps whole 1/256 Hz, 1/256 to (2^31-1)/256").within(0.0, 1e9).unit("Hz")
+    .derived("with max_rtt or typical_rtt given: 0.1·tupdate/max_rtt² (RFC 9332 A.1, 'PI2 constants derived from above PI2 parameters'; tc)"),
+    ParamSpec::number("beta", "3.19921875", "proportional gain (Linux: 819/256); variant=linux keeps whole 1/256 Hz, 1/256 to (2^31-1)/256").within(0.0, 1e9).unit("Hz")
+    .derived("with max_rtt or typical_rtt given: 0.3/max_rtt (RFC 9332 A.1; tc)"),
     ParamSpec::duration("max_rtt", "off", "derive target, tupdate, alpha and beta as tc does from max_rtt and typical_rtt (typical = max/6 if not given)").gt(0.0).or("off|none"),
     ParamSpec::duration("typical_rtt", "off", "with max_rtt (max = 6 x typical if not given): target = typical_rtt, tupdate = min(typical, max/3)").gt(0.0).or("off|none"),
     ParamSpec::duration_or_packets("step_thresh", "1ms", "L queue's native marking threshold: a sojourn (1ms) or an L-queue length in packets (5p)"),

@@ -82,28 +82,32 @@ pub const EMPTY_NEW_FLOW: ParamSpec = ParamSpec::choice(
     "auto",
     "auto|old|remove_if_no_old",
     "an emptied new flow goes to the old list (RFC 8290, ns-3) or leaves the lists when the old list is empty (Linux); auto = old when following ns-3 (fq_codel variant=ns3, fq_pie, fq_cobalt), else remove_if_no_old",
-);
+)
+    .derived("auto: from the discipline followed: old for ns-3 (fq_codel variant=ns3, fq_pie, fq_cobalt; RFC 8290 §4.2), else remove_if_no_old (Linux)");
 /// `overflow_count`: whether an overflow batch bumps CoDel's count.
 pub const OVERFLOW_COUNT: ParamSpec = ParamSpec::choice(
     "overflow_count",
     "auto",
     "auto|bump|keep",
     "an overflow batch adds its drops to the flow's CoDel count (Linux) or not (ns-3); auto = keep with variant=ns3, else bump",
-);
+)
+    .derived("auto: from variant: keep with variant=ns3 and for fq_pie, fq_cobalt (ns-3), else bump (Linux)");
 /// `fattest_tie`: which equally fat flow an overflow drops from.
 pub const FATTEST_TIE: ParamSpec = ParamSpec::choice(
     "fattest_tie",
     "auto",
     "auto|lowest_bucket|first_created",
     "equal-byte fattest flows: the lowest bucket wins (Linux) or the flow queue created first (ns-3); auto = first_created when following ns-3, else lowest_bucket",
-);
+)
+    .derived("auto: from the discipline followed: first_created for ns-3, else lowest_bucket (Linux)");
 /// `flow_limit`: ns-3's per-flow child limit.
 pub const FLOW_LIMIT: ParamSpec = ParamSpec::choice(
     "flow_limit",
     "auto",
     "auto|none|limit",
     "limit: an arrival to a flow already holding `limit` packets is tail-dropped (ns-3's child queue disc limit); none: no per-flow limit (Linux); auto = limit when following ns-3, else none",
-);
+)
+    .derived("auto: from the discipline followed: limit for ns-3, else none (Linux)");
 /// `hash`: classification.
 pub const HASH: ParamSpec = ParamSpec::choice(
     "hash",

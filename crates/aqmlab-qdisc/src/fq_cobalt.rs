@@ -9,6 +9,15 @@ use crate::cobalt::{self, CobaltParams, CobaltState};
 use crate::fq::{self, spec_from, FlowParams, FlowQueues, FqConfig};
 use crate::params::{ConfigError, ParamSpec, Params};
 
+/// What the discipline costs to run (RFC 7928 §11), beside [`PARAMS`].
+pub const FACTS: crate::facts::Facts = crate::facts::Facts {
+    state: "the new and old lists (linked through the flow queues), the total packets and bytes (RFC 8290 §4)",
+    per_flow: "per flow queue (1024 by default): a packet ring, the DRR deficit, list links and a COBALT state with its own random stream (ns-3 FqCobaltQueueDisc)",
+    per_packet: "the flow's bucket, DRR deficit accounting and COBALT's work on the flow (a timestamp, the sojourn at dequeue, a random draw while its pdrop > 0); on overflow a scan for the fattest queue (RFC 8290 §4.1-§4.2)",
+    timers: "none",
+    spec: "RFC 8290 §4 (scheduler); Palmei et al. 2019 (COBALT per flow); ns-3 FqCobaltQueueDisc",
+};
+
 /// FQ-COBALT's parameters: the scheduler's, then COBALT's ([`cobalt::PARAMS`]) with `ecn` on by
 /// default (ns-3's `FqCobaltQueueDisc::UseEcn` default, as FQ-CoDel's).
 pub const PARAMS: &[ParamSpec] =

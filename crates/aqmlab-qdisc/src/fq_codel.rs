@@ -61,6 +61,15 @@ use crate::params::{ConfigError, ParamSpec, Params};
 use crate::uniform::UniformSource;
 use aqmlab_core::{Packet, SimTime};
 
+/// What the discipline costs to run (RFC 7928 §11), beside [`PARAMS`].
+pub const FACTS: crate::facts::Facts = crate::facts::Facts {
+    state: "the new and old lists (linked through the flow queues), the total packets and bytes (RFC 8290 §4)",
+    per_flow: "per flow queue (flows of them, 1024 by default, allocated at construction): a packet ring, the DRR deficit, list links and a CoDel state (RFC 8290 §4)",
+    per_packet: "the flow's bucket (id mod flows, a salted hash or a set-associative lookup), DRR deficit accounting and CoDel's work on the flow's queue (a timestamp, the sojourn at dequeue); on overflow a scan of the active queues for the fattest (RFC 8290 §4.1-§4.2)",
+    timers: "none",
+    spec: "RFC 8290 §4-§5; RFC 8289 §5; Linux sch_fq_codel; ns-3 FqCoDelQueueDisc",
+};
+
 /// FQ-CoDel's parameters. `target`, `interval`, `mtu`, `ce_threshold`, `l4s` and `variant` are
 /// CoDel's (same spec as [`codel::PARAMS`]); `ecn` too, but on by default (RFC 8290 §5.2.6,
 /// Linux); the scheduler's are [`crate::fq`]'s.
@@ -82,7 +91,8 @@ pub const PARAMS: &[ParamSpec] = &[
         "auto",
         "auto|total|flow",
         "bytes CoDel compares with mtu: the whole qdisc's (Linux) or the flow's own (ns-3); auto = flow with variant=ns3, else total",
-    ),
+    )
+    .derived("auto: from variant: flow with variant=ns3 (ns-3's child CoDel), else total (Linux)"),
     fq::EMPTY_NEW_FLOW,
     fq::OVERFLOW_COUNT,
     fq::FATTEST_TIE,

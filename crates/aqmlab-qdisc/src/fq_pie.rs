@@ -18,6 +18,15 @@ use crate::pie::{self, PieConfig, PieCore};
 use crate::uniform::UniformSource;
 use aqmlab_core::{Packet, SimTime};
 
+/// What the discipline costs to run (RFC 7928 §11), beside [`PARAMS`].
+pub const FACTS: crate::facts::Facts = crate::facts::Facts {
+    state: "the new and old lists (linked through the flow queues), the total packets and bytes (RFC 8290 §4)",
+    per_flow: "per flow queue (1024 by default): a packet ring, the DRR deficit, list links and a PIE state with its own random stream, created with the queue (ns-3 FqPieQueueDisc)",
+    per_packet: "the flow's bucket, DRR deficit accounting and PIE's work on the flow (a random draw per arrival that may be dropped, the sojourn at dequeue); on overflow a scan for the fattest queue (RFC 8290 §4.1-§4.2, RFC 8033 §4.1)",
+    timers: "per flow queue, a PIE update every t_update from the queue's creation, whether or not it holds packets (ns-3), run when the flow is next touched",
+    spec: "RFC 8290 §4 (scheduler); RFC 8033 §4-§5 (PIE per flow); ns-3 FqPieQueueDisc",
+};
+
 /// FQ-PIE's parameters: the scheduler's, then PIE's ([`pie::PARAMS`]; its `limit` is the
 /// scheduler's, which is also each flow's limit with `flow_limit`).
 pub const PARAMS: &[ParamSpec] =

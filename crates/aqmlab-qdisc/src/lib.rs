@@ -35,6 +35,7 @@ pub mod codel;
 pub mod contract;
 pub mod droptail;
 pub mod dualpi2;
+pub mod facts;
 pub mod fifo;
 pub mod fq;
 pub mod fq_cobalt;
@@ -53,7 +54,8 @@ pub mod stats;
 pub mod uniform;
 
 pub use contract::{Backlog, DropReason, MarkReason, QdiscCx, QdiscEvent, QueueDisc, Stage};
-pub use params::{Bound, ConfigError, ParamSpec, Params, Type, Value};
+pub use facts::Facts;
+pub use params::{Bound, ConfigError, ParamSpec, Params, Tuning, Type, Value};
 pub use registry::{AnyConfig, AnyQdisc, Kind};
 pub use state_trace::{StateChange, StateTrace};
 pub use stats::{Qdisc, QdiscStats};

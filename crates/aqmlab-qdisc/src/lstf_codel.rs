@@ -60,6 +60,15 @@ use aqmlab_core::units::Size;
 use aqmlab_core::{Packet, SimTime};
 use rank_queue::RankQueue;
 
+/// What the discipline costs to run (RFC 7928 §11), beside [`PARAMS`].
+pub const FACTS: crate::facts::Facts = crate::facts::Facts {
+    state: "CoDel's, plus the slack: an EWMA of sojourns updated at each dequeue (Ford 2020 Eq. 2)",
+    per_flow: "none: one priority queue for all flows",
+    per_packet: "CoDel's, plus the priority 1/(1+slack) at arrival (Eq. 3) and an insertion into and a removal from a double-ended priority queue, O(log n) per packet where CoDel is O(1) (§V)",
+    timers: "none: CoDel's drop_next is compared at dequeue",
+    spec: "Ford 2020, 'LSTFCoDel' (arXiv:2007.01375) Eq. 2-3, §V; RFC 8289 §5",
+};
+
 /// LSTF-CoDel's parameters: `limit`, `alpha`, `order`, and CoDel's `target`, `interval`, `mtu`,
 /// `ecn`, `ce_threshold`, `variant` (the same entries as [`codel::PARAMS`], read by
 /// [`codel::codel_params_from`]).

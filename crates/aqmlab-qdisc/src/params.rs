@@ -46,6 +46,38 @@ pub enum Bound {
     Excl(f64),
 }
 
+/// How a parameter's value comes about besides the operator's setting: RFC 7928 §12 asks of an
+/// AQM what the operator must set and what it tunes by itself. The text says from what and cites
+/// the spec; `aqmlab replay --list`, `docs/parameters.md` and the characterization report print it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tuning {
+    /// The value is the operator's (given, or the default) and does not change.
+    Fixed,
+    /// Computed when the discipline is configured, from the other parameters or the link (an
+    /// `auto` value, or a rule), as the text says.
+    Derived(&'static str),
+    /// Changed by the discipline itself while it runs, as the text says.
+    Adapted(&'static str),
+}
+
+impl Tuning {
+    /// `fixed`, `derived` or `adapted`.
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            Tuning::Fixed => "fixed",
+            Tuning::Derived(_) => "derived",
+            Tuning::Adapted(_) => "adapted",
+        }
+    }
+    /// From what, and how (empty when fixed).
+    pub const fn how(&self) -> &'static str {
+        match self {
+            Tuning::Fixed => "",
+            Tuning::Derived(s) | Tuning::Adapted(s) => s,
+        }
+    }
+}
+
 /// One documented parameter of a discipline.
 #[derive(Clone, Copy, Debug)]
 pub struct ParamSpec {
@@ -65,6 +97,8 @@ pub struct ParamSpec {
     pub words: &'static str,
     /// One line of doc.
     pub help: &'static str,
+    /// Whether the value is derived at configuration or adapted at run time, from what.
+    pub tuning: Tuning,
 }
 
 /// `a == b` where a `const fn` needs it (`str`'s `==` is not `const`).
@@ -99,6 +133,7 @@ impl ParamSpec {
             max: Bound::None,
             words: "",
             help,
+            tuning: Tuning::Fixed,
         }
     }
 
@@ -179,6 +214,16 @@ impl ParamSpec {
     /// Words accepted instead of a value (`"auto"`, `"off|none"`).
     pub const fn or(mut self, words: &'static str) -> Self {
         self.words = words;
+        self
+    }
+    /// The value is computed at configuration, from what `how` says (with the spec's section).
+    pub const fn derived(mut self, how: &'static str) -> Self {
+        self.tuning = Tuning::Derived(how);
+        self
+    }
+    /// The discipline changes the value while it runs, as `how` says (with the spec's section).
+    pub const fn adapted(mut self, how: &'static str) -> Self {
+        self.tuning = Tuning::Adapted(how);
         self
     }
     /// The same spec with another default.

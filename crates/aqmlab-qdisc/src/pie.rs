@@ -51,14 +51,25 @@ use crate::uniform::UniformSource;
 use aqmlab_core::units::Size;
 use aqmlab_core::{Ecn, Packet, SimDuration, SimTime};
 
+/// What the discipline costs to run (RFC 7928 §11), beside [`PARAMS`].
+pub const FACTS: crate::facts::Facts = crate::facts::Facts {
+    state: "drop_prob, the current and previous queueing delay, the burst allowance, the accumulated probability (derandomize) and the departure-rate estimate (estimator=dq_rate) (RFC 8033 §4-§5)",
+    per_flow: "none: one FIFO for all flows",
+    per_packet: "a timestamp at enqueue and one random draw for an arrival that may be dropped (none during the burst allowance or below the safeguard); at dequeue the sojourn, or the departure-rate measurement (RFC 8033 §4.1, §4.3)",
+    timers: "every t_update (15 ms) the PI update of drop_prob (RFC 8033 §4.2), run at the next call",
+    spec: "RFC 8033 §4-§5; ns-3 PieQueueDisc",
+};
+
 /// PIE's parameters. `alpha` and `beta` are bounded so that the PI step stays finite for any
 /// delay (u64 ns < 2e10 s).
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::size("limit", "1000p", "buffer limit in packets (1000p) or bytes (1.5MB); an arrival beyond it is dropped"),
     ParamSpec::duration("target", "15ms", "QDELAY_REF: the queueing delay PIE steers to (RFC 8033 §4.2)").gt(0.0),
     ParamSpec::duration("t_update", "15ms", "T_UPDATE: period of the drop-probability update (§4.2)").gt(0.0),
-    ParamSpec::number("alpha", "0.125", "weight of (qdelay - target) (§4.2)").within(0.0, 1e9).unit("1/s"),
-    ParamSpec::number("beta", "1.25", "weight of (qdelay - qdelay_old) (§4.2)").within(0.0, 1e9).unit("1/s"),
+    ParamSpec::number("alpha", "0.125", "weight of (qdelay - target) (§4.2)").within(0.0, 1e9).unit("1/s")
+    .adapted("at every update the PI step is divided by 2048, 512, 128, 32, 8 or 2 while drop_prob is below 1e-6, 1e-5, 1e-4, 1e-3, 1e-2 or 0.1, and taken whole above (RFC 8033 §4.2, auto-tuning of alpha and beta)"),
+    ParamSpec::number("beta", "1.25", "weight of (qdelay - qdelay_old) (§4.2)").within(0.0, 1e9).unit("1/s")
+    .adapted("scaled with alpha by drop_prob's magnitude at every update (RFC 8033 §4.2, auto-tuning of alpha and beta)"),
     ParamSpec::duration("burst_allowance", "150ms", "MAX_BURST: time without random drops at the start of a burst (§4.4)"),
     ParamSpec::boolean("ecn", "false", "CE-mark ECN-capable packets instead of dropping them while drop_prob < ecn_threshold (§5.1)"),
     ParamSpec::number("ecn_threshold", "0.1", "mark_ecnth: above it ECN-capable packets are dropped too (§5.1)").within(0.0, 1.0).unit("probability"),

@@ -32,28 +32,43 @@ use aqmlab_core::math;
 use aqmlab_core::units::Size;
 use aqmlab_core::{Bitrate, Ecn, Packet, SimDuration, SimTime};
 
+/// What the discipline costs to run (RFC 7928 §11), beside [`PARAMS`].
+pub const FACTS: crate::facts::Facts = crate::facts::Facts {
+    state: "the average queue avg (an EWMA), the count since the last drop (packets and bytes), whether avg was above min_th, the idle start time, p_b and p_a; with adaptive=true the current max_p and the time of its last change (FJ93 Fig. 2; ns-2 edv_)",
+    per_flow: "none: one FIFO for all flows",
+    per_packet: "at each arrival the EWMA update, a power (1−w_q)^(m+1) after an idle period (FJ93 §6), and one random draw when avg lies between the thresholds (FJ93 §7); the dequeue only notes when the queue goes idle",
+    timers: "none: Adaptive RED's max_p update is checked at arrivals, at most once per interval (ARED §4)",
+    spec: "Floyd & Jacobson 1993 (FJ93) §4-§7; gentle RED (Floyd 2000); Adaptive RED (Floyd, Gummadi & Shenker 2001, ARED) §4-§5; ns-2.35 queue/red.cc",
+};
+
 /// RED's parameters. Defaults are ns-2.35's (`Queue/RED` in `tcl/lib/ns-default.tcl`), except
 /// `limit` (ns-2's `Queue limit_` is 50 packets), `mode` (ns-2.35 defaults to bytes) and the
 /// link values `bandwidth`/`delay` that ns-2 reads from the link; see `docs/models/red.md`.
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::size("limit", "1000p", "buffer limit in packets (1000p) or bytes (1.5MB); arrivals beyond it are dropped (overlimit). ns-2's limit_ default is 50p"),
     ParamSpec::choice("mode", "packet", "packet|byte", "unit of avg, min_th and max_th: packets, or bytes (byte mode also scales the drop probability by size/mean_pkt_size and counts bytes; ns-2 bytes_+queue_in_bytes_, ns-2.35 default byte)"),
-    ParamSpec::number("min_th", "auto", "minimum threshold, or auto (ns-2.35 thresh_ 0): max(5, target_delay*C/2) packets, C = bandwidth/(8*mean_pkt_size) pkt/s (x mean_pkt_size in byte mode)").gt(0.0).unit("packets, or bytes in byte mode").or("auto"),
-    ParamSpec::number("max_th", "auto", "maximum threshold, or auto (ns-2.35 maxthresh_ 0): 3*min_th; must be >= min_th").gt(0.0).unit("packets, or bytes in byte mode").or("auto"),
-    ParamSpec::number("w_q", "auto", "EWMA weight of the average queue, or auto (ns-2's special values 0, -1, -2): ns-2.35 q_weight_ -1, 1-exp(-1/(10*RTT*C)) with RTT = max(0.1s, 3*(delay+1/C)); with adaptive=true, ARED's 1-exp(-1/C)").gt(0.0).le(1.0).or("auto"),
-    ParamSpec::number("max_p", "0.1", "drop probability at avg = max_th (ns-2 1/linterm_, linterm_ 10; FJ93 used 0.02); the initial value with adaptive=true").gt(0.0).le(1.0).unit("probability"),
+    ParamSpec::number("min_th", "auto", "minimum threshold, or auto (ns-2.35 thresh_ 0): max(5, target_delay*C/2) packets, C = bandwidth/(8*mean_pkt_size) pkt/s (x mean_pkt_size in byte mode)").gt(0.0).unit("packets, or bytes in byte mode").or("auto")
+    .derived("auto: max(5, target_delay·C/2) packets, C = bandwidth/(8·mean_pkt_size) packets/s (× mean_pkt_size in byte mode), from the link rate (ARED §5; ns-2.35 red.cc initialize_params)"),
+    ParamSpec::number("max_th", "auto", "maximum threshold, or auto (ns-2.35 maxthresh_ 0): 3*min_th; must be >= min_th").gt(0.0).unit("packets, or bytes in byte mode").or("auto")
+    .derived("auto: 3·min_th (ARED §5; ns-2.35 red.cc)"),
+    ParamSpec::number("w_q", "auto", "EWMA weight of the average queue, or auto (ns-2's special values 0, -1, -2): ns-2.35 q_weight_ -1, 1-exp(-1/(10*RTT*C)) with RTT = max(0.1s, 3*(delay+1/C)); with adaptive=true, ARED's 1-exp(-1/C)").gt(0.0).le(1.0).or("auto")
+    .derived("auto: 1−exp(−1/(10·RTT·C)) with RTT = max(0.1 s, 3·(delay + 1/C)), from the link rate and delay; with adaptive=true 1−exp(−1/C) (ARED §5; ns-2.35 red.cc initialize_params)"),
+    ParamSpec::number("max_p", "0.1", "drop probability at avg = max_th (ns-2 1/linterm_, linterm_ 10; FJ93 used 0.02); the initial value with adaptive=true").gt(0.0).le(1.0).unit("probability")
+    .adapted("with adaptive=true, every interval: max_p += min(0.01, max_p/4) while avg is above the target band [min_th + 0.4·(max_th−min_th), max_th − 0.4·(max_th−min_th)] and max_p < top, max_p ×= 0.9 while below it and max_p > bottom (ARED §4; ns-2 updateMaxP)"),
     ParamSpec::boolean("gentle", "true", "gentle RED: the probability rises from max_p to 1 between max_th and 2*max_th, forced drops only above 2*max_th (ns-2.35 gentle_ true)"),
     ParamSpec::boolean("wait", "true", "ns-2/ns-3 drop spacing: no early drop until count*p_b >= 1, gaps between 1/p_b and 2/p_b (ns-2 wait_ true); false gives FJ93's p_b/(1-count*p_b)"),
     ParamSpec::boolean("adaptive", "false", "Adaptive RED (Floyd, Gummadi, Shenker 2001): every interval, max_p += min(0.01, max_p/4) above the target band, max_p *= 0.9 below it (ns-2 adaptive_)"),
     ParamSpec::boolean("ecn", "false", "CE-mark ECN-capable packets instead of dropping them early (ns-2 setbit_, ns-3 UseEcn); forced drops follow hard_drop, overlimit drops always drop"),
     ParamSpec::boolean("hard_drop", "true", "forced drops (avg above max_th, 2*max_th when gentle) drop ECN-capable packets too (ns-3 UseHardDrop, ns-2); false with ecn=true CE-marks them instead, a step marker with min_th = max_th and w_q = 1 (DCTCP)"),
     ParamSpec::bytes("mean_pkt_size", "500", "mean packet size for the idle-time correction, byte-mode scaling and automatic values (ns-2 mean_pktsize_ 500)").within(1.0, u32::MAX as f64),
-    ParamSpec::rate("bandwidth", "10Mbps", "link rate for the idle-time correction and automatic values (ns-2 reads it from the link): set it to the real link rate").gt(0.0),
+    ParamSpec::rate("bandwidth", "10Mbps", "link rate for the idle-time correction and automatic values (ns-2 reads it from the link): set it to the real link rate").gt(0.0)
+    .derived("in a scenario, when not given: the link's rate (a schedule's first positive rate, a trace's mean rate), as ns-2 reads it from its link (ns-2.35 red.cc; aqmlab-sim scenario/links.rs)"),
     ParamSpec::duration("delay", "20ms", "link propagation delay, used only by the automatic w_q (ns-2 reads it from the link; ns-3 LinkDelay default 20ms)"),
     ParamSpec::duration("target_delay", "5ms", "target queueing delay for the automatic min_th (ns-2 targetdelay_ 0.005)").gt(0.0),
     ParamSpec::duration("interval", "500ms", "Adaptive RED: least time between max_p updates (ns-2 interval_ 0.5)").gt(0.0),
     ParamSpec::number("top", "0.5", "Adaptive RED: max_p is raised only while below top (ns-2 top_ 0.5)").gt(0.0).le(1.0).unit("probability"),
-    ParamSpec::number("bottom", "auto", "Adaptive RED: max_p is lowered only while above bottom (<= top), or auto (ns-2 bottom_ 0): min(0.01, 80000bit/bandwidth)").within(0.0, 1.0).unit("probability").or("auto"),
+    ParamSpec::number("bottom", "auto", "Adaptive RED: max_p is lowered only while above bottom (<= top), or auto (ns-2 bottom_ 0): min(0.01, 80000bit/bandwidth)").within(0.0, 1.0).unit("probability").or("auto")
+    .derived("auto: min(0.01, 80000 bit / bandwidth), from the link rate (ns-2.35 bottom_ 0)"),
     ParamSpec::boolean("ns1_compat", "false", "keep count across forced and overlimit drops (ns-2 ns1_compat_). NOT ns-3's Ns1Compat, whose sense is the opposite: true here behaves like ns-3's default Ns1Compat=false"),
 ];
 

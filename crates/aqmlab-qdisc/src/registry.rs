@@ -7,11 +7,12 @@ use crate::codel::{Codel, CodelConfig};
 use crate::contract::{Backlog, QdiscCx, QueueDisc};
 use crate::droptail::{DropTail, DropTailConfig};
 use crate::dualpi2::{DualPi2, Dualpi2Config};
+use crate::facts::Facts;
 use crate::fq_cobalt::{FqCobalt, FqCobaltConfig};
 use crate::fq_codel::{FqCodel, FqCodelConfig};
 use crate::fq_pie::{FqPie, FqPieConfig};
 use crate::lstf_codel::{LstfCodel, LstfCodelConfig};
-use crate::params::{ConfigError, ParamSpec, Params};
+use crate::params::{ConfigError, ParamSpec, Params, Tuning};
 use crate::pie::{Pie, PieConfig};
 use crate::red::{Red, RedConfig};
 use crate::uniform::UniformSource;
@@ -119,6 +120,43 @@ impl Kind {
             Kind::DualPi2 => crate::dualpi2::PARAMS,
             Kind::Cake => crate::cake::PARAMS,
         }
+    }
+
+    /// What it costs to run (RFC 7928 §11), declared beside its parameter table.
+    pub fn facts(self) -> &'static Facts {
+        match self {
+            Kind::DropTail => &crate::droptail::FACTS,
+            Kind::Red => &crate::red::FACTS,
+            Kind::Codel => &crate::codel::FACTS,
+            Kind::LstfCodel => &crate::lstf_codel::FACTS,
+            Kind::FqCodel => &crate::fq_codel::FACTS,
+            Kind::Pie => &crate::pie::FACTS,
+            Kind::FqPie => &crate::fq_pie::FACTS,
+            Kind::Cobalt => &crate::cobalt::FACTS,
+            Kind::FqCobalt => &crate::fq_cobalt::FACTS,
+            Kind::DualPi2 => &crate::dualpi2::FACTS,
+            Kind::Cake => &crate::cake::FACTS,
+        }
+    }
+
+    /// RFC 7928 §11-12 in lines of `(label, text)`: each parameter the discipline derives
+    /// (`derived min_th`) or adapts (`adapted max_p`) with from what, or `tuning` saying none
+    /// is, then its [`Facts::rows`]. `--list`, the docs and the report print these.
+    pub fn facts_lines(self) -> Vec<(String, &'static str)> {
+        let mut out: Vec<(String, &'static str)> = self
+            .params()
+            .iter()
+            .filter(|p| p.tuning != Tuning::Fixed)
+            .map(|p| (format!("{} {}", p.tuning.kind(), p.name), p.tuning.how()))
+            .collect();
+        if out.is_empty() {
+            out.push((
+                "tuning".into(),
+                "none derived or adapted: every value is the operator's",
+            ));
+        }
+        out.extend(self.facts().rows().map(|(l, t)| (l.to_string(), t)));
+        out
     }
 }
 
@@ -261,7 +299,8 @@ pub fn table_row(p: &ParamSpec) -> [String; 6] {
 }
 
 /// The text `aqmlab replay --list` prints: every discipline with its parameter table (name,
-/// type, unit, default, range, doc), columns aligned over the whole listing.
+/// type, unit, default, range, doc), columns aligned over the whole listing, then its RFC 7928
+/// §11-12 facts ([`Kind::facts_lines`]), one a line as `  - label: text`.
 pub fn list_text() -> String {
     let rows = |k: &Kind| k.params().iter().map(table_row).collect::<Vec<_>>();
     let mut w = TABLE_COLUMNS.map(str::len);
@@ -292,6 +331,9 @@ pub fn list_text() -> String {
         for r in rows(k) {
             s.push_str(&line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]));
         }
+        for (label, text) in k.facts_lines() {
+            s.push_str(&format!("  - {label}: {text}\n"));
+        }
         s.push('\n');
     }
     s
@@ -306,7 +348,10 @@ pub fn reference_markdown() -> String {
          Generated from the parameter tables in `crates/aqmlab-qdisc/src` (each discipline's \
          `PARAMS`) by `aqmlab_qdisc::registry::reference_markdown`; do not edit by hand. \
          Regenerate with `AQMLAB_BLESS=1 cargo test -p aqmlab-qdisc --lib reference_doc`. \
-         `aqmlab replay --list` prints the same tables. Ranges are in the unit shown; a value \
+         `aqmlab replay --list` prints the same tables. Below each table: the parameters the \
+         discipline derives from others or adapts as it runs (`derived`, `adapted`), and what it \
+         costs to run (each discipline's `FACTS`); the time per packet is measured by `make \
+         bench`, not stated here. Ranges are in the unit shown; a value \
          outside its range, or of the wrong type, is refused with a one-line error naming the \
          discipline, the parameter, the value and the range. Rules between parameters \
          (e.g. `min_th <= max_th`) are stated in the doc column or in `docs/models/<name>.md`.\n",
@@ -333,6 +378,13 @@ pub fn reference_markdown() -> String {
                 code(&r[4]),
                 cell(&r[5])
             ));
+        }
+        s.push_str(
+            "\nOperator control and auto-tuning (RFC 7928 §12), then implementation cost \
+             (§11):\n\n",
+        );
+        for (label, text) in k.facts_lines() {
+            s.push_str(&format!("- **{label}**: {text}\n"));
         }
     }
     s
@@ -547,9 +599,16 @@ mod tests {
                 format!("{}: {}", k.name(), k.summary())
             );
             let header = lines.next().unwrap();
-            let rows: Vec<Vec<String>> = lines.map(|l| cells(header, l)).collect();
+            let (facts, rows): (Vec<&str>, Vec<&str>) = lines.partition(|l| l.starts_with("  - "));
+            let rows: Vec<Vec<String>> = rows.iter().map(|l| cells(header, l)).collect();
             let want: Vec<Vec<String>> = k.params().iter().map(|p| table_row(p).to_vec()).collect();
             assert_eq!(rows, want, "{}", k.name());
+            let want: Vec<String> = k
+                .facts_lines()
+                .iter()
+                .map(|(l, t)| format!("  - {l}: {t}"))
+                .collect();
+            assert_eq!(facts, want, "{}", k.name());
         }
     }
 
@@ -574,6 +633,70 @@ mod tests {
                 assert!(sec.contains(&format!("| `{}` | {} |", p.name, p.type_name())));
             }
         }
+    }
+
+    #[test]
+    fn every_discipline_states_its_cost_citing_its_spec() {
+        for k in Kind::ALL {
+            for (label, text) in k.facts().rows() {
+                assert!(text.len() > 3, "{}: {label} is empty", k.name());
+            }
+            let spec = k.facts().spec;
+            assert!(
+                ["RFC", "§", "Linux", "ns-3"]
+                    .iter()
+                    .any(|w| spec.contains(w)),
+                "{}: spec {spec:?} cites nothing",
+                k.name()
+            );
+        }
+    }
+
+    #[test]
+    fn every_auto_value_and_tuned_parameter_says_from_what() {
+        for k in Kind::ALL {
+            for p in k.params() {
+                let auto = p.default == "auto" || p.words.split('|').any(|w| w == "auto");
+                if auto {
+                    assert!(
+                        matches!(p.tuning, Tuning::Derived(_)),
+                        "{} {}: `auto` must say what it is derived from",
+                        k.name(),
+                        p.name
+                    );
+                }
+                let how = p.tuning.how();
+                if p.tuning != Tuning::Fixed {
+                    assert!(
+                        how.ends_with(')') && how.contains('('),
+                        "{} {}: {how:?} must end with its source in parentheses",
+                        k.name(),
+                        p.name
+                    );
+                }
+            }
+        }
+        // The tuning the specs describe, in the tables (RFC 7928 §12).
+        for (kind, name, kind_of) in [
+            (Kind::Red, "min_th", "derived"),
+            (Kind::Red, "max_th", "derived"),
+            (Kind::Red, "w_q", "derived"),
+            (Kind::Red, "max_p", "adapted"),
+            (Kind::Pie, "alpha", "adapted"),
+            (Kind::Pie, "beta", "adapted"),
+            (Kind::FqPie, "alpha", "adapted"),
+            (Kind::Cobalt, "pdrop", "adapted"),
+            (Kind::FqCobalt, "pdrop", "adapted"),
+            (Kind::DualPi2, "target", "derived"),
+            (Kind::DualPi2, "alpha", "derived"),
+            (Kind::Cake, "target", "derived"),
+            (Kind::Cake, "memlimit", "derived"),
+        ] {
+            let p = kind.params().iter().find(|p| p.name == name).unwrap();
+            assert_eq!(p.tuning.kind(), kind_of, "{} {name}", kind.name());
+        }
+        let lines = Kind::DropTail.facts_lines();
+        assert_eq!(lines[0].0, "tuning", "droptail derives and adapts nothing");
     }
 
     #[test]

@@ -222,11 +222,15 @@ def characterize(
     catalog: str | None = None,
     command: str | None = None,
     emulate: bool = False,
+    bench: str | None = None,
 ) -> dict[str, Any]:
     """Run the characterization of ``qdiscs`` into ``out``; return ``characterization.json``'s
     document (the report is written beside it). ``only`` keeps the scenarios whose id or
     section starts with one of its items; ``catalog`` is a folder of templates to use instead
-    of the bundled ones; ``emulate`` runs the scenarios that allow it in the emulator too."""
+    of the bundled ones; ``emulate`` runs the scenarios that allow it in the emulator too;
+    ``bench`` is criterion's folder of ``make bench`` (``target/criterion``), whose measured time
+    per packet the report shows with its provenance (RFC 7928 §11); without it, the folder's
+    earlier measurement is kept, and with none the report says "not measured"."""
     from aqmlab import __version__
     from aqmlab.results import Run
     from aqmlab.run import toml_text
@@ -242,6 +246,12 @@ def characterize(
     if n_seeds < 1:
         raise AqmlabError(f"--seeds: expected at least 1, got {n_seeds}")
     seed_list = list(range(1, n_seeds + 1))
+    if bench is not None:  # a bad folder is one line now, not after the simulations
+        from aqmlab.characterize import bench as bench_mod
+
+        measured = bench_mod.read(bench)
+    else:  # the folder's earlier measurement, with its provenance, if it had one
+        measured = _earlier(out).get("bench")
     if emulate:  # one line now if this host cannot emulate, not after the simulations
         from aqmlab.shell import _check_host, forwarder_path
 
@@ -359,6 +369,7 @@ def characterize(
         "command": command,
         **settings,
         "wall_s": round(time.monotonic() - t_start, 1),
+        "bench": measured,
         "scenarios": entries,
     }
     with open(os.path.join(out, ".characterization.json.partial"), "w", encoding="utf-8") as f:
@@ -433,6 +444,16 @@ def _emulated_entry(
     return entry
 
 
+def _earlier(out: str) -> dict[str, Any]:
+    """The folder's earlier ``characterization.json``, or ``{}``."""
+    try:
+        with open(os.path.join(out, "characterization.json"), encoding="utf-8") as f:
+            old = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return old if isinstance(old, dict) else {}
+
+
 def _merge(
     out: str,
     settings: dict[str, Any],
@@ -443,12 +464,8 @@ def _merge(
     """With ``--only``: the scenarios not run now are kept from the folder's earlier
     ``characterization.json`` when it was made with the same settings (disciplines,
     parameters, rate, RTT, seeds, mode), so a partial run updates the report in place."""
-    try:
-        with open(os.path.join(out, "characterization.json"), encoding="utf-8") as f:
-            old = json.load(f)
-    except (OSError, ValueError):
-        return entries
-    if any(old.get(k) != v for k, v in settings.items()):
+    old = _earlier(out)
+    if not old or any(old.get(k) != v for k, v in settings.items()):
         return entries
     ran = {t.id for t in chosen}
     merged = []

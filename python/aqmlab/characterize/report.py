@@ -4,7 +4,8 @@ Read from the folder alone (``characterization.json`` and the runs' ``reduced.js
 ``aqmlab characterize`` run again over a finished folder redraws without simulating. The page
 puts the disciplines side by side scenario by scenario, with RFC 7928's requirement level
 beside each, says which scenarios are not run and why, and for each discipline the parameters
-it ran with and what aqmlab knows of its implementation cost and tuning (RFC 7928 §11-12).
+it ran with, its operator control and auto-tuning and its implementation cost (RFC 7928 §11-12)
+from its parameter table, and the time per packet measured by ``make bench`` (``--bench``).
 """
 
 from __future__ import annotations
@@ -46,46 +47,6 @@ METRICS = [
     ("mark_ratio[aqm1]", "§10: CE-mark ratio at the first AQM"),
     ("utilization[aqm1]", "§10: the first AQM's utilization"),
 ]
-#: What aqmlab knows of each discipline's cost and tuning (RFC 7928 §11 implementation cost,
-#: §12 operator control and auto-tuning), from its implementation in crates/aqmlab-qdisc.
-FACTS = {
-    "droptail": [
-        "State: the queue and its length; per packet, one comparison with the limit.",
-        "Tuning: the buffer size only; nothing adapts.",
-    ],
-    "red": [
-        "State: the average queue (an EWMA updated at every arrival), the count since the "
-        "last drop, the idle time; per packet one random draw when the average lies between "
-        "the thresholds.",
-        "Tuning: min_th, max_th and w_q are 'auto' by default (ns-2.35's rules from the link "
-        "rate and a 5-ms target delay), which needs the link rate as the `bandwidth` "
-        "parameter; adaptive=true adapts max_p every 500 ms (Adaptive RED).",
-    ],
-    "codel": [
-        "State: five variables (dropping, count, lastcount, drop_next, first_above_time); per "
-        "packet an enqueue timestamp and a comparison at dequeue; an inverse square root per "
-        "drop (the control law); no random draws.",
-        "Tuning: target 5 ms and interval 100 ms for any link rate (RFC 8289); the interval "
-        "should be near the worst-case RTT.",
-    ],
-    "fq_codel": [
-        "State: a CoDel state and a queue per flow bucket (1024 by default), two DRR lists; per "
-        "packet a hash of the 5-tuple, and DRR's deficit accounting.",
-        "Tuning: CoDel's target and interval per queue, the quantum (one MTU), the memory "
-        "limit; ECN marking on by default.",
-    ],
-    "pie": [
-        "State: the drop probability, the previous and current queue delay, the burst "
-        "allowance; per packet a random draw; every t_update (15 ms) a PI update.",
-        "Tuning: auto-tuning of alpha and beta by the drop probability's magnitude "
-        "(RFC 8033 §4.2); target 15 ms, with a 150-ms burst allowance.",
-    ],
-    "lstf_codel": [
-        "State: CoDel's, plus a slack per packet and a priority queue ordered by slack: "
-        "O(log n) per packet instead of O(1).",
-        "Tuning: CoDel's target and interval, and the forgetfulness alpha.",
-    ],
-}
 
 
 def _load(out: str) -> dict[str, Any]:
@@ -192,6 +153,61 @@ def _discipline_params(out: str, doc: dict[str, Any]) -> dict[str, str]:
                 if link["name"] == "bottleneck":
                     seen[q] = ", ".join(f"{k}={v}" for k, v in link.get("params", {}).items())
     return seen
+
+
+def _facts_html(q: str, bench: dict[str, Any] | None) -> str:
+    """RFC 7928 §12 then §11 for discipline ``q``: its derived and adapted parameters and its
+    cost facts from its table (``_core.list_qdiscs``), and the measured time per packet from
+    ``bench`` (:mod:`aqmlab.characterize.bench`), or "not measured"."""
+    from aqmlab._core import list_qdiscs
+
+    info = next((k for k in list_qdiscs() if k["name"] == q), None)
+    if info is None:
+        return "<p>(not a discipline of aqmlab's tables: no facts)</p>"
+    tuned = [p for p in info["params"] if p["tuning"] != "fixed"]
+    fixed = [p["name"] for p in info["params"] if p["tuning"] == "fixed"]
+    control = [
+        f"<li><b>{_e(p['tuning'])} {_e(p['name'])}</b>: {_e(p['tuning_how'])}</li>" for p in tuned
+    ] or ["<li>none derived or adapted: every value is the operator's</li>"]
+    control.append(
+        f"<li><b>set by the operator</b> ({len(fixed)} of {len(info['params'])}): "
+        f"{_e(', '.join(fixed))}</li>"
+    )
+    f = info["facts"]
+    cost = [
+        f"<li><b>{label}</b>: {_e(f[key])}</li>"
+        for key, label in [
+            ("state", "state"),
+            ("per_flow", "per flow"),
+            ("per_packet", "per packet"),
+            ("timers", "timers"),
+        ]
+    ]
+    cases = [c for c in (bench or {}).get("cases", []) if c["kind"] == q]
+    if cases:
+        from aqmlab.characterize.bench import describe
+
+        where = f" (from {bench['folder']})" if bench else ""
+        cost += [
+            f'<li class="measured"><b>time per packet, measured</b>: {_e(describe(c))}'
+            f"{_e(where)}</li>"
+            for c in cases
+        ]
+    else:
+        why = (
+            f"{bench['folder']} has no case of {q}"
+            if bench
+            else "run `make bench` and pass its folder as `aqmlab characterize --bench "
+            "target/criterion`"
+        )
+        cost.append(
+            f'<li class="measured"><b>time per packet, measured</b>: not measured ({_e(why)})</li>'
+        )
+    cost.append(f"<li><b>spec</b>: {_e(f['spec'])}</li>")
+    return (
+        f"<p>Operator control and auto-tuning (RFC 7928 §12):</p><ul>{''.join(control)}</ul>"
+        f"<p>Implementation cost (RFC 7928 §11):</p><ul>{''.join(cost)}</ul>"
+    )
 
 
 def write_report(out: str) -> str:
@@ -315,16 +331,20 @@ def write_report(out: str) -> str:
         if e.get("runs"):
             body.append(_figures(_figure(out, e, figdir)))
     body.append("<h2>Disciplines</h2>")
+    body.append(
+        "<p>Each discipline's operator control and auto-tuning (RFC 7928 §12) and implementation "
+        "cost (§11) come from its parameter table and facts in aqmlab's source (the same as "
+        "<code>aqmlab replay --list</code> and docs/parameters.md print); the time per packet "
+        "from a measurement, <code>make bench</code>, passed with <code>--bench</code>.</p>"
+    )
     as_run = _discipline_params(out, doc)
     for q in discs:
-        facts = "".join(f"<li>{_e(f)}</li>" for f in FACTS.get(q, ["(no facts recorded)"]))
         extra = doc.get("params", {}).get(q) or {}
         body.append(
             f"<h3>{_e(q)}</h3><p>Parameters given: "
             f"{_e(', '.join(f'{k}={v}' for k, v in extra.items()) or 'none (defaults)')}. "
             "As run (every value, from the resolved scenario): "
-            f"<code>{_e(as_run.get(q, '–'))}</code></p>"
-            f"<p>Implementation cost and tuning (RFC 7928 §11-12):</p><ul>{facts}</ul>"
+            f"<code>{_e(as_run.get(q, '–'))}</code></p>" + _facts_html(q, doc.get("bench"))
         )
     from aqmlab.characterize import measures
 

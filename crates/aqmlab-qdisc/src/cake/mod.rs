@@ -68,6 +68,15 @@ use tins::Tin;
 /// Queues per tin (`CAKE_QUEUES`).
 pub const QUEUES: usize = 1024;
 
+/// What the discipline costs to run (RFC 7928 §11), beside [`PARAMS`].
+pub const FACTS: crate::facts::Facts = crate::facts::Facts {
+    state: "the shaper's next send time, the tins (1 to 4, each with its rate, quantum and DRR++ lists), the host slots and the queued bytes for memlimit (Piece of CAKE §3)",
+    per_flow: "per flow queue (1024 per tin, allocated at construction, 8-way set-associative): a packet ring, the DRR++ deficit and list state, a set tag and a COBALT state; per host slot its bulk-flow count (§3.1-§3.2)",
+    per_packet: "the DSCP's tin, a set-associative lookup of up to 8 ways, host-slot bookkeeping, the adjusted size (overhead, mpu, ATM or PTM framing), the shaper's fixed-point time step, DRR++ accounting and COBALT's work (a timestamp, a random draw while BLUE's pdrop > 0); with ack_filter a scan of the flow's queue for a redundant ACK; on overflow the longest queue's head (§3-§4)",
+    timers: "none: the shaper says when to dequeue next (next_send_time)",
+    spec: "Høiland-Jørgensen, Täht & Morton, 'Piece of CAKE', IEEE LANMAN 2018 §3-§4; Linux sch_cake",
+};
+
 /// CAKE's parameters (names as `tc-cake(8)` spells them, `-` as `_` where tc has a keyword).
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::rate(
@@ -112,10 +121,12 @@ pub const PARAMS: &[ParamSpec] = &[
         "COBALT's target (raised to 1.5 MTU times at low rates, as cake_set_rate)",
     )
     .gt(0.0)
-    .le(4_294_967_295.0),
+    .le(4_294_967_295.0)
+    .derived("per tin, from its rate: max(target, 1.5 × the time to send one mtu at the tin's rate) (Linux cake_set_rate)"),
     ParamSpec::duration("rtt", "100ms", "COBALT's interval (tc: rtt)")
         .gt(0.0)
-        .le(4_294_967_295.0),
+        .le(4_294_967_295.0)
+    .derived("per tin, COBALT's interval: max(rtt + the target's rise, 2 × the tin's target) (Linux cake_set_rate)"),
     ParamSpec::bytes(
         "mtu",
         "1514",
@@ -133,7 +144,8 @@ pub const PARAMS: &[ParamSpec] = &[
         "queued bytes before dropping from the longest queue; auto = Linux's: 4 x bandwidth x rtt (at least 4 MiB), at most limit x mtu",
     )
     .gt(0.0)
-    .or("auto"),
+    .or("auto")
+    .derived("auto: 4 × bandwidth × rtt, at least 4 MiB, at most limit × mtu (Linux cake_reconfigure)"),
     ParamSpec::choice(
         "ack_filter",
         "no-ack-filter",
