@@ -442,6 +442,42 @@ def test_static_rates_interval_hypothesis_outcome():
     assert mod.interval_test(before, None) == "the interval sweep was not run"
 
 
+def test_static_rates_slow_buffer_hypothesis_outcome():
+    """static-rates' [hypothesis.slow-buffer]: at the RTTs where the grid's 64 kb/s CoDel and
+    tail drop tie (2-packet buffer), the 8-packet sweep must take CoDel below tail drop at every
+    one to confirm, at none to refute; a tie the sweep does not break leaves it unexplained."""
+    pd = pytest.importorskip("pandas")
+    from aqmlab.reproduce import builtin_module
+
+    mod = builtin_module("static-rates")
+    grid = pd.DataFrame(
+        [(64.0, t, d, 62.8) for t in (10.0, 100.0) for d in ("tail drop", "RED", "CoDel")],
+        columns=["rate_kbps", "rtt_ms", "discipline", "p50_ms"],
+    ).set_index(["rate_kbps", "rtt_ms", "discipline"])
+
+    def bigger(codel: dict[float, float]):
+        rows = [("4 FTPs + web", t, "CoDel", c) for t, c in codel.items()]
+        rows += [("4 FTPs + web", t, "tail drop", 400.0) for t in codel]
+        rows += [("1 FTP", t, "CoDel", 999.0) for t in codel]  # another load: not compared
+        return pd.DataFrame(rows, columns=["load", "rtt_ms", "discipline", "p50_ms"])
+
+    ok = mod.slow_buffer_test(grid, bigger({10.0: 70.0, 100.0: 90.0}), 64.0)
+    assert ok["outcome"] == "confirmed" and ok["rtts"] == [10.0, 100.0], ok
+    assert "RTT 10 ms: 62.8 vs 62.8 in the grid, 70.0 vs 400 with 8" in ok["text"]
+    part = mod.slow_buffer_test(grid, bigger({10.0: 70.0, 100.0: 400.0}), 64.0)
+    assert part["outcome"] == "unexplained" and part["rtts"] == [10.0]
+    none = mod.slow_buffer_test(grid, bigger({10.0: 500.0, 100.0: 400.0}), 64.0)
+    assert none["outcome"] == "refuted"
+    # No tie in the grid: nothing the hypothesis is about.
+    apart = grid.copy()
+    apart.loc[(64.0, 10.0, "CoDel"), "p50_ms"] = 10.0
+    apart.loc[(64.0, 100.0, "CoDel"), "p50_ms"] = 10.0
+    assert mod.slow_buffer_test(apart, bigger({10.0: 70.0, 100.0: 90.0}), 64.0)["outcome"] == (
+        "unexplained"
+    )
+    assert mod.slow_buffer_test(grid, None, 64.0)["text"] == "the slow-buffer sweep was not run"
+
+
 def test_consumer_edge_grades_its_tail_drop_medians_held_out():
     """The buffer of each rate is fitted to the slides' two tail-drop medians; each of those
     medians is graded at the buffer fitted to the other direction's alone, never at one fitted

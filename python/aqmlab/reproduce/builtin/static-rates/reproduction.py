@@ -32,6 +32,16 @@ LOADS = {
 #: "4 FTPs + web"): not part of the grid, the tables or the figures.
 INTERVAL_SWEEP = "sweep-interval"
 INTERVAL_LOAD = "4 FTPs + web"
+#: The sweep that tests the slow-rate hypothesis ([hypothesis.slow-buffer]: 64 kb/s with an
+#: 8-packet buffer, tail drop and CoDel, the same load): not part of the grid either.
+SLOW_SWEEP = "sweep-slow-buffer"
+#: The claims whose failing points are the slowest rate's ties, which that sweep tests.
+SLOW_TIE_CLAIMS = (
+    "codel-delay-not-above-taildrop",
+    "codel-delay-below-taildrop",
+    "pooled-codel-delay-below-taildrop",
+)
+CONFIRMED, REFUTED, UNEXPLAINED = "confirmed", "refuted", "unexplained"
 #: "About 0.9" (claims.toml): 0.9 less half a unit of its one printed digit.
 ABOUT_09 = 0.85
 
@@ -61,7 +71,8 @@ def _all(ctx: Any) -> Any:
     import pandas as pd
 
     return pd.concat(
-        [f for name, f in ctx.frames.items() if name != INTERVAL_SWEEP], ignore_index=True
+        [f for name, f in ctx.frames.items() if name not in (INTERVAL_SWEEP, SLOW_SWEEP)],
+        ignore_index=True,
     )
 
 
@@ -129,7 +140,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
         "_rtt100_higher": arms(med, higher, _mbps),
         "_pooled": arms(pooled, rates, _mbps),
         "_pooled_fast": arms(pooled, fast, _mbps),
-        "_slowest_p50": _slowest(grid, min(rates), 100),
+        "_slow_buffer_test": slow_buffer_test(grid, ctx.frames.get(SLOW_SWEEP), min(rates)),
         "_interval_test": interval_test(df, ctx.frames.get(INTERVAL_SWEEP)),
         "_pooled_interval_test": pooled_interval_test(
             df, ctx.frames.get(INTERVAL_SWEEP), fast, int(df["load"].nunique())
@@ -207,13 +218,45 @@ def interval_test(df: Any, longer: Any) -> str:
     )
 
 
-def _slowest(grid: Any, rate: float, rtt: float) -> str:
-    """Every discipline's median delay at the slowest rate (the outcome of the tie's
-    hypothesis in claims.toml)."""
-    if (rate, rtt, "CoDel") not in grid.index:
-        return f"RTT {rtt:g} ms was not run"
-    meds = ", ".join(f"{d} {fmt(float(grid.loc[(rate, rtt, d), 'p50_ms']))}" for d in QDISCS)
-    return f"median delays at {rate:g} kb/s, RTT {rtt:g} ms: {meds} ms"
+def slow_buffer_test(grid: Any, bigger: Any, rate: float) -> dict[str, Any]:
+    """The outcome of [hypothesis.slow-buffer] (claims.toml): at the slowest rate the grid's
+    buffer (one BDP at 100 ms) is 2 packets, so CoDel has no queue to shorten and ties tail
+    drop. With 8 packets (the slow-buffer sweep, load '4 FTPs + web'), per RTT: does CoDel's
+    median delay fall below tail drop's? ``confirmed`` where it does at every RTT at which the
+    grid ties, ``refuted`` at none, ``unexplained`` at some; the grid's ties are checked too
+    (a failing point that is no tie is not what the hypothesis is about)."""
+    out: dict[str, Any] = {"outcome": UNEXPLAINED, "rtts": []}
+    if bigger is None or not len(bigger):
+        out["text"] = "the slow-buffer sweep was not run"
+        return out
+    runs = bigger[bigger["load"] == INTERVAL_LOAD]
+    med = runs.groupby(["rtt_ms", "discipline"])["p50_ms"].median()
+    rows, ties, passed = [], [], []
+    for rtt in sorted(set(runs["rtt_ms"])):
+        if (rate, rtt, "CoDel") not in grid.index or (rtt, "CoDel") not in med.index:
+            continue
+        g_c, g_t = (float(grid.loc[(rate, rtt, d), "p50_ms"]) for d in ("CoDel", "tail drop"))
+        b_c, b_t = (float(med.loc[(rtt, d)]) for d in ("CoDel", "tail drop"))
+        tie = g_c == g_t
+        ties += [rtt] if tie else []
+        passed += [rtt] if tie and b_c < b_t else []
+        rows.append(
+            f"RTT {rtt:g} ms: {fmt(g_c)} vs {fmt(g_t)} in the grid, {fmt(b_c)} vs {fmt(b_t)} with 8"
+        )
+    if ties and len(passed) == len(ties):
+        outcome = CONFIRMED
+    elif ties and not passed:
+        outcome = REFUTED
+    else:
+        outcome = UNEXPLAINED
+    out.update(outcome=outcome, rtts=passed)
+    out["text"] = (
+        f"CoDel vs tail drop median delay (ms) at {rate:g} kb/s, in the grid (2 packets, every "
+        f"load) and with 8 packets ({INTERVAL_LOAD}): {'; '.join(rows) or 'no RTT run in both'}; "
+        f"CoDel below tail drop with 8 "
+        f"packets at {len(passed)} of the {len(ties)} RTTs where the grid ties: {outcome}"
+    )
+    return out
 
 
 #: Claims over rates this run may not have: (their published value, the lowest rate they name).
@@ -237,6 +280,21 @@ def annotate(ctx: Any) -> None:
             )
             ng.id, ng.location = c.id, c.location
             ctx.claims[cid] = ng
+    # The slowest rate's ties: the slow-buffer sweep accounts for a claim only when every failing
+    # point is at that rate and the larger buffer takes CoDel below tail drop at every RTT.
+    test = ctx.numbers["_slow_buffer_test"]
+    slowest = _mbps(min(rates))
+    for cid in SLOW_TIE_CLAIMS:
+        c = ctx.claims.get(cid)
+        if c is None or c.verdict != FAILS or not c.hypotheses:
+            continue
+        elsewhere = [p for p in c.failing if not p.startswith(slowest)]
+        c.unexplained = test["outcome"] != CONFIRMED or bool(elsewhere)
+        c.explanation = explanation_text(
+            c.hypotheses,
+            c.unexplained,
+            ("failing points at other rates: " + "; ".join(elsewhere)) if elsewhere else "",
+        )
     # The pooled claim: the interval sweep accounts for it only when it brings every pooled
     # median to 0.85 and reran every run at RTT 500 ms of the pool (one load).
     c = ctx.claims.get("pooled-codel-util-09")
