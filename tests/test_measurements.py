@@ -6,7 +6,6 @@ import math
 import aqmlab
 import pandas as pd
 import pytest
-from conftest import ROOT
 
 OVERLOAD = """
 name = "overload"
@@ -86,8 +85,8 @@ def test_capacity_per_bin_follows_the_schedule(res):
 def test_every_packet_offered_is_accounted_for_at_the_end():
     """enqueued = delivered + dropped + queued + transmitting, per direction, from summary.json
     alone; a run cut mid-flight (bulk flows still sending) leaves packets in the last two."""
-    bulk = ROOT / "python" / "aqmlab" / "data" / "scenarios" / "bulk-dumbbell.toml"
-    cut = aqmlab.run(bulk, set={"duration": "2s"}, progress=False)
+    # A bundled scenario by its name, as the command line takes it.
+    cut = aqmlab.run("bulk-dumbbell", set={"duration": "2s"}, progress=False)
     left = 0
     for name, s in cut.summary["links"].items():
         end = s["queued_pkts_at_end"] + s["transmitting_pkts_at_end"]

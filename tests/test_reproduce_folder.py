@@ -478,6 +478,34 @@ def test_static_rates_slow_buffer_hypothesis_outcome():
     assert mod.slow_buffer_test(grid, None, 64.0)["text"] == "the slow-buffer sweep was not run"
 
 
+def test_red_bursty_seeds_hypothesis_outcome():
+    """red-bursty's [hypothesis.seeds]: ours over k seeds inside the range ns-2.35's ratio takes
+    over any k of its seeds, with ns-2.35's ratio over all of them in proportion: confirmed;
+    outside that range: refuted; inside, but ns-2.35 out of proportion over all: unexplained."""
+    pd = pytest.importorskip("pandas")
+    from aqmlab.reproduce import builtin_module
+
+    mod = builtin_module("red-bursty")
+    # ns-2.35's 30 seeds: throughput share 3.5 % each; node 5's drop share alternating 1.75
+    # and 5.25 % (ratio 0.5 and 1.5 a seed, 1.0 over all), or all 7 % (2.0) at min_th 4.
+    rows = [("red", 7, 3.5, 1.75 if i % 2 else 5.25) for i in range(30)]
+    rows += [("red", 4, 3.5, 7.0) for _ in range(30)]
+    runs = pd.DataFrame(rows, columns=["qdisc", "size", "n5_share_pct", "n5_drop_share_run_pct"])
+    got = mod.seeds_test({"RED min_th 7": 0.674, "RED min_th 4": 2.0}, 3, runs)["points"]
+    seven = got["RED min_th 7"]
+    assert seven["outcome"] == "confirmed", seven
+    assert seven["lo"] == pytest.approx(0.5) and seven["hi"] == pytest.approx(1.5)
+    assert seven["ns2_all"] == pytest.approx(1.0)
+    # Out of proportion over all 30 in ns-2.35 too: the noise is not the cause.
+    assert got["RED min_th 4"]["outcome"] == "unexplained"
+    # Outside the scatter: refuted (the counterfactual).
+    far = mod.seeds_test({"RED min_th 7": 0.3}, 3, runs)
+    assert far["points"]["RED min_th 7"]["outcome"] == "refuted"
+    assert "min_th 7: ours 0.300 over 3 seeds" in far["text"]
+    # More seeds than ns-2.35 ran: nothing to test.
+    assert mod.seeds_test({"RED min_th 7": 1.0}, 31, runs)["points"] == {}
+
+
 def test_consumer_edge_grades_its_tail_drop_medians_held_out():
     """The buffer of each rate is fitted to the slides' two tail-drop medians; each of those
     medians is graded at the buffer fitted to the other direction's alone, never at one fitted
@@ -549,7 +577,7 @@ def test_red_bursty_buffer_hypothesis_outcome():
     other = mod.buffer_test(ours, ours100, {p3: 1.0, p4: 1.1}, {p3: 1.0, p4: 1.1})["text"]
     assert "refuted" in other and "fails the claim" not in other
     part = mod.buffer_test(ours, ours100, {p3: 5.6, p4: 1.1}, {p3: 0.96, p4: 1.1})["text"]
-    assert "at RED min_th 4 ns-2.35 is in proportion and ours is not: unexplained" in part
+    assert "at RED min_th 4 ns-2.35 is in proportion and ours is not: not the buffer" in part
     text = mod._ns2_text({"a": True, "b": False})
     assert text == "true at 1 of 2 points on ns-2.35's runs, false at b"
 
@@ -637,14 +665,14 @@ def test_red_bursty_a_failing_claim_is_explained_only_where_ns2_fails_too():
     mod = builtin_module("red-bursty")
     h = {"hypothesis": "the set-up", "tested_by": "ns-2.35", "outcome": "o"}
 
-    def annotated(ns2_points):
+    def annotated(ns2_points, noise=None):
         c = cm.Claim("c", "s", "p", "2 of 4 points", cm.FAILS, kind="range")
         c.failing = ["tail drop 20p (queue 13.6) (tie)", "RED min_th 7"]
         c.hypotheses, c.unexplained = [dict(h)], False
-        ctx = SimpleNamespace(
-            claims={"red-node5-in-proportion": c},
-            state={"ns2_points": {"red-node5-in-proportion": ns2_points}},
-        )
+        state = {"ns2_points": {"red-node5-in-proportion": ns2_points}}
+        if noise is not None:
+            state["seeds_test"] = {"points": {"RED min_th 7": {"outcome": noise}}}
+        ctx = SimpleNamespace(claims={"red-node5-in-proportion": c}, state=state)
         mod.annotate(ctx)
         return c
 
@@ -652,5 +680,9 @@ def test_red_bursty_a_failing_claim_is_explained_only_where_ns2_fails_too():
     assert not c.unexplained and c.explanation.startswith("hypothesis: the set-up")
     c = annotated({"tail drop 20p": False, "RED min_th 7": True})
     assert c.unexplained and "ns-2.35's runs pass at RED min_th 7" in c.explanation
+    # Where ns-2.35's runs pass, the seeds hypothesis explains the point only when confirmed.
+    assert not annotated({"tail drop 20p": False, "RED min_th 7": True}, "confirmed").unexplained
+    for noise in ("refuted", "unexplained"):
+        assert annotated({"tail drop 20p": False, "RED min_th 7": True}, noise).unexplained
     c = annotated({"tail drop 20p": False})
     assert c.unexplained and "ns-2.35 has no point at RED min_th 7" in c.explanation

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from aqmlab import _core
+from aqmlab import _core, scenarios
 
 __all__ = [
     "RunResult",
@@ -173,7 +173,8 @@ def _native_args(
         # TOML text rather than a path: it has a newline, or an "=" and names no file. Errors
         # then name it "<string>".
         text = scenario if isinstance(scenario, str) and _is_toml_text(scenario) else None
-        path = "<string>" if text is not None else os.fspath(scenario)
+        # A bundled scenario's name (``codel-dynamic-link``) as the command line takes it.
+        path = "<string>" if text is not None else scenarios.resolve(scenario)
     else:
         raise TypeError(
             f"scenario: expected a path, TOML text or a dict, got {type(scenario).__name__}"
@@ -235,7 +236,8 @@ def run(
     keep: bool = True,
     unset: list[str] | None = None,
 ) -> RunResult:
-    """Run the scenario ``scenario``: a path to a TOML file, the TOML text itself, or a dict
+    """Run the scenario ``scenario``: a path to a TOML file, the name of a bundled scenario
+    (``"codel-dynamic-link"``, as ``aqmlab run`` takes it), the TOML text itself, or a dict
     of its keys (tables as dicts, ``flows`` a list of dicts). ``unset`` removes keys by their
     path (as ``aqmlab run --unset``).
 

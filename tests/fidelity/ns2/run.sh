@@ -18,6 +18,11 @@
 # With --red-limit100, part 2's RED points of the small buffers (min_th 3-7) with a buffer of
 # 100 packets instead of 4 min_th (FJ93_RED_LIMIT=100), into red-bursty's ns2-red-limit100.csv:
 # the test of its hypothesis on node 5's drops at min_th 3.
+#
+# With --node5-seeds, part 2's RED points of the small buffers (min_th 3-7, buffer 4 min_th) over
+# seeds 1-30, into red-bursty's ns2-node5-seeds.csv: the test of its hypothesis that node 5's few
+# drops (about 5 a run at min_th 7) make a ratio over 3 seeds scatter (claims.toml's
+# [hypothesis.seeds]).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 setup=issue
@@ -25,7 +30,9 @@ case ${1:-} in
 --fig1214) setup=cbcase && shift ;;
 --fig6) setup=fig6 && shift ;;
 --red-limit100) setup=limit100 && shift ;;
+--node5-seeds) setup=node5seeds && shift ;;
 esac
+seeds="1 2 3"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 if [[ $setup == issue ]]; then
@@ -48,6 +55,13 @@ if [[ $setup == limit100 ]]; then
     export FJ93_RED_LIMIT=100
     setup=cbcase
 fi
+if [[ $setup == node5seeds ]]; then
+    out=${1:-$here/../../../python/aqmlab/reproduce/builtin/red-bursty/ns2-node5-seeds.csv}
+    points=()
+    for m in 3 4 5 6 7; do points+=("red $m"); done
+    seeds=$(seq 1 30)
+    setup=cbcase
+fi
 if [[ $setup == fig6 ]]; then
     out=${1:-$here/../../../python/aqmlab/reproduce/builtin/red-bursty/ns2-fig6.csv}
     points=()
@@ -57,7 +71,7 @@ if [[ $setup == fig6 ]]; then
 fi
 for tcp in $tcps; do
     for point in "${points[@]}"; do
-        for seed in 1 2 3; do
+        for seed in $seeds; do
             # shellcheck disable=SC2086
             ns "$here/fj93.tcl" $tcp $point $seed $setup
         done

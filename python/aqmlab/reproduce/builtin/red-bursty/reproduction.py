@@ -58,6 +58,8 @@ IN_PROPORTION = (0.75, 4 / 3)
 #: buffer (the test of claims.toml's [hypothesis.buffer]).
 SMALL_MIN_TH = (3, 4, 5, 6, 7)
 LIMIT100_SWEEP = "sweep-red-limit100"
+#: The claim whose points the seeds hypothesis tests (claims.toml, [hypothesis.seeds]).
+SEEDS_CLAIM = "red-node5-in-proportion"
 
 
 def node5(d: Any, runs: str) -> Any:
@@ -145,10 +147,63 @@ def buffer_test(ours: dict, ours100: dict | None, ns2: dict, ns2_100: dict) -> d
             )
         if differ:
             parts.append(
-                f"at {', '.join(differ)} ns-2.35 is in proportion and ours is not: unexplained"
+                f"at {', '.join(differ)} ns-2.35 is in proportion and ours is not: not the "
+                "buffer (the seeds hypothesis tests it)"
             )
     text += "; ".join(parts) + "."
     return {"text": text}
+
+
+def seeds_test(ours: dict[str, float], k: int, ns2_runs: Any, draws: int = 20_000) -> dict:
+    """The outcome of claims.toml's [hypothesis.seeds] at each small min_th: node 5 has few
+    drops (about 5 a run at min_th 7), so a drop share ÷ throughput share over ``k`` seeds
+    scatters. From ns-2.35's runs of the point over seeds 1-30 (ns2-node5-seeds.csv), the
+    ratios any ``k`` of those seeds give (every subset when there are at most ``draws``, else
+    ``draws`` subsets drawn with a fixed generator) and their 2.5-97.5 % range; and ns-2.35's
+    ratio over all 30. ``confirmed`` where ours lies inside that range and ns-2.35 over 30
+    seeds is in proportion (a 3-seed figure cannot tell the two simulators apart there, and
+    more seeds put ns-2.35's in proportion); ``refuted`` where ours lies outside it;
+    ``unexplained`` where ns-2.35 over 30 seeds is out of proportion too (noise is not the
+    cause there)."""
+    import itertools
+
+    import numpy as np
+
+    lo_in, hi_in = IN_PROPORTION
+    out: dict[str, Any] = {}
+    texts = []
+    for point, ratio in ours.items():
+        m = int(point.split()[-1])
+        rows = ns2_runs[(ns2_runs["qdisc"] == "red") & (ns2_runs["size"] == m)]
+        share = rows["n5_share_pct"].to_numpy(float)
+        drop = rows["n5_drop_share_run_pct"].to_numpy(float)
+        n = len(rows)
+        if n < k or k < 1 or ratio != ratio:
+            continue
+        if math.comb(n, k) <= draws:
+            subsets = np.array(list(itertools.combinations(range(n), k)))
+        else:
+            rng = np.random.default_rng(0)
+            subsets = np.array([rng.choice(n, k, replace=False) for _ in range(draws)])
+        ratios = drop[subsets].mean(axis=1) / share[subsets].mean(axis=1)
+        lo, hi = (float(x) for x in np.quantile(ratios, [0.025, 0.975]))
+        whole = float(drop.mean() / share.mean())
+        if not lo <= ratio <= hi:
+            outcome = "refuted"
+        elif lo_in <= whole <= hi_in:
+            outcome = "confirmed"
+        else:
+            outcome = "unexplained"
+        out[point] = {"lo": lo, "hi": hi, "ns2_all": whole, "outcome": outcome}
+        texts.append(
+            f"min_th {m}: ours {fmt(ratio)} over {k} seeds; ns-2.35's {k}-seed ratios "
+            f"{fmt(lo)}-{fmt(hi)} (95 %), over its {n} seeds {fmt(whole)}: {outcome}"
+        )
+    text = (
+        "node 5's drop share ÷ throughput share against ns-2.35's scatter over seeds "
+        f"(ns2-node5-seeds.csv): {'; '.join(texts) or 'no point to test'}"
+    )
+    return {"points": out, "text": text}
 
 
 def numbers(ctx: Any) -> dict[str, Any]:
@@ -243,6 +298,16 @@ def numbers(ctx: Any) -> dict[str, Any]:
         drop_ratio(ns2_100, "n5_drop_share_run_pct"),
     )
 
+    # The seeds hypothesis (claims.toml): ours over this run's seeds against the scatter of
+    # ns-2.35's ratio over as many seeds, from its 30 (ns2-node5-seeds.csv).
+    import pandas as pd
+
+    stest = seeds_test(
+        drop_ratio(small_red),
+        len(ctx.seeds),
+        pd.read_csv(os.path.join(NS2_DIR, "ns2-node5-seeds.csv")),
+    )
+
     # Every node-5 and Figs. 12-14 claim on ns-2.35's runs of the same set-up, point by point
     # as ours (the claims' hypothesis "setup": where ns-2.35 fails a point too, the set-up, not
     # our model, fails it).
@@ -286,6 +351,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
         ns2_1=n1,
         ns2_fig5=ns2_fig5,
         buffer_test=btest,
+        seeds_test=stest,
         ns2_points=ns2_points,
     )
     return {
@@ -314,6 +380,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
             "ns-2.35, buffer 100": drop_ratio(ns2_100, "n5_drop_share_run_pct"),
         },
         "_buffer_test": btest["text"],
+        "_seeds_test": stest["text"],
         "_ns2_outcome": {k: _ns2_text(v) for k, v in ns2_points.items()},
     }
 
@@ -346,6 +413,10 @@ def annotate(ctx: Any) -> None:
             continue
         ours_bad = {_base(p.split(" (tie)")[0].split(" (stalled)")[0]) for p in c.failing}
         passed = sorted(p for p in ours_bad if pts.get(p) is True)
+        if cid == SEEDS_CLAIM:
+            # Where ns-2.35's 3 seeds pass and ours fail, the seeds test may account for it.
+            noise = ctx.state.get("seeds_test", {}).get("points", {})
+            passed = [p for p in passed if noise.get(p, {}).get("outcome") != "confirmed"]
         absent = sorted(p for p in ours_bad if p not in pts)
         if not c.failing and pts.get("", False):
             passed = ["the comparison"]
