@@ -48,6 +48,7 @@
 
 mod ack_filter;
 mod hash;
+mod ring;
 mod scheduler;
 mod shaper;
 mod tins;

@@ -2,6 +2,7 @@
 //! DSCP tables, each tin's rate and quantum, and the choice of tin at dequeue.
 
 use super::hash::Host;
+use super::ring::Ring;
 use super::scheduler::{DList, Flow, FlowSet, ListId, NIL};
 use super::shaper::Rate;
 use super::{Cake, CakeConfig, QUEUES};
@@ -73,7 +74,10 @@ pub(super) struct Tin {
     pub(super) flows: Vec<Flow>,
     pub(super) tags: Vec<u32>,
     pub(super) hosts: Vec<Host>,
-    pub(super) lists: [DList; 3],
+    /// The new and decaying lists, by [`ListId`] (linked through [`Flow`]'s `prev`, `next`).
+    pub(super) lists: [DList; 2],
+    /// The old list.
+    pub(super) old: Ring,
     pub(super) sparse: u32,
     pub(super) bulk: u32,
     pub(super) decaying: u32,
@@ -145,7 +149,8 @@ impl Tin {
             lists: [DList {
                 head: NIL,
                 tail: NIL,
-            }; 3],
+            }; 2],
+            old: Ring::default(),
             sparse: 0,
             bulk: 0,
             decaying: 0,
@@ -166,7 +171,10 @@ impl Tin {
     }
 
     pub(super) fn head(&self, l: ListId) -> u32 {
-        self.lists[l as usize].head
+        match l {
+            ListId::Old => self.old.front(),
+            _ => self.lists[l as usize].head,
+        }
     }
 }
 
