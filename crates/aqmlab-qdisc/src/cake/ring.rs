@@ -64,15 +64,17 @@ impl Ring {
     pub(super) fn rotate_while(&mut self, mut step: impl FnMut(u32, u32) -> bool) {
         debug_assert!(self.len > 0, "rotate an empty old list");
         let (mut h, len) = (self.head, self.len);
+        let mut moved = self.slots[h];
         loop {
-            let moved = self.slots[h % QUEUES];
             self.slots[(h + len) % QUEUES] = moved;
-            h += 1;
-            if !step(moved, self.slots[h % QUEUES]) {
+            h = (h + 1) % QUEUES;
+            let head = self.slots[h];
+            if !step(moved, head) {
                 break;
             }
+            moved = head;
         }
-        self.head = h % QUEUES;
+        self.head = h;
     }
 
     /// The queues in list order, head first.

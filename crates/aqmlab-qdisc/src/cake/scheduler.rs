@@ -5,7 +5,7 @@
 use super::ack_filter::redundant_ack;
 use super::hash::{scaled_quantum, FlowMode};
 use super::tins::Tin;
-use super::Cake;
+use super::{Cake, QUEUES};
 use crate::cobalt::CobaltState;
 use crate::contract::{Backlog, DropReason, QdiscCx, QueueDisc, Stage};
 use crate::fifo::PacketFifo;
@@ -121,8 +121,25 @@ impl Tin {
     /// `prandom_u32() >> 16`, one per refill, in order. Host loads do not change here, and
     /// between walks only when a bulk count does: each queue's scaled quantum is cached
     /// (`scaled_quantum`).
-    #[inline]
-    fn refill_old(&mut self, mode: FlowMode, mut dither: impl FnMut() -> u64) {
+    ///
+    /// Not inlined, and with a generator's state copied into locals: the loop then keeps the
+    /// state in registers (inlined into the dequeue, part of it went through the stack on
+    /// every draw, and the walk ran at that store-to-load latency).
+    #[inline(never)]
+    fn refill_old(&mut self, mode: FlowMode, uniforms: &mut UniformSource) {
+        match uniforms {
+            UniformSource::Rng(g) => {
+                let mut local = g.clone();
+                // What `next_top16` gives for a generator.
+                self.walk_old(mode, || local.next_u64() >> 48);
+                *g = local;
+            }
+            list => self.walk_old(mode, || list.next_top16()),
+        }
+    }
+
+    #[inline(always)]
+    fn walk_old(&mut self, mode: FlowMode, mut dither: impl FnMut() -> u64) {
         let Tin {
             old,
             flows,
@@ -131,11 +148,12 @@ impl Tin {
             flow_quantum,
             ..
         } = self;
+        // The ring holds queue indices only (< QUEUES): `% QUEUES` changes none of them.
         old.rotate_while(|moved, head| {
-            let f = &mut flows[moved as usize];
+            let f = &mut flows[moved as usize % QUEUES];
             let refill = scaled_quantum(f, hosts, *hosts_gen, *flow_quantum, mode);
             f.deficit += ((refill + dither()) >> 16) as i64;
-            let h = &flows[head as usize];
+            let h = &flows[head as usize % QUEUES];
             h.deficit <= 0 && h.set != FlowSet::Sparse
         });
     }
@@ -276,16 +294,8 @@ impl QueueDisc for Cake {
                 {
                     // Linux refills the head queue and moves it to the tail, one queue per pass
                     // of this loop, until a head has deficit left (or is sparse and changes
-                    // set): `refill_old`, with the generator's state held in locals for it.
-                    match &mut self.uniforms {
-                        UniformSource::Rng(g) => {
-                            let mut local = g.clone();
-                            // What `next_top16` gives for a generator.
-                            tin.refill_old(mode, || local.next_u64() >> 48);
-                            *g = local;
-                        }
-                        list => tin.refill_old(mode, || list.next_top16()),
-                    }
+                    // set).
+                    tin.refill_old(mode, &mut self.uniforms);
                     continue;
                 }
                 if tin.flows[i].deficit <= 0 {

@@ -71,7 +71,8 @@ impl CakeConfig {
 
 #[derive(Debug)]
 pub(super) struct Tin {
-    pub(super) flows: Vec<Flow>,
+    /// The queues; fixed in number, so an index taken `% QUEUES` needs no bounds check.
+    pub(super) flows: Box<[Flow; QUEUES]>,
     pub(super) tags: Vec<u32>,
     pub(super) hosts: Vec<Host>,
     /// The new and decaying lists, by [`ListId`] (linked through [`Flow`]'s `prev`, `next`).
@@ -141,7 +142,10 @@ impl Tin {
                 srchost: 0,
                 dsthost: 0,
             })
-            .collect();
+            .collect::<Vec<_>>()
+            .into_boxed_slice()
+            .try_into()
+            .expect("QUEUES queues");
         Tin {
             flows,
             tags: vec![0; QUEUES],
