@@ -57,22 +57,20 @@ impl Ring {
         i
     }
 
-    /// `list_move_tail` of the head queue, again and again while `step(moved, new_head)` says
-    /// to go on. The list must not be empty. (With all `QUEUES` slots in use, the tail slot is
-    /// the head slot itself: the copy changes nothing, the head moves on.)
+    /// `list_move_tail` of the head queue while `step(head)` says so, then stops (the list must
+    /// not be empty). (With all `QUEUES` slots in use, the tail slot is the head slot itself:
+    /// the copy changes nothing, the head moves on.)
     #[inline]
-    pub(super) fn rotate_while(&mut self, mut step: impl FnMut(u32, u32) -> bool) {
+    pub(super) fn rotate_while(&mut self, mut step: impl FnMut(u32) -> bool) {
         debug_assert!(self.len > 0, "rotate an empty old list");
         let (mut h, len) = (self.head, self.len);
-        let mut moved = self.slots[h];
         loop {
-            self.slots[(h + len) % QUEUES] = moved;
-            h = (h + 1) % QUEUES;
             let head = self.slots[h];
-            if !step(moved, head) {
+            if !step(head) {
                 break;
             }
-            moved = head;
+            self.slots[(h + len) % QUEUES] = head;
+            h = (h + 1) % QUEUES;
         }
         self.head = h;
     }
@@ -95,21 +93,21 @@ mod tests {
             r.push_back(i);
         }
         let mut seen = vec![];
-        r.rotate_while(|moved, head| {
-            seen.push((moved, head));
+        r.rotate_while(|head| {
+            seen.push(head);
             head != 9
         });
-        // 5 moves (7 is the head, go on), then 7 (9 is the head, stop).
-        assert_eq!(seen, [(5, 7), (7, 9)]);
+        // 5 and 7 move; 9, the head then, stops it.
+        assert_eq!(seen, [5, 7, 9]);
         assert_eq!(r.iter().collect::<Vec<_>>(), [9, 5, 7]);
         assert_eq!(r.pop_front(), 9);
         r.push_back(1);
         assert_eq!(r.iter().collect::<Vec<_>>(), [5, 7, 1]);
         // Five moves, past a full lap: each queue moves again in turn.
         let mut n = 0;
-        r.rotate_while(|_, _| {
+        r.rotate_while(|_| {
             n += 1;
-            n < 5
+            n <= 5
         });
         assert_eq!(r.iter().collect::<Vec<_>>(), [1, 5, 7]);
         // Full: every queue of a tin on the list, rotation is the head moving on.
@@ -118,9 +116,9 @@ mod tests {
             full.push_back(i);
         }
         let mut n = 0;
-        full.rotate_while(|_, _| {
+        full.rotate_while(|_| {
             n += 1;
-            n < 2
+            n <= 2
         });
         assert_eq!(full.front(), 2);
         assert_eq!(full.iter().last(), Some(1));

@@ -149,12 +149,14 @@ impl Tin {
             ..
         } = self;
         // The ring holds queue indices only (< QUEUES): `% QUEUES` changes none of them.
-        old.rotate_while(|moved, head| {
-            let f = &mut flows[moved as usize % QUEUES];
+        old.rotate_while(|head| {
+            let f = &mut flows[head as usize % QUEUES];
+            if f.deficit > 0 || f.set == FlowSet::Sparse {
+                return false;
+            }
             let refill = scaled_quantum(f, hosts, *hosts_gen, *flow_quantum, mode);
             f.deficit += ((refill + dither()) >> 16) as i64;
-            let h = &flows[head as usize % QUEUES];
-            h.deficit <= 0 && h.set != FlowSet::Sparse
+            true
         });
     }
 }
