@@ -115,16 +115,18 @@ impl Tin {
 
 impl Tin {
     /// The refills of the old list's head in `cake_dequeue` (its head has no deficit left and is
-    /// not sparse): the head gets `(scaled quantum + dither) >> 16` more deficit and moves to the
-    /// tail, again and again, until the new head has deficit left or is sparse. Triple isolation
+    /// not sparse): Linux's `if (flow->deficit <= 0) { flow->deficit += (b->flow_quantum *
+    /// quantum_div[host_load] + (prandom_u32() >> 16)) >> 16; list_move_tail(...,
+    /// &b->old_flows); goto retry; }`, one queue per pass, until the head has deficit left or is
+    /// sparse (that case is left to the caller's next pass, as in Linux). Triple isolation
     /// between two hosts takes ~65 refills per packet. `dither` gives Linux's
     /// `prandom_u32() >> 16`, one per refill, in order. Host loads do not change here, and
     /// between walks only when a bulk count does: each queue's scaled quantum is cached
     /// (`scaled_quantum`).
     ///
     /// Not inlined, and with a generator's state copied into locals: the loop then keeps the
-    /// state in registers (inlined into the dequeue, part of it went through the stack on
-    /// every draw, and the walk ran at that store-to-load latency).
+    /// state in registers (inlined into the dequeue, part of it stayed on the stack, loaded and
+    /// stored on every draw).
     #[inline(never)]
     fn refill_old(&mut self, mode: FlowMode, uniforms: &mut UniformSource) {
         match uniforms {
@@ -148,7 +150,8 @@ impl Tin {
             flow_quantum,
             ..
         } = self;
-        // The ring holds queue indices only (< QUEUES): `% QUEUES` changes none of them.
+        // The ring holds queue indices only (< QUEUES): `% QUEUES` changes none of them, and
+        // lets the compiler drop the bounds check.
         old.rotate_while(|head| {
             let f = &mut flows[head as usize % QUEUES];
             if f.deficit > 0 || f.set == FlowSet::Sparse {
