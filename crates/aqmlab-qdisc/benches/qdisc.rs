@@ -13,7 +13,7 @@
 //! criterion folder is criterion's own: `$CRITERION_HOME`, else `$CARGO_TARGET_DIR/criterion`,
 //! else `criterion` in the target folder this bench was built in.
 
-use aqmlab_core::{FlowId, Packet, SimTime};
+use aqmlab_core::{FlowId, Packet, SimTime, Xoshiro256pp};
 use aqmlab_qdisc::{registry, Params, Qdisc, UniformSource};
 use criterion::{Criterion, Throughput};
 use std::hint::black_box;
@@ -206,6 +206,20 @@ fn bench(c: &mut Criterion, dir: &Path) {
             write_provenance(&case_dir, case);
         }
     }
+    // The floor under `cake_triple_64flows_1host`: the ~63 refills a packet takes there each
+    // draw a dither (Linux's `prandom_u32() >> 16`), and xoshiro256++'s draws are serial. The
+    // draws and their deficit updates alone, with no queue around them (1,548,822 = 1514 ·
+    // ⌊65535 / 64⌋, the scaled quantum of a flow among 64 between two hosts).
+    let mut r = Xoshiro256pp::seed_from_u64(1);
+    let mut deficits = [0i64; 64];
+    g.bench_function("cake_floor_63_dither_draws", |b| {
+        b.iter(|| {
+            for d in deficits.iter_mut().take(63) {
+                *d += ((1_548_822 + (r.next_u64() >> 48)) >> 16) as i64;
+            }
+            black_box(&mut deficits);
+        })
+    });
     g.finish();
 }
 

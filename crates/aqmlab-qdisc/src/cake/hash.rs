@@ -2,7 +2,7 @@
 //! `cake_dequeue`): the 8-way set-associative queue lookup, the flow modes, host slots and
 //! their bulk counts, and the host-scaled quantum.
 
-use super::scheduler::FlowSet;
+use super::scheduler::{Flow, FlowSet};
 use super::tins::Tin;
 use super::{Cake, QUEUES};
 use aqmlab_core::Packet;
@@ -62,31 +62,46 @@ pub(super) struct Host {
     pub(super) dst_bulk: u16,
 }
 
-impl Tin {
-    /// The larger bulk count of the queue's hosts under the dual modes, at least 1.
-    pub(super) fn host_load(&self, i: usize, mode: FlowMode) -> u64 {
-        let f = &self.flows[i];
-        let mut load = 1u64;
-        if mode.dual_src() {
-            load = load.max(self.hosts[f.srchost as usize].src_bulk as u64);
-        }
-        if mode.dual_dst() {
-            load = load.max(self.hosts[f.dsthost as usize].dst_bulk as u64);
-        }
-        load
+/// The larger bulk count of queue `f`'s hosts under the dual modes, at least 1.
+pub(super) fn host_load(f: &Flow, hosts: &[Host], mode: FlowMode) -> u64 {
+    let mut load = 1u64;
+    if mode.dual_src() {
+        load = load.max(hosts[f.srchost as usize].src_bulk as u64);
     }
+    if mode.dual_dst() {
+        load = load.max(hosts[f.dsthost as usize].dst_bulk as u64);
+    }
+    load
+}
 
-    /// Queue `i`'s scaled quantum, `flow_quantum · ⌊65535 / host_load⌋`, from its cache while
-    /// no host count or slot has changed since it was computed.
+/// Queue `f`'s scaled quantum, `flow_quantum · ⌊65535 / host_load⌋`, from its cache while no
+/// host count or slot has changed since it was computed (`gen` is the tin's `hosts_gen`).
+#[inline]
+pub(super) fn scaled_quantum(
+    f: &mut Flow,
+    hosts: &[Host],
+    gen: u64,
+    flow_quantum: u64,
+    mode: FlowMode,
+) -> u64 {
+    if f.refill_gen != gen {
+        f.refill = flow_quantum * quantum_div(host_load(f, hosts, mode));
+        f.refill_gen = gen;
+    }
+    f.refill
+}
+
+impl Tin {
+    /// [`scaled_quantum`] of queue `i`.
     #[inline]
     pub(super) fn scaled_quantum(&mut self, i: usize, mode: FlowMode) -> u64 {
-        if self.flows[i].refill_gen != self.hosts_gen {
-            let q = self.flow_quantum * quantum_div(self.host_load(i, mode));
-            let f = &mut self.flows[i];
-            f.refill = q;
-            f.refill_gen = self.hosts_gen;
-        }
-        self.flows[i].refill
+        scaled_quantum(
+            &mut self.flows[i],
+            &self.hosts,
+            self.hosts_gen,
+            self.flow_quantum,
+            mode,
+        )
     }
 
     pub(super) fn bulk_hosts(&mut self, i: usize, mode: FlowMode, up: bool) {

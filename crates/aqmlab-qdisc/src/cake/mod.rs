@@ -26,6 +26,9 @@
 //!   *sparse* and joins the new list; a flow that uses up its deficit is *bulk* on the old list;
 //!   an emptied flow whose COBALT state has not decayed to rest stays on a *decaying* list (one
 //!   decaying flow is visited at the start of each dequeue), otherwise it leaves the lists.
+//!   The new and decaying lists are linked through the queues; the old list, which queues leave
+//!   only at its head, is a ring of queue indices (`ring.rs`), so DRR's refill loop steps
+//!   through slots.
 //! * AQM (paper §3.4): each queue has its own COBALT ([`crate::cobalt::CobaltState`], CoDel +
 //!   BLUE) with ECN marking, Linux's extra "over target" test `sojourn > 4 · mtu_time`, and
 //!   BLUE raised only by overflow drops; the last packet of a queue is never dropped
@@ -48,6 +51,7 @@
 
 mod ack_filter;
 mod hash;
+mod ring;
 mod scheduler;
 mod shaper;
 mod tins;

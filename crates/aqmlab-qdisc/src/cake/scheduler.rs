@@ -3,11 +3,13 @@
 //! from the longest queue.
 
 use super::ack_filter::redundant_ack;
+use super::hash::{scaled_quantum, FlowMode};
 use super::tins::Tin;
-use super::Cake;
+use super::{Cake, QUEUES};
 use crate::cobalt::CobaltState;
 use crate::contract::{Backlog, DropReason, QdiscCx, QueueDisc, Stage};
 use crate::fifo::PacketFifo;
+use crate::uniform::UniformSource;
 use aqmlab_core::{Packet, SimTime};
 
 /// Which DRR++ set a queue is in (`CAKE_SET_*`).
@@ -30,8 +32,9 @@ pub(super) const NIL: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum ListId {
     New = 0,
-    Old = 1,
-    Decaying = 2,
+    Decaying = 1,
+    /// A [`Ring`], not a linked list.
+    Old = 2,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -62,6 +65,13 @@ impl Tin {
         let Some(l) = self.flows[i as usize].on else {
             return;
         };
+        if l == ListId::Old {
+            // Only the head queue ever leaves the old list (ring.rs).
+            debug_assert_eq!(self.old.front(), i, "unlink from inside the old list");
+            self.old.pop_front();
+            self.flows[i as usize].on = None;
+            return;
+        }
         let (prev, next) = (self.flows[i as usize].prev, self.flows[i as usize].next);
         if prev == NIL {
             self.lists[l as usize].head = next;
@@ -79,27 +89,14 @@ impl Tin {
         f.next = NIL;
     }
 
-    /// Makes queue `p` of list `l` its head, keeping the cyclic order: what moving each queue
-    /// ahead of it to the tail, in order, does (`list_move_tail`).
-    pub(super) fn rotate_to(&mut self, l: ListId, p: u32) {
-        let DList { head, tail } = self.lists[l as usize];
-        if p == head {
-            return;
-        }
-        let prev = self.flows[p as usize].prev;
-        self.flows[tail as usize].next = head;
-        self.flows[head as usize].prev = tail;
-        self.flows[prev as usize].next = NIL;
-        self.flows[p as usize].prev = NIL;
-        self.lists[l as usize] = DList {
-            head: p,
-            tail: prev,
-        };
-    }
-
     /// `list_move_tail` (and `list_add_tail` for a queue on no list).
     pub(super) fn move_tail(&mut self, i: u32, l: ListId) {
         self.unlink(i);
+        if l == ListId::Old {
+            self.old.push_back(i);
+            self.flows[i as usize].on = Some(l);
+            return;
+        }
         let tail = self.lists[l as usize].tail;
         {
             let f = &mut self.flows[i as usize];
@@ -116,21 +113,74 @@ impl Tin {
     }
 }
 
+impl Tin {
+    /// The refills of the old list's head in `cake_dequeue` (its head has no deficit left and is
+    /// not sparse): Linux's `if (flow->deficit <= 0) { flow->deficit += (b->flow_quantum *
+    /// quantum_div[host_load] + (prandom_u32() >> 16)) >> 16; list_move_tail(...,
+    /// &b->old_flows); goto retry; }`, one queue per pass, until the head has deficit left or is
+    /// sparse (that case is left to the caller's next pass, as in Linux). Triple isolation
+    /// between two hosts takes ~65 refills per packet. `dither` gives Linux's
+    /// `prandom_u32() >> 16`, one per refill, in order. Host loads do not change here, and
+    /// between walks only when a bulk count does: each queue's scaled quantum is cached
+    /// (`scaled_quantum`).
+    ///
+    /// Not inlined, and with a generator's state copied into locals: the loop then keeps the
+    /// state in registers (inlined into the dequeue, part of it stayed on the stack, loaded and
+    /// stored on every draw).
+    #[inline(never)]
+    fn refill_old(&mut self, mode: FlowMode, uniforms: &mut UniformSource) {
+        match uniforms {
+            UniformSource::Rng(g) => {
+                let mut local = g.clone();
+                // What `next_top16` gives for a generator.
+                self.walk_old(mode, || local.next_u64() >> 48);
+                *g = local;
+            }
+            list => self.walk_old(mode, || list.next_top16()),
+        }
+    }
+
+    #[inline(always)]
+    fn walk_old(&mut self, mode: FlowMode, mut dither: impl FnMut() -> u64) {
+        let Tin {
+            old,
+            flows,
+            hosts,
+            hosts_gen,
+            flow_quantum,
+            ..
+        } = self;
+        // The ring holds queue indices only (< QUEUES): `% QUEUES` changes none of them, and
+        // lets the compiler drop the bounds check.
+        old.rotate_while(|head| {
+            let f = &mut flows[head as usize % QUEUES];
+            if f.deficit > 0 || f.set == FlowSet::Sparse {
+                return false;
+            }
+            let refill = scaled_quantum(f, hosts, *hosts_gen, *flow_quantum, mode);
+            f.deficit += ((refill + dither()) >> 16) as i64;
+            true
+        });
+    }
+}
+
 impl Cake {
     /// `cake_drop`: the head of the longest queue (bytes, all tins; ties to the lowest tin,
     /// then the new list before the old, in list order) is dropped, and its COBALT told.
     pub(super) fn drop_fattest(&mut self, now: i64, cx: &mut QdiscCx) {
         let mut best: Option<(usize, u32, u64)> = None;
         for (t, tin) in self.tins.iter().enumerate() {
-            for l in [ListId::New, ListId::Old] {
-                let mut i = tin.head(l);
-                while i != NIL {
-                    let f = &tin.flows[i as usize];
-                    let b = f.q.bytes();
-                    if !f.q.is_empty() && best.is_none_or(|(_, _, bb)| b > bb) {
-                        best = Some((t, i, b));
-                    }
-                    i = f.next;
+            let mut new = tin.head(ListId::New);
+            let new_list = std::iter::from_fn(|| {
+                let i = new;
+                new = tin.flows.get(i as usize)?.next;
+                Some(i)
+            });
+            for i in new_list.chain(tin.old.iter()) {
+                let f = &tin.flows[i as usize];
+                let b = f.q.bytes();
+                if !f.q.is_empty() && best.is_none_or(|(_, _, bb)| b > bb) {
+                    best = Some((t, i, b));
                 }
             }
         }
@@ -249,30 +299,8 @@ impl QueueDisc for Cake {
                 {
                     // Linux refills the head queue and moves it to the tail, one queue per pass
                     // of this loop, until a head has deficit left (or is sparse and changes
-                    // set). Along the old list that is a walk in list order, wrapping, with
-                    // the same refills and dither draws in the same order; the list ends up
-                    // rotated to the queue the walk stopped at, in one relinking. Triple
-                    // isolation between two hosts takes ~65 refills per packet this way.
-                    // Host loads do not change during the walk, and between walks only when a
-                    // bulk count does: each queue's scaled quantum is cached (`scaled_quantum`).
-                    let mut p = i;
-                    let head = tin.head(ListId::Old) as usize;
-                    loop {
-                        let refill = tin.scaled_quantum(p, mode);
-                        // Linux dithers with the top 16 bits of a random u32.
-                        let dither = self.uniforms.next_top16();
-                        let f = &mut tin.flows[p];
-                        f.deficit += ((refill + dither) >> 16) as i64;
-                        p = match f.next {
-                            NIL => head,
-                            n => n as usize,
-                        };
-                        let f = &tin.flows[p];
-                        if f.deficit > 0 || f.set == FlowSet::Sparse {
-                            break;
-                        }
-                    }
-                    tin.rotate_to(ListId::Old, p as u32);
+                    // set).
+                    tin.refill_old(mode, &mut self.uniforms);
                     continue;
                 }
                 if tin.flows[i].deficit <= 0 {

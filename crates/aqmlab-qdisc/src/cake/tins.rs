@@ -2,6 +2,7 @@
 //! DSCP tables, each tin's rate and quantum, and the choice of tin at dequeue.
 
 use super::hash::Host;
+use super::ring::Ring;
 use super::scheduler::{DList, Flow, FlowSet, ListId, NIL};
 use super::shaper::Rate;
 use super::{Cake, CakeConfig, QUEUES};
@@ -70,10 +71,14 @@ impl CakeConfig {
 
 #[derive(Debug)]
 pub(super) struct Tin {
-    pub(super) flows: Vec<Flow>,
+    /// The queues; fixed in number, so an index taken `% QUEUES` needs no bounds check.
+    pub(super) flows: Box<[Flow; QUEUES]>,
     pub(super) tags: Vec<u32>,
     pub(super) hosts: Vec<Host>,
-    pub(super) lists: [DList; 3],
+    /// The new and decaying lists, by [`ListId`] (linked through [`Flow`]'s `prev`, `next`).
+    pub(super) lists: [DList; 2],
+    /// The old list.
+    pub(super) old: Ring,
     pub(super) sparse: u32,
     pub(super) bulk: u32,
     pub(super) decaying: u32,
@@ -137,7 +142,10 @@ impl Tin {
                 srchost: 0,
                 dsthost: 0,
             })
-            .collect();
+            .collect::<Vec<_>>()
+            .into_boxed_slice()
+            .try_into()
+            .expect("QUEUES queues");
         Tin {
             flows,
             tags: vec![0; QUEUES],
@@ -145,7 +153,8 @@ impl Tin {
             lists: [DList {
                 head: NIL,
                 tail: NIL,
-            }; 3],
+            }; 2],
+            old: Ring::default(),
             sparse: 0,
             bulk: 0,
             decaying: 0,
@@ -166,7 +175,10 @@ impl Tin {
     }
 
     pub(super) fn head(&self, l: ListId) -> u32 {
-        self.lists[l as usize].head
+        match l {
+            ListId::Old => self.old.front(),
+            _ => self.lists[l as usize].head,
+        }
     }
 }
 
