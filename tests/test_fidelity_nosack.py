@@ -8,17 +8,24 @@ and node 5's share of the delivered bytes within ±1 percentage point, for Tahoe
 NewReno without SACK at tail drop 8-24 packets and RED min_th 3, 7 and 14. Before the fix of
 RFC 6582 §3.2 step 1 in the sender, 5 of the 8 Tahoe points failed (tail drop 12-24, RED 3).
 
-Reno runs with ``recover_guard = true`` (:data:`NS2_FLOW_KEYS`): ns-2's ``Agent/TCP/Reno``
-refuses a second fast retransmit until the ACKs pass ``recover_`` (``bugFix_``, on by default),
-which RFC 5681 §3.2's Reno, aqmlab's default, does not; ``reno_two_losses.tcl`` and
-``crates/aqmlab-tcp/tests/recovery.rs`` show the two on one window with two losses. Our default
-Reno is the counterfactual: it disagrees at tail drop 8
-(:func:`test_rfc5681_reno_disagrees_where_the_guard_matters`).
+Reno runs with ``recover_guard = true`` and ``rto_ssthresh = "ns2"`` (:data:`NS2_FLOW_KEYS`):
+ns-2's ``Agent/TCP/Reno`` refuses a second fast retransmit until the ACKs pass ``recover_``
+(``bugFix_``, on by default), which RFC 5681 §3.2's Reno, aqmlab's default, does not, and its
+timeout halves the window rather than the data outstanding; ``reno_two_losses.tcl`` and
+``crates/aqmlab-tcp/tests/recovery.rs`` show the guard on one window with two losses, and
+``recovery.rs`` the timeout's ``ssthresh`` under both rules. Our default Reno is the
+counterfactual of both: it disagrees at tail drop 8
+(:func:`test_rfc5681_reno_disagrees_where_the_guard_matters`); without the timeout's rule,
+tail drop 24 is more than 10 % low (:func:`test_the_timeout_rule_closes_the_tail_drop_gap`).
+Reno at tail drop 8 is a known gap (:data:`KNOWN_GAPS`).
 
-``python3 tests/test_fidelity_nosack.py [--defaults] [--seed=N] [TCP...]`` prints the comparison
-for every point (``--defaults``: without :data:`NS2_FLOW_KEYS`; ``--seed``: that seed alone, its
-counts summed over the flows; the ns-2 figures, and so the ok/FAIL verdict, stay means over
-seeds 1-3).
+``python3 tests/test_fidelity_nosack.py [--defaults] [--without=KEY] [--point=P] [--starts=F]
+[--keep=DIR] [--seed=N] [TCP...]`` prints the comparison for every point (``--defaults``:
+without :data:`NS2_FLOW_KEYS`; ``--without``: without that one of them; ``--point=droptail-20``:
+that point alone; ``--starts=PREFIX.starts``: the start times of an ``FJ93_TRACE`` run of
+``fj93.tcl``; ``--keep``: with one point and one seed, keep the run in DIR, with 1 ms bins and
+the bottleneck's drops; ``--seed``: that seed alone, its counts summed over the flows; the ns-2
+figures, and so the ok/FAIL verdict, stay means over seeds 1-3).
 """
 
 from __future__ import annotations
@@ -65,24 +72,65 @@ def overrides(tcp: str, qdisc: str, size: int) -> tuple[dict[str, str] | None, d
 
 
 #: Flow keys that make an aqmlab TCP the ns-2 agent it is compared with: ns-2's
-#: ``Agent/TCP/Reno`` has ``bugFix_`` true (RFC 6582 §3.2 step 1's guard, off in RFC 5681's Reno).
-NS2_FLOW_KEYS: dict[str, dict[str, object]] = {"reno": {"recover_guard": True}}
+#: ``Agent/TCP/Reno`` has ``bugFix_`` true (RFC 6582 §3.2 step 1's guard, off in RFC 5681's Reno),
+#: and its timeout sets ``ssthresh_`` to half of ``min(cwnd_, window_)`` in whole packets, not
+#: RFC 5681 §3.1's FlightSize / 2 (``rto_ssthresh = "ns2"``), which matters once the guard has
+#: refused a fast retransmit and more data is outstanding than the window.
+NS2_FLOW_KEYS: dict[str, dict[str, object]] = {
+    "reno": {"recover_guard": True, "rto_ssthresh": "ns2"}
+}
+
+#: Points where aqmlab with :data:`NS2_FLOW_KEYS` is known to disagree, and why; each must still
+#: disagree (a strict xfail), so that a change that mends it is seen.
+KNOWN_GAPS: dict[tuple[str, str, int], str] = {
+    ("reno", "droptail", 8): (
+        "node 5's share 1.04 points low: tail drop's bias against its bursts is stronger in "
+        "aqmlab at 8 packets (tests/fidelity/ns2/README.md, 'What remains at tail drop 8')"
+    ),
+}
+
+
+def _points():
+    for k in NS2:
+        marks = [pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[k])] if k in KNOWN_GAPS else []
+        yield pytest.param(k, id="-".join(map(str, k)), marks=marks)
 
 
 def aqmlab_point(
-    tcp: str, qdisc: str, size: int, seed: int, ns2_keys: bool = True
+    tcp: str,
+    qdisc: str,
+    size: int,
+    seed: int,
+    ns2_keys: bool = True,
+    without: tuple[str, ...] = (),
+    starts: str | None = None,
+    keep: str | None = None,
 ) -> dict[str, float]:
     """One aqmlab run's figures over [5, 50) s: utilization and node 5's share (%), with the
-    flow keys of :data:`NS2_FLOW_KEYS` (``ns2_keys``) or our defaults."""
+    flow keys of :data:`NS2_FLOW_KEYS` (``ns2_keys``; less those named in ``without``) or our
+    defaults; ``starts``: the flows' start times from ``fj93.tcl``'s ``PREFIX.starts``
+    (``FJ93_TRACE``), to compare one run's traces with ns-2's; ``keep``: a folder to write the
+    run to, with 1 ms bins (``flows.parquet``'s ``cwnd_bytes``, ``ssthresh_bytes``) and the
+    bottleneck's packet log (``drops.parquet``)."""
     import aqmlab
     from aqmlab.reproduce.common import flow_bytes, window_stats
 
     qd, s = overrides(tcp, qdisc, size)
     for key, value in (NS2_FLOW_KEYS.get(tcp, {}) if ns2_keys else {}).items():
+        if key in without:
+            continue
         for i in range(5):
             s[f"flows[{i}].{key}"] = value
-    with tempfile.TemporaryDirectory() as d:
-        r = aqmlab.run(SCENARIO, d, seed=seed, qdisc=qd, set=s, progress=False)
+    if starts:
+        with open(starts, encoding="utf-8") as f:
+            for line in f:
+                i, at = line.split()
+                s[f"flows[{int(i)}].start"] = f"{round(float(at) * 1e9)}ns"
+    with tempfile.TemporaryDirectory() as tmp:
+        d, log = tmp, None
+        if keep:
+            d, log, s["bin"] = keep, ["bottleneck"], "1ms"
+        r = aqmlab.run(SCENARIO, d, seed=seed, qdisc=qd, set=s, progress=False, packet_log=log)
         w = window_stats(d, "bottleneck", T0, T1)
         fb = flow_bytes(d, T0, T1)
     flows = r.summary["flows"]
@@ -113,9 +161,16 @@ def ns2_points() -> dict[tuple[str, str, int], dict[str, float]]:
 
 
 def aqmlab_mean(
-    tcp: str, qdisc: str, size: int, ns2_keys: bool = True, seeds: tuple[int, ...] = SEEDS
+    tcp: str,
+    qdisc: str,
+    size: int,
+    ns2_keys: bool = True,
+    seeds: tuple[int, ...] = SEEDS,
+    without: tuple[str, ...] = (),
+    starts: str | None = None,
+    keep: str | None = None,
 ) -> dict[str, float]:
-    runs = [aqmlab_point(tcp, qdisc, size, s, ns2_keys) for s in seeds]
+    runs = [aqmlab_point(tcp, qdisc, size, s, ns2_keys, without, starts, keep) for s in seeds]
     return {k: sum(r[k] for r in runs) / len(runs) for k in runs[0]}
 
 
@@ -141,7 +196,7 @@ def test_the_ns2_table_has_the_issues_points():
     assert abs(t16["utilization"] - 0.760) < 0.01 and abs(t16["n5_share_pct"] - 3.35) < 0.2
 
 
-@pytest.mark.parametrize("point", list(NS2), ids=["-".join(map(str, k)) for k in NS2])
+@pytest.mark.parametrize("point", list(_points()))
 def test_agrees_with_ns2(point):
     ours = aqmlab_mean(*point)
     assert agrees(NS2[point], ours) == [], ours
@@ -157,14 +212,32 @@ def test_rfc5681_reno_disagrees_where_the_guard_matters():
     assert len(bad) == 2, (bad, ours)
 
 
+def test_the_timeout_rule_closes_the_tail_drop_gap():
+    # rto_ssthresh = "ns2" is what brings guarded Reno's utilization at tail drop 24 from 13 %
+    # below ns-2's (RFC 5681 §3.1: ssthresh = FlightSize / 2 at a timeout, and after a refused
+    # fast retransmit the flight exceeds the window) to within 5 % (README.md, "Classic Reno:
+    # the timeout's ssthresh"); without it the gap is more than 10 %.
+    point = ("reno", "droptail", 24)
+    u_ns2 = NS2[point]["utilization"]
+    gap = abs(aqmlab_mean(*point)["utilization"] - u_ns2) / u_ns2
+    gap_without = abs(aqmlab_mean(*point, without=("rto_ssthresh",))["utilization"] - u_ns2) / u_ns2
+    assert gap < 0.05 and gap_without > 0.10, (gap, gap_without)
+
+
 def main(args: list[str]) -> None:
     ns2_keys = "--defaults" not in args
+    without = tuple(a.split("=", 1)[1] for a in args if a.startswith("--without="))
+    starts = next((a.split("=", 1)[1] for a in args if a.startswith("--starts=")), None)
+    point = next((a.split("=", 1)[1] for a in args if a.startswith("--point=")), None)
+    keep = next((a.split("=", 1)[1] for a in args if a.startswith("--keep=")), None)
     seeds = tuple(int(a.split("=", 1)[1]) for a in args if a.startswith("--seed=")) or SEEDS
     tcps = [a for a in args if not a.startswith("--")]
     for k, ns2 in NS2.items():
-        if tcps and k[0] not in tcps:
+        if (tcps and k[0] not in tcps) or (point and point != f"{k[1]}-{k[2]}"):
             continue
-        ours = aqmlab_mean(*k, ns2_keys=ns2_keys, seeds=seeds)
+        ours = aqmlab_mean(
+            *k, ns2_keys=ns2_keys, seeds=seeds, without=without, starts=starts, keep=keep
+        )
         bad = agrees(ns2, ours)
         print(
             f"{k[0]:8} {k[1]:8} {k[2]:3}: utilization {ours['utilization']:.3f} "

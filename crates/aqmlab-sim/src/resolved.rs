@@ -483,6 +483,9 @@ fn tcp_keys(tb: &mut Table, c: &TcpConfig, syn_retries: Option<u32>) {
     if c.cc.kind == CcKind::Reno && !c.sack {
         tb.insert("recover_guard", value(c.recover_guard));
     }
+    if matches!(c.cc.kind, CcKind::Tahoe | CcKind::Reno | CcKind::NewReno) {
+        tb.insert("rto_ssthresh", value(c.rto_ssthresh.as_str()));
+    }
     tb.insert("pacing", value(c.pacing));
     let cc = &c.cc;
     match cc.kind {

@@ -18,7 +18,7 @@ use crate::world::{Sim, TcpApp, TcpSpec, UdpSpec};
 use aqmlab_core::units::{self, UnitError};
 use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime};
 use aqmlab_qdisc::Kind;
-use aqmlab_tcp::{CcKind, TcpConfig};
+use aqmlab_tcp::{CcKind, RtoSsthresh, TcpConfig};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use toml::Spanned;

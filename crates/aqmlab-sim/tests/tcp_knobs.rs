@@ -4,7 +4,7 @@
 use aqmlab_core::SimDuration;
 use aqmlab_sim::scenario::{build, Overrides};
 use aqmlab_sim::world::FlowSpec;
-use aqmlab_tcp::{CcKind, CongestionControl, TcpConfig};
+use aqmlab_tcp::{CcKind, CongestionControl, RtoSsthresh, TcpConfig};
 use std::path::Path;
 
 fn scenario(flow_keys: &str) -> String {
@@ -239,4 +239,29 @@ fn recover_guard_is_classic_renos_alone() {
         false,
     );
     expect("recover_guard = false", "cubic", true);
+}
+
+#[test]
+fn rto_ssthresh_is_the_reno_familys() {
+    // RFC 5681 §3.1 by default; ns-2.35's rule on request, for Tahoe, Reno and NewReno.
+    assert_eq!(
+        cfg("cc = \"reno\"").unwrap().rto_ssthresh,
+        RtoSsthresh::Rfc5681
+    );
+    for cc in ["tahoe", "reno", "newreno"] {
+        let c = cfg(&format!("cc = \"{cc}\"\nrto_ssthresh = \"ns2\"")).unwrap();
+        assert_eq!(c.rto_ssthresh, RtoSsthresh::Ns2);
+        let c = cfg(&format!("cc = \"{cc}\"\nrto_ssthresh = \"rfc5681\"")).unwrap();
+        assert_eq!(c.rto_ssthresh, RtoSsthresh::Rfc5681);
+    }
+    assert_eq!(
+        cfg("cc = \"reno\"\nrto_ssthresh = \"ns3\"").unwrap_err(),
+        "t.toml:17: flows[0].rto_ssthresh: expected rfc5681 or ns2, got \"ns3\""
+    );
+    assert_eq!(
+        cfg("cc = \"cubic\"\nrto_ssthresh = \"ns2\"").unwrap_err(),
+        "t.toml:17: flows[0].rto_ssthresh: rto_ssthresh applies to cc = \"tahoe\", \"reno\" and \
+         \"newreno\" (the controllers whose timeout halves the FlightSize the sender gives); \
+         this flow has cc = \"cubic\""
+    );
 }

@@ -318,10 +318,48 @@ pub struct TcpConfig {
     /// check, so it is off by default; ns-2's `Agent/TCP/Reno` applies it (`bugFix_`, true by
     /// default), and with it a second loss in one window waits for the retransmission timer.
     pub recover_guard: bool,
+    /// The `ssthresh` a retransmission timeout sets ([`RtoSsthresh`]): RFC 5681 §3.1's
+    /// (default) or ns-2's.
+    pub rto_ssthresh: RtoSsthresh,
     /// Pacing at the sender: `rate = ratio × max(cwnd, pipe) / srtt`, ratio 200 % in slow start
     /// (`cwnd < ssthresh / 2`) and 120 % after, as Linux's `sk_pacing_rate` and ns-3's
     /// `TcpSocketState` pacing; nothing is paced before the first RTT sample.
     pub pacing: bool,
+}
+
+/// How a retransmission timeout sets `ssthresh` (`rto_ssthresh` in a scenario).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RtoSsthresh {
+    /// RFC 5681 §3.1 equation (4): `ssthresh = max(FlightSize / 2, 2·SMSS)`, held constant
+    /// when the timer expires again for a segment it already retransmitted
+    /// (`TcpSender::rto_flight_size` says how FlightSize is read).
+    #[default]
+    Rfc5681,
+    /// ns-2.35's `TcpAgent::timeout` (`tcp.cc`): `slowdown(CLOSE_SSTHRESH_HALF |
+    /// CLOSE_CWND_RESTART)` sets `ssthresh_ = max(⌊window() / 2⌋, 2)` packets, with `window()
+    /// = ⌊min(cwnd_, wnd_)⌋`, at every expiry: half the congestion window (not the data
+    /// outstanding, which a Reno sender that refused a fast retransmit has more of), in whole
+    /// packets, and not held on a backed-off expiry (where `cwnd_` is 1, so 2 packets).
+    Ns2,
+}
+
+impl RtoSsthresh {
+    /// The scenario's name for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RtoSsthresh::Rfc5681 => "rfc5681",
+            RtoSsthresh::Ns2 => "ns2",
+        }
+    }
+
+    /// Parses a scenario's `rto_ssthresh`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "rfc5681" => Some(RtoSsthresh::Rfc5681),
+            "ns2" => Some(RtoSsthresh::Ns2),
+            _ => None,
+        }
+    }
 }
 
 impl Default for TcpConfig {
@@ -347,6 +385,7 @@ impl Default for TcpConfig {
             rack: false,
             rescue: true,
             recover_guard: false,
+            rto_ssthresh: RtoSsthresh::Rfc5681,
             pacing: false,
         }
     }

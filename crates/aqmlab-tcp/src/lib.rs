@@ -62,8 +62,8 @@ pub mod sender;
 
 pub use cc::{AckEvent, AnyCc, Congestion, CongestionControl, EcnFeedback};
 pub use config::{
-    CcConfig, CcKind, ConfigError, CubicParams, DctcpParams, LedbatParams, PragueParams, TcpConfig,
-    VegasParams,
+    CcConfig, CcKind, ConfigError, CubicParams, DctcpParams, LedbatParams, PragueParams,
+    RtoSsthresh, TcpConfig, VegasParams,
 };
 pub use receiver::TcpReceiver;
 pub use rtt::RttEstimator;

@@ -36,7 +36,8 @@
 //! (5.2), restarted on each ACK of new data (5.3; NewReno partial ACKs per RFC 6582). On expiry:
 //! back off (5.5), `ssthresh = max(FlightSize/2, 2·SMSS)` with FlightSize the pipe, never above
 //! its value on entering fast recovery, and held if the oldest segment was already resent by
-//! the timer (`TcpSender::rto_flight_size`), and `cwnd` = 1 SMSS (RFC 5681 §3.1), mark
+//! the timer (`TcpSender::rto_flight_size`; `TcpConfig::rto_ssthresh` = `Ns2`: ns-2.35's half of
+//! `min(cwnd, window)` in whole packets at every expiry), and `cwnd` = 1 SMSS (RFC 5681 §3.1), mark
 //! every unSACKed segment lost and retransmit from `snd_una` in slow start (go-back-N that skips
 //! SACKed data; SACK information is kept, deviating from RFC 2018 §8's advice to clear it since our
 //! receiver never reneges). A new fast recovery cannot start until the pre-timeout data is acked
@@ -67,7 +68,7 @@ use crate::accecn::{self, AceDecoder, EcnMode, INITIAL_CEP};
 use crate::cc::{
     AckEvent, AnyCc, CaState, Congestion, CongestionControl, EcnFeedback, Growth, HyStart,
 };
-use crate::config::{CcKind, TcpConfig};
+use crate::config::{CcKind, RtoSsthresh, TcpConfig};
 use crate::rtt::RttEstimator;
 use crate::segment::{ts_clock, Segment, ACK, AE, CWR, ECE, SYN};
 use aqmlab_core::{SimDuration, SimTime};
@@ -183,6 +184,8 @@ pub struct TcpSender {
     /// `TcpConfig::recover_guard`: classic Reno with RFC 6582 §3.2 step 1's guard (ns-2's
     /// `bugFix_`).
     recover_guard: bool,
+    /// `TcpConfig::rto_ssthresh`: the timeout's `ssthresh` rule.
+    rto_ssthresh: RtoSsthresh,
     /// Tahoe: DupThresh duplicate ACKs restart from `snd_una` in slow start (no fast recovery).
     tahoe: bool,
     /// Proportional Rate Reduction (RFC 6937) in SACK fast recovery, when configured: its
@@ -287,6 +290,7 @@ impl TcpSender {
             handshake: cfg.handshake,
             classic_reno: cfg.cc.kind == CcKind::Reno && !cfg.sack,
             recover_guard: cfg.recover_guard,
+            rto_ssthresh: cfg.rto_ssthresh,
             tahoe: cfg.cc.kind == CcKind::Tahoe,
             // BBR sets the window in recovery itself (Linux skips PRR for `cong_control`).
             prr: (cfg.prr && cfg.sack && !cfg.cc.kind.is_bbr()).then(Prr::default),
@@ -1224,7 +1228,14 @@ impl TcpSender {
     ///   segment has already been retransmitted by way of the retransmission timer at least
     ///   once, the value of ssthresh is held constant" (§3.1): the oldest segment was resent in
     ///   the current timeout episode.
+    /// * With `rto_ssthresh = ns2` instead, ns-2's rule at every expiry
+    ///   ([`ns2_rto_flight_size`]).
     fn rto_flight_size(&self) -> Option<u64> {
+        if self.rto_ssthresh == RtoSsthresh::Ns2 {
+            // cc.cwnd() is the window without fast recovery's inflation (`rec_cwnd`), as
+            // ns-2's Reno clears `dupwnd_` before its timeout halves `window()`.
+            return Some(ns2_rto_flight_size(self.cc.cwnd(), self.snd_wnd, self.mss));
+        }
         match self.recovery {
             Recovery::Timeout if self.segs.front().is_some_and(|f| f.retx) => None,
             Recovery::Fast => Some(self.pipe().min(self.cc.ssthresh().saturating_mul(2))),
@@ -1534,5 +1545,43 @@ impl TcpSender {
         self.stats.cwnd_bytes = self.cc.cwnd();
         self.stats.ssthresh_bytes = self.cc.ssthresh();
         self.stats.ce_reported = self.ace.marks();
+    }
+}
+
+/// The FlightSize that makes the controller's `ssthresh = max(FlightSize / 2, 2·SMSS)` at a
+/// timeout equal ns-2.35's: `TcpAgent::timeout` calls `slowdown(CLOSE_SSTHRESH_HALF |
+/// CLOSE_CWND_RESTART)`, which sets `ssthresh_ = (int) (window() / 2)`, at least 2, where
+/// `window()` is `min(cwnd_, wnd_)` in whole packets (`tcp.cc`; `RenoTcpAgent::timeout` first
+/// sets `dupwnd_ = 0`). So: `2·⌊⌊min(cwnd, wnd) / SMSS⌋ / 2⌋·SMSS`.
+fn ns2_rto_flight_size(cwnd: u64, snd_wnd: u64, mss: u64) -> u64 {
+    let window_pkts = cwnd.min(snd_wnd) / mss;
+    2 * (window_pkts / 2) * mss
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ns2_rto_flight_size;
+
+    const MSS: u64 = 960;
+
+    /// ns-2's `ssthresh_ = max((int) (window() / 2), 2)` packets, through the controller's
+    /// `max(FlightSize / 2, 2·SMSS)`.
+    fn ssthresh_pkts(cwnd: u64, wnd: u64) -> u64 {
+        (ns2_rto_flight_size(cwnd, wnd, MSS) / 2).max(2 * MSS) / MSS
+    }
+
+    #[test]
+    fn ns2_timeout_halves_the_window_in_whole_packets() {
+        // issue 19, tail drop 20, seed 1, flow 1 at 0.397 s: ns-2's cwnd_ 51.02 gives
+        // ssthresh_ 25 (RFC 5681's FlightSize/2 of the 122 packets outstanding: 61).
+        assert_eq!(ssthresh_pkts(51 * MSS + 19, u64::MAX), 25);
+        assert_eq!(ssthresh_pkts(52 * MSS, u64::MAX), 26);
+        // The window is min(cwnd_, wnd_): node 5's 8 packets.
+        assert_eq!(ssthresh_pkts(30 * MSS, 8 * MSS), 4);
+        // A backed-off expiry (cwnd_ 1) and small windows: at least 2 packets.
+        assert_eq!(ssthresh_pkts(MSS, u64::MAX), 2);
+        assert_eq!(ssthresh_pkts(5 * MSS, u64::MAX), 2);
+        assert_eq!(ssthresh_pkts(6 * MSS, u64::MAX), 3);
+        assert_eq!(ns2_rto_flight_size(7 * MSS + 959, u64::MAX, MSS), 6 * MSS);
     }
 }

@@ -8,7 +8,7 @@
 
 use aqmlab_core::{SimDuration, SimTime};
 use aqmlab_tcp::segment::ACK;
-use aqmlab_tcp::{CcKind, Recovery, Segment, TcpConfig, TcpSender};
+use aqmlab_tcp::{CcKind, Recovery, RtoSsthresh, Segment, TcpConfig, TcpSender};
 
 const MSS: u64 = 1000;
 
@@ -529,10 +529,16 @@ fn newreno_without_sack_ignores_duplicate_acks_at_recover() {
 /// window are lost, the receiver holds the others. Returns the sender after the partial ACK
 /// and what three duplicate ACKs for the second hole then released.
 fn reno_two_losses(guard: bool) -> (TcpSender, Vec<u64>) {
+    reno_two_losses_with(guard, RtoSsthresh::Rfc5681)
+}
+
+/// [`reno_two_losses`] with the timeout's `ssthresh` rule `rto`.
+fn reno_two_losses_with(guard: bool, rto: RtoSsthresh) -> (TcpSender, Vec<u64>) {
     let c = TcpConfig {
         sack: false,
         initial_cwnd_segments: 10,
         recover_guard: guard,
+        rto_ssthresh: rto,
         ..cfg(CcKind::Reno)
     };
     let mut tx = TcpSender::new(&c, None);
@@ -607,4 +613,68 @@ fn reno_with_recover_guard_waits_for_the_timer() {
     assert_eq!(tx.recovery(), Recovery::Fast);
     assert_eq!(tx.stats().fast_recoveries, 2);
     assert_eq!(tx.stats().ssthresh_bytes, 2000);
+}
+
+/// The guarded Reno of [`reno_with_recover_guard_waits_for_the_timer`] at its timeout (1.2 s)
+/// and at the backed-off one that follows when the retransmission is lost too (3.2 s): `cwnd`
+/// and `ssthresh` after each.
+fn reno_timeouts(rto: RtoSsthresh) -> [(u64, u64); 2] {
+    let (mut tx, _) = reno_two_losses_with(true, rto);
+    let mut out = Vec::new();
+    let mut after = |tx: &mut TcpSender, ms: u64| {
+        assert_eq!(tx.next_timer(), Some(SimTime::from_millis(ms)));
+        out.clear();
+        tx.on_timer(SimTime::from_millis(ms), &mut out);
+        assert_eq!(seqs(&out), vec![seg(5)]);
+        (tx.stats().cwnd_bytes, tx.stats().ssthresh_bytes)
+    };
+    [after(&mut tx, 1200), after(&mut tx, 3200)]
+}
+
+#[test]
+fn reno_timeout_ssthresh_rfc5681_and_ns2() {
+    // At the first expiry 9 segments (5-13) are outstanding and cwnd is 5 000 (ssthresh after
+    // the fast retransmit). RFC 5681 §3.1 eq. (4): ssthresh = FlightSize / 2 = 4 500, held at
+    // the backed-off expiry of the same segment. ns-2.35 (slowdown(CLOSE_SSTHRESH_HALF)):
+    // (int) (min(cwnd_, wnd_) / 2) = 5 / 2 = 2 packets, and again at the second expiry, where
+    // cwnd_ is 1 (max(0, 2) = 2 packets).
+    assert_eq!(
+        reno_timeouts(RtoSsthresh::Rfc5681),
+        [(1000, 4500), (1000, 4500)]
+    );
+    assert_eq!(
+        reno_timeouts(RtoSsthresh::Ns2),
+        [(1000, 2000), (1000, 2000)]
+    );
+}
+
+/// A window of 11 segments sent at 0 and never acknowledged: `ssthresh` after the first expiry
+/// (the initial RTO, 1 s) and after the backed-off second (3 s).
+fn lost_window_ssthresh(rto: RtoSsthresh) -> [u64; 2] {
+    let c = TcpConfig {
+        sack: false,
+        initial_cwnd_segments: 11,
+        rto_ssthresh: rto,
+        ..cfg(CcKind::Reno)
+    };
+    let mut tx = TcpSender::new(&c, None);
+    let mut out = Vec::new();
+    tx.connect(SimTime::ZERO, &mut out);
+    assert_eq!(out.len(), 11);
+    [1000, 3000].map(|ms| {
+        assert_eq!(tx.next_timer(), Some(SimTime::from_millis(ms)));
+        out.clear();
+        tx.on_timer(SimTime::from_millis(ms), &mut out);
+        assert_eq!(seqs(&out), vec![seg(1)]);
+        tx.stats().ssthresh_bytes
+    })
+}
+
+#[test]
+fn ns2_timeout_ssthresh_is_whole_packets_and_not_held() {
+    // RFC 5681 §3.1: FlightSize 11 000 / 2 = 5 500, held at the second expiry (the segment was
+    // already resent by the timer). ns-2.35: (int) (11 / 2) = 5 packets, then with cwnd_ = 1
+    // at the second expiry max((int) (1 / 2), 2) = 2 packets.
+    assert_eq!(lost_window_ssthresh(RtoSsthresh::Rfc5681), [5500, 5500]);
+    assert_eq!(lost_window_ssthresh(RtoSsthresh::Ns2), [5000, 2000]);
 }

@@ -35,7 +35,10 @@
 # run.sh --red-limit100). Diagnosis (README.md "Classic Reno: ns-2's bugFix_"): FJ93_BUGFIX=true|false sets
 # Agent/TCP's bugFix_ (ns-2.35's default: true); FJ93_COUNTS=1 also prints, on stderr, the
 # senders' totals over the whole run: "timeouts T fast_retransmits F retransmits R" (nrexmit_,
-# ncwndcuts_ - nrexmit_, nrexmitpack_).
+# ncwndcuts_ - nrexmit_, nrexmitpack_). FJ93_TRACE=PREFIX writes PREFIX.starts (the flows' start
+# times), PREFIX.tcp (each sender's cwnd_, ssthresh_, nrexmit_ and ncwndcuts_ at every change) and
+# PREFIX.queue (the bottleneck's queue trace) for a comparison of traces (README.md "Classic Reno:
+# the timeout's ssthresh"); the run's figures do not change.
 if {$argc != 4 && $argc != 5} {
     puts stderr "usage: ns fj93.tcl tahoe|reno|newreno droptail|red SIZE SEED \[issue|cbcase|fig6\]"
     exit 2
@@ -147,6 +150,23 @@ for {set i 0} {$i < $nflows} {incr i} {
     $ftp($i) attach-agent $tcp($i)
     set at [expr {$starts == {} ? [$start value] : [lindex $starts $i]}]
     $ns at $at "$ftp($i) start"
+    set startat($i) $at
+}
+if {[info exists env(FJ93_TRACE)]} {
+    # FJ93_TRACE (see the header): nrexmit_ counts the timeouts, ncwndcuts_ every reduction.
+    set sf [open $env(FJ93_TRACE).starts w]
+    for {set i 0} {$i < $nflows} {incr i} {
+        puts $sf [format "%d %.17g" $i $startat($i)]
+    }
+    close $sf
+    set tf [open $env(FJ93_TRACE).tcp w]
+    for {set i 0} {$i < $nflows} {incr i} {
+        $tcp($i) attach $tf
+        foreach v {cwnd_ ssthresh_ nrexmit_ ncwndcuts_} {
+            $tcp($i) trace $v
+        }
+    }
+    $ns trace-queue $gw $sink [open $env(FJ93_TRACE).queue w]
 }
 
 proc snapshot {which} {

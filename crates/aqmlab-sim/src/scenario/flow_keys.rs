@@ -185,6 +185,7 @@ flow_keys! {
     recovery: Option<S> => Tcp, false, "`rfc6675` (default) or `rack` (needs sack)";
     rescue: Option<bool> => Tcp, false, "RFC 6675's rescue retransmission (default true)";
     recover_guard: Option<bool> => Cc(CcKind::Reno), true, "RFC 6582's guard for classic Reno (with sack = false only)";
+    rto_ssthresh: Option<S> => Tcp, true, "the timeout's ssthresh: `rfc5681` (default, FlightSize / 2) or `ns2` (ns-2.35's min(cwnd, window) / 2 in whole packets, not held on a backed-off expiry); tahoe, reno and newreno only";
     pacing: Option<bool> => Tcp, false, "pace sends (default false)";
     cubic_beta: Option<Spanned<f64>> => Cc(CcKind::Cubic), false, "CUBIC's decrease factor (0 < beta < 1, default 0.7)";
     cubic_c: Option<Spanned<f64>> => Cc(CcKind::Cubic), false, "CUBIC's C, segments/s^3 (default 0.4)";

@@ -249,6 +249,30 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         }
         cfg.recover_guard = b;
     }
+    if let Some(r) = &f.rto_ssthresh {
+        // RFC 5681 §3.1 equation (4), or ns-2.35's TcpAgent::timeout (for comparisons with
+        // ns-2: tests/fidelity/ns2/README.md).
+        let Some(rule) = RtoSsthresh::parse(r.get_ref()) else {
+            return Err(cx.err(
+                Some(r.span()),
+                format!("{p}.rto_ssthresh"),
+                format!("expected rfc5681 or ns2, got {:?}", r.get_ref()),
+            ));
+        };
+        if !matches!(cfg.cc.kind, CcKind::Tahoe | CcKind::Reno | CcKind::NewReno) {
+            return Err(cx.err(
+                Some(r.span()),
+                format!("{p}.rto_ssthresh"),
+                format!(
+                    "rto_ssthresh applies to cc = \"tahoe\", \"reno\" and \"newreno\" (the \
+                     controllers whose timeout halves the FlightSize the sender gives); this \
+                     flow has cc = \"{}\"",
+                    cfg.cc.kind.as_str()
+                ),
+            ));
+        }
+        cfg.rto_ssthresh = rule;
+    }
     if let Some(b) = f.pacing {
         // Linux's sk_pacing_rate / ns-3's TcpSocketState pacing (issue 22).
         cfg.pacing = b;
