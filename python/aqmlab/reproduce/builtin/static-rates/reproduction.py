@@ -282,7 +282,7 @@ def annotate(ctx: Any) -> None:
             ctx.claims[cid] = ng
     # The slowest rate's ties: the slow-buffer sweep accounts for a claim only when every failing
     # point is at that rate and the larger buffer takes CoDel below tail drop at every RTT.
-    test = ctx.numbers["_slow_buffer_test"]
+    test = ctx.numbers.get("_slow_buffer_test", {"outcome": UNEXPLAINED})
     slowest = _mbps(min(rates))
     for cid in SLOW_TIE_CLAIMS:
         c = ctx.claims.get(cid)
