@@ -37,7 +37,7 @@ RUN_FILES = {
     "scenario.resolved.toml",
     *(
         f"{t}.{ext}"
-        for t in ("links", "flows", "packets", "drops", "states")
+        for t in ("links", "flows", "packets", "drops", "states", "flow_states")
         for ext in ("parquet", "csv")
     ),
 }

@@ -62,8 +62,10 @@ class RunResult:
     bin: delivered and cumulative bytes, the mean smoothed RTT);
     ``packets`` is the per-packet log when one was asked for, and ``drops`` its drops (with
     their reason and flow); ``states`` the traced disciplines' state changes (``[output] trace``:
-    link, t_ns, var, value). docs/data-format.md lists every column. The DataFrames are None for a
-    run made with ``keep=False`` (its series are in the output files only)."""
+    link, t_ns, var, value); ``flow_states`` the sampled sender state of the flows
+    ``trace_flows`` names (flow, t_ns, var, value). docs/data-format.md lists every column. The
+    DataFrames are None for a run made with ``keep=False`` (its series are in the output files
+    only)."""
 
     summary: dict[str, Any]
     links: Any
@@ -71,6 +73,7 @@ class RunResult:
     packets: Any = None
     drops: Any = None
     states: Any = None
+    flow_states: Any = None
 
 
 def _progress(frac: float, sim_s: float, total_s: float, wall_s: float) -> None:
@@ -235,6 +238,7 @@ def run(
     packet_log: list[str] | None = None,
     keep: bool = True,
     unset: list[str] | None = None,
+    trace_flows: dict[int, float] | None = None,
 ) -> RunResult:
     """Run the scenario ``scenario``: a path to a TOML file, the name of a bundled scenario
     (``"codel-dynamic-link"``, as ``aqmlab run`` takes it), the TOML text itself, or a dict
@@ -254,9 +258,14 @@ def run(
     written to ``out`` as the run goes, so the simulator's memory stays flat however long it
     runs; ``keep=False`` also leaves them out of the returned DataFrames (``aqmlab run`` does
     this), for runs whose series would not fit in memory. Raises
-    :class:`aqmlab.ScenarioError` on bad input, before simulating.
+    :class:`aqmlab.ScenarioError` on bad input, before simulating. ``trace_flows`` maps TCP
+    flow indices to a sampling interval in seconds: their sender state (window, RTT, and the
+    controller's model, e.g. BBR's btl_bw_bps, rtprop_s, bbr_mode, pacing_rate_bps) is sampled
+    on the first ACK of each interval into the ``flow_states`` table.
     """
     r = load(scenario, seed=seed, qdisc=qdisc, set=set, packet_log=packet_log, unset=unset)
+    for flow, every_s in (trace_flows or {}).items():
+        r.trace_flow_state(flow, every_s)
     if isinstance(scenario, Mapping):
         named: Any = "<dict>"
     elif isinstance(scenario, str) and _is_toml_text(scenario):
@@ -361,7 +370,8 @@ def simulate(
         sink = SeriesSink(
             ["links", "flows"]
             + (["packets", "drops"] if r.logs_packets else [])
-            + (["states"] if r.traces_state else []),
+            + (["states"] if r.traces_state else [])
+            + (["flow_states"] if r.traces_flow_state else []),
             write_dir,
             csv or r.csv,
             keep,
@@ -405,7 +415,13 @@ def simulate(
             sys.stderr.write("\n")
     links, flows = tables["links"], tables["flows"]
     return RunResult(
-        summary, links, flows, tables.get("packets"), tables.get("drops"), tables.get("states")
+        summary,
+        links,
+        flows,
+        tables.get("packets"),
+        tables.get("drops"),
+        tables.get("states"),
+        tables.get("flow_states"),
     )
 
 

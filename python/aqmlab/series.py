@@ -61,6 +61,12 @@ COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("var", "string"),
         ("value", "float64"),
     ],
+    "flow_states": [
+        ("flow", "int64"),
+        ("t_ns", "int64"),
+        ("var", "string"),
+        ("value", "float64"),
+    ],
 }
 
 _SCHEMAS: dict[str, pa.Schema] = {}

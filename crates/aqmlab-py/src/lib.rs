@@ -238,6 +238,34 @@ impl Run {
     fn traces_state(&self) -> bool {
         self.scenario.sim.traced_links().next().is_some()
     }
+    /// Some flow's sender state is sampled (`trace_flow_state`).
+    #[getter]
+    fn traces_flow_state(&self) -> bool {
+        self.scenario.sim.traces_flow_state()
+    }
+    /// Samples TCP flow `flow`'s sender state (window, RTT, its controller's model: BBR's
+    /// btl_bw_bps, rtprop_s, bbr_mode, pacing_rate_bps...) every `every_s` simulated seconds,
+    /// into the `flow_states` table. Call it before the run starts.
+    fn trace_flow_state(&mut self, flow: i64, every_s: f64) -> PyResult<()> {
+        self.check_not_over()?;
+        if self.scenario.sim.now() > aqmlab_core::SimTime::ZERO {
+            return Err(AqmlabError::new_err(
+                "trace_flow_state: the run has started; ask before the first advance",
+            ));
+        }
+        if !(every_s.is_finite() && every_s > 0.0 && every_s <= 1e6) {
+            return Err(AqmlabError::new_err(format!(
+                "trace_flow_state: every_s must be a positive number of seconds, got {every_s}"
+            )));
+        }
+        let flow = usize::try_from(flow)
+            .map_err(|_| AqmlabError::new_err(format!("trace_flow_state: no flow {flow}")))?;
+        let every = aqmlab_core::SimDuration::from_nanos((every_s * 1e9).round().max(1.0) as u64);
+        self.scenario
+            .sim
+            .trace_flow_state(flow, every)
+            .map_err(|e| AqmlabError::new_err(format!("trace_flow_state: {e}")))
+    }
     /// Width of the time-series bins, seconds.
     #[getter]
     fn bin_s(&self) -> f64 {

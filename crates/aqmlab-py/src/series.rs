@@ -1,5 +1,5 @@
 //! A chunk of a run's time series as Python sees it (`Run.take_series`): per table (`links`,
-//! `flows`, `packets`, `drops`, `states`; docs/data-format.md), its columns as Arrow buffers
+//! `flows`, `packets`, `drops`, `states`, `flow_states`; docs/data-format.md), its columns as Arrow buffers
 //! ([`crate::columns`]), so the Python side wraps them without converting each value.
 
 use crate::columns::{F64Column, I64Column, StrColumn};
@@ -96,6 +96,7 @@ pub fn take<'py>(
     d.set_item("packets", packets(py, &names, &c)?)?;
     d.set_item("drops", drops(py, &names, &c)?)?;
     d.set_item("states", states(py, &names, &c)?)?;
+    d.set_item("flow_states", flow_states(py, &c)?)?;
     Ok(d)
 }
 
@@ -273,6 +274,27 @@ fn states<'py>(py: Python<'py>, names: &[String], c: &SeriesChunk) -> PyResult<B
     }
     let d = PyDict::new(py);
     d.set_item("link", link.into_py(py)?)?;
+    d.set_item("t_ns", t_ns.into_py(py))?;
+    d.set_item("var", var.into_py(py)?)?;
+    d.set_item("value", value.into_py(py))?;
+    Ok(d)
+}
+
+/// The traced flows' sender state samples, in order of (time, flow).
+fn flow_states<'py>(py: Python<'py>, c: &SeriesChunk) -> PyResult<Bound<'py, PyDict>> {
+    let rows = c.flow_states.iter().map(Vec::len).sum();
+    let mut flow = I64Column::with_capacity(rows);
+    let mut t_ns = I64Column::with_capacity(rows);
+    let mut var = StrColumn::with_capacity(rows);
+    let mut value = F64Column::with_capacity(rows);
+    for (f, r) in in_time_order(&c.flow_states, |r| r.t.as_nanos()) {
+        flow.push(f as u64);
+        t_ns.push(r.t.as_nanos());
+        var.push(r.var);
+        value.push(r.value);
+    }
+    let d = PyDict::new(py);
+    d.set_item("flow", flow.into_py(py))?;
     d.set_item("t_ns", t_ns.into_py(py))?;
     d.set_item("var", var.into_py(py)?)?;
     d.set_item("value", value.into_py(py))?;

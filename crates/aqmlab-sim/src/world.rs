@@ -16,6 +16,7 @@
 //! * `net` — packets across link directions, hop by hop, and their drops counted per flow.
 //! * `tcp` — connections, segments, timers, and a packet's arrival at its endpoint.
 //! * `apps` — the applications: when UDP sources send and TCP connections open and write.
+//! * `flow_state` — a TCP flow's sender state sampled over time, when asked for.
 //! * `report` — what a run measures and hands out: flow metrics, reports, series chunks.
 
 use crate::arena::Arena;
@@ -29,6 +30,7 @@ pub use crate::link::{DropRecord, LinkBin, LinkMetrics, LinkReport, PacketRecord
 
 mod apps;
 mod build;
+mod flow_state;
 mod net;
 mod page;
 mod report;
@@ -39,6 +41,7 @@ pub use apps::{
 };
 pub use build::{BuildError, FlowSpec, TcpSpec, UdpSpec};
 use build::{Flow, FlowKind};
+pub use flow_state::FlowStateRow;
 use net::Link;
 pub use page::page_objects;
 pub use report::{jain, FlowBin, FlowInfo, FlowMetrics, Report, SeriesChunk};

@@ -16,19 +16,31 @@
 // its bandwidth estimate after a timeout (ns-3 issues #735, #1026, fixed in 3.41-3.42), so only
 // runs whose BBR flow has no timeout are comparable (tests/fidelity/ns3/bbr.md).
 
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+// --trace reads TcpBbr's model (BtlBw filter, RTprop, mode, gains) and the socket's TCB, which
+// ns-3 3.37 keeps private or protected with no trace source or getter. Only for this trace
+// program: the two headers are read with every member public (the layout does not change), and
+// nothing is written through them.
+#define private public
+#define protected public
+#include "ns3/tcp-bbr.h"
+#include "ns3/tcp-socket-base.h"
+#undef private
+#undef protected
+
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
-
-#include <cmath>
-#include <iomanip>
-#include <iostream>
-#include <sstream>
-#include <string>
-#include <vector>
 
 using namespace ns3;
 
@@ -152,6 +164,72 @@ ConnectSocketTraces(uint32_t nodeId, int f)
     Config::ConnectWithoutContext(base.str() + "CongestionWindow", MakeBoundCallback(&OnCwnd, f));
 }
 
+/// --trace: every --trace-every seconds, flow 0's (TcpBbr) model and window, flow 1's (CUBIC,
+/// if any) window and state, and the bottleneck queue: one CSV row.
+std::ofstream g_trace;
+double g_traceEvery = 0.01;
+Ptr<TcpSocketBase> g_bbrSocket;
+Ptr<TcpSocketBase> g_cubicSocket;
+
+Ptr<TcpSocketBase>
+FirstSocket(Ptr<Node> sender)
+{
+    Ptr<TcpL4Protocol> tcp = sender->GetObject<TcpL4Protocol>();
+    ObjectVectorValue sockets;
+    tcp->GetAttribute("SocketList", sockets);
+    return sockets.GetN() ? DynamicCast<TcpSocketBase>(sockets.Get(0)) : nullptr;
+}
+
+void
+TraceBbr()
+{
+    Ptr<TcpSocketState> tcb = g_bbrSocket->m_tcb;
+    Ptr<TcpBbr> bbr = DynamicCast<TcpBbr>(g_bbrSocket->m_congestionControl);
+    if (bbr)
+    {
+        double rtprop = bbr->m_rtProp == Time::Max() ? NAN : bbr->m_rtProp.GetSeconds();
+        double minRtt = tcb->m_minRtt == Time::Max() ? NAN : tcb->m_minRtt.GetSeconds();
+        g_trace << Simulator::Now().GetSeconds() << "," << int(bbr->m_state) << ","
+                << bbr->m_maxBwFilter.GetBest().GetBitRate() << "," << rtprop << ","
+                << bbr->m_pacingGain << "," << bbr->m_cWndGain << ","
+                << tcb->m_pacingRate.Get().GetBitRate() << "," << tcb->m_cWnd.Get() << ","
+                << tcb->m_bytesInFlight.Get() << "," << tcb->m_lastRtt.Get().GetSeconds() << ","
+                << minRtt << "," << bbr->m_targetCWnd << ","
+                << std::max(bbr->m_extraAcked[0], bbr->m_extraAcked[1]) << ","
+                << int(tcb->m_congState.Get()) << ",";
+        if (g_cubicSocket)
+        {
+            Ptr<TcpSocketState> c = g_cubicSocket->m_tcb;
+            g_trace << c->m_cWnd.Get() << "," << int(c->m_congState.Get()) << ",";
+        }
+        else
+        {
+            g_trace << "nan,nan,";
+        }
+        g_trace << g_qdiscPkts.value << "\n";
+    }
+    Simulator::Schedule(Seconds(g_traceEvery), &TraceBbr);
+}
+
+void
+StartCubicTrace(Ptr<Node> sender)
+{
+    g_cubicSocket = FirstSocket(sender);
+}
+
+void
+StartTrace(Ptr<Node> sender)
+{
+    g_bbrSocket = FirstSocket(sender);
+    // mode: 0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT (TcpBbr::BbrMode_t); ca_state as
+    // TcpSocketState::TcpCongState_t (0 open, 3 recovery, 4 loss).
+    g_trace << "t_s,mode,btl_bw_bps,rtprop_s,pacing_gain,cwnd_gain,pacing_rate_bps,cwnd_bytes,"
+               "in_flight_bytes,last_rtt_s,min_rtt_s,target_cwnd_bytes,extra_acked_bytes,"
+               "ca_state,cubic_cwnd_bytes,cubic_ca_state,qdisc_pkts\n";
+    g_trace << std::setprecision(9);
+    TraceBbr();
+}
+
 } // namespace
 
 int
@@ -169,6 +247,9 @@ main(int argc, char* argv[])
     cmd.AddValue("duration", "simulated seconds", duration);
     cmd.AddValue("from", "start of the measurement window (s)", g_from);
     cmd.AddValue("to", "end of the measurement window (s)", g_to);
+    std::string trace;
+    cmd.AddValue("trace", "CSV file for flow 0's TcpBbr state (TraceBbr); none if empty", trace);
+    cmd.AddValue("trace-every", "--trace sampling interval (s)", g_traceEvery);
     cmd.Parse(argc, argv);
     if (mix != "alone" && mix != "cubic")
     {
@@ -281,6 +362,22 @@ main(int argc, char* argv[])
                             &ConnectSocketTraces,
                             senders.Get(i)->GetId(),
                             i);
+        if (i == 0 && !trace.empty())
+        {
+            g_trace.open(trace);
+            if (!g_trace)
+            {
+                std::cerr << "bbr: cannot write --trace file " << trace << "\n";
+                return 2;
+            }
+            Simulator::Schedule(Seconds(start[i]) + NanoSeconds(2), &StartTrace, senders.Get(i));
+        }
+        if (i == 1 && !trace.empty())
+        {
+            Simulator::Schedule(Seconds(start[i]) + NanoSeconds(2),
+                                &StartCubicTrace,
+                                senders.Get(i));
+        }
     }
     Simulator::Schedule(Seconds(g_from), [&sinks, n]() {
         for (int i = 0; i < n; i++)

@@ -106,6 +106,8 @@ pub(super) struct Flow {
     pub(super) series: Vec<FlowBin>,
     /// DSCP of the flow's packets ([`Sim::set_dscp`]; 0 = best effort).
     pub(super) dscp: u8,
+    /// Its sender state's samples, when asked for ([`Sim::trace_flow_state`]).
+    pub(super) state_trace: Option<Box<super::flow_state::FlowStateTrace>>,
 }
 
 /// An error in how a simulation was put together (found before it runs).
@@ -268,6 +270,7 @@ impl Sim {
             m: FlowMetrics::default(),
             series: Vec::new(),
             dscp: 0,
+            state_trace: None,
         });
         Ok(idx)
     }
@@ -305,6 +308,7 @@ impl Sim {
             m: FlowMetrics::default(),
             series: Vec::new(),
             dscp: 0,
+            state_trace: None,
         });
         Ok(idx)
     }

@@ -135,6 +135,9 @@ pub struct SeriesChunk {
     /// Per link direction: its discipline's state changes since the last take (empty when not
     /// traced).
     pub states: Vec<Vec<aqmlab_qdisc::StateChange>>,
+    /// Per flow: its sender state's samples since the last take (empty when not traced:
+    /// [`Sim::trace_flow_state`]).
+    pub flow_states: Vec<Vec<super::FlowStateRow>>,
 }
 
 /// Measurements of a run so far.
@@ -337,6 +340,11 @@ impl Sim {
                 f.series.resize(k, FlowBin::default());
             }
             chunk.flows.push(f.series.drain(..k).collect());
+            chunk.flow_states.push(
+                f.state_trace
+                    .as_deref_mut()
+                    .map_or_else(Vec::new, |t| t.take()),
+            );
         }
         self.bins.base = upto.max(bins.base);
         if to_end {

@@ -499,6 +499,11 @@ impl Sim {
             self.payloads.free(slot);
             let st = l.sender.stats();
             let fl = &mut self.flows[flow as usize];
+            if let Some(tr) = fl.state_trace.as_deref_mut() {
+                if leg == main {
+                    tr.on_ack(self.now, &l.sender);
+                }
+            }
             let row = row_of(&mut fl.series, bin);
             row.acks += 1;
             row.cwnd_sum_bytes += st.cwnd_bytes;

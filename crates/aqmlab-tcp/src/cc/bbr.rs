@@ -27,8 +27,10 @@
 //! 100 ms of `BtlBw`.
 //! Not modelled: Linux's long-term bandwidth (policer) estimate, idle restart.
 
-use super::bbr_model::{bdp, send_quantum_segments, splitmix64, Pacing, RecoveryWindow};
-pub use super::bbr_model::{FULL_BW_COUNT, FULL_BW_THRESH, MIN_CWND_SEGMENTS, PROBE_RTT_DURATION};
+use super::bbr_model::{
+    bdp, send_quantum_segments, splitmix64, Pacing, ProbeRttStep, ProbeRttTimer, RecoveryWindow,
+};
+pub use super::bbr_model::{FULL_BW_COUNT, FULL_BW_THRESH, MIN_CWND_SEGMENTS};
 use super::{AckEvent, Congestion, CongestionControl, RateSample};
 use aqmlab_core::{SimDuration, SimTime};
 
@@ -82,8 +84,7 @@ pub struct Bbr {
     round_start: bool,
     min_rtt: Option<SimDuration>,
     min_rtt_stamp: SimTime,
-    probe_rtt_done: Option<SimTime>,
-    probe_rtt_round_done: bool,
+    probe_rtt: ProbeRttTimer,
     /// Rate samples of data sent before this delivered count are application-limited (the
     /// PROBE_RTT window limits them; Linux marks them so through `tp->app_limited`).
     app_limited_until: u64,
@@ -121,8 +122,7 @@ impl Bbr {
             round_start: false,
             min_rtt: None,
             min_rtt_stamp: SimTime::ZERO,
-            probe_rtt_done: None,
-            probe_rtt_round_done: false,
+            probe_rtt: ProbeRttTimer::default(),
             app_limited_until: 0,
             full_bw: 0.0,
             full_bw_count: 0,
@@ -353,30 +353,24 @@ impl Bbr {
         if expired && self.mode != BbrMode::ProbeRtt && self.min_rtt.is_some() {
             self.mode = BbrMode::ProbeRtt;
             self.save_cwnd();
-            self.probe_rtt_done = None;
+            self.probe_rtt.reset();
         }
         if self.mode == BbrMode::ProbeRtt {
             // Samples of data sent while the window is held down say nothing of the path.
             self.app_limited_until = (rs.delivered + rs.in_flight).max(1);
-            match self.probe_rtt_done {
-                None if rs.in_flight <= self.min_cwnd() => {
-                    self.probe_rtt_done = Some(rs.now + PROBE_RTT_DURATION);
-                    self.probe_rtt_round_done = false;
-                    self.next_round_delivered = rs.delivered;
-                }
-                None => {}
-                Some(done) => {
-                    if self.round_start {
-                        self.probe_rtt_round_done = true;
-                    }
-                    if self.probe_rtt_round_done && rs.now > done {
-                        self.min_rtt_stamp = rs.now;
-                        self.cwnd = self.cwnd.max(self.rec.prior_cwnd);
-                        if self.full_bw_reached {
-                            self.enter_probe_bw(rs.now, rs.delivered);
-                        } else {
-                            self.mode = BbrMode::Startup;
-                        }
+            let step =
+                self.probe_rtt
+                    .on_ack(rs.now, rs.in_flight, self.min_cwnd(), self.round_start);
+            match step {
+                ProbeRttStep::Started => self.next_round_delivered = rs.delivered,
+                ProbeRttStep::Hold => {}
+                ProbeRttStep::Exit => {
+                    self.min_rtt_stamp = rs.now;
+                    self.cwnd = self.cwnd.max(self.rec.prior_cwnd);
+                    if self.full_bw_reached {
+                        self.enter_probe_bw(rs.now, rs.delivered);
+                    } else {
+                        self.mode = BbrMode::Startup;
                     }
                 }
             }
@@ -496,6 +490,7 @@ impl CongestionControl for Bbr {
 
 #[cfg(test)]
 mod tests {
+    use super::super::bbr_model::PROBE_RTT_DURATION;
     use super::super::CaState;
     use super::*;
 
@@ -638,11 +633,11 @@ mod tests {
         // Flight still above 4 segments: the 200 ms have not started.
         let t_enter = t;
         rounds(&mut b, &mut t, &mut d, &[1e5], 6 * MSS);
-        assert_eq!(b.probe_rtt_done, None);
+        assert_eq!(b.probe_rtt.done(), None);
         // Flight at 4 segments: 200 ms from now and a round.
         rounds(&mut b, &mut t, &mut d, &[1e5], 4 * MSS);
         let t4 = t;
-        assert_eq!(b.probe_rtt_done, Some(t4 + PROBE_RTT_DURATION));
+        assert_eq!(b.probe_rtt.done(), Some(t4 + PROBE_RTT_DURATION));
         // Samples every 50 ms: still PROBE_RTT at exactly +200 ms, out on the first after it.
         let mut left = None;
         for k in 1..=6 {

@@ -37,8 +37,8 @@
 //! allowance, idle restart, PLB, the TLP-based loss-probe recovery, the fast path.
 
 use super::bbr_model::{
-    bdp, send_quantum_segments, splitmix64, Pacing, RecoveryWindow, FULL_BW_COUNT, FULL_BW_THRESH,
-    MIN_CWND_SEGMENTS, MIN_RTT_FILTER_LEN, PROBE_RTT_DURATION,
+    bdp, send_quantum_segments, splitmix64, Pacing, ProbeRttStep, ProbeRttTimer, RecoveryWindow,
+    FULL_BW_COUNT, FULL_BW_THRESH, MIN_CWND_SEGMENTS, MIN_RTT_FILTER_LEN,
 };
 use super::{AckEvent, CaState, Congestion, CongestionControl, EcnFeedback, RateSample};
 use crate::accecn::EcnMode;
@@ -155,8 +155,7 @@ pub struct Bbr3 {
     min_rtt_stamp: SimTime,
     probe_rtt_min: Option<SimDuration>,
     probe_rtt_min_stamp: SimTime,
-    probe_rtt_done: Option<SimTime>,
-    probe_rtt_round_done: bool,
+    probe_rtt: ProbeRttTimer,
     app_limited_until: u64,
     full_bw: f64,
     full_bw_count: u32,
@@ -217,8 +216,7 @@ impl Bbr3 {
             min_rtt_stamp: SimTime::ZERO,
             probe_rtt_min: None,
             probe_rtt_min_stamp: SimTime::ZERO,
-            probe_rtt_done: None,
-            probe_rtt_round_done: false,
+            probe_rtt: ProbeRttTimer::default(),
             app_limited_until: 0,
             full_bw: 0.0,
             full_bw_count: 0,
@@ -779,28 +777,25 @@ impl Bbr3 {
         if probe_rtt_expired && self.mode != Bbr3Mode::ProbeRtt && self.min_rtt.is_some() {
             self.mode = Bbr3Mode::ProbeRtt;
             self.save_cwnd();
-            self.probe_rtt_done = None;
+            self.probe_rtt.reset();
             self.ack_phase = AckPhase::ProbeStopping;
             self.next_round_delivered = self.delivered;
         }
         if self.mode == Bbr3Mode::ProbeRtt {
             self.app_limited_until = (rs.delivered + rs.in_flight).max(1);
-            match self.probe_rtt_done {
-                None if rs.in_flight <= self.probe_rtt_cwnd() => {
-                    self.probe_rtt_done = Some(rs.now + PROBE_RTT_DURATION);
-                    self.probe_rtt_round_done = false;
-                    self.next_round_delivered = rs.delivered;
-                }
-                None => {}
-                Some(done) => {
-                    if self.round_start {
-                        self.probe_rtt_round_done = true;
-                    }
-                    if self.probe_rtt_round_done && rs.now > done {
-                        self.probe_rtt_min_stamp = rs.now;
-                        self.cwnd = self.cwnd.max(self.rec.prior_cwnd);
-                        self.exit_probe_rtt(rs.now);
-                    }
+            let step = self.probe_rtt.on_ack(
+                rs.now,
+                rs.in_flight,
+                self.probe_rtt_cwnd(),
+                self.round_start,
+            );
+            match step {
+                ProbeRttStep::Started => self.next_round_delivered = rs.delivered,
+                ProbeRttStep::Hold => {}
+                ProbeRttStep::Exit => {
+                    self.probe_rtt_min_stamp = rs.now;
+                    self.cwnd = self.cwnd.max(self.rec.prior_cwnd);
+                    self.exit_probe_rtt(rs.now);
                 }
             }
         }
@@ -965,6 +960,7 @@ impl CongestionControl for Bbr3 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::bbr_model::PROBE_RTT_DURATION;
     use super::*;
 
     const MSS: u64 = 1000;
@@ -1278,7 +1274,7 @@ mod tests {
         // Flight at 50 segments: 200 ms and a round from now.
         rounds(&mut b, &mut t, &[1e6], 50 * MSS);
         let t50 = t;
-        assert_eq!(b.probe_rtt_done, Some(t50 + PROBE_RTT_DURATION));
+        assert_eq!(b.probe_rtt.done(), Some(t50 + PROBE_RTT_DURATION));
         let mut left = None;
         for k in 1..=6 {
             t = t50 + SimDuration::from_millis(50 * k);

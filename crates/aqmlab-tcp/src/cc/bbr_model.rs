@@ -1,9 +1,10 @@
 //! The pieces BBR v1 (`bbr.rs`) and BBR v3 (`bbr3.rs`) share: the BDP from a bandwidth and
 //! the minimum RTT, the send quantum, the hash behind their "random" draws, the pacing rate
-//! ([`Pacing`]) and the window's per-ACK step with loss recovery ([`RecoveryWindow`]).
+//! ([`Pacing`]), the window's per-ACK step with loss recovery ([`RecoveryWindow`]) and
+//! PROBE_RTT's exit timer ([`ProbeRttTimer`]).
 
 use super::{CaState, RateSample};
-use aqmlab_core::SimDuration;
+use aqmlab_core::{SimDuration, SimTime};
 
 /// Minimum window in segments (Linux `bbr_cwnd_min_target`; draft-ietf-ccwg-bbr
 /// `BBR.MinPipeCwnd` = 4 packets).
@@ -193,5 +194,69 @@ impl RecoveryWindow {
         self.save(cwnd, in_probe_rtt);
         self.prev_ca = CaState::Loss;
         mss
+    }
+}
+
+/// What one ACK in PROBE_RTT did to [`ProbeRttTimer`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ProbeRttStep {
+    /// Still draining to the PROBE_RTT window, or holding it.
+    Hold,
+    /// The flight fell to the PROBE_RTT window: the 200 ms started, and a new round must
+    /// start now (the caller sets its next round's end to the delivered count).
+    Started,
+    /// 200 ms and a round have passed at the PROBE_RTT window: leave PROBE_RTT.
+    Exit,
+}
+
+/// PROBE_RTT's exit timer, the same in v1 and v3 (Linux `bbr_update_min_rtt` in both; BBR v1
+/// draft §4.3.5 `BBRHandleProbeRTT`, draft-ietf-ccwg-bbr "ProbeRTT"): once the flight is at
+/// most the PROBE_RTT window, hold it for [`PROBE_RTT_DURATION`] and at least one round trip,
+/// then leave.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ProbeRttTimer {
+    done: Option<SimTime>,
+    round_done: bool,
+}
+
+impl ProbeRttTimer {
+    /// Entering PROBE_RTT: the timer waits for the flight to fall (`probe_rtt_done_stamp = 0`).
+    pub(super) fn reset(&mut self) {
+        self.done = None;
+    }
+
+    /// When the 200 ms end, once started.
+    #[cfg(test)]
+    pub(super) fn done(&self) -> Option<SimTime> {
+        self.done
+    }
+
+    /// One ACK in PROBE_RTT at `now` with `in_flight` bytes out, `window` the PROBE_RTT window,
+    /// `round_start` whether this ACK began a round.
+    pub(super) fn on_ack(
+        &mut self,
+        now: SimTime,
+        in_flight: u64,
+        window: u64,
+        round_start: bool,
+    ) -> ProbeRttStep {
+        match self.done {
+            None if in_flight <= window => {
+                self.done = Some(now + PROBE_RTT_DURATION);
+                self.round_done = false;
+                ProbeRttStep::Started
+            }
+            None => ProbeRttStep::Hold,
+            Some(done) => {
+                if round_start {
+                    self.round_done = true;
+                }
+                if self.round_done && now > done {
+                    ProbeRttStep::Exit
+                } else {
+                    ProbeRttStep::Hold
+                }
+            }
+        }
     }
 }
