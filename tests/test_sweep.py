@@ -203,11 +203,14 @@ def test_a_failing_point_is_recorded_and_the_others_complete(scenario, tmp_path)
 
 
 def test_resume_after_a_kill_gives_the_uninterrupted_table(scenario, tmp_path):
+    # Runs long enough (300 s simulated, about a quarter of a second each) that the kill lands
+    # between the 3rd run and the 12th: 3-s runs could all finish between two polls.
+    longer = ["--set", "duration=300s"]
     whole = tmp_path / "whole"
-    assert sweep_cli(scenario, whole, "-j", "1", "-q").returncode == 0
+    assert sweep_cli(scenario, whole, *longer, "-j", "1", "-q").returncode == 0
     out = tmp_path / "killed"
     cmd = [sys.executable, "-m", "aqmlab", "sweep", str(scenario), *AXES, "--seeds", "1-3",
-           "--out", str(out), "-j", "2", "-q"]  # fmt: skip
+           *longer, "--out", str(out), "-j", "2", "-q"]  # fmt: skip
     # A killed machine: SIGKILL to the sweep and its workers once a few runs are in place.
     p = subprocess.Popen(cmd, start_new_session=True, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
@@ -222,7 +225,7 @@ def test_resume_after_a_kill_gives_the_uninterrupted_table(scenario, tmp_path):
     done = [d for d in os.listdir(out / "runs") if not d.startswith(".")]
     assert 3 <= len(done) < 12, "the kill came too late to test a resume"
     assert not (out / "results.csv").exists()
-    r = sweep_cli(scenario, out, "-j", "2")
+    r = sweep_cli(scenario, out, *longer, "-j", "2")
     assert r.returncode == 0, r.stderr
     assert f"{12 - len(done)} simulated, {len(done)} from the cache" in r.stdout
     for n in ("results.csv", "results.parquet", "summary.csv"):
