@@ -549,3 +549,18 @@ def test_quick_report_renders_in_a_real_browser(quick_dir, tmp_path):
     doc = json.loads((quick_dir / "characterization.json").read_text())
     assert n_img == sum(1 for e in doc["scenarios"] if e["status"] == "run")
     assert dom.count("<img") == n_img
+
+
+def test_full_mode_warns_below_five_seeds(tmp_path, capsys):
+    """RFC 7928's characterizations are reported with 95 % intervals over at least 5 seeds in
+    full mode: fewer is allowed, with a warning before anything runs; quick mode, whose 2
+    seeds are its point, does not warn."""
+    from aqmlab.characterize import FULL_SEEDS, characterize
+    from aqmlab.exceptions import ScenarioError
+
+    for quick, seeds, warned in ((False, 2, True), (False, FULL_SEEDS, False), (True, 2, False)):
+        # --only that matches nothing stops the call after the checks, before any run.
+        with pytest.raises(ScenarioError, match="no scenario matches"):
+            characterize(["codel"], str(tmp_path / "o"), quick=quick, seeds=seeds, only=["x9"])
+        err = capsys.readouterr().err
+        assert ("2 seed(s) in full mode" in err) is warned, (quick, seeds, err)

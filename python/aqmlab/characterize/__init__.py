@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 import time
 from typing import Any
 
@@ -245,6 +246,13 @@ def characterize(
     n_seeds = seeds if seeds is not None else (QUICK_SEEDS if quick else FULL_SEEDS)
     if n_seeds < 1:
         raise AqmlabError(f"--seeds: expected at least 1, got {n_seeds}")
+    if not quick and n_seeds < FULL_SEEDS:
+        print(
+            f"aqmlab: warning: characterize: {n_seeds} seed(s) in full mode, where the "
+            f"characterization's 95 % intervals are meant over at least {FULL_SEEDS}; with "
+            "fewer they are wide (and none with one)",
+            file=sys.stderr,
+        )
     seed_list = list(range(1, n_seeds + 1))
     if bench is not None:  # a bad folder is one line now, not after the simulations
         from aqmlab.characterize import bench as bench_mod
