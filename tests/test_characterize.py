@@ -564,3 +564,34 @@ def test_full_mode_warns_below_five_seeds(tmp_path, capsys):
             characterize(["codel"], str(tmp_path / "o"), quick=quick, seeds=seeds, only=["x9"])
         err = capsys.readouterr().err
         assert ("2 seed(s) in full mode" in err) is warned, (quick, seeds, err)
+
+
+def test_a_users_scenarios_run_beside_the_bundled_ones(tmp_path, capsys):
+    """``--scenarios DIR`` adds a folder of the user's templates to the bundled catalog (not in
+    its place); an id used twice, a missing folder and an empty one are one line each."""
+    from aqmlab.exceptions import ScenarioError as CatalogError
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    text = pathlib.Path(_template("5.2-cubic").path).read_text()
+    (mine / "a.toml").write_text(text.replace('id = "5.2-cubic"', 'id = "my-cubic"'))
+    ids = [t.id for t in templates(None, [str(mine)])]
+    assert ids[-1] == "my-cubic" and "5.2-cubic" in ids and len(ids) == len(templates()) + 1
+    # The command line runs it: only the user's scenario, quick, one discipline.
+    out = tmp_path / "ch"
+    r = run_cli(
+        "characterize", "codel", "--quick", "--seeds", "1", "--scenarios", str(mine),
+        "--only", "my-cubic", "--out", str(out), "-q",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "characterization.json").read_text())
+    assert [e["id"] for e in doc["scenarios"]] == ["my-cubic"]
+    assert doc["scenarios"][0]["status"] == "run"
+    (mine / "b.toml").write_text(text)  # the bundled 5.2-cubic's id again
+    with pytest.raises(CatalogError, match="'5.2-cubic' is used twice"):
+        templates(None, [str(mine)])
+    with pytest.raises(CatalogError, match="not a folder"):
+        templates(None, [str(tmp_path / "nope")])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CatalogError, match="no scenario template"):
+        templates(None, [str(tmp_path / "empty")])

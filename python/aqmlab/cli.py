@@ -322,6 +322,13 @@ def _build_parser() -> argparse.ArgumentParser:
         "discipline's measured time per packet with its commit, machine and date (RFC 7928 "
         "§11); without it, 'not measured'",
     )
+    ch.add_argument(
+        "--scenarios",
+        metavar="DIR",
+        action="append",
+        help="a folder of your own scenario templates (TOML, as the bundled ones: "
+        "docs/characterize.md), run beside the bundled scenarios (repeatable)",
+    )
     ch.add_argument("--out", "-o", metavar="DIR", help="output folder (default out/characterize)")
     ch.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
 
@@ -794,6 +801,7 @@ def _cmd_characterize(a: argparse.Namespace, argv: Sequence[str]) -> int:
         command=shlex.join(["aqmlab", *argv]),
         emulate=a.emulate,
         bench=a.bench,
+        scenarios=a.scenarios,
     )
     failed = [e["id"] for e in doc["scenarios"] if e["status"] == "failed"]
     if not a.quiet:

@@ -221,6 +221,7 @@ def characterize(
     progress: bool = False,
     only: list[str] | None = None,
     catalog: str | None = None,
+    scenarios: list[str] | None = None,
     command: str | None = None,
     emulate: bool = False,
     bench: str | None = None,
@@ -228,7 +229,8 @@ def characterize(
     """Run the characterization of ``qdiscs`` into ``out``; return ``characterization.json``'s
     document (the report is written beside it). ``only`` keeps the scenarios whose id or
     section starts with one of its items; ``catalog`` is a folder of templates to use instead
-    of the bundled ones; ``emulate`` runs the scenarios that allow it in the emulator too;
+    of the bundled ones, ``scenarios`` folders of a user's own templates run beside them
+    (``--scenarios DIR``); ``emulate`` runs the scenarios that allow it in the emulator too;
     ``bench`` is criterion's folder of ``make bench`` (``target/criterion``), whose measured time
     per packet the report shows with its provenance (RFC 7928 §11); without it, the folder's
     earlier measurement is kept, and with none the report says "not measured"."""
@@ -265,7 +267,7 @@ def characterize(
 
         _check_host()
         forwarder_path()
-    chosen = [t for t in templates(catalog) if _wanted(t, only)]
+    chosen = [t for t in templates(catalog, scenarios) if _wanted(t, only)]
     if only and not chosen:
         raise ScenarioError(f"--only {','.join(only)}: no scenario matches")
     os.makedirs(os.path.join(out, "scenarios"), exist_ok=True)
@@ -369,7 +371,7 @@ def characterize(
         "params": par,
     }
     if only:
-        entries = _merge(out, settings, chosen, entries, templates(catalog))
+        entries = _merge(out, settings, chosen, entries, templates(catalog, scenarios))
     doc = {
         "format_version": 1,
         "aqmlab_version": __version__,

@@ -144,15 +144,26 @@ def load(path: str) -> Template:
     return Template(path, meta, doc)
 
 
-def templates(folder: str | None = None) -> list[Template]:
-    """Every template of ``folder`` (default: the bundled catalog), in file-name order."""
-    folder = folder or catalog_dir()
-    out = [load(os.path.join(folder, n)) for n in sorted(os.listdir(folder)) if n.endswith(".toml")]
-    seen: set[str] = set()
+def templates(folder: str | None = None, extra: list[str] | None = None) -> list[Template]:
+    """Every template of ``folder`` (default: the bundled catalog), in file-name order, then
+    those of each folder of ``extra`` (a user's own scenarios, added to the catalog: ``aqmlab
+    characterize --scenarios DIR``). An id may be used once in all of them."""
+    folders = [folder or catalog_dir(), *(extra or [])]
+    out = []
+    for d in folders:
+        if not os.path.isdir(d):
+            raise ScenarioError(f"--scenarios {d}: not a folder of scenario templates (*.toml)")
+        found = [load(os.path.join(d, n)) for n in sorted(os.listdir(d)) if n.endswith(".toml")]
+        if not found and d != folders[0]:
+            raise ScenarioError(f"--scenarios {d}: no scenario template (*.toml) in it")
+        out += found
+    seen: dict[str, str] = {}
     for t in out:
         if t.id in seen:
-            raise ScenarioError(f"{t.path}: characterize.id {t.id!r} is used twice")
-        seen.add(t.id)
+            raise ScenarioError(
+                f"{t.path}: characterize.id {t.id!r} is used twice (also in {seen[t.id]})"
+            )
+        seen[t.id] = t.path
     return out
 
 
