@@ -102,35 +102,30 @@ fn column_type(name: &str, kind: &str) -> PyResult<Type> {
         .map_err(py_err)
 }
 
-/// The 64-bit values of a `bytes` column, native-endian as `columns.rs` packs them.
-fn words<'a>(b: &'a Bound<'_, PyBytes>) -> impl Iterator<Item = [u8; 8]> + 'a {
-    b.as_bytes()
-        .chunks_exact(8)
-        .map(|w| w.try_into().expect("chunks of 8"))
+/// A number column of a chunk appended to `v`: a `bytes` of native-endian 64-bit values as
+/// `columns.rs` packs them (`from` reads one), or a list of Python numbers.
+fn append_numbers<T: for<'py> FromPyObject<'py>>(
+    v: &mut Vec<T>,
+    values: &Bound<'_, PyAny>,
+    from: fn([u8; 8]) -> T,
+) -> PyResult<()> {
+    if let Ok(b) = values.downcast::<PyBytes>() {
+        let words = b.as_bytes().chunks_exact(8);
+        v.extend(words.map(|w| from(w.try_into().expect("chunks of 8"))));
+    } else {
+        for x in values.try_iter()? {
+            v.push(x?.extract()?);
+        }
+    }
+    Ok(())
 }
 
 impl ParquetFile {
     /// Appends one column of a chunk to `rows`.
     fn append(name: &str, rows: &mut Rows, values: &Bound<'_, PyAny>) -> PyResult<()> {
         match rows {
-            Rows::I64(v) => {
-                if let Ok(b) = values.downcast::<PyBytes>() {
-                    v.extend(words(b).map(i64::from_ne_bytes));
-                } else {
-                    for x in values.try_iter()? {
-                        v.push(x?.extract()?);
-                    }
-                }
-            }
-            Rows::F64(v) => {
-                if let Ok(b) = values.downcast::<PyBytes>() {
-                    v.extend(words(b).map(f64::from_ne_bytes));
-                } else {
-                    for x in values.try_iter()? {
-                        v.push(x?.extract()?);
-                    }
-                }
-            }
+            Rows::I64(v) => append_numbers(v, values, i64::from_ne_bytes)?,
+            Rows::F64(v) => append_numbers(v, values, f64::from_ne_bytes)?,
             Rows::Str(v) => {
                 if let Ok(t) = values.downcast::<PyTuple>() {
                     // Arrow's layout: validity bitmap (or None), 32-bit offsets, UTF-8 data.
