@@ -45,6 +45,8 @@ def load_scenario(
     packet_log: list[str] = ...,
     text: str | None = ...,
     unsets: list[str] = ...,
+    varied: list[tuple[str, str]] = ...,
+    trace_flows: list[tuple[int, str]] = ...,
 ) -> Run: ...
 
 class ParamInfo(TypedDict):

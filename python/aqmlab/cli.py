@@ -144,6 +144,14 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="LINK",
         help="record every packet through LINK (a direction: NAME or NAME.rev) in packets.*",
     )
+    rn.add_argument(
+        "--trace-flow",
+        action="append",
+        default=[],
+        metavar="FLOW=EVERY",
+        help="sample TCP flow FLOW's sender state (window, RTT, its controller's model) every "
+        "EVERY (e.g. 0=10ms) into flow_states.*, as [output] trace_flows does",
+    )
     rn.add_argument("--csv", action="store_true", help="write time series as CSV, not Parquet")
     rn.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
 
@@ -577,6 +585,14 @@ def _cmd_run(a: argparse.Namespace) -> int:
     qdisc = dict(_pairs(a.qdisc, "--qdisc"))
     # As typed: 10 and true are a number and a boolean, 10Mbps a string.
     sets = {k: TomlText(v) for k, v in _pairs(a.set, "--set")}
+    trace_flows: dict[int, str] = {}
+    for flow, every in _pairs(a.trace_flow, "--trace-flow"):
+        if not flow.isdigit():
+            raise _UsageError(
+                f"--trace-flow {flow}={every}: expected FLOW=EVERY with FLOW a flow's index"
+                " (0, 1, ...), e.g. 0=10ms"
+            )
+        trace_flows[int(flow)] = every
     compare = _pairs(a.compare, "--compare")
     seen: set[tuple[str, str]] = set()
     for link, kind in compare:
@@ -599,6 +615,7 @@ def _cmd_run(a: argparse.Namespace) -> int:
                 set=sets,
                 packet_log=a.packet_log,
                 unset=a.unset,
+                trace_flows=trace_flows,
             )
         except ScenarioError as e:
             # A --compare arm passes its swap as a qdisc override: name the flag the user wrote.

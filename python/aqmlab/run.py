@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import numbers
 import os
 import sys
@@ -132,10 +133,45 @@ def load(
     set: dict[str, Any] | None = None,  # noqa: A002 - mirrors the --set flag
     packet_log: list[str] | None = None,
     unset: list[str] | None = None,
+    trace_flows: Mapping[int, float | str] | None = None,
 ) -> Any:
     """Read and check ``scenario`` with its overrides (as :func:`run` takes them), without
     simulating: the native run, ready to advance. Raises :class:`aqmlab.ScenarioError`."""
-    return _core.load_scenario(*_native_args(scenario, seed, qdisc, set, packet_log, unset))
+    return _core.load_scenario(
+        *_native_args(scenario, seed, qdisc, set, packet_log, unset),
+        trace_flows=_trace_flows(trace_flows),
+    )
+
+
+def _trace_flows(trace_flows: Any) -> list[tuple[int, str]]:
+    """``trace_flows`` (``{FLOW: EVERY}``, ``EVERY`` in seconds or a duration such as
+    ``"10ms"``) as the native loader's ``--trace-flow FLOW=EVERY`` pairs."""
+    if trace_flows is None:
+        return []
+    if not isinstance(trace_flows, Mapping):
+        raise TypeError(
+            f"trace_flows: expected a dict like {{0: 0.01}}, got {type(trace_flows).__name__}"
+        )
+    out = []
+    for flow, every in trace_flows.items():
+        if isinstance(flow, bool) or not isinstance(flow, numbers.Integral) or flow < 0:
+            raise ValueError(f"trace_flows: expected flow indices 0, 1, ..., got {flow!r}")
+        if isinstance(every, str):
+            text = every
+        elif (
+            isinstance(every, numbers.Real)
+            and not isinstance(every, bool)
+            and math.isfinite(every)
+            and every > 0
+        ):
+            text = f"{round(every * 1e9)}ns"
+        else:
+            raise ValueError(
+                f"trace_flows: flow {flow}: expected a positive number of seconds or a"
+                f' duration such as "10ms", got {every!r}'
+            )
+        out.append((int(flow), text))
+    return out
 
 
 def resolve(
@@ -238,7 +274,7 @@ def run(
     packet_log: list[str] | None = None,
     keep: bool = True,
     unset: list[str] | None = None,
-    trace_flows: dict[int, float] | None = None,
+    trace_flows: Mapping[int, float | str] | None = None,
 ) -> RunResult:
     """Run the scenario ``scenario``: a path to a TOML file, the name of a bundled scenario
     (``"codel-dynamic-link"``, as ``aqmlab run`` takes it), the TOML text itself, or a dict
@@ -259,13 +295,21 @@ def run(
     runs; ``keep=False`` also leaves them out of the returned DataFrames (``aqmlab run`` does
     this), for runs whose series would not fit in memory. Raises
     :class:`aqmlab.ScenarioError` on bad input, before simulating. ``trace_flows`` maps TCP
-    flow indices to a sampling interval in seconds: their sender state (window, RTT, and the
-    controller's model, e.g. BBR's btl_bw_bps, rtprop_s, bbr_mode, pacing_rate_bps) is sampled
-    on the first ACK of each interval into the ``flow_states`` table.
+    flow indices to a sampling interval (seconds, or a duration such as ``"10ms"``): their
+    sender state (window, RTT, and the controller's model, e.g. BBR's btl_bw_bps, rtprop_s,
+    bbr_mode, pacing_rate_bps) is sampled on the first ACK of each interval into the
+    ``flow_states`` table, beside the scenario's ``[output] trace_flows`` (an entry here
+    replaces the file's for the same flow), as ``aqmlab run --trace-flow FLOW=EVERY``.
     """
-    r = load(scenario, seed=seed, qdisc=qdisc, set=set, packet_log=packet_log, unset=unset)
-    for flow, every_s in (trace_flows or {}).items():
-        r.trace_flow_state(flow, every_s)
+    r = load(
+        scenario,
+        seed=seed,
+        qdisc=qdisc,
+        set=set,
+        packet_log=packet_log,
+        unset=unset,
+        trace_flows=trace_flows,
+    )
     if isinstance(scenario, Mapping):
         named: Any = "<dict>"
     elif isinstance(scenario, str) and _is_toml_text(scenario):

@@ -402,6 +402,7 @@ fn resolve(
     text: Option<String>,
     unsets: Vec<String>,
     varied: Vec<(String, String)>,
+    trace_flows: Vec<(u64, String)>,
 ) -> PyResult<aqmlab_sim::scenario::ResolvedScenario> {
     use aqmlab_sim::scenario;
     let p = std::path::Path::new(path);
@@ -432,6 +433,7 @@ fn resolve(
         seed,
         qdisc,
         packet_log,
+        trace_flows,
         varied,
         warn_now: Some(warn_now),
         ..scenario::Overrides::default()
@@ -441,9 +443,9 @@ fn resolve(
 
 /// Loads the scenario at `path` with overrides: `seed`, `qdisc` (`[(LINK, KIND)]`) and `sets`
 /// (`[(KEY.PATH, VALUE)]`; `varied`: `[(KEY.PATH, OPTION)]` for the keys a sweep varies, which
-/// errors name by that option). Raises ScenarioError naming file, line and key on bad input.
+/// errors name by that option; `trace_flows`: `[(FLOW, EVERY)]` as `--trace-flow FLOW=EVERY`). Raises ScenarioError naming file, line and key on bad input.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new()))]
+#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new(), trace_flows=Vec::new()))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments, each optional
 fn load_scenario(
     path: &str,
@@ -454,8 +456,19 @@ fn load_scenario(
     text: Option<String>,
     unsets: Vec<String>,
     varied: Vec<(String, String)>,
+    trace_flows: Vec<(u64, String)>,
 ) -> PyResult<Run> {
-    let r = resolve(path, seed, qdisc, sets, packet_log, text, unsets, varied)?;
+    let r = resolve(
+        path,
+        seed,
+        qdisc,
+        sets,
+        packet_log,
+        text,
+        unsets,
+        varied,
+        trace_flows,
+    )?;
     let sc = aqmlab_sim::scenario::Scenario::from_resolved(r)
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     Ok(Run {
@@ -488,7 +501,7 @@ impl Resolved {
 /// Resolves the scenario at `path` with the overrides [`load_scenario`] takes, without building
 /// the simulator. Raises ScenarioError as `load_scenario` does.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new()))]
+#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new(), trace_flows=Vec::new()))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments, each optional
 fn resolve_scenario(
     path: &str,
@@ -499,8 +512,19 @@ fn resolve_scenario(
     text: Option<String>,
     unsets: Vec<String>,
     varied: Vec<(String, String)>,
+    trace_flows: Vec<(u64, String)>,
 ) -> PyResult<Resolved> {
-    let r = resolve(path, seed, qdisc, sets, packet_log, text, unsets, varied)?;
+    let r = resolve(
+        path,
+        seed,
+        qdisc,
+        sets,
+        packet_log,
+        text,
+        unsets,
+        varied,
+        trace_flows,
+    )?;
     Ok(Resolved {
         toml: r.to_toml(),
         seed: r.seed,

@@ -113,6 +113,8 @@ pub struct ResolvedOutput {
     pub packet_log: Vec<String>,
     /// Directions whose discipline's state variables are recorded.
     pub trace: Vec<String>,
+    /// TCP flows (by index, ascending) whose sender state is sampled, each with its interval.
+    pub trace_flows: Vec<(usize, SimDuration)>,
 }
 
 /// A scenario with every value resolved and checked: what the simulator and the emulator are
@@ -211,6 +213,10 @@ impl ResolvedScenario {
                     "output.trace: no link direction named {name:?}"
                 )));
             }
+        }
+        for &(flow, every) in &self.output.trace_flows {
+            sim.trace_flow_state(flow, every)
+                .map_err(|e| BuildError::Invalid(format!("output.trace_flows: {e}")))?;
         }
         Ok(sim)
     }
@@ -583,6 +589,20 @@ fn resolved_toml(r: &ResolvedScenario) -> String {
     );
     output.insert("packet_log", value(names(&r.output.packet_log)));
     output.insert("trace", value(names(&r.output.trace)));
+    if !r.output.trace_flows.is_empty() {
+        let entries: Array = r
+            .output
+            .trace_flows
+            .iter()
+            .map(|&(flow, every)| {
+                let mut tb = toml_edit::InlineTable::new();
+                tb.insert("flow", (flow as i64).into());
+                tb.insert("every", every.to_string().into());
+                toml_edit::Value::InlineTable(tb)
+            })
+            .collect();
+        output.insert("trace_flows", value(entries));
+    }
     doc.insert("output", Item::Table(output));
 
     doc.to_string()

@@ -163,6 +163,19 @@ struct RawOutput {
     /// `aqmlab replay --trace`).
     #[serde(default)]
     trace: Vec<S>,
+    /// TCP flows whose sender state is sampled (`aqmlab.run(..., trace_flows=...)`,
+    /// `aqmlab run --trace-flow`): `[{ flow = 0, every = "10ms" }]`.
+    #[serde(default)]
+    trace_flows: Vec<RawTraceFlow>,
+}
+
+/// One entry of `[output] trace_flows`: a flow's index in the scenario and how often its
+/// sender state is sampled.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTraceFlow {
+    flow: Spanned<i64>,
+    every: S,
 }
 
 /// A link's settings: used for `[[links]]` entries, for `[dumbbell.bottleneck]`, and for the
@@ -242,6 +255,10 @@ pub struct Overrides {
     pub qdisc: Vec<(String, String)>,
     /// `--packet-log LINK`: log every packet through these link directions.
     pub packet_log: Vec<String>,
+    /// `--trace-flow FLOW=EVERY`: sample these TCP flows' sender state (`EVERY` a duration
+    /// such as `10ms`), beside the file's `[output] trace_flows`; an entry here replaces the
+    /// file's for the same flow.
+    pub trace_flows: Vec<(u64, String)>,
     /// Key paths of discipline parameters a `--set` wrote (`dumbbell.bottleneck.params.order`,
     /// or a whole `...params` table): a `--qdisc` swap drops the file's parameters, which belong
     /// to the discipline it named, but keeps these, given for the swapped-in one.

@@ -9,7 +9,7 @@
 //! does, in the same order.
 
 use super::*;
-use crate::resolved::{ResolvedDirection, ResolvedFlow};
+use crate::resolved::{FlowPlan, ResolvedDirection, ResolvedFlow};
 use crate::topology::Routes;
 
 /// A byte limit of a link direction: `(limit, span, key path)`.
@@ -73,7 +73,7 @@ pub(super) fn resolve_expanded(
     random |= flows_random;
     let flows: Vec<ResolvedFlow> = check_flows(&cx, planned, &nodes, &routes)?;
     check_buffers(&cx, &crossings, &limits, &dir_cfgs)?;
-    let output = output(&cx, raw.output.unwrap_or_default(), ov, &directions)?;
+    let output = output(&cx, raw.output.unwrap_or_default(), ov, &directions, &flows)?;
     let windows = windows(&cx, &raw.warmup, &raw.windows, duration)?;
     // The raw flows are done with (the resolved file is written from the typed flows).
     drop(std::mem::take(&mut raw.flows));
@@ -377,13 +377,15 @@ fn check_buffers(
     Ok(())
 }
 
-/// `[output]` with the command line's `--packet-log`: the series' format, and the directions
-/// logged and traced, in link order, each once (as the simulation keeps them).
+/// `[output]` with the command line's `--packet-log` and `--trace-flow`: the series' format, the
+/// directions logged and traced, in link order, each once (as the simulation keeps them), and
+/// the TCP flows whose sender state is sampled.
 fn output(
     cx: &Ctx<'_>,
     output: RawOutput,
     ov: &Overrides,
     directions: &[ResolvedDirection],
+    flows: &[ResolvedFlow],
 ) -> Result<ResolvedOutput, ScenarioError> {
     let csv = match &output.format {
         None => false,
@@ -455,7 +457,73 @@ fn output(
         csv,
         packet_log: chosen(&logged),
         trace: chosen(&traced),
+        trace_flows: trace_flows(cx, &output.trace_flows, ov, flows)?,
     })
+}
+
+/// The TCP flows whose sender state is sampled: the file's `[output] trace_flows` (a flow at
+/// most once), then `--trace-flow`, whose entry replaces the file's for the same flow; by index.
+fn trace_flows(
+    cx: &Ctx<'_>,
+    file: &[RawTraceFlow],
+    ov: &Overrides,
+    flows: &[ResolvedFlow],
+) -> Result<Vec<(usize, SimDuration)>, ScenarioError> {
+    let n = flows.len();
+    // A flow index that names a TCP flow of this scenario, or what is wrong with it.
+    let check = |flow: i64| -> Result<usize, String> {
+        let i = usize::try_from(flow)
+            .ok()
+            .filter(|&i| i < n)
+            .ok_or_else(|| {
+                format!("expected a flow index 0..{n} (the scenario has {n} flows), got {flow}")
+            })?;
+        match flows[i].plan {
+            FlowPlan::Tcp(_) => Ok(i),
+            FlowPlan::Udp(_) => Err(format!(
+                "flow {i} is a UDP flow: only a TCP flow has a sender state to sample"
+            )),
+        }
+    };
+    let positive = |d: SimDuration, what: &str| {
+        if d == SimDuration::ZERO {
+            Err(format!(
+                "expected a positive sampling interval, got {what:?}"
+            ))
+        } else {
+            Ok(d)
+        }
+    };
+    let mut chosen: Vec<(usize, SimDuration)> = Vec::new();
+    for (k, e) in file.iter().enumerate() {
+        let key = format!("output.trace_flows[{k}]");
+        let flow = check(*e.flow.get_ref())
+            .map_err(|m| cx.err(Some(e.flow.span()), format!("{key}.flow"), m))?;
+        if chosen.iter().any(|&(f, _)| f == flow) {
+            return Err(cx.err(
+                Some(e.flow.span()),
+                format!("{key}.flow"),
+                format!("flow {flow} is listed twice: expected each flow at most once"),
+            ));
+        }
+        let path = format!("{key}.every");
+        let every = cx.duration(&e.every, &path)?;
+        let every = positive(every, e.every.get_ref())
+            .map_err(|m| cx.err(Some(e.every.span()), path, m))?;
+        chosen.push((flow, every));
+    }
+    for (flow, text) in &ov.trace_flows {
+        let key = format!("--trace-flow {flow}={text}");
+        let flow = i64::try_from(*flow).unwrap_or(i64::MAX);
+        let flow = check(flow).map_err(|m| cx.err(None, key.clone(), m))?;
+        let every = units::parse_duration(text)
+            .map_err(|e| cx.err(None, key.clone(), e.to_string()))
+            .and_then(|d| positive(d, text).map_err(|m| cx.err(None, key.clone(), m)))?;
+        chosen.retain(|&(f, _)| f != flow);
+        chosen.push((flow, every));
+    }
+    chosen.sort_by_key(|&(f, _)| f);
+    Ok(chosen)
 }
 
 #[cfg(test)]
@@ -795,6 +863,92 @@ rate = "1Mbps"
         );
     }
 
+    /// `[output] trace_flows` and `--trace-flow`: a TCP flow's index, once in the file, the
+    /// command line's entry replacing the file's; errors name the key and say what was expected.
+    #[test]
+    fn trace_flows_name_tcp_flows_once() {
+        // Flow 0 is `TWO`'s UDP flow, flow 1 a TCP flow.
+        let tcp = "[[flows]]\nkind = \"tcp\"\nfrom = \"a\"\nto = \"b\"\n";
+        let run = |output: &str, cli: &[(u64, &str)]| {
+            let text = format!("{TWO}{tcp}[output]\n{output}\n");
+            let ov = Overrides {
+                trace_flows: cli.iter().map(|(f, e)| (*f, e.to_string())).collect(),
+                ..Default::default()
+            };
+            resolve_with_edits(&text, "t.toml", Path::new(""), "t", &[], &[], &ov)
+        };
+        let ms = SimDuration::from_millis;
+        let o = run("", &[]).unwrap().output;
+        assert!(o.trace_flows.is_empty());
+        let r = run("trace_flows = [{ flow = 1, every = \"10ms\" }]", &[]).unwrap();
+        assert_eq!(r.output.trace_flows, [(1, ms(10))]);
+        // Written to the resolved file, and read back the same.
+        let toml = r.to_toml();
+        assert!(
+            toml.contains("trace_flows = [{ flow = 1, every = \"10ms\" }]"),
+            "{toml}"
+        );
+        let again = resolve_with_edits(
+            &toml,
+            "r.toml",
+            Path::new(""),
+            "r",
+            &[],
+            &[],
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(again.output.trace_flows, [(1, ms(10))]);
+        // The command line's entry replaces the file's.
+        let o = run(
+            "trace_flows = [{ flow = 1, every = \"10ms\" }]",
+            &[(1, "2ms")],
+        )
+        .unwrap()
+        .output;
+        assert_eq!(o.trace_flows, [(1, ms(2))]);
+        let err = |output: &str, cli: &[(u64, &str)]| match run(output, cli) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{output} {cli:?} accepted"),
+        };
+        let e = err("trace_flows = [{ flow = 0, every = \"10ms\" }]", &[]);
+        assert!(
+            e.contains("output.trace_flows[0].flow") && e.contains("flow 0 is a UDP flow"),
+            "{e}"
+        );
+        let e = err("trace_flows = [{ flow = 2, every = \"10ms\" }]", &[]);
+        assert!(
+            e.contains("expected a flow index 0..2 (the scenario has 2 flows), got 2"),
+            "{e}"
+        );
+        let e = err("trace_flows = [{ flow = -1, every = \"10ms\" }]", &[]);
+        assert!(e.contains("got -1"), "{e}");
+        let e = err(
+            "trace_flows = [{ flow = 1, every = \"1ms\" }, { flow = 1, every = \"2ms\" }]",
+            &[],
+        );
+        assert!(
+            e.contains("output.trace_flows[1].flow") && e.contains("listed twice"),
+            "{e}"
+        );
+        let e = err("trace_flows = [{ flow = 1, every = \"0s\" }]", &[]);
+        assert!(
+            e.contains("output.trace_flows[0].every") && e.contains("positive"),
+            "{e}"
+        );
+        let e = err("trace_flows = [{ flow = 1, every = \"10\" }]", &[]);
+        assert!(e.contains("output.trace_flows[0].every"), "{e}");
+        let e = err("trace_flows = [{ flow = 1, often = \"10ms\" }]", &[]);
+        assert!(e.contains("often"), "{e}");
+        let e = err("", &[(0, "1ms")]);
+        assert!(
+            e.contains("--trace-flow 0=1ms") && e.contains("UDP flow"),
+            "{e}"
+        );
+        let e = err("", &[(1, "fast")]);
+        assert!(e.contains("--trace-flow 1=fast"), "{e}");
+    }
+
     #[test]
     fn output_keeps_logs_and_traces_in_link_order_once() {
         let (d, _, _) = dirs_of(TWO, &Overrides::default()).unwrap();
@@ -805,7 +959,7 @@ rate = "1Mbps"
                 packet_log: cli.iter().map(|s| s.to_string()).collect(),
                 ..Default::default()
             };
-            output(&c, raw.output.unwrap_or_default(), &ov, &d)
+            output(&c, raw.output.unwrap_or_default(), &ov, &d, &[])
         };
         let o = out(TWO, &[]).unwrap();
         assert_eq!((o.csv, o.packet_log.len(), o.trace.len()), (false, 0, 0));
