@@ -27,6 +27,7 @@ import sys
 import time
 from typing import Any
 
+from aqmlab.characterize import fig4
 from aqmlab.characterize.catalog import (
     Built,
     Template,
@@ -281,6 +282,7 @@ def characterize(
                     "section": str(t.meta["section"]),
                     "title": t.meta["title"],
                     "requirement": t.meta["requirement"],
+                    "requirement_basis": fig4.level(str(t.meta["section"]))[1],
                     "variant": "",
                     "status": "not run",
                     "reason": f"needs {t.needs}",
@@ -304,6 +306,7 @@ def characterize(
                         "section": b.section,
                         "title": b.title,
                         "requirement": b.requirement,
+                        "requirement_basis": fig4.level(b.section)[1],
                         "variant": b.variant,
                         "status": "not run",
                         "reason": "; ".join(skipped.values()),
@@ -336,6 +339,7 @@ def characterize(
                 "section": b.section,
                 "title": b.title,
                 "requirement": b.requirement,
+                "requirement_basis": fig4.level(b.section)[1],
                 "variant": b.variant,
                 "status": "run" if not errors else "failed",
                 "parameters": {
@@ -437,6 +441,7 @@ def _emulated_entry(
         "section": b.section,
         "title": b.title,
         "requirement": b.requirement,
+        "requirement_basis": fig4.level(b.section)[1],
         "variant": b.variant,
         "emulated": True,
         "status": "run" if not errors else "failed",

@@ -210,6 +210,51 @@ def _facts_html(q: str, bench: dict[str, Any] | None) -> str:
     )
 
 
+def _fig4_html(doc: dict[str, Any]) -> str:
+    """Every row of RFC 7928's Fig. 4 (:mod:`aqmlab.characterize.fig4`) with the scenarios
+    of this report that it covers, the rows no scenario runs, and the sections run that Fig. 4
+    gives no level."""
+    from aqmlab.characterize import fig4
+
+    by_row: dict[str, list[str]] = {}
+    silent: dict[str, list[str]] = {}
+    for e in doc["scenarios"]:
+        row = fig4.row_of(e["section"])
+        if row:
+            by_row.setdefault(row, []).append(e["id"])
+        else:
+            silent.setdefault(fig4.level(e["section"])[1], []).append(e["id"])
+    rows = []
+    for sec, lvl in fig4.BY_SECTION.items():
+        ids = by_row.get(sec, [])
+        ran = ", ".join(f'<a href="#{_e(i)}">{_e(i)}</a>' for i in ids) or "none in this report"
+        cond = f" ({_e(fig4.CONDITIONS[sec])})" if sec in fig4.CONDITIONS else ""
+        rows.append(
+            f'<tr><td class="l">§{_e(sec)}</td><td class="l">{lvl}{cond}</td>'
+            f'<td class="l">{ran}</td></tr>'
+        )
+    for lvl, topic, why in fig4.DISCUSSION:
+        rows.append(
+            f'<tr><td class="l">{_e(topic)}</td><td class="l">{lvl}</td>'
+            f'<td class="l">{_e(why)}</td></tr>'
+        )
+    for why, ids in silent.items():
+        ran = ", ".join(f'<a href="#{_e(i)}">{_e(i)}</a>' for i in ids)
+        rows.append(
+            f'<tr><td class="l">–</td><td class="l">not listed</td>'
+            f'<td class="l">{ran}: {_e(why)}</td></tr>'
+        )
+    return (
+        "<h2>RFC 7928 Fig. 4</h2><p>The requirement levels of RFC 7928's Fig. 4 (section 13) as "
+        "the project's reference notes give them (aqmlab/characterize/fig4.py; the RFC's own "
+        "text could not be read where aqmlab was built), the scenarios each row covers, and "
+        "what the report prints where Fig. 4 is silent: 'not listed', never a level of "
+        "aqmlab's own.</p>"
+        '<table><tr><th class="l">Fig. 4 row</th><th class="l">level</th>'
+        f'<th class="l">scenarios</th></tr>{"".join(rows)}</table>'
+    )
+
+
 def write_report(out: str) -> str:
     doc = _load(out)
     figdir = os.path.join(out, "figures")
@@ -222,7 +267,8 @@ def write_report(out: str) -> str:
         "<p>The characterization guidelines of RFC 7928 run on aqmlab's simulator: each scenario "
         "with every discipline, the same seeds, the same buffer. Means over seeds with their 95 % "
         "Student-t intervals in brackets (none with one seed). The requirement level is RFC "
-        "7928's (Fig. 4, section 13); 'not listed' where Fig. 4 gives none."
+        "7928's (Fig. 4, section 13), as the project's reference notes give it; 'not listed' "
+        "where Fig. 4 gives none (the section 'RFC 7928 Fig. 4' below lists every row)."
         + (
             " Rows marked (emulated) ran through aqmlab shell's emulated link with the "
             "kernel's TCP instead of the simulator's (docs/characterize.md, 'Emulated runs')."
@@ -269,7 +315,8 @@ def write_report(out: str) -> str:
             f'<tr><td class="l"><a href="#{_e(e["id"])}">§{_e(e["section"])}</a></td>'
             f'<td class="l">{_e(e["title"])}{" — " + _e(e["variant"]) if e["variant"] else ""}'
             f"{' <b>(emulated)</b>' if e.get('emulated') else ''}</td>"
-            f'<td class="l">{_e(e["requirement"])}</td><td class="l">{status}</td>'
+            f'<td class="l" title="{_e(e.get("requirement_basis", ""))}">'
+            f'{_e(e["requirement"])}</td><td class="l">{status}</td>'
             f"{''.join(cells)}</tr>"
         )
     body.append("<h2>Overview</h2>")
@@ -279,6 +326,7 @@ def write_report(out: str) -> str:
         + "".join(rows)
         + "</table>"
     )
+    body.append(_fig4_html(doc))
     not_run = [e for e in doc["scenarios"] if e["status"] == "not run"]
     if not_run:
         body.append("<h2>Not run</h2><ul>")
@@ -295,7 +343,8 @@ def write_report(out: str) -> str:
         body.append(
             f'<h3 id="{_e(e["id"])}">§{_e(e["section"])} {_e(e["title"])}'
             f"{' — ' + _e(e['variant']) if e['variant'] else ''}</h3>"
-            f"<p>Requirement (RFC 7928 Fig. 4): <b>{_e(e['requirement'])}</b>. "
+            f"<p>Requirement (RFC 7928 Fig. 4): <b>{_e(e['requirement'])}</b>"
+            f"{' (' + _e(e['requirement_basis']) + ')' if e.get('requirement_basis') else ''}. "
             f"Scenario file: <code>{_e(e['parameters'].get('scenario'))}</code>.</p>"
         )
         if e.get("emulated"):
