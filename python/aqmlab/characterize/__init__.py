@@ -185,8 +185,10 @@ def run_metrics(reduced: dict[str, Any], ratios: list[list[str]]) -> dict[str, A
 
 
 def statistics(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per metric over the runs (seeds): mean, the 95 % t interval and n (JSON-safe: null
-    where undefined)."""
+    """Per metric over the runs (seeds): mean, the 95 % t interval cut to the metric's range
+    (:mod:`aqmlab.characterize.bounds`; ``"clipped"`` names the ends cut) and n (JSON-safe:
+    null where undefined)."""
+    from aqmlab.characterize.bounds import clip
     from aqmlab.stats import mean_ci
 
     names: list[str] = []
@@ -196,11 +198,10 @@ def statistics(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     for k in names:
         vals = [r.get(k) for r in runs]
         mean, _, n, half = mean_ci([float(v) for v in vals if isinstance(v, (int, float))])
-        out[k] = {
-            "mean": _num(mean),
-            "ci95": [_num(mean - half), _num(mean + half)],
-            "n": n,
-        }
+        lo, hi, cut = clip(k, mean - half, mean + half)
+        out[k] = {"mean": _num(mean), "ci95": [_num(lo), _num(hi)], "n": n}
+        if cut:
+            out[k]["clipped"] = cut
     return out
 
 

@@ -115,7 +115,11 @@ def _cell(stat: dict[str, Any] | None) -> str:
     if not stat or stat.get("mean") is None:
         return "–"
     lo, hi = stat["ci95"]
-    ci = f" [{_num(lo, 3)}, {_num(hi, 3)}]" if lo is not None else ""
+    cut = stat.get("clipped") or []
+    # A bound cut to the metric's range (bounds.py) is marked with a dagger.
+    a = _num(lo, 3) + ("†" if "low" in cut else "")
+    b = _num(hi, 3) + ("†" if "high" in cut else "")
+    ci = f" [{a}, {b}]" if lo is not None else ""
     return f"{_num(stat['mean'], 4)}<small>{_e(ci)}</small>"
 
 
@@ -266,7 +270,10 @@ def write_report(out: str) -> str:
     body = [
         "<p>The characterization guidelines of RFC 7928 run on aqmlab's simulator: each scenario "
         "with every discipline, the same seeds, the same buffer. Means over seeds with their 95 % "
-        "Student-t intervals in brackets (none with one seed). The requirement level is RFC "
+        "Student-t intervals in brackets (none with one seed); a bound marked † is the t "
+        "interval's cut at the metric's range (a delay is not below 0, a ratio not above 1): "
+        "the true mean lies in the range, so the cut interval covers it as often as the t "
+        "interval does (aqmlab/characterize/bounds.py). The requirement level is RFC "
         "7928's (Fig. 4, section 13), as the project's reference notes give it; 'not listed' "
         "where Fig. 4 gives none (the section 'RFC 7928 Fig. 4' below lists every row)."
         + (
