@@ -136,6 +136,25 @@ def test_rtt_fairness_paths_have_the_rfcs_rtts():
     assert {5, 560, 100} <= seen
 
 
+def test_ecn_runs_every_rtt_fairness_rtt():
+    """RFC 7928 §4.5 replicates §6.2 with ECN: in full mode the same variants (category I and
+    every category II RTT), in quick mode a subset of them (category I)."""
+
+    def rtts(tid, quick):
+        t = _template(tid)
+        return {
+            v["name"]: build(t, v, 10e6, 0.1, quick).parameters["rtts_ms"]
+            for v in t.variants(quick)
+        }
+
+    full = rtts("4.5-ecn", False)
+    assert full == rtts("6.2-rtt-fairness", False)
+    assert sorted(r[1] for r in full.values()) == [5.0, 20.0, 50.0, 100.0, 200.0, 560.0]
+    quick = rtts("4.5-ecn", True)
+    assert quick == {"cat1": [100.0, 100.0]}
+    assert all(_built("4.5-ecn", v).ecn for v in full)
+
+
 def test_udp_rates_relative_to_capacity():
     # RFC 7928 §5.3: above the capacity alone; 0.5-1x beside NewReno.
     assert _built("5.3-udp-overload", "1.2x").scenario["flows"][0]["rate"] == "12000000bps"
@@ -438,6 +457,11 @@ def quick_dir(tmp_path_factory):
 def test_quick_suite_writes_every_scenario(quick_dir):
     doc = json.loads((quick_dir / "characterization.json").read_text())
     assert doc["disciplines"] == ["codel", "droptail"] and doc["quick"]
+    # Quick mode says which variants it left out (§4.5 runs category I only).
+    assert doc["quick_left_out"]["4.5-ecn"] == [
+        "cat2-5ms", "cat2-20ms", "cat2-50ms", "cat2-200ms", "cat2-560ms",
+    ]  # fmt: skip
+    assert "4.5-ecn: cat2-5ms, cat2-20ms" in (quick_dir / "report.html").read_text()
     ids = {e["id"] for e in doc["scenarios"]}
     for t in templates():
         assert any(i == t.id or i.startswith(t.id + "-") for i in ids), t.id

@@ -377,6 +377,13 @@ def characterize(
     }
     if only:
         entries = _merge(out, settings, chosen, entries, templates(catalog, scenarios))
+    # The variants quick mode leaves out, per template in the report (which says so).
+    present = {e["template"] for e in entries}
+    left_out = {
+        t.id: [str(v.get("name", "")) for v in t.variants() if v not in t.variants(True)]
+        for t in (templates(catalog, scenarios) if only else chosen)
+        if quick and t.id in present and len(t.variants(True)) < len(t.variants())
+    }
     doc = {
         "format_version": 1,
         "aqmlab_version": __version__,
@@ -385,6 +392,7 @@ def characterize(
         **settings,
         "wall_s": round(time.monotonic() - t_start, 1),
         "bench": measured,
+        "quick_left_out": left_out,
         "scenarios": entries,
     }
     with open(os.path.join(out, ".characterization.json.partial"), "w", encoding="utf-8") as f:

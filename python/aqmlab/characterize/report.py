@@ -326,6 +326,13 @@ def write_report(out: str) -> str:
             f'{_e(e["requirement"])}</td><td class="l">{status}</td>'
             f"{''.join(cells)}</tr>"
         )
+    if doc.get("quick_left_out"):
+        body.append(
+            "<p>Quick mode runs a subset of some scenarios' variants; left out here (the full "
+            "mode runs them): "
+            + "; ".join(f"{_e(t)}: {_e(', '.join(vs))}" for t, vs in doc["quick_left_out"].items())
+            + ".</p>"
+        )
     body.append("<h2>Overview</h2>")
     body.append(
         '<table><tr><th class="l">section</th><th class="l">scenario</th>'
