@@ -487,6 +487,18 @@ def test_quick_suite_writes_every_scenario(quick_dir):
             for m in ("goodput_mbps", "queue_delay_ms", "loss_ratio", "owd_ms"):
                 s = stats[m]
                 assert s["n"] == 2 and s["ci95"][0] <= s["mean"] <= s["ci95"][1], (e["id"], m)
+    # RFC 7928 §2.5-2.6's distributions: 101 quantiles per discipline, non-decreasing, over
+    # both seeds; no one-way delay per packet with two AQMs in a row (§10).
+    assert doc["quantile_p"] == [i / 100 for i in range(101)]
+    for e in doc["scenarios"]:
+        for q, ds in e.get("distributions", {}).items():
+            for name, d in ds.items():
+                assert len(d["quantiles"]) == 101 and d["n"] == 2, (e["id"], q, name)
+                assert all(a <= b for a, b in zip(d["quantiles"], d["quantiles"][1:]))
+    dm = next(e for e in doc["scenarios"] if e["id"] == "8.2.2-mild")["distributions"]
+    assert set(dm["codel"]) == {"queue_delay_ms", "owd_ms", "pdv_ms", "goodput_10rtt_mbps"}
+    two = next(e for e in doc["scenarios"] if e["id"] == "10.2-two-aqms-same")["distributions"]
+    assert "owd_ms" not in two["codel"] and "pdv_ms" in two["codel"]
     # CoDel holds a shorter queue than tail drop where TCP fills the buffer.
     mild = next(e for e in doc["scenarios"] if e["id"] == "8.2.2-mild")["results"]
     assert mild["codel"]["queue_delay_ms"]["mean"] < mild["droptail"]["queue_delay_ms"]["mean"] / 2
@@ -538,6 +550,7 @@ def test_quick_report_is_self_contained(quick_dir):
     refs = re.findall(r'(?:src|href)\s*=\s*"([^"#]+)"', page)
     assert refs and all(r.startswith("data:image/png;base64,") for r in refs)
     words = ("must", "may", "LEDBAT", "Implementation cost", "codel", "droptail")
+    words += ("RFC 7928 Fig. 4", "goodput per flow per 10·minRTT sample, median")
     for word in words + ("web page completion time", "adaptive video: time rebuffering"):
         assert word in page, word
     # RFC 7928 §11: --bench's measurements are in the JSON and shown per discipline.

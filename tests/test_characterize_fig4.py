@@ -22,7 +22,7 @@ NOTES = {
 
 
 def test_the_table_is_the_reference_notes():
-    assert fig4.BY_SECTION == {s: lvl for lvl, ss in NOTES.items() for s in ss}
+    assert {s: lvl for lvl, ss in NOTES.items() for s in ss} == fig4.BY_SECTION
     assert [(lvl, topic) for lvl, topic, _ in fig4.DISCUSSION] == [
         ("should", "scheduling"),
         ("should", "parameter sensitivity"),
@@ -84,8 +84,8 @@ def test_the_reports_fig4_section_lists_every_row():
     ]
     page = _fig4_html({"scenarios": entries})
     for sec in fig4.BY_SECTION:
-        assert f"<td class=\"l\">§{sec}</td>" in page, sec
-    assert page.count("<td class=\"l\">should</td>") == 2
+        assert f'<td class="l">§{sec}</td>' in page, sec
+    assert page.count('<td class="l">should</td>') == 2
     # §5.1's row holds the §5.1.2 scenario; the silent sections are listed with why.
     row51 = page.split("§5.1</td>", 1)[1].split("</tr>", 1)[0]
     assert "5.1.2-app-limited-iw3" in row51

@@ -37,6 +37,7 @@ from aqmlab.characterize.catalog import (
     seconds,
     templates,
 )
+from aqmlab.characterize.measures import CDF_POINTS
 from aqmlab.exceptions import AqmlabError, ScenarioError
 
 DEFAULT_RATE = "10Mbps"
@@ -205,6 +206,25 @@ def statistics(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def distributions(reduced: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per distribution of :data:`measures.CDFS` (queueing delay, one-way delay, PDV, goodput
+    per 10·minRTT sample), the quantiles at p = 0, 0.01, ..., 1 averaged over the runs
+    (seeds) that have it, and how many did: ``{"quantiles": [...], "n": runs}``; left out
+    where no run has it."""
+    from aqmlab.characterize.measures import CDFS
+
+    out = {}
+    for name, key in CDFS.items():
+        qs = [r[key] for r in reduced if r.get(key)]
+        if qs:
+            k = len(qs[0])
+            out[name] = {
+                "quantiles": [math.fsum(q[i] for q in qs) / len(qs) for i in range(k)],
+                "n": len(qs),
+            }
+    return out
+
+
 def _num(v: float) -> float | None:
     return None if v is None or math.isnan(v) else float(v)
 
@@ -320,6 +340,7 @@ def characterize(
             folder = os.path.join(out, "runs", name)
             res = run_sweep(spec, folder, jobs=jobs, dask=dask, progress=progress, command=command)
             results: dict[str, Any] = {}
+            dists: dict[str, Any] = {}
             runs: dict[str, list[str]] = {}
             errors: dict[str, str] = {}
             for q in cases:
@@ -329,11 +350,13 @@ def characterize(
                     errors[q] = str(bad["error"].iloc[0])
                 ok = rows[rows["error"].isna()]
                 runs[q] = [str(k) for k in ok["run"]]
-                metrics = []
+                metrics, reduced_runs = [], []
                 for key in runs[q]:
                     reduced = Run(os.path.join(folder, "runs", key)).reduced
                     metrics.append(run_metrics(reduced, b.ratios))
+                    reduced_runs.append(reduced)
                 results[q] = statistics(metrics)
+                dists[q] = distributions(reduced_runs)
             entry = {
                 "id": name,
                 "template": t.id,
@@ -350,6 +373,7 @@ def characterize(
                     "seeds": seed_list,
                 },
                 "results": results,
+                "distributions": dists,
                 "runs": {
                     q: [os.path.join("runs", name, "runs", k) for k in ks] for q, ks in runs.items()
                 },
@@ -393,6 +417,7 @@ def characterize(
         "wall_s": round(time.monotonic() - t_start, 1),
         "bench": measured,
         "quick_left_out": left_out,
+        "quantile_p": [i / (CDF_POINTS - 1) for i in range(CDF_POINTS)],
         "scenarios": entries,
     }
     with open(os.path.join(out, ".characterization.json.partial"), "w", encoding="utf-8") as f:

@@ -28,7 +28,6 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
             "queue_delay_p99_ms",
             "max_backlog_pkts",
             "owd_ms",
-            "owd_p99_ms",
             "pdv_p99_ms",
             "jitter_ms",
             "fct_s",

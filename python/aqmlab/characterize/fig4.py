@@ -47,8 +47,8 @@ DISCUSSION = [
     (
         "should",
         "parameter sensitivity",
-        "no scenario: each discipline's parameters as run, which are auto-derived or adapted "
-        "(RFC 7928 §12) are under 'Disciplines'; --param reruns with other values, and "
+        "no scenario: 'Disciplines' gives each discipline's parameters as run and which of "
+        "them are auto-derived or adapted (RFC 7928 §12); --param reruns with other values, "
         "`aqmlab sweep` varies one",
     ),
 ]

@@ -29,6 +29,9 @@ METRICS = [
     ("utilization", "bottleneck utilization"),
     ("jain_goodput", "Jain's index of goodputs"),
     ("jain_10rtt", "Jain's index per 10·minRTT sample"),
+    ("goodput_10rtt_p10_mbps", "goodput per flow per 10·minRTT sample, p10 (Mb/s)"),
+    ("goodput_10rtt_p50_mbps", "goodput per flow per 10·minRTT sample, median (Mb/s)"),
+    ("goodput_10rtt_p90_mbps", "goodput per flow per 10·minRTT sample, p90 (Mb/s)"),
     ("loss_ratio", "loss ratio at the bottleneck"),
     ("mark_ratio", "CE-mark ratio at the bottleneck"),
     ("loss_gap_ms", "interval between losses (ms)"),
@@ -60,15 +63,33 @@ def _reduced(out: str, run: str) -> dict[str, Any]:
     return Run(os.path.join(out, run)).reduced
 
 
+#: The report's CDF panels: (distribution in ``characterization.json``, x label, title, x
+#: scale).
+CDF_PANELS = [
+    ("goodput_10rtt_mbps", "goodput per flow per 10·minRTT sample (Mb/s)", "goodput samples",
+     "linear"),
+    ("queue_delay_ms", "queueing delay at the bottleneck (ms)", "queueing delay", "symlog"),
+    ("owd_ms", "one-way delay of data packets (ms)", "one-way delay", "linear"),
+    ("pdv_ms", "PDV: one-way delay − the flow's least (ms)", "PDV (RFC 5481)", "symlog"),
+]  # fmt: skip
+
+
 def _figure(out: str, entry: dict[str, Any], figdir: str) -> list[str]:
-    """Delay-goodput with the 1−ε ellipses (RFC 7928 §2.7) beside the queueing delay's CDF."""
+    """Delay-goodput with the 1−ε ellipses (RFC 7928 §2.7), then the CDFs (§2.5-2.6) of the
+    goodput samples every 10·minRTT, the queueing delay, the one-way delay and the PDV."""
     import numpy as np
 
     from aqmlab.characterize.measures import ellipse, gaussian_fit
     from aqmlab.plot import _plt, _save
 
     plt = _plt()
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig = plt.figure(figsize=(13, 8))
+    grid = fig.add_gridspec(2, 6)
+    ax = fig.add_subplot(grid[0, 0:3])
+    cdf_axes = [fig.add_subplot(grid[0, 3:6])] + [
+        fig.add_subplot(grid[1, 2 * i : 2 * i + 2]) for i in range(3)
+    ]
+    dists = entry.get("distributions", {})
     for i, (q, runs) in enumerate(entry.get("runs", {}).items()):
         color = f"C{i}"
         reduced = [_reduced(out, r) for r in runs]
@@ -89,11 +110,12 @@ def _figure(out: str, entry: dict[str, Any], figdir: str) -> list[str]:
                 mean, cov = gaussian_fit(pts)
                 ring = ellipse(mean, cov, eps=0.05)
                 ax.plot([p[0] for p in ring], [p[1] for p in ring], color=color, lw=1.2)
-        cdfs = [r["sojourn_cdf_ms"] for r in reduced if r["sojourn_cdf_ms"]]
-        if cdfs:
-            # The quantiles averaged over seeds (each seed's CDF weighs the same).
-            qv = np.mean(np.asarray(cdfs), axis=0)
-            bx.plot(qv, np.linspace(0, 1, len(qv)), color=color, label=q)
+        for bx, (name, *_) in zip(cdf_axes, CDF_PANELS):
+            d = dists.get(q, {}).get(name)
+            if d:
+                # The quantiles averaged over seeds (each seed's CDF weighs the same).
+                qv = np.asarray(d["quantiles"])
+                bx.plot(qv, np.linspace(0, 1, len(qv)), color=color, label=f"{q} ({d['n']} runs)")
     ax.set(
         xlabel="mean one-way delay above the propagation delay (ms)",
         ylabel="goodput per flow (Mb/s)",
@@ -101,10 +123,16 @@ def _figure(out: str, entry: dict[str, Any], figdir: str) -> list[str]:
     )
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    bx.set(xlabel="queueing delay at the bottleneck (ms)", ylabel="CDF", title="queueing delay")
-    bx.set_xscale("symlog", linthresh=1.0)
-    bx.grid(True, alpha=0.3)
-    bx.legend(fontsize=8)
+    for bx, (_, xlabel, title, scale) in zip(cdf_axes, CDF_PANELS):
+        bx.set(xlabel=xlabel, ylabel="CDF", title=title)
+        if scale == "symlog":
+            bx.set_xscale("symlog", linthresh=1.0)
+        bx.grid(True, alpha=0.3)
+        if bx.lines:
+            bx.legend(fontsize=8)
+        else:
+            bx.text(0.5, 0.5, "not measured here", ha="center", va="center",
+                    transform=bx.transAxes)  # fmt: skip
     fig.suptitle(f"RFC 7928 §{entry['section']}: {entry['id']}", fontsize=10)
     fig.tight_layout()
     files = _save(fig, figdir, entry["id"].replace("/", "_"))
