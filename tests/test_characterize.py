@@ -136,6 +136,25 @@ def test_rtt_fairness_paths_have_the_rfcs_rtts():
     assert {5, 560, 100} <= seen
 
 
+def test_ecn_runs_every_rtt_fairness_rtt():
+    """RFC 7928 §4.5 replicates §6.2 with ECN: in full mode the same variants (category I and
+    every category II RTT), in quick mode a subset of them (category I)."""
+
+    def rtts(tid, quick):
+        t = _template(tid)
+        return {
+            v["name"]: build(t, v, 10e6, 0.1, quick).parameters["rtts_ms"]
+            for v in t.variants(quick)
+        }
+
+    full = rtts("4.5-ecn", False)
+    assert full == rtts("6.2-rtt-fairness", False)
+    assert sorted(r[1] for r in full.values()) == [5.0, 20.0, 50.0, 100.0, 200.0, 560.0]
+    quick = rtts("4.5-ecn", True)
+    assert quick == {"cat1": [100.0, 100.0]}
+    assert all(_built("4.5-ecn", v).ecn for v in full)
+
+
 def test_udp_rates_relative_to_capacity():
     # RFC 7928 §5.3: above the capacity alone; 0.5-1x beside NewReno.
     assert _built("5.3-udp-overload", "1.2x").scenario["flows"][0]["rate"] == "12000000bps"
@@ -438,6 +457,11 @@ def quick_dir(tmp_path_factory):
 def test_quick_suite_writes_every_scenario(quick_dir):
     doc = json.loads((quick_dir / "characterization.json").read_text())
     assert doc["disciplines"] == ["codel", "droptail"] and doc["quick"]
+    # Quick mode says which variants it left out (§4.5 runs category I only).
+    assert doc["quick_left_out"]["4.5-ecn"] == [
+        "cat2-5ms", "cat2-20ms", "cat2-50ms", "cat2-200ms", "cat2-560ms",
+    ]  # fmt: skip
+    assert "4.5-ecn: cat2-5ms, cat2-20ms" in (quick_dir / "report.html").read_text()
     ids = {e["id"] for e in doc["scenarios"]}
     for t in templates():
         assert any(i == t.id or i.startswith(t.id + "-") for i in ids), t.id
@@ -463,6 +487,18 @@ def test_quick_suite_writes_every_scenario(quick_dir):
             for m in ("goodput_mbps", "queue_delay_ms", "loss_ratio", "owd_ms"):
                 s = stats[m]
                 assert s["n"] == 2 and s["ci95"][0] <= s["mean"] <= s["ci95"][1], (e["id"], m)
+    # RFC 7928 §2.5-2.6's distributions: 101 quantiles per discipline, non-decreasing, over
+    # both seeds; no one-way delay per packet with two AQMs in a row (§10).
+    assert doc["quantile_p"] == [i / 100 for i in range(101)]
+    for e in doc["scenarios"]:
+        for q, ds in e.get("distributions", {}).items():
+            for name, d in ds.items():
+                assert len(d["quantiles"]) == 101 and d["n"] == 2, (e["id"], q, name)
+                assert all(a <= b for a, b in zip(d["quantiles"], d["quantiles"][1:]))
+    dm = next(e for e in doc["scenarios"] if e["id"] == "8.2.2-mild")["distributions"]
+    assert set(dm["codel"]) == {"queue_delay_ms", "owd_ms", "pdv_ms", "goodput_10rtt_mbps"}
+    two = next(e for e in doc["scenarios"] if e["id"] == "10.2-two-aqms-same")["distributions"]
+    assert "owd_ms" not in two["codel"] and "pdv_ms" in two["codel"]
     # CoDel holds a shorter queue than tail drop where TCP fills the buffer.
     mild = next(e for e in doc["scenarios"] if e["id"] == "8.2.2-mild")["results"]
     assert mild["codel"]["queue_delay_ms"]["mean"] < mild["droptail"]["queue_delay_ms"]["mean"] / 2
@@ -514,6 +550,7 @@ def test_quick_report_is_self_contained(quick_dir):
     refs = re.findall(r'(?:src|href)\s*=\s*"([^"#]+)"', page)
     assert refs and all(r.startswith("data:image/png;base64,") for r in refs)
     words = ("must", "may", "LEDBAT", "Implementation cost", "codel", "droptail")
+    words += ("RFC 7928 Fig. 4", "goodput per flow per 10·minRTT sample, median")
     for word in words + ("web page completion time", "adaptive video: time rebuffering"):
         assert word in page, word
     # RFC 7928 §11: --bench's measurements are in the JSON and shown per discipline.

@@ -27,6 +27,7 @@ import sys
 import time
 from typing import Any
 
+from aqmlab.characterize import fig4
 from aqmlab.characterize.catalog import (
     Built,
     Template,
@@ -36,6 +37,7 @@ from aqmlab.characterize.catalog import (
     seconds,
     templates,
 )
+from aqmlab.characterize.measures import CDF_POINTS
 from aqmlab.exceptions import AqmlabError, ScenarioError
 
 DEFAULT_RATE = "10Mbps"
@@ -184,8 +186,10 @@ def run_metrics(reduced: dict[str, Any], ratios: list[list[str]]) -> dict[str, A
 
 
 def statistics(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per metric over the runs (seeds): mean, the 95 % t interval and n (JSON-safe: null
-    where undefined)."""
+    """Per metric over the runs (seeds): mean, the 95 % t interval cut to the metric's range
+    (:mod:`aqmlab.characterize.bounds`; ``"clipped"`` names the ends cut) and n (JSON-safe:
+    null where undefined)."""
+    from aqmlab.characterize.bounds import clip
     from aqmlab.stats import mean_ci
 
     names: list[str] = []
@@ -195,11 +199,29 @@ def statistics(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     for k in names:
         vals = [r.get(k) for r in runs]
         mean, _, n, half = mean_ci([float(v) for v in vals if isinstance(v, (int, float))])
-        out[k] = {
-            "mean": _num(mean),
-            "ci95": [_num(mean - half), _num(mean + half)],
-            "n": n,
-        }
+        lo, hi, cut = clip(k, mean - half, mean + half)
+        out[k] = {"mean": _num(mean), "ci95": [_num(lo), _num(hi)], "n": n}
+        if cut:
+            out[k]["clipped"] = cut
+    return out
+
+
+def distributions(reduced: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per distribution of :data:`measures.CDFS` (queueing delay, one-way delay, PDV, goodput
+    per 10·minRTT sample), the quantiles at p = 0, 0.01, ..., 1 averaged over the runs
+    (seeds) that have it, and how many did: ``{"quantiles": [...], "n": runs}``; left out
+    where no run has it."""
+    from aqmlab.characterize.measures import CDFS
+
+    out = {}
+    for name, key in CDFS.items():
+        qs = [r[key] for r in reduced if r.get(key)]
+        if qs:
+            k = len(qs[0])
+            out[name] = {
+                "quantiles": [math.fsum(q[i] for q in qs) / len(qs) for i in range(k)],
+                "n": len(qs),
+            }
     return out
 
 
@@ -281,6 +303,7 @@ def characterize(
                     "section": str(t.meta["section"]),
                     "title": t.meta["title"],
                     "requirement": t.meta["requirement"],
+                    "requirement_basis": fig4.level(str(t.meta["section"]))[1],
                     "variant": "",
                     "status": "not run",
                     "reason": f"needs {t.needs}",
@@ -304,6 +327,7 @@ def characterize(
                         "section": b.section,
                         "title": b.title,
                         "requirement": b.requirement,
+                        "requirement_basis": fig4.level(b.section)[1],
                         "variant": b.variant,
                         "status": "not run",
                         "reason": "; ".join(skipped.values()),
@@ -316,6 +340,7 @@ def characterize(
             folder = os.path.join(out, "runs", name)
             res = run_sweep(spec, folder, jobs=jobs, dask=dask, progress=progress, command=command)
             results: dict[str, Any] = {}
+            dists: dict[str, Any] = {}
             runs: dict[str, list[str]] = {}
             errors: dict[str, str] = {}
             for q in cases:
@@ -325,17 +350,20 @@ def characterize(
                     errors[q] = str(bad["error"].iloc[0])
                 ok = rows[rows["error"].isna()]
                 runs[q] = [str(k) for k in ok["run"]]
-                metrics = []
+                metrics, reduced_runs = [], []
                 for key in runs[q]:
                     reduced = Run(os.path.join(folder, "runs", key)).reduced
                     metrics.append(run_metrics(reduced, b.ratios))
+                    reduced_runs.append(reduced)
                 results[q] = statistics(metrics)
+                dists[q] = distributions(reduced_runs)
             entry = {
                 "id": name,
                 "template": t.id,
                 "section": b.section,
                 "title": b.title,
                 "requirement": b.requirement,
+                "requirement_basis": fig4.level(b.section)[1],
                 "variant": b.variant,
                 "status": "run" if not errors else "failed",
                 "parameters": {
@@ -345,6 +373,7 @@ def characterize(
                     "seeds": seed_list,
                 },
                 "results": results,
+                "distributions": dists,
                 "runs": {
                     q: [os.path.join("runs", name, "runs", k) for k in ks] for q, ks in runs.items()
                 },
@@ -372,6 +401,13 @@ def characterize(
     }
     if only:
         entries = _merge(out, settings, chosen, entries, templates(catalog, scenarios))
+    # The variants quick mode leaves out, per template in the report (which says so).
+    present = {e["template"] for e in entries}
+    left_out = {
+        t.id: [str(v.get("name", "")) for v in t.variants() if v not in t.variants(True)]
+        for t in (templates(catalog, scenarios) if only else chosen)
+        if quick and t.id in present and len(t.variants(True)) < len(t.variants())
+    }
     doc = {
         "format_version": 1,
         "aqmlab_version": __version__,
@@ -380,6 +416,8 @@ def characterize(
         **settings,
         "wall_s": round(time.monotonic() - t_start, 1),
         "bench": measured,
+        "quick_left_out": left_out,
+        "quantile_p": [i / (CDF_POINTS - 1) for i in range(CDF_POINTS)],
         "scenarios": entries,
     }
     with open(os.path.join(out, ".characterization.json.partial"), "w", encoding="utf-8") as f:
@@ -437,6 +475,7 @@ def _emulated_entry(
         "section": b.section,
         "title": b.title,
         "requirement": b.requirement,
+        "requirement_basis": fig4.level(b.section)[1],
         "variant": b.variant,
         "emulated": True,
         "status": "run" if not errors else "failed",

@@ -2,7 +2,8 @@
 made concrete for a bottleneck rate and base RTT (``docs/characterize.md`` describes the format).
 
 A template is an aqmlab scenario plus a ``[characterize]`` table (id, RFC 7928 section, title,
-requirement level, durations, per-sender RTTs, congestion level, variants). Values of the
+requirement level (checked against RFC 7928 Fig. 4's table, :mod:`aqmlab.characterize.fig4`),
+durations, per-sender RTTs, congestion level, variants). Values of the
 scenario written as ``"$name"`` are filled in by :func:`build`:
 
 * ``$rate`` the bottleneck rate, ``$rate*F`` F times it (``"$rate*1.5"``);
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+from aqmlab.characterize import fig4
 from aqmlab.exceptions import ScenarioError
 from aqmlab.sweepspec import _toml_loads
 
@@ -41,8 +43,8 @@ PACKET_BYTES = 1500
 #: Every path's sender link and bottleneck delay (one way).
 ACCESS_DELAY_S = 0.001
 BOTTLENECK_DELAY_S = 0.001
-#: Requirement levels, as RFC 7928's Fig. 4 words them.
-LEVELS = ("must", "should", "recommended", "may", "not listed")
+#: Requirement levels, as RFC 7928's Fig. 4 words them (the table is in ``fig4.py``).
+LEVELS = fig4.LEVELS
 
 _UNITS_S = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 _UNITS_BPS = {"bps": 1.0, "kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9}
@@ -138,6 +140,12 @@ def load(path: str) -> Template:
         raise ScenarioError(
             f"{path}: characterize.requirement: expected one of {', '.join(LEVELS)}, "
             f"got {meta['requirement']!r}"
+        )
+    expected, basis = fig4.level(str(meta["section"]))
+    if meta["requirement"] != expected:
+        raise ScenarioError(
+            f"{path}: characterize.requirement {meta['requirement']!r} for §{meta['section']}: "
+            f"expected {expected!r} ({basis})"
         )
     if not meta.get("needs") and not doc:
         raise ScenarioError(f"{path}: a template without `needs` must hold a scenario")

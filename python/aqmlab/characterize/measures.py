@@ -17,8 +17,10 @@ Definitions, where the RFC leaves a choice (stated again in the report):
   bottleneck to its first data packet leaving it (a handshake's round trip, plus any SYN loss).
 * **goodput sampled every 10·minRTT** (§2.5): the time series' bin is set to 10·minRTT; the
   short-term fairness is Jain's index over the long-lived TCP flows present through each bin
-  (seen at the bottleneck before and after it), averaged over the bins. The long-lived flows
-  (bulk, or transfers back to back in one connection) also make Jain's index of goodputs.
+  (seen at the bottleneck before and after it), averaged over the bins. Each such flow and
+  bin is also a goodput sample (Mb/s): their per-flow series, their CDF and their p10, median
+  and p90 over the run. The long-lived flows (bulk, or transfers back to back in one
+  connection) also make Jain's index of goodputs.
 * a flow counts in a loss event's share when it has been seen at the bottleneck before the
   event's start and after it (flows come and go in §8.2.5).
 * **delay above minRTT** (§2.7): a flow's mean one-way delay less its one-way propagation delay.
@@ -29,8 +31,18 @@ Definitions, where the RFC leaves a choice (stated again in the report):
 * **adaptive video** (``app = "video"``, ``docs/models/video.md``): the mean of the chosen
   segment bitrates, the time spent rebuffering (the playout buffer dry after playback began)
   and the number of bitrate switches, over the whole run.
-* **packet delay variation** (§2.6, RFC 5481's PDV): per flow, the 99th percentile of its
-  queueing delay at the bottleneck less its minimum (the rest of the path adds a constant).
+* **packet delay variation** (§2.6, RFC 5481 §4.2's PDV, D(i) − D(min)): per flow, each
+  data packet's one-way delay less the least one-way delay of the flow's data packets after
+  the warm-up; ``pdv_p99_ms`` is its 99th percentile, averaged over flows. Only the
+  bottleneck's queue varies (the rest of the path adds a constant per flow).
+* **one-way delay per packet** (§2.6, for its CDF): a data packet's sojourn at the
+  bottleneck plus its flow's constant rest of the path, the constant set so that the flow's
+  mean equals its receiver's measured mean (:func:`packet_delays`); not drawn with two AQMs in
+  a row (§10), whose first queue the bottleneck's log does not see.
+* **CDFs** (§2.6): the bottleneck's queueing delay (every packet), one-way delay and PDV
+  (every data packet, all flows pooled), and the goodput samples of every 10·minRTT (one per
+  long-lived flow present through the bin): each run keeps 101 quantiles (p = 0, 0.01, ...,
+  1); a discipline's CDF averages them over its seeds (each seed weighs the same).
 """
 
 from __future__ import annotations
@@ -47,8 +59,16 @@ LINK = "bottleneck"
 FIRST_AQM = "aqm1"
 #: Bytes of a packet with no payload (SYN, pure ACK): IPv4 + TCP headers.
 HEADER_BYTES = 40
-#: Quantiles of the queueing delay kept per run for the CDF figure.
+#: Quantiles of each distribution kept per run (at p = 0, 0.01, ..., 1) for the CDFs.
 CDF_POINTS = 101
+#: The distributions of a run's ``reduced.json`` that ``characterization.json`` and the
+#: report's CDFs give: name there → key here.
+CDFS = {
+    "queue_delay_ms": "sojourn_cdf_ms",
+    "owd_ms": "owd_cdf_ms",
+    "pdv_ms": "pdv_cdf_ms",
+    "goodput_10rtt_mbps": "goodput_10rtt_cdf_mbps",
+}
 
 
 # --- loss events, synchronization, gaps ---------------------------------------------------------
@@ -317,13 +337,15 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
             starts.append((int(data.min()) - arr) / 1e9)
     m["startup_s"] = math.fsum(starts) / len(starts) if starts else None
     pw = pk[pk["t_ns"] >= t0]
-    pdv = []
-    for _, g in pw.groupby("flow"):
-        if len(g) >= 2:
-            s = g["sojourn_ns"].to_numpy()
-            pdv.append((float(np.quantile(s, 0.99)) - float(s.min())) / 1e6)
-    m["pdv_p99_ms"] = math.fsum(pdv) / len(pdv) if pdv else None
+    owd, pdv = packet_delays(pk, flows, t0)
+    m["pdv_p99_ms"] = (
+        math.fsum(float(np.quantile(v, 0.99)) for v in pdv.values()) / len(pdv) if pdv else None
+    )
     cdf = _quantiles(pw["sojourn_ns"].to_numpy() / 1e6, CDF_POINTS)
+    pooled_pdv = np.concatenate(list(pdv.values())) if pdv else np.array([])
+    # With two AQMs in a row (§10) the first link's queue is not in the bottleneck's log: no
+    # one-way delay per packet there.
+    pooled_owd = np.concatenate(list(owd.values())) if owd and first is None else np.array([])
     m.update(_per_rate(resolved, pw, warmup))
     m.update(per_level(summary))
 
@@ -331,18 +353,69 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     fl = run.arrow("flows").to_pandas()
     fl = fl[(fl["t_s"] >= warmup) & fl["flow"].isin(greedy)]
     short = []
+    bins: list[float] = []
+    per_flow: dict[int, dict[float, float]] = {}
     for t, g in fl.groupby("t_s"):
         # The flows seen at the bottleneck from before the bin to after it.
         live = [
-            b
+            (int(f), b)
             for f, b in zip(g["flow"], g["delivered_bytes"])
             if spans.get(int(f), (math.inf, -math.inf))[0] <= t and spans[int(f)][1] >= t + bin_s
         ]
-        short.append(jain(live))
+        short.append(jain([b for _, b in live]))
+        bins.append(float(t))
+        for f, b in live:
+            per_flow.setdefault(f, {})[float(t)] = 8 * float(b) / bin_s / 1e6
     short = [j for j in short if j is not None]
     m["jain_10rtt"] = math.fsum(short) / len(short) if short else None
+    samples = np.array([g for series in per_flow.values() for g in series.values()])
+    for pct in (10, 50, 90):
+        m[f"goodput_10rtt_p{pct}_mbps"] = (
+            float(np.quantile(samples, pct / 100)) if len(samples) else None
+        )
     m["min_rtt_ms"] = 1e3 * min_rtt
-    return {"metrics": m, "points": points, "sojourn_cdf_ms": cdf}
+    return {
+        "metrics": m,
+        "points": points,
+        "sojourn_cdf_ms": cdf,
+        "owd_cdf_ms": _quantiles(pooled_owd, CDF_POINTS),
+        "pdv_cdf_ms": _quantiles(pooled_pdv, CDF_POINTS),
+        "goodput_10rtt_cdf_mbps": _quantiles(samples, CDF_POINTS),
+        "goodput_10rtt": {
+            "bin_s": bin_s,
+            "t_s": bins,
+            "flows": {str(f): [v.get(t) for t in bins] for f, v in sorted(per_flow.items())},
+        },
+    }
+
+
+def packet_delays(
+    pk: Any, flows: list[dict[str, Any]], t0_ns: int
+) -> tuple[dict[int, Any], dict[int, Any]]:
+    """Per flow, its data packets' one-way delay and PDV (ms) after the warm-up ``t0_ns``,
+    from their sojourn at the bottleneck (``pk``: the bottleneck's packet log).
+
+    The data packets are the flow's packets longer than a bare header (no SYN, no ACK: a
+    flow whose data goes the other way has none here). A packet's one-way delay is its
+    sojourn plus a constant per flow (propagation and transmission), set so that the flow's
+    mean over the whole run equals its receiver's mean one-way delay (the summary's, exact):
+    a queue elsewhere on the path (the 1-Gb/s access links) is in that constant, not in the
+    spread. Its PDV is RFC 5481 §4.2's: D(i) − D(min), the least one-way delay of the flow's
+    packets after the warm-up as reference, which the constant cancels out of (sojourn less
+    the least sojourn). Flows with fewer than two such packets are left out."""
+    owd: dict[int, Any] = {}
+    pdv: dict[int, Any] = {}
+    data = pk[pk["size"] > HEADER_BYTES]
+    for fid, g in data.groupby("flow"):
+        f = flows[int(fid)]
+        mean = (f.get("one_way_delay_ms") or {}).get("mean")
+        soj = g["sojourn_ns"].to_numpy() / 1e6
+        after = soj[g["t_ns"].to_numpy() >= t0_ns]
+        if mean is None or len(after) < 2:
+            continue
+        owd[int(fid)] = after + (mean - float(soj.mean()))
+        pdv[int(fid)] = after - float(after.min())
+    return owd, pdv
 
 
 def _per_rate(resolved: dict[str, Any], pw: Any, warmup: float) -> dict[str, Any]:

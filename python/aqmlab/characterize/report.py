@@ -29,6 +29,9 @@ METRICS = [
     ("utilization", "bottleneck utilization"),
     ("jain_goodput", "Jain's index of goodputs"),
     ("jain_10rtt", "Jain's index per 10·minRTT sample"),
+    ("goodput_10rtt_p10_mbps", "goodput per flow per 10·minRTT sample, p10 (Mb/s)"),
+    ("goodput_10rtt_p50_mbps", "goodput per flow per 10·minRTT sample, median (Mb/s)"),
+    ("goodput_10rtt_p90_mbps", "goodput per flow per 10·minRTT sample, p90 (Mb/s)"),
     ("loss_ratio", "loss ratio at the bottleneck"),
     ("mark_ratio", "CE-mark ratio at the bottleneck"),
     ("loss_gap_ms", "interval between losses (ms)"),
@@ -60,15 +63,33 @@ def _reduced(out: str, run: str) -> dict[str, Any]:
     return Run(os.path.join(out, run)).reduced
 
 
+#: The report's CDF panels: (distribution in ``characterization.json``, x label, title, x
+#: scale).
+CDF_PANELS = [
+    ("goodput_10rtt_mbps", "goodput per flow per 10·minRTT sample (Mb/s)", "goodput samples",
+     "linear"),
+    ("queue_delay_ms", "queueing delay at the bottleneck (ms)", "queueing delay", "symlog"),
+    ("owd_ms", "one-way delay of data packets (ms)", "one-way delay", "linear"),
+    ("pdv_ms", "PDV: one-way delay − the flow's least (ms)", "PDV (RFC 5481)", "symlog"),
+]  # fmt: skip
+
+
 def _figure(out: str, entry: dict[str, Any], figdir: str) -> list[str]:
-    """Delay-goodput with the 1−ε ellipses (RFC 7928 §2.7) beside the queueing delay's CDF."""
+    """Delay-goodput with the 1−ε ellipses (RFC 7928 §2.7), then the CDFs (§2.5-2.6) of the
+    goodput samples every 10·minRTT, the queueing delay, the one-way delay and the PDV."""
     import numpy as np
 
     from aqmlab.characterize.measures import ellipse, gaussian_fit
     from aqmlab.plot import _plt, _save
 
     plt = _plt()
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig = plt.figure(figsize=(13, 8))
+    grid = fig.add_gridspec(2, 6)
+    ax = fig.add_subplot(grid[0, 0:3])
+    cdf_axes = [fig.add_subplot(grid[0, 3:6])] + [
+        fig.add_subplot(grid[1, 2 * i : 2 * i + 2]) for i in range(3)
+    ]
+    dists = entry.get("distributions", {})
     for i, (q, runs) in enumerate(entry.get("runs", {}).items()):
         color = f"C{i}"
         reduced = [_reduced(out, r) for r in runs]
@@ -89,11 +110,12 @@ def _figure(out: str, entry: dict[str, Any], figdir: str) -> list[str]:
                 mean, cov = gaussian_fit(pts)
                 ring = ellipse(mean, cov, eps=0.05)
                 ax.plot([p[0] for p in ring], [p[1] for p in ring], color=color, lw=1.2)
-        cdfs = [r["sojourn_cdf_ms"] for r in reduced if r["sojourn_cdf_ms"]]
-        if cdfs:
-            # The quantiles averaged over seeds (each seed's CDF weighs the same).
-            qv = np.mean(np.asarray(cdfs), axis=0)
-            bx.plot(qv, np.linspace(0, 1, len(qv)), color=color, label=q)
+        for bx, (name, *_) in zip(cdf_axes, CDF_PANELS):
+            d = dists.get(q, {}).get(name)
+            if d:
+                # The quantiles averaged over seeds (each seed's CDF weighs the same).
+                qv = np.asarray(d["quantiles"])
+                bx.plot(qv, np.linspace(0, 1, len(qv)), color=color, label=f"{q} ({d['n']} runs)")
     ax.set(
         xlabel="mean one-way delay above the propagation delay (ms)",
         ylabel="goodput per flow (Mb/s)",
@@ -101,21 +123,40 @@ def _figure(out: str, entry: dict[str, Any], figdir: str) -> list[str]:
     )
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)
-    bx.set(xlabel="queueing delay at the bottleneck (ms)", ylabel="CDF", title="queueing delay")
-    bx.set_xscale("symlog", linthresh=1.0)
-    bx.grid(True, alpha=0.3)
-    bx.legend(fontsize=8)
+    for bx, (name, xlabel, title, scale) in zip(cdf_axes, CDF_PANELS):
+        bx.set(xlabel=xlabel, ylabel="CDF", title=title)
+        if scale == "symlog":
+            bx.set_xscale("symlog", linthresh=1.0)
+        bx.grid(True, alpha=0.3)
+        if bx.lines:
+            bx.legend(fontsize=8)
+        else:
+            bx.text(0.5, 0.5, _no_cdf(name, entry), ha="center", va="center", wrap=True,
+                    transform=bx.transAxes)  # fmt: skip
     fig.suptitle(f"RFC 7928 §{entry['section']}: {entry['id']}", fontsize=10)
     fig.tight_layout()
     files = _save(fig, figdir, entry["id"].replace("/", "_"))
     return [f for f in files if f.endswith(".png")]
 
 
+def _no_cdf(name: str, entry: dict[str, Any]) -> str:
+    """Why a CDF panel of ``entry`` is empty (``measures.reduce_run`` leaves it out)."""
+    if name == "owd_ms" and str(entry["section"]).startswith("10"):
+        return "not measured: two AQMs in a row,\nthe first queue is not in the bottleneck's log"
+    if name == "goodput_10rtt_mbps":
+        return "no sample: no long-lived TCP flow"
+    return "no data"
+
+
 def _cell(stat: dict[str, Any] | None) -> str:
     if not stat or stat.get("mean") is None:
         return "–"
     lo, hi = stat["ci95"]
-    ci = f" [{_num(lo, 3)}, {_num(hi, 3)}]" if lo is not None else ""
+    cut = stat.get("clipped") or []
+    # A bound cut to the metric's range (bounds.py) is marked with a dagger.
+    a = _num(lo, 3) + ("†" if "low" in cut else "")
+    b = _num(hi, 3) + ("†" if "high" in cut else "")
+    ci = f" [{a}, {b}]" if lo is not None else ""
     return f"{_num(stat['mean'], 4)}<small>{_e(ci)}</small>"
 
 
@@ -210,6 +251,51 @@ def _facts_html(q: str, bench: dict[str, Any] | None) -> str:
     )
 
 
+def _fig4_html(doc: dict[str, Any]) -> str:
+    """Every row of RFC 7928's Fig. 4 (:mod:`aqmlab.characterize.fig4`) with the scenarios
+    of this report that it covers, the rows no scenario runs, and the sections run that Fig. 4
+    gives no level."""
+    from aqmlab.characterize import fig4
+
+    by_row: dict[str, list[str]] = {}
+    silent: dict[str, list[str]] = {}
+    for e in doc["scenarios"]:
+        row = fig4.row_of(e["section"])
+        if row:
+            by_row.setdefault(row, []).append(e["id"])
+        else:
+            silent.setdefault(fig4.level(e["section"])[1], []).append(e["id"])
+    rows = []
+    for sec, lvl in fig4.BY_SECTION.items():
+        ids = by_row.get(sec, [])
+        ran = ", ".join(f'<a href="#{_e(i)}">{_e(i)}</a>' for i in ids) or "none in this report"
+        cond = f" ({_e(fig4.CONDITIONS[sec])})" if sec in fig4.CONDITIONS else ""
+        rows.append(
+            f'<tr><td class="l">§{_e(sec)}</td><td class="l">{lvl}{cond}</td>'
+            f'<td class="l">{ran}</td></tr>'
+        )
+    for lvl, topic, why in fig4.DISCUSSION:
+        rows.append(
+            f'<tr><td class="l">{_e(topic)}</td><td class="l">{lvl}</td>'
+            f'<td class="l">{_e(why)}</td></tr>'
+        )
+    for why, ids in silent.items():
+        ran = ", ".join(f'<a href="#{_e(i)}">{_e(i)}</a>' for i in ids)
+        rows.append(
+            f'<tr><td class="l">–</td><td class="l">not listed</td>'
+            f'<td class="l">{ran}: {_e(why)}</td></tr>'
+        )
+    return (
+        "<h2>RFC 7928 Fig. 4</h2><p>The requirement levels of RFC 7928's Fig. 4 (section 13) as "
+        "the project's reference notes give them (aqmlab/characterize/fig4.py; the RFC's own "
+        "text could not be read where aqmlab was built), the scenarios each row covers, and "
+        "what the report prints where Fig. 4 is silent: 'not listed', never a level of "
+        "aqmlab's own.</p>"
+        '<table><tr><th class="l">Fig. 4 row</th><th class="l">level</th>'
+        f'<th class="l">scenarios</th></tr>{"".join(rows)}</table>'
+    )
+
+
 def write_report(out: str) -> str:
     doc = _load(out)
     figdir = os.path.join(out, "figures")
@@ -221,8 +307,12 @@ def write_report(out: str) -> str:
     body = [
         "<p>The characterization guidelines of RFC 7928 run on aqmlab's simulator: each scenario "
         "with every discipline, the same seeds, the same buffer. Means over seeds with their 95 % "
-        "Student-t intervals in brackets (none with one seed). The requirement level is RFC "
-        "7928's (Fig. 4, section 13); 'not listed' where Fig. 4 gives none."
+        "Student-t intervals in brackets (none with one seed); a bound marked † is the t "
+        "interval's cut at the metric's range (a delay is not below 0, a ratio not above 1): "
+        "the true mean lies in the range, so the cut interval covers it as often as the t "
+        "interval does (aqmlab/characterize/bounds.py). The requirement level is RFC "
+        "7928's (Fig. 4, section 13), as the project's reference notes give it; 'not listed' "
+        "where Fig. 4 gives none (the section 'RFC 7928 Fig. 4' below lists every row)."
         + (
             " Rows marked (emulated) ran through aqmlab shell's emulated link with the "
             "kernel's TCP instead of the simulator's (docs/characterize.md, 'Emulated runs')."
@@ -269,8 +359,16 @@ def write_report(out: str) -> str:
             f'<tr><td class="l"><a href="#{_e(e["id"])}">§{_e(e["section"])}</a></td>'
             f'<td class="l">{_e(e["title"])}{" — " + _e(e["variant"]) if e["variant"] else ""}'
             f"{' <b>(emulated)</b>' if e.get('emulated') else ''}</td>"
-            f'<td class="l">{_e(e["requirement"])}</td><td class="l">{status}</td>'
+            f'<td class="l" title="{_e(e.get("requirement_basis", ""))}">'
+            f'{_e(e["requirement"])}</td><td class="l">{status}</td>'
             f"{''.join(cells)}</tr>"
+        )
+    if doc.get("quick_left_out"):
+        body.append(
+            "<p>Quick mode runs a subset of some scenarios' variants; left out here (the full "
+            "mode runs them): "
+            + "; ".join(f"{_e(t)}: {_e(', '.join(vs))}" for t, vs in doc["quick_left_out"].items())
+            + ".</p>"
         )
     body.append("<h2>Overview</h2>")
     body.append(
@@ -279,6 +377,7 @@ def write_report(out: str) -> str:
         + "".join(rows)
         + "</table>"
     )
+    body.append(_fig4_html(doc))
     not_run = [e for e in doc["scenarios"] if e["status"] == "not run"]
     if not_run:
         body.append("<h2>Not run</h2><ul>")
@@ -295,7 +394,8 @@ def write_report(out: str) -> str:
         body.append(
             f'<h3 id="{_e(e["id"])}">§{_e(e["section"])} {_e(e["title"])}'
             f"{' — ' + _e(e['variant']) if e['variant'] else ''}</h3>"
-            f"<p>Requirement (RFC 7928 Fig. 4): <b>{_e(e['requirement'])}</b>. "
+            f"<p>Requirement (RFC 7928 Fig. 4): <b>{_e(e['requirement'])}</b>"
+            f"{' (' + _e(e['requirement_basis']) + ')' if e.get('requirement_basis') else ''}. "
             f"Scenario file: <code>{_e(e['parameters'].get('scenario'))}</code>.</p>"
         )
         if e.get("emulated"):
