@@ -32,8 +32,12 @@ from gen_fq_schedules import MS, link, periodic, write
 def blue():
     rng = random.Random(5)
     arr = []
-    for t0, t1, gap in [(0, 600, 600_000), (600, 3_000, 1_500_000), (3_000, 3_500, 600_000),
-                        (3_500, 6_000, 2_400_000)]:
+    for t0, t1, gap in [
+        (0, 600, 600_000),
+        (600, 3_000, 1_500_000),
+        (3_000, 3_500, 600_000),
+        (3_500, 6_000, 2_400_000),
+    ]:
         for t in periodic(t0 * MS, t1 * MS, gap, 200_000, rng):
             arr.append((t, 1500, 1, "ect0" if rng.random() < 0.5 else "not_ect"))
     t = 5 * MS

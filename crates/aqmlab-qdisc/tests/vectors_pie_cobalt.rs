@@ -30,7 +30,10 @@ fn run_counting(
     let mut q = Qdisc::new(registry::build(kind, &pairs, uniforms).unwrap());
     let out = replay::replay(&mut q, &rows, false).unwrap();
     assert!(q.conserved());
-    let blue = q.stats().drops(Stage::Dequeue, DropReason::BlueEarly).packets;
+    let blue = q
+        .stats()
+        .drops(Stage::Dequeue, DropReason::BlueEarly)
+        .packets;
     (out, blue)
 }
 
@@ -38,15 +41,27 @@ fn run_counting(
 fn summary_field(schedule: &str, qdisc: &str, field: &str) -> u64 {
     let text = read_vector(&format!("{schedule}.{qdisc}.ns3.summary.json"));
     let key = format!("\"{field}\": ");
-    let at = text.find(&key).unwrap_or_else(|| panic!("no {field} in {text}")) + key.len();
-    let digits: String = text[at..].chars().take_while(char::is_ascii_digit).collect();
+    let at = text
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {field} in {text}"))
+        + key.len();
+    let digits: String = text[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
     digits.parse().unwrap()
 }
 
 /// ns-3's outcome counts in `outcome_counts`' order.
 fn ns3_counts(schedule: &str, qdisc: &str) -> [usize; 5] {
-    ["delivered", "marked", "dropped_enqueue", "dropped_dequeue", "queued_at_end"]
-        .map(|f| summary_field(schedule, qdisc, f) as usize)
+    [
+        "delivered",
+        "marked",
+        "dropped_enqueue",
+        "dropped_dequeue",
+        "queued_at_end",
+    ]
+    .map(|f| summary_field(schedule, qdisc, f) as usize)
 }
 
 /// Checks one vector packet by packet and against its summary; returns our BLUE drops.
@@ -95,7 +110,12 @@ fn fq_pie_agrees_with_ns3_on_our_schedules() {
     let cases: [(&str, &str, &[&str], bool); 4] = [
         ("fq_sizes", "limit=10240p", &["t_update=16ms"], true),
         ("fq_sparse", "limit=10240p", &["t_update=16ms"], true),
-        ("fq_overflow", "limit=64p", &["drop_batch=8", "flow_limit=none"], false),
+        (
+            "fq_overflow",
+            "limit=64p",
+            &["drop_batch=8", "flow_limit=none"],
+            false,
+        ),
         ("fq_ecn", "limit=10240p", &["t_update=16ms"], true),
     ];
     for (schedule, limit, switches, random) in cases {
@@ -113,8 +133,18 @@ fn fq_pie_agrees_with_ns3_on_our_schedules() {
         }
         // Each flow's PIE draws from its own copy of ns-3's stream; other draws change
         // decisions wherever PIE drops at random.
-        let n = differing_with(schedule, "fq_pie", "fq_pie", &params, UniformSource::seeded(1));
-        assert_eq!(n > 0, random, "{schedule}: {n} packets differ with other draws");
+        let n = differing_with(
+            schedule,
+            "fq_pie",
+            "fq_pie",
+            &params,
+            UniformSource::seeded(1),
+        );
+        assert_eq!(
+            n > 0,
+            random,
+            "{schedule}: {n} packets differ with other draws"
+        );
     }
 }
 
@@ -122,8 +152,18 @@ fn fq_pie_agrees_with_ns3_on_our_schedules() {
 fn pie_l4s_modes_agree_with_ns3() {
     let l4s = ["l4s=true", "ce_threshold=1ms"];
     let cases: [(&str, &str, &str, Vec<&str>); 3] = [
-        ("fq_ecn", "fq_pie", "fq_pie_l4s", with(FQ, &["limit=10240p"])),
-        ("l4s_sparse", "fq_pie", "fq_pie_l4s", with(FQ, &["limit=10240p"])),
+        (
+            "fq_ecn",
+            "fq_pie",
+            "fq_pie_l4s",
+            with(FQ, &["limit=10240p"]),
+        ),
+        (
+            "l4s_sparse",
+            "fq_pie",
+            "fq_pie_l4s",
+            with(FQ, &["limit=10240p"]),
+        ),
         ("l4s_mix", "pie", "pie_l4s", vec!["limit=1000p", "ecn=true"]),
     ];
     for (schedule, kind, name, base) in cases {
@@ -132,7 +172,10 @@ fn pie_l4s_modes_agree_with_ns3() {
         assert!(ns3_counts(schedule, name)[1] > 0, "{schedule}: no marks");
         // Without L4S mode (the same threshold) ECT(1) packets meet PIE's early drop instead.
         let n = differing_with(schedule, kind, name, &base, ns3_uniforms());
-        assert!(n > 100, "{schedule}.{name}: only {n} packets differ without l4s");
+        assert!(
+            n > 100,
+            "{schedule}.{name}: only {n} packets differ without l4s"
+        );
     }
 }
 
@@ -185,7 +228,10 @@ fn blue_random_drops_agree_with_ns3() {
         // BLUE's drops follow ns-3's draws: another random stream, or another increment,
         // changes decisions.
         let n = differing_with(schedule, kind, name, &params, UniformSource::seeded(1));
-        assert!(n > 50, "{schedule}.{name}: only {n} differ with other draws");
+        assert!(
+            n > 50,
+            "{schedule}.{name}: only {n} differ with other draws"
+        );
         let n = differing_with(
             schedule,
             kind,
@@ -193,6 +239,9 @@ fn blue_random_drops_agree_with_ns3() {
             &switched(&params, "increment=0.0078125"),
             ns3_uniforms(),
         );
-        assert!(n > 50, "{schedule}.{name}: only {n} differ with increment 1/128");
+        assert!(
+            n > 50,
+            "{schedule}.{name}: only {n} differ with increment 1/128"
+        );
     }
 }
