@@ -1,38 +1,46 @@
-// Replays an aqmlab schedule CSV through ns-3 3.37's FqCoDelQueueDisc (or, with --kind fq_cobalt,
-// FqCobaltQueueDisc: the same scheduler with a COBALT per flow), with no device and no
+// Replays an aqmlab schedule CSV through one of ns-3 3.37's queue discs, with no device and no
 // TCP, and writes the decisions CSV that `aqmlab replay` writes (vectors/README.md describes both
-// formats and the driver semantics; this program follows them).
+// formats and the driver semantics; this program follows them). --kind picks the queue disc:
+// fq_codel (FqCoDelQueueDisc, the default), fq_cobalt (FqCobaltQueueDisc: the same scheduler
+// with a COBALT per flow), fq_pie (FqPieQueueDisc: a PIE per flow), or, on one queue with no
+// flows, cobalt (CobaltQueueDisc) or pie (PieQueueDisc).
 //
 // Schedule: header `t_ns,op,size[,flow][,ecn]`. Each `enq` row enqueues one IPv4 packet of `size`
 // bytes (IP header included) whose ECN field is `ecn` (not_ect, ect0, ect1, ce; default not_ect).
-// The flow id reaches FqCoDel through a packet filter of our own (FlowIdFilter below): it is
-// written into the IPv4 source address and returned by the filter, and FqCoDel takes the queue
-// index = id mod Flows, exactly like aqmlab's `hash=flow_id`. Each `deq` row calls Dequeue()
-// once, except that a `deq` row that finds the discipline empty is skipped when an empty
-// dequeue already happened since the last accepted enqueue (the link asks an idle queue once).
+// The flow id reaches the FQ kinds through a packet filter of our own (FlowIdFilter below): it is
+// written into the IPv4 source address and returned by the filter, and the queue disc takes the
+// queue index = id mod Flows, exactly like aqmlab's `hash=flow_id`. Each `deq` row calls
+// Dequeue() once, except that a `deq` row that finds the discipline empty is skipped when an
+// empty dequeue already happened since the last accepted enqueue (the link asks an idle queue
+// once). One event per distinct row time is scheduled before the run, so the rows at a time run
+// before any event a queue disc scheduled for that time (PIE's periodic update).
+//
+// Random numbers: every PIE and COBALT (each child of the FQ kinds too) draws from stream 0 of
+// seed 1, run 1 (AssignStreams(0)), i.e. from vectors/ns3-uniforms.txt from its first line.
 //
 // Output: `id,enq_t_ns,outcome,deq_t_ns`, one row per packet in id order. A drop reported while
-// an `enq` row is applied (FqCoDel's overflow batch: any packet of the fattest queue, the arrival
-// included) is `dropped_enqueue`, one reported during a `deq` row (CoDel) `dropped_dequeue`, both
-// with that row's time. A packet dequeued with CE set that did not arrive with CE is `marked`.
-// With --summary, the outcome counts as JSON.
+// an `enq` row is applied (an overflow batch: any packet of the fattest queue, the arrival
+// included; PIE's early drop) is `dropped_enqueue`, one reported during a `deq` row (CoDel,
+// COBALT) `dropped_dequeue`, both with that row's time. A packet dequeued with CE set that did
+// not arrive with CE is `marked`. With --summary, the outcome counts as JSON; for the cobalt kinds
+// also `blue_active` (0 or 1: whether a BLUE probability ever left 0) and `blue_drops` (dequeue
+// drops that were not CoDel's signal, told by COBALT's Count and Mark traces).
 //
-// Options (defaults are FqCoDelQueueDisc's, except the quantum, which ns-3 takes from the device
+// Options (defaults are the queue discs', except the quantum, which ns-3 takes from the device
 // MTU and which has no device here): --schedule FILE --out FILE [--summary FILE] [--limit 10240]
 // [--flows 1024] [--quantum 1514] [--dropBatch 64] [--useEcn 1] [--target 5ms]
-// [--interval 100ms] [--ceThreshold off|TIME] [--setWays 0|N] (N > 0: EnableSetAssociativeHash
-// with SetWays N, ns-3's set-associative hash over the filter's value) [--kind fq_codel|fq_cobalt]
-// [--useL4s 0|1] (UseL4s: ECT(1)/CE packets only marked at CeThreshold). fq_cobalt keeps COBALT's
-// BLUE attributes at ns-3's defaults (Pdrop 0, Increment 1/256, Decrement 1/4096, BlueThreshold
-// 400 ms); BLUE draws no random number while its probability is 0, which the summary's
-// `blue_active` (0 or 1: whether any flow's probability left 0) reports.
+// [--interval 100ms] (CoDel, COBALT) [--ceThreshold off|TIME] [--setWays 0|N] (N > 0:
+// EnableSetAssociativeHash with SetWays N, ns-3's set-associative hash over the filter's value)
+// [--kind fq_codel|fq_cobalt|fq_pie|cobalt|pie] [--useL4s 0|1] (UseL4s: ECT(1)/CE packets only
+// marked at CeThreshold) [--pdrop 0] [--increment 1/256] [--decrement 1/4096]
+// [--blueThreshold 400ms] (COBALT's BLUE). PIE keeps ns-3's defaults otherwise.
 //
 // Build (one line; Debian 12 packages ns3 and libns3-dev, ns-3 3.37):
 //   g++ -O2 -std=c++17 vectors/tools/fq_replay.cc -o fq_replay -Wl,--no-as-needed -lns3-core
 //   -lns3-network -lns3-internet -lns3-traffic-control
 // (Debian's ns3-*.pc files carry a broken -I flag, so the libraries are named directly;
 // --no-as-needed keeps libraries reached only through ns-3's type registry.)
-// vectors/tools/make_fq_vectors.sh builds it and regenerates the fq_* vectors.
+// vectors/tools/make_fq_vectors.sh builds it and regenerates our vectors.
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
