@@ -34,6 +34,11 @@ fn run_counting(
         .stats()
         .drops(Stage::Dequeue, DropReason::BlueEarly)
         .packets;
+    // A single COBALT's draws (an FQ kind's children each draw from their own copy).
+    if let (Some(UniformSource::List { next, .. }), "cobalt") = (q.inner().uniforms(), kind) {
+        eprintln!("{schedule} {kind}: {next} random draws, {blue} BLUE drops");
+        assert!(*next as u64 >= blue, "a BLUE drop without a draw");
+    }
     (out, blue)
 }
 
