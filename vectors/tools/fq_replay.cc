@@ -1,38 +1,46 @@
-// Replays an aqmlab schedule CSV through ns-3 3.37's FqCoDelQueueDisc (or, with --kind fq_cobalt,
-// FqCobaltQueueDisc: the same scheduler with a COBALT per flow), with no device and no
+// Replays an aqmlab schedule CSV through one of ns-3 3.37's queue discs, with no device and no
 // TCP, and writes the decisions CSV that `aqmlab replay` writes (vectors/README.md describes both
-// formats and the driver semantics; this program follows them).
+// formats and the driver semantics; this program follows them). --kind picks the queue disc:
+// fq_codel (FqCoDelQueueDisc, the default), fq_cobalt (FqCobaltQueueDisc: the same scheduler
+// with a COBALT per flow), fq_pie (FqPieQueueDisc: a PIE per flow), or, on one queue with no
+// flows, cobalt (CobaltQueueDisc) or pie (PieQueueDisc).
 //
 // Schedule: header `t_ns,op,size[,flow][,ecn]`. Each `enq` row enqueues one IPv4 packet of `size`
 // bytes (IP header included) whose ECN field is `ecn` (not_ect, ect0, ect1, ce; default not_ect).
-// The flow id reaches FqCoDel through a packet filter of our own (FlowIdFilter below): it is
-// written into the IPv4 source address and returned by the filter, and FqCoDel takes the queue
-// index = id mod Flows, exactly like aqmlab's `hash=flow_id`. Each `deq` row calls Dequeue()
-// once, except that a `deq` row that finds the discipline empty is skipped when an empty
-// dequeue already happened since the last accepted enqueue (the link asks an idle queue once).
+// The flow id reaches the FQ kinds through a packet filter of our own (FlowIdFilter below): it is
+// written into the IPv4 source address and returned by the filter, and the queue disc takes the
+// queue index = id mod Flows, exactly like aqmlab's `hash=flow_id`. Each `deq` row calls
+// Dequeue() once, except that a `deq` row that finds the discipline empty is skipped when an
+// empty dequeue already happened since the last accepted enqueue (the link asks an idle queue
+// once). One event per distinct row time is scheduled before the run, so the rows at a time run
+// before any event a queue disc scheduled for that time (PIE's periodic update).
+//
+// Random numbers: every PIE and COBALT (each child of the FQ kinds too) draws from stream 0 of
+// seed 1, run 1 (AssignStreams(0)), i.e. from vectors/ns3-uniforms.txt from its first line.
 //
 // Output: `id,enq_t_ns,outcome,deq_t_ns`, one row per packet in id order. A drop reported while
-// an `enq` row is applied (FqCoDel's overflow batch: any packet of the fattest queue, the arrival
-// included) is `dropped_enqueue`, one reported during a `deq` row (CoDel) `dropped_dequeue`, both
-// with that row's time. A packet dequeued with CE set that did not arrive with CE is `marked`.
-// With --summary, the outcome counts as JSON.
+// an `enq` row is applied (an overflow batch: any packet of the fattest queue, the arrival
+// included; PIE's early drop) is `dropped_enqueue`, one reported during a `deq` row (CoDel,
+// COBALT) `dropped_dequeue`, both with that row's time. A packet dequeued with CE set that did
+// not arrive with CE is `marked`. With --summary, the outcome counts as JSON; for the cobalt kinds
+// also `blue_active` (0 or 1: whether a BLUE probability ever left 0) and `blue_drops` (dequeue
+// drops that were not CoDel's signal, told by COBALT's Count and Mark traces).
 //
-// Options (defaults are FqCoDelQueueDisc's, except the quantum, which ns-3 takes from the device
+// Options (defaults are the queue discs', except the quantum, which ns-3 takes from the device
 // MTU and which has no device here): --schedule FILE --out FILE [--summary FILE] [--limit 10240]
 // [--flows 1024] [--quantum 1514] [--dropBatch 64] [--useEcn 1] [--target 5ms]
-// [--interval 100ms] [--ceThreshold off|TIME] [--setWays 0|N] (N > 0: EnableSetAssociativeHash
-// with SetWays N, ns-3's set-associative hash over the filter's value) [--kind fq_codel|fq_cobalt]
-// [--useL4s 0|1] (UseL4s: ECT(1)/CE packets only marked at CeThreshold). fq_cobalt keeps COBALT's
-// BLUE attributes at ns-3's defaults (Pdrop 0, Increment 1/256, Decrement 1/4096, BlueThreshold
-// 400 ms); BLUE draws no random number while its probability is 0, which the summary's
-// `blue_active` (0 or 1: whether any flow's probability left 0) reports.
+// [--interval 100ms] (CoDel, COBALT) [--ceThreshold off|TIME] [--setWays 0|N] (N > 0:
+// EnableSetAssociativeHash with SetWays N, ns-3's set-associative hash over the filter's value)
+// [--kind fq_codel|fq_cobalt|fq_pie|cobalt|pie] [--useL4s 0|1] (UseL4s: ECT(1)/CE packets only
+// marked at CeThreshold) [--pdrop 0] [--increment 1/256] [--decrement 1/4096]
+// [--blueThreshold 400ms] (COBALT's BLUE). PIE keeps ns-3's defaults otherwise.
 //
 // Build (one line; Debian 12 packages ns3 and libns3-dev, ns-3 3.37):
 //   g++ -O2 -std=c++17 vectors/tools/fq_replay.cc -o fq_replay -Wl,--no-as-needed -lns3-core
 //   -lns3-network -lns3-internet -lns3-traffic-control
 // (Debian's ns3-*.pc files carry a broken -I flag, so the libraries are named directly;
 // --no-as-needed keeps libraries reached only through ns-3's type registry.)
-// vectors/tools/make_fq_vectors.sh builds it and regenerates the fq_* vectors.
+// vectors/tools/make_fq_vectors.sh builds it and regenerates our vectors.
 
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -138,7 +146,56 @@ struct Driver
     uint64_t rowT = 0;
     bool idleSeen = false; // an empty dequeue happened since the last accepted enqueue
     uint64_t dequeueCalls = 0, deqSkipped = 0;
-    bool blueActive = false; // fq_cobalt: some flow's BLUE probability left 0 (after some row)
+    bool blueActive = false; // cobalt kinds: some BLUE probability left 0 (after some row)
+    size_t childrenSeen = 0; // FQ kinds: flow queues whose random stream has been assigned
+    bool codelRose = false;  // cobalt kinds: CoDel dropped (its count rose, no mark) since reset
+    bool codelMarked = false; // cobalt kinds: CoDel's signal being given is a mark
+    uint64_t blueDrops = 0;  // cobalt kinds: dequeue drops with no CoDel signal (BLUE's)
+
+    // COBALT's `Count` trace: a CoDel signal raises count from >= 1 by one (the 0 -> 1 steps
+    // of a first over-target packet or of an overflow are no signal). The signal is a drop
+    // unless COBALT has just marked the packet instead (its `Mark` trace, "Forced mark", comes
+    // first), in which case a drop of that packet is BLUE's.
+    void OnCount(uint32_t oldCount, uint32_t newCount)
+    {
+        if (oldCount >= 1 && newCount == oldCount + 1)
+        {
+            codelRose = codelRose || !codelMarked;
+            codelMarked = false;
+        }
+    }
+
+    void OnMark(Ptr<const QueueDiscItem>, const char* reason)
+    {
+        codelMarked = std::string(reason) == CobaltQueueDisc::FORCED_MARK;
+    }
+
+    // Gives a queue disc that draws random numbers (PIE, COBALT) stream 0 of seed 1, run 1: the
+    // stream of ns3-uniforms.txt, from its first draw (neither draws before its first dequeue
+    // or its second enqueue, so assigning it after the creating enqueue is in time).
+    void Adopt(Ptr<QueueDisc> q)
+    {
+        if (Ptr<PieQueueDisc> pie = DynamicCast<PieQueueDisc>(q))
+        {
+            pie->AssignStreams(0);
+        }
+        if (Ptr<CobaltQueueDisc> c = DynamicCast<CobaltQueueDisc>(q))
+        {
+            c->AssignStreams(0);
+            NS_ABORT_MSG_UNLESS(
+                c->TraceConnectWithoutContext("Count", MakeCallback(&Driver::OnCount, this)) &&
+                    c->TraceConnectWithoutContext("Mark", MakeCallback(&Driver::OnMark, this)),
+                "no Count or Mark trace");
+        }
+    }
+
+    void AdoptNewChildren()
+    {
+        for (; childrenSeen < qd->GetNQueueDiscClasses(); childrenSeen++)
+        {
+            Adopt(qd->GetQueueDiscClass(childrenSeen)->GetQueueDisc());
+        }
+    }
 
     void OnDrop(Ptr<const QueueDiscItem> item)
     {
@@ -146,6 +203,12 @@ struct Driver
         Decision& d = decisions[id];
         d.outcome = inEnqueue ? Outcome::DroppedEnqueue : Outcome::DroppedDequeue;
         d.deqT = static_cast<int64_t>(rowT);
+        if (!inEnqueue && !codelRose)
+        {
+            blueDrops++; // counted for the cobalt kinds only (see the summary)
+        }
+        codelRose = false;
+        codelMarked = false;
     }
 
     void Apply(const Row& r)
@@ -172,6 +235,7 @@ struct Driver
             inEnqueue = true;
             qd->Enqueue(item);
             inEnqueue = false;
+            AdoptNewChildren();
             if (decisions[id].outcome == Outcome::QueuedAtEnd)
             {
                 idleSeen = false;
@@ -185,6 +249,8 @@ struct Driver
                 return;
             }
             dequeueCalls++;
+            codelRose = false;
+            codelMarked = false;
             Ptr<QueueDiscItem> item = qd->Dequeue();
             if (!item)
             {
@@ -200,23 +266,27 @@ struct Driver
         }
     }
 
-    // Applies every row due now (rows at equal times in file order), then schedules the next.
+    // Applies every row due now (rows at equal times in file order). main() schedules one Step
+    // per distinct row time before the run starts, so at equal times a Step runs before any
+    // event a queue disc scheduled meanwhile (PIE's periodic CalculateP): an update due at T
+    // runs after every row at T, and a flow's first update (scheduled at its creation) after
+    // the rows of its creation time.
     void Step()
     {
         uint64_t now = Simulator::Now().GetNanoSeconds();
         while (next < rows.size() && rows[next].t == now)
         {
             Apply(rows[next++]);
+            if (Ptr<CobaltQueueDisc> c = DynamicCast<CobaltQueueDisc>(qd))
+            {
+                blueActive = blueActive || c->GetPdrop() != 0.0;
+            }
             for (size_t i = 0; i < qd->GetNQueueDiscClasses(); i++)
             {
                 Ptr<CobaltQueueDisc> c =
                     DynamicCast<CobaltQueueDisc>(qd->GetQueueDiscClass(i)->GetQueueDisc());
                 blueActive = blueActive || (c && c->GetPdrop() != 0.0);
             }
-        }
-        if (next < rows.size())
-        {
-            Simulator::Schedule(NanoSeconds(rows[next].t - now), &Driver::Step, this);
         }
     }
 };
@@ -364,6 +434,9 @@ main(int argc, char* argv[])
     uint32_t limit = 10240, flows = 1024, quantum = 1514, dropBatch = 64, setWays = 0;
     bool useEcn = true, useL4s = false;
     std::string kind = "fq_codel";
+    // COBALT's BLUE (cobalt, fq_cobalt; ns-3's defaults).
+    double pdrop = 0.0, increment = 1.0 / 256, decrement = 1.0 / 4096;
+    std::string blueThreshold = "400ms";
     CommandLine cmd(__FILE__);
     cmd.AddValue("schedule", "schedule CSV (t_ns,op,size[,flow][,ecn])", schedule);
     cmd.AddValue("out", "decisions CSV to write", out);
@@ -373,42 +446,70 @@ main(int argc, char* argv[])
     cmd.AddValue("quantum", "DRR quantum in bytes (SetQuantum)", quantum);
     cmd.AddValue("dropBatch", "DropBatchSize", dropBatch);
     cmd.AddValue("useEcn", "UseEcn", useEcn);
-    cmd.AddValue("target", "Target", target);
-    cmd.AddValue("interval", "Interval", interval);
+    cmd.AddValue("target", "Target (CoDel, COBALT)", target);
+    cmd.AddValue("interval", "Interval (CoDel, COBALT)", interval);
     cmd.AddValue("ceThreshold", "CeThreshold (off = ns-3's default, Time::Max)", ceThreshold);
     cmd.AddValue("setWays", "0: no set-associative hash; N: EnableSetAssociativeHash, SetWays N", setWays);
-    cmd.AddValue("kind", "fq_codel (FqCoDelQueueDisc) or fq_cobalt (FqCobaltQueueDisc)", kind);
+    cmd.AddValue("kind",
+                 "fq_codel (FqCoDelQueueDisc), fq_cobalt (FqCobaltQueueDisc), fq_pie "
+                 "(FqPieQueueDisc), cobalt (CobaltQueueDisc, one queue) or pie (PieQueueDisc, one "
+                 "queue)",
+                 kind);
     cmd.AddValue("useL4s", "UseL4s", useL4s);
+    cmd.AddValue("pdrop", "Pdrop (COBALT's initial BLUE probability)", pdrop);
+    cmd.AddValue("increment", "Increment (BLUE)", increment);
+    cmd.AddValue("decrement", "Decrement (BLUE)", decrement);
+    cmd.AddValue("blueThreshold", "BlueThreshold", blueThreshold);
     cmd.Parse(argc, argv);
-    if (kind != "fq_codel" && kind != "fq_cobalt")
+    if (kind != "fq_codel" && kind != "fq_cobalt" && kind != "fq_pie" && kind != "cobalt" &&
+        kind != "pie")
     {
-        Fail("--kind must be fq_codel or fq_cobalt, got " + kind);
+        Fail("--kind must be fq_codel, fq_cobalt, fq_pie, cobalt or pie, got " + kind);
     }
+    bool single = kind == "cobalt" || kind == "pie";
     if (schedule.empty() || out.empty())
     {
         Fail("--schedule and --out are required");
     }
+    bool isCobalt = kind == "fq_cobalt" || kind == "cobalt";
 
     Driver drv;
     drv.rows = ReadSchedule(schedule);
 
     ObjectFactory f;
-    f.SetTypeId(kind == "fq_codel" ? "ns3::FqCoDelQueueDisc" : "ns3::FqCobaltQueueDisc");
+    f.SetTypeId(kind == "fq_codel"    ? "ns3::FqCoDelQueueDisc"
+                : kind == "fq_cobalt" ? "ns3::FqCobaltQueueDisc"
+                : kind == "fq_pie"    ? "ns3::FqPieQueueDisc"
+                : kind == "pie"       ? "ns3::PieQueueDisc"
+                                      : "ns3::CobaltQueueDisc");
     f.Set("MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)));
-    f.Set("Flows", UintegerValue(flows));
-    f.Set("DropBatchSize", UintegerValue(dropBatch));
     f.Set("UseEcn", BooleanValue(useEcn));
-    f.Set("Target", StringValue(target));
-    f.Set("Interval", StringValue(interval));
+    if (kind != "fq_pie" && kind != "pie")
+    {
+        f.Set("Target", StringValue(target));
+        f.Set("Interval", StringValue(interval));
+    }
     if (ceThreshold != "off")
     {
         f.Set("CeThreshold", TimeValue(Time(ceThreshold)));
     }
     f.Set("UseL4s", BooleanValue(useL4s));
-    if (setWays > 0)
+    if (!single)
     {
-        f.Set("EnableSetAssociativeHash", BooleanValue(true));
-        f.Set("SetWays", UintegerValue(setWays));
+        f.Set("Flows", UintegerValue(flows));
+        f.Set("DropBatchSize", UintegerValue(dropBatch));
+        if (setWays > 0)
+        {
+            f.Set("EnableSetAssociativeHash", BooleanValue(true));
+            f.Set("SetWays", UintegerValue(setWays));
+        }
+    }
+    if (isCobalt)
+    {
+        f.Set("Pdrop", DoubleValue(pdrop));
+        f.Set("Increment", DoubleValue(increment));
+        f.Set("Decrement", DoubleValue(decrement));
+        f.Set("BlueThreshold", TimeValue(Time(blueThreshold)));
     }
     if (kind == "fq_codel")
     {
@@ -416,21 +517,48 @@ main(int argc, char* argv[])
         fq->SetQuantum(quantum);
         drv.qd = fq;
     }
-    else
+    else if (kind == "fq_cobalt")
     {
         Ptr<FqCobaltQueueDisc> fq = f.Create<FqCobaltQueueDisc>();
         fq->SetQuantum(quantum);
         drv.qd = fq;
     }
-    drv.qd->AddPacketFilter(CreateObject<FlowIdFilter>());
+    else if (kind == "fq_pie")
+    {
+        Ptr<FqPieQueueDisc> fq = f.Create<FqPieQueueDisc>();
+        fq->SetQuantum(quantum);
+        drv.qd = fq;
+    }
+    else
+    {
+        drv.qd = f.Create<QueueDisc>(); // one queue (COBALT or PIE): no filter, no flows
+    }
+    if (!single)
+    {
+        drv.qd->AddPacketFilter(CreateObject<FlowIdFilter>());
+    }
     drv.qd->Initialize();
     drv.qd->TraceConnectWithoutContext("Drop", MakeCallback(&Driver::OnDrop, &drv));
+    if (single)
+    {
+        drv.Adopt(drv.qd);
+    }
 
+    // One Step per distinct row time, all scheduled now (see Step), and the end after the last.
+    for (size_t i = 0; i < drv.rows.size(); i++)
+    {
+        if (i == 0 || drv.rows[i].t != drv.rows[i - 1].t)
+        {
+            Simulator::Schedule(NanoSeconds(drv.rows[i].t), &Driver::Step, &drv);
+        }
+    }
     if (!drv.rows.empty())
     {
-        Simulator::Schedule(NanoSeconds(drv.rows[0].t), &Driver::Step, &drv);
+        // PIE's CalculateP re-arms itself for ever; stop once every row has been applied.
+        Simulator::Stop(NanoSeconds(drv.rows.back().t));
     }
     Simulator::Run();
+    NS_ABORT_MSG_UNLESS(drv.next == drv.rows.size(), "stopped before the last row");
 
     std::ofstream o(out);
     o << "id,enq_t_ns,outcome,deq_t_ns\n";
@@ -449,9 +577,10 @@ main(int argc, char* argv[])
           << ", \"dropped_dequeue\": " << counts[4] << ", \"queued_at_end\": " << counts[0]
           << ", \"dequeue_calls\": " << drv.dequeueCalls
           << ", \"deq_lines_skipped\": " << drv.deqSkipped;
-        if (kind == "fq_cobalt")
+        if (isCobalt)
         {
-            s << ", \"blue_active\": " << (drv.blueActive ? 1 : 0);
+            s << ", \"blue_active\": " << (drv.blueActive ? 1 : 0)
+              << ", \"blue_drops\": " << drv.blueDrops;
         }
         s << "}\n";
     }

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Regenerates our own multi-flow vectors vectors/fq_*.{schedule,fq_codel.ns3,fq_cobalt.ns3,...}
+# Regenerates our own vectors (vectors/fq_*, blue.*, and our runs on the shared schedules:
+# tiny.cobalt, l4s_mix.{cobalt,cobalt_l4s,pie_l4s}, l4s_sparse.fq_pie_l4s)
 # with ns-3 3.37 (Debian 12: apt-get install -y ns3 libns3-dev g++). Run from anywhere:
 #   sh vectors/tools/make_fq_vectors.sh
 # The parameters per schedule are those in crates/aqmlab-qdisc/tests/vectors.rs (FQ_NS3) and in
@@ -40,4 +41,42 @@ for kind in fq_codel fq_cobalt; do
         --limit=10240 --flows=1024 --quantum=1514 --dropBatch=64 --useEcn=1 --target=5ms \
         --interval=100ms
     echo "fq_ecn ${kind}_l4s: $(cat "$vec/fq_ecn.${kind}_l4s.ns3.summary.json")"
+done
+# FQ-PIE on the same four schedules, and its L4S mode on fq_ecn and on the shared l4s_sparse.
+for spec in fq_sizes:10240 fq_sparse:10240 fq_overflow:64 fq_ecn:10240; do
+    s=${spec%%:*}
+    limit=${spec#*:}
+    "$bin" --kind=fq_pie --schedule="$vec/$s.schedule.csv" --out="$vec/$s.fq_pie.ns3.csv" \
+        --summary="$vec/$s.fq_pie.ns3.summary.json" --limit="$limit" --flows=1024 \
+        --quantum=1514 --dropBatch=64 --useEcn=1
+    echo "$s fq_pie: $(cat "$vec/$s.fq_pie.ns3.summary.json")"
+done
+for s in fq_ecn l4s_sparse; do
+    "$bin" --kind=fq_pie --useL4s=1 --ceThreshold=1ms --schedule="$vec/$s.schedule.csv" \
+        --out="$vec/$s.fq_pie_l4s.ns3.csv" --summary="$vec/$s.fq_pie_l4s.ns3.summary.json" \
+        --limit=10240 --flows=1024 --quantum=1514 --dropBatch=64 --useEcn=1
+    echo "$s fq_pie_l4s: $(cat "$vec/$s.fq_pie_l4s.ns3.summary.json")"
+done
+# Single-queue COBALT (limit 1000p): tiny; the shared l4s_mix ECN mix with UseEcn, classic and
+# L4S; and PIE's L4S mode on l4s_mix. (On overload, --kind=cobalt --useEcn=0 reproduces the
+# shared overload.cobalt.ns3.csv exactly.)
+"$bin" --kind=cobalt --useEcn=0 --schedule="$vec/tiny.schedule.csv" --out="$vec/tiny.cobalt.ns3.csv" \
+    --summary="$vec/tiny.cobalt.ns3.summary.json" --limit=1000
+echo "tiny cobalt: $(cat "$vec/tiny.cobalt.ns3.summary.json")"
+"$bin" --kind=cobalt --useEcn=1 --schedule="$vec/l4s_mix.schedule.csv" \
+    --out="$vec/l4s_mix.cobalt.ns3.csv" --summary="$vec/l4s_mix.cobalt.ns3.summary.json" --limit=1000
+echo "l4s_mix cobalt: $(cat "$vec/l4s_mix.cobalt.ns3.summary.json")"
+for kind in cobalt pie; do
+    "$bin" --kind=$kind --useEcn=1 --useL4s=1 --ceThreshold=1ms \
+        --schedule="$vec/l4s_mix.schedule.csv" --out="$vec/l4s_mix.${kind}_l4s.ns3.csv" \
+        --summary="$vec/l4s_mix.${kind}_l4s.ns3.summary.json" --limit=1000
+    echo "l4s_mix ${kind}_l4s: $(cat "$vec/l4s_mix.${kind}_l4s.ns3.summary.json")"
+done
+# BLUE's random drops: the blue schedule (limit 100p, UseEcn), COBALT and FQ-COBALT.
+python3 "$here/gen_blue_schedule.py" "$vec"
+for kind in cobalt fq_cobalt; do
+    "$bin" --kind=$kind --useEcn=1 --schedule="$vec/blue.schedule.csv" \
+        --out="$vec/blue.$kind.ns3.csv" --summary="$vec/blue.$kind.ns3.summary.json" --limit=100 \
+        --flows=1024 --quantum=1514 --dropBatch=64
+    echo "blue $kind: $(cat "$vec/blue.$kind.ns3.summary.json")"
 done

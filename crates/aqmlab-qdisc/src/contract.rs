@@ -108,6 +108,9 @@ reason_enum! {
         Dualpi2Coupled => "dualpi2_coupled",
         /// DualPI2: an L-queue packet marked by the L queue's native step (or ramp) AQM (§2.5).
         Dualpi2Step => "dualpi2_step",
+        /// PIE's L4S mode: an ECT(1)/CE packet whose sojourn exceeds ce_threshold (ns-3
+        /// `PieQueueDisc` `UseL4s`).
+        PieCeThreshold => "pie_ce_threshold",
     }
 }
 

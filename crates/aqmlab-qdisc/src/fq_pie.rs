@@ -72,9 +72,9 @@ impl FlowAqm for PieCore {
         now: SimTime,
         _cfg: &PieConfig,
         view: &mut FlowView<'_>,
-        _cx: &mut QdiscCx,
+        cx: &mut QdiscCx,
     ) -> Option<Packet> {
-        self.take(now, view.q)
+        self.take(now, view.q, cx)
     }
     fn before_overflow(&mut self, now: SimTime, _cfg: &PieConfig, q: &PacketFifo) {
         self.catch_up(now.as_nanos(), q.bytes());

@@ -78,6 +78,8 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::bytes("mean_pkt_size", "1000", "MEAN_PKTSIZE, byte-mode limits only: no early drop with <= 2 of these queued; drop_prob scales by size/mean").within(1.0, u32::MAX as f64),
     ParamSpec::choice("estimator", "timestamp", "timestamp|dq_rate", "queueing delay from the departing packet's sojourn, or backlog/departure rate (§4.3, §5.2)"),
     ParamSpec::bytes("dq_threshold", "16384", "DQ_THRESHOLD: backlog (and bytes sent) per departure-rate sample (estimator=dq_rate)").gt(0.0),
+    ParamSpec::duration("ce_threshold", "off", "with l4s: CE-mark an ECT(1)/CE packet whose sojourn exceeds this (ns-3 CeThreshold)").or("off|none"),
+    ParamSpec::boolean("l4s", "false", "L4S mode (ns-3 UseL4s): ECT(1)/CE arrivals skip the early-drop test; at dequeue they are marked above ce_threshold and leave the delay estimate alone"),
     ParamSpec::choice("variant", "ns3", "ns3|rfc", "burst-allowance logic of ns-3 3.37 (default; agrees with the vectors) or of RFC 8033's pseudocode"),
 ];
 
@@ -138,6 +140,10 @@ pub struct PieConfig {
     pub dq_threshold: u64,
     /// ns-3 or RFC burst-allowance logic.
     pub variant: PieVariant,
+    /// L4S marking threshold on the sojourn (with `l4s`).
+    pub ce_threshold: Option<SimDuration>,
+    /// L4S mode (ns-3 3.37 `UseL4s`).
+    pub l4s: bool,
 }
 
 impl PieConfig {
@@ -158,6 +164,8 @@ impl PieConfig {
             estimator: [Estimator::Timestamp, Estimator::DqRate][p.choice("estimator")],
             dq_threshold: p.bytes("dq_threshold"),
             variant: [PieVariant::Ns3, PieVariant::Rfc][p.choice("variant")],
+            ce_threshold: p.opt_duration("ce_threshold"),
+            l4s: p.bool("l4s"),
         })
     }
 
@@ -632,7 +640,10 @@ impl PieCore {
                 c.burst_allowance_ns = self.cfg.burst_allowance.as_nanos();
             }
         }
-        if self.drop_early(&pkt, backlog) {
+        // ns-3 3.37 `PieQueueDisc::DoEnqueue` with UseL4s: an ECT(1) or CE arrival is never
+        // early-dropped (nor tested: no draw, no burst-state change).
+        let l4s = self.cfg.l4s && matches!(pkt.ecn, Ecn::Ect1 | Ecn::Ce);
+        if !l4s && self.drop_early(&pkt, backlog) {
             // §5.1: below the ECN threshold an ECN-capable packet is marked instead.
             // A packet already CE passes unchanged (ns-3's and Linux's "set CE" succeed on it).
             if self.cfg.ecn && self.ctl.drop_prob < self.cfg.ecn_threshold && pkt.ecn != Ecn::NotEct
@@ -651,10 +662,23 @@ impl PieCore {
     }
 
     /// Takes the head of `q` at `now` and updates the delay estimate (RFC 8033 §4.3).
-    pub fn take(&mut self, now: SimTime, q: &mut PacketFifo) -> Option<Packet> {
+    pub fn take(&mut self, now: SimTime, q: &mut PacketFifo, cx: &mut QdiscCx) -> Option<Packet> {
         let now = now.as_nanos();
         self.catch_up(now, q.bytes());
-        let pkt = q.pop_front()?;
+        let mut pkt = q.pop_front()?;
+        if self.cfg.l4s && matches!(pkt.ecn, Ecn::Ect1 | Ecn::Ce) {
+            // ns-3 3.37 `PieQueueDisc::DoDequeue` with UseL4s: an ECT(1)/CE packet is marked when
+            // its sojourn exceeds CeThreshold and leaves at once, without touching the delay
+            // estimate (a CE packet stays CE: nothing to report).
+            let over = self
+                .cfg
+                .ce_threshold
+                .is_some_and(|th| now.saturating_sub(pkt.enqueue_ns) > th.as_nanos());
+            if over && pkt.ecn.is_ect() {
+                cx.mark(&mut pkt, MarkReason::PieCeThreshold);
+            }
+            return Some(pkt);
+        }
         match self.cfg.estimator {
             Estimator::Timestamp => {
                 // §4.3 with timestamps: the departing packet's sojourn; an empty queue has none.
@@ -700,8 +724,8 @@ impl QueueDisc for Pie {
         self.core.offer(now, pkt, &mut self.q, fit, cx);
     }
 
-    fn dequeue(&mut self, now: SimTime, _cx: &mut QdiscCx) -> Option<Packet> {
-        self.core.take(now, &mut self.q)
+    fn dequeue(&mut self, now: SimTime, cx: &mut QdiscCx) -> Option<Packet> {
+        self.core.take(now, &mut self.q, cx)
     }
 
     fn backlog(&self) -> Backlog {
