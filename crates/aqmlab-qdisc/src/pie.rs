@@ -79,7 +79,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::choice("estimator", "timestamp", "timestamp|dq_rate", "queueing delay from the departing packet's sojourn, or backlog/departure rate (§4.3, §5.2)"),
     ParamSpec::bytes("dq_threshold", "16384", "DQ_THRESHOLD: backlog (and bytes sent) per departure-rate sample (estimator=dq_rate)").gt(0.0),
     ParamSpec::duration("ce_threshold", "off", "with l4s: CE-mark an ECT(1)/CE packet whose sojourn exceeds this (ns-3 CeThreshold)").or("off|none"),
-    ParamSpec::boolean("l4s", "false", "L4S mode (ns-3 UseL4s): ECT(1)/CE arrivals skip the early-drop test; at dequeue they are marked above ce_threshold and leave the delay estimate alone"),
+    ParamSpec::boolean("l4s", "false", "L4S mode (ns-3 UseL4s; needs ce_threshold): ECT(1)/CE arrivals skip the early-drop test; at dequeue they are marked above ce_threshold and leave the delay estimate alone"),
     ParamSpec::choice("variant", "ns3", "ns3|rfc", "burst-allowance logic of ns-3 3.37 (default; agrees with the vectors) or of RFC 8033's pseudocode"),
 ];
 
@@ -149,6 +149,15 @@ pub struct PieConfig {
 impl PieConfig {
     /// Reads and checks the parameters.
     pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
+        // L4S mode marks only above the CE threshold: without one, ECT(1) packets would pass
+        // unmarked and undropped. ns-3 3.37's PIE and FQ-PIE refuse the combination too.
+        if p.bool("l4s") && p.opt_duration("ce_threshold").is_none() {
+            return Err(p.invalid(
+                "ce_threshold",
+                "l4s=true needs a ce_threshold (without one ECT(1) packets are never marked \
+                 nor dropped): e.g. ce_threshold=1ms",
+            ));
+        }
         Ok(PieConfig {
             limit: p.size("limit"),
             target: p.duration("target"),
@@ -754,6 +763,28 @@ mod tests {
         p.core.ctl.qdelay_ns = qdelay_ms * 1_000_000;
         p.core.ctl.qdelay_old_ns = qdelay_old_ms * 1_000_000;
         p.core.ctl.burst_allowance_ns = 0;
+    }
+
+    /// L4S mode without a CE threshold would pass ECT(1) packets unmarked: refused, for PIE and
+    /// FQ-PIE alike, naming the parameter; with a threshold, or without L4S, accepted.
+    #[test]
+    fn l4s_needs_a_ce_threshold() {
+        for kind in ["pie", "fq_pie"] {
+            let table = crate::registry::Kind::from_name(kind).unwrap().params();
+            let build = |items: &[&str]| {
+                let pairs = Params::split_pairs(items).unwrap();
+                crate::AnyConfig::from_params(&Params::new(kind, table, &pairs)?).map(|_| ())
+            };
+            let e = build(&["l4s=true"]).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("{kind}: parameter ce_threshold = off:"))
+                    && e.contains("l4s=true needs a ce_threshold"),
+                "{e}"
+            );
+            assert!(build(&["l4s=true", "ce_threshold=1ms"]).is_ok());
+            assert!(build(&["ce_threshold=1ms"]).is_ok());
+            assert!(build(&[]).is_ok());
+        }
     }
 
     #[test]
