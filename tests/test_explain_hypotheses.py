@@ -2,8 +2,8 @@
 tested by runs, and their outcomes come from the numbers. Each test feeds numbers under which
 the outcome flips (confirmed / refuted / unexplained).
 
-* red-vs-codel's delay-comparable: RED configured for this path beside the same CoDel runs
-  (reproduction.py, settings_test);
+* red-vs-codel's delay-comparable: RED set otherwise (a 1-s average, Adaptive RED) beside the
+  same CoDel runs (reproduction.py, settings_test);
 * consumer-edge's fairness C/T cells: Jain's index of drops over traffic classes, not flows
   (reproduction.py, class_jain and class_test).
 """
@@ -115,11 +115,11 @@ def test_red_vs_codel_annotate_explains_only_a_confirmed_hypothesis(rvc):
         rvc.annotate(ctx)
         return nums["settings_test"], claim.unexplained, claim.explanation
 
-    tests, unexplained, text = explained({"RED, path w_q": 230.0, "ARED": 150.0})
-    assert tests == {"RED, path w_q": "refuted", "ARED": "refuted"}
+    tests, unexplained, text = explained({"RED, 1 s w_q": 230.0, "ARED": 150.0})
+    assert tests == {"RED, 1 s w_q": "refuted", "ARED": "refuted"}
     assert unexplained and text.startswith("unexplained (")
-    tests, unexplained, text = explained({"RED, path w_q": 230.0, "ARED": 100.0})
-    assert tests == {"RED, path w_q": "refuted", "ARED": "confirmed"}
+    tests, unexplained, text = explained({"RED, 1 s w_q": 230.0, "ARED": 100.0})
+    assert tests == {"RED, 1 s w_q": "refuted", "ARED": "confirmed"}
     assert not unexplained and text.startswith("hypothesis: ")
 
 

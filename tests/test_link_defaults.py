@@ -126,6 +126,26 @@ def test_red_on_a_constant_link_does_not_warn():
     assert res.summary["provenance"]["warnings"] == []
 
 
+def test_red_takes_its_links_delay_and_warns_when_the_link_has_jitter(tmp_path):
+    """RED's automatic w_q reads the link's delay, as ns-2.35 does (the exact value against
+    ns-2's: crates/aqmlab-sim/tests/red_link_delay.rs); with jitter it keeps the base delay
+    and says so."""
+    text = RED_SCHEDULE.replace(
+        'schedule = [["0s", "0bps"], ["0.5s", "10Mbps"], ["1s", "2Mbps"]]', 'rate = "10Mbps"'
+    ).replace('delay = "10ms"', 'delay = "250ms"')
+    res = aqmlab.run(text, progress=False)
+    assert _link(res, "bottleneck")["params"]["delay"] == "250ms"
+    assert res.summary["provenance"]["warnings"] == []
+    scen = tmp_path / "red.toml"
+    jittered = 'delay = "250ms"\njitter = "uniform(0ms, 5ms)"'
+    scen.write_text(text.replace('delay = "250ms"', jittered))
+    p = run_cli("run", str(scen), "-o", str(tmp_path / "out"), "-q")
+    assert p.returncode == 0, p.stderr
+    warnings = [x for x in p.stderr.splitlines() if "RED's automatic w_q" in x]
+    assert len(warnings) == 1 and "delay = 250ms" in warnings[0], p.stderr
+    assert "dumbbell.bottleneck.params.delay" in warnings[0]
+
+
 TRACED = (
     SMALL.replace('duration = "20s"', 'duration = "30s"')
     + """

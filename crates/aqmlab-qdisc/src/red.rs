@@ -43,7 +43,8 @@ pub const FACTS: crate::facts::Facts = crate::facts::Facts {
 
 /// RED's parameters. Defaults are ns-2.35's (`Queue/RED` in `tcl/lib/ns-default.tcl`), except
 /// `limit` (ns-2's `Queue limit_` is 50 packets), `mode` (ns-2.35 defaults to bytes) and the
-/// link values `bandwidth`/`delay` that ns-2 reads from the link; see `docs/models/red.md`.
+/// link values `bandwidth`/`delay` that ns-2 reads from the link (a scenario fills both from its
+/// link at set-up, ns-2.35 red.cc `initialize_params`); see `docs/models/red.md`.
 pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::size("limit", "1000p", "buffer limit in packets (1000p) or bytes (1.5MB); arrivals beyond it are dropped (overlimit). ns-2's limit_ default is 50p"),
     ParamSpec::choice("mode", "packet", "packet|byte", "unit of avg, min_th and max_th: packets, or bytes (byte mode also scales the drop probability by size/mean_pkt_size and counts bytes; ns-2 bytes_+queue_in_bytes_, ns-2.35 default byte)"),
@@ -52,7 +53,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::number("max_th", "auto", "maximum threshold, or auto (ns-2.35 maxthresh_ 0): 3*min_th; must be >= min_th").gt(0.0).unit("packets, or bytes in byte mode").or("auto")
     .derived("auto: 3·min_th (ARED §5; ns-2.35 red.cc)"),
     ParamSpec::number("w_q", "auto", "EWMA weight of the average queue, or auto (ns-2's special values 0, -1, -2): ns-2.35 q_weight_ -1, 1-exp(-1/(10*RTT*C)) with RTT = max(0.1s, 3*(delay+1/C)); with adaptive=true, ARED's 1-exp(-1/C)").gt(0.0).le(1.0).or("auto")
-    .derived("auto: 1−exp(−1/(10·RTT·C)) with RTT = max(0.1 s, 3·(delay + 1/C)), from the link rate and delay; with adaptive=true 1−exp(−1/C) (ARED §5; ns-2.35 red.cc initialize_params)"),
+    .derived("auto: 1−exp(−1/(10·RTT·C)) with RTT = max(0.1 s, 3·(delay + 1/C)), from the link's rate and propagation delay; with adaptive=true 1−exp(−1/C) (ARED §5; ns-2.35 red.cc initialize_params)"),
     ParamSpec::number("max_p", "0.1", "drop probability at avg = max_th (ns-2 1/linterm_, linterm_ 10; FJ93 used 0.02); the initial value with adaptive=true").gt(0.0).le(1.0).unit("probability")
     .adapted("with adaptive=true, every interval: max_p += min(0.01, max_p/4) while avg is above the target band [min_th + 0.4·(max_th−min_th), max_th − 0.4·(max_th−min_th)] and max_p < top, max_p ×= 0.9 while below it and max_p > bottom (ARED §4; ns-2 updateMaxP)"),
     ParamSpec::boolean("gentle", "true", "gentle RED: the probability rises from max_p to 1 between max_th and 2*max_th, forced drops only above 2*max_th (ns-2.35 gentle_ true)"),
@@ -63,7 +64,8 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::bytes("mean_pkt_size", "500", "mean packet size for the idle-time correction, byte-mode scaling and automatic values (ns-2 mean_pktsize_ 500)").within(1.0, u32::MAX as f64),
     ParamSpec::rate("bandwidth", "10Mbps", "link rate for the idle-time correction and automatic values (ns-2 reads it from the link): set it to the real link rate").gt(0.0)
     .derived("in a scenario, when not given: the link's rate (a schedule's first positive rate, a trace's mean rate), as ns-2 reads it from its link (ns-2.35 red.cc; aqmlab-sim scenario/links.rs)"),
-    ParamSpec::duration("delay", "20ms", "link propagation delay, used only by the automatic w_q (ns-2 reads it from the link; ns-3 LinkDelay default 20ms)"),
+    ParamSpec::duration("delay", "20ms", "link propagation delay, used only by the automatic w_q: in a scenario, set at set-up from the link's delay as ns-2 reads it (ns-2.35 red.cc initialize_params); aqmlab replay, with no link, uses ns-3's LinkDelay default 20ms")
+    .derived("in a scenario, when not given: the link direction's delay (without its jitter), as ns-2 reads it from its link before computing w_q (ns-2.35 red.cc link command and initialize_params; aqmlab-sim scenario/links.rs)"),
     ParamSpec::duration("target_delay", "5ms", "target queueing delay for the automatic min_th (ns-2 targetdelay_ 0.005)").gt(0.0),
     ParamSpec::duration("interval", "500ms", "Adaptive RED: least time between max_p updates (ns-2 interval_ 0.5)").gt(0.0),
     ParamSpec::number("top", "0.5", "Adaptive RED: max_p is raised only while below top (ns-2 top_ 0.5)").gt(0.0).le(1.0).unit("probability"),

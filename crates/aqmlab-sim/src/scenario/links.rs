@@ -1,6 +1,6 @@
 //! The link half of a scenario: the topology (`[dumbbell]` or `nodes` + `[[links]]`), each link
 //! direction's rate, delay, discipline, buffer, loss and jitter, and the discipline defaults
-//! that depend on the traffic (CoDel's MTU) or on the link (RED's rate).
+//! that depend on the traffic (CoDel's MTU) or on the link (RED's rate and delay).
 
 use super::*;
 use crate::resolved::ResolvedDirection;
@@ -554,6 +554,15 @@ pub(super) fn direction(
         }
         pairs.push(("bandwidth".into(), used.to_string()));
     }
+    red_delay_from_link(
+        kind,
+        &mut pairs,
+        delay,
+        d.jitter.as_ref(),
+        name,
+        path,
+        warnings,
+    );
     if matches!(kind, Kind::FqCodel | Kind::FqPie | Kind::FqCobalt) {
         if let Some(i) = pairs
             .iter()
@@ -668,6 +677,41 @@ pub(super) fn mtu_from_traffic(kind: Kind, pairs: &mut Vec<(String, String)>, la
     match pairs.iter_mut().find(|(k, _)| k == "mtu") {
         Some(slot) => slot.1 = mtu,
         None => pairs.push(("mtu".into(), mtu)),
+    }
+}
+
+/// RED's automatic `w_q` (ns-2.35 `q_weight_ -1`) needs the propagation delay of the link its
+/// queue sits on: ns-2.35 reads it from the link (`LinkDelay::delay()`, `edp_.delay` in
+/// red.cc's `link` command, then `initialize_params`), so unless the user gave `delay`, it is this
+/// direction's `delay`. The base delay: a direction's delay is one number whatever its rate
+/// (constant, schedule or trace), but a `jitter` adds a per-packet draw that ns-2's link has no
+/// counterpart for, so RED keeps the base delay and a warning says so when the automatic `w_q`
+/// uses it. A `w_q` given, or Adaptive RED's `w_q` (which does not use the delay), is left alone
+/// and warns of nothing.
+fn red_delay_from_link(
+    kind: Kind,
+    pairs: &mut Vec<(String, String)>,
+    delay: SimDuration,
+    jitter: Option<&S>,
+    name: &str,
+    path: &str,
+    warnings: &mut Vec<String>,
+) {
+    if kind != Kind::Red || pairs.iter().any(|(k, _)| k == "delay") {
+        return;
+    }
+    pairs.push(("delay".into(), delay.to_string()));
+    let Some(j) = jitter else { return };
+    let Ok(p) = aqmlab_qdisc::Params::new(kind.name(), kind.params(), pairs) else {
+        return; // the build reports the error
+    };
+    let resolved = p.resolved();
+    let is = |key: &str, val: &str| resolved.iter().any(|(k, v)| *k == key && *v == val);
+    if is("w_q", "auto") && is("adaptive", "false") {
+        warnings.push(format!(
+            "link {name}: RED's automatic w_q uses delay = {delay} (the link's delay without its jitter {:?}); set {path}.params.delay to choose the delay",
+            j.get_ref()
+        ));
     }
 }
 

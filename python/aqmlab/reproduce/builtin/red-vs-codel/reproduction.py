@@ -16,8 +16,8 @@ from aqmlab.reproduce.style import colour, title
 
 CCS = ["cubic", "vegas"]
 QDISCS = ["tail drop", "RED", "CoDel"]
-#: experiment.toml's RED configured for this path (the hypothesis runs), each beside CoDel.
-VARIANTS = ["RED, path w_q", "ARED"]
+#: experiment.toml's RED set otherwise (the hypothesis runs), each beside CoDel.
+VARIANTS = ["RED, 1 s w_q", "ARED"]
 #: The claim whose difference the variants test, and the outcomes a test can come out with.
 TESTED = "delay-comparable"
 CONFIRMED, REFUTED, UNEXPLAINED = "confirmed", "refuted", "unexplained"
@@ -46,7 +46,7 @@ def threshold_rule(target_s: float, link_bps: float = LINK_BPS, pkt: int = PKT_B
 
 def settings_test(predicate: str, failing: list[str], variant: dict, codel: dict) -> dict:
     """The outcome of one [hypothesis.*] of claims.toml: the claim's predicate on (RED
-    configured for the path, CoDel) at each point where it fails on (RED, CoDel). ``confirmed``
+    set otherwise, CoDel) at each point where it fails on (RED, CoDel). ``confirmed``
     when it passes at every such point (RED's settings account for the difference),
     ``refuted`` when it passes at none, ``unexplained`` when at some only (the others stay
     unexplained), or when a failing point lacks the runs (or none fails: nothing to test)."""
@@ -108,7 +108,7 @@ def annotate(ctx: Any) -> None:
         return
     tests = ctx.state["settings_test"]
     c.unexplained = not any(t["outcome"] == CONFIRMED for t in tests.values())
-    why = "no RED configured for this path is comparable with CoDel at every point"
+    why = "no RED set otherwise is comparable with CoDel at every point"
     c.explanation = explanation_text(c.hypotheses, c.unexplained, why if c.unexplained else "")
 
 
@@ -123,7 +123,7 @@ def discussion(ctx: Any) -> list[str]:
         f"Here RED holds a longer queue than CoDel (median over cells of the mean delay: "
         f"{red_d:.0f} ms against {codel_d:.0f} ms), so their delays are not comparable as "
         "the summary of the paper says. The paper's RED settings are not in our documents; "
-        "RED configured for this path was run beside the same CoDel runs (the table's "
+        "RED set otherwise was run beside the same CoDel runs (the table's "
         + " and ".join(f"'{v}': {tests[v]['outcome']}" for v in VARIANTS)
         + "; see the claim's explanation)."
     ]
