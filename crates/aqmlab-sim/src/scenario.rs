@@ -15,7 +15,7 @@
 use crate::dist::{start_stream, DurationDist};
 use crate::rate::{DeliveryTrace, LinkRate, StepSchedule};
 use crate::world::{Sim, TcpApp, TcpSpec, UdpSpec};
-use aqmlab_core::units::{self, UnitError};
+use aqmlab_core::units;
 use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime};
 use aqmlab_qdisc::Kind;
 use aqmlab_tcp::{CcKind, RtoSsthresh, TcpConfig};
@@ -283,20 +283,6 @@ impl Ctx<'_> {
             path: path.into(),
             msg: msg.into(),
         }
-    }
-    fn unit<T>(
-        &self,
-        v: &S,
-        path: &str,
-        f: impl Fn(&str) -> Result<T, UnitError>,
-    ) -> Result<T, ScenarioError> {
-        f(v.get_ref()).map_err(|e| {
-            self.err(
-                Some(v.span()),
-                path,
-                raw_units::unit_message(&e, v.get_ref()),
-            )
-        })
     }
     /// A duration of at most [`MAX_TIME`].
     fn duration(&self, v: &S, path: &str) -> Result<SimDuration, ScenarioError> {
@@ -650,9 +636,4 @@ fn too_large_integer(text: &str, span: Option<std::ops::Range<usize>>) -> String
     format!(
         "{key}: expected a whole number from -9223372036854775808 to 9223372036854775807 (TOML's integer range), got a larger one{hint}"
     )
-}
-
-/// A flow's `start`: a time (at most [`MAX_TIME`]) or a distribution of times.
-fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioError> {
-    raw_units::time_dist_value(v.get_ref()).map_err(|m| cx.err(Some(v.span()), path, m))
 }

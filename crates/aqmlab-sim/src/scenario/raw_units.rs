@@ -6,14 +6,18 @@
 //! the text the file wrote and its span, so a later check (a rate of 0, a window that ends
 //! before it starts) quotes it and names its line.
 //!
-//! A value that does not parse is a serde error raised where it stands: the loader's error
+//! A `[[flows]]` key's value ([`FlowUnit`]: [`FlowTime`], [`FlowRate`], [`AnyTime`],
+//! [`Bytes`]) is read the same way, but a text that does not parse is refused when the flow's
+//! checks read it, after the checks that a key applies to the flow it is given on.
+//!
+//! Any other value that does not parse is a serde error raised where it stands: the loader's error
 //! ([`super::resolve`]'s `parse`) names the file, the line (the value's span, which toml gives
 //! the error) and the key path, and says what was expected, in the words of [`time_value`],
 //! [`rate_value`] and [`size_value`] (the same as before these types parsed the values). A value
 //! of another TOML type is refused as a string is ("invalid type: integer `10`, expected a
 //! string", which the loader follows with a hint to quote values with units).
 
-use super::{MAX_RATE, MAX_TIME};
+use super::{Ctx, ScenarioError, MAX_RATE, MAX_TIME};
 use crate::dist::DurationDist;
 use aqmlab_core::units;
 use aqmlab_core::{Bitrate, SimDuration};
@@ -54,6 +58,47 @@ pub(super) type Rate = Unit<Bitrate>;
 pub(super) type Size = Unit<units::Size>;
 /// A time or a distribution of times (`"uniform(0ms, 1ms)"`), at most [`MAX_TIME`].
 pub(super) type TimeDist = Unit<DurationDist>;
+/// A flow key's time ([`FlowUnit`]), at most [`MAX_TIME`].
+pub(super) type FlowTime = FlowUnit<SimDuration>;
+/// A flow key's rate ([`FlowUnit`]), at most [`MAX_RATE`].
+pub(super) type FlowRate = FlowUnit<Bitrate>;
+/// A flow key's time within 64 bits of nanoseconds ([`FlowUnit`]), for a setting whose own
+/// bound is checked later with its own message (`min_rto`, `delack_timeout`, `ledbat_target`).
+pub(super) type AnyTime = FlowUnit<AnyDuration>;
+/// A flow key's byte count ([`FlowUnit`]): `"1514"`, `"1514B"`, `"32MB"`.
+pub(super) type Bytes = FlowUnit<ByteCount>;
+
+/// A duration of any length within 64 bits of nanoseconds ([`AnyTime`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct AnyDuration(pub(super) SimDuration);
+
+/// A number of bytes ([`Bytes`]): a bare whole number in the string means bytes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct ByteCount(pub(super) u64);
+
+/// Where a raw value stands: a [`Unit`]'s span, or a [`Spanned`]'s.
+pub(super) trait AtSpan {
+    /// The value's span in the scenario text.
+    fn at(&self) -> Range<usize>;
+}
+
+impl<T> AtSpan for Unit<T> {
+    fn at(&self) -> Range<usize> {
+        self.span()
+    }
+}
+
+impl<T> AtSpan for FlowUnit<T> {
+    fn at(&self) -> Range<usize> {
+        self.span.clone()
+    }
+}
+
+impl<T> AtSpan for Spanned<T> {
+    fn at(&self) -> Range<usize> {
+        self.span()
+    }
+}
 
 /// A kind of value a [`Unit`] holds: how its text is read, with the message when it cannot be.
 pub(super) trait UnitKind: Sized {
@@ -79,6 +124,22 @@ impl UnitKind for units::Size {
     }
 }
 
+impl UnitKind for AnyDuration {
+    fn read(text: &str) -> Result<Self, String> {
+        units::parse_duration(text)
+            .map(AnyDuration)
+            .map_err(|e| unit_message(&e, text))
+    }
+}
+
+impl UnitKind for ByteCount {
+    fn read(text: &str) -> Result<Self, String> {
+        units::parse_bytes(text)
+            .map(ByteCount)
+            .map_err(|e| unit_message(&e, text))
+    }
+}
+
 impl UnitKind for DurationDist {
     fn read(text: &str) -> Result<Self, String> {
         time_dist_value(text)
@@ -94,6 +155,50 @@ impl<'de, T: UnitKind> Deserialize<'de> for Unit<T> {
         Ok(Unit {
             value,
             text: s.into_inner(),
+            span,
+        })
+    }
+}
+
+/// A `[[flows]]` key's value with a unit: read once, with the file, like a [`Unit`], but a
+/// text that does not parse is refused only when the flow's checks read the value
+/// ([`FlowUnit::checked`]). A key given where it does not apply (`rate` on a bulk flow) is
+/// refused as such first, whatever its value, by the flow-key table's checks
+/// ([`super::flow_keys`]), as before the value was typed.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct FlowUnit<T> {
+    value: Result<T, String>,
+    text: String,
+    span: Range<usize>,
+}
+
+impl<T: Copy> FlowUnit<T> {
+    /// The value, or the error naming `path` (the key) and the value's line.
+    pub(super) fn checked(&self, cx: &Ctx<'_>, path: &str) -> Result<T, ScenarioError> {
+        self.value
+            .as_ref()
+            .map(|v| *v)
+            .map_err(|m| cx.err(Some(self.span.clone()), path, m.clone()))
+    }
+    /// The text the file wrote.
+    pub(super) fn text(&self) -> &str {
+        &self.text
+    }
+    /// Where the value stands in the scenario text.
+    pub(super) fn span(&self) -> Range<usize> {
+        self.span.clone()
+    }
+}
+
+impl<'de, T: UnitKind> Deserialize<'de> for FlowUnit<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Another type than a string is refused at once, as it was before.
+        let s = Spanned::<String>::deserialize(d)?;
+        let span = s.span();
+        let text = s.into_inner();
+        Ok(FlowUnit {
+            value: T::read(&text),
+            text,
             span,
         })
     }
@@ -410,6 +515,75 @@ mod tests {
         assert_eq!(
             refused::<Size>("100"),
             "invalid type: integer `100`, expected a string"
+        );
+    }
+
+    /// A flow key's value read as the file is, or the error its check gives: `(line, path,
+    /// message)`.
+    fn flow_key<T: UnitKind + Copy>(value: &str) -> Result<T, (Option<usize>, String, String)> {
+        let u: FlowUnit<T> = read(value).expect("a string is read");
+        let text = format!("a = 1\nv = {value}\n");
+        let cx = Ctx {
+            file: "t.toml".into(),
+            text: &text,
+            dir: Default::default(),
+        };
+        u.checked(&cx, "flows[0].v")
+            .map_err(|e| (e.line, e.path, e.msg))
+    }
+
+    #[test]
+    fn flow_units_are_read_with_the_file_and_refused_where_checked() {
+        assert_eq!(
+            flow_key::<SimDuration>("\"200ms\"").unwrap(),
+            SimDuration::from_millis(200)
+        );
+        assert_eq!(
+            flow_key::<Bitrate>("\"64kbps\"").unwrap(),
+            Bitrate::from_bps(64_000)
+        );
+        // A value that does not parse is read, and refused with its line when checked.
+        assert_eq!(
+            flow_key::<Bitrate>("\"1s\"").unwrap_err(),
+            (
+                Some(2),
+                "flows[0].v".into(),
+                "expected a rate with a unit, like \"10Mbps\", \"1.5Gbps\", \"500kbps\" or \"64000bps\", got \"1s\"".into()
+            )
+        );
+        assert_eq!(
+            flow_key::<SimDuration>("\"2000000s\"").unwrap_err().2,
+            "expected a duration of at most 1000000s (about 11.6 days), got \"2000000s\", which is beyond the maximum"
+        );
+        // Another type than a string is refused as the file is read.
+        assert_eq!(
+            refused::<Bytes>("300"),
+            "invalid type: integer `300`, expected a string"
+        );
+        // Any 64-bit time (its key's own bound is checked after).
+        assert_eq!(
+            flow_key::<AnyDuration>("\"2000000s\"").unwrap().0,
+            SimDuration::from_secs(2_000_000)
+        );
+        assert_eq!(
+            flow_key::<AnyDuration>("\"1e12s\"").unwrap_err().2,
+            "\"1e12s\" is beyond the 64-bit range: expected at most 18446744073709551615 (bytes, packets, bit/s or ns)"
+        );
+        assert_eq!(
+            flow_key::<AnyDuration>("\"40\"").unwrap_err().2,
+            "expected a duration with a unit, like \"5ms\", \"100us\", \"1.5s\" or \"250ns\", got \"40\""
+        );
+        // Bytes: a bare number means bytes; packets are refused.
+        for (text, want) in [
+            ("\"1514\"", 1514),
+            ("\"1514B\"", 1514),
+            ("\"32MB\"", 32_000_000),
+        ] {
+            assert_eq!(flow_key::<ByteCount>(text).unwrap().0, want, "{text}");
+        }
+        assert_eq!(
+            flow_key::<ByteCount>("\"10p\"").unwrap_err().2,
+            "expected a byte count like \"1514\", \"1514B\" or \"32MB\", got \"10p\""
         );
     }
 
