@@ -39,7 +39,7 @@ use flow_keys::RawFlow;
 pub use flow_keys::{flow_keys_markdown, Applies, FlowKey, FLOW_KEYS};
 use flows::{check_flows, crossings, resolve_flows, Crossing};
 use links::{direction, largest_per_link, params_byte_limit, read_topology};
-use raw_units::{Delays, Rate, Size, Time, TimeDist};
+use raw_units::{Delays, Rate, Size, Step, Time, TimeDist};
 use resolve::resolve_expanded;
 use tcp::tcp_config;
 
@@ -178,7 +178,7 @@ struct RawDirection {
     from: Option<S>,
     to: Option<S>,
     rate: Option<Rate>,
-    schedule: Option<Vec<Vec<S>>>,
+    schedule: Option<Vec<Step>>,
     trace: Option<S>,
     delay: Option<Time>,
     qdisc: Option<S>,

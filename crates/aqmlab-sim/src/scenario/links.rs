@@ -349,27 +349,14 @@ pub(super) fn direction(
         }
         LinkRate::Constant(bps)
     } else if let Some(steps) = &d.schedule {
-        let mut v = Vec::with_capacity(steps.len());
-        for (i, s) in steps.iter().enumerate() {
-            let p = format!("{path}.schedule[{i}]");
-            let [t, r] = s.as_slice() else {
-                return Err(cx.err(
-                    s.first().map(|x| x.span()),
-                    p,
-                    format!(
-                        "expected a [time, rate] pair like [\"50s\", \"10Mbps\"], got {} values",
-                        s.len()
-                    ),
-                ));
-            };
-            v.push((SimTime::ZERO + cx.duration(t, &p)?, cx.rate(r, &p)?));
-        }
+        // Each step read (and checked) with the file.
+        let v = steps
+            .iter()
+            .map(|s| (SimTime::ZERO + *s.at.get(), *s.rate.get()))
+            .collect();
         LinkRate::Steps(StepSchedule::new(v).map_err(|e| {
             // The offending step's own line (the first step's when the error is about them all).
-            let line = steps
-                .get(e.line.saturating_sub(1))
-                .and_then(|s| s.first())
-                .map(|x| x.span());
+            let line = steps.get(e.line.saturating_sub(1)).map(|s| s.at.span());
             let step = if e.line > 0 {
                 format!("[{}]", e.line - 1)
             } else {

@@ -36,6 +36,14 @@ pub(super) struct Unit<T> {
 }
 
 impl<T> Unit<T> {
+    /// `value`, read from `s`.
+    fn new(s: Spanned<String>, value: T) -> Self {
+        Unit {
+            value,
+            span: s.span(),
+            text: s.into_inner(),
+        }
+    }
     /// The value.
     pub(super) fn get(&self) -> &T {
         &self.value
@@ -151,12 +159,7 @@ impl<'de, T: UnitKind> Deserialize<'de> for Unit<T> {
         // A string, with its span; another type is serde's "invalid type: …, expected a string".
         let s = Spanned::<String>::deserialize(d)?;
         let value = T::read(s.get_ref()).map_err(D::Error::custom)?;
-        let span = s.span();
-        Ok(Unit {
-            value,
-            text: s.into_inner(),
-            span,
-        })
+        Ok(Unit::new(s, value))
     }
 }
 
@@ -263,6 +266,49 @@ pub(super) fn time_dist_value(text: &str) -> Result<DurationDist, String> {
         ));
     }
     Ok(d)
+}
+
+/// A step of a link's `schedule`: `["50s", "10Mbps"]`, the rate from that time on. An error
+/// names the step (`links[0].schedule[1]`); an element of another type than a string, its
+/// place in the step (`links[0].schedule[1][0]`).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Step {
+    /// When the rate starts.
+    pub(super) at: Time,
+    /// The rate.
+    pub(super) rate: Rate,
+}
+
+impl<'de> Deserialize<'de> for Step {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Step;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                // As the loader says a list it expected.
+                f.write_str("a list")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Step, A::Error> {
+                let mut items: Vec<Spanned<String>> = Vec::with_capacity(2);
+                while let Some(x) = seq.next_element()? {
+                    items.push(x);
+                }
+                let [at, rate] = <[Spanned<String>; 2]>::try_from(items).map_err(|v| {
+                    A::Error::custom(format!(
+                        "expected a [time, rate] pair like [\"50s\", \"10Mbps\"], got {} values",
+                        v.len()
+                    ))
+                })?;
+                let t = time_value(at.get_ref()).map_err(A::Error::custom)?;
+                let r = rate_value(rate.get_ref()).map_err(A::Error::custom)?;
+                Ok(Step {
+                    at: Unit::new(at, t),
+                    rate: Unit::new(rate, r),
+                })
+            }
+        }
+        d.deserialize_seq(V)
+    }
 }
 
 /// A dumbbell's `sender_delay` or `receiver_delay`: one delay for every host, or a list with one
@@ -588,6 +634,33 @@ mod tests {
     }
 
     #[test]
+    fn a_step_is_a_time_and_a_rate() {
+        let s: Step = read("[\"50s\", \"10Mbps\"]").unwrap();
+        assert_eq!(
+            (*s.at.get(), *s.rate.get()),
+            (SimDuration::from_secs(50), Bitrate::from_mbps(10))
+        );
+        assert_eq!((s.at.text(), s.rate.text()), ("50s", "10Mbps"));
+        assert_eq!(s.at.span(), 11..16);
+        for (bad, msg) in [
+            ("[\"50s\"]", "expected a [time, rate] pair like [\"50s\", \"10Mbps\"], got 1 values"),
+            ("[]", "expected a [time, rate] pair like [\"50s\", \"10Mbps\"], got 0 values"),
+            ("[\"50\", \"10Mbps\"]", "expected a duration with a unit, like \"5ms\", \"100us\", \"1.5s\" or \"250ns\", got \"50\""),
+            ("[\"2000000s\", \"10Mbps\"]", "expected a duration of at most 1000000s (about 11.6 days), got \"2000000s\", which is beyond the maximum"),
+            ("[\"50s\", \"10MB\"]", "expected a rate with a unit, like \"10Mbps\", \"1.5Gbps\", \"500kbps\" or \"64000bps\", got \"10MB\""),
+            ("\"50s\"", "invalid type: string \"50s\", expected a list"),
+        ] {
+            assert_eq!(refused::<Step>(bad), msg, "{bad}");
+        }
+        // An element of another type: its place in the step.
+        let (_, path, msg) = read::<Step>("[\"50s\", 10]").unwrap_err();
+        assert_eq!(
+            (path.as_str(), msg.as_str()),
+            ("v[1]", "invalid type: integer `10`, expected a string")
+        );
+    }
+
+    #[test]
     fn time_dist_reads_a_time_or_a_distribution() {
         let d: TimeDist = read("\"uniform(0ms, 1ms)\"").unwrap();
         assert!(d.get().is_random());
@@ -637,6 +710,9 @@ mod tests {
             refused::<Delays>("1979-05-27"),
             "expected a delay like \"20ms\", got datetime"
         );
+        // In a list written over several lines, the element's own line.
+        let (line, path, _) = read::<Delays>("[\n  \"1ms\",\n  \"2x\"]").unwrap_err();
+        assert_eq!((line, path.as_str()), (Some(4), "v[1]"));
         for (bad, msg) in [
             ("[\"1ms\", 2.5]", "expected a delay like \"20ms\", got float"),
             ("[\"1ms\", [\"2ms\"]]", "expected a delay like \"20ms\", got array"),
