@@ -349,11 +349,15 @@ pub(super) fn direction(
         }
         LinkRate::Constant(bps)
     } else if let Some(steps) = &d.schedule {
-        // Each step read (and checked) with the file.
-        let v = steps
-            .iter()
-            .map(|s| (SimTime::ZERO + *s.at.get(), *s.rate.get()))
-            .collect();
+        // Each step read with the file; its time and rate checked here, naming the step.
+        let mut v = Vec::with_capacity(steps.len());
+        for (i, s) in steps.iter().enumerate() {
+            let p = format!("{path}.schedule[{i}]");
+            v.push((
+                SimTime::ZERO + s.at.checked(cx, &p)?,
+                s.rate.checked(cx, &p)?,
+            ));
+        }
         LinkRate::Steps(StepSchedule::new(v).map_err(|e| {
             // The offending step's own line (the first step's when the error is about them all).
             let line = steps.get(e.line.saturating_sub(1)).map(|s| s.at.span());

@@ -6,9 +6,10 @@
 //! the text the file wrote and its span, so a later check (a rate of 0, a window that ends
 //! before it starts) quotes it and names its line.
 //!
-//! A `[[flows]]` key's value ([`FlowUnit`]: [`FlowTime`], [`FlowRate`], [`AnyTime`],
-//! [`Bytes`]) is read the same way, but a text that does not parse is refused when the flow's
-//! checks read it, after the checks that a key applies to the flow it is given on.
+//! A `[[flows]]` key's value ([`Deferred`]: [`FlowTime`], [`FlowRate`], [`AnyTime`],
+//! [`Bytes`]) and a schedule [`Step`]'s are read the same way, but a text that does not parse
+//! is refused where the value is checked: a flow's, after the checks that a key applies to the
+//! flow it is given on.
 //!
 //! Any other value that does not parse is a serde error raised where it stands: the loader's error
 //! ([`super::resolve`]'s `parse`) names the file, the line (the value's span, which toml gives
@@ -66,15 +67,15 @@ pub(super) type Rate = Unit<Bitrate>;
 pub(super) type Size = Unit<units::Size>;
 /// A time or a distribution of times (`"uniform(0ms, 1ms)"`), at most [`MAX_TIME`].
 pub(super) type TimeDist = Unit<DurationDist>;
-/// A flow key's time ([`FlowUnit`]), at most [`MAX_TIME`].
-pub(super) type FlowTime = FlowUnit<SimDuration>;
-/// A flow key's rate ([`FlowUnit`]), at most [`MAX_RATE`].
-pub(super) type FlowRate = FlowUnit<Bitrate>;
-/// A flow key's time within 64 bits of nanoseconds ([`FlowUnit`]), for a setting whose own
+/// A flow key's time ([`Deferred`]), at most [`MAX_TIME`].
+pub(super) type FlowTime = Deferred<SimDuration>;
+/// A flow key's rate ([`Deferred`]), at most [`MAX_RATE`].
+pub(super) type FlowRate = Deferred<Bitrate>;
+/// A flow key's time within 64 bits of nanoseconds ([`Deferred`]), for a setting whose own
 /// bound is checked later with its own message (`min_rto`, `delack_timeout`, `ledbat_target`).
-pub(super) type AnyTime = FlowUnit<AnyDuration>;
-/// A flow key's byte count ([`FlowUnit`]): `"1514"`, `"1514B"`, `"32MB"`.
-pub(super) type Bytes = FlowUnit<ByteCount>;
+pub(super) type AnyTime = Deferred<AnyDuration>;
+/// A flow key's byte count ([`Deferred`]): `"1514"`, `"1514B"`, `"32MB"`.
+pub(super) type Bytes = Deferred<ByteCount>;
 
 /// A duration of any length within 64 bits of nanoseconds ([`AnyTime`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -96,7 +97,7 @@ impl<T> AtSpan for Unit<T> {
     }
 }
 
-impl<T> AtSpan for FlowUnit<T> {
+impl<T> AtSpan for Deferred<T> {
     fn at(&self) -> Range<usize> {
         self.span.clone()
     }
@@ -163,19 +164,33 @@ impl<'de, T: UnitKind> Deserialize<'de> for Unit<T> {
     }
 }
 
-/// A `[[flows]]` key's value with a unit: read once, with the file, like a [`Unit`], but a
-/// text that does not parse is refused only when the flow's checks read the value
-/// ([`FlowUnit::checked`]). A key given where it does not apply (`rate` on a bulk flow) is
-/// refused as such first, whatever its value, by the flow-key table's checks
-/// ([`super::flow_keys`]), as before the value was typed.
+/// A value with a unit read once, with the file, like a [`Unit`], but a text that does not
+/// parse is refused only where the value is checked ([`Deferred::checked`]), with the key path
+/// and the value's own line. For the `[[flows]]` keys: a key given where it does not apply
+/// (`rate` on a bulk flow) is refused as such first, whatever its value, by the flow-key
+/// table's checks ([`super::flow_keys`]). For a schedule step's time and rate: the error names
+/// the step (`schedule[1]`) and the line of the element, as before the values were typed.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct FlowUnit<T> {
+pub(super) struct Deferred<T> {
     value: Result<T, String>,
     text: String,
     span: Range<usize>,
 }
 
-impl<T: Copy> FlowUnit<T> {
+impl<T: UnitKind> Deferred<T> {
+    /// The value `s` gives, read.
+    fn new(s: Spanned<String>) -> Self {
+        let span = s.span();
+        let text = s.into_inner();
+        Deferred {
+            value: T::read(&text),
+            text,
+            span,
+        }
+    }
+}
+
+impl<T: Copy> Deferred<T> {
     /// The value, or the error naming `path` (the key) and the value's line.
     pub(super) fn checked(&self, cx: &Ctx<'_>, path: &str) -> Result<T, ScenarioError> {
         self.value
@@ -193,17 +208,10 @@ impl<T: Copy> FlowUnit<T> {
     }
 }
 
-impl<'de, T: UnitKind> Deserialize<'de> for FlowUnit<T> {
+impl<'de, T: UnitKind> Deserialize<'de> for Deferred<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         // Another type than a string is refused at once, as it was before.
-        let s = Spanned::<String>::deserialize(d)?;
-        let span = s.span();
-        let text = s.into_inner();
-        Ok(FlowUnit {
-            value: T::read(&text),
-            text,
-            span,
-        })
+        Ok(Deferred::new(Spanned::<String>::deserialize(d)?))
     }
 }
 
@@ -268,15 +276,17 @@ pub(super) fn time_dist_value(text: &str) -> Result<DurationDist, String> {
     Ok(d)
 }
 
-/// A step of a link's `schedule`: `["50s", "10Mbps"]`, the rate from that time on. An error
-/// names the step (`links[0].schedule[1]`); an element of another type than a string, its
-/// place in the step (`links[0].schedule[1][0]`).
+/// A step of a link's `schedule`: `["50s", "10Mbps"]`, the rate from that time on. A step
+/// that is not a pair is refused as the file is read, naming the step (`links[0].schedule[1]`);
+/// an element of another type than a string, its place in the step
+/// (`links[0].schedule[1][0]`). A time or rate that does not parse is refused where the
+/// schedule is checked, naming the step and the element's line ([`Deferred`]).
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Step {
     /// When the rate starts.
-    pub(super) at: Time,
+    pub(super) at: Deferred<SimDuration>,
     /// The rate.
-    pub(super) rate: Rate,
+    pub(super) rate: Deferred<Bitrate>,
 }
 
 impl<'de> Deserialize<'de> for Step {
@@ -299,11 +309,9 @@ impl<'de> Deserialize<'de> for Step {
                         v.len()
                     ))
                 })?;
-                let t = time_value(at.get_ref()).map_err(A::Error::custom)?;
-                let r = rate_value(rate.get_ref()).map_err(A::Error::custom)?;
                 Ok(Step {
-                    at: Unit::new(at, t),
-                    rate: Unit::new(rate, r),
+                    at: Deferred::new(at),
+                    rate: Deferred::new(rate),
                 })
             }
         }
@@ -567,7 +575,7 @@ mod tests {
     /// A flow key's value read as the file is, or the error its check gives: `(line, path,
     /// message)`.
     fn flow_key<T: UnitKind + Copy>(value: &str) -> Result<T, (Option<usize>, String, String)> {
-        let u: FlowUnit<T> = read(value).expect("a string is read");
+        let u: Deferred<T> = read(value).expect("a string is read");
         let text = format!("a = 1\nv = {value}\n");
         let cx = Ctx {
             file: "t.toml".into(),
@@ -635,19 +643,44 @@ mod tests {
 
     #[test]
     fn a_step_is_a_time_and_a_rate() {
+        let text = "a = 1\nv = [\n\"50s\",\n\"1MB\"]\n";
+        let cx = Ctx {
+            file: "t.toml".into(),
+            text,
+            dir: Default::default(),
+        };
         let s: Step = read("[\"50s\", \"10Mbps\"]").unwrap();
         assert_eq!(
-            (*s.at.get(), *s.rate.get()),
-            (SimDuration::from_secs(50), Bitrate::from_mbps(10))
+            (s.at.checked(&cx, "p"), s.rate.checked(&cx, "p")),
+            (Ok(SimDuration::from_secs(50)), Ok(Bitrate::from_mbps(10)))
         );
         assert_eq!((s.at.text(), s.rate.text()), ("50s", "10Mbps"));
         assert_eq!(s.at.span(), 11..16);
+        // A time or rate that does not parse: refused when checked, at the element's line.
+        let s: Step = read("[\n\"50s\",\n\"1MB\"]").unwrap();
+        let e = s.rate.checked(&cx, "links[0].schedule[1]").unwrap_err();
+        assert_eq!(
+            (e.line, e.path.as_str(), e.msg.as_str()),
+            (
+                Some(4),
+                "links[0].schedule[1]",
+                "expected a rate with a unit, like \"10Mbps\", \"1.5Gbps\", \"500kbps\" or \"64000bps\", got \"1MB\""
+            )
+        );
+        let s: Step = read("[\"2000000s\", \"10Mbps\"]").unwrap();
+        assert_eq!(
+            s.at.checked(&cx, "p").unwrap_err().msg,
+            "expected a duration of at most 1000000s (about 11.6 days), got \"2000000s\", which is beyond the maximum"
+        );
         for (bad, msg) in [
-            ("[\"50s\"]", "expected a [time, rate] pair like [\"50s\", \"10Mbps\"], got 1 values"),
-            ("[]", "expected a [time, rate] pair like [\"50s\", \"10Mbps\"], got 0 values"),
-            ("[\"50\", \"10Mbps\"]", "expected a duration with a unit, like \"5ms\", \"100us\", \"1.5s\" or \"250ns\", got \"50\""),
-            ("[\"2000000s\", \"10Mbps\"]", "expected a duration of at most 1000000s (about 11.6 days), got \"2000000s\", which is beyond the maximum"),
-            ("[\"50s\", \"10MB\"]", "expected a rate with a unit, like \"10Mbps\", \"1.5Gbps\", \"500kbps\" or \"64000bps\", got \"10MB\""),
+            (
+                "[\"50s\"]",
+                "expected a [time, rate] pair like [\"50s\", \"10Mbps\"], got 1 values",
+            ),
+            (
+                "[]",
+                "expected a [time, rate] pair like [\"50s\", \"10Mbps\"], got 0 values",
+            ),
             ("\"50s\"", "invalid type: string \"50s\", expected a list"),
         ] {
             assert_eq!(refused::<Step>(bad), msg, "{bad}");
