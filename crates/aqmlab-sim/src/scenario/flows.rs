@@ -72,10 +72,7 @@ pub(super) fn resolve_flows(
             }
             None => (SimTime::ZERO, DurationDist::Fixed(SimDuration::ZERO)),
         };
-        let stop = match &f.stop {
-            Some(s) => Some(SimTime::ZERO + *s.get()),
-            None => None,
-        };
+        let stop = f.stop.as_ref().map(|s| SimTime::ZERO + *s.get());
         // A flow that could never send is a slip, not a wish. (A random start that falls after
         // the end is a draw, not a slip: it is left alone.)
         if !start_random && start >= SimTime::ZERO + duration {
