@@ -96,8 +96,9 @@ pub(super) fn resolve_expanded(
     })
 }
 
-/// The scenario text read into the raw types; an error names the key path and says what was
-/// expected as a user would.
+/// The scenario text read into the raw types, the values with units among them typed once
+/// ([`super::raw_units`]); an error names the key path and says what was expected as a user
+/// would.
 fn parse(cx: &Ctx<'_>) -> Result<RawScenario, ScenarioError> {
     let text = cx.text;
     let de = toml::Deserializer::new(text);
