@@ -288,10 +288,6 @@ impl Ctx<'_> {
     fn duration(&self, v: &S, path: &str) -> Result<SimDuration, ScenarioError> {
         raw_units::time_value(v.get_ref()).map_err(|m| self.err(Some(v.span()), path, m))
     }
-    /// A rate of at most [`MAX_RATE`].
-    fn rate(&self, v: &S, path: &str) -> Result<Bitrate, ScenarioError> {
-        raw_units::rate_value(v.get_ref()).map_err(|m| self.err(Some(v.span()), path, m))
-    }
 }
 
 /// The longest time a scenario may name (its duration, a delay, a start, a schedule step):

@@ -568,15 +568,12 @@ fn video(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> {
     })?;
     let mut ladder = Vec::with_capacity(ladder_v.get_ref().len());
     for (i, r) in ladder_v.get_ref().iter().enumerate() {
-        let rate = cx.rate(
-            &Spanned::new(ladder_v.span(), r.clone()),
-            &format!("{p}.ladder[{i}]"),
-        )?;
+        let rate = r.checked(cx, &format!("{p}.ladder[{i}]"))?;
         if rate.as_bps() == 0 || ladder.last().is_some_and(|&prev| rate <= prev) {
             return Err(cx.err(
                 Some(ladder_v.span()),
                 format!("{p}.ladder[{i}]"),
-                format!("expected increasing rates > 0, got {r:?}"),
+                format!("expected increasing rates > 0, got {:?}", r.text()),
             ));
         }
         ladder.push(rate);

@@ -204,7 +204,7 @@ flow_keys! {
     objects: Option<Spanned<i64>> => App(PAGE), false, "objects per page (default 50)";
     parallel: Option<Spanned<i64>> => App(PAGE), false, "connections per page (default 6)";
     segment: Option<FlowTime> => App(VIDEO), false, "media duration of a segment (default 2s)";
-    ladder: Option<Spanned<Vec<String>>> => App(VIDEO), false, "the bitrate ladder, increasing (required)";
+    ladder: Option<Spanned<Vec<FlowRate>>> => App(VIDEO), false, "the bitrate ladder, increasing (required)";
     playout_buffer: Option<FlowTime> => App(VIDEO), false, "playout buffer, media time (default 20s)";
     safety: Option<Spanned<f64>> => App(VIDEO), false, "share of the measured throughput the next rate may take (default 0.9)";
 }
