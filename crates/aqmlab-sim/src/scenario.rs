@@ -15,7 +15,7 @@
 use crate::dist::{start_stream, DurationDist};
 use crate::rate::{DeliveryTrace, LinkRate, StepSchedule};
 use crate::world::{Sim, TcpApp, TcpSpec, UdpSpec};
-use aqmlab_core::units::{self, UnitError};
+use aqmlab_core::units;
 use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime};
 use aqmlab_qdisc::Kind;
 use aqmlab_tcp::{CcKind, RtoSsthresh, TcpConfig};
@@ -28,6 +28,7 @@ mod edits;
 mod flow_keys;
 mod flows;
 mod links;
+mod raw_units;
 mod resolve;
 mod tcp;
 
@@ -38,6 +39,7 @@ use flow_keys::RawFlow;
 pub use flow_keys::{flow_keys_markdown, Applies, FlowKey, FLOW_KEYS};
 use flows::{check_flows, crossings, resolve_flows, Crossing};
 use links::{direction, largest_per_link, params_byte_limit, read_topology};
+use raw_units::{Delays, Rate, Size, Step, Time, TimeDist};
 use resolve::resolve_expanded;
 use tcp::tcp_config;
 
@@ -93,10 +95,10 @@ fn one_line(s: &str) -> std::borrow::Cow<'_, str> {
 struct RawScenario {
     name: Option<String>,
     description: Option<String>,
-    duration: S,
+    duration: Time,
     #[serde(default, deserialize_with = "seed_value")]
     seed: Option<u64>,
-    bin: Option<S>,
+    bin: Option<Time>,
     dumbbell: Option<RawDumbbell>,
     nodes: Option<Spanned<Vec<String>>>,
     #[serde(default)]
@@ -105,7 +107,7 @@ struct RawScenario {
     flows: Vec<RawFlow>,
     output: Option<RawOutput>,
     /// Time before the measurements of the `after_warmup` window start.
-    warmup: Option<S>,
+    warmup: Option<Time>,
     /// Measurement windows, each with its own summary.
     #[serde(default)]
     windows: Vec<RawWindow>,
@@ -116,8 +118,8 @@ struct RawScenario {
 #[serde(deny_unknown_fields)]
 struct RawWindow {
     name: S,
-    from: S,
-    to: S,
+    from: Time,
+    to: Time,
 }
 
 /// A seed: a whole number 0..2^64-1, as an integer or (above TOML's integer range, as the
@@ -188,16 +190,16 @@ struct RawDirection {
     name: Option<S>,
     from: Option<S>,
     to: Option<S>,
-    rate: Option<S>,
-    schedule: Option<Vec<Vec<S>>>,
+    rate: Option<Rate>,
+    schedule: Option<Vec<Step>>,
     trace: Option<S>,
-    delay: Option<S>,
+    delay: Option<Time>,
     qdisc: Option<S>,
-    buffer: Option<S>,
+    buffer: Option<Size>,
     params: Option<Spanned<toml::Table>>,
     loss: Option<Spanned<f64>>,
     /// A random extra delay per packet (`"uniform(0ms, 1ms)"`), never reordering the link.
-    jitter: Option<S>,
+    jitter: Option<TimeDist>,
     reverse: Option<Box<RawDirection>>,
 }
 
@@ -205,12 +207,12 @@ struct RawDirection {
 #[serde(deny_unknown_fields)]
 struct RawDumbbell {
     senders: Spanned<u32>,
-    access_rate: S,
+    access_rate: Rate,
     /// One delay for every sender, or a list with one per sender.
-    sender_delay: Spanned<toml::Value>,
+    sender_delay: Delays,
     /// One delay for every receiver, or a list with one per receiver.
-    receiver_delay: Spanned<toml::Value>,
-    access_buffer: Option<S>,
+    receiver_delay: Delays,
+    access_buffer: Option<Size>,
     bottleneck: RawDirection,
 }
 
@@ -299,66 +301,9 @@ impl Ctx<'_> {
             msg: msg.into(),
         }
     }
-    fn unit<T>(
-        &self,
-        v: &S,
-        path: &str,
-        f: impl Fn(&str) -> Result<T, UnitError>,
-    ) -> Result<T, ScenarioError> {
-        f(v.get_ref()).map_err(|e| {
-            let msg = if e.expected == units::BEYOND_64_BITS {
-                format!(
-                    "{:?} is beyond the 64-bit range: expected at most 18446744073709551615 (bytes, packets, bit/s or ns)",
-                    v.get_ref()
-                )
-            } else {
-                e.to_string()
-            };
-            self.err(Some(v.span()), path, msg)
-        })
-    }
     /// A duration of at most [`MAX_TIME`].
     fn duration(&self, v: &S, path: &str) -> Result<SimDuration, ScenarioError> {
-        let beyond = || {
-            self.err(
-                Some(v.span()),
-                path,
-                format!(
-                    "expected a duration of at most {}s (about 11.6 days), got {:?}, which is beyond the maximum",
-                    MAX_TIME.as_nanos() / 1_000_000_000,
-                    v.get_ref()
-                ),
-            )
-        };
-        let d = match units::parse_duration(v.get_ref()) {
-            Err(e) if e.expected == units::BEYOND_64_BITS => return Err(beyond()),
-            _ => self.unit(v, path, units::parse_duration)?,
-        };
-        if d > MAX_TIME {
-            return Err(beyond());
-        }
-        Ok(d)
-    }
-    /// A rate of at most [`MAX_RATE`].
-    fn rate(&self, v: &S, path: &str) -> Result<Bitrate, ScenarioError> {
-        let beyond = || {
-            self.err(
-                Some(v.span()),
-                path,
-                format!(
-                    "expected a rate of at most {MAX_RATE}, got {:?}, which is beyond the maximum",
-                    v.get_ref()
-                ),
-            )
-        };
-        let r = match units::parse_bitrate(v.get_ref()) {
-            Err(e) if e.expected == units::BEYOND_64_BITS => return Err(beyond()),
-            _ => self.unit(v, path, units::parse_bitrate)?,
-        };
-        if r > MAX_RATE {
-            return Err(beyond());
-        }
-        Ok(r)
+        raw_units::time_value(v.get_ref()).map_err(|m| self.err(Some(v.span()), path, m))
     }
 }
 
@@ -530,7 +475,7 @@ impl Scenario {
 /// `[[windows]]`, each within the run and named once.
 fn windows(
     cx: &Ctx<'_>,
-    warmup: &Option<S>,
+    warmup: &Option<Time>,
     raw_windows: &[RawWindow],
     duration: SimDuration,
 ) -> Result<Vec<crate::windows::WindowSpec>, ScenarioError> {
@@ -538,14 +483,14 @@ fn windows(
     let end = SimTime::ZERO + duration;
     let mut out: Vec<WindowSpec> = Vec::new();
     if let Some(w) = warmup {
-        let d = cx.duration(w, "warmup")?;
+        let d = *w.get();
         if d >= duration {
             return Err(cx.err(
                 Some(w.span()),
                 "warmup",
                 format!(
                     "expected a warm-up shorter than the duration ({duration}), got {:?}",
-                    w.get_ref()
+                    w.text()
                 ),
             ));
         }
@@ -577,16 +522,16 @@ fn windows(
                 format!("window name {name:?} {why}: expected a unique name"),
             ));
         }
-        let from = SimTime::ZERO + cx.duration(&w.from, &format!("{p}.from"))?;
-        let to = SimTime::ZERO + cx.duration(&w.to, &format!("{p}.to"))?;
+        let from = SimTime::ZERO + *w.from.get();
+        let to = SimTime::ZERO + *w.to.get();
         if to <= from {
             return Err(cx.err(
                 Some(w.to.span()),
                 format!("{p}.to"),
                 format!(
                     "expected the window to end after it starts ({:?}), got {:?}",
-                    w.from.get_ref(),
-                    w.to.get_ref()
+                    w.from.text(),
+                    w.to.text()
                 ),
             ));
         }
@@ -596,7 +541,7 @@ fn windows(
                 format!("{p}.to"),
                 format!(
                     "expected a window within the run (duration {duration}), got {:?}",
-                    w.to.get_ref()
+                    w.to.text()
                 ),
             ));
         }
@@ -704,25 +649,4 @@ fn too_large_integer(text: &str, span: Option<std::ops::Range<usize>>) -> String
     format!(
         "{key}: expected a whole number from -9223372036854775808 to 9223372036854775807 (TOML's integer range), got a larger one{hint}"
     )
-}
-
-/// A flow's `start` or a link's `jitter`: a time (at most [`MAX_TIME`]) or a distribution of
-/// times.
-fn start_dist(cx: &Ctx<'_>, v: &S, path: &str) -> Result<DurationDist, ScenarioError> {
-    if !v.get_ref().contains('(') {
-        return Ok(DurationDist::Fixed(cx.duration(v, path)?));
-    }
-    let d = DurationDist::parse(v.get_ref()).map_err(|m| cx.err(Some(v.span()), path, m))?;
-    if d.max().unwrap_or(d.mean()) > MAX_TIME {
-        return Err(cx.err(
-            Some(v.span()),
-            path,
-            format!(
-                "expected times of at most {}s (about 11.6 days), got {:?}",
-                MAX_TIME.as_nanos() / 1_000_000_000,
-                v.get_ref()
-            ),
-        ));
-    }
-    Ok(d)
 }

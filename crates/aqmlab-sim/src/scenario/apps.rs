@@ -2,9 +2,9 @@
 //! `finite`, `repeat`, `onoff`, `web`) and a UDP flow's on/off periods. Each function checks
 //! that the keys it reads belong to the application and names the key of any error.
 
-use super::{Ctx, RawFlow, ScenarioError, S};
+use super::raw_units::{AtSpan, Bytes, FlowTime};
+use super::{Ctx, RawFlow, ScenarioError};
 use crate::world::{Arrivals, IdleDist, OnOff, SizeDist, TcpApp, VideoSpec};
-use aqmlab_core::units;
 use aqmlab_core::SimDuration;
 use toml::Spanned;
 
@@ -28,8 +28,8 @@ pub(super) fn on_off(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<Option<OnOff>
             Ok(None)
         }
         (Some(on), Some(off)) => {
-            let mean_on = cx.duration(on, &format!("{p}.on_time"))?;
-            let mean_off = cx.duration(off, &format!("{p}.off_time"))?;
+            let mean_on = on.checked(cx, &format!("{p}.on_time"))?;
+            let mean_off = off.checked(cx, &format!("{p}.off_time"))?;
             if mean_on == SimDuration::ZERO {
                 return Err(cx.err(
                     Some(on.span()),
@@ -83,8 +83,8 @@ fn refuse(
     }
 }
 
-fn present<'a, T>(key: &'a str, v: &Option<Spanned<T>>) -> Present<'a> {
-    (key, v.is_some(), v.as_ref().map(|x| x.span()))
+fn present<'a, T: AtSpan>(key: &'a str, v: &Option<T>) -> Present<'a> {
+    (key, v.is_some(), v.as_ref().map(|x| x.at()))
 }
 
 /// A TCP flow's application, from `app` and the keys that go with it.
@@ -162,7 +162,7 @@ fn bytes(
             "a finite transfer needs bytes, like bytes = \"10MB\"",
         )
     })?;
-    let bytes = cx.unit(b, &format!("{p}.bytes"), units::parse_bytes)?;
+    let bytes = b.checked(cx, &format!("{p}.bytes"))?.0;
     if bytes == 0 {
         return Err(cx.err(Some(b.span()), format!("{p}.bytes"), "expected bytes > 0"));
     }
@@ -298,7 +298,7 @@ fn onoff(
             "an on/off application needs the rate it writes at during on periods, like rate = \"64kbps\"",
         )
     })?;
-    let r = cx.rate(rate, &format!("{p}.rate"))?;
+    let r = rate.checked(cx, &format!("{p}.rate"))?;
     if r.as_bps() == 0 {
         return Err(cx.err(
             Some(rate.span()),
@@ -340,7 +340,7 @@ fn onoff(
 /// `size_sigma`.
 fn size_dist(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<SizeDist, ScenarioError> {
     let mean = match &f.size_mean {
-        Some(m) => cx.unit(m, &format!("{p}.size_mean"), units::parse_bytes)? as f64,
+        Some(m) => m.checked(cx, &format!("{p}.size_mean"))?.0 as f64,
         None => 50_000.0,
     };
     if mean < 1.0 {
@@ -492,12 +492,12 @@ fn arrivals(
         }
         (None, Some(i)) => {
             let path = format!("{p}.interval");
-            let interval = cx.duration(i, &path)?;
+            let interval = i.checked(cx, &path)?;
             if interval < SimDuration::from_micros(1) {
                 return Err(cx.err(
                     Some(i.span()),
                     path,
-                    format!("expected an interval of at least 1us, got {:?}", i.get_ref()),
+                    format!("expected an interval of at least 1us, got {:?}", i.text()),
                 ));
             }
             Arrivals::Periodic { interval }
@@ -568,15 +568,12 @@ fn video(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> {
     })?;
     let mut ladder = Vec::with_capacity(ladder_v.get_ref().len());
     for (i, r) in ladder_v.get_ref().iter().enumerate() {
-        let rate = cx.rate(
-            &Spanned::new(ladder_v.span(), r.clone()),
-            &format!("{p}.ladder[{i}]"),
-        )?;
+        let rate = r.checked(cx, &format!("{p}.ladder[{i}]"))?;
         if rate.as_bps() == 0 || ladder.last().is_some_and(|&prev| rate <= prev) {
             return Err(cx.err(
                 Some(ladder_v.span()),
                 format!("{p}.ladder[{i}]"),
-                format!("expected increasing rates > 0, got {r:?}"),
+                format!("expected increasing rates > 0, got {:?}", r.text()),
             ));
         }
         ladder.push(rate);
@@ -588,9 +585,9 @@ fn video(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> {
             "expected at least one rate",
         ));
     }
-    let dur = |v: &Option<S>, key: &str, default: SimDuration| match v {
+    let dur = |v: &Option<FlowTime>, key: &str, default: SimDuration| match v {
         None => Ok(default),
-        Some(d) => cx.duration(d, &format!("{p}.{key}")),
+        Some(d) => d.checked(cx, &format!("{p}.{key}")),
     };
     let segment = dur(&f.segment, "segment", SimDuration::from_secs(2))?;
     if segment < SimDuration::from_millis(1) {
@@ -693,8 +690,8 @@ fn packmime(
     })
 }
 
-fn request_size(cx: &Ctx<'_>, r: &S, p: &str) -> Result<u64, ScenarioError> {
-    let b = cx.unit(r, &format!("{p}.request_size"), units::parse_bytes)?;
+fn request_size(cx: &Ctx<'_>, r: &Bytes, p: &str) -> Result<u64, ScenarioError> {
+    let b = r.checked(cx, &format!("{p}.request_size"))?.0;
     if b == 0 {
         return Err(cx.err(
             Some(r.span()),

@@ -5,6 +5,7 @@
 //! `docs/flow-keys.md` ([`flow_keys_markdown`]) all read this one table, as a discipline's
 //! parameters are read from its parameter table (`aqmlab_qdisc::params`).
 
+use super::raw_units::{AnyTime, AtSpan, Bytes, FlowRate, FlowTime, Time, TimeDist};
 use super::S;
 use aqmlab_tcp::CcKind;
 use serde::Deserialize;
@@ -80,9 +81,9 @@ trait GivenAt {
     fn given(&self) -> Given;
 }
 
-impl<T> GivenAt for Option<Spanned<T>> {
+impl<T: AtSpan> GivenAt for Option<T> {
     fn given(&self) -> Given {
-        self.as_ref().map(|v| Some(v.span()))
+        self.as_ref().map(|v| Some(v.at()))
     }
 }
 
@@ -140,27 +141,27 @@ flow_keys! {
     kind: S => Any, false, "`udp` or `tcp`";
     from: S => Any, false, "sending node (a web flow's server)";
     to: S => Any, false, "receiving node (a web flow's client)";
-    start: Option<S> => Any, false, "a time, or a distribution (`\"uniform(A, B)\"`, `\"exponential(MEAN)\"`) drawn from the flow's own stream";
-    stop: Option<S> => Any, true, "no sends, requests or transfers at or after this time (not on bulk and finite transfers)";
-    rate: Option<S> => UdpOrApp(ONOFF), false, "sending rate (on/off: during on periods)";
+    start: Option<TimeDist> => Any, false, "a time, or a distribution (`\"uniform(A, B)\"`, `\"exponential(MEAN)\"`) drawn from the flow's own stream";
+    stop: Option<Time> => Any, true, "no sends, requests or transfers at or after this time (not on bulk and finite transfers)";
+    rate: Option<FlowRate> => UdpOrApp(ONOFF), false, "sending rate (on/off: during on periods)";
     size: Option<Spanned<i64>> => UdpOrApp(ONOFF), false, "UDP datagram bytes (20-65535, default 1500); on/off: bytes of each write (default 1460)";
-    on_time: Option<S> => UdpOrApp(ONOFF), false, "mean on period";
-    off_time: Option<S> => UdpOrApp(ONOFF), false, "mean off period";
+    on_time: Option<FlowTime> => UdpOrApp(ONOFF), false, "mean on period";
+    off_time: Option<FlowTime> => UdpOrApp(ONOFF), false, "mean off period";
     onoff_shape: Option<Spanned<f64>> => UdpOrApp(ONOFF), false, "Pareto shape of the periods (> 1; exponential without it)";
     ecn_codepoint: Option<S> => Udp, true, "`not_ect`, `ect0`, `ect1` or `ce` on every datagram";
     dscp: Option<Spanned<i64>> => Any, false, "DSCP of the flow's packets, 0-63";
     cc: Option<S> => Tcp, false, "congestion control (default `cubic`)";
     app: Option<S> => Tcp, false, "`bulk` (default), `finite`, `repeat`, `onoff`, `web`, `page` or `video`";
-    bytes: Option<S> => App(&["finite", "repeat"]), true, "bytes of a transfer";
+    bytes: Option<Bytes> => App(&["finite", "repeat"]), true, "bytes of a transfer";
     conns_per_s: Option<Spanned<f64>> => App(WEB_PAGE), false, "Poisson arrivals of connections (pages) per second";
     size_dist: Option<S> => App(SIZED), true, "`pareto` (default), `lognormal` or `constant` sizes";
-    size_mean: Option<S> => App(SIZED), true, "mean size (default 50kB)";
+    size_mean: Option<Bytes> => App(SIZED), true, "mean size (default 50kB)";
     size_shape: Option<Spanned<f64>> => App(SIZED), true, "Pareto shape (> 1, default 1.2)";
     size_sigma: Option<Spanned<f64>> => App(SIZED), true, "lognormal sigma (default 1)";
-    request_size: Option<S> => App(WEB_PAGE_VIDEO), false, "bytes of each request (default 300B)";
+    request_size: Option<Bytes> => App(WEB_PAGE_VIDEO), false, "bytes of each request (default 300B)";
     model: Option<S> => App(WEB), false, "`simple` (default) or `packmime`";
     http: Option<S> => App(WEB), false, "PackMime's HTTP version, `\"1.0\"` (default) or `\"1.1\"`";
-    interval: Option<S> => App(WEB_PAGE), false, "periodic arrivals, one every interval";
+    interval: Option<FlowTime> => App(WEB_PAGE), false, "periodic arrivals, one every interval";
     idle: Option<Spanned<toml::Value>> => App(REPEAT), false, "idle period between transfers: a duration, or `[low, high]`";
     idle_dist: Option<S> => App(REPEAT), false, "`constant`, `uniform` or `exponential` idle periods";
     reuse: Option<bool> => App(REPEAT), false, "keep one connection for every transfer";
@@ -174,11 +175,11 @@ flow_keys! {
     accecn: Option<bool> => Tcp, false, "Accurate ECN (default false; true with prague)";
     handshake: Option<bool> => Tcp, false, "three-way handshake (default true)";
     hystart: Option<bool> => Tcp, false, "HyStart++ (reno, newreno, cubic; default false)";
-    min_rto: Option<S> => Tcp, false, "minimum RTO (default 200ms)";
-    delack_timeout: Option<S> => Tcp, false, "delayed-ACK timer (default 40ms)";
+    min_rto: Option<AnyTime> => Tcp, false, "minimum RTO (default 200ms)";
+    delack_timeout: Option<AnyTime> => Tcp, false, "delayed-ACK timer (default 40ms)";
     syn_retries: Option<Spanned<i64>> => Tcp, false, "SYN retransmissions before giving up (0-127; needs handshake)";
-    initial_rto: Option<S> => Tcp, false, "RTO before the first sample (default 1s)";
-    max_rto: Option<S> => Tcp, false, "maximum RTO (default 60s)";
+    initial_rto: Option<FlowTime> => Tcp, false, "RTO before the first sample (default 1s)";
+    max_rto: Option<FlowTime> => Tcp, false, "maximum RTO (default 60s)";
     initial_ssthresh: Option<Spanned<i64>> => Tcp, false, "initial ssthresh, segments (default none)";
     dupack_threshold: Option<Spanned<i64>> => Tcp, false, "duplicate ACKs before fast retransmit (1-1000, default 3)";
     prr: Option<bool> => Tcp, false, "proportional rate reduction, RFC 6937 (needs sack)";
@@ -195,16 +196,16 @@ flow_keys! {
     vegas_alpha: Option<Spanned<i64>> => Cc(CcKind::Vegas), false, "Vegas alpha, packets (default 1)";
     vegas_beta: Option<Spanned<i64>> => Cc(CcKind::Vegas), false, "Vegas beta, packets (default 3)";
     vegas_gamma: Option<Spanned<i64>> => Cc(CcKind::Vegas), false, "Vegas gamma, packets (default 1)";
-    ledbat_target: Option<S> => Cc(CcKind::Ledbat), false, "LEDBAT's target delay (at most 100ms, the default)";
+    ledbat_target: Option<AnyTime> => Cc(CcKind::Ledbat), false, "LEDBAT's target delay (at most 100ms, the default)";
     ledbat_gain: Option<Spanned<f64>> => Cc(CcKind::Ledbat), false, "LEDBAT's gain (default 1)";
     ledbat_allowed_increase: Option<Spanned<f64>> => Cc(CcKind::Ledbat), false, "LEDBAT's allowed increase, segments 0-64 (default 1)";
     dctcp_g: Option<Spanned<f64>> => Cc(CcKind::Dctcp), false, "DCTCP's EWMA gain (0 < g <= 1, default 1/16)";
     prague_ecn_fallback: Option<Spanned<i64>> => Cc(CcKind::Prague), false, "Prague's classic-ECN detection: 0 none (default), 1 and fallback, 2 detection only";
     objects: Option<Spanned<i64>> => App(PAGE), false, "objects per page (default 50)";
     parallel: Option<Spanned<i64>> => App(PAGE), false, "connections per page (default 6)";
-    segment: Option<S> => App(VIDEO), false, "media duration of a segment (default 2s)";
-    ladder: Option<Spanned<Vec<String>>> => App(VIDEO), false, "the bitrate ladder, increasing (required)";
-    playout_buffer: Option<S> => App(VIDEO), false, "playout buffer, media time (default 20s)";
+    segment: Option<FlowTime> => App(VIDEO), false, "media duration of a segment (default 2s)";
+    ladder: Option<Spanned<Vec<FlowRate>>> => App(VIDEO), false, "the bitrate ladder, increasing (required)";
+    playout_buffer: Option<FlowTime> => App(VIDEO), false, "playout buffer, media time (default 20s)";
     safety: Option<Spanned<f64>> => App(VIDEO), false, "share of the measured throughput the next rate may take (default 0.9)";
 }
 

@@ -63,7 +63,7 @@ pub(super) fn resolve_flows(
         let (start, start_spec) = match &f.start {
             Some(s) => {
                 // A time, or a distribution drawn from the flow's own stream.
-                let d = start_dist(cx, s, &format!("{p}.start"))?;
+                let d = *s.get();
                 random |= d.is_random();
                 start_random = d.is_random();
                 let mut rng =
@@ -72,10 +72,7 @@ pub(super) fn resolve_flows(
             }
             None => (SimTime::ZERO, DurationDist::Fixed(SimDuration::ZERO)),
         };
-        let stop = match &f.stop {
-            Some(s) => Some(SimTime::ZERO + cx.duration(s, &format!("{p}.stop"))?),
-            None => None,
-        };
+        let stop = f.stop.as_ref().map(|s| SimTime::ZERO + *s.get());
         // A flow that could never send is a slip, not a wish. (A random start that falls after
         // the end is a draw, not a slip: it is left alone.)
         if !start_random && start >= SimTime::ZERO + duration {
@@ -84,7 +81,7 @@ pub(super) fn resolve_flows(
                 format!("{p}.start"),
                 format!(
                     "expected a start before the end of the run ({duration}), got {:?}: this flow would never run",
-                    f.start.as_ref().map_or("0s", |s| s.get_ref().as_str())
+                    f.start.as_ref().map_or("0s", |s| s.text())
                 ),
             ));
         }
@@ -96,7 +93,7 @@ pub(super) fn resolve_flows(
                     format!(
                         "expected a stop after the start ({}), got {:?}: this flow would never run",
                         start - SimTime::ZERO,
-                        sv.get_ref()
+                        sv.text()
                     ),
                 ));
             }
@@ -110,7 +107,7 @@ pub(super) fn resolve_flows(
                         "a udp flow needs a rate, like rate = \"64kbps\"",
                     )
                 })?;
-                let rate = cx.rate(rate, &format!("{p}.rate"))?;
+                let rate = rate.checked(cx, &format!("{p}.rate"))?;
                 if rate.as_bps() == 0 {
                     return Err(cx.err(
                         f.rate.as_ref().map(|r| r.span()),

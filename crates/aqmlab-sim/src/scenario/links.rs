@@ -31,43 +31,21 @@ pub(super) fn read_topology(
                 format!("expected 1 to 1000 senders, got {n}"),
             ));
         }
-        let delays = |v: &Spanned<toml::Value>, what: &str| -> Result<Vec<S>, ScenarioError> {
-            let span = v.span();
-            // Checked here so errors name the key the user wrote (`[i]` for a list's element).
-            let one = |x: &toml::Value, key: String| match x {
-                toml::Value::String(s) => {
-                    let s = Spanned::new(span.clone(), s.clone());
-                    cx.duration(&s, &key)?;
-                    Ok(s)
-                }
-                other => Err(cx.err(
-                    Some(span.clone()),
-                    key,
-                    format!("expected a delay like \"20ms\", got {}", other.type_str()),
-                )),
-            };
-            match v.get_ref() {
-                toml::Value::Array(list) if list.len() == n as usize => list
-                    .iter()
-                    .enumerate()
-                    .map(|(i, x)| one(x, format!("dumbbell.{what}[{i}]")))
-                    .collect(),
-                toml::Value::Array(list) => Err(cx.err(
-                    Some(span.clone()),
+        // Read (and checked) with the file; one delay is every host's.
+        let delays = |v: &Delays, what: &str| -> Result<Vec<Time>, ScenarioError> {
+            match &v.value {
+                raw_units::DelayList::PerHost(list) if list.len() == n as usize => Ok(list.clone()),
+                raw_units::DelayList::PerHost(list) => Err(cx.err(
+                    Some(v.span.clone()),
                     format!("dumbbell.{what}"),
                     format!(
                         "expected one delay or a list of {n} (one per sender), got {} values",
                         list.len()
                     ),
                 )),
-                x => Ok(vec![one(x, format!("dumbbell.{what}"))?; n as usize]),
+                raw_units::DelayList::One(one) => Ok(vec![one.clone(); n as usize]),
             }
         };
-        // Checked here so errors name the key the user wrote (the access links reuse them).
-        cx.rate(&d.access_rate, "dumbbell.access_rate")?;
-        if let Some(b) = &d.access_buffer {
-            cx.unit(b, "dumbbell.access_buffer", units::parse_size)?;
-        }
         let sd = delays(&d.sender_delay, "sender_delay")?;
         let rd = delays(&d.receiver_delay, "receiver_delay")?;
         for i in 1..=n {
@@ -80,7 +58,7 @@ pub(super) fn read_topology(
         }
         let gw1 = n;
         let gw2 = n + 1;
-        let access = |delay: &S| RawDirection {
+        let access = |delay: &Time| RawDirection {
             rate: Some(d.access_rate.clone()),
             delay: Some(delay.clone()),
             buffer: d.access_buffer.clone(),
@@ -361,7 +339,7 @@ pub(super) fn direction(
         ));
     }
     let rate = if let Some(r) = &d.rate {
-        let bps = cx.rate(r, &key_of(path, "rate"))?;
+        let bps = *r.get();
         if bps.as_bps() == 0 {
             return Err(cx.err(
                 Some(r.span()),
@@ -371,27 +349,18 @@ pub(super) fn direction(
         }
         LinkRate::Constant(bps)
     } else if let Some(steps) = &d.schedule {
+        // Each step read with the file; its time and rate checked here, naming the step.
         let mut v = Vec::with_capacity(steps.len());
         for (i, s) in steps.iter().enumerate() {
             let p = format!("{path}.schedule[{i}]");
-            let [t, r] = s.as_slice() else {
-                return Err(cx.err(
-                    s.first().map(|x| x.span()),
-                    p,
-                    format!(
-                        "expected a [time, rate] pair like [\"50s\", \"10Mbps\"], got {} values",
-                        s.len()
-                    ),
-                ));
-            };
-            v.push((SimTime::ZERO + cx.duration(t, &p)?, cx.rate(r, &p)?));
+            v.push((
+                SimTime::ZERO + s.at.checked(cx, &p)?,
+                s.rate.checked(cx, &p)?,
+            ));
         }
         LinkRate::Steps(StepSchedule::new(v).map_err(|e| {
             // The offending step's own line (the first step's when the error is about them all).
-            let line = steps
-                .get(e.line.saturating_sub(1))
-                .and_then(|s| s.first())
-                .map(|x| x.span());
+            let line = steps.get(e.line.saturating_sub(1)).map(|s| s.at.span());
             let step = if e.line > 0 {
                 format!("[{}]", e.line - 1)
             } else {
@@ -427,7 +396,7 @@ pub(super) fn direction(
         .delay
         .as_ref()
         .expect("delay is required on links and set on reverses");
-    let delay = cx.duration(delay_s, &key_of(path, "delay"))?;
+    let delay = *delay_s.get();
 
     let kind_s = d
         .qdisc
@@ -469,13 +438,13 @@ pub(super) fn direction(
                 format!(
                     "the buffer is given twice, as {} = {:?} and as {params_key}.params.limit: give one of them",
                     key_of(path, "buffer"),
-                    b.get_ref()
+                    b.text()
                 ),
             ));
         }
     }
     if let Some(b) = &d.buffer {
-        let size = cx.unit(b, &key_of(path, "buffer"), units::parse_size)?;
+        let size = *b.get();
         if matches!(size, units::Size::Packets(0) | units::Size::Bytes(0)) {
             return Err(cx.err(
                 Some(b.span()),

@@ -49,7 +49,7 @@ pub(super) fn resolve_expanded(
         dir_cfgs.len(),
         raw.flows.len(),
     )?;
-    let limits = byte_limits(&cx, &dir_cfgs, ov)?;
+    let limits = byte_limits(&dir_cfgs, ov);
     // The flows, resolved before the links: the largest packet each puts on each link direction
     // of its route gives CoDel's `mtu = "auto"` before the discipline is built.
     let (planned, flows_random) = resolve_flows(&cx, &raw.flows, &nodes, duration, seed)?;
@@ -69,7 +69,7 @@ pub(super) fn resolve_expanded(
     // Whether the seed matters: a discipline that draws, a lossy link, random jitter, random
     // traffic or a random start. `aqmlab run` warns when nothing is random.
     let mut random = links_random(&directions, &dir_cfgs);
-    random |= jitter(&cx, &mut directions, &dir_cfgs)?;
+    random |= jitter(&mut directions, &dir_cfgs);
     random |= flows_random;
     let flows: Vec<ResolvedFlow> = check_flows(&cx, planned, &nodes, &routes)?;
     check_buffers(&cx, &crossings, &limits, &dir_cfgs)?;
@@ -96,8 +96,9 @@ pub(super) fn resolve_expanded(
     })
 }
 
-/// The scenario text read into the raw types; an error names the key path and says what was
-/// expected as a user would.
+/// The scenario text read into the raw types, the values with units among them typed once
+/// ([`super::raw_units`]); an error names the key path and says what was expected as a user
+/// would.
 fn parse(cx: &Ctx<'_>) -> Result<RawScenario, ScenarioError> {
     let text = cx.text;
     let de = toml::Deserializer::new(text);
@@ -131,7 +132,7 @@ fn parse(cx: &Ctx<'_>) -> Result<RawScenario, ScenarioError> {
 
 /// The run's `(duration, bin)`: both > 0, the bin 100 ms unless given, and at most 10^7 bins.
 fn timing(cx: &Ctx<'_>, raw: &RawScenario) -> Result<(SimDuration, SimDuration), ScenarioError> {
-    let duration = cx.duration(&raw.duration, "duration")?;
+    let duration = *raw.duration.get();
     if duration == SimDuration::ZERO {
         return Err(cx.err(
             Some(raw.duration.span()),
@@ -141,7 +142,7 @@ fn timing(cx: &Ctx<'_>, raw: &RawScenario) -> Result<(SimDuration, SimDuration),
     }
     let bin = match &raw.bin {
         Some(b) => {
-            let d = cx.duration(b, "bin")?;
+            let d = *b.get();
             if d == SimDuration::ZERO {
                 return Err(cx.err(Some(b.span()), "bin", "expected a duration > 0"));
             }
@@ -217,7 +218,7 @@ fn topology(cx: &Ctx<'_>, raw: &RawScenario, ov: &Overrides) -> Result<Topology,
 /// series files alone would take gigabytes (a bin of "1ns" is more likely a slip than a wish).
 fn check_series(
     cx: &Ctx<'_>,
-    raw_bin: &Option<S>,
+    raw_bin: &Option<Time>,
     duration: SimDuration,
     bin: SimDuration,
     n_dirs: usize,
@@ -244,11 +245,7 @@ fn check_series(
 
 /// The byte limit of each link direction (a `buffer` in bytes, or its discipline's memory
 /// limit), to check that each holds the largest packet of every flow through it.
-fn byte_limits(
-    cx: &Ctx<'_>,
-    dir_cfgs: &[DirCfg],
-    ov: &Overrides,
-) -> Result<Vec<Option<ByteLimit>>, ScenarioError> {
+fn byte_limits(dir_cfgs: &[DirCfg], ov: &Overrides) -> Vec<Option<ByteLimit>> {
     let mut byte_limits = Vec::with_capacity(dir_cfgs.len());
     for (i, (name, d, path)) in dir_cfgs.iter().enumerate() {
         // A reverse direction that inherited its parameters reports the forward's key.
@@ -268,13 +265,13 @@ fn byte_limits(
             }
             _ => key_of(path, "buffer"),
         };
-        byte_limits.push(match cx.unit(b, &key, units::parse_size)? {
+        byte_limits.push(match *b.get() {
             units::Size::Bytes(n) => Some((n, b.span(), key)),
             // FQ-CoDel keeps a packet limit and a memory limit side by side.
             units::Size::Packets(_) => params_byte_limit(name, d, params_base, ov),
         });
     }
-    Ok(byte_limits)
+    byte_limits
 }
 
 /// The link directions, each with its discipline (a `--qdisc` swap applied) and the largest
@@ -329,21 +326,16 @@ fn links_random(directions: &[ResolvedDirection], dir_cfgs: &[DirCfg]) -> bool {
     })
 }
 
-/// Each direction's `jitter`, read into it; whether any is random.
-fn jitter(
-    cx: &Ctx<'_>,
-    directions: &mut [ResolvedDirection],
-    dir_cfgs: &[DirCfg],
-) -> Result<bool, ScenarioError> {
+/// Each direction's `jitter` (read when the file was), put into it; whether any is random.
+fn jitter(directions: &mut [ResolvedDirection], dir_cfgs: &[DirCfg]) -> bool {
     let mut random = false;
-    for (l, (_, d, path)) in directions.iter_mut().zip(dir_cfgs) {
+    for (l, (_, d, _)) in directions.iter_mut().zip(dir_cfgs) {
         if let Some(j) = &d.jitter {
-            let dist = start_dist(cx, j, &format!("{path}.jitter"))?;
-            random |= dist.is_random();
-            l.jitter = Some((j.get_ref().clone(), dist));
+            random |= j.get().is_random();
+            l.jitter = Some((j.text().to_string(), *j.get()));
         }
     }
-    Ok(random)
+    random
 }
 
 /// A byte limit below one packet drops every packet of the flows through it: refused, naming
@@ -580,7 +572,10 @@ rate = "1Mbps"
             "invalid type: integer `10`, expected a string (write values with units in quotes, e.g. \"10Mbps\", \"20ms\", \"830p\")"
         );
         let raw = parse(&cx(TWO)).unwrap();
-        assert_eq!(raw.duration.get_ref(), "10s");
+        assert_eq!(
+            (raw.duration.text(), *raw.duration.get()),
+            ("10s", SimDuration::from_secs(10))
+        );
         assert_eq!((raw.links.len(), raw.flows.len()), (1, 1));
     }
 
@@ -755,8 +750,7 @@ rate = "1Mbps"
         let c = cx(text);
         let raw = parse(&c).unwrap();
         let (_, dirs, _) = topology(&c, &raw, &Overrides::default()).unwrap();
-        byte_limits(&c, &dirs, &Overrides::default())
-            .unwrap()
+        byte_limits(&dirs, &Overrides::default())
             .into_iter()
             .map(|l| l.map(|(n, span, key)| (n, c.line_of(span), key)))
             .collect()
@@ -792,7 +786,7 @@ rate = "1Mbps"
         let (mut dropped, mut warnings) = (Vec::new(), Vec::new());
         let largest = vec![0; cfgs.len()];
         let mut d = directions(&c, &cfgs, &ends, &largest, ov, &mut dropped, &mut warnings)?;
-        let jittered = jitter(&c, &mut d, &cfgs)?;
+        let jittered = jitter(&mut d, &cfgs);
         Ok((d, cfgs, jittered))
     }
 
@@ -833,10 +827,9 @@ rate = "1Mbps"
             d[0].jitter.as_ref().unwrap().1,
             DurationDist::Fixed(SimDuration::from_millis(1))
         );
-        let (line, path, _) = err_of(dirs_of(
-            &two_with("jitter = \"uniform(0ms)\"", true),
-            &Overrides::default(),
-        ));
+        // A jitter that does not parse is refused as the file is read.
+        let text = two_with("jitter = \"uniform(0ms)\"", true);
+        let (line, path, _) = err_of(parse(&cx(&text)));
         assert_eq!((line, path.as_str()), (Some(10), "links[0].jitter"));
     }
 

@@ -2,6 +2,7 @@
 //! keys for TCP"): the congestion control, the loss-recovery options and every sender knob,
 //! each checked and reported with its key path.
 
+use super::raw_units::FlowTime;
 use super::*;
 
 fn int_in(
@@ -111,7 +112,7 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
     }
     if let Some(r) = &f.min_rto {
         let path = format!("{p}.min_rto");
-        let d = cx.unit(r, &path, units::parse_duration)?;
+        let d = r.checked(cx, &path)?.0;
         if d == SimDuration::ZERO || d > cfg.max_rto {
             return Err(cx.err(
                 Some(r.span()),
@@ -119,7 +120,7 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
                 format!(
                     "expected a minimum RTO > 0 and at most the maximum RTO, {}, got {:?}",
                     cfg.max_rto,
-                    r.get_ref()
+                    r.text()
                 ),
             ));
         }
@@ -129,14 +130,14 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
         // Linux holds a delayed ACK up to 40 ms (the default), ns-2's DelAck sink 100 ms, ns-3
         // 200 ms: comparisons with those simulators set it.
         let path = format!("{p}.delack_timeout");
-        let d = cx.unit(r, &path, units::parse_duration)?;
+        let d = r.checked(cx, &path)?.0;
         if d == SimDuration::ZERO || d >= SimDuration::from_millis(500) {
             return Err(cx.err(
                 Some(r.span()),
                 path,
                 format!(
                     "expected a delayed-ACK timeout > 0 and below 500ms (RFC 9293 §3.8.6.3), got {:?}",
-                    r.get_ref()
+                    r.text()
                 ),
             ));
         }
@@ -150,9 +151,9 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
 
 /// The RTO bounds, loss recovery and congestion-control parameters of a flow (issue 14).
 fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<(), ScenarioError> {
-    let positive = |v: &S, key: &str| -> Result<SimDuration, ScenarioError> {
+    let positive = |v: &FlowTime, key: &str| -> Result<SimDuration, ScenarioError> {
         let path = format!("{p}.{key}");
-        let d = cx.duration(v, &path)?;
+        let d = v.checked(cx, &path)?;
         if d == SimDuration::ZERO {
             return Err(cx.err(Some(v.span()), path, "expected a duration > 0"));
         }
@@ -167,7 +168,7 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
                 format!(
                     "expected a maximum RTO of at least the minimum RTO, {}, got {:?}",
                     cfg.min_rto,
-                    v.get_ref()
+                    v.text()
                 ),
             ));
         }
@@ -343,14 +344,14 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
     }
     if let Some(t) = &f.ledbat_target {
         let path = format!("{p}.ledbat_target");
-        let d = cx.unit(t, &path, units::parse_duration)?;
+        let d = t.checked(cx, &path)?.0;
         if d == SimDuration::ZERO || d > SimDuration::from_millis(100) {
             return Err(cx.err(
                 Some(t.span()),
                 path,
                 format!(
                     "expected a target delay > 0 and at most 100ms (RFC 6817 §2.5.1), got {:?}",
-                    t.get_ref()
+                    t.text()
                 ),
             ));
         }
