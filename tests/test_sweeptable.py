@@ -193,3 +193,21 @@ def test_the_terminal_table_is_pandas_layout(columns, points):
     with contextlib.redirect_stdout(buf):
         _print_means(res, columns)
     assert buf.getvalue() == f"means over seeds:\n{got}\n"
+
+
+def test_the_arrow_schema_reads_back_in_pyarrow():
+    """arrow_schema's message, read by pyarrow: every field's name (non-ASCII ones too), type
+    and nullability, and the metadata, for many columns of each kind."""
+    import base64
+
+    import pyarrow.ipc as ipc
+    from aqmlab.arrow_schema import schema_message
+
+    kinds = ["int64", "float64", "large_string", "bool", "null"]
+    cols = [(f"c{i}.{'é' * (i % 4)}{'x' * (i % 7)}", kinds[i % 5]) for i in range(1000)]
+    text = schema_message(cols, {"pandas": '{"a": 1}', "other": "é"})
+    schema = ipc.read_schema(pa.py_buffer(base64.b64decode(text)))
+    names = {"float64": "double"}
+    assert [(f.name, str(f.type)) for f in schema] == [(c, names.get(k, k)) for c, k in cols]
+    assert all(f.nullable for f in schema)
+    assert schema.metadata == {b"pandas": b'{"a": 1}', b"other": "é".encode()}
