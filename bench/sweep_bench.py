@@ -27,6 +27,7 @@ reported with the range.
    simulation (``wall_s`` of each run's summary).
 
     python bench/sweep_bench.py [ROUNDS]     # from the repository root, after make install
+    python bench/sweep_bench.py --per-run [REPEATS]     # item 1 alone
     python bench/sweep_bench.py --compare main=../main/python new=python [ROUNDS]
 """
 
@@ -156,6 +157,24 @@ def spread(xs: list[float]) -> str:
     return f"{statistics.median(xs):4.2f}x ({xs[0]:.2f}-{xs[-1]:.2f})"
 
 
+def per_run(tmp: str) -> None:
+    """Item 1 of the module's docstring."""
+    n = 40
+    out = os.path.join(tmp, "short")
+    args = [BULK, "--set", "duration=0.2s", "--seeds", f"1-{n}", "-j", "1"]
+    wall = sweep(args, out)
+    sim = sim_seconds(out)
+    t_cached = sweep(args, out)
+    # The cached rerun is the fixed cost: interpreter start, imports, loading every point,
+    # the tables. What is left beyond the simulator is the cost of each run.
+    each = (wall - t_cached - sim) / n
+    print(
+        f"{n} runs of 0.2 s simulated, one worker: {wall:.2f} s wall = {t_cached:.2f} s "
+        f"fixed (the same sweep again, every run from the cache) + {sim:.2f} s simulating "
+        f"+ {each * 1000:.1f} ms per run (its series, summary and folder)"
+    )
+
+
 def main() -> None:
     argv = sys.argv[1:]
     if argv and argv[0] == "--compare":
@@ -163,22 +182,14 @@ def main() -> None:
         rest = [a for a in argv[1:] if "=" not in a]
         compare(trees, int(rest[0]) if rest else 5)
         return
+    if argv and argv[0] == "--per-run":
+        for _ in range(int(argv[1]) if len(argv) > 1 else 1):
+            with tempfile.TemporaryDirectory() as tmp:
+                per_run(tmp)
+        return
     rounds = int(argv[0]) if argv else 5
     with tempfile.TemporaryDirectory() as tmp:
-        n = 40
-        out = os.path.join(tmp, "short")
-        args = [BULK, "--set", "duration=0.2s", "--seeds", f"1-{n}", "-j", "1"]
-        wall = sweep(args, out)
-        sim = sim_seconds(out)
-        t_cached = sweep(args, out)
-        # The cached rerun is the fixed cost: interpreter start, imports, loading every point,
-        # the tables. What is left beyond the simulator is the cost of each run.
-        per_run = (wall - t_cached - sim) / n
-        print(
-            f"{n} runs of 0.2 s simulated, one worker: {wall:.2f} s wall = {t_cached:.2f} s "
-            f"fixed (the same sweep again, every run from the cache) + {sim:.2f} s simulating "
-            f"+ {per_run * 1000:.1f} ms per run (its series, summary and folder)"
-        )
+        per_run(tmp)
         configs = (
             ("2 worker processes", ["-j", "2"]),
             ("2 threads", ["-j", "2", "--threads"]),
