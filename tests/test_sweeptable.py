@@ -165,6 +165,10 @@ def test_the_t_table_is_scipys():
         (["dumbbell.bottleneck.rate"], [("5Mbps",), ("10Mbps",)]),
         (["rate", "qdisc:bottleneck"], [("5Mbps", "codel"), ("5Mbps", "fq"), ("1", "codel")]),
         (["flows", "k"], [(1, "x"), (2, "x"), (2, "y")]),
+        (["loss"], [(0.1,), (0.25,), (1.0,)]),
+        (["loss"], [(1e-7,), (1.0,)]),
+        (["rate", "loss"], [("a", 0.001), ("a", 1000.0), ("b", 0.001)]),
+        (["loss", "k"], [(2.5e6, "x"), (123456789.0, "x"), (-0.5, "y")]),
     ],
 )
 def test_the_terminal_table_is_pandas_layout(columns, points):
@@ -211,3 +215,19 @@ def test_the_arrow_schema_reads_back_in_pyarrow():
     assert [(f.name, str(f.type)) for f in schema] == [(c, names.get(k, k)) for c, k in cols]
     assert all(f.nullable for f in schema)
     assert schema.metadata == {b"pandas": b'{"a": 1}', b"other": "é".encode()}
+
+
+def test_float_axis_values_print_as_pandas_prints_them():
+    """Random sets of axis values (pandas picks the digits and the notation from the whole set)
+    against pandas' own index of the same values."""
+    from aqmlab.sweeptable import _float_texts
+
+    rng = random.Random(3)
+    pool = [0.1, 0.25, 1.0, 1e-7, 1e7, 123456789.0, -0.5, 0.0, math.pi, 1e16, 5e-324, 1 / 3]
+    pool += [100.0, 2.5e6, -1e-3, 999999.5, 1e6, 1.5e6, -2e6, 12345.678]
+    for _ in range(300):
+        vals = list(dict.fromkeys(rng.choice(pool) for _ in range(rng.randint(1, 4))))
+        frame = pd.DataFrame({"x": [1.0] * len(vals)}, index=pd.Index(vals, name="r"))
+        # Each line: the index's text, then "  1.0".
+        want = [line[:-5].rstrip() for line in frame.to_string().splitlines()[2:]]
+        assert _float_texts(vals) == want, vals

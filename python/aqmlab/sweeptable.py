@@ -361,9 +361,17 @@ def means_text(summary: Table, columns: Sequence[str], show: Sequence[str]) -> s
     if not means or not columns:
         return None
     for c in columns:
-        if summary.kinds[c] not in ("str", "int64"):
+        if summary.kinds[c] not in ("str", "int64", "float64"):
             return None
     cells = [[str(v) for v in p] for p in means]
+    for k, c in enumerate(columns):
+        if summary.kinds[c] == "float64":
+            level = list(dict.fromkeys(p[k] for p in means))
+            if any(v is None or v != v or v in (math.inf, -math.inf) for v in level):
+                return None
+            texts = dict(zip(level, _float_texts(level)))
+            for row, p in zip(cells, means):
+                row[k] = texts[p[k]]
     cols = [
         [
             "NaN" if means[p].get(m) is None or means[p][m] != means[p][m] else f"{means[p][m]:.4g}"
@@ -393,3 +401,32 @@ def means_text(summary: Table, columns: Sequence[str], show: Sequence[str]) -> s
         index = " ".join(v.ljust(w) for v, w in zip(row, widths))
         lines.append(index + "".join(f"  {col[i]:>{w}}" for col, w in zip(cols, col_w)))
     return "\n".join(lines)
+
+
+def _float_texts(values: list[float], digits: int = 6) -> list[str]:
+    """Float index values as pandas prints them (``FloatArrayFormatter``, fixed width, a space
+    for the sign where some value has a minus): ``digits`` decimals, the trailing zeros every
+    value has trimmed (one kept after the point); scientific notation when a nonzero value
+    would print as 0, or when a value above 1e6 makes the text longer than ``digits + 6``."""
+    import re
+
+    number = re.compile(r"^\s*[\+-]?[0-9]+\.[0-9]*$")
+
+    def trimmed(texts: list[str]) -> list[str]:
+        while True:
+            numbers = [x for x in texts if number.match(x)]
+            if not numbers or not all(x.endswith("0") for x in numbers):
+                break
+            texts = [x[:-1] if number.match(x) else x for x in texts]
+        return [x + "0" if number.match(x) and x.endswith(".") else x for x in texts]
+
+    # Formatted with a space for the sign, as pandas does before stripping it.
+    texts = trimmed([f"{v: .{digits}f}" for v in values])
+    too_long = max(len(x) for x in texts) > digits + 6
+    large = any(abs(v) > 1e6 for v in values)
+    small = any(0 < abs(v) < 10**-digits for v in values)
+    if small or (too_long and large):
+        texts = trimmed([f"{v: .{digits}e}" for v in values])
+    if all(x.startswith(" ") for x in texts):
+        texts = [x[1:] for x in texts]  # no value has a sign: no room kept for one
+    return texts
