@@ -86,6 +86,45 @@ def _is_nan(v: Any) -> bool:
 def infer(values: Sequence[Any]) -> tuple[str, list[Any]]:
     """The kind pandas infers for a column of Python values (``MISSING`` a row without the
     key, read as NaN), and the values in that kind (None missing)."""
+    seen = _kinds_seen(values)
+    if seen is None:
+        seen = _kinds_seen_slowly(values)
+    if seen == {"none"}:
+        return "null", [None] * len(values)
+    if seen == {"int"}:
+        if all(-(2**63) <= v < 2**63 for v in values):
+            return "int64", list(values)
+        raise Unmodelled("an integer beyond int64")
+    if seen == {"bool"}:
+        return "bool", list(values)
+    if seen and seen <= {"int", "float", "nan", "none"}:
+        return "float64", [None if v is None or _is_nan(v) else float(v) for v in values]
+    if "str" in seen and seen <= {"str", "nan", "none"}:
+        return "str", [None if v is None or _is_nan(v) else v for v in values]
+    raise Unmodelled(f"a column mixing {sorted(seen)}")
+
+
+#: What :func:`infer` calls each value's exact type (``object``: ``MISSING``).
+_KIND = {type(None): "none", bool: "bool", int: "int", float: "float", str: "str", object: "nan"}
+
+
+def _kinds_seen(values: Sequence[Any]) -> set[str] | None:
+    """The kinds of ``values`` by their exact types (a float NaN is "nan"); None if some value
+    is of another type (a subclass), which :func:`_kinds_seen_slowly` sorts out."""
+    try:
+        seen = {_KIND[t] for t in set(map(type, values))}
+    except KeyError:
+        return None
+    if "float" in seen:
+        nans = [v != v for v in values if type(v) is float]
+        if any(nans):
+            seen.add("nan")
+        if all(nans):
+            seen.discard("float")
+    return seen
+
+
+def _kinds_seen_slowly(values: Sequence[Any]) -> set[str]:
     seen = set()
     for v in values:
         if v is None:
@@ -102,19 +141,7 @@ def infer(values: Sequence[Any]) -> tuple[str, list[Any]]:
             seen.add("str")
         else:
             raise Unmodelled(f"a value of type {type(v).__name__}")
-    if seen == {"none"}:
-        return "null", [None] * len(values)
-    if seen == {"int"}:
-        if all(-(2**63) <= v < 2**63 for v in values):
-            return "int64", list(values)
-        raise Unmodelled("an integer beyond int64")
-    if seen == {"bool"}:
-        return "bool", list(values)
-    if seen and seen <= {"int", "float", "nan", "none"}:
-        return "float64", [None if v is None or _is_nan(v) else float(v) for v in values]
-    if "str" in seen and seen <= {"str", "nan", "none"}:
-        return "str", [None if v is None or _is_nan(v) else v for v in values]
-    raise Unmodelled(f"a column mixing {sorted(seen)}")
+    return seen
 
 
 def as_string(kind: str, values: list[Any]) -> list[Any]:
