@@ -6,10 +6,14 @@
 //! nullable), `int64` as INT64, `float64` as DOUBLE (a NaN stays a NaN, not a null), `string` as
 //! UTF-8 BYTE_ARRAY, Snappy compression, and rows gathered into groups of exactly
 //! `rows_per_group` (the last one shorter), so a file's layout, and its bytes, do not depend on
-//! how the run was stepped. A sweep's results table (`python/aqmlab/sweeptable.py`) adds `bool`
-//! and `null` columns, nulls in any column (None in a list), and pandas' metadata. Columns arrive chunk by chunk in the forms `columns.rs` hands to
+//! how the run was stepped. Columns arrive chunk by chunk in the forms `columns.rs` hands to
 //! Python: a `bytes` of native-endian 64-bit values, a string column as `(validity, offsets,
 //! data)`, or a list of Python values (the emulator's series).
+//!
+//! A sweep's results table (`python/aqmlab/sweeptable.py`) adds `bool` columns, `null` columns
+//! (Arrow's null type, which pyarrow writes as INT32 of unknown logical type), nulls in any
+//! column (None in a list: pandas' NaN, which pyarrow writes as a null) and the file's key-value
+//! metadata (pandas' and the Arrow schema).
 
 use bytes::Bytes;
 use parquet::basic::{Compression, LogicalType, Repetition, Type as PhysicalType};
