@@ -18,7 +18,17 @@ each configuration, then the same again in reverse order, and takes each speed-u
 round (the sum of its one-worker times over the sum of its own); the median over the rounds is
 reported with the range.
 
+4. With ``--compare LABEL=PYTHONPATH ...``, only the fixed cost, side by side for each tree
+   (``python/`` folders of checkouts holding a built ``_core``), in alternating rounds (A B, then
+   B A): a 4-run dynamic-link sweep on two worker processes, fresh; the same command again, every
+   run from the cache (its fixed cost: interpreter, imports, planning, tables); the same sweep on
+   one worker; and ``python -X importtime`` of the cached command (the imports' total, and the
+   heaviest top-level packages). Each command's wall time is set against the sum of its runs'
+   simulation (``wall_s`` of each run's summary).
+
     python bench/sweep_bench.py [ROUNDS]     # from the repository root, after make install
+    python bench/sweep_bench.py --per-run [REPEATS]     # item 1 alone
+    python bench/sweep_bench.py --compare main=../main/python new=python [ROUNDS]
 """
 
 from __future__ import annotations
@@ -36,10 +46,75 @@ DYN = os.path.join(ROOT, "scenarios", "codel-dynamic-link.toml")
 BULK = os.path.join(ROOT, "scenarios", "bulk-dumbbell.toml")
 
 
-def sweep(args: list[str], out: str) -> float:
+def sweep(args: list[str], out: str, env: dict[str, str] | None = None) -> float:
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "aqmlab", "sweep", *args, "--out", out, "-q"], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "aqmlab", "sweep", *args, "--out", out, "-q"], check=True, env=env
+    )
     return time.perf_counter() - t0
+
+
+def import_times(args: list[str], out: str, env: dict[str, str]) -> tuple[float, list[str]]:
+    """``-X importtime`` of a sweep command: the seconds its top-level imports took, and the
+    five heaviest top-level packages."""
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "aqmlab", "sweep", *args, "--out", out, "-q"],
+        check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    top: dict[str, int] = {}
+    for line in r.stderr.splitlines():
+        if not line.startswith("import time:") or "cumulative" in line:
+            continue
+        _, cumulative, name = line[len("import time:") :].split("|")
+        if not name[1:].startswith(" "):  # a top-level import (nested ones are indented)
+            pkg = name.strip().split(".")[0]
+            top[pkg] = top.get(pkg, 0) + int(cumulative)
+    heavy = sorted(top.items(), key=lambda kv: -kv[1])[:5]
+    return sum(top.values()) / 1e6, [f"{k} {v / 1000:.0f} ms" for k, v in heavy]
+
+
+def compare(trees: list[tuple[str, str]], rounds: int) -> None:
+    """Item 4 of the module's docstring."""
+    args = [DYN, "--seeds", "1-4"]
+    keys = ("fresh", "cached", "one", "sim", "sim1", "imports")
+    got: dict[str, dict[str, list[float]]] = {t: {k: [] for k in keys} for t, _ in trees}
+    heavy: dict[str, list[str]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(rounds):
+            order = trees if k % 2 == 0 else trees[::-1]
+            for label, path in order:
+                env = dict(os.environ, PYTHONPATH=os.path.abspath(path))
+                env.pop("PYTHONDONTWRITEBYTECODE", None)
+                g = got[label]
+                out = os.path.join(tmp, f"{label}-{k}-2")
+                g["fresh"].append(sweep([*args, "-j", "2"], out, env))
+                g["sim"].append(sim_seconds(out))
+                g["cached"].append(sweep([*args, "-j", "2"], out, env))
+                total, heavy[label] = import_times([*args, "-j", "2"], out, env)
+                g["imports"].append(total)
+                out1 = os.path.join(tmp, f"{label}-{k}-1")
+                g["one"].append(sweep([*args, "-j", "1"], out1, env))
+                g["sim1"].append(sim_seconds(out1))
+    med = statistics.median
+    print(
+        f"4 dynamic-link runs (300 s simulated each), medians of {rounds} alternating rounds; "
+        f"load average before/after: see uptime"
+    )
+    for label, _ in trees:
+        g = got[label]
+        ratio = [s / w for s, w in zip(g["sim"], g["fresh"])]
+        speedup = [o / w for o, w in zip(g["one"], g["fresh"])]
+        print(
+            f"  {label:<6} fixed cost (cached rerun) {med(g['cached']):.3f} s "
+            f"({min(g['cached']):.3f}-{max(g['cached']):.3f}); imports {med(g['imports']):.3f} s "
+            f"[{', '.join(heavy[label])}]\n"
+            f"         -j 2: {med(g['fresh']):.2f} s wall for {med(g['sim']):.2f} s of simulation: "
+            f"{spread(ratio)} the runs' simulation; -j 1: {med(g['one']):.2f} s "
+            f"(simulation {med(g['sim1']):.2f} s); two workers over one {spread(speedup)}"
+        )
 
 
 def sim_seconds(out: str) -> float:
@@ -82,23 +157,39 @@ def spread(xs: list[float]) -> str:
     return f"{statistics.median(xs):4.2f}x ({xs[0]:.2f}-{xs[-1]:.2f})"
 
 
+def per_run(tmp: str) -> None:
+    """Item 1 of the module's docstring."""
+    n = 40
+    out = os.path.join(tmp, "short")
+    args = [BULK, "--set", "duration=0.2s", "--seeds", f"1-{n}", "-j", "1"]
+    wall = sweep(args, out)
+    sim = sim_seconds(out)
+    t_cached = sweep(args, out)
+    # The cached rerun is the fixed cost: interpreter start, imports, loading every point,
+    # the tables. What is left beyond the simulator is the cost of each run.
+    each = (wall - t_cached - sim) / n
+    print(
+        f"{n} runs of 0.2 s simulated, one worker: {wall:.2f} s wall = {t_cached:.2f} s "
+        f"fixed (the same sweep again, every run from the cache) + {sim:.2f} s simulating "
+        f"+ {each * 1000:.1f} ms per run (its series, summary and folder)"
+    )
+
+
 def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    argv = sys.argv[1:]
+    if argv and argv[0] == "--compare":
+        trees = [tuple(a.split("=", 1)) for a in argv[1:] if "=" in a]
+        rest = [a for a in argv[1:] if "=" not in a]
+        compare(trees, int(rest[0]) if rest else 5)
+        return
+    if argv and argv[0] == "--per-run":
+        for _ in range(int(argv[1]) if len(argv) > 1 else 1):
+            with tempfile.TemporaryDirectory() as tmp:
+                per_run(tmp)
+        return
+    rounds = int(argv[0]) if argv else 5
     with tempfile.TemporaryDirectory() as tmp:
-        n = 40
-        out = os.path.join(tmp, "short")
-        args = [BULK, "--set", "duration=0.2s", "--seeds", f"1-{n}", "-j", "1"]
-        wall = sweep(args, out)
-        sim = sim_seconds(out)
-        t_cached = sweep(args, out)
-        # The cached rerun is the fixed cost: interpreter start, imports, loading every point,
-        # the tables. What is left beyond the simulator is the cost of each run.
-        per_run = (wall - t_cached - sim) / n
-        print(
-            f"{n} runs of 0.2 s simulated, one worker: {wall:.2f} s wall = {t_cached:.2f} s "
-            f"fixed (the same sweep again, every run from the cache) + {sim:.2f} s simulating "
-            f"+ {per_run * 1000:.1f} ms per run (its series, summary and folder)"
-        )
+        per_run(tmp)
         configs = (
             ("2 worker processes", ["-j", "2"]),
             ("2 threads", ["-j", "2", "--threads"]),

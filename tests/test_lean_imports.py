@@ -1,7 +1,7 @@
-"""``aqmlab run`` imports only what the run needs (issue 24): no pandas, scipy, matplotlib,
-pyarrow or numpy, for CSV or Parquet. The CSV it writes without them is byte for byte what
-pandas' ``to_csv`` wrote before; the Parquet, written by the native module, reads back as the
-same table pyarrow wrote."""
+"""``aqmlab run`` and ``aqmlab sweep`` import only what they need (issue 24): no pandas, scipy,
+matplotlib, pyarrow or numpy, for CSV or Parquet. The CSV a run writes without them is byte for
+byte what pandas' ``to_csv`` wrote before; the Parquet, written by the native module, reads back
+as the same table pyarrow wrote (a sweep's tables: tests/test_sweeptable.py)."""
 
 import io
 import json
@@ -47,6 +47,18 @@ def test_a_quiet_parquet_run_imports_none_of_the_table_libraries(tmp_path):
     loaded = heavy_imported("run", "bulk-dumbbell", "-q", "--set", "duration=2s", "-o", str(out))
     assert loaded == []
     assert (out / "links.parquet").stat().st_size > 0
+
+
+def test_a_sweep_imports_none_of_the_table_libraries(tmp_path):
+    """``aqmlab sweep`` plans, runs (two short runs on two workers) and writes its tables and
+    its terminal table without them (issue 24: importing them was most of its fixed cost)."""
+    out = tmp_path / "s"
+    args = ["sweep", "bulk-dumbbell", "--set", "duration=0.2s", "-o", str(out), "-j", "2"]
+    loaded = heavy_imported(*args, "--vary", "dumbbell.bottleneck.rate=5Mbps,10Mbps")
+    assert loaded == []
+    for name in ("results.parquet", "results.csv", "summary.csv"):
+        assert (out / name).stat().st_size > 0
+    assert len((out / "results.csv").read_text().splitlines()) == 3
 
 
 # Values where a CSV writer could differ from pandas: NaN (written empty), infinities, signed
@@ -186,8 +198,8 @@ def test_parquet_writer_refuses_columns_that_do_not_line_up(tmp_path):
     f.write_columns({"a": [3], "b": [None]})
     f.close()
     assert pq.read_table(tmp_path / "x.parquet").to_pylist() == [{"a": 3, "b": None}]
-    with pytest.raises(ValueError, match='column "a": type "bool" is not int64, float64 or string'):
-        _core.ParquetFile(str(tmp_path / "y.parquet"), [("a", "bool")], 10)
+    with pytest.raises(ValueError, match='column "a": type "date" is not int64, float64, bool'):
+        _core.ParquetFile(str(tmp_path / "y.parquet"), [("a", "date")], 10)
 
 
 def test_parquet_writer_raises_the_disk_error_with_its_errno():

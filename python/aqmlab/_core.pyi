@@ -33,7 +33,13 @@ class Run:
 class ParquetFile:
     """A Parquet file of one series table, written chunk by chunk (series.py's SeriesSink)."""
 
-    def __init__(self, path: str, columns: list[tuple[str, str]], rows_per_group: int) -> None: ...
+    def __init__(
+        self,
+        path: str,
+        columns: list[tuple[str, str]],
+        rows_per_group: int,
+        metadata: list[tuple[str, str]] | None = ...,
+    ) -> None: ...
     def write_columns(self, chunk: dict[str, Any]) -> None: ...
     def close(self) -> None: ...
 

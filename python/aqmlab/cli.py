@@ -749,7 +749,7 @@ def _cmd_sweep(a: argparse.Namespace, argv: Sequence[str]) -> int:
         )
     if res.failed:
         print(
-            f"aqmlab: error: {res.failed} of {len(res.results)} runs failed "
+            f"aqmlab: error: {res.failed} of {res.rows} runs failed "
             f"(their errors are in the 'error' column of {out}/results.csv)",
             file=sys.stderr,
         )
@@ -879,8 +879,30 @@ def _is_sweep_file(path: str) -> bool:
 
 
 def _print_sweep(res, columns: list) -> None:
+    print(f"{res.rows} runs: {res.ran} simulated, {res.cached} from the cache, {res.failed} failed")
+    text = None
+    if res.table is not None:
+        from aqmlab.sweeptable import means_text
+
+        show = [
+            m
+            for m in ("bottleneck.sojourn_ms.p50", "bottleneck.utilization")
+            if m in res.table.kinds
+        ]
+        show.append("total.goodput_bps")
+        text = means_text(res.summary_table, columns, show)
+    if text is not None:
+        print("means over seeds:")
+        print(text)
+    else:
+        _print_means(res, columns)
+    print(f"results.parquet, results.csv, summary.csv and runs/ written to {res.out}/")
+
+
+def _print_means(res, columns: list) -> None:
+    """The means over seeds as pandas lays them out (where :func:`aqmlab.sweeptable.means_text`
+    does not model the layout)."""
     df = res.results
-    print(f"{len(df)} runs: {res.ran} simulated, {res.cached} from the cache, {res.failed} failed")
     show = [m for m in ("bottleneck.sojourn_ms.p50", "bottleneck.utilization") if m in df]
     show.append("total.goodput_bps")
     summ = res.summary[res.summary["metric"].isin(show)]
@@ -898,7 +920,6 @@ def _print_sweep(res, columns: list) -> None:
         with __import__("pandas").option_context("display.width", 120):
             print("means over seeds:")
             print(wide.to_string(float_format=lambda v: f"{v:.4g}"))
-    print(f"results.parquet, results.csv, summary.csv and runs/ written to {res.out}/")
 
 
 def _print_comparison(results: list, links: list) -> None:

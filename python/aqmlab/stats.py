@@ -36,8 +36,13 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, f
 @functools.lru_cache(maxsize=256)
 def t_quantile(q: float, dof: int) -> float:
     """Student's t quantile, cached: a summary asks for the same few thousands of times.
-    ``scipy.special.stdtrit`` is the function ``scipy.stats.t.ppf`` evaluates; importing it
-    alone takes a tenth of the time ``scipy.stats`` does, which a sweep's every command pays."""
+    ``scipy.special.stdtrit`` is the function ``scipy.stats.t.ppf`` evaluates; the 95 %
+    interval's quantiles up to 1000 degrees of freedom are its values tabled
+    (:mod:`aqmlab.t_table`), so that a sweep's summary imports no scipy."""
+    from aqmlab.t_table import T975, Q
+
+    if q == Q and 1 <= dof <= len(T975):
+        return T975[dof - 1]
     from scipy.special import stdtrit
 
     return float(stdtrit(dof, q))

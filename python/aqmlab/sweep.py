@@ -134,8 +134,12 @@ def _identity(r: Any, hashes: dict[str, str] | None = None) -> dict[str, Any]:
 def named_files(resolved_toml: str) -> list[str]:
     """The files a resolved scenario names: every link direction's ``trace`` (an absolute
     path in the resolved scenario; a rate schedule is written inline, so it is no file)."""
+    import re
+
     from aqmlab.sweepspec import _toml_loads
 
+    if not re.search(r"""\btrace['"]?\s*=\s*['"]""", resolved_toml):
+        return []  # no key trace holding a string: no need to parse (most of planning's time)
     found: list[str] = []
 
     def walk(v: Any) -> None:
@@ -392,9 +396,8 @@ def _die_with_parent(sweep_pid: int, forked: bool) -> None:
         threading.Thread(target=watch, daemon=True).start()
 
 
-#: What a run imports (pyarrow among them, a fifth of a second): imported once before the
-#: workers start, so that none pays for it again.
-RUN_MODULES = ["aqmlab.sweep", "aqmlab.run", "aqmlab.series", "aqmlab.outdir", "pyarrow.parquet"]
+#: What a run imports: imported once before the workers start, so that none pays for it again.
+RUN_MODULES = ["aqmlab.sweep", "aqmlab.run", "aqmlab.series", "aqmlab.outdir"]
 
 #: Settings under which importing pyarrow (and numpy, which it imports) starts no thread:
 #: jemalloc's background purging thread, OpenBLAS's pool.
@@ -676,10 +679,8 @@ def _run_local(
     jobs: int,
     executor: str,
     on_done: Callable[[Task, Outcome], None],
-    on_idle: Callable[[], None],
 ) -> None:
-    """Runs ``todo`` on ``jobs`` workers, calling ``on_done`` in this thread as each finishes,
-    and ``on_idle`` once a core has nothing left to run (the tables' imports go there).
+    """Runs ``todo`` on ``jobs`` workers, calling ``on_done`` in this thread as each finishes.
 
     Each worker is a thread of this process taking the next task from a shared queue (so the
     runs spread over the workers however long each takes). With ``executor="process"`` every
@@ -690,8 +691,6 @@ def _run_local(
     """
     run_one = functools.partial(execute, work_dir=_runs_dir(out))
     if jobs <= 1 or len(todo) <= 1:
-        if jobs < (os.cpu_count() or 1):
-            on_idle()
         for t in todo:
             on_done(t, run_one(t))
         return
@@ -759,8 +758,6 @@ def _run_local(
                 continue
             if item is None:
                 idle += 1
-                if idle == 1:
-                    on_idle()
                 continue
             on_done(*item)
     except BaseException:
@@ -856,30 +853,61 @@ def check_dask_address(address: str) -> None:
         )
 
 
-def _import_table_libraries() -> None:
-    with contextlib.suppress(ImportError):
-        import pandas  # noqa: F401
-        import pyarrow.parquet  # noqa: F401
-        import scipy.special  # noqa: F401
-
-
-@dataclass
 class SweepResult:
     """A finished sweep: the results table (one row per run), the summary over seeds, the
-    number of runs simulated now and found in the cache, and the failures."""
+    number of runs simulated now and found in the cache, and the failures.
 
-    results: Any
-    summary: Any
-    out: str
-    ran: int
-    cached: int
-    failed: int
+    ``results`` and ``summary`` are pandas DataFrames, made on first use (from the table the
+    sweep wrote, which needs no pandas: a sweep's command line never imports it)."""
+
+    def __init__(
+        self,
+        results: Any,
+        summary: Any,
+        out: str,
+        ran: int,
+        cached: int,
+        failed: int,
+        *,
+        table: Any = None,
+        summary_table: Any = None,
+        columns: Sequence[str] = (),
+    ) -> None:
+        self._results, self._summary = results, summary
+        self.out, self.ran, self.cached, self.failed = out, ran, cached, failed
+        #: The results and summary as :class:`aqmlab.sweeptable.Table` (None when pandas
+        #: built them).
+        self.table, self.summary_table = table, summary_table
+        self.columns = list(columns)
+
+    @property
+    def results(self) -> Any:
+        if self._results is None and self.table is not None:
+            self._results = self.table.to_pandas()
+        return self._results
+
+    @property
+    def summary(self) -> Any:
+        if self._summary is None:
+            from aqmlab.stats import summarize
+
+            self._summary = summarize(self.results, self.columns)
+        return self._summary
+
+    @property
+    def rows(self) -> int:
+        """The number of runs in the results table."""
+        return len(self.table) if self.table is not None else len(self.results)
 
     @property
     def seeds_identical(self) -> bool:
         """Whether several seeds ran and gave the same value of every metric at every point:
         the scenario draws nothing at random, so its confidence intervals are ±0 for no
         statistical reason."""
+        if self._summary is None and self.summary_table is not None:
+            from aqmlab.sweeptable import seeds_identical
+
+            return seeds_identical(self.summary_table)
         s = self.summary
         multi = s[s["n"] >= 2]
         return len(multi) > 0 and bool(_no_spread(multi).all())
@@ -963,28 +991,16 @@ def _run_planned(
             errors[task.key] = outcome.error
         bar.tick(outcome.error is not None)
 
-    # The tables need pandas, pyarrow and scipy.special (about a second of one core to import):
-    # import them while the runs go, once a core has no run left (at once with the runs on
-    # other machines, or fewer workers than cores), so the import neither takes a core from a
-    # run nor holds the GIL against one in this process.
-    def import_table_libraries() -> None:
-        threading.Thread(target=_import_table_libraries, daemon=True).start()
-
     t_runs = time.monotonic()
     try:
         if dask:
-            import_table_libraries()
             _run_dask(todo, dask, jobs, on_done)
         else:
-            _run_local(todo, out, jobs, executor, on_done, import_table_libraries)
+            _run_local(todo, out, jobs, executor, on_done)
     finally:
         bar.close()
     t_tables = time.monotonic()
-    results = _results_table(spec, tasks, out, errors)
-    from aqmlab.stats import summarize
-
-    summary = summarize(results, spec.columns)
-    _write_tables(out, results, summary)
+    res = _tables(spec, tasks, out, errors)
     # Where the wall time went (bench/sweep_bench.py reads it): the runs' phase is what more
     # cores shorten; planning and the tables are the same for any number of workers.
     # Rows taken from the cache (a point that failed to load is no cached run).
@@ -999,14 +1015,42 @@ def _run_planned(
         "tables_s": round(time.monotonic() - t_tables, 3),
     }
     _write_manifest(out, spec, tasks, errors, command, timing)
-    failed = int(results["error"].notna().sum())
-    return SweepResult(results, summary, out, len(todo), n_cached, failed)
+    res.ran, res.cached = len(todo), n_cached
+    return res
 
 
-def _results_table(spec: SweepSpec, tasks: list[Task], out: str, errors: dict[str, str]) -> Any:
-    import pandas as pd
+def _tables(spec: SweepSpec, tasks: list[Task], out: str, errors: dict[str, str]) -> SweepResult:
+    """Builds and writes the results and summary tables: without pandas
+    (:mod:`aqmlab.sweeptable`), unless a column holds what only pandas models (a metric mixing
+    text and numbers), where pandas builds and pyarrow writes them as before."""
+    from aqmlab import sweeptable as st
+    from aqmlab.metrics import is_zero_filled
 
-    from aqmlab.metrics import flatten, is_zero_filled
+    rows = _rows(spec, tasks, out, errors)
+    failed = sum(r["error"] is not None for r in rows)
+    try:
+        table = st.results_table(spec.columns, rows, is_zero_filled)
+        summary = st.summarize(table, spec.columns)
+    except st.Unmodelled:
+        from aqmlab.stats import summarize
+
+        results = _results_frame(spec, rows)
+        summary = summarize(results, spec.columns)
+        _write_frames(out, results, summary)
+        return SweepResult(results, summary, out, 0, 0, failed, columns=spec.columns)
+    st.put(out, "results.parquet", lambda p: st.write_parquet(p, table))
+    st.put(out, "results.csv", lambda p: st.write_csv(p, table))
+    st.put(out, "summary.csv", lambda p: st.write_csv(p, summary))
+    return SweepResult(
+        None, None, out, 0, 0, failed, table=table, summary_table=summary, columns=spec.columns
+    )
+
+
+def _rows(
+    spec: SweepSpec, tasks: list[Task], out: str, errors: dict[str, str]
+) -> list[dict[str, Any]]:
+    """Each run's row of the results table: its point, seed, key, error and metrics."""
+    from aqmlab.metrics import flatten
     from aqmlab.results import Run
 
     rows = []
@@ -1018,6 +1062,16 @@ def _results_table(spec: SweepSpec, tasks: list[Task], out: str, errors: dict[st
         if row["error"] is None:
             row.update(flatten(Run(os.path.join(_runs_dir(out), t.key)).summary))
         rows.append(row)
+    return rows
+
+
+def _results_frame(spec: SweepSpec, rows: list[dict[str, Any]]) -> Any:
+    """The results table built by pandas (:mod:`aqmlab.sweeptable` builds the same without it;
+    this is its reference, and its fallback)."""
+    import pandas as pd
+
+    from aqmlab.metrics import is_zero_filled
+
     df = pd.DataFrame(rows)
     for c in ("run", "error"):
         df[c] = df[c].astype("string")
@@ -1042,24 +1096,17 @@ def _cell(v: Any) -> Any:
     return json.dumps(v) if isinstance(v, (list, dict)) else v
 
 
-def _write_tables(out: str, results: Any, summary: Any) -> None:
+def _write_frames(out: str, results: Any, summary: Any) -> None:
+    """Writes the tables pandas built (:func:`_results_frame`) with pyarrow and pandas."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    def put(name: str, write: Callable[[str], None]) -> None:
-        tmp = os.path.join(out, f".{name}.partial")
-        try:
-            write(tmp)
-            os.replace(tmp, os.path.join(out, name))
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.remove(tmp)
-            raise
+    from aqmlab.sweeptable import put
 
     table = pa.Table.from_pandas(results, preserve_index=False)
-    put("results.parquet", lambda p: pq.write_table(table, p))
-    put("results.csv", lambda p: results.to_csv(p, index=False))
-    put("summary.csv", lambda p: summary.to_csv(p, index=False))
+    put(out, "results.parquet", lambda p: pq.write_table(table, p))
+    put(out, "results.csv", lambda p: results.to_csv(p, index=False))
+    put(out, "summary.csv", lambda p: summary.to_csv(p, index=False))
 
 
 def _write_manifest(

@@ -9,11 +9,17 @@
 //! how the run was stepped. Columns arrive chunk by chunk in the forms `columns.rs` hands to
 //! Python: a `bytes` of native-endian 64-bit values, a string column as `(validity, offsets,
 //! data)`, or a list of Python values (the emulator's series).
+//!
+//! A sweep's results table (`python/aqmlab/sweeptable.py`) adds `bool` columns, `null` columns
+//! (Arrow's null type, which pyarrow writes as INT32 of unknown logical type), nulls in any
+//! column (None in a list: pandas' NaN, which pyarrow writes as a null) and the file's key-value
+//! metadata (pandas' and the Arrow schema).
 
 use bytes::Bytes;
 use parquet::basic::{Compression, LogicalType, Repetition, Type as PhysicalType};
-use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int32Type, Int64Type};
 use parquet::errors::ParquetError;
+use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::Type;
@@ -24,29 +30,42 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::sync::Arc;
 
-/// One column's rows not yet written.
-enum Rows {
+/// One column's present values not yet written (a null has none).
+enum Values {
     I64(Vec<i64>),
     F64(Vec<f64>),
-    /// None is a null.
-    Str(Vec<Option<ByteArray>>),
+    Bool(Vec<bool>),
+    Str(Vec<ByteArray>),
+    /// Arrow's `null` type: every value is a null (pyarrow writes INT32 of unknown logical
+    /// type).
+    Null,
+}
+
+/// One column's rows not yet written: the present values, and each row's definition level
+/// (1 present, 0 null).
+struct Rows {
+    values: Values,
+    levels: Vec<i16>,
 }
 
 impl Rows {
     fn len(&self) -> usize {
-        match self {
-            Rows::I64(v) => v.len(),
-            Rows::F64(v) => v.len(),
-            Rows::Str(v) => v.len(),
-        }
+        self.levels.len()
     }
 
     fn truncate(&mut self, n: usize) {
-        match self {
-            Rows::I64(v) => v.truncate(n),
-            Rows::F64(v) => v.truncate(n),
-            Rows::Str(v) => v.truncate(n),
+        let present = self.levels[..n.min(self.levels.len())]
+            .iter()
+            .filter(|&&l| l == 1)
+            .count();
+        match &mut self.values {
+            Values::I64(v) => v.truncate(present),
+            Values::F64(v) => v.truncate(present),
+            Values::Bool(v) => v.truncate(present),
+            Values::Str(v) => v.truncate(present),
+            Values::Null => {}
         }
+        self.levels.truncate(n);
     }
 }
 
@@ -88,10 +107,12 @@ fn column_type(name: &str, kind: &str) -> PyResult<Type> {
     let (physical, logical) = match kind {
         "int64" => (PhysicalType::INT64, None),
         "float64" => (PhysicalType::DOUBLE, None),
+        "bool" => (PhysicalType::BOOLEAN, None),
         "string" => (PhysicalType::BYTE_ARRAY, Some(LogicalType::String)),
+        "null" => (PhysicalType::INT32, Some(LogicalType::Unknown)),
         _ => {
             return Err(PyValueError::new_err(format!(
-                "column {name:?}: type {kind:?} is not int64, float64 or string"
+                "column {name:?}: type {kind:?} is not int64, float64, bool, string or null"
             )))
         }
     };
@@ -102,19 +123,29 @@ fn column_type(name: &str, kind: &str) -> PyResult<Type> {
         .map_err(py_err)
 }
 
-/// A number column of a chunk appended to `v`: a `bytes` of native-endian 64-bit values as
-/// `columns.rs` packs them (`from` reads one), or a list of Python numbers.
-fn append_numbers<T: for<'py> FromPyObject<'py>>(
+/// A number (or bool) column of a chunk appended to `v` and its rows' levels to `levels`: a
+/// `bytes` of native-endian 64-bit values as `columns.rs` packs them (`from` reads one; every
+/// value present), or a list of Python values, None a null (a sweep's table).
+fn append_values<T: for<'py> FromPyObject<'py>>(
     v: &mut Vec<T>,
+    levels: &mut Vec<i16>,
     values: &Bound<'_, PyAny>,
     from: fn([u8; 8]) -> T,
 ) -> PyResult<()> {
     if let Ok(b) = values.downcast::<PyBytes>() {
         let words = b.as_bytes().chunks_exact(8);
+        let before = v.len();
         v.extend(words.map(|w| from(w.try_into().expect("chunks of 8"))));
+        levels.resize(levels.len() + (v.len() - before), 1);
     } else {
         for x in values.try_iter()? {
-            v.push(x?.extract()?);
+            let x = x?;
+            if x.is_none() {
+                levels.push(0);
+            } else {
+                v.push(x.extract()?);
+                levels.push(1);
+            }
         }
     }
     Ok(())
@@ -123,10 +154,24 @@ fn append_numbers<T: for<'py> FromPyObject<'py>>(
 impl ParquetFile {
     /// Appends one column of a chunk to `rows`.
     fn append(name: &str, rows: &mut Rows, values: &Bound<'_, PyAny>) -> PyResult<()> {
-        match rows {
-            Rows::I64(v) => append_numbers(v, values, i64::from_ne_bytes)?,
-            Rows::F64(v) => append_numbers(v, values, f64::from_ne_bytes)?,
-            Rows::Str(v) => {
+        let levels = &mut rows.levels;
+        match &mut rows.values {
+            Values::I64(v) => append_values(v, levels, values, i64::from_ne_bytes)?,
+            Values::F64(v) => append_values(v, levels, values, f64::from_ne_bytes)?,
+            Values::Bool(v) => {
+                append_values(v, levels, values, |w| u64::from_ne_bytes(w) != 0)?;
+            }
+            Values::Null => {
+                for x in values.try_iter()? {
+                    if !x?.is_none() {
+                        return Err(PyValueError::new_err(format!(
+                            "column {name:?}: a null column holds only None"
+                        )));
+                    }
+                    levels.push(0);
+                }
+            }
+            Values::Str(v) => {
                 if let Ok(t) = values.downcast::<PyTuple>() {
                     // Arrow's layout: validity bitmap (or None), 32-bit offsets, UTF-8 data.
                     let (valid, offsets, data): (Option<Vec<u8>>, Vec<u8>, Vec<u8>) =
@@ -145,12 +190,18 @@ impl ParquetFile {
                                 "column {name:?}: offsets out of order or past the data"
                             )));
                         }
-                        v.push(present.then(|| ByteArray::from(data.slice(pair[0]..pair[1]))));
+                        if present {
+                            v.push(ByteArray::from(data.slice(pair[0]..pair[1])));
+                        }
+                        levels.push(i16::from(present));
                     }
                 } else {
                     for x in values.try_iter()? {
                         let s: Option<String> = x?.extract()?;
-                        v.push(s.map(|s| ByteArray::from(s.into_bytes())));
+                        levels.push(i16::from(s.is_some()));
+                        if let Some(s) = s {
+                            v.push(ByteArray::from(s.into_bytes()));
+                        }
                     }
                 }
             }
@@ -193,25 +244,37 @@ impl ParquetFile {
                 .next_column()
                 .map_err(py_err)?
                 .expect("one column writer per column of the schema");
-            let defined = vec![1i16; n];
-            match rows {
-                Rows::I64(v) => {
+            let levels: Vec<i16> = rows.levels.drain(..n).collect();
+            let present = levels.iter().filter(|&&l| l == 1).count();
+            let levels = Some(&levels[..]);
+            match &mut rows.values {
+                Values::I64(v) => {
                     col.typed::<Int64Type>()
-                        .write_batch(&v[..n], Some(&defined), None)
+                        .write_batch(&v[..present], levels, None)
                         .map_err(py_err)?;
-                    v.drain(..n);
+                    v.drain(..present);
                 }
-                Rows::F64(v) => {
+                Values::F64(v) => {
                     col.typed::<DoubleType>()
-                        .write_batch(&v[..n], Some(&defined), None)
+                        .write_batch(&v[..present], levels, None)
                         .map_err(py_err)?;
-                    v.drain(..n);
+                    v.drain(..present);
                 }
-                Rows::Str(v) => {
-                    let levels: Vec<i16> = v[..n].iter().map(|s| i16::from(s.is_some())).collect();
-                    let values: Vec<ByteArray> = v.drain(..n).flatten().collect();
+                Values::Bool(v) => {
+                    col.typed::<BoolType>()
+                        .write_batch(&v[..present], levels, None)
+                        .map_err(py_err)?;
+                    v.drain(..present);
+                }
+                Values::Str(v) => {
                     col.typed::<ByteArrayType>()
-                        .write_batch(&values, Some(&levels), None)
+                        .write_batch(&v[..present], levels, None)
+                        .map_err(py_err)?;
+                    v.drain(..present);
+                }
+                Values::Null => {
+                    col.typed::<Int32Type>()
+                        .write_batch(&[], levels, None)
                         .map_err(py_err)?;
                 }
             }
@@ -224,10 +287,18 @@ impl ParquetFile {
 
 #[pymethods]
 impl ParquetFile {
-    /// Creates `path` for a table of `columns` (pairs of name and type: `int64`, `float64` or
-    /// `string`), written in row groups of `rows_per_group` rows.
+    /// Creates `path` for a table of `columns` (pairs of name and type: `int64`, `float64`,
+    /// `bool`, `string` or `null`), written in row groups of `rows_per_group` rows; `metadata`
+    /// is the file's key-value metadata (a sweep's table carries pandas' description of its
+    /// columns under `pandas`, as pyarrow writes it).
     #[new]
-    fn new(path: &str, columns: Vec<(String, String)>, rows_per_group: usize) -> PyResult<Self> {
+    #[pyo3(signature = (path, columns, rows_per_group, metadata=None))]
+    fn new(
+        path: &str,
+        columns: Vec<(String, String)>,
+        rows_per_group: usize,
+        metadata: Option<Vec<(String, String)>>,
+    ) -> PyResult<Self> {
         if rows_per_group == 0 {
             return Err(PyValueError::new_err("rows_per_group must be at least 1"));
         }
@@ -235,10 +306,15 @@ impl ParquetFile {
         let mut rows = Vec::with_capacity(columns.len());
         for (name, kind) in &columns {
             fields.push(Arc::new(column_type(name, kind)?));
-            rows.push(match kind.as_str() {
-                "int64" => Rows::I64(Vec::new()),
-                "float64" => Rows::F64(Vec::new()),
-                _ => Rows::Str(Vec::new()),
+            rows.push(Rows {
+                values: match kind.as_str() {
+                    "int64" => Values::I64(Vec::new()),
+                    "float64" => Values::F64(Vec::new()),
+                    "bool" => Values::Bool(Vec::new()),
+                    "null" => Values::Null,
+                    _ => Values::Str(Vec::new()),
+                },
+                levels: Vec::new(),
             });
         }
         let schema = Type::group_type_builder("schema")
@@ -247,6 +323,9 @@ impl ParquetFile {
             .map_err(py_err)?;
         let props = WriterProperties::builder()
             .set_compression(Compression::SNAPPY)
+            .set_key_value_metadata(
+                metadata.map(|kv| kv.into_iter().map(|(k, v)| KeyValue::new(k, v)).collect()),
+            )
             .build();
         let file = File::create(path).map_err(os_error)?;
         let writer =
