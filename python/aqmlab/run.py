@@ -76,6 +76,46 @@ class RunResult:
     flow_states: Any = None
 
 
+class SummaryText:
+    """The text of a run's ``summary.json``, which :class:`RunResult` reads into its
+    ``summary`` dict only when that is first asked for: a run of many flows that only writes its
+    files never holds the summary as Python objects (about 1.6 kB a flow; issue 24)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+class _LazySummary:
+    """``RunResult.summary``: a dict, read from a :class:`SummaryText` on first use."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        v = obj.__dict__["summary"]
+        if isinstance(v, SummaryText):
+            v = obj.__dict__["summary"] = json.loads(v.text)
+        return v
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__["summary"] = value
+
+
+# After @dataclass made __init__ (which sets self.summary, through this descriptor).
+RunResult.summary = _LazySummary()  # type: ignore[assignment]
+
+
+def summary_with(text: str, key: str, value: Any) -> str:
+    """``text``, a JSON object as ``json.dumps(..., indent=2)`` writes it, with ``key`` set to
+    ``value`` as its last key: the same text as ``json.dumps`` of the object with ``key`` added
+    (``key`` must not be one of its keys already)."""
+    if not text.endswith("\n}"):
+        raise ValueError("summary_with: expected a non-empty JSON object written with indent=2")
+    entry = json.dumps(value, indent=2).replace("\n", "\n  ")
+    return f"{text[:-2]},\n  {json.dumps(key)}: {entry}\n}}"
+
+
 def _progress(frac: float, sim_s: float, total_s: float, wall_s: float) -> None:
     width = 30
     done = int(frac * width)
@@ -392,14 +432,16 @@ def simulate(
             if show and (shown or wall > PROGRESS_AFTER_S):
                 shown = True
                 _progress(r.now_s / total, r.now_s, total, wall)
-        summary = json.loads(r.summary_json())
+        # summary.json's text, made in Rust, with the provenance added as its last key.
+        text = r.summary_text()
         if provenance is None:
             provenance = provenance_of(r)
-        summary["provenance"] = provenance
+        summary = SummaryText(summary_with(text, "provenance", provenance) + "\n")
+        del text
         sink.add(r.take_series(to_end=True))
         tables = sink.close()
         if write_dir is not None:
-            _write_text(write_dir, shown_dir, "summary.json", json.dumps(summary, indent=2) + "\n")
+            _write_text(write_dir, shown_dir, "summary.json", summary.text)
             _write_text(write_dir, shown_dir, "scenario.resolved.toml", r.resolved_toml())
         if folder is not None:
             folder.commit()

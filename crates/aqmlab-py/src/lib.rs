@@ -214,6 +214,19 @@ impl Run {
         }
         Ok(())
     }
+    /// The summary of report `r` of this run, with its measurement windows.
+    fn summary<'a>(&self, r: &'a aqmlab_sim::world::Report) -> aqmlab_sim::summary::Summary<'a> {
+        let mut s = aqmlab_sim::summary::Summary::new(
+            &self.scenario.name,
+            self.scenario.seed,
+            r,
+            self.wall_s,
+        );
+        if !self.windows.is_empty() {
+            s.insert("windows", self.windows.summary());
+        }
+        s
+    }
 }
 
 #[pymethods]
@@ -359,12 +372,14 @@ impl Run {
     /// The summary as a JSON string (see docs/data-format.md).
     fn summary_json(&self) -> String {
         let r = self.scenario.sim.report();
-        let mut s =
-            aqmlab_sim::summary::summary(&self.scenario.name, self.scenario.seed, &r, self.wall_s);
-        if !self.windows.is_empty() {
-            s["windows"] = self.windows.summary();
-        }
-        s.to_string()
+        serde_json::to_string(&self.summary(&r)).expect("a summary serializes")
+    }
+    /// The summary as the text of `summary.json` (without its `provenance` and final newline):
+    /// what `json.dumps(json.loads(summary_json()), indent=2)` writes, made without the Python
+    /// objects.
+    fn summary_text(&self) -> String {
+        let r = self.scenario.sim.report();
+        aqmlab_sim::pyjson::to_pretty(&self.summary(&r))
     }
     /// The time series of the bins that have ended since the last call (`to_end`: of every
     /// bin left, after the last `advance`; the run is then over), as tables of columns in
