@@ -76,26 +76,26 @@ class RunResult:
     flow_states: Any = None
 
 
-class SummaryText:
-    """The text of a run's ``summary.json``, which :class:`RunResult` reads into its
+class SummaryFile:
+    """The bytes of a run's ``summary.json``, which :class:`RunResult` reads into its
     ``summary`` dict only when that is first asked for: a run of many flows that only writes its
     files never holds the summary as Python objects (about 1.6 kB a flow; issue 24)."""
 
-    __slots__ = ("text",)
+    __slots__ = ("data",)
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, data: bytes) -> None:
+        self.data = data
 
 
 class _LazySummary:
-    """``RunResult.summary``: a dict, read from a :class:`SummaryText` on first use."""
+    """``RunResult.summary``: a dict, read from a :class:`SummaryFile` on first use."""
 
     def __get__(self, obj: Any, owner: Any = None) -> Any:
         if obj is None:
             return self
         v = obj.__dict__["summary"]
-        if isinstance(v, SummaryText):
-            v = obj.__dict__["summary"] = json.loads(v.text)
+        if isinstance(v, SummaryFile):
+            v = obj.__dict__["summary"] = json.loads(v.data)
         return v
 
     def __set__(self, obj: Any, value: Any) -> None:
@@ -104,16 +104,6 @@ class _LazySummary:
 
 # After @dataclass made __init__ (which sets self.summary, through this descriptor).
 RunResult.summary = _LazySummary()  # type: ignore[assignment]
-
-
-def summary_with(text: str, key: str, value: Any) -> str:
-    """``text``, a JSON object as ``json.dumps(..., indent=2)`` writes it, with ``key`` set to
-    ``value`` as its last key: the same text as ``json.dumps`` of the object with ``key`` added
-    (``key`` must not be one of its keys already)."""
-    if not text.endswith("\n}"):
-        raise ValueError("summary_with: expected a non-empty JSON object written with indent=2")
-    entry = json.dumps(value, indent=2).replace("\n", "\n  ")
-    return f"{text[:-2]},\n  {json.dumps(key)}: {entry}\n}}"
 
 
 def _progress(frac: float, sim_s: float, total_s: float, wall_s: float) -> None:
@@ -432,16 +422,14 @@ def simulate(
             if show and (shown or wall > PROGRESS_AFTER_S):
                 shown = True
                 _progress(r.now_s / total, r.now_s, total, wall)
-        # summary.json's text, made in Rust, with the provenance added as its last key.
-        text = r.summary_text()
+        # summary.json's bytes, made in Rust, with the provenance as its last key.
         if provenance is None:
             provenance = provenance_of(r)
-        summary = SummaryText(summary_with(text, "provenance", provenance) + "\n")
-        del text
+        summary = SummaryFile(r.summary_file(json.dumps(provenance, indent=2)))
         sink.add(r.take_series(to_end=True))
         tables = sink.close()
         if write_dir is not None:
-            _write_text(write_dir, shown_dir, "summary.json", summary.text)
+            _write_text(write_dir, shown_dir, "summary.json", summary.data)
             _write_text(write_dir, shown_dir, "scenario.resolved.toml", r.resolved_toml())
         if folder is not None:
             folder.commit()
@@ -467,13 +455,17 @@ def simulate(
     )
 
 
-def _write_text(write_dir: str, shown_dir: str | None, name: str, text: str) -> None:
-    """Writes ``name`` into ``write_dir``; an error names it as it will be (in ``shown_dir``)
-    and leaves no partial file."""
+def _write_text(write_dir: str, shown_dir: str | None, name: str, text: str | bytes) -> None:
+    """Writes ``name`` (``text``, or UTF-8 ``bytes``) into ``write_dir``; an error names it as
+    it will be (in ``shown_dir``) and leaves no partial file."""
     path = os.path.join(write_dir, name)
     try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        if isinstance(text, bytes):
+            with open(path, "wb") as f:
+                f.write(text)
+        else:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
     except OSError as e:
         with contextlib.suppress(OSError):
             os.remove(path)

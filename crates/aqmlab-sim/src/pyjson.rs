@@ -14,11 +14,32 @@ use std::io::{self, Write};
 /// `serde_json::Value`s hold `null` there already).
 pub fn to_pretty<T: Serialize + ?Sized>(v: &T) -> String {
     let mut out = Vec::new();
-    let mut ser =
-        Serializer::with_formatter(&mut out, PyFormatter(PrettyFormatter::with_indent(b"  ")));
-    v.serialize(&mut ser)
-        .expect("serializing to memory does not fail");
+    write_pretty(v, &mut out).expect("writing to memory does not fail");
     String::from_utf8(out).expect("the text is ASCII")
+}
+
+/// Writes [`to_pretty`]'s text of `v` to `w`.
+pub fn write_pretty<T: Serialize + ?Sized, W: Write>(v: &T, w: W) -> io::Result<()> {
+    let mut ser = Serializer::with_formatter(w, PyFormatter(PrettyFormatter::with_indent(b"  ")));
+    v.serialize(&mut ser).map_err(io::Error::other)
+}
+
+/// The length in bytes of [`to_pretty`]'s text of `v`, found without holding the text (to
+/// size the buffer it is then written into).
+pub fn pretty_len<T: Serialize + ?Sized>(v: &T) -> usize {
+    struct Count(usize);
+    impl Write for Count {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    write_pretty(v, &mut c).expect("counting does not fail");
+    c.0
 }
 
 /// `x` as Python's `repr(float)` writes it: the shortest digits that read back as `x`, in
@@ -154,6 +175,7 @@ mod tests {
     #[test]
     fn layout_and_strings_as_python_writes_them() {
         let v = json!({"a": [1, 2.5e-06, "é\u{7f}😀\n"], "b": {}, "c": []});
+        assert_eq!(pretty_len(&v), to_pretty(&v).len());
         assert_eq!(
             to_pretty(&v),
             "{\n  \"a\": [\n    1,\n    2.5e-06,\n    \"\\u00e9\\u007f\\ud83d\\ude00\\n\"\n  ],\n  \"b\": {},\n  \"c\": []\n}"
