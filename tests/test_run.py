@@ -371,3 +371,20 @@ def test_a_finished_run_cannot_be_advanced(scenario):
         r.advance(1.0)
     with pytest.raises(aqmlab.AqmlabError, match="this run is over"):
         r.take_series()
+
+
+def test_summary_json_is_pythons_own_text(tmp_path):
+    """summary.json is written from Rust (issue 24) as ``json.dumps(summary, indent=2)`` would
+    write it: reading it and writing it back with Python gives the same bytes (floats as
+    ``repr`` writes them, non-ASCII escaped), and ``RunResult.summary`` is what the file holds."""
+    text = UDP.replace(
+        'rate = "6Mbps"\nsize = 1000', 'rate = "6Mbps"\nsize = 1000\nname = "vidéo 😀"'
+    )
+    text += '\n[[windows]]\nname = "späť"\nfrom = "1s"\nto = "2s"\n'
+    res = aqmlab.run(text, out=tmp_path / "o", progress=False)
+    got = (tmp_path / "o" / "summary.json").read_text(encoding="ascii")
+    assert got == json.dumps(json.loads(got), indent=2) + "\n"
+    assert "\\u00e9" in got and "\\ud83d\\ude00" in got and "\\u0165" in got
+    assert res.summary == json.loads(got)
+    assert list(res.summary)[-1] == "provenance"
+    assert res.summary["flows"][1]["name"] == "vidéo 😀"

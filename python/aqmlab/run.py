@@ -77,6 +77,36 @@ class RunResult:
     flow_states: Any = None
 
 
+class SummaryFile:
+    """The bytes of a run's ``summary.json``, which :class:`RunResult` reads into its
+    ``summary`` dict only when that is first asked for: a run of many flows that only writes its
+    files never holds the summary as Python objects (about 1.6 kB a flow; issue 24)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+class _LazySummary:
+    """``RunResult.summary``: a dict, read from a :class:`SummaryFile` on first use."""
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        v = obj.__dict__["summary"]
+        if isinstance(v, SummaryFile):
+            v = obj.__dict__["summary"] = json.loads(v.data)
+        return v
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__["summary"] = value
+
+
+# After @dataclass made __init__ (which sets self.summary, through this descriptor).
+RunResult.summary = _LazySummary()  # type: ignore[assignment]
+
+
 def _progress(frac: float, sim_s: float, total_s: float, wall_s: float) -> None:
     width = 30
     done = int(frac * width)
@@ -436,14 +466,14 @@ def simulate(
             if show and (shown or wall > PROGRESS_AFTER_S):
                 shown = True
                 _progress(r.now_s / total, r.now_s, total, wall)
-        summary = json.loads(r.summary_json())
+        # summary.json's bytes, made in Rust, with the provenance as its last key.
         if provenance is None:
             provenance = provenance_of(r)
-        summary["provenance"] = provenance
+        summary = SummaryFile(r.summary_file(json.dumps(provenance, indent=2)))
         sink.add(r.take_series(to_end=True))
         tables = sink.close()
         if write_dir is not None:
-            _write_text(write_dir, shown_dir, "summary.json", json.dumps(summary, indent=2) + "\n")
+            _write_text(write_dir, shown_dir, "summary.json", summary.data)
             _write_text(write_dir, shown_dir, "scenario.resolved.toml", r.resolved_toml())
         if folder is not None:
             folder.commit()
@@ -469,13 +499,17 @@ def simulate(
     )
 
 
-def _write_text(write_dir: str, shown_dir: str | None, name: str, text: str) -> None:
-    """Writes ``name`` into ``write_dir``; an error names it as it will be (in ``shown_dir``)
-    and leaves no partial file."""
+def _write_text(write_dir: str, shown_dir: str | None, name: str, text: str | bytes) -> None:
+    """Writes ``name`` (``text``, or UTF-8 ``bytes``) into ``write_dir``; an error names it as
+    it will be (in ``shown_dir``) and leaves no partial file."""
     path = os.path.join(write_dir, name)
     try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        if isinstance(text, bytes):
+            with open(path, "wb") as f:
+                f.write(text)
+        else:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
     except OSError as e:
         with contextlib.suppress(OSError):
             os.remove(path)

@@ -2,9 +2,11 @@
 //! histogram layout). A value's bucket comes from its bit pattern alone — the position of its
 //! top bit picks an octave, the next `SUB_BITS` bits a sub-bucket — so adding a sample is a few
 //! integer operations (no logarithm on the per-packet path) and identical on every machine.
-//! Memory is fixed by the value range (at most 7 424 counters, 4 329 for 1 ns … 1000 s), so a
-//! run's memory does not grow with simulated time, and every quantile is within `REL_ERR` of the
-//! true value of some sample at that rank.
+//! Memory is fixed by the value range: a counter for each bucket from the smallest value's to
+//! the largest's (at most 7 424 counters, 4 329 for 1 ns … 1000 s; one for a flow that saw one
+//! sample, where counting from bucket 0 took 2 000 for a 10-ms delay: issue 24), so a run's
+//! memory does not grow with simulated time, and every quantile is within `REL_ERR` of the true
+//! value of some sample at that rank.
 
 /// Bits of sub-bucket resolution within each power of two.
 const SUB_BITS: u32 = 7;
@@ -17,7 +19,9 @@ pub const REL_ERR: f64 = 0.005;
 /// Counts of values (non-negative integers, e.g. nanoseconds) in log-linear buckets.
 #[derive(Clone, Debug)]
 pub struct QuantileSketch {
+    /// `counts[i]` counts bucket `first + i`.
     counts: Vec<u64>,
+    first: u32,
     n: u64,
     sum: u128,
     min: u64,
@@ -59,6 +63,7 @@ impl QuantileSketch {
     pub fn new() -> Self {
         QuantileSketch {
             counts: Vec::new(),
+            first: 0,
             n: 0,
             sum: 0,
             min: u64::MAX,
@@ -72,11 +77,35 @@ impl QuantileSketch {
         self.sum += v as u128;
         self.min = self.min.min(v);
         self.max = self.max.max(v);
-        let b = bucket(v);
-        if b >= self.counts.len() {
-            self.counts.resize(b + 1, 0);
+        let i = self.slot(bucket(v));
+        self.counts[i] += 1;
+    }
+
+    /// The index in `counts` of bucket `b`, the counters extended to it if need be (as the
+    /// range of values seen grows: at most once per bucket, so not per sample).
+    #[inline(always)]
+    fn slot(&mut self, b: usize) -> usize {
+        let first = self.first as usize;
+        if b >= first && b - first < self.counts.len() {
+            return b - first;
         }
-        self.counts[b] += 1;
+        self.extend_to(b)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn extend_to(&mut self, b: usize) -> usize {
+        let first = self.first as usize;
+        if self.counts.is_empty() {
+            self.first = b as u32;
+            self.counts.push(0);
+        } else if b < first {
+            self.counts.splice(0..0, std::iter::repeat_n(0, first - b));
+            self.first = b as u32;
+        } else {
+            self.counts.resize(b - first + 1, 0);
+        }
+        b - self.first as usize
     }
 
     /// Adds one value of zero: [`QuantileSketch::add`]`(0)` without the bucket search (a
@@ -85,10 +114,8 @@ impl QuantileSketch {
     pub fn add_zero(&mut self) {
         self.n += 1;
         self.min = 0;
-        if self.counts.is_empty() {
-            self.counts.push(0);
-        }
-        self.counts[0] += 1;
+        let i = self.slot(0);
+        self.counts[i] += 1;
     }
 
     /// Values added.
@@ -119,10 +146,10 @@ impl QuantileSketch {
         }
         let rank = (q.clamp(0.0, 1.0) * (self.n - 1) as f64).floor() as u64;
         let mut seen = 0;
-        for (b, &c) in self.counts.iter().enumerate() {
+        for (i, &c) in self.counts.iter().enumerate() {
             seen += c;
             if seen > rank {
-                let (lo, width) = bucket_bounds(b);
+                let (lo, width) = bucket_bounds(self.first as usize + i);
                 let v = lo as f64 + (width - 1) as f64 / 2.0;
                 return v.clamp(self.min as f64, self.max as f64);
             }
@@ -170,7 +197,7 @@ mod tests {
             a.add(300);
             b.add(300);
             assert_eq!((a.n, a.sum, a.min, a.max), (b.n, b.sum, b.min, b.max));
-            assert_eq!(a.counts, b.counts);
+            assert_eq!((a.first, &a.counts), (b.first, &b.counts));
         }
     }
 
@@ -205,5 +232,29 @@ mod tests {
         }
         assert_eq!(s.counts.len(), 4329);
         assert_eq!(s.count(), 1_000_001);
+    }
+
+    #[test]
+    fn counters_span_only_the_values_seen() {
+        // One 10-ms sample: one counter (from bucket 0 it took 2 232). Then values below and
+        // above it extend the span both ways, and the quantiles are those of a sketch that
+        // saw the same values in another order.
+        let mut s = QuantileSketch::new();
+        s.add(10_000_000);
+        assert_eq!(s.counts.len(), 1);
+        let mut t = QuantileSketch::new();
+        for v in [3, 20_000_000, 10_000_000, 0, 5_000] {
+            if v != 10_000_000 {
+                s.add(v);
+            }
+            t.add(v);
+        }
+        s.add_zero();
+        t.add(0);
+        assert_eq!((s.first, &s.counts), (t.first, &t.counts));
+        assert_eq!((s.first, s.counts.len()), (0, bucket(20_000_000) + 1));
+        for q in [0.0, 0.2, 0.5, 0.8, 1.0] {
+            assert_eq!(s.quantile(q).to_bits(), t.quantile(q).to_bits());
+        }
     }
 }

@@ -12,7 +12,7 @@ use aqmlab_qdisc::{registry, Kind, Params, Qdisc, UniformSource};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 use std::sync::Arc;
 
 create_exception!(
@@ -214,6 +214,19 @@ impl Run {
         }
         Ok(())
     }
+    /// The summary of report `r` of this run, with its measurement windows.
+    fn summary<'a>(&self, r: &'a aqmlab_sim::world::Report) -> aqmlab_sim::summary::Summary<'a> {
+        let mut s = aqmlab_sim::summary::Summary::new(
+            &self.scenario.name,
+            self.scenario.seed,
+            r,
+            self.wall_s,
+        );
+        if !self.windows.is_empty() {
+            s.insert("windows", self.windows.summary());
+        }
+        s
+    }
 }
 
 #[pymethods]
@@ -359,12 +372,37 @@ impl Run {
     /// The summary as a JSON string (see docs/data-format.md).
     fn summary_json(&self) -> String {
         let r = self.scenario.sim.report();
-        let mut s =
-            aqmlab_sim::summary::summary(&self.scenario.name, self.scenario.seed, &r, self.wall_s);
-        if !self.windows.is_empty() {
-            s["windows"] = self.windows.summary();
-        }
-        s.to_string()
+        serde_json::to_string(&self.summary(&r)).expect("a summary serializes")
+    }
+    /// The bytes of `summary.json`: the summary with `provenance` (JSON text as Python's
+    /// `json.dumps(..., indent=2)` writes it) as its last key, and a final newline; what
+    /// `json.dumps({**json.loads(summary_json()), "provenance": p}, indent=2) + "\n"` writes,
+    /// made without the summary as Python objects and written straight into the `bytes`
+    /// (its length is counted first), so a run of many flows holds the text once.
+    fn summary_file<'py>(
+        &self,
+        py: Python<'py>,
+        provenance: &str,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let r = self.scenario.sim.report();
+        let s = self.summary(&r);
+        let n = aqmlab_sim::pyjson::pretty_len(&s);
+        let tail = format!(
+            ",\n  \"provenance\": {}\n}}\n",
+            provenance.replace('\n', "\n  ")
+        );
+        PyBytes::new_with(py, n - 2 + tail.len(), |buf| {
+            let mut w = &mut buf[..n];
+            aqmlab_sim::pyjson::write_pretty(&s, &mut w)
+                .map_err(|e| AqmlabError::new_err(format!("summary: {e}")))?;
+            // The object's closing "\n}" gives way to the provenance entry.
+            assert!(
+                w.is_empty() && buf[n - 2..n] == *b"\n}",
+                "the summary is an object of {n} bytes"
+            );
+            buf[n - 2..].copy_from_slice(tail.as_bytes());
+            Ok(())
+        })
     }
     /// The time series of the bins that have ended since the last call (`to_end`: of every
     /// bin left, after the last `advance`; the run is then over), as tables of columns in

@@ -24,6 +24,7 @@ pub mod event;
 pub mod fuzzing;
 pub mod metrics;
 pub mod packmime;
+pub mod pyjson;
 pub mod resolved;
 pub mod scenario;
 pub mod summary;

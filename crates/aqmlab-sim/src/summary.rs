@@ -1,7 +1,12 @@
 //! The `summary.json` of a run (its keys are documented in `docs/data-format.md`).
+//!
+//! [`Summary`] serializes straight to its text: each flow's entry is built and written in
+//! turn, so a run of many flows never holds the whole summary as a `serde_json::Value` tree
+//! (about 8 kB a flow; issue 24).
 
-use crate::world::{jain, Report};
+use crate::world::{jain, FlowInfo, FlowMetrics, Report};
 use aqmlab_qdisc::{DropReason, MarkReason};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{json, Map, Value};
 
 /// Milliseconds, rounded to nanosecond precision; JSON `null` for NaN (no samples).
@@ -26,7 +31,7 @@ fn by_reason<'a>(names: impl Iterator<Item = &'a str>, counts: &[u64]) -> Value 
 
 /// A flow's counts at each link direction its packets reached, by direction name, in the order
 /// of the report's links.
-fn at_links(r: &Report, m: &crate::world::FlowMetrics) -> Value {
+fn at_links(r: &Report, m: &FlowMetrics) -> Value {
     let mut v: Vec<_> = m.at_links.iter().collect();
     v.sort_by_key(|(l, _)| *l);
     let mut out = Map::new();
@@ -47,9 +52,110 @@ fn at_links(r: &Report, m: &crate::world::FlowMetrics) -> Value {
     Value::Object(out)
 }
 
-/// Builds the summary of `r` for scenario `name` run with `seed`; `wall_s` is measured by the caller.
+/// The summary of a run, written as JSON by serializing it (`serde_json::to_string`, or
+/// [`crate::pyjson::to_pretty`] for the text of `summary.json`): its top-level keys in order, as
+/// a `serde_json::Value` object would write them, with the `flows` entries made one at a time.
+pub struct Summary<'a> {
+    r: &'a Report,
+    /// Every top-level key but `flows`.
+    rest: Map<String, Value>,
+}
+
+impl<'a> Summary<'a> {
+    /// The summary of `r` for scenario `name` run with `seed`; `wall_s` is measured by the caller.
+    pub fn new(name: &str, seed: u64, r: &'a Report, wall_s: f64) -> Self {
+        let t = r.sim_time.as_secs_f64();
+        // Fairness is among the flows that have started: one that starts after the run's end
+        // has had no chance to get a share.
+        let mut goodputs = Vec::with_capacity(r.flows.len());
+        let mut drops = Vec::with_capacity(r.flows.len());
+        for (m, info) in r.flows.iter().zip(&r.flow_info) {
+            if info.start.as_secs_f64() < t {
+                goodputs.push(goodput(t, m, info));
+                drops.push(m.dropped_pkts as f64);
+            }
+        }
+        let Value::Object(rest) = json!({
+            "format_version": 1,
+            "scenario": name,
+            "seed": seed,
+            "sim_time_s": t,
+            "wall_s": wall_s,
+            "events": r.events,
+            "bin_s": r.bin.as_secs_f64(),
+            "links": links(r),
+            "fairness": { "jain_goodput": jain(&goodputs), "jain_drops": jain(&drops) },
+        }) else {
+            unreachable!("json! of an object literal is an object")
+        };
+        Summary { r, rest }
+    }
+
+    /// Adds the top-level key `key` (not `flows`), e.g. the measurement windows' `windows`.
+    pub fn insert(&mut self, key: &str, v: Value) {
+        assert_ne!(key, "flows", "the summary's flows are made from its report");
+        self.rest.insert(key.to_string(), v);
+    }
+}
+
+impl Serialize for Summary<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.rest.len() + 1))?;
+        let mut flows = Some(Flows(self.r));
+        // The keys in a `Map`'s (sorted) order, `flows` in its place among them.
+        for (k, v) in &self.rest {
+            if k.as_str() > "flows" {
+                if let Some(f) = flows.take() {
+                    m.serialize_entry("flows", &f)?;
+                }
+            }
+            m.serialize_entry(k, v)?;
+        }
+        if let Some(f) = flows.take() {
+            m.serialize_entry("flows", &f)?;
+        }
+        m.end()
+    }
+}
+
+/// The `flows` array, each entry made as it is written.
+struct Flows<'a>(&'a Report);
+
+impl Serialize for Flows<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let mut seq = s.serialize_seq(Some(r.flows.len()))?;
+        for (i, (m, info)) in r.flows.iter().zip(&r.flow_info).enumerate() {
+            seq.serialize_element(&flow(r, i, m, info))?;
+        }
+        seq.end()
+    }
+}
+
+/// Builds the summary of `r` for scenario `name` run with `seed` as a `serde_json::Value`
+/// (for tests and tools that look into it; [`Summary`] writes the same without the tree).
 pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
-    let t = r.sim_time.as_secs_f64();
+    serde_json::to_value(Summary::new(name, seed, r, wall_s))
+        .expect("a summary serializes: its keys are strings")
+}
+
+/// A flow's goodput (bit/s): a finite transfer's over its completion time; otherwise over the
+/// time since the flow started (to `t`, the run's end in seconds).
+fn goodput(t: f64, m: &FlowMetrics, info: &FlowInfo) -> f64 {
+    let active_s = if info.app == "finite" && m.transfers_completed == 1 {
+        m.fct_ns.mean() / 1e9
+    } else {
+        (t - info.start.as_secs_f64()).max(0.0)
+    };
+    if active_s > 0.0 {
+        m.delivered_bytes as f64 * 8.0 / active_s
+    } else {
+        0.0
+    }
+}
+
+/// The `links` object: each link direction's measurements, by name.
+fn links(r: &Report) -> Value {
     let mut links = Map::new();
     for (li, l) in r.links.iter().enumerate() {
         let s = &l.m.sojourn_ns;
@@ -91,105 +197,77 @@ pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
             }),
         );
     }
-    let mut goodputs = Vec::with_capacity(r.flows.len());
-    let mut drops = Vec::with_capacity(r.flows.len());
-    let mut flows = Vec::with_capacity(r.flows.len());
-    for (i, (m, info)) in r.flows.iter().zip(&r.flow_info).enumerate() {
-        // A finite transfer's goodput is over its completion time; otherwise over the time
-        // since the flow started.
-        let active_s = if info.app == "finite" && m.transfers_completed == 1 {
-            m.fct_ns.mean() / 1e9
+    Value::Object(links)
+}
+
+/// The entry of flow `i` (metrics `m`, scenario `info`) in the summary's `flows`.
+fn flow(r: &Report, i: usize, m: &FlowMetrics, info: &FlowInfo) -> Value {
+    let t = r.sim_time.as_secs_f64();
+    let secs = |ns: f64| {
+        if ns.is_finite() {
+            json!(ns / 1e9)
         } else {
-            (t - info.start.as_secs_f64()).max(0.0)
-        };
-        let secs = |ns: f64| {
-            if ns.is_finite() {
-                json!(ns / 1e9)
-            } else {
-                Value::Null
-            }
-        };
-        let goodput = if active_s > 0.0 {
-            m.delivered_bytes as f64 * 8.0 / active_s
-        } else {
-            0.0
-        };
-        // Fairness is among the flows that have started: one that starts after the run's end
-        // has had no chance to get a share.
-        if info.start.as_secs_f64() < t {
-            goodputs.push(goodput);
-            drops.push(m.dropped_pkts as f64);
+            Value::Null
         }
-        let mut flow = json!({
-            "id": i,
-            "name": info.name,
-            "kind": info.kind,
-            "cc": info.cc,
-            "app": info.app,
-            "src": info.src,
-            "dst": info.dst,
-            "sent_pkts": m.sent_pkts,
-            "delivered_pkts": m.delivered_pkts,
-            "delivered_bytes": m.delivered_bytes,
-            "dropped_pkts": m.dropped_pkts,
-            "goodput_bps": goodput,
-            "retransmits": m.retransmits,
-            "timeouts": m.timeouts,
-            "fast_recoveries": m.fast_recoveries,
-            "transfers_started": m.transfers_started,
-            "transfers_completed": m.transfers_completed,
-            "transfers_failed": m.transfers_failed,
-            "fct_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.mean()) },
-            "fct_p50_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.quantile(0.5)) },
-            "fct_p99_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.quantile(0.99)) },
-            "srtt_ms": { "mean": ms(m.srtt_ns.mean()), "p50": ms(m.srtt_ns.quantile(0.5)), "p99": ms(m.srtt_ns.quantile(0.99)) },
-            "links": at_links(r, m),
-            "one_way_delay_ms": {
-                "mean": ms(m.receiver.delay_ns.mean()), "p50": ms(m.receiver.delay_ns.quantile(0.5)),
-                "p95": ms(m.receiver.delay_ns.quantile(0.95)), "p99": ms(m.receiver.delay_ns.quantile(0.99)),
-                "max": ms(m.receiver.delay_ns.max()), "std": ms(m.receiver.delay_moments.std()),
-            },
-            "jitter_ms": if m.receiver.received_pkts < 2 { Value::Null } else { ms(m.receiver.jitter_ns) },
-            "data_pkts_sent": m.receiver.sent_pkts,
-            "data_pkts_received": m.receiver.received_pkts,
-            "data_pkts_lost": m.receiver.lost_pkts,
-            "loss_rate": if m.receiver.sent_pkts == 0 { Value::Null } else { json!(m.receiver.loss_rate()) },
+    };
+    let goodput = goodput(t, m, info);
+    let mut flow = json!({
+        "id": i,
+        "name": info.name,
+        "kind": info.kind,
+        "cc": info.cc,
+        "app": info.app,
+        "src": info.src,
+        "dst": info.dst,
+        "sent_pkts": m.sent_pkts,
+        "delivered_pkts": m.delivered_pkts,
+        "delivered_bytes": m.delivered_bytes,
+        "dropped_pkts": m.dropped_pkts,
+        "goodput_bps": goodput,
+        "retransmits": m.retransmits,
+        "timeouts": m.timeouts,
+        "fast_recoveries": m.fast_recoveries,
+        "transfers_started": m.transfers_started,
+        "transfers_completed": m.transfers_completed,
+        "transfers_failed": m.transfers_failed,
+        "fct_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.mean()) },
+        "fct_p50_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.quantile(0.5)) },
+        "fct_p99_s": if m.transfers_completed == 0 { Value::Null } else { secs(m.fct_ns.quantile(0.99)) },
+        "srtt_ms": { "mean": ms(m.srtt_ns.mean()), "p50": ms(m.srtt_ns.quantile(0.5)), "p99": ms(m.srtt_ns.quantile(0.99)) },
+        "links": at_links(r, m),
+        "one_way_delay_ms": {
+            "mean": ms(m.receiver.delay_ns.mean()), "p50": ms(m.receiver.delay_ns.quantile(0.5)),
+            "p95": ms(m.receiver.delay_ns.quantile(0.95)), "p99": ms(m.receiver.delay_ns.quantile(0.99)),
+            "max": ms(m.receiver.delay_ns.max()), "std": ms(m.receiver.delay_moments.std()),
+        },
+        "jitter_ms": if m.receiver.received_pkts < 2 { Value::Null } else { ms(m.receiver.jitter_ns) },
+        "data_pkts_sent": m.receiver.sent_pkts,
+        "data_pkts_received": m.receiver.received_pkts,
+        "data_pkts_lost": m.receiver.lost_pkts,
+        "loss_rate": if m.receiver.sent_pkts == 0 { Value::Null } else { json!(m.receiver.loss_rate()) },
+    });
+    let done = |n: u64, v: f64| if n == 0 { Value::Null } else { secs(v) };
+    if info.app == "page" {
+        // RFC 7928 §2.1: a web page's completion time, request to last object.
+        flow["pages"] = json!({
+            "started": m.pages_started,
+            "completed": m.pages_completed,
+            "failed": m.pages_failed,
+            "time_s": done(m.pages_completed, m.page_time_ns.mean()),
+            "time_p50_s": done(m.pages_completed, m.page_time_ns.quantile(0.5)),
+            "time_p99_s": done(m.pages_completed, m.page_time_ns.quantile(0.99)),
         });
-        let done = |n: u64, v: f64| if n == 0 { Value::Null } else { secs(v) };
-        if info.app == "page" {
-            // RFC 7928 §2.1: a web page's completion time, request to last object.
-            flow["pages"] = json!({
-                "started": m.pages_started,
-                "completed": m.pages_completed,
-                "failed": m.pages_failed,
-                "time_s": done(m.pages_completed, m.page_time_ns.mean()),
-                "time_p50_s": done(m.pages_completed, m.page_time_ns.quantile(0.5)),
-                "time_p99_s": done(m.pages_completed, m.page_time_ns.quantile(0.99)),
-            });
-        }
-        if info.app == "video" {
-            let n = m.video_segments;
-            flow["video"] = json!({
-                "segments": n,
-                "bitrate_mean_bps": if n == 0 { Value::Null } else { json!(m.video_bitrate_sum_bps as f64 / n as f64) },
-                "switches": m.video_switches,
-                "rebuffers": m.video_rebuffers,
-                "rebuffer_s": m.video_rebuffer_ns as f64 / 1e9,
-                "startup_s": m.video_startup_ns.map_or(Value::Null, |ns| json!(ns as f64 / 1e9)),
-            });
-        }
-        flows.push(flow);
     }
-    json!({
-        "format_version": 1,
-        "scenario": name,
-        "seed": seed,
-        "sim_time_s": t,
-        "wall_s": wall_s,
-        "events": r.events,
-        "bin_s": r.bin.as_secs_f64(),
-        "links": links,
-        "flows": flows,
-        "fairness": { "jain_goodput": jain(&goodputs), "jain_drops": jain(&drops) },
-    })
+    if info.app == "video" {
+        let n = m.video_segments;
+        flow["video"] = json!({
+            "segments": n,
+            "bitrate_mean_bps": if n == 0 { Value::Null } else { json!(m.video_bitrate_sum_bps as f64 / n as f64) },
+            "switches": m.video_switches,
+            "rebuffers": m.video_rebuffers,
+            "rebuffer_s": m.video_rebuffer_ns as f64 / 1e9,
+            "startup_s": m.video_startup_ns.map_or(Value::Null, |ns| json!(ns as f64 / 1e9)),
+        });
+    }
+    flow
 }

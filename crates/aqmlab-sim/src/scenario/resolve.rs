@@ -629,10 +629,10 @@ rate = "1Mbps"
             flow_count(&c, WARN_FLOWS, &ov).unwrap(),
             Vec::<String>::new()
         );
-        // 139 MB + 10001 × 29.7 kB = 436.0297 MB, rounded up.
+        // 40.3 MB + 10001 × 17.8 kB = 218.3178 MB, rounded up.
         let w = flow_count(&c, WARN_FLOWS + 1, &ov).unwrap();
         assert_eq!(w, vec![flows_memory_warning(WARN_FLOWS + 1)]);
-        assert!(w[0].starts_with("flows: 10001 flows (over 10000): the run is projected to take about 437 MB of memory (30 kB per flow"));
+        assert!(w[0].starts_with("flows: 10001 flows (over 10000): the run is projected to take about 219 MB of memory (18 kB per flow"));
         // Given at once, with the file's name, when the caller asks so.
         let now = Overrides {
             warn_now: Some(|m| WARNED.lock().unwrap().push(m.to_string())),
