@@ -527,7 +527,7 @@ pub(super) fn direction(
         kind,
         &mut pairs,
         delay,
-        d.jitter.as_ref(),
+        d.jitter.as_ref().map(|j| j.text()),
         name,
         path,
         warnings,
@@ -661,7 +661,7 @@ fn red_delay_from_link(
     kind: Kind,
     pairs: &mut Vec<(String, String)>,
     delay: SimDuration,
-    jitter: Option<&S>,
+    jitter: Option<&str>,
     name: &str,
     path: &str,
     warnings: &mut Vec<String>,
@@ -679,7 +679,7 @@ fn red_delay_from_link(
     if is("w_q", "auto") && is("adaptive", "false") {
         warnings.push(format!(
             "link {name}: RED's automatic w_q uses delay = {delay} (the link's delay without its jitter {:?}); set {path}.params.delay to choose the delay",
-            j.get_ref()
+            j
         ));
     }
 }
