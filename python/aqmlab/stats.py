@@ -33,6 +33,22 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, f
     return mean, std, n, half
 
 
+def summary_row(point: dict[str, Any], metric: str, values: Sequence[float]) -> dict[str, Any]:
+    """One row of a sweep's summary table: the point's axis values, then ``metric``'s mean,
+    standard deviation, count and 95 % interval over ``values`` (NaN left out, as
+    :func:`mean_ci`)."""
+    mean, std, n, half = mean_ci(values)
+    return {
+        **point,
+        "metric": metric,
+        "mean": mean,
+        "std": std,
+        "n": n,
+        "ci95_low": mean - half,
+        "ci95_high": mean + half,
+    }
+
+
 @functools.lru_cache(maxsize=256)
 def t_quantile(q: float, dof: int) -> float:
     """Student's t quantile, cached: a summary asks for the same few thousands of times.
@@ -70,18 +86,7 @@ def summarize(results: Any, by: Sequence[str], metrics: Sequence[str] | None = N
         # leaves out): one conversion, not one pandas lookup per metric.
         columns = g[list(metrics)].to_numpy(dtype=float, na_value=math.nan).T.tolist()
         for m, values in zip(metrics, columns):
-            mean, std, n, half = mean_ci(values)
-            rows.append(
-                {
-                    **point,
-                    "metric": m,
-                    "mean": mean,
-                    "std": std,
-                    "n": n,
-                    "ci95_low": mean - half,
-                    "ci95_high": mean + half,
-                }
-            )
+            rows.append(summary_row(point, m, values))
     return pd.DataFrame(rows, columns=[*by, *SUMMARY_COLUMNS])
 
 

@@ -207,7 +207,7 @@ def summarize(results: Table, by: Sequence[str]) -> Table:
     """:func:`aqmlab.stats.summarize` of a results table (failed runs left out): per point and
     metric (every numeric column but the point's, ``seed``, ``run`` and ``error``), the mean,
     sample standard deviation, n and the 95 % t interval over seeds."""
-    from aqmlab.stats import SUMMARY_COLUMNS, mean_ci
+    from aqmlab.stats import SUMMARY_COLUMNS, summary_row
 
     if set(by) & {*SUMMARY_COLUMNS}:
         raise Unmodelled("an axis named as a summary column")  # pandas keeps both columns
@@ -224,18 +224,8 @@ def summarize(results: Table, by: Sequence[str]) -> Table:
     for key, idx in groups.items():
         for m in metrics:
             col = results.values[m]
-            mean, std, n, half = mean_ci([math.nan if col[i] is None else col[i] for i in idx])
-            rows.append(
-                {
-                    **dict(zip(by, key)),
-                    "metric": m,
-                    "mean": mean,
-                    "std": std,
-                    "n": n,
-                    "ci95_low": mean - half,
-                    "ci95_high": mean + half,
-                }
-            )
+            values = [math.nan if col[i] is None else col[i] for i in idx]
+            rows.append(summary_row(dict(zip(by, key)), m, values))
     out = Table()
     for c in [*by, *SUMMARY_COLUMNS]:
         if rows:

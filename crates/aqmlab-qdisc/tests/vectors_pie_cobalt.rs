@@ -6,8 +6,8 @@
 
 mod common;
 use aqmlab_qdisc::contract::{DropReason, Stage};
-use aqmlab_qdisc::replay::{self, ReplayOutput};
-use aqmlab_qdisc::{registry, Qdisc, UniformSource};
+use aqmlab_qdisc::replay::ReplayOutput;
+use aqmlab_qdisc::UniformSource;
 use common::*;
 
 /// The driver's FQ scheduler parameters (`make_fq_vectors.sh`).
@@ -24,12 +24,7 @@ fn run_counting(
     params: &[&str],
     uniforms: UniformSource,
 ) -> (ReplayOutput, u64) {
-    let rows = replay::parse_schedule(read_vector(&format!("{schedule}.schedule.csv")).as_bytes())
-        .unwrap();
-    let pairs = aqmlab_qdisc::Params::split_pairs(params).unwrap();
-    let mut q = Qdisc::new(registry::build(kind, &pairs, uniforms).unwrap());
-    let out = replay::replay(&mut q, &rows, false).unwrap();
-    assert!(q.conserved());
+    let (out, q) = run_keeping(schedule, kind, params, uniforms);
     let blue = q
         .stats()
         .drops(Stage::Dequeue, DropReason::BlueEarly)

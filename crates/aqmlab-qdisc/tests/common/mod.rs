@@ -4,7 +4,7 @@
 
 use aqmlab_qdisc::replay::{self, Decision, Outcome, ReplayOutput};
 use aqmlab_qdisc::uniform::parse_uniforms;
-use aqmlab_qdisc::{registry, Qdisc, UniformSource};
+use aqmlab_qdisc::{registry, AnyQdisc, Qdisc, UniformSource};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -28,13 +28,23 @@ pub fn ns3_uniforms() -> UniformSource {
 
 /// Replays `vectors/<schedule>.schedule.csv` through `kind` with `params`.
 pub fn run(schedule: &str, kind: &str, params: &[&str], uniforms: UniformSource) -> ReplayOutput {
+    run_keeping(schedule, kind, params, uniforms).0
+}
+
+/// As [`run`], also handing back the discipline after the replay (its counters and state).
+pub fn run_keeping(
+    schedule: &str,
+    kind: &str,
+    params: &[&str],
+    uniforms: UniformSource,
+) -> (ReplayOutput, Qdisc<AnyQdisc>) {
     let rows = replay::parse_schedule(read_vector(&format!("{schedule}.schedule.csv")).as_bytes())
         .unwrap();
     let pairs = aqmlab_qdisc::Params::split_pairs(params).unwrap();
     let mut q = Qdisc::new(registry::build(kind, &pairs, uniforms).unwrap());
     let out = replay::replay(&mut q, &rows, false).unwrap();
     assert!(q.conserved());
-    out
+    (out, q)
 }
 
 /// The reference decisions `vectors/<schedule>.<qdisc>.ns3.csv`, sorted by id.
