@@ -110,8 +110,9 @@ def test_tables_are_those_pandas_made(tmp_path, case):
         pd.read_parquet(tmp_path / "results.parquet"), pd.read_parquet(tmp_path / "want.parquet")
     )
 
-    # The Python API's DataFrames.
+    # The Python API's DataFrames (``SweepResult.summary`` is the written summary's).
     pd.testing.assert_frame_equal(table.to_pandas(), want)
+    pd.testing.assert_frame_equal(summary.to_pandas(), want_summary)
     assert st.seeds_identical(summary) == (
         len(m := want_summary[want_summary["n"] >= 2]) > 0
         and bool((m["std"].fillna(0) <= 1e-9 * m["mean"].abs().fillna(0)).all())

@@ -889,9 +889,8 @@ class SweepResult:
     @property
     def summary(self) -> Any:
         if self._summary is None:
-            from aqmlab.stats import summarize
-
-            self._summary = summarize(self.results, self.columns)
+            # The summary the sweep wrote, not a second computation of it.
+            self._summary = self.summary_table.to_pandas()
         return self._summary
 
     @property
