@@ -722,7 +722,7 @@ def test_an_edited_reducer_reduces_cached_runs_again(scenario, tmp_path, monkeyp
 def test_seeds_identical_allows_rounding_noise_but_not_spread():
     """Identical seeds' std comes out as rounding noise (1e-13 of the mean), not 0: still
     identical. A real spread, however small against the mean (1e-6), is not."""
-    from aqmlab.sweep import SweepResult, identical_seed_groups
+    from aqmlab.sweepresult import SweepResult, identical_seed_groups
 
     def result(std):
         summary = pd.DataFrame(

@@ -1,5 +1,5 @@
 """A sweep's tables built and written without pandas (aqmlab.sweeptable) against what pandas and
-pyarrow made of the same rows before (aqmlab.sweep._results_frame, stats.summarize, to_csv,
+pyarrow made of the same rows before (aqmlab.sweepresult.results_frame, stats.summarize, to_csv,
 pa.Table.from_pandas + pq.write_table): CSV byte for byte, Parquet read back equal (schema with
 its metadata, values, nulls), and the DataFrames the Python API hands out equal."""
 
@@ -14,7 +14,7 @@ import pytest
 from aqmlab import sweeptable as st
 from aqmlab.metrics import is_zero_filled
 from aqmlab.stats import summarize
-from aqmlab.sweep import _results_frame
+from aqmlab.sweepresult import results_frame
 
 Z = "bottleneck.drops_by_reason.overlimit"  # a zero-filled metric
 
@@ -76,7 +76,7 @@ CASES = {
 
 def pandas_tables(columns, rows):
     spec = SimpleNamespace(columns=columns)
-    results = _results_frame(spec, rows)
+    results = results_frame(spec, rows)
     return results, summarize(results, columns)
 
 

@@ -51,6 +51,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError, ScenarioError
 from aqmlab.process import alive
+from aqmlab.sweepresult import SweepResult, results_frame, write_frames
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec
 
 #: Files of a run folder that a worker hands back (every regular file it wrote).
@@ -853,84 +854,6 @@ def check_dask_address(address: str) -> None:
         )
 
 
-class SweepResult:
-    """A finished sweep: the results table (one row per run), the summary over seeds, the
-    number of runs simulated now and found in the cache, and the failures.
-
-    ``results`` and ``summary`` are pandas DataFrames, made on first use (from the table the
-    sweep wrote, which needs no pandas: a sweep's command line never imports it)."""
-
-    def __init__(
-        self,
-        results: Any,
-        summary: Any,
-        out: str,
-        ran: int,
-        cached: int,
-        failed: int,
-        *,
-        table: Any = None,
-        summary_table: Any = None,
-        columns: Sequence[str] = (),
-    ) -> None:
-        self._results, self._summary = results, summary
-        self.out, self.ran, self.cached, self.failed = out, ran, cached, failed
-        #: The results and summary as :class:`aqmlab.sweeptable.Table` (None when pandas
-        #: built them).
-        self.table, self.summary_table = table, summary_table
-        self.columns = list(columns)
-
-    @property
-    def results(self) -> Any:
-        if self._results is None and self.table is not None:
-            self._results = self.table.to_pandas()
-        return self._results
-
-    @property
-    def summary(self) -> Any:
-        if self._summary is None:
-            # The summary the sweep wrote, not a second computation of it.
-            self._summary = self.summary_table.to_pandas()
-        return self._summary
-
-    @property
-    def rows(self) -> int:
-        """The number of runs in the results table."""
-        return len(self.table) if self.table is not None else len(self.results)
-
-    @property
-    def seeds_identical(self) -> bool:
-        """Whether several seeds ran and gave the same value of every metric at every point:
-        the scenario draws nothing at random, so its confidence intervals are ±0 for no
-        statistical reason."""
-        if self._summary is None and self.summary_table is not None:
-            from aqmlab.sweeptable import seeds_identical
-
-            return seeds_identical(self.summary_table)
-        s = self.summary
-        multi = s[s["n"] >= 2]
-        return len(multi) > 0 and bool(_no_spread(multi).all())
-
-
-def _no_spread(summary: Any) -> Any:
-    """Per row of a summary table: whether its seeds gave one value. Identical values' std
-    comes out as rounding noise (about 1e-13 of the mean), not exactly 0."""
-    return summary["std"].fillna(0) <= 1e-9 * summary["mean"].abs().fillna(0)
-
-
-def identical_seed_groups(summary: Any) -> list[tuple[Any, ...]]:
-    """The points of a summary table (its columns before ``metric``) where two or more seeds
-    ran and every metric came out the same: seeds that drew nothing."""
-    keys = list(summary.columns[: list(summary.columns).index("metric")])
-    multi = summary[summary["n"] >= 2]
-    groups = multi.groupby(keys, sort=False) if keys else [((), multi)]
-    found = []
-    for key, g in groups:
-        if len(g) and bool(_no_spread(g).all()):
-            found.append(key if isinstance(key, tuple) else (key,))
-    return found
-
-
 def run_sweep(
     spec: SweepSpec,
     out: str,
@@ -1033,9 +956,9 @@ def _tables(spec: SweepSpec, tasks: list[Task], out: str, errors: dict[str, str]
     except st.Unmodelled:
         from aqmlab.stats import summarize
 
-        results = _results_frame(spec, rows)
+        results = results_frame(spec, rows)
         summary = summarize(results, spec.columns)
-        _write_frames(out, results, summary)
+        write_frames(out, results, summary)
         return SweepResult(results, summary, out, 0, 0, failed, columns=spec.columns)
     st.put(out, "results.parquet", lambda p: st.write_parquet(p, table))
     st.put(out, "results.csv", lambda p: st.write_csv(p, table))
@@ -1064,48 +987,9 @@ def _rows(
     return rows
 
 
-def _results_frame(spec: SweepSpec, rows: list[dict[str, Any]]) -> Any:
-    """The results table built by pandas (:mod:`aqmlab.sweeptable` builds the same without it;
-    this is its reference, and its fallback)."""
-    import pandas as pd
-
-    from aqmlab.metrics import is_zero_filled
-
-    df = pd.DataFrame(rows)
-    for c in ("run", "error"):
-        df[c] = df[c].astype("string")
-    for c in spec.columns:
-        if not pd.api.types.is_numeric_dtype(df[c]) or df[c].dtype == bool:
-            df[c] = df[c].astype("string")
-    ok = df["error"].isna()
-    for c in df.columns:
-        if is_zero_filled(c):
-            df.loc[ok, c] = df.loc[ok, c].fillna(0)
-        if c.endswith(".qdisc"):
-            df[c] = df[c].astype("string")
-    if df["seed"].isna().any():
-        df["seed"] = df["seed"].astype("Int64")
-    else:
-        df["seed"] = df["seed"].astype("int64")
-    return df
-
-
 def _cell(v: Any) -> Any:
     """An axis value as a table cell: lists (e.g. a schedule) as their JSON text."""
     return json.dumps(v) if isinstance(v, (list, dict)) else v
-
-
-def _write_frames(out: str, results: Any, summary: Any) -> None:
-    """Writes the tables pandas built (:func:`_results_frame`) with pyarrow and pandas."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from aqmlab.sweeptable import put
-
-    table = pa.Table.from_pandas(results, preserve_index=False)
-    put(out, "results.parquet", lambda p: pq.write_table(table, p))
-    put(out, "results.csv", lambda p: results.to_csv(p, index=False))
-    put(out, "summary.csv", lambda p: summary.to_csv(p, index=False))
 
 
 def _write_manifest(

@@ -3,7 +3,7 @@ them was most of a sweep command's fixed cost).
 
 :func:`results_table` makes of the runs' rows the table pandas made of them before: the same
 columns in the same order, each of the type pandas inferred (``pd.DataFrame(rows)`` and the
-conversions of :func:`aqmlab.sweep._results_frame`, which stays as the reference and as the
+conversions of :func:`aqmlab.sweepresult.results_frame`, which stays as the reference and as the
 fallback for the few shapes modelled nowhere here: :class:`Unmodelled`). :func:`write_csv`
 writes a table byte for byte as pandas' ``to_csv`` did; :func:`write_parquet` writes it with
 the native module's ``ParquetFile`` as pyarrow's ``Table.from_pandas`` and ``write_table`` did
@@ -162,7 +162,7 @@ def results_table(
 ) -> Table:
     """A sweep's results table of ``rows`` (each a run's ``{column: value}``: the axes'
     ``columns``, ``seed``, ``run``, ``error`` and the run's metrics), as
-    :func:`aqmlab.sweep._results_frame` makes it with pandas."""
+    :func:`aqmlab.sweepresult.results_frame` makes it with pandas."""
     if not rows:
         raise Unmodelled("no rows")
     names = list(dict.fromkeys(k for r in rows for k in r))
@@ -237,7 +237,7 @@ def summarize(results: Table, by: Sequence[str]) -> Table:
 
 
 def no_spread(summary: Table) -> list[bool]:
-    """Per row: whether its seeds gave one value (:func:`aqmlab.sweep._no_spread`)."""
+    """Per row: whether its seeds gave one value (:func:`aqmlab.sweepresult.no_spread`)."""
     return [
         (0.0 if s is None or s != s else s) <= 1e-9 * (0.0 if m is None or m != m else abs(m))
         for s, m in zip(summary.values["std"], summary.values["mean"])
@@ -245,7 +245,7 @@ def no_spread(summary: Table) -> list[bool]:
 
 
 def seeds_identical(summary: Table) -> bool:
-    """:attr:`aqmlab.sweep.SweepResult.seeds_identical` of a summary table."""
+    """:attr:`aqmlab.sweepresult.SweepResult.seeds_identical` of a summary table."""
     flat = no_spread(summary)
     multi = [f for f, n in zip(flat, summary.values["n"]) if n is not None and n >= 2]
     return len(multi) > 0 and all(multi)

@@ -588,7 +588,7 @@ def identical_seed_points(out: str) -> list[str]:
     """Every point of the sweeps in ``out`` (its folders holding a ``summary.csv``) where two
     or more seeds ran and every metric came out the same: seeds that drew nothing."""
     from aqmlab.results import read_summary
-    from aqmlab.sweep import identical_seed_groups
+    from aqmlab.sweepresult import identical_seed_groups
 
     found = []
     for entry in sorted(os.listdir(out)):

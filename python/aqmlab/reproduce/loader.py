@@ -44,7 +44,7 @@ class Context:
     options: dict[str, Any]
     #: The mode's parameters (``[quick]`` or ``[full]``), after ``prepare``.
     params: dict[str, Any]
-    #: Sweep name -> its :class:`aqmlab.sweep.SweepResult`.
+    #: Sweep name -> its :class:`aqmlab.sweepresult.SweepResult`.
     sweeps: dict[str, Any] = field(default_factory=dict)
     #: Sweep name -> its results with the module's ``derive`` columns.
     frames: dict[str, Any] = field(default_factory=dict)
