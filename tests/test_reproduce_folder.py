@@ -304,6 +304,55 @@ def test_a_tested_hypothesis_is_filled_in_and_printed(tmp_path):
     assert g.verdict == cm.HOLDS and g.explanation == "" and not g.hypotheses
 
 
+def test_a_shared_hypothesis_takes_each_claims_outcome(tmp_path):
+    """A [hypothesis.NAME] without an outcome is named as { shared = NAME, outcome = ... }: one
+    hypothesis tested at each claim's own point; naming it bare, or giving a second outcome to
+    one that has its own, is refused."""
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce import common as cm
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import grade
+
+    head = '[hypothesis.buffer]\nhypothesis = "the buffer"\ntested_by = "the 200p runs"\n'
+    claims = head + CLAIM.replace(
+        "unexplained = true", 'explanation = { shared = "buffer", outcome = "{_moved} ms" }'
+    )
+    (c,) = load(str(_folder(tmp_path / "a", claims=claims))).claims
+    ctx = _ctx([["50", "CoDel", 9.0], ["50", "tail drop", 5.0]])
+    ctx.numbers["_moved"] = 2.5
+    g = grade(c, ctx, None)
+    assert g.verdict == cm.FAILS
+    assert g.hypotheses == [
+        {"hypothesis": "the buffer", "tested_by": "the 200p runs", "outcome": "2.5 ms"}
+    ]
+    bad = [
+        (
+            head + CLAIM.replace("unexplained = true", 'explanation = "buffer"'),
+            "claim 'x'.explanation: expected { shared = \"buffer\", outcome = ... }",
+        ),
+        (
+            head
+            + 'outcome = "o"\n'
+            + CLAIM.replace(
+                "unexplained = true", 'explanation = { shared = "buffer", outcome = "p" }'
+            ),
+            "claim 'x'.explanation[0].outcome: expected no outcome: [hypothesis.buffer] has one",
+        ),
+        (
+            head + CLAIM.replace("unexplained = true", 'explanation = { shared = "buffer" }'),
+            "claim 'x'.explanation[0].outcome: expected a text",
+        ),
+        (
+            head + CLAIM.replace("unexplained = true", 'explanation = { shared = "b" }'),
+            "claim 'x'.explanation[0].shared: expected a [hypothesis.NAME] of the file (buffer)",
+        ),
+    ]
+    for i, (text, expected) in enumerate(bad):
+        with pytest.raises(AqmlabError) as e:
+            load(str(_folder(tmp_path / str(i), claims=text)))
+        assert expected in str(e.value), str(e.value)
+
+
 def test_every_builtin_claim_that_can_fail_names_its_explanation():
     """Issue 19 item 4: every graded claim of every built-in folder (any of them can come out
     "differs" / "does not hold") carries a tested hypothesis or says "unexplained"."""

@@ -357,7 +357,7 @@ def load_claims(path: str) -> list[ClaimDef]:
     top = _Table(path, "", doc, ("claim", "hypothesis"))
     # Hypotheses several claims name (explanation = "NAME").
     shared = {
-        name: _hypothesis(path, f"hypothesis.{name}", h)
+        name: _hypothesis(path, f"hypothesis.{name}", h, outcome=False)
         for name, h in top.table("hypothesis").items()
     }
     items = top.doc.get("claim", [])
@@ -426,26 +426,47 @@ def load_claims(path: str) -> list[ClaimDef]:
 EXPLANATION_KEYS = ("hypothesis", "tested_by", "outcome")
 
 
-def _hypothesis(path: str, where: str, doc: Any) -> dict[str, str]:
+def _hypothesis(path: str, where: str, doc: Any, outcome: bool = True) -> dict[str, str]:
+    """An explanation table's texts; ``outcome=False``: a ``[hypothesis.NAME]`` may leave its
+    outcome to each claim that names it (each claim tests it at its own point)."""
     e = _Table(path, where, doc, EXPLANATION_KEYS)
-    return {k: e.str(k) for k in EXPLANATION_KEYS}
+    keys = EXPLANATION_KEYS if outcome or "outcome" in e.doc else EXPLANATION_KEYS[:2]
+    return {k: e.str(k) for k in keys}
 
 
 def _explanation(t: _Table, shared: dict[str, dict[str, str]]) -> list[dict[str, str]]:
-    """A claim's ``explanation``: a table, the name of a ``[hypothesis.NAME]`` of the file, or
-    a list of them."""
+    """A claim's ``explanation``: a table, the name of a ``[hypothesis.NAME]`` of the file,
+    ``{ shared = "NAME", outcome = ... }`` (the shared hypothesis with this claim's outcome),
+    or a list of them."""
     v = t.doc.get("explanation", [])
     out = []
+
+    def named(name: Any, key: str) -> dict[str, str]:
+        if not isinstance(name, str) or name not in shared:
+            raise t.error(
+                key, f"a [hypothesis.NAME] of the file ({', '.join(shared) or 'none'}) or a table"
+            )
+        return shared[name]
+
     for i, e in enumerate(v if isinstance(v, list) else [v]):
+        where = f"explanation[{i}]"
         if isinstance(e, str):
-            if e not in shared:
+            h = named(e, "explanation")
+            if "outcome" not in h:
                 raise t.error(
                     "explanation",
-                    f"a [hypothesis.NAME] of the file ({', '.join(shared) or 'none'}) or a table",
+                    f'{{ shared = "{e}", outcome = ... }}: [hypothesis.{e}] leaves the outcome '
+                    "to each claim",
                 )
-            out.append(shared[e])
+            out.append(h)
+        elif isinstance(e, dict) and "shared" in e:
+            u = _Table(t.path, f"{t.where}.{where}", e, ("shared", "outcome"))
+            h = named(e["shared"], f"{where}.shared")
+            if "outcome" in h:
+                raise u.error("outcome", f"no outcome: [hypothesis.{e['shared']}] has one")
+            out.append({**h, "outcome": u.str("outcome")})
         else:
-            out.append(_hypothesis(t.path, f"{t.where}.explanation[{i}]", e))
+            out.append(_hypothesis(t.path, f"{t.where}.{where}", e))
     return out
 
 
