@@ -40,10 +40,11 @@ pub struct TcpHint {
     pub ack: u32,
     /// [`TcpHint::ACK`] and the other flag bits below.
     pub bits: u16,
-    /// Which connection of the packet's flow it belongs to (the low 16 bits of the
-    /// simulator's connection slot): a flow such as a web page opens several connections at
-    /// once, whose ACK numbers are unrelated, and an ACK filter compares only ACKs of one
-    /// connection. Fits in the struct's padding.
+    /// Which connection of the packet's flow it belongs to: a flow such as a web page opens
+    /// several connections at once, whose ACK numbers are unrelated, and an ACK filter compares
+    /// only ACKs of one connection. The simulator numbers a connection by its slot (low 16
+    /// bits), or, with [`TcpHint::OWN_QUEUE`], by its classification number (see there).
+    /// Fits in the struct's padding.
     pub conn: u16,
 }
 
@@ -66,6 +67,14 @@ impl TcpHint {
     pub const AE: u16 = 1 << 7;
     /// The ECN feedback bits: an ACK filter keeps an ACK whose bits differ from the next one's.
     pub const ECN_FEEDBACK: u16 = Self::ECE | Self::CWR | Self::AE;
+    /// Not a header bit: the packet's flow opens several connections at once (a web page's,
+    /// RFC 7928 §7.2), which a flow-queue classifier tells apart as Linux's 5-tuple hash does
+    /// (their source ports differ), so `conn` is the connection's classification number: the
+    /// key a flow-queue discipline classifies the packet by instead of its flow id
+    /// ([`Packet::class_key`]). The caller numbers these connections apart from its flow ids
+    /// (the simulator: flows `0..F`, the connection in slot `s` is `F + s`, wrapping at 2^16).
+    /// Set on every packet of such a flow, with or without the header facts above.
+    pub const OWN_QUEUE: u16 = 1 << 8;
 
     /// True when `self` acknowledges beyond `other` (`after(self, other)` in serial arithmetic).
     #[inline]
@@ -100,6 +109,20 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// The key a flow-queue discipline classifies the packet by (RFC 8290 §4.1; CAKE's flow
+    /// hash): its flow id, or, for a connection of a flow that opens several at once
+    /// ([`TcpHint::OWN_QUEUE`]), the connection's classification number, so that each such
+    /// connection gets a queue of its own as in Linux. Host isolation (CAKE) still goes by
+    /// `src_host` and `dst_host`, so the connections count as one host's traffic.
+    #[inline]
+    pub const fn class_key(&self) -> u32 {
+        if self.tcp.bits & TcpHint::OWN_QUEUE != 0 {
+            self.tcp.conn as u32
+        } else {
+            self.flow.0
+        }
+    }
+
     /// A non-ECN-capable packet of `size_bytes` in flow `flow`.
     pub const fn new(id: u64, size_bytes: u32, flow: FlowId) -> Self {
         Packet {

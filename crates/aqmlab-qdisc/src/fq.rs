@@ -2,11 +2,21 @@
 //! that controls each flow queue ([`FlowAqm`]): CoDel ([`crate::fq_codel`]), PIE
 //! ([`crate::fq_pie`]) or COBALT ([`crate::fq_cobalt`]).
 //!
-//! * Classification (RFC 8290 §4.1): the packet's [`FlowId`] is the caller's flow identifier.
-//!   `hash=flow_id` (default) uses bucket = id mod `flows`, so flows numbered `0..flows` get one
-//!   queue each; `hash=perturbed` hashes the id with a salt drawn once from the discipline's
-//!   random source, so unrelated flows collide as they do in Linux (whose flow hash is salted
-//!   with a random seed).
+//! * Classification (RFC 8290 §4.1): a packet's key is its [`FlowId`], the caller's flow
+//!   identifier, except that (`conns=split`, the default) each connection of a flow that opens
+//!   several at once (a web page's 6, RFC 7928 §7.2; [`TcpHint::OWN_QUEUE`]) is keyed by its
+//!   connection number, which the caller numbers apart from the flow ids (the simulator: after
+//!   them, `F + slot` for `F` flows): Linux hashes the 5-tuple, in which a page's connections
+//!   differ by their ports, and gives each its own queue. Packets of any other flow (every flow
+//!   of the replay vectors and of a scenario without pages) keep the flow id as the key, so
+//!   their buckets are what they were before connections were told apart. `conns=merge` keys
+//!   every packet by its flow id (a page's connections share one queue). `hash=flow_id`
+//!   (default) uses bucket = key mod `flows`, so keys `0..flows` get one queue each: `F` flows
+//!   and a page's connections (keys `F + slot`, slots of the connections open at once) do not
+//!   collide while `F` plus the largest slot stays below `flows`; `hash=perturbed` hashes the key
+//!   with a salt drawn once from the discipline's random source, so unrelated flows collide as
+//!   they do in Linux (whose flow hash is salted with a random seed); `hash=set_associative`
+//!   looks the key up in its set.
 //! * Enqueue (RFC 8290 §4.1, Linux `fq_codel_enqueue`, ns-3 `FqCoDelQueueDisc::DoEnqueue`): a
 //!   queue that was on neither list joins the tail of the new list with a deficit of one quantum;
 //!   then the flow's AQM takes the packet (it may refuse it: PIE's early drop, or the per-flow
@@ -42,6 +52,8 @@ use crate::fifo::PacketFifo;
 use crate::params::{str_eq, ConfigError, ParamSpec, Params};
 use crate::uniform::UniformSource;
 use aqmlab_core::units::Size;
+#[cfg(doc)]
+use aqmlab_core::TcpHint;
 use aqmlab_core::{FlowId, Packet, SimTime};
 
 /// `limit`: packets over all flows.
@@ -113,7 +125,15 @@ pub const HASH: ParamSpec = ParamSpec::choice(
     "hash",
     "flow_id",
     "flow_id|perturbed|set_associative",
-    "flow_id: bucket = id mod flows; perturbed: salted hash, collisions as in Linux; set_associative: ns-3's SetWays hash over the flow id (groups of set_ways queues)",
+    "flow_id: bucket = key mod flows (the key: the flow id, or a web page's connection's number, numbered after the flows; see conns); perturbed: salted hash of the key, collisions as in Linux; set_associative: ns-3's SetWays hash over the key (groups of set_ways queues)",
+);
+
+/// `conns`: whether a web page's parallel connections get queues of their own.
+pub const CONNS: ParamSpec = ParamSpec::choice(
+    "conns",
+    "split",
+    "split|merge",
+    "split: each connection of a flow that opens several at once (a web page's 6) is classified by its own number, as Linux's 5-tuple hash tells them apart (other flows: by the flow id, as before); merge: by the flow id, so they share the flow's queue",
 );
 
 /// `set_ways`: queues per set of the set-associative hash.
@@ -140,7 +160,14 @@ pub const fn spec_from(table: &[ParamSpec], name: &str) -> ParamSpec {
 /// The scheduler's parameters before the flow AQM's in an ns-3-style table ([`ns3_table`]).
 const NS3_HEAD: [ParamSpec; 5] = [LIMIT, FLOWS, QUANTUM, MEMORY_LIMIT, DROP_BATCH];
 /// The scheduler's parameters after the flow AQM's in an ns-3-style table.
-const NS3_TAIL: [ParamSpec; 5] = [EMPTY_NEW_FLOW, FATTEST_TIE, FLOW_LIMIT, HASH, SET_WAYS];
+const NS3_TAIL: [ParamSpec; 6] = [
+    EMPTY_NEW_FLOW,
+    FATTEST_TIE,
+    FLOW_LIMIT,
+    HASH,
+    SET_WAYS,
+    CONNS,
+];
 /// How many parameters the scheduler adds in [`ns3_table`].
 pub const NS3_SCHEDULER_PARAMS: usize = NS3_HEAD.len() + NS3_TAIL.len();
 
@@ -237,6 +264,9 @@ pub struct FqConfig<P> {
     pub flow_limit: bool,
     /// Classification.
     pub hash: FlowHash,
+    /// A web page's connections are classified apart (`conns=split`): by
+    /// [`Packet::class_key`], else by the flow id.
+    pub split_conns: bool,
     /// The parameters every flow's AQM shares.
     pub aqm: P,
 }
@@ -326,6 +356,7 @@ impl<P> FqConfig<P> {
             fattest_tie,
             flow_limit,
             hash,
+            split_conns: p.choice("conns") == 0,
             aqm,
         })
     }
@@ -553,7 +584,19 @@ impl<A: FlowAqm> FlowQueues<A> {
         &self.cfg
     }
 
-    /// The queue (bucket, `0..flows`) that packets of `flow` join (RFC 8290 §4.1).
+    /// The classification key of `pkt`: [`Packet::class_key`] with `conns=split`, else its
+    /// flow id.
+    #[inline]
+    pub fn key_of(&self, pkt: &Packet) -> FlowId {
+        if self.cfg.split_conns {
+            FlowId(pkt.class_key())
+        } else {
+            pkt.flow
+        }
+    }
+
+    /// The queue (bucket, `0..flows`) that packets of key `flow` join (RFC 8290 §4.1; the key
+    /// is [`FlowQueues::key_of`] the packet).
     #[inline]
     pub fn bucket_of(&self, flow: FlowId) -> usize {
         match self.cfg.hash {
@@ -671,9 +714,10 @@ impl<A: FlowAqm> FlowQueues<A> {
 impl<A: FlowAqm> QueueDisc for FlowQueues<A> {
     fn enqueue(&mut self, now: SimTime, pkt: Packet, cx: &mut QdiscCx) {
         // RFC 8290 §4.1: classify, make an idle queue a new flow with one quantum, append.
+        let key = self.key_of(&pkt);
         let i = match self.cfg.hash {
-            FlowHash::SetAssociative { ways } => self.set_associative(pkt.flow.0, ways),
-            _ => self.bucket_of(pkt.flow),
+            FlowHash::SetAssociative { ways } => self.set_associative(key.0, ways),
+            _ => self.bucket_of(key),
         };
         let f = &mut self.flows[i];
         if f.created == NIL {
@@ -856,6 +900,7 @@ mod tests {
             fattest_tie: FattestTie::FirstCreated,
             flow_limit: true,
             hash: FlowHash::FlowId,
+            split_conns: true,
             aqm: (),
         };
         let mut q = FlowQueues::<RefuseOdd>::new(cfg, UniformSource::seeded(1));
@@ -880,6 +925,141 @@ mod tests {
         );
         assert_eq!(q.dequeue(SimTime::ZERO, &mut cx).map(|p| p.id), Some(1));
         assert_eq!(q.backlog(), Backlog::default());
+    }
+
+    /// A per-flow AQM that only queues: the scheduler's classification and DRR alone.
+    #[derive(Debug)]
+    struct Plain;
+
+    impl FlowAqm for Plain {
+        type Params = ();
+        fn new(_: &(), _bucket: u32, _u: UniformSource) -> Self {
+            Plain
+        }
+        fn enqueue(
+            &mut self,
+            _now: SimTime,
+            pkt: Packet,
+            _: &(),
+            q: &mut PacketFifo,
+            _full: bool,
+            _cx: &mut QdiscCx,
+        ) -> bool {
+            q.push_back(pkt);
+            true
+        }
+        fn dequeue(
+            &mut self,
+            _now: SimTime,
+            _: &(),
+            view: &mut FlowView<'_>,
+            _cx: &mut QdiscCx,
+        ) -> Option<Packet> {
+            view.q.pop_front()
+        }
+    }
+
+    /// A packet of flow `flow`; with `conn`, of that connection of a flow that opens several
+    /// at once (a web page's: [`TcpHint::OWN_QUEUE`]).
+    fn pkt(id: u64, flow: u32, conn: Option<u16>) -> Packet {
+        let mut p = Packet::new(id, 1000, FlowId(flow));
+        if let Some(c) = conn {
+            p.tcp.bits = aqmlab_core::TcpHint::OWN_QUEUE | aqmlab_core::TcpHint::ACK;
+            p.tcp.conn = c;
+        }
+        p
+    }
+
+    /// Buckets occupied, and packets per flow id over the first 70 departures, when a bulk
+    /// flow (id 0) and a page (flow id 1, six connections numbered 2..8 after the two flows) are
+    /// all backlogged.
+    fn page_against_bulk(hash: FlowHash, split_conns: bool) -> (Vec<usize>, [u32; 2]) {
+        let cfg = FqConfig {
+            limit: 10_000,
+            flows: 64,
+            quantum: 1000,
+            memory_limit: 1 << 30,
+            drop_batch: 64,
+            empty_new_flow: EmptyNewFlow::RemoveIfNoOld,
+            overflow_count: OverflowCount::Bump,
+            fattest_tie: FattestTie::LowestBucket,
+            flow_limit: false,
+            hash,
+            split_conns,
+            aqm: (),
+        };
+        let mut q = FlowQueues::<Plain>::new(cfg, UniformSource::seeded(3));
+        let mut cx = QdiscCx::new();
+        let mut id = 0;
+        for _ in 0..100 {
+            q.enqueue(SimTime::ZERO, pkt(id, 0, None), &mut cx);
+            id += 1;
+            for c in 2..8 {
+                q.enqueue(SimTime::ZERO, pkt(id, 1, Some(c)), &mut cx);
+                id += 1;
+            }
+        }
+        let mut buckets: Vec<usize> = q
+            .flows_on(FlowList::New)
+            .chain(q.flows_on(FlowList::Old))
+            .collect();
+        buckets.sort_unstable();
+        let mut per_flow = [0u32; 2];
+        for _ in 0..70 {
+            per_flow[q.dequeue(SimTime::ZERO, &mut cx).unwrap().flow.0 as usize] += 1;
+        }
+        (buckets, per_flow)
+    }
+
+    /// Linux hashes the 5-tuple, so a web page's 6 connections take 6 queues and DRR gives
+    /// each a bulk flow's share (RFC 8290 §4); `conns=merge` keys them by the flow id, one
+    /// queue, half the link. A packet without [`TcpHint::OWN_QUEUE`] keeps its flow's bucket
+    /// (id mod flows) either way, so classification without pages is as it was.
+    #[test]
+    fn a_pages_connections_take_a_queue_each_and_a_fair_share_each() {
+        let (buckets, share) = page_against_bulk(FlowHash::FlowId, true);
+        assert_eq!(
+            buckets,
+            [0, 2, 3, 4, 5, 6, 7],
+            "bulk in 0, connections 2..8"
+        );
+        assert_eq!(share, [10, 60], "one DRR share per queue");
+        let (buckets, share) = page_against_bulk(FlowHash::FlowId, false);
+        assert_eq!(buckets, [0, 1]);
+        assert_eq!(share, [35, 35]);
+        // Salted: the connections hash apart, colliding now and then as in Linux (at this seed
+        // and 64 buckets, two of the seven keys share a queue); merged, two queues.
+        let (buckets, _) = page_against_bulk(FlowHash::Perturbed, true);
+        assert!(buckets.len() >= 5, "{buckets:?}");
+        let (merged, _) = page_against_bulk(FlowHash::Perturbed, false);
+        assert_eq!(merged.len(), 2);
+        let q = FlowQueues::<Plain>::new(
+            FqConfig {
+                limit: 10,
+                flows: 64,
+                quantum: 1000,
+                memory_limit: 1 << 20,
+                drop_batch: 64,
+                empty_new_flow: EmptyNewFlow::RemoveIfNoOld,
+                overflow_count: OverflowCount::Bump,
+                fattest_tie: FattestTie::LowestBucket,
+                flow_limit: false,
+                hash: FlowHash::Perturbed,
+                split_conns: true,
+                aqm: (),
+            },
+            UniformSource::seeded(3),
+        );
+        // The bulk flow's bucket is its flow id's either way; merged, the page's is its id's.
+        assert!(merged.contains(&q.bucket_of(FlowId(0))));
+        assert!(merged.contains(&q.bucket_of(FlowId(1))));
+        assert!(buckets.contains(&q.bucket_of(FlowId(0))));
+        // Without the flag a packet keys by its flow id, whatever `conn` holds (the ACK filter's
+        // slot numbers).
+        let mut p = pkt(0, 5, None);
+        p.tcp.conn = 9;
+        assert_eq!(q.key_of(&p), FlowId(5));
+        assert_eq!(q.key_of(&pkt(0, 5, Some(9))), FlowId(9));
     }
 
     #[test]

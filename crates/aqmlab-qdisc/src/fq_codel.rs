@@ -99,6 +99,7 @@ pub const PARAMS: &[ParamSpec] = &[
     fq::FLOW_LIMIT,
     fq::HASH,
     fq::SET_WAYS,
+    fq::CONNS,
 ];
 
 /// Whose bytes CoDel's "at least one MTU left" test looks at.

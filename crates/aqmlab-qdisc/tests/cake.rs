@@ -5,7 +5,7 @@
 //! `cake_config_diffserv3`), set-associative placement, DRR++ sparse-flow priority, overflow
 //! and conservation.
 
-use aqmlab_core::SimTime;
+use aqmlab_core::{SimTime, TcpHint};
 use aqmlab_qdisc::cake::{packet, Cake, CakeConfig, FlowSet, PARAMS};
 use aqmlab_qdisc::{Params, Qdisc, UniformSource};
 
@@ -191,6 +191,56 @@ fn triple_isolate_shares_equally_between_hosts_flows_mode_per_flow() {
     for mode in ["flows", "dual-dsthost"] {
         let (a, b) = host_shares(mode, 1800);
         assert_eq!(a, 200, "{mode}: host A {a}, host B {b}");
+    }
+}
+
+/// Host A's bulk flow (flow 0, host 1 to 100) against host B's web page (flow 1, host 2 to
+/// 101), all backlogged. With `own_queue` the page's packets are its 6 connections' (numbered
+/// 2..8, after the flows: `TcpHint::OWN_QUEUE`), else all one flow's. Returns the queues
+/// holding packets and host A's share of `n` departures.
+fn page_shares(mode: &str, own_queue: bool, n: usize) -> (usize, usize) {
+    let mode = format!("flow_mode={mode}");
+    let mut q = cake(&[&mode, "diffserv=besteffort"]);
+    let mut id = 0;
+    for k in 0..1200 {
+        q.enqueue(SimTime::ZERO, packet(id, 1500, 0, 1, 100, 0));
+        id += 1;
+        if k >= 400 {
+            continue;
+        }
+        for c in 2..8u16 {
+            let mut p = packet(id, 1500, 1, 2, 101, 0);
+            if own_queue {
+                p.tcp.bits = TcpHint::OWN_QUEUE | TcpHint::ACK | TcpHint::DATA;
+                p.tcp.conn = c;
+            }
+            q.enqueue(SimTime::ZERO, p);
+            id += 1;
+        }
+    }
+    let busy = (0..1024)
+        .filter(|&k| q.inner().queue(0, k).0.packets > 0)
+        .count();
+    let a = (0..n)
+        .filter(|_| q.dequeue(SimTime::ZERO).unwrap().src_host == 1)
+        .count();
+    (busy, a)
+}
+
+#[test]
+fn a_pages_connections_are_flows_of_their_own_but_one_hosts_traffic() {
+    // Linux's cake_hash: the flow hash covers the 5-tuple (a page's connections differ by
+    // port), the host hashes the addresses alone. In `flows` mode each connection is a flow
+    // (host A gets 1/7); under host isolation the page is one host's, however many
+    // connections it opens (host A gets half), as it was when they shared a queue.
+    assert_eq!(page_shares("flows", true, 700), (7, 100));
+    assert_eq!(page_shares("flows", false, 700), (2, 350));
+    for mode in ["triple-isolate", "dual-srchost", "dual-dsthost"] {
+        let (busy, a) = page_shares(mode, true, 1400);
+        assert_eq!(busy, 7, "{mode}");
+        assert!((680..=720).contains(&a), "{mode}: host A {a} of 1400");
+        let (busy, a) = page_shares(mode, false, 1400);
+        assert_eq!((busy, a), (2, 700), "{mode}");
     }
 }
 

@@ -162,3 +162,13 @@ fn connections_of_one_flow_are_not_compared() {
     // one connection, 6000 and 7000 would have removed connection 0's 1000 and 1100.
     assert_eq!(left, vec![(0, 1000), (0, 1100), (1, 6000), (1, 7000)]);
 }
+
+#[test]
+fn a_pages_connection_in_its_own_queue_is_filtered_as_any_flow() {
+    // `TcpHint::OWN_QUEUE` (the simulator's mark on a web page's connections, which CAKE
+    // classifies apart) is not a header flag: the ACKs stay pure ACKs.
+    let own = TcpHint::OWN_QUEUE;
+    let acks: Vec<(u32, u16)> = (1..=5).map(|k| (k * 1000, ACK | own)).collect();
+    assert_eq!(run("ack-filter", &acks), (vec![4000, 5000], 3));
+    assert_eq!(run("ack-filter-aggressive", &acks), (vec![5000], 4));
+}

@@ -772,12 +772,13 @@ fn bad_parameters_are_errors_that_say_what_was_expected() {
         (&["fattest_tie=oldest"], "fq_codel: parameter fattest_tie = oldest: expected one of auto, lowest_bucket, first_created"),
         (&["flow_limit=64p"], "fq_codel: parameter flow_limit = 64p: expected one of auto, none, limit"),
         (&["hash=crc"], "fq_codel: parameter hash = crc: expected one of flow_id, perturbed, set_associative"),
+        (&["conns=own"], "fq_codel: parameter conns = own: expected one of split, merge"),
         (&["ecn=maybe"], "fq_codel: parameter ecn = maybe: expected true or false"),
         (&["variant=bsd"], "fq_codel: parameter variant = bsd: expected one of rfc, linux, ns3"),
         (&["mtu=0"], "fq_codel: parameter mtu = 0: expected a byte count > 0, or auto"),
         (
             &["perturbation=1"],
-            "fq_codel has no parameter \"perturbation\": its parameters are limit, flows, quantum, memory_limit, target, interval, mtu, ecn, ce_threshold, variant, l4s, drop_batch, mtu_scope, empty_new_flow, overflow_count, fattest_tie, flow_limit, hash, set_ways",
+            "fq_codel has no parameter \"perturbation\": its parameters are limit, flows, quantum, memory_limit, target, interval, mtu, ecn, ce_threshold, variant, l4s, drop_batch, mtu_scope, empty_new_flow, overflow_count, fattest_tie, flow_limit, hash, set_ways, conns",
         ),
     ];
     for (given, want) in cases {

@@ -38,10 +38,11 @@ pub enum AckFilter {
 }
 
 /// A pure ACK an ACK filter may drop: ACK set, no other flag but the ECN feedback ones, no data
-/// (`cake_tcph_may_drop` and the segment-length test).
+/// (`cake_tcph_may_drop` and the segment-length test). [`TcpHint::OWN_QUEUE`] is not a header
+/// bit.
 #[inline]
 fn pure_ack(h: TcpHint) -> bool {
-    h.bits & !(TcpHint::ECN_FEEDBACK | TcpHint::SACK) == TcpHint::ACK
+    h.bits & !(TcpHint::ECN_FEEDBACK | TcpHint::SACK | TcpHint::OWN_QUEUE) == TcpHint::ACK
 }
 
 /// `cake_tcph_sack_compare(check, trigger)` on what we carry: -1 keep, 0 same, 1 the trigger

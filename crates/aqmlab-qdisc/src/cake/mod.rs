@@ -14,9 +14,13 @@
 //! * Flow hashing (paper §3.1; `cake_hash`): 1024 queues per tin, 8-way set-associative: a flow
 //!   takes the queue of its set already tagged with its hash, else an idle one, else (all 8 busy)
 //!   its direct queue, collision accepted. `flow_mode` chooses what a "flow" is: `flows` (5-tuple,
-//!   here the [`FlowId`]), `srchost`/`dsthost`/`hosts` (addresses only), `flowblind` (one queue),
-//!   and the isolation modes `dual-srchost`, `dual-dsthost`, `triple-isolate` (flows, plus
-//!   per-host fairness).
+//!   here the [`FlowId`], or for each connection of a flow that opens several at once, a web
+//!   page's, the connection's number: [`Packet::class_key`]), `srchost`/`dsthost`/`hosts`
+//!   (addresses only), `flowblind` (one queue), and the isolation modes `dual-srchost`,
+//!   `dual-dsthost`, `triple-isolate` (flows, plus per-host fairness). As in Linux, where the
+//!   flow hash covers the 5-tuple and the host hashes the addresses alone, a page's connections
+//!   are flows of their own but count as one host's: under the dual modes its 6 bulk connections
+//!   share their host's quantum (each gets a sixth).
 //! * Host isolation (paper §3.2; "triple isolation (modified DRR++)" in `cake_dequeue`): each
 //!   host slot (set-associative too) counts the bulk flows of that source / destination; a
 //!   flow's quantum is `flow_quantum · ⌊65535 / host_load⌋ >> 16` (with Linux's random dither of
@@ -160,7 +164,7 @@ pub const PARAMS: &[ParamSpec] = &[
         "hash",
         "flow_id",
         "flow_id|perturbed",
-        "flow_id: the flow (host) number is the hash, so queue = id mod 1024 before the ways; perturbed: salted hash",
+        "flow_id: the flow (host) number is the hash, so queue = id mod 1024 before the ways (a web page's connections: their numbers, which follow the flows' ids); perturbed: salted hash",
     ),
 ];
 

@@ -5,7 +5,7 @@
 //! UDP datagram. When connections open and what is written into them is the applications'
 //! (`apps`).
 
-use super::{apps, packet_id, payload_slot, Ev, FlowKind, Payload, Sim};
+use super::{apps, packet_id, payload_slot, Ev, FlowKind, Payload, Sim, TcpApp};
 use crate::event::Lane;
 use aqmlab_core::{Ecn, FlowId, Packet, SimDuration, SimTime, TcpHint};
 use aqmlab_link::bins::row_of;
@@ -69,6 +69,10 @@ pub(super) struct Conn {
     pub(super) reply_scheduled: bool,
     /// Web, a persistent HTTP/1.1 connection: its exchanges (the first is `web`).
     pub(super) web_more: Option<Box<apps::WebMore>>,
+    /// One of several connections its flow opens at once (a web page's, RFC 7928 §7.2): its
+    /// packets carry [`TcpHint::OWN_QUEUE`] and its classification number, so a flow-queue
+    /// discipline gives it a queue of its own, as Linux's 5-tuple hash does.
+    pub(super) own_queue: bool,
 }
 
 impl Conn {
@@ -101,6 +105,7 @@ impl Sim {
             unreachable!()
         };
         let (mut cfg, src, dst) = (spec.cfg, spec.src, spec.dst);
+        let own_queue = matches!(spec.app, TcpApp::Page { .. });
         match spec.syn_retries {
             Some(n) => cfg.syn_retries = n,
             // By default only a web client gives up on an unanswered SYN (its exchange is
@@ -136,6 +141,7 @@ impl Sim {
             reply_delay: SimDuration::ZERO,
             reply_scheduled: false,
             web_more: None,
+            own_queue,
         });
         self.flows[f as usize].m.transfers_started += measured as u64;
         let now = self.now;
@@ -218,6 +224,11 @@ impl Sim {
         } else {
             (l.to, l.from, c.flow, c.gen)
         };
+        // A page's connection is numbered after the flows (flow ids 0..F), so that a flow-queue
+        // discipline's `hash=flow_id` gives it a bucket no flow has while F + slot < flows.
+        let own_queue = c
+            .own_queue
+            .then(|| (self.flows.len() as u32).wrapping_add(conn) as u16);
         // By reference, cleared after: a segment is copied once, into its payload slot.
         for seg in out.iter() {
             let size = seg.wire_bytes();
@@ -246,6 +257,10 @@ impl Sim {
             p.dscp = self.flows[flow as usize].dscp;
             if self.tcp_hints {
                 p.tcp = tcp_hint(seg, conn);
+            }
+            if let Some(key) = own_queue {
+                p.tcp.bits |= TcpHint::OWN_QUEUE;
+                p.tcp.conn = key;
             }
             self.forward(from, p);
         }
