@@ -33,7 +33,11 @@
 // EnableSetAssociativeHash with SetWays N, ns-3's set-associative hash over the filter's value)
 // [--kind fq_codel|fq_cobalt|fq_pie|cobalt|pie] [--useL4s 0|1] (UseL4s: ECT(1)/CE packets only
 // marked at CeThreshold) [--pdrop 0] [--increment 1/256] [--decrement 1/4096]
-// [--blueThreshold 400ms] (COBALT's BLUE). PIE keeps ns-3's defaults otherwise.
+// [--blueThreshold 400ms] (COBALT's BLUE) [--activeThreshold off|TIME] (pie: the queue disc's
+// ActiveThreshold; fq_pie: every child PIE's, through Config::SetDefault, since FqPieQueueDisc
+// has no such attribute of its own and builds its children from PieQueueDisc's defaults).
+// [--estimator timestamp|dq_rate] (pie, fq_pie: UseDequeueRateEstimator, an attribute of both).
+// PIE keeps ns-3's defaults otherwise.
 //
 // Build (one line; Debian 12 packages ns3 and libns3-dev, ns-3 3.37):
 //   g++ -O2 -std=c++17 vectors/tools/fq_replay.cc -o fq_replay -Wl,--no-as-needed -lns3-core
@@ -437,6 +441,8 @@ main(int argc, char* argv[])
     // COBALT's BLUE (cobalt, fq_cobalt; ns-3's defaults).
     double pdrop = 0.0, increment = 1.0 / 256, decrement = 1.0 / 4096;
     std::string blueThreshold = "400ms";
+    // PIE's ActiveThreshold and delay estimator (pie, fq_pie).
+    std::string activeThreshold = "off", estimator = "timestamp";
     CommandLine cmd(__FILE__);
     cmd.AddValue("schedule", "schedule CSV (t_ns,op,size[,flow][,ecn])", schedule);
     cmd.AddValue("out", "decisions CSV to write", out);
@@ -460,6 +466,10 @@ main(int argc, char* argv[])
     cmd.AddValue("increment", "Increment (BLUE)", increment);
     cmd.AddValue("decrement", "Decrement (BLUE)", decrement);
     cmd.AddValue("blueThreshold", "BlueThreshold", blueThreshold);
+    cmd.AddValue("activeThreshold",
+                 "PIE's ActiveThreshold (off = ns-3's default, Time::Max; pie, fq_pie)",
+                 activeThreshold);
+    cmd.AddValue("estimator", "PIE's delay estimator: timestamp or dq_rate (pie, fq_pie)", estimator);
     cmd.Parse(argc, argv);
     if (kind != "fq_codel" && kind != "fq_cobalt" && kind != "fq_pie" && kind != "cobalt" &&
         kind != "pie")
@@ -472,6 +482,20 @@ main(int argc, char* argv[])
         Fail("--schedule and --out are required");
     }
     bool isCobalt = kind == "fq_cobalt" || kind == "cobalt";
+    bool isPie = kind == "fq_pie" || kind == "pie";
+    if (!isPie && (activeThreshold != "off" || estimator != "timestamp"))
+    {
+        Fail("--activeThreshold and --estimator are PIE's (--kind pie or fq_pie)");
+    }
+    if (estimator != "timestamp" && estimator != "dq_rate")
+    {
+        Fail("--estimator must be timestamp or dq_rate, got " + estimator);
+    }
+    if (isPie && activeThreshold != "off")
+    {
+        // FqPieQueueDisc has no ActiveThreshold: its children take PieQueueDisc's default.
+        Config::SetDefault("ns3::PieQueueDisc::ActiveThreshold", TimeValue(Time(activeThreshold)));
+    }
 
     Driver drv;
     drv.rows = ReadSchedule(schedule);
@@ -494,6 +518,10 @@ main(int argc, char* argv[])
         f.Set("CeThreshold", TimeValue(Time(ceThreshold)));
     }
     f.Set("UseL4s", BooleanValue(useL4s));
+    if (isPie)
+    {
+        f.Set("UseDequeueRateEstimator", BooleanValue(estimator == "dq_rate"));
+    }
     if (!single)
     {
         f.Set("Flows", UintegerValue(flows));

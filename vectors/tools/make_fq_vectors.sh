@@ -1,6 +1,6 @@
 #!/bin/sh
-# Regenerates our own vectors (vectors/fq_*, blue.*, and our runs on the shared schedules:
-# tiny.cobalt, l4s_mix.{cobalt,cobalt_l4s,pie_l4s}, l4s_sparse.fq_pie_l4s)
+# Regenerates our own vectors (vectors/fq_*, blue.*, active.*, and our runs on the shared
+# schedules: tiny.cobalt, l4s_mix.{cobalt,cobalt_l4s,pie_l4s}, l4s_sparse.fq_pie_l4s)
 # with ns-3 3.37 (Debian 12: apt-get install -y ns3 libns3-dev g++). Run from anywhere:
 #   sh vectors/tools/make_fq_vectors.sh
 # The parameters per schedule are those in crates/aqmlab-qdisc/tests/vectors.rs (FQ_NS3) and in
@@ -79,4 +79,28 @@ for kind in cobalt fq_cobalt; do
         --out="$vec/blue.$kind.ns3.csv" --summary="$vec/blue.$kind.ns3.summary.json" --limit=100 \
         --flows=1024 --quantum=1514 --dropBatch=64
     echo "blue $kind: $(cat "$vec/blue.$kind.ns3.summary.json")"
+done
+# PIE's and FQ-PIE's ActiveThreshold (ns-3's, not RFC 8033's) on the active schedule: PIE with
+# the threshold off, 10 ms, 20 ms and 500 us, and 10 ms with the dequeue-rate estimator; FQ-PIE
+# off, 10 ms and 20 ms (each child PIE's, through Config::SetDefault).
+python3 "$here/gen_active_schedule.py" "$vec"
+for spec in pie: pie_th10ms:10ms pie_th20ms:20ms pie_th500us:500us; do
+    name=${spec%%:*}
+    th=${spec#*:}
+    "$bin" --kind=pie --useEcn=1 --limit=1000 --activeThreshold="${th:-off}" \
+        --schedule="$vec/active.schedule.csv" --out="$vec/active.$name.ns3.csv" \
+        --summary="$vec/active.$name.ns3.summary.json"
+    echo "active $name: $(cat "$vec/active.$name.ns3.summary.json")"
+done
+"$bin" --kind=pie --useEcn=1 --limit=1000 --activeThreshold=10ms --estimator=dq_rate \
+    --schedule="$vec/active.schedule.csv" --out="$vec/active.pie_dq_th10ms.ns3.csv" \
+    --summary="$vec/active.pie_dq_th10ms.ns3.summary.json"
+echo "active pie_dq_th10ms: $(cat "$vec/active.pie_dq_th10ms.ns3.summary.json")"
+for spec in fq_pie: fq_pie_th10ms:10ms fq_pie_th20ms:20ms; do
+    name=${spec%%:*}
+    th=${spec#*:}
+    "$bin" --kind=fq_pie --useEcn=1 --limit=10240 --flows=1024 --quantum=1514 --dropBatch=64 \
+        --activeThreshold="${th:-off}" --schedule="$vec/active.schedule.csv" \
+        --out="$vec/active.$name.ns3.csv" --summary="$vec/active.$name.ns3.summary.json"
+    echo "active $name: $(cat "$vec/active.$name.ns3.summary.json")"
 done

@@ -12,6 +12,12 @@
 //!   `alpha·(qdelay − target) + beta·(qdelay − qdelay_old)`, scaled by the auto-tuning table,
 //!   capped at +2 % once `drop_prob ≥ 10 %` (§5.5), decayed by ×0.98 when the queue is idle, and
 //!   clamped to [0, 1].
+//! * `active_threshold` (ns-3 3.37's `ActiveThreshold`; not in RFC 8033, where PIE is always
+//!   active; off by default, as in ns-3): arrivals meet the early-drop test only while PIE is
+//!   active. It becomes active at an accepted arrival that finds the delay estimate at or above
+//!   the threshold (starting afresh: probability 0, full burst allowance), and inactive at an
+//!   accepted arrival that finds `drop_prob` 0 and both delays under 1 ms
+//!   ([`PieCore::offer`]). The periodic update runs either way.
 //!
 //! # The periodic update without a timer
 //! A discipline never schedules events (see [`crate::contract`]), so the update "timer" is lazy.
@@ -53,7 +59,7 @@ use aqmlab_core::{Ecn, Packet, SimDuration, SimTime};
 
 /// What the discipline costs to run (RFC 7928 §11), beside [`PARAMS`].
 pub const FACTS: crate::facts::Facts = crate::facts::Facts {
-    state: "drop_prob, the current and previous queueing delay, the burst allowance, the accumulated probability (derandomize) and the departure-rate estimate (estimator=dq_rate) (RFC 8033 §4-§5)",
+    state: "drop_prob, the current and previous queueing delay, the burst allowance, the accumulated probability (derandomize) and the departure-rate estimate (estimator=dq_rate) (RFC 8033 §4-§5); with active_threshold, ns-3's active flag",
     per_flow: "none: one FIFO for all flows",
     per_packet: "a timestamp at enqueue and one random draw for an arrival that may be dropped (none during the burst allowance or below the safeguard); at dequeue the sojourn, or the departure-rate measurement (RFC 8033 §4.1, §4.3)",
     timers: "every t_update (15 ms) the PI update of drop_prob (RFC 8033 §4.2), run at the next call",
@@ -80,6 +86,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::bytes("dq_threshold", "16384", "DQ_THRESHOLD: backlog (and bytes sent) per departure-rate sample (estimator=dq_rate)").gt(0.0),
     ParamSpec::duration("ce_threshold", "off", "with l4s: CE-mark an ECT(1)/CE packet whose sojourn exceeds this (ns-3 CeThreshold)").or("off|none"),
     ParamSpec::boolean("l4s", "false", "L4S mode (ns-3 UseL4s; needs ce_threshold): ECT(1)/CE arrivals skip the early-drop test; at dequeue they are marked above ce_threshold and leave the delay estimate alone"),
+    ParamSpec::duration("active_threshold", "off", "ns-3 ActiveThreshold, not in RFC 8033: no early drop until an arrival finds the delay estimate at or above this; inactive again once drop_prob is 0 and both delay estimates are under 1 ms").or("off|none"),
     ParamSpec::choice("variant", "ns3", "ns3|rfc", "burst-allowance logic of ns-3 3.37 (default; agrees with the vectors) or of RFC 8033's pseudocode"),
 ];
 
@@ -144,6 +151,9 @@ pub struct PieConfig {
     pub ce_threshold: Option<SimDuration>,
     /// L4S mode (ns-3 3.37 `UseL4s`).
     pub l4s: bool,
+    /// ns-3 3.37 `ActiveThreshold` (`None`: off, ns-3's default `Time::Max`): see
+    /// [`PieCore::offer`].
+    pub active_threshold: Option<SimDuration>,
 }
 
 impl PieConfig {
@@ -175,6 +185,7 @@ impl PieConfig {
             variant: [PieVariant::Ns3, PieVariant::Rfc][p.choice("variant")],
             ce_threshold: p.opt_duration("ce_threshold"),
             l4s: p.bool("l4s"),
+            active_threshold: p.opt_duration("active_threshold"),
         })
     }
 
@@ -234,6 +245,8 @@ pub struct PieCore {
     accu_prob: f64,
     /// When the next periodic update is due, ns.
     next_update_ns: u64,
+    /// ns-3's `m_active` (with `active_threshold`): whether arrivals meet the early-drop test.
+    active: bool,
     // Constants in seconds, as the update uses them.
     target_s: f64,
     half_target_s: f64,
@@ -363,6 +376,7 @@ impl PieCore {
             },
             accu_prob: 0.0,
             next_update_ns: 0,
+            active: false,
             target_s,
             half_target_s: 0.5 * target_s,
             burst_reset_limit: if limit >= u32::MAX as f64 {
@@ -652,7 +666,10 @@ impl PieCore {
         // ns-3 3.37 `PieQueueDisc::DoEnqueue` with UseL4s: an ECT(1) or CE arrival is never
         // early-dropped (nor tested: no draw, no burst-state change).
         let l4s = self.cfg.l4s && matches!(pkt.ecn, Ecn::Ect1 | Ecn::Ce);
-        if !l4s && self.drop_early(&pkt, backlog) {
+        // ns-3 3.37 `ActiveThreshold` (not in RFC 8033): while inactive, no arrival is tested
+        // either.
+        let gated = self.cfg.active_threshold.is_some() && !self.active;
+        if !l4s && !gated && self.drop_early(&pkt, backlog) {
             // §5.1: below the ECN threshold an ECN-capable packet is marked instead.
             // A packet already CE passes unchanged (ns-3's and Linux's "set CE" succeed on it).
             if self.cfg.ecn && self.ctl.drop_prob < self.cfg.ecn_threshold && pkt.ecn != Ecn::NotEct
@@ -667,7 +684,45 @@ impl PieCore {
             }
         }
         q.push_back(pkt);
+        if let Some(th) = self.cfg.active_threshold {
+            self.after_accepted_arrival(now.as_nanos(), th.as_nanos());
+        }
         true
+    }
+
+    /// ns-3 3.37's `ActiveThreshold` rule, applied after every arrival that was queued (not
+    /// after a forced or early drop), as `PieQueueDisc::DoEnqueue` applies it. It is ns-3's,
+    /// not RFC 8033's (which has PIE always active). First, an inactive PIE whose delay estimate
+    /// (`qdelay`, as the estimator left it) has reached the threshold becomes active and starts
+    /// afresh: `qdelay_old` 0, `drop_prob` 0, a new departure-rate measurement starting now
+    /// (`dq_rate`: in measurement, 0 bytes counted, rate 0), the full burst allowance,
+    /// `accu_prob` 0 (the burst state is left as it is). Then, active or not, PIE becomes
+    /// inactive (and leaves any rate measurement) when `drop_prob` is 0 and `qdelay_old` and
+    /// `qdelay` are both under 1 ms: ns-3 compares their whole milliseconds
+    /// (`Time::GetMilliSeconds() == 0`, truncated), so 0.999 ms counts as 0.
+    fn after_accepted_arrival(&mut self, now: u64, threshold_ns: u64) {
+        const MS: u64 = 1_000_000;
+        let c = &mut self.ctl;
+        if !self.active && c.qdelay_ns >= threshold_ns {
+            self.active = true;
+            c.qdelay_old_ns = 0;
+            c.drop_prob = 0.0;
+            c.in_measurement = true;
+            c.dq_count = 0;
+            c.avg_dq_rate = 0.0;
+            c.burst_allowance_ns = self.cfg.burst_allowance.as_nanos();
+            self.accu_prob = 0.0;
+            c.dq_start_ns = now;
+        }
+        if c.drop_prob == 0.0 && c.qdelay_old_ns / MS == 0 && c.qdelay_ns / MS == 0 {
+            self.active = false;
+            c.in_measurement = false;
+        }
+    }
+
+    /// Whether PIE is active (always, without `active_threshold`; ns-3's `m_active`).
+    pub fn active(&self) -> bool {
+        self.cfg.active_threshold.is_none() || self.active
     }
 
     /// Takes the head of `q` at `now` and updates the delay estimate (RFC 8033 §4.3).
@@ -724,6 +779,9 @@ impl PieCore {
             },
         );
         visit("avg_dq_rate_Bps", c.avg_dq_rate);
+        if self.cfg.active_threshold.is_some() {
+            visit("active", if self.active { 1.0 } else { 0.0 });
+        }
     }
 }
 
@@ -836,6 +894,103 @@ mod tests {
             expect *= 0.98;
         }
         assert_eq!(p.drop_prob(), expect);
+    }
+
+    /// Enqueues one 1000-B packet at 1 ms (before the update due at 15 ms, so no update runs);
+    /// returns whether it was queued.
+    fn offer_one(p: &mut Pie, id: u64) -> bool {
+        let before = p.backlog().packets;
+        let mut cx = QdiscCx::new();
+        p.enqueue(
+            SimTime::from_millis(1),
+            Packet::new(id, 1000, FlowId(0)),
+            &mut cx,
+        );
+        p.backlog().packets == before + 1
+    }
+
+    /// ns-3 3.37 `PieQueueDisc::DoEnqueue`'s `ActiveThreshold` (not RFC 8033): while inactive no
+    /// arrival meets the early-drop test (no draw), however high `drop_prob`; an accepted arrival
+    /// that finds `qdelay >= threshold` activates PIE afresh.
+    #[test]
+    fn active_threshold_gates_the_drop_test_and_activates_at_the_threshold() {
+        let pairs = Params::split_pairs(&["active_threshold=10ms"]).unwrap();
+        let cfg = PieConfig::from_params(&Params::new("pie", PARAMS, &pairs).unwrap()).unwrap();
+        let draws = UniformSource::List {
+            draws: std::sync::Arc::from(vec![0.0; 100]),
+            next: 0,
+        };
+        let mut p = Pie::new(cfg, draws);
+        assert!(!p.core.active());
+        set(&mut p, 1.0, 9, 9);
+        p.core.ctl.burst = Burst::In; // no allowance to grant: active, every arrival would drop
+        p.core.accu_prob = 0.5;
+        for id in 0..10 {
+            assert!(offer_one(&mut p, id), "inactive: no early drop");
+        }
+        assert_eq!(p.core.uniforms.used(), 0, "no draw while inactive");
+        assert!(!p.core.active());
+        // Exactly at the threshold (ns-3: `m_qDelay >= m_activeThreshold`).
+        p.core.ctl.qdelay_ns = 10_000_000;
+        assert!(offer_one(&mut p, 10), "tested before activating");
+        assert!(p.core.active());
+        let c = p.core.ctl;
+        assert_eq!((c.drop_prob, c.qdelay_old_ns), (0.0, 0));
+        assert_eq!(c.burst_allowance_ns, 150_000_000);
+        assert_eq!(p.core.accu_prob, 0.0);
+        assert_eq!(c.burst, Burst::In, "the burst state is left alone");
+        // Now arrivals are tested again: with the allowance used up and drop_prob 1, they drop.
+        set(&mut p, 1.0, 20, 20);
+        assert!(!offer_one(&mut p, 11));
+        // Without the parameter PIE is always active.
+        let mut p = pie(&[]);
+        assert!(p.core.active());
+        set(&mut p, 1.0, 9, 9);
+        p.core.ctl.burst = Burst::In;
+        for id in 0..3 {
+            assert!(offer_one(&mut p, id)); // the 2-packet safeguard
+        }
+        assert!(!offer_one(&mut p, 3));
+    }
+
+    /// ns-3 deactivates at an accepted arrival when `drop_prob` is 0 and `qdelay_old` and
+    /// `qdelay` have 0 whole milliseconds (`Time::GetMilliSeconds() == 0`): 0.999999 ms counts.
+    #[test]
+    fn active_threshold_deactivates_under_one_whole_millisecond() {
+        for (qdelay_ns, qdelay_old_ns, drop_prob, stays) in [
+            (999_999, 999_999, 0.0, false),
+            (1_000_000, 0, 0.0, true),
+            (0, 1_000_000, 0.0, true),
+            (0, 0, 1e-9, true),
+        ] {
+            let mut p = pie(&["active_threshold=10ms"]);
+            p.core.ctl.qdelay_ns = 10_000_000;
+            assert!(offer_one(&mut p, 0));
+            assert!(p.core.active());
+            p.core.ctl.qdelay_ns = qdelay_ns;
+            p.core.ctl.qdelay_old_ns = qdelay_old_ns;
+            p.core.ctl.drop_prob = drop_prob;
+            assert!(offer_one(&mut p, 1)); // within the allowance: no drop
+            assert_eq!(
+                p.core.active(),
+                stays,
+                "{qdelay_ns} {qdelay_old_ns} {drop_prob}"
+            );
+        }
+    }
+
+    /// Below 1 ms the arrival that activates PIE also deactivates it (the reset leaves
+    /// `drop_prob` and `qdelay_old` at 0 and `qdelay` is under 1 ms), its state reset.
+    #[test]
+    fn a_sub_millisecond_threshold_activates_and_deactivates_at_once() {
+        let mut p = pie(&["active_threshold=500us"]);
+        set(&mut p, 0.3, 0, 5);
+        p.core.ctl.qdelay_ns = 700_000;
+        assert!(offer_one(&mut p, 0));
+        assert!(!p.core.active());
+        assert_eq!(p.core.ctl.drop_prob, 0.0);
+        assert_eq!(p.core.ctl.qdelay_old_ns, 0);
+        assert_eq!(p.burst_allowance(), SimDuration::from_millis(150));
     }
 
     #[test]

@@ -536,7 +536,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     /// The lazy update gives exactly what a timer firing at k·t_update (after the calls at that
-    /// instant) gives: the same decisions, draws and state after every call.
+    /// instant) gives: the same decisions, draws and state after every call (with and without
+    /// ns-3's activation threshold).
     #[test]
     fn lazy_updates_equal_a_timer(
         ops in prop::collection::vec(
@@ -546,11 +547,14 @@ proptest! {
         variant in prop::sample::select(vec!["variant=ns3", "variant=rfc"]),
         derandomize in any::<bool>(),
         dq_rate in any::<bool>(),
+        active in prop::sample::select(vec![
+            "active_threshold=off", "active_threshold=1ms", "active_threshold=300us",
+        ]),
     ) {
         let d = format!("derandomize={derandomize}");
         let e = if dq_rate { "estimator=dq_rate" } else { "estimator=timestamp" };
         let params = ["limit=60p", "t_update=3ms", "target=2ms", "burst_allowance=9ms",
-            "ecn=true", "dq_threshold=3000", variant, &d, e];
+            "ecn=true", "dq_threshold=3000", variant, &d, e, active];
         let (mut lazy, mut timer) = (Direct::new(&params), Direct::new(&params));
         let tick = 3_000_000u64;
         let (mut t, mut next_tick, mut id) = (0u64, tick, 0u64);
