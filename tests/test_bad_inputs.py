@@ -305,3 +305,18 @@ def test_missing_forwarder_says_how_to_get_it(tmp_path, monkeypatch):
     monkeypatch.setenv("AQMLAB_EMU", str(tmp_path / "nothing"))
     with pytest.raises(ShellError, match="^AQMLAB_EMU: expected the path of the aqmlab-emu"):
         forwarder_path()
+
+
+@pytest.mark.parametrize("direction", ["downlink", "uplink"])
+def test_shell_param_error_names_the_param_option(tmp_path, direction):
+    # A bad --param value of `aqmlab shell`, as the generated scenario's loader reports it
+    # (naming links[0].params.target), said about the option that gave it.
+    import aqmlab.shell as shell
+
+    path = tmp_path / "link.toml"
+    params = {direction: {"target": "5"}}
+    path.write_text(shell.link_scenario(downlink_qdisc="codel", params=params))
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        load(str(path))
+    msg = shell._flag_error(str(e.value), str(path))
+    assert msg.startswith(f"--param {direction}.target: codel: parameter target = 5: "), msg

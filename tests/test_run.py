@@ -230,8 +230,8 @@ SET_ERRORS = [
     ("dumbbell.nonexistent=3", "--set dumbbell.nonexistent=3: unknown field `nonexistent`"),
     (
         "dumbbell.bottleneck.params.target=5",
-        "--set dumbbell.bottleneck.params.target=5: dumbbell.bottleneck.params: "
-        "codel: parameter target = 5",
+        "--set dumbbell.bottleneck.params.target=5: codel: parameter target = 5: "
+        "expected a duration",
     ),
 ]
 

@@ -775,6 +775,11 @@ def _flag_error(msg: str, scenario: str) -> str:
     for key, flag in _FLAGS:
         if rest.startswith(key + ":"):
             return flag + rest[len(key) :]
+        # One parameter's key (links[0].params.target): --param downlink.target.
+        if flag.endswith(".*") and rest.startswith(key + "."):
+            name, sep, tail = rest[len(key) + 1 :].partition(":")
+            if sep:
+                return f"{flag[:-2]}.{name}:{tail}"
     return rest
 
 

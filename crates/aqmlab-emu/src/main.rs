@@ -23,6 +23,7 @@ mod sys;
 
 use aqmlab_core::SimDuration;
 use aqmlab_link::{ClockedLink, LinkBin, LinkReport};
+use aqmlab_sim::resolved::ResolvedDirection;
 use aqmlab_sim::world::{FlowBin, FlowMetrics, Report};
 use forwarder::Forwarder;
 use serde_json::{json, Value};
@@ -109,6 +110,23 @@ fn parse_args() -> Result<Args, String> {
 
 /// The link's two directions from the scenario file: (downlink, uplink, series bin).
 fn load_link(a: &Args) -> Result<(ClockedLink, ClockedLink, SimDuration), String> {
+    let (down, up, seed, bin) = resolved_link(a)?;
+    let mut down = ClockedLink::new(down.link_parts(seed), bin);
+    let mut up = ClockedLink::new(up.link_parts(seed), bin);
+    down.set_name("downlink");
+    up.set_name("uplink");
+    if a.packet_log {
+        down.log_packets();
+        up.log_packets();
+    }
+    Ok((down, up, bin))
+}
+
+/// The link's two directions as the resolved scenario has them, their disciplines' parameters
+/// typed and checked once, as the simulator's (downlink, uplink, seed, series bin).
+fn resolved_link(
+    a: &Args,
+) -> Result<(ResolvedDirection, ResolvedDirection, u64, SimDuration), String> {
     // `--qdisc KIND` swaps the link's discipline keeping its buffer, as `aqmlab run --qdisc`.
     let ov = aqmlab_sim::scenario::Overrides {
         qdisc: a
@@ -123,12 +141,7 @@ fn load_link(a: &Args) -> Result<(ClockedLink, ClockedLink, SimDuration), String
     let names: Vec<String> = r.directions.iter().map(|d| d.name.clone()).collect();
     let bin = a.bin.unwrap_or(r.bin);
     let rev = format!("{}.rev", a.link);
-    let take = |name: &str| {
-        r.directions
-            .iter()
-            .find(|d| d.name == name)
-            .map(|d| d.link_parts(r.seed))
-    };
+    let take = |name: &str| r.directions.iter().find(|d| d.name == name).cloned();
     let (Some(down), Some(up)) = (take(&a.link), take(&rev)) else {
         let links: Vec<&str> = names
             .iter()
@@ -142,15 +155,7 @@ fn load_link(a: &Args) -> Result<(ClockedLink, ClockedLink, SimDuration), String
             links.join(", ")
         ));
     };
-    let mut down = ClockedLink::new(down, bin);
-    let mut up = ClockedLink::new(up, bin);
-    down.set_name("downlink");
-    up.set_name("uplink");
-    if a.packet_log {
-        down.log_packets();
-        up.log_packets();
-    }
-    Ok((down, up, bin))
+    Ok((down, up, r.seed, bin))
 }
 
 /// The links' and flows' series as the columns of `aqmlab run`'s `links` and `flows` tables.
@@ -422,5 +427,47 @@ mod tests {
             }
         }
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn the_link_is_the_resolved_scenarios_with_its_parameters_typed_once() {
+        let path = PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/emu-vs-sim.toml"
+        ));
+        let tables = aqmlab_qdisc::tables_parsed();
+        let (down, up, seed, _) = resolved_link(&args(path.clone())).unwrap();
+        // One table per direction of the scenario, parsed once: none parsed again for the two
+        // the emulator drives.
+        let sim = aqmlab_sim::scenario::resolve_file(&path, &Default::default()).unwrap();
+        assert_eq!(
+            aqmlab_qdisc::tables_parsed() - tables,
+            2 * sim.directions.len() as u64
+        );
+        assert_eq!(seed, sim.seed);
+        for (emu, name) in [(&down, "bottleneck"), (&up, "bottleneck.rev")] {
+            let s = sim.directions.iter().find(|d| d.name == name).unwrap();
+            // The simulator's typed configuration, CoDel's mtu derived from the traffic.
+            assert_eq!(emu.qdisc, s.qdisc);
+            assert_eq!(emu.params.resolved(), s.params.resolved());
+            assert!(matches!(
+                emu.params.value("mtu"),
+                aqmlab_qdisc::Value::Bytes(_)
+            ));
+        }
+        // A bad value is refused as `aqmlab run` refuses it, naming its key.
+        let dir = std::env::temp_dir().join(format!("aqmlab-emu-params-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = dir.join("bad.toml");
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("buffer = \"100p\"", "params = { target = \"5\" }");
+        std::fs::write(&bad, text).unwrap();
+        let e = resolved_link(&args(bad)).unwrap_err();
+        std::fs::remove_dir_all(&dir).ok();
+        assert!(
+            e.contains("dumbbell.bottleneck.params.target: codel: parameter target = 5: expected a duration"),
+            "{e}"
+        );
     }
 }

@@ -55,7 +55,9 @@ pub mod uniform;
 
 pub use contract::{Backlog, DropReason, MarkReason, QdiscCx, QdiscEvent, QueueDisc, Stage};
 pub use facts::Facts;
-pub use params::{Bound, ConfigError, ParamSpec, Params, Tuning, Type, Value};
+pub use params::{
+    tables_parsed, texts_parsed, Bound, ConfigError, Given, ParamSpec, Params, Tuning, Type, Value,
+};
 pub use registry::{AnyConfig, AnyQdisc, Kind};
 pub use state_trace::{StateChange, StateTrace};
 pub use stats::{Qdisc, QdiscStats};

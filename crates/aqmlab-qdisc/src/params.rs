@@ -4,6 +4,10 @@
 //! `aqmlab replay --list`, by `docs/parameters.md` (generated from it) and by the checks here:
 //! [`Params::new`] parses every value, given or default, to its type and checks it against its
 //! range, once, so a discipline reads typed values and keeps only its cross-parameter rules.
+//! Values the caller already holds typed (a scenario's buffer, its link's rate or delay) are
+//! given as such ([`Params::with_values`], [`Given::Typed`]) and a value derived after the parse
+//! (CoDel's `mtu = "auto"` from the traffic) is set typed ([`Params::set`]): each is checked
+//! against its spec without going through text again.
 //! Errors are one line naming the discipline, the parameter, the value and what was expected:
 //! `codel: parameter target = -1ms: expected a duration > 0`.
 
@@ -397,6 +401,7 @@ impl ParamSpec {
     /// Parses `text` to this parameter's type and checks its range (the one check every value
     /// goes through). `kind` names the discipline in the error.
     pub fn parse(&self, kind: &'static str, text: &str) -> Result<Value, ConfigError> {
+        TEXTS_PARSED.with(|n| n.set(n.get() + 1));
         if let Some(w) = self.words().find(|w| *w == text) {
             return Ok(Value::Word(w));
         }
@@ -466,6 +471,81 @@ impl ParamSpec {
             Err(bad(true))
         }
     }
+
+    /// Checks a value already typed (a buffer, a link's rate or delay, a derived `mtu`) against
+    /// this parameter's type and range, as [`ParamSpec::parse`] checks a parsed one, without
+    /// going through text. The error shows the value as [`ParamSpec::text`] writes it.
+    pub fn check(&self, kind: &'static str, value: Value) -> Result<Value, ConfigError> {
+        let magnitude = match (self.ty, value) {
+            (_, Value::Word(w)) if self.words().any(|x| x == w) => return Ok(value),
+            (Type::Enum(_), Value::Choice(i)) if i < self.choices().count() => return Ok(value),
+            (Type::Bool, Value::Bool(_)) => return Ok(value),
+            (Type::Duration | Type::DurationOrPackets, Value::Duration(d)) => d.as_nanos() as f64,
+            (Type::DurationOrPackets, Value::Size(Size::Packets(n))) => n as f64,
+            (Type::Rate, Value::Rate(r)) => r.as_bps() as f64,
+            (Type::Size, Value::Size(Size::Packets(n) | Size::Bytes(n))) => n as f64,
+            (Type::Bytes, Value::Bytes(n)) => n as f64,
+            (Type::Number, Value::Number(v)) => v,
+            (Type::Integer, Value::Integer(v)) => v as f64,
+            _ => f64::NAN, // of another type: fails the range check below
+        };
+        if self.in_range(magnitude) && !magnitude.is_nan() {
+            Ok(value)
+        } else {
+            Err(ConfigError::Value {
+                kind,
+                name: self.name,
+                value: self.text(value),
+                expected: self.expected(),
+            })
+        }
+    }
+
+    /// `value` written as a user would write it, in canonical units (`5ms`, `10Mbps`, `1000p`,
+    /// `1514B`): the text a typed value stands as in a resolved scenario.
+    pub fn text(&self, value: Value) -> String {
+        match value {
+            Value::Duration(d) => d.to_string(),
+            Value::Rate(r) => r.to_string(),
+            Value::Size(s) => s.to_string(),
+            Value::Bytes(n) => format!("{n}B"),
+            Value::Number(v) => v.to_string(),
+            Value::Integer(v) => v.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Choice(i) => self.choices().nth(i).unwrap_or("?").to_string(),
+            Value::Word(w) => w.to_string(),
+        }
+    }
+}
+
+thread_local! {
+    /// How many values [`ParamSpec::parse`] has parsed from text on this thread.
+    static TEXTS_PARSED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// How many tables of values [`Params::with_values`] has parsed on this thread.
+    static TABLES_PARSED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many parameter values (given or default) have been parsed from text on this thread so
+/// far: tests use it to check that the scenario loader parses each value once.
+pub fn texts_parsed() -> u64 {
+    TEXTS_PARSED.with(|n| n.get())
+}
+
+/// How many discipline parameter tables ([`Params`]) have been parsed on this thread so far:
+/// tests use it to check that the scenario loader parses each direction's parameters once.
+pub fn tables_parsed() -> u64 {
+    TABLES_PARSED.with(|n| n.get())
+}
+
+/// A parameter's value as [`Params::with_values`] takes it: the text a user wrote, parsed
+/// against the parameter's spec, or a value the caller already holds typed (a link's buffer,
+/// rate or delay), checked against the spec's type and range without going through text.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Given {
+    /// As written (`"5ms"`, `"true"`).
+    Text(String),
+    /// Typed; written in a resolved scenario as [`ParamSpec::text`] writes it.
+    Typed(Value),
 }
 
 /// A parsed, range-checked value.
@@ -557,7 +637,23 @@ impl Params {
         specs: &'static [ParamSpec],
         given: &[(String, String)],
     ) -> Result<Self, ConfigError> {
+        let given: Vec<(String, Given)> = given
+            .iter()
+            .map(|(n, v)| (n.clone(), Given::Text(v.clone())))
+            .collect();
+        Self::with_values(kind, specs, &given)
+    }
+
+    /// As [`Params::new`], with values given as text or typed ([`Given`]): each value is parsed
+    /// or checked once, every default parsed once.
+    pub fn with_values(
+        kind: &'static str,
+        specs: &'static [ParamSpec],
+        given: &[(String, Given)],
+    ) -> Result<Self, ConfigError> {
+        TABLES_PARSED.with(|n| n.set(n.get() + 1));
         let mut out: Vec<(&'static str, String)> = Vec::with_capacity(given.len());
+        let mut typed: Vec<(&'static str, Value)> = Vec::new();
         for (name, value) in given {
             let spec = specs
                 .iter()
@@ -570,7 +666,13 @@ impl Params {
             if out.iter().any(|(n, _)| *n == spec.name) {
                 return Err(ConfigError::Duplicate(spec.name.to_string()));
             }
-            out.push((spec.name, value.clone()));
+            match value {
+                Given::Text(t) => out.push((spec.name, t.clone())),
+                Given::Typed(v) => {
+                    out.push((spec.name, spec.text(*v)));
+                    typed.push((spec.name, *v));
+                }
+            }
         }
         let mut p = Params {
             kind,
@@ -579,10 +681,43 @@ impl Params {
             values: Vec::with_capacity(specs.len()),
         };
         for s in specs {
-            let v = s.parse(kind, p.raw(s.name).1)?;
+            let v = match typed.iter().find(|(n, _)| *n == s.name) {
+                Some((_, v)) => s.check(kind, *v)?,
+                None => s.parse(kind, p.raw(s.name).1)?,
+            };
             p.values.push(v);
         }
         Ok(p)
+    }
+
+    /// Replaces the value of `name` with `value` (a value derived at set-up, like CoDel's
+    /// `mtu = "auto"` from the traffic), checked against its spec's type and range, not parsed;
+    /// it counts as given and [`Params::resolved`] writes it as [`ParamSpec::text`] does. The
+    /// caller checks the result against the other parameters (`AnyConfig::from_params`).
+    pub fn set(&mut self, name: &str, value: Value) -> Result<(), ConfigError> {
+        let i = self
+            .specs
+            .iter()
+            .position(|s| s.name == name)
+            .ok_or_else(|| ConfigError::UnknownParam {
+                kind: self.kind,
+                name: name.to_string(),
+                known: self
+                    .specs
+                    .iter()
+                    .map(|s| s.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        let spec = &self.specs[i];
+        let value = spec.check(self.kind, value)?;
+        let text = spec.text(value);
+        match self.given.iter_mut().find(|(n, _)| *n == spec.name) {
+            Some(slot) => slot.1 = text,
+            None => self.given.push((spec.name, text)),
+        }
+        self.values[i] = value;
+        Ok(())
     }
 
     /// Splits `["target=5ms", "gentle=true"]` into pairs.
@@ -659,6 +794,16 @@ impl Params {
             self.kind,
             self.value(name)
         )
+    }
+
+    /// The name of an enum's choice (`"linux"`).
+    #[track_caller]
+    pub fn choice_name(&self, name: &str) -> &'static str {
+        let i = self.choice(name);
+        self.specs[self.index(name)]
+            .choices()
+            .nth(i)
+            .unwrap_or_else(|| self.wrong(name, "an enum"))
     }
 
     /// The word given instead of a value (`auto`, `off`), if any.

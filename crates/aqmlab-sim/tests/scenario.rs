@@ -156,7 +156,7 @@ fn bad_qdisc_parameter_is_reported_with_its_link() {
     let e = err(&GOOD.replace("target = \"5ms\"", "target = \"5\""));
     assert!(
         e.starts_with(
-            "t.toml:18: dumbbell.bottleneck.params: codel: parameter target = 5: expected a duration"
+            "t.toml:18: dumbbell.bottleneck.params.target: codel: parameter target = 5: expected a duration"
         ),
         "{e}"
     );
@@ -435,7 +435,7 @@ fn an_error_in_a_set_key_names_the_set_not_a_line() {
     assert!(msg(&[("dumbbell.colour", "1")])
         .starts_with("t.toml: --set dumbbell.colour=1: unknown field `colour`"));
     assert!(msg(&[("dumbbell.bottleneck.params.target", "5")]).starts_with(
-        "t.toml: --set dumbbell.bottleneck.params.target=5: dumbbell.bottleneck.params: codel: parameter target = 5:"
+        "t.toml: --set dumbbell.bottleneck.params.target=5: codel: parameter target = 5: expected a duration > 0 (like 5ms"
     ));
     // An error elsewhere in the file keeps its line, though a --set was given.
     let bad = GOOD.replace("senders = 2", "senders = 0");
@@ -467,7 +467,7 @@ fn an_error_in_a_set_key_names_the_set_not_a_line() {
         .expect("an error")
         .to_string();
     assert!(
-        e.starts_with("t.toml:18: dumbbell.bottleneck.params: codel has no parameter \"foo\""),
+        e.starts_with("t.toml:18: dumbbell.bottleneck.params.foo: codel has no parameter \"foo\""),
         "{e}"
     );
     // A set value that reads as a number where a string is expected: quote it.

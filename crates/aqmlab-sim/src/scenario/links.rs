@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::resolved::ResolvedDirection;
+use aqmlab_qdisc::{Given, Value};
 
 /// Reads the topology, `[dumbbell]` or `nodes` + `[[links]]`, into the node names and the link
 /// directions' settings (`(name, settings, key path)`) and ends, in link order.
@@ -285,12 +286,14 @@ pub(super) fn merge(fwd: &RawDirection, over: Option<&RawDirection>) -> RawDirec
 /// A byte limit given as a discipline parameter (`params.limit`, or FQ-CoDel's
 /// `params.memory_limit`, which may come with a buffer in packets): `(bytes, span, key path)`.
 /// None when the limit is in packets, absent, or dropped by a `--qdisc` swap (which keeps only
-/// the buffer). A value that does not parse is left for the discipline's own error.
+/// the buffer). The key and its place come from the file (`d`); the value from the parameters
+/// as the direction's discipline took them (`typed`: parsed once, nothing read again here).
 pub(super) fn params_byte_limit(
     name: &str,
     d: &RawDirection,
     path: &str,
     ov: &Overrides,
+    typed: &aqmlab_qdisc::Params,
 ) -> Option<(u64, std::ops::Range<usize>, String)> {
     let swapped = ov
         .qdisc
@@ -298,19 +301,24 @@ pub(super) fn params_byte_limit(
         .any(|(n, _)| n == name || name.strip_suffix(".rev") == Some(n.as_str()));
     let params = d.params.as_ref().filter(|_| !swapped)?;
     let at = |n: u64, key: &str| Some((n, params.span(), format!("{path}.params.{key}")));
-    if let Some(toml::Value::String(v)) = params.get_ref().get("limit") {
-        if let Ok(units::Size::Bytes(n)) = units::parse_size(v) {
-            return at(n, "limit");
+    let given = |key: &str| params.get_ref().contains_key(key);
+    let memory_limit = || match typed.has_param("memory_limit") {
+        true => typed.opt_bytes("memory_limit"),
+        false => None,
+    };
+    if given("limit") && typed.has_param("limit") {
+        match typed.value("limit") {
+            Value::Size(units::Size::Bytes(n)) => return at(n, "limit"),
+            // The FQ schedulers take a byte `limit` as their memory limit.
+            _ if !given("memory_limit") && typed.is_given("memory_limit") => {
+                return memory_limit().and_then(|n| at(n, "limit"))
+            }
+            _ => {}
         }
     }
-    // FQ-CoDel reads its memory limit as bytes, with or without a unit.
-    match params.get_ref().get("memory_limit") {
-        Some(toml::Value::String(v)) => units::parse_bytes(v)
-            .ok()
-            .and_then(|n| at(n, "memory_limit")),
-        Some(toml::Value::Integer(n)) => u64::try_from(*n).ok().and_then(|n| at(n, "memory_limit")),
-        _ => None,
-    }
+    memory_limit()
+        .filter(|_| given("memory_limit"))
+        .and_then(|n| at(n, "memory_limit"))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -420,7 +428,10 @@ pub(super) fn direction(
             )
         }
     })?;
-    let mut pairs: Vec<(String, String)> = Vec::new();
+    // The discipline's parameters, each given once: the file's (and `--set`'s) as text, the
+    // buffer and the values taken from the link typed. They are parsed (or checked) once, into
+    // `Params`; the rules below that need the parsed values (`mtu = "auto"`) edit typed values.
+    let mut pairs: Vec<(String, Given)> = Vec::new();
     if let (Some(b), Some(params)) = (&d.buffer, &d.params) {
         if params.get_ref().contains_key("limit")
             && (swapped_kind.is_none()
@@ -452,7 +463,7 @@ pub(super) fn direction(
                 "expected a buffer > 0",
             ));
         }
-        pairs.push(("limit".into(), size.to_string()));
+        pairs.push(("limit".into(), Given::Typed(Value::Size(size))));
     }
     // Parameters belong to the discipline named in the file; a --qdisc swap keeps only the buffer
     // and the parameters a --set gave (for this direction, or for the forward direction a
@@ -487,7 +498,7 @@ pub(super) fn direction(
                     ))
                 }
             };
-            pairs.push((k.clone(), value));
+            pairs.push((k.clone(), Given::Text(value)));
         }
     }
     // RED's idle-time correction and automatic values need the link rate: give it unless the
@@ -521,32 +532,29 @@ pub(super) fn direction(
                 "link {name}: RED's idle-time correction and automatic parameters use bandwidth = {used} ({why}); set {path}.params.bandwidth to choose the rate"
             ));
         }
-        pairs.push(("bandwidth".into(), used.to_string()));
+        pairs.push(("bandwidth".into(), Given::Typed(Value::Rate(used))));
     }
-    red_delay_from_link(
-        kind,
-        &mut pairs,
-        delay,
-        d.jitter.as_ref().map(|j| j.text()),
-        name,
-        path,
-        warnings,
-    );
+    let red_delay_filled = red_delay_from_link(kind, &mut pairs, delay);
     if matches!(kind, Kind::FqCodel | Kind::FqPie | Kind::FqCobalt) {
-        if let Some(i) = pairs
-            .iter()
-            .position(|(k, v)| k == "limit" && v.ends_with('B'))
-        {
+        // A byte limit is the FQ schedulers' memory limit (their `limit` counts packets).
+        if let Some(i) = pairs.iter().position(|(k, v)| {
+            k == "limit"
+                && match v {
+                    Given::Typed(Value::Size(s)) => matches!(s, units::Size::Bytes(_)),
+                    Given::Text(t) => t.ends_with('B'),
+                    Given::Typed(_) => false,
+                }
+        }) {
             let (_, v) = pairs.remove(i);
+            let v = match v {
+                Given::Typed(Value::Size(units::Size::Bytes(n))) => Given::Typed(Value::Bytes(n)),
+                other => other,
+            };
             pairs.push(("memory_limit".into(), v));
         }
     }
-    mtu_from_traffic(kind, &mut pairs, largest_packet);
-    // The parameters typed and checked, each against its table and all together: the
-    // discipline's configuration, built into a discipline when the simulation is.
-    let checked = aqmlab_qdisc::Params::new(kind.name(), kind.params(), &pairs)
-        .and_then(|p| aqmlab_qdisc::AnyConfig::from_params(&p).map(|c| (p, c)));
-    let (params, qdisc) = checked.map_err(|e| match swapped_kind {
+    // An error names the key it is about: the buffer for the limit it gave, else the params.
+    let config_err = |e: aqmlab_qdisc::ConfigError| match swapped_kind {
         // The discipline and its limit come from `--qdisc` and the buffer.
         Some(k) => ScenarioError {
             file: cx.file.clone(),
@@ -558,6 +566,7 @@ pub(super) fn direction(
             let about = match &e {
                 aqmlab_qdisc::ConfigError::Value { name, .. }
                 | aqmlab_qdisc::ConfigError::Invalid { name, .. } => Some(*name),
+                aqmlab_qdisc::ConfigError::UnknownParam { name, .. } => Some(name.as_str()),
                 _ => None,
             };
             let in_params = d
@@ -574,12 +583,34 @@ pub(super) fn direction(
                         .as_ref()
                         .map(|p| p.span())
                         .or(d.qdisc.as_ref().map(|q| q.span())),
-                    format!("{path}.params"),
+                    // The key of the parameter the file (or a --set) gave, else the table's.
+                    match about.filter(|_| in_params) {
+                        Some(n) => format!("{path}.params.{n}"),
+                        None => format!("{path}.params"),
+                    },
                     e.to_string(),
                 ),
             }
         }
-    })?;
+    };
+    // The parameters parsed, once, each against its table; then the rules that read them edit
+    // the typed values; then all are checked together: the discipline's configuration, built
+    // into a discipline when the simulation is.
+    let mut params = aqmlab_qdisc::Params::with_values(kind.name(), kind.params(), &pairs)
+        .map_err(config_err)?;
+    drop(pairs);
+    mtu_from_traffic(&mut params, largest_packet).map_err(config_err)?;
+    if red_delay_filled {
+        warn_red_delay_without_jitter(
+            &params,
+            delay,
+            d.jitter.as_ref().map(|j| j.text()),
+            name,
+            path,
+            warnings,
+        );
+    }
+    let qdisc = aqmlab_qdisc::AnyConfig::from_params(&params).map_err(config_err)?;
     let loss = match &d.loss {
         None => 0.0,
         Some(x) if (0.0..1.0).contains(x.get_ref()) => *x.get_ref(),
@@ -625,58 +656,54 @@ pub(super) fn largest_per_link(crossings: &[Crossing], n_links: usize) -> Vec<u3
 /// 14-byte Ethernet header Linux counts with `variant = "linux"` (its `psched_mtu`). A fixed
 /// 1500 B would let a queue of three 500-byte packets stand where one would on a link that only
 /// carries 500-byte packets. A direction no flow crosses keeps the fixed default. The value is
-/// put in `pairs` (the parameters the discipline is built with) before it is built: the flows
-/// are resolved, and their routes computed, before the links' disciplines are built, so the
-/// resolved scenario records it and the discipline is built once.
-pub(super) fn mtu_from_traffic(kind: Kind, pairs: &mut Vec<(String, String)>, largest_packet: u32) {
+/// set in the parsed parameters (a typed edit, nothing parsed again) before the discipline's
+/// configuration is checked and built: the flows are resolved, and their routes computed,
+/// before the links' disciplines are, so the resolved scenario records it and the discipline is
+/// built once.
+pub(super) fn mtu_from_traffic(
+    params: &mut aqmlab_qdisc::Params,
+    largest_packet: u32,
+) -> Result<(), aqmlab_qdisc::ConfigError> {
+    let kind = Kind::from_name(params.kind())?;
     if !matches!(kind, Kind::Codel | Kind::FqCodel | Kind::LstfCodel) || largest_packet == 0 {
-        return;
+        return Ok(());
     }
-    let Ok(p) = aqmlab_qdisc::Params::new(kind.name(), kind.params(), pairs) else {
-        return; // the build reports the error
-    };
-    let resolved = p.resolved();
-    if !resolved.iter().any(|(k, v)| *k == "mtu" && *v == "auto") {
-        return;
+    if params.word("mtu") != Some("auto") {
+        return Ok(());
     }
-    let linux = resolved
-        .iter()
-        .any(|(k, v)| *k == "variant" && *v == "linux");
-    let mtu = format!("{}B", largest_packet + if linux { 14 } else { 0 });
-    match pairs.iter_mut().find(|(k, _)| k == "mtu") {
-        Some(slot) => slot.1 = mtu,
-        None => pairs.push(("mtu".into(), mtu)),
-    }
+    let linux = params.choice_name("variant") == "linux";
+    let mtu = u64::from(largest_packet) + if linux { 14 } else { 0 };
+    params.set("mtu", Value::Bytes(mtu))
 }
 
 /// RED's automatic `w_q` (ns-2.35 `q_weight_ -1`) needs the propagation delay of the link its
 /// queue sits on: ns-2.35 reads it from the link (`LinkDelay::delay()`, `edp_.delay` in
 /// red.cc's `link` command, then `initialize_params`), so unless the user gave `delay`, it is this
-/// direction's `delay`. The base delay: a direction's delay is one number whatever its rate
-/// (constant, schedule or trace), but a `jitter` adds a per-packet draw that ns-2's link has no
-/// counterpart for, so RED keeps the base delay and a warning says so when the automatic `w_q`
-/// uses it. A `w_q` given, or Adaptive RED's `w_q` (which does not use the delay), is left alone
-/// and warns of nothing.
-fn red_delay_from_link(
-    kind: Kind,
-    pairs: &mut Vec<(String, String)>,
+/// direction's `delay`, given typed with the other parameters (true when it was). The base
+/// delay: a direction's delay is one number whatever its rate (constant, schedule or trace),
+/// but a `jitter` adds a per-packet draw that ns-2's link has no counterpart for, so RED keeps
+/// the base delay ([`warn_red_delay_without_jitter`] says so).
+fn red_delay_from_link(kind: Kind, pairs: &mut Vec<(String, Given)>, delay: SimDuration) -> bool {
+    if kind != Kind::Red || pairs.iter().any(|(k, _)| k == "delay") {
+        return false;
+    }
+    pairs.push(("delay".into(), Given::Typed(Value::Duration(delay))));
+    true
+}
+
+/// A warning when RED's automatic `w_q` uses the link's delay of a direction with a `jitter`
+/// (read from the parsed parameters). A `w_q` given, or Adaptive RED's `w_q` (which does not use
+/// the delay), warns of nothing.
+fn warn_red_delay_without_jitter(
+    params: &aqmlab_qdisc::Params,
     delay: SimDuration,
     jitter: Option<&str>,
     name: &str,
     path: &str,
     warnings: &mut Vec<String>,
 ) {
-    if kind != Kind::Red || pairs.iter().any(|(k, _)| k == "delay") {
-        return;
-    }
-    pairs.push(("delay".into(), delay.to_string()));
     let Some(j) = jitter else { return };
-    let Ok(p) = aqmlab_qdisc::Params::new(kind.name(), kind.params(), pairs) else {
-        return; // the build reports the error
-    };
-    let resolved = p.resolved();
-    let is = |key: &str, val: &str| resolved.iter().any(|(k, v)| *k == key && *v == val);
-    if is("w_q", "auto") && is("adaptive", "false") {
+    if params.word("w_q") == Some("auto") && !params.bool("adaptive") {
         warnings.push(format!(
             "link {name}: RED's automatic w_q uses delay = {delay} (the link's delay without its jitter {:?}); set {path}.params.delay to choose the delay",
             j
@@ -702,39 +729,58 @@ pub(super) fn first_positive_rate(rate: &LinkRate) -> aqmlab_core::Bitrate {
 mod tests {
     use super::*;
 
-    fn with(kind: Kind, given: &[(&str, &str)], largest: u32) -> Vec<(String, String)> {
-        let mut pairs: Vec<(String, String)> = given
+    fn with(kind: Kind, given: &[(&str, &str)], largest: u32) -> aqmlab_qdisc::Params {
+        let pairs: Vec<(String, String)> = given
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        mtu_from_traffic(kind, &mut pairs, largest);
-        pairs
+        let mut p = aqmlab_qdisc::Params::new(kind.name(), kind.params(), &pairs).unwrap();
+        let parsed = aqmlab_qdisc::texts_parsed();
+        mtu_from_traffic(&mut p, largest).unwrap();
+        // A typed edit: nothing is parsed again.
+        assert_eq!(aqmlab_qdisc::texts_parsed(), parsed);
+        p
     }
 
     #[test]
     fn mtu_auto_is_the_largest_packet_before_the_discipline_is_built() {
-        let mtu =
-            |p: &[(String, String)]| p.iter().find(|(k, _)| k == "mtu").map(|(_, v)| v.clone());
+        let mtu = |p: &aqmlab_qdisc::Params| (p.raw_value("mtu").to_string(), p.value("mtu"));
+        let bytes = |n: u64| Value::Bytes(n);
         // The default "auto": the largest packet, plus Linux's 14-byte Ethernet header.
-        assert_eq!(mtu(&with(Kind::Codel, &[], 540)).as_deref(), Some("540B"));
         assert_eq!(
-            mtu(&with(Kind::FqCodel, &[("variant", "linux")], 540)).as_deref(),
-            Some("554B")
+            mtu(&with(Kind::Codel, &[], 540)),
+            ("540B".into(), bytes(540))
         );
         assert_eq!(
-            mtu(&with(Kind::LstfCodel, &[("mtu", "auto")], 1040)).as_deref(),
-            Some("1040B")
+            mtu(&with(Kind::FqCodel, &[("variant", "linux")], 540)),
+            ("554B".into(), bytes(554))
+        );
+        assert_eq!(
+            mtu(&with(Kind::LstfCodel, &[("mtu", "auto")], 1040)),
+            ("1040B".into(), bytes(1040))
         );
         // Left alone: a fixed mtu, a direction no flow crosses, a discipline without the rule.
         assert_eq!(
-            mtu(&with(Kind::Codel, &[("mtu", "1500B")], 540)).as_deref(),
-            Some("1500B")
+            mtu(&with(Kind::Codel, &[("mtu", "1500B")], 540)),
+            ("1500B".into(), bytes(1500))
         );
-        assert_eq!(mtu(&with(Kind::Codel, &[], 0)), None);
-        assert_eq!(mtu(&with(Kind::Pie, &[], 540)), None);
-        // The value is one the discipline takes.
-        let pairs = with(Kind::Codel, &[], 540);
-        let p = aqmlab_qdisc::Params::new("codel", Kind::Codel.params(), &pairs).unwrap();
-        assert!(aqmlab_qdisc::AnyConfig::from_params(&p).is_ok());
+        assert_eq!(
+            mtu(&with(Kind::Codel, &[], 0)),
+            ("auto".into(), Value::Word("auto"))
+        );
+        assert!(!with(Kind::Pie, &[], 540).has_param("mtu"));
+        // The value is one the discipline takes, and the same as had it been given as text.
+        let p = with(Kind::Codel, &[], 540);
+        let given = aqmlab_qdisc::Params::new(
+            "codel",
+            Kind::Codel.params(),
+            &[("mtu".to_string(), "540B".to_string())],
+        )
+        .unwrap();
+        assert_eq!(
+            aqmlab_qdisc::AnyConfig::from_params(&p).unwrap(),
+            aqmlab_qdisc::AnyConfig::from_params(&given).unwrap()
+        );
+        assert_eq!(p.resolved(), given.resolved());
     }
 }

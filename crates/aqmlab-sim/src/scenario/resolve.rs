@@ -1,9 +1,9 @@
 //! Resolving an (edited, expanded) scenario text into a [`ResolvedScenario`], step by step:
 //! the text read into the raw types ([`parse`]), the run's timing ([`timing`]), the flow count
-//! ([`flow_count`]), the topology ([`topology`]), the series' size ([`check_series`]), the byte
-//! buffers ([`byte_limits`]), the flows and their routes ([`resolve_flows`], [`crossings`],
-//! [`check_flows`]), the link directions with
-//! their disciplines ([`directions`], [`jitter`], [`links_random`]), the buffers against the
+//! ([`flow_count`]), the topology ([`topology`]), the series' size ([`check_series`]), the
+//! flows and their routes ([`resolve_flows`], [`crossings`], [`check_flows`]), the link
+//! directions with their disciplines' parameters parsed once ([`directions`], [`jitter`],
+//! [`links_random`]), the byte buffers read from them ([`byte_limits`]), the buffers against the
 //! packets crossing them ([`check_buffers`]), the output ([`output`]), and the windows
 //! ([`super::windows`]). Each step reads only what it is given and reports errors as the whole
 //! does, in the same order.
@@ -49,7 +49,6 @@ pub(super) fn resolve_expanded(
         dir_cfgs.len(),
         raw.flows.len(),
     )?;
-    let limits = byte_limits(&dir_cfgs, ov);
     // The flows, resolved before the links: the largest packet each puts on each link direction
     // of its route gives CoDel's `mtu = "auto"` before the discipline is built.
     let (planned, flows_random) = resolve_flows(&cx, &raw.flows, &nodes, duration, seed)?;
@@ -68,10 +67,11 @@ pub(super) fn resolve_expanded(
     )?;
     // Whether the seed matters: a discipline that draws, a lossy link, random jitter, random
     // traffic or a random start. `aqmlab run` warns when nothing is random.
-    let mut random = links_random(&directions, &dir_cfgs);
+    let mut random = links_random(&directions);
     random |= jitter(&mut directions, &dir_cfgs);
     random |= flows_random;
     let flows: Vec<ResolvedFlow> = check_flows(&cx, planned, &nodes, &routes)?;
+    let limits = byte_limits(&dir_cfgs, &directions, ov);
     check_buffers(&cx, &crossings, &limits, &dir_cfgs)?;
     let output = output(&cx, raw.output.unwrap_or_default(), ov, &directions, &flows)?;
     let windows = windows(&cx, &raw.warmup, &raw.windows, duration)?;
@@ -245,9 +245,14 @@ fn check_series(
 
 /// The byte limit of each link direction (a `buffer` in bytes, or its discipline's memory
 /// limit), to check that each holds the largest packet of every flow through it.
-fn byte_limits(dir_cfgs: &[DirCfg], ov: &Overrides) -> Vec<Option<ByteLimit>> {
+fn byte_limits(
+    dir_cfgs: &[DirCfg],
+    directions: &[ResolvedDirection],
+    ov: &Overrides,
+) -> Vec<Option<ByteLimit>> {
     let mut byte_limits = Vec::with_capacity(dir_cfgs.len());
-    for (i, (name, d, path)) in dir_cfgs.iter().enumerate() {
+    for (i, ((name, d, path), typed)) in dir_cfgs.iter().zip(directions).enumerate() {
+        let typed = &typed.params;
         // A reverse direction that inherited its parameters reports the forward's key.
         let params_span = |k: usize| dir_cfgs[k].1.params.as_ref().map(|p| p.span());
         let params_base = match path.strip_suffix(".reverse") {
@@ -255,7 +260,7 @@ fn byte_limits(dir_cfgs: &[DirCfg], ov: &Overrides) -> Vec<Option<ByteLimit>> {
             _ => path.as_str(),
         };
         let Some(b) = &d.buffer else {
-            byte_limits.push(params_byte_limit(name, d, params_base, ov));
+            byte_limits.push(params_byte_limit(name, d, params_base, ov, typed));
             continue;
         };
         let key = match path.strip_suffix(".reverse") {
@@ -268,7 +273,7 @@ fn byte_limits(dir_cfgs: &[DirCfg], ov: &Overrides) -> Vec<Option<ByteLimit>> {
         byte_limits.push(match *b.get() {
             units::Size::Bytes(n) => Some((n, b.span(), key)),
             // FQ-CoDel keeps a packet limit and a memory limit side by side.
-            units::Size::Packets(_) => params_byte_limit(name, d, params_base, ov),
+            units::Size::Packets(_) => params_byte_limit(name, d, params_base, ov, typed),
         });
     }
     byte_limits
@@ -311,12 +316,10 @@ fn directions(
 
 /// Whether a link direction draws random numbers: a lossy link, or a discipline that draws
 /// (RED, PIE, FQ-PIE, COBALT, FQ-COBALT, FQ-CoDel with `hash = "perturbed"`).
-fn links_random(directions: &[ResolvedDirection], dir_cfgs: &[DirCfg]) -> bool {
-    directions.iter().zip(dir_cfgs).any(|(l, (_, d, _))| {
-        let perturbed = d
-            .params
-            .as_ref()
-            .is_some_and(|p| p.get_ref().get("hash").and_then(|h| h.as_str()) == Some("perturbed"));
+fn links_random(directions: &[ResolvedDirection]) -> bool {
+    directions.iter().any(|l| {
+        // The discipline's own (typed) parameters: a `hash` a `--qdisc` swap dropped is not.
+        let perturbed = l.params.has_param("hash") && l.params.choice_name("hash") == "perturbed";
         l.loss > 0.0
             || matches!(
                 l.qdisc.kind(),
@@ -749,8 +752,13 @@ rate = "1Mbps"
     fn limits(text: &str) -> Vec<Option<(u64, usize, String)>> {
         let c = cx(text);
         let raw = parse(&c).unwrap();
-        let (_, dirs, _) = topology(&c, &raw, &Overrides::default()).unwrap();
-        byte_limits(&dirs, &Overrides::default())
+        let ov = Overrides::default();
+        let (_, dirs, ends) = topology(&c, &raw, &ov).unwrap();
+        let largest = vec![0; dirs.len()];
+        let (mut dropped, mut warnings) = (Vec::new(), Vec::new());
+        let typed =
+            directions(&c, &dirs, &ends, &largest, &ov, &mut dropped, &mut warnings).unwrap();
+        byte_limits(&dirs, &typed, &ov)
             .into_iter()
             .map(|l| l.map(|(n, span, key)| (n, c.line_of(span), key)))
             .collect()
@@ -796,7 +804,7 @@ rate = "1Mbps"
             qdisc: vec![("l.rev".into(), "pie".into())],
             ..Default::default()
         };
-        let (d, cfgs, jittered) = dirs_of(TWO, &ov).unwrap();
+        let (d, _, jittered) = dirs_of(TWO, &ov).unwrap();
         assert_eq!((d[0].name.as_str(), d[0].from, d[0].to), ("l", 0, 1));
         assert_eq!((d[1].name.as_str(), d[1].from, d[1].to), ("l.rev", 1, 0));
         assert_eq!(d[1].delay, SimDuration::from_millis(5));
@@ -804,11 +812,28 @@ rate = "1Mbps"
         assert_eq!(d[1].qdisc.kind(), Kind::Pie);
         assert!(!jittered);
         // PIE draws random numbers; drop-tail alone does not.
-        assert!(links_random(&d, &cfgs));
-        let (d, cfgs, _) = dirs_of(TWO, &Overrides::default()).unwrap();
-        assert!(!links_random(&d, &cfgs));
-        let (d, cfgs, _) = dirs_of(&two_with("loss = 0.01", true), &Overrides::default()).unwrap();
-        assert!(links_random(&d, &cfgs));
+        assert!(links_random(&d));
+        let (d, _, _) = dirs_of(TWO, &Overrides::default()).unwrap();
+        assert!(!links_random(&d));
+        let (d, _, _) = dirs_of(&two_with("loss = 0.01", true), &Overrides::default()).unwrap();
+        assert!(links_random(&d));
+        // FQ-CoDel draws with its perturbed hash, as its typed parameters say: not with the
+        // default hash, nor when a --qdisc swap dropped the file's hash.
+        let fq = two_with(
+            "qdisc = \"fq_codel\"\nparams = { hash = \"perturbed\" }",
+            true,
+        );
+        let (d, _, _) = dirs_of(&fq, &Overrides::default()).unwrap();
+        assert!(links_random(&d));
+        let (d, _, _) =
+            dirs_of(&fq.replace("perturbed", "flow_id"), &Overrides::default()).unwrap();
+        assert!(!links_random(&d));
+        let swap = Overrides {
+            qdisc: vec![("l".into(), "fq_codel".into())],
+            ..Default::default()
+        };
+        let (d, _, _) = dirs_of(&fq, &swap).unwrap();
+        assert!(!links_random(&d));
     }
 
     #[test]
