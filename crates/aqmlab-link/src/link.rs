@@ -135,6 +135,9 @@ pub struct LinkDirection {
     /// (the simulator's `Sim::begin_window`); empty without windows.
     windows: Vec<Option<SojournStats>>,
     rate: LinkRate,
+    /// With a constant rate: the last packet size transmitted and its transmission time
+    /// ([`LinkDirection::transmit`]; first a zero size).
+    tx_memo: (u32, SimDuration),
     /// Totals and the sojourn sketch; its per-bin series stay empty while running (they are
     /// in `series`, and a report fills them in).
     m: LinkMetrics,
@@ -149,6 +152,10 @@ pub struct LinkDirection {
 impl LinkDirection {
     /// A link direction from `parts`, idle and empty.
     pub fn new(parts: LinkParts) -> LinkDirection {
+        let tx_memo = match &parts.rate {
+            LinkRate::Constant(r) => (0, r.tx_time(0)),
+            _ => (0, SimDuration::ZERO),
+        };
         LinkDirection {
             busy_until: SimTime::ZERO,
             sending: None,
@@ -165,6 +172,7 @@ impl LinkDirection {
             drop_log: Vec::new(),
             windows: Vec::new(),
             rate: parts.rate,
+            tx_memo,
             m: LinkMetrics::default(),
             series: Vec::new(),
             q: parts.qdisc,
@@ -427,7 +435,17 @@ impl LinkDirection {
                 flow: p.flow.0,
             });
         }
-        let end = self.rate.tx_end(now, p.size_bytes);
+        let end = match &self.rate {
+            // A constant rate: the last packet size's transmission time is kept, as most
+            // packets of a link direction have the size of the one before (a division saved).
+            LinkRate::Constant(r) => {
+                if self.tx_memo.0 != p.size_bytes {
+                    self.tx_memo = (p.size_bytes, r.tx_time(p.size_bytes as u64));
+                }
+                now + self.tx_memo.1
+            }
+            _ => self.rate.tx_end(now, p.size_bytes),
+        };
         // The packet enters the propagation pipe now, arriving one delay after `end`.
         // Transmissions on a link are sequential, so arrivals stay in sending order. It counts
         // as sent once its last bit has left; the previous transmission has by now.
