@@ -292,15 +292,16 @@ impl LinkDirection {
     ) -> Offer {
         let bin = bins.cur;
         let size = p.size_bytes;
-        // Offered packets and bytes are the discipline's `received` count (see `report`).
-        self.row(bin).ingress_bytes += size as u64;
         let free = !self.tx_done_pending && !self.idle_poll_due;
         if free && shortcut && self.q.pass_through(now, &mut p) {
-            // An idle tail-drop link (most hops of a dumbbell but the bottleneck).
+            // An idle tail-drop link (most hops of a dumbbell but the bottleneck): its row's
+            // counts, the release `transmit::<true>` makes now included, in one visit.
             self.m.max_backlog_pkts = self.m.max_backlog_pkts.max(1);
             self.note_passing(bin, size as u64);
             return Offer::Passed(p);
         }
+        // Offered packets and bytes are the discipline's `received` count (see `report`).
+        self.row(bin).ingress_bytes += size as u64;
         self.q.enqueue(now, p);
         self.settle(now, bin, sink);
         self.note_area(now, bins);
@@ -396,7 +397,9 @@ impl LinkDirection {
     /// what to wake for. A packet lost on the wire goes to `sink` once it has been sent.
     ///
     /// `PASSING`: `p` crossed the empty queue of an idle tail-drop link just now
-    /// ([`Offer::Passed`]), so its sojourn is zero and nothing waits behind it.
+    /// ([`Offer::Passed`]), so its sojourn is zero and nothing waits behind it; it must be
+    /// transmitted at once, at the `now` and in the bin of that `offer` (which counted its
+    /// release in the bin's row).
     #[inline]
     pub fn transmit<const PASSING: bool>(
         &mut self,
@@ -422,9 +425,10 @@ impl LinkDirection {
         for w in self.windows.iter_mut().flatten() {
             w.add(sojourn);
         }
-        let row = self.row(bins.cur);
-        row.released_pkts += 1;
         if !PASSING {
+            // A passing packet's release was counted by `offer` (`note_passing`).
+            let row = self.row(bins.cur);
+            row.released_pkts += 1;
             row.sojourn_sum_ns += sojourn;
         }
         if let Some(log) = &mut self.packet_log {
