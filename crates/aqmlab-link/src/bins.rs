@@ -67,7 +67,14 @@ impl Bins {
 #[inline]
 pub fn row_of<T: Default + Clone>(series: &mut Vec<T>, bin: usize) -> &mut T {
     if series.len() <= bin {
-        series.resize(bin + 1, T::default());
+        grow_rows(series, bin);
     }
     &mut series[bin]
+}
+
+/// Adds the rows up to `bin` (once per bin: out of the per-packet path).
+#[cold]
+#[inline(never)]
+fn grow_rows<T: Default + Clone>(series: &mut Vec<T>, bin: usize) {
+    series.resize(bin + 1, T::default());
 }

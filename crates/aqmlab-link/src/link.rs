@@ -135,6 +135,9 @@ pub struct LinkDirection {
     /// (the simulator's `Sim::begin_window`); empty without windows.
     windows: Vec<Option<SojournStats>>,
     rate: LinkRate,
+    /// With a constant rate: the last packet size transmitted and its transmission time
+    /// ([`LinkDirection::transmit`]; first a zero size).
+    tx_memo: (u32, SimDuration),
     /// Totals and the sojourn sketch; its per-bin series stay empty while running (they are
     /// in `series`, and a report fills them in).
     m: LinkMetrics,
@@ -149,6 +152,10 @@ pub struct LinkDirection {
 impl LinkDirection {
     /// A link direction from `parts`, idle and empty.
     pub fn new(parts: LinkParts) -> LinkDirection {
+        let tx_memo = match &parts.rate {
+            LinkRate::Constant(r) => (0, r.tx_time(0)),
+            _ => (0, SimDuration::ZERO),
+        };
         LinkDirection {
             busy_until: SimTime::ZERO,
             sending: None,
@@ -165,6 +172,7 @@ impl LinkDirection {
             drop_log: Vec::new(),
             windows: Vec::new(),
             rate: parts.rate,
+            tx_memo,
             m: LinkMetrics::default(),
             series: Vec::new(),
             q: parts.qdisc,
@@ -284,15 +292,16 @@ impl LinkDirection {
     ) -> Offer {
         let bin = bins.cur;
         let size = p.size_bytes;
-        // Offered packets and bytes are the discipline's `received` count (see `report`).
-        self.row(bin).ingress_bytes += size as u64;
         let free = !self.tx_done_pending && !self.idle_poll_due;
         if free && shortcut && self.q.pass_through(now, &mut p) {
-            // An idle tail-drop link (most hops of a dumbbell but the bottleneck).
+            // An idle tail-drop link (most hops of a dumbbell but the bottleneck): its row's
+            // counts, the release `transmit::<true>` makes now included, in one visit.
             self.m.max_backlog_pkts = self.m.max_backlog_pkts.max(1);
             self.note_passing(bin, size as u64);
             return Offer::Passed(p);
         }
+        // Offered packets and bytes are the discipline's `received` count (see `report`).
+        self.row(bin).ingress_bytes += size as u64;
         self.q.enqueue(now, p);
         self.settle(now, bin, sink);
         self.note_area(now, bins);
@@ -388,7 +397,9 @@ impl LinkDirection {
     /// what to wake for. A packet lost on the wire goes to `sink` once it has been sent.
     ///
     /// `PASSING`: `p` crossed the empty queue of an idle tail-drop link just now
-    /// ([`Offer::Passed`]), so its sojourn is zero and nothing waits behind it.
+    /// ([`Offer::Passed`]), so its sojourn is zero and nothing waits behind it; it must be
+    /// transmitted at once, at the `now` and in the bin of that `offer` (which counted its
+    /// release in the bin's row).
     #[inline]
     pub fn transmit<const PASSING: bool>(
         &mut self,
@@ -414,9 +425,10 @@ impl LinkDirection {
         for w in self.windows.iter_mut().flatten() {
             w.add(sojourn);
         }
-        let row = self.row(bins.cur);
-        row.released_pkts += 1;
         if !PASSING {
+            // A passing packet's release was counted by `offer` (`note_passing`).
+            let row = self.row(bins.cur);
+            row.released_pkts += 1;
             row.sojourn_sum_ns += sojourn;
         }
         if let Some(log) = &mut self.packet_log {
@@ -427,7 +439,17 @@ impl LinkDirection {
                 flow: p.flow.0,
             });
         }
-        let end = self.rate.tx_end(now, p.size_bytes);
+        let end = match &self.rate {
+            // A constant rate: the last packet size's transmission time is kept, as most
+            // packets of a link direction have the size of the one before (a division saved).
+            LinkRate::Constant(r) => {
+                if self.tx_memo.0 != p.size_bytes {
+                    self.tx_memo = (p.size_bytes, r.tx_time(p.size_bytes as u64));
+                }
+                now + self.tx_memo.1
+            }
+            _ => self.rate.tx_end(now, p.size_bytes),
+        };
         // The packet enters the propagation pipe now, arriving one delay after `end`.
         // Transmissions on a link are sequential, so arrivals stay in sending order. It counts
         // as sent once its last bit has left; the previous transmission has by now.

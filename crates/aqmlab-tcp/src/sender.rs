@@ -520,11 +520,23 @@ impl TcpSender {
     /// When [`TcpSender::on_timer`] must next be called (the retransmission timer, RACK's
     /// reordering timer or the pacing of a held-back segment, whichever comes first).
     pub fn next_timer(&self) -> Option<SimTime> {
-        let pace = self.pacer.filter(|p| p.waiting).map(|p| p.next_at);
-        [self.rto_at, self.rack.and_then(|r| r.timer), pace]
-            .into_iter()
-            .flatten()
-            .min()
+        // Called after every segment in and out (the simulator's `arm_timers`): the earliest
+        // of the three, without building an array of options.
+        let earliest = |a: Option<SimTime>, b: Option<SimTime>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, None) => x,
+            (None, y) => y,
+        };
+        let mut t = self.rto_at;
+        if let Some(r) = &self.rack {
+            t = earliest(t, r.timer);
+        }
+        if let Some(p) = &self.pacer {
+            if p.waiting {
+                t = earliest(t, Some(p.next_at));
+            }
+        }
+        t
     }
 
     /// True once every application byte has been cumulatively acknowledged (never for bulk).

@@ -275,37 +275,49 @@ impl Sim {
     /// is pushed, and that event re-checks when it fires. A retransmission timer moves later on
     /// every ACK; this way it costs one event per timeout period instead of one per ACK.
     pub(super) fn arm_timers(&mut self, conn: u32, acted: Option<(u8, u8)>) {
+        match acted {
+            // The common case (a segment sent or received): that side only, no search.
+            Some((leg, side)) => self.arm_timer(conn, leg, side),
+            None => {
+                for leg in [LEG_OPEN, LEG_REPLY] {
+                    for side in 0..2u8 {
+                        self.arm_timer(conn, leg, side);
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`Sim::arm_timers`] for side `side` of leg `leg` of `conn` (nothing if the leg does not
+    /// exist or the side wants no wake-up).
+    #[inline(always)]
+    fn arm_timer(&mut self, conn: u32, leg: u8, side: u8) {
         let now = self.now;
         let c = self.conns.get_mut(conn);
         let gen = c.gen;
-        for (leg, l) in c.legs.iter_mut().enumerate() {
-            let Some(l) = l else { continue };
-            for side in 0..2u8 {
-                if acted.is_some_and(|a| a != (leg as u8, side)) {
-                    continue;
-                }
-                let want = if side == 0 {
-                    l.sender.next_timer()
-                } else {
-                    l.receiver.next_timer()
-                };
-                let Some(w) = want else { continue };
-                let at = w.max(now);
-                let pending = &mut l.timer_pending[side as usize];
-                if pending.is_none_or(|p| at < p) {
-                    *pending = Some(at);
-                    self.events.push_in(
-                        Lane::Timers,
-                        at,
-                        Ev::TcpTimer {
-                            conn,
-                            gen,
-                            leg: leg as u8,
-                            side,
-                        },
-                    );
-                }
-            }
+        let Some(l) = c.legs[leg as usize].as_mut() else {
+            return;
+        };
+        let want = if side == 0 {
+            l.sender.next_timer()
+        } else {
+            l.receiver.next_timer()
+        };
+        let Some(w) = want else { return };
+        let at = w.max(now);
+        let pending = &mut l.timer_pending[side as usize];
+        if pending.is_none_or(|p| at < p) {
+            *pending = Some(at);
+            self.events.push_in(
+                Lane::Timers,
+                at,
+                Ev::TcpTimer {
+                    conn,
+                    gen,
+                    leg,
+                    side,
+                },
+            );
         }
     }
 
