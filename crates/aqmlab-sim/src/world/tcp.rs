@@ -413,6 +413,9 @@ impl Sim {
         {
             fl.m.receiver
                 .arrive(self.sent_ns[slot as usize], self.now.as_nanos());
+            if let Some(o) = self.owd.as_deref_mut() {
+                o.arrive(flow as usize, self.sent_ns[slot as usize], self.now.as_nanos());
+            }
         }
         // The payload is read in place and freed once the endpoint has seen it, before anything
         // is sent (so the slot is reused warm): a TCP segment is about 100 bytes, and copying it
