@@ -215,7 +215,10 @@ mod tests {
         assert_eq!(b.iter().map(|&(_, _, c)| c).sum::<u64>(), xs.len() as u64);
         assert!(b.windows(2).all(|w| w[0].1 < w[1].0), "ascending, disjoint");
         for &x in &xs {
-            assert!(b.iter().any(|&(lo, hi, _)| lo <= x && x <= hi), "{x} in no bucket");
+            assert!(
+                b.iter().any(|&(lo, hi, _)| lo <= x && x <= hi),
+                "{x} in no bucket"
+            );
         }
         assert_eq!((s.min(), s.max()), (0.0, 3e9));
         assert!(QuantileSketch::new().min().is_nan());

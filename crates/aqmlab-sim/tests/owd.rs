@@ -18,8 +18,8 @@ fn root() -> PathBuf {
 }
 
 fn run(t: &str) -> (Scenario, Report) {
-    let mut s = build(t, "t.toml", &root(), "t", &Overrides::default())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut s =
+        build(t, "t.toml", &root(), "t", &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
     let end = SimTime::ZERO + s.duration;
     s.sim.run_until(end);
     let r = s.sim.report();
@@ -130,7 +130,10 @@ fn without_a_warm_up_the_sketch_is_the_receivers_own_and_with_one_its_tail() {
     let base = (22_000_000 + tx_ns(1500, 1_000_000_000) + tx_ns(1500, 10_000_000)) as f64;
     for (i, f) in w.flows.iter().enumerate() {
         let s = sketch(&w, i);
-        assert!(s.count() > 200 && s.count() < f.receiver.received_pkts, "flow {i}");
+        assert!(
+            s.count() > 200 && s.count() < f.receiver.received_pkts,
+            "flow {i}"
+        );
         assert!(s.min() >= base, "flow {i}: {} < {base}", s.min());
         assert!(s.min() >= f.receiver.delay_ns.min());
     }
@@ -150,7 +153,10 @@ fn without_a_warm_up_the_sketch_is_the_receivers_own_and_with_one_its_tail() {
     let (_, off) = run(&chain(
         ab,
         bc,
-        &format!("duration = \"1s\"\n{}", flows.replace("owd_distribution = true", "")),
+        &format!(
+            "duration = \"1s\"\n{}",
+            flows.replace("owd_distribution = true", "")
+        ),
     ));
     assert!(off.owd.is_none());
     assert!(summary("t", 3, &off, 0.0)["flows"][0]
@@ -173,11 +179,19 @@ fn check_against(s: &QuantileSketch, exact_owd: &mut [u64]) {
     exact_owd.sort_unstable();
     assert_eq!(s.count(), exact_owd.len() as u64);
     let mean = exact_owd.iter().map(|&v| v as u128).sum::<u128>() as f64 / exact_owd.len() as f64;
-    assert!((s.mean() - mean).abs() <= 1e-9 * mean, "{} {mean}", s.mean());
+    assert!(
+        (s.mean() - mean).abs() <= 1e-9 * mean,
+        "{} {mean}",
+        s.mean()
+    );
     assert_eq!(s.min(), exact_owd[0] as f64);
     for q in levels() {
         let e = exact(exact_owd, q);
-        assert!((s.quantile(q) - e).abs() <= REL_ERR * e, "q {q}: {} vs {e}", s.quantile(q));
+        assert!(
+            (s.quantile(q) - e).abs() <= REL_ERR * e,
+            "q {q}: {} vs {e}",
+            s.quantile(q)
+        );
     }
 }
 
@@ -222,7 +236,11 @@ fn two_queues_in_a_row_are_measured_and_the_bottleneck_only_rebuild_is_not_it() 
     let (sc, r) = run(&t);
     assert_eq!(r.links[0].m.dropped_pkts + r.links[2].m.dropped_pkts, 0);
     let (q1, q2) = (sojourns(&sc, "ab", 0), sojourns(&sc, "bc", 0));
-    assert_eq!(q1.len(), q2.len(), "no drop: the same packets, in order (FIFO)");
+    assert_eq!(
+        q1.len(),
+        q2.len(),
+        "no drop: the same packets, in order (FIFO)"
+    );
     assert!(q1.iter().max() > Some(&50_000_000) && q2.iter().max() > Some(&50_000_000));
     let base = 12_000_000 + 2 * tx_ns(1000, 10_000_000);
     let mut owd: Vec<u64> = q1.iter().zip(&q2).map(|(a, b)| base + a + b).collect();
@@ -230,7 +248,10 @@ fn two_queues_in_a_row_are_measured_and_the_bottleneck_only_rebuild_is_not_it() 
     check_against(s, &mut owd);
     // The rebuild: the bottleneck's sojourn plus a constant that makes the mean the receiver's.
     let mean_q2 = q2.iter().sum::<u64>() as f64 / q2.len() as f64;
-    let mut rebuilt: Vec<f64> = q2.iter().map(|&v| v as f64 + (s.mean() - mean_q2)).collect();
+    let mut rebuilt: Vec<f64> = q2
+        .iter()
+        .map(|&v| v as f64 + (s.mean() - mean_q2))
+        .collect();
     rebuilt.sort_by(f64::total_cmp);
     let worst = levels()
         .map(|q| {
@@ -238,5 +259,8 @@ fn two_queues_in_a_row_are_measured_and_the_bottleneck_only_rebuild_is_not_it() 
             (s.quantile(q) - e).abs() / s.quantile(q)
         })
         .fold(0.0, f64::max);
-    assert!(worst > 10.0 * REL_ERR, "the rebuild missed the first queue: {worst}");
+    assert!(
+        worst > 10.0 * REL_ERR,
+        "the rebuild missed the first queue: {worst}"
+    );
 }
