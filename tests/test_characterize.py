@@ -488,7 +488,7 @@ def test_quick_suite_writes_every_scenario(quick_dir):
                 s = stats[m]
                 assert s["n"] == 2 and s["ci95"][0] <= s["mean"] <= s["ci95"][1], (e["id"], m)
     # RFC 7928 §2.5-2.6's distributions: 101 quantiles per discipline, non-decreasing, over
-    # both seeds; no one-way delay per packet with two AQMs in a row (§10).
+    # both seeds; the one-way delay measured at the receivers, with two AQMs in a row (§10) too.
     assert doc["quantile_p"] == [i / 100 for i in range(101)]
     for e in doc["scenarios"]:
         for q, ds in e.get("distributions", {}).items():
@@ -498,7 +498,7 @@ def test_quick_suite_writes_every_scenario(quick_dir):
     dm = next(e for e in doc["scenarios"] if e["id"] == "8.2.2-mild")["distributions"]
     assert set(dm["codel"]) == {"queue_delay_ms", "owd_ms", "pdv_ms", "goodput_10rtt_mbps"}
     two = next(e for e in doc["scenarios"] if e["id"] == "10.2-two-aqms-same")["distributions"]
-    assert "owd_ms" not in two["codel"] and "pdv_ms" in two["codel"]
+    assert {"owd_ms", "pdv_ms"} <= set(two["codel"])
     # CoDel holds a shorter queue than tail drop where TCP fills the buffer.
     mild = next(e for e in doc["scenarios"] if e["id"] == "8.2.2-mild")["results"]
     assert mild["codel"]["queue_delay_ms"]["mean"] < mild["droptail"]["queue_delay_ms"]["mean"] / 2

@@ -351,6 +351,7 @@ fn run(a: &Args) -> Result<(), String> {
         packets_alive: fwd.packets_held(),
         link_rows,
         flow_rows,
+        owd: None,
     };
     let mut summary = aqmlab_sim::summary::summary("shell", 0, &report, wall_ns as f64 / 1e9);
     let l = &fwd.lateness_ns;

@@ -130,6 +130,27 @@ impl QuantileSketch {
             self.sum as f64 / self.n as f64
         }
     }
+    /// Exact minimum (NaN when empty).
+    pub fn min(&self) -> f64 {
+        if self.n == 0 {
+            f64::NAN
+        } else {
+            self.min as f64
+        }
+    }
+    /// The buckets holding values, in ascending order: `(lowest value, highest value, count)`
+    /// (both ends inclusive). [`QuantileSketch::quantile`] reports a bucket by its midpoint
+    /// clamped to the exact min and max; a reader of these can pool sketches and do the same.
+    pub fn buckets(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(i, &c)| {
+                let (lo, width) = bucket_bounds(self.first as usize + i);
+                (lo, lo + (width - 1), c)
+            })
+    }
     /// Exact maximum (NaN when empty).
     pub fn max(&self) -> f64 {
         if self.n == 0 {
@@ -181,6 +202,26 @@ mod tests {
             prop_assert!((got - exact).abs() <= LAYOUT_ERR * exact + 1e-9, "q {} got {} exact {}", q, got, exact);
             prop_assert_eq!(s.max(), *xs.last().unwrap() as f64);
         }
+    }
+
+    #[test]
+    fn buckets_hold_every_value_in_order() {
+        let xs = [0u64, 7, 7, 129, 10_000_000, 10_000_001, 3_000_000_000];
+        let mut s = QuantileSketch::new();
+        for &x in &xs {
+            s.add(x);
+        }
+        let b: Vec<_> = s.buckets().collect();
+        assert_eq!(b.iter().map(|&(_, _, c)| c).sum::<u64>(), xs.len() as u64);
+        assert!(b.windows(2).all(|w| w[0].1 < w[1].0), "ascending, disjoint");
+        for &x in &xs {
+            assert!(
+                b.iter().any(|&(lo, hi, _)| lo <= x && x <= hi),
+                "{x} in no bucket"
+            );
+        }
+        assert_eq!((s.min(), s.max()), (0.0, 3e9));
+        assert!(QuantileSketch::new().min().is_nan());
     }
 
     #[test]

@@ -115,6 +115,9 @@ pub struct ResolvedOutput {
     pub trace: Vec<String>,
     /// TCP flows (by index, ascending) whose sender state is sampled, each with its interval.
     pub trace_flows: Vec<(usize, SimDuration)>,
+    /// Each flow's one-way delay distribution after the warm-up is measured
+    /// ([`Sim::measure_owd`]).
+    pub owd_distribution: bool,
 }
 
 /// A scenario with every value resolved and checked: what the simulator and the emulator are
@@ -217,6 +220,14 @@ impl ResolvedScenario {
         for &(flow, every) in &self.output.trace_flows {
             sim.trace_flow_state(flow, every)
                 .map_err(|e| BuildError::Invalid(format!("output.trace_flows: {e}")))?;
+        }
+        if self.output.owd_distribution {
+            // From the warm-up's end (its window is the first), else from the start.
+            let from = match (self.warmup, self.windows.first()) {
+                (true, Some(w)) => w.from,
+                _ => SimTime::ZERO,
+            };
+            sim.measure_owd(from);
         }
         Ok(sim)
     }
@@ -602,6 +613,9 @@ fn resolved_toml(r: &ResolvedScenario) -> String {
             })
             .collect();
         output.insert("trace_flows", value(entries));
+    }
+    if r.output.owd_distribution {
+        output.insert("owd_distribution", value(true));
     }
     doc.insert("output", Item::Table(output));
 

@@ -169,6 +169,10 @@ struct RawOutput {
     /// `aqmlab run --trace-flow`): `[{ flow = 0, every = "10ms" }]`.
     #[serde(default)]
     trace_flows: Vec<RawTraceFlow>,
+    /// Each flow's measured one-way delay distribution after the warm-up, in the summary
+    /// (`flows[i].owd_distribution`); off by default (a sketch per flow).
+    #[serde(default)]
+    owd_distribution: bool,
 }
 
 /// One entry of `[output] trace_flows`: a flow's index in the scenario and how often its

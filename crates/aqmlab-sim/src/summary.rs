@@ -139,6 +139,25 @@ pub fn summary(name: &str, seed: u64, r: &Report, wall_s: f64) -> Value {
         .expect("a summary serializes: its keys are strings")
 }
 
+/// A flow's measured one-way delay distribution after the warm-up (`[output]
+/// owd_distribution`, [`crate::world::Sim::measure_owd`]): its summary and the sketch's
+/// non-empty buckets `[lowest ns, highest ns, count]`, from which a reader pools flows or
+/// takes any quantile (a bucket's value is its midpoint, clamped to the exact min and max).
+fn owd_distribution(from: aqmlab_core::SimTime, s: &crate::sketch::QuantileSketch) -> Value {
+    let buckets: Vec<[u64; 3]> = s.buckets().map(|(lo, hi, c)| [lo, hi, c]).collect();
+    json!({
+        "from_s": from.as_secs_f64(),
+        "pkts": s.count(),
+        "min_ms": ms(s.min()),
+        "mean_ms": ms(s.mean()),
+        "p50_ms": ms(s.quantile(0.5)),
+        "p95_ms": ms(s.quantile(0.95)),
+        "p99_ms": ms(s.quantile(0.99)),
+        "max_ms": ms(s.max()),
+        "buckets_ns": buckets,
+    })
+}
+
 /// A flow's goodput (bit/s): a finite transfer's over its completion time; otherwise over the
 /// time since the flow started (to `t`, the run's end in seconds).
 fn goodput(t: f64, m: &FlowMetrics, info: &FlowInfo) -> f64 {
@@ -246,6 +265,9 @@ fn flow(r: &Report, i: usize, m: &FlowMetrics, info: &FlowInfo) -> Value {
         "data_pkts_lost": m.receiver.lost_pkts,
         "loss_rate": if m.receiver.sent_pkts == 0 { Value::Null } else { json!(m.receiver.loss_rate()) },
     });
+    if let Some((from, sketches)) = &r.owd {
+        flow["owd_distribution"] = owd_distribution(*from, &sketches[i]);
+    }
     let done = |n: u64, v: f64| if n == 0 { Value::Null } else { secs(v) };
     if info.app == "page" {
         // RFC 7928 §2.1: a web page's completion time, request to last object.

@@ -17,6 +17,7 @@
 //! * `tcp` — connections, segments, timers, and a packet's arrival at its endpoint.
 //! * `apps` — the applications: when UDP sources send and TCP connections open and write.
 //! * `flow_state` — a TCP flow's sender state sampled over time, when asked for.
+//! * `owd` — each flow's measured one-way delay distribution after the warm-up, when asked for.
 //! * `report` — what a run measures and hands out: flow metrics, reports, series chunks.
 
 use crate::arena::Arena;
@@ -32,6 +33,7 @@ mod apps;
 mod build;
 mod flow_state;
 mod net;
+mod owd;
 mod page;
 mod report;
 mod tcp;
@@ -162,6 +164,9 @@ pub struct Sim {
     tcp_hints: bool,
     /// [`Sim::take_series`] took the series to the end: the run cannot go on.
     series_ended: bool,
+    /// Per flow, the one-way delays of its data packets after the warm-up, when asked for
+    /// ([`Sim::measure_owd`]); a side table, so no flow carries it when off.
+    owd: Option<Box<owd::OwdSketches>>,
 }
 
 impl Sim {

@@ -279,6 +279,8 @@ def build(t: Template, variant: dict[str, Any], rate: float, rtt: float, quick: 
     body["warmup"] = duration_text(warmup)
     body["bin"] = duration_text(bin_s)
     body.setdefault("output", {})["packet_log"] = ["bottleneck"]
+    # Each flow's one-way delay per packet, measured at its receiver (measures.measured_delays).
+    body["output"]["owd_distribution"] = True
     return Built(
         t.id,
         str(meta["section"]),

@@ -31,14 +31,15 @@ Definitions, where the RFC leaves a choice (stated again in the report):
 * **adaptive video** (``app = "video"``, ``docs/models/video.md``): the mean of the chosen
   segment bitrates, the time spent rebuffering (the playout buffer dry after playback began)
   and the number of bitrate switches, over the whole run.
+* **one-way delay per packet** (§2.6, for its CDF): measured by the simulator for every data
+  packet reaching its receiver after the warm-up, from its sending to its arrival (every queue
+  on the path, the first of two AQMs in a row (§10) included), into a quantile sketch per flow
+  (``[output] owd_distribution``, the summary's ``flows[i].owd_distribution``:
+  :func:`measured_delays`); each value within :data:`SKETCH_REL_ERR` of the true one.
 * **packet delay variation** (§2.6, RFC 5481 §4.2's PDV, D(i) − D(min)): per flow, each
   data packet's one-way delay less the least one-way delay of the flow's data packets after
-  the warm-up; ``pdv_p99_ms`` is its 99th percentile, averaged over flows. Only the
-  bottleneck's queue varies (the rest of the path adds a constant per flow).
-* **one-way delay per packet** (§2.6, for its CDF): a data packet's sojourn at the
-  bottleneck plus its flow's constant rest of the path, the constant set so that the flow's
-  mean equals its receiver's measured mean (:func:`packet_delays`); not drawn with two AQMs in
-  a row (§10), whose first queue the bottleneck's log does not see.
+  the warm-up (exact); ``pdv_p99_ms`` is its 99th percentile, averaged over flows. A PDV value
+  is within :data:`SKETCH_REL_ERR` × its one-way delay (not × the PDV) of the true one.
 * **CDFs** (§2.6): the bottleneck's queueing delay (every packet), one-way delay and PDV
   (every data packet, all flows pooled), and the goodput samples of every 10·minRTT (one per
   long-lived flow present through the bin): each run keeps 101 quantiles (p = 0, 0.01, ...,
@@ -61,6 +62,10 @@ FIRST_AQM = "aqm1"
 HEADER_BYTES = 40
 #: Quantiles of each distribution kept per run (at p = 0, 0.01, ..., 1) for the CDFs.
 CDF_POINTS = 101
+#: The simulator's quantile sketch (``aqmlab_link::sketch``): a bucket [lo, lo + w) with
+#: w ≤ lo / 128 is reported by its midpoint, within w / 2 ≤ lo / 256 of every value in it (the
+#: layout's bound its tests check; its ``REL_ERR``, 0.5 %, rounds it up).
+SKETCH_REL_ERR = 1 / 256
 #: The distributions of a run's ``reduced.json`` that ``characterization.json`` and the
 #: report's CDFs give: name there → key here.
 CDFS = {
@@ -337,15 +342,13 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
             starts.append((int(data.min()) - arr) / 1e9)
     m["startup_s"] = math.fsum(starts) / len(starts) if starts else None
     pw = pk[pk["t_ns"] >= t0]
-    owd, pdv = packet_delays(pk, flows, t0)
-    m["pdv_p99_ms"] = (
-        math.fsum(float(np.quantile(v, 0.99)) for v in pdv.values()) / len(pdv) if pdv else None
-    )
+    owd = measured_delays(flows)
+    # RFC 5481 §4.2: each flow's delays less its least (exact; the first value is that least).
+    pdv = {f: (v - v[0], c) for f, (v, c) in owd.items()}
+    levels = np.arange(CDF_POINTS) / (CDF_POINTS - 1)
+    p99 = [ranked_quantiles(v, c, [0.99])[0] for v, c in pdv.values() if c.sum() >= 2]
+    m["pdv_p99_ms"] = math.fsum(p99) / len(p99) if p99 else None
     cdf = _quantiles(pw["sojourn_ns"].to_numpy() / 1e6, CDF_POINTS)
-    pooled_pdv = np.concatenate(list(pdv.values())) if pdv else np.array([])
-    # With two AQMs in a row (§10) the first link's queue is not in the bottleneck's log: no
-    # one-way delay per packet there.
-    pooled_owd = np.concatenate(list(owd.values())) if owd and first is None else np.array([])
     m.update(_per_rate(resolved, pw, warmup))
     m.update(per_level(summary))
 
@@ -378,8 +381,8 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
         "metrics": m,
         "points": points,
         "sojourn_cdf_ms": cdf,
-        "owd_cdf_ms": _quantiles(pooled_owd, CDF_POINTS),
-        "pdv_cdf_ms": _quantiles(pooled_pdv, CDF_POINTS),
+        "owd_cdf_ms": ranked_quantiles(*_pooled(owd), levels),
+        "pdv_cdf_ms": ranked_quantiles(*_pooled(pdv), levels),
         "goodput_10rtt_cdf_mbps": _quantiles(samples, CDF_POINTS),
         "goodput_10rtt": {
             "bin_s": bin_s,
@@ -389,33 +392,61 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     }
 
 
-def packet_delays(
-    pk: Any, flows: list[dict[str, Any]], t0_ns: int
-) -> tuple[dict[int, Any], dict[int, Any]]:
-    """Per flow, its data packets' one-way delay and PDV (ms) after the warm-up ``t0_ns``,
-    from their sojourn at the bottleneck (``pk``: the bottleneck's packet log).
+def measured_delays(flows: list[dict[str, Any]]) -> dict[int, tuple[Any, Any]]:
+    """Per flow, the one-way delays (ms) the simulator measured of its data packets after the
+    warm-up, as ``(values, counts)`` ascending: the summary's ``owd_distribution`` buckets,
+    each at its midpoint clamped to the exact least and greatest delay (as the simulator's own
+    quantiles take them), except that the least and the greatest packet are given their exact
+    delays (the first value is the flow's D(min)). Flows without packets are left out; a
+    summary without the measurement (``[output] owd_distribution`` off) gives none."""
+    import numpy as np
 
-    The data packets are the flow's packets longer than a bare header (no SYN, no ACK: a
-    flow whose data goes the other way has none here). A packet's one-way delay is its
-    sojourn plus a constant per flow (propagation and transmission), set so that the flow's
-    mean over the whole run equals its receiver's mean one-way delay (the summary's, exact):
-    a queue elsewhere on the path (the 1-Gb/s access links) is in that constant, not in the
-    spread. Its PDV is RFC 5481 §4.2's: D(i) − D(min), the least one-way delay of the flow's
-    packets after the warm-up as reference, which the constant cancels out of (sojourn less
-    the least sojourn). Flows with fewer than two such packets are left out."""
-    owd: dict[int, Any] = {}
-    pdv: dict[int, Any] = {}
-    data = pk[pk["size"] > HEADER_BYTES]
-    for fid, g in data.groupby("flow"):
-        f = flows[int(fid)]
-        mean = (f.get("one_way_delay_ms") or {}).get("mean")
-        soj = g["sojourn_ns"].to_numpy() / 1e6
-        after = soj[g["t_ns"].to_numpy() >= t0_ns]
-        if mean is None or len(after) < 2:
+    out: dict[int, tuple[Any, Any]] = {}
+    for f in flows:
+        d = f.get("owd_distribution")
+        if not d or not d["buckets_ns"]:
             continue
-        owd[int(fid)] = after + (mean - float(soj.mean()))
-        pdv[int(fid)] = after - float(after.min())
-    return owd, pdv
+        b = np.array(d["buckets_ns"], dtype=np.float64)
+        lo_ns, hi_ns = round(d["min_ms"] * 1e6), round(d["max_ms"] * 1e6)
+        mid = np.clip(b[:, 0] + (b[:, 1] - b[:, 0]) / 2, lo_ns, hi_ns)
+        counts = b[:, 2].astype(np.int64)
+        # The least packet at its exact delay, then (with two or more) the greatest.
+        counts[0] -= 1
+        ends = [lo_ns]
+        if counts.sum() > 0:
+            counts[-1] -= 1
+            ends.append(hi_ns)
+        values = np.concatenate([[ends[0]], mid, ends[1:]]) / 1e6
+        counts = np.concatenate([[1], counts, [1] * (len(ends) - 1)])
+        keep = counts > 0
+        out[int(f["id"])] = (values[keep], counts[keep])
+    return out
+
+
+def ranked_quantiles(values: Any, counts: Any, levels: Any) -> list[float]:
+    """The ``levels``-quantiles of ``values`` each counted ``counts`` times, by the simulator's
+    sketch's rule: the value of rank ``floor(q·(n−1))`` (the lowest rank 0). Empty when
+    there are no values."""
+    import numpy as np
+
+    values, counts = np.asarray(values, dtype=np.float64), np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum()) if len(counts) else 0
+    if n == 0:
+        return []
+    order = np.argsort(values, kind="stable")
+    cum = np.cumsum(counts[order])
+    ranks = np.floor(np.asarray(levels, dtype=np.float64) * (n - 1)).astype(np.int64)
+    return [float(v) for v in values[order][np.searchsorted(cum, ranks, side="right")]]
+
+
+def _pooled(per_flow: dict[int, tuple[Any, Any]]) -> tuple[Any, Any]:
+    """Every flow's ``(values, counts)`` as one."""
+    import numpy as np
+
+    if not per_flow:
+        return np.array([]), np.array([], dtype=np.int64)
+    vs, cs = zip(*per_flow.values())
+    return np.concatenate(vs), np.concatenate(cs)
 
 
 def _per_rate(resolved: dict[str, Any], pw: Any, warmup: float) -> dict[str, Any]:

@@ -141,8 +141,6 @@ def _figure(out: str, entry: dict[str, Any], figdir: str) -> list[str]:
 
 def _no_cdf(name: str, entry: dict[str, Any]) -> str:
     """Why a CDF panel of ``entry`` is empty (``measures.reduce_run`` leaves it out)."""
-    if name == "owd_ms" and str(entry["section"]).startswith("10"):
-        return "not measured: two AQMs in a row,\nthe first queue is not in the bottleneck's log"
     if name == "goodput_10rtt_mbps":
         return "no sample: no long-lived TCP flow"
     return "no data"

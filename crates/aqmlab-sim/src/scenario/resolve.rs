@@ -453,6 +453,7 @@ fn output(
         packet_log: chosen(&logged),
         trace: chosen(&traced),
         trace_flows: trace_flows(cx, &output.trace_flows, ov, flows)?,
+        owd_distribution: output.owd_distribution,
     })
 }
 

@@ -223,6 +223,7 @@ impl Sim {
             idle_shortcut: true,
             tcp_hints,
             series_ended: false,
+            owd: None,
         }
     }
 

@@ -165,6 +165,9 @@ pub struct Report {
     pub link_rows: Vec<Vec<LinkBin>>,
     /// Per flow, its time-series rows, up to its last active bin.
     pub flow_rows: Vec<Vec<FlowBin>>,
+    /// With [`Sim::measure_owd`]: from when (the warm-up's end), and per flow the one-way
+    /// delays (ns) of its data packets that arrived since.
+    pub owd: Option<(SimTime, Vec<QuantileSketch>)>,
 }
 
 /// Jain's fairness index of `xs`: (Σx)² / (n·Σx²); 1 when all equal, 1/n when one has all.
@@ -298,6 +301,7 @@ impl Sim {
             packets_alive: self.payloads.len(),
             link_rows,
             flow_rows: self.flows.iter().map(|f| f.series.clone()).collect(),
+            owd: self.owd_report(),
         }
     }
 

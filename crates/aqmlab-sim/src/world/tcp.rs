@@ -438,8 +438,11 @@ impl Sim {
             to_receiver: true, ..
         } = self.payloads.get(slot)
         {
-            fl.m.receiver
-                .arrive(self.sent_ns[slot as usize], self.now.as_nanos());
+            let (sent, now) = (self.sent_ns[slot as usize], self.now.as_nanos());
+            fl.m.receiver.arrive(sent, now);
+            if let Some(o) = self.owd.as_deref_mut() {
+                o.arrive(flow as usize, sent, now);
+            }
         }
         // The payload is read in place and freed once the endpoint has seen it, before anything
         // is sent (so the slot is reused warm): a TCP segment is about 100 bytes, and copying it
