@@ -9,6 +9,7 @@ use crate::arena::Arena;
 use crate::link::{DropSink, LinkDirection, Offer, Sent};
 use aqmlab_core::Packet;
 use aqmlab_qdisc::{DropReason, MarkReason};
+use std::collections::VecDeque;
 
 /// A link direction as the event loop drives it ([`LinkDirection`]), with where it leads.
 pub(super) struct Link {
@@ -19,6 +20,11 @@ pub(super) struct Link {
     /// `TxDone` scheduled late (when a packet starts waiting) keeps the place among equal-time
     /// events it would have had if scheduled when the transmission started.
     pub(super) tx_seq: u64,
+    /// The event sequence number reserved for each packet in the propagation pipe when its
+    /// transmission started (in pipe order), so that its `PipeHead`, scheduled only once it is
+    /// the pipe's head, keeps the place among equal-time events it would have had if scheduled
+    /// then, as ns-2.35's `LinkDelay::recv` schedules a packet's arrival (link/delay.cc).
+    pub(super) pipe_seqs: VecDeque<u64>,
 }
 
 /// Where the packets a link direction drops or loses go in a simulation: their payloads are
@@ -71,8 +77,14 @@ impl Sim {
         let pipe = link.dir.pipe();
         let (at, p) = pipe.pop_front(); // a PipeHead event has a packet
         debug_assert_eq!(at, self.now);
-        if let Some(next) = pipe.front_arrival() {
-            self.events.push(next, Ev::PipeHead(l));
+        let next = pipe.front_arrival();
+        link.pipe_seqs.pop_front();
+        if let Some(next) = next {
+            let seq = *link
+                .pipe_seqs
+                .front()
+                .expect("one sequence number per packet in the pipe");
+            self.events.push_with_seq(next, seq, Ev::PipeHead(l));
         }
         let node = link.to;
         if packet_dst(p.id) == node {
@@ -166,11 +178,17 @@ impl Sim {
             payloads: &mut self.payloads,
             link: l,
         };
+        let in_pipe = link.dir.pipe().len();
         let Sent { pipe_head, tx_done } = link
             .dir
             .transmit::<PASSING>(self.now, &self.bins, p, &mut sink);
-        if let Some(at) = pipe_head {
-            self.events.push(at, Ev::PipeHead(l));
+        if link.dir.pipe().len() > in_pipe {
+            // Not lost on the wire: its arrival's place among equal-time events is taken now.
+            let seq = self.events.reserve_seq();
+            link.pipe_seqs.push_back(seq);
+            if let Some(at) = pipe_head {
+                self.events.push_with_seq(at, seq, Ev::PipeHead(l));
+            }
         }
         // Reserved after the PipeHead push, as when this was one function: ties keep their order.
         link.tx_seq = self.events.reserve_seq();
