@@ -37,7 +37,7 @@ pub use apps::DEFAULT_REQUEST_BYTES;
 pub use edits::{apply_sets, apply_unsets, build_with_edits, build_with_sets, resolve_with_edits};
 use flow_keys::RawFlow;
 pub use flow_keys::{flow_keys_markdown, Applies, FlowKey, FLOW_KEYS};
-use flows::{check_flows, crossings, resolve_flows, Crossing};
+use flows::{check_flows, crossings, resolve_flows, Crossing, RawFlows};
 use links::{direction, largest_per_link, params_byte_limit, read_topology};
 use raw_units::{Delays, Rate, Size, Step, Time, TimeDist};
 use resolve::resolve_expanded;
@@ -330,12 +330,12 @@ pub const WARN_FLOWS: usize = 10_000;
 /// The memory a run takes per flow, in bytes, beyond [`BASE_RUN_BYTES`]: the slope of a
 /// least-squares line through the peak resident memory of `aqmlab run bench/flow-memory.toml`
 /// (1 s of N bulk CUBIC flows through a 1 Gb/s FQ-CoDel dumbbell) for N = 10^3, 10^4, 3·10^4 and
-/// 5·10^4: 57,892, 213,636, 558,824 and 911,660 KiB (README, "Limits", gives the command).
-pub const BYTES_PER_FLOW: u64 = 17_800;
+/// 5·10^4: 57,140, 203,228, 515,808 and 840,988 KiB (README, "Limits", gives the command).
+pub const BYTES_PER_FLOW: u64 = 16_300;
 
 /// The same line's intercept: the run's memory apart from its flows (Python and the simulator's
 /// fixed state; `aqmlab run` loads no pandas or pyarrow), in bytes.
-pub const BASE_RUN_BYTES: u64 = 40_300_000;
+pub const BASE_RUN_BYTES: u64 = 42_400_000;
 
 /// The warning for a scenario of `n` flows: the memory its run is projected to take.
 pub fn flows_memory_warning(n: usize) -> String {

@@ -17,11 +17,78 @@ pub(super) struct PlannedFlow {
 
 use crate::resolved::{FlowPlan as Planned, ResolvedFlow};
 
+/// The scenario's flows as read: each `[[flows]]` table once, with the number of flows it stands
+/// for. A table with `count = N` and no per-flow lists is read once and stamped N times here
+/// (its instances named `NAME-1` ... `NAME-N`), rather than written out as N tables and read N
+/// times ([`super::edits`]; issue 24).
+pub(super) struct RawFlows {
+    tables: Vec<RawFlow>,
+    /// Per table, `Some(N)` for a stamped one (`count = N`), `None` for one flow.
+    stamps: Vec<Option<usize>>,
+    len: usize,
+}
+
+impl RawFlows {
+    /// `tables` as the edited document holds them, `stamps` as [`super::edits`] made them (per
+    /// table; missing ones are `None`, so an empty list means no table was stamped).
+    pub(super) fn new(tables: Vec<RawFlow>, stamps: &[Option<usize>]) -> RawFlows {
+        let stamps: Vec<Option<usize>> = (0..tables.len())
+            .map(|t| stamps.get(t).copied().flatten())
+            .collect();
+        let len = stamps.iter().map(|s| s.unwrap_or(1)).sum();
+        RawFlows {
+            tables,
+            stamps,
+            len,
+        }
+    }
+
+    /// The number of flows (every stamp counted).
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Each flow in the scenario's order: its table, and for a stamped one its instance
+    /// (0-based).
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&RawFlow, Option<usize>)> {
+        self.tables
+            .iter()
+            .zip(&self.stamps)
+            .flat_map(|(t, s)| match *s {
+                Some(n) => Stamps::Some(t, 0..n),
+                None => Stamps::One(Some(t)),
+            })
+    }
+
+    /// The index of the first flow table `table` stands for.
+    pub(super) fn first_flow(stamps: &[Option<usize>], table: usize) -> usize {
+        (0..table)
+            .map(|t| stamps.get(t).copied().flatten().unwrap_or(1))
+            .sum()
+    }
+}
+
+/// The flows one table stands for ([`RawFlows::iter`]).
+enum Stamps<'a> {
+    One(Option<&'a RawFlow>),
+    Some(&'a RawFlow, std::ops::Range<usize>),
+}
+
+impl<'a> Iterator for Stamps<'a> {
+    type Item = (&'a RawFlow, Option<usize>);
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Stamps::One(t) => t.take().map(|t| (t, None)),
+            Stamps::Some(t, js) => js.next().map(|j| (*t, Some(j))),
+        }
+    }
+}
+
 /// Checks and resolves the scenario's flows, without a simulation; true when one of them draws
 /// at random (a random start, on/off periods, random traffic), so that the seed matters.
 pub(super) fn resolve_flows(
     cx: &Ctx<'_>,
-    flows: &[RawFlow],
+    flows: &RawFlows,
     nodes: &[String],
     duration: SimDuration,
     seed: u64,
@@ -29,13 +96,18 @@ pub(super) fn resolve_flows(
     let lookup = NodeLookup::new(nodes);
     let mut planned = Vec::with_capacity(flows.len());
     let mut random = false;
-    let mut flow_names: Vec<&str> = Vec::new();
-    for (i, f) in flows.iter().enumerate() {
+    // Each name given, with the first flow that has it.
+    let mut flow_names: std::collections::BTreeMap<String, usize> = Default::default();
+    for (i, (f, instance)) in flows.iter().enumerate() {
         let p = format!("flows[{i}]");
         let name = match &f.name {
             None => None,
             Some(n) => {
-                let v = n.get_ref().as_str();
+                // A stamped flow's name: its table's, numbered (as `count = N` names them).
+                let v = match instance {
+                    Some(j) => format!("{}-{}", n.get_ref(), j + 1),
+                    None => n.get_ref().clone(),
+                };
                 if v.is_empty() || v.chars().any(char::is_control) {
                     return Err(cx.err(
                         Some(n.span()),
@@ -43,15 +115,15 @@ pub(super) fn resolve_flows(
                         "expected a non-empty name without control characters",
                     ));
                 }
-                if let Some(j) = flow_names.iter().position(|x| *x == v) {
+                if let Some(j) = flow_names.get(&v) {
                     return Err(cx.err(
                         Some(n.span()),
                         format!("{p}.name"),
                         format!("flows[{j}] is named {v:?} already: expected a unique name"),
                     ));
                 }
-                flow_names.push(v);
-                Some(v.to_string())
+                flow_names.insert(v.clone(), i);
+                Some(v)
             }
         };
         let node = |s: &S, path: &str| node_index(cx, &lookup, s, path);
@@ -336,7 +408,7 @@ pub(super) struct Crossing {
 /// byte-limit check and CoDel's `mtu = "auto"` defaults.
 pub(super) fn crossings(
     cx: &Ctx<'_>,
-    flows: &[RawFlow],
+    flows: &RawFlows,
     nodes: &[String],
     planned: &[PlannedFlow],
     routes: &crate::topology::Routes,
@@ -344,7 +416,7 @@ pub(super) fn crossings(
 ) -> Result<Vec<Crossing>, ScenarioError> {
     let lookup = NodeLookup::new(nodes);
     let mut v = Vec::new();
-    for (i, f) in flows.iter().enumerate() {
+    for (i, (f, _)) in flows.iter().enumerate() {
         let (src, dst) = (
             node_index(cx, &lookup, &f.from, "")?,
             node_index(cx, &lookup, &f.to, "")?,

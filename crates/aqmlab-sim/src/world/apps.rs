@@ -559,16 +559,10 @@ impl Sim {
     /// A web request arrives now: the client opens a connection for it, and the next one is
     /// scheduled.
     pub(super) fn on_web_arrival(&mut self, f: u32) {
-        if let FlowKind::Tcp {
-            spec:
-                super::TcpSpec {
-                    app: TcpApp::Page { .. },
-                    ..
-                },
-            ..
-        } = &self.flows[f as usize].kind
-        {
-            return self.on_page_arrival(f);
+        if let FlowKind::Tcp { spec, .. } = &self.flows[f as usize].kind {
+            if matches!(spec.app, TcpApp::Page { .. }) {
+                return self.on_page_arrival(f);
+            }
         }
         let now = self.now;
         let FlowKind::Tcp { spec, rng, app } = &mut self.flows[f as usize].kind else {
