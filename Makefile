@@ -19,9 +19,10 @@ install-test: ## install aqmlab (as install) with its test tools (pytest, ruff)
 demo: install ## the main job: the CoDel paper's dynamic link reproduced, its claims beside ours
 	$(PYTHON) -m aqmlab reproduce codel-dynamic --out out/codel-dynamic
 
-lint: ## rustfmt, clippy (warnings are errors) and ruff
+lint: ## rustfmt, clippy and rustdoc (warnings are errors) and ruff
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 	$(PYTHON) -m ruff check python tests examples
 	$(PYTHON) -m ruff format --check python tests examples
 

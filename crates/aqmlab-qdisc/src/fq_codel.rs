@@ -4,7 +4,7 @@
 //! The scheduler is [`crate::fq`]'s, shared with FQ-PIE and FQ-COBALT; this module supplies the
 //! per-flow CoDel ([`CodelFlow`]) and FQ-CoDel's parameter table. In summary:
 //!
-//! * Classification (RFC 8290 §4.1): the packet's [`FlowId`] is the caller's flow identifier.
+//! * Classification (RFC 8290 §4.1): the packet's [`aqmlab_core::FlowId`] is the caller's flow identifier.
 //!   `hash=flow_id` (default) uses bucket = id mod `flows`, so flows numbered `0..flows` get one
 //!   queue each; `hash=perturbed` hashes the id with a salt drawn once from the discipline's
 //!   random source, so unrelated flows collide as they do in Linux (whose flow hash is salted

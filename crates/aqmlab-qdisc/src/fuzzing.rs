@@ -490,7 +490,7 @@ const ACK_FILTER_CONFIGS: &[&[&str]] = &[
 /// CAKE with its ACK filter under arbitrary TCP headers. Calls are 5 bytes,
 /// `[op|flow|conn|pure, flags, ack_step, size, dt]`: op bit 0 clear enqueues a packet of flow
 /// `bits 1-3`, connection `bit 4`; with bit 5 set it is a pure ACK (ACK plus `flags`' ECN
-/// feedback bits), else `flags` are [`TcpHint`]'s bits as given. Each connection's ACK number
+/// feedback bits), else `flags` are [`aqmlab_core::TcpHint`]'s bits as given. Each connection's ACK number
 /// moves by `ack_step - 64` (so it also goes back), starting just below 2^32 so serial
 /// arithmetic wraps. Against a shadow copy of every flow's queue it checks the filter's rules
 /// (module `cake::ack_filter`): only an enqueue drops an ACK, at most one, never with the filter

@@ -25,7 +25,7 @@
 //!     §5.5 order), so they come from `begin()`; later drops, and packets sent in the dropping
 //!     state, come from `prev(end())`.
 //!
-//!   The paper's §III, §IV-A and §V ("heavily congested packets [are] serviced first", "dequeuing
+//!   The paper's §III, §IV-A and §V ("heavily congested packets \[are\] serviced first", "dequeuing
 //!   from the beginning of the queue") mostly describe the coded behaviour, and its numbers come
 //!   from the code; `as_described` is the literal LSTF reading of §V ("least slack value").
 //! * **Keys**: packets are ordered by the bits of `P` computed in `f64` exactly as the author's

@@ -431,7 +431,7 @@ fn read_scenario(path: &Path) -> Result<(String, String, PathBuf, String), Scena
 }
 
 /// Builds a scenario from TOML `text`; `file` names it in errors, relative trace paths are
-/// resolved against `dir`. Flows with `count = N` are expanded first ([`edits`]).
+/// resolved against `dir`. Flows with `count = N` are expanded first (`edits`).
 pub fn build(
     text: &str,
     file: &str,

@@ -533,7 +533,7 @@ fn walk_value(
 }
 
 /// Applies `--set path.to.key=value` overrides to scenario `text`, keeping the rest of the
-/// file (and so its line numbers) as written ([`edit`] without the flows' expansion).
+/// file (and so its line numbers) as written (`edit` without the flows' expansion).
 pub fn apply_sets(
     text: &str,
     file: &str,
@@ -544,14 +544,14 @@ pub fn apply_sets(
 
 /// Removes the keys `keys` (dotted paths as [`apply_sets`] takes them: `flows[0].stop`,
 /// `dumbbell.bottleneck.params.target`, or a whole table) from scenario `text`, as `aqmlab
-/// run --unset KEY` does, keeping the rest as written ([`edit`] without the expansion).
+/// run --unset KEY` does, keeping the rest as written (`edit` without the expansion).
 pub fn apply_unsets(text: &str, file: &str, keys: &[String]) -> Result<String, ScenarioError> {
     Ok(edit(text, file, keys, &[], &[], false)?.text.into_owned())
 }
 
 /// Resolves a scenario from TOML `text` (without building a simulation) after removing the keys
 /// `unsets` and applying the `--set`
-/// edits `sets` ([`edit`]); errors name the file's lines or the `--set` that wrote a key.
+/// edits `sets` (`edit`); errors name the file's lines or the `--set` that wrote a key.
 pub fn resolve_with_edits(
     text: &str,
     file: &str,

@@ -67,7 +67,7 @@ pub struct FlowKey {
     pub applies: Applies,
     /// Refused where it does not apply by its own check, with a message that says more (e.g.
     /// `bytes` on a bulk flow: "a bulk transfer is infinite: use app = \"finite\""), rather
-    /// than by the table's ([`wrong_app`], [`wrong_cc`]); a udp flow refuses it as any TCP key.
+    /// than by the table's (`wrong_app`, `wrong_cc`); a udp flow refuses it as any TCP key.
     pub own_check: bool,
     /// What it sets.
     pub doc: &'static str,

@@ -87,7 +87,7 @@ pub enum TcpApp {
         /// RFC 5681 §4.1's restart window after an idle period longer than the RTO.
         restart_after_idle: bool,
     },
-    /// Web pages (RFC 7928 §7.2, [`super::page`]): page requests arrive at `dst` (the client)
+    /// Web pages (RFC 7928 §7.2, `world::page`): page requests arrive at `dst` (the client)
     /// as `arrivals`; for each, the client opens `parallel` persistent connections to `src` at
     /// once and fetches the page's `objects` objects over them, each a request of
     /// `request_bytes` and a response drawn from `size`. Each object is a transfer; the page's
@@ -106,7 +106,7 @@ pub enum TcpApp {
     },
     /// Adaptive video streaming over one persistent connection from `src` (the server) to
     /// `dst` (the client): segments at rates chosen from the measured throughput
-    /// ([`super::video`]).
+    /// (`world::video`).
     Video(VideoSpec),
 }
 

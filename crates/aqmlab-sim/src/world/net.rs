@@ -203,7 +203,7 @@ impl Sim {
     }
 
     /// With `false`, every packet goes through its link's discipline calls, even across an idle
-    /// tail-drop link ([`Qdisc::pass_through`] and [`Qdisc::dequeue_when_idle`] are not used).
+    /// tail-drop link ([`aqmlab_qdisc::Qdisc::pass_through`] and [`aqmlab_qdisc::Qdisc::dequeue_when_idle`] are not used).
     /// The results are identical either way: this is there to check that, and to measure what
     /// the shortcut saves.
     pub fn set_idle_shortcut(&mut self, on: bool) {
