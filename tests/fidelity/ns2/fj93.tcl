@@ -31,7 +31,8 @@
 # and over the whole run (from 0 s, as aqmlab's summary counts a flow's drops), for its Figs.
 # 13-14.
 #
-# Environment: FJ93_RED_LIMIT=N sets RED's buffer to N packets (red-bursty's hypothesis run,
+# Environment: FJ93_DT_WAITING=1 makes tail drop's SIZE the packets waiting (queue-limit SIZE + 1;
+# red-bursty's tables, run.sh --fig1214 and --fig6, compare ns-2 with our SIZEp so); FJ93_RED_LIMIT=N sets RED's buffer to N packets (red-bursty's hypothesis run,
 # run.sh --red-limit100). Diagnosis (README.md "Classic Reno: ns-2's bugFix_"): FJ93_BUGFIX=true|false sets
 # Agent/TCP's bugFix_ (ns-2.35's default: true); FJ93_COUNTS=1 also prints, on stderr, the
 # senders' totals over the whole run: "timeouts T fast_retransmits F retransmits R" (nrexmit_,
@@ -118,7 +119,14 @@ if {$qdisc == "red"} {
     $ns queue-limit $gw $sink $redlimit
 } else {
     $ns simplex-link $gw $sink 45Mb $bdelay DropTail
-    $ns queue-limit $gw $sink $size
+    # ns-2.35's DropTail::enque (queue/drop-tail.cc) drops an arrival when length + 1 >= qlim_,
+    # the packet on the wire not counted: queue-limit N holds N - 1 waiting. FJ93_DT_WAITING=1
+    # makes SIZE the packets waiting, as aqmlab's buffer counts them (queue-limit SIZE + 1).
+    set dtlimit $size
+    if {[info exists env(FJ93_DT_WAITING)] && $env(FJ93_DT_WAITING)} {
+        set dtlimit [expr {$size + 1}]
+    }
+    $ns queue-limit $gw $sink $dtlimit
 }
 $ns simplex-link $sink $gw 45Mb $bdelay DropTail
 $ns queue-limit $sink $gw 1000

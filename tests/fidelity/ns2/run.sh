@@ -62,6 +62,12 @@ if [[ $setup == node5seeds ]]; then
     seeds=$(seq 1 30)
     setup=cbcase
 fi
+# red-bursty's tables beside our runs: tail drop's SIZE is the packets waiting, as our SIZEp
+# (ns-2.35's queue-limit N holds N - 1 waiting: fj93.tcl's FJ93_DT_WAITING; the fidelity
+# table above keeps ns-2's queue-limit and its test gives us N - 1 packets instead).
+if [[ $setup != issue ]]; then
+    export FJ93_DT_WAITING=1
+fi
 if [[ $setup == fig6 ]]; then
     out=${1:-$here/../../../python/aqmlab/reproduce/builtin/red-bursty/ns2-fig6.csv}
     points=()
