@@ -171,3 +171,29 @@ def test_distributions_average_the_seeds_quantiles():
     assert d["queue_delay_ms"] == {"quantiles": [1.0, 2.0, 3.0], "n": 2}
     assert d["owd_ms"] == {"quantiles": [50.0, 51.0, 60.0], "n": 1}
     assert "pdv_ms" not in d and "goodput_10rtt_mbps" not in d
+
+
+def test_the_one_way_delay_mean_counts_the_packets_its_cdf_counts():
+    """``owd_ms`` is the mean over the packets the measured distribution holds (after the
+    warm-up: each flow's exact count and mean), not the receivers' whole-run means, which still
+    count the warm-up; a summary without the measurement falls back to those."""
+    from aqmlab.characterize.measures import owd_mean
+
+    flows = [
+        {
+            "one_way_delay_ms": {"mean": 90.0},
+            "data_pkts_received": 100,
+            "owd_distribution": {"pkts": 60, "mean_ms": 50.0},
+        },
+        {
+            "one_way_delay_ms": {"mean": 30.0},
+            "data_pkts_received": 100,
+            "owd_distribution": {"pkts": 20, "mean_ms": 10.0},
+        },
+        {"one_way_delay_ms": None, "data_pkts_received": 0, "owd_distribution": {"pkts": 0}},
+    ]
+    assert owd_mean(flows) == pytest.approx((60 * 50.0 + 20 * 10.0) / 80)
+    whole_run = [{k: v for k, v in f.items() if k != "owd_distribution"} for f in flows]
+    assert owd_mean(whole_run) == pytest.approx(60.0)
+    assert owd_mean([{"owd_distribution": {"pkts": 0, "mean_ms": None}}]) is None
+    assert owd_mean([]) is None

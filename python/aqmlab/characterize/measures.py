@@ -282,14 +282,10 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
         m[f"mark_ratio[{FIRST_AQM}]"] = first["marked_pkts"] / enq if enq else None
         m[f"utilization[{FIRST_AQM}]"] = first["utilization"]
 
-    # End-to-end delay and jitter (data packets at their receivers).
-    recv = [f for f in flows if f.get("one_way_delay_ms")]
-    n_recv = sum(f["data_pkts_received"] for f in recv)
-    m["owd_ms"] = (
-        math.fsum(f["one_way_delay_ms"]["mean"] * f["data_pkts_received"] for f in recv) / n_recv
-        if n_recv
-        else None
-    )
+    # End-to-end delay and jitter (data packets at their receivers). The one-way delay's mean is
+    # over the packets its CDF counts (the measured distribution, after the warm-up, as every
+    # windowed metric); a summary without it gives the receivers' whole-run mean.
+    m["owd_ms"] = owd_mean(flows)
     jit = [f["jitter_ms"] for f in flows if f.get("jitter_ms") is not None]
     m["jitter_ms"] = math.fsum(jit) / len(jit) if jit else None
     media = ("page", "video")
@@ -390,6 +386,24 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
             "flows": {str(f): [v.get(t) for t in bins] for f, v in sorted(per_flow.items())},
         },
     }
+
+
+def owd_mean(flows: list[dict[str, Any]]) -> float | None:
+    """The mean one-way delay (ms) of the data packets of all flows: over the packets the
+    measured distribution counts (``owd_distribution``, after the warm-up: exact count and
+    mean), or, in a summary without it, the receivers' whole-run means weighted by their
+    packets. None without packets."""
+    dist = [f["owd_distribution"] for f in flows if f.get("owd_distribution")]
+    if dist:
+        n = sum(d["pkts"] for d in dist)
+        return math.fsum(d["mean_ms"] * d["pkts"] for d in dist if d["pkts"]) / n if n else None
+    recv = [f for f in flows if f.get("one_way_delay_ms")]
+    n = sum(f["data_pkts_received"] for f in recv)
+    return (
+        math.fsum(f["one_way_delay_ms"]["mean"] * f["data_pkts_received"] for f in recv) / n
+        if n
+        else None
+    )
 
 
 def measured_delays(flows: list[dict[str, Any]]) -> dict[int, tuple[Any, Any]]:
