@@ -26,38 +26,13 @@ fn with<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<&'a str> {
     a.iter().chain(b).copied().collect()
 }
 
-/// ns-3's outcome counts (`delivered`, `marked`, `dropped_enqueue`, `dropped_dequeue`,
-/// `queued_at_end`) from `active.NAME.ns3.summary.json`.
-fn ns3_counts(name: &str) -> [usize; 5] {
-    let text = read_vector(&format!("{SCHEDULE}.{name}.ns3.summary.json"));
-    [
-        "delivered",
-        "marked",
-        "dropped_enqueue",
-        "dropped_dequeue",
-        "queued_at_end",
-    ]
-    .map(|field| {
-        let key = format!("\"{field}\": ");
-        let at = text
-            .find(&key)
-            .unwrap_or_else(|| panic!("no {field} in {text}"))
-            + key.len();
-        let digits: String = text[at..]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        digits.parse().unwrap()
-    })
-}
-
 /// Replays `active` through `kind` and checks every packet against `active.NAME.ns3.csv`.
 fn check(kind: &str, name: &str, params: &[&str]) {
     let ours = run(SCHEDULE, kind, params, ns3_uniforms());
     assert_same(&ours.decisions, &reference(SCHEDULE, name));
     assert_eq!(
         outcome_counts(&ours.decisions),
-        ns3_counts(name),
+        ns3_counts(SCHEDULE, name),
         "{SCHEDULE}.{name}"
     );
     eprintln!(
@@ -119,7 +94,7 @@ fn pie_and_fq_pie_active_threshold_agree_with_ns3() {
 fn dq_rate_pie_with_active_threshold_never_activates_as_in_ns3() {
     let params = with(PIE, &["estimator=dq_rate", "active_threshold=10ms"]);
     check("pie", "pie_dq_th10ms", &params);
-    let [_, marked, early, late, _] = ns3_counts("pie_dq_th10ms");
+    let [_, marked, early, late, _] = ns3_counts(SCHEDULE, "pie_dq_th10ms");
     assert_eq!([marked, early, late], [0, 0, 0], "ns-3's PIE acted");
     let off = differing_from("pie", "pie_dq_th10ms", &with(PIE, &["estimator=dq_rate"]));
     eprintln!("pie_dq_th10ms: {off} packets differ with active_threshold off");

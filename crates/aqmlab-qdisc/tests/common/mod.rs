@@ -91,3 +91,30 @@ pub fn outcome_counts(d: &[Decision]) -> [usize; 5] {
     }
     c
 }
+
+/// An integer field of ns-3's `NAME.QDISC.ns3.summary.json` (one flat object of integers).
+pub fn summary_field(schedule: &str, qdisc: &str, field: &str) -> u64 {
+    let text = read_vector(&format!("{schedule}.{qdisc}.ns3.summary.json"));
+    let key = format!("\"{field}\": ");
+    let at = text
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {field} in {text}"))
+        + key.len();
+    let digits: String = text[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().unwrap()
+}
+
+/// ns-3's outcome counts in `outcome_counts`' order.
+pub fn ns3_counts(schedule: &str, qdisc: &str) -> [usize; 5] {
+    [
+        "delivered",
+        "marked",
+        "dropped_enqueue",
+        "dropped_dequeue",
+        "queued_at_end",
+    ]
+    .map(|f| summary_field(schedule, qdisc, f) as usize)
+}
