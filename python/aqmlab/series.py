@@ -99,7 +99,7 @@ class SeriesSink:
     The files are written as ``NAME.parquet.partial`` and renamed by :meth:`close`; a run that
     stops early calls :meth:`abort`, which removes them, so a folder never mixes a finished
     run's files with an unfinished one's. Both kinds of file are written from the chunks' own
-    bytes (Parquet by the native module's ``ParquetFile``, CSV by :class:`_CsvWriter`); only
+    bytes (by the native module's ``ParquetFile`` and ``CsvFile``); only
     kept tables need pyarrow and pandas, which is what makes ``aqmlab run`` start without
     either."""
 
@@ -138,11 +138,11 @@ class SeriesSink:
         return os.path.join(self.out, f"{name}.{'csv' if self.csv else 'parquet'}")
 
     def _open(self, name: str) -> Any:
-        path = self._path(name) + ".partial"
-        if self.csv:
-            return _CsvWriter(path, COLUMNS[name])
         from . import _core
 
+        path = self._path(name) + ".partial"
+        if self.csv:
+            return _core.CsvFile(path, COLUMNS[name])
         return _core.ParquetFile(path, COLUMNS[name], ROWS_PER_GROUP)
 
     def add(self, chunk: dict[str, dict[str, Any]]) -> None:
@@ -233,40 +233,3 @@ def _table(columns: dict[str, list[Any]], schema: pa.Schema) -> pa.Table:
     import pyarrow as pa
 
     return pa.Table.from_arrays([_column(columns[f.name], f.type) for f in schema], schema=schema)
-
-
-def _values(values: Any, kind: str) -> list[Any]:
-    """One column of a chunk (in any of the forms :func:`_column` takes) as Python values, as
-    the CSV file shows them: a NaN as None (written empty), a float64 value as a float (written
-    as its repr: the shortest text that reads back as the same double)."""
-    if isinstance(values, tuple):  # a string column: (validity, offsets, data)
-        # A null spans no bytes (columns.rs): it is written empty, as pandas writes None.
-        _, offsets, data = values
-        ends = memoryview(offsets).cast("i").tolist()
-        data = bytes(data)
-        return [data[a:b].decode() for a, b in zip(ends[:-1], ends[1:])]
-    if isinstance(values, bytes):
-        values = memoryview(values).cast("d" if kind == "float64" else "q").tolist()
-    if kind == "float64":
-        return [None if v != v else float(v) for v in values]
-    return list(values)
-
-
-class _CsvWriter:
-    """CSV with a header, written chunk by chunk, byte for byte as pandas' ``to_csv`` writes
-    the same table (``csv`` module, minimal quoting, ``\\n`` line ends; a missing value empty,
-    a float as Python's ``repr``), without importing pandas or pyarrow."""
-
-    def __init__(self, path: str, columns: list[tuple[str, str]]) -> None:
-        import csv
-
-        self.columns = columns
-        self.f = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed in close()
-        self.w = csv.writer(self.f, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-        self.w.writerow([c for c, _ in columns])
-
-    def write_columns(self, chunk: dict[str, Any]) -> None:
-        self.w.writerows(zip(*(_values(chunk[c], kind) for c, kind in self.columns)))
-
-    def close(self) -> None:
-        self.f.close()

@@ -3,6 +3,7 @@
 #![allow(unsafe_code)] // PyO3's macros expand to unsafe FFI glue.
 
 mod columns;
+mod csv_file;
 mod parquet_file;
 mod series;
 
@@ -580,6 +581,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add_class::<Run>()?;
     m.add_class::<parquet_file::ParquetFile>()?;
+    m.add_class::<csv_file::CsvFile>()?;
+    m.add_function(wrap_pyfunction!(csv_file::float_repr, m)?)?;
     m.add_function(wrap_pyfunction!(load_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(resolve_scenario, m)?)?;
     m.add_class::<Resolved>()?;
