@@ -1,6 +1,7 @@
 """Issue 19, "verdicts that can fail and say why": two hypotheses that were untested are now
 tested by runs, and their outcomes come from the numbers. Each test feeds numbers under which
-the outcome flips (confirmed / refuted / unexplained).
+the outcome flips (confirmed / refuted / unexplained, and for consumer-edge cannot
+discriminate).
 
 * red-vs-codel's delay-comparable: RED set otherwise (a 1-s average, Adaptive RED) beside the
   same CoDel runs (reproduction.py, settings_test);
@@ -132,8 +133,16 @@ def test_consumer_edge_class_test_flips_with_the_numbers(ce):
     # Less than half closed, or farther: refuted.
     assert ce.class_test("84", 108.0, 107.0, None)["outcome"] == "refuted"
     assert ce.class_test("85", 92.5, 93.1, None)["outcome"] == "refuted"
-    # Our seeds' spread widens the tolerance as the claim's does.
-    assert ce.class_test("84", 108.0, 86.0, 2.5)["outcome"] == "confirmed"
+    # Our seeds' interval does not confirm (the old rule did: 2 ≤ 0.5 + 2.5): outside the
+    # slides' digits but within them plus the interval, it cannot discriminate, and says how
+    # many seeds would (3 × (2.5 / 0.5)² = 75; 3 × (2.5 / 1.5)² = 8.3 → 9).
+    t = ce.class_test("84", 108.0, 86.0, 2.5, 3)
+    assert t["outcome"] == "cannot discriminate"
+    assert "about 75 seeds" in t["text"] and "about 9 seeds under" in t["text"]
+    assert ce.class_test("84", 108.0, 84.4, 2.5, 3)["outcome"] == "confirmed"
+    # Outside the interval too: graded on the gap as without it.
+    assert ce.class_test("84", 108.0, 90.0, 2.5, 3)["outcome"] == "unexplained"
+    assert ce.class_test("84", 108.0, 100.0, 2.5, 3)["outcome"] == "refuted"
     assert ce.class_test("84", 108.0, float("nan"), None)["outcome"] == "unexplained"
 
 

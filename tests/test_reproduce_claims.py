@@ -26,15 +26,73 @@ def test_numeric_agrees_within_the_printed_digit_and_differs_beyond():
     assert bad.verdict == cm.DIFFERS
     # A differs without a hypothesis says so.
     assert bad.explanation == cm.UNEXPLAINED
-    # A read-off error or the seeds' spread widens the tolerance, and says so.
+    # A read-off error widens the source's allowance, and says so.
     wide = cm.numeric("m", "src", "metric", "2.7", 2.76, read_off=0.1, why="read off Fig. 1")
     assert wide.verdict == cm.AGREES and "read-off" in wide.tolerance
     assert wide.why == "read off Fig. 1"
     spread = cm.seed_spread([1.0, 1.2, 1.1])
     assert spread == pytest.approx(4.303 * 0.1 / math.sqrt(3), rel=1e-3)
-    assert cm.numeric("m", "s", "x", "1.0", 1.2, spread=spread).verdict == cm.AGREES
     assert cm.numeric("m", "s", "x", "1.0", 1.2).verdict == cm.DIFFERS
     assert cm.numeric("m", "s", "x", "1.0", None).verdict.startswith(cm.NOT_GRADED)
+
+
+def test_our_seeds_interval_never_makes_a_number_agree():
+    """Issue 19 ("verdicts that can fail"): agrees only within the source's own allowance
+    (printed digits + read-off); outside it but within it plus our seeds' 95 % interval,
+    cannot discriminate; outside both, differs. The old rule (allowance + interval, agrees)
+    said "agrees" in the middle band."""
+    spread = cm.seed_spread([1.0, 1.2, 1.1])  # ±0.248 over 3 seeds
+    # 1.2 against "1.0" (±0.05): 0.2 is outside the allowance, inside ±0.05 + 0.248. The old
+    # rule's tolerance 0.298 passed it.
+    mid = cm.numeric("m", "s", "x", "1.0", 1.2, spread=spread, seeds=3)
+    assert 0.05 < 0.2 <= 0.05 + spread
+    assert mid.verdict == cm.CANNOT and mid.explanation == ""
+    assert "±0.05" in mid.tolerance and "seeds' 95 % CI ±0.25" in mid.tolerance
+    assert "allowance ±0.05" in mid.note and "interval ±0.25 (3 seeds)" in mid.note
+    # Counterfactual either way: within the allowance it agrees with or without the seeds'
+    # interval, outside the allowance plus interval it differs with or without it.
+    for s in (None, spread):
+        n = 3 if s else None
+        assert cm.numeric("m", "s", "x", "1.0", 1.04, spread=s, seeds=n).verdict == cm.AGREES
+        assert cm.numeric("m", "s", "x", "1.0", 0.96, spread=s, seeds=n).verdict == cm.AGREES
+        assert cm.numeric("m", "s", "x", "1.0", 1.31, spread=s, seeds=n).verdict == cm.DIFFERS
+        assert cm.numeric("m", "s", "x", "1.0", 0.69, spread=s, seeds=n).verdict == cm.DIFFERS
+    # The middle band on both sides, read-off counted as the source's.
+    assert cm.numeric("m", "s", "x", "1.0", 0.8, spread=spread, seeds=3).verdict == cm.CANNOT
+    ro = cm.numeric("m", "s", "x", "1.0", 1.2, read_off=0.2, spread=spread, seeds=3)
+    assert ro.verdict == cm.AGREES
+    # A spread needs its seed count (the estimate is over it).
+    with pytest.raises(ValueError, match="number of seeds"):
+        cm.numeric("m", "s", "x", "1.0", 1.2, spread=spread)
+
+
+def test_the_seed_count_estimate_is_n_times_the_squared_ratio_rounded_up():
+    # codel-dynamic's p75 as the last full run had it: 3.94 against "5" (±0.5) with ±1.1 over
+    # 3 seeds. By hand: 3 × (1.1 / 0.5)² = 14.52 → 15 to bring the interval under ±0.5;
+    # |3.94 − 5| − 0.5 = 0.56 from the allowance's edge: 3 × (1.1 / 0.56)² = 11.58 → 12.
+    assert cm.seeds_for(3, 1.1, 0.5) == 15
+    assert cm.seeds_for(3, 1.1, 0.56) == 12
+    c = cm.numeric("p75", "s", "x", "5", 3.94, spread=1.1, seeds=3)
+    assert c.verdict == cm.CANNOT
+    assert "about 15 seeds would bring our interval under the allowance" in c.note
+    assert "about 12 seeds under our distance from its edge, 0.56" in c.note
+    assert "estimate" in c.note
+    # An exact square is not rounded up past itself; an interval already under the width
+    # needs no more seeds than ran.
+    assert cm.seeds_for(3, 1.0, 0.5) == 12
+    assert cm.seeds_for(5, 0.1, 0.5) == 5
+    with pytest.raises(ValueError):
+        cm.seeds_for(3, 1.0, 0.0)
+
+
+def test_an_agreement_within_a_wide_interval_says_so_and_still_agrees():
+    # 0.93 against "0.93" (±0.005) with ±0.2 over 3 seeds: agrees, the note says the interval
+    # is 40 times the allowance and 3 × 40² = 4800 seeds would bring it under.
+    c = cm.numeric("f", "s", "x", "0.93", 0.931, spread=0.2, seeds=3)
+    assert c.verdict == cm.AGREES
+    assert "40 times" in c.note and "about 4800 seeds" in c.note
+    # An interval under the allowance: no note.
+    assert cm.numeric("f", "s", "x", "0.93", 0.931, spread=0.004, seeds=3).note == ""
 
 
 def test_qualitative_claim_fails_on_its_counterfactual():

@@ -212,6 +212,33 @@ def test_grading_from_the_table_and_its_counterfactual():
     assert c.verdict == cm.AGREES and c.explanation == "" and not c.unexplained
 
 
+def test_a_numeric_claims_seeds_interval_decides_only_between_differs_and_cannot():
+    """Issue 19: the loader grades with the claim's `spread` over the run's seeds. Within the
+    printed digits ("5", ±0.5) agrees; outside them but within ±0.5 + 0.3, cannot
+    discriminate, with no explanation (it is no difference); beyond, differs and explained."""
+    from dataclasses import replace
+
+    from aqmlab.reproduce import common as cm
+    from aqmlab.reproduce.folder import load_claims
+    from aqmlab.reproduce.loader import grade
+
+    num = {c.id: c for c in load_claims(str(EXAMPLE / "claims.toml"))}["codel-near-target"]
+    num = replace(num, spread="_spread")
+    ctx = _ctx([["200", "tail drop", 200.0], ["200", "CoDel", 5.7]])
+    ctx.seeds, ctx.numbers = [1, 2, 3], {"_spread": 0.3}
+    c = grade(num, ctx, None)
+    assert c.verdict == cm.CANNOT and c.explanation == "" and not c.unexplained
+    # The interval is under the allowance already; 3 × (0.3 / 0.2)² = 6.75 → 7 to narrow it
+    # under the distance from the allowance's edge.
+    assert "(3 seeds)" in c.note and "already under the allowance" in c.note
+    assert "about 7 seeds under our distance" in c.note
+    ctx.table.loc[1, "median_ms"] = 5.81
+    c = grade(num, ctx, None)
+    assert c.verdict == cm.DIFFERS and c.unexplained
+    ctx.table.loc[1, "median_ms"] = 5.49
+    assert grade(num, ctx, None).verdict == cm.AGREES
+
+
 def test_a_claims_resolution_and_stalled_runs_make_ties(tmp_path):
     from aqmlab.reproduce import common as cm
     from aqmlab.reproduce.folder import load_claims

@@ -47,8 +47,10 @@ class Claim:
     """One statement of a source document, graded against our run (docs/reproductions.md).
 
     ``published`` and ``ours`` are numbers or short texts. ``verdict``: ``agrees`` / ``differs``
-    for a number (``|ours - published| <= tol``, ``tolerance`` says how much and ``why`` where
-    the allowance comes from: the source's ``precision``, a figure read-off, our seeds' spread);
+    / ``cannot discriminate`` for a number (:func:`grade_number`: agrees within the source's
+    allowance, differs outside it plus our seeds' 95 % interval, cannot discriminate between;
+    ``tolerance`` says how much and ``why`` where the allowance comes from: the source's
+    ``precision``, a figure read-off; then our seeds' interval);
     ``holds`` / ``does not hold`` / ``cannot discriminate`` for a qualitative finding, whose
     predicate is also evaluated on a named ``counterfactual`` arm (``counterfactual_ours``,
     ``counterfactual_verdict``): a predicate that is also true there cannot tell the claim from
@@ -97,6 +99,71 @@ def printed_precision(printed: str) -> tuple[float, int]:
     return 0.5 * 10.0 ** (exp - decimals), digits
 
 
+def seeds_for(seeds: int, spread: float, width: float) -> int:
+    """An estimate of how many seeds would bring our seeds' 95 % half-width ``spread`` (from
+    ``seeds`` seeds) under ``width``: ``ceil(seeds · (spread / width)²)``, the half-width
+    falling as 1/√n with the per-seed scatter held. An estimate: the scatter of more seeds is
+    not known, and Student's t falls as seeds are added (4.30 at 3 seeds, 2.26 at 10), so it
+    errs high."""
+    if not width > 0:
+        raise ValueError(f"seeds_for: width {width!r}: expected a positive number")
+    return max(seeds, math.ceil(seeds * (spread / width) ** 2 - 1e-9))
+
+
+def grade_number(
+    ours: float, published: float, allowance: float, spread: float | None, seeds: int | None
+) -> tuple[str, str]:
+    """The verdict on ``ours`` against ``published`` and a note (docs/reproductions.md,
+    "Verdicts"). ``allowance`` is the source's own (printed precision + read-off); ``spread``
+    our seeds' 95 % half-width over ``seeds`` seeds, or None with one seed:
+
+    * **agrees** when ``|ours - published| <= allowance``;
+    * **differs** when it is outside ``allowance + spread``;
+    * **cannot discriminate** in between: our seeds' interval reaches the source's value but
+      our mean is outside its allowance. The note names the interval, the allowance and an
+      estimate of the seeds that would bring the interval under the allowance
+      (:func:`seeds_for`), and of those that would narrow it below our distance from the
+      allowance's edge (a verdict either way if the mean stays).
+
+    An agreement whose interval is wider than the allowance still agrees (the source's
+    allowance is met), but the note says how many times wider and how many seeds would bring
+    it under: the agreement then rests on a mean our own noise could move out of it."""
+    d = abs(ours - published)
+    s = spread or 0.0
+    if s and seeds is None:
+        raise ValueError("numeric: a seeds' spread needs the number of seeds it is over")
+    if d <= allowance * (1 + 1e-12):
+        verdict = AGREES
+    elif d <= (allowance + s) * (1 + 1e-12):
+        verdict = CANNOT
+    else:
+        verdict = DIFFERS
+    note = ""
+    if verdict == CANNOT and seeds is not None:
+        gap = d - allowance
+        under = (
+            f"about {seeds_for(seeds, s, allowance)} seeds would bring our interval under the "
+            "allowance"
+            if s > allowance
+            else "our interval is already under the allowance"
+        )
+        note = (
+            f"|ours − published| = {d:.3g} is outside the source's allowance ±{allowance:.2g} "
+            f"and within it plus our seeds' 95 % interval ±{s:.2g} ({seeds} seeds): our seeds "
+            f"cannot tell; {under}, about {seeds_for(seeds, s, gap)} seeds under our distance "
+            f"from its edge, {gap:.3g} (estimates: n·(interval ÷ width)², rounded up)"
+        )
+    elif verdict == AGREES and seeds is not None and s > allowance:
+        note = (
+            f"agrees within the source's allowance ±{allowance:.2g}, but our seeds' 95 % "
+            f"interval ±{s:.2g} ({seeds} seeds) is {s / allowance:.2g} times it: our own noise "
+            f"could move the mean out; about {seeds_for(seeds, s, allowance)} seeds would "
+            f"bring the interval under the allowance (an estimate: n·(interval ÷ "
+            f"allowance)², rounded up)"
+        )
+    return verdict, note
+
+
 def numeric(
     claim: str,
     source: str,
@@ -107,24 +174,28 @@ def numeric(
     why: str = "",
     read_off: float = 0.0,
     spread: float | None = None,
+    seeds: int | None = None,
     explanation: str = "",
     digits: int | None = None,
 ) -> Claim:
-    """A published number graded against ours. ``published`` is the text as the source printed
-    it: the tolerance is half a unit in its last printed digit, plus ``read_off`` (the error of
-    reading the value off a figure, or an "about", stated in ``why``), plus ``spread`` (the
-    half-width of our seeds' 95 % interval, :func:`seed_spread`; ``None`` when one seed ran)."""
+    """A published number graded against ours (:func:`grade_number`). ``published`` is the text
+    as the source printed it: the source's allowance is half a unit in its last printed digit,
+    plus ``read_off`` (the error of reading the value off a figure, or an "about", stated in
+    ``why``). ``spread`` is the half-width of our seeds' 95 % interval (:func:`seed_spread`;
+    ``None`` when one seed ran) over ``seeds`` seeds: it never widens what agrees, only what
+    cannot be told from the source's value (``cannot discriminate``) rather than ``differs``."""
     half, sig = printed_precision(published)
     pub = float(published)
-    tol = half + read_off + (spread or 0.0)
+    allowance = half + read_off
     parts = [f"printed as {published} (±{half:.2g})"]
     if read_off:
         parts.append(f"read-off ±{read_off:.2g}")
-    parts.append(f"seeds' 95 % CI ±{spread:.2g}" if spread is not None else "one seed: no CI")
+    seeds_part = f"seeds' 95 % CI ±{spread:.2g}" if spread is not None else "one seed: no CI"
+    note = ""
     if ours is None or (isinstance(ours, float) and math.isnan(ours)):
         verdict = f"{NOT_GRADED}: we have no value"
     else:
-        verdict = AGREES if abs(ours - pub) <= tol * (1 + 1e-12) else DIFFERS
+        verdict, note = grade_number(ours, pub, allowance, spread, seeds)
     d = digits or max(sig + 1, 3)
     return Claim(
         claim,
@@ -132,7 +203,8 @@ def numeric(
         published,
         fmt(ours, d) if ours is not None else None,
         verdict,
-        tolerance=f"±{tol:.2g} ({', '.join(parts)})",
+        tolerance=f"±{allowance:.2g} ({', '.join(parts)}); {seeds_part}",
+        note=note,
         kind="numeric",
         metric=metric,
         precision=f"{sig} significant digits",
@@ -472,9 +544,11 @@ def _claims_table(rep: Reproduction) -> Table:
             ]
             for c in rep.claims
         ],
-        note="Verdicts (docs/reproductions.md): agrees / differs within the stated tolerance; "
-        "holds only when the predicate is true on our arms and false on the counterfactual; "
-        "cannot discriminate when it is true on both; not graded says why.",
+        note="Verdicts (docs/reproductions.md): a number agrees within the source's allowance "
+        "(printed precision, read-off), differs outside it plus our seeds' 95 % interval, and "
+        "cannot discriminate in between; a finding holds only when the predicate is true on "
+        "our arms and false on the counterfactual, and cannot discriminate when it is true on "
+        "both; not graded says why.",
     )
 
 

@@ -238,6 +238,7 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
             why=c.why,
             read_off=c.read_off,
             spread=_spread(ctx, c, where),
+            seeds=len(ctx.seeds),
             digits=c.digits,
         )
     else:

@@ -11,6 +11,7 @@ from typing import Any
 
 from aqmlab.reproduce.common import (
     AGREES,
+    CANNOT,
     DIFFERS,
     FAILS,
     Table,
@@ -141,39 +142,51 @@ def flow_groups(names: list[str], classes: dict[str, tuple] = CLASSES) -> dict[s
     return {k: [i for i, n in enumerate(names) if known[n] == k] for k in classes}
 
 
-def class_test(published: str, per_flow: float, per_class: float, spread: float | None) -> dict:
+def class_test(
+    published: str,
+    per_flow: float,
+    per_class: float,
+    spread: float | None,
+    seeds: int | None = None,
+) -> dict:
     """The outcome of the per-class hypothesis for one C/T cell: the per-class C/T graded as
-    the claim grades ours (the slides' printed digits and our seeds' spread). ``confirmed`` when
-    it agrees; ``refuted`` when it differs and closes less than half of the per-flow ratio's
-    gap to the slides' (the classes account for less of the difference than they leave);
-    ``unexplained`` when it closes half or more but is not within the tolerance (the rest is
-    unexplained), or has no value."""
-    g = numeric("", "", "", published, per_class, spread=spread)
+    the claim grades ours (:func:`aqmlab.reproduce.common.grade_number`: the slides' printed
+    digits, then our seeds' 95 % interval over ``seeds`` seeds). ``confirmed`` when it agrees
+    (within the slides' digits alone); ``cannot discriminate`` when it is outside them but
+    within our seeds' interval of them (the text names both and the seeds' estimate);
+    ``refuted`` when it differs and closes less than half of the per-flow ratio's gap to the
+    slides' (the classes account for less of the difference than they leave); ``unexplained``
+    when it differs but closes half or more (the rest is unexplained), or has no value."""
+    g = numeric("", "", "", published, per_class, spread=spread, seeds=seeds)
     pub = float(published)
     if per_class != per_class:
         outcome = UNEXPLAINED
     elif g.verdict == AGREES:
         outcome = CONFIRMED
+    elif g.verdict == CANNOT:
+        outcome = CANNOT
     elif abs(per_class - pub) > abs(per_flow - pub) / 2:
         outcome = REFUTED
     else:
         outcome = UNEXPLAINED
     text = (
         f"C/T per class {fmt(per_class)} % (per flow {fmt(per_flow)} %) against the slides' "
-        f"{published} %, tolerance {g.tolerance}: {outcome}"
+        f"{published} %, tolerance {g.tolerance}: {outcome}" + (f" ({g.note})" if g.note else "")
     )
     return {"outcome": outcome, "ours": per_class, "text": text}
 
 
-def _class_ct(df: Any, rate: str, b: int, direction: str) -> tuple[float, float | None]:
-    """:func:`_fairness_ct` of the per-class index (``class_jain`` column)."""
+def _class_ct(df: Any, rate: str, b: int, direction: str) -> tuple[float, float | None, int]:
+    """:func:`_fairness_ct` of the per-class index (``class_jain`` column), and the number of
+    seeds its half-width is over."""
     rows = df[df["point"] == f"{rate}, {b}p"]
     col = f"class_jain.{direction}"
     c, t = (
         rows[rows[QDISC] == q].set_index("seed")[col].astype(float) for q in ("codel", "droptail")
     )
     mean = 100 * c.mean() / t.mean() if t.mean() else float("nan")
-    return float(mean), seed_spread((100 * c / t.where(t > 0)).dropna())
+    per_seed = (100 * c / t.where(t > 0)).dropna()
+    return float(mean), seed_spread(per_seed), len(per_seed)
 
 
 def _scenario_flow_names(ctx: Any) -> list[str]:
@@ -252,8 +265,9 @@ def numbers(ctx: Any) -> dict[str, Any]:
             fitted[rate][d]["spread"] = {"fairness_ct_pct": spread}
             # The per-class hypothesis: the same runs' index over traffic classes, graded as
             # the claim grades ours.
-            cct, cspread = _class_ct(df, rate, best[rate], d)
-            test = class_test(published[f"{RATE_IDS[rate]}-{d}-fairness-ct"], ct, cct, cspread)
+            cct, cspread, n = _class_ct(df, rate, best[rate], d)
+            pub = published[f"{RATE_IDS[rate]}-{d}-fairness-ct"]
+            test = class_test(pub, ct, cct, cspread, n)
             rows = df[df["point"] == f"{rate}, {best[rate]}p"]
             test["C"], test["T"] = (
                 float(rows[rows[QDISC] == q][f"class_jain.{d}"].mean())
