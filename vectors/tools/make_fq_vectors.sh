@@ -1,6 +1,6 @@
 #!/bin/sh
-# Regenerates our own vectors (vectors/fq_*, blue.*, active.*, and our runs on the shared
-# schedules: tiny.cobalt, l4s_mix.{cobalt,cobalt_l4s,pie_l4s}, l4s_sparse.fq_pie_l4s)
+# Regenerates our own vectors (vectors/fq_*, blue.*, active.*, l4s_shared.*, and our runs on the
+# shared schedules: tiny.cobalt, l4s_mix.{cobalt,cobalt_l4s,pie_l4s}, l4s_sparse.fq_pie_l4s)
 # with ns-3 3.37 (Debian 12: apt-get install -y ns3 libns3-dev g++). Run from anywhere:
 #   sh vectors/tools/make_fq_vectors.sh
 # The parameters per schedule are those in crates/aqmlab-qdisc/tests/vectors.rs (FQ_NS3) and in
@@ -56,6 +56,19 @@ for s in fq_ecn l4s_sparse; do
         --out="$vec/$s.fq_pie_l4s.ns3.csv" --summary="$vec/$s.fq_pie_l4s.ns3.summary.json" \
         --limit=10240 --flows=1024 --quantum=1514 --dropBatch=64 --useEcn=1
     echo "$s fq_pie_l4s: $(cat "$vec/$s.fq_pie_l4s.ns3.summary.json")"
+done
+# L4S and classic packets in one flow queue: FQ-PIE, FQ-CoDel and FQ-COBALT in L4S mode on
+# l4s_shared (tools/gen_l4s_shared_schedule.py).
+python3 "$here/gen_l4s_shared_schedule.py" "$vec"
+for kind in fq_pie fq_codel fq_cobalt; do
+    codel="--target=5ms --interval=100ms" # CoDel's and COBALT's (PIE keeps its defaults)
+    [ $kind = fq_pie ] && codel=""
+    # shellcheck disable=SC2086 # $codel: two options or none
+    "$bin" --kind=$kind --useL4s=1 --ceThreshold=1ms --schedule="$vec/l4s_shared.schedule.csv" \
+        --out="$vec/l4s_shared.${kind}_l4s.ns3.csv" \
+        --summary="$vec/l4s_shared.${kind}_l4s.ns3.summary.json" --limit=10240 --flows=1024 \
+        --quantum=1514 --dropBatch=64 --useEcn=1 $codel
+    echo "l4s_shared ${kind}_l4s: $(cat "$vec/l4s_shared.${kind}_l4s.ns3.summary.json")"
 done
 # Single-queue COBALT (limit 1000p): tiny; the shared l4s_mix ECN mix with UseEcn, classic and
 # L4S; and PIE's L4S mode on l4s_mix. (On overload, --kind=cobalt --useEcn=0 reproduces the

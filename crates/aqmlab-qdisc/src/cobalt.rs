@@ -108,6 +108,13 @@ pub struct CobaltParams {
     pub ce_threshold_ns: Option<i64>,
     /// L4S mode.
     pub l4s: bool,
+    /// Not a parameter: a counterfactual switch for the ns-3 vector tests, `true` from
+    /// [`CobaltParams::from_params`]. With `l4s`, whether an L4S departure leaves COBALT's state
+    /// alone, as ns-3 3.37 `CobaltQueueDisc::CobaltShouldDrop` does; `false` lets its sojourn
+    /// enter or leave CoDel's dropping state as a classic packet's would (it is still only
+    /// marked at `ce_threshold`, and BLUE is not consulted). `vectors/README.md`, `l4s_shared`.
+    #[doc(hidden)]
+    pub l4s_skips_state: bool,
     /// BLUE's initial probability.
     pub pdrop: f64,
     /// BLUE's increment.
@@ -135,6 +142,7 @@ impl CobaltParams {
                 .opt_duration("ce_threshold")
                 .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)),
             l4s: p.bool("l4s"),
+            l4s_skips_state: true,
             pdrop: p.f64("pdrop"),
             increment: p.f64("increment"),
             decrement: p.f64("decrement"),
@@ -229,6 +237,21 @@ impl CobaltState {
         }
     }
 
+    /// CoDel's dropping state after a sojourn over (or not over) target at `now`.
+    fn follow_target(&mut self, over_target: bool, now: i64, p: &CobaltParams) {
+        if over_target {
+            if !self.dropping {
+                self.dropping = true;
+                self.drop_next = self.control_law(now, p);
+            }
+            if self.count == 0 {
+                self.count = 1;
+            }
+        } else if self.dropping {
+            self.dropping = false;
+        }
+    }
+
     /// Decides the fate of `pkt`, just popped at `now` (ns-3 `CobaltShouldDrop`, Linux
     /// `cobalt_should_drop`): `Some(reason)` to drop it; otherwise it is sent, CE-marked if so
     /// decided (reported through `cx`).
@@ -249,19 +272,12 @@ impl CobaltState {
             if above(p.ce_threshold_ns) && pkt.ecn.is_ect() {
                 cx.mark(pkt, MarkReason::CodelCeThreshold);
             }
+            if !p.l4s_skips_state {
+                self.follow_target(over_target, now, p);
+            }
             return None;
         }
-        if over_target {
-            if !self.dropping {
-                self.dropping = true;
-                self.drop_next = self.control_law(now, p);
-            }
-            if self.count == 0 {
-                self.count = 1;
-            }
-        } else if self.dropping {
-            self.dropping = false;
-        }
+        self.follow_target(over_target, now, p);
         let mut mark = None;
         let mut codel_drop = false;
         if next_due && self.dropping {

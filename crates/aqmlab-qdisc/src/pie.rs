@@ -151,6 +151,12 @@ pub struct PieConfig {
     pub ce_threshold: Option<SimDuration>,
     /// L4S mode (ns-3 3.37 `UseL4s`).
     pub l4s: bool,
+    /// Not a parameter: a counterfactual switch for the ns-3 vector tests, `true` from
+    /// [`PieConfig::from_params`]. With `l4s`, whether an ECT(1)/CE departure leaves the delay
+    /// estimate alone, as ns-3 3.37 `PieQueueDisc::DoDequeue` does; `false` estimates the delay
+    /// from it too (`vectors/README.md`, `l4s_shared`).
+    #[doc(hidden)]
+    pub l4s_skips_estimate: bool,
     /// ns-3 3.37 `ActiveThreshold` (`None`: off, ns-3's default `Time::Max`): see
     /// [`PieCore::offer`].
     pub active_threshold: Option<SimDuration>,
@@ -185,6 +191,7 @@ impl PieConfig {
             variant: [PieVariant::Ns3, PieVariant::Rfc][p.choice("variant")],
             ce_threshold: p.opt_duration("ce_threshold"),
             l4s: p.bool("l4s"),
+            l4s_skips_estimate: true,
             active_threshold: p.opt_duration("active_threshold"),
         })
     }
@@ -741,7 +748,9 @@ impl PieCore {
             if over && pkt.ecn.is_ect() {
                 cx.mark(&mut pkt, MarkReason::PieCeThreshold);
             }
-            return Some(pkt);
+            if self.cfg.l4s_skips_estimate {
+                return Some(pkt);
+            }
         }
         match self.cfg.estimator {
             Estimator::Timestamp => {

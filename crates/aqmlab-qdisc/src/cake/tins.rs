@@ -121,6 +121,7 @@ impl Tin {
             ecn: true,
             ce_threshold_ns: None,
             l4s: false,
+            l4s_skips_state: true,
             pdrop: 0.0,
             increment: 1.0 / 256.0,
             decrement: 1.0 / 4096.0,

@@ -77,6 +77,13 @@ pub struct CodelParams {
     /// at once, CE-marked when its sojourn exceeds `ce_threshold`, and CoDel's state is left
     /// alone; the classic `ce_threshold` marking is off.
     pub l4s: bool,
+    /// Not a parameter: a counterfactual switch for the ns-3 vector tests, `true` from
+    /// [`CodelParams::new`]. With `l4s`, whether an L4S departure leaves CoDel's state alone, as
+    /// ns-3 3.37 `CoDelQueueDisc::DoDequeue` does; `false` lets its sojourn move
+    /// `first_above_time` and end the dropping state as a classic packet's would (it is still
+    /// only marked at `ce_threshold`). `vectors/README.md`, `l4s_shared`.
+    #[doc(hidden)]
+    pub l4s_skips_state: bool,
 }
 
 impl CodelParams {
@@ -98,6 +105,7 @@ impl CodelParams {
             ecn,
             ce_threshold: ce_threshold.map(|d| variant.ticks(d.as_nanos())),
             l4s: false,
+            l4s_skips_state: true,
         }
     }
 }
@@ -262,6 +270,10 @@ impl CodelState {
                     let sojourn = p.variant.sojourn(now_ns, now, head.enqueue_ns);
                     if p.ce_threshold.is_some_and(|th| sojourn > th) && head.ecn.is_ect() {
                         cx.mark(head, MarkReason::CodelCeThreshold);
+                    }
+                    if !p.l4s_skips_state {
+                        let ok = self.ok_to_drop(pkt.as_ref(), now_ns, now, p, q);
+                        self.dropping &= ok;
                     }
                     return pkt;
                 }
