@@ -536,22 +536,7 @@ pub(super) fn direction(
     }
     let red_delay_filled = red_delay_from_link(kind, &mut pairs, delay);
     if matches!(kind, Kind::FqCodel | Kind::FqPie | Kind::FqCobalt) {
-        // A byte limit is the FQ schedulers' memory limit (their `limit` counts packets).
-        if let Some(i) = pairs.iter().position(|(k, v)| {
-            k == "limit"
-                && match v {
-                    Given::Typed(Value::Size(s)) => matches!(s, units::Size::Bytes(_)),
-                    Given::Text(t) => t.ends_with('B'),
-                    Given::Typed(_) => false,
-                }
-        }) {
-            let (_, v) = pairs.remove(i);
-            let v = match v {
-                Given::Typed(Value::Size(units::Size::Bytes(n))) => Given::Typed(Value::Bytes(n)),
-                other => other,
-            };
-            pairs.push(("memory_limit".into(), v));
-        }
+        fq_byte_limit(kind, &mut pairs);
     }
     // An error names the key it is about: the buffer for the limit it gave, else the params.
     let config_err = |e: aqmlab_qdisc::ConfigError| match swapped_kind {
@@ -638,6 +623,36 @@ pub(super) fn direction(
         loss,
         jitter: None,
     })
+}
+
+/// The FQ schedulers count their `limit` in packets and take a byte limit as their memory
+/// limit: a `limit` whose value is a size in bytes (a byte buffer, or a `params.limit` like
+/// `"30000B"` or `"1.5MB"`) is given as `memory_limit`. The decision is on the typed value: a
+/// text is read once, by the discipline's `limit` spec (a size, packets or bytes), and given
+/// as read ([`Given::Read`]), so nothing parses it again and its range is checked against the
+/// spec it ends up under; a text that is not a size is refused as the `limit` it was given as.
+fn fq_byte_limit(kind: Kind, pairs: &mut [(String, Given)]) {
+    let Some((key, given)) = pairs.iter_mut().find(|(k, _)| k == "limit") else {
+        return;
+    };
+    if let Given::Text(t) = given {
+        let spec = kind
+            .params()
+            .iter()
+            .find(|s| s.name == "limit")
+            .expect("the FQ schedulers have a limit");
+        let value = spec.read(kind.name(), t);
+        *given = Given::Read(std::mem::take(t), value);
+    }
+    *given = match given {
+        Given::Typed(Value::Size(units::Size::Bytes(n))) => Given::Typed(Value::Bytes(*n)),
+        Given::Read(t, Ok(Value::Size(units::Size::Bytes(n)))) => {
+            let n = *n;
+            Given::Read(std::mem::take(t), Ok(Value::Bytes(n)))
+        }
+        _ => return,
+    };
+    *key = "memory_limit".into();
 }
 
 /// The largest packet the scenario's flows put on each of `n_links` link directions, bytes; 0
