@@ -2,6 +2,7 @@
 //! direction's rate, delay, discipline, buffer, loss and jitter, and the discipline defaults
 //! that depend on the traffic (CoDel's MTU) or on the link (RED's rate and delay).
 
+use super::disc_params::DirParams;
 use super::*;
 use crate::resolved::ResolvedDirection;
 use aqmlab_qdisc::{Given, Value};
@@ -329,7 +330,7 @@ pub(super) fn direction(
     path: &str,
     from: u32,
     to: u32,
-    swapped_kind: Option<&str>,
+    dp: &DirParams,
     largest_packet: u32,
     set_params: &[String],
     dropped: &mut Vec<(String, String)>,
@@ -406,31 +407,12 @@ pub(super) fn direction(
         .expect("delay is required on links and set on reverses");
     let delay = *delay_s.get();
 
-    let kind_s = d
-        .qdisc
-        .as_ref()
-        .map(|s| s.get_ref().as_str())
-        .unwrap_or("droptail");
-    let kind_name = swapped_kind.unwrap_or(kind_s);
-    let kind = Kind::from_name(kind_name).map_err(|e| {
-        if swapped_kind.is_some() {
-            ScenarioError {
-                file: cx.file.clone(),
-                line: None,
-                path: format!("--qdisc {name}"),
-                msg: e.to_string(),
-            }
-        } else {
-            cx.err(
-                d.qdisc.as_ref().map(|q| q.span()),
-                format!("{path}.qdisc"),
-                e.to_string(),
-            )
-        }
-    })?;
-    // The discipline's parameters, each given once: the file's (and `--set`'s) as text, the
-    // buffer and the values taken from the link typed. They are parsed (or checked) once, into
-    // `Params`; the rules below that need the parsed values (`mtu = "auto"`) edit typed values.
+    // The discipline, named when the link directions were made (and its parameters read).
+    let kind = dp.kind.clone()?;
+    let swapped_kind = dp.swapped.as_deref();
+    // The discipline's parameters, each given once: the file's (and `--set`'s) as read, the
+    // buffer and the values taken from the link typed. They are checked once, into `Params`;
+    // the rules below that need the typed values (`mtu = "auto"`) edit typed values.
     let mut pairs: Vec<(String, Given)> = Vec::new();
     if let (Some(b), Some(params)) = (&d.buffer, &d.params) {
         if params.get_ref().contains_key("limit")
@@ -465,41 +447,11 @@ pub(super) fn direction(
         }
         pairs.push(("limit".into(), Given::Typed(Value::Size(size))));
     }
-    // Parameters belong to the discipline named in the file; a --qdisc swap keeps only the buffer
-    // and the parameters a --set gave (for this direction, or for the forward direction a
-    // `reverse` inherits from).
-    let set_here = |k: &str| {
-        let fwd = path.strip_suffix(".reverse");
-        [Some(path), fwd].into_iter().flatten().any(|p| {
-            set_params
-                .iter()
-                .any(|s| *s == format!("{p}.params") || *s == format!("{p}.params.{k}"))
-        })
-    };
-    if let Some(params) = &d.params {
-        for (k, v) in params.get_ref() {
-            if swapped_kind.is_some() && !set_here(k) {
-                dropped.push((name.to_string(), format!("{k}={}", toml_text(v))));
-                continue;
-            }
-            let value = match v {
-                toml::Value::String(s) => s.clone(),
-                toml::Value::Integer(i) => i.to_string(),
-                toml::Value::Float(f) => f.to_string(),
-                toml::Value::Boolean(b) => b.to_string(),
-                other => {
-                    return Err(cx.err(
-                        Some(params.span()),
-                        format!("{path}.params.{k}"),
-                        format!(
-                            "expected a string, number or boolean, got {}",
-                            other.type_str()
-                        ),
-                    ))
-                }
-            };
-            pairs.push((k.clone(), Given::Text(value)));
-        }
+    // Parameters belong to the discipline named in the file; a --qdisc swap kept only the
+    // buffer and the parameters a --set gave (`disc_params`), each read already.
+    dropped.extend(dp.dropped.iter().cloned());
+    for (k, given) in &dp.given {
+        pairs.push((k.clone(), given.clone()?));
     }
     // RED's idle-time correction and automatic values need the link rate: give it unless the
     // user did. A schedule gives its first positive rate, a trace its mean rate; say so when the
