@@ -333,7 +333,6 @@ pub(super) fn direction(
     dp: &DirParams,
     largest_packet: u32,
     set_params: &[String],
-    dropped: &mut Vec<(String, String)>,
     warnings: &mut Vec<String>,
 ) -> Result<ResolvedDirection, ScenarioError> {
     let given = [d.rate.is_some(), d.schedule.is_some(), d.trace.is_some()]
@@ -448,8 +447,8 @@ pub(super) fn direction(
         pairs.push(("limit".into(), Given::Typed(Value::Size(size))));
     }
     // Parameters belong to the discipline named in the file; a --qdisc swap kept only the
-    // buffer and the parameters a --set gave (`disc_params`), each read already.
-    dropped.extend(dp.dropped.iter().cloned());
+    // buffer and the parameters a --set gave (`disc_params`, which lists the others), each
+    // read already.
     for (k, given) in &dp.given {
         pairs.push((k.clone(), given.clone()?));
     }

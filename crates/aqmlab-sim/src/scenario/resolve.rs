@@ -60,17 +60,9 @@ pub(super) fn resolve_expanded(
     let routes = Routes::compute(nodes.len(), &ends);
     let crossings = crossings(&cx, &raw_flows, &nodes, &planned, &routes, &ends)?;
     let largest = largest_per_link(&crossings, dir_cfgs.len());
-    let mut dropped_params = Vec::new();
-    let mut directions = directions(
-        &cx,
-        &dir_cfgs,
-        &disc,
-        &ends,
-        &largest,
-        ov,
-        &mut dropped_params,
-        &mut warnings,
-    )?;
+    let mut directions = directions(&cx, &dir_cfgs, &disc, &ends, &largest, ov, &mut warnings)?;
+    // The file's parameters the --qdisc swaps dropped, in link order.
+    let dropped_params = disc.into_iter().flat_map(|dp| dp.dropped).collect();
     // Whether the seed matters: a discipline that draws, a lossy link, random jitter, random
     // traffic or a random start. `aqmlab run` warns when nothing is random.
     let mut random = links_random(&directions);
@@ -311,7 +303,6 @@ fn directions(
     ends: &[(u32, u32)],
     largest: &[u32],
     ov: &Overrides,
-    dropped_params: &mut Vec<(String, String)>,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<ResolvedDirection>, ScenarioError> {
     let mut directions = Vec::with_capacity(dir_cfgs.len());
@@ -327,7 +318,6 @@ fn directions(
             dp,
             *largest,
             &ov.set_params,
-            dropped_params,
             warnings,
         )?);
     }
@@ -776,18 +766,8 @@ rate = "1Mbps"
         let ov = Overrides::default();
         let (_, dirs, ends, disc) = topology(&c, &raw, &ov).unwrap();
         let largest = vec![0; dirs.len()];
-        let (mut dropped, mut warnings) = (Vec::new(), Vec::new());
-        let typed = directions(
-            &c,
-            &dirs,
-            &disc,
-            &ends,
-            &largest,
-            &ov,
-            &mut dropped,
-            &mut warnings,
-        )
-        .unwrap();
+        let mut warnings = Vec::new();
+        let typed = directions(&c, &dirs, &disc, &ends, &largest, &ov, &mut warnings).unwrap();
         byte_limits(&dirs, &typed, &ov)
             .into_iter()
             .map(|l| l.map(|(n, span, key)| (n, c.line_of(span), key)))
@@ -821,18 +801,9 @@ rate = "1Mbps"
         let c = cx(text);
         let raw = parse(&c).unwrap();
         let (_, cfgs, ends, disc) = topology(&c, &raw, ov).unwrap();
-        let (mut dropped, mut warnings) = (Vec::new(), Vec::new());
+        let mut warnings = Vec::new();
         let largest = vec![0; cfgs.len()];
-        let mut d = directions(
-            &c,
-            &cfgs,
-            &disc,
-            &ends,
-            &largest,
-            ov,
-            &mut dropped,
-            &mut warnings,
-        )?;
+        let mut d = directions(&c, &cfgs, &disc, &ends, &largest, ov, &mut warnings)?;
         let jittered = jitter(&mut d, &cfgs);
         Ok((d, cfgs, jittered))
     }
@@ -870,20 +841,10 @@ rate = "1Mbps"
                 ]
             );
         }
-        let (mut dropped, mut warnings) = (Vec::new(), Vec::new());
+        let mut warnings = Vec::new();
         let largest = vec![0; dirs.len()];
         let before = texts_parsed();
-        let d = directions(
-            &c,
-            &dirs,
-            &disc,
-            &ends,
-            &largest,
-            &ov,
-            &mut dropped,
-            &mut warnings,
-        )
-        .unwrap();
+        let d = directions(&c, &dirs, &disc, &ends, &largest, &ov, &mut warnings).unwrap();
         // Only the defaults: every row but target, interval and the buffer's limit (typed).
         let rows = Kind::Codel.params().len() as u64;
         assert_eq!(texts_parsed() - before, 2 * (rows - 3));
