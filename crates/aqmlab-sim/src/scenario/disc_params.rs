@@ -10,8 +10,10 @@
 //! is refused only where the direction is resolved, in the order its errors always had.
 //!
 //! The path of a `--set links[0].params.target=5ms` (or `dumbbell.bottleneck.params.target`)
-//! through the code, the value typed at the seventh step (it was at the ninth, after two more
-//! steps carrying it as a raw TOML value):
+//! through the code: 12 functions, the value typed at the seventh. Before this step it was
+//! typed at the tenth (`Params::with_values`, called by `direction`) over the same 12, so
+//! `topology`, `directions` and `direction` carried it as a raw TOML value; now only `parse`
+//! and `read_topology` do (5 functions with the raw value before, 3 now):
 //! 1. `cli.py` `_pairs` (the `--set` pairs, text) and
 //! 2. `run.py` `_native_args`, to
 //! 3. `aqmlab-py` `lib.rs` `resolve`, to
