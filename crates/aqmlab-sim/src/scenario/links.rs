@@ -487,7 +487,7 @@ pub(super) fn direction(
     }
     let red_delay_filled = red_delay_from_link(kind, &mut pairs, delay);
     if matches!(kind, Kind::FqCodel | Kind::FqPie | Kind::FqCobalt) {
-        fq_byte_limit(kind, &mut pairs);
+        fq_byte_limit(&mut pairs);
     }
     // An error names the key it is about: the buffer for the limit it gave, else the params.
     let config_err = |e: aqmlab_qdisc::ConfigError| match swapped_kind {
@@ -579,22 +579,14 @@ pub(super) fn direction(
 /// The FQ schedulers count their `limit` in packets and take a byte limit as their memory
 /// limit: a `limit` whose value is a size in bytes (a byte buffer, or a `params.limit` like
 /// `"30000B"` or `"1.5MB"`) is given as `memory_limit`. The decision is on the typed value: a
-/// text is read once, by the discipline's `limit` spec (a size, packets or bytes), and given
-/// as read ([`Given::Read`]), so nothing parses it again and its range is checked against the
-/// spec it ends up under; a text that is not a size is refused as the `limit` it was given as.
-fn fq_byte_limit(kind: Kind, pairs: &mut [(String, Given)]) {
+/// `params.limit` was read once by the discipline's `limit` spec (a size, packets or bytes;
+/// [`super::disc_params`]) and stays as read ([`Given::Read`], its text kept), so nothing parses
+/// it again and its range is checked against the spec it ends up under; a text that is not a
+/// size is refused as the `limit` it was given as.
+fn fq_byte_limit(pairs: &mut [(String, Given)]) {
     let Some((key, given)) = pairs.iter_mut().find(|(k, _)| k == "limit") else {
         return;
     };
-    if let Given::Text(t) = given {
-        let spec = kind
-            .params()
-            .iter()
-            .find(|s| s.name == "limit")
-            .expect("the FQ schedulers have a limit");
-        let value = spec.read(kind.name(), t);
-        *given = Given::Read(std::mem::take(t), value);
-    }
     *given = match given {
         Given::Typed(Value::Size(units::Size::Bytes(n))) => Given::Typed(Value::Bytes(*n)),
         Given::Read(t, Ok(Value::Size(units::Size::Bytes(n)))) => {
