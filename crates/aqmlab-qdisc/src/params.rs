@@ -399,15 +399,26 @@ impl ParamSpec {
     }
 
     /// Parses `text` to this parameter's type and checks its range (the one check every value
-    /// goes through). `kind` names the discipline in the error.
+    /// goes through): [`ParamSpec::read`], then the range. `kind` names the discipline in the
+    /// error.
     pub fn parse(&self, kind: &'static str, text: &str) -> Result<Value, ConfigError> {
+        let value = self.read(kind, text)?;
+        self.check_written(kind, value, Some(text))
+    }
+
+    /// Reads `text` into a value of this parameter's type (one of its words, or the type
+    /// parsed), without its range: the one parse from text a value goes through. A caller that
+    /// decides on the typed value before the range is checked (an FQ scheduler's byte `limit`,
+    /// which is its memory limit) reads it, then checks it against the spec it ends up under
+    /// ([`Given::Read`]). `kind` names the discipline in the error.
+    pub fn read(&self, kind: &'static str, text: &str) -> Result<Value, ConfigError> {
         TEXTS_PARSED.with(|n| n.set(n.get() + 1));
         if let Some(w) = self.words().find(|w| *w == text) {
             return Ok(Value::Word(w));
         }
-        let bad = |parsed: bool| {
+        let bad = || {
             let mut expected = self.expected();
-            if !parsed && !self.example().is_empty() {
+            if !self.example().is_empty() {
                 let _ = write!(expected, " (like {})", self.example());
             }
             ConfigError::Value {
@@ -417,65 +428,48 @@ impl ParamSpec {
                 expected,
             }
         };
-        let (value, magnitude) = match self.ty {
+        Ok(match self.ty {
             Type::Enum(_) => {
                 return self
                     .choices()
                     .position(|c| c == text)
                     .map(Value::Choice)
-                    .ok_or_else(|| bad(false));
+                    .ok_or_else(bad);
             }
-            Type::Bool => {
-                return units::parse_bool(text)
-                    .map(Value::Bool)
-                    .map_err(|_| bad(false))
-            }
-            Type::Duration => {
-                let d = units::parse_duration(text).map_err(|_| bad(false))?;
-                (Value::Duration(d), d.as_nanos() as f64)
-            }
+            Type::Bool => units::parse_bool(text)
+                .map(Value::Bool)
+                .map_err(|_| bad())?,
+            Type::Duration => Value::Duration(units::parse_duration(text).map_err(|_| bad())?),
             Type::DurationOrPackets => match units::parse_duration(text) {
-                Ok(d) => (Value::Duration(d), d.as_nanos() as f64),
+                Ok(d) => Value::Duration(d),
                 Err(_) => match units::parse_size(text) {
-                    Ok(Size::Packets(n)) => (Value::Size(Size::Packets(n)), n as f64),
-                    _ => return Err(bad(false)),
+                    Ok(Size::Packets(n)) => Value::Size(Size::Packets(n)),
+                    _ => return Err(bad()),
                 },
             },
-            Type::Rate => {
-                let r = units::parse_bitrate(text).map_err(|_| bad(false))?;
-                (Value::Rate(r), r.as_bps() as f64)
-            }
-            Type::Size => {
-                let s = units::parse_size(text).map_err(|_| bad(false))?;
-                let n = match s {
-                    Size::Packets(n) | Size::Bytes(n) => n,
-                };
-                (Value::Size(s), n as f64)
-            }
-            Type::Bytes => {
-                let b = units::parse_bytes(text).map_err(|_| bad(false))?;
-                (Value::Bytes(b), b as f64)
-            }
-            Type::Number => {
-                let v = units::parse_f64(text).map_err(|_| bad(false))?;
-                (Value::Number(v), v)
-            }
-            Type::Integer => {
-                let v = units::parse_u64(text).map_err(|_| bad(false))?;
-                (Value::Integer(v), v as f64)
-            }
-        };
-        if self.in_range(magnitude) {
-            Ok(value)
-        } else {
-            Err(bad(true))
-        }
+            Type::Rate => Value::Rate(units::parse_bitrate(text).map_err(|_| bad())?),
+            Type::Size => Value::Size(units::parse_size(text).map_err(|_| bad())?),
+            Type::Bytes => Value::Bytes(units::parse_bytes(text).map_err(|_| bad())?),
+            Type::Number => Value::Number(units::parse_f64(text).map_err(|_| bad())?),
+            Type::Integer => Value::Integer(units::parse_u64(text).map_err(|_| bad())?),
+        })
     }
 
     /// Checks a value already typed (a buffer, a link's rate or delay, a derived `mtu`) against
     /// this parameter's type and range, as [`ParamSpec::parse`] checks a parsed one, without
     /// going through text. The error shows the value as [`ParamSpec::text`] writes it.
     pub fn check(&self, kind: &'static str, value: Value) -> Result<Value, ConfigError> {
+        self.check_written(kind, value, None)
+    }
+
+    /// [`ParamSpec::check`], the error quoting `written` (the text the value was read from)
+    /// when there is one.
+    fn check_written(
+        &self,
+        kind: &'static str,
+        value: Value,
+        written: Option<&str>,
+    ) -> Result<Value, ConfigError> {
         let magnitude = match (self.ty, value) {
             (_, Value::Word(w)) if self.words().any(|x| x == w) => return Ok(value),
             (Type::Enum(_), Value::Choice(i)) if i < self.choices().count() => return Ok(value),
@@ -495,7 +489,7 @@ impl ParamSpec {
             Err(ConfigError::Value {
                 kind,
                 name: self.name,
-                value: self.text(value),
+                value: written.map_or_else(|| self.text(value), str::to_string),
                 expected: self.expected(),
             })
         }
@@ -546,6 +540,12 @@ pub enum Given {
     Text(String),
     /// Typed; written in a resolved scenario as [`ParamSpec::text`] writes it.
     Typed(Value),
+    /// Read from its text already, once ([`ParamSpec::read`], by the spec of the parameter it
+    /// is given as): the text, written in a resolved scenario as given, and the value (or the
+    /// error the read gave). The value's range is checked against the spec here, and an error
+    /// (of the read or of the range) is reported in the table's order, quoting the text, as a
+    /// [`Given::Text`]'s would be.
+    Read(String, Result<Value, ConfigError>),
 }
 
 /// A parsed, range-checked value.
@@ -653,7 +653,9 @@ impl Params {
     ) -> Result<Self, ConfigError> {
         TABLES_PARSED.with(|n| n.set(n.get() + 1));
         let mut out: Vec<(&'static str, String)> = Vec::with_capacity(given.len());
-        let mut typed: Vec<(&'static str, Value)> = Vec::new();
+        // Values given typed or read: `(name, value, whether it was read from the given text)`.
+        type Held = Result<Value, ConfigError>;
+        let mut typed: Vec<(&'static str, Held, bool)> = Vec::new();
         for (name, value) in given {
             let spec = specs
                 .iter()
@@ -670,7 +672,11 @@ impl Params {
                 Given::Text(t) => out.push((spec.name, t.clone())),
                 Given::Typed(v) => {
                     out.push((spec.name, spec.text(*v)));
-                    typed.push((spec.name, *v));
+                    typed.push((spec.name, Ok(*v), false));
+                }
+                Given::Read(t, v) => {
+                    out.push((spec.name, t.clone()));
+                    typed.push((spec.name, v.clone(), true));
                 }
             }
         }
@@ -681,8 +687,10 @@ impl Params {
             values: Vec::with_capacity(specs.len()),
         };
         for s in specs {
-            let v = match typed.iter().find(|(n, _)| *n == s.name) {
-                Some((_, v)) => s.check(kind, *v)?,
+            let v = match typed.iter().find(|(n, _, _)| *n == s.name) {
+                Some((_, Err(e), _)) => return Err(e.clone()),
+                Some((_, Ok(v), false)) => s.check(kind, *v)?,
+                Some((_, Ok(v), true)) => s.check_written(kind, *v, Some(p.raw(s.name).1))?,
                 None => s.parse(kind, p.raw(s.name).1)?,
             };
             p.values.push(v);

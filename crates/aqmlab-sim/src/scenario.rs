@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use toml::Spanned;
 
 mod apps;
+mod disc_params;
 mod edits;
 mod flow_keys;
 mod flows;

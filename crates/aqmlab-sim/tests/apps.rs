@@ -341,6 +341,25 @@ fn bad_application_keys_name_the_line_and_key() {
             "app = \"repeat\"\nbytes = \"1MB\"\nidle = \"5\"",
             "t.toml:19: flows[0].idle: expected a duration with a unit",
         ),
+        // The idle period, read with the file: a bad element names its index; a value of
+        // another type, or a list where one duration is expected, quotes the value; one
+        // duration for uniform idle periods (which panicked: "arrays are handled above").
+        (
+            "app = \"repeat\"\nbytes = \"1MB\"\nidle = [\"5s\", \"2000000s\"]",
+            "t.toml:19: flows[0].idle[1]: expected a duration of at most 1000000s",
+        ),
+        (
+            "app = \"repeat\"\nbytes = \"1MB\"\nidle = 5",
+            "t.toml:19: flows[0].idle: expected a duration with a unit, like \"10s\", got 5",
+        ),
+        (
+            "app = \"repeat\"\nbytes = \"1MB\"\nidle = [\"5s\", \"15s\"]\nidle_dist = \"exponential\"",
+            "t.toml:19: flows[0].idle: expected a duration with a unit, like \"10s\", got [\"5s\", \"15s\"]",
+        ),
+        (
+            "app = \"repeat\"\nbytes = \"1MB\"\nidle = \"5s\"\nidle_dist = \"uniform\"",
+            "t.toml:19: flows[0].idle: idle_dist = \"uniform\" needs a range of two durations, like idle = [\"5s\", \"15s\"], got \"5s\"",
+        ),
         (
             "app = \"repeat\"\nbytes = \"1MB\"\nidle = \"5s\"\nidle_dist = \"gamma\"",
             "t.toml:20: flows[0].idle_dist: expected constant, uniform or exponential, got \"gamma\"",

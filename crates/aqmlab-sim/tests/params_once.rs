@@ -197,3 +197,76 @@ fn a_bad_parameter_value_names_its_key() {
     );
     assert!(e.contains("parameter limit = 5000000000p"), "{e}");
 }
+
+/// emu-vs-sim's bottleneck with FQ-CoDel and the parameters `params` instead of its buffer,
+/// resolved, with what was parsed: the bottleneck's typed parameters, or the error.
+fn fq_codel_with(params: &str) -> (Result<aqmlab_qdisc::Params, String>, Parsed) {
+    let file = root().join("scenarios/emu-vs-sim.toml");
+    let text = std::fs::read_to_string(&file).unwrap().replace(
+        "qdisc = \"codel\"\nbuffer = \"100p\"",
+        &format!("qdisc = \"fq_codel\"\nparams = {{ {params} }}"),
+    );
+    assert!(text.contains("fq_codel"));
+    let before = (tables_parsed(), texts_parsed());
+    let r = resolve_with_edits(
+        &text,
+        "t.toml",
+        file.parent().unwrap(),
+        "t",
+        &[],
+        &[],
+        &Overrides::default(),
+    );
+    let parsed = Parsed {
+        tables: tables_parsed() - before.0,
+        texts: texts_parsed() - before.1,
+    };
+    let r = r.map_err(|e| e.to_string()).map(|r| {
+        once(&r, &parsed, params);
+        let b = r.directions.iter().find(|d| d.name == "bottleneck");
+        b.unwrap().params.clone()
+    });
+    (r, parsed)
+}
+
+#[test]
+fn an_fq_limit_in_bytes_is_the_memory_limit_by_its_typed_value() {
+    use aqmlab_core::units::Size;
+    // Bytes, in any byte unit, are the memory limit; the text is kept as written.
+    for (limit, bytes) in [
+        ("30000B", 30_000),
+        ("1.5MB", 1_500_000),
+        ("64KiB", 65_536),
+        // Read as the size it is, wherever its unit ends: the text's last character decided
+        // before, and sent this one to `limit`, which refused bytes.
+        ("30000B ", 30_000),
+    ] {
+        let p = fq_codel_with(&format!("limit = {limit:?}")).0.unwrap();
+        assert_eq!(p.value("memory_limit"), Value::Bytes(bytes), "{limit:?}");
+        assert_eq!(p.raw_value("memory_limit"), limit);
+        assert_eq!(
+            p.value("limit"),
+            Value::Size(Size::Packets(10240)),
+            "{limit:?}"
+        );
+    }
+    // Packets stay the limit.
+    let p = fq_codel_with("limit = \"500p\"").0.unwrap();
+    assert_eq!(p.value("limit"), Value::Size(Size::Packets(500)));
+    assert!(!p.is_given("memory_limit"));
+    // A limit that is not a size is refused as the limit it was given as, with its key (the
+    // string rule sent `lotsB` to memory_limit, and the error named the params table); a byte
+    // count out of the memory limit's range, as that.
+    for bad in ["30000b", "lotsB"] {
+        let e = fq_codel_with(&format!("limit = {bad:?}")).0.unwrap_err();
+        assert!(
+            e.ends_with(&format!(": dumbbell.bottleneck.params.limit: fq_codel: parameter limit = {bad}: expected a size in packets or bytes in (0, 4294967295] (like 1000p or 1.5MB)")),
+            "{e}"
+        );
+    }
+    let e = fq_codel_with("limit = \"0B\"").0.unwrap_err();
+    assert!(
+        e.ends_with("fq_codel: parameter memory_limit = 0B: expected a byte count > 0"),
+        "{e}"
+    );
+}

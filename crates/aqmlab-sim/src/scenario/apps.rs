@@ -2,7 +2,7 @@
 //! `finite`, `repeat`, `onoff`, `web`) and a UDP flow's on/off periods. Each function checks
 //! that the keys it reads belong to the application and names the key of any error.
 
-use super::raw_units::{AtSpan, Bytes, FlowTime};
+use super::raw_units::{AtSpan, Bytes, FlowTime, IdleValue};
 use super::{Ctx, RawFlow, ScenarioError};
 use crate::world::{Arrivals, IdleDist, OnOff, SizeDist, TcpApp, VideoSpec};
 use aqmlab_core::SimDuration;
@@ -212,47 +212,61 @@ fn repeat(
     })?;
     let path = format!("{p}.idle");
     let dist = f.idle_dist.as_ref().map(|d| d.get_ref().as_str());
-    let as_duration = |v: &toml::Value, path: &str| -> Result<SimDuration, ScenarioError> {
-        match v {
-            toml::Value::String(s) => cx.duration(&Spanned::new(idle_v.span(), s.clone()), path),
-            other => Err(cx.err(
-                Some(idle_v.span()),
-                path,
-                format!("expected a duration with a unit, like \"10s\", got {other}"),
-            )),
-        }
+    // The idle period was read with the file (`raw_units::Idle`); here it is checked, naming the
+    // flow's key (or the list's element) and its line.
+    let at = |r: &Result<SimDuration, String>, path: &str| {
+        r.clone().map_err(|m| cx.err(Some(idle_v.span()), path, m))
     };
-    let idle = match (idle_v.get_ref(), dist) {
-        (toml::Value::Array(a), None | Some("uniform")) if a.len() == 2 => {
-            let lo = as_duration(&a[0], &format!("{path}[0]"))?;
-            let hi = as_duration(&a[1], &format!("{path}[1]"))?;
+    let one = |path: &str| match &idle_v.value {
+        IdleValue::One(r) => at(r, path),
+        IdleValue::List(_) => Err(cx.err(
+            Some(idle_v.span()),
+            path,
+            format!(
+                "expected a duration with a unit, like \"10s\", got {}",
+                idle_v.shown()
+            ),
+        )),
+    };
+    let idle = match (&idle_v.value, dist) {
+        (IdleValue::List(a), None | Some("uniform")) if a.len() == 2 => {
+            let lo = at(&a[0], &format!("{path}[0]"))?;
+            let hi = at(&a[1], &format!("{path}[1]"))?;
             if hi < lo {
                 return Err(cx.err(
                     Some(idle_v.span()),
                     path,
                     format!(
                         "expected [low, high] with low ≤ high, got {}",
-                        idle_v.get_ref()
+                        idle_v.shown()
                     ),
                 ));
             }
             IdleDist::Uniform { lo, hi }
         }
-        (toml::Value::Array(_), None | Some("uniform")) => {
+        (IdleValue::List(_), None | Some("uniform")) => {
             return Err(cx.err(
                 Some(idle_v.span()),
                 path,
                 format!(
                     "expected a uniform range of two durations, like [\"5s\", \"15s\"], got {}",
-                    idle_v.get_ref()
+                    idle_v.shown()
                 ),
             ))
         }
-        (v, None | Some("constant")) => IdleDist::Constant(as_duration(v, &path)?),
-        (v, Some("exponential")) => IdleDist::Exponential {
-            mean: as_duration(v, &path)?,
-        },
-        (_, Some("uniform")) => unreachable!("arrays are handled above"),
+        (_, None | Some("constant")) => IdleDist::Constant(one(&path)?),
+        (_, Some("exponential")) => IdleDist::Exponential { mean: one(&path)? },
+        // One duration for uniform idle periods: their range is two.
+        (IdleValue::One(_), Some("uniform")) => {
+            return Err(cx.err(
+                Some(idle_v.span()),
+                path,
+                format!(
+                    "idle_dist = \"uniform\" needs a range of two durations, like idle = [\"5s\", \"15s\"], got {}",
+                    idle_v.shown()
+                ),
+            ))
+        }
         (_, Some(other)) => {
             return Err(cx.err(
                 f.idle_dist.as_ref().map(|d| d.span()),

@@ -5,7 +5,7 @@
 //! `docs/flow-keys.md` ([`flow_keys_markdown`]) all read this one table, as a discipline's
 //! parameters are read from its parameter table (`aqmlab_qdisc::params`).
 
-use super::raw_units::{AnyTime, AtSpan, Bytes, FlowRate, FlowTime, Time, TimeDist};
+use super::raw_units::{AnyTime, AtSpan, Bytes, FlowRate, FlowTime, Idle, Time, TimeDist};
 use super::S;
 use aqmlab_tcp::CcKind;
 use serde::Deserialize;
@@ -162,7 +162,7 @@ flow_keys! {
     model: Option<S> => App(WEB), false, "`simple` (default) or `packmime`";
     http: Option<S> => App(WEB), false, "PackMime's HTTP version, `\"1.0\"` (default) or `\"1.1\"`";
     interval: Option<FlowTime> => App(WEB_PAGE), false, "periodic arrivals, one every interval";
-    idle: Option<Spanned<toml::Value>> => App(REPEAT), false, "idle period between transfers: a duration, or `[low, high]`";
+    idle: Option<Idle> => App(REPEAT), false, "idle period between transfers: a duration, or `[low, high]`";
     idle_dist: Option<S> => App(REPEAT), false, "`constant`, `uniform` or `exponential` idle periods";
     reuse: Option<bool> => App(REPEAT), false, "keep one connection for every transfer";
     idle_restart: Option<bool> => App(&["repeat", "onoff"]), false, "restart from the initial window after an idle RTO (repeat: with reuse = true; default true)";

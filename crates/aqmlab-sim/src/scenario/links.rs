@@ -2,6 +2,7 @@
 //! direction's rate, delay, discipline, buffer, loss and jitter, and the discipline defaults
 //! that depend on the traffic (CoDel's MTU) or on the link (RED's rate and delay).
 
+use super::disc_params::DirParams;
 use super::*;
 use crate::resolved::ResolvedDirection;
 use aqmlab_qdisc::{Given, Value};
@@ -329,10 +330,9 @@ pub(super) fn direction(
     path: &str,
     from: u32,
     to: u32,
-    swapped_kind: Option<&str>,
+    dp: &DirParams,
     largest_packet: u32,
     set_params: &[String],
-    dropped: &mut Vec<(String, String)>,
     warnings: &mut Vec<String>,
 ) -> Result<ResolvedDirection, ScenarioError> {
     let given = [d.rate.is_some(), d.schedule.is_some(), d.trace.is_some()]
@@ -406,31 +406,12 @@ pub(super) fn direction(
         .expect("delay is required on links and set on reverses");
     let delay = *delay_s.get();
 
-    let kind_s = d
-        .qdisc
-        .as_ref()
-        .map(|s| s.get_ref().as_str())
-        .unwrap_or("droptail");
-    let kind_name = swapped_kind.unwrap_or(kind_s);
-    let kind = Kind::from_name(kind_name).map_err(|e| {
-        if swapped_kind.is_some() {
-            ScenarioError {
-                file: cx.file.clone(),
-                line: None,
-                path: format!("--qdisc {name}"),
-                msg: e.to_string(),
-            }
-        } else {
-            cx.err(
-                d.qdisc.as_ref().map(|q| q.span()),
-                format!("{path}.qdisc"),
-                e.to_string(),
-            )
-        }
-    })?;
-    // The discipline's parameters, each given once: the file's (and `--set`'s) as text, the
-    // buffer and the values taken from the link typed. They are parsed (or checked) once, into
-    // `Params`; the rules below that need the parsed values (`mtu = "auto"`) edit typed values.
+    // The discipline, named when the link directions were made (and its parameters read).
+    let kind = dp.kind.clone()?;
+    let swapped_kind = dp.swapped.as_deref();
+    // The discipline's parameters, each given once: the file's (and `--set`'s) as read, the
+    // buffer and the values taken from the link typed. They are checked once, into `Params`;
+    // the rules below that need the typed values (`mtu = "auto"`) edit typed values.
     let mut pairs: Vec<(String, Given)> = Vec::new();
     if let (Some(b), Some(params)) = (&d.buffer, &d.params) {
         if params.get_ref().contains_key("limit")
@@ -465,41 +446,11 @@ pub(super) fn direction(
         }
         pairs.push(("limit".into(), Given::Typed(Value::Size(size))));
     }
-    // Parameters belong to the discipline named in the file; a --qdisc swap keeps only the buffer
-    // and the parameters a --set gave (for this direction, or for the forward direction a
-    // `reverse` inherits from).
-    let set_here = |k: &str| {
-        let fwd = path.strip_suffix(".reverse");
-        [Some(path), fwd].into_iter().flatten().any(|p| {
-            set_params
-                .iter()
-                .any(|s| *s == format!("{p}.params") || *s == format!("{p}.params.{k}"))
-        })
-    };
-    if let Some(params) = &d.params {
-        for (k, v) in params.get_ref() {
-            if swapped_kind.is_some() && !set_here(k) {
-                dropped.push((name.to_string(), format!("{k}={}", toml_text(v))));
-                continue;
-            }
-            let value = match v {
-                toml::Value::String(s) => s.clone(),
-                toml::Value::Integer(i) => i.to_string(),
-                toml::Value::Float(f) => f.to_string(),
-                toml::Value::Boolean(b) => b.to_string(),
-                other => {
-                    return Err(cx.err(
-                        Some(params.span()),
-                        format!("{path}.params.{k}"),
-                        format!(
-                            "expected a string, number or boolean, got {}",
-                            other.type_str()
-                        ),
-                    ))
-                }
-            };
-            pairs.push((k.clone(), Given::Text(value)));
-        }
+    // Parameters belong to the discipline named in the file; a --qdisc swap kept only the
+    // buffer and the parameters a --set gave (`disc_params`, which lists the others), each
+    // read already.
+    for (k, given) in &dp.given {
+        pairs.push((k.clone(), given.clone()?));
     }
     // RED's idle-time correction and automatic values need the link rate: give it unless the
     // user did. A schedule gives its first positive rate, a trace its mean rate; say so when the
@@ -536,22 +487,7 @@ pub(super) fn direction(
     }
     let red_delay_filled = red_delay_from_link(kind, &mut pairs, delay);
     if matches!(kind, Kind::FqCodel | Kind::FqPie | Kind::FqCobalt) {
-        // A byte limit is the FQ schedulers' memory limit (their `limit` counts packets).
-        if let Some(i) = pairs.iter().position(|(k, v)| {
-            k == "limit"
-                && match v {
-                    Given::Typed(Value::Size(s)) => matches!(s, units::Size::Bytes(_)),
-                    Given::Text(t) => t.ends_with('B'),
-                    Given::Typed(_) => false,
-                }
-        }) {
-            let (_, v) = pairs.remove(i);
-            let v = match v {
-                Given::Typed(Value::Size(units::Size::Bytes(n))) => Given::Typed(Value::Bytes(n)),
-                other => other,
-            };
-            pairs.push(("memory_limit".into(), v));
-        }
+        fq_byte_limit(&mut pairs);
     }
     // An error names the key it is about: the buffer for the limit it gave, else the params.
     let config_err = |e: aqmlab_qdisc::ConfigError| match swapped_kind {
@@ -638,6 +574,28 @@ pub(super) fn direction(
         loss,
         jitter: None,
     })
+}
+
+/// The FQ schedulers count their `limit` in packets and take a byte limit as their memory
+/// limit: a `limit` whose value is a size in bytes (a byte buffer, or a `params.limit` like
+/// `"30000B"` or `"1.5MB"`) is given as `memory_limit`. The decision is on the typed value: a
+/// `params.limit` was read once by the discipline's `limit` spec (a size, packets or bytes;
+/// [`super::disc_params`]) and stays as read ([`Given::Read`], its text kept), so nothing parses
+/// it again and its range is checked against the spec it ends up under; a text that is not a
+/// size is refused as the `limit` it was given as.
+fn fq_byte_limit(pairs: &mut [(String, Given)]) {
+    let Some((key, given)) = pairs.iter_mut().find(|(k, _)| k == "limit") else {
+        return;
+    };
+    *given = match given {
+        Given::Typed(Value::Size(units::Size::Bytes(n))) => Given::Typed(Value::Bytes(*n)),
+        Given::Read(t, Ok(Value::Size(units::Size::Bytes(n)))) => {
+            let n = *n;
+            Given::Read(std::mem::take(t), Ok(Value::Bytes(n)))
+        }
+        _ => return,
+    };
+    *key = "memory_limit".into();
 }
 
 /// The largest packet the scenario's flows put on each of `n_links` link directions, bytes; 0

@@ -215,6 +215,66 @@ impl<'de, T: UnitKind> Deserialize<'de> for Deferred<T> {
     }
 }
 
+/// A repeat flow's `idle` (a `[[flows]]` key): a duration (`"10s"`), or `[low, high]` (a
+/// uniform range), read once with the file, each duration as a [`Time`] is; like a
+/// [`Deferred`], a value that is not a duration is refused only where the flow's idle period is
+/// checked (after the checks that the key applies to the flow), naming the key and its line.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct Idle {
+    /// The duration, or the list's elements, each read (or what was expected).
+    pub(super) value: IdleValue,
+    /// The value as TOML writes it (`"5s"`, `["5s", "15s"]`), quoted in errors.
+    shown: String,
+    span: Range<usize>,
+}
+
+/// An [`Idle`]'s value: one duration, or a list of them.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum IdleValue {
+    /// `idle = "10s"` (or a value of another type, refused when checked).
+    One(Result<SimDuration, String>),
+    /// `idle = ["5s", "15s"]`: each element.
+    List(Vec<Result<SimDuration, String>>),
+}
+
+impl Idle {
+    /// The value as TOML writes it.
+    pub(super) fn shown(&self) -> &str {
+        &self.shown
+    }
+    /// Where the value stands in the scenario text.
+    pub(super) fn span(&self) -> Range<usize> {
+        self.span.clone()
+    }
+}
+
+impl AtSpan for Idle {
+    fn at(&self) -> Range<usize> {
+        self.span()
+    }
+}
+
+impl<'de> Deserialize<'de> for Idle {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Spanned::<toml::Value>::deserialize(d)?;
+        let one = |v: &toml::Value| match v {
+            toml::Value::String(s) => time_value(s),
+            other => Err(format!(
+                "expected a duration with a unit, like \"10s\", got {other}"
+            )),
+        };
+        let value = match v.get_ref() {
+            toml::Value::Array(a) => IdleValue::List(a.iter().map(one).collect()),
+            other => IdleValue::One(one(other)),
+        };
+        Ok(Idle {
+            value,
+            shown: v.get_ref().to_string(),
+            span: v.span(),
+        })
+    }
+}
+
 /// A time of at most [`MAX_TIME`], or what was expected.
 pub(super) fn time_value(text: &str) -> Result<SimDuration, String> {
     let beyond = || {

@@ -2,12 +2,14 @@
 //! the text read into the raw types ([`parse`]), the run's timing ([`timing`]), the flow count
 //! ([`flow_count`]), the topology ([`topology`]), the series' size ([`check_series`]), the
 //! flows and their routes ([`resolve_flows`], [`crossings`], [`check_flows`]), the link
-//! directions with their disciplines' parameters parsed once ([`directions`], [`jitter`],
+//! directions with their disciplines' parameters (each value typed once as the topology is
+//! read, [`disc_params`], and checked once as each direction is resolved) ([`directions`], [`jitter`],
 //! [`links_random`]), the byte buffers read from them ([`byte_limits`]), the buffers against the
 //! packets crossing them ([`check_buffers`]), the output ([`output`]), and the windows
 //! ([`super::windows`]). Each step reads only what it is given and reports errors as the whole
 //! does, in the same order.
 
+use super::disc_params::{disc_params, DirParams};
 use super::*;
 use crate::resolved::{FlowPlan, ResolvedDirection, ResolvedFlow};
 use crate::topology::Routes;
@@ -18,8 +20,9 @@ type ByteLimit = (u64, std::ops::Range<usize>, String);
 /// A link direction as the file gives it: `(name, settings, key path)`.
 type DirCfg = (String, RawDirection, String);
 
-/// The topology: the nodes, the link directions and each direction's `(from, to)` nodes.
-type Topology = (Vec<String>, Vec<DirCfg>, Vec<(u32, u32)>);
+/// The topology: the nodes, the link directions, each direction's `(from, to)` nodes and its
+/// discipline's parameters, typed.
+type Topology = (Vec<String>, Vec<DirCfg>, Vec<(u32, u32)>, Vec<DirParams>);
 
 /// Resolves the (edited, expanded) scenario `text`: every value read, typed and checked, the
 /// flows' routes and the links' disciplines' parameters worked out, without building a
@@ -42,7 +45,7 @@ pub(super) fn resolve_expanded(
     let (duration, bin) = timing(&cx, &raw)?;
     let seed = ov.seed.or(raw.seed).unwrap_or(1);
     let mut warnings = flow_count(&cx, raw_flows.len(), ov)?;
-    let (nodes, dir_cfgs, ends) = topology(&cx, &raw, ov)?;
+    let (nodes, dir_cfgs, ends, disc) = topology(&cx, &raw, ov)?;
     check_series(
         &cx,
         &raw.bin,
@@ -57,16 +60,9 @@ pub(super) fn resolve_expanded(
     let routes = Routes::compute(nodes.len(), &ends);
     let crossings = crossings(&cx, &raw_flows, &nodes, &planned, &routes, &ends)?;
     let largest = largest_per_link(&crossings, dir_cfgs.len());
-    let mut dropped_params = Vec::new();
-    let mut directions = directions(
-        &cx,
-        &dir_cfgs,
-        &ends,
-        &largest,
-        ov,
-        &mut dropped_params,
-        &mut warnings,
-    )?;
+    let mut directions = directions(&cx, &dir_cfgs, &disc, &ends, &largest, ov, &mut warnings)?;
+    // The file's parameters the --qdisc swaps dropped, in link order.
+    let dropped_params = disc.into_iter().flat_map(|dp| dp.dropped).collect();
     // Whether the seed matters: a discipline that draws, a lossy link, random jitter, random
     // traffic or a random start. `aqmlab run` warns when nothing is random.
     let mut random = links_random(&directions);
@@ -198,8 +194,9 @@ fn flow_count(cx: &Ctx<'_>, n: usize, ov: &Overrides) -> Result<Vec<String>, Sce
     Ok(early_warnings)
 }
 
-/// The nodes, the link directions as the file gives them and their `(from, to)` nodes; every
-/// `--qdisc LINK=KIND` names a link or a direction.
+/// The nodes, the link directions as the file gives them, their `(from, to)` nodes and their
+/// disciplines' parameters, each value typed once ([`disc_params`]); every `--qdisc LINK=KIND`
+/// names a link or a direction.
 fn topology(cx: &Ctx<'_>, raw: &RawScenario, ov: &Overrides) -> Result<Topology, ScenarioError> {
     let nodes_span = raw.nodes.as_ref().map(Spanned::span);
     let mut nodes: Vec<String> = raw
@@ -228,7 +225,8 @@ fn topology(cx: &Ctx<'_>, raw: &RawScenario, ov: &Overrides) -> Result<Topology,
             });
         }
     }
-    Ok((nodes, dir_cfgs, ends))
+    let disc = disc_params(cx, &dir_cfgs, ov);
+    Ok((nodes, dir_cfgs, ends, disc))
 }
 
 /// Each link direction writes 10 series and each flow 6, a value per bin: refuses runs whose
@@ -301,19 +299,15 @@ fn byte_limits(
 fn directions(
     cx: &Ctx<'_>,
     dir_cfgs: &[DirCfg],
+    disc: &[DirParams],
     ends: &[(u32, u32)],
     largest: &[u32],
     ov: &Overrides,
-    dropped_params: &mut Vec<(String, String)>,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<ResolvedDirection>, ScenarioError> {
     let mut directions = Vec::with_capacity(dir_cfgs.len());
-    for (((name, d, path), (from, to)), largest) in dir_cfgs.iter().zip(ends).zip(largest) {
-        let swapped = ov
-            .qdisc
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name || name.strip_suffix(".rev") == Some(n.as_str()));
+    let dirs = dir_cfgs.iter().zip(disc).zip(ends).zip(largest);
+    for ((((name, d, path), dp), (from, to)), largest) in dirs {
         directions.push(direction(
             cx,
             name,
@@ -321,10 +315,9 @@ fn directions(
             path,
             *from,
             *to,
-            swapped.map(|(_, k)| k.as_str()),
+            dp,
             *largest,
             &ov.set_params,
-            dropped_params,
             warnings,
         )?);
     }
@@ -672,7 +665,7 @@ rate = "1Mbps"
     #[test]
     fn topology_lists_both_directions_and_checks_qdisc_swaps() {
         let raw = parse(&cx(TWO)).unwrap();
-        let (nodes, dirs, ends) = topology(&cx(TWO), &raw, &Overrides::default()).unwrap();
+        let (nodes, dirs, ends, _) = topology(&cx(TWO), &raw, &Overrides::default()).unwrap();
         assert_eq!(nodes, ["a", "b"]);
         let names: Vec<(&str, &str)> = dirs
             .iter()
@@ -717,7 +710,7 @@ rate = "1Mbps"
 "#;
         for text in [TWO, BELL] {
             let raw = parse(&cx(text)).unwrap();
-            let (_, dirs, _) = topology(&cx(text), &raw, &Overrides::default()).unwrap();
+            let (_, dirs, _, _) = topology(&cx(text), &raw, &Overrides::default()).unwrap();
             let names: Vec<&str> = dirs.iter().map(|(n, _, _)| n.as_str()).collect();
             for n in &names {
                 if let Some(fwd) = n.strip_suffix(".rev") {
@@ -771,11 +764,10 @@ rate = "1Mbps"
         let c = cx(text);
         let raw = parse(&c).unwrap();
         let ov = Overrides::default();
-        let (_, dirs, ends) = topology(&c, &raw, &ov).unwrap();
+        let (_, dirs, ends, disc) = topology(&c, &raw, &ov).unwrap();
         let largest = vec![0; dirs.len()];
-        let (mut dropped, mut warnings) = (Vec::new(), Vec::new());
-        let typed =
-            directions(&c, &dirs, &ends, &largest, &ov, &mut dropped, &mut warnings).unwrap();
+        let mut warnings = Vec::new();
+        let typed = directions(&c, &dirs, &disc, &ends, &largest, &ov, &mut warnings).unwrap();
         byte_limits(&dirs, &typed, &ov)
             .into_iter()
             .map(|l| l.map(|(n, span, key)| (n, c.line_of(span), key)))
@@ -808,12 +800,57 @@ rate = "1Mbps"
     ) -> Result<(Vec<ResolvedDirection>, Vec<DirCfg>, bool), ScenarioError> {
         let c = cx(text);
         let raw = parse(&c).unwrap();
-        let (_, cfgs, ends) = topology(&c, &raw, ov).unwrap();
-        let (mut dropped, mut warnings) = (Vec::new(), Vec::new());
+        let (_, cfgs, ends, disc) = topology(&c, &raw, ov).unwrap();
+        let mut warnings = Vec::new();
         let largest = vec![0; cfgs.len()];
-        let mut d = directions(&c, &cfgs, &ends, &largest, ov, &mut dropped, &mut warnings)?;
+        let mut d = directions(&c, &cfgs, &disc, &ends, &largest, ov, &mut warnings)?;
         let jittered = jitter(&mut d, &cfgs);
         Ok((d, cfgs, jittered))
+    }
+
+    /// A discipline's parameters are typed as the topology is read, each value once by its
+    /// spec; resolving a direction parses none of them again (only the defaults of the
+    /// parameters not given).
+    #[test]
+    fn discipline_params_are_typed_with_the_topology_and_not_parsed_again() {
+        use aqmlab_qdisc::{texts_parsed, Given, Value};
+        let text = two_with(
+            "qdisc = \"codel\"\nparams = { target = \"7ms\", interval = \"0.1s\" }",
+            true,
+        );
+        let c = cx(&text);
+        let raw = parse(&c).unwrap();
+        let ov = Overrides::default();
+        let before = texts_parsed();
+        let (_, dirs, ends, disc) = topology(&c, &raw, &ov).unwrap();
+        // Both directions' (the reverse inherits the table): 2 values each, read once.
+        assert_eq!(texts_parsed() - before, 4);
+        let ms = |n| Ok(Value::Duration(SimDuration::from_millis(n)));
+        for dp in &disc {
+            assert_eq!(dp.kind, Ok(Kind::Codel));
+            let given: Vec<(&str, &Given)> = dp
+                .given
+                .iter()
+                .map(|(k, g)| (k.as_str(), g.as_ref().unwrap()))
+                .collect();
+            assert_eq!(
+                given,
+                [
+                    ("interval", &Given::Read("0.1s".into(), ms(100))),
+                    ("target", &Given::Read("7ms".into(), ms(7)))
+                ]
+            );
+        }
+        let mut warnings = Vec::new();
+        let largest = vec![0; dirs.len()];
+        let before = texts_parsed();
+        let d = directions(&c, &dirs, &disc, &ends, &largest, &ov, &mut warnings).unwrap();
+        // Only the defaults: every row but target, interval and the buffer's limit (typed).
+        let rows = Kind::Codel.params().len() as u64;
+        assert_eq!(texts_parsed() - before, 2 * (rows - 3));
+        assert_eq!(d[1].params.value("target"), ms(7).unwrap());
+        // Written as given.
+        assert_eq!(d[0].params.raw_value("interval"), "0.1s");
     }
 
     #[test]
