@@ -27,15 +27,17 @@
 # started at 0 s, and one 100 KB FTP from 5 s; senders -> A at 10 Mb/s, 10 ms; A -> B at
 # 1 Mb/s, 250 ms, the discipline under test; B -> receivers 10 Mb/s, 10 ms. 1500-byte packets
 # on the wire (packetSize_ 1460 + ns-2's 40-byte header), advertised window 10000 packets (not
-# ns-2's 20: ours has no such limit), ns-2.35's other TCP defaults. Every other queue, the
-# reverse bottleneck included, is a 100000-packet tail drop.
+# ns-2's default 20, which would cap every flow's window), ns-2.35's other TCP defaults. Every
+# other queue is a 100000-packet tail drop, the reverse bottleneck's too (it carries ACKs only).
 #
-# Prints one line over the whole run (as our summary's bottleneck.sojourn_ms):
+# Prints one line over the whole run (as our summary's bottleneck.sojourn_ms; with cubic,
+# Agent/TCP/Linux also prints "cmd select_ca cubic" lines, which kuhn14.sh drops):
 #   TCP QDISC BUFFER SEED delay_mean_ms delay_p50_ms drops utilization
 # delay: the time from each packet's arrival at the bottleneck queue to its dequeue (trace-queue
 # "+" to "-", as our sojourn: the time in the discipline); drops at the bottleneck (d events);
 # utilization: bytes dequeued / (1 Mb/s x DURATION). On stderr, RED's resolved q_weight_,
-# thresh_, maxthresh_ (bytes in byte mode) and, with adaptive_, the last cur_max_p_.
+# thresh_, maxthresh_ (in mean_pktsize_ packets, also in byte mode) and, with adaptive_, the last
+# cur_max_p_.
 if {$argc != 4 && $argc != 6} {
     puts stderr "usage: ns kuhn14.tcl cubic|vegas droptail|red|red-default|ared|ared-default BUFFER SEED \[APPS DURATION\]"
     exit 2
