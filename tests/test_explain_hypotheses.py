@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 from types import SimpleNamespace
 
 import pytest
@@ -207,3 +208,29 @@ def test_consumer_edge_fairness_ct_claims_name_the_class_hypothesis(ce):
             c = next(c for c in exp.claims if c.id == f"{ce.RATE_IDS[rate]}-{d}-fairness-ct")
             assert [h["outcome"] for h in c.explanation] == [f"{{_class_test[{rate}][{d}]}}"]
             assert not c.unexplained  # annotate() decides, from the outcome
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 (Debian's ns2) is not installed")
+def test_red_vs_codel_ns2_table_is_what_kuhn14_tcl_gives(rvc):
+    """The committed ns-2.35 table (ns2-kuhn14.csv, tests/fidelity/ns2/kuhn14.sh) holds what
+    kuhn14.tcl prints: one quick run of each RED configuration the reproduction reads, re-run
+    and compared field by field (ns-2 is deterministic for a seed)."""
+    import csv
+    import subprocess
+
+    script = os.path.join(os.path.dirname(__file__), "fidelity", "ns2", "kuhn14.tcl")
+    with open(rvc.NS2_TABLE) as f:
+        rows = {
+            tuple(r[k] for k in ("apps", "duration_s", "tcp", "qdisc", "buffer", "seed")): r
+            for r in csv.DictReader(f)
+        }
+    for qdisc in rvc.NS2_RUNS.values():
+        args = ["vegas", qdisc, "127", "1", "30", "60"]
+        out = subprocess.run(
+            ["ns", script, *args], capture_output=True, text=True, check=True, timeout=120
+        ).stdout.split()
+        want = rows[("30", "60", "vegas", qdisc, "127", "1")]
+        assert out[:4] == args[:4]
+        assert out[4:] == [
+            want[k] for k in ("delay_mean_ms", "delay_p50_ms", "drops", "utilization")
+        ]
