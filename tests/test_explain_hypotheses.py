@@ -3,7 +3,8 @@ tested by runs, and their outcomes come from the numbers. Each test feeds number
 the outcome flips (confirmed / refuted / unexplained, and for consumer-edge cannot
 discriminate).
 
-* red-vs-codel's delay-comparable: RED set otherwise (a 1-s average, Adaptive RED) beside the
+* red-vs-codel's delay-comparable: RED set otherwise (a 1-s average, Adaptive RED, ns-2.35's
+  byte mode; and ns-2.35's own Queue/RED, from tests/fidelity/ns2/kuhn14.sh's table) beside the
   same CoDel runs (reproduction.py, settings_test);
 * consumer-edge's fairness C/T cells: Jain's index of drops over traffic classes, not flows
   (reproduction.py, class_jain and class_test).
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 from types import SimpleNamespace
 
 import pytest
@@ -50,7 +52,10 @@ def test_red_vs_codel_claim_names_the_hypothesis_runs(rvc):
     c = next(c for c in exp.claims if c.id == rvc.TESTED)
     assert c.predicate == PREDICATE and not c.unexplained
     outcomes = [h["outcome"] for h in c.explanation]
-    assert outcomes == [f"{{_settings_test[{v}]}}" for v in rvc.VARIANTS]
+    assert outcomes[:2] == [f"{{_settings_test[{v}]}}" for v in rvc.VARIANTS[:2]]
+    # The ns-2 configuration's hypothesis: our run and ns-2.35's, each filled from its outcome.
+    assert "{_settings_test[RED, ns-2 byte mode]}" in outcomes[2]
+    assert "{_settings_test[ns-2 byte mode]}" in outcomes[2] and "{_ns2_same}" in outcomes[2]
     axis = next(a for a in exp.sweeps[0].axes if a.keys == ["discipline"])
     assert set(rvc.VARIANTS) <= set(axis.cases)
 
@@ -101,14 +106,20 @@ def _rvc_ctx(rvc, red: float, codel: float, variants: dict[str, float]):
         [{"tcp": "cubic", "buffer": "45", "discipline": d, "delay_mean": v} for d, v in rows]
     )
     exp = load(builtin_folder("red-vs-codel"))
-    return SimpleNamespace(experiment=exp, table=table, state={}, claims={})
+    params = {"apps": 100, "duration_s": 200.0}  # the full mode, whose ns-2.35 runs are tabled
+    return SimpleNamespace(experiment=exp, table=table, state={}, claims={}, params=params)
 
 
 def test_red_vs_codel_annotate_explains_only_a_confirmed_hypothesis(rvc):
     from aqmlab.reproduce import common as cm
 
-    def explained(variants: dict[str, float]):
-        ctx = _rvc_ctx(rvc, 230.0, 60.0, variants)
+    # ns-2.35's Queue/RED as shipped comes from the committed table (ns2-kuhn14.csv): in the
+    # first two cases CoDel's delay is far above it (not comparable: refuted), in the last
+    # equal to it (confirmed).
+    ns2 = rvc.ns2_delays(100, 200.0)["ns-2 byte mode"]["cubic, 45"]
+
+    def explained_at(codel: float, variants: dict[str, float]):
+        ctx = _rvc_ctx(rvc, 5 * codel, codel, variants)
         nums = rvc.numbers(ctx)
         claim = cm.Claim("c", "s", "comparable", "0 of 1 points", cm.FAILS)
         claim.hypotheses = [{"hypothesis": "h", "tested_by": "t", "outcome": "o"}]
@@ -116,12 +127,17 @@ def test_red_vs_codel_annotate_explains_only_a_confirmed_hypothesis(rvc):
         rvc.annotate(ctx)
         return nums["settings_test"], claim.unexplained, claim.explanation
 
-    tests, unexplained, text = explained({"RED, 1 s w_q": 230.0, "ARED": 150.0})
-    assert tests == {"RED, 1 s w_q": "refuted", "ARED": "refuted"}
+    far = 4 * ns2 + 50.0  # ns-2's delay is not comparable with this CoDel
+    tests, unexplained, text = explained_at(far, {"RED, 1 s w_q": 5 * far, "ARED": 3 * far})
+    assert tests["RED, 1 s w_q"] == tests["ARED"] == "refuted"
+    assert tests["ns-2 byte mode"] == "refuted"
     assert unexplained and text.startswith("unexplained (")
-    tests, unexplained, text = explained({"RED, 1 s w_q": 230.0, "ARED": 100.0})
-    assert tests == {"RED, 1 s w_q": "refuted", "ARED": "confirmed"}
+    tests, unexplained, text = explained_at(far, {"RED, 1 s w_q": 5 * far, "ARED": far})
+    assert tests["ARED"] == "confirmed" and tests["ns-2 byte mode"] == "refuted"
     assert not unexplained and text.startswith("hypothesis: ")
+    # ns-2.35's run alone, comparable with this CoDel, explains it.
+    tests, unexplained, _ = explained_at(ns2, {"RED, 1 s w_q": 5 * ns2, "ARED": 5 * ns2})
+    assert tests["ns-2 byte mode"] == "confirmed" and not unexplained
 
 
 def test_consumer_edge_class_test_flips_with_the_numbers(ce):
@@ -201,3 +217,29 @@ def test_consumer_edge_fairness_ct_claims_name_the_class_hypothesis(ce):
             c = next(c for c in exp.claims if c.id == f"{ce.RATE_IDS[rate]}-{d}-fairness-ct")
             assert [h["outcome"] for h in c.explanation] == [f"{{_class_test[{rate}][{d}]}}"]
             assert not c.unexplained  # annotate() decides, from the outcome
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 (Debian's ns2) is not installed")
+def test_red_vs_codel_ns2_table_is_what_kuhn14_tcl_gives(rvc):
+    """The committed ns-2.35 table (ns2-kuhn14.csv, tests/fidelity/ns2/kuhn14.sh) holds what
+    kuhn14.tcl prints: one quick run of each RED configuration the reproduction reads, re-run
+    and compared field by field (ns-2 is deterministic for a seed)."""
+    import csv
+    import subprocess
+
+    script = os.path.join(os.path.dirname(__file__), "fidelity", "ns2", "kuhn14.tcl")
+    with open(rvc.NS2_TABLE) as f:
+        rows = {
+            tuple(r[k] for k in ("apps", "duration_s", "tcp", "qdisc", "buffer", "seed")): r
+            for r in csv.DictReader(f)
+        }
+    for qdisc in rvc.NS2_RUNS.values():
+        args = ["vegas", qdisc, "127", "1", "30", "60"]
+        out = subprocess.run(
+            ["ns", script, *args], capture_output=True, text=True, check=True, timeout=120
+        ).stdout.split()
+        want = rows[("30", "60", "vegas", qdisc, "127", "1")]
+        assert out[:4] == args[:4]
+        assert out[4:] == [
+            want[k] for k in ("delay_mean_ms", "delay_p50_ms", "drops", "utilization")
+        ]

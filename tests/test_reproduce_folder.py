@@ -714,7 +714,14 @@ def test_consumer_edge_buffer_hypothesis_outcome():
 
     assert "reached at 50p: supports" in test(14.1, 18.3)
     assert "between the values at 13p and 50p" in test(14.1, 18.8)
-    assert test(20.0, 25.0).endswith("refuted")
+    refuted = test(20.0, 25.0)
+    assert "refuted, over the buffers run (13, 50 packets) only" in refuted
+    assert "not between them, below 13p or above 50p" in refuted
+    # A queue that never reached the largest buffer: larger ones need no run.
+    low = cells(20.0, 25.0)
+    low[(rate, 50, "codel", d)]["max_backlog"] = 31.0
+    text = mod.buffer_range(low, [13, 50], rate, d, "codel")
+    assert "above 50p none is needed, this queue peaking at 31 packets" in text
     assert mod.half_unit(0.87) == pytest.approx(0.005) and mod.half_unit(18) == 0.5
 
 
