@@ -349,8 +349,8 @@ impl Cake {
 
     /// Queue `q` of tin `t`: its packets and bytes, DRR++ set, deficit and host slots.
     pub fn queue(&self, t: usize, q: usize) -> (Backlog, FlowSet, i64, u16, u16) {
-        let f = &self.tins[t].flows[q];
-        (f.q.backlog(), f.set, f.deficit, f.srchost, f.dsthost)
+        let (f, h) = (&self.tins[t].flows[q], &self.tins[t].hot[q]);
+        (f.q.backlog(), h.set, h.deficit, f.srchost, f.dsthost)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::hash::Host;
 use super::ring::Ring;
-use super::scheduler::{DList, Flow, FlowSet, ListId, NIL};
+use super::scheduler::{DList, Flow, Hot, ListId, NIL};
 use super::shaper::Rate;
 use super::{Cake, CakeConfig, QUEUES};
 use crate::cobalt::{CobaltParams, CobaltState};
@@ -73,6 +73,8 @@ impl CakeConfig {
 pub(super) struct Tin {
     /// The queues; fixed in number, so an index taken `% QUEUES` needs no bounds check.
     pub(super) flows: Box<[Flow; QUEUES]>,
+    /// Each queue's DRR++ state, by the same index.
+    pub(super) hot: Box<[Hot; QUEUES]>,
     pub(super) tags: Vec<u32>,
     pub(super) hosts: Vec<Host>,
     /// The new and decaying lists, by [`ListId`] (linked through [`Flow`]'s `prev`, `next`).
@@ -84,7 +86,7 @@ pub(super) struct Tin {
     pub(super) decaying: u32,
     pub(super) flow_quantum: u64,
     /// Bumped whenever a host's bulk count or a queue's host slot changes: a queue's cached
-    /// scaled quantum ([`Flow::refill`]) is good while its `refill_gen` equals this.
+    /// scaled quantum ([`Hot::refill`]) is good while its `refill_gen` equals this.
     pub(super) hosts_gen: u64,
     pub(super) cobalt: CobaltParams,
     pub(super) rate: Rate,
@@ -131,14 +133,10 @@ impl Tin {
         let flows = (0..QUEUES as u32)
             .map(|i| Flow {
                 q: PacketFifo::default(),
-                deficit: 0,
-                refill: 0,
-                refill_gen: u64::MAX,
                 aqm: CobaltState::new(&cobalt, uniforms.copy_for(t as u32 * QUEUES as u32 + i)),
                 prev: NIL,
                 next: NIL,
                 on: None,
-                set: FlowSet::None,
                 srchost: 0,
                 dsthost: 0,
             })
@@ -148,6 +146,7 @@ impl Tin {
             .expect("QUEUES queues");
         Tin {
             flows,
+            hot: Box::new([Hot::IDLE; QUEUES]),
             tags: vec![0; QUEUES],
             hosts: vec![Host::default(); QUEUES],
             lists: [DList {
@@ -246,7 +245,13 @@ impl Cake {
                     .all(|(t, o)| t == c || (!o.active() && o.deficit > 0))
             {
                 let b = &mut self.tins[c];
-                let k = (-b.deficit + b.quantum - 1) / b.quantum;
+                // k = ⌈−deficit / quantum⌉ quanta; one (the common case, a packet not much
+                // larger than the quantum) without the division.
+                let k = if -b.deficit <= b.quantum {
+                    1
+                } else {
+                    (-b.deficit + b.quantum - 1) / b.quantum
+                };
                 b.deficit += k * b.quantum;
                 return Some(c);
             }
