@@ -240,6 +240,10 @@ impl QueueDisc for Cake {
                 self.time_next = now_ns;
             }
         }
+        if t != self.cur_tin {
+            // Another tin may become active: `choose_tin` looks at them all again.
+            self.others_idle = false;
+        }
         let size = pkt.size_bytes as u64;
         let tin = &mut self.tins[t];
         tin.flows[i].q.push_back(pkt);

@@ -234,16 +234,20 @@ impl Cake {
         if self.rate.ns == 0 {
             // One tin active, in debt, and every other idle with credit: the loop below would
             // only pass the others by and refill this one until its deficit is not negative.
+            // The others change only when one gets a packet or is served, which this path never
+            // does: once found idle with credit they stay so until `others_idle` is cleared.
             let c = self.cur_tin;
             let b = &self.tins[c];
             if b.active()
                 && b.deficit < 0
-                && self
-                    .tins
-                    .iter()
-                    .enumerate()
-                    .all(|(t, o)| t == c || (!o.active() && o.deficit > 0))
+                && (self.others_idle
+                    || self
+                        .tins
+                        .iter()
+                        .enumerate()
+                        .all(|(t, o)| t == c || (!o.active() && o.deficit > 0)))
             {
+                self.others_idle = true;
                 let b = &mut self.tins[c];
                 // k = ⌈−deficit / quantum⌉ quanta; one (the common case, a packet not much
                 // larger than the quantum) without the division.
@@ -255,6 +259,7 @@ impl Cake {
                 b.deficit += k * b.quantum;
                 return Some(c);
             }
+            self.others_idle = false;
             let mut wrapped = false;
             let mut empty = true;
             let mut c = self.cur_tin;
