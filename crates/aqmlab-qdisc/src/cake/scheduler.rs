@@ -56,7 +56,7 @@ pub(super) struct Flow {
 }
 
 /// A queue's DRR++ state: what the refill walk (`walk_old`) reads and writes, in an array of
-/// its own per tin, 32 bytes a queue (a [`Flow`] is 150): under triple isolation between two
+/// its own per tin, 32 bytes a queue (a [`Flow`] is 128): under triple isolation between two
 /// hosts a packet's walk refills every bulk queue of the tin, ~65 of them, and touches no other
 /// field of theirs.
 #[derive(Clone, Copy, Debug)]
