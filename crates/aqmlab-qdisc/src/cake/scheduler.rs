@@ -70,6 +70,7 @@ pub(super) struct Hot {
 }
 
 impl Hot {
+    /// A queue on no list, its scaled quantum not computed yet.
     pub(super) const IDLE: Hot = Hot {
         deficit: 0,
         refill: 0,
@@ -324,8 +325,8 @@ impl QueueDisc for Cake {
                     // set). The first refill here, inline: with full quanta (flow_mode=flows,
                     // or hosts with one bulk flow each) it is the only one, and the walk's call
                     // would cost more than the refill. Further ones, ~64 per packet under triple
-                    // isolation between two hosts, are the walk's (`refill_old`), reached by
-                    // the next pass of this loop; same refills, draws and order either way.
+                    // isolation between two hosts, are the walk's (`refill_old`), called when
+                    // the next head needs one too; same refills, draws and order either way.
                     let refill = tin.scaled_quantum(i, mode);
                     let dither = self.uniforms.next_top16();
                     tin.hot[i].deficit += ((refill + dither) >> 16) as i64;
