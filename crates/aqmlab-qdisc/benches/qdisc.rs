@@ -3,8 +3,10 @@
 //! Each discipline holds a standing backlog (about 100 packets; 1000 for LSTF-CoDel), time
 //! advances 10 µs per pair (so CoDel's sojourn, ~1 ms, stays below target and the measurement is
 //! the common path), and packets are topped up if an AQM drop shrinks the backlog. FQ-CoDel,
-//! FQ-PIE and FQ-COBALT spread packets over 64 flows. The packets are Not-ECT, so DualPI2 runs its
-//! C queue and PI2 (two draws per packet once p' > 0). Run: `make bench` (or `cargo bench -p aqmlab-qdisc`).
+//! FQ-PIE, FQ-COBALT and CAKE spread packets over 64 flows (CAKE with its default diffserv3:
+//! `flow_mode=flows` unshaped and shaped, and its default triple-isolate, every flow between
+//! the same two hosts). The packets are Not-ECT, so DualPI2 runs its C queue and PI2 (two draws
+//! per packet once p' > 0). Run: `make bench` (or `cargo bench -p aqmlab-qdisc`).
 //!
 //! Beside criterion's `<criterion>/enqueue_dequeue_pair/<case>/new/estimates.json` (ns per pair),
 //! each case measured writes `<case>/aqmlab.json`: the discipline and parameters, and the
@@ -104,6 +106,16 @@ const CASES: &[Case] = &[
         name: "cake_64flows",
         kind: "cake",
         params: &["flow_mode=flows"],
+        backlog: 100,
+        flows: 64,
+    },
+    // The shaper on (diffserv3, flows) at 2 Gb/s, above the 1.2 Gb/s the driver offers (1500 B
+    // per 10 µs): it never holds a packet back, but times every one (`charge`, the tin choice
+    // by schedule).
+    Case {
+        name: "cake_64flows_shaped",
+        kind: "cake",
+        params: &["flow_mode=flows", "bandwidth=2Gbps"],
         backlog: 100,
         flows: 64,
     },

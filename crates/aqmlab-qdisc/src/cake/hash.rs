@@ -2,7 +2,7 @@
 //! `cake_dequeue`): the 8-way set-associative queue lookup, the flow modes, host slots and
 //! their bulk counts, and the host-scaled quantum.
 
-use super::scheduler::{Flow, FlowSet};
+use super::scheduler::{Flow, FlowSet, Hot};
 use super::tins::Tin;
 use super::{Cake, QUEUES};
 use aqmlab_core::Packet;
@@ -74,21 +74,29 @@ pub(super) fn host_load(f: &Flow, hosts: &[Host], mode: FlowMode) -> u64 {
     load
 }
 
-/// Queue `f`'s scaled quantum, `flow_quantum · ⌊65535 / host_load⌋`, from its cache while no
-/// host count or slot has changed since it was computed (`gen` is the tin's `hosts_gen`).
+/// Queue `f`'s scaled quantum, `flow_quantum · ⌊65535 / host_load⌋`, from its cache `h` while
+/// no host count or slot has changed since it was computed (`gen` is the tin's `hosts_gen`).
 #[inline]
 pub(super) fn scaled_quantum(
-    f: &mut Flow,
+    h: &mut Hot,
+    f: &Flow,
     hosts: &[Host],
     gen: u64,
     flow_quantum: u64,
     mode: FlowMode,
 ) -> u64 {
-    if f.refill_gen != gen {
-        f.refill = flow_quantum * quantum_div(host_load(f, hosts, mode));
-        f.refill_gen = gen;
+    if h.refill_gen != gen {
+        rescale(h, f, hosts, gen, flow_quantum, mode);
     }
-    f.refill
+    h.refill
+}
+
+/// [`scaled_quantum`]'s cache miss, out of the refill walk's loop.
+#[cold]
+#[inline(never)]
+fn rescale(h: &mut Hot, f: &Flow, hosts: &[Host], gen: u64, flow_quantum: u64, mode: FlowMode) {
+    h.refill = flow_quantum * quantum_div(host_load(f, hosts, mode));
+    h.refill_gen = gen;
 }
 
 impl Tin {
@@ -96,7 +104,8 @@ impl Tin {
     #[inline]
     pub(super) fn scaled_quantum(&mut self, i: usize, mode: FlowMode) -> u64 {
         scaled_quantum(
-            &mut self.flows[i],
+            &mut self.hot[i],
+            &self.flows[i],
             &self.hosts,
             self.hosts_gen,
             self.flow_quantum,
@@ -211,17 +220,17 @@ impl Cake {
         let tin = &mut self.tins[t];
         let direct = flow_hash as usize % QUEUES;
         // Fast path: the direct queue is this flow's and active.
-        if tin.tags[direct] == flow_hash && tin.flows[direct].set != FlowSet::None {
+        if tin.tags[direct] == flow_hash && tin.hot[direct].set != FlowSet::None {
             return direct;
         }
         let (idx, allocate) = match set_lookup(
             flow_hash,
             |k| tin.tags[k],
-            |k| tin.flows[k].set == FlowSet::None,
+            |k| tin.hot[k].set == FlowSet::None,
         ) {
-            Ok(k) => (k, tin.flows[k].set == FlowSet::None),
+            Ok(k) => (k, tin.hot[k].set == FlowSet::None),
             Err(k) => {
-                if tin.flows[k].set == FlowSet::Bulk {
+                if tin.hot[k].set == FlowSet::Bulk {
                     // A collision: the bulk count moves to the new flow's hosts below.
                     tin.bulk_hosts(k, mode, false);
                 }
@@ -245,7 +254,7 @@ impl Cake {
                     k
                 }
             };
-            if tin.flows[idx].set == FlowSet::Bulk {
+            if tin.hot[idx].set == FlowSet::Bulk {
                 tin.hosts[h].src_bulk += 1;
             }
             tin.flows[idx].srchost = h as u16;
@@ -262,7 +271,7 @@ impl Cake {
                     k
                 }
             };
-            if tin.flows[idx].set == FlowSet::Bulk {
+            if tin.hot[idx].set == FlowSet::Bulk {
                 tin.hosts[h].dst_bulk += 1;
             }
             tin.flows[idx].dsthost = h as u16;

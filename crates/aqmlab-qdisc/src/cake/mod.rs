@@ -277,6 +277,10 @@ pub struct Cake {
     time_next: i64,
     failsafe_next: i64,
     cur_tin: usize,
+    /// Unshaped: every tin but `cur_tin` was idle with credit when the tin was last chosen, and
+    /// nothing that could change that has happened since (a packet for another tin, a choice
+    /// by the full loop): `choose_tin` need not look at them again.
+    others_idle: bool,
     backlog: Backlog,
     perturbation: u64,
     /// When a dequeue refused by the shaper should be retried.
@@ -310,6 +314,7 @@ impl Cake {
             time_next: 0,
             failsafe_next: 0,
             cur_tin: 0,
+            others_idle: false,
             backlog: Backlog::default(),
             perturbation,
             wake: None,
@@ -349,8 +354,8 @@ impl Cake {
 
     /// Queue `q` of tin `t`: its packets and bytes, DRR++ set, deficit and host slots.
     pub fn queue(&self, t: usize, q: usize) -> (Backlog, FlowSet, i64, u16, u16) {
-        let f = &self.tins[t].flows[q];
-        (f.q.backlog(), f.set, f.deficit, f.srchost, f.dsthost)
+        let (f, h) = (&self.tins[t].flows[q], &self.tins[t].hot[q]);
+        (f.q.backlog(), h.set, h.deficit, f.srchost, f.dsthost)
     }
 }
 

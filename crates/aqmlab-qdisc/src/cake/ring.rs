@@ -57,6 +57,16 @@ impl Ring {
         i
     }
 
+    /// `list_move_tail` of the head queue (the list must not be empty): one step of
+    /// [`Ring::rotate_while`].
+    #[inline]
+    pub(super) fn move_head_to_tail(&mut self) {
+        debug_assert!(self.len > 0, "rotate an empty old list");
+        let h = self.head;
+        self.slots[(h + self.len) % QUEUES] = self.slots[h];
+        self.head = (h + 1) % QUEUES;
+    }
+
     /// `list_move_tail` of the head queue while `step(head)` says so, then stops (the list must
     /// not be empty). (With all `QUEUES` slots in use, the tail slot is the head slot itself:
     /// the copy changes nothing, the head moves on.)

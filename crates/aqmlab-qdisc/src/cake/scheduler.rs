@@ -43,21 +43,40 @@ pub(super) struct DList {
     pub(super) tail: u32,
 }
 
+/// A queue: its packets, AQM, list links and host slots. Its DRR state is in [`Hot`].
 #[derive(Debug)]
 pub(super) struct Flow {
     pub(super) q: PacketFifo,
+    pub(super) aqm: CobaltState,
+    pub(super) prev: u32,
+    pub(super) next: u32,
+    pub(super) on: Option<ListId>,
+    pub(super) srchost: u16,
+    pub(super) dsthost: u16,
+}
+
+/// A queue's DRR++ state: what the refill walk (`walk_old`) reads and writes, in an array of
+/// its own per tin, 32 bytes a queue (a [`Flow`] is 128): under triple isolation between two
+/// hosts a packet's walk refills every bulk queue of the tin, ~65 of them, and touches no other
+/// field of theirs.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Hot {
     pub(super) deficit: i64,
     /// The queue's scaled quantum, `flow_quantum · ⌊65535 / host_load⌋` (before Linux's
     /// `>> 16`), valid while `refill_gen` is the tin's `hosts_gen`.
     pub(super) refill: u64,
     pub(super) refill_gen: u64,
-    pub(super) aqm: CobaltState,
-    pub(super) prev: u32,
-    pub(super) next: u32,
-    pub(super) on: Option<ListId>,
     pub(super) set: FlowSet,
-    pub(super) srchost: u16,
-    pub(super) dsthost: u16,
+}
+
+impl Hot {
+    /// A queue on no list, its scaled quantum not computed yet.
+    pub(super) const IDLE: Hot = Hot {
+        deficit: 0,
+        refill: 0,
+        refill_gen: u64::MAX,
+        set: FlowSet::None,
+    };
 }
 
 impl Tin {
@@ -145,6 +164,7 @@ impl Tin {
         let Tin {
             old,
             flows,
+            hot,
             hosts,
             hosts_gen,
             flow_quantum,
@@ -153,12 +173,13 @@ impl Tin {
         // The ring holds queue indices only (< QUEUES): `% QUEUES` changes none of them, and
         // lets the compiler drop the bounds check.
         old.rotate_while(|head| {
-            let f = &mut flows[head as usize % QUEUES];
-            if f.deficit > 0 || f.set == FlowSet::Sparse {
+            let k = head as usize % QUEUES;
+            let h = &mut hot[k];
+            if h.deficit > 0 || h.set == FlowSet::Sparse {
                 return false;
             }
-            let refill = scaled_quantum(f, hosts, *hosts_gen, *flow_quantum, mode);
-            f.deficit += ((refill + dither()) >> 16) as i64;
+            let refill = scaled_quantum(h, &flows[k], hosts, *hosts_gen, *flow_quantum, mode);
+            h.deficit += ((refill + dither()) >> 16) as i64;
             true
         });
     }
@@ -220,6 +241,10 @@ impl QueueDisc for Cake {
                 self.time_next = now_ns;
             }
         }
+        if t != self.cur_tin {
+            // Another tin may become active: `choose_tin` looks at them all again.
+            self.others_idle = false;
+        }
         let size = pkt.size_bytes as u64;
         let tin = &mut self.tins[t];
         tin.flows[i].q.push_back(pkt);
@@ -237,18 +262,18 @@ impl QueueDisc for Cake {
             cx.drop(a, Stage::Enqueue, DropReason::AckFilter);
         }
         // The flowchain.
-        match tin.flows[i].set {
+        match tin.hot[i].set {
             FlowSet::None | FlowSet::Decaying => {
-                if tin.flows[i].set == FlowSet::Decaying {
+                if tin.hot[i].set == FlowSet::Decaying {
                     tin.decaying -= 1;
                 }
                 tin.move_tail(i as u32, ListId::New);
-                tin.flows[i].set = FlowSet::Sparse;
+                tin.hot[i].set = FlowSet::Sparse;
                 tin.sparse += 1;
-                tin.flows[i].deficit = (tin.scaled_quantum(i, mode) >> 16) as i64;
+                tin.hot[i].deficit = (tin.scaled_quantum(i, mode) >> 16) as i64;
             }
             FlowSet::SparseWait => {
-                tin.flows[i].set = FlowSet::Bulk;
+                tin.hot[i].set = FlowSet::Bulk;
                 tin.sparse -= 1;
                 tin.bulk += 1;
                 tin.bulk_hosts(i, mode, true);
@@ -293,32 +318,41 @@ impl QueueDisc for Cake {
                 };
                 let i = tin.head(l) as usize;
                 first_flow = false;
-                if tin.flows[i].deficit <= 0
-                    && l == ListId::Old
-                    && tin.flows[i].set != FlowSet::Sparse
+                if tin.hot[i].deficit <= 0 && l == ListId::Old && tin.hot[i].set != FlowSet::Sparse
                 {
                     // Linux refills the head queue and moves it to the tail, one queue per pass
                     // of this loop, until a head has deficit left (or is sparse and changes
-                    // set).
-                    tin.refill_old(mode, &mut self.uniforms);
+                    // set). The first refill here, inline: with full quanta (flow_mode=flows,
+                    // or hosts with one bulk flow each) it is the only one, and the walk's call
+                    // would cost more than the refill. Further ones, ~64 per packet under triple
+                    // isolation between two hosts, are the walk's (`refill_old`), called when
+                    // the next head needs one too; same refills, draws and order either way.
+                    let refill = tin.scaled_quantum(i, mode);
+                    let dither = self.uniforms.next_top16();
+                    tin.hot[i].deficit += ((refill + dither) >> 16) as i64;
+                    tin.old.move_head_to_tail();
+                    let j = tin.old.front() as usize % QUEUES;
+                    if tin.hot[j].deficit <= 0 && tin.hot[j].set != FlowSet::Sparse {
+                        tin.refill_old(mode, &mut self.uniforms);
+                    }
                     continue;
                 }
-                if tin.flows[i].deficit <= 0 {
+                if tin.hot[i].deficit <= 0 {
                     // DRR++: a sparse queue that used its deficit becomes bulk.
-                    if tin.flows[i].set == FlowSet::Sparse {
+                    if tin.hot[i].set == FlowSet::Sparse {
                         if !tin.flows[i].q.is_empty() {
                             tin.sparse -= 1;
                             tin.bulk += 1;
                             tin.bulk_hosts(i, mode, true);
-                            tin.flows[i].set = FlowSet::Bulk;
+                            tin.hot[i].set = FlowSet::Bulk;
                         } else {
-                            tin.flows[i].set = FlowSet::SparseWait;
+                            tin.hot[i].set = FlowSet::SparseWait;
                         }
                     }
                     let refill = tin.scaled_quantum(i, mode);
                     // Linux dithers with the top 16 bits of a random u32.
                     let dither = self.uniforms.next_top16();
-                    tin.flows[i].deficit += ((refill + dither) >> 16) as i64;
+                    tin.hot[i].deficit += ((refill + dither) >> 16) as i64;
                     tin.move_tail(i as u32, ListId::Old);
                     continue;
                 }
@@ -330,7 +364,7 @@ impl QueueDisc for Cake {
                         f.aqm.queue_empty(now_ns, &cobalt);
                         let resting =
                             f.aqm.pdrop == 0.0 && f.aqm.count == 0 && now_ns >= f.aqm.drop_next;
-                        let set = f.set;
+                        let set = tin.hot[i].set;
                         if !resting {
                             tin.move_tail(i as u32, ListId::Decaying);
                             match set {
@@ -345,7 +379,7 @@ impl QueueDisc for Cake {
                                 }
                                 _ => {}
                             }
-                            tin.flows[i].set = FlowSet::Decaying;
+                            tin.hot[i].set = FlowSet::Decaying;
                         } else {
                             tin.unlink(i as u32);
                             match set {
@@ -356,7 +390,7 @@ impl QueueDisc for Cake {
                                 }
                                 _ => tin.decaying -= 1,
                             }
-                            tin.flows[i].set = FlowSet::None;
+                            tin.hot[i].set = FlowSet::None;
                         }
                         continue 'begin;
                     };

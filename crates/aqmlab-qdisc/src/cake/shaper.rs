@@ -77,7 +77,7 @@ impl Cake {
             self.time_next += global;
             self.failsafe_next += global + (global >> 1);
         }
-        tin.flows[i].deficit -= len as i64;
+        tin.hot[i].deficit -= len as i64;
         tin.deficit -= len as i64;
     }
 }

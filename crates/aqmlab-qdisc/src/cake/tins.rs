@@ -3,7 +3,7 @@
 
 use super::hash::Host;
 use super::ring::Ring;
-use super::scheduler::{DList, Flow, FlowSet, ListId, NIL};
+use super::scheduler::{DList, Flow, Hot, ListId, NIL};
 use super::shaper::Rate;
 use super::{Cake, CakeConfig, QUEUES};
 use crate::cobalt::{CobaltParams, CobaltState};
@@ -73,6 +73,8 @@ impl CakeConfig {
 pub(super) struct Tin {
     /// The queues; fixed in number, so an index taken `% QUEUES` needs no bounds check.
     pub(super) flows: Box<[Flow; QUEUES]>,
+    /// Each queue's DRR++ state, by the same index.
+    pub(super) hot: Box<[Hot; QUEUES]>,
     pub(super) tags: Vec<u32>,
     pub(super) hosts: Vec<Host>,
     /// The new and decaying lists, by [`ListId`] (linked through [`Flow`]'s `prev`, `next`).
@@ -84,7 +86,7 @@ pub(super) struct Tin {
     pub(super) decaying: u32,
     pub(super) flow_quantum: u64,
     /// Bumped whenever a host's bulk count or a queue's host slot changes: a queue's cached
-    /// scaled quantum ([`Flow::refill`]) is good while its `refill_gen` equals this.
+    /// scaled quantum ([`Hot::refill`]) is good while its `refill_gen` equals this.
     pub(super) hosts_gen: u64,
     pub(super) cobalt: CobaltParams,
     pub(super) rate: Rate,
@@ -132,14 +134,10 @@ impl Tin {
         let flows = (0..QUEUES as u32)
             .map(|i| Flow {
                 q: PacketFifo::default(),
-                deficit: 0,
-                refill: 0,
-                refill_gen: u64::MAX,
                 aqm: CobaltState::new(&cobalt, uniforms.copy_for(t as u32 * QUEUES as u32 + i)),
                 prev: NIL,
                 next: NIL,
                 on: None,
-                set: FlowSet::None,
                 srchost: 0,
                 dsthost: 0,
             })
@@ -149,6 +147,7 @@ impl Tin {
             .expect("QUEUES queues");
         Tin {
             flows,
+            hot: Box::new([Hot::IDLE; QUEUES]),
             tags: vec![0; QUEUES],
             hosts: vec![Host::default(); QUEUES],
             lists: [DList {
@@ -236,21 +235,32 @@ impl Cake {
         if self.rate.ns == 0 {
             // One tin active, in debt, and every other idle with credit: the loop below would
             // only pass the others by and refill this one until its deficit is not negative.
+            // The others change only when one gets a packet or is served, which this path never
+            // does: once found idle with credit they stay so until `others_idle` is cleared.
             let c = self.cur_tin;
             let b = &self.tins[c];
             if b.active()
                 && b.deficit < 0
-                && self
-                    .tins
-                    .iter()
-                    .enumerate()
-                    .all(|(t, o)| t == c || (!o.active() && o.deficit > 0))
+                && (self.others_idle
+                    || self
+                        .tins
+                        .iter()
+                        .enumerate()
+                        .all(|(t, o)| t == c || (!o.active() && o.deficit > 0)))
             {
+                self.others_idle = true;
                 let b = &mut self.tins[c];
-                let k = (-b.deficit + b.quantum - 1) / b.quantum;
+                // k = ⌈−deficit / quantum⌉ quanta; one (the common case, a packet not much
+                // larger than the quantum) without the division.
+                let k = if -b.deficit <= b.quantum {
+                    1
+                } else {
+                    (-b.deficit + b.quantum - 1) / b.quantum
+                };
                 b.deficit += k * b.quantum;
                 return Some(c);
             }
+            self.others_idle = false;
             let mut wrapped = false;
             let mut empty = true;
             let mut c = self.cur_tin;
