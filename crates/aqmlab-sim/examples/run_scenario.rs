@@ -34,4 +34,37 @@ fn main() {
         "{}: {} events, {} packets delivered",
         s.name, r.events, delivered
     );
+    #[cfg(feature = "event-counts")]
+    print_event_counts(&s.sim, &r, delivered);
+}
+
+/// The events by kind, then per link direction (with the `event-counts` feature).
+#[cfg(feature = "event-counts")]
+fn print_event_counts(sim: &aqmlab_sim::world::Sim, r: &aqmlab_sim::world::Report, delivered: u64) {
+    let c = sim.event_counts();
+    let counted: u64 = c.by_kind.iter().sum();
+    assert_eq!(counted, r.events, "every event processed is counted once");
+    let per_pkt = |n: u64| n as f64 / delivered.max(1) as f64;
+    for (name, &n) in aqmlab_sim::world::EVENT_KINDS.iter().zip(&c.by_kind) {
+        if n > 0 {
+            println!(
+                "{name:>10} {n:>10} {:>7.3} per delivered packet",
+                per_pkt(n)
+            );
+        }
+    }
+    let at = |v: &[u64], l: usize| v.get(l).copied().unwrap_or(0);
+    println!(
+        "{:>20} {:>10} {:>10} {:>14}",
+        "link", "TxDone", "PipeHead", "woke at end"
+    );
+    for (l, link) in r.links.iter().enumerate() {
+        println!(
+            "{:>20} {:>10} {:>10} {:>14}",
+            link.name,
+            at(&c.tx_done, l),
+            at(&c.pipe_head, l),
+            at(&c.woke_at_tx_end, l)
+        );
+    }
 }

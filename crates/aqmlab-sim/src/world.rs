@@ -31,6 +31,8 @@ pub use crate::link::{DropRecord, LinkBin, LinkMetrics, LinkReport, PacketRecord
 
 mod apps;
 mod build;
+#[cfg(feature = "event-counts")]
+mod counts;
 mod flow_state;
 mod net;
 mod owd;
@@ -43,6 +45,8 @@ pub use apps::{
 };
 pub use build::{BuildError, FlowSpec, TcpSpec, UdpSpec};
 use build::{Flow, FlowKind};
+#[cfg(feature = "event-counts")]
+pub use counts::{EventCounts, EVENT_KINDS};
 pub use flow_state::FlowStateRow;
 use net::Link;
 pub use page::page_objects;
@@ -167,6 +171,9 @@ pub struct Sim {
     /// Per flow, the one-way delays of its data packets after the warm-up, when asked for
     /// ([`Sim::measure_owd`]); a side table, so no flow carries it when off.
     owd: Option<Box<owd::OwdSketches>>,
+    /// Events processed by kind and link direction ([`Sim::event_counts`]).
+    #[cfg(feature = "event-counts")]
+    counts: counts::EventCounts,
 }
 
 impl Sim {
@@ -209,6 +216,8 @@ impl Sim {
             self.now = t;
             self.bins.set(t);
             self.cur_seq = seq;
+            #[cfg(feature = "event-counts")]
+            self.counts.event(&ev);
             match ev {
                 Ev::TxDone(l) => self.on_tx_done(l),
                 Ev::PipeHead(l) => self.on_pipe_head(l),

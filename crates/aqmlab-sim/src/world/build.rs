@@ -226,6 +226,8 @@ impl Sim {
             tcp_hints,
             series_ended: false,
             owd: None,
+            #[cfg(feature = "event-counts")]
+            counts: Default::default(),
         }
     }
 

@@ -130,6 +130,8 @@ impl Sim {
             Offer::WakeAtTxEnd => {
                 let (at, seq) = (link.dir.busy_until(), link.tx_seq);
                 self.events.push_with_seq(at, seq, Ev::TxDone(l));
+                #[cfg(feature = "event-counts")]
+                self.counts.woke_at_tx_end(l);
             }
             Offer::Idle => self.start_tx(l),
         }
