@@ -5,6 +5,7 @@ import json
 import aqmlab
 import pandas as pd
 import pytest
+from aqmlab.run import load
 from conftest import ROOT, run_cli
 
 UDP = """
@@ -388,3 +389,24 @@ def test_summary_json_is_pythons_own_text(tmp_path):
     assert res.summary == json.loads(got)
     assert list(res.summary)[-1] == "provenance"
     assert res.summary["flows"][1]["name"] == "vidéo 😀"
+
+
+def test_summary_written_straight_to_its_file_is_the_same_text(tmp_path):
+    """Without ``keep`` the summary goes straight into ``summary.json`` as it is made
+    (``Run.write_summary``, issue 24): the same bytes as ``Run.summary_file`` makes, a
+    multi-line provenance indented as Python indents it, and the result reads the file back."""
+    text = UDP.replace(
+        'rate = "6Mbps"\nsize = 1000', 'rate = "6Mbps"\nsize = 1000\nname = "vidéo 😀"'
+    )
+    r = load(text)
+    r.advance(r.duration_s)
+    prov = json.dumps({"a": [1, "x\ny"], "b": {"c": None}}, indent=2)
+    r.write_summary(str(tmp_path / "s.json"), prov)
+    assert (tmp_path / "s.json").read_bytes() == r.summary_file(prov)
+    with pytest.raises(FileNotFoundError):
+        r.write_summary(str(tmp_path / "no" / "s.json"), prov)
+    res = aqmlab.run(text, out=tmp_path / "o", progress=False, keep=False)
+    got = (tmp_path / "o" / "summary.json").read_text(encoding="ascii")
+    assert got == json.dumps(json.loads(got), indent=2) + "\n"
+    assert res.summary == json.loads(got)
+    assert list(res.summary)[-1] == "provenance"

@@ -32,6 +32,10 @@ PROGRESS_AFTER_S = 1.0
 #: The most time-series bins a run holds in memory before handing them to the output files.
 MAX_STEP_BINS = 10_000
 
+#: The most rows of the flows table (one per flow and bin) a step hands over, but for one bin
+#: of more flows than that: a run of many flows takes its series a bin or a few at a time.
+MAX_STEP_ROWS = 65_536
+
 #: Per thread, a callable that raises to stop the run going on in that thread: signal handlers
 #: run only in the main thread, so a sweep stops its runs in other threads through this
 #: (:func:`stopped_by`). The simulator calls it every 0.2 s of wall time.
@@ -66,7 +70,8 @@ class RunResult:
     link, t_ns, var, value); ``flow_states`` the sampled sender state of the flows
     ``trace_flows`` names (flow, t_ns, var, value). docs/data-format.md lists every column. The
     DataFrames are None for a run made with ``keep=False`` (its series are in the output files
-    only)."""
+    only); such a run's ``summary``, made into a folder, is read from its ``summary.json`` when
+    first asked for."""
 
     summary: dict[str, Any]
     links: Any
@@ -78,14 +83,25 @@ class RunResult:
 
 
 class SummaryFile:
-    """The bytes of a run's ``summary.json``, which :class:`RunResult` reads into its
-    ``summary`` dict only when that is first asked for: a run of many flows that only writes its
-    files never holds the summary as Python objects (about 1.6 kB a flow; issue 24)."""
+    """A run's ``summary.json``, which :class:`RunResult` reads into its ``summary`` dict only
+    when that is first asked for: a run of many flows that only writes its files never holds
+    the summary as Python objects (about 1.6 kB a flow; issue 24). Its bytes (``data``), or,
+    for a run made with ``keep=False`` into a folder, the file's path (``path``): the text was
+    written straight into the file, never held (about 1.2 kB a flow)."""
 
-    __slots__ = ("data",)
+    __slots__ = ("data", "path")
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes | None = None, path: str | None = None) -> None:
         self.data = data
+        self.path = path
+
+    def read(self) -> bytes:
+        """The bytes of ``summary.json``."""
+        if self.data is not None:
+            return self.data
+        assert self.path is not None
+        with open(self.path, "rb") as f:
+            return f.read()
 
 
 class _LazySummary:
@@ -96,7 +112,7 @@ class _LazySummary:
             return self
         v = obj.__dict__["summary"]
         if isinstance(v, SummaryFile):
-            v = obj.__dict__["summary"] = json.loads(v.data)
+            v = obj.__dict__["summary"] = json.loads(v.read())
         return v
 
     def __set__(self, obj: Any, value: Any) -> None:
@@ -323,7 +339,8 @@ def run(
     (``packets`` DataFrame and file: link, t_ns, sojourn_ns, size, flow). The series are
     written to ``out`` as the run goes, so the simulator's memory stays flat however long it
     runs; ``keep=False`` also leaves them out of the returned DataFrames (``aqmlab run`` does
-    this), for runs whose series would not fit in memory. Raises
+    this), for runs whose series would not fit in memory, and with ``out`` writes the summary
+    straight into ``summary.json`` (the result reads it from there when asked). Raises
     :class:`aqmlab.ScenarioError` on bad input, before simulating. ``trace_flows`` maps TCP
     flow indices to a sampling interval (seconds, or a duration such as ``"10ms"``): their
     sender state (window, RTT, and the controller's model, e.g. BBR's btl_bw_bps, rtprop_s,
@@ -429,6 +446,11 @@ def simulate(
     # short, and each next one is twice or half as long as the last, as it ran faster or slower
     # than that (the results, and the files' bytes, do not depend on where the steps fall).
     longest = r.bin_s * MAX_STEP_BINS
+    # and at most about MAX_STEP_ROWS rows of the flows table (a row per flow and bin), at
+    # least one bin: a step's series are held several times over as they are handed to the
+    # files (about 200 bytes a row), which for 10^5 flows and a few bins a step was more than
+    # the flows' own state (issue 24).
+    longest = min(longest, r.bin_s * max(1, MAX_STEP_ROWS // max(1, r.flow_count)))
     if progress is not False:
         longest = min(total / 200, longest)
     step = min(longest, 0.01)
@@ -466,14 +488,21 @@ def simulate(
             if show and (shown or wall > PROGRESS_AFTER_S):
                 shown = True
                 _progress(r.now_s / total, r.now_s, total, wall)
-        # summary.json's bytes, made in Rust, with the provenance as its last key.
+        # summary.json's bytes, made in Rust, with the provenance as its last key; without
+        # `keep`, written straight into the file (the result reads it back when asked).
         if provenance is None:
             provenance = provenance_of(r)
-        summary = SummaryFile(r.summary_file(json.dumps(provenance, indent=2)))
+        prov = json.dumps(provenance, indent=2)
+        if write_dir is not None and not keep:
+            _write_summary(r, write_dir, shown_dir, prov)
+            summary = SummaryFile(path=os.path.join(shown_dir or write_dir, "summary.json"))
+        else:
+            summary = SummaryFile(r.summary_file(prov))
         sink.add(r.take_series(to_end=True))
         tables = sink.close()
         if write_dir is not None:
-            _write_text(write_dir, shown_dir, "summary.json", summary.data)
+            if summary.data is not None:
+                _write_text(write_dir, shown_dir, "summary.json", summary.data)
             _write_text(write_dir, shown_dir, "scenario.resolved.toml", r.resolved_toml())
         if folder is not None:
             folder.commit()
@@ -514,6 +543,19 @@ def _write_text(write_dir: str, shown_dir: str | None, name: str, text: str | by
         with contextlib.suppress(OSError):
             os.remove(path)
         shown = os.path.join(shown_dir or write_dir, name)
+        raise OSError(e.errno, f"cannot write: {e.strerror or e}", shown) from None
+
+
+def _write_summary(r: Any, write_dir: str, shown_dir: str | None, provenance: str) -> None:
+    """Writes ``summary.json`` into ``write_dir`` from the run itself, as it is made
+    (``Run.write_summary``); an error names it as :func:`_write_text` does."""
+    path = os.path.join(write_dir, "summary.json")
+    try:
+        r.write_summary(path, provenance)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+        shown = os.path.join(shown_dir or write_dir, "summary.json")
         raise OSError(e.errno, f"cannot write: {e.strerror or e}", shown) from None
 
 

@@ -215,12 +215,13 @@ impl Run {
         }
         Ok(())
     }
-    /// The summary of report `r` of this run, with its measurement windows.
-    fn summary<'a>(&self, r: &'a aqmlab_sim::world::Report) -> aqmlab_sim::summary::Summary<'a> {
-        let mut s = aqmlab_sim::summary::Summary::new(
+    /// The summary of this run so far, with its measurement windows, read from the simulation
+    /// (no copy of each flow's metrics: [`aqmlab_sim::world::Sim::totals`]).
+    fn summary(&self) -> aqmlab_sim::summary::Summary<'_> {
+        let mut s = aqmlab_sim::summary::Summary::of(
             &self.scenario.name,
             self.scenario.seed,
-            r,
+            self.scenario.sim.totals(),
             self.wall_s,
         );
         if !self.windows.is_empty() {
@@ -279,6 +280,11 @@ impl Run {
             .sim
             .trace_flow_state(flow, every)
             .map_err(|e| AqmlabError::new_err(format!("trace_flow_state: {e}")))
+    }
+    /// The number of flows (each has a row per bin in the `flows` series).
+    #[getter]
+    fn flow_count(&self) -> usize {
+        self.scenario.sim.flow_count()
     }
     /// Width of the time-series bins, seconds.
     #[getter]
@@ -372,8 +378,7 @@ impl Run {
     }
     /// The summary as a JSON string (see docs/data-format.md).
     fn summary_json(&self) -> String {
-        let r = self.scenario.sim.report();
-        serde_json::to_string(&self.summary(&r)).expect("a summary serializes")
+        serde_json::to_string(&self.summary()).expect("a summary serializes")
     }
     /// The bytes of `summary.json`: the summary with `provenance` (JSON text as Python's
     /// `json.dumps(..., indent=2)` writes it) as its last key, and a final newline; what
@@ -385,8 +390,7 @@ impl Run {
         py: Python<'py>,
         provenance: &str,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let r = self.scenario.sim.report();
-        let s = self.summary(&r);
+        let s = self.summary();
         let n = aqmlab_sim::pyjson::pretty_len(&s);
         let tail = format!(
             ",\n  \"provenance\": {}\n}}\n",
@@ -405,6 +409,45 @@ impl Run {
             Ok(())
         })
     }
+    /// Writes `summary.json`, the bytes [`Run::summary_file`] returns, into the file at `path`
+    /// as they are made, so a run of many flows never holds the text (about 1.2 kB a flow;
+    /// issue 24). Raises OSError (naming nothing: the caller names the file) when it cannot.
+    fn write_summary(&self, path: std::path::PathBuf, provenance: &str) -> PyResult<()> {
+        let s = self.summary();
+        let write = || -> std::io::Result<()> {
+            use std::io::Write as _;
+            let f = std::fs::File::create(&path)?;
+            let mut w = HoldBack {
+                w: std::io::BufWriter::with_capacity(1 << 16, f),
+                held: Vec::new(),
+            };
+            aqmlab_sim::pyjson::write_pretty(&s, &mut w)?;
+            // The object's closing "\n}" gives way to the provenance entry.
+            assert_eq!(w.held, b"\n}", "a summary is an object");
+            // The provenance indented by one level, line by line (it holds the resolved
+            // scenario, about 100 bytes a flow: no copy of it is made).
+            w.w.write_all(b",\n  \"provenance\": ")?;
+            for (i, line) in provenance.split('\n').enumerate() {
+                if i > 0 {
+                    w.w.write_all(b"\n  ")?;
+                }
+                w.w.write_all(line.as_bytes())?;
+            }
+            w.w.write_all(b"\n}\n")?;
+            w.w.flush()
+        };
+        write().map_err(|e| {
+            let errno = e.raw_os_error().unwrap_or(0);
+            let msg = e.to_string();
+            // std's text of an OS error ends in " (os error N)"; Python's strerror does not.
+            let msg = msg
+                .split(" (os error")
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            pyo3::exceptions::PyOSError::new_err((errno, msg))
+        })
+    }
     /// The time series of the bins that have ended since the last call (`to_end`: of every
     /// bin left, after the last `advance`; the run is then over), as tables of columns in
     /// Arrow's layout (`series.rs`): `{"links": {col: ...}, "flows": ..., "packets": ...,
@@ -414,6 +457,26 @@ impl Run {
     fn take_series<'py>(&mut self, py: Python<'py>, to_end: bool) -> PyResult<Bound<'py, PyDict>> {
         self.check_not_over()?;
         series::take(py, &mut self.scenario.sim, &mut self.cumulative, to_end)
+    }
+}
+
+/// A writer that passes on all but the last two bytes written to it (held back in `held`).
+struct HoldBack<W> {
+    w: W,
+    held: Vec<u8>,
+}
+
+impl<W: std::io::Write> std::io::Write for HoldBack<W> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.held.extend_from_slice(b);
+        if let Some(n) = self.held.len().checked_sub(2).filter(|&n| n > 0) {
+            self.w.write_all(&self.held[..n])?;
+            self.held.drain(..n);
+        }
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

@@ -2,9 +2,10 @@
 //!
 //! [`Summary`] serializes straight to its text: each flow's entry is built and written in
 //! turn, so a run of many flows never holds the whole summary as a `serde_json::Value` tree
-//! (about 8 kB a flow; issue 24).
+//! (about 8 kB a flow; issue 24), and it reads each flow's metrics where they are ([`Totals`]:
+//! the simulation's own, with [`crate::world::Sim::totals`]) rather than from a copy.
 
-use crate::world::{jain, FlowInfo, FlowMetrics, Report};
+use crate::world::{jain, FlowInfo, FlowMetrics, Report, Totals};
 use aqmlab_qdisc::{DropReason, MarkReason};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{json, Map, Value};
@@ -31,7 +32,7 @@ fn by_reason<'a>(names: impl Iterator<Item = &'a str>, counts: &[u64]) -> Value 
 
 /// A flow's counts at each link direction its packets reached, by direction name, in the order
 /// of the report's links.
-fn at_links(r: &Report, m: &FlowMetrics) -> Value {
+fn at_links(r: &Totals, m: &FlowMetrics) -> Value {
     let mut v: Vec<_> = m.at_links.iter().collect();
     v.sort_by_key(|(l, _)| *l);
     let mut out = Map::new();
@@ -56,7 +57,7 @@ fn at_links(r: &Report, m: &FlowMetrics) -> Value {
 /// [`crate::pyjson::to_pretty`] for the text of `summary.json`): its top-level keys in order, as
 /// a `serde_json::Value` object would write them, with the `flows` entries made one at a time.
 pub struct Summary<'a> {
-    r: &'a Report,
+    r: Totals<'a>,
     /// Every top-level key but `flows`.
     rest: Map<String, Value>,
 }
@@ -64,14 +65,19 @@ pub struct Summary<'a> {
 impl<'a> Summary<'a> {
     /// The summary of `r` for scenario `name` run with `seed`; `wall_s` is measured by the caller.
     pub fn new(name: &str, seed: u64, r: &'a Report, wall_s: f64) -> Self {
+        Self::of(name, seed, r.totals(), wall_s)
+    }
+
+    /// The summary of totals `r` (e.g. [`crate::world::Sim::totals`]), as [`Summary::new`].
+    pub fn of(name: &str, seed: u64, r: Totals<'a>, wall_s: f64) -> Self {
         let t = r.sim_time.as_secs_f64();
         // Fairness is among the flows that have started: one that starts after the run's end
         // has had no chance to get a share.
-        let mut goodputs = Vec::with_capacity(r.flows.len());
-        let mut drops = Vec::with_capacity(r.flows.len());
-        for (m, info) in r.flows.iter().zip(&r.flow_info) {
+        let mut goodputs = Vec::with_capacity(r.flow_count());
+        let mut drops = Vec::with_capacity(r.flow_count());
+        for (m, info) in r.flows() {
             if info.start.as_secs_f64() < t {
-                goodputs.push(goodput(t, m, info));
+                goodputs.push(goodput(t, &m, info));
                 drops.push(m.dropped_pkts as f64);
             }
         }
@@ -83,7 +89,7 @@ impl<'a> Summary<'a> {
             "wall_s": wall_s,
             "events": r.events,
             "bin_s": r.bin.as_secs_f64(),
-            "links": links(r),
+            "links": links(&r),
             "fairness": { "jain_goodput": jain(&goodputs), "jain_drops": jain(&drops) },
         }) else {
             unreachable!("json! of an object literal is an object")
@@ -101,7 +107,7 @@ impl<'a> Summary<'a> {
 impl Serialize for Summary<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.rest.len() + 1))?;
-        let mut flows = Some(Flows(self.r));
+        let mut flows = Some(Flows(&self.r));
         // The keys in a `Map`'s (sorted) order, `flows` in its place among them.
         for (k, v) in &self.rest {
             if k.as_str() > "flows" {
@@ -119,14 +125,14 @@ impl Serialize for Summary<'_> {
 }
 
 /// The `flows` array, each entry made as it is written.
-struct Flows<'a>(&'a Report);
+struct Flows<'a, 'b>(&'b Totals<'a>);
 
-impl Serialize for Flows<'_> {
+impl Serialize for Flows<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let r = self.0;
-        let mut seq = s.serialize_seq(Some(r.flows.len()))?;
-        for (i, (m, info)) in r.flows.iter().zip(&r.flow_info).enumerate() {
-            seq.serialize_element(&flow(r, i, m, info))?;
+        let mut seq = s.serialize_seq(Some(r.flow_count()))?;
+        for (i, (m, info)) in r.flows().enumerate() {
+            seq.serialize_element(&flow(r, i, &m, info))?;
         }
         seq.end()
     }
@@ -174,18 +180,18 @@ fn goodput(t: f64, m: &FlowMetrics, info: &FlowInfo) -> f64 {
 }
 
 /// The `links` object: each link direction's measurements, by name.
-fn links(r: &Report) -> Value {
+fn links(r: &Totals) -> Value {
     let mut links = Map::new();
     for (li, l) in r.links.iter().enumerate() {
         let s = &l.m.sojourn_ns;
         let mo = &l.m.sojourn_moments;
         // Drops in proportion to use: each flow's drops here over its arrivals here.
         let rates: Vec<f64> = r
-            .flows
-            .iter()
-            .filter_map(|f| f.at_links.iter().find(|(k, _)| *k as usize == li))
-            .filter(|(_, c)| c.arrived_pkts > 0)
-            .map(|(_, c)| c.dropped_pkts as f64 / c.arrived_pkts as f64)
+            .flows()
+            .filter_map(|(f, _)| {
+                let (_, c) = f.at_links.iter().find(|(k, _)| *k as usize == li)?;
+                (c.arrived_pkts > 0).then(|| c.dropped_pkts as f64 / c.arrived_pkts as f64)
+            })
             .collect();
         links.insert(
             l.name.clone(),
@@ -220,7 +226,7 @@ fn links(r: &Report) -> Value {
 }
 
 /// The entry of flow `i` (metrics `m`, scenario `info`) in the summary's `flows`.
-fn flow(r: &Report, i: usize, m: &FlowMetrics, info: &FlowInfo) -> Value {
+fn flow(r: &Totals, i: usize, m: &FlowMetrics, info: &FlowInfo) -> Value {
     let t = r.sim_time.as_secs_f64();
     let secs = |ns: f64| {
         if ns.is_finite() {
@@ -265,8 +271,8 @@ fn flow(r: &Report, i: usize, m: &FlowMetrics, info: &FlowInfo) -> Value {
         "data_pkts_lost": m.receiver.lost_pkts,
         "loss_rate": if m.receiver.sent_pkts == 0 { Value::Null } else { json!(m.receiver.loss_rate()) },
     });
-    if let Some((from, sketches)) = &r.owd {
-        flow["owd_distribution"] = owd_distribution(*from, &sketches[i]);
+    if let Some((from, sketch)) = r.owd(i) {
+        flow["owd_distribution"] = owd_distribution(from, &sketch);
     }
     let done = |n: u64, v: f64| if n == 0 { Value::Null } else { secs(v) };
     if info.app == "page" {

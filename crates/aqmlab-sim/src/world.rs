@@ -50,7 +50,7 @@ pub use counts::{EventCounts, EVENT_KINDS};
 pub use flow_state::FlowStateRow;
 use net::Link;
 pub use page::page_objects;
-pub use report::{jain, FlowBin, FlowInfo, FlowMetrics, Report, SeriesChunk};
+pub use report::{jain, FlowBin, FlowInfo, FlowMetrics, Report, SeriesChunk, Totals};
 use tcp::Conn;
 pub use tcp::{LEG_OPEN, LEG_REPLY};
 pub use video::VideoSpec;

@@ -57,6 +57,14 @@ impl Sim {
         }));
     }
 
+    /// `(from, per-flow sketches)` when [`Sim::measure_owd`] was asked for, borrowed: perhaps
+    /// fewer sketches than flows (a flow past them has measured nothing).
+    pub(super) fn owd_view(&self) -> Option<(SimTime, &[QuantileSketch])> {
+        self.owd
+            .as_deref()
+            .map(|o| (SimTime::from_nanos(o.from_ns), o.flows.as_slice()))
+    }
+
     /// `(from, per-flow sketches)` when [`Sim::measure_owd`] was asked for: one sketch per
     /// flow, in flow order.
     pub(super) fn owd_report(&self) -> Option<(SimTime, Vec<QuantileSketch>)> {

@@ -7,6 +7,7 @@
 use super::{DropRecord, LinkBin, LinkReport, PacketRecord, Sim};
 use crate::sketch::QuantileSketch;
 use aqmlab_core::{SimDuration, SimTime};
+use std::borrow::Cow;
 
 /// What a flow is, for reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,6 +171,91 @@ pub struct Report {
     pub owd: Option<(SimTime, Vec<QuantileSketch>)>,
 }
 
+/// A run's totals as a summary reads them ([`crate::summary::Summary`]): a [`Report`]'s, or
+/// the simulation's own, borrowed ([`Sim::totals`]), so that the summary of a run of many flows
+/// copies no flow's metrics (a [`Sim::report`] clones each, and its series: issue 24). It holds
+/// no time series.
+pub struct Totals<'a> {
+    /// Simulated time reached.
+    pub sim_time: SimTime,
+    /// Events processed.
+    pub events: u64,
+    /// Width of the time-series bins.
+    pub bin: SimDuration,
+    /// Per link direction.
+    pub links: Vec<LinkReport>,
+    /// The warm-up's end and per flow (perhaps fewer than the flows: the rest measured
+    /// nothing) the one-way delays of its data packets since, as in [`Report::owd`].
+    owd: Option<(SimTime, &'a [QuantileSketch])>,
+    flows: TotalsFlows<'a>,
+}
+
+/// Where [`Totals`] reads each flow's metrics from.
+enum TotalsFlows<'a> {
+    Report(&'a [FlowMetrics], &'a [FlowInfo]),
+    Sim(&'a Sim),
+}
+
+impl<'a> Totals<'a> {
+    /// The number of flows.
+    pub fn flow_count(&self) -> usize {
+        match self.flows {
+            TotalsFlows::Report(m, _) => m.len(),
+            TotalsFlows::Sim(s) => s.flow_count(),
+        }
+    }
+
+    /// Flow `i`'s metrics, as [`Report::flows`] holds them (a stall going on counted: a copy
+    /// then; its per-bin vectors are empty), and what it is.
+    pub fn flow(&self, i: usize) -> (Cow<'a, FlowMetrics>, &'a FlowInfo) {
+        match self.flows {
+            TotalsFlows::Report(m, info) => (Cow::Borrowed(&m[i]), &info[i]),
+            TotalsFlows::Sim(s) => {
+                let f = &s.flows[i];
+                let m = match s.video_stall_now(i as u32) {
+                    None => Cow::Borrowed(&f.m),
+                    Some(stall) => {
+                        let mut m = f.m.clone();
+                        m.video_rebuffers += 1;
+                        m.video_rebuffer_ns += stall.as_nanos();
+                        Cow::Owned(m)
+                    }
+                };
+                (m, &f.info)
+            }
+        }
+    }
+
+    /// Every flow's [`Totals::flow`], in order.
+    pub fn flows(&self) -> impl Iterator<Item = (Cow<'a, FlowMetrics>, &'a FlowInfo)> + '_ {
+        (0..self.flow_count()).map(|i| self.flow(i))
+    }
+
+    /// With [`Sim::measure_owd`]: from when, and flow `i`'s one-way delays since.
+    pub fn owd(&self, i: usize) -> Option<(SimTime, Cow<'a, QuantileSketch>)> {
+        self.owd.map(|(from, s)| {
+            let sketch = s
+                .get(i)
+                .map_or_else(|| Cow::Owned(QuantileSketch::new()), Cow::Borrowed);
+            (from, sketch)
+        })
+    }
+}
+
+impl Report {
+    /// This report's totals, borrowed.
+    pub fn totals(&self) -> Totals<'_> {
+        Totals {
+            sim_time: self.sim_time,
+            events: self.events,
+            bin: self.bin,
+            links: self.links.clone(),
+            owd: self.owd.as_ref().map(|(from, s)| (*from, s.as_slice())),
+            flows: TotalsFlows::Report(&self.flows, &self.flow_info),
+        }
+    }
+}
+
 /// Jain's fairness index of `xs`: (Σx)² / (n·Σx²); 1 when all equal, 1/n when one has all.
 pub fn jain(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;
@@ -305,6 +391,28 @@ impl Sim {
         }
     }
 
+    /// The number of flows.
+    pub fn flow_count(&self) -> usize {
+        self.flows.len()
+    }
+
+    /// The totals of [`Sim::report`] at the current time, borrowed from the simulation: no flow's
+    /// metrics or series are copied.
+    pub fn totals(&self) -> Totals<'_> {
+        Totals {
+            sim_time: self.now,
+            events: self.events.processed(),
+            bin: SimDuration::from_nanos(self.bins.bin_ns),
+            links: self
+                .links
+                .iter()
+                .map(|l| l.dir.report(self.now, &self.bins).0)
+                .collect(),
+            owd: self.owd_view(),
+            flows: TotalsFlows::Sim(self),
+        }
+    }
+
     /// Hands out the time series of the bins that have ended (`to_end`: of every bin the run
     /// has touched, the last one perhaps partly) and the per-packet logs, and forgets them, so
     /// that memory stays flat however long the run: the caller streams them to a file between
@@ -340,10 +448,17 @@ impl Sim {
             chunk.states.push(l.dir.take_state_changes());
         }
         for f in &mut self.flows {
-            if f.series.len() < k {
-                f.series.resize(k, FlowBin::default());
-            }
-            chunk.flows.push(f.series.drain(..k).collect());
+            // The rows handed out leave with their allocation: a flow idle since (most, in a run
+            // of many flows) keeps none, where draining would keep room for `k` rows each.
+            let rows = if f.series.len() <= k {
+                let mut rows = std::mem::take(&mut f.series);
+                rows.resize(k, FlowBin::default());
+                rows
+            } else {
+                let rest = f.series.split_off(k);
+                std::mem::replace(&mut f.series, rest)
+            };
+            chunk.flows.push(rows);
             chunk.flow_states.push(
                 f.state_trace
                     .as_deref_mut()
