@@ -109,6 +109,9 @@ pub(super) struct Flow {
     pub(super) dscp: u8,
     /// Its sender state's samples, when asked for ([`Sim::trace_flow_state`]).
     pub(super) state_trace: Option<Box<super::flow_state::FlowStateTrace>>,
+    /// TCP: its connections open now (opened and not yet freed). A connection that opens while
+    /// another is open gets a classification key of its own (`Conn::own_queue`).
+    pub(super) open_conns: u32,
 }
 
 /// An error in how a simulation was put together (found before it runs).
@@ -274,6 +277,7 @@ impl Sim {
             series: Vec::new(),
             dscp: 0,
             state_trace: None,
+            open_conns: 0,
         });
         Ok(idx)
     }
@@ -312,6 +316,7 @@ impl Sim {
             series: Vec::new(),
             dscp: 0,
             state_trace: None,
+            open_conns: 0,
         });
         Ok(idx)
     }
