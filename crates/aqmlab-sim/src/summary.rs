@@ -266,7 +266,13 @@ fn flow(r: &Report, i: usize, m: &FlowMetrics, info: &FlowInfo) -> Value {
         "loss_rate": if m.receiver.sent_pkts == 0 { Value::Null } else { json!(m.receiver.loss_rate()) },
     });
     if let Some((from, sketches)) = &r.owd {
-        flow["owd_distribution"] = owd_distribution(*from, &sketches[i]);
+        // Toward the flow's destination (its data; a web flow's responses), and, for a flow
+        // with data the other way too (a web client's requests), back toward its source.
+        let [to_dst, to_src] = &sketches[i];
+        flow["owd_distribution"] = owd_distribution(*from, to_dst);
+        if to_src.count() > 0 {
+            flow["owd_distribution_reverse"] = owd_distribution(*from, to_src);
+        }
     }
     let done = |n: u64, v: f64| if n == 0 { Value::Null } else { secs(v) };
     if info.app == "page" {

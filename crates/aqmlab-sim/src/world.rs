@@ -45,6 +45,7 @@ pub use build::{BuildError, FlowSpec, TcpSpec, UdpSpec};
 use build::{Flow, FlowKind};
 pub use flow_state::FlowStateRow;
 use net::Link;
+pub use owd::OwdPair;
 pub use page::page_objects;
 pub use report::{jain, FlowBin, FlowInfo, FlowMetrics, Report, SeriesChunk};
 use tcp::Conn;

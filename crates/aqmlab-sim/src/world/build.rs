@@ -114,6 +114,16 @@ pub(super) struct Flow {
     pub(super) open_conns: u32,
 }
 
+impl Flow {
+    /// The flow's destination node (a web flow's client).
+    pub(super) fn dst(&self) -> u32 {
+        match &self.kind {
+            FlowKind::Udp { spec, .. } => spec.dst,
+            FlowKind::Tcp { spec, .. } => spec.dst,
+        }
+    }
+}
+
 /// An error in how a simulation was put together (found before it runs).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BuildError {

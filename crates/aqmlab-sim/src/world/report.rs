@@ -166,8 +166,9 @@ pub struct Report {
     /// Per flow, its time-series rows, up to its last active bin.
     pub flow_rows: Vec<Vec<FlowBin>>,
     /// With [`Sim::measure_owd`]: from when (the warm-up's end), and per flow the one-way
-    /// delays (ns) of its data packets that arrived since.
-    pub owd: Option<(SimTime, Vec<QuantileSketch>)>,
+    /// delays (ns) of its data packets that arrived since: `[toward the flow's destination,
+    /// back toward its source]` (a web flow's responses, its requests).
+    pub owd: Option<(SimTime, Vec<super::owd::OwdPair>)>,
 }
 
 /// Jain's fairness index of `xs`: (Σx)² / (n·Σx²); 1 when all equal, 1/n when one has all.

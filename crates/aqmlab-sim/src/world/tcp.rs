@@ -5,7 +5,7 @@
 //! UDP datagram. When connections open and what is written into them is the applications'
 //! (`apps`).
 
-use super::{apps, packet_id, payload_slot, Ev, FlowKind, Payload, Sim};
+use super::{apps, packet_dst, packet_id, payload_slot, Ev, FlowKind, Payload, Sim};
 use crate::event::Lane;
 use aqmlab_core::{Ecn, FlowId, Packet, SimDuration, SimTime, TcpHint};
 use aqmlab_link::bins::row_of;
@@ -458,7 +458,10 @@ impl Sim {
             let (sent, now) = (self.sent_ns[slot as usize], self.now.as_nanos());
             fl.m.receiver.arrive(sent, now);
             if let Some(o) = self.owd.as_deref_mut() {
-                o.arrive(flow as usize, sent, now);
+                // Toward the flow's destination (its data; a web flow's responses), or back
+                // toward its source (a web client's requests).
+                let back = packet_dst(p.id) != fl.dst();
+                o.arrive(flow as usize, back, sent, now);
             }
         }
         // The payload is read in place and freed once the endpoint has seen it, before anything
