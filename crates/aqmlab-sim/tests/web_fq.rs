@@ -84,7 +84,10 @@ fn fq_codel_gives_each_open_connection_of_a_web_flow_a_queue_and_a_share() {
     let (sum, share, active) = run("", "1s", "40MB", "2.5s");
     assert_eq!(sum["flows"][1]["transfers_started"], 3);
     assert_eq!(sum["flows"][1]["transfers_completed"], 0);
-    assert_eq!(active, 4.0, "the bulk flow and the web flow's 3 connections");
+    assert_eq!(
+        active, 4.0,
+        "the bulk flow and the web flow's 3 connections"
+    );
     assert!((0.21..0.29).contains(&share), "1/4 expected, got {share}");
     // Counterfactual: every connection keyed by the flow, one queue, half the link (a little
     // less: the lone NewReno flow's queue runs empty now and then, the web flow's does not).
