@@ -40,8 +40,8 @@ pub struct TcpHint {
     pub ack: u32,
     /// [`TcpHint::ACK`] and the other flag bits below.
     pub bits: u16,
-    /// Which connection of the packet's flow it belongs to: a flow such as a web page opens
-    /// several connections at once, whose ACK numbers are unrelated, and an ACK filter compares
+    /// Which connection of the packet's flow it belongs to: a flow such as a web page has
+    /// several connections open at once, whose ACK numbers are unrelated, and an ACK filter compares
     /// only ACKs of one connection. The simulator numbers a connection by its slot (low 16
     /// bits), or, with [`TcpHint::OWN_QUEUE`], by its classification number (see there).
     /// Fits in the struct's padding.
@@ -67,9 +67,10 @@ impl TcpHint {
     pub const AE: u16 = 1 << 7;
     /// The ECN feedback bits: an ACK filter keeps an ACK whose bits differ from the next one's.
     pub const ECN_FEEDBACK: u16 = Self::ECE | Self::CWR | Self::AE;
-    /// Not a header bit: the packet's flow opens several connections at once (a web page's,
-    /// RFC 7928 §7.2), which a flow-queue classifier tells apart as Linux's 5-tuple hash does
-    /// (their source ports differ), so `conn` is the connection's classification number: the
+    /// Not a header bit: the packet's connection was opened while another of its flow was open
+    /// (a web page's parallel connections, RFC 7928 §7.2; a web flow's overlapping exchanges),
+    /// which a flow-queue classifier tells apart as Linux's 5-tuple hash does (their source
+    /// ports differ), so `conn` is the connection's classification number: the
     /// key a flow-queue discipline classifies the packet by instead of its flow id
     /// ([`Packet::class_key`]). The caller numbers these connections apart from its flow ids
     /// (the simulator: flows `0..F`, the connection in slot `s` is `F + s`, wrapping at 2^16).
@@ -110,8 +111,8 @@ pub struct Packet {
 
 impl Packet {
     /// The key a flow-queue discipline classifies the packet by (RFC 8290 §4.1; CAKE's flow
-    /// hash): its flow id, or, for a connection of a flow that opens several at once
-    /// ([`TcpHint::OWN_QUEUE`]), the connection's classification number, so that each such
+    /// hash): its flow id, or, for a connection its flow opened while another was open
+    /// ([`TcpHint::OWN_QUEUE`]), the connection's classification number, so that each open
     /// connection gets a queue of its own as in Linux. Host isolation (CAKE) still goes by
     /// `src_host` and `dst_host`, so the connections count as one host's traffic.
     #[inline]

@@ -3,13 +3,14 @@
 //! ([`crate::fq_pie`]) or COBALT ([`crate::fq_cobalt`]).
 //!
 //! * Classification (RFC 8290 §4.1): a packet's key is its [`FlowId`], the caller's flow
-//!   identifier, except that (`conns=split`, the default) each connection of a flow that opens
-//!   several at once (a web page's 6, RFC 7928 §7.2; [`TcpHint::OWN_QUEUE`]) is keyed by its
-//!   connection number, which the caller numbers apart from the flow ids (the simulator: after
-//!   them, `F + slot` for `F` flows): Linux hashes the 5-tuple, in which a page's connections
-//!   differ by their ports, and gives each its own queue. Packets of any other flow (every flow
-//!   of the replay vectors and of a scenario without pages) keep the flow id as the key, so
-//!   their buckets are what they were before connections were told apart. `conns=merge` keys
+//!   identifier, except that (`conns=split`, the default) each connection a flow opens while
+//!   another of its connections is open (a web page's 6, RFC 7928 §7.2; a web flow's
+//!   overlapping exchanges; [`TcpHint::OWN_QUEUE`]) is keyed by its connection number, which
+//!   the caller numbers apart from the flow ids (the simulator: after them, `F + slot` for `F`
+//!   flows): Linux hashes the 5-tuple, in which a flow's connections differ by their ports, and
+//!   gives each its own queue. Every other packet (every flow of the replay vectors, and every
+//!   flow with one connection open at a time) keeps the flow id as the key, so its bucket is
+//!   what it was before connections were told apart. `conns=merge` keys
 //!   every packet by its flow id (a page's connections share one queue). `hash=flow_id`
 //!   (default) uses bucket = key mod `flows`, so keys `0..flows` get one queue each: `F` flows
 //!   and a page's connections (keys `F + slot`, slots of the connections open at once) do not
@@ -125,15 +126,16 @@ pub const HASH: ParamSpec = ParamSpec::choice(
     "hash",
     "flow_id",
     "flow_id|perturbed|set_associative",
-    "flow_id: bucket = key mod flows (the key: the flow id, or a web page's connection's number, numbered after the flows; see conns); perturbed: salted hash of the key, collisions as in Linux; set_associative: ns-3's SetWays hash over the key (groups of set_ways queues)",
+    "flow_id: bucket = key mod flows (the key: the flow id, or the number of a connection opened while another of its flow was open, numbered after the flows; see conns); perturbed: salted hash of the key, collisions as in Linux; set_associative: ns-3's SetWays hash over the key (groups of set_ways queues)",
 );
 
-/// `conns`: whether a web page's parallel connections get queues of their own.
+/// `conns`: whether the connections a flow has open at once (a web page's, a web flow's
+/// overlapping exchanges) get queues of their own.
 pub const CONNS: ParamSpec = ParamSpec::choice(
     "conns",
     "split",
     "split|merge",
-    "split: each connection of a flow that opens several at once (a web page's 6) is classified by its own number, as Linux's 5-tuple hash tells them apart (other flows: by the flow id, as before); merge: by the flow id, so they share the flow's queue",
+    "split: each connection a flow opens while another of its connections is open (a web page's 6, a web flow's overlapping exchanges) is classified by its own number, as Linux's 5-tuple hash tells them apart (a flow with one connection open at a time: by the flow id, as before); merge: by the flow id, so they share the flow's queue",
 );
 
 /// `set_ways`: queues per set of the set-associative hash.
@@ -264,7 +266,7 @@ pub struct FqConfig<P> {
     pub flow_limit: bool,
     /// Classification.
     pub hash: FlowHash,
-    /// A web page's connections are classified apart (`conns=split`): by
+    /// The connections a flow has open at once are classified apart (`conns=split`): by
     /// [`Packet::class_key`], else by the flow id.
     pub split_conns: bool,
     /// The parameters every flow's AQM shares.

@@ -271,8 +271,14 @@ fn flow(r: &Totals, i: usize, m: &FlowMetrics, info: &FlowInfo) -> Value {
         "data_pkts_lost": m.receiver.lost_pkts,
         "loss_rate": if m.receiver.sent_pkts == 0 { Value::Null } else { json!(m.receiver.loss_rate()) },
     });
-    if let Some((from, sketch)) = r.owd(i) {
-        flow["owd_distribution"] = owd_distribution(from, &sketch);
+    if let Some((from, pair)) = r.owd(i) {
+        // Toward the flow's destination (its data; a web flow's responses), and, for a flow
+        // with data the other way too (a web client's requests), back toward its source.
+        let [to_dst, to_src] = &*pair;
+        flow["owd_distribution"] = owd_distribution(from, to_dst);
+        if to_src.count() > 0 {
+            flow["owd_distribution_reverse"] = owd_distribution(from, to_src);
+        }
     }
     let done = |n: u64, v: f64| if n == 0 { Value::Null } else { secs(v) };
     if info.app == "page" {

@@ -49,6 +49,7 @@ use build::{Flow, FlowKind};
 pub use counts::{EventCounts, EVENT_KINDS};
 pub use flow_state::FlowStateRow;
 use net::Link;
+pub use owd::OwdPair;
 pub use page::page_objects;
 pub use report::{jain, FlowBin, FlowInfo, FlowMetrics, Report, SeriesChunk, Totals};
 use tcp::Conn;

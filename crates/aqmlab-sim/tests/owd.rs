@@ -27,7 +27,7 @@ fn run(t: &str) -> (Scenario, Report) {
 }
 
 fn sketch(r: &Report, flow: usize) -> &QuantileSketch {
-    &r.owd.as_ref().expect("owd_distribution is on").1[flow]
+    &r.owd.as_ref().expect("owd_distribution is on").1[flow][0]
 }
 
 /// The 101 levels characterize reports.
@@ -263,4 +263,46 @@ fn two_queues_in_a_row_are_measured_and_the_bottleneck_only_rebuild_is_not_it() 
         worst > 10.0 * REL_ERR,
         "the rebuild missed the first queue: {worst}"
     );
+}
+
+#[test]
+fn a_web_flows_responses_and_requests_have_a_sketch_each() {
+    // A web server at a, its client at c: the responses take a -> b -> c (30 ms of propagation),
+    // the requests c -> b -> a over reverse directions of 1 + 2 ms. One sketch for both would
+    // have the requests' least delay (about 3 ms) as the responses' D(min).
+    let t = format!(
+        "{}reverse = {{ delay = \"1ms\" }}\n",
+        chain(
+            ("100Mbps", "20ms"),
+            ("10Mbps", "10ms"),
+            "duration = \"10s\"\n[output]\nowd_distribution = true\n\
+             [[flows]]\nkind = \"tcp\"\nfrom = \"a\"\nto = \"c\"\napp = \"web\"\n\
+             interval = \"200ms\"\nsize_dist = \"constant\"\nsize_mean = \"20kB\"\n",
+        )
+        .replacen(
+            "qdisc = \"droptail\"\nbuffer = \"200p\"\n",
+            "qdisc = \"droptail\"\nbuffer = \"200p\"\nreverse = { delay = \"2ms\" }\n",
+            1
+        )
+    );
+    let (_, r) = run(&t);
+    let [to_dst, to_src] = &r.owd.as_ref().unwrap().1[0];
+    let f = &r.flows[0];
+    let resp_base = (30_000_000 + tx_ns(1500, 100_000_000)) as f64;
+    assert!(to_dst.min() >= resp_base, "{} < {resp_base}", to_dst.min());
+    // Every packet the receivers count in one of them: 49 responses or more of 14 segments
+    // (20,000 bytes), and as many requests (with their SYNs).
+    assert_eq!(to_dst.count() + to_src.count(), f.receiver.received_pkts);
+    assert!(to_src.count() >= 49 && to_dst.count() >= 14 * 49);
+    assert!(
+        to_src.min() >= 3_000_000.0 && to_src.min() < 4_000_000.0,
+        "{}",
+        to_src.min()
+    );
+    // The summary: the responses' as `owd_distribution`, the requests' beside it.
+    let j = summary("t", 3, &r, 0.0);
+    let d = &j["flows"][0];
+    assert_eq!(d["owd_distribution"]["pkts"], to_dst.count());
+    assert_eq!(d["owd_distribution"]["min_ms"], to_dst.min() / 1e6);
+    assert_eq!(d["owd_distribution_reverse"]["pkts"], to_src.count());
 }

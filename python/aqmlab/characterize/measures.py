@@ -35,7 +35,11 @@ Definitions, where the RFC leaves a choice (stated again in the report):
   packet reaching its receiver after the warm-up, from its sending to its arrival (every queue
   on the path, the first of two AQMs in a row (§10) included), into a quantile sketch per flow
   (``[output] owd_distribution``, the summary's ``flows[i].owd_distribution``:
-  :func:`measured_delays`); each value within :data:`SKETCH_REL_ERR` of the true one.
+  :func:`measured_delays`); each value within :data:`SKETCH_REL_ERR` of the true one. The
+  data are those travelling toward the flow's destination: a web or page flow's responses,
+  which cross the bottleneck under test (RFC 7928 §2.6); its requests, over the reverse path,
+  are in a sketch of their own (``owd_distribution_reverse``), left out here, so that a
+  flow's D(min) below is its responses' and not the reverse path's.
 * **packet delay variation** (§2.6, RFC 5481 §4.2's PDV, D(i) − D(min)): per flow, each
   data packet's one-way delay less the least one-way delay of the flow's data packets after
   the warm-up (exact); ``pdv_p99_ms`` is its 99th percentile, averaged over flows. A PDV value

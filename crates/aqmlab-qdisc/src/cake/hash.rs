@@ -193,7 +193,7 @@ impl Cake {
         let dst = h(pkt.dst_host as u64, 0x4453_5400_0000_0000);
         let mode = self.cfg.flow_mode as u8;
         let flow = if mode & 4 != 0 {
-            // The flow, or a web page's connection ([`Packet::class_key`]): Linux hashes the
+            // The flow, or one of its open connections ([`Packet::class_key`]): Linux hashes the
             // 5-tuple for the flow and the addresses alone for the hosts (`cake_hash`), so a
             // page's connections are flows of their own but of one host pair.
             h(pkt.class_key() as u64, 0)

@@ -14,8 +14,8 @@
 //! * Flow hashing (paper §3.1; `cake_hash`): 1024 queues per tin, 8-way set-associative: a flow
 //!   takes the queue of its set already tagged with its hash, else an idle one, else (all 8 busy)
 //!   its direct queue, collision accepted. `flow_mode` chooses what a "flow" is: `flows` (5-tuple,
-//!   here the [`FlowId`], or for each connection of a flow that opens several at once, a web
-//!   page's, the connection's number: [`Packet::class_key`]), `srchost`/`dsthost`/`hosts`
+//!   here the [`FlowId`], or for each connection a flow opens while another of its connections
+//!   is open, a web page's, the connection's number: [`Packet::class_key`]), `srchost`/`dsthost`/`hosts`
 //!   (addresses only), `flowblind` (one queue), and the isolation modes `dual-srchost`,
 //!   `dual-dsthost`, `triple-isolate` (flows, plus per-host fairness). As in Linux, where the
 //!   flow hash covers the 5-tuple and the host hashes the addresses alone, a page's connections

@@ -109,6 +109,19 @@ pub(super) struct Flow {
     pub(super) dscp: u8,
     /// Its sender state's samples, when asked for ([`Sim::trace_flow_state`]).
     pub(super) state_trace: Option<Box<super::flow_state::FlowStateTrace>>,
+    /// TCP: its connections open now (opened and not yet freed). A connection that opens while
+    /// another is open gets a classification key of its own (`Conn::own_queue`).
+    pub(super) open_conns: u32,
+}
+
+impl Flow {
+    /// The flow's destination node (a web flow's client).
+    pub(super) fn dst(&self) -> u32 {
+        match &self.kind {
+            FlowKind::Udp { spec, .. } => spec.dst,
+            FlowKind::Tcp { spec, .. } => spec.dst,
+        }
+    }
 }
 
 /// An error in how a simulation was put together (found before it runs).
@@ -276,6 +289,7 @@ impl Sim {
             series: Vec::new(),
             dscp: 0,
             state_trace: None,
+            open_conns: 0,
         });
         Ok(idx)
     }
@@ -314,6 +328,7 @@ impl Sim {
             series: Vec::new(),
             dscp: 0,
             state_trace: None,
+            open_conns: 0,
         });
         Ok(idx)
     }

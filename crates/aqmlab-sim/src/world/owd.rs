@@ -10,6 +10,13 @@
 //! each into its flow's [`QuantileSketch`] (exact count, sum, min and max; every quantile
 //! within [`crate::sketch::REL_ERR`] of a sample's value at that rank).
 //!
+//! Each flow has two sketches, one per direction (RFC 7928 §2.6 asks for the one-way delay, so a
+//! direction's own): its data toward its destination (every flow's data; a web or page flow's
+//! responses, which cross the link under test as a bulk flow's data does) and back toward its
+//! source (a web or page client's requests, over the reverse path). One sketch for both would
+//! give a web flow one least delay, the smaller direction's, and so PDVs (D(i) − D(min)) of
+//! the responses measured against the requests' path.
+//!
 //! Off unless asked: the sketches are a side table of the simulation, not part of a flow, so a
 //! run without it keeps no per-flow state for it, and pays one `Option` test per delivered
 //! packet. With it, a sketch's counters grow once per new bucket reached, never per packet.
@@ -18,31 +25,36 @@ use super::Sim;
 use crate::sketch::QuantileSketch;
 use aqmlab_core::SimTime;
 
-/// Per flow, the one-way delays of its data packets arriving from `from_ns` on.
+/// A flow's one-way delays, one sketch per direction: `[toward its destination, back toward
+/// its source]`.
+pub type OwdPair = [QuantileSketch; 2];
+
+/// Per flow, the one-way delays of its data packets arriving from `from_ns` on, by direction.
 #[derive(Debug)]
 pub(super) struct OwdSketches {
     from_ns: u64,
-    flows: Vec<QuantileSketch>,
+    flows: Vec<OwdPair>,
 }
 
 impl OwdSketches {
-    /// A data packet of flow `flow` sent at `sent_ns` arrives at `now_ns`.
+    /// A data packet of flow `flow` sent at `sent_ns` arrives at `now_ns`: at the flow's
+    /// destination, or (`back`) at its source.
     #[inline]
-    pub(super) fn arrive(&mut self, flow: usize, sent_ns: u64, now_ns: u64) {
+    pub(super) fn arrive(&mut self, flow: usize, back: bool, sent_ns: u64, now_ns: u64) {
         if now_ns < self.from_ns {
             return;
         }
         if flow >= self.flows.len() {
             self.grow(flow);
         }
-        self.flows[flow].add(now_ns - sent_ns);
+        self.flows[flow][back as usize].add(now_ns - sent_ns);
     }
 
     /// Room for flow `flow` (a flow added after the measurement was asked for): once per flow.
     #[cold]
     #[inline(never)]
     fn grow(&mut self, flow: usize) {
-        self.flows.resize_with(flow + 1, QuantileSketch::new);
+        self.flows.resize_with(flow + 1, Default::default);
     }
 }
 
@@ -53,24 +65,24 @@ impl Sim {
     pub fn measure_owd(&mut self, from: SimTime) {
         self.owd = Some(Box::new(OwdSketches {
             from_ns: from.as_nanos(),
-            flows: vec![QuantileSketch::new(); self.flows.len()],
+            flows: vec![Default::default(); self.flows.len()],
         }));
     }
 
-    /// `(from, per-flow sketches)` when [`Sim::measure_owd`] was asked for, borrowed: perhaps
-    /// fewer sketches than flows (a flow past them has measured nothing).
-    pub(super) fn owd_view(&self) -> Option<(SimTime, &[QuantileSketch])> {
+    /// `(from, per-flow sketch pairs)` when [`Sim::measure_owd`] was asked for, borrowed:
+    /// perhaps fewer pairs than flows (a flow past them has measured nothing).
+    pub(super) fn owd_view(&self) -> Option<(SimTime, &[OwdPair])> {
         self.owd
             .as_deref()
             .map(|o| (SimTime::from_nanos(o.from_ns), o.flows.as_slice()))
     }
 
-    /// `(from, per-flow sketches)` when [`Sim::measure_owd`] was asked for: one sketch per
-    /// flow, in flow order.
-    pub(super) fn owd_report(&self) -> Option<(SimTime, Vec<QuantileSketch>)> {
+    /// `(from, per-flow sketches)` when [`Sim::measure_owd`] was asked for: a pair of sketches
+    /// per flow (toward its destination, back toward its source), in flow order.
+    pub(super) fn owd_report(&self) -> Option<(SimTime, Vec<OwdPair>)> {
         self.owd.as_ref().map(|o| {
             let mut flows = o.flows.clone();
-            flows.resize_with(self.flows.len(), QuantileSketch::new);
+            flows.resize_with(self.flows.len(), Default::default);
             (SimTime::from_nanos(o.from_ns), flows)
         })
     }

@@ -167,8 +167,9 @@ pub struct Report {
     /// Per flow, its time-series rows, up to its last active bin.
     pub flow_rows: Vec<Vec<FlowBin>>,
     /// With [`Sim::measure_owd`]: from when (the warm-up's end), and per flow the one-way
-    /// delays (ns) of its data packets that arrived since.
-    pub owd: Option<(SimTime, Vec<QuantileSketch>)>,
+    /// delays (ns) of its data packets that arrived since: `[toward the flow's destination,
+    /// back toward its source]` (a web flow's responses, its requests).
+    pub owd: Option<(SimTime, Vec<super::owd::OwdPair>)>,
 }
 
 /// A run's totals as a summary reads them ([`crate::summary::Summary`]): a [`Report`]'s, or
@@ -186,7 +187,7 @@ pub struct Totals<'a> {
     pub links: Vec<LinkReport>,
     /// The warm-up's end and per flow (perhaps fewer than the flows: the rest measured
     /// nothing) the one-way delays of its data packets since, as in [`Report::owd`].
-    owd: Option<(SimTime, &'a [QuantileSketch])>,
+    owd: Option<(SimTime, &'a [super::owd::OwdPair])>,
     flows: TotalsFlows<'a>,
 }
 
@@ -231,13 +232,12 @@ impl<'a> Totals<'a> {
         (0..self.flow_count()).map(|i| self.flow(i))
     }
 
-    /// With [`Sim::measure_owd`]: from when, and flow `i`'s one-way delays since.
-    pub fn owd(&self, i: usize) -> Option<(SimTime, Cow<'a, QuantileSketch>)> {
+    /// With [`Sim::measure_owd`]: from when, and flow `i`'s one-way delays since, one sketch
+    /// per direction (toward its destination, back toward its source).
+    pub fn owd(&self, i: usize) -> Option<(SimTime, Cow<'a, super::owd::OwdPair>)> {
         self.owd.map(|(from, s)| {
-            let sketch = s
-                .get(i)
-                .map_or_else(|| Cow::Owned(QuantileSketch::new()), Cow::Borrowed);
-            (from, sketch)
+            let pair = s.get(i).map_or_else(|| Cow::Owned(Default::default()), Cow::Borrowed);
+            (from, pair)
         })
     }
 }

@@ -5,7 +5,7 @@
 //! UDP datagram. When connections open and what is written into them is the applications'
 //! (`apps`).
 
-use super::{apps, packet_id, payload_slot, Ev, FlowKind, Payload, Sim, TcpApp};
+use super::{apps, packet_dst, packet_id, payload_slot, Ev, FlowKind, Payload, Sim};
 use crate::event::Lane;
 use aqmlab_core::{Ecn, FlowId, Packet, SimDuration, SimTime, TcpHint};
 use aqmlab_link::bins::row_of;
@@ -69,9 +69,15 @@ pub(super) struct Conn {
     pub(super) reply_scheduled: bool,
     /// Web, a persistent HTTP/1.1 connection: its exchanges (the first is `web`).
     pub(super) web_more: Option<Box<apps::WebMore>>,
-    /// One of several connections its flow opens at once (a web page's, RFC 7928 §7.2): its
-    /// packets carry [`TcpHint::OWN_QUEUE`] and its classification number, so a flow-queue
-    /// discipline gives it a queue of its own, as Linux's 5-tuple hash does.
+    /// Opened while another connection of its flow was open (a web page's parallel
+    /// connections, RFC 7928 §7.2; a web flow's overlapping requests): its packets carry
+    /// [`TcpHint::OWN_QUEUE`] and its classification number, so a flow-queue discipline gives
+    /// it a queue of its own, as Linux's 5-tuple hash does (the connections' source ports
+    /// differ). A connection opened while it is its flow's only one keeps the flow id as its
+    /// key, which no other open connection of the flow has: so each open connection has a key
+    /// of its own, and a flow that never has two open at once (every bulk, finite, repeated,
+    /// on/off or video flow, and a web flow whose exchanges do not overlap) is classified
+    /// exactly as before connections were told apart.
     pub(super) own_queue: bool,
 }
 
@@ -105,7 +111,7 @@ impl Sim {
             unreachable!()
         };
         let (mut cfg, src, dst) = (spec.cfg, spec.src, spec.dst);
-        let own_queue = matches!(spec.app, TcpApp::Page { .. });
+        let own_queue = self.flows[f as usize].open_conns > 0;
         match spec.syn_retries {
             Some(n) => cfg.syn_retries = n,
             // By default only a web client gives up on an unanswered SYN (its exchange is
@@ -143,7 +149,9 @@ impl Sim {
             web_more: None,
             own_queue,
         });
-        self.flows[f as usize].m.transfers_started += measured as u64;
+        let fl = &mut self.flows[f as usize];
+        fl.open_conns += 1;
+        fl.m.transfers_started += measured as u64;
         let now = self.now;
         let mut out = std::mem::take(&mut self.segs);
         self.leg_mut(conn, LEG_OPEN).sender.connect(now, &mut out);
@@ -153,6 +161,14 @@ impl Sim {
         // recorded and freed here, or nothing would ever free it.
         self.after_sender_activity(conn, None);
         (conn, gen)
+    }
+
+    /// Frees connection `conn` (its flow has one connection fewer open); packets of it still in
+    /// the network are discarded on arrival (their generation is stale).
+    fn free_conn(&mut self, conn: u32) {
+        let f = self.conns.get(conn).flow;
+        self.flows[f as usize].open_conns -= 1;
+        self.conns.free(conn);
     }
 
     pub(super) fn leg_mut(&mut self, conn: u32, leg: u8) -> &mut Leg {
@@ -224,8 +240,9 @@ impl Sim {
         } else {
             (l.to, l.from, c.flow, c.gen)
         };
-        // A page's connection is numbered after the flows (flow ids 0..F), so that a flow-queue
-        // discipline's `hash=flow_id` gives it a bucket no flow has while F + slot < flows.
+        // A connection keyed apart is numbered after the flows (flow ids 0..F), so that a
+        // flow-queue discipline's `hash=flow_id` gives it a bucket no flow has while
+        // F + slot < flows.
         let own_queue = c
             .own_queue
             .then(|| (self.flows.len() as u32).wrapping_add(conn) as u16);
@@ -381,7 +398,7 @@ impl Sim {
             }
             if w.completed == w.ex.len() {
                 let kind = w.kind;
-                self.conns.free(conn);
+                self.free_conn(conn);
                 if let apps::WebKind::Page(page) = kind {
                     self.page_conn_done(page, false);
                 }
@@ -394,7 +411,7 @@ impl Sim {
                 // is stale).
                 m.transfers_completed += 1;
                 m.fct_ns.add((now - c.start).as_nanos());
-                self.conns.free(conn);
+                self.free_conn(conn);
                 self.on_transfer_end(flow);
                 return;
             }
@@ -417,7 +434,7 @@ impl Sim {
             // `open_conn`): free it; its stale packets are discarded on arrival.
             m.transfers_failed += 1;
             let kind = c.web_more.as_ref().map(|w| w.kind);
-            self.conns.free(conn);
+            self.free_conn(conn);
             if let Some(apps::WebKind::Page(page)) = kind {
                 self.page_conn_done(page, true);
             }
@@ -441,7 +458,10 @@ impl Sim {
             let (sent, now) = (self.sent_ns[slot as usize], self.now.as_nanos());
             fl.m.receiver.arrive(sent, now);
             if let Some(o) = self.owd.as_deref_mut() {
-                o.arrive(flow as usize, sent, now);
+                // Toward the flow's destination (its data; a web flow's responses), or back
+                // toward its source (a web client's requests).
+                let back = packet_dst(p.id) != fl.dst();
+                o.arrive(flow as usize, back, sent, now);
             }
         }
         // The payload is read in place and freed once the endpoint has seen it, before anything
