@@ -54,7 +54,7 @@ pub fn jitter_rng(seed: u64, name: &str) -> Xoshiro256pp {
 }
 
 /// Next-hop table: `next[node · n + dst]` is the link `node` sends on to reach `dst` (one flat
-/// table: a hop costs one lookup, not two), [`NO_ROUTE`] when there is none: 4 bytes an entry,
+/// table: a hop costs one lookup, not two), `NO_ROUTE` when there is none: 4 bytes an entry,
 /// where an `Option<u32>` takes 8 (16 MB rather than 32 for a dumbbell of 1,000 senders).
 #[derive(Clone, Debug)]
 pub struct Routes {
