@@ -400,12 +400,15 @@ impl LinkDirection {
     /// ([`Offer::Passed`]), so its sojourn is zero and nothing waits behind it; it must be
     /// transmitted at once, at the `now` and in the bin of that `offer` (which counted its
     /// release in the bin's row).
+    ///
+    /// `tag` is kept with `p` in the pipe ([`Pipe::front`]) for its driver.
     #[inline]
     pub fn transmit<const PASSING: bool>(
         &mut self,
         now: SimTime,
         bins: &Bins,
         p: Packet,
+        tag: u64,
         sink: &mut impl DropSink,
     ) -> Sent {
         let sojourn = if PASSING {
@@ -467,7 +470,7 @@ impl LinkDirection {
                 at = (at + dist.sample(rng, MAX_JITTER)).max(self.last_arrival);
                 self.last_arrival = at;
             }
-            self.pipe.push_back(at, p);
+            self.pipe.push_back(at, tag, p);
             if self.pipe.len() == 1 {
                 pipe_head = Some(at);
             }

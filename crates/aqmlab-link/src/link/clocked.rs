@@ -87,7 +87,7 @@ impl ClockedLink {
     /// The link is free at `t`: the next packet goes on the wire, if there is one.
     fn start_tx(&mut self, t: SimTime, freed: &mut impl DropSink) {
         if let Some(p) = self.link.dequeue(t, &self.bins, freed) {
-            self.link.transmit::<false>(t, &self.bins, p, freed);
+            self.link.transmit::<false>(t, &self.bins, p, 0, freed);
         }
     }
 
@@ -99,7 +99,7 @@ impl ClockedLink {
         self.bins.set(now);
         match self.link.offer(now, &self.bins, p, true, freed) {
             Offer::Passed(p) => {
-                self.link.transmit::<true>(now, &self.bins, p, freed);
+                self.link.transmit::<true>(now, &self.bins, p, 0, freed);
             }
             Offer::Queued | Offer::WakeAtTxEnd => {}
             Offer::Idle => self.start_tx(now, freed),

@@ -212,7 +212,6 @@ impl Sim {
             .map(|l| Link {
                 to: l.to,
                 tx_seq: 0,
-                pipe_seqs: std::collections::VecDeque::new(),
                 dir: LinkDirection::new(l.into_parts(seed, None)),
             })
             .collect::<Vec<Link>>();

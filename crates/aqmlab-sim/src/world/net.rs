@@ -9,7 +9,6 @@ use crate::arena::Arena;
 use crate::link::{DropSink, LinkDirection, Offer, Sent};
 use aqmlab_core::Packet;
 use aqmlab_qdisc::{DropReason, MarkReason};
-use std::collections::VecDeque;
 
 /// A link direction as the event loop drives it ([`LinkDirection`]), with where it leads.
 pub(super) struct Link {
@@ -20,11 +19,6 @@ pub(super) struct Link {
     /// `TxDone` scheduled late (when a packet starts waiting) keeps the place among equal-time
     /// events it would have had if scheduled when the transmission started.
     pub(super) tx_seq: u64,
-    /// The event sequence number reserved for each packet in the propagation pipe when its
-    /// transmission started (in pipe order), so that its `PipeHead`, scheduled only once it is
-    /// the pipe's head, keeps the place among equal-time events it would have had if scheduled
-    /// then, as ns-2.35's `LinkDelay::recv` schedules a packet's arrival (link/delay.cc).
-    pub(super) pipe_seqs: VecDeque<u64>,
 }
 
 /// Where the packets a link direction drops or loses go in a simulation: their payloads are
@@ -77,13 +71,8 @@ impl Sim {
         let pipe = link.dir.pipe();
         let (at, p) = pipe.pop_front(); // a PipeHead event has a packet
         debug_assert_eq!(at, self.now);
-        let next = pipe.front_arrival();
-        link.pipe_seqs.pop_front();
-        if let Some(next) = next {
-            let seq = *link
-                .pipe_seqs
-                .front()
-                .expect("one sequence number per packet in the pipe");
+        // The next head's tag is the sequence number reserved when its transmission started.
+        if let Some((next, seq)) = pipe.front() {
             self.events.push_with_seq(next, seq, Ev::PipeHead(l));
         }
         let node = link.to;
@@ -180,17 +169,17 @@ impl Sim {
             payloads: &mut self.payloads,
             link: l,
         };
-        let in_pipe = link.dir.pipe().len();
+        // The arrival's place among equal-time events is taken now, and kept as the packet's
+        // tag in the pipe, so that its `PipeHead`, scheduled only once it is the pipe's head,
+        // keeps the place it would have had if scheduled now, as ns-2.35's `LinkDelay::recv`
+        // schedules a packet's arrival (link/delay.cc). A packet lost on the wire leaves its
+        // number unused: only the order of the numbers matters, and the link pushes no event.
+        let seq = self.events.reserve_seq();
         let Sent { pipe_head, tx_done } = link
             .dir
-            .transmit::<PASSING>(self.now, &self.bins, p, &mut sink);
-        if link.dir.pipe().len() > in_pipe {
-            // Not lost on the wire: its arrival's place among equal-time events is taken now.
-            let seq = self.events.reserve_seq();
-            link.pipe_seqs.push_back(seq);
-            if let Some(at) = pipe_head {
-                self.events.push_with_seq(at, seq, Ev::PipeHead(l));
-            }
+            .transmit::<PASSING>(self.now, &self.bins, p, seq, &mut sink);
+        if let Some(at) = pipe_head {
+            self.events.push_with_seq(at, seq, Ev::PipeHead(l));
         }
         // Reserved after the PipeHead push, as when this was one function: ties keep their order.
         link.tx_seq = self.events.reserve_seq();
