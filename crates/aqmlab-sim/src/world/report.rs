@@ -236,7 +236,9 @@ impl<'a> Totals<'a> {
     /// per direction (toward its destination, back toward its source).
     pub fn owd(&self, i: usize) -> Option<(SimTime, Cow<'a, super::owd::OwdPair>)> {
         self.owd.map(|(from, s)| {
-            let pair = s.get(i).map_or_else(|| Cow::Owned(Default::default()), Cow::Borrowed);
+            let pair = s
+                .get(i)
+                .map_or_else(|| Cow::Owned(Default::default()), Cow::Borrowed);
             (from, pair)
         })
     }
