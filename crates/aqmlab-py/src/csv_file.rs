@@ -12,7 +12,8 @@
 //! `bytes` of native-endian 64-bit values, a string column as `(validity, offsets, data)`) or
 //! as lists of Python values (the emulator's series; None is a missing value).
 
-use pyo3::exceptions::{PyOSError, PyValueError};
+use crate::parquet_file::os_error;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
 use std::fmt::Write as _;
@@ -32,19 +33,6 @@ enum Kind {
 pub struct CsvFile {
     file: Option<BufWriter<File>>,
     columns: Vec<(String, Kind)>,
-}
-
-/// An I/O error as the `OSError` Python raises for the same errno (the caller re-raises it
-/// naming the file).
-fn os_error(e: std::io::Error) -> PyErr {
-    match e.raw_os_error() {
-        Some(code) => {
-            let text = e.to_string();
-            let strerror = text.split(" (os error").next().unwrap_or(&text).to_owned();
-            PyOSError::new_err((code, strerror))
-        }
-        None => PyErr::from(e),
-    }
 }
 
 /// `x` as Python's `repr(float)` writes it (CPython's `float_repr_style = 'short'`, format

@@ -91,8 +91,8 @@ fn py_err(e: ParquetError) -> PyErr {
 }
 
 /// An I/O error as the `OSError` (or its subclass) Python raises for the same errno, so
-/// `e.errno` and `e.strerror` are set as for a write made from Python.
-fn os_error(e: std::io::Error) -> PyErr {
+/// `e.errno` and `e.strerror` are set as for a write made from Python (the CSV writer's too).
+pub(crate) fn os_error(e: std::io::Error) -> PyErr {
     match e.raw_os_error() {
         Some(code) => {
             let text = e.to_string();
