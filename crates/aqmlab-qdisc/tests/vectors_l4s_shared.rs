@@ -79,17 +79,7 @@ fn counterfactual(schedule: &str, name: &str, what: &str, ours: &[Decision]) -> 
 
 /// Checks `kind` against `l4s_shared.NAME.ns3.csv` and its summary.
 fn check(kind: &str, name: &str, params: &[&str]) {
-    let ours = run(SCHEDULE, kind, params, ns3_uniforms());
-    assert_same(&ours.decisions, &reference(SCHEDULE, name));
-    assert_eq!(
-        outcome_counts(&ours.decisions),
-        ns3_counts(SCHEDULE, name),
-        "{SCHEDULE}.{name}"
-    );
-    eprintln!(
-        "{SCHEDULE}.{name}: all {} packets agree",
-        ours.decisions.len()
-    );
+    check_against_ns3(SCHEDULE, kind, name, params);
 }
 
 /// The schedule does what it is for: flow queues that hold both L4S (ECT(1)/CE) and classic

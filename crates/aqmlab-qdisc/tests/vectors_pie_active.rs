@@ -28,18 +28,7 @@ fn with<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<&'a str> {
 
 /// Replays `active` through `kind` and checks every packet against `active.NAME.ns3.csv`.
 fn check(kind: &str, name: &str, params: &[&str]) {
-    let ours = run(SCHEDULE, kind, params, ns3_uniforms());
-    assert_same(&ours.decisions, &reference(SCHEDULE, name));
-    assert_eq!(
-        outcome_counts(&ours.decisions),
-        ns3_counts(SCHEDULE, name),
-        "{SCHEDULE}.{name}"
-    );
-    eprintln!(
-        "{SCHEDULE}.{name}: all {} packets agree ({kind} {})",
-        ours.decisions.len(),
-        params.join(" ")
-    );
+    check_against_ns3(SCHEDULE, kind, name, params);
 }
 
 /// How many packets of `active.NAME.ns3.csv` differ when replayed with `params`.

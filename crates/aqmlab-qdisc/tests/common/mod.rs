@@ -118,3 +118,20 @@ pub fn ns3_counts(schedule: &str, qdisc: &str) -> [usize; 5] {
     ]
     .map(|f| summary_field(schedule, qdisc, f) as usize)
 }
+
+/// Replays `schedule` through `kind` with `params` and ns-3's uniforms, and checks every packet
+/// against `SCHEDULE.NAME.ns3.csv` and the outcome counts against its summary.
+pub fn check_against_ns3(schedule: &str, kind: &str, name: &str, params: &[&str]) {
+    let ours = run(schedule, kind, params, ns3_uniforms());
+    assert_same(&ours.decisions, &reference(schedule, name));
+    assert_eq!(
+        outcome_counts(&ours.decisions),
+        ns3_counts(schedule, name),
+        "{schedule}.{name}"
+    );
+    eprintln!(
+        "{schedule}.{name}: all {} packets agree ({kind} {})",
+        ours.decisions.len(),
+        params.join(" ")
+    );
+}
