@@ -197,3 +197,26 @@ def test_the_one_way_delay_mean_counts_the_packets_its_cdf_counts():
     assert owd_mean(whole_run) == pytest.approx(60.0)
     assert owd_mean([{"owd_distribution": {"pkts": 0, "mean_ms": None}}]) is None
     assert owd_mean([]) is None
+
+
+def test_a_web_flows_delay_is_its_responses_and_its_mixed_jitter_is_left_out():
+    """A web or page flow's receiver counts its requests (back toward its source) and its
+    responses alike; the measurement keeps them apart (``owd_distribution`` toward the
+    destination, ``owd_distribution_reverse`` back). The delay-goodput point takes the
+    responses' mean, and the jitter leaves out the flows whose receiver mixed two paths."""
+    from aqmlab.characterize.measures import flow_owd_mean, one_way_flows
+
+    web = {
+        "one_way_delay_ms": {"mean": 59.3},
+        "jitter_ms": 9.0,
+        "owd_distribution": {"pkts": 80, "mean_ms": 60.7},
+        "owd_distribution_reverse": {"pkts": 20, "mean_ms": 12.0},
+    }
+    bulk = {"one_way_delay_ms": {"mean": 40.0}, "jitter_ms": 1.0, "owd_distribution": None}
+    assert flow_owd_mean(web) == 60.7  # the mixed whole-run mean would be 59.3
+    assert flow_owd_mean(bulk) == 40.0  # no measurement: the receiver's
+    assert flow_owd_mean({"owd_distribution": {"pkts": 0, "mean_ms": None}}) is None
+    assert flow_owd_mean({"one_way_delay_ms": None}) is None
+    assert one_way_flows([web, bulk]) == [bulk]
+    one_way_web = {k: v for k, v in web.items() if k != "owd_distribution_reverse"}
+    assert one_way_flows([one_way_web, bulk]) == [one_way_web, bulk]

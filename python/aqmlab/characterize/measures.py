@@ -288,9 +288,11 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
 
     # End-to-end delay and jitter (data packets at their receivers). The one-way delay's mean is
     # over the packets its CDF counts (the measured distribution, after the warm-up, as every
-    # windowed metric); a summary without it gives the receivers' whole-run mean.
+    # windowed metric); a summary without it gives the receivers' whole-run mean. The jitter is
+    # over the flows whose receivers see one direction (a web client's requests and its
+    # responses would mix two paths in one RFC 3550 estimate).
     m["owd_ms"] = owd_mean(flows)
-    jit = [f["jitter_ms"] for f in flows if f.get("jitter_ms") is not None]
+    jit = [f["jitter_ms"] for f in one_way_flows(flows) if f.get("jitter_ms") is not None]
     m["jitter_ms"] = math.fsum(jit) / len(jit) if jit else None
     media = ("page", "video")
     fct = [f["fct_s"] for f in flows if f.get("fct_s") is not None and f["app"] not in media]
@@ -300,9 +302,9 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     # Per-flow points of the delay-goodput graph, and per-name goodput.
     points = []
     for f, g in zip(flows, gp):
-        owd = f.get("one_way_delay_ms")
-        if owd and rtts[f["id"]] == rtts[f["id"]]:
-            points.append([owd["mean"] - 1e3 * rtts[f["id"]] / 2, g / 1e6])
+        owd = flow_owd_mean(f)
+        if owd is not None and rtts[f["id"]] == rtts[f["id"]]:
+            points.append([owd - 1e3 * rtts[f["id"]] / 2, g / 1e6])
     by_name: dict[str, list[float]] = {}
     for f, g in zip(flows, gp):
         if f.get("name"):
@@ -390,6 +392,26 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
             "flows": {str(f): [v.get(t) for t in bins] for f, v in sorted(per_flow.items())},
         },
     }
+
+
+def one_way_flows(flows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The flows whose receiver statistics are one direction's: all but those with packets
+    measured back toward their source (``owd_distribution_reverse``: a web or page client's
+    requests), whose whole-run receiver statistics (``jitter_ms``, ``one_way_delay_ms``) mix
+    the requests' path with the responses'. Without the measurement, every flow."""
+    return [f for f in flows if not f.get("owd_distribution_reverse")]
+
+
+def flow_owd_mean(f: dict[str, Any]) -> float | None:
+    """A flow's mean one-way delay (ms) toward its destination: over the packets its measured
+    distribution counts (``owd_distribution``: its data, a web flow's responses, after the
+    warm-up), or, in a summary without it, its receiver's whole-run mean. None without
+    packets."""
+    d = f.get("owd_distribution")
+    if d:
+        return d["mean_ms"] if d.get("pkts") else None
+    owd = f.get("one_way_delay_ms")
+    return owd["mean"] if owd else None
 
 
 def owd_mean(flows: list[dict[str, Any]]) -> float | None:
