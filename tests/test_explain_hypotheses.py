@@ -268,6 +268,11 @@ def test_consumer_edge_drops_noise_test_flips_with_the_numbers(ce):
     assert "refuted" in out["text"]
     # No cell with CoDel's mean above: noise explains no failure, so it does not support.
     assert not ce.noise_test({"512 kb/s up 13p": below})["supports"]
+    # One seed: no interval, so noise is not tested (not supported).
+    one = ce.paired_difference({1: 3.5}, {1: 3.0})
+    assert not one["interval"] and not one["decided"]
+    out = ce.noise_test({"512 kb/s down 200p": one})
+    assert not out["supports"] and "not tested" in out["text"]
     # Seeds pair by seed: a seed only one arm ran is left out.
     assert ce.paired_difference({1: 1.0, 2: 2.0, 3: 9.0}, {1: 0.5, 2: 1.5})["seeds"] == 2
 

@@ -223,6 +223,7 @@ def paired_difference(codel: Any, droptail: Any) -> dict[str, Any]:
         "lo": lo,
         "hi": hi,
         "decided": half is not None and (lo > 0 or hi < 0),
+        "interval": half is not None,
     }
 
 
@@ -231,17 +232,19 @@ def noise_test(pairs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     CoDel's mean drop % is above tail drop's (``pairs``: cell name -> :func:`paired_difference`),
     whether the seeds' paired interval includes 0. ``supports`` when it does at every such
     cell (each is within our seeds' scatter: undecided, not a counter-example), ``refuted``
-    when CoDel is above tail drop beyond the scatter at one or more (named); with no such cell
+    when CoDel is above tail drop beyond the scatter at one or more (named), not tested where
+    fewer than two seeds give no interval; with no such cell
     it accounts for nothing (a failing point is then something else: no value), so it does not
     support."""
     higher = {k: p for k, p in pairs.items() if p["mean"] > 0}
     each = [
         f"{k}: CoDel {fmt(p['codel'])} % vs tail drop {fmt(p['droptail'])} %, CoDel higher in "
         f"{p['codel_higher']} of {p['seeds']} seeds, paired C−T {p['mean']:+.3g} points "
-        f"(95 % CI {p['lo']:+.3g} to {p['hi']:+.3g})"
+        + (f"(95 % CI {p['lo']:+.3g} to {p['hi']:+.3g})" if p["interval"] else "(no interval)")
         for k, p in higher.items()
     ]
     beyond = [k for k, p in higher.items() if p["decided"]]
+    untested = [k for k, p in higher.items() if not p["interval"]]
     if not higher:
         verdict = (
             "no cell has CoDel's mean drop % above tail drop's: noise accounts for no failing cell"
@@ -252,6 +255,9 @@ def noise_test(pairs: dict[str, dict[str, Any]]) -> dict[str, Any]:
             f"refuted: at {', '.join(beyond)} the interval excludes 0, CoDel drops at a higher "
             "rate than tail drop beyond our seeds' scatter"
         )
+        supports = False
+    elif untested:
+        verdict = f"not tested at {', '.join(untested)}: fewer than two seeds give no interval"
         supports = False
     else:
         verdict = (
