@@ -243,3 +243,66 @@ def test_red_vs_codel_ns2_table_is_what_kuhn14_tcl_gives(rvc):
         assert out[4:] == [
             want[k] for k in ("delay_mean_ms", "delay_p50_ms", "drops", "utilization")
         ]
+
+
+def test_consumer_edge_drops_noise_test_flips_with_the_numbers(ce):
+    """codel-no-more-drops' noise hypothesis: CoDel above tail drop at a cell by less than the
+    seeds' paired scatter supports noise; the same cell with every seed's CoDel above by about
+    the same margin (a paired interval that excludes 0) refutes it, and names the cell."""
+    t = {s: 3.0 + 0.1 * (s % 3) for s in range(1, 11)}
+    # CoDel 0.5 above in half the seeds and 0.4 below in the others: mean +0.05, CI spans 0.
+    noisy = {s: v + (0.5 if s % 2 else -0.4) for s, v in t.items()}
+    p = ce.paired_difference(noisy, t)
+    assert p["seeds"] == 10 and p["codel_higher"] == 5
+    assert p["mean"] == pytest.approx(0.05) and p["lo"] < 0 < p["hi"] and not p["decided"]
+    below = ce.paired_difference({s: v - 1.0 for s, v in t.items()}, t)  # never higher
+    out = ce.noise_test({"512 kb/s down 200p": p, "512 kb/s up 13p": below})
+    assert out["supports"] and out["cells"] == ["512 kb/s down 200p"]
+    assert "CoDel higher in 5 of 10 seeds" in out["text"] and "supports" in out["text"]
+    # The counterfactual: CoDel above in every seed, by 0.05 ± 0.01: the interval excludes 0.
+    steady = {s: v + 0.05 + 0.01 * (-1) ** s for s, v in t.items()}
+    q = ce.paired_difference(steady, t)
+    assert q["codel_higher"] == 10 and q["lo"] > 0 and q["decided"]
+    out = ce.noise_test({"512 kb/s down 200p": q, "512 kb/s up 13p": below})
+    assert not out["supports"] and out["beyond_noise"] == ["512 kb/s down 200p"]
+    assert "refuted" in out["text"]
+    # No cell with CoDel's mean above: noise explains no failure, so it does not support.
+    assert not ce.noise_test({"512 kb/s up 13p": below})["supports"]
+    # One seed: no interval, so noise is not tested (not supported).
+    one = ce.paired_difference({1: 3.5}, {1: 3.0})
+    assert not one["interval"] and not one["decided"]
+    out = ce.noise_test({"512 kb/s down 200p": one})
+    assert not out["supports"] and "not tested" in out["text"]
+    # Seeds pair by seed: a seed only one arm ran is left out.
+    assert ce.paired_difference({1: 1.0, 2: 2.0, 3: 9.0}, {1: 0.5, 2: 1.5})["seeds"] == 2
+
+
+def test_consumer_edge_drops_noise_outcome_is_computed(ce):
+    """The claim's outcome is the run's noise test (a number of reproduction.py), and whether
+    it stays unexplained is annotate()'s, from that outcome."""
+    from aqmlab.reproduce import builtin_folder
+    from aqmlab.reproduce.folder import load
+
+    exp = load(builtin_folder("consumer-edge"))
+    c = next(c for c in exp.claims if c.id == "codel-no-more-drops")
+    assert [h["outcome"] for h in c.explanation] == ["{_drops_noise_test}"]
+    assert not c.unexplained
+
+    def graded(supports: bool):
+        claim = SimpleNamespace(
+            verdict=ce.FAILS,
+            hypotheses=[{"hypothesis": "noise", "tested_by": "x", "outcome": "o"}],
+            unexplained=True,
+            explanation="",
+        )
+        ctx = SimpleNamespace(
+            claims={"codel-no-more-drops": claim},
+            state={"noise_test": {"supports": supports}, "class_tests": {}},
+            numbers={"_buffer_test": {}},
+        )
+        ce.annotate(ctx)
+        return claim
+
+    assert not graded(True).unexplained
+    flipped = graded(False)
+    assert flipped.unexplained and flipped.explanation.startswith("unexplained (CoDel above")

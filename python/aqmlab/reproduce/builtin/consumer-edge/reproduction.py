@@ -192,6 +192,87 @@ def _class_ct(df: Any, rate: str, b: int, direction: str) -> tuple[float, float 
     return float(mean), seed_spread(per_seed), len(per_seed)
 
 
+def _seed_drop_pct(df: Any, rate: str, b: int, qdisc: str, direction: str) -> Any:
+    """Each seed's drop % (of what was enqueued) at one cell, indexed by seed: what
+    :func:`_cell` averages."""
+    rows = df[(df["point"] == f"{rate}, {b}p") & (df[QDISC] == qdisc)].set_index("seed")
+    link = DIRECTIONS[direction]
+    enq = rows[f"{link}.enqueued_pkts"].astype(float)
+    return (100 * rows[f"{link}.dropped_pkts"].astype(float) / enq.where(enq > 0)).dropna()
+
+
+def paired_difference(codel: Any, droptail: Any) -> dict[str, Any]:
+    """CoDel's drop % minus tail drop's, seed by seed (the seeds both arms ran: the same seed
+    draws the same traffic): how many seeds have CoDel above, the mean difference and its 95 %
+    interval (Student's t, :func:`aqmlab.reproduce.common.seed_spread`). ``decided`` is
+    whether the interval excludes 0: if it does not, the seeds cannot tell which of the two
+    drops more there, and 'never higher' cannot be decided at that cell."""
+    import pandas as pd
+
+    c, t = pd.Series(codel, dtype=float), pd.Series(droptail, dtype=float)
+    diff = (c - t).dropna()  # aligned on the seed
+    mean = float(diff.mean()) if len(diff) else float("nan")
+    half = seed_spread(diff)
+    lo, hi = (mean - half, mean + half) if half is not None else (float("nan"),) * 2
+    return {
+        "seeds": len(diff),
+        "codel_higher": int((diff > 0).sum()),
+        "codel": float(c[diff.index].mean()) if len(diff) else float("nan"),
+        "droptail": float(t[diff.index].mean()) if len(diff) else float("nan"),
+        "mean": mean,
+        "lo": lo,
+        "hi": hi,
+        "decided": half is not None and (lo > 0 or hi < 0),
+        "interval": half is not None,
+    }
+
+
+def noise_test(pairs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The outcome of the noise hypothesis of ``codel-no-more-drops``: at every cell where
+    CoDel's mean drop % is above tail drop's (``pairs``: cell name -> :func:`paired_difference`),
+    whether the seeds' paired interval includes 0. ``supports`` when it does at every such
+    cell (each is within our seeds' scatter: undecided, not a counter-example), ``refuted``
+    when CoDel is above tail drop beyond the scatter at one or more (named), not tested where
+    fewer than two seeds give no interval; with no such cell
+    it accounts for nothing (a failing point is then something else: no value), so it does not
+    support."""
+    higher = {k: p for k, p in pairs.items() if p["mean"] > 0}
+    each = [
+        f"{k}: CoDel {fmt(p['codel'])} % vs tail drop {fmt(p['droptail'])} %, CoDel higher in "
+        f"{p['codel_higher']} of {p['seeds']} seeds, paired C−T {p['mean']:+.3g} points "
+        + (f"(95 % CI {p['lo']:+.3g} to {p['hi']:+.3g})" if p["interval"] else "(no interval)")
+        for k, p in higher.items()
+    ]
+    beyond = [k for k, p in higher.items() if p["decided"]]
+    untested = [k for k, p in higher.items() if not p["interval"]]
+    if not higher:
+        verdict = (
+            "no cell has CoDel's mean drop % above tail drop's: noise accounts for no failing cell"
+        )
+        supports = False
+    elif beyond:
+        verdict = (
+            f"refuted: at {', '.join(beyond)} the interval excludes 0, CoDel drops at a higher "
+            "rate than tail drop beyond our seeds' scatter"
+        )
+        supports = False
+    elif untested:
+        verdict = f"not tested at {', '.join(untested)}: fewer than two seeds give no interval"
+        supports = False
+    else:
+        verdict = (
+            "supports: every interval includes 0, so at these cells our seeds cannot tell "
+            "which drops more and 'never higher' is undecided there (noise), not contradicted"
+        )
+        supports = True
+    return {
+        "supports": supports,
+        "cells": list(higher),
+        "beyond_noise": beyond,
+        "text": "; ".join([*each, verdict]),
+    }
+
+
 def _scenario_flow_names(ctx: Any) -> list[str]:
     """The flows' names, in order, of the scenario the sweep runs (its axes and sets change
     no flow's name or order)."""
@@ -294,7 +375,27 @@ def numbers(ctx: Any) -> dict[str, Any]:
             )
             class_tests.setdefault(rate, {})[d] = test
     ctx.state["class_tests"] = class_tests
+    # codel-no-more-drops' noise hypothesis: each cell's per-seed drop %, CoDel against tail
+    # drop, paired by seed.
+    pairs = {
+        f"{rate} {d} {b}p": paired_difference(
+            _seed_drop_pct(df, rate, b, "codel", d), _seed_drop_pct(df, rate, b, "droptail", d)
+        )
+        for rate in RATES
+        for b in buffers
+        for d in DIRECTIONS
+    }
+    noise = noise_test(pairs)
+    ctx.state["noise_test"] = noise
     return {
+        # codel-no-more-drops' noise hypothesis (claims.toml): the cells where CoDel's mean drop
+        # % is above tail drop's, their paired differences and the outcome.
+        "drops_noise_test": {
+            "cells": {k: pairs[k] for k in noise["cells"]},
+            "beyond_noise": noise["beyond_noise"],
+            "supports": noise["supports"],
+        },
+        "_drops_noise_test": noise["text"],
         # The per-class index (claims.toml's per-class hypothesis) at the graded buffer: C, T,
         # C/T % and the outcome against the slides' C/T.
         "fairness_by_class": {
@@ -424,7 +525,8 @@ def median_bracket(cells: dict, buffers: list[int]) -> tuple[int | None, int | N
 
 def annotate(ctx: Any) -> None:
     """A cell that differs and whose buffer test found a buffer giving the slides' value is
-    explained by the buffer; one that found none stays unexplained."""
+    explained by the buffer; one that found none stays unexplained. ``codel-no-more-drops``
+    is explained by noise only where its noise test supports it."""
     for rate in RATES:
         for d in DIRECTIONS:
             for q in ("codel", "droptail"):
@@ -444,6 +546,16 @@ def annotate(ctx: Any) -> None:
                     c.explanation = explanation_text(
                         c.hypotheses, c.unexplained, why if c.unexplained else ""
                     )
+
+    # CoDel never drops more: explained only where every cell against it is within the noise.
+    c = ctx.claims.get("codel-no-more-drops")
+    if c is not None and c.verdict == FAILS and c.hypotheses:
+        c.unexplained = not ctx.state["noise_test"]["supports"]
+        c.explanation = explanation_text(
+            c.hypotheses,
+            c.unexplained,
+            "CoDel above tail drop beyond our seeds' scatter" if c.unexplained else "",
+        )
 
     # The fairness C/T cells: explained only where the per-class index confirms the slides'.
     for rate in RATES:
@@ -545,9 +657,21 @@ def discussion(ctx: Any) -> list[str]:
     ]
     if ctx.claims["codel-no-more-drops"].verdict != FAILS:
         return out
+    noise = ctx.state["noise_test"]
+    if not noise["cells"]:
+        return out + ["CoDel's drop % has no value at some cell: see the table."]
+    if noise["supports"]:
+        return out + [
+            "CoDel's mean drop % is above tail drop's at "
+            + ", ".join(noise["cells"])
+            + ", against the slides' claim, but within our seeds' scatter there (each seed's "
+            "CoDel against the same seed's tail drop: the paired interval includes 0), so "
+            "those cells cannot decide it: see the claim's explanation."
+        ]
     return out + [
-        "CoDel drops at a higher rate than tail drop in some cells here, "
-        "against the slides' claim: see the table."
+        "CoDel drops at a higher rate than tail drop beyond our seeds' scatter at "
+        + ", ".join(noise["beyond_noise"])
+        + ", against the slides' claim: see the table and the claim's explanation."
     ]
 
 
