@@ -93,6 +93,24 @@ def test_summary_records_provenance(scenario, tmp_path):
     assert 'limit = "200p"' in line
 
 
+def test_a_swap_keeps_a_resolved_files_buffer(scenario, tmp_path):
+    """A resolved scenario writes the buffer as its discipline's ``limit``, with no ``buffer``
+    key: ``--qdisc`` keeps it (its promise: "keeping its buffer"), where it once dropped it
+    with the other parameters and the new discipline took its default (10240p for fq_codel)."""
+    first = tmp_path / "first"
+    r = run_cli("run", str(scenario), "-o", str(first), "-q")
+    assert r.returncode == 0, r.stderr
+    resolved = first / "scenario.resolved.toml"
+    assert 'buffer = "200p"' not in resolved.read_text()  # the buffer is params.limit there
+    r = run_cli("run", str(resolved), "-o", str(tmp_path / "o"), "--qdisc", "bottleneck=fq_codel")
+    assert r.returncode == 0, r.stderr
+    dropped = [x for x in r.stderr.splitlines() if "dropped" in x]
+    assert dropped and all("limit=" not in x for x in dropped), dropped
+    res = (tmp_path / "o" / "scenario.resolved.toml").read_text()
+    fq = [x for x in res.splitlines() if x.startswith("params = {") and "quantum" in x]
+    assert len(fq) == 2 and all('limit = "200p"' in x for x in fq), fq
+
+
 def test_qdisc_says_which_parameters_it_dropped(scenario, tmp_path):
     r = run_cli("run", str(scenario), "-o", str(tmp_path / "o"), "--qdisc", "bottleneck=pie")
     assert r.returncode == 0, r.stderr

@@ -74,7 +74,8 @@ pub(super) fn disc_params(
 /// One direction's [`DirParams`]: its discipline (`swapped`, or the one `d` names), and each
 /// parameter of `d`'s table it takes, read. A `--qdisc` swap keeps only the parameters a `--set`
 /// gave (`set_params`: for this direction, or for the forward direction a `reverse` inherits
-/// from); the others are dropped, and listed.
+/// from) and the buffer (a `limit` where the file gives no `buffer`); the others are dropped,
+/// and listed.
 fn direction_params(
     cx: &Ctx<'_>,
     name: &str,
@@ -120,7 +121,11 @@ fn direction_params(
         })
     };
     for (k, v) in params.get_ref() {
-        if swapped.is_some() && !set_here(k) {
+        // A swap keeps the direction's buffer (`--qdisc`'s promise): given as `buffer`, or, in a
+        // file that gives none (a resolved scenario writes the buffer as its discipline's
+        // `limit`), as the `limit` the swapped-out discipline had, read by the new one's spec.
+        let buffer_as_limit = k == "limit" && d.buffer.is_none();
+        if swapped.is_some() && !set_here(k) && !buffer_as_limit {
             out.dropped
                 .push((name.to_string(), format!("{k}={}", toml_text(v))));
             continue;
