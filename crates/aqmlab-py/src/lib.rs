@@ -225,7 +225,7 @@ impl Run {
             self.wall_s,
         );
         if !self.windows.is_empty() {
-            s.insert("windows", self.windows.summary());
+            s.windows(&self.windows);
         }
         s
     }

@@ -60,6 +60,8 @@ pub struct Summary<'a> {
     r: Totals<'a>,
     /// Every top-level key but `flows`.
     rest: Map<String, Value>,
+    /// The measurement windows (`windows`), written as they are serialized.
+    windows: Option<&'a crate::windows::Windows>,
 }
 
 impl<'a> Summary<'a> {
@@ -94,31 +96,52 @@ impl<'a> Summary<'a> {
         }) else {
             unreachable!("json! of an object literal is an object")
         };
-        Summary { r, rest }
+        Summary {
+            r,
+            rest,
+            windows: None,
+        }
     }
 
     /// Adds the top-level key `key` (not `flows`), e.g. the measurement windows' `windows`.
     pub fn insert(&mut self, key: &str, v: Value) {
         assert_ne!(key, "flows", "the summary's flows are made from its report");
+        assert_ne!(key, "windows", "the windows are added by Summary::windows");
         self.rest.insert(key.to_string(), v);
+    }
+
+    /// Adds the top-level key `windows`: the summaries of the measurement windows `w` closed so
+    /// far, made as they are written ([`crate::windows::Windows::view`]).
+    pub fn windows(&mut self, w: &'a crate::windows::Windows) {
+        self.windows = Some(w);
     }
 }
 
 impl Serialize for Summary<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.rest.len() + 1))?;
+        let n = self.rest.len() + 1 + usize::from(self.windows.is_some());
+        let mut m = s.serialize_map(Some(n))?;
         let mut flows = Some(Flows(&self.r));
-        // The keys in a `Map`'s (sorted) order, `flows` in its place among them.
+        let mut windows = self.windows.map(|w| w.view(&self.r));
+        // The keys in a `Map`'s (sorted) order, `flows` and `windows` in their places.
         for (k, v) in &self.rest {
             if k.as_str() > "flows" {
                 if let Some(f) = flows.take() {
                     m.serialize_entry("flows", &f)?;
                 }
             }
+            if k.as_str() > "windows" {
+                if let Some(w) = windows.take() {
+                    m.serialize_entry("windows", &w)?;
+                }
+            }
             m.serialize_entry(k, v)?;
         }
         if let Some(f) = flows.take() {
             m.serialize_entry("flows", &f)?;
+        }
+        if let Some(w) = windows.take() {
+            m.serialize_entry("windows", &w)?;
         }
         m.end()
     }

@@ -384,7 +384,7 @@ fn run_windows(mut sc: Scenario) -> (Scenario, serde_json::Value) {
         w.run_until(&mut sc.sim, t.min(end));
     }
     w.run_until(&mut sc.sim, end);
-    let v = w.summary();
+    let v = w.summary(&sc.sim.totals());
     (sc, v)
 }
 
