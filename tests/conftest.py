@@ -1,5 +1,6 @@
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 
@@ -7,6 +8,17 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "vectors"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C at its default for the programs the tests start, as a terminal's foreground job
+    has it. A suite started as a background job of a script (`cmd &` in `sh` without job
+    control, as CI launchers do) inherits SIGINT ignored (POSIX, Shell Command Language
+    §2.9.3.1: asynchronous lists), Python keeps an inherited SIG_IGN, and every `aqmlab` the
+    tests start would then ignore the Ctrl-C the signal tests send, and time out. A handler
+    here, unlike SIG_IGN, is reset to the default by the children's exec."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

@@ -454,6 +454,34 @@ def test_ctrl_c_and_sigterm_clean_up_and_keep_the_measurements(tmp_path, sig, st
     assert staging_leftovers(tmp_path) == []
 
 
+def test_ctrl_c_before_the_congestion_control_is_read_back_still_records_it(
+    tmp_path, monkeypatch, capsys
+):
+    """A Ctrl-C that lands after the namespaces exist but while their congestion control is
+    being read back (a race the signal test above can hit on a loaded machine) ends the run
+    with 130 and one summary line, and the provenance still names each side's algorithm: it
+    is read while the namespaces are taken down. Before, the summary line raised KeyError."""
+    import aqmlab.shell as shell
+
+    real = shell._Run.congestion_control
+    calls = []
+
+    def interrupted_once(self):
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return real(self)
+
+    monkeypatch.setattr(shell._Run, "congestion_control", interrupted_once)
+    out = tmp_path / "out"
+    assert cli_main(["shell", "--out", str(out), "--", "true"]) == 130
+    assert len(calls) == 2
+    cc = json.loads((out / "summary.json").read_text())["provenance"]["tcp_congestion_control"]
+    assert cc == {"client": "cubic", "server": "cubic"}
+    assert "TCP congestion control cubic (client), cubic (server)" in capsys.readouterr().out
+    assert our_namespaces() == []
+
+
 def staging_leftovers(parent):
     """What a run's staging (`.NAME.partial-*`, `.NAME.lock`, `.NAME.old-*`) left in `parent`."""
     return sorted(n for n in os.listdir(parent) if n.startswith(".out."))

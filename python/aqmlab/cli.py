@@ -504,7 +504,8 @@ def _cmd_shell(a: argparse.Namespace) -> int:
     cc = s["provenance"]["tcp_congestion_control"]
     print(
         f"emulated {s['sim_time_s']:.1f} s; command exit status {res.returncode}; "
-        f"TCP congestion control {cc['client']} (client), {cc['server']} (server)"
+        f"TCP congestion control {cc.get('client') or 'unknown'} (client), "
+        f"{cc.get('server') or 'unknown'} (server)"
     )
     print(f"{'link':<10} {'qdisc':<10} {'util':>5} {'drops':>7} {'p50 ms':>8} {'p99 ms':>8}")
     for name, link in s["links"].items():

@@ -699,6 +699,10 @@ def _emulate(
             returncode = 128 + getattr(e, "signum", signal.SIGINT)
         finally:
             if run is not None:
+                if not in_effect:
+                    # Stopped (Ctrl-C, SIGTERM) after the namespaces were made but before their
+                    # congestion control was read back: read it now, while they exist.
+                    in_effect = run.congestion_control()
                 fwd_err = run.close()
             if in_main:
                 signal.signal(signal.SIGTERM, old)
