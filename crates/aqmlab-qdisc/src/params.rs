@@ -283,6 +283,11 @@ impl ParamSpec {
         let whole = v.fract() == 0.0 && (0.0..1.8e19).contains(&v);
         match self.ty {
             _ if v == 0.0 => "0".to_string(),
+            // A limit of the representation (2^63 ns, ns-3's `Time`) in seconds, not in a
+            // 19-digit count of nanoseconds.
+            Type::Duration | Type::DurationOrPackets if v >= 1e9 && v % 1e9 != 0.0 => {
+                format!("{}s", v / 1e9)
+            }
             Type::Duration | Type::DurationOrPackets if whole => {
                 SimDuration::from_nanos(v as u64).to_string()
             }

@@ -98,7 +98,8 @@ pub const PARAMS: &[ParamSpec] = &[
         "0",
         "bytes added to each IP packet's size for the shaper (framing below IP), a whole number",
     )
-    .within(-64.0, 256.0),
+    .within(-64.0, 256.0)
+    .unit("bytes"),
     ParamSpec::bytes(
         "mpu",
         "0",
