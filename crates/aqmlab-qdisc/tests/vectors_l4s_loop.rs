@@ -98,7 +98,7 @@ fn l4s_sent_after_a_drop(name: &str) -> usize {
         .map(|r| matches!(r.ecn, Ecn::Ect1 | Ecn::Ce))
         .collect();
     let theirs = reference(SCHEDULE, name);
-    let drop_times: std::collections::HashSet<_> = theirs
+    let drop_times: std::collections::BTreeSet<_> = theirs
         .iter()
         .filter(|d| d.outcome == Outcome::DroppedDequeue)
         .map(|d| d.deq_t_ns)
