@@ -3,7 +3,7 @@
 // formats and the driver semantics; this program follows them). --kind picks the queue disc:
 // fq_codel (FqCoDelQueueDisc, the default), fq_cobalt (FqCobaltQueueDisc: the same scheduler
 // with a COBALT per flow), fq_pie (FqPieQueueDisc: a PIE per flow), or, on one queue with no
-// flows, cobalt (CobaltQueueDisc) or pie (PieQueueDisc).
+// flows, codel (CoDelQueueDisc), cobalt (CobaltQueueDisc) or pie (PieQueueDisc).
 //
 // Schedule: header `t_ns,op,size[,flow][,ecn]`. Each `enq` row enqueues one IPv4 packet of `size`
 // bytes (IP header included) whose ECN field is `ecn` (not_ect, ect0, ect1, ce; default not_ect).
@@ -24,18 +24,24 @@
 // COBALT) `dropped_dequeue`, both with that row's time. A packet dequeued with CE set that did
 // not arrive with CE is `marked`. With --summary, the outcome counts as JSON; for the cobalt kinds
 // also `blue_active` (0 or 1: whether a BLUE probability ever left 0) and `blue_drops` (dequeue
-// drops that were not CoDel's signal, told by COBALT's Count and Mark traces).
+// drops that were not CoDel's signal, told by COBALT's Count and Mark traces); with
+// --l4sCounts 1, `l4s_after_drop` (packets that arrived ECT(1) or CE and were sent by a dequeue
+// call that had dropped a packet before them: CoDel's dropping loop reached them),
+// `l4s_dropped_dequeue`
+// (ECT(1)/CE arrivals dropped inside a dequeue) and `l4s_target_marked` (ECT(1) arrivals given
+// the queue disc's "Target exceeded mark", CoDel's control-law mark, not the CE threshold's).
 //
 // Options (defaults are the queue discs', except the quantum, which ns-3 takes from the device
 // MTU and which has no device here): --schedule FILE --out FILE [--summary FILE] [--limit 10240]
 // [--flows 1024] [--quantum 1514] [--dropBatch 64] [--useEcn 1] [--target 5ms]
 // [--interval 100ms] (CoDel, COBALT) [--ceThreshold off|TIME] [--setWays 0|N] (N > 0:
 // EnableSetAssociativeHash with SetWays N, ns-3's set-associative hash over the filter's value)
-// [--kind fq_codel|fq_cobalt|fq_pie|cobalt|pie] [--useL4s 0|1] (UseL4s: ECT(1)/CE packets only
-// marked at CeThreshold) [--pdrop 0] [--increment 1/256] [--decrement 1/4096]
-// [--blueThreshold 400ms] (COBALT's BLUE) [--activeThreshold off|TIME] (pie: the queue disc's
-// ActiveThreshold; fq_pie: every child PIE's, through Config::SetDefault, since FqPieQueueDisc
-// has no such attribute of its own and builds its children from PieQueueDisc's defaults).
+// [--kind fq_codel|fq_cobalt|fq_pie|codel|cobalt|pie] [--useL4s 0|1] (UseL4s: ECT(1)/CE
+// packets only marked at CeThreshold) [--l4sCounts 0|1] (see Output) [--pdrop 0]
+// [--increment 1/256] [--decrement 1/4096] [--blueThreshold 400ms] (COBALT's BLUE)
+// [--activeThreshold off|TIME] (pie: the queue disc's ActiveThreshold; fq_pie: every child
+// PIE's, through Config::SetDefault, since FqPieQueueDisc has no such attribute of its own and
+// builds its children from PieQueueDisc's defaults).
 // [--estimator timestamp|dq_rate] (pie, fq_pie: UseDequeueRateEstimator, an attribute of both).
 // PIE keeps ns-3's defaults otherwise.
 //
@@ -137,6 +143,7 @@ struct Decision
     Outcome outcome = Outcome::QueuedAtEnd;
     int64_t deqT = -1;
     bool arrivedCe = false;
+    bool arrivedL4s = false; // ECT(1) or CE on arrival
 };
 
 struct Driver
@@ -155,6 +162,8 @@ struct Driver
     bool codelRose = false;  // cobalt kinds: CoDel dropped (its count rose, no mark) since reset
     bool codelMarked = false; // cobalt kinds: CoDel's signal being given is a mark
     uint64_t blueDrops = 0;  // cobalt kinds: dequeue drops with no CoDel signal (BLUE's)
+    uint64_t dropsThisCall = 0; // drops during the dequeue call being applied
+    uint64_t l4sAfterDrop = 0, l4sDroppedDequeue = 0, l4sTargetMarked = 0; // see the summary
 
     // COBALT's `Count` trace: a CoDel signal raises count from >= 1 by one (the 0 -> 1 steps
     // of a first over-target packet or of an overflow are no signal). The signal is a drop
@@ -172,6 +181,20 @@ struct Driver
     void OnMark(Ptr<const QueueDiscItem>, const char* reason)
     {
         codelMarked = std::string(reason) == CobaltQueueDisc::FORCED_MARK;
+    }
+
+    // The root queue disc's Mark trace (FQ kinds: a child's marks reach it too, the reason
+    // prefixed with the child's type name, so the reason is matched by its end).
+    void OnRootMark(Ptr<const QueueDiscItem> item, const char* reason)
+    {
+        uint64_t id = idOfUid.at(item->GetPacket()->GetUid());
+        std::string r(reason), target(CoDelQueueDisc::TARGET_EXCEEDED_MARK);
+        bool isTarget = r.size() >= target.size() &&
+                        r.compare(r.size() - target.size(), target.size(), target) == 0;
+        if (decisions[id].arrivedL4s && !decisions[id].arrivedCe && isTarget)
+        {
+            l4sTargetMarked++;
+        }
     }
 
     // Gives a queue disc that draws random numbers (PIE, COBALT) stream 0 of seed 1, run 1: the
@@ -207,6 +230,11 @@ struct Driver
         Decision& d = decisions[id];
         d.outcome = inEnqueue ? Outcome::DroppedEnqueue : Outcome::DroppedDequeue;
         d.deqT = static_cast<int64_t>(rowT);
+        if (!inEnqueue)
+        {
+            dropsThisCall++;
+            l4sDroppedDequeue += d.arrivedL4s ? 1 : 0;
+        }
         if (!inEnqueue && !codelRose)
         {
             blueDrops++; // counted for the cobalt kinds only (see the summary)
@@ -224,6 +252,7 @@ struct Driver
             Decision d;
             d.enqT = r.t;
             d.arrivedCe = r.ecn == Ipv4Header::ECN_CE;
+            d.arrivedL4s = d.arrivedCe || r.ecn == Ipv4Header::ECN_ECT1;
             decisions.push_back(d);
             Ptr<Packet> p = Create<Packet>(r.size - 20);
             idOfUid[p->GetUid()] = id;
@@ -255,6 +284,7 @@ struct Driver
             dequeueCalls++;
             codelRose = false;
             codelMarked = false;
+            dropsThisCall = 0;
             Ptr<QueueDiscItem> item = qd->Dequeue();
             if (!item)
             {
@@ -267,6 +297,7 @@ struct Driver
             bool ce = ip->GetHeader().GetEcn() == Ipv4Header::ECN_CE;
             d.outcome = (ce && !d.arrivedCe) ? Outcome::Marked : Outcome::Delivered;
             d.deqT = static_cast<int64_t>(r.t);
+            l4sAfterDrop += (d.arrivedL4s && dropsThisCall > 0) ? 1 : 0;
         }
     }
 
@@ -436,7 +467,7 @@ main(int argc, char* argv[])
 {
     std::string schedule, out, summary, target = "5ms", interval = "100ms", ceThreshold = "off";
     uint32_t limit = 10240, flows = 1024, quantum = 1514, dropBatch = 64, setWays = 0;
-    bool useEcn = true, useL4s = false;
+    bool useEcn = true, useL4s = false, l4sCounts = false;
     std::string kind = "fq_codel";
     // COBALT's BLUE (cobalt, fq_cobalt; ns-3's defaults).
     double pdrop = 0.0, increment = 1.0 / 256, decrement = 1.0 / 4096;
@@ -458,10 +489,14 @@ main(int argc, char* argv[])
     cmd.AddValue("setWays", "0: no set-associative hash; N: EnableSetAssociativeHash, SetWays N", setWays);
     cmd.AddValue("kind",
                  "fq_codel (FqCoDelQueueDisc), fq_cobalt (FqCobaltQueueDisc), fq_pie "
-                 "(FqPieQueueDisc), cobalt (CobaltQueueDisc, one queue) or pie (PieQueueDisc, one "
-                 "queue)",
+                 "(FqPieQueueDisc), codel (CoDelQueueDisc, one queue), cobalt (CobaltQueueDisc, "
+                 "one queue) or pie (PieQueueDisc, one queue)",
                  kind);
     cmd.AddValue("useL4s", "UseL4s", useL4s);
+    cmd.AddValue("l4sCounts",
+                 "1: the summary also counts ECT(1)/CE arrivals sent after a drop in the same "
+                 "dequeue, dropped at dequeue, and given CoDel's target mark",
+                 l4sCounts);
     cmd.AddValue("pdrop", "Pdrop (COBALT's initial BLUE probability)", pdrop);
     cmd.AddValue("increment", "Increment (BLUE)", increment);
     cmd.AddValue("decrement", "Decrement (BLUE)", decrement);
@@ -471,12 +506,12 @@ main(int argc, char* argv[])
                  activeThreshold);
     cmd.AddValue("estimator", "PIE's delay estimator: timestamp or dq_rate (pie, fq_pie)", estimator);
     cmd.Parse(argc, argv);
-    if (kind != "fq_codel" && kind != "fq_cobalt" && kind != "fq_pie" && kind != "cobalt" &&
-        kind != "pie")
+    if (kind != "fq_codel" && kind != "fq_cobalt" && kind != "fq_pie" && kind != "codel" &&
+        kind != "cobalt" && kind != "pie")
     {
-        Fail("--kind must be fq_codel, fq_cobalt, fq_pie, cobalt or pie, got " + kind);
+        Fail("--kind must be fq_codel, fq_cobalt, fq_pie, codel, cobalt or pie, got " + kind);
     }
-    bool single = kind == "cobalt" || kind == "pie";
+    bool single = kind == "codel" || kind == "cobalt" || kind == "pie";
     if (schedule.empty() || out.empty())
     {
         Fail("--schedule and --out are required");
@@ -505,6 +540,7 @@ main(int argc, char* argv[])
                 : kind == "fq_cobalt" ? "ns3::FqCobaltQueueDisc"
                 : kind == "fq_pie"    ? "ns3::FqPieQueueDisc"
                 : kind == "pie"       ? "ns3::PieQueueDisc"
+                : kind == "codel"     ? "ns3::CoDelQueueDisc"
                                       : "ns3::CobaltQueueDisc");
     f.Set("MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)));
     f.Set("UseEcn", BooleanValue(useEcn));
@@ -559,7 +595,7 @@ main(int argc, char* argv[])
     }
     else
     {
-        drv.qd = f.Create<QueueDisc>(); // one queue (COBALT or PIE): no filter, no flows
+        drv.qd = f.Create<QueueDisc>(); // one queue (CoDel, COBALT or PIE): no filter, no flows
     }
     if (!single)
     {
@@ -567,6 +603,7 @@ main(int argc, char* argv[])
     }
     drv.qd->Initialize();
     drv.qd->TraceConnectWithoutContext("Drop", MakeCallback(&Driver::OnDrop, &drv));
+    drv.qd->TraceConnectWithoutContext("Mark", MakeCallback(&Driver::OnRootMark, &drv));
     if (single)
     {
         drv.Adopt(drv.qd);
@@ -609,6 +646,12 @@ main(int argc, char* argv[])
         {
             s << ", \"blue_active\": " << (drv.blueActive ? 1 : 0)
               << ", \"blue_drops\": " << drv.blueDrops;
+        }
+        if (l4sCounts)
+        {
+            s << ", \"l4s_after_drop\": " << drv.l4sAfterDrop
+              << ", \"l4s_dropped_dequeue\": " << drv.l4sDroppedDequeue
+              << ", \"l4s_target_marked\": " << drv.l4sTargetMarked;
         }
         s << "}\n";
     }

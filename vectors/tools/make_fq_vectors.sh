@@ -1,6 +1,7 @@
 #!/bin/sh
-# Regenerates our own vectors (vectors/fq_*, blue.*, active.*, l4s_shared.*, and our runs on the
-# shared schedules: tiny.cobalt, l4s_mix.{cobalt,cobalt_l4s,pie_l4s}, l4s_sparse.fq_pie_l4s)
+# Regenerates our own vectors (vectors/fq_*, blue.*, active.*, l4s_shared.*, l4s_loop.*, and our
+# runs on the shared schedules: tiny.cobalt, l4s_mix.{cobalt,cobalt_l4s,pie_l4s},
+# l4s_sparse.fq_pie_l4s)
 # with ns-3 3.37 (Debian 12: apt-get install -y ns3 libns3-dev g++). Run from anywhere:
 #   sh vectors/tools/make_fq_vectors.sh
 # The parameters per schedule are those in crates/aqmlab-qdisc/tests/vectors.rs (FQ_NS3) and in
@@ -69,6 +70,23 @@ for kind in fq_pie fq_codel fq_cobalt; do
         --summary="$vec/l4s_shared.${kind}_l4s.ns3.summary.json" --limit=10240 --flows=1024 \
         --quantum=1514 --dropBatch=64 --useEcn=1 $codel
     echo "l4s_shared ${kind}_l4s: $(cat "$vec/l4s_shared.${kind}_l4s.ns3.summary.json")"
+done
+# L4S packets inside CoDel's dropping loop (tools/gen_l4s_loop_schedule.py): single-queue CoDel
+# (limit 1000p) and FQ-CoDel in L4S mode, UseEcn on and off. (On l4s_mix, --kind=codel --useEcn=1
+# --useL4s=1 --ceThreshold=1ms --limit=1000 reproduces the shared l4s_mix.codel.ns3.csv exactly.)
+python3 "$here/gen_l4s_loop_schedule.py" "$vec"
+for kind in codel fq_codel; do
+    limit=10240
+    [ $kind = codel ] && limit=1000
+    for ecn in 1 0; do
+        name=${kind}_l4s
+        [ $ecn = 0 ] && name=${kind}_l4s_noecn
+        "$bin" --kind=$kind --useEcn=$ecn --useL4s=1 --ceThreshold=1ms --l4sCounts=1 \
+            --schedule="$vec/l4s_loop.schedule.csv" --out="$vec/l4s_loop.$name.ns3.csv" \
+            --summary="$vec/l4s_loop.$name.ns3.summary.json" --limit=$limit --flows=1024 \
+            --quantum=1514 --dropBatch=64 --target=5ms --interval=100ms
+        echo "l4s_loop $name: $(cat "$vec/l4s_loop.$name.ns3.summary.json")"
+    done
 done
 # Single-queue COBALT (limit 1000p): tiny; the shared l4s_mix ECN mix with UseEcn, classic and
 # L4S; and PIE's L4S mode on l4s_mix. (On overload, --kind=cobalt --useEcn=0 reproduces the

@@ -15,7 +15,7 @@ use crate::fifo::PacketFifo;
 use crate::params::{ConfigError, ParamSpec, Params};
 use aqmlab_core::units::Size;
 use aqmlab_core::{Packet, SimDuration, SimTime};
-pub use control::{CodelParams, CodelQueue, CodelState, Variant};
+pub use control::{CodelParams, CodelQueue, CodelState, L4sLoop, Variant};
 
 /// What the discipline costs to run (RFC 7928 §11), beside [`PARAMS`].
 pub const FACTS: crate::facts::Facts = crate::facts::Facts {

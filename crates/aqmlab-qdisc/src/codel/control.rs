@@ -84,6 +84,29 @@ pub struct CodelParams {
     /// only marked at `ce_threshold`). `vectors/README.md`, `l4s_shared`.
     #[doc(hidden)]
     pub l4s_skips_state: bool,
+    /// Not a parameter: a counterfactual switch for the ns-3 vector tests,
+    /// [`L4sLoop::Classic`] from [`CodelParams::new`]. With `l4s`, what becomes of an ECT(1)/CE
+    /// packet that a dequeue pops after CoDel dropped the one before it. `vectors/README.md`,
+    /// `l4s_loop`.
+    #[doc(hidden)]
+    pub l4s_loop: L4sLoop,
+}
+
+/// In L4S mode, the treatment of an ECT(1)/CE packet popped after a drop in the same dequeue
+/// (counterfactuals for the ns-3 vector tests; only `Classic` is ns-3's).
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum L4sLoop {
+    /// ns-3 3.37 `CoDelQueueDisc::DoDequeue`: only the first pop is tested for L4S; this one is
+    /// CoDel's like a classic packet (its sojourn moves the state, it is dropped or
+    /// target-marked when another drop is due, never marked at the threshold).
+    Classic,
+    /// Sent as L4S: CE at `ce_threshold`, CoDel's state left as it is (the head's treatment).
+    L4s,
+    /// CoDel's state moves as in `Classic` (`first_above_time`, leaving the dropping state or
+    /// scheduling the next drop), but the packet is then sent as L4S: never dropped or
+    /// target-marked, CE at `ce_threshold`.
+    L4sAfterState,
 }
 
 impl CodelParams {
@@ -106,6 +129,7 @@ impl CodelParams {
             ce_threshold: ce_threshold.map(|d| variant.ticks(d.as_nanos())),
             l4s: false,
             l4s_skips_state: true,
+            l4s_loop: L4sLoop::Classic,
         }
     }
 }
@@ -137,6 +161,22 @@ pub trait CodelQueue {
 #[inline]
 fn markable(p: &CodelParams, pkt: &Packet) -> bool {
     p.ecn && (pkt.ecn.is_ect() || (pkt.ecn == Ecn::Ce && p.variant != Variant::Rfc))
+}
+
+/// Whether `pkt` is a packet L4S mode sends at once: ECT(1) or CE, with `l4s` on.
+#[inline]
+fn is_l4s(p: &CodelParams, pkt: Option<&Packet>) -> bool {
+    p.l4s && pkt.is_some_and(|h| matches!(h.ecn, Ecn::Ect1 | Ecn::Ce))
+}
+
+/// L4S mode's only signal: CE on an ECT(1) packet whose sojourn exceeds `ce_threshold` (a CE
+/// packet stays CE, no mark reported).
+#[inline]
+fn l4s_threshold_mark(p: &CodelParams, now_ns: u64, now: u64, pkt: &mut Packet, cx: &mut QdiscCx) {
+    let sojourn = p.variant.sojourn(now_ns, now, pkt.enqueue_ns);
+    if p.ce_threshold.is_some_and(|th| sojourn > th) && pkt.ecn.is_ect() {
+        cx.mark(pkt, MarkReason::CodelCeThreshold);
+    }
 }
 
 /// Marks a [`markable`] packet: sets CE on an ECT packet; a CE packet stays as it is and no mark
@@ -260,24 +300,18 @@ impl CodelState {
             self.dropping = false;
             return None;
         }
-        if p.l4s {
-            if let Some(head) = pkt.as_mut() {
-                if matches!(head.ecn, Ecn::Ect1 | Ecn::Ce) {
-                    // L4S (ns-3 3.37 `CoDelQueueDisc::DoDequeue` with `UseL4s`; RFC 9331 §5.1
-                    // asks for a shallow, immediate threshold for L4S packets): only the head
-                    // this call pops first is tested, and CoDel's state is not touched. A CE
-                    // packet stays CE (no mark is reported).
-                    let sojourn = p.variant.sojourn(now_ns, now, head.enqueue_ns);
-                    if p.ce_threshold.is_some_and(|th| sojourn > th) && head.ecn.is_ect() {
-                        cx.mark(head, MarkReason::CodelCeThreshold);
-                    }
-                    if !p.l4s_skips_state {
-                        let ok = self.ok_to_drop(pkt.as_ref(), now_ns, now, p, q);
-                        self.dropping &= ok;
-                    }
-                    return pkt;
-                }
+        if is_l4s(p, pkt.as_ref()) {
+            // L4S (ns-3 3.37 `CoDelQueueDisc::DoDequeue` with `UseL4s`; RFC 9331 §5.1 asks for
+            // a shallow, immediate threshold for L4S packets): only the head this call pops
+            // first is tested, and CoDel's state is not touched. A packet popped later in this
+            // call, after a drop, is CoDel's as a classic packet would be (below).
+            let head = pkt.as_mut().expect("is_l4s implies a packet");
+            l4s_threshold_mark(p, now_ns, now, head, cx);
+            if !p.l4s_skips_state {
+                let ok = self.ok_to_drop(pkt.as_ref(), now_ns, now, p, q);
+                self.dropping &= ok;
             }
+            return pkt;
         }
         let mut ok = self.ok_to_drop(pkt.as_ref(), now_ns, now, p, q);
         let mut marked = false;
@@ -308,12 +342,24 @@ impl CodelState {
                 }
                 cx.drop(head, Stage::Dequeue, DropReason::CodelTarget);
                 pkt = q.pop(true);
+                // Counterfactuals only (ns-3 tests the first pop alone: L4sLoop::Classic).
+                let l4s_next = p.l4s_loop != L4sLoop::Classic && is_l4s(p, pkt.as_ref());
+                if l4s_next && p.l4s_loop == L4sLoop::L4s {
+                    let next = pkt.as_mut().expect("is_l4s implies a packet");
+                    l4s_threshold_mark(p, now_ns, now, next, cx);
+                    return pkt;
+                }
                 ok = self.ok_to_drop(pkt.as_ref(), now_ns, now, p, q);
                 if !ok {
                     self.dropping = false;
                 } else {
                     // Schedule from drop_next, not now (RFC 8289 §5.5).
                     self.drop_next = self.control_law(self.drop_next, p);
+                }
+                if l4s_next {
+                    let next = pkt.as_mut().expect("is_l4s implies a packet");
+                    l4s_threshold_mark(p, now_ns, now, next, cx);
+                    return pkt;
                 }
             }
         } else if ok {
@@ -328,7 +374,15 @@ impl CodelState {
                 // Not yet in the dropping state: RFC 8289 §5.5 (and the ns-2 code LSTF-CoDel was
                 // built on) pops the replacement before setting `dropping`.
                 pkt = q.pop(false);
-                self.ok_to_drop(pkt.as_ref(), now_ns, now, p, q);
+                // Counterfactuals only (ns-3 tests the first pop alone: L4sLoop::Classic).
+                let l4s_next = p.l4s_loop != L4sLoop::Classic && is_l4s(p, pkt.as_ref());
+                if !l4s_next || p.l4s_loop == L4sLoop::L4sAfterState {
+                    self.ok_to_drop(pkt.as_ref(), now_ns, now, p, q);
+                }
+                if l4s_next {
+                    let next = pkt.as_mut().expect("is_l4s implies a packet");
+                    l4s_threshold_mark(p, now_ns, now, next, cx);
+                }
             }
             self.dropping = true;
             // Re-entry rule (RFC 8289 §5.5, "the Linux version"): if the last episode ended
