@@ -105,7 +105,6 @@ fn body<'a>(file: &str, text: &'a str, name: &str) -> &'a str {
             let line_start = text[..i].rfind('\n').map_or(0, |n| n + 1);
             (after.starts_with('(') || after.starts_with('<'))
                 && text[line_start..i]
-                    .trim_start()
                     .split_whitespace()
                     .all(|w| ["pub", "pub(super)", "pub(crate)", "const"].contains(&w))
         })

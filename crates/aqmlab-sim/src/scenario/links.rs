@@ -10,13 +10,13 @@ use aqmlab_qdisc::{Given, Value};
 /// The link directions' settings as the file gives them: `(name, settings, key path)`.
 type DirCfgs = Vec<(String, RawDirection, String)>;
 
+/// The topology: the node names, the link directions' settings and their `(from, to)` nodes.
+type Topology = (Vec<String>, DirCfgs, Vec<(u32, u32)>);
+
 /// Reads the topology, `[dumbbell]` or `nodes` + `[[links]]`, into the node names and the link
 /// directions' settings (`(name, settings, key path)`, a `reverse` merged with its forward
 /// direction's) and `(from, to)` nodes, in link order.
-pub(super) fn read_topology(
-    cx: &Ctx<'_>,
-    raw: &RawScenario,
-) -> Result<(Vec<String>, DirCfgs, Vec<(u32, u32)>), ScenarioError> {
+pub(super) fn read_topology(cx: &Ctx<'_>, raw: &RawScenario) -> Result<Topology, ScenarioError> {
     let nodes_span = raw.nodes.as_ref().map(Spanned::span);
     let mut nodes: Vec<String> = raw
         .nodes
