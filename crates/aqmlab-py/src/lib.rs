@@ -492,25 +492,14 @@ fn warn_now(msg: &str) {
     });
 }
 
-/// Reads, edits and resolves the scenario at `path` (or `text`, named `path` in errors) with
-/// overrides, without building a simulation.
-#[allow(clippy::too_many_arguments)]
-fn resolve(
+/// The scenario's text, read from `path` unless given as `text` (then `path` only names the
+/// scenario in errors, and relative paths, like traces, resolve from the current directory),
+/// with `path`'s folder and file stem.
+fn scenario_text(
     path: &str,
-    seed: Option<u64>,
-    qdisc: Vec<(String, String)>,
-    sets: Vec<(String, String)>,
-    packet_log: Vec<String>,
     text: Option<String>,
-    unsets: Vec<String>,
-    varied: Vec<(String, String)>,
-    trace_flows: Vec<(u64, String)>,
-) -> PyResult<aqmlab_sim::scenario::ResolvedScenario> {
-    use aqmlab_sim::scenario;
+) -> PyResult<(String, std::path::PathBuf, String)> {
     let p = std::path::Path::new(path);
-    let serr = |e: scenario::ScenarioError| ScenarioError::new_err(e.to_string());
-    // With `text`, `path` only names the scenario in errors and relative paths (traces)
-    // resolve from the current directory.
     let text = match text {
         Some(t) => t,
         None => {
@@ -531,16 +520,32 @@ fn resolve(
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let ov = scenario::Overrides {
+    Ok((text, dir, stem))
+}
+
+/// The overrides other than the `--unset` and `--set` edits (which
+/// [`aqmlab_sim::scenario::resolve_with_edits`] takes as they are given).
+fn overrides(
+    seed: Option<u64>,
+    qdisc: Vec<(String, String)>,
+    packet_log: Vec<String>,
+    varied: Vec<(String, String)>,
+    trace_flows: Vec<(u64, String)>,
+) -> aqmlab_sim::scenario::Overrides {
+    aqmlab_sim::scenario::Overrides {
         seed,
         qdisc,
         packet_log,
         trace_flows,
         varied,
         warn_now: Some(warn_now),
-        ..scenario::Overrides::default()
-    };
-    scenario::resolve_with_edits(&text, path, &dir, &stem, &unsets, &sets, &ov).map_err(serr)
+        ..aqmlab_sim::scenario::Overrides::default()
+    }
+}
+
+/// A scenario error as Python's ScenarioError.
+fn scenario_err(e: aqmlab_sim::scenario::ScenarioError) -> PyErr {
+    ScenarioError::new_err(e.to_string())
 }
 
 /// Loads the scenario at `path` with overrides: `seed`, `qdisc` (`[(LINK, KIND)]`) and `sets`
@@ -560,17 +565,10 @@ fn load_scenario(
     varied: Vec<(String, String)>,
     trace_flows: Vec<(u64, String)>,
 ) -> PyResult<Run> {
-    let r = resolve(
-        path,
-        seed,
-        qdisc,
-        sets,
-        packet_log,
-        text,
-        unsets,
-        varied,
-        trace_flows,
-    )?;
+    let (text, dir, stem) = scenario_text(path, text)?;
+    let ov = overrides(seed, qdisc, packet_log, varied, trace_flows);
+    let r = aqmlab_sim::scenario::resolve_with_edits(&text, path, &dir, &stem, &unsets, &sets, &ov)
+        .map_err(scenario_err)?;
     let sc = aqmlab_sim::scenario::Scenario::from_resolved(r)
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
     Ok(Run {
@@ -616,17 +614,10 @@ fn resolve_scenario(
     varied: Vec<(String, String)>,
     trace_flows: Vec<(u64, String)>,
 ) -> PyResult<Resolved> {
-    let r = resolve(
-        path,
-        seed,
-        qdisc,
-        sets,
-        packet_log,
-        text,
-        unsets,
-        varied,
-        trace_flows,
-    )?;
+    let (text, dir, stem) = scenario_text(path, text)?;
+    let ov = overrides(seed, qdisc, packet_log, varied, trace_flows);
+    let r = aqmlab_sim::scenario::resolve_with_edits(&text, path, &dir, &stem, &unsets, &sets, &ov)
+        .map_err(scenario_err)?;
     Ok(Resolved {
         toml: r.to_toml(),
         seed: r.seed,

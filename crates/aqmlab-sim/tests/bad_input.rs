@@ -128,6 +128,65 @@ fn a_buffer_given_twice_names_both_keys() {
     ok(&BASE.replace("buffer = \"100p\"", "params = { limit = \"50p\" }"));
 }
 
+/// Two links, `l0` (a buffer, and a CoDel `limit` a `--qdisc` swap drops) and `l1` (CoDel),
+/// resolved with the `--set` edits `sets` and the swap `l0=pie`.
+fn two_links_swapped(sets: &[(&str, &str)]) -> Result<(), String> {
+    let text = r#"duration = "1s"
+nodes = ["a", "b", "c"]
+[[links]]
+name = "l0"
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "5ms"
+buffer = "100p"
+qdisc = "codel"
+params = { limit = "50p", target = "5ms" }
+[[links]]
+name = "l1"
+from = "b"
+to = "c"
+rate = "10Mbps"
+delay = "5ms"
+qdisc = "codel"
+[[flows]]
+kind = "udp"
+from = "a"
+to = "c"
+rate = "1Mbps"
+"#;
+    let sets: Vec<(String, String)> = sets
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let ov = Overrides {
+        qdisc: vec![("l0".into(), "pie".into())],
+        ..Default::default()
+    };
+    aqmlab_sim::scenario::resolve_with_edits(text, "t.toml", Path::new("."), "t", &[], &sets, &ov)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_buffer_is_given_twice_only_by_its_own_directions_limit() {
+    // The swap drops l0's `limit` and keeps its buffer; a --set of the other link's limit
+    // gives l0 nothing (it was refused as l0's buffer given twice).
+    two_links_swapped(&[]).unwrap();
+    two_links_swapped(&[("links[1].params.limit", "80p")]).unwrap();
+    two_links_swapped(&[("links[1].params", "{ limit = \"80p\" }")]).unwrap();
+    // A --set of l0's own limit (or its whole table) is the buffer given twice.
+    let twice = "t.toml:9: links[0].buffer: the buffer is given twice, as links[0].buffer = \"100p\" and as links[0].params.limit: give one of them";
+    assert_eq!(
+        two_links_swapped(&[("links[0].params.limit", "80p")]).unwrap_err(),
+        twice
+    );
+    assert_eq!(
+        two_links_swapped(&[("links[0].params", "{ limit = \"80p\" }")]).unwrap_err(),
+        twice
+    );
+}
+
 #[test]
 fn internal_type_names_never_show() {
     let e = err("duration = \"1s\"\ndumbbell = \"x\"\n");

@@ -9,25 +9,44 @@
 //! ([`super::raw_units::Deferred`]), a value that does not read (or an unknown discipline name)
 //! is refused only where the direction is resolved, in the order its errors always had.
 //!
-//! The path of a `--set links[0].params.target=5ms` (or `dumbbell.bottleneck.params.target`)
-//! through the code: 12 functions, the value typed at the seventh. Before this step it was
-//! typed at the tenth (`Params::with_values`, called by `direction`) over the same 12, so
-//! `topology`, `directions` and `direction` carried it as a raw TOML value; now only `parse`
-//! and `read_topology` do (5 functions with the raw value before, 3 now):
-//! 1. `cli.py` `_pairs` (the `--set` pairs, text) and
-//! 2. `run.py` `_native_args`, to
-//! 3. `aqmlab-py` `lib.rs` `resolve`, to
-//! 4. `edits.rs` `resolve_with_edits` (written into the scenario's TOML document), then
-//! 5. `resolve.rs` `parse` (the document read into the raw types: a TOML value in `params`),
-//! 6. `links.rs` `read_topology` (each link direction's raw settings, a `reverse` merged),
-//! 7. `resolve.rs` `topology` → [`disc_params`]: read once into its typed value, by the
-//!    direction's discipline's spec ([`Given::Read`]);
-//! 8. `resolve.rs` `directions` → 9. `links.rs` `direction` (with the buffer, and the values
-//!    taken from the link and the traffic, typed) →
-//! 10. `Params::with_values` (the range checked, no text parsed) →
-//! 11. `AnyConfig::from_params` → 12. `CodelConfig::from_params` (the typed `target`).
+//! The path of `aqmlab run --set links[0].params.target=5ms` (or
+//! `dumbbell.bottleneck.params.target`) through the code, from the command line to the typed
+//! `target` in CoDel's configuration: 19 functions, each handing the value (as text, a TOML
+//! value, or typed) to the next; typed at the 14th, once. Every function that has the value in
+//! hand on its way is counted, the callers that only pass it on included; not counted are the
+//! libraries' readers (`toml_edit`, serde), checks that only look at the `--set` table's type or
+//! key, the accessor that gives the typed value back (`Params::duration`), and side trips that
+//! hand nothing on (`mtu_from_traffic`, which edits another entry of the same table).
+//! 1. `cli.py` `_cmd_run`: the `--set` options, split by
+//! 2. `cli.py` `_pairs`, as `TomlText` values to
+//! 3. `run.py` `load`, which passes them through
+//! 4. `run.py` `_native_args` and
+//! 5. `run.py` `_toml_value` (the TOML literal as typed) to the native loader,
+//! 6. `lib.rs` `load_scenario` (aqmlab-py), to
+//! 7. `edits.rs` `resolve_with_edits`, which has
+//! 8. `edits.rs` `edit` read it as a TOML value and
+//! 9. `edits.rs` `set_in` write it into the scenario's TOML document, then gives the text to
+//! 10. `resolve.rs` `resolve_expanded`, whose steps are:
+//! 11. `resolve.rs` `parse` (the document read into the raw types: a TOML value in `params`),
+//! 12. `links.rs` `read_topology` (each link direction's raw settings, a `reverse` merged),
+//! 13. `disc_params.rs` `disc_params` (the direction's discipline known, the value's text
+//!     given to its spec), read by
+//! 14. `params.rs` `read` (`ParamSpec::read`, aqmlab-qdisc): its typed value ([`Given::Read`]);
+//! 15. `links.rs` `direction` (with the buffer, and the values taken from the link and the
+//!     traffic, typed), to
+//! 16. `params.rs` `with_values` (`Params::with_values`: the range checked, no text parsed),
+//!     and the checked table to
+//! 17. `registry.rs` `from_params` (`AnyConfig::from_params`), to
+//! 18. `codel.rs` `from_params` (`CodelConfig::from_params`), to
+//! 19. `codel.rs` `codel_params_from` (the typed `target` in `CodelParams`).
 //!
-//! The counts are pinned by `tests/params_once.rs`.
+//! Counted the same way, the path had 23 functions before this list was written (the list
+//! then in this doc named 12 of them): `lib.rs` `resolve` (between 6 and 7); `topology`, which
+//! called 12 and a loop over the directions (then `disc_params`) that called 13 (then
+//! `direction_params`); and the loop `directions` (between 10 and 15) carried
+//! the value too. `tests/set_path.rs` pins this list: each function calls the next ones named
+//! here directly, and this doc lists the same functions, so a function put back in between
+//! fails it.
 
 use super::*;
 use aqmlab_qdisc::Given;
@@ -50,40 +69,30 @@ pub(super) struct DirParams {
     pub(super) dropped: Vec<(String, String)>,
 }
 
-/// The discipline parameters of each link direction of `dir_cfgs` (`(name, settings, key
-/// path)`, in link order), typed once ([`DirParams`]), with `ov`'s `--qdisc` swaps applied.
-pub(super) fn disc_params(
-    cx: &Ctx<'_>,
-    dir_cfgs: &[(String, RawDirection, String)],
-    ov: &Overrides,
-) -> Vec<DirParams> {
-    dir_cfgs
+/// The `--qdisc` swap of the link direction `name` (given for it, or for its link), if any:
+/// the last one given.
+pub(super) fn swap_of<'a>(ov: &'a Overrides, name: &str) -> Option<&'a str> {
+    ov.qdisc
         .iter()
-        .map(|(name, d, path)| {
-            let swapped = ov
-                .qdisc
-                .iter()
-                .rev()
-                .find(|(n, _)| n == name || name.strip_suffix(".rev") == Some(n.as_str()))
-                .map(|(_, k)| k.as_str());
-            direction_params(cx, name, d, path, swapped, &ov.set_params)
-        })
-        .collect()
+        .rev()
+        .find(|(n, _)| n == name || name.strip_suffix(".rev") == Some(n.as_str()))
+        .map(|(_, k)| k.as_str())
 }
 
-/// One direction's [`DirParams`]: its discipline (`swapped`, or the one `d` names), and each
-/// parameter of `d`'s table it takes, read. A `--qdisc` swap keeps only the parameters a `--set`
-/// gave (`set_params`: for this direction, or for the forward direction a `reverse` inherits
-/// from) and the buffer (a `limit` where the file gives no `buffer`); the others are dropped,
-/// and listed.
-fn direction_params(
+/// One link direction's [`DirParams`] (`(name, settings, key path)` as the file gives it): its
+/// discipline (`ov`'s `--qdisc` swap, or the one the settings name), and each parameter of its
+/// table that discipline takes, read. A swap keeps only the parameters a `--set` gave
+/// (`ov.set_params`: for this direction, or for the forward direction a `reverse` inherits from)
+/// and the buffer (a `limit` where the file gives no `buffer`); the others are dropped, and
+/// listed.
+pub(super) fn disc_params(
     cx: &Ctx<'_>,
-    name: &str,
-    d: &RawDirection,
-    path: &str,
-    swapped: Option<&str>,
-    set_params: &[String],
+    (name, d, path): &(String, RawDirection, String),
+    ov: &Overrides,
 ) -> DirParams {
+    let (name, path) = (name.as_str(), path.as_str());
+    let swapped = swap_of(ov, name);
+    let set_params = &ov.set_params;
     let kind_name = swapped.unwrap_or_else(|| {
         d.qdisc
             .as_ref()
@@ -160,4 +169,26 @@ fn direction_params(
         out.given.push((k.clone(), Ok(given)));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_swap_is_of_a_direction_or_its_link_and_the_last_one_counts() {
+        let ov = Overrides {
+            qdisc: vec![
+                ("l".into(), "pie".into()),
+                ("l.rev".into(), "red".into()),
+                ("m.rev".into(), "cake".into()),
+            ],
+            ..Default::default()
+        };
+        assert_eq!(swap_of(&ov, "l"), Some("pie"));
+        assert_eq!(swap_of(&ov, "l.rev"), Some("red"));
+        assert_eq!(swap_of(&ov, "m.rev"), Some("cake"));
+        assert_eq!(swap_of(&ov, "m"), None);
+        assert_eq!(swap_of(&ov, "n"), None);
+    }
 }

@@ -2,21 +2,29 @@
 //! direction's rate, delay, discipline, buffer, loss and jitter, and the discipline defaults
 //! that depend on the traffic (CoDel's MTU) or on the link (RED's rate and delay).
 
-use super::disc_params::DirParams;
+use super::disc_params::{swap_of, DirParams};
 use super::*;
 use crate::resolved::ResolvedDirection;
 use aqmlab_qdisc::{Given, Value};
 
+/// The link directions' settings as the file gives them: `(name, settings, key path)`.
+type DirCfgs = Vec<(String, RawDirection, String)>;
+
+/// The topology: the node names, the link directions' settings and their `(from, to)` nodes.
+type Topology = (Vec<String>, DirCfgs, Vec<(u32, u32)>);
+
 /// Reads the topology, `[dumbbell]` or `nodes` + `[[links]]`, into the node names and the link
-/// directions' settings (`(name, settings, key path)`) and ends, in link order.
-pub(super) fn read_topology(
-    cx: &Ctx<'_>,
-    raw: &RawScenario,
-    nodes_span: Option<std::ops::Range<usize>>,
-    nodes: &mut Vec<String>,
-    dir_cfgs: &mut Vec<(String, RawDirection, String)>,
-    ends: &mut Vec<(u32, u32)>,
-) -> Result<(), ScenarioError> {
+/// directions' settings (`(name, settings, key path)`, a `reverse` merged with its forward
+/// direction's) and `(from, to)` nodes, in link order.
+pub(super) fn read_topology(cx: &Ctx<'_>, raw: &RawScenario) -> Result<Topology, ScenarioError> {
+    let nodes_span = raw.nodes.as_ref().map(Spanned::span);
+    let mut nodes: Vec<String> = raw
+        .nodes
+        .as_ref()
+        .map(|n| n.get_ref().clone())
+        .unwrap_or_default();
+    let mut dir_cfgs: DirCfgs = Vec::new();
+    let mut ends: Vec<(u32, u32)> = Vec::new();
     if let Some(d) = &raw.dumbbell {
         if !raw.links.is_empty() || !nodes.is_empty() {
             return Err(cx.err(
@@ -140,7 +148,7 @@ pub(super) fn read_topology(
                 ));
             }
         }
-        let lookup = NodeLookup::new(nodes);
+        let lookup = NodeLookup::new(&nodes);
         let node = |s: &S, path: &str| node_index(cx, &lookup, s, path);
         for (i, l) in raw.links.iter().enumerate() {
             let p = format!("links[{i}]");
@@ -192,7 +200,7 @@ pub(super) fn read_topology(
             ends.push((b, a));
         }
     }
-    Ok(())
+    Ok((nodes, dir_cfgs, ends))
 }
 
 /// Checks the keys that depend on where a link table stands: `name`/`from`/`to` only in
@@ -296,10 +304,7 @@ pub(super) fn params_byte_limit(
     ov: &Overrides,
     typed: &aqmlab_qdisc::Params,
 ) -> Option<(u64, std::ops::Range<usize>, String)> {
-    let swapped = ov
-        .qdisc
-        .iter()
-        .any(|(n, _)| n == name || name.strip_suffix(".rev") == Some(n.as_str()));
+    let swapped = swap_of(ov, name).is_some();
     let params = d.params.as_ref().filter(|_| !swapped)?;
     let at = |n: u64, key: &str| Some((n, params.span(), format!("{path}.params.{key}")));
     let given = |key: &str| params.get_ref().contains_key(key);
@@ -332,7 +337,6 @@ pub(super) fn direction(
     to: u32,
     dp: &DirParams,
     largest_packet: u32,
-    set_params: &[String],
     warnings: &mut Vec<String>,
 ) -> Result<ResolvedDirection, ScenarioError> {
     let given = [d.rate.is_some(), d.schedule.is_some(), d.trace.is_some()]
@@ -413,13 +417,11 @@ pub(super) fn direction(
     // buffer and the values taken from the link typed. They are checked once, into `Params`;
     // the rules below that need the typed values (`mtu = "auto"`) edit typed values.
     let mut pairs: Vec<(String, Given)> = Vec::new();
+    // Given twice: a buffer, and a `limit` this direction's discipline takes from its `params`
+    // (the file's, unless a `--qdisc` swap dropped it; a `--set` of this direction's limit,
+    // which a swap keeps; [`super::disc_params`]).
     if let (Some(b), Some(params)) = (&d.buffer, &d.params) {
-        if params.get_ref().contains_key("limit")
-            && (swapped_kind.is_none()
-                || set_params
-                    .iter()
-                    .any(|s| s.ends_with(".params.limit") || s.ends_with(".params")))
-        {
+        if dp.given.iter().any(|(k, _)| k == "limit") {
             let params_key = match path.strip_suffix(".reverse") {
                 Some(fwd) if b.span() == params.span() => fwd,
                 _ => path,

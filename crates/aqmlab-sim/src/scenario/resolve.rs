@@ -1,10 +1,11 @@
 //! Resolving an (edited, expanded) scenario text into a [`ResolvedScenario`], step by step:
 //! the text read into the raw types ([`parse`]), the run's timing ([`timing`]), the flow count
-//! ([`flow_count`]), the topology ([`topology`]), the series' size ([`check_series`]), the
-//! flows and their routes ([`resolve_flows`], [`crossings`], [`check_flows`]), the link
-//! directions with their disciplines' parameters (each value typed once as the topology is
-//! read, [`disc_params`], and checked once as each direction is resolved) ([`directions`], [`jitter`],
-//! [`links_random`]), the byte buffers read from them ([`byte_limits`]), the buffers against the
+//! ([`flow_count`]), the topology ([`read_topology`], the `--qdisc` swaps checked against it by
+//! [`check_swaps`]), each link direction's discipline parameters typed once ([`disc_params`]),
+//! the series' size ([`check_series`]), the flows and their routes ([`resolve_flows`],
+//! [`crossings`], [`check_flows`]), the link directions, each with its discipline's parameters
+//! checked once ([`direction`]), and their randomness ([`jitter`], [`links_random`]), the byte
+//! buffers read from them ([`byte_limits`]), the buffers against the
 //! packets crossing them ([`check_buffers`]), the output ([`output`]), and the windows
 //! ([`super::windows`]). Each step reads only what it is given and reports errors as the whole
 //! does, in the same order.
@@ -19,10 +20,6 @@ type ByteLimit = (u64, std::ops::Range<usize>, String);
 
 /// A link direction as the file gives it: `(name, settings, key path)`.
 type DirCfg = (String, RawDirection, String);
-
-/// The topology: the nodes, the link directions, each direction's `(from, to)` nodes and its
-/// discipline's parameters, typed.
-type Topology = (Vec<String>, Vec<DirCfg>, Vec<(u32, u32)>, Vec<DirParams>);
 
 /// Resolves the (edited, expanded) scenario `text`: every value read, typed and checked, the
 /// flows' routes and the links' disciplines' parameters worked out, without building a
@@ -45,7 +42,10 @@ pub(super) fn resolve_expanded(
     let (duration, bin) = timing(&cx, &raw)?;
     let seed = ov.seed.or(raw.seed).unwrap_or(1);
     let mut warnings = flow_count(&cx, raw_flows.len(), ov)?;
-    let (nodes, dir_cfgs, ends, disc) = topology(&cx, &raw, ov)?;
+    let (nodes, dir_cfgs, ends) = read_topology(&cx, &raw)?;
+    check_swaps(&cx, &dir_cfgs, ov)?;
+    // Each direction's discipline and parameters, each value typed once.
+    let disc: Vec<DirParams> = dir_cfgs.iter().map(|c| disc_params(&cx, c, ov)).collect();
     check_series(
         &cx,
         &raw.bin,
@@ -60,7 +60,22 @@ pub(super) fn resolve_expanded(
     let routes = Routes::compute(nodes.len(), &ends);
     let crossings = crossings(&cx, &raw_flows, &nodes, &planned, &routes, &ends)?;
     let largest = largest_per_link(&crossings, dir_cfgs.len());
-    let mut directions = directions(&cx, &dir_cfgs, &disc, &ends, &largest, ov, &mut warnings)?;
+    // The link directions, each with its discipline's parameters checked and configured.
+    let mut directions = Vec::with_capacity(dir_cfgs.len());
+    for (i, ((name, d, path), dp)) in dir_cfgs.iter().zip(&disc).enumerate() {
+        let (from, to) = ends[i];
+        directions.push(direction(
+            &cx,
+            name,
+            d,
+            path,
+            from,
+            to,
+            dp,
+            largest[i],
+            &mut warnings,
+        )?);
+    }
     // The file's parameters the --qdisc swaps dropped, in link order.
     let dropped_params = disc.into_iter().flat_map(|dp| dp.dropped).collect();
     // Whether the seed matters: a discipline that draws, a lossy link, random jitter, random
@@ -194,19 +209,8 @@ fn flow_count(cx: &Ctx<'_>, n: usize, ov: &Overrides) -> Result<Vec<String>, Sce
     Ok(early_warnings)
 }
 
-/// The nodes, the link directions as the file gives them, their `(from, to)` nodes and their
-/// disciplines' parameters, each value typed once ([`disc_params`]); every `--qdisc LINK=KIND`
-/// names a link or a direction.
-fn topology(cx: &Ctx<'_>, raw: &RawScenario, ov: &Overrides) -> Result<Topology, ScenarioError> {
-    let nodes_span = raw.nodes.as_ref().map(Spanned::span);
-    let mut nodes: Vec<String> = raw
-        .nodes
-        .as_ref()
-        .map(|n| n.get_ref().clone())
-        .unwrap_or_default();
-    let mut dir_cfgs: Vec<DirCfg> = Vec::new();
-    let mut ends: Vec<(u32, u32)> = Vec::new();
-    read_topology(cx, raw, nodes_span, &mut nodes, &mut dir_cfgs, &mut ends)?;
+/// Checks that every `--qdisc LINK=KIND` names a link or a direction of `dir_cfgs`.
+fn check_swaps(cx: &Ctx<'_>, dir_cfgs: &[DirCfg], ov: &Overrides) -> Result<(), ScenarioError> {
     // Every direction `X.rev` comes with its forward direction `X` (`read_topology` pushes
     // them in pairs, and a link name cannot end in `.rev`), so a name that is a link or a
     // direction is one of the directions' names.
@@ -225,8 +229,7 @@ fn topology(cx: &Ctx<'_>, raw: &RawScenario, ov: &Overrides) -> Result<Topology,
             });
         }
     }
-    let disc = disc_params(cx, &dir_cfgs, ov);
-    Ok((nodes, dir_cfgs, ends, disc))
+    Ok(())
 }
 
 /// Each link direction writes 10 series and each flow 6, a value per bin: refuses runs whose
@@ -292,36 +295,6 @@ fn byte_limits(
         });
     }
     byte_limits
-}
-
-/// The link directions, each with its discipline (a `--qdisc` swap applied) and the largest
-/// packet crossing it (`largest`, for `mtu = "auto"`).
-fn directions(
-    cx: &Ctx<'_>,
-    dir_cfgs: &[DirCfg],
-    disc: &[DirParams],
-    ends: &[(u32, u32)],
-    largest: &[u32],
-    ov: &Overrides,
-    warnings: &mut Vec<String>,
-) -> Result<Vec<ResolvedDirection>, ScenarioError> {
-    let mut directions = Vec::with_capacity(dir_cfgs.len());
-    let dirs = dir_cfgs.iter().zip(disc).zip(ends).zip(largest);
-    for ((((name, d, path), dp), (from, to)), largest) in dirs {
-        directions.push(direction(
-            cx,
-            name,
-            d,
-            path,
-            *from,
-            *to,
-            dp,
-            *largest,
-            &ov.set_params,
-            warnings,
-        )?);
-    }
-    Ok(directions)
 }
 
 /// Whether a link direction draws random numbers: a lossy link, or a discipline that draws
@@ -569,6 +542,40 @@ rate = "1Mbps"
         TWO.replacen(at, &format!("{extra}\n{at}"), 1)
     }
 
+    /// The topology as [`resolve_expanded`] reads it: the nodes, the link directions and their
+    /// ends ([`read_topology`]), the `--qdisc` swaps checked ([`check_swaps`]), and each
+    /// direction's discipline parameters, typed ([`disc_params`]).
+    #[allow(clippy::type_complexity)]
+    fn topology(
+        cx: &Ctx<'_>,
+        raw: &RawScenario,
+        ov: &Overrides,
+    ) -> Result<(Vec<String>, Vec<DirCfg>, Vec<(u32, u32)>, Vec<DirParams>), ScenarioError> {
+        let (nodes, dirs, ends) = read_topology(cx, raw)?;
+        check_swaps(cx, &dirs, ov)?;
+        let disc = dirs.iter().map(|c| disc_params(cx, c, ov)).collect();
+        Ok((nodes, dirs, ends, disc))
+    }
+
+    /// Every link direction resolved ([`direction`]), as [`resolve_expanded`] does.
+    fn directions(
+        cx: &Ctx<'_>,
+        dirs: &[DirCfg],
+        disc: &[DirParams],
+        ends: &[(u32, u32)],
+        largest: &[u32],
+        warnings: &mut Vec<String>,
+    ) -> Result<Vec<ResolvedDirection>, ScenarioError> {
+        let mut out = Vec::new();
+        for (i, ((name, d, path), dp)) in dirs.iter().zip(disc).enumerate() {
+            let (from, to) = ends[i];
+            out.push(direction(
+                cx, name, d, path, from, to, dp, largest[i], warnings,
+            )?);
+        }
+        Ok(out)
+    }
+
     fn err_of<T>(r: Result<T, ScenarioError>) -> (Option<usize>, String, String) {
         match r {
             Ok(_) => panic!("expected an error"),
@@ -767,7 +774,7 @@ rate = "1Mbps"
         let (_, dirs, ends, disc) = topology(&c, &raw, &ov).unwrap();
         let largest = vec![0; dirs.len()];
         let mut warnings = Vec::new();
-        let typed = directions(&c, &dirs, &disc, &ends, &largest, &ov, &mut warnings).unwrap();
+        let typed = directions(&c, &dirs, &disc, &ends, &largest, &mut warnings).unwrap();
         byte_limits(&dirs, &typed, &ov)
             .into_iter()
             .map(|l| l.map(|(n, span, key)| (n, c.line_of(span), key)))
@@ -803,7 +810,7 @@ rate = "1Mbps"
         let (_, cfgs, ends, disc) = topology(&c, &raw, ov).unwrap();
         let mut warnings = Vec::new();
         let largest = vec![0; cfgs.len()];
-        let mut d = directions(&c, &cfgs, &disc, &ends, &largest, ov, &mut warnings)?;
+        let mut d = directions(&c, &cfgs, &disc, &ends, &largest, &mut warnings)?;
         let jittered = jitter(&mut d, &cfgs);
         Ok((d, cfgs, jittered))
     }
@@ -844,7 +851,7 @@ rate = "1Mbps"
         let mut warnings = Vec::new();
         let largest = vec![0; dirs.len()];
         let before = texts_parsed();
-        let d = directions(&c, &dirs, &disc, &ends, &largest, &ov, &mut warnings).unwrap();
+        let d = directions(&c, &dirs, &disc, &ends, &largest, &mut warnings).unwrap();
         // Only the defaults: every row but target, interval and the buffer's limit (typed).
         let rows = Kind::Codel.params().len() as u64;
         assert_eq!(texts_parsed() - before, 2 * (rows - 3));

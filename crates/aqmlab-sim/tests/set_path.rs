@@ -1,0 +1,197 @@
+//! The path of a `--set links[0].params.target=5ms` from the command line to CoDel's typed
+//! configuration (issue 20: "a parameter given with `--set` crosses few functions"), as the
+//! module doc of `crates/aqmlab-sim/src/scenario/disc_params.rs` lists it: each function on it
+//! calls the next ones directly (so a function put in between, or a step moved behind another
+//! caller, fails here), and the doc lists the same functions, in order, with their count.
+//!
+//! What this cannot see: a new function inside one of the listed ones' own work (it checks the
+//! calls between them), which the doc's rule for counting still asks to list.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+const SIM: &str = "crates/aqmlab-sim/src/scenario/";
+
+/// One function on the path: its file, its name, and the calls it makes to the functions after
+/// it on the path (as its source writes them).
+struct Hop {
+    file: &'static str,
+    name: &'static str,
+    calls: &'static [&'static str],
+}
+
+const fn hop(file: &'static str, name: &'static str, calls: &'static [&'static str]) -> Hop {
+    Hop { file, name, calls }
+}
+
+/// The path, in the doc's order.
+fn path() -> Vec<Hop> {
+    vec![
+        hop("python/aqmlab/cli.py", "_cmd_run", &["_pairs(", "load("]),
+        hop("python/aqmlab/cli.py", "_pairs", &[]),
+        hop(
+            "python/aqmlab/run.py",
+            "load",
+            &["_native_args(", "_core.load_scenario("],
+        ),
+        hop("python/aqmlab/run.py", "_native_args", &["_toml_value("]),
+        hop("python/aqmlab/run.py", "_toml_value", &[]),
+        hop(
+            "crates/aqmlab-py/src/lib.rs",
+            "load_scenario",
+            &["scenario::resolve_with_edits("],
+        ),
+        hop(
+            "crates/aqmlab-sim/src/scenario/edits.rs",
+            "resolve_with_edits",
+            &["edit(", "resolve_expanded("],
+        ),
+        hop(
+            "crates/aqmlab-sim/src/scenario/edits.rs",
+            "edit",
+            &["set_in("],
+        ),
+        hop("crates/aqmlab-sim/src/scenario/edits.rs", "set_in", &[]),
+        hop(
+            "crates/aqmlab-sim/src/scenario/resolve.rs",
+            "resolve_expanded",
+            &["parse(", "read_topology(", "disc_params(", "direction("],
+        ),
+        hop("crates/aqmlab-sim/src/scenario/resolve.rs", "parse", &[]),
+        hop(
+            "crates/aqmlab-sim/src/scenario/links.rs",
+            "read_topology",
+            &[],
+        ),
+        hop(
+            "crates/aqmlab-sim/src/scenario/disc_params.rs",
+            "disc_params",
+            &["spec.read("],
+        ),
+        hop("crates/aqmlab-qdisc/src/params.rs", "read", &[]),
+        hop(
+            "crates/aqmlab-sim/src/scenario/links.rs",
+            "direction",
+            &["Params::with_values(", "AnyConfig::from_params("],
+        ),
+        hop("crates/aqmlab-qdisc/src/params.rs", "with_values", &[]),
+        hop(
+            "crates/aqmlab-qdisc/src/registry.rs",
+            "from_params",
+            &["CodelConfig::from_params("],
+        ),
+        hop(
+            "crates/aqmlab-qdisc/src/codel.rs",
+            "from_params",
+            &["codel_params_from("],
+        ),
+        hop("crates/aqmlab-qdisc/src/codel.rs", "codel_params_from", &[]),
+    ]
+}
+
+/// The source of the one function `name` of `text` (outside its tests): from its `fn`/`def`
+/// line to the end of its body.
+fn body<'a>(file: &str, text: &'a str, name: &str) -> &'a str {
+    let python = file.ends_with(".py");
+    let text = text.split("#[cfg(test)]").next().unwrap();
+    let heads: Vec<usize> = text
+        .match_indices(&format!("{} {name}", if python { "def" } else { "fn" }))
+        .map(|(i, _)| i)
+        .filter(|&i| {
+            let after = text[i..].split_once(name).unwrap().1;
+            let line_start = text[..i].rfind('\n').map_or(0, |n| n + 1);
+            (after.starts_with('(') || after.starts_with('<'))
+                && text[line_start..i]
+                    .split_whitespace()
+                    .all(|w| ["pub", "pub(super)", "pub(crate)", "const"].contains(&w))
+        })
+        .collect();
+    assert_eq!(heads.len(), 1, "{file}: {name} is defined once");
+    let start = text[..heads[0]].rfind('\n').map_or(0, |n| n + 1);
+    let indent = text[start..].len() - text[start..].trim_start().len();
+    // The body ends at the first line back at the definition's indentation (Python: a line
+    // there that is not the signature's closing parenthesis; Rust: the closing brace).
+    let mut end = text.len();
+    let mut at = start + text[start..].find('\n').unwrap() + 1;
+    while at < text.len() {
+        let line = text[at..].split('\n').next().unwrap();
+        let ind = line.len() - line.trim_start().len();
+        let t = line.trim_start();
+        let ends = if python {
+            !t.is_empty() && ind <= indent && !t.starts_with(')')
+        } else {
+            ind == indent && t.starts_with('}')
+        };
+        if ends {
+            end = at + if python { 0 } else { line.len() };
+            break;
+        }
+        at += line.len() + 1;
+    }
+    &text[start..end]
+}
+
+/// Whether `src` calls `call` (a name followed by `(`, not the tail of a longer name).
+fn calls(src: &str, call: &str) -> bool {
+    src.match_indices(call).any(|(i, _)| {
+        src[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+    })
+}
+
+#[test]
+fn each_function_on_the_path_calls_the_next_ones_directly() {
+    let path = path();
+    let mut called = vec![path[0].name];
+    for (i, h) in path.iter().enumerate() {
+        let text = std::fs::read_to_string(root().join(h.file)).unwrap();
+        let src = body(h.file, &text, h.name);
+        for c in h.calls {
+            assert!(calls(src, c), "{}: {} does not call {c}", h.file, h.name);
+            called.push(c.rsplit(['.', ':']).next().unwrap().trim_end_matches('('));
+        }
+        // Each function is reached from one before it: the list is one path, in order.
+        assert!(
+            called.contains(&h.name),
+            "{} (#{}) is called by none before it",
+            h.name,
+            i + 1
+        );
+    }
+}
+
+#[test]
+fn the_module_doc_lists_the_path() {
+    let text = std::fs::read_to_string(root().join(SIM).join("disc_params.rs")).unwrap();
+    // "//! N. `FILE` `FUNCTION` ...": the files' and functions' names, in order.
+    let listed: Vec<(usize, String, String)> = text
+        .lines()
+        .filter_map(|l| {
+            let l = l.strip_prefix("//! ")?;
+            let (n, rest) = l.split_once(". `")?;
+            let n: usize = n.parse().ok()?;
+            let (file, rest) = rest.split_once("` `")?;
+            let (name, _) = rest.split_once('`')?;
+            Some((n, file.to_string(), name.to_string()))
+        })
+        .collect();
+    let path = path();
+    let want: Vec<(usize, String, String)> = path
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let file = h.file.rsplit('/').next().unwrap().to_string();
+            (i + 1, file, h.name.to_string())
+        })
+        .collect();
+    assert_eq!(listed, want);
+    assert!(
+        text.contains(&format!(": {} functions, each handing", path.len())),
+        "the doc's count"
+    );
+}
