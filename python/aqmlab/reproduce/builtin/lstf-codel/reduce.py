@@ -167,7 +167,6 @@ class _QueueLevel:
         self.changes = _IntMoments()
         self._changes = _Changes()  # the levels after each event, as Trace/Var records them
         self.at = np.zeros(0, np.int64)  # ns spent at each level 0, 1, ...
-        self.held_max = 0
 
     def take(self, arr_t: Any, dep_t: Any, size: Any, after: int) -> None:
         import numpy as np
@@ -189,7 +188,6 @@ class _QueueLevel:
         ia, idx = rest[keep], rest[~keep] - len(ta)
         self.arr = ta[ia], sa[ia]
         self.dep = td[idx], sd[idx]
-        self.held_max = max(self.held_max, len(ia) + len(idx))
         self._release(t[:n], delta[:n])
 
     def _release(self, t: Any, delta: Any) -> None:
