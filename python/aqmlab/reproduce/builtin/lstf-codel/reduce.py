@@ -3,6 +3,20 @@ in the sweep's worker (experiment.toml's ``reduce``), so the 259,200-s runs' log
 
 Its own file: the sweep's run key holds this file's content hash, so editing the report's code
 (reproduction.py) does not reduce three-day runs again.
+
+Streamed: a three-day run logs about 87 million packets, and holding them (as the reducer did
+until issue 24) took about 10 GB; now it peaks at about 250 MB whatever the run's length. The
+log is read twice, batch by batch, and nothing is kept but a batch, the events since the
+earliest arrival still to be read (468 at most on one three-day run's log, whose longest sojourn
+is 0.64 s) and sums:
+
+* every mean and variance is a sum accumulated exactly (integers, or floats summed exactly as
+  integers), so it is the same however the log is cut into batches, and the correctly rounded
+  value of its definition;
+* the queue in bytes needs the arrivals and departures in time order. The log is in departure
+  order and LSTF reorders, so the arrivals (departure - sojourn) are not; the first pass notes
+  the earliest arrival of each batch, and the second releases an event only once no later
+  batch can hold an earlier one (see ``_QueueLevel``).
 """
 
 from __future__ import annotations
@@ -16,78 +30,197 @@ LINK = "bottleneck"
 CBR_START_S = 300.0
 #: Delays drawn for the t- and F-tests (the paper's n = 500).
 SAMPLES = 500
+#: Packet-log rows taken at a time (at most a row group's).
+BATCH_ROWS = 1 << 16
+#: The largest batch the exact sums below take at once (their int64 and float64 partial sums
+#: stay exact below it).
+_CHUNK = 1 << 20
 
 
-def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict[str, Any]:
+def reduce_run(
+    folder: str, point: dict[str, Any], sets: dict[str, Any], batch_rows: int = BATCH_ROWS
+) -> dict[str, Any]:
     """The paper's statistics of one run, from its bottleneck packet log (run in the worker).
 
-    A three-day run logs about 36 million packets: the log is read batch by batch into integer
-    arrays (nanoseconds, bytes), and the large intermediate arrays are freed as soon as they
-    are used, so a run needs a few GB, not tens."""
+    ``batch_rows`` changes how much is read at a time, never a result."""
+    import numpy as np
+
+    path = os.path.join(folder, "packets.parquet")
+    alpha = sets.get("links[2].params.alpha")
+    a = float(alpha) if alpha is not None else None
+    cbr_ns = int(CBR_START_S * 1e9)
+
+    # Pass 1: each batch's earliest arrival, the late delays' counts, the slack's sums.
+    first_arrival: list[int] = []
+    late_n = 0
+    late_changes = _Changes()
+    slack = _Slack(a)
+    slack_sum, slack_c_sum = _ExactSum(), _ExactSum()
+    slack_changes = _Changes()
+    for dep, soj, _size in _batches(path, batch_rows):
+        first_arrival.append(int((dep - soj).min()) if len(dep) else _NEVER)
+        late = soj[dep >= cbr_ns]
+        late_n += len(late)
+        late_changes.take(late)
+        if a is not None:
+            s = slack.filter(soj / 1e9)
+            slack_sum.add(s)
+            slack_c_sum.add(slack_changes.take(s))
+    # No batch after batch j arrives before after_batch[j].
+    after_batch = np.minimum.accumulate([*first_arrival[1:], _NEVER][::-1])[::-1].tolist()
+
+    # Pass 2: everything else.
+    delay, delay_c = _IntMoments(), _IntMoments()
+    delay_changes = _Changes()
+    slack = _Slack(a)
+    slack_mean, slack_c_mean = slack_sum.mean(), slack_c_sum.mean()
+    slack_sq, slack_c_sq = _ExactSum(), _ExactSum()
+    slack_changes = _Changes()
+    # 500 delays evenly spaced over the packets that left after the CBR started, and over the
+    # value-change records of those (the author's d_exp_ trace).
+    picks = _Picks(late_n)
+    picks_c = _Picks(late_changes.n)
+    late_changes = _Changes()
+    queue = _QueueLevel()
+    for j, (dep, soj, size) in enumerate(_batches(path, batch_rows)):
+        delay.add(soj)
+        # The author's statistic: the mean over ns-2 Trace/Var records of d_exp_, one written
+        # when the traced value changes (a dequeue whose sojourn equals the last one writes
+        # none). Distinct sojourns in ns stay distinct in seconds (below 2**52 ns).
+        delay_c.add(delay_changes.take(soj))
+        if a is not None:
+            s = slack.filter(soj / 1e9)
+            slack_sq.add(np.square(s - slack_mean))
+            slack_c_sq.add(np.square(slack_changes.take(s) - slack_c_mean))
+        late = soj[dep >= cbr_ns]
+        picks.take(late)
+        picks_c.take(late_changes.take(late))
+        queue.take(dep - soj, dep, size, after_batch[j])
+
+    out: dict[str, Any] = {"packets": delay.n}
+    out["delay_s"] = delay.moments(10**9)
+    out["delay_s_changes"] = delay_c.moments(10**9)
+    # Eq. (2): slack <- (1 - alpha)·slack + alpha·d_exp after every dequeue, from 0.
+    if a is not None and delay.n:
+        out["slack_s"] = _float_moments(slack_sum, slack_sq)
+        out["slack_s_changes"] = _float_moments(slack_c_sum, slack_c_sq)
+    if picks.ready:
+        out["samples_s"] = [v / 1e9 for v in picks.values]
+    if picks_c.ready:
+        out["samples_changes_s"] = [v / 1e9 for v in picks_c.values]
+    # The author's statistic: curq_'s Trace/Var records, the queue after every enqueue and
+    # dequeue that changed it, averaged as records (not weighted by time).
+    out["queue_bytes_changes"] = queue.changes.moments(1)
+    out["queue_bytes"] = queue.time_weighted()
+    return out
+
+
+#: Later than any time in a log.
+_NEVER = (1 << 63) - 1
+
+
+def _batches(path: str, batch_rows: int) -> Any:
+    """The bottleneck's rows of the log, batch by batch: departure time, sojourn (ns) and size
+    as int64 arrays, in the log's order (departure order).
+
+    A row group at a time (the simulator writes 65,536 rows in each), cut into batches of at
+    most ``batch_rows``: ``ParquetFile.iter_batches`` (pyarrow 26) kept memory allocated as it
+    went, about 7 bytes a row, 0.7 GB over a three-day run's log."""
     import numpy as np
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    deps, sojs, sizes = [], [], []
-    log = pq.ParquetFile(os.path.join(folder, "packets.parquet"))
-    for batch in log.iter_batches(
-        columns=["link", "t_ns", "sojourn_ns", "size"], batch_size=1 << 20
-    ):
-        keep = pc.equal(batch.column(0), LINK)
-        b = batch.filter(keep)
-        deps.append(b.column(1).to_numpy().astype(np.int64))
-        sojs.append(b.column(2).to_numpy().astype(np.int64))
-        sizes.append(b.column(3).to_numpy().astype(np.int64))
-    dep_ns = np.concatenate(deps) if deps else np.zeros(0, np.int64)
-    soj_ns = np.concatenate(sojs) if sojs else np.zeros(0, np.int64)
-    size = np.concatenate(sizes) if sizes else np.zeros(0, np.int64)
-    del deps, sojs, sizes
-    soj = soj_ns / 1e9
-    out: dict[str, Any] = {"packets": int(len(soj))}
-    out["delay_s"] = _moments(soj)
-    # The author's statistic: the mean over ns-2 Trace/Var records of d_exp_, one written when
-    # the traced value changes (a dequeue whose sojourn equals the last one writes none).
-    out["delay_s_changes"] = _moments(_changes(soj))
-    # Eq. (2): slack <- (1 - alpha)·slack + alpha·d_exp after every dequeue, from 0.
-    alpha = sets.get("links[2].params.alpha")
-    if alpha is not None and len(soj):
-        from scipy.signal import lfilter
+    log = pq.ParquetFile(path)
+    for g in range(log.metadata.num_row_groups):
+        group = log.read_row_group(g, columns=["link", "t_ns", "sojourn_ns", "size"])
+        group = group.filter(pc.equal(group.column(0), LINK))
+        dep, soj, size = (group.column(i).to_numpy().astype(np.int64) for i in (1, 2, 3))
+        del group
+        if len(soj) and int(soj.min()) < 0:
+            raise ValueError(f"{path}: a negative sojourn_ns ({int(soj.min())})")
+        for i in range(0, max(len(soj), 1), batch_rows):
+            yield dep[i : i + batch_rows], soj[i : i + batch_rows], size[i : i + batch_rows]
 
-        a = float(alpha)
-        # s[i] = (1 - a)·s[i-1] + a·d[i], s[-1] = 0: a first-order recursive filter.
-        slack = lfilter([a], [1.0, -(1.0 - a)], soj)
-        out["slack_s"] = _moments(slack)
-        out["slack_s_changes"] = _moments(_changes(slack))
-        del slack
-    # 500 delays evenly spaced over the packets that left after the CBR started.
-    late = soj[dep_ns >= int(CBR_START_S * 1e9)]
-    if len(late) >= SAMPLES:
-        idx = np.linspace(0, len(late) - 1, SAMPLES).round().astype(int)
-        out["samples_s"] = late[idx].tolist()
-    # The same over the value-change records (the author's d_exp_ trace).
-    late_c = _changes(late)
-    if len(late_c) >= SAMPLES:
-        idx = np.linspace(0, len(late_c) - 1, SAMPLES).round().astype(int)
-        out["samples_changes_s"] = late_c[idx].tolist()
-    del soj, late, late_c
-    # The queue in bytes over time: each packet adds its size from its arrival to its departure.
-    times = np.concatenate([dep_ns - soj_ns, dep_ns])
-    del dep_ns, soj_ns
-    order = np.argsort(times, kind="stable")
-    times = times[order]
-    level = np.concatenate([size, -size])[order]
-    del order, size
-    np.cumsum(level, out=level)
-    # The author's statistic: curq_'s Trace/Var records, the queue after every enqueue and
-    # dequeue that changed it, averaged as records (not weighted by time).
-    out["queue_bytes_changes"] = _moments(_changes(level.astype(np.float64)))
-    if len(times) > 1 and times[-1] > times[0]:
-        # level[k] holds from times[k] to times[k + 1].
-        out["queue_bytes"] = time_weighted_moments(level[:-1], np.diff(times))
-    else:
-        out["queue_bytes"] = {"mean": math.nan, "var": math.nan, "std": math.nan}
-    del times, level
-    return out
+
+class _QueueLevel:
+    """The queue in bytes over time: each packet adds its size from its arrival to its
+    departure. Its events in time order, an arrival before a departure of the same time and
+    events of one kind and time in log order (a stable sort of all arrivals, then all
+    departures, by time), give the level after each event.
+
+    Why the order is right with one batch at a time: a batch's events are held (``arr``,
+    ``dep``) until released; after batch j, with every later packet arriving at or after
+    ``after`` (the least arrival of the batches after j, from the first pass) and departing no
+    earlier than it arrived, every event not yet read sorts after the arrivals at times
+    <= ``after`` and the departures at times < ``after``, which are released. What stays
+    held is at most the events since the earliest arrival still to be read: a batch plus the
+    packets that left while the longest-waiting packet still in the queue waited."""
+
+    def __init__(self) -> None:
+        import numpy as np
+
+        self.arr = np.zeros(0, np.int64), np.zeros(0, np.int64)  # times, sizes, sorted
+        self.dep = np.zeros(0, np.int64), np.zeros(0, np.int64)
+        self.level = 0
+        self.t: int | None = None  # the last released event's time
+        self.start: int | None = None
+        self.changes = _IntMoments()
+        self._changes = _Changes()  # the levels after each event, as Trace/Var records them
+        self.at = np.zeros(0, np.int64)  # ns spent at each level 0, 1, ...
+
+    def take(self, arr_t: Any, dep_t: Any, size: Any, after: int) -> None:
+        import numpy as np
+
+        ta = np.concatenate([self.arr[0], arr_t])
+        sa = np.concatenate([self.arr[1], size])
+        td = np.concatenate([self.dep[0], dep_t])
+        sd = np.concatenate([self.dep[1], -size])
+        # Held events come first in each kind and are in order: a stable sort keeps log order
+        # within a time (numpy's stable sort of int64 merges the sorted runs in linear time).
+        t = np.concatenate([ta, td])
+        order = np.argsort(t, kind="stable")
+        t = t[order]
+        is_arr = order < len(ta)
+        delta = np.concatenate([sa, sd])[order]
+        go = (t < after) | ((t == after) & is_arr)
+        n = int(np.count_nonzero(go))  # a prefix
+        rest, keep = order[n:], is_arr[n:]
+        ia, idx = rest[keep], rest[~keep] - len(ta)
+        self.arr = ta[ia], sa[ia]
+        self.dep = td[idx], sd[idx]
+        self._release(t[:n], delta[:n])
+
+    def _release(self, t: Any, delta: Any) -> None:
+        import numpy as np
+
+        if not len(t):
+            return
+        level = np.cumsum(delta)
+        level += self.level
+        self.changes.add(self._changes.take(level))
+        # Each level holds from its event to the next one.
+        if self.t is None:
+            self.start = int(t[0])
+            held, dt = level[:-1], np.diff(t)
+        else:
+            held = np.concatenate([[self.level], level[:-1]])
+            dt = np.diff(t, prepend=self.t)
+        if len(held):
+            top = int(held.max()) + 1
+            if top > len(self.at):
+                self.at = np.concatenate([self.at, np.zeros(top - len(self.at), np.int64)])
+            # float64 weights: every partial sum is integer ns below 2**53, so exact.
+            self.at[:top] += np.bincount(held, weights=dt, minlength=top).astype(np.int64)
+        self.level = int(level[-1])
+        self.t = int(t[-1])
+
+    def time_weighted(self) -> dict[str, float]:
+        import numpy as np
+
+        if self.t is None or self.start is None or self.t <= self.start:
+            return {"mean": math.nan, "var": math.nan, "std": math.nan}
+        held = np.flatnonzero(self.at)
+        return _time_weighted(held.tolist(), self.at[held].tolist())
 
 
 def time_weighted_moments(level: Any, dt: Any) -> dict[str, float]:
@@ -107,38 +240,165 @@ def time_weighted_moments(level: Any, dt: Any) -> dict[str, float]:
 
     level = np.asarray(level, dtype=np.int64)
     dt = np.asarray(dt, dtype=np.int64)
-    span = int(dt.sum())
-    if len(level) == 0 or span <= 0:
+    if len(level) == 0 or int(dt.sum()) <= 0:
         return {"mean": math.nan, "var": math.nan, "std": math.nan}
     lo = int(level.min())
     at = np.bincount(level - lo, weights=dt)  # ns spent at each level lo, lo + 1, ...
     held = np.flatnonzero(at)
-    values = (held + lo).tolist()
-    times = [int(t) for t in at[held].tolist()]
+    return _time_weighted((held + lo).tolist(), [int(t) for t in at[held].tolist()])
+
+
+def _time_weighted(values: list[int], times: list[int]) -> dict[str, float]:
+    """The moments of levels ``values`` held ``times`` ns in all (Python integers)."""
+    span = sum(times)
+    if span <= 0:
+        return {"mean": math.nan, "var": math.nan, "std": math.nan}
     # Python's integers are exact and their quotient is correctly rounded.
     mean = sum(v * t for v, t in zip(values, times)) / span
     var = math.fsum((v - mean) ** 2 * t for v, t in zip(values, times)) / span
     return {"mean": mean, "var": var, "std": math.sqrt(var)}
 
 
-def _changes(x: Any) -> Any:
-    """The values of a series at the records a ns-2 Trace/Var writes: its first value and
-    every value that differs from the one before."""
-    import numpy as np
+class _Changes:
+    """The values of a series, given in pieces, at the records a ns-2 Trace/Var writes: its
+    first value and every value that differs from the one before."""
 
-    if len(x) == 0:
-        return x
-    keep = np.empty(len(x), dtype=bool)
-    keep[0] = True
-    np.not_equal(x[1:], x[:-1], out=keep[1:])
-    return x[keep]
+    def __init__(self) -> None:
+        self.last: list[Any] = []  # the last value seen, if any
+        self.n = 0  # values kept so far
+
+    def take(self, x: Any) -> Any:
+        import numpy as np
+
+        if len(x) == 0:
+            return x
+        keep = np.empty(len(x), dtype=bool)
+        keep[0] = not self.last or x[0] != self.last[0]
+        np.not_equal(x[1:], x[:-1], out=keep[1:])
+        self.last = [x[-1]]
+        out = x[keep]
+        self.n += len(out)
+        return out
 
 
-def _moments(x: Any) -> dict[str, float]:
-    import numpy as np
+class _Picks:
+    """The values at ``np.linspace(0, n - 1, SAMPLES).round()`` of a series of ``n`` values
+    given in pieces (none unless ``n >= SAMPLES``)."""
 
-    if len(x) == 0:
+    def __init__(self, n: int) -> None:
+        import numpy as np
+
+        self.ready = n >= SAMPLES
+        self.idx = np.linspace(0, n - 1, SAMPLES).round().astype(np.int64) if self.ready else []
+        self.seen = 0
+        self.values: list[int] = []
+
+    def take(self, x: Any) -> None:
+        if self.ready:
+            sel = self.idx[(self.idx >= self.seen) & (self.idx < self.seen + len(x))]
+            self.values.extend(x[sel - self.seen].tolist())
+        self.seen += len(x)
+
+
+class _Slack:
+    """Eq. (2)'s slack, s[i] = (1 - a)·s[i-1] + a·d[i] from s[-1] = 0, over pieces of the
+    delays: a first-order recursive filter whose state carries over, so the same values as
+    over the whole series at once."""
+
+    def __init__(self, a: float | None) -> None:
+        self.a = a
+        self.zi = [0.0]
+
+    def filter(self, d: Any) -> Any:
+        from scipy.signal import lfilter
+
+        a = self.a
+        assert a is not None
+        if not len(d):  # lfilter gives no state for no input
+            return d
+        s, self.zi = lfilter([a], [1.0, -(1.0 - a)], d, zi=self.zi)
+        return s
+
+
+class _IntMoments:
+    """The mean and variance (n - 1) of integers given in pieces, from their exact sums."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.s1 = 0
+        self.s2 = 0
+
+    def add(self, x: Any) -> None:
+        import numpy as np
+
+        for i in range(0, len(x), _CHUNK):
+            c = np.asarray(x[i : i + _CHUNK], dtype=np.int64)
+            self.n += len(c)
+            if len(c) and int(c.min()) >= 0 and int(c.max()) < 1 << 42:
+                # c = h·2**21 + l with h, l < 2**21: each product below 2**42 and each sum of
+                # at most 2**20 of them below 2**62, exact in int64.
+                h, low = c >> 21, c & ((1 << 21) - 1)
+                self.s1 += int(c.sum())
+                self.s2 += (int((h * h).sum()) << 42) + (int((h * low).sum()) << 22)
+                self.s2 += int((low * low).sum())
+            else:
+                v = c.tolist()
+                self.s1 += sum(v)
+                self.s2 += sum(u * u for u in v)
+
+    def moments(self, scale: int) -> dict[str, float]:
+        """Those of the values divided by ``scale``, correctly rounded."""
+        n = self.n
+        if n == 0:
+            return {"mean": math.nan, "var": math.nan, "std": math.nan}
+        mean = self.s1 / (n * scale)
+        if n == 1:
+            return {"mean": mean, "var": math.nan, "std": math.nan}
+        var = (n * self.s2 - self.s1 * self.s1) / (n * (n - 1) * scale * scale)
+        return {"mean": mean, "var": var, "std": math.sqrt(var)}
+
+
+class _ExactSum:
+    """The exact sum of float64 values given in pieces, as an integer count of 2**-1126: every
+    finite float64 is a 53-bit integer m times 2**(e - 53) with e >= -1073 (``np.frexp``)."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.n = 0
+
+    def add(self, x: Any) -> None:
+        import numpy as np
+
+        for i in range(0, len(x), _CHUNK):
+            c = np.asarray(x[i : i + _CHUNK], dtype=np.float64)
+            self.n += len(c)
+            if not len(c):
+                continue
+            if not np.isfinite(c).all():
+                raise ValueError("a statistic's value is not finite")
+            f, e = np.frexp(c)  # c = f·2**e, 0.5 <= |f| < 1 (0 for 0)
+            m = (f * 2.0**53).astype(np.int64)  # c = m·2**(e - 53), exactly
+            hi, lo = m >> 26, m & ((1 << 26) - 1)  # m = hi·2**26 + lo
+            e0 = int(e.min())
+            at = e - e0
+            # Sums of at most 2**20 values below 2**27: exact in float64.
+            shi = np.bincount(at, weights=hi).tolist()
+            slo = np.bincount(at, weights=lo).tolist()
+            for k, (h, low) in enumerate(zip(shi, slo)):
+                if h or low:
+                    self.total += ((int(h) << 26) + int(low)) << (e0 + k - 53 + 1126)
+
+    def mean(self) -> float:
+        """The mean, correctly rounded (NaN without values)."""
+        return self.total / (self.n << 1126) if self.n else math.nan
+
+
+def _float_moments(s: _ExactSum, sq: _ExactSum) -> dict[str, float]:
+    """The mean and variance (n - 1) of a series from the exact sums of its values (``s``) and
+    of the squares of their differences from that mean, each rounded (``sq``)."""
+    if s.n == 0:
         return {"mean": math.nan, "var": math.nan, "std": math.nan}
-    m = float(np.mean(x))
-    v = float(np.var(x, ddof=1)) if len(x) > 1 else math.nan
-    return {"mean": m, "var": v, "std": math.sqrt(v) if v == v else math.nan}
+    if s.n == 1:
+        return {"mean": s.mean(), "var": math.nan, "std": math.nan}
+    var = sq.total / ((s.n - 1) << 1126)
+    return {"mean": s.mean(), "var": var, "std": math.sqrt(var)}
