@@ -56,6 +56,10 @@ def test_red_vs_codel_claim_names_the_hypothesis_runs(rvc):
     # The ns-2 configuration's hypothesis: our run and ns-2.35's, each filled from its outcome.
     assert "{_settings_test[RED, ns-2 byte mode]}" in outcomes[2]
     assert "{_settings_test[ns-2 byte mode]}" in outcomes[2] and "{_ns2_same}" in outcomes[2]
+    # Where ARED stays not comparable: ns-2.35's ARED in the same configuration.
+    assert "{_ared_itself}" in outcomes[3] and "{_ns2_ared_same}" in outcomes[3]
+    assert "{_ared_band}" in c.explanation[3]["hypothesis"]
+    assert rvc.NS2_RUNS["ns-2 ARED"] == "ared"
     axis = next(a for a in exp.sweeps[0].axes if a.keys == ["discipline"])
     assert set(rvc.VARIANTS) <= set(axis.cases)
 
@@ -82,6 +86,60 @@ def test_red_vs_codel_settings_test_flips_with_the_numbers(rvc):
     assert t["outcome"] == "unexplained"
     # Nothing fails: nothing to test.
     assert rvc.settings_test(PREDICATE, [], {}, codel)["outcome"] == "unexplained"
+
+
+def test_red_vs_codel_ared_itself_flips_with_the_numbers(rvc):
+    """[hypothesis.ared-itself]: at the points our ARED leaves not comparable with CoDel, ns-2.35's
+    ARED not comparable either confirms it (ARED's own behaviour); comparable there (its
+    counterfactual: our ARED alone holds the long queue) refutes it; at some only, unexplained."""
+    codel = {"cubic, 45": 61.8, "vegas, 45": 73.1}
+    left = list(codel)
+    # Limits: max(a, 61.8) <= 2·61.8 + 5 = 128.6 and 2·73.1 + 5 = 151.2.
+    t = rvc.same_failure_test(PREDICATE, left, {"cubic, 45": 238.0, "vegas, 45": 190.0}, codel)
+    assert t["outcome"] == "confirmed" and t["failing"] == left
+    assert "not comparable at 2 of 2: confirmed" in t["text"] and "238 vs 61.8 ms" in t["text"]
+    t = rvc.same_failure_test(PREDICATE, left, {"cubic, 45": 128.0, "vegas, 45": 151.0}, codel)
+    assert t["outcome"] == "refuted" and t["failing"] == []
+    t = rvc.same_failure_test(PREDICATE, left, {"cubic, 45": 129.0, "vegas, 45": 151.0}, codel)
+    assert t["outcome"] == "unexplained" and t["failing"] == ["cubic, 45"]
+    # A point without ns-2.35's run, or none left to explain: nothing confirmed.
+    t = rvc.same_failure_test(PREDICATE, left, {"cubic, 45": 238.0}, codel)
+    assert t["outcome"] == "unexplained"
+    assert rvc.same_failure_test(PREDICATE, [], {}, codel)["outcome"] == "unexplained"
+
+
+def test_red_vs_codel_ared_itself_reads_the_ns2_table(rvc):
+    """numbers(): the points ARED leaves come from the run's table, ns-2.35's ARED from the
+    committed ns2-kuhn14.csv (its 'ared' rows); ours far above ns-2's there is not ns-2's
+    failure: the outcome follows ns-2's delay against this CoDel, not ours."""
+    ns2 = rvc.ns2_delays(100, 200.0)["ns-2 ARED"]["cubic, 45"]
+    assert ns2 > 0
+    # CoDel far below ns-2.35's ARED: not comparable there, confirmed.
+    codel = ns2 / 4
+    nums = rvc.numbers(_rvc_ctx(rvc, 5 * codel, codel, {"ARED": 5 * codel}))
+    assert nums["ared_itself"] == "confirmed" and nums["ns2_ared"]["cubic, 45"] == ns2
+    # CoDel equal to ns-2.35's ARED (ours still 5 times it): refuted.
+    nums = rvc.numbers(_rvc_ctx(rvc, 5 * ns2, ns2, {"ARED": 5 * ns2}))
+    assert nums["ared_itself"] == "refuted"
+    # Our ARED comparable: nothing left for the hypothesis to explain.
+    nums = rvc.numbers(_rvc_ctx(rvc, 5 * ns2, ns2, {"ARED": ns2}))
+    assert nums["ared_itself"] == "unexplained" and "none" in nums["_ared_itself"]
+
+
+def test_red_vs_codel_ared_band(rvc):
+    """ARED's target band (ARED §4: min_th + 0.4·(max_th − min_th) to max_th − 0.4·(...)): 9 to
+    11 packets of the rule's 5 and 15, 108-132 ms at 1 Mb/s of 1500-byte packets (12 ms
+    each); other thresholds or another rate move it."""
+    b = rvc.ared_band(5.0, 15.0)
+    assert (b["lo_pkts"], b["hi_pkts"]) == pytest.approx((9.0, 11.0))
+    assert (b["lo_ms"], b["hi_ms"]) == pytest.approx((108.0, 132.0))
+    assert rvc.ared_band(10.0, 30.0)["hi_pkts"] == pytest.approx(22.0)
+    assert rvc.ared_band(5.0, 15.0, link_bps=10e6)["hi_ms"] == pytest.approx(13.2)
+    nums = rvc.numbers(_rvc_ctx(rvc, 300.0, 60.0, {"ARED": 155.0}))
+    assert (
+        nums["_ared_band"]
+        == "9.00-11.0 packets of the rule's thresholds, 108-132 ms of queue at this link's rate"
+    )
 
 
 def test_red_vs_codel_threshold_rule(rvc):
@@ -306,3 +364,39 @@ def test_consumer_edge_drops_noise_outcome_is_computed(ce):
     assert not graded(True).unexplained
     flipped = graded(False)
     assert flipped.unexplained and flipped.explanation.startswith("unexplained (CoDel above")
+
+
+def test_red_vs_codel_onoff_source_offers_more_than_ns2s():
+    """The quick mode's finding (tests/fidelity/ns2/kuhn14_quick.py): our on/off source, as
+    red-vs-codel runs it, offers more than ns-2.35's Pareto source with the same parameters, and
+    on_time 413ms brings it to ns-2.35's. kuhn14_quick.offered_kbps models both; our simulator's
+    delivered payload over a fast link (50 sources, 1,000 s, nothing dropped) is checked against
+    the model, so the model cannot drift from what we run."""
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "fidelity", "ns2"))
+    try:
+        import kuhn14_quick as kq
+    finally:
+        sys.path.pop(0)
+    from aqmlab.run import run
+
+    model = kq.offered_kbps(0.5)
+    assert model["ours"] > 1.08 * model["ns-2.35"]  # 34.9 against 31.7
+    assert kq.offered_kbps(0.413)["ours"] == pytest.approx(model["ns-2.35"], rel=0.01)
+    apps = 50
+    for on, want in (("500ms", model["ours"]), ("413ms", model["ns-2.35"])):
+        s = {
+            "dumbbell.bottleneck.rate": "100Mbps",
+            "dumbbell.bottleneck.buffer": "100000p",
+            "duration": "1000s",
+            "dumbbell.senders": apps + 1,
+            "flows[1].count": apps,
+            "flows[1].from": [f"s{i}" for i in range(2, apps + 2)],
+            "flows[1].to": [f"r{i}" for i in range(2, apps + 2)],
+            "flows[1].on_time": on,
+        }
+        r = run(kq.SCENARIO, seed=1, qdisc={"bottleneck": "droptail"}, set=s, keep=False)
+        assert r.summary["links"]["bottleneck"]["dropped_pkts"] == 0
+        kbps = sum(f["delivered_bytes"] for f in r.summary["flows"][1:]) * 8 / 1000 / apps / 1e3
+        assert kbps == pytest.approx(want, rel=0.02), on

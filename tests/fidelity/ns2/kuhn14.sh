@@ -2,7 +2,7 @@
 # Runs kuhn14.tcl in ns-2.35 (Debian's `ns2`: apt-get install -y ns2) at every point of
 # red-vs-codel (TCP x buffer), for tail drop and each RED configuration, seeds 1-3, in the full
 # mode (100 applications, 200 s) and the quick one (30, 60 s), and writes the table
-# red-vs-codel's [hypothesis.ns2-byte-mode] reads (default:
+# red-vs-codel's [hypothesis.ns2-byte-mode] and [hypothesis.ared-itself] read (default:
 # python/aqmlab/reproduce/builtin/red-vs-codel/ns2-kuhn14.csv). About 5 min on 2 busy cores.
 #
 #   tests/fidelity/ns2/kuhn14.sh [OUT.csv]

@@ -20,9 +20,10 @@ QDISCS = ["tail drop", "RED", "CoDel"]
 VARIANTS = ["RED, 1 s w_q", "ARED", "RED, ns-2 byte mode"]
 #: ns-2.35's runs of the same set-up (tests/fidelity/ns2/kuhn14.sh writes this folder's table):
 #: a name for claims.toml → kuhn14.tcl's discipline. "ns-2 byte mode" is Queue/RED as ns-2.35
-#: ships it, beside our CoDel; "ns-2 RED" is our RED arm's configuration run in ns-2.35.
+#: ships it, beside our CoDel; "ns-2 RED" is our RED arm's configuration run in ns-2.35, and
+#: "ns-2 ARED" our ARED arm's (packet mode, 1500 B, adaptive_ 1, q_weight_ 0: 1-exp(-1/C)).
 NS2_TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ns2-kuhn14.csv")
-NS2_RUNS = {"ns-2 byte mode": "red-default", "ns-2 RED": "red"}
+NS2_RUNS = {"ns-2 byte mode": "red-default", "ns-2 RED": "red", "ns-2 ARED": "ared"}
 NS2_BUFFERS = {"100000": "unlimited"}
 #: The claim whose difference the variants test, and the outcomes a test can come out with.
 TESTED = "delay-comparable"
@@ -50,6 +51,18 @@ def threshold_rule(target_s: float, link_bps: float = LINK_BPS, pkt: int = PKT_B
     return min_th, 3 * min_th
 
 
+def ared_band(
+    min_th: float, max_th: float, link_bps: float = LINK_BPS, pkt: int = PKT_BYTES
+) -> dict:
+    """Adaptive RED's target band for the average queue (ARED §4, ns-2.35 red.cc updateMaxP:
+    max_p falls below min_th + 0.4·(max_th − min_th) and rises above max_th − 0.4·(max_th −
+    min_th)), in packets and in ms of queue at the link's rate."""
+    part = 0.4 * (max_th - min_th)
+    lo, hi = min_th + part, max_th - part
+    per_pkt_ms = 8 * pkt / link_bps * 1000
+    return {"lo_pkts": lo, "hi_pkts": hi, "lo_ms": lo * per_pkt_ms, "hi_ms": hi * per_pkt_ms}
+
+
 def settings_test(predicate: str, failing: list[str], variant: dict, codel: dict) -> dict:
     """The outcome of one [hypothesis.*] of claims.toml: the claim's predicate on (RED
     set otherwise, CoDel) at each point where it fails on (RED, CoDel). ``confirmed``
@@ -73,6 +86,31 @@ def settings_test(predicate: str, failing: list[str], variant: dict, codel: dict
         + (f" (not at {'; '.join(left)})" if outcome == UNEXPLAINED and left else "")
     )
     return {"outcome": outcome, "passed": passed, "text": text}
+
+
+def same_failure_test(predicate: str, left: list[str], ns2: dict, codel: dict) -> dict:
+    """The outcome of [hypothesis.ared-itself]: at each point where our ARED is still not
+    comparable with CoDel (``left``), ns-2.35's ARED in the same configuration beside the same
+    CoDel runs. ``confirmed`` when ns-2.35's is not comparable either at every such point (ARED
+    as ns-2.35 implements it does not hold this load there: the difference is ARED's, not our
+    implementation's), ``refuted`` when ns-2.35's is comparable at every one, ``unexplained``
+    when at some only, or when a point lacks ns-2.35's run (or none is left: nothing to test)."""
+    pred = compile_predicate(predicate, 2, f"red-vs-codel: {TESTED}'s ARED hypothesis")
+    both = [p for p in left if p in ns2 and p in codel]
+    fails = [p for p in both if pred((ns2[p], codel[p])) is not True]
+    if both and len(fails) == len(both) == len(left):
+        outcome = CONFIRMED
+    elif both and not fails and len(both) == len(left):
+        outcome = REFUTED
+    else:
+        outcome = UNEXPLAINED
+    each = "; ".join(f"{p}: {fmt(ns2.get(p))} vs {fmt(codel.get(p))} ms" for p in left)
+    text = (
+        f"at the points where our ARED's delay is not comparable with CoDel's, ns-2.35's ARED "
+        f"vs our CoDel: {each or 'none'}; not comparable at {len(fails)} of {len(left)}: "
+        f"{outcome}"
+    )
+    return {"outcome": outcome, "failing": fails, "text": text}
 
 
 def _delays(g: Any, discipline: str) -> dict[str, float]:
@@ -103,12 +141,23 @@ def numbers(ctx: Any) -> dict[str, Any]:
     }
     tests["ns-2 byte mode"] = settings_test(c.predicate, failing, ns2["ns-2 byte mode"], codel)
     ctx.state["settings_test"] = tests
+    # Where ARED stays not comparable, ns-2.35's ARED in the same configuration (not a
+    # settings test: it does not bear on annotate's verdict, only on why ARED fails there).
+    ared = tests["ARED"]
+    ared_left = [p for p in failing if p not in ared["passed"]]
+    ared_ns2 = same_failure_test(c.predicate, ared_left, ns2["ns-2 ARED"], codel)
     rule = {
         f"{name} {t * 1000:g} ms": dict(zip(("min_th", "max_th"), threshold_rule(t)))
         for name, t in (("CoDel's target", CODEL_TARGET_S), ("CoDel's interval", CODEL_INTERVAL_S))
     }
+    band = ared_band(*threshold_rule(CODEL_TARGET_S))
     return {
         "threshold_rule": rule,
+        "ared_band_ms": band,
+        "_ared_band": (
+            f"{fmt(band['lo_pkts'])}-{fmt(band['hi_pkts'])} packets of the rule's thresholds, "
+            f"{fmt(band['lo_ms'])}-{fmt(band['hi_ms'])} ms of queue at this link's rate"
+        ),
         "_rule_text": "; ".join(
             f"{k}: min_th {fmt(v['min_th'])}, max_th {fmt(v['max_th'])} packets"
             for k, v in rule.items()
@@ -116,6 +165,10 @@ def numbers(ctx: Any) -> dict[str, Any]:
         "settings_test": {v: t["outcome"] for v, t in tests.items()},
         "_settings_test": {v: t["text"] for v, t in tests.items()},
         "ns2_red": ns2["ns-2 RED"],
+        "ns2_ared": ns2["ns-2 ARED"],
+        "ared_itself": ared_ns2["outcome"],
+        "_ared_itself": ared_ns2["text"],
+        "_ns2_ared_same": same_config_text(ared_left, _delays(g, "ARED"), ns2["ns-2 ARED"]),
         "byte_mode_as_arm": as_arm,
         "_ns2_same": same_config_text(failing, red, ns2["ns-2 RED"]),
     }
@@ -124,8 +177,8 @@ def numbers(ctx: Any) -> dict[str, Any]:
 def same_config_text(failing: list[str], ours: dict, ns2: dict) -> str:
     """Our RED arm beside ns-2.35's Queue/RED in the same configuration at each failing point,
     and the range of ours ÷ ns-2's over the points ns-2 ran."""
-    each = "; ".join(f"{p}: {fmt(ns2.get(p))} ms (ours {fmt(ours[p])})" for p in failing)
-    ratios = [ours[p] / ns2[p] for p in failing if ns2.get(p)]
+    each = "; ".join(f"{p}: {fmt(ns2.get(p))} ms (ours {fmt(ours.get(p))})" for p in failing)
+    ratios = [ours[p] / ns2[p] for p in failing if ns2.get(p) and p in ours]
     if not ratios:
         return (each or "none") + " (no ns-2.35 run at these points)"
     return f"{each}; ours ÷ ns-2.35's {min(ratios):.2f}-{max(ratios):.2f}"
