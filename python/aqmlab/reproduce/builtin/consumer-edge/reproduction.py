@@ -326,6 +326,11 @@ def numbers(ctx: Any) -> dict[str, Any]:
     # every buffer between two that bracket a slides' cell); the fit, the table and the figures
     # keep the swept ones.
     gap_buffers = ctx.params.get("gap_buffers") or {}
+    if not isinstance(gap_buffers, dict) or set(gap_buffers) - set(RATES):
+        raise ValueError(
+            f"consumer-edge: gap_buffers {gap_buffers!r}: expected a table of rate -> buffers, "
+            f"the rates among {RATES}"
+        )
     gaps = {rate: [b for b in gap_buffers.get(rate, []) if b not in buffers] for rate in RATES}
     tested = {rate: sorted([*buffers, *gaps[rate]]) for rate in RATES}
     tested_cells = {
