@@ -750,6 +750,38 @@ def test_consumer_edge_buffer_hypothesis_outcome():
     assert mod.half_unit(0.87) == pytest.approx(0.005) and mod.half_unit(18) == 0.5
 
 
+def test_consumer_edge_buffer_test_decides_a_bracketed_cell_once_the_gap_is_run():
+    """A slides' value between the values at two buffers run is untested only while buffers
+    between them are not run: with every buffer in the gap, it is supported where a buffer's
+    seeds' interval reaches it and refuted where it falls between two adjacent buffers, the
+    text naming the buffers it holds over (issue 19: 512 kb/s up, CoDel's fairness 0.93)."""
+    from aqmlab.reproduce import builtin_module
+
+    mod = builtin_module("consumer-edge")
+    rate, d, q, m = "512 kb/s", "up", "codel", "fairness"
+
+    def cells(vals, spread):
+        return {
+            (rate, b, q, d): {m: v, "spread": {m: spread.get(b, 0.004)}} for b, v in vals.items()
+        }
+
+    def test(vals, spread=None):
+        return mod.buffer_test(cells(vals, spread or {}), sorted(vals), rate, d, q, m)
+
+    ends = {13: 0.90, 18: 0.96}
+    assert "between the values at 13p and 18p" in test(ends) and "(not tested)" in test(ends)
+    filled = {**ends, 14: 0.905, 15: 0.91, 16: 0.915, 17: 0.95}
+    refuted = test(filled)
+    assert "between the values at 16p and 17p, adjacent buffers" in refuted
+    assert "refuted, over the buffers run (13-18 packets) only" in refuted
+    assert "not tested" not in refuted
+    # The same gap with a wider seeds' interval at 17 packets: our seeds cannot tell 0.95 there
+    # from 0.93, so the buffer may account for it.
+    wide = test(filled, {17: 0.02})
+    assert "within our seeds' 95 % interval at 17p (±0.02): supports" in wide
+    assert mod.buffer_list([13, 14, 15, 16, 17, 18, 25, 26, 50]) == "13-18, 25, 26, 50"
+
+
 def test_cellular_web_load_outcome_of_the_qualitative_claims():
     """cellular's two qualitative claims: each web load's values and whether the claim's
     comparison is true there (the web-load hypothesis's outcome)."""

@@ -322,16 +322,23 @@ def numbers(ctx: Any) -> dict[str, Any]:
         return min(err, key=err.get)
 
     # The buffer hypothesis' test also reads the gap buffers (experiment.toml's gap_buffers,
-    # between those swept, where the slides' tail-drop medians put their buffer); the fit, the
-    # table and the figures keep the swept ones.
-    gaps = [b for b in ctx.params.get("gap_buffers") or [] if b not in buffers]
-    tested = sorted([*buffers, *gaps])
+    # per rate: between those swept, where the slides' tail-drop medians put their buffer, and
+    # every buffer between two that bracket a slides' cell); the fit, the table and the figures
+    # keep the swept ones.
+    gap_buffers = ctx.params.get("gap_buffers") or {}
+    if not isinstance(gap_buffers, dict) or set(gap_buffers) - set(RATES):
+        raise ValueError(
+            f"consumer-edge: gap_buffers {gap_buffers!r}: expected a table of rate -> buffers, "
+            f"the rates among {RATES}"
+        )
+    gaps = {rate: [b for b in gap_buffers.get(rate, []) if b not in buffers] for rate in RATES}
+    tested = {rate: sorted([*buffers, *gaps[rate]]) for rate in RATES}
     tested_cells = {
         **cells,
         **{
             (rate, b, q, d): _cell(df, rate, b, q, d)
             for rate in RATES
-            for b in gaps
+            for b in gaps[rate]
             for q in ("codel", "droptail")
             for d in DIRECTIONS
         },
@@ -423,7 +430,10 @@ def numbers(ctx: Any) -> dict[str, Any]:
         "_buffer_test": {
             rate: {
                 d: {
-                    q: {m: buffer_test(tested_cells, tested, rate, d, q, m) for m in BUFFER_TESTED}
+                    q: {
+                        m: buffer_test(tested_cells, tested[rate], rate, d, q, m)
+                        for m in BUFFER_TESTED
+                    }
                     for q in ("codel", "droptail")
                 }
                 for d in DIRECTIONS
@@ -448,12 +458,22 @@ def half_unit(v: float) -> float:
 
 
 def buffer_test(cells: dict, buffers: list[int], rate: str, d: str, q: str, m: str) -> str:
-    """The outcome of the buffer hypothesis for one cell: its value at every swept buffer, and
-    whether any brings it within the slides' printed digits."""
+    """The outcome of the buffer hypothesis for one cell: its value at every buffer run (sorted),
+    and whether any gives the slides' value. ``supports`` when a buffer's mean is within the
+    slides' printed digits, or within those plus our seeds' 95 % interval there (the cell's
+    ``spread``: our seeds cannot tell that buffer's value from the slides'); ``not tested`` when
+    the slides' value lies between the values at two buffers with buffers between them not run;
+    ``refuted`` otherwise: outside every buffer's value, or between the values at two adjacent
+    buffers (no buffer in packets lies between them), over the buffers run only
+    (:func:`buffer_range`)."""
     pub = PUBLISHED[(rate, d)][m][0 if q == "codel" else 1]
-    vals = [(b, cells[(rate, b, q, d)][m]) for b in buffers]
     tol = half_unit(pub)
+    vals = [(b, cells[(rate, b, q, d)][m]) for b in buffers]
+    spread = {b: (cells[(rate, b, q, d)].get("spread") or {}).get(m) for b in buffers}
     hit = [b for b, v in vals if v == v and abs(v - pub) <= tol]
+    near = [
+        b for b, v in vals if v == v and spread[b] is not None and abs(v - pub) <= tol + spread[b]
+    ]
     each = ", ".join(f"{fmt(v)} at {b}p" for b, v in vals)
     live = [(b, v) for b, v in vals if v == v]
     between = [
@@ -461,34 +481,61 @@ def buffer_test(cells: dict, buffers: list[int], rate: str, d: str, q: str, m: s
         for (b1, v1), (b2, v2) in zip(live, live[1:])
         if min(v1, v2) - tol <= pub <= max(v1, v2) + tol
     ]
+    untested = [(b1, b2) for b1, b2 in between if b2 - b1 > 1]
+    over = buffer_range(cells, buffers, rate, d, q)
     if hit:
         verdict = (
             f"the slides' {pub:g} (±{tol:g}) is reached at {', '.join(f'{b}p' for b in hit)}: "
             "supports (a buffer the slides do not give could account for it)"
         )
-    elif between:
+    elif near:
+        verdict = (
+            f"the slides' {pub:g} (±{tol:g}) is within our seeds' 95 % interval at "
+            + ", ".join(f"{b}p (±{spread[b]:.2g})" for b in near)
+            + ": supports (our seeds cannot tell the value there from the slides', so a buffer "
+            "the slides do not give could account for it)"
+        )
+    elif untested:
         verdict = (
             f"the slides' {pub:g} lies between the values at "
-            + ", ".join(f"{b1}p and {b2}p" for b1, b2 in between)
+            + ", ".join(f"{b1}p and {b2}p" for b1, b2 in untested)
             + ": a buffer between them, not run, may give it (not tested)"
+        )
+    elif between:
+        verdict = (
+            f"the slides' {pub:g} (±{tol:g}) lies between the values at "
+            + ", ".join(f"{b1}p and {b2}p" for b1, b2 in between)
+            + ", adjacent buffers (none in packets lies between them), and outside our seeds' "
+            f"95 % interval at each: refuted, over {over}"
         )
     else:
         verdict = (
             f"the slides' {pub:g} (±{tol:g}) is outside the range of every swept buffer's "
-            f"value: refuted, over {buffer_range(cells, buffers, rate, d, q)}"
+            f"value and our seeds' 95 % interval there: refuted, over {over}"
         )
     return f"{each}; {verdict}"
 
 
+def buffer_list(buffers: list[int]) -> str:
+    """Sorted buffers in packets, each run of consecutive ones as a range: ``13-18, 25, 50``."""
+    runs: list[list[int]] = []
+    for b in buffers:
+        if runs and b == runs[-1][-1] + 1:
+            runs[-1].append(b)
+        else:
+            runs.append([b])
+    return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
+
+
 def buffer_range(cells: dict, buffers: list[int], rate: str, d: str, q: str) -> str:
-    """What a refuted buffer test covers: the swept buffers only, and why buffers outside them
+    """What a refuted buffer test covers: the buffers run only, and why buffers outside them
     matter or not. Above the largest, a discipline whose queue never filled it would run the
     same (CoDel's peak is its largest ``max_backlog``); the slides' tail-drop medians (where not
     0) lie between ours at the buffers named, so buffers far outside those do not give the
     slides' set-up."""
     top = buffers[-1]
     peak = cells.get((rate, top, q, d), {}).get("max_backlog", float("nan"))
-    text = f"the buffers run ({', '.join(map(str, buffers))} packets) only"
+    text = f"the buffers run ({buffer_list(buffers)} packets) only"
     if peak == peak and peak < top:
         text += (
             f", not between them or below {buffers[0]}p; above {top}p none is needed, this "
@@ -496,7 +543,7 @@ def buffer_range(cells: dict, buffers: list[int], rate: str, d: str, q: str) -> 
         )
     else:
         text += f", not between them, below {buffers[0]}p or above {top}p"
-    lo, hi = median_bracket(cells, buffers)
+    lo, hi = median_bracket(cells)
     if lo is not None:
         text += (
             f"; the slides' tail-drop medians lie between ours at {lo}p and {hi}p, the range "
@@ -505,16 +552,18 @@ def buffer_range(cells: dict, buffers: list[int], rate: str, d: str, q: str) -> 
     return text
 
 
-def median_bracket(cells: dict, buffers: list[int]) -> tuple[int | None, int | None]:
-    """The least and greatest swept buffers between whose tail-drop medians the slides' lie, over
-    every rate and direction whose slides' median is not 0 (``None`` when none is bracketed)."""
+def median_bracket(cells: dict) -> tuple[int | None, int | None]:
+    """The least and greatest buffers run between whose tail-drop medians the slides' lie, over
+    every rate and direction whose slides' median is not 0, each over the buffers ``cells``
+    holds for it (``None`` when none is bracketed)."""
     lo: int | None = None
     hi: int | None = None
     for (rate, d), pub in PUBLISHED.items():
         target = pub["median_ms"][1]
         if not target:
             continue
-        vals = [(b, cells.get((rate, b, "droptail", d), {}).get("median_ms")) for b in buffers]
+        run = sorted(b for (r, b, q, dd) in cells if (r, q, dd) == (rate, "droptail", d))
+        vals = [(b, cells[(rate, b, "droptail", d)].get("median_ms")) for b in run]
         vals = [(b, v) for b, v in vals if v is not None and v == v]
         for (b1, v1), (b2, v2) in zip(vals, vals[1:]):
             if min(v1, v2) <= target <= max(v1, v2):
