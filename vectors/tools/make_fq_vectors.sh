@@ -27,6 +27,12 @@ python3 "$here/gen_setways_schedule.py" "$vec"
     --summary="$vec/fq_setways.fq_codel.ns3.summary.json" --limit=10240 --flows=1024 \
     --quantum=1514 --dropBatch=64 --useEcn=1 --target=5ms --interval=100ms --setWays=8
 echo "fq_setways: $(cat "$vec/fq_setways.fq_codel.ns3.summary.json")"
+# The same with FQ-COBALT (CAKE's ns-3 comparison, crates/aqmlab-qdisc/tests/cake_ns3.rs).
+"$bin" --kind=fq_cobalt --schedule="$vec/fq_setways.schedule.csv" \
+    --out="$vec/fq_setways.fq_cobalt.ns3.csv" --summary="$vec/fq_setways.fq_cobalt.ns3.summary.json" \
+    --limit=10240 --flows=1024 --quantum=1514 --dropBatch=64 --useEcn=1 --target=5ms \
+    --interval=100ms --setWays=8
+echo "fq_setways fq_cobalt: $(cat "$vec/fq_setways.fq_cobalt.ns3.summary.json")"
 # FQ-COBALT on the same four schedules, and the L4S modes of FQ-CoDel and FQ-COBALT on fq_ecn.
 for spec in fq_sizes:10240 fq_sparse:10240 fq_overflow:64 fq_ecn:10240; do
     s=${spec%%:*}
