@@ -453,7 +453,9 @@ impl Scenario {
     /// The scenario `r` describes, its simulation built from it, and `r` written out as
     /// [`Scenario::resolved`].
     pub fn from_resolved(r: ResolvedScenario) -> Result<Scenario, ScenarioError> {
-        let resolved = r.to_toml();
+        let mut resolved = r.to_toml();
+        // Kept for the run's life: without the room its growth left (up to half again).
+        resolved.shrink_to_fit();
         let sim = r.build_sim().map_err(|e| ScenarioError {
             file: r.name.clone(),
             line: None,
