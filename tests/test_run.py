@@ -410,3 +410,28 @@ def test_summary_written_straight_to_its_file_is_the_same_text(tmp_path):
     assert got == json.dumps(json.loads(got), indent=2) + "\n"
     assert res.summary == json.loads(got)
     assert list(res.summary)[-1] == "provenance"
+
+
+def test_summary_written_with_the_runs_own_resolved_scenario_is_the_same_text(tmp_path):
+    """``write_summary(..., with_resolved=True)`` appends the run's resolved scenario as the
+    provenance's last key, as ``json.dumps`` writes it (non-ASCII escaped), so the caller need
+    not hold its text (issue 24): the same bytes as with the text in the provenance."""
+    text = UDP.replace(
+        'rate = "6Mbps"\nsize = 1000', 'rate = "6Mbps"\nsize = 1000\nname = "vidéo 😀"'
+    )
+    r = load(text)
+    r.advance(r.duration_s)
+    resolved = r.resolved_toml()
+    assert "vidéo 😀" in resolved
+    for p in ({"a": [1, "x\ny"], "b": {"c": None}}, {}):
+        path = str(tmp_path / "s.json")
+        r.write_summary(path, json.dumps(p, indent=2), True)
+        full = json.dumps({**p, "resolved_scenario": resolved}, indent=2)
+        assert (tmp_path / "s.json").read_bytes() == r.summary_file(full)
+    with pytest.raises(aqmlab.AqmlabError, match="provenance"):
+        r.write_summary(str(tmp_path / "s.json"), "[1]", True)
+    # The files of a run as `aqmlab run` makes them: the provenance's resolved scenario and
+    # scenario.resolved.toml are the run's.
+    res = aqmlab.run(text, out=tmp_path / "o", progress=False, keep=False)
+    assert res.summary["provenance"]["resolved_scenario"] == resolved
+    assert (tmp_path / "o" / "scenario.resolved.toml").read_text(encoding="utf-8") == resolved

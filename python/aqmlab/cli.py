@@ -666,6 +666,7 @@ def _cmd_run(a: argparse.Namespace) -> int:
                 print(f"-- {label}", file=sys.stderr)
             prov = provenance_of(
                 r,
+                resolved=False,
                 scenario=a.scenario,
                 seed=a.seed,
                 qdisc=qd,

@@ -10,7 +10,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -365,6 +365,7 @@ def run(
         named = scenario
     prov = provenance_of(
         r,
+        resolved=False,
         scenario=named,
         seed=seed,
         qdisc=qdisc,
@@ -385,14 +386,17 @@ def provenance_of(
     packet_log: list[str] | None = None,
     command: list[str] | None = None,
     unset: list[str] | None = None,
+    resolved: bool = True,
 ) -> dict[str, Any]:
     """What ``summary.json`` records of how a run was made (its ``provenance`` key): the aqmlab
     version and build, the command line, the scenario file and every override applied, the
-    discipline parameters ``--qdisc`` dropped, and the fully resolved scenario."""
+    discipline parameters ``--qdisc`` dropped, and the fully resolved scenario (its last key;
+    ``resolved=False`` leaves it out, for :func:`simulate` to add from the run itself without
+    holding its text, about 120 bytes a flow, through the run: issue 24)."""
     dropped: dict[str, list[str]] = {}
     for link, kv in r.dropped_params():
         dropped.setdefault(link, []).append(kv)
-    return {
+    prov = {
         **provenance_base(command),
         "scenario_file": None if scenario is None else os.fspath(scenario),
         "seed": seed,
@@ -402,8 +406,10 @@ def provenance_of(
         "packet_log": list(packet_log or []),
         "dropped_params": dropped,
         "warnings": list(r.warnings()),
-        "resolved_scenario": r.resolved_toml(),
     }
+    if resolved:
+        prov["resolved_scenario"] = r.resolved_toml()
+    return prov
 
 
 def provenance_base(command: list[str] | None = None) -> dict[str, Any]:
@@ -432,7 +438,9 @@ def simulate(
     With ``out``, the files are written to a staging folder and put in place at the end
     (:mod:`aqmlab.outdir`); ``staged`` is such a folder already made by the caller (``aqmlab
     run`` stages every arm of a comparison in one, and commits it once), with ``out`` the
-    folder its files will be in, which error messages name."""
+    folder its files will be in, which error messages name. A ``provenance`` without
+    ``resolved_scenario`` (:func:`provenance_of`'s ``resolved=False``) gets the run's own as its
+    last key."""
     from aqmlab.outdir import OutputFolder
 
     if out is not None and not os.fspath(out):
@@ -490,20 +498,30 @@ def simulate(
                 _progress(r.now_s / total, r.now_s, total, wall)
         # summary.json's bytes, made in Rust, with the provenance as its last key; without
         # `keep`, written straight into the file (the result reads it back when asked).
+        # The resolved scenario (about 120 bytes a flow) is written from the run's own text,
+        # without a copy of it in Python, unless the caller gave its own.
         if provenance is None:
-            provenance = provenance_of(r)
-        prov = json.dumps(provenance, indent=2)
+            provenance = provenance_of(r, resolved=False)
+        own_resolved = "resolved_scenario" not in provenance
         if write_dir is not None and not keep:
-            _write_summary(r, write_dir, shown_dir, prov)
+            prov = json.dumps(provenance, indent=2)
+            _write_native(
+                write_dir,
+                shown_dir,
+                "summary.json",
+                lambda path: r.write_summary(path, prov, own_resolved),
+            )
             summary = SummaryFile(path=os.path.join(shown_dir or write_dir, "summary.json"))
         else:
-            summary = SummaryFile(r.summary_file(prov))
+            if own_resolved:
+                provenance = {**provenance, "resolved_scenario": r.resolved_toml()}
+            summary = SummaryFile(r.summary_file(json.dumps(provenance, indent=2)))
         sink.add(r.take_series(to_end=True))
         tables = sink.close()
         if write_dir is not None:
             if summary.data is not None:
                 _write_text(write_dir, shown_dir, "summary.json", summary.data)
-            _write_text(write_dir, shown_dir, "scenario.resolved.toml", r.resolved_toml())
+            _write_native(write_dir, shown_dir, "scenario.resolved.toml", r.write_resolved_toml)
         if folder is not None:
             folder.commit()
     except BaseException:
@@ -546,16 +564,19 @@ def _write_text(write_dir: str, shown_dir: str | None, name: str, text: str | by
         raise OSError(e.errno, f"cannot write: {e.strerror or e}", shown) from None
 
 
-def _write_summary(r: Any, write_dir: str, shown_dir: str | None, provenance: str) -> None:
-    """Writes ``summary.json`` into ``write_dir`` from the run itself, as it is made
-    (``Run.write_summary``); an error names it as :func:`_write_text` does."""
-    path = os.path.join(write_dir, "summary.json")
+def _write_native(
+    write_dir: str, shown_dir: str | None, name: str, write: Callable[[str], None]
+) -> None:
+    """Writes ``name`` into ``write_dir`` from the run itself, ``write(path)``
+    (``Run.write_summary``, ``Run.write_resolved_toml``); an error names it as
+    :func:`_write_text` does."""
+    path = os.path.join(write_dir, name)
     try:
-        r.write_summary(path, provenance)
+        write(path)
     except OSError as e:
         with contextlib.suppress(OSError):
             os.remove(path)
-        shown = os.path.join(shown_dir or write_dir, "summary.json")
+        shown = os.path.join(shown_dir or write_dir, name)
         raise OSError(e.errno, f"cannot write: {e.strerror or e}", shown) from None
 
 

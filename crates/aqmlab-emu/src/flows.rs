@@ -51,8 +51,8 @@ impl FlowTable {
                         cc: None,
                         app: "live",
                         start: now,
-                        src,
-                        dst,
+                        src: src.into(),
+                        dst: dst.into(),
                         name: None,
                     },
                     m: FlowMetrics::default(),
@@ -130,7 +130,7 @@ mod tests {
         assert_eq!(m[0].delivered_bytes_per_bin, vec![0, 0, 40]);
         assert_eq!(m[1].dropped_pkts, 1);
         assert_eq!(info[0].kind, "tcp");
-        assert_eq!(info[0].src, "198.18.0.2:40000");
-        assert_eq!(info[0].dst, "198.18.0.1:5001");
+        assert_eq!(&*info[0].src, "198.18.0.2:40000");
+        assert_eq!(&*info[0].dst, "198.18.0.1:5001");
     }
 }

@@ -17,8 +17,18 @@ const SUB: u64 = 1 << SUB_BITS;
 pub const REL_ERR: f64 = 0.005;
 
 /// Counts of values (non-negative integers, e.g. nanoseconds) in log-linear buckets.
-#[derive(Clone, Debug)]
+///
+/// Empty, a sketch is one null pointer: its state is boxed on the first value (once, not per
+/// value). A flow keeps several (delay, RTT, completion times) of which most stay empty, as
+/// all but one do for a UDP flow; inline they cost 80 bytes each (issue 24).
+#[derive(Clone, Debug, Default)]
 pub struct QuantileSketch {
+    s: Option<Box<Counts>>,
+}
+
+/// A sketch's state once it holds a value.
+#[derive(Clone, Debug)]
+struct Counts {
     /// `counts[i]` counts bucket `first + i`.
     counts: Vec<u64>,
     first: u32,
@@ -26,12 +36,6 @@ pub struct QuantileSketch {
     sum: u128,
     min: u64,
     max: u64,
-}
-
-impl Default for QuantileSketch {
-    fn default() -> Self {
-        Self::new()
-    }
 }
 
 /// Bucket index of `v`: values below `SUB` have a bucket each; above, octave `e` (top bit at
@@ -61,7 +65,56 @@ fn bucket_bounds(b: usize) -> (u64, u64) {
 impl QuantileSketch {
     /// An empty sketch.
     pub fn new() -> Self {
-        QuantileSketch {
+        QuantileSketch { s: None }
+    }
+    /// The state, made on the first value.
+    #[inline(always)]
+    fn state(&mut self) -> &mut Counts {
+        self.s.get_or_insert_with(|| Box::new(Counts::new()))
+    }
+    /// Adds one value.
+    #[inline]
+    pub fn add(&mut self, v: u64) {
+        self.state().add(v)
+    }
+    /// Adds one value of zero: [`QuantileSketch::add`]`(0)` without the bucket search (a
+    /// packet crossing an idle link's empty queue, most hops of a run).
+    #[inline]
+    pub fn add_zero(&mut self) {
+        self.state().add_zero()
+    }
+    /// Values added.
+    pub fn count(&self) -> u64 {
+        self.s.as_ref().map_or(0, |s| s.n)
+    }
+    /// Exact mean (NaN when empty).
+    pub fn mean(&self) -> f64 {
+        self.s.as_ref().map_or(f64::NAN, |s| s.mean())
+    }
+    /// Exact minimum (NaN when empty).
+    pub fn min(&self) -> f64 {
+        self.s.as_ref().map_or(f64::NAN, |s| s.min())
+    }
+    /// Exact maximum (NaN when empty).
+    pub fn max(&self) -> f64 {
+        self.s.as_ref().map_or(f64::NAN, |s| s.max())
+    }
+    /// The buckets holding values, in ascending order: `(lowest value, highest value, count)`
+    /// (both ends inclusive). [`QuantileSketch::quantile`] reports a bucket by its midpoint
+    /// clamped to the exact min and max; a reader of these can pool sketches and do the same.
+    pub fn buckets(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        self.s.iter().flat_map(|s| s.buckets())
+    }
+    /// The `q`-quantile (0 ≤ q ≤ 1) within [`REL_ERR`]; NaN when empty. Uses the lower rank
+    /// `floor(q·(n−1))`, clamped to the exact min and max.
+    pub fn quantile(&self, q: f64) -> f64 {
+        self.s.as_ref().map_or(f64::NAN, |s| s.quantile(q))
+    }
+}
+
+impl Counts {
+    fn new() -> Self {
+        Counts {
             counts: Vec::new(),
             first: 0,
             n: 0,
@@ -72,7 +125,7 @@ impl QuantileSketch {
     }
     /// Adds one value.
     #[inline]
-    pub fn add(&mut self, v: u64) {
+    fn add(&mut self, v: u64) {
         self.n += 1;
         self.sum += v as u128;
         self.min = self.min.min(v);
@@ -111,19 +164,15 @@ impl QuantileSketch {
     /// Adds one value of zero: [`QuantileSketch::add`]`(0)` without the bucket search (a
     /// packet crossing an idle link's empty queue, most hops of a run).
     #[inline]
-    pub fn add_zero(&mut self) {
+    fn add_zero(&mut self) {
         self.n += 1;
         self.min = 0;
         let i = self.slot(0);
         self.counts[i] += 1;
     }
 
-    /// Values added.
-    pub fn count(&self) -> u64 {
-        self.n
-    }
     /// Exact mean (NaN when empty).
-    pub fn mean(&self) -> f64 {
+    fn mean(&self) -> f64 {
         if self.n == 0 {
             f64::NAN
         } else {
@@ -131,7 +180,7 @@ impl QuantileSketch {
         }
     }
     /// Exact minimum (NaN when empty).
-    pub fn min(&self) -> f64 {
+    fn min(&self) -> f64 {
         if self.n == 0 {
             f64::NAN
         } else {
@@ -141,7 +190,7 @@ impl QuantileSketch {
     /// The buckets holding values, in ascending order: `(lowest value, highest value, count)`
     /// (both ends inclusive). [`QuantileSketch::quantile`] reports a bucket by its midpoint
     /// clamped to the exact min and max; a reader of these can pool sketches and do the same.
-    pub fn buckets(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+    fn buckets(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
         self.counts
             .iter()
             .enumerate()
@@ -152,7 +201,7 @@ impl QuantileSketch {
             })
     }
     /// Exact maximum (NaN when empty).
-    pub fn max(&self) -> f64 {
+    fn max(&self) -> f64 {
         if self.n == 0 {
             f64::NAN
         } else {
@@ -161,7 +210,7 @@ impl QuantileSketch {
     }
     /// The `q`-quantile (0 ≤ q ≤ 1) within [`REL_ERR`]; NaN when empty. Uses the lower rank
     /// `floor(q·(n−1))`, clamped to the exact min and max.
-    pub fn quantile(&self, q: f64) -> f64 {
+    fn quantile(&self, q: f64) -> f64 {
         if self.n == 0 {
             return f64::NAN;
         }
@@ -190,6 +239,29 @@ mod tests {
         LAYOUT_ERR <= REL_ERR,
         "the layout must meet the documented bound"
     );
+
+    /// A sketch's state (it holds a value).
+    fn c(s: &QuantileSketch) -> &Counts {
+        s.s.as_deref().expect("a sketch with values")
+    }
+
+    #[test]
+    fn an_empty_sketch_is_a_pointer_and_allocates_on_its_first_value() {
+        assert_eq!(
+            std::mem::size_of::<QuantileSketch>(),
+            std::mem::size_of::<usize>()
+        );
+        let mut s = QuantileSketch::new();
+        assert!(s.s.is_none());
+        assert_eq!(s.count(), 0);
+        assert!(s.mean().is_nan() && s.quantile(0.5).is_nan());
+        assert_eq!(s.buckets().count(), 0);
+        s.add(5);
+        assert_eq!(
+            (s.count(), s.min(), s.max(), s.quantile(0.5)),
+            (1, 5.0, 5.0, 5.0)
+        );
+    }
 
     proptest! {
         #[test]
@@ -237,8 +309,11 @@ mod tests {
             b.add_zero();
             a.add(300);
             b.add(300);
-            assert_eq!((a.n, a.sum, a.min, a.max), (b.n, b.sum, b.min, b.max));
-            assert_eq!((a.first, &a.counts), (b.first, &b.counts));
+            assert_eq!(
+                (c(&a).n, c(&a).sum, c(&a).min, c(&a).max),
+                (c(&b).n, c(&b).sum, c(&b).min, c(&b).max)
+            );
+            assert_eq!((c(&a).first, &c(&a).counts), (c(&b).first, &c(&b).counts));
         }
     }
 
@@ -271,7 +346,7 @@ mod tests {
         for k in 0..=1_000_000u64 {
             s.add(k * 1_000_000);
         }
-        assert_eq!(s.counts.len(), 4329);
+        assert_eq!(c(&s).counts.len(), 4329);
         assert_eq!(s.count(), 1_000_001);
     }
 
@@ -282,7 +357,7 @@ mod tests {
         // saw the same values in another order.
         let mut s = QuantileSketch::new();
         s.add(10_000_000);
-        assert_eq!(s.counts.len(), 1);
+        assert_eq!(c(&s).counts.len(), 1);
         let mut t = QuantileSketch::new();
         for v in [3, 20_000_000, 10_000_000, 0, 5_000] {
             if v != 10_000_000 {
@@ -292,8 +367,11 @@ mod tests {
         }
         s.add_zero();
         t.add(0);
-        assert_eq!((s.first, &s.counts), (t.first, &t.counts));
-        assert_eq!((s.first, s.counts.len()), (0, bucket(20_000_000) + 1));
+        assert_eq!((c(&s).first, &c(&s).counts), (c(&t).first, &c(&t).counts));
+        assert_eq!(
+            (c(&s).first, c(&s).counts.len()),
+            (0, bucket(20_000_000) + 1)
+        );
         for q in [0.0, 0.2, 0.5, 0.8, 1.0] {
             assert_eq!(s.quantile(q).to_bits(), t.quantile(q).to_bits());
         }

@@ -204,9 +204,20 @@ struct Run {
     wall_s: f64,
     /// Each flow's bytes delivered in the bins handed out so far (the `cumulative_bytes` column).
     cumulative: Vec<u64>,
+    /// The resolved scenario's text (taken from `scenario.resolved`), Snappy-compressed: it
+    /// lists every flow (about 115 bytes each, a few compressed), and is read only at the end.
+    resolved: Vec<u8>,
 }
 
 impl Run {
+    /// The resolved scenario's text ([`Run::resolved`] decompressed).
+    fn resolved_text(&self) -> PyResult<String> {
+        snap::raw::Decoder::new()
+            .decompress_vec(&self.resolved)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .ok_or_else(|| AqmlabError::new_err("the resolved scenario's text is corrupt"))
+    }
     fn check_not_over(&self) -> PyResult<()> {
         if self.scenario.sim.series_ended() {
             return Err(AqmlabError::new_err(
@@ -363,8 +374,14 @@ impl Run {
     /// The fully resolved scenario as TOML: every value after defaults, `--set` edits and
     /// `--qdisc` swaps, discipline parameters included; running it reproduces this run bit for
     /// bit. Its text depends only on what the run simulates, so it can key a cache.
-    fn resolved_toml(&self) -> String {
-        self.scenario.resolved.clone()
+    fn resolved_toml(&self) -> PyResult<String> {
+        self.resolved_text()
+    }
+    /// Writes [`Run::resolved_toml`]'s text into the file at `path`, with no copy of it in
+    /// Python (about 120 bytes a flow; issue 24). Raises OSError as [`Run::write_summary`] does.
+    fn write_resolved_toml(&self, path: std::path::PathBuf) -> PyResult<()> {
+        let text = self.resolved_text()?;
+        std::fs::write(&path, text.as_bytes()).map_err(os_error)
     }
     /// The file's discipline parameters that `--qdisc` swaps dropped, as
     /// `[(link direction, "NAME=VALUE")]`.
@@ -412,7 +429,36 @@ impl Run {
     /// Writes `summary.json`, the bytes [`Run::summary_file`] returns, into the file at `path`
     /// as they are made, so a run of many flows never holds the text (about 1.2 kB a flow;
     /// issue 24). Raises OSError (naming nothing: the caller names the file) when it cannot.
-    fn write_summary(&self, path: std::path::PathBuf, provenance: &str) -> PyResult<()> {
+    ///
+    /// With `with_resolved`, `provenance` (an object) lacks its last key, `resolved_scenario`,
+    /// and it is written here from the run's own text ([`Run::resolved_toml`]), as
+    /// `json.dumps` would have: so the caller holds no copy of it through the run, nor Python
+    /// its JSON, nor this call their UTF-8 (each about 120 bytes a flow; issue 24).
+    #[pyo3(signature = (path, provenance, with_resolved=false))]
+    fn write_summary(
+        &self,
+        path: std::path::PathBuf,
+        provenance: &str,
+        with_resolved: bool,
+    ) -> PyResult<()> {
+        // The provenance object without its closing "}" (and the newline before it), when the
+        // resolved scenario is to be appended as its last entry.
+        let head = if with_resolved {
+            if provenance == "{}" {
+                "{"
+            } else {
+                provenance.strip_suffix("\n}").ok_or_else(|| {
+                    AqmlabError::new_err("provenance: expected a JSON object indented by 2")
+                })?
+            }
+        } else {
+            provenance
+        };
+        let resolved = if with_resolved {
+            self.resolved_text()?
+        } else {
+            String::new()
+        };
         let s = self.summary();
         let write = || -> std::io::Result<()> {
             use std::io::Write as _;
@@ -427,26 +473,23 @@ impl Run {
             // The provenance indented by one level, line by line (it holds the resolved
             // scenario, about 100 bytes a flow: no copy of it is made).
             w.w.write_all(b",\n  \"provenance\": ")?;
-            for (i, line) in provenance.split('\n').enumerate() {
+            for (i, line) in head.split('\n').enumerate() {
                 if i > 0 {
                     w.w.write_all(b"\n  ")?;
                 }
                 w.w.write_all(line.as_bytes())?;
             }
+            if with_resolved {
+                let sep: &[u8] = if head == "{" { b"\n" } else { b",\n" };
+                w.w.write_all(sep)?;
+                w.w.write_all(b"    \"resolved_scenario\": ")?;
+                aqmlab_sim::pyjson::write_pretty(resolved.as_str(), &mut w.w)?;
+                w.w.write_all(b"\n  }")?;
+            }
             w.w.write_all(b"\n}\n")?;
             w.w.flush()
         };
-        write().map_err(|e| {
-            let errno = e.raw_os_error().unwrap_or(0);
-            let msg = e.to_string();
-            // std's text of an OS error ends in " (os error N)"; Python's strerror does not.
-            let msg = msg
-                .split(" (os error")
-                .next()
-                .unwrap_or_default()
-                .to_string();
-            pyo3::exceptions::PyOSError::new_err((errno, msg))
-        })
+        write().map_err(os_error)
     }
     /// The time series of the bins that have ended since the last call (`to_end`: of every
     /// bin left, after the last `advance`; the run is then over), as tables of columns in
@@ -461,6 +504,19 @@ impl Run {
 }
 
 /// A writer that passes on all but the last two bytes written to it (held back in `held`).
+/// An OSError (errno, text) of `e`, naming nothing: the caller names the file.
+fn os_error(e: std::io::Error) -> PyErr {
+    let errno = e.raw_os_error().unwrap_or(0);
+    let msg = e.to_string();
+    // std's text of an OS error ends in " (os error N)"; Python's strerror does not.
+    let msg = msg
+        .split(" (os error")
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    pyo3::exceptions::PyOSError::new_err((errno, msg))
+}
+
 struct HoldBack<W> {
     w: W,
     held: Vec<u8>,
@@ -569,13 +625,21 @@ fn load_scenario(
     let ov = overrides(seed, qdisc, packet_log, varied, trace_flows);
     let r = aqmlab_sim::scenario::resolve_with_edits(&text, path, &dir, &stem, &unsets, &sets, &ov)
         .map_err(scenario_err)?;
-    let sc = aqmlab_sim::scenario::Scenario::from_resolved(r)
+    let mut sc = aqmlab_sim::scenario::Scenario::from_resolved(r)
         .map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    let text = std::mem::take(&mut sc.resolved);
+    let mut resolved = snap::raw::Encoder::new()
+        .compress_vec(text.as_bytes())
+        .map_err(|e| AqmlabError::new_err(format!("the resolved scenario: {e}")))?;
+    drop(text);
+    // `compress_vec` makes room for the worst case, more than the text itself.
+    resolved.shrink_to_fit();
     Ok(Run {
         windows: aqmlab_sim::windows::Windows::new(sc.windows.clone()),
         scenario: sc,
         wall_s: 0.0,
         cumulative: Vec::new(),
+        resolved,
     })
 }
 

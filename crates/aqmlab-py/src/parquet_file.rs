@@ -67,6 +67,18 @@ impl Rows {
         }
         self.levels.truncate(n);
     }
+
+    /// Gives back the room beyond `rows` rows (`rows` at least those buffered).
+    fn shrink_to(&mut self, rows: usize) {
+        match &mut self.values {
+            Values::I64(v) => v.shrink_to(rows),
+            Values::F64(v) => v.shrink_to(rows),
+            Values::Bool(v) => v.shrink_to(rows),
+            Values::Str(v) => v.shrink_to(rows),
+            Values::Null => {}
+        }
+        self.levels.shrink_to(rows);
+    }
 }
 
 /// A Parquet file written chunk by chunk (`python/aqmlab/series.py`'s `SeriesSink`).
@@ -350,6 +362,11 @@ impl ParquetFile {
         while self.rows.first().map_or(0, Rows::len) >= self.rows_per_group {
             self.write_group(self.rows_per_group)?;
         }
+        // A chunk of a bin of many flows is many groups' worth: between chunks the buffers
+        // keep room for one group, not the largest chunk's (it was 280 bytes a flow at 50,000
+        // flows, held through the run: issue 24). Once per chunk, not per row.
+        let per_group = self.rows_per_group;
+        self.rows.iter_mut().for_each(|r| r.shrink_to(per_group));
         Ok(())
     }
 

@@ -73,26 +73,19 @@ pub fn take<'py>(
     to_end: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let names: Vec<String> = sim.link_names().map(str::to_string).collect();
-    let flow_names: Vec<Option<String>> = (0..)
-        .map_while(|i| sim.flow_spec(i))
-        .map(|f| match f {
-            FlowSpec::Udp(u) => u.name.clone(),
-            FlowSpec::Tcp(t) => t.name.clone(),
-        })
-        .collect();
     let clock = BinClock {
         first_bin: 0,
         bin_ns: sim.report_bin().as_nanos(),
         now_ns: sim.now().as_nanos(),
     };
-    let c = sim.take_series(to_end);
+    let mut c = sim.take_series(to_end);
     let clock = BinClock {
         first_bin: c.first_bin,
         ..clock
     };
     let d = PyDict::new(py);
     d.set_item("links", links(py, &names, &c, &clock)?)?;
-    d.set_item("flows", flows(py, &flow_names, &c, &clock, cumulative)?)?;
+    d.set_item("flows", flows(py, sim, &mut c, &clock, cumulative)?)?;
     d.set_item("packets", packets(py, &names, &c)?)?;
     d.set_item("drops", drops(py, &names, &c)?)?;
     d.set_item("states", states(py, &names, &c)?)?;
@@ -151,10 +144,12 @@ fn links<'py>(
     Ok(d)
 }
 
+/// The flows table of chunk `c`, whose per-flow rows it frees once read (with a bin of many
+/// flows, they and the columns made of them were both held: issue 24).
 fn flows<'py>(
     py: Python<'py>,
-    flow_names: &[Option<String>],
-    c: &SeriesChunk,
+    sim: &Sim,
+    c: &mut SeriesChunk,
     clock: &BinClock,
     cumulative: &mut Vec<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -171,7 +166,10 @@ fn flows<'py>(
     for i in 0..c.bins {
         for (k, bins) in c.flows.iter().enumerate() {
             let b = &bins[i];
-            let k_name = flow_names.get(k).and_then(|n| n.as_deref());
+            let k_name = sim.flow_spec(k).and_then(|f| match f {
+                FlowSpec::Udp(u) => u.name.as_deref(),
+                FlowSpec::Tcp(t) => t.name.as_deref(),
+            });
             cumulative[k] += b.delivered_bytes;
             flow.push(k as u64);
             t_s.push(clock.t_s(i));
@@ -183,6 +181,7 @@ fn flows<'py>(
             ssthresh.push(mean(b.ssthresh_sum_bytes, b.ssthresh_samples));
         }
     }
+    c.flows = Vec::new();
     let d = PyDict::new(py);
     d.set_item("flow", flow.into_py(py))?;
     d.set_item("t_s", t_s.into_py(py))?;

@@ -331,12 +331,12 @@ pub const WARN_FLOWS: usize = 10_000;
 /// The memory a run takes per flow, in bytes, beyond [`BASE_RUN_BYTES`]: the slope of a
 /// least-squares line through the peak resident memory of `aqmlab run bench/flow-memory.toml`
 /// (1 s of N bulk CUBIC flows through a 1 Gb/s FQ-CoDel dumbbell) for N = 10^3, 10^4, 3·10^4 and
-/// 5·10^4: 47,716, 160,472, 406,180 and 652,736 KiB (README, "Limits", gives the command).
-pub const BYTES_PER_FLOW: u64 = 12_600;
+/// 5·10^4: 46,204, 140,292, 330,992 and 519,236 KiB (README, "Limits", gives the command).
+pub const BYTES_PER_FLOW: u64 = 9_800;
 
 /// The same line's intercept: the run's memory apart from its flows (Python and the simulator's
 /// fixed state; `aqmlab run` loads no pandas or pyarrow), in bytes.
-pub const BASE_RUN_BYTES: u64 = 37_000_000;
+pub const BASE_RUN_BYTES: u64 = 41_400_000;
 
 /// The warning for a scenario of `n` flows: the memory its run is projected to take.
 pub fn flows_memory_warning(n: usize) -> String {
@@ -453,7 +453,9 @@ impl Scenario {
     /// The scenario `r` describes, its simulation built from it, and `r` written out as
     /// [`Scenario::resolved`].
     pub fn from_resolved(r: ResolvedScenario) -> Result<Scenario, ScenarioError> {
-        let resolved = r.to_toml();
+        let mut resolved = r.to_toml();
+        // Kept for the run's life: without the room its growth left (up to half again).
+        resolved.shrink_to_fit();
         let sim = r.build_sim().map_err(|e| ScenarioError {
             file: r.name.clone(),
             line: None,

@@ -281,7 +281,7 @@ pub(super) fn resolve_flows(
                     }
                 };
                 planned.push(PlannedFlow {
-                    spec: Planned::Tcp(TcpSpec {
+                    spec: Planned::Tcp(Box::new(TcpSpec {
                         src,
                         dst,
                         start,
@@ -290,7 +290,7 @@ pub(super) fn resolve_flows(
                         app,
                         syn_retries,
                         name: name.clone(),
-                    }),
+                    })),
                     start: start_spec,
                     span: f.kind.span(),
                     dscp: check_dscp(cx, f, &p)?,

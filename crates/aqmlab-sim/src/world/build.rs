@@ -14,6 +14,7 @@ use crate::topology::{LinkConfig, Routes};
 use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime, Xoshiro256pp};
 use aqmlab_link::bins::Bins;
 use aqmlab_tcp::TcpConfig;
+use std::sync::Arc;
 
 /// A TCP flow: one connection (bulk, finite, on/off) or a sequence of them (web, repeated
 /// transfers).
@@ -220,6 +221,7 @@ impl Sim {
             now: SimTime::ZERO,
             events: EventQueue::with_capacity(4096),
             payloads: Arena::with_capacity(4096),
+            node_names: nodes.iter().map(|n| Arc::from(n.as_str())).collect(),
             nodes,
             links,
             routes,
@@ -265,8 +267,8 @@ impl Sim {
                 "cbr"
             },
             start: spec.start,
-            src: self.nodes[spec.src as usize].clone(),
-            dst: self.nodes[spec.dst as usize].clone(),
+            src: self.node_names[spec.src as usize].clone(),
+            dst: self.node_names[spec.dst as usize].clone(),
             name: spec.name.clone(),
         };
         let mut rng = Xoshiro256pp::for_stream(self.seed, &flow_stream(idx, spec.name.as_deref()));
@@ -308,8 +310,8 @@ impl Sim {
             cc: Some(spec.cfg.cc.kind.as_str()),
             app,
             start: spec.start,
-            src: self.nodes[spec.src as usize].clone(),
-            dst: self.nodes[spec.dst as usize].clone(),
+            src: self.node_names[spec.src as usize].clone(),
+            dst: self.node_names[spec.dst as usize].clone(),
             name: spec.name.clone(),
         };
         // Each flow's randomness comes from its own stream: adding a flow changes no other's.
