@@ -433,10 +433,10 @@ def simulate(
     (:mod:`aqmlab.outdir`); ``staged`` is such a folder already made by the caller (``aqmlab
     run`` stages every arm of a comparison in one, and commits it once), with ``out`` the
     folder its files will be in, which error messages name."""
-    from aqmlab.outdir import OutputFolder
+    from aqmlab.outdir import OutputFolder, check_out
 
-    if out is not None and not os.fspath(out):
-        raise ValueError("out: expected a folder path, got an empty string")
+    if out is not None:
+        check_out(out)
     show = sys.stderr.isatty() if progress is None else progress
     total = r.duration_s
     # At most MAX_STEP_BINS bins are held in memory between steps, however long the run; at

@@ -211,6 +211,23 @@ def literal(text: str) -> Any:
     return v if isinstance(v, (bool, int, float, str, list)) else text
 
 
+def read_input(path: str) -> bytes:
+    """The bytes of the scenario or sweep file at ``path``, read as ``aqmlab run`` reads its
+    scenario: up to the same size cap, refused with the same one-line error
+    (:class:`ScenarioError`), so an endless or huge file stops at once."""
+    from aqmlab import _core
+
+    return _core.read_scenario_file(path)
+
+
+def read_text(path: str) -> str:
+    """The text of the TOML file at ``path`` (:func:`read_input`); not UTF-8: one line."""
+    try:
+        return read_input(path).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioError(f"{path}: not UTF-8 text: expected a TOML file") from None
+
+
 def _toml_loads(text: str) -> dict[str, Any]:
     try:
         import tomllib
@@ -276,7 +293,7 @@ def from_cli(
 def _existing(path: str, what: str) -> str:
     """``path`` when it is a file, else the one-line error naming it (before any run is
     planned, so no point is recorded as failed for want of the base scenario)."""
-    if not os.path.isfile(path):
+    if not os.path.exists(path) or os.path.isdir(path):
         from aqmlab.scenarios import names
 
         bundled = ", ".join(names()) or "none found"
@@ -306,13 +323,9 @@ def _zip_axis(group: dict[str, list[Any]], where: str = "--zip") -> Axis:
 
 def from_file(path: str) -> SweepSpec:
     """The spec a sweep file describes. Errors name the file and the key."""
+    text = read_text(path)
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise ScenarioError(f"{path}: {e.strerror}") from None
-    try:
-        doc = _toml_loads(raw.decode("utf-8"))
+        doc = _toml_loads(text)
     except Exception as e:  # noqa: BLE001 - tomllib's error names the line
         raise ScenarioError(f"{path}: not a valid TOML file: {e}") from None
     known = {
