@@ -299,6 +299,21 @@ def test_many_flows_warn_with_projected_memory_before_building(capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_a_sweep_warns_of_many_flows_once(tmp_path, capsys):
+    """A sweep plans every point and seed of one scenario: its many-flows warning once, not
+    once per planned run."""
+    from aqmlab.sweep import plan
+    from aqmlab.sweepspec import SweepSpec
+
+    p = tmp_path / "many.toml"
+    p.write_text(WEB.replace("[[flows]]", "[[flows]]\ncount = 10001", 1))
+    tasks = plan(SweepSpec(str(p), [], {}, [1, 2, 3]))
+    assert len(tasks) == 3 and all(t.error is None for t in tasks)
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith(f"aqmlab: warning: {p}: flows: 10001 flows (over 10000): ")
+
+
 def test_many_large_counts_fail_before_expanding(tmp_path):
     flows = '\n[[flows]]\ncount = 100000\nkind = "udp"\nfrom = "s1"\nto = "r1"\nrate = "1kbps"\n'
     p = tmp_path / "many.toml"

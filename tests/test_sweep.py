@@ -663,6 +663,17 @@ BAD_INPUTS = [
     (["SWEEP"], 'scenario = "web.toml"\n[vary]\nduration = ["1s" "2s"]\n', "line 3"),
     (["SWEEP"], 'scenario = "nope.toml"\n', "sweep.toml: scenario: 'nope.toml' is no file"),
     (["nope.toml"], None, "nope.toml: the scenario: no such file"),
+    # An unknown discipline is refused up front, as by run --compare (not a failed row).
+    (
+        ["SCEN", "--qdisc", "bottleneck=codel,bogus"],
+        None,
+        '--qdisc bottleneck: unknown queue discipline "bogus": expected one of droptail,',
+    ),
+    (
+        ["SWEEP"],
+        'scenario = "web.toml"\n[qdisc]\nbottleneck = ["codel", "bogus"]\n',
+        'sweep.toml: qdisc.bottleneck: unknown queue discipline "bogus"',
+    ),
     # A typo in a varied key names the option the user wrote (the core's edits are --set).
     (
         ["SCEN", "--vary", "dumbbell.bottleneck.ratte=5Mbps,10Mbps"],

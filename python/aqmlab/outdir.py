@@ -53,12 +53,13 @@ class OutputError(OSError):
 def _is_run_folder(path: str) -> bool:
     """True when every entry of ``path`` is a file a run writes, or a comparison arm's folder
     (``LINK=KIND``) that is itself one."""
-    for entry in os.scandir(path):
-        if entry.is_dir(follow_symlinks=False):
-            if "=" not in entry.name or not _is_run_folder(entry.path):
+    with os.scandir(path) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if "=" not in entry.name or not _is_run_folder(entry.path):
+                    return False
+            elif entry.name not in RUN_FILES and not entry.name.endswith(".partial"):
                 return False
-        elif entry.name not in RUN_FILES and not entry.name.endswith(".partial"):
-            return False
     return True
 
 

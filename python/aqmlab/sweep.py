@@ -594,24 +594,24 @@ def _is_ours(out: str) -> bool:
     """Whether everything in ``out`` is what a sweep writes (or plot and report add): the
     tables beside the ``sweep.json`` a sweep writes with them, ``runs/`` holding run folders
     (named by their 20-digit key) and hidden temporary entries, and hidden temporary tables."""
-    names = set()
-    for entry in os.scandir(out):
-        if entry.name.startswith(".") and entry.name.endswith(".partial"):
-            continue
-        if entry.name not in SWEEP_ENTRIES:
-            return False
-        names.add(entry.name)
+    with os.scandir(out) as entries:
+        names = {
+            e.name for e in entries if not (e.name.startswith(".") and e.name.endswith(".partial"))
+        }
+    if names - SWEEP_ENTRIES:
+        return False
     if names - {"runs", LOCK} and not _is_manifest(os.path.join(out, "sweep.json")):
         return False  # a results.csv of the user's own, say
     runs = _runs_dir(out)
     if os.path.lexists(runs):
         if not os.path.isdir(runs) or os.path.islink(runs):
             return False
-        for entry in os.scandir(runs):
-            if entry.name.startswith("."):
-                continue
-            if not (_is_key(entry.name) and entry.is_dir(follow_symlinks=False)):
-                return False
+        with os.scandir(runs) as entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                if not (_is_key(entry.name) and entry.is_dir(follow_symlinks=False)):
+                    return False
     return True
 
 

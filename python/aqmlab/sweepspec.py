@@ -29,6 +29,7 @@ column in the results is its key as written (a ``--set`` key path) or ``qdisc:LI
 from __future__ import annotations
 
 import itertools
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,6 +127,35 @@ class SweepSpec:
         n = len(self.points()) * len(self.seeds or [0])
         if n > MAX_RUNS:
             raise ScenarioError(f"sweep: {n} runs planned; at most {MAX_RUNS} are allowed")
+        self._check_disciplines()
+
+    def _check_disciplines(self) -> None:
+        """Every discipline an axis swaps in is one aqmlab has: an unknown name is refused
+        before any folder is made (as ``aqmlab run --compare`` refuses it), not a failed row."""
+        from aqmlab import _core
+
+        known = [q["name"] for q in _core.list_qdiscs()]
+        for axis in self.axes:
+            swaps = []
+            if axis.cases is not None:
+                for label, case in axis.cases.items():
+                    swaps += [
+                        (f"case {label}: {k}", v)
+                        for k, v in case.items()
+                        if k.startswith(QDISC_PREFIX)
+                    ]
+            else:
+                for i, k in enumerate(axis.keys):
+                    if k.startswith(QDISC_PREFIX):
+                        link = k.removeprefix(QDISC_PREFIX)
+                        where = f"--qdisc {link}" if axis.flag == "--qdisc" else f"qdisc.{link}"
+                        swaps += [(where, vals[i]) for vals in axis.values]
+            for where, kind in swaps:
+                if kind not in known:
+                    raise ScenarioError(
+                        f"{where}: unknown queue discipline {json.dumps(str(kind))}: expected "
+                        f"one of {', '.join(known)}"
+                    )
 
 
 def split_point(point: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -261,7 +291,9 @@ def from_cli(
         axes.append(Axis([k], [(literal(x),) for x in _values(v, f"--vary {k}")]))
     for item in qdisc:
         k, v = _pair(item, "--qdisc")
-        axes.append(Axis([QDISC_PREFIX + k], [(x,) for x in _values(v, f"--qdisc {k}")]))
+        axes.append(
+            Axis([QDISC_PREFIX + k], [(x,) for x in _values(v, f"--qdisc {k}")], flag="--qdisc")
+        )
     if zipped:
         group = {}
         for item in zipped:
