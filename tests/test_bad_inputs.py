@@ -217,6 +217,31 @@ def test_endless_scenario_stops_at_its_cap(tmp_path):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_a_sweeps_inputs_stop_at_the_scenarios_cap(tmp_path, web):
+    """Every file a sweep reads (the scenario, a sweep file) is read as a run reads its
+    scenario: up to the same cap, refused with the same line, before any folder is made."""
+    out = tmp_path / "o"
+    cap = "(set AQMLAB_MAX_INPUT_MIB to raise the cap)"
+    msg = one_line_error(cli("sweep", "/dev/zero", "--out", str(out), "-q"))
+    assert msg == f"/dev/zero: the scenario is larger than 16 MiB: expected a smaller file {cap}"
+    # A file larger than the cap (lowered to 1 MiB here) is refused without being parsed.
+    big = tmp_path / "big.toml"
+    big.write_bytes(b"\0" * (2 << 20))
+    low = {"AQMLAB_MAX_INPUT_MIB": "1"}
+    msg = one_line_error(cli("sweep", str(big), "--out", str(out), "-q", env_extra=low))
+    assert msg == f"{big}: the scenario is larger than 1 MiB: expected a smaller file {cap}"
+    # A sweep file too: valid TOML, but over the cap.
+    sweep_file = tmp_path / "sweep.toml"
+    sweep_file.write_text('scenario = "web.toml"\nseeds = [1]\n' + "# padding\n" * 300_000)
+    msg = one_line_error(cli("sweep", str(sweep_file), "--out", str(out), "-q", env_extra=low))
+    assert msg == f"{sweep_file}: the scenario is larger than 1 MiB: expected a smaller file {cap}"
+    # The Python API reads the scenario with the same cap.
+    with pytest.raises(aqmlab.ScenarioError, match=r"^/dev/zero: the scenario is larger than"):
+        aqmlab.sweep("/dev/zero", seeds=[1], out=out)
+    assert not out.exists()
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_endless_schedule_uniforms_and_trace_stop_at_their_caps(tmp_path, web):
     out = tmp_path / "dec.csv"
     msg = one_line_error(cli("replay", "--qdisc", "pie", "/dev/zero", "-o", str(out)))
@@ -272,6 +297,21 @@ def test_many_flows_warn_with_projected_memory_before_building(capsys):
     assert not any("10001 flows" in w for w in r.warnings())
     load(many.replace("count = 10001", "count = 10000"))
     assert capsys.readouterr().err == ""
+
+
+def test_a_sweep_warns_of_many_flows_once(tmp_path, capsys):
+    """A sweep plans every point and seed of one scenario: its many-flows warning once, not
+    once per planned run."""
+    from aqmlab.sweep import plan
+    from aqmlab.sweepspec import SweepSpec
+
+    p = tmp_path / "many.toml"
+    p.write_text(WEB.replace("[[flows]]", "[[flows]]\ncount = 10001", 1))
+    tasks = plan(SweepSpec(str(p), [], {}, [1, 2, 3]))
+    assert len(tasks) == 3 and all(t.error is None for t in tasks)
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1, err
+    assert err[0].startswith(f"aqmlab: warning: {p}: flows: 10001 flows (over 10000): ")
 
 
 def test_many_large_counts_fail_before_expanding(tmp_path):

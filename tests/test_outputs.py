@@ -208,6 +208,24 @@ def test_a_second_run_into_a_busy_folder_refuses(scenario, tmp_path):
     assert run_cli("run", str(scenario), "-o", str(out), "-q").returncode == 0
 
 
+def test_a_run_checks_its_folder_again_before_replacing_it(tmp_path):
+    """Files put in the folder while the run went (by a program that takes no lock) are not
+    deleted by the run's commit: it refuses, and they stay."""
+    from aqmlab.outdir import OutputError
+
+    out = tmp_path / "out"
+    staged = OutputFolder(out)
+    with open(staged.path("summary.json"), "w") as f:
+        f.write("{}")
+    out.mkdir()
+    (out / "results.csv").write_text("my own data\n")
+    with pytest.raises(OutputError, match="holds files that are not an aqmlab run's"):
+        staged.commit()
+    assert sorted(os.listdir(out)) == ["results.csv"]
+    assert (out / "results.csv").read_text() == "my own data\n"
+    assert sorted(os.listdir(tmp_path)) == ["out"]  # no staging folder, no lock left
+
+
 def _interrupt(tmp_path, sig, scenario_args):
     """Starts ``aqmlab run`` on ``scenario_args`` into a folder holding an earlier run, sends
     ``sig`` well into the simulation, and checks it stopped within a second, cleanly."""

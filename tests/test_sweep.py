@@ -509,7 +509,7 @@ def test_a_second_sweep_into_the_folder_is_refused(scenario, tmp_path):
     df = pd.read_csv(out / "results.csv")
     assert df["seed"].tolist() == [1, 2] and df["error"].isna().all()
     assert sorted(os.listdir(out / "runs")) == sorted(df["run"])
-    assert not (out / ".sweep.lock").exists()
+    assert not (out / ".sweep.lock").exists() and not (tmp_path / ".sw.lock").exists()
 
 
 # A program with a thread of its own: its sweep's workers come from a forkserver.
@@ -562,6 +562,74 @@ def test_kill_9_of_the_sweep_leaves_no_worker(scenario, tmp_path, workers):
             os.killpg(p.pid, signal.SIGKILL)
 
 
+def test_an_empty_out_is_refused_and_the_current_folder_kept(scenario, tmp_path, monkeypatch):
+    """``out=""`` is the current folder: the sweep refuses it as ``aqmlab.run`` does, rather
+    than write its tables over the files there."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results.csv").write_text("my own data\n")
+    before = sorted(tmp_path.iterdir())
+    with pytest.raises(ValueError, match="^out: expected a folder path, got an empty string$"):
+        aqmlab.sweep(scenario, seeds=[1], jobs=1, executor="thread", out="")
+    assert (tmp_path / "results.csv").read_text() == "my own data\n"
+    assert sorted(tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("first", ["run", "sweep"])
+def test_a_run_and_a_sweep_into_one_folder_refuse_each_other(scenario, tmp_path, first):
+    """A results folder has one lock, whoever writes it: a sweep into a folder a run is
+    writing (and a run into a folder a sweep is writing) is refused at once, naming the
+    other's pid, and the first writer's files are kept."""
+    out = tmp_path / "x"
+    slow = ["--set", "duration=600s", "--set", "bin=1s", "-q", "--out", str(out)]
+    if first == "run":
+        args, second = ["run", str(scenario), *slow], ["sweep", "--seeds", "1"]
+
+        def started() -> bool:  # its staging folder beside "x": it holds the lock
+            return any(n.startswith(".x.partial-") for n in os.listdir(tmp_path))
+    else:
+        args, second = ["sweep", str(scenario), *slow, "--seeds", "1-2", "-j1"], ["run"]
+
+        def started() -> bool:  # simulating its first run
+            return (out / "runs").exists() and bool(os.listdir(out / "runs"))
+
+    proc = subprocess.Popen([sys.executable, "-m", "aqmlab", *args], stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None and not started():
+            time.sleep(0.02)
+        assert proc.poll() is None and started()
+        r = run_cli(second[0], str(scenario), *second[1:], "-q", "--out", str(out))
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+        assert f"another aqmlab {first} (pid {proc.pid}) is writing this folder" in r.stderr
+        if first == "run":  # the sweep made no folder
+            assert not out.exists()
+        else:  # the run put nothing in place of the sweep's folder
+            assert (out / "runs").is_dir() and not (out / "summary.json").exists()
+    finally:
+        proc.kill()
+        proc.communicate()
+
+
+@pytest.mark.parametrize("text", ["{}", '{"links": 5}', '{"links": {"b": 1}, "flows": 2}'])
+def test_a_cached_summary_that_is_no_summary_is_simulated_again(scenario, tmp_path, text):
+    """A cached ``summary.json`` that is JSON but not a run's summary is a broken cached run:
+    removed with a warning and simulated again (not a row of NaN, nor a traceback)."""
+    out = tmp_path / "sw"
+    assert sweep_cli(scenario, out, "-q").returncode == 0
+    tables = {n: (out / n).read_bytes() for n in ("results.csv", "results.parquet", "summary.csv")}
+    key = pd.read_csv(out / "results.csv")["run"].tolist()[0]
+    (out / "runs" / key / "summary.json").write_text(text)
+    r = sweep_cli(scenario, out)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    warnings = [x for x in r.stderr.splitlines() if "a broken cached run" in x]
+    assert len(warnings) == 1 and f"runs/{key}: a broken cached run (summary.json " in warnings[0]
+    assert "12 runs: 1 simulated, 11 from the cache, 0 failed" in r.stdout
+    for n, data in tables.items():
+        assert (out / n).read_bytes() == data, n
+
+
 def test_a_broken_cached_run_is_removed_and_simulated_again(scenario, tmp_path):
     out = tmp_path / "sw"
     assert sweep_cli(scenario, out, "-q").returncode == 0
@@ -595,6 +663,17 @@ BAD_INPUTS = [
     (["SWEEP"], 'scenario = "web.toml"\n[vary]\nduration = ["1s" "2s"]\n', "line 3"),
     (["SWEEP"], 'scenario = "nope.toml"\n', "sweep.toml: scenario: 'nope.toml' is no file"),
     (["nope.toml"], None, "nope.toml: the scenario: no such file"),
+    # An unknown discipline is refused up front, as by run --compare (not a failed row).
+    (
+        ["SCEN", "--qdisc", "bottleneck=codel,bogus"],
+        None,
+        '--qdisc bottleneck: unknown queue discipline "bogus": expected one of droptail,',
+    ),
+    (
+        ["SWEEP"],
+        'scenario = "web.toml"\n[qdisc]\nbottleneck = ["codel", "bogus"]\n',
+        'sweep.toml: qdisc.bottleneck: unknown queue discipline "bogus"',
+    ),
     # A typo in a varied key names the option the user wrote (the core's edits are --set).
     (
         ["SCEN", "--vary", "dumbbell.bottleneck.ratte=5Mbps,10Mbps"],

@@ -43,6 +43,29 @@ def _walk(prefix: str, value: Any, out: dict[str, Any]) -> None:
     # lists and other shapes are not metrics
 
 
+def not_a_summary(doc: dict[str, Any]) -> str | None:
+    """What keeps the JSON object ``doc`` from being a run's summary as :func:`flatten` reads
+    it (None: nothing): a table of links, a list of flows, and the optional tables
+    (``fairness``, ``windows``) as tables."""
+    links = doc.get("links")
+    if not isinstance(links, dict) or not links:
+        return "has no table of links"
+    if not all(isinstance(v, dict) for v in links.values()):
+        return "has a link that is not a table"
+    flows = doc.get("flows")
+    if not isinstance(flows, list) or not all(isinstance(f, dict) for f in flows):
+        return "has no list of flows"
+    for k in ("fairness", "windows"):
+        if not isinstance(doc.get(k, {}), dict):
+            return f"has a {k} that is not a table"
+    for w in doc.get("windows", {}).values():
+        if not isinstance(w, dict) or not isinstance(w.get("flows", []), list):
+            return "has a window that is not a table with a list of flows"
+        if not all(isinstance(f, dict) for f in w.get("flows", [])):
+            return "has a window's flow that is not a table"
+    return None
+
+
 def flatten(summary: dict[str, Any]) -> dict[str, Any]:
     """The metrics of one run's summary, as ``{column: value}`` (numbers, None, and a link's
     ``qdisc`` name)."""

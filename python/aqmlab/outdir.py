@@ -8,14 +8,17 @@ run, untouched, or the new one, complete: never a mix (no stale ``links.parquet`
 arm of an older run beside new files). A run that stops early (an error, Ctrl-C, SIGTERM,
 SIGHUP) removes its staging folder with :meth:`OutputFolder.abort`.
 
-Two runs into the same folder at once: the second refuses at the start, naming the folder and
-the process that holds it (an advisory lock on ``.NAME.lock`` beside the folder).
+Two writers of the same folder at once (two runs, two sweeps, a run and a sweep): the second
+refuses at the start, naming the folder, what holds it and its pid (an advisory lock on
+``.NAME.lock`` beside the folder, :func:`lock_beside`, whoever writes it). The lock is taken
+before the folder is checked, and held until the run's files are in place.
 
 A folder that holds anything but an earlier run's files is never replaced: the run refuses
 rather than delete files it did not write.
 
-The lock (:class:`FolderLock`) and the refusal (:func:`foreign_files`) are those of a sweep's
-folder too (:mod:`aqmlab.sweep`), which is written into rather than replaced.
+The path check (:func:`check_out`), the lock (:func:`lock_beside`) and the refusal
+(:func:`foreign_files`) are those of a sweep's folder too (:mod:`aqmlab.sweep`), which is
+written into rather than replaced.
 """
 
 from __future__ import annotations
@@ -50,12 +53,13 @@ class OutputError(OSError):
 def _is_run_folder(path: str) -> bool:
     """True when every entry of ``path`` is a file a run writes, or a comparison arm's folder
     (``LINK=KIND``) that is itself one."""
-    for entry in os.scandir(path):
-        if entry.is_dir(follow_symlinks=False):
-            if "=" not in entry.name or not _is_run_folder(entry.path):
+    with os.scandir(path) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if "=" not in entry.name or not _is_run_folder(entry.path):
+                    return False
+            elif entry.name not in RUN_FILES and not entry.name.endswith(".partial"):
                 return False
-        elif entry.name not in RUN_FILES and not entry.name.endswith(".partial"):
-            return False
     return True
 
 
@@ -68,6 +72,33 @@ def foreign_files(folder: str, what: str, action: str) -> OutputError:
         "choose another output folder, or empty it",
         folder,
     )
+
+
+def check_out(out: str | os.PathLike[str]) -> None:
+    """Refuses an empty output path: ``abspath("")`` is the current folder, which a run must
+    never replace nor a sweep write its tables into."""
+    if not os.fspath(out):
+        raise ValueError("out: expected a folder path, got an empty string")
+
+
+def final_path(out: str | os.PathLike[str]) -> str:
+    """The absolute folder ``out`` stands for (a symbolic link to a folder stands for that
+    folder), its parent made."""
+    check_out(out)
+    final = os.path.realpath(os.path.abspath(os.fspath(out)))
+    parent, base = os.path.split(final)
+    if not base:
+        raise OutputError(errno.EINVAL, "expected a folder name", os.fspath(out))
+    os.makedirs(parent, exist_ok=True)
+    return final
+
+
+def lock_beside(final: str, shown: str, what: str) -> FolderLock:
+    """The lock on the folder ``final`` (absolute, as :func:`final_path` gives), taken by an
+    aqmlab ``what`` (run, sweep): ``.NAME.lock`` beside it, the one lock of that folder whoever
+    writes it. Errors name the folder as ``shown``."""
+    parent, base = os.path.split(final)
+    return FolderLock(os.path.join(parent, f".{base}.lock"), shown, what)
 
 
 class FolderLock:
@@ -89,11 +120,11 @@ class FolderLock:
                 fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 f.seek(0)
-                holder = f.read().strip() or "another process"
+                holder = f.read().strip() or "process"
                 f.close()
                 raise OutputError(
                     errno.EBUSY,
-                    f"another aqmlab {what} ({holder}) is writing this folder: wait for it to "
+                    f"another aqmlab {holder} is writing this folder: wait for it to "
                     "finish, or choose another output folder",
                     folder,
                 ) from None
@@ -106,7 +137,7 @@ class FolderLock:
             if same:
                 f.seek(0)
                 f.truncate()
-                f.write(f"pid {os.getpid()}")
+                f.write(f"{what} (pid {os.getpid()})")
                 f.flush()
                 return f
             f.close()
@@ -124,23 +155,14 @@ class OutputFolder:
     """Stages a run's files for ``final`` and puts them in place at the end."""
 
     def __init__(self, final: str | os.PathLike[str]) -> None:
-        if not os.fspath(final):
-            # abspath("") is the current folder, which a run must never replace.
-            raise OutputError(errno.EINVAL, "expected a folder path, got an empty string", "out")
         # A symbolic link to a folder stands for that folder: it is replaced, the link kept.
-        self.final = os.path.realpath(os.path.abspath(os.fspath(final)))
+        self.final = final_path(final)
         parent, base = os.path.split(self.final)
-        if not base:
-            raise OutputError(errno.EINVAL, "expected a folder name", os.fspath(final))
-        os.makedirs(parent, exist_ok=True)
-        if os.path.exists(self.final):
-            if not os.path.isdir(self.final):
-                raise OutputError(errno.ENOTDIR, "exists and is not a folder", self.final)
-            if not _is_run_folder(self.final):
-                raise foreign_files(self.final, "run", "replace it")
-        self.lock_path = os.path.join(parent, f".{base}.lock")
-        self._lock: FolderLock | None = FolderLock(self.lock_path, self.final, "run")
+        # Locked first, then checked: a sweep or run writing the folder is named as such.
+        self._lock: FolderLock | None = lock_beside(self.final, self.final, "run")
+        self.lock_path = self._lock.path
         try:
+            self._check_final()
             # Holding the lock, no other run is writing this folder: a staging or old folder of
             # its name is what a killed run (SIGKILL, a lost machine) left behind.
             for entry in os.scandir(parent):
@@ -155,6 +177,14 @@ class OutputFolder:
             self._release()
             raise
 
+    def _check_final(self) -> None:
+        """Refuses a ``final`` that is no folder or holds files a run did not write."""
+        if os.path.exists(self.final):
+            if not os.path.isdir(self.final):
+                raise OutputError(errno.ENOTDIR, "exists and is not a folder", self.final)
+            if not _is_run_folder(self.final):
+                raise foreign_files(self.final, "run", "replace it")
+
     def _release(self) -> None:
         if self._lock is not None:
             self._lock.release()
@@ -168,6 +198,9 @@ class OutputFolder:
         """Replaces ``final`` (and everything in it) with the staged tree."""
         old = None
         try:
+            # Checked again before the earlier folder is moved aside and deleted: what came
+            # there since the start without taking the lock (another program, say) is kept.
+            self._check_final()
             if os.path.exists(self.final):
                 old = tempfile.mkdtemp(
                     prefix=f".{os.path.basename(self.final)}.old-", dir=os.path.dirname(self.final)

@@ -441,10 +441,10 @@ def simulate(
     folder its files will be in, which error messages name. A ``provenance`` without
     ``resolved_scenario`` (:func:`provenance_of`'s ``resolved=False``) gets the run's own as its
     last key."""
-    from aqmlab.outdir import OutputFolder
+    from aqmlab.outdir import OutputFolder, check_out
 
-    if out is not None and not os.fspath(out):
-        raise ValueError("out: expected a folder path, got an empty string")
+    if out is not None:
+        check_out(out)
     show = sys.stderr.isatty() if progress is None else progress
     total = r.duration_s
     # At most MAX_STEP_BINS bins are held in memory between steps, however long the run; at

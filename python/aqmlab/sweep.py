@@ -20,10 +20,10 @@ A sweep's folder is its API (docs/data-format.md, "Sweeps"):
 
 The folder holds nothing else (``figures/`` and ``report.html`` of ``aqmlab plot`` and
 ``aqmlab report`` aside): a sweep refuses a folder holding other files, rather than overwrite a
-file it did not write. While a sweep writes its folder it holds an advisory lock on
-``.sweep.lock`` in it (:class:`aqmlab.outdir.FolderLock`, as ``aqmlab run``'s): a second sweep
-into the same folder is refused at its start. Each table is written under a hidden temporary
-name and renamed into place.
+file it did not write. While a sweep writes its folder it holds the folder's lock,
+``.NAME.lock`` beside it (:func:`aqmlab.outdir.lock_beside`, the one ``aqmlab run`` takes): a
+second sweep, or a run, into the same folder is refused at its start. Each table is written
+under a hidden temporary name and renamed into place.
 
 The runs execute on ``jobs`` local workers: this process and ``jobs - 1`` worker processes,
 or threads of this process (``executor="thread"``; the simulator releases the GIL); or on a
@@ -52,14 +52,15 @@ from typing import Any
 from aqmlab.exceptions import AqmlabError, ScenarioError
 from aqmlab.process import alive
 from aqmlab.sweepresult import SweepResult, results_frame, write_frames
-from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec
+from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec, read_input
 
 #: Files of a run folder that a worker hands back (every regular file it wrote).
 RUN_MANIFEST = "run.json"
 #: Bump when the meaning of a run folder changes, so old caches are not reused.
 #: 2: the key covers the content of the files a scenario names.
 CACHE_FORMAT = 2
-#: The lock a sweep holds on its folder while it writes it.
+#: The lock earlier versions held inside a sweep's folder (now ``.NAME.lock`` beside it, as a
+#: run's): still accepted in a folder, never written.
 LOCK = ".sweep.lock"
 #: What a sweep's folder may hold: what the sweep writes, and what ``aqmlab plot`` and
 #: ``aqmlab report`` add (hidden ``.NAME.partial`` files are the tables being written).
@@ -205,16 +206,51 @@ def plan(spec: SweepSpec) -> list[Task]:
 
     Each point is resolved without building the simulator (:func:`aqmlab.run.resolve`): the
     key hashes the serialization of the resolved scenario a run is then built from."""
-    from aqmlab.run import resolve
-
-    if os.path.isfile(spec.scenario):
-        with open(spec.scenario, encoding="utf-8", errors="replace") as f:
-            text = f.read()
+    if os.path.exists(spec.scenario) and not os.path.isdir(spec.scenario):
+        # Capped as a run's scenario: a huge or endless file is refused here, at once.
+        text = read_input(spec.scenario).decode("utf-8", errors="replace")
     else:
         text = spec.scenario  # TOML text itself (or a name the loader will refuse)
     tasks = []
     hashes: dict[str, str] = {}
     seeds: Sequence[int | None] = spec.seeds or [None]
+    # The loader's warnings (a many-flows scenario's memory) come once, not once per run.
+    with contextlib.redirect_stderr(_Once(sys.stderr)):
+        _plan_points(spec, text, seeds, hashes, tasks)
+    if tasks and all(t.error is not None for t in tasks):
+        raise ScenarioError(tasks[0].error)
+    return tasks
+
+
+class _Once:
+    """A text stream writing each line through to ``to`` the first time only."""
+
+    def __init__(self, to: Any) -> None:
+        self.to, self.seen, self.part = to, set(), ""
+
+    def write(self, s: str) -> int:
+        self.part += s
+        *lines, self.part = self.part.split("\n")
+        for line in lines:
+            if line not in self.seen:
+                self.seen.add(line)
+                self.to.write(line + "\n")
+        return len(s)
+
+    def flush(self) -> None:
+        self.to.flush()
+
+
+def _plan_points(
+    spec: SweepSpec,
+    text: str,
+    seeds: Sequence[int | None],
+    hashes: dict[str, str],
+    tasks: list[Task],
+) -> None:
+    """:func:`plan`'s tasks, one per point and seed, appended to ``tasks``."""
+    from aqmlab.run import resolve
+
     for point in spec.points():
         sets, qdisc = spec.overrides(point)
         for seed in seeds:
@@ -249,9 +285,6 @@ def plan(spec: SweepSpec) -> list[Task]:
                     ident["reduce"] = reducer_identity(spec.reduce)
                 t.key = run_key(ident)
             tasks.append(t)
-    if tasks and all(t.error is not None for t in tasks):
-        raise ScenarioError(tasks[0].error)
-    return tasks
 
 
 # --- executing one run (in a worker) --------------------------------------------------------
@@ -530,6 +563,12 @@ def _broken(path: str, key: str, reduced: bool) -> str | None:
             return f"{name} is not a JSON object"
         if name == RUN_MANIFEST and doc.get("key") != key:
             return f"{name} names run {doc.get('key')!r}"
+        if name == "summary.json":
+            from aqmlab.metrics import not_a_summary
+
+            why = not_a_summary(doc)
+            if why is not None:
+                return f"{name} {why}"
     return None
 
 
@@ -555,24 +594,24 @@ def _is_ours(out: str) -> bool:
     """Whether everything in ``out`` is what a sweep writes (or plot and report add): the
     tables beside the ``sweep.json`` a sweep writes with them, ``runs/`` holding run folders
     (named by their 20-digit key) and hidden temporary entries, and hidden temporary tables."""
-    names = set()
-    for entry in os.scandir(out):
-        if entry.name.startswith(".") and entry.name.endswith(".partial"):
-            continue
-        if entry.name not in SWEEP_ENTRIES:
-            return False
-        names.add(entry.name)
+    with os.scandir(out) as entries:
+        names = {
+            e.name for e in entries if not (e.name.startswith(".") and e.name.endswith(".partial"))
+        }
+    if names - SWEEP_ENTRIES:
+        return False
     if names - {"runs", LOCK} and not _is_manifest(os.path.join(out, "sweep.json")):
         return False  # a results.csv of the user's own, say
     runs = _runs_dir(out)
     if os.path.lexists(runs):
         if not os.path.isdir(runs) or os.path.islink(runs):
             return False
-        for entry in os.scandir(runs):
-            if entry.name.startswith("."):
-                continue
-            if not (_is_key(entry.name) and entry.is_dir(follow_symlinks=False)):
-                return False
+        with os.scandir(runs) as entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                if not (_is_key(entry.name) and entry.is_dir(follow_symlinks=False)):
+                    return False
     return True
 
 
@@ -593,24 +632,25 @@ def _is_key(name: str) -> bool:
 class SweepFolder:
     """A sweep's folder, made ready to write: refused if it holds files a sweep did not write
     (:func:`aqmlab.outdir.foreign_files`, as ``aqmlab run`` refuses), locked for the sweep's
-    life (:class:`aqmlab.outdir.FolderLock`: a second sweep into it is refused at its start, and
-    a killed sweep's lock is released by the kernel), and cleaned of what an interrupted sweep
-    left half-written."""
+    life (:func:`aqmlab.outdir.lock_beside`, the lock a run of the folder takes too: a second
+    sweep or a run into it is refused at its start, and a killed sweep's lock is released by
+    the kernel), and cleaned of what an interrupted sweep left half-written. The lock is taken
+    before the folder is checked, so a run writing it is named as such."""
 
     def __init__(self, out: str) -> None:
-        from aqmlab.outdir import FolderLock, OutputError, foreign_files
+        from aqmlab.outdir import OutputError, final_path, foreign_files, lock_beside
 
         self.out = out
-        if os.path.lexists(out):
-            if not os.path.isdir(out):
-                import errno
-
-                raise OutputError(errno.ENOTDIR, "exists and is not a folder", out)
-            if not _is_ours(out):
-                raise foreign_files(out, "sweep", "write into it")
-        os.makedirs(_runs_dir(out), exist_ok=True)
-        self._lock: Any = FolderLock(os.path.join(out, LOCK), out, "sweep")
+        self._lock: Any = lock_beside(final_path(out), out, "sweep")
         try:
+            if os.path.lexists(out):
+                if not os.path.isdir(out):
+                    import errno
+
+                    raise OutputError(errno.ENOTDIR, "exists and is not a folder", out)
+                if not _is_ours(out):
+                    raise foreign_files(out, "sweep", "write into it")
+            os.makedirs(_runs_dir(out), exist_ok=True)
             # Holding the lock, no other sweep writes here: hidden temporary entries are what
             # a killed sweep left behind.
             _clean_partial(out)
@@ -865,7 +905,10 @@ def run_sweep(
     command: str | None = None,
 ) -> SweepResult:
     """Run every point × seed of ``spec`` not yet in ``out`` and write the tables."""
+    from aqmlab.outdir import check_out
+
     t_start = time.monotonic()
+    check_out(out)
     jobs = jobs or os.cpu_count() or 1
     if jobs < 1:
         raise AqmlabError(f"jobs: expected at least 1, got {jobs}")

@@ -29,6 +29,7 @@ column in the results is its key as written (a ``--set`` key path) or ``qdisc:LI
 from __future__ import annotations
 
 import itertools
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,6 +127,35 @@ class SweepSpec:
         n = len(self.points()) * len(self.seeds or [0])
         if n > MAX_RUNS:
             raise ScenarioError(f"sweep: {n} runs planned; at most {MAX_RUNS} are allowed")
+        self._check_disciplines()
+
+    def _check_disciplines(self) -> None:
+        """Every discipline an axis swaps in is one aqmlab has: an unknown name is refused
+        before any folder is made (as ``aqmlab run --compare`` refuses it), not a failed row."""
+        from aqmlab import _core
+
+        known = [q["name"] for q in _core.list_qdiscs()]
+        for axis in self.axes:
+            swaps = []
+            if axis.cases is not None:
+                for label, case in axis.cases.items():
+                    swaps += [
+                        (f"case {label}: {k}", v)
+                        for k, v in case.items()
+                        if k.startswith(QDISC_PREFIX)
+                    ]
+            else:
+                for i, k in enumerate(axis.keys):
+                    if k.startswith(QDISC_PREFIX):
+                        link = k.removeprefix(QDISC_PREFIX)
+                        where = f"--qdisc {link}" if axis.flag == "--qdisc" else f"qdisc.{link}"
+                        swaps += [(where, vals[i]) for vals in axis.values]
+            for where, kind in swaps:
+                if kind not in known:
+                    raise ScenarioError(
+                        f"{where}: unknown queue discipline {json.dumps(str(kind))}: expected "
+                        f"one of {', '.join(known)}"
+                    )
 
 
 def split_point(point: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -211,6 +241,23 @@ def literal(text: str) -> Any:
     return v if isinstance(v, (bool, int, float, str, list)) else text
 
 
+def read_input(path: str) -> bytes:
+    """The bytes of the scenario or sweep file at ``path``, read as ``aqmlab run`` reads its
+    scenario: up to the same size cap, refused with the same one-line error
+    (:class:`ScenarioError`), so an endless or huge file stops at once."""
+    from aqmlab import _core
+
+    return _core.read_scenario_file(path)
+
+
+def read_text(path: str) -> str:
+    """The text of the TOML file at ``path`` (:func:`read_input`); not UTF-8: one line."""
+    try:
+        return read_input(path).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioError(f"{path}: not UTF-8 text: expected a TOML file") from None
+
+
 def _toml_loads(text: str) -> dict[str, Any]:
     try:
         import tomllib
@@ -244,7 +291,9 @@ def from_cli(
         axes.append(Axis([k], [(literal(x),) for x in _values(v, f"--vary {k}")]))
     for item in qdisc:
         k, v = _pair(item, "--qdisc")
-        axes.append(Axis([QDISC_PREFIX + k], [(x,) for x in _values(v, f"--qdisc {k}")]))
+        axes.append(
+            Axis([QDISC_PREFIX + k], [(x,) for x in _values(v, f"--qdisc {k}")], flag="--qdisc")
+        )
     if zipped:
         group = {}
         for item in zipped:
@@ -276,7 +325,7 @@ def from_cli(
 def _existing(path: str, what: str) -> str:
     """``path`` when it is a file, else the one-line error naming it (before any run is
     planned, so no point is recorded as failed for want of the base scenario)."""
-    if not os.path.isfile(path):
+    if not os.path.exists(path) or os.path.isdir(path):
         from aqmlab.scenarios import names
 
         bundled = ", ".join(names()) or "none found"
@@ -306,13 +355,9 @@ def _zip_axis(group: dict[str, list[Any]], where: str = "--zip") -> Axis:
 
 def from_file(path: str) -> SweepSpec:
     """The spec a sweep file describes. Errors name the file and the key."""
+    text = read_text(path)
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise ScenarioError(f"{path}: {e.strerror}") from None
-    try:
-        doc = _toml_loads(raw.decode("utf-8"))
+        doc = _toml_loads(text)
     except Exception as e:  # noqa: BLE001 - tomllib's error names the line
         raise ScenarioError(f"{path}: not a valid TOML file: {e}") from None
     known = {

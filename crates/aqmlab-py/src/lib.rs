@@ -53,6 +53,17 @@ fn read_file(path: &str, kind: aqmlab_core::input::InputKind) -> PyResult<Vec<u8
         .map_err(ScheduleError::new_err)
 }
 
+/// The bytes of the scenario (or sweep) file at `path`, read as a run reads its scenario: up
+/// to the scenario's size cap ([`aqmlab_core::input::SCENARIO`]), so Python's reads of a
+/// sweep's inputs stop where a run's do, with the same one-line error (ScenarioError).
+#[pyfunction]
+fn read_scenario_file<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes =
+        aqmlab_core::input::read_capped(std::path::Path::new(path), aqmlab_core::input::SCENARIO)
+            .map_err(ScenarioError::new_err)?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
 /// Every discipline with its parameter table and its cost: a list of dicts `{name, summary,
 /// params: [{name, default, type, unit, range, help, tuning, tuning_how}], facts: {state,
 /// per_flow, per_packet, timers, spec}}` (`tuning`: fixed, derived or adapted, RFC 7928 §12;
@@ -707,6 +718,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(list_qdiscs, m)?)?;
     m.add_function(wrap_pyfunction!(list_text, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
+    m.add_function(wrap_pyfunction!(read_scenario_file, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // How this module was compiled: "profile-guided" when scripts/pgo-install.sh built it (it
     // sets AQMLAB_BUILD), else "plain". Speed figures depend on it; results do not.

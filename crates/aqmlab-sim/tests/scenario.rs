@@ -832,7 +832,7 @@ fn time_series_that_would_take_gigabytes_are_refused() {
         );
     assert_eq!(
         err(&text),
-        "t.toml:4: bin: 1ms in bins of 1ns for 4002 link directions and 2 flows makes 40032000000 time-series values, more than 100000000: expected a bin of at least 401ns"
+        "t.toml:4: bin: 1ms in bins of 1ns for 4002 link directions and 2 flows makes 40032000000 time-series values, more than 100000000: expected a bin of at least 410ns"
     );
 }
 

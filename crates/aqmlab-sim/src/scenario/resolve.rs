@@ -248,7 +248,8 @@ fn check_series(
         // The smallest bin whose bin count (rounded up, as above) stays within the limit:
         // at most ⌊limit / series⌋ bins.
         let max_bins = (MAX_SERIES_VALUES / series).max(1);
-        let min_bin = SimDuration::from_nanos(duration.as_nanos().div_ceil(max_bins));
+        let min_bin =
+            SimDuration::from_nanos(round_up_2_digits(duration.as_nanos().div_ceil(max_bins)));
         return Err(cx.err(
             raw_bin.as_ref().map(|b| b.span()),
             "bin",
@@ -259,6 +260,16 @@ fn check_series(
         ));
     }
     Ok(())
+}
+
+/// `n` rounded up to two significant digits (`112000018` → `120000000`), so a suggested bin
+/// reads as a round duration ("120ms") and still fits.
+fn round_up_2_digits(n: u64) -> u64 {
+    let mut step = 1u64;
+    while n / step >= 100 {
+        step *= 10;
+    }
+    n.div_ceil(step).saturating_mul(step)
 }
 
 /// The byte limit of each link direction (a `buffer` in bytes, or its discipline's memory
@@ -750,21 +761,36 @@ rate = "1Mbps"
         // 10 s in 1 ms bins: 10^4 bins × (10 × 2 + 6 × 1) series = 260,000 values.
         assert!(check_series(&c, &None, ten, SimDuration::from_millis(1), 2, 1).is_ok());
         // In 1 µs bins: 2.6·10^8 values. At most ⌊10^8 / 26⌋ = 3,846,153 bins fit, so bins of
-        // at least ⌈10^10 / 3,846,153⌉ = 2601 ns (2600 ns would make 100,000,004 values).
+        // at least ⌈10^10 / 3,846,153⌉ = 2601 ns (2600 ns would make 100,000,004 values),
+        // suggested as 2700 ns (two significant digits, rounded up).
         assert_eq!(
             err_of(check_series(&c, &None, ten, SimDuration::from_micros(1), 2, 1)),
             (
                 None,
                 "bin".into(),
-                "10s in bins of 1us for 2 link directions and 1 flows makes 260000000 time-series values, more than 100000000: expected a bin of at least 2601ns".into()
+                "10s in bins of 1us for 2 link directions and 1 flows makes 260000000 time-series values, more than 100000000: expected a bin of at least 2700ns".into()
             )
         );
-        // The suggested bin is accepted, and one nanosecond less is not.
+        // The suggested bin is accepted, as is the exact least one, and one nanosecond less
+        // is not.
+        assert!(check_series(&c, &None, ten, SimDuration::from_nanos(2700), 2, 1).is_ok());
         assert!(check_series(&c, &None, ten, SimDuration::from_nanos(2601), 2, 1).is_ok());
         assert!(check_series(&c, &None, ten, SimDuration::from_nanos(2600), 2, 1).is_err());
         // 10^4 bins of 1 ms for 10^4 directions: exactly 10^8 values, allowed.
         assert!(check_series(&c, &None, ten, SimDuration::from_millis(1), 1000, 0).is_ok());
         assert!(check_series(&c, &None, ten, SimDuration::from_millis(1), 1000, 1).is_err());
+    }
+
+    /// The suggested bin is a round duration, never below the least one (the audit's
+    /// 100000 s run was told "at least 112000018ns").
+    #[test]
+    fn the_suggested_bin_is_rounded_up_to_two_digits() {
+        for (n, want) in [(0, 0), (99, 99), (100, 100), (101, 110), (2601, 2700)] {
+            assert_eq!(round_up_2_digits(n), want);
+        }
+        let bin = SimDuration::from_nanos(round_up_2_digits(112_000_018));
+        assert_eq!(bin.to_string(), "120ms");
+        assert_eq!(round_up_2_digits(u64::MAX), u64::MAX);
     }
 
     fn limits(text: &str) -> Vec<Option<(u64, usize, String)>> {
