@@ -59,9 +59,13 @@ def test_red_vs_codel_claim_names_the_hypothesis_runs(rvc):
     # Where ARED stays not comparable: ns-2.35's ARED in the same configuration.
     assert "{_ared_itself}" in outcomes[3] and "{_ns2_ared_same}" in outcomes[3]
     assert "{_ared_band}" in c.explanation[3]["hypothesis"]
+    assert "{_ared_slope}" in outcomes[3]
     assert rvc.NS2_RUNS["ns-2 ARED"] == "ared"
     axis = next(a for a in exp.sweeps[0].axes if a.keys == ["discipline"])
     assert set(rvc.VARIANTS) <= set(axis.cases)
+    slope = axis.cases[rvc.SLOPE_ARM]
+    assert slope["dumbbell.bottleneck.params.gentle_slope"] == "initial"
+    assert {k: v for k, v in slope.items() if "gentle_slope" not in k} == axis.cases["ARED"]
 
 
 def test_red_vs_codel_settings_test_flips_with_the_numbers(rvc):
@@ -124,6 +128,58 @@ def test_red_vs_codel_ared_itself_reads_the_ns2_table(rvc):
     # Our ARED comparable: nothing left for the hypothesis to explain.
     nums = rvc.numbers(_rvc_ctx(rvc, 5 * ns2, ns2, {"ARED": ns2}))
     assert nums["ared_itself"] == "unexplained" and "none" in nums["_ared_itself"]
+
+
+def test_red_vs_codel_ared_slope_test_flips_with_the_numbers(rvc):
+    """[hypothesis.ared-itself]'s slope run: ours with ns-2.35's gentle slope within a factor
+    1.25 of ns-2.35's ARED at every point confirms; at none refutes; at some, unexplained."""
+    ns2 = {"cubic, 45": 238.0, "vegas, 45": 190.0}
+    pts = list(ns2)
+    t = rvc.same_queue_test(pts, {"cubic, 45": 227.0, "vegas, 45": 226.0}, ns2)
+    assert t["outcome"] == "confirmed" and "(0.95)" in t["text"]
+    # Ours with the current slope (0.65 and 0.84 times ns-2.35's at seeds 1-3): not confirmed.
+    t = rvc.same_queue_test(pts, {"cubic, 45": 155.0, "vegas, 45": 160.0}, ns2)
+    assert t["outcome"] == "unexplained" and t["same"] == ["vegas, 45"]
+    t = rvc.same_queue_test(pts, {"cubic, 45": 155.0, "vegas, 45": 140.0}, ns2)
+    assert t["outcome"] == "refuted"
+    # The factor's bounds are in; a missing run or no points confirm nothing.
+    t = rvc.same_queue_test(pts, {"cubic, 45": 238.0 * 1.25, "vegas, 45": 190.0 / 1.25}, ns2)
+    assert t["outcome"] == "confirmed"
+    assert rvc.same_queue_test(pts, {"cubic, 45": 238.0}, ns2)["outcome"] == "unexplained"
+    assert rvc.same_queue_test([], {}, ns2)["outcome"] == "unexplained"
+
+
+def test_red_vs_codel_ared_gentle_slope_holds_ns2s_queue(rvc):
+    """The slope run itself, at CUBIC 45 in the full mode (100 applications, 200 s, seed 1;
+    about a second a run): the ARED arm with gentle_slope = initial holds ns-2.35's ARED's queue
+    (its ns2-kuhn14.csv row, seed 1) within the factor; with the current slope (our default, the
+    counterfactual) it does not."""
+    import pandas as pd
+    from aqmlab.run import run
+
+    d = pd.read_csv(rvc.NS2_TABLE, dtype={"buffer": str})
+    row = d[
+        (d["apps"] == 100)
+        & (d["qdisc"] == "ared")
+        & (d["tcp"] == "cubic")
+        & (d["buffer"] == "45")
+        & (d["seed"] == 1)
+    ]
+    ns2 = {"cubic, 45": float(row["delay_mean_ms"].iloc[0])}
+    scenario = os.path.join(os.path.dirname(rvc.NS2_TABLE), "scenario.toml")
+
+    def ours(slope: str) -> dict:
+        s = {
+            "dumbbell.bottleneck.buffer": "45p",
+            "dumbbell.bottleneck.params.mean_pkt_size": 1500,
+            "dumbbell.bottleneck.params.adaptive": True,
+            "dumbbell.bottleneck.params.gentle_slope": slope,
+        }
+        r = run(scenario, seed=1, qdisc={"bottleneck": "red"}, set=s, keep=False, progress=False)
+        return {"cubic, 45": r.summary["links"]["bottleneck"]["sojourn_ms"]["mean"]}
+
+    assert rvc.same_queue_test(list(ns2), ours("initial"), ns2)["outcome"] == "confirmed"
+    assert rvc.same_queue_test(list(ns2), ours("current"), ns2)["outcome"] == "refuted"
 
 
 def test_red_vs_codel_ared_band(rvc):

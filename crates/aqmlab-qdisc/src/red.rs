@@ -57,6 +57,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::number("max_p", "0.1", "drop probability at avg = max_th (ns-2 1/linterm_, linterm_ 10; FJ93 used 0.02); the initial value with adaptive=true").gt(0.0).le(1.0).unit("probability")
     .adapted("with adaptive=true, every interval: max_p += min(0.01, max_p/4) while avg is above the target band [min_th + 0.4·(max_th−min_th), max_th − 0.4·(max_th−min_th)] and max_p < top, max_p ×= 0.9 while below it and max_p > bottom (ARED §4; ns-2 updateMaxP)"),
     ParamSpec::boolean("gentle", "true", "gentle RED: the probability rises from max_p to 1 between max_th and 2*max_th, forced drops only above 2*max_th (ns-2.35 gentle_ true)"),
+    ParamSpec::choice("gentle_slope", "current", "current|initial", "gentle RED with adaptive=true: the gentle segment rises from the current (adapted) max_p to 1 (current), or keeps the slope set from the initial max_p at reset, as ns-2.35 does (initial: red.cc reset v_c, v_d; avg just above max_th then gets about the initial max_p)"),
     ParamSpec::boolean("wait", "true", "ns-2/ns-3 drop spacing: no early drop until count*p_b >= 1, gaps between 1/p_b and 2/p_b (ns-2 wait_ true); false gives FJ93's p_b/(1-count*p_b)"),
     ParamSpec::boolean("adaptive", "false", "Adaptive RED (Floyd, Gummadi, Shenker 2001): every interval, max_p += min(0.01, max_p/4) above the target band, max_p *= 0.9 below it (ns-2 adaptive_)"),
     ParamSpec::boolean("ecn", "false", "CE-mark ECN-capable packets instead of dropping them early (ns-2 setbit_, ns-3 UseEcn); forced drops follow hard_drop, overlimit drops always drop"),
@@ -83,6 +84,20 @@ pub enum RedMode {
     Bytes,
 }
 
+/// Which `max_p` the gentle segment (`max_th ≤ avg < 2·max_th`) is drawn from; differs only
+/// with `adaptive` and `gentle`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GentleSlope {
+    /// From the current, adapted `max_p`: the segment runs from `(max_th, max_p)` to
+    /// `(2·max_th, 1)` (gentle RED, Floyd 2000, with ARED's `max_p`).
+    Current,
+    /// From the `max_p` at reset, kept while `max_p` adapts: ns-2.35 `red.cc` computes
+    /// `v_c = (1 − cur_max_p)/th_max` and `v_d = 2·cur_max_p − 1` only in `REDQueue::reset`
+    /// (`cur_max_p = 1/max_p_inv`), `updateMaxP` changes `cur_max_p` alone, and
+    /// `calculate_p_new` gives `p = v_c·avg + v_d` for `avg ≥ th_max` whatever `cur_max_p` is.
+    Initial,
+}
+
 /// Validated RED configuration, with every automatic value resolved.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RedConfig {
@@ -100,6 +115,8 @@ pub struct RedConfig {
     pub max_p: f64,
     /// Gentle RED.
     pub gentle: bool,
+    /// Where the gentle segment's slope comes from when `max_p` adapts.
+    pub gentle_slope: GentleSlope,
     /// ns-2's `wait_` drop spacing.
     pub wait: bool,
     /// Adaptive RED's `max_p` adaptation.
@@ -197,6 +214,7 @@ impl RedConfig {
             w_q,
             max_p,
             gentle: p.bool("gentle"),
+            gentle_slope: [GentleSlope::Current, GentleSlope::Initial][p.choice("gentle_slope")],
             wait: p.bool("wait"),
             adaptive,
             ecn: p.bool("ecn"),
@@ -354,9 +372,11 @@ impl Red {
         } else {
             return;
         }
-        // ns-2/ns-3 keep the gentle slope of the initial max_p; ARED's gentle segment starts at
-        // the current max_p, so it is recomputed (only matters with adaptive + gentle).
-        self.set_gentle_slope();
+        // ARED's gentle segment starts at the current max_p, so it is recomputed; ns-2.35 (and
+        // ns-3) keep the slope of the initial max_p (red.cc reset), gentle_slope = initial.
+        if self.cfg.gentle_slope == GentleSlope::Current {
+            self.set_gentle_slope();
+        }
     }
 
     /// `p_b` (FJ93 §4; gentle: Floyd 2000), capped at 1.
@@ -715,5 +735,53 @@ mod tests {
             (5, 15, 0)
         );
         assert_eq!(step(&["hard_drop=false"], Ecn::Ect0), (5, 15, 0));
+    }
+
+    /// Adaptive RED driven from max_p 0.1 to its cap 0.5 (thresholds 5 and 15 packets), then
+    /// p_b at avg = 1.5·max_th = 22.5: the gentle segment from the current max_p gives
+    /// 0.5 + 0.5·0.5 = 0.75; ns-2.35's slope from the initial max_p (red.cc reset: v_c = 0.9/15,
+    /// v_d = −0.8) gives 0.06·22.5 − 0.8 = 0.55, and 0.1 just above max_th.
+    fn gentle_p_b_after_adapting(slope: &str) -> (f64, f64, f64) {
+        let items = ["min_th=5", "max_th=15", "adaptive=true", slope];
+        let mut r = Red::new(cfg(&items).unwrap(), UniformSource::seeded(1));
+        assert_eq!(r.max_p(), 0.1);
+        let mut steps = 0;
+        while r.max_p() < r.cfg.top {
+            steps += 1;
+            r.update_max_p(20.0, steps * 1_000_000_000);
+        }
+        r.avg = 22.5;
+        let mid = r.p_b();
+        r.avg = 15.0;
+        (r.max_p(), mid, r.p_b())
+    }
+
+    #[test]
+    fn gentle_slope_current_or_initial_max_p() {
+        assert_eq!(cfg(&[]).unwrap().gentle_slope, GentleSlope::Current);
+        let (mp, cur_mid, cur_edge) = gentle_p_b_after_adapting("gentle_slope=current");
+        let (mp2, ini_mid, ini_edge) = gentle_p_b_after_adapting("gentle_slope=initial");
+        assert_eq!(mp, mp2);
+        assert!((mp - 0.5).abs() < 1e-12, "max_p {mp}");
+        // current: (1 − max_p)/15·avg + 2·max_p − 1.
+        assert!((cur_mid - 0.75).abs() < 1e-12, "{cur_mid}");
+        assert!((cur_edge - 0.5).abs() < 1e-12, "{cur_edge}");
+        // initial (ns-2.35): (1 − 0.1)/15·avg + 2·0.1 − 1, whatever max_p is now.
+        assert!((ini_mid - 0.55).abs() < 1e-12, "{ini_mid}");
+        assert!((ini_edge - 0.1).abs() < 1e-12, "{ini_edge}");
+        // Without adaptation the two are the same.
+        let fixed = |slope: &str| {
+            let mut r = Red::new(
+                cfg(&["min_th=5", "max_th=15", slope]).unwrap(),
+                UniformSource::seeded(1),
+            );
+            r.avg = 22.5;
+            r.p_b()
+        };
+        assert_eq!(fixed("gentle_slope=current"), fixed("gentle_slope=initial"));
+        assert!(cfg(&["gentle_slope=adapted"])
+            .unwrap_err()
+            .to_string()
+            .starts_with("red: parameter gentle_slope = adapted: expected"));
     }
 }

@@ -25,6 +25,13 @@ VARIANTS = ["RED, 1 s w_q", "ARED", "RED, ns-2 byte mode"]
 NS2_TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ns2-kuhn14.csv")
 NS2_RUNS = {"ns-2 byte mode": "red-default", "ns-2 RED": "red", "ns-2 ARED": "ared"}
 NS2_BUFFERS = {"100000": "unlimited"}
+#: Our ARED arm with ns-2.35's gentle slope (RED's gentle_slope = initial: ns-2.35 red.cc
+#: REDQueue::reset fixes the gentle segment's v_c and v_d from the initial max_p), compared with
+#: ns-2.35's ARED at the points our ARED leaves ([hypothesis.ared-itself]).
+SLOPE_ARM = "ARED, ns-2 gentle slope"
+#: "The same queue": ours ÷ ns-2.35's within [1/SAME_FACTOR, SAME_FACTOR] (a quarter either
+#: way; our RED arm is 0.95-1.05 times ns-2.35's Queue/RED in the same configuration).
+SAME_FACTOR = 1.25
 #: The claim whose difference the variants test, and the outcomes a test can come out with.
 TESTED = "delay-comparable"
 CONFIRMED, REFUTED, UNEXPLAINED = "confirmed", "refuted", "unexplained"
@@ -113,6 +120,32 @@ def same_failure_test(predicate: str, left: list[str], ns2: dict, codel: dict) -
     return {"outcome": outcome, "failing": fails, "text": text}
 
 
+def same_queue_test(points: list[str], ours: dict, ns2: dict, factor: float = SAME_FACTOR) -> dict:
+    """Our ARED with ns-2.35's gentle slope against ns-2.35's ARED at ``points`` (the points our
+    ARED leaves not comparable with CoDel). ``confirmed`` when ours ÷ ns-2.35's is within
+    [1/factor, factor] at every point (the slope accounts for the difference between the two
+    AREDs), ``refuted`` when at none, ``unexplained`` when at some only, or when a point lacks
+    either run (or there are no points: nothing to test)."""
+    both = [p for p in points if ours.get(p) and ns2.get(p)]
+    same = [p for p in both if 1.0 / factor <= ours[p] / ns2[p] <= factor]
+    if both and len(same) == len(both) == len(points):
+        outcome = CONFIRMED
+    elif both and not same:
+        outcome = REFUTED
+    else:
+        outcome = UNEXPLAINED
+    each = "; ".join(
+        f"{p}: {fmt(ours.get(p))} vs {fmt(ns2.get(p))} ms"
+        + (f" ({ours[p] / ns2[p]:.2f})" if p in both else "")
+        for p in points
+    )
+    text = (
+        f"ours with ns-2.35's gentle slope vs ns-2.35's ARED: {each or 'none'}; within a factor "
+        f"{factor:g} at {len(same)} of {len(points)}: {outcome}"
+    )
+    return {"outcome": outcome, "same": same, "text": text}
+
+
 def _delays(g: Any, discipline: str) -> dict[str, float]:
     """Mean delay per point ("tcp, buffer", the claim's point names) of one discipline."""
     sub = g[g["discipline"] == discipline]
@@ -146,6 +179,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
     ared = tests["ARED"]
     ared_left = [p for p in failing if p not in ared["passed"]]
     ared_ns2 = same_failure_test(c.predicate, ared_left, ns2["ns-2 ARED"], codel)
+    ared_slope = same_queue_test(ared_left, _delays(g, SLOPE_ARM), ns2["ns-2 ARED"])
     rule = {
         f"{name} {t * 1000:g} ms": dict(zip(("min_th", "max_th"), threshold_rule(t)))
         for name, t in (("CoDel's target", CODEL_TARGET_S), ("CoDel's interval", CODEL_INTERVAL_S))
@@ -169,6 +203,8 @@ def numbers(ctx: Any) -> dict[str, Any]:
         "ared_itself": ared_ns2["outcome"],
         "_ared_itself": ared_ns2["text"],
         "_ns2_ared_same": same_config_text(ared_left, _delays(g, "ARED"), ns2["ns-2 ARED"]),
+        "ared_slope": ared_slope["outcome"],
+        "_ared_slope": ared_slope["text"],
         "byte_mode_as_arm": as_arm,
         "_ns2_same": same_config_text(failing, red, ns2["ns-2 RED"]),
     }
