@@ -23,7 +23,7 @@ use crate::world::{
     Arrivals, BuildError, IdleDist, OnOff, Sim, SizeDist, TcpApp, TcpSpec, UdpSpec,
 };
 use aqmlab_core::{Ecn, SimDuration, SimTime};
-use aqmlab_qdisc::{AnyConfig, Params, UniformSource};
+use aqmlab_qdisc::{AnyConfig, Params, UniformSource, Written};
 use aqmlab_tcp::{CcKind, TcpConfig};
 use std::path::PathBuf;
 use toml_edit::{value, Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, Value};
@@ -273,11 +273,28 @@ fn direction_table(d: &ResolvedDirection) -> Table {
         tb.insert("jitter", value(j.as_str()));
     }
     let mut params = InlineTable::new();
-    for (k, v) in d.params.resolved() {
-        params.insert(k, Value::from(v));
+    // Each value in its type's TOML form (issue 20): booleans and numbers as themselves.
+    for (k, v) in d.params.resolved_written() {
+        params.insert(k, param_value(v));
     }
     tb.insert("params", value(params));
     tb
+}
+
+/// A discipline parameter's value in the resolved file, as the loader reads it back to the
+/// same value (`disc_params`): a boolean as a TOML boolean, a number as a TOML float (written
+/// in its shortest form that parses to it), a whole number as a TOML integer (as text beyond
+/// TOML's integers), anything else as its text.
+fn param_value(w: Written<'_>) -> Value {
+    match w {
+        Written::Bool(b) => Value::from(b),
+        Written::Number(x) => Value::from(x),
+        Written::Integer(n) => match i64::try_from(n) {
+            Ok(i) => Value::from(i),
+            Err(_) => Value::from(n.to_string()),
+        },
+        Written::Text(t) => Value::from(t),
+    }
 }
 
 /// A byte count as the loader reads it back (`"300B"`).
