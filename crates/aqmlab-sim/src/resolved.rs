@@ -658,6 +658,24 @@ mod tests {
     use crate::scenario::{resolve_with_edits, Overrides, Scenario};
     use std::path::Path;
 
+    #[test]
+    fn a_whole_number_beyond_tomls_integers_is_written_as_its_digits() {
+        assert_eq!(
+            param_value(Written::Integer(i64::MAX as u64)).as_integer(),
+            Some(i64::MAX)
+        );
+        assert_eq!(
+            param_value(Written::Integer(u64::MAX)).as_str(),
+            Some("18446744073709551615")
+        );
+        // and read back by the spec of a whole number to the same value
+        let spec = aqmlab_qdisc::ParamSpec::integer("n", "0", "");
+        assert_eq!(
+            spec.parse("k", "18446744073709551615"),
+            Ok(aqmlab_qdisc::Value::Integer(u64::MAX))
+        );
+    }
+
     const TEXT: &str = r#"
 duration = "2s"
 nodes = ["a", "b", "c"]
