@@ -123,7 +123,9 @@ const PARAM_TYPES: &str = "crates/aqmlab-sim/tests/resolved-param-types.toml";
 /// The `params` table of every link direction of a resolved file, by direction name
 /// (`codel`, `codel.rev`).
 fn written_params(resolved: &str) -> Vec<(String, toml::Table)> {
-    let doc: toml::Table = resolved.parse().unwrap_or_else(|e| panic!("{e}\n{resolved}"));
+    let doc: toml::Table = resolved
+        .parse()
+        .unwrap_or_else(|e| panic!("{e}\n{resolved}"));
     let mut out = Vec::new();
     for l in doc["links"].as_array().unwrap() {
         let name = l["name"].as_str().unwrap();
@@ -164,9 +166,7 @@ fn the_resolved_disciplines_parameters_are_written_in_their_types_toml_form() {
         }
     }
     // The values the issue names, given as strings or as TOML values.
-    let get = |dir: &str, k: &str| {
-        written.iter().find(|(n, _)| n == dir).unwrap().1[k].clone()
-    };
+    let get = |dir: &str, k: &str| written.iter().find(|(n, _)| n == dir).unwrap().1[k].clone();
     assert_eq!(get("codel", "ecn"), toml::Value::Boolean(true));
     assert_eq!(get("codel", "l4s"), toml::Value::Boolean(false));
     assert_eq!(get("codel", "limit"), toml::Value::String("100p".into()));
@@ -176,12 +176,18 @@ fn the_resolved_disciplines_parameters_are_written_in_their_types_toml_form() {
     assert_eq!(get("red", "min_th"), toml::Value::Float(5.0)); // given as 5
     assert_eq!(get("red", "bottom"), toml::Value::String("auto".into()));
     assert_eq!(get("red", "mode"), toml::Value::String("packet".into()));
-    assert_eq!(get("red", "bandwidth"), toml::Value::String("18Mbps".into()));
+    assert_eq!(
+        get("red", "bandwidth"),
+        toml::Value::String("18Mbps".into())
+    );
     assert_eq!(get("pie", "ecn"), toml::Value::Boolean(true)); // given as "true"
     assert_eq!(get("pie", "beta"), toml::Value::Float(1.25)); // given as "1.25"
     assert_eq!(get("cake", "overhead"), toml::Value::Float(0.0)); // a number (may be < 0)
     assert_eq!(get("dualpi2", "coupling_factor"), toml::Value::Integer(3));
-    assert_eq!(get("dualpi2", "drop_on_overload"), toml::Value::Boolean(false));
+    assert_eq!(
+        get("dualpi2", "drop_on_overload"),
+        toml::Value::Boolean(false)
+    );
     assert_eq!(get("fq_codel", "drop_batch"), toml::Value::Integer(64));
     assert_eq!(get("fq_codel", "flows"), toml::Value::Integer(256)); // given as "256"
     assert_eq!(get("cake.rev", "head_drop"), toml::Value::Boolean(false)); // drop-tail
@@ -212,7 +218,13 @@ fn the_resolved_disciplines_parameters_read_back_bit_identical() {
             for spec in kind.params() {
                 // Debug text: f64s shortest-exact, so any bit that moved shows.
                 let (va, vb) = (da.params.value(spec.name), db.params.value(spec.name));
-                assert_eq!(format!("{va:?}"), format!("{vb:?}"), "{}: {}", da.name, spec.name);
+                assert_eq!(
+                    format!("{va:?}"),
+                    format!("{vb:?}"),
+                    "{}: {}",
+                    da.name,
+                    spec.name
+                );
             }
         }
     }
