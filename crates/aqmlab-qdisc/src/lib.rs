@@ -57,6 +57,7 @@ pub use contract::{Backlog, DropReason, MarkReason, QdiscCx, QdiscEvent, QueueDi
 pub use facts::Facts;
 pub use params::{
     tables_parsed, texts_parsed, Bound, ConfigError, Given, ParamSpec, Params, Tuning, Type, Value,
+    Written,
 };
 pub use registry::{AnyConfig, AnyQdisc, Kind};
 pub use state_trace::{StateChange, StateTrace};

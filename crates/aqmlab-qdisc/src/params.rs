@@ -576,6 +576,20 @@ pub enum Value {
     Word(&'static str),
 }
 
+/// A parameter's value as a resolved scenario writes it ([`Params::resolved_written`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Written<'a> {
+    /// As text: a duration, rate or size in its units (`"5ms"`, `"10Mbps"`, `"100p"`), an
+    /// enum's choice, or one of the spec's words (`"auto"`).
+    Text(&'a str),
+    /// [`Type::Bool`].
+    Bool(bool),
+    /// [`Type::Number`] (finite: [`ParamSpec::parse`] refuses the others).
+    Number(f64),
+    /// [`Type::Integer`].
+    Integer(u64),
+}
+
 /// A bad discipline name, parameter name or value.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ConfigError {
@@ -768,6 +782,27 @@ impl Params {
     /// its default: the fully resolved parameters, which build the same discipline when given.
     pub fn resolved(&self) -> Vec<(&'static str, &str)> {
         self.specs.iter().map(|s| self.raw(s.name)).collect()
+    }
+
+    /// [`Params::resolved`], each value in the form its type takes in a resolved scenario's
+    /// TOML (issue 20): a boolean, number or whole number as itself, every other value (a
+    /// duration, rate or size in its units, an enum's choice, a word like `auto`) as the text
+    /// given or its default. Loaded again, each reads back to the same value, bit for bit: a
+    /// number is written in the shortest form that parses to it.
+    pub fn resolved_written(&self) -> Vec<(&'static str, Written<'_>)> {
+        self.specs
+            .iter()
+            .zip(&self.values)
+            .map(|(s, v)| {
+                let w = match *v {
+                    Value::Bool(b) => Written::Bool(b),
+                    Value::Number(x) => Written::Number(x),
+                    Value::Integer(n) => Written::Integer(n),
+                    _ => Written::Text(self.raw(s.name).1),
+                };
+                (s.name, w)
+            })
+            .collect()
     }
 
     /// The text given for `name`, or its default.

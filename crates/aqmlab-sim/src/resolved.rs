@@ -23,7 +23,7 @@ use crate::world::{
     Arrivals, BuildError, IdleDist, OnOff, Sim, SizeDist, TcpApp, TcpSpec, UdpSpec,
 };
 use aqmlab_core::{Ecn, SimDuration, SimTime};
-use aqmlab_qdisc::{AnyConfig, Params, UniformSource};
+use aqmlab_qdisc::{AnyConfig, Params, UniformSource, Written};
 use aqmlab_tcp::{CcKind, TcpConfig};
 use std::path::PathBuf;
 use toml_edit::{value, Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, Value};
@@ -274,11 +274,28 @@ fn direction_table(d: &ResolvedDirection) -> Table {
         tb.insert("jitter", value(j.as_str()));
     }
     let mut params = InlineTable::new();
-    for (k, v) in d.params.resolved() {
-        params.insert(k, Value::from(v));
+    // Each value in its type's TOML form (issue 20): booleans and numbers as themselves.
+    for (k, v) in d.params.resolved_written() {
+        params.insert(k, param_value(v));
     }
     tb.insert("params", value(params));
     tb
+}
+
+/// A discipline parameter's value in the resolved file, as the loader reads it back to the
+/// same value (`disc_params`): a boolean as a TOML boolean, a number as a TOML float (written
+/// in its shortest form that parses to it), a whole number as a TOML integer (as text beyond
+/// TOML's integers), anything else as its text.
+fn param_value(w: Written<'_>) -> Value {
+    match w {
+        Written::Bool(b) => Value::from(b),
+        Written::Number(x) => Value::from(x),
+        Written::Integer(n) => match i64::try_from(n) {
+            Ok(i) => Value::from(i),
+            Err(_) => Value::from(n.to_string()),
+        },
+        Written::Text(t) => Value::from(t),
+    }
 }
 
 /// A byte count as the loader reads it back (`"300B"`).
@@ -641,6 +658,24 @@ mod tests {
     use super::*;
     use crate::scenario::{resolve_with_edits, Overrides, Scenario};
     use std::path::Path;
+
+    #[test]
+    fn a_whole_number_beyond_tomls_integers_is_written_as_its_digits() {
+        assert_eq!(
+            param_value(Written::Integer(i64::MAX as u64)).as_integer(),
+            Some(i64::MAX)
+        );
+        assert_eq!(
+            param_value(Written::Integer(u64::MAX)).as_str(),
+            Some("18446744073709551615")
+        );
+        // and read back by the spec of a whole number to the same value
+        let spec = aqmlab_qdisc::ParamSpec::integer("n", "0", "");
+        assert_eq!(
+            spec.parse("k", "18446744073709551615"),
+            Ok(aqmlab_qdisc::Value::Integer(u64::MAX))
+        );
+    }
 
     const TEXT: &str = r#"
 duration = "2s"
