@@ -39,7 +39,7 @@ pub use edits::{apply_sets, apply_unsets, build_with_edits, build_with_sets, res
 use flow_keys::RawFlow;
 pub use flow_keys::{flow_keys_markdown, Applies, FlowKey, FLOW_KEYS};
 use flows::{check_flows, crossings, resolve_flows, Crossing, RawFlows};
-use links::{direction, largest_per_link, params_byte_limit, read_topology};
+use links::{direction, largest_per_link, params_byte_limit, read_topology, DirIn};
 use raw_units::{Delays, Rate, Size, Step, Time, TimeDist};
 use resolve::resolve_expanded;
 use tcp::tcp_config;

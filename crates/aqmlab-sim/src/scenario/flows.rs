@@ -84,8 +84,31 @@ impl<'a> Iterator for Stamps<'a> {
     }
 }
 
+/// One flow being resolved: the context (for errors), its table, its key path (`flows[3]`) and
+/// its index among the flows (its start's random stream).
+struct FlowAt<'a> {
+    cx: &'a Ctx<'a>,
+    f: &'a RawFlow,
+    p: &'a str,
+    i: usize,
+}
+
+/// A flow's settings common to udp and tcp flows: its name, end nodes and times.
+struct FlowCommon {
+    name: Option<String>,
+    src: u32,
+    dst: u32,
+    /// The start, drawn when random, and the time or distribution it came from.
+    start: SimTime,
+    start_spec: DurationDist,
+    start_random: bool,
+    stop: Option<SimTime>,
+}
+
 /// Checks and resolves the scenario's flows, without a simulation; true when one of them draws
-/// at random (a random start, on/off periods, random traffic), so that the seed matters.
+/// at random (a random start, on/off periods, random traffic), so that the seed matters. Each
+/// flow in steps: its name ([`flow_name`]), end nodes, times ([`flow_times`]), then the
+/// settings of its kind ([`udp_flow`], [`tcp_flow`]).
 pub(super) fn resolve_flows(
     cx: &Ctx<'_>,
     flows: &RawFlows,
@@ -100,202 +123,18 @@ pub(super) fn resolve_flows(
     let mut flow_names: std::collections::BTreeMap<String, usize> = Default::default();
     for (i, (f, instance)) in flows.iter().enumerate() {
         let p = format!("flows[{i}]");
-        let name = match &f.name {
-            None => None,
-            Some(n) => {
-                // A stamped flow's name: its table's, numbered (as `count = N` names them).
-                let v = match instance {
-                    Some(j) => format!("{}-{}", n.get_ref(), j + 1),
-                    None => n.get_ref().clone(),
-                };
-                if v.is_empty() || v.chars().any(char::is_control) {
-                    return Err(cx.err(
-                        Some(n.span()),
-                        format!("{p}.name"),
-                        "expected a non-empty name without control characters",
-                    ));
-                }
-                if let Some(j) = flow_names.get(&v) {
-                    return Err(cx.err(
-                        Some(n.span()),
-                        format!("{p}.name"),
-                        format!("flows[{j}] is named {v:?} already: expected a unique name"),
-                    ));
-                }
-                flow_names.insert(v.clone(), i);
-                Some(v)
-            }
-        };
+        let x = FlowAt { cx, f, p: &p, i };
+        let name = flow_name(&x, instance, &mut flow_names)?;
         let node = |s: &S, path: &str| node_index(cx, &lookup, s, path);
         let (src, dst) = (
             node(&f.from, &format!("{p}.from"))?,
             node(&f.to, &format!("{p}.to"))?,
         );
-        let mut start_random = false;
-        let (start, start_spec) = match &f.start {
-            Some(s) => {
-                // A time, or a distribution drawn from the flow's own stream.
-                let d = *s.get();
-                random |= d.is_random();
-                start_random = d.is_random();
-                let mut rng =
-                    aqmlab_core::Xoshiro256pp::for_stream(seed, &start_stream(i, name.as_deref()));
-                (SimTime::ZERO + d.sample(&mut rng, MAX_TIME), d)
-            }
-            None => (SimTime::ZERO, DurationDist::Fixed(SimDuration::ZERO)),
-        };
-        let stop = f.stop.as_ref().map(|s| SimTime::ZERO + *s.get());
-        // A flow that could never send is a slip, not a wish. (A random start that falls after
-        // the end is a draw, not a slip: it is left alone.)
-        if !start_random && start >= SimTime::ZERO + duration {
-            return Err(cx.err(
-                f.start.as_ref().map(|s| s.span()),
-                format!("{p}.start"),
-                format!(
-                    "expected a start before the end of the run ({duration}), got {:?}: this flow would never run",
-                    f.start.as_ref().map_or("0s", |s| s.text())
-                ),
-            ));
-        }
-        if let (Some(st), Some(sv), false) = (stop, &f.stop, start_random) {
-            if st <= start {
-                return Err(cx.err(
-                    Some(sv.span()),
-                    format!("{p}.stop"),
-                    format!(
-                        "expected a stop after the start ({}), got {:?}: this flow would never run",
-                        start - SimTime::ZERO,
-                        sv.text()
-                    ),
-                ));
-            }
-        }
-        match f.kind.get_ref().as_str() {
-            "udp" => {
-                let rate = f.rate.as_ref().ok_or_else(|| {
-                    cx.err(
-                        Some(f.kind.span()),
-                        format!("{p}.rate"),
-                        "a udp flow needs a rate, like rate = \"64kbps\"",
-                    )
-                })?;
-                let rate = rate.checked(cx, &format!("{p}.rate"))?;
-                if rate.as_bps() == 0 {
-                    return Err(cx.err(
-                        f.rate.as_ref().map(|r| r.span()),
-                        format!("{p}.rate"),
-                        "expected a rate > 0",
-                    ));
-                }
-                let size = match &f.size {
-                    Some(s) if (20..=65_535).contains(s.get_ref()) => *s.get_ref() as u32,
-                    Some(s) => {
-                        return Err(cx.err(
-                            Some(s.span()),
-                            format!("{p}.size"),
-                            format!(
-                                "expected a packet size in bytes between 20 and 65535, got {}",
-                                s.get_ref()
-                            ),
-                        ))
-                    }
-                    None => 1500,
-                };
-                // Every TCP key is refused on a udp flow, rather than silently ignored.
-                if let Some(key) = super::flow_keys::wrong_kind(&f.given()) {
-                    return Err(cx.err(
-                        Some(f.kind.span()),
-                        format!("{p}.{key}"),
-                        format!("{key} belongs to tcp flows; this flow has kind = \"udp\""),
-                    ));
-                }
-                let on_off = apps::on_off(cx, f, &p)?;
-                random |= on_off.is_some();
-                let ecn = match &f.ecn_codepoint {
-                    None => Ecn::NotEct,
-                    Some(s) => match s.get_ref().as_str() {
-                        "not_ect" => Ecn::NotEct,
-                        "ect0" => Ecn::Ect0,
-                        "ect1" => Ecn::Ect1,
-                        "ce" => Ecn::Ce,
-                        other => {
-                            return Err(cx.err(
-                                Some(s.span()),
-                                format!("{p}.ecn_codepoint"),
-                                format!("expected not_ect, ect0, ect1 or ce, got {other:?}"),
-                            ))
-                        }
-                    },
-                };
-                planned.push(PlannedFlow {
-                    spec: Planned::Udp(UdpSpec {
-                        src,
-                        dst,
-                        rate,
-                        size,
-                        start,
-                        stop,
-                        on_off,
-                        ecn,
-                        name: name.clone(),
-                    }),
-                    start: start_spec,
-                    span: f.from.span(),
-                    dscp: check_dscp(cx, f, &p)?,
-                });
-            }
-            "tcp" => {
-                if let Some(s) = &f.ecn_codepoint {
-                    return Err(cx.err(
-                        Some(s.span()),
-                        format!("{p}.ecn_codepoint"),
-                        "ecn_codepoint belongs to udp flows; a tcp flow sends ECT(0) with ecn = true, ECT(1) with cc = \"prague\"",
-                    ));
-                }
-                let cfg = tcp_config(cx, f, &p)?;
-                let app = apps::tcp_app(cx, f, &p)?;
-                random |= app.draws_at_random();
-                if let (Some(st), TcpApp::Bulk | TcpApp::Finite { .. }) = (&f.stop, &app) {
-                    return Err(cx.err(Some(st.span()), format!("{p}.stop"), if matches!(app, TcpApp::Bulk) { "stop applies to udp flows and the web, repeat and onoff applications: a bulk flow runs to the end (use app = \"finite\" with bytes for a transfer that ends)" } else { "stop applies to udp flows and the web, repeat and onoff applications: a finite transfer ends when its bytes are delivered" }));
-                }
-                let syn_retries = match &f.syn_retries {
-                    None => None,
-                    Some(n) if !cfg.handshake => {
-                        return Err(cx.err(
-                            Some(n.span()),
-                            format!("{p}.syn_retries"),
-                            "syn_retries needs handshake = true: without a handshake there is no SYN to retransmit",
-                        ))
-                    }
-                    // Linux caps tcp_syn_retries at 127 (MAX_TCP_SYNCNT).
-                    Some(n) if (0..=127).contains(n.get_ref()) => Some(*n.get_ref() as u32),
-                    Some(n) => {
-                        return Err(cx.err(
-                            Some(n.span()),
-                            format!("{p}.syn_retries"),
-                            format!(
-                                "expected a number of SYN retransmissions from 0 to 127, got {}",
-                                n.get_ref()
-                            ),
-                        ))
-                    }
-                };
-                planned.push(PlannedFlow {
-                    spec: Planned::Tcp(Box::new(TcpSpec {
-                        src,
-                        dst,
-                        start,
-                        stop,
-                        cfg,
-                        app,
-                        syn_retries,
-                        name: name.clone(),
-                    })),
-                    start: start_spec,
-                    span: f.kind.span(),
-                    dscp: check_dscp(cx, f, &p)?,
-                });
-            }
+        let c = flow_times(&x, name, (src, dst), (duration, seed))?;
+        random |= c.start_random;
+        let (flow, draws) = match f.kind.get_ref().as_str() {
+            "udp" => udp_flow(&x, c)?,
+            "tcp" => tcp_flow(&x, c)?,
             other => {
                 return Err(cx.err(
                     Some(f.kind.span()),
@@ -303,9 +142,257 @@ pub(super) fn resolve_flows(
                     format!("expected udp or tcp, got {other:?}"),
                 ));
             }
-        }
+        };
+        random |= draws;
+        planned.push(flow);
     }
     Ok((planned, random))
+}
+
+/// A flow's name, if given: a stamped flow's (`count = N`) is its table's, numbered; non-empty,
+/// without control characters, and unique (`flow_names`: each name given, with its first flow).
+fn flow_name(
+    x: &FlowAt<'_>,
+    instance: Option<usize>,
+    flow_names: &mut std::collections::BTreeMap<String, usize>,
+) -> Result<Option<String>, ScenarioError> {
+    let (cx, p, i) = (x.cx, x.p, x.i);
+    let Some(n) = &x.f.name else { return Ok(None) };
+    // A stamped flow's name: its table's, numbered (as `count = N` names them).
+    let v = match instance {
+        Some(j) => format!("{}-{}", n.get_ref(), j + 1),
+        None => n.get_ref().clone(),
+    };
+    if v.is_empty() || v.chars().any(char::is_control) {
+        return Err(cx.err(
+            Some(n.span()),
+            format!("{p}.name"),
+            "expected a non-empty name without control characters",
+        ));
+    }
+    if let Some(j) = flow_names.get(&v) {
+        return Err(cx.err(
+            Some(n.span()),
+            format!("{p}.name"),
+            format!("flows[{j}] is named {v:?} already: expected a unique name"),
+        ));
+    }
+    flow_names.insert(v.clone(), i);
+    Ok(Some(v))
+}
+
+/// A flow's common settings: its name and end nodes as given, and its times: the start (a time,
+/// or a distribution drawn from the flow's own stream of `seed`) before the end of the run
+/// (`duration`), the stop after the start (both unless the start is random).
+fn flow_times(
+    x: &FlowAt<'_>,
+    name: Option<String>,
+    (src, dst): (u32, u32),
+    (duration, seed): (SimDuration, u64),
+) -> Result<FlowCommon, ScenarioError> {
+    let (cx, f, p, i) = (x.cx, x.f, x.p, x.i);
+    let mut start_random = false;
+    let (start, start_spec) = match &f.start {
+        Some(s) => {
+            // A time, or a distribution drawn from the flow's own stream.
+            let d = *s.get();
+            start_random = d.is_random();
+            let mut rng =
+                aqmlab_core::Xoshiro256pp::for_stream(seed, &start_stream(i, name.as_deref()));
+            (SimTime::ZERO + d.sample(&mut rng, MAX_TIME), d)
+        }
+        None => (SimTime::ZERO, DurationDist::Fixed(SimDuration::ZERO)),
+    };
+    let stop = f.stop.as_ref().map(|s| SimTime::ZERO + *s.get());
+    // A flow that could never send is a slip, not a wish. (A random start that falls after
+    // the end is a draw, not a slip: it is left alone.)
+    if !start_random && start >= SimTime::ZERO + duration {
+        return Err(cx.err(
+            f.start.as_ref().map(|s| s.span()),
+            format!("{p}.start"),
+            format!(
+                "expected a start before the end of the run ({duration}), got {:?}: this flow would never run",
+                f.start.as_ref().map_or("0s", |s| s.text())
+            ),
+        ));
+    }
+    if let (Some(st), Some(sv), false) = (stop, &f.stop, start_random) {
+        if st <= start {
+            return Err(cx.err(
+                Some(sv.span()),
+                format!("{p}.stop"),
+                format!(
+                    "expected a stop after the start ({}), got {:?}: this flow would never run",
+                    start - SimTime::ZERO,
+                    sv.text()
+                ),
+            ));
+        }
+    }
+    Ok(FlowCommon {
+        name,
+        src,
+        dst,
+        start,
+        start_spec,
+        start_random,
+        stop,
+    })
+}
+
+/// A udp flow: its rate (> 0), packet size, on/off periods and ECN codepoint; no TCP key. True
+/// when it draws at random (on/off periods).
+fn udp_flow(x: &FlowAt<'_>, c: FlowCommon) -> Result<(PlannedFlow, bool), ScenarioError> {
+    let (cx, f, p) = (x.cx, x.f, x.p);
+    let FlowCommon {
+        name,
+        src,
+        dst,
+        start,
+        start_spec,
+        stop,
+        ..
+    } = c;
+    let rate = f.rate.as_ref().ok_or_else(|| {
+        cx.err(
+            Some(f.kind.span()),
+            format!("{p}.rate"),
+            "a udp flow needs a rate, like rate = \"64kbps\"",
+        )
+    })?;
+    let rate = rate.checked(cx, &format!("{p}.rate"))?;
+    if rate.as_bps() == 0 {
+        return Err(cx.err(
+            f.rate.as_ref().map(|r| r.span()),
+            format!("{p}.rate"),
+            "expected a rate > 0",
+        ));
+    }
+    let size = match &f.size {
+        Some(s) if (20..=65_535).contains(s.get_ref()) => *s.get_ref() as u32,
+        Some(s) => {
+            return Err(cx.err(
+                Some(s.span()),
+                format!("{p}.size"),
+                format!(
+                    "expected a packet size in bytes between 20 and 65535, got {}",
+                    s.get_ref()
+                ),
+            ))
+        }
+        None => 1500,
+    };
+    // Every TCP key is refused on a udp flow, rather than silently ignored.
+    if let Some(key) = super::flow_keys::wrong_kind(&f.given()) {
+        return Err(cx.err(
+            Some(f.kind.span()),
+            format!("{p}.{key}"),
+            format!("{key} belongs to tcp flows; this flow has kind = \"udp\""),
+        ));
+    }
+    let on_off = apps::on_off(cx, f, p)?;
+    let random = on_off.is_some();
+    let ecn = match &f.ecn_codepoint {
+        None => Ecn::NotEct,
+        Some(s) => match s.get_ref().as_str() {
+            "not_ect" => Ecn::NotEct,
+            "ect0" => Ecn::Ect0,
+            "ect1" => Ecn::Ect1,
+            "ce" => Ecn::Ce,
+            other => {
+                return Err(cx.err(
+                    Some(s.span()),
+                    format!("{p}.ecn_codepoint"),
+                    format!("expected not_ect, ect0, ect1 or ce, got {other:?}"),
+                ))
+            }
+        },
+    };
+    Ok((
+        PlannedFlow {
+            spec: Planned::Udp(UdpSpec {
+                src,
+                dst,
+                rate,
+                size,
+                start,
+                stop,
+                on_off,
+                ecn,
+                name,
+            }),
+            start: start_spec,
+            span: f.from.span(),
+            dscp: check_dscp(cx, f, p)?,
+        },
+        random,
+    ))
+}
+
+/// A tcp flow: its sender's settings ([`tcp_config`]), application, stop (for the
+/// applications that stop) and SYN retries. True when its application draws at random.
+fn tcp_flow(x: &FlowAt<'_>, c: FlowCommon) -> Result<(PlannedFlow, bool), ScenarioError> {
+    let (cx, f, p) = (x.cx, x.f, x.p);
+    let FlowCommon {
+        name,
+        src,
+        dst,
+        start,
+        start_spec,
+        stop,
+        ..
+    } = c;
+    if let Some(s) = &f.ecn_codepoint {
+        return Err(cx.err(
+            Some(s.span()),
+            format!("{p}.ecn_codepoint"),
+            "ecn_codepoint belongs to udp flows; a tcp flow sends ECT(0) with ecn = true, ECT(1) with cc = \"prague\"",
+        ));
+    }
+    let cfg = tcp_config(cx, f, p)?;
+    let app = apps::tcp_app(cx, f, p)?;
+    let random = app.draws_at_random();
+    if let (Some(st), TcpApp::Bulk | TcpApp::Finite { .. }) = (&f.stop, &app) {
+        return Err(cx.err(Some(st.span()), format!("{p}.stop"), if matches!(app, TcpApp::Bulk) { "stop applies to udp flows and the web, repeat and onoff applications: a bulk flow runs to the end (use app = \"finite\" with bytes for a transfer that ends)" } else { "stop applies to udp flows and the web, repeat and onoff applications: a finite transfer ends when its bytes are delivered" }));
+    }
+    let syn_retries = match &f.syn_retries {
+        None => None,
+        Some(n) if !cfg.handshake => return Err(cx.err(
+            Some(n.span()),
+            format!("{p}.syn_retries"),
+            "syn_retries needs handshake = true: without a handshake there is no SYN to retransmit",
+        )),
+        // Linux caps tcp_syn_retries at 127 (MAX_TCP_SYNCNT).
+        Some(n) if (0..=127).contains(n.get_ref()) => Some(*n.get_ref() as u32),
+        Some(n) => {
+            return Err(cx.err(
+                Some(n.span()),
+                format!("{p}.syn_retries"),
+                format!(
+                    "expected a number of SYN retransmissions from 0 to 127, got {}",
+                    n.get_ref()
+                ),
+            ))
+        }
+    };
+    Ok((
+        PlannedFlow {
+            spec: Planned::Tcp(Box::new(TcpSpec {
+                src,
+                dst,
+                start,
+                stop,
+                cfg,
+                app,
+                syn_retries,
+                name,
+            })),
+            start: start_spec,
+            span: f.kind.span(),
+            dscp: check_dscp(cx, f, p)?,
+        },
+        random,
+    ))
 }
 
 /// The resolved flows, each checked as the simulation would check it when adding it (a
@@ -438,4 +525,178 @@ pub(super) fn crossings(
         }
     }
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Err = (Option<usize>, String, String);
+
+    /// The step `step` on flow `flows[1]` (index 1) read from the flow table `table` (its spans
+    /// in `table`).
+    fn on<T>(
+        table: &str,
+        step: impl FnOnce(&FlowAt<'_>) -> Result<T, ScenarioError>,
+    ) -> Result<T, Err> {
+        let f: RawFlow = toml::from_str(table).unwrap();
+        let cx = Ctx {
+            file: "t.toml".into(),
+            text: table,
+            dir: PathBuf::new(),
+        };
+        step(&FlowAt {
+            cx: &cx,
+            f: &f,
+            p: "flows[1]",
+            i: 1,
+        })
+        .map_err(|e| (e.line, e.path, e.msg))
+    }
+
+    fn e<T>(line: usize, path: &str, msg: &str) -> Result<T, Err> {
+        Err((Some(line), path.to_string(), msg.to_string()))
+    }
+
+    const UDP: &str = "kind = \"udp\"\nfrom = \"a\"\nto = \"b\"\n";
+
+    fn times(keys: &str) -> Result<(SimTime, Option<SimTime>, bool), Err> {
+        let ten_s = (SimDuration::from_secs(10), 1);
+        on(&format!("{UDP}{keys}"), |x| {
+            flow_times(x, None, (0, 1), ten_s)
+        })
+        .map(|c| (c.start, c.stop, c.start_random))
+    }
+
+    #[test]
+    fn flow_name_is_numbered_when_stamped_and_unique() {
+        let mut names = Default::default();
+        let table = format!("{UDP}name = \"v\"");
+        assert_eq!(
+            on(&table, |x| flow_name(x, None, &mut names)),
+            Ok(Some("v".to_string()))
+        );
+        assert_eq!(
+            on(&table, |x| flow_name(x, Some(2), &mut names)),
+            Ok(Some("v-3".to_string()))
+        );
+        assert_eq!(
+            names.into_iter().collect::<Vec<_>>(),
+            vec![("v".to_string(), 1), ("v-3".to_string(), 1)]
+        );
+        let mut names = [("v".to_string(), 0)].into_iter().collect();
+        let msg = "flows[0] is named \"v\" already: expected a unique name";
+        assert_eq!(
+            on(&table, |x| flow_name(x, None, &mut names)),
+            e(4, "flows[1].name", msg)
+        );
+        let msg = "expected a non-empty name without control characters";
+        let empty = format!("{UDP}name = \"\"");
+        assert_eq!(
+            on(&empty, |x| flow_name(x, None, &mut names)),
+            e(4, "flows[1].name", msg)
+        );
+        assert_eq!(on(UDP, |x| flow_name(x, None, &mut names)), Ok(None));
+    }
+
+    #[test]
+    fn flow_times_start_before_the_end_and_stop_after_the_start() {
+        let at = |ms| SimTime::ZERO + SimDuration::from_millis(ms);
+        assert_eq!(times(""), Ok((at(0), None, false)));
+        assert_eq!(
+            times("start = \"2s\"\nstop = \"3s\""),
+            Ok((at(2000), Some(at(3000)), false))
+        );
+        let msg = "expected a start before the end of the run (10s), got \"10s\": this flow would never run";
+        assert_eq!(times("start = \"10s\""), e(4, "flows[1].start", msg));
+        let msg = "expected a stop after the start (2s), got \"2s\": this flow would never run";
+        assert_eq!(
+            times("start = \"2s\"\nstop = \"2s\""),
+            e(5, "flows[1].stop", msg)
+        );
+        // A random start is a draw: neither is checked, and the flag says so.
+        let (start, _, random) = times("start = \"uniform(0s, 20s)\"\nstop = \"1s\"").unwrap();
+        assert!(random && start < at(20_000));
+    }
+
+    #[test]
+    fn udp_flow_needs_a_rate_and_takes_its_own_keys() {
+        let udp = |keys: &str| {
+            on(&format!("{UDP}{keys}"), |x| {
+                let c = flow_times(x, None, (0, 1), (SimDuration::from_secs(10), 1))?;
+                udp_flow(x, c)
+            })
+            .map(|(p, random)| match p.spec {
+                Planned::Udp(u) => (u.rate.as_bps(), u.size, u.ecn, random),
+                Planned::Tcp(_) => panic!("a tcp flow"),
+            })
+        };
+        assert_eq!(
+            udp("rate = \"1Mbps\""),
+            Ok((1_000_000, 1500, Ecn::NotEct, false))
+        );
+        assert_eq!(
+            udp("rate = \"1Mbps\"\nsize = 200\necn_codepoint = \"ect1\""),
+            Ok((1_000_000, 200, Ecn::Ect1, false))
+        );
+        assert_eq!(
+            udp(""),
+            e(
+                1,
+                "flows[1].rate",
+                "a udp flow needs a rate, like rate = \"64kbps\""
+            )
+        );
+        assert_eq!(
+            udp("rate = \"0bps\""),
+            e(4, "flows[1].rate", "expected a rate > 0")
+        );
+        let msg = "expected a packet size in bytes between 20 and 65535, got 19";
+        assert_eq!(
+            udp("rate = \"1Mbps\"\nsize = 19"),
+            e(5, "flows[1].size", msg)
+        );
+        let msg = "expected not_ect, ect0, ect1 or ce, got \"x\"";
+        assert_eq!(
+            udp("rate = \"1Mbps\"\necn_codepoint = \"x\""),
+            e(5, "flows[1].ecn_codepoint", msg)
+        );
+        let msg = "cc belongs to tcp flows; this flow has kind = \"udp\"";
+        assert_eq!(
+            udp("rate = \"1Mbps\"\ncc = \"reno\""),
+            e(1, "flows[1].cc", msg)
+        );
+    }
+
+    #[test]
+    fn tcp_flow_refuses_udp_keys_and_checks_syn_retries() {
+        let tcp = |keys: &str| {
+            let table = format!("kind = \"tcp\"\nfrom = \"a\"\nto = \"b\"\n{keys}");
+            on(&table, |x| {
+                let c = flow_times(x, None, (0, 1), (SimDuration::from_secs(10), 1))?;
+                tcp_flow(x, c)
+            })
+            .map(|(p, random)| match p.spec {
+                Planned::Tcp(t) => (t.syn_retries, random),
+                Planned::Udp(_) => panic!("a udp flow"),
+            })
+        };
+        assert_eq!(tcp(""), Ok((None, false)));
+        assert_eq!(
+            tcp("handshake = true\nsyn_retries = 3"),
+            Ok((Some(3), false))
+        );
+        let msg = "expected a number of SYN retransmissions from 0 to 127, got 128";
+        assert_eq!(
+            tcp("handshake = true\nsyn_retries = 128"),
+            e(5, "flows[1].syn_retries", msg)
+        );
+        let (line, path, _) = tcp("handshake = false\nsyn_retries = 3").unwrap_err();
+        assert_eq!((line, path.as_str()), (Some(5), "flows[1].syn_retries"));
+        let (line, path, _) = tcp("ecn_codepoint = \"ect0\"").unwrap_err();
+        assert_eq!((line, path.as_str()), (Some(4), "flows[1].ecn_codepoint"));
+        let (line, path, msg) = tcp("stop = \"5s\"").unwrap_err();
+        assert_eq!((line, path.as_str()), (Some(4), "flows[1].stop"));
+        assert!(msg.starts_with("stop applies to udp flows"), "{msg}");
+    }
 }

@@ -327,30 +327,104 @@ pub(super) fn params_byte_limit(
         .and_then(|n| at(n, "memory_limit"))
 }
 
-#[allow(clippy::too_many_arguments)]
+/// One link direction to resolve ([`direction`]): where its settings are in the file, its end
+/// nodes, its discipline and parameters as read ([`super::disc_params`]), and the largest packet
+/// the scenario's flows put on it ([`largest_per_link`]).
+pub(super) struct DirIn<'a> {
+    pub(super) cx: &'a Ctx<'a>,
+    /// The direction's name (`NAME`, or `NAME.rev` for a reverse).
+    pub(super) name: &'a str,
+    /// Its settings as the file gives them (a `reverse` merged with its forward's).
+    pub(super) d: &'a RawDirection,
+    /// Its key path in the file (`links[0]`, `dumbbell.bottleneck.reverse`, …).
+    pub(super) path: &'a str,
+    /// Its `(from, to)` nodes.
+    pub(super) ends: (u32, u32),
+    pub(super) dp: &'a DirParams,
+    pub(super) largest_packet: u32,
+}
+
+/// Resolves one link direction, in steps: its rate ([`link_rate`]), its discipline's parameters
+/// (the buffer's limit, [`buffer_limit`]; the file's and `--set`'s, read; the values taken from
+/// the link, [`red_bandwidth_from_link`], [`red_delay_from_link`], [`fq_byte_limit`]) typed and
+/// checked once (`Params::with_values`), then the values taken from the traffic
+/// ([`mtu_from_traffic`]) and the discipline's configuration; its loss ([`link_loss`]) and the
+/// absolute path of its trace ([`trace_path`]). An error names the key it is about
+/// ([`config_error`] for the discipline's). Errors come in this order: the rate's, the
+/// discipline name's, the buffer's, the parameters', the loss's.
 pub(super) fn direction(
-    cx: &Ctx<'_>,
-    name: &str,
-    d: &RawDirection,
-    path: &str,
-    from: u32,
-    to: u32,
-    dp: &DirParams,
-    largest_packet: u32,
+    x: &DirIn<'_>,
     warnings: &mut Vec<String>,
 ) -> Result<ResolvedDirection, ScenarioError> {
+    let rate = link_rate(x)?;
+    let delay =
+        *x.d.delay
+            .as_ref()
+            .expect("delay is required on links and set on reverses")
+            .get();
+    // The discipline, named when the link directions were made (and its parameters read).
+    let kind = x.dp.kind.clone()?;
+    // The discipline's parameters, each given once: the buffer's limit, the file's (and
+    // `--set`'s) as read, and the values taken from the link typed. They are checked once, into
+    // `Params`; the rules that need the typed values (`mtu = "auto"`) edit typed values.
+    let mut pairs: Vec<(String, Given)> = buffer_limit(x)?.into_iter().collect();
+    // Parameters belong to the discipline named in the file; a --qdisc swap kept only the
+    // buffer and the parameters a --set gave (`disc_params`, which lists the others), each
+    // read already.
+    for (k, given) in &x.dp.given {
+        pairs.push((k.clone(), given.clone()?));
+    }
+    if let Some(warning) = red_bandwidth_from_link(x, kind, &mut pairs, &rate) {
+        warnings.push(warning);
+    }
+    let red_delay_filled = red_delay_from_link(kind, &mut pairs, delay);
+    if matches!(kind, Kind::FqCodel | Kind::FqPie | Kind::FqCobalt) {
+        fq_byte_limit(&mut pairs);
+    }
+    // The parameters parsed, once, each against its table; then the rules that read them edit
+    // the typed values; then all are checked together: the discipline's configuration, built
+    // into a discipline when the simulation is.
+    let config_err = |e| config_error(x, e);
+    let mut params = aqmlab_qdisc::Params::with_values(kind.name(), kind.params(), &pairs)
+        .map_err(config_err)?;
+    drop(pairs);
+    mtu_from_traffic(&mut params, x.largest_packet).map_err(config_err)?;
+    if red_delay_filled {
+        let jitter = x.d.jitter.as_ref().map(|j| j.text());
+        let (name, path) = (x.name, x.path);
+        warn_red_delay_without_jitter(&params, delay, jitter, name, path, warnings);
+    }
+    let qdisc = aqmlab_qdisc::AnyConfig::from_params(&params).map_err(config_err)?;
+    Ok(ResolvedDirection {
+        name: x.name.to_string(),
+        from: x.ends.0,
+        to: x.ends.1,
+        rate,
+        trace: trace_path(x),
+        delay,
+        params,
+        qdisc,
+        loss: link_loss(x)?,
+        jitter: None,
+    })
+}
+
+/// The direction's rate: exactly one of a constant `rate` (above 0), a `schedule` of steps or a
+/// delivery `trace` file.
+fn link_rate(x: &DirIn<'_>) -> Result<LinkRate, ScenarioError> {
+    let (cx, d, path) = (x.cx, x.d, x.path);
     let given = [d.rate.is_some(), d.schedule.is_some(), d.trace.is_some()]
         .iter()
         .filter(|x| **x)
         .count();
     if given != 1 {
-        return Err(cx.err(
-            None,
-            path,
-            format!("link {name}: expected exactly one of rate, schedule or trace, got {given}"),
-        ));
+        let msg = format!(
+            "link {}: expected exactly one of rate, schedule or trace, got {given}",
+            x.name
+        );
+        return Err(cx.err(None, path, msg));
     }
-    let rate = if let Some(r) = &d.rate {
+    if let Some(r) = &d.rate {
         let bps = *r.get();
         if bps.as_bps() == 0 {
             return Err(cx.err(
@@ -359,69 +433,63 @@ pub(super) fn direction(
                 "expected a rate > 0 (use a schedule for outages that end)",
             ));
         }
-        LinkRate::Constant(bps)
+        Ok(LinkRate::Constant(bps))
     } else if let Some(steps) = &d.schedule {
-        // Each step read with the file; its time and rate checked here, naming the step.
-        let mut v = Vec::with_capacity(steps.len());
-        for (i, s) in steps.iter().enumerate() {
-            let p = format!("{path}.schedule[{i}]");
-            v.push((
-                SimTime::ZERO + s.at.checked(cx, &p)?,
-                s.rate.checked(cx, &p)?,
-            ));
-        }
-        LinkRate::Steps(StepSchedule::new(v).map_err(|e| {
-            // The offending step's own line (the first step's when the error is about them all).
-            let line = steps.get(e.line.saturating_sub(1)).map(|s| s.at.span());
-            let step = if e.line > 0 {
-                format!("[{}]", e.line - 1)
-            } else {
-                String::new()
-            };
-            cx.err(line, format!("{path}.schedule{step}"), e.msg)
-        })?)
+        schedule_rate(x, steps)
     } else {
-        let t = d.trace.as_ref().expect("one of three is given");
-        let p = cx.dir.join(t.get_ref());
-        let bytes = aqmlab_core::input::read_capped(&p, aqmlab_core::input::TRACE)
-            .map_err(|e| cx.err(Some(t.span()), format!("{path}.trace"), e))?;
-        let text = String::from_utf8(bytes).map_err(|_| {
-            cx.err(
-                Some(t.span()),
-                format!("{path}.trace"),
-                format!(
-                    "{}: not UTF-8 text: expected a delivery trace (one millisecond per line)",
-                    p.display()
-                ),
-            )
-        })?;
-        let tr = DeliveryTrace::parse(&text).map_err(|e| {
-            cx.err(
-                Some(t.span()),
-                format!("{path}.trace"),
-                format!("{}: {e}", p.display()),
-            )
-        })?;
-        LinkRate::trace(tr)
-    };
-    let delay_s = d
-        .delay
-        .as_ref()
-        .expect("delay is required on links and set on reverses");
-    let delay = *delay_s.get();
+        trace_rate(x, d.trace.as_ref().expect("one of three is given"))
+    }
+}
 
-    // The discipline, named when the link directions were made (and its parameters read).
-    let kind = dp.kind.clone()?;
-    let swapped_kind = dp.swapped.as_deref();
-    // The discipline's parameters, each given once: the file's (and `--set`'s) as read, the
-    // buffer and the values taken from the link typed. They are checked once, into `Params`;
-    // the rules below that need the typed values (`mtu = "auto"`) edit typed values.
-    let mut pairs: Vec<(String, Given)> = Vec::new();
-    // Given twice: a buffer, and a `limit` this direction's discipline takes from its `params`
-    // (the file's, unless a `--qdisc` swap dropped it; a `--set` of this direction's limit,
-    // which a swap keeps; [`super::disc_params`]).
-    if let (Some(b), Some(params)) = (&d.buffer, &d.params) {
-        if dp.given.iter().any(|(k, _)| k == "limit") {
+/// A `schedule`'s rate: each step read with the file; its time and rate checked here, naming
+/// the step (the offending step's own line, the first step's when the error is about them all).
+fn schedule_rate(x: &DirIn<'_>, steps: &[Step]) -> Result<LinkRate, ScenarioError> {
+    let (cx, path) = (x.cx, x.path);
+    let mut v = Vec::with_capacity(steps.len());
+    for (i, s) in steps.iter().enumerate() {
+        let p = format!("{path}.schedule[{i}]");
+        v.push((
+            SimTime::ZERO + s.at.checked(cx, &p)?,
+            s.rate.checked(cx, &p)?,
+        ));
+    }
+    let schedule = StepSchedule::new(v).map_err(|e| {
+        let line = steps.get(e.line.saturating_sub(1)).map(|s| s.at.span());
+        let step = if e.line > 0 {
+            format!("[{}]", e.line - 1)
+        } else {
+            String::new()
+        };
+        cx.err(line, format!("{path}.schedule{step}"), e.msg)
+    })?;
+    Ok(LinkRate::Steps(schedule))
+}
+
+/// A `trace`'s rate: the delivery trace file (relative to the scenario's folder) read, capped
+/// at [`aqmlab_core::input::TRACE`] bytes, as UTF-8 text.
+fn trace_rate(x: &DirIn<'_>, t: &S) -> Result<LinkRate, ScenarioError> {
+    let err = |msg: String| x.cx.err(Some(t.span()), format!("{}.trace", x.path), msg);
+    let p = x.cx.dir.join(t.get_ref());
+    let bytes = aqmlab_core::input::read_capped(&p, aqmlab_core::input::TRACE).map_err(err)?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        err(format!(
+            "{}: not UTF-8 text: expected a delivery trace (one millisecond per line)",
+            p.display()
+        ))
+    })?;
+    let tr = DeliveryTrace::parse(&text).map_err(|e| err(format!("{}: {e}", p.display())))?;
+    Ok(LinkRate::trace(tr))
+}
+
+/// The discipline's `limit` the direction's `buffer` gives (a size above 0), if it has one.
+/// Refused when given twice: a buffer, and a `limit` this direction's discipline takes from its
+/// `params` (the file's, unless a `--qdisc` swap dropped it; a `--set` of this direction's
+/// limit, which a swap keeps; [`super::disc_params`]).
+fn buffer_limit(x: &DirIn<'_>) -> Result<Option<(String, Given)>, ScenarioError> {
+    let (cx, d, path) = (x.cx, x.d, x.path);
+    let Some(b) = &d.buffer else { return Ok(None) };
+    if let Some(params) = &d.params {
+        if x.dp.given.iter().any(|(k, _)| k == "limit") {
             let params_key = match path.strip_suffix(".reverse") {
                 Some(fwd) if b.span() == params.span() => fwd,
                 _ => path,
@@ -437,144 +505,120 @@ pub(super) fn direction(
             ));
         }
     }
-    if let Some(b) = &d.buffer {
-        let size = *b.get();
-        if matches!(size, units::Size::Packets(0) | units::Size::Bytes(0)) {
-            return Err(cx.err(
-                Some(b.span()),
-                key_of(path, "buffer"),
-                "expected a buffer > 0",
-            ));
-        }
-        pairs.push(("limit".into(), Given::Typed(Value::Size(size))));
+    let size = *b.get();
+    if matches!(size, units::Size::Packets(0) | units::Size::Bytes(0)) {
+        let msg = "expected a buffer > 0";
+        return Err(cx.err(Some(b.span()), key_of(path, "buffer"), msg));
     }
-    // Parameters belong to the discipline named in the file; a --qdisc swap kept only the
-    // buffer and the parameters a --set gave (`disc_params`, which lists the others), each
-    // read already.
-    for (k, given) in &dp.given {
-        pairs.push((k.clone(), given.clone()?));
+    Ok(Some(("limit".into(), Given::Typed(Value::Size(size)))))
+}
+
+/// RED's idle-time correction and automatic values need the link rate: given as `bandwidth`
+/// unless the user did. A schedule gives its first positive rate ([`first_positive_rate`]), a
+/// trace its mean rate; the warning returned says so when the link has other rates
+/// ([`other_rates`]), since ns-2 read one fixed rate from its link.
+fn red_bandwidth_from_link(
+    x: &DirIn<'_>,
+    kind: Kind,
+    pairs: &mut Vec<(String, Given)>,
+    rate: &LinkRate,
+) -> Option<String> {
+    if kind != Kind::Red || pairs.iter().any(|(k, _)| k == "bandwidth") {
+        return None;
     }
-    // RED's idle-time correction and automatic values need the link rate: give it unless the
-    // user did. A schedule gives its first positive rate, a trace its mean rate; say so when the
-    // link has other rates, since ns-2 read one fixed rate from its link.
-    if kind == Kind::Red && !pairs.iter().any(|(k, _)| k == "bandwidth") {
-        let used = first_positive_rate(&rate);
-        let other = match &rate {
-            LinkRate::Constant(_) => None,
-            LinkRate::Steps(st) => {
-                let mut others: Vec<aqmlab_core::Bitrate> = Vec::new();
-                for (_, r) in st.steps() {
-                    if *r != used && !others.contains(r) {
-                        others.push(*r);
-                    }
+    let used = first_positive_rate(rate);
+    pairs.push(("bandwidth".into(), Given::Typed(Value::Rate(used))));
+    let (name, path) = (x.name, x.path);
+    other_rates(rate, used).map(|why| format!(
+        "link {name}: RED's idle-time correction and automatic parameters use bandwidth = {used} ({why}); set {path}.params.bandwidth to choose the rate"
+    ))
+}
+
+/// Why the rate `used` is not the link's only one: None for a constant rate; a schedule's other
+/// rates (in their order, each once); a trace's varying rate.
+fn other_rates(rate: &LinkRate, used: aqmlab_core::Bitrate) -> Option<String> {
+    match rate {
+        LinkRate::Constant(_) => None,
+        LinkRate::Steps(st) => {
+            let mut others: Vec<aqmlab_core::Bitrate> = Vec::new();
+            for (_, r) in st.steps() {
+                if *r != used && !others.contains(r) {
+                    others.push(*r);
                 }
-                let others: Vec<String> = others.iter().map(|r| r.to_string()).collect();
-                (!others.is_empty()).then(|| {
-                    format!(
-                        "its schedule's first positive rate; it also runs at {}",
-                        others.join(", ")
-                    )
-                })
             }
-            LinkRate::Trace { .. } => {
-                Some("the mean rate of its trace, whose rate varies".to_string())
-            }
-        };
-        if let Some(why) = other {
-            warnings.push(format!(
-                "link {name}: RED's idle-time correction and automatic parameters use bandwidth = {used} ({why}); set {path}.params.bandwidth to choose the rate"
-            ));
+            let others: Vec<String> = others.iter().map(|r| r.to_string()).collect();
+            (!others.is_empty()).then(|| {
+                format!(
+                    "its schedule's first positive rate; it also runs at {}",
+                    others.join(", ")
+                )
+            })
         }
-        pairs.push(("bandwidth".into(), Given::Typed(Value::Rate(used))));
+        LinkRate::Trace { .. } => Some("the mean rate of its trace, whose rate varies".to_string()),
     }
-    let red_delay_filled = red_delay_from_link(kind, &mut pairs, delay);
-    if matches!(kind, Kind::FqCodel | Kind::FqPie | Kind::FqCobalt) {
-        fq_byte_limit(&mut pairs);
-    }
-    // An error names the key it is about: the buffer for the limit it gave, else the params.
-    let config_err = |e: aqmlab_qdisc::ConfigError| match swapped_kind {
-        // The discipline and its limit come from `--qdisc` and the buffer.
-        Some(k) => ScenarioError {
+}
+
+/// The error of the direction's discipline configuration, naming the key it is about: the
+/// `--qdisc` swap when one named the discipline (its limit is the buffer's); else the buffer
+/// for the limit it gave, else the `params` key the file (or a `--set`) gave, else the table.
+fn config_error(x: &DirIn<'_>, e: aqmlab_qdisc::ConfigError) -> ScenarioError {
+    let (cx, d, path) = (x.cx, x.d, x.path);
+    if let Some(k) = x.dp.swapped.as_deref() {
+        return ScenarioError {
             file: cx.file.clone(),
             line: None,
-            path: format!("--qdisc {name}={k}"),
+            path: format!("--qdisc {}={k}", x.name),
             msg: e.to_string(),
-        },
-        None => {
-            let about = match &e {
-                aqmlab_qdisc::ConfigError::Value { name, .. }
-                | aqmlab_qdisc::ConfigError::Invalid { name, .. } => Some(*name),
-                aqmlab_qdisc::ConfigError::UnknownParam { name, .. } => Some(name.as_str()),
-                _ => None,
-            };
-            let in_params = d
-                .params
-                .as_ref()
-                .is_some_and(|p| about.is_some_and(|n| p.get_ref().contains_key(n)));
-            match &d.buffer {
-                // The limit the buffer gave.
-                Some(b) if !in_params && matches!(about, Some("limit" | "memory_limit")) => {
-                    cx.err(Some(b.span()), key_of(path, "buffer"), e.to_string())
-                }
-                _ => cx.err(
-                    d.params
-                        .as_ref()
-                        .map(|p| p.span())
-                        .or(d.qdisc.as_ref().map(|q| q.span())),
-                    // The key of the parameter the file (or a --set) gave, else the table's.
-                    match about.filter(|_| in_params) {
-                        Some(n) => format!("{path}.params.{n}"),
-                        None => format!("{path}.params"),
-                    },
-                    e.to_string(),
-                ),
-            }
-        }
-    };
-    // The parameters parsed, once, each against its table; then the rules that read them edit
-    // the typed values; then all are checked together: the discipline's configuration, built
-    // into a discipline when the simulation is.
-    let mut params = aqmlab_qdisc::Params::with_values(kind.name(), kind.params(), &pairs)
-        .map_err(config_err)?;
-    drop(pairs);
-    mtu_from_traffic(&mut params, largest_packet).map_err(config_err)?;
-    if red_delay_filled {
-        warn_red_delay_without_jitter(
-            &params,
-            delay,
-            d.jitter.as_ref().map(|j| j.text()),
-            name,
-            path,
-            warnings,
-        );
+        };
     }
-    let qdisc = aqmlab_qdisc::AnyConfig::from_params(&params).map_err(config_err)?;
-    let loss = match &d.loss {
-        None => 0.0,
-        Some(x) if (0.0..1.0).contains(x.get_ref()) => *x.get_ref(),
-        Some(x) => {
-            return Err(cx.err(
-                Some(x.span()),
-                format!("{path}.loss"),
-                format!("expected a loss probability in [0, 1), got {}", x.get_ref()),
-            ))
-        }
+    let about = match &e {
+        aqmlab_qdisc::ConfigError::Value { name, .. }
+        | aqmlab_qdisc::ConfigError::Invalid { name, .. } => Some(*name),
+        aqmlab_qdisc::ConfigError::UnknownParam { name, .. } => Some(name.as_str()),
+        _ => None,
     };
-    let trace = d.trace.as_ref().map(|t| {
-        let p = cx.dir.join(t.get_ref());
+    let in_params = d
+        .params
+        .as_ref()
+        .is_some_and(|p| about.is_some_and(|n| p.get_ref().contains_key(n)));
+    match &d.buffer {
+        // The limit the buffer gave.
+        Some(b) if !in_params && matches!(about, Some("limit" | "memory_limit")) => {
+            cx.err(Some(b.span()), key_of(path, "buffer"), e.to_string())
+        }
+        _ => cx.err(
+            d.params
+                .as_ref()
+                .map(|p| p.span())
+                .or(d.qdisc.as_ref().map(|q| q.span())),
+            match about.filter(|_| in_params) {
+                Some(n) => format!("{path}.params.{n}"),
+                None => format!("{path}.params"),
+            },
+            e.to_string(),
+        ),
+    }
+}
+
+/// The direction's random loss probability: 0 unless given, in [0, 1).
+fn link_loss(x: &DirIn<'_>) -> Result<f64, ScenarioError> {
+    match &x.d.loss {
+        None => Ok(0.0),
+        Some(l) if (0.0..1.0).contains(l.get_ref()) => Ok(*l.get_ref()),
+        Some(l) => Err(x.cx.err(
+            Some(l.span()),
+            format!("{}.loss", x.path),
+            format!("expected a loss probability in [0, 1), got {}", l.get_ref()),
+        )),
+    }
+}
+
+/// The absolute path of the direction's trace file (relative to the scenario's folder), as the
+/// resolved scenario names it, if it has one.
+fn trace_path(x: &DirIn<'_>) -> Option<PathBuf> {
+    x.d.trace.as_ref().map(|t| {
+        let p = x.cx.dir.join(t.get_ref());
         std::path::absolute(&p).unwrap_or(p)
-    });
-    Ok(ResolvedDirection {
-        name: name.to_string(),
-        from,
-        to,
-        rate,
-        trace,
-        delay,
-        params,
-        qdisc,
-        loss,
-        jitter: None,
     })
 }
 
@@ -688,6 +732,296 @@ pub(super) fn first_positive_rate(rate: &LinkRate) -> aqmlab_core::Bitrate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aqmlab_core::Bitrate;
+
+    /// A link direction `l` at `links[0]` read from the link table `table` (its spans in
+    /// `table`), with its discipline's parameters read as [`super::super::disc_params`] reads
+    /// them (the `--qdisc` swap `swap`, if any).
+    struct One {
+        text: String,
+        d: RawDirection,
+        dp: DirParams,
+    }
+
+    fn ctx(text: &str) -> Ctx<'_> {
+        Ctx {
+            file: "t.toml".into(),
+            text,
+            dir: PathBuf::from("/data"),
+        }
+    }
+
+    fn one(table: &str, swap: Option<&str>) -> One {
+        let d: RawDirection = toml::from_str(table).unwrap();
+        let ov = Overrides {
+            qdisc: swap
+                .map(|k| ("l".to_string(), k.to_string()))
+                .into_iter()
+                .collect(),
+            ..Overrides::default()
+        };
+        let cfg = ("l".to_string(), d.clone(), "links[0]".to_string());
+        let dp = super::super::disc_params::disc_params(&ctx(table), &cfg, &ov);
+        One {
+            text: table.to_string(),
+            d,
+            dp,
+        }
+    }
+
+    impl One {
+        fn with<T>(&self, f: impl FnOnce(&DirIn<'_>) -> T) -> T {
+            let cx = ctx(&self.text);
+            f(&DirIn {
+                cx: &cx,
+                name: "l",
+                d: &self.d,
+                path: "links[0]",
+                ends: (0, 1),
+                dp: &self.dp,
+                largest_packet: 540,
+            })
+        }
+    }
+
+    /// `(line, key path, message)` of an error.
+    fn err<T: std::fmt::Debug>(r: Result<T, ScenarioError>) -> (Option<usize>, String, String) {
+        let e = r.unwrap_err();
+        (e.line, e.path, e.msg)
+    }
+
+    fn e(line: Option<usize>, path: &str, msg: &str) -> (Option<usize>, String, String) {
+        (line, path.to_string(), msg.to_string())
+    }
+
+    fn steps(rate: &LinkRate) -> Vec<(SimTime, u64)> {
+        match rate {
+            LinkRate::Steps(s) => s.steps().iter().map(|(t, r)| (*t, r.as_bps())).collect(),
+            LinkRate::Constant(r) => vec![(SimTime::ZERO, r.as_bps())],
+            LinkRate::Trace { .. } => panic!("a trace"),
+        }
+    }
+
+    #[test]
+    fn link_rate_is_exactly_one_of_rate_schedule_or_trace() {
+        let rate = |t: &str| one(t, None).with(link_rate);
+        let at = |ms| SimTime::ZERO + SimDuration::from_millis(ms);
+        assert!(matches!(
+            rate("rate = \"10Mbps\"").unwrap(),
+            LinkRate::Constant(r) if r == Bitrate::from_mbps(10)
+        ));
+        let sched = "delay = \"5ms\"\nschedule = [[\"0s\", \"0Mbps\"], [\"2s\", \"5Mbps\"]]";
+        assert_eq!(
+            steps(&rate(sched).unwrap()),
+            vec![(at(0), 0), (at(2000), 5_000_000)]
+        );
+        let none = "delay = \"5ms\"";
+        let msg = "link l: expected exactly one of rate, schedule or trace, got 0";
+        assert_eq!(err(rate(none)), e(None, "links[0]", msg));
+        let two = "rate = \"1Mbps\"\ntrace = \"t.txt\"";
+        let msg = "link l: expected exactly one of rate, schedule or trace, got 2";
+        assert_eq!(err(rate(two)), e(None, "links[0]", msg));
+        let zero = "delay = \"5ms\"\nrate = \"0Mbps\"";
+        let msg = "expected a rate > 0 (use a schedule for outages that end)";
+        assert_eq!(err(rate(zero)), e(Some(2), "links[0].rate", msg));
+        // A step out of order names itself and its line.
+        let back = "schedule = [\n[\"0s\", \"1Mbps\"],\n[\"2s\", \"2Mbps\"],\n[\"1s\", \"3Mbps\"]]";
+        let (line, path, msg) = err(rate(back));
+        assert_eq!(
+            (line, path.as_str()),
+            (Some(4), "links[0].schedule[2]"),
+            "{msg}"
+        );
+        let late = "schedule = [\n[\"1s\", \"1Mbps\"]]";
+        let (line, path, msg) = err(rate(late));
+        assert_eq!(
+            (line, path.as_str()),
+            (Some(2), "links[0].schedule[0]"),
+            "{msg}"
+        );
+        // A trace is read from the scenario's folder.
+        let (line, path, msg) = err(rate("trace = \"no-such.trace\""));
+        assert_eq!((line, path.as_str()), (Some(1), "links[0].trace"));
+        assert!(msg.contains("/data/no-such.trace"), "{msg}");
+    }
+
+    #[test]
+    fn buffer_limit_is_a_size_above_zero_given_once() {
+        let limit = |t: &str| one(t, None).with(buffer_limit);
+        let typed = |s| Some(("limit".to_string(), Given::Typed(Value::Size(s))));
+        assert_eq!(limit("rate = \"1Mbps\"").unwrap(), None);
+        assert_eq!(
+            limit("buffer = \"3000B\"").unwrap(),
+            typed(units::Size::Bytes(3000))
+        );
+        assert_eq!(
+            limit("buffer = \"100p\"").unwrap(),
+            typed(units::Size::Packets(100))
+        );
+        let msg = "expected a buffer > 0";
+        assert_eq!(
+            err(limit("qdisc = \"codel\"\nbuffer = \"0p\"")),
+            e(Some(2), "links[0].buffer", msg)
+        );
+        let twice = "qdisc = \"codel\"\nbuffer = \"100p\"\nparams = { limit = \"50p\" }";
+        let msg = "the buffer is given twice, as links[0].buffer = \"100p\" and as links[0].params.limit: give one of them";
+        assert_eq!(err(limit(twice)), e(Some(2), "links[0].buffer", msg));
+        // A --qdisc swap drops the file's params.limit: the buffer alone gives the limit.
+        assert_eq!(
+            one(twice, Some("pie")).with(buffer_limit).unwrap(),
+            typed(units::Size::Packets(100))
+        );
+    }
+
+    #[test]
+    fn red_takes_the_links_first_positive_rate_as_its_bandwidth() {
+        let bw = |table: &str, kind: Kind, given: &[&str]| {
+            let o = one(table, None);
+            let rate = o.with(link_rate).unwrap();
+            let mut pairs: Vec<(String, Given)> = given
+                .iter()
+                .map(|k| (k.to_string(), Given::Typed(Value::Bytes(1))))
+                .collect();
+            let warning = o.with(|x| red_bandwidth_from_link(x, kind, &mut pairs, &rate));
+            (pairs, warning)
+        };
+        let rate = |r| ("bandwidth".to_string(), Given::Typed(Value::Rate(r)));
+        assert_eq!(
+            bw("rate = \"10Mbps\"", Kind::Red, &[]),
+            (vec![rate(Bitrate::from_mbps(10))], None)
+        );
+        // Given by the user, or not RED: nothing taken from the link.
+        let given = bw("rate = \"10Mbps\"", Kind::Red, &["bandwidth"]);
+        assert_eq!((given.0.len(), given.1), (1, None));
+        assert_eq!(bw("rate = \"10Mbps\"", Kind::Codel, &[]), (vec![], None));
+        // A schedule that starts with an outage: its first positive rate, and a warning naming
+        // its other rates, each once.
+        let sched = "schedule = [[\"0s\", \"0Mbps\"], [\"1s\", \"5Mbps\"], [\"2s\", \"0Mbps\"], [\"3s\", \"5Mbps\"]]";
+        assert_eq!(
+            bw(sched, Kind::Red, &[]),
+            (
+                vec![rate(Bitrate::from_mbps(5))],
+                Some("link l: RED's idle-time correction and automatic parameters use bandwidth = 5Mbps (its schedule's first positive rate; it also runs at 0bps); set links[0].params.bandwidth to choose the rate".to_string())
+            )
+        );
+    }
+
+    #[test]
+    fn other_rates_says_why_a_rate_is_not_the_links_only_one() {
+        let five = Bitrate::from_mbps(5);
+        assert_eq!(other_rates(&LinkRate::Constant(five), five), None);
+        let st = |v: &[u64]| {
+            let s = v.iter().enumerate().map(|(i, m)| {
+                (
+                    SimTime::ZERO + SimDuration::from_secs(i as u64),
+                    Bitrate::from_mbps(*m),
+                )
+            });
+            LinkRate::Steps(StepSchedule::new(s.collect()).unwrap())
+        };
+        assert_eq!(other_rates(&st(&[5, 5]), five), None);
+        assert_eq!(
+            other_rates(&st(&[5, 10, 2, 10]), five).as_deref(),
+            Some("its schedule's first positive rate; it also runs at 10Mbps, 2Mbps")
+        );
+    }
+
+    #[test]
+    fn config_error_names_the_key_the_value_came_from() {
+        let config = |table: &str, swap| {
+            let o = one(table, swap);
+            let err = o.with(|x| {
+                let kind = x.dp.kind.clone().unwrap();
+                let mut pairs: Vec<_> = buffer_limit(x).unwrap().into_iter().collect();
+                pairs.extend(
+                    x.dp.given
+                        .iter()
+                        .map(|(k, g)| (k.clone(), g.clone().unwrap())),
+                );
+                let e = aqmlab_qdisc::Params::with_values(kind.name(), kind.params(), &pairs)
+                    .and_then(|p| aqmlab_qdisc::AnyConfig::from_params(&p))
+                    .unwrap_err();
+                config_error(x, e)
+            });
+            (err.line, err.path)
+        };
+        // A parameter the file gave: its key, the params table's line.
+        let bad_target = "qdisc = \"codel\"\nparams = { target = \"-1ms\" }";
+        assert_eq!(
+            config(bad_target, None),
+            (Some(2), "links[0].params.target".to_string())
+        );
+        // The limit the buffer gave: the buffer.
+        let bad_buffer = "qdisc = \"fq_codel\"\nbuffer = \"5000000000p\"";
+        assert_eq!(
+            config(bad_buffer, None),
+            (Some(2), "links[0].buffer".to_string())
+        );
+        // A --qdisc swap: the swap, no line.
+        assert_eq!(
+            config(bad_buffer, Some("fq_codel")),
+            (None, "--qdisc l=fq_codel".to_string())
+        );
+    }
+
+    #[test]
+    fn link_loss_is_a_probability_below_one() {
+        let loss = |t: &str| one(t, None).with(link_loss);
+        assert_eq!(loss("rate = \"1Mbps\"").unwrap(), 0.0);
+        assert_eq!(loss("loss = 0.25").unwrap(), 0.25);
+        assert_eq!(loss("loss = 0.0").unwrap(), 0.0);
+        let msg = "expected a loss probability in [0, 1), got 1";
+        assert_eq!(
+            err(loss("rate = \"1Mbps\"\nloss = 1.0")),
+            e(Some(2), "links[0].loss", msg)
+        );
+        let msg = "expected a loss probability in [0, 1), got -0.1";
+        assert_eq!(err(loss("loss = -0.1")), e(Some(1), "links[0].loss", msg));
+    }
+
+    #[test]
+    fn trace_path_is_absolute_from_the_scenarios_folder() {
+        let path = |t: &str| one(t, None).with(trace_path);
+        assert_eq!(path("rate = \"1Mbps\""), None);
+        assert_eq!(
+            path("trace = \"traces/a.down\""),
+            Some(PathBuf::from("/data/traces/a.down"))
+        );
+        assert_eq!(
+            path("trace = \"/t/b.down\""),
+            Some(PathBuf::from("/t/b.down"))
+        );
+    }
+
+    #[test]
+    fn direction_gives_its_discipline_the_values_from_the_buffer_link_and_traffic() {
+        let table = "rate = \"10Mbps\"\ndelay = \"20ms\"\nbuffer = \"30000B\"\nqdisc = \"fq_codel\"\nparams = { target = \"3ms\" }\nloss = 0.5";
+        let o = one(table, None);
+        let mut warnings = Vec::new();
+        let r = o.with(|x| direction(x, &mut warnings)).unwrap();
+        assert_eq!((r.name.as_str(), r.from, r.to, r.loss), ("l", 0, 1, 0.5));
+        assert_eq!(r.delay, SimDuration::from_millis(20));
+        // The byte buffer as FQ-CoDel's memory limit, the given target, mtu from the traffic.
+        assert_eq!(r.params.value("memory_limit"), Value::Bytes(30000));
+        assert_eq!(
+            r.params.value("target"),
+            Value::Duration(SimDuration::from_millis(3))
+        );
+        assert_eq!(r.params.value("mtu"), Value::Bytes(540));
+        assert!(warnings.is_empty());
+        // RED: the link's rate and delay.
+        let red = "rate = \"10Mbps\"\ndelay = \"20ms\"\nqdisc = \"red\"";
+        let o = one(red, None);
+        let r = o.with(|x| direction(x, &mut warnings)).unwrap();
+        assert_eq!(
+            r.params.value("bandwidth"),
+            Value::Rate(Bitrate::from_mbps(10))
+        );
+        assert_eq!(
+            r.params.value("delay"),
+            Value::Duration(SimDuration::from_millis(20))
+        );
+    }
 
     fn with(kind: Kind, given: &[(&str, &str)], largest: u32) -> aqmlab_qdisc::Params {
         let pairs: Vec<(String, String)> = given

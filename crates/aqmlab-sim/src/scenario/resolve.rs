@@ -63,18 +63,16 @@ pub(super) fn resolve_expanded(
     // The link directions, each with its discipline's parameters checked and configured.
     let mut directions = Vec::with_capacity(dir_cfgs.len());
     for (i, ((name, d, path), dp)) in dir_cfgs.iter().zip(&disc).enumerate() {
-        let (from, to) = ends[i];
-        directions.push(direction(
-            &cx,
+        let x = DirIn {
+            cx: &cx,
             name,
             d,
             path,
-            from,
-            to,
+            ends: ends[i],
             dp,
-            largest[i],
-            &mut warnings,
-        )?);
+            largest_packet: largest[i],
+        };
+        directions.push(direction(&x, &mut warnings)?);
     }
     // The file's parameters the --qdisc swaps dropped, in link order.
     let dropped_params = disc.into_iter().flat_map(|dp| dp.dropped).collect();
@@ -579,10 +577,16 @@ rate = "1Mbps"
     ) -> Result<Vec<ResolvedDirection>, ScenarioError> {
         let mut out = Vec::new();
         for (i, ((name, d, path), dp)) in dirs.iter().zip(disc).enumerate() {
-            let (from, to) = ends[i];
-            out.push(direction(
-                cx, name, d, path, from, to, dp, largest[i], warnings,
-            )?);
+            let x = DirIn {
+                cx,
+                name,
+                d,
+                path,
+                ends: ends[i],
+                dp,
+                largest_packet: largest[i],
+            };
+            out.push(direction(&x, warnings)?);
         }
         Ok(out)
     }

@@ -149,8 +149,35 @@ pub(super) fn tcp_config(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpConfig
     Ok(cfg)
 }
 
-/// The RTO bounds, loss recovery and congestion-control parameters of a flow (issue 14).
+/// A TCP flow's keys as its sender's settings are read from them: where the flow is in the
+/// file (for errors) and its `[[flows]]` table.
+struct FlowIn<'a> {
+    cx: &'a Ctx<'a>,
+    f: &'a RawFlow,
+    /// The flow's key path (`flows[0]`).
+    p: &'a str,
+}
+
+/// The RTO bounds, loss recovery and congestion-control parameters of a flow (issue 14), in
+/// steps, each checking its keys in the order errors are reported: the RTO's
+/// ([`rto_knobs`]), loss recovery's ([`recovery_knobs`]), a key of another controller refused
+/// ([`refuse_other_cc`]), then each controller's ([`cubic_knobs`], [`vegas_knobs`],
+/// [`ledbat_knobs`], [`dctcp_prague_knobs`]) and Vegas's alpha <= beta ([`vegas_order`]).
 fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<(), ScenarioError> {
+    let k = FlowIn { cx, f, p };
+    rto_knobs(&k, cfg)?;
+    recovery_knobs(&k, cfg)?;
+    refuse_other_cc(&k, cfg)?;
+    cubic_knobs(&k, cfg)?;
+    vegas_knobs(&k, cfg)?;
+    ledbat_knobs(&k, cfg)?;
+    dctcp_prague_knobs(&k, cfg)?;
+    vegas_order(&k, cfg)
+}
+
+/// `max_rto` (at least the minimum RTO) and `initial_rto`, each a duration > 0.
+fn rto_knobs(k: &FlowIn<'_>, cfg: &mut TcpConfig) -> Result<(), ScenarioError> {
+    let (cx, f, p) = (k.cx, k.f, k.p);
     let positive = |v: &FlowTime, key: &str| -> Result<SimDuration, ScenarioError> {
         let path = format!("{p}.{key}");
         let d = v.checked(cx, &path)?;
@@ -177,6 +204,13 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         // RFC 6298 §2.1 says 1 s (the default); ns-2 and ns-3 use 3 s (RFC 1122's value).
         cfg.initial_rto = positive(v, "initial_rto")?;
     }
+    Ok(())
+}
+
+/// Loss recovery: `initial_ssthresh`, `dupack_threshold`, `prr`, `recovery`, `rescue`,
+/// `recover_guard`, `rto_ssthresh`, and `pacing`, each with the options it needs.
+fn recovery_knobs(k: &FlowIn<'_>, cfg: &mut TcpConfig) -> Result<(), ScenarioError> {
+    let (cx, f, p) = (k.cx, k.f, k.p);
     if let Some(w) = int_in(
         cx,
         &f.initial_ssthresh,
@@ -278,8 +312,13 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         // Linux's sk_pacing_rate / ns-3's TcpSocketState pacing (issue 22).
         cfg.pacing = b;
     }
-    // Parameters of one algorithm are refused with another, rather than silently ignored: the
-    // flow-key table says which algorithm each belongs to.
+    Ok(())
+}
+
+/// Parameters of one algorithm are refused with another, rather than silently ignored.
+fn refuse_other_cc(k: &FlowIn<'_>, cfg: &mut TcpConfig) -> Result<(), ScenarioError> {
+    let (cx, f, p) = (k.cx, k.f, k.p);
+    // The flow-key table says which algorithm each belongs to.
     if let Some(k) = super::flow_keys::wrong_cc(&f.given(), cfg.cc.kind) {
         return Err(cx.err(
             Some(f.kind.span()),
@@ -292,6 +331,12 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
             ),
         ));
     }
+    Ok(())
+}
+
+/// CUBIC's `cubic_beta`, `cubic_c` and switches (RFC 9438).
+fn cubic_knobs(k: &FlowIn<'_>, cfg: &mut TcpConfig) -> Result<(), ScenarioError> {
+    let (cx, f, p) = (k.cx, k.f, k.p);
     if let Some(b) = &f.cubic_beta {
         let x = *b.get_ref();
         if !(x > 0.0 && x < 1.0) {
@@ -330,6 +375,12 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         }
         cfg.cc.cubic.linux = b;
     }
+    Ok(())
+}
+
+/// Vegas's `vegas_alpha`, `vegas_beta`, `vegas_gamma`: packets, 0 to 1000.
+fn vegas_knobs(k: &FlowIn<'_>, cfg: &mut TcpConfig) -> Result<(), ScenarioError> {
+    let (cx, f, p) = (k.cx, k.f, k.p);
     let packets = |v: &Option<Spanned<i64>>, key: &str| {
         int_in(cx, v, format!("{p}.{key}"), 0, 1000, "a number of packets")
     };
@@ -342,6 +393,12 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
     if let Some(g) = packets(&f.vegas_gamma, "vegas_gamma")? {
         cfg.cc.vegas.gamma = g;
     }
+    Ok(())
+}
+
+/// LEDBAT's `ledbat_target`, `ledbat_gain` and `ledbat_allowed_increase` (RFC 6817).
+fn ledbat_knobs(k: &FlowIn<'_>, cfg: &mut TcpConfig) -> Result<(), ScenarioError> {
+    let (cx, f, p) = (k.cx, k.f, k.p);
     if let Some(t) = &f.ledbat_target {
         let path = format!("{p}.ledbat_target");
         let d = t.checked(cx, &path)?.0;
@@ -383,6 +440,12 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         }
         cfg.cc.ledbat.allowed_increase = x as f32;
     }
+    Ok(())
+}
+
+/// DCTCP's `dctcp_g` (RFC 8257) and Prague's `prague_ecn_fallback`.
+fn dctcp_prague_knobs(k: &FlowIn<'_>, cfg: &mut TcpConfig) -> Result<(), ScenarioError> {
+    let (cx, f, p) = (k.cx, k.f, k.p);
     if let Some(g) = &f.dctcp_g {
         // RFC 8257 §3.3: the EWMA gain g of α ← (1 − g)·α + g·F, "0 < g < 1" (§4.2 suggests
         // 1/16); g = 1 (α is the last window's fraction) is accepted, as Linux's shift 0.
@@ -407,6 +470,12 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
     )? {
         cfg.cc.prague.ecn_fallback = m as u8;
     }
+    Ok(())
+}
+
+/// Vegas's alpha at most its beta (as given, or their defaults).
+fn vegas_order(k: &FlowIn<'_>, cfg: &mut TcpConfig) -> Result<(), ScenarioError> {
+    let (cx, f, p) = (k.cx, k.f, k.p);
     if cfg.cc.vegas.alpha > cfg.cc.vegas.beta {
         let span = f
             .vegas_alpha
@@ -423,4 +492,222 @@ fn tcp_knobs(cx: &Ctx<'_>, f: &RawFlow, p: &str, cfg: &mut TcpConfig) -> Result<
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Step = fn(&FlowIn<'_>, &mut TcpConfig) -> Result<(), ScenarioError>;
+
+    /// The step `step` on a flow `flows[0]` of controller `cc` read from the flow table `table`
+    /// (its spans in `table`): the settings it gives, or its error's `(line, key path, message)`.
+    fn knob(
+        table: &str,
+        cc: CcKind,
+        step: Step,
+    ) -> Result<TcpConfig, (Option<usize>, String, String)> {
+        let f: RawFlow = toml::from_str(table).unwrap();
+        let cx = Ctx {
+            file: "t.toml".into(),
+            text: table,
+            dir: PathBuf::new(),
+        };
+        let mut cfg = TcpConfig::with_cc(cc);
+        let k = FlowIn {
+            cx: &cx,
+            f: &f,
+            p: "flows[0]",
+        };
+        step(&k, &mut cfg).map_err(|e| (e.line, e.path, e.msg))?;
+        Ok(cfg)
+    }
+
+    fn e<T>(line: usize, path: &str, msg: &str) -> Result<T, (Option<usize>, String, String)> {
+        Err((Some(line), path.to_string(), msg.to_string()))
+    }
+
+    const TCP: &str = "kind = \"tcp\"\nfrom = \"a\"\nto = \"b\"\n";
+
+    #[test]
+    fn rto_knobs_are_durations_above_zero_max_at_least_min() {
+        let rto = |keys: &str| knob(&format!("{TCP}{keys}"), CcKind::Cubic, rto_knobs);
+        let c = rto("max_rto = \"30s\"\ninitial_rto = \"3s\"").unwrap();
+        assert_eq!(
+            (c.max_rto, c.initial_rto),
+            (SimDuration::from_secs(30), SimDuration::from_secs(3))
+        );
+        let d = TcpConfig::with_cc(CcKind::Cubic);
+        let c = rto("").unwrap();
+        assert_eq!((c.max_rto, c.initial_rto), (d.max_rto, d.initial_rto));
+        assert_eq!(
+            rto("initial_rto = \"0s\"").map(|_| ()),
+            e(4, "flows[0].initial_rto", "expected a duration > 0")
+        );
+        let msg = format!(
+            "expected a maximum RTO of at least the minimum RTO, {}, got \"1ms\"",
+            d.min_rto
+        );
+        assert_eq!(
+            rto("max_rto = \"1ms\"").map(|_| ()),
+            e(4, "flows[0].max_rto", &msg)
+        );
+    }
+
+    #[test]
+    fn recovery_knobs_need_the_options_they_build_on() {
+        let rec = |keys: &str, cc| knob(&format!("{TCP}{keys}"), cc, recovery_knobs);
+        let c = rec("initial_ssthresh = 10\ndupack_threshold = 5", CcKind::Cubic).unwrap();
+        assert_eq!(c.initial_ssthresh, Some(10 * u64::from(c.mss)));
+        assert_eq!(c.dupack_threshold, 5);
+        let msg = "expected a duplicate-ACK threshold between 1 and 1000, got 0";
+        assert_eq!(
+            rec("dupack_threshold = 0", CcKind::Cubic).map(|_| ()),
+            e(4, "flows[0].dupack_threshold", msg)
+        );
+        let msg = "expected an initial ssthresh in segments between 2 and 16777216, got 1";
+        assert_eq!(
+            rec("initial_ssthresh = 1", CcKind::Cubic).map(|_| ()),
+            e(4, "flows[0].initial_ssthresh", msg)
+        );
+        let c = rec("recovery = \"rack\"", CcKind::Cubic).unwrap();
+        assert!(c.rack && c.sack);
+        assert!(!rec("recovery = \"rfc6675\"", CcKind::Cubic).unwrap().rack);
+        let msg = "expected rfc6675 or rack, got \"nope\"";
+        assert_eq!(
+            rec("recovery = \"nope\"", CcKind::Cubic).map(|_| ()),
+            e(4, "flows[0].recovery", msg)
+        );
+        let msg = "expected rfc5681 or ns2, got \"x\"";
+        assert_eq!(
+            rec("rto_ssthresh = \"x\"", CcKind::Reno).map(|_| ()),
+            e(4, "flows[0].rto_ssthresh", msg)
+        );
+        let (_, path, msg) = rec("rto_ssthresh = \"ns2\"", CcKind::Cubic).unwrap_err();
+        assert_eq!(path, "flows[0].rto_ssthresh");
+        assert!(msg.ends_with("this flow has cc = \"cubic\""), "{msg}");
+        assert_eq!(
+            rec("rto_ssthresh = \"ns2\"", CcKind::Reno)
+                .unwrap()
+                .rto_ssthresh,
+            RtoSsthresh::Ns2
+        );
+        assert!(rec("pacing = true", CcKind::Cubic).unwrap().pacing);
+    }
+
+    #[test]
+    fn a_key_of_another_controller_is_refused() {
+        let (line, path, msg) = knob(
+            &format!("{TCP}vegas_alpha = 2"),
+            CcKind::Cubic,
+            refuse_other_cc,
+        )
+        .unwrap_err();
+        // The flow's line (its `kind`), the key's path.
+        assert_eq!((line, path.as_str()), (Some(1), "flows[0].vegas_alpha"));
+        assert!(
+            msg.starts_with("vegas_alpha applies to ")
+                && msg.ends_with("; this flow has cc = \"cubic\""),
+            "{msg}"
+        );
+        assert!(knob(
+            &format!("{TCP}vegas_alpha = 2"),
+            CcKind::Vegas,
+            refuse_other_cc
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn each_controllers_knobs_are_checked_against_their_range() {
+        let run = |keys: &str, cc, step: Step| knob(&format!("{TCP}{keys}"), cc, step);
+        let c = run(
+            "cubic_beta = 0.5\ncubic_c = 0.8",
+            CcKind::Cubic,
+            cubic_knobs,
+        )
+        .unwrap();
+        assert_eq!((c.cc.cubic.beta, c.cc.cubic.c), (0.5, 0.8));
+        let msg = "expected a decrease factor 0 < beta < 1 (RFC 9438: 0.7), got 1";
+        assert_eq!(
+            run("cubic_beta = 1.0", CcKind::Cubic, cubic_knobs).map(|_| ()),
+            e(4, "flows[0].cubic_beta", msg)
+        );
+        let c = run(
+            "vegas_alpha = 3\nvegas_beta = 6\nvegas_gamma = 2",
+            CcKind::Vegas,
+            vegas_knobs,
+        )
+        .unwrap();
+        assert_eq!(
+            (c.cc.vegas.alpha, c.cc.vegas.beta, c.cc.vegas.gamma),
+            (3, 6, 2)
+        );
+        let msg = "expected a number of packets between 0 and 1000, got 1001";
+        assert_eq!(
+            run("vegas_beta = 1001", CcKind::Vegas, vegas_knobs).map(|_| ()),
+            e(4, "flows[0].vegas_beta", msg)
+        );
+        let c = run(
+            "ledbat_target = \"50ms\"\nledbat_gain = 2.0",
+            CcKind::Ledbat,
+            ledbat_knobs,
+        )
+        .unwrap();
+        assert_eq!((c.cc.ledbat.target_us, c.cc.ledbat.gain), (50_000, 2.0));
+        let msg = "expected a target delay > 0 and at most 100ms (RFC 6817 §2.5.1), got \"101ms\"";
+        assert_eq!(
+            run("ledbat_target = \"101ms\"", CcKind::Ledbat, ledbat_knobs).map(|_| ()),
+            e(4, "flows[0].ledbat_target", msg)
+        );
+        let c = run("dctcp_g = 1.0", CcKind::Dctcp, dctcp_prague_knobs).unwrap();
+        assert_eq!(c.cc.dctcp.g, 1.0);
+        let msg = "expected an EWMA gain 0 < g <= 1 (RFC 8257 §3.3: 1/16), got 0";
+        assert_eq!(
+            run("dctcp_g = 0.0", CcKind::Dctcp, dctcp_prague_knobs).map(|_| ()),
+            e(4, "flows[0].dctcp_g", msg)
+        );
+        assert_eq!(
+            run(
+                "prague_ecn_fallback = 2",
+                CcKind::Prague,
+                dctcp_prague_knobs
+            )
+            .unwrap()
+            .cc
+            .prague
+            .ecn_fallback,
+            2
+        );
+    }
+
+    #[test]
+    fn vegas_alpha_is_at_most_its_beta() {
+        let order = |keys: &str| {
+            let table = format!("{TCP}{keys}");
+            let f: RawFlow = toml::from_str(&table).unwrap();
+            let cx = Ctx {
+                file: "t.toml".into(),
+                text: &table,
+                dir: PathBuf::new(),
+            };
+            let k = FlowIn {
+                cx: &cx,
+                f: &f,
+                p: "flows[0]",
+            };
+            let mut cfg = TcpConfig::with_cc(CcKind::Vegas);
+            vegas_knobs(&k, &mut cfg).unwrap();
+            vegas_order(&k, &mut cfg).map_err(|e| (e.line, e.path, e.msg))
+        };
+        assert_eq!(order("vegas_alpha = 4\nvegas_beta = 4"), Ok(()));
+        let msg = "expected vegas_alpha <= vegas_beta, got 5 > 2";
+        assert_eq!(
+            order("vegas_alpha = 5\nvegas_beta = 2"),
+            e(4, "flows[0].vegas_alpha", msg)
+        );
+        // Only the beta given: its line.
+        let (line, path, _) = order("vegas_beta = 0").unwrap_err();
+        assert_eq!((line, path.as_str()), (Some(4), "flows[0].vegas_alpha"));
+    }
 }
