@@ -65,6 +65,7 @@ metric = "median_ms"
 arm_column = "discipline"
 arms = ["CoDel", "tail drop"]
 predicate = "a < b"
+why = "'below' read as strictly below"
 counterfactual = "the arms swapped"
 counterfactual_arms = ["tail drop", "CoDel"]
 unexplained = true
@@ -104,6 +105,13 @@ unexplained = true
         # A graded claim names what a "does not hold" is put down to (issue 19 item 4).
         (("unexplained = true\n", ""), "claim 'x'.explanation: expected explanation = {"),
         (("unexplained = true", "unexplained = 1"), "claim 'x'.unexplained: expected true, or"),
+        # Every qualitative/range threshold says where it comes from (issue 19).
+        (("why = \"'below' read as strictly below\"\n", ""), "claim 'x'.why: expected a text"),
+        # A range claim names each arm's delivered share, or says why no run can stall.
+        (
+            ('kind = "qualitative"', 'kind = "range"\npoints = ["buffer"]'),
+            "claim 'x'.delivered: expected each arm's delivered share",
+        ),
         (
             ("unexplained = true", 'explanation = { hypothesis = "h", tested_by = "t" }'),
             "claim 'x'.explanation[0].outcome: expected a text",
@@ -160,6 +168,7 @@ def _ctx(rows):
     exp = load(str(EXAMPLE))
     ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, {"duration_s": 1.0})
     ctx.table = pd.DataFrame(rows, columns=["buffer", "discipline", "median_ms"])
+    ctx.table["util"] = 0.9  # the example's range claim's `delivered`: no run stalled
     return ctx
 
 
@@ -850,3 +859,27 @@ def test_red_bursty_a_failing_claim_is_explained_only_where_ns2_fails_too():
         "seeds hypothesis's test) reaches across the band's edge: our seeds cannot tell in "
         "proportion from out of it there; about 81 seeds would decide (estimates)"
     )
+
+
+def test_a_numeric_read_off_without_its_why_is_refused(tmp_path):
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce.folder import load
+
+    claims = (EXAMPLE / "claims.toml").read_text()
+    edited = claims.replace('published = "5"\n', 'published = "5"\nread_off = 1.0\n')
+    assert edited != claims
+    with pytest.raises(AqmlabError) as e:
+        load(str(_folder(tmp_path, claims=edited)))
+    msg = str(e.value)
+    assert "claim 'codel-near-target'.why: expected a text saying where the read-off" in msg
+    ok = edited.replace("read_off = 1.0\n", "read_off = 1.0\nwhy = \"'about 5 ms'\"\n")
+    assert load(str(_folder(tmp_path / "ok", claims=ok))).claims[1].read_off == 1.0
+
+
+def test_a_range_claim_may_say_why_its_runs_cannot_stall_instead_of_delivered(tmp_path):
+    from aqmlab.reproduce.folder import load
+
+    claims = CLAIM.replace('kind = "qualitative"', 'kind = "range"\npoints = ["buffer"]')
+    claims = claims.replace("unexplained = true", 'unexplained = true\nstalls = "a CBR fills it"')
+    (c,) = load(str(_folder(tmp_path, claims=claims))).claims
+    assert c.stalls == "a CBR fills it" and not c.delivered

@@ -83,6 +83,9 @@ class ClaimDef:
     #: or a path with ``{arm}``): a point where every arm is under the stalled fraction is a
     #: tie of runs that delivered almost nothing.
     delivered: str = ""
+    #: qualitative/range without ``delivered``: why no run of the claim's points can stall, or
+    #: why a stalled run cannot pass the predicate (a range claim needs one or the other).
+    stalls: str = ""
     points: list[str] = field(default_factory=list)
     point_name: str = ""
     where: dict[str, list[Any]] = field(default_factory=dict)
@@ -404,6 +407,7 @@ def load_claims(path: str) -> list[ClaimDef]:
             predicate=t.str("predicate", ""),
             resolution=t.num("resolution", 0.0),
             delivered=t.str("delivered", ""),
+            stalls=t.str("stalls", ""),
             points=t.strs("points"),
             point_name=t.str("point_name", ""),
             where=where,
@@ -496,6 +500,10 @@ def _check_claim(t: _Table, c: ClaimDef) -> None:
             float(c.published)
         except ValueError:
             raise t.error("published", 'a number as printed ("2.7")') from None
+        if c.read_off and not c.why:
+            # Without a why the allowance is the printed digit's (docs/reproductions.md); a
+            # read-off widens it and says where it comes from.
+            raise t.error("why", "a text saying where the read-off allowance comes from")
         return
     if not c.arms or len(c.arms) > len(ARM_NAMES):
         raise t.error("arms", f"1 to {len(ARM_NAMES)} arms (values of arm_column)")
@@ -504,6 +512,24 @@ def _check_claim(t: _Table, c: ClaimDef) -> None:
     if not c.counterfactual:
         raise t.error("counterfactual", "what the counterfactual arms are, in words")
     _check_counterfactual(t, c)
+    if not c.why:
+        # Every threshold says where it comes from (issue 19): the source's word and how it is
+        # read, or that the number is ours and why.
+        raise t.error(
+            "why",
+            "a text saying where the predicate's threshold comes from: the source's word "
+            "quoted and how it is read ('\"far below\" read as under 1/10'), or that the "
+            "number is our reading and why",
+        )
+    if c.kind == "range" and not c.delivered and not c.stalls:
+        # Ties of runs that delivered nothing are no wins (docs/reproductions.md, "Ties and
+        # stalled runs"): a range claim names each arm's delivered share, or says why its runs
+        # cannot stall.
+        raise t.error(
+            "delivered",
+            "each arm's delivered share of its link (a metric spelt as metric is), or "
+            'stalls = "why no run of this claim can stall (or pass while stalled)"',
+        )
     if c.resolution < 0:
         raise t.error("resolution", "the quantity's resolution, 0 or more")
     if not c.arm_column and "{arm}" not in c.metric:

@@ -279,6 +279,11 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
                 describe=describe,
                 most=c.most,
             )
+    if c.kind in ("qualitative", "range"):
+        # The threshold's reason first, then how the verdict is reached.
+        claim.why = f"{ctx.fill(c.why)}; {claim.why}"
+        if c.stalls:
+            claim.why += f"; no delivered share: {ctx.fill(c.stalls)}"
     if c.note:
         claim.add_note(ctx.fill(c.note))
     explain(claim, c, ctx)
