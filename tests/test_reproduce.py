@@ -18,6 +18,12 @@ from conftest import run_cli
 VERDICTS = ("agrees", "differs", "holds", "does not hold", "cannot discriminate")
 #: A figure's title ends with the paper figure (or source) it reproduces, in parentheses.
 FIGURE_REF = re.compile(r"\((?:[^()]*\b(?:NJ12|FJ93|CS244|Kuhn|Ford|BITAG|De Schepper)\b[^()]*)\)$")
+#: ... and names that figure in its source: a numbered figure or table, a slide by its number or
+#: title, an unnumbered plot by its name ('delay-4g'), or says that the stored source has none.
+SOURCE_FIGURE = re.compile(
+    r"\bFigs?\. ?\d|\bTables? [IVXLC\d]|\bslides? (?:'|\d)|\bplots? '"
+    r"|no figure in the (?:stored )?source"
+)
 
 
 def _texts(fig, renderer) -> list[tuple[str, object]]:
@@ -136,6 +142,8 @@ def _figure_faults(name: str, f: dict) -> list:
     title = f["suptitle"] or (f["axes"][0]["title"] if len(f["axes"]) else "")
     if not FIGURE_REF.search(title):
         faults.append((name, "title names no source", title))
+    elif not SOURCE_FIGURE.search(FIGURE_REF.search(title)[0]):
+        faults.append((name, "title names no figure, table or slide of its source", title))
     for ax in f["axes"]:
         label = ax["ylabel"].lower()
         if ("delay" in label or "sojourn" in label) and min(ax["ylim"]) < 0:
@@ -776,9 +784,74 @@ def test_red_bursty_stalled_runs_are_no_wins():
     assert g.verdict == cm.CANNOT and "every point is a tie" in g.note
 
 
+_UNITS = {"Gbps": 1e9, "Mbps": 1e6, "kbps": 1e3, "bps": 1.0, "ms": 1e-3, "us": 1e-6, "s": 1.0}
+
+
+def _quantity(text) -> float:
+    """A resolved scenario's "100Mbps", "10ms" or "500" as a number (b/s, s, bytes)."""
+    m = re.fullmatch(r"([0-9.eE+-]+)\s*([A-Za-z]*)", str(text))
+    assert m, text
+    return float(m[1]) * _UNITS.get(m[2], 1.0)
+
+
+def _ns2_red_faults(params: dict) -> list[str]:
+    """Where a resolved RED's ``params`` differ from what ns-2.35's Queue/RED would run on the
+    same link with ``adaptive_`` as set and every other parameter at its default
+    (ns-2.35 red.cc initialize_params and reset; tests/fidelity/ns2/README.md)."""
+    faults = []
+    c = _quantity(params["bandwidth"]) / (8 * _quantity(params["mean_pkt_size"]))
+    # q_weight_ -1, which ns-2.35 keeps with adaptive_ 1: the link-delay rule.
+    rtt = max(0.1, 3 * (_quantity(params["delay"]) + 1 / c))
+    ns2_w_q = 1 - math.exp(-1 / (10 * rtt * c))
+    w_q = params["w_q"]
+    if w_q == "auto":  # ours: ARED's 1-exp(-1/C) with adaptive = true, else the link rule
+        w_q = 1 - math.exp(-1 / c) if params["adaptive"] else ns2_w_q
+    if not math.isclose(w_q, ns2_w_q, rel_tol=1e-12):
+        faults.append(f"w_q {w_q!r}, ns-2.35's {ns2_w_q!r}")
+    if params["adaptive"] and params["gentle"] and params["gentle_slope"] != "initial":
+        faults.append(f"gentle_slope {params['gentle_slope']!r}, ns-2.35's 'initial'")
+    return faults
+
+
 def test_codel_dynamic_red_is_ns2_defaults(codel_dynamic):
     doc = json.loads((codel_dynamic / "results.json").read_text())
     cases = doc["parameters"]["cases"]
     for name in ("RED (ns-2.35 defaults)", "Adaptive RED (ns-2.35 defaults)"):
         assert cases[name]["dumbbell.bottleneck.params.mode"] == "byte"
         assert cases[name]["dumbbell.bottleneck.buffer"] == "415000B"  # 830 × 500 B
+    # The arms as they ran: every resolved RED bottleneck is ns-2.35's, gentle slope and w_q.
+    import tomllib
+
+    reds = {}
+    for path in sorted((codel_dynamic / "sweep" / "runs").glob("*/scenario.resolved.toml")):
+        link = {x["name"]: x for x in tomllib.loads(path.read_text())["links"]}["bottleneck"]
+        if link["qdisc"] == "red":
+            reds.setdefault(link["params"]["adaptive"], []).append((path.parent.name, link))
+    assert set(reds) == {False, True}, "a RED and an Adaptive RED run"
+    faults = [
+        (run, d, fault)
+        for runs in reds.values()
+        for run, link in runs
+        for d, params in (("forward", link["params"]), ("reverse", link["reverse"]["params"]))
+        for fault in _ns2_red_faults(params)
+    ]
+    assert not faults, faults
+
+
+def test_ns2_red_check_refuses_our_ared_rules():
+    """The check above on its counterfactuals: our ARED's current-max_p gentle slope, and its
+    1-exp(-1/C) w_q on a link where ns-2.35's delay rule gives another (50 ms: RTT 0.15 s)."""
+    ared = {
+        "bandwidth": "100Mbps",
+        "mean_pkt_size": "500",
+        "delay": "10ms",
+        "w_q": 3.999920001063195e-05,
+        "adaptive": True,
+        "gentle": True,
+        "gentle_slope": "initial",
+    }
+    assert _ns2_red_faults(ared) == []
+    assert _ns2_red_faults({**ared, "w_q": "auto"}) == []  # the two rules agree at 10 ms
+    assert _ns2_red_faults({**ared, "gentle_slope": "current"}) != []  # the old arm
+    assert _ns2_red_faults({**ared, "w_q": "auto", "delay": "50ms"}) != []
+    assert _ns2_red_faults({**ared, "w_q": "auto", "delay": "50ms", "adaptive": False}) == []

@@ -59,6 +59,10 @@ def figures(ctx: Any) -> list[str]:
         ax.set_ylim(bottom=0)
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=8)
-    title(fig, "Verizon LTE downlink with a constant or a traced uplink", "CS244 2015")
+    title(
+        fig,
+        "Verizon LTE downlink with a constant or a traced uplink",
+        "CS244 2015's text beside its plots 'delay-4g', 'mbytes-4g'",
+    )
     files = _save(fig, os.path.join(ctx.out, "figures"), "uplink")
     return [f for f in files if f.endswith(".png")]

@@ -243,7 +243,7 @@ def figures(ctx: Any) -> list[str]:
     title(
         fig,
         f"Per-packet queueing delay at the LTE bottleneck ({MAIN_LOAD}, seed 1)",
-        "CS244 2015's delay plot",
+        "CS244 2015's plot 'delay-4g'",
     )
     files += _save(fig, figdir, "delay_vs_time")
 
@@ -257,7 +257,9 @@ def figures(ctx: Any) -> list[str]:
     )
     ax.set(xlabel="time (s)", ylabel="cumulative MB sent")
     ax.set_ylim(bottom=0)
-    title(ax, "Cumulative bytes through the LTE bottleneck (seed 1)", "CS244 2015's bytes plot")
+    title(
+        ax, "Cumulative bytes through the LTE bottleneck (seed 1)", "CS244 2015's plot 'mbytes-4g'"
+    )
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
     files += _save(fig, figdir, "cumulative_mb")
@@ -277,7 +279,11 @@ def figures(ctx: Any) -> list[str]:
         ax.plot(per_s.index, per_s * 8 / 1e6, color=colour(case), lw=1, label=f"{case} egress")
     ax.set(xlabel="time (s)", ylabel="Mb/s (1-s bins)")
     ax.set_ylim(bottom=0)
-    title(ax, "Trace capacity and what each discipline used", "CS244 2015's capacity plot")
+    title(
+        ax,
+        "Trace capacity and what each discipline used",
+        "as CS244 2015's plot 'paper-codel-capacity'",
+    )
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
     files += _save(fig, figdir, "capacity")

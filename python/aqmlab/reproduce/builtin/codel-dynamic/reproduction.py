@@ -265,13 +265,21 @@ def _discussion(per_case: dict, ratio: float, loss10: float, quick: bool, pm: di
             "grade the recoveries per lost segment and the utilization each change recovers, "
             "with CoDel (FIFO) as the counterfactual."
         )
-    for name in ("RED (ns-2.35 defaults)", "Adaptive RED (ns-2.35 defaults)"):
+    red_as_set = {
+        "RED (ns-2.35 defaults)": "",
+        "Adaptive RED (ns-2.35 defaults)": (
+            " and adaptive_ 1 alone, so ns-2.35's gentle slope, kept from the initial max_p "
+            "(gentle_slope = initial), and its link-delay w_q (q_weight_ -1: 4.0e-5 on this "
+            "link, experiment.toml)"
+        ),
+    }
+    for name, extra in red_as_set.items():
         if name in per_case:
             out.append(
                 f"{name}: median {fmt(per_case[name]['p50_ms'])} ms, "
                 f"{fmt(per_case[name]['pct_of_max'])} % of the maximum bytes; ns-2.35's "
                 "Queue/RED defaults as the authors' script leaves them (byte mode, the queue "
-                "limit of 830 in 500-B units, automatic thresholds)."
+                f"limit of 830 in 500-B units, automatic thresholds){extra}."
             )
     if quick:
         out.append(

@@ -139,6 +139,10 @@ def figures(ctx: Any) -> list[str]:
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
     axes[1].legend(fontsize=7)
-    title(fig, "CoDel's target and interval against the RTT", "BITAG slides: target 1-20 ms")
+    title(
+        fig,
+        "CoDel's target and interval against the RTT",
+        "BITAG slide 'CoDel in a nutshell': target 1-20 ms",
+    )
     files = _save(fig, os.path.join(ctx.out, "figures"), "target_rtt")
     return [f for f in files if f.endswith(".png")]

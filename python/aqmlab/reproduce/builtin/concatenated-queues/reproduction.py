@@ -37,6 +37,10 @@ def figures(ctx: Any) -> list[str]:
     ax.set_ylim(bottom=0)
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=8)
-    title(fig, "Where the queue forms with two hops in series", "BITAG slides: concatenated queues")
+    title(
+        fig,
+        "Where the queue forms with two hops in series",
+        "BITAG slide 'CoDel Can't Fix Concatenated Queues'",
+    )
     files = _save(fig, os.path.join(ctx.out, "figures"), "concatenated")
     return [f for f in files if f.endswith(".png")]

@@ -84,6 +84,10 @@ def figures(ctx: Any) -> list[str]:
         ax.set_ylim(bottom=0)
         ax.grid(True, axis="y", alpha=0.3)
         ax.legend(fontsize=7)
-    title(fig, "Consumer-edge drop rates by buffer and count", "BITAG slides: consumer-edge table")
+    title(
+        fig,
+        "Consumer-edge drop rates by buffer and count",
+        "BITAG slide 'Consumer Edge type example': its table",
+    )
     files = _save(fig, os.path.join(ctx.out, "figures"), "drop_rates")
     return [f for f in files if f.endswith(".png")]

@@ -756,7 +756,11 @@ def figures(ctx: Any) -> list[str]:
     for ax in axes[-1]:
         ax.set_xlabel("buffer (packets)")
     axes[0][0].legend(fontsize=7)
-    title(fig, "Consumer edge: median delay vs buffer", "BITAG slides: 'Consumer Edge' table")
+    title(
+        fig,
+        "Consumer edge: median delay vs buffer",
+        "BITAG slide 'Consumer Edge type example': its table",
+    )
     files = _save(fig, os.path.join(ctx.out, "figures"), "median_vs_buffer")
     files += _fairness_figure(ctx, plt, _save)
     return [f for f in files if f.endswith(".png")]
@@ -803,6 +807,6 @@ def _fairness_figure(ctx: Any, plt: Any, save: Any) -> list[str]:
     title(
         fig,
         "Consumer edge: are drops in proportion to use?",
-        "BITAG slides: 'Interesting \"Fairness\" Results'",
+        "BITAG slide 'Interesting \"Fairness\" Results'",
     )
     return save(fig, os.path.join(ctx.out, "figures"), "fairness_vs_buffer")

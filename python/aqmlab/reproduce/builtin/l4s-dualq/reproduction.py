@@ -200,7 +200,7 @@ def figures(ctx: Any) -> list[str]:
     title(
         fig,
         "Prague beside CUBIC: its queue and the rate balance",
-        "De Schepper et al., arXiv 2209.01078; RFC 9332",
+        "De Schepper et al., arXiv 2209.01078; RFC 9332: no figure in the stored source",
     )
     files = _save(fig, os.path.join(ctx.out, "figures"), "l4s-dualq")
     return [f for f in files if f.endswith(".png")]

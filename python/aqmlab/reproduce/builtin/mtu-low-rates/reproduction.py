@@ -54,6 +54,10 @@ def figures(ctx: Any) -> list[str]:
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
-    title(fig, "500-B against 1500-B packets at low rates", "BITAG slides: static link rates, low")
+    title(
+        fig,
+        "500-B against 1500-B packets at low rates",
+        "BITAG slide 'Results: Range of static link rates', low",
+    )
     files = _save(fig, os.path.join(ctx.out, "figures"), "mtu_low_rates")
     return [f for f in files if f.endswith(".png")]

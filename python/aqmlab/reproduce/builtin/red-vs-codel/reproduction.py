@@ -287,7 +287,11 @@ def figures(ctx: Any) -> list[str]:
             ax.set_ylim(bottom=0)
             ax.grid(True, alpha=0.3)
     axes[0][0].legend(fontsize=8)
-    title(fig, "RED vs CoDel vs tail drop under Pareto on/off TCP traffic", "Kuhn et al. 2014")
+    title(
+        fig,
+        "RED vs CoDel vs tail drop under Pareto on/off TCP traffic",
+        "Kuhn et al. 2014; no figure in the stored source, slides 1-10 of 21",
+    )
     fig.tight_layout()  # the top row's axis labels were drawn over the bottom row's titles
     files = _save(fig, os.path.join(ctx.out, "figures"), "delay_goodput_fct")
     return [f for f in files if f.endswith(".png")]
