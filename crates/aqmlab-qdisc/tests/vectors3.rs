@@ -15,10 +15,6 @@ const FQ: &[&str] = &[
     "drop_batch=64",
 ];
 
-fn with<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<&'a str> {
-    a.iter().chain(b).copied().collect()
-}
-
 const CODEL_L4S: &[&str] = &[
     "variant=ns3",
     "limit=1000p",

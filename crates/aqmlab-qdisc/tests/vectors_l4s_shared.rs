@@ -36,10 +36,6 @@ const FQ_L4S: &[&str] = &[
 const CODEL: &[&str] = &["target=5ms", "interval=100ms", "variant=ns3", "mtu=1500"];
 const COBALT: &[&str] = &["target=5ms", "interval=100ms"];
 
-fn with<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<&'a str> {
-    a.iter().chain(b).copied().collect()
-}
-
 /// Replays `schedule` through `kind` (`fq_pie`, `fq_codel`, `fq_cobalt` or their single-queue
 /// `pie`, `codel`, `cobalt`) with `params` and every flow's (the queue's) L4S test-only switch (PIE's `l4s_skips_estimate`, CoDel's and COBALT's
 /// `l4s_skips_state`) set to `skips`.

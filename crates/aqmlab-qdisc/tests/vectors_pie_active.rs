@@ -22,10 +22,6 @@ const FQ_PIE: &[&str] = &[
 
 const SCHEDULE: &str = "active";
 
-fn with<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<&'a str> {
-    a.iter().chain(b).copied().collect()
-}
-
 /// Replays `active` through `kind` and checks every packet against `active.NAME.ns3.csv`.
 fn check(kind: &str, name: &str, params: &[&str]) {
     check_against_ns3(SCHEDULE, kind, name, params);

@@ -13,10 +13,6 @@ use common::*;
 /// The driver's FQ scheduler parameters (`make_fq_vectors.sh`).
 const FQ: &[&str] = &["flows=1024", "quantum=1514", "drop_batch=64", "ecn=true"];
 
-fn with<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<&'a str> {
-    a.iter().chain(b).copied().collect()
-}
-
 /// Replays a schedule; also returns how many packets BLUE dropped (COBALT's random drops).
 fn run_counting(
     schedule: &str,

@@ -135,3 +135,8 @@ pub fn check_against_ns3(schedule: &str, kind: &str, name: &str, params: &[&str]
         params.join(" ")
     );
 }
+
+/// `a`'s parameters followed by `b`'s (a discipline's shared set and a vector's own).
+pub fn with<'a>(a: &[&'a str], b: &[&'a str]) -> Vec<&'a str> {
+    a.iter().chain(b).copied().collect()
+}
