@@ -88,6 +88,9 @@ def test_red_vs_codel_settings_test_flips_with_the_numbers(rvc):
     # A failing point without the hypothesis run is not a confirmation.
     t = rvc.settings_test(PREDICATE, failing, {"cubic, 45": 100.0}, codel)
     assert t["outcome"] == "unexplained"
+    # Nor is one failing point's run, not comparable, a refutation of the others.
+    t = rvc.settings_test(PREDICATE, failing, {"cubic, 45": 230.0}, codel)
+    assert t["outcome"] == "unexplained" and t["passed"] == []
     # Nothing fails: nothing to test.
     assert rvc.settings_test(PREDICATE, [], {}, codel)["outcome"] == "unexplained"
 

@@ -70,21 +70,30 @@ def ared_band(
     return {"lo_pkts": lo, "hi_pkts": hi, "lo_ms": lo * per_pkt_ms, "hi_ms": hi * per_pkt_ms}
 
 
+def _outcome(points: list[str], tested: list[str], held: list[str]) -> str:
+    """A hypothesis test's outcome over ``points``, of which ``tested`` have the runs it needs
+    and ``held`` pass it: ``confirmed`` when every point is tested and passes, ``refuted`` when
+    every point is tested and none passes, ``unexplained`` otherwise (some pass, a run is
+    missing, or there are no points: nothing to test)."""
+    if points and len(tested) == len(points):
+        if len(held) == len(points):
+            return CONFIRMED
+        if not held:
+            return REFUTED
+    return UNEXPLAINED
+
+
 def settings_test(predicate: str, failing: list[str], variant: dict, codel: dict) -> dict:
     """The outcome of one [hypothesis.*] of claims.toml: the claim's predicate on (RED
     set otherwise, CoDel) at each point where it fails on (RED, CoDel). ``confirmed``
     when it passes at every such point (RED's settings account for the difference),
-    ``refuted`` when it passes at none, ``unexplained`` when at some only (the others stay
-    unexplained), or when a failing point lacks the runs (or none fails: nothing to test)."""
+    ``refuted`` when it passes at none (every point with its runs), ``unexplained`` when at
+    some only (the others stay unexplained), or when a failing point lacks the runs (or none
+    fails: nothing to test)."""
     pred = compile_predicate(predicate, 2, f"red-vs-codel: {TESTED}'s hypothesis runs")
     both = [p for p in failing if p in variant and p in codel]
     passed = [p for p in both if pred((variant[p], codel[p])) is True]
-    if both and len(passed) == len(both) == len(failing):
-        outcome = CONFIRMED
-    elif both and not passed:
-        outcome = REFUTED
-    else:
-        outcome = UNEXPLAINED
+    outcome = _outcome(failing, both, passed)
     each = "; ".join(f"{p}: {fmt(variant.get(p))} vs {fmt(codel.get(p))} ms" for p in failing)
     left = [p for p in failing if p not in passed]
     text = (
@@ -105,12 +114,7 @@ def same_failure_test(predicate: str, left: list[str], ns2: dict, codel: dict) -
     pred = compile_predicate(predicate, 2, f"red-vs-codel: {TESTED}'s ARED hypothesis")
     both = [p for p in left if p in ns2 and p in codel]
     fails = [p for p in both if pred((ns2[p], codel[p])) is not True]
-    if both and len(fails) == len(both) == len(left):
-        outcome = CONFIRMED
-    elif both and not fails and len(both) == len(left):
-        outcome = REFUTED
-    else:
-        outcome = UNEXPLAINED
+    outcome = _outcome(left, both, fails)
     each = "; ".join(f"{p}: {fmt(ns2.get(p))} vs {fmt(codel.get(p))} ms" for p in left)
     text = (
         f"at the points where our ARED's delay is not comparable with CoDel's, ns-2.35's ARED "
@@ -128,12 +132,7 @@ def same_queue_test(points: list[str], ours: dict, ns2: dict, factor: float = SA
     either run (or there are no points: nothing to test)."""
     both = [p for p in points if ours.get(p) and ns2.get(p)]
     same = [p for p in both if 1.0 / factor <= ours[p] / ns2[p] <= factor]
-    if both and len(same) == len(both) == len(points):
-        outcome = CONFIRMED
-    elif both and not same:
-        outcome = REFUTED
-    else:
-        outcome = UNEXPLAINED
+    outcome = _outcome(points, both, same)
     each = "; ".join(
         f"{p}: {fmt(ours.get(p))} vs {fmt(ns2.get(p))} ms"
         + (f" ({ours[p] / ns2[p]:.2f})" if p in both else "")
