@@ -2,7 +2,10 @@
 in the sweep's worker (experiment.toml's ``reduce``), so the 259,200-s runs' logs are never kept.
 
 Its own file: the sweep's run key holds this file's content hash, so editing the report's code
-(reproduction.py) does not reduce three-day runs again.
+(reproduction.py) does not reduce three-day runs again. The log is read by
+:func:`aqmlab.results.row_group_batches`, the reader of run folders, whose source the run key
+does not hold (sweep.reducer_identity): it only hands over the file's values, row group by
+row group; every statistic is computed here.
 
 Streamed: a three-day run logs about 87 million packets, and holding them (as the reducer did
 until issue 24) took about 10 GB; now it peaks at about 250 MB whatever the run's length. The
@@ -121,25 +124,16 @@ _NEVER = (1 << 63) - 1
 
 def _batches(path: str, batch_rows: int) -> Any:
     """The bottleneck's rows of the log, batch by batch: departure time, sojourn (ns) and size
-    as int64 arrays, in the log's order (departure order).
-
-    A row group at a time (the simulator writes 65,536 rows in each), cut into batches of at
-    most ``batch_rows``: ``ParquetFile.iter_batches`` (pyarrow 26) kept memory allocated as it
-    went, about 7 bytes a row, 0.7 GB over a three-day run's log."""
+    as int64 arrays, in the log's order (departure order), streamed a row group at a time by
+    the one reader of run folders (:func:`aqmlab.results.row_group_batches`)."""
     import numpy as np
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
+    from aqmlab.results import row_group_batches
 
-    log = pq.ParquetFile(path)
-    for g in range(log.metadata.num_row_groups):
-        group = log.read_row_group(g, columns=["link", "t_ns", "sojourn_ns", "size"])
-        group = group.filter(pc.equal(group.column(0), LINK))
-        dep, soj, size = (group.column(i).to_numpy().astype(np.int64) for i in (1, 2, 3))
-        del group
+    for cols in row_group_batches(path, ["t_ns", "sojourn_ns", "size"], LINK, batch_rows):
+        dep, soj, size = (c.astype(np.int64) for c in cols)
         if len(soj) and int(soj.min()) < 0:
             raise ValueError(f"{path}: a negative sojourn_ns ({int(soj.min())})")
-        for i in range(0, max(len(soj), 1), batch_rows):
-            yield dep[i : i + batch_rows], soj[i : i + batch_rows], size[i : i + batch_rows]
+        yield dep, soj, size
 
 
 class _QueueLevel:
