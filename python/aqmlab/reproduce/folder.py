@@ -101,6 +101,9 @@ class ClaimDef:
     unexplained: bool = False
     unexplained_why: str = ""
     not_graded: str = ""
+    #: The test each entry of ``explanation`` declares (``test = KIND``:
+    #: :mod:`aqmlab.reproduce.hypotheses`), None for a hypothesis whose outcome is a text.
+    tests: list[Any] = field(default_factory=list)
 
 
 @dataclass
@@ -350,7 +353,7 @@ def _table(path: str, doc: Any, sweeps: list[str]) -> TableDef:
     )
 
 
-_CLAIM_KEYS = tuple(ClaimDef.__dataclass_fields__)
+_CLAIM_KEYS = tuple(k for k in ClaimDef.__dataclass_fields__ if k != "tests")
 
 
 def load_claims(path: str) -> list[ClaimDef]:
@@ -360,7 +363,7 @@ def load_claims(path: str) -> list[ClaimDef]:
     top = _Table(path, "", doc, ("claim", "hypothesis"))
     # Hypotheses several claims name (explanation = "NAME").
     shared = {
-        name: _hypothesis(path, f"hypothesis.{name}", h, outcome=False)
+        name: _hypothesis(path, f"hypothesis.{name}", h, outcome=False, name=name)
         for name, h in top.table("hypothesis").items()
     }
     items = top.doc.get("claim", [])
@@ -387,6 +390,7 @@ def load_claims(path: str) -> list[ClaimDef]:
         digits = t.doc.get("digits")
         if digits is not None and (isinstance(digits, bool) or not isinstance(digits, int)):
             raise t.error("digits", "a number of significant digits")
+        explanation = _explanation(t, shared)
         c = ClaimDef(
             id=cid,
             claim=t.str("claim"),
@@ -414,7 +418,8 @@ def load_claims(path: str) -> list[ClaimDef]:
             most=bool(t.doc.get("most", False)),
             describe=t.str("describe", ""),
             note=t.str("note", ""),
-            explanation=_explanation(t, shared),
+            explanation=[h for h, _ in explanation],
+            tests=[test for _, test in explanation],
             unexplained=bool(t.doc.get("unexplained", False)),
             unexplained_why=t.doc["unexplained"]
             if isinstance(t.doc.get("unexplained"), str)
@@ -430,22 +435,29 @@ def load_claims(path: str) -> list[ClaimDef]:
 EXPLANATION_KEYS = ("hypothesis", "tested_by", "outcome")
 
 
-def _hypothesis(path: str, where: str, doc: Any, outcome: bool = True) -> dict[str, str]:
-    """An explanation table's texts; ``outcome=False``: a ``[hypothesis.NAME]`` may leave its
-    outcome to each claim that names it (each claim tests it at its own point)."""
-    e = _Table(path, where, doc, EXPLANATION_KEYS)
-    keys = EXPLANATION_KEYS if outcome or "outcome" in e.doc else EXPLANATION_KEYS[:2]
-    return {k: e.str(k) for k in keys}
+def _hypothesis(
+    path: str, where: str, doc: Any, outcome: bool = True, name: str = ""
+) -> tuple[dict[str, str], Any]:
+    """An explanation table's texts and the test it declares (``test = KIND``:
+    :mod:`aqmlab.reproduce.hypotheses`, which computes its outcome when the table gives none);
+    ``outcome=False``: a ``[hypothesis.NAME]`` may leave its outcome to each claim that names it
+    (each claim tests it at its own point)."""
+    from aqmlab.reproduce import hypotheses
+
+    e = _Table(path, where, doc, (*EXPLANATION_KEYS, *hypotheses.TEST_KEYS))
+    test = hypotheses.parse(e, name or where)
+    keys = EXPLANATION_KEYS if outcome and test is None or "outcome" in e.doc else EXPLANATION_KEYS[:2]
+    return {k: e.str(k) for k in keys}, test
 
 
-def _explanation(t: _Table, shared: dict[str, dict[str, str]]) -> list[dict[str, str]]:
+def _explanation(t: _Table, shared: dict[str, tuple[dict[str, str], Any]]) -> list[tuple]:
     """A claim's ``explanation``: a table, the name of a ``[hypothesis.NAME]`` of the file,
     ``{ shared = "NAME", outcome = ... }`` (the shared hypothesis with this claim's outcome),
-    or a list of them."""
+    or a list of them; each with the test it declares (or None)."""
     v = t.doc.get("explanation", [])
     out = []
 
-    def named(name: Any, key: str) -> dict[str, str]:
+    def named(name: Any, key: str) -> tuple[dict[str, str], Any]:
         if not isinstance(name, str) or name not in shared:
             raise t.error(
                 key, f"a [hypothesis.NAME] of the file ({', '.join(shared) or 'none'}) or a table"
@@ -455,20 +467,20 @@ def _explanation(t: _Table, shared: dict[str, dict[str, str]]) -> list[dict[str,
     for i, e in enumerate(v if isinstance(v, list) else [v]):
         where = f"explanation[{i}]"
         if isinstance(e, str):
-            h = named(e, "explanation")
-            if "outcome" not in h:
+            h, test = named(e, "explanation")
+            if "outcome" not in h and test is None:
                 raise t.error(
                     "explanation",
                     f'{{ shared = "{e}", outcome = ... }}: [hypothesis.{e}] leaves the outcome '
                     "to each claim",
                 )
-            out.append(h)
+            out.append((h, test))
         elif isinstance(e, dict) and "shared" in e:
             u = _Table(t.path, f"{t.where}.{where}", e, ("shared", "outcome"))
-            h = named(e["shared"], f"{where}.shared")
-            if "outcome" in h:
+            h, test = named(e["shared"], f"{where}.shared")
+            if "outcome" in h or test is not None:
                 raise u.error("outcome", f"no outcome: [hypothesis.{e['shared']}] has one")
-            out.append({**h, "outcome": u.str("outcome")})
+            out.append(({**h, "outcome": u.str("outcome")}, None))
         else:
             out.append(_hypothesis(t.path, f"{t.where}.{where}", e))
     return out

@@ -9,8 +9,10 @@ The steps, each one a hook the folder's module may define (all optional):
    ``OUT/<scenario file>``); ``derive(df, ctx)`` adds per-run columns to a sweep's results;
 3. ``[table]`` averages a sweep's results over seeds; ``numbers(ctx)`` names further values
    (scalars or ``{arm: value}``) for the claims and for ``results.json``;
-4. every claim of ``claims.toml`` is graded with :mod:`aqmlab.reproduce.common`'s model;
-   a predicate ``"py:NAME"`` is the module's function ``NAME``;
+4. the hypothesis tests ``claims.toml`` declares run (:mod:`aqmlab.reproduce.hypotheses`),
+   every claim is graded with :mod:`aqmlab.reproduce.common`'s model (a predicate
+   ``"py:NAME"`` is the module's function ``NAME``), the tests explain the claims that do not
+   hold where they find the same failure, and then ``annotate(ctx)``;
 5. ``tables(ctx)``, ``figures(ctx)`` and ``discussion(ctx)`` add to the report.
 """
 
@@ -27,6 +29,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import common as cm
+from aqmlab.reproduce import hypotheses
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -58,6 +61,9 @@ class Context:
     command: str = ""
     #: Anything the module's hooks hand to one another.
     state: dict[str, Any] = field(default_factory=dict)
+    #: Claim id -> the outcome of each test its hypotheses declare (one per entry of its
+    #: ``explanation``, None where none): :mod:`aqmlab.reproduce.hypotheses`.
+    tests: dict[str, list[Any]] = field(default_factory=dict)
 
     def fill(self, text: str) -> str:
         """``text`` with ``{param}`` (and ``{param:g}``-style) fields replaced by the mode's
@@ -147,8 +153,10 @@ def run(
         )
         ctx.numbers[t.name] = ctx.table.to_dict("records")
     ctx.numbers.update(_hook(mod, "numbers", ctx) or {})
+    ctx.tests = hypotheses.run(ctx, mod)
     for c in exp.claims:
         ctx.claims[c.id] = grade(c, ctx, mod)
+    hypotheses.settle(ctx)
     _hook(mod, "annotate", ctx)
     if quick and mode["note"]:
         for claim in ctx.claims.values():
@@ -299,7 +307,14 @@ def explain(claim: cm.Claim, c: ClaimDef, ctx: Context) -> None:
     if claim.verdict not in (cm.DIFFERS, cm.FAILS):
         claim.explanation = ""
         return
-    claim.hypotheses = [{k: ctx.fill(v) for k, v in h.items()} for h in c.explanation]
+    # A hypothesis whose table gives no outcome has it from its test (the tests not run when
+    # a claim is graded alone, outside a reproduction's run).
+    tests = getattr(ctx, "tests", {}).get(c.id) or [None] * len(c.explanation)
+    claim.hypotheses = [
+        {k: ctx.fill(v) for k, v in h.items()}
+        | ({} if "outcome" in h else {"outcome": r.text if r else "(its test was not run)"})
+        for h, r in zip(c.explanation, tests)
+    ]
     claim.unexplained = c.unexplained or not c.explanation
     claim.explanation = cm.explanation_text(
         claim.hypotheses, claim.unexplained, ctx.fill(c.unexplained_why)

@@ -2,7 +2,14 @@
 (from each run's series), node 5's shares, RED's throughput interpolated at tail drop's
 queues (each point with its arms' utilizations, from which the common rule makes a point of
 stalled runs a tie), the tables, the comparison and the figures. experiment.toml and
-claims.toml hold the rest.
+claims.toml hold the rest, the hypotheses' tests too (aqmlab.reproduce.hypotheses: each
+claim's predicate on ns-2.35's runs, the bootstrap over ns-2.35's seeds).
+
+What stays here and why: the metrics themselves (read from each run's series after the
+warm-up, and interpolated between runs: :func:`matched`), computed by the same code for ns-2.35's
+runs (``_ns2``, which the reference tests read); the buffer hypothesis's outcome text, which
+sets four tables side by side (aqmlab and ns-2.35, each with two buffers) and says which
+points each explains; the verdict-dependent discussion; the tables and figures.
 """
 
 from __future__ import annotations
@@ -12,18 +19,14 @@ import os
 from typing import Any
 
 from aqmlab.reproduce.common import (
-    CANNOT,
-    FAILS,
     STALLED_FRACTION,
     Table,
-    explanation_text,
     flow_bytes,
     fmt,
-    seeds_for,
     stalled,
     window_stats,
 )
-from aqmlab.reproduce.predicate import compile_predicate
+from aqmlab.reproduce.hypotheses import reference_result
 from aqmlab.reproduce.style import colour, delay_axis, title
 
 CCS = ["tahoe", "reno"]
@@ -54,14 +57,15 @@ def ns2_part(name: str) -> Any:
     return d.groupby(["point", "kind"], sort=False)[cols].mean().reset_index()
 
 
-#: "≈ 1" for node 5's drop share ÷ throughput share (claims.toml, red-node5-in-proportion).
+#: "≈ 1" for node 5's drop share ÷ throughput share (claims.toml, red-node5-in-proportion), for
+#: the buffer hypothesis's text.
 IN_PROPORTION = (0.75, 4 / 3)
-#: The small min_th the node-5 claims read, and the sweep that reruns them with a 100-packet
-#: buffer (the test of claims.toml's [hypothesis.buffer]).
+#: The small buffers and min_th the node-5 claims read, and the sweep that reruns the latter
+#: with a 100-packet buffer (the test of claims.toml's [hypothesis.buffer]).
+SMALL_TD = [f"tail drop {b}p" for b in (8, 10, 12, 14)]
 SMALL_MIN_TH = (3, 4, 5, 6, 7)
+SMALL_RED = [f"RED min_th {m}" for m in SMALL_MIN_TH]
 LIMIT100_SWEEP = "sweep-red-limit100"
-#: The claim whose points the seeds hypothesis tests (claims.toml, [hypothesis.seeds]).
-SEEDS_CLAIM = "red-node5-in-proportion"
 
 
 def node5(d: Any, runs: str) -> Any:
@@ -156,106 +160,6 @@ def buffer_test(ours: dict, ours100: dict | None, ns2: dict, ns2_100: dict) -> d
     return {"text": text}
 
 
-def seeds_test(ours: dict[str, float], k: int, ns2_runs: Any, draws: int = 20_000) -> dict:
-    """The outcome of claims.toml's [hypothesis.seeds] at each small min_th: node 5 has few drops
-    (about 5 a run at min_th 7), so a drop share ÷ throughput share over ``k`` seeds scatters.
-    From ns-2.35's runs of the point over seeds 1-30 (ns2-node5-seeds.csv), the ratio over ``k``
-    seeds drawn from them with replacement (a bootstrap of ``draws`` draws with a fixed
-    generator: the scatter of a ``k``-seed figure on the same set-up, for any ``k``), its
-    2.5-97.5 % range and half its width; and ns-2.35's ratio over all 30.
-
-    Lying inside ns-2.35's scatter is no evidence that noise made a difference: it only says a
-    ``k``-seed figure cannot tell. So, as a number is graded (common.grade_number,
-    docs/reproductions.md "Verdicts": the scatter never widens what agrees, it only turns a
-    difference into "cannot discriminate"), with ``gap`` ours' distance from the nearer edge of
-    "in proportion" (0.75-1.33):
-
-    * ``refuted`` where ours is out of proportion and outside ns-2.35's ``k``-seed range (not
-      its noise), or out of proportion by more than half the range's width (noise could not
-      bring it in);
-    * ``unexplained`` where ours is out of proportion and ns-2.35 over all its seeds is too
-      (noise is not the cause there);
-    * ``cannot discriminate`` where half the range's width reaches ``gap``: ns-2.35 itself,
-      on the same set-up, ranges across the band's edge over ``k`` seeds, so one ``k``-seed
-      figure cannot tell in proportion from out of it, whichever side ours lies; the text says
-      how many seeds would (common.seeds_for: under ``gap``, and under half the band);
-    * ``not needed`` where ours is in proportion by more than that half-width (nothing for
-      noise to explain, and its scatter cannot move it out)."""
-    import numpy as np
-
-    lo_in, hi_in = IN_PROPORTION
-    band = (hi_in - lo_in) / 2
-    out: dict[str, Any] = {}
-    texts = []
-    for point, ratio in ours.items():
-        m = int(point.split()[-1])
-        rows = ns2_runs[(ns2_runs["qdisc"] == "red") & (ns2_runs["size"] == m)]
-        share = rows["n5_share_pct"].to_numpy(float)
-        drop = rows["n5_drop_share_run_pct"].to_numpy(float)
-        n = len(rows)
-        if n < 2 or k < 1 or ratio != ratio:
-            continue
-        picks = np.random.default_rng(0).integers(0, n, size=(draws, k))
-        ratios = drop[picks].mean(axis=1) / share[picks].mean(axis=1)
-        lo, hi = (float(x) for x in np.quantile(ratios, [0.025, 0.975]))
-        half = (hi - lo) / 2
-        whole = float(drop.mean() / share.mean())
-        inside = lo_in <= ratio <= hi_in
-        gap = min(abs(ratio - lo_in), abs(ratio - hi_in))
-        seeds = None
-        if not inside and not lo <= ratio <= hi:
-            outcome, why = "refuted", f"outside ns-2.35's {k}-seed range: not its noise"
-        elif not inside and not lo_in <= whole <= hi_in:
-            outcome, why = "unexplained", "ns-2.35 over all its seeds is out of proportion too"
-        elif half > 0 and half >= gap:
-            seeds = (
-                seeds_for(k, half, gap) if gap > 0 else None,
-                seeds_for(k, half, band) if half > band else None,
-            )
-            outcome = CANNOT
-            edge = lo_in if abs(ratio - lo_in) <= abs(ratio - hi_in) else hi_in
-            why = (
-                f"ns-2.35 itself, on the same set-up, ranges over {fmt(lo)}-{fmt(hi)} across "
-                f"{k}-seed draws (±{fmt(half)}), more than ours' distance {fmt(gap)} from the "
-                f"band's edge {fmt(edge)}: one {k}-seed figure cannot tell in proportion from "
-                "out of it here; "
-                + (
-                    f"about {seeds[0]} seeds would narrow the scatter below that distance, "
-                    if seeds[0]
-                    else "on the edge no number of seeds decides, "
-                )
-                + (
-                    f"about {seeds[1]} below half the band (±{fmt(band)})"
-                    if seeds[1]
-                    else f"it is already below half the band (±{fmt(band)})"
-                )
-                + " (estimates: n·(half-range ÷ width)², rounded up)"
-            )
-        elif inside:
-            outcome, why = "not needed", f"in proportion by more than the {k}-seed scatter"
-        else:
-            outcome, why = "refuted", f"out of proportion by more than the {k}-seed scatter"
-        out[point] = {
-            "lo": lo,
-            "hi": hi,
-            "ns2_all": whole,
-            "outcome": outcome,
-            "seeds": seeds[0] if seeds else None,
-            "k": k,
-        }
-        texts.append(
-            f"min_th {m}: ours {fmt(ratio)} over {k} seeds "
-            f"({'in' if inside else 'out of'} proportion); ns-2.35's over {k} of its {n} "
-            f"seeds {fmt(lo)}-{fmt(hi)} (95 % of bootstrap draws), over all {fmt(whole)}: "
-            f"{outcome} ({why})"
-        )
-    text = (
-        "node 5's drop share ÷ throughput share against ns-2.35's scatter over seeds "
-        f"(ns2-node5-seeds.csv): {'; '.join(texts) or 'no point to test'}"
-    )
-    return {"points": out, "text": text}
-
-
 def numbers(ctx: Any) -> dict[str, Any]:
 
     out, duration = ctx.out, DURATION_S
@@ -271,65 +175,15 @@ def numbers(ctx: Any) -> dict[str, Any]:
 
     g2 = node5(ctx.frames["sweep-fig11"], os.path.join(out, "sweep-fig11", "runs"))
 
-    # Claim 1: for the same average queue, RED's throughput is higher: at each tail-drop
-    # point inside RED's range of queues, RED's throughput interpolated at that queue; the
-    # counterfactual swaps the arms (tail drop's interpolated at each RED point). A point where
-    # both are stalled is a tie of runs that deliver almost nothing, not a win.
-    red1 = g1[g1["kind"] == "RED"]
-    td1 = g1[g1["kind"] == "tail drop"]
-    ours, cf = matched(red1, td1), matched(td1, red1)
-    # Fig. 5 read the other way: for the same throughput, RED's average queue is shorter.
-    ours_q = matched(red1, td1, x="throughput", y="avg_queue")
-    cf_q = matched(td1, red1, x="throughput", y="avg_queue")
-    # The same two claims on ns-2.35's runs of part 1.
+    # The claims' metrics on our runs, and the same on ns-2.35's runs of the same set-ups
+    # (ns2-fig6.csv, ns2-fig1214.csv: node 5's share of the drops over the whole run), which
+    # claims.toml's reference tests grade with each claim's own predicate at its own points.
     n1 = ns2_part("fig6")
-    red_n1, td_n1 = n1[n1["kind"] == "RED"], n1[n1["kind"] == "tail drop"]
-    ns2_fig5 = {
-        "red-higher-throughput-same-queue": passes("a > b", matched(red_n1, td_n1)),
-        "red-shorter-queue-same-throughput": passes(
-            "a < b", matched(red_n1, td_n1, x="throughput", y="avg_queue")
-        ),
-    }
-
-    # Claim 2: node 5 with small buffers.
-    small_td_pts = [f"tail drop {b}p" for b in (8, 10, 12, 14)]
-    small_red_pts = [f"RED min_th {m}" for m in (3, 4, 5, 6, 7)]
-    small_td = g2[g2["point"].isin(small_td_pts)]
-    small_red = g2[g2["point"].isin(small_red_pts)]
-    td_share, red_share = (
-        float(small_td["n5_share_pct"].mean()),
-        float(small_red["n5_share_pct"].mean()),
-    )
-    td_bias = float((small_td["n5_drop_share_pct"] / small_td["n5_share_pct"]).mean())
-    red_bias = float((small_red["n5_drop_share_pct"] / small_red["n5_share_pct"]).mean())
-
-    # Figs. 12 and 14's utilization and average-queue panels: for the same average queue RED
-    # keeps the link busier, and for the same utilization its queue is shorter; at every
-    # tail-drop buffer (8-22 p) inside RED's range, and with the small buffers (8-14 p against
-    # min_th 3-7) alone. The counterfactuals swap the arms.
-    red2, td2 = g2[g2["kind"] == "RED"], g2[g2["kind"] == "tail drop"]
-    u = {"util": "utilization"}
-    ours_u, cf_u = (
-        matched(red2, td2, y="utilization", **u),
-        matched(td2, red2, y="utilization", **u),
-    )
-    ours_us = matched(small_red, small_td, y="utilization", **u)
-    cf_us = matched(small_td, small_red, y="utilization", **u)
-    ours_qu = matched(red2, td2, x="utilization", y="avg_queue", **u)
-    cf_qu = matched(td2, red2, x="utilization", y="avg_queue", **u)
-
-    # The same panels' claims on ns-2.35's runs of the same set-up (the paper's simulator's
-    # descendant): where both simulators fail a point, the set-up, not our model, fails it.
     ns2 = ns2_part("fig1214")
-    red_n, td_n = ns2[ns2["kind"] == "RED"], ns2[ns2["kind"] == "tail drop"]
-    ns2_verdicts = {
-        "red-higher-utilization-same-queue": passes(
-            "a > b", matched(red_n, td_n, y="utilization", **u)
-        ),
-        "red-shorter-queue-same-utilization": passes(
-            "a < b", matched(red_n, td_n, x="utilization", y="avg_queue", **u)
-        ),
-    }
+    ours = claim_numbers(g1, g2)
+    ns2_numbers = claim_numbers(n1, ns2, drops="n5_drop_share_run_pct")
+    small = g2[g2["point"].isin(SMALL_RED)]
+    red_n = ns2[ns2["kind"] == "RED"]
 
     # The buffer hypothesis (claims.toml): ns-2.35 with RED's buffer of 4 min_th (the set-up,
     # ns2-fig1214.csv) and with 100 packets (ns2-red-limit100.csv), aqmlab with 100 packets
@@ -342,165 +196,83 @@ def numbers(ctx: Any) -> dict[str, Any]:
     )
     ns2_100 = ns2_part("red-limit100")
     btest = buffer_test(
-        drop_ratio(small_red),
+        drop_ratio(small),
         drop_ratio(g100) if g100 is not None else None,
-        drop_ratio(red_n[red_n["point"].isin(small_red_pts)], "n5_drop_share_run_pct"),
+        drop_ratio(red_n[red_n["point"].isin(SMALL_RED)], "n5_drop_share_run_pct"),
         drop_ratio(ns2_100, "n5_drop_share_run_pct"),
     )
-
-    # The seeds hypothesis (claims.toml): ours over this run's seeds against the scatter of
-    # ns-2.35's ratio over as many seeds, from its 30 (ns2-node5-seeds.csv).
-    import pandas as pd
-
-    stest = seeds_test(
-        drop_ratio(small_red),
-        len(ctx.seeds),
-        pd.read_csv(os.path.join(NS2_DIR, "ns2-node5-seeds.csv")),
-    )
-
-    # Every node-5 and Figs. 12-14 claim on ns-2.35's runs of the same set-up, point by point
-    # as ours (the claims' hypothesis "setup": where ns-2.35 fails a point too, the set-up, not
-    # our model, fails it).
-    sm_td_n = td_n[td_n["point"].isin(small_td_pts)]
-    sm_red_n = red_n[red_n["point"].isin(small_red_pts)]
-    lo, hi = IN_PROPORTION
-    n_td_ratio = drop_ratio(sm_td_n, "n5_drop_share_run_pct")
-    n_red_ratio = drop_ratio(sm_red_n, "n5_drop_share_run_pct")
-    ns2_points = {
-        **{k: {_base(p): ok for p, ok in v.items()} for k, v in ns2_fig5.items()},
-        **{k: {_base(p): ok for p, ok in v.items()} for k, v in ns2_verdicts.items()},
-        "red-higher-utilization-same-queue-small": {
-            _base(p): ok
-            for p, ok in passes("a > b", matched(sm_red_n, sm_td_n, y="utilization", **u)).items()
-        },
-        "red-node5-larger-share": {
-            "": float(sm_red_n["n5_share_pct"].mean()) > float(sm_td_n["n5_share_pct"].mean())
-        },
-        "taildrop-node5-out-of-proportion": {p: r > 4 / 3 for p, r in n_td_ratio.items()},
-        "red-node5-in-proportion": {p: lo <= r <= hi for p, r in n_red_ratio.items()},
-        "red-node5-less-biased": {
-            "": sum(n_red_ratio.values()) / len(n_red_ratio)
-            < sum(n_td_ratio.values()) / len(n_td_ratio)
-        },
-    }
-
-    def ratios(g: Any) -> dict[str, Any]:
-        return {
-            "ratio": {
-                r.point: r.n5_drop_share_pct / r.n5_share_pct if r.n5_share_pct else math.nan
-                for r in g.itertuples()
-            },
-            "utilization": {r.point: r.utilization for r in g.itertuples()},
-        }
-
-    ctx.state.update(
-        g1=g1,
-        g2=g2,
-        ns2=ns2,
-        ns2_verdicts=ns2_verdicts,
-        ns2_1=n1,
-        ns2_fig5=ns2_fig5,
-        buffer_test=btest,
-        seeds_test=stest,
-        ns2_points=ns2_points,
-    )
+    small_ = ours["_small"]
+    ctx.state.update(g1=g1, g2=g2, ns2=ns2, ns2_1=n1, buffer_test=btest)
     return {
         "part1": g1.to_dict("records"),
         "part2": g2.to_dict("records"),
         "part2_ns2": ns2.to_dict("records"),
         "part1_ns2": n1.to_dict("records"),
-        "node5_share_small_buffers": {"tail drop": td_share, "RED": red_share},
-        "node5_drop_bias_small_buffers": {"tail drop": td_bias, "RED": red_bias},
-        "_fig56": _arms(ours, cf, "queues"),
-        "_fig5_queue": _arms(ours_q, cf_q, "throughput"),
-        "_fig1214_util": _arms(ours_u, cf_u, "queues"),
-        "_fig1214_util_small": _arms(ours_us, cf_us, "queues"),
-        "_fig1214_queue": _arms(ours_qu, cf_qu, "utilizations"),
-        "_small": {
-            "tail drop": {"share": td_share, "bias": td_bias},
-            "RED": {"share": red_share, "bias": red_bias},
-        },
-        "_ratios": {"tail drop": ratios(small_td), "RED": ratios(small_red)},
+        "node5_share_small_buffers": {k: v["share"] for k, v in small_.items()},
+        "node5_drop_bias_small_buffers": {k: v["bias"] for k, v in small_.items()},
+        **ours,
         "node5_drop_ratio_red": {
-            "aqmlab, buffer 4 min_th": drop_ratio(small_red),
+            "aqmlab, buffer 4 min_th": drop_ratio(small),
             "ns-2.35, buffer 4 min_th": drop_ratio(
-                red_n[red_n["point"].isin(small_red_pts)], "n5_drop_share_run_pct"
+                red_n[red_n["point"].isin(SMALL_RED)], "n5_drop_share_run_pct"
             ),
             "aqmlab, buffer 100": drop_ratio(g100) if g100 is not None else None,
             "ns-2.35, buffer 100": drop_ratio(ns2_100, "n5_drop_share_run_pct"),
         },
         "_buffer_test": btest["text"],
-        "_seeds_test": stest["text"],
-        "_ns2_outcome": {k: _ns2_text(v) for k, v in ns2_points.items()},
+        "_ns2": ns2_numbers,
     }
 
 
-def _base(point: str) -> str:
-    """A point's run, without the interpolated value :func:`matched` adds to its name."""
-    return point.split(" (")[0]
+def claim_numbers(g1: Any, g2: Any, drops: str = "n5_drop_share_pct") -> dict[str, Any]:
+    """The claims' metrics (claims.toml) from a simulator's part-1 and part-2 points (means
+    over seeds: ours, or ns-2.35's with its drop-share column ``drops``), each range claim's
+    arms with their utilizations (the claims' ``delivered``)."""
+    # Claim 1: for the same average queue, RED's throughput is higher: at each tail-drop
+    # point inside RED's range of queues, RED's throughput interpolated at that queue; the
+    # counterfactual swaps the arms (tail drop's interpolated at each RED point). A point where
+    # both are stalled is a tie of runs that deliver almost nothing, not a win.
+    red1 = g1[g1["kind"] == "RED"]
+    td1 = g1[g1["kind"] == "tail drop"]
+    # Fig. 5 read the other way: for the same throughput, RED's average queue is shorter.
+    q = {"x": "throughput", "y": "avg_queue"}
 
+    # Claim 2: node 5 with small buffers.
+    small_td = g2[g2["point"].isin(SMALL_TD)]
+    small_red = g2[g2["point"].isin(SMALL_RED)]
 
-def _ns2_text(pts: dict[str, bool]) -> str:
-    """The claim's predicate on ns-2.35's runs, for the report (the outcome of the hypothesis
-    'setup')."""
-    if list(pts) == [""]:
-        return f"the predicate is {'true' if pts[''] else 'false'} on ns-2.35's runs"
-    ok = [p for p, v in pts.items() if v]
-    bad = [p for p, v in pts.items() if not v]
-    return f"true at {len(ok)} of {len(pts)} points on ns-2.35's runs" + (
-        f", false at {', '.join(bad)}" if bad else ""
-    )
+    # Figs. 12 and 14's utilization and average-queue panels: for the same average queue RED
+    # keeps the link busier, and for the same utilization its queue is shorter; at every
+    # tail-drop buffer (8-22 p) inside RED's range, and with the small buffers (8-14 p against
+    # min_th 3-7) alone. The counterfactuals swap the arms.
+    red2, td2 = g2[g2["kind"] == "RED"], g2[g2["kind"] == "tail drop"]
+    u = {"y": "utilization", "util": "utilization"}
+    qu = {"x": "utilization", "y": "avg_queue", "util": "utilization"}
 
+    def both(a: Any, b: Any, at: str, **kw: Any) -> dict[str, Any]:
+        return _arms(matched(a, b, **kw), matched(b, a, **kw), at)
 
-def annotate(ctx: Any) -> None:
-    """A claim that does not hold, with the hypothesis that the set-up fails it (claims.toml's
-    "setup", "ties", "buffer": ns-2.35 on the same set-up): explained where ns-2.35 fails the
-    same points, unexplained at each point (or the one comparison) ours fails and ns-2.35's
-    runs pass, which the text names. The seeds claim's points that pass on a figure ns-2.35's
-    own scatter over as many seeds cannot decide (the seeds test's ``cannot discriminate``)
-    still pass, as a number within the source's allowance still agrees (common.grade_number),
-    with a note saying so and how many seeds would decide."""
-    noise = ctx.state.get("seeds_test", {}).get("points", {})
-    seeds_claim = ctx.claims.get(SEEDS_CLAIM)
-    if seeds_claim is not None:
-        failing = {_base(p) for p in seeds_claim.failing}
-        undecided = [
-            (p, t)
-            for p, t in noise.items()
-            if t["outcome"] == CANNOT and p not in failing and t.get("seeds")
-        ]
-        if undecided:
-            seeds_claim.add_note(
-                f"{', '.join(p for p, _ in undecided)} pass{'es' * (len(undecided) == 1)} on "
-                f"{undecided[0][1]['k']}-seed "
-                "figures whose scatter (ns-2.35's over as many seeds, the seeds hypothesis's "
-                "test) reaches across the band's edge: our seeds cannot tell in proportion from "
-                f"out of it there; about {', '.join(str(t['seeds']) for _, t in undecided)} "
-                "seeds would decide (estimates)"
-            )
-    for cid, pts in ctx.state["ns2_points"].items():
-        c = ctx.claims.get(cid)
-        if c is None or c.verdict != FAILS or not c.hypotheses:
-            continue
-        ours_bad = {_base(p.split(" (tie)")[0].split(" (stalled)")[0]) for p in c.failing}
-        passed = sorted(p for p in ours_bad if pts.get(p) is True)
-        if cid == SEEDS_CLAIM:
-            # Where ns-2.35's 3 seeds pass and ours fail, the seeds test may find that ours
-            # over as many seeds cannot tell in proportion from out of it: no difference.
-            passed = [p for p in passed if noise.get(p, {}).get("outcome") != CANNOT]
-        absent = sorted(p for p in ours_bad if p not in pts)
-        if not c.failing and pts.get("", False):
-            passed = ["the comparison"]
-        c.unexplained = bool(passed or absent)
-        why = "; ".join(
-            t
-            for t in (
-                f"ns-2.35's runs pass at {', '.join(passed)}" if passed else "",
-                f"ns-2.35 has no point at {', '.join(absent)}" if absent else "",
-            )
-            if t
-        )
-        c.explanation = explanation_text(c.hypotheses, c.unexplained, why)
+    def node5_of(g: Any) -> dict[str, float]:
+        return {
+            "share": float(g["n5_share_pct"].mean()),
+            "bias": float((g[drops] / g["n5_share_pct"]).mean()),
+        }
+
+    def ratios(g: Any) -> dict[str, Any]:
+        return {
+            "ratio": drop_ratio(g, drops),
+            "utilization": {r.point: r.utilization for r in g.itertuples()},
+        }
+
+    return {
+        "_fig56": both(red1, td1, "queues"),
+        "_fig5_queue": both(red1, td1, "throughput", **q),
+        "_fig1214_util": both(red2, td2, "queues", **u),
+        "_fig1214_util_small": both(small_red, small_td, "queues", **u),
+        "_fig1214_queue": both(red2, td2, "utilizations", **qu),
+        "_small": {"tail drop": node5_of(small_td), "RED": node5_of(small_red)},
+        "_ratios": {"tail drop": ratios(small_td), "RED": ratios(small_red)},
+    }
 
 
 def matched(
@@ -535,16 +307,6 @@ def matched(
         if stalled(getattr(r, util)):
             pts[r.point] = dead(r)
     return pts
-
-
-def passes(predicate: str, pts: dict[str, Any]) -> dict[str, bool]:
-    """Whether ``predicate`` passes at each point of :func:`matched` under the claims' rules
-    (a tie, or a point whose runs are both stalled, is no pass): ns-2.35's runs graded as
-    ours."""
-    pred = compile_predicate(predicate, 2, "red-bursty: ns-2.35's points")
-    return {
-        p: (not (stalled(v[2]) and stalled(v[3]))) and pred(v[:2]) is True for p, v in pts.items()
-    }
 
 
 def _arms(ours: dict[str, Any], cf: dict[str, Any], at: str) -> dict[str, Any]:
@@ -674,7 +436,11 @@ def discussion(ctx: Any) -> list[str]:
             "ns-2.35 on the same set-up (tests/fidelity/ns2/run.sh --fig6, the table above) "
             f"reaches {ns2_best:.3f} at most."
         )
-    for cid, pts in ctx.state["ns2_fig5"].items():
+    for cid in ("red-higher-throughput-same-queue", "red-shorter-queue-same-throughput"):
+        ref = reference_result(ctx, cid)
+        if ref is None:
+            continue
+        pts = ref.named
         ok = sum(pts.values())
         out.append(
             f"{cid} on ns-2.35's part-1 runs: true at {ok} of {len(pts)} points"
@@ -699,13 +465,15 @@ def discussion(ctx: Any) -> list[str]:
 def _fig1214_text(ctx: Any) -> list[str]:
     """Figs. 12 and 14's utilization and queue claims: the points where they fail, what ran
     there, and what ns-2.35 gives at the same points."""
-    g2, verdicts = ctx.state["g2"], ctx.state["ns2_verdicts"]
+    g2 = ctx.state["g2"]
     out = []
     for cid in ("red-higher-utilization-same-queue", "red-shorter-queue-same-utilization"):
-        c = ctx.claims.get(cid)
-        if c is None:
+        c, ref = ctx.claims.get(cid), reference_result(ctx, cid)
+        if c is None or ref is None:
             continue
-        ns2_fail = [p for p, ok in verdicts[cid].items() if not ok]
+        # The claim's reference test (claims.toml): its predicate on ns-2.35's runs.
+        verdicts = ref.named
+        ns2_fail = [p for p, ok in verdicts.items() if not ok]
         ties = [
             r.point
             for r in g2.itertuples()
@@ -730,7 +498,7 @@ def _fig1214_text(ctx: Any) -> list[str]:
                 "ns-2.35 on the same set-up (tests/fidelity/ns2/run.sh --fig1214, the table "
                 "above) fails the same predicate at "
                 + (", ".join(ns2_fail) if ns2_fail else "no point")
-                + f" of {len(verdicts[cid])}, so the set-up, not our model, fails these points."
+                + f" of {len(verdicts)}, so the set-up, not our model, fails these points."
             )
         out.append(text)
     return out

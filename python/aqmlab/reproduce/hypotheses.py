@@ -1,0 +1,377 @@
+"""Hypothesis tests declared as data: a ``[hypothesis.NAME]`` table of ``claims.toml`` (or a
+claim's own ``explanation`` table) with ``test = KIND`` is run by the loader, not by the
+reproduction's module (docs/reproductions.md, "Hypothesis tests"). Its outcome is computed
+for each claim that names it, at that claim's points, and fills the hypothesis's ``outcome``
+when the table gives none.
+
+The kinds (each the common form of what red-bursty's module computed by hand):
+
+* ``reference``: the claim's own predicate evaluated on a reference's values at the claim's
+  own points: ``numbers(ctx)`` names the reference's values under ``reference`` in the shape
+  the claim's metric (and ``delivered``) has (``_ns2._fig56.{arm}`` for a claim whose metric is
+  ``_fig56.{arm}``), so ns-2.35's runs of the same set-up are graded exactly as ours are
+  (stalled runs and ties included). After grading, a claim that does not hold is explained
+  only where the reference fails the same points: each point ours fails and the reference
+  passes (or has no point at) leaves it ``unexplained``, named.
+* ``bootstrap``: the noise of a figure over as many seeds as ours, from a reference's per-seed
+  table (a CSV of the folder): at each of the claim's points, a ratio of two of its columns'
+  means over ``k`` seeds drawn with replacement (``draws`` draws, a fixed generator), its
+  2.5-97.5 % range against a band (``band``: the claim's "inside"). The outcomes, as a number
+  is graded (common.grade_number: the scatter never widens what agrees): ``refuted`` (ours
+  outside the band and outside the reference's range, or out by more than half its width),
+  ``unexplained`` (the reference over all its seeds is out of the band too),
+  ``cannot discriminate`` (half the range's width reaches ours' distance from the band's edge:
+  a ``k``-seed figure cannot tell, with the seeds that would: common.seeds_for), ``not needed``
+  (inside by more than that half-width). A point ours fails, the reference passes and this
+  test cannot discriminate is no difference (the ``reference`` rule leaves it explained); a
+  point ours passes and it cannot discriminate gets a note.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from aqmlab.exceptions import AqmlabError
+
+KINDS = ("reference", "bootstrap")
+#: The keys a hypothesis table may hold besides its texts.
+TEST_KEYS = (
+    "test",
+    "reference",
+    "reference_name",
+    "where",
+    "point_name",
+    "label",
+    "ratio",
+    "band",
+    "band_name",
+    "measured",
+    "draws",
+)
+
+
+@dataclass
+class Test:
+    """A hypothesis test declared in a hypothesis table (the keys of :data:`TEST_KEYS`)."""
+
+    name: str
+    kind: str
+    #: reference: the name in numbers(ctx) holding the reference's values; bootstrap: a CSV
+    #: file of the folder, one row per seed and point.
+    reference: str
+    #: How the reference is named in the outcome's text ("ns-2.35": "on ns-2.35's runs").
+    reference_name: str
+    #: bootstrap: the rows of the CSV to use (column = value), how a row's point is named
+    #: (``"RED min_th {size}"``: the claim's point names) and labelled in the text, the
+    #: numerator and denominator columns of the ratio, the band and the noun of its inside
+    #: ("proportion": "in proportion", "out of proportion"), the ratio in words, the draws.
+    where: dict[str, Any] = field(default_factory=dict)
+    point_name: str = ""
+    label: str = ""
+    ratio: tuple[str, str] = ("", "")
+    band: tuple[float, float] = (0.0, 0.0)
+    band_name: str = ""
+    measured: str = ""
+    draws: int = 20_000
+
+
+def parse(t: Any, name: str) -> Test | None:
+    """The test a hypothesis table ``t`` (a :class:`aqmlab.reproduce.folder._Table`) declares,
+    or None; every error one line naming the file, the table and the key."""
+    if "test" not in t.doc:
+        for k in TEST_KEYS:
+            if k in t.doc:
+                raise t.error("test", f"the kind of test ({' or '.join(KINDS)}) that {k} is for")
+        return None
+    kind = t.str("test")
+    if kind not in KINDS:
+        raise t.error("test", " or ".join(KINDS))
+    test = Test(name, kind, t.str("reference"), t.str("reference_name"))
+    if kind == "reference":
+        extra = [k for k in TEST_KEYS[4:] if k in t.doc]
+        if extra:
+            raise t.error(extra[0], "no such key for test = 'reference'")
+        return test
+    where = t.table("where")
+    ratio = t.strs("ratio")
+    if len(ratio) != 2 or not all(ratio):
+        raise t.error("ratio", "[numerator column, denominator column]")
+    band = t.doc.get("band")
+    if (
+        not isinstance(band, list)
+        or len(band) != 2
+        or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in band)
+        or not band[0] < band[1]
+    ):
+        raise t.error("band", "[low, high], two numbers, low < high")
+    draws = t.doc.get("draws", 20_000)
+    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 100:
+        raise t.error("draws", "a whole number of bootstrap draws, at least 100")
+    if not os.path.splitext(test.reference)[1] == ".csv":
+        raise t.error("reference", "a CSV file of the folder (one row per seed and point)")
+    return replace(
+        test,
+        where=dict(where),
+        point_name=t.str("point_name"),
+        label=t.str("label"),
+        ratio=(ratio[0], ratio[1]),
+        band=(float(band[0]), float(band[1])),
+        band_name=t.str("band_name"),
+        measured=t.str("measured"),
+        draws=draws,
+    )
+
+
+@dataclass
+class Result:
+    """A test's outcome for one claim: the text for its ``outcome``, and per point what the
+    rules after grading need (reference: whether the predicate passes; bootstrap: the
+    point's range and outcome)."""
+
+    test: Test
+    text: str
+    points: dict[str, Any]
+    #: reference: whether the predicate passes at each point by its full name (with the
+    #: reference's own interpolated value, as a module's text may name it).
+    named: dict[str, bool] = field(default_factory=dict)
+
+
+def base(point: str) -> str:
+    """A point's name without what follows it in parentheses (an interpolated value, a tie's
+    or a stalled run's mark): the point it names in every table."""
+    return point.split(" (")[0]
+
+
+def run(ctx: Any, mod: Any) -> dict[str, list[Result | None]]:
+    """Every claim's tests (claim id -> one per entry of its ``explanation``), on the run's
+    numbers; before grading, so that each fills its hypothesis's outcome."""
+    out: dict[str, list[Result | None]] = {}
+    for c in ctx.experiment.claims:
+        if any(c.tests):
+            out[c.id] = [None if t is None else _run(t, c, ctx, mod) for t in c.tests]
+    return out
+
+
+def _run(t: Test, c: Any, ctx: Any, mod: Any) -> Result:
+    where = f"{ctx.experiment.folder}/claims.toml: claim {c.id!r}: hypothesis {t.name!r}"
+    if t.kind == "reference":
+        named = reference_points(ctx, c, t.reference, mod, where)
+        pts = {base(p): ok for p, ok in named.items()}
+        return Result(t, reference_text(pts, t.reference_name), pts, named)
+    from aqmlab.reproduce.loader import _points
+
+    ours = {p: v[0] for p, v in _points(ctx, c, c.arms[:1], where).items()}
+    table = reference_table(ctx.experiment.folder, t, where)
+    r = bootstrap(t, ours, len(ctx.seeds), table)
+    return Result(t, r["text"], r["points"])
+
+
+def reference_points(ctx: Any, c: Any, ref: str, mod: Any, where: str) -> dict[str, bool]:
+    """The claim's predicate on the reference's values (``REF.METRIC``, ``REF.DELIVERED``) at
+    each of its points, under the claims' rules (a tie, or a point whose every arm's run is
+    stalled, is no pass): point -> passes."""
+    from aqmlab.reproduce import loader
+
+    if "{arm}" not in c.metric:
+        raise AqmlabError(
+            f"{where}: test = 'reference' needs a claim whose metric is a path with {{arm}} "
+            f"of numbers(ctx), not {c.metric!r}"
+        )
+    rc = replace(
+        c,
+        metric=f"{ref}.{c.metric}",
+        delivered=f"{ref}.{c.delivered}" if c.delivered else "",
+    )
+    pred = loader._predicate(c, mod, where)
+    pts = loader._points(ctx, rc, c.arms, where)
+    if rc.delivered:
+        pred = loader._unless_stalled(pred)
+        d = loader._points(ctx, rc, c.arms, where, metric=rc.delivered)
+        pts = {k: loader._Delivered(v, d[k]) for k, v in pts.items()}
+    return {p: pred(v) is True for p, v in pts.items()}
+
+
+def reference_text(pts: dict[str, bool], name: str) -> str:
+    """The claim's predicate on the reference (``name``: "ns-2.35"), for the report: the
+    outcome's text."""
+    if list(pts) == [""]:
+        return f"the predicate is {'true' if pts[''] else 'false'} on {name}'s runs"
+    ok = [p for p, v in pts.items() if v]
+    bad = [p for p, v in pts.items() if not v]
+    return f"true at {len(ok)} of {len(pts)} points on {name}'s runs" + (
+        f", false at {', '.join(bad)}" if bad else ""
+    )
+
+
+def reference_table(folder: str, t: Test, where: str) -> Any:
+    """A bootstrap's CSV (``t.reference``, in the folder), its ``where`` rows, each with its
+    point's name (``point``) and label (``label``)."""
+    import pandas as pd
+
+    path = os.path.join(folder, t.reference)
+    if not os.path.isfile(path):
+        raise AqmlabError(f"{where}: reference: no file {t.reference!r} in the folder")
+    d = pd.read_csv(path)
+    need = [*t.where, *t.ratio]
+    missing = [k for k in need if k not in d.columns]
+    if missing:
+        raise AqmlabError(f"{where}: {t.reference} has no column {missing[0]!r}")
+    for k, v in t.where.items():
+        d = d[d[k] == v]
+    try:
+        rows = d.to_dict("records")
+        d = d.assign(
+            point=[t.point_name.format(**r) for r in rows], label=[t.label.format(**r) for r in rows]
+        )
+    except (KeyError, IndexError, ValueError) as e:
+        raise AqmlabError(f"{where}: point_name / label: no column {e} in {t.reference}") from None
+    return d
+
+
+def bootstrap(t: Test, ours: dict[str, float], k: int, rows: Any) -> dict[str, Any]:
+    """The ``bootstrap`` test at each point of ``ours`` (point -> our value over ``k`` seeds),
+    from the reference's ``rows`` (:func:`reference_table`): ``points`` (point -> ``lo``,
+    ``hi``, ``ns2_all`` (the reference over all its seeds), ``outcome``, ``seeds``, ``k``) and
+    the outcome's ``text``."""
+    import numpy as np
+
+    from aqmlab.reproduce.common import CANNOT, fmt, seeds_for
+
+    lo_in, hi_in = t.band
+    band = (hi_in - lo_in) / 2
+    name, inn = t.reference_name, t.band_name
+    out: dict[str, Any] = {}
+    texts = []
+    for point, ratio in ours.items():
+        sel = rows[rows["point"] == point]
+        num = sel[t.ratio[0]].to_numpy(float)
+        den = sel[t.ratio[1]].to_numpy(float)
+        n = len(sel)
+        if n < 2 or k < 1 or ratio != ratio:
+            continue
+        picks = np.random.default_rng(0).integers(0, n, size=(t.draws, k))
+        ratios = num[picks].mean(axis=1) / den[picks].mean(axis=1)
+        lo, hi = (float(x) for x in np.quantile(ratios, [0.025, 0.975]))
+        half = (hi - lo) / 2
+        whole = float(num.mean() / den.mean())
+        inside = lo_in <= ratio <= hi_in
+        gap = min(abs(ratio - lo_in), abs(ratio - hi_in))
+        seeds = None
+        if not inside and not lo <= ratio <= hi:
+            outcome, why = "refuted", f"outside {name}'s {k}-seed range: not its noise"
+        elif not inside and not lo_in <= whole <= hi_in:
+            outcome, why = "unexplained", f"{name} over all its seeds is out of {inn} too"
+        elif half > 0 and half >= gap:
+            seeds = (
+                seeds_for(k, half, gap) if gap > 0 else None,
+                seeds_for(k, half, band) if half > band else None,
+            )
+            outcome = CANNOT
+            edge = lo_in if abs(ratio - lo_in) <= abs(ratio - hi_in) else hi_in
+            why = (
+                f"{name} itself, on the same set-up, ranges over {fmt(lo)}-{fmt(hi)} across "
+                f"{k}-seed draws (±{fmt(half)}), more than ours' distance {fmt(gap)} from the "
+                f"band's edge {fmt(edge)}: one {k}-seed figure cannot tell in {inn} from "
+                "out of it here; "
+                + (
+                    f"about {seeds[0]} seeds would narrow the scatter below that distance, "
+                    if seeds[0]
+                    else "on the edge no number of seeds decides, "
+                )
+                + (
+                    f"about {seeds[1]} below half the band (±{fmt(band)})"
+                    if seeds[1]
+                    else f"it is already below half the band (±{fmt(band)})"
+                )
+                + " (estimates: n·(half-range ÷ width)², rounded up)"
+            )
+        elif inside:
+            outcome, why = "not needed", f"in {inn} by more than the {k}-seed scatter"
+        else:
+            outcome, why = "refuted", f"out of {inn} by more than the {k}-seed scatter"
+        out[point] = {
+            "lo": lo,
+            "hi": hi,
+            "ns2_all": whole,
+            "outcome": outcome,
+            "seeds": seeds[0] if seeds else None,
+            "k": k,
+        }
+        texts.append(
+            f"{sel['label'].iloc[0]}: ours {fmt(ratio)} over {k} seeds "
+            f"({'in' if inside else 'out of'} {inn}); {name}'s over {k} of its {n} "
+            f"seeds {fmt(lo)}-{fmt(hi)} (95 % of bootstrap draws), over all {fmt(whole)}: "
+            f"{outcome} ({why})"
+        )
+    text = (
+        f"{t.measured} against {name}'s scatter over seeds "
+        f"({t.reference}): {'; '.join(texts) or 'no point to test'}"
+    )
+    return {"points": out, "text": text}
+
+
+def settle(ctx: Any) -> None:
+    """After grading: each claim with a ``reference`` test that does not hold is explained
+    only where the reference fails the same points (unexplained at each point ours fails and
+    the reference passes or lacks, unless a ``bootstrap`` test of the claim finds a figure over
+    as many seeds cannot tell there); a point that passes on a figure a ``bootstrap`` test
+    cannot decide gets a note, with the seeds that would."""
+    from aqmlab.reproduce.common import CANNOT, FAILS, explanation_text
+
+    for cid, results in ctx.tests.items():
+        c = ctx.claims.get(cid)
+        if c is None:
+            continue
+        refs = [r for r in results if r is not None and r.test.kind == "reference"]
+        boots = [r for r in results if r is not None and r.test.kind == "bootstrap"]
+        noise = {p: v for r in boots for p, v in r.points.items()}
+        for r in boots:
+            failing = {base(p) for p in c.failing}
+            undecided = [
+                (p, v)
+                for p, v in r.points.items()
+                if v["outcome"] == CANNOT and p not in failing and v.get("seeds")
+            ]
+            if undecided:
+                c.add_note(
+                    f"{', '.join(p for p, _ in undecided)} pass{'es' * (len(undecided) == 1)} "
+                    f"on {undecided[0][1]['k']}-seed figures whose scatter "
+                    f"({r.test.reference_name}'s over as many seeds, the {r.test.name} "
+                    "hypothesis's test) reaches across the band's edge: our seeds cannot tell "
+                    f"in {r.test.band_name} from out of it there; about "
+                    f"{', '.join(str(v['seeds']) for _, v in undecided)} seeds would decide "
+                    "(estimates)"
+                )
+        if not refs or c.verdict != FAILS or not c.hypotheses:
+            continue
+        pts: dict[str, bool] = {}
+        for r in refs:
+            pts.update(r.points)
+        ours_bad = {base(p) for p in c.failing}
+        passed = sorted(p for p in ours_bad if pts.get(p) is True)
+        passed = [p for p in passed if noise.get(p, {}).get("outcome") != CANNOT]
+        absent = sorted(p for p in ours_bad if p not in pts)
+        if not c.failing and pts.get("", False):
+            passed = ["the comparison"]
+        c.unexplained = bool(passed or absent)
+        name = refs[0].test.reference_name
+        why = "; ".join(
+            x
+            for x in (
+                f"{name}'s runs pass at {', '.join(passed)}" if passed else "",
+                f"{name} has no point at {', '.join(absent)}" if absent else "",
+            )
+            if x
+        )
+        c.explanation = explanation_text(c.hypotheses, c.unexplained, why)
+
+
+
+def reference_result(ctx: Any, claim_id: str) -> Result | None:
+    """The outcome of claim ``claim_id``'s first ``reference`` test (for a module's text)."""
+    for r in ctx.tests.get(claim_id, []):
+        if r is not None and r.test.kind == "reference":
+            return r
+    return None
