@@ -772,7 +772,6 @@ def test_red_bursty_stalled_runs_are_no_wins():
     fig56["utilization"] = {a: dict(util) for a in arms}
     ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, {})
     ctx.numbers["_fig56"] = fig56
-    ctx.numbers["_ns2_outcome"] = {c.id: "(no ns-2.35 run: synthetic points)"}
     g = grade(c, ctx, None)
     # The stalled point is listed as failing, never as a win; the claim does not hold.
     assert g.failing == ["q8 (stalled)"], g.failing

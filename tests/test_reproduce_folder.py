@@ -563,65 +563,6 @@ def test_static_rates_slow_buffer_hypothesis_outcome():
     assert mod.slow_buffer_test(grid, None, 64.0)["text"] == "the slow-buffer sweep was not run"
 
 
-def test_red_bursty_seeds_hypothesis_outcome():
-    """red-bursty's [hypothesis.seeds]: lying inside the range ns-2.35's ratio takes over k of
-    its seeds (bootstrap) is no evidence of noise, only that a k-seed figure cannot tell: where
-    that scatter reaches across the band's edge from ours the outcome is "cannot discriminate"
-    (in proportion or not) with the seeds that would decide (common.seeds_for), never
-    "confirmed"; out of proportion outside the scatter: refuted; inside, but ns-2.35 out of
-    proportion over all its seeds: unexplained; in proportion beyond the scatter: not needed."""
-    pd = pytest.importorskip("pandas")
-    from aqmlab.reproduce import builtin_module
-
-    mod = builtin_module("red-bursty")
-    # ns-2.35's 30 seeds: throughput share 3.5 % each; node 5's drop share alternating 1.75
-    # and 5.25 % (ratio 0.5 and 1.5 a seed, 1.0 over all), or all 7 % (2.0) at min_th 4, or
-    # all 3.5 % (1.0, no scatter) at min_th 5.
-    rows = [("red", 7, 3.5, 1.75 if i % 2 else 5.25) for i in range(30)]
-    rows += [("red", 4, 3.5, 7.0) for _ in range(30)]
-    rows += [("red", 5, 3.5, 3.5) for _ in range(30)]
-    runs = pd.DataFrame(rows, columns=["qdisc", "size", "n5_share_pct", "n5_drop_share_run_pct"])
-    t = mod.seeds_test({"RED min_th 7": 0.674, "RED min_th 4": 2.0, "RED min_th 5": 1.0}, 3, runs)
-    seven = t["points"]["RED min_th 7"]
-    # A 3-seed ratio here is 0.5, 0.833, 1.17 or 1.5: ±0.5 about 1.0, more than 0.674's distance
-    # 0.076 from the band's edge 0.75; the old rule called this "confirmed".
-    assert seven["outcome"] == "cannot discriminate", seven
-    assert seven["lo"] == pytest.approx(0.5) and seven["hi"] == pytest.approx(1.5)
-    assert seven["ns2_all"] == pytest.approx(1.0)
-    # 3 × (0.5 / 0.076)² = 129.8 → 130; 3 × (0.5 / 0.2917)² = 8.8 → 9.
-    assert seven["seeds"] == 130
-    assert "ns-2.35 itself, on the same set-up, ranges over 0.500-1.50 across 3-seed" in t["text"]
-    assert "about 130 seeds would narrow" in t["text"] and "about 9 below half" in t["text"]
-    # In proportion (0.842) on the same scatter: a pass our seeds cannot decide either
-    # (3 × (0.5 / 0.092)² = 88.6 → 89).
-    inband = mod.seeds_test({"RED min_th 7": 0.842}, 3, runs)["points"]["RED min_th 7"]
-    assert inband["outcome"] == "cannot discriminate" and inband["seeds"] == 89
-    # Out of proportion over all 30 in ns-2.35 too: the noise is not the cause.
-    assert t["points"]["RED min_th 4"]["outcome"] == "unexplained"
-    # No scatter and in proportion: nothing for noise to explain.
-    assert t["points"]["RED min_th 5"]["outcome"] == "not needed"
-    # Outside the scatter: refuted (the counterfactual).
-    far = mod.seeds_test({"RED min_th 7": 0.3}, 3, runs)
-    assert far["points"]["RED min_th 7"]["outcome"] == "refuted"
-    assert (
-        "min_th 7: ours 0.300 over 3 seeds (out of proportion); ns-2.35's over 3 of its 30"
-        in (far["text"])
-    )
-    assert mod.seeds_test({"RED min_th 5": 0.7}, 3, runs)["points"]["RED min_th 5"]["outcome"] == (
-        "refuted"
-    )
-    # As many seeds as ns-2.35 ran: its scatter narrows (±0.167), so 1.1, 0.233 inside the
-    # band, is decided; 1.3, 0.033 inside, is not; and 0.674 lies outside the scatter.
-    wide = mod.seeds_test({"RED min_th 7": 1.1}, 30, runs)["points"]["RED min_th 7"]
-    assert wide["lo"] < 1.0 < 1.1 < wide["hi"] and wide["outcome"] == "not needed"
-    edge = mod.seeds_test({"RED min_th 7": 1.3}, 30, runs)["points"]["RED min_th 7"]
-    assert edge["outcome"] == "cannot discriminate"
-    assert (
-        mod.seeds_test({"RED min_th 7": 0.674}, 30, runs)["points"]["RED min_th 7"]["outcome"]
-        == "refuted"
-    )
-
-
 def test_consumer_edge_grades_its_tail_drop_medians_held_out():
     """The buffer of each rate is fitted to the slides' two tail-drop medians; each of those
     medians is graded at the buffer fitted to the other direction's alone, never at one fitted
@@ -694,8 +635,6 @@ def test_red_bursty_buffer_hypothesis_outcome():
     assert "refuted" in other and "fails the claim" not in other
     part = mod.buffer_test(ours, ours100, {p3: 5.6, p4: 1.1}, {p3: 0.96, p4: 1.1})["text"]
     assert "at RED min_th 4 ns-2.35 is in proportion and ours is not: not the buffer" in part
-    text = mod._ns2_text({"a": True, "b": False})
-    assert text == "true at 1 of 2 points on ns-2.35's runs, false at b"
 
 
 def test_static_rates_pooled_interval_outcome():
@@ -805,59 +744,6 @@ def test_cellular_web_load_outcome_of_the_qualitative_claims():
     assert text == (
         "stand-in web: tail drop 900 vs CoDel 60.0 ms (true); "
         "CS244 pages: tail drop 50.0 vs CoDel 60.0 ms (false)"
-    )
-
-
-def test_red_bursty_a_failing_claim_is_explained_only_where_ns2_fails_too():
-    """red-bursty's annotate(): a claim that does not hold, with the set-up hypothesis, is
-    unexplained at every failing point where ns-2.35's runs pass or have no point, and explained
-    when ns-2.35 fails every one of them."""
-    from types import SimpleNamespace
-
-    from aqmlab.reproduce import builtin_module
-    from aqmlab.reproduce import common as cm
-
-    mod = builtin_module("red-bursty")
-    h = {"hypothesis": "the set-up", "tested_by": "ns-2.35", "outcome": "o"}
-
-    def annotated(ns2_points, noise=None):
-        c = cm.Claim("c", "s", "p", "2 of 4 points", cm.FAILS, kind="range")
-        c.failing = ["tail drop 20p (queue 13.6) (tie)", "RED min_th 7"]
-        c.hypotheses, c.unexplained = [dict(h)], False
-        state = {"ns2_points": {"red-node5-in-proportion": ns2_points}}
-        if noise is not None:
-            state["seeds_test"] = {"points": {"RED min_th 7": {"outcome": noise}}}
-        ctx = SimpleNamespace(claims={"red-node5-in-proportion": c}, state=state)
-        mod.annotate(ctx)
-        return c
-
-    c = annotated({"tail drop 20p": False, "RED min_th 7": False})
-    assert not c.unexplained and c.explanation.startswith("hypothesis: the set-up")
-    c = annotated({"tail drop 20p": False, "RED min_th 7": True})
-    assert c.unexplained and "ns-2.35's runs pass at RED min_th 7" in c.explanation
-    # Where ns-2.35's runs pass, the point is no difference only when the seeds test finds our
-    # seeds cannot tell in proportion from out of it there.
-    ok = annotated({"tail drop 20p": False, "RED min_th 7": True}, "cannot discriminate")
-    assert not ok.unexplained
-    for noise in ("refuted", "unexplained", "not needed"):
-        assert annotated({"tail drop 20p": False, "RED min_th 7": True}, noise).unexplained
-    c = annotated({"tail drop 20p": False})
-    assert c.unexplained and "ns-2.35 has no point at RED min_th 7" in c.explanation
-    # A point that passes on a figure the seeds test cannot decide still passes, with a note
-    # (as a number within the source's allowance still agrees, common.grade_number).
-    c = cm.Claim("c", "s", "p", "4 of 5 points", cm.FAILS, kind="range")
-    c.failing = ["RED min_th 3"]
-    points = {
-        "RED min_th 6": {"outcome": "not needed", "seeds": None, "k": 3},
-        "RED min_th 7": {"outcome": "cannot discriminate", "seeds": 81, "k": 3},
-        "RED min_th 3": {"outcome": "cannot discriminate", "seeds": 12, "k": 3},
-    }
-    state = {"ns2_points": {}, "seeds_test": {"points": points}}
-    mod.annotate(SimpleNamespace(claims={"red-node5-in-proportion": c}, state=state))
-    assert c.verdict == cm.FAILS and c.note == (
-        "RED min_th 7 passes on 3-seed figures whose scatter (ns-2.35's over as many seeds, the "
-        "seeds hypothesis's test) reaches across the band's edge: our seeds cannot tell in "
-        "proportion from out of it there; about 81 seeds would decide (estimates)"
     )
 
 

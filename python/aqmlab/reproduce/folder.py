@@ -446,7 +446,9 @@ def _hypothesis(
 
     e = _Table(path, where, doc, (*EXPLANATION_KEYS, *hypotheses.TEST_KEYS))
     test = hypotheses.parse(e, name or where)
-    keys = EXPLANATION_KEYS if outcome and test is None or "outcome" in e.doc else EXPLANATION_KEYS[:2]
+    keys = (
+        EXPLANATION_KEYS if outcome and test is None or "outcome" in e.doc else EXPLANATION_KEYS[:2]
+    )
     return {k: e.str(k) for k in keys}, test
 
 

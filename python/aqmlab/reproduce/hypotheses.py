@@ -90,7 +90,7 @@ def parse(t: Any, name: str) -> Test | None:
         raise t.error("test", " or ".join(KINDS))
     test = Test(name, kind, t.str("reference"), t.str("reference_name"))
     if kind == "reference":
-        extra = [k for k in TEST_KEYS[4:] if k in t.doc]
+        extra = [k for k in TEST_KEYS[3:] if k in t.doc]
         if extra:
             raise t.error(extra[0], "no such key for test = 'reference'")
         return test
@@ -213,7 +213,12 @@ def reference_table(folder: str, t: Test, where: str) -> Any:
     path = os.path.join(folder, t.reference)
     if not os.path.isfile(path):
         raise AqmlabError(f"{where}: reference: no file {t.reference!r} in the folder")
-    d = pd.read_csv(path)
+    return name_rows(pd.read_csv(path), t, where)
+
+
+def name_rows(d: Any, t: Test, where: str = "") -> Any:
+    """A bootstrap's reference rows (a DataFrame): its ``where`` rows, each with its point's
+    name (``point``) and label (``label``)."""
     need = [*t.where, *t.ratio]
     missing = [k for k in need if k not in d.columns]
     if missing:
@@ -223,7 +228,8 @@ def reference_table(folder: str, t: Test, where: str) -> Any:
     try:
         rows = d.to_dict("records")
         d = d.assign(
-            point=[t.point_name.format(**r) for r in rows], label=[t.label.format(**r) for r in rows]
+            point=[t.point_name.format(**r) for r in rows],
+            label=[t.label.format(**r) for r in rows],
         )
     except (KeyError, IndexError, ValueError) as e:
         raise AqmlabError(f"{where}: point_name / label: no column {e} in {t.reference}") from None
@@ -366,7 +372,6 @@ def settle(ctx: Any) -> None:
             if x
         )
         c.explanation = explanation_text(c.hypotheses, c.unexplained, why)
-
 
 
 def reference_result(ctx: Any, claim_id: str) -> Result | None:
