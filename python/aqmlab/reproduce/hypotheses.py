@@ -380,3 +380,46 @@ def reference_result(ctx: Any, claim_id: str) -> Result | None:
         if r is not None and r.test.kind == "reference":
             return r
     return None
+
+
+# The tests a module still runs itself (red-vs-codel's: their outcomes are numbers of
+# results.json, computed before any claim is graded), on the same outcome rule.
+
+CONFIRMED, REFUTED, UNEXPLAINED = "confirmed", "refuted", "unexplained"
+
+
+def outcome(points: list[str], tested: list[str], held: list[str]) -> str:
+    """A test's outcome over ``points``, of which ``tested`` have the runs it needs and
+    ``held`` pass it: ``confirmed`` when every point is tested and passes, ``refuted`` when
+    every point is tested and none passes, ``unexplained`` otherwise (some pass, a run is
+    missing, or there are no points: nothing to test)."""
+    if points and len(tested) == len(points):
+        if len(held) == len(points):
+            return CONFIRMED
+        if not held:
+            return REFUTED
+    return UNEXPLAINED
+
+
+def predicate_test(
+    pred: Any, points: list[str], a: dict[str, Any], b: dict[str, Any], expect: bool = True
+) -> dict[str, Any]:
+    """A claim's predicate (compiled: a tie is no pass) on other arms, ``(a[p], b[p])``, at
+    each of ``points`` (the points where the claim fails): it holds at a point where the
+    predicate passes (``expect``) or, with ``expect=False``, where it does not (the same
+    failure on a reference). ``outcome`` (:func:`outcome`), ``tested`` (the points with both
+    values) and ``held``."""
+    both = [p for p in points if p in a and p in b]
+    held = [p for p in both if (pred((a[p], b[p])) is True) == expect]
+    return {"outcome": outcome(points, both, held), "tested": both, "held": held}
+
+
+def factor_test(
+    points: list[str], a: dict[str, float], b: dict[str, float], factor: float
+) -> dict[str, Any]:
+    """``a[p] ÷ b[p]`` within ``[1/factor, factor]`` at each of ``points`` (the same queue as
+    a reference's, within a factor): ``outcome``, ``tested`` (both values there, non-zero)
+    and ``held``."""
+    both = [p for p in points if a.get(p) and b.get(p)]
+    held = [p for p in both if 1.0 / factor <= a[p] / b[p] <= factor]
+    return {"outcome": outcome(points, both, held), "tested": both, "held": held}

@@ -2,6 +2,13 @@
 make its delay differ from CoDel's (claims.toml's [hypothesis.*]), the verdict-dependent
 comparison and the figure.
 
+Its tests use the common rules of :mod:`aqmlab.reproduce.hypotheses` (the outcome rule, the
+claim's predicate on other arms, within a factor of a reference) but are not declared in
+claims.toml as red-bursty's are: their outcomes are numbers of results.json
+(``settings_test``, ``ared_itself``, ``ared_slope``), which ``numbers()`` gives before any claim
+is graded and any declared test runs, and one hypothesis (``ared-itself``) reports two tests
+and a comparison in one outcome.
+
 experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder").
 """
 
@@ -11,6 +18,12 @@ import os
 from typing import Any
 
 from aqmlab.reproduce.common import FAILS, explanation_text, fmt
+from aqmlab.reproduce.hypotheses import (
+    CONFIRMED,
+    UNEXPLAINED,
+    factor_test,
+    predicate_test,
+)
 from aqmlab.reproduce.predicate import compile_predicate
 from aqmlab.reproduce.style import colour, title
 
@@ -32,9 +45,8 @@ SLOPE_ARM = "ARED, ns-2 gentle slope"
 #: "The same queue": ours ÷ ns-2.35's within [1/SAME_FACTOR, SAME_FACTOR] (a quarter either
 #: way; our RED arm is 0.95-1.05 times ns-2.35's Queue/RED in the same configuration).
 SAME_FACTOR = 1.25
-#: The claim whose difference the variants test, and the outcomes a test can come out with.
+#: The claim whose difference the variants test.
 TESTED = "delay-comparable"
-CONFIRMED, REFUTED, UNEXPLAINED = "confirmed", "refuted", "unexplained"
 #: The bottleneck: 1 Mb/s, 1500-byte packets (experiment.toml's mean_pkt_size), and CoDel's
 #: target and interval (its defaults, RFC 8289 §4.2-4.3), for the threshold rule.
 LINK_BPS, PKT_BYTES = 1e6, 1500
@@ -70,19 +82,6 @@ def ared_band(
     return {"lo_pkts": lo, "hi_pkts": hi, "lo_ms": lo * per_pkt_ms, "hi_ms": hi * per_pkt_ms}
 
 
-def _outcome(points: list[str], tested: list[str], held: list[str]) -> str:
-    """A hypothesis test's outcome over ``points``, of which ``tested`` have the runs it needs
-    and ``held`` pass it: ``confirmed`` when every point is tested and passes, ``refuted`` when
-    every point is tested and none passes, ``unexplained`` otherwise (some pass, a run is
-    missing, or there are no points: nothing to test)."""
-    if points and len(tested) == len(points):
-        if len(held) == len(points):
-            return CONFIRMED
-        if not held:
-            return REFUTED
-    return UNEXPLAINED
-
-
 def settings_test(predicate: str, failing: list[str], variant: dict, codel: dict) -> dict:
     """The outcome of one [hypothesis.*] of claims.toml: the claim's predicate on (RED
     set otherwise, CoDel) at each point where it fails on (RED, CoDel). ``confirmed``
@@ -91,9 +90,8 @@ def settings_test(predicate: str, failing: list[str], variant: dict, codel: dict
     some only (the others stay unexplained), or when a failing point lacks the runs (or none
     fails: nothing to test)."""
     pred = compile_predicate(predicate, 2, f"red-vs-codel: {TESTED}'s hypothesis runs")
-    both = [p for p in failing if p in variant and p in codel]
-    passed = [p for p in both if pred((variant[p], codel[p])) is True]
-    outcome = _outcome(failing, both, passed)
+    t = predicate_test(pred, failing, variant, codel)
+    passed, outcome = t["held"], t["outcome"]
     each = "; ".join(f"{p}: {fmt(variant.get(p))} vs {fmt(codel.get(p))} ms" for p in failing)
     left = [p for p in failing if p not in passed]
     text = (
@@ -112,9 +110,8 @@ def same_failure_test(predicate: str, left: list[str], ns2: dict, codel: dict) -
     implementation's), ``refuted`` when ns-2.35's is comparable at every one, ``unexplained``
     when at some only, or when a point lacks ns-2.35's run (or none is left: nothing to test)."""
     pred = compile_predicate(predicate, 2, f"red-vs-codel: {TESTED}'s ARED hypothesis")
-    both = [p for p in left if p in ns2 and p in codel]
-    fails = [p for p in both if pred((ns2[p], codel[p])) is not True]
-    outcome = _outcome(left, both, fails)
+    t = predicate_test(pred, left, ns2, codel, expect=False)
+    fails, outcome = t["held"], t["outcome"]
     each = "; ".join(f"{p}: {fmt(ns2.get(p))} vs {fmt(codel.get(p))} ms" for p in left)
     text = (
         f"at the points where our ARED's delay is not comparable with CoDel's, ns-2.35's ARED "
@@ -130,9 +127,8 @@ def same_queue_test(points: list[str], ours: dict, ns2: dict, factor: float = SA
     [1/factor, factor] at every point (the slope accounts for the difference between the two
     AREDs), ``refuted`` when at none, ``unexplained`` when at some only, or when a point lacks
     either run (or there are no points: nothing to test)."""
-    both = [p for p in points if ours.get(p) and ns2.get(p)]
-    same = [p for p in both if 1.0 / factor <= ours[p] / ns2[p] <= factor]
-    outcome = _outcome(points, both, same)
+    t = factor_test(points, ours, ns2, factor)
+    both, same, outcome = t["tested"], t["held"], t["outcome"]
     each = "; ".join(
         f"{p}: {fmt(ours.get(p))} vs {fmt(ns2.get(p))} ms"
         + (f" ({ours[p] / ns2[p]:.2f})" if p in both else "")
