@@ -333,3 +333,39 @@ def test_a_tested_hypothesis_with_an_outcome_keeps_its_text(tmp_path):
     hypotheses.settle(ctx)
     c = ctx.claims["x"]
     assert c.hypotheses[0]["outcome"] == "text" and c.unexplained
+
+
+def test_outcome_rule_and_the_module_run_tests_flip_with_the_numbers():
+    """The outcome rule (every point tested and held: confirmed; none held: refuted; else
+    unexplained), the claim's predicate on other arms (expect a pass, or the same failure), and
+    within a factor of a reference: exact values and their counterfactuals."""
+    from aqmlab.reproduce.hypotheses import factor_test, outcome, predicate_test
+    from aqmlab.reproduce.predicate import compile_predicate
+
+    assert outcome(["p", "q"], ["p", "q"], ["p", "q"]) == "confirmed"
+    assert outcome(["p", "q"], ["p", "q"], []) == "refuted"
+    assert outcome(["p", "q"], ["p", "q"], ["p"]) == "unexplained"
+    assert outcome(["p", "q"], ["p"], ["p"]) == "unexplained"  # a run missing
+    assert outcome(["p", "q"], ["p"], []) == "unexplained"  # not a refutation of q
+    assert outcome([], [], []) == "unexplained"  # nothing to test
+    pred = compile_predicate("max(a, b) <= 2 * min(a, b) + 5.0", 2, "test")
+    codel = {"p": 60.0, "q": 70.0}  # the bounds: 125 and 145
+    t = predicate_test(pred, ["p", "q"], {"p": 124.0, "q": 144.0}, codel)
+    assert t["outcome"] == "confirmed" and t["held"] == ["p", "q"]
+    t = predicate_test(pred, ["p", "q"], {"p": 126.0, "q": 146.0}, codel)
+    assert t["outcome"] == "refuted" and t["held"] == []
+    # 125 against 60: the sides equal, a tie, no pass.
+    assert predicate_test(pred, ["p"], {"p": 125.0}, codel)["outcome"] == "refuted"
+    # The same failure on a reference (expect=False) flips with the same numbers.
+    assert predicate_test(pred, ["p", "q"], {"p": 126.0, "q": 146.0}, codel, False)["outcome"] == (
+        "confirmed"
+    )
+    assert predicate_test(pred, ["p", "q"], {"p": 124.0, "q": 144.0}, codel, False)["outcome"] == (
+        "refuted"
+    )
+    ref = {"p": 100.0, "q": 200.0}
+    assert factor_test(["p", "q"], {"p": 125.0, "q": 160.0}, ref, 1.25)["outcome"] == "confirmed"
+    t = factor_test(["p", "q"], {"p": 126.0, "q": 159.0}, ref, 1.25)
+    assert t["outcome"] == "refuted" and t["tested"] == ["p", "q"]
+    assert factor_test(["p", "q"], {"p": 125.0, "q": 159.0}, ref, 1.25)["held"] == ["p"]
+    assert factor_test(["p", "q"], {"p": 125.0}, ref, 1.25)["outcome"] == "unexplained"

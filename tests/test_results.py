@@ -45,6 +45,38 @@ def test_a_run_its_arms_summary_and_series(run_folder):
     assert run.table("nothing") is None
 
 
+def test_packet_batches_stream_the_log_a_row_group_at_a_time(run_folder, tmp_path):
+    """row_group_batches: the same rows, in the file's order, as the whole log read at once,
+    however the batches are cut; only the link asked for; one line for a missing file."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.results import Run, row_group_batches
+
+    run = Run(str(run_folder))
+    log = run.table("packets")
+    log = log[log["link"] == "bottleneck"]
+    for rows in (1000, 1 << 16):
+        got = list(run.packet_batches(["t_ns", "sojourn_ns"], "bottleneck", rows))
+        assert max(len(b[0]) for b in got) <= rows
+        t = np.concatenate([b[0] for b in got])
+        assert (t == log["t_ns"].to_numpy()).all()
+        assert (np.concatenate([b[1] for b in got]) == log["sojourn_ns"].to_numpy()).all()
+    # Three row groups of 4 rows, a link in the middle one only.
+    links = ["a"] * 4 + ["a", "b", "b", "a"] + ["a"] * 4
+    path = str(tmp_path / "p.parquet")
+    pq.write_table(pa.table({"link": links, "x": list(range(12))}), path, row_group_size=4)
+    batches = list(row_group_batches(path, ["x"], "b", 1))
+    # Each row group yields at least one (possibly empty) batch, in order.
+    assert [b[0].tolist() for b in batches] == [[], [5], [6], []]
+    assert [b[0].tolist() for b in row_group_batches(path, ["x"])] == [
+        [0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]
+    ]  # fmt: skip
+    with pytest.raises(AqmlabError, match="nothing.parquet: no such file"):
+        list(row_group_batches(str(tmp_path / "nothing.parquet"), ["x"]))
+
+
 def test_csv_series_are_read_as_parquet_ones(run_folder, tmp_path):
     from aqmlab.results import Run
 
