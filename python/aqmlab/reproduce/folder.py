@@ -446,9 +446,10 @@ def _hypothesis(
 
     e = _Table(path, where, doc, (*EXPLANATION_KEYS, *hypotheses.TEST_KEYS))
     test = hypotheses.parse(e, name or where)
-    keys = (
-        EXPLANATION_KEYS if outcome and test is None or "outcome" in e.doc else EXPLANATION_KEYS[:2]
-    )
+    # A table's outcome is required unless it is a shared one's (each claim may give its own)
+    # or its test computes it.
+    needed = (outcome and test is None) or "outcome" in e.doc
+    keys = EXPLANATION_KEYS if needed else EXPLANATION_KEYS[:2]
     return {k: e.str(k) for k in keys}, test
 
 
@@ -481,7 +482,8 @@ def _explanation(t: _Table, shared: dict[str, tuple[dict[str, str], Any]]) -> li
             u = _Table(t.path, f"{t.where}.{where}", e, ("shared", "outcome"))
             h, test = named(e["shared"], f"{where}.shared")
             if "outcome" in h or test is not None:
-                raise u.error("outcome", f"no outcome: [hypothesis.{e['shared']}] has one")
+                has = "one" if "outcome" in h else "its test's"
+                raise u.error("outcome", f"no outcome: [hypothesis.{e['shared']}] has {has}")
             out.append(({**h, "outcome": u.str("outcome")}, None))
         else:
             out.append(_hypothesis(t.path, f"{t.where}.{where}", e))
