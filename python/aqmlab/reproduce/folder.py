@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
 from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, _toml_loads
 
@@ -118,6 +119,10 @@ class Experiment:
     discussion: list[str]
     commands: list[str]
     claims: list[ClaimDef]
+    #: ``[[derive]]``: per-run columns (:mod:`aqmlab.reproduce.metrics`).
+    derives: list[DeriveDef] = field(default_factory=list)
+    #: ``[numbers.NAME]``: named numbers over the runs.
+    numbers: list[NumberDef] = field(default_factory=list)
 
 
 def is_folder(path: str) -> bool:
@@ -196,7 +201,7 @@ def load(folder: str) -> Experiment:
         _read(path),
         (
             "name", "title", "sources", "module", "seeds", "quick", "full", "sweep", "table",
-            "parameters", "discussion", "commands",
+            "parameters", "discussion", "commands", "derive", "numbers",
         ),
     )  # fmt: skip
     module = t.doc.get("module")
@@ -255,6 +260,8 @@ def load(folder: str) -> Experiment:
         discussion=t.strs("discussion"),
         commands=t.strs("commands"),
         claims=load_claims(os.path.join(folder, CLAIMS)),
+        derives=load_derives(path, t.doc.get("derive", []), names),
+        numbers=load_numbers(path, t.doc.get("numbers", {}), names),
     )
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", exp.name):
         raise t.error("name", "a name of lower-case letters, digits, - and _")
