@@ -61,24 +61,13 @@ PUBLISHED = {
 }
 
 
-def _cell(df: Any, rate: str, b: int, qdisc: str, direction: str) -> dict[str, Any]:
-    rows = df[(df["point"] == f"{rate}, {b}p") & (df[QDISC] == qdisc)]
-    link = DIRECTIONS[direction]
-    enq = rows[f"{link}.enqueued_pkts"].astype(float)
-    per_seed = {
-        "drop_pct": 100 * rows[f"{link}.dropped_pkts"] / enq.where(enq > 0),
-        "median_ms": rows[f"{link}.sojourn_ms.p50"],
-        "mb": rows[f"{link}.delivered_bytes"] / 1e6,
-    }
-    if f"{link}.jain_drop_rate" in rows:
-        per_seed["fairness"] = rows[f"{link}.jain_drop_rate"]
-    out: dict[str, Any] = {
-        m: float(per_seed[m].mean()) if m in per_seed else float("nan") for m in METRICS
-    }
-    out["spread"] = {m: seed_spread(v) for m, v in per_seed.items()}
-    # The most packets the direction's queue held in any seed's run (the buffer test's range).
-    peak = f"{link}.max_backlog_pkts"
-    out["max_backlog"] = float(rows[peak].max()) if peak in rows else float("nan")
+def _cells(numbers: Any) -> dict[tuple[str, int, str, str], dict[str, Any]]:
+    """experiment.toml's cells (``"RATE|BUFFER|QDISC|DIRECTION"`` -> the cell's means,
+    half-widths and peak backlog) keyed by ``(rate, buffer, qdisc, direction)``."""
+    out = {}
+    for k, v in numbers.items():
+        r, b, q, d = k.split("|")
+        out[(r, int(b), q, d)] = v
     return out
 
 
@@ -193,12 +182,10 @@ def _class_ct(df: Any, rate: str, b: int, direction: str) -> tuple[float, float 
 
 
 def _seed_drop_pct(df: Any, rate: str, b: int, qdisc: str, direction: str) -> Any:
-    """Each seed's drop % (of what was enqueued) at one cell, indexed by seed: what
-    :func:`_cell` averages."""
+    """Each seed's drop % (of what was enqueued; experiment.toml's ``drop_pct.DIRECTION``) at
+    one cell, indexed by seed: what the cells average."""
     rows = df[(df["point"] == f"{rate}, {b}p") & (df[QDISC] == qdisc)].set_index("seed")
-    link = DIRECTIONS[direction]
-    enq = rows[f"{link}.enqueued_pkts"].astype(float)
-    return (100 * rows[f"{link}.dropped_pkts"].astype(float) / enq.where(enq > 0)).dropna()
+    return rows[f"drop_pct.{direction}"].dropna()
 
 
 def paired_difference(codel: Any, droptail: Any) -> dict[str, Any]:
@@ -290,8 +277,9 @@ def numbers(ctx: Any) -> dict[str, Any]:
     groups = flow_groups(_scenario_flow_names(ctx))
     for d, link in DIRECTIONS.items():
         df[f"class_jain.{d}"] = class_jain(df, link, groups)
+    every = _cells(ctx.numbers["_tested_cells"])
     cells = {
-        (rate, b, q, d): _cell(df, rate, b, q, d)
+        (rate, b, q, d): every[(rate, b, q, d)]
         for rate in RATES
         for b in buffers
         for q in ("codel", "droptail")
@@ -333,16 +321,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
         )
     gaps = {rate: [b for b in gap_buffers.get(rate, []) if b not in buffers] for rate in RATES}
     tested = {rate: sorted([*buffers, *gaps[rate]]) for rate in RATES}
-    tested_cells = {
-        **cells,
-        **{
-            (rate, b, q, d): _cell(df, rate, b, q, d)
-            for rate in RATES
-            for b in gaps[rate]
-            for q in ("codel", "droptail")
-            for d in DIRECTIONS
-        },
-    }
+    tested_cells = {k: v for k, v in every.items() if k[1] in tested[k[0]]}
 
     other = {"down": "up", "up": "down"}
     best = {rate: fit(rate, list(DIRECTIONS)) for rate in RATES}
@@ -425,7 +404,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
             }
             for rate in RATES
         },
-        "cells": {f"{r}|{b}|{q}|{d}": v for (r, b, q, d), v in cells.items()},
         "_fitted": fitted,
         "_buffer_test": {
             rate: {
