@@ -329,7 +329,14 @@ def numbers(ctx: Any) -> dict[str, Any]:
     ctx.state["cells"] = cells
     ctx.table = pd.DataFrame(
         [
-            {"rate": r, "buffer": b, "qdisc": q, "direction": d, **{m: v[m] for m in METRICS}}
+            {
+                "rate": r,
+                "buffer": b,
+                "qdisc": q,
+                "direction": d,
+                **{m: v[m] for m in METRICS},
+                "delivered": v["delivered"],
+            }
             for (r, b, q, d), v in cells.items()
         ]
     )
