@@ -85,7 +85,7 @@ class ClaimDef:
     #: tie of runs that delivered almost nothing.
     delivered: str = ""
     #: qualitative/range without ``delivered``: why no run of the claim's points can stall, or
-    #: why a stalled run cannot pass the predicate (a range claim needs one or the other).
+    #: why a stalled run cannot pass the predicate (such a claim needs one or the other).
     stalls: str = ""
     points: list[str] = field(default_factory=list)
     point_name: str = ""
@@ -528,10 +528,10 @@ def _check_claim(t: _Table, c: ClaimDef) -> None:
             "quoted and how it is read ('\"far below\" read as under 1/10'), or that the "
             "number is our reading and why",
         )
-    if c.kind == "range" and not c.delivered and not c.stalls:
+    if not c.delivered and not c.stalls:
         # Ties of runs that delivered nothing are no wins (docs/reproductions.md, "Ties and
-        # stalled runs"): a range claim names each arm's delivered share, or says why its runs
-        # cannot stall.
+        # stalled runs"): a qualitative or range claim names each arm's delivered share, or
+        # says why its runs cannot stall (or what a stalled run does to it).
         raise t.error(
             "delivered",
             "each arm's delivered share of its link (a metric spelt as metric is), or "
