@@ -28,6 +28,7 @@ tables allowed), ``column`` + ``reduce`` is one. No ``by`` and no ``key``: one n
 from __future__ import annotations
 
 import ast
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -479,8 +480,22 @@ def reduce(values: Any, leaf: Leaf) -> Any:
     if r == "spread":
         return seed_spread(values)
     if r == "quantile":
-        return float(values.quantile(leaf.q))
+        return quantile(values, leaf.q)
     return float(getattr(values, r)())
+
+
+def quantile(values: Any, q: float) -> float:
+    """The ``q`` quantile, interpolated linearly between the two values around it as
+    ``lo + (hi - lo) * frac`` (pandas' grouped quantile; NumPy's rounds differently above the
+    middle), NaNs left out; NaN with no value."""
+    v = sorted(float(x) for x in values if x == x)
+    if not v:
+        return float("nan")
+    pos = q * (len(v) - 1)
+    i = math.floor(pos)
+    if i + 1 >= len(v):
+        return v[-1]
+    return v[i] + (v[i + 1] - v[i]) * (pos - i)
 
 
 def compute(nd: NumberDef, frames: dict[str, Any], fill: Any) -> Any:
