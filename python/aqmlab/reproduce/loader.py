@@ -149,8 +149,7 @@ def run(
             .reset_index()
         )
         ctx.numbers[t.name] = ctx.table.to_dict("records")
-    for nd in exp.numbers:
-        ctx.numbers[nd.name] = metrics.compute(nd, ctx.frames, ctx.fill)
+    declared_numbers(ctx)
     ctx.numbers.update(_hook(mod, "numbers", ctx) or {})
     for c in exp.claims:
         ctx.claims[c.id] = grade(c, ctx, mod)
@@ -188,6 +187,12 @@ def run(
         ctx.seeds,
         commands=commands,
     )
+
+
+def declared_numbers(ctx: Context) -> None:
+    """The experiment's ``[numbers.NAME]`` over ``ctx.frames``, into ``ctx.numbers``."""
+    for nd in ctx.experiment.numbers:
+        ctx.numbers[nd.name] = metrics.compute(nd, ctx.frames, ctx.fill)
 
 
 def _keep(a: Any, keep: dict[str, list[Any]], ctx: Context) -> Any:

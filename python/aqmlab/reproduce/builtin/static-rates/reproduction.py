@@ -72,7 +72,9 @@ def numbers(ctx: Any) -> dict[str, Any]:
     fast = [r for r in rates if r >= HIGH_KBPS]
     ctx.state["df"] = df
     return {
-        "_slow_buffer_test": slow_buffer_test(ctx, ctx.frames.get(SLOW_SWEEP), min(rates)),
+        "_slow_buffer_test": slow_buffer_test(
+            ctx.numbers["_grid"], ctx.frames.get(SLOW_SWEEP), min(rates)
+        ),
         "_interval_test": interval_test(df, ctx.frames.get(INTERVAL_SWEEP)),
         "_pooled_interval_test": pooled_interval_test(
             df, ctx.frames.get(INTERVAL_SWEEP), fast, int(df["load"].nunique())
@@ -150,7 +152,7 @@ def interval_test(df: Any, longer: Any) -> str:
     )
 
 
-def slow_buffer_test(ctx: Any, bigger: Any, rate: float) -> dict[str, Any]:
+def slow_buffer_test(grid: dict[str, Any], bigger: Any, rate: float) -> dict[str, Any]:
     """The outcome of [hypothesis.slow-buffer] (claims.toml): at the slowest rate the grid's
     buffer (one BDP at 100 ms) is 2 packets, so CoDel has no queue to shorten and ties tail
     drop. With 8 packets (the slow-buffer sweep, load '4 FTPs + web'), per RTT: does CoDel's
@@ -165,11 +167,10 @@ def slow_buffer_test(ctx: Any, bigger: Any, rate: float) -> dict[str, Any]:
     med = runs.groupby(["rtt_ms", "discipline"])["p50_ms"].median()
     rows, ties, passed = [], [], []
     for rtt in sorted(set(runs["rtt_ms"])):
-        if _cell(rate, rtt) not in ctx.numbers["_grid"]["CoDel"]["p50_ms"] or (
-            (rtt, "CoDel") not in med.index
-        ):
+        cell = _cell(rate, rtt)
+        if cell not in grid.get("CoDel", {}).get("p50_ms", {}) or (rtt, "CoDel") not in med.index:
             continue
-        g_c, g_t = (grid_value(ctx, rate, rtt, d, "p50_ms") for d in ("CoDel", "tail drop"))
+        g_c, g_t = (float(grid[d]["p50_ms"][cell]) for d in ("CoDel", "tail drop"))
         b_c, b_t = (float(med.loc[(rtt, d)]) for d in ("CoDel", "tail drop"))
         tie = g_c == g_t
         ties += [rtt] if tie else []
