@@ -200,17 +200,26 @@ def test_numbers_layout_value_level_all_pooling_each_and_params():
         ({"reduce": "mean"}, "numbers.x.column: expected the column to reduce"),
         ({"column": "p50", "by": ["a"]}, "numbers.x.key: expected one template per level"),
         ({"column": "p50", "by": ["a"], "key": ["{b}"]}, "numbers.x.key: expected fields among"),
-        ({"column": "p50", "where": "__import__('os')"}, "numbers.x.where: \"__import__('os')\": only abs()"),
+        (
+            {"column": "p50", "where": "__import__('os')"},
+            "numbers.x.where: \"__import__('os')\": only abs()",
+        ),
         ({"column": "p50", "where": "p50.real()"}, "numbers.x.where: 'p50.real()': only abs()"),
         ({"column": "p50", "where": "p50 ** 2 < 1"}, "operator Pow is not allowed"),
         ({"column": "p50", "where": "p50 in 3"}, "'in' takes a list of values"),
         ({"column": "p50", "where": "p50 <"}, "numbers.x.where: 'p50 <' is not an expression"),
         ({"column": "p50", "sweeps": ["nope"]}, "numbers.x.sweeps: expected names of [[sweep]]s"),
         ({"column": "p50", "colour": 1}, "numbers.x.colour: unknown key"),
-        ({"column": "p50", "each": {"a": [1], "b": [1, 2]}}, "numbers.x.each: expected a table of NAME"),
-        ({"column": "p50", "by": ["a"], "key": ["{a}"], "all": {"b": [1]}}, "numbers.x.all: expected columns of by"),
+        (
+            {"column": "p50", "each": {"a": [1], "b": [1, 2]}},
+            "numbers.x.each: expected a table of NAME",
+        ),
+        (
+            {"column": "p50", "by": ["a"], "key": ["{a}"], "all": {"b": [1]}},
+            "numbers.x.all: expected columns of by",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_bad_number_is_one_line_naming_the_file_and_key(doc, expected):
     from aqmlab.exceptions import AqmlabError
     from aqmlab.reproduce.metrics import load_numbers

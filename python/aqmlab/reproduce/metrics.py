@@ -467,7 +467,9 @@ def derive(df: Any, defs: list[DeriveDef], sweep: str, fill: Any) -> Any:
     if not new:
         return df
     keep = df.drop(columns=[c for c in new if c in df.columns])
-    return pd.concat([keep, pd.DataFrame(new, index=df.index)], axis=1)
+    # Consolidated (one block per type): a frame of a block per column warns as fragmented
+    # at the module's next column.
+    return pd.concat([keep, pd.DataFrame(new, index=df.index)], axis=1).copy()
 
 
 def reduce(values: Any, leaf: Leaf) -> Any:

@@ -7,6 +7,7 @@ verdict-dependent comparison and the figures (median delay; the fairness of drop
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from aqmlab.reproduce.common import (
@@ -31,34 +32,37 @@ METRICS = {
     "mb": "total MB",
     "fairness": "fairness of drops (Jain)",
 }
-# The slides' table, (CoDel, tail drop) per rate and direction, for the fit and the table beside
-# ours; claims.toml grades each of them.
-PUBLISHED = {
-    ("512 kb/s", "down"): {
-        "drop_pct": (8, 8),
-        "median_ms": (18, 73),
-        "mb": (17, 18),
-        "fairness": (0.87, 0.89),
-    },
-    ("512 kb/s", "up"): {
-        "drop_pct": (1.5, 5.8),
-        "median_ms": (9, 37),
-        "mb": (12.8, 13.9),
-        "fairness": (0.93, 0.89),
-    },
-    ("1.5 Mb/s", "down"): {
-        "drop_pct": (3.5, 4.7),
-        "median_ms": (8, 49),
-        "mb": (37, 40),
-        "fairness": (0.81, 0.96),
-    },
-    ("1.5 Mb/s", "up"): {
-        "drop_pct": (1.4, 2.5),
-        "median_ms": (0, 0),
-        "mb": (22, 21),
-        "fairness": (0.6, 0.71),
-    },
-}
+#: claims.toml's id of a cell: RATE-DIRECTION-QDISC-METRIC.
+RATE_IDS = {"512 kb/s": "512kbs", "1.5 Mb/s": "1_5mbs"}
+METRIC_IDS = {"drop_pct": "drop-pct", "median_ms": "median-ms", "fairness": "fairness", "mb": "mb"}
+
+
+def _printed(text: str) -> int | float:
+    """A published number as the slides printed it: ``"8"`` -> 8, ``"12.8"`` -> 12.8 (its
+    digits are what :func:`half_unit` reads)."""
+    return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
+
+
+def published_table(path: str) -> dict[tuple[str, str], dict[str, tuple]]:
+    """The slides' table, (CoDel, tail drop) per rate, direction and metric: the published
+    values of claims.toml's 32 cells (which grade them), for the fit, the table beside ours,
+    the buffer test and the figures."""
+    from aqmlab.reproduce.folder import load_claims
+
+    pub = {c.id: c.published for c in load_claims(path)}
+    return {
+        (rate, d): {
+            m: tuple(_printed(pub[f"{RATE_IDS[rate]}-{d}-{q}-{METRIC_IDS[m]}"]) for q in QDISCS)
+            for m in METRICS
+        }
+        for rate in RATES
+        for d in DIRECTIONS
+    }
+
+
+#: The disciplines in the slides' order: CoDel (C), tail drop (T).
+QDISCS = ("codel", "droptail")
+PUBLISHED = published_table(os.path.join(os.path.dirname(os.path.abspath(__file__)), "claims.toml"))
 
 
 def _cells(numbers: Any) -> dict[tuple[str, int, str, str], dict[str, Any]]:
@@ -431,9 +435,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
 #: The cells whose buffer hypothesis claims.toml tests with the buffer sweep (the tail-drop
 #: medians have their own, held out).
 BUFFER_TESTED = ("median_ms", "fairness", "mb")
-#: claims.toml's id of a cell: RATE-DIRECTION-QDISC-METRIC.
-RATE_IDS = {"512 kb/s": "512kbs", "1.5 Mb/s": "1_5mbs"}
-METRIC_IDS = {"median_ms": "median-ms", "fairness": "fairness", "mb": "mb"}
 
 
 def half_unit(v: float) -> float:
