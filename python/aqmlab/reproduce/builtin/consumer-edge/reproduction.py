@@ -75,19 +75,20 @@ def _cells(numbers: Any) -> dict[tuple[str, int, str, str], dict[str, Any]]:
     return out
 
 
-def _fairness_ct(df: Any, rate: str, b: int, direction: str) -> tuple[float, float | None]:
-    """CoDel's fairness of drops over tail drop's, in percent as the slides print C/T: the ratio
-    of the means over seeds, and the 95 % half-width of the seeds' own ratios (seed by seed)."""
-    col = f"{DIRECTIONS[direction]}.jain_drop_rate"
+def _ct(df: Any, rate: str, b: int, col: str) -> tuple[float, float | None, int]:
+    """CoDel's ``col`` over tail drop's at one cell, in percent as the slides print C/T: the
+    ratio of the means over seeds, the 95 % half-width of the seeds' own ratios (seed by seed),
+    and how many seeds that is over (the per-flow index ``LINK.jain_drop_rate``, or the
+    per-class ``class_jain.DIRECTION``)."""
     if col not in df:
-        return float("nan"), None
+        return float("nan"), None, 0
     rows = df[df["point"] == f"{rate}, {b}p"]
     c, t = (
         rows[rows[QDISC] == q].set_index("seed")[col].astype(float) for q in ("codel", "droptail")
     )
     mean = 100 * c.mean() / t.mean() if t.mean() else float("nan")
     per_seed = (100 * c / t.where(t > 0)).dropna()
-    return float(mean), seed_spread(per_seed)
+    return float(mean), seed_spread(per_seed), len(per_seed)
 
 
 #: The traffic classes of the slides' list (two-way CBR, an FTP download, web browsing, FTP
@@ -170,19 +171,6 @@ def class_test(
         f"{published} %, tolerance {g.tolerance}: {outcome}" + (f" ({g.note})" if g.note else "")
     )
     return {"outcome": outcome, "ours": per_class, "text": text}
-
-
-def _class_ct(df: Any, rate: str, b: int, direction: str) -> tuple[float, float | None, int]:
-    """:func:`_fairness_ct` of the per-class index (``class_jain`` column), and the number of
-    seeds its half-width is over."""
-    rows = df[df["point"] == f"{rate}, {b}p"]
-    col = f"class_jain.{direction}"
-    c, t = (
-        rows[rows[QDISC] == q].set_index("seed")[col].astype(float) for q in ("codel", "droptail")
-    )
-    mean = 100 * c.mean() / t.mean() if t.mean() else float("nan")
-    per_seed = (100 * c / t.where(t > 0)).dropna()
-    return float(mean), seed_spread(per_seed), len(per_seed)
 
 
 def _seed_drop_pct(df: Any, rate: str, b: int, qdisc: str, direction: str) -> Any:
@@ -357,12 +345,12 @@ def numbers(ctx: Any) -> dict[str, Any]:
     published = {c.id: c.published for c in ctx.experiment.claims}
     for rate in RATES:
         for d in DIRECTIONS:
-            ct, spread = _fairness_ct(df, rate, best[rate], d)
+            ct, spread, _ = _ct(df, rate, best[rate], f"{DIRECTIONS[d]}.jain_drop_rate")
             fitted[rate][d]["fairness_ct_pct"] = ct
             fitted[rate][d]["spread"] = {"fairness_ct_pct": spread}
             # The per-class hypothesis: the same runs' index over traffic classes, graded as
             # the claim grades ours.
-            cct, cspread, n = _class_ct(df, rate, best[rate], d)
+            cct, cspread, n = _ct(df, rate, best[rate], f"class_jain.{d}")
             pub = published[f"{RATE_IDS[rate]}-{d}-fairness-ct"]
             test = class_test(pub, ct, cct, cspread, n)
             rows = df[df["point"] == f"{rate}, {best[rate]}p"]
