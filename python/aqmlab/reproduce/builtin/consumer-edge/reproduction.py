@@ -1,7 +1,20 @@
-"""consumer-edge's own code: each cell's metrics (drop % of what was enqueued, Jain's index of
-the flows' drop rates), the buffer fitted to the slides' tail-drop medians, the tables, the
-verdict-dependent comparison and the figures (median delay; the fairness of drops, the slides'
-'Interesting "Fairness" Results'). experiment.toml and claims.toml hold the rest.
+"""consumer-edge's own code: what cannot be data, the tables, the discussion and the figures.
+
+experiment.toml declares each run's columns (rate, buffer, and per direction the drop % of what
+was enqueued, the median sojourn, MB, Jain's index of the flows' drop rates, the delivered
+share, the peak backlog) and each cell's means, seeds' half-widths and peak (numbers ``cells``
+and ``_tested_cells``); claims.toml holds the slides' table (the published values, which
+:func:`published_table` reads). What stays here, and why:
+
+* the per-class Jain index (:func:`class_jain`): Jain's index over groups of flows named in the
+  scenario, a per-run reduction over many columns an expression cannot write;
+* the buffer fitted to the slides' tail-drop medians, and each median held out at the buffer
+  fitted to the other direction's alone: an argmin over buffers of a sum of errors;
+* the C/T fairness ratios, seed by seed (:func:`_ct`), and the hypothesis tests (the buffer
+  test, the per-class test, the paired noise test): comparisons across arms and buffers whose
+  outcome is a sentence (issue 19's data-declared hypothesis tests are another job's);
+* ``annotate``, which explains a verdict from those outcomes, and the claims' table (the cells
+  by direction, for the range claims).
 """
 
 from __future__ import annotations
