@@ -270,7 +270,7 @@ def test_static_rates_pooled_claims_are_graded_at_every_rate_against_their_count
     pd = pytest.importorskip("pandas")
     from aqmlab.reproduce import builtin_folder, builtin_module
     from aqmlab.reproduce.folder import load
-    from aqmlab.reproduce.loader import Context, grade
+    from aqmlab.reproduce.loader import Context, declared_numbers, grade
 
     exp = load(builtin_folder("static-rates"))
     mod = builtin_module("static-rates")
@@ -287,10 +287,12 @@ def test_static_rates_pooled_claims_are_graded_at_every_rate_against_their_count
             ]
         )
         frame["rate_kbps"] = [float(r.split()[0]) for r in frame["rate"]]
+        frame["rate_mbps"] = frame["rate_kbps"] / 1000
         frame["rtt_ms"] = 100.0
         params = {"rates_kbps": rates, "rtts_ms": [100], "duration_s": 1.0}
         ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, params)
         ctx.frames["sweep-4FTPs_web"] = frame
+        declared_numbers(ctx)  # experiment.toml's _pooled and _pooled_fast
         ctx.numbers.update(mod.numbers(ctx))
         for cid in ("pooled-codel-util-09", "pooled-codel-delay-below-taildrop"):
             ctx.claims[cid] = grade(by_id[cid], ctx, mod)

@@ -68,6 +68,7 @@ predicate = "a < b"
 why = "'below' read as strictly below"
 counterfactual = "the arms swapped"
 counterfactual_arms = ["tail drop", "CoDel"]
+delivered = "util"
 unexplained = true
 """
 
@@ -107,9 +108,14 @@ unexplained = true
         (("unexplained = true", "unexplained = 1"), "claim 'x'.unexplained: expected true, or"),
         # Every qualitative/range threshold says where it comes from (issue 19).
         (("why = \"'below' read as strictly below\"\n", ""), "claim 'x'.why: expected a text"),
-        # A range claim names each arm's delivered share, or says why no run can stall.
+        # A qualitative or range claim names each arm's delivered share, or says why no run
+        # can stall.
+        (('delivered = "util"\n', ""), "claim 'x'.delivered: expected each arm's delivered share"),
         (
-            ('kind = "qualitative"', 'kind = "range"\npoints = ["buffer"]'),
+            (
+                ('kind = "qualitative"', 'kind = "range"\npoints = ["buffer"]'),
+                ('delivered = "util"\n', ""),
+            ),
             "claim 'x'.delivered: expected each arm's delivered share",
         ),
         (
@@ -126,7 +132,10 @@ def test_a_bad_claim_is_one_line_naming_the_key(tmp_path, edit, expected):
     from aqmlab.exceptions import AqmlabError
     from aqmlab.reproduce.folder import load
 
-    d = _folder(tmp_path, claims=CLAIM.replace(*edit))
+    claims = CLAIM
+    for old, new in edit if isinstance(edit[0], tuple) else (edit,):
+        claims = claims.replace(old, new)
+    d = _folder(tmp_path, claims=claims)
     with pytest.raises(AqmlabError) as e:
         load(str(d))
     msg = str(e.value)
@@ -294,12 +303,13 @@ def test_consumer_edge_zero_against_zero_is_a_tie_not_a_pass():
     claim = {c.id: c for c in exp.claims}["codel-much-smaller-queue"]
     ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, {})
 
-    def table(up):
+    def table(up, up_delivered=0.8):
         rows = []
         for q, down, up_ms in (("codel", 8.0, up[0]), ("droptail", 49.0, up[1])):
-            rows.append(["1.5 Mb/s", 13, q, "down", down])
-            rows.append(["1.5 Mb/s", 13, q, "up", up_ms])
-        return pd.DataFrame(rows, columns=["rate", "buffer", "qdisc", "direction", "median_ms"])
+            rows.append(["1.5 Mb/s", 13, q, "down", down, 0.8])
+            rows.append(["1.5 Mb/s", 13, q, "up", up_ms, up_delivered])
+        cols = ["rate", "buffer", "qdisc", "direction", "median_ms", "delivered"]
+        return pd.DataFrame(rows, columns=cols)
 
     ctx.table = table((0.0, 0.0))
     c = grade(claim, ctx, None)
@@ -308,6 +318,11 @@ def test_consumer_edge_zero_against_zero_is_a_tie_not_a_pass():
     ctx.table = table((1.0, 9.0))
     c = grade(claim, ctx, None)
     assert (c.verdict, c.counterfactual_verdict) == (cm.HOLDS, cm.FAILS)
+    # The same win where both arms delivered under 10 % of the link (the cells' delivered
+    # share, experiment.toml): a tie of stalled runs, not a win.
+    ctx.table = table((1.0, 9.0), up_delivered=0.05)
+    c = grade(claim, ctx, None)
+    assert c.verdict == cm.FAILS and c.failing == ["1.5 Mb/s up 13p (stalled)"]
 
 
 def test_a_tested_hypothesis_is_filled_in_and_printed(tmp_path):
@@ -537,10 +552,11 @@ def test_static_rates_slow_buffer_hypothesis_outcome():
     from aqmlab.reproduce import builtin_module
 
     mod = builtin_module("static-rates")
-    grid = pd.DataFrame(
-        [(64.0, t, d, 62.8) for t in (10.0, 100.0) for d in ("tail drop", "RED", "CoDel")],
-        columns=["rate_kbps", "rtt_ms", "discipline", "p50_ms"],
-    ).set_index(["rate_kbps", "rtt_ms", "discipline"])
+    # experiment.toml's _grid: discipline -> metric -> {"RATE Mb/s, RTT T ms": median}.
+    grid = {
+        d: {"p50_ms": {f"0.064 Mb/s, RTT {t:g} ms": 62.8 for t in (10.0, 100.0)}}
+        for d in ("tail drop", "RED", "CoDel")
+    }
 
     def bigger(codel: dict[float, float]):
         rows = [("4 FTPs + web", t, "CoDel", c) for t, c in codel.items()]
@@ -556,9 +572,7 @@ def test_static_rates_slow_buffer_hypothesis_outcome():
     none = mod.slow_buffer_test(grid, bigger({10.0: 500.0, 100.0: 400.0}), 64.0)
     assert none["outcome"] == "refuted"
     # No tie in the grid: nothing the hypothesis is about.
-    apart = grid.copy()
-    apart.loc[(64.0, 10.0, "CoDel"), "p50_ms"] = 10.0
-    apart.loc[(64.0, 100.0, "CoDel"), "p50_ms"] = 10.0
+    apart = {**grid, "CoDel": {"p50_ms": dict.fromkeys(grid["CoDel"]["p50_ms"], 10.0)}}
     assert mod.slow_buffer_test(apart, bigger({10.0: 70.0, 100.0: 90.0}), 64.0)["outcome"] == (
         "unexplained"
     )
@@ -571,7 +585,8 @@ def test_consumer_edge_grades_its_tail_drop_medians_held_out():
     to itself. Exact cells: 512 kb/s down is 20/70/500 ms and up 10/60/38 ms at 13/50/200 p."""
     import pandas as pd
     from aqmlab.reproduce.folder import load
-    from aqmlab.reproduce.loader import Context, grade, load_module
+    from aqmlab.reproduce.loader import Context, declared_numbers, grade, load_module
+    from aqmlab.reproduce.metrics import derive
 
     exp = load(str(BUILTIN / "consumer-edge"))
     mod = load_module(exp)
@@ -590,11 +605,16 @@ def test_consumer_edge_grades_its_tail_drop_medians_held_out():
                     row[f"{link}.enqueued_pkts"] = 1000
                     row[f"{link}.dropped_pkts"] = 10
                     row[f"{link}.delivered_bytes"] = 1e6
+                    row[f"{link}.jain_drop_rate"] = 0.9
+                    row[f"{link}.max_backlog_pkts"] = b
+                    row[f"{link}.utilization"] = 0.8
                     med = medians[(rate, d)][i]
                     row[f"{link}.sojourn_ms.p50"] = med if q == "droptail" else med / 5
                 rows.append(row)
     ctx = Context(exp, "/nonexistent", False, [1], None, False, {}, {"buffers": [13, 50, 200]})
-    ctx.frames["sweep"] = pd.DataFrame(rows)
+    # experiment.toml's per-run columns and cells, then the module's fit.
+    ctx.frames["sweep"] = derive(pd.DataFrame(rows), exp.derives, "sweep", ctx.fill)
+    declared_numbers(ctx)
     ctx.numbers.update(mod.numbers(ctx))
     # Fitted to both medians: 512 kb/s |70-73|+|60-37| = 26 at 50 p; 1.5 Mb/s 1 at 50 p.
     assert ctx.numbers["best_buffer"] == {"512 kb/s": 50, "1.5 Mb/s": 50}
@@ -768,6 +788,6 @@ def test_a_range_claim_may_say_why_its_runs_cannot_stall_instead_of_delivered(tm
     from aqmlab.reproduce.folder import load
 
     claims = CLAIM.replace('kind = "qualitative"', 'kind = "range"\npoints = ["buffer"]')
-    claims = claims.replace("unexplained = true", 'unexplained = true\nstalls = "a CBR fills it"')
+    claims = claims.replace('delivered = "util"', 'stalls = "a CBR fills it"')
     (c,) = load(str(_folder(tmp_path, claims=claims))).claims
     assert c.stalls == "a CBR fills it" and not c.delivered

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
 from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, _toml_loads
 
@@ -84,7 +85,7 @@ class ClaimDef:
     #: tie of runs that delivered almost nothing.
     delivered: str = ""
     #: qualitative/range without ``delivered``: why no run of the claim's points can stall, or
-    #: why a stalled run cannot pass the predicate (a range claim needs one or the other).
+    #: why a stalled run cannot pass the predicate (such a claim needs one or the other).
     stalls: str = ""
     points: list[str] = field(default_factory=list)
     point_name: str = ""
@@ -121,6 +122,10 @@ class Experiment:
     discussion: list[str]
     commands: list[str]
     claims: list[ClaimDef]
+    #: ``[[derive]]``: per-run columns (:mod:`aqmlab.reproduce.metrics`).
+    derives: list[DeriveDef] = field(default_factory=list)
+    #: ``[numbers.NAME]``: named numbers over the runs.
+    numbers: list[NumberDef] = field(default_factory=list)
 
 
 def is_folder(path: str) -> bool:
@@ -199,7 +204,7 @@ def load(folder: str) -> Experiment:
         _read(path),
         (
             "name", "title", "sources", "module", "seeds", "quick", "full", "sweep", "table",
-            "parameters", "discussion", "commands",
+            "parameters", "discussion", "commands", "derive", "numbers",
         ),
     )  # fmt: skip
     module = t.doc.get("module")
@@ -258,6 +263,8 @@ def load(folder: str) -> Experiment:
         discussion=t.strs("discussion"),
         commands=t.strs("commands"),
         claims=load_claims(os.path.join(folder, CLAIMS)),
+        derives=load_derives(path, t.doc.get("derive", []), names),
+        numbers=load_numbers(path, t.doc.get("numbers", {}), names),
     )
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", exp.name):
         raise t.error("name", "a name of lower-case letters, digits, - and _")
@@ -537,10 +544,10 @@ def _check_claim(t: _Table, c: ClaimDef) -> None:
             "quoted and how it is read ('\"far below\" read as under 1/10'), or that the "
             "number is our reading and why",
         )
-    if c.kind == "range" and not c.delivered and not c.stalls:
+    if not c.delivered and not c.stalls:
         # Ties of runs that delivered nothing are no wins (docs/reproductions.md, "Ties and
-        # stalled runs"): a range claim names each arm's delivered share, or says why its runs
-        # cannot stall.
+        # stalled runs"): a qualitative or range claim names each arm's delivered share, or
+        # says why its runs cannot stall (or what a stalled run does to it).
         raise t.error(
             "delivered",
             "each arm's delivered share of its link (a metric spelt as metric is), or "

@@ -6,9 +6,11 @@ The steps, each one a hook the folder's module may define (all optional):
 1. the mode's parameters (``[quick]`` or ``[full]``) are read; ``prepare(ctx)`` may change
    them or the sweeps from the command line's options (``--trace``);
 2. every ``[[sweep]]`` runs into ``OUT/<name>`` (its scenario copied beside it as
-   ``OUT/<scenario file>``); ``derive(df, ctx)`` adds per-run columns to a sweep's results;
-3. ``[table]`` averages a sweep's results over seeds; ``numbers(ctx)`` names further values
-   (scalars or ``{arm: value}``) for the claims and for ``results.json``;
+   ``OUT/<scenario file>``); the ``[[derive]]`` columns (:mod:`aqmlab.reproduce.metrics`), then
+   ``derive(df, ctx)``'s, are added to a sweep's results;
+3. ``[table]`` averages a sweep's results over seeds; the ``[numbers.NAME]`` are computed, then
+   ``numbers(ctx)`` names further values (scalars or ``{arm: value}``) for the claims and for
+   ``results.json``;
 4. the hypothesis tests ``claims.toml`` declares run (:mod:`aqmlab.reproduce.hypotheses`),
    every claim is graded with :mod:`aqmlab.reproduce.common`'s model (a predicate
    ``"py:NAME"`` is the module's function ``NAME``), the tests explain the claims that do not
@@ -29,7 +31,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import common as cm
-from aqmlab.reproduce import hypotheses
+from aqmlab.reproduce import hypotheses, metrics
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -134,7 +136,7 @@ def run(
             spec, os.path.join(out, s.name), exp.name, quick, jobs, progress, command=command
         )
         ctx.sweeps[s.name] = res
-        df = res.results.copy()
+        df = metrics.derive(res.results.copy(), exp.derives, s.name, ctx.fill)
         derived = _hook(mod, "derive", df, ctx, s.name)
         ctx.frames[s.name] = df if derived is None else derived
     if exp.table is not None:
@@ -152,6 +154,7 @@ def run(
             .reset_index()
         )
         ctx.numbers[t.name] = ctx.table.to_dict("records")
+    declared_numbers(ctx)
     ctx.numbers.update(_hook(mod, "numbers", ctx) or {})
     ctx.tests = hypotheses.run(ctx, mod)
     for c in exp.claims:
@@ -191,6 +194,12 @@ def run(
         ctx.seeds,
         commands=commands,
     )
+
+
+def declared_numbers(ctx: Context) -> None:
+    """The experiment's ``[numbers.NAME]`` over ``ctx.frames``, into ``ctx.numbers``."""
+    for nd in ctx.experiment.numbers:
+        ctx.numbers[nd.name] = metrics.compute(nd, ctx.frames, ctx.fill)
 
 
 def _keep(a: Any, keep: dict[str, list[Any]], ctx: Context) -> Any:

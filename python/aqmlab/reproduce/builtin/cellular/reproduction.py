@@ -83,6 +83,8 @@ def _per_case(df: Any, cap: float) -> dict[str, dict[str, float]]:
             "drops": float(rows[f"{LINK}.dropped_pkts"].mean()),
             "mb": float(rows[f"{LINK}.delivered_bytes"].mean()) / 1e6,
             "pct_of_capacity": 100.0 * float(rows[f"{LINK}.delivered_bytes"].mean()) / cap,
+            # The same as a fraction: the claims' delivered share.
+            "delivered": float(rows[f"{LINK}.delivered_bytes"].mean()) / cap,
             "goodput_mbps": float(rows["total.goodput_bps"].mean()) / 1e6,
         }
     return out

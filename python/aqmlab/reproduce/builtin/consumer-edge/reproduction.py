@@ -1,12 +1,26 @@
-"""consumer-edge's own code: each cell's metrics (drop % of what was enqueued, Jain's index of
-the flows' drop rates), the buffer fitted to the slides' tail-drop medians, the tables, the
-verdict-dependent comparison and the figures (median delay; the fairness of drops, the slides'
-'Interesting "Fairness" Results'). experiment.toml and claims.toml hold the rest.
+"""consumer-edge's own code: what cannot be data, the tables, the discussion and the figures.
+
+experiment.toml declares each run's columns (rate, buffer, and per direction the drop % of what
+was enqueued, the median sojourn, MB, Jain's index of the flows' drop rates, the delivered
+share, the peak backlog) and each cell's means, seeds' half-widths and peak (numbers ``cells``
+and ``_tested_cells``); claims.toml holds the slides' table (the published values, which
+:func:`published_table` reads). What stays here, and why:
+
+* the per-class Jain index (:func:`class_jain`): Jain's index over groups of flows named in the
+  scenario, a per-run reduction over many columns an expression cannot write;
+* the buffer fitted to the slides' tail-drop medians, and each median held out at the buffer
+  fitted to the other direction's alone: an argmin over buffers of a sum of errors;
+* the C/T fairness ratios, seed by seed (:func:`_ct`), and the hypothesis tests (the buffer
+  test, the per-class test, the paired noise test): comparisons across arms and buffers whose
+  outcome is a sentence (issue 19's data-declared hypothesis tests are another job's);
+* ``annotate``, which explains a verdict from those outcomes, and the claims' table (the cells
+  by direction, for the range claims).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from aqmlab.reproduce.common import (
@@ -31,70 +45,63 @@ METRICS = {
     "mb": "total MB",
     "fairness": "fairness of drops (Jain)",
 }
-# The slides' table, (CoDel, tail drop) per rate and direction, for the fit and the table beside
-# ours; claims.toml grades each of them.
-PUBLISHED = {
-    ("512 kb/s", "down"): {
-        "drop_pct": (8, 8),
-        "median_ms": (18, 73),
-        "mb": (17, 18),
-        "fairness": (0.87, 0.89),
-    },
-    ("512 kb/s", "up"): {
-        "drop_pct": (1.5, 5.8),
-        "median_ms": (9, 37),
-        "mb": (12.8, 13.9),
-        "fairness": (0.93, 0.89),
-    },
-    ("1.5 Mb/s", "down"): {
-        "drop_pct": (3.5, 4.7),
-        "median_ms": (8, 49),
-        "mb": (37, 40),
-        "fairness": (0.81, 0.96),
-    },
-    ("1.5 Mb/s", "up"): {
-        "drop_pct": (1.4, 2.5),
-        "median_ms": (0, 0),
-        "mb": (22, 21),
-        "fairness": (0.6, 0.71),
-    },
-}
+#: claims.toml's id of a cell: RATE-DIRECTION-QDISC-METRIC.
+RATE_IDS = {"512 kb/s": "512kbs", "1.5 Mb/s": "1_5mbs"}
+METRIC_IDS = {"drop_pct": "drop-pct", "median_ms": "median-ms", "fairness": "fairness", "mb": "mb"}
 
 
-def _cell(df: Any, rate: str, b: int, qdisc: str, direction: str) -> dict[str, Any]:
-    rows = df[(df["point"] == f"{rate}, {b}p") & (df[QDISC] == qdisc)]
-    link = DIRECTIONS[direction]
-    enq = rows[f"{link}.enqueued_pkts"].astype(float)
-    per_seed = {
-        "drop_pct": 100 * rows[f"{link}.dropped_pkts"] / enq.where(enq > 0),
-        "median_ms": rows[f"{link}.sojourn_ms.p50"],
-        "mb": rows[f"{link}.delivered_bytes"] / 1e6,
+def _printed(text: str) -> int | float:
+    """A published number as the slides printed it: ``"8"`` -> 8, ``"12.8"`` -> 12.8 (its
+    digits are what :func:`half_unit` reads)."""
+    return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
+
+
+def published_table(path: str) -> dict[tuple[str, str], dict[str, tuple]]:
+    """The slides' table, (CoDel, tail drop) per rate, direction and metric: the published
+    values of claims.toml's 32 cells (which grade them), for the fit, the table beside ours,
+    the buffer test and the figures."""
+    from aqmlab.reproduce.folder import load_claims
+
+    pub = {c.id: c.published for c in load_claims(path)}
+    return {
+        (rate, d): {
+            m: tuple(_printed(pub[f"{RATE_IDS[rate]}-{d}-{q}-{METRIC_IDS[m]}"]) for q in QDISCS)
+            for m in METRICS
+        }
+        for rate in RATES
+        for d in DIRECTIONS
     }
-    if f"{link}.jain_drop_rate" in rows:
-        per_seed["fairness"] = rows[f"{link}.jain_drop_rate"]
-    out: dict[str, Any] = {
-        m: float(per_seed[m].mean()) if m in per_seed else float("nan") for m in METRICS
-    }
-    out["spread"] = {m: seed_spread(v) for m, v in per_seed.items()}
-    # The most packets the direction's queue held in any seed's run (the buffer test's range).
-    peak = f"{link}.max_backlog_pkts"
-    out["max_backlog"] = float(rows[peak].max()) if peak in rows else float("nan")
+
+
+#: The disciplines in the slides' order: CoDel (C), tail drop (T).
+QDISCS = ("codel", "droptail")
+PUBLISHED = published_table(os.path.join(os.path.dirname(os.path.abspath(__file__)), "claims.toml"))
+
+
+def _cells(numbers: Any) -> dict[tuple[str, int, str, str], dict[str, Any]]:
+    """experiment.toml's cells (``"RATE|BUFFER|QDISC|DIRECTION"`` -> the cell's means,
+    half-widths and peak backlog) keyed by ``(rate, buffer, qdisc, direction)``."""
+    out = {}
+    for k, v in numbers.items():
+        r, b, q, d = k.split("|")
+        out[(r, int(b), q, d)] = v
     return out
 
 
-def _fairness_ct(df: Any, rate: str, b: int, direction: str) -> tuple[float, float | None]:
-    """CoDel's fairness of drops over tail drop's, in percent as the slides print C/T: the ratio
-    of the means over seeds, and the 95 % half-width of the seeds' own ratios (seed by seed)."""
-    col = f"{DIRECTIONS[direction]}.jain_drop_rate"
+def _ct(df: Any, rate: str, b: int, col: str) -> tuple[float, float | None, int]:
+    """CoDel's ``col`` over tail drop's at one cell, in percent as the slides print C/T: the
+    ratio of the means over seeds, the 95 % half-width of the seeds' own ratios (seed by seed),
+    and how many seeds that is over (the per-flow index ``LINK.jain_drop_rate``, or the
+    per-class ``class_jain.DIRECTION``)."""
     if col not in df:
-        return float("nan"), None
+        return float("nan"), None, 0
     rows = df[df["point"] == f"{rate}, {b}p"]
     c, t = (
         rows[rows[QDISC] == q].set_index("seed")[col].astype(float) for q in ("codel", "droptail")
     )
     mean = 100 * c.mean() / t.mean() if t.mean() else float("nan")
     per_seed = (100 * c / t.where(t > 0)).dropna()
-    return float(mean), seed_spread(per_seed)
+    return float(mean), seed_spread(per_seed), len(per_seed)
 
 
 #: The traffic classes of the slides' list (two-way CBR, an FTP download, web browsing, FTP
@@ -179,26 +186,11 @@ def class_test(
     return {"outcome": outcome, "ours": per_class, "text": text}
 
 
-def _class_ct(df: Any, rate: str, b: int, direction: str) -> tuple[float, float | None, int]:
-    """:func:`_fairness_ct` of the per-class index (``class_jain`` column), and the number of
-    seeds its half-width is over."""
-    rows = df[df["point"] == f"{rate}, {b}p"]
-    col = f"class_jain.{direction}"
-    c, t = (
-        rows[rows[QDISC] == q].set_index("seed")[col].astype(float) for q in ("codel", "droptail")
-    )
-    mean = 100 * c.mean() / t.mean() if t.mean() else float("nan")
-    per_seed = (100 * c / t.where(t > 0)).dropna()
-    return float(mean), seed_spread(per_seed), len(per_seed)
-
-
 def _seed_drop_pct(df: Any, rate: str, b: int, qdisc: str, direction: str) -> Any:
-    """Each seed's drop % (of what was enqueued) at one cell, indexed by seed: what
-    :func:`_cell` averages."""
+    """Each seed's drop % (of what was enqueued; experiment.toml's ``drop_pct.DIRECTION``) at
+    one cell, indexed by seed: what the cells average."""
     rows = df[(df["point"] == f"{rate}, {b}p") & (df[QDISC] == qdisc)].set_index("seed")
-    link = DIRECTIONS[direction]
-    enq = rows[f"{link}.enqueued_pkts"].astype(float)
-    return (100 * rows[f"{link}.dropped_pkts"].astype(float) / enq.where(enq > 0)).dropna()
+    return rows[f"drop_pct.{direction}"].dropna()
 
 
 def paired_difference(codel: Any, droptail: Any) -> dict[str, Any]:
@@ -290,8 +282,9 @@ def numbers(ctx: Any) -> dict[str, Any]:
     groups = flow_groups(_scenario_flow_names(ctx))
     for d, link in DIRECTIONS.items():
         df[f"class_jain.{d}"] = class_jain(df, link, groups)
+    every = _cells(ctx.numbers["_tested_cells"])
     cells = {
-        (rate, b, q, d): _cell(df, rate, b, q, d)
+        (rate, b, q, d): every[(rate, b, q, d)]
         for rate in RATES
         for b in buffers
         for q in ("codel", "droptail")
@@ -333,16 +326,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
         )
     gaps = {rate: [b for b in gap_buffers.get(rate, []) if b not in buffers] for rate in RATES}
     tested = {rate: sorted([*buffers, *gaps[rate]]) for rate in RATES}
-    tested_cells = {
-        **cells,
-        **{
-            (rate, b, q, d): _cell(df, rate, b, q, d)
-            for rate in RATES
-            for b in gaps[rate]
-            for q in ("codel", "droptail")
-            for d in DIRECTIONS
-        },
-    }
+    tested_cells = {k: v for k, v in every.items() if k[1] in tested[k[0]]}
 
     other = {"down": "up", "up": "down"}
     best = {rate: fit(rate, list(DIRECTIONS)) for rate in RATES}
@@ -350,7 +334,14 @@ def numbers(ctx: Any) -> dict[str, Any]:
     ctx.state["cells"] = cells
     ctx.table = pd.DataFrame(
         [
-            {"rate": r, "buffer": b, "qdisc": q, "direction": d, **{m: v[m] for m in METRICS}}
+            {
+                "rate": r,
+                "buffer": b,
+                "qdisc": q,
+                "direction": d,
+                **{m: v[m] for m in METRICS},
+                "delivered": v["delivered"],
+            }
             for (r, b, q, d), v in cells.items()
         ]
     )
@@ -367,12 +358,12 @@ def numbers(ctx: Any) -> dict[str, Any]:
     published = {c.id: c.published for c in ctx.experiment.claims}
     for rate in RATES:
         for d in DIRECTIONS:
-            ct, spread = _fairness_ct(df, rate, best[rate], d)
+            ct, spread, _ = _ct(df, rate, best[rate], f"{DIRECTIONS[d]}.jain_drop_rate")
             fitted[rate][d]["fairness_ct_pct"] = ct
             fitted[rate][d]["spread"] = {"fairness_ct_pct": spread}
             # The per-class hypothesis: the same runs' index over traffic classes, graded as
             # the claim grades ours.
-            cct, cspread, n = _class_ct(df, rate, best[rate], d)
+            cct, cspread, n = _ct(df, rate, best[rate], f"class_jain.{d}")
             pub = published[f"{RATE_IDS[rate]}-{d}-fairness-ct"]
             test = class_test(pub, ct, cct, cspread, n)
             rows = df[df["point"] == f"{rate}, {best[rate]}p"]
@@ -425,7 +416,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
             }
             for rate in RATES
         },
-        "cells": {f"{r}|{b}|{q}|{d}": v for (r, b, q, d), v in cells.items()},
         "_fitted": fitted,
         "_buffer_test": {
             rate: {
@@ -446,9 +436,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
 #: The cells whose buffer hypothesis claims.toml tests with the buffer sweep (the tail-drop
 #: medians have their own, held out).
 BUFFER_TESTED = ("median_ms", "fairness", "mb")
-#: claims.toml's id of a cell: RATE-DIRECTION-QDISC-METRIC.
-RATE_IDS = {"512 kb/s": "512kbs", "1.5 Mb/s": "1_5mbs"}
-METRIC_IDS = {"median_ms": "median-ms", "fairness": "fairness", "mb": "mb"}
 
 
 def half_unit(v: float) -> float:

@@ -1,8 +1,15 @@
-"""static-rates' own code: the per-run columns, the grid's medians and the slides' pooled boxes
-that the claims read, the tables, the verdict-free discussion of long RTTs, and the figures.
+"""static-rates' own code: the two hypothesis tests (the interval sweep's, on the grid and on the
+pooled boxes, and the slow-buffer sweep's), what annotate() does with their outcomes, the
+tables, the verdict-free discussion of long RTTs and the figures.
 
-experiment.toml, the three scenarios and claims.toml hold the rest (docs/reproductions.md, "A
-reproduction's folder").
+experiment.toml declares the per-run columns (load, discipline, rate, RTT, median sojourn,
+utilization) and every number the claims read (the grid's medians by rate and by RTT, the
+slides' pooled boxes, the claims' {arm} paths); the three scenarios and claims.toml hold the
+rest (docs/reproductions.md, "A reproduction's folder"). What stays here cannot be data: the
+hypothesis tests compare two sweeps' runs after swapping some of them and name their outcome
+in words (issue 19's data-declared hypothesis tests are another job's), annotate() rewrites
+verdicts' explanations from those outcomes, and the tables, the discussion and the figures
+are the report's layout.
 """
 
 from __future__ import annotations
@@ -12,22 +19,15 @@ from typing import Any
 
 from aqmlab.reproduce.common import FAILS, Table, explanation_text, fmt, not_graded
 from aqmlab.reproduce.style import colour, log_ticks, title
-from aqmlab.sweepspec import QDISC_PREFIX
 
-LINK = "bottleneck"
 #: The slides split the rates in two: "Results: Range of static link rates (high)" (the
 #: article's 3-100 Mb/s) and "(low)" (below).
 HIGH_KBPS = 3000
-#: The article's "higher bandwidth" (CoDel's utilization above RED's).
-HIGHER_KBPS = 45_000
 RTT_SWEEP_KBPS = 10_000
-QDISCS = {"tail drop": "droptail", "RED": "red", "CoDel": "codel"}
-#: Each sweep's load.
-LOADS = {
-    "sweep-1FTP": "1 FTP",
-    "sweep-4FTPs_web": "4 FTPs + web",
-    "sweep-4FTPs_web_CBR": "4 FTPs + web + CBR",
-}
+#: The disciplines, in the tables' order (experiment.toml's discipline column).
+QDISCS = ("tail drop", "RED", "CoDel")
+#: The grid's sweeps (experiment.toml's numbers read the same).
+GRID_SWEEPS = ("sweep-1FTP", "sweep-4FTPs_web", "sweep-4FTPs_web_CBR")
 #: The sweep that tests the interval hypothesis (CoDel's interval 500 ms at RTT 500 ms, load
 #: "4 FTPs + web"): not part of the grid, the tables or the figures.
 INTERVAL_SWEEP = "sweep-interval"
@@ -46,101 +46,35 @@ CONFIRMED, REFUTED, UNEXPLAINED = "confirmed", "refuted", "unexplained"
 ABOUT_09 = 0.85
 
 
-def derive(df: Any, ctx: Any, sweep: str) -> Any:
-    """The run's load, discipline, rate and RTT (from the axes' case names) and its median
-    sojourn and utilization. New columns in one step: adding them one by one to a table of
-    hundreds of metric columns fragments it (pandas warns)."""
-    import pandas as pd
-
-    names = {v: k for k, v in QDISCS.items()}
-    new = pd.DataFrame(
-        {
-            "load": LOADS.get(sweep, INTERVAL_LOAD),
-            "discipline": df[QDISC_PREFIX + LINK].map(names),
-            "rate_kbps": [float(r.split()[0]) for r in df["rate"]],
-            "rtt_ms": [float(t.split()[0]) for t in df["rtt"]],
-            "p50_ms": df[f"{LINK}.sojourn_ms.p50"],
-            "util": df[f"{LINK}.utilization"],
-        },
-        index=df.index,
-    )
-    return pd.concat([df, new], axis=1)
-
-
 def _all(ctx: Any) -> Any:
-    import pandas as pd
-
-    return pd.concat(
-        [f for name, f in ctx.frames.items() if name not in (INTERVAL_SWEEP, SLOW_SWEEP)],
-        ignore_index=True,
-    )
+    """Every run of the grid (the sweeps this mode ran), with experiment.toml's columns."""
+    return pd_concat([ctx.frames[s] for s in GRID_SWEEPS if s in ctx.frames])
 
 
 def _mbps(r: float) -> str:
     return f"{r / 1000:g} Mb/s"
 
 
+def _cell(r: float, t: float) -> str:
+    """A grid point's name in experiment.toml's _grid (its key's last template)."""
+    return f"{_mbps(r)}, RTT {t:g} ms"
+
+
+def grid_value(ctx: Any, r: float, t: float, d: str, col: str) -> float:
+    """The grid's median of ``col`` at rate ``r``, RTT ``t``, discipline ``d``."""
+    return float(ctx.numbers["_grid"][d][col][_cell(r, t)])
+
+
 def numbers(ctx: Any) -> dict[str, Any]:
-    """The medians over loads and seeds by rate (RTT 100 ms) and by RTT (10 Mb/s), and the
-    slides' boxes: every run of a rate (all RTTs, loads and seeds) pooled. The names starting
-    with ``_`` are the claims' ``{arm}`` paths (arm -> metric -> {point: value}), not written to
-    results.json."""
+    """The hypothesis tests' outcomes (claims.toml's explanations read them)."""
     df = _all(ctx)
     rates = list(ctx.params["rates_kbps"])
-    rtts = list(ctx.params["rtts_ms"])
-    cols = ["p50_ms", "util"]
-    med = df[df["rtt_ms"] == 100].groupby(["rate_kbps", "discipline"])[cols].median()
-    med_rtt = df[df["rate_kbps"] == RTT_SWEEP_KBPS].groupby(["rtt_ms", "discipline"])[cols].median()
-    grid = df.groupby(["rate_kbps", "rtt_ms", "discipline"])[cols].median()
-    pool = df.groupby(["rate_kbps", "discipline"])[cols]
-    pooled = pool.median()
-    ctx.state.update(
-        df=df,
-        med=med,
-        med_rtt=med_rtt,
-        grid=grid,
-        pooled=pooled,
-        q1=pool.quantile(0.25),
-        q3=pool.quantile(0.75),
-    )
-
-    def table(frame: Any, keys: list[float]) -> dict[str, Any]:
-        return {
-            f"{k:g}": {d: {c: float(frame.loc[(k, d), c]) for c in cols} for d in QDISCS}
-            for k in keys
-        }
-
-    def arms(frame: Any, keys: list[float], name: Any) -> dict[str, Any]:
-        return {
-            d: {c: {name(k): float(frame.loc[(k, d), c]) for k in keys} for c in cols}
-            for d in QDISCS
-        }
-
     fast = [r for r in rates if r >= HIGH_KBPS]
-    higher = [r for r in rates if r >= HIGHER_KBPS]
-    cells = [(r, t) for r in rates for t in rtts]
-    fast_cells = [(r, t) for r, t in cells if r >= HIGH_KBPS]
-
-    def cell(k: tuple[float, float]) -> str:
-        return f"{_mbps(k[0])}, RTT {k[1]:g} ms"
-
-    def grid_arms(keys: list[tuple[float, float]]) -> dict[str, Any]:
-        return {
-            d: {c: {cell(k): float(grid.loc[(*k, d), c]) for k in keys} for c in cols}
-            for d in QDISCS
-        }
-
+    ctx.state["df"] = df
     return {
-        "median_by_rate": table(med, rates),
-        "median_by_rtt": table(med_rtt, rtts),
-        "pooled_by_rate": table(pooled, rates),
-        "runs": len(df),
-        "_grid": grid_arms(cells),
-        "_grid_fast": grid_arms(fast_cells),
-        "_rtt100_higher": arms(med, higher, _mbps),
-        "_pooled": arms(pooled, rates, _mbps),
-        "_pooled_fast": arms(pooled, fast, _mbps),
-        "_slow_buffer_test": slow_buffer_test(grid, ctx.frames.get(SLOW_SWEEP), min(rates)),
+        "_slow_buffer_test": slow_buffer_test(
+            ctx.numbers["_grid"], ctx.frames.get(SLOW_SWEEP), min(rates)
+        ),
         "_interval_test": interval_test(df, ctx.frames.get(INTERVAL_SWEEP)),
         "_pooled_interval_test": pooled_interval_test(
             df, ctx.frames.get(INTERVAL_SWEEP), fast, int(df["load"].nunique())
@@ -218,7 +152,7 @@ def interval_test(df: Any, longer: Any) -> str:
     )
 
 
-def slow_buffer_test(grid: Any, bigger: Any, rate: float) -> dict[str, Any]:
+def slow_buffer_test(grid: dict[str, Any], bigger: Any, rate: float) -> dict[str, Any]:
     """The outcome of [hypothesis.slow-buffer] (claims.toml): at the slowest rate the grid's
     buffer (one BDP at 100 ms) is 2 packets, so CoDel has no queue to shorten and ties tail
     drop. With 8 packets (the slow-buffer sweep, load '4 FTPs + web'), per RTT: does CoDel's
@@ -233,9 +167,10 @@ def slow_buffer_test(grid: Any, bigger: Any, rate: float) -> dict[str, Any]:
     med = runs.groupby(["rtt_ms", "discipline"])["p50_ms"].median()
     rows, ties, passed = [], [], []
     for rtt in sorted(set(runs["rtt_ms"])):
-        if (rate, rtt, "CoDel") not in grid.index or (rtt, "CoDel") not in med.index:
+        cell = _cell(rate, rtt)
+        if cell not in grid.get("CoDel", {}).get("p50_ms", {}) or (rtt, "CoDel") not in med.index:
             continue
-        g_c, g_t = (float(grid.loc[(rate, rtt, d), "p50_ms"]) for d in ("CoDel", "tail drop"))
+        g_c, g_t = (float(grid[d]["p50_ms"][cell]) for d in ("CoDel", "tail drop"))
         b_c, b_t = (float(med.loc[(rtt, d)]) for d in ("CoDel", "tail drop"))
         tie = g_c == g_t
         ties += [rtt] if tie else []
@@ -313,19 +248,20 @@ def annotate(ctx: Any) -> None:
 
 
 def tables(ctx: Any) -> list[Any]:
-    s = ctx.state
-    df, med, med_rtt, pooled, q1, q3 = (
-        s[k] for k in ("df", "med", "med_rtt", "pooled", "q1", "q3")
+    """experiment.toml's medians and the pooled boxes' quartiles, as the report's tables."""
+    n = ctx.numbers
+    med, med_rtt, pooled, boxes = (
+        n[k] for k in ("median_by_rate", "median_by_rtt", "pooled_by_rate", "_pooled_boxes")
     )
     rates = list(ctx.params["rates_kbps"])
     rtts = list(ctx.params["rtts_ms"])
     rate_rows = [
-        [f"{r / 1000:g}", d, float(med.loc[(r, d), "p50_ms"]), float(med.loc[(r, d), "util"])]
+        [f"{r / 1000:g}", d, med[f"{r:g}"][d]["p50_ms"], med[f"{r:g}"][d]["util"]]
         for r in rates
         for d in QDISCS
     ]
     rtt_rows = [
-        [t, d, float(med_rtt.loc[(t, d), "p50_ms"]), float(med_rtt.loc[(t, d), "util"])]
+        [t, d, med_rtt[f"{t:g}"][d]["p50_ms"], med_rtt[f"{t:g}"][d]["util"]]
         for t in rtts
         for d in QDISCS
     ]
@@ -333,13 +269,13 @@ def tables(ctx: Any) -> list[Any]:
         [
             f"{r / 1000:g}",
             d,
-            int(((df["rate_kbps"] == r) & (df["discipline"] == d)).sum()),
-            float(q1.loc[(r, d), "p50_ms"]),
-            float(pooled.loc[(r, d), "p50_ms"]),
-            float(q3.loc[(r, d), "p50_ms"]),
-            float(q1.loc[(r, d), "util"]),
-            float(pooled.loc[(r, d), "util"]),
-            float(q3.loc[(r, d), "util"]),
+            boxes[f"{r:g}"][d]["runs"],
+            boxes[f"{r:g}"][d]["p50_q1"],
+            pooled[f"{r:g}"][d]["p50_ms"],
+            boxes[f"{r:g}"][d]["p50_q3"],
+            boxes[f"{r:g}"][d]["util_q1"],
+            pooled[f"{r:g}"][d]["util"],
+            boxes[f"{r:g}"][d]["util_q3"],
         ]
         for r in rates
         for d in QDISCS
@@ -375,7 +311,6 @@ def tables(ctx: Any) -> list[Any]:
 
 
 def discussion(ctx: Any) -> list[str]:
-    grid = ctx.state["grid"]
     rates = list(ctx.params["rates_kbps"])
     rtts = list(ctx.params["rtts_ms"])
     longest = max(rtts)
@@ -383,11 +318,11 @@ def discussion(ctx: Any) -> list[str]:
 
     def at_longest(d: str) -> str:
         return ", ".join(
-            f"{r / 1000:g} Mb/s: {fmt(float(grid.loc[(r, longest, d), 'util']))}" for r in rates
+            f"{r / 1000:g} Mb/s: {fmt(grid_value(ctx, r, longest, d, 'util'))}" for r in rates
         )
 
     codel_short = ", ".join(
-        f"{r / 1000:g} Mb/s: {fmt(min(float(grid.loc[(r, t, 'CoDel'), 'util']) for t in short))}"
+        f"{r / 1000:g} Mb/s: {fmt(min(grid_value(ctx, r, t, 'CoDel', 'util') for t in short))}"
         for r in rates
     )
     out = [

@@ -1,0 +1,590 @@
+"""Per-run columns and named numbers declared in ``experiment.toml`` (docs/reproductions.md,
+"Metrics as data"): ``[[derive]]`` adds a column to a sweep's results, ``[numbers.NAME]``
+reduces the runs to named numbers for the claims and ``results.json``.
+
+A ``[[derive]]`` is ``name`` and one of ``expr`` (an expression of the results' columns) or
+``from`` + ``map`` (a column's values renamed); ``sweeps`` limits it to the sweeps it names and
+``each`` (a table of NAME = [values], every list of one length, moving together) repeats it
+with ``{NAME}`` filled in its name and expression.
+
+An expression (:func:`compile_expr`) names columns as Python names, dotted names
+(``bottleneck.sojourn_ms.p50``) or any name in backticks (```qdisc:bottleneck```), and may use
+numbers, texts in quotes, ``+ - * /``, comparisons, ``in [..]``, ``and``/``or``/``not``,
+parentheses and the functions ``abs(x)``, ``div(a, b)`` (``a / b``, NaN where ``b`` is 0),
+``number(x)`` (a text's leading number: ``"10 Mb/s"`` -> 10.0) and ``split(x, sep, i)`` (the
+``i``-th part of a text cut at ``sep``). Nothing else is accepted (no attribute call, no
+other function), so an experiment file cannot run code.
+
+A ``[numbers.NAME]`` takes the runs of ``sweeps`` (default every sweep run; those not run in
+this mode are left out) where ``where`` holds, groups them by the columns ``by`` and reduces a
+column per group (``reduce``: mean, median, min, max, sum, count, quantile with ``q``, or
+``spread``: the seeds' 95 % half-width, Student's t, None under two values). ``key`` lays the
+groups out as nested tables, one level per template (``"{rate_kbps:g}"``, ``"{discipline}"``;
+``"{value}"`` the level of ``values``' names); ``values`` names several reductions (nested
+tables allowed), ``column`` + ``reduce`` is one. No ``by`` and no ``key``: one number.
+``all`` lists a column's values whose keys exist even with no run (empty below).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from aqmlab.exceptions import AqmlabError
+
+#: The reductions a ``[numbers.NAME]`` may name.
+REDUCERS = ("mean", "median", "min", "max", "sum", "count", "quantile", "spread")
+_FUNCS = ("abs", "div", "number", "split")
+_BIN = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+_CMP = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq, ast.In, ast.NotIn)
+_TICK = re.compile(r"`([^`]*)`")
+
+
+@dataclass
+class Expr:
+    """An expression of a frame's columns, checked; :meth:`eval` computes it on a frame."""
+
+    text: str
+    tree: ast.AST
+    names: dict[str, str]  # placeholder -> column (backtick-quoted names)
+    where: str
+
+    def columns(self) -> list[str]:
+        """The columns it names, in order (a dotted name is one column)."""
+        out: list[str] = []
+
+        def walk(node: ast.AST) -> None:
+            if isinstance(node, (ast.Name, ast.Attribute)):
+                col = _column(node, self.names)
+                if col is not None and col not in out:
+                    out.append(col)
+                return
+            if isinstance(node, ast.Call):
+                node = ast.Tuple(elts=node.args)  # the function's name is no column
+            for child in ast.iter_child_nodes(node):
+                walk(child)
+
+        walk(self.tree)
+        return out
+
+    def eval(self, df: Any, what: str) -> Any:
+        import pandas as pd
+
+        missing = [c for c in self.columns() if c not in df.columns]
+        if missing:
+            raise AqmlabError(f"{self.where}: no column {missing[0]!r} in the results of {what}")
+        v = _eval(self.tree, df, self.names)
+        if not isinstance(v, pd.Series):
+            v = pd.Series(
+                [v] * len(df), index=df.index, dtype=object if isinstance(v, str) else None
+            )
+        return v
+
+
+def compile_expr(text: str, where: str) -> Expr:
+    """``text`` checked as an expression of columns (see the module's docstring); errors name
+    ``where`` (the file and the key) and what was expected."""
+    names: dict[str, str] = {}
+
+    def tick(m: re.Match) -> str:
+        key = f"__col{len(names)}"
+        names[key] = m.group(1)
+        return key
+
+    src = _TICK.sub(tick, text)
+    try:
+        tree = ast.parse(src.strip(), mode="eval").body
+    except SyntaxError as e:
+        raise AqmlabError(f"{where}: {text!r} is not an expression: {e.msg}") from None
+    _check(tree, text, where)
+    return Expr(text, tree, names, where)
+
+
+def _column(node: ast.AST, names: dict[str, str]) -> str | None:
+    """The column a name or dotted name stands for."""
+    if isinstance(node, ast.Name):
+        return names.get(node.id, node.id)
+    if isinstance(node, ast.Attribute):
+        base = _column(node.value, names)
+        return None if base is None else f"{base}.{node.attr}"
+    return None
+
+
+def _check(node: ast.AST, text: str, where: str) -> None:
+    def bad(what: str) -> AqmlabError:
+        return AqmlabError(
+            f"{where}: {text!r}: {what} (expected columns, numbers, texts, + - * /, "
+            "comparisons, in [...], and/or/not, abs/div/number/split)"
+        )
+
+    if isinstance(node, ast.Attribute):
+        if _column(node, {}) is None:
+            raise bad("an attribute of something not a name")
+    elif isinstance(node, ast.Name):
+        pass
+    elif isinstance(node, ast.Constant):
+        if isinstance(node.value, bool) or not isinstance(node.value, (int, float, str)):
+            raise bad(f"{node.value!r} is not a number or a text")
+    elif isinstance(node, (ast.List, ast.Tuple)):
+        for e in node.elts:
+            if not isinstance(e, ast.Constant):
+                raise bad("a list holds numbers or texts only")
+            _check(e, text, where)
+    elif isinstance(node, ast.Call):
+        if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCS or node.keywords:
+            raise bad("only abs(), div(), number() and split() may be called")
+        arity = {"abs": 1, "div": 2, "number": 1, "split": 3}[node.func.id]
+        if len(node.args) != arity:
+            raise bad(f"{node.func.id}() takes {arity} arguments")
+        for a in node.args:
+            _check(a, text, where)
+    elif isinstance(node, ast.BinOp):
+        if not isinstance(node.op, _BIN):
+            raise bad(f"operator {type(node.op).__name__} is not allowed")
+        _check(node.left, text, where)
+        _check(node.right, text, where)
+    elif isinstance(node, ast.UnaryOp):
+        if not isinstance(node.op, (ast.USub, ast.Not)):
+            raise bad(f"operator {type(node.op).__name__} is not allowed")
+        _check(node.operand, text, where)
+    elif isinstance(node, ast.BoolOp):
+        for v in node.values:
+            _check(v, text, where)
+    elif isinstance(node, ast.Compare):
+        if not all(isinstance(op, _CMP) for op in node.ops):
+            raise bad("only < <= > >= == != in compare")
+        for op, right in zip(node.ops, node.comparators):
+            if isinstance(op, (ast.In, ast.NotIn)) and not isinstance(right, (ast.List, ast.Tuple)):
+                raise bad("'in' takes a list of values, [1, 2]")
+        for v in (node.left, *node.comparators):
+            _check(v, text, where)
+    else:
+        raise bad(f"{type(node).__name__} is not allowed")
+
+
+def _number(x: Any) -> float:
+    m = re.match(r"\s*([-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?)", str(x))
+    return float(m.group(1)) if m else float("nan")
+
+
+def _eval(node: ast.AST, df: Any, names: dict[str, str]) -> Any:
+    import pandas as pd
+
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return df[_column(node, names)]
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [e.value for e in node.elts]  # type: ignore[attr-defined]
+    if isinstance(node, ast.Call):
+        args = [_eval(a, df, names) for a in node.args]
+        fn = node.func.id  # type: ignore[attr-defined]
+        if fn == "abs":
+            return abs(args[0])
+        if fn == "div":
+            a, b = args
+            if isinstance(b, pd.Series):
+                b = b.astype(float)
+                return a / b.where(b != 0)
+            return a / b if b else float("nan")
+        s = (
+            args[0]
+            if isinstance(args[0], pd.Series)
+            else pd.Series([args[0]] * len(df), index=df.index)
+        )
+        if fn == "number":
+            return s.map(_number).astype(float)
+        sep, i = args[1], int(args[2])
+        return s.map(lambda t: (str(t).split(sep) + [""] * (i + 1))[i])
+    if isinstance(node, ast.BinOp):
+        a, b = _eval(node.left, df, names), _eval(node.right, df, names)
+        if isinstance(node.op, ast.Add):
+            return a + b
+        if isinstance(node.op, ast.Sub):
+            return a - b
+        if isinstance(node.op, ast.Mult):
+            return a * b
+        return a / b
+    if isinstance(node, ast.UnaryOp):
+        v = _eval(node.operand, df, names)
+        return -v if isinstance(node.op, ast.USub) else ~_bool(v)
+    if isinstance(node, ast.BoolOp):
+        vals = [_bool(_eval(v, df, names)) for v in node.values]
+        out = vals[0]
+        for v in vals[1:]:
+            out = (out & v) if isinstance(node.op, ast.And) else (out | v)
+        return out
+    if isinstance(node, ast.Compare):
+        left = _eval(node.left, df, names)
+        out = None
+        for op, right_node in zip(node.ops, node.comparators):
+            right = _eval(right_node, df, names)
+            r = _compare(op, left, right)
+            out = r if out is None else (out & r)
+            left = right
+        return out
+    raise AssertionError(type(node))  # _check refused it
+
+
+def _bool(v: Any) -> Any:
+    import pandas as pd
+
+    return v.astype(bool) if isinstance(v, pd.Series) else bool(v)
+
+
+def _compare(op: ast.cmpop, a: Any, b: Any) -> Any:
+    import pandas as pd
+
+    if isinstance(op, (ast.In, ast.NotIn)):
+        s = a if isinstance(a, pd.Series) else pd.Series([a])
+        r = s.isin(b)
+        return ~r if isinstance(op, ast.NotIn) else r
+    return {
+        ast.Lt: lambda: a < b,
+        ast.LtE: lambda: a <= b,
+        ast.Gt: lambda: a > b,
+        ast.GtE: lambda: a >= b,
+        ast.Eq: lambda: a == b,
+        ast.NotEq: lambda: a != b,
+    }[type(op)]()
+
+
+# --- experiment.toml's declarations ---------------------------------------------------------
+
+
+@dataclass
+class DeriveDef:
+    """One ``[[derive]]``: a per-run column (each ``each`` combination one column)."""
+
+    name: str
+    expr: str = ""
+    source: str = ""  # ``from``
+    map: dict[str, Any] = field(default_factory=dict)
+    sweeps: list[str] = field(default_factory=list)
+    each: dict[str, list[Any]] = field(default_factory=dict)
+    where: str = ""  # "FILE: derive[i]" for errors
+
+
+@dataclass
+class Leaf:
+    column: str
+    reduce: str
+    q: float = 0.5
+
+
+@dataclass
+class NumberDef:
+    """One ``[numbers.NAME]``."""
+
+    name: str
+    sweeps: list[str]
+    where_expr: str
+    by: list[str]
+    each: dict[str, list[Any]]
+    key: list[str]
+    values: Any  # a Leaf, or a (nested) dict of Leafs
+    all: dict[str, list[Any]]
+    where: str  # "FILE: numbers.NAME" for errors
+
+
+def _err(where: str, key: str, expected: str, got: Any = None) -> AqmlabError:
+    tail = f", got {got!r}" if got is not None else ""
+    return AqmlabError(f"{where}.{key}: expected {expected}{tail}")
+
+
+def _each(where: str, doc: Any) -> dict[str, list[Any]]:
+    if doc is None:
+        return {}
+    lens = (
+        {len(v) if isinstance(v, list) else -1 for v in doc.values()}
+        if isinstance(doc, dict)
+        else {-1}
+    )
+    if not isinstance(doc, dict) or -1 in lens or 0 in lens or len(lens) > 1:
+        raise _err(where, "each", "a table of NAME = [values], every list of one length", doc)
+    return doc
+
+
+def _strs(where: str, key: str, v: Any) -> list[str]:
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise _err(where, key, "a list of texts", v)
+    return v
+
+
+def _known(where: str, doc: dict[str, Any], keys: tuple[str, ...]) -> None:
+    for k in doc:
+        if k not in keys:
+            raise AqmlabError(f"{where}.{k}: unknown key (expected one of {', '.join(keys)})")
+
+
+def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
+    """The ``[[derive]]`` tables, checked (expressions parsed, sweeps known)."""
+    if not isinstance(doc, list):
+        raise AqmlabError(f"{path}: derive: expected [[derive]] tables")
+    out = []
+    for i, d in enumerate(doc):
+        where = f"{path}: derive[{i}]"
+        if not isinstance(d, dict):
+            raise AqmlabError(f"{where}: expected a table")
+        _known(where, d, ("name", "expr", "from", "map", "sweeps", "each"))
+        name = d.get("name")
+        if not isinstance(name, str) or not name:
+            raise _err(where, "name", "the new column's name, a text", name)
+        where = f"{path}: derive[{i}] ({name!r})"
+        kinds = [k for k in ("expr", "map") if k in d]
+        if len(kinds) != 1:
+            raise AqmlabError(f"{where}: expected one of expr or from + map")
+        dd = DeriveDef(name, where=where, each=_each(where, d.get("each")))
+        if "expr" in d:
+            if not isinstance(d["expr"], str) or "from" in d:
+                raise _err(
+                    where, "expr", "an expression of the results' columns (a text)", d["expr"]
+                )
+            dd.expr = d["expr"]
+            compile_expr(_fill_each(dd.expr, dd.each, 0), f"{where}.expr")
+        else:
+            if not isinstance(d.get("from"), str) or not isinstance(d["map"], dict) or not d["map"]:
+                raise _err(where, "map", 'from = "COLUMN" and map = { value = new value, ... }')
+            dd.source, dd.map = d["from"], d["map"]
+        dd.sweeps = _strs(where, "sweeps", d.get("sweeps", []))
+        unknown = [s for s in dd.sweeps if s not in sweeps]
+        if unknown:
+            raise _err(where, "sweeps", f"names of [[sweep]]s ({', '.join(sweeps)})", unknown)
+        out.append(dd)
+    return out
+
+
+def _leaf(where: str, doc: Any) -> Leaf:
+    if not isinstance(doc, dict):
+        raise AqmlabError(f"{where}: expected a table {{ column = ..., reduce = ... }}")
+    _known(where, doc, ("column", "reduce", "q"))
+    col, red = doc.get("column"), doc.get("reduce", "mean")
+    if red != "count" and (not isinstance(col, str) or not col):
+        raise _err(where, "column", "the column to reduce (a text)", col)
+    if red not in REDUCERS:
+        raise _err(where, "reduce", " or ".join(REDUCERS), red)
+    q = doc.get("q", 0.5 if red != "quantile" else None)
+    if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q <= 1:
+        raise _err(where, "q", "the quantile, a number from 0 to 1", q)
+    return Leaf(col or "", red, float(q))
+
+
+def _values(where: str, doc: Any) -> Any:
+    if not isinstance(doc, dict) or not doc:
+        raise AqmlabError(f"{where}: expected a table of NAME = {{ column = ..., reduce = ... }}")
+    if "column" in doc or "reduce" in doc:
+        return _leaf(where, doc)
+    return {k: _values(f"{where}.{k}", v) for k, v in doc.items()}
+
+
+def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
+    """The ``[numbers.NAME]`` tables, checked."""
+    if not isinstance(doc, dict):
+        raise AqmlabError(f"{path}: numbers: expected [numbers.NAME] tables")
+    out = []
+    for name, d in doc.items():
+        where = f"{path}: numbers.{name}"
+        if not isinstance(d, dict):
+            raise AqmlabError(f"{where}: expected a table")
+        keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "all")
+        _known(where, d, keys)
+        sw = _strs(where, "sweeps", d.get("sweeps", []))
+        unknown = [s for s in sw if s not in sweeps]
+        if unknown:
+            raise _err(where, "sweeps", f"names of [[sweep]]s ({', '.join(sweeps)})", unknown)
+        wh = d.get("where", "")
+        if not isinstance(wh, str):
+            raise _err(where, "where", "an expression of the results' columns (a text)", wh)
+        if wh and "{" not in wh:  # one with {param} fields is checked once they are filled
+            compile_expr(wh, f"{where}.where")
+        by = _strs(where, "by", d.get("by", []))
+        key = _strs(where, "key", d.get("key", []))
+        each = _each(where, d.get("each"))
+        if "values" in d:
+            if "column" in d or "reduce" in d:
+                raise AqmlabError(f"{where}: expected values or column + reduce, not both")
+            values = _values(f"{where}.values", d["values"])
+        else:
+            values = _leaf(where, {k: d[k] for k in ("column", "reduce", "q") if k in d})
+        if (by or each) and not key:
+            raise _err(where, "key", 'one template per level, like ["{rate}", "{qdisc}"]')
+        fields = {f for k in key for f in re.findall(r"\{(\w+)", k)}
+        known = {*by, *each, "value"}
+        if fields - known:
+            raise _err(where, "key", f"fields among {sorted(known)}", sorted(fields - known))
+        if "value" in fields and not isinstance(values, dict):
+            raise _err(where, "key", "no {value} level: there is one value (use values = {...})")
+        al = d.get("all", {})
+        if not isinstance(al, dict) or not all(isinstance(v, list) for v in al.values()):
+            raise _err(where, "all", "a table of COLUMN = [the values always keyed]", al)
+        if set(al) - set(by):
+            raise _err(where, "all", f"columns of by ({', '.join(by)})", sorted(set(al) - set(by)))
+        out.append(NumberDef(name, sw, wh, by, each, key, values, al, where))
+    return out
+
+
+# --- computing them --------------------------------------------------------------------------
+
+
+def _fill_each(text: str, each: dict[str, list[Any]], i: int) -> str:
+    for k, v in each.items():
+        text = text.replace("{" + k + "}", str(v[i]))
+    return text
+
+
+def derive(df: Any, defs: list[DeriveDef], sweep: str, fill: Any) -> Any:
+    """``df`` (a sweep's results) with the columns of ``defs`` that apply to ``sweep``, added
+    in one step (one by one fragments a wide frame). ``fill`` fills ``{param}`` fields."""
+    import pandas as pd
+
+    new: dict[str, Any] = {}
+    for d in defs:
+        if d.sweeps and sweep not in d.sweeps:
+            continue
+        n = len(next(iter(d.each.values()))) if d.each else 1
+        for i in range(n):
+            name = _fill_each(d.name, d.each, i)
+            view = pd.concat([df, pd.DataFrame(new, index=df.index)], axis=1) if new else df
+            if d.expr:
+                e = compile_expr(fill(_fill_each(d.expr, d.each, i)), f"{d.where}.expr")
+                new[name] = e.eval(view, f"sweep {sweep!r}")
+            else:
+                src = _fill_each(d.source, d.each, i)
+                if src not in view.columns:
+                    raise AqmlabError(
+                        f"{d.where}.from: no column {src!r} in the results of sweep {sweep!r}"
+                    )
+                missing = sorted({str(v) for v in view[src].unique()} - set(map(str, d.map)))
+                if missing:
+                    raise AqmlabError(
+                        f"{d.where}.map: no new value for {missing[0]!r} of column {src!r}"
+                    )
+                m = {str(k): v for k, v in d.map.items()}
+                new[name] = view[src].map(lambda v, m=m: m[str(v)])
+    if not new:
+        return df
+    keep = df.drop(columns=[c for c in new if c in df.columns])
+    # Consolidated (one block per type): a frame of a block per column warns as fragmented
+    # at the module's next column.
+    return pd.concat([keep, pd.DataFrame(new, index=df.index)], axis=1).copy()
+
+
+def reduce(values: Any, leaf: Leaf) -> Any:
+    """One group's ``leaf.column`` reduced (NaNs left out, as pandas' reductions do)."""
+    from aqmlab.reproduce.common import seed_spread
+
+    r = leaf.reduce
+    if r == "count":
+        return int(len(values))
+    if r == "spread":
+        return seed_spread(values)
+    if r == "quantile":
+        return quantile(values, leaf.q)
+    return float(getattr(values, r)())
+
+
+def quantile(values: Any, q: float) -> float:
+    """The ``q`` quantile, interpolated linearly between the two values around it as
+    ``lo + (hi - lo) * frac`` (pandas' grouped quantile; NumPy's rounds differently above the
+    middle), NaNs left out; NaN with no value."""
+    v = sorted(float(x) for x in values if x == x)
+    if not v:
+        return float("nan")
+    pos = q * (len(v) - 1)
+    i = math.floor(pos)
+    if i + 1 >= len(v):
+        return v[-1]
+    return v[i] + (v[i + 1] - v[i]) * (pos - i)
+
+
+def compute(nd: NumberDef, frames: dict[str, Any], fill: Any) -> Any:
+    """The number ``nd`` names, over ``frames`` (sweep name -> results with derived columns)."""
+    import pandas as pd
+
+    names = nd.sweeps or list(frames)
+    ran = [frames[s] for s in names if s in frames]
+    if not ran:
+        raise AqmlabError(f"{nd.where}.sweeps: none of {names} ran in this mode")
+    df = ran[0] if len(ran) == 1 else pd.concat(ran, ignore_index=True)
+    what = f"sweep(s) {', '.join(repr(s) for s in names if s in frames)}"
+    if nd.where_expr:
+        sel = compile_expr(fill(nd.where_expr), f"{nd.where}.where").eval(df, what)
+        df = df[sel.astype(bool)]
+    missing = [c for c in nd.by if c not in df.columns]
+    if missing:
+        raise AqmlabError(f"{nd.where}.by: no column {missing[0]!r} in the results of {what}")
+    n = len(next(iter(nd.each.values()))) if nd.each else 1
+    leaves = _leaves(nd.values)
+    for i in range(n):
+        for path, leaf in leaves:
+            col = _fill_each(leaf.column, nd.each, i)
+            if leaf.reduce != "count" and col not in df.columns:
+                raise AqmlabError(
+                    f"{nd.where}.{'.'.join(['values', *path]) if path else 'column'}: no column "
+                    f"{col!r} in the results of {what}"
+                )
+    groups = df.groupby(nd.by, sort=True) if nd.by else [((), df)]
+    out: dict[str, Any] = {}
+    for gkey, rows in groups:
+        gkey = gkey if isinstance(gkey, tuple) else (gkey,)
+        for i in range(n):
+            fields = {**dict(zip(nd.by, gkey)), **{k: v[i] for k, v in nd.each.items()}}
+            vals = {
+                path: reduce(
+                    rows[_fill_each(leaf.column, nd.each, i)] if leaf.column else rows, leaf
+                )
+                for path, leaf in leaves
+            }
+            if not nd.key:
+                return vals[()]
+            _place(out, nd, fields, vals)
+    _pad(out, nd, 0)
+    return out
+
+
+def _leaves(v: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Leaf]]:
+    if isinstance(v, Leaf):
+        return [(path, v)]
+    return [x for k, sub in v.items() for x in _leaves(sub, (*path, k))]
+
+
+def _place(out: dict[str, Any], nd: NumberDef, fields: dict[str, Any], vals: dict) -> None:
+    for path, v in vals.items():
+        node: Any = out
+        levels = ["\0" if k == "{value}" else k.format(**fields) for k in nd.key]
+        rest = list(path)
+        keys = []
+        for lv in levels:
+            if lv == "\0":
+                keys.append(rest.pop(0))
+            else:
+                keys.append(lv)
+        keys += rest
+        for k in keys[:-1]:
+            node = node.setdefault(k, {})
+        node[keys[-1]] = v
+
+
+def _pad(node: dict[str, Any], nd: NumberDef, level: int) -> None:
+    """Every entry ``all`` (or ``{value}``) knows of, from the top down to the first level
+    whose keys are not known in advance."""
+    if level >= len(nd.key):
+        return
+    k = nd.key[level]
+    m = re.fullmatch(r"\{(\w+)\}", k)
+    if not m:
+        return
+    if m.group(1) == "value" and isinstance(nd.values, dict):
+        known = list(nd.values)
+    elif m.group(1) in nd.all:
+        known = [str(x) for x in nd.all[m.group(1)]]
+    else:
+        return
+    for x in known:
+        node.setdefault(x, {})
+    for x in known:
+        if isinstance(node[x], dict):
+            _pad(node[x], nd, level + 1)
