@@ -7,7 +7,7 @@ tests run our arms as the reproduction's ``sweep-packmime`` defines them (read f
 experiment.toml, so a change to an arm's configuration is what they test) on the same seeds.
 
 The figure held is the bytes the bottleneck sent: RED as ns-2.35 ships it sends about half of
-tail drop's on this link, in both simulators. The median sojourn is printed, not held: RED in
+tail drop's in the quick mode, in both simulators. The median sojourn is printed, not held: RED in
 packet mode (the counterfactual) is no further from ns-2.35's median than our byte-mode arm is
 (``python3 tests/test_fidelity_codel_dynamic.py``), so it cannot tell the two configurations
 apart here.
