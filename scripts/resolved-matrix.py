@@ -67,6 +67,8 @@ EDGES: list[tuple[str, dict[str, object], list[str]]] = [
     ("red-bursty", {}, ["links[0].to"]),
     ("red-bursty", {}, ["links[0].name"]),
     ("red-bursty", {}, ["links[1].from", "links[1].name"]),
+    ("red-bursty", {}, ["links[1].to", "links[1].from"]),
+    ("red-bursty", {"links[0].from": "nosuch", "links[0].to": "nosuch2"}, []),
     ("red-bursty", {}, ["links[2].delay"]),
     ("red-bursty", {"links[0].from": "nosuch"}, []),
     ("red-bursty", {"links[0].to": "nosuch"}, []),
