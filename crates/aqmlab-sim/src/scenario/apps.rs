@@ -2,7 +2,7 @@
 //! `finite`, `repeat`, `onoff`, `web`) and a UDP flow's on/off periods. Each function checks
 //! that the keys it reads belong to the application and names the key of any error.
 
-use super::raw_units::{AtSpan, Bytes, FlowTime, IdleValue};
+use super::raw_units::{AtSpan, Bytes, FlowTime, Idle, IdleValue};
 use super::{Ctx, RawFlow, ScenarioError};
 use crate::world::{Arrivals, IdleDist, OnOff, SizeDist, TcpApp, VideoSpec};
 use aqmlab_core::SimDuration;
@@ -169,14 +169,43 @@ fn bytes(
     Ok(bytes)
 }
 
-/// `app = "repeat"`: `bytes` or `size_*`, `idle` (and `idle_dist`), `reuse`, `idle_restart`.
+/// A flow's application keys as they are read: where the flow is in the file (for errors), its
+/// `[[flows]]` table, and the place an error about a missing key names (its `app`'s, else its
+/// `kind`'s).
+struct AppIn<'a> {
+    cx: &'a Ctx<'a>,
+    f: &'a RawFlow,
+    /// The flow's key path (`flows[0]`).
+    p: &'a str,
+    span: Option<std::ops::Range<usize>>,
+}
+
+/// `app = "repeat"`: `bytes` or `size_*`, `idle` (and `idle_dist`), `reuse`, `idle_restart`, in
+/// steps, errors in this order: the transfers' size ([`repeat_size`]), the idle period
+/// ([`repeat_idle`]), the connection's reuse ([`repeat_reuse`]).
 fn repeat(
     cx: &Ctx<'_>,
     f: &RawFlow,
     p: &str,
     span: Option<std::ops::Range<usize>>,
 ) -> Result<TcpApp, ScenarioError> {
-    let size = match (&f.bytes, &f.size_mean) {
+    let x = AppIn { cx, f, p, span };
+    let size = repeat_size(&x)?;
+    let idle = repeat_idle(&x)?;
+    let (reuse, restart_after_idle) = repeat_reuse(&x)?;
+    Ok(TcpApp::Repeat {
+        size,
+        idle,
+        reuse,
+        restart_after_idle,
+    })
+}
+
+/// The transfers' size: `bytes` (each the same), or `size_mean` (with `size_dist`: drawn), not
+/// both, and one of them.
+fn repeat_size(x: &AppIn<'_>) -> Result<SizeDist, ScenarioError> {
+    let (cx, f, p, span) = (x.cx, x.f, x.p, &x.span);
+    Ok(match (&f.bytes, &f.size_mean) {
         (Some(b), Some(_)) => {
             return Err(cx.err(
                 Some(b.span()),
@@ -197,53 +226,29 @@ fn repeat(
         (None, Some(_)) => size_dist(cx, f, p)?,
         (None, None) => {
             return Err(cx.err(
-                span,
+                span.clone(),
                 format!("{p}.bytes"),
                 "repeated transfers need a size: bytes = \"1MB\", or size_mean (with size_dist)",
             ))
         }
-    };
+    })
+}
+
+/// The idle period between transfers, required: `idle` (one duration, or `[low, high]`) by
+/// `idle_dist` (constant unless given; uniform for a range, [`idle_range`]; exponential).
+fn repeat_idle(x: &AppIn<'_>) -> Result<IdleDist, ScenarioError> {
+    let (cx, f, p) = (x.cx, x.f, x.p);
     let idle_v = f.idle.as_ref().ok_or_else(|| {
         cx.err(
-            span.clone(),
+            x.span.clone(),
             format!("{p}.idle"),
             "repeated transfers need an idle period: idle = \"10s\", or idle = [\"5s\", \"15s\"] (uniform)",
         )
     })?;
     let path = format!("{p}.idle");
     let dist = f.idle_dist.as_ref().map(|d| d.get_ref().as_str());
-    // The idle period was read with the file (`raw_units::Idle`); here it is checked, naming the
-    // flow's key (or the list's element) and its line.
-    let at = |r: &Result<SimDuration, String>, path: &str| {
-        r.clone().map_err(|m| cx.err(Some(idle_v.span()), path, m))
-    };
-    let one = |path: &str| match &idle_v.value {
-        IdleValue::One(r) => at(r, path),
-        IdleValue::List(_) => Err(cx.err(
-            Some(idle_v.span()),
-            path,
-            format!(
-                "expected a duration with a unit, like \"10s\", got {}",
-                idle_v.shown()
-            ),
-        )),
-    };
-    let idle = match (&idle_v.value, dist) {
-        (IdleValue::List(a), None | Some("uniform")) if a.len() == 2 => {
-            let lo = at(&a[0], &format!("{path}[0]"))?;
-            let hi = at(&a[1], &format!("{path}[1]"))?;
-            if hi < lo {
-                return Err(cx.err(
-                    Some(idle_v.span()),
-                    path,
-                    format!(
-                        "expected [low, high] with low ≤ high, got {}",
-                        idle_v.shown()
-                    ),
-                ));
-            }
-            IdleDist::Uniform { lo, hi }
-        }
+    Ok(match (&idle_v.value, dist) {
+        (IdleValue::List(a), None | Some("uniform")) if a.len() == 2 => idle_range(x, idle_v, a)?,
         (IdleValue::List(_), None | Some("uniform")) => {
             return Err(cx.err(
                 Some(idle_v.span()),
@@ -254,8 +259,10 @@ fn repeat(
                 ),
             ))
         }
-        (_, None | Some("constant")) => IdleDist::Constant(one(&path)?),
-        (_, Some("exponential")) => IdleDist::Exponential { mean: one(&path)? },
+        (_, None | Some("constant")) => IdleDist::Constant(idle_one(x, idle_v)?),
+        (_, Some("exponential")) => IdleDist::Exponential {
+            mean: idle_one(x, idle_v)?,
+        },
         // One duration for uniform idle periods: their range is two.
         (IdleValue::One(_), Some("uniform")) => {
             return Err(cx.err(
@@ -274,21 +281,72 @@ fn repeat(
                 format!("expected constant, uniform or exponential, got {other:?}"),
             ))
         }
-    };
+    })
+}
+
+/// A duration of the idle period, read with the file (`raw_units::Idle`), checked here: an
+/// error names `path` (the flow's key, or the list's element) and the value's line.
+fn idle_checked(
+    x: &AppIn<'_>,
+    idle_v: &Idle,
+    r: &Result<SimDuration, String>,
+    path: &str,
+) -> Result<SimDuration, ScenarioError> {
+    r.clone()
+        .map_err(|m| x.cx.err(Some(idle_v.span()), path, m))
+}
+
+/// The idle period as one duration (a list refused).
+fn idle_one(x: &AppIn<'_>, idle_v: &Idle) -> Result<SimDuration, ScenarioError> {
+    let path = format!("{}.idle", x.p);
+    match &idle_v.value {
+        IdleValue::One(r) => idle_checked(x, idle_v, r, &path),
+        IdleValue::List(_) => Err(x.cx.err(
+            Some(idle_v.span()),
+            path,
+            format!(
+                "expected a duration with a unit, like \"10s\", got {}",
+                idle_v.shown()
+            ),
+        )),
+    }
+}
+
+/// Uniform idle periods from the range `[low, high]` (`a`, two durations), low ≤ high.
+fn idle_range(
+    x: &AppIn<'_>,
+    idle_v: &Idle,
+    a: &[Result<SimDuration, String>],
+) -> Result<IdleDist, ScenarioError> {
+    let path = format!("{}.idle", x.p);
+    let lo = idle_checked(x, idle_v, &a[0], &format!("{path}[0]"))?;
+    let hi = idle_checked(x, idle_v, &a[1], &format!("{path}[1]"))?;
+    if hi < lo {
+        return Err(x.cx.err(
+            Some(idle_v.span()),
+            path,
+            format!(
+                "expected [low, high] with low ≤ high, got {}",
+                idle_v.shown()
+            ),
+        ));
+    }
+    Ok(IdleDist::Uniform { lo, hi })
+}
+
+/// `reuse` (off unless given) and `idle_restart` (on unless given), which only a reused
+/// connection takes: `(reuse, restart_after_idle)`.
+fn repeat_reuse(x: &AppIn<'_>) -> Result<(bool, bool), ScenarioError> {
+    let (cx, f, p) = (x.cx, x.f, x.p);
     let reuse = f.reuse.unwrap_or(false);
     if f.idle_restart.is_some() && !reuse {
         return Err(cx.err(
-            span,
+            x.span.clone(),
             format!("{p}.idle_restart"),
             "idle_restart applies to a reused connection (reuse = true): each fresh connection starts from its initial window",
         ));
     }
-    Ok(TcpApp::Repeat {
-        size,
-        idle,
-        reuse,
-        restart_after_idle: f.idle_restart.unwrap_or(true),
-    })
+    Ok((reuse, f.idle_restart.unwrap_or(true)))
 }
 
 /// `app = "onoff"`: `rate`, `size` (bytes per write), `on_time`, `off_time`, `onoff_shape`.
@@ -714,4 +772,207 @@ fn request_size(cx: &Ctx<'_>, r: &Bytes, p: &str) -> Result<u64, ScenarioError> 
         ));
     }
     Ok(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// A repeat flow's table, its `app` on line 4.
+    const REPEAT: &str = "kind = \"tcp\"\nfrom = \"a\"\nto = \"b\"\napp = \"repeat\"\n";
+
+    type Error = (Option<usize>, String, String);
+
+    /// The step `step` on the flow `flows[0]` read from the table `REPEAT` + `keys` (its spans
+    /// in that table): what it gives, or its error's `(line, key path, message)`.
+    fn on<T>(
+        keys: &str,
+        step: impl Fn(&AppIn<'_>) -> Result<T, ScenarioError>,
+    ) -> Result<T, Error> {
+        let table = format!("{REPEAT}{keys}");
+        let f: RawFlow = toml::from_str(&table).unwrap();
+        let cx = Ctx {
+            file: "t.toml".into(),
+            text: &table,
+            dir: PathBuf::new(),
+        };
+        let span = f.app.as_ref().map(|a| a.span());
+        let x = AppIn {
+            cx: &cx,
+            f: &f,
+            p: "flows[0]",
+            span,
+        };
+        step(&x).map_err(|e| (e.line, e.path, e.msg))
+    }
+
+    fn e<T>(line: usize, path: &str, msg: &str) -> Result<T, Error> {
+        Err((Some(line), path.to_string(), msg.to_string()))
+    }
+
+    fn ms(n: u64) -> SimDuration {
+        SimDuration::from_millis(n)
+    }
+
+    #[test]
+    fn repeat_size_is_bytes_or_drawn_from_size_mean() {
+        let size = |keys: &str| on(keys, repeat_size);
+        assert_eq!(
+            size("bytes = \"1MB\""),
+            Ok(SizeDist::Constant { bytes: 1_000_000 })
+        );
+        assert_eq!(
+            size("size_mean = \"10KB\""),
+            Ok(SizeDist::Pareto {
+                mean: 10_000.0,
+                shape: 1.2
+            })
+        );
+        let msg = "give the transfer size either as bytes (each the same) or with size_mean (drawn): not both";
+        assert_eq!(
+            size("size_mean = \"10KB\"\nbytes = \"1MB\""),
+            e(6, "flows[0].bytes", msg)
+        );
+        let msg = "size_dist needs size_mean (bytes gives every transfer the same size)";
+        assert_eq!(
+            size("bytes = \"1MB\"\nsize_dist = \"pareto\""),
+            e(6, "flows[0].size_dist", msg)
+        );
+        // None: the app's line.
+        let msg = "repeated transfers need a size: bytes = \"1MB\", or size_mean (with size_dist)";
+        assert_eq!(size(""), e(4, "flows[0].bytes", msg));
+        assert_eq!(
+            size("bytes = \"0B\""),
+            e(5, "flows[0].bytes", "expected bytes > 0")
+        );
+    }
+
+    #[test]
+    fn repeat_idle_is_constant_uniform_or_exponential() {
+        let idle = |keys: &str| on(keys, repeat_idle);
+        assert_eq!(idle("idle = \"10s\""), Ok(IdleDist::Constant(ms(10_000))));
+        assert_eq!(
+            idle("idle = \"250ms\"\nidle_dist = \"constant\""),
+            Ok(IdleDist::Constant(ms(250)))
+        );
+        assert_eq!(
+            idle("idle = \"2s\"\nidle_dist = \"exponential\""),
+            Ok(IdleDist::Exponential { mean: ms(2000) })
+        );
+        let uniform = Ok(IdleDist::Uniform {
+            lo: ms(5000),
+            hi: ms(15_000),
+        });
+        assert_eq!(idle("idle = [\"5s\", \"15s\"]"), uniform);
+        assert_eq!(
+            idle("idle = [\"5s\", \"15s\"]\nidle_dist = \"uniform\""),
+            uniform
+        );
+        let msg = "repeated transfers need an idle period: idle = \"10s\", or idle = [\"5s\", \"15s\"] (uniform)";
+        assert_eq!(idle(""), e(4, "flows[0].idle", msg));
+        let msg = "expected a uniform range of two durations, like [\"5s\", \"15s\"], got [\"1s\", \"2s\", \"3s\"]";
+        assert_eq!(
+            idle("idle = [\"1s\", \"2s\", \"3s\"]"),
+            e(5, "flows[0].idle", msg)
+        );
+        let msg = "idle_dist = \"uniform\" needs a range of two durations, like idle = [\"5s\", \"15s\"], got \"10s\"";
+        assert_eq!(
+            idle("idle = \"10s\"\nidle_dist = \"uniform\""),
+            e(5, "flows[0].idle", msg)
+        );
+        let msg = "expected constant, uniform or exponential, got \"nope\"";
+        assert_eq!(
+            idle("idle = [\"15s\", \"5s\"]\nidle_dist = \"nope\""),
+            e(6, "flows[0].idle_dist", msg)
+        );
+    }
+
+    #[test]
+    fn idle_one_is_a_single_duration() {
+        let one = |keys: &str| on(keys, |x| idle_one(x, x.f.idle.as_ref().unwrap()));
+        assert_eq!(one("idle = \"3s\""), Ok(ms(3000)));
+        let msg = "expected a duration with a unit, like \"10s\", got [\"5s\", \"15s\"]";
+        assert_eq!(one("idle = [\"5s\", \"15s\"]"), e(5, "flows[0].idle", msg));
+        let msg = "expected a duration with a unit, like \"5ms\", \"100us\", \"1.5s\" or \"250ns\", got \"x\"";
+        assert_eq!(one("idle = \"x\""), e(5, "flows[0].idle", msg));
+    }
+
+    #[test]
+    fn idle_range_is_low_to_high_each_element_named() {
+        let range = |keys: &str| {
+            on(keys, |x| {
+                let v = x.f.idle.as_ref().unwrap();
+                let IdleValue::List(a) = &v.value else {
+                    panic!("a list")
+                };
+                idle_range(x, v, a)
+            })
+        };
+        assert_eq!(
+            range("idle = [\"5s\", \"5s\"]"),
+            Ok(IdleDist::Uniform {
+                lo: ms(5000),
+                hi: ms(5000)
+            })
+        );
+        let msg = "expected [low, high] with low ≤ high, got [\"15s\", \"5s\"]";
+        assert_eq!(
+            range("idle = [\"15s\", \"5s\"]"),
+            e(5, "flows[0].idle", msg)
+        );
+        // The first element that is not a duration names itself.
+        let msg = "expected a duration with a unit, like \"5ms\", \"100us\", \"1.5s\" or \"250ns\", got \"y\"";
+        assert_eq!(
+            range("idle = [\"5s\", \"y\"]"),
+            e(5, "flows[0].idle[1]", msg)
+        );
+        let msg = "expected a duration with a unit, like \"5ms\", \"100us\", \"1.5s\" or \"250ns\", got \"x\"";
+        assert_eq!(
+            range("idle = [\"x\", \"y\"]"),
+            e(5, "flows[0].idle[0]", msg)
+        );
+    }
+
+    #[test]
+    fn idle_restart_is_for_a_reused_connection() {
+        let reuse = |keys: &str| on(keys, repeat_reuse);
+        assert_eq!(reuse(""), Ok((false, true)));
+        assert_eq!(reuse("reuse = true"), Ok((true, true)));
+        assert_eq!(
+            reuse("reuse = true\nidle_restart = false"),
+            Ok((true, false))
+        );
+        let msg = "idle_restart applies to a reused connection (reuse = true): each fresh connection starts from its initial window";
+        assert_eq!(
+            reuse("idle_restart = true"),
+            e(4, "flows[0].idle_restart", msg)
+        );
+        assert_eq!(
+            reuse("reuse = false\nidle_restart = false"),
+            e(4, "flows[0].idle_restart", msg)
+        );
+    }
+
+    #[test]
+    fn repeat_reports_the_size_then_the_idle_period_then_the_reuse() {
+        let repeat = |keys: &str| {
+            on(keys, |x| repeat(x.cx, x.f, x.p, x.span.clone())).map_err(|(_, path, _)| path)
+        };
+        let all = "bytes = \"0B\"\nidle = \"x\"\nidle_restart = true";
+        assert_eq!(repeat(all), Err("flows[0].bytes".into()));
+        let rest = "bytes = \"1B\"\nidle = \"x\"\nidle_restart = true";
+        assert_eq!(repeat(rest), Err("flows[0].idle".into()));
+        let last = "bytes = \"1B\"\nidle = \"1s\"\nidle_restart = true";
+        assert_eq!(repeat(last), Err("flows[0].idle_restart".into()));
+        assert_eq!(
+            repeat("bytes = \"1B\"\nidle = \"1s\"\nreuse = true"),
+            Ok(TcpApp::Repeat {
+                size: SizeDist::Constant { bytes: 1 },
+                idle: IdleDist::Constant(ms(1000)),
+                reuse: true,
+                restart_after_idle: true,
+            })
+        );
+    }
 }

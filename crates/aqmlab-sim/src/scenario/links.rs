@@ -15,7 +15,12 @@ type Topology = (Vec<String>, DirCfgs, Vec<(u32, u32)>);
 
 /// Reads the topology, `[dumbbell]` or `nodes` + `[[links]]`, into the node names and the link
 /// directions' settings (`(name, settings, key path)`, a `reverse` merged with its forward
-/// direction's) and `(from, to)` nodes, in link order.
+/// direction's) and `(from, to)` nodes, in link order. A dumbbell's hosts and access links are
+/// read by [`dumbbell_hosts`]; the nodes and a link's ends and name by [`check_nodes`] and
+/// [`link_ends`]. The bottleneck's and each link's settings (its discipline's `params` among
+/// them) are taken here, as the file gives them, for [`super::disc_params`] (the path of a
+/// `--set` parameter, `tests/set_path.rs`). Errors come in this order: a dumbbell's hosts', its
+/// bottleneck's keys; or the nodes', then each link's keys and ends.
 pub(super) fn read_topology(cx: &Ctx<'_>, raw: &RawScenario) -> Result<Topology, ScenarioError> {
     let nodes_span = raw.nodes.as_ref().map(Spanned::span);
     let mut nodes: Vec<String> = raw
@@ -26,82 +31,16 @@ pub(super) fn read_topology(cx: &Ctx<'_>, raw: &RawScenario) -> Result<Topology,
     let mut dir_cfgs: DirCfgs = Vec::new();
     let mut ends: Vec<(u32, u32)> = Vec::new();
     if let Some(d) = &raw.dumbbell {
-        if !raw.links.is_empty() || !nodes.is_empty() {
-            return Err(cx.err(
-                None,
-                "dumbbell",
-                "give either [dumbbell] or nodes + [[links]], not both",
-            ));
-        }
-        let n = *d.senders.get_ref();
-        if n == 0 || n > 1000 {
-            return Err(cx.err(
-                Some(d.senders.span()),
-                "dumbbell.senders",
-                format!("expected 1 to 1000 senders, got {n}"),
-            ));
-        }
-        // Read (and checked) with the file; one delay is every host's.
-        let delays = |v: &Delays, what: &str| -> Result<Vec<Time>, ScenarioError> {
-            match &v.value {
-                raw_units::DelayList::PerHost(list) if list.len() == n as usize => Ok(list.clone()),
-                raw_units::DelayList::PerHost(list) => Err(cx.err(
-                    Some(v.span.clone()),
-                    format!("dumbbell.{what}"),
-                    format!(
-                        "expected one delay or a list of {n} (one per sender), got {} values",
-                        list.len()
-                    ),
-                )),
-                raw_units::DelayList::One(one) => Ok(vec![one.clone(); n as usize]),
-            }
+        // Not the bottleneck, whose settings are taken below.
+        let hosts = Hosts {
+            cx,
+            links_too: !raw.links.is_empty() || !nodes.is_empty(),
+            senders: &d.senders,
+            delays: [&d.sender_delay, &d.receiver_delay],
+            access: (&d.access_rate, &d.access_buffer),
         };
-        let sd = delays(&d.sender_delay, "sender_delay")?;
-        let rd = delays(&d.receiver_delay, "receiver_delay")?;
-        for i in 1..=n {
-            nodes.push(format!("s{i}"));
-        }
-        nodes.push("gw1".into());
-        nodes.push("gw2".into());
-        for i in 1..=n {
-            nodes.push(format!("r{i}"));
-        }
-        let gw1 = n;
-        let gw2 = n + 1;
-        let access = |delay: &Time| RawDirection {
-            rate: Some(d.access_rate.clone()),
-            delay: Some(delay.clone()),
-            buffer: d.access_buffer.clone(),
-            ..Default::default()
-        };
-        for i in 0..n {
-            let a = access(&sd[i as usize]);
-            dir_cfgs.push((
-                format!("s{}.access", i + 1),
-                a.clone(),
-                format!("dumbbell.sender_delay[{i}]"),
-            ));
-            ends.push((i, gw1));
-            dir_cfgs.push((
-                format!("s{}.access.rev", i + 1),
-                a,
-                format!("dumbbell.sender_delay[{i}]"),
-            ));
-            ends.push((gw1, i));
-            let b = access(&rd[i as usize]);
-            dir_cfgs.push((
-                format!("r{}.access", i + 1),
-                b.clone(),
-                format!("dumbbell.receiver_delay[{i}]"),
-            ));
-            ends.push((gw2, gw2 + 1 + i));
-            dir_cfgs.push((
-                format!("r{}.access.rev", i + 1),
-                b,
-                format!("dumbbell.receiver_delay[{i}]"),
-            ));
-            ends.push((gw2 + 1 + i, gw2));
-        }
+        (nodes, dir_cfgs, ends) = dumbbell_hosts(&hosts)?;
+        let (gw1, gw2) = (*d.senders.get_ref(), *d.senders.get_ref() + 1);
         let b = &d.bottleneck;
         check_link_keys(cx, b, "dumbbell.bottleneck", false)?;
         let fwd = RawDirection {
@@ -111,84 +50,17 @@ pub(super) fn read_topology(cx: &Ctx<'_>, raw: &RawScenario) -> Result<Topology,
         let rev = merge(&fwd, b.reverse.as_deref());
         dir_cfgs.push(("bottleneck".into(), fwd, "dumbbell.bottleneck".into()));
         ends.push((gw1, gw2));
-        dir_cfgs.push((
-            "bottleneck.rev".into(),
-            rev,
-            "dumbbell.bottleneck.reverse".into(),
-        ));
+        let rev_path = "dumbbell.bottleneck.reverse".into();
+        dir_cfgs.push(("bottleneck.rev".into(), rev, rev_path));
         ends.push((gw2, gw1));
     } else {
-        if nodes.is_empty() {
-            return Err(cx.err(
-                None,
-                "",
-                "no topology: expected a [dumbbell] table, or nodes = [...] and [[links]]",
-            ));
-        }
-        if nodes.len() > 4000 {
-            return Err(cx.err(
-                nodes_span.clone(),
-                "nodes",
-                format!("expected at most 4000 nodes, got {}", nodes.len()),
-            ));
-        }
-        for (i, nname) in nodes.iter().enumerate() {
-            if nname.trim().is_empty() || nname.chars().any(char::is_control) {
-                return Err(cx.err(
-                    nodes_span.clone(),
-                    format!("nodes[{i}]"),
-                    format!("expected a node name that is not empty or blank and has no control characters, got {nname:?}"),
-                ));
-            }
-            if nodes[..i].contains(nname) {
-                return Err(cx.err(
-                    nodes_span.clone(),
-                    format!("nodes[{i}]"),
-                    format!("node {nname:?} is listed twice"),
-                ));
-            }
-        }
+        check_nodes(cx, &nodes, nodes_span)?;
         let lookup = NodeLookup::new(&nodes);
-        let node = |s: &S, path: &str| node_index(cx, &lookup, s, path);
         for (i, l) in raw.links.iter().enumerate() {
             let p = format!("links[{i}]");
             check_link_keys(cx, l, &p, true)?;
-            let required = |v: &Option<S>, key: &str| {
-                v.clone().ok_or_else(|| {
-                    cx.err(
-                        None,
-                        format!("{p}.{key}"),
-                        format!("a link needs {key} = ..."),
-                    )
-                })
-            };
-            let (from, to, lname) = (
-                required(&l.from, "from")?,
-                required(&l.to, "to")?,
-                required(&l.name, "name")?,
-            );
-            let (a, b) = (
-                node(&from, &format!("{p}.from"))?,
-                node(&to, &format!("{p}.to"))?,
-            );
-            if a == b {
-                return Err(cx.err(
-                    Some(to.span()),
-                    format!("{p}.to"),
-                    "a link must join two different nodes",
-                ));
-            }
-            let name = lname.get_ref().clone();
-            if name.ends_with(".rev") || name.is_empty() {
-                return Err(cx.err(Some(lname.span()), format!("{p}.name"), "a link name must be non-empty and not end in .rev (NAME.rev names its reverse direction)"));
-            }
-            if dir_cfgs.iter().any(|(n, _, _)| *n == name) {
-                return Err(cx.err(
-                    Some(lname.span()),
-                    format!("{p}.name"),
-                    format!("link name {name:?} is used twice"),
-                ));
-            }
+            let keys = [&l.from, &l.to, &l.name];
+            let (a, b, name) = link_ends(&LinkIn::new(cx, &lookup, &p, keys, &dir_cfgs))?;
             let fwd = RawDirection {
                 reverse: None,
                 ..l.clone()
@@ -201,6 +73,223 @@ pub(super) fn read_topology(cx: &Ctx<'_>, raw: &RawScenario) -> Result<Topology,
         }
     }
     Ok((nodes, dir_cfgs, ends))
+}
+
+/// A `[dumbbell]`'s hosts as the file gives them: the number of senders (each with a receiver),
+/// their delays, and their access links' rate and buffer. Not its bottleneck, which
+/// [`read_topology`] takes.
+struct Hosts<'a> {
+    cx: &'a Ctx<'a>,
+    /// Whether `nodes` or `[[links]]` are given too (refused).
+    links_too: bool,
+    senders: &'a Spanned<u32>,
+    /// `sender_delay`, `receiver_delay`.
+    delays: [&'a Delays; 2],
+    /// The access links' `access_rate` and `access_buffer`.
+    access: (&'a Rate, &'a Option<Size>),
+}
+
+/// A dumbbell's hosts (the dumbbell the only topology given): 1 to 1000 senders, their delays
+/// ([`host_delays`]), the nodes ([`host_nodes`]) and the access links' directions
+/// ([`access_dirs`]).
+fn dumbbell_hosts(h: &Hosts<'_>) -> Result<Topology, ScenarioError> {
+    if h.links_too {
+        return Err(h.cx.err(
+            None,
+            "dumbbell",
+            "give either [dumbbell] or nodes + [[links]], not both",
+        ));
+    }
+    let n = *h.senders.get_ref();
+    if n == 0 || n > 1000 {
+        return Err(h.cx.err(
+            Some(h.senders.span()),
+            "dumbbell.senders",
+            format!("expected 1 to 1000 senders, got {n}"),
+        ));
+    }
+    let sd = host_delays(h, h.delays[0], "sender_delay")?;
+    let rd = host_delays(h, h.delays[1], "receiver_delay")?;
+    let (dir_cfgs, ends) = access_dirs(h, &sd, &rd);
+    Ok((host_nodes(n), dir_cfgs, ends))
+}
+
+/// The delay of each of the dumbbell's hosts (`what`: `sender_delay` or `receiver_delay`), read
+/// (and checked) with the file: one delay is every host's; a list has one per host.
+fn host_delays(h: &Hosts<'_>, v: &Delays, what: &str) -> Result<Vec<Time>, ScenarioError> {
+    let n = *h.senders.get_ref();
+    match &v.value {
+        raw_units::DelayList::PerHost(list) if list.len() == n as usize => Ok(list.clone()),
+        raw_units::DelayList::PerHost(list) => Err(h.cx.err(
+            Some(v.span.clone()),
+            format!("dumbbell.{what}"),
+            format!(
+                "expected one delay or a list of {n} (one per sender), got {} values",
+                list.len()
+            ),
+        )),
+        raw_units::DelayList::One(one) => Ok(vec![one.clone(); n as usize]),
+    }
+}
+
+/// A dumbbell's node names: `s1`..`sN`, `gw1`, `gw2`, `r1`..`rN`.
+fn host_nodes(n: u32) -> Vec<String> {
+    let mut nodes = Vec::new();
+    for i in 1..=n {
+        nodes.push(format!("s{i}"));
+    }
+    nodes.push("gw1".into());
+    nodes.push("gw2".into());
+    for i in 1..=n {
+        nodes.push(format!("r{i}"));
+    }
+    nodes
+}
+
+/// The access links' directions, each host's in turn: `sI.access` (sender to `gw1`) and its
+/// `.rev`, then `rI.access` (`gw2` to receiver) and its `.rev`, each with the access rate and
+/// buffer and its host's delay (`sd`, `rd`), and their `(from, to)` nodes.
+fn access_dirs(h: &Hosts<'_>, sd: &[Time], rd: &[Time]) -> (DirCfgs, Vec<(u32, u32)>) {
+    let n = *h.senders.get_ref();
+    let mut dir_cfgs: DirCfgs = Vec::new();
+    let mut ends: Vec<(u32, u32)> = Vec::new();
+    let gw1 = n;
+    let gw2 = n + 1;
+    let access = |delay: &Time| RawDirection {
+        rate: Some(h.access.0.clone()),
+        delay: Some(delay.clone()),
+        buffer: h.access.1.clone(),
+        ..Default::default()
+    };
+    for i in 0..n {
+        let a = access(&sd[i as usize]);
+        let path = format!("dumbbell.sender_delay[{i}]");
+        dir_cfgs.push((format!("s{}.access", i + 1), a.clone(), path.clone()));
+        ends.push((i, gw1));
+        dir_cfgs.push((format!("s{}.access.rev", i + 1), a, path));
+        ends.push((gw1, i));
+        let b = access(&rd[i as usize]);
+        let path = format!("dumbbell.receiver_delay[{i}]");
+        dir_cfgs.push((format!("r{}.access", i + 1), b.clone(), path.clone()));
+        ends.push((gw2, gw2 + 1 + i));
+        dir_cfgs.push((format!("r{}.access.rev", i + 1), b, path));
+        ends.push((gw2 + 1 + i, gw2));
+    }
+    (dir_cfgs, ends)
+}
+
+/// The `nodes` of a topology without a dumbbell: 1 to 4000, each named (not blank, no control
+/// characters), each once.
+fn check_nodes(
+    cx: &Ctx<'_>,
+    nodes: &[String],
+    nodes_span: Option<std::ops::Range<usize>>,
+) -> Result<(), ScenarioError> {
+    if nodes.is_empty() {
+        return Err(cx.err(
+            None,
+            "",
+            "no topology: expected a [dumbbell] table, or nodes = [...] and [[links]]",
+        ));
+    }
+    if nodes.len() > 4000 {
+        return Err(cx.err(
+            nodes_span.clone(),
+            "nodes",
+            format!("expected at most 4000 nodes, got {}", nodes.len()),
+        ));
+    }
+    for (i, nname) in nodes.iter().enumerate() {
+        if nname.trim().is_empty() || nname.chars().any(char::is_control) {
+            return Err(cx.err(
+                nodes_span.clone(),
+                format!("nodes[{i}]"),
+                format!("expected a node name that is not empty or blank and has no control characters, got {nname:?}"),
+            ));
+        }
+        if nodes[..i].contains(nname) {
+            return Err(cx.err(
+                nodes_span.clone(),
+                format!("nodes[{i}]"),
+                format!("node {nname:?} is listed twice"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One `[[links]]` entry's ends and name as the file gives them, with the nodes and the link
+/// directions read before it (whose names it must not repeat).
+struct LinkIn<'a> {
+    cx: &'a Ctx<'a>,
+    lookup: &'a NodeLookup<'a>,
+    /// The link's key path (`links[0]`).
+    p: &'a str,
+    /// `from`, `to`, `name`.
+    keys: [&'a Option<S>; 3],
+    before: &'a DirCfgs,
+}
+
+impl<'a> LinkIn<'a> {
+    fn new(
+        cx: &'a Ctx<'a>,
+        lookup: &'a NodeLookup<'a>,
+        p: &'a str,
+        keys: [&'a Option<S>; 3],
+        before: &'a DirCfgs,
+    ) -> Self {
+        LinkIn {
+            cx,
+            lookup,
+            p,
+            keys,
+            before,
+        }
+    }
+}
+
+/// A link's `(from, to)` nodes and name: `from`, `to` and `name` given, the ends two different
+/// nodes, the name not empty, not ending in `.rev` and not used before.
+fn link_ends(x: &LinkIn<'_>) -> Result<(u32, u32, String), ScenarioError> {
+    let (cx, p) = (x.cx, x.p);
+    let node = |s: &S, path: &str| node_index(cx, x.lookup, s, path);
+    let required = |v: &Option<S>, key: &str| {
+        v.clone().ok_or_else(|| {
+            cx.err(
+                None,
+                format!("{p}.{key}"),
+                format!("a link needs {key} = ..."),
+            )
+        })
+    };
+    let (from, to, lname) = (
+        required(x.keys[0], "from")?,
+        required(x.keys[1], "to")?,
+        required(x.keys[2], "name")?,
+    );
+    let (a, b) = (
+        node(&from, &format!("{p}.from"))?,
+        node(&to, &format!("{p}.to"))?,
+    );
+    if a == b {
+        return Err(cx.err(
+            Some(to.span()),
+            format!("{p}.to"),
+            "a link must join two different nodes",
+        ));
+    }
+    let name = lname.get_ref().clone();
+    if name.ends_with(".rev") || name.is_empty() {
+        return Err(cx.err(Some(lname.span()), format!("{p}.name"), "a link name must be non-empty and not end in .rev (NAME.rev names its reverse direction)"));
+    }
+    if x.before.iter().any(|(n, _, _)| *n == name) {
+        return Err(cx.err(
+            Some(lname.span()),
+            format!("{p}.name"),
+            format!("link name {name:?} is used twice"),
+        ));
+    }
+    Ok((a, b, name))
 }
 
 /// Checks the keys that depend on where a link table stands: `name`/`from`/`to` only in
@@ -1076,5 +1165,247 @@ mod tests {
             aqmlab_qdisc::AnyConfig::from_params(&given).unwrap()
         );
         assert_eq!(p.resolved(), given.resolved());
+    }
+    /// `(name, key path, (from, to))` of each link direction read, with its delay in ms.
+    fn dirs(t: &(DirCfgs, Vec<(u32, u32)>)) -> Vec<(String, String, (u32, u32), u64)> {
+        let delay = |d: &RawDirection| d.delay.as_ref().unwrap().get().as_nanos() / 1_000_000;
+        t.0.iter()
+            .zip(&t.1)
+            .map(|((n, d, p), e)| (n.clone(), p.clone(), *e, delay(d)))
+            .collect()
+    }
+
+    /// [`dumbbell_hosts`] of the `[dumbbell]` table `table` (its spans in `table`), given with
+    /// nodes or links when `links_too`.
+    fn hosts(table: &str, links_too: bool) -> Result<Topology, (Option<usize>, String, String)> {
+        let d: RawDumbbell = toml::from_str(table).unwrap();
+        let cx = ctx(table);
+        let h = Hosts {
+            cx: &cx,
+            links_too,
+            senders: &d.senders,
+            delays: [&d.sender_delay, &d.receiver_delay],
+            access: (&d.access_rate, &d.access_buffer),
+        };
+        dumbbell_hosts(&h).map_err(|e| (e.line, e.path, e.msg))
+    }
+
+    const DUMBBELL: &str = "access_rate = \"1Gbps\"\naccess_buffer = \"50p\"\nbottleneck = { delay = \"9ms\", params = { target = \"5ms\" } }\n";
+
+    #[test]
+    fn dumbbell_hosts_are_one_to_a_thousand_senders_with_their_access_links() {
+        let table = format!(
+            "{DUMBBELL}senders = 2\nsender_delay = \"1ms\"\nreceiver_delay = [\"2ms\", \"3ms\"]"
+        );
+        let (nodes, dir_cfgs, ends) = hosts(&table, false).unwrap();
+        assert_eq!(nodes, ["s1", "s2", "gw1", "gw2", "r1", "r2"]);
+        let s = |n: &str, p: &str, e: (u32, u32), ms: u64| (n.to_string(), p.to_string(), e, ms);
+        let (sd, rd) = ("dumbbell.sender_delay", "dumbbell.receiver_delay");
+        assert_eq!(
+            dirs(&(dir_cfgs.clone(), ends)),
+            vec![
+                s("s1.access", &format!("{sd}[0]"), (0, 2), 1),
+                s("s1.access.rev", &format!("{sd}[0]"), (2, 0), 1),
+                s("r1.access", &format!("{rd}[0]"), (3, 4), 2),
+                s("r1.access.rev", &format!("{rd}[0]"), (4, 3), 2),
+                s("s2.access", &format!("{sd}[1]"), (1, 2), 1),
+                s("s2.access.rev", &format!("{sd}[1]"), (2, 1), 1),
+                s("r2.access", &format!("{rd}[1]"), (3, 5), 3),
+                s("r2.access.rev", &format!("{rd}[1]"), (5, 3), 3),
+            ]
+        );
+        // The access rate and buffer; nothing of the bottleneck's.
+        let (_, a, _) = &dir_cfgs[0];
+        assert_eq!(a.rate.as_ref().unwrap().get().as_bps(), 1_000_000_000);
+        assert_eq!(*a.buffer.as_ref().unwrap().get(), units::Size::Packets(50));
+        assert!(a.params.is_none() && a.qdisc.is_none());
+        assert_eq!(
+            hosts(
+                &table
+                    .replace("2\n", "1000\n")
+                    .replace("[\"2ms\", \"3ms\"]", "\"1ms\""),
+                false
+            )
+            .unwrap()
+            .0
+            .len(),
+            2002
+        );
+    }
+
+    #[test]
+    fn dumbbell_hosts_refuse_other_topologies_then_bad_counts_then_bad_delays() {
+        let at = |senders: &str, rd: &str, links_too| {
+            let table = format!(
+                "{DUMBBELL}senders = {senders}\nsender_delay = \"1ms\"\nreceiver_delay = {rd}"
+            );
+            hosts(&table, links_too).map(|_| ())
+        };
+        let both = "give either [dumbbell] or nodes + [[links]], not both";
+        assert_eq!(at("0", "[\"1ms\"]", true), Err(e(None, "dumbbell", both)));
+        let msg = "expected 1 to 1000 senders, got 0";
+        assert_eq!(
+            at("0", "[\"1ms\"]", false),
+            Err(e(Some(4), "dumbbell.senders", msg))
+        );
+        let msg = "expected 1 to 1000 senders, got 1001";
+        assert_eq!(
+            at("1001", "\"1ms\"", false),
+            Err(e(Some(4), "dumbbell.senders", msg))
+        );
+        let msg = "expected one delay or a list of 2 (one per sender), got 3 values";
+        assert_eq!(
+            at("2", "[\"1ms\", \"1ms\", \"1ms\"]", false),
+            Err(e(Some(6), "dumbbell.receiver_delay", msg))
+        );
+    }
+
+    #[test]
+    fn host_nodes_are_the_senders_the_gateways_and_the_receivers() {
+        assert_eq!(host_nodes(1), ["s1", "gw1", "gw2", "r1"]);
+        assert_eq!(
+            host_nodes(3),
+            ["s1", "s2", "s3", "gw1", "gw2", "r1", "r2", "r3"]
+        );
+    }
+
+    #[test]
+    fn check_nodes_wants_one_to_4000_names_each_once() {
+        let check = |names: &[&str]| {
+            let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+            let cx = ctx("nodes = []\n");
+            check_nodes(&cx, &names, Some(0..10)).map_err(|e| (e.line, e.path, e.msg))
+        };
+        assert_eq!(check(&["a", "b"]), Ok(()));
+        let msg = "no topology: expected a [dumbbell] table, or nodes = [...] and [[links]]";
+        assert_eq!(check(&[]), Err(e(None, "", msg)));
+        let many: Vec<String> = (0..4001).map(|i| format!("n{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let msg = "expected at most 4000 nodes, got 4001";
+        assert_eq!(check(&many), Err(e(Some(1), "nodes", msg)));
+        assert_eq!(check(&many[..4000]), Ok(()));
+        let msg = "expected a node name that is not empty or blank and has no control characters, got \" \"";
+        assert_eq!(check(&["a", " "]), Err(e(Some(1), "nodes[1]", msg)));
+        let msg = "expected a node name that is not empty or blank and has no control characters, got \"a\\nb\"";
+        assert_eq!(check(&["a\nb"]), Err(e(Some(1), "nodes[0]", msg)));
+        let msg = "node \"a\" is listed twice";
+        assert_eq!(check(&["a", "b", "a"]), Err(e(Some(1), "nodes[2]", msg)));
+    }
+
+    #[test]
+    fn link_ends_are_two_named_nodes_and_a_new_name() {
+        let names: Vec<String> = ["a", "b", "c"].iter().map(|n| n.to_string()).collect();
+        let lookup = NodeLookup::new(&names);
+        let before: DirCfgs = vec![("x".into(), RawDirection::default(), "links[0]".into())];
+        let ends = |table: &str| {
+            let l: RawDirection = toml::from_str(table).unwrap();
+            let cx = ctx(table);
+            let keys = [&l.from, &l.to, &l.name];
+            link_ends(&LinkIn::new(&cx, &lookup, "links[1]", keys, &before))
+                .map_err(|e| (e.line, e.path, e.msg))
+        };
+        let link = |from: &str, to: &str, name: &str| {
+            format!("from = \"{from}\"\nto = \"{to}\"\nname = \"{name}\"")
+        };
+        assert_eq!(ends(&link("c", "a", "ca")), Ok((2, 0, "ca".to_string())));
+        // The keys' errors in order: from, to, name given; the nodes; the name.
+        let need = |k: &str| format!("a link needs {k} = ...");
+        assert_eq!(ends(""), Err(e(None, "links[1].from", &need("from"))));
+        assert_eq!(
+            ends("from = \"z\""),
+            Err(e(None, "links[1].to", &need("to")))
+        );
+        assert_eq!(
+            ends("from = \"z\"\nto = \"z\""),
+            Err(e(None, "links[1].name", &need("name")))
+        );
+        let msg = "expected one of the nodes (a, b, c), got \"z\"";
+        assert_eq!(
+            ends(&link("z", "z", "x")),
+            Err(e(Some(1), "links[1].from", msg))
+        );
+        assert_eq!(
+            ends(&link("a", "z", "x")),
+            Err(e(Some(2), "links[1].to", msg))
+        );
+        let msg = "a link must join two different nodes";
+        assert_eq!(
+            ends(&link("b", "b", "x")),
+            Err(e(Some(2), "links[1].to", msg))
+        );
+        let msg = "a link name must be non-empty and not end in .rev (NAME.rev names its reverse direction)";
+        assert_eq!(
+            ends(&link("a", "b", "ab.rev")),
+            Err(e(Some(3), "links[1].name", msg))
+        );
+        assert_eq!(
+            ends(&link("a", "b", "")),
+            Err(e(Some(3), "links[1].name", msg))
+        );
+        let msg = "link name \"x\" is used twice";
+        assert_eq!(
+            ends(&link("a", "b", "x")),
+            Err(e(Some(3), "links[1].name", msg))
+        );
+    }
+
+    #[test]
+    fn read_topology_takes_each_links_settings_as_the_file_gives_them() {
+        let read = |text: &str| {
+            let raw: RawScenario = toml::from_str(text).unwrap();
+            let cx = ctx(text);
+            read_topology(&cx, &raw).map_err(|e| (e.line, e.path, e.msg))
+        };
+        let params = |d: &RawDirection| d.params.as_ref().map(|p| p.get_ref().to_string());
+        let target = Some("target = \"5ms\"\n".to_string());
+        let text = format!("duration = \"1s\"\n[dumbbell]\nsenders = 1\nsender_delay = \"1ms\"\nreceiver_delay = \"1ms\"\n{DUMBBELL}");
+        let (nodes, dir_cfgs, ends) = read(&text).unwrap();
+        assert_eq!(nodes, ["s1", "gw1", "gw2", "r1"]);
+        let (name, b, path) = &dir_cfgs[4];
+        assert_eq!(
+            (name.as_str(), path.as_str()),
+            ("bottleneck", "dumbbell.bottleneck")
+        );
+        assert_eq!((params(b), ends[4]), (target.clone(), (1, 2)));
+        let (name, rev, path) = &dir_cfgs[5];
+        assert_eq!(
+            (name.as_str(), path.as_str()),
+            ("bottleneck.rev", "dumbbell.bottleneck.reverse")
+        );
+        assert_eq!((params(rev), ends[5]), (target.clone(), (2, 1)));
+        // Links: each link's direction and its reverse, in order.
+        let text = "duration = \"1s\"\nnodes = [\"a\", \"b\"]\n[[links]]\nname = \"l\"\nfrom = \"a\"\nto = \"b\"\ndelay = \"1ms\"\nparams = { target = \"5ms\" }\nreverse = { qdisc = \"pie\" }";
+        let (nodes, dir_cfgs, ends) = read(text).unwrap();
+        assert_eq!(nodes, ["a", "b"]);
+        let names: Vec<(&str, &str)> = dir_cfgs
+            .iter()
+            .map(|(n, _, p)| (n.as_str(), p.as_str()))
+            .collect();
+        assert_eq!(names, [("l", "links[0]"), ("l.rev", "links[0].reverse")]);
+        assert_eq!(ends, [(0, 1), (1, 0)]);
+        // A new discipline on the reverse starts from its own defaults.
+        assert_eq!(
+            (params(&dir_cfgs[0].1), params(&dir_cfgs[1].1)),
+            (target, None)
+        );
+        // The topology's errors: a dumbbell alone, then its keys; the nodes, then each link's.
+        let both = format!("{text}\n[dumbbell]\nsenders = 1\nsender_delay = \"1ms\"\nreceiver_delay = \"1ms\"\n{DUMBBELL}");
+        let msg = "give either [dumbbell] or nodes + [[links]], not both";
+        assert_eq!(read(&both).map(|_| ()), Err(e(None, "dumbbell", msg)));
+        let msg = "a link needs a delay, like delay = \"10ms\"";
+        assert_eq!(
+            read(&text.replace("delay = \"1ms\"\n", "")).map(|_| ()),
+            Err(e(None, "links[0].delay", msg))
+        );
+        let msg = "node \"a\" is listed twice";
+        assert_eq!(
+            read(
+                &text
+                    .replace("\"a\", \"b\"", "\"a\", \"a\"")
+                    .replace("delay = \"1ms\"\n", "")
+            )
+            .map(|_| ()),
+            Err(e(Some(2), "nodes[1]", msg))
+        );
     }
 }
