@@ -435,3 +435,22 @@ def test_summary_written_with_the_runs_own_resolved_scenario_is_the_same_text(tm
     res = aqmlab.run(text, out=tmp_path / "o", progress=False, keep=False)
     assert res.summary["provenance"]["resolved_scenario"] == resolved
     assert (tmp_path / "o" / "scenario.resolved.toml").read_text(encoding="utf-8") == resolved
+
+
+def test_the_native_loader_splits_set_args_as_the_command_line_gives_them():
+    """`aqmlab run --set` hands its strings to the native loader as typed: split at the first
+    "=", stripped as Python's str.strip does (U+001C..U+001F too), a key given again kept at its
+    first place with its last value (as the dict the CLI built before issue 20)."""
+    from aqmlab import _core
+
+    path = str(ROOT / "scenarios" / "bulk-dumbbell.toml")
+    r = _core.load_scenario(
+        path,
+        set_args=[" duration = 2s ", "\x1cname\x1f=a=b", "seed=3", "duration=1s"],
+    )
+    assert r.set_args() == [("duration", "1s"), ("name", "a=b"), ("seed", "3")]
+    assert r.duration_s == 1.0
+    for bad in ("duration", "=1s", " \x1d=1s"):
+        with pytest.raises(aqmlab.ScenarioError) as e:
+            _core.load_scenario(path, set_args=["seed=3", bad])
+        assert str(e.value) == f"--set {bad!r}: expected NAME=VALUE"

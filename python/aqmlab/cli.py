@@ -574,7 +574,7 @@ def _on_signal(signum: int, _frame: object) -> None:
 def _cmd_run(a: argparse.Namespace) -> int:
     from aqmlab import scenarios
     from aqmlab.outdir import OutputFolder
-    from aqmlab.run import TomlText, load, provenance_of, simulate
+    from aqmlab.run import provenance_of, simulate
 
     a.scenario = scenarios.resolve(a.scenario)
     if not os.path.exists(a.scenario) and os.sep not in a.scenario and "/" not in a.scenario:
@@ -584,8 +584,12 @@ def _cmd_run(a: argparse.Namespace) -> int:
         )
 
     qdisc = dict(_pairs(a.qdisc, "--qdisc"))
-    # As typed: 10 and true are a number and a boolean, 10Mbps a string.
-    sets = {k: TomlText(v) for k, v in _pairs(a.set, "--set")}
+    # The native loader splits each --set KEY=VALUE and reads its value as typed (10 and true
+    # are a number and a boolean, 10Mbps a string); one without a key is refused here, before
+    # the flags after it are checked.
+    for it in a.set:
+        if not it.partition("=")[0].strip() or "=" not in it:
+            raise _UsageError(f"--set {it!r}: expected NAME=VALUE")
     trace_flows: dict[int, str] = {}
     for flow, every in _pairs(a.trace_flow, "--trace-flow"):
         if not flow.isdigit():
@@ -608,15 +612,17 @@ def _cmd_run(a: argparse.Namespace) -> int:
     loaded = []
     for label, qd, arm_out in arms:
         try:
-            r = load(
+            # Straight to the native loader (the flags' values are strings, checked above): it
+            # splits each --set KEY=VALUE and reads the value where it edits the scenario.
+            r = _core.load_scenario(
                 # Always a path: the command line takes files (a path may hold "=" or a newline).
-                pathlib.Path(a.scenario),
-                seed=a.seed,
-                qdisc=qd,
-                set=sets,
+                scenarios.resolve(pathlib.Path(a.scenario)),
+                a.seed,
+                list(qd.items()),
                 packet_log=a.packet_log,
-                unset=a.unset,
-                trace_flows=trace_flows,
+                unsets=a.unset,
+                trace_flows=list(trace_flows.items()),
+                set_args=a.set,
             )
         except ScenarioError as e:
             # A --compare arm passes its swap as a qdisc override: name the flag the user wrote.
@@ -670,7 +676,7 @@ def _cmd_run(a: argparse.Namespace) -> int:
                 scenario=a.scenario,
                 seed=a.seed,
                 qdisc=qd,
-                set=dict(sets),
+                set=dict(r.set_args()),
                 packet_log=a.packet_log,
                 unset=a.unset,
                 command=None if _ARGV is None else ["aqmlab", *_ARGV],

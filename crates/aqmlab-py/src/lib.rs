@@ -218,6 +218,8 @@ struct Run {
     /// The resolved scenario's text (taken from `scenario.resolved`), Snappy-compressed: it
     /// lists every flow (about 115 bytes each, a few compressed), and is read only at the end.
     resolved: Vec<u8>,
+    /// The `--set KEY=VALUE` strings [`load_scenario`] took as `set_args`, as it split them.
+    set_args: Vec<(String, String)>,
 }
 
 impl Run {
@@ -398,6 +400,12 @@ impl Run {
     /// `[(link direction, "NAME=VALUE")]`.
     fn dropped_params(&self) -> Vec<(String, String)> {
         self.scenario.dropped_params.clone()
+    }
+    /// The `set_args` the run was loaded with (`--set KEY=VALUE`), as `[(KEY, VALUE)]` split
+    /// and stripped, a key given twice once (its last value, at its first place): what the
+    /// run's provenance records.
+    fn set_args(&self) -> Vec<(String, String)> {
+        self.set_args.clone()
     }
     /// Lines the scenario's author should read (e.g. RED's automatic parameters on a link with
     /// several rates); `aqmlab run` prints them.
@@ -618,20 +626,49 @@ fn scenario_err(e: aqmlab_sim::scenario::ScenarioError) -> PyErr {
 /// Loads the scenario at `path` with overrides: `seed`, `qdisc` (`[(LINK, KIND)]`) and `sets`
 /// (`[(KEY.PATH, VALUE)]`; `varied`: `[(KEY.PATH, OPTION)]` for the keys a sweep varies, which
 /// errors name by that option; `trace_flows`: `[(FLOW, EVERY)]` as `--trace-flow FLOW=EVERY`). Raises ScenarioError naming file, line and key on bad input.
+/// `set_args` are `--set KEY=VALUE` strings as the command line gives them, split here (key
+/// and value stripped as Python's `str.strip` does) and added to `sets` as a dict would take
+/// them: a key given again keeps its first place and takes the last value. Its value is read
+/// where the edit is made ([`aqmlab_sim::scenario::resolve_with_edits`]: a TOML value when it
+/// is one, else the text).
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new(), trace_flows=Vec::new()))]
+#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new(), trace_flows=Vec::new(), set_args=Vec::new()))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments, each optional
 fn load_scenario(
+    py: Python<'_>,
     path: &str,
     seed: Option<u64>,
     qdisc: Vec<(String, String)>,
-    sets: Vec<(String, String)>,
+    mut sets: Vec<(String, String)>,
     packet_log: Vec<String>,
     text: Option<String>,
     unsets: Vec<String>,
     varied: Vec<(String, String)>,
     trace_flows: Vec<(u64, String)>,
+    set_args: Vec<String>,
 ) -> PyResult<Run> {
+    // Python's whitespace: Rust's and the separators U+001C..U+001F.
+    let strip = |s: &str| {
+        s.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+            .to_string()
+    };
+    let mut split = Vec::with_capacity(set_args.len());
+    for arg in &set_args {
+        let (key, value) = match arg.split_once('=').map(|(k, v)| (strip(k), strip(v))) {
+            Some((key, value)) if !key.is_empty() => (key, value),
+            _ => {
+                let shown = pyo3::types::PyString::new(py, arg).repr()?;
+                let msg = format!("--set {shown}: expected NAME=VALUE");
+                return Err(ScenarioError::new_err(msg));
+            }
+        };
+        for list in [&mut sets, &mut split] {
+            match list.iter_mut().find(|(k, _)| *k == key) {
+                Some(kv) => kv.1 = value.clone(),
+                None => list.push((key.clone(), value.clone())),
+            }
+        }
+    }
     let (text, dir, stem) = scenario_text(path, text)?;
     let ov = overrides(seed, qdisc, packet_log, varied, trace_flows);
     let r = aqmlab_sim::scenario::resolve_with_edits(&text, path, &dir, &stem, &unsets, &sets, &ov)
@@ -651,6 +688,7 @@ fn load_scenario(
         wall_s: 0.0,
         cumulative: Vec::new(),
         resolved,
+        set_args: split,
     })
 }
 

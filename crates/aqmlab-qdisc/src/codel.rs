@@ -65,6 +65,9 @@ pub struct CodelConfig {
 
 /// Reads the CoDel parameters common to CoDel, FQ-CoDel and LSTF-CoDel (`target`, `interval`,
 /// `mtu`, `ecn`, `ce_threshold`, `variant`, and `l4s` where the table has it) and checks them.
+/// CoDel's configuration is these and its `limit` ([`crate::AnyConfig::from_params`] puts them
+/// together: a typed value given with `--set` is handed from the checked table to
+/// [`CodelParams`] here, in one step).
 pub fn codel_params_from(p: &Params) -> Result<CodelParams, ConfigError> {
     let variant = Variant::from_index(p.choice("variant"));
     let (target, interval) = (p.duration("target"), p.duration("interval"));
@@ -91,14 +94,6 @@ pub fn codel_params_from(p: &Params) -> Result<CodelParams, ConfigError> {
 }
 
 impl CodelConfig {
-    /// Reads and checks the parameters.
-    pub fn from_params(p: &Params) -> Result<Self, ConfigError> {
-        Ok(CodelConfig {
-            limit: p.size("limit"),
-            params: codel_params_from(p)?,
-        })
-    }
-
     /// RFC 8289 defaults with the given limit and variant.
     pub fn with_defaults(limit: Size, variant: Variant) -> Self {
         CodelConfig {

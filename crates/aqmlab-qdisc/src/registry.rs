@@ -3,7 +3,7 @@
 
 use crate::cake::{Cake, CakeConfig};
 use crate::cobalt::{Cobalt, CobaltConfig};
-use crate::codel::{Codel, CodelConfig};
+use crate::codel::{codel_params_from, Codel, CodelConfig};
 use crate::contract::{Backlog, QdiscCx, QueueDisc};
 use crate::droptail::{DropTail, DropTailConfig};
 use crate::dualpi2::{DualPi2, Dualpi2Config};
@@ -235,7 +235,10 @@ impl AnyConfig {
         Ok(match Kind::from_name(p.kind())? {
             Kind::DropTail => AnyConfig::DropTail(DropTailConfig::from_params(p)?),
             Kind::Red => AnyConfig::Red(RedConfig::from_params(p)?),
-            Kind::Codel => AnyConfig::Codel(CodelConfig::from_params(p)?),
+            Kind::Codel => AnyConfig::Codel(CodelConfig {
+                limit: p.size("limit"),
+                params: codel_params_from(p)?,
+            }),
             Kind::LstfCodel => AnyConfig::LstfCodel(LstfCodelConfig::from_params(p)?),
             Kind::FqCodel => AnyConfig::FqCodel(FqCodelConfig::from_params(p)?),
             Kind::Pie => AnyConfig::Pie(PieConfig::from_params(p)?),

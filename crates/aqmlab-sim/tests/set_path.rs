@@ -30,15 +30,11 @@ const fn hop(file: &'static str, name: &'static str, calls: &'static [&'static s
 /// The path, in the doc's order.
 fn path() -> Vec<Hop> {
     vec![
-        hop("python/aqmlab/cli.py", "_cmd_run", &["_pairs(", "load("]),
-        hop("python/aqmlab/cli.py", "_pairs", &[]),
         hop(
-            "python/aqmlab/run.py",
-            "load",
-            &["_native_args(", "_core.load_scenario("],
+            "python/aqmlab/cli.py",
+            "_cmd_run",
+            &["_core.load_scenario("],
         ),
-        hop("python/aqmlab/run.py", "_native_args", &["_toml_value("]),
-        hop("python/aqmlab/run.py", "_toml_value", &[]),
         hop(
             "crates/aqmlab-py/src/lib.rs",
             "load_scenario",
@@ -49,18 +45,12 @@ fn path() -> Vec<Hop> {
             "resolve_with_edits",
             &["edit(", "resolve_expanded("],
         ),
-        hop(
-            "crates/aqmlab-sim/src/scenario/edits.rs",
-            "edit",
-            &["set_in("],
-        ),
-        hop("crates/aqmlab-sim/src/scenario/edits.rs", "set_in", &[]),
+        hop("crates/aqmlab-sim/src/scenario/edits.rs", "edit", &[]),
         hop(
             "crates/aqmlab-sim/src/scenario/resolve.rs",
             "resolve_expanded",
-            &["parse(", "read_topology(", "disc_params(", "direction("],
+            &["read_topology(", "disc_params(", "direction("],
         ),
-        hop("crates/aqmlab-sim/src/scenario/resolve.rs", "parse", &[]),
         hop(
             "crates/aqmlab-sim/src/scenario/links.rs",
             "read_topology",
@@ -81,24 +71,37 @@ fn path() -> Vec<Hop> {
         hop(
             "crates/aqmlab-qdisc/src/registry.rs",
             "from_params",
-            &["CodelConfig::from_params("],
-        ),
-        hop(
-            "crates/aqmlab-qdisc/src/codel.rs",
-            "from_params",
             &["codel_params_from("],
         ),
         hop("crates/aqmlab-qdisc/src/codel.rs", "codel_params_from", &[]),
     ]
 }
 
-/// The source of the one function `name` of `text` (outside its tests): from its `fn`/`def`
-/// line to the end of its body.
-fn body<'a>(file: &str, text: &'a str, name: &str) -> &'a str {
+/// The functions cut from the path (issue 20), by file: none of them is defined again outside
+/// the file's tests.
+const GONE: &[(&str, &str)] = &[
+    ("crates/aqmlab-sim/src/scenario/edits.rs", "set_in"),
+    ("crates/aqmlab-sim/src/scenario/resolve.rs", "parse"),
+    // `CodelConfig::from_params`.
+    ("crates/aqmlab-qdisc/src/codel.rs", "from_params"),
+];
+
+/// What a function on the path must not do to the value on its way: `(file, function, text)`.
+/// The CLI hands the `--set` strings to the native loader as typed, not through the Python API
+/// (`load`, `_native_args`, `_toml_value`) nor split first (`_pairs`, `TomlText`).
+const NOT_ON_THE_WAY: &[(&str, &str, &str)] = &[
+    ("python/aqmlab/cli.py", "_cmd_run", "_pairs(a.set"),
+    ("python/aqmlab/cli.py", "_cmd_run", "TomlText("),
+    ("python/aqmlab/cli.py", "_cmd_run", "load("),
+    ("python/aqmlab/cli.py", "_cmd_run", "_native_args("),
+    ("python/aqmlab/cli.py", "_cmd_run", "_toml_value("),
+];
+
+/// Where function `name` is defined in `text` (of `file`, its tests cut off): the offsets of
+/// its `fn`/`def` lines.
+fn heads(file: &str, text: &str, name: &str) -> Vec<usize> {
     let python = file.ends_with(".py");
-    let text = text.split("#[cfg(test)]").next().unwrap();
-    let heads: Vec<usize> = text
-        .match_indices(&format!("{} {name}", if python { "def" } else { "fn" }))
+    text.match_indices(&format!("{} {name}", if python { "def" } else { "fn" }))
         .map(|(i, _)| i)
         .filter(|&i| {
             let after = text[i..].split_once(name).unwrap().1;
@@ -108,7 +111,15 @@ fn body<'a>(file: &str, text: &'a str, name: &str) -> &'a str {
                     .split_whitespace()
                     .all(|w| ["pub", "pub(super)", "pub(crate)", "const"].contains(&w))
         })
-        .collect();
+        .collect()
+}
+
+/// The source of the one function `name` of `text` (outside its tests): from its `fn`/`def`
+/// line to the end of its body.
+fn body<'a>(file: &str, text: &'a str, name: &str) -> &'a str {
+    let python = file.ends_with(".py");
+    let text = text.split("#[cfg(test)]").next().unwrap();
+    let heads = heads(file, text, name);
     assert_eq!(heads.len(), 1, "{file}: {name} is defined once");
     let start = text[..heads[0]].rfind('\n').map_or(0, |n| n + 1);
     let indent = text[start..].len() - text[start..].trim_start().len();
@@ -194,4 +205,26 @@ fn the_module_doc_lists_the_path() {
         text.contains(&format!(": {} functions, each handing", path.len())),
         "the doc's count"
     );
+}
+
+#[test]
+fn the_functions_cut_from_the_path_stay_off_it() {
+    for (file, name) in GONE {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        let text = text.split("#[cfg(test)]").next().unwrap();
+        assert!(
+            heads(file, text, name).is_empty(),
+            "{file}: {name} is back (issue 20 cut it from the --set path)"
+        );
+    }
+    for (file, name, text) in NOT_ON_THE_WAY {
+        let src = std::fs::read_to_string(root().join(file)).unwrap();
+        assert!(
+            !calls(body(file, &src, name), text),
+            "{file}: {name} has {text} again (issue 20 cut it from the --set path)"
+        );
+    }
+    // The CLI gives the strings as typed.
+    let cli = std::fs::read_to_string(root().join("python/aqmlab/cli.py")).unwrap();
+    assert!(body("python/aqmlab/cli.py", &cli, "_cmd_run").contains("set_args=a.set,"));
 }

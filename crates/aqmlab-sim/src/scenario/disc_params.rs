@@ -11,42 +11,46 @@
 //!
 //! The path of `aqmlab run --set links[0].params.target=5ms` (or
 //! `dumbbell.bottleneck.params.target`) through the code, from the command line to the typed
-//! `target` in CoDel's configuration: 19 functions, each handing the value (as text, a TOML
-//! value, or typed) to the next; typed at the 14th, once. Every function that has the value in
+//! `target` in CoDel's configuration: 12 functions, each handing the value (as text, a TOML
+//! value, or typed) to the next; typed at the 8th, once. Every function that has the value in
 //! hand on its way is counted, the callers that only pass it on included; not counted are the
 //! libraries' readers (`toml_edit`, serde), checks that only look at the `--set` table's type or
-//! key, the accessor that gives the typed value back (`Params::duration`), and side trips that
-//! hand nothing on (`mtu_from_traffic`, which edits another entry of the same table).
-//! 1. `cli.py` `_cmd_run`: the `--set` options, split by
-//! 2. `cli.py` `_pairs`, as `TomlText` values to
-//! 3. `run.py` `load`, which passes them through
-//! 4. `run.py` `_native_args` and
-//! 5. `run.py` `_toml_value` (the TOML literal as typed) to the native loader,
-//! 6. `lib.rs` `load_scenario` (aqmlab-py), to
-//! 7. `edits.rs` `resolve_with_edits`, which has
-//! 8. `edits.rs` `edit` read it as a TOML value and
-//! 9. `edits.rs` `set_in` write it into the scenario's TOML document, then gives the text to
-//! 10. `resolve.rs` `resolve_expanded`, whose steps are:
-//! 11. `resolve.rs` `parse` (the document read into the raw types: a TOML value in `params`),
-//! 12. `links.rs` `read_topology` (each link direction's raw settings, a `reverse` merged),
-//! 13. `disc_params.rs` `disc_params` (the direction's discipline known, the value's text
-//!     given to its spec), read by
-//! 14. `params.rs` `read` (`ParamSpec::read`, aqmlab-qdisc): its typed value ([`Given::Read`]);
-//! 15. `links.rs` `direction` (with the buffer, and the values taken from the link and the
-//!     traffic, typed), to
-//! 16. `params.rs` `with_values` (`Params::with_values`: the range checked, no text parsed),
+//! key (`cli.py` refuses a `--set` without `=` before the flags after it are checked), the
+//! accessor that gives the typed value back (`Params::duration`), and side trips that hand
+//! nothing on (`mtu_from_traffic`, which edits another entry of the same table; `parse_error`,
+//! which words an error).
+//! 1. `cli.py` `_cmd_run`: the `--set KEY=VALUE` strings as typed, straight to
+//! 2. `lib.rs` `load_scenario` (aqmlab-py), which splits each (the one place that does), to
+//! 3. `edits.rs` `resolve_with_edits`, which has
+//! 4. `edits.rs` `edit` read the value as a TOML value (the one place that does) and write it
+//!    into the scenario's TOML document (with the `--unset`s before it and the counts after it,
+//!    in one pass with one origin map), then gives the text to
+//! 5. `resolve.rs` `resolve_expanded`, which reads it into the raw types (serde: a TOML value
+//!    in `params`), and whose steps are:
+//! 6. `links.rs` `read_topology` (each link direction's raw settings, a `reverse` merged),
+//! 7. `disc_params.rs` `disc_params` (the direction's discipline known, the value's text
+//!    given to its spec), read by
+//! 8. `params.rs` `read` (`ParamSpec::read`, aqmlab-qdisc): its typed value ([`Given::Read`]);
+//! 9. `links.rs` `direction` (with the buffer, and the values taken from the link and the
+//!    traffic, typed), to
+//! 10. `params.rs` `with_values` (`Params::with_values`: the range checked, no text parsed),
 //!     and the checked table to
-//! 17. `registry.rs` `from_params` (`AnyConfig::from_params`), to
-//! 18. `codel.rs` `from_params` (`CodelConfig::from_params`), to
-//! 19. `codel.rs` `codel_params_from` (the typed `target` in `CodelParams`).
+//! 11. `registry.rs` `from_params` (`AnyConfig::from_params`, which makes CoDel's
+//!     configuration of its `limit` and), to
+//! 12. `codel.rs` `codel_params_from` (the typed `target` in `CodelParams`).
 //!
-//! Counted the same way, the path had 23 functions before this list was written (the list
-//! then in this doc named 12 of them): `lib.rs` `resolve` (between 6 and 7); `topology`, which
-//! called 12 and a loop over the directions (then `disc_params`) that called 13 (then
-//! `direction_params`); and the loop `directions` (between 10 and 15) carried
-//! the value too. `tests/set_path.rs` pins this list: each function calls the next ones named
-//! here directly, and this doc lists the same functions, so a function put back in between
-//! fails it.
+//! Counted the same way, the path had 19 functions before this list was cut to 12 (issue 20),
+//! and 23 before the list was first written. The 7 gone: `cli.py` `_pairs` (the CLI's split;
+//! the native loader splits now) and the Python API between the CLI and the native loader,
+//! `run.py` `load`, `_native_args` and `_toml_value` (the API's `set=` dict still goes that
+//! way: its Python values are written as TOML literals by `_toml_value`, one function);
+//! `edits.rs` `set_in` (its steps down the key path are a loop in 4); `resolve.rs` `parse`
+//! (5 reads the text itself, `parse_error` words a failure); and `codel.rs`
+//! `CodelConfig::from_params` (11 makes the configuration). Before the first list: `lib.rs`
+//! `resolve` (between 2 and 3); `topology`, which called 6 and a loop over the directions (then
+//! `disc_params`) that called 7 (then `direction_params`); and the loop `directions` (between
+//! 5 and 9). `tests/set_path.rs` pins this list: each function calls the next ones named here
+//! directly, this doc lists the same functions, and the functions gone are not back on it.
 
 use super::*;
 use aqmlab_qdisc::Given;

@@ -193,11 +193,69 @@ pub(crate) fn edit<'a>(
             msg,
         };
         let path = key_path(key, &bad, true)?;
-        let new_value: toml_edit::Value = match value.parse::<toml_edit::Value>() {
+        // The value as typed: read here, once (its spec types it where the scenario is read).
+        let value: toml_edit::Value = match value.parse::<toml_edit::Value>() {
             Ok(v) if !v.is_datetime() => v,
             _ => toml_edit::Value::from(value.as_str()),
         };
-        set_in(doc.as_table_mut(), &path, &new_value, &bad)?;
+        // Down the path to the key, one key (and its index) at a step.
+        let mut table: &mut dyn toml_edit::TableLike = doc.as_table_mut();
+        let mut rest = &path[..];
+        loop {
+            let (key, idx, tail) = match rest {
+                [Seg::Key(k), Seg::Index(i), tail @ ..] => (k, Some(*i), tail),
+                [Seg::Key(k), tail @ ..] => (k, None, tail),
+                _ => unreachable!(
+                    "a key path starts with a key and has one index after a key at most"
+                ),
+            };
+            match idx {
+                None if tail.is_empty() => {
+                    table.insert(key, toml_edit::Item::Value(value));
+                    break;
+                }
+                None => {
+                    if table.get(key).is_none() {
+                        // An inline table (`params = { mode = "packet" }`), not dotted keys
+                        // (`params.mode = "packet"`): the toml crate cannot read dotted keys
+                        // into the spanned tables the scenario uses (toml-rs/toml#798).
+                        let t = toml_edit::InlineTable::new();
+                        table.insert(
+                            key,
+                            toml_edit::Item::Value(toml_edit::Value::InlineTable(t)),
+                        );
+                    }
+                    table = table
+                        .get_mut(key)
+                        .and_then(|it| it.as_table_like_mut())
+                        .ok_or_else(|| bad(format!("{key} is not a table")))?;
+                }
+                Some(i) => match table.get_mut(key) {
+                    Some(toml_edit::Item::ArrayOfTables(a)) => {
+                        if tail.is_empty() {
+                            return Err(bad(format!(
+                                "{key}[{i}] is a table: set one of its keys instead"
+                            )));
+                        }
+                        let len = a.len();
+                        table = a
+                            .get_mut(i)
+                            .ok_or_else(|| bad(format!("{key} has {len} elements, no [{i}]")))?;
+                    }
+                    Some(toml_edit::Item::Value(toml_edit::Value::Array(arr)))
+                        if tail.is_empty() =>
+                    {
+                        if i >= arr.len() {
+                            return Err(bad(format!("{key} has {} elements, no [{i}]", arr.len())));
+                        }
+                        arr.replace(i, value);
+                        break;
+                    }
+                    _ => return Err(bad(format!("{key} is not an array of tables"))),
+                },
+            }
+            rest = tail;
+        }
         ed.set_paths.push(path);
     }
     if counts {
@@ -305,8 +363,33 @@ impl Edited<'_> {
         e
     }
 
+    /// An error about key `key` of `[[flows]]` table `i` of the file as written (before the
+    /// expansion): named by its line, or by the `--set` that wrote it.
+    fn flow_error(&self, i: usize, (key, msg): (&str, String)) -> ScenarioError {
+        let path = vec![
+            Seg::Key("flows".into()),
+            Seg::Index(i),
+            Seg::Key(key.into()),
+        ];
+        let lines: BTreeMap<Vec<Seg>, usize> = key_lines(self.original).into_iter().collect();
+        let line = match self.origin_of(&path, &lines, false) {
+            Origin::File(l) => Some(l),
+            _ => None,
+        };
+        let e = ScenarioError {
+            file: self.file.to_string(),
+            line,
+            path: path_text(&path),
+            msg,
+        };
+        attribute_to_set(e, self.sets, self.varied).0
+    }
+
     /// Expands every flow with a `count` in `doc` (see the module's comment); `None` when no
-    /// flow has one. Errors name the file's line of the counted table's key.
+    /// flow has one. Errors name the file's line of the counted table's key. The total is
+    /// checked before anything is expanded ([`flow_total`]), then each table in order: its
+    /// `count` ([`count_of`]), its per-flow lists ([`has_lists`]), and either one table the
+    /// loader stamps ([`stamped`]) or its instances written out ([`instance`]).
     fn expand_counts(
         &self,
         doc: &mut toml_edit::DocumentMut,
@@ -317,36 +400,9 @@ impl Edited<'_> {
         if !flows.iter().any(|t| t.contains_key("count")) {
             return Ok(None);
         }
-        let bad = |i: usize, key: &str, msg: String| {
-            let path = vec![
-                Seg::Key("flows".into()),
-                Seg::Index(i),
-                Seg::Key(key.into()),
-            ];
-            let lines: BTreeMap<Vec<Seg>, usize> = key_lines(self.original).into_iter().collect();
-            let line = match self.origin_of(&path, &lines, false) {
-                Origin::File(l) => Some(l),
-                _ => None,
-            };
-            let e = ScenarioError {
-                file: self.file.to_string(),
-                line,
-                path: path_text(&path),
-                msg,
-            };
-            attribute_to_set(e, self.sets, self.varied).0
-        };
-        // The total is checked before anything is expanded, so many large counts fail before
-        // their copies are made (a count out of range is reported below, with its line).
-        let total: usize = flows
-            .iter()
-            .map(|t| {
-                t.get("count")
-                    .and_then(|c| c.as_integer())
-                    .filter(|n| (1..=MAX_FLOWS as i64).contains(n))
-                    .map_or(1, |n| n as usize)
-            })
-            .sum();
+        // Many large counts fail before their copies are made (a count out of range is
+        // reported below, with its line).
+        let total = flow_total(flows);
         if total > MAX_FLOWS {
             return Err(ScenarioError {
                 file: self.file.to_string(),
@@ -369,73 +425,18 @@ impl Edited<'_> {
                 x.stamps.push(None);
                 continue;
             };
-            let n = match c.as_integer() {
-                Some(n) if (1..=MAX_FLOWS as i64).contains(&n) => n as usize,
-                _ => {
-                    return Err(bad(
-                        i,
-                        "count",
-                        format!(
-                            "expected a number of flows from 1 to {MAX_FLOWS}, got {}",
-                            c.to_string().trim()
-                        ),
-                    ))
-                }
-            };
-            let mut lists = false;
-            for (key, item) in t.iter() {
-                if let Some(a) = per_flow(key, item) {
-                    lists = true;
-                    if a.len() != n {
-                        return Err(bad(
-                            i,
-                            key,
-                            format!(
-                                "expected one value, or a list of {n} (one per flow of count = {n}), got {} values",
-                                a.len()
-                            ),
-                        ));
-                    }
-                }
-            }
-            if !lists {
+            let n = count_of(c).map_err(|msg| self.flow_error(i, ("count", msg)))?;
+            if !has_lists(t, n).map_err(|e| self.flow_error(i, e))? {
                 // Every flow of the group is this table but for its name: one table, stamped
                 // N times by the loader, which names the instances.
-                let mut one = toml_edit::Table::new();
-                for (key, item) in t.iter() {
-                    if key != "count" {
-                        one.insert(key, item.clone());
-                    }
-                }
-                out.push(one);
+                out.push(stamped(t));
                 x.flows.extend((0..n).map(|j| (i, j, n)));
                 x.tables.push((i, 0, n));
                 x.stamps.push(Some(n));
                 continue;
             }
             for j in 0..n {
-                let mut one = toml_edit::Table::new();
-                for (key, item) in t.iter() {
-                    if key == "count" {
-                        continue;
-                    }
-                    let v = match per_flow(key, item) {
-                        Some(a) => {
-                            // An element of a multi-line array carries its line break and
-                            // indent as decor; written as a key's value it would put the value
-                            // on the next line, which is not TOML.
-                            let mut v = a.get(j).expect("checked length").clone();
-                            v.decor_mut().clear();
-                            toml_edit::Item::Value(v)
-                        }
-                        None => item.clone(),
-                    };
-                    one.insert(key, v);
-                }
-                if let Some(name) = t.get("name").and_then(|v| v.as_str()) {
-                    one.insert("name", toml_edit::value(format!("{name}-{}", j + 1)));
-                }
-                out.push(one);
+                out.push(instance(t, j));
                 x.flows.push((i, j, n));
                 x.tables.push((i, j, n));
                 x.stamps.push(None);
@@ -444,6 +445,90 @@ impl Edited<'_> {
         doc.insert("flows", toml_edit::Item::ArrayOfTables(out));
         Ok(Some(x))
     }
+}
+
+/// The number of flows the `[[flows]]` tables stand for, each `count` counted (one that is not
+/// a number from 1 to [`MAX_FLOWS`] as 1: [`count_of`] refuses it).
+fn flow_total(flows: &toml_edit::ArrayOfTables) -> usize {
+    flows
+        .iter()
+        .map(|t| {
+            t.get("count")
+                .and_then(|c| c.as_integer())
+                .filter(|n| (1..=MAX_FLOWS as i64).contains(n))
+                .map_or(1, |n| n as usize)
+        })
+        .sum()
+}
+
+/// A flow table's `count`: a number from 1 to [`MAX_FLOWS`], else the error's message.
+fn count_of(c: &toml_edit::Item) -> Result<usize, String> {
+    match c.as_integer() {
+        Some(n) if (1..=MAX_FLOWS as i64).contains(&n) => Ok(n as usize),
+        _ => Err(format!(
+            "expected a number of flows from 1 to {MAX_FLOWS}, got {}",
+            c.to_string().trim()
+        )),
+    }
+}
+
+/// Whether counted table `t` (`count = n`) gives a key one value per flow ([`per_flow`]); a
+/// list of another length is an error: `(key, message)`.
+fn has_lists(t: &toml_edit::Table, n: usize) -> Result<bool, (&str, String)> {
+    let mut lists = false;
+    for (key, item) in t.iter() {
+        if let Some(a) = per_flow(key, item) {
+            lists = true;
+            if a.len() != n {
+                return Err((
+                    key,
+                    format!(
+                        "expected one value, or a list of {n} (one per flow of count = {n}), got {} values",
+                        a.len()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(lists)
+}
+
+/// Counted table `t` without its `count`: the one table the loader stamps N times.
+fn stamped(t: &toml_edit::Table) -> toml_edit::Table {
+    let mut one = toml_edit::Table::new();
+    for (key, item) in t.iter() {
+        if key != "count" {
+            one.insert(key, item.clone());
+        }
+    }
+    one
+}
+
+/// Instance `j` (from 0) of counted table `t` with per-flow lists: each list's `j`-th value,
+/// the other keys as written, and a `name` as `NAME-(j+1)`.
+fn instance(t: &toml_edit::Table, j: usize) -> toml_edit::Table {
+    let mut one = toml_edit::Table::new();
+    for (key, item) in t.iter() {
+        if key == "count" {
+            continue;
+        }
+        let v = match per_flow(key, item) {
+            Some(a) => {
+                // An element of a multi-line array carries its line break and indent as decor;
+                // written as a key's value it would put the value on the next line, which is
+                // not TOML.
+                let mut v = a.get(j).expect("checked length").clone();
+                v.decor_mut().clear();
+                toml_edit::Item::Value(v)
+            }
+            None => item.clone(),
+        };
+        one.insert(key, v);
+    }
+    if let Some(name) = t.get("name").and_then(|v| v.as_str()) {
+        one.insert("name", toml_edit::value(format!("{name}-{}", j + 1)));
+    }
+    one
 }
 
 /// Every key, table header and array element of TOML `text` with the line (1-based) it starts
@@ -739,65 +824,6 @@ fn unset_in(
     }
 }
 
-/// Sets `value` at `path` under `table` (recursive, one key with its index per call).
-fn set_in(
-    table: &mut dyn toml_edit::TableLike,
-    path: &[Seg],
-    value: &toml_edit::Value,
-    bad: &dyn Fn(String) -> ScenarioError,
-) -> Result<(), ScenarioError> {
-    let (key, idx, rest) = match path {
-        [Seg::Key(k), Seg::Index(i), rest @ ..] => (k, Some(*i), rest),
-        [Seg::Key(k), rest @ ..] => (k, None, rest),
-        _ => unreachable!("a key path starts with a key and has one index after a key at most"),
-    };
-    match idx {
-        None if rest.is_empty() => {
-            table.insert(key, toml_edit::Item::Value(value.clone()));
-            Ok(())
-        }
-        None => {
-            if table.get(key).is_none() {
-                // An inline table (`params = { mode = "packet" }`), not dotted keys
-                // (`params.mode = "packet"`): the toml crate cannot read dotted keys into the
-                // spanned tables the scenario uses (toml-rs/toml#798).
-                let t = toml_edit::InlineTable::new();
-                table.insert(
-                    key,
-                    toml_edit::Item::Value(toml_edit::Value::InlineTable(t)),
-                );
-            }
-            let t = table
-                .get_mut(key)
-                .and_then(|it| it.as_table_like_mut())
-                .ok_or_else(|| bad(format!("{key} is not a table")))?;
-            set_in(t, rest, value, bad)
-        }
-        Some(i) => match table.get_mut(key) {
-            Some(toml_edit::Item::ArrayOfTables(a)) => {
-                if rest.is_empty() {
-                    return Err(bad(format!(
-                        "{key}[{i}] is a table: set one of its keys instead"
-                    )));
-                }
-                let len = a.len();
-                let t = a
-                    .get_mut(i)
-                    .ok_or_else(|| bad(format!("{key} has {len} elements, no [{i}]")))?;
-                set_in(t, rest, value, bad)
-            }
-            Some(toml_edit::Item::Value(toml_edit::Value::Array(arr))) if rest.is_empty() => {
-                if i >= arr.len() {
-                    return Err(bad(format!("{key} has {} elements, no [{i}]", arr.len())));
-                }
-                arr.replace(i, value.clone());
-                Ok(())
-            }
-            _ => Err(bad(format!("{key} is not an array of tables"))),
-        },
-    }
-}
-
 /// A counted flow's key given as one value per flow: a list, except for a key whose value is
 /// itself a list (a video's `ladder`), which is per flow only as a list of lists.
 fn per_flow<'a>(key: &str, item: &'a toml_edit::Item) -> Option<&'a toml_edit::Array> {
@@ -919,6 +945,81 @@ mod tests {
             e.to_string()
                 .starts_with("t.toml: --set flows[1].count=0: expected a number"),
             "{e}"
+        );
+    }
+
+    /// The `[[flows]]` tables of TOML `text`.
+    fn flow_tables(text: &str) -> toml_edit::ArrayOfTables {
+        let doc: toml_edit::DocumentMut = text.parse().unwrap();
+        doc["flows"].as_array_of_tables().unwrap().clone()
+    }
+
+    #[test]
+    fn the_total_counts_each_valid_count_and_one_for_any_other_table() {
+        let f = flow_tables(
+            "[[flows]]\nkind = \"udp\"\n[[flows]]\ncount = 3\n[[flows]]\ncount = 0\n\
+             [[flows]]\ncount = \"x\"\n[[flows]]\ncount = 100000\n",
+        );
+        // 1 (no count) + 3 + 1 (0 is refused later) + 1 (not a number) + 100 000.
+        assert_eq!(flow_total(&f), 100_006);
+    }
+
+    #[test]
+    fn a_count_is_a_number_from_1_to_the_most_flows() {
+        let f = flow_tables("[[flows]]\ncount = 4\n[[flows]]\ncount = 0\n[[flows]]\ncount = 1.5\n");
+        assert_eq!(count_of(&f.get(0).unwrap()["count"]), Ok(4));
+        assert_eq!(
+            count_of(&f.get(1).unwrap()["count"]),
+            Err("expected a number of flows from 1 to 100000, got 0".to_string())
+        );
+        assert_eq!(
+            count_of(&f.get(2).unwrap()["count"]),
+            Err("expected a number of flows from 1 to 100000, got 1.5".to_string())
+        );
+    }
+
+    #[test]
+    fn per_flow_lists_must_have_one_value_per_flow() {
+        let f = flow_tables(
+            "[[flows]]\ncount = 2\nfrom = \"a\"\nladder = [\"1Mbps\", \"2Mbps\"]\n\
+             [[flows]]\ncount = 2\nfrom = [\"a\", \"b\"]\n\
+             [[flows]]\ncount = 2\nto = \"x\"\nfrom = [\"a\", \"b\", \"c\"]\n",
+        );
+        // A ladder (a list itself) is per flow only as a list of lists.
+        assert_eq!(has_lists(f.get(0).unwrap(), 2), Ok(false));
+        assert_eq!(has_lists(f.get(1).unwrap(), 2), Ok(true));
+        assert_eq!(
+            has_lists(f.get(2).unwrap(), 2),
+            Err((
+                "from",
+                "expected one value, or a list of 2 (one per flow of count = 2), got 3 values"
+                    .to_string()
+            ))
+        );
+    }
+
+    #[test]
+    fn a_stamped_table_drops_only_its_count_and_an_instance_takes_its_values() {
+        let f = flow_tables(
+            "[[flows]]\nname = \"g\"\ncount = 2\nkind = \"tcp\"\nfrom = [\"a\", \"b\"]\n",
+        );
+        let t = f.get(0).unwrap();
+        let keys = |t: &toml_edit::Table| {
+            t.iter()
+                .map(|(k, v)| format!("{k}={}", v.to_string().trim()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            keys(&stamped(t)),
+            ["name=\"g\"", "kind=\"tcp\"", "from=[\"a\", \"b\"]"]
+        );
+        assert_eq!(
+            keys(&instance(t, 0)),
+            ["name=\"g-1\"", "kind=\"tcp\"", "from=\"a\""]
+        );
+        assert_eq!(
+            keys(&instance(t, 1)),
+            ["name=\"g-2\"", "kind=\"tcp\"", "from=\"b\""]
         );
     }
 

@@ -37,7 +37,10 @@ pub(super) fn resolve_expanded(
         text,
         dir: dir.to_path_buf(),
     };
-    let mut raw = parse(&cx).map_err(|e| first_stamp(e, stamps))?;
+    // The text read into the raw types, the values with units among them typed once
+    // ([`super::raw_units`]); a discipline parameter's value stays a TOML value here.
+    let mut raw: RawScenario = serde_path_to_error::deserialize(toml::Deserializer::new(text))
+        .map_err(|e| first_stamp(parse_error(&cx, e), stamps))?;
     let raw_flows = RawFlows::new(std::mem::take(&mut raw.flows), stamps);
     let (duration, bin) = timing(&cx, &raw)?;
     let seed = ov.seed.or(raw.seed).unwrap_or(1);
@@ -122,38 +125,32 @@ fn first_stamp(mut e: ScenarioError, stamps: &[Option<usize>]) -> ScenarioError 
     e
 }
 
-/// The scenario text read into the raw types, the values with units among them typed once
-/// ([`super::raw_units`]); an error names the key path and says what was expected as a user
-/// would.
-fn parse(cx: &Ctx<'_>) -> Result<RawScenario, ScenarioError> {
+/// An error reading the scenario text into the raw types ([`resolve_expanded`]), naming the
+/// key path and saying what was expected as a user would.
+fn parse_error(cx: &Ctx<'_>, e: serde_path_to_error::Error<toml::de::Error>) -> ScenarioError {
     let text = cx.text;
-    let de = toml::Deserializer::new(text);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        // serde_spanned's wrapper shows up as a path segment; users never wrote it.
-        let path = e
-            .path()
-            .to_string()
-            .replace(".$__serde_spanned_private_value", "");
-        let inner = e.into_inner();
-        let mut msg = plain_types(&toml_message(inner.message(), text, inner.span()));
-        if msg.ends_with("expected a borrowed string") {
-            // toml-rs/toml#798: dotted keys (`params.target = "5ms"`) inside a table the
-            // scenario keeps spans of.
-            msg = "dotted keys cannot be read here: write the table inline, e.g. \
-                   params = { target = \"5ms\", interval = \"100ms\" }"
-                .to_string();
-        }
-        if msg.ends_with("expected a string") {
-            msg.push_str(
-                " (write values with units in quotes, e.g. \"10Mbps\", \"20ms\", \"830p\")",
-            );
-        }
-        cx.err(
-            inner.span(),
-            if path == "." { String::new() } else { path },
-            msg,
-        )
-    })
+    // serde_spanned's wrapper shows up as a path segment; users never wrote it.
+    let path = e
+        .path()
+        .to_string()
+        .replace(".$__serde_spanned_private_value", "");
+    let inner = e.into_inner();
+    let mut msg = plain_types(&toml_message(inner.message(), text, inner.span()));
+    if msg.ends_with("expected a borrowed string") {
+        // toml-rs/toml#798: dotted keys (`params.target = "5ms"`) inside a table the
+        // scenario keeps spans of.
+        msg = "dotted keys cannot be read here: write the table inline, e.g. \
+               params = { target = \"5ms\", interval = \"100ms\" }"
+            .to_string();
+    }
+    if msg.ends_with("expected a string") {
+        msg.push_str(" (write values with units in quotes, e.g. \"10Mbps\", \"20ms\", \"830p\")");
+    }
+    cx.err(
+        inner.span(),
+        if path == "." { String::new() } else { path },
+        msg,
+    )
 }
 
 /// The run's `(duration, bin)`: both > 0, the bin 100 ms unless given, and at most 10^7 bins.
@@ -542,6 +539,12 @@ rate = "1Mbps"
             text,
             dir: PathBuf::new(),
         }
+    }
+
+    /// The text of `cx` read into the raw types, as [`resolve_expanded`] reads it.
+    fn parse(cx: &Ctx<'_>) -> Result<RawScenario, ScenarioError> {
+        serde_path_to_error::deserialize(toml::Deserializer::new(cx.text))
+            .map_err(|e| parse_error(cx, e))
     }
 
     /// `TWO` with `extra` inserted before its `[[links]]` (top-level keys) or after them
