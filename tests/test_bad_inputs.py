@@ -190,6 +190,28 @@ def test_empty_out_is_refused(web, tmp_path):
         assert msg == f"{flag}: expected a path, got an empty string"
 
 
+@pytest.mark.parametrize("command", ["run", "sweep"])
+def test_an_argument_that_is_not_utf8_is_one_line_and_writes_nothing(web, tmp_path, command):
+    # A byte that is not UTF-8 reaches Python as a lone surrogate (PEP 383); the native loader
+    # cannot take it as text, and before the check it ended in a UnicodeEncodeError traceback.
+    bad = b"duration=\xff" if command == "run" else b"duration=1s,\xffx"
+    flag = b"--set" if command == "run" else b"--vary"
+    r = subprocess.run(
+        [sys.executable, "-m", "aqmlab", command, os.fsencode(web), flag, bad, "--out", "o"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    msg = one_line_error(r)
+    at = 10 if command == "run" else 13
+    assert msg == (
+        f"argument 4 ('{bad.decode('utf-8', 'backslashreplace')}'): byte 0xff at character "
+        f"{at} is not UTF-8; aqmlab reads its arguments as UTF-8 text"
+    )
+    assert list(tmp_path.iterdir()) == [web]
+
+
 def test_existing_path_with_newline_or_equals_is_a_path(tmp_path):
     for name in ("new\nline.toml", "rate=10M", "a=b.toml"):
         p = tmp_path / name

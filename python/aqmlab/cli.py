@@ -1082,7 +1082,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(sig, h)
 
 
+def _not_utf8(args: Sequence[str]) -> str | None:
+    """The first argument that is not UTF-8 text, described, or None.
+
+    Python decodes a command line's bytes with ``surrogateescape`` (PEP 383), so a byte that is
+    not UTF-8 arrives as a lone surrogate, which the native loader cannot take as text.
+    """
+    for i, arg in enumerate(args, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raw = arg[e.start].encode("utf-8", "surrogateescape")
+            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            return (
+                f"argument {i} ('{shown}'): byte 0x{raw.hex()} at character {e.start + 1} "
+                "is not UTF-8; aqmlab reads its arguments as UTF-8 text"
+            )
+    return None
+
+
 def _main(argv: Sequence[str] | None) -> int:
+    bad = _not_utf8(sys.argv[1:] if argv is None else argv)
+    if bad:
+        print(f"aqmlab: error: {bad}", file=sys.stderr)
+        return 2
     parser = _build_parser()
     a = parser.parse_args(argv)
     try:
