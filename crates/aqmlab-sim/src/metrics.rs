@@ -17,8 +17,9 @@ use aqmlab_qdisc::{DropReason, MarkReason};
 ///
 /// Its drops and marks by reason: the first reason seen here counted inline, any other in a
 /// side allocation made when a second reason first shows up (in `count_other`: once per flow
-/// and link direction at most, never per packet). Inline, the 24 counters by reason, mostly zero,
-/// cost each link direction a flow reached 216 bytes, now 64 (issue 24: 1 kB per idle flow).
+/// and link direction at most, never per packet). Inline, a counter for every drop and mark
+/// reason, mostly zero, made each link direction a flow reached cost 216 bytes, now 64 (issue 24:
+/// 1 kB per idle flow).
 #[derive(Clone, Debug, Default)]
 pub struct FlowAtLink {
     /// Packets offered to the direction's discipline.
