@@ -202,6 +202,34 @@ def test_parquet_writer_refuses_columns_that_do_not_line_up(tmp_path):
         _core.ParquetFile(str(tmp_path / "y.parquet"), [("a", "date")], 10)
 
 
+def test_parquet_packed_chunks_go_in_a_group_at_a_time(tmp_path):
+    """A chunk in the simulator's packed form is copied into the writer a row group at a time
+    (a bin of 100,000 flows is not held twice: issue 24), to the same file, byte for byte, as
+    the same rows given as lists, whole; a packed chunk whose columns do not line up is refused
+    before any of its rows is written."""
+    from aqmlab import _core
+
+    cols = [("s", "string"), ("t", "int64"), ("v", "float64")]
+    for name, as_buffers in (("packed", True), ("lists", False)):
+        f = _core.ParquetFile(str(tmp_path / f"{name}.parquet"), cols, 7)
+        for _ in range(3):
+            f.write_columns(tables(as_buffers))
+        f.close()
+    assert (tmp_path / "packed.parquet").read_bytes() == (tmp_path / "lists.parquet").read_bytes()
+
+    import pyarrow.parquet as pq
+
+    f = _core.ParquetFile(str(tmp_path / "x.parquet"), cols, 2)
+    bad = {**tables(True), "v": tables(True)["v"][:-8]}
+    n = len(INTS)
+    refused = f'column "v" has {n - 1} rows where the first column has {n}'
+    with pytest.raises(ValueError, match=refused):
+        f.write_columns(bad)
+    f.write_columns({"s": [None], "t": [3], "v": [0.5]})
+    f.close()
+    assert pq.read_table(tmp_path / "x.parquet").to_pylist() == [{"s": None, "t": 3, "v": 0.5}]
+
+
 def test_parquet_writer_raises_the_disk_error_with_its_errno():
     import errno
 

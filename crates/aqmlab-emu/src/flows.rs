@@ -10,7 +10,7 @@
 
 use crate::ip;
 use aqmlab_core::{FlowId, SimDuration, SimTime};
-use aqmlab_sim::world::{FlowInfo, FlowMetrics};
+use aqmlab_sim::world::{FlowBinColumns, FlowInfo, FlowMetrics};
 use std::collections::BTreeMap;
 
 struct LiveFlow {
@@ -94,7 +94,10 @@ impl FlowTable {
             .iter()
             .map(|f| {
                 let mut m = f.m.clone();
-                m.delivered_bytes_per_bin = f.series.clone();
+                m.set_per_bin(FlowBinColumns {
+                    delivered_bytes: f.series.clone(),
+                    ..FlowBinColumns::default()
+                });
                 m
             })
             .collect();
@@ -127,7 +130,7 @@ mod tests {
         t.dropped(FlowId(1));
         let (m, info) = t.report();
         assert_eq!((m[0].sent_pkts, m[0].delivered_bytes), (2, 40));
-        assert_eq!(m[0].delivered_bytes_per_bin, vec![0, 0, 40]);
+        assert_eq!(m[0].delivered_bytes_per_bin(), [0, 0, 40]);
         assert_eq!(m[1].dropped_pkts, 1);
         assert_eq!(info[0].kind, "tcp");
         assert_eq!(&*info[0].src, "198.18.0.2:40000");

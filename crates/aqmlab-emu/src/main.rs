@@ -224,7 +224,7 @@ fn series_json(
     let mut f: [Vec<Value>; 8] = Default::default();
     for (i, fl) in flows.iter().enumerate() {
         let mut cumulative = 0u64;
-        for (k, &b) in fl.delivered_bytes_per_bin.iter().enumerate() {
+        for (k, &b) in fl.delivered_bytes_per_bin().iter().enumerate() {
             cumulative += b;
             f[0].push(json!(i));
             f[1].push(json!((k as u64 * bin.as_nanos()) as f64 / 1e9));
@@ -331,7 +331,7 @@ fn run(a: &Args) -> Result<(), String> {
     let flow_rows = flows
         .iter()
         .map(|f| {
-            f.delivered_bytes_per_bin
+            f.delivered_bytes_per_bin()
                 .iter()
                 .map(|&b| FlowBin {
                     delivered_bytes: b,

@@ -163,6 +163,59 @@ fn append_values<T: for<'py> FromPyObject<'py>>(
     Ok(())
 }
 
+/// One column of a chunk in the packed form `columns.rs` hands to Python, read without
+/// copying its rows yet: [`ParquetFile::write_columns`] copies them a group's worth at a time.
+enum Packed<'py> {
+    /// Native-endian 64-bit values, every one present.
+    Words(Bound<'py, PyBytes>),
+    /// A string column: validity bitmap (or None), each row's end in `data` (after a leading
+    /// 0), UTF-8 data.
+    Str {
+        valid: Option<Vec<u8>>,
+        ends: Vec<usize>,
+        data: Bytes,
+    },
+}
+
+impl Packed<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Packed::Words(b) => b.as_bytes().len() / 8,
+            Packed::Str { ends, .. } => ends.len().saturating_sub(1),
+        }
+    }
+
+    /// Appends rows `from..to` to `rows` (a column of the matching type; offsets checked).
+    fn append(&self, rows: &mut Rows, from: usize, to: usize) {
+        let levels = &mut rows.levels;
+        match (self, &mut rows.values) {
+            (Packed::Words(b), values) => {
+                let words = b.as_bytes()[from * 8..to * 8].chunks_exact(8);
+                let word = |w: &[u8]| -> [u8; 8] { w.try_into().expect("chunks of 8") };
+                match values {
+                    Values::I64(v) => v.extend(words.map(|w| i64::from_ne_bytes(word(w)))),
+                    Values::F64(v) => v.extend(words.map(|w| f64::from_ne_bytes(word(w)))),
+                    Values::Bool(v) => v.extend(words.map(|w| u64::from_ne_bytes(word(w)) != 0)),
+                    Values::Str(_) | Values::Null => unreachable!("packed only as numbers"),
+                }
+                levels.resize(levels.len() + (to - from), 1);
+            }
+            (Packed::Str { valid, ends, data }, Values::Str(v)) => {
+                for i in from..to {
+                    let present = valid
+                        .as_ref()
+                        .is_none_or(|bits| bits[i >> 3] >> (i & 7) & 1 == 1);
+                    if present {
+                        v.push(ByteArray::from(data.slice(ends[i]..ends[i + 1])));
+                    }
+                    levels.push(i16::from(present));
+                }
+            }
+            (Packed::Str { .. }, _) => unreachable!("packed strings only in a string column"),
+        }
+    }
+}
+
 impl ParquetFile {
     /// Appends one column of a chunk to `rows`.
     fn append(name: &str, rows: &mut Rows, values: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -216,6 +269,72 @@ impl ParquetFile {
                         }
                     }
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// The chunk's columns, when every one is in its packed form (a run's series), checked
+    /// whole (offsets in order, equal lengths) before any row is appended; `None` when a
+    /// column is in another form (a list of values: a sweep's table, the emulator's series).
+    fn packed<'py>(&self, chunk: &Bound<'py, PyDict>) -> PyResult<Option<Vec<Packed<'py>>>> {
+        let mut cols = Vec::with_capacity(self.names.len());
+        for (name, rows) in self.names.iter().zip(&self.rows) {
+            let Some(values) = chunk.get_item(name)? else {
+                return Ok(None);
+            };
+            let col = match (&rows.values, values.downcast_into::<PyBytes>()) {
+                (Values::I64(_) | Values::F64(_) | Values::Bool(_), Ok(b)) => Packed::Words(b),
+                (Values::Str(_), Err(e)) => {
+                    let Ok(t) = e.into_inner().downcast_into::<PyTuple>() else {
+                        return Ok(None);
+                    };
+                    let (valid, offsets, data): (Option<Vec<u8>>, Vec<u8>, Vec<u8>) =
+                        t.extract()?;
+                    let ends: Vec<usize> = offsets
+                        .chunks_exact(4)
+                        .map(|w| i32::from_ne_bytes(w.try_into().expect("chunks of 4")) as usize)
+                        .collect();
+                    if ends.windows(2).any(|p| p[0] > p[1] || p[1] > data.len()) {
+                        return Err(PyValueError::new_err(format!(
+                            "column {name:?}: offsets out of order or past the data"
+                        )));
+                    }
+                    Packed::Str {
+                        valid,
+                        ends,
+                        data: Bytes::from(data),
+                    }
+                }
+                _ => return Ok(None),
+            };
+            cols.push(col);
+        }
+        let n = cols.first().map_or(0, Packed::len);
+        if let Some((name, c)) = self.names.iter().zip(&cols).find(|(_, c)| c.len() != n) {
+            return Err(PyValueError::new_err(format!(
+                "column {name:?} has {} rows where the first column has {n}",
+                c.len()
+            )));
+        }
+        Ok(Some(cols))
+    }
+
+    /// Appends packed columns a group's worth at a time, writing each group as it fills, so
+    /// the buffers never hold more than one group: a bin of 100,000 flows is not copied whole
+    /// beside its Python columns (issue 24). The groups, and so the file, are the same.
+    fn write_packed(&mut self, cols: &[Packed<'_>]) -> PyResult<()> {
+        let n = cols.first().map_or(0, Packed::len);
+        let mut at = 0;
+        while at < n {
+            let have = self.rows.first().map_or(0, Rows::len);
+            let to = n.min(at + self.rows_per_group.saturating_sub(have).max(1));
+            for (rows, col) in self.rows.iter_mut().zip(cols) {
+                col.append(rows, at, to);
+            }
+            at = to;
+            while self.rows.first().map_or(0, Rows::len) >= self.rows_per_group {
+                self.write_group(self.rows_per_group)?;
             }
         }
         Ok(())
@@ -354,13 +473,17 @@ impl ParquetFile {
     /// Appends one chunk: a dict holding every column of the table. A chunk that cannot be
     /// appended (a missing column, a bad value, columns of different lengths) is refused whole.
     fn write_columns(&mut self, chunk: &Bound<'_, PyDict>) -> PyResult<()> {
-        let before = self.rows.first().map_or(0, Rows::len);
-        if let Err(e) = self.append_chunk(chunk, before) {
-            self.rows.iter_mut().for_each(|r| r.truncate(before));
-            return Err(e);
-        }
-        while self.rows.first().map_or(0, Rows::len) >= self.rows_per_group {
-            self.write_group(self.rows_per_group)?;
+        if let Some(cols) = self.packed(chunk)? {
+            self.write_packed(&cols)?;
+        } else {
+            let before = self.rows.first().map_or(0, Rows::len);
+            if let Err(e) = self.append_chunk(chunk, before) {
+                self.rows.iter_mut().for_each(|r| r.truncate(before));
+                return Err(e);
+            }
+            while self.rows.first().map_or(0, Rows::len) >= self.rows_per_group {
+                self.write_group(self.rows_per_group)?;
+            }
         }
         // A chunk of a bin of many flows is many groups' worth: between chunks the buffers
         // keep room for one group, not the largest chunk's (it was 280 bytes a flow at 50,000

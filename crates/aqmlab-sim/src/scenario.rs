@@ -331,12 +331,13 @@ pub const WARN_FLOWS: usize = 10_000;
 /// The memory a run takes per flow, in bytes, beyond [`BASE_RUN_BYTES`]: the slope of a
 /// least-squares line through the peak resident memory of `aqmlab run bench/flow-memory.toml`
 /// (1 s of N bulk CUBIC flows through a 1 Gb/s FQ-CoDel dumbbell) for N = 10^3, 10^4, 3·10^4 and
-/// 5·10^4: 46,204, 140,292, 330,992 and 519,236 KiB (README, "Limits", gives the command).
-pub const BYTES_PER_FLOW: u64 = 9_800;
+/// 5·10^4: 45,198, 139,660, 304,564 and 519,424 KiB, each the mean of two runs (README,
+/// "Limits", gives the command).
+pub const BYTES_PER_FLOW: u64 = 9_700;
 
 /// The same line's intercept: the run's memory apart from its flows (Python and the simulator's
 /// fixed state; `aqmlab run` loads no pandas or pyarrow), in bytes.
-pub const BASE_RUN_BYTES: u64 = 41_400_000;
+pub const BASE_RUN_BYTES: u64 = 36_800_000;
 
 /// The warning for a scenario of `n` flows: the memory its run is projected to take.
 pub fn flows_memory_warning(n: usize) -> String {

@@ -43,9 +43,9 @@ fn at_links(r: &Totals, m: &FlowMetrics) -> Value {
                 "arrived_pkts": c.arrived_pkts,
                 "arrived_bytes": c.arrived_bytes,
                 "dropped_pkts": c.dropped_pkts,
-                "drops_by_reason": by_reason(DropReason::ALL.iter().map(|r| r.as_str()), &c.drops_by_reason),
+                "drops_by_reason": by_reason(DropReason::ALL.iter().map(|r| r.as_str()), &c.drops_by_reason()),
                 "marked_pkts": c.marked_pkts,
-                "marks_by_reason": by_reason(MarkReason::ALL.iter().map(|r| r.as_str()), &c.marks_by_reason),
+                "marks_by_reason": by_reason(MarkReason::ALL.iter().map(|r| r.as_str()), &c.marks_by_reason()),
                 "lost_pkts": c.lost_pkts,
             }),
         );

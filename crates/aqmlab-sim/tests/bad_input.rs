@@ -299,7 +299,7 @@ static WARNED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::
 fn count_warning(msg: &str) {
     assert!(
         msg.starts_with(
-            "t.toml: flows: 10001 flows (over 10000): the run is projected to take about 140 MB"
+            "t.toml: flows: 10001 flows (over 10000): the run is projected to take about 134 MB"
         ),
         "{msg}"
     );
@@ -312,10 +312,10 @@ fn count_warning(msg: &str) {
 fn many_flows_warn_with_projected_memory() {
     use aqmlab_sim::scenario::{BASE_RUN_BYTES, BYTES_PER_FLOW, WARN_FLOWS};
     assert_eq!(WARN_FLOWS, 10_000);
-    // 41.4 MB + 10001 · 9.8 kB = 139.41 MB, rounded up.
+    // 36.8 MB + 10001 · 9.7 kB = 133.81 MB, rounded up.
     assert_eq!(
         (BASE_RUN_BYTES + 10_001 * BYTES_PER_FLOW).div_ceil(1_000_000),
-        140
+        134
     );
     let many = BASE.replace("[[flows]]\n", "[[flows]]\ncount = 10001\n");
     let sc = build(&many, "t.toml", Path::new("."), "t", &Overrides::default()).unwrap();

@@ -187,7 +187,7 @@ fn fingerprint(seed_rate: u64) -> Vec<u64> {
     let mut v = vec![r.events];
     for f in &r.flows {
         v.extend([f.sent_pkts, f.delivered_pkts, f.dropped_pkts]);
-        v.extend(f.delivered_bytes_per_bin.iter().copied());
+        v.extend(f.delivered_bytes_per_bin().iter().copied());
     }
     v
 }
@@ -244,7 +244,7 @@ fn series_add_up_to_totals_and_backlog_is_carried_through_quiet_bins() {
         b.m.delivered_bytes
     );
     assert_eq!(
-        r.flows[0].delivered_bytes_per_bin.iter().sum::<u64>(),
+        r.flows[0].delivered_bytes_per_bin().iter().sum::<u64>(),
         r.flows[0].delivered_bytes
     );
     // 20 Mb/s into 10 Mb/s for 0.5 s builds ~417 packets, drained by ~1 s: bins 5..9 (no

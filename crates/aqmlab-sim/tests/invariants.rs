@@ -1081,7 +1081,7 @@ fn old_components(r: &Report) -> String {
             f.transfers_started,
             f.transfers_completed,
             f.transfers_failed,
-            f.delivered_bytes_per_bin,
+            f.delivered_bytes_per_bin(),
             f.fct_ns.count(),
             f.fct_ns.mean(),
             f.srtt_ns.count(),
@@ -1238,7 +1238,7 @@ fn l4s_mode_marks_ect1_at_the_threshold_and_conserves_packets() {
             r.flows[f]
                 .at_links
                 .iter()
-                .map(|(_, c)| c.marks_by_reason[x.index()])
+                .map(|(_, c)| c.marks_by_reason()[x.index()])
                 .sum()
         };
         let (threshold, law) = (MarkReason::CodelCeThreshold, MarkReason::CodelTarget);

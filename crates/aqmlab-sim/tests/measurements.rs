@@ -46,10 +46,9 @@ fn drops_marks_and_arrivals_attributed_to_flows_add_up_to_the_links() {
                 r.flows
                     .iter()
                     .filter_map(move |f| f.at_links.iter().find(|(k, _)| *k as usize == li))
-                    .map(|(_, c)| *c)
+                    .map(|(_, c)| c)
             };
-            let sum =
-                |f: fn(&aqmlab_sim::metrics::FlowAtLink) -> u64| here().map(|c| f(&c)).sum::<u64>();
+            let sum = |f: fn(&aqmlab_sim::metrics::FlowAtLink) -> u64| here().map(f).sum::<u64>();
             assert_eq!(
                 sum(|c| c.arrived_pkts),
                 l.m.enqueued_pkts,
@@ -81,11 +80,11 @@ fn drops_marks_and_arrivals_attributed_to_flows_add_up_to_the_links() {
                 l.name
             );
             for (k, &n) in l.m.drops_by_reason.iter().enumerate() {
-                let got: u64 = here().map(|c| c.drops_by_reason[k]).sum();
+                let got: u64 = here().map(|c| c.drops_by_reason()[k]).sum();
                 assert_eq!(got, n, "{file} {}: drops by reason {k}", l.name);
             }
             for (k, &n) in l.m.marks_by_reason.iter().enumerate() {
-                let got: u64 = here().map(|c| c.marks_by_reason[k]).sum();
+                let got: u64 = here().map(|c| c.marks_by_reason()[k]).sum();
                 assert_eq!(got, n, "{file} {}: marks by reason {k}", l.name);
             }
             any_drop |= l.m.dropped_pkts > 0;

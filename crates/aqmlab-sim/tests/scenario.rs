@@ -501,7 +501,7 @@ fn on_off_udp_sources_average_their_duty_cycle() {
         let mean_bps = f.delivered_bytes as f64 * 8.0 / 400.0;
         assert!((mean_bps / 0.5e6 - 1.0).abs() < tol, "{shape}: {mean_bps}");
         // Real silences and full-rate seconds both occur.
-        let bins = &f.delivered_bytes_per_bin;
+        let bins = f.delivered_bytes_per_bin();
         assert!(bins.iter().filter(|&&b| b == 0).count() > 100);
         assert!(bins.iter().any(|&b| b >= 2_000_000 / 8 - 1500));
         assert_eq!(r.flow_info[0].app, "onoff");

@@ -28,8 +28,8 @@ fn load(name: &str, duration: &str, ov: &Overrides) -> Scenario {
 /// Every series of `r` as rows, padded to `bins` bins (a report's flow series stop at their
 /// last active bin). The per-column vectors of the report's metrics must agree with the rows.
 fn rows_of(r: &Report, bins: usize) -> (Vec<Vec<LinkBin>>, Vec<Vec<FlowBin>>) {
-    let pad = |v: &Vec<u64>| {
-        let mut v = v.clone();
+    let pad = |v: &[u64]| {
+        let mut v = v.to_vec();
         v.resize(bins, 0);
         v
     };
@@ -58,8 +58,8 @@ fn rows_of(r: &Report, bins: usize) -> (Vec<Vec<LinkBin>>, Vec<Vec<FlowBin>>) {
             let mut rows = rows.clone();
             rows.resize(bins, FlowBin::default());
             let col = |g: fn(&FlowBin) -> u64| rows.iter().map(g).collect::<Vec<_>>();
-            assert_eq!(col(|b| b.delivered_bytes), pad(&f.delivered_bytes_per_bin));
-            assert_eq!(col(|b| b.srtt_samples), pad(&f.srtt_samples_per_bin));
+            assert_eq!(col(|b| b.delivered_bytes), pad(f.delivered_bytes_per_bin()));
+            assert_eq!(col(|b| b.srtt_samples), pad(f.srtt_samples_per_bin()));
             rows
         })
         .collect();

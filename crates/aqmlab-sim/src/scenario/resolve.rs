@@ -668,10 +668,10 @@ rate = "1Mbps"
             flow_count(&c, WARN_FLOWS, &ov).unwrap(),
             Vec::<String>::new()
         );
-        // 41.4 MB + 10001 × 9.8 kB = 139.4098 MB, rounded up.
+        // 36.8 MB + 10001 × 9.7 kB = 133.8097 MB, rounded up.
         let w = flow_count(&c, WARN_FLOWS + 1, &ov).unwrap();
         assert_eq!(w, vec![flows_memory_warning(WARN_FLOWS + 1)]);
-        assert!(w[0].starts_with("flows: 10001 flows (over 10000): the run is projected to take about 140 MB of memory (10 kB per flow"));
+        assert!(w[0].starts_with("flows: 10001 flows (over 10000): the run is projected to take about 134 MB of memory (10 kB per flow"));
         // Given at once, with the file's name, when the caller asks so.
         let now = Overrides {
             warn_now: Some(|m| WARNED.lock().unwrap().push(m.to_string())),

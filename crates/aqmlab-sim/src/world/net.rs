@@ -40,10 +40,7 @@ impl DropSink for FlowSide<'_> {
         fm.dropped_pkts += 1;
         let at = fm.at_links.at(self.link);
         match reason {
-            Some(r) => {
-                at.dropped_pkts += 1;
-                at.drops_by_reason[r.index()] += 1;
-            }
+            Some(r) => at.count_drop(r),
             None => at.lost_pkts += 1,
         }
     }
@@ -51,8 +48,7 @@ impl DropSink for FlowSide<'_> {
     #[inline]
     fn marked(&mut self, pkt: &Packet, reason: MarkReason) {
         let at = self.flows[pkt.flow.0 as usize].m.at_links.at(self.link);
-        at.marked_pkts += 1;
-        at.marks_by_reason[reason.index()] += 1;
+        at.count_mark(reason);
     }
 }
 

@@ -48,12 +48,10 @@ pub struct FlowMetrics {
     pub at_links: crate::metrics::FlowLinks,
     /// What the flow's receiving end saw of its data packets: one-way delay, jitter, losses.
     pub receiver: crate::metrics::Receiver,
-    /// Bytes delivered per time bin.
-    pub delivered_bytes_per_bin: Vec<u64>,
-    /// TCP: sum of the sender's smoothed-RTT samples (one per ACK received) in each time bin, ns.
-    pub srtt_sum_ns_per_bin: Vec<u64>,
-    /// TCP: number of those samples in each time bin.
-    pub srtt_samples_per_bin: Vec<u64>,
+    /// The per-bin columns a report fills in ([`FlowMetrics::delivered_bytes_per_bin`] and
+    /// the others); `None` in the running simulation, which keeps a flow's bins as rows. One
+    /// pointer, not three empty vectors: 64 bytes less for every flow (issue 24).
+    per_bin: Option<Box<FlowBinColumns>>,
     /// TCP: segments retransmitted (web: requests and responses).
     pub retransmits: u64,
     /// TCP: retransmission-timer expiries (SYN timeouts included).
@@ -96,6 +94,39 @@ pub struct FlowMetrics {
     /// TCP: a sender's smoothed RTT after every ACK it receives, ns (web: the client's and the
     /// server's).
     pub srtt_ns: QuantileSketch,
+}
+
+/// A flow's series as columns, one value per time bin (a report's [`FlowMetrics`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlowBinColumns {
+    /// Bytes delivered per time bin.
+    pub delivered_bytes: Vec<u64>,
+    /// TCP: sum of the sender's smoothed-RTT samples (one per ACK received) in each time bin, ns.
+    pub srtt_sum_ns: Vec<u64>,
+    /// TCP: number of those samples in each time bin.
+    pub srtt_samples: Vec<u64>,
+}
+
+impl FlowMetrics {
+    /// Bytes delivered per time bin (empty but in a report).
+    pub fn delivered_bytes_per_bin(&self) -> &[u64] {
+        self.per_bin.as_deref().map_or(&[], |c| &c.delivered_bytes)
+    }
+
+    /// TCP: sum of the sender's smoothed-RTT samples (one per ACK received) in each time bin, ns.
+    pub fn srtt_sum_ns_per_bin(&self) -> &[u64] {
+        self.per_bin.as_deref().map_or(&[], |c| &c.srtt_sum_ns)
+    }
+
+    /// TCP: number of those samples in each time bin.
+    pub fn srtt_samples_per_bin(&self) -> &[u64] {
+        self.per_bin.as_deref().map_or(&[], |c| &c.srtt_samples)
+    }
+
+    /// Sets the per-bin columns (a report's).
+    pub fn set_per_bin(&mut self, columns: FlowBinColumns) {
+        self.per_bin = Some(Box::new(columns));
+    }
 }
 
 /// One time bin of a flow's series (see [`FlowMetrics`] for each).
@@ -378,10 +409,11 @@ impl Sim {
                         m.video_rebuffers += 1;
                         m.video_rebuffer_ns += stall.as_nanos();
                     }
-                    m.delivered_bytes_per_bin =
-                        f.series.iter().map(|r| r.delivered_bytes).collect();
-                    m.srtt_sum_ns_per_bin = f.series.iter().map(|r| r.srtt_sum_ns).collect();
-                    m.srtt_samples_per_bin = f.series.iter().map(|r| r.srtt_samples).collect();
+                    m.set_per_bin(FlowBinColumns {
+                        delivered_bytes: f.series.iter().map(|r| r.delivered_bytes).collect(),
+                        srtt_sum_ns: f.series.iter().map(|r| r.srtt_sum_ns).collect(),
+                        srtt_samples: f.series.iter().map(|r| r.srtt_samples).collect(),
+                    });
                     m
                 })
                 .collect(),
