@@ -2,28 +2,18 @@
 //! counter, so events at the same instant come out in the order they were scheduled (FIFO).
 //! That rule, written down and tested, is what makes a run deterministic.
 //!
-//! Events go into one of several lanes, each a 4-ary heap keyed by one `u128`,
+//! Events go into one of two lanes, each a 4-ary heap keyed by one `u128`,
 //! `time << 64 | seq` (one comparison orders two events; a node's four children share a cache
-//! line or two, so a pop does half the levels of a binary heap). A pop takes the smallest of
-//! the lanes' first keys. The lanes share the sequence counter, so the pops come out in exactly
+//! line or two, so a pop does half the levels of a binary heap). A pop takes the smaller of the
+//! two lanes' first keys. The lanes share the sequence counter, so the pops come out in exactly
 //! the order one queue would give (the keys are unique): the split is a speed choice only.
 //!
-//! Why a timer lane: the packet events (a propagation head per busy link, a transmission end
-//! per queueing link) are most of the pops, and there are at most two per link direction.
-//! Timers (TCP retransmission and delayed-ACK timers, application arrivals) are a few percent
-//! of the pops, but there is one per open connection, and with thousands of web connections
-//! open the single heap grew to thousands of entries (`scenarios/web-overload.toml`), and every
-//! packet event paid for its depth.
-//!
-//! Why [`PACKET_LANES`] packet lanes, a link direction's events always in the same one
-//! ([`Lane::of_link`]): a pushed packet event is usually later than most pending ones (a
-//! pipe's next head, a link's next transmission end) and sinks deep into its heap, so a push
-//! costs up to one level per four-fold of the lane's size. The bulk benchmark has 34 link
-//! directions, each with up to a propagation head and a transmission end pending: up to three
-//! levels in one heap (1 + 4 + 16 entries fill two), a level less in each of two. Callgrind on
-//! the bulk benchmark (README, "Speed"): 2,391.1 M instructions at 4cae1e1 (one packet lane),
-//! 2,360.6 M with two; this code with one gives 2,397.8 M, with four 2,386.4 M (a pop compares
-//! the first keys of all the lanes).
+//! Why two lanes: the packet events (a propagation head per busy link, a transmission end per
+//! queueing link) are most of the pops, and there are at most two per link direction. Timers
+//! (TCP retransmission and delayed-ACK timers, application arrivals) are a few percent of the
+//! pops, but there is one per open connection, and with thousands of web connections open the
+//! single heap grew to thousands of entries (`scenarios/web-overload.toml`), and every packet event
+//! paid for its depth.
 //!
 //! Why a popped event stays in its heap until the next push or pop: nearly every packet event
 //! schedules one more in the same lane (a propagation head schedules the pipe's next head, a
@@ -46,25 +36,13 @@ fn key_time(k: u128) -> SimTime {
     SimTime::from_nanos((k >> 64) as u64)
 }
 
-/// How many lanes the packet events are spread over (see the module notes).
-pub const PACKET_LANES: usize = 2;
-
-/// Which heap an event goes to (see the module notes): one of the [`PACKET_LANES`] packet
-/// lanes, or the timer lane.
+/// Which heap an event goes to (see the module notes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Lane(u8);
-
-impl Lane {
+pub enum Lane {
+    /// Packet events: few, and most of the pops.
+    Packets = 0,
     /// Timers and application arrivals: possibly many, rarely popped.
-    pub const TIMERS: Lane = Lane(PACKET_LANES as u8);
-    /// Packet events with no link (a UDP source's next datagram): the first packet lane.
-    pub const PACKETS: Lane = Lane(0);
-    /// The packet lane of link direction `link`'s events: a link's events all go to one lane,
-    /// so that the push that follows its pop overwrites that lane's stale root.
-    #[inline(always)]
-    pub const fn of_link(link: u32) -> Lane {
-        Lane((link as usize % PACKET_LANES) as u8)
-    }
+    Timers = 1,
 }
 
 /// A 4-ary min-heap on `u128` keys: entry `i`'s children are `ARITY·i + 1 ..= ARITY·i + ARITY`;
@@ -73,8 +51,7 @@ impl Lane {
 /// The slots after the last entry hold `u128::MAX` keys, at least `ARITY` of them: every entry
 /// with a child then has all `ARITY` child slots, and a sift-down picks the least of four
 /// without checking which exist (a vacant slot never wins: no event has that key, as its
-/// sequence number would be `u64::MAX`). The root's slot always exists, so an empty heap's
-/// first key is read as any other's (a vacant key).
+/// sequence number would be `u64::MAX`).
 struct Heap<E> {
     slots: Vec<(u128, E)>,
     /// Entries: `slots[..len]`.
@@ -84,11 +61,12 @@ struct Heap<E> {
 /// The key of a vacant slot.
 const VACANT: u128 = u128::MAX;
 
-impl<E: Copy + Default> Heap<E> {
+impl<E: Copy> Heap<E> {
     fn new(cap: usize) -> Self {
-        let mut slots = Vec::with_capacity(cap + ARITY);
-        slots.resize(1 + ARITY, (VACANT, E::default()));
-        Heap { slots, len: 0 }
+        Heap {
+            slots: Vec::with_capacity(cap + ARITY),
+            len: 0,
+        }
     }
     /// Sift-up with a hole: parents move down until `k`'s place is found.
     #[inline]
@@ -109,10 +87,14 @@ impl<E: Copy + Default> Heap<E> {
         }
         self.slots[i] = (k, event);
     }
-    /// The smallest key, or `VACANT` when empty (the root's slot is then vacant).
+    /// The smallest key, or `VACANT` when empty.
     #[inline]
     fn first_key(&self) -> u128 {
-        self.slots[0].0
+        if self.len == 0 {
+            VACANT
+        } else {
+            self.slots[0].0
+        }
     }
     /// Removes the root (the heap is not empty).
     #[inline]
@@ -162,33 +144,32 @@ impl<E: Copy + Default> Heap<E> {
 
 /// Pending events of type `E`.
 pub struct EventQueue<E> {
-    /// The packet lanes, then the timer lane ([`Lane`]).
-    lanes: [Heap<E>; PACKET_LANES + 1],
+    lanes: [Heap<E>; 2],
     /// The lane whose root was popped but is still in place, to be overwritten by the lane's
     /// next push or removed before the next pop (see the module notes).
     stale_root: Option<Lane>,
     /// The timer lane's first key, kept up to date by every change to that lane (rare), so that
-    /// a pop reads the timer heap only when a timer is due.
+    /// a pop reads one heap rather than two.
     timers_first: u128,
     next_seq: u64,
     popped: u64,
 }
 
-impl<E: Copy + Default> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     /// An empty queue with room for `cap` events in each lane.
     pub fn with_capacity(cap: usize) -> Self {
         EventQueue {
-            lanes: std::array::from_fn(|_| Heap::new(cap)),
+            lanes: [Heap::new(cap), Heap::new(cap)],
             stale_root: None,
             timers_first: VACANT,
             next_seq: 0,
             popped: 0,
         }
     }
-    /// Schedules packet event `event` at `time` (in the first packet lane).
+    /// Schedules packet event `event` at `time`.
     #[inline]
     pub fn push(&mut self, time: SimTime, event: E) {
-        self.push_in(Lane::PACKETS, time, event);
+        self.push_in(Lane::Packets, time, event);
     }
     /// Schedules `event` at `time` in `lane`.
     #[inline]
@@ -200,21 +181,21 @@ impl<E: Copy + Default> EventQueue<E> {
     fn insert(&mut self, lane: Lane, k: u128, event: E) {
         if self.stale_root == Some(lane) {
             self.stale_root = None;
-            self.lanes[lane.0 as usize].replace_root(k, event);
+            self.lanes[lane as usize].replace_root(k, event);
         } else {
-            self.lanes[lane.0 as usize].insert(k, event);
+            self.lanes[lane as usize].insert(k, event);
         }
-        if lane == Lane::TIMERS {
-            self.timers_first = self.lanes[PACKET_LANES].first_key();
+        if lane == Lane::Timers {
+            self.timers_first = self.lanes[Lane::Timers as usize].first_key();
         }
     }
     /// Removes the root popped last, if no push has overwritten it.
     #[inline]
     fn drop_stale_root(&mut self) {
         if let Some(lane) = self.stale_root.take() {
-            self.lanes[lane.0 as usize].pop();
-            if lane == Lane::TIMERS {
-                self.timers_first = self.lanes[PACKET_LANES].first_key();
+            self.lanes[lane as usize].pop();
+            if lane == Lane::Timers {
+                self.timers_first = self.lanes[Lane::Timers as usize].first_key();
             }
         }
     }
@@ -226,13 +207,12 @@ impl<E: Copy + Default> EventQueue<E> {
         self.next_seq += 1;
         self.next_seq - 1
     }
-    /// Schedules packet event `event` at `time` in packet lane `lane`, with a sequence number
-    /// from [`EventQueue::reserve_seq`].
+    /// Schedules packet event `event` at `time` with a sequence number from
+    /// [`EventQueue::reserve_seq`].
     #[inline]
-    pub fn push_with_seq(&mut self, lane: Lane, time: SimTime, seq: u64, event: E) {
+    pub fn push_with_seq(&mut self, time: SimTime, seq: u64, event: E) {
         debug_assert!(seq < self.next_seq, "seq must come from reserve_seq");
-        debug_assert!(lane != Lane::TIMERS, "a packet lane");
-        self.insert(lane, key(time, seq), event);
+        self.insert(Lane::Packets, key(time, seq), event);
     }
     /// Removes the earliest event if it is before `until`, with its time and sequence number
     /// (FIFO among equal times).
@@ -250,21 +230,14 @@ impl<E: Copy + Default> EventQueue<E> {
     #[inline]
     fn pop_below(&mut self, limit: u128) -> Option<(SimTime, u64, E)> {
         self.drop_stale_root();
-        // The least first key over the lanes (keys are unique: no ties between lanes). An empty
-        // lane's first key is u128::MAX, never below the limit.
-        let mut lane = PACKET_LANES;
-        let mut first = self.timers_first;
-        for (i, heap) in self.lanes[..PACKET_LANES].iter().enumerate() {
-            let k = heap.first_key();
-            if k < first {
-                (lane, first) = (i, k);
-            }
-        }
-        if first >= limit {
+        let (a, b) = (self.lanes[0].first_key(), self.timers_first);
+        // An empty lane's first key is u128::MAX, never below the limit.
+        if a.min(b) >= limit {
             return None;
         }
-        let (k, e) = self.lanes[lane].slots[0];
-        self.stale_root = Some(Lane(lane as u8));
+        let lane = if b < a { Lane::Timers } else { Lane::Packets };
+        let (k, e) = self.lanes[lane as usize].slots[0];
+        self.stale_root = Some(lane);
         self.popped += 1;
         Some((key_time(k), k as u64, e))
     }
@@ -275,7 +248,7 @@ impl<E: Copy + Default> EventQueue<E> {
     }
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.lanes.iter().map(|h| h.len).sum::<usize>() - usize::from(self.stale_root.is_some())
+        self.lanes[0].len + self.lanes[1].len - usize::from(self.stale_root.is_some())
     }
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
@@ -354,14 +327,14 @@ mod tests {
                     Op::PushTimer(dt) => {
                         let t = now.saturating_add(dt);
                         let seq = q.next_seq;
-                        q.push_in(Lane::TIMERS, SimTime::from_nanos(t), seq);
+                        q.push_in(Lane::Timers, SimTime::from_nanos(t), seq);
                         reference.push((t, seq));
                     }
                     Op::Reserve => reserved.push(q.reserve_seq()),
                     Op::PushReserved(i, dt) if !reserved.is_empty() => {
                         let seq = reserved.swap_remove(i % reserved.len());
                         let t = now.saturating_add(dt);
-                        q.push_with_seq(Lane::of_link(seq as u32), SimTime::from_nanos(t), seq, seq);
+                        q.push_with_seq(SimTime::from_nanos(t), seq, seq);
                         reference.push((t, seq));
                     }
                     Op::PushReserved(..) => {}

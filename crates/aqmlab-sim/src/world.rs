@@ -129,13 +129,6 @@ enum Ev {
     },
 }
 
-/// What fills the event queue's vacant slots (never popped: a vacant slot's key is no event's).
-impl Default for Ev {
-    fn default() -> Ev {
-        Ev::TxDone(u32::MAX)
-    }
-}
-
 /// How many events [`Sim::run_until_unless`] runs between two questions to its `stop`: about
 /// 10 ms of work on one core.
 pub const STOP_CHECK_EVENTS: u32 = 1 << 16;

@@ -610,7 +610,7 @@ impl Sim {
         // At least 1 ns between requests, so simulated time always advances.
         let gap = gap.max(SimDuration::from_nanos(1));
         self.events
-            .push_in(Lane::TIMERS, now + gap, Ev::WebArrival(f));
+            .push_in(Lane::Timers, now + gap, Ev::WebArrival(f));
         let (c, _) = self.open_conn(f, Some(request), Some(response), false);
         if let Some(conn) = self.conns.try_get_mut(c) {
             conn.reply_delay = delay;
@@ -672,12 +672,12 @@ impl Sim {
                     let next_on = now + periods.draw(periods.mean_off, rng);
                     app.on_until = next_on + periods.draw(periods.mean_on, rng);
                     app.epoch = (next_on, 0);
-                    self.events.push_in(Lane::TIMERS, next_on, Ev::AppNext(f));
+                    self.events.push_in(Lane::Timers, next_on, Ev::AppNext(f));
                     return;
                 }
                 app.epoch.1 += 1;
                 let next = udp_send_time(app.epoch.0, app.epoch.1, write_bytes, rate);
-                self.events.push_in(Lane::TIMERS, next, Ev::AppNext(f));
+                self.events.push_in(Lane::Timers, next, Ev::AppNext(f));
                 let open = app.conn;
                 let c = match open.filter(|&(c, gen)| self.conn_alive(c, gen)) {
                     Some((c, _)) => c,
@@ -711,7 +711,7 @@ impl Sim {
         if let TcpApp::Repeat { idle, .. } = spec.app {
             let at = now + idle.sample(rng);
             if spec.stop.is_none_or(|s| at < s) {
-                self.events.push_in(Lane::TIMERS, at, Ev::AppNext(f));
+                self.events.push_in(Lane::Timers, at, Ev::AppNext(f));
             }
         }
     }
@@ -772,7 +772,7 @@ impl Sim {
                     SimDuration::ZERO
                 };
                 self.events
-                    .push_in(Lane::TIMERS, now + delay, Ev::WebReply { conn, gen });
+                    .push_in(Lane::Timers, now + delay, Ev::WebReply { conn, gen });
             }
         } else {
             while w.received < w.answered && total >= w.rsp_end[w.received] {
@@ -785,7 +785,7 @@ impl Sim {
                 if w.received < w.ex.len() {
                     let gap = SimDuration::from_secs_f64(w.ex[w.received].gap.min(1e6));
                     self.events
-                        .push_in(Lane::TIMERS, now + gap, Ev::WebNext { conn, gen });
+                        .push_in(Lane::Timers, now + gap, Ev::WebNext { conn, gen });
                 }
             }
         }

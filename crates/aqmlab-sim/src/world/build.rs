@@ -317,7 +317,7 @@ impl Sim {
         // Each flow's randomness comes from its own stream: adding a flow changes no other's.
         let rng = Xoshiro256pp::for_stream(self.seed, &flow_stream(idx, spec.name.as_deref()));
         self.events
-            .push_in(Lane::TIMERS, spec.start, Ev::TcpStart(idx as u32));
+            .push_in(Lane::Timers, spec.start, Ev::TcpStart(idx as u32));
         self.flows.push(Flow {
             info,
             kind: FlowKind::Tcp {

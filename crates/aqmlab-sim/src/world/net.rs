@@ -6,7 +6,6 @@
 
 use super::{packet_dst, payload_slot, Ev, Flow, Payload, Sim};
 use crate::arena::Arena;
-use crate::event::Lane;
 use crate::link::{DropSink, LinkDirection, Offer, Sent};
 use aqmlab_core::Packet;
 use aqmlab_qdisc::{DropReason, MarkReason};
@@ -74,8 +73,7 @@ impl Sim {
         debug_assert_eq!(at, self.now);
         // The next head's tag is the sequence number reserved when its transmission started.
         if let Some((next, seq)) = pipe.front() {
-            self.events
-                .push_with_seq(Lane::of_link(l), next, seq, Ev::PipeHead(l));
+            self.events.push_with_seq(next, seq, Ev::PipeHead(l));
         }
         let node = link.to;
         if packet_dst(p.id) == node {
@@ -120,8 +118,7 @@ impl Sim {
             Offer::Queued => {}
             Offer::WakeAtTxEnd => {
                 let (at, seq) = (link.dir.busy_until(), link.tx_seq);
-                self.events
-                    .push_with_seq(Lane::of_link(l), at, seq, Ev::TxDone(l));
+                self.events.push_with_seq(at, seq, Ev::TxDone(l));
                 #[cfg(feature = "event-counts")]
                 self.counts.woke_at_tx_end(l);
             }
@@ -158,8 +155,7 @@ impl Sim {
         } else if let Some(at) = link.dir.held() {
             // A shaper holds its packets back until `at` (CAKE's bandwidth).
             link.tx_seq = self.events.reserve_seq();
-            self.events
-                .push_with_seq(Lane::of_link(l), at, link.tx_seq, Ev::TxDone(l));
+            self.events.push_with_seq(at, link.tx_seq, Ev::TxDone(l));
         }
     }
 
@@ -183,14 +179,12 @@ impl Sim {
             .dir
             .transmit::<PASSING>(self.now, &self.bins, p, seq, &mut sink);
         if let Some(at) = pipe_head {
-            self.events
-                .push_with_seq(Lane::of_link(l), at, seq, Ev::PipeHead(l));
+            self.events.push_with_seq(at, seq, Ev::PipeHead(l));
         }
         // Reserved after the PipeHead push, as when this was one function: ties keep their order.
         link.tx_seq = self.events.reserve_seq();
         if let Some(end) = tx_done {
-            self.events
-                .push_with_seq(Lane::of_link(l), end, link.tx_seq, Ev::TxDone(l));
+            self.events.push_with_seq(end, link.tx_seq, Ev::TxDone(l));
         }
     }
 

@@ -57,7 +57,7 @@ impl Sim {
             Arrivals::Periodic { interval } => interval,
         };
         self.events.push_in(
-            Lane::TIMERS,
+            Lane::Timers,
             now + gap.max(SimDuration::from_nanos(1)),
             Ev::WebArrival(f),
         );

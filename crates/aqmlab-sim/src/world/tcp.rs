@@ -326,7 +326,7 @@ impl Sim {
         if pending.is_none_or(|p| at < p) {
             *pending = Some(at);
             self.events.push_in(
-                Lane::TIMERS,
+                Lane::Timers,
                 at,
                 Ev::TcpTimer {
                     conn,
@@ -528,7 +528,7 @@ impl Sim {
                 // after the delay.
                 self.conns.get_mut(conn).reply_scheduled = true;
                 self.events.push_in(
-                    Lane::TIMERS,
+                    Lane::Timers,
                     self.now + reply_delay,
                     Ev::WebReply { conn, gen },
                 );

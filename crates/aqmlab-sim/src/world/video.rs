@@ -207,7 +207,7 @@ impl Sim {
             gap: a.wait.as_secs_f64(),
         });
         self.events
-            .push_in(Lane::TIMERS, at, Ev::WebNext { conn, gen });
+            .push_in(Lane::Timers, at, Ev::WebNext { conn, gen });
     }
 
     /// Flow `f`'s video stall going on at the report (not yet counted: a stall is counted when
