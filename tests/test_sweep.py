@@ -659,8 +659,12 @@ def write_sweep_file(tmp_path, text):
 BAD_INPUTS = [
     # (command-line arguments after "sweep" (SCEN: the scenario, SWEEP: a sweep file with the
     # text given), the text the one line names)
-    (["SWEEP"], 'scenario = "web.toml"\nseeds = [1, 2\n', "sweep.toml: not a valid TOML file"),
-    (["SWEEP"], 'scenario = "web.toml"\n[vary]\nduration = ["1s" "2s"]\n', "line 3"),
+    (["SWEEP"], 'scenario = "web.toml"\nseeds = [1, 2\n', "sweep.toml:3: not valid TOML at"),
+    (
+        ["SWEEP"],
+        'scenario = "web.toml"\n[vary]\nduration = ["1s" "2s"]\n',
+        "sweep.toml:3: not valid TOML at column 18",
+    ),
     (["SWEEP"], 'scenario = "nope.toml"\n', "sweep.toml: scenario: 'nope.toml' is no file"),
     (["nope.toml"], None, "nope.toml: the scenario: no such file"),
     # An unknown discipline is refused up front, as by run --compare (not a failed row).
@@ -714,6 +718,51 @@ def test_a_bad_input_is_one_line_before_any_run(scenario, tmp_path, args, text, 
     assert message in r.stderr
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("aqmlab: error: "), r.stderr
     assert not out.exists()
+
+
+def test_a_toml_syntax_error_is_said_as_a_runs(scenario, tmp_path):
+    """A sweep file's TOML syntax error is one line in aqmlab's words (not Python's TOML
+    reader's) naming the file, line and column and what was expected; a scenario's reads the
+    same from ``sweep`` as from ``run`` (one helper of the core says both)."""
+    sweep_file = write_sweep_file(tmp_path, 'scenario = "web.toml"\nseeds = [1, 2\n')
+    r = run_cli("sweep", str(sweep_file), "--out", str(tmp_path / "o"), "-q")
+    assert r.returncode == 2
+    assert r.stderr == (
+        f"aqmlab: error: {sweep_file}:3: not valid TOML at column 1: invalid array, "
+        "expected `]` (found the end of the file)\n"
+    )
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\nduration = "3s\n')
+    said = {}
+    for cmd, *extra in (["run"], ["sweep"], ["sweep", "--set", "seed=2"]):
+        out = tmp_path / f"o-{cmd}-{len(extra)}"
+        r = run_cli(cmd, str(bad), *extra, "--out", str(out), "-q")
+        assert r.returncode == 2 and not out.exists()
+        said[(cmd, *extra)] = r.stderr
+    assert set(said.values()) == {
+        f"aqmlab: error: {bad}:2: not valid TOML at column 15: invalid basic string "
+        "(found the end of the line)\n"
+    }, said
+
+
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        (dict(vary={"name": [b"x"]}), "vary: name: expected str, int, float, bool"),
+        (dict(zip=[{"name": [b"x"], "seed": [1]}]), "zip: name: expected str, int, float, bool"),
+        (dict(cases={"a": {"name": b"x"}}), 'case "a": name: expected str, int, float, bool'),
+        (dict(vary={"name": [None]}), "vary: name: None has no TOML form"),
+        (dict(set={"name": b"x"}), "set: name: expected str, int, float, bool"),
+        (dict(vary={"name": "x"}), "vary: name: expected a list of values"),
+    ],
+)
+def test_the_python_api_names_the_argument_that_gave_a_bad_value(scenario, tmp_path, kw, message):
+    """``aqmlab.sweep``'s errors name the argument the caller wrote a key in (``vary``,
+    ``zip``, a case), not ``set``, which the sweep passes the values to the run as."""
+    with pytest.raises((TypeError, aqmlab.ScenarioError)) as e:
+        aqmlab.sweep(scenario, seeds=[1], jobs=1, executor="thread", out=tmp_path / "o", **kw)
+    assert str(e.value).startswith(message), str(e.value)
+    assert not (tmp_path / "o").exists()
 
 
 def test_a_failed_point_is_not_counted_as_cached(scenario, tmp_path):

@@ -236,7 +236,7 @@ def resolve(
     (``--vary``) that gave some of the ``set`` keys, which errors then name instead of
     ``--set``. Raises :class:`aqmlab.ScenarioError` as :func:`load` does."""
     return _core.resolve_scenario(
-        *_native_args(scenario, seed, qdisc, set, packet_log, unset),
+        *_native_args(scenario, seed, qdisc, set, packet_log, unset, varied),
         list((varied or {}).items()),
     )
 
@@ -248,8 +248,11 @@ def _native_args(
     set: dict[str, Any] | None,  # noqa: A002 - mirrors the --set flag
     packet_log: list[str] | None,
     unset: list[str] | None,
+    varied: dict[str, str] | None = None,
 ) -> tuple[Any, ...]:
-    """The native loader's arguments for :func:`load` and :func:`resolve`."""
+    """The native loader's arguments for :func:`load` and :func:`resolve`. A ``set`` value
+    without a TOML form is named by the argument that gave it: ``set``, or the one ``varied``
+    names for its key (``--vary`` is ``vary``, as a sweep's caller wrote it)."""
     _check_args(seed, qdisc, set, packet_log, unset)
     if isinstance(scenario, Mapping):
         text: str | None = toml_text(scenario)
@@ -264,7 +267,8 @@ def _native_args(
         raise TypeError(
             f"scenario: expected a path, TOML text or a dict, got {type(scenario).__name__}"
         )
-    sets = [(k, _toml_value(v, f"set: {k}")) for k, v in (set or {}).items()]
+    given = {k: o.removeprefix("--").removesuffix(":") for k, o in (varied or {}).items()}
+    sets = [(k, _toml_value(v, f"{given.get(k, 'set')}: {k}")) for k, v in (set or {}).items()]
     return (
         path,
         seed,

@@ -64,6 +64,14 @@ fn read_scenario_file<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, P
     Ok(PyBytes::new(py, &bytes))
 }
 
+/// `text` (the file `file`) read as TOML, as the scenario reader reads it: raises ScenarioError
+/// with its syntax error said as a scenario's is (`FILE:LINE: not valid TOML at column C: ...`),
+/// so a sweep file's syntax error reads like a scenario's.
+#[pyfunction]
+fn check_toml(file: &str, text: &str) -> PyResult<()> {
+    aqmlab_sim::scenario::check_toml(file, text).map_err(scenario_err)
+}
+
 /// Every discipline with its parameter table and its cost: a list of dicts `{name, summary,
 /// params: [{name, default, type, unit, range, help, tuning, tuning_how}], facts: {state,
 /// per_flow, per_packet, timers, spec}}` (`tuning`: fixed, derived or adapted, RFC 7928 §12;
@@ -719,6 +727,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(list_text, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(read_scenario_file, m)?)?;
+    m.add_function(wrap_pyfunction!(check_toml, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // How this module was compiled: "profile-guided" when scripts/pgo-install.sh built it (it
     // sets AQMLAB_BUILD), else "plain". Speed figures depend on it; results do not.

@@ -129,6 +129,11 @@ fn parse(cx: &Ctx<'_>) -> Result<RawScenario, ScenarioError> {
     let text = cx.text;
     let de = toml::Deserializer::new(text);
     serde_path_to_error::deserialize(de).map_err(|e| {
+        // A syntax error is said as every TOML syntax error is (read again only to tell it
+        // from a value of the wrong type, on this error path).
+        if let Err(syntax) = check_toml(&cx.file, text) {
+            return syntax;
+        }
         // serde_spanned's wrapper shows up as a path segment; users never wrote it.
         let path = e
             .path()
