@@ -61,6 +61,7 @@ def load_scenario(
     unsets: list[str] = ...,
     varied: list[tuple[str, str]] = ...,
     trace_flows: list[tuple[int, str]] = ...,
+    warn: bool = ...,
 ) -> Run: ...
 
 class ParamInfo(TypedDict):

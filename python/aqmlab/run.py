@@ -180,12 +180,14 @@ def load(
     packet_log: list[str] | None = None,
     unset: list[str] | None = None,
     trace_flows: Mapping[int, float | str] | None = None,
+    warn: bool = True,
 ) -> Any:
     """Read and check ``scenario`` with its overrides (as :func:`run` takes them), without
     simulating: the native run, ready to advance. Raises :class:`aqmlab.ScenarioError`."""
     return _core.load_scenario(
         *_native_args(scenario, seed, qdisc, set, packet_log, unset),
         trace_flows=_trace_flows(trace_flows),
+        warn=warn,
     )
 
 
@@ -325,6 +327,7 @@ def run(
     keep: bool = True,
     unset: list[str] | None = None,
     trace_flows: Mapping[int, float | str] | None = None,
+    warn: bool = True,
 ) -> RunResult:
     """Run the scenario ``scenario``: a path to a TOML file, the name of a bundled scenario
     (``"codel-dynamic-link"``, as ``aqmlab run`` takes it), the TOML text itself, or a dict
@@ -351,6 +354,9 @@ def run(
     bbr_mode, pacing_rate_bps) is sampled on the first ACK of each interval into the
     ``flow_states`` table, beside the scenario's ``[output] trace_flows`` (an entry here
     replaces the file's for the same flow), as ``aqmlab run --trace-flow FLOW=EVERY``.
+    ``warn=False`` leaves the warning of a scenario of many flows (the memory its run is
+    projected to take) off stderr; it stays among the run's warnings in ``summary.json`` (a
+    sweep's runs are loaded so: the sweep gave the warning once, while planning).
     """
     r = load(
         scenario,
@@ -360,6 +366,7 @@ def run(
         packet_log=packet_log,
         unset=unset,
         trace_flows=trace_flows,
+        warn=warn,
     )
     if isinstance(scenario, Mapping):
         named: Any = "<dict>"

@@ -315,6 +315,7 @@ def execute(task: Task, work_dir: str | None = None) -> Outcome:
                 progress=False,
                 keep=False,
                 unset=task.unset,
+                warn=False,  # the sweep gave the loader's warnings once, while planning
             )
         except AqmlabError as e:
             return Outcome(task.key, None, str(e), time.monotonic() - t0)

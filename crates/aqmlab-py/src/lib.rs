@@ -606,6 +606,7 @@ fn overrides(
     packet_log: Vec<String>,
     varied: Vec<(String, String)>,
     trace_flows: Vec<(u64, String)>,
+    warn: bool,
 ) -> aqmlab_sim::scenario::Overrides {
     aqmlab_sim::scenario::Overrides {
         seed,
@@ -613,7 +614,9 @@ fn overrides(
         packet_log,
         trace_flows,
         varied,
-        warn_now: Some(warn_now),
+        // Without `warn`, the early warning (a many-flows scenario's memory) is only among
+        // the run's warnings (`summary.json`'s provenance), not written to stderr.
+        warn_now: warn.then_some(warn_now as fn(&str)),
         ..aqmlab_sim::scenario::Overrides::default()
     }
 }
@@ -625,9 +628,12 @@ fn scenario_err(e: aqmlab_sim::scenario::ScenarioError) -> PyErr {
 
 /// Loads the scenario at `path` with overrides: `seed`, `qdisc` (`[(LINK, KIND)]`) and `sets`
 /// (`[(KEY.PATH, VALUE)]`; `varied`: `[(KEY.PATH, OPTION)]` for the keys a sweep varies, which
-/// errors name by that option; `trace_flows`: `[(FLOW, EVERY)]` as `--trace-flow FLOW=EVERY`). Raises ScenarioError naming file, line and key on bad input.
+/// errors name by that option; `trace_flows`: `[(FLOW, EVERY)]` as `--trace-flow FLOW=EVERY`;
+/// `warn`: write the warning of a many-flows scenario's memory to stderr at once, before it is
+/// built; without, it is among the run's warnings only, as a sweep's workers load their runs).
+/// Raises ScenarioError naming file, line and key on bad input.
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new(), trace_flows=Vec::new()))]
+#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new(), trace_flows=Vec::new(), warn=true))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments, each optional
 fn load_scenario(
     path: &str,
@@ -639,9 +645,10 @@ fn load_scenario(
     unsets: Vec<String>,
     varied: Vec<(String, String)>,
     trace_flows: Vec<(u64, String)>,
+    warn: bool,
 ) -> PyResult<Run> {
     let (text, dir, stem) = scenario_text(path, text)?;
-    let ov = overrides(seed, qdisc, packet_log, varied, trace_flows);
+    let ov = overrides(seed, qdisc, packet_log, varied, trace_flows, warn);
     let r = aqmlab_sim::scenario::resolve_with_edits(&text, path, &dir, &stem, &unsets, &sets, &ov)
         .map_err(scenario_err)?;
     let mut sc = aqmlab_sim::scenario::Scenario::from_resolved(r)
@@ -698,7 +705,7 @@ fn resolve_scenario(
     trace_flows: Vec<(u64, String)>,
 ) -> PyResult<Resolved> {
     let (text, dir, stem) = scenario_text(path, text)?;
-    let ov = overrides(seed, qdisc, packet_log, varied, trace_flows);
+    let ov = overrides(seed, qdisc, packet_log, varied, trace_flows, true);
     let r = aqmlab_sim::scenario::resolve_with_edits(&text, path, &dir, &stem, &unsets, &sets, &ov)
         .map_err(scenario_err)?;
     Ok(Resolved {
