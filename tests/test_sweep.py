@@ -562,6 +562,76 @@ def test_kill_9_of_the_sweep_leaves_no_worker(scenario, tmp_path, workers):
             os.killpg(p.pid, signal.SIGKILL)
 
 
+def _descendants(pid):
+    """The processes descended from ``pid`` (Linux's /proc), children first."""
+    parents = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            with contextlib.suppress(OSError), open(f"/proc/{d}/stat") as f:
+                parents[int(d)] = int(f.read().rpartition(")")[2].split()[1])
+    out, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        kids = [c for c, pp in parents.items() if pp == parent]
+        out += kids
+        todo += kids
+    return out
+
+
+def _gone(pid):
+    """Whether process ``pid`` has ended (a zombie not yet reaped has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def _group_gone(pgid):
+    """Whether no process of group ``pgid`` is left (not even one ended and not yet reaped)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_kill_9_of_a_dask_local_sweep_leaves_no_process(scenario, tmp_path):
+    """``--dask local``: after SIGKILL of the sweep's process (no clean-up of its own runs),
+    none of the processes it started (the local cluster's workers, simulating) is left within a
+    few seconds, and the next sweep into the folder takes its lock."""
+    pytest.importorskip("dask.distributed")
+    out, tmp = tmp_path / "sw", tmp_path / "tmp"
+    tmp.mkdir()  # the folder the workers simulate in: a run going on is a folder there
+    cmd = [sys.executable, "-m", "aqmlab", "sweep", str(scenario), "--set", "duration=3000s",
+           "--seeds", "1-2", "--out", str(out), "--dask", "local", "-j", "2", "-q"]  # fmt: skip
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    p = subprocess.Popen(cmd, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and p.poll() is None:
+            if sum(d.startswith("aqmlab-run-") for d in os.listdir(tmp)) == 2:
+                break
+            time.sleep(0.05)
+        assert p.poll() is None and sum(d.startswith("aqmlab-run-") for d in os.listdir(tmp)) == 2
+        started = _descendants(p.pid)
+        assert len(started) >= 2, started  # a worker process per run, at least
+        os.kill(p.pid, signal.SIGKILL)  # the sweep's own process only
+        p.wait()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not (
+            all(_gone(c) for c in started) and _group_gone(p.pid)
+        ):
+            time.sleep(0.05)
+        assert [c for c in started if not _gone(c)] == []
+        assert _group_gone(p.pid)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)
+    r = run_cli("sweep", str(scenario), "--seeds", "1", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+
+
 def test_an_empty_out_is_refused_and_the_current_folder_kept(scenario, tmp_path, monkeypatch):
     """``out=""`` is the current folder: the sweep refuses it as ``aqmlab.run`` does, rather
     than write its tables over the files there."""
