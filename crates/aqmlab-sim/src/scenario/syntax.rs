@@ -57,7 +57,10 @@ pub fn syntax_error(
         msg.push_str(&toml_message(message, text, span));
     } else {
         msg.push_str(&said.join(", "));
-        if let Some(f) = found {
+        // What was found, where the parser said what it expected or found it invalid (not
+        // after "duplicate key `x`", say, which names what it found).
+        let expecting = said.len() > 1 || said[0].starts_with("invalid");
+        if let Some(f) = found.filter(|_| expecting) {
             msg.push_str(&format!(" (found {f})"));
         }
     }
@@ -100,6 +103,10 @@ mod tests {
         assert_eq!(
             said("é = 1\nb = [1 2]\n"),
             "s.toml:1: not valid TOML at column 1: invalid key (found `é`)"
+        );
+        assert_eq!(
+            said("name = \"x\"\nname = \"y\"\n"),
+            "s.toml:2: not valid TOML at column 1: duplicate key `name` in document root"
         );
     }
 
