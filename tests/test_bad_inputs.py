@@ -336,6 +336,33 @@ def test_a_sweep_warns_of_many_flows_once(tmp_path, capsys):
     assert err[0].startswith(f"aqmlab: warning: {p}: flows: 10001 flows (over 10000): ")
 
 
+def test_a_sweeps_runs_do_not_warn_of_many_flows_again(tmp_path):
+    """The many-flows warning comes once per sweep (while it plans), not again from each run as
+    it loads, in this process or in a worker process; ``aqmlab run`` gives it once. Each run
+    keeps it among its warnings in ``summary.json``."""
+    import json
+
+    p = tmp_path / "many.toml"
+    p.write_text(
+        WEB.replace("[[flows]]", "[[flows]]\ncount = 10001", 1).replace(
+            'duration = "2s"', 'duration = "20ms"\nbin = "10ms"'
+        )
+    )
+
+    def warnings(r):
+        assert r.returncode == 0, r.stderr
+        return [x for x in r.stderr.splitlines() if "10001 flows (over 10000)" in x]
+
+    out = tmp_path / "sw"
+    r = run_cli("sweep", str(p), "--seeds", "1-3", "-j", "2", "--out", str(out), "-q")
+    assert len(warnings(r)) == 1, r.stderr
+    for run in (out / "runs").iterdir():
+        said = json.loads((run / "summary.json").read_text())["provenance"]["warnings"]
+        assert any("10001 flows (over 10000)" in w for w in said), said
+    r = run_cli("run", str(p), "--out", str(tmp_path / "one"), "-q")
+    assert len(warnings(r)) == 1, r.stderr
+
+
 def test_many_large_counts_fail_before_expanding(tmp_path):
     flows = '\n[[flows]]\ncount = 100000\nkind = "udp"\nfrom = "s1"\nto = "r1"\nrate = "1kbps"\n'
     p = tmp_path / "many.toml"

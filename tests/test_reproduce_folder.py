@@ -159,6 +159,8 @@ def test_duplicate_ids_and_bad_experiment_keys_are_refused(tmp_path):
         ),
         (("seeds = 3", "seeds = 0"), "seeds: expected the number of seeds"),
         (("seeds = 3", "seeds = 3\nspeed = 1"), "speed: unknown key"),
+        # A syntax error in aqmlab's words, as a scenario's: line, column, what was expected.
+        (("seeds = 3", "seeds = [3"), "not valid TOML at column "),
     ):
         shutil.rmtree(tmp_path / "repro")
         d = _folder(tmp_path, experiment=text.replace(*edit, 1))

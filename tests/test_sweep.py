@@ -562,6 +562,76 @@ def test_kill_9_of_the_sweep_leaves_no_worker(scenario, tmp_path, workers):
             os.killpg(p.pid, signal.SIGKILL)
 
 
+def _descendants(pid):
+    """The processes descended from ``pid`` (Linux's /proc), children first."""
+    parents = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            with contextlib.suppress(OSError), open(f"/proc/{d}/stat") as f:
+                parents[int(d)] = int(f.read().rpartition(")")[2].split()[1])
+    out, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        kids = [c for c, pp in parents.items() if pp == parent]
+        out += kids
+        todo += kids
+    return out
+
+
+def _gone(pid):
+    """Whether process ``pid`` has ended (a zombie not yet reaped has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def _group_gone(pgid):
+    """Whether no process of group ``pgid`` is left (not even one ended and not yet reaped)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_kill_9_of_a_dask_local_sweep_leaves_no_process(scenario, tmp_path):
+    """``--dask local``: after SIGKILL of the sweep's process (no clean-up of its own runs),
+    none of the processes it started (the local cluster's workers, simulating) is left within a
+    few seconds, and the next sweep into the folder takes its lock."""
+    pytest.importorskip("dask.distributed")
+    out, tmp = tmp_path / "sw", tmp_path / "tmp"
+    tmp.mkdir()  # the folder the workers simulate in: a run going on is a folder there
+    cmd = [sys.executable, "-m", "aqmlab", "sweep", str(scenario), "--set", "duration=3000s",
+           "--seeds", "1-2", "--out", str(out), "--dask", "local", "-j", "2", "-q"]  # fmt: skip
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    p = subprocess.Popen(cmd, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and p.poll() is None:
+            if sum(d.startswith("aqmlab-run-") for d in os.listdir(tmp)) == 2:
+                break
+            time.sleep(0.05)
+        assert p.poll() is None and sum(d.startswith("aqmlab-run-") for d in os.listdir(tmp)) == 2
+        started = _descendants(p.pid)
+        assert len(started) >= 2, started  # a worker process per run, at least
+        os.kill(p.pid, signal.SIGKILL)  # the sweep's own process only
+        p.wait()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not (
+            all(_gone(c) for c in started) and _group_gone(p.pid)
+        ):
+            time.sleep(0.05)
+        assert [c for c in started if not _gone(c)] == []
+        assert _group_gone(p.pid)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)
+    r = run_cli("sweep", str(scenario), "--seeds", "1", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+
+
 def test_an_empty_out_is_refused_and_the_current_folder_kept(scenario, tmp_path, monkeypatch):
     """``out=""`` is the current folder: the sweep refuses it as ``aqmlab.run`` does, rather
     than write its tables over the files there."""
@@ -659,8 +729,12 @@ def write_sweep_file(tmp_path, text):
 BAD_INPUTS = [
     # (command-line arguments after "sweep" (SCEN: the scenario, SWEEP: a sweep file with the
     # text given), the text the one line names)
-    (["SWEEP"], 'scenario = "web.toml"\nseeds = [1, 2\n', "sweep.toml: not a valid TOML file"),
-    (["SWEEP"], 'scenario = "web.toml"\n[vary]\nduration = ["1s" "2s"]\n', "line 3"),
+    (["SWEEP"], 'scenario = "web.toml"\nseeds = [1, 2\n', "sweep.toml:3: not valid TOML at"),
+    (
+        ["SWEEP"],
+        'scenario = "web.toml"\n[vary]\nduration = ["1s" "2s"]\n',
+        "sweep.toml:3: not valid TOML at column 18",
+    ),
     (["SWEEP"], 'scenario = "nope.toml"\n', "sweep.toml: scenario: 'nope.toml' is no file"),
     (["nope.toml"], None, "nope.toml: the scenario: no such file"),
     # An unknown discipline is refused up front, as by run --compare (not a failed row).
@@ -714,6 +788,51 @@ def test_a_bad_input_is_one_line_before_any_run(scenario, tmp_path, args, text, 
     assert message in r.stderr
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("aqmlab: error: "), r.stderr
     assert not out.exists()
+
+
+def test_a_toml_syntax_error_is_said_as_a_runs(scenario, tmp_path):
+    """A sweep file's TOML syntax error is one line in aqmlab's words (not Python's TOML
+    reader's) naming the file, line and column and what was expected; a scenario's reads the
+    same from ``sweep`` as from ``run`` (one helper of the core says both)."""
+    sweep_file = write_sweep_file(tmp_path, 'scenario = "web.toml"\nseeds = [1, 2\n')
+    r = run_cli("sweep", str(sweep_file), "--out", str(tmp_path / "o"), "-q")
+    assert r.returncode == 2
+    assert r.stderr == (
+        f"aqmlab: error: {sweep_file}:3: not valid TOML at column 1: invalid array, "
+        "expected `]` (found the end of the file)\n"
+    )
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\nduration = "3s\n')
+    said = {}
+    for cmd, *extra in (["run"], ["sweep"], ["sweep", "--set", "seed=2"]):
+        out = tmp_path / f"o-{cmd}-{len(extra)}"
+        r = run_cli(cmd, str(bad), *extra, "--out", str(out), "-q")
+        assert r.returncode == 2 and not out.exists()
+        said[(cmd, *extra)] = r.stderr
+    assert set(said.values()) == {
+        f"aqmlab: error: {bad}:2: not valid TOML at column 15: invalid basic string "
+        "(found the end of the line)\n"
+    }, said
+
+
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        (dict(vary={"name": [b"x"]}), "vary: name: expected str, int, float, bool"),
+        (dict(zip=[{"name": [b"x"], "seed": [1]}]), "zip: name: expected str, int, float, bool"),
+        (dict(cases={"a": {"name": b"x"}}), 'case "a": name: expected str, int, float, bool'),
+        (dict(vary={"name": [None]}), "vary: name: None has no TOML form"),
+        (dict(set={"name": b"x"}), "set: name: expected str, int, float, bool"),
+        (dict(vary={"name": "x"}), "vary: name: expected a list of values"),
+    ],
+)
+def test_the_python_api_names_the_argument_that_gave_a_bad_value(scenario, tmp_path, kw, message):
+    """``aqmlab.sweep``'s errors name the argument the caller wrote a key in (``vary``,
+    ``zip``, a case), not ``set``, which the sweep passes the values to the run as."""
+    with pytest.raises((TypeError, aqmlab.ScenarioError)) as e:
+        aqmlab.sweep(scenario, seeds=[1], jobs=1, executor="thread", out=tmp_path / "o", **kw)
+    assert str(e.value).startswith(message), str(e.value)
+    assert not (tmp_path / "o").exists()
 
 
 def test_a_failed_point_is_not_counted_as_cached(scenario, tmp_path):

@@ -870,16 +870,11 @@ def _interrupt(signum: int, frame: object) -> None:
 def _is_sweep_file(path: str) -> bool:
     """A sweep file names a base ``scenario``; a scenario file never has that key. A file
     that is no valid TOML is neither: its error (naming the line) is the sweep's, at once."""
-    from aqmlab.sweepspec import _toml_loads, read_text
+    from aqmlab.sweepspec import read_toml
 
     if not os.path.exists(path) or os.path.isdir(path):
         return False  # the scenario's check names the missing file
-    text = read_text(path)  # capped as a run's scenario
-    try:
-        doc = _toml_loads(text)
-    except Exception as e:  # noqa: BLE001 - tomllib's error names the line
-        raise ScenarioError(f"{path}: not a valid TOML file: {e}") from None
-    return isinstance(doc.get("scenario"), str)
+    return isinstance(read_toml(path).get("scenario"), str)  # capped as a run's scenario
 
 
 def _print_sweep(res, columns: list) -> None:

@@ -180,12 +180,14 @@ def load(
     packet_log: list[str] | None = None,
     unset: list[str] | None = None,
     trace_flows: Mapping[int, float | str] | None = None,
+    warn: bool = True,
 ) -> Any:
     """Read and check ``scenario`` with its overrides (as :func:`run` takes them), without
     simulating: the native run, ready to advance. Raises :class:`aqmlab.ScenarioError`."""
     return _core.load_scenario(
         *_native_args(scenario, seed, qdisc, set, packet_log, unset),
         trace_flows=_trace_flows(trace_flows),
+        warn=warn,
     )
 
 
@@ -236,7 +238,7 @@ def resolve(
     (``--vary``) that gave some of the ``set`` keys, which errors then name instead of
     ``--set``. Raises :class:`aqmlab.ScenarioError` as :func:`load` does."""
     return _core.resolve_scenario(
-        *_native_args(scenario, seed, qdisc, set, packet_log, unset),
+        *_native_args(scenario, seed, qdisc, set, packet_log, unset, varied),
         list((varied or {}).items()),
     )
 
@@ -248,8 +250,11 @@ def _native_args(
     set: dict[str, Any] | None,  # noqa: A002 - mirrors the --set flag
     packet_log: list[str] | None,
     unset: list[str] | None,
+    varied: dict[str, str] | None = None,
 ) -> tuple[Any, ...]:
-    """The native loader's arguments for :func:`load` and :func:`resolve`."""
+    """The native loader's arguments for :func:`load` and :func:`resolve`. A ``set`` value
+    without a TOML form is named by the argument that gave it: ``set``, or the one ``varied``
+    names for its key (``--vary`` is ``vary``, as a sweep's caller wrote it)."""
     _check_args(seed, qdisc, set, packet_log, unset)
     if isinstance(scenario, Mapping):
         text: str | None = toml_text(scenario)
@@ -264,7 +269,8 @@ def _native_args(
         raise TypeError(
             f"scenario: expected a path, TOML text or a dict, got {type(scenario).__name__}"
         )
-    sets = [(k, _toml_value(v, f"set: {k}")) for k, v in (set or {}).items()]
+    given = {k: o.removeprefix("--").removesuffix(":") for k, o in (varied or {}).items()}
+    sets = [(k, _toml_value(v, f"{given.get(k, 'set')}: {k}")) for k, v in (set or {}).items()]
     return (
         path,
         seed,
@@ -321,6 +327,7 @@ def run(
     keep: bool = True,
     unset: list[str] | None = None,
     trace_flows: Mapping[int, float | str] | None = None,
+    warn: bool = True,
 ) -> RunResult:
     """Run the scenario ``scenario``: a path to a TOML file, the name of a bundled scenario
     (``"codel-dynamic-link"``, as ``aqmlab run`` takes it), the TOML text itself, or a dict
@@ -347,6 +354,9 @@ def run(
     bbr_mode, pacing_rate_bps) is sampled on the first ACK of each interval into the
     ``flow_states`` table, beside the scenario's ``[output] trace_flows`` (an entry here
     replaces the file's for the same flow), as ``aqmlab run --trace-flow FLOW=EVERY``.
+    ``warn=False`` leaves the warning of a scenario of many flows (the memory its run is
+    projected to take) off stderr; it stays among the run's warnings in ``summary.json`` (a
+    sweep's runs are loaded so: the sweep gave the warning once, while planning).
     """
     r = load(
         scenario,
@@ -356,6 +366,7 @@ def run(
         packet_log=packet_log,
         unset=unset,
         trace_flows=trace_flows,
+        warn=warn,
     )
     if isinstance(scenario, Mapping):
         named: Any = "<dict>"

@@ -273,7 +273,7 @@ def _plan_points(
                     qdisc=qdisc,
                     set=sets,
                     unset=spec.unset,
-                    varied=spec.varied,
+                    varied=spec.varied(point),
                 )
             except ScenarioError as e:
                 t.error = str(e)
@@ -315,6 +315,7 @@ def execute(task: Task, work_dir: str | None = None) -> Outcome:
                 progress=False,
                 keep=False,
                 unset=task.unset,
+                warn=False,  # the sweep gave the loader's warnings once, while planning
             )
         except AqmlabError as e:
             return Outcome(task.key, None, str(e), time.monotonic() - t0)
@@ -1118,12 +1119,14 @@ def sweep(
     temporary folder."""
     from aqmlab.sweepspec import _zip_axis, parse_seeds
 
-    axes = [Axis([k], [(v,) for v in _listed(vs, k)]) for k, vs in (vary or {}).items()]
+    axes = [Axis([k], [(v,) for v in _listed(vs, f"vary: {k}")]) for k, vs in (vary or {}).items()]
     axes += [
-        Axis([QDISC_PREFIX + k], [(v,) for v in _listed(vs, f"qdisc {k}")])
+        Axis([QDISC_PREFIX + k], [(v,) for v in _listed(vs, f"qdisc: {k}")])
         for k, vs in (qdisc or {}).items()
     ]
-    axes += [_zip_axis({k: _listed(v, k) for k, v in g.items()}, "zip") for g in (zip or [])]
+    axes += [
+        _zip_axis({k: _listed(v, f"zip: {k}") for k, v in g.items()}, "zip") for g in (zip or [])
+    ]
     if cases:
         axes.append(Axis.of_cases(cases))
     if seeds is not None and not isinstance(seeds, str):

@@ -82,17 +82,19 @@ class SweepSpec:
     def columns(self) -> list[str]:
         return [k for a in self.axes for k in a.keys]
 
-    @property
-    def varied(self) -> dict[str, str]:
-        """The ``set`` keys the axes vary, each with the option that varies it (a cases axis's
-        keys are the cases', and discipline swaps are no ``set`` keys)."""
-        return {
-            k: a.flag
-            for a in self.axes
-            if a.cases is None
-            for k in a.keys
-            if not k.startswith(QDISC_PREFIX)
-        }
+    def varied(self, point: dict[str, Any]) -> dict[str, str]:
+        """The ``set`` keys the axes vary at ``point``, each with the option that varies it,
+        which errors about the key name (``--vary``, ``--zip``; a case's keys by its label,
+        ``case "NAME":``; discipline swaps are no ``set`` keys)."""
+        out: dict[str, str] = {}
+        for a in self.axes:
+            if a.cases is None:
+                keys = {k: a.flag for k in a.keys}
+            else:
+                label = point[a.keys[0]]
+                keys = {k: f"case {json.dumps(str(label))}:" for k in a.cases[label]}
+            out.update((k, o) for k, o in keys.items() if not k.startswith(QDISC_PREFIX))
+        return out
 
     def points(self) -> list[dict[str, Any]]:
         """Every point, as ``{column: value}``, the first axis varying slowest."""
@@ -258,6 +260,25 @@ def read_text(path: str) -> str:
         raise ScenarioError(f"{path}: not UTF-8 text: expected a TOML file") from None
 
 
+def read_toml(path: str) -> dict[str, Any]:
+    """The TOML file at ``path`` (:func:`read_text`) as a dict (:func:`toml_doc`)."""
+    return toml_doc(path, read_text(path))
+
+
+def toml_doc(path: str, text: str) -> dict[str, Any]:
+    """``text``, the file ``path``, read as TOML. A syntax error is one line said as ``aqmlab
+    run`` says a scenario's (``FILE:LINE: not valid TOML at column C: what was expected (found
+    what)``: the core's words, :func:`aqmlab._core.check_toml`), :class:`ScenarioError`."""
+    try:
+        return _toml_loads(text)
+    except Exception as e:  # noqa: BLE001 - said in the core's words below
+        from aqmlab import _core
+
+        _core.check_toml(path, text)  # raises ScenarioError
+        # Python's reader refuses what the core's accepts (a corner of TOML they read apart).
+        raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+
+
 def _toml_loads(text: str) -> dict[str, Any]:
     try:
         import tomllib
@@ -355,11 +376,7 @@ def _zip_axis(group: dict[str, list[Any]], where: str = "--zip") -> Axis:
 
 def from_file(path: str) -> SweepSpec:
     """The spec a sweep file describes. Errors name the file and the key."""
-    text = read_text(path)
-    try:
-        doc = _toml_loads(text)
-    except Exception as e:  # noqa: BLE001 - tomllib's error names the line
-        raise ScenarioError(f"{path}: not a valid TOML file: {e}") from None
+    doc = read_toml(path)
     known = {
         "scenario", "seeds", "set", "unset", "vary", "qdisc", "zip", "case", "name", "description",
     }  # fmt: skip

@@ -64,6 +64,14 @@ fn read_scenario_file<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, P
     Ok(PyBytes::new(py, &bytes))
 }
 
+/// `text` (the file `file`) read as TOML, as the scenario reader reads it: raises ScenarioError
+/// with its syntax error said as a scenario's is (`FILE:LINE: not valid TOML at column C: ...`),
+/// so a sweep file's syntax error reads like a scenario's.
+#[pyfunction]
+fn check_toml(file: &str, text: &str) -> PyResult<()> {
+    aqmlab_sim::scenario::check_toml(file, text).map_err(scenario_err)
+}
+
 /// Every discipline with its parameter table and its cost: a list of dicts `{name, summary,
 /// params: [{name, default, type, unit, range, help, tuning, tuning_how}], facts: {state,
 /// per_flow, per_packet, timers, spec}}` (`tuning`: fixed, derived or adapted, RFC 7928 §12;
@@ -606,6 +614,7 @@ fn overrides(
     packet_log: Vec<String>,
     varied: Vec<(String, String)>,
     trace_flows: Vec<(u64, String)>,
+    warn: bool,
 ) -> aqmlab_sim::scenario::Overrides {
     aqmlab_sim::scenario::Overrides {
         seed,
@@ -613,7 +622,9 @@ fn overrides(
         packet_log,
         trace_flows,
         varied,
-        warn_now: Some(warn_now),
+        // Without `warn`, the early warning (a many-flows scenario's memory) is only among
+        // the run's warnings (`summary.json`'s provenance), not written to stderr.
+        warn_now: warn.then_some(warn_now as fn(&str)),
         ..aqmlab_sim::scenario::Overrides::default()
     }
 }
@@ -625,14 +636,17 @@ fn scenario_err(e: aqmlab_sim::scenario::ScenarioError) -> PyErr {
 
 /// Loads the scenario at `path` with overrides: `seed`, `qdisc` (`[(LINK, KIND)]`) and `sets`
 /// (`[(KEY.PATH, VALUE)]`; `varied`: `[(KEY.PATH, OPTION)]` for the keys a sweep varies, which
-/// errors name by that option; `trace_flows`: `[(FLOW, EVERY)]` as `--trace-flow FLOW=EVERY`). Raises ScenarioError naming file, line and key on bad input.
+/// errors name by that option; `trace_flows`: `[(FLOW, EVERY)]` as `--trace-flow FLOW=EVERY`;
+/// `warn`: write the warning of a many-flows scenario's memory to stderr at once, before it is
+/// built; without, it is among the run's warnings only, as a sweep's workers load their runs).
+/// Raises ScenarioError naming file, line and key on bad input.
 /// `set_args` are `--set KEY=VALUE` strings as the command line gives them, split here (key
 /// and value stripped as Python's `str.strip` does) and added to `sets` as a dict would take
 /// them: a key given again keeps its first place and takes the last value. Its value is read
 /// where the edit is made ([`aqmlab_sim::scenario::resolve_with_edits`]: a TOML value when it
 /// is one, else the text).
 #[pyfunction]
-#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new(), trace_flows=Vec::new(), set_args=Vec::new()))]
+#[pyo3(signature = (path, seed=None, qdisc=Vec::new(), sets=Vec::new(), packet_log=Vec::new(), text=None, unsets=Vec::new(), varied=Vec::new(), trace_flows=Vec::new(), set_args=Vec::new(), warn=true))]
 #[allow(clippy::too_many_arguments)] // Python's keyword arguments, each optional
 fn load_scenario(
     py: Python<'_>,
@@ -646,6 +660,7 @@ fn load_scenario(
     varied: Vec<(String, String)>,
     trace_flows: Vec<(u64, String)>,
     set_args: Vec<String>,
+    warn: bool,
 ) -> PyResult<Run> {
     // Python's whitespace: Rust's and the separators U+001C..U+001F.
     let strip = |s: &str| {
@@ -670,7 +685,7 @@ fn load_scenario(
         }
     }
     let (text, dir, stem) = scenario_text(path, text)?;
-    let ov = overrides(seed, qdisc, packet_log, varied, trace_flows);
+    let ov = overrides(seed, qdisc, packet_log, varied, trace_flows, warn);
     let r = aqmlab_sim::scenario::resolve_with_edits(&text, path, &dir, &stem, &unsets, &sets, &ov)
         .map_err(scenario_err)?;
     let mut sc = aqmlab_sim::scenario::Scenario::from_resolved(r)
@@ -728,7 +743,7 @@ fn resolve_scenario(
     trace_flows: Vec<(u64, String)>,
 ) -> PyResult<Resolved> {
     let (text, dir, stem) = scenario_text(path, text)?;
-    let ov = overrides(seed, qdisc, packet_log, varied, trace_flows);
+    let ov = overrides(seed, qdisc, packet_log, varied, trace_flows, true);
     let r = aqmlab_sim::scenario::resolve_with_edits(&text, path, &dir, &stem, &unsets, &sets, &ov)
         .map_err(scenario_err)?;
     Ok(Resolved {
@@ -757,6 +772,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(list_text, m)?)?;
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(read_scenario_file, m)?)?;
+    m.add_function(wrap_pyfunction!(check_toml, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // How this module was compiled: "profile-guided" when scripts/pgo-install.sh built it (it
     // sets AQMLAB_BUILD), else "plain". Speed figures depend on it; results do not.

@@ -31,6 +31,7 @@ mod flows;
 mod links;
 mod raw_units;
 mod resolve;
+mod syntax;
 mod tcp;
 
 pub use crate::resolved::{ResolvedOutput, ResolvedScenario};
@@ -42,6 +43,8 @@ use flows::{check_flows, crossings, resolve_flows, Crossing, RawFlows};
 use links::{direction, largest_per_link, params_byte_limit, read_topology, DirIn};
 use raw_units::{Delays, Rate, Size, Step, Time, TimeDist};
 use resolve::resolve_expanded;
+pub use syntax::check_toml;
+use syntax::syntax_error;
 use tcp::tcp_config;
 
 type S = Spanned<String>;

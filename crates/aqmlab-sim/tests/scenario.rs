@@ -995,7 +995,7 @@ fn a_byte_limit_given_as_a_parameter_must_hold_the_largest_packet_too() {
 fn a_lone_carriage_return_is_explained() {
     // The TOML parser reports a CR without LF with an empty message: the error was `t.toml:2: `.
     let text = GOOD.replace("seed = 7\n", "seed = 7\n\rbin = \"1s\"\n");
-    let expected = "t.toml:5: a carriage return (\\r) not followed by a newline: expected \\n or \\r\\n line endings";
+    let expected = "t.toml:5: not valid TOML at column 1: a carriage return (\\r) not followed by a newline: expected \\n or \\r\\n line endings";
     assert_eq!(err(&text), expected);
     use aqmlab_sim::scenario::apply_sets;
     let e = apply_sets(&text, "t.toml", &[("seed".into(), "1".into())]).unwrap_err();

@@ -15,7 +15,7 @@ from typing import Any
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
 from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
-from aqmlab.sweepspec import QDISC_PREFIX, Axis, _toml_loads
+from aqmlab.sweepspec import QDISC_PREFIX, Axis, toml_doc
 
 EXPERIMENT = "experiment.toml"
 CLAIMS = "claims.toml"
@@ -140,9 +140,10 @@ def _read(path: str) -> dict[str, Any]:
     except OSError as e:
         raise AqmlabError(f"{path}: {e.strerror}") from None
     try:
-        return _toml_loads(raw.decode("utf-8"))
-    except Exception as e:  # noqa: BLE001 - tomllib's message names the line
-        raise AqmlabError(f"{path}: not a valid TOML file: {e}") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise AqmlabError(f"{path}: not UTF-8 text: expected a TOML file") from None
+    return toml_doc(path, text)  # a syntax error said as a scenario's
 
 
 class _Table:

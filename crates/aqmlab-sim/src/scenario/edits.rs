@@ -161,15 +161,11 @@ pub(crate) fn edit<'a>(
         // Without edits, the reader reports the syntax error, as it does for any file.
         Err(_) if unsets.is_empty() && sets.is_empty() => return Ok(ed),
         Err(e) => {
+            // Said as the reader says it without edits (one parser's words for every file).
             let e: toml_edit::TomlError = e;
-            return Err(ScenarioError {
-                file: file.to_string(),
-                line: e
-                    .span()
-                    .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1),
-                path: String::new(),
-                msg: toml_message(e.message(), text, e.span()),
-            });
+            return Err(check_toml(file, text)
+                .err()
+                .unwrap_or_else(|| syntax_error(file, text, e.message(), e.span())));
         }
     };
     for key in unsets {

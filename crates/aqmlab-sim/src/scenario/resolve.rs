@@ -129,6 +129,11 @@ fn first_stamp(mut e: ScenarioError, stamps: &[Option<usize>]) -> ScenarioError 
 /// key path and saying what was expected as a user would.
 fn parse_error(cx: &Ctx<'_>, e: serde_path_to_error::Error<toml::de::Error>) -> ScenarioError {
     let text = cx.text;
+    // A syntax error is said as every TOML syntax error is (read again only to tell it from a
+    // value of the wrong type, on this error path).
+    if let Err(syntax) = check_toml(&cx.file, text) {
+        return syntax;
+    }
     // serde_spanned's wrapper shows up as a path segment; users never wrote it.
     let path = e
         .path()
