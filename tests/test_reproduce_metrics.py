@@ -191,6 +191,37 @@ def test_numbers_layout_value_level_all_pooling_each_and_params():
     }
 
 
+def test_then_is_computed_after_the_reduction_with_params_filled():
+    # Bytes whose mean in MB differs in its last bit between dividing before the mean and
+    # after it: `then` divides after it, as a module's mean / 1e6 did.
+    df = pd.DataFrame({"case": ["a", "a", "a"], "bytes": [1000001.0, 3000001.0, 7.0]})
+    frames = {"sweep": df}
+    mb = _number({"column": "bytes", "reduce": "mean", "then": "x / 1e6"}, frames)
+    assert mb == 1.3333363333333332 == df["bytes"].mean() / 1e6
+    assert mb != (df["bytes"] / 1e6).mean()  # the counterfactual: divided before the mean
+    # {param} fields are filled before it is read; in values, each leaf has its own.
+    fill = lambda t: t.replace("{phase_s}", "10")  # noqa: E731
+    got = _number(
+        {"by": ["case"], "key": ["{case}"],
+         "values": {"pct": {"column": "bytes", "reduce": "max",
+                            "then": "100 * x / ({phase_s} * 1e6)"},
+                    "n": {"reduce": "count", "then": "x + 1"}}},
+        frames, fill,
+    )  # fmt: skip
+    assert got == {"a": {"pct": 100 * 3000001.0 / 10e6, "n": 4.0}}
+    # No value stays no value (a spread under two values).
+    one = {"column": "bytes", "reduce": "spread", "then": "x * 2", "where": "bytes < 10"}
+    assert _number(one, frames) is None
+
+
+def test_a_derive_may_hold_param_fields():
+    from aqmlab.reproduce.metrics import derive, load_derives
+
+    defs = load_derives(PATH, [{"name": "pct", "expr": "100 * seed / {n}"}], ["sweep"])
+    df = derive(_frame(), defs, "sweep", lambda t: t.replace("{n}", "4"))
+    assert list(df["pct"][:2]) == [25.0, 50.0]
+
+
 @pytest.mark.parametrize(
     "doc, expected",
     [
@@ -210,6 +241,13 @@ def test_numbers_layout_value_level_all_pooling_each_and_params():
         ({"column": "p50", "where": "p50 <"}, "numbers.x.where: 'p50 <' is not an expression"),
         ({"column": "p50", "sweeps": ["nope"]}, "numbers.x.sweeps: expected names of [[sweep]]s"),
         ({"column": "p50", "colour": 1}, "numbers.x.colour: unknown key"),
+        ({"column": "p50", "then": 2}, "numbers.x.then: expected an expression of x"),
+        ({"column": "p50", "then": "x + p50"}, "numbers.x.then: expected an expression of x alone"),
+        ({"column": "p50", "then": "x +"}, "numbers.x.then: 'x +' is not an expression"),
+        (
+            {"column": "p50", "values": {"a": {"column": "p50"}}, "then": "x"},
+            "numbers.x: expected values or column + reduce, not both",
+        ),
         (
             {"column": "p50", "each": {"a": [1], "b": [1, 2]}},
             "numbers.x.each: expected a table of NAME",

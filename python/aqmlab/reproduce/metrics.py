@@ -23,6 +23,9 @@ groups out as nested tables, one level per template (``"{rate_kbps:g}"``, ``"{di
 ``"{value}"`` the level of ``values``' names); ``values`` names several reductions (nested
 tables allowed), ``column`` + ``reduce`` is one. No ``by`` and no ``key``: one number.
 ``all`` lists a column's values whose keys exist even with no run (empty below).
+A reduction may add ``then``, an expression of ``x`` (the reduced value) and ``{param}``
+fields computed after it (``"x / 1e6"``: the mean bytes in MB, divided after the mean as a
+module would; no value stays no value).
 """
 
 from __future__ import annotations
@@ -273,6 +276,8 @@ class Leaf:
     column: str
     reduce: str
     q: float = 0.5
+    then: str = ""  # an expression of x, the reduced value
+    where: str = ""  # "FILE: numbers.NAME.values.V" for errors
 
 
 @dataclass
@@ -344,7 +349,9 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
                     where, "expr", "an expression of the results' columns (a text)", d["expr"]
                 )
             dd.expr = d["expr"]
-            compile_expr(_fill_each(dd.expr, dd.each, 0), f"{where}.expr")
+            first = _fill_each(dd.expr, dd.each, 0)
+            if "{" not in first:  # one with {param} fields is checked once they are filled
+                compile_expr(first, f"{where}.expr")
         else:
             if not isinstance(d.get("from"), str) or not isinstance(d["map"], dict) or not d["map"]:
                 raise _err(where, "map", 'from = "COLUMN" and map = { value = new value, ... }')
@@ -360,7 +367,7 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
 def _leaf(where: str, doc: Any) -> Leaf:
     if not isinstance(doc, dict):
         raise AqmlabError(f"{where}: expected a table {{ column = ..., reduce = ... }}")
-    _known(where, doc, ("column", "reduce", "q"))
+    _known(where, doc, ("column", "reduce", "q", "then"))
     col, red = doc.get("column"), doc.get("reduce", "mean")
     if red != "count" and (not isinstance(col, str) or not col):
         raise _err(where, "column", "the column to reduce (a text)", col)
@@ -369,13 +376,20 @@ def _leaf(where: str, doc: Any) -> Leaf:
     q = doc.get("q", 0.5 if red != "quantile" else None)
     if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q <= 1:
         raise _err(where, "q", "the quantile, a number from 0 to 1", q)
-    return Leaf(col or "", red, float(q))
+    then = doc.get("then", "")
+    if not isinstance(then, str):
+        raise _err(where, "then", "an expression of x, the reduced value (a text)", then)
+    if then:
+        e = compile_expr(then if "{" not in then else "x", f"{where}.then")
+        if [c for c in e.columns() if c != "x"]:
+            raise _err(where, "then", "an expression of x alone", then)
+    return Leaf(col or "", red, float(q), then, where)
 
 
 def _values(where: str, doc: Any) -> Any:
     if not isinstance(doc, dict) or not doc:
         raise AqmlabError(f"{where}: expected a table of NAME = {{ column = ..., reduce = ... }}")
-    if "column" in doc or "reduce" in doc:
+    if "column" in doc or "reduce" in doc or "then" in doc:
         return _leaf(where, doc)
     return {k: _values(f"{where}.{k}", v) for k, v in doc.items()}
 
@@ -389,7 +403,8 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         where = f"{path}: numbers.{name}"
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
-        keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "all")
+        keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
+        keys = (*keys, "all")
         _known(where, d, keys)
         sw = _strs(where, "sweeps", d.get("sweeps", []))
         unknown = [s for s in sw if s not in sweeps]
@@ -404,11 +419,11 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         key = _strs(where, "key", d.get("key", []))
         each = _each(where, d.get("each"))
         if "values" in d:
-            if "column" in d or "reduce" in d:
+            if "column" in d or "reduce" in d or "then" in d:
                 raise AqmlabError(f"{where}: expected values or column + reduce, not both")
             values = _values(f"{where}.values", d["values"])
         else:
-            values = _leaf(where, {k: d[k] for k in ("column", "reduce", "q") if k in d})
+            values = _leaf(where, {k: d[k] for k in ("column", "reduce", "q", "then") if k in d})
         if (by or each) and not key:
             raise _err(where, "key", 'one template per level, like ["{rate}", "{qdisc}"]')
         fields = {f for k in key for f in re.findall(r"\{(\w+)", k)}
@@ -472,18 +487,31 @@ def derive(df: Any, defs: list[DeriveDef], sweep: str, fill: Any) -> Any:
     return pd.concat([keep, pd.DataFrame(new, index=df.index)], axis=1).copy()
 
 
-def reduce(values: Any, leaf: Leaf) -> Any:
-    """One group's ``leaf.column`` reduced (NaNs left out, as pandas' reductions do)."""
+def reduce(values: Any, leaf: Leaf, fill: Any = None) -> Any:
+    """One group's ``leaf.column`` reduced (NaNs left out, as pandas' reductions do), then
+    ``leaf.then`` on it (``fill`` fills its ``{param}`` fields)."""
     from aqmlab.reproduce.common import seed_spread
 
     r = leaf.reduce
     if r == "count":
-        return int(len(values))
-    if r == "spread":
-        return seed_spread(values)
-    if r == "quantile":
-        return quantile(values, leaf.q)
-    return float(getattr(values, r)())
+        v: Any = int(len(values))
+    elif r == "spread":
+        v = seed_spread(values)
+    elif r == "quantile":
+        v = quantile(values, leaf.q)
+    else:
+        v = float(getattr(values, r)())
+    return v if not leaf.then or v is None else then(leaf, v, fill)
+
+
+def then(leaf: Leaf, x: Any, fill: Any = None) -> float:
+    """``leaf.then`` with ``x`` the reduced value (Python floats: the arithmetic a module's
+    ``mean / 1e6`` does)."""
+    text = fill(leaf.then) if fill is not None else leaf.then
+    e = compile_expr(text, f"{leaf.where}.then")
+    if [c for c in e.columns() if c != "x"]:
+        raise _err(leaf.where, "then", "an expression of x alone", text)
+    return float(_eval(e.tree, {"x": x}, e.names))
 
 
 def quantile(values: Any, q: float) -> float:
@@ -534,7 +562,7 @@ def compute(nd: NumberDef, frames: dict[str, Any], fill: Any) -> Any:
             fields = {**dict(zip(nd.by, gkey)), **{k: v[i] for k, v in nd.each.items()}}
             vals = {
                 path: reduce(
-                    rows[_fill_each(leaf.column, nd.each, i)] if leaf.column else rows, leaf
+                    rows[_fill_each(leaf.column, nd.each, i)] if leaf.column else rows, leaf, fill
                 )
                 for path, leaf in leaves
             }
