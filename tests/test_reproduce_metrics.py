@@ -214,6 +214,25 @@ def test_then_is_computed_after_the_reduction_with_params_filled():
     assert _number(one, frames) is None
 
 
+def test_value_is_the_one_run_of_a_group_its_type_kept():
+    from aqmlab.exceptions import AqmlabError
+
+    df = pd.DataFrame({"case": ["a", "b", "b"], "n": [3, 4, 5], "u": [0.25, 0.5, 0.75]})
+    doc = {"by": ["case"], "key": ["{case}"], "where": "case == 'a'"}
+    got = _number({**doc, "values": {"n": {"column": "n", "reduce": "value"},
+                                     "u": {"column": "u", "reduce": "value"}}},
+                  {"sweep": df})  # fmt: skip
+    assert got == {"a": {"n": 3, "u": 0.25}} and type(got["a"]["n"]) is int
+    # The counterfactual: max keeps no integer.
+    assert type(_number({**doc, "column": "n", "reduce": "max"}, {"sweep": df})["a"]) is float
+    with pytest.raises(AqmlabError) as e:
+        _number({"by": ["case"], "key": ["{case}"], "column": "n", "reduce": "value"},
+                {"sweep": df})  # fmt: skip
+    msg = str(e.value)
+    assert msg.startswith(f"{PATH}: numbers.x.reduce: 'value' takes a group of one run, got 2")
+    assert "\n" not in msg
+
+
 def test_a_derive_may_hold_param_fields():
     from aqmlab.reproduce.metrics import derive, load_derives
 

@@ -17,8 +17,9 @@ other function), so an experiment file cannot run code.
 
 A ``[numbers.NAME]`` takes the runs of ``sweeps`` (default every sweep run; those not run in
 this mode are left out) where ``where`` holds, groups them by the columns ``by`` and reduces a
-column per group (``reduce``: mean, median, min, max, sum, count, quantile with ``q``, or
-``spread``: the seeds' 95 % half-width, Student's t, None under two values). ``key`` lays the
+column per group (``reduce``: mean, median, min, max, sum, count, quantile with ``q``,
+``spread``: the seeds' 95 % half-width, Student's t, None under two values, or ``value``: the
+group's one run's value, its type kept, an error for a group of several runs). ``key`` lays the
 groups out as nested tables, one level per template (``"{rate_kbps:g}"``, ``"{discipline}"``;
 ``"{value}"`` the level of ``values``' names); ``values`` names several reductions (nested
 tables allowed), ``column`` + ``reduce`` is one. No ``by`` and no ``key``: one number.
@@ -39,7 +40,7 @@ from typing import Any
 from aqmlab.exceptions import AqmlabError
 
 #: The reductions a ``[numbers.NAME]`` may name.
-REDUCERS = ("mean", "median", "min", "max", "sum", "count", "quantile", "spread")
+REDUCERS = ("mean", "median", "min", "max", "sum", "count", "quantile", "spread", "value")
 _FUNCS = ("abs", "div", "number", "split")
 _BIN = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 _CMP = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq, ast.In, ast.NotIn)
@@ -499,6 +500,8 @@ def reduce(values: Any, leaf: Leaf, fill: Any = None) -> Any:
         v = seed_spread(values)
     elif r == "quantile":
         v = quantile(values, leaf.q)
+    elif r == "value":
+        v = one_value(values, leaf)
     else:
         v = float(getattr(values, r)())
     return v if not leaf.then or v is None else then(leaf, v, fill)
@@ -512,6 +515,18 @@ def then(leaf: Leaf, x: Any, fill: Any = None) -> float:
     if [c for c in e.columns() if c != "x"]:
         raise _err(leaf.where, "then", "an expression of x alone", text)
     return float(_eval(e.tree, {"x": x}, e.names))
+
+
+def one_value(values: Any, leaf: Leaf) -> Any:
+    """A group's one run's value as Python gives it (an integer column's stays an integer: a
+    one-seed reproduction's per-run counters), refusing a group of several runs."""
+    if len(values) != 1:
+        raise AqmlabError(
+            f"{leaf.where}.reduce: 'value' takes a group of one run, got {len(values)} "
+            f"(add their column to by, or reduce them)"
+        )
+    v = values.iloc[0]
+    return v.item() if hasattr(v, "item") else v
 
 
 def quantile(values: Any, q: float) -> float:
