@@ -233,6 +233,33 @@ def test_value_is_the_one_run_of_a_group_its_type_kept():
     assert "\n" not in msg
 
 
+def test_a_number_of_numbers_declared_above_it():
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce.metrics import compute, load_numbers
+
+    doc = {
+        "cases": {"by": ["case"], "key": ["{case}"], "column": "b", "reduce": "mean",
+                  "then": "x / 1e6"},
+        "ratio": {"of": {"a": "cases.a", "c": 'cases."c.1"'}, "expr": "a / c"},
+        "loss": {"of": {"a": "cases.a", "c": 'cases."c.1"'}, "expr": "1 - a / c"},
+    }  # fmt: skip
+    df = pd.DataFrame({"case": ["a", "a", "c.1"], "b": [1e6, 2e6, 4e6]})
+    numbers: dict = {}
+    for nd in load_numbers(PATH, doc, ["sweep"]):
+        numbers[nd.name] = compute(nd, {"sweep": df}, lambda t: t, numbers)
+    assert numbers["cases"] == {"a": 1.5, "c.1": 4.0}
+    assert numbers["ratio"] == 0.375 and numbers["loss"] == 0.625
+    # Declared before what it reads: one line naming the file, the key and the path.
+    nd = load_numbers(PATH, {"r": doc["ratio"]}, ["sweep"])[0]
+    with pytest.raises(AqmlabError) as e:
+        compute(nd, {"sweep": df}, lambda t: t, {})
+    assert str(e.value) == (
+        f"{PATH}: numbers.r.of.a: no number 'cases.a' (declared above this one)"
+    )
+    # A number with no value (a spread under two seeds) gives none.
+    assert compute(nd, {}, lambda t: t, {"cases": {"a": None, "c.1": 2.0}}) is None
+
+
 def test_a_derive_may_hold_param_fields():
     from aqmlab.reproduce.metrics import derive, load_derives
 
@@ -261,6 +288,10 @@ def test_a_derive_may_hold_param_fields():
         ({"column": "p50", "sweeps": ["nope"]}, "numbers.x.sweeps: expected names of [[sweep]]s"),
         ({"column": "p50", "colour": 1}, "numbers.x.colour: unknown key"),
         ({"column": "p50", "then": 2}, "numbers.x.then: expected an expression of x"),
+        ({"of": {"a": "n.a"}, "expr": "a / b"}, "numbers.x.expr: expected an expression of a"),
+        ({"of": {"a": 1}, "expr": "a"}, "numbers.x.of: expected a table of NAME"),
+        ({"of": {"a": "n.a"}}, "numbers.x.expr: expected an expression of the names of of"),
+        ({"of": {"a": "n.a"}, "expr": "a", "by": ["c"]}, "numbers.x.by: not with of + expr"),
         ({"column": "p50", "then": "x + p50"}, "numbers.x.then: expected an expression of x alone"),
         ({"column": "p50", "then": "x +"}, "numbers.x.then: 'x +' is not an expression"),
         (

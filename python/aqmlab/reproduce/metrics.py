@@ -26,7 +26,9 @@ tables allowed), ``column`` + ``reduce`` is one. No ``by`` and no ``key``: one n
 ``all`` lists a column's values whose keys exist even with no run (empty below).
 A reduction may add ``then``, an expression of ``x`` (the reduced value) and ``{param}``
 fields computed after it (``"x / 1e6"``: the mean bytes in MB, divided after the mean as a
-module would; no value stays no value).
+module would; no value stays no value). A ``[numbers.NAME]`` of ``of`` (a table of NAME =
+the path of a number declared above it, as a claim's ``metric`` spells it) and ``expr`` (an
+expression of those names) is one number computed from others: a ratio of two groups' means.
 """
 
 from __future__ import annotations
@@ -294,6 +296,8 @@ class NumberDef:
     values: Any  # a Leaf, or a (nested) dict of Leafs
     all: dict[str, list[Any]]
     where: str  # "FILE: numbers.NAME" for errors
+    of: dict[str, str] = field(default_factory=dict)  # name -> path of a number declared above
+    expr: str = ""  # an expression of ``of``'s names
 
 
 def _err(where: str, key: str, expected: str, got: Any = None) -> AqmlabError:
@@ -405,8 +409,11 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
-        keys = (*keys, "all")
+        keys = (*keys, "all", "of", "expr")
         _known(where, d, keys)
+        if "of" in d or "expr" in d:
+            out.append(_of_numbers(name, where, d))
+            continue
         sw = _strs(where, "sweeps", d.get("sweeps", []))
         unknown = [s for s in sw if s not in sweeps]
         if unknown:
@@ -440,6 +447,23 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
             raise _err(where, "all", f"columns of by ({', '.join(by)})", sorted(set(al) - set(by)))
         out.append(NumberDef(name, sw, wh, by, each, key, values, al, where))
     return out
+
+
+def _of_numbers(name: str, where: str, d: dict[str, Any]) -> NumberDef:
+    """A ``[numbers.NAME]`` of ``of`` + ``expr``: one number from numbers declared above."""
+    other = [k for k in d if k not in ("of", "expr")]
+    if other:
+        raise AqmlabError(f"{where}.{other[0]}: not with of + expr (one number from others)")
+    of, text = d.get("of"), d.get("expr")
+    if not isinstance(of, dict) or not of or not all(isinstance(v, str) for v in of.values()):
+        raise _err(where, "of", 'a table of NAME = "the path of a number declared above"', of)
+    if not isinstance(text, str) or not text:
+        raise _err(where, "expr", "an expression of the names of of (a text)", text)
+    if "{" not in text:
+        unknown = [c for c in compile_expr(text, f"{where}.expr").columns() if c not in of]
+        if unknown:
+            raise _err(where, "expr", f"an expression of {', '.join(of)}", unknown[0])
+    return NumberDef(name, [], "", [], {}, [], None, {}, where, of, text)
 
 
 # --- computing them --------------------------------------------------------------------------
@@ -543,10 +567,15 @@ def quantile(values: Any, q: float) -> float:
     return v[i] + (v[i + 1] - v[i]) * (pos - i)
 
 
-def compute(nd: NumberDef, frames: dict[str, Any], fill: Any) -> Any:
-    """The number ``nd`` names, over ``frames`` (sweep name -> results with derived columns)."""
+def compute(
+    nd: NumberDef, frames: dict[str, Any], fill: Any, numbers: dict[str, Any] | None = None
+) -> Any:
+    """The number ``nd`` names, over ``frames`` (sweep name -> results with derived columns);
+    one of ``of`` + ``expr`` over ``numbers`` (those declared above it)."""
     import pandas as pd
 
+    if nd.expr:
+        return _of_value(nd, numbers or {}, fill)
     names = nd.sweeps or list(frames)
     ran = [frames[s] for s in names if s in frames]
     if not ran:
@@ -586,6 +615,30 @@ def compute(nd: NumberDef, frames: dict[str, Any], fill: Any) -> Any:
             _place(out, nd, fields, vals)
     _pad(out, nd, 0)
     return out
+
+
+def _of_value(nd: NumberDef, numbers: dict[str, Any], fill: Any) -> Any:
+    from aqmlab.reproduce.loader import split_path
+
+    vals: dict[str, Any] = {}
+    for name, path in nd.of.items():
+        v: Any = numbers
+        for k in split_path(path):
+            if not isinstance(v, dict) or k not in v:
+                raise AqmlabError(
+                    f"{nd.where}.of.{name}: no number {path!r} (declared above this one)"
+                )
+            v = v[k]
+        if isinstance(v, (dict, list)):
+            raise _err(nd.where, f"of.{name}", "the path of one number", path)
+        vals[name] = v
+    if any(v is None for v in vals.values()):
+        return None
+    e = compile_expr(fill(nd.expr), f"{nd.where}.expr")
+    unknown = [c for c in e.columns() if c not in nd.of]
+    if unknown:
+        raise _err(nd.where, "expr", f"an expression of {', '.join(nd.of)}", unknown[0])
+    return float(_eval(e.tree, vals, e.names))
 
 
 def _leaves(v: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Leaf]]:

@@ -1,12 +1,12 @@
-"""codel-dynamic's own code. experiment.toml declares the per-run columns and every mean and
-spread over a sweep's runs ([numbers.cases], [numbers._packmime], [numbers._seed_spread]);
-claims.toml the claims. What stays here, and why it is not data:
+"""codel-dynamic's own code. experiment.toml declares the per-run columns, every mean and
+spread over a sweep's runs ([numbers.cases], [numbers._packmime], [numbers._seed_spread]) and
+the ratios of two cases' means (codel_over_taildrop_bytes, taildrop10_throughput_loss,
+_packmime_ratio); claims.toml the claims. What stays here, and why it is not data:
 
 - each case's per-phase statistics: the packet log and the link series cut at the rate
   changes (common.phase_stats), not columns of the results;
-- ratios of two cases' numbers (CoDel ÷ tail drop bytes, the 10-packet buffer's loss) and the
-  seeds' spreads of those ratios taken seed by seed: a [numbers.NAME] reduces one column per
-  group, and these pair two groups' runs;
+- the seeds' spreads of the bytes ratio and the 10-packet loss, taken seed by seed: a
+  [numbers.NAME] reduces one column per group, and these pair two groups' runs by seed;
 - the web-load test's outcome texts, the quick run's extra hypothesis (annotate);
 - ns-2.35's table (ns2-codel-dynamic.csv, not a sweep) and its comparison with ours;
 - the tables, the discussion and the figures.
@@ -76,7 +76,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
             for i in range(len(phases))
         ]
         per_case[case] = {**ctx.numbers["cases"][case], "phases": per_phase}
-    codel, td, td10 = per_case["CoDel"], per_case["tail drop 830p"], per_case["tail drop 10p"]
     by_seed = {
         c: df[df["case"] == c].set_index("seed")
         for c in ("CoDel", "tail drop 830p", "tail drop 10p")
@@ -87,25 +86,26 @@ def numbers(ctx: Any) -> dict[str, Any]:
         "ratio": c_s[bytes_col] / t_s[bytes_col],
         "loss10": 1 - t10_s[bytes_col] / t_s[bytes_col],
     }
-    loss10 = 1 - td10["mb"] / td["mb"]
+    n = ctx.numbers
     pmn = ctx.numbers["_packmime"]
     pm_codel = {
         "p50_ms": pmn["CoDel"]["p50_ms"],
         "p75_ms": pmn["CoDel"]["p75_ms"],
-        "ratio": pmn["CoDel"]["bytes"] / pmn["tail drop 830p"]["bytes"],
+        "ratio": n["_packmime_ratio"],
         "pct_of_max": pmn["CoDel"]["pct_of_max"],
         "taildrop_pct_of_max": pmn["tail drop 830p"]["pct_of_max"],
     }
     out = {
         "max_possible_mb": max_bytes / 1e6,
         "cases": per_case,
-        "codel_over_taildrop_bytes": codel["mb"] / td["mb"],
-        "taildrop10_throughput_loss": loss10,
         "packmime_test": pm_codel,
         "_spread": {k: seed_spread(v) for k, v in per_seed.items()},
-        "_loss": {"tail drop 10p": loss10, "CoDel": 1 - codel["mb"] / td["mb"]},
+        "_loss": {
+            "tail drop 10p": n["taildrop10_throughput_loss"],
+            "CoDel": 1 - n["codel_over_taildrop_bytes"],
+        },
     }
-    out["_web"] = web_outcomes(out)
+    out["_web"] = web_outcomes({**n, **out})
     pm_dir = os.path.join(ctx.out, "sweep-packmime", "runs")
     out["ns2"] = ns2_comparison(ns2_table(ctx.params["phase_s"]), per_case, pm, pmn, pm_dir, phases)
     return out
