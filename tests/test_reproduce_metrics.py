@@ -191,6 +191,83 @@ def test_numbers_layout_value_level_all_pooling_each_and_params():
     }
 
 
+def test_then_is_computed_after_the_reduction_with_params_filled():
+    # Bytes whose mean in MB differs in its last bit between dividing before the mean and
+    # after it: `then` divides after it, as a module's mean / 1e6 did.
+    df = pd.DataFrame({"case": ["a", "a", "a"], "bytes": [1000001.0, 3000001.0, 7.0]})
+    frames = {"sweep": df}
+    mb = _number({"column": "bytes", "reduce": "mean", "then": "x / 1e6"}, frames)
+    assert mb == 1.3333363333333332 == df["bytes"].mean() / 1e6
+    assert mb != (df["bytes"] / 1e6).mean()  # the counterfactual: divided before the mean
+    # {param} fields are filled before it is read; in values, each leaf has its own.
+    fill = lambda t: t.replace("{phase_s}", "10")  # noqa: E731
+    got = _number(
+        {"by": ["case"], "key": ["{case}"],
+         "values": {"pct": {"column": "bytes", "reduce": "max",
+                            "then": "100 * x / ({phase_s} * 1e6)"},
+                    "n": {"reduce": "count", "then": "x + 1"}}},
+        frames, fill,
+    )  # fmt: skip
+    assert got == {"a": {"pct": 100 * 3000001.0 / 10e6, "n": 4.0}}
+    # No value stays no value (a spread under two values).
+    one = {"column": "bytes", "reduce": "spread", "then": "x * 2", "where": "bytes < 10"}
+    assert _number(one, frames) is None
+
+
+def test_value_is_the_one_run_of_a_group_its_type_kept():
+    from aqmlab.exceptions import AqmlabError
+
+    df = pd.DataFrame({"case": ["a", "b", "b"], "n": [3, 4, 5], "u": [0.25, 0.5, 0.75]})
+    doc = {"by": ["case"], "key": ["{case}"], "where": "case == 'a'"}
+    got = _number({**doc, "values": {"n": {"column": "n", "reduce": "value"},
+                                     "u": {"column": "u", "reduce": "value"}}},
+                  {"sweep": df})  # fmt: skip
+    assert got == {"a": {"n": 3, "u": 0.25}} and type(got["a"]["n"]) is int
+    # The counterfactual: max keeps no integer.
+    assert type(_number({**doc, "column": "n", "reduce": "max"}, {"sweep": df})["a"]) is float
+    with pytest.raises(AqmlabError) as e:
+        _number({"by": ["case"], "key": ["{case}"], "column": "n", "reduce": "value"},
+                {"sweep": df})  # fmt: skip
+    msg = str(e.value)
+    assert msg.startswith(f"{PATH}: numbers.x.reduce: 'value' takes a group of one run, got 2")
+    assert "\n" not in msg
+
+
+def test_a_number_of_numbers_declared_above_it():
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce.metrics import compute, load_numbers
+
+    doc = {
+        "cases": {"by": ["case"], "key": ["{case}"], "column": "b", "reduce": "mean",
+                  "then": "x / 1e6"},
+        "ratio": {"of": {"a": "cases.a", "c": 'cases."c.1"'}, "expr": "a / c"},
+        "loss": {"of": {"a": "cases.a", "c": 'cases."c.1"'}, "expr": "1 - a / c"},
+    }  # fmt: skip
+    df = pd.DataFrame({"case": ["a", "a", "c.1"], "b": [1e6, 2e6, 4e6]})
+    numbers: dict = {}
+    for nd in load_numbers(PATH, doc, ["sweep"]):
+        numbers[nd.name] = compute(nd, {"sweep": df}, lambda t: t, numbers)
+    assert numbers["cases"] == {"a": 1.5, "c.1": 4.0}
+    assert numbers["ratio"] == 0.375 and numbers["loss"] == 0.625
+    # Declared before what it reads: one line naming the file, the key and the path.
+    nd = load_numbers(PATH, {"r": doc["ratio"]}, ["sweep"])[0]
+    with pytest.raises(AqmlabError) as e:
+        compute(nd, {"sweep": df}, lambda t: t, {})
+    assert str(e.value) == (
+        f"{PATH}: numbers.r.of.a: no number 'cases.a' (declared above this one)"
+    )
+    # A number with no value (a spread under two seeds) gives none.
+    assert compute(nd, {}, lambda t: t, {"cases": {"a": None, "c.1": 2.0}}) is None
+
+
+def test_a_derive_may_hold_param_fields():
+    from aqmlab.reproduce.metrics import derive, load_derives
+
+    defs = load_derives(PATH, [{"name": "pct", "expr": "100 * seed / {n}"}], ["sweep"])
+    df = derive(_frame(), defs, "sweep", lambda t: t.replace("{n}", "4"))
+    assert list(df["pct"][:2]) == [25.0, 50.0]
+
+
 @pytest.mark.parametrize(
     "doc, expected",
     [
@@ -210,6 +287,17 @@ def test_numbers_layout_value_level_all_pooling_each_and_params():
         ({"column": "p50", "where": "p50 <"}, "numbers.x.where: 'p50 <' is not an expression"),
         ({"column": "p50", "sweeps": ["nope"]}, "numbers.x.sweeps: expected names of [[sweep]]s"),
         ({"column": "p50", "colour": 1}, "numbers.x.colour: unknown key"),
+        ({"column": "p50", "then": 2}, "numbers.x.then: expected an expression of x"),
+        ({"of": {"a": "n.a"}, "expr": "a / b"}, "numbers.x.expr: expected an expression of a"),
+        ({"of": {"a": 1}, "expr": "a"}, "numbers.x.of: expected a table of NAME"),
+        ({"of": {"a": "n.a"}}, "numbers.x.expr: expected an expression of the names of of"),
+        ({"of": {"a": "n.a"}, "expr": "a", "by": ["c"]}, "numbers.x.by: not with of + expr"),
+        ({"column": "p50", "then": "x + p50"}, "numbers.x.then: expected an expression of x alone"),
+        ({"column": "p50", "then": "x +"}, "numbers.x.then: 'x +' is not an expression"),
+        (
+            {"column": "p50", "values": {"a": {"column": "p50"}}, "then": "x"},
+            "numbers.x: expected values or column + reduce, not both",
+        ),
         (
             {"column": "p50", "each": {"a": [1], "b": [1, 2]}},
             "numbers.x.each: expected a table of NAME",

@@ -199,7 +199,7 @@ def run(
 def declared_numbers(ctx: Context) -> None:
     """The experiment's ``[numbers.NAME]`` over ``ctx.frames``, into ``ctx.numbers``."""
     for nd in ctx.experiment.numbers:
-        ctx.numbers[nd.name] = metrics.compute(nd, ctx.frames, ctx.fill)
+        ctx.numbers[nd.name] = metrics.compute(nd, ctx.frames, ctx.fill, ctx.numbers)
 
 
 def _keep(a: Any, keep: dict[str, list[Any]], ctx: Context) -> Any:

@@ -17,12 +17,18 @@ other function), so an experiment file cannot run code.
 
 A ``[numbers.NAME]`` takes the runs of ``sweeps`` (default every sweep run; those not run in
 this mode are left out) where ``where`` holds, groups them by the columns ``by`` and reduces a
-column per group (``reduce``: mean, median, min, max, sum, count, quantile with ``q``, or
-``spread``: the seeds' 95 % half-width, Student's t, None under two values). ``key`` lays the
+column per group (``reduce``: mean, median, min, max, sum, count, quantile with ``q``,
+``spread``: the seeds' 95 % half-width, Student's t, None under two values, or ``value``: the
+group's one run's value, its type kept, an error for a group of several runs). ``key`` lays the
 groups out as nested tables, one level per template (``"{rate_kbps:g}"``, ``"{discipline}"``;
 ``"{value}"`` the level of ``values``' names); ``values`` names several reductions (nested
 tables allowed), ``column`` + ``reduce`` is one. No ``by`` and no ``key``: one number.
 ``all`` lists a column's values whose keys exist even with no run (empty below).
+A reduction may add ``then``, an expression of ``x`` (the reduced value) and ``{param}``
+fields computed after it (``"x / 1e6"``: the mean bytes in MB, divided after the mean as a
+module would; no value stays no value). A ``[numbers.NAME]`` of ``of`` (a table of NAME =
+the path of a number declared above it, as a claim's ``metric`` spells it) and ``expr`` (an
+expression of those names) is one number computed from others: a ratio of two groups' means.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from typing import Any
 from aqmlab.exceptions import AqmlabError
 
 #: The reductions a ``[numbers.NAME]`` may name.
-REDUCERS = ("mean", "median", "min", "max", "sum", "count", "quantile", "spread")
+REDUCERS = ("mean", "median", "min", "max", "sum", "count", "quantile", "spread", "value")
 _FUNCS = ("abs", "div", "number", "split")
 _BIN = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 _CMP = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq, ast.In, ast.NotIn)
@@ -273,6 +279,8 @@ class Leaf:
     column: str
     reduce: str
     q: float = 0.5
+    then: str = ""  # an expression of x, the reduced value
+    where: str = ""  # "FILE: numbers.NAME.values.V" for errors
 
 
 @dataclass
@@ -288,6 +296,8 @@ class NumberDef:
     values: Any  # a Leaf, or a (nested) dict of Leafs
     all: dict[str, list[Any]]
     where: str  # "FILE: numbers.NAME" for errors
+    of: dict[str, str] = field(default_factory=dict)  # name -> path of a number declared above
+    expr: str = ""  # an expression of ``of``'s names
 
 
 def _err(where: str, key: str, expected: str, got: Any = None) -> AqmlabError:
@@ -344,7 +354,9 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
                     where, "expr", "an expression of the results' columns (a text)", d["expr"]
                 )
             dd.expr = d["expr"]
-            compile_expr(_fill_each(dd.expr, dd.each, 0), f"{where}.expr")
+            first = _fill_each(dd.expr, dd.each, 0)
+            if "{" not in first:  # one with {param} fields is checked once they are filled
+                compile_expr(first, f"{where}.expr")
         else:
             if not isinstance(d.get("from"), str) or not isinstance(d["map"], dict) or not d["map"]:
                 raise _err(where, "map", 'from = "COLUMN" and map = { value = new value, ... }')
@@ -360,7 +372,7 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
 def _leaf(where: str, doc: Any) -> Leaf:
     if not isinstance(doc, dict):
         raise AqmlabError(f"{where}: expected a table {{ column = ..., reduce = ... }}")
-    _known(where, doc, ("column", "reduce", "q"))
+    _known(where, doc, ("column", "reduce", "q", "then"))
     col, red = doc.get("column"), doc.get("reduce", "mean")
     if red != "count" and (not isinstance(col, str) or not col):
         raise _err(where, "column", "the column to reduce (a text)", col)
@@ -369,13 +381,20 @@ def _leaf(where: str, doc: Any) -> Leaf:
     q = doc.get("q", 0.5 if red != "quantile" else None)
     if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q <= 1:
         raise _err(where, "q", "the quantile, a number from 0 to 1", q)
-    return Leaf(col or "", red, float(q))
+    then = doc.get("then", "")
+    if not isinstance(then, str):
+        raise _err(where, "then", "an expression of x, the reduced value (a text)", then)
+    if then:
+        e = compile_expr(then if "{" not in then else "x", f"{where}.then")
+        if [c for c in e.columns() if c != "x"]:
+            raise _err(where, "then", "an expression of x alone", then)
+    return Leaf(col or "", red, float(q), then, where)
 
 
 def _values(where: str, doc: Any) -> Any:
     if not isinstance(doc, dict) or not doc:
         raise AqmlabError(f"{where}: expected a table of NAME = {{ column = ..., reduce = ... }}")
-    if "column" in doc or "reduce" in doc:
+    if "column" in doc or "reduce" in doc or "then" in doc:
         return _leaf(where, doc)
     return {k: _values(f"{where}.{k}", v) for k, v in doc.items()}
 
@@ -389,8 +408,12 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         where = f"{path}: numbers.{name}"
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
-        keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "all")
+        keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
+        keys = (*keys, "all", "of", "expr")
         _known(where, d, keys)
+        if "of" in d or "expr" in d:
+            out.append(_of_numbers(name, where, d))
+            continue
         sw = _strs(where, "sweeps", d.get("sweeps", []))
         unknown = [s for s in sw if s not in sweeps]
         if unknown:
@@ -404,11 +427,11 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         key = _strs(where, "key", d.get("key", []))
         each = _each(where, d.get("each"))
         if "values" in d:
-            if "column" in d or "reduce" in d:
+            if "column" in d or "reduce" in d or "then" in d:
                 raise AqmlabError(f"{where}: expected values or column + reduce, not both")
             values = _values(f"{where}.values", d["values"])
         else:
-            values = _leaf(where, {k: d[k] for k in ("column", "reduce", "q") if k in d})
+            values = _leaf(where, {k: d[k] for k in ("column", "reduce", "q", "then") if k in d})
         if (by or each) and not key:
             raise _err(where, "key", 'one template per level, like ["{rate}", "{qdisc}"]')
         fields = {f for k in key for f in re.findall(r"\{(\w+)", k)}
@@ -424,6 +447,23 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
             raise _err(where, "all", f"columns of by ({', '.join(by)})", sorted(set(al) - set(by)))
         out.append(NumberDef(name, sw, wh, by, each, key, values, al, where))
     return out
+
+
+def _of_numbers(name: str, where: str, d: dict[str, Any]) -> NumberDef:
+    """A ``[numbers.NAME]`` of ``of`` + ``expr``: one number from numbers declared above."""
+    other = [k for k in d if k not in ("of", "expr")]
+    if other:
+        raise AqmlabError(f"{where}.{other[0]}: not with of + expr (one number from others)")
+    of, text = d.get("of"), d.get("expr")
+    if not isinstance(of, dict) or not of or not all(isinstance(v, str) for v in of.values()):
+        raise _err(where, "of", 'a table of NAME = "the path of a number declared above"', of)
+    if not isinstance(text, str) or not text:
+        raise _err(where, "expr", "an expression of the names of of (a text)", text)
+    if "{" not in text:
+        unknown = [c for c in compile_expr(text, f"{where}.expr").columns() if c not in of]
+        if unknown:
+            raise _err(where, "expr", f"an expression of {', '.join(of)}", unknown[0])
+    return NumberDef(name, [], "", [], {}, [], None, {}, where, of, text)
 
 
 # --- computing them --------------------------------------------------------------------------
@@ -472,18 +512,45 @@ def derive(df: Any, defs: list[DeriveDef], sweep: str, fill: Any) -> Any:
     return pd.concat([keep, pd.DataFrame(new, index=df.index)], axis=1).copy()
 
 
-def reduce(values: Any, leaf: Leaf) -> Any:
-    """One group's ``leaf.column`` reduced (NaNs left out, as pandas' reductions do)."""
+def reduce(values: Any, leaf: Leaf, fill: Any = None) -> Any:
+    """One group's ``leaf.column`` reduced (NaNs left out, as pandas' reductions do), then
+    ``leaf.then`` on it (``fill`` fills its ``{param}`` fields)."""
     from aqmlab.reproduce.common import seed_spread
 
     r = leaf.reduce
     if r == "count":
-        return int(len(values))
-    if r == "spread":
-        return seed_spread(values)
-    if r == "quantile":
-        return quantile(values, leaf.q)
-    return float(getattr(values, r)())
+        v: Any = int(len(values))
+    elif r == "spread":
+        v = seed_spread(values)
+    elif r == "quantile":
+        v = quantile(values, leaf.q)
+    elif r == "value":
+        v = one_value(values, leaf)
+    else:
+        v = float(getattr(values, r)())
+    return v if not leaf.then or v is None else then(leaf, v, fill)
+
+
+def then(leaf: Leaf, x: Any, fill: Any = None) -> float:
+    """``leaf.then`` with ``x`` the reduced value (Python floats: the arithmetic a module's
+    ``mean / 1e6`` does)."""
+    text = fill(leaf.then) if fill is not None else leaf.then
+    e = compile_expr(text, f"{leaf.where}.then")
+    if [c for c in e.columns() if c != "x"]:
+        raise _err(leaf.where, "then", "an expression of x alone", text)
+    return float(_eval(e.tree, {"x": x}, e.names))
+
+
+def one_value(values: Any, leaf: Leaf) -> Any:
+    """A group's one run's value as Python gives it (an integer column's stays an integer: a
+    one-seed reproduction's per-run counters), refusing a group of several runs."""
+    if len(values) != 1:
+        raise AqmlabError(
+            f"{leaf.where}.reduce: 'value' takes a group of one run, got {len(values)} "
+            f"(add their column to by, or reduce them)"
+        )
+    v = values.iloc[0]
+    return v.item() if hasattr(v, "item") else v
 
 
 def quantile(values: Any, q: float) -> float:
@@ -500,10 +567,15 @@ def quantile(values: Any, q: float) -> float:
     return v[i] + (v[i + 1] - v[i]) * (pos - i)
 
 
-def compute(nd: NumberDef, frames: dict[str, Any], fill: Any) -> Any:
-    """The number ``nd`` names, over ``frames`` (sweep name -> results with derived columns)."""
+def compute(
+    nd: NumberDef, frames: dict[str, Any], fill: Any, numbers: dict[str, Any] | None = None
+) -> Any:
+    """The number ``nd`` names, over ``frames`` (sweep name -> results with derived columns);
+    one of ``of`` + ``expr`` over ``numbers`` (those declared above it)."""
     import pandas as pd
 
+    if nd.expr:
+        return _of_value(nd, numbers or {}, fill)
     names = nd.sweeps or list(frames)
     ran = [frames[s] for s in names if s in frames]
     if not ran:
@@ -534,7 +606,7 @@ def compute(nd: NumberDef, frames: dict[str, Any], fill: Any) -> Any:
             fields = {**dict(zip(nd.by, gkey)), **{k: v[i] for k, v in nd.each.items()}}
             vals = {
                 path: reduce(
-                    rows[_fill_each(leaf.column, nd.each, i)] if leaf.column else rows, leaf
+                    rows[_fill_each(leaf.column, nd.each, i)] if leaf.column else rows, leaf, fill
                 )
                 for path, leaf in leaves
             }
@@ -543,6 +615,30 @@ def compute(nd: NumberDef, frames: dict[str, Any], fill: Any) -> Any:
             _place(out, nd, fields, vals)
     _pad(out, nd, 0)
     return out
+
+
+def _of_value(nd: NumberDef, numbers: dict[str, Any], fill: Any) -> Any:
+    from aqmlab.reproduce.loader import split_path
+
+    vals: dict[str, Any] = {}
+    for name, path in nd.of.items():
+        v: Any = numbers
+        for k in split_path(path):
+            if not isinstance(v, dict) or k not in v:
+                raise AqmlabError(
+                    f"{nd.where}.of.{name}: no number {path!r} (declared above this one)"
+                )
+            v = v[k]
+        if isinstance(v, (dict, list)):
+            raise _err(nd.where, f"of.{name}", "the path of one number", path)
+        vals[name] = v
+    if any(v is None for v in vals.values()):
+        return None
+    e = compile_expr(fill(nd.expr), f"{nd.where}.expr")
+    unknown = [c for c in e.columns() if c not in nd.of]
+    if unknown:
+        raise _err(nd.where, "expr", f"an expression of {', '.join(nd.of)}", unknown[0])
+    return float(_eval(e.tree, vals, e.names))
 
 
 def _leaves(v: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Leaf]]:

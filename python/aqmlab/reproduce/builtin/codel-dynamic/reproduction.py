@@ -1,6 +1,15 @@
-"""codel-dynamic's own code: per-case and per-phase metrics (the packet log cut at the rate
-changes), the seeds' spreads, the web-load test's outcome in the explanations, the tables, the
-comparison and the figures. experiment.toml and claims.toml hold the rest.
+"""codel-dynamic's own code. experiment.toml declares the per-run columns, every mean and
+spread over a sweep's runs ([numbers.cases], [numbers._packmime], [numbers._seed_spread]) and
+the ratios of two cases' means (codel_over_taildrop_bytes, taildrop10_throughput_loss,
+_packmime_ratio); claims.toml the claims. What stays here, and why it is not data:
+
+- each case's per-phase statistics: the packet log and the link series cut at the rate
+  changes (common.phase_stats), not columns of the results;
+- the seeds' spreads of the bytes ratio and the 10-packet loss, taken seed by seed: a
+  [numbers.NAME] reduces one column per group, and these pair two groups' runs by seed;
+- the web-load test's outcome texts, the quick run's extra hypothesis (annotate);
+- ns-2.35's table (ns2-codel-dynamic.csv, not a sweep) and its comparison with ours;
+- the tables, the discussion and the figures.
 """
 
 from __future__ import annotations
@@ -33,7 +42,6 @@ CASES = [
     "FQ-CoDel",
     "LSTF-CoDel",
 ]
-PACKMIME_CASES = ["tail drop 830p", "CoDel"]
 #: ns-2.35 on this link (tests/fidelity/ns2/codel_dynamic.py writes it): tail drop, Queue/RED and
 #: Queue/RED with adaptive_ 1 as ns-2.35 ships them, PackMime-HTTP/1.1 web, seeds 1-3, both modes;
 #: the rows of Agent/TCP/Linux CUBIC (tcp "linux"; "sack1" rows are the start-up's evidence).
@@ -51,11 +59,14 @@ def _phases(ctx: Any) -> list[tuple[float, float, float]]:
 
 
 def numbers(ctx: Any) -> dict[str, Any]:
+    """What experiment.toml cannot declare: each case's phases (the packet log cut at the rate
+    changes), ratios of two cases' numbers, the seeds' spreads of per-seed ratios across two
+    cases, the web-load test's outcomes and the comparison with ns-2.35."""
     df, pm = ctx.frames["sweep"], ctx.frames["sweep-packmime"]
     runs_dir = os.path.join(ctx.out, "sweep", "runs")
     phases = _phases(ctx)
     max_bytes = sum((t1 - t0) * r / 8 for t0, t1, r in phases)
-    # Per case: whole-run figures (means over seeds) and per-phase statistics.
+    # experiment.toml's [numbers.cases] in CASES' order, each with its per-phase statistics.
     per_case: dict[str, dict[str, Any]] = {}
     for case in CASES:
         rows = df[df["case"] == case]
@@ -64,21 +75,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
             {k: sum(s[i][k] for s in stats) / len(stats) for k in stats[0][i]}
             for i in range(len(phases))
         ]
-        per_case[case] = {
-            "p50_ms": float(rows[f"{LINK}.sojourn_ms.p50"].mean()),
-            "p75_ms": float(rows[f"{LINK}.sojourn_ms.p75"].mean()),
-            "p99_ms": float(rows[f"{LINK}.sojourn_ms.p99"].mean()),
-            "drops": float(rows[f"{LINK}.dropped_pkts"].mean()),
-            "mb": float(rows[f"{LINK}.delivered_bytes"].mean()) / 1e6,
-            "pct_of_max": 100.0 * float(rows[f"{LINK}.delivered_bytes"].mean()) / max_bytes,
-            "utilization": float(rows[f"{LINK}.utilization"].mean()),
-            "bulk_retransmits": float(
-                sum(rows[f"flows[{i}].retransmits"] for i in range(4)).mean()
-            ),
-            "bulk_timeouts": float(sum(rows[f"flows[{i}].timeouts"] for i in range(4)).mean()),
-            "phases": per_phase,
-        }
-    codel, td, td10 = per_case["CoDel"], per_case["tail drop 830p"], per_case["tail drop 10p"]
+        per_case[case] = {**ctx.numbers["cases"][case], "phases": per_phase}
     by_seed = {
         c: df[df["case"] == c].set_index("seed")
         for c in ("CoDel", "tail drop 830p", "tail drop 10p")
@@ -86,41 +83,31 @@ def numbers(ctx: Any) -> dict[str, Any]:
     c_s, t_s, t10_s = (by_seed[c] for c in ("CoDel", "tail drop 830p", "tail drop 10p"))
     bytes_col = f"{LINK}.delivered_bytes"
     per_seed = {
-        "codel_p50": c_s[f"{LINK}.sojourn_ms.p50"],
-        "codel_p75": c_s[f"{LINK}.sojourn_ms.p75"],
         "ratio": c_s[bytes_col] / t_s[bytes_col],
-        "td_pct": 100 * t_s[bytes_col] / max_bytes,
-        "codel_pct": 100 * c_s[bytes_col] / max_bytes,
         "loss10": 1 - t10_s[bytes_col] / t_s[bytes_col],
     }
-    loss10 = 1 - td10["mb"] / td["mb"]
-    pm_rows = {c: pm[pm["case"] == c] for c in PACKMIME_CASES}
+    n = ctx.numbers
+    pmn = ctx.numbers["_packmime"]
     pm_codel = {
-        "p50_ms": float(pm_rows["CoDel"][f"{LINK}.sojourn_ms.p50"].mean()),
-        "p75_ms": float(pm_rows["CoDel"][f"{LINK}.sojourn_ms.p75"].mean()),
-        "ratio": float(
-            pm_rows["CoDel"][f"{LINK}.delivered_bytes"].mean()
-            / pm_rows["tail drop 830p"][f"{LINK}.delivered_bytes"].mean()
-        ),
-        "pct_of_max": 100.0 * float(pm_rows["CoDel"][f"{LINK}.delivered_bytes"].mean()) / max_bytes,
-        "taildrop_pct_of_max": 100.0
-        * float(pm_rows["tail drop 830p"][f"{LINK}.delivered_bytes"].mean())
-        / max_bytes,
+        "p50_ms": pmn["CoDel"]["p50_ms"],
+        "p75_ms": pmn["CoDel"]["p75_ms"],
+        "ratio": n["_packmime_ratio"],
+        "pct_of_max": pmn["CoDel"]["pct_of_max"],
+        "taildrop_pct_of_max": pmn["tail drop 830p"]["pct_of_max"],
     }
     out = {
         "max_possible_mb": max_bytes / 1e6,
         "cases": per_case,
-        "codel_over_taildrop_bytes": codel["mb"] / td["mb"],
-        "taildrop10_throughput_loss": loss10,
         "packmime_test": pm_codel,
         "_spread": {k: seed_spread(v) for k, v in per_seed.items()},
-        "_loss": {"tail drop 10p": loss10, "CoDel": 1 - codel["mb"] / td["mb"]},
+        "_loss": {
+            "tail drop 10p": n["taildrop10_throughput_loss"],
+            "CoDel": 1 - n["codel_over_taildrop_bytes"],
+        },
     }
-    out["_web"] = web_outcomes(out)
+    out["_web"] = web_outcomes({**n, **out})
     pm_dir = os.path.join(ctx.out, "sweep-packmime", "runs")
-    out["ns2"] = ns2_comparison(
-        ns2_table(ctx.params["phase_s"]), per_case, pm, pm_dir, phases, max_bytes
-    )
+    out["ns2"] = ns2_comparison(ns2_table(ctx.params["phase_s"]), per_case, pm, pmn, pm_dir, phases)
     return out
 
 
@@ -147,9 +134,10 @@ def ns2_table(phase_s: float) -> dict[str, dict[str, Any]]:
     return out
 
 
-def ns2_comparison(ns2, per_case, pm, pm_dir, phases, max_bytes) -> dict[str, Any]:
+def ns2_comparison(ns2, per_case, pm, pmn, pm_dir, phases) -> dict[str, Any]:
     """Each of ns-2.35's arms beside ours: ours with PackMime (sweep-packmime: the same web
-    model) and ours with the stand-in (the main sweep's arm), with ours ÷ ns-2.35's median."""
+    model; ``pmn`` its declared means) and ours with the stand-in (the main sweep's arm), with
+    ours ÷ ns-2.35's median."""
     out: dict[str, Any] = {}
     for case, q in NS2_ARMS.items():
         if q not in ns2:
@@ -157,11 +145,11 @@ def ns2_comparison(ns2, per_case, pm, pm_dir, phases, max_bytes) -> dict[str, An
         rows = pm[pm["case"] == case]
         stats = [phase_stats(os.path.join(pm_dir, k), LINK, phases) for k in rows["run"]]
         ours_pm = {
-            "p50_ms": float(rows[f"{LINK}.sojourn_ms.p50"].mean()),
+            "p50_ms": pmn[case]["p50_ms"],
             "p50_seeds": [float(x) for x in rows[f"{LINK}.sojourn_ms.p50"]],
-            "p75_ms": float(rows[f"{LINK}.sojourn_ms.p75"].mean()),
-            "mb": float(rows[f"{LINK}.delivered_bytes"].mean()) / 1e6,
-            "drops": float(rows[f"{LINK}.dropped_pkts"].mean()),
+            "p75_ms": pmn[case]["p75_ms"],
+            "mb": pmn[case]["mb"],
+            "drops": pmn[case]["drops"],
             "phase_p50_ms": [
                 sum(s[i]["p50_ms"] for s in stats) / len(stats) for i in range(len(phases))
             ],

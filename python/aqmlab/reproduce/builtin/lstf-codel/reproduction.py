@@ -1,9 +1,15 @@
-"""lstf-codel's own code: the reduced runs' statistics for the claims (the author's statistic,
-means over value-change records, and ours per packet), Welch's t- and the F-test at every α over
-both kinds of sample, the tables, the discussion and the figure.
+"""lstf-codel's own code. experiment.toml declares the per-run columns read from the sweep's
+results (the FTP's goodput, retransmissions and timeouts, the bottleneck's utilization and
+drops: [[derive]] and [numbers._counters]); reduce.py reduces each run's packet log in the
+worker; claims.toml holds the claims. What stays here, and why it is not data:
 
-experiment.toml, scenario.toml, reduce.py (the per-run reducer) and claims.toml hold the rest
-(docs/reproductions.md, "A reproduction's folder").
+- the paper's statistics (delay, queue, slack: means and standard deviations over value-change
+  records and per packet) are reduce.py's reduced.json, nested per run, not results columns;
+  this module reads them and picks the graded one (``_author``);
+- CoDel's drops: the drops_by_reason column exists only when some run dropped for that reason,
+  and no declaration reads a missing column as 0;
+- Welch's t- and the F-test at every α over both kinds of sample (two runs' samples each);
+- the published values for the tables and figure, the tables, the discussion and the figure.
 """
 
 from __future__ import annotations
@@ -115,22 +121,19 @@ def prepare(ctx: Any) -> None:
 
 
 def _stats(ctx: Any) -> dict[str, dict[str, Any]]:
-    """Per case: its reduced.json (reduce.py, read through :mod:`aqmlab.results`) and the FTP's
-    and link's counters."""
+    """Per case: its reduced.json (reduce.py, read through :mod:`aqmlab.results`), the FTP's
+    and link's counters (experiment.toml's [numbers._counters]) and CoDel's drops."""
     from aqmlab.results import Sweep
 
     res = ctx.sweeps["sweep"]
     folder = Sweep(res.out)
     df = res.results.set_index("run")
+    # A column only when some run dropped for that reason: no declaration can read it as 0.
     codel_col = f"{LINK}.drops_by_reason.codel_target"
+    counters = ctx.numbers["_counters"]
     stats: dict[str, dict[str, Any]] = {}
     for key, row in df.iterrows():
-        red = dict(folder.run(key).reduced)
-        red["goodput_mbps"] = float(row["flows[0].goodput_bps"]) / 1e6
-        red["retransmits"] = int(row["flows[0].retransmits"])
-        red["timeouts"] = int(row["flows[0].timeouts"])
-        red["utilization"] = float(row[f"{LINK}.utilization"])
-        red["drops"] = int(row[f"{LINK}.dropped_pkts"])
+        red = {**folder.run(key).reduced, **counters[row["case"]]}
         red["codel_drops"] = int(row[codel_col]) if codel_col in df.columns else 0
         stats[row["case"]] = red
     return stats
