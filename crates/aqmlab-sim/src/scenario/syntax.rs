@@ -6,7 +6,7 @@ use super::{toml_message, ScenarioError};
 use std::ops::Range;
 
 /// `text` (the file `file`) read as TOML (TOML 1.0, as the scenario reader reads it):
-/// its syntax error, if any, as [`syntax_error`] says it.
+/// its syntax error, if any, as `syntax_error` says it.
 pub fn check_toml(file: &str, text: &str) -> Result<(), ScenarioError> {
     text.parse::<toml::Table>()
         .map(|_| ())
