@@ -793,3 +793,80 @@ def test_a_range_claim_may_say_why_its_runs_cannot_stall_instead_of_delivered(tm
     claims = claims.replace('delivered = "util"', 'stalls = "a CBR fills it"')
     (c,) = load(str(_folder(tmp_path, claims=claims))).claims
     assert c.stalls == "a CBR fills it" and not c.delivered
+
+
+def test_out_naming_the_folder_itself_leaves_the_users_scenario(tmp_path):
+    # `--out` naming the reproduction's own folder once wrote the resolved copy of the sweep's
+    # scenario over the user's scenario.toml (and then failed reading it back).
+    folder = tmp_path / "mine"
+    shutil.copytree(EXAMPLE, folder)
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    r = run_cli("reproduce", str(folder), "--quick", "--out", str(folder), "-q")
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr
+    assert lines[0] == (
+        f"aqmlab: error: {folder}/scenario.toml: a file this reproduction did not write (its "
+        "copy of scenario.toml starts with \"# The scenario scenario.toml with the sweep's "
+        'fixed overrides."), so it will not replace it: choose another output folder (--out)'
+    )
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_failed_runs_name_the_first_and_the_table(monkeypatch, tmp_path):
+    import pandas as pd
+    from aqmlab.reproduce import common
+
+    class Res:
+        failed, rows = 2, 4
+        results = pd.DataFrame(
+            {
+                "buffer": ["50", "200", "50", "200"],
+                "error": [None, "OSError: disk full", None, "OSError: disk full"],
+            }
+        )
+
+    class Spec:
+        columns = ["buffer"]
+
+    import importlib
+
+    sweep_module = importlib.import_module("aqmlab.sweep")  # the module, not aqmlab.sweep()
+    monkeypatch.setattr(sweep_module, "run_sweep", lambda *a, **k: Res())
+    with pytest.raises(common.RunsFailed) as e:
+        common.run_sweep_or_fail(Spec(), str(tmp_path / "sweep"), "mine", True, None, False)
+    assert str(e.value) == (
+        "mine: 2 of 4 runs failed; the first (buffer = 200): OSError: disk full; every error "
+        f"is in the 'error' column of {tmp_path}/sweep/results.csv, and a rerun into the same "
+        "folder simulates only the failed runs"
+    )
+
+
+def test_all_goes_on_past_a_reproduction_whose_runs_failed(monkeypatch, tmp_path):
+    # One reproduction's failed runs (a full disk) once stopped `reproduce all` there: the
+    # reproductions after it were not run and no index was written.
+    import aqmlab.reproduce as rp
+    from aqmlab.reproduce import common
+
+    ran = []
+
+    def fake(name, out, **kw):
+        if name == "all":
+            return real(name, out, **kw)
+        ran.append(name)
+        if name == "first":
+            raise common.RunsFailed("first: 1 of 2 runs failed; the first (x = 1): boom")
+        return {"reproduction": type("R", (), {"claims": [], "title": name, "wall_s": 0.0})()}
+
+    real = rp.reproduce
+    monkeypatch.setattr(rp, "REPRODUCTIONS", ["first", "second"])
+    monkeypatch.setattr(rp, "reproduce", fake)
+    with pytest.raises(common.RunsFailed) as e:
+        real("all", str(tmp_path), quick=True)
+    assert ran == ["first", "second"]
+    assert str(e.value) == (
+        f"1 of 2 reproductions failed (first; the others' reports are in {tmp_path}/index.html)"
+        ": first: 1 of 2 runs failed; the first (x = 1): boom"
+    )
+    index = (tmp_path / "index.html").read_text()
+    assert "failed: first: 1 of 2 runs failed" in index and "second" in index

@@ -95,18 +95,32 @@ def reproduce(
     if seeds is not None and seeds < 1:
         raise AqmlabError(f"--seeds: expected at least 1, got {seeds}")
     if name == "all":
-        done = {}
+        from aqmlab.reproduce.common import RunsFailed
+
+        done: dict[str, Any] = {}
+        failed: dict[str, str] = {}
         t0 = time.monotonic()
         for each in REPRODUCTIONS:
-            done[each] = reproduce(
-                each,
-                os.path.join(out, each),
-                quick=quick,
-                seeds=seeds,
-                jobs=jobs,
-                progress=progress,
+            # A reproduction whose runs failed (a full disk, a killed worker) does not stop
+            # the others: each keeps its report, and the failure is said at the end.
+            try:
+                done[each] = reproduce(
+                    each,
+                    os.path.join(out, each),
+                    quick=quick,
+                    seeds=seeds,
+                    jobs=jobs,
+                    progress=progress,
+                )
+            except RunsFailed as e:
+                failed[each] = str(e)
+        done["index.html"] = _index(out, done, time.monotonic() - t0, failed)
+        if failed:
+            raise RunsFailed(
+                f"{len(failed)} of {len(REPRODUCTIONS)} reproductions failed "
+                f"({', '.join(failed)}; the others' reports are in {out}/index.html): "
+                + " | ".join(failed.values())
             )
-        done["index.html"] = _index(out, done, time.monotonic() - t0)
         return done
     t0 = time.monotonic()
     from aqmlab.reproduce import folder as fmt
@@ -124,10 +138,16 @@ def reproduce(
     return {"reproduction": rep, **paths}
 
 
-def _index(out: str, done: dict[str, Any], wall_s: float) -> str:
+def _index(
+    out: str, done: dict[str, Any], wall_s: float, failed: dict[str, str] | None = None
+) -> str:
     from aqmlab.report import _e, _page
 
     rows = []
+    for name, why in (failed or {}).items():
+        rows.append(
+            f'<tr><td class="l">{_e(name)}</td><td class="l">failed: {_e(why)}</td><td>–</td></tr>'
+        )
     for name, d in done.items():
         rep = d["reproduction"]
         verdicts = [c.verdict.split(":")[0] for c in rep.claims]

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from aqmlab import __version__
+from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce.predicate import STALLED, TIE, is_tie
 
 AGREES = "agrees"
@@ -684,16 +685,28 @@ def run_sweep_or_fail(
     progress: bool,
     command: str | None = None,
 ) -> Any:
-    """Run a reproduction's sweep into ``folder``; a failed run fails the reproduction, with
-    every failed point (its axes' values) and its error in the message."""
+    """Run a reproduction's sweep into ``folder``; a failed run fails the reproduction
+    (:class:`RunsFailed`), its message naming the first failed point (its axes' values) and
+    its error, and the table that holds every one."""
     from aqmlab.sweep import run_sweep
 
     command = command or f"aqmlab reproduce {name}" + (" --quick" if quick else "")
     res = run_sweep(spec, folder, jobs=jobs, progress=progress, command=command)
     if res.failed:
         bad = res.results.loc[res.results["error"].notna(), [*spec.columns, "error"]]
-        raise RuntimeError(f"{name}: {res.failed} runs failed: {bad.to_dict('records')}")
+        first = bad.iloc[0]
+        point = ", ".join(f"{c} = {first[c]}" for c in spec.columns)
+        raise RunsFailed(
+            f"{name}: {res.failed} of {res.rows} runs failed; the first ({point}): "
+            f"{first['error']}; every error is in the 'error' column of "
+            f"{os.path.join(folder, 'results.csv')}, and a rerun into the same folder "
+            "simulates only the failed runs"
+        )
     return res
+
+
+class RunsFailed(AqmlabError):
+    """Some of a reproduction's runs failed (the runs that finished stay in its folders)."""
 
 
 def bundled_scenario(name: str) -> str:

@@ -221,9 +221,21 @@ def _write_scenario(scenario: str, sets: dict[str, Any], unset: list[str], path:
     ``path``: ``aqmlab run PATH`` repeats the sweep's base run."""
     from aqmlab.run import load
 
+    header = f"# The scenario {os.path.basename(scenario)} with the sweep's fixed overrides.\n"
+    if os.path.lexists(path):
+        # Only a copy an earlier run of the reproduction wrote is replaced: with --out naming
+        # the reproduction's own folder (or any folder holding a user's file of that name)
+        # this would write over the user's scenario.
+        with open(path, encoding="utf-8", errors="replace") as f:
+            if f.readline() != header:
+                raise AqmlabError(
+                    f"{path}: a file this reproduction did not write (its copy of "
+                    f"{os.path.basename(scenario)} starts with {header.strip()!r}), so it "
+                    "will not replace it: choose another output folder (--out)"
+                )
     text = load(scenario, set=sets, unset=unset).resolved_toml()
     with open(path, "w", encoding="utf-8") as f:
-        f.write(f"# The scenario {os.path.basename(scenario)} with the sweep's fixed overrides.\n")
+        f.write(header)
         f.write(text)
 
 
