@@ -4,6 +4,8 @@ one-line errors naming the file and the key."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 pd = pytest.importorskip("pandas")
@@ -362,3 +364,28 @@ def test_a_missing_column_or_value_is_one_line_at_run_time():
             fn()
         msg = str(e.value)
         assert msg.startswith(f"{PATH}: ") and expected in msg and "\n" not in msg, msg
+
+
+def test_numbers_edge_cases_give_values_not_tracebacks():
+    # Found in review: each of these raised (KeyError: (), ZeroDivisionError, AttributeError).
+    from aqmlab.reproduce.metrics import compute, load_numbers
+
+    df = pd.DataFrame({"case": ["a", "c"], "b": [3e6, 0.0], "t": ["7 ms", "9 ms"]})
+    frames = {"sweep": df}
+    # `values` with neither `by` nor `key`: one table of the values' names.
+    got = _number(
+        {"values": {"n": {"reduce": "count"}, "s": {"column": "b", "reduce": "sum"}}}, frames
+    )
+    assert got == {"n": 2.0, "s": 3e6}
+    # A number over 0 in `then` or `expr` has no value, as div() gives.
+    assert math.isnan(_number({"column": "b", "reduce": "min", "then": "1 / x"}, frames))
+    doc = {
+        "cases": {"by": ["case"], "key": ["{case}"], "column": "b", "reduce": "mean"},
+        "ratio": {"of": {"a": "cases.a", "c": "cases.c"}, "expr": "a / c"},
+    }
+    numbers: dict = {}
+    for nd in load_numbers(PATH, doc, ["sweep"]):
+        numbers[nd.name] = compute(nd, frames, lambda t: t, numbers)
+    assert math.isnan(numbers["ratio"])
+    # number() and split() on the reduced value.
+    assert _number({"column": "b", "reduce": "max", "then": "number(x) / 1e6"}, frames) == 3.0

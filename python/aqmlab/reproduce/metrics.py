@@ -196,15 +196,26 @@ def _eval(node: ast.AST, df: Any, names: dict[str, str]) -> Any:
                 b = b.astype(float)
                 return a / b.where(b != 0)
             return a / b if b else float("nan")
+        if fn == "number":
+            one = _number
+        else:
+            sep, i = args[1], int(args[2])
+            if not isinstance(sep, str) or not sep:
+                raise AqmlabError(
+                    f"split: expected a separator text that is not empty, got {sep!r}"
+                )
+
+            def one(t: Any) -> Any:
+                return (str(t).split(sep) + [""] * (i + 1))[i]
+
+        if isinstance(df, dict):  # a number's expression (`then`, `expr`): values, not columns
+            return one(args[0])
         s = (
             args[0]
             if isinstance(args[0], pd.Series)
             else pd.Series([args[0]] * len(df), index=df.index)
         )
-        if fn == "number":
-            return s.map(_number).astype(float)
-        sep, i = args[1], int(args[2])
-        return s.map(lambda t: (str(t).split(sep) + [""] * (i + 1))[i])
+        return s.map(one).astype(float) if fn == "number" else s.map(one)
     if isinstance(node, ast.BinOp):
         a, b = _eval(node.left, df, names), _eval(node.right, df, names)
         if isinstance(node.op, ast.Add):
@@ -213,6 +224,8 @@ def _eval(node: ast.AST, df: Any, names: dict[str, str]) -> Any:
             return a - b
         if isinstance(node.op, ast.Mult):
             return a * b
+        if not isinstance(b, pd.Series) and b == 0 and not isinstance(a, pd.Series):
+            return float("nan")  # a number over 0 has no value, as div() gives
         return a / b
     if isinstance(node, ast.UnaryOp):
         v = _eval(node.operand, df, names)
@@ -611,7 +624,15 @@ def compute(
                 for path, leaf in leaves
             }
             if not nd.key:
-                return vals[()]
+                if () in vals:
+                    return vals[()]
+                nested: dict[str, Any] = {}  # `values` without `key`: their names' tables
+                for path, v in vals.items():
+                    at = nested
+                    for k in path[:-1]:
+                        at = at.setdefault(k, {})
+                    at[path[-1]] = v
+                return nested
             _place(out, nd, fields, vals)
     _pad(out, nd, 0)
     return out
