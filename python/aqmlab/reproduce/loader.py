@@ -222,6 +222,11 @@ def _write_scenario(scenario: str, sets: dict[str, Any], unset: list[str], path:
     from aqmlab.run import load
 
     header = f"# The scenario {os.path.basename(scenario)} with the sweep's fixed overrides.\n"
+    if os.path.isdir(path):
+        raise AqmlabError(
+            f"{path}: a folder where this reproduction writes its copy of "
+            f"{os.path.basename(scenario)}: choose another output folder (--out)"
+        )
     if os.path.lexists(path):
         # Only a copy an earlier run of the reproduction wrote is replaced: with --out naming
         # the reproduction's own folder (or any folder holding a user's file of that name)
