@@ -24,7 +24,9 @@
 //! 3. `edits.rs` `resolve_with_edits`, which has
 //! 4. `edits.rs` `edit` read the value as a TOML value (the one place that does) and write it
 //!    into the scenario's TOML document (with the `--unset`s before it and the counts after it,
-//!    in one pass with one origin map), then gives the text to
+//!    in one pass with one origin map; its steps that do not take the value, `document`,
+//!    `unset_keys`, `place` (the walk down the key path, which makes the missing tables and
+//!    says where the value goes) and `expand_counts`, are side trips), then gives the text to
 //! 5. `resolve.rs` `resolve_expanded`, which reads it into the raw types (serde: a TOML value
 //!    in `params`), and whose steps are:
 //! 6. `links.rs` `read_topology` (each link direction's raw settings, a `reverse` merged),

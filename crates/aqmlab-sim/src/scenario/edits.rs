@@ -132,7 +132,8 @@ pub(crate) struct Edited<'a> {
 /// TOML value when it is one (`10`, `true`, `"x"`, `["0s", "1Mbps"]`), except a date or time (no
 /// scenario key takes one: `name=2024-05-01` means the text), otherwise as a string (`10Mbps`);
 /// missing tables are created. A key an `--unset` names that is not there is an error naming the
-/// `--unset`.
+/// `--unset`. Its steps that do not take a `--set` value are their own functions: [`document`],
+/// [`unset_keys`], [`place`] (the walk down a key path) and [`Edited::expand_counts`].
 pub(crate) fn edit<'a>(
     text: &'a str,
     file: &'a str,
@@ -156,31 +157,10 @@ pub(crate) fn edit<'a>(
     if unsets.is_empty() && sets.is_empty() && !counts {
         return Ok(ed);
     }
-    let mut doc: toml_edit::DocumentMut = match text.parse() {
-        Ok(d) => d,
-        // Without edits, the reader reports the syntax error, as it does for any file.
-        Err(_) if unsets.is_empty() && sets.is_empty() => return Ok(ed),
-        Err(e) => {
-            // Said as the reader says it without edits (one parser's words for every file).
-            let e: toml_edit::TomlError = e;
-            return Err(check_toml(file, text)
-                .err()
-                .unwrap_or_else(|| syntax_error(file, text, e.message(), e.span())));
-        }
+    let Some(mut doc) = document(text, file, !unsets.is_empty() || !sets.is_empty())? else {
+        return Ok(ed);
     };
-    for key in unsets {
-        let bad = |msg: String| ScenarioError {
-            file: file.to_string(),
-            line: None,
-            path: format!("--unset {key}"),
-            msg,
-        };
-        let path = key_path(key, &bad, false)?;
-        unset_in(doc.as_table_mut(), &path, &|| {
-            bad("no such key in the scenario".into())
-        })?;
-        ed.unsets.push(path);
-    }
+    ed.unsets = unset_keys(&mut doc, file, unsets)?;
     for (key, value) in sets {
         let bad = |msg: String| ScenarioError {
             file: file.to_string(),
@@ -194,63 +174,13 @@ pub(crate) fn edit<'a>(
             Ok(v) if !v.is_datetime() => v,
             _ => toml_edit::Value::from(value.as_str()),
         };
-        // Down the path to the key, one key (and its index) at a step.
-        let mut table: &mut dyn toml_edit::TableLike = doc.as_table_mut();
-        let mut rest = &path[..];
-        loop {
-            let (key, idx, tail) = match rest {
-                [Seg::Key(k), Seg::Index(i), tail @ ..] => (k, Some(*i), tail),
-                [Seg::Key(k), tail @ ..] => (k, None, tail),
-                _ => unreachable!(
-                    "a key path starts with a key and has one index after a key at most"
-                ),
-            };
-            match idx {
-                None if tail.is_empty() => {
-                    table.insert(key, toml_edit::Item::Value(value));
-                    break;
-                }
-                None => {
-                    if table.get(key).is_none() {
-                        // An inline table (`params = { mode = "packet" }`), not dotted keys
-                        // (`params.mode = "packet"`): the toml crate cannot read dotted keys
-                        // into the spanned tables the scenario uses (toml-rs/toml#798).
-                        let t = toml_edit::InlineTable::new();
-                        table.insert(
-                            key,
-                            toml_edit::Item::Value(toml_edit::Value::InlineTable(t)),
-                        );
-                    }
-                    table = table
-                        .get_mut(key)
-                        .and_then(|it| it.as_table_like_mut())
-                        .ok_or_else(|| bad(format!("{key} is not a table")))?;
-                }
-                Some(i) => match table.get_mut(key) {
-                    Some(toml_edit::Item::ArrayOfTables(a)) => {
-                        if tail.is_empty() {
-                            return Err(bad(format!(
-                                "{key}[{i}] is a table: set one of its keys instead"
-                            )));
-                        }
-                        let len = a.len();
-                        table = a
-                            .get_mut(i)
-                            .ok_or_else(|| bad(format!("{key} has {len} elements, no [{i}]")))?;
-                    }
-                    Some(toml_edit::Item::Value(toml_edit::Value::Array(arr)))
-                        if tail.is_empty() =>
-                    {
-                        if i >= arr.len() {
-                            return Err(bad(format!("{key} has {} elements, no [{i}]", arr.len())));
-                        }
-                        arr.replace(i, value);
-                        break;
-                    }
-                    _ => return Err(bad(format!("{key} is not an array of tables"))),
-                },
+        match place(&mut doc, &path, &bad)? {
+            Place::Key(table, key) => {
+                table.insert(key, toml_edit::Item::Value(value));
             }
-            rest = tail;
+            Place::Element(arr, i) => {
+                arr.replace(i, value);
+            }
         }
         ed.set_paths.push(path);
     }
@@ -261,6 +191,113 @@ pub(crate) fn edit<'a>(
         ed.text = Cow::Owned(doc.to_string());
     }
     Ok(ed)
+}
+
+/// Scenario `text` as a `toml_edit` document to edit; `None` when it does not parse and there
+/// are no `--set`s or `--unset`s (`edits` false), for the reader to report the syntax error as
+/// it does for any file.
+fn document(
+    text: &str,
+    file: &str,
+    edits: bool,
+) -> Result<Option<toml_edit::DocumentMut>, ScenarioError> {
+    match text.parse::<toml_edit::DocumentMut>() {
+        Ok(d) => Ok(Some(d)),
+        Err(_) if !edits => Ok(None),
+        // Said as the reader says it without edits (one parser's words for every file).
+        Err(e) => Err(check_toml(file, text)
+            .err()
+            .unwrap_or_else(|| syntax_error(file, text, e.message(), e.span()))),
+    }
+}
+
+/// The `--unset` pass: removes each key of `unsets` from `doc`, in order, and gives their
+/// paths; a key that is not there is an error naming its `--unset`.
+fn unset_keys(
+    doc: &mut toml_edit::DocumentMut,
+    file: &str,
+    unsets: &[String],
+) -> Result<Vec<Vec<Seg>>, ScenarioError> {
+    let mut paths = Vec::with_capacity(unsets.len());
+    for key in unsets {
+        let bad = |msg: String| ScenarioError {
+            file: file.to_string(),
+            line: None,
+            path: format!("--unset {key}"),
+            msg,
+        };
+        let path = key_path(key, &bad, false)?;
+        unset_in(doc.as_table_mut(), &path, &|| {
+            bad("no such key in the scenario".into())
+        })?;
+        paths.push(path);
+    }
+    Ok(paths)
+}
+
+/// Where a `--set` writes its value: a key of a table, or an element of an array of values.
+enum Place<'d, 'p> {
+    Key(&'d mut dyn toml_edit::TableLike, &'p str),
+    Element(&'d mut toml_edit::Array, usize),
+}
+
+/// The walk down key `path` of a `--set` to the place its value goes, one key (and its index)
+/// at a step, making each missing table on the way (an inline table); `bad` makes the error for
+/// a step that is not a table, an index past the end, or a path ending on a table of an array.
+fn place<'d, 'p>(
+    doc: &'d mut toml_edit::DocumentMut,
+    path: &'p [Seg],
+    bad: &dyn Fn(String) -> ScenarioError,
+) -> Result<Place<'d, 'p>, ScenarioError> {
+    let mut table: &mut dyn toml_edit::TableLike = doc.as_table_mut();
+    let mut rest = path;
+    loop {
+        let (key, idx, tail) = match rest {
+            [Seg::Key(k), Seg::Index(i), tail @ ..] => (k, Some(*i), tail),
+            [Seg::Key(k), tail @ ..] => (k, None, tail),
+            _ => unreachable!("a key path starts with a key and has one index after a key at most"),
+        };
+        match idx {
+            None if tail.is_empty() => return Ok(Place::Key(table, key)),
+            None => {
+                if table.get(key).is_none() {
+                    // An inline table (`params = { mode = "packet" }`), not dotted keys
+                    // (`params.mode = "packet"`): the toml crate cannot read dotted keys
+                    // into the spanned tables the scenario uses (toml-rs/toml#798).
+                    let t = toml_edit::InlineTable::new();
+                    table.insert(
+                        key,
+                        toml_edit::Item::Value(toml_edit::Value::InlineTable(t)),
+                    );
+                }
+                table = table
+                    .get_mut(key)
+                    .and_then(|it| it.as_table_like_mut())
+                    .ok_or_else(|| bad(format!("{key} is not a table")))?;
+            }
+            Some(i) => match table.get_mut(key) {
+                Some(toml_edit::Item::ArrayOfTables(a)) => {
+                    if tail.is_empty() {
+                        return Err(bad(format!(
+                            "{key}[{i}] is a table: set one of its keys instead"
+                        )));
+                    }
+                    let len = a.len();
+                    table = a
+                        .get_mut(i)
+                        .ok_or_else(|| bad(format!("{key} has {len} elements, no [{i}]")))?;
+                }
+                Some(toml_edit::Item::Value(toml_edit::Value::Array(arr))) if tail.is_empty() => {
+                    if i >= arr.len() {
+                        return Err(bad(format!("{key} has {} elements, no [{i}]", arr.len())));
+                    }
+                    return Ok(Place::Element(arr, i));
+                }
+                _ => return Err(bad(format!("{key} is not an array of tables"))),
+            },
+        }
+        rest = tail;
+    }
 }
 
 impl Edited<'_> {
@@ -1089,5 +1126,102 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.path.starts_with("--vary links[x]"), "{e}");
+    }
+
+    #[test]
+    fn the_document_is_none_only_for_a_syntax_error_without_edits() {
+        let d = document("a = 1\n", "t.toml", true).unwrap().unwrap();
+        assert_eq!(d.to_string(), "a = 1\n");
+        assert!(document("a = \n", "t.toml", false).unwrap().is_none());
+        let e = document("a = \n", "t.toml", true).err().unwrap();
+        assert_eq!((e.file.as_str(), e.line), ("t.toml", Some(1)));
+    }
+
+    #[test]
+    fn the_unset_pass_removes_each_key_in_order_and_names_a_missing_one() {
+        let mut doc: toml_edit::DocumentMut =
+            "a = 1\nx = [1, 2, 3]\n[b]\nc = 2\nd = 3\n".parse().unwrap();
+        let keys = ["b.c".to_string(), "x[0]".to_string(), "a".to_string()];
+        let paths = unset_keys(&mut doc, "t.toml", &keys).unwrap();
+        assert_eq!(doc.to_string(), "x = [ 2, 3]\n[b]\nd = 3\n");
+        let k = |s: &str| Seg::Key(s.to_string());
+        assert_eq!(
+            paths,
+            [
+                vec![k("b"), k("c")],
+                vec![k("x"), Seg::Index(0)],
+                vec![k("a")]
+            ]
+        );
+        let e = unset_keys(&mut doc, "t.toml", &["b.c".to_string()])
+            .err()
+            .unwrap();
+        assert_eq!(
+            (e.path.as_str(), e.msg.as_str(), e.line),
+            ("--unset b.c", "no such key in the scenario", None)
+        );
+    }
+
+    #[test]
+    fn the_walk_makes_missing_tables_and_says_where_the_value_goes() {
+        let bad = |msg: String| ScenarioError {
+            file: "t.toml".into(),
+            line: None,
+            path: "--set".into(),
+            msg,
+        };
+        let path = |p: &str| key_path(p, &bad, true).unwrap();
+        let mut doc: toml_edit::DocumentMut =
+            "x = [1, 2]\n[[flows]]\nkind = \"udp\"\n".parse().unwrap();
+        // Missing tables are made (inline) on the way; the place is the last key.
+        let p = path("a.b.c");
+        match place(&mut doc, &p, &bad).unwrap() {
+            Place::Key(t, key) => {
+                assert_eq!(key, "c");
+                assert!(t.is_empty());
+                t.insert(key, toml_edit::value(5));
+            }
+            Place::Element(..) => panic!("a key, not an element"),
+        }
+        let p = path("x[1]");
+        match place(&mut doc, &p, &bad).unwrap() {
+            Place::Element(arr, i) => {
+                assert_eq!((arr.len(), i), (2, 1));
+                arr.replace(i, 7);
+            }
+            Place::Key(..) => panic!("an element, not a key"),
+        }
+        let p = path("flows[0].kind");
+        match place(&mut doc, &p, &bad).unwrap() {
+            Place::Key(t, key) => {
+                assert_eq!(key, "kind");
+                assert_eq!(t.get(key).unwrap().as_str(), Some("udp"));
+            }
+            Place::Element(..) => panic!("a key, not an element"),
+        }
+        assert_eq!(
+            doc.to_string(),
+            "x = [1, 7]\na = { b = { c = 5 } }\n[[flows]]\nkind = \"udp\"\n"
+        );
+        let err = |p: &str, doc: &mut toml_edit::DocumentMut| {
+            let p = path(p);
+            place(doc, &p, &bad).err().unwrap().msg
+        };
+        assert_eq!(err("x[2]", &mut doc), "x has 2 elements, no [2]");
+        assert_eq!(
+            err("flows[1].kind", &mut doc),
+            "flows has 1 elements, no [1]"
+        );
+        assert_eq!(
+            err("flows[0]", &mut doc),
+            "flows[0] is a table: set one of its keys instead"
+        );
+        assert_eq!(err("x[0].y", &mut doc), "x is not an array of tables");
+        assert_eq!(err("a.b.c.d", &mut doc), "c is not a table");
+        // A failed walk edits nothing.
+        assert_eq!(
+            doc.to_string(),
+            "x = [1, 7]\na = { b = { c = 5 } }\n[[flows]]\nkind = \"udp\"\n"
+        );
     }
 }
