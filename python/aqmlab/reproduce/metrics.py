@@ -40,12 +40,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The reductions a ``[numbers.NAME]`` may name.
 REDUCERS = ("mean", "median", "min", "max", "sum", "count", "quantile", "spread", "value")
-_FUNCS = ("abs", "div", "number", "split")
-_BIN = (ast.Add, ast.Sub, ast.Mult, ast.Div)
-_CMP = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq, ast.In, ast.NotIn)
+_GRAMMAR = Grammar(
+    calls={"abs": 1, "div": 2, "number": 1, "split": 3},
+    calls_error="only abs(), div(), number() and split() may be called",
+    binops=(ast.Add, ast.Sub, ast.Mult, ast.Div),
+    compares=(ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq, ast.In, ast.NotIn),
+    compares_error="only < <= > >= == != in compare",
+    texts=True,
+)
 _TICK = re.compile(r"`([^`]*)`")
 
 
@@ -126,49 +132,7 @@ def _check(node: ast.AST, text: str, where: str) -> None:
             "comparisons, in [...], and/or/not, abs/div/number/split)"
         )
 
-    if isinstance(node, ast.Attribute):
-        if _column(node, {}) is None:
-            raise bad("an attribute of something not a name")
-    elif isinstance(node, ast.Name):
-        pass
-    elif isinstance(node, ast.Constant):
-        if isinstance(node.value, bool) or not isinstance(node.value, (int, float, str)):
-            raise bad(f"{node.value!r} is not a number or a text")
-    elif isinstance(node, (ast.List, ast.Tuple)):
-        for e in node.elts:
-            if not isinstance(e, ast.Constant):
-                raise bad("a list holds numbers or texts only")
-            _check(e, text, where)
-    elif isinstance(node, ast.Call):
-        if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCS or node.keywords:
-            raise bad("only abs(), div(), number() and split() may be called")
-        arity = {"abs": 1, "div": 2, "number": 1, "split": 3}[node.func.id]
-        if len(node.args) != arity:
-            raise bad(f"{node.func.id}() takes {arity} arguments")
-        for a in node.args:
-            _check(a, text, where)
-    elif isinstance(node, ast.BinOp):
-        if not isinstance(node.op, _BIN):
-            raise bad(f"operator {type(node.op).__name__} is not allowed")
-        _check(node.left, text, where)
-        _check(node.right, text, where)
-    elif isinstance(node, ast.UnaryOp):
-        if not isinstance(node.op, (ast.USub, ast.Not)):
-            raise bad(f"operator {type(node.op).__name__} is not allowed")
-        _check(node.operand, text, where)
-    elif isinstance(node, ast.BoolOp):
-        for v in node.values:
-            _check(v, text, where)
-    elif isinstance(node, ast.Compare):
-        if not all(isinstance(op, _CMP) for op in node.ops):
-            raise bad("only < <= > >= == != in compare")
-        for op, right in zip(node.ops, node.comparators):
-            if isinstance(op, (ast.In, ast.NotIn)) and not isinstance(right, (ast.List, ast.Tuple)):
-                raise bad("'in' takes a list of values, [1, 2]")
-        for v in (node.left, *node.comparators):
-            _check(v, text, where)
-    else:
-        raise bad(f"{type(node).__name__} is not allowed")
+    check(node, _GRAMMAR, bad)
 
 
 def _number(x: Any) -> float:

@@ -21,9 +21,11 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The names an expression may give its arms, in order.
 ARM_NAMES = "abcdefgh"
@@ -63,6 +65,13 @@ _CMP = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
 }
+_GRAMMAR = Grammar(
+    calls={"abs": 1, "min": None, "max": None},
+    calls_error="only abs(), min() and max() may be called",
+    binops=tuple(_BIN),
+    compares=tuple(_CMP),
+    compares_error="only < <= > >= == != compare",
+)
 
 
 def compile_predicate(
@@ -91,36 +100,7 @@ def _check(node: ast.AST, names: str, text: str, where: str) -> None:
             "+ - * /, comparisons, and/or/not, abs/min/max)"
         )
 
-    if isinstance(node, ast.Name):
-        if node.id not in names and node.id not in _FUNCS:
-            raise bad(f"unknown name {node.id!r}")
-    elif isinstance(node, ast.Constant):
-        if not isinstance(node.value, (int, float)) or isinstance(node.value, bool):
-            raise bad(f"{node.value!r} is not a number")
-    elif isinstance(node, ast.Call):
-        if not isinstance(node.func, ast.Name) or node.func.id not in _FUNCS or node.keywords:
-            raise bad("only abs(), min() and max() may be called")
-        for a in node.args:
-            _check(a, names, text, where)
-    elif isinstance(node, ast.BinOp):
-        if type(node.op) not in _BIN:
-            raise bad(f"operator {type(node.op).__name__} is not allowed")
-        _check(node.left, names, text, where)
-        _check(node.right, names, text, where)
-    elif isinstance(node, ast.UnaryOp):
-        if not isinstance(node.op, (ast.USub, ast.Not)):
-            raise bad(f"operator {type(node.op).__name__} is not allowed")
-        _check(node.operand, names, text, where)
-    elif isinstance(node, ast.BoolOp):
-        for v in node.values:
-            _check(v, names, text, where)
-    elif isinstance(node, ast.Compare):
-        if not all(type(op) in _CMP for op in node.ops):
-            raise bad("only < <= > >= == != compare")
-        for v in (node.left, *node.comparators):
-            _check(v, names, text, where)
-    else:
-        raise bad(f"{type(node).__name__} is not allowed")
+    check(node, replace(_GRAMMAR, names=names), bad)
 
 
 _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
