@@ -230,6 +230,35 @@ def test_parquet_packed_chunks_go_in_a_group_at_a_time(tmp_path):
     assert pq.read_table(tmp_path / "x.parquet").to_pylist() == [{"s": None, "t": 3, "v": 0.5}]
 
 
+def test_parquet_packed_chunk_with_a_short_validity_bitmap_is_refused_whole(tmp_path):
+    """A packed string column whose validity bitmap is shorter than its rows (a bit a row) is
+    refused before any of the chunk's rows is written: it once panicked part way through the
+    chunk, after the row groups before the missing byte were in the file. So is a number
+    column that is not a whole number of 8-byte values (its last bytes were dropped)."""
+    import pyarrow.parquet as pq
+    from aqmlab import _core
+
+    cols = [("s", "string"), ("t", "int64"), ("v", "float64")]
+    good = tables(True)
+    valid, offsets, data = good["s"]
+    assert valid is not None and len(valid) == 3  # 20 rows: the rows of the 3rd byte are cut
+    n = len(STRINGS)
+    short = f'column "s" has a validity bitmap of 16 rows where its offsets have {n}'
+    part = f'column "v" has {8 * n + 3} bytes, not a whole number of 8-byte values'
+    lists = {"t": INTS, "v": FLOATS}  # the numbers as lists: the other (unpacked) path
+    for bad, refused in (
+        ({**good, "s": (valid[:2], offsets, data)}, short),
+        ({**lists, "s": (valid[:2], offsets, data)}, short),
+        ({**good, "v": good["v"] + b"\0\0\0"}, part),
+    ):
+        f = _core.ParquetFile(str(tmp_path / "x.parquet"), cols, 2)
+        with pytest.raises(ValueError, match=refused):
+            f.write_columns(bad)
+        f.write_columns({"s": [None], "t": [3], "v": [0.5]})
+        f.close()
+        assert pq.read_table(tmp_path / "x.parquet").to_pylist() == [{"s": None, "t": 3, "v": 0.5}]
+
+
 def test_parquet_writer_raises_the_disk_error_with_its_errno():
     import errno
 

@@ -163,6 +163,27 @@ fn append_values<T: for<'py> FromPyObject<'py>>(
     Ok(())
 }
 
+/// Refuses a string column's Arrow buffers whose lengths do not fit its rows (before any row
+/// is read): 32-bit offsets, one more than the rows, and a validity bitmap of a bit a row
+/// (Arrow columnar format, "Validity bitmaps" and "Variable-size Binary Layout"). A short
+/// bitmap once panicked part way through the chunk, after some of its groups were written.
+fn check_buffers(name: &str, valid: Option<&[u8]>, offsets: &[u8]) -> PyResult<()> {
+    if !offsets.len().is_multiple_of(4) {
+        return Err(PyValueError::new_err(format!(
+            "column {name:?} has {} bytes of offsets, not a whole number of 32-bit offsets",
+            offsets.len()
+        )));
+    }
+    let n = (offsets.len() / 4).saturating_sub(1);
+    match valid {
+        Some(bits) if bits.len() < n.div_ceil(8) => Err(PyValueError::new_err(format!(
+            "column {name:?} has a validity bitmap of {} rows where its offsets have {n}",
+            bits.len() * 8
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// One column of a chunk in the packed form `columns.rs` hands to Python, read without
 /// copying its rows yet: [`ParquetFile::write_columns`] copies them a group's worth at a time.
 enum Packed<'py> {
@@ -242,6 +263,7 @@ impl ParquetFile {
                     let (valid, offsets, data): (Option<Vec<u8>>, Vec<u8>, Vec<u8>) =
                         t.extract()?;
                     let data = Bytes::from(data);
+                    check_buffers(name, valid.as_deref(), &offsets)?;
                     let ends: Vec<usize> = offsets
                         .chunks_exact(4)
                         .map(|w| i32::from_ne_bytes(w.try_into().expect("chunks of 4")) as usize)
@@ -284,7 +306,15 @@ impl ParquetFile {
                 return Ok(None);
             };
             let col = match (&rows.values, values.downcast_into::<PyBytes>()) {
-                (Values::I64(_) | Values::F64(_) | Values::Bool(_), Ok(b)) => Packed::Words(b),
+                (Values::I64(_) | Values::F64(_) | Values::Bool(_), Ok(b)) => {
+                    let len = b.as_bytes().len();
+                    if !len.is_multiple_of(8) {
+                        return Err(PyValueError::new_err(format!(
+                            "column {name:?} has {len} bytes, not a whole number of 8-byte values"
+                        )));
+                    }
+                    Packed::Words(b)
+                }
                 (Values::Str(_), Err(e)) => {
                     let Ok(t) = e.into_inner().downcast_into::<PyTuple>() else {
                         return Ok(None);
@@ -300,6 +330,7 @@ impl ParquetFile {
                             "column {name:?}: offsets out of order or past the data"
                         )));
                     }
+                    check_buffers(name, valid.as_deref(), &offsets)?;
                     Packed::Str {
                         valid,
                         ends,
