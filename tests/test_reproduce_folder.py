@@ -859,14 +859,17 @@ def test_all_goes_on_past_a_reproduction_whose_runs_failed(monkeypatch, tmp_path
         return {"reproduction": type("R", (), {"claims": [], "title": name, "wall_s": 0.0})()}
 
     real = rp.reproduce
-    monkeypatch.setattr(rp, "REPRODUCTIONS", ["first", "second"])
+    monkeypatch.setattr(rp, "REPRODUCTIONS", ["zeroth", "first", "second"])
     monkeypatch.setattr(rp, "reproduce", fake)
     with pytest.raises(common.RunsFailed) as e:
         real("all", str(tmp_path), quick=True)
-    assert ran == ["first", "second"]
+    assert ran == ["zeroth", "first", "second"]
     assert str(e.value) == (
-        f"1 of 2 reproductions failed (first; the others' reports are in {tmp_path}/index.html)"
+        f"1 of 3 reproductions failed (first; the others' reports are in {tmp_path}/index.html)"
         ": first: 1 of 2 runs failed; the first (x = 1): boom"
     )
     index = (tmp_path / "index.html").read_text()
-    assert "failed: first: 1 of 2 runs failed" in index and "second" in index
+    assert "failed: first: 1 of 2 runs failed" in index
+    # Every reproduction in its place in the list, the failed one too (it was listed first).
+    rows = [index.index(f">{name}</") for name in ("zeroth", "first", "second")]
+    assert rows == sorted(rows)

@@ -144,12 +144,16 @@ def _index(
     from aqmlab.report import _e, _page
 
     rows = []
-    for name, why in (failed or {}).items():
-        rows.append(
-            f'<tr><td class="l">{_e(name)}</td><td class="l">failed: {_e(why)}</td><td>–</td></tr>'
-        )
-    for name, d in done.items():
-        rep = d["reproduction"]
+    failed = failed or {}
+    # In REPRODUCTIONS' order, a failed one in its place (not first).
+    for name in (n for n in REPRODUCTIONS if n in done or n in failed):
+        if name in failed:
+            rows.append(
+                f'<tr><td class="l">{_e(name)}</td><td class="l">failed: {_e(failed[name])}</td>'
+                "<td>–</td></tr>"
+            )
+            continue
+        rep = done[name]["reproduction"]
         verdicts = [c.verdict.split(":")[0] for c in rep.claims]
         summary = ", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts))
         rows.append(
