@@ -329,3 +329,19 @@ def test_static_rates_pooled_claims_are_graded_at_every_rate_against_their_count
     assert ctx.claims["pooled-codel-util-09"].verdict.startswith(
         cm.NOT_GRADED + ": this run has no rate ≥ 3 Mb/s"
     )
+
+
+def test_a_predicate_that_divides_by_zero_is_one_line_naming_the_arms():
+    # It raised a bare ZeroDivisionError; a NaN instead would make `a != b` pass.
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce.predicate import compile_predicate
+
+    run = compile_predicate("a / b < 1", 2, "x/claims.toml: claim c")
+    assert run((1.0, 2.0)) is True
+    with pytest.raises(AqmlabError) as e:
+        run((1.0, 0))
+    assert str(e.value) == (
+        "x/claims.toml: claim c: predicate 'a / b < 1' divides by 0 at a = 1.0, b = 0: guard "
+        "it (e.g. 'b != 0 and a / b < 1')"
+    )
+    assert compile_predicate("b != 0 and a / b < 1", 2, "w")((1.0, 0)) is False

@@ -88,7 +88,16 @@ def compile_predicate(
     _check(tree.body, names, text, where)
 
     def run(values: tuple[Any, ...]) -> Any:
-        return _eval(tree.body, dict(zip(names, values)), resolution)
+        env = dict(zip(names, values))
+        try:
+            return _eval(tree.body, env, resolution)
+        except ZeroDivisionError:
+            # Not NaN: a NaN side would make `a != b` or `not (a < b)` pass.
+            shown = ", ".join(f"{k} = {v!r}" for k, v in env.items())
+            raise AqmlabError(
+                f"{where}: predicate {text!r} divides by 0 at {shown}: guard it "
+                "(e.g. 'b != 0 and a / b < 1')"
+            ) from None
 
     return run
 
