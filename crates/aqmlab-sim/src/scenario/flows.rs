@@ -699,4 +699,129 @@ mod tests {
         assert_eq!((line, path.as_str()), (Some(4), "flows[1].stop"));
         assert!(msg.starts_with("stop applies to udp flows"), "{msg}");
     }
+
+    /// Nodes `a`, `b`, `c` in a line (links 0 `a`→`b`, 1 `b`→`a`, 2 `b`→`c`, 3 `c`→`b`) and
+    /// `d`, linked to none.
+    const NODES: [&str; 4] = ["a", "b", "c", "d"];
+    const ENDS: [(u32, u32); 4] = [(0, 1), (1, 0), (1, 2), (2, 1)];
+
+    /// `step` on the `[[flows]]` of `text` (its tables stamped as `stamps` says), resolved over
+    /// [`NODES`] and [`ENDS`] for a 10 s run.
+    fn on_flows<T>(
+        text: &str,
+        stamps: &[Option<usize>],
+        step: impl FnOnce(
+            &Ctx<'_>,
+            &RawFlows,
+            Vec<PlannedFlow>,
+            &[String],
+            &crate::topology::Routes,
+        ) -> Result<T, ScenarioError>,
+    ) -> Result<T, Err> {
+        #[derive(serde::Deserialize)]
+        struct Flows {
+            flows: Vec<RawFlow>,
+        }
+        let raw: Flows = toml::from_str(text).unwrap();
+        let flows = RawFlows::new(raw.flows, stamps);
+        let cx = Ctx {
+            file: "t.toml".into(),
+            text,
+            dir: PathBuf::new(),
+        };
+        let nodes: Vec<String> = NODES.iter().map(|n| n.to_string()).collect();
+        let routes = crate::topology::Routes::compute(nodes.len(), &ENDS);
+        let (planned, _) = resolve_flows(&cx, &flows, &nodes, SimDuration::from_secs(10), 1)
+            .map_err(|e| (e.line, e.path, e.msg))?;
+        step(&cx, &flows, planned, &nodes, &routes).map_err(|e| (e.line, e.path, e.msg))
+    }
+
+    #[test]
+    fn crossings_are_by_flow_the_way_out_then_back_along_the_path() {
+        let text = "[[flows]]\nkind = \"udp\"\nfrom = \"a\"\nto = \"c\"\nrate = \"1Mbps\"\n\
+                    size = 200\n\
+                    [[flows]]\nkind = \"tcp\"\nfrom = \"c\"\nto = \"b\"\nmss = 500\n";
+        // The tcp table stamped twice: flows 1 and 2.
+        let got = on_flows(
+            text,
+            &[None, Some(2)],
+            |cx, flows, planned, nodes, routes| {
+                crossings(cx, flows, nodes, &planned, routes, &ENDS)
+            },
+        )
+        .unwrap();
+        let got: Vec<_> = got
+            .iter()
+            .map(|c| (c.flow, c.link, c.size, c.what.to_string()))
+            .collect();
+        let seg = "its segments: 500 bytes of data + 40 of headers";
+        let row = |flow, link, size, what: &str| (flow, link, size, what.to_string());
+        assert_eq!(
+            got,
+            [
+                // A UDP flow's datagrams along a→b→c, and nothing back.
+                row(0, 0, 200, "its datagrams"),
+                row(0, 2, 200, "its datagrams"),
+                // A TCP flow's segments c→b, then its ACKs b→c.
+                row(1, 3, 540, seg),
+                row(1, 2, 40, "its ACKs"),
+                row(2, 3, 540, seg),
+                row(2, 2, 40, "its ACKs"),
+            ]
+        );
+    }
+
+    #[test]
+    fn check_flows_keeps_each_flows_start_and_dscp_and_refuses_no_route() {
+        let ok = "[[flows]]\nkind = \"udp\"\nfrom = \"a\"\nto = \"c\"\nrate = \"1Mbps\"\n\
+                  dscp = 10\nstart = \"2s\"\n\
+                  [[flows]]\nkind = \"tcp\"\nfrom = \"c\"\nto = \"a\"\n";
+        let got = on_flows(ok, &[], |cx, _, planned, nodes, routes| {
+            check_flows(cx, planned, nodes, routes)
+        })
+        .unwrap();
+        let got: Vec<_> = got
+            .iter()
+            .map(|f| {
+                let kind = match f.plan {
+                    Planned::Udp(_) => "udp",
+                    Planned::Tcp(_) => "tcp",
+                };
+                (kind, f.start, f.dscp)
+            })
+            .collect();
+        let at = |s| DurationDist::Fixed(SimDuration::from_secs(s));
+        assert_eq!(got, [("udp", at(2), Some(10)), ("tcp", at(0), None)]);
+        // d is linked to nothing: the error names the flow and (a udp flow) the line of its `from`.
+        let no_route =
+            format!("{ok}[[flows]]\nkind = \"udp\"\nfrom = \"a\"\nto = \"d\"\nrate = \"1Mbps\"\n");
+        assert_eq!(
+            on_flows(&no_route, &[], |cx, _, planned, nodes, routes| {
+                check_flows(cx, planned, nodes, routes)
+            })
+            .map(|_| ()),
+            e(14, "flows[2]", "flow 2: there is no route from a to d")
+        );
+    }
+
+    #[test]
+    fn check_dscp_is_6_bits() {
+        let dscp = |keys: &str| on(&format!("{UDP}{keys}"), |x| check_dscp(x.cx, x.f, x.p));
+        assert_eq!(dscp(""), Ok(None));
+        assert_eq!(dscp("dscp = 0"), Ok(Some(0)));
+        assert_eq!(dscp("dscp = 63"), Ok(Some(63)));
+        let msg = "expected a DSCP from 0 to 63, got 64";
+        assert_eq!(dscp("dscp = 64"), e(4, "flows[1].dscp", msg));
+        let msg = "expected a DSCP from 0 to 63, got -1";
+        assert_eq!(dscp("dscp = -1"), e(4, "flows[1].dscp", msg));
+    }
+
+    #[test]
+    fn first_flow_counts_each_stamp_before_the_table() {
+        let stamps = [None, Some(3), None, Some(2)];
+        let firsts: Vec<usize> = (0..=5).map(|t| RawFlows::first_flow(&stamps, t)).collect();
+        // Tables past the list stand for one flow each.
+        assert_eq!(firsts, [0, 1, 4, 5, 7, 8]);
+        assert_eq!(RawFlows::first_flow(&[], 3), 3);
+    }
 }

@@ -1151,4 +1151,25 @@ rate = "1Mbps"
             "window name \"after_warmup\" names the window `warmup` makes: expected a unique name"
         );
     }
+
+    #[test]
+    fn first_stamp_names_the_first_flow_of_the_table() {
+        let at = |path: &str, stamps: &[Option<usize>]| {
+            let e = ScenarioError {
+                file: "t.toml".into(),
+                line: Some(3),
+                path: path.into(),
+                msg: "bad".into(),
+            };
+            first_stamp(e, stamps).to_string()
+        };
+        let stamps = [Some(4), None, Some(2)];
+        assert_eq!(at("flows[0].rate", &stamps), "t.toml:3: flows[0].rate: bad");
+        assert_eq!(at("flows[1].rate", &stamps), "t.toml:3: flows[4].rate: bad");
+        assert_eq!(at("flows[2]", &stamps), "t.toml:3: flows[5]: bad");
+        // Other paths are left as they are.
+        assert_eq!(at("links[1].rate", &stamps), "t.toml:3: links[1].rate: bad");
+        assert_eq!(at("flows[x].rate", &stamps), "t.toml:3: flows[x].rate: bad");
+        assert_eq!(at("flows", &stamps), "t.toml:3: flows: bad");
+    }
 }
