@@ -241,7 +241,8 @@ fn flow_times(
 }
 
 /// A udp flow: its rate (> 0), packet size, on/off periods and ECN codepoint; no TCP key. True
-/// when it draws at random (on/off periods).
+/// when it draws at random (on/off periods). In steps: [`udp_rate`], [`udp_size`], the TCP keys
+/// refused, the on/off periods, [`udp_ecn`] and [`check_dscp`].
 fn udp_flow(x: &FlowAt<'_>, c: FlowCommon) -> Result<(PlannedFlow, bool), ScenarioError> {
     let (cx, f, p) = (x.cx, x.f, x.p);
     let FlowCommon {
@@ -253,35 +254,8 @@ fn udp_flow(x: &FlowAt<'_>, c: FlowCommon) -> Result<(PlannedFlow, bool), Scenar
         stop,
         ..
     } = c;
-    let rate = f.rate.as_ref().ok_or_else(|| {
-        cx.err(
-            Some(f.kind.span()),
-            format!("{p}.rate"),
-            "a udp flow needs a rate, like rate = \"64kbps\"",
-        )
-    })?;
-    let rate = rate.checked(cx, &format!("{p}.rate"))?;
-    if rate.as_bps() == 0 {
-        return Err(cx.err(
-            f.rate.as_ref().map(|r| r.span()),
-            format!("{p}.rate"),
-            "expected a rate > 0",
-        ));
-    }
-    let size = match &f.size {
-        Some(s) if (20..=65_535).contains(s.get_ref()) => *s.get_ref() as u32,
-        Some(s) => {
-            return Err(cx.err(
-                Some(s.span()),
-                format!("{p}.size"),
-                format!(
-                    "expected a packet size in bytes between 20 and 65535, got {}",
-                    s.get_ref()
-                ),
-            ))
-        }
-        None => 1500,
-    };
+    let rate = udp_rate(x)?;
+    let size = udp_size(x)?;
     // Every TCP key is refused on a udp flow, rather than silently ignored.
     if let Some(key) = super::flow_keys::wrong_kind(&f.given()) {
         return Err(cx.err(
@@ -292,22 +266,7 @@ fn udp_flow(x: &FlowAt<'_>, c: FlowCommon) -> Result<(PlannedFlow, bool), Scenar
     }
     let on_off = apps::on_off(cx, f, p)?;
     let random = on_off.is_some();
-    let ecn = match &f.ecn_codepoint {
-        None => Ecn::NotEct,
-        Some(s) => match s.get_ref().as_str() {
-            "not_ect" => Ecn::NotEct,
-            "ect0" => Ecn::Ect0,
-            "ect1" => Ecn::Ect1,
-            "ce" => Ecn::Ce,
-            other => {
-                return Err(cx.err(
-                    Some(s.span()),
-                    format!("{p}.ecn_codepoint"),
-                    format!("expected not_ect, ect0, ect1 or ce, got {other:?}"),
-                ))
-            }
-        },
-    };
+    let ecn = udp_ecn(x)?;
     Ok((
         PlannedFlow {
             spec: Planned::Udp(UdpSpec {
@@ -327,6 +286,63 @@ fn udp_flow(x: &FlowAt<'_>, c: FlowCommon) -> Result<(PlannedFlow, bool), Scenar
         },
         random,
     ))
+}
+
+/// A udp flow's `rate`: given, and above 0.
+fn udp_rate(x: &FlowAt<'_>) -> Result<aqmlab_core::Bitrate, ScenarioError> {
+    let (cx, f, p) = (x.cx, x.f, x.p);
+    let rate = f.rate.as_ref().ok_or_else(|| {
+        cx.err(
+            Some(f.kind.span()),
+            format!("{p}.rate"),
+            "a udp flow needs a rate, like rate = \"64kbps\"",
+        )
+    })?;
+    let rate = rate.checked(cx, &format!("{p}.rate"))?;
+    if rate.as_bps() == 0 {
+        return Err(cx.err(
+            f.rate.as_ref().map(|r| r.span()),
+            format!("{p}.rate"),
+            "expected a rate > 0",
+        ));
+    }
+    Ok(rate)
+}
+
+/// A udp flow's packet `size`, bytes: from 20 to 65535, 1500 when not given.
+fn udp_size(x: &FlowAt<'_>) -> Result<u32, ScenarioError> {
+    let (cx, f, p) = (x.cx, x.f, x.p);
+    match &f.size {
+        Some(s) if (20..=65_535).contains(s.get_ref()) => Ok(*s.get_ref() as u32),
+        Some(s) => Err(cx.err(
+            Some(s.span()),
+            format!("{p}.size"),
+            format!(
+                "expected a packet size in bytes between 20 and 65535, got {}",
+                s.get_ref()
+            ),
+        )),
+        None => Ok(1500),
+    }
+}
+
+/// A udp flow's `ecn_codepoint` (RFC 3168 §5), not-ECT when not given.
+fn udp_ecn(x: &FlowAt<'_>) -> Result<Ecn, ScenarioError> {
+    let (cx, f, p) = (x.cx, x.f, x.p);
+    let Some(s) = &f.ecn_codepoint else {
+        return Ok(Ecn::NotEct);
+    };
+    match s.get_ref().as_str() {
+        "not_ect" => Ok(Ecn::NotEct),
+        "ect0" => Ok(Ecn::Ect0),
+        "ect1" => Ok(Ecn::Ect1),
+        "ce" => Ok(Ecn::Ce),
+        other => Err(cx.err(
+            Some(s.span()),
+            format!("{p}.ecn_codepoint"),
+            format!("expected not_ect, ect0, ect1 or ce, got {other:?}"),
+        )),
+    }
 }
 
 /// A tcp flow: its sender's settings ([`tcp_config`]), application, stop (for the
