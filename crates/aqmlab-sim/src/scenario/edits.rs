@@ -1224,4 +1224,155 @@ mod tests {
             "x = [1, 7]\na = { b = { c = 5 } }\n[[flows]]\nkind = \"udp\"\n"
         );
     }
+
+    /// `expand_counts` on the document of `text` (read with no edits): its expansion as
+    /// `(flows, tables, stamps)`, and the `[[flows]]` tables it leaves, one line each.
+    #[allow(clippy::type_complexity)]
+    fn expanded(
+        text: &str,
+    ) -> Result<Option<(FlowOrigins, FlowOrigins, Vec<Option<usize>>, Vec<String>)>, String> {
+        let ed = edit(text, "t.toml", &[], &[], &[], false).unwrap();
+        let mut doc: toml_edit::DocumentMut = text.parse().unwrap();
+        let x = ed.expand_counts(&mut doc).map_err(|e| e.to_string())?;
+        Ok(x.map(|x| {
+            let tables = doc["flows"]
+                .as_array_of_tables()
+                .unwrap()
+                .iter()
+                .map(|t| {
+                    t.iter()
+                        .map(|(k, v)| format!("{k}={}", v.to_string().trim()))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect();
+            (x.flows, x.tables, x.stamps, tables)
+        }))
+    }
+
+    #[test]
+    fn expand_counts_stamps_a_plain_table_and_writes_out_one_with_lists() {
+        // Nothing to expand: no flows, or no flow with a count.
+        assert!(expanded("duration = \"1s\"\n").unwrap().is_none());
+        assert!(expanded("[[flows]]\nkind = \"udp\"\n").unwrap().is_none());
+        let (flows, tables, stamps, out) = expanded(
+            "[[flows]]\nkind = \"udp\"\n\
+             [[flows]]\ncount = 3\nkind = \"tcp\"\n\
+             [[flows]]\ncount = 2\nfrom = [\"a\", \"b\"]\n",
+        )
+        .unwrap()
+        .unwrap();
+        // By flow: the plain table, the stamped table's 3 flows, the listed table's 2.
+        assert_eq!(
+            flows,
+            [
+                (0, 0, 1),
+                (1, 0, 3),
+                (1, 1, 3),
+                (1, 2, 3),
+                (2, 0, 2),
+                (2, 1, 2)
+            ]
+        );
+        // By table of the edited document: the stamped table once, each instance once.
+        assert_eq!(tables, [(0, 0, 1), (1, 0, 3), (2, 0, 2), (2, 1, 2)]);
+        assert_eq!(stamps, [None, Some(3), None, None]);
+        assert_eq!(
+            out,
+            ["kind=\"udp\"", "kind=\"tcp\"", "from=\"a\"", "from=\"b\""]
+        );
+    }
+
+    #[test]
+    fn expand_counts_checks_the_total_then_each_count_and_list() {
+        let big = "[[flows]]\ncount = 100000\n[[flows]]\nkind = \"udp\"\n";
+        assert_eq!(
+            expanded(big).err().unwrap(),
+            "t.toml: flows: expected at most 100000 flows, got 100001 (counts included)"
+        );
+        let zero = "[[flows]]\nkind = \"udp\"\n[[flows]]\nkind = \"tcp\"\ncount = 0\n";
+        assert_eq!(
+            expanded(zero).err().unwrap(),
+            "t.toml:5: flows[1].count: expected a number of flows from 1 to 100000, got 0"
+        );
+        let short = "[[flows]]\ncount = 2\nfrom = [\"a\"]\n";
+        assert_eq!(
+            expanded(short).err().unwrap(),
+            "t.toml:3: flows[0].from: expected one value, or a list of 2 (one per flow of \
+             count = 2), got 1 values"
+        );
+    }
+
+    /// `unset_in` of `path` on the document `text`: the document after, or the error's text.
+    fn unset_text(text: &str, path: &[Seg]) -> Result<String, String> {
+        let mut doc: toml_edit::DocumentMut = text.parse().unwrap();
+        let missing = || ScenarioError {
+            file: "t.toml".into(),
+            line: None,
+            path: "--unset k".into(),
+            msg: "missing".into(),
+        };
+        unset_in(doc.as_table_mut(), path, &missing).map_err(|e| e.to_string())?;
+        Ok(doc.to_string())
+    }
+
+    #[test]
+    fn unset_in_removes_a_key_an_element_or_a_key_below_them() {
+        let k = |s: &str| Seg::Key(s.into());
+        let text = "seed = 1\nsteps = [1, 2, 3]\n[a.b]\nc = 1\nd = 2\n\
+                    [[flows]]\nx = 1\n[[flows]]\nx = 2\ny = 3\n";
+        let missing = Err("t.toml: --unset k: missing".to_string());
+        // A key of the top table, of a nested table, of an array's table.
+        let out = unset_text(text, &[k("seed")]).unwrap();
+        assert!(!out.contains("seed") && out.contains("steps"), "{out}");
+        let out = unset_text(text, &[k("a"), k("b"), k("c")]).unwrap();
+        assert!(out.contains("[a.b]\nd = 2\n"), "{out}");
+        let out = unset_text(text, &[k("flows"), Seg::Index(1), k("y")]).unwrap();
+        assert!(out.ends_with("[[flows]]\nx = 2\n"), "{out}");
+        // An element of an array of tables, or of an array of values.
+        let out = unset_text(text, &[k("flows"), Seg::Index(0)]).unwrap();
+        assert!(out.ends_with("[[flows]]\nx = 2\ny = 3\n"), "{out}");
+        assert_eq!(out.matches("[[flows]]").count(), 1, "{out}");
+        let out = unset_text(text, &[k("steps"), Seg::Index(1)]).unwrap();
+        assert!(out.contains("steps = [1, 3]"), "{out}");
+        // Anything not there is the caller's error.
+        assert_eq!(unset_text(text, &[k("nope")]), missing);
+        assert_eq!(unset_text(text, &[k("a"), k("x"), k("c")]), missing);
+        assert_eq!(unset_text(text, &[k("steps"), Seg::Index(3)]), missing);
+        assert_eq!(unset_text(text, &[k("flows"), Seg::Index(2)]), missing);
+        assert_eq!(unset_text(text, &[k("seed"), Seg::Index(0)]), missing);
+        assert_eq!(
+            unset_text(text, &[k("flows"), Seg::Index(2), k("x")]),
+            missing
+        );
+        assert_eq!(
+            unset_text(text, &[k("steps"), Seg::Index(0), k("x")]),
+            missing
+        );
+        assert_eq!(unset_text(text, &[Seg::Index(0)]), missing);
+    }
+
+    #[test]
+    fn path_text_writes_keys_with_dots_and_indices_in_brackets() {
+        let k = |s: &str| Seg::Key(s.into());
+        assert_eq!(path_text(&[]), "");
+        assert_eq!(path_text(&[k("seed")]), "seed");
+        assert_eq!(
+            path_text(&[k("flows"), Seg::Index(2), k("app"), k("rate")]),
+            "flows[2].app.rate"
+        );
+        assert_eq!(
+            path_text(&[k("s"), Seg::Index(0), Seg::Index(1)]),
+            "s[0][1]"
+        );
+    }
+
+    #[test]
+    fn set_flag_is_the_option_that_varies_the_key_else_set() {
+        let varied = sets(&[("seed", "--vary"), ("flows[0].rate", "--vary-rate")]);
+        assert_eq!(set_flag("seed", &varied), "--vary");
+        assert_eq!(set_flag("flows[0].rate", &varied), "--vary-rate");
+        assert_eq!(set_flag("flows[0]", &varied), "--set");
+        assert_eq!(set_flag("seed", &[]), "--set");
+    }
 }

@@ -241,7 +241,8 @@ fn flow_times(
 }
 
 /// A udp flow: its rate (> 0), packet size, on/off periods and ECN codepoint; no TCP key. True
-/// when it draws at random (on/off periods).
+/// when it draws at random (on/off periods). In steps: [`udp_rate`], [`udp_size`], the TCP keys
+/// refused, the on/off periods, [`udp_ecn`] and [`check_dscp`].
 fn udp_flow(x: &FlowAt<'_>, c: FlowCommon) -> Result<(PlannedFlow, bool), ScenarioError> {
     let (cx, f, p) = (x.cx, x.f, x.p);
     let FlowCommon {
@@ -253,35 +254,8 @@ fn udp_flow(x: &FlowAt<'_>, c: FlowCommon) -> Result<(PlannedFlow, bool), Scenar
         stop,
         ..
     } = c;
-    let rate = f.rate.as_ref().ok_or_else(|| {
-        cx.err(
-            Some(f.kind.span()),
-            format!("{p}.rate"),
-            "a udp flow needs a rate, like rate = \"64kbps\"",
-        )
-    })?;
-    let rate = rate.checked(cx, &format!("{p}.rate"))?;
-    if rate.as_bps() == 0 {
-        return Err(cx.err(
-            f.rate.as_ref().map(|r| r.span()),
-            format!("{p}.rate"),
-            "expected a rate > 0",
-        ));
-    }
-    let size = match &f.size {
-        Some(s) if (20..=65_535).contains(s.get_ref()) => *s.get_ref() as u32,
-        Some(s) => {
-            return Err(cx.err(
-                Some(s.span()),
-                format!("{p}.size"),
-                format!(
-                    "expected a packet size in bytes between 20 and 65535, got {}",
-                    s.get_ref()
-                ),
-            ))
-        }
-        None => 1500,
-    };
+    let rate = udp_rate(x)?;
+    let size = udp_size(x)?;
     // Every TCP key is refused on a udp flow, rather than silently ignored.
     if let Some(key) = super::flow_keys::wrong_kind(&f.given()) {
         return Err(cx.err(
@@ -292,22 +266,7 @@ fn udp_flow(x: &FlowAt<'_>, c: FlowCommon) -> Result<(PlannedFlow, bool), Scenar
     }
     let on_off = apps::on_off(cx, f, p)?;
     let random = on_off.is_some();
-    let ecn = match &f.ecn_codepoint {
-        None => Ecn::NotEct,
-        Some(s) => match s.get_ref().as_str() {
-            "not_ect" => Ecn::NotEct,
-            "ect0" => Ecn::Ect0,
-            "ect1" => Ecn::Ect1,
-            "ce" => Ecn::Ce,
-            other => {
-                return Err(cx.err(
-                    Some(s.span()),
-                    format!("{p}.ecn_codepoint"),
-                    format!("expected not_ect, ect0, ect1 or ce, got {other:?}"),
-                ))
-            }
-        },
-    };
+    let ecn = udp_ecn(x)?;
     Ok((
         PlannedFlow {
             spec: Planned::Udp(UdpSpec {
@@ -327,6 +286,63 @@ fn udp_flow(x: &FlowAt<'_>, c: FlowCommon) -> Result<(PlannedFlow, bool), Scenar
         },
         random,
     ))
+}
+
+/// A udp flow's `rate`: given, and above 0.
+fn udp_rate(x: &FlowAt<'_>) -> Result<aqmlab_core::Bitrate, ScenarioError> {
+    let (cx, f, p) = (x.cx, x.f, x.p);
+    let rate = f.rate.as_ref().ok_or_else(|| {
+        cx.err(
+            Some(f.kind.span()),
+            format!("{p}.rate"),
+            "a udp flow needs a rate, like rate = \"64kbps\"",
+        )
+    })?;
+    let rate = rate.checked(cx, &format!("{p}.rate"))?;
+    if rate.as_bps() == 0 {
+        return Err(cx.err(
+            f.rate.as_ref().map(|r| r.span()),
+            format!("{p}.rate"),
+            "expected a rate > 0",
+        ));
+    }
+    Ok(rate)
+}
+
+/// A udp flow's packet `size`, bytes: from 20 to 65535, 1500 when not given.
+fn udp_size(x: &FlowAt<'_>) -> Result<u32, ScenarioError> {
+    let (cx, f, p) = (x.cx, x.f, x.p);
+    match &f.size {
+        Some(s) if (20..=65_535).contains(s.get_ref()) => Ok(*s.get_ref() as u32),
+        Some(s) => Err(cx.err(
+            Some(s.span()),
+            format!("{p}.size"),
+            format!(
+                "expected a packet size in bytes between 20 and 65535, got {}",
+                s.get_ref()
+            ),
+        )),
+        None => Ok(1500),
+    }
+}
+
+/// A udp flow's `ecn_codepoint` (RFC 3168 §5), not-ECT when not given.
+fn udp_ecn(x: &FlowAt<'_>) -> Result<Ecn, ScenarioError> {
+    let (cx, f, p) = (x.cx, x.f, x.p);
+    let Some(s) = &f.ecn_codepoint else {
+        return Ok(Ecn::NotEct);
+    };
+    match s.get_ref().as_str() {
+        "not_ect" => Ok(Ecn::NotEct),
+        "ect0" => Ok(Ecn::Ect0),
+        "ect1" => Ok(Ecn::Ect1),
+        "ce" => Ok(Ecn::Ce),
+        other => Err(cx.err(
+            Some(s.span()),
+            format!("{p}.ecn_codepoint"),
+            format!("expected not_ect, ect0, ect1 or ce, got {other:?}"),
+        )),
+    }
 }
 
 /// A tcp flow: its sender's settings ([`tcp_config`]), application, stop (for the
@@ -698,5 +714,130 @@ mod tests {
         let (line, path, msg) = tcp("stop = \"5s\"").unwrap_err();
         assert_eq!((line, path.as_str()), (Some(4), "flows[1].stop"));
         assert!(msg.starts_with("stop applies to udp flows"), "{msg}");
+    }
+
+    /// Nodes `a`, `b`, `c` in a line (links 0 `a`→`b`, 1 `b`→`a`, 2 `b`→`c`, 3 `c`→`b`) and
+    /// `d`, linked to none.
+    const NODES: [&str; 4] = ["a", "b", "c", "d"];
+    const ENDS: [(u32, u32); 4] = [(0, 1), (1, 0), (1, 2), (2, 1)];
+
+    /// `step` on the `[[flows]]` of `text` (its tables stamped as `stamps` says), resolved over
+    /// [`NODES`] and [`ENDS`] for a 10 s run.
+    fn on_flows<T>(
+        text: &str,
+        stamps: &[Option<usize>],
+        step: impl FnOnce(
+            &Ctx<'_>,
+            &RawFlows,
+            Vec<PlannedFlow>,
+            &[String],
+            &crate::topology::Routes,
+        ) -> Result<T, ScenarioError>,
+    ) -> Result<T, Err> {
+        #[derive(serde::Deserialize)]
+        struct Flows {
+            flows: Vec<RawFlow>,
+        }
+        let raw: Flows = toml::from_str(text).unwrap();
+        let flows = RawFlows::new(raw.flows, stamps);
+        let cx = Ctx {
+            file: "t.toml".into(),
+            text,
+            dir: PathBuf::new(),
+        };
+        let nodes: Vec<String> = NODES.iter().map(|n| n.to_string()).collect();
+        let routes = crate::topology::Routes::compute(nodes.len(), &ENDS);
+        let (planned, _) = resolve_flows(&cx, &flows, &nodes, SimDuration::from_secs(10), 1)
+            .map_err(|e| (e.line, e.path, e.msg))?;
+        step(&cx, &flows, planned, &nodes, &routes).map_err(|e| (e.line, e.path, e.msg))
+    }
+
+    #[test]
+    fn crossings_are_by_flow_the_way_out_then_back_along_the_path() {
+        let text = "[[flows]]\nkind = \"udp\"\nfrom = \"a\"\nto = \"c\"\nrate = \"1Mbps\"\n\
+                    size = 200\n\
+                    [[flows]]\nkind = \"tcp\"\nfrom = \"c\"\nto = \"b\"\nmss = 500\n";
+        // The tcp table stamped twice: flows 1 and 2.
+        let got = on_flows(
+            text,
+            &[None, Some(2)],
+            |cx, flows, planned, nodes, routes| {
+                crossings(cx, flows, nodes, &planned, routes, &ENDS)
+            },
+        )
+        .unwrap();
+        let got: Vec<_> = got
+            .iter()
+            .map(|c| (c.flow, c.link, c.size, c.what.to_string()))
+            .collect();
+        let seg = "its segments: 500 bytes of data + 40 of headers";
+        let row = |flow, link, size, what: &str| (flow, link, size, what.to_string());
+        assert_eq!(
+            got,
+            [
+                // A UDP flow's datagrams along a→b→c, and nothing back.
+                row(0, 0, 200, "its datagrams"),
+                row(0, 2, 200, "its datagrams"),
+                // A TCP flow's segments c→b, then its ACKs b→c.
+                row(1, 3, 540, seg),
+                row(1, 2, 40, "its ACKs"),
+                row(2, 3, 540, seg),
+                row(2, 2, 40, "its ACKs"),
+            ]
+        );
+    }
+
+    #[test]
+    fn check_flows_keeps_each_flows_start_and_dscp_and_refuses_no_route() {
+        let ok = "[[flows]]\nkind = \"udp\"\nfrom = \"a\"\nto = \"c\"\nrate = \"1Mbps\"\n\
+                  dscp = 10\nstart = \"2s\"\n\
+                  [[flows]]\nkind = \"tcp\"\nfrom = \"c\"\nto = \"a\"\n";
+        let got = on_flows(ok, &[], |cx, _, planned, nodes, routes| {
+            check_flows(cx, planned, nodes, routes)
+        })
+        .unwrap();
+        let got: Vec<_> = got
+            .iter()
+            .map(|f| {
+                let kind = match f.plan {
+                    Planned::Udp(_) => "udp",
+                    Planned::Tcp(_) => "tcp",
+                };
+                (kind, f.start, f.dscp)
+            })
+            .collect();
+        let at = |s| DurationDist::Fixed(SimDuration::from_secs(s));
+        assert_eq!(got, [("udp", at(2), Some(10)), ("tcp", at(0), None)]);
+        // d is linked to nothing: the error names the flow and (a udp flow) the line of its `from`.
+        let no_route =
+            format!("{ok}[[flows]]\nkind = \"udp\"\nfrom = \"a\"\nto = \"d\"\nrate = \"1Mbps\"\n");
+        assert_eq!(
+            on_flows(&no_route, &[], |cx, _, planned, nodes, routes| {
+                check_flows(cx, planned, nodes, routes)
+            })
+            .map(|_| ()),
+            e(14, "flows[2]", "flow 2: there is no route from a to d")
+        );
+    }
+
+    #[test]
+    fn check_dscp_is_6_bits() {
+        let dscp = |keys: &str| on(&format!("{UDP}{keys}"), |x| check_dscp(x.cx, x.f, x.p));
+        assert_eq!(dscp(""), Ok(None));
+        assert_eq!(dscp("dscp = 0"), Ok(Some(0)));
+        assert_eq!(dscp("dscp = 63"), Ok(Some(63)));
+        let msg = "expected a DSCP from 0 to 63, got 64";
+        assert_eq!(dscp("dscp = 64"), e(4, "flows[1].dscp", msg));
+        let msg = "expected a DSCP from 0 to 63, got -1";
+        assert_eq!(dscp("dscp = -1"), e(4, "flows[1].dscp", msg));
+    }
+
+    #[test]
+    fn first_flow_counts_each_stamp_before_the_table() {
+        let stamps = [None, Some(3), None, Some(2)];
+        let firsts: Vec<usize> = (0..=5).map(|t| RawFlows::first_flow(&stamps, t)).collect();
+        // Tables past the list stand for one flow each.
+        assert_eq!(firsts, [0, 1, 4, 5, 7, 8]);
+        assert_eq!(RawFlows::first_flow(&[], 3), 3);
     }
 }

@@ -1408,4 +1408,84 @@ mod tests {
             Err(e(Some(2), "nodes[1]", msg))
         );
     }
+
+    /// `check_link_keys` on the direction table `table` at `links[0]` (a `[[links]]` entry
+    /// when `is_link`, else a table whose ends are implied, like a dumbbell's bottleneck).
+    fn link_keys(table: &str, is_link: bool) -> Result<(), ScenarioError> {
+        let d: RawDirection = toml::from_str(table).unwrap();
+        check_link_keys(&ctx(table), &d, "links[0]", is_link)
+    }
+
+    #[test]
+    fn check_link_keys_wants_a_delay_and_no_endpoints_where_implied() {
+        let ends = "name = \"l\"\nfrom = \"a\"\nto = \"b\"\ndelay = \"5ms\"";
+        link_keys(ends, true).unwrap();
+        // Where the ends are implied, the first of name, from, to is refused, with its line.
+        let msg = "name is implied here: remove it";
+        assert_eq!(
+            err(link_keys(ends, false)),
+            e(Some(1), "links[0].name", msg)
+        );
+        let from = "delay = \"5ms\"\nfrom = \"a\"";
+        let msg = "from is implied here: remove it";
+        assert_eq!(
+            err(link_keys(from, false)),
+            e(Some(2), "links[0].from", msg)
+        );
+        link_keys("delay = \"5ms\"", false).unwrap();
+        let msg = "a link needs a delay, like delay = \"10ms\"";
+        assert_eq!(
+            err(link_keys("rate = \"1Mbps\"", true)),
+            e(None, "links[0].delay", msg)
+        );
+        // A reverse direction inherits the delay, never names its ends, has no reverse.
+        link_keys("delay = \"5ms\"\nreverse = { rate = \"1Mbps\" }", true).unwrap();
+        let rev_to = "delay = \"5ms\"\n[reverse]\nto = \"a\"";
+        let msg = "to is implied by the link: remove it";
+        assert_eq!(
+            err(link_keys(rev_to, true)),
+            e(Some(3), "links[0].reverse.to", msg)
+        );
+        let rev_rev =
+            "delay = \"5ms\"\n[reverse]\nrate = \"1Mbps\"\n[reverse.reverse]\nrate = \"2Mbps\"";
+        let msg = "a reverse direction has no reverse of its own";
+        assert_eq!(
+            err(link_keys(rev_rev, true)),
+            e(None, "links[0].reverse.reverse", msg)
+        );
+    }
+
+    #[test]
+    fn refuse_endpoints_names_the_first_of_name_from_to() {
+        let refuse = |table: &str| {
+            let d: RawDirection = toml::from_str(table).unwrap();
+            refuse_endpoints(&ctx(table), &d, "p", "why")
+        };
+        refuse("delay = \"5ms\"\nrate = \"1Mbps\"").unwrap();
+        assert_eq!(
+            err(refuse("to = \"b\"\nfrom = \"a\"")),
+            e(Some(2), "p.from", "from is why: remove it")
+        );
+        assert_eq!(
+            err(refuse("to = \"b\"\nname = \"n\"")),
+            e(Some(2), "p.name", "name is why: remove it")
+        );
+        assert_eq!(
+            err(refuse("rate = \"1Mbps\"\nto = \"b\"")),
+            e(Some(2), "p.to", "to is why: remove it")
+        );
+    }
+
+    #[test]
+    fn largest_per_link_is_the_largest_crossing_or_0() {
+        let c = |link, size| Crossing {
+            flow: 0,
+            link,
+            size,
+            what: "x".into(),
+        };
+        let crossings = [c(0, 540), c(2, 40), c(0, 1540), c(2, 1500), c(0, 60)];
+        assert_eq!(largest_per_link(&crossings, 4), [1540, 0, 1500, 0]);
+        assert_eq!(largest_per_link(&[], 2), [0, 0]);
+    }
 }

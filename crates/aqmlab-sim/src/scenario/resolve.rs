@@ -368,7 +368,8 @@ fn check_buffers(
 
 /// `[output]` with the command line's `--packet-log` and `--trace-flow`: the series' format, the
 /// directions logged and traced, in link order, each once (as the simulation keeps them), and
-/// the TCP flows whose sender state is sampled.
+/// the TCP flows whose sender state is sampled. In steps: [`output_format`],
+/// [`logged_directions`], [`traced_directions`], [`trace_flows`].
 fn output(
     cx: &Ctx<'_>,
     output: RawOutput,
@@ -376,64 +377,10 @@ fn output(
     directions: &[ResolvedDirection],
     flows: &[ResolvedFlow],
 ) -> Result<ResolvedOutput, ScenarioError> {
-    let csv = match &output.format {
-        None => false,
-        Some(f) => match f.get_ref().as_str() {
-            "parquet" => false,
-            "csv" => true,
-            other => {
-                return Err(cx.err(
-                    Some(f.span()),
-                    "output.format",
-                    format!("expected \"parquet\" or \"csv\", got {other:?}"),
-                ))
-            }
-        },
-    };
-    // Packet logs asked for in the file (`[output] packet_log`) and on the command line.
-    let asked = output
-        .packet_log
-        .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            (
-                n.get_ref().as_str(),
-                Some(n.span()),
-                format!("output.packet_log[{i}]"),
-            )
-        })
-        .chain(
-            ov.packet_log
-                .iter()
-                .map(|n| (n.as_str(), None, format!("--packet-log {n}"))),
-        );
+    let csv = output_format(cx, output.format.as_ref())?;
     let dir_names: Vec<&str> = directions.iter().map(|d| d.name.as_str()).collect();
-    let no_such = |name: &str| {
-        format!(
-            "no link direction named {name:?} (NAME or NAME.rev): expected one of {}",
-            dir_names.join(", ")
-        )
-    };
-    let mut logged = vec![false; directions.len()];
-    for (name, span, key) in asked {
-        match dir_names.iter().position(|n| *n == name) {
-            Some(i) => logged[i] = true,
-            None => return Err(cx.err(span, key, no_such(name))),
-        }
-    }
-    let mut traced = vec![false; directions.len()];
-    for (i, n) in output.trace.iter().enumerate() {
-        match dir_names.iter().position(|d| d == n.get_ref()) {
-            Some(l) => traced[l] = true,
-            None => {
-                return Err(cx.err(
-                    Some(n.span()),
-                    format!("output.trace[{i}]"),
-                    no_such(n.get_ref()),
-                ))
-            }
-        }
-    }
+    let logged = logged_directions(cx, &output.packet_log, ov, &dir_names)?;
+    let traced = traced_directions(cx, &output.trace, &dir_names)?;
     let chosen = |on: &[bool]| -> Vec<String> {
         dir_names
             .iter()
@@ -449,6 +396,85 @@ fn output(
         trace_flows: trace_flows(cx, &output.trace_flows, ov, flows)?,
         owd_distribution: output.owd_distribution,
     })
+}
+
+/// `[output] format`: true for `"csv"`, false for `"parquet"` (the default).
+fn output_format(cx: &Ctx<'_>, format: Option<&S>) -> Result<bool, ScenarioError> {
+    match format {
+        None => Ok(false),
+        Some(f) => match f.get_ref().as_str() {
+            "parquet" => Ok(false),
+            "csv" => Ok(true),
+            other => Err(cx.err(
+                Some(f.span()),
+                "output.format",
+                format!("expected \"parquet\" or \"csv\", got {other:?}"),
+            )),
+        },
+    }
+}
+
+/// The error for a link direction `name` not among `dir_names`.
+fn no_such_direction(name: &str, dir_names: &[&str]) -> String {
+    format!(
+        "no link direction named {name:?} (NAME or NAME.rev): expected one of {}",
+        dir_names.join(", ")
+    )
+}
+
+/// Per link direction (of `dir_names`), whether its packets are logged: asked for in the file
+/// (`[output] packet_log`, each named by its key) or on the command line (`--packet-log`).
+fn logged_directions(
+    cx: &Ctx<'_>,
+    packet_log: &[S],
+    ov: &Overrides,
+    dir_names: &[&str],
+) -> Result<Vec<bool>, ScenarioError> {
+    let asked = packet_log
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            (
+                n.get_ref().as_str(),
+                Some(n.span()),
+                format!("output.packet_log[{i}]"),
+            )
+        })
+        .chain(
+            ov.packet_log
+                .iter()
+                .map(|n| (n.as_str(), None, format!("--packet-log {n}"))),
+        );
+    let mut logged = vec![false; dir_names.len()];
+    for (name, span, key) in asked {
+        match dir_names.iter().position(|n| *n == name) {
+            Some(i) => logged[i] = true,
+            None => return Err(cx.err(span, key, no_such_direction(name, dir_names))),
+        }
+    }
+    Ok(logged)
+}
+
+/// Per link direction (of `dir_names`), whether it is traced (`[output] trace`).
+fn traced_directions(
+    cx: &Ctx<'_>,
+    trace: &[S],
+    dir_names: &[&str],
+) -> Result<Vec<bool>, ScenarioError> {
+    let mut traced = vec![false; dir_names.len()];
+    for (i, n) in trace.iter().enumerate() {
+        match dir_names.iter().position(|d| d == n.get_ref()) {
+            Some(l) => traced[l] = true,
+            None => {
+                return Err(cx.err(
+                    Some(n.span()),
+                    format!("output.trace[{i}]"),
+                    no_such_direction(n.get_ref(), dir_names),
+                ))
+            }
+        }
+    }
+    Ok(traced)
 }
 
 /// The TCP flows whose sender state is sampled: the file's `[output] trace_flows` (a flow at
@@ -1107,6 +1133,46 @@ rate = "1Mbps"
     }
 
     #[test]
+    fn output_steps_read_the_format_the_logs_and_the_traces() {
+        let text = "duration = \"1s\"\n[output]\nformat = \"parquet\"\npacket_log = [\"b\"]\ntrace = [\"a\", \"x\"]\n";
+        let c = cx(text);
+        let raw = parse(&c).unwrap().output.unwrap();
+        let names = ["a", "b", "c"];
+        let no_x = "no link direction named \"x\" (NAME or NAME.rev): expected one of a, b, c";
+        assert_eq!(output_format(&c, raw.format.as_ref()), Ok(false));
+        assert_eq!(output_format(&c, None), Ok(false));
+        let ov = Overrides {
+            packet_log: vec!["c".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            logged_directions(&c, &raw.packet_log, &ov, &names),
+            Ok(vec![false, true, true])
+        );
+        assert_eq!(
+            err_of(logged_directions(
+                &c,
+                &raw.trace,
+                &Overrides::default(),
+                &names
+            )),
+            (
+                Some(5),
+                "output.packet_log[1]".to_string(),
+                no_x.to_string()
+            )
+        );
+        assert_eq!(
+            traced_directions(&c, &raw.trace[..1], &names),
+            Ok(vec![true, false, false])
+        );
+        assert_eq!(
+            err_of(traced_directions(&c, &raw.trace, &names)),
+            (Some(5), "output.trace[1]".to_string(), no_x.to_string())
+        );
+    }
+
+    #[test]
     fn windows_start_with_the_warm_ups_and_stay_within_the_run() {
         use crate::windows::WindowSpec;
         let w = |extra: &str| {
@@ -1150,5 +1216,26 @@ rate = "1Mbps"
             err_of(with_warmup(&text.replace("\"w\"", "\"after_warmup\""))).2,
             "window name \"after_warmup\" names the window `warmup` makes: expected a unique name"
         );
+    }
+
+    #[test]
+    fn first_stamp_names_the_first_flow_of_the_table() {
+        let at = |path: &str, stamps: &[Option<usize>]| {
+            let e = ScenarioError {
+                file: "t.toml".into(),
+                line: Some(3),
+                path: path.into(),
+                msg: "bad".into(),
+            };
+            first_stamp(e, stamps).to_string()
+        };
+        let stamps = [Some(4), None, Some(2)];
+        assert_eq!(at("flows[0].rate", &stamps), "t.toml:3: flows[0].rate: bad");
+        assert_eq!(at("flows[1].rate", &stamps), "t.toml:3: flows[4].rate: bad");
+        assert_eq!(at("flows[2]", &stamps), "t.toml:3: flows[5]: bad");
+        // Other paths are left as they are.
+        assert_eq!(at("links[1].rate", &stamps), "t.toml:3: links[1].rate: bad");
+        assert_eq!(at("flows[x].rate", &stamps), "t.toml:3: flows[x].rate: bad");
+        assert_eq!(at("flows", &stamps), "t.toml:3: flows: bad");
     }
 }
