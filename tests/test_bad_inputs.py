@@ -246,17 +246,24 @@ def test_a_sweeps_inputs_stop_at_the_scenarios_cap(tmp_path, web):
     cap = "(set AQMLAB_MAX_INPUT_MIB to raise the cap)"
     msg = one_line_error(cli("sweep", "/dev/zero", "--out", str(out), "-q"))
     assert msg == f"/dev/zero: the scenario is larger than 16 MiB: expected a smaller file {cap}"
-    # A file larger than the cap (lowered to 1 MiB here) is refused without being parsed.
+    # A file larger than the cap (lowered to 1 MiB here) is refused without being parsed;
+    # until it is read, the file `aqmlab sweep` names may be a scenario or a sweep file.
     big = tmp_path / "big.toml"
     big.write_bytes(b"\0" * (2 << 20))
     low = {"AQMLAB_MAX_INPUT_MIB": "1"}
     msg = one_line_error(cli("sweep", str(big), "--out", str(out), "-q", env_extra=low))
-    assert msg == f"{big}: the scenario is larger than 1 MiB: expected a smaller file {cap}"
+    assert (
+        msg
+        == f"{big}: the scenario or sweep file is larger than 1 MiB: expected a smaller file {cap}"
+    )
     # A sweep file too: valid TOML, but over the cap.
     sweep_file = tmp_path / "sweep.toml"
     sweep_file.write_text('scenario = "web.toml"\nseeds = [1]\n' + "# padding\n" * 300_000)
     msg = one_line_error(cli("sweep", str(sweep_file), "--out", str(out), "-q", env_extra=low))
-    assert msg == f"{sweep_file}: the scenario is larger than 1 MiB: expected a smaller file {cap}"
+    assert msg == (
+        f"{sweep_file}: the scenario or sweep file is larger than 1 MiB: expected a smaller "
+        f"file {cap}"
+    )
     # The Python API reads the scenario with the same cap.
     with pytest.raises(aqmlab.ScenarioError, match=r"^/dev/zero: the scenario is larger than"):
         aqmlab.sweep("/dev/zero", seeds=[1], out=out)

@@ -874,7 +874,8 @@ def _is_sweep_file(path: str) -> bool:
 
     if not os.path.exists(path) or os.path.isdir(path):
         return False  # the scenario's check names the missing file
-    return isinstance(read_toml(path).get("scenario"), str)  # capped as a run's scenario
+    # Capped as a run's scenario; until it is read, the file may be either.
+    return isinstance(read_toml(path, "scenario or sweep file").get("scenario"), str)
 
 
 def _print_sweep(res, columns: list) -> None:

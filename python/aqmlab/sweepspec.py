@@ -243,26 +243,28 @@ def literal(text: str) -> Any:
     return v if isinstance(v, (bool, int, float, str, list)) else text
 
 
-def read_input(path: str) -> bytes:
+def read_input(path: str, what: str = "scenario") -> bytes:
     """The bytes of the scenario or sweep file at ``path``, read as ``aqmlab run`` reads its
     scenario: up to the same size cap, refused with the same one-line error
-    (:class:`ScenarioError`), so an endless or huge file stops at once."""
+    (:class:`ScenarioError`, calling the file ``what``), so an endless or huge file stops at
+    once."""
     from aqmlab import _core
 
-    return _core.read_scenario_file(path)
+    return _core.read_scenario_file(path, what)
 
 
-def read_text(path: str) -> str:
+def read_text(path: str, what: str = "scenario") -> str:
     """The text of the TOML file at ``path`` (:func:`read_input`); not UTF-8: one line."""
     try:
-        return read_input(path).decode("utf-8")
+        return read_input(path, what).decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError(f"{path}: not UTF-8 text: expected a TOML file") from None
 
 
-def read_toml(path: str) -> dict[str, Any]:
-    """The TOML file at ``path`` (:func:`read_text`) as a dict (:func:`toml_doc`)."""
-    return toml_doc(path, read_text(path))
+def read_toml(path: str, what: str = "sweep file") -> dict[str, Any]:
+    """The TOML file at ``path`` (:func:`read_text`; its errors call it ``what``) as a dict
+    (:func:`toml_doc`)."""
+    return toml_doc(path, read_text(path, what))
 
 
 def toml_doc(path: str, text: str) -> dict[str, Any]:

@@ -55,12 +55,32 @@ fn read_file(path: &str, kind: aqmlab_core::input::InputKind) -> PyResult<Vec<u8
 
 /// The bytes of the scenario (or sweep) file at `path`, read as a run reads its scenario: up
 /// to the scenario's size cap ([`aqmlab_core::input::SCENARIO`]), so Python's reads of a
-/// sweep's inputs stop where a run's do, with the same one-line error (ScenarioError).
+/// sweep's inputs stop where a run's do, with the same one-line error (ScenarioError). `what`
+/// is what the error calls the file: "scenario" (the default), "sweep file", or "scenario or
+/// sweep file" (a file read to tell which it is).
 #[pyfunction]
-fn read_scenario_file<'py>(py: Python<'py>, path: &str) -> PyResult<Bound<'py, PyBytes>> {
-    let bytes =
-        aqmlab_core::input::read_capped(std::path::Path::new(path), aqmlab_core::input::SCENARIO)
-            .map_err(ScenarioError::new_err)?;
+#[pyo3(signature = (path, what="scenario"))]
+fn read_scenario_file<'py>(
+    py: Python<'py>,
+    path: &str,
+    what: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let what = match what {
+        "scenario" => "scenario",
+        "sweep file" => "sweep file",
+        "scenario or sweep file" => "scenario or sweep file",
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "what: expected \"scenario\", \"sweep file\" or \"scenario or sweep file\", got {other:?}"
+            )))
+        }
+    };
+    let kind = aqmlab_core::input::InputKind {
+        what,
+        ..aqmlab_core::input::SCENARIO
+    };
+    let bytes = aqmlab_core::input::read_capped(std::path::Path::new(path), kind)
+        .map_err(ScenarioError::new_err)?;
     Ok(PyBytes::new(py, &bytes))
 }
 
