@@ -391,6 +391,12 @@ def test_dask_unreachable_scheduler_is_one_line(scenario, tmp_path):
     r = sweep_cli(scenario, tmp_path / "o", "--dask", "tcp://127.0.0.1:9", "-q")
     assert r.returncode == 2
     assert "cannot reach the scheduler" in r.stderr and "Traceback" not in r.stderr
+    # The folder the sweep made for it is taken away again (it was left holding an empty
+    # runs/); a folder that was there before stays.
+    assert not (tmp_path / "o").exists()
+    (tmp_path / "mine").mkdir()
+    r = sweep_cli(scenario, tmp_path / "mine", "--dask", "tcp://127.0.0.1:9", "-q")
+    assert r.returncode == 2 and (tmp_path / "mine").is_dir()
 
 
 def test_the_run_key_changes_with_the_simulators_sources(scenario, monkeypatch):

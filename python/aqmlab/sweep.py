@@ -643,6 +643,8 @@ class SweepFolder:
 
         self.out = out
         self._lock: Any = lock_beside(final_path(out), out, "sweep")
+        #: Whether this sweep made the folder (a failure before any run then takes it away).
+        self.made = not os.path.lexists(out)
         try:
             if os.path.lexists(out):
                 if not os.path.isdir(out):
@@ -663,6 +665,15 @@ class SweepFolder:
         if self._lock is not None:
             self._lock.release()
             self._lock = None
+
+    def remove_if_unused(self) -> None:
+        """Takes away the folder this sweep made if nothing was written into it (a failure
+        before the first run: an unreachable Dask scheduler), so a failed command leaves
+        nothing behind. Call it holding the lock."""
+        runs = _runs_dir(self.out)
+        if self.made and os.listdir(self.out) == ["runs"] and not os.listdir(runs):
+            os.rmdir(runs)
+            os.rmdir(self.out)
 
 
 # --- progress ---------------------------------------------------------------------------------
@@ -922,6 +933,9 @@ def run_sweep(
     folder = SweepFolder(out)
     try:
         return _run_planned(spec, tasks, out, t_start, jobs, executor, dask, progress, command)
+    except BaseException:
+        folder.remove_if_unused()
+        raise
     finally:
         folder.release()
 
