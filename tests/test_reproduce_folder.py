@@ -797,7 +797,9 @@ def test_a_range_claim_may_say_why_its_runs_cannot_stall_instead_of_delivered(tm
 
 def test_out_naming_the_folder_itself_leaves_the_users_scenario(tmp_path):
     # `--out` naming the reproduction's own folder once wrote the resolved copy of the sweep's
-    # scenario over the user's scenario.toml (and then failed reading it back).
+    # scenario over the user's scenario.toml (and then failed reading it back). The folder
+    # holds files no reproduction writes: refused before anything runs, as a run's and a
+    # sweep's folders are.
     folder = tmp_path / "mine"
     shutil.copytree(EXAMPLE, folder)
     before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
@@ -806,11 +808,56 @@ def test_out_naming_the_folder_itself_leaves_the_users_scenario(tmp_path):
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and "Traceback" not in r.stderr
     assert lines[0] == (
-        f"aqmlab: error: {folder}/scenario.toml: a file this reproduction did not write (its "
-        "copy of scenario.toml starts with \"# The scenario scenario.toml with the sweep's "
-        'fixed overrides."), so it will not replace it: choose another output folder (--out)'
+        f"aqmlab: error: {folder}: holds 'claims.toml' (and 2 more), which an aqmlab "
+        "reproduction does not write, so a reproduction will not write into it: choose another "
+        "output folder, or empty it"
     )
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    assert sorted(os.listdir(tmp_path)) == ["mine"]  # no lock or staging left beside it
+
+
+def test_a_users_file_named_as_the_scenario_copy_is_kept(tmp_path):
+    # A folder holding only a file named as the reproduction's scenario copy passes the
+    # folder check (the name is one a reproduction writes); the copy's header tells the
+    # user's file from an earlier run's copy.
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "scenario.toml").write_text("# mine\n")
+    r = run_cli("reproduce", str(EXAMPLE), "--quick", "--out", str(out), "-q")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines() == [
+        f"aqmlab: error: {out}/scenario.toml: a file this reproduction did not write (its "
+        "copy of scenario.toml starts with \"# The scenario scenario.toml with the sweep's "
+        'fixed overrides."), so it will not replace it: choose another output folder (--out)'
+    ]
+    assert os.listdir(out) == ["scenario.toml"]
+    assert (out / "scenario.toml").read_text() == "# mine\n"
+
+
+def test_a_reproduction_refuses_a_folder_another_writer_holds(tmp_path):
+    from aqmlab.outdir import FolderLock, OutputError
+    from aqmlab.reproduce import reproduce
+
+    out = tmp_path / "out"
+    held = FolderLock(str(tmp_path / ".out.lock"), str(out), "sweep")
+    try:
+        with pytest.raises(OutputError) as e:
+            reproduce(str(EXAMPLE), str(out), quick=True)
+        assert "another aqmlab sweep" in str(e.value) and str(out) in str(e.value)
+        assert not out.exists()
+        # `all` takes its folder's lock too, before any reproduction runs.
+        with pytest.raises(OutputError):
+            reproduce("all", str(out), quick=True)
+        assert not out.exists()
+    finally:
+        held.release()
+    # Released: the lock is free again, and a folder of an unknown file is refused by `all`.
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(OutputError) as e:
+        reproduce("all", str(out), quick=True)
+    assert "holds 'notes.txt'" in str(e.value)
+    assert os.listdir(out) == ["notes.txt"]
 
 
 def test_failed_runs_name_the_first_and_the_table(monkeypatch, tmp_path):

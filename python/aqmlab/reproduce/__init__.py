@@ -95,47 +95,69 @@ def reproduce(
     if seeds is not None and seeds < 1:
         raise AqmlabError(f"--seeds: expected at least 1, got {seeds}")
     if name == "all":
-        from aqmlab.reproduce.common import RunsFailed
+        from aqmlab.reproduce.outfolder import claim
 
-        done: dict[str, Any] = {}
-        failed: dict[str, str] = {}
-        t0 = time.monotonic()
-        for each in REPRODUCTIONS:
-            # A reproduction whose runs failed (a full disk, a killed worker) does not stop
-            # the others: each keeps its report, and the failure is said at the end.
-            try:
-                done[each] = reproduce(
-                    each,
-                    os.path.join(out, each),
-                    quick=quick,
-                    seeds=seeds,
-                    jobs=jobs,
-                    progress=progress,
-                )
-            except RunsFailed as e:
-                failed[each] = str(e)
-        done["index.html"] = _index(out, done, time.monotonic() - t0, failed)
-        if failed:
-            raise RunsFailed(
-                f"{len(failed)} of {len(REPRODUCTIONS)} reproductions failed "
-                f"({', '.join(failed)}; the others' reports are in {out}/index.html): "
-                + " | ".join(failed.values())
-            )
-        return done
+        lock = claim(out, (*REPRODUCTIONS, "index.html"))
+        try:
+            return _all(out, quick, seeds, jobs, progress)
+        finally:
+            lock.release()
     t0 = time.monotonic()
     from aqmlab.reproduce import folder as fmt
     from aqmlab.reproduce import loader
+    from aqmlab.reproduce.outfolder import REPORT_FILES, claim
 
     exp = fmt.load(name if _is_path(name) else builtin_folder(name))
     n = 1 if quick and seeds is None else (exp.seeds if seeds is None else seeds)
     command = f"aqmlab reproduce {name}" + (" --quick" if quick else "")
-    rep = loader.run(
-        exp, out, quick, list(range(1, n + 1)), jobs, progress, dict(options or {}), command
+    # Locked and checked before anything runs: a folder holding a user's files (the
+    # reproduction's own folder given as --out) is refused with nothing written.
+    lock = claim(
+        out, (*REPORT_FILES, *(s.name for s in exp.sweeps), *(s.written_as for s in exp.sweeps))
     )
-    rep.wall_s = time.monotonic() - t0
-    rep.identical_seeds = identical_seed_points(out)
-    paths = write(rep, out)
+    try:
+        rep = loader.run(
+            exp, out, quick, list(range(1, n + 1)), jobs, progress, dict(options or {}), command
+        )
+        rep.wall_s = time.monotonic() - t0
+        rep.identical_seeds = identical_seed_points(out)
+        paths = write(rep, out)
+    finally:
+        lock.release()
     return {"reproduction": rep, **paths}
+
+
+def _all(
+    out: str, quick: bool, seeds: int | None, jobs: int | None, progress: bool
+) -> dict[str, Any]:
+    """Every built-in reproduction into ``out/NAME``, and the index page."""
+    from aqmlab.reproduce.common import RunsFailed
+
+    done: dict[str, Any] = {}
+    failed: dict[str, str] = {}
+    t0 = time.monotonic()
+    for each in REPRODUCTIONS:
+        # A reproduction whose runs failed (a full disk, a killed worker) does not stop
+        # the others: each keeps its report, and the failure is said at the end.
+        try:
+            done[each] = reproduce(
+                each,
+                os.path.join(out, each),
+                quick=quick,
+                seeds=seeds,
+                jobs=jobs,
+                progress=progress,
+            )
+        except RunsFailed as e:
+            failed[each] = str(e)
+    done["index.html"] = _index(out, done, time.monotonic() - t0, failed)
+    if failed:
+        raise RunsFailed(
+            f"{len(failed)} of {len(REPRODUCTIONS)} reproductions failed "
+            f"({', '.join(failed)}; the others' reports are in {out}/index.html): "
+            + " | ".join(failed.values())
+        )
+    return done
 
 
 def _index(
