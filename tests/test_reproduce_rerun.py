@@ -244,3 +244,25 @@ def test_rerun_run_time_errors_are_one_line(monkeypatch):
         AqmlabError, match=r"hypothesis\.slow-buffer\.match: two runs of sweep-slow-buffer share"
     ):
         run_with(replace(t, match=["load", "rate_kbps", "rtt_ms", "seed"]))
+
+
+def test_rerun_on_a_qualitative_claim_and_a_claim_it_cannot_recompute():
+    from dataclasses import replace
+
+    c = next(c for c in EXP.claims if c.id == POOLED)
+    ctx = Context(EXP, "/x", False, [1, 2], None, False, {}, {"rates_kbps": [10000]})
+    ctx.frames = pool(0.9, other_load=False)
+    declared_numbers(ctx)
+    # One point: pooled_by_rate's CoDel median at 10 Mb/s, a number per arm.
+    one = replace(
+        c,
+        kind="qualitative",
+        metric="pooled_by_rate.10000.{arm}.util",
+        delivered="pooled_by_rate.10000.{arm}.util",
+    )
+    r = rerun.run(c.tests[0], one, ctx, MOD)
+    assert "ours: 0.500 → 0.900; passes at 1 of 1 failing point rerun: confirmed" in r.text
+    assert r.explains
+    # A [table] column is not a number the test can compute again: one line, naming the key.
+    with pytest.raises(AqmlabError, match=r"explanation\[0\]\.test: test = 'rerun' needs claim"):
+        rerun.run(c.tests[0], replace(c, metric="delay_mean"), ctx, MOD)
