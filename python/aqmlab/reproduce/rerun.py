@@ -19,6 +19,7 @@ what is left named.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Real
 from types import SimpleNamespace
 from typing import Any
 
@@ -201,7 +202,7 @@ def run(t: Rerun, c: Any, ctx: Any, mod: Any) -> RerunResult:
             per, dels = [{"": v} for v in per], [{"": v} for v in dels]
         out = {}
         for p in per[0] if per else {}:
-            if all(isinstance(v, dict) and isinstance(v.get(p), (int, float)) for v in per):
+            if all(isinstance(v, dict) and isinstance(v.get(p), Real) for v in per):
                 vals = tuple(v[p] for v in per)
                 if c.delivered and all(isinstance(d, dict) and p in d for d in dels):
                     vals = loader._Delivered(vals, tuple(d[p] for d in dels))
