@@ -268,7 +268,7 @@ def test_static_rates_pooled_claims_are_graded_at_every_rate_against_their_count
     (RED in its place fails), and CoDel's pooled median delay below tail drop's at every rate
     (tail drop in its place fails)."""
     pd = pytest.importorskip("pandas")
-    from aqmlab.reproduce import builtin_folder, builtin_module
+    from aqmlab.reproduce import builtin_folder, builtin_module, hypotheses
     from aqmlab.reproduce.folder import load
     from aqmlab.reproduce.loader import Context, declared_numbers, grade
 
@@ -293,9 +293,10 @@ def test_static_rates_pooled_claims_are_graded_at_every_rate_against_their_count
         ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, params)
         ctx.frames["sweep-4FTPs_web"] = frame
         declared_numbers(ctx)  # experiment.toml's _pooled and _pooled_fast
-        ctx.numbers.update(mod.numbers(ctx))
+        ctx.tests = hypotheses.run(ctx, mod)  # claims.toml's rerun tests: no sweep to rerun
         for cid in ("pooled-codel-util-09", "pooled-codel-delay-below-taildrop"):
             ctx.claims[cid] = grade(by_id[cid], ctx, mod)
+        hypotheses.settle(ctx)
         return ctx.claims["pooled-codel-util-09"], ctx.claims["pooled-codel-delay-below-taildrop"]
 
     rates = [512, 10_000, 100_000]
@@ -320,15 +321,10 @@ def test_static_rates_pooled_claims_are_graded_at_every_rate_against_their_count
     assert util.verdict == cm.FAILS and util.failing == ["100 Mb/s"]
     assert delay.verdict == cm.FAILS and delay.failing == ["0.512 Mb/s (tie)"]
     assert util.unexplained and util.explanation.startswith(cm.UNEXPLAINED)
-    # A run without a rate ≥ 3 Mb/s does not grade the utilization claim, and says why.
-    ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, {"rates_kbps": [512]})
-    ctx.claims = {cid: util for cid in ("codel-above-red-higher", "pooled-codel-util-09")}
-    for c in ctx.claims.values():
-        c.points = []
-    mod.annotate(ctx)
-    assert ctx.claims["pooled-codel-util-09"].verdict.startswith(
-        cm.NOT_GRADED + ": this run has no rate ≥ 3 Mb/s"
-    )
+    # A run without a rate ≥ 3 Mb/s does not grade the utilization claim, and says why
+    # (claims.toml's no_points).
+    util, _ = graded([x for x in rows if x[0] == 512], [512])
+    assert util.verdict == cm.NOT_GRADED + ": this run has no rate ≥ 3 Mb/s (rates [512] kb/s)"
 
 
 def test_a_predicate_that_divides_by_zero_is_one_line_naming_the_arms():

@@ -520,67 +520,6 @@ def test_a_bad_reducer_or_mode_sweep_is_one_line(tmp_path):
         load(str(d))
 
 
-def test_static_rates_interval_hypothesis_outcome():
-    """static-rates' interval hypothesis (codel-util-09): its outcome compares CoDel's median
-    utilization at RTT 500 ms with the 100 ms interval (the grid's '4 FTPs + web' runs) and
-    with 500 ms (sweep-interval), per rate."""
-    pd = pytest.importorskip("pandas")
-    from aqmlab.reproduce import builtin_module
-
-    mod = builtin_module("static-rates")
-
-    def grid(u):
-        rows = [("4 FTPs + web", 500, "CoDel", r, x) for r, x in u.items()]
-        rows += [("1 FTP", 500, "CoDel", r, 0.99) for r in u]  # another load: not compared
-        return pd.DataFrame(rows, columns=["load", "rtt_ms", "discipline", "rate_kbps", "util"])
-
-    before = grid({10_000: 0.60, 100_000: 0.70})
-    assert mod.interval_test(before, grid({10_000: 0.90, 100_000: 0.88})).startswith(
-        "supported: CoDel's median utilization at RTT 500 ms"
-    )
-    text = mod.interval_test(before, grid({10_000: 0.82, 100_000: 0.88}))
-    assert text.startswith("in part") and "10 Mb/s 0.600 → 0.820" in text
-    assert mod.interval_test(before, grid({10_000: 0.60, 100_000: 0.69})).startswith(
-        "not supported"
-    )
-    assert mod.interval_test(before, None) == "the interval sweep was not run"
-
-
-def test_static_rates_slow_buffer_hypothesis_outcome():
-    """static-rates' [hypothesis.slow-buffer]: at the RTTs where the grid's 64 kb/s CoDel and
-    tail drop tie (2-packet buffer), the 8-packet sweep must take CoDel below tail drop at every
-    one to confirm, at none to refute; a tie the sweep does not break leaves it unexplained."""
-    pd = pytest.importorskip("pandas")
-    from aqmlab.reproduce import builtin_module
-
-    mod = builtin_module("static-rates")
-    # experiment.toml's _grid: discipline -> metric -> {"RATE Mb/s, RTT T ms": median}.
-    grid = {
-        d: {"p50_ms": {f"0.064 Mb/s, RTT {t:g} ms": 62.8 for t in (10.0, 100.0)}}
-        for d in ("tail drop", "RED", "CoDel")
-    }
-
-    def bigger(codel: dict[float, float]):
-        rows = [("4 FTPs + web", t, "CoDel", c) for t, c in codel.items()]
-        rows += [("4 FTPs + web", t, "tail drop", 400.0) for t in codel]
-        rows += [("1 FTP", t, "CoDel", 999.0) for t in codel]  # another load: not compared
-        return pd.DataFrame(rows, columns=["load", "rtt_ms", "discipline", "p50_ms"])
-
-    ok = mod.slow_buffer_test(grid, bigger({10.0: 70.0, 100.0: 90.0}), 64.0)
-    assert ok["outcome"] == "confirmed" and ok["rtts"] == [10.0, 100.0], ok
-    assert "RTT 10 ms: 62.8 vs 62.8 in the grid, 70.0 vs 400 with 8" in ok["text"]
-    part = mod.slow_buffer_test(grid, bigger({10.0: 70.0, 100.0: 400.0}), 64.0)
-    assert part["outcome"] == "unexplained" and part["rtts"] == [10.0]
-    none = mod.slow_buffer_test(grid, bigger({10.0: 500.0, 100.0: 400.0}), 64.0)
-    assert none["outcome"] == "refuted"
-    # No tie in the grid: nothing the hypothesis is about.
-    apart = {**grid, "CoDel": {"p50_ms": dict.fromkeys(grid["CoDel"]["p50_ms"], 10.0)}}
-    assert mod.slow_buffer_test(apart, bigger({10.0: 70.0, 100.0: 90.0}), 64.0)["outcome"] == (
-        "unexplained"
-    )
-    assert mod.slow_buffer_test(grid, None, 64.0)["text"] == "the slow-buffer sweep was not run"
-
-
 def test_consumer_edge_grades_its_tail_drop_medians_held_out():
     """The buffer of each rate is fitted to the slides' two tail-drop medians; each of those
     medians is graded at the buffer fitted to the other direction's alone, never at one fitted
@@ -659,36 +598,6 @@ def test_red_bursty_buffer_hypothesis_outcome():
     assert "refuted" in other and "fails the claim" not in other
     part = mod.buffer_test(ours, ours100, {p3: 5.6, p4: 1.1}, {p3: 0.96, p4: 1.1})["text"]
     assert "at RED min_th 4 ns-2.35 is in proportion and ours is not: not the buffer" in part
-
-
-def test_static_rates_pooled_interval_outcome():
-    """static-rates' pooled-codel-util-09: the interval sweep's runs put in the pool in place
-    of the 100 ms ones; supported only when every pooled median then reaches 0.85."""
-    pd = pytest.importorskip("pandas")
-    from aqmlab.reproduce import builtin_module
-
-    mod = builtin_module("static-rates")
-
-    def runs(utils, rtt, load="4 FTPs + web"):
-        return pd.DataFrame(
-            {
-                "discipline": "CoDel",
-                "rate_kbps": 10000.0,
-                "rtt_ms": float(rtt),
-                "load": load,
-                "util": utils,
-            }
-        )
-
-    grid = pd.concat([runs([0.95], 30), runs([0.5, 0.5], 500)], ignore_index=True)
-    assert mod.pooled_interval_test(grid, runs([0.9, 0.9], 500), [10000.0], 1).startswith(
-        "supports: with the longer interval every pooled median reaches 0.85"
-    )
-    # The counterfactual: a longer interval that does not help.
-    assert mod.pooled_interval_test(grid, runs([0.5, 0.5], 500), [10000.0], 1).startswith("refuted")
-    three = mod.pooled_interval_test(grid, runs([0.9, 0.9], 500), [10000.0], 3)
-    assert "the other 2 loads' runs at 500 ms keep the 100 ms interval" in three
-    assert mod.pooled_interval_test(grid, None, [10000.0], 1) == "the interval sweep was not run"
 
 
 def test_consumer_edge_buffer_hypothesis_outcome():

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce import no_points
 from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
 from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, toml_doc
@@ -91,6 +92,8 @@ class ClaimDef:
     point_name: str = ""
     where: dict[str, list[Any]] = field(default_factory=dict)
     most: bool = False
+    #: range: why the claim is not graded when the run has none of its points (no_points.py).
+    no_points: str = ""
     describe: str = ""
     note: str = ""
     #: The hypotheses for a ``differs`` / ``does not hold``, each with the run that tests it
@@ -424,6 +427,7 @@ def load_claims(path: str) -> list[ClaimDef]:
             point_name=t.str("point_name", ""),
             where=where,
             most=bool(t.doc.get("most", False)),
+            no_points=no_points.parse(t, kind),
             describe=t.str("describe", ""),
             note=t.str("note", ""),
             explanation=[h for h, _ in explanation],

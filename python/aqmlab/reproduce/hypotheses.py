@@ -35,7 +35,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 
-KINDS = ("reference", "bootstrap")
+KINDS = ("reference", "bootstrap", "rerun")
 #: The keys a hypothesis table may hold besides its texts.
 TEST_KEYS = (
     "test",
@@ -49,6 +49,7 @@ TEST_KEYS = (
     "band_name",
     "measured",
     "draws",
+    *("sweeps", "match", "blames"),  # rerun (aqmlab.reproduce.rerun)
 )
 
 
@@ -88,6 +89,8 @@ def parse(t: Any, name: str) -> Test | None:
     kind = t.str("test")
     if kind not in KINDS:
         raise t.error("test", " or ".join(KINDS))
+    if kind == "rerun":
+        return rerun.parse(t, name)
     test = Test(name, kind, t.str("reference"), t.str("reference_name"))
     if kind == "reference":
         extra = [k for k in TEST_KEYS[3:] if k in t.doc]
@@ -156,6 +159,8 @@ def run(ctx: Any, mod: Any) -> dict[str, list[Result | None]]:
 
 def _run(t: Test, c: Any, ctx: Any, mod: Any) -> Result:
     where = f"{ctx.experiment.folder}/claims.toml: claim {c.id!r}: hypothesis {t.name!r}"
+    if isinstance(t, rerun.Rerun):
+        return rerun.run(t, c, ctx, mod)
     if t.kind == "reference":
         named = reference_points(ctx, c, t.reference, mod, where)
         pts = {base(p): ok for p, ok in named.items()}
@@ -372,6 +377,7 @@ def settle(ctx: Any) -> None:
             if x
         )
         c.explanation = explanation_text(c.hypotheses, c.unexplained, why)
+    rerun.settle(ctx)
 
 
 def reference_result(ctx: Any, claim_id: str) -> Result | None:
@@ -423,3 +429,6 @@ def factor_test(
     both = [p for p in points if a.get(p) and b.get(p)]
     held = [p for p in both if 1.0 / factor <= a[p] / b[p] <= factor]
     return {"outcome": outcome(points, both, held), "tested": both, "held": held}
+
+
+from aqmlab.reproduce import rerun  # noqa: E402  (test = "rerun"; it builds on this module)

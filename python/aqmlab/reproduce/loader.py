@@ -31,7 +31,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import common as cm
-from aqmlab.reproduce import hypotheses, metrics
+from aqmlab.reproduce import hypotheses, metrics, no_points
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -321,6 +321,7 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
     if c.note:
         claim.add_note(ctx.fill(c.note))
     explain(claim, c, ctx)
+    claim = no_points.apply(claim, c, ctx.fill)
     claim.id = c.id
     claim.location = c.location
     return claim

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce import derive_sum
 from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The reductions a ``[numbers.NAME]`` may name.
@@ -249,6 +250,7 @@ class DeriveDef:
     sweeps: list[str] = field(default_factory=list)
     each: dict[str, list[Any]] = field(default_factory=dict)
     where: str = ""  # "FILE: derive[i]" for errors
+    sum: str = ""  # a family of columns summed (derive_sum.py)
 
 
 @dataclass
@@ -316,14 +318,14 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
         where = f"{path}: derive[{i}]"
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
-        _known(where, d, ("name", "expr", "from", "map", "sweeps", "each"))
+        _known(where, d, ("name", "expr", "from", "map", "sweeps", "each", "sum"))
         name = d.get("name")
         if not isinstance(name, str) or not name:
             raise _err(where, "name", "the new column's name, a text", name)
         where = f"{path}: derive[{i}] ({name!r})"
-        kinds = [k for k in ("expr", "map") if k in d]
+        kinds = [k for k in ("expr", "map", "sum") if k in d]
         if len(kinds) != 1:
-            raise AqmlabError(f"{where}: expected one of expr or from + map")
+            raise AqmlabError(f"{where}: expected one of expr or from + map or sum")
         dd = DeriveDef(name, where=where, each=_each(where, d.get("each")))
         if "expr" in d:
             if not isinstance(d["expr"], str) or "from" in d:
@@ -334,6 +336,8 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
             first = _fill_each(dd.expr, dd.each, 0)
             if "{" not in first:  # one with {param} fields is checked once they are filled
                 compile_expr(first, f"{where}.expr")
+        elif "sum" in d:
+            dd.sum = derive_sum.parse(where, d["sum"])
         else:
             if not isinstance(d.get("from"), str) or not isinstance(d["map"], dict) or not d["map"]:
                 raise _err(where, "map", 'from = "COLUMN" and map = { value = new value, ... }')
@@ -468,6 +472,8 @@ def derive(df: Any, defs: list[DeriveDef], sweep: str, fill: Any) -> Any:
             if d.expr:
                 e = compile_expr(fill(_fill_each(d.expr, d.each, i)), f"{d.where}.expr")
                 new[name] = e.eval(view, f"sweep {sweep!r}")
+            elif d.sum:
+                new[name] = derive_sum.total(view, _fill_each(d.sum, d.each, i), d.where, sweep)
             else:
                 src = _fill_each(d.source, d.each, i)
                 if src not in view.columns:

@@ -1,15 +1,20 @@
-"""red-vs-codel's own code: the goodput metric, the test of the hypothesis that RED's settings
-make its delay differ from CoDel's (claims.toml's [hypothesis.*]), the verdict-dependent
-comparison and the figure.
+"""red-vs-codel's own code: the tests of the hypotheses that RED's settings make its delay
+differ from CoDel's (claims.toml's [hypothesis.*]), the verdict-dependent comparison and the
+figure.
 
 Its tests use the common rules of :mod:`aqmlab.reproduce.hypotheses` (the outcome rule, the
 claim's predicate on other arms, within a factor of a reference) but are not declared in
 claims.toml as red-bursty's are: their outcomes are numbers of results.json
 (``settings_test``, ``ared_itself``, ``ared_slope``), which ``numbers()`` gives before any claim
-is graded and any declared test runs, and one hypothesis (``ared-itself``) reports two tests
-and a comparison in one outcome.
+is graded and any declared test runs; one hypothesis (``ared-itself``) reports two tests and a
+comparison in one outcome, tested at the points another hypothesis's test leaves, and two
+read ns-2.35's runs from this folder's CSV. Declaring them would need a test kind for "the
+claim's predicate on other arms" (a ``[table]`` claim's), one whose points are those another
+test leaves, reference values from a CSV for a ``[table]`` claim, and a way to write a test's
+outcome into results.json's numbers.
 
-experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder").
+experiment.toml and claims.toml hold the rest, the goodput per run too (a ``[[derive]]``'s
+``sum``; docs/reproductions.md, "A reproduction's folder").
 """
 
 from __future__ import annotations
@@ -51,16 +56,6 @@ TESTED = "delay-comparable"
 #: target and interval (its defaults, RFC 8289 §4.2-4.3), for the threshold rule.
 LINK_BPS, PKT_BYTES = 1e6, 1500
 CODEL_TARGET_S, CODEL_INTERVAL_S = 0.005, 0.100
-
-
-def derive(df: Any, ctx: Any) -> Any:
-    """``goodput_mbps``: every flow's bytes over one time base, the run's length. The flows'
-    own goodputs are over each flow's lifetime, and summing them overstates the link (1.03
-    Mb/s on 1 Mb/s)."""
-    n_flows = ctx.params["apps"] + 1
-    bytes_cols = [f"flows[{i}].delivered_bytes" for i in range(n_flows)]
-    df["goodput_mbps"] = df[bytes_cols].sum(axis=1) * 8 / ctx.params["duration_s"] / 1e6
-    return df
 
 
 def threshold_rule(target_s: float, link_bps: float = LINK_BPS, pkt: int = PKT_BYTES) -> tuple:

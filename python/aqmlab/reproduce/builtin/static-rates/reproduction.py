@@ -1,15 +1,16 @@
-"""static-rates' own code: the two hypothesis tests (the interval sweep's, on the grid and on the
-pooled boxes, and the slow-buffer sweep's), what annotate() does with their outcomes, the
-tables, the verdict-free discussion of long RTTs and the figures.
+"""static-rates' own code: the tables, the verdict-free discussion of long RTTs and the
+figures.
 
 experiment.toml declares the per-run columns (load, discipline, rate, RTT, median sojourn,
 utilization) and every number the claims read (the grid's medians by rate and by RTT, the
-slides' pooled boxes, the claims' {arm} paths); the three scenarios and claims.toml hold the
-rest (docs/reproductions.md, "A reproduction's folder"). What stays here cannot be data: the
-hypothesis tests compare two sweeps' runs after swapping some of them and name their outcome
-in words (issue 19's data-declared hypothesis tests are another job's), annotate() rewrites
-verdicts' explanations from those outcomes, and the tables, the discussion and the figures
-are the report's layout.
+slides' pooled boxes, the claims' {arm} paths); claims.toml declares the hypothesis tests (the
+interval sweep's, on the grid and on the pooled boxes, and the slow-buffer sweep's: test =
+"rerun", docs/reproductions.md "Hypothesis tests") and why a claim over rates a run left out
+is not graded (no_points); the three scenarios hold the rest. What stays here is the report's
+layout: the three tables (rows of experiment.toml's numbers, by rate and discipline), the
+figures, and the discussion's sentence that lists the grid's utilization per rate and names
+the interval test's outcome (a report-layout mechanism for tables and listed numbers would
+move them).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from aqmlab.reproduce.common import FAILS, Table, explanation_text, fmt, not_graded
+from aqmlab.reproduce import rerun
+from aqmlab.reproduce.common import Table, fmt
 from aqmlab.reproduce.style import colour, log_ticks, title
 
 #: The slides split the rates in two: "Results: Range of static link rates (high)" (the
@@ -26,29 +28,16 @@ HIGH_KBPS = 3000
 RTT_SWEEP_KBPS = 10_000
 #: The disciplines, in the tables' order (experiment.toml's discipline column).
 QDISCS = ("tail drop", "RED", "CoDel")
-#: The grid's sweeps (experiment.toml's numbers read the same).
+#: The grid's sweeps (experiment.toml's numbers read the same; sweep-interval and
+#: sweep-slow-buffer test hypotheses: not part of the grid, the tables or the figures).
 GRID_SWEEPS = ("sweep-1FTP", "sweep-4FTPs_web", "sweep-4FTPs_web_CBR")
-#: The sweep that tests the interval hypothesis (CoDel's interval 500 ms at RTT 500 ms, load
-#: "4 FTPs + web"): not part of the grid, the tables or the figures.
-INTERVAL_SWEEP = "sweep-interval"
-INTERVAL_LOAD = "4 FTPs + web"
-#: The sweep that tests the slow-rate hypothesis ([hypothesis.slow-buffer]: 64 kb/s with an
-#: 8-packet buffer, tail drop and CoDel, the same load): not part of the grid either.
-SLOW_SWEEP = "sweep-slow-buffer"
-#: The claims whose failing points are the slowest rate's ties, which that sweep tests.
-SLOW_TIE_CLAIMS = (
-    "codel-delay-not-above-taildrop",
-    "codel-delay-below-taildrop",
-    "pooled-codel-delay-below-taildrop",
-)
-CONFIRMED, REFUTED, UNEXPLAINED = "confirmed", "refuted", "unexplained"
-#: "About 0.9" (claims.toml): 0.9 less half a unit of its one printed digit.
-ABOUT_09 = 0.85
 
 
 def _all(ctx: Any) -> Any:
     """Every run of the grid (the sweeps this mode ran), with experiment.toml's columns."""
-    return pd_concat([ctx.frames[s] for s in GRID_SWEEPS if s in ctx.frames])
+    import pandas as pd
+
+    return pd.concat([ctx.frames[s] for s in GRID_SWEEPS if s in ctx.frames], ignore_index=True)
 
 
 def _mbps(r: float) -> str:
@@ -63,188 +52,6 @@ def _cell(r: float, t: float) -> str:
 def grid_value(ctx: Any, r: float, t: float, d: str, col: str) -> float:
     """The grid's median of ``col`` at rate ``r``, RTT ``t``, discipline ``d``."""
     return float(ctx.numbers["_grid"][d][col][_cell(r, t)])
-
-
-def numbers(ctx: Any) -> dict[str, Any]:
-    """The hypothesis tests' outcomes (claims.toml's explanations read them)."""
-    df = _all(ctx)
-    rates = list(ctx.params["rates_kbps"])
-    fast = [r for r in rates if r >= HIGH_KBPS]
-    ctx.state["df"] = df
-    return {
-        "_slow_buffer_test": slow_buffer_test(
-            ctx.numbers["_grid"], ctx.frames.get(SLOW_SWEEP), min(rates)
-        ),
-        "_interval_test": interval_test(df, ctx.frames.get(INTERVAL_SWEEP)),
-        "_pooled_interval_test": pooled_interval_test(
-            df, ctx.frames.get(INTERVAL_SWEEP), fast, int(df["load"].nunique())
-        ),
-    }
-
-
-def pooled_interval_test(df: Any, longer: Any, rates: list[float], loads: int) -> str:
-    """The interval hypothesis on the pooled claim (claims.toml, pooled-codel-util-09): CoDel's
-    pooled median utilization per rate as run, and with the runs the interval sweep repeats
-    (RTT 500 ms, load '4 FTPs + web', each seed) replaced by those with a 500 ms interval."""
-    if longer is None or not len(longer):
-        return "the interval sweep was not run"
-    codel = df[(df["discipline"] == "CoDel") & df["rate_kbps"].isin(rates)]
-    rerun = (codel["load"] == INTERVAL_LOAD) & (codel["rtt_ms"] == 500)
-    swapped = pd_concat([codel[~rerun], longer[longer["rate_kbps"].isin(rates)]])
-    before = codel.groupby("rate_kbps")["util"].median()
-    after = swapped.groupby("rate_kbps")["util"].median()
-    pairs = [(r, float(before[r]), float(after[r])) for r in before.index if r in after.index]
-    if not pairs:
-        return "no rate ≥ 3 Mb/s was run"
-    low_before = [r for r, b, _ in pairs if b < ABOUT_09]
-    low_after = [r for r, _, a in pairs if a < ABOUT_09]
-    if not low_before:
-        verdict = f"nothing to explain: every pooled median is ≥ {ABOUT_09:g} as run"
-    elif not low_after:
-        verdict = f"supports: with the longer interval every pooled median reaches {ABOUT_09:g}"
-    elif len(low_after) < len(low_before):
-        verdict = f"explains part: still under {ABOUT_09:g} at " + ", ".join(
-            _mbps(r) for r in low_after
-        )
-    else:
-        verdict = f"refuted: under {ABOUT_09:g} at the same rates"
-    each = ", ".join(f"{_mbps(r)} {fmt(b)} → {fmt(a)}" for r, b, a in pairs)
-    rest = (
-        f"; the sweep reruns only '{INTERVAL_LOAD}' at RTT 500 ms, so the other "
-        f"{loads - 1} loads' runs at 500 ms keep the 100 ms interval in the pool"
-        if loads > 1
-        else ""
-    )
-    return (
-        f"{verdict}: CoDel's pooled median utilization, with the {INTERVAL_LOAD} runs at RTT "
-        f"500 ms as run → rerun with a 500 ms interval: {each}{rest}"
-    )
-
-
-def pd_concat(frames: list[Any]) -> Any:
-    import pandas as pd
-
-    return pd.concat(frames, ignore_index=True)
-
-
-def interval_test(df: Any, longer: Any) -> str:
-    """The outcome of the interval hypothesis (claims.toml, codel-util-09): CoDel's median
-    utilization at RTT 500 ms, load '4 FTPs + web', with its 100 ms interval (the grid) and with
-    500 ms (the interval sweep), per rate."""
-    if longer is None or not len(longer):
-        return "the interval sweep was not run"
-    base = df[(df["load"] == INTERVAL_LOAD) & (df["rtt_ms"] == 500) & (df["discipline"] == "CoDel")]
-    before = base.groupby("rate_kbps")["util"].median()
-    after = longer[longer["load"] == INTERVAL_LOAD].groupby("rate_kbps")["util"].median()
-    pairs = [(r, float(before[r]), float(after[r])) for r in after.index if r in before.index]
-    if not pairs:
-        return "the grid has no run at RTT 500 ms with that load"
-    if all(a >= ABOUT_09 for _, _, a in pairs) and any(b < ABOUT_09 for _, b, _ in pairs):
-        verdict = "supported"
-    elif all(a > b for _, b, a in pairs):
-        verdict = f"in part (the longer interval gains at every rate, not all reach {ABOUT_09:g})"
-    else:
-        verdict = "not supported"
-    each = ", ".join(f"{_mbps(r)} {fmt(b)} → {fmt(a)}" for r, b, a in pairs)
-    return (
-        f"{verdict}: CoDel's median utilization at RTT 500 ms ({INTERVAL_LOAD}), "
-        f"interval 100 ms → 500 ms: {each}"
-    )
-
-
-def slow_buffer_test(grid: dict[str, Any], bigger: Any, rate: float) -> dict[str, Any]:
-    """The outcome of [hypothesis.slow-buffer] (claims.toml): at the slowest rate the grid's
-    buffer (one BDP at 100 ms) is 2 packets, so CoDel has no queue to shorten and ties tail
-    drop. With 8 packets (the slow-buffer sweep, load '4 FTPs + web'), per RTT: does CoDel's
-    median delay fall below tail drop's? ``confirmed`` where it does at every RTT at which the
-    grid ties, ``refuted`` at none, ``unexplained`` at some; the grid's ties are checked too
-    (a failing point that is no tie is not what the hypothesis is about)."""
-    out: dict[str, Any] = {"outcome": UNEXPLAINED, "rtts": []}
-    if bigger is None or not len(bigger):
-        out["text"] = "the slow-buffer sweep was not run"
-        return out
-    runs = bigger[bigger["load"] == INTERVAL_LOAD]
-    med = runs.groupby(["rtt_ms", "discipline"])["p50_ms"].median()
-    rows, ties, passed = [], [], []
-    for rtt in sorted(set(runs["rtt_ms"])):
-        cell = _cell(rate, rtt)
-        if cell not in grid.get("CoDel", {}).get("p50_ms", {}) or (rtt, "CoDel") not in med.index:
-            continue
-        g_c, g_t = (float(grid[d]["p50_ms"][cell]) for d in ("CoDel", "tail drop"))
-        b_c, b_t = (float(med.loc[(rtt, d)]) for d in ("CoDel", "tail drop"))
-        tie = g_c == g_t
-        ties += [rtt] if tie else []
-        passed += [rtt] if tie and b_c < b_t else []
-        rows.append(
-            f"RTT {rtt:g} ms: {fmt(g_c)} vs {fmt(g_t)} in the grid, {fmt(b_c)} vs {fmt(b_t)} with 8"
-        )
-    if ties and len(passed) == len(ties):
-        outcome = CONFIRMED
-    elif ties and not passed:
-        outcome = REFUTED
-    else:
-        outcome = UNEXPLAINED
-    out.update(outcome=outcome, rtts=passed)
-    out["text"] = (
-        f"CoDel vs tail drop median delay (ms) at {rate:g} kb/s, in the grid (2 packets, every "
-        f"load) and with 8 packets ({INTERVAL_LOAD}): {'; '.join(rows) or 'no RTT run in both'}; "
-        f"CoDel below tail drop with 8 "
-        f"packets at {len(passed)} of the {len(ties)} RTTs where the grid ties: {outcome}"
-    )
-    return out
-
-
-#: Claims over rates this run may not have: (their published value, the lowest rate they name).
-_RATE_CLAIMS = {
-    "codel-above-red-higher": ("CoDel > RED", "45 Mb/s"),
-    "pooled-codel-util-09": ("≥ ~0.9", "3 Mb/s"),
-}
-
-
-def annotate(ctx: Any) -> None:
-    """A claim over rates this run did not include is not graded, and says why."""
-    rates = ctx.params["rates_kbps"]
-    for cid, (published, text) in _RATE_CLAIMS.items():
-        c = ctx.claims[cid]
-        if not c.points:
-            ng = not_graded(
-                c.claim,
-                c.source,
-                published,
-                f"this run has no rate ≥ {text} (rates {rates} kb/s)",
-            )
-            ng.id, ng.location = c.id, c.location
-            ctx.claims[cid] = ng
-    # The slowest rate's ties: the slow-buffer sweep accounts for a claim only when every failing
-    # point is at that rate and the larger buffer takes CoDel below tail drop at every RTT.
-    test = ctx.numbers.get("_slow_buffer_test", {"outcome": UNEXPLAINED})
-    slowest = _mbps(min(rates))
-    for cid in SLOW_TIE_CLAIMS:
-        c = ctx.claims.get(cid)
-        if c is None or c.verdict != FAILS or not c.hypotheses:
-            continue
-        elsewhere = [p for p in c.failing if not p.startswith(slowest)]
-        c.unexplained = test["outcome"] != CONFIRMED or bool(elsewhere)
-        c.explanation = explanation_text(
-            c.hypotheses,
-            c.unexplained,
-            ("failing points at other rates: " + "; ".join(elsewhere)) if elsewhere else "",
-        )
-    # The pooled claim: the interval sweep accounts for it only when it brings every pooled
-    # median to 0.85 and reran every run at RTT 500 ms of the pool (one load).
-    c = ctx.claims.get("pooled-codel-util-09")
-    if c is not None and c.verdict == FAILS and c.hypotheses:
-        outcome = ctx.numbers["_pooled_interval_test"]
-        loads = int(ctx.state["df"]["load"].nunique())
-        c.unexplained = not (outcome.startswith("supports") and loads == 1)
-        c.explanation = explanation_text(
-            c.hypotheses,
-            c.unexplained,
-            "what the interval leaves, and the other loads' runs at RTT 500 ms, which the sweep "
-            "does not rerun"
-            if c.unexplained
-            else "",
-        )
 
 
 def tables(ctx: Any) -> list[Any]:
@@ -321,6 +128,8 @@ def discussion(ctx: Any) -> list[str]:
             f"{r / 1000:g} Mb/s: {fmt(grid_value(ctx, r, longest, d, 'util'))}" for r in rates
         )
 
+    test = rerun.result(ctx, "codel-util-09")
+    interval = test.text if test is not None else "(its test was not run)"
     codel_short = ", ".join(
         f"{r / 1000:g} Mb/s: {fmt(min(grid_value(ctx, r, t, 'CoDel', 'util') for t in short))}"
         for r in rates
@@ -332,7 +141,7 @@ def discussion(ctx: Any) -> list[str]:
         f"a fraction of the BDP at {longest:g} ms). Our hypothesis: CoDel's 100 ms interval "
         "is shorter than a 500 ms round trip, so it drops again before the senders' response "
         "to its first drop reaches the queue. Tested by rerunning CoDel with a 500 ms interval "
-        f"at RTT 500 ms (sweep-interval/): {ctx.numbers['_interval_test']}. The slides "
+        f"at RTT 500 ms (sweep-interval/): {interval}. The slides "
         "claim 'excellent performance' for RTTs 10-300 ms only, and their pooled boxes, like "
         "ours, mix the long-RTT runs with the rest of the rate's: the pooled claims are graded "
         "on that mix, the per-point claim at every grid point.",
@@ -348,7 +157,7 @@ def discussion(ctx: Any) -> list[str]:
 
 
 def figures(ctx: Any) -> list[str]:
-    df = ctx.state["df"]
+    df = _all(ctx)
     rates = list(ctx.params["rates_kbps"])
     rtts = list(ctx.params["rtts_ms"])
     by_rate = df[df["rtt_ms"] == 100]
