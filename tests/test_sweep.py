@@ -2,6 +2,7 @@
 interruption, failures, and the Dask path."""
 
 import contextlib
+import itertools
 import json
 import math
 import os
@@ -1019,3 +1020,42 @@ def test_too_many_flows_are_refused_as_a_run_refuses_them(tmp_path, monkeypatch,
         aqmlab.sweep(path, {"duration": ["1s", "2s"]}, out=out)
     assert str(e.value) == message
     assert not seen and not out.exists()
+
+
+def test_the_keys_and_manifests_are_those_of_the_typed_values(scenario, tmp_path):
+    """Command-line values go to the loader as typed (issue 20), yet each run's key is the one
+    the sweep made before, from the value read as TOML in Python (``literal``) and resolved
+    through the API (``aqmlab.run.resolve``), and ``run.json`` records the same ``set``: a
+    folder made before is reused from the cache."""
+    from aqmlab.run import TomlText, resolve
+    from aqmlab.sweep import _identity, run_key
+    from aqmlab.sweepspec import literal
+
+    out = tmp_path / "sw"
+    vary = {
+        "dumbbell.bottleneck.rate": ["5Mbps", "1e7bps"],
+        "flows[1].conns_per_s": ["2e1", "0x10"],
+    }
+    zipped = {
+        "dumbbell.bottleneck.delay": ["5ms", '"15ms"'],
+        "flows[0].delayed_ack": ["true", "false"],
+    }
+    args = [a for k, vs in vary.items() for a in ("--vary", f"{k}={','.join(vs)}")]
+    args += [a for k, vs in zipped.items() for a in ("--zip", f"{k}={','.join(vs)}")]
+    r = run_cli("sweep", str(scenario), *args, "--set", "dumbbell.bottleneck.buffer=90p",
+                "--set", 'name="123"', "--seeds", "1", "--out", str(out), "-q")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    runs = json.loads((out / "sweep.json").read_text())["runs"]
+    assert len(runs) == 8
+    fixed = {"dumbbell.bottleneck.buffer": TomlText("90p"), "name": TomlText('"123"')}
+    rates, conns = vary.values()
+    for row, (rate, conn, i) in zip(runs, itertools.product(rates, conns, range(2))):
+        given = {"dumbbell.bottleneck.rate": rate, "flows[1].conns_per_s": conn}
+        typed = {
+            k: literal(v) for k, v in {**given, **{k: v[i] for k, v in zipped.items()}}.items()
+        }
+        assert row["point"] == typed  # the table's values: the texts read as TOML
+        before = resolve(str(scenario), seed=1, set={**fixed, **typed})
+        assert row["run"] == run_key(_identity(before))
+        manifest = json.loads((out / "runs" / row["run"] / "run.json").read_text())
+        assert manifest["set"] == {k: str(v) for k, v in {**fixed, **typed}.items()}
