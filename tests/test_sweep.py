@@ -2,6 +2,7 @@
 interruption, failures, and the Dask path."""
 
 import contextlib
+import itertools
 import json
 import math
 import os
@@ -758,12 +759,12 @@ BAD_INPUTS = [
     (
         ["SCEN", "--vary", "dumbbell.bottleneck.ratte=5Mbps,10Mbps"],
         None,
-        '--vary dumbbell.bottleneck.ratte="5Mbps": unknown field `ratte`',
+        "--vary dumbbell.bottleneck.ratte=5Mbps: unknown field `ratte`",
     ),
     (
         ["SCEN", "--zip", "dumbbell.bottleneck.ratte=5Mbps,10Mbps", "--zip", "duration=1s,2s"],
         None,
-        '--zip dumbbell.bottleneck.ratte="5Mbps": unknown field `ratte`',
+        "--zip dumbbell.bottleneck.ratte=5Mbps: unknown field `ratte`",
     ),
     (
         ["SCEN", "--vary", "duration=1s,2s", "--set", "dumbbell.bottleneck.ratte=5Mbps"],
@@ -968,3 +969,93 @@ def _plan_with(sweep_mod, spec, monkeypatch, run_mod, load):
     with monkeypatch.context() as m:
         m.setattr(run_mod, "resolve", lambda *a, varied=None, **k: load(*a, **k))
         return sweep_mod.plan(spec)
+
+
+def test_a_command_line_value_reaches_the_loader_as_typed(scenario, tmp_path):
+    """A --vary value is read where a run's --set value is, from the text as typed (issue 20:
+    not read as TOML in Python and written again): an inline table is one, as after --set,
+    and an error names the value as typed."""
+    out = tmp_path / "sw"
+    r = run_cli(
+        "sweep", str(scenario), "--vary", 'dumbbell.bottleneck.params={target="7ms"},{target=1}',
+        "--out", str(out), "-q",
+    )  # fmt: skip
+    assert r.returncode == 1, r.stderr
+    df = pd.read_csv(out / "results.csv")
+    ok, bad = df["error"].isna().tolist()
+    assert ok and not bad
+    assert df["error"][1] == (
+        f"{scenario}: --vary dumbbell.bottleneck.params={{target=1}}: dumbbell.bottleneck.params"
+        ".target: codel: parameter target = 1: expected a duration > 0 (like 5ms, 100us, 1.5s or"
+        " 250ns)"
+    )
+    # The run is the one aqmlab run --set makes.
+    from aqmlab.run import load
+
+    run = json.loads(next((out / "runs").glob("*/summary.json")).read_text())
+    resolved = load(
+        str(scenario), set={"dumbbell.bottleneck.params": aqmlab.TomlText('{target="7ms"}')}
+    ).resolved_toml()
+    assert run["provenance"]["resolved_scenario"] == resolved
+
+
+def test_too_many_flows_are_refused_as_a_run_refuses_them(tmp_path, monkeypatch, capsys):
+    """A scenario of more flow tables than a scenario may have is refused by the sweep as by a
+    run, with its message, before Python's TOML reader reads it (which took 4 s and 160 MB for
+    400 002 tables, where a run refuses them in 0.2 s); from the API too."""
+    from aqmlab import cli, sweepspec
+
+    path = tmp_path / "many.toml"
+    path.write_text(WEB.split("[[flows]]")[0] + '[[flows]]\nkind = "udp"\n' * 100_002)
+    seen = []
+    real = sweepspec._toml_loads
+    monkeypatch.setattr(sweepspec, "_toml_loads", lambda text: seen.append(len(text)) or real(text))
+    out = tmp_path / "o"
+    message = f"{path}: flows: expected at most 100000 flows, got 100002"
+    assert cli.main(["run", str(path), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"aqmlab: error: {message}\n"
+    assert cli.main(["sweep", str(path), "--vary", "duration=1s,2s", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"aqmlab: error: {message}\n"
+    with pytest.raises(aqmlab.ScenarioError) as e:
+        aqmlab.sweep(path, {"duration": ["1s", "2s"]}, out=out)
+    assert str(e.value) == message
+    assert not seen and not out.exists()
+
+
+def test_the_keys_and_manifests_are_those_of_the_typed_values(scenario, tmp_path):
+    """Command-line values go to the loader as typed (issue 20), yet each run's key is the one
+    the sweep made before, from the value read as TOML in Python (``literal``) and resolved
+    through the API (``aqmlab.run.resolve``), and ``run.json`` records the same ``set``: a
+    folder made before is reused from the cache."""
+    from aqmlab.run import TomlText, resolve
+    from aqmlab.sweep import _identity, run_key
+    from aqmlab.sweepspec import literal
+
+    out = tmp_path / "sw"
+    vary = {
+        "dumbbell.bottleneck.rate": ["5Mbps", "1e7bps"],
+        "flows[1].conns_per_s": ["2e1", "0x10"],
+    }
+    zipped = {
+        "dumbbell.bottleneck.delay": ["5ms", '"15ms"'],
+        "flows[0].delayed_ack": ["true", "false"],
+    }
+    args = [a for k, vs in vary.items() for a in ("--vary", f"{k}={','.join(vs)}")]
+    args += [a for k, vs in zipped.items() for a in ("--zip", f"{k}={','.join(vs)}")]
+    r = run_cli("sweep", str(scenario), *args, "--set", "dumbbell.bottleneck.buffer=90p",
+                "--set", 'name="123"', "--seeds", "1", "--out", str(out), "-q")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    runs = json.loads((out / "sweep.json").read_text())["runs"]
+    assert len(runs) == 8
+    fixed = {"dumbbell.bottleneck.buffer": TomlText("90p"), "name": TomlText('"123"')}
+    rates, conns = vary.values()
+    for row, (rate, conn, i) in zip(runs, itertools.product(rates, conns, range(2))):
+        given = {"dumbbell.bottleneck.rate": rate, "flows[1].conns_per_s": conn}
+        typed = {
+            k: literal(v) for k, v in {**given, **{k: v[i] for k, v in zipped.items()}}.items()
+        }
+        assert row["point"] == typed  # the table's values: the texts read as TOML
+        before = resolve(str(scenario), seed=1, set={**fixed, **typed})
+        assert row["run"] == run_key(_identity(before))
+        manifest = json.loads((out / "runs" / row["run"] / "run.json").read_text())
+        assert manifest["set"] == {k: str(v) for k, v in {**fixed, **typed}.items()}

@@ -1,4 +1,20 @@
-"""Run a scenario file (``aqmlab run``)."""
+"""Run a scenario file (``aqmlab run``).
+
+The path of a ``set`` value of the API (``aqmlab.run(S, set={"dumbbell.bottleneck.params.target":
+"5ms"})``) to CoDel's typed ``target``, counted as ``crates/aqmlab-sim/src/scenario/
+disc_params.rs`` counts ``aqmlab run --set``'s: 14 functions (15 before issue 20 cut
+``_native_args``):
+
+1. `run.py` `run`: the dict, to
+2. `run.py` `load`, which has each value written once as the text the native loader reads
+   by
+3. `run.py` `_toml_value` (a ``TomlText`` as typed, any other value as its TOML literal),
+   and gives it with its key to
+4. `lib.rs` `load_scenario`, then on as in ``disc_params.rs``'s list from its 3rd function
+   (``resolve_with_edits``) to its 12th (``codel_params_from``).
+
+``crates/aqmlab-sim/tests/set_path.rs`` pins the list.
+"""
 
 from __future__ import annotations
 
@@ -183,9 +199,21 @@ def load(
     warn: bool = True,
 ) -> Any:
     """Read and check ``scenario`` with its overrides (as :func:`run` takes them), without
-    simulating: the native run, ready to advance. Raises :class:`aqmlab.ScenarioError`."""
+    simulating: the native run, ready to advance. Raises :class:`aqmlab.ScenarioError`.
+
+    Each ``set`` value is written once as the text the native loader reads, as it reads the
+    command line's ``--set`` values (:func:`_toml_value`: a :class:`TomlText` as typed, any
+    other value as its TOML literal), and handed to it with its key."""
+    _check_args(seed, qdisc, set, packet_log, unset)
+    path, text = scenario_arg(scenario)
     return _core.load_scenario(
-        *_native_args(scenario, seed, qdisc, set, packet_log, unset),
+        path,
+        seed,
+        list((qdisc or {}).items()),
+        sets=[(k, _toml_value(v, f"set: {k}")) for k, v in (set or {}).items()],
+        packet_log=list(packet_log or []),
+        text=text,
+        unsets=list(unset or []),
         trace_flows=_trace_flows(trace_flows),
         warn=warn,
     )
@@ -237,25 +265,28 @@ def resolve(
     inputs writes as ``scenario.resolved.toml``) and ``.seed``. ``varied`` names the option
     (``--vary``) that gave some of the ``set`` keys, which errors then name instead of
     ``--set``. Raises :class:`aqmlab.ScenarioError` as :func:`load` does."""
+    _check_args(seed, qdisc, set, packet_log, unset)
+    path, text = scenario_arg(scenario)
+    # A value without a TOML form is named by the argument that gave it: ``set``, or the one
+    # ``varied`` names for its key (``--vary`` is ``vary``, as a sweep's caller wrote it).
+    given = {k: o.removeprefix("--").removesuffix(":") for k, o in (varied or {}).items()}
     return _core.resolve_scenario(
-        *_native_args(scenario, seed, qdisc, set, packet_log, unset, varied),
+        path,
+        seed,
+        list((qdisc or {}).items()),
+        [(k, _toml_value(v, f"{given.get(k, 'set')}: {k}")) for k, v in (set or {}).items()],
+        list(packet_log or []),
+        text,
+        list(unset or []),
         list((varied or {}).items()),
     )
 
 
-def _native_args(
+def scenario_arg(
     scenario: str | os.PathLike[str] | Mapping[str, Any],
-    seed: int | None,
-    qdisc: dict[str, str] | None,
-    set: dict[str, Any] | None,  # noqa: A002 - mirrors the --set flag
-    packet_log: list[str] | None,
-    unset: list[str] | None,
-    varied: dict[str, str] | None = None,
-) -> tuple[Any, ...]:
-    """The native loader's arguments for :func:`load` and :func:`resolve`. A ``set`` value
-    without a TOML form is named by the argument that gave it: ``set``, or the one ``varied``
-    names for its key (``--vary`` is ``vary``, as a sweep's caller wrote it)."""
-    _check_args(seed, qdisc, set, packet_log, unset)
+) -> tuple[str, str | None]:
+    """The native loader's ``path`` and ``text`` for ``scenario``: a path (a bundled
+    scenario's name resolved), TOML text (``"<string>"``) or a dict (``"<dict>"``)."""
     if isinstance(scenario, Mapping):
         text: str | None = toml_text(scenario)
         path = "<dict>"
@@ -269,17 +300,7 @@ def _native_args(
         raise TypeError(
             f"scenario: expected a path, TOML text or a dict, got {type(scenario).__name__}"
         )
-    given = {k: o.removeprefix("--").removesuffix(":") for k, o in (varied or {}).items()}
-    sets = [(k, _toml_value(v, f"{given.get(k, 'set')}: {k}")) for k, v in (set or {}).items()]
-    return (
-        path,
-        seed,
-        list((qdisc or {}).items()),
-        sets,
-        list(packet_log or []),
-        text,
-        list(unset or []),
-    )
+    return path, text
 
 
 def toml_text(scenario: Mapping[str, Any]) -> str:

@@ -31,6 +31,40 @@ Dask cluster (``dask``). Each worker simulates into a private temporary folder a
 the folder's files; only the process that started the sweep writes into its folder. The tables
 are built from the run folders in a fixed order, so they are identical byte for byte however
 the runs were executed.
+
+The path of a ``--vary`` value (``aqmlab sweep S --vary dumbbell.bottleneck.params.target=5ms,
+10ms``) to CoDel's typed ``target``, counted as ``crates/aqmlab-sim/src/scenario/disc_params.rs``
+counts ``aqmlab run --set``'s (every function that has the value in hand on its way, the callers
+that only pass it on included): the text as typed goes to the native loader, which reads it as
+it reads a ``--set`` value, as for a run. Planning (the key), 18 functions:
+
+1. `cli.py` `_cmd_sweep`: the ``--vary`` strings, to
+2. `sweepspec.py` `from_cli`, which has
+3. `sweepspec.py` `_axis_values` split the key from the values' text, by
+4. `sweepspec.py` `split_values` (at the commas outside brackets and quotes); each text is
+   kept as typed (``Axis.texts``; ``literal`` reads it only for the results table), in the
+   spec given to
+5. `sweep.py` `run_sweep`, and from it to
+6. `sweep.py` `plan`, which takes each point's ``(KEY, TEXT)`` pairs from
+7. `sweepspec.py` `overrides` and gives them to
+8. `lib.rs` `resolve_scenario`, the native loader, then on as in ``disc_params.rs``'s list
+   from its 3rd function (``resolve_with_edits``) to its 12th (``codel_params_from``).
+
+A run the cache lacks takes the pairs ``plan`` put in its task from ``run_sweep`` to
+``_run_planned``, ``_run_local``, its ``worker`` and ``in_process`` or ``in_worker_process``,
+then ``execute``, which gives them to ``load_scenario`` (aqmlab-py): 23 functions (21 with one
+job, which ``_run_local`` runs itself). Beyond the run's 12, what a sweep cannot do without:
+splitting a list of values, planning each point, and handing each run to a worker. Before
+(issue 20) these paths were 26 and 32 functions: ``_pair`` and ``_values`` (now
+``_axis_values``), ``literal`` and ``_toml_loads`` (the text read as TOML) and ``_toml_value``
+(written as TOML again), ``_plan_points``, ``split_point``, and the Python API
+(``aqmlab.run.resolve`` and, in the worker, ``run`` and ``load``) with its ``_native_args``.
+Counted the same way: a ``--set`` value (kept as typed: ``TomlText``) takes ``_cmd_sweep``,
+``from_cli``, ``run_sweep``, ``plan``, ``overrides`` and the 11 native functions (16, was 20);
+a sweep file's ``[vary]`` values, read by ``from_file`` as TOML, are written once as TOML by
+``overrides``' ``_toml_value`` (24, was 28); ``aqmlab.sweep``'s ``set`` values take
+``sweep``, ``run_sweep``, ``plan``, ``overrides``, ``_toml_value`` and the 11 (16, was 19).
+``crates/aqmlab-sim/tests/set_path.rs`` pins the lists.
 """
 
 from __future__ import annotations
@@ -88,8 +122,10 @@ class Task:
     key: str  # the run's content hash; "" when the point failed to load
     scenario: str  # the path the main process used
     scenario_text: str | None  # the file's text, for workers that cannot see the path
-    sets: dict[str, Any]
+    sets: dict[str, Any]  # as the manifest and a reducer see them
     qdisc: dict[str, str]
+    #: ``sets`` as the native loader takes them, ``[(KEY, TEXT)]`` (``SweepSpec.overrides``).
+    loader_sets: list[tuple[str, str]]
     error: str | None = None  # a load error: the run is not executed
     reduce: str | None = None  # "module:function" run on the run's folder in the worker
     unset: list[str] | None = None  # keys removed before the overrides (--unset)
@@ -204,19 +240,68 @@ def plan(spec: SweepSpec) -> list[Task]:
     scenario itself is broken, or a varied key is unknown), nothing of the sweep could run:
     :class:`ScenarioError` with the first point's error.
 
-    Each point is resolved without building the simulator (:func:`aqmlab.run.resolve`): the
-    key hashes the serialization of the resolved scenario a run is then built from."""
+    Each point is resolved without building the simulator (``_core.resolve_scenario``, with
+    its ``set`` values as the loader takes them: ``SweepSpec.overrides``): the key hashes the
+    serialization of the resolved scenario a run is then built from."""
+    from aqmlab import _core
+    from aqmlab.run import scenario_arg
+
+    path, given_text = scenario_arg(spec.scenario)
     if os.path.exists(spec.scenario) and not os.path.isdir(spec.scenario):
         # Capped as a run's scenario: a huge or endless file is refused here, at once.
-        text = read_input(spec.scenario).decode("utf-8", errors="replace")
+        data = read_input(spec.scenario)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = data.decode("utf-8", errors="replace")  # each point's load says so
+        else:
+            # Too many flow tables: refused at once, as a run refuses them (not per point).
+            _core.check_flow_tables(path, text)
     else:
         text = spec.scenario  # TOML text itself (or a name the loader will refuse)
-    tasks = []
+    tasks: list[Task] = []
     hashes: dict[str, str] = {}
     seeds: Sequence[int | None] = spec.seeds or [None]
     # The loader's warnings (a many-flows scenario's memory) come once, not once per run.
     with contextlib.redirect_stderr(_Once(sys.stderr)):
-        _plan_points(spec, text, seeds, hashes, tasks)
+        for combo in spec.combos():
+            point = spec.point(combo)
+            sets, qdisc, loader_sets = spec.overrides(combo)
+            for seed in seeds:
+                t = Task(
+                    len(tasks),
+                    point,
+                    seed,
+                    "",
+                    spec.scenario,
+                    text,
+                    sets,
+                    qdisc,
+                    loader_sets,
+                    reduce=spec.reduce,
+                    unset=list(spec.unset) or None,
+                )
+                try:
+                    r = _core.resolve_scenario(
+                        path,
+                        seed,
+                        list(qdisc.items()),
+                        loader_sets,
+                        [],
+                        given_text,
+                        list(spec.unset),
+                        list(spec.varied(point).items()),
+                    )
+                except ScenarioError as e:
+                    t.error = str(e)
+                else:
+                    t.seed = r.seed
+                    ident = _identity(r, hashes)
+                    t.files = ident["files"] or None
+                    if spec.reduce:
+                        ident["reduce"] = reducer_identity(spec.reduce)
+                    t.key = run_key(ident)
+                tasks.append(t)
     if tasks and all(t.error is not None for t in tasks):
         raise ScenarioError(tasks[0].error)
     return tasks
@@ -241,52 +326,6 @@ class _Once:
         self.to.flush()
 
 
-def _plan_points(
-    spec: SweepSpec,
-    text: str,
-    seeds: Sequence[int | None],
-    hashes: dict[str, str],
-    tasks: list[Task],
-) -> None:
-    """:func:`plan`'s tasks, one per point and seed, appended to ``tasks``."""
-    from aqmlab.run import resolve
-
-    for point in spec.points():
-        sets, qdisc = spec.overrides(point)
-        for seed in seeds:
-            t = Task(
-                len(tasks),
-                point,
-                seed,
-                "",
-                spec.scenario,
-                text,
-                sets,
-                qdisc,
-                reduce=spec.reduce,
-                unset=list(spec.unset) or None,
-            )
-            try:
-                r = resolve(
-                    spec.scenario,
-                    seed=seed,
-                    qdisc=qdisc,
-                    set=sets,
-                    unset=spec.unset,
-                    varied=spec.varied(point),
-                )
-            except ScenarioError as e:
-                t.error = str(e)
-            else:
-                t.seed = r.seed
-                ident = _identity(r, hashes)
-                t.files = ident["files"] or None
-                if spec.reduce:
-                    ident["reduce"] = reducer_identity(spec.reduce)
-                t.key = run_key(ident)
-            tasks.append(t)
-
-
 # --- executing one run (in a worker) --------------------------------------------------------
 
 
@@ -294,7 +333,8 @@ def execute(task: Task, work_dir: str | None = None) -> Outcome:
     """Simulate one run into a private temporary folder (in ``work_dir``, else the system's
     temporary folder) and return its files. Never raises: a failure comes back as the
     outcome's error."""
-    from aqmlab.run import run
+    from aqmlab import _core
+    from aqmlab.run import provenance_of, scenario_arg, simulate
 
     t0 = time.monotonic()
     scenario = task.scenario
@@ -306,17 +346,27 @@ def execute(task: Task, work_dir: str | None = None) -> Outcome:
     tmp = tempfile.mkdtemp(prefix=".tmp-run-" if work_dir else "aqmlab-run-", dir=work_dir)
     try:
         try:
-            run(
-                scenario,
-                tmp,
+            # Straight to the native loader, with the `set` values as planning gave them to it.
+            path, text = scenario_arg(scenario)
+            r = _core.load_scenario(
+                path,
+                task.seed,
+                list(task.qdisc.items()),
+                sets=task.loader_sets,
+                text=text,
+                unsets=list(task.unset or []),
+                warn=False,  # the sweep gave the loader's warnings once, while planning
+            )
+            prov = provenance_of(
+                r,
+                resolved=False,
+                scenario="<string>" if text is not None else scenario,
                 seed=task.seed,
                 qdisc=task.qdisc,
                 set=task.sets,
-                progress=False,
-                keep=False,
                 unset=task.unset,
-                warn=False,  # the sweep gave the loader's warnings once, while planning
             )
+            simulate(r, tmp, progress=False, keep=False, provenance=prov)
         except AqmlabError as e:
             return Outcome(task.key, None, str(e), time.monotonic() - t0)
         except Exception as e:  # noqa: BLE001 - a crash of one run is that run's failure

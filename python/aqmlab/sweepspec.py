@@ -59,6 +59,11 @@ class Axis:
     cases: dict[str, dict[str, Any]] | None = None
     #: The option that varies the keys, which errors about them name.
     flag: str = "--vary"
+    #: The command line's text of each of ``values`` (``--vary``, ``--zip``), which the native
+    #: loader reads as it reads ``aqmlab run --set`` values; ``values`` then hold what the
+    #: results table shows (:func:`literal`). None: ``values`` are Python values (a sweep file,
+    #: the API), written once as TOML where the sweep hands them to the loader.
+    texts: list[tuple[str, ...]] | None = None
 
     @classmethod
     def of_cases(cls, cases: dict[str, dict[str, Any]], column: str = CASE_COLUMN) -> Axis:
@@ -96,27 +101,55 @@ class SweepSpec:
             out.update((k, o) for k, o in keys.items() if not k.startswith(QDISC_PREFIX))
         return out
 
+    def combos(self) -> list[tuple[int, ...]]:
+        """Every point as the index of its value on each axis, the first axis varying
+        slowest."""
+        return list(itertools.product(*(range(len(a.values)) for a in self.axes)))
+
+    def point(self, combo: tuple[int, ...]) -> dict[str, Any]:
+        """The point ``combo`` as ``{column: value}`` (as the results table shows it)."""
+        point: dict[str, Any] = {}
+        for axis, i in zip(self.axes, combo):
+            point.update(zip(axis.keys, axis.values[i]))
+        return point
+
     def points(self) -> list[dict[str, Any]]:
         """Every point, as ``{column: value}``, the first axis varying slowest."""
-        out = []
-        for combo in itertools.product(*(a.values for a in self.axes)):
-            point: dict[str, Any] = {}
-            for axis, vals in zip(self.axes, combo):
-                point.update(zip(axis.keys, vals))
-            out.append(point)
-        return out
+        return [self.point(c) for c in self.combos()]
 
-    def overrides(self, point: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-        """A point's ``set`` overrides (the fixed ones included) and its ``qdisc`` swaps, as
-        :func:`aqmlab.run` takes them."""
-        merged: dict[str, Any] = {}
-        for axis in self.axes:
+    def overrides(
+        self, combo: tuple[int, ...]
+    ) -> tuple[dict[str, Any], dict[str, str], list[tuple[str, str]]]:
+        """The point ``combo``'s ``set`` overrides (the fixed ones first) as the manifests and a
+        reducer see them, its ``qdisc`` swaps, and the same ``set`` overrides as the native
+        loader takes them, ``[(KEY, TEXT)]``: a command-line value as typed (the loader reads
+        it as it reads ``aqmlab run --set``), any other value written once as its TOML literal
+        (:func:`aqmlab.run._toml_value`; a value without one is named by the argument that
+        gave it: ``set``, ``vary``, ``zip``, ``case "NAME"``)."""
+        from aqmlab.run import TomlText, _toml_value
+
+        # Each key with its value and its command line's text (None for a Python value).
+        merged: dict[str, tuple[Any, str | None]] = {}
+        for axis, i in zip(self.axes, combo):
             if axis.cases is not None:
-                merged.update(axis.cases[point[axis.keys[0]]])
+                merged.update((k, (v, None)) for k, v in axis.cases[axis.values[i][0]].items())
             else:
-                merged.update((k, point[k]) for k in axis.keys)
-        sets, qdisc = split_point(merged)
-        return {**self.sets, **sets}, qdisc
+                texts = axis.texts[i] if axis.texts is not None else (None,) * len(axis.keys)
+                merged.update(zip(axis.keys, zip(axis.values[i], texts)))
+        qdisc = {
+            k[len(QDISC_PREFIX) :]: str(v)
+            for k, (v, _) in merged.items()
+            if k.startswith(QDISC_PREFIX)
+        }
+        given = {k: (v, v if isinstance(v, TomlText) else None) for k, v in self.sets.items()}
+        given.update((k, vt) for k, vt in merged.items() if not k.startswith(QDISC_PREFIX))
+        flags = self.varied(self.point(combo))
+        named = {k: o.removeprefix("--").removesuffix(":") for k, o in flags.items()}
+        loader = [
+            (k, _toml_value(v, f"{named.get(k, 'set')}: {k}") if text is None else text)
+            for k, (v, text) in given.items()
+        ]
+        return {k: v for k, (v, _) in given.items()}, qdisc, loader
 
     def check(self) -> None:
         seen: set[str] = set()
@@ -158,17 +191,6 @@ class SweepSpec:
                         f"{where}: unknown queue discipline {json.dumps(str(kind))}: expected "
                         f"one of {', '.join(known)}"
                     )
-
-
-def split_point(point: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-    """A point's ``set`` overrides and its ``qdisc`` swaps, as :func:`aqmlab.run` takes them."""
-    sets, qdisc = {}, {}
-    for k, v in point.items():
-        if k.startswith(QDISC_PREFIX):
-            qdisc[k[len(QDISC_PREFIX) :]] = str(v)
-        else:
-            sets[k] = v
-    return sets, qdisc
 
 
 def parse_seeds(text: Any, where: str = "--seeds") -> list[int]:
@@ -289,13 +311,6 @@ def _toml_loads(text: str) -> dict[str, Any]:
     return tomllib.loads(text)
 
 
-def _pair(item: str, flag: str) -> tuple[str, str]:
-    k, sep, v = item.partition("=")
-    if not sep or not k.strip() or not v.strip():
-        raise ScenarioError(f"{flag} {item!r}: expected KEY=V1,V2,...")
-    return k.strip(), v.strip()
-
-
 def from_cli(
     scenario: str,
     vary: list[str],
@@ -309,20 +324,20 @@ def from_cli(
     from aqmlab.run import TomlText
 
     axes = []
+    # Each value's text goes to the loader as typed; `literal` gives the table's value.
     for item in vary:
-        k, v = _pair(item, "--vary")
-        axes.append(Axis([k], [(literal(x),) for x in _values(v, f"--vary {k}")]))
+        k, vals = _axis_values(item, "--vary")
+        axes.append(Axis([k], [(literal(x),) for x in vals], texts=[(x,) for x in vals]))
     for item in qdisc:
-        k, v = _pair(item, "--qdisc")
-        axes.append(
-            Axis([QDISC_PREFIX + k], [(x,) for x in _values(v, f"--qdisc {k}")], flag="--qdisc")
-        )
+        k, vals = _axis_values(item, "--qdisc")
+        axes.append(Axis([QDISC_PREFIX + k], [(x,) for x in vals], flag="--qdisc"))
     if zipped:
         group = {}
         for item in zipped:
-            k, v = _pair(item, "--zip")
-            group[k] = [literal(x) for x in _values(v, f"--zip {k}")]
-        axes.append(_zip_axis(group))
+            k, vals = _axis_values(item, "--zip")
+            group[k] = vals
+        axes.append(_zip_axis({k: [literal(x) for x in v] for k, v in group.items()}))
+        axes[-1].texts = list(zip(*group.values()))
     fixed = {}
     for item in sets:
         k, _, v = item.partition("=")
@@ -358,13 +373,18 @@ def _existing(path: str, what: str) -> str:
     return path
 
 
-def _values(text: str, where: str) -> list[str]:
+def _axis_values(item: str, flag: str) -> tuple[str, list[str]]:
+    """``KEY=V1,V2,...`` (``flag``'s value) as the key and its values' texts, each as typed."""
+    k, sep, v = item.partition("=")
+    if not sep or not k.strip() or not v.strip():
+        raise ScenarioError(f"{flag} {item!r}: expected KEY=V1,V2,...")
+    k, text = k.strip(), v.strip()
     vals = split_values(text)
-    if any(v == "" for v in vals):
-        raise ScenarioError(f"{where}: an empty value in {text!r}")
+    if any(x == "" for x in vals):
+        raise ScenarioError(f"{flag} {k}: an empty value in {text!r}")
     if len(set(vals)) != len(vals):
-        raise ScenarioError(f"{where}: a value is listed twice in {text!r}")
-    return vals
+        raise ScenarioError(f"{flag} {k}: a value is listed twice in {text!r}")
+    return k, vals
 
 
 def _zip_axis(group: dict[str, list[Any]], where: str = "--zip") -> Axis:

@@ -92,6 +92,38 @@ fn check_toml(file: &str, text: &str) -> PyResult<()> {
     aqmlab_sim::scenario::check_toml(file, text).map_err(scenario_err)
 }
 
+/// Refuses scenario `text` (the file `file`) with more `[[flows]]` tables than a scenario may
+/// have, as a run does before it reads the TOML (ScenarioError, the run's message): a sweep
+/// calls it before reading a file as TOML to tell a sweep file from a scenario, which for a
+/// file of 400 000 flow tables took seconds and hundreds of MB.
+///
+/// The count is the loader's (`edits.rs` `resolve_with_edits`, which refuses such a file before
+/// reading it, with this message; its header test is `is_flows_header`), made here so the
+/// simulator's sources, which key a sweep's cache (`SOURCE_HASH`), stay as they are.
+#[pyfunction]
+fn check_flow_tables(file: &str, text: &str) -> PyResult<()> {
+    // `[[flows]]`, spaces allowed inside the brackets, a comment after.
+    let header = |line: &str| {
+        let rest = line.trim_start().strip_prefix("[[").map(str::trim_start);
+        let rest = rest
+            .and_then(|r| r.strip_prefix("flows"))
+            .map(str::trim_start);
+        let rest = rest.and_then(|r| r.strip_prefix("]]")).map(str::trim_start);
+        rest.is_some_and(|r| r.is_empty() || r.starts_with('#'))
+    };
+    let tables = text.lines().filter(|l| header(l)).count();
+    let most = aqmlab_sim::scenario::MAX_FLOWS;
+    if tables > most {
+        return Err(scenario_err(aqmlab_sim::scenario::ScenarioError {
+            file: file.to_string(),
+            line: None,
+            path: "flows".into(),
+            msg: format!("expected at most {most} flows, got {tables}"),
+        }));
+    }
+    Ok(())
+}
+
 /// Every discipline with its parameter table and its cost: a list of dicts `{name, summary,
 /// params: [{name, default, type, unit, range, help, tuning, tuning_how}], facts: {state,
 /// per_flow, per_packet, timers, spec}}` (`tuning`: fixed, derived or adapted, RFC 7928 §12;
@@ -793,6 +825,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(replay, m)?)?;
     m.add_function(wrap_pyfunction!(read_scenario_file, m)?)?;
     m.add_function(wrap_pyfunction!(check_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(check_flow_tables, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // How this module was compiled: "profile-guided" when scripts/pgo-install.sh built it (it
     // sets AQMLAB_BUILD), else "plain". Speed figures depend on it; results do not.

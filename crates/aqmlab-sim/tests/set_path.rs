@@ -77,6 +77,66 @@ fn path() -> Vec<Hop> {
     ]
 }
 
+/// The native loader's functions from `resolve_with_edits` on, as the path above lists them:
+/// where the sweep's and the API's paths join it.
+fn native_tail() -> Vec<Hop> {
+    path().into_iter().skip(2).collect()
+}
+
+/// The path of a sweep's `--vary` value while the sweep is planned, as the module doc of
+/// `python/aqmlab/sweep.py` lists it: the text as typed, to the native loader.
+fn sweep_path() -> Vec<Hop> {
+    let mut p = vec![
+        hop(
+            "python/aqmlab/cli.py",
+            "_cmd_sweep",
+            &["from_cli(", "run_sweep("],
+        ),
+        hop("python/aqmlab/sweepspec.py", "from_cli", &["_axis_values("]),
+        hop(
+            "python/aqmlab/sweepspec.py",
+            "_axis_values",
+            &["split_values("],
+        ),
+        hop("python/aqmlab/sweepspec.py", "split_values", &[]),
+        hop("python/aqmlab/sweep.py", "run_sweep", &["plan("]),
+        hop(
+            "python/aqmlab/sweep.py",
+            "plan",
+            &["spec.overrides(", "_core.resolve_scenario("],
+        ),
+        hop("python/aqmlab/sweepspec.py", "overrides", &[]),
+        hop(
+            "crates/aqmlab-py/src/lib.rs",
+            "resolve_scenario",
+            &["scenario::resolve_with_edits("],
+        ),
+    ];
+    p.extend(native_tail());
+    p
+}
+
+/// The path of a `set` value of the Python API (`aqmlab.run`), as the module doc of
+/// `python/aqmlab/run.py` lists it: written once as TOML, to the native loader.
+fn api_path() -> Vec<Hop> {
+    let mut p = vec![
+        hop("python/aqmlab/run.py", "run", &["load("]),
+        hop(
+            "python/aqmlab/run.py",
+            "load",
+            &["_toml_value(", "_core.load_scenario("],
+        ),
+        hop("python/aqmlab/run.py", "_toml_value", &[]),
+        hop(
+            "crates/aqmlab-py/src/lib.rs",
+            "load_scenario",
+            &["scenario::resolve_with_edits("],
+        ),
+    ];
+    p.extend(native_tail());
+    p
+}
+
 /// The functions cut from the path (issue 20), by file: none of them is defined again outside
 /// the file's tests.
 const GONE: &[(&str, &str)] = &[
@@ -84,6 +144,14 @@ const GONE: &[(&str, &str)] = &[
     ("crates/aqmlab-sim/src/scenario/resolve.rs", "parse"),
     // `CodelConfig::from_params`.
     ("crates/aqmlab-qdisc/src/codel.rs", "from_params"),
+    // The sweep's and the API's: the Python API between a sweep and the native loader
+    // (`_native_args`), the sweep's own steps (`_plan_points`, `split_point`) and its splits
+    // (`_pair`, `_values`: now `_axis_values`).
+    ("python/aqmlab/run.py", "_native_args"),
+    ("python/aqmlab/sweep.py", "_plan_points"),
+    ("python/aqmlab/sweepspec.py", "split_point"),
+    ("python/aqmlab/sweepspec.py", "_pair"),
+    ("python/aqmlab/sweepspec.py", "_values"),
 ];
 
 /// What a function on the path must not do to the value on its way: `(file, function, text)`.
@@ -95,6 +163,16 @@ const NOT_ON_THE_WAY: &[(&str, &str, &str)] = &[
     ("python/aqmlab/cli.py", "_cmd_run", "load("),
     ("python/aqmlab/cli.py", "_cmd_run", "_native_args("),
     ("python/aqmlab/cli.py", "_cmd_run", "_toml_value("),
+    // A sweep hands its values to the native loader, not through the Python API (`resolve`,
+    // `run`, `load`), and reads no command-line value as TOML on the way (`literal` gives the
+    // results table's value only: it is no argument of the loader).
+    ("python/aqmlab/sweep.py", "plan", "resolve("),
+    ("python/aqmlab/sweep.py", "plan", "_toml_value("),
+    ("python/aqmlab/sweep.py", "execute", "run("),
+    ("python/aqmlab/sweep.py", "execute", "load("),
+    ("python/aqmlab/sweep.py", "execute", "_toml_value("),
+    ("python/aqmlab/sweepspec.py", "overrides", "literal("),
+    ("python/aqmlab/sweepspec.py", "overrides", "_toml_loads("),
 ];
 
 /// Where function `name` is defined in `text` (of `file`, its tests cut off): the offsets of
@@ -157,7 +235,13 @@ fn calls(src: &str, call: &str) -> bool {
 
 #[test]
 fn each_function_on_the_path_calls_the_next_ones_directly() {
-    let path = path();
+    for path in [path(), sweep_path(), api_path()] {
+        calls_in_order(&path);
+    }
+}
+
+/// Each function on `path` calls the next ones it names, and is called by one before it.
+fn calls_in_order(path: &[Hop]) {
     let mut called = vec![path[0].name];
     for (i, h) in path.iter().enumerate() {
         let text = std::fs::read_to_string(root().join(h.file)).unwrap();
@@ -207,6 +291,60 @@ fn the_module_doc_lists_the_path() {
     );
 }
 
+/// The numbered list `N. `FILE` `FUNCTION`` of the Python module doc of `file` (its lines from
+/// the first "1. `" to the first blank line after it).
+fn python_doc_list(file: &str) -> Vec<(usize, String, String)> {
+    let text = std::fs::read_to_string(root().join(file)).unwrap();
+    let doc = text.split("\"\"\"").nth(1).unwrap();
+    let start = doc.find("\n1. `").expect("a numbered list") + 1;
+    let list = doc[start..].split("\n\n").next().unwrap();
+    list.lines()
+        .filter_map(|l| {
+            let (n, rest) = l.split_once(". `")?;
+            let n: usize = n.parse().ok()?;
+            let (file, rest) = rest.split_once("` `")?;
+            let (name, _) = rest.split_once('`')?;
+            Some((n, file.to_string(), name.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn the_sweeps_and_the_apis_docs_list_their_paths() {
+    for (doc, path, total) in [
+        (
+            "python/aqmlab/sweep.py",
+            sweep_path(),
+            "Planning (the key), 18 functions",
+        ),
+        (
+            "python/aqmlab/run.py",
+            api_path(),
+            "counts ``aqmlab run --set``'s: 14 functions",
+        ),
+    ] {
+        let own = path.len() - native_tail().len();
+        let want: Vec<(usize, String, String)> = path
+            .iter()
+            .take(own)
+            .enumerate()
+            .map(|(i, h)| {
+                let file = h.file.rsplit('/').next().unwrap().to_string();
+                (i + 1, file, h.name.to_string())
+            })
+            .collect();
+        assert_eq!(python_doc_list(doc), want, "{doc}");
+        let text = std::fs::read_to_string(root().join(doc)).unwrap();
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains(total), "{doc}: the count");
+        assert_eq!(
+            total.rsplit(' ').nth(1).unwrap().parse::<usize>().unwrap(),
+            path.len(),
+            "{doc}: the count is the list's"
+        );
+    }
+}
+
 #[test]
 fn the_functions_cut_from_the_path_stay_off_it() {
     for (file, name) in GONE {
@@ -224,6 +362,13 @@ fn the_functions_cut_from_the_path_stay_off_it() {
             "{file}: {name} has {text} again (issue 20 cut it from the --set path)"
         );
     }
+    // The sweep's runs take the pairs planning gave the loader.
+    let sweep = std::fs::read_to_string(root().join("python/aqmlab/sweep.py")).unwrap();
+    assert!(body("python/aqmlab/sweep.py", &sweep, "execute").contains("sets=task.loader_sets"));
+    // The command line's values go to the loader as typed (`literal` reads them for the table).
+    let spec = std::fs::read_to_string(root().join("python/aqmlab/sweepspec.py")).unwrap();
+    assert!(body("python/aqmlab/sweepspec.py", &spec, "from_cli")
+        .contains("texts=[(x,) for x in vals]"));
     // The CLI gives the strings as typed.
     let cli = std::fs::read_to_string(root().join("python/aqmlab/cli.py")).unwrap();
     assert!(body("python/aqmlab/cli.py", &cli, "_cmd_run").contains("set_args=a.set,"));
