@@ -44,8 +44,9 @@
 //! Counted the same way, the path had 19 functions before this list was cut to 12 (issue 20),
 //! and 23 before the list was first written. The 7 gone: `cli.py` `_pairs` (the CLI's split;
 //! the native loader splits now) and the Python API between the CLI and the native loader,
-//! `run.py` `load`, `_native_args` and `_toml_value` (the API's `set=` dict still goes that
-//! way: its Python values are written as TOML literals by `_toml_value`, one function);
+//! `run.py` `load`, `_native_args` and `_toml_value` (the API's `set=` dict still takes `load`
+//! and `_toml_value`, which writes its Python values as TOML literals: `run.py`'s module doc
+//! lists that path, 14 functions);
 //! `edits.rs` `set_in` (its steps down the key path are a loop in 4); `resolve.rs` `parse`
 //! (5 reads the text itself, `parse_error` words a failure); and `codel.rs`
 //! `CodelConfig::from_params` (11 makes the configuration). Before the first list: `lib.rs`
