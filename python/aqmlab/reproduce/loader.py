@@ -31,7 +31,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import common as cm
-from aqmlab.reproduce import hypotheses, metrics
+from aqmlab.reproduce import describe_expr, hypotheses, metrics
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -511,6 +511,8 @@ def _describe(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
         return fn
 
     template = c.describe or " vs ".join("{" + n + "}" for n in ARM_NAMES[: len(c.arms)])
+    if describe_expr.has_expressions(template, ARM_NAMES[: len(c.arms)]):
+        return describe_expr.compile_describe(template, ARM_NAMES[: len(c.arms)], where)
 
     def describe(values: tuple) -> str:
         return template.format(**{n: cm.fmt(v) for n, v in zip(ARM_NAMES, values)})

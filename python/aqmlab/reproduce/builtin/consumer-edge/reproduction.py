@@ -88,68 +88,8 @@ def _cells(numbers: Any) -> dict[tuple[str, int, str, str], dict[str, Any]]:
     return out
 
 
-def _ct(df: Any, rate: str, b: int, col: str) -> tuple[float, float | None, int]:
-    """CoDel's ``col`` over tail drop's at one cell, in percent as the slides print C/T: the
-    ratio of the means over seeds, the 95 % half-width of the seeds' own ratios (seed by seed),
-    and how many seeds that is over (the per-flow index ``LINK.jain_drop_rate``, or the
-    per-class ``class_jain.DIRECTION``)."""
-    if col not in df:
-        return float("nan"), None, 0
-    rows = df[df["point"] == f"{rate}, {b}p"]
-    c, t = (
-        rows[rows[QDISC] == q].set_index("seed")[col].astype(float) for q in ("codel", "droptail")
-    )
-    mean = 100 * c.mean() / t.mean() if t.mean() else float("nan")
-    per_seed = (100 * c / t.where(t > 0)).dropna()
-    return float(mean), seed_spread(per_seed), len(per_seed)
-
-
-#: The traffic classes of the slides' list (two-way CBR, an FTP download, web browsing, FTP
-#: uploads) by kind of application: the bundled scenario's flows, by name, in each class.
-CLASSES = {"FTP": ("download", "uploads"), "web": ("web",), "CBR": ("voip-down", "voip-up")}
 #: What a hypothesis test comes out as.
 CONFIRMED, REFUTED, UNEXPLAINED = "confirmed", "refuted", "unexplained"
-
-
-def jain(xs: list[float]) -> float:
-    """Jain's index (Σx)²/(n·Σx²), 1 when every x is 0 (aqmlab-sim's report.rs ``jain``)."""
-    s2 = sum(x * x for x in xs)
-    return 1.0 if s2 == 0 else sum(xs) ** 2 / (len(xs) * s2)
-
-
-def class_jain(df: Any, link: str, groups: dict[str, list[int]]) -> Any:
-    """Per run (row of ``df``): Jain's index of the drop rates of ``groups`` (name -> flow
-    indices) at ``link``, each group's drops ÷ its arrivals there (data and ACKs, as the flows'
-    index counts them); groups with no arrival there are left out, as flows are."""
-    import pandas as pd
-
-    def col(i: int, what: str) -> Any:
-        c = f"flows[{i}].links.{link}.{what}"
-        return df[c].fillna(0).astype(float) if c in df else pd.Series(0.0, index=df.index)
-
-    rates = {
-        k: (sum(col(i, "dropped_pkts") for i in idx), sum(col(i, "arrived_pkts") for i in idx))
-        for k, idx in groups.items()
-    }
-    return pd.Series(
-        [
-            jain([d[r] / a[r] for d, a in rates.values() if a[r] > 0])
-            if any(a[r] > 0 for _, a in rates.values())
-            else float("nan")
-            for r in df.index
-        ],
-        index=df.index,
-    )
-
-
-def flow_groups(names: list[str], classes: dict[str, tuple] = CLASSES) -> dict[str, list[int]]:
-    """Each class's flow indices from the scenario's flow names, in order; a flow of no class
-    is an error (a scenario changed under the class table)."""
-    known = {n: k for k, ns in classes.items() for n in ns}
-    missing = [n for n in names if n not in known]
-    if missing:
-        raise ValueError(f"consumer-edge: flows {missing} are in no traffic class of CLASSES")
-    return {k: [i for i, n in enumerate(names) if known[n] == k] for k in classes}
 
 
 def class_test(
@@ -265,23 +205,10 @@ def noise_test(pairs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _scenario_flow_names(ctx: Any) -> list[str]:
-    """The flows' names, in order, of the scenario the sweep runs (its axes and sets change
-    no flow's name or order)."""
-    import tomllib
-
-    sweep = next(s for s in ctx.experiment.sweeps if s.name == "sweep")
-    with open(sweep.scenario, "rb") as f:
-        return [fl["name"] for fl in tomllib.load(f)["flows"]]
-
-
 def numbers(ctx: Any) -> dict[str, Any]:
     import pandas as pd
 
     df, buffers = ctx.frames["sweep"], ctx.params["buffers"]
-    groups = flow_groups(_scenario_flow_names(ctx))
-    for d, link in DIRECTIONS.items():
-        df[f"class_jain.{d}"] = class_jain(df, link, groups)
     every = _cells(ctx.numbers["_tested_cells"])
     cells = {
         (rate, b, q, d): every[(rate, b, q, d)]
@@ -358,18 +285,16 @@ def numbers(ctx: Any) -> dict[str, Any]:
     published = {c.id: c.published for c in ctx.experiment.claims}
     for rate in RATES:
         for d in DIRECTIONS:
-            ct, spread, _ = _ct(df, rate, best[rate], f"{DIRECTIONS[d]}.jain_drop_rate")
-            fitted[rate][d]["fairness_ct_pct"] = ct
-            fitted[rate][d]["spread"] = {"fairness_ct_pct": spread}
+            # experiment.toml's _ct: C/T % per flow (the claim) and per class, at every buffer.
+            ct = ctx.numbers["_ct"][f"{rate}|{best[rate]}|{d}"]
+            fitted[rate][d]["fairness_ct_pct"] = ct["flow"]
+            fitted[rate][d]["spread"] = {"fairness_ct_pct": ct["flow_spread"]}
             # The per-class hypothesis: the same runs' index over traffic classes, graded as
             # the claim grades ours.
-            cct, cspread, n = _ct(df, rate, best[rate], f"class_jain.{d}")
             pub = published[f"{RATE_IDS[rate]}-{d}-fairness-ct"]
-            test = class_test(pub, ct, cct, cspread, n)
-            rows = df[df["point"] == f"{rate}, {best[rate]}p"]
+            test = class_test(pub, ct["flow"], ct["class"], ct["class_spread"], ct["class_pairs"])
             test["C"], test["T"] = (
-                float(rows[rows[QDISC] == q][f"class_jain.{d}"].mean())
-                for q in ("codel", "droptail")
+                cells[(rate, best[rate], q, d)]["class_fairness"] for q in QDISCS
             )
             class_tests.setdefault(rate, {})[d] = test
     ctx.state["class_tests"] = class_tests
@@ -603,11 +528,6 @@ def annotate(ctx: Any) -> None:
             c.explanation = explanation_text(
                 c.hypotheses, c.unexplained, "what the classes leave" if c.unexplained else ""
             )
-
-
-def ratio(x: tuple) -> str:
-    """The similar-data claim's value at a point: C/T."""
-    return fmt(x[0] / x[1]) if x[1] else "–"
 
 
 def tables(ctx: Any) -> list[Table]:
