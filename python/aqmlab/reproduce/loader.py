@@ -31,7 +31,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import common as cm
-from aqmlab.reproduce import describe_expr, hypotheses, metrics
+from aqmlab.reproduce import describe_expr, fit, hypotheses, metrics
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -199,6 +199,9 @@ def run(
 def declared_numbers(ctx: Context) -> None:
     """The experiment's ``[numbers.NAME]`` over ``ctx.frames``, into ``ctx.numbers``."""
     for nd in ctx.experiment.numbers:
+        if isinstance(nd, fit.FitDef):
+            ctx.numbers[nd.name] = fit.compute(nd, ctx)
+            continue
         ctx.numbers[nd.name] = metrics.compute(nd, ctx.frames, ctx.fill, ctx.numbers)
 
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import jain, paired_ratio
+from aqmlab.reproduce import fit, jain, paired_ratio
 from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The reductions a ``[numbers.NAME]`` may name.
@@ -392,8 +392,11 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
-        keys = (*keys, "all", "of", "expr")
+        keys = (*keys, "all", "of", "expr", "fit")
         _known(where, d, keys)
+        if "fit" in d:
+            out.append(fit.parse(name, where, d))
+            continue
         if "of" in d or "expr" in d:
             out.append(_of_numbers(name, where, d))
             continue

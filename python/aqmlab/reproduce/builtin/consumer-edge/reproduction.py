@@ -218,29 +218,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
         for d in DIRECTIONS
     }
 
-    # The buffer whose tail-drop medians are closest to the slides' (sum of |error| in ms):
-    # the 28 cells that are not tail-drop medians are graded at it. The four tail-drop medians
-    # it was fitted to are each graded held out, at the buffer fitted on the other direction's
-    # tail-drop median alone, so that no cell is graded at a buffer fitted to itself.
-    uninformative: list[str] = []
-
-    def fit(rate: str, dirs: list[str]) -> int:
-        err = {
-            b: sum(
-                abs(
-                    cells[(rate, b, "droptail", d)]["median_ms"]
-                    - PUBLISHED[(rate, d)]["median_ms"][1]
-                )
-                for d in dirs
-            )
-            for b in buffers
-        }
-        if len(dirs) == 1 and len(set(err.values())) == 1:
-            # Every buffer fits equally (1.5 Mb/s up: 0 ms at every buffer): the fit cannot
-            # choose, and min() takes the first, the smallest buffer.
-            uninformative.append(f"{rate} {other[dirs[0]]}, fitted to the {dirs[0]} median")
-        return min(err, key=err.get)
-
     # The buffer hypothesis' test also reads the gap buffers (experiment.toml's gap_buffers,
     # per rate: between those swept, where the slides' tail-drop medians put their buffer, and
     # every buffer between two that bracket a slides' cell); the fit, the table and the figures
@@ -255,9 +232,8 @@ def numbers(ctx: Any) -> dict[str, Any]:
     tested = {rate: sorted([*buffers, *gaps[rate]]) for rate in RATES}
     tested_cells = {k: v for k, v in every.items() if k[1] in tested[k[0]]}
 
-    other = {"down": "up", "up": "down"}
-    best = {rate: fit(rate, list(DIRECTIONS)) for rate in RATES}
-    held_out = {rate: {d: fit(rate, [other[d]]) for d in DIRECTIONS} for rate in RATES}
+    # experiment.toml's fits: the buffer per rate, and the held-out one per rate and direction.
+    best, held_out = ctx.numbers["best_buffer"], ctx.numbers["held_out_buffer"]
     ctx.state["cells"] = cells
     ctx.table = pd.DataFrame(
         [
@@ -272,8 +248,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
             for (r, b, q, d), v in cells.items()
         ]
     )
-    ctx.state["held_out"] = held_out
-    ctx.state["uninformative"] = uninformative
     fitted: dict[str, Any] = {
         rate: {
             d: {q: cells[(rate, best[rate], q, d)] for q in ("codel", "droptail")}
@@ -326,14 +300,12 @@ def numbers(ctx: Any) -> dict[str, Any]:
             for r, v in class_tests.items()
         },
         "_class_test": {r: {d: t["text"] for d, t in v.items()} for r, v in class_tests.items()},
-        "best_buffer": best,
         # Which cells each buffer was fitted to (results.json says so beside the buffers).
         "fitted_on": {
             "best_buffer": "the slides' tail-drop median delays, down and up, per rate",
             "held_out_buffer": "per rate and direction: the other direction's tail-drop median "
             "delay only; the four tail-drop medians are graded at it",
         },
-        "held_out_buffer": held_out,
         "buffer_test_buffers": tested,
         "_held_out": {
             rate: {
@@ -592,7 +564,11 @@ def tables(ctx: Any) -> list[Table]:
 
 
 def discussion(ctx: Any) -> list[str]:
-    held = ctx.state["held_out"]
+    held = ctx.numbers["held_out_buffer"]
+    other = {"down": "up", "up": "down"}
+    ties = [
+        f"{t}, fitted to the {other[t.split()[-1]]} median" for t in ctx.numbers["_held_out_ties"]
+    ]
     out = [
         "Which cells were fitted: the buffer of each rate ("
         + ", ".join(f"{r}: {b}p" for r, b in ctx.numbers["best_buffer"].items())
@@ -605,9 +581,8 @@ def discussion(ctx: Any) -> list[str]:
         "13 packets among them."
         + (
             " The fit cannot choose where the other direction's median is the same at every "
-            "buffer (" + ", ".join(ctx.state["uninformative"]) + "): the smallest buffer is "
-            "taken there."
-            if ctx.state["uninformative"]
+            "buffer (" + ", ".join(ties) + "): the smallest buffer is taken there."
+            if ties
             else ""
         )
     ]
