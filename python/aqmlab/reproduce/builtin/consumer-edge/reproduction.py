@@ -24,14 +24,11 @@ import re
 from typing import Any
 
 from aqmlab.reproduce.common import (
-    AGREES,
-    CANNOT,
     DIFFERS,
     FAILS,
     Table,
     explanation_text,
     fmt,
-    numeric,
     seed_spread,
 )
 from aqmlab.reproduce.style import colour, delay_axis, log_ticks, title
@@ -86,44 +83,6 @@ def _cells(numbers: Any) -> dict[tuple[str, int, str, str], dict[str, Any]]:
         r, b, q, d = k.split("|")
         out[(r, int(b), q, d)] = v
     return out
-
-
-#: What a hypothesis test comes out as.
-CONFIRMED, REFUTED, UNEXPLAINED = "confirmed", "refuted", "unexplained"
-
-
-def class_test(
-    published: str,
-    per_flow: float,
-    per_class: float,
-    spread: float | None,
-    seeds: int | None = None,
-) -> dict:
-    """The outcome of the per-class hypothesis for one C/T cell: the per-class C/T graded as
-    the claim grades ours (:func:`aqmlab.reproduce.common.grade_number`: the slides' printed
-    digits, then our seeds' 95 % interval over ``seeds`` seeds). ``confirmed`` when it agrees
-    (within the slides' digits alone); ``cannot discriminate`` when it is outside them but
-    within our seeds' interval of them (the text names both and the seeds' estimate);
-    ``refuted`` when it differs and closes less than half of the per-flow ratio's gap to the
-    slides' (the classes account for less of the difference than they leave); ``unexplained``
-    when it differs but closes half or more (the rest is unexplained), or has no value."""
-    g = numeric("", "", "", published, per_class, spread=spread, seeds=seeds)
-    pub = float(published)
-    if per_class != per_class:
-        outcome = UNEXPLAINED
-    elif g.verdict == AGREES:
-        outcome = CONFIRMED
-    elif g.verdict == CANNOT:
-        outcome = CANNOT
-    elif abs(per_class - pub) > abs(per_flow - pub) / 2:
-        outcome = REFUTED
-    else:
-        outcome = UNEXPLAINED
-    text = (
-        f"C/T per class {fmt(per_class)} % (per flow {fmt(per_flow)} %) against the slides' "
-        f"{published} %, tolerance {g.tolerance}: {outcome}" + (f" ({g.note})" if g.note else "")
-    )
-    return {"outcome": outcome, "ours": per_class, "text": text}
 
 
 def _seed_drop_pct(df: Any, rate: str, b: int, qdisc: str, direction: str) -> Any:
@@ -255,23 +214,21 @@ def numbers(ctx: Any) -> dict[str, Any]:
         }
         for rate in RATES
     }
-    class_tests: dict[str, Any] = {}
-    published = {c.id: c.published for c in ctx.experiment.claims}
+    # experiment.toml's _ct: C/T % per flow (the claims) and per class (claims.toml's
+    # class-index test, reading _by_class in the claims' shape), at the graded buffer.
+    by_class: dict[str, Any] = {}
+    class_cells: dict[str, Any] = {}
     for rate in RATES:
         for d in DIRECTIONS:
-            # experiment.toml's _ct: C/T % per flow (the claim) and per class, at every buffer.
             ct = ctx.numbers["_ct"][f"{rate}|{best[rate]}|{d}"]
             fitted[rate][d]["fairness_ct_pct"] = ct["flow"]
             fitted[rate][d]["spread"] = {"fairness_ct_pct": ct["flow_spread"]}
-            # The per-class hypothesis: the same runs' index over traffic classes, graded as
-            # the claim grades ours.
-            pub = published[f"{RATE_IDS[rate]}-{d}-fairness-ct"]
-            test = class_test(pub, ct["flow"], ct["class"], ct["class_spread"], ct["class_pairs"])
-            test["C"], test["T"] = (
-                cells[(rate, best[rate], q, d)]["class_fairness"] for q in QDISCS
-            )
-            class_tests.setdefault(rate, {})[d] = test
-    ctx.state["class_tests"] = class_tests
+            by_class.setdefault(rate, {})[d] = {
+                "fairness_ct_pct": ct["class"],
+                "spread": {"fairness_ct_pct": ct["class_spread"]},
+            }
+            c, t = (cells[(rate, best[rate], q, d)]["class_fairness"] for q in QDISCS)
+            class_cells.setdefault(rate, {})[d] = {"C": c, "T": t, "ours": ct["class"]}
     # codel-no-more-drops' noise hypothesis: each cell's per-seed drop %, CoDel against tail
     # drop, paired by seed.
     pairs = {
@@ -295,11 +252,9 @@ def numbers(ctx: Any) -> dict[str, Any]:
         "_drops_noise_test": noise["text"],
         # The per-class index (claims.toml's per-class hypothesis) at the graded buffer: C, T,
         # C/T % and the outcome against the slides' C/T.
-        "fairness_by_class": {
-            r: {d: {k: t[k] for k in ("C", "T", "ours", "outcome")} for d, t in v.items()}
-            for r, v in class_tests.items()
-        },
-        "_class_test": {r: {d: t["text"] for d, t in v.items()} for r, v in class_tests.items()},
+        # (The outcome is added by annotate, from the test's.)
+        "fairness_by_class": class_cells,
+        "_by_class": {"_fitted": by_class},
         # Which cells each buffer was fitted to (results.json says so beside the buffers).
         "fitted_on": {
             "best_buffer": "the slides' tail-drop median delays, down and up, per rate",
@@ -490,16 +445,12 @@ def annotate(ctx: Any) -> None:
             "CoDel above tail drop beyond our seeds' scatter" if c.unexplained else "",
         )
 
-    # The fairness C/T cells: explained only where the per-class index confirms the slides'.
-    for rate in RATES:
-        for d in DIRECTIONS:
-            c = ctx.claims.get(f"{RATE_IDS[rate]}-{d}-fairness-ct")
-            if c is None or c.verdict != DIFFERS or not c.hypotheses:
-                continue
-            c.unexplained = ctx.state["class_tests"][rate][d]["outcome"] != CONFIRMED
-            c.explanation = explanation_text(
-                c.hypotheses, c.unexplained, "what the classes leave" if c.unexplained else ""
-            )
+    # The per-class test's outcome (claims.toml's class-index, test = "regrade") beside its
+    # numbers in results.json.
+    for rate, v in ctx.numbers["fairness_by_class"].items():
+        for d, cell in v.items():
+            (r,) = [r for r in ctx.tests[f"{RATE_IDS[rate]}-{d}-fairness-ct"] if r is not None]
+            cell["outcome"] = r.points[""]["outcome"]
 
 
 def tables(ctx: Any) -> list[Table]:
@@ -539,7 +490,7 @@ def tables(ctx: Any) -> list[Table]:
             for (r, b, q, d), v in cells.items()
         ],
     )
-    fitted, tests = ctx.numbers["_fitted"], ctx.state["class_tests"]
+    fitted, tests = ctx.numbers["_fitted"], ctx.numbers["fairness_by_class"]
     class_table = Table(
         "Fairness of drops per traffic class (the C/T cells' hypothesis), at the graded buffer",
         ["rate, direction", "per flow C/T %", "per class C", "per class T", "per class C/T %"]
