@@ -1,20 +1,26 @@
-"""consumer-edge's own code: what cannot be data, the tables, the discussion and the figures.
+"""consumer-edge's own code: what is not yet data, the tables, the discussion and the figures.
 
 experiment.toml declares each run's columns (rate, buffer, and per direction the drop % of what
-was enqueued, the median sojourn, MB, Jain's index of the flows' drop rates, the delivered
-share, the peak backlog) and each cell's means, seeds' half-widths and peak (numbers ``cells``
-and ``_tested_cells``); claims.toml holds the slides' table (the published values, which
-:func:`published_table` reads). What stays here, and why:
+was enqueued, the median sojourn, MB, Jain's index of the flows' drop rates and of the traffic
+classes' (``jain``), the delivered share, the peak backlog), each cell's means, seeds'
+half-widths and peak (numbers ``cells`` and ``_tested_cells``), the C/T ratios per flow and
+per class with their seed-by-seed half-widths (``_ct``: reduce ``ratio``), and the buffer fitted
+to the slides' tail-drop medians and each median's held-out one (``best_buffer``,
+``held_out_buffer``: ``fit``). claims.toml holds the slides' table (the published values, which
+:func:`published_table` reads), the per-class test (``test = "regrade"``) and the C/T describe
+(``"{a / b}"``). What stays here, and why:
 
-* the per-class Jain index (:func:`class_jain`): Jain's index over groups of flows named in the
-  scenario, a per-run reduction over many columns an expression cannot write;
-* the buffer fitted to the slides' tail-drop medians, and each median held out at the buffer
-  fitted to the other direction's alone: an argmin over buffers of a sum of errors;
-* the C/T fairness ratios, seed by seed (:func:`_ct`), and the hypothesis tests (the buffer
-  test, the per-class test, the paired noise test): comparisons across arms and buffers whose
-  outcome is a sentence (issue 19's data-declared hypothesis tests are another job's);
-* ``annotate``, which explains a verdict from those outcomes, and the claims' table (the cells
-  by direction, for the range claims).
+* the claims' lookups at the fitted buffers (``_fitted``, ``_held_out``, ``_by_class``) and the
+  claims' table (the cells by direction, for the range claims): a claim's metric cannot name a
+  number by another number's value (``{best_buffer[RATE]}``), and a ``[table]`` cannot lay the
+  directions (an ``each``) out as rows;
+* the buffer test (:func:`buffer_test`) and the paired noise test (:func:`noise_test`): their
+  outcomes are sentences over every buffer run (the gap buffers too) and every seed, whose
+  results.json numbers (``drops_noise_test``) name the arms; a data-declared form needs a
+  "value over an axis" and a "paired difference" test kind;
+* ``annotate``, which explains a verdict from those two outcomes and copies the per-class
+  test's outcome into results.json's ``fairness_by_class``, and the tables, the discussion and
+  the figures.
 """
 
 from __future__ import annotations
