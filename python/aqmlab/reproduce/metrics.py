@@ -327,7 +327,7 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
         where = f"{path}: derive[{i}] ({name!r})"
         kinds = [k for k in ("expr", "map", "jain") if k in d]
         if len(kinds) != 1:
-            raise AqmlabError(f"{where}: expected one of expr, from + map or jain")
+            raise AqmlabError(f"{where}: expected one of expr or from + map (or jain)")
         dd = DeriveDef(name, where=where, each=_each(where, d.get("each")))
         if "jain" in d:
             dd.jain = jain.parse(where, d["jain"])
