@@ -137,7 +137,9 @@ def test_a_bad_jain_is_one_line_naming_the_file_derive_and_key(jain, expected):
 def test_jain_and_expr_together_are_refused():
     from aqmlab.exceptions import AqmlabError
 
-    with pytest.raises(AqmlabError, match=r"derive\[0\] \('j'\): expected one of expr, from"):
+    with pytest.raises(
+        AqmlabError, match=r"derive\[0\] \('j'\): expected one of expr or from \+ map \(or jain\)"
+    ):
         _derive([{"name": "j", "jain": JAIN, "expr": "1"}])
 
 
