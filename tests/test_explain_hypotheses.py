@@ -7,7 +7,7 @@ discriminate).
   byte mode; and ns-2.35's own Queue/RED, from tests/fidelity/ns2/kuhn14.sh's table) beside the
   same CoDel runs (reproduction.py, settings_test);
 * consumer-edge's fairness C/T cells: Jain's index of drops over traffic classes, not flows
-  (reproduction.py, class_jain and class_test).
+  (experiment.toml's class_jain columns, claims.toml's test = "regrade").
 """
 
 from __future__ import annotations
@@ -257,36 +257,78 @@ def test_red_vs_codel_annotate_explains_only_a_confirmed_hypothesis(rvc):
     assert tests["ns-2 byte mode"] == "confirmed" and not unexplained
 
 
-def test_consumer_edge_class_test_flips_with_the_numbers(ce):
+def _ce_class_test(published, per_flow, per_class, spread, seeds=1):
+    """consumer-edge's class-index test (claims.toml: test = "regrade") on a C/T claim whose
+    published value is ``published``, ours ``per_flow``, the per-class index ``per_class``."""
+    from dataclasses import replace
+
+    from aqmlab.reproduce import builtin_folder, regrade
+    from aqmlab.reproduce.folder import load
+
+    exp = load(builtin_folder("consumer-edge"))
+    c = next(c for c in exp.claims if c.id == "1_5mbs-down-fairness-ct")
+    c = replace(c, published=published)
+    (t,) = c.tests
+    cell = {"fairness_ct_pct": per_class, "spread": {"fairness_ct_pct": spread}}
+    numbers = {
+        "_fitted": {"1.5 Mb/s": {"down": {"fairness_ct_pct": per_flow}}},
+        t.reference: {"_fitted": {"1.5 Mb/s": {"down": cell}}},
+    }
+    ctx = SimpleNamespace(numbers=numbers, seeds=list(range(seeds)), table=None)
+    r = regrade.run(t, c, ctx, "w")
+    return {"outcome": r.points[""]["outcome"], "text": r.text}
+
+
+def test_consumer_edge_class_test_flips_with_the_numbers():
+    ct = _ce_class_test
     # Within the slides' printed digits (98 ± 0.5): confirmed.
-    assert ce.class_test("98", 104.0, 98.4, None)["outcome"] == "confirmed"
-    assert ce.class_test("98", 104.0, 98.6, None)["outcome"] != "confirmed"
+    assert ct("98", 104.0, 98.4, None)["outcome"] == "confirmed"
+    assert ct("98", 104.0, 98.6, None)["outcome"] != "confirmed"
     # Half or more of the per-flow gap closed, not within it: the rest unexplained.
-    assert ce.class_test("104", 134.0, 109.0, None)["outcome"] == "unexplained"
+    assert ct("104", 134.0, 109.0, None)["outcome"] == "unexplained"
     # Less than half closed, or farther: refuted.
-    assert ce.class_test("84", 108.0, 107.0, None)["outcome"] == "refuted"
-    assert ce.class_test("85", 92.5, 93.1, None)["outcome"] == "refuted"
+    assert ct("84", 108.0, 107.0, None)["outcome"] == "refuted"
+    assert ct("85", 92.5, 93.1, None)["outcome"] == "refuted"
     # Our seeds' interval does not confirm (the old rule did: 2 ≤ 0.5 + 2.5): outside the
     # slides' digits but within them plus the interval, it cannot discriminate, and says how
     # many seeds would (3 × (2.5 / 0.5)² = 75; 3 × (2.5 / 1.5)² = 8.3 → 9).
-    t = ce.class_test("84", 108.0, 86.0, 2.5, 3)
+    t = ct("84", 108.0, 86.0, 2.5, 3)
     assert t["outcome"] == "cannot discriminate"
     assert "about 75 seeds" in t["text"] and "about 9 seeds under" in t["text"]
-    assert ce.class_test("84", 108.0, 84.4, 2.5, 3)["outcome"] == "confirmed"
+    assert t["text"].startswith("C/T per class 86.0 % (per flow 108 %) against the slides' 84 %")
+    assert ct("84", 108.0, 84.4, 2.5, 3)["outcome"] == "confirmed"
     # Outside the interval too: graded on the gap as without it.
-    assert ce.class_test("84", 108.0, 90.0, 2.5, 3)["outcome"] == "unexplained"
-    assert ce.class_test("84", 108.0, 100.0, 2.5, 3)["outcome"] == "refuted"
-    assert ce.class_test("84", 108.0, float("nan"), None)["outcome"] == "unexplained"
+    assert ct("84", 108.0, 90.0, 2.5, 3)["outcome"] == "unexplained"
+    assert ct("84", 108.0, 100.0, 2.5, 3)["outcome"] == "refuted"
+    assert ct("84", 108.0, float("nan"), None)["outcome"] == "unexplained"
 
 
-def test_consumer_edge_class_jain_counts_classes_not_flows(ce):
-    """Two FTP flows losing 10 % and 30 % and a web flow losing 20 %: per flow the index is
-    below 1, per class (FTP 20 % over both) it is 1; with each flow its own class it is the
-    per-flow index."""
+def _ce_class_jain(df, groups=None):
+    """experiment.toml's class_jain.down (a [[derive]] with jain), its groups replaced by
+    ``groups`` when given."""
+    from dataclasses import replace
+
+    from aqmlab.reproduce import builtin_folder
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.metrics import derive
+
+    exp = load(builtin_folder("consumer-edge"))
+    (d,) = [d for d in exp.derives if d.jain is not None]
+    if groups is not None:
+        d = replace(d, jain=replace(d.jain, groups=groups))
+    return derive(df, [d], "sweep", str)
+
+
+def test_consumer_edge_class_jain_counts_classes_not_flows():
+    """The download losing 10 %, the uploads 30 % and web 20 %: per flow the index is below 1,
+    per class (FTP 20 % over both) it is 1; with each flow its own class it is the per-flow
+    index. A flow of no class is an error."""
     import pandas as pd
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce.jain import index
 
     link = "bottleneck"
-    counts = {0: (10, 100), 1: (30, 100), 2: (20, 100), 3: (0, 0)}
+    counts = {0: (10, 100), 1: (30, 100), 2: (20, 100), 3: (0, 0), 4: (0, 0)}
     df = pd.DataFrame(
         [
             {
@@ -295,17 +337,14 @@ def test_consumer_edge_class_jain_counts_classes_not_flows(ce):
             }
         ]
     )
-    classes = {"FTP": ("a", "b"), "web": ("c",), "CBR": ("d",)}
-    groups = ce.flow_groups(["a", "b", "c", "d"], classes)
-    assert groups == {"FTP": [0, 1], "web": [2], "CBR": [3]}
-    assert ce.class_jain(df, link, groups)[0] == pytest.approx(1.0)
-    per_flow = ce.class_jain(df, link, {n: [i] for i, n in enumerate("abcd")})[0]
-    assert per_flow == pytest.approx(ce.jain([0.1, 0.3, 0.2])) and per_flow < 0.9
-    with pytest.raises(ValueError, match="no traffic class"):
-        ce.flow_groups(["a", "x"], classes)
+    assert _ce_class_jain(df)["class_jain.down"][0] == pytest.approx(1.0)
+    per_flow = _ce_class_jain(df, {str(i): [i] for i in counts})["class_jain.down"][0]
+    assert per_flow == pytest.approx(index([0.1, 0.3, 0.2])) and per_flow < 0.9
+    with pytest.raises(AqmlabError, match=r"flow\(s\) \[4\] of the results are in no group"):
+        _ce_class_jain(df, {"FTP": [0, 1], "web": [2], "CBR": [3]})
 
 
-def test_consumer_edge_class_jain_reads_what_the_simulator_counts(ce, tmp_path):
+def test_consumer_edge_class_jain_reads_what_the_simulator_counts(tmp_path):
     """On a short run of the bundled scenario, the index over the flows read from the flows'
     per-link counts is the simulator's own jain_drop_rate at both directions; the classes
     cover every flow of the scenario."""
@@ -316,12 +355,13 @@ def test_consumer_edge_class_jain_reads_what_the_simulator_counts(ce, tmp_path):
 
     r = run(resolve("consumer-edge"), set={"duration": "30s"}, keep=False)
     names = [f["name"] for f in r.summary["flows"]]
-    groups = ce.flow_groups(names)  # every flow in a class
     df = pd.DataFrame([flatten(r.summary)])
-    for link in ce.DIRECTIONS.values():
-        per_flow = ce.class_jain(df, link, {n: [i] for i, n in enumerate(names)})[0]
-        assert per_flow == pytest.approx(r.summary["links"][link]["jain_drop_rate"], rel=1e-12)
-        assert 0 < ce.class_jain(df, link, groups)[0] <= 1
+    classes = _ce_class_jain(df)  # every flow in a class
+    per_flow = _ce_class_jain(df, {n: [i] for i, n in enumerate(names)})
+    for d, link in (("down", "bottleneck"), ("up", "bottleneck.rev")):
+        want = r.summary["links"][link]["jain_drop_rate"]
+        assert per_flow[f"class_jain.{d}"][0] == pytest.approx(want, rel=1e-12)
+        assert 0 < classes[f"class_jain.{d}"][0] <= 1
 
 
 def test_consumer_edge_fairness_ct_claims_name_the_class_hypothesis(ce):
@@ -332,8 +372,10 @@ def test_consumer_edge_fairness_ct_claims_name_the_class_hypothesis(ce):
     for rate in ce.RATES:
         for d in ce.DIRECTIONS:
             c = next(c for c in exp.claims if c.id == f"{ce.RATE_IDS[rate]}-{d}-fairness-ct")
-            assert [h["outcome"] for h in c.explanation] == [f"{{_class_test[{rate}][{d}]}}"]
-            assert not c.unexplained  # annotate() decides, from the outcome
+            # The shared class-index table, its outcome its test's (regrade, at each claim).
+            assert [h.get("outcome") for h in c.explanation] == [None]
+            assert [(t.kind, t.reference) for t in c.tests] == [("regrade", "_by_class")]
+            assert not c.unexplained  # the test decides, after grading
 
 
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 (Debian's ns2) is not installed")
@@ -414,8 +456,8 @@ def test_consumer_edge_drops_noise_outcome_is_computed(ce):
         )
         ctx = SimpleNamespace(
             claims={"codel-no-more-drops": claim},
-            state={"noise_test": {"supports": supports}, "class_tests": {}},
-            numbers={"_buffer_test": {}},
+            state={"noise_test": {"supports": supports}},
+            numbers={"_buffer_test": {}, "fairness_by_class": {}},
         )
         ce.annotate(ctx)
         return claim

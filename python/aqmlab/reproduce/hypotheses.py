@@ -35,7 +35,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 
-KINDS = ("reference", "bootstrap", "rerun")
+KINDS = ("reference", "bootstrap", "rerun", "regrade")  # rerun: rerun.py; regrade: regrade.py
 #: The keys a hypothesis table may hold besides its texts.
 TEST_KEYS = (
     "test",
@@ -50,6 +50,8 @@ TEST_KEYS = (
     "measured",
     "draws",
     *("sweeps", "match", "blames"),  # rerun (aqmlab.reproduce.rerun)
+    "text",
+    "leaves",
 )
 
 
@@ -92,6 +94,10 @@ def parse(t: Any, name: str) -> Test | None:
     if kind == "rerun":
         return rerun.parse(t, name)
     test = Test(name, kind, t.str("reference"), t.str("reference_name"))
+    if kind == "regrade":
+        from aqmlab.reproduce import regrade
+
+        return regrade.parse(t, test)
     if kind == "reference":
         extra = [k for k in TEST_KEYS[3:] if k in t.doc]
         if extra:
@@ -165,6 +171,10 @@ def _run(t: Test, c: Any, ctx: Any, mod: Any) -> Result:
         named = reference_points(ctx, c, t.reference, mod, where)
         pts = {base(p): ok for p, ok in named.items()}
         return Result(t, reference_text(pts, t.reference_name), pts, named)
+    if t.kind == "regrade":
+        from aqmlab.reproduce import regrade
+
+        return regrade.run(t, c, ctx, where)  # type: ignore[arg-type]
     from aqmlab.reproduce.loader import _points
 
     ours = {p: v[0] for p, v in _points(ctx, c, c.arms[:1], where).items()}
@@ -335,6 +345,9 @@ def settle(ctx: Any) -> None:
         c = ctx.claims.get(cid)
         if c is None:
             continue
+        from aqmlab.reproduce import regrade
+
+        regrade.settle(c, [r for r in results if r is not None and r.test.kind == regrade.KIND])
         refs = [r for r in results if r is not None and r.test.kind == "reference"]
         boots = [r for r in results if r is not None and r.test.kind == "bootstrap"]
         noise = {p: v for r in boots for p, v in r.points.items()}

@@ -31,7 +31,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import common as cm
-from aqmlab.reproduce import hypotheses, metrics, no_points
+from aqmlab.reproduce import describe_expr, fit, hypotheses, metrics, no_points
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -199,6 +199,9 @@ def run(
 def declared_numbers(ctx: Context) -> None:
     """The experiment's ``[numbers.NAME]`` over ``ctx.frames``, into ``ctx.numbers``."""
     for nd in ctx.experiment.numbers:
+        if isinstance(nd, fit.FitDef):
+            ctx.numbers[nd.name] = fit.compute(nd, ctx)
+            continue
         ctx.numbers[nd.name] = metrics.compute(nd, ctx.frames, ctx.fill, ctx.numbers)
 
 
@@ -512,6 +515,8 @@ def _describe(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
         return fn
 
     template = c.describe or " vs ".join("{" + n + "}" for n in ARM_NAMES[: len(c.arms)])
+    if describe_expr.has_expressions(template, ARM_NAMES[: len(c.arms)]):
+        return describe_expr.compile_describe(template, ARM_NAMES[: len(c.arms)], where)
 
     def describe(values: tuple) -> str:
         return template.format(**{n: cm.fmt(v) for n, v in zip(ARM_NAMES, values)})

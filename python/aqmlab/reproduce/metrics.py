@@ -40,11 +40,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import derive_sum
+from aqmlab.reproduce import derive_sum, fit, jain, paired_ratio
 from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The reductions a ``[numbers.NAME]`` may name.
 REDUCERS = ("mean", "median", "min", "max", "sum", "count", "quantile", "spread", "value")
+REDUCERS += paired_ratio.REDUCERS
 _GRAMMAR = Grammar(
     calls={"abs": 1, "div": 2, "number": 1, "split": 3},
     calls_error="only abs(), div(), number() and split() may be called",
@@ -251,6 +252,7 @@ class DeriveDef:
     each: dict[str, list[Any]] = field(default_factory=dict)
     where: str = ""  # "FILE: derive[i]" for errors
     sum: str = ""  # a family of columns summed (derive_sum.py)
+    jain: Any = None  # a jain.JainDef: Jain's index over groups of flows
 
 
 @dataclass
@@ -260,6 +262,7 @@ class Leaf:
     q: float = 0.5
     then: str = ""  # an expression of x, the reduced value
     where: str = ""  # "FILE: numbers.NAME.values.V" for errors
+    paired: Any = None  # a paired_ratio.PairedDef: an arm over another
 
 
 @dataclass
@@ -318,16 +321,18 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
         where = f"{path}: derive[{i}]"
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
-        _known(where, d, ("name", "expr", "from", "map", "sweeps", "each", "sum"))
+        _known(where, d, ("name", "expr", "from", "map", "sweeps", "each", "sum", "jain"))
         name = d.get("name")
         if not isinstance(name, str) or not name:
             raise _err(where, "name", "the new column's name, a text", name)
         where = f"{path}: derive[{i}] ({name!r})"
-        kinds = [k for k in ("expr", "map", "sum") if k in d]
+        kinds = [k for k in ("expr", "map", "sum", "jain") if k in d]
         if len(kinds) != 1:
-            raise AqmlabError(f"{where}: expected one of expr or from + map or sum")
+            raise AqmlabError(f"{where}: expected one of expr or from + map or sum or jain")
         dd = DeriveDef(name, where=where, each=_each(where, d.get("each")))
-        if "expr" in d:
+        if "jain" in d:
+            dd.jain = jain.parse(where, d["jain"])
+        elif "expr" in d:
             if not isinstance(d["expr"], str) or "from" in d:
                 raise _err(
                     where, "expr", "an expression of the results' columns (a text)", d["expr"]
@@ -353,7 +358,7 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
 def _leaf(where: str, doc: Any) -> Leaf:
     if not isinstance(doc, dict):
         raise AqmlabError(f"{where}: expected a table {{ column = ..., reduce = ... }}")
-    _known(where, doc, ("column", "reduce", "q", "then"))
+    _known(where, doc, ("column", "reduce", "q", "then", *paired_ratio.KEYS))
     col, red = doc.get("column"), doc.get("reduce", "mean")
     if red != "count" and (not isinstance(col, str) or not col):
         raise _err(where, "column", "the column to reduce (a text)", col)
@@ -369,7 +374,7 @@ def _leaf(where: str, doc: Any) -> Leaf:
         e = compile_expr(then if "{" not in then else "x", f"{where}.then")
         if [c for c in e.columns() if c != "x"]:
             raise _err(where, "then", "an expression of x alone", then)
-    return Leaf(col or "", red, float(q), then, where)
+    return Leaf(col or "", red, float(q), then, where, paired_ratio.parse(where, doc, red))
 
 
 def _values(where: str, doc: Any) -> Any:
@@ -390,8 +395,11 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
-        keys = (*keys, "all", "of", "expr")
+        keys = (*keys, "all", "of", "expr", "fit")
         _known(where, d, keys)
+        if "fit" in d:
+            out.append(fit.parse(name, where, d))
+            continue
         if "of" in d or "expr" in d:
             out.append(_of_numbers(name, where, d))
             continue
@@ -469,7 +477,9 @@ def derive(df: Any, defs: list[DeriveDef], sweep: str, fill: Any) -> Any:
         for i in range(n):
             name = _fill_each(d.name, d.each, i)
             view = pd.concat([df, pd.DataFrame(new, index=df.index)], axis=1) if new else df
-            if d.expr:
+            if d.jain:
+                new[name] = jain.column(view, d.jain, lambda t, i=i, e=d.each: _fill_each(t, e, i))
+            elif d.expr:
                 e = compile_expr(fill(_fill_each(d.expr, d.each, i)), f"{d.where}.expr")
                 new[name] = e.eval(view, f"sweep {sweep!r}")
             elif d.sum:
@@ -509,6 +519,8 @@ def reduce(values: Any, leaf: Leaf, fill: Any = None) -> Any:
         v = quantile(values, leaf.q)
     elif r == "value":
         v = one_value(values, leaf)
+    elif leaf.paired:
+        v = paired_ratio.reduce(values, leaf.paired, r)
     else:
         v = float(getattr(values, r)())
     return v if not leaf.then or v is None else then(leaf, v, fill)
@@ -589,7 +601,13 @@ def compute(
             fields = {**dict(zip(nd.by, gkey)), **{k: v[i] for k, v in nd.each.items()}}
             vals = {
                 path: reduce(
-                    rows[_fill_each(leaf.column, nd.each, i)] if leaf.column else rows, leaf, fill
+                    paired_ratio.select(rows, _fill_each(leaf.column, nd.each, i), leaf.paired)
+                    if leaf.paired
+                    else rows[_fill_each(leaf.column, nd.each, i)]
+                    if leaf.column
+                    else rows,
+                    leaf,
+                    fill,
                 )
                 for path, leaf in leaves
             }

@@ -1,20 +1,26 @@
-"""consumer-edge's own code: what cannot be data, the tables, the discussion and the figures.
+"""consumer-edge's own code: what is not yet data, the tables, the discussion and the figures.
 
 experiment.toml declares each run's columns (rate, buffer, and per direction the drop % of what
-was enqueued, the median sojourn, MB, Jain's index of the flows' drop rates, the delivered
-share, the peak backlog) and each cell's means, seeds' half-widths and peak (numbers ``cells``
-and ``_tested_cells``); claims.toml holds the slides' table (the published values, which
-:func:`published_table` reads). What stays here, and why:
+was enqueued, the median sojourn, MB, Jain's index of the flows' drop rates and of the traffic
+classes' (``jain``), the delivered share, the peak backlog), each cell's means, seeds'
+half-widths and peak (numbers ``cells`` and ``_tested_cells``), the C/T ratios per flow and
+per class with their seed-by-seed half-widths (``_ct``: reduce ``ratio``), and the buffer fitted
+to the slides' tail-drop medians and each median's held-out one (``best_buffer``,
+``held_out_buffer``: ``fit``). claims.toml holds the slides' table (the published values, which
+:func:`published_table` reads), the per-class test (``test = "regrade"``) and the C/T describe
+(``"{a / b}"``). What stays here, and why:
 
-* the per-class Jain index (:func:`class_jain`): Jain's index over groups of flows named in the
-  scenario, a per-run reduction over many columns an expression cannot write;
-* the buffer fitted to the slides' tail-drop medians, and each median held out at the buffer
-  fitted to the other direction's alone: an argmin over buffers of a sum of errors;
-* the C/T fairness ratios, seed by seed (:func:`_ct`), and the hypothesis tests (the buffer
-  test, the per-class test, the paired noise test): comparisons across arms and buffers whose
-  outcome is a sentence (issue 19's data-declared hypothesis tests are another job's);
-* ``annotate``, which explains a verdict from those outcomes, and the claims' table (the cells
-  by direction, for the range claims).
+* the claims' lookups at the fitted buffers (``_fitted``, ``_held_out``, ``_by_class``) and the
+  claims' table (the cells by direction, for the range claims): a claim's metric cannot name a
+  number by another number's value (``{best_buffer[RATE]}``), and a ``[table]`` cannot lay the
+  directions (an ``each``) out as rows;
+* the buffer test (:func:`buffer_test`) and the paired noise test (:func:`noise_test`): their
+  outcomes are sentences over every buffer run (the gap buffers too) and every seed, whose
+  results.json numbers (``drops_noise_test``) name the arms; a data-declared form needs a
+  "value over an axis" and a "paired difference" test kind;
+* ``annotate``, which explains a verdict from those two outcomes and copies the per-class
+  test's outcome into results.json's ``fairness_by_class``, and the tables, the discussion and
+  the figures.
 """
 
 from __future__ import annotations
@@ -24,14 +30,11 @@ import re
 from typing import Any
 
 from aqmlab.reproduce.common import (
-    AGREES,
-    CANNOT,
     DIFFERS,
     FAILS,
     Table,
     explanation_text,
     fmt,
-    numeric,
     seed_spread,
 )
 from aqmlab.reproduce.style import colour, delay_axis, log_ticks, title
@@ -86,104 +89,6 @@ def _cells(numbers: Any) -> dict[tuple[str, int, str, str], dict[str, Any]]:
         r, b, q, d = k.split("|")
         out[(r, int(b), q, d)] = v
     return out
-
-
-def _ct(df: Any, rate: str, b: int, col: str) -> tuple[float, float | None, int]:
-    """CoDel's ``col`` over tail drop's at one cell, in percent as the slides print C/T: the
-    ratio of the means over seeds, the 95 % half-width of the seeds' own ratios (seed by seed),
-    and how many seeds that is over (the per-flow index ``LINK.jain_drop_rate``, or the
-    per-class ``class_jain.DIRECTION``)."""
-    if col not in df:
-        return float("nan"), None, 0
-    rows = df[df["point"] == f"{rate}, {b}p"]
-    c, t = (
-        rows[rows[QDISC] == q].set_index("seed")[col].astype(float) for q in ("codel", "droptail")
-    )
-    mean = 100 * c.mean() / t.mean() if t.mean() else float("nan")
-    per_seed = (100 * c / t.where(t > 0)).dropna()
-    return float(mean), seed_spread(per_seed), len(per_seed)
-
-
-#: The traffic classes of the slides' list (two-way CBR, an FTP download, web browsing, FTP
-#: uploads) by kind of application: the bundled scenario's flows, by name, in each class.
-CLASSES = {"FTP": ("download", "uploads"), "web": ("web",), "CBR": ("voip-down", "voip-up")}
-#: What a hypothesis test comes out as.
-CONFIRMED, REFUTED, UNEXPLAINED = "confirmed", "refuted", "unexplained"
-
-
-def jain(xs: list[float]) -> float:
-    """Jain's index (Σx)²/(n·Σx²), 1 when every x is 0 (aqmlab-sim's report.rs ``jain``)."""
-    s2 = sum(x * x for x in xs)
-    return 1.0 if s2 == 0 else sum(xs) ** 2 / (len(xs) * s2)
-
-
-def class_jain(df: Any, link: str, groups: dict[str, list[int]]) -> Any:
-    """Per run (row of ``df``): Jain's index of the drop rates of ``groups`` (name -> flow
-    indices) at ``link``, each group's drops ÷ its arrivals there (data and ACKs, as the flows'
-    index counts them); groups with no arrival there are left out, as flows are."""
-    import pandas as pd
-
-    def col(i: int, what: str) -> Any:
-        c = f"flows[{i}].links.{link}.{what}"
-        return df[c].fillna(0).astype(float) if c in df else pd.Series(0.0, index=df.index)
-
-    rates = {
-        k: (sum(col(i, "dropped_pkts") for i in idx), sum(col(i, "arrived_pkts") for i in idx))
-        for k, idx in groups.items()
-    }
-    return pd.Series(
-        [
-            jain([d[r] / a[r] for d, a in rates.values() if a[r] > 0])
-            if any(a[r] > 0 for _, a in rates.values())
-            else float("nan")
-            for r in df.index
-        ],
-        index=df.index,
-    )
-
-
-def flow_groups(names: list[str], classes: dict[str, tuple] = CLASSES) -> dict[str, list[int]]:
-    """Each class's flow indices from the scenario's flow names, in order; a flow of no class
-    is an error (a scenario changed under the class table)."""
-    known = {n: k for k, ns in classes.items() for n in ns}
-    missing = [n for n in names if n not in known]
-    if missing:
-        raise ValueError(f"consumer-edge: flows {missing} are in no traffic class of CLASSES")
-    return {k: [i for i, n in enumerate(names) if known[n] == k] for k in classes}
-
-
-def class_test(
-    published: str,
-    per_flow: float,
-    per_class: float,
-    spread: float | None,
-    seeds: int | None = None,
-) -> dict:
-    """The outcome of the per-class hypothesis for one C/T cell: the per-class C/T graded as
-    the claim grades ours (:func:`aqmlab.reproduce.common.grade_number`: the slides' printed
-    digits, then our seeds' 95 % interval over ``seeds`` seeds). ``confirmed`` when it agrees
-    (within the slides' digits alone); ``cannot discriminate`` when it is outside them but
-    within our seeds' interval of them (the text names both and the seeds' estimate);
-    ``refuted`` when it differs and closes less than half of the per-flow ratio's gap to the
-    slides' (the classes account for less of the difference than they leave); ``unexplained``
-    when it differs but closes half or more (the rest is unexplained), or has no value."""
-    g = numeric("", "", "", published, per_class, spread=spread, seeds=seeds)
-    pub = float(published)
-    if per_class != per_class:
-        outcome = UNEXPLAINED
-    elif g.verdict == AGREES:
-        outcome = CONFIRMED
-    elif g.verdict == CANNOT:
-        outcome = CANNOT
-    elif abs(per_class - pub) > abs(per_flow - pub) / 2:
-        outcome = REFUTED
-    else:
-        outcome = UNEXPLAINED
-    text = (
-        f"C/T per class {fmt(per_class)} % (per flow {fmt(per_flow)} %) against the slides' "
-        f"{published} %, tolerance {g.tolerance}: {outcome}" + (f" ({g.note})" if g.note else "")
-    )
-    return {"outcome": outcome, "ours": per_class, "text": text}
 
 
 def _seed_drop_pct(df: Any, rate: str, b: int, qdisc: str, direction: str) -> Any:
@@ -265,23 +170,10 @@ def noise_test(pairs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _scenario_flow_names(ctx: Any) -> list[str]:
-    """The flows' names, in order, of the scenario the sweep runs (its axes and sets change
-    no flow's name or order)."""
-    import tomllib
-
-    sweep = next(s for s in ctx.experiment.sweeps if s.name == "sweep")
-    with open(sweep.scenario, "rb") as f:
-        return [fl["name"] for fl in tomllib.load(f)["flows"]]
-
-
 def numbers(ctx: Any) -> dict[str, Any]:
     import pandas as pd
 
     df, buffers = ctx.frames["sweep"], ctx.params["buffers"]
-    groups = flow_groups(_scenario_flow_names(ctx))
-    for d, link in DIRECTIONS.items():
-        df[f"class_jain.{d}"] = class_jain(df, link, groups)
     every = _cells(ctx.numbers["_tested_cells"])
     cells = {
         (rate, b, q, d): every[(rate, b, q, d)]
@@ -290,29 +182,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
         for q in ("codel", "droptail")
         for d in DIRECTIONS
     }
-
-    # The buffer whose tail-drop medians are closest to the slides' (sum of |error| in ms):
-    # the 28 cells that are not tail-drop medians are graded at it. The four tail-drop medians
-    # it was fitted to are each graded held out, at the buffer fitted on the other direction's
-    # tail-drop median alone, so that no cell is graded at a buffer fitted to itself.
-    uninformative: list[str] = []
-
-    def fit(rate: str, dirs: list[str]) -> int:
-        err = {
-            b: sum(
-                abs(
-                    cells[(rate, b, "droptail", d)]["median_ms"]
-                    - PUBLISHED[(rate, d)]["median_ms"][1]
-                )
-                for d in dirs
-            )
-            for b in buffers
-        }
-        if len(dirs) == 1 and len(set(err.values())) == 1:
-            # Every buffer fits equally (1.5 Mb/s up: 0 ms at every buffer): the fit cannot
-            # choose, and min() takes the first, the smallest buffer.
-            uninformative.append(f"{rate} {other[dirs[0]]}, fitted to the {dirs[0]} median")
-        return min(err, key=err.get)
 
     # The buffer hypothesis' test also reads the gap buffers (experiment.toml's gap_buffers,
     # per rate: between those swept, where the slides' tail-drop medians put their buffer, and
@@ -328,9 +197,8 @@ def numbers(ctx: Any) -> dict[str, Any]:
     tested = {rate: sorted([*buffers, *gaps[rate]]) for rate in RATES}
     tested_cells = {k: v for k, v in every.items() if k[1] in tested[k[0]]}
 
-    other = {"down": "up", "up": "down"}
-    best = {rate: fit(rate, list(DIRECTIONS)) for rate in RATES}
-    held_out = {rate: {d: fit(rate, [other[d]]) for d in DIRECTIONS} for rate in RATES}
+    # experiment.toml's fits: the buffer per rate, and the held-out one per rate and direction.
+    best, held_out = ctx.numbers["best_buffer"], ctx.numbers["held_out_buffer"]
     ctx.state["cells"] = cells
     ctx.table = pd.DataFrame(
         [
@@ -345,8 +213,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
             for (r, b, q, d), v in cells.items()
         ]
     )
-    ctx.state["held_out"] = held_out
-    ctx.state["uninformative"] = uninformative
     fitted: dict[str, Any] = {
         rate: {
             d: {q: cells[(rate, best[rate], q, d)] for q in ("codel", "droptail")}
@@ -354,25 +220,21 @@ def numbers(ctx: Any) -> dict[str, Any]:
         }
         for rate in RATES
     }
-    class_tests: dict[str, Any] = {}
-    published = {c.id: c.published for c in ctx.experiment.claims}
+    # experiment.toml's _ct: C/T % per flow (the claims) and per class (claims.toml's
+    # class-index test, reading _by_class in the claims' shape), at the graded buffer.
+    by_class: dict[str, Any] = {}
+    class_cells: dict[str, Any] = {}
     for rate in RATES:
         for d in DIRECTIONS:
-            ct, spread, _ = _ct(df, rate, best[rate], f"{DIRECTIONS[d]}.jain_drop_rate")
-            fitted[rate][d]["fairness_ct_pct"] = ct
-            fitted[rate][d]["spread"] = {"fairness_ct_pct": spread}
-            # The per-class hypothesis: the same runs' index over traffic classes, graded as
-            # the claim grades ours.
-            cct, cspread, n = _ct(df, rate, best[rate], f"class_jain.{d}")
-            pub = published[f"{RATE_IDS[rate]}-{d}-fairness-ct"]
-            test = class_test(pub, ct, cct, cspread, n)
-            rows = df[df["point"] == f"{rate}, {best[rate]}p"]
-            test["C"], test["T"] = (
-                float(rows[rows[QDISC] == q][f"class_jain.{d}"].mean())
-                for q in ("codel", "droptail")
-            )
-            class_tests.setdefault(rate, {})[d] = test
-    ctx.state["class_tests"] = class_tests
+            ct = ctx.numbers["_ct"][f"{rate}|{best[rate]}|{d}"]
+            fitted[rate][d]["fairness_ct_pct"] = ct["flow"]
+            fitted[rate][d]["spread"] = {"fairness_ct_pct": ct["flow_spread"]}
+            by_class.setdefault(rate, {})[d] = {
+                "fairness_ct_pct": ct["class"],
+                "spread": {"fairness_ct_pct": ct["class_spread"]},
+            }
+            c, t = (cells[(rate, best[rate], q, d)]["class_fairness"] for q in QDISCS)
+            class_cells.setdefault(rate, {})[d] = {"C": c, "T": t, "ours": ct["class"]}
     # codel-no-more-drops' noise hypothesis: each cell's per-seed drop %, CoDel against tail
     # drop, paired by seed.
     pairs = {
@@ -396,19 +258,15 @@ def numbers(ctx: Any) -> dict[str, Any]:
         "_drops_noise_test": noise["text"],
         # The per-class index (claims.toml's per-class hypothesis) at the graded buffer: C, T,
         # C/T % and the outcome against the slides' C/T.
-        "fairness_by_class": {
-            r: {d: {k: t[k] for k in ("C", "T", "ours", "outcome")} for d, t in v.items()}
-            for r, v in class_tests.items()
-        },
-        "_class_test": {r: {d: t["text"] for d, t in v.items()} for r, v in class_tests.items()},
-        "best_buffer": best,
+        # (The outcome is added by annotate, from the test's.)
+        "fairness_by_class": class_cells,
+        "_by_class": {"_fitted": by_class},
         # Which cells each buffer was fitted to (results.json says so beside the buffers).
         "fitted_on": {
             "best_buffer": "the slides' tail-drop median delays, down and up, per rate",
             "held_out_buffer": "per rate and direction: the other direction's tail-drop median "
             "delay only; the four tail-drop medians are graded at it",
         },
-        "held_out_buffer": held_out,
         "buffer_test_buffers": tested,
         "_held_out": {
             rate: {
@@ -593,21 +451,12 @@ def annotate(ctx: Any) -> None:
             "CoDel above tail drop beyond our seeds' scatter" if c.unexplained else "",
         )
 
-    # The fairness C/T cells: explained only where the per-class index confirms the slides'.
-    for rate in RATES:
-        for d in DIRECTIONS:
-            c = ctx.claims.get(f"{RATE_IDS[rate]}-{d}-fairness-ct")
-            if c is None or c.verdict != DIFFERS or not c.hypotheses:
-                continue
-            c.unexplained = ctx.state["class_tests"][rate][d]["outcome"] != CONFIRMED
-            c.explanation = explanation_text(
-                c.hypotheses, c.unexplained, "what the classes leave" if c.unexplained else ""
-            )
-
-
-def ratio(x: tuple) -> str:
-    """The similar-data claim's value at a point: C/T."""
-    return fmt(x[0] / x[1]) if x[1] else "–"
+    # The per-class test's outcome (claims.toml's class-index, test = "regrade") beside its
+    # numbers in results.json.
+    for rate, v in ctx.numbers["fairness_by_class"].items():
+        for d, cell in v.items():
+            (r,) = [r for r in ctx.tests[f"{RATE_IDS[rate]}-{d}-fairness-ct"] if r is not None]
+            cell["outcome"] = r.points[""]["outcome"]
 
 
 def tables(ctx: Any) -> list[Table]:
@@ -647,7 +496,7 @@ def tables(ctx: Any) -> list[Table]:
             for (r, b, q, d), v in cells.items()
         ],
     )
-    fitted, tests = ctx.numbers["_fitted"], ctx.state["class_tests"]
+    fitted, tests = ctx.numbers["_fitted"], ctx.numbers["fairness_by_class"]
     class_table = Table(
         "Fairness of drops per traffic class (the C/T cells' hypothesis), at the graded buffer",
         ["rate, direction", "per flow C/T %", "per class C", "per class T", "per class C/T %"]
@@ -672,7 +521,11 @@ def tables(ctx: Any) -> list[Table]:
 
 
 def discussion(ctx: Any) -> list[str]:
-    held = ctx.state["held_out"]
+    held = ctx.numbers["held_out_buffer"]
+    other = {"down": "up", "up": "down"}
+    ties = [
+        f"{t}, fitted to the {other[t.split()[-1]]} median" for t in ctx.numbers["_held_out_ties"]
+    ]
     out = [
         "Which cells were fitted: the buffer of each rate ("
         + ", ".join(f"{r}: {b}p" for r, b in ctx.numbers["best_buffer"].items())
@@ -685,9 +538,8 @@ def discussion(ctx: Any) -> list[str]:
         "13 packets among them."
         + (
             " The fit cannot choose where the other direction's median is the same at every "
-            "buffer (" + ", ".join(ctx.state["uninformative"]) + "): the smallest buffer is "
-            "taken there."
-            if ctx.state["uninformative"]
+            "buffer (" + ", ".join(ties) + "): the smallest buffer is taken there."
+            if ties
             else ""
         )
     ]
