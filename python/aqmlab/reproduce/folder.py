@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce import csv_frames, windows
 from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
 from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, toml_doc
@@ -126,6 +127,10 @@ class Experiment:
     derives: list[DeriveDef] = field(default_factory=list)
     #: ``[numbers.NAME]``: named numbers over the runs.
     numbers: list[NumberDef] = field(default_factory=list)
+    #: ``[[window]]``: per-run columns cut from a run's log by time (windows.py).
+    windows: list[Any] = field(default_factory=list)
+    #: ``[csv.NAME]``: CSV files read as a sweep's results (csv_frames.py).
+    csvs: dict[str, str] = field(default_factory=dict)
 
 
 def is_folder(path: str) -> bool:
@@ -206,6 +211,7 @@ def load(folder: str) -> Experiment:
         (
             "name", "title", "sources", "module", "seeds", "quick", "full", "sweep", "table",
             "parameters", "discussion", "commands", "derive", "numbers",
+            "window", "csv",
         ),
     )  # fmt: skip
     module = t.doc.get("module")
@@ -250,6 +256,7 @@ def load(folder: str) -> Experiment:
     if len(set(written)) != len(written):
         raise t.error("sweep", "distinct written_as (sweeps sharing a scenario file name them)")
     table = _table(path, t.doc["table"], names) if "table" in t.doc else None
+    csvs = csv_frames.load(path, folder, t.doc.get("csv", {}), names)
     exp = Experiment(
         folder=folder,
         name=t.str("name"),
@@ -264,9 +271,12 @@ def load(folder: str) -> Experiment:
         discussion=t.strs("discussion"),
         commands=t.strs("commands"),
         claims=load_claims(os.path.join(folder, CLAIMS)),
-        derives=load_derives(path, t.doc.get("derive", []), names),
-        numbers=load_numbers(path, t.doc.get("numbers", {}), names),
+        derives=load_derives(path, t.doc.get("derive", []), [*names, *csvs]),
+        numbers=load_numbers(path, t.doc.get("numbers", {}), [*names, *csvs]),
+        windows=windows.load(path, t.doc.get("window", []), names),
+        csvs=csvs,
     )
+    csv_frames.default_sweeps(exp.numbers, names)
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", exp.name):
         raise t.error("name", "a name of lower-case letters, digits, - and _")
     return exp

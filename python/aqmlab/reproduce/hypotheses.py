@@ -34,8 +34,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce import toward
 
 KINDS = ("reference", "bootstrap")
+KINDS = (*KINDS, toward.KIND)  # toward.py
 #: The keys a hypothesis table may hold besides its texts.
 TEST_KEYS = (
     "test",
@@ -88,6 +90,8 @@ def parse(t: Any, name: str) -> Test | None:
     kind = t.str("test")
     if kind not in KINDS:
         raise t.error("test", " or ".join(KINDS))
+    if kind == toward.KIND:
+        return toward.parse(t, Test(name, kind, t.str("reference", ""), ""))
     test = Test(name, kind, t.str("reference"), t.str("reference_name"))
     if kind == "reference":
         extra = [k for k in TEST_KEYS[3:] if k in t.doc]
@@ -156,6 +160,8 @@ def run(ctx: Any, mod: Any) -> dict[str, list[Result | None]]:
 
 def _run(t: Test, c: Any, ctx: Any, mod: Any) -> Result:
     where = f"{ctx.experiment.folder}/claims.toml: claim {c.id!r}: hypothesis {t.name!r}"
+    if t.kind == toward.KIND:
+        return toward.run(t, c, ctx)
     if t.kind == "reference":
         named = reference_points(ctx, c, t.reference, mod, where)
         pts = {base(p): ok for p, ok in named.items()}

@@ -31,7 +31,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import common as cm
-from aqmlab.reproduce import hypotheses, metrics
+from aqmlab.reproduce import csv_frames, hypotheses, metrics, windows
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -136,9 +136,12 @@ def run(
             spec, os.path.join(out, s.name), exp.name, quick, jobs, progress, command=command
         )
         ctx.sweeps[s.name] = res
-        df = metrics.derive(res.results.copy(), exp.derives, s.name, ctx.fill)
+        runs = os.path.join(out, s.name, "runs")
+        df = windows.columns(res.results.copy(), exp.windows, s.name, runs, ctx.fill)
+        df = metrics.derive(df, exp.derives, s.name, ctx.fill)
         derived = _hook(mod, "derive", df, ctx, s.name)
         ctx.frames[s.name] = df if derived is None else derived
+    csv_frames.read(ctx)
     if exp.table is not None:
         t = exp.table
         df = ctx.frames[t.sweep]
