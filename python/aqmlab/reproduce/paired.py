@@ -122,4 +122,4 @@ def compute(p: PairedDef, frames: dict[str, Any], fill: Any) -> Any:
             raise AqmlabError(f"{leaf.where}.expr: no arm {bad[0]!r} ({', '.join(p.arms)})")
         per_pair = _eval(e.tree, table, e.names)
         out[k] = reduce(per_pair, leaf, fill)
-    return out[""] if "" in out else out
+    return out.get("", out)

@@ -146,8 +146,8 @@ def run_values(
     """One run's columns of ``w``: ``{name(i).value: number}``."""
     import numpy as np
 
-    from aqmlab.results import Run
     from aqmlab.reproduce.metrics import _fill_each, then
+    from aqmlab.results import Run
 
     r = Run(run_dir)
     need_packets = any(leaf.column in PACKET_COLUMNS for leaf in w.values.values())
