@@ -31,7 +31,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import common as cm
-from aqmlab.reproduce import csv_frames, hypotheses, metrics, windows
+from aqmlab.reproduce import csv_frames, describe_expr, hypotheses, metrics, windows
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -513,6 +513,9 @@ def _describe(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
             raise AqmlabError(f"{where}: describe {c.describe!r}: the module has no such function")
         return fn
 
+    fn = describe_expr.make(c.describe, len(c.arms), where)  # {100 * a}: describe_expr.py
+    if fn is not None:
+        return fn
     template = c.describe or " vs ".join("{" + n + "}" for n in ARM_NAMES[: len(c.arms)])
 
     def describe(values: tuple) -> str:

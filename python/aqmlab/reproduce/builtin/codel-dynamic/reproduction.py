@@ -6,7 +6,6 @@ hypothesis is a declared test ("toward"). What stays here, and why:
 
 - a quick run's extra hypothesis (annotate): one added only in quick mode, beside the web
   load's, where a claim differs; a hypothesis limited to one mode would move it;
-- pct_less, how the loss claim prints its values (a describe template cannot scale a value);
 - the tables, the discussion (its texts depend on the numbers' values) and the figures.
 """
 
@@ -35,10 +34,6 @@ def _phases(ctx: Any) -> list[tuple[float, float, float]]:
     w = ctx.experiment.windows[0]
     rates = w.fields["rate_mbps"]
     return [(t0, t1, r * 1e6) for (t0, t1), r in zip(bounds(w, ctx.fill), rates)]
-
-
-def pct_less(x: tuple) -> str:
-    return f"{fmt(100 * x[0])} % less"
 
 
 #: A quick run's explanation of a differs: its phases are short (claims.toml's hypotheses are
