@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import csv_frames, windows
+from aqmlab.reproduce import csv_frames, hypothesis_modes, windows
 from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
 from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, toml_doc
@@ -462,13 +462,13 @@ def _hypothesis(
     (each claim tests it at its own point)."""
     from aqmlab.reproduce import hypotheses
 
-    e = _Table(path, where, doc, (*EXPLANATION_KEYS, *hypotheses.TEST_KEYS))
+    e = _Table(path, where, doc, (*EXPLANATION_KEYS, *hypotheses.TEST_KEYS, hypothesis_modes.KEY))
     test = hypotheses.parse(e, name or where)
     # A table's outcome is required unless it is a shared one's (each claim may give its own)
     # or its test computes it.
     needed = (outcome and test is None) or "outcome" in e.doc
     keys = EXPLANATION_KEYS if needed else EXPLANATION_KEYS[:2]
-    return {k: e.str(k) for k in keys}, test
+    return hypothesis_modes.attach(e, {k: e.str(k) for k in keys}), test
 
 
 def _explanation(t: _Table, shared: dict[str, tuple[dict[str, str], Any]]) -> list[tuple]:

@@ -31,7 +31,14 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import common as cm
-from aqmlab.reproduce import csv_frames, describe_expr, hypotheses, metrics, windows
+from aqmlab.reproduce import (
+    csv_frames,
+    describe_expr,
+    hypotheses,
+    hypothesis_modes,
+    metrics,
+    windows,
+)
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -339,12 +346,13 @@ def explain(claim: cm.Claim, c: ClaimDef, ctx: Context) -> None:
     # A hypothesis whose table gives no outcome has it from its test (the tests not run when
     # a claim is graded alone, outside a reproduction's run).
     tests = getattr(ctx, "tests", {}).get(c.id) or [None] * len(c.explanation)
+    pairs = hypothesis_modes.in_mode(c.explanation, tests, getattr(ctx, "quick", False))
     claim.hypotheses = [
         {k: ctx.fill(v) for k, v in h.items()}
         | ({} if "outcome" in h else {"outcome": r.text if r else "(its test was not run)"})
-        for h, r in zip(c.explanation, tests)
+        for h, r in pairs
     ]
-    claim.unexplained = c.unexplained or not c.explanation
+    claim.unexplained = c.unexplained or not pairs
     claim.explanation = cm.explanation_text(
         claim.hypotheses, claim.unexplained, ctx.fill(c.unexplained_why)
     )

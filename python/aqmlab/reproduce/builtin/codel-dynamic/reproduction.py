@@ -4,8 +4,6 @@ cuts each run's packet log into the six phases ([[window]]), reads ns-2.35's tab
 and ratio as [numbers.NAME], laid out as results.json has them; claims.toml's web-load
 hypothesis is a declared test ("toward"). What stays here, and why:
 
-- a quick run's extra hypothesis (annotate): one added only in quick mode, beside the web
-  load's, where a claim differs; a hypothesis limited to one mode would move it;
 - the tables, the discussion (its texts depend on the numbers' values) and the figures.
 """
 
@@ -16,9 +14,7 @@ import os
 from typing import Any
 
 from aqmlab.reproduce.common import (
-    DIFFERS,
     Table,
-    explanation_text,
     fmt,
     link_series,
     packet_sojourns_ms,
@@ -34,26 +30,6 @@ def _phases(ctx: Any) -> list[tuple[float, float, float]]:
     w = ctx.experiment.windows[0]
     rates = w.fields["rate_mbps"]
     return [(t0, t1, r * 1e6) for (t0, t1), r in zip(bounds(w, ctx.fill), rates)]
-
-
-#: A quick run's explanation of a differs: its phases are short (claims.toml's hypotheses are
-#: those of the full run).
-QUICK_HYPOTHESIS = {
-    "hypothesis": "the quick run's 10-s phases (flows spend more of each phase adapting)",
-    "tested_by": "the full run (aqmlab reproduce codel-dynamic)",
-    "outcome": "not known from a quick run",
-}
-
-
-def annotate(ctx: Any) -> None:
-    """A quick run's differs: its short phases are a hypothesis too, beside the web load's."""
-    if not ctx.quick:
-        return
-    for cid in ("codel-bytes-ratio", "taildrop-pct-of-max", "codel-pct-of-max"):
-        c = ctx.claims[cid]
-        if c.verdict == DIFFERS:
-            c.hypotheses, c.unexplained = [dict(QUICK_HYPOTHESIS), *c.hypotheses], True
-            c.explanation = explanation_text(c.hypotheses, True)
 
 
 def tables(ctx: Any) -> list[Table]:
