@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import csv_frames, hypothesis_modes, windows
 from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
 from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, toml_doc
@@ -200,6 +199,8 @@ class _Table:
 
 def load(folder: str) -> Experiment:
     """Read and check the reproduction in ``folder``."""
+    from aqmlab.reproduce import csv_frames, windows
+
     folder = os.path.abspath(folder)
     path = os.path.join(folder, EXPERIMENT)
     if not os.path.isfile(path):
@@ -460,7 +461,7 @@ def _hypothesis(
     :mod:`aqmlab.reproduce.hypotheses`, which computes its outcome when the table gives none);
     ``outcome=False``: a ``[hypothesis.NAME]`` may leave its outcome to each claim that names it
     (each claim tests it at its own point)."""
-    from aqmlab.reproduce import hypotheses
+    from aqmlab.reproduce import hypotheses, hypothesis_modes
 
     e = _Table(path, where, doc, (*EXPLANATION_KEYS, *hypotheses.TEST_KEYS, hypothesis_modes.KEY))
     test = hypotheses.parse(e, name or where)

@@ -34,10 +34,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import toward
 
 KINDS = ("reference", "bootstrap")
-KINDS = (*KINDS, toward.KIND)  # toward.py
+KINDS = (*KINDS, "toward")  # toward.py
 #: The keys a hypothesis table may hold besides its texts.
 TEST_KEYS = (
     "test",
@@ -90,7 +89,9 @@ def parse(t: Any, name: str) -> Test | None:
     kind = t.str("test")
     if kind not in KINDS:
         raise t.error("test", " or ".join(KINDS))
-    if kind == toward.KIND:
+    if kind == "toward":
+        from aqmlab.reproduce import toward
+
         return toward.parse(t, Test(name, kind, t.str("reference", ""), ""))
     test = Test(name, kind, t.str("reference"), t.str("reference_name"))
     if kind == "reference":
@@ -160,7 +161,9 @@ def run(ctx: Any, mod: Any) -> dict[str, list[Result | None]]:
 
 def _run(t: Test, c: Any, ctx: Any, mod: Any) -> Result:
     where = f"{ctx.experiment.folder}/claims.toml: claim {c.id!r}: hypothesis {t.name!r}"
-    if t.kind == toward.KIND:
+    if t.kind == "toward":
+        from aqmlab.reproduce import toward
+
         return toward.run(t, c, ctx)
     if t.kind == "reference":
         named = reference_points(ctx, c, t.reference, mod, where)

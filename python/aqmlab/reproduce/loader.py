@@ -31,14 +31,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import common as cm
-from aqmlab.reproduce import (
-    csv_frames,
-    describe_expr,
-    hypotheses,
-    hypothesis_modes,
-    metrics,
-    windows,
-)
+from aqmlab.reproduce import hypotheses, metrics
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -123,6 +116,7 @@ def run(
     options: dict[str, Any],
     command: str,
 ) -> cm.Reproduction:
+    from aqmlab.reproduce import csv_frames, windows
     from aqmlab.sweepspec import SweepSpec
 
     mod = load_module(exp)
@@ -345,6 +339,8 @@ def explain(claim: cm.Claim, c: ClaimDef, ctx: Context) -> None:
         return
     # A hypothesis whose table gives no outcome has it from its test (the tests not run when
     # a claim is graded alone, outside a reproduction's run).
+    from aqmlab.reproduce import hypothesis_modes
+
     tests = getattr(ctx, "tests", {}).get(c.id) or [None] * len(c.explanation)
     pairs = hypothesis_modes.in_mode(c.explanation, tests, getattr(ctx, "quick", False))
     claim.hypotheses = [
@@ -521,7 +517,9 @@ def _describe(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
             raise AqmlabError(f"{where}: describe {c.describe!r}: the module has no such function")
         return fn
 
-    fn = describe_expr.make(c.describe, len(c.arms), where)  # {100 * a}: describe_expr.py
+    from aqmlab.reproduce import describe_expr  # fields such as {100 * a}
+
+    fn = describe_expr.make(c.describe, len(c.arms), where)
     if fn is not None:
         return fn
     template = c.describe or " vs ".join("{" + n + "}" for n in ARM_NAMES[: len(c.arms)])

@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import assemble, lists, paired
 from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The reductions a ``[numbers.NAME]`` may name.
@@ -387,6 +386,8 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         where = f"{path}: numbers.{name}"
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
+        from aqmlab.reproduce import assemble, paired
+
         kind = paired.load(name, where, d, sweeps) or assemble.load(name, where, d)
         if kind is not None:  # runs paired across arms, numbers of numbers: their own files
             out.append(kind)
@@ -510,6 +511,8 @@ def reduce(values: Any, leaf: Leaf, fill: Any = None) -> Any:
     elif r == "value":
         v = one_value(values, leaf)
     elif r == "list":
+        from aqmlab.reproduce import lists
+
         v = lists.values(values)
     else:
         v = float(getattr(values, r)())
@@ -609,6 +612,8 @@ def compute(
                 return nested
             _place(out, nd, fields, vals)
     _pad(out, nd, 0)
+    from aqmlab.reproduce import lists
+
     return lists.levels(out, nd.key)
 
 
