@@ -77,6 +77,7 @@ def test_one_number_and_where():
         ({"values": {"r": {"expr": "c", "column": "x"}}}, "numbers.x.values.r.column: unknown key"),
         ({"expr": "c"}, "numbers.x: expected values or expr + reduce, not both"),
         ({"sweeps": ["other"]}, "numbers.x.sweeps: expected names of [[sweep]]s"),
+        ({"where": "seed <"}, "numbers.x.where: 'seed <' is not an expression"),
     ],
 )
 def test_a_bad_paired_number_is_one_line_naming_the_file_and_key(edit, expected):

@@ -114,6 +114,26 @@ def test_a_bad_window_is_one_line_naming_the_file_and_key(edit, expected):
     assert "\n" not in msg and msg.startswith(PATH + ": ") and expected in msg, msg
 
 
+@pytest.mark.parametrize(
+    "length, expected",
+    [("1e1", 10.0), ("ten", "'{len}' is 'ten', not a number of seconds"), ("0", "not positive")],
+)
+def test_a_length_from_a_parameter(length, expected):
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce import windows
+
+    (w,) = windows.load(PATH, [{**WINDOW, "start_s": 1.5}], ["s"])
+    fill = lambda t: t.replace("{len}", length)  # noqa: E731
+    if isinstance(expected, float):
+        assert windows.bounds(w, fill) == [(1.5, 11.5), (11.5, 21.5), (21.5, 31.5)]
+        return
+    with pytest.raises(AqmlabError) as e:
+        windows.bounds(w, fill)
+    assert str(e.value).startswith(PATH + ": window[0] ('ph{i}').length_s: ") and expected in str(
+        e.value
+    )
+
+
 def test_a_column_neither_log_has_is_one_line_at_run_time(tmp_path):
     from aqmlab.exceptions import AqmlabError
 

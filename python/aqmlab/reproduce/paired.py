@@ -59,6 +59,8 @@ def load(name: str, where: str, d: dict[str, Any], sweeps: list[str]) -> PairedD
     wh = d.get("where", "")
     if not isinstance(wh, str):
         raise _err(where, "where", "an expression of the results' columns (a text)", wh)
+    if wh and "{" not in wh:  # one with {param} fields is checked once they are filled
+        compile_expr(wh, f"{where}.where")
     if "values" in d:
         if any(k in d for k in LEAF_KEYS):
             raise AqmlabError(f"{where}: expected values or expr + reduce, not both")

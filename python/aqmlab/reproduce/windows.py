@@ -115,10 +115,18 @@ def bounds(w: WindowDef, fill: Any) -> list[tuple[Any, Any]]:
     """Each window's ``(t0, t1)`` in seconds."""
     length = w.length_s
     if isinstance(length, str):
+        text = fill(length)
         try:
-            length = float(fill(length)) if "." in fill(length) else int(fill(length))
+            length = int(text)
         except ValueError:
-            raise AqmlabError(f"{w.where}.length_s: {length!r} is not a number") from None
+            try:
+                length = float(text)
+            except ValueError:
+                raise AqmlabError(
+                    f"{w.where}.length_s: {w.length_s!r} is {text!r}, not a number of seconds"
+                ) from None
+        if not length > 0:
+            raise AqmlabError(f"{w.where}.length_s: {w.length_s!r} is {text!r}, not positive")
     return [(w.start_s + i * length, w.start_s + (i + 1) * length) for i in range(w.count)]
 
 
