@@ -11,7 +11,7 @@ A pair missing an arm gives no value (left out of the reduction, as a NaN is).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
@@ -33,7 +33,6 @@ class PairedDef:
     column: str
     values: dict[str, tuple[str, Any]]  # NAME -> (expr, metrics.Leaf); "" for one number
     where: str
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def compute(self, frames: dict[str, Any], fill: Any, numbers: dict[str, Any]) -> Any:
         return compute(self, frames, fill)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
@@ -44,7 +44,6 @@ class WindowDef:
     sweeps: list[str]
     values: dict[str, Any]  # NAME -> metrics.Leaf
     where: str  # "FILE: window[i] ('NAME')" for errors
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def load(path: str, doc: Any, sweeps: list[str]) -> list[WindowDef]:
