@@ -2,9 +2,15 @@
 cuts each run's packet log into the six phases ([[window]]), reads ns-2.35's table
 (ns2-codel-dynamic.csv, [csv.ns2]) and declares every mean, spread (the seed-paired ones too)
 and ratio as [numbers.NAME], laid out as results.json has them; claims.toml's web-load
-hypothesis is a declared test ("toward"). What stays here, and why:
+hypothesis is a declared test ("toward"), its quick-run hypothesis one of modes = ["quick"].
+What stays here, and why:
 
-- the tables, the discussion (its texts depend on the numbers' values) and the figures.
+- the tables: their rows are laid out from the numbers (a case per row, a case × phase per
+  row, three rows per ns-2 discipline), which a declared report-table layout would move;
+- the discussion: paragraphs present or worded by the numbers' values (CoDel's median under
+  the paper's, the LSTF and RED paragraphs, the ns-2.35 comparison's ratios per phase),
+  which conditional paragraphs with number fields would move;
+- the figures.
 """
 
 from __future__ import annotations
