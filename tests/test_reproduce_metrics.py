@@ -292,7 +292,7 @@ def test_a_derive_may_hold_param_fields():
         ({"column": "p50", "then": 2}, "numbers.x.then: expected an expression of x"),
         ({"of": {"a": "n.a"}, "expr": "a / b"}, "numbers.x.expr: expected an expression of a"),
         ({"of": {"a": 1}, "expr": "a"}, "numbers.x.of: expected a table of NAME"),
-        ({"of": {"a": "n.a"}}, "numbers.x.expr: expected an expression of the names of of"),
+        ({"of": {"a": "n.a"}, "expr": ""}, "numbers.x.expr: expected an expression of the names"),
         ({"of": {"a": "n.a"}, "expr": "a", "by": ["c"]}, "numbers.x.by: not with of + expr"),
         ({"column": "p50", "then": "x + p50"}, "numbers.x.then: expected an expression of x alone"),
         ({"column": "p50", "then": "x +"}, "numbers.x.then: 'x +' is not an expression"),

@@ -129,6 +129,10 @@ class Experiment:
     derives: list[DeriveDef] = field(default_factory=list)
     #: ``[numbers.NAME]``: named numbers over the runs.
     numbers: list[NumberDef] = field(default_factory=list)
+    #: ``[[window]]``: per-run columns cut from a run's log by time (windows.py).
+    windows: list[Any] = field(default_factory=list)
+    #: ``[csv.NAME]``: CSV files read as a sweep's results (csv_frames.py).
+    csvs: dict[str, str] = field(default_factory=dict)
 
 
 def is_folder(path: str) -> bool:
@@ -198,6 +202,8 @@ class _Table:
 
 def load(folder: str) -> Experiment:
     """Read and check the reproduction in ``folder``."""
+    from aqmlab.reproduce import csv_frames, windows
+
     folder = os.path.abspath(folder)
     path = os.path.join(folder, EXPERIMENT)
     if not os.path.isfile(path):
@@ -209,6 +215,7 @@ def load(folder: str) -> Experiment:
         (
             "name", "title", "sources", "module", "seeds", "quick", "full", "sweep", "table",
             "parameters", "discussion", "commands", "derive", "numbers",
+            "window", "csv",
         ),
     )  # fmt: skip
     module = t.doc.get("module")
@@ -253,6 +260,7 @@ def load(folder: str) -> Experiment:
     if len(set(written)) != len(written):
         raise t.error("sweep", "distinct written_as (sweeps sharing a scenario file name them)")
     table = _table(path, t.doc["table"], names) if "table" in t.doc else None
+    csvs = csv_frames.load(path, folder, t.doc.get("csv", {}), names)
     exp = Experiment(
         folder=folder,
         name=t.str("name"),
@@ -267,9 +275,12 @@ def load(folder: str) -> Experiment:
         discussion=t.strs("discussion"),
         commands=t.strs("commands"),
         claims=load_claims(os.path.join(folder, CLAIMS)),
-        derives=load_derives(path, t.doc.get("derive", []), names),
-        numbers=load_numbers(path, t.doc.get("numbers", {}), names),
+        derives=load_derives(path, t.doc.get("derive", []), [*names, *csvs]),
+        numbers=load_numbers(path, t.doc.get("numbers", {}), [*names, *csvs]),
+        windows=windows.load(path, t.doc.get("window", []), names),
+        csvs=csvs,
     )
+    csv_frames.default_sweeps(exp.numbers, names)
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", exp.name):
         raise t.error("name", "a name of lower-case letters, digits, - and _")
     return exp
@@ -454,15 +465,15 @@ def _hypothesis(
     :mod:`aqmlab.reproduce.hypotheses`, which computes its outcome when the table gives none);
     ``outcome=False``: a ``[hypothesis.NAME]`` may leave its outcome to each claim that names it
     (each claim tests it at its own point)."""
-    from aqmlab.reproduce import hypotheses
+    from aqmlab.reproduce import hypotheses, hypothesis_modes
 
-    e = _Table(path, where, doc, (*EXPLANATION_KEYS, *hypotheses.TEST_KEYS))
+    e = _Table(path, where, doc, (*EXPLANATION_KEYS, *hypotheses.TEST_KEYS, hypothesis_modes.KEY))
     test = hypotheses.parse(e, name or where)
     # A table's outcome is required unless it is a shared one's (each claim may give its own)
     # or its test computes it.
     needed = (outcome and test is None) or "outcome" in e.doc
     keys = EXPLANATION_KEYS if needed else EXPLANATION_KEYS[:2]
-    return {k: e.str(k) for k in keys}, test
+    return hypothesis_modes.attach(e, {k: e.str(k) for k in keys}), test
 
 
 def _explanation(t: _Table, shared: dict[str, tuple[dict[str, str], Any]]) -> list[tuple]:

@@ -35,7 +35,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 
-KINDS = ("reference", "bootstrap", "rerun", "regrade")  # rerun: rerun.py; regrade: regrade.py
+KINDS = ("reference", "bootstrap", "rerun", "regrade", "toward")  # rerun.py, regrade.py, toward.py
 #: The keys a hypothesis table may hold besides its texts.
 TEST_KEYS = (
     "test",
@@ -93,6 +93,10 @@ def parse(t: Any, name: str) -> Test | None:
         raise t.error("test", " or ".join(KINDS))
     if kind == "rerun":
         return rerun.parse(t, name)
+    if kind == "toward":
+        from aqmlab.reproduce import toward
+
+        return toward.parse(t, Test(name, kind, t.str("reference", ""), ""))
     test = Test(name, kind, t.str("reference"), t.str("reference_name"))
     if kind == "regrade":
         from aqmlab.reproduce import regrade
@@ -167,6 +171,10 @@ def _run(t: Test, c: Any, ctx: Any, mod: Any) -> Result:
     where = f"{ctx.experiment.folder}/claims.toml: claim {c.id!r}: hypothesis {t.name!r}"
     if isinstance(t, rerun.Rerun):
         return rerun.run(t, c, ctx, mod)
+    if t.kind == "toward":
+        from aqmlab.reproduce import toward
+
+        return toward.run(t, c, ctx)
     if t.kind == "reference":
         named = reference_points(ctx, c, t.reference, mod, where)
         pts = {base(p): ok for p, ok in named.items()}

@@ -116,6 +116,7 @@ def run(
     options: dict[str, Any],
     command: str,
 ) -> cm.Reproduction:
+    from aqmlab.reproduce import csv_frames, windows
     from aqmlab.sweepspec import SweepSpec
 
     mod = load_module(exp)
@@ -136,9 +137,12 @@ def run(
             spec, os.path.join(out, s.name), exp.name, quick, jobs, progress, command=command
         )
         ctx.sweeps[s.name] = res
-        df = metrics.derive(res.results.copy(), exp.derives, s.name, ctx.fill)
+        runs = os.path.join(out, s.name, "runs")
+        df = windows.columns(res.results.copy(), exp.windows, s.name, runs, ctx.fill)
+        df = metrics.derive(df, exp.derives, s.name, ctx.fill)
         derived = _hook(mod, "derive", df, ctx, s.name)
         ctx.frames[s.name] = df if derived is None else derived
+    csv_frames.read(ctx)
     if exp.table is not None:
         t = exp.table
         df = ctx.frames[t.sweep]
@@ -339,13 +343,16 @@ def explain(claim: cm.Claim, c: ClaimDef, ctx: Context) -> None:
         return
     # A hypothesis whose table gives no outcome has it from its test (the tests not run when
     # a claim is graded alone, outside a reproduction's run).
+    from aqmlab.reproduce import hypothesis_modes
+
     tests = getattr(ctx, "tests", {}).get(c.id) or [None] * len(c.explanation)
+    pairs = hypothesis_modes.in_mode(c.explanation, tests, getattr(ctx, "quick", False))
     claim.hypotheses = [
         {k: ctx.fill(v) for k, v in h.items()}
         | ({} if "outcome" in h else {"outcome": r.text if r else "(its test was not run)"})
-        for h, r in zip(c.explanation, tests)
+        for h, r in pairs
     ]
-    claim.unexplained = c.unexplained or not c.explanation
+    claim.unexplained = c.unexplained or not pairs
     claim.explanation = cm.explanation_text(
         claim.hypotheses, claim.unexplained, ctx.fill(c.unexplained_why)
     )
@@ -513,7 +520,6 @@ def _describe(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
         if fn is None:
             raise AqmlabError(f"{where}: describe {c.describe!r}: the module has no such function")
         return fn
-
     template = c.describe or " vs ".join("{" + n + "}" for n in ARM_NAMES[: len(c.arms)])
     if describe_expr.has_expressions(template, ARM_NAMES[: len(c.arms)]):
         return describe_expr.compile_describe(template, ARM_NAMES[: len(c.arms)], where)

@@ -46,6 +46,7 @@ from aqmlab.reproduce.expr_check import Grammar, check
 #: The reductions a ``[numbers.NAME]`` may name.
 REDUCERS = ("mean", "median", "min", "max", "sum", "count", "quantile", "spread", "value")
 REDUCERS += paired_ratio.REDUCERS
+REDUCERS = (*REDUCERS, "list")  # lists.py
 _GRAMMAR = Grammar(
     calls={"abs": 1, "div": 2, "number": 1, "split": 3},
     calls_error="only abs(), div(), number() and split() may be called",
@@ -394,6 +395,12 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         where = f"{path}: numbers.{name}"
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
+        from aqmlab.reproduce import assemble, paired
+
+        kind = paired.load(name, where, d, sweeps) or assemble.load(name, where, d)
+        if kind is not None:  # runs paired across arms, numbers of numbers: their own files
+            out.append(kind)
+            continue
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
         keys = (*keys, "all", "of", "expr", "fit")
         _known(where, d, keys)
@@ -521,6 +528,10 @@ def reduce(values: Any, leaf: Leaf, fill: Any = None) -> Any:
         v = one_value(values, leaf)
     elif leaf.paired:
         v = paired_ratio.reduce(values, leaf.paired, r)
+    elif r == "list":
+        from aqmlab.reproduce import lists
+
+        v = lists.values(values)
     else:
         v = float(getattr(values, r)())
     return v if not leaf.then or v is None else then(leaf, v, fill)
@@ -569,6 +580,8 @@ def compute(
     one of ``of`` + ``expr`` over ``numbers`` (those declared above it)."""
     import pandas as pd
 
+    if hasattr(nd, "compute"):  # paired.py, assemble.py
+        return nd.compute(frames, fill, numbers or {})
     if nd.expr:
         return _of_value(nd, numbers or {}, fill)
     names = nd.sweeps or list(frames)
@@ -623,7 +636,9 @@ def compute(
                 return nested
             _place(out, nd, fields, vals)
     _pad(out, nd, 0)
-    return out
+    from aqmlab.reproduce import lists
+
+    return lists.levels(out, nd.key)
 
 
 def _of_value(nd: NumberDef, numbers: dict[str, Any], fill: Any) -> Any:

@@ -1,15 +1,16 @@
-"""codel-dynamic's own code. experiment.toml declares the per-run columns, every mean and
-spread over a sweep's runs ([numbers.cases], [numbers._packmime], [numbers._seed_spread]) and
-the ratios of two cases' means (codel_over_taildrop_bytes, taildrop10_throughput_loss,
-_packmime_ratio); claims.toml the claims. What stays here, and why it is not data:
+"""codel-dynamic's figures and report text. Every number is declared data: experiment.toml
+cuts each run's packet log into the six phases ([[window]]), reads ns-2.35's table
+(ns2-codel-dynamic.csv, [csv.ns2]) and declares every mean, spread (the seed-paired ones too)
+and ratio as [numbers.NAME], laid out as results.json has them; claims.toml's web-load
+hypothesis is a declared test ("toward"), its quick-run hypothesis one of modes = ["quick"].
+What stays here, and why:
 
-- each case's per-phase statistics: the packet log and the link series cut at the rate
-  changes (common.phase_stats), not columns of the results;
-- the seeds' spreads of the bytes ratio and the 10-packet loss, taken seed by seed: a
-  [numbers.NAME] reduces one column per group, and these pair two groups' runs by seed;
-- the web-load test's outcome texts, the quick run's extra hypothesis (annotate);
-- ns-2.35's table (ns2-codel-dynamic.csv, not a sweep) and its comparison with ours;
-- the tables, the discussion and the figures.
+- the tables: their rows are laid out from the numbers (a case per row, a case × phase per
+  row, three rows per ns-2 discipline), which a declared report-table layout would move;
+- the discussion: paragraphs present or worded by the numbers' values (CoDel's median under
+  the paper's, the LSTF and RED paragraphs, the ns-2.35 comparison's ratios per phase),
+  which conditional paragraphs with number fields would move;
+- the figures.
 """
 
 from __future__ import annotations
@@ -19,199 +20,22 @@ import os
 from typing import Any
 
 from aqmlab.reproduce.common import (
-    DIFFERS,
     Table,
-    explanation_text,
     fmt,
     link_series,
     packet_sojourns_ms,
-    phase_stats,
-    seed_spread,
 )
 from aqmlab.reproduce.style import colour, delay_axis, title
+from aqmlab.reproduce.windows import bounds
 
 LINK = "bottleneck"
-RATES_MBPS = [100, 10, 1, 50, 1, 100]
-CASES = [
-    "tail drop 830p",
-    "tail drop 10p",
-    "CoDel",
-    "RED (ns-2.35 defaults)",
-    "Adaptive RED (ns-2.35 defaults)",
-    "PIE",
-    "FQ-CoDel",
-    "LSTF-CoDel",
-]
-#: ns-2.35 on this link (tests/fidelity/ns2/codel_dynamic.py writes it): tail drop, Queue/RED and
-#: Queue/RED with adaptive_ 1 as ns-2.35 ships them, PackMime-HTTP/1.1 web, seeds 1-3, both modes;
-#: the rows of Agent/TCP/Linux CUBIC (tcp "linux"; "sack1" rows are the start-up's evidence).
-NS2_TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ns2-codel-dynamic.csv")
-NS2_ARMS = {
-    "tail drop 830p": "droptail",
-    "RED (ns-2.35 defaults)": "red",
-    "Adaptive RED (ns-2.35 defaults)": "ared",
-}
 
 
 def _phases(ctx: Any) -> list[tuple[float, float, float]]:
-    phase = ctx.params["phase_s"]
-    return [(i * phase, (i + 1) * phase, r * 1e6) for i, r in enumerate(RATES_MBPS)]
-
-
-def numbers(ctx: Any) -> dict[str, Any]:
-    """What experiment.toml cannot declare: each case's phases (the packet log cut at the rate
-    changes), ratios of two cases' numbers, the seeds' spreads of per-seed ratios across two
-    cases, the web-load test's outcomes and the comparison with ns-2.35."""
-    df, pm = ctx.frames["sweep"], ctx.frames["sweep-packmime"]
-    runs_dir = os.path.join(ctx.out, "sweep", "runs")
-    phases = _phases(ctx)
-    max_bytes = sum((t1 - t0) * r / 8 for t0, t1, r in phases)
-    # experiment.toml's [numbers.cases] in CASES' order, each with its per-phase statistics.
-    per_case: dict[str, dict[str, Any]] = {}
-    for case in CASES:
-        rows = df[df["case"] == case]
-        stats = [phase_stats(os.path.join(runs_dir, k), LINK, phases) for k in rows["run"]]
-        per_phase = [
-            {k: sum(s[i][k] for s in stats) / len(stats) for k in stats[0][i]}
-            for i in range(len(phases))
-        ]
-        per_case[case] = {**ctx.numbers["cases"][case], "phases": per_phase}
-    by_seed = {
-        c: df[df["case"] == c].set_index("seed")
-        for c in ("CoDel", "tail drop 830p", "tail drop 10p")
-    }
-    c_s, t_s, t10_s = (by_seed[c] for c in ("CoDel", "tail drop 830p", "tail drop 10p"))
-    bytes_col = f"{LINK}.delivered_bytes"
-    per_seed = {
-        "ratio": c_s[bytes_col] / t_s[bytes_col],
-        "loss10": 1 - t10_s[bytes_col] / t_s[bytes_col],
-    }
-    n = ctx.numbers
-    pmn = ctx.numbers["_packmime"]
-    pm_codel = {
-        "p50_ms": pmn["CoDel"]["p50_ms"],
-        "p75_ms": pmn["CoDel"]["p75_ms"],
-        "ratio": n["_packmime_ratio"],
-        "pct_of_max": pmn["CoDel"]["pct_of_max"],
-        "taildrop_pct_of_max": pmn["tail drop 830p"]["pct_of_max"],
-    }
-    out = {
-        "max_possible_mb": max_bytes / 1e6,
-        "cases": per_case,
-        "packmime_test": pm_codel,
-        "_spread": {k: seed_spread(v) for k, v in per_seed.items()},
-        "_loss": {
-            "tail drop 10p": n["taildrop10_throughput_loss"],
-            "CoDel": 1 - n["codel_over_taildrop_bytes"],
-        },
-    }
-    out["_web"] = web_outcomes({**n, **out})
-    pm_dir = os.path.join(ctx.out, "sweep-packmime", "runs")
-    out["ns2"] = ns2_comparison(ns2_table(ctx.params["phase_s"]), per_case, pm, pmn, pm_dir, phases)
-    return out
-
-
-def ns2_table(phase_s: float) -> dict[str, dict[str, Any]]:
-    """ns-2.35's runs of this mode (its phase length) from NS2_TABLE, per ns-2 discipline: the
-    means over its seeds of the whole run's median and p75 sojourn, MB sent and drops, each
-    phase's median, and the seeds' medians."""
-    import pandas as pd
-
-    d = pd.read_csv(NS2_TABLE)
-    d = d[(d["phase_s"] == phase_s) & (d["web"] == "packmime") & (d["tcp"] == "linux")]
-    out = {}
-    for q, rows in d.groupby("qdisc"):
-        out[str(q)] = {
-            "seeds": [int(x) for x in rows["seed"]],
-            "p50_ms": float(rows["p50_ms"].mean()),
-            "p50_seeds": [float(x) for x in rows["p50_ms"]],
-            "p75_ms": float(rows["p75_ms"].mean()),
-            "mb": float(rows["delivered_bytes"].mean()) / 1e6,
-            "drops": float(rows["drops"].mean()),
-            "phase_p50_ms": [float(rows[f"p50_ms_{i}"].mean()) for i in range(1, 7)],
-            "phase_drops": [float(rows[f"drops_{i}"].mean()) for i in range(1, 7)],
-        }
-    return out
-
-
-def ns2_comparison(ns2, per_case, pm, pmn, pm_dir, phases) -> dict[str, Any]:
-    """Each of ns-2.35's arms beside ours: ours with PackMime (sweep-packmime: the same web
-    model; ``pmn`` its declared means) and ours with the stand-in (the main sweep's arm), with
-    ours ÷ ns-2.35's median."""
-    out: dict[str, Any] = {}
-    for case, q in NS2_ARMS.items():
-        if q not in ns2:
-            continue
-        rows = pm[pm["case"] == case]
-        stats = [phase_stats(os.path.join(pm_dir, k), LINK, phases) for k in rows["run"]]
-        ours_pm = {
-            "p50_ms": pmn[case]["p50_ms"],
-            "p50_seeds": [float(x) for x in rows[f"{LINK}.sojourn_ms.p50"]],
-            "p75_ms": pmn[case]["p75_ms"],
-            "mb": pmn[case]["mb"],
-            "drops": pmn[case]["drops"],
-            "phase_p50_ms": [
-                sum(s[i]["p50_ms"] for s in stats) / len(stats) for i in range(len(phases))
-            ],
-        }
-        n = ns2[q]
-        out[case] = {
-            "ns2": n,
-            "ours_packmime": ours_pm,
-            "ours_standin": {k: per_case[case][k] for k in ("p50_ms", "p75_ms", "mb", "drops")},
-            "ratio_packmime": ours_pm["p50_ms"] / n["p50_ms"],
-            "ratio_standin": per_case[case]["p50_ms"] / n["p50_ms"],
-            "ratio_mb_packmime": ours_pm["mb"] / n["mb"],
-        }
-    return out
-
-
-def pct_less(x: tuple) -> str:
-    return f"{fmt(100 * x[0])} % less"
-
-
-#: A quick run's explanation of a differs: its phases are short (claims.toml's hypotheses are
-#: those of the full run).
-QUICK_HYPOTHESIS = {
-    "hypothesis": "the quick run's 10-s phases (flows spend more of each phase adapting)",
-    "tested_by": "the full run (aqmlab reproduce codel-dynamic)",
-    "outcome": "not known from a quick run",
-}
-
-
-def web_outcomes(n: dict[str, Any]) -> dict[str, str]:
-    """What the PackMime runs showed about the web-load hypothesis, per claim (the outcome in
-    claims.toml's explanation)."""
-    pm_codel, codel = n["packmime_test"], n["cases"]["CoDel"]
-
-    def web_test(key: str, published: float, ours: float) -> str:
-        moved = abs(pm_codel[key] - published) < abs(ours - published)
-        return f"{fmt(pm_codel[key])} against {fmt(ours)} with the stand-in, " + (
-            f"closer to the published {published:g} but not enough to agree"
-            if moved
-            else f"no closer to the published {published:g}: not the cause"
-        )
-
-    return {
-        "codel-median": web_test("p50_ms", 2.7, codel["p50_ms"]),
-        "codel-p75": web_test("p75_ms", 5.0, codel["p75_ms"]),
-        "codel-bytes-ratio": web_test("ratio", 0.9, n["codel_over_taildrop_bytes"]),
-        "codel-pct-of-max": web_test("pct_of_max", 88, codel["pct_of_max"]),
-        "taildrop-pct-of-max": web_test(
-            "taildrop_pct_of_max", 97, n["cases"]["tail drop 830p"]["pct_of_max"]
-        ),
-    }
-
-
-def annotate(ctx: Any) -> None:
-    """A quick run's differs: its short phases are a hypothesis too, beside the web load's."""
-    if not ctx.quick:
-        return
-    for cid in ("codel-bytes-ratio", "taildrop-pct-of-max", "codel-pct-of-max"):
-        c = ctx.claims[cid]
-        if c.verdict == DIFFERS:
-            c.hypotheses, c.unexplained = [dict(QUICK_HYPOTHESIS), *c.hypotheses], True
-            c.explanation = explanation_text(c.hypotheses, True)
+    """experiment.toml's phases (its [[window]]): ``(from_s, to_s, rate_bps)``."""
+    w = ctx.experiment.windows[0]
+    rates = w.fields["rate_mbps"]
+    return [(t0, t1, r * 1e6) for (t0, t1), r in zip(bounds(w, ctx.fill), rates)]
 
 
 def tables(ctx: Any) -> list[Table]:
