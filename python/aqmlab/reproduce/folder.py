@@ -13,8 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce import reference_frames, series_window
 from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
 from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
+from aqmlab.reproduce.reference_frames import FrameDef
+from aqmlab.reproduce.series_window import WindowDef
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, toml_doc
 
 EXPERIMENT = "experiment.toml"
@@ -126,6 +129,10 @@ class Experiment:
     derives: list[DeriveDef] = field(default_factory=list)
     #: ``[numbers.NAME]``: named numbers over the runs.
     numbers: list[NumberDef] = field(default_factory=list)
+    #: ``[frames.NAME]``: CSV files of the folder read as results (reference_frames).
+    frames: list[FrameDef] = field(default_factory=list)
+    #: ``[[window]]``: per-run columns from the runs' series over a window (series_window).
+    windows: list[WindowDef] = field(default_factory=list)
 
 
 def is_folder(path: str) -> bool:
@@ -205,7 +212,7 @@ def load(folder: str) -> Experiment:
         _read(path),
         (
             "name", "title", "sources", "module", "seeds", "quick", "full", "sweep", "table",
-            "parameters", "discussion", "commands", "derive", "numbers",
+            "parameters", "discussion", "commands", "derive", "numbers", "frames", "window",
         ),
     )  # fmt: skip
     module = t.doc.get("module")
@@ -250,6 +257,7 @@ def load(folder: str) -> Experiment:
     if len(set(written)) != len(written):
         raise t.error("sweep", "distinct written_as (sweeps sharing a scenario file name them)")
     table = _table(path, t.doc["table"], names) if "table" in t.doc else None
+    frames = reference_frames.load(path, t.doc.get("frames", {}), folder, names)
     exp = Experiment(
         folder=folder,
         name=t.str("name"),
@@ -264,8 +272,10 @@ def load(folder: str) -> Experiment:
         discussion=t.strs("discussion"),
         commands=t.strs("commands"),
         claims=load_claims(os.path.join(folder, CLAIMS)),
-        derives=load_derives(path, t.doc.get("derive", []), names),
-        numbers=load_numbers(path, t.doc.get("numbers", {}), names),
+        derives=load_derives(path, t.doc.get("derive", []), [*names, *(f.name for f in frames)]),
+        numbers=load_numbers(path, t.doc.get("numbers", {}), [*names, *(f.name for f in frames)]),
+        frames=frames,
+        windows=series_window.load(path, t.doc.get("window", []), names),
     )
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", exp.name):
         raise t.error("name", "a name of lower-case letters, digits, - and _")

@@ -31,7 +31,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import common as cm
-from aqmlab.reproduce import hypotheses, metrics
+from aqmlab.reproduce import hypotheses, metrics, reference_frames, series_window
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -136,9 +136,13 @@ def run(
             spec, os.path.join(out, s.name), exp.name, quick, jobs, progress, command=command
         )
         ctx.sweeps[s.name] = res
-        df = metrics.derive(res.results.copy(), exp.derives, s.name, ctx.fill)
+        df = series_window.add(
+            res.results.copy(), exp.windows, s.name, os.path.join(out, s.name, "runs"), ctx.fill
+        )
+        df = metrics.derive(df, exp.derives, s.name, ctx.fill)
         derived = _hook(mod, "derive", df, ctx, s.name)
         ctx.frames[s.name] = df if derived is None else derived
+    ctx.frames.update(reference_frames.frames(exp.frames, exp.derives, ctx.fill))
     if exp.table is not None:
         t = exp.table
         df = ctx.frames[t.sweep]
@@ -199,7 +203,9 @@ def run(
 def declared_numbers(ctx: Context) -> None:
     """The experiment's ``[numbers.NAME]`` over ``ctx.frames``, into ``ctx.numbers``."""
     for nd in ctx.experiment.numbers:
-        ctx.numbers[nd.name] = metrics.compute(nd, ctx.frames, ctx.fill, ctx.numbers)
+        refs = {f.name for f in getattr(ctx.experiment, "frames", [])}  # read when named
+        frames = {k: v for k, v in ctx.frames.items() if nd.sweeps or k not in refs}
+        ctx.numbers[nd.name] = metrics.compute(nd, frames, ctx.fill, ctx.numbers)
 
 
 def _keep(a: Any, keep: dict[str, list[Any]], ctx: Context) -> Any:

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce import derive_format
 from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The reductions a ``[numbers.NAME]`` may name.
@@ -246,6 +247,7 @@ class DeriveDef:
     expr: str = ""
     source: str = ""  # ``from``
     map: dict[str, Any] = field(default_factory=dict)
+    format: dict[str, str] = field(default_factory=dict)  # from + format: derive_format
     sweeps: list[str] = field(default_factory=list)
     each: dict[str, list[Any]] = field(default_factory=dict)
     where: str = ""  # "FILE: derive[i]" for errors
@@ -316,14 +318,14 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
         where = f"{path}: derive[{i}]"
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
-        _known(where, d, ("name", "expr", "from", "map", "sweeps", "each"))
+        _known(where, d, ("name", "expr", "from", "map", "format", "sweeps", "each"))
         name = d.get("name")
         if not isinstance(name, str) or not name:
             raise _err(where, "name", "the new column's name, a text", name)
         where = f"{path}: derive[{i}] ({name!r})"
-        kinds = [k for k in ("expr", "map") if k in d]
+        kinds = [k for k in ("expr", "map", "format") if k in d]
         if len(kinds) != 1:
-            raise AqmlabError(f"{where}: expected one of expr or from + map")
+            raise AqmlabError(f"{where}: expected one of expr, from + map or from + format")
         dd = DeriveDef(name, where=where, each=_each(where, d.get("each")))
         if "expr" in d:
             if not isinstance(d["expr"], str) or "from" in d:
@@ -334,6 +336,8 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
             first = _fill_each(dd.expr, dd.each, 0)
             if "{" not in first:  # one with {param} fields is checked once they are filled
                 compile_expr(first, f"{where}.expr")
+        elif "format" in d:
+            dd.source, dd.format = derive_format.load(where, d)
         else:
             if not isinstance(d.get("from"), str) or not isinstance(d["map"], dict) or not d["map"]:
                 raise _err(where, "map", 'from = "COLUMN" and map = { value = new value, ... }')
@@ -468,6 +472,9 @@ def derive(df: Any, defs: list[DeriveDef], sweep: str, fill: Any) -> Any:
             if d.expr:
                 e = compile_expr(fill(_fill_each(d.expr, d.each, i)), f"{d.where}.expr")
                 new[name] = e.eval(view, f"sweep {sweep!r}")
+            elif d.format:
+                src = _fill_each(d.source, d.each, i)
+                new[name] = derive_format.column(view, src, d.format, d.where, f"sweep {sweep!r}")
             else:
                 src = _fill_each(d.source, d.each, i)
                 if src not in view.columns:

@@ -21,10 +21,8 @@ from typing import Any
 from aqmlab.reproduce.common import (
     STALLED_FRACTION,
     Table,
-    flow_bytes,
     fmt,
     stalled,
-    window_stats,
 )
 from aqmlab.reproduce.hypotheses import reference_result
 from aqmlab.reproduce.style import colour, delay_axis, title
@@ -32,30 +30,8 @@ from aqmlab.reproduce.style import colour, delay_axis, title
 CCS = ["tahoe", "reno"]
 #: The paper's phase-effect randomisation (experiment.toml's link jitter), for the text.
 JITTER = "uniform(0ms, 0.178ms)"
-#: Throughput, queue and shares are measured after this warm-up (cbcase: 1 s).
+#: Throughput, queue and shares are measured after this warm-up (experiment.toml's [[window]]).
 WARMUP_S = 1.0
-DURATION_S = 10.0
-#: ns-2.35 on the parts' set-ups (tests/fidelity/ns2/run.sh --fig6 and --fig1214 write them):
-#: Tahoe, seeds 1-3, the same points, every packet after a random wait of up to one service time.
-NS2_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-def ns2_part(name: str) -> Any:
-    """ns-2.35's ``ns2-NAME.csv`` (fig6: part 1; fig1214: part 2, nodes 1-4 with a window of
-    12), 10 s with figures over [1, 10] s, means over its seeds, one row per point named as
-    ours: utilization (also as ``throughput``), the last flow's share, drops, average queue."""
-    import pandas as pd
-
-    d = pd.read_csv(os.path.join(NS2_DIR, f"ns2-{name}.csv"))
-    d["point"] = [
-        f"tail drop {n}p" if q == "droptail" else f"RED min_th {n}"
-        for q, n in zip(d["qdisc"], d["size"])
-    ]
-    d["kind"] = ["tail drop" if q == "droptail" else "RED" for q in d["qdisc"]]
-    d["throughput"] = d["utilization"]
-    cols = [c for c in d.columns if c not in ("tcp", "qdisc", "size", "seed", "point", "kind")]
-    return d.groupby(["point", "kind"], sort=False)[cols].mean().reset_index()
-
 
 #: "≈ 1" for node 5's drop share ÷ throughput share (claims.toml, red-node5-in-proportion), for
 #: the buffer hypothesis's text.
@@ -66,23 +42,18 @@ SMALL_TD = [f"tail drop {b}p" for b in (8, 10, 12, 14)]
 SMALL_MIN_TH = (3, 4, 5, 6, 7)
 SMALL_RED = [f"RED min_th {m}" for m in SMALL_MIN_TH]
 LIMIT100_SWEEP = "sweep-red-limit100"
+#: Part 2's per-run columns (experiment.toml's [[derive]]s), averaged per point.
+PART2 = ["n5_share_pct", "n5_drop_share_pct", "avg_queue", "utilization", "drops"]
+#: The columns of ns-2.35's tables (experiment.toml's [frames]) that are no metric.
+NS2_KEYS = ("tcp", "qdisc", "size", "seed", "point", "kind")
 
 
-def node5(d: Any, runs: str) -> Any:
-    """Per run of a part-2 sweep (tahoe): node 5's share of the bytes delivered after the
-    warm-up, its share of the drops (the summary's per-flow counts, over the whole run), and
-    the bottleneck's utilization, average queue and drops after the warm-up."""
-    d = d[d["tcp"] == CCS[0]].copy()
-    d["kind"] = ["tail drop" if p.startswith("tail") else "RED" for p in d["point"]]
-    fb = [flow_bytes(os.path.join(runs, k), WARMUP_S, DURATION_S) for k in d["run"]]
-    d["n5_share_pct"] = [100 * b.get(4, 0.0) / sum(b.values()) for b in fb]
-    drops = sum(d[f"flows[{i}].dropped_pkts"] for i in range(5))
-    d["n5_drop_share_pct"] = 100 * d["flows[4].dropped_pkts"] / drops.where(drops > 0)
-    w = [window_stats(os.path.join(runs, k), "bottleneck", WARMUP_S, DURATION_S) for k in d["run"]]
-    d["avg_queue"] = [x["avg_queue"] for x in w]
-    d["utilization"] = [x["bytes"] * 8 / 45e6 / (DURATION_S - WARMUP_S) for x in w]
-    d["drops"] = [x["drops"] for x in w]
-    cols = ["n5_share_pct", "n5_drop_share_pct", "avg_queue", "utilization", "drops"]
+def means(d: Any, cols: list[str] | None = None) -> Any:
+    """A table's means over seeds per point (Tahoe's runs only; ns-2.35's tables hold no
+    other): ``cols``, or every metric column of an ns-2.35 table."""
+    if "tcp" in d.columns:
+        d = d[d["tcp"] == CCS[0]]
+    cols = cols or [c for c in d.columns if c not in NS2_KEYS]
     return d.groupby(["point", "kind"], sort=False)[cols].mean().reset_index()
 
 
@@ -162,24 +133,14 @@ def buffer_test(ours: dict, ours100: dict | None, ns2: dict, ns2_100: dict) -> d
 
 def numbers(ctx: Any) -> dict[str, Any]:
 
-    out, duration = ctx.out, DURATION_S
-    d1 = ctx.frames["sweep-fig6"].copy()
-    d1["kind"] = ["tail drop" if p.startswith("tail") else "RED" for p in d1["point"]]
-    d1 = d1[d1["tcp"] == CCS[0]].copy()  # the figures and claims use the first variant
-    # Measured after a warm-up, as the paper's runs (and cbcase's, 1 s) were.
-    runs1 = os.path.join(out, "sweep-fig6", "runs")
-    w1 = [window_stats(os.path.join(runs1, k), "bottleneck", WARMUP_S, duration) for k in d1["run"]]
-    d1["avg_queue"] = [w["avg_queue"] for w in w1]
-    d1["throughput"] = [w["bytes"] * 8 / 45e6 / (duration - WARMUP_S) for w in w1]
-    g1 = d1.groupby(["point", "kind"], sort=False)[["avg_queue", "throughput"]].mean().reset_index()
-
-    g2 = node5(ctx.frames["sweep-fig11"], os.path.join(out, "sweep-fig11", "runs"))
+    g1 = means(ctx.frames["sweep-fig6"], ["avg_queue", "throughput"])
+    g2 = means(ctx.frames["sweep-fig11"], PART2)
 
     # The claims' metrics on our runs, and the same on ns-2.35's runs of the same set-ups
-    # (ns2-fig6.csv, ns2-fig1214.csv: node 5's share of the drops over the whole run), which
+    # (experiment.toml's [frames]: node 5's share of the drops over the whole run), which
     # claims.toml's reference tests grade with each claim's own predicate at its own points.
-    n1 = ns2_part("fig6")
-    ns2 = ns2_part("fig1214")
+    n1 = means(ctx.frames["ns2-fig6"])
+    ns2 = means(ctx.frames["ns2-fig1214"])
     ours = claim_numbers(g1, g2)
     ns2_numbers = claim_numbers(n1, ns2, drops="n5_drop_share_run_pct")
     small = g2[g2["point"].isin(SMALL_RED)]
@@ -189,12 +150,8 @@ def numbers(ctx: Any) -> dict[str, Any]:
     # ns2-fig1214.csv) and with 100 packets (ns2-red-limit100.csv), aqmlab with 100 packets
     # (sweep-red-limit100), at the small min_th.
     limit100 = ctx.frames.get(LIMIT100_SWEEP)
-    g100 = (
-        node5(limit100, os.path.join(out, LIMIT100_SWEEP, "runs"))
-        if limit100 is not None and len(limit100)
-        else None
-    )
-    ns2_100 = ns2_part("red-limit100")
+    g100 = means(limit100, PART2) if limit100 is not None and len(limit100) else None
+    ns2_100 = means(ctx.frames["ns2-red-limit100"])
     btest = buffer_test(
         drop_ratio(small),
         drop_ratio(g100) if g100 is not None else None,
