@@ -19,10 +19,12 @@ def load(where: str, d: dict[str, Any]) -> tuple[str, dict[str, str]]:
     template, each template a text of ``{column}`` fields (``{size:g}`` formats too)."""
     src, fmt = d.get("from"), d.get("format")
     if not isinstance(src, str) or not src:
-        raise AqmlabError(f"{where}.from: expected the column whose values pick a format, got {src!r}")
+        raise AqmlabError(
+            f"{where}.from: expected the column whose values pick a format, got {src!r}"
+        )
     if not isinstance(fmt, dict) or not fmt or not all(isinstance(v, str) for v in fmt.values()):
         raise AqmlabError(
-            f"{where}.format: expected a table of value = \"a text with {{column}} fields\", "
+            f'{where}.format: expected a table of value = "a text with {{column}} fields", '
             f"got {fmt!r}"
         )
     for k, v in fmt.items():
@@ -32,7 +34,9 @@ def load(where: str, d: dict[str, Any]) -> tuple[str, dict[str, str]]:
             raise AqmlabError(f"{where}.format.{k}: {v!r}: {e}") from None
         bad = [f for f in fields if not re.fullmatch(r"[^\[\].{}]+", f)]
         if bad:
-            raise AqmlabError(f"{where}.format.{k}: {v!r}: expected {{column}} fields, got {{{bad[0]}}}")
+            raise AqmlabError(
+                f"{where}.format.{k}: {v!r}: expected {{column}} fields, got {{{bad[0]}}}"
+            )
     return src, {str(k): v for k, v in fmt.items()}
 
 

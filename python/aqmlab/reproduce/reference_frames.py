@@ -38,7 +38,7 @@ def load(path: str, doc: Any, folder: str, sweeps: list[str]) -> list[FrameDef]:
     for name, d in doc.items():
         where = f"{path}: frames.{name}"
         if not isinstance(d, dict):
-            raise AqmlabError(f"{where}: expected a table {{ csv = \"FILE.csv\" }}")
+            raise AqmlabError(f'{where}: expected a table {{ csv = "FILE.csv" }}')
         for k in d:
             if k not in KEYS:
                 raise AqmlabError(f"{where}.{k}: unknown key (expected one of {', '.join(KEYS)})")
@@ -71,6 +71,8 @@ def frames(defs: list[FrameDef], derives: list[Any], fill: Any) -> dict[str, Any
     from aqmlab.reproduce import metrics
 
     return {
-        fd.name: metrics.derive(read(fd), [d for d in derives if fd.name in d.sweeps], fd.name, fill)
+        fd.name: metrics.derive(
+            read(fd), [d for d in derives if fd.name in d.sweeps], fd.name, fill
+        )
         for fd in defs
     }

@@ -49,7 +49,7 @@ def _time(where: str, key: str, v: Any) -> float | str:
         return v
     if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
         raise AqmlabError(
-            f"{where}.{key}: expected a time in seconds (a number >= 0, or \"{{param}}\"), got {v!r}"
+            f'{where}.{key}: expected a time in seconds (a number >= 0, or "{{param}}"), got {v!r}'
         )
     return float(v)
 
@@ -120,7 +120,7 @@ def add(df: Any, defs: list[WindowDef], sweep: str, runs: str, fill: Any) -> Any
                 stats[i] = window_stats(run_dir, w.link, t0, t1)
                 if w.flows:
                     fb[i] = flow_bytes(run_dir, t0, t1)
-            except (OSError, KeyError, ValueError) as e:
+            except (AqmlabError, OSError, KeyError, ValueError) as e:
                 raise AqmlabError(
                     f"{w.where}: run {key} of sweep {sweep!r}: no series of link {w.link!r} "
                     f"to read ({e})"
