@@ -142,7 +142,7 @@ def run(
         df = metrics.derive(df, exp.derives, s.name, ctx.fill)
         derived = _hook(mod, "derive", df, ctx, s.name)
         ctx.frames[s.name] = df if derived is None else derived
-    ctx.frames.update(reference_frames.frames(exp.frames, exp.derives, ctx.fill))
+    ctx.frames.update(reference_frames.frames(exp.frames, exp.derives, ctx.fill, ctx.frames))
     if exp.table is not None:
         t = exp.table
         df = ctx.frames[t.sweep]

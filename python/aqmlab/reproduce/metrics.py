@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import derive_format
+from aqmlab.reproduce import derive_format, matched
 from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The reductions a ``[numbers.NAME]`` may name.
@@ -277,6 +277,7 @@ class NumberDef:
     where: str  # "FILE: numbers.NAME" for errors
     of: dict[str, str] = field(default_factory=dict)  # name -> path of a number declared above
     expr: str = ""  # an expression of ``of``'s names
+    match: Any = None  # a matched.Match
 
 
 def _err(where: str, key: str, expected: str, got: Any = None) -> AqmlabError:
@@ -390,8 +391,11 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
-        keys = (*keys, "all", "of", "expr")
+        keys = (*keys, "all", "of", "expr", "match")
         _known(where, d, keys)
+        if "match" in d:  # two curves compared at the same abscissa: matched.py
+            out.append(matched.number(name, where, d, sweeps))
+            continue
         if "of" in d or "expr" in d:
             out.append(_of_numbers(name, where, d))
             continue
@@ -560,6 +564,8 @@ def compute(
 
     if nd.expr:
         return _of_value(nd, numbers or {}, fill)
+    if nd.match is not None:
+        return matched.value(nd, frames, fill)
     names = nd.sweeps or list(frames)
     ran = [frames[s] for s in names if s in frames]
     if not ran:

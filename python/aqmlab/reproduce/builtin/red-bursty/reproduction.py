@@ -42,21 +42,6 @@ SMALL_TD = [f"tail drop {b}p" for b in (8, 10, 12, 14)]
 SMALL_MIN_TH = (3, 4, 5, 6, 7)
 SMALL_RED = [f"RED min_th {m}" for m in SMALL_MIN_TH]
 LIMIT100_SWEEP = "sweep-red-limit100"
-#: Part 2's per-run columns (experiment.toml's [[derive]]s), averaged per point.
-PART2 = ["n5_share_pct", "n5_drop_share_pct", "avg_queue", "utilization", "drops"]
-#: The columns of ns-2.35's tables (experiment.toml's [frames]) that are no metric.
-NS2_KEYS = ("tcp", "qdisc", "size", "seed", "point", "kind")
-
-
-def means(d: Any, cols: list[str] | None = None) -> Any:
-    """A table's means over seeds per point (Tahoe's runs only; ns-2.35's tables hold no
-    other): ``cols``, or every metric column of an ns-2.35 table."""
-    if "tcp" in d.columns:
-        d = d[d["tcp"] == CCS[0]]
-    cols = cols or [c for c in d.columns if c not in NS2_KEYS]
-    return d.groupby(["point", "kind"], sort=False)[cols].mean().reset_index()
-
-
 def drop_ratio(g: Any, drop_col: str = "n5_drop_share_pct") -> dict[str, float]:
     """Node 5's drop share ÷ its throughput share per point (means over seeds of each)."""
     return {
@@ -132,26 +117,25 @@ def buffer_test(ours: dict, ours100: dict | None, ns2: dict, ns2_100: dict) -> d
 
 
 def numbers(ctx: Any) -> dict[str, Any]:
-
-    g1 = means(ctx.frames["sweep-fig6"], ["avg_queue", "throughput"])
-    g2 = means(ctx.frames["sweep-fig11"], PART2)
-
-    # The claims' metrics on our runs, and the same on ns-2.35's runs of the same set-ups
-    # (experiment.toml's [frames]: node 5's share of the drops over the whole run), which
-    # claims.toml's reference tests grade with each claim's own predicate at its own points.
-    n1 = means(ctx.frames["ns2-fig6"])
-    ns2 = means(ctx.frames["ns2-fig1214"])
-    ours = claim_numbers(g1, g2)
-    ns2_numbers = claim_numbers(n1, ns2, drops="n5_drop_share_run_pct")
+    """What experiment.toml does not declare: node 5's means over the small buffers and its
+    drop ratio at each, ours and ns-2.35's (``_ns2``, beside the [numbers._ns2_*] the reference
+    tests read), and the buffer hypothesis's outcome."""
+    f = ctx.frames
+    g1, g2, n1, ns2 = f["part1"], f["part2"], f["part1-ns2"], f["part2-ns2"]
+    ours = node5_numbers(g2)
+    ns2_numbers = {
+        **{k: ctx.numbers[f"_ns2{k}"] for k in FIGS},
+        **node5_numbers(ns2, drops="n5_drop_share_run_pct"),
+    }
     small = g2[g2["point"].isin(SMALL_RED)]
     red_n = ns2[ns2["kind"] == "RED"]
 
     # The buffer hypothesis (claims.toml): ns-2.35 with RED's buffer of 4 min_th (the set-up,
     # ns2-fig1214.csv) and with 100 packets (ns2-red-limit100.csv), aqmlab with 100 packets
     # (sweep-red-limit100), at the small min_th.
-    limit100 = ctx.frames.get(LIMIT100_SWEEP)
-    g100 = means(limit100, PART2) if limit100 is not None and len(limit100) else None
-    ns2_100 = means(ctx.frames["ns2-red-limit100"])
+    g100 = f.get("part2-limit100")
+    g100 = g100 if g100 is not None and len(g100) else None
+    ns2_100 = f["part2-limit100-ns2"]
     btest = buffer_test(
         drop_ratio(small),
         drop_ratio(g100) if g100 is not None else None,
@@ -181,33 +165,18 @@ def numbers(ctx: Any) -> dict[str, Any]:
     }
 
 
-def claim_numbers(g1: Any, g2: Any, drops: str = "n5_drop_share_pct") -> dict[str, Any]:
-    """The claims' metrics (claims.toml) from a simulator's part-1 and part-2 points (means
-    over seeds: ours, or ns-2.35's with its drop-share column ``drops``), each range claim's
-    arms with their utilizations (the claims' ``delivered``)."""
-    # Claim 1: for the same average queue, RED's throughput is higher: at each tail-drop
-    # point inside RED's range of queues, RED's throughput interpolated at that queue; the
-    # counterfactual swaps the arms (tail drop's interpolated at each RED point). A point where
-    # both are stalled is a tie of runs that deliver almost nothing, not a win.
-    red1 = g1[g1["kind"] == "RED"]
-    td1 = g1[g1["kind"] == "tail drop"]
-    # Fig. 5 read the other way: for the same throughput, RED's average queue is shorter.
-    q = {"x": "throughput", "y": "avg_queue"}
+#: The range claims' metrics experiment.toml declares ([numbers._fig56] ...; ns-2.35's as
+#: [numbers._ns2_fig56] ...), gathered under ``_ns2`` for the reference tests.
+FIGS = ("_fig56", "_fig5_queue", "_fig1214_util", "_fig1214_util_small", "_fig1214_queue")
 
-    # Claim 2: node 5 with small buffers.
+
+def node5_numbers(g2: Any, drops: str = "n5_drop_share_pct") -> dict[str, Any]:
+    """Node 5 with small buffers from a simulator's part-2 points (means over seeds: ours, or
+    ns-2.35's with its drop-share column ``drops``): its mean share and drop share ÷ share
+    (``_small``), and that ratio and the run's utilization at each point (``_ratios``: the
+    claims' ``delivered``)."""
     small_td = g2[g2["point"].isin(SMALL_TD)]
     small_red = g2[g2["point"].isin(SMALL_RED)]
-
-    # Figs. 12 and 14's utilization and average-queue panels: for the same average queue RED
-    # keeps the link busier, and for the same utilization its queue is shorter; at every
-    # tail-drop buffer (8-22 p) inside RED's range, and with the small buffers (8-14 p against
-    # min_th 3-7) alone. The counterfactuals swap the arms.
-    red2, td2 = g2[g2["kind"] == "RED"], g2[g2["kind"] == "tail drop"]
-    u = {"y": "utilization", "util": "utilization"}
-    qu = {"x": "utilization", "y": "avg_queue", "util": "utilization"}
-
-    def both(a: Any, b: Any, at: str, **kw: Any) -> dict[str, Any]:
-        return _arms(matched(a, b, **kw), matched(b, a, **kw), at)
 
     def node5_of(g: Any) -> dict[str, float]:
         return {
@@ -222,62 +191,9 @@ def claim_numbers(g1: Any, g2: Any, drops: str = "n5_drop_share_pct") -> dict[st
         }
 
     return {
-        "_fig56": both(red1, td1, "queues"),
-        "_fig5_queue": both(red1, td1, "throughput", **q),
-        "_fig1214_util": both(red2, td2, "queues", **u),
-        "_fig1214_util_small": both(small_red, small_td, "queues", **u),
-        "_fig1214_queue": both(red2, td2, "utilizations", **qu),
         "_small": {"tail drop": node5_of(small_td), "RED": node5_of(small_red)},
         "_ratios": {"tail drop": ratios(small_td), "RED": ratios(small_red)},
     }
-
-
-def matched(
-    a: Any, b: Any, x: str = "avg_queue", y: str = "throughput", util: str = "throughput"
-) -> dict[str, Any]:
-    """Every run of ``b`` as a point ``(a's y, its own y, a's util, its own util)``: ``a``'s
-    ``y`` (and utilization) interpolated at its ``x`` where that lies inside the range of
-    ``a``'s live runs; a stalled run (``util`` under the stalled fraction of the link) of
-    either as itself on both arms, so that the common rule (every arm stalled) makes it a tie:
-    a stalled run is no point of either curve, and no comparison at it is a pass."""
-    import numpy as np
-
-    def dead(r: Any) -> Any:
-        return (getattr(r, y), getattr(r, y), getattr(r, util), getattr(r, util))
-
-    live = a[~a[util].map(stalled)].sort_values(x)
-    pts: dict[str, Any] = {}
-    for r in b.itertuples():
-        if stalled(getattr(r, util)):
-            pts[r.point] = dead(r)
-        elif len(live) and live[x].min() <= getattr(r, x) <= live[x].max():
-            v = float(np.interp(getattr(r, x), live[x], live[y]))
-            ua = float(np.interp(getattr(r, x), live[x], live[util]))
-            label = "queue" if x == "avg_queue" else x
-            pts[f"{r.point} ({label} {fmt(getattr(r, x))})"] = (
-                v,
-                getattr(r, y),
-                ua,
-                getattr(r, util),
-            )
-    for r in a.itertuples():
-        if stalled(getattr(r, util)):
-            pts[r.point] = dead(r)
-    return pts
-
-
-def _arms(ours: dict[str, Any], cf: dict[str, Any], at: str) -> dict[str, Any]:
-    """A range claim's four arms: RED at tail drop's points and tail drop's own value, and the
-    counterfactual's (tail drop at RED's points, RED's own); under ``utilization`` each arm's
-    utilization at those points (the claims' ``delivered``)."""
-    names = (f"RED at tail drop's {at}", "tail drop", f"tail drop at RED's {at}", "RED")
-    out: dict[str, Any] = {}
-    for (n1, n2), pts in (((names[0], names[1]), ours), ((names[2], names[3]), cf)):
-        out[n1] = {k: v[0] for k, v in pts.items()}
-        out[n2] = {k: v[1] for k, v in pts.items()}
-        out.setdefault("utilization", {})[n1] = {k: v[2] for k, v in pts.items()}
-        out["utilization"][n2] = {k: v[3] for k, v in pts.items()}
-    return out
 
 
 def tables(ctx: Any) -> list[Table]:
