@@ -42,6 +42,8 @@ SMALL_TD = [f"tail drop {b}p" for b in (8, 10, 12, 14)]
 SMALL_MIN_TH = (3, 4, 5, 6, 7)
 SMALL_RED = [f"RED min_th {m}" for m in SMALL_MIN_TH]
 LIMIT100_SWEEP = "sweep-red-limit100"
+
+
 def drop_ratio(g: Any, drop_col: str = "n5_drop_share_pct") -> dict[str, float]:
     """Node 5's drop share ÷ its throughput share per point (means over seeds of each)."""
     return {
