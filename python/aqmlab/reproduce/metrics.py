@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import derive_format, matched
+from aqmlab.reproduce import derive_format, matched, table_rows
 from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The reductions a ``[numbers.NAME]`` may name.
@@ -278,6 +278,8 @@ class NumberDef:
     of: dict[str, str] = field(default_factory=dict)  # name -> path of a number declared above
     expr: str = ""  # an expression of ``of``'s names
     match: Any = None  # a matched.Match
+    rows: list[str] = field(default_factory=list)  # table_rows: the columns of each row
+    sort: bool = True  # the groups sorted by ``by`` (False: in the order they first appear)
 
 
 def _err(where: str, key: str, expected: str, got: Any = None) -> AqmlabError:
@@ -391,10 +393,13 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
-        keys = (*keys, "all", "of", "expr", "match")
+        keys = (*keys, "all", "of", "expr", "match", "sort", "rows")
         _known(where, d, keys)
         if "match" in d:  # two curves compared at the same abscissa: matched.py
             out.append(matched.number(name, where, d, sweeps))
+            continue
+        if "rows" in d:  # a table's rows: table_rows.py
+            out.append(table_rows.number(name, where, d, sweeps))
             continue
         if "of" in d or "expr" in d:
             out.append(_of_numbers(name, where, d))
@@ -430,7 +435,10 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
             raise _err(where, "all", "a table of COLUMN = [the values always keyed]", al)
         if set(al) - set(by):
             raise _err(where, "all", f"columns of by ({', '.join(by)})", sorted(set(al) - set(by)))
-        out.append(NumberDef(name, sw, wh, by, each, key, values, al, where))
+        srt = d.get("sort", True)  # false: the groups in the order they first appear
+        if not isinstance(srt, bool):
+            raise _err(where, "sort", "true or false (false: groups in first-seen order)", srt)
+        out.append(NumberDef(name, sw, wh, by, each, key, values, al, where, sort=srt))
     return out
 
 
@@ -566,6 +574,8 @@ def compute(
         return _of_value(nd, numbers or {}, fill)
     if nd.match is not None:
         return matched.value(nd, frames, fill)
+    if nd.rows:
+        return table_rows.value(nd, frames, fill)
     names = nd.sweeps or list(frames)
     ran = [frames[s] for s in names if s in frames]
     if not ran:
@@ -588,7 +598,7 @@ def compute(
                     f"{nd.where}.{'.'.join(['values', *path]) if path else 'column'}: no column "
                     f"{col!r} in the results of {what}"
                 )
-    groups = df.groupby(nd.by, sort=True) if nd.by else [((), df)]
+    groups = df.groupby(nd.by, sort=nd.sort) if nd.by else [((), df)]
     out: dict[str, Any] = {}
     for gkey, rows in groups:
         gkey = gkey if isinstance(gkey, tuple) else (gkey,)

@@ -44,14 +44,6 @@ SMALL_RED = [f"RED min_th {m}" for m in SMALL_MIN_TH]
 LIMIT100_SWEEP = "sweep-red-limit100"
 
 
-def drop_ratio(g: Any, drop_col: str = "n5_drop_share_pct") -> dict[str, float]:
-    """Node 5's drop share ÷ its throughput share per point (means over seeds of each)."""
-    return {
-        r.point: getattr(r, drop_col) / r.n5_share_pct if r.n5_share_pct else math.nan
-        for r in g.itertuples()
-    }
-
-
 def buffer_test(ours: dict, ours100: dict | None, ns2: dict, ns2_100: dict) -> dict[str, Any]:
     """The outcome of claims.toml's [hypothesis.buffer]: node 5's drop share ÷ throughput share
     at each small min_th, aqmlab and ns-2.35 with RED's buffer of 4 min_th (the set-up) and with
@@ -119,83 +111,32 @@ def buffer_test(ours: dict, ours100: dict | None, ns2: dict, ns2_100: dict) -> d
 
 
 def numbers(ctx: Any) -> dict[str, Any]:
-    """What experiment.toml does not declare: node 5's means over the small buffers and its
-    drop ratio at each, ours and ns-2.35's (``_ns2``, beside the [numbers._ns2_*] the reference
-    tests read), and the buffer hypothesis's outcome."""
-    f = ctx.frames
-    g1, g2, n1, ns2 = f["part1"], f["part2"], f["part1-ns2"], f["part2-ns2"]
-    ours = node5_numbers(g2)
-    ns2_numbers = {
-        **{k: ctx.numbers[f"_ns2{k}"] for k in FIGS},
-        **node5_numbers(ns2, drops="n5_drop_share_run_pct"),
-    }
-    small = g2[g2["point"].isin(SMALL_RED)]
-    red_n = ns2[ns2["kind"] == "RED"]
-
-    # The buffer hypothesis (claims.toml): ns-2.35 with RED's buffer of 4 min_th (the set-up,
-    # ns2-fig1214.csv) and with 100 packets (ns2-red-limit100.csv), aqmlab with 100 packets
-    # (sweep-red-limit100), at the small min_th.
-    g100 = f.get("part2-limit100")
-    g100 = g100 if g100 is not None and len(g100) else None
-    ns2_100 = f["part2-limit100-ns2"]
+    """What experiment.toml does not declare: the buffer hypothesis's outcome (a text over
+    four tables), ns-2.35's claim metrics gathered under ``_ns2`` (the reference tests read
+    ``_ns2.METRIC``) and node 5's means over the small buffers under their results.json names."""
+    n, f = ctx.numbers, ctx.frames
+    r = n["node5_drop_ratio_red"]
     btest = buffer_test(
-        drop_ratio(small),
-        drop_ratio(g100) if g100 is not None else None,
-        drop_ratio(red_n[red_n["point"].isin(SMALL_RED)], "n5_drop_share_run_pct"),
-        drop_ratio(ns2_100, "n5_drop_share_run_pct"),
+        r["aqmlab, buffer 4 min_th"],
+        r.get("aqmlab, buffer 100"),
+        r["ns-2.35, buffer 4 min_th"],
+        r["ns-2.35, buffer 100"],
     )
-    small_ = ours["_small"]
-    ctx.state.update(g1=g1, g2=g2, ns2=ns2, ns2_1=n1, buffer_test=btest)
+    ctx.state.update(
+        g1=f["part1"], g2=f["part2"], ns2=f["part2-ns2"], ns2_1=f["part1-ns2"], buffer_test=btest
+    )
     return {
-        "part1": g1.to_dict("records"),
-        "part2": g2.to_dict("records"),
-        "part2_ns2": ns2.to_dict("records"),
-        "part1_ns2": n1.to_dict("records"),
-        "node5_share_small_buffers": {k: v["share"] for k, v in small_.items()},
-        "node5_drop_bias_small_buffers": {k: v["bias"] for k, v in small_.items()},
-        **ours,
-        "node5_drop_ratio_red": {
-            "aqmlab, buffer 4 min_th": drop_ratio(small),
-            "ns-2.35, buffer 4 min_th": drop_ratio(
-                red_n[red_n["point"].isin(SMALL_RED)], "n5_drop_share_run_pct"
-            ),
-            "aqmlab, buffer 100": drop_ratio(g100) if g100 is not None else None,
-            "ns-2.35, buffer 100": drop_ratio(ns2_100, "n5_drop_share_run_pct"),
-        },
+        "node5_share_small_buffers": {k: v["share"] for k, v in n["_small"].items()},
+        "node5_drop_bias_small_buffers": {k: v["bias"] for k, v in n["_small"].items()},
         "_buffer_test": btest["text"],
-        "_ns2": ns2_numbers,
+        "_ns2": {k: n[f"_ns2{k}"] for k in NS2},
     }
 
 
-#: The range claims' metrics experiment.toml declares ([numbers._fig56] ...; ns-2.35's as
-#: [numbers._ns2_fig56] ...), gathered under ``_ns2`` for the reference tests.
-FIGS = ("_fig56", "_fig5_queue", "_fig1214_util", "_fig1214_util_small", "_fig1214_queue")
-
-
-def node5_numbers(g2: Any, drops: str = "n5_drop_share_pct") -> dict[str, Any]:
-    """Node 5 with small buffers from a simulator's part-2 points (means over seeds: ours, or
-    ns-2.35's with its drop-share column ``drops``): its mean share and drop share ÷ share
-    (``_small``), and that ratio and the run's utilization at each point (``_ratios``: the
-    claims' ``delivered``)."""
-    small_td = g2[g2["point"].isin(SMALL_TD)]
-    small_red = g2[g2["point"].isin(SMALL_RED)]
-
-    def node5_of(g: Any) -> dict[str, float]:
-        return {
-            "share": float(g["n5_share_pct"].mean()),
-            "bias": float((g[drops] / g["n5_share_pct"]).mean()),
-        }
-
-    def ratios(g: Any) -> dict[str, Any]:
-        return {
-            "ratio": drop_ratio(g, drops),
-            "utilization": {r.point: r.utilization for r in g.itertuples()},
-        }
-
-    return {
-        "_small": {"tail drop": node5_of(small_td), "RED": node5_of(small_red)},
-        "_ratios": {"tail drop": ratios(small_td), "RED": ratios(small_red)},
-    }
+#: ns-2.35's claim metrics experiment.toml declares as [numbers._ns2_fig56] ..., gathered
+#: under ``_ns2`` in the shape of ours (``_ns2._fig56`` beside ``_fig56``).
+NS2 = ("_fig56", "_fig5_queue", "_fig1214_util", "_fig1214_util_small", "_fig1214_queue")
+NS2 += ("_small", "_ratios")
 
 
 def tables(ctx: Any) -> list[Table]:
