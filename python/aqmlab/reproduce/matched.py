@@ -47,7 +47,7 @@ def number(name: str, where: str, d: dict[str, Any], sweeps: list[str]) -> Any:
     other = [k for k in d if k not in ("match", "sweeps", "where")]
     if other:
         raise AqmlabError(f"{where}.{other[0]}: not with match (only sweeps and where)")
-    sw = _strs(where, "sweeps", d.get("sweeps"))
+    sw = _strs(where, "sweeps", d.get("sweeps", []))
     if len(sw) != 1 or sw[0] not in sweeps:
         raise _err(where, "sweeps", f"one table of points ({', '.join(sweeps)})", sw)
     wh = d.get("where", "")

@@ -21,7 +21,7 @@ def number(name: str, where: str, d: dict[str, Any], sweeps: list[str]) -> Any:
     cols = d.get("rows")
     if not isinstance(cols, list) or not cols or not all(isinstance(c, str) for c in cols):
         raise _err(where, "rows", "a list of the columns each row holds", cols)
-    sw = _strs(where, "sweeps", d.get("sweeps"))
+    sw = _strs(where, "sweeps", d.get("sweeps", []))
     if len(sw) != 1 or sw[0] not in sweeps:
         raise _err(where, "sweeps", f"one table ({', '.join(sweeps)})", sw)
     wh = d.get("where", "")
