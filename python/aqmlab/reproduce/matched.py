@@ -112,8 +112,8 @@ def compute(m: Match, df: Any, what: str) -> dict[str, Any]:
     names = (f"{a_name} at {b_name}'s {m.at}", b_name, f"{b_name} at {a_name}'s {m.at}", a_name)
     out: dict[str, Any] = {}
     for (n1, n2), pts in (
-        ((names[0], names[1]), _at(m, a, b)),
-        ((names[2], names[3]), _at(m, b, a)),
+        ((names[0], names[1]), points(m, a, b)),
+        ((names[2], names[3]), points(m, b, a)),
     ):
         out[n1] = {k: v[0] for k, v in pts.items()}
         out[n2] = {k: v[1] for k, v in pts.items()}
@@ -122,7 +122,7 @@ def compute(m: Match, df: Any, what: str) -> dict[str, Any]:
     return out
 
 
-def _at(m: Match, a: Any, b: Any) -> dict[str, tuple]:
+def points(m: Match, a: Any, b: Any) -> dict[str, tuple]:
     """Every point of ``b`` as ``(a's y, its own y, a's delivered, its own delivered)``, ``a``'s
     interpolated at its ``x`` inside the range of ``a``'s live points; a stalled point of
     either as itself on both arms."""

@@ -1,15 +1,24 @@
-"""red-bursty's own code: the throughput and Little's-law average queue after the warm-up
-(from each run's series), node 5's shares, RED's throughput interpolated at tail drop's
-queues (each point with its arms' utilizations, from which the common rule makes a point of
-stalled runs a tie), the tables, the comparison and the figures. experiment.toml and
-claims.toml hold the rest, the hypotheses' tests too (aqmlab.reproduce.hypotheses: each
-claim's predicate on ns-2.35's runs, the bootstrap over ns-2.35's seeds).
+"""red-bursty's own code: the buffer hypothesis's outcome text, the tables, the
+verdict-dependent discussion and the figures.
 
-What stays here and why: the metrics themselves (read from each run's series after the
-warm-up, and interpolated between runs: :func:`matched`), computed by the same code for ns-2.35's
-runs (``_ns2``, which the reference tests read); the buffer hypothesis's outcome text, which
-sets four tables side by side (aqmlab and ns-2.35, each with two buffers) and says which
-points each explains; the verdict-dependent discussion; the tables and figures.
+experiment.toml declares every metric (docs/reproductions.md, "Metrics as data"): the
+throughput, Little's-law average queue and node 5's share after the 1-s warm-up ([[window]],
+[[derive]]), ns-2.35's runs of the same set-ups read from its CSVs and named as ours
+([frames.ns2-*], derive ``from`` + ``format``), each point's means over seeds ([frames] of
+``means``), the range claims' arms with one discipline's curve interpolated at the other's
+points (``match``), node 5's ratios and means ([numbers._small], [numbers._ratios], ``sort =
+false``), ours and ns-2.35's by the same declarations; claims.toml the hypotheses' tests
+(each claim's predicate on ns-2.35's runs, the bootstrap over ns-2.35's seeds).
+
+What stays here and why: :func:`buffer_test`, the outcome of claims.toml's
+[hypothesis.buffer], which sets four tables side by side (aqmlab and ns-2.35, each with RED's
+buffer of 4 min_th and of 100 packets) and says which points the set-up, the buffer or neither
+explains (a "rerun" hypothesis test kind, the same points rerun with one change on both
+simulators, would move it; its text is this reproduction's own); ``_ns2``, the ns-2.35 metrics
+gathered under one name for the reference tests (a ``[numbers]`` gathering numbers declared
+above would move it); the report's tables, which put ns-2.35's columns beside ours; the
+discussion, whose paragraphs depend on the verdicts and the reference tests' outcomes; the
+figures.
 """
 
 from __future__ import annotations
@@ -36,12 +45,8 @@ WARMUP_S = 1.0
 #: "≈ 1" for node 5's drop share ÷ throughput share (claims.toml, red-node5-in-proportion), for
 #: the buffer hypothesis's text.
 IN_PROPORTION = (0.75, 4 / 3)
-#: The small buffers and min_th the node-5 claims read, and the sweep that reruns the latter
-#: with a 100-packet buffer (the test of claims.toml's [hypothesis.buffer]).
-SMALL_TD = [f"tail drop {b}p" for b in (8, 10, 12, 14)]
+#: The small min_th the node-5 claims read (experiment.toml's node5_drop_ratio_red).
 SMALL_MIN_TH = (3, 4, 5, 6, 7)
-SMALL_RED = [f"RED min_th {m}" for m in SMALL_MIN_TH]
-LIMIT100_SWEEP = "sweep-red-limit100"
 
 
 def buffer_test(ours: dict, ours100: dict | None, ns2: dict, ns2_100: dict) -> dict[str, Any]:
