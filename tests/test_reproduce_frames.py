@@ -128,12 +128,17 @@ def test_a_number_without_sweeps_reads_the_sweeps_only(tmp_path):
         (
             '[frames.ref]\ncsv = "ref.csv"\nrows = 1\n',
             CSV,
-            "experiment.toml: frames.ref.rows: unknown key (expected one of csv)",
+            "frames.ref.rows: unknown key (expected one of csv, means, by, where, columns)",
         ),
         (
             '[frames.sweep]\ncsv = "ref.csv"\n',
             CSV,
             "experiment.toml: frames.sweep: expected a name no [[sweep]] has (sweep)",
+        ),
+        (
+            '[frames.ref]\ncsv = "ref.csv"\nby = ["qdisc"]\n',
+            CSV,
+            "experiment.toml: frames.ref.by: only with means, not csv",
         ),
         ("frames = 3\n", CSV, "experiment.toml: frames: expected [frames.NAME] tables"),
         (
@@ -154,7 +159,7 @@ def test_a_number_without_sweeps_reads_the_sweeps_only(tmp_path):
         (
             DER + 'format = { red = "x" }\nmap = { red = "y" }\n',
             CSV,
-            "derive[0] ('p'): expected one of expr, from + map or from + format",
+            "derive[0] ('p'): expected one of expr or from + map or from + format",
         ),
         (
             '[numbers.n]\nsweeps = ["ref"]\ncolumn = "x"\n',

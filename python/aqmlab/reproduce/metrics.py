@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import derive_format, matched, table_rows
+from aqmlab.reproduce import derive_format, gather, matched, table_rows
 from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The reductions a ``[numbers.NAME]`` may name.
@@ -279,6 +279,7 @@ class NumberDef:
     expr: str = ""  # an expression of ``of``'s names
     match: Any = None  # a matched.Match
     rows: list[str] = field(default_factory=list)  # table_rows: the columns of each row
+    gather: dict[str, str] = field(default_factory=dict)  # gather: KEY -> a number's path
     sort: bool = True  # the groups sorted by ``by`` (False: in the order they first appear)
 
 
@@ -328,7 +329,7 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
         where = f"{path}: derive[{i}] ({name!r})"
         kinds = [k for k in ("expr", "map", "format") if k in d]
         if len(kinds) != 1:
-            raise AqmlabError(f"{where}: expected one of expr, from + map or from + format")
+            raise AqmlabError(f"{where}: expected one of expr or from + map or from + format")
         dd = DeriveDef(name, where=where, each=_each(where, d.get("each")))
         if "expr" in d:
             if not isinstance(d["expr"], str) or "from" in d:
@@ -393,13 +394,16 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
-        keys = (*keys, "all", "of", "expr", "match", "sort", "rows")
+        keys = (*keys, "all", "of", "expr", "match", "sort", "rows", "gather")
         _known(where, d, keys)
         if "match" in d:  # two curves compared at the same abscissa: matched.py
             out.append(matched.number(name, where, d, sweeps))
             continue
         if "rows" in d:  # a table's rows: table_rows.py
             out.append(table_rows.number(name, where, d, sweeps))
+            continue
+        if "gather" in d:  # numbers above under one name: gather.py
+            out.append(gather.number(name, where, d))
             continue
         if "of" in d or "expr" in d:
             out.append(_of_numbers(name, where, d))
@@ -576,6 +580,8 @@ def compute(
         return matched.value(nd, frames, fill)
     if nd.rows:
         return table_rows.value(nd, frames, fill)
+    if nd.gather:
+        return gather.value(nd, numbers or {})
     names = nd.sweeps or list(frames)
     ran = [frames[s] for s in names if s in frames]
     if not ran:

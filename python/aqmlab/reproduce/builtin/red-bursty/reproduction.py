@@ -7,18 +7,18 @@ throughput, Little's-law average queue and node 5's share after the 1-s warm-up 
 ([frames.ns2-*], derive ``from`` + ``format``), each point's means over seeds ([frames] of
 ``means``), the range claims' arms with one discipline's curve interpolated at the other's
 points (``match``), node 5's ratios and means ([numbers._small], [numbers._ratios], ``sort =
-false``), ours and ns-2.35's by the same declarations; claims.toml the hypotheses' tests
+false``), ours and ns-2.35's by the same declarations (``gather``: ns-2.35's under ``_ns2``,
+the shape the reference tests read); claims.toml the hypotheses' tests
 (each claim's predicate on ns-2.35's runs, the bootstrap over ns-2.35's seeds).
 
 What stays here and why: :func:`buffer_test`, the outcome of claims.toml's
 [hypothesis.buffer], which sets four tables side by side (aqmlab and ns-2.35, each with RED's
 buffer of 4 min_th and of 100 packets) and says which points the set-up, the buffer or neither
 explains (a "rerun" hypothesis test kind, the same points rerun with one change on both
-simulators, would move it; its text is this reproduction's own); ``_ns2``, the ns-2.35 metrics
-gathered under one name for the reference tests (a ``[numbers]`` gathering numbers declared
-above would move it); the report's tables, which put ns-2.35's columns beside ours; the
-discussion, whose paragraphs depend on the verdicts and the reference tests' outcomes; the
-figures.
+simulators, would move it; its text is this reproduction's own); the report's tables, which
+put ns-2.35's columns beside ours (a [table] of several sweeps and frames would move them);
+the discussion, whose paragraphs depend on the verdicts and the reference tests' outcomes;
+the figures.
 """
 
 from __future__ import annotations
@@ -117,8 +117,7 @@ def buffer_test(ours: dict, ours100: dict | None, ns2: dict, ns2_100: dict) -> d
 
 def numbers(ctx: Any) -> dict[str, Any]:
     """What experiment.toml does not declare: the buffer hypothesis's outcome (a text over
-    four tables), ns-2.35's claim metrics gathered under ``_ns2`` (the reference tests read
-    ``_ns2.METRIC``) and node 5's means over the small buffers under their results.json names."""
+    four tables), and node 5's means over the small buffers under their results.json names."""
     n, f = ctx.numbers, ctx.frames
     r = n["node5_drop_ratio_red"]
     btest = buffer_test(
@@ -134,14 +133,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
         "node5_share_small_buffers": {k: v["share"] for k, v in n["_small"].items()},
         "node5_drop_bias_small_buffers": {k: v["bias"] for k, v in n["_small"].items()},
         "_buffer_test": btest["text"],
-        "_ns2": {k: n[f"_ns2{k}"] for k in NS2},
     }
-
-
-#: ns-2.35's claim metrics experiment.toml declares as [numbers._ns2_fig56] ..., gathered
-#: under ``_ns2`` in the shape of ours (``_ns2._fig56`` beside ``_fig56``).
-NS2 = ("_fig56", "_fig5_queue", "_fig1214_util", "_fig1214_util_small", "_fig1214_queue")
-NS2 += ("_small", "_ratios")
 
 
 def tables(ctx: Any) -> list[Table]:
