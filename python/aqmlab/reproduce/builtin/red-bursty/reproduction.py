@@ -117,9 +117,9 @@ def buffer_test(ours: dict, ours100: dict | None, ns2: dict, ns2_100: dict) -> d
 
 def numbers(ctx: Any) -> dict[str, Any]:
     """What experiment.toml does not declare: the buffer hypothesis's outcome (a text over
-    four tables), and node 5's means over the small buffers under their results.json names."""
-    n, f = ctx.numbers, ctx.frames
-    r = n["node5_drop_ratio_red"]
+    four tables)."""
+    f = ctx.frames
+    r = ctx.numbers["node5_drop_ratio_red"]
     btest = buffer_test(
         r["aqmlab, buffer 4 min_th"],
         r.get("aqmlab, buffer 100"),
@@ -129,11 +129,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
     ctx.state.update(
         g1=f["part1"], g2=f["part2"], ns2=f["part2-ns2"], ns2_1=f["part1-ns2"], buffer_test=btest
     )
-    return {
-        "node5_share_small_buffers": {k: v["share"] for k, v in n["_small"].items()},
-        "node5_drop_bias_small_buffers": {k: v["bias"] for k, v in n["_small"].items()},
-        "_buffer_test": btest["text"],
-    }
+    return {"_buffer_test": btest["text"]}
 
 
 def tables(ctx: Any) -> list[Table]:
