@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import reference_frames, series_window
+from aqmlab.reproduce import reference_frames, report_tables, series_window
 from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
 from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
 from aqmlab.reproduce.reference_frames import FrameDef
@@ -133,6 +133,8 @@ class Experiment:
     frames: list[FrameDef] = field(default_factory=list)
     #: ``[[window]]``: per-run columns from the runs' series over a window (series_window).
     windows: list[WindowDef] = field(default_factory=list)
+    #: ``[[report_table]]``: the report's tables of results or frames (report_tables).
+    report_tables: list[Any] = field(default_factory=list)
 
 
 def is_folder(path: str) -> bool:
@@ -213,6 +215,7 @@ def load(folder: str) -> Experiment:
         (
             "name", "title", "sources", "module", "seeds", "quick", "full", "sweep", "table",
             "parameters", "discussion", "commands", "derive", "numbers", "frames", "window",
+            "report_table",
         ),
     )  # fmt: skip
     module = t.doc.get("module")
@@ -276,6 +279,9 @@ def load(folder: str) -> Experiment:
         numbers=load_numbers(path, t.doc.get("numbers", {}), [*names, *(f.name for f in frames)]),
         frames=frames,
         windows=series_window.load(path, t.doc.get("window", []), names),
+        report_tables=report_tables.load(
+            path, t.doc.get("report_table", []), [*names, *(f.name for f in frames)]
+        ),
     )
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", exp.name):
         raise t.error("name", "a name of lower-case letters, digits, - and _")

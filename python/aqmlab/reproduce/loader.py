@@ -31,7 +31,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import common as cm
-from aqmlab.reproduce import hypotheses, metrics, reference_frames, series_window
+from aqmlab.reproduce import hypotheses, metrics, reference_frames, report_tables, series_window
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -180,6 +180,7 @@ def run(
                 ctx.fill(t.note) if t.note else "",
             )
         )
+    tables += report_tables.tables(getattr(exp, "report_tables", []), ctx.frames, ctx.fill)
     tables += _hook(mod, "tables", ctx) or []
     discussion = [ctx.fill(d) for d in exp.discussion] + (_hook(mod, "discussion", ctx) or [])
     figures = _hook(mod, "figures", ctx) or []

@@ -1,5 +1,5 @@
-"""red-bursty's own code: the buffer hypothesis's outcome text, the tables, the
-verdict-dependent discussion and the figures.
+"""red-bursty's own code: the buffer hypothesis's outcome text, the verdict-dependent
+discussion and the figures.
 
 experiment.toml declares every metric (docs/reproductions.md, "Metrics as data"): the
 throughput, Little's-law average queue and node 5's share after the 1-s warm-up ([[window]],
@@ -8,17 +8,17 @@ throughput, Little's-law average queue and node 5's share after the 1-s warm-up 
 ``means``), the range claims' arms with one discipline's curve interpolated at the other's
 points (``match``), node 5's ratios and means ([numbers._small], [numbers._ratios], ``sort =
 false``), ours and ns-2.35's by the same declarations (``gather``: ns-2.35's under ``_ns2``,
-the shape the reference tests read); claims.toml the hypotheses' tests
-(each claim's predicate on ns-2.35's runs, the bootstrap over ns-2.35's seeds).
+the shape the reference tests read), and the report's tables ([[report_table]]: ours beside
+ns-2.35's); claims.toml the hypotheses' tests (each claim's predicate on ns-2.35's runs, the
+bootstrap over ns-2.35's seeds).
 
 What stays here and why: :func:`buffer_test`, the outcome of claims.toml's
 [hypothesis.buffer], which sets four tables side by side (aqmlab and ns-2.35, each with RED's
 buffer of 4 min_th and of 100 packets) and says which points the set-up, the buffer or neither
 explains (a "rerun" hypothesis test kind, the same points rerun with one change on both
-simulators, would move it; its text is this reproduction's own); the report's tables, which
-put ns-2.35's columns beside ours (a [table] of several sweeps and frames would move them);
-the discussion, whose paragraphs depend on the verdicts and the reference tests' outcomes;
-the figures.
+simulators, would move it; its wording is this reproduction's own); the discussion, whose
+paragraphs depend on the verdicts and the reference tests' outcomes (a verdict-conditional
+text mechanism would move it); the figures.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from typing import Any
 
 from aqmlab.reproduce.common import (
     STALLED_FRACTION,
-    Table,
     fmt,
     stalled,
 )
@@ -130,69 +129,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
         g1=f["part1"], g2=f["part2"], ns2=f["part2-ns2"], ns2_1=f["part1-ns2"], buffer_test=btest
     )
     return {"_buffer_test": btest["text"]}
-
-
-def tables(ctx: Any) -> list[Table]:
-    g1, g2 = ctx.state["g1"], ctx.state["g2"]
-    n1 = ctx.state["ns2_1"].set_index("point")
-    t1 = Table(
-        "Part 1 (Figs. 5-6): throughput vs average queue (means over seeds), beside ns-2.35 on "
-        "the same set-up (Tahoe, seeds 1-3)",
-        [
-            "run",
-            "average queue (packets)",
-            "throughput (fraction of 45 Mb/s)",
-            "ns-2: average queue",
-            "ns-2: throughput",
-        ],
-        [
-            [
-                r.point,
-                r.avg_queue,
-                r.throughput,
-                n1.at[r.point, "avg_queue"] if r.point in n1.index else None,
-                n1.at[r.point, "throughput"] if r.point in n1.index else None,
-            ]
-            for r in g1.itertuples()
-        ],
-    )
-    ns2 = ctx.state["ns2"].set_index("point")
-
-    def n2(point: str, col: str) -> Any:
-        return ns2.at[point, col] if point in ns2.index else None
-
-    t2 = Table(
-        "Part 2 (Figs. 11-14): node 5, utilization and average queue after the warm-up (means "
-        "over seeds), beside ns-2.35 on the same set-up (Tahoe, seeds 1-3)",
-        [
-            "run",
-            "node 5 throughput %",
-            "node 5 drop share %",
-            "average queue",
-            "utilization",
-            "drops",
-            "ns-2: node 5 %",
-            "ns-2: average queue",
-            "ns-2: utilization",
-            "ns-2: drops",
-        ],
-        [
-            [
-                r.point,
-                r.n5_share_pct,
-                r.n5_drop_share_pct,
-                r.avg_queue,
-                r.utilization,
-                r.drops,
-                n2(r.point, "n5_share_pct"),
-                n2(r.point, "avg_queue"),
-                n2(r.point, "utilization"),
-                n2(r.point, "drops"),
-            ]
-            for r in g2.itertuples()
-        ],
-    )
-    return [t1, t2]
 
 
 def discussion(ctx: Any) -> list[str]:
