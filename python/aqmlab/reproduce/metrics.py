@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import derive_format, gather, matched, table_rows
+from aqmlab.reproduce import derive_format, gather, matched, rerun_test, table_rows
 from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The reductions a ``[numbers.NAME]`` may name.
@@ -280,6 +280,7 @@ class NumberDef:
     match: Any = None  # a matched.Match
     rows: list[str] = field(default_factory=list)  # table_rows: the columns of each row
     gather: dict[str, str] = field(default_factory=dict)  # gather: KEY -> a number's path
+    rerun: Any = None  # a rerun_test.Rerun
     sort: bool = True  # the groups sorted by ``by`` (False: in the order they first appear)
 
 
@@ -393,6 +394,9 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         where = f"{path}: numbers.{name}"
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
+        if "rerun" in d:  # a hypothesis's outcome from a rerun: rerun_test.py
+            out.append(rerun_test.number(name, where, d))
+            continue
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
         keys = (*keys, "all", "of", "expr", "match", "sort", "rows", "gather")
         _known(where, d, keys)
@@ -582,6 +586,8 @@ def compute(
         return table_rows.value(nd, frames, fill)
     if nd.gather:
         return gather.value(nd, numbers or {})
+    if nd.rerun is not None:
+        return rerun_test.value(nd, numbers or {})
     names = nd.sweeps or list(frames)
     ran = [frames[s] for s in names if s in frames]
     if not ran:

@@ -1,5 +1,4 @@
-"""red-bursty's own code: the buffer hypothesis's outcome text, the verdict-dependent
-discussion and the figures.
+"""red-bursty's own code: the verdict-dependent discussion and the figures.
 
 experiment.toml declares every metric (docs/reproductions.md, "Metrics as data"): the
 throughput, Little's-law average queue and node 5's share after the 1-s warm-up ([[window]],
@@ -8,22 +7,18 @@ throughput, Little's-law average queue and node 5's share after the 1-s warm-up 
 ``means``), the range claims' arms with one discipline's curve interpolated at the other's
 points (``match``), node 5's ratios and means ([numbers._small], [numbers._ratios], ``sort =
 false``), ours and ns-2.35's by the same declarations (``gather``: ns-2.35's under ``_ns2``,
-the shape the reference tests read), and the report's tables ([[report_table]]: ours beside
-ns-2.35's); claims.toml the hypotheses' tests (each claim's predicate on ns-2.35's runs, the
-bootstrap over ns-2.35's seeds).
+the shape the reference tests read), the buffer hypothesis's outcome ([numbers._buffer_test],
+``rerun``: ours and ns-2.35 on the set-up and rerun with a 100-packet buffer) and the report's
+tables ([[report_table]]: ours beside ns-2.35's); claims.toml the hypotheses' tests (each
+claim's predicate on ns-2.35's runs, the bootstrap over ns-2.35's seeds).
 
-What stays here and why: :func:`buffer_test`, the outcome of claims.toml's
-[hypothesis.buffer], which sets four tables side by side (aqmlab and ns-2.35, each with RED's
-buffer of 4 min_th and of 100 packets) and says which points the set-up, the buffer or neither
-explains (a "rerun" hypothesis test kind, the same points rerun with one change on both
-simulators, would move it; its wording is this reproduction's own); the discussion, whose
-paragraphs depend on the verdicts and the reference tests' outcomes (a verdict-conditional
-text mechanism would move it); the figures.
+What stays here and why: the discussion, whose paragraphs depend on the verdicts and the
+reference tests' outcomes (a verdict-conditional text mechanism would move it), and the
+figures.
 """
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Any
 
@@ -41,94 +36,13 @@ JITTER = "uniform(0ms, 0.178ms)"
 #: Throughput, queue and shares are measured after this warm-up (experiment.toml's [[window]]).
 WARMUP_S = 1.0
 
-#: "≈ 1" for node 5's drop share ÷ throughput share (claims.toml, red-node5-in-proportion), for
-#: the buffer hypothesis's text.
-IN_PROPORTION = (0.75, 4 / 3)
-#: The small min_th the node-5 claims read (experiment.toml's node5_drop_ratio_red).
-SMALL_MIN_TH = (3, 4, 5, 6, 7)
-
-
-def buffer_test(ours: dict, ours100: dict | None, ns2: dict, ns2_100: dict) -> dict[str, Any]:
-    """The outcome of claims.toml's [hypothesis.buffer]: node 5's drop share ÷ throughput share
-    at each small min_th, aqmlab and ns-2.35 with RED's buffer of 4 min_th (the set-up) and with
-    100 packets; which of our points outside 'in proportion' ns-2.35 also puts outside (the set-up
-    fails them) and which it does not (unexplained)."""
-    lo, hi = IN_PROPORTION
-
-    def inside(x: float) -> bool:
-        return lo <= x <= hi
-
-    pts = [f"RED min_th {m}" for m in SMALL_MIN_TH]
-    each = "; ".join(
-        f"min_th {p.split()[-1]}: {fmt(ours.get(p, math.nan))} | {fmt(ns2.get(p, math.nan))}"
-        + (
-            f" → {fmt(ours100.get(p, math.nan)) if ours100 else '–'} | "
-            f"{fmt(ns2_100.get(p, math.nan))}"
-        )
-        for p in pts
-    )
-    ours_out = [p for p in pts if p in ours and not inside(ours[p])]
-    same = [p for p in ours_out if p in ns2 and not inside(ns2[p])]
-    differ = [p for p in ours_out if p not in same]
-    text = (
-        f"node 5's drop share ÷ throughput share, aqmlab | ns-2.35 (Tahoe; seeds 1-3 for ns-2.35) "
-        f"with RED's buffer of 4 min_th → with 100 packets: {each}. "
-    )
-    # Of the points both simulators put out of proportion, those the 100-packet buffer brings
-    # in proportion in both (the buffer is the cause) and those it does not (another part of
-    # the set-up is).
-    fixed = [
-        p
-        for p in same
-        if inside(ns2_100.get(p, math.nan)) and ours100 and inside(ours100.get(p, math.nan))
-    ]
-    kept = [p for p in same if p not in fixed]
-    parts = []
-    if not ours_out:
-        parts.append("every point of ours is in proportion")
-    elif not same:
-        parts.append(
-            "ns-2.35 on the same set-up is in proportion at every point where ours is not: refuted"
-        )
-    else:
-        parts.append(
-            f"ns-2.35 on the same set-up is out of proportion too at {', '.join(same)}: there "
-            "the set-up, not aqmlab's model, fails the claim"
-        )
-        if fixed:
-            parts.append(
-                f"at {', '.join(fixed)} the 100-packet buffer brings both simulators in "
-                "proportion: the buffer of 4 min_th is the cause (supports)"
-            )
-        if kept:
-            parts.append(
-                f"at {', '.join(kept)} ns-2.35 stays out of proportion with 100 packets too: "
-                "there it is another part of the set-up, not the buffer (not tested further)"
-            )
-        if differ:
-            parts.append(
-                f"at {', '.join(differ)} ns-2.35 is in proportion and ours is not: not the "
-                "buffer (the seeds hypothesis tests it)"
-            )
-    text += "; ".join(parts) + "."
-    return {"text": text}
-
 
 def numbers(ctx: Any) -> dict[str, Any]:
-    """What experiment.toml does not declare: the buffer hypothesis's outcome (a text over
-    four tables)."""
+    """The tables the discussion and figures read (no number: experiment.toml declares
+    them)."""
     f = ctx.frames
-    r = ctx.numbers["node5_drop_ratio_red"]
-    btest = buffer_test(
-        r["aqmlab, buffer 4 min_th"],
-        r.get("aqmlab, buffer 100"),
-        r["ns-2.35, buffer 4 min_th"],
-        r["ns-2.35, buffer 100"],
-    )
-    ctx.state.update(
-        g1=f["part1"], g2=f["part2"], ns2=f["part2-ns2"], ns2_1=f["part1-ns2"], buffer_test=btest
-    )
-    return {"_buffer_test": btest["text"]}
+    ctx.state.update(g1=f["part1"], g2=f["part2"], ns2=f["part2-ns2"], ns2_1=f["part1-ns2"])
+    return {}
 
 
 def discussion(ctx: Any) -> list[str]:
@@ -199,7 +113,7 @@ def discussion(ctx: Any) -> list[str]:
     out.append(
         "Node 5's drops under RED (Figs. 13-14) against ns-2.35 on the same set-up (RED's buffer "
         "of 4 min_th, node 5's share of the drops over the whole run in both): "
-        + ctx.state["buffer_test"]["text"]
+        + ctx.numbers["_buffer_test"]
     )
     out += _fig1214_text(ctx)
     if ctx.quick:
