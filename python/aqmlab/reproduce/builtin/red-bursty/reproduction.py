@@ -37,16 +37,8 @@ JITTER = "uniform(0ms, 0.178ms)"
 WARMUP_S = 1.0
 
 
-def numbers(ctx: Any) -> dict[str, Any]:
-    """The tables the discussion and figures read (no number: experiment.toml declares
-    them)."""
-    f = ctx.frames
-    ctx.state.update(g1=f["part1"], g2=f["part2"], ns2=f["part2-ns2"], ns2_1=f["part1-ns2"])
-    return {}
-
-
 def discussion(ctx: Any) -> list[str]:
-    g1 = ctx.state["g1"]
+    g1 = ctx.frames["part1"]
     small = ctx.numbers["_small"]
     td_share, red_share = small["tail drop"]["share"], small["RED"]["share"]
     td_bias, red_bias = small["tail drop"]["bias"], small["RED"]["bias"]
@@ -84,7 +76,7 @@ def discussion(ctx: Any) -> list[str]:
             "its losses faster than in the paper. We have not found why."
         )
     red_best = float(g1[g1["kind"] == "RED"]["throughput"].max())
-    n1 = ctx.state["ns2_1"]
+    n1 = ctx.frames["part1-ns2"]
     ns2_best = float(n1[n1["kind"] == "RED"]["throughput"].max())
     if red_best < 0.9:
         out.append(
@@ -124,7 +116,7 @@ def discussion(ctx: Any) -> list[str]:
 def _fig1214_text(ctx: Any) -> list[str]:
     """Figs. 12 and 14's utilization and queue claims: the points where they fail, what ran
     there, and what ns-2.35 gives at the same points."""
-    g2 = ctx.state["g2"]
+    g2 = ctx.frames["part2"]
     out = []
     for cid in ("red-higher-utilization-same-queue", "red-shorter-queue-same-utilization"):
         c, ref = ctx.claims.get(cid), reference_result(ctx, cid)
@@ -164,8 +156,9 @@ def _fig1214_text(ctx: Any) -> list[str]:
 
 
 def figures(ctx: Any) -> list[str]:
-    return _figures(ctx.out, ctx.state["g1"], ctx.state["g2"], ctx.state["ns2_1"]) + _fig1214(
-        ctx.out, ctx.state["g2"], ctx.state["ns2"]
+    f = ctx.frames
+    return _figures(ctx.out, f["part1"], f["part2"], f["part1-ns2"]) + _fig1214(
+        ctx.out, f["part2"], f["part2-ns2"]
     )
 
 
