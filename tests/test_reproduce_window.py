@@ -34,6 +34,7 @@ def _fake(monkeypatch, calls):
         n = int(run_dir.rsplit("r", 1)[1])
         return {0: 10.0 * n, 1: 5.0} | ({7: 1.5} if n == 2 else {})
 
+    monkeypatch.setattr(common, "link_series", lambda run_dir, link: [link])  # not empty
     monkeypatch.setattr(common, "window_stats", window_stats)
     monkeypatch.setattr(common, "flow_bytes", flow_bytes)
 
@@ -108,6 +109,16 @@ def test_a_real_runs_series_is_read(tmp_path):
     assert df["w.bytes"].iloc[0] == float(s["egress_bytes"].sum()) > 0
     flows = [c for c in df.columns if c.startswith("w.flows[")]
     assert len(flows) == 5 and df[flows].iloc[0].sum() > 0
+    # A link the run does not have is an error, not a window of zeros.
+    from aqmlab.exceptions import AqmlabError
+
+    (bad,) = _load([{"name": "w", "link": "nolink", "from_s": 0, "to_s": 2}])
+    with pytest.raises(AqmlabError) as e:
+        add(pd.DataFrame({"run": ["k"]}), [bad], "sweep", str(tmp_path / "runs"), lambda t: t)
+    assert str(e.value) == (
+        f"{PATH}: window[0]: run k of sweep 'sweep': the run has no series of link 'nolink': "
+        "not its link"
+    )
 
 
 @pytest.mark.parametrize(

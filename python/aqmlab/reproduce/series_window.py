@@ -98,7 +98,7 @@ def add(df: Any, defs: list[WindowDef], sweep: str, runs: str, fill: Any) -> Any
     of the ``defs`` that apply to it."""
     import pandas as pd
 
-    from aqmlab.reproduce.common import flow_bytes, window_stats
+    from aqmlab.reproduce.common import flow_bytes, link_series, window_stats
     from aqmlab.reproduce.metrics import compile_expr
 
     new: dict[str, Any] = {}
@@ -117,14 +117,13 @@ def add(df: Any, defs: list[WindowDef], sweep: str, runs: str, fill: Any) -> Any
         for i, key in df.loc[sel, "run"].items():
             run_dir = os.path.join(runs, str(key))
             try:
+                if not stats and not len(link_series(run_dir, w.link)):
+                    raise AqmlabError(f"the run has no series of link {w.link!r}: not its link")
                 stats[i] = window_stats(run_dir, w.link, t0, t1)
                 if w.flows:
                     fb[i] = flow_bytes(run_dir, t0, t1)
             except (AqmlabError, OSError, KeyError, ValueError) as e:
-                raise AqmlabError(
-                    f"{w.where}: run {key} of sweep {sweep!r}: no series of link {w.link!r} "
-                    f"to read ({e})"
-                ) from None
+                raise AqmlabError(f"{w.where}: run {key} of sweep {sweep!r}: {e}") from None
         for c in COLUMNS:
             new[f"{w.name}.{c}"] = pd.Series(
                 {i: s[c] for i, s in stats.items()}, index=df.index, dtype=float
