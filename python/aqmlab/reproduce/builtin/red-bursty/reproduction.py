@@ -33,12 +33,11 @@ from aqmlab.reproduce.style import colour, delay_axis, title
 CCS = ["tahoe", "reno"]
 #: The paper's phase-effect randomisation (experiment.toml's link jitter), for the text.
 JITTER = "uniform(0ms, 0.178ms)"
-#: Throughput, queue and shares are measured after this warm-up (experiment.toml's [[window]]).
-WARMUP_S = 1.0
 
 
 def discussion(ctx: Any) -> list[str]:
     g1 = ctx.frames["part1"]
+    warmup = ctx.experiment.windows[0].from_s  # experiment.toml's [[window]]
     small = ctx.numbers["_small"]
     td_share, red_share = small["tail drop"]["share"], small["RED"]["share"]
     td_bias, red_bias = small["tail drop"]["bias"], small["RED"]["bias"]
@@ -56,7 +55,7 @@ def discussion(ctx: Any) -> list[str]:
             if stalled1
             else ""
         ),
-        f"Measured after a {WARMUP_S:g}-s warm-up. The average queue is Little's law on the "
+        f"Measured after a {warmup:g}-s warm-up. The average queue is Little's law on the "
         "gateway (the summed sojourns of the packets it sent ÷ the time), the quantity the "
         "paper's 'average queue' axes show.",
         f"Node 5's window of 8 packets over a 36 ms RTT caps it near 4 % of the link: with "
