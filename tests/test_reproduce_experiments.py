@@ -177,19 +177,13 @@ def test_red_bursty_ties_at_full_rate_are_not_wins(quick_new):
 
 
 def test_red_bursty_matched_interpolates_and_marks_stalled_runs():
-    """matched(): the other arm interpolated at each run's x inside its live range, with both
-    arms' utilizations; a stalled run is itself on both arms, so that the common rule (every
-    arm under the stalled fraction) makes it a tie, no pass; a tie of live runs is none either."""
-    import importlib.util
-    import os
-
+    """matched.points (red-bursty's [numbers._fig56] and the like): the other arm interpolated
+    at each run's x inside its live range, with both arms' utilizations; a stalled run is
+    itself on both arms, so that the common rule (every arm under the stalled fraction) makes
+    it a tie, no pass; a tie of live runs is none either."""
     import pandas as pd
-    from aqmlab.reproduce import BUILTIN
+    from aqmlab.reproduce.matched import load, points
 
-    path = os.path.join(BUILTIN, "red-bursty", "reproduction.py")
-    spec = importlib.util.spec_from_file_location("red_bursty_repro", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
     a = pd.DataFrame({"point": ["a1", "a2"], "avg_queue": [2.0, 6.0], "throughput": [0.5, 0.9]})
     b = pd.DataFrame(
         {"point": ["b1", "b2", "b3"], "avg_queue": [4.0, 9.0, 1.0], "throughput": [0.6, 0.95, 0.05]}
@@ -203,12 +197,17 @@ def test_red_bursty_matched_interpolates_and_marks_stalled_runs():
         pred = _unless_stalled(compile_predicate(predicate, 2, "test"))
         return {p: pred(_Delivered(v[:2], v[2:])) is True for p, v in pts.items()}
 
-    pts = mod.matched(a, b)
+    def matched(x="avg_queue", y="throughput"):
+        doc = {"column": "kind", "curves": ["a", "b"], "x": x, "y": y, "at": "queues"}
+        doc |= {"delivered": "throughput", "x_name": "queue" if x == "avg_queue" else x}
+        return points(load("test", doc), a, b)
+
+    pts = matched()
     assert pts["b1 (queue 4.00)"] == pytest.approx((0.7, 0.6, 0.7, 0.6))
     assert "b2" not in " ".join(pts)  # outside a's queues: not compared
     assert pts["b3"] == (0.05, 0.05, 0.05, 0.05)
     assert passes("a > b", pts) == {"b1 (queue 4.00)": True, "b3": False}
-    q = mod.matched(a, b, x="throughput", y="avg_queue")
+    q = matched(x="throughput", y="avg_queue")
     assert q["b3"] == (1.0, 1.0, 0.05, 0.05) and passes("a < b", q)["b3"] is False
     # A stalled run is no pass even where its values would win.
     assert passes("a > b", {"s": (0.06, 0.05, 0.06, 0.05)}) == {"s": False}

@@ -580,23 +580,30 @@ def test_consumer_edge_grades_its_tail_drop_medians_held_out():
 
 
 def test_red_bursty_buffer_hypothesis_outcome():
-    """red-bursty's [hypothesis.buffer] (node 5's drops under RED): the outcome says the set-up
-    fails a point only where ns-2.35 on the same set-up is out of proportion too, whether the
+    """red-bursty's [hypothesis.buffer] (node 5's drops under RED), its outcome the rerun test
+    experiment.toml declares ([numbers._buffer_test]): the outcome says the set-up fails a
+    point only where ns-2.35 on the same set-up is out of proportion too, whether the
     100-packet buffer brings both simulators in proportion there, and is "refuted" when ns-2.35
     is in proportion where ours is not."""
-    from aqmlab.reproduce import builtin_module
+    from aqmlab.reproduce import builtin_folder
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.rerun_test import text
 
-    mod = builtin_module("red-bursty")
+    (nd,) = [n for n in load(builtin_folder("red-bursty")).numbers if n.name == "_buffer_test"]
+
+    def buffer_test(ours, ours100, ns2, ns2_100):
+        return text(nd.rerun, ours, ours100, ns2, ns2_100)
+
     p3, p4 = "RED min_th 3", "RED min_th 4"
     ours, ours100 = {p3: 4.8, p4: 1.9}, {p3: 0.79, p4: 1.9}
-    same = mod.buffer_test(ours, ours100, {p3: 5.6, p4: 1.7}, {p3: 0.96, p4: 1.5})["text"]
+    same = buffer_test(ours, ours100, {p3: 5.6, p4: 1.7}, {p3: 0.96, p4: 1.5})
     assert "out of proportion too at RED min_th 3, RED min_th 4" in same
     assert "at RED min_th 3 the 100-packet buffer brings both simulators in proportion" in same
     assert "at RED min_th 4 ns-2.35 stays out of proportion with 100 packets too" in same
     # The counterfactual: ns-2.35 in proportion on the same set-up.
-    other = mod.buffer_test(ours, ours100, {p3: 1.0, p4: 1.1}, {p3: 1.0, p4: 1.1})["text"]
+    other = buffer_test(ours, ours100, {p3: 1.0, p4: 1.1}, {p3: 1.0, p4: 1.1})
     assert "refuted" in other and "fails the claim" not in other
-    part = mod.buffer_test(ours, ours100, {p3: 5.6, p4: 1.1}, {p3: 0.96, p4: 1.1})["text"]
+    part = buffer_test(ours, ours100, {p3: 5.6, p4: 1.1}, {p3: 0.96, p4: 1.1})
     assert "at RED min_th 4 ns-2.35 is in proportion and ours is not: not the buffer" in part
 
 

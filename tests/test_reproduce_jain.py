@@ -139,7 +139,7 @@ def test_jain_and_expr_together_are_refused():
 
     with pytest.raises(
         AqmlabError,
-        match=r"derive\[0\] \('j'\): expected one of expr or from \+ map or sum or jain",
+        match=r"\): expected one of expr or from \+ map or from \+ format or sum or jain$",
     ):
         _derive([{"name": "j", "jain": JAIN, "expr": "1"}])
 

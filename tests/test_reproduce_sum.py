@@ -52,7 +52,8 @@ def test_sum_errors_are_one_line():
     ):
         defs({"name": "b", "sum": "flows.delivered_bytes"})
     with pytest.raises(
-        AqmlabError, match=r"derive\[0\] \('b'\): expected one of expr or from \+ map or sum"
+        AqmlabError,
+        match=r"\): expected one of expr or from \+ map or from \+ format or sum or jain$",
     ):
         defs({"name": "b", "sum": "flows[*].x", "expr": "1"})
     df = pd.DataFrame({"flows[0].x": [1.0]})

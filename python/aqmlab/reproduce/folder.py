@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import no_points
+from aqmlab.reproduce import no_points, reference_frames, report_tables, series_window
 from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
 from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
+from aqmlab.reproduce.reference_frames import FrameDef
+from aqmlab.reproduce.series_window import WindowDef
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, toml_doc
 
 EXPERIMENT = "experiment.toml"
@@ -129,10 +131,17 @@ class Experiment:
     derives: list[DeriveDef] = field(default_factory=list)
     #: ``[numbers.NAME]``: named numbers over the runs.
     numbers: list[NumberDef] = field(default_factory=list)
-    #: ``[[window]]``: per-run columns cut from a run's log by time (windows.py).
+    #: ``[[window]]`` of ``count`` windows of ``length_s``: per-run columns cut from a run's
+    #: packet log and series by time (windows.py).
     windows: list[Any] = field(default_factory=list)
-    #: ``[csv.NAME]``: CSV files read as a sweep's results (csv_frames.py).
-    csvs: dict[str, str] = field(default_factory=dict)
+    #: ``[frames.NAME]``: CSV files of the folder, or a sweep's means, read as results
+    #: (reference_frames).
+    frames: list[FrameDef] = field(default_factory=list)
+    #: ``[[window]]`` of ``from_s`` + ``to_s``: per-run columns from the runs' series over one
+    #: window (series_window).
+    series_windows: list[WindowDef] = field(default_factory=list)
+    #: ``[[report_table]]``: the report's tables of results or frames (report_tables).
+    report_tables: list[Any] = field(default_factory=list)
 
 
 def is_folder(path: str) -> bool:
@@ -202,7 +211,7 @@ class _Table:
 
 def load(folder: str) -> Experiment:
     """Read and check the reproduction in ``folder``."""
-    from aqmlab.reproduce import csv_frames, windows
+    from aqmlab.reproduce import windows
 
     folder = os.path.abspath(folder)
     path = os.path.join(folder, EXPERIMENT)
@@ -214,8 +223,8 @@ def load(folder: str) -> Experiment:
         _read(path),
         (
             "name", "title", "sources", "module", "seeds", "quick", "full", "sweep", "table",
-            "parameters", "discussion", "commands", "derive", "numbers",
-            "window", "csv",
+            "parameters", "discussion", "commands", "derive", "numbers", "frames", "window",
+            "report_table",
         ),
     )  # fmt: skip
     module = t.doc.get("module")
@@ -260,7 +269,8 @@ def load(folder: str) -> Experiment:
     if len(set(written)) != len(written):
         raise t.error("sweep", "distinct written_as (sweeps sharing a scenario file name them)")
     table = _table(path, t.doc["table"], names) if "table" in t.doc else None
-    csvs = csv_frames.load(path, folder, t.doc.get("csv", {}), names)
+    frames = reference_frames.load(path, t.doc.get("frames", {}), folder, names)
+    log_windows, one_windows = series_window.split(path, t.doc.get("window", []))
     exp = Experiment(
         folder=folder,
         name=t.str("name"),
@@ -275,12 +285,15 @@ def load(folder: str) -> Experiment:
         discussion=t.strs("discussion"),
         commands=t.strs("commands"),
         claims=load_claims(os.path.join(folder, CLAIMS)),
-        derives=load_derives(path, t.doc.get("derive", []), [*names, *csvs]),
-        numbers=load_numbers(path, t.doc.get("numbers", {}), [*names, *csvs]),
-        windows=windows.load(path, t.doc.get("window", []), names),
-        csvs=csvs,
+        derives=load_derives(path, t.doc.get("derive", []), [*names, *(f.name for f in frames)]),
+        numbers=load_numbers(path, t.doc.get("numbers", {}), [*names, *(f.name for f in frames)]),
+        windows=windows.load(path, log_windows, names),
+        frames=frames,
+        series_windows=series_window.load(path, one_windows, names),
+        report_tables=report_tables.load(
+            path, t.doc.get("report_table", []), [*names, *(f.name for f in frames)]
+        ),
     )
-    csv_frames.default_sweeps(exp.numbers, names)
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", exp.name):
         raise t.error("name", "a name of lower-case letters, digits, - and _")
     return exp

@@ -31,7 +31,16 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import common as cm
-from aqmlab.reproduce import describe_expr, fit, hypotheses, metrics, no_points
+from aqmlab.reproduce import (
+    describe_expr,
+    fit,
+    hypotheses,
+    metrics,
+    no_points,
+    reference_frames,
+    report_tables,
+    series_window,
+)
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -116,7 +125,7 @@ def run(
     options: dict[str, Any],
     command: str,
 ) -> cm.Reproduction:
-    from aqmlab.reproduce import csv_frames, windows
+    from aqmlab.reproduce import windows
     from aqmlab.sweepspec import SweepSpec
 
     mod = load_module(exp)
@@ -139,10 +148,11 @@ def run(
         ctx.sweeps[s.name] = res
         runs = os.path.join(out, s.name, "runs")
         df = windows.columns(res.results.copy(), exp.windows, s.name, runs, ctx.fill)
+        df = series_window.add(df, exp.series_windows, s.name, runs, ctx.fill)
         df = metrics.derive(df, exp.derives, s.name, ctx.fill)
         derived = _hook(mod, "derive", df, ctx, s.name)
         ctx.frames[s.name] = df if derived is None else derived
-    csv_frames.read(ctx)
+    ctx.frames.update(reference_frames.frames(exp.frames, exp.derives, ctx.fill, ctx.frames))
     if exp.table is not None:
         t = exp.table
         df = ctx.frames[t.sweep]
@@ -180,6 +190,7 @@ def run(
                 ctx.fill(t.note) if t.note else "",
             )
         )
+    tables += report_tables.tables(getattr(exp, "report_tables", []), ctx.frames, ctx.fill)
     tables += _hook(mod, "tables", ctx) or []
     discussion = [ctx.fill(d) for d in exp.discussion] + (_hook(mod, "discussion", ctx) or [])
     figures = _hook(mod, "figures", ctx) or []
@@ -206,7 +217,11 @@ def declared_numbers(ctx: Context) -> None:
         if isinstance(nd, fit.FitDef):
             ctx.numbers[nd.name] = fit.compute(nd, ctx)
             continue
-        ctx.numbers[nd.name] = metrics.compute(nd, ctx.frames, ctx.fill, ctx.numbers)
+        refs = {f.name for f in getattr(ctx.experiment, "frames", [])}  # read when named
+        frames = {
+            k: v for k, v in ctx.frames.items() if getattr(nd, "sweeps", None) or k not in refs
+        }
+        ctx.numbers[nd.name] = metrics.compute(nd, frames, ctx.fill, ctx.numbers)
 
 
 def _keep(a: Any, keep: dict[str, list[Any]], ctx: Context) -> Any:

@@ -40,7 +40,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import derive_sum, fit, jain, paired_ratio
+from aqmlab.reproduce import (
+    derive_format,
+    derive_sum,
+    fit,
+    gather,
+    jain,
+    matched,
+    paired_ratio,
+    rerun_test,
+    table_rows,
+)
 from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The reductions a ``[numbers.NAME]`` may name.
@@ -249,6 +259,7 @@ class DeriveDef:
     expr: str = ""
     source: str = ""  # ``from``
     map: dict[str, Any] = field(default_factory=dict)
+    format: dict[str, str] = field(default_factory=dict)  # from + format: derive_format
     sweeps: list[str] = field(default_factory=list)
     each: dict[str, list[Any]] = field(default_factory=dict)
     where: str = ""  # "FILE: derive[i]" for errors
@@ -281,6 +292,11 @@ class NumberDef:
     where: str  # "FILE: numbers.NAME" for errors
     of: dict[str, str] = field(default_factory=dict)  # name -> path of a number declared above
     expr: str = ""  # an expression of ``of``'s names
+    match: Any = None  # a matched.Match
+    rows: list[str] = field(default_factory=list)  # table_rows: the columns of each row
+    gather: dict[str, str] = field(default_factory=dict)  # gather: KEY -> a number's path
+    rerun: Any = None  # a rerun_test.Rerun
+    sort: bool = True  # the groups sorted by ``by`` (False: in the order they first appear)
 
 
 def _err(where: str, key: str, expected: str, got: Any = None) -> AqmlabError:
@@ -322,14 +338,16 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
         where = f"{path}: derive[{i}]"
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
-        _known(where, d, ("name", "expr", "from", "map", "sweeps", "each", "sum", "jain"))
+        _known(where, d, ("name", "expr", "from", "map", "format", "sweeps", "each", "sum", "jain"))
         name = d.get("name")
         if not isinstance(name, str) or not name:
             raise _err(where, "name", "the new column's name, a text", name)
         where = f"{path}: derive[{i}] ({name!r})"
-        kinds = [k for k in ("expr", "map", "sum", "jain") if k in d]
+        kinds = [k for k in ("expr", "map", "format", "sum", "jain") if k in d]
         if len(kinds) != 1:
-            raise AqmlabError(f"{where}: expected one of expr or from + map or sum or jain")
+            raise AqmlabError(
+                f"{where}: expected one of expr or from + map or from + format or sum or jain"
+            )
         dd = DeriveDef(name, where=where, each=_each(where, d.get("each")))
         if "jain" in d:
             dd.jain = jain.parse(where, d["jain"])
@@ -344,6 +362,8 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
                 compile_expr(first, f"{where}.expr")
         elif "sum" in d:
             dd.sum = derive_sum.parse(where, d["sum"])
+        elif "format" in d:
+            dd.source, dd.format = derive_format.load(where, d)
         else:
             if not isinstance(d.get("from"), str) or not isinstance(d["map"], dict) or not d["map"]:
                 raise _err(where, "map", 'from = "COLUMN" and map = { value = new value, ... }')
@@ -401,11 +421,23 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         if kind is not None:  # runs paired across arms, numbers of numbers: their own files
             out.append(kind)
             continue
+        if "rerun" in d:  # a hypothesis's outcome from a rerun: rerun_test.py
+            out.append(rerun_test.number(name, where, d))
+            continue
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
-        keys = (*keys, "all", "of", "expr", "fit")
+        keys = (*keys, "all", "of", "expr", "fit", "match", "sort", "rows", "gather")
         _known(where, d, keys)
         if "fit" in d:
             out.append(fit.parse(name, where, d))
+            continue
+        if "match" in d:  # two curves compared at the same abscissa: matched.py
+            out.append(matched.number(name, where, d, sweeps))
+            continue
+        if "rows" in d:  # a table's rows: table_rows.py
+            out.append(table_rows.number(name, where, d, sweeps))
+            continue
+        if "gather" in d:  # numbers above under one name: gather.py
+            out.append(gather.number(name, where, d))
             continue
         if "of" in d or "expr" in d:
             out.append(_of_numbers(name, where, d))
@@ -441,7 +473,10 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
             raise _err(where, "all", "a table of COLUMN = [the values always keyed]", al)
         if set(al) - set(by):
             raise _err(where, "all", f"columns of by ({', '.join(by)})", sorted(set(al) - set(by)))
-        out.append(NumberDef(name, sw, wh, by, each, key, values, al, where))
+        srt = d.get("sort", True)  # false: the groups in the order they first appear
+        if not isinstance(srt, bool):
+            raise _err(where, "sort", "true or false (false: groups in first-seen order)", srt)
+        out.append(NumberDef(name, sw, wh, by, each, key, values, al, where, sort=srt))
     return out
 
 
@@ -491,6 +526,9 @@ def derive(df: Any, defs: list[DeriveDef], sweep: str, fill: Any) -> Any:
                 new[name] = e.eval(view, f"sweep {sweep!r}")
             elif d.sum:
                 new[name] = derive_sum.total(view, _fill_each(d.sum, d.each, i), d.where, sweep)
+            elif d.format:
+                src = _fill_each(d.source, d.each, i)
+                new[name] = derive_format.column(view, src, d.format, d.where, f"sweep {sweep!r}")
             else:
                 src = _fill_each(d.source, d.each, i)
                 if src not in view.columns:
@@ -584,6 +622,14 @@ def compute(
         return nd.compute(frames, fill, numbers or {})
     if nd.expr:
         return _of_value(nd, numbers or {}, fill)
+    if nd.match is not None:
+        return matched.value(nd, frames, fill)
+    if nd.rows:
+        return table_rows.value(nd, frames, fill)
+    if nd.gather:
+        return gather.value(nd, numbers or {})
+    if nd.rerun is not None:
+        return rerun_test.value(nd, numbers or {})
     names = nd.sweeps or list(frames)
     ran = [frames[s] for s in names if s in frames]
     if not ran:
@@ -606,7 +652,7 @@ def compute(
                     f"{nd.where}.{'.'.join(['values', *path]) if path else 'column'}: no column "
                     f"{col!r} in the results of {what}"
                 )
-    groups = df.groupby(nd.by, sort=True) if nd.by else [((), df)]
+    groups = df.groupby(nd.by, sort=nd.sort) if nd.by else [((), df)]
     out: dict[str, Any] = {}
     for gkey, rows in groups:
         gkey = gkey if isinstance(gkey, tuple) else (gkey,)

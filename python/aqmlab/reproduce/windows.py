@@ -55,6 +55,8 @@ def load(path: str, doc: Any, sweeps: list[str]) -> list[WindowDef]:
     out = []
     for i, d in enumerate(doc):
         where = f"{path}: window[{i}]"
+        if d is None:  # a table of the other form (series_window.split)
+            continue
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
         _known(where, d, _KEYS)

@@ -1,30 +1,31 @@
-"""red-bursty's own code: the throughput and Little's-law average queue after the warm-up
-(from each run's series), node 5's shares, RED's throughput interpolated at tail drop's
-queues (each point with its arms' utilizations, from which the common rule makes a point of
-stalled runs a tie), the tables, the comparison and the figures. experiment.toml and
-claims.toml hold the rest, the hypotheses' tests too (aqmlab.reproduce.hypotheses: each
+"""red-bursty's own code: the verdict-dependent discussion and the figures.
+
+experiment.toml declares every metric (docs/reproductions.md, "Metrics as data"): the
+throughput, Little's-law average queue and node 5's share after the 1-s warm-up ([[window]],
+[[derive]]), ns-2.35's runs of the same set-ups read from its CSVs and named as ours
+([frames.ns2-*], derive ``from`` + ``format``), each point's means over seeds ([frames] of
+``means``), the range claims' arms with one discipline's curve interpolated at the other's
+points (``match``), node 5's ratios and means ([numbers._small], [numbers._ratios], ``sort =
+false``), ours and ns-2.35's by the same declarations (``gather``: ns-2.35's under ``_ns2``,
+the shape the reference tests read), the buffer hypothesis's outcome ([numbers._buffer_test],
+``rerun``: ours and ns-2.35 on the set-up and rerun with a 100-packet buffer) and the report's
+tables ([[report_table]]: ours beside ns-2.35's); claims.toml the hypotheses' tests (each
 claim's predicate on ns-2.35's runs, the bootstrap over ns-2.35's seeds).
 
-What stays here and why: the metrics themselves (read from each run's series after the
-warm-up, and interpolated between runs: :func:`matched`), computed by the same code for ns-2.35's
-runs (``_ns2``, which the reference tests read); the buffer hypothesis's outcome text, which
-sets four tables side by side (aqmlab and ns-2.35, each with two buffers) and says which
-points each explains; the verdict-dependent discussion; the tables and figures.
+What stays here and why: the discussion, whose paragraphs depend on the verdicts and the
+reference tests' outcomes (a verdict-conditional text mechanism would move it), and the
+figures.
 """
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Any
 
 from aqmlab.reproduce.common import (
     STALLED_FRACTION,
-    Table,
-    flow_bytes,
     fmt,
     stalled,
-    window_stats,
 )
 from aqmlab.reproduce.hypotheses import reference_result
 from aqmlab.reproduce.style import colour, delay_axis, title
@@ -32,362 +33,11 @@ from aqmlab.reproduce.style import colour, delay_axis, title
 CCS = ["tahoe", "reno"]
 #: The paper's phase-effect randomisation (experiment.toml's link jitter), for the text.
 JITTER = "uniform(0ms, 0.178ms)"
-#: Throughput, queue and shares are measured after this warm-up (cbcase: 1 s).
-WARMUP_S = 1.0
-DURATION_S = 10.0
-#: ns-2.35 on the parts' set-ups (tests/fidelity/ns2/run.sh --fig6 and --fig1214 write them):
-#: Tahoe, seeds 1-3, the same points, every packet after a random wait of up to one service time.
-NS2_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-def ns2_part(name: str) -> Any:
-    """ns-2.35's ``ns2-NAME.csv`` (fig6: part 1; fig1214: part 2, nodes 1-4 with a window of
-    12), 10 s with figures over [1, 10] s, means over its seeds, one row per point named as
-    ours: utilization (also as ``throughput``), the last flow's share, drops, average queue."""
-    import pandas as pd
-
-    d = pd.read_csv(os.path.join(NS2_DIR, f"ns2-{name}.csv"))
-    d["point"] = [
-        f"tail drop {n}p" if q == "droptail" else f"RED min_th {n}"
-        for q, n in zip(d["qdisc"], d["size"])
-    ]
-    d["kind"] = ["tail drop" if q == "droptail" else "RED" for q in d["qdisc"]]
-    d["throughput"] = d["utilization"]
-    cols = [c for c in d.columns if c not in ("tcp", "qdisc", "size", "seed", "point", "kind")]
-    return d.groupby(["point", "kind"], sort=False)[cols].mean().reset_index()
-
-
-#: "≈ 1" for node 5's drop share ÷ throughput share (claims.toml, red-node5-in-proportion), for
-#: the buffer hypothesis's text.
-IN_PROPORTION = (0.75, 4 / 3)
-#: The small buffers and min_th the node-5 claims read, and the sweep that reruns the latter
-#: with a 100-packet buffer (the test of claims.toml's [hypothesis.buffer]).
-SMALL_TD = [f"tail drop {b}p" for b in (8, 10, 12, 14)]
-SMALL_MIN_TH = (3, 4, 5, 6, 7)
-SMALL_RED = [f"RED min_th {m}" for m in SMALL_MIN_TH]
-LIMIT100_SWEEP = "sweep-red-limit100"
-
-
-def node5(d: Any, runs: str) -> Any:
-    """Per run of a part-2 sweep (tahoe): node 5's share of the bytes delivered after the
-    warm-up, its share of the drops (the summary's per-flow counts, over the whole run), and
-    the bottleneck's utilization, average queue and drops after the warm-up."""
-    d = d[d["tcp"] == CCS[0]].copy()
-    d["kind"] = ["tail drop" if p.startswith("tail") else "RED" for p in d["point"]]
-    fb = [flow_bytes(os.path.join(runs, k), WARMUP_S, DURATION_S) for k in d["run"]]
-    d["n5_share_pct"] = [100 * b.get(4, 0.0) / sum(b.values()) for b in fb]
-    drops = sum(d[f"flows[{i}].dropped_pkts"] for i in range(5))
-    d["n5_drop_share_pct"] = 100 * d["flows[4].dropped_pkts"] / drops.where(drops > 0)
-    w = [window_stats(os.path.join(runs, k), "bottleneck", WARMUP_S, DURATION_S) for k in d["run"]]
-    d["avg_queue"] = [x["avg_queue"] for x in w]
-    d["utilization"] = [x["bytes"] * 8 / 45e6 / (DURATION_S - WARMUP_S) for x in w]
-    d["drops"] = [x["drops"] for x in w]
-    cols = ["n5_share_pct", "n5_drop_share_pct", "avg_queue", "utilization", "drops"]
-    return d.groupby(["point", "kind"], sort=False)[cols].mean().reset_index()
-
-
-def drop_ratio(g: Any, drop_col: str = "n5_drop_share_pct") -> dict[str, float]:
-    """Node 5's drop share ÷ its throughput share per point (means over seeds of each)."""
-    return {
-        r.point: getattr(r, drop_col) / r.n5_share_pct if r.n5_share_pct else math.nan
-        for r in g.itertuples()
-    }
-
-
-def buffer_test(ours: dict, ours100: dict | None, ns2: dict, ns2_100: dict) -> dict[str, Any]:
-    """The outcome of claims.toml's [hypothesis.buffer]: node 5's drop share ÷ throughput share
-    at each small min_th, aqmlab and ns-2.35 with RED's buffer of 4 min_th (the set-up) and with
-    100 packets; which of our points outside 'in proportion' ns-2.35 also puts outside (the set-up
-    fails them) and which it does not (unexplained)."""
-    lo, hi = IN_PROPORTION
-
-    def inside(x: float) -> bool:
-        return lo <= x <= hi
-
-    pts = [f"RED min_th {m}" for m in SMALL_MIN_TH]
-    each = "; ".join(
-        f"min_th {p.split()[-1]}: {fmt(ours.get(p, math.nan))} | {fmt(ns2.get(p, math.nan))}"
-        + (
-            f" → {fmt(ours100.get(p, math.nan)) if ours100 else '–'} | "
-            f"{fmt(ns2_100.get(p, math.nan))}"
-        )
-        for p in pts
-    )
-    ours_out = [p for p in pts if p in ours and not inside(ours[p])]
-    same = [p for p in ours_out if p in ns2 and not inside(ns2[p])]
-    differ = [p for p in ours_out if p not in same]
-    text = (
-        f"node 5's drop share ÷ throughput share, aqmlab | ns-2.35 (Tahoe; seeds 1-3 for ns-2.35) "
-        f"with RED's buffer of 4 min_th → with 100 packets: {each}. "
-    )
-    # Of the points both simulators put out of proportion, those the 100-packet buffer brings
-    # in proportion in both (the buffer is the cause) and those it does not (another part of
-    # the set-up is).
-    fixed = [
-        p
-        for p in same
-        if inside(ns2_100.get(p, math.nan)) and ours100 and inside(ours100.get(p, math.nan))
-    ]
-    kept = [p for p in same if p not in fixed]
-    parts = []
-    if not ours_out:
-        parts.append("every point of ours is in proportion")
-    elif not same:
-        parts.append(
-            "ns-2.35 on the same set-up is in proportion at every point where ours is not: refuted"
-        )
-    else:
-        parts.append(
-            f"ns-2.35 on the same set-up is out of proportion too at {', '.join(same)}: there "
-            "the set-up, not aqmlab's model, fails the claim"
-        )
-        if fixed:
-            parts.append(
-                f"at {', '.join(fixed)} the 100-packet buffer brings both simulators in "
-                "proportion: the buffer of 4 min_th is the cause (supports)"
-            )
-        if kept:
-            parts.append(
-                f"at {', '.join(kept)} ns-2.35 stays out of proportion with 100 packets too: "
-                "there it is another part of the set-up, not the buffer (not tested further)"
-            )
-        if differ:
-            parts.append(
-                f"at {', '.join(differ)} ns-2.35 is in proportion and ours is not: not the "
-                "buffer (the seeds hypothesis tests it)"
-            )
-    text += "; ".join(parts) + "."
-    return {"text": text}
-
-
-def numbers(ctx: Any) -> dict[str, Any]:
-
-    out, duration = ctx.out, DURATION_S
-    d1 = ctx.frames["sweep-fig6"].copy()
-    d1["kind"] = ["tail drop" if p.startswith("tail") else "RED" for p in d1["point"]]
-    d1 = d1[d1["tcp"] == CCS[0]].copy()  # the figures and claims use the first variant
-    # Measured after a warm-up, as the paper's runs (and cbcase's, 1 s) were.
-    runs1 = os.path.join(out, "sweep-fig6", "runs")
-    w1 = [window_stats(os.path.join(runs1, k), "bottleneck", WARMUP_S, duration) for k in d1["run"]]
-    d1["avg_queue"] = [w["avg_queue"] for w in w1]
-    d1["throughput"] = [w["bytes"] * 8 / 45e6 / (duration - WARMUP_S) for w in w1]
-    g1 = d1.groupby(["point", "kind"], sort=False)[["avg_queue", "throughput"]].mean().reset_index()
-
-    g2 = node5(ctx.frames["sweep-fig11"], os.path.join(out, "sweep-fig11", "runs"))
-
-    # The claims' metrics on our runs, and the same on ns-2.35's runs of the same set-ups
-    # (ns2-fig6.csv, ns2-fig1214.csv: node 5's share of the drops over the whole run), which
-    # claims.toml's reference tests grade with each claim's own predicate at its own points.
-    n1 = ns2_part("fig6")
-    ns2 = ns2_part("fig1214")
-    ours = claim_numbers(g1, g2)
-    ns2_numbers = claim_numbers(n1, ns2, drops="n5_drop_share_run_pct")
-    small = g2[g2["point"].isin(SMALL_RED)]
-    red_n = ns2[ns2["kind"] == "RED"]
-
-    # The buffer hypothesis (claims.toml): ns-2.35 with RED's buffer of 4 min_th (the set-up,
-    # ns2-fig1214.csv) and with 100 packets (ns2-red-limit100.csv), aqmlab with 100 packets
-    # (sweep-red-limit100), at the small min_th.
-    limit100 = ctx.frames.get(LIMIT100_SWEEP)
-    g100 = (
-        node5(limit100, os.path.join(out, LIMIT100_SWEEP, "runs"))
-        if limit100 is not None and len(limit100)
-        else None
-    )
-    ns2_100 = ns2_part("red-limit100")
-    btest = buffer_test(
-        drop_ratio(small),
-        drop_ratio(g100) if g100 is not None else None,
-        drop_ratio(red_n[red_n["point"].isin(SMALL_RED)], "n5_drop_share_run_pct"),
-        drop_ratio(ns2_100, "n5_drop_share_run_pct"),
-    )
-    small_ = ours["_small"]
-    ctx.state.update(g1=g1, g2=g2, ns2=ns2, ns2_1=n1, buffer_test=btest)
-    return {
-        "part1": g1.to_dict("records"),
-        "part2": g2.to_dict("records"),
-        "part2_ns2": ns2.to_dict("records"),
-        "part1_ns2": n1.to_dict("records"),
-        "node5_share_small_buffers": {k: v["share"] for k, v in small_.items()},
-        "node5_drop_bias_small_buffers": {k: v["bias"] for k, v in small_.items()},
-        **ours,
-        "node5_drop_ratio_red": {
-            "aqmlab, buffer 4 min_th": drop_ratio(small),
-            "ns-2.35, buffer 4 min_th": drop_ratio(
-                red_n[red_n["point"].isin(SMALL_RED)], "n5_drop_share_run_pct"
-            ),
-            "aqmlab, buffer 100": drop_ratio(g100) if g100 is not None else None,
-            "ns-2.35, buffer 100": drop_ratio(ns2_100, "n5_drop_share_run_pct"),
-        },
-        "_buffer_test": btest["text"],
-        "_ns2": ns2_numbers,
-    }
-
-
-def claim_numbers(g1: Any, g2: Any, drops: str = "n5_drop_share_pct") -> dict[str, Any]:
-    """The claims' metrics (claims.toml) from a simulator's part-1 and part-2 points (means
-    over seeds: ours, or ns-2.35's with its drop-share column ``drops``), each range claim's
-    arms with their utilizations (the claims' ``delivered``)."""
-    # Claim 1: for the same average queue, RED's throughput is higher: at each tail-drop
-    # point inside RED's range of queues, RED's throughput interpolated at that queue; the
-    # counterfactual swaps the arms (tail drop's interpolated at each RED point). A point where
-    # both are stalled is a tie of runs that deliver almost nothing, not a win.
-    red1 = g1[g1["kind"] == "RED"]
-    td1 = g1[g1["kind"] == "tail drop"]
-    # Fig. 5 read the other way: for the same throughput, RED's average queue is shorter.
-    q = {"x": "throughput", "y": "avg_queue"}
-
-    # Claim 2: node 5 with small buffers.
-    small_td = g2[g2["point"].isin(SMALL_TD)]
-    small_red = g2[g2["point"].isin(SMALL_RED)]
-
-    # Figs. 12 and 14's utilization and average-queue panels: for the same average queue RED
-    # keeps the link busier, and for the same utilization its queue is shorter; at every
-    # tail-drop buffer (8-22 p) inside RED's range, and with the small buffers (8-14 p against
-    # min_th 3-7) alone. The counterfactuals swap the arms.
-    red2, td2 = g2[g2["kind"] == "RED"], g2[g2["kind"] == "tail drop"]
-    u = {"y": "utilization", "util": "utilization"}
-    qu = {"x": "utilization", "y": "avg_queue", "util": "utilization"}
-
-    def both(a: Any, b: Any, at: str, **kw: Any) -> dict[str, Any]:
-        return _arms(matched(a, b, **kw), matched(b, a, **kw), at)
-
-    def node5_of(g: Any) -> dict[str, float]:
-        return {
-            "share": float(g["n5_share_pct"].mean()),
-            "bias": float((g[drops] / g["n5_share_pct"]).mean()),
-        }
-
-    def ratios(g: Any) -> dict[str, Any]:
-        return {
-            "ratio": drop_ratio(g, drops),
-            "utilization": {r.point: r.utilization for r in g.itertuples()},
-        }
-
-    return {
-        "_fig56": both(red1, td1, "queues"),
-        "_fig5_queue": both(red1, td1, "throughput", **q),
-        "_fig1214_util": both(red2, td2, "queues", **u),
-        "_fig1214_util_small": both(small_red, small_td, "queues", **u),
-        "_fig1214_queue": both(red2, td2, "utilizations", **qu),
-        "_small": {"tail drop": node5_of(small_td), "RED": node5_of(small_red)},
-        "_ratios": {"tail drop": ratios(small_td), "RED": ratios(small_red)},
-    }
-
-
-def matched(
-    a: Any, b: Any, x: str = "avg_queue", y: str = "throughput", util: str = "throughput"
-) -> dict[str, Any]:
-    """Every run of ``b`` as a point ``(a's y, its own y, a's util, its own util)``: ``a``'s
-    ``y`` (and utilization) interpolated at its ``x`` where that lies inside the range of
-    ``a``'s live runs; a stalled run (``util`` under the stalled fraction of the link) of
-    either as itself on both arms, so that the common rule (every arm stalled) makes it a tie:
-    a stalled run is no point of either curve, and no comparison at it is a pass."""
-    import numpy as np
-
-    def dead(r: Any) -> Any:
-        return (getattr(r, y), getattr(r, y), getattr(r, util), getattr(r, util))
-
-    live = a[~a[util].map(stalled)].sort_values(x)
-    pts: dict[str, Any] = {}
-    for r in b.itertuples():
-        if stalled(getattr(r, util)):
-            pts[r.point] = dead(r)
-        elif len(live) and live[x].min() <= getattr(r, x) <= live[x].max():
-            v = float(np.interp(getattr(r, x), live[x], live[y]))
-            ua = float(np.interp(getattr(r, x), live[x], live[util]))
-            label = "queue" if x == "avg_queue" else x
-            pts[f"{r.point} ({label} {fmt(getattr(r, x))})"] = (
-                v,
-                getattr(r, y),
-                ua,
-                getattr(r, util),
-            )
-    for r in a.itertuples():
-        if stalled(getattr(r, util)):
-            pts[r.point] = dead(r)
-    return pts
-
-
-def _arms(ours: dict[str, Any], cf: dict[str, Any], at: str) -> dict[str, Any]:
-    """A range claim's four arms: RED at tail drop's points and tail drop's own value, and the
-    counterfactual's (tail drop at RED's points, RED's own); under ``utilization`` each arm's
-    utilization at those points (the claims' ``delivered``)."""
-    names = (f"RED at tail drop's {at}", "tail drop", f"tail drop at RED's {at}", "RED")
-    out: dict[str, Any] = {}
-    for (n1, n2), pts in (((names[0], names[1]), ours), ((names[2], names[3]), cf)):
-        out[n1] = {k: v[0] for k, v in pts.items()}
-        out[n2] = {k: v[1] for k, v in pts.items()}
-        out.setdefault("utilization", {})[n1] = {k: v[2] for k, v in pts.items()}
-        out["utilization"][n2] = {k: v[3] for k, v in pts.items()}
-    return out
-
-
-def tables(ctx: Any) -> list[Table]:
-    g1, g2 = ctx.state["g1"], ctx.state["g2"]
-    n1 = ctx.state["ns2_1"].set_index("point")
-    t1 = Table(
-        "Part 1 (Figs. 5-6): throughput vs average queue (means over seeds), beside ns-2.35 on "
-        "the same set-up (Tahoe, seeds 1-3)",
-        [
-            "run",
-            "average queue (packets)",
-            "throughput (fraction of 45 Mb/s)",
-            "ns-2: average queue",
-            "ns-2: throughput",
-        ],
-        [
-            [
-                r.point,
-                r.avg_queue,
-                r.throughput,
-                n1.at[r.point, "avg_queue"] if r.point in n1.index else None,
-                n1.at[r.point, "throughput"] if r.point in n1.index else None,
-            ]
-            for r in g1.itertuples()
-        ],
-    )
-    ns2 = ctx.state["ns2"].set_index("point")
-
-    def n2(point: str, col: str) -> Any:
-        return ns2.at[point, col] if point in ns2.index else None
-
-    t2 = Table(
-        "Part 2 (Figs. 11-14): node 5, utilization and average queue after the warm-up (means "
-        "over seeds), beside ns-2.35 on the same set-up (Tahoe, seeds 1-3)",
-        [
-            "run",
-            "node 5 throughput %",
-            "node 5 drop share %",
-            "average queue",
-            "utilization",
-            "drops",
-            "ns-2: node 5 %",
-            "ns-2: average queue",
-            "ns-2: utilization",
-            "ns-2: drops",
-        ],
-        [
-            [
-                r.point,
-                r.n5_share_pct,
-                r.n5_drop_share_pct,
-                r.avg_queue,
-                r.utilization,
-                r.drops,
-                n2(r.point, "n5_share_pct"),
-                n2(r.point, "avg_queue"),
-                n2(r.point, "utilization"),
-                n2(r.point, "drops"),
-            ]
-            for r in g2.itertuples()
-        ],
-    )
-    return [t1, t2]
 
 
 def discussion(ctx: Any) -> list[str]:
-    g1 = ctx.state["g1"]
+    g1 = ctx.frames["part1"]
+    warmup = ctx.experiment.series_windows[0].from_s  # experiment.toml's [[window]]
     small = ctx.numbers["_small"]
     td_share, red_share = small["tail drop"]["share"], small["RED"]["share"]
     td_bias, red_bias = small["tail drop"]["bias"], small["RED"]["bias"]
@@ -405,7 +55,7 @@ def discussion(ctx: Any) -> list[str]:
             if stalled1
             else ""
         ),
-        f"Measured after a {WARMUP_S:g}-s warm-up. The average queue is Little's law on the "
+        f"Measured after a {warmup:g}-s warm-up. The average queue is Little's law on the "
         "gateway (the summed sojourns of the packets it sent ÷ the time), the quantity the "
         "paper's 'average queue' axes show.",
         f"Node 5's window of 8 packets over a 36 ms RTT caps it near 4 % of the link: with "
@@ -425,7 +75,7 @@ def discussion(ctx: Any) -> list[str]:
             "its losses faster than in the paper. We have not found why."
         )
     red_best = float(g1[g1["kind"] == "RED"]["throughput"].max())
-    n1 = ctx.state["ns2_1"]
+    n1 = ctx.frames["part1-ns2"]
     ns2_best = float(n1[n1["kind"] == "RED"]["throughput"].max())
     if red_best < 0.9:
         out.append(
@@ -454,7 +104,7 @@ def discussion(ctx: Any) -> list[str]:
     out.append(
         "Node 5's drops under RED (Figs. 13-14) against ns-2.35 on the same set-up (RED's buffer "
         "of 4 min_th, node 5's share of the drops over the whole run in both): "
-        + ctx.state["buffer_test"]["text"]
+        + ctx.numbers["_buffer_test"]
     )
     out += _fig1214_text(ctx)
     if ctx.quick:
@@ -465,7 +115,7 @@ def discussion(ctx: Any) -> list[str]:
 def _fig1214_text(ctx: Any) -> list[str]:
     """Figs. 12 and 14's utilization and queue claims: the points where they fail, what ran
     there, and what ns-2.35 gives at the same points."""
-    g2 = ctx.state["g2"]
+    g2 = ctx.frames["part2"]
     out = []
     for cid in ("red-higher-utilization-same-queue", "red-shorter-queue-same-utilization"):
         c, ref = ctx.claims.get(cid), reference_result(ctx, cid)
@@ -505,8 +155,9 @@ def _fig1214_text(ctx: Any) -> list[str]:
 
 
 def figures(ctx: Any) -> list[str]:
-    return _figures(ctx.out, ctx.state["g1"], ctx.state["g2"], ctx.state["ns2_1"]) + _fig1214(
-        ctx.out, ctx.state["g2"], ctx.state["ns2"]
+    f = ctx.frames
+    return _figures(ctx.out, f["part1"], f["part2"], f["part1-ns2"]) + _fig1214(
+        ctx.out, f["part2"], f["part2-ns2"]
     )
 
 

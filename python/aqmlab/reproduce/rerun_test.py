@@ -1,0 +1,186 @@
+"""A hypothesis's outcome from a rerun with one change (docs/reproductions.md, "Metrics as
+data": ``[numbers.NAME]`` with ``rerun``): "the set-up's X, not our model, puts these points
+outside the claim's band", tested by a reference (another simulator) on the same set-up and
+by both rerun with X changed. The number is the outcome's text, for a hypothesis's
+``outcome = "{NAME}"``.
+
+``rerun`` is the path of a number declared above holding ``{set-up: {point: value}}``;
+``ours``, ``reference``, ``ours_rerun``, ``reference_rerun`` name its four set-ups (ours and
+the reference before the change, and after it); ``points`` maps each point to its label in
+the text, in order; ``band = [low, high]`` is the claim's inside, ``band_name`` its noun
+("proportion": in proportion, out of proportion); ``text`` holds the words the outcome is
+written with (the keys of :data:`TEXT`). At each point ours puts outside the band:
+
+* the reference outside too: the set-up, not our model (if none: ``refuted``); of those,
+  where the rerun brings both inside, the change's cause is confirmed (``supports``), where
+  the reference stays outside, another part of the set-up (not tested further);
+* the reference inside: not the cause (``otherwise`` says what tests it).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from aqmlab.exceptions import AqmlabError
+
+#: The words of the outcome (red-bursty's, in its experiment.toml, as examples).
+TEXT = {
+    "measured": "what is compared (node 5's drop share ÷ throughput share)",
+    "ours": "our simulator (aqmlab)",
+    "reference": "the reference (ns-2.35)",
+    "runs": "the runs compared (Tahoe; seeds 1-3 for ns-2.35)",
+    "before": "the set-up (with RED's buffer of 4 min_th)",
+    "after": "the rerun (with 100 packets)",
+    "change": "the change, as a subject (the 100-packet buffer)",
+    "cause": "the cause tested (the buffer of 4 min_th)",
+    "cause_short": "the cause in short (the buffer)",
+    "otherwise": "what tests the points the cause does not explain (the seeds hypothesis tests it)",
+}
+KEYS = ("rerun", "ours", "reference", "ours_rerun", "reference_rerun", "points", "band")
+KEYS = (*KEYS, "band_name", "text")
+
+
+@dataclass
+class Rerun:
+    values: str
+    setups: tuple[str, str, str, str]  # ours, reference, ours_rerun, reference_rerun
+    points: dict[str, str]  # point -> its label
+    band: tuple[float, float]
+    band_name: str
+    text: dict[str, str]
+
+
+def number(name: str, where: str, d: dict[str, Any]) -> Any:
+    """A ``[numbers.NAME]`` of ``rerun``, checked."""
+    from aqmlab.reproduce.metrics import NumberDef
+
+    for k in d:
+        if k not in KEYS:
+            raise AqmlabError(f"{where}.{k}: not with rerun (expected one of {', '.join(KEYS)})")
+    texts = {}
+    for k in ("rerun", "ours", "reference", "ours_rerun", "reference_rerun", "band_name"):
+        v = d.get(k)
+        if not isinstance(v, str) or not v:
+            raise AqmlabError(f"{where}.{k}: expected a text, got {v!r}")
+        texts[k] = v
+    pts = d.get("points")
+    if not isinstance(pts, dict) or not pts or not all(isinstance(v, str) for v in pts.values()):
+        raise AqmlabError(f'{where}.points: expected a table of POINT = "its label", got {pts!r}')
+    band = d.get("band")
+    if (
+        not isinstance(band, list)
+        or len(band) != 2
+        or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in band)
+        or not band[0] < band[1]
+    ):
+        raise AqmlabError(f"{where}.band: expected [low, high], two numbers, low < high")
+    text = d.get("text")
+    missing = [k for k in TEXT if not isinstance(text, dict) or not isinstance(text.get(k), str)]
+    if missing:
+        raise AqmlabError(f"{where}.text.{missing[0]}: expected a text: {TEXT[missing[0]]}")
+    extra = [k for k in text if k not in TEXT]
+    if extra:
+        raise AqmlabError(
+            f"{where}.text.{extra[0]}: unknown key (expected one of {', '.join(TEXT)})"
+        )
+    r = Rerun(
+        texts["rerun"],
+        (texts["ours"], texts["reference"], texts["ours_rerun"], texts["reference_rerun"]),
+        dict(pts),
+        (float(band[0]), float(band[1])),
+        texts["band_name"],
+        dict(text),
+    )
+    return NumberDef(name, [], "", [], {}, [], None, {}, where, rerun=r)
+
+
+def value(nd: Any, numbers: dict[str, Any]) -> str:
+    """The outcome's text from the number ``rerun`` names (declared above)."""
+    from aqmlab.reproduce.loader import split_path
+
+    r: Rerun = nd.rerun
+    v: Any = numbers
+    for k in split_path(r.values):
+        if not isinstance(v, dict) or k not in v:
+            raise AqmlabError(f"{nd.where}.rerun: no number {r.values!r} (declared above this one)")
+        v = v[k]
+    tables = []
+    for i, s in enumerate(r.setups):
+        t = v.get(s) if isinstance(v, dict) else None
+        if t is None and i != 2:
+            raise AqmlabError(
+                f"{nd.where}.{KEYS[i + 1]}: no set-up {s!r} in {r.values!r} "
+                f"(it has {', '.join(map(str, v))})"
+            )
+        tables.append(t)
+    ours, ref, ours_rerun, ref_rerun = tables
+    return text(r, ours, ours_rerun, ref, ref_rerun)
+
+
+def text(r: Rerun, ours: dict, ours_rerun: dict | None, ref: dict, ref_rerun: dict) -> str:
+    """The outcome (module docstring) from the four set-ups' ``{point: value}`` (``ours_rerun``
+    None where our rerun did not run)."""
+    from aqmlab.reproduce.common import fmt
+
+    lo, hi = r.band
+    w, inn = r.text, r.band_name
+
+    def inside(x: float) -> bool:
+        return lo <= x <= hi
+
+    pts = list(r.points)
+    each = "; ".join(
+        f"{r.points[p]}: {fmt(ours.get(p, math.nan))} | {fmt(ref.get(p, math.nan))}"
+        + (
+            f" → {fmt(ours_rerun.get(p, math.nan)) if ours_rerun else '–'} | "
+            f"{fmt(ref_rerun.get(p, math.nan))}"
+        )
+        for p in pts
+    )
+    ours_out = [p for p in pts if p in ours and not inside(ours[p])]
+    same = [p for p in ours_out if p in ref and not inside(ref[p])]
+    differ = [p for p in ours_out if p not in same]
+    out = (
+        f"{w['measured']}, {w['ours']} | {w['reference']} ({w['runs']}) {w['before']} → "
+        f"{w['after']}: {each}. "
+    )
+    # Of the points both put outside, those the rerun brings inside in both (the cause) and
+    # those it does not (another part of the set-up).
+    fixed = [
+        p
+        for p in same
+        if inside(ref_rerun.get(p, math.nan)) and ours_rerun and inside(ours_rerun.get(p, math.nan))
+    ]
+    kept = [p for p in same if p not in fixed]
+    parts = []
+    if not ours_out:
+        parts.append(f"every point of ours is in {inn}")
+    elif not same:
+        parts.append(
+            f"{w['reference']} on the same set-up is in {inn} at every point where ours is not: "
+            "refuted"
+        )
+    else:
+        parts.append(
+            f"{w['reference']} on the same set-up is out of {inn} too at {', '.join(same)}: "
+            f"there the set-up, not {w['ours']}'s model, fails the claim"
+        )
+        if fixed:
+            parts.append(
+                f"at {', '.join(fixed)} {w['change']} brings both simulators in {inn}: "
+                f"{w['cause']} is the cause (supports)"
+            )
+        if kept:
+            parts.append(
+                f"at {', '.join(kept)} {w['reference']} stays out of {inn} {w['after']} too: "
+                f"there it is another part of the set-up, not {w['cause_short']} (not tested "
+                "further)"
+            )
+        if differ:
+            parts.append(
+                f"at {', '.join(differ)} {w['reference']} is in {inn} and ours is not: not "
+                f"{w['cause_short']} ({w['otherwise']})"
+            )
+    return out + "; ".join(parts) + "."

@@ -1,0 +1,110 @@
+"""A hypothesis's outcome from a rerun with one change (docs/reproductions.md, "Metrics as
+data": ``[numbers.NAME]`` with ``rerun``): the exact text from four set-ups' values, each
+branch of the outcome, and the one-line errors naming the file and the key."""
+
+from __future__ import annotations
+
+import pytest
+
+PATH = "/r/experiment.toml"
+TEXT = {
+    "measured": "m",
+    "ours": "us",
+    "reference": "ref",
+    "runs": "3 seeds",
+    "before": "with B",
+    "after": "with A",
+    "change": "the change",
+    "cause": "the cause",
+    "cause_short": "C",
+    "otherwise": "else",
+}
+DOC = {
+    "rerun": "vals",
+    "ours": "us B",
+    "reference": "ref B",
+    "ours_rerun": "us A",
+    "reference_rerun": "ref A",
+    "points": {"p1": "one", "p2": "two", "p3": "three"},
+    "band": [0.5, 2],
+    "band_name": "band",
+    "text": TEXT,
+}
+
+
+def _outcome(vals, doc=DOC):
+    from aqmlab.reproduce.metrics import compute, load_numbers
+
+    (nd,) = load_numbers(PATH, {"t": doc}, ["sweep"])
+    return compute(nd, {}, lambda t: t, {"vals": vals})
+
+
+def test_the_outcome_names_what_the_reference_and_the_rerun_explain():
+    vals = {
+        "us B": {"p1": 3.0, "p2": 4.0, "p3": 5.0},
+        "ref B": {"p1": 3.5, "p2": 2.5, "p3": 1.0},
+        "us A": {"p1": 1.0, "p2": 4.0, "p3": 5.0},
+        "ref A": {"p1": 1.5, "p2": 3.0},
+    }
+    assert _outcome(vals) == (
+        "m, us | ref (3 seeds) with B → with A: one: 3.00 | 3.50 → 1.00 | 1.50; "
+        "two: 4.00 | 2.50 → 4.00 | 3.00; three: 5.00 | 1.00 → 5.00 | –. "
+        "ref on the same set-up is out of band too at p1, p2: there the set-up, not us's model, "
+        "fails the claim; at p1 the change brings both simulators in band: the cause is the "
+        "cause (supports); at p2 ref stays out of band with A too: there it is another part of "
+        "the set-up, not C (not tested further); at p3 ref is in band and ours is not: not C "
+        "(else)."
+    )
+
+
+def test_every_point_inside_and_a_reference_inside_refute_and_no_rerun_is_a_dash():
+    inside = {"us B": {"p1": 1.0}, "ref B": {"p1": 1.0}, "ref A": {}}
+    assert _outcome(inside).endswith(". every point of ours is in band.")
+    refuted = {"us B": {"p1": 3.0}, "ref B": {"p1": 1.0}, "ref A": {"p1": 1.0}}
+    got = _outcome(refuted)
+    assert "one: 3.00 | 1.00 → – | 1.00" in got
+    assert got.endswith(
+        "ref on the same set-up is in band at every point where ours is not: refuted."
+    )
+
+
+@pytest.mark.parametrize(
+    "doc, expected",
+    [
+        ({**DOC, "rerun": 1}, "numbers.t.rerun: expected a text, got 1"),
+        ({**DOC, "by": ["x"]}, "numbers.t.by: not with rerun (expected one of rerun, ours"),
+        (
+            {**DOC, "points": []},
+            'numbers.t.points: expected a table of POINT = "its label", got []',
+        ),
+        ({**DOC, "band": [2, 1]}, "numbers.t.band: expected [low, high], two numbers, low < high"),
+        (
+            {**DOC, "text": {**TEXT, "cause": 3}},
+            "numbers.t.text.cause: expected a text: the cause tested",
+        ),
+        (
+            {**DOC, "text": {**TEXT, "x": "y"}},
+            "numbers.t.text.x: unknown key (expected one of measured",
+        ),
+    ],
+)
+def test_a_bad_rerun_is_one_line_naming_the_file_and_key(doc, expected):
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce.metrics import load_numbers
+
+    with pytest.raises(AqmlabError) as e:
+        load_numbers(PATH, {"t": doc}, ["sweep"])
+    msg = str(e.value)
+    assert msg.startswith(f"{PATH}: ") and expected in msg and "\n" not in msg, msg
+
+
+def test_a_missing_number_or_set_up_is_one_line_at_run_time():
+    from aqmlab.exceptions import AqmlabError
+
+    with pytest.raises(AqmlabError) as e:
+        _outcome({"us B": {}, "ref B": {}})
+    assert str(e.value) == (
+        f"{PATH}: numbers.t.reference_rerun: no set-up 'ref A' in 'vals' (it has us B, ref B)"
+    )
+    with pytest.raises(AqmlabError, match=r"numbers\.t\.rerun: no number 'x' \(declared above"):
+        _outcome({}, {**DOC, "rerun": "x"})
