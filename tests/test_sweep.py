@@ -413,6 +413,41 @@ def test_the_run_key_changes_with_the_simulators_sources(scenario, monkeypatch):
     assert run_key(_identity(r)) != key
 
 
+def test_the_source_fingerprint_covers_every_crate_the_core_is_built_from():
+    """The fingerprint in the run key covers every workspace crate the native module is built
+    from, as cargo resolves them (a list by hand left out aqmlab-link, the link model, so an
+    edited link served stale cached runs; and aqmlab-report, where the per-flow counts live)."""
+    import shutil
+
+    from aqmlab import _core
+    from conftest import ROOT
+
+    if shutil.which("cargo") is None:
+        pytest.skip("cargo is not on PATH")
+    meta = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--offline", "--locked"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    m = json.loads(meta.stdout)
+    members = set(m["workspace_members"])
+    nodes = {n["id"]: n for n in m["resolve"]["nodes"]}
+    names = {p["id"]: p["name"] for p in m["packages"]}
+    (py,) = [i for i in members if names[i] == "aqmlab-py"]
+    seen, todo = set(), [py]
+    while todo:
+        for d in nodes[todo.pop()]["deps"]:
+            normal = any(k["kind"] is None for k in d["dep_kinds"])
+            if normal and d["pkg"] in members and d["pkg"] not in seen:
+                seen.add(d["pkg"])
+                todo.append(d["pkg"])
+    built_from = {names[i] for i in seen}
+    assert {"aqmlab-link", "aqmlab-report", "aqmlab-sim"} <= built_from
+    assert set(_core.MODEL_CRATES.split(",")) == built_from
+
+
 # --- the sweep's folder: cache keys, ownership, the lock, broken runs, workers (issue 20) ------
 
 
