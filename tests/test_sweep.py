@@ -414,6 +414,41 @@ def test_the_run_key_changes_with_the_simulators_sources(scenario, monkeypatch):
     assert run_key(_identity(r)) != key
 
 
+def test_the_source_fingerprint_covers_every_crate_the_core_is_built_from():
+    """The fingerprint in the run key covers every workspace crate the native module is built
+    from, as cargo resolves them (a list by hand left out aqmlab-link, the link model, so an
+    edited link served stale cached runs; and aqmlab-report, where the per-flow counts live)."""
+    import shutil
+
+    from aqmlab import _core
+    from conftest import ROOT
+
+    if shutil.which("cargo") is None:
+        pytest.skip("cargo is not on PATH")
+    meta = subprocess.run(
+        ["cargo", "metadata", "--format-version", "1", "--offline", "--locked"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    m = json.loads(meta.stdout)
+    members = set(m["workspace_members"])
+    nodes = {n["id"]: n for n in m["resolve"]["nodes"]}
+    names = {p["id"]: p["name"] for p in m["packages"]}
+    (py,) = [i for i in members if names[i] == "aqmlab-py"]
+    seen, todo = set(), [py]
+    while todo:
+        for d in nodes[todo.pop()]["deps"]:
+            normal = any(k["kind"] is None for k in d["dep_kinds"])
+            if normal and d["pkg"] in members and d["pkg"] not in seen:
+                seen.add(d["pkg"])
+                todo.append(d["pkg"])
+    built_from = {names[i] for i in seen}
+    assert {"aqmlab-link", "aqmlab-report", "aqmlab-sim"} <= built_from
+    assert set(_core.MODEL_CRATES.split(",")) == built_from
+
+
 # --- the sweep's folder: cache keys, ownership, the lock, broken runs, workers (issue 20) ------
 
 
@@ -606,21 +641,31 @@ def _group_gone(pgid):
 def test_kill_9_of_a_dask_local_sweep_leaves_no_process(scenario, tmp_path):
     """``--dask local``: after SIGKILL of the sweep's process (no clean-up of its own runs),
     none of the processes it started (the local cluster's workers, simulating) is left within a
-    few seconds, and the next sweep into the folder takes its lock."""
+    few seconds, and the next sweep into the folder takes its lock and removes what the killed
+    one left: its runs' folders and the cluster's scratch space are in ``runs/``, none in the
+    system's temporary folder (``$TMPDIR``)."""
     pytest.importorskip("dask.distributed")
     out, tmp = tmp_path / "sw", tmp_path / "tmp"
-    tmp.mkdir()  # the folder the workers simulate in: a run going on is a folder there
+    tmp.mkdir()  # the system's temporary folder, for the sweep and its workers
     cmd = [sys.executable, "-m", "aqmlab", "sweep", str(scenario), "--set", "duration=3000s",
            "--seeds", "1-2", "--out", str(out), "--dask", "local", "-j", "2", "-q"]  # fmt: skip
     env = {**os.environ, "TMPDIR": str(tmp)}
+
+    def going_on() -> int:
+        """Runs simulating: a folder each, wherever the workers make it."""
+        in_runs = os.listdir(out / "runs") if (out / "runs").is_dir() else []
+        return sum(d.startswith("aqmlab-run-") for d in os.listdir(tmp)) + sum(
+            d.startswith(".tmp-run-") for d in in_runs
+        )
+
     p = subprocess.Popen(cmd, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and p.poll() is None:
-            if sum(d.startswith("aqmlab-run-") for d in os.listdir(tmp)) == 2:
+            if going_on() == 2:
                 break
             time.sleep(0.05)
-        assert p.poll() is None and sum(d.startswith("aqmlab-run-") for d in os.listdir(tmp)) == 2
+        assert p.poll() is None and going_on() == 2
         started = _descendants(p.pid)
         assert len(started) >= 2, started  # a worker process per run, at least
         os.kill(p.pid, signal.SIGKILL)  # the sweep's own process only
@@ -637,6 +682,8 @@ def test_kill_9_of_a_dask_local_sweep_leaves_no_process(scenario, tmp_path):
             os.killpg(p.pid, signal.SIGKILL)
     r = run_cli("sweep", str(scenario), "--seeds", "1", "--out", str(out), "-q")
     assert r.returncode == 0, r.stderr
+    assert os.listdir(tmp) == []
+    assert [d for d in os.listdir(out / "runs") if d.startswith(".")] == []
 
 
 def test_an_empty_out_is_refused_and_the_current_folder_kept(scenario, tmp_path, monkeypatch):

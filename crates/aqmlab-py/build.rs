@@ -4,8 +4,49 @@
 
 use std::path::{Path, PathBuf};
 
-/// The crates whose code decides what a run computes.
-const MODEL_CRATES: [&str; 4] = ["aqmlab-core", "aqmlab-qdisc", "aqmlab-tcp", "aqmlab-sim"];
+/// The crates whose code decides what a run computes: the workspace crates (`aqmlab-*`) this
+/// one depends on, directly or through each other, read from their `Cargo.toml` files, so that
+/// a crate the model comes to depend on is fingerprinted without being listed here (a list by
+/// hand missed `aqmlab-link`, the link model, and would have missed `aqmlab-report`).
+fn model_crates(crates: &Path) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    let mut todo = vec![String::from("aqmlab-py")];
+    while let Some(c) = todo.pop() {
+        let manifest = crates.join(&c).join("Cargo.toml");
+        println!("cargo:rerun-if-changed={}", manifest.display());
+        let text = std::fs::read_to_string(&manifest)
+            .unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
+        for d in workspace_deps(&text) {
+            if d != "aqmlab-py" && !found.contains(&d) {
+                found.push(d.clone());
+                todo.push(d);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The `aqmlab-*` crates named in the `[dependencies]` table of manifest text `toml` (one
+/// entry a line: `aqmlab-x.workspace = true` or `aqmlab-x = { path = ... }`).
+fn workspace_deps(toml: &str) -> Vec<String> {
+    let mut in_deps = false;
+    let mut out = Vec::new();
+    for line in toml.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]";
+        } else if in_deps {
+            let name = line
+                .split(|c: char| c == '=' || c == '.' || c.is_whitespace())
+                .next()
+                .unwrap_or("");
+            if name.starts_with("aqmlab-") {
+                out.push(name.to_string());
+            }
+        }
+    }
+    out
+}
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -32,7 +73,8 @@ fn fnv1a(h: &mut u64, bytes: &[u8]) {
 fn main() {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for c in MODEL_CRATES {
+    let model = model_crates(&crates);
+    for c in &model {
         let src = crates.join(c).join("src");
         println!("cargo:rerun-if-changed={}", src.display());
         rust_files(&src, &mut files);
@@ -58,4 +100,5 @@ fn main() {
         fnv1a(&mut h, &[0]);
     }
     println!("cargo:rustc-env=AQMLAB_SOURCE_HASH={h:016x}");
+    println!("cargo:rustc-env=AQMLAB_MODEL_CRATES={}", model.join(","));
 }

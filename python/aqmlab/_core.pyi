@@ -4,6 +4,7 @@ from typing import Any, TypedDict
 __version__: str
 BUILD: str
 SOURCE_HASH: str
+MODEL_CRATES: str
 
 class AqmlabError(Exception): ...
 class ParameterError(AqmlabError): ...

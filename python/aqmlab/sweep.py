@@ -882,8 +882,18 @@ def _run_local(
 
 
 def _run_dask(
-    todo: list[Task], address: str, jobs: int, on_done: Callable[[Task, Outcome], None]
+    todo: list[Task],
+    address: str,
+    out: str,
+    jobs: int,
+    on_done: Callable[[Task, Outcome], None],
 ) -> None:
+    """Runs ``todo`` on a Dask cluster: a scheduler at ``address``, or (``local``) a
+    LocalCluster of ``jobs`` worker processes of this machine. A local cluster's runs simulate,
+    and its workers keep their scratch space, in hidden temporary folders inside ``out/runs/``
+    (as :func:`_run_local`'s do), so what a sweep killed with SIGKILL leaves behind goes when
+    the sweep next starts (``_clean_partial``), not into the system's temporary folder; a
+    remote scheduler's workers may not see ``out``, so they simulate in their own."""
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -893,24 +903,37 @@ def _run_dask(
         ) from None
     import logging
 
-    cluster = None
-    if address == "local":
-        cluster = LocalCluster(
-            n_workers=max(1, jobs),
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        )
-        client = Client(cluster)
-    else:
-        try:
-            client = Client(address, timeout="10s")
-        except (OSError, ValueError, TypeError) as e:
-            raise AqmlabError(f"--dask {address}: cannot reach the scheduler ({e})") from None
-    try:
+    import dask
+
+    with contextlib.ExitStack() as stack:  # undone in reverse: client, cluster, config, scratch
+        work_dir = None
+        if address == "local":
+            # Absolute: the workers' own working folder may differ.
+            work_dir = os.path.abspath(_runs_dir(out))
+            scratch = tempfile.mkdtemp(prefix=".tmp-dask-", dir=work_dir)
+            stack.callback(shutil.rmtree, scratch, ignore_errors=True)
+            # The scheduler's and each nanny's scratch space too (Dask's default is a
+            # dask-scratch-space in the system's temporary folder, left there even after a
+            # clean exit); the setting is this sweep's only.
+            stack.enter_context(dask.config.set({"temporary-directory": scratch}))
+            cluster = LocalCluster(
+                n_workers=max(1, jobs),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+                local_directory=scratch,
+            )
+            stack.callback(cluster.close)
+            client = Client(cluster)
+        else:
+            try:
+                client = Client(address, timeout="10s")
+            except (OSError, ValueError, TypeError) as e:
+                raise AqmlabError(f"--dask {address}: cannot reach the scheduler ({e})") from None
+        stack.callback(client.close)
         futures = {
-            client.submit(execute, t, key=f"aqmlab-run-{t.key}-{t.index}", pure=False): t
+            client.submit(execute, t, work_dir, key=f"aqmlab-run-{t.key}-{t.index}", pure=False): t
             for t in todo
         }
         for fut in as_completed(futures):
@@ -920,10 +943,6 @@ def _run_dask(
             except Exception as e:  # noqa: BLE001 - a worker that died mid-run
                 outcome = Outcome(t.key, None, f"worker failed: {type(e).__name__}: {e}", 0.0)
             on_done(t, outcome)
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 #: The schemes of a Dask scheduler's address (Dask's communication back ends).
@@ -1024,7 +1043,7 @@ def _run_planned(
     t_runs = time.monotonic()
     try:
         if dask:
-            _run_dask(todo, dask, jobs, on_done)
+            _run_dask(todo, dask, out, jobs, on_done)
         else:
             _run_local(todo, out, jobs, executor, on_done)
     finally:

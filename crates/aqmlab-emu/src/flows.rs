@@ -10,7 +10,7 @@
 
 use crate::ip;
 use aqmlab_core::{FlowId, SimDuration, SimTime};
-use aqmlab_sim::world::{FlowBinColumns, FlowInfo, FlowMetrics};
+use aqmlab_report::{FlowBinColumns, FlowInfo, FlowMetrics};
 use std::collections::BTreeMap;
 
 struct LiveFlow {

@@ -23,8 +23,8 @@ mod sys;
 
 use aqmlab_core::SimDuration;
 use aqmlab_link::{ClockedLink, LinkBin, LinkReport};
+use aqmlab_report::{FlowBin, FlowMetrics, Report};
 use aqmlab_sim::resolved::ResolvedDirection;
-use aqmlab_sim::world::{FlowBin, FlowMetrics, Report};
 use forwarder::Forwarder;
 use serde_json::{json, Value};
 use std::io::{BufWriter, Write};

@@ -833,5 +833,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // A fingerprint of the simulator's sources (build.rs): results depend on it, so the sweep
     // cache keys runs by it.
     m.add("SOURCE_HASH", env!("AQMLAB_SOURCE_HASH"))?;
+    // The crates that fingerprint covers, comma-separated (build.rs: what this one depends on).
+    m.add("MODEL_CRATES", env!("AQMLAB_MODEL_CRATES"))?;
     Ok(())
 }

@@ -40,7 +40,7 @@ fn main() {
 
 /// The events by kind, then per link direction (with the `event-counts` feature).
 #[cfg(feature = "event-counts")]
-fn print_event_counts(sim: &aqmlab_sim::world::Sim, r: &aqmlab_sim::world::Report, delivered: u64) {
+fn print_event_counts(sim: &aqmlab_sim::world::Sim, r: &aqmlab_report::Report, delivered: u64) {
     let c = sim.event_counts();
     let counted: u64 = c.by_kind.iter().sum();
     assert_eq!(counted, r.events, "every event processed is counted once");

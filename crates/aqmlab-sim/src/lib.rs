@@ -10,8 +10,8 @@
 //!   ([`link::ClockedLink`]).
 //! * [`topology`] — link configuration and static shortest-path routes.
 //! * [`arena`] — the slab the packets' payloads and the TCP connections live in.
-//! * [`metrics`] — measurements beside the engine: sojourn moments, per-flow counts at each
-//!   link direction, the time-integrated queue.
+//! * The per-flow metrics and a run's [`Report`](aqmlab_report::Report) live in
+//!   `aqmlab-report`, which the live emulator shares.
 //! * [`summary`] — `summary.json`.
 //! * [`packmime`] — PackMime-HTTP's generators (web traffic with `model = "packmime"`).
 //! * [`windows`] — measurement windows (`warmup`, `[[windows]]`), each with its own summary.
@@ -22,7 +22,6 @@ pub mod arena;
 pub mod event;
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod metrics;
 pub mod packmime;
 pub mod pyjson;
 pub mod resolved;

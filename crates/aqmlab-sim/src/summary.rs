@@ -5,8 +5,9 @@
 //! (about 8 kB a flow; issue 24), and it reads each flow's metrics where they are ([`Totals`]:
 //! the simulation's own, with [`crate::world::Sim::totals`]) rather than from a copy.
 
-use crate::world::{jain, FlowInfo, FlowMetrics, Report, Totals};
+use crate::world::{jain, Totals};
 use aqmlab_qdisc::{DropReason, MarkReason};
+use aqmlab_report::{FlowInfo, FlowMetrics, Report};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{json, Map, Value};
 
@@ -67,7 +68,7 @@ pub struct Summary<'a> {
 impl<'a> Summary<'a> {
     /// The summary of `r` for scenario `name` run with `seed`; `wall_s` is measured by the caller.
     pub fn new(name: &str, seed: u64, r: &'a Report, wall_s: f64) -> Self {
-        Self::of(name, seed, r.totals(), wall_s)
+        Self::of(name, seed, Totals::of_report(r), wall_s)
     }
 
     /// The summary of totals `r` (e.g. [`crate::world::Sim::totals`]), as [`Summary::new`].

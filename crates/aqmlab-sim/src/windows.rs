@@ -9,10 +9,11 @@
 //! `[0, T)` therefore has exactly the summary of the same run cut at `T`
 //! (`tests/measurements.rs` checks it).
 
-use crate::metrics::SojournStats;
-use crate::world::{jain, FlowMetrics, LinkReport, Sim, Totals};
+use crate::world::{jain, LinkReport, Sim, Totals};
 use aqmlab_core::SimTime;
+use aqmlab_link::SojournStats;
 use aqmlab_qdisc::{DropReason, MarkReason};
+use aqmlab_report::FlowMetrics;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;

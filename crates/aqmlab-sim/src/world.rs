@@ -18,7 +18,8 @@
 //! * `apps` — the applications: when UDP sources send and TCP connections open and write.
 //! * `flow_state` — a TCP flow's sender state sampled over time, when asked for.
 //! * `owd` — each flow's measured one-way delay distribution after the warm-up, when asked for.
-//! * `report` — what a run measures and hands out: flow metrics, reports, series chunks.
+//! * `report` — what a run measures and hands out: reports (of `aqmlab-report`'s types),
+//!   totals, series chunks.
 
 use crate::arena::Arena;
 use crate::event::EventQueue;
@@ -49,11 +50,8 @@ use build::{Flow, FlowKind};
 pub use counts::{EventCounts, EVENT_KINDS};
 pub use flow_state::FlowStateRow;
 use net::Link;
-pub use owd::OwdPair;
 pub use page::page_objects;
-pub use report::{
-    jain, FlowBin, FlowBinColumns, FlowInfo, FlowMetrics, Report, SeriesChunk, Totals,
-};
+pub use report::{jain, SeriesChunk, Totals};
 use tcp::Conn;
 pub use tcp::{LEG_OPEN, LEG_REPLY};
 pub use video::VideoSpec;
@@ -142,7 +140,8 @@ pub struct Sim {
     /// What each packet alive carries, by the slot in its id ([`packet_id`]).
     payloads: Arena<Payload>,
     nodes: Vec<String>,
-    /// The same names, as the flows' reports share them ([`FlowInfo`]'s `src`, `dst`).
+    /// The same names, as the flows' reports share them
+    /// ([`FlowInfo`](aqmlab_report::FlowInfo)'s `src`, `dst`).
     node_names: Vec<std::sync::Arc<str>>,
     links: Vec<Link>,
     routes: Routes,
@@ -308,7 +307,7 @@ mod tests {
         // columns are one pointer in `FlowMetrics` (three empty vectors made `Flow` 736).
         assert_eq!(std::mem::size_of::<build::FlowKind>(), 184);
         assert_eq!(std::mem::size_of::<crate::sketch::QuantileSketch>(), 8);
-        assert_eq!(std::mem::size_of::<FlowInfo>(), 112);
+        assert_eq!(std::mem::size_of::<aqmlab_report::FlowInfo>(), 112);
         assert_eq!(std::mem::size_of::<Flow>(), 672);
     }
 }

@@ -3,8 +3,8 @@
 //! on/off applications over TCP (`app = "onoff"`).
 
 use aqmlab_core::SimTime;
+use aqmlab_report::Report;
 use aqmlab_sim::scenario::{build, Overrides, Scenario};
-use aqmlab_sim::world::Report;
 use std::path::Path;
 
 fn scenario(text: &str) -> Scenario {

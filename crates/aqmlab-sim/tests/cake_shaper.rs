@@ -10,7 +10,7 @@ use aqmlab_sim::scenario::{build, Overrides};
 use std::path::Path;
 
 /// A UDP flow of 1500-byte packets at 12 Mb/s through link `l` (10 Mb/s) with `params`.
-fn run(params: &str) -> (Vec<u64>, aqmlab_sim::world::Report) {
+fn run(params: &str) -> (Vec<u64>, aqmlab_report::Report) {
     let text = format!(
         r#"
 name = "cake-shaper"
@@ -52,7 +52,7 @@ fn steady(gaps: &[u64]) -> &[u64] {
     &gaps[20..]
 }
 
-fn conserved(r: &aqmlab_sim::world::Report) -> (u64, u64) {
+fn conserved(r: &aqmlab_report::Report) -> (u64, u64) {
     let l = r.links.iter().find(|l| l.name == "l").unwrap();
     let m = &l.m;
     assert_eq!(

@@ -5,10 +5,11 @@
 
 use aqmlab_core::SimTime;
 use aqmlab_qdisc::{DropReason, MarkReason};
+use aqmlab_report::{FlowMetrics, Report};
 use aqmlab_sim::rate::MAHIMAHI_OPPORTUNITY_BYTES;
 use aqmlab_sim::scenario::{build, build_with_sets, Overrides, Scenario};
 use aqmlab_sim::summary::summary;
-use aqmlab_sim::world::{jain, FlowMetrics, PacketRecord, Report, Sim};
+use aqmlab_sim::world::{jain, PacketRecord, Sim};
 use std::path::PathBuf;
 
 fn root() -> PathBuf {

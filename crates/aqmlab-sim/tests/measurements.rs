@@ -4,9 +4,9 @@
 //! capacity is the rate integrated over it, and the TCP window series follow the sender.
 
 use aqmlab_core::SimTime;
+use aqmlab_report::Report;
 use aqmlab_sim::scenario::{build, Overrides, Scenario};
 use aqmlab_sim::summary::summary;
-use aqmlab_sim::world::Report;
 use std::path::PathBuf;
 
 fn root() -> PathBuf {
@@ -48,7 +48,7 @@ fn drops_marks_and_arrivals_attributed_to_flows_add_up_to_the_links() {
                     .filter_map(move |f| f.at_links.iter().find(|(k, _)| *k as usize == li))
                     .map(|(_, c)| c)
             };
-            let sum = |f: fn(&aqmlab_sim::metrics::FlowAtLink) -> u64| here().map(f).sum::<u64>();
+            let sum = |f: fn(&aqmlab_report::FlowAtLink) -> u64| here().map(f).sum::<u64>();
             assert_eq!(
                 sum(|c| c.arrived_pkts),
                 l.m.enqueued_pkts,
@@ -235,7 +235,7 @@ cc = "reno"
     assert!(lossy.iter().any(|b| b.ssthresh_samples > 0));
     // Slow start: the mean window grows from bin to bin while it lasts, from at least the
     // initial window (10 segments of 1448 bytes).
-    let mean = |b: &aqmlab_sim::world::FlowBin| b.cwnd_sum_bytes as f64 / b.acks as f64;
+    let mean = |b: &aqmlab_report::FlowBin| b.cwnd_sum_bytes as f64 / b.acks as f64;
     let active: Vec<f64> = clean.iter().filter(|b| b.acks > 0).map(mean).collect();
     assert!(active[0] >= 10.0 * 1448.0, "{active:?}");
     assert!(active.windows(2).take(5).all(|w| w[1] > w[0]), "{active:?}");

@@ -7,10 +7,10 @@
 //! queue on the path varies.
 
 use aqmlab_core::SimTime;
+use aqmlab_report::Report;
 use aqmlab_sim::scenario::{build, Overrides, Scenario};
 use aqmlab_sim::sketch::{QuantileSketch, REL_ERR};
 use aqmlab_sim::summary::summary;
-use aqmlab_sim::world::Report;
 use std::path::PathBuf;
 
 fn root() -> PathBuf {

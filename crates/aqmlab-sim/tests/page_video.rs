@@ -3,8 +3,9 @@
 //! time against the simple web model, and the video's playout identity.
 
 use aqmlab_core::SimTime;
+use aqmlab_report::Report;
 use aqmlab_sim::scenario::{build, Overrides};
-use aqmlab_sim::world::{page_objects, Report};
+use aqmlab_sim::world::page_objects;
 use std::path::Path;
 
 fn run(text: &str) -> Report {

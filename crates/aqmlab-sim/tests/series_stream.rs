@@ -4,9 +4,10 @@
 //! with the simulated time.
 
 use aqmlab_core::{SimDuration, SimTime};
+use aqmlab_report::{FlowBin, Report};
 use aqmlab_sim::scenario::{apply_sets, build, Overrides, Scenario};
 use aqmlab_sim::summary::summary;
-use aqmlab_sim::world::{DropRecord, FlowBin, LinkBin, PacketRecord, Report, SeriesChunk};
+use aqmlab_sim::world::{DropRecord, LinkBin, PacketRecord, SeriesChunk};
 use std::path::Path;
 
 fn load(name: &str, duration: &str, ov: &Overrides) -> Scenario {

@@ -5,7 +5,7 @@
 //! once the event loop has started.
 
 use super::apps::AppState;
-use super::{Ev, FlowBin, FlowInfo, FlowMetrics, Link, OnOff, Sim, TcpApp};
+use super::{Ev, Link, OnOff, Sim, TcpApp};
 use crate::arena::Arena;
 use crate::dist::DurationDist;
 use crate::event::{EventQueue, Lane};
@@ -13,6 +13,7 @@ use crate::link::LinkDirection;
 use crate::topology::{LinkConfig, Routes};
 use aqmlab_core::{Bitrate, Ecn, SimDuration, SimTime, Xoshiro256pp};
 use aqmlab_link::bins::Bins;
+use aqmlab_report::{FlowBin, FlowInfo, FlowMetrics};
 use aqmlab_tcp::TcpConfig;
 use std::sync::Arc;
 

@@ -5,7 +5,7 @@
 //!
 //! A packet's one-way delay is from its sending (the stamp [`Sim::new_payload`] puts on it at
 //! the sender) to its arrival at the receiving end, every queue, transmission and propagation
-//! on its path included: the same value the receiver's [`crate::metrics::Receiver`] takes for
+//! on its path included: the same value the receiver's [`aqmlab_report::Receiver`] takes for
 //! its whole-run statistics. Here only the packets arriving at or after the warm-up's end count,
 //! each into its flow's [`QuantileSketch`] (exact count, sum, min and max; every quantile
 //! within [`crate::sketch::REL_ERR`] of a sample's value at that rank).
@@ -22,12 +22,8 @@
 //! packet. With it, a sketch's counters grow once per new bucket reached, never per packet.
 
 use super::Sim;
-use crate::sketch::QuantileSketch;
 use aqmlab_core::SimTime;
-
-/// A flow's one-way delays, one sketch per direction: `[toward its destination, back toward
-/// its source]`.
-pub type OwdPair = [QuantileSketch; 2];
+use aqmlab_report::OwdPair;
 
 /// Per flow, the one-way delays of its data packets arriving from `from_ns` on, by direction.
 #[derive(Debug)]
@@ -61,7 +57,7 @@ impl OwdSketches {
 impl Sim {
     /// Starts measuring each flow's one-way delay distribution over its data packets arriving
     /// at or after `from` (the warm-up's end), handed out by [`Sim::report`]
-    /// ([`Report::owd`](super::Report::owd)).
+    /// ([`Report::owd`](aqmlab_report::Report::owd)).
     pub fn measure_owd(&mut self, from: SimTime) {
         self.owd = Some(Box::new(OwdSketches {
             from_ns: from.as_nanos(),

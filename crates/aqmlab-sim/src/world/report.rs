@@ -1,153 +1,15 @@
-//! What a run measures and hands out: each flow's totals and per-bin rows ([`FlowMetrics`],
-//! [`FlowBin`]), the [`Report`] snapshot, the [`SeriesChunk`]s [`Sim::take_series`] streams out
-//! between steps, and the switches that choose what else is recorded (per-packet logs, state
+//! What a run measures and hands out: the [`Report`] snapshot, with each flow's totals and
+//! per-bin rows ([`FlowMetrics`], [`FlowBin`]; these types live in `aqmlab-report`, which the
+//! live emulator shares), the [`Totals`] a summary reads, the [`SeriesChunk`]s
+//! [`Sim::take_series`] streams out between steps, and the switches that choose what else is recorded (per-packet logs, state
 //! traces, measurement windows). Kept apart from the event loop: nothing here runs per packet;
 //! it reads what the handlers counted.
 
 use super::{DropRecord, LinkBin, LinkReport, PacketRecord, Sim};
-use crate::sketch::QuantileSketch;
 use aqmlab_core::{SimDuration, SimTime};
+use aqmlab_link::SojournStats;
+use aqmlab_report::{FlowBin, FlowBinColumns, FlowInfo, FlowMetrics, OwdPair, Report};
 use std::borrow::Cow;
-use std::sync::Arc;
-
-/// What a flow is, for reports.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FlowInfo {
-    /// `udp` or `tcp`.
-    pub kind: &'static str,
-    /// Congestion control (TCP only).
-    pub cc: Option<&'static str>,
-    /// Application: `cbr`, `bulk`, `finite`, `web`, `onoff`.
-    pub app: &'static str,
-    /// When the flow starts.
-    pub start: SimTime,
-    /// Source node name (shared by the flows of a node: two strings a flow cost 80 bytes;
-    /// issue 24).
-    pub src: Arc<str>,
-    /// Destination node name.
-    pub dst: Arc<str>,
-    /// The name the scenario gave the flow, if any.
-    pub name: Option<String>,
-}
-
-/// Per-flow measurements.
-#[derive(Clone, Debug, Default)]
-pub struct FlowMetrics {
-    /// Packets sent by the source.
-    pub sent_pkts: u64,
-    /// Bytes sent by the source.
-    pub sent_bytes: u64,
-    /// Packets that reached the destination.
-    pub delivered_pkts: u64,
-    /// Bytes that reached the destination.
-    pub delivered_bytes: u64,
-    /// Packets dropped anywhere on the path.
-    pub dropped_pkts: u64,
-    /// Per link direction the flow's packets reached: arrivals, drops and marks by reason,
-    /// wire losses.
-    pub at_links: crate::metrics::FlowLinks,
-    /// What the flow's receiving end saw of its data packets: one-way delay, jitter, losses.
-    pub receiver: crate::metrics::Receiver,
-    /// The per-bin columns a report fills in ([`FlowMetrics::delivered_bytes_per_bin`] and
-    /// the others); `None` in the running simulation, which keeps a flow's bins as rows. One
-    /// pointer, not three empty vectors: 64 bytes less for every flow (issue 24).
-    per_bin: Option<Box<FlowBinColumns>>,
-    /// TCP: segments retransmitted (web: requests and responses).
-    pub retransmits: u64,
-    /// TCP: retransmission-timer expiries (SYN timeouts included).
-    pub timeouts: u64,
-    /// TCP: fast-recovery episodes.
-    pub fast_recoveries: u64,
-    /// TCP: transfers started (finite and web; for web, a request/response exchange).
-    pub transfers_started: u64,
-    /// TCP: transfers completed.
-    pub transfers_completed: u64,
-    /// TCP: transfers abandoned because the connection could not be opened (the SYN went
-    /// unanswered through every retransmission allowed). A bulk flow counts no transfers
-    /// started, but 1 here if it gives up (only with `syn_retries` set).
-    pub transfers_failed: u64,
-    /// TCP: flow completion times of completed transfers, ns (handshake included; for web,
-    /// from the request's arrival to the response's last byte acknowledged).
-    pub fct_ns: QuantileSketch,
-    /// Web pages ([`super::TcpApp::Page`]): pages requested.
-    pub pages_started: u64,
-    /// Web pages wholly fetched (every object acknowledged).
-    pub pages_completed: u64,
-    /// Web pages of which a connection never opened.
-    pub pages_failed: u64,
-    /// Web pages: completion time of each page completed, from its request to its last object
-    /// acknowledged, ns (RFC 7928 §2.1).
-    pub page_time_ns: QuantileSketch,
-    /// Adaptive video ([`super::TcpApp::Video`]): segments wholly received by the client.
-    pub video_segments: u64,
-    /// Adaptive video: the sum of those segments' rates, b/s (÷ `video_segments`: the mean).
-    pub video_bitrate_sum_bps: u64,
-    /// Adaptive video: segments whose rate differs from the one before.
-    pub video_switches: u64,
-    /// Adaptive video: stalls (the playout buffer ran dry after playback had started),
-    /// including one going on at the report.
-    pub video_rebuffers: u64,
-    /// Adaptive video: time stalled, ns (including a stall going on at the report).
-    pub video_rebuffer_ns: u64,
-    /// Adaptive video: from the flow's start to the first segment's arrival (playback starts).
-    pub video_startup_ns: Option<u64>,
-    /// TCP: a sender's smoothed RTT after every ACK it receives, ns (web: the client's and the
-    /// server's).
-    pub srtt_ns: QuantileSketch,
-}
-
-/// A flow's series as columns, one value per time bin (a report's [`FlowMetrics`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FlowBinColumns {
-    /// Bytes delivered per time bin.
-    pub delivered_bytes: Vec<u64>,
-    /// TCP: sum of the sender's smoothed-RTT samples (one per ACK received) in each time bin, ns.
-    pub srtt_sum_ns: Vec<u64>,
-    /// TCP: number of those samples in each time bin.
-    pub srtt_samples: Vec<u64>,
-}
-
-impl FlowMetrics {
-    /// Bytes delivered per time bin (empty but in a report).
-    pub fn delivered_bytes_per_bin(&self) -> &[u64] {
-        self.per_bin.as_deref().map_or(&[], |c| &c.delivered_bytes)
-    }
-
-    /// TCP: sum of the sender's smoothed-RTT samples (one per ACK received) in each time bin, ns.
-    pub fn srtt_sum_ns_per_bin(&self) -> &[u64] {
-        self.per_bin.as_deref().map_or(&[], |c| &c.srtt_sum_ns)
-    }
-
-    /// TCP: number of those samples in each time bin.
-    pub fn srtt_samples_per_bin(&self) -> &[u64] {
-        self.per_bin.as_deref().map_or(&[], |c| &c.srtt_samples)
-    }
-
-    /// Sets the per-bin columns (a report's).
-    pub fn set_per_bin(&mut self, columns: FlowBinColumns) {
-        self.per_bin = Some(Box::new(columns));
-    }
-}
-
-/// One time bin of a flow's series (see [`FlowMetrics`] for each).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct FlowBin {
-    /// Bytes delivered.
-    pub delivered_bytes: u64,
-    /// Sum of the sender's smoothed-RTT samples, ns.
-    pub srtt_sum_ns: u64,
-    /// Number of those samples.
-    pub srtt_samples: u64,
-    /// TCP: ACKs the flow's senders received in the bin (the samples below).
-    pub acks: u64,
-    /// TCP: sum of the sender's congestion window after each of them, bytes.
-    pub cwnd_sum_bytes: u64,
-    /// TCP: sum of the sender's slow-start threshold after each of them, when it was set
-    /// (before the first reduction it is unbounded and not summed), bytes.
-    pub ssthresh_sum_bytes: u64,
-    /// TCP: number of those set thresholds.
-    pub ssthresh_samples: u64,
-}
 
 /// The time series of bins `[first_bin, first_bin + bins)` (absolute indices), handed out by
 /// [`Sim::take_series`] and no longer held by the simulation.
@@ -174,37 +36,6 @@ pub struct SeriesChunk {
     pub flow_states: Vec<Vec<super::FlowStateRow>>,
 }
 
-/// Measurements of a run so far.
-#[derive(Clone, Debug)]
-pub struct Report {
-    /// Simulated time reached.
-    pub sim_time: SimTime,
-    /// Events processed.
-    pub events: u64,
-    /// Per link direction.
-    pub links: Vec<LinkReport>,
-    /// Per flow.
-    pub flows: Vec<FlowMetrics>,
-    /// What each flow is.
-    pub flow_info: Vec<FlowInfo>,
-    /// Width of the time-series bins.
-    pub bin: SimDuration,
-    /// Absolute index of the first bin in the per-bin series (0 unless [`Sim::take_series`]
-    /// handed out earlier bins).
-    pub first_bin: usize,
-    /// Packets alive (queued, transmitting or propagating).
-    pub packets_alive: usize,
-    /// Per link direction, its time-series rows (every column, as [`Sim::take_series`] hands
-    /// them out), one per bin from [`Report::first_bin`] to now.
-    pub link_rows: Vec<Vec<LinkBin>>,
-    /// Per flow, its time-series rows, up to its last active bin.
-    pub flow_rows: Vec<Vec<FlowBin>>,
-    /// With [`Sim::measure_owd`]: from when (the warm-up's end), and per flow the one-way
-    /// delays (ns) of its data packets that arrived since: `[toward the flow's destination,
-    /// back toward its source]` (a web flow's responses, its requests).
-    pub owd: Option<(SimTime, Vec<super::owd::OwdPair>)>,
-}
-
 /// A run's totals as a summary reads them ([`crate::summary::Summary`]): a [`Report`]'s, or
 /// the simulation's own, borrowed ([`Sim::totals`]), so that the summary of a run of many flows
 /// copies no flow's metrics (a [`Sim::report`] clones each, and its series: issue 24). It holds
@@ -220,7 +51,7 @@ pub struct Totals<'a> {
     pub links: Vec<LinkReport>,
     /// The warm-up's end and per flow (perhaps fewer than the flows: the rest measured
     /// nothing) the one-way delays of its data packets since, as in [`Report::owd`].
-    owd: Option<(SimTime, &'a [super::owd::OwdPair])>,
+    owd: Option<(SimTime, &'a [OwdPair])>,
     flows: TotalsFlows<'a>,
 }
 
@@ -267,7 +98,7 @@ impl<'a> Totals<'a> {
 
     /// With [`Sim::measure_owd`]: from when, and flow `i`'s one-way delays since, one sketch
     /// per direction (toward its destination, back toward its source).
-    pub fn owd(&self, i: usize) -> Option<(SimTime, Cow<'a, super::owd::OwdPair>)> {
+    pub fn owd(&self, i: usize) -> Option<(SimTime, Cow<'a, OwdPair>)> {
         self.owd.map(|(from, s)| {
             let pair = s
                 .get(i)
@@ -277,16 +108,16 @@ impl<'a> Totals<'a> {
     }
 }
 
-impl Report {
-    /// This report's totals, borrowed.
-    pub fn totals(&self) -> Totals<'_> {
+impl<'a> Totals<'a> {
+    /// The totals of report `r`, borrowed.
+    pub fn of_report(r: &'a Report) -> Self {
         Totals {
-            sim_time: self.sim_time,
-            events: self.events,
-            bin: self.bin,
-            links: self.links.clone(),
-            owd: self.owd.as_ref().map(|(from, s)| (*from, s.as_slice())),
-            flows: TotalsFlows::Report(&self.flows, &self.flow_info),
+            sim_time: r.sim_time,
+            events: r.events,
+            bin: r.bin,
+            links: r.links.clone(),
+            owd: r.owd.as_ref().map(|(from, s)| (*from, s.as_slice())),
+            flows: TotalsFlows::Report(&r.flows, &r.flow_info),
         }
     }
 }
@@ -365,7 +196,7 @@ impl Sim {
     }
 
     /// Stops the window of slot `k`: its sojourn times per link direction (in link order).
-    pub fn end_window(&mut self, k: usize) -> Vec<crate::metrics::SojournStats> {
+    pub fn end_window(&mut self, k: usize) -> Vec<SojournStats> {
         self.links.iter_mut().map(|l| l.dir.end_window(k)).collect()
     }
 
