@@ -102,6 +102,9 @@ class ClaimDef:
     unexplained: bool = False
     unexplained_why: str = ""
     not_graded: str = ""
+    #: Why the claim is not graded when its metric has no number in this run (a point the
+    #: mode does not run): claim_missing.py.
+    missing: str = ""
     #: The test each entry of ``explanation`` declares (``test = KIND``:
     #: :mod:`aqmlab.reproduce.hypotheses`), None for a hypothesis whose outcome is a text.
     tests: list[Any] = field(default_factory=list)
@@ -433,6 +436,7 @@ def load_claims(path: str) -> list[ClaimDef]:
             if isinstance(t.doc.get("unexplained"), str)
             else "",
             not_graded=t.str("not_graded", ""),
+            missing=t.str("missing", ""),
         )
         _check_claim(t, c)
         out.append(c)

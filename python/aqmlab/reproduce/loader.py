@@ -30,8 +30,9 @@ from types import ModuleType
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce import claim_missing, hypotheses, metrics, reduced_columns
 from aqmlab.reproduce import common as cm
-from aqmlab.reproduce import hypotheses, metrics
+from aqmlab.reproduce.fill_format import FORMATTER
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -72,7 +73,7 @@ class Context:
         parameters, ``{out}`` by the output folder; after the runs, a named number too
         (``{best_buffer[512 kb/s]}``)."""
         try:
-            return text.format(**{**self.numbers, **self.params, "out": self.out})
+            return FORMATTER.vformat(text, (), {**self.numbers, **self.params, "out": self.out})
         except (KeyError, IndexError, ValueError, AttributeError) as e:
             raise AqmlabError(
                 f"{self.experiment.folder}: {text!r}: no parameter {e} in [quick]/[full]"
@@ -136,7 +137,9 @@ def run(
             spec, os.path.join(out, s.name), exp.name, quick, jobs, progress, command=command
         )
         ctx.sweeps[s.name] = res
-        df = metrics.derive(res.results.copy(), exp.derives, s.name, ctx.fill)
+        df = res.results.copy()
+        df = reduced_columns.add(df, res.out) if s.reduce else df
+        df = metrics.derive(df, exp.derives, s.name, ctx.fill)
         derived = _hook(mod, "derive", df, ctx, s.name)
         ctx.frames[s.name] = df if derived is None else derived
     if exp.table is not None:
@@ -260,6 +263,8 @@ def _hook(mod: ModuleType | None, name: str, *args: Any) -> Any:
 def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
     """Grade claim ``c`` on the context's table and numbers."""
     where = f"{ctx.experiment.folder}/claims.toml: claim {c.id!r}"
+    if claim_missing.absent(ctx, c):  # no number this run: not graded, saying why
+        return claim_missing.not_graded(ctx, c)
     if c.kind == "not graded":
         claim = cm.not_graded(c.claim, c.source, c.published, c.not_graded)
     elif c.kind == "numeric":

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce import two_sample
 from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The reductions a ``[numbers.NAME]`` may name.
@@ -258,6 +259,9 @@ class Leaf:
     q: float = 0.5
     then: str = ""  # an expression of x, the reduced value
     where: str = ""  # "FILE: numbers.NAME.values.V" for errors
+    default: Any = None  # the value where the results have no such column
+    omit: bool = False  # a group with no value (None, NaN) gets no key
+    integer: bool = False  # a whole number as an integer (a count column stored as floats)
 
 
 @dataclass
@@ -349,7 +353,7 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
 def _leaf(where: str, doc: Any) -> Leaf:
     if not isinstance(doc, dict):
         raise AqmlabError(f"{where}: expected a table {{ column = ..., reduce = ... }}")
-    _known(where, doc, ("column", "reduce", "q", "then"))
+    _known(where, doc, ("column", "reduce", "q", "then", "default", "omit", "integer"))
     col, red = doc.get("column"), doc.get("reduce", "mean")
     if red != "count" and (not isinstance(col, str) or not col):
         raise _err(where, "column", "the column to reduce (a text)", col)
@@ -365,7 +369,15 @@ def _leaf(where: str, doc: Any) -> Leaf:
         e = compile_expr(then if "{" not in then else "x", f"{where}.then")
         if [c for c in e.columns() if c != "x"]:
             raise _err(where, "then", "an expression of x alone", then)
-    return Leaf(col or "", red, float(q), then, where)
+    default, omit = doc.get("default"), doc.get("omit", False)
+    if default is not None and (isinstance(default, bool) or not isinstance(default, (int, float))):
+        raise _err(where, "default", "a number (the value where the column is missing)", default)
+    if not isinstance(omit, bool):
+        raise _err(where, "omit", "true or false (a group with no value gets no key)", omit)
+    integer = doc.get("integer", False)
+    if not isinstance(integer, bool):
+        raise _err(where, "integer", "true or false (a whole number as an integer)", integer)
+    return Leaf(col or "", red, float(q), then, where, default, omit, integer)
 
 
 def _values(where: str, doc: Any) -> Any:
@@ -387,6 +399,9 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
             raise AqmlabError(f"{where}: expected a table")
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
         keys = (*keys, "all", "of", "expr")
+        if "test" in d:  # Welch's t and the F-test of two samples (two_sample.py)
+            out.append(two_sample.load(name, where, d))
+            continue
         _known(where, d, keys)
         if "of" in d or "expr" in d:
             out.append(_of_numbers(name, where, d))
@@ -505,7 +520,18 @@ def reduce(values: Any, leaf: Leaf, fill: Any = None) -> Any:
         v = one_value(values, leaf)
     else:
         v = float(getattr(values, r)())
-    return v if not leaf.then or v is None else then(leaf, v, fill)
+    v = v if not leaf.then or v is None else then(leaf, v, fill)
+    return as_integer(v, leaf) if leaf.integer else v
+
+
+def as_integer(v: Any, leaf: Leaf) -> Any:
+    """``integer = true``: a whole number as an integer (no value stays none); a fraction is
+    an error, naming the key."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return v
+    if float(v) != int(float(v)):
+        raise _err(leaf.where, "integer", "a column of whole numbers", v)
+    return int(float(v))
 
 
 def then(leaf: Leaf, x: Any, fill: Any = None) -> float:
@@ -551,6 +577,8 @@ def compute(
     one of ``of`` + ``expr`` over ``numbers`` (those declared above it)."""
     import pandas as pd
 
+    if isinstance(nd, two_sample.TwoSampleDef):
+        return nd.compute(numbers or {})
     if nd.expr:
         return _of_value(nd, numbers or {}, fill)
     names = nd.sweeps or list(frames)
@@ -570,7 +598,7 @@ def compute(
     for i in range(n):
         for path, leaf in leaves:
             col = _fill_each(leaf.column, nd.each, i)
-            if leaf.reduce != "count" and col not in df.columns:
+            if leaf.reduce != "count" and col not in df.columns and leaf.default is None:
                 raise AqmlabError(
                     f"{nd.where}.{'.'.join(['values', *path]) if path else 'column'}: no column "
                     f"{col!r} in the results of {what}"
@@ -585,8 +613,11 @@ def compute(
                 path: reduce(
                     rows[_fill_each(leaf.column, nd.each, i)] if leaf.column else rows, leaf, fill
                 )
+                if not leaf.column or _fill_each(leaf.column, nd.each, i) in rows
+                else leaf.default
                 for path, leaf in leaves
             }
+            vals = {p: v for p, v in vals.items() if not (dict(leaves)[p].omit and _none(v))}
             if not nd.key:
                 if () in vals:
                     return vals[()]
@@ -624,6 +655,11 @@ def _of_value(nd: NumberDef, numbers: dict[str, Any], fill: Any) -> Any:
     if unknown:
         raise _err(nd.where, "expr", f"an expression of {', '.join(nd.of)}", unknown[0])
     return float(_eval(e.tree, vals, e.names))
+
+
+def _none(v: Any) -> bool:
+    """No value: None or NaN (``omit``)."""
+    return v is None or (isinstance(v, float) and math.isnan(v))
 
 
 def _leaves(v: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Leaf]]:

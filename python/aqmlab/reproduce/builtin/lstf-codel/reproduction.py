@@ -1,36 +1,35 @@
-"""lstf-codel's own code. experiment.toml declares the per-run columns read from the sweep's
-results (the FTP's goodput, retransmissions and timeouts, the bottleneck's utilization and
-drops: [[derive]] and [numbers._counters]); reduce.py reduces each run's packet log in the
-worker; claims.toml holds the claims. What stays here, and why it is not data:
+"""lstf-codel's figures, tables and the little that is not data yet. experiment.toml declares
+every number (docs/reproductions.md, "Metrics as data"): ``runs`` (each case's reduce.py
+statistics, read from its reduced.json as the columns ``reduced.KEY``, beside the FTP's and the
+link's counters), ``_samples`` and the paper's Welch t- and F-tests (``tests``,
+``tests_by_alpha``, ``_f_ci``: ``test = "two-sample"``); claims.toml grades them, a table row at
+an α the mode does not run is not graded (``missing``). What stays here, and why:
 
-- the paper's statistics (delay, queue, slack: means and standard deviations over value-change
-  records and per packet) are reduce.py's reduced.json, nested per run, not results columns;
-  this module reads them and picks the graded one (``_author``);
-- CoDel's drops: the drops_by_reason column exists only when some run dropped for that reason,
-  and no declaration reads a missing column as 0;
-- Welch's t- and the F-test at every α over both kinds of sample (two runs' samples each);
-- the published values for the tables and figure, the tables, the discussion and the figure.
+- ``_dx`` (the range claims' arms): CoDel's one value repeated at each α's point, which no
+  declaration broadcasts yet (a ``[numbers.NAME]`` that pairs a group with a fixed run would);
+- ``_sig`` and the significance predicates and descriptions: a claim's arms are numbers, not
+  samples (a predicate function over two samples' test would move them);
+- ``_kinds``, the samples hypothesis's outcome: a text over the tests at α=0.5;
+- ``describe_drops``: the count printed as it is ("2740"; a template prints "2,740");
+- the published values for the tables and the figure, the tables, the discussion and the
+  figure.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from types import SimpleNamespace
 from typing import Any
 
-from aqmlab.reproduce.common import Table, fmt, not_graded, printed_precision
+from aqmlab.reproduce import two_sample
+from aqmlab.reproduce.common import Table, fmt, printed_precision
 from aqmlab.reproduce.style import colour, title
 
-LINK = "bottleneck"
 ALPHAS = [0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875]
 ORDERS = ["as_coded", "as_described"]
 UNITS = ["author (5 s / 100 s)", "intended (5 ms / 100 ms)"]
 #: TCP Tahoe, as the paper's ns-2 runs used (ns-2's Agent/TCP); scenario.toml.
 CC = "tahoe"
-#: The two kinds of sample for the tests: the author's (value-change records of d_exp_) and
-#: ours (dequeued packets), each 500 evenly spaced after the CBR starts (reduce.py).
-SAMPLES = {"value-change records": "samples_changes_s", "per packet": "samples_s"}
 
 #: The published numbers as the paper prints them, for the tables and the figure (claims.toml
 #: grades them).
@@ -120,25 +119,6 @@ def prepare(ctx: Any) -> None:
     ctx.seeds[:] = [1]
 
 
-def _stats(ctx: Any) -> dict[str, dict[str, Any]]:
-    """Per case: its reduced.json (reduce.py, read through :mod:`aqmlab.results`), the FTP's
-    and link's counters (experiment.toml's [numbers._counters]) and CoDel's drops."""
-    from aqmlab.results import Sweep
-
-    res = ctx.sweeps["sweep"]
-    folder = Sweep(res.out)
-    df = res.results.set_index("run")
-    # A column only when some run dropped for that reason: no declaration can read it as 0.
-    codel_col = f"{LINK}.drops_by_reason.codel_target"
-    counters = ctx.numbers["_counters"]
-    stats: dict[str, dict[str, Any]] = {}
-    for key, row in df.iterrows():
-        red = {**folder.run(key).reduced, **counters[row["case"]]}
-        red["codel_drops"] = int(row[codel_col]) if codel_col in df.columns else 0
-        stats[row["case"]] = red
-    return stats
-
-
 def _author(run: dict, key: str, moment: str) -> tuple[float, float | None]:
     """(the author's statistic, the per-packet or time-weighted one)."""
     plain = (run.get(key) or {}).get(moment)
@@ -146,117 +126,36 @@ def _author(run: dict, key: str, moment: str) -> tuple[float, float | None]:
     return (math.nan if changes is None else changes), plain
 
 
-def _tests(a: list[float], b: list[float]) -> dict[str, Any]:
-    """The paper's tests of two samples (a CoDel's, b LSTF's): Welch's t, one-sided (a's mean
-    larger), with its df, p and the 95 % lower bound of the difference of means; the F-test of
-    var(a) ÷ var(b), two-sided, with its df, p and 95 % interval."""
-    import numpy as np
-    from aqmlab.stats import f_test, welch_t
-    from scipy import stats as st
-
-    w, f = welch_t(a, b), f_test(a, b)
-    ca, la = np.asarray(a), np.asarray(b)
-    se = math.sqrt(ca.var(ddof=1) / len(ca) + la.var(ddof=1) / len(la))
-    p_one = w.p_value / 2 if w.statistic > 0 else 1 - w.p_value / 2
-    d1, d2 = f.df
-    return {
-        "welch_t": w.statistic,
-        "welch_df": w.df,
-        "welch_p_one_sided": p_one,
-        "welch_ci_low_s": float(ca.mean() - la.mean() - st.t.ppf(0.95, w.df) * se),
-        "f": f.statistic,
-        "f_df": f.df,
-        "f_p_two_sided": f.p_value,
-        "f_ci95": (
-            float(f.statistic / st.f.ppf(0.975, d1, d2)),
-            float(f.statistic / st.f.ppf(0.025, d1, d2)),
-        ),
-    }
+def _case(alpha: float | None, order: str = "as_coded", unit: str = UNITS[0]) -> str:
+    return f"CoDel, {unit}" if alpha is None else f"LSTF α={alpha:g} {order}, {unit}"
 
 
 def numbers(ctx: Any) -> dict[str, Any]:
-    """``runs`` (every case's statistics), ``tests`` (the paper's Tables VII-VIII: CoDel
-    against LSTF α=0.5, over value-change records) and ``tests_by_alpha`` (the same at every α
-    run, over value-change records and per packet). The names starting with ``_`` are what
-    claims.toml reads."""
-    author, intended = UNITS
-    stats = _stats(ctx)
-    ctx.state["stats"] = stats
-    codel = stats[f"CoDel, {author}"]
-    alphas = ctx.params["alphas"]
-    lstf = {a: stats[f"LSTF α={a:g} as_coded, {author}"] for a in alphas}
-    graded: dict[str, dict[str, float]] = {"codel": {}}
-    plain: dict[str, str] = {}
-    for (key, moment), suffix in GRADED.items():
-        if key != "slack_s":
-            ours, per = _author(codel, key, moment)
-            graded["codel"][suffix] = ours
-            plain[f"codel-{suffix}"] = fmt(per, 4)
-        for a in ALPHAS:
-            ours, per = _author(lstf[a], key, moment) if a in lstf else (math.nan, None)
-            graded.setdefault(f"α={a:g}", {})[suffix] = ours
-            plain[f"lstf-{a:g}-{suffix}"] = fmt(per, 4)
-
-    def dx(run: dict, moment: str) -> float:
-        """The delay's moment with the author's statistic (older caches: per packet)."""
-        return (run.get("delay_s_changes") or run["delay_s"])[moment]
-
-    by_alpha: dict[str, Any] = {}
-    for a, run in lstf.items():
-        for what, skey in SAMPLES.items():
-            if skey in codel and skey in run:
-                by_alpha.setdefault(f"{a:g}", {})[what] = _tests(codel[skey], run[skey])
-    # Tables VII-VIII: α=0.5 over the author's records (older caches: per packet).
-    skey = "samples_changes_s" if "samples_changes_s" in codel else "samples_s"
-    tests = _tests(codel[skey], lstf[0.5][skey]) if 0.5 in lstf and skey in codel else {}
-    ctx.state["sample_kind"] = (
-        "value-change records" if skey == "samples_changes_s" else "dequeued packets"
-    )
-    slim = {
-        k: {kk: vv for kk, vv in v.items() if not kk.startswith("samples")}
-        for k, v in stats.items()
-    }
+    """The range claims' arms (``_dx``), the significance claims' (``_sig``) and the samples
+    hypothesis's outcome (``_kinds``), from experiment.toml's numbers."""
     import numpy as np
 
-    nan = math.nan
+    runs, samples = ctx.numbers["runs"], ctx.numbers["_samples"]
+    alphas = ctx.params["alphas"]
+    codel = runs[_case(None)]
+    lstf = {a: runs[_case(a)] for a in alphas}
+    kind = "value-change records"
+    # The significance claims test CoDel against LSTF α=0.5, their counterfactuals LSTF
+    # against CoDel (the arms swapped); empty when α=0.5 did not run.
+    tested = bool(ctx.numbers["tests"])
     return {
-        "runs": slim,
-        "tests": tests,
-        "tests_by_alpha": by_alpha,
-        "_g": graded,
-        "_plain": plain,
-        "_drops": {
-            "author": codel["codel_drops"],
-            "intended": stats[f"CoDel, {intended}"]["codel_drops"],
-        },
         "_dx": {
             m: {
-                "LSTF": {f"α={a:g}": dx(v, m) for a, v in lstf.items()},
-                "CoDel": {f"α={a:g}": dx(codel, m) for a in lstf},
+                "LSTF": {f"α={a:g}": v["delay_s_changes"][m] for a, v in lstf.items()},
+                "CoDel": {f"α={a:g}": codel["delay_s_changes"][m] for a in lstf},
             }
             for m in ("mean", "std")
         },
-        "_tests": {
-            "t": tests.get("welch_t", nan),
-            "df": tests.get("welch_df", nan),
-            "p_one": tests.get("welch_p_one_sided", nan),
-            "ci_low": tests.get("welch_ci_low_s", nan),
-            "f": tests.get("f", nan),
-            "f_df": ", ".join(str(d) for d in tests.get("f_df", ())),
-            "f_p": tests.get("f_p_two_sided", nan),
-            "f_ci_low": tests.get("f_ci95", (nan, nan))[0],
-            "f_ci_high": tests.get("f_ci95", (nan, nan))[1],
-            "fmt": {k: fmt(v) for k, v in tests.items() if not isinstance(v, (list, tuple))},
-        },
-        # The significance claims' arms: CoDel's and LSTF α=0.5's samples (empty when α=0.5
-        # did not run); the claims test CoDel against LSTF, their counterfactuals LSTF against
-        # CoDel (the arms swapped).
         "_sig": {
-            "CoDel": np.asarray(codel[skey] if tests else [], dtype=float),
-            "LSTF α=0.5": np.asarray(lstf[0.5][skey] if tests else [], dtype=float),
+            "CoDel": np.asarray(samples[_case(None)][kind] if tested else [], dtype=float),
+            "LSTF α=0.5": np.asarray(samples[_case(0.5)][kind] if tested else [], dtype=float),
         },
-        "_sample_kind": ctx.state["sample_kind"],
-        "_kinds": _kinds(by_alpha.get("0.5", {})),
+        "_kinds": _kinds(ctx.numbers["tests_by_alpha"].get("0.5", {})),
     }
 
 
@@ -270,22 +169,22 @@ def _kinds(by: dict[str, Any]) -> str:
     )
 
 
-def _sig_tests(x: tuple) -> Any:
+def _sig_tests(x: tuple) -> dict[str, Any] | None:
     """The paper's tests of arm a's samples against arm b's (None when either is too short)."""
     a, b = x
-    return SimpleNamespace(**_tests(list(a), list(b))) if len(a) > 1 and len(b) > 1 else None
+    return two_sample.tests(list(a), list(b)) if len(a) > 1 and len(b) > 1 else None
 
 
 def t_significant(x: tuple) -> bool:
     """Welch's t > 0 with one-sided p < 0.05 (arm a's mean larger than arm b's)."""
     t = _sig_tests(x)
-    return t is not None and t.welch_t > 0 and t.welch_p_one_sided < 0.05
+    return t is not None and t["t"] > 0 and t["t_p_greater"] < 0.05
 
 
 def f_significant(x: tuple) -> bool:
     """F = var(a) ÷ var(b) < 1 with two-sided p < 0.05 (arm b's variance larger)."""
     t = _sig_tests(x)
-    return t is not None and t.f < 1 and t.f_p_two_sided < 0.05
+    return t is not None and t["f"] < 1 and t["f_p"] < 0.05
 
 
 def describe_drops(x: tuple) -> str:
@@ -294,27 +193,12 @@ def describe_drops(x: tuple) -> str:
 
 def describe_t(x: tuple) -> str:
     t = _sig_tests(x)
-    if t is None:
-        return "–"
-    # Welch's two-sided p, from the one-sided one
-    p = 2 * min(t.welch_p_one_sided, 1 - t.welch_p_one_sided)
-    return f"t {fmt(t.welch_t)}, p {fmt(p)}"
+    return "–" if t is None else f"t {fmt(t['t'])}, p {fmt(t['t_p'])}"
 
 
 def describe_f(x: tuple) -> str:
     t = _sig_tests(x)
-    return "–" if t is None else f"F {fmt(t.f)}, p {fmt(t.f_p_two_sided)}"
-
-
-def annotate(ctx: Any) -> None:
-    """A table row at an α this run did not include is not graded, and says why."""
-    run = {f"{a:g}" for a in ctx.params["alphas"]}
-    for cid, c in list(ctx.claims.items()):
-        parts = cid.split("-")  # a table row's id: lstf-ALPHA-STATISTIC
-        if parts[0] == "lstf" and parts[1][:1].isdigit() and parts[1] not in run:
-            ng = not_graded(c.claim, c.source, c.published, "quick run: this α was not run")
-            ng.id, ng.location = c.id, c.location
-            ctx.claims[cid] = ng
+    return "–" if t is None else f"F {fmt(t['f'])}, p {fmt(t['f_p'])}"
 
 
 def _row(name: str, s: dict) -> list:
@@ -377,7 +261,7 @@ def _both(stats: dict[str, Any], alphas: list[float]) -> Table:
 
 
 def tables(ctx: Any) -> list[Table]:
-    stats, alphas = ctx.state["stats"], ctx.params["alphas"]
+    stats, alphas = ctx.numbers["runs"], ctx.params["alphas"]
     header = [
         "run",
         "delay mean s",
@@ -482,7 +366,7 @@ def tables(ctx: Any) -> list[Table]:
 
 def discussion(ctx: Any) -> list[str]:
     author, intended = UNITS
-    stats, alphas = ctx.state["stats"], ctx.params["alphas"]
+    stats, alphas = ctx.numbers["runs"], ctx.params["alphas"]
     codel = stats[f"CoDel, {author}"]
     lstf = {a: stats[f"LSTF α={a:g} as_coded, {author}"] for a in alphas}
     out = [
@@ -533,7 +417,7 @@ def discussion(ctx: Any) -> list[str]:
 
 
 def figures(ctx: Any) -> list[str]:
-    return _figures(ctx.out, ctx.state["stats"], ctx.params["alphas"])
+    return _figures(ctx.out, ctx.numbers["runs"], ctx.params["alphas"])
 
 
 def _figures(out, stats, alphas) -> list[str]:
