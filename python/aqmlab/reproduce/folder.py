@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce import sample_claims
 from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
 from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, toml_doc
@@ -105,6 +106,9 @@ class ClaimDef:
     #: Why the claim is not graded when its metric has no number in this run (a point the
     #: mode does not run): claim_missing.py.
     missing: str = ""
+    #: The test whose quantities the predicate names, the arms being samples
+    #: (sample_claims.py).
+    sample_test: str = ""
     #: The test each entry of ``explanation`` declares (``test = KIND``:
     #: :mod:`aqmlab.reproduce.hypotheses`), None for a hypothesis whose outcome is a text.
     tests: list[Any] = field(default_factory=list)
@@ -437,6 +441,7 @@ def load_claims(path: str) -> list[ClaimDef]:
             else "",
             not_graded=t.str("not_graded", ""),
             missing=t.str("missing", ""),
+            sample_test=t.str("sample_test", ""),
         )
         _check_claim(t, c)
         out.append(c)
@@ -572,7 +577,9 @@ def _check_claim(t: _Table, c: ClaimDef) -> None:
         )
     if c.kind == "qualitative" and c.points:
         raise t.error("points", "no points (a qualitative claim is one point; use kind = range)")
-    if not c.predicate.startswith("py:"):
+    if c.sample_test:  # the predicate names a test's quantities (sample_claims.py)
+        sample_claims.check(t, c)
+    elif not c.predicate.startswith("py:"):
         compile_predicate(c.predicate, len(c.arms), f"{t.path}: {t.where}", c.resolution)
 
 

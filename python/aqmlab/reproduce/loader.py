@@ -30,7 +30,7 @@ from types import ModuleType
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import claim_missing, hypotheses, metrics, reduced_columns
+from aqmlab.reproduce import claim_missing, hypotheses, metrics, reduced_columns, sample_claims
 from aqmlab.reproduce import common as cm
 from aqmlab.reproduce.fill_format import FORMATTER
 from aqmlab.reproduce.folder import ClaimDef, Experiment
@@ -447,6 +447,8 @@ def _points(
         from dataclasses import replace
 
         c = replace(c, metric=metric)
+    if c.sample_test:  # each arm a sample (sample_claims.py)
+        return sample_claims.points(ctx, c, arms, where)
     named = ctx.numbers.get(c.metric)
     if isinstance(named, dict) and not c.points and "{arm}" not in c.metric:
         # The first format's spelling: numbers(ctx) names {arm: value} under the metric.
@@ -496,6 +498,8 @@ def _points(
 
 
 def _predicate(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
+    if c.sample_test:  # the predicate names the test's quantities (sample_claims.py)
+        return sample_claims.predicate(c, where)
     if c.predicate.startswith("py:"):
         fn = getattr(mod, c.predicate[3:], None) if mod is not None else None
         if fn is None:
@@ -509,6 +513,8 @@ def _predicate(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
 def _describe(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
     from aqmlab.reproduce.predicate import ARM_NAMES
 
+    if c.sample_test:
+        return sample_claims.describe(c)
     if c.describe.startswith("py:"):
         fn = getattr(mod, c.describe[3:], None) if mod is not None else None
         if fn is None:

@@ -2,13 +2,12 @@
 every number (docs/reproductions.md, "Metrics as data"): ``runs`` (each case's reduce.py
 statistics, read from its reduced.json as the columns ``reduced.KEY``, beside the FTP's and the
 link's counters), ``_samples`` and the paper's Welch t- and F-tests (``tests``,
-``tests_by_alpha``, ``_f_ci``: ``test = "two-sample"``); claims.toml grades them, a table row at
-an α the mode does not run is not graded (``missing``). What stays here, and why:
+``tests_by_alpha``, ``_f_ci``: ``test = "two-sample"``); claims.toml grades them (the
+significance claims with ``sample_test``), a table row at an α the mode does not run is not
+graded (``missing``). What stays here, and why:
 
 - ``_dx`` (the range claims' arms): CoDel's one value repeated at each α's point, which no
   declaration broadcasts yet (a ``[numbers.NAME]`` that pairs a group with a fixed run would);
-- ``_sig`` and the significance predicates and descriptions: a claim's arms are numbers, not
-  samples (a predicate function over two samples' test would move them);
 - ``_kinds``, the samples hypothesis's outcome: a text over the tests at α=0.5;
 - ``describe_drops``: the count printed as it is ("2740"; a template prints "2,740");
 - the published values for the tables and the figure, the tables, the discussion and the
@@ -21,7 +20,6 @@ import math
 import os
 from typing import Any
 
-from aqmlab.reproduce import two_sample
 from aqmlab.reproduce.common import Table, fmt, printed_precision
 from aqmlab.reproduce.style import colour, title
 
@@ -131,18 +129,11 @@ def _case(alpha: float | None, order: str = "as_coded", unit: str = UNITS[0]) ->
 
 
 def numbers(ctx: Any) -> dict[str, Any]:
-    """The range claims' arms (``_dx``), the significance claims' (``_sig``) and the samples
-    hypothesis's outcome (``_kinds``), from experiment.toml's numbers."""
-    import numpy as np
-
-    runs, samples = ctx.numbers["runs"], ctx.numbers["_samples"]
-    alphas = ctx.params["alphas"]
+    """The range claims' arms (``_dx``) and the samples hypothesis's outcome (``_kinds``),
+    from experiment.toml's numbers."""
+    runs, alphas = ctx.numbers["runs"], ctx.params["alphas"]
     codel = runs[_case(None)]
     lstf = {a: runs[_case(a)] for a in alphas}
-    kind = "value-change records"
-    # The significance claims test CoDel against LSTF α=0.5, their counterfactuals LSTF
-    # against CoDel (the arms swapped); empty when α=0.5 did not run.
-    tested = bool(ctx.numbers["tests"])
     return {
         "_dx": {
             m: {
@@ -150,10 +141,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
                 "CoDel": {f"α={a:g}": codel["delay_s_changes"][m] for a in lstf},
             }
             for m in ("mean", "std")
-        },
-        "_sig": {
-            "CoDel": np.asarray(samples[_case(None)][kind] if tested else [], dtype=float),
-            "LSTF α=0.5": np.asarray(samples[_case(0.5)][kind] if tested else [], dtype=float),
         },
         "_kinds": _kinds(ctx.numbers["tests_by_alpha"].get("0.5", {})),
     }
@@ -169,36 +156,8 @@ def _kinds(by: dict[str, Any]) -> str:
     )
 
 
-def _sig_tests(x: tuple) -> dict[str, Any] | None:
-    """The paper's tests of arm a's samples against arm b's (None when either is too short)."""
-    a, b = x
-    return two_sample.tests(list(a), list(b)) if len(a) > 1 and len(b) > 1 else None
-
-
-def t_significant(x: tuple) -> bool:
-    """Welch's t > 0 with one-sided p < 0.05 (arm a's mean larger than arm b's)."""
-    t = _sig_tests(x)
-    return t is not None and t["t"] > 0 and t["t_p_greater"] < 0.05
-
-
-def f_significant(x: tuple) -> bool:
-    """F = var(a) ÷ var(b) < 1 with two-sided p < 0.05 (arm b's variance larger)."""
-    t = _sig_tests(x)
-    return t is not None and t["f"] < 1 and t["f_p"] < 0.05
-
-
 def describe_drops(x: tuple) -> str:
     return f"{x[0]} CoDel drops"
-
-
-def describe_t(x: tuple) -> str:
-    t = _sig_tests(x)
-    return "–" if t is None else f"t {fmt(t['t'])}, p {fmt(t['t_p'])}"
-
-
-def describe_f(x: tuple) -> str:
-    t = _sig_tests(x)
-    return "–" if t is None else f"F {fmt(t['f'])}, p {fmt(t['f_p'])}"
 
 
 def _row(name: str, s: dict) -> list:
