@@ -460,7 +460,10 @@ def _points(
         vals = []
         for a in arms:
             v = _named(ctx, c.metric.replace("{arm}", a))
-            ok = isinstance(v, dict) if c.kind == "range" else not isinstance(v, (dict, list))
+            one = isinstance(v, (int, float)) and not isinstance(v, bool)  # a range's baseline
+            ok = (
+                isinstance(v, dict) or one if c.kind == "range" else not isinstance(v, (dict, list))
+            )
             if v is None or isinstance(v, str) or not ok:
                 what = "{point: number}" if c.kind == "range" else "number"
                 raise AqmlabError(
@@ -469,11 +472,18 @@ def _points(
             vals.append(v)
         if c.kind != "range":
             return {"": tuple(vals)}
-        # A range over the module's points: each arm a {point: value}, the first arm's points.
-        missing = [(a, p) for a, v in zip(arms, vals) for p in vals[0] if p not in v]
+        # A range over the module's points: each arm a {point: value}, the first such arm's
+        # points; an arm that is one number is that number at every point (a baseline).
+        tables = [v for v in vals if isinstance(v, dict)]
+        if not tables:
+            raise AqmlabError(f"{where}: metric {c.metric!r}: no arm is a {{point: number}}")
+        pts = tables[0]
+        missing = [
+            (a, p) for a, v in zip(arms, vals) if isinstance(v, dict) for p in pts if p not in v
+        ]
         if missing:
             raise AqmlabError(f"{where}: arm {missing[0][0]!r} has no point {missing[0][1]!r}")
-        return {p: tuple(v[p] for v in vals) for p in vals[0]}
+        return {p: tuple(v[p] if isinstance(v, dict) else v for v in vals) for p in pts}
     sel = _rows(ctx, c, where)
     if c.arm_column not in sel.columns:
         raise AqmlabError(f"{where}: arm_column: no table column {c.arm_column!r}")

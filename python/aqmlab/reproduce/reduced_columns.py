@@ -1,8 +1,9 @@
 """A reduced sweep's ``reduced.json`` as columns of its results (docs/reproductions.md,
 "Metrics as data"): a sweep with ``reduce = "FILE.py:FUNCTION"`` keeps, per run, only what that
-function returned; each of its top-level keys becomes the column ``reduced.KEY`` of the sweep's
-results, before any ``[[derive]]``, so that ``[numbers.NAME]`` and expressions read it as any
-other column. A value is kept as the function wrote it (a number, a table, a list: a table's
+function returned; each of its keys becomes the column ``reduced.KEY`` of the sweep's
+results, and each key of a table in it ``reduced.KEY.SUBKEY`` (at any depth), before any
+``[[derive]]``, so that ``[numbers.NAME]`` and expressions read them as any other column. A
+value is kept as the function wrote it (a number, a table, a list: a table's
 ``reduce = "value"`` is that table); a run whose ``reduced.json`` lacks a key has no value there
 (NaN).
 """
@@ -26,7 +27,7 @@ def add(df: Any, sweep_out: str) -> Any:
     if df.empty:
         return df
     folder = Sweep(sweep_out)
-    docs = [folder.run(key).reduced for key in df["run"]]
+    docs = [_flat(folder.run(key).reduced) for key in df["run"]]
     keys: dict[str, None] = {}
     for d in docs:
         keys.update(dict.fromkeys(d))
@@ -37,3 +38,13 @@ def add(df: Any, sweep_out: str) -> Any:
         # Numbers as a number column (integers stay integers), anything else as Python objects.
         cols[PREFIX + k] = pd.Series(vals, index=df.index, dtype=None if plain else object)
     return pd.concat([df, pd.DataFrame(cols, index=df.index)], axis=1)
+
+
+def _flat(doc: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Every key of ``doc`` (its value as it is), then those of a table in it, dotted."""
+    out: dict[str, Any] = {}
+    for k, v in doc.items():
+        out[prefix + k] = v
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}."))
+    return out

@@ -6,9 +6,6 @@ link's counters), ``_samples`` and the paper's Welch t- and F-tests (``tests``,
 significance claims with ``sample_test``), a table row at an α the mode does not run is not
 graded (``missing``). What stays here, and why:
 
-- ``_dx`` (the range claims' arms): CoDel's one value repeated at each α's point, which no
-  declaration broadcasts yet (a ``[numbers.NAME]`` that pairs a group with a fixed run would);
-- ``_kinds``, the samples hypothesis's outcome: a text over the tests at α=0.5;
 - ``describe_drops``: the count printed as it is ("2740"; a template prints "2,740");
 - the published values for the tables and the figure, the tables, the discussion and the
   figure.
@@ -126,34 +123,6 @@ def _author(run: dict, key: str, moment: str) -> tuple[float, float | None]:
 
 def _case(alpha: float | None, order: str = "as_coded", unit: str = UNITS[0]) -> str:
     return f"CoDel, {unit}" if alpha is None else f"LSTF α={alpha:g} {order}, {unit}"
-
-
-def numbers(ctx: Any) -> dict[str, Any]:
-    """The range claims' arms (``_dx``) and the samples hypothesis's outcome (``_kinds``),
-    from experiment.toml's numbers."""
-    runs, alphas = ctx.numbers["runs"], ctx.params["alphas"]
-    codel = runs[_case(None)]
-    lstf = {a: runs[_case(a)] for a in alphas}
-    return {
-        "_dx": {
-            m: {
-                "LSTF": {f"α={a:g}": v["delay_s_changes"][m] for a, v in lstf.items()},
-                "CoDel": {f"α={a:g}": codel["delay_s_changes"][m] for a in lstf},
-            }
-            for m in ("mean", "std")
-        },
-        "_kinds": _kinds(ctx.numbers["tests_by_alpha"].get("0.5", {})),
-    }
-
-
-def _kinds(by: dict[str, Any]) -> str:
-    """The α=0.5 tests over both kinds of sample (the samples hypothesis's outcome)."""
-    if len(by) < 2:
-        return "α=0.5 was not run with both kinds of sample"
-    return "; ".join(
-        f"{what}: t {fmt(t['welch_t'])} (df {fmt(t['welch_df'])}), F {fmt(t['f'])}"
-        for what, t in by.items()
-    )
 
 
 def describe_drops(x: tuple) -> str:
