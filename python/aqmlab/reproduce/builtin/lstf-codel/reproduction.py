@@ -26,79 +26,8 @@ UNITS = ["author (5 s / 100 s)", "intended (5 ms / 100 ms)"]
 #: TCP Tahoe, as the paper's ns-2 runs used (ns-2's Agent/TCP); scenario.toml.
 CC = "tahoe"
 
-#: The published numbers as the paper prints them, for the tables and the figure (claims.toml
-#: grades them).
-PRINTED: dict[str, Any] = {
-    "codel_delay_mean_s": "0.03532900",
-    "codel_delay_std_s": "0.00228407",
-    "codel_queue_mean_bytes": "7593.77",
-    "codel_queue_std_bytes": "746.532",
-    "lstf_delay_mean_s": {
-        0.125: "0.0105159",
-        0.25: "0.00984854",
-        0.375: "0.0115855",
-        0.5: "0.00859185",
-        0.625: "0.0110115",
-        0.75: "0.0105149",
-        0.875: "0.0112884",
-    },
-    "lstf_delay_std_s": {
-        0.125: "0.0267133",
-        0.25: "0.0271396",
-        0.375: "0.0405087",
-        0.5: "0.0181358",
-        0.625: "0.0305302",
-        0.75: "0.0293255",
-        0.875: "0.0290680",
-    },
-    "lstf_queue_mean_bytes": {
-        0.125: "1598.87",
-        0.25: "1512.69",
-        0.375: "1754.56",
-        0.5: "1370.88",
-        0.625: "1722.86",
-        0.75: "1608.45",
-        0.875: "1682.16",
-    },
-    "lstf_queue_std_bytes": {
-        0.125: "2026.99",
-        0.25: "1944.11",
-        0.375: "2611.96",
-        0.5: "1790.78",
-        0.625: "2282.86",
-        0.75: "2039.29",
-        0.875: "1861.80",
-    },
-    "lstf_slack_std_s": {
-        0.125: "0.0116694",
-        0.25: "0.0142482",
-        0.375: "0.0258019",
-        0.5: "0.0106607",
-        0.625: "0.0208201",
-        0.75: "0.0214005",
-        0.875: "0.0232449",
-    },
-    "lstf_slack_mean_s": {
-        0.125: "0.00703307",
-        0.25: "0.00677347",
-        0.375: "0.00895621",
-        0.5: "0.00509139",
-        0.625: "0.00770287",
-        0.75: "0.00742405",
-        0.875: "0.00816796",
-    },
-    "welch_t": "32.774",
-    "welch_df": "513.92",
-    "welch_ci_low_s": "0.02595785",
-    "f": "0.014954",
-    "f_ci_low": "0.01254431",
-    "f_ci_high": "0.01782548",
-}
-PUBLISHED: dict[str, Any] = {
-    k: ({a: float(x) for a, x in v.items()} if isinstance(v, dict) else float(v))
-    for k, v in PRINTED.items()
-}
-#: Claim id's part per table row: (stats key, moment) -> the id's suffix (claims.toml).
+#: Claim id's part per table row: (stats key, moment) -> the id's suffix (claims.toml, whose
+#: ``published`` the tables and the figure print).
 GRADED = {
     ("delay_s", "mean"): "delay-mean",
     ("delay_s", "std"): "delay-std",
@@ -121,8 +50,15 @@ def _author(run: dict, key: str, moment: str) -> tuple[float, float | None]:
     return (math.nan if changes is None else changes), plain
 
 
-def _case(alpha: float | None, order: str = "as_coded", unit: str = UNITS[0]) -> str:
-    return f"CoDel, {unit}" if alpha is None else f"LSTF α={alpha:g} {order}, {unit}"
+def _published(ctx: Any, alpha: float | None, suffix: str) -> float:
+    return float(_printed(ctx, alpha, suffix))  # type: ignore[arg-type]
+
+
+def _printed(ctx: Any, alpha: float | None, suffix: str) -> str | None:
+    """The paper's value of a table row as printed: claims.toml's ``published`` of the claim
+    ``codel-SUFFIX`` or ``lstf-ALPHA-SUFFIX`` (every α, run or not)."""
+    cid = "codel-" + suffix if alpha is None else f"lstf-{alpha:g}-{suffix}"
+    return next((c.published for c in ctx.experiment.claims if c.id == cid), None)
 
 
 def describe_drops(x: tuple) -> str:
@@ -145,7 +81,7 @@ def _row(name: str, s: dict) -> list:
     ]
 
 
-def _both(stats: dict[str, Any], alphas: list[float]) -> Table:
+def _both(ctx: Any, stats: dict[str, Any], alphas: list[float]) -> Table:
     """Tables II-VI (as coded, author's units) with both statistics: the author's (means over
     value-change records, as ns-2's Trace/Var writes them; the claims grade these) and ours
     (per dequeued packet, the queue time-weighted), beside the published values."""
@@ -153,22 +89,13 @@ def _both(stats: dict[str, Any], alphas: list[float]) -> Table:
     runs = [("CoDel", stats[f"CoDel, {author}"], None)]
     runs += [(f"LSTF α={a:g}", stats[f"LSTF α={a:g} as_coded, {author}"], a) for a in alphas]
     keys = [k for k in GRADED if k[0] != "slack_s"] + [k for k in GRADED if k[0] == "slack_s"]
-    pub_key = {
-        ("delay_s", "mean"): "delay_mean_s",
-        ("delay_s", "std"): "delay_std_s",
-        ("queue_bytes", "mean"): "queue_mean_bytes",
-        ("queue_bytes", "std"): "queue_std_bytes",
-        ("slack_s", "mean"): "slack_mean_s",
-        ("slack_s", "std"): "slack_std_s",
-    }
     rows = []
     for name, run, a in runs:
         for key, moment in keys:
             if key == "slack_s" and a is None:
                 continue
             changes, plain = _author(run, key, moment)
-            k = ("codel_" if a is None else "lstf_") + pub_key[(key, moment)]
-            printed = PRINTED.get(k) if a is None else PRINTED.get(k, {}).get(a)
+            printed = _printed(ctx, a, GRADED[(key, moment)])
             # One digit more than the paper printed, as the claims print ours.
             d = printed_precision(printed)[1] + 1 if printed else 3
             rows.append([name, GRADED[(key, moment)], printed, fmt(changes, d), fmt(plain, d)])
@@ -221,26 +148,10 @@ def tables(ctx: Any) -> list[Table]:
                 "(the next table has the author's, over value-change records, beside them).",
             )
         )
-    out.append(_both(stats, alphas))
-    pub = [
-        [
-            "CoDel",
-            PUBLISHED["codel_delay_mean_s"],
-            PUBLISHED["codel_delay_std_s"],
-            PUBLISHED["codel_queue_mean_bytes"],
-            None,
-        ]
-    ]
-    pub += [
-        [
-            f"LSTF α={a:g}",
-            PUBLISHED["lstf_delay_mean_s"][a],
-            PUBLISHED["lstf_delay_std_s"][a],
-            PUBLISHED["lstf_queue_mean_bytes"][a],
-            PUBLISHED["lstf_slack_mean_s"][a],
-        ]
-        for a in ALPHAS
-    ]
+    out.append(_both(ctx, stats, alphas))
+    cols = ("delay-mean", "delay-std", "queue-mean", "slack-mean")
+    pub = [["CoDel", *(_published(ctx, None, c) for c in cols[:3]), None]]
+    pub += [[f"LSTF α={a:g}", *(_published(ctx, a, c) for c in cols)] for a in ALPHAS]
     out.append(
         Table(
             "Published (the paper's Tables II-VI)",
@@ -345,10 +256,13 @@ def discussion(ctx: Any) -> list[str]:
 
 
 def figures(ctx: Any) -> list[str]:
-    return _figures(ctx.out, ctx.numbers["runs"], ctx.params["alphas"])
+    pub = {s: {a: _published(ctx, a, s) for a in ALPHAS} for s in ("delay-mean", "delay-std")}
+    return _figures(ctx.out, ctx.numbers["runs"], ctx.params["alphas"], pub)
 
 
-def _figures(out, stats, alphas) -> list[str]:
+def _figures(out, stats, alphas, pub) -> list[str]:
+    """Mean and std of the delay and the FTP's goodput across α; ``pub``: the paper's LSTF
+    delay (``delay-mean``, ``delay-std``: α -> s)."""
     from aqmlab.plot import _plt, _save
 
     plt = _plt()
@@ -372,18 +286,17 @@ def _figures(out, stats, alphas) -> list[str]:
             ax.axhline(
                 v, color=colour("CoDel"), ls="--" if i == 0 else "-.", lw=1, label=f"CoDel, {unit}"
             )
-    pub = PUBLISHED
     axes[0].plot(
-        list(pub["lstf_delay_mean_s"]),
-        [v * 1e3 for v in pub["lstf_delay_mean_s"].values()],
+        ALPHAS,
+        [pub["delay-mean"][a] * 1e3 for a in ALPHAS],
         "^:",
         color=colour("LSTF-CoDel"),
         mfc="white",
         label="paper, LSTF",
     )
     axes[1].plot(
-        list(pub["lstf_delay_std_s"]),
-        [v * 1e3 for v in pub["lstf_delay_std_s"].values()],
+        ALPHAS,
+        [pub["delay-std"][a] * 1e3 for a in ALPHAS],
         "^:",
         color=colour("LSTF-CoDel"),
         mfc="white",
