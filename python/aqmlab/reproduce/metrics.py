@@ -350,10 +350,14 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
     return out
 
 
+#: A reduction's keys besides column, reduce, q and then.
+_LEAF_EXTRA = ("default", "omit", "integer")
+
+
 def _leaf(where: str, doc: Any) -> Leaf:
     if not isinstance(doc, dict):
         raise AqmlabError(f"{where}: expected a table {{ column = ..., reduce = ... }}")
-    _known(where, doc, ("column", "reduce", "q", "then", "default", "omit", "integer"))
+    _known(where, doc, ("column", "reduce", "q", "then", *_LEAF_EXTRA))
     col, red = doc.get("column"), doc.get("reduce", "mean")
     if red != "count" and (not isinstance(col, str) or not col):
         raise _err(where, "column", "the column to reduce (a text)", col)
@@ -398,7 +402,7 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
-        keys = (*keys, "all", "of", "expr")
+        keys = (*keys, "all", "of", "expr", *_LEAF_EXTRA)
         if "test" in d:  # Welch's t and the F-test of two samples (two_sample.py)
             out.append(two_sample.load(name, where, d))
             continue
@@ -423,7 +427,8 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
                 raise AqmlabError(f"{where}: expected values or column + reduce, not both")
             values = _values(f"{where}.values", d["values"])
         else:
-            values = _leaf(where, {k: d[k] for k in ("column", "reduce", "q", "then") if k in d})
+            leaf_keys = ("column", "reduce", "q", "then", *_LEAF_EXTRA)
+            values = _leaf(where, {k: d[k] for k in leaf_keys if k in d})
         if (by or each) and not key:
             raise _err(where, "key", 'one template per level, like ["{rate}", "{qdisc}"]')
         fields = {f for k in key for f in re.findall(r"\{(\w+)", k)}
