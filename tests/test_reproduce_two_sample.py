@@ -60,6 +60,7 @@ def test_a_declared_test_runs_at_every_sample_its_fields_match():
     numbers = {
         "_s": {
             "base": {"x": A, "y": B},
+            "arm 0.25": {"z": A},  # no sample "z" of a: left out
             "arm 0.5": {"x": B, "y": A},
             "arm 1": {"x": A},
             "other": {"x": B},
