@@ -1,14 +1,16 @@
-"""lstf-codel's figures, tables and the little that is not data yet. experiment.toml declares
+"""lstf-codel's figures, tables and what depends on the verdicts. experiment.toml declares
 every number (docs/reproductions.md, "Metrics as data"): ``runs`` (each case's reduce.py
 statistics, read from its reduced.json as the columns ``reduced.KEY``, beside the FTP's and the
-link's counters), ``_samples`` and the paper's Welch t- and F-tests (``tests``,
-``tests_by_alpha``, ``_f_ci``: ``test = "two-sample"``); claims.toml grades them (the
-significance claims with ``sample_test``), a table row at an α the mode does not run is not
-graded (``missing``). What stays here, and why:
+link's counters), ``_samples``, ``_dx`` and the paper's Welch t- and F-tests (``tests``,
+``tests_by_alpha``, ``_f_ci``: ``test = "two-sample"``), and the discussion; claims.toml holds
+the published values and grades the numbers (the significance claims with ``sample_test``, the
+range claims against CoDel's one run as a baseline), a table row at an α the mode does not run
+is not graded (``missing``). What stays here, and why:
 
+- ``prepare``: one seed whatever ``--seeds`` says (no key of experiment.toml fixes the seeds);
 - ``describe_drops``: the count printed as it is ("2740"; a template prints "2,740");
-- the published values for the tables and the figure, the tables, the discussion and the
-  figure.
+- the tables (their layout: Tables II-VIII ours beside the published, each row naming a claim
+  by id), the figure, and the discussion's paragraphs that depend on the verdicts or the mode.
 """
 
 from __future__ import annotations
@@ -23,8 +25,6 @@ from aqmlab.reproduce.style import colour, title
 ALPHAS = [0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875]
 ORDERS = ["as_coded", "as_described"]
 UNITS = ["author (5 s / 100 s)", "intended (5 ms / 100 ms)"]
-#: TCP Tahoe, as the paper's ns-2 runs used (ns-2's Agent/TCP); scenario.toml.
-CC = "tahoe"
 
 #: Claim id's part per table row: (stats key, moment) -> the id's suffix (claims.toml, whose
 #: ``published`` the tables and the figure print).
@@ -204,45 +204,8 @@ def tables(ctx: Any) -> list[Table]:
 
 
 def discussion(ctx: Any) -> list[str]:
-    author, intended = UNITS
-    stats, alphas = ctx.numbers["runs"], ctx.params["alphas"]
-    codel = stats[f"CoDel, {author}"]
-    lstf = {a: stats[f"LSTF α={a:g} as_coded, {author}"] for a in alphas}
-    out = [
-        "With the author's units (target 5 s, interval 100 s) CoDel never drops: every loss is a "
-        "tail drop at 32 packets, and CoDel is a FIFO; LSTF-CoDel differs from it only in the "
-        "order it serves packets. With the intended 5 ms / 100 ms CoDel's control law acts.",
-        "Slack statistics are Eq. (2) recomputed from the sojourns of the dequeued packets, in "
-        "order (the discipline updates its slack exactly so after every dequeue).",
-        "The paper's tables leave out TCP: LSTF's priorities are fixed at arrival, so it reorders "
-        "the FTP's segments; the goodput, retransmission and timeout columns show what the lower "
-        "queueing delay costs the TCP flow.",
-        f"TCP: {CC} as the paper's ns-2 runs (Agent/TCP), window 20, 1540-byte packets. One "
-        "seed: nothing in the scenario is random.",
-        "Two statistics (the claims say which): the paper's means are over the records of "
-        "ns-2 Trace/Var traces (d_exp_, curq_, slack_), one written when the traced value "
-        "changes, so a run of packets that wait 0 s is one record, and the queue is averaged "
-        "over its changes, not over time; the claims are graded with that statistic and the "
-        "per-packet (or time-weighted) value is in each claim's note. "
-        + (
-            f"CoDel's mean delay is {fmt(codel['delay_s_changes']['mean'], 5)} s over records "
-            f"and {fmt(codel['delay_s']['mean'], 5)} s per packet (published 0.03532900); "
-            f"LSTF α=0.5's {fmt(lstf[0.5]['delay_s_changes']['mean'], 4)} s and "
-            f"{fmt(lstf[0.5]['delay_s']['mean'], 4)} s (published 0.00859185)."
-            if 0.5 in lstf and "delay_s_changes" in codel
-            else ""
-        ),
-    ]
-    lstf_intended = [v for k, v in stats.items() if k.startswith("LSTF") and intended in k]
-    codel_intended = stats[f"CoDel, {intended}"]
-    out.append(
-        f"With 5 ms / 100 ms, CoDel drops {codel_intended['codel_drops']} packets (its FTP "
-        f"goodput falls to {codel_intended['goodput_mbps']:.2f} Mb/s), while LSTF-CoDel's "
-        f"CoDel core drops {sum(v['codel_drops'] for v in lstf_intended)} in all its runs: "
-        "serving the packets that arrived when the smoothed delay was highest first (as coded) "
-        "or last (as described) leaves some packet in every interval with a sojourn under the "
-        "target, so the minimum CoDel watches rarely exceeds it."
-    )
+    """What depends on the verdicts and the mode (experiment.toml has the rest)."""
+    out = []
     if ctx.claims["lstf-delay-below-codel"].verdict != "holds":
         out.append(
             "LSTF-CoDel's mean delay is not below CoDel's at every α here, unlike "
