@@ -112,3 +112,11 @@ def test_fmt_fields_print_numbers_as_the_report_does():
         a=504.83, b=0.0333788, df=(499, 499), n=2740, d=2000.0, t={"k 1": {"x": 1.77e-39}}
     )
     assert FORMATTER.vformat(text, (), values) == "505 0.03338 499, 499 2,740 2000 1.77e-39"
+
+
+def test_a_describe_field_with_a_format_prints_as_it_says():
+    from aqmlab.reproduce.fill_format import describe
+
+    # Without a format, as the report prints numbers; with one, as the format says.
+    assert describe("{a} vs {b} ms", {"a": 2740, "b": 0.012345}) == "2,740 vs 0.0123 ms"
+    assert describe("{a:d} drops, {b:.2f}", {"a": 2740, "b": 0.012345}) == "2740 drops, 0.01"

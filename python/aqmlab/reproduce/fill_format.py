@@ -3,6 +3,10 @@ folder"): ``{tests[welch_df]:fmt}`` prints a number as the report prints numbers
 (:func:`aqmlab.reproduce.common.fmt`: three significant digits, integers in full), ``:fmtN``
 with N significant digits (``{runs[CoDel][delay_s][mean]:fmt4}``), a list's numbers joined by
 ", " (``[499, 499]`` -> ``499, 499``). Every other format (``{duration_s:g}``) is Python's.
+
+A claim's ``describe`` template (:func:`describe`) prints a field without a format with
+``fmt`` (``"{a} vs {b} ms"``), and one with a format as that format says (``"{a:d} drops"``:
+the count as it is, no thousands separator).
 """
 
 from __future__ import annotations
@@ -28,3 +32,13 @@ class Formatter(string.Formatter):
 
 
 FORMATTER = Formatter()
+
+
+class _Describe(Formatter):
+    def format_field(self, value: Any, format_spec: str) -> str:
+        return super().format_field(value, format_spec or "fmt")
+
+
+def describe(template: str, values: dict[str, Any]) -> str:
+    """A claim's ``describe`` template filled with the arms' values (``a``, ``b`` ...)."""
+    return _Describe().vformat(template, (), values)

@@ -30,7 +30,14 @@ from types import ModuleType
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import claim_missing, hypotheses, metrics, reduced_columns, sample_claims
+from aqmlab.reproduce import (
+    claim_missing,
+    fill_format,
+    hypotheses,
+    metrics,
+    reduced_columns,
+    sample_claims,
+)
 from aqmlab.reproduce import common as cm
 from aqmlab.reproduce.fill_format import FORMATTER
 from aqmlab.reproduce.folder import ClaimDef, Experiment
@@ -534,6 +541,6 @@ def _describe(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
     template = c.describe or " vs ".join("{" + n + "}" for n in ARM_NAMES[: len(c.arms)])
 
     def describe(values: tuple) -> str:
-        return template.format(**{n: cm.fmt(v) for n, v in zip(ARM_NAMES, values)})
+        return fill_format.describe(template, dict(zip(ARM_NAMES, values)))
 
     return describe

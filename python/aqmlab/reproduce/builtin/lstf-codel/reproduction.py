@@ -8,7 +8,6 @@ range claims against CoDel's one run as a baseline), a table row at an α the mo
 is not graded (``missing``). What stays here, and why:
 
 - ``prepare``: one seed whatever ``--seeds`` says (no key of experiment.toml fixes the seeds);
-- ``describe_drops``: the count printed as it is ("2740"; a template prints "2,740");
 - the tables (their layout: Tables II-VIII ours beside the published, each row naming a claim
   by id), the figure, and the discussion's paragraphs that depend on the verdicts or the mode.
 """
@@ -59,10 +58,6 @@ def _printed(ctx: Any, alpha: float | None, suffix: str) -> str | None:
     ``codel-SUFFIX`` or ``lstf-ALPHA-SUFFIX`` (every α, run or not)."""
     cid = "codel-" + suffix if alpha is None else f"lstf-{alpha:g}-{suffix}"
     return next((c.published for c in ctx.experiment.claims if c.id == cid), None)
-
-
-def describe_drops(x: tuple) -> str:
-    return f"{x[0]} CoDel drops"
 
 
 def _row(name: str, s: dict) -> list:
