@@ -26,7 +26,10 @@ tables allowed), ``column`` + ``reduce`` is one. No ``by`` and no ``key``: one n
 ``all`` lists a column's values whose keys exist even with no run (empty below).
 A reduction may add ``then``, an expression of ``x`` (the reduced value) and ``{param}``
 fields computed after it (``"x / 1e6"``: the mean bytes in MB, divided after the mean as a
-module would; no value stays no value). A ``[numbers.NAME]`` of ``of`` (a table of NAME =
+module would; no value stays no value), ``default`` (the value where the results have no such
+column), ``omit = true`` (a group with no value gets no key) and ``integer = true`` (a whole
+number as an integer). A ``[numbers.NAME]`` with ``test`` is a two-sample test
+(:mod:`aqmlab.reproduce.two_sample`). A ``[numbers.NAME]`` of ``of`` (a table of NAME =
 the path of a number declared above it, as a claim's ``metric`` spells it) and ``expr`` (an
 expression of those names) is one number computed from others: a ratio of two groups' means.
 """
