@@ -128,6 +128,7 @@ def reproduce(
 
     exp = fmt.load(name if _is_path(name) else builtin_folder(name))
     n = 1 if quick and seeds is None else (exp.seeds if seeds is None else seeds)
+    n = 1 if exp.deterministic else n  # seeds would give identical runs
     command = f"aqmlab reproduce {name}" + (" --quick" if quick else "")
     rep = loader.run(
         exp, out, quick, list(range(1, n + 1)), jobs, progress, dict(options or {}), command

@@ -133,6 +133,8 @@ class Experiment:
     derives: list[DeriveDef] = field(default_factory=list)
     #: ``[numbers.NAME]``: named numbers over the runs.
     numbers: list[NumberDef] = field(default_factory=list)
+    #: Nothing in the scenarios draws at random: every run uses seed 1, whatever --seeds says.
+    deterministic: bool = False
 
 
 def is_folder(path: str) -> bool:
@@ -212,7 +214,7 @@ def load(folder: str) -> Experiment:
         _read(path),
         (
             "name", "title", "sources", "module", "seeds", "quick", "full", "sweep", "table",
-            "parameters", "discussion", "commands", "derive", "numbers",
+            "parameters", "discussion", "commands", "derive", "numbers", "deterministic",
         ),
     )  # fmt: skip
     module = t.doc.get("module")
@@ -273,7 +275,10 @@ def load(folder: str) -> Experiment:
         claims=load_claims(os.path.join(folder, CLAIMS)),
         derives=load_derives(path, t.doc.get("derive", []), names),
         numbers=load_numbers(path, t.doc.get("numbers", {}), names),
+        deterministic=t.doc.get("deterministic", False),
     )
+    if not isinstance(exp.deterministic, bool):
+        raise t.error("deterministic", "true or false (true: every run uses seed 1)")
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", exp.name):
         raise t.error("name", "a name of lower-case letters, digits, - and _")
     return exp

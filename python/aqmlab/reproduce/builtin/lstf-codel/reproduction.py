@@ -7,7 +7,6 @@ the published values and grades the numbers (the significance claims with ``samp
 range claims against CoDel's one run as a baseline), a table row at an α the mode does not run
 is not graded (``missing``). What stays here, and why:
 
-- ``prepare``: one seed whatever ``--seeds`` says (no key of experiment.toml fixes the seeds);
 - the tables (their layout: Tables II-VIII ours beside the published, each row naming a claim
   by id), the figure, and the discussion's paragraphs that depend on the verdicts or the mode.
 """
@@ -35,11 +34,6 @@ GRADED = {
     ("slack_s", "mean"): "slack-mean",
     ("slack_s", "std"): "slack-std",
 }
-
-
-def prepare(ctx: Any) -> None:
-    """One seed whatever --seeds says: nothing in the scenario is random."""
-    ctx.seeds[:] = [1]
 
 
 def _author(run: dict, key: str, moment: str) -> tuple[float, float | None]:
