@@ -20,22 +20,19 @@ import math
 import os
 import sys
 
-from aqmlab.reproduce import builtin_folder, builtin_module
+from aqmlab.reproduce import builtin_folder
+from aqmlab.reproduce.folder import CLAIMS, load_claims
 from aqmlab.sweep import REDUCED, run_sweep
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, SweepSpec
 
 ALPHAS = [0.125, 0.5, 0.875]
 SHIFTS = ["0s", "1ms", "2ms", "3ms"]
+#: Table column -> (reduce.py's statistic, its moment, the claim id's suffix in claims.toml).
 STATS = {
-    "delay mean s": ("delay_s_changes", "mean", "codel_delay_mean_s", "lstf_delay_mean_s"),
-    "delay std s": ("delay_s_changes", "std", "codel_delay_std_s", "lstf_delay_std_s"),
-    "queue mean B": (
-        "queue_bytes_changes",
-        "mean",
-        "codel_queue_mean_bytes",
-        "lstf_queue_mean_bytes",
-    ),
-    "queue std B": ("queue_bytes_changes", "std", "codel_queue_std_bytes", "lstf_queue_std_bytes"),
+    "delay mean s": ("delay_s_changes", "mean", "delay-mean"),
+    "delay std s": ("delay_s_changes", "std", "delay-std"),
+    "queue mean B": ("queue_bytes_changes", "mean", "queue-mean"),
+    "queue std B": ("queue_bytes_changes", "std", "queue-std"),
 }
 
 
@@ -46,9 +43,9 @@ def main() -> None:
     duration = sys.argv[1] if len(sys.argv) > 1 else "20000"
     out = sys.argv[2] if len(sys.argv) > 2 else "out/lstf-perturbation"
     os.makedirs(out, exist_ok=True)
-    # The reproduction's own scenario, reducer and published digits.
+    # The reproduction's own scenario, reducer and published digits (its claims).
     folder = builtin_folder("lstf-codel")
-    L = builtin_module("lstf-codel")
+    published = {c.id: c.published for c in load_claims(os.path.join(folder, CLAIMS))}
     scenario = os.path.join(folder, "scenario.toml")
     p = "links[2].params"
     author = {f"{p}.target": "5s", f"{p}.interval": "100s"}
@@ -81,9 +78,11 @@ def main() -> None:
         for run in rows["run"]:
             with open(os.path.join(out, "sweep", "runs", run, REDUCED), encoding="utf-8") as f:
                 reds.append(json.load(f))
-        for name, (key, moment, ckey, lkey) in STATS.items():
+        for name, (key, moment, suffix) in STATS.items():
             vals = np.array([r[key][moment] for r in reds], dtype=float)
-            printed = L.PRINTED[ckey] if case == "CoDel" else L.PRINTED[lkey][float(case[2:])]
+            printed = published[
+                "codel-" + suffix if case == "CoDel" else f"lstf-{case[2:]}-{suffix}"
+            ]
             pub = float(printed)
             n = len(vals)
             sd = float(vals.std(ddof=1))

@@ -109,6 +109,7 @@ def reproduce(
 
     exp = fmt.load(name if _is_path(name) else builtin_folder(name))
     n = 1 if quick and seeds is None else (exp.seeds if seeds is None else seeds)
+    n = 1 if exp.deterministic else n  # seeds would give identical runs
     command = f"aqmlab reproduce {name}" + (" --quick" if quick else "")
     # Locked and checked before anything runs: a folder holding a user's files (the
     # reproduction's own folder given as --out) is refused with nothing written.

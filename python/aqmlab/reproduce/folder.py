@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import no_points, reference_frames, report_tables, series_window
+from aqmlab.reproduce import (
+    no_points,
+    reference_frames,
+    report_tables,
+    sample_claims,
+    series_window,
+)
 from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
 from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
 from aqmlab.reproduce.reference_frames import FrameDef
@@ -107,6 +113,12 @@ class ClaimDef:
     unexplained: bool = False
     unexplained_why: str = ""
     not_graded: str = ""
+    #: Why the claim is not graded when its metric has no number in this run (a point the
+    #: mode does not run): claim_missing.py.
+    missing: str = ""
+    #: The test whose quantities the predicate names, the arms being samples
+    #: (sample_claims.py).
+    sample_test: str = ""
     #: The test each entry of ``explanation`` declares (``test = KIND``:
     #: :mod:`aqmlab.reproduce.hypotheses`), None for a hypothesis whose outcome is a text.
     tests: list[Any] = field(default_factory=list)
@@ -142,6 +154,8 @@ class Experiment:
     series_windows: list[WindowDef] = field(default_factory=list)
     #: ``[[report_table]]``: the report's tables of results or frames (report_tables).
     report_tables: list[Any] = field(default_factory=list)
+    #: Nothing in the scenarios draws at random: every run uses seed 1, whatever --seeds says.
+    deterministic: bool = False
 
 
 def is_folder(path: str) -> bool:
@@ -224,7 +238,7 @@ def load(folder: str) -> Experiment:
         (
             "name", "title", "sources", "module", "seeds", "quick", "full", "sweep", "table",
             "parameters", "discussion", "commands", "derive", "numbers", "frames", "window",
-            "report_table",
+            "report_table", "deterministic",
         ),
     )  # fmt: skip
     module = t.doc.get("module")
@@ -293,7 +307,10 @@ def load(folder: str) -> Experiment:
         report_tables=report_tables.load(
             path, t.doc.get("report_table", []), [*names, *(f.name for f in frames)]
         ),
+        deterministic=t.doc.get("deterministic", False),
     )
+    if not isinstance(exp.deterministic, bool):
+        raise t.error("deterministic", "true or false (true: every run uses seed 1)")
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", exp.name):
         raise t.error("name", "a name of lower-case letters, digits, - and _")
     return exp
@@ -461,6 +478,8 @@ def load_claims(path: str) -> list[ClaimDef]:
             if isinstance(t.doc.get("unexplained"), str)
             else "",
             not_graded=t.str("not_graded", ""),
+            missing=t.str("missing", ""),
+            sample_test=t.str("sample_test", ""),
         )
         _check_claim(t, c)
         out.append(c)
@@ -596,7 +615,9 @@ def _check_claim(t: _Table, c: ClaimDef) -> None:
         )
     if c.kind == "qualitative" and c.points:
         raise t.error("points", "no points (a qualitative claim is one point; use kind = range)")
-    if not c.predicate.startswith("py:"):
+    if c.sample_test:  # the predicate names a test's quantities (sample_claims.py)
+        sample_claims.check(t, c)
+    elif not c.predicate.startswith("py:"):
         compile_predicate(c.predicate, len(c.arms), f"{t.path}: {t.where}", c.resolution)
 
 

@@ -30,17 +30,22 @@ from types import ModuleType
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import common as cm
 from aqmlab.reproduce import (
+    claim_missing,
     describe_expr,
+    fill_format,
     fit,
     hypotheses,
     metrics,
     no_points,
+    reduced_columns,
     reference_frames,
     report_tables,
+    sample_claims,
     series_window,
 )
+from aqmlab.reproduce import common as cm
+from aqmlab.reproduce.fill_format import FORMATTER
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
 
@@ -81,7 +86,7 @@ class Context:
         parameters, ``{out}`` by the output folder; after the runs, a named number too
         (``{best_buffer[512 kb/s]}``)."""
         try:
-            return text.format(**{**self.numbers, **self.params, "out": self.out})
+            return FORMATTER.vformat(text, (), {**self.numbers, **self.params, "out": self.out})
         except (KeyError, IndexError, ValueError, AttributeError) as e:
             raise AqmlabError(
                 f"{self.experiment.folder}: {text!r}: no parameter {e} in [quick]/[full]"
@@ -147,7 +152,9 @@ def run(
         )
         ctx.sweeps[s.name] = res
         runs = os.path.join(out, s.name, "runs")
-        df = windows.columns(res.results.copy(), exp.windows, s.name, runs, ctx.fill)
+        df = res.results.copy()
+        df = reduced_columns.add(df, res.out) if s.reduce else df
+        df = windows.columns(df, exp.windows, s.name, runs, ctx.fill)
         df = series_window.add(df, exp.series_windows, s.name, runs, ctx.fill)
         df = metrics.derive(df, exp.derives, s.name, ctx.fill)
         derived = _hook(mod, "derive", df, ctx, s.name)
@@ -282,6 +289,8 @@ def _hook(mod: ModuleType | None, name: str, *args: Any) -> Any:
 def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
     """Grade claim ``c`` on the context's table and numbers."""
     where = f"{ctx.experiment.folder}/claims.toml: claim {c.id!r}"
+    if claim_missing.absent(ctx, c):  # no number this run: not graded, saying why
+        return claim_missing.not_graded(ctx, c)
     if c.kind == "not graded":
         claim = cm.not_graded(c.claim, c.source, c.published, c.not_graded)
     elif c.kind == "numeric":
@@ -468,6 +477,8 @@ def _points(
         from dataclasses import replace
 
         c = replace(c, metric=metric)
+    if c.sample_test:  # each arm a sample (sample_claims.py)
+        return sample_claims.points(ctx, c, arms, where)
     named = ctx.numbers.get(c.metric)
     if isinstance(named, dict) and not c.points and "{arm}" not in c.metric:
         # The first format's spelling: numbers(ctx) names {arm: value} under the metric.
@@ -479,7 +490,10 @@ def _points(
         vals = []
         for a in arms:
             v = _named(ctx, c.metric.replace("{arm}", a))
-            ok = isinstance(v, dict) if c.kind == "range" else not isinstance(v, (dict, list))
+            one = isinstance(v, (int, float)) and not isinstance(v, bool)  # a range's baseline
+            ok = (
+                isinstance(v, dict) or one if c.kind == "range" else not isinstance(v, (dict, list))
+            )
             if v is None or isinstance(v, str) or not ok:
                 what = "{point: number}" if c.kind == "range" else "number"
                 raise AqmlabError(
@@ -488,11 +502,18 @@ def _points(
             vals.append(v)
         if c.kind != "range":
             return {"": tuple(vals)}
-        # A range over the module's points: each arm a {point: value}, the first arm's points.
-        missing = [(a, p) for a, v in zip(arms, vals) for p in vals[0] if p not in v]
+        # A range over the module's points: each arm a {point: value}, the first such arm's
+        # points; an arm that is one number is that number at every point (a baseline).
+        tables = [v for v in vals if isinstance(v, dict)]
+        if not tables:
+            raise AqmlabError(f"{where}: metric {c.metric!r}: no arm is a {{point: number}}")
+        pts = tables[0]
+        missing = [
+            (a, p) for a, v in zip(arms, vals) if isinstance(v, dict) for p in pts if p not in v
+        ]
         if missing:
             raise AqmlabError(f"{where}: arm {missing[0][0]!r} has no point {missing[0][1]!r}")
-        return {p: tuple(v[p] for v in vals) for p in vals[0]}
+        return {p: tuple(v[p] if isinstance(v, dict) else v for v in vals) for p in pts}
     sel = _rows(ctx, c, where)
     if c.arm_column not in sel.columns:
         raise AqmlabError(f"{where}: arm_column: no table column {c.arm_column!r}")
@@ -517,6 +538,8 @@ def _points(
 
 
 def _predicate(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
+    if c.sample_test:  # the predicate names the test's quantities (sample_claims.py)
+        return sample_claims.predicate(c, where)
     if c.predicate.startswith("py:"):
         fn = getattr(mod, c.predicate[3:], None) if mod is not None else None
         if fn is None:
@@ -530,6 +553,8 @@ def _predicate(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
 def _describe(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
     from aqmlab.reproduce.predicate import ARM_NAMES
 
+    if c.sample_test:
+        return sample_claims.describe(c)
     if c.describe.startswith("py:"):
         fn = getattr(mod, c.describe[3:], None) if mod is not None else None
         if fn is None:
@@ -540,6 +565,6 @@ def _describe(c: ClaimDef, mod: ModuleType | None, where: str) -> Any:
         return describe_expr.compile_describe(template, ARM_NAMES[: len(c.arms)], where)
 
     def describe(values: tuple) -> str:
-        return template.format(**{n: cm.fmt(v) for n, v in zip(ARM_NAMES, values)})
+        return fill_format.describe(template, dict(zip(ARM_NAMES, values)))
 
     return describe

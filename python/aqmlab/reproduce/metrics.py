@@ -26,7 +26,10 @@ tables allowed), ``column`` + ``reduce`` is one. No ``by`` and no ``key``: one n
 ``all`` lists a column's values whose keys exist even with no run (empty below).
 A reduction may add ``then``, an expression of ``x`` (the reduced value) and ``{param}``
 fields computed after it (``"x / 1e6"``: the mean bytes in MB, divided after the mean as a
-module would; no value stays no value). A ``[numbers.NAME]`` of ``of`` (a table of NAME =
+module would; no value stays no value), ``default`` (the value where the results have no such
+column), ``omit = true`` (a group with no value gets no key) and ``integer = true`` (a whole
+number as an integer). A ``[numbers.NAME]`` with ``test`` is a two-sample test
+(:mod:`aqmlab.reproduce.two_sample`). A ``[numbers.NAME]`` of ``of`` (a table of NAME =
 the path of a number declared above it, as a claim's ``metric`` spells it) and ``expr`` (an
 expression of those names) is one number computed from others: a ratio of two groups' means.
 """
@@ -50,6 +53,7 @@ from aqmlab.reproduce import (
     paired_ratio,
     rerun_test,
     table_rows,
+    two_sample,
 )
 from aqmlab.reproduce.expr_check import Grammar, check
 
@@ -274,6 +278,9 @@ class Leaf:
     q: float = 0.5
     then: str = ""  # an expression of x, the reduced value
     where: str = ""  # "FILE: numbers.NAME.values.V" for errors
+    default: Any = None  # the value where the results have no such column
+    omit: bool = False  # a group with no value (None, NaN) gets no key
+    integer: bool = False  # a whole number as an integer (a count column stored as floats)
     paired: Any = None  # a paired_ratio.PairedDef: an arm over another
 
 
@@ -376,10 +383,14 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
     return out
 
 
+#: A reduction's keys besides column, reduce, q and then.
+_LEAF_EXTRA = ("default", "omit", "integer")
+
+
 def _leaf(where: str, doc: Any) -> Leaf:
     if not isinstance(doc, dict):
         raise AqmlabError(f"{where}: expected a table {{ column = ..., reduce = ... }}")
-    _known(where, doc, ("column", "reduce", "q", "then", *paired_ratio.KEYS))
+    _known(where, doc, ("column", "reduce", "q", "then", *_LEAF_EXTRA, *paired_ratio.KEYS))
     col, red = doc.get("column"), doc.get("reduce", "mean")
     if red != "count" and (not isinstance(col, str) or not col):
         raise _err(where, "column", "the column to reduce (a text)", col)
@@ -395,7 +406,16 @@ def _leaf(where: str, doc: Any) -> Leaf:
         e = compile_expr(then if "{" not in then else "x", f"{where}.then")
         if [c for c in e.columns() if c != "x"]:
             raise _err(where, "then", "an expression of x alone", then)
-    return Leaf(col or "", red, float(q), then, where, paired_ratio.parse(where, doc, red))
+    default, omit = doc.get("default"), doc.get("omit", False)
+    if default is not None and (isinstance(default, bool) or not isinstance(default, (int, float))):
+        raise _err(where, "default", "a number (the value where the column is missing)", default)
+    if not isinstance(omit, bool):
+        raise _err(where, "omit", "true or false (a group with no value gets no key)", omit)
+    integer = doc.get("integer", False)
+    if not isinstance(integer, bool):
+        raise _err(where, "integer", "true or false (a whole number as an integer)", integer)
+    paired = paired_ratio.parse(where, doc, red)
+    return Leaf(col or "", red, float(q), then, where, default, omit, integer, paired)
 
 
 def _values(where: str, doc: Any) -> Any:
@@ -425,7 +445,10 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
             out.append(rerun_test.number(name, where, d))
             continue
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
-        keys = (*keys, "all", "of", "expr", "fit", "match", "sort", "rows", "gather")
+        keys = (*keys, "all", "of", "expr", "fit", "match", "sort", "rows", "gather", *_LEAF_EXTRA)
+        if "test" in d:  # Welch's t and the F-test of two samples (two_sample.py)
+            out.append(two_sample.load(name, where, d))
+            continue
         _known(where, d, keys)
         if "fit" in d:
             out.append(fit.parse(name, where, d))
@@ -459,7 +482,8 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
                 raise AqmlabError(f"{where}: expected values or column + reduce, not both")
             values = _values(f"{where}.values", d["values"])
         else:
-            values = _leaf(where, {k: d[k] for k in ("column", "reduce", "q", "then") if k in d})
+            leaf_keys = ("column", "reduce", "q", "then", *_LEAF_EXTRA)
+            values = _leaf(where, {k: d[k] for k in leaf_keys if k in d})
         if (by or each) and not key:
             raise _err(where, "key", 'one template per level, like ["{rate}", "{qdisc}"]')
         fields = {f for k in key for f in re.findall(r"\{(\w+)", k)}
@@ -572,7 +596,18 @@ def reduce(values: Any, leaf: Leaf, fill: Any = None) -> Any:
         v = lists.values(values)
     else:
         v = float(getattr(values, r)())
-    return v if not leaf.then or v is None else then(leaf, v, fill)
+    v = v if not leaf.then or v is None else then(leaf, v, fill)
+    return as_integer(v, leaf) if leaf.integer else v
+
+
+def as_integer(v: Any, leaf: Leaf) -> Any:
+    """``integer = true``: a whole number as an integer (no value stays none); a fraction is
+    an error, naming the key."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return v
+    if float(v) != int(float(v)):
+        raise _err(leaf.where, "integer", "a column of whole numbers", v)
+    return int(float(v))
 
 
 def then(leaf: Leaf, x: Any, fill: Any = None) -> float:
@@ -618,6 +653,8 @@ def compute(
     one of ``of`` + ``expr`` over ``numbers`` (those declared above it)."""
     import pandas as pd
 
+    if isinstance(nd, two_sample.TwoSampleDef):
+        return nd.compute(numbers or {})
     if hasattr(nd, "compute"):  # paired.py, assemble.py
         return nd.compute(frames, fill, numbers or {})
     if nd.expr:
@@ -647,7 +684,7 @@ def compute(
     for i in range(n):
         for path, leaf in leaves:
             col = _fill_each(leaf.column, nd.each, i)
-            if leaf.reduce != "count" and col not in df.columns:
+            if leaf.reduce != "count" and col not in df.columns and leaf.default is None:
                 raise AqmlabError(
                     f"{nd.where}.{'.'.join(['values', *path]) if path else 'column'}: no column "
                     f"{col!r} in the results of {what}"
@@ -668,8 +705,11 @@ def compute(
                     leaf,
                     fill,
                 )
+                if not leaf.column or _fill_each(leaf.column, nd.each, i) in rows
+                else leaf.default
                 for path, leaf in leaves
             }
+            vals = {p: v for p, v in vals.items() if not (dict(leaves)[p].omit and _none(v))}
             if not nd.key:
                 if () in vals:
                     return vals[()]
@@ -709,6 +749,11 @@ def _of_value(nd: NumberDef, numbers: dict[str, Any], fill: Any) -> Any:
     if unknown:
         raise _err(nd.where, "expr", f"an expression of {', '.join(nd.of)}", unknown[0])
     return float(_eval(e.tree, vals, e.names))
+
+
+def _none(v: Any) -> bool:
+    """No value: None or NaN (``omit``)."""
+    return v is None or (isinstance(v, float) and math.isnan(v))
 
 
 def _leaves(v: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Leaf]]:

@@ -75,16 +75,17 @@ _GRAMMAR = Grammar(
 
 
 def compile_predicate(
-    text: str, n_arms: int, where: str, resolution: float = 0.0
+    text: str, n_arms: int, where: str, resolution: float = 0.0, names: Any = None
 ) -> Callable[[tuple[Any, ...]], Any]:
     """``text`` as a function of the arms' values (a tuple, ``a`` first): True, False or
     :data:`TIE` (two arm-dependent sides of an ordering comparison within ``resolution`` of
-    each other). Errors name ``where`` (the file and the claim) and what was expected."""
+    each other). Errors name ``where`` (the file and the claim) and what was expected.
+    ``names``: the values' names instead of the arms' (a test's quantities: sample_claims.py)."""
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as e:
         raise AqmlabError(f"{where}: predicate {text!r} is not an expression: {e.msg}") from None
-    names = ARM_NAMES[:n_arms]
+    names = tuple(names) if names else ARM_NAMES[:n_arms]
     _check(tree.body, names, text, where)
 
     def run(values: tuple[Any, ...]) -> Any:
