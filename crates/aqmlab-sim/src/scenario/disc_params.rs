@@ -98,49 +98,21 @@ pub(super) fn disc_params(
 ) -> DirParams {
     let (name, path) = (name.as_str(), path.as_str());
     let swapped = swap_of(ov, name);
-    let set_params = &ov.set_params;
-    let kind_name = swapped.unwrap_or_else(|| {
-        d.qdisc
-            .as_ref()
-            .map(|s| s.get_ref().as_str())
-            .unwrap_or("droptail")
-    });
-    let kind = Kind::from_name(kind_name).map_err(|e| match swapped {
-        Some(_) => ScenarioError {
-            file: cx.file.clone(),
-            line: None,
-            path: format!("--qdisc {name}"),
-            msg: e.to_string(),
-        },
-        None => cx.err(
-            d.qdisc.as_ref().map(|q| q.span()),
-            format!("{path}.qdisc"),
-            e.to_string(),
-        ),
-    });
     let mut out = DirParams {
         swapped: swapped.map(str::to_string),
-        kind,
+        kind: disc_kind(cx, name, path, d, swapped),
         given: Vec::new(),
         dropped: Vec::new(),
     };
     let (Ok(kind), Some(params)) = (&out.kind, &d.params) else {
         return out;
     };
-    let set_here = |k: &str| {
-        let fwd = path.strip_suffix(".reverse");
-        [Some(path), fwd].into_iter().flatten().any(|p| {
-            set_params
-                .iter()
-                .any(|s| *s == format!("{p}.params") || *s == format!("{p}.params.{k}"))
-        })
-    };
     for (k, v) in params.get_ref() {
         // A swap keeps the direction's buffer (`--qdisc`'s promise): given as `buffer`, or, in a
         // file that gives none (a resolved scenario writes the buffer as its discipline's
         // `limit`), as the `limit` the swapped-out discipline had, read by the new one's spec.
         let buffer_as_limit = k == "limit" && d.buffer.is_none();
-        if swapped.is_some() && !set_here(k) && !buffer_as_limit {
+        if swapped.is_some() && !set_here(&ov.set_params, path, k) && !buffer_as_limit {
             out.dropped
                 .push((name.to_string(), format!("{k}={}", toml_text(v))));
             continue;
@@ -177,6 +149,49 @@ pub(super) fn disc_params(
     out
 }
 
+/// The discipline of link direction `name` (key path `path`, settings `d`): the `--qdisc` swap
+/// `swapped`, or the one the settings name, drop-tail if none. An unknown name is an error
+/// naming the swap (`--qdisc NAME`, no line) or the file's `PATH.qdisc` key.
+fn disc_kind(
+    cx: &Ctx<'_>,
+    name: &str,
+    path: &str,
+    d: &RawDirection,
+    swapped: Option<&str>,
+) -> Result<Kind, ScenarioError> {
+    let kind_name = swapped.unwrap_or_else(|| {
+        d.qdisc
+            .as_ref()
+            .map(|s| s.get_ref().as_str())
+            .unwrap_or("droptail")
+    });
+    Kind::from_name(kind_name).map_err(|e| match swapped {
+        Some(_) => ScenarioError {
+            file: cx.file.clone(),
+            line: None,
+            path: format!("--qdisc {name}"),
+            msg: e.to_string(),
+        },
+        None => cx.err(
+            d.qdisc.as_ref().map(|q| q.span()),
+            format!("{path}.qdisc"),
+            e.to_string(),
+        ),
+    })
+}
+
+/// Whether a `--set` (`set_params`, the key paths it gave) gave parameter `k` of the direction
+/// at key path `path`, or its whole `params` table; for a `reverse`, also its forward
+/// direction's (which the reverse inherits).
+fn set_here(set_params: &[String], path: &str, k: &str) -> bool {
+    let fwd = path.strip_suffix(".reverse");
+    [Some(path), fwd].into_iter().flatten().any(|p| {
+        set_params
+            .iter()
+            .any(|s| *s == format!("{p}.params") || *s == format!("{p}.params.{k}"))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,5 +211,133 @@ mod tests {
         assert_eq!(swap_of(&ov, "m.rev"), Some("cake"));
         assert_eq!(swap_of(&ov, "m"), None);
         assert_eq!(swap_of(&ov, "n"), None);
+    }
+
+    /// A direction's raw settings read from the TOML `text`, with a context over it.
+    fn dir(text: &str) -> RawDirection {
+        toml::from_str(text).unwrap()
+    }
+
+    fn cx(text: &str) -> Ctx<'_> {
+        Ctx {
+            file: "t.toml".into(),
+            text,
+            dir: PathBuf::new(),
+        }
+    }
+
+    #[test]
+    fn the_kind_is_the_swap_the_file_or_drop_tail_and_an_unknown_name_names_its_key() {
+        let text = "rate = \"1Mbps\"\nqdisc = \"codle\"\n";
+        let (c, d) = (cx(text), dir(text));
+        let none = dir("rate = \"1Mbps\"\n");
+        assert_eq!(
+            disc_kind(&c, "l", "links[0]", &none, None),
+            Ok(Kind::DropTail)
+        );
+        let pie = dir("qdisc = \"pie\"\n");
+        assert_eq!(disc_kind(&c, "l", "links[0]", &pie, None), Ok(Kind::Pie));
+        // The swap wins over the file's name, even a wrong one.
+        assert_eq!(
+            disc_kind(&c, "l", "links[0]", &d, Some("red")),
+            Ok(Kind::Red)
+        );
+        let e = disc_kind(&c, "l", "links[0]", &d, None).unwrap_err();
+        assert_eq!(
+            (e.file.as_str(), e.line, e.path.as_str()),
+            ("t.toml", Some(2), "links[0].qdisc")
+        );
+        let known = "expected one of droptail, red, codel, lstf_codel, fq_codel, pie, fq_pie, cobalt, fq_cobalt, dualpi2, cake";
+        assert_eq!(
+            e.msg,
+            format!("unknown queue discipline \"codle\": {known}")
+        );
+        let e = disc_kind(&c, "l.rev", "links[0].reverse", &none, Some("bogus")).unwrap_err();
+        assert_eq!(
+            (e.file.as_str(), e.line, e.path.as_str()),
+            ("t.toml", None, "--qdisc l.rev")
+        );
+        assert_eq!(
+            e.msg,
+            format!("unknown queue discipline \"bogus\": {known}")
+        );
+    }
+
+    #[test]
+    fn a_set_names_the_parameter_or_the_table_of_the_direction_or_its_forward_one() {
+        let set = vec![
+            "links[0].params.target".to_string(),
+            "links[1].params".into(),
+        ];
+        assert!(set_here(&set, "links[0]", "target"));
+        assert!(!set_here(&set, "links[0]", "interval"));
+        // A reverse inherits its forward direction's.
+        assert!(set_here(&set, "links[0].reverse", "target"));
+        assert!(!set_here(&set, "links[0].reverse", "interval"));
+        // The whole table names every parameter.
+        assert!(set_here(&set, "links[1]", "interval"));
+        assert!(set_here(&set, "links[1].reverse", "limit"));
+        assert!(!set_here(&set, "links[2]", "target"));
+        // A prefix of another key path is not that path.
+        assert!(!set_here(
+            &["links[0].params.target2".into()],
+            "links[0]",
+            "target"
+        ));
+        assert!(!set_here(&set, "links[0].reverse.reverse", "target"));
+    }
+
+    #[test]
+    fn a_swap_keeps_the_set_parameters_and_the_buffer_and_lists_the_others_as_dropped() {
+        let text = "qdisc = \"codel\"\nbuffer = \"3000B\"\n\
+                    params = { target = \"7ms\", interval = \"90ms\", x = [1] }\n";
+        let (c, d) = (cx(text), dir(text));
+        let cfg = ("l".to_string(), d, "links[0]".to_string());
+        let ov = Overrides {
+            qdisc: vec![("l".into(), "fq_codel".into())],
+            set_params: vec!["links[0].params.target".into()],
+            ..Default::default()
+        };
+        let dp = disc_params(&c, &cfg, &ov);
+        assert_eq!(dp.swapped.as_deref(), Some("fq_codel"));
+        assert_eq!(dp.kind, Ok(Kind::FqCodel));
+        assert_eq!(
+            dp.dropped,
+            vec![
+                ("l".to_string(), "interval=90ms".to_string()),
+                ("l".to_string(), "x=[1]".to_string())
+            ]
+        );
+        assert_eq!(dp.given.len(), 1);
+        assert_eq!(dp.given[0].0, "target");
+        // Without a `buffer`, a swap keeps the `limit` (the buffer a resolved file writes).
+        let text2 = "qdisc = \"codel\"\nparams = { limit = \"20p\", target = \"5ms\" }\n";
+        let cfg2 = ("l".to_string(), dir(text2), "links[0]".to_string());
+        let ov2 = Overrides {
+            qdisc: vec![("l".into(), "pie".into())],
+            ..Default::default()
+        };
+        let dp2 = disc_params(&cx(text2), &cfg2, &ov2);
+        let keys: Vec<&str> = dp2.given.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["limit"]);
+        assert_eq!(
+            dp2.dropped,
+            vec![("l".to_string(), "target=5ms".to_string())]
+        );
+        // Without the swap: every parameter read (in the table's key order), the list refused.
+        let dp = disc_params(&c, &cfg, &Overrides::default());
+        assert_eq!(dp.kind, Ok(Kind::Codel));
+        assert!(dp.dropped.is_empty());
+        let keys: Vec<&str> = dp.given.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["interval", "target", "x"]);
+        let e = dp.given[2].1.as_ref().unwrap_err();
+        assert_eq!(
+            (e.line, e.path.as_str(), e.msg.as_str()),
+            (
+                Some(3),
+                "links[0].params.x",
+                "expected a string, number or boolean, got array"
+            )
+        );
     }
 }

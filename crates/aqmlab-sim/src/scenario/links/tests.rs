@@ -1,0 +1,669 @@
+use super::*;
+use aqmlab_core::Bitrate;
+
+/// A link direction `l` at `links[0]` read from the link table `table` (its spans in
+/// `table`), with its discipline's parameters read as [`super::super::disc_params`] reads
+/// them (the `--qdisc` swap `swap`, if any).
+struct One {
+    text: String,
+    d: RawDirection,
+    dp: DirParams,
+}
+
+fn ctx(text: &str) -> Ctx<'_> {
+    Ctx {
+        file: "t.toml".into(),
+        text,
+        dir: PathBuf::from("/data"),
+    }
+}
+
+fn one(table: &str, swap: Option<&str>) -> One {
+    let d: RawDirection = toml::from_str(table).unwrap();
+    let ov = Overrides {
+        qdisc: swap
+            .map(|k| ("l".to_string(), k.to_string()))
+            .into_iter()
+            .collect(),
+        ..Overrides::default()
+    };
+    let cfg = ("l".to_string(), d.clone(), "links[0]".to_string());
+    let dp = super::super::disc_params::disc_params(&ctx(table), &cfg, &ov);
+    One {
+        text: table.to_string(),
+        d,
+        dp,
+    }
+}
+
+impl One {
+    fn with<T>(&self, f: impl FnOnce(&DirIn<'_>) -> T) -> T {
+        let cx = ctx(&self.text);
+        f(&DirIn {
+            cx: &cx,
+            name: "l",
+            d: &self.d,
+            path: "links[0]",
+            ends: (0, 1),
+            dp: &self.dp,
+            largest_packet: 540,
+        })
+    }
+}
+
+/// `(line, key path, message)` of an error.
+fn err<T: std::fmt::Debug>(r: Result<T, ScenarioError>) -> (Option<usize>, String, String) {
+    let e = r.unwrap_err();
+    (e.line, e.path, e.msg)
+}
+
+fn e(line: Option<usize>, path: &str, msg: &str) -> (Option<usize>, String, String) {
+    (line, path.to_string(), msg.to_string())
+}
+
+fn steps(rate: &LinkRate) -> Vec<(SimTime, u64)> {
+    match rate {
+        LinkRate::Steps(s) => s.steps().iter().map(|(t, r)| (*t, r.as_bps())).collect(),
+        LinkRate::Constant(r) => vec![(SimTime::ZERO, r.as_bps())],
+        LinkRate::Trace { .. } => panic!("a trace"),
+    }
+}
+
+#[test]
+fn link_rate_is_exactly_one_of_rate_schedule_or_trace() {
+    let rate = |t: &str| one(t, None).with(link_rate);
+    let at = |ms| SimTime::ZERO + SimDuration::from_millis(ms);
+    assert!(matches!(
+        rate("rate = \"10Mbps\"").unwrap(),
+        LinkRate::Constant(r) if r == Bitrate::from_mbps(10)
+    ));
+    let sched = "delay = \"5ms\"\nschedule = [[\"0s\", \"0Mbps\"], [\"2s\", \"5Mbps\"]]";
+    assert_eq!(
+        steps(&rate(sched).unwrap()),
+        vec![(at(0), 0), (at(2000), 5_000_000)]
+    );
+    let none = "delay = \"5ms\"";
+    let msg = "link l: expected exactly one of rate, schedule or trace, got 0";
+    assert_eq!(err(rate(none)), e(None, "links[0]", msg));
+    let two = "rate = \"1Mbps\"\ntrace = \"t.txt\"";
+    let msg = "link l: expected exactly one of rate, schedule or trace, got 2";
+    assert_eq!(err(rate(two)), e(None, "links[0]", msg));
+    let zero = "delay = \"5ms\"\nrate = \"0Mbps\"";
+    let msg = "expected a rate > 0 (use a schedule for outages that end)";
+    assert_eq!(err(rate(zero)), e(Some(2), "links[0].rate", msg));
+    // A step out of order names itself and its line.
+    let back = "schedule = [\n[\"0s\", \"1Mbps\"],\n[\"2s\", \"2Mbps\"],\n[\"1s\", \"3Mbps\"]]";
+    let (line, path, msg) = err(rate(back));
+    assert_eq!(
+        (line, path.as_str()),
+        (Some(4), "links[0].schedule[2]"),
+        "{msg}"
+    );
+    let late = "schedule = [\n[\"1s\", \"1Mbps\"]]";
+    let (line, path, msg) = err(rate(late));
+    assert_eq!(
+        (line, path.as_str()),
+        (Some(2), "links[0].schedule[0]"),
+        "{msg}"
+    );
+    // A trace is read from the scenario's folder.
+    let (line, path, msg) = err(rate("trace = \"no-such.trace\""));
+    assert_eq!((line, path.as_str()), (Some(1), "links[0].trace"));
+    assert!(msg.contains("/data/no-such.trace"), "{msg}");
+}
+
+#[test]
+fn buffer_limit_is_a_size_above_zero_given_once() {
+    let limit = |t: &str| one(t, None).with(buffer_limit);
+    let typed = |s| Some(("limit".to_string(), Given::Typed(Value::Size(s))));
+    assert_eq!(limit("rate = \"1Mbps\"").unwrap(), None);
+    assert_eq!(
+        limit("buffer = \"3000B\"").unwrap(),
+        typed(units::Size::Bytes(3000))
+    );
+    assert_eq!(
+        limit("buffer = \"100p\"").unwrap(),
+        typed(units::Size::Packets(100))
+    );
+    let msg = "expected a buffer > 0";
+    assert_eq!(
+        err(limit("qdisc = \"codel\"\nbuffer = \"0p\"")),
+        e(Some(2), "links[0].buffer", msg)
+    );
+    let twice = "qdisc = \"codel\"\nbuffer = \"100p\"\nparams = { limit = \"50p\" }";
+    let msg = "the buffer is given twice, as links[0].buffer = \"100p\" and as links[0].params.limit: give one of them";
+    assert_eq!(err(limit(twice)), e(Some(2), "links[0].buffer", msg));
+    // A --qdisc swap drops the file's params.limit: the buffer alone gives the limit.
+    assert_eq!(
+        one(twice, Some("pie")).with(buffer_limit).unwrap(),
+        typed(units::Size::Packets(100))
+    );
+}
+
+#[test]
+fn red_takes_the_links_first_positive_rate_as_its_bandwidth() {
+    let bw = |table: &str, kind: Kind, given: &[&str]| {
+        let o = one(table, None);
+        let rate = o.with(link_rate).unwrap();
+        let mut pairs: Vec<(String, Given)> = given
+            .iter()
+            .map(|k| (k.to_string(), Given::Typed(Value::Bytes(1))))
+            .collect();
+        let warning = o.with(|x| red_bandwidth_from_link(x, kind, &mut pairs, &rate));
+        (pairs, warning)
+    };
+    let rate = |r| ("bandwidth".to_string(), Given::Typed(Value::Rate(r)));
+    assert_eq!(
+        bw("rate = \"10Mbps\"", Kind::Red, &[]),
+        (vec![rate(Bitrate::from_mbps(10))], None)
+    );
+    // Given by the user, or not RED: nothing taken from the link.
+    let given = bw("rate = \"10Mbps\"", Kind::Red, &["bandwidth"]);
+    assert_eq!((given.0.len(), given.1), (1, None));
+    assert_eq!(bw("rate = \"10Mbps\"", Kind::Codel, &[]), (vec![], None));
+    // A schedule that starts with an outage: its first positive rate, and a warning naming
+    // its other rates, each once.
+    let sched = "schedule = [[\"0s\", \"0Mbps\"], [\"1s\", \"5Mbps\"], [\"2s\", \"0Mbps\"], [\"3s\", \"5Mbps\"]]";
+    assert_eq!(
+            bw(sched, Kind::Red, &[]),
+            (
+                vec![rate(Bitrate::from_mbps(5))],
+                Some("link l: RED's idle-time correction and automatic parameters use bandwidth = 5Mbps (its schedule's first positive rate; it also runs at 0bps); set links[0].params.bandwidth to choose the rate".to_string())
+            )
+        );
+}
+
+#[test]
+fn other_rates_says_why_a_rate_is_not_the_links_only_one() {
+    let five = Bitrate::from_mbps(5);
+    assert_eq!(other_rates(&LinkRate::Constant(five), five), None);
+    let st = |v: &[u64]| {
+        let s = v.iter().enumerate().map(|(i, m)| {
+            (
+                SimTime::ZERO + SimDuration::from_secs(i as u64),
+                Bitrate::from_mbps(*m),
+            )
+        });
+        LinkRate::Steps(StepSchedule::new(s.collect()).unwrap())
+    };
+    assert_eq!(other_rates(&st(&[5, 5]), five), None);
+    assert_eq!(
+        other_rates(&st(&[5, 10, 2, 10]), five).as_deref(),
+        Some("its schedule's first positive rate; it also runs at 10Mbps, 2Mbps")
+    );
+}
+
+#[test]
+fn config_error_names_the_key_the_value_came_from() {
+    let config = |table: &str, swap| {
+        let o = one(table, swap);
+        let err = o.with(|x| {
+            let kind = x.dp.kind.clone().unwrap();
+            let mut pairs: Vec<_> = buffer_limit(x).unwrap().into_iter().collect();
+            pairs.extend(
+                x.dp.given
+                    .iter()
+                    .map(|(k, g)| (k.clone(), g.clone().unwrap())),
+            );
+            let e = aqmlab_qdisc::Params::with_values(kind.name(), kind.params(), &pairs)
+                .and_then(|p| aqmlab_qdisc::AnyConfig::from_params(&p))
+                .unwrap_err();
+            config_error(x, e)
+        });
+        (err.line, err.path)
+    };
+    // A parameter the file gave: its key, the params table's line.
+    let bad_target = "qdisc = \"codel\"\nparams = { target = \"-1ms\" }";
+    assert_eq!(
+        config(bad_target, None),
+        (Some(2), "links[0].params.target".to_string())
+    );
+    // The limit the buffer gave: the buffer.
+    let bad_buffer = "qdisc = \"fq_codel\"\nbuffer = \"5000000000p\"";
+    assert_eq!(
+        config(bad_buffer, None),
+        (Some(2), "links[0].buffer".to_string())
+    );
+    // A --qdisc swap: the swap, no line.
+    assert_eq!(
+        config(bad_buffer, Some("fq_codel")),
+        (None, "--qdisc l=fq_codel".to_string())
+    );
+}
+
+#[test]
+fn link_loss_is_a_probability_below_one() {
+    let loss = |t: &str| one(t, None).with(link_loss);
+    assert_eq!(loss("rate = \"1Mbps\"").unwrap(), 0.0);
+    assert_eq!(loss("loss = 0.25").unwrap(), 0.25);
+    assert_eq!(loss("loss = 0.0").unwrap(), 0.0);
+    let msg = "expected a loss probability in [0, 1), got 1";
+    assert_eq!(
+        err(loss("rate = \"1Mbps\"\nloss = 1.0")),
+        e(Some(2), "links[0].loss", msg)
+    );
+    let msg = "expected a loss probability in [0, 1), got -0.1";
+    assert_eq!(err(loss("loss = -0.1")), e(Some(1), "links[0].loss", msg));
+}
+
+#[test]
+fn trace_path_is_absolute_from_the_scenarios_folder() {
+    let path = |t: &str| one(t, None).with(trace_path);
+    assert_eq!(path("rate = \"1Mbps\""), None);
+    assert_eq!(
+        path("trace = \"traces/a.down\""),
+        Some(PathBuf::from("/data/traces/a.down"))
+    );
+    assert_eq!(
+        path("trace = \"/t/b.down\""),
+        Some(PathBuf::from("/t/b.down"))
+    );
+}
+
+#[test]
+fn direction_gives_its_discipline_the_values_from_the_buffer_link_and_traffic() {
+    let table = "rate = \"10Mbps\"\ndelay = \"20ms\"\nbuffer = \"30000B\"\nqdisc = \"fq_codel\"\nparams = { target = \"3ms\" }\nloss = 0.5";
+    let o = one(table, None);
+    let mut warnings = Vec::new();
+    let r = o.with(|x| direction(x, &mut warnings)).unwrap();
+    assert_eq!((r.name.as_str(), r.from, r.to, r.loss), ("l", 0, 1, 0.5));
+    assert_eq!(r.delay, SimDuration::from_millis(20));
+    // The byte buffer as FQ-CoDel's memory limit, the given target, mtu from the traffic.
+    assert_eq!(r.params.value("memory_limit"), Value::Bytes(30000));
+    assert_eq!(
+        r.params.value("target"),
+        Value::Duration(SimDuration::from_millis(3))
+    );
+    assert_eq!(r.params.value("mtu"), Value::Bytes(540));
+    assert!(warnings.is_empty());
+    // RED: the link's rate and delay.
+    let red = "rate = \"10Mbps\"\ndelay = \"20ms\"\nqdisc = \"red\"";
+    let o = one(red, None);
+    let r = o.with(|x| direction(x, &mut warnings)).unwrap();
+    assert_eq!(
+        r.params.value("bandwidth"),
+        Value::Rate(Bitrate::from_mbps(10))
+    );
+    assert_eq!(
+        r.params.value("delay"),
+        Value::Duration(SimDuration::from_millis(20))
+    );
+}
+
+fn with(kind: Kind, given: &[(&str, &str)], largest: u32) -> aqmlab_qdisc::Params {
+    let pairs: Vec<(String, String)> = given
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let mut p = aqmlab_qdisc::Params::new(kind.name(), kind.params(), &pairs).unwrap();
+    let parsed = aqmlab_qdisc::texts_parsed();
+    mtu_from_traffic(&mut p, largest).unwrap();
+    // A typed edit: nothing is parsed again.
+    assert_eq!(aqmlab_qdisc::texts_parsed(), parsed);
+    p
+}
+
+#[test]
+fn mtu_auto_is_the_largest_packet_before_the_discipline_is_built() {
+    let mtu = |p: &aqmlab_qdisc::Params| (p.raw_value("mtu").to_string(), p.value("mtu"));
+    let bytes = |n: u64| Value::Bytes(n);
+    // The default "auto": the largest packet, plus Linux's 14-byte Ethernet header.
+    assert_eq!(
+        mtu(&with(Kind::Codel, &[], 540)),
+        ("540B".into(), bytes(540))
+    );
+    assert_eq!(
+        mtu(&with(Kind::FqCodel, &[("variant", "linux")], 540)),
+        ("554B".into(), bytes(554))
+    );
+    assert_eq!(
+        mtu(&with(Kind::LstfCodel, &[("mtu", "auto")], 1040)),
+        ("1040B".into(), bytes(1040))
+    );
+    // Left alone: a fixed mtu, a direction no flow crosses, a discipline without the rule.
+    assert_eq!(
+        mtu(&with(Kind::Codel, &[("mtu", "1500B")], 540)),
+        ("1500B".into(), bytes(1500))
+    );
+    assert_eq!(
+        mtu(&with(Kind::Codel, &[], 0)),
+        ("auto".into(), Value::Word("auto"))
+    );
+    assert!(!with(Kind::Pie, &[], 540).has_param("mtu"));
+    // The value is one the discipline takes, and the same as had it been given as text.
+    let p = with(Kind::Codel, &[], 540);
+    let given = aqmlab_qdisc::Params::new(
+        "codel",
+        Kind::Codel.params(),
+        &[("mtu".to_string(), "540B".to_string())],
+    )
+    .unwrap();
+    assert_eq!(
+        aqmlab_qdisc::AnyConfig::from_params(&p).unwrap(),
+        aqmlab_qdisc::AnyConfig::from_params(&given).unwrap()
+    );
+    assert_eq!(p.resolved(), given.resolved());
+}
+/// `(name, key path, (from, to))` of each link direction read, with its delay in ms.
+fn dirs(t: &(DirCfgs, Vec<(u32, u32)>)) -> Vec<(String, String, (u32, u32), u64)> {
+    let delay = |d: &RawDirection| d.delay.as_ref().unwrap().get().as_nanos() / 1_000_000;
+    t.0.iter()
+        .zip(&t.1)
+        .map(|((n, d, p), e)| (n.clone(), p.clone(), *e, delay(d)))
+        .collect()
+}
+
+/// [`dumbbell_hosts`] of the `[dumbbell]` table `table` (its spans in `table`), given with
+/// nodes or links when `links_too`.
+fn hosts(table: &str, links_too: bool) -> Result<Topology, (Option<usize>, String, String)> {
+    let d: RawDumbbell = toml::from_str(table).unwrap();
+    let cx = ctx(table);
+    let h = Hosts {
+        cx: &cx,
+        links_too,
+        senders: &d.senders,
+        delays: [&d.sender_delay, &d.receiver_delay],
+        access: (&d.access_rate, &d.access_buffer),
+    };
+    dumbbell_hosts(&h).map_err(|e| (e.line, e.path, e.msg))
+}
+
+const DUMBBELL: &str = "access_rate = \"1Gbps\"\naccess_buffer = \"50p\"\nbottleneck = { delay = \"9ms\", params = { target = \"5ms\" } }\n";
+
+#[test]
+fn dumbbell_hosts_are_one_to_a_thousand_senders_with_their_access_links() {
+    let table = format!(
+        "{DUMBBELL}senders = 2\nsender_delay = \"1ms\"\nreceiver_delay = [\"2ms\", \"3ms\"]"
+    );
+    let (nodes, dir_cfgs, ends) = hosts(&table, false).unwrap();
+    assert_eq!(nodes, ["s1", "s2", "gw1", "gw2", "r1", "r2"]);
+    let s = |n: &str, p: &str, e: (u32, u32), ms: u64| (n.to_string(), p.to_string(), e, ms);
+    let (sd, rd) = ("dumbbell.sender_delay", "dumbbell.receiver_delay");
+    assert_eq!(
+        dirs(&(dir_cfgs.clone(), ends)),
+        vec![
+            s("s1.access", &format!("{sd}[0]"), (0, 2), 1),
+            s("s1.access.rev", &format!("{sd}[0]"), (2, 0), 1),
+            s("r1.access", &format!("{rd}[0]"), (3, 4), 2),
+            s("r1.access.rev", &format!("{rd}[0]"), (4, 3), 2),
+            s("s2.access", &format!("{sd}[1]"), (1, 2), 1),
+            s("s2.access.rev", &format!("{sd}[1]"), (2, 1), 1),
+            s("r2.access", &format!("{rd}[1]"), (3, 5), 3),
+            s("r2.access.rev", &format!("{rd}[1]"), (5, 3), 3),
+        ]
+    );
+    // The access rate and buffer; nothing of the bottleneck's.
+    let (_, a, _) = &dir_cfgs[0];
+    assert_eq!(a.rate.as_ref().unwrap().get().as_bps(), 1_000_000_000);
+    assert_eq!(*a.buffer.as_ref().unwrap().get(), units::Size::Packets(50));
+    assert!(a.params.is_none() && a.qdisc.is_none());
+    assert_eq!(
+        hosts(
+            &table
+                .replace("2\n", "1000\n")
+                .replace("[\"2ms\", \"3ms\"]", "\"1ms\""),
+            false
+        )
+        .unwrap()
+        .0
+        .len(),
+        2002
+    );
+}
+
+#[test]
+fn dumbbell_hosts_refuse_other_topologies_then_bad_counts_then_bad_delays() {
+    let at = |senders: &str, rd: &str, links_too| {
+        let table =
+            format!("{DUMBBELL}senders = {senders}\nsender_delay = \"1ms\"\nreceiver_delay = {rd}");
+        hosts(&table, links_too).map(|_| ())
+    };
+    let both = "give either [dumbbell] or nodes + [[links]], not both";
+    assert_eq!(at("0", "[\"1ms\"]", true), Err(e(None, "dumbbell", both)));
+    let msg = "expected 1 to 1000 senders, got 0";
+    assert_eq!(
+        at("0", "[\"1ms\"]", false),
+        Err(e(Some(4), "dumbbell.senders", msg))
+    );
+    let msg = "expected 1 to 1000 senders, got 1001";
+    assert_eq!(
+        at("1001", "\"1ms\"", false),
+        Err(e(Some(4), "dumbbell.senders", msg))
+    );
+    let msg = "expected one delay or a list of 2 (one per sender), got 3 values";
+    assert_eq!(
+        at("2", "[\"1ms\", \"1ms\", \"1ms\"]", false),
+        Err(e(Some(6), "dumbbell.receiver_delay", msg))
+    );
+}
+
+#[test]
+fn host_nodes_are_the_senders_the_gateways_and_the_receivers() {
+    assert_eq!(host_nodes(1), ["s1", "gw1", "gw2", "r1"]);
+    assert_eq!(
+        host_nodes(3),
+        ["s1", "s2", "s3", "gw1", "gw2", "r1", "r2", "r3"]
+    );
+}
+
+#[test]
+fn check_nodes_wants_one_to_4000_names_each_once() {
+    let check = |names: &[&str]| {
+        let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+        let cx = ctx("nodes = []\n");
+        check_nodes(&cx, &names, Some(0..10)).map_err(|e| (e.line, e.path, e.msg))
+    };
+    assert_eq!(check(&["a", "b"]), Ok(()));
+    let msg = "no topology: expected a [dumbbell] table, or nodes = [...] and [[links]]";
+    assert_eq!(check(&[]), Err(e(None, "", msg)));
+    let many: Vec<String> = (0..4001).map(|i| format!("n{i}")).collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    let msg = "expected at most 4000 nodes, got 4001";
+    assert_eq!(check(&many), Err(e(Some(1), "nodes", msg)));
+    assert_eq!(check(&many[..4000]), Ok(()));
+    let msg =
+        "expected a node name that is not empty or blank and has no control characters, got \" \"";
+    assert_eq!(check(&["a", " "]), Err(e(Some(1), "nodes[1]", msg)));
+    let msg = "expected a node name that is not empty or blank and has no control characters, got \"a\\nb\"";
+    assert_eq!(check(&["a\nb"]), Err(e(Some(1), "nodes[0]", msg)));
+    let msg = "node \"a\" is listed twice";
+    assert_eq!(check(&["a", "b", "a"]), Err(e(Some(1), "nodes[2]", msg)));
+}
+
+#[test]
+fn link_ends_are_two_named_nodes_and_a_new_name() {
+    let names: Vec<String> = ["a", "b", "c"].iter().map(|n| n.to_string()).collect();
+    let lookup = NodeLookup::new(&names);
+    let before: DirCfgs = vec![("x".into(), RawDirection::default(), "links[0]".into())];
+    let ends = |table: &str| {
+        let l: RawDirection = toml::from_str(table).unwrap();
+        let cx = ctx(table);
+        let keys = [&l.from, &l.to, &l.name];
+        link_ends(&LinkIn::new(&cx, &lookup, "links[1]", keys, &before))
+            .map_err(|e| (e.line, e.path, e.msg))
+    };
+    let link = |from: &str, to: &str, name: &str| {
+        format!("from = \"{from}\"\nto = \"{to}\"\nname = \"{name}\"")
+    };
+    assert_eq!(ends(&link("c", "a", "ca")), Ok((2, 0, "ca".to_string())));
+    // The keys' errors in order: from, to, name given; the nodes; the name.
+    let need = |k: &str| format!("a link needs {k} = ...");
+    assert_eq!(ends(""), Err(e(None, "links[1].from", &need("from"))));
+    assert_eq!(
+        ends("from = \"z\""),
+        Err(e(None, "links[1].to", &need("to")))
+    );
+    assert_eq!(
+        ends("from = \"z\"\nto = \"z\""),
+        Err(e(None, "links[1].name", &need("name")))
+    );
+    let msg = "expected one of the nodes (a, b, c), got \"z\"";
+    assert_eq!(
+        ends(&link("z", "z", "x")),
+        Err(e(Some(1), "links[1].from", msg))
+    );
+    assert_eq!(
+        ends(&link("a", "z", "x")),
+        Err(e(Some(2), "links[1].to", msg))
+    );
+    let msg = "a link must join two different nodes";
+    assert_eq!(
+        ends(&link("b", "b", "x")),
+        Err(e(Some(2), "links[1].to", msg))
+    );
+    let msg =
+        "a link name must be non-empty and not end in .rev (NAME.rev names its reverse direction)";
+    assert_eq!(
+        ends(&link("a", "b", "ab.rev")),
+        Err(e(Some(3), "links[1].name", msg))
+    );
+    assert_eq!(
+        ends(&link("a", "b", "")),
+        Err(e(Some(3), "links[1].name", msg))
+    );
+    let msg = "link name \"x\" is used twice";
+    assert_eq!(
+        ends(&link("a", "b", "x")),
+        Err(e(Some(3), "links[1].name", msg))
+    );
+}
+
+#[test]
+fn read_topology_takes_each_links_settings_as_the_file_gives_them() {
+    let read = |text: &str| {
+        let raw: RawScenario = toml::from_str(text).unwrap();
+        let cx = ctx(text);
+        read_topology(&cx, &raw).map_err(|e| (e.line, e.path, e.msg))
+    };
+    let params = |d: &RawDirection| d.params.as_ref().map(|p| p.get_ref().to_string());
+    let target = Some("target = \"5ms\"\n".to_string());
+    let text = format!("duration = \"1s\"\n[dumbbell]\nsenders = 1\nsender_delay = \"1ms\"\nreceiver_delay = \"1ms\"\n{DUMBBELL}");
+    let (nodes, dir_cfgs, ends) = read(&text).unwrap();
+    assert_eq!(nodes, ["s1", "gw1", "gw2", "r1"]);
+    let (name, b, path) = &dir_cfgs[4];
+    assert_eq!(
+        (name.as_str(), path.as_str()),
+        ("bottleneck", "dumbbell.bottleneck")
+    );
+    assert_eq!((params(b), ends[4]), (target.clone(), (1, 2)));
+    let (name, rev, path) = &dir_cfgs[5];
+    assert_eq!(
+        (name.as_str(), path.as_str()),
+        ("bottleneck.rev", "dumbbell.bottleneck.reverse")
+    );
+    assert_eq!((params(rev), ends[5]), (target.clone(), (2, 1)));
+    // Links: each link's direction and its reverse, in order.
+    let text = "duration = \"1s\"\nnodes = [\"a\", \"b\"]\n[[links]]\nname = \"l\"\nfrom = \"a\"\nto = \"b\"\ndelay = \"1ms\"\nparams = { target = \"5ms\" }\nreverse = { qdisc = \"pie\" }";
+    let (nodes, dir_cfgs, ends) = read(text).unwrap();
+    assert_eq!(nodes, ["a", "b"]);
+    let names: Vec<(&str, &str)> = dir_cfgs
+        .iter()
+        .map(|(n, _, p)| (n.as_str(), p.as_str()))
+        .collect();
+    assert_eq!(names, [("l", "links[0]"), ("l.rev", "links[0].reverse")]);
+    assert_eq!(ends, [(0, 1), (1, 0)]);
+    // A new discipline on the reverse starts from its own defaults.
+    assert_eq!(
+        (params(&dir_cfgs[0].1), params(&dir_cfgs[1].1)),
+        (target, None)
+    );
+    // The topology's errors: a dumbbell alone, then its keys; the nodes, then each link's.
+    let both = format!("{text}\n[dumbbell]\nsenders = 1\nsender_delay = \"1ms\"\nreceiver_delay = \"1ms\"\n{DUMBBELL}");
+    let msg = "give either [dumbbell] or nodes + [[links]], not both";
+    assert_eq!(read(&both).map(|_| ()), Err(e(None, "dumbbell", msg)));
+    let msg = "a link needs a delay, like delay = \"10ms\"";
+    assert_eq!(
+        read(&text.replace("delay = \"1ms\"\n", "")).map(|_| ()),
+        Err(e(None, "links[0].delay", msg))
+    );
+    let msg = "node \"a\" is listed twice";
+    assert_eq!(
+        read(
+            &text
+                .replace("\"a\", \"b\"", "\"a\", \"a\"")
+                .replace("delay = \"1ms\"\n", "")
+        )
+        .map(|_| ()),
+        Err(e(Some(2), "nodes[1]", msg))
+    );
+}
+
+/// `check_link_keys` on the direction table `table` at `links[0]` (a `[[links]]` entry
+/// when `is_link`, else a table whose ends are implied, like a dumbbell's bottleneck).
+fn link_keys(table: &str, is_link: bool) -> Result<(), ScenarioError> {
+    let d: RawDirection = toml::from_str(table).unwrap();
+    check_link_keys(&ctx(table), &d, "links[0]", is_link)
+}
+
+#[test]
+fn check_link_keys_wants_a_delay_and_no_endpoints_where_implied() {
+    let ends = "name = \"l\"\nfrom = \"a\"\nto = \"b\"\ndelay = \"5ms\"";
+    link_keys(ends, true).unwrap();
+    // Where the ends are implied, the first of name, from, to is refused, with its line.
+    let msg = "name is implied here: remove it";
+    assert_eq!(
+        err(link_keys(ends, false)),
+        e(Some(1), "links[0].name", msg)
+    );
+    let from = "delay = \"5ms\"\nfrom = \"a\"";
+    let msg = "from is implied here: remove it";
+    assert_eq!(
+        err(link_keys(from, false)),
+        e(Some(2), "links[0].from", msg)
+    );
+    link_keys("delay = \"5ms\"", false).unwrap();
+    let msg = "a link needs a delay, like delay = \"10ms\"";
+    assert_eq!(
+        err(link_keys("rate = \"1Mbps\"", true)),
+        e(None, "links[0].delay", msg)
+    );
+    // A reverse direction inherits the delay, never names its ends, has no reverse.
+    link_keys("delay = \"5ms\"\nreverse = { rate = \"1Mbps\" }", true).unwrap();
+    let rev_to = "delay = \"5ms\"\n[reverse]\nto = \"a\"";
+    let msg = "to is implied by the link: remove it";
+    assert_eq!(
+        err(link_keys(rev_to, true)),
+        e(Some(3), "links[0].reverse.to", msg)
+    );
+    let rev_rev =
+        "delay = \"5ms\"\n[reverse]\nrate = \"1Mbps\"\n[reverse.reverse]\nrate = \"2Mbps\"";
+    let msg = "a reverse direction has no reverse of its own";
+    assert_eq!(
+        err(link_keys(rev_rev, true)),
+        e(None, "links[0].reverse.reverse", msg)
+    );
+}
+
+#[test]
+fn refuse_endpoints_names_the_first_of_name_from_to() {
+    let refuse = |table: &str| {
+        let d: RawDirection = toml::from_str(table).unwrap();
+        refuse_endpoints(&ctx(table), &d, "p", "why")
+    };
+    refuse("delay = \"5ms\"\nrate = \"1Mbps\"").unwrap();
+    assert_eq!(
+        err(refuse("to = \"b\"\nfrom = \"a\"")),
+        e(Some(2), "p.from", "from is why: remove it")
+    );
+    assert_eq!(
+        err(refuse("to = \"b\"\nname = \"n\"")),
+        e(Some(2), "p.name", "name is why: remove it")
+    );
+    assert_eq!(
+        err(refuse("rate = \"1Mbps\"\nto = \"b\"")),
+        e(Some(2), "p.to", "to is why: remove it")
+    );
+}
+
+#[test]
+fn largest_per_link_is_the_largest_crossing_or_0() {
+    let c = |link, size| Crossing {
+        flow: 0,
+        link,
+        size,
+        what: "x".into(),
+    };
+    let crossings = [c(0, 540), c(2, 40), c(0, 1540), c(2, 1500), c(0, 60)];
+    assert_eq!(largest_per_link(&crossings, 4), [1540, 0, 1500, 0]);
+    assert_eq!(largest_per_link(&[], 2), [0, 0]);
+}
