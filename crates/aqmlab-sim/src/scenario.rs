@@ -289,7 +289,17 @@ struct Ctx<'a> {
     dir: PathBuf,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// The context of scenario `text`, read from `file` (as errors name it) in folder `dir`
+    /// (where the files it names are).
+    fn new(file: &str, text: &'a str, dir: &Path) -> Self {
+        Ctx {
+            file: file.to_string(),
+            text,
+            dir: dir.to_path_buf(),
+        }
+    }
+
     fn line_of(&self, span: std::ops::Range<usize>) -> usize {
         self.text[..span.start.min(self.text.len())]
             .matches('\n')

@@ -11,6 +11,7 @@
 //! does, in the same order.
 
 use super::disc_params::{disc_params, DirParams};
+use super::flows::PlannedFlow;
 use super::*;
 use crate::resolved::{FlowPlan, ResolvedDirection, ResolvedFlow};
 use crate::topology::Routes;
@@ -32,11 +33,7 @@ pub(super) fn resolve_expanded(
     default_name: &str,
     ov: &Overrides,
 ) -> Result<ResolvedScenario, ScenarioError> {
-    let cx = Ctx {
-        file: file.to_string(),
-        text,
-        dir: dir.to_path_buf(),
-    };
+    let cx = Ctx::new(file, text, dir);
     // The text read into the raw types, the values with units among them typed once
     // ([`super::raw_units`]); a discipline parameter's value stays a TOML value here.
     let mut raw: RawScenario = serde_path_to_error::deserialize(toml::Deserializer::new(text))
@@ -59,10 +56,7 @@ pub(super) fn resolve_expanded(
     )?;
     // The flows, resolved before the links: the largest packet each puts on each link direction
     // of its route gives CoDel's `mtu = "auto"` before the discipline is built.
-    let (planned, flows_random) = resolve_flows(&cx, &raw_flows, &nodes, duration, seed)?;
-    let routes = Routes::compute(nodes.len(), &ends);
-    let crossings = crossings(&cx, &raw_flows, &nodes, &planned, &routes, &ends)?;
-    let largest = largest_per_link(&crossings, dir_cfgs.len());
+    let on = flows_on_links(&cx, raw_flows, &nodes, &ends, duration, seed)?;
     // The link directions, each with its discipline's parameters checked and configured.
     let mut directions = Vec::with_capacity(dir_cfgs.len());
     for (i, ((name, d, path), dp)) in dir_cfgs.iter().zip(&disc).enumerate() {
@@ -73,24 +67,16 @@ pub(super) fn resolve_expanded(
             path,
             ends: ends[i],
             dp,
-            largest_packet: largest[i],
+            largest_packet: on.largest[i],
         };
         directions.push(direction(&x, &mut warnings)?);
     }
     // The file's parameters the --qdisc swaps dropped, in link order.
     let dropped_params = disc.into_iter().flat_map(|dp| dp.dropped).collect();
-    // Whether the seed matters: a discipline that draws, a lossy link, random jitter, random
-    // traffic or a random start. `aqmlab run` warns when nothing is random.
-    let mut random = links_random(&directions);
-    random |= jitter(&mut directions, &dir_cfgs);
-    random |= flows_random;
-    let flows: Vec<ResolvedFlow> = check_flows(&cx, planned, &nodes, &routes)?;
-    let limits = byte_limits(&dir_cfgs, &directions, ov);
-    check_buffers(&cx, &crossings, &limits, &dir_cfgs)?;
+    let random = jitter_and_randomness(&mut directions, &dir_cfgs, on.random);
+    let (flows, routes) = on.checked(&cx, &nodes, &dir_cfgs, &directions, ov)?;
     let output = output(&cx, raw.output.unwrap_or_default(), ov, &directions, &flows)?;
     let windows = windows(&cx, &raw.warmup, &raw.windows, duration)?;
-    // The raw flows are done with (the resolved file is written from the typed flows).
-    drop(raw_flows);
     Ok(ResolvedScenario {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
         description: raw.description.unwrap_or_default(),
@@ -108,6 +94,77 @@ pub(super) fn resolve_expanded(
         dropped_params,
         warnings,
     })
+}
+
+/// The flows on the topology, before the link directions are made ([`flows_on_links`]).
+struct FlowsOnLinks {
+    /// Each flow planned ([`resolve_flows`]).
+    planned: Vec<PlannedFlow>,
+    /// Whether any flow's traffic or start is random.
+    random: bool,
+    /// The routes between the nodes over the link directions' `ends`.
+    routes: Routes,
+    /// The largest packet each flow puts on each link direction of its route ([`crossings`]).
+    crossings: Vec<Crossing>,
+    /// The largest packet on each link direction, 0 where no flow crosses it
+    /// ([`largest_per_link`]).
+    largest: Vec<u32>,
+}
+
+/// The flows of the file (`raw_flows`, done with here: the resolved file is written from the
+/// typed flows) planned ([`resolve_flows`]), routed over the link directions' `ends`, and the
+/// packets they put on each direction.
+fn flows_on_links(
+    cx: &Ctx<'_>,
+    raw_flows: RawFlows,
+    nodes: &[String],
+    ends: &[(u32, u32)],
+    duration: SimDuration,
+    seed: u64,
+) -> Result<FlowsOnLinks, ScenarioError> {
+    let (planned, random) = resolve_flows(cx, &raw_flows, nodes, duration, seed)?;
+    let routes = Routes::compute(nodes.len(), ends);
+    let crossings = crossings(cx, &raw_flows, nodes, &planned, &routes, ends)?;
+    let largest = largest_per_link(&crossings, ends.len());
+    Ok(FlowsOnLinks {
+        planned,
+        random,
+        routes,
+        crossings,
+        largest,
+    })
+}
+
+impl FlowsOnLinks {
+    /// The flows checked on their routes ([`check_flows`]), then the link directions' byte
+    /// buffers ([`byte_limits`]) against the packets crossing them ([`check_buffers`]): the
+    /// flows, and the routes.
+    fn checked(
+        self,
+        cx: &Ctx<'_>,
+        nodes: &[String],
+        dir_cfgs: &[DirCfg],
+        directions: &[ResolvedDirection],
+        ov: &Overrides,
+    ) -> Result<(Vec<ResolvedFlow>, Routes), ScenarioError> {
+        let flows = check_flows(cx, self.planned, nodes, &self.routes)?;
+        let limits = byte_limits(dir_cfgs, directions, ov);
+        check_buffers(cx, &self.crossings, &limits, dir_cfgs)?;
+        Ok((flows, self.routes))
+    }
+}
+
+/// Each direction's `jitter` put into it ([`jitter`]), and whether the seed matters: a
+/// discipline that draws, a lossy link ([`links_random`]), random jitter, random traffic or a
+/// random start (`flows_random`). `aqmlab run` warns when nothing is random.
+fn jitter_and_randomness(
+    directions: &mut [ResolvedDirection],
+    dir_cfgs: &[DirCfg],
+    flows_random: bool,
+) -> bool {
+    let links = links_random(directions);
+    let jitter = jitter(directions, dir_cfgs);
+    links | jitter | flows_random
 }
 
 /// `e`, an error reading flow table `t` of the edited text (`flows[t].KEY`), said about the

@@ -690,3 +690,153 @@ fn first_stamp_names_the_first_flow_of_the_table() {
     assert_eq!(at("flows[x].rate", &stamps), "t.toml:3: flows[x].rate: bad");
     assert_eq!(at("flows", &stamps), "t.toml:3: flows: bad");
 }
+
+/// `TWO` resolved whole: the defaults (the name given by the caller, the seed 1 unless given),
+/// the file's values, and its one UDP flow routed over `l`.
+#[test]
+fn resolve_expanded_gives_the_defaults_the_values_and_the_routes() {
+    let r = resolve_expanded(
+        TWO,
+        &[],
+        "t.toml",
+        Path::new(""),
+        "two",
+        &Overrides::default(),
+    );
+    let r = r.unwrap();
+    assert_eq!((r.name.as_str(), r.description.as_str()), ("two", ""));
+    assert_eq!((r.duration, r.seed), (SimDuration::from_secs(10), 1));
+    assert_eq!(r.nodes, ["a", "b"]);
+    let names: Vec<&str> = r.directions.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["l", "l.rev"]);
+    assert_eq!(r.flows.len(), 1);
+    assert_eq!(r.routes.next_link(0, 1), Some(0));
+    assert_eq!(r.routes.next_link(1, 0), Some(1));
+    assert!(!r.random && !r.warmup);
+    assert!(r.dropped_params.is_empty() && r.warnings.is_empty());
+    // The command line's seed wins; a named scenario keeps its name.
+    let ov = Overrides {
+        seed: Some(7),
+        ..Default::default()
+    };
+    let text = format!("name = \"n\"\n{TWO}");
+    let r = resolve_expanded(&text, &[], "t.toml", Path::new(""), "two", &ov).unwrap();
+    assert_eq!((r.name.as_str(), r.seed), ("n", 7));
+    // An error names the file, the line and the key.
+    let text = TWO.replace("rate = \"1Mbps\"", "rate = \"fast\"");
+    let e = resolve_expanded(&text, &[], "t.toml", Path::new(""), "two", &ov).unwrap_err();
+    assert_eq!(
+        (e.file.as_str(), e.line, e.path.as_str()),
+        ("t.toml", Some(14), "flows[0].rate")
+    );
+}
+
+/// The flows of `text` on its topology, as [`resolve_expanded`] gives them to the directions.
+fn on_links(text: &str) -> Result<FlowsOnLinks, ScenarioError> {
+    let c = cx(text);
+    let mut raw = parse(&c).unwrap();
+    let raw_flows = RawFlows::new(std::mem::take(&mut raw.flows), &[]);
+    let (nodes, _, ends) = read_topology(&c, &raw).unwrap();
+    flows_on_links(&c, raw_flows, &nodes, &ends, SimDuration::from_secs(10), 1)
+}
+
+#[test]
+fn flows_on_links_route_the_flows_and_take_the_largest_packet_per_direction() {
+    let on = on_links(TWO).unwrap();
+    assert_eq!(on.planned.len(), 1);
+    assert!(!on.random);
+    assert_eq!(on.routes.next_link(0, 1), Some(0));
+    let crossed: Vec<(usize, usize, u32)> = on
+        .crossings
+        .iter()
+        .map(|c| (c.flow, c.link, c.size))
+        .collect();
+    // The UDP flow's 1500-byte datagrams on `l`; nothing comes back on `l.rev`.
+    assert_eq!(crossed, [(0, 0, 1500)]);
+    assert_eq!(on.largest, [1500, 0]);
+    // A TCP flow of 1000-byte segments puts its ACKs on `l.rev`: the largest on `l` stays the
+    // UDP flow's.
+    let tcp = "[[flows]]\nkind = \"tcp\"\nfrom = \"a\"\nto = \"b\"\nmss = 960\n";
+    let on = on_links(&format!("{TWO}{tcp}")).unwrap();
+    let crossed: Vec<(usize, usize, u32)> = on
+        .crossings
+        .iter()
+        .map(|c| (c.flow, c.link, c.size))
+        .collect();
+    assert_eq!(crossed, [(0, 0, 1500), (1, 0, 1000), (1, 1, 40)]);
+    assert_eq!(on.largest, [1500, 40]);
+    // A random start makes the flows random.
+    let text = TWO.replace(
+        "rate = \"1Mbps\"",
+        "rate = \"1Mbps\"\nstart = \"uniform(0s, 1s)\"",
+    );
+    assert!(on_links(&text).unwrap().random);
+    // An error of the flows is the flows'.
+    let text = TWO.replace("to = \"b\"\nrate = \"1M", "to = \"c\"\nrate = \"1M");
+    let (line, path, msg) = err_of(on_links(&text));
+    assert_eq!((line, path.as_str()), (Some(13), "flows[0].to"));
+    assert_eq!(msg, "expected one of the nodes (a, b), got \"c\"");
+}
+
+#[test]
+fn checked_flows_keep_the_routes_and_refuse_a_buffer_below_a_packet() {
+    let directions_of = |text: &str| {
+        let c = cx(text);
+        let raw = parse(&c).unwrap();
+        let (nodes, cfgs, ends, disc) = topology(&c, &raw, &Overrides::default()).unwrap();
+        let d = directions(&c, &cfgs, &disc, &ends, &[1500, 0], &mut Vec::new()).unwrap();
+        (nodes, cfgs, d)
+    };
+    let (nodes, cfgs, d) = directions_of(TWO);
+    let ov = Overrides::default();
+    let (flows, routes) = on_links(TWO)
+        .unwrap()
+        .checked(&cx(TWO), &nodes, &cfgs, &d, &ov)
+        .unwrap();
+    assert_eq!(flows.len(), 1);
+    assert_eq!(routes.next_link(0, 1), Some(0));
+    let small = TWO.replace("\"3000B\"", "\"1499B\"");
+    let (nodes, cfgs, d) = directions_of(&small);
+    let r = on_links(&small)
+        .unwrap()
+        .checked(&cx(&small), &nodes, &cfgs, &d, &ov);
+    assert_eq!(
+        err_of(r),
+        (
+            Some(9),
+            "links[0].buffer".into(),
+            "a buffer of 1499B cannot hold one 1500-byte packet of flows[0] (its datagrams) \
+             through link l: expected at least 1500B"
+                .into()
+        )
+    );
+}
+
+#[test]
+fn jitter_goes_into_the_directions_and_any_random_part_makes_the_run_random() {
+    let random_of = |text: &str, flows_random: bool| {
+        let c = cx(text);
+        let raw = parse(&c).unwrap();
+        let (_, cfgs, ends, disc) = topology(&c, &raw, &Overrides::default()).unwrap();
+        let mut d = directions(&c, &cfgs, &disc, &ends, &[0, 0], &mut Vec::new()).unwrap();
+        let random = jitter_and_randomness(&mut d, &cfgs, flows_random);
+        (random, d[0].jitter.as_ref().map(|j| j.0.clone()))
+    };
+    assert_eq!(random_of(TWO, false), (false, None));
+    assert_eq!(random_of(TWO, true), (true, None));
+    let fixed = two_with("jitter = \"1ms\"", true);
+    assert_eq!(random_of(&fixed, false), (false, Some("1ms".into())));
+    let drawn = two_with("jitter = \"uniform(0ms, 1ms)\"", true);
+    assert_eq!(
+        random_of(&drawn, false),
+        (true, Some("uniform(0ms, 1ms)".into()))
+    );
+    assert_eq!(
+        random_of(&two_with("loss = 0.01", true), false),
+        (true, None)
+    );
+    assert_eq!(
+        random_of(&two_with("qdisc = \"red\"", true), false),
+        (true, None)
+    );
+}
