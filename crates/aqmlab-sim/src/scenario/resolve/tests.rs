@@ -671,6 +671,93 @@ fn windows_start_with_the_warm_ups_and_stay_within_the_run() {
 }
 
 #[test]
+fn the_warm_up_window_runs_from_its_end_to_the_runs_and_is_shorter_than_the_run() {
+    use crate::windows::WindowSpec;
+    let text = two_with("warmup = \"2s\"", false);
+    let c = cx(&text);
+    let raw = parse(&c).unwrap();
+    let w = raw.warmup.as_ref().unwrap();
+    assert_eq!(
+        warmup_window(&c, w, SimDuration::from_secs(10)).unwrap(),
+        WindowSpec {
+            name: "after_warmup".into(),
+            from: SimTime::from_secs(2),
+            to: SimTime::from_secs(10),
+        }
+    );
+    // Just shorter passes; the run's length is refused.
+    let short = warmup_window(&c, w, SimDuration::from_nanos(2_000_000_001)).unwrap();
+    assert_eq!(short.to, SimTime::from_nanos(2_000_000_001));
+    assert_eq!(
+        err_of(warmup_window(&c, w, SimDuration::from_secs(2))),
+        (
+            Some(3),
+            "warmup".into(),
+            "expected a warm-up shorter than the duration (2s), got \"2s\"".into()
+        )
+    );
+}
+
+#[test]
+fn a_window_has_a_new_printable_name_and_ends_after_it_starts_within_the_run() {
+    use crate::windows::WindowSpec;
+    let one = |name: &str, from: &str, to: &str, before: &[WindowSpec]| {
+        let text = format!("{TWO}[[windows]]\nname = {name:?}\nfrom = {from:?}\nto = {to:?}\n");
+        let c = cx(&text);
+        let raw = parse(&c).unwrap();
+        window(
+            &c,
+            "windows[3]",
+            &raw.windows[0],
+            before,
+            SimDuration::from_secs(10),
+        )
+    };
+    let spec = |name: &str, from, to| WindowSpec {
+        name: name.into(),
+        from: SimTime::from_secs(from),
+        to: SimTime::from_secs(to),
+    };
+    assert_eq!(one("w", "1s", "10s", &[]).unwrap(), spec("w", 1, 10));
+    let taken = [spec("after_warmup", 2, 10), spec("v", 0, 1)];
+    assert_eq!(one("w", "0s", "1s", &taken).unwrap(), spec("w", 0, 1));
+    let printable = "expected a non-empty name without control characters";
+    assert_eq!(
+        err_of(one("", "1s", "2s", &[])),
+        (Some(16), "windows[3].name".into(), printable.into())
+    );
+    assert_eq!(err_of(one("a\tb", "1s", "2s", &[])).2, printable);
+    assert_eq!(
+        err_of(one("v", "1s", "2s", &taken)),
+        (
+            Some(16),
+            "windows[3].name".into(),
+            "window name \"v\" is used twice: expected a unique name".into()
+        )
+    );
+    assert_eq!(
+        err_of(one("after_warmup", "1s", "2s", &taken)).2,
+        "window name \"after_warmup\" names the window `warmup` makes: expected a unique name"
+    );
+    assert_eq!(
+        err_of(one("w", "2s", "2s", &[])),
+        (
+            Some(18),
+            "windows[3].to".into(),
+            "expected the window to end after it starts (\"2s\"), got \"2s\"".into()
+        )
+    );
+    assert_eq!(
+        err_of(one("w", "2s", "10001ms", &[])),
+        (
+            Some(18),
+            "windows[3].to".into(),
+            "expected a window within the run (duration 10s), got \"10001ms\"".into()
+        )
+    );
+}
+
+#[test]
 fn first_stamp_names_the_first_flow_of_the_table() {
     let at = |path: &str, stamps: &[Option<usize>]| {
         let e = ScenarioError {
