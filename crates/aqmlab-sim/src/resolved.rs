@@ -20,7 +20,7 @@ use crate::rate::LinkRate;
 use crate::topology::{LinkConfig, Routes};
 use crate::windows::WindowSpec;
 use crate::world::{
-    Arrivals, BuildError, IdleDist, OnOff, Sim, SizeDist, TcpApp, TcpSpec, UdpSpec,
+    Arrivals, BuildError, IdleDist, OnOff, Sim, SizeDist, TcpApp, TcpSpec, UdpSpec, VideoSpec,
 };
 use aqmlab_core::{Ecn, SimDuration, SimTime};
 use aqmlab_qdisc::{AnyConfig, Params, UniformSource, Written};
@@ -162,21 +162,7 @@ impl ResolvedScenario {
     /// typed configurations), jitters, flows, packet logs and traces. Fails only on a
     /// `ResolvedScenario` not made by the resolver (one it would have refused).
     pub fn build_sim(&self) -> Result<Sim, BuildError> {
-        for d in &self.directions {
-            for n in [d.from, d.to] {
-                if n as usize >= self.nodes.len() {
-                    return Err(BuildError::NoSuchNode {
-                        link: d.name.clone(),
-                        node: n,
-                    });
-                }
-            }
-        }
-        if self.bin == SimDuration::ZERO {
-            return Err(BuildError::Invalid(
-                "the time-series bin must be > 0".into(),
-            ));
-        }
+        self.check_ends_and_bin()?;
         let links = self
             .directions
             .iter()
@@ -231,6 +217,27 @@ impl ResolvedScenario {
             sim.measure_owd(from);
         }
         Ok(sim)
+    }
+
+    /// Refuses a link direction whose end is not one of the nodes, and a time-series bin of 0
+    /// (which the resolver never makes).
+    fn check_ends_and_bin(&self) -> Result<(), BuildError> {
+        for d in &self.directions {
+            for n in [d.from, d.to] {
+                if n as usize >= self.nodes.len() {
+                    return Err(BuildError::NoSuchNode {
+                        link: d.name.clone(),
+                        node: n,
+                    });
+                }
+            }
+        }
+        if self.bin == SimDuration::ZERO {
+            return Err(BuildError::Invalid(
+                "the time-series bin must be > 0".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// The resolved scenario file (`scenario.resolved.toml`): this scenario, every value
@@ -434,16 +441,7 @@ fn app_keys(tb: &mut Table, app: &TcpApp) {
             restart_after_idle,
         } => {
             size_keys(tb, size);
-            let (idle, dist) = match *idle {
-                IdleDist::Constant(d) => (value(d.to_string()), "constant"),
-                IdleDist::Uniform { lo, hi } => {
-                    let a: Array = [lo.to_string(), hi.to_string()].into_iter().collect();
-                    (value(a), "uniform")
-                }
-                IdleDist::Exponential { mean } => (value(mean.to_string()), "exponential"),
-            };
-            tb.insert("idle", idle);
-            tb.insert("idle_dist", value(dist));
+            idle_keys(tb, idle);
             tb.insert("reuse", value(*reuse));
             // Only a reused connection takes idle_restart (the loader refuses it otherwise).
             if *reuse {
@@ -474,15 +472,34 @@ fn app_keys(tb: &mut Table, app: &TcpApp) {
             size_keys(tb, size);
             tb.insert("request_size", bytes(*request_bytes));
         }
-        TcpApp::Video(v) => {
-            let ladder: Array = v.ladder.iter().map(|r| r.to_string()).collect();
-            tb.insert("ladder", value(ladder));
-            tb.insert("segment", value(v.segment.to_string()));
-            tb.insert("playout_buffer", value(v.buffer.to_string()));
-            tb.insert("safety", value(v.safety));
-            tb.insert("request_size", bytes(v.request_bytes));
-        }
+        TcpApp::Video(v) => video_keys(tb, v),
     }
+}
+
+/// A repeated transfer's `idle` time between transfers and its `idle_dist`: a time (constant
+/// or the mean of an exponential), or a uniform's `[lo, hi]`.
+fn idle_keys(tb: &mut Table, idle: &IdleDist) {
+    let (idle, dist) = match *idle {
+        IdleDist::Constant(d) => (value(d.to_string()), "constant"),
+        IdleDist::Uniform { lo, hi } => {
+            let a: Array = [lo.to_string(), hi.to_string()].into_iter().collect();
+            (value(a), "uniform")
+        }
+        IdleDist::Exponential { mean } => (value(mean.to_string()), "exponential"),
+    };
+    tb.insert("idle", idle);
+    tb.insert("idle_dist", value(dist));
+}
+
+/// A video client's keys: its bitrate ladder, segment length, playout buffer, safety factor
+/// and request size.
+fn video_keys(tb: &mut Table, v: &VideoSpec) {
+    let ladder: Array = v.ladder.iter().map(|r| r.to_string()).collect();
+    tb.insert("ladder", value(ladder));
+    tb.insert("segment", value(v.segment.to_string()));
+    tb.insert("playout_buffer", value(v.buffer.to_string()));
+    tb.insert("safety", value(v.safety));
+    tb.insert("request_size", bytes(v.request_bytes));
 }
 
 /// The sender's keys, and those of its congestion control only (the loader refuses another
@@ -563,6 +580,36 @@ fn names(v: &[String]) -> Array {
 /// followed by its reverse).
 fn resolved_toml(r: &ResolvedScenario) -> String {
     let mut doc = DocumentMut::new();
+    let windows = scenario_keys(&mut doc, r);
+    doc.insert("links", Item::ArrayOfTables(links_tables(r)));
+    let mut text = doc.to_string();
+
+    // The flows one table at a time, each written as the whole document would write it (a
+    // table after the document's start has a blank line before its header): a document of
+    // every flow's table took 2.3 kB per flow at once (issue 24).
+    let mut one = DocumentMut::new();
+    for f in &r.flows {
+        let mut flows = ArrayOfTables::new();
+        flows.push(flow_table(f, &r.nodes));
+        one.insert("flows", Item::ArrayOfTables(flows));
+        text.push('\n');
+        text.push_str(&one.to_string());
+    }
+
+    let mut doc = DocumentMut::new();
+    if !windows.is_empty() {
+        doc.insert("windows", Item::ArrayOfTables(windows_tables(windows)));
+    }
+    doc.insert("output", Item::Table(output_table(&r.output)));
+    text.push('\n');
+    text.push_str(&doc.to_string());
+    text
+}
+
+/// The scenario's own keys (`name`, `description`, `duration`, `seed`, `bin`, `warmup`,
+/// `nodes`) put into `doc`; the windows other than the warm-up's, which the file writes as
+/// `[[windows]]`.
+fn scenario_keys<'a>(doc: &mut DocumentMut, r: &'a ResolvedScenario) -> &'a [WindowSpec] {
     doc.insert("name", value(r.name.as_str()));
     if !r.description.is_empty() {
         doc.insert("description", value(r.description.as_str()));
@@ -581,7 +628,12 @@ fn resolved_toml(r: &ResolvedScenario) -> String {
         windows = &windows[1..];
     }
     doc.insert("nodes", value(names(&r.nodes)));
+    windows
+}
 
+/// The `[[links]]` of `r`: each pair of directions (forward, reverse) one link, the reverse
+/// as its `reverse` table.
+fn links_tables(r: &ResolvedScenario) -> ArrayOfTables {
     let mut links = ArrayOfTables::new();
     let mut it = r.directions.iter();
     while let (Some(fwd), Some(rev)) = (it.next(), it.next()) {
@@ -595,44 +647,31 @@ fn resolved_toml(r: &ResolvedScenario) -> String {
         tb.insert("reverse", Item::Table(direction_table(rev)));
         links.push(tb);
     }
-    doc.insert("links", Item::ArrayOfTables(links));
-    let mut text = doc.to_string();
+    links
+}
 
-    // The flows one table at a time, each written as the whole document would write it (a
-    // table after the document's start has a blank line before its header): a document of
-    // every flow's table took 2.3 kB per flow at once (issue 24).
-    let mut one = DocumentMut::new();
-    for f in &r.flows {
-        let mut flows = ArrayOfTables::new();
-        flows.push(flow_table(f, &r.nodes));
-        one.insert("flows", Item::ArrayOfTables(flows));
-        text.push('\n');
-        text.push_str(&one.to_string());
+/// The `[[windows]]`: each window's name, start and end.
+fn windows_tables(windows: &[WindowSpec]) -> ArrayOfTables {
+    let mut ws = ArrayOfTables::new();
+    for w in windows {
+        let mut tb = Table::new();
+        tb.insert("name", value(w.name.as_str()));
+        tb.insert("from", value(t(w.from)));
+        tb.insert("to", value(t(w.to)));
+        ws.push(tb);
     }
+    ws
+}
 
-    let mut doc = DocumentMut::new();
-    if !windows.is_empty() {
-        let mut ws = ArrayOfTables::new();
-        for w in windows {
-            let mut tb = Table::new();
-            tb.insert("name", value(w.name.as_str()));
-            tb.insert("from", value(t(w.from)));
-            tb.insert("to", value(t(w.to)));
-            ws.push(tb);
-        }
-        doc.insert("windows", Item::ArrayOfTables(ws));
-    }
-
+/// The `[output]` table: the format, the logged and traced link directions, the traced flows
+/// (each `{ flow, every }`) and `owd_distribution` when on.
+fn output_table(o: &ResolvedOutput) -> Table {
     let mut output = Table::new();
-    output.insert(
-        "format",
-        value(if r.output.csv { "csv" } else { "parquet" }),
-    );
-    output.insert("packet_log", value(names(&r.output.packet_log)));
-    output.insert("trace", value(names(&r.output.trace)));
-    if !r.output.trace_flows.is_empty() {
-        let entries: Array = r
-            .output
+    output.insert("format", value(if o.csv { "csv" } else { "parquet" }));
+    output.insert("packet_log", value(names(&o.packet_log)));
+    output.insert("trace", value(names(&o.trace)));
+    if !o.trace_flows.is_empty() {
+        let entries: Array = o
             .trace_flows
             .iter()
             .map(|&(flow, every)| {
@@ -644,13 +683,10 @@ fn resolved_toml(r: &ResolvedScenario) -> String {
             .collect();
         output.insert("trace_flows", value(entries));
     }
-    if r.output.owd_distribution {
+    if o.owd_distribution {
         output.insert("owd_distribution", value(true));
     }
-    doc.insert("output", Item::Table(output));
-    text.push('\n');
-    text.push_str(&doc.to_string());
-    text
+    output
 }
 
 #[cfg(test)]
@@ -775,6 +811,173 @@ packet_log = ["bc", "ab", "bc"]
         assert!(
             e.contains("flows[1]") && e.contains("no route from a to d"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn a_built_scenario_has_its_links_ends_among_the_nodes_and_a_bin() {
+        let r = resolve(TEXT, &[]).unwrap();
+        assert!(r.check_ends_and_bin().is_ok());
+        let mut bad = r.clone();
+        bad.directions[3].to = 3;
+        assert_eq!(
+            bad.check_ends_and_bin().unwrap_err().to_string(),
+            "link bc.rev: node index 3 does not exist"
+        );
+        assert!(bad.build_sim().is_err());
+        let mut bad = r.clone();
+        bad.directions[0].from = 7;
+        assert_eq!(
+            bad.check_ends_and_bin().unwrap_err().to_string(),
+            "link ab: node index 7 does not exist"
+        );
+        let mut bad = r;
+        bad.bin = SimDuration::ZERO;
+        assert_eq!(
+            bad.check_ends_and_bin().unwrap_err().to_string(),
+            "the time-series bin must be > 0"
+        );
+    }
+
+    #[test]
+    fn a_repeated_transfers_idle_time_is_written_with_its_distribution() {
+        let keys = |idle: IdleDist| {
+            let mut tb = Table::new();
+            idle_keys(&mut tb, &idle);
+            tb.to_string()
+        };
+        let ms = SimDuration::from_millis;
+        assert_eq!(
+            keys(IdleDist::Constant(ms(20))),
+            "idle = \"20ms\"\nidle_dist = \"constant\"\n"
+        );
+        assert_eq!(
+            keys(IdleDist::Uniform {
+                lo: ms(1),
+                hi: ms(1500)
+            }),
+            "idle = [\"1ms\", \"1500ms\"]\nidle_dist = \"uniform\"\n"
+        );
+        assert_eq!(
+            keys(IdleDist::Exponential { mean: ms(250) }),
+            "idle = \"250ms\"\nidle_dist = \"exponential\"\n"
+        );
+    }
+
+    #[test]
+    fn a_video_clients_keys_are_its_ladder_segment_buffer_safety_and_request() {
+        let v = VideoSpec {
+            segment: SimDuration::from_secs(2),
+            ladder: vec![
+                aqmlab_core::Bitrate::from_bps(500_000),
+                aqmlab_core::Bitrate::from_bps(3_000_000),
+            ],
+            buffer: SimDuration::from_secs(30),
+            safety: 0.75,
+            request_bytes: 300,
+        };
+        let mut tb = Table::new();
+        video_keys(&mut tb, &v);
+        assert_eq!(
+            tb.to_string(),
+            "ladder = [\"500kbps\", \"3Mbps\"]\nsegment = \"2s\"\nplayout_buffer = \"30s\"\n\
+             safety = 0.75\nrequest_size = \"300B\"\n"
+        );
+        // app_keys writes the application's name first, then its keys.
+        let mut tb = Table::new();
+        app_keys(&mut tb, &TcpApp::Video(v));
+        assert_eq!(tb.to_string().lines().next(), Some("app = \"video\""));
+        assert_eq!(tb.len(), 6);
+        let mut tb = Table::new();
+        app_keys(&mut tb, &TcpApp::Finite { bytes: 5000 });
+        assert_eq!(tb.to_string(), "app = \"finite\"\nbytes = \"5000B\"\n");
+        let mut tb = Table::new();
+        app_keys(
+            &mut tb,
+            &TcpApp::Repeat {
+                size: SizeDist::Constant { bytes: 1000 },
+                idle: IdleDist::Constant(SimDuration::from_millis(5)),
+                reuse: false,
+                restart_after_idle: true,
+            },
+        );
+        // No idle_restart without reuse (the loader refuses it there).
+        assert_eq!(
+            tb.to_string(),
+            "app = \"repeat\"\nsize_dist = \"constant\"\nsize_mean = \"1000B\"\nidle = \"5ms\"\n\
+             idle_dist = \"constant\"\nreuse = false\n"
+        );
+    }
+
+    #[test]
+    fn the_resolved_file_is_the_scenario_keys_the_links_the_flows_the_windows_and_the_output() {
+        let text = format!("warmup = \"1s\"\nseed = \"18446744073709551615\"\n{TEXT}");
+        let text = text.replace(
+            "[output]",
+            "[[windows]]\nname = \"w\"\nfrom = \"1.5s\"\nto = \"2s\"\n\n[output]",
+        );
+        let mut r = resolve(&text, &[]).unwrap();
+        r.description = "d".into();
+        let mut doc = DocumentMut::new();
+        let windows = scenario_keys(&mut doc, &r);
+        assert_eq!(
+            doc.to_string(),
+            "name = \"t\"\ndescription = \"d\"\nduration = \"2s\"\nseed = \"18446744073709551615\"\n\
+             bin = \"100ms\"\nwarmup = \"1s\"\nnodes = [\"a\", \"b\", \"c\"]\n"
+        );
+        // The warm-up's window is the `warmup` key, not a [[windows]].
+        assert_eq!(
+            windows_tables(windows).to_string(),
+            "[{ name = \"w\", from = \"1500ms\", to = \"2s\" }]"
+        );
+        let links = links_tables(&r);
+        assert_eq!(links.len(), 2);
+        let ab = links.get(0).unwrap().to_string();
+        assert!(
+            ab.starts_with("name = \"ab\"\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\n"),
+            "{ab}"
+        );
+        // The reverse direction is the link's `reverse` table, with the same settings here.
+        let rev = &links.get(0).unwrap()["reverse"];
+        assert_eq!(rev["rate"].as_str(), Some("10Mbps"));
+        assert_eq!(rev["qdisc"].as_str(), Some("codel"));
+        assert!(rev.get("name").is_none() && rev.get("from").is_none());
+        let bc = links.get(1).unwrap().to_string();
+        assert!(
+            bc.starts_with("name = \"bc\"\nfrom = \"b\"\nto = \"c\"\n"),
+            "{bc}"
+        );
+        // The whole file: these parts, in this order, and the flows between them.
+        let whole = resolved_toml(&r);
+        let head = doc.to_string();
+        assert!(whole.starts_with(&head), "{whole}");
+        let at = |part: &str| whole.find(part).unwrap();
+        assert!(at("[[links]]") < at("[[flows]]"));
+        assert!(at("[[flows]]") < at("[[windows]]"));
+        assert!(at("[[windows]]") < at("[output]"));
+        assert_eq!(whole, r.to_toml());
+    }
+
+    #[test]
+    fn the_output_table_writes_the_traced_flows_and_the_delay_distribution_only_when_asked() {
+        let mut o = ResolvedOutput {
+            csv: false,
+            packet_log: vec!["ab".into()],
+            trace: vec![],
+            trace_flows: vec![],
+            owd_distribution: false,
+        };
+        assert_eq!(
+            output_table(&o).to_string(),
+            "format = \"parquet\"\npacket_log = [\"ab\"]\ntrace = []\n"
+        );
+        o.csv = true;
+        o.trace_flows = vec![(2, SimDuration::from_millis(10))];
+        o.owd_distribution = true;
+        assert_eq!(
+            output_table(&o).to_string(),
+            "format = \"csv\"\npacket_log = [\"ab\"]\ntrace = []\n\
+             trace_flows = [{ flow = 2, every = \"10ms\" }]\nowd_distribution = true\n"
         );
     }
 }
