@@ -5,7 +5,7 @@
 use super::raw_units::{AtSpan, Bytes, FlowTime, Idle, IdleValue};
 use super::{Ctx, RawFlow, ScenarioError};
 use crate::world::{Arrivals, IdleDist, OnOff, SizeDist, TcpApp, VideoSpec};
-use aqmlab_core::SimDuration;
+use aqmlab_core::{Bitrate, SimDuration};
 use toml::Spanned;
 
 /// Size of a web request when the scenario gives no `request_size`. An HTTP request is a GET line
@@ -438,37 +438,12 @@ fn size_dist(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<SizeDist, ScenarioErr
     Ok(match dist {
         "pareto" => {
             not_for("size_sigma", f.size_sigma.as_ref().map(|x| x.span()))?;
-            let shape = f.size_shape.as_ref().map(|x| *x.get_ref()).unwrap_or(1.2);
-            if shape <= 1.0 || !shape.is_finite() {
-                return Err(cx.err(
-                    f.size_shape.as_ref().map(|x| x.span()),
-                    format!("{p}.size_shape"),
-                    format!("expected a Pareto shape > 1 (finite mean), got {shape}"),
-                ));
-            }
+            let shape = pareto_shape(cx, f, p)?;
             SizeDist::Pareto { mean, shape }
         }
         "lognormal" => {
             not_for("size_shape", f.size_shape.as_ref().map(|x| x.span()))?;
-            let sigma = f.size_sigma.as_ref().map(|x| *x.get_ref()).unwrap_or(1.0);
-            let max = crate::world::max_lognormal_sigma(mean);
-            if !(sigma >= 0.0 && sigma <= max) {
-                let why = if max < crate::world::MAX_LOGNORMAL_SIGMA {
-                    format!(
-                        "√(2·ln size_mean) for size_mean = {mean} bytes: above it most sizes would be under 1 byte and clamped to 1, so the mean would not be kept"
-                    )
-                } else {
-                    "above 3 a run's transfers would not show the mean: their spread, √(exp(σ²) − 1), is 90 times the mean at σ = 3".to_string()
-                };
-                return Err(cx.err(
-                    f.size_sigma.as_ref().map(|x| x.span()),
-                    format!("{p}.size_sigma"),
-                    format!(
-                        "expected sigma from 0 to {} ({why}), got {sigma}",
-                        (max * 1000.0).floor() / 1000.0
-                    ),
-                ));
-            }
+            let sigma = lognormal_sigma(cx, f, p, mean)?;
             SizeDist::Lognormal { mean, sigma }
         }
         "constant" => {
@@ -484,6 +459,45 @@ fn size_dist(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<SizeDist, ScenarioErr
             ))
         }
     })
+}
+
+/// `size_shape` of a Pareto size (default 1.2): above 1, so that the mean is finite.
+fn pareto_shape(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<f64, ScenarioError> {
+    let shape = f.size_shape.as_ref().map(|x| *x.get_ref()).unwrap_or(1.2);
+    if shape <= 1.0 || !shape.is_finite() {
+        return Err(cx.err(
+            f.size_shape.as_ref().map(|x| x.span()),
+            format!("{p}.size_shape"),
+            format!("expected a Pareto shape > 1 (finite mean), got {shape}"),
+        ));
+    }
+    Ok(shape)
+}
+
+/// `size_sigma` of a lognormal size of mean `mean` bytes (default 1): from 0 to
+/// [`crate::world::max_lognormal_sigma`] of the mean, which keeps the mean (most sizes not
+/// clamped to 1 byte) and a spread a run shows (at most 3).
+fn lognormal_sigma(cx: &Ctx<'_>, f: &RawFlow, p: &str, mean: f64) -> Result<f64, ScenarioError> {
+    let sigma = f.size_sigma.as_ref().map(|x| *x.get_ref()).unwrap_or(1.0);
+    let max = crate::world::max_lognormal_sigma(mean);
+    if !(sigma >= 0.0 && sigma <= max) {
+        let why = if max < crate::world::MAX_LOGNORMAL_SIGMA {
+            format!(
+                "√(2·ln size_mean) for size_mean = {mean} bytes: above it most sizes would be under 1 byte and clamped to 1, so the mean would not be kept"
+            )
+        } else {
+            "above 3 a run's transfers would not show the mean: their spread, √(exp(σ²) − 1), is 90 times the mean at σ = 3".to_string()
+        };
+        return Err(cx.err(
+            f.size_sigma.as_ref().map(|x| x.span()),
+            format!("{p}.size_sigma"),
+            format!(
+                "expected sigma from 0 to {} ({why}), got {sigma}",
+                (max * 1000.0).floor() / 1000.0
+            ),
+        ));
+    }
+    Ok(sigma)
 }
 
 /// `app = "web"`: `conns_per_s` or `interval`, the response `size_*`, `request_size`.
@@ -631,32 +645,7 @@ fn page(
 /// `app = "video"`: `ladder` (required), `segment` (default 2 s), `playout_buffer` (default
 /// 20 s), `safety` (default 0.9), `request_size`.
 fn video(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> {
-    let ladder_v = f.ladder.as_ref().ok_or_else(|| {
-        cx.err(
-            f.app.as_ref().map(|a| a.span()),
-            format!("{p}.ladder"),
-            "a video needs its bitrate ladder, like ladder = [\"1Mbps\", \"2.5Mbps\", \"5Mbps\"]",
-        )
-    })?;
-    let mut ladder = Vec::with_capacity(ladder_v.get_ref().len());
-    for (i, r) in ladder_v.get_ref().iter().enumerate() {
-        let rate = r.checked(cx, &format!("{p}.ladder[{i}]"))?;
-        if rate.as_bps() == 0 || ladder.last().is_some_and(|&prev| rate <= prev) {
-            return Err(cx.err(
-                Some(ladder_v.span()),
-                format!("{p}.ladder[{i}]"),
-                format!("expected increasing rates > 0, got {:?}", r.text()),
-            ));
-        }
-        ladder.push(rate);
-    }
-    if ladder.is_empty() {
-        return Err(cx.err(
-            Some(ladder_v.span()),
-            format!("{p}.ladder"),
-            "expected at least one rate",
-        ));
-    }
+    let ladder = ladder(cx, f, p)?;
     let dur = |v: &Option<FlowTime>, key: &str, default: SimDuration| match v {
         None => Ok(default),
         Some(d) => d.checked(cx, &format!("{p}.{key}")),
@@ -684,20 +673,7 @@ fn video(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> {
             "expected a playout buffer of at least one segment",
         ));
     }
-    let safety = match &f.safety {
-        None => 0.9,
-        Some(x) if *x.get_ref() > 0.0 && *x.get_ref() <= 1.0 => *x.get_ref(),
-        Some(x) => {
-            return Err(cx.err(
-                Some(x.span()),
-                format!("{p}.safety"),
-                format!(
-                    "expected a share of the measured throughput in (0, 1], got {}",
-                    x.get_ref()
-                ),
-            ))
-        }
-    };
+    let safety = safety(cx, f, p)?;
     Ok(TcpApp::Video(VideoSpec {
         segment,
         ladder,
@@ -705,6 +681,54 @@ fn video(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> {
         safety,
         request_bytes: request_bytes(cx, f, p)?,
     }))
+}
+
+/// A video's `ladder`: at least one rate, each above 0 and above the one before it.
+fn ladder(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<Vec<Bitrate>, ScenarioError> {
+    let ladder_v = f.ladder.as_ref().ok_or_else(|| {
+        cx.err(
+            f.app.as_ref().map(|a| a.span()),
+            format!("{p}.ladder"),
+            "a video needs its bitrate ladder, like ladder = [\"1Mbps\", \"2.5Mbps\", \"5Mbps\"]",
+        )
+    })?;
+    let mut ladder = Vec::with_capacity(ladder_v.get_ref().len());
+    for (i, r) in ladder_v.get_ref().iter().enumerate() {
+        let rate = r.checked(cx, &format!("{p}.ladder[{i}]"))?;
+        if rate.as_bps() == 0 || ladder.last().is_some_and(|&prev| rate <= prev) {
+            return Err(cx.err(
+                Some(ladder_v.span()),
+                format!("{p}.ladder[{i}]"),
+                format!("expected increasing rates > 0, got {:?}", r.text()),
+            ));
+        }
+        ladder.push(rate);
+    }
+    if ladder.is_empty() {
+        return Err(cx.err(
+            Some(ladder_v.span()),
+            format!("{p}.ladder"),
+            "expected at least one rate",
+        ));
+    }
+    Ok(ladder)
+}
+
+/// A video's `safety` (default 0.9): the share of the measured throughput the next segment's
+/// rate may take, in (0, 1].
+fn safety(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<f64, ScenarioError> {
+    match &f.safety {
+        None => Ok(0.9),
+        Some(x) if *x.get_ref() > 0.0 && *x.get_ref() <= 1.0 => Ok(*x.get_ref()),
+        Some(x) => Err(cx.err(
+            Some(x.span()),
+            format!("{p}.safety"),
+            format!(
+                "expected a share of the measured throughput in (0, 1], got {}",
+                x.get_ref()
+            ),
+        )),
+    }
 }
 
 /// `app = "web"` with `model = "packmime"`: `conns_per_s` only (PackMime draws the rest).
@@ -974,5 +998,219 @@ mod tests {
                 restart_after_idle: true,
             })
         );
+    }
+
+    #[test]
+    fn a_size_is_pareto_lognormal_or_constant_each_with_its_own_keys() {
+        let size = |keys: &str| on(keys, |x| size_dist(x.cx, x.f, x.p));
+        assert_eq!(
+            size(""),
+            Ok(SizeDist::Pareto {
+                mean: 50_000.0,
+                shape: 1.2
+            })
+        );
+        assert_eq!(
+            size("size_dist = \"lognormal\"\nsize_mean = \"2KB\"\nsize_sigma = 0.5"),
+            Ok(SizeDist::Lognormal {
+                mean: 2000.0,
+                sigma: 0.5
+            })
+        );
+        assert_eq!(
+            size("size_dist = \"constant\"\nsize_mean = \"700B\""),
+            Ok(SizeDist::Constant { bytes: 700 })
+        );
+        assert_eq!(
+            size("size_mean = \"0B\""),
+            e(5, "flows[0].size_mean", "expected a mean size ≥ 1 byte")
+        );
+        assert_eq!(
+            size("size_dist = \"uniform\""),
+            e(
+                5,
+                "flows[0].size_dist",
+                "expected pareto, lognormal or constant, got \"uniform\""
+            )
+        );
+        // Another distribution's parameter is refused, named with the distribution.
+        assert_eq!(
+            size("size_sigma = 1.0"),
+            e(
+                5,
+                "flows[0].size_sigma",
+                "size_sigma does not apply to size_dist = \"pareto\""
+            )
+        );
+        assert_eq!(
+            size("size_dist = \"lognormal\"\nsize_shape = 1.5"),
+            e(
+                6,
+                "flows[0].size_shape",
+                "size_shape does not apply to size_dist = \"lognormal\""
+            )
+        );
+        assert_eq!(
+            size("size_dist = \"constant\"\nsize_sigma = 1.0")
+                .unwrap_err()
+                .2,
+            "size_sigma does not apply to size_dist = \"constant\""
+        );
+    }
+
+    #[test]
+    fn a_pareto_shape_is_above_1_and_finite() {
+        let shape = |keys: &str| on(keys, |x| pareto_shape(x.cx, x.f, x.p));
+        assert_eq!(shape(""), Ok(1.2));
+        assert_eq!(shape("size_shape = 1.01"), Ok(1.01));
+        assert_eq!(
+            shape("size_shape = 1.0"),
+            e(
+                5,
+                "flows[0].size_shape",
+                "expected a Pareto shape > 1 (finite mean), got 1"
+            )
+        );
+        assert_eq!(
+            shape("size_shape = inf").unwrap_err().2,
+            "expected a Pareto shape > 1 (finite mean), got inf"
+        );
+    }
+
+    #[test]
+    fn a_lognormal_sigma_keeps_the_mean_and_a_spread_a_run_shows() {
+        let sigma = |keys: &str, mean: f64| on(keys, |x| lognormal_sigma(x.cx, x.f, x.p, mean));
+        assert_eq!(sigma("", 50_000.0), Ok(1.0));
+        assert_eq!(sigma("size_sigma = 0.0", 50_000.0), Ok(0.0));
+        assert_eq!(sigma("size_sigma = 3.0", 50_000.0), Ok(3.0));
+        assert_eq!(
+            sigma("size_sigma = 3.01", 50_000.0),
+            e(
+                5,
+                "flows[0].size_sigma",
+                "expected sigma from 0 to 3 (above 3 a run's transfers would not show the mean: \
+                 their spread, √(exp(σ²) − 1), is 90 times the mean at σ = 3), got 3.01"
+            )
+        );
+        // A small mean: √(2·ln 10) = 2.1459…
+        assert_eq!(sigma("size_sigma = 2.14", 10.0), Ok(2.14));
+        assert_eq!(
+            sigma("size_sigma = 2.15", 10.0).unwrap_err().2,
+            "expected sigma from 0 to 2.145 (√(2·ln size_mean) for size_mean = 10 bytes: above \
+             it most sizes would be under 1 byte and clamped to 1, so the mean would not be \
+             kept), got 2.15"
+        );
+        assert_eq!(
+            sigma("size_sigma = -0.1", 50_000.0).unwrap_err().2,
+            "expected sigma from 0 to 3 (above 3 a run's transfers would not show the mean: \
+             their spread, √(exp(σ²) − 1), is 90 times the mean at σ = 3), got -0.1"
+        );
+    }
+
+    #[test]
+    fn a_ladder_has_increasing_rates_above_0() {
+        let ladder = |keys: &str| on(keys, |x| ladder(x.cx, x.f, x.p));
+        assert_eq!(
+            ladder("ladder = [\"1Mbps\", \"2.5Mbps\"]"),
+            Ok(vec![
+                Bitrate::from_bps(1_000_000),
+                Bitrate::from_bps(2_500_000)
+            ])
+        );
+        assert_eq!(
+            ladder(""),
+            e(
+                4,
+                "flows[0].ladder",
+                "a video needs its bitrate ladder, like ladder = [\"1Mbps\", \"2.5Mbps\", \"5Mbps\"]"
+            )
+        );
+        assert_eq!(
+            ladder("ladder = []"),
+            e(5, "flows[0].ladder", "expected at least one rate")
+        );
+        assert_eq!(
+            ladder("ladder = [\"2Mbps\", \"2Mbps\"]"),
+            e(
+                5,
+                "flows[0].ladder[1]",
+                "expected increasing rates > 0, got \"2Mbps\""
+            )
+        );
+        assert_eq!(
+            ladder("ladder = [\"0Mbps\"]"),
+            e(
+                5,
+                "flows[0].ladder[0]",
+                "expected increasing rates > 0, got \"0Mbps\""
+            )
+        );
+    }
+
+    #[test]
+    fn a_safety_is_a_share_in_0_to_1() {
+        let safety = |keys: &str| on(keys, |x| safety(x.cx, x.f, x.p));
+        assert_eq!(safety(""), Ok(0.9));
+        assert_eq!(safety("safety = 1.0"), Ok(1.0));
+        assert_eq!(safety("safety = 0.01"), Ok(0.01));
+        assert_eq!(
+            safety("safety = 0.0"),
+            e(
+                5,
+                "flows[0].safety",
+                "expected a share of the measured throughput in (0, 1], got 0"
+            )
+        );
+        assert_eq!(
+            safety("safety = 1.5").unwrap_err().2,
+            "expected a share of the measured throughput in (0, 1], got 1.5"
+        );
+    }
+
+    #[test]
+    fn a_video_has_a_segment_of_1ms_or_more_and_a_buffer_of_a_segment_or_more() {
+        let video = |keys: &str| on(keys, |x| video(x.cx, x.f, x.p));
+        let ladder = "ladder = [\"1Mbps\"]\n";
+        assert_eq!(
+            video(ladder),
+            Ok(TcpApp::Video(VideoSpec {
+                segment: SimDuration::from_secs(2),
+                ladder: vec![Bitrate::from_bps(1_000_000)],
+                buffer: SimDuration::from_secs(20),
+                safety: 0.9,
+                request_bytes: DEFAULT_REQUEST_BYTES,
+            }))
+        );
+        assert_eq!(
+            video(&format!("{ladder}segment = \"999us\"")),
+            e(
+                6,
+                "flows[0].segment",
+                "expected a segment duration of at least 1ms"
+            )
+        );
+        assert_eq!(
+            video(&format!(
+                "{ladder}segment = \"4s\"\nplayout_buffer = \"3s\""
+            )),
+            e(
+                7,
+                "flows[0].playout_buffer",
+                "expected a playout buffer of at least one segment"
+            )
+        );
+        // A buffer not given (20 s) is named at the segment that outgrows it.
+        assert_eq!(
+            video(&format!("{ladder}segment = \"21s\"")),
+            e(
+                6,
+                "flows[0].playout_buffer",
+                "expected a playout buffer of at least one segment"
+            )
+        );
+        let one = video(&format!(
+            "{ladder}segment = \"1ms\"\nplayout_buffer = \"1ms\""
+        ));
+        assert!(matches!(one, Ok(TcpApp::Video(v)) if v.buffer == v.segment));
     }
 }
