@@ -667,3 +667,266 @@ fn largest_per_link_is_the_largest_crossing_or_0() {
     assert_eq!(largest_per_link(&crossings, 4), [1540, 0, 1500, 0]);
     assert_eq!(largest_per_link(&[], 2), [0, 0]);
 }
+
+/// The reverse direction's settings: the forward's, each replaced where the reverse gives it;
+/// a rate of any form (rate, schedule, trace) replaces the forward's whole, and a discipline of
+/// its own starts from its own parameters.
+#[test]
+fn merge_takes_the_reverses_settings_over_the_forwards() {
+    let fwd: RawDirection = toml::from_str(
+        "name = \"l\"\nfrom = \"a\"\nto = \"b\"\nrate = \"10Mbps\"\ndelay = \"5ms\"\n\
+         qdisc = \"codel\"\nbuffer = \"100p\"\nloss = 0.01\njitter = \"1ms\"\n\
+         params = { target = \"7ms\" }\n",
+    )
+    .unwrap();
+    let text = |v: &Option<Time>| v.as_ref().map(|t| t.text().to_string());
+    let rate = |v: &Option<Rate>| v.as_ref().map(|r| r.text().to_string());
+    let qdisc = |d: &RawDirection| d.qdisc.as_ref().map(|q| q.get_ref().clone());
+    let target = |d: &RawDirection| {
+        d.params
+            .as_ref()
+            .map(|p| p.get_ref()["target"].as_str().unwrap().to_string())
+    };
+    // No reverse table: the forward's settings as they are.
+    let same = merge(&fwd, None);
+    assert_eq!(same.name.as_ref().map(|n| n.get_ref().as_str()), Some("l"));
+    // A reverse table: never a name or ends of its own; the rest inherited unless given.
+    let over: RawDirection = toml::from_str("delay = \"9ms\"\n").unwrap();
+    let m = merge(&fwd, Some(&over));
+    assert!(m.name.is_none() && m.from.is_none() && m.to.is_none());
+    assert_eq!(text(&m.delay).as_deref(), Some("9ms"));
+    assert_eq!(rate(&m.rate).as_deref(), Some("10Mbps"));
+    assert_eq!(qdisc(&m).as_deref(), Some("codel"));
+    assert_eq!(target(&m).as_deref(), Some("7ms"));
+    assert_eq!(m.loss.as_ref().map(|l| *l.get_ref()), Some(0.01));
+    assert!(m.buffer.is_some() && m.jitter.is_some());
+    // A schedule replaces the forward's rate.
+    let over: RawDirection = toml::from_str("schedule = [[\"0s\", \"1Mbps\"]]\n").unwrap();
+    let m = merge(&fwd, Some(&over));
+    assert_eq!(rate(&m.rate), None);
+    assert_eq!(m.schedule.as_ref().map(Vec::len), Some(1));
+    // Its own discipline: none of the forward's parameters.
+    let over: RawDirection = toml::from_str("qdisc = \"pie\"\n").unwrap();
+    let m = merge(&fwd, Some(&over));
+    assert_eq!((qdisc(&m).as_deref(), target(&m)), (Some("pie"), None));
+    // Its own parameters for the same discipline replace the forward's table.
+    let over: RawDirection = toml::from_str("params = { target = \"3ms\" }\n").unwrap();
+    let m = merge(&fwd, Some(&over));
+    assert_eq!(
+        (qdisc(&m).as_deref(), target(&m).as_deref()),
+        (Some("codel"), Some("3ms"))
+    );
+}
+
+#[test]
+fn a_byte_limit_of_an_fq_scheduler_is_its_memory_limit() {
+    use aqmlab_qdisc::Value;
+    let bytes = |n| Value::Size(units::Size::Bytes(n));
+    let mut typed = vec![("limit".to_string(), Given::Typed(bytes(30_000)))];
+    fq_byte_limit(&mut typed);
+    assert_eq!(
+        typed,
+        [(
+            "memory_limit".to_string(),
+            Given::Typed(Value::Bytes(30_000))
+        )]
+    );
+    let mut read = vec![
+        ("target".to_string(), Given::Text("5ms".into())),
+        (
+            "limit".to_string(),
+            Given::Read("30kB".into(), Ok(bytes(30_000))),
+        ),
+    ];
+    fq_byte_limit(&mut read);
+    assert_eq!(
+        read[1],
+        (
+            "memory_limit".to_string(),
+            Given::Read("30kB".into(), Ok(Value::Bytes(30_000)))
+        )
+    );
+    assert_eq!(read[0], ("target".to_string(), Given::Text("5ms".into())));
+    // A limit in packets, or one that did not read, stays the limit.
+    let packets = vec![(
+        "limit".to_string(),
+        Given::Typed(Value::Size(units::Size::Packets(100))),
+    )];
+    let mut p = packets.clone();
+    fq_byte_limit(&mut p);
+    assert_eq!(p, packets);
+    let mut t = vec![("limit".to_string(), Given::Text("lots".into()))];
+    fq_byte_limit(&mut t);
+    assert_eq!(t, [("limit".to_string(), Given::Text("lots".into()))]);
+}
+
+#[test]
+fn red_takes_the_links_delay_unless_given_one() {
+    let ms = SimDuration::from_millis;
+    let mut pairs = vec![("w_q".to_string(), Given::Text("auto".into()))];
+    assert!(red_delay_from_link(Kind::Red, &mut pairs, ms(5)));
+    assert_eq!(
+        pairs[1],
+        (
+            "delay".to_string(),
+            Given::Typed(aqmlab_qdisc::Value::Duration(ms(5)))
+        )
+    );
+    let given = vec![("delay".to_string(), Given::Text("20ms".into()))];
+    let mut p = given.clone();
+    assert!(!red_delay_from_link(Kind::Red, &mut p, ms(5)));
+    assert_eq!(p, given);
+    let mut p = Vec::new();
+    assert!(!red_delay_from_link(Kind::Codel, &mut p, ms(5)));
+    assert!(p.is_empty());
+}
+
+#[test]
+fn red_warns_of_the_delay_it_takes_only_with_a_jitter_and_an_automatic_w_q() {
+    let red = |pairs: &[(&str, &str)]| {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        aqmlab_qdisc::Params::new("red", Kind::Red.params(), &pairs).unwrap()
+    };
+    let warned = |p: &aqmlab_qdisc::Params, jitter: Option<&str>| {
+        let mut w = Vec::new();
+        warn_red_delay_without_jitter(
+            p,
+            SimDuration::from_millis(5),
+            jitter,
+            "l",
+            "links[0]",
+            &mut w,
+        );
+        w
+    };
+    let auto = red(&[]);
+    assert_eq!(
+        warned(&auto, Some("uniform(0ms, 1ms)")),
+        [
+            "link l: RED's automatic w_q uses delay = 5ms (the link's delay without its jitter \
+          \"uniform(0ms, 1ms)\"); set links[0].params.delay to choose the delay"
+        ]
+    );
+    assert!(warned(&auto, None).is_empty());
+    assert!(warned(&red(&[("w_q", "0.002")]), Some("1ms")).is_empty());
+    assert!(warned(&red(&[("adaptive", "true")]), Some("1ms")).is_empty());
+}
+
+#[test]
+fn reds_idle_rate_is_the_first_positive_rate_of_a_schedule() {
+    let mbps = |n: u64| Bitrate::from_bps(n * 1_000_000);
+    let s = |steps: Vec<(u64, Bitrate)>| {
+        LinkRate::Steps(
+            StepSchedule::new(
+                steps
+                    .into_iter()
+                    .map(|(t, r)| (SimTime::from_secs(t), r))
+                    .collect(),
+            )
+            .unwrap(),
+        )
+    };
+    assert_eq!(first_positive_rate(&LinkRate::Constant(mbps(10))), mbps(10));
+    assert_eq!(
+        first_positive_rate(&s(vec![(0, mbps(3)), (1, mbps(7))])),
+        mbps(3)
+    );
+    // An outage first: the rate after it.
+    let outage = s(vec![(0, mbps(0)), (1, mbps(0)), (2, mbps(7)), (3, mbps(9))]);
+    assert_eq!(first_positive_rate(&outage), mbps(7));
+}
+
+#[test]
+fn a_schedules_error_names_the_step_at_fault() {
+    let sched = |steps: &str| {
+        let o = one(&format!("schedule = [\n{steps}]\n"), None);
+        let s = o.d.schedule.clone().unwrap();
+        o.with(|x| schedule_rate(x, &s))
+    };
+    let ok = sched("[\"0s\", \"0bps\"],\n[\"1s\", \"2Mbps\"],\n").unwrap();
+    let LinkRate::Steps(st) = ok else {
+        panic!("a schedule")
+    };
+    assert_eq!(
+        st.steps(),
+        [
+            (SimTime::ZERO, Bitrate::from_bps(0)),
+            (SimTime::from_secs(1), Bitrate::from_bps(2_000_000))
+        ]
+    );
+    assert_eq!(
+        err(sched("[\"0s\", \"1Mbps\"],\n[\"0s\", \"2Mbps\"],\n")),
+        e(
+            Some(3),
+            "links[0].schedule[1]",
+            "step times must increase: 0.000000000s comes after 0.000000000s"
+        )
+    );
+    assert_eq!(
+        err(sched("[\"1s\", \"1Mbps\"],\n")),
+        e(
+            Some(2),
+            "links[0].schedule[0]",
+            "the first step must start at 0s, got 1.000000000s"
+        )
+    );
+    assert_eq!(
+        err(sched("")),
+        e(
+            None,
+            "links[0].schedule",
+            "expected at least one [time, rate] step"
+        )
+    );
+}
+
+#[test]
+fn a_trace_is_read_from_the_scenarios_folder_as_utf8_text() {
+    let dir = std::env::temp_dir().join(format!("aqmlab-trace-rate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("ok.trace"), "1\n2\n").unwrap();
+    std::fs::write(dir.join("bin.trace"), [0xff, 0xfe, b'\n']).unwrap();
+    let o = one("trace = \"ok.trace\"\n", None);
+    let rate = |name: &str| {
+        let text = format!("trace = {name:?}\n");
+        let d: RawDirection = toml::from_str(&text).unwrap();
+        let cx = Ctx {
+            file: "t.toml".into(),
+            text: &text,
+            dir: dir.clone(),
+        };
+        let x = DirIn {
+            cx: &cx,
+            name: "l",
+            d: &d,
+            path: "links[0]",
+            ends: (0, 1),
+            dp: &o.dp,
+            largest_packet: 540,
+        };
+        trace_rate(&x, d.trace.as_ref().unwrap())
+    };
+    assert!(matches!(rate("ok.trace"), Ok(LinkRate::Trace { .. })));
+    let bin = dir.join("bin.trace");
+    assert_eq!(
+        err(rate("bin.trace")),
+        e(
+            Some(1),
+            "links[0].trace",
+            &format!(
+                "{}: not UTF-8 text: expected a delivery trace (one millisecond per line)",
+                bin.display()
+            )
+        )
+    );
+    let (line, path, msg) = err(rate("none.trace"));
+    assert_eq!((line, path.as_str()), (Some(1), "links[0].trace"));
+    assert!(
+        msg.contains(&dir.join("none.trace").display().to_string()),
+        "{msg}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
