@@ -840,4 +840,85 @@ mod tests {
         assert_eq!(firsts, [0, 1, 4, 5, 7, 8]);
         assert_eq!(RawFlows::first_flow(&[], 3), 3);
     }
+
+    #[test]
+    fn a_udp_size_is_20_to_65535_bytes_and_its_ecn_one_of_four_codepoints() {
+        let size = |keys: &str| on(&format!("{UDP}{keys}"), udp_size);
+        assert_eq!(size(""), Ok(1500));
+        assert_eq!(size("size = 20"), Ok(20));
+        assert_eq!(size("size = 65535"), Ok(65535));
+        assert_eq!(
+            size("size = 65536"),
+            e(
+                4,
+                "flows[1].size",
+                "expected a packet size in bytes between 20 and 65535, got 65536"
+            )
+        );
+        let ecn = |keys: &str| on(&format!("{UDP}{keys}"), udp_ecn);
+        assert_eq!(ecn(""), Ok(Ecn::NotEct));
+        for (text, cp) in [
+            ("not_ect", Ecn::NotEct),
+            ("ect0", Ecn::Ect0),
+            ("ect1", Ecn::Ect1),
+            ("ce", Ecn::Ce),
+        ] {
+            assert_eq!(ecn(&format!("ecn_codepoint = {text:?}")), Ok(cp));
+        }
+        assert_eq!(
+            ecn("ecn_codepoint = \"CE\""),
+            e(
+                4,
+                "flows[1].ecn_codepoint",
+                "expected not_ect, ect0, ect1 or ce, got \"CE\""
+            )
+        );
+        let rate = |keys: &str| on(&format!("{UDP}{keys}"), udp_rate);
+        assert_eq!(rate("rate = \"1bps\"").map(|r| r.as_bps()), Ok(1));
+        assert_eq!(
+            rate("rate = \"0Mbps\""),
+            e(4, "flows[1].rate", "expected a rate > 0")
+        );
+    }
+
+    #[test]
+    fn the_largest_packets_of_a_flow_are_its_data_and_what_comes_back() {
+        let text = "[[flows]]\nkind = \"udp\"\nfrom = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\n\
+                    size = 200\n\
+                    [[flows]]\nkind = \"tcp\"\nfrom = \"a\"\nto = \"b\"\nmss = 500\n\
+                    [[flows]]\nkind = \"tcp\"\nfrom = \"a\"\nto = \"b\"\nmss = 500\n\
+                    app = \"finite\"\nbytes = \"300B\"\n\
+                    [[flows]]\nkind = \"tcp\"\nfrom = \"a\"\nto = \"b\"\nmss = 500\n\
+                    app = \"web\"\nconns_per_s = 1.0\nrequest_size = \"100B\"\n\
+                    [[flows]]\nkind = \"tcp\"\nfrom = \"a\"\nto = \"b\"\nmss = 500\n\
+                    app = \"finite\"\nbytes = \"5000B\"\n";
+        let largest = on_flows(text, &[], |_, _, planned, _, _| {
+            Ok(planned.iter().map(largest_packets).collect::<Vec<_>>())
+        })
+        .unwrap();
+        let p = |n: u32, what: &str| (n, what.to_string());
+        assert_eq!(
+            largest,
+            [
+                (p(200, "its datagrams"), p(0, "")),
+                (
+                    p(540, "its segments: 500 bytes of data + 40 of headers"),
+                    p(40, "its ACKs")
+                ),
+                (
+                    p(340, "its segments: 300 bytes of data + 40 of headers"),
+                    p(40, "its ACKs")
+                ),
+                (
+                    p(540, "its responses: 500 bytes of data + 40 of headers"),
+                    p(140, "its requests: 100 bytes of data + 40 of headers")
+                ),
+                // A transfer longer than a segment: segments of the MSS.
+                (
+                    p(540, "its segments: 500 bytes of data + 40 of headers"),
+                    p(40, "its ACKs")
+                ),
+            ]
+        );
+    }
 }
