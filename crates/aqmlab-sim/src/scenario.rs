@@ -692,3 +692,6 @@ fn too_large_integer(text: &str, span: Option<std::ops::Range<usize>>) -> String
         "{key}: expected a whole number from -9223372036854775808 to 9223372036854775807 (TOML's integer range), got a larger one{hint}"
     )
 }
+
+#[cfg(test)]
+mod tests;
