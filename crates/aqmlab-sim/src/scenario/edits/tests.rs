@@ -498,3 +498,170 @@ fn set_flag_is_the_option_that_varies_the_key_else_set() {
     assert_eq!(set_flag("flows[0]", &varied), "--set");
     assert_eq!(set_flag("seed", &[]), "--set");
 }
+
+#[test]
+fn a_flows_header_is_the_array_of_tables_with_spaces_and_a_comment_allowed() {
+    assert!(is_flows_header("[[flows]]"));
+    assert!(is_flows_header("  [[ flows ]]  # the next one"));
+    assert!(!is_flows_header("[flows]"));
+    assert!(!is_flows_header("[[flows.x]]"));
+    assert!(!is_flows_header("[[flowsx]]"));
+    assert!(!is_flows_header("[[flows]] x = 1"));
+    assert!(!is_flows_header("# [[flows]]"));
+}
+
+#[test]
+fn an_error_is_the_sets_when_its_key_is_at_or_under_the_set_key_or_names_it() {
+    let err = |path: &str, msg: &str| ScenarioError {
+        file: "t.toml".into(),
+        line: Some(4),
+        path: path.into(),
+        msg: msg.into(),
+    };
+    let s = sets(&[("links[0].params.target", "7"), ("flows[1]", "{}")]);
+    let shown = |e: ScenarioError, varied: &[(String, String)]| {
+        let (e, by) = attribute_to_set(e, &s, varied);
+        (e.to_string(), by)
+    };
+    // The set key itself: its message, with the file's hint about quotes said for a --set.
+    assert_eq!(
+        shown(
+            err(
+                "links[0].params.target",
+                "expected a time (write values with units in quotes, like \"5ms\")"
+            ),
+            &[]
+        ),
+        (
+            "t.toml: --set links[0].params.target=7: expected a time (give a unit where one \
+             belongs, like 20ms or 10Mbps; after --set a bare number or boolean is read as one, \
+             so quote text: links[0].params.target='\"7\"')"
+                .to_string(),
+            true
+        )
+    );
+    // A key under a set table: named, after the set.
+    assert_eq!(
+        shown(err("flows[1].rate", "bad"), &[]),
+        (
+            "t.toml: --set flows[1]={}: flows[1].rate: bad".to_string(),
+            true
+        )
+    );
+    // A key above the set key, about its last part: the set's; merely listing it: the file's.
+    assert_eq!(
+        shown(
+            err("links[0].params", "codel has no parameter \"target\""),
+            &[]
+        )
+        .1,
+        true
+    );
+    assert_eq!(
+        shown(
+            err("links[0].params", "expected one of target, interval"),
+            &[]
+        ),
+        (
+            "t.toml:4: links[0].params: expected one of target, interval".to_string(),
+            false
+        )
+    );
+    // A prefix that is not a key above it is not the set's.
+    assert!(!shown(err("flows[10].rate", "bad"), &[]).1);
+    // A sweep's --vary names itself.
+    let varied = sets(&[("flows[1]", "--vary")]);
+    assert_eq!(
+        shown(err("flows[1].rate", "bad"), &varied).0,
+        "t.toml: --vary flows[1]={}: flows[1].rate: bad"
+    );
+}
+
+#[test]
+fn a_per_flow_value_is_a_list_and_a_ladders_a_list_of_lists() {
+    let item = |v: &str| {
+        let doc: toml_edit::DocumentMut = format!("k = {v}").parse().unwrap();
+        doc["k"].clone()
+    };
+    assert_eq!(
+        per_flow("rate", &item("[\"1Mbps\", \"2Mbps\"]")).map(|a| a.len()),
+        Some(2)
+    );
+    assert_eq!(per_flow("rate", &item("\"1Mbps\"")).map(|a| a.len()), None);
+    assert_eq!(
+        per_flow("ladder", &item("[\"1Mbps\", \"2Mbps\"]")).map(|a| a.len()),
+        None
+    );
+    assert_eq!(
+        per_flow("ladder", &item("[[\"1Mbps\"], [\"2Mbps\"]]")).map(|a| a.len()),
+        Some(2)
+    );
+    assert_eq!(per_flow("ladder", &item("[]")).map(|a| a.len()), None);
+    assert_eq!(per_flow("rate", &item("[]")).map(|a| a.len()), Some(0));
+}
+
+#[test]
+fn the_files_key_lines_are_each_keys_path_and_line() {
+    let text = "a = 1\n[t]\nb = { c = 2 }\n[[f]]\nd = [\n  3,\n]\n[[f]]\ne = 4\n";
+    let lines: Vec<(String, usize)> = key_lines(text)
+        .into_iter()
+        .map(|(p, l)| (path_text(&p), l))
+        .collect();
+    // A key's line, then its value's (each where it starts; the element of a multi-line array
+    // on its own line); a table of an array of tables where its header is.
+    let want: Vec<(String, usize)> = [
+        ("a", 1),
+        ("a", 1),
+        ("t", 2),
+        ("t", 2),
+        ("t.b", 3),
+        ("t.b", 3),
+        ("t.b.c", 3),
+        ("t.b.c", 3),
+        ("f", 4),
+        ("f[0]", 4),
+        ("f[0].d", 5),
+        ("f[0].d", 5),
+        ("f[0].d[0]", 6),
+        ("f[1]", 8),
+        ("f[1].e", 9),
+        ("f[1].e", 9),
+    ]
+    .iter()
+    .map(|(p, l)| (p.to_string(), *l))
+    .collect();
+    assert_eq!(lines, want);
+    assert!(key_lines("a = ").is_empty());
+}
+
+#[test]
+fn a_flow_key_of_the_file_is_named_by_its_line_or_its_set_after_the_unsets() {
+    let s = sets(&[("flows[1].to", "\"y\"")]);
+    let unsets = ["flows[0]".to_string()];
+    let ed = edit(FILE, "t.toml", &unsets, &s, &[], false).unwrap();
+    // flows[0] of the document after the unset is flows[1] of the file (line 11's count).
+    let e = ed.flow_error(0, ("count", "bad".into()));
+    assert_eq!(e.to_string(), "t.toml:11: flows[0].count: bad");
+    // A key a --set wrote names the set.
+    let e = ed.flow_error(1, ("to", "bad".into()));
+    assert_eq!(e.to_string(), "t.toml: --set flows[1].to=\"y\": bad");
+    // A key the file does not have: no line.
+    let e = ed.flow_error(1, ("rate", "bad".into()));
+    assert_eq!(e.to_string(), "t.toml: flows[1].rate: bad");
+    // origin_of, by path: the file's line, a set's index, or none.
+    let lines: BTreeMap<Vec<Seg>, usize> = key_lines(FILE).into_iter().collect();
+    let path = |p: &str| key_path(p, &|_| unreachable!(), true).unwrap();
+    assert_eq!(
+        ed.origin_of(&path("flows[0].kind"), &lines, false),
+        Origin::File(10)
+    );
+    assert_eq!(
+        ed.origin_of(&path("flows[1].to"), &lines, false),
+        Origin::Set(0)
+    );
+    assert_eq!(
+        ed.origin_of(&path("flows[1].kind"), &lines, false),
+        Origin::File(14)
+    );
+    assert_eq!(ed.origin_of(&path("seed"), &lines, false), Origin::None);
+}
