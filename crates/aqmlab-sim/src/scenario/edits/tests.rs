@@ -567,8 +567,11 @@ fn an_error_is_the_sets_when_its_key_is_at_or_under_the_set_key_or_names_it() {
             false
         )
     );
-    // A prefix that is not a key above it is not the set's.
-    assert!(!shown(err("flows[10].rate", "bad"), &[]).1);
+    // A key the set key is a prefix of, not a key above it, is not the set's.
+    assert_eq!(
+        shown(err("links[0].params.targets", "bad"), &[]),
+        ("t.toml:4: links[0].params.targets: bad".to_string(), false)
+    );
     // A sweep's --vary names itself.
     let varied = sets(&[("flows[1]", "--vary")]);
     assert_eq!(
