@@ -1213,4 +1213,369 @@ mod tests {
         ));
         assert!(matches!(one, Ok(TcpApp::Video(v)) if v.buffer == v.segment));
     }
+
+    /// `step` on flow `flows[0]` read from the table `kind = "tcp"` (line 1) + `keys` (from
+    /// line 2) + its `from` and `to`, given the app's span (the kind's without an app) as `tcp_app` gives it.
+    fn tcp<T>(
+        keys: &str,
+        step: impl Fn(
+            &Ctx<'_>,
+            &RawFlow,
+            &str,
+            Option<std::ops::Range<usize>>,
+        ) -> Result<T, ScenarioError>,
+    ) -> Result<T, Error> {
+        let table = format!("kind = \"tcp\"\n{keys}\nfrom = \"a\"\nto = \"b\"\n");
+        let f: RawFlow = toml::from_str(&table).unwrap();
+        let cx = Ctx::new("t.toml", &table, std::path::Path::new(""));
+        let span = f.app.as_ref().map(|a| a.span()).or(Some(f.kind.span()));
+        step(&cx, &f, "flows[0]", span).map_err(|e| (e.line, e.path, e.msg))
+    }
+
+    #[test]
+    fn on_off_periods_need_both_times_an_on_time_above_0_and_a_shape_above_1() {
+        let periods = |keys: &str| tcp(keys, |cx, f, p, _| on_off(cx, f, p));
+        assert_eq!(periods(""), Ok(None));
+        assert_eq!(
+            periods("on_time = \"1s\"\noff_time = \"2s\""),
+            Ok(Some(OnOff {
+                mean_on: SimDuration::from_secs(1),
+                mean_off: SimDuration::from_secs(2),
+                pareto_shape: None
+            }))
+        );
+        assert_eq!(
+            periods("on_time = \"1s\"\noff_time = \"0s\"\nonoff_shape = 1.5")
+                .map(|o| o.unwrap().pareto_shape),
+            Ok(Some(1.5))
+        );
+        assert_eq!(
+            periods("on_time = \"1s\""),
+            e(
+                1,
+                "flows[0]",
+                "an on/off source needs both on_time and off_time"
+            )
+        );
+        assert_eq!(
+            periods("onoff_shape = 1.5"),
+            e(
+                2,
+                "flows[0].onoff_shape",
+                "onoff_shape needs on_time and off_time"
+            )
+        );
+        assert_eq!(
+            periods("on_time = \"0s\"\noff_time = \"1s\""),
+            e(2, "flows[0].on_time", "expected a mean on time > 0")
+        );
+        assert_eq!(
+            periods("on_time = \"1s\"\noff_time = \"1s\"\nonoff_shape = 1.0"),
+            e(
+                4,
+                "flows[0].onoff_shape",
+                "expected a Pareto shape > 1, got 1"
+            )
+        );
+    }
+
+    #[test]
+    fn an_app_takes_its_own_keys_only() {
+        let app = |keys: &str| tcp(keys, |cx, f, p, _| tcp_app(cx, f, p));
+        assert_eq!(app(""), Ok(TcpApp::Bulk));
+        assert_eq!(
+            app("app = \"finite\"\nbytes = \"2kB\""),
+            Ok(TcpApp::Finite { bytes: 2000 })
+        );
+        assert_eq!(
+            app("app = \"bulky\""),
+            e(
+                2,
+                "flows[0].app",
+                "expected bulk, finite, repeat, onoff, web, page or video, got \"bulky\""
+            )
+        );
+        assert_eq!(
+            app("bytes = \"1MB\""),
+            e(
+                1,
+                "flows[0].bytes",
+                "a bulk transfer is infinite: use app = \"finite\" with bytes"
+            )
+        );
+        assert_eq!(
+            app("app = \"finite\"\nbytes = \"1MB\"\nsize_mean = \"1kB\""),
+            e(
+                2,
+                "flows[0].app",
+                "size_dist, size_mean, size_shape and size_sigma belong to app = \"web\", \"page\" and \"repeat\""
+            )
+        );
+        assert_eq!(
+            app("app = \"page\"\nconns_per_s = 1.0\nbytes = \"1MB\""),
+            e(
+                2,
+                "flows[0].bytes",
+                "a page's objects are sized by size_dist/size_mean, a video's segments by ladder and segment: not bytes"
+            )
+        );
+        // A key of another application, with the hint for a tcp flow's rate.
+        assert_eq!(
+            app("rate = \"1Mbps\""),
+            e(
+                2,
+                "flows[0].rate",
+                "rate belongs to udp flows and app = \"onoff\" (a tcp flow's rate is its congestion control's; use bytes or size_mean for transfer sizes)"
+            )
+        );
+    }
+
+    #[test]
+    fn an_onoff_app_writes_at_a_rate_above_0_in_writes_of_1_byte_to_1_gib() {
+        let onoff = |keys: &str| tcp(&format!("app = \"onoff\"\n{keys}"), onoff);
+        let periods = "on_time = \"1s\"\noff_time = \"1s\"\n";
+        assert_eq!(
+            onoff(&format!(
+                "rate = \"1Mbps\"\n{periods}size = 1073741824\nidle_restart = false"
+            )),
+            Ok(TcpApp::OnOff {
+                rate: Bitrate::from_bps(1_000_000),
+                write_bytes: 1 << 30,
+                periods: OnOff {
+                    mean_on: SimDuration::from_secs(1),
+                    mean_off: SimDuration::from_secs(1),
+                    pareto_shape: None
+                },
+                restart_after_idle: false
+            })
+        );
+        let write = |keys: &str| {
+            onoff(&format!("rate = \"1Mbps\"\n{periods}{keys}")).map(|a| match a {
+                TcpApp::OnOff { write_bytes, .. } => write_bytes,
+                _ => unreachable!(),
+            })
+        };
+        assert_eq!(write(""), Ok(1460));
+        assert_eq!(write("size = 1"), Ok(1));
+        assert_eq!(
+            write("size = 1073741825"),
+            e(
+                6,
+                "flows[0].size",
+                "expected the bytes of each write, from 1 to 1073741824, got 1073741825"
+            )
+        );
+        assert_eq!(
+            onoff(periods),
+            e(
+                2,
+                "flows[0].rate",
+                "an on/off application needs the rate it writes at during on periods, like rate = \"64kbps\""
+            )
+        );
+        assert_eq!(
+            onoff(&format!("rate = \"0bps\"\n{periods}")),
+            e(3, "flows[0].rate", "expected a rate > 0")
+        );
+        assert_eq!(
+            onoff("rate = \"1Mbps\""),
+            e(
+                2,
+                "flows[0]",
+                "an on/off application needs on_time and off_time (mean periods; onoff_shape for Pareto)"
+            )
+        );
+        assert_eq!(
+            onoff("bytes = \"1MB\"").unwrap_err().2,
+            "an on/off application writes size bytes at rate during its on periods, not bytes"
+        );
+    }
+
+    #[test]
+    fn arrivals_are_poisson_or_periodic_one_of_them() {
+        let arr = |keys: &str| {
+            tcp(keys, |cx, f, p, span| {
+                arrivals(cx, f, p, span, "none given")
+            })
+        };
+        assert_eq!(
+            arr("conns_per_s = 2.5"),
+            Ok(Arrivals::Poisson { per_s: 2.5 })
+        );
+        assert_eq!(
+            arr("conns_per_s = 1e6"),
+            Ok(Arrivals::Poisson { per_s: 1e6 })
+        );
+        assert_eq!(
+            arr("interval = \"1us\""),
+            Ok(Arrivals::Periodic {
+                interval: SimDuration::from_micros(1)
+            })
+        );
+        assert_eq!(arr(""), e(1, "flows[0].conns_per_s", "none given"));
+        assert_eq!(
+            arr("conns_per_s = 1.0\ninterval = \"1s\""),
+            e(
+                3,
+                "flows[0].interval",
+                "give conns_per_s (Poisson arrivals) or interval (one request every interval), not both"
+            )
+        );
+        let over = "expected a rate in (0, 1000000] connections per second, got";
+        assert_eq!(
+            arr("conns_per_s = 0.0"),
+            e(2, "flows[0].conns_per_s", &format!("{over} 0"))
+        );
+        assert_eq!(
+            arr("conns_per_s = 1000001.0").unwrap_err().2,
+            format!("{over} 1000001")
+        );
+        assert_eq!(
+            arr("interval = \"999ns\""),
+            e(
+                2,
+                "flows[0].interval",
+                "expected an interval of at least 1us, got \"999ns\""
+            )
+        );
+    }
+
+    #[test]
+    fn a_web_flow_is_the_simple_model_or_packmime() {
+        let web = |keys: &str| tcp(&format!("app = \"web\"\n{keys}"), web);
+        assert_eq!(
+            web("conns_per_s = 1.0\nrequest_size = \"1B\""),
+            Ok(TcpApp::Web {
+                arrivals: Arrivals::Poisson { per_s: 1.0 },
+                size: SizeDist::Pareto {
+                    mean: 50_000.0,
+                    shape: 1.2
+                },
+                request_bytes: 1
+            })
+        );
+        assert_eq!(
+            web("model = \"packmime\"\nconns_per_s = 3.0\nhttp = \"1.1\""),
+            Ok(TcpApp::PackMime {
+                conns_per_s: 3.0,
+                http11: true
+            })
+        );
+        assert_eq!(
+            web("model = \"ns2\""),
+            e(
+                3,
+                "flows[0].model",
+                "expected simple or packmime, got \"ns2\""
+            )
+        );
+        assert_eq!(
+            web("conns_per_s = 1.0\nhttp = \"1.1\""),
+            e(
+                4,
+                "flows[0].http",
+                "http belongs to model = \"packmime\" (the simple model's connections carry one exchange each)"
+            )
+        );
+        assert_eq!(
+            web("conns_per_s = 1.0\nrequest_size = \"0B\""),
+            e(
+                4,
+                "flows[0].request_size",
+                "expected a request size ≥ 1 byte, like request_size = \"300B\""
+            )
+        );
+        assert_eq!(
+            web("bytes = \"1MB\"").unwrap_err().2,
+            "web responses are sized by size_dist/size_mean and requests by request_size, not bytes"
+        );
+    }
+
+    #[test]
+    fn packmime_takes_its_rate_and_http_version_only() {
+        let pm = |keys: &str| {
+            tcp(
+                &format!("app = \"web\"\nmodel = \"packmime\"\n{keys}"),
+                packmime,
+            )
+        };
+        assert_eq!(
+            pm("conns_per_s = 2.0"),
+            Ok(TcpApp::PackMime {
+                conns_per_s: 2.0,
+                http11: false
+            })
+        );
+        assert_eq!(
+            pm("conns_per_s = 2.0\nsize_mean = \"1kB\""),
+            e(
+                5,
+                "flows[0].size_mean",
+                "size_mean belongs to the simple web model: with model = \"packmime\", PackMime draws the arrivals and the request and response sizes (conns_per_s sets its rate)"
+            )
+        );
+        assert_eq!(
+            pm(""),
+            e(
+                2,
+                "flows[0].conns_per_s",
+                "PackMime web traffic needs its rate of new connections, like conns_per_s = 5.0"
+            )
+        );
+        assert_eq!(
+            pm("conns_per_s = -1.0"),
+            e(
+                4,
+                "flows[0].conns_per_s",
+                "expected a rate in (0, 1000000] connections per second, got -1"
+            )
+        );
+        assert_eq!(
+            pm("conns_per_s = 2.0\nhttp = \"2\""),
+            e(5, "flows[0].http", "expected \"1.0\" or \"1.1\", got \"2\"")
+        );
+    }
+
+    #[test]
+    fn a_page_has_1_to_100000_objects_and_connections() {
+        let page = |keys: &str| tcp(&format!("app = \"page\"\nconns_per_s = 0.5\n{keys}"), page);
+        assert_eq!(
+            page(""),
+            Ok(TcpApp::Page {
+                arrivals: Arrivals::Poisson { per_s: 0.5 },
+                objects: 50,
+                parallel: 6,
+                size: SizeDist::Pareto {
+                    mean: 50_000.0,
+                    shape: 1.2
+                },
+                request_bytes: 300
+            })
+        );
+        let counts = |keys: &str| {
+            page(keys).map(|a| match a {
+                TcpApp::Page {
+                    objects, parallel, ..
+                } => (objects, parallel),
+                _ => unreachable!(),
+            })
+        };
+        assert_eq!(counts("objects = 1\nparallel = 100000"), Ok((1, 100_000)));
+        assert_eq!(
+            counts("objects = 0"),
+            e(
+                4,
+                "flows[0].objects",
+                "expected objects per page from 1 to 100000, got 0"
+            )
+        );
+        assert_eq!(
+            counts("parallel = 100001"),
+            e(
+                4,
+                "flows[0].parallel",
+                "expected connections per page from 1 to 100000, got 100001"
+            )
+        );
+    }
 }
