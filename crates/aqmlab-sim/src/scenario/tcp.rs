@@ -1089,4 +1089,68 @@ mod tests {
         );
         assert_eq!(rec("rto_ssthresh = \"x\""), Some(4));
     }
+
+    #[test]
+    fn int_in_takes_a_whole_number_within_its_bounds() {
+        #[derive(serde::Deserialize)]
+        struct V {
+            v: Option<Spanned<i64>>,
+        }
+        let read = |text: &str| {
+            let v: V = toml::from_str(text).unwrap();
+            let cx = Ctx::new("t.toml", text, Path::new(""));
+            int_in(
+                &cx,
+                &v.v,
+                "flows[0].mss".into(),
+                100,
+                65_495,
+                "a segment size",
+            )
+            .map_err(|e| (e.line, e.path, e.msg))
+        };
+        assert_eq!(read(""), Ok(None));
+        assert_eq!(read("v = 100"), Ok(Some(100)));
+        assert_eq!(read("v = 65495"), Ok(Some(65_495)));
+        assert_eq!(
+            read("\nv = 99"),
+            e(
+                2,
+                "flows[0].mss",
+                "expected a segment size between 100 and 65495, got 99"
+            )
+        );
+        assert_eq!(
+            read("v = 65496").unwrap_err().2,
+            "expected a segment size between 100 and 65495, got 65496"
+        );
+    }
+
+    #[test]
+    fn tcp_knobs_run_their_steps_in_the_order_errors_are_reported() {
+        let all = |keys: &str, cc| knob(&format!("{TCP}{keys}"), cc, tcp_knobs).map_err(|e| e.1);
+        // An RTO error comes before a recovery error, which comes before another controller's key.
+        let rto = "max_rto = \"1ms\"\n";
+        let recovery = "dupack_threshold = 0\n";
+        let other_cc = "vegas_alpha = 2\n";
+        assert_eq!(
+            all(&format!("{other_cc}{recovery}{rto}"), CcKind::Cubic),
+            Err("flows[0].max_rto".to_string())
+        );
+        assert_eq!(
+            all(&format!("{other_cc}{recovery}"), CcKind::Cubic),
+            Err("flows[0].dupack_threshold".to_string())
+        );
+        assert_eq!(
+            all(other_cc, CcKind::Cubic),
+            Err("flows[0].vegas_alpha".to_string())
+        );
+        // Vegas's own order check last: alpha above beta.
+        assert_eq!(
+            all("vegas_alpha = 5\nvegas_beta = 3\n", CcKind::Vegas),
+            Err("flows[0].vegas_alpha".to_string())
+        );
+        let c = all("cubic_beta = 0.5\n", CcKind::Cubic).unwrap();
+        assert_eq!(c.cc.cubic.beta, 0.5);
+    }
 }
