@@ -818,4 +818,86 @@ mod tests {
             assert_eq!((line, path.as_str(), m.as_str()), (Some(2), "v[1]", msg));
         }
     }
+
+    #[test]
+    fn the_value_readers_take_up_to_their_maximum_and_name_it_beyond() {
+        assert_eq!(time_value("1000000s"), Ok(MAX_TIME));
+        assert_eq!(
+            time_value("1000000001ms"),
+            Err(
+                "expected a duration of at most 1000000s (about 11.6 days), got \"1000000001ms\", \
+                 which is beyond the maximum"
+                    .into()
+            )
+        );
+        assert_eq!(
+            time_value("99999999999999999999s"),
+            Err(
+                "expected a duration of at most 1000000s (about 11.6 days), got \
+                 \"99999999999999999999s\", which is beyond the maximum"
+                    .into()
+            )
+        );
+        assert_eq!(rate_value("1000Gbps"), Ok(MAX_RATE));
+        assert_eq!(
+            rate_value("1000000000001bps"),
+            Err(format!(
+                "expected a rate of at most {MAX_RATE}, got \"1000000000001bps\", which is \
+                 beyond the maximum"
+            ))
+        );
+        assert_eq!(size_value("10p"), Ok(units::Size::Packets(10)));
+        assert_eq!(size_value("1.5kB"), Ok(units::Size::Bytes(1500)));
+        assert_eq!(
+            size_value("18446744073709551616B"),
+            Err(
+                "\"18446744073709551616B\" is beyond the 64-bit range: expected at most \
+                 18446744073709551615 (bytes, packets, bit/s or ns)"
+                    .into()
+            )
+        );
+        // Another unit error is the parser's own words.
+        let e = units::parse_size("10").unwrap_err();
+        assert_eq!(unit_message(&e, "10"), e.to_string());
+    }
+
+    #[test]
+    fn a_time_distribution_is_a_time_or_a_distribution_within_the_maximum() {
+        let ms = SimDuration::from_millis;
+        assert_eq!(time_dist_value("5ms"), Ok(DurationDist::Fixed(ms(5))));
+        assert_eq!(
+            time_dist_value("uniform(1ms, 2ms)").map(|d| (d.max(), d.mean())),
+            Ok((Some(ms(2)), SimDuration::from_micros(1500)))
+        );
+        assert_eq!(
+            time_dist_value("uniform(0s, 1000001s)"),
+            Err("expected times of at most 1000000s (about 11.6 days), got \"uniform(0s, 1000001s)\"".into())
+        );
+        // An exponential has no maximum: its mean is bounded.
+        assert!(time_dist_value("exponential(1000000s)").is_ok());
+        assert_eq!(
+            time_dist_value("exponential(1000001s)"),
+            Err("expected times of at most 1000000s (about 11.6 days), got \"exponential(1000001s)\"".into())
+        );
+        assert_eq!(
+            time_dist_value("2000000s"),
+            Err(
+                "expected a duration of at most 1000000s (about 11.6 days), got \"2000000s\", \
+                 which is beyond the maximum"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn an_idle_value_is_shown_as_toml_writes_it() {
+        let i: Idle = read("[\"1ms\", \"2s\"]").unwrap();
+        assert_eq!(i.shown(), "[\"1ms\", \"2s\"]");
+        assert_eq!(i.span(), 10..23);
+        let i: Idle = read("\"5ms\"").unwrap();
+        assert_eq!(i.shown(), "\"5ms\"");
+        // The delay readers' words for a value that is not one.
+        let e: toml::de::Error = not_a_delay("boolean");
+        assert_eq!(e.message(), "expected a delay like \"20ms\", got boolean");
+    }
 }

@@ -927,3 +927,11 @@ fn jitter_goes_into_the_directions_and_any_random_part_makes_the_run_random() {
         (true, None)
     );
 }
+
+#[test]
+fn an_unknown_direction_lists_the_directions() {
+    assert_eq!(
+        no_such_direction("x", &["l", "l.rev"]),
+        "no link direction named \"x\" (NAME or NAME.rev): expected one of l, l.rev"
+    );
+}
