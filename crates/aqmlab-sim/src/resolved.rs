@@ -980,4 +980,167 @@ packet_log = ["bc", "ab", "bc"]
              trace_flows = [{ flow = 2, every = \"10ms\" }]\nowd_distribution = true\n"
         );
     }
+
+    /// The `[[flows]]` table of the only flow of `TEXT` with its `[[flows]]` keys `keys`.
+    fn one_flow(keys: &str) -> String {
+        let text = TEXT.replace("kind = \"tcp\"\nfrom = \"a\"\nto = \"c\"\n", keys);
+        let r = resolve(&text, &[]).unwrap();
+        flow_table(&r.flows[0], &r.nodes).to_string()
+    }
+
+    #[test]
+    fn a_udp_flows_table_has_its_rate_size_periods_and_codepoint() {
+        assert_eq!(
+            one_flow(
+                "kind = \"udp\"\nname = \"v\"\nfrom = \"a\"\nto = \"c\"\nrate = \"1Mbps\"\n\
+                 size = 200\non_time = \"1s\"\noff_time = \"2s\"\nonoff_shape = 1.5\n\
+                 ecn_codepoint = \"ect1\"\nstop = \"1.5s\"\ndscp = 46\n"
+            ),
+            "kind = \"udp\"\nname = \"v\"\nfrom = \"a\"\nto = \"c\"\nstart = \"0s\"\n\
+             stop = \"1500ms\"\ndscp = 46\nrate = \"1Mbps\"\nsize = 200\non_time = \"1s\"\n\
+             off_time = \"2s\"\nonoff_shape = 1.5\necn_codepoint = \"ect1\"\n"
+        );
+    }
+
+    #[test]
+    fn a_tcp_flows_table_has_its_app_then_its_senders_and_its_controllers_keys() {
+        let t = one_flow(
+            "kind = \"tcp\"\nfrom = \"a\"\nto = \"c\"\ncc = \"vegas\"\napp = \"web\"\n\
+             interval = \"200ms\"\nsize_dist = \"lognormal\"\nsize_mean = \"2kB\"\n",
+        );
+        let app = "cc = \"vegas\"\napp = \"web\"\nmodel = \"simple\"\ninterval = \"200ms\"\n\
+                   size_dist = \"lognormal\"\nsize_mean = \"2000B\"\nsize_sigma = 1.0\n\
+                   request_size = \"300B\"\nmss = 1460\n";
+        assert!(t.contains(app), "{t}");
+        // Vegas's own keys, and the ssthresh rule of the controllers that halve the flight.
+        assert!(
+            t.ends_with("pacing = false\nvegas_alpha = 1\nvegas_beta = 3\nvegas_gamma = 1\n"),
+            "{t}"
+        );
+        assert!(
+            !t.contains("cubic_") && !t.contains("rto_ssthresh") && !t.contains("recover_guard")
+        );
+        // Classic Reno without SACK: recover_guard and rto_ssthresh; no controller keys.
+        let t = one_flow(
+            "kind = \"tcp\"\nfrom = \"a\"\nto = \"c\"\ncc = \"reno\"\nsack = false\n\
+             initial_ssthresh = 10\nmax_window = 64\n",
+        );
+        assert_eq!(
+            t,
+            "kind = \"tcp\"\nfrom = \"a\"\nto = \"c\"\nstart = \"0s\"\ncc = \"reno\"\n\
+             app = \"bulk\"\nmss = 1460\ninitial_cwnd = 10\nmax_window = 64\n\
+             initial_ssthresh = 10\ndelayed_ack = true\ndelack_timeout = \"40ms\"\nsack = false\n\
+             ecn = false\naccecn = false\nhandshake = true\nhystart = false\n\
+             min_rto = \"200ms\"\ninitial_rto = \"1s\"\nmax_rto = \"60s\"\n\
+             dupack_threshold = 3\nprr = false\nrecovery = \"rfc6675\"\nrescue = true\n\
+             recover_guard = false\nrto_ssthresh = \"rfc5681\"\npacing = false\n"
+        );
+        // Reno with SACK: no recover_guard (the loader refuses it there).
+        let t = one_flow("kind = \"tcp\"\nfrom = \"a\"\nto = \"c\"\ncc = \"reno\"\n");
+        assert!(
+            t.contains("rescue = true\nrto_ssthresh = \"rfc5681\"\n"),
+            "{t}"
+        );
+        let t = one_flow(
+            "kind = \"tcp\"\nfrom = \"a\"\nto = \"c\"\ncc = \"cubic\"\ncubic_beta = 0.5\n",
+        );
+        assert!(t.contains("cubic_beta = 0.5\ncubic_c = 0.4\n"), "{t}");
+        assert!(
+            !t.contains("recover_guard") && !t.contains("rto_ssthresh"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn sizes_arrivals_and_periods_are_written_in_the_loaders_units() {
+        let keys = |f: &dyn Fn(&mut Table)| {
+            let mut tb = Table::new();
+            f(&mut tb);
+            tb.to_string()
+        };
+        assert_eq!(
+            keys(&|tb| size_keys(
+                tb,
+                &SizeDist::Pareto {
+                    mean: 1234.9,
+                    shape: 1.5
+                }
+            )),
+            "size_dist = \"pareto\"\nsize_mean = \"1234B\"\nsize_shape = 1.5\n"
+        );
+        assert_eq!(
+            keys(&|tb| size_keys(tb, &SizeDist::Constant { bytes: 7 })),
+            "size_dist = \"constant\"\nsize_mean = \"7B\"\n"
+        );
+        assert_eq!(
+            keys(&|tb| arrival_keys(tb, &Arrivals::Poisson { per_s: 2.5 })),
+            "conns_per_s = 2.5\n"
+        );
+        assert_eq!(
+            keys(&|tb| arrival_keys(
+                tb,
+                &Arrivals::Periodic {
+                    interval: SimDuration::from_millis(200)
+                }
+            )),
+            "interval = \"200ms\"\n"
+        );
+        let on_off = OnOff {
+            mean_on: SimDuration::from_secs(1),
+            mean_off: SimDuration::from_millis(500),
+            pareto_shape: None,
+        };
+        assert_eq!(
+            keys(&|tb| on_off_keys(tb, Some(&on_off))),
+            "on_time = \"1s\"\noff_time = \"500ms\"\n"
+        );
+        assert_eq!(keys(&|tb| on_off_keys(tb, None)), "");
+        assert_eq!(
+            keys(&|tb| {
+                tb.insert("n", int(7u32));
+            }),
+            "n = 7\n"
+        );
+    }
+
+    #[test]
+    fn an_f32_is_written_in_its_shortest_form_that_narrows_back_to_it() {
+        for x in [0.1f32, 1.0 / 3.0, 16_777_217.0, f32::MAX, f32::MIN_POSITIVE] {
+            let item = f32_item(x);
+            let written = item.as_float().unwrap();
+            assert_eq!(written as f32, x, "{x}");
+        }
+        assert_eq!(f32_item(0.1).as_float(), Some(0.1));
+        assert_eq!(f32_item(0.25).as_float(), Some(0.25));
+    }
+
+    #[test]
+    fn a_directions_table_has_its_rate_delay_discipline_and_what_it_adds() {
+        let text = TEXT.replace(
+            "rate = \"20Mbps\"\ndelay = \"1ms\"",
+            "schedule = [[\"0s\", \"0bps\"], [\"1s\", \"5Mbps\"]]\ndelay = \"1ms\"\nloss = 0.5\n\
+             jitter = \"uniform(0ms, 1ms)\"",
+        );
+        let r = resolve(&text, &[]).unwrap();
+        let bc = direction_table(&r.directions[2]).to_string();
+        assert_eq!(
+            bc,
+            "schedule = [[\"0s\", \"0bps\"], [\"1s\", \"5Mbps\"]]\ndelay = \"1ms\"\n\
+             qdisc = \"droptail\"\nloss = 0.5\njitter = \"uniform(0ms, 1ms)\"\n\
+             params = { limit = \"1000p\", head_drop = false }\n"
+        );
+        // Without loss or jitter, neither is written.
+        let ab = direction_table(&r.directions[0]).to_string();
+        assert!(
+            ab.starts_with("rate = \"10Mbps\"\ndelay = \"5ms\"\nqdisc = \"codel\"\nparams = {"),
+            "{ab}"
+        );
+        // The simulator's link direction: the direction's own values.
+        let c = r.directions[2].link_config(1);
+        assert_eq!(
+            (c.name.as_str(), c.from, c.to, c.delay, c.loss),
+            ("bc", 1, 2, SimDuration::from_millis(1), 0.5)
+        );
+        let _ = r.directions[2].link_parts(1);
+    }
 }
