@@ -930,3 +930,151 @@ fn a_trace_is_read_from_the_scenarios_folder_as_utf8_text() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The hosts of the `[dumbbell]` table `table` (its spans in `table`), and `f` on them.
+fn with_hosts<T>(table: &str, f: impl FnOnce(&Hosts<'_>) -> T) -> T {
+    let d: RawDumbbell = toml::from_str(table).unwrap();
+    let cx = ctx(table);
+    let h = Hosts {
+        cx: &cx,
+        links_too: false,
+        senders: &d.senders,
+        delays: [&d.sender_delay, &d.receiver_delay],
+        access: (&d.access_rate, &d.access_buffer),
+    };
+    f(&h)
+}
+
+const HOSTS: &str = "senders = 2\naccess_rate = \"100Mbps\"\nsender_delay = [\"1ms\", \"2ms\"]\n\
+                     receiver_delay = \"3ms\"\naccess_buffer = \"50p\"\n\
+                     bottleneck = { rate = \"10Mbps\", delay = \"5ms\" }\n";
+
+#[test]
+fn a_dumbbells_host_delays_are_one_for_all_or_one_per_host() {
+    let texts = |v: Vec<Time>| v.iter().map(|t| t.text().to_string()).collect::<Vec<_>>();
+    with_hosts(HOSTS, |h| {
+        let sd = host_delays(h, h.delays[0], "sender_delay").unwrap();
+        assert_eq!(texts(sd), ["1ms", "2ms"]);
+        let rd = host_delays(h, h.delays[1], "receiver_delay").unwrap();
+        assert_eq!(texts(rd), ["3ms", "3ms"]);
+    });
+    let three = HOSTS.replace("[\"1ms\", \"2ms\"]", "[\"1ms\", \"2ms\", \"3ms\"]");
+    with_hosts(&three, |h| {
+        assert_eq!(
+            err(host_delays(h, h.delays[0], "sender_delay")),
+            e(
+                Some(3),
+                "dumbbell.sender_delay",
+                "expected one delay or a list of 2 (one per sender), got 3 values"
+            )
+        );
+    });
+}
+
+#[test]
+fn a_dumbbells_access_links_are_each_hosts_two_directions_in_turn() {
+    with_hosts(HOSTS, |h| {
+        let sd = host_delays(h, h.delays[0], "sender_delay").unwrap();
+        let rd = host_delays(h, h.delays[1], "receiver_delay").unwrap();
+        let (dirs, ends) = access_dirs(h, &sd, &rd);
+        let named: Vec<(&str, &str, String)> = dirs
+            .iter()
+            .map(|(n, d, p)| {
+                (
+                    n.as_str(),
+                    p.as_str(),
+                    d.delay.as_ref().unwrap().text().to_string(),
+                )
+            })
+            .collect();
+        let want = [
+            ("s1.access", "dumbbell.sender_delay[0]", "1ms"),
+            ("s1.access.rev", "dumbbell.sender_delay[0]", "1ms"),
+            ("r1.access", "dumbbell.receiver_delay[0]", "3ms"),
+            ("r1.access.rev", "dumbbell.receiver_delay[0]", "3ms"),
+            ("s2.access", "dumbbell.sender_delay[1]", "2ms"),
+            ("s2.access.rev", "dumbbell.sender_delay[1]", "2ms"),
+            ("r2.access", "dumbbell.receiver_delay[1]", "3ms"),
+            ("r2.access.rev", "dumbbell.receiver_delay[1]", "3ms"),
+        ];
+        let want: Vec<(&str, &str, String)> = want
+            .iter()
+            .map(|(n, p, d)| (*n, *p, d.to_string()))
+            .collect();
+        assert_eq!(named, want);
+        // Nodes s1 s2 gw1 gw2 r1 r2: 0 1 2 3 4 5.
+        assert_eq!(
+            ends,
+            [
+                (0, 2),
+                (2, 0),
+                (3, 4),
+                (4, 3),
+                (1, 2),
+                (2, 1),
+                (3, 5),
+                (5, 3)
+            ]
+        );
+        // Each with the access rate and buffer.
+        assert!(dirs
+            .iter()
+            .all(|(_, d, _)| d.rate.as_ref().unwrap().text() == "100Mbps"
+                && d.buffer.as_ref().unwrap().text() == "50p"));
+    });
+}
+
+#[test]
+fn a_byte_limit_given_as_a_parameter_names_the_key_it_was_given_at() {
+    let limit = |table: &str, kind: Kind, typed: &[(&str, &str)], swap: Option<&str>| {
+        let d: RawDirection = toml::from_str(table).unwrap();
+        let pairs: Vec<(String, String)> = typed
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let typed = aqmlab_qdisc::Params::new(kind.name(), kind.params(), &pairs).unwrap();
+        let ov = Overrides {
+            qdisc: swap
+                .map(|k| ("l".to_string(), k.to_string()))
+                .into_iter()
+                .collect(),
+            ..Overrides::default()
+        };
+        params_byte_limit("l", &d, "links[0]", &ov, &typed).map(|(n, _, k)| (n, k))
+    };
+    let codel = "qdisc = \"codel\"\nparams = { limit = \"30000B\" }\n";
+    assert_eq!(
+        limit(codel, Kind::Codel, &[("limit", "30000B")], None),
+        Some((30_000, "links[0].params.limit".to_string()))
+    );
+    // In packets: no byte limit; dropped by a swap: none either.
+    assert_eq!(
+        limit(
+            "qdisc = \"codel\"\nparams = { limit = \"100p\" }\n",
+            Kind::Codel,
+            &[("limit", "100p")],
+            None
+        ),
+        None
+    );
+    assert_eq!(
+        limit(codel, Kind::Codel, &[("limit", "30000B")], Some("pie")),
+        None
+    );
+    // FQ-CoDel: a byte limit is its memory limit, named where the file gave it.
+    let fq = "qdisc = \"fq_codel\"\nparams = { limit = \"30000B\" }\n";
+    assert_eq!(
+        limit(fq, Kind::FqCodel, &[("memory_limit", "30000B")], None),
+        Some((30_000, "links[0].params.limit".to_string()))
+    );
+    let fq = "qdisc = \"fq_codel\"\nparams = { memory_limit = \"2000B\" }\n";
+    assert_eq!(
+        limit(fq, Kind::FqCodel, &[("memory_limit", "2000B")], None),
+        Some((2_000, "links[0].params.memory_limit".to_string()))
+    );
+    // A discipline's default memory limit is not the file's.
+    assert_eq!(
+        limit("qdisc = \"fq_codel\"\n", Kind::FqCodel, &[], None),
+        None
+    );
+}
