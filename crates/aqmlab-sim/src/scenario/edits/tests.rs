@@ -668,3 +668,59 @@ fn a_flow_key_of_the_file_is_named_by_its_line_or_its_set_after_the_unsets() {
     );
     assert_eq!(ed.origin_of(&path("seed"), &lines, false), Origin::None);
 }
+
+#[test]
+fn the_public_edits_keep_the_rest_of_the_file_as_written_and_do_not_expand() {
+    // A set rewrites its key in place; the counted flow stays one table.
+    let s = sets(&[("dumbbell.bottleneck.rate", "\"20Mbps\"")]);
+    assert_eq!(
+        apply_sets(FILE, "t.toml", &s).unwrap(),
+        FILE.replace("rate = \"10Mbps\"", "rate = \"20Mbps\"")
+    );
+    assert_eq!(
+        apply_unsets(FILE, "t.toml", &["dumbbell.bottleneck.params".to_string()]).unwrap(),
+        FILE.replace("params = { target = \"5ms\" }\n", "")
+    );
+    assert_eq!(
+        apply_unsets(FILE, "t.toml", &["seed".to_string()])
+            .unwrap_err()
+            .to_string(),
+        "t.toml: --unset seed: no such key in the scenario"
+    );
+}
+
+#[test]
+fn a_scenario_is_built_with_its_unsets_then_its_sets() {
+    let text = "duration = \"1s\"\nnodes = [\"a\", \"b\"]\n[[links]]\nname = \"l\"\n\
+                from = \"a\"\nto = \"b\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+                qdisc = \"codel\"\nparams = { target = \"7ms\" }\n";
+    let dir = Path::new("");
+    let ov = Overrides::default();
+    let unsets = ["links[0].params".to_string()];
+    let s = sets(&[("links[0].params.interval", "\"50ms\"")]);
+    let sc = build_with_edits(text, "t.toml", dir, "n", &unsets, &s, &ov).unwrap();
+    assert!(
+        sc.resolved
+            .contains("target = \"5ms\", interval = \"50ms\""),
+        "{}",
+        sc.resolved
+    );
+    let sc = build_with_sets(text, "t.toml", dir, "n", &s, &ov).unwrap();
+    assert!(
+        sc.resolved
+            .contains("target = \"7ms\", interval = \"50ms\""),
+        "{}",
+        sc.resolved
+    );
+    let e = build_with_sets(
+        text,
+        "t.toml",
+        dir,
+        "n",
+        &sets(&[("links[0].rate", "5")]),
+        &ov,
+    )
+    .err()
+    .unwrap();
+    assert_eq!(e.path, "--set links[0].rate=5");
+}
