@@ -1578,4 +1578,40 @@ mod tests {
             )
         );
     }
+
+    #[test]
+    fn an_idle_duration_is_its_value_or_its_error_at_the_values_line() {
+        let checked = |r: Result<SimDuration, String>| {
+            on("idle = \"5ms\"", |x| {
+                idle_checked(x, x.f.idle.as_ref().unwrap(), &r, "flows[0].idle[1]")
+            })
+        };
+        assert_eq!(checked(Ok(ms(5))), Ok(ms(5)));
+        assert_eq!(checked(Err("bad".into())), e(5, "flows[0].idle[1]", "bad"));
+    }
+
+    #[test]
+    fn a_request_size_is_at_least_a_byte_and_a_present_key_has_its_place() {
+        let size = |keys: &str| {
+            on(keys, |x| {
+                request_size(x.cx, x.f.request_size.as_ref().unwrap(), x.p)
+            })
+        };
+        assert_eq!(size("request_size = \"1B\""), Ok(1));
+        assert_eq!(size("request_size = \"2kB\""), Ok(2000));
+        assert_eq!(
+            size("request_size = \"0B\""),
+            e(
+                5,
+                "flows[0].request_size",
+                "expected a request size ≥ 1 byte, like request_size = \"300B\""
+            )
+        );
+        let table = format!("{REPEAT}request_size = \"1B\"\n");
+        let f: RawFlow = toml::from_str(&table).unwrap();
+        let (key, given, at) = present("request_size", &f.request_size);
+        assert_eq!((key, given), ("request_size", true));
+        assert_eq!(&table[at.unwrap()], "\"1B\"");
+        assert_eq!(present("interval", &f.interval), ("interval", false, None));
+    }
 }

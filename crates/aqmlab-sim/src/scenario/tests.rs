@@ -223,3 +223,14 @@ fn a_scenario_file_is_read_as_utf8_with_its_folder_and_name() {
     assert!(!e.msg.starts_with(&e.file), "{}", e.msg);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn seed_value_reads_any_deserializers_whole_number_or_digits() {
+    let seed = |v: toml::Value| seed_value(v).map_err(|e| e.message().to_string());
+    assert_eq!(seed(toml::Value::Integer(42)), Ok(Some(42)));
+    assert_eq!(seed(toml::Value::String("7".into())), Ok(Some(7)));
+    assert_eq!(
+        seed(toml::Value::String("-7".into())),
+        Err("expected a whole number 0..18446744073709551615, got \"-7\"".into())
+    );
+}
