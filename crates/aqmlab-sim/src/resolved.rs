@@ -1143,4 +1143,30 @@ packet_log = ["bc", "ab", "bc"]
         );
         let _ = r.directions[2].link_parts(1);
     }
+
+    #[test]
+    fn tcp_keys_write_the_syn_retries_when_given_and_each_controllers_own_keys() {
+        let keys = |cc: CcKind, syn: Option<u32>| {
+            let mut tb = Table::new();
+            tcp_keys(&mut tb, &TcpConfig::with_cc(cc), syn);
+            tb.to_string()
+        };
+        let tail = |t: &str| t[t.find("pacing = ").unwrap()..].to_string();
+        assert!(keys(CcKind::Cubic, Some(3)).contains("handshake = true\nsyn_retries = 3\nhystart"));
+        assert!(!keys(CcKind::Cubic, None).contains("syn_retries"));
+        assert_eq!(
+            tail(&keys(CcKind::Ledbat, None)),
+            "pacing = false\nledbat_target = \"100ms\"\nledbat_gain = 1.0\nledbat_allowed_increase = 1.0\n"
+        );
+        assert_eq!(
+            tail(&keys(CcKind::Dctcp, None)),
+            "pacing = false\ndctcp_g = 0.0625\n"
+        );
+        assert_eq!(
+            tail(&keys(CcKind::Prague, None)),
+            "pacing = false\nprague_ecn_fallback = 0\n"
+        );
+        assert_eq!(tail(&keys(CcKind::NewReno, None)), "pacing = false\n");
+        assert!(keys(CcKind::NewReno, None).contains("rescue = true\nrto_ssthresh = \"rfc5681\"\n"));
+    }
 }
