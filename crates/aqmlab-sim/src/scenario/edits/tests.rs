@@ -553,9 +553,13 @@ fn an_error_is_the_sets_when_its_key_is_at_or_under_the_set_key_or_names_it() {
         shown(
             err("links[0].params", "codel has no parameter \"target\""),
             &[]
+        ),
+        (
+            "t.toml: --set links[0].params.target=7: links[0].params: codel has no parameter \
+             \"target\""
+                .to_string(),
+            true
         )
-        .1,
-        true
     );
     assert_eq!(
         shown(
