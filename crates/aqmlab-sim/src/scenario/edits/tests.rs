@@ -728,3 +728,42 @@ fn a_scenario_is_built_with_its_unsets_then_its_sets() {
     .unwrap();
     assert_eq!(e.path, "--set links[0].rate=5");
 }
+
+#[test]
+fn the_walk_records_each_key_value_and_element_at_its_start_line() {
+    let text = "t = { a = [\n1,\n2] }\n[u]\nb = 3\n";
+    let doc = toml_edit::ImDocument::parse(text).unwrap();
+    let line = |span: Option<std::ops::Range<usize>>| {
+        span.map(|s| text[..s.start].matches('\n').count() + 1)
+    };
+    let shown = |out: Vec<(Vec<Seg>, usize)>| -> Vec<(String, usize)> {
+        out.into_iter().map(|(p, l)| (path_text(&p), l)).collect()
+    };
+    let pairs = |v: &[(&str, usize)]| -> Vec<(String, usize)> {
+        v.iter().map(|(p, l)| (p.to_string(), *l)).collect()
+    };
+    // A value: itself, then each key (and value) of an inline table, each element of an array.
+    let mut out = Vec::new();
+    let mut path = vec![Seg::Key("t".into())];
+    walk_value(doc["t"].as_value().unwrap(), &mut path, &line, &mut out);
+    assert_eq!(
+        shown(out),
+        pairs(&[
+            ("t", 1),
+            ("t.a", 1),
+            ("t.a", 1),
+            ("t.a[0]", 2),
+            ("t.a[1]", 3)
+        ])
+    );
+    assert_eq!(path, [Seg::Key("t".into())]);
+    // An item that is a table: its header's line, then its keys.
+    let mut out = Vec::new();
+    let mut path = vec![Seg::Key("u".into())];
+    walk_item(&doc["u"], &mut path, &line, &mut out);
+    assert_eq!(shown(out), pairs(&[("u", 4), ("u.b", 5), ("u.b", 5)]));
+    // The document: each key's line before its value's.
+    let mut out = Vec::new();
+    walk_table(doc.as_table(), &mut Vec::new(), &line, &mut out);
+    assert_eq!(shown(out)[..2], pairs(&[("t", 1), ("t", 1)]));
+}
