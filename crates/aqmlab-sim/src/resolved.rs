@@ -20,7 +20,7 @@ use crate::rate::LinkRate;
 use crate::topology::{LinkConfig, Routes};
 use crate::windows::WindowSpec;
 use crate::world::{
-    Arrivals, BuildError, IdleDist, OnOff, Sim, SizeDist, TcpApp, TcpSpec, UdpSpec,
+    Arrivals, BuildError, IdleDist, OnOff, Sim, SizeDist, TcpApp, TcpSpec, UdpSpec, VideoSpec,
 };
 use aqmlab_core::{Ecn, SimDuration, SimTime};
 use aqmlab_qdisc::{AnyConfig, Params, UniformSource, Written};
@@ -162,21 +162,7 @@ impl ResolvedScenario {
     /// typed configurations), jitters, flows, packet logs and traces. Fails only on a
     /// `ResolvedScenario` not made by the resolver (one it would have refused).
     pub fn build_sim(&self) -> Result<Sim, BuildError> {
-        for d in &self.directions {
-            for n in [d.from, d.to] {
-                if n as usize >= self.nodes.len() {
-                    return Err(BuildError::NoSuchNode {
-                        link: d.name.clone(),
-                        node: n,
-                    });
-                }
-            }
-        }
-        if self.bin == SimDuration::ZERO {
-            return Err(BuildError::Invalid(
-                "the time-series bin must be > 0".into(),
-            ));
-        }
+        self.check_ends_and_bin()?;
         let links = self
             .directions
             .iter()
@@ -231,6 +217,27 @@ impl ResolvedScenario {
             sim.measure_owd(from);
         }
         Ok(sim)
+    }
+
+    /// Refuses a link direction whose end is not one of the nodes, and a time-series bin of 0
+    /// (which the resolver never makes).
+    fn check_ends_and_bin(&self) -> Result<(), BuildError> {
+        for d in &self.directions {
+            for n in [d.from, d.to] {
+                if n as usize >= self.nodes.len() {
+                    return Err(BuildError::NoSuchNode {
+                        link: d.name.clone(),
+                        node: n,
+                    });
+                }
+            }
+        }
+        if self.bin == SimDuration::ZERO {
+            return Err(BuildError::Invalid(
+                "the time-series bin must be > 0".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// The resolved scenario file (`scenario.resolved.toml`): this scenario, every value
@@ -434,16 +441,7 @@ fn app_keys(tb: &mut Table, app: &TcpApp) {
             restart_after_idle,
         } => {
             size_keys(tb, size);
-            let (idle, dist) = match *idle {
-                IdleDist::Constant(d) => (value(d.to_string()), "constant"),
-                IdleDist::Uniform { lo, hi } => {
-                    let a: Array = [lo.to_string(), hi.to_string()].into_iter().collect();
-                    (value(a), "uniform")
-                }
-                IdleDist::Exponential { mean } => (value(mean.to_string()), "exponential"),
-            };
-            tb.insert("idle", idle);
-            tb.insert("idle_dist", value(dist));
+            idle_keys(tb, idle);
             tb.insert("reuse", value(*reuse));
             // Only a reused connection takes idle_restart (the loader refuses it otherwise).
             if *reuse {
@@ -474,15 +472,34 @@ fn app_keys(tb: &mut Table, app: &TcpApp) {
             size_keys(tb, size);
             tb.insert("request_size", bytes(*request_bytes));
         }
-        TcpApp::Video(v) => {
-            let ladder: Array = v.ladder.iter().map(|r| r.to_string()).collect();
-            tb.insert("ladder", value(ladder));
-            tb.insert("segment", value(v.segment.to_string()));
-            tb.insert("playout_buffer", value(v.buffer.to_string()));
-            tb.insert("safety", value(v.safety));
-            tb.insert("request_size", bytes(v.request_bytes));
-        }
+        TcpApp::Video(v) => video_keys(tb, v),
     }
+}
+
+/// A repeated transfer's `idle` time between transfers and its `idle_dist`: a time (constant
+/// or the mean of an exponential), or a uniform's `[lo, hi]`.
+fn idle_keys(tb: &mut Table, idle: &IdleDist) {
+    let (idle, dist) = match *idle {
+        IdleDist::Constant(d) => (value(d.to_string()), "constant"),
+        IdleDist::Uniform { lo, hi } => {
+            let a: Array = [lo.to_string(), hi.to_string()].into_iter().collect();
+            (value(a), "uniform")
+        }
+        IdleDist::Exponential { mean } => (value(mean.to_string()), "exponential"),
+    };
+    tb.insert("idle", idle);
+    tb.insert("idle_dist", value(dist));
+}
+
+/// A video client's keys: its bitrate ladder, segment length, playout buffer, safety factor
+/// and request size.
+fn video_keys(tb: &mut Table, v: &VideoSpec) {
+    let ladder: Array = v.ladder.iter().map(|r| r.to_string()).collect();
+    tb.insert("ladder", value(ladder));
+    tb.insert("segment", value(v.segment.to_string()));
+    tb.insert("playout_buffer", value(v.buffer.to_string()));
+    tb.insert("safety", value(v.safety));
+    tb.insert("request_size", bytes(v.request_bytes));
 }
 
 /// The sender's keys, and those of its congestion control only (the loader refuses another
@@ -563,6 +580,36 @@ fn names(v: &[String]) -> Array {
 /// followed by its reverse).
 fn resolved_toml(r: &ResolvedScenario) -> String {
     let mut doc = DocumentMut::new();
+    let windows = scenario_keys(&mut doc, r);
+    doc.insert("links", Item::ArrayOfTables(links_tables(r)));
+    let mut text = doc.to_string();
+
+    // The flows one table at a time, each written as the whole document would write it (a
+    // table after the document's start has a blank line before its header): a document of
+    // every flow's table took 2.3 kB per flow at once (issue 24).
+    let mut one = DocumentMut::new();
+    for f in &r.flows {
+        let mut flows = ArrayOfTables::new();
+        flows.push(flow_table(f, &r.nodes));
+        one.insert("flows", Item::ArrayOfTables(flows));
+        text.push('\n');
+        text.push_str(&one.to_string());
+    }
+
+    let mut doc = DocumentMut::new();
+    if !windows.is_empty() {
+        doc.insert("windows", Item::ArrayOfTables(windows_tables(windows)));
+    }
+    doc.insert("output", Item::Table(output_table(&r.output)));
+    text.push('\n');
+    text.push_str(&doc.to_string());
+    text
+}
+
+/// The scenario's own keys (`name`, `description`, `duration`, `seed`, `bin`, `warmup`,
+/// `nodes`) put into `doc`; the windows other than the warm-up's, which the file writes as
+/// `[[windows]]`.
+fn scenario_keys<'a>(doc: &mut DocumentMut, r: &'a ResolvedScenario) -> &'a [WindowSpec] {
     doc.insert("name", value(r.name.as_str()));
     if !r.description.is_empty() {
         doc.insert("description", value(r.description.as_str()));
@@ -581,7 +628,12 @@ fn resolved_toml(r: &ResolvedScenario) -> String {
         windows = &windows[1..];
     }
     doc.insert("nodes", value(names(&r.nodes)));
+    windows
+}
 
+/// The `[[links]]` of `r`: each pair of directions (forward, reverse) one link, the reverse
+/// as its `reverse` table.
+fn links_tables(r: &ResolvedScenario) -> ArrayOfTables {
     let mut links = ArrayOfTables::new();
     let mut it = r.directions.iter();
     while let (Some(fwd), Some(rev)) = (it.next(), it.next()) {
@@ -595,44 +647,31 @@ fn resolved_toml(r: &ResolvedScenario) -> String {
         tb.insert("reverse", Item::Table(direction_table(rev)));
         links.push(tb);
     }
-    doc.insert("links", Item::ArrayOfTables(links));
-    let mut text = doc.to_string();
+    links
+}
 
-    // The flows one table at a time, each written as the whole document would write it (a
-    // table after the document's start has a blank line before its header): a document of
-    // every flow's table took 2.3 kB per flow at once (issue 24).
-    let mut one = DocumentMut::new();
-    for f in &r.flows {
-        let mut flows = ArrayOfTables::new();
-        flows.push(flow_table(f, &r.nodes));
-        one.insert("flows", Item::ArrayOfTables(flows));
-        text.push('\n');
-        text.push_str(&one.to_string());
+/// The `[[windows]]`: each window's name, start and end.
+fn windows_tables(windows: &[WindowSpec]) -> ArrayOfTables {
+    let mut ws = ArrayOfTables::new();
+    for w in windows {
+        let mut tb = Table::new();
+        tb.insert("name", value(w.name.as_str()));
+        tb.insert("from", value(t(w.from)));
+        tb.insert("to", value(t(w.to)));
+        ws.push(tb);
     }
+    ws
+}
 
-    let mut doc = DocumentMut::new();
-    if !windows.is_empty() {
-        let mut ws = ArrayOfTables::new();
-        for w in windows {
-            let mut tb = Table::new();
-            tb.insert("name", value(w.name.as_str()));
-            tb.insert("from", value(t(w.from)));
-            tb.insert("to", value(t(w.to)));
-            ws.push(tb);
-        }
-        doc.insert("windows", Item::ArrayOfTables(ws));
-    }
-
+/// The `[output]` table: the format, the logged and traced link directions, the traced flows
+/// (each `{ flow, every }`) and `owd_distribution` when on.
+fn output_table(o: &ResolvedOutput) -> Table {
     let mut output = Table::new();
-    output.insert(
-        "format",
-        value(if r.output.csv { "csv" } else { "parquet" }),
-    );
-    output.insert("packet_log", value(names(&r.output.packet_log)));
-    output.insert("trace", value(names(&r.output.trace)));
-    if !r.output.trace_flows.is_empty() {
-        let entries: Array = r
-            .output
+    output.insert("format", value(if o.csv { "csv" } else { "parquet" }));
+    output.insert("packet_log", value(names(&o.packet_log)));
+    output.insert("trace", value(names(&o.trace)));
+    if !o.trace_flows.is_empty() {
+        let entries: Array = o
             .trace_flows
             .iter()
             .map(|&(flow, every)| {
@@ -644,137 +683,11 @@ fn resolved_toml(r: &ResolvedScenario) -> String {
             .collect();
         output.insert("trace_flows", value(entries));
     }
-    if r.output.owd_distribution {
+    if o.owd_distribution {
         output.insert("owd_distribution", value(true));
     }
-    doc.insert("output", Item::Table(output));
-    text.push('\n');
-    text.push_str(&doc.to_string());
-    text
+    output
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scenario::{resolve_with_edits, Overrides, Scenario};
-    use std::path::Path;
-
-    #[test]
-    fn a_whole_number_beyond_tomls_integers_is_written_as_its_digits() {
-        assert_eq!(
-            param_value(Written::Integer(i64::MAX as u64)).as_integer(),
-            Some(i64::MAX)
-        );
-        assert_eq!(
-            param_value(Written::Integer(u64::MAX)).as_str(),
-            Some("18446744073709551615")
-        );
-        // and read back by the spec of a whole number to the same value
-        let spec = aqmlab_qdisc::ParamSpec::integer("n", "0", "");
-        assert_eq!(
-            spec.parse("k", "18446744073709551615"),
-            Ok(aqmlab_qdisc::Value::Integer(u64::MAX))
-        );
-    }
-
-    const TEXT: &str = r#"
-duration = "2s"
-nodes = ["a", "b", "c"]
-
-[[links]]
-name = "ab"
-from = "a"
-to = "b"
-rate = "10Mbps"
-delay = "5ms"
-qdisc = "codel"
-
-[[links]]
-name = "bc"
-from = "b"
-to = "c"
-rate = "20Mbps"
-delay = "1ms"
-
-[[flows]]
-kind = "tcp"
-from = "a"
-to = "c"
-
-[output]
-packet_log = ["bc", "ab", "bc"]
-"#;
-
-    fn resolve(text: &str, sets: &[(&str, &str)]) -> Result<ResolvedScenario, String> {
-        let sets: Vec<(String, String)> = sets
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        resolve_with_edits(
-            text,
-            "t.toml",
-            Path::new(""),
-            "t",
-            &[],
-            &sets,
-            &Overrides::default(),
-        )
-        .map_err(|e| e.to_string())
-    }
-
-    #[test]
-    fn a_set_parameter_is_typed_in_the_resolved_scenario() {
-        let r = resolve(TEXT, &[("links[0].params.target", "7ms")]).unwrap();
-        assert_eq!(r.directions.len(), 4);
-        let ab = &r.directions[0];
-        assert_eq!(ab.name, "ab");
-        assert_eq!(ab.params.duration("target"), SimDuration::from_millis(7));
-        // The configuration is the one those parameters make, and differs from the default's.
-        assert_eq!(ab.qdisc, AnyConfig::from_params(&ab.params).unwrap());
-        let default = resolve(TEXT, &[]).unwrap();
-        assert!(matches!(ab.qdisc, AnyConfig::Codel(_)));
-        assert_ne!(ab.qdisc, default.directions[0].qdisc);
-        // CoDel's mtu = "auto": the flow's largest segment on this direction, before any build.
-        assert_ne!(ab.params.raw_value("mtu"), "auto");
-        // The reverse inherits the discipline, not the --set on the forward direction's key.
-        assert_eq!(r.directions[1].name, "ab.rev");
-        assert_eq!(r.directions[1].params.kind(), "codel");
-    }
-
-    #[test]
-    fn the_simulation_and_the_resolved_file_come_from_one_resolved_scenario() {
-        let r = resolve(TEXT, &[]).unwrap();
-        let sc = Scenario::from_resolved(r.clone()).unwrap();
-        assert_eq!(sc.resolved, r.to_toml());
-        let names: Vec<&str> = sc.sim.link_names().collect();
-        let resolved: Vec<&str> = r.directions.iter().map(|d| d.name.as_str()).collect();
-        assert_eq!(names, resolved);
-        // Packet logs in link order, each once, as the simulation keeps them.
-        assert_eq!(r.output.packet_log, ["ab", "bc"]);
-        let logged: Vec<&str> = sc.sim.packet_logs().map(|(n, _)| n).collect();
-        assert_eq!(logged, ["ab", "bc"]);
-    }
-
-    #[test]
-    fn the_resolved_file_resolves_to_itself() {
-        let r = resolve(TEXT, &[("links[1].params.limit", "50p")]).unwrap();
-        let text = r.to_toml();
-        assert!(text.contains("limit = \"50p\""), "{text}");
-        let again = resolve(&text, &[]).unwrap();
-        assert_eq!(again.to_toml(), text);
-        assert_eq!(again.directions[2].qdisc, r.directions[2].qdisc);
-    }
-
-    #[test]
-    fn an_unreachable_destination_is_refused_without_a_simulation() {
-        let text = TEXT.replace(
-            r#"nodes = ["a", "b", "c"]"#,
-            r#"nodes = ["a", "b", "c", "d"]"#,
-        ) + "\n[[flows]]\nkind = \"udp\"\nfrom = \"a\"\nto = \"d\"\nrate = \"1Mbps\"\n";
-        let e = resolve(&text, &[]).unwrap_err();
-        assert!(
-            e.contains("flows[1]") && e.contains("no route from a to d"),
-            "{e}"
-        );
-    }
-}
+mod tests;

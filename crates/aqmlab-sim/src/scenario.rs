@@ -289,7 +289,17 @@ struct Ctx<'a> {
     dir: PathBuf,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// The context of scenario `text`, read from `file` (as errors name it) in folder `dir`
+    /// (where the files it names are).
+    fn new(file: &str, text: &'a str, dir: &Path) -> Self {
+        Ctx {
+            file: file.to_string(),
+            text,
+            dir: dir.to_path_buf(),
+        }
+    }
+
     fn line_of(&self, span: std::ops::Range<usize>) -> usize {
         self.text[..span.start.min(self.text.len())]
             .matches('\n')
@@ -482,87 +492,108 @@ impl Scenario {
     }
 }
 
-/// The measurement windows: the warm-up's (`after_warmup`, from its end to the run's) and the
-/// `[[windows]]`, each within the run and named once.
+/// The measurement windows: the warm-up's (`after_warmup`, from its end to the run's,
+/// [`warmup_window`]) and the `[[windows]]` ([`window`]), each within the run and named once.
 fn windows(
     cx: &Ctx<'_>,
     warmup: &Option<Time>,
     raw_windows: &[RawWindow],
     duration: SimDuration,
 ) -> Result<Vec<crate::windows::WindowSpec>, ScenarioError> {
-    use crate::windows::{WindowSpec, AFTER_WARMUP};
-    let end = SimTime::ZERO + duration;
-    let mut out: Vec<WindowSpec> = Vec::new();
+    let mut out = Vec::new();
     if let Some(w) = warmup {
-        let d = *w.get();
-        if d >= duration {
-            return Err(cx.err(
-                Some(w.span()),
-                "warmup",
-                format!(
-                    "expected a warm-up shorter than the duration ({duration}), got {:?}",
-                    w.text()
-                ),
-            ));
-        }
-        out.push(WindowSpec {
-            name: AFTER_WARMUP.into(),
-            from: SimTime::ZERO + d,
-            to: end,
-        });
+        out.push(warmup_window(cx, w, duration)?);
     }
     for (i, w) in raw_windows.iter().enumerate() {
-        let p = format!("windows[{i}]");
-        let name = w.name.get_ref();
-        if name.is_empty() || name.chars().any(char::is_control) {
-            return Err(cx.err(
-                Some(w.name.span()),
-                format!("{p}.name"),
-                "expected a non-empty name without control characters",
-            ));
-        }
-        if out.iter().any(|o| o.name == *name) {
-            let why = if name == AFTER_WARMUP {
-                "names the window `warmup` makes"
-            } else {
-                "is used twice"
-            };
-            return Err(cx.err(
-                Some(w.name.span()),
-                format!("{p}.name"),
-                format!("window name {name:?} {why}: expected a unique name"),
-            ));
-        }
-        let from = SimTime::ZERO + *w.from.get();
-        let to = SimTime::ZERO + *w.to.get();
-        if to <= from {
-            return Err(cx.err(
-                Some(w.to.span()),
-                format!("{p}.to"),
-                format!(
-                    "expected the window to end after it starts ({:?}), got {:?}",
-                    w.from.text(),
-                    w.to.text()
-                ),
-            ));
-        }
-        if to > end {
-            return Err(cx.err(
-                Some(w.to.span()),
-                format!("{p}.to"),
-                format!(
-                    "expected a window within the run (duration {duration}), got {:?}",
-                    w.to.text()
-                ),
-            ));
-        }
-        out.push(WindowSpec {
-            name: name.clone(),
-            from,
-            to,
-        });
+        let w = window(cx, &format!("windows[{i}]"), w, &out, duration)?;
+        out.push(w);
     }
     Ok(out)
+}
+
+/// The window `after_warmup` of a `warmup` shorter than the run: from its end to the run's.
+fn warmup_window(
+    cx: &Ctx<'_>,
+    w: &Time,
+    duration: SimDuration,
+) -> Result<crate::windows::WindowSpec, ScenarioError> {
+    let d = *w.get();
+    if d >= duration {
+        return Err(cx.err(
+            Some(w.span()),
+            "warmup",
+            format!(
+                "expected a warm-up shorter than the duration ({duration}), got {:?}",
+                w.text()
+            ),
+        ));
+    }
+    Ok(crate::windows::WindowSpec {
+        name: crate::windows::AFTER_WARMUP.into(),
+        from: SimTime::ZERO + d,
+        to: SimTime::ZERO + duration,
+    })
+}
+
+/// Window `w` (key path `p`) of a run of `duration`: a name neither empty, nor with control
+/// characters, nor one of the windows before it (`before`), and an end after its start, within
+/// the run.
+fn window(
+    cx: &Ctx<'_>,
+    p: &str,
+    w: &RawWindow,
+    before: &[crate::windows::WindowSpec],
+    duration: SimDuration,
+) -> Result<crate::windows::WindowSpec, ScenarioError> {
+    use crate::windows::AFTER_WARMUP;
+    let name = w.name.get_ref();
+    if name.is_empty() || name.chars().any(char::is_control) {
+        return Err(cx.err(
+            Some(w.name.span()),
+            format!("{p}.name"),
+            "expected a non-empty name without control characters",
+        ));
+    }
+    if before.iter().any(|o| o.name == *name) {
+        let why = if name == AFTER_WARMUP {
+            "names the window `warmup` makes"
+        } else {
+            "is used twice"
+        };
+        return Err(cx.err(
+            Some(w.name.span()),
+            format!("{p}.name"),
+            format!("window name {name:?} {why}: expected a unique name"),
+        ));
+    }
+    let from = SimTime::ZERO + *w.from.get();
+    let to = SimTime::ZERO + *w.to.get();
+    if to <= from {
+        return Err(cx.err(
+            Some(w.to.span()),
+            format!("{p}.to"),
+            format!(
+                "expected the window to end after it starts ({:?}), got {:?}",
+                w.from.text(),
+                w.to.text()
+            ),
+        ));
+    }
+    if to > SimTime::ZERO + duration {
+        return Err(cx.err(
+            Some(w.to.span()),
+            format!("{p}.to"),
+            format!(
+                "expected a window within the run (duration {duration}), got {:?}",
+                w.to.text()
+            ),
+        ));
+    }
+    Ok(crate::windows::WindowSpec {
+        name: name.clone(),
+        from,
+        to,
+    })
 }
 
 /// The key path of setting `key` (`rate`, `delay`, `buffer`) of the link direction at `path`.
@@ -661,3 +692,6 @@ fn too_large_integer(text: &str, span: Option<std::ops::Range<usize>>) -> String
         "{key}: expected a whole number from -9223372036854775808 to 9223372036854775807 (TOML's integer range), got a larger one{hint}"
     )
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,7 +5,7 @@
 use super::raw_units::{AtSpan, Bytes, FlowTime, Idle, IdleValue};
 use super::{Ctx, RawFlow, ScenarioError};
 use crate::world::{Arrivals, IdleDist, OnOff, SizeDist, TcpApp, VideoSpec};
-use aqmlab_core::SimDuration;
+use aqmlab_core::{Bitrate, SimDuration};
 use toml::Spanned;
 
 /// Size of a web request when the scenario gives no `request_size`. An HTTP request is a GET line
@@ -438,37 +438,12 @@ fn size_dist(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<SizeDist, ScenarioErr
     Ok(match dist {
         "pareto" => {
             not_for("size_sigma", f.size_sigma.as_ref().map(|x| x.span()))?;
-            let shape = f.size_shape.as_ref().map(|x| *x.get_ref()).unwrap_or(1.2);
-            if shape <= 1.0 || !shape.is_finite() {
-                return Err(cx.err(
-                    f.size_shape.as_ref().map(|x| x.span()),
-                    format!("{p}.size_shape"),
-                    format!("expected a Pareto shape > 1 (finite mean), got {shape}"),
-                ));
-            }
+            let shape = pareto_shape(cx, f, p)?;
             SizeDist::Pareto { mean, shape }
         }
         "lognormal" => {
             not_for("size_shape", f.size_shape.as_ref().map(|x| x.span()))?;
-            let sigma = f.size_sigma.as_ref().map(|x| *x.get_ref()).unwrap_or(1.0);
-            let max = crate::world::max_lognormal_sigma(mean);
-            if !(sigma >= 0.0 && sigma <= max) {
-                let why = if max < crate::world::MAX_LOGNORMAL_SIGMA {
-                    format!(
-                        "√(2·ln size_mean) for size_mean = {mean} bytes: above it most sizes would be under 1 byte and clamped to 1, so the mean would not be kept"
-                    )
-                } else {
-                    "above 3 a run's transfers would not show the mean: their spread, √(exp(σ²) − 1), is 90 times the mean at σ = 3".to_string()
-                };
-                return Err(cx.err(
-                    f.size_sigma.as_ref().map(|x| x.span()),
-                    format!("{p}.size_sigma"),
-                    format!(
-                        "expected sigma from 0 to {} ({why}), got {sigma}",
-                        (max * 1000.0).floor() / 1000.0
-                    ),
-                ));
-            }
+            let sigma = lognormal_sigma(cx, f, p, mean)?;
             SizeDist::Lognormal { mean, sigma }
         }
         "constant" => {
@@ -484,6 +459,45 @@ fn size_dist(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<SizeDist, ScenarioErr
             ))
         }
     })
+}
+
+/// `size_shape` of a Pareto size (default 1.2): above 1, so that the mean is finite.
+fn pareto_shape(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<f64, ScenarioError> {
+    let shape = f.size_shape.as_ref().map(|x| *x.get_ref()).unwrap_or(1.2);
+    if shape <= 1.0 || !shape.is_finite() {
+        return Err(cx.err(
+            f.size_shape.as_ref().map(|x| x.span()),
+            format!("{p}.size_shape"),
+            format!("expected a Pareto shape > 1 (finite mean), got {shape}"),
+        ));
+    }
+    Ok(shape)
+}
+
+/// `size_sigma` of a lognormal size of mean `mean` bytes (default 1): from 0 to
+/// [`crate::world::max_lognormal_sigma`] of the mean, which keeps the mean (most sizes not
+/// clamped to 1 byte) and a spread a run shows (at most 3).
+fn lognormal_sigma(cx: &Ctx<'_>, f: &RawFlow, p: &str, mean: f64) -> Result<f64, ScenarioError> {
+    let sigma = f.size_sigma.as_ref().map(|x| *x.get_ref()).unwrap_or(1.0);
+    let max = crate::world::max_lognormal_sigma(mean);
+    if !(sigma >= 0.0 && sigma <= max) {
+        let why = if max < crate::world::MAX_LOGNORMAL_SIGMA {
+            format!(
+                "√(2·ln size_mean) for size_mean = {mean} bytes: above it most sizes would be under 1 byte and clamped to 1, so the mean would not be kept"
+            )
+        } else {
+            "above 3 a run's transfers would not show the mean: their spread, √(exp(σ²) − 1), is 90 times the mean at σ = 3".to_string()
+        };
+        return Err(cx.err(
+            f.size_sigma.as_ref().map(|x| x.span()),
+            format!("{p}.size_sigma"),
+            format!(
+                "expected sigma from 0 to {} ({why}), got {sigma}",
+                (max * 1000.0).floor() / 1000.0
+            ),
+        ));
+    }
+    Ok(sigma)
 }
 
 /// `app = "web"`: `conns_per_s` or `interval`, the response `size_*`, `request_size`.
@@ -631,32 +645,7 @@ fn page(
 /// `app = "video"`: `ladder` (required), `segment` (default 2 s), `playout_buffer` (default
 /// 20 s), `safety` (default 0.9), `request_size`.
 fn video(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> {
-    let ladder_v = f.ladder.as_ref().ok_or_else(|| {
-        cx.err(
-            f.app.as_ref().map(|a| a.span()),
-            format!("{p}.ladder"),
-            "a video needs its bitrate ladder, like ladder = [\"1Mbps\", \"2.5Mbps\", \"5Mbps\"]",
-        )
-    })?;
-    let mut ladder = Vec::with_capacity(ladder_v.get_ref().len());
-    for (i, r) in ladder_v.get_ref().iter().enumerate() {
-        let rate = r.checked(cx, &format!("{p}.ladder[{i}]"))?;
-        if rate.as_bps() == 0 || ladder.last().is_some_and(|&prev| rate <= prev) {
-            return Err(cx.err(
-                Some(ladder_v.span()),
-                format!("{p}.ladder[{i}]"),
-                format!("expected increasing rates > 0, got {:?}", r.text()),
-            ));
-        }
-        ladder.push(rate);
-    }
-    if ladder.is_empty() {
-        return Err(cx.err(
-            Some(ladder_v.span()),
-            format!("{p}.ladder"),
-            "expected at least one rate",
-        ));
-    }
+    let ladder = ladder(cx, f, p)?;
     let dur = |v: &Option<FlowTime>, key: &str, default: SimDuration| match v {
         None => Ok(default),
         Some(d) => d.checked(cx, &format!("{p}.{key}")),
@@ -684,20 +673,7 @@ fn video(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> {
             "expected a playout buffer of at least one segment",
         ));
     }
-    let safety = match &f.safety {
-        None => 0.9,
-        Some(x) if *x.get_ref() > 0.0 && *x.get_ref() <= 1.0 => *x.get_ref(),
-        Some(x) => {
-            return Err(cx.err(
-                Some(x.span()),
-                format!("{p}.safety"),
-                format!(
-                    "expected a share of the measured throughput in (0, 1], got {}",
-                    x.get_ref()
-                ),
-            ))
-        }
-    };
+    let safety = safety(cx, f, p)?;
     Ok(TcpApp::Video(VideoSpec {
         segment,
         ladder,
@@ -705,6 +681,54 @@ fn video(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<TcpApp, ScenarioError> {
         safety,
         request_bytes: request_bytes(cx, f, p)?,
     }))
+}
+
+/// A video's `ladder`: at least one rate, each above 0 and above the one before it.
+fn ladder(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<Vec<Bitrate>, ScenarioError> {
+    let ladder_v = f.ladder.as_ref().ok_or_else(|| {
+        cx.err(
+            f.app.as_ref().map(|a| a.span()),
+            format!("{p}.ladder"),
+            "a video needs its bitrate ladder, like ladder = [\"1Mbps\", \"2.5Mbps\", \"5Mbps\"]",
+        )
+    })?;
+    let mut ladder = Vec::with_capacity(ladder_v.get_ref().len());
+    for (i, r) in ladder_v.get_ref().iter().enumerate() {
+        let rate = r.checked(cx, &format!("{p}.ladder[{i}]"))?;
+        if rate.as_bps() == 0 || ladder.last().is_some_and(|&prev| rate <= prev) {
+            return Err(cx.err(
+                Some(ladder_v.span()),
+                format!("{p}.ladder[{i}]"),
+                format!("expected increasing rates > 0, got {:?}", r.text()),
+            ));
+        }
+        ladder.push(rate);
+    }
+    if ladder.is_empty() {
+        return Err(cx.err(
+            Some(ladder_v.span()),
+            format!("{p}.ladder"),
+            "expected at least one rate",
+        ));
+    }
+    Ok(ladder)
+}
+
+/// A video's `safety` (default 0.9): the share of the measured throughput the next segment's
+/// rate may take, in (0, 1].
+fn safety(cx: &Ctx<'_>, f: &RawFlow, p: &str) -> Result<f64, ScenarioError> {
+    match &f.safety {
+        None => Ok(0.9),
+        Some(x) if *x.get_ref() > 0.0 && *x.get_ref() <= 1.0 => Ok(*x.get_ref()),
+        Some(x) => Err(cx.err(
+            Some(x.span()),
+            format!("{p}.safety"),
+            format!(
+                "expected a share of the measured throughput in (0, 1], got {}",
+                x.get_ref()
+            ),
+        )),
+    }
 }
 
 /// `app = "web"` with `model = "packmime"`: `conns_per_s` only (PackMime draws the rest).
@@ -775,204 +799,4 @@ fn request_size(cx: &Ctx<'_>, r: &Bytes, p: &str) -> Result<u64, ScenarioError> 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::path::PathBuf;
-
-    /// A repeat flow's table, its `app` on line 4.
-    const REPEAT: &str = "kind = \"tcp\"\nfrom = \"a\"\nto = \"b\"\napp = \"repeat\"\n";
-
-    type Error = (Option<usize>, String, String);
-
-    /// The step `step` on the flow `flows[0]` read from the table `REPEAT` + `keys` (its spans
-    /// in that table): what it gives, or its error's `(line, key path, message)`.
-    fn on<T>(
-        keys: &str,
-        step: impl Fn(&AppIn<'_>) -> Result<T, ScenarioError>,
-    ) -> Result<T, Error> {
-        let table = format!("{REPEAT}{keys}");
-        let f: RawFlow = toml::from_str(&table).unwrap();
-        let cx = Ctx {
-            file: "t.toml".into(),
-            text: &table,
-            dir: PathBuf::new(),
-        };
-        let span = f.app.as_ref().map(|a| a.span());
-        let x = AppIn {
-            cx: &cx,
-            f: &f,
-            p: "flows[0]",
-            span,
-        };
-        step(&x).map_err(|e| (e.line, e.path, e.msg))
-    }
-
-    fn e<T>(line: usize, path: &str, msg: &str) -> Result<T, Error> {
-        Err((Some(line), path.to_string(), msg.to_string()))
-    }
-
-    fn ms(n: u64) -> SimDuration {
-        SimDuration::from_millis(n)
-    }
-
-    #[test]
-    fn repeat_size_is_bytes_or_drawn_from_size_mean() {
-        let size = |keys: &str| on(keys, repeat_size);
-        assert_eq!(
-            size("bytes = \"1MB\""),
-            Ok(SizeDist::Constant { bytes: 1_000_000 })
-        );
-        assert_eq!(
-            size("size_mean = \"10KB\""),
-            Ok(SizeDist::Pareto {
-                mean: 10_000.0,
-                shape: 1.2
-            })
-        );
-        let msg = "give the transfer size either as bytes (each the same) or with size_mean (drawn): not both";
-        assert_eq!(
-            size("size_mean = \"10KB\"\nbytes = \"1MB\""),
-            e(6, "flows[0].bytes", msg)
-        );
-        let msg = "size_dist needs size_mean (bytes gives every transfer the same size)";
-        assert_eq!(
-            size("bytes = \"1MB\"\nsize_dist = \"pareto\""),
-            e(6, "flows[0].size_dist", msg)
-        );
-        // None: the app's line.
-        let msg = "repeated transfers need a size: bytes = \"1MB\", or size_mean (with size_dist)";
-        assert_eq!(size(""), e(4, "flows[0].bytes", msg));
-        assert_eq!(
-            size("bytes = \"0B\""),
-            e(5, "flows[0].bytes", "expected bytes > 0")
-        );
-    }
-
-    #[test]
-    fn repeat_idle_is_constant_uniform_or_exponential() {
-        let idle = |keys: &str| on(keys, repeat_idle);
-        assert_eq!(idle("idle = \"10s\""), Ok(IdleDist::Constant(ms(10_000))));
-        assert_eq!(
-            idle("idle = \"250ms\"\nidle_dist = \"constant\""),
-            Ok(IdleDist::Constant(ms(250)))
-        );
-        assert_eq!(
-            idle("idle = \"2s\"\nidle_dist = \"exponential\""),
-            Ok(IdleDist::Exponential { mean: ms(2000) })
-        );
-        let uniform = Ok(IdleDist::Uniform {
-            lo: ms(5000),
-            hi: ms(15_000),
-        });
-        assert_eq!(idle("idle = [\"5s\", \"15s\"]"), uniform);
-        assert_eq!(
-            idle("idle = [\"5s\", \"15s\"]\nidle_dist = \"uniform\""),
-            uniform
-        );
-        let msg = "repeated transfers need an idle period: idle = \"10s\", or idle = [\"5s\", \"15s\"] (uniform)";
-        assert_eq!(idle(""), e(4, "flows[0].idle", msg));
-        let msg = "expected a uniform range of two durations, like [\"5s\", \"15s\"], got [\"1s\", \"2s\", \"3s\"]";
-        assert_eq!(
-            idle("idle = [\"1s\", \"2s\", \"3s\"]"),
-            e(5, "flows[0].idle", msg)
-        );
-        let msg = "idle_dist = \"uniform\" needs a range of two durations, like idle = [\"5s\", \"15s\"], got \"10s\"";
-        assert_eq!(
-            idle("idle = \"10s\"\nidle_dist = \"uniform\""),
-            e(5, "flows[0].idle", msg)
-        );
-        let msg = "expected constant, uniform or exponential, got \"nope\"";
-        assert_eq!(
-            idle("idle = [\"15s\", \"5s\"]\nidle_dist = \"nope\""),
-            e(6, "flows[0].idle_dist", msg)
-        );
-    }
-
-    #[test]
-    fn idle_one_is_a_single_duration() {
-        let one = |keys: &str| on(keys, |x| idle_one(x, x.f.idle.as_ref().unwrap()));
-        assert_eq!(one("idle = \"3s\""), Ok(ms(3000)));
-        let msg = "expected a duration with a unit, like \"10s\", got [\"5s\", \"15s\"]";
-        assert_eq!(one("idle = [\"5s\", \"15s\"]"), e(5, "flows[0].idle", msg));
-        let msg = "expected a duration with a unit, like \"5ms\", \"100us\", \"1.5s\" or \"250ns\", got \"x\"";
-        assert_eq!(one("idle = \"x\""), e(5, "flows[0].idle", msg));
-    }
-
-    #[test]
-    fn idle_range_is_low_to_high_each_element_named() {
-        let range = |keys: &str| {
-            on(keys, |x| {
-                let v = x.f.idle.as_ref().unwrap();
-                let IdleValue::List(a) = &v.value else {
-                    panic!("a list")
-                };
-                idle_range(x, v, a)
-            })
-        };
-        assert_eq!(
-            range("idle = [\"5s\", \"5s\"]"),
-            Ok(IdleDist::Uniform {
-                lo: ms(5000),
-                hi: ms(5000)
-            })
-        );
-        let msg = "expected [low, high] with low ≤ high, got [\"15s\", \"5s\"]";
-        assert_eq!(
-            range("idle = [\"15s\", \"5s\"]"),
-            e(5, "flows[0].idle", msg)
-        );
-        // The first element that is not a duration names itself.
-        let msg = "expected a duration with a unit, like \"5ms\", \"100us\", \"1.5s\" or \"250ns\", got \"y\"";
-        assert_eq!(
-            range("idle = [\"5s\", \"y\"]"),
-            e(5, "flows[0].idle[1]", msg)
-        );
-        let msg = "expected a duration with a unit, like \"5ms\", \"100us\", \"1.5s\" or \"250ns\", got \"x\"";
-        assert_eq!(
-            range("idle = [\"x\", \"y\"]"),
-            e(5, "flows[0].idle[0]", msg)
-        );
-    }
-
-    #[test]
-    fn idle_restart_is_for_a_reused_connection() {
-        let reuse = |keys: &str| on(keys, repeat_reuse);
-        assert_eq!(reuse(""), Ok((false, true)));
-        assert_eq!(reuse("reuse = true"), Ok((true, true)));
-        assert_eq!(
-            reuse("reuse = true\nidle_restart = false"),
-            Ok((true, false))
-        );
-        let msg = "idle_restart applies to a reused connection (reuse = true): each fresh connection starts from its initial window";
-        assert_eq!(
-            reuse("idle_restart = true"),
-            e(4, "flows[0].idle_restart", msg)
-        );
-        assert_eq!(
-            reuse("reuse = false\nidle_restart = false"),
-            e(4, "flows[0].idle_restart", msg)
-        );
-    }
-
-    #[test]
-    fn repeat_reports_the_size_then_the_idle_period_then_the_reuse() {
-        let repeat = |keys: &str| {
-            on(keys, |x| repeat(x.cx, x.f, x.p, x.span.clone())).map_err(|(_, path, _)| path)
-        };
-        let all = "bytes = \"0B\"\nidle = \"x\"\nidle_restart = true";
-        assert_eq!(repeat(all), Err("flows[0].bytes".into()));
-        let rest = "bytes = \"1B\"\nidle = \"x\"\nidle_restart = true";
-        assert_eq!(repeat(rest), Err("flows[0].idle".into()));
-        let last = "bytes = \"1B\"\nidle = \"1s\"\nidle_restart = true";
-        assert_eq!(repeat(last), Err("flows[0].idle_restart".into()));
-        assert_eq!(
-            repeat("bytes = \"1B\"\nidle = \"1s\"\nreuse = true"),
-            Ok(TcpApp::Repeat {
-                size: SizeDist::Constant { bytes: 1 },
-                idle: IdleDist::Constant(ms(1000)),
-                reuse: true,
-                restart_after_idle: true,
-            })
-        );
-    }
-}
+mod tests;

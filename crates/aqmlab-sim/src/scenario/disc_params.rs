@@ -99,49 +99,21 @@ pub(super) fn disc_params(
 ) -> DirParams {
     let (name, path) = (name.as_str(), path.as_str());
     let swapped = swap_of(ov, name);
-    let set_params = &ov.set_params;
-    let kind_name = swapped.unwrap_or_else(|| {
-        d.qdisc
-            .as_ref()
-            .map(|s| s.get_ref().as_str())
-            .unwrap_or("droptail")
-    });
-    let kind = Kind::from_name(kind_name).map_err(|e| match swapped {
-        Some(_) => ScenarioError {
-            file: cx.file.clone(),
-            line: None,
-            path: format!("--qdisc {name}"),
-            msg: e.to_string(),
-        },
-        None => cx.err(
-            d.qdisc.as_ref().map(|q| q.span()),
-            format!("{path}.qdisc"),
-            e.to_string(),
-        ),
-    });
     let mut out = DirParams {
         swapped: swapped.map(str::to_string),
-        kind,
+        kind: disc_kind(cx, name, path, d, swapped),
         given: Vec::new(),
         dropped: Vec::new(),
     };
     let (Ok(kind), Some(params)) = (&out.kind, &d.params) else {
         return out;
     };
-    let set_here = |k: &str| {
-        let fwd = path.strip_suffix(".reverse");
-        [Some(path), fwd].into_iter().flatten().any(|p| {
-            set_params
-                .iter()
-                .any(|s| *s == format!("{p}.params") || *s == format!("{p}.params.{k}"))
-        })
-    };
     for (k, v) in params.get_ref() {
         // A swap keeps the direction's buffer (`--qdisc`'s promise): given as `buffer`, or, in a
         // file that gives none (a resolved scenario writes the buffer as its discipline's
         // `limit`), as the `limit` the swapped-out discipline had, read by the new one's spec.
         let buffer_as_limit = k == "limit" && d.buffer.is_none();
-        if swapped.is_some() && !set_here(k) && !buffer_as_limit {
+        if swapped.is_some() && !set_here(&ov.set_params, path, k) && !buffer_as_limit {
             out.dropped
                 .push((name.to_string(), format!("{k}={}", toml_text(v))));
             continue;
@@ -178,24 +150,48 @@ pub(super) fn disc_params(
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_swap_is_of_a_direction_or_its_link_and_the_last_one_counts() {
-        let ov = Overrides {
-            qdisc: vec![
-                ("l".into(), "pie".into()),
-                ("l.rev".into(), "red".into()),
-                ("m.rev".into(), "cake".into()),
-            ],
-            ..Default::default()
-        };
-        assert_eq!(swap_of(&ov, "l"), Some("pie"));
-        assert_eq!(swap_of(&ov, "l.rev"), Some("red"));
-        assert_eq!(swap_of(&ov, "m.rev"), Some("cake"));
-        assert_eq!(swap_of(&ov, "m"), None);
-        assert_eq!(swap_of(&ov, "n"), None);
-    }
+/// The discipline of link direction `name` (key path `path`, settings `d`): the `--qdisc` swap
+/// `swapped`, or the one the settings name, drop-tail if none. An unknown name is an error
+/// naming the swap (`--qdisc NAME`, no line) or the file's `PATH.qdisc` key.
+fn disc_kind(
+    cx: &Ctx<'_>,
+    name: &str,
+    path: &str,
+    d: &RawDirection,
+    swapped: Option<&str>,
+) -> Result<Kind, ScenarioError> {
+    let kind_name = swapped.unwrap_or_else(|| {
+        d.qdisc
+            .as_ref()
+            .map(|s| s.get_ref().as_str())
+            .unwrap_or("droptail")
+    });
+    Kind::from_name(kind_name).map_err(|e| match swapped {
+        Some(_) => ScenarioError {
+            file: cx.file.clone(),
+            line: None,
+            path: format!("--qdisc {name}"),
+            msg: e.to_string(),
+        },
+        None => cx.err(
+            d.qdisc.as_ref().map(|q| q.span()),
+            format!("{path}.qdisc"),
+            e.to_string(),
+        ),
+    })
 }
+
+/// Whether a `--set` (`set_params`, the key paths it gave) gave parameter `k` of the direction
+/// at key path `path`, or its whole `params` table; for a `reverse`, also its forward
+/// direction's (which the reverse inherits).
+fn set_here(set_params: &[String], path: &str, k: &str) -> bool {
+    let fwd = path.strip_suffix(".reverse");
+    [Some(path), fwd].into_iter().flatten().any(|p| {
+        set_params
+            .iter()
+            .any(|s| *s == format!("{p}.params") || *s == format!("{p}.params.{k}"))
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -273,39 +273,4 @@ pub fn flow_keys_markdown() -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_key_is_declared_once_and_described() {
-        for (i, k) in FLOW_KEYS.iter().enumerate() {
-            assert!(!k.doc.is_empty(), "{}", k.name);
-            assert!(
-                FLOW_KEYS[..i].iter().all(|o| o.name != k.name),
-                "{} twice",
-                k.name
-            );
-        }
-        assert_eq!(N_KEYS, FLOW_KEYS.len());
-        assert_eq!(
-            apps_list(WEB_PAGE_VIDEO),
-            "app = \"web\", \"page\" and \"video\""
-        );
-        assert_eq!(apps_list(WEB_PAGE), "app = \"web\" and \"page\"");
-    }
-
-    #[test]
-    fn flow_keys_doc_is_generated_from_the_table() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/flow-keys.md");
-        let want = flow_keys_markdown();
-        if std::env::var_os("AQMLAB_BLESS").is_some() {
-            std::fs::write(path, &want).unwrap();
-        }
-        let have = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(
-            have == want,
-            "docs/flow-keys.md disagrees with the flow-key table: regenerate it with \
-             AQMLAB_BLESS=1 cargo test -p aqmlab-sim --lib flow_keys"
-        );
-    }
-}
+mod tests;

@@ -79,44 +79,4 @@ fn column(text: &str, at: usize) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn said(text: &str) -> String {
-        check_toml("s.toml", text).unwrap_err().to_string()
-    }
-
-    #[test]
-    fn a_syntax_error_names_line_column_what_was_expected_and_found() {
-        assert_eq!(
-            said("name = \"x\"\nseeds = [1, 2\n"),
-            "s.toml:3: not valid TOML at column 1: invalid array, expected `]` (found the end of the file)"
-        );
-        assert_eq!(
-            said("name = \"x\"\nduration = \"3s\n"),
-            "s.toml:2: not valid TOML at column 15: invalid basic string (found the end of the line)"
-        );
-        assert_eq!(
-            said("a = 1\n[vary\n"),
-            "s.toml:2: not valid TOML at column 6: invalid table header, expected `.`, `]` (found the end of the line)"
-        );
-        assert_eq!(
-            said("é = 1\nb = [1 2]\n"),
-            "s.toml:1: not valid TOML at column 1: invalid key (found `é`)"
-        );
-        assert_eq!(
-            said("name = \"x\"\nname = \"y\"\n"),
-            "s.toml:2: not valid TOML at column 1: duplicate key `name` in document root"
-        );
-    }
-
-    #[test]
-    fn valid_toml_passes_and_a_large_integer_names_its_key() {
-        assert!(check_toml("s.toml", "a = [1, 2]\n[t]\nb = \"c\"\n").is_ok());
-        let e = said("a = 1\nseed = 99999999999999999999\n");
-        assert!(
-            e.starts_with("s.toml:2: seed: expected a whole number from"),
-            "{e}"
-        );
-    }
-}
+mod tests;
