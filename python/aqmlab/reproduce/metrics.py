@@ -29,6 +29,7 @@ fields computed after it (``"x / 1e6"``: the mean bytes in MB, divided after the
 module would; no value stays no value). A ``[numbers.NAME]`` of ``of`` (a table of NAME =
 the path of a number declared above it, as a claim's ``metric`` spells it) and ``expr`` (an
 expression of those names) is one number computed from others: a ratio of two groups' means.
+With ``arm_column`` + ``arms`` its reductions are of runs paired across arms (``paired.py``).
 """
 
 from __future__ import annotations
@@ -40,12 +41,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import derive_sum, fit, jain, paired_ratio
+from aqmlab.reproduce import derive_sum, fit, jain, paired
 from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The reductions a ``[numbers.NAME]`` may name.
 REDUCERS = ("mean", "median", "min", "max", "sum", "count", "quantile", "spread", "value")
-REDUCERS += paired_ratio.REDUCERS
 REDUCERS = (*REDUCERS, "list")  # lists.py
 _GRAMMAR = Grammar(
     calls={"abs": 1, "div": 2, "number": 1, "split": 3},
@@ -53,6 +53,15 @@ _GRAMMAR = Grammar(
     binops=(ast.Add, ast.Sub, ast.Mult, ast.Div),
     compares=(ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq, ast.In, ast.NotIn),
     compares_error="only < <= > >= == != in compare",
+    texts=True,
+)
+#: A paired number's expressions (paired.py) may also take an arm's mean over its runs.
+PAIRED_GRAMMAR = Grammar(
+    calls={"abs": 1, "div": 2, "mean": 1},
+    calls_error="only abs(), div() and mean() may be called",
+    binops=_GRAMMAR.binops,
+    compares=_GRAMMAR.compares,
+    compares_error=_GRAMMAR.compares_error,
     texts=True,
 )
 _TICK = re.compile(r"`([^`]*)`")
@@ -99,7 +108,7 @@ class Expr:
         return v
 
 
-def compile_expr(text: str, where: str) -> Expr:
+def compile_expr(text: str, where: str, grammar: Grammar = _GRAMMAR) -> Expr:
     """``text`` checked as an expression of columns (see the module's docstring); errors name
     ``where`` (the file and the key) and what was expected."""
     names: dict[str, str] = {}
@@ -114,7 +123,7 @@ def compile_expr(text: str, where: str) -> Expr:
         tree = ast.parse(src.strip(), mode="eval").body
     except SyntaxError as e:
         raise AqmlabError(f"{where}: {text!r} is not an expression: {e.msg}") from None
-    _check(tree, text, where)
+    _check(tree, text, where, grammar)
     return Expr(text, tree, names, where)
 
 
@@ -128,14 +137,14 @@ def _column(node: ast.AST, names: dict[str, str]) -> str | None:
     return None
 
 
-def _check(node: ast.AST, text: str, where: str) -> None:
+def _check(node: ast.AST, text: str, where: str, grammar: Grammar = _GRAMMAR) -> None:
     def bad(what: str) -> AqmlabError:
         return AqmlabError(
             f"{where}: {text!r}: {what} (expected columns, numbers, texts, + - * /, "
             "comparisons, in [...], and/or/not, abs/div/number/split)"
         )
 
-    check(node, _GRAMMAR, bad)
+    check(node, grammar, bad)
 
 
 def _number(x: Any) -> float:
@@ -163,6 +172,8 @@ def _eval(node: ast.AST, df: Any, names: dict[str, str]) -> Any:
                 b = b.astype(float)
                 return a / b.where(b != 0)
             return a / b if b else float("nan")
+        if fn == "mean":  # paired.py's: an arm's runs
+            return args[0].mean()
         if fn == "number":
             one = _number
         else:
@@ -263,7 +274,7 @@ class Leaf:
     q: float = 0.5
     then: str = ""  # an expression of x, the reduced value
     where: str = ""  # "FILE: numbers.NAME.values.V" for errors
-    paired: Any = None  # a paired_ratio.PairedDef: an arm over another
+    expr: str = ""  # a paired number's expression of its arms (paired.py)
 
 
 @dataclass
@@ -281,6 +292,7 @@ class NumberDef:
     where: str  # "FILE: numbers.NAME" for errors
     of: dict[str, str] = field(default_factory=dict)  # name -> path of a number declared above
     expr: str = ""  # an expression of ``of``'s names
+    pairing: Any = None  # a paired.Pairing: runs paired across arms
 
 
 def _err(where: str, key: str, expected: str, got: Any = None) -> AqmlabError:
@@ -305,6 +317,15 @@ def _strs(where: str, key: str, v: Any) -> list[str]:
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         raise _err(where, key, "a list of texts", v)
     return v
+
+
+def _sweeps(where: str, v: Any, sweeps: list[str]) -> list[str]:
+    """``v`` checked as a list of the names of ``sweeps``."""
+    sw = _strs(where, "sweeps", v)
+    unknown = [s for s in sw if s not in sweeps]
+    if unknown:
+        raise _err(where, "sweeps", f"names of [[sweep]]s ({', '.join(sweeps)})", unknown)
+    return sw
 
 
 def _known(where: str, doc: dict[str, Any], keys: tuple[str, ...]) -> None:
@@ -348,20 +369,17 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
             if not isinstance(d.get("from"), str) or not isinstance(d["map"], dict) or not d["map"]:
                 raise _err(where, "map", 'from = "COLUMN" and map = { value = new value, ... }')
             dd.source, dd.map = d["from"], d["map"]
-        dd.sweeps = _strs(where, "sweeps", d.get("sweeps", []))
-        unknown = [s for s in dd.sweeps if s not in sweeps]
-        if unknown:
-            raise _err(where, "sweeps", f"names of [[sweep]]s ({', '.join(sweeps)})", unknown)
+        dd.sweeps = _sweeps(where, d.get("sweeps", []), sweeps)
         out.append(dd)
     return out
 
 
-def _leaf(where: str, doc: Any) -> Leaf:
+def _leaf(where: str, doc: Any, pairing: Any = None) -> Leaf:
     if not isinstance(doc, dict):
         raise AqmlabError(f"{where}: expected a table {{ column = ..., reduce = ... }}")
-    _known(where, doc, ("column", "reduce", "q", "then", *paired_ratio.KEYS))
+    _known(where, doc, ("column", "reduce", "q", "then", *(("expr",) if pairing else ())))
     col, red = doc.get("column"), doc.get("reduce", "mean")
-    if red != "count" and (not isinstance(col, str) or not col):
+    if (red != "count" or pairing) and (not isinstance(col, str) or not col):
         raise _err(where, "column", "the column to reduce (a text)", col)
     if red not in REDUCERS:
         raise _err(where, "reduce", " or ".join(REDUCERS), red)
@@ -375,15 +393,19 @@ def _leaf(where: str, doc: Any) -> Leaf:
         e = compile_expr(then if "{" not in then else "x", f"{where}.then")
         if [c for c in e.columns() if c != "x"]:
             raise _err(where, "then", "an expression of x alone", then)
-    return Leaf(col or "", red, float(q), then, where, paired_ratio.parse(where, doc, red))
+    leaf = Leaf(col or "", red, float(q), then, where)
+    return paired.leaf(leaf, doc, pairing) if pairing else leaf
 
 
-def _values(where: str, doc: Any) -> Any:
+_LEAF_KEYS = ("column", "reduce", "q", "then", "expr")
+
+
+def _values(where: str, doc: Any, pairing: Any = None) -> Any:
     if not isinstance(doc, dict) or not doc:
         raise AqmlabError(f"{where}: expected a table of NAME = {{ column = ..., reduce = ... }}")
-    if "column" in doc or "reduce" in doc or "then" in doc:
-        return _leaf(where, doc)
-    return {k: _values(f"{where}.{k}", v) for k, v in doc.items()}
+    if any(k in doc for k in _LEAF_KEYS):
+        return _leaf(where, doc, pairing)
+    return {k: _values(f"{where}.{k}", v, pairing) for k, v in doc.items()}
 
 
 def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
@@ -395,25 +417,26 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         where = f"{path}: numbers.{name}"
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
-        from aqmlab.reproduce import assemble, paired
+        from aqmlab.reproduce import assemble
 
-        kind = paired.load(name, where, d, sweeps) or assemble.load(name, where, d)
-        if kind is not None:  # runs paired across arms, numbers of numbers: their own files
+        pairing = paired.parse(where, d)
+        kind = None if pairing else assemble.load(name, where, d)
+        if kind is not None:  # numbers of numbers: their own file
             out.append(kind)
             continue
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
-        keys = (*keys, "all", "of", "expr", "fit")
+        keys = (*keys, "all", "of", "expr", "fit", *paired.KEYS)
         _known(where, d, keys)
-        if "fit" in d:
+        if "fit" in d and not pairing:
             out.append(fit.parse(name, where, d))
             continue
-        if "of" in d or "expr" in d:
+        if ("of" in d or "expr" in d) and not pairing:
             out.append(_of_numbers(name, where, d))
             continue
-        sw = _strs(where, "sweeps", d.get("sweeps", []))
-        unknown = [s for s in sw if s not in sweeps]
-        if unknown:
-            raise _err(where, "sweeps", f"names of [[sweep]]s ({', '.join(sweeps)})", unknown)
+        if pairing and ("of" in d or "fit" in d):
+            k = "of" if "of" in d else "fit"
+            raise AqmlabError(f"{where}.{k}: not with arm_column + arms (runs paired across arms)")
+        sw = _sweeps(where, d.get("sweeps", []), sweeps)
         wh = d.get("where", "")
         if not isinstance(wh, str):
             raise _err(where, "where", "an expression of the results' columns (a text)", wh)
@@ -423,11 +446,11 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         key = _strs(where, "key", d.get("key", []))
         each = _each(where, d.get("each"))
         if "values" in d:
-            if "column" in d or "reduce" in d or "then" in d:
+            if any(k in d for k in _LEAF_KEYS):
                 raise AqmlabError(f"{where}: expected values or column + reduce, not both")
-            values = _values(f"{where}.values", d["values"])
+            values = _values(f"{where}.values", d["values"], pairing)
         else:
-            values = _leaf(where, {k: d[k] for k in ("column", "reduce", "q", "then") if k in d})
+            values = _leaf(where, {k: d[k] for k in _LEAF_KEYS if k in d}, pairing)
         if (by or each) and not key:
             raise _err(where, "key", 'one template per level, like ["{rate}", "{qdisc}"]')
         fields = {f for k in key for f in re.findall(r"\{(\w+)", k)}
@@ -441,7 +464,7 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
             raise _err(where, "all", "a table of COLUMN = [the values always keyed]", al)
         if set(al) - set(by):
             raise _err(where, "all", f"columns of by ({', '.join(by)})", sorted(set(al) - set(by)))
-        out.append(NumberDef(name, sw, wh, by, each, key, values, al, where))
+        out.append(NumberDef(name, sw, wh, by, each, key, values, al, where, pairing=pairing))
     return out
 
 
@@ -526,8 +549,6 @@ def reduce(values: Any, leaf: Leaf, fill: Any = None) -> Any:
         v = quantile(values, leaf.q)
     elif r == "value":
         v = one_value(values, leaf)
-    elif leaf.paired:
-        v = paired_ratio.reduce(values, leaf.paired, r)
     elif r == "list":
         from aqmlab.reproduce import lists
 
@@ -580,7 +601,7 @@ def compute(
     one of ``of`` + ``expr`` over ``numbers`` (those declared above it)."""
     import pandas as pd
 
-    if hasattr(nd, "compute"):  # paired.py, assemble.py
+    if hasattr(nd, "compute"):  # assemble.py
         return nd.compute(frames, fill, numbers or {})
     if nd.expr:
         return _of_value(nd, numbers or {}, fill)
@@ -596,6 +617,8 @@ def compute(
     missing = [c for c in nd.by if c not in df.columns]
     if missing:
         raise AqmlabError(f"{nd.where}.by: no column {missing[0]!r} in the results of {what}")
+    if nd.pairing:
+        paired.check_columns(nd.pairing, df, what)
     n = len(next(iter(nd.each.values()))) if nd.each else 1
     leaves = _leaves(nd.values)
     for i in range(n):
@@ -612,16 +635,11 @@ def compute(
         gkey = gkey if isinstance(gkey, tuple) else (gkey,)
         for i in range(n):
             fields = {**dict(zip(nd.by, gkey)), **{k: v[i] for k, v in nd.each.items()}}
+            cols = {path: _fill_each(leaf.column, nd.each, i) for path, leaf in leaves}
             vals = {
-                path: reduce(
-                    paired_ratio.select(rows, _fill_each(leaf.column, nd.each, i), leaf.paired)
-                    if leaf.paired
-                    else rows[_fill_each(leaf.column, nd.each, i)]
-                    if leaf.column
-                    else rows,
-                    leaf,
-                    fill,
-                )
+                path: paired.value(rows, cols[path], leaf, nd.pairing, fill)
+                if nd.pairing
+                else reduce(rows[cols[path]] if leaf.column else rows, leaf, fill)
                 for path, leaf in leaves
             }
             if not nd.key:
