@@ -146,3 +146,10 @@ def test_a_missing_reference_number_is_one_line(tmp_path):
     assert str(e.value).endswith(
         "claims.toml: claim 'x': hypothesis 'other-way': reference: no number _alt._m.ct"
     )
+    # A table where the number should be (the check regrade shares with toward).
+    ctx.numbers.update({"_alt": {"_m": {"ct": {"a": 1.0}}}})
+    with pytest.raises(AqmlabError) as e:
+        hypotheses.run(ctx, None)
+    assert str(e.value).endswith(
+        "claims.toml: claim 'x': hypothesis 'other-way': reference: _alt._m.ct is not one number"
+    )
