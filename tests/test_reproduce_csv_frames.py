@@ -4,14 +4,11 @@ without ``sweeps`` still reads the sweeps only; errors in one line naming the fi
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from conftest import ROOT
+from conftest import example_folder, refused_in_one_line
 
 pd = pytest.importorskip("pandas")
 
-EXAMPLE = ROOT / "examples" / "reproduction"
 CSV = "qdisc,seed,mode,p50_ms\nred,1,a,2.0\nred,2,a,4.5\ndroptail,1,a,30\nred,1,b,100\n"
 EXTRA = """
 [csv.ref]
@@ -37,12 +34,7 @@ reduce = "count"
 
 
 def _folder(tmp_path, extra=EXTRA, csv=CSV):
-    d = tmp_path / "repro"
-    shutil.copytree(EXAMPLE, d)
-    (d / "ref.csv").write_text(csv)
-    with open(d / "experiment.toml", "a") as f:
-        f.write(extra)
-    return d
+    return example_folder(tmp_path, append=extra, ref_csv=csv)
 
 
 def _numbers(folder):
@@ -88,15 +80,9 @@ def test_a_csv_is_derived_and_reduced_as_a_sweep(tmp_path):
     ],
 )
 def test_a_bad_csv_table_is_one_line_naming_the_file_and_key(tmp_path, edit, expected):
-    from aqmlab.exceptions import AqmlabError
-    from aqmlab.reproduce.folder import load
-
     extra = EXTRA.replace(*edit, 1)
     assert extra != EXTRA
-    with pytest.raises(AqmlabError) as e:
-        load(str(_folder(tmp_path, extra)))
-    msg = str(e.value)
-    assert "\n" not in msg and "experiment.toml: " in msg and expected in msg, msg
+    refused_in_one_line(_folder(tmp_path, extra), "experiment.toml", expected)
 
 
 def test_a_missing_column_of_the_csv_is_one_line_at_run_time(tmp_path):

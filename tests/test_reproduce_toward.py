@@ -4,12 +4,8 @@ flips with the numbers; a bad table is refused in one line naming the file, tabl
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from conftest import ROOT
-
-EXAMPLE = ROOT / "examples" / "reproduction"
+from conftest import example_folder, refused_in_one_line
 
 CLAIMS = """
 [hypothesis.load]
@@ -33,10 +29,7 @@ explanation = "load"
 
 
 def _folder(tmp_path, claims=CLAIMS):
-    d = tmp_path / "repro"
-    shutil.copytree(EXAMPLE, d)
-    (d / "claims.toml").write_text(claims)
-    return d
+    return example_folder(tmp_path, claims)
 
 
 def _outcome(tmp_path, ours, rerun):
@@ -137,12 +130,6 @@ def test_a_claim_not_numeric_is_refused_in_one_line(tmp_path, kind):
     ],
 )
 def test_a_bad_toward_table_is_refused_in_one_line(tmp_path, edit, expected):
-    from aqmlab.exceptions import AqmlabError
-    from aqmlab.reproduce.folder import load
-
     claims = CLAIMS.replace(*edit, 1)
     assert claims != CLAIMS
-    with pytest.raises(AqmlabError) as e:
-        load(str(_folder(tmp_path, claims)))
-    msg = str(e.value)
-    assert "\n" not in msg and "claims.toml: " in msg and expected in msg, msg
+    refused_in_one_line(_folder(tmp_path, claims), "claims.toml", expected)
