@@ -394,7 +394,7 @@ def _leaf(where: str, doc: Any, pairing: Any = None) -> Leaf:
         if [c for c in e.columns() if c != "x"]:
             raise _err(where, "then", "an expression of x alone", then)
     leaf = Leaf(col or "", red, float(q), then, where)
-    return paired.leaf(leaf, doc, pairing) if pairing else leaf
+    return paired.with_expr(leaf, doc, pairing) if pairing else leaf
 
 
 _LEAF_KEYS = ("column", "reduce", "q", "then", "expr")

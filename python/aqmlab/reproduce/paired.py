@@ -92,7 +92,7 @@ def _compile(text: str, where: str, arms: dict[str, Any]) -> Any:
     return e
 
 
-def leaf(leaf: Any, doc: dict[str, Any], p: Pairing) -> Any:
+def with_expr(leaf: Any, doc: dict[str, Any], p: Pairing) -> Any:
     """The reduction ``leaf`` (metrics.Leaf, read from ``doc``) with its ``expr`` checked."""
     from aqmlab.reproduce.metrics import _err
 
