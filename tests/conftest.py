@@ -1,5 +1,6 @@
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -8,6 +9,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "vectors"
+#: The example reproduction folder (docs/reproductions.md) the reproduction tests copy.
+EXAMPLE = ROOT / "examples" / "reproduction"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -24,6 +27,37 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture
 def vectors() -> pathlib.Path:
     return VECTORS
+
+
+def example_folder(
+    tmp_path: pathlib.Path, claims: str | None = None, append: str = "", **files: str
+) -> pathlib.Path:
+    """A copy of :data:`EXAMPLE` as ``tmp_path/repro`` (replacing an earlier one), its
+    claims.toml replaced by ``claims``, ``append`` added to its experiment.toml and ``files``
+    (NAME = text, ``ref_csv`` for ``ref.csv``) written into it."""
+    d = tmp_path / "repro"
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.copytree(EXAMPLE, d)
+    if claims is not None:
+        (d / "claims.toml").write_text(claims)
+    if append:
+        with open(d / "experiment.toml", "a") as f:
+            f.write(append)
+    for name, text in files.items():
+        (d / name.replace("_", ".")).write_text(text)
+    return d
+
+
+def refused_in_one_line(folder: pathlib.Path, file: str, expected: str) -> None:
+    """Loading the reproduction ``folder`` fails with one line naming ``file``
+    (``claims.toml``, ``experiment.toml``) that holds ``expected``."""
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce.folder import load
+
+    with pytest.raises(AqmlabError) as e:
+        load(str(folder))
+    msg = str(e.value)
+    assert "\n" not in msg and f"{file}: " in msg and expected in msg, msg
 
 
 def run_cli(*args: str, cwd: str | os.PathLike[str] | None = None) -> subprocess.CompletedProcess:

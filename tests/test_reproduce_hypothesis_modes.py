@@ -4,12 +4,8 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from conftest import ROOT
-
-EXAMPLE = ROOT / "examples" / "reproduction"
+from conftest import example_folder, refused_in_one_line
 
 CLAIMS = """
 [hypothesis.short]
@@ -31,10 +27,7 @@ unexplained = "what the load leaves"
 
 
 def _folder(tmp_path, claims=CLAIMS):
-    d = tmp_path / "repro"
-    shutil.copytree(EXAMPLE, d)
-    (d / "claims.toml").write_text(claims)
-    return d
+    return example_folder(tmp_path, claims)
 
 
 def _graded(tmp_path, quick):
@@ -62,13 +55,5 @@ def test_a_quick_hypothesis_explains_only_quick_runs(tmp_path):
 
 @pytest.mark.parametrize("bad", ['modes = "quick"', "modes = []", 'modes = ["fast"]'])
 def test_a_bad_modes_is_one_line(tmp_path, bad):
-    from aqmlab.exceptions import AqmlabError
-    from aqmlab.reproduce.folder import load
-
-    with pytest.raises(AqmlabError) as e:
-        load(str(_folder(tmp_path, CLAIMS.replace('modes = ["quick"]', bad))))
-    msg = str(e.value)
-    assert (
-        "\n" not in msg
-        and "claims.toml: hypothesis.short.modes: expected a list of the modes" in msg
-    ), msg
+    folder = _folder(tmp_path, CLAIMS.replace('modes = ["quick"]', bad))
+    refused_in_one_line(folder, "claims.toml", "hypothesis.short.modes: expected a list of the")

@@ -5,12 +5,8 @@ after grading only where the test confirms, and bad keys refused in one line."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from conftest import ROOT
-
-EXAMPLE = ROOT / "examples" / "reproduction"
+from conftest import example_folder, refused_in_one_line
 
 CLAIMS = """
 [hypothesis.other-way]
@@ -35,11 +31,7 @@ explanation = "other-way"
 
 
 def _folder(tmp_path, claims: str = CLAIMS):
-    d = tmp_path / "repro"
-    shutil.rmtree(d, ignore_errors=True)
-    shutil.copytree(EXAMPLE, d)
-    (d / "claims.toml").write_text(claims)
-    return d
+    return example_folder(tmp_path, claims)
 
 
 def _run(tmp_path, ours: float, alt: float, spread=None, alt_spread=None, seeds=(1,)):
@@ -121,15 +113,9 @@ def test_a_claim_that_agrees_keeps_no_explanation(tmp_path):
     ],
 )
 def test_a_bad_regrade_table_is_refused_in_one_line(tmp_path, edit, expected):
-    from aqmlab.exceptions import AqmlabError
-    from aqmlab.reproduce.folder import load
-
     claims = CLAIMS.replace(*edit)
     assert claims != CLAIMS
-    with pytest.raises(AqmlabError) as e:
-        load(str(_folder(tmp_path, claims)))
-    msg = str(e.value)
-    assert "\n" not in msg and "claims.toml: " in msg and expected in msg, msg
+    refused_in_one_line(_folder(tmp_path, claims), "claims.toml", expected)
 
 
 def test_a_missing_reference_number_is_one_line(tmp_path):
@@ -145,4 +131,11 @@ def test_a_missing_reference_number_is_one_line(tmp_path):
         hypotheses.run(ctx, None)
     assert str(e.value).endswith(
         "claims.toml: claim 'x': hypothesis 'other-way': reference: no number _alt._m.ct"
+    )
+    # A table where the number should be (the check regrade shares with toward).
+    ctx.numbers.update({"_alt": {"_m": {"ct": {"a": 1.0}}}})
+    with pytest.raises(AqmlabError) as e:
+        hypotheses.run(ctx, None)
+    assert str(e.value).endswith(
+        "claims.toml: claim 'x': hypothesis 'other-way': reference: _alt._m.ct is not one number"
     )

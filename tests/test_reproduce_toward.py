@@ -4,12 +4,8 @@ flips with the numbers; a bad table is refused in one line naming the file, tabl
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from conftest import ROOT
-
-EXAMPLE = ROOT / "examples" / "reproduction"
+from conftest import example_folder, refused_in_one_line
 
 CLAIMS = """
 [hypothesis.load]
@@ -33,10 +29,7 @@ explanation = "load"
 
 
 def _folder(tmp_path, claims=CLAIMS):
-    d = tmp_path / "repro"
-    shutil.copytree(EXAMPLE, d)
-    (d / "claims.toml").write_text(claims)
-    return d
+    return example_folder(tmp_path, claims)
 
 
 def _outcome(tmp_path, ours, rerun):
@@ -94,6 +87,34 @@ def test_no_rerun_number_is_not_tested(tmp_path):
     assert status == "unexplained" and text == "no value for _rerun.cases.a.p50: not tested"
 
 
+def test_a_table_for_the_rerun_number_is_one_line(tmp_path):
+    """The check toward shares with regrade (hypotheses.reference_number)."""
+    from aqmlab.exceptions import AqmlabError
+
+    with pytest.raises(AqmlabError) as e:
+        _outcome(tmp_path, 8.0, {"p": 1.0})
+    assert str(e.value).endswith(
+        "claims.toml: claim 'x': hypothesis 'load': reference: _rerun.cases.a.p50 is not one number"
+    )
+
+
+@pytest.mark.parametrize("kind", ["range", "qualitative"])
+def test_a_claim_not_numeric_is_refused_in_one_line(tmp_path, kind):
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce import hypotheses
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import Context
+
+    exp = load(str(_folder(tmp_path)))
+    exp.claims[0].kind = kind
+    ctx = Context(exp, "/nonexistent", False, [1], None, False, {}, {})
+    with pytest.raises(AqmlabError) as e:
+        hypotheses.run(ctx, None)
+    assert str(e.value).endswith(
+        f"hypothesis 'load': test = 'toward' grades a numeric claim, not a {kind} one"
+    )
+
+
 @pytest.mark.parametrize(
     "edit, expected",
     [
@@ -109,12 +130,6 @@ def test_no_rerun_number_is_not_tested(tmp_path):
     ],
 )
 def test_a_bad_toward_table_is_refused_in_one_line(tmp_path, edit, expected):
-    from aqmlab.exceptions import AqmlabError
-    from aqmlab.reproduce.folder import load
-
     claims = CLAIMS.replace(*edit, 1)
     assert claims != CLAIMS
-    with pytest.raises(AqmlabError) as e:
-        load(str(_folder(tmp_path, claims)))
-    msg = str(e.value)
-    assert "\n" not in msg and "claims.toml: " in msg and expected in msg, msg
+    refused_in_one_line(_folder(tmp_path, claims), "claims.toml", expected)

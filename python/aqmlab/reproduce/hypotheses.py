@@ -191,6 +191,20 @@ def _run(t: Test, c: Any, ctx: Any, mod: Any) -> Result:
     return Result(t, r["text"], r["points"])
 
 
+def reference_number(ctx: Any, c: Any, reference: str, kind: str, where: str) -> Any:
+    """What a test of a numeric claim (``regrade``, ``toward``) reads: the number
+    ``REFERENCE.METRIC``, in the shape of claim ``c``'s metric, or None where there is none;
+    a one-line error naming ``where`` when ``c`` is not numeric or the path is no number."""
+    from aqmlab.reproduce import loader
+
+    if c.kind != "numeric":
+        raise AqmlabError(f"{where}: test = '{kind}' grades a numeric claim, not a {c.kind} one")
+    v = loader._named(ctx, f"{reference}.{c.metric}")
+    if v is not None and not isinstance(v, (int, float)):
+        raise AqmlabError(f"{where}: reference: {reference}.{c.metric} is not one number")
+    return v
+
+
 def reference_points(ctx: Any, c: Any, ref: str, mod: Any, where: str) -> dict[str, bool]:
     """The claim's predicate on the reference's values (``REF.METRIC``, ``REF.DELIVERED``) at
     each of its points, under the claims' rules (a tie, or a point whose every arm's run is

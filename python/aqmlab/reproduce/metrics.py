@@ -32,6 +32,7 @@ number as an integer). A ``[numbers.NAME]`` with ``test`` is a two-sample test
 (:mod:`aqmlab.reproduce.two_sample`). A ``[numbers.NAME]`` of ``of`` (a table of NAME =
 the path of a number declared above it, as a claim's ``metric`` spells it) and ``expr`` (an
 expression of those names) is one number computed from others: a ratio of two groups' means.
+With ``arm_column`` + ``arms`` its reductions are of runs paired across arms (``paired.py``).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ from aqmlab.reproduce import (
     gather,
     jain,
     matched,
-    paired_ratio,
+    paired,
     rerun_test,
     table_rows,
     two_sample,
@@ -59,7 +60,6 @@ from aqmlab.reproduce.expr_check import Grammar, check
 
 #: The reductions a ``[numbers.NAME]`` may name.
 REDUCERS = ("mean", "median", "min", "max", "sum", "count", "quantile", "spread", "value")
-REDUCERS += paired_ratio.REDUCERS
 REDUCERS = (*REDUCERS, "list")  # lists.py
 _GRAMMAR = Grammar(
     calls={"abs": 1, "div": 2, "number": 1, "split": 3},
@@ -67,6 +67,15 @@ _GRAMMAR = Grammar(
     binops=(ast.Add, ast.Sub, ast.Mult, ast.Div),
     compares=(ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq, ast.In, ast.NotIn),
     compares_error="only < <= > >= == != in compare",
+    texts=True,
+)
+#: A paired number's expressions (paired.py) may also take an arm's mean over its runs.
+PAIRED_GRAMMAR = Grammar(
+    calls={"abs": 1, "div": 2, "mean": 1},
+    calls_error="only abs(), div() and mean() may be called",
+    binops=_GRAMMAR.binops,
+    compares=_GRAMMAR.compares,
+    compares_error=_GRAMMAR.compares_error,
     texts=True,
 )
 _TICK = re.compile(r"`([^`]*)`")
@@ -113,7 +122,7 @@ class Expr:
         return v
 
 
-def compile_expr(text: str, where: str) -> Expr:
+def compile_expr(text: str, where: str, grammar: Grammar = _GRAMMAR) -> Expr:
     """``text`` checked as an expression of columns (see the module's docstring); errors name
     ``where`` (the file and the key) and what was expected."""
     names: dict[str, str] = {}
@@ -128,7 +137,7 @@ def compile_expr(text: str, where: str) -> Expr:
         tree = ast.parse(src.strip(), mode="eval").body
     except SyntaxError as e:
         raise AqmlabError(f"{where}: {text!r} is not an expression: {e.msg}") from None
-    _check(tree, text, where)
+    _check(tree, text, where, grammar)
     return Expr(text, tree, names, where)
 
 
@@ -142,14 +151,14 @@ def _column(node: ast.AST, names: dict[str, str]) -> str | None:
     return None
 
 
-def _check(node: ast.AST, text: str, where: str) -> None:
+def _check(node: ast.AST, text: str, where: str, grammar: Grammar = _GRAMMAR) -> None:
     def bad(what: str) -> AqmlabError:
         return AqmlabError(
             f"{where}: {text!r}: {what} (expected columns, numbers, texts, + - * /, "
             "comparisons, in [...], and/or/not, abs/div/number/split)"
         )
 
-    check(node, _GRAMMAR, bad)
+    check(node, grammar, bad)
 
 
 def _number(x: Any) -> float:
@@ -177,6 +186,8 @@ def _eval(node: ast.AST, df: Any, names: dict[str, str]) -> Any:
                 b = b.astype(float)
                 return a / b.where(b != 0)
             return a / b if b else float("nan")
+        if fn == "mean":  # paired.py's: an arm's runs
+            return args[0].mean()
         if fn == "number":
             one = _number
         else:
@@ -281,7 +292,7 @@ class Leaf:
     default: Any = None  # the value where the results have no such column
     omit: bool = False  # a group with no value (None, NaN) gets no key
     integer: bool = False  # a whole number as an integer (a count column stored as floats)
-    paired: Any = None  # a paired_ratio.PairedDef: an arm over another
+    expr: str = ""  # a paired number's expression of its arms (paired.py)
 
 
 @dataclass
@@ -304,6 +315,7 @@ class NumberDef:
     gather: dict[str, str] = field(default_factory=dict)  # gather: KEY -> a number's path
     rerun: Any = None  # a rerun_test.Rerun
     sort: bool = True  # the groups sorted by ``by`` (False: in the order they first appear)
+    pairing: Any = None  # a paired.Pairing: runs paired across arms
 
 
 def _err(where: str, key: str, expected: str, got: Any = None) -> AqmlabError:
@@ -328,6 +340,15 @@ def _strs(where: str, key: str, v: Any) -> list[str]:
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         raise _err(where, key, "a list of texts", v)
     return v
+
+
+def _sweeps(where: str, v: Any, sweeps: list[str]) -> list[str]:
+    """``v`` checked as a list of the names of ``sweeps``."""
+    sw = _strs(where, "sweeps", v)
+    unknown = [s for s in sw if s not in sweeps]
+    if unknown:
+        raise _err(where, "sweeps", f"names of [[sweep]]s ({', '.join(sweeps)})", unknown)
+    return sw
 
 
 def _known(where: str, doc: dict[str, Any], keys: tuple[str, ...]) -> None:
@@ -375,10 +396,7 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
             if not isinstance(d.get("from"), str) or not isinstance(d["map"], dict) or not d["map"]:
                 raise _err(where, "map", 'from = "COLUMN" and map = { value = new value, ... }')
             dd.source, dd.map = d["from"], d["map"]
-        dd.sweeps = _strs(where, "sweeps", d.get("sweeps", []))
-        unknown = [s for s in dd.sweeps if s not in sweeps]
-        if unknown:
-            raise _err(where, "sweeps", f"names of [[sweep]]s ({', '.join(sweeps)})", unknown)
+        dd.sweeps = _sweeps(where, d.get("sweeps", []), sweeps)
         out.append(dd)
     return out
 
@@ -387,12 +405,13 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
 _LEAF_EXTRA = ("default", "omit", "integer")
 
 
-def _leaf(where: str, doc: Any) -> Leaf:
+def _leaf(where: str, doc: Any, pairing: Any = None) -> Leaf:
     if not isinstance(doc, dict):
         raise AqmlabError(f"{where}: expected a table {{ column = ..., reduce = ... }}")
-    _known(where, doc, ("column", "reduce", "q", "then", *_LEAF_EXTRA, *paired_ratio.KEYS))
+    paired_keys = ("expr",) if pairing else ()
+    _known(where, doc, ("column", "reduce", "q", "then", *_LEAF_EXTRA, *paired_keys))
     col, red = doc.get("column"), doc.get("reduce", "mean")
-    if red != "count" and (not isinstance(col, str) or not col):
+    if (red != "count" or pairing) and (not isinstance(col, str) or not col):
         raise _err(where, "column", "the column to reduce (a text)", col)
     if red not in REDUCERS:
         raise _err(where, "reduce", " or ".join(REDUCERS), red)
@@ -414,16 +433,19 @@ def _leaf(where: str, doc: Any) -> Leaf:
     integer = doc.get("integer", False)
     if not isinstance(integer, bool):
         raise _err(where, "integer", "true or false (a whole number as an integer)", integer)
-    paired = paired_ratio.parse(where, doc, red)
-    return Leaf(col or "", red, float(q), then, where, default, omit, integer, paired)
+    leaf = Leaf(col or "", red, float(q), then, where, default, omit, integer)
+    return paired.with_expr(leaf, doc, pairing) if pairing else leaf
 
 
-def _values(where: str, doc: Any) -> Any:
+_LEAF_KEYS = ("column", "reduce", "q", "then", "expr")
+
+
+def _values(where: str, doc: Any, pairing: Any = None) -> Any:
     if not isinstance(doc, dict) or not doc:
         raise AqmlabError(f"{where}: expected a table of NAME = {{ column = ..., reduce = ... }}")
-    if "column" in doc or "reduce" in doc or "then" in doc:
-        return _leaf(where, doc)
-    return {k: _values(f"{where}.{k}", v) for k, v in doc.items()}
+    if any(k in doc for k in _LEAF_KEYS):
+        return _leaf(where, doc, pairing)
+    return {k: _values(f"{where}.{k}", v, pairing) for k, v in doc.items()}
 
 
 def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
@@ -435,10 +457,11 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         where = f"{path}: numbers.{name}"
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
-        from aqmlab.reproduce import assemble, paired
+        from aqmlab.reproduce import assemble
 
-        kind = paired.load(name, where, d, sweeps) or assemble.load(name, where, d)
-        if kind is not None:  # runs paired across arms, numbers of numbers: their own files
+        pairing = paired.parse(where, d)
+        kind = None if pairing else assemble.load(name, where, d)
+        if kind is not None:  # numbers of numbers: their own file
             out.append(kind)
             continue
         if "rerun" in d:  # a hypothesis's outcome from a rerun: rerun_test.py
@@ -446,11 +469,12 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
             continue
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
         keys = (*keys, "all", "of", "expr", "fit", "match", "sort", "rows", "gather", *_LEAF_EXTRA)
+        keys = (*keys, *paired.KEYS)
         if "test" in d:  # Welch's t and the F-test of two samples (two_sample.py)
             out.append(two_sample.load(name, where, d))
             continue
         _known(where, d, keys)
-        if "fit" in d:
+        if "fit" in d and not pairing:
             out.append(fit.parse(name, where, d))
             continue
         if "match" in d:  # two curves compared at the same abscissa: matched.py
@@ -462,13 +486,13 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         if "gather" in d:  # numbers above under one name: gather.py
             out.append(gather.number(name, where, d))
             continue
-        if "of" in d or "expr" in d:
+        if ("of" in d or "expr" in d) and not pairing:
             out.append(_of_numbers(name, where, d))
             continue
-        sw = _strs(where, "sweeps", d.get("sweeps", []))
-        unknown = [s for s in sw if s not in sweeps]
-        if unknown:
-            raise _err(where, "sweeps", f"names of [[sweep]]s ({', '.join(sweeps)})", unknown)
+        if pairing and ("of" in d or "fit" in d):
+            k = "of" if "of" in d else "fit"
+            raise AqmlabError(f"{where}.{k}: not with arm_column + arms (runs paired across arms)")
+        sw = _sweeps(where, d.get("sweeps", []), sweeps)
         wh = d.get("where", "")
         if not isinstance(wh, str):
             raise _err(where, "where", "an expression of the results' columns (a text)", wh)
@@ -478,12 +502,12 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         key = _strs(where, "key", d.get("key", []))
         each = _each(where, d.get("each"))
         if "values" in d:
-            if "column" in d or "reduce" in d or "then" in d:
+            if any(k in d for k in _LEAF_KEYS):
                 raise AqmlabError(f"{where}: expected values or column + reduce, not both")
-            values = _values(f"{where}.values", d["values"])
+            values = _values(f"{where}.values", d["values"], pairing)
         else:
-            leaf_keys = ("column", "reduce", "q", "then", *_LEAF_EXTRA)
-            values = _leaf(where, {k: d[k] for k in leaf_keys if k in d})
+            leaf_keys = (*_LEAF_KEYS, *_LEAF_EXTRA)
+            values = _leaf(where, {k: d[k] for k in leaf_keys if k in d}, pairing)
         if (by or each) and not key:
             raise _err(where, "key", 'one template per level, like ["{rate}", "{qdisc}"]')
         fields = {f for k in key for f in re.findall(r"\{(\w+)", k)}
@@ -500,7 +524,9 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         srt = d.get("sort", True)  # false: the groups in the order they first appear
         if not isinstance(srt, bool):
             raise _err(where, "sort", "true or false (false: groups in first-seen order)", srt)
-        out.append(NumberDef(name, sw, wh, by, each, key, values, al, where, sort=srt))
+        out.append(
+            NumberDef(name, sw, wh, by, each, key, values, al, where, sort=srt, pairing=pairing)
+        )
     return out
 
 
@@ -588,8 +614,6 @@ def reduce(values: Any, leaf: Leaf, fill: Any = None) -> Any:
         v = quantile(values, leaf.q)
     elif r == "value":
         v = one_value(values, leaf)
-    elif leaf.paired:
-        v = paired_ratio.reduce(values, leaf.paired, r)
     elif r == "list":
         from aqmlab.reproduce import lists
 
@@ -655,7 +679,7 @@ def compute(
 
     if isinstance(nd, two_sample.TwoSampleDef):
         return nd.compute(numbers or {})
-    if hasattr(nd, "compute"):  # paired.py, assemble.py
+    if hasattr(nd, "compute"):  # assemble.py
         return nd.compute(frames, fill, numbers or {})
     if nd.expr:
         return _of_value(nd, numbers or {}, fill)
@@ -679,6 +703,8 @@ def compute(
     missing = [c for c in nd.by if c not in df.columns]
     if missing:
         raise AqmlabError(f"{nd.where}.by: no column {missing[0]!r} in the results of {what}")
+    if nd.pairing:
+        paired.check_columns(nd.pairing, df, what)
     n = len(next(iter(nd.each.values()))) if nd.each else 1
     leaves = _leaves(nd.values)
     for i in range(n):
@@ -695,17 +721,12 @@ def compute(
         gkey = gkey if isinstance(gkey, tuple) else (gkey,)
         for i in range(n):
             fields = {**dict(zip(nd.by, gkey)), **{k: v[i] for k, v in nd.each.items()}}
+            cols = {path: _fill_each(leaf.column, nd.each, i) for path, leaf in leaves}
             vals = {
-                path: reduce(
-                    paired_ratio.select(rows, _fill_each(leaf.column, nd.each, i), leaf.paired)
-                    if leaf.paired
-                    else rows[_fill_each(leaf.column, nd.each, i)]
-                    if leaf.column
-                    else rows,
-                    leaf,
-                    fill,
-                )
-                if not leaf.column or _fill_each(leaf.column, nd.each, i) in rows
+                path: paired.value(rows, cols[path], leaf, nd.pairing, fill)
+                if nd.pairing
+                else reduce(rows[cols[path]] if leaf.column else rows, leaf, fill)
+                if not leaf.column or cols[path] in rows
                 else leaf.default
                 for path, leaf in leaves
             }

@@ -1,126 +1,142 @@
 """Numbers of runs paired across arms (docs/reproductions.md, "Metrics as data"): a
-``[numbers.NAME]`` with ``pair`` (the column the runs are paired by, ``"seed"``), ``arm_column``
-and ``arms`` (a table of NAME = that column's value) computes, for each value of ``pair``, an
-expression ``expr`` of the arms' values of ``column`` (one run each), and reduces those per-pair
-values with ``reduce`` (as a ``[numbers.NAME]``'s, with ``q`` and ``then``): the seeds' 95 %
-half-width of a ratio of two cases taken seed by seed (codel-dynamic's ``_spread.ratio``),
-where the ratio of two means has no spread of its own. ``values = { NAME = { expr, reduce,
-... } }`` names several; ``sweeps`` and ``where`` select the runs as a ``[numbers.NAME]``'s do.
-A pair missing an arm gives no value (left out of the reduction, as a NaN is).
+``[numbers.NAME]`` with ``arm_column``, ``arms`` (a table of NAME = a value of that column) and
+``pair`` (the column the runs are paired by, default ``"seed"``: the same seed draws the same
+traffic in every arm) is a ``[numbers.NAME]`` (``sweeps``, ``where``, ``by``, ``each``, ``key``,
+``values``) whose every reduction is ``column`` + ``expr``, an expression of the arms' names:
+
+* an arm's name is its runs' values of ``column`` (one run per value of ``pair`` within a
+  group), so ``expr`` is computed pair by pair and then ``reduce``d (default ``mean``; ``q``,
+  ``then`` as a reduction's; ``count``: the pairs with a value): codel-dynamic's
+  ``_spread.ratio``, ``expr = "codel / td"``, ``reduce = "spread"``, the seeds' 95 %
+  half-width of CoDel ÷ tail drop taken seed by seed (the ratio of two means has none of its
+  own); consumer-edge's ``_ct``, ``div(100 * c, t)`` (a pair whose ``t`` is 0 has no value);
+* ``mean(ARM)`` is that arm's mean over its runs, so an expression whose arms all sit in
+  ``mean()`` is one number, with no ``reduce`` (``then`` may follow): consumer-edge's C/T %,
+  ``100 * mean(c) / mean(t)`` (none where ``mean(t)`` is 0).
+
+A pair missing an arm gives no value (left out of the reduction, as a NaN is); two runs of an
+arm in one pair are an error.
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 
-KEYS = ("sweeps", "where", "pair", "arm_column", "arms", "column", "values", "expr")
-LEAF_KEYS = ("expr", "reduce", "q", "then")
+#: The keys that make a ``[numbers.NAME]`` one of paired runs.
+KEYS = ("pair", "arm_column", "arms")
 
 
 @dataclass
-class PairedDef:
-    """One ``[numbers.NAME]`` of paired runs."""
+class Pairing:
+    """How a ``[numbers.NAME]``'s runs pair across its arms."""
 
-    name: str
-    sweeps: list[str]
-    where_expr: str
     pair: str
     arm_column: str
-    arms: dict[str, Any]
-    column: str
-    values: dict[str, tuple[str, Any]]  # NAME -> (expr, metrics.Leaf); "" for one number
+    arms: dict[str, Any]  # NAME (in expressions) -> a value of arm_column
     where: str
 
-    def compute(self, frames: dict[str, Any], fill: Any, numbers: dict[str, Any]) -> Any:
-        return compute(self, frames, fill)
 
+def parse(where: str, d: dict[str, Any]) -> Pairing | None:
+    """The pairing of the ``[numbers.NAME]`` ``d``, checked, or None when it has none of
+    :data:`KEYS`."""
+    from aqmlab.reproduce.metrics import _err
 
-def load(name: str, where: str, d: dict[str, Any], sweeps: list[str]) -> PairedDef | None:
-    """``d`` as a paired number (it has ``pair``), checked, or None."""
-    from aqmlab.reproduce.metrics import _err, _known, _leaf, _strs, compile_expr
-
-    if "pair" not in d:
+    if not any(k in d for k in KEYS):
         return None
-    _known(where, d, (*KEYS, *LEAF_KEYS[1:]))
-    for k in ("pair", "arm_column", "column"):
-        if not isinstance(d.get(k), str) or not d[k]:
-            raise _err(where, k, "a column of the results (a text)", d.get(k))
+    pair = d.get("pair", "seed")
+    for k, v in (("pair", pair), ("arm_column", d.get("arm_column"))):
+        if not isinstance(v, str) or not v:
+            raise _err(where, k, "a column of the results (a text)", v)
     arms = d.get("arms")
     if not isinstance(arms, dict) or not arms:
         raise _err(where, "arms", "a table of NAME = a value of arm_column", arms)
-    sw = _strs(where, "sweeps", d.get("sweeps", []))
-    unknown = [s for s in sw if s not in sweeps]
-    if unknown:
-        raise _err(where, "sweeps", f"names of [[sweep]]s ({', '.join(sweeps)})", unknown)
-    wh = d.get("where", "")
-    if not isinstance(wh, str):
-        raise _err(where, "where", "an expression of the results' columns (a text)", wh)
-    if wh and "{" not in wh:  # one with {param} fields is checked once they are filled
-        compile_expr(wh, f"{where}.where")
-    if "values" in d:
-        if any(k in d for k in LEAF_KEYS):
-            raise AqmlabError(f"{where}: expected values or expr + reduce, not both")
-        if not isinstance(d["values"], dict) or not d["values"]:
-            raise _err(where, "values", "a table of NAME = { expr, reduce }", d["values"])
-        docs = {k: (f"{where}.values.{k}", v) for k, v in d["values"].items()}
-    else:
-        docs = {"": (where, {k: d[k] for k in LEAF_KEYS if k in d})}
-    values = {}
-    for k, (w, v) in docs.items():
-        if not isinstance(v, dict):
-            raise AqmlabError(f"{w}: expected a table {{ expr = ..., reduce = ... }}")
-        _known(w, v, LEAF_KEYS)
-        text = v.get("expr")
-        if not isinstance(text, str) or not text:
-            raise _err(w, "expr", f"an expression of the arms ({', '.join(arms)})", text)
-        if "{" not in text:
-            bad = [c for c in compile_expr(text, f"{w}.expr").columns() if c not in arms]
-            if bad:
-                raise _err(w, "expr", f"an expression of the arms ({', '.join(arms)})", bad[0])
-        leaf = _leaf(w, {"column": d["column"], **{x: v[x] for x in LEAF_KEYS[1:] if x in v}})
-        if leaf.reduce in ("value", "count"):
-            raise _err(w, "reduce", "a reduction of the pairs' values (not value or count)")
-        values[k] = (text, leaf)
-    return PairedDef(name, sw, wh, d["pair"], d["arm_column"], arms, d["column"], values, where)
+    return Pairing(pair, d["arm_column"], arms, where)
 
 
-def compute(p: PairedDef, frames: dict[str, Any], fill: Any) -> Any:
-    """The per-pair expressions reduced (one number, or a table of ``values``' names)."""
-    import pandas as pd
+def _per_pair(e: Any, arms: dict[str, Any]) -> bool:
+    """Whether the checked expression ``e`` names an arm outside ``mean()`` (so is computed
+    pair by pair)."""
+    from aqmlab.reproduce.metrics import _column
 
-    from aqmlab.reproduce.metrics import _eval, compile_expr, reduce
+    def walk(node: ast.AST) -> bool:
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "mean":
+            return False
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return _column(node, e.names) in arms
+        return any(walk(c) for c in ast.iter_child_nodes(node))
 
-    names = p.sweeps or list(frames)
-    ran = [frames[s] for s in names if s in frames]
-    if not ran:
-        raise AqmlabError(f"{p.where}.sweeps: none of {names} ran in this mode")
-    df = ran[0] if len(ran) == 1 else pd.concat(ran, ignore_index=True)
-    what = f"sweep(s) {', '.join(repr(s) for s in names if s in frames)}"
-    if p.where_expr:
-        df = df[compile_expr(fill(p.where_expr), f"{p.where}.where").eval(df, what).astype(bool)]
-    for k in ("pair", "arm_column", "column"):
+    return walk(e.tree)
+
+
+def _compile(text: str, where: str, arms: dict[str, Any]) -> Any:
+    """``text`` checked as an expression of ``arms``' names (``mean()`` of a name alone);
+    errors name ``where`` (the reduction) and its key ``expr``."""
+    from aqmlab.reproduce.metrics import PAIRED_GRAMMAR, _err, compile_expr
+
+    e = compile_expr(text, f"{where}.expr", PAIRED_GRAMMAR)
+    want = f"an expression of the arms ({', '.join(arms)})"
+    bad = [c for c in e.columns() if c not in arms]
+    if bad:
+        raise _err(where, "expr", want, bad[0])
+    for node in ast.walk(e.tree):
+        if (
+            isinstance(node, ast.Call)
+            and node.func.id == "mean"  # type: ignore[attr-defined]
+            and not isinstance(node.args[0], (ast.Name, ast.Attribute))
+        ):
+            raise _err(where, "expr", f"mean() of an arm's name ({want})", text)
+    return e
+
+
+def with_expr(leaf: Any, doc: dict[str, Any], p: Pairing) -> Any:
+    """The reduction ``leaf`` (metrics.Leaf, read from ``doc``) with its ``expr`` checked."""
+    from aqmlab.reproduce.metrics import _err
+
+    w = leaf.where
+    text = doc.get("expr")
+    if not isinstance(text, str) or not text:
+        raise _err(w, "expr", f"an expression of the arms ({', '.join(p.arms)})", text)
+    if leaf.reduce == "value":
+        raise _err(w, "reduce", "a reduction of the pairs' values (not value)")
+    # One with {param} fields is checked once they are filled.
+    if "{" not in text and not _per_pair(_compile(text, w, p.arms), p.arms) and "reduce" in doc:
+        raise _err(w, "reduce", "none: an expression of mean()s is one number", leaf.reduce)
+    leaf.expr = text
+    return leaf
+
+
+def check_columns(p: Pairing, df: Any, what: str) -> None:
+    """An error naming the key when the results lack the pairing's columns."""
+    for k in ("pair", "arm_column"):
         col = getattr(p, k)
         if col not in df.columns:
             raise AqmlabError(f"{p.where}.{k}: no column {col!r} in the results of {what}")
+
+
+def value(rows: Any, column: str, leaf: Any, p: Pairing, fill: Any) -> Any:
+    """``leaf``'s number over one group's ``rows``: its expression of the arms' values of
+    ``column``, pair by pair then reduced, or one number (an expression of ``mean()``s)."""
+    import pandas as pd
+
+    from aqmlab.reproduce.metrics import _eval, reduce, then
+
     per_arm = {}
-    for name, value in p.arms.items():
-        rows = df[df[p.arm_column] == value]
-        if rows[p.pair].duplicated().any():
+    for name, v in p.arms.items():
+        runs = rows[rows[p.arm_column] == v]
+        if runs[p.pair].duplicated().any():
             raise AqmlabError(
-                f"{p.where}.arms.{name}: several runs of {value!r} share a value of "
-                f"{p.pair!r} (pair by a column that tells them apart, or narrow where)"
+                f"{p.where}.arms.{name}: several runs of {v!r} share a value of {p.pair!r} "
+                "(pair by a column that tells them apart, add theirs to by, or narrow where)"
             )
-        per_arm[name] = rows.set_index(p.pair)[p.column]
-    table = pd.DataFrame(per_arm).sort_index()
-    out = {}
-    for k, (text, leaf) in p.values.items():
-        e = compile_expr(fill(text), f"{leaf.where}.expr")
-        bad = [c for c in e.columns() if c not in p.arms]
-        if bad:
-            raise AqmlabError(f"{leaf.where}.expr: no arm {bad[0]!r} ({', '.join(p.arms)})")
-        per_pair = _eval(e.tree, table, e.names)
-        out[k] = reduce(per_pair, leaf, fill)
-    return out.get("", out)
+        per_arm[name] = runs.set_index(p.pair)[column]
+    e = _compile(fill(leaf.expr), leaf.where, p.arms)
+    # An arm is a Series indexed by pair: arithmetic of two arms pairs their runs.
+    v = _eval(e.tree, per_arm, e.names)
+    if not isinstance(v, pd.Series):  # an expression of mean()s: one number
+        return then(leaf, float(v), fill) if leaf.then else float(v)
+    each = v.sort_index()
+    return reduce(each.dropna() if leaf.reduce == "count" else each, leaf, fill)

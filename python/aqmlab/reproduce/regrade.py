@@ -65,12 +65,9 @@ def run(t: RegradeTest, c: Any, ctx: Any, where: str) -> Result:
     """The test for numeric claim ``c`` on the run's numbers."""
     from aqmlab.reproduce import loader
     from aqmlab.reproduce.common import AGREES, CANNOT, fmt, numeric
+    from aqmlab.reproduce.hypotheses import reference_number
 
-    if c.kind != "numeric":
-        raise AqmlabError(f"{where}: test = '{KIND}' grades a numeric claim, not a {c.kind} one")
-    alt = loader._named(ctx, f"{t.reference}.{c.metric}")
-    if alt is not None and not isinstance(alt, (int, float)):
-        raise AqmlabError(f"{where}: reference: {t.reference}.{c.metric} is not a number")
+    alt = reference_number(ctx, c, t.reference, KIND, where)
     if alt is None:
         raise AqmlabError(f"{where}: reference: no number {t.reference}.{c.metric}")
     spread = loader._named(ctx, f"{t.reference}.{c.spread}") if c.spread else None

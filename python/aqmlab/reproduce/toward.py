@@ -41,11 +41,10 @@ def run(t: Any, c: Any, ctx: Any) -> Any:
     from aqmlab.reproduce.loader import _named
 
     where = f"{ctx.experiment.folder}/claims.toml: claim {c.id!r}: hypothesis {t.name!r}"
-    if c.kind != "numeric":
-        raise AqmlabError(f"{where}: test = '{KIND}' grades a numeric claim, not a {c.kind} one")
-    ours, rerun = _named(ctx, c.metric), _named(ctx, f"{t.reference}.{c.metric}")
-    if isinstance(rerun, (dict, list)) or isinstance(ours, (dict, list)):
-        raise AqmlabError(f"{where}: {t.reference}.{c.metric}: not one number")
+    rerun = hypotheses.reference_number(ctx, c, t.reference, KIND, where)
+    ours = _named(ctx, c.metric)
+    if isinstance(ours, (dict, list)):
+        raise AqmlabError(f"{where}: {c.metric}: not one number")
     published = float(c.published)
     if rerun is None or ours is None or rerun != rerun:
         text = f"no value for {t.reference}.{c.metric}: not tested"

@@ -48,7 +48,7 @@ class WindowDef:
 
 def load(path: str, doc: Any, sweeps: list[str]) -> list[WindowDef]:
     """The ``[[window]]`` tables, checked; every error one line naming the file and the key."""
-    from aqmlab.reproduce.metrics import _err, _known, _leaf, _strs
+    from aqmlab.reproduce.metrics import _err, _known, _leaf, _sweeps
 
     if not isinstance(doc, list):
         raise AqmlabError(f"{path}: window: expected [[window]] tables")
@@ -91,10 +91,7 @@ def load(path: str, doc: Any, sweeps: list[str]) -> list[WindowDef]:
             raise _err(where, "count", "the number of windows, a whole number from 1", count)
         if lens and lens != {count}:
             raise _err(where, "fields", f"lists of count ({count}) values", fields)
-        sw = _strs(where, "sweeps", d.get("sweeps", []))
-        unknown = [s for s in sw if s not in sweeps]
-        if unknown:
-            raise _err(where, "sweeps", f"names of [[sweep]]s ({', '.join(sweeps)})", unknown)
+        sw = _sweeps(where, d.get("sweeps", []), sweeps)
         vals = d.get("values")
         if not isinstance(vals, dict) or not vals:
             raise _err(where, "values", "a table of NAME = { column, reduce, q, then }", vals)

@@ -4,7 +4,7 @@ experiment.toml declares each run's columns (rate, buffer, and per direction the
 was enqueued, the median sojourn, MB, Jain's index of the flows' drop rates and of the traffic
 classes' (``jain``), the delivered share, the peak backlog), each cell's means, seeds'
 half-widths and peak (numbers ``cells`` and ``_tested_cells``), the C/T ratios per flow and
-per class with their seed-by-seed half-widths (``_ct``: reduce ``ratio``), and the buffer fitted
+per class with their seed-by-seed half-widths (``_ct``: runs paired by seed), and the buffer fitted
 to the slides' tail-drop medians and each median's held-out one (``best_buffer``,
 ``held_out_buffer``: ``fit``). claims.toml holds the slides' table (the published values, which
 :func:`published_table` reads), the per-class test (``test = "regrade"``) and the C/T describe
