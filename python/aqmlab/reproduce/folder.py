@@ -122,7 +122,8 @@ class Experiment:
     sweeps: list[SweepDef]
     table: TableDef | None
     parameters: dict[str, Any]
-    discussion: list[str]
+    #: Texts, and ``{ text, when }`` paragraphs (discussion.py).
+    discussion: list[Any]
     commands: list[str]
     claims: list[ClaimDef]
     #: ``[[derive]]``: per-run columns (:mod:`aqmlab.reproduce.metrics`).
@@ -133,6 +134,8 @@ class Experiment:
     windows: list[Any] = field(default_factory=list)
     #: ``[csv.NAME]``: CSV files read as a sweep's results (csv_frames.py).
     csvs: dict[str, str] = field(default_factory=dict)
+    #: ``[[report_table]]``: the report's tables of numbers (report_table.py).
+    report_tables: list[Any] = field(default_factory=list)
 
 
 def is_folder(path: str) -> bool:
@@ -202,7 +205,7 @@ class _Table:
 
 def load(folder: str) -> Experiment:
     """Read and check the reproduction in ``folder``."""
-    from aqmlab.reproduce import csv_frames, windows
+    from aqmlab.reproduce import csv_frames, discussion, report_table, windows
 
     folder = os.path.abspath(folder)
     path = os.path.join(folder, EXPERIMENT)
@@ -215,7 +218,7 @@ def load(folder: str) -> Experiment:
         (
             "name", "title", "sources", "module", "seeds", "quick", "full", "sweep", "table",
             "parameters", "discussion", "commands", "derive", "numbers",
-            "window", "csv",
+            "window", "csv", "report_table",
         ),
     )  # fmt: skip
     module = t.doc.get("module")
@@ -272,13 +275,14 @@ def load(folder: str) -> Experiment:
         sweeps=sweeps,
         table=table,
         parameters=t.table("parameters"),
-        discussion=t.strs("discussion"),
+        discussion=discussion.load(path, t.doc.get("discussion", [])),
         commands=t.strs("commands"),
         claims=load_claims(os.path.join(folder, CLAIMS)),
         derives=load_derives(path, t.doc.get("derive", []), [*names, *csvs]),
         numbers=load_numbers(path, t.doc.get("numbers", {}), [*names, *csvs]),
         windows=windows.load(path, t.doc.get("window", []), names),
         csvs=csvs,
+        report_tables=report_table.load(path, t.doc.get("report_table", [])),
     )
     csv_frames.default_sweeps(exp.numbers, names)
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", exp.name):

@@ -1,0 +1,163 @@
+"""Report text filled from a reproduction's run: the fields and conditions of a declared report
+table (:mod:`aqmlab.reproduce.report_table`) and of a ``[[discussion]]`` paragraph
+(:mod:`aqmlab.reproduce.discussion`); docs/reproductions.md, "Report tables and discussion as
+data".
+
+A field (``{...}`` in a text) and a condition (``when``) are expressions of
+:func:`aqmlab.reproduce.metrics.compile_expr` (numbers, texts, ``+ - * /``, comparisons,
+``in [..]``, ``and``/``or``/``not``, ``abs``/``div``/``number``/``split``; nothing else, so an
+experiment file runs no code), whose names are, in this order:
+
+* a row's fields (a report table's ``rows``);
+* ``claim.ID.FIELD``: a graded claim's field (``verdict``, ``ours``, ``published``,
+  ``unexplained``, ...; ``test``: the outcome text of the first hypothesis test its
+  explanation declares); an id holding ``-`` is written in backticks,
+  ```claim.taildrop-extra-bytes.verdict```;
+* the mode's parameters, ``quick`` (true in a quick run), ``seeds`` (how many) and ``out``;
+* a number of ``ctx.numbers``, as a claim's ``metric`` spells it (``cases.CoDel.p50_ms``; in
+  backticks, a key holding a dot or a space in double quotes: ```cases."tail drop".mb```).
+
+A name that is none of these is an error naming the file, the key and the name. A field is
+printed as the report prints numbers (``common.fmt``: three significant digits), or with its
+format spec (``{100 * more:+.1f}``); a field with no value (a missing arm, a division by 0)
+prints ``–``. ``!`` has a meaning in a field's syntax: a comparison belongs in ``when``.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+from typing import Any
+
+from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce import metrics
+
+
+class _Env(dict):
+    """The names an expression reads (see the module's docstring), resolved on demand."""
+
+    def __init__(self, ctx: Any, fields: dict[str, Any], where: str):
+        super().__init__()
+        self.ctx, self.fields, self.where = ctx, fields, where
+
+    def __missing__(self, name: str) -> Any:
+        v = resolve(self.ctx, name, self.fields, self.where)
+        if v is None:
+            return math.nan  # no value: a comparison with it is false, arithmetic gives none
+        return v
+
+
+def resolve(ctx: Any, name: str, fields: dict[str, Any], where: str) -> Any:
+    """The value ``name`` stands for (see the module's docstring); an error where none."""
+    from aqmlab.reproduce.loader import _named, split_path
+
+    if name in fields:
+        return fields[name]
+    if name.startswith("claim."):
+        parts = split_path(name)
+        if len(parts) != 3:
+            raise AqmlabError(f"{where}: {name!r}: expected claim.ID.FIELD")
+        _, cid, key = parts
+        claim = ctx.claims.get(cid)
+        if claim is None:
+            raise AqmlabError(f"{where}: {name!r}: no claim {cid!r} in claims.toml")
+        if key == "test":
+            tests = [r for r in getattr(ctx, "tests", {}).get(cid, []) if r is not None]
+            return tests[0].text if tests else None
+        if key not in type(claim).__dataclass_fields__:
+            raise AqmlabError(f"{where}: {name!r}: a claim has no field {key!r}")
+        return getattr(claim, key)
+    if name in ctx.params:
+        return ctx.params[name]
+    if name == "quick":
+        return bool(ctx.quick)
+    if name == "seeds":
+        return len(ctx.seeds)
+    if name == "out":
+        return ctx.out
+    v = _named(ctx, name)
+    if v is None and not _declared(ctx.numbers, split_path(name)) and name not in ctx.numbers:
+        raise AqmlabError(
+            f"{where}: {name!r}: no such row field, claim, parameter or number"
+            + (f" (row fields: {', '.join(fields)})" if fields else "")
+        )
+    return v
+
+
+def _declared(numbers: dict[str, Any], keys: list[str]) -> bool:
+    """Whether the path exists (its number may be None: no value)."""
+    v: Any = numbers
+    for k in keys:
+        if not isinstance(v, dict) or k not in v:
+            return False
+        v = v[k]
+    return True
+
+
+def evaluate(ctx: Any, text: str, fields: dict[str, Any], where: str) -> Any:
+    """Expression ``text``'s value (None where it has none: NaN)."""
+    import pandas as pd
+
+    expr = metrics.compile_expr(text, where)
+    try:
+        v = metrics._eval(expr.tree, _Env(ctx, fields, where), expr.names)
+    except TypeError as e:
+        raise AqmlabError(f"{where}: {text!r}: {e}") from None
+    if isinstance(v, pd.Series):  # `x in [..]` compares as a column of one value
+        v = bool(v.iloc[0]) if len(v) else False
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def condition(ctx: Any, text: str, fields: dict[str, Any], where: str) -> bool:
+    """``when``: whether the expression is true (no value is false)."""
+    v = evaluate(ctx, text, fields, where)
+    if v is None:
+        return False
+    if isinstance(v, str):
+        raise AqmlabError(f"{where}: {text!r}: expected a condition, got the text {v!r}")
+    return bool(v)
+
+
+def parse(template: str, where: str) -> list[tuple[str, str | None, str]]:
+    """``template`` as (literal, field expression or None, format spec) parts."""
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError as e:
+        raise AqmlabError(f"{where}: {template!r}: {e}") from None
+    out = []
+    for literal, field, spec, conv in parts:
+        if field is not None and (conv or not field.strip()):
+            raise AqmlabError(
+                f"{where}: {template!r}: expected fields of expressions, like {{cases.CoDel.mb}} "
+                "or {100 * x:+.1f} (a comparison belongs in `when`)"
+            )
+        out.append((literal, field, spec or ""))
+    return out
+
+
+def fill(ctx: Any, template: str, fields: dict[str, Any], where: str) -> Any:
+    """``template`` with its fields filled; a template that is one field and nothing else,
+    with no format spec, is that field's value, its type kept (a table's cell)."""
+    from aqmlab.reproduce.common import fmt
+
+    parts = parse(template, where)
+    if len(parts) == 1 and parts[0][0] == "" and parts[0][1] is not None and not parts[0][2]:
+        return evaluate(ctx, parts[0][1], fields, where)
+    out = []
+    for literal, field, spec in parts:
+        out.append(literal)
+        if field is None:
+            continue
+        v = evaluate(ctx, field, fields, where)
+        if v is None:
+            out.append("–")
+        elif spec:
+            try:
+                out.append(format(v, spec))
+            except (ValueError, TypeError) as e:
+                raise AqmlabError(f"{where}: {{{field}:{spec}}}: {e}") from None
+        else:
+            out.append(fmt(v))
+    return "".join(out)
