@@ -6,16 +6,20 @@
   level the fields move together (as ``each``), across levels every combination is a row, in
   the order given. A field's values are a list, a ``"{param}"`` that is a list, or
   ``{ keys = "PATH" }``: the keys of the numbers table at ``PATH`` in their order, a template
-  of the outer levels' fields (``{ keys = "loads.{load}" }``).
+  of the outer levels' fields (``{ keys = "loads.{load}" }``), or ``{ column = "NAME" }``: the
+  values of the ``[table]``'s column ``NAME`` in its rows' order, among the rows that match the
+  outer fields named as its columns.
 * ``columns``: one table a column, ``header`` and one of ``value`` (a text template of
   :mod:`aqmlab.reproduce.report_text`'s fields: ``"{case}"``, ``"{rate / 1000:g}"``; a template
   that is one field is that value, its type kept), ``number`` (the path of a number, a
   template of the row's fields with their format specs: ``"median_by_rate.{rate:g}.{d}.p50_ms"``;
-  no such number is an error, a number with none prints ``–``) or ``expr`` (an expression of
-  ``report_text``'s names, ``{field}`` filled in first: ``"100 * traffic.{arm}.share"``);
+  no such number is an error, a number with none prints ``–``), ``table`` (a column of the
+  ``[table]``, at its one row that matches the row's fields named as its columns) or ``expr``
+  (an expression of ``report_text``'s names, ``{field}`` filled in first:
+  ``"100 * traffic.{arm}.share"``, a ``[table]`` column's name standing for its cell);
   ``digits``: the cell printed with that many significant digits (``common.fmt``) instead of
   the report's three; ``blank_when`` + ``blank``: the cell is that text where the expression
-  holds (``"util < 0.1"``, ``"stalled"``).
+  holds (``"util < 0.1"``, ``"stalled"``); ``none``: the text of a cell with no value.
 * ``title``, ``note``: text templates (the row fields aside); ``when``: the table is printed
   only where the expression holds.
 
@@ -31,17 +35,29 @@ from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import report_text
 
 KEYS = ("title", "note", "rows", "columns", "when")
-COLUMN_KEYS = ("header", "value", "number", "expr", "digits", "blank_when", "blank")
+COLUMN_KEYS = (
+    "header",
+    "value",
+    "number",
+    "table",
+    "expr",
+    "digits",
+    "blank_when",
+    "blank",
+    "none",
+)
+KINDS = ("value", "number", "table", "expr")
 
 
 @dataclass
 class Column:
     header: str
-    kind: str  # value, number or expr
+    kind: str  # one of KINDS
     text: str
     digits: int | None = None
     blank_when: str = ""
     blank: str = ""
+    none: str | None = None
 
 
 @dataclass
@@ -89,12 +105,12 @@ def _one(where: str, d: Any) -> ReportTableDef:
         for name, vals in level.items():
             ok = isinstance(vals, list) or (isinstance(vals, str) and vals.startswith("{"))
             if isinstance(vals, dict):
-                ok = set(vals) == {"keys"} and isinstance(vals["keys"], str)
+                ok = len(vals) == 1 and isinstance(vals.get("keys", vals.get("column")), str)
             if not ok:
                 raise _err(
                     where,
                     f"rows.{name}",
-                    'a list of values, a "{param}" list or { keys = "PATH" }',
+                    'a list of values, a "{param}" list, { keys = "PATH" } or { column = "NAME" }',
                     vals,
                 )
             if name in names:
@@ -102,7 +118,7 @@ def _one(where: str, d: Any) -> ReportTableDef:
             names.append(name)
     cols = d.get("columns")
     if not isinstance(cols, list) or not cols:
-        raise _err(where, "columns", "a list of { header, value | number | expr } tables")
+        raise _err(where, "columns", "a list of { header, value | number | table | expr } tables")
     return ReportTableDef(
         where,
         d["title"],
@@ -116,7 +132,7 @@ def _one(where: str, d: Any) -> ReportTableDef:
 
 def _column(where: str, c: Any) -> Column:
     if not isinstance(c, dict):
-        raise AqmlabError(f"{where}: expected a table {{ header, value | number | expr }}")
+        raise AqmlabError(f"{where}: expected a table {{ header, value | number | table | expr }}")
     for k in c:
         if k not in COLUMN_KEYS:
             raise AqmlabError(
@@ -124,9 +140,11 @@ def _column(where: str, c: Any) -> Column:
             )
     if not isinstance(c.get("header"), str):
         raise _err(where, "header", "a text", c.get("header"))
-    kinds = [k for k in ("value", "number", "expr") if k in c]
+    kinds = [k for k in KINDS if k in c]
     if len(kinds) != 1:
-        raise AqmlabError(f"{where}: expected one of value, number or expr, got {kinds or 'none'}")
+        raise AqmlabError(
+            f"{where}: expected one of value, number, table or expr, got {kinds or 'none'}"
+        )
     text = c[kinds[0]]
     if not isinstance(text, str) or not text:
         raise _err(where, kinds[0], "a text", text)
@@ -137,11 +155,17 @@ def _column(where: str, c: Any) -> Column:
         raise _err(where, "digits", "a number of significant digits (1 or more)", digits)
     if ("blank_when" in c) != ("blank" in c):
         raise AqmlabError(f"{where}: blank_when and blank go together")
-    for k in ("blank_when", "blank"):
+    for k in ("blank_when", "blank", "none"):
         if not isinstance(c.get(k, ""), str):
             raise _err(where, k, "a text", c[k])
     return Column(
-        c["header"], kinds[0], text, digits, c.get("blank_when", ""), c.get("blank", "")
+        c["header"],
+        kinds[0],
+        text,
+        digits,
+        c.get("blank_when", ""),
+        c.get("blank", ""),
+        c.get("none"),
     )
 
 
@@ -184,6 +208,11 @@ def _rows(ctx: Any, t: ReportTableDef) -> list[dict[str, Any]]:
 
 def _values(ctx: Any, t: ReportTableDef, name: str, v: Any, outer: dict[str, Any]) -> list:
     where = f"{t.where}.rows.{name}"
+    if isinstance(v, dict) and "column" in v:
+        rows = _table_rows(ctx, outer, f"{where}.column")
+        if v["column"] not in rows.columns:
+            raise AqmlabError(f"{where}.column: no column {v['column']!r} in the [table]")
+        return list(dict.fromkeys(rows[v["column"]]))
     if isinstance(v, dict):
         path = _format(v["keys"], outer, where)
         table = report_text.resolve(ctx, path, {}, where)
@@ -207,10 +236,40 @@ def _format(text: str, fields: dict[str, Any], where: str) -> str:
         ) from None
 
 
+def _table_rows(ctx: Any, fields: dict[str, Any], where: str) -> Any:
+    """The ``[table]``'s rows that match ``fields`` named as its columns."""
+    g = ctx.table
+    if g is None:
+        raise AqmlabError(f"{where}: the experiment has no [table]")
+    for k, v in fields.items():
+        if k in g.columns:
+            g = g[g[k] == v]
+    return g
+
+
+def _table_cell(ctx: Any, column: str, fields: dict[str, Any], where: str) -> Any:
+    """``column`` at the one row of the ``[table]`` that matches ``fields``."""
+    rows = _table_rows(ctx, fields, where)
+    if column not in rows.columns:
+        raise AqmlabError(f"{where}: no column {column!r} in the [table]")
+    if len(rows) != 1:
+        raise AqmlabError(
+            f"{where}: expected one row of the [table] where {fields}, found {len(rows)}"
+        )
+    return rows[column].iloc[0]
+
+
 def _cell(ctx: Any, t: ReportTableDef, i: int, c: Column, fields: dict[str, Any]) -> Any:
+    import math
+
     from aqmlab.reproduce.common import fmt
 
     where = f"{t.where}.columns[{i}].{c.kind}"
+    if ctx.table is not None and (c.blank_when or c.kind == "expr"):
+        # A [table] column's name stands for its cell at the row's one [table] row.
+        cells = _table_rows(ctx, fields, where)
+        if len(cells) == 1:
+            fields = {**cells.iloc[0].to_dict(), **fields}
     if c.blank_when and report_text.condition(
         ctx, _format(c.blank_when, fields, where), fields, f"{t.where}.columns[{i}].blank_when"
     ):
@@ -222,6 +281,10 @@ def _cell(ctx: Any, t: ReportTableDef, i: int, c: Column, fields: dict[str, Any]
         v = report_text.resolve(ctx, path, {}, where)
         if isinstance(v, (dict, list)):
             raise AqmlabError(f"{where}: {path!r}: a table of numbers, not a number")
+    elif c.kind == "table":
+        v = _table_cell(ctx, c.text, fields, where)
     else:
         v = report_text.evaluate(ctx, _format(c.text, fields, where), fields, where)
+    if c.none is not None and (v is None or (isinstance(v, float) and math.isnan(v))):
+        return c.none
     return fmt(v, c.digits) if c.digits is not None else v

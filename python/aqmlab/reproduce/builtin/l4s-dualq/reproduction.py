@@ -1,6 +1,7 @@
 """l4s-dualq's own code: the L queue's delay (each flow's one-way delay less its base), the
 per-run metrics the claims read (their predicates, tolerances and stalled-run rule are
-claims.toml's), the known trouble cases as findings (not verdicts), and the figure.
+claims.toml's), the discussion of the known trouble cases (experiment.toml's report table shows
+them as findings, not verdicts), and the figure.
 
 experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder").
 """
@@ -18,16 +19,6 @@ from aqmlab.sweepspec import _toml_loads
 #: Bytes of a full-sized packet on the wire (MSS 1448 + 52 bytes of headers): what the one-way
 #: delay's base counts one transmission of per link.
 PACKET_BYTES = 1500
-#: The cases the issue asks to report as findings, not verdicts: Prague beside CUBIC in one
-#: shared FIFO, in one classic AQM queue, and under flow queuing.
-TROUBLE = [
-    "tail drop (one FIFO)",
-    "PIE, ECN (one queue)",
-    "PIE, ECN (one queue), Prague's fallback",
-    "FQ-CoDel",
-]
-
-
 def _parse(text: str) -> float:
     """A duration such as "2ms" or "1.5s", in ms."""
     t = text.strip()
@@ -100,37 +91,6 @@ FALLBACK = "PIE, ECN (one queue), Prague's fallback"
 
 def _stalled(v: Any) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
-
-
-def tables(ctx: Any) -> list[Any]:
-    g = ctx.table
-    rows = []
-    for case in TROUBLE:
-        for _, r in g[g["aqm"] == case].iterrows():
-            live = not cm.stalled(float(r["util"]))
-            cols = ("ratio", "l_p50_ms", "l_p99_ms", "c_p50_ms", "l_loss")
-            rows.append(
-                [case, r["rate_mbps"], r["rtts"]] + [_f(r[c] if live else math.nan) for c in cols]
-            )
-    return [
-        cm.Table(
-            "Known trouble cases: findings, not verdicts (Prague beside CUBIC in one FIFO, one "
-            "classic AQM queue, and flow queuing)",
-            [
-                "bottleneck",
-                "Mb/s",
-                "RTTs",
-                "Prague / CUBIC rate",
-                "Prague queue p50 ms",
-                "Prague queue p99 ms",
-                "CUBIC queue p50 ms",
-                "Prague loss",
-            ],
-            rows,
-            "No source claims a number here; these are the coexistence problems L4S's DualQ "
-            "exists to avoid, shown on the same traffic.",
-        )
-    ]
 
 
 def _f(x: Any) -> str:
