@@ -3,10 +3,11 @@ table (:mod:`aqmlab.reproduce.report_table`) and of a ``[[discussion]]`` paragra
 (:mod:`aqmlab.reproduce.discussion`); docs/reproductions.md, "Report tables and discussion as
 data".
 
-A field (``{...}`` in a text) and a condition (``when``) are expressions of
-:func:`aqmlab.reproduce.metrics.compile_expr` (numbers, texts, ``+ - * /``, comparisons,
-``in [..]``, ``and``/``or``/``not``, ``abs``/``div``/``number``/``split``; nothing else, so an
-experiment file runs no code), whose names are, in this order:
+A field (``{...}`` in a text) and a condition (``when``) are expressions as
+:func:`aqmlab.reproduce.metrics.compile_expr` reads them (numbers, texts, ``+ - * /``,
+comparisons, ``in [..]``, ``and``/``or``/``not``, ``abs``/``div``/``number``/``split``) and
+``min``/``max`` (of numbers, or of a list: ``min(rtts_ms)``); nothing else, so an experiment
+file runs no code. Their names are, in this order:
 
 * a row's fields (a report table's ``rows``);
 * ``claim.ID.FIELD``: a graded claim's field (``verdict``, ``ours``, ``published``,
@@ -25,12 +26,16 @@ prints ``–``. ``!`` has a meaning in a field's syntax: a comparison belongs in
 
 from __future__ import annotations
 
+import ast
 import math
+import re
 import string
+from dataclasses import replace
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import metrics
+from aqmlab.reproduce.expr_check import check
 
 
 class _Env(dict):
@@ -94,13 +99,46 @@ def _declared(numbers: dict[str, Any], keys: list[str]) -> bool:
     return True
 
 
+#: metrics' grammar, and ``min``/``max`` of numbers or of a list (``min(rtts_ms)``).
+_GRAMMAR = replace(
+    metrics._GRAMMAR,
+    calls={**metrics._GRAMMAR.calls, "min": None, "max": None},
+    calls_error="only abs(), div(), number(), split(), min() and max() may be called",
+)
+
+
+def compile_text(text: str, where: str) -> tuple[ast.AST, dict[str, str]]:
+    """``text`` checked as an expression (see the module's docstring): its tree and the names
+    its backticks stand for."""
+    names: dict[str, str] = {}
+
+    def tick(m: re.Match) -> str:
+        names[f"__col{len(names)}"] = m.group(1)
+        return f"__col{len(names) - 1}"
+
+    try:
+        tree = ast.parse(metrics._TICK.sub(tick, text).strip(), mode="eval").body
+    except SyntaxError as e:
+        raise AqmlabError(f"{where}: {text!r} is not an expression: {e.msg}") from None
+
+    def bad(what: str) -> AqmlabError:
+        return AqmlabError(
+            f"{where}: {text!r}: {what} (expected numbers, parameters, row fields, claim.ID.FIELD, "
+            "texts, + - * /, comparisons, in [...], and/or/not, abs/div/number/split/min/max)"
+        )
+
+    check(tree, _GRAMMAR, bad)
+    return tree, names
+
+
 def evaluate(ctx: Any, text: str, fields: dict[str, Any], where: str) -> Any:
     """Expression ``text``'s value (None where it has none: NaN)."""
     import pandas as pd
 
-    expr = metrics.compile_expr(text, where)
+    tree, names = compile_text(text, where)
+    env = _Env(ctx, fields, where)
     try:
-        v = metrics._eval(expr.tree, _Env(ctx, fields, where), expr.names)
+        v = metrics._eval(_MinMax(env, names).visit(tree), env, names)
     except TypeError as e:
         raise AqmlabError(f"{where}: {text!r}: {e}") from None
     if isinstance(v, pd.Series):  # `x in [..]` compares as a column of one value
@@ -108,6 +146,27 @@ def evaluate(ctx: Any, text: str, fields: dict[str, Any], where: str) -> Any:
     if isinstance(v, float) and math.isnan(v):
         return None
     return v
+
+
+class _MinMax(ast.NodeTransformer):
+    """Each ``min(...)`` / ``max(...)`` replaced by its value (metrics' evaluator has none):
+    of its arguments, a list's values counted one by one; no value where one has none."""
+
+    def __init__(self, env: _Env, names: dict[str, str]):
+        self.env, self.names = env, names
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        fn = node.func.id  # type: ignore[attr-defined]
+        if fn not in ("min", "max"):
+            return node
+        vals: list[Any] = []
+        for a in node.args:
+            v = metrics._eval(a, self.env, self.names)
+            vals += v if isinstance(v, list) else [v]
+        if not vals or any(isinstance(v, float) and math.isnan(v) for v in vals):
+            return ast.Constant(math.nan)
+        return ast.Constant(min(vals) if fn == "min" else max(vals))
 
 
 def condition(ctx: Any, text: str, fields: dict[str, Any], where: str) -> bool:
