@@ -8,7 +8,9 @@
   ``{ keys = "PATH" }``: the keys of the numbers table at ``PATH`` in their order, a template
   of the outer levels' fields (``{ keys = "loads.{load}" }``), or ``{ column = "NAME" }``: the
   values of the ``[table]``'s column ``NAME`` in its rows' order, among the rows that match the
-  outer fields named as its columns.
+  outer fields named as its columns, or ``{ window = "NAME" }``: one table per window of the
+  ``[[window]]`` named ``NAME`` (``i`` from 1, ``t0``, ``t1`` and its ``fields``: ``{w.t0:g}``).
+  The keys of a list are its indices (``"0"``, ``"1"``, ...: a path's key of digits indexes it).
 * ``columns``: one table a column, ``header`` and one of ``value`` (a text template of
   :mod:`aqmlab.reproduce.report_text`'s fields: ``"{case}"``, ``"{rate / 1000:g}"``; a template
   that is one field is that value, its type kept), ``number`` (the path of a number, a
@@ -105,12 +107,14 @@ def _one(where: str, d: Any) -> ReportTableDef:
         for name, vals in level.items():
             ok = isinstance(vals, list) or (isinstance(vals, str) and vals.startswith("{"))
             if isinstance(vals, dict):
-                ok = len(vals) == 1 and isinstance(vals.get("keys", vals.get("column")), str)
+                ok = len(vals) == 1 and isinstance(next(iter(vals.values())), str)
+                ok = ok and next(iter(vals)) in ("keys", "column", "window")
             if not ok:
                 raise _err(
                     where,
                     f"rows.{name}",
-                    'a list of values, a "{param}" list, { keys = "PATH" } or { column = "NAME" }',
+                    'a list of values, a "{param}" list, { keys = "PATH" }, { column = "NAME" } '
+                    'or { window = "NAME" }',
                     vals,
                 )
             if name in names:
@@ -208,6 +212,18 @@ def _rows(ctx: Any, t: ReportTableDef) -> list[dict[str, Any]]:
 
 def _values(ctx: Any, t: ReportTableDef, name: str, v: Any, outer: dict[str, Any]) -> list:
     where = f"{t.where}.rows.{name}"
+    if isinstance(v, dict) and "window" in v:
+        from aqmlab.reproduce import windows
+
+        ws = [w for w in ctx.experiment.windows if w.name == v["window"]]
+        if not ws:
+            names = ", ".join(w.name for w in ctx.experiment.windows) or "none"
+            raise AqmlabError(f"{where}.window: no [[window]] named {v['window']!r} ({names})")
+        w = ws[0]
+        return [
+            {"i": i + 1, "t0": t0, "t1": t1, **{k: x[i] for k, x in w.fields.items()}}
+            for i, (t0, t1) in enumerate(windows.bounds(w, ctx.fill))
+        ]
     if isinstance(v, dict) and "column" in v:
         rows = _table_rows(ctx, outer, f"{where}.column")
         if v["column"] not in rows.columns:
@@ -216,8 +232,10 @@ def _values(ctx: Any, t: ReportTableDef, name: str, v: Any, outer: dict[str, Any
     if isinstance(v, dict):
         path = _format(v["keys"], outer, where)
         table = report_text.resolve(ctx, path, {}, where)
+        if isinstance(table, list):  # a list's indices: its items' paths
+            return [str(i) for i in range(len(table))]
         if not isinstance(table, dict):
-            raise AqmlabError(f"{where}: keys {path!r}: not a table of numbers")
+            raise AqmlabError(f"{where}: keys {path!r}: not a table or list of numbers")
         return list(table)
     if isinstance(v, str):
         v = ctx.value(v)

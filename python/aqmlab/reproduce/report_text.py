@@ -16,7 +16,10 @@ file runs no code. Their names are, in this order:
   ```claim.taildrop-extra-bytes.verdict```;
 * the mode's parameters, ``quick`` (true in a quick run), ``seeds`` (how many) and ``out``;
 * a number of ``ctx.numbers``, as a claim's ``metric`` spells it (``cases.CoDel.p50_ms``; in
-  backticks, a key holding a dot or a space in double quotes: ```cases."tail drop".mb```).
+  backticks, a key holding a dot or a space in double quotes: ```cases."tail drop".mb```), a
+  key of digits indexing a list (``cases.CoDel.phases.0.p50_ms``).
+
+A row field that is a table (a ``[[window]]``'s row) is read as ``FIELD.KEY`` (``w.t0``).
 
 A name that is none of these is an error naming the file, the key and the name. A field is
 printed as the report prints numbers (``common.fmt``: three significant digits), or with its
@@ -54,10 +57,15 @@ class _Env(dict):
 
 def resolve(ctx: Any, name: str, fields: dict[str, Any], where: str) -> Any:
     """The value ``name`` stands for (see the module's docstring); an error where none."""
-    from aqmlab.reproduce.loader import _named, split_path
+    from aqmlab.reproduce.loader import split_path
 
     if name in fields:
         return fields[name]
+    head, _, rest = name.partition(".")
+    if rest and isinstance(fields.get(head), dict):  # a row field that is a table: FIELD.KEY
+        if rest not in fields[head]:
+            raise AqmlabError(f"{where}: {name!r}: row field {head!r} has no {rest!r}")
+        return fields[head][rest]
     if name.startswith("claim."):
         parts = split_path(name)
         if len(parts) != 3:
@@ -80,8 +88,10 @@ def resolve(ctx: Any, name: str, fields: dict[str, Any], where: str) -> Any:
         return len(ctx.seeds)
     if name == "out":
         return ctx.out
-    v = _named(ctx, name)
-    if v is None and not _declared(ctx.numbers, split_path(name)) and name not in ctx.numbers:
+    if name in ctx.numbers:
+        return ctx.numbers[name]
+    found, v = walk(ctx.numbers, split_path(name))
+    if not found:
         raise AqmlabError(
             f"{where}: {name!r}: no such row field, claim, parameter or number"
             + (f" (row fields: {', '.join(fields)})" if fields else "")
@@ -89,14 +99,18 @@ def resolve(ctx: Any, name: str, fields: dict[str, Any], where: str) -> Any:
     return v
 
 
-def _declared(numbers: dict[str, Any], keys: list[str]) -> bool:
-    """Whether the path exists (its number may be None: no value)."""
+def walk(numbers: dict[str, Any], keys: list[str]) -> tuple[bool, Any]:
+    """Whether the path exists, and its value (None: no value); a key of digits indexes a
+    list (``cases.CoDel.phases.0.p50_ms``: the first phase's)."""
     v: Any = numbers
     for k in keys:
-        if not isinstance(v, dict) or k not in v:
-            return False
-        v = v[k]
-    return True
+        if isinstance(v, dict) and k in v:
+            v = v[k]
+        elif isinstance(v, list) and k.isdigit() and int(k) < len(v):
+            v = v[int(k)]
+        else:
+            return False, None
+    return True, v
 
 
 #: metrics' grammar, and ``min``/``max`` of numbers or of a list (``min(rtts_ms)``).

@@ -5,8 +5,8 @@ and ratio as [numbers.NAME], laid out as results.json has them; claims.toml's we
 hypothesis is a declared test ("toward"), its quick-run hypothesis one of modes = ["quick"].
 What stays here, and why:
 
-- the tables: their rows are laid out from the numbers (a case per row, a case × phase per
-  row, three rows per ns-2 discipline), which a declared report-table layout would move;
+- the ns-2.35 tables (three rows per ns-2 discipline, a column per phase); experiment.toml's
+  [[report_table]]s are the whole-run and per-phase tables;
 - the discussion: paragraphs present or worded by the numbers' values (CoDel's median under
   the paper's, the LSTF and RED paragraphs, the ns-2.35 comparison's ratios per phase),
   which conditional paragraphs with number fields would move;
@@ -39,54 +39,7 @@ def _phases(ctx: Any) -> list[tuple[float, float, float]]:
 
 
 def tables(ctx: Any) -> list[Table]:
-    per_case, phases = ctx.numbers["cases"], _phases(ctx)
-    whole = Table(
-        "Whole run at the bottleneck (means over seeds)",
-        ["discipline", "median ms", "p75 ms", "p99 ms", "drops", "MB", "% of max", "utilization"],
-        [
-            [
-                c,
-                v["p50_ms"],
-                v["p75_ms"],
-                v["p99_ms"],
-                v["drops"],
-                v["mb"],
-                v["pct_of_max"],
-                v["utilization"],
-            ]
-            for c, v in per_case.items()
-        ],
-        note="Median and percentiles from the summary's sojourn sketch (≤ 0.5 % error); "
-        "'% of max' is the bytes the bottleneck sent ÷ what its rate schedule could carry.",
-    )
-    per_phase_rows = []
-    for case in (
-        "tail drop 830p",
-        "CoDel",
-        "tail drop 10p",
-        "PIE",
-        "FQ-CoDel",
-        "RED (ns-2.35 defaults)",
-    ):
-        for i, (t0, t1, r) in enumerate(phases):
-            p = per_case[case]["phases"][i]
-            per_phase_rows.append(
-                [
-                    case,
-                    f"{t0:g}-{t1:g} s",
-                    r / 1e6,
-                    p["p50_ms"],
-                    p["p75_ms"],
-                    p["mb"],
-                    p["pct_of_max"],
-                ]
-            )
-    phase_table = Table(
-        "Per phase (every packet of the bottleneck's log; means over seeds)",
-        ["discipline", "phase", "rate Mb/s", "median ms", "p75 ms", "MB", "% of max"],
-        per_phase_rows,
-    )
-    return [whole, phase_table, *ns2_tables(ctx.numbers["ns2"], phases)]
+    return ns2_tables(ctx.numbers["ns2"], _phases(ctx))
 
 
 def ns2_tables(ns2: dict[str, Any], phases) -> list[Table]:
