@@ -283,11 +283,12 @@ def _cell(ctx: Any, t: ReportTableDef, i: int, c: Column, fields: dict[str, Any]
     from aqmlab.reproduce.common import fmt
 
     where = f"{t.where}.columns[{i}].{c.kind}"
+    row = fields
     if ctx.table is not None and (c.blank_when or c.kind == "expr"):
         # A [table] column's name stands for its cell at the row's one [table] row.
-        cells = _table_rows(ctx, fields, where)
+        cells = _table_rows(ctx, row, where)
         if len(cells) == 1:
-            fields = {**cells.iloc[0].to_dict(), **fields}
+            fields = {**cells.iloc[0].to_dict(), **row}
     if c.blank_when and report_text.condition(
         ctx, _format(c.blank_when, fields, where), fields, f"{t.where}.columns[{i}].blank_when"
     ):
@@ -300,7 +301,7 @@ def _cell(ctx: Any, t: ReportTableDef, i: int, c: Column, fields: dict[str, Any]
         if isinstance(v, (dict, list)):
             raise AqmlabError(f"{where}: {path!r}: a table of numbers, not a number")
     elif c.kind == "table":
-        v = _table_cell(ctx, c.text, fields, where)
+        v = _table_cell(ctx, c.text, row, where)
     else:
         v = report_text.evaluate(ctx, _format(c.text, fields, where), fields, where)
     if c.none is not None and (v is None or (isinstance(v, float) and math.isnan(v))):

@@ -17,7 +17,7 @@ file runs no code. Their names are, in this order:
 * the mode's parameters, ``quick`` (true in a quick run), ``seeds`` (how many) and ``out``;
 * a number of ``ctx.numbers``, as a claim's ``metric`` spells it (``cases.CoDel.p50_ms``; in
   backticks, a key holding a dot or a space in double quotes: ```cases."tail drop".mb```), a
-  key of digits indexing a list (``cases.CoDel.phases.0.p50_ms``).
+  key of digits indexing a list (```cases.CoDel.phases.0.p50_ms```, in backticks too).
 
 A row field that is a table (a ``[[window]]``'s row) is read as ``FIELD.KEY`` (``w.t0``).
 

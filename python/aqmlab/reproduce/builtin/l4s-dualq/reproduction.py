@@ -19,6 +19,8 @@ from aqmlab.sweepspec import _toml_loads
 #: Bytes of a full-sized packet on the wire (MSS 1448 + 52 bytes of headers): what the one-way
 #: delay's base counts one transmission of per link.
 PACKET_BYTES = 1500
+
+
 def _parse(text: str) -> float:
     """A duration such as "2ms" or "1.5s", in ms."""
     t = text.strip()
