@@ -8,7 +8,6 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-
 from aqmlab.exceptions import AqmlabError
 
 PATH = "/r/experiment.toml"
@@ -46,14 +45,15 @@ def _paragraphs(doc, ctx):
 
 DOC = [
     "Over {duration_s:g} s.",  # a text, as before: the parameters only
-    {"text": "Tail drop delivers {100 * extra:+.1f} % more; medians {`cases.\"tail drop\".p50_ms`:.0f} "
-             "and {cases.CoDel.p50_ms} ms, {cases.CoDel.mb} MB; by load: {by_load}."},
+    {"text": "Tail drop delivers {100 * extra:+.1f} % more; medians "
+             "{`cases.\"tail drop\".p50_ms`:.0f} and {cases.CoDel.p50_ms} ms, {cases.CoDel.mb} MB; by load: {by_load}."},
     {"when": "`claim.extra-bytes.verdict` != 'agrees'",
      "text": "It {`claim.extra-bytes.verdict`} (ours {`claim.extra-bytes.ours`}); test: "
              "{`claim.extra-bytes.test`}."},
     {"when": "quick", "text": "Quick run: {duration_s:g} s, {seeds} seeds."},
     {"when": "not verizon", "text": "Not the Verizon trace."},
-    {"when": "`phases.1.p50` > 2 and max(`phases.0.p50`, 3) == 3", "text": "Phase 2: {`phases.1.p50`}."},
+    {"when": "`phases.1.p50` > 2 and max(`phases.0.p50`, 3) == 3",
+     "text": "Phase 2: {`phases.1.p50`}."},
 ]  # fmt: skip
 
 
@@ -86,7 +86,8 @@ def test_not_is_a_truth_value():
 @pytest.mark.parametrize(
     ("doc", "message"),
     [
-        ([3], "/r/experiment.toml: discussion[0]: expected a text or a table { text, when }, got 3"),
+        ([3],
+         "/r/experiment.toml: discussion[0]: expected a text or a table { text, when }, got 3"),
         ([{"text": "x", "if": "quick"}],
          "/r/experiment.toml: discussion[0].if: unknown key (expected one of text, when)"),
         ([{"when": "quick"}], "/r/experiment.toml: discussion[0].text: expected a text"),

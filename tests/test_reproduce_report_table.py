@@ -7,7 +7,6 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-
 from aqmlab.exceptions import AqmlabError
 
 PATH = "/r/experiment.toml"
@@ -170,10 +169,12 @@ def test_when_leaves_a_table_out():
         ({"title": "t", "rows": {"a": 3}, "columns": [{"header": "a", "value": "{a}"}]},
          "/r/experiment.toml: report_table[0].rows.a: expected a list of values, a \"{param}\" "
          "list, { keys = \"PATH\" }, { column = \"NAME\" } or { window = \"NAME\" }, got 3"),
-        ({"title": "t", "rows": {"a": [1]}, "columns": [{"header": "a", "value": "x", "number": "y"}]},
+        ({"title": "t", "rows": {"a": [1]},
+          "columns": [{"header": "a", "value": "x", "number": "y"}]},
          "/r/experiment.toml: report_table[0].columns[0]: expected one of value, number, table or "
          "expr, got ['value', 'number']"),
-        ({"title": "t", "rows": {"a": [1]}, "columns": [{"header": "a", "number": "n", "digits": 0}]},
+        ({"title": "t", "rows": {"a": [1]},
+          "columns": [{"header": "a", "number": "n", "digits": 0}]},
          "/r/experiment.toml: report_table[0].columns[0].digits: expected a number of significant "
          "digits (1 or more), got 0"),
     ],
