@@ -46,7 +46,8 @@ def _paragraphs(doc, ctx):
 DOC = [
     "Over {duration_s:g} s.",  # a text, as before: the parameters only
     {"text": "Tail drop delivers {100 * extra:+.1f} % more; medians "
-             "{`cases.\"tail drop\".p50_ms`:.0f} and {cases.CoDel.p50_ms} ms, {cases.CoDel.mb} MB; by load: {by_load}."},
+             "{`cases.\"tail drop\".p50_ms`:.0f} and {cases.CoDel.p50_ms} ms, "
+             "{cases.CoDel.mb} MB; by load: {by_load}."},
     {"when": "`claim.extra-bytes.verdict` != 'agrees'",
      "text": "It {`claim.extra-bytes.verdict`} (ours {`claim.extra-bytes.ours`}); test: "
              "{`claim.extra-bytes.test`}."},
