@@ -136,3 +136,24 @@ def test_errors_after_the_run_name_the_paragraph(item, message):
     with pytest.raises(AqmlabError) as e:
         _paragraphs([item], _ctx())
     assert str(e.value) == message
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        ([{"text": "x", "when": "quick and"}],
+         "/r/experiment.toml: discussion[0].when: 'quick and' is not an expression: invalid "
+         "syntax"),
+        ([{"text": "{len(x)}"}],
+         "/r/experiment.toml: discussion[0].text: 'len(x)': only abs(), div(), number(), "
+         "split(), min() and max() may be called (expected numbers, parameters, row fields, "
+         "claim.ID.FIELD, texts, + - * /, comparisons, in [...], and/or/not, "
+         "abs/div/number/split/min/max)"),
+    ],
+)  # fmt: skip
+def test_grammar_is_checked_before_anything_runs(doc, message):
+    from aqmlab.reproduce import discussion
+
+    with pytest.raises(AqmlabError) as e:
+        discussion.load(PATH, doc)
+    assert str(e.value) == message

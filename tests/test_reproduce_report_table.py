@@ -237,3 +237,21 @@ def test_an_experiment_file_declares_them(tmp_path):
     assert exp.discussion == [
         Paragraph(f"{tmp_path}/experiment.toml: discussion[0]", "{a.b}", "quick")
     ]
+
+
+def test_grammar_is_checked_before_anything_runs():
+    from aqmlab.reproduce import report_table
+
+    doc = {"title": "t", "rows": {"a": [1]}, "columns": [{"header": "a", "expr": "a.b()"}]}
+    with pytest.raises(AqmlabError) as e:
+        report_table.load(PATH, [doc])
+    assert str(e.value).startswith(
+        "/r/experiment.toml: report_table[0].columns[0].expr: 'a.b()': only abs(), div(), "
+    )
+    doc = {"title": "{x:}{", "rows": {"a": [1]}, "columns": [{"header": "a", "value": "{a}"}]}
+    with pytest.raises(AqmlabError) as e:
+        report_table.load(PATH, [doc])
+    assert str(e.value) == (
+        "/r/experiment.toml: report_table[0].title: '{x:}{': Single '{' encountered in format "
+        "string"
+    )

@@ -48,7 +48,10 @@ def load(path: str, doc: Any) -> list[str | Paragraph]:
                 raise AqmlabError(f"{where}.{k}: expected a text, got {d[k]!r}")
         if not d.get("text"):
             raise AqmlabError(f"{where}.text: expected a text")
-        report_text.parse(d["text"], f"{where}.text")  # its syntax, before anything runs
+        # Its syntax and grammar, before anything runs.
+        report_text.check_template(d["text"], f"{where}.text")
+        if d.get("when"):
+            report_text.compile_text(d["when"], f"{where}.when")
         out.append(Paragraph(where, d["text"], d.get("when", "")))
     return out
 

@@ -123,6 +123,11 @@ def _one(where: str, d: Any) -> ReportTableDef:
     cols = d.get("columns")
     if not isinstance(cols, list) or not cols:
         raise _err(where, "columns", "a list of { header, value | number | table | expr } tables")
+    # The templates' and expressions' syntax and grammar, before anything runs.
+    for k in ("title", "note"):
+        report_text.check_template(d.get(k, ""), f"{where}.{k}")
+    if d.get("when"):
+        report_text.compile_text(d["when"], f"{where}.when")
     return ReportTableDef(
         where,
         d["title"],
@@ -162,6 +167,11 @@ def _column(where: str, c: Any) -> Column:
     for k in ("blank_when", "blank", "none"):
         if not isinstance(c.get(k, ""), str):
             raise _err(where, k, "a text", c[k])
+    if kinds[0] == "value":
+        report_text.check_template(text, f"{where}.value")
+    for k in ("expr", "blank_when"):
+        if c.get(k) and "{" not in c[k]:  # one with {field}s is checked once they are filled
+            report_text.compile_text(c[k], f"{where}.{k}")
     return Column(
         c["header"],
         kinds[0],

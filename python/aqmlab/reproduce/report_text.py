@@ -210,6 +210,14 @@ def parse(template: str, where: str) -> list[tuple[str, str | None, str]]:
     return out
 
 
+def check_template(template: str, where: str) -> None:
+    """``template``'s syntax and its fields' grammar, before anything runs (the names they
+    read are known only after the run)."""
+    for _, field, _ in parse(template, where):
+        if field is not None:
+            compile_text(field, where)
+
+
 def fill(ctx: Any, template: str, fields: dict[str, Any], where: str) -> Any:
     """``template`` with its fields filled; a template that is one field and nothing else,
     with no format spec, is that field's value, its type kept (a table's cell)."""
