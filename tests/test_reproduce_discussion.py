@@ -90,7 +90,7 @@ def test_not_is_a_truth_value():
         ([3],
          "/r/experiment.toml: discussion[0]: expected a text or a table { text, when }, got 3"),
         ([{"text": "x", "if": "quick"}],
-         "/r/experiment.toml: discussion[0].if: unknown key (expected one of text, when)"),
+         "/r/experiment.toml: discussion[0].if: unknown key (expected one of text, when, none)"),
         ([{"when": "quick"}], "/r/experiment.toml: discussion[0].text: expected a text"),
         (["a", {"text": "{x!r}"}],
          "/r/experiment.toml: discussion[1].text: '{x!r}': expected fields of expressions, like "
@@ -127,9 +127,10 @@ def test_declaration_errors_are_one_line(doc, message):
          "object of type 'str'"),
         ({"text": "x", "when": "__import__('os')"},
          "/r/experiment.toml: discussion[0].when: \"__import__('os')\": only abs(), div(), "
-         "number(), split(), min() and max() may be called (expected numbers, parameters, row "
+         "number(), split(), min(), max() and choose() may be called (expected numbers, "
+         "parameters, row "
          "fields, claim.ID.FIELD, texts, + - * /, comparisons, in [...], and/or/not, "
-         "abs/div/number/split/min/max)"),
+         "abs/div/number/split/min/max/choose)"),
     ],
 )  # fmt: skip
 def test_errors_after_the_run_name_the_paragraph(item, message):
@@ -146,9 +147,10 @@ def test_errors_after_the_run_name_the_paragraph(item, message):
          "syntax"),
         ([{"text": "{len(x)}"}],
          "/r/experiment.toml: discussion[0].text: 'len(x)': only abs(), div(), number(), "
-         "split(), min() and max() may be called (expected numbers, parameters, row fields, "
+         "split(), min(), max() and choose() may be called (expected numbers, parameters, "
+         "row fields, "
          "claim.ID.FIELD, texts, + - * /, comparisons, in [...], and/or/not, "
-         "abs/div/number/split/min/max)"),
+         "abs/div/number/split/min/max/choose)"),
     ],
 )  # fmt: skip
 def test_grammar_is_checked_before_anything_runs(doc, message):
@@ -157,3 +159,19 @@ def test_grammar_is_checked_before_anything_runs(doc, message):
     with pytest.raises(AqmlabError) as e:
         discussion.load(PATH, doc)
     assert str(e.value) == message
+
+
+def test_choose_takes_one_branch_and_none_names_no_value():
+    from aqmlab.reproduce import discussion
+
+    doc = [
+        {
+            "text": "A {choose(extra > 0.04, 'more', 'less')}, "
+            "B {choose(extra > 0, 'yes', cases.PIE.nope)}, "  # the other branch is not read
+            "C {choose(extra < 0, 1, cases.CoDel.mb)}, D {cases.CoDel.mb}",
+            "none": "stalled",
+        }
+    ]
+    assert discussion.paragraphs(discussion.load(PATH, doc), _ctx()) == [
+        "A more, B yes, C stalled, D stalled"
+    ]

@@ -4,7 +4,8 @@ with the mode's parameters, as before) or a table ``{ text, when }`` (``[[discus
 ``text`` a template of :mod:`aqmlab.reproduce.report_text`'s fields (numbers, claims' verdicts
 and tests, parameters: ``"tail drop delivers {100 * taildrop_extra_bytes:+.1f} % more"``),
 printed only where ``when`` (an expression of the same names, ``"`claim.x.verdict` !=
-'agrees'"``) holds: the verdict-dependent paragraphs a module's ``discussion(ctx)`` wrote.
+'agrees'"``) holds: the verdict-dependent paragraphs a module's ``discussion(ctx)`` wrote;
+``none``: the text of a field with no value (default ``–``: l4s-dualq's ``"stalled"``).
 Every error is one line naming the file, ``discussion[i]`` and the key.
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import report_text
 
-KEYS = ("text", "when")
+KEYS = ("text", "when", "none")
 
 
 @dataclass
@@ -24,6 +25,8 @@ class Paragraph:
     where: str  # "FILE: discussion[i]"
     text: str
     when: str = ""
+    #: The text of a field with no value (default "–").
+    none: str = "–"
 
 
 def load(path: str, doc: Any) -> list[str | Paragraph]:
@@ -52,7 +55,7 @@ def load(path: str, doc: Any) -> list[str | Paragraph]:
         report_text.check_template(d["text"], f"{where}.text")
         if d.get("when"):
             report_text.compile_text(d["when"], f"{where}.when")
-        out.append(Paragraph(where, d["text"], d.get("when", "")))
+        out.append(Paragraph(where, d["text"], d.get("when", ""), d.get("none", "–")))
     return out
 
 
@@ -64,5 +67,5 @@ def paragraphs(items: list[str | Paragraph], ctx: Any) -> list[str]:
         if isinstance(p, str):
             out.append(ctx.fill(p))
         elif not p.when or report_text.condition(ctx, p.when, {}, f"{p.where}.when"):
-            out.append(str(report_text.fill(ctx, p.text, {}, f"{p.where}.text")))
+            out.append(str(report_text.fill(ctx, p.text, {}, f"{p.where}.text", p.none)))
     return out

@@ -6,8 +6,9 @@ data".
 A field (``{...}`` in a text) and a condition (``when``) are expressions as
 :func:`aqmlab.reproduce.metrics.compile_expr` reads them (numbers, texts, ``+ - * /``,
 comparisons, ``in [..]``, ``and``/``or``/``not``, ``abs``/``div``/``number``/``split``) and
-``min``/``max`` (of numbers, or of a list: ``min(rtts_ms)``); nothing else, so an experiment
-file runs no code. Their names are, in this order:
+``min``/``max`` (of numbers, or of a list: ``min(rtts_ms)``) and ``choose(condition, a, b)``
+(``a`` where the condition holds, else ``b``); nothing else, so an experiment file runs no
+code. Their names are, in this order:
 
 * a row's fields (a report table's ``rows``);
 * ``claim.ID.FIELD``: a graded claim's field (``verdict``, ``ours``, ``published``,
@@ -116,8 +117,8 @@ def walk(numbers: dict[str, Any], keys: list[str]) -> tuple[bool, Any]:
 #: metrics' grammar, and ``min``/``max`` of numbers or of a list (``min(rtts_ms)``).
 _GRAMMAR = replace(
     metrics._GRAMMAR,
-    calls={**metrics._GRAMMAR.calls, "min": None, "max": None},
-    calls_error="only abs(), div(), number(), split(), min() and max() may be called",
+    calls={**metrics._GRAMMAR.calls, "min": None, "max": None, "choose": 3},
+    calls_error="only abs(), div(), number(), split(), min(), max() and choose() may be called",
 )
 
 
@@ -138,7 +139,8 @@ def compile_text(text: str, where: str) -> tuple[ast.AST, dict[str, str]]:
     def bad(what: str) -> AqmlabError:
         return AqmlabError(
             f"{where}: {text!r}: {what} (expected numbers, parameters, row fields, claim.ID.FIELD, "
-            "texts, + - * /, comparisons, in [...], and/or/not, abs/div/number/split/min/max)"
+            "texts, + - * /, comparisons, in [...], and/or/not, "
+            "abs/div/number/split/min/max/choose)"
         )
 
     check(tree, _GRAMMAR, bad)
@@ -164,14 +166,24 @@ def evaluate(ctx: Any, text: str, fields: dict[str, Any], where: str) -> Any:
 
 class _MinMax(ast.NodeTransformer):
     """Each ``min(...)`` / ``max(...)`` replaced by its value (metrics' evaluator has none):
-    of its arguments, a list's values counted one by one; no value where one has none."""
+    of its arguments, a list's values counted one by one; no value where one has none. Each
+    ``choose(condition, a, b)`` replaced by ``a`` where the condition holds, else ``b`` (no
+    value is false); the other is not evaluated."""
 
     def __init__(self, env: _Env, names: dict[str, str]):
         self.env, self.names = env, names
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
         fn = node.func.id  # type: ignore[attr-defined]
+        if fn == "choose":
+            import pandas as pd
+
+            c = metrics._eval(self.visit(node.args[0]), self.env, self.names)
+            if isinstance(c, pd.Series):  # `x in [..]`
+                c = bool(c.iloc[0])
+            holds = not (isinstance(c, float) and math.isnan(c)) and bool(c)
+            return self.visit(node.args[1] if holds else node.args[2])
+        self.generic_visit(node)
         if fn not in ("min", "max"):
             return node
         vals: list[Any] = []
@@ -218,9 +230,10 @@ def check_template(template: str, where: str) -> None:
             compile_text(field, where)
 
 
-def fill(ctx: Any, template: str, fields: dict[str, Any], where: str) -> Any:
-    """``template`` with its fields filled; a template that is one field and nothing else,
-    with no format spec, is that field's value, its type kept (a table's cell)."""
+def fill(ctx: Any, template: str, fields: dict[str, Any], where: str, none: str = "–") -> Any:
+    """``template`` with its fields filled (``none`` where a field has no value); a template
+    that is one field and nothing else, with no format spec, is that field's value, its type
+    kept (a table's cell)."""
     from aqmlab.reproduce.common import fmt
 
     parts = parse(template, where)
@@ -233,7 +246,7 @@ def fill(ctx: Any, template: str, fields: dict[str, Any], where: str) -> Any:
             continue
         v = evaluate(ctx, field, fields, where)
         if v is None:
-            out.append("–")
+            out.append(none)
         elif spec:
             try:
                 out.append(format(v, spec))
