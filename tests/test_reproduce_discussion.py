@@ -175,3 +175,22 @@ def test_choose_takes_one_branch_and_none_names_no_value():
     assert discussion.paragraphs(discussion.load(PATH, doc), _ctx()) == [
         "A more, B yes, C stalled, D stalled"
     ]
+
+
+def test_the_module_paragraphs_go_where_module_true_stands():
+    from aqmlab.reproduce import discussion
+
+    doc = ["first", {"module": True}, {"text": "last, {duration_s:g} s"}]
+    items = discussion.load(PATH, doc)
+    assert discussion.paragraphs(items, _ctx(), ["m1", "m2"]) == [
+        "first",
+        "m1",
+        "m2",
+        "last, 30 s",
+    ]
+    # Without one, after every declared paragraph (as before).
+    assert discussion.paragraphs(discussion.load(PATH, ["a"]), _ctx(), ["m"]) == ["a", "m"]
+    for bad in ([{"module": True}, {"module": True}], [{"module": True, "text": "x"}]):
+        with pytest.raises(AqmlabError) as e:
+            discussion.load(PATH, bad)
+        assert str(e.value).endswith(": expected { module = true } alone, once")

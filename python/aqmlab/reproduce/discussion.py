@@ -6,7 +6,8 @@ and tests, parameters: ``"tail drop delivers {100 * taildrop_extra_bytes:+.1f} %
 printed only where ``when`` (an expression of the same names, ``"`claim.x.verdict` !=
 'agrees'"``) holds: the verdict-dependent paragraphs a module's ``discussion(ctx)`` wrote;
 ``none``: the text of a field with no value (default ``–``: l4s-dualq's ``"stalled"``).
-Every error is one line naming the file, ``discussion[i]`` and the key.
+``{ module = true }`` marks where the module's ``discussion(ctx)`` paragraphs go (default: after
+every declared one). Every error is one line naming the file, ``discussion[i]`` and the key.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import report_text
 
 KEYS = ("text", "when", "none")
+#: ``{ module = true }``: where the module's ``discussion(ctx)`` paragraphs go (default: last).
+MODULE = {"module": True}
 
 
 @dataclass
@@ -27,6 +30,10 @@ class Paragraph:
     when: str = ""
     #: The text of a field with no value (default "–").
     none: str = "–"
+
+
+#: Where the module's paragraphs go, among the items :func:`load` returns.
+MODULE_PLACE = Paragraph("", "")
 
 
 def load(path: str, doc: Any) -> list[str | Paragraph]:
@@ -40,6 +47,11 @@ def load(path: str, doc: Any) -> list[str | Paragraph]:
         where = f"{path}: discussion[{i}]"
         if isinstance(d, str):
             out.append(d)
+            continue
+        if isinstance(d, dict) and "module" in d:
+            if d != MODULE or any(p is MODULE_PLACE for p in out):
+                raise AqmlabError(f"{where}: expected {{ module = true }} alone, once")
+            out.append(MODULE_PLACE)
             continue
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a text or a table {{ text, when }}, got {d!r}")
@@ -59,12 +71,19 @@ def load(path: str, doc: Any) -> list[str | Paragraph]:
     return out
 
 
-def paragraphs(items: list[str | Paragraph], ctx: Any) -> list[str]:
+def paragraphs(
+    items: list[str | Paragraph], ctx: Any, module: list[str] | None = None
+) -> list[str]:
     """The paragraphs after the run: texts filled with the parameters, each table's text
-    filled from the run where its ``when`` holds."""
+    filled from the run where its ``when`` holds, and the ``module``'s paragraphs at
+    ``{ module = true }`` (last without one)."""
     out = []
+    if not any(p is MODULE_PLACE for p in items):
+        items = [*items, MODULE_PLACE]
     for p in items:
-        if isinstance(p, str):
+        if p is MODULE_PLACE:
+            out += module or []
+        elif isinstance(p, str):
             out.append(ctx.fill(p))
         elif not p.when or report_text.condition(ctx, p.when, {}, f"{p.where}.when"):
             out.append(str(report_text.fill(ctx, p.text, {}, f"{p.where}.text", p.none)))

@@ -184,7 +184,7 @@ def run(
             )
         )
     tables += report_table.build(exp.report_tables, ctx) + (_hook(mod, "tables", ctx) or [])
-    discussion = paragraphs(exp.discussion, ctx) + (_hook(mod, "discussion", ctx) or [])
+    discussion = paragraphs(exp.discussion, ctx, _hook(mod, "discussion", ctx))
     figures = _hook(mod, "figures", ctx) or []
     commands = [command] + [ctx.fill(c) for c in exp.commands]
     return cm.Reproduction(

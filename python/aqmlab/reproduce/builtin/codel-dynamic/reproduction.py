@@ -8,8 +8,8 @@ What stays here, and why:
 - the ns-2.35 tables (three rows per ns-2 discipline, a column per phase); experiment.toml's
   [[report_table]]s are the whole-run and per-phase tables;
 - the discussion's ns-2.35 comparison (ratios phase by phase, their span, and which of the
-  control's and RED's ratios is further from 1) and the quick run's paragraph, which must
-  follow it; experiment.toml's [[discussion]] holds the paragraphs before them;
+  control's and RED's ratios is further from 1); experiment.toml's [[discussion]] holds the
+  other paragraphs;
 - the figures.
 """
 
@@ -108,15 +108,8 @@ def ns2_tables(ns2: dict[str, Any], phases) -> list[Table]:
 
 
 def discussion(ctx: Any) -> list[str]:
-    """After experiment.toml's paragraphs: the ns-2.35 comparison and the quick run's."""
-    out = _ns2_discussion(ctx.numbers["ns2"])
-    if ctx.quick:
-        out.append(
-            "This is a quick run (10-s phases instead of 50 s): the flows spend a larger "
-            "share of each phase adapting to the new rate, so throughput shares are lower "
-            "than in the full run."
-        )
-    return out
+    """The ns-2.35 comparison, where experiment.toml's discussion places it."""
+    return _ns2_discussion(ctx.numbers["ns2"])
 
 
 def figures(ctx: Any) -> list[str]:

@@ -7,9 +7,10 @@ slides' pooled boxes, the claims' {arm} paths); claims.toml declares the hypothe
 interval sweep's, on the grid and on the pooled boxes, and the slow-buffer sweep's: test =
 "rerun", docs/reproductions.md "Hypothesis tests") and why a claim over rates a run left out
 is not graded (no_points); the three scenarios hold the rest. What stays here is the report's
-layout: the figures, and the discussion's sentence that lists the grid's utilization per rate
+layout: the figures, and the discussion's paragraph that lists the grid's utilization per rate
 and names the interval test's outcome (experiment.toml's [[report_table]]s are the three
-tables; a declared paragraph cannot yet list a number per rate).
+tables and its discussion the other paragraphs; a declared paragraph cannot list a number per
+rate).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def discussion(ctx: Any) -> list[str]:
         f"{r / 1000:g} Mb/s: {fmt(min(grid_value(ctx, r, t, 'CoDel', 'util') for t in short))}"
         for r in rates
     )
-    out = [
+    return [
         f"CoDel's median utilization at RTT {longest:g} ms, per rate: {at_longest('CoDel')}; "
         f"its lowest over RTTs {min(short):g}-{max(short):g} ms: {codel_short}. Tail drop's "
         f"at RTT {longest:g} ms: {at_longest('tail drop')} (its buffer of one BDP at 100 ms is "
@@ -81,15 +82,7 @@ def discussion(ctx: Any) -> list[str]:
         "claim 'excellent performance' for RTTs 10-300 ms only, and their pooled boxes, like "
         "ours, mix the long-RTT runs with the rest of the rate's: the pooled claims are graded "
         "on that mix, the per-point claim at every grid point.",
-        "The slides' boxes pool every RTT of a rate; the pooled table gives our quartiles and "
-        "medians, and the 'pooled over RTTs' claims grade what the slides state about them.",
     ]
-    if ctx.quick:
-        out.append(
-            f"Quick run: rates {ctx.params['rates_kbps']} kb/s, RTTs {ctx.params['rtts_ms']} ms, "
-            f"one load, {ctx.params['duration_s']:g} s per run."
-        )
-    return out
 
 
 def figures(ctx: Any) -> list[str]:
