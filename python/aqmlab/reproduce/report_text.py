@@ -114,7 +114,7 @@ def walk(numbers: dict[str, Any], keys: list[str]) -> tuple[bool, Any]:
     return True, v
 
 
-#: metrics' grammar, and ``min``/``max`` of numbers or of a list (``min(rtts_ms)``).
+#: metrics' grammar, and ``min``/``max`` (of numbers or of a list) and ``choose``.
 _GRAMMAR = replace(
     metrics._GRAMMAR,
     calls={**metrics._GRAMMAR.calls, "min": None, "max": None, "choose": 3},
