@@ -136,7 +136,8 @@ class Experiment:
     sweeps: list[SweepDef]
     table: TableDef | None
     parameters: dict[str, Any]
-    discussion: list[str]
+    #: Texts, and ``{ text, when }`` paragraphs (discussion.py).
+    discussion: list[Any]
     commands: list[str]
     claims: list[ClaimDef]
     #: ``[[derive]]``: per-run columns (:mod:`aqmlab.reproduce.metrics`).
@@ -152,8 +153,11 @@ class Experiment:
     #: ``[[window]]`` of ``from_s`` + ``to_s``: per-run columns from the runs' series over one
     #: window (series_window).
     series_windows: list[WindowDef] = field(default_factory=list)
-    #: ``[[report_table]]``: the report's tables of results or frames (report_tables).
+    #: ``[[report_table]]`` with ``rows``: the report's tables of numbers (report_table.py).
     report_tables: list[Any] = field(default_factory=list)
+    #: ``[[report_table]]`` with ``frame``: the report's tables of a sweep's or a frame's rows
+    #: (report_tables.py).
+    frame_tables: list[Any] = field(default_factory=list)
     #: Nothing in the scenarios draws at random: every run uses seed 1, whatever --seeds says.
     deterministic: bool = False
 
@@ -225,7 +229,7 @@ class _Table:
 
 def load(folder: str) -> Experiment:
     """Read and check the reproduction in ``folder``."""
-    from aqmlab.reproduce import windows
+    from aqmlab.reproduce import discussion, report_table, windows
 
     folder = os.path.abspath(folder)
     path = os.path.join(folder, EXPERIMENT)
@@ -285,6 +289,7 @@ def load(folder: str) -> Experiment:
     table = _table(path, t.doc["table"], names) if "table" in t.doc else None
     frames = reference_frames.load(path, t.doc.get("frames", {}), folder, names)
     log_windows, one_windows = series_window.split(path, t.doc.get("window", []))
+    frame_tables, row_tables = report_tables.split(t.doc.get("report_table", []))
     exp = Experiment(
         folder=folder,
         name=t.str("name"),
@@ -296,7 +301,7 @@ def load(folder: str) -> Experiment:
         sweeps=sweeps,
         table=table,
         parameters=t.table("parameters"),
-        discussion=t.strs("discussion"),
+        discussion=discussion.load(path, t.doc.get("discussion", [])),
         commands=t.strs("commands"),
         claims=load_claims(os.path.join(folder, CLAIMS)),
         derives=load_derives(path, t.doc.get("derive", []), [*names, *(f.name for f in frames)]),
@@ -304,9 +309,8 @@ def load(folder: str) -> Experiment:
         windows=windows.load(path, log_windows, names),
         frames=frames,
         series_windows=series_window.load(path, one_windows, names),
-        report_tables=report_tables.load(
-            path, t.doc.get("report_table", []), [*names, *(f.name for f in frames)]
-        ),
+        report_tables=report_table.load(path, row_tables),
+        frame_tables=report_tables.load(path, frame_tables, [*names, *(f.name for f in frames)]),
         deterministic=t.doc.get("deterministic", False),
     )
     if not isinstance(exp.deterministic, bool):

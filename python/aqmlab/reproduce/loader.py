@@ -15,7 +15,9 @@ The steps, each one a hook the folder's module may define (all optional):
    every claim is graded with :mod:`aqmlab.reproduce.common`'s model (a predicate
    ``"py:NAME"`` is the module's function ``NAME``), the tests explain the claims that do not
    hold where they find the same failure, and then ``annotate(ctx)``;
-5. ``tables(ctx)``, ``figures(ctx)`` and ``discussion(ctx)`` add to the report.
+5. the ``[[report_table]]`` s and ``discussion`` paragraphs (:mod:`aqmlab.reproduce.report_table`,
+   :mod:`aqmlab.reproduce.discussion`), then ``tables(ctx)``, ``figures(ctx)`` and
+   ``discussion(ctx)``, add to the report.
 """
 
 from __future__ import annotations
@@ -40,11 +42,13 @@ from aqmlab.reproduce import (
     no_points,
     reduced_columns,
     reference_frames,
+    report_table,
     report_tables,
     sample_claims,
     series_window,
 )
 from aqmlab.reproduce import common as cm
+from aqmlab.reproduce.discussion import paragraphs
 from aqmlab.reproduce.fill_format import FORMATTER
 from aqmlab.reproduce.folder import ClaimDef, Experiment
 from aqmlab.reproduce.predicate import compile_predicate
@@ -197,9 +201,9 @@ def run(
                 ctx.fill(t.note) if t.note else "",
             )
         )
-    tables += report_tables.tables(getattr(exp, "report_tables", []), ctx.frames, ctx.fill)
-    tables += _hook(mod, "tables", ctx) or []
-    discussion = [ctx.fill(d) for d in exp.discussion] + (_hook(mod, "discussion", ctx) or [])
+    tables += report_tables.tables(exp.frame_tables, ctx.frames, ctx.fill)
+    tables += report_table.build(exp.report_tables, ctx) + (_hook(mod, "tables", ctx) or [])
+    discussion = paragraphs(exp.discussion, ctx, _hook(mod, "discussion", ctx))
     figures = _hook(mod, "figures", ctx) or []
     commands = [command] + [ctx.fill(c) for c in exp.commands]
     return cm.Reproduction(

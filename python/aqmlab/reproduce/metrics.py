@@ -221,7 +221,10 @@ def _eval(node: ast.AST, df: Any, names: dict[str, str]) -> Any:
         return a / b
     if isinstance(node, ast.UnaryOp):
         v = _eval(node.operand, df, names)
-        return -v if isinstance(node.op, ast.USub) else ~_bool(v)
+        if isinstance(node.op, ast.USub):
+            return -v
+        b = _bool(v)
+        return not b if isinstance(b, bool) else ~b  # ~True is -2: a value's not is `not`
     if isinstance(node, ast.BoolOp):
         vals = [_bool(_eval(v, df, names)) for v in node.values]
         out = vals[0]

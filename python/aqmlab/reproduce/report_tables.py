@@ -46,6 +46,17 @@ def _frame(where: str, v: Any, tables: list[str]) -> str:
     return v
 
 
+def split(doc: Any) -> tuple[Any, Any]:
+    """The ``[[report_table]]`` tables in two lists of the same length, each holding its own
+    form's tables in their places and None in the other's (so that errors keep the table's
+    index): a sweep's or a frame's rows (``frame``: this file) and a table of numbers
+    (``rows``: ``report_table.py``)."""
+    if not isinstance(doc, list):
+        return [], doc
+    frame = [d if isinstance(d, dict) and "frame" in d else None for d in doc]
+    return frame, [None if f is not None else d for d, f in zip(doc, frame)]
+
+
 def load(path: str, doc: Any, tables: list[str]) -> list[ReportTable]:
     """The ``[[report_table]]`` tables, checked (``tables``: the sweeps' and frames' names)."""
     if not isinstance(doc, list):
@@ -53,6 +64,8 @@ def load(path: str, doc: Any, tables: list[str]) -> list[ReportTable]:
     out = []
     for i, d in enumerate(doc):
         where = f"{path}: report_table[{i}]"
+        if d is None:  # a table of numbers (split)
+            continue
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
         for k in d:

@@ -1,5 +1,6 @@
 """cellular's own code: the trace (``--trace``) and what it can carry, the per-load metrics,
-the verdict-dependent comparison and the figures. experiment.toml and claims.toml hold the rest.
+the claims' notes and web-load explanations (annotate) and the figures. experiment.toml (the
+report's table and discussion too) and claims.toml hold the rest.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from typing import Any
 
 from aqmlab.reproduce.common import (
     FAILS,
-    Table,
     explanation_text,
     fmt,
     link_series,
@@ -68,7 +68,9 @@ def prepare(ctx: Any) -> None:
     trace_ms = read_trace_ms(trace)
     if not ctx.quick:
         ctx.params["duration_s"] = min(300.0, max(60.0, trace_ms[-1] / 1000.0))
+    # verizon_trace: experiment.toml's discussion says when the published number is not ours.
     ctx.params.update(trace=trace, trace_label=label, trace_ms=trace_ms)
+    ctx.params["verizon_trace"] = "Verizon" in label
     ctx.params["cap_bytes"] = capacity_bytes(trace_ms, ctx.params["duration_s"])
 
 
@@ -136,7 +138,7 @@ def by_load(per_load: dict, key: str, larger: str, unit: str) -> str:
 
 def annotate(ctx: Any) -> None:
     label = ctx.params["trace_label"]
-    trace_note = "" if "Verizon" in label else f"run on {label}, not the Verizon trace"
+    trace_note = "" if ctx.params["verizon_trace"] else f"run on {label}, not the Verizon trace"
     ctx.claims["taildrop-extra-bytes"].add_note(trace_note)
     # A qualitative claim that fails with CS244's load is explained by the web load only if
     # another load makes its comparison true.
@@ -149,73 +151,6 @@ def annotate(ctx: Any) -> None:
         c.explanation = explanation_text(
             c.hypotheses, c.unexplained, "no web load makes it true" if c.unexplained else ""
         )
-
-
-def tables(ctx: Any) -> list[Table]:
-    d, label, cap = ctx.params["duration_s"], ctx.params["trace_label"], ctx.params["cap_bytes"]
-    rows = [
-        [load, c, *(v[k] for k in ("p50_ms", "p75_ms", "p95_ms", "drops", "mb"))]
-        + [v["pct_of_capacity"], v["goodput_mbps"]]
-        for load, cases in ctx.numbers["loads"].items()
-        for c, v in cases.items()
-    ]
-    return [
-        Table(
-            f"The bottleneck over {d:g} s of {label}, by web load (means over seeds)",
-            [
-                "web load",
-                "discipline",
-                "median ms",
-                "p75 ms",
-                "p95 ms",
-                "drops",
-                "MB",
-                "% of trace capacity",
-                "goodput Mb/s",
-            ],
-            rows,
-            note=f"The trace can carry {cap / 1e6:.1f} MB in {d:g} s (1504 B per delivery "
-            "opportunity); the bytes a discipline could not use were wasted on an empty queue. "
-            f"The claims are checked on the {MAIN_LOAD!r} load.",
-        )
-    ]
-
-
-def discussion(ctx: Any) -> list[str]:
-    n = ctx.numbers
-    td, codel = n["cases"]["tail drop"], n["cases"]["CoDel"]
-    more, extra = n["taildrop_extra_bytes"], n["taildrop_extra_bytes_by_load"]
-    label, duration = ctx.params["trace_label"], ctx.params["duration_s"]
-    out = [
-        f"With {MAIN_LOAD} beside the 4 bulk flows, tail drop delivers {100 * more:+.1f} % bytes "
-        f"relative to CoDel (CS244: about +12 % on the Verizon 4G trace); its median sojourn is "
-        f"{td['p50_ms']:.0f} ms against CoDel's {codel['p50_ms']:.1f} ms. With the other web "
-        "loads: " + ", ".join(f"{k} {100 * v:+.1f} %" for k, v in extra.items()) + ".",
-        "On a link whose rate swings by an order of magnitude within seconds, a queue that "
-        "CoDel keeps short is often empty when the rate jumps up, and those delivery "
-        "opportunities are lost: the throughput cost CS244 saw, larger than on fixed links.",
-        "How much tail drop gains depends on the load. CS244's pages offer 32 Mb/s (800 kB "
-        "every 0.2 s), more than the trace carries, so CoDel's queue rarely runs empty and it "
-        "loses few delivery opportunities; the lighter web loads leave gaps in which a short "
-        "queue empties just before the rate jumps up.",
-    ]
-    if ctx.claims["taildrop-extra-bytes"].verdict != "agrees":
-        out.append(
-            "Our tail-drop advantage differs from CS244's. Probable causes, none measured here: "
-            "CS244 ran real Linux TCP through mahimahi, whose CUBIC (HyStart, PRR and RACK loss "
-            "recovery, pacing) recovers from CoDel's drops differently from aqmlab's model "
-            "(docs/models/tcp.md lists its deviations); CS244 did not state their tail-drop "
-            "buffer (ours: 830 packets), and ran the Verizon uplink trace in "
-            "the reverse direction where we use a constant 12 Mb/s."
-        )
-    if "Verizon" not in label:
-        out.append(
-            f"This run used {label}: the published number is for the Verizon "
-            "trace, so the comparison is qualitative only."
-        )
-    if ctx.quick:
-        out.append(f"Quick run: {duration:g} s of the trace instead of a whole period.")
-    return out
 
 
 def figures(ctx: Any) -> list[str]:

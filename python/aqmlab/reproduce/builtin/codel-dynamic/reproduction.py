@@ -5,11 +5,11 @@ and ratio as [numbers.NAME], laid out as results.json has them; claims.toml's we
 hypothesis is a declared test ("toward"), its quick-run hypothesis one of modes = ["quick"].
 What stays here, and why:
 
-- the tables: their rows are laid out from the numbers (a case per row, a case × phase per
-  row, three rows per ns-2 discipline), which a declared report-table layout would move;
-- the discussion: paragraphs present or worded by the numbers' values (CoDel's median under
-  the paper's, the LSTF and RED paragraphs, the ns-2.35 comparison's ratios per phase),
-  which conditional paragraphs with number fields would move;
+- the ns-2.35 tables (three rows per ns-2 discipline, a column per phase); experiment.toml's
+  [[report_table]]s are the whole-run and per-phase tables;
+- the discussion's ns-2.35 comparison (ratios phase by phase, their span, and which of the
+  control's and RED's ratios is further from 1); experiment.toml's [[discussion]] holds the
+  other paragraphs;
 - the figures.
 """
 
@@ -39,54 +39,7 @@ def _phases(ctx: Any) -> list[tuple[float, float, float]]:
 
 
 def tables(ctx: Any) -> list[Table]:
-    per_case, phases = ctx.numbers["cases"], _phases(ctx)
-    whole = Table(
-        "Whole run at the bottleneck (means over seeds)",
-        ["discipline", "median ms", "p75 ms", "p99 ms", "drops", "MB", "% of max", "utilization"],
-        [
-            [
-                c,
-                v["p50_ms"],
-                v["p75_ms"],
-                v["p99_ms"],
-                v["drops"],
-                v["mb"],
-                v["pct_of_max"],
-                v["utilization"],
-            ]
-            for c, v in per_case.items()
-        ],
-        note="Median and percentiles from the summary's sojourn sketch (≤ 0.5 % error); "
-        "'% of max' is the bytes the bottleneck sent ÷ what its rate schedule could carry.",
-    )
-    per_phase_rows = []
-    for case in (
-        "tail drop 830p",
-        "CoDel",
-        "tail drop 10p",
-        "PIE",
-        "FQ-CoDel",
-        "RED (ns-2.35 defaults)",
-    ):
-        for i, (t0, t1, r) in enumerate(phases):
-            p = per_case[case]["phases"][i]
-            per_phase_rows.append(
-                [
-                    case,
-                    f"{t0:g}-{t1:g} s",
-                    r / 1e6,
-                    p["p50_ms"],
-                    p["p75_ms"],
-                    p["mb"],
-                    p["pct_of_max"],
-                ]
-            )
-    phase_table = Table(
-        "Per phase (every packet of the bottleneck's log; means over seeds)",
-        ["discipline", "phase", "rate Mb/s", "median ms", "p75 ms", "MB", "% of max"],
-        per_phase_rows,
-    )
-    return [whole, phase_table, *ns2_tables(ctx.numbers["ns2"], phases)]
+    return ns2_tables(ctx.numbers["ns2"], _phases(ctx))
 
 
 def ns2_tables(ns2: dict[str, Any], phases) -> list[Table]:
@@ -155,88 +108,13 @@ def ns2_tables(ns2: dict[str, Any], phases) -> list[Table]:
 
 
 def discussion(ctx: Any) -> list[str]:
-    n = ctx.numbers
-    return _discussion(
-        n["cases"],
-        n["codel_over_taildrop_bytes"],
-        n["taildrop10_throughput_loss"],
-        ctx.quick,
-        n["packmime_test"],
-        n["ns2"],
-    )
+    """The ns-2.35 comparison, where experiment.toml's discussion places it."""
+    return _ns2_discussion(ctx.numbers["ns2"])
 
 
 def figures(ctx: Any) -> list[str]:
     runs_dir = os.path.join(ctx.out, "sweep", "runs")
     return _figures(ctx.out, runs_dir, ctx.frames["sweep"], ctx.numbers["cases"], _phases(ctx))
-
-
-def _discussion(
-    per_case: dict, ratio: float, loss10: float, quick: bool, pm: dict, ns2: dict
-) -> list[str]:
-    codel, td = per_case["CoDel"], per_case["tail drop 830p"]
-    out = [
-        f"CoDel holds the median sojourn at {fmt(codel['p50_ms'])} ms and the 75th percentile at "
-        f"{fmt(codel['p75_ms'])} ms (the paper: 2.7 and 5 ms); tail drop's 830-packet buffer "
-        f"gives a median of {fmt(td['p50_ms'])} ms, and seconds in the 1 Mb/s phases, where 830 "
-        "packets take 10 s to drain.",
-        f"CoDel delivers {100 * ratio:.1f} % of tail drop's bytes. The paper says 'almost the "
-        "same'; CS244 measured about 90 % off its Fig. 7c. The per-phase table shows where the "
-        "difference comes from: the phases that start with a jump up in rate, while the CUBIC "
-        "flows regrow into the new capacity.",
-        f"With a 10-packet buffer tail drop loses {100 * loss10:.0f} % of the throughput of the "
-        "830-packet buffer (the slides: about 75 %): at 100 Mb/s and 100 ms a 10-packet "
-        "buffer is about 1 % of the bandwidth-delay product.",
-    ]
-    if codel["p50_ms"] < 2.7:
-        out.append(
-            f"Our CoDel median ({fmt(codel['p50_ms'])} ms) sits below the paper's 2.7 ms. "
-            "Hypothesis: the web load (the scenario's Pareto stand-in at PackMime's offered "
-            "load, not ns-2's PackMime). Test: tail drop and CoDel rerun with PackMime-HTTP/1.1 "
-            f"(sweep-packmime/): CoDel's median {fmt(pm['p50_ms'])} ms, 75th percentile "
-            f"{fmt(pm['p75_ms'])} ms, CoDel ÷ tail-drop bytes {fmt(pm['ratio'])}. The rest of "
-            "the gap is unexplained (ns-2's TCP/Linux CUBIC differs from ours in details, "
-            "docs/models/tcp.md; not tested here)."
-        )
-    lstf = per_case.get("LSTF-CoDel")
-    if lstf:
-        out.append(
-            f"LSTF-CoDel runs the link at {fmt(lstf['utilization'])} utilization (CoDel "
-            f"{fmt(codel['utilization'])}); its 4 bulk flows retransmit "
-            f"{fmt(lstf['bulk_retransmits'])} segments and time out "
-            f"{fmt(lstf['bulk_timeouts'])} times, against CoDel's "
-            f"{fmt(codel['bulk_retransmits'])} and {fmt(codel['bulk_timeouts'])}. Hypothesis: TCP "
-            "reacts to LSTF's reordering (newer packets overtake older ones under rising delay), "
-            "entering fast recovery on duplicate ACKs for late, not lost, segments. Test: "
-            "`aqmlab reproduce lstf-reordering`: the same run with the bulk flows' DupThresh "
-            "raised to 10, 50 and 500, and with RACK, on LSTF-CoDel and on CoDel; its claims "
-            "grade the recoveries per lost segment and the utilization each change recovers, "
-            "with CoDel (FIFO) as the counterfactual."
-        )
-    red_as_set = {
-        "RED (ns-2.35 defaults)": "",
-        "Adaptive RED (ns-2.35 defaults)": (
-            " and adaptive_ 1 alone, so ns-2.35's gentle slope, kept from the initial max_p "
-            "(gentle_slope = initial), and its link-delay w_q (q_weight_ -1: 4.0e-5 on this "
-            "link, experiment.toml)"
-        ),
-    }
-    for name, extra in red_as_set.items():
-        if name in per_case:
-            out.append(
-                f"{name}: median {fmt(per_case[name]['p50_ms'])} ms, "
-                f"{fmt(per_case[name]['pct_of_max'])} % of the maximum bytes; ns-2.35's "
-                "Queue/RED defaults as the authors' script leaves them (byte mode, the queue "
-                f"limit of 830 in 500-B units, automatic thresholds){extra}."
-            )
-    out += _ns2_discussion(ns2)
-    if quick:
-        out.append(
-            "This is a quick run (10-s phases instead of 50 s): the flows spend a larger "
-            "share of each phase adapting to the new rate, so throughput shares are lower "
-            "than in the full run."
-        )
-    return out
 
 
 def _figures(out, runs_dir, df, per_case, phases) -> list[str]:

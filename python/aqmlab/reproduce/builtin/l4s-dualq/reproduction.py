@@ -1,13 +1,13 @@
 """l4s-dualq's own code: the L queue's delay (each flow's one-way delay less its base), the
 per-run metrics the claims read (their predicates, tolerances and stalled-run rule are
-claims.toml's), the known trouble cases as findings (not verdicts), and the figure.
+claims.toml's) and the figure; experiment.toml's report table and discussion show the known
+trouble cases as findings, not verdicts.
 
 experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder").
 """
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Any
 
@@ -18,14 +18,6 @@ from aqmlab.sweepspec import _toml_loads
 #: Bytes of a full-sized packet on the wire (MSS 1448 + 52 bytes of headers): what the one-way
 #: delay's base counts one transmission of per link.
 PACKET_BYTES = 1500
-#: The cases the issue asks to report as findings, not verdicts: Prague beside CUBIC in one
-#: shared FIFO, in one classic AQM queue, and under flow queuing.
-TROUBLE = [
-    "tail drop (one FIFO)",
-    "PIE, ECN (one queue)",
-    "PIE, ECN (one queue), Prague's fallback",
-    "FQ-CoDel",
-]
 
 
 def _parse(text: str) -> float:
@@ -95,76 +87,12 @@ def derive(df: Any, ctx: Any) -> Any:
     return df
 
 
-FALLBACK = "PIE, ECN (one queue), Prague's fallback"
-
-
-def _stalled(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v))
-
-
-def tables(ctx: Any) -> list[Any]:
-    g = ctx.table
-    rows = []
-    for case in TROUBLE:
-        for _, r in g[g["aqm"] == case].iterrows():
-            live = not cm.stalled(float(r["util"]))
-            cols = ("ratio", "l_p50_ms", "l_p99_ms", "c_p50_ms", "l_loss")
-            rows.append(
-                [case, r["rate_mbps"], r["rtts"]] + [_f(r[c] if live else math.nan) for c in cols]
-            )
-    return [
-        cm.Table(
-            "Known trouble cases: findings, not verdicts (Prague beside CUBIC in one FIFO, one "
-            "classic AQM queue, and flow queuing)",
-            [
-                "bottleneck",
-                "Mb/s",
-                "RTTs",
-                "Prague / CUBIC rate",
-                "Prague queue p50 ms",
-                "Prague queue p99 ms",
-                "CUBIC queue p50 ms",
-                "Prague loss",
-            ],
-            rows,
-            "No source claims a number here; these are the coexistence problems L4S's DualQ "
-            "exists to avoid, shown on the same traffic.",
-        )
-    ]
-
-
-def _f(x: Any) -> str:
-    return "stalled" if _stalled(x) else cm.fmt(float(x))
-
-
 def _cell(g: Any, case: str, rate: str, rtts: str, col: str) -> float:
-    """The cell's value; NaN (printed "stalled") where the run stalled or is missing."""
+    """The cell's value; NaN where the run stalled or is missing."""
     r = g[(g["aqm"] == case) & (g["rate_mbps"] == rate) & (g["rtts"] == rtts)]
     if len(r) != 1 or cm.stalled(float(r["util"].iloc[0])):
         return float("nan")
     return float(r[col].iloc[0])
-
-
-def discussion(ctx: Any) -> list[str]:
-    g = ctx.table
-    rate = str(g["rate_mbps"].iloc[0])
-    cell = lambda case, col: _cell(g, case, rate, "equal", col)  # noqa: E731
-    return [
-        f"Findings at {rate} Mb/s, equal RTTs: in one PIE queue with ECN Prague runs at "
-        f"{_f(cell('PIE, ECN (one queue)', 'ratio'))}× CUBIC's rate and queues "
-        f"{_f(cell('PIE, ECN (one queue)', 'l_p50_ms'))} ms (median): it answers the classic "
-        "AQM's marks with α/2 where CUBIC cuts by 30 %, and shares CUBIC's queue. In one "
-        f"tail-drop FIFO the ratio is {_f(cell('tail drop (one FIFO)', 'ratio'))} and Prague's "
-        f"median queue {_f(cell('tail drop (one FIFO)', 'l_p50_ms'))} ms. Under FQ-CoDel the "
-        f"rates are shared ({_f(cell('FQ-CoDel', 'ratio'))}) but Prague's median queue is "
-        f"{_f(cell('FQ-CoDel', 'l_p50_ms'))} ms, p99 {_f(cell('FQ-CoDel', 'l_p99_ms'))} ms, "
-        f"against {_f(cell('DualPI2', 'l_p50_ms'))} and {_f(cell('DualPI2', 'l_p99_ms'))} ms "
-        "in DualPI2's L queue: CoDel marks at its 5 ms target, a classic queue's, whatever "
-        "the flow's response. With Prague's classic-ECN-AQM detection and fallback on, in the "
-        "one PIE queue Prague runs at "
-        f"{_f(cell(FALLBACK, 'ratio'))}× CUBIC's rate: it detects the classic queue from "
-        "the RTT's variation and cuts as a classic flow does.",
-    ]
 
 
 def figures(ctx: Any) -> list[str]:

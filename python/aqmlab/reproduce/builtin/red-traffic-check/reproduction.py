@@ -1,13 +1,13 @@
 """red-traffic-check's own code: the switch's departures in 10-ms bins over the measured window
 (each run's series), their idle share and coefficient of variation, and the figure of the
-traffic over time. experiment.toml and claims.toml hold the rest."""
+traffic over time. experiment.toml (its report table too) and claims.toml hold the rest."""
 
 from __future__ import annotations
 
 import os
 from typing import Any
 
-from aqmlab.reproduce.common import Table, link_series
+from aqmlab.reproduce.common import link_series
 from aqmlab.reproduce.style import colour, title
 
 #: The numbers' short arm names for the runs' cases.
@@ -44,29 +44,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
         series[r.case] = (list(w["t_s"]), list(pkts))
     ctx.state["series"] = series
     return {"traffic": traffic, "_bins": bins}
-
-
-def tables(ctx: Any) -> list[Table]:
-    t, b = ctx.numbers["traffic"], ctx.numbers["_bins"]
-    rows = [
-        [
-            case,
-            t[a]["rate_mbps"],
-            t[a]["share_of_link_pct"],
-            t[a]["pkts_per_bin_mean"],
-            t[a]["pkts_per_bin_max"],
-            b[a]["idle_share"],
-            b[a]["cv"],
-        ]
-        for case, a in ARMS.items()
-    ]
-    return [
-        Table(
-            "The switch's departures in 10-ms bins over the measured window",
-            ["run", "Mb/s", "% of 45 Mb/s", "packets per bin", "most in a bin", "idle bins", "CV"],
-            rows,
-        )
-    ]
 
 
 def figures(ctx: Any) -> list[str]:

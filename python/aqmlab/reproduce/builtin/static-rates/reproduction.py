@@ -7,10 +7,10 @@ slides' pooled boxes, the claims' {arm} paths); claims.toml declares the hypothe
 interval sweep's, on the grid and on the pooled boxes, and the slow-buffer sweep's: test =
 "rerun", docs/reproductions.md "Hypothesis tests") and why a claim over rates a run left out
 is not graded (no_points); the three scenarios hold the rest. What stays here is the report's
-layout: the three tables (rows of experiment.toml's numbers, by rate and discipline), the
-figures, and the discussion's sentence that lists the grid's utilization per rate and names
-the interval test's outcome (a report-layout mechanism for tables and listed numbers would
-move them).
+layout: the figures, and the discussion's paragraph that lists the grid's utilization per rate
+and names the interval test's outcome (experiment.toml's [[report_table]]s are the three
+tables and its discussion the other paragraphs; a declared paragraph cannot list a number per
+rate).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import os
 from typing import Any
 
 from aqmlab.reproduce import rerun
-from aqmlab.reproduce.common import Table, fmt
+from aqmlab.reproduce.common import fmt
 from aqmlab.reproduce.style import colour, log_ticks, title
 
 #: The slides split the rates in two: "Results: Range of static link rates (high)" (the
@@ -54,69 +54,6 @@ def grid_value(ctx: Any, r: float, t: float, d: str, col: str) -> float:
     return float(ctx.numbers["_grid"][d][col][_cell(r, t)])
 
 
-def tables(ctx: Any) -> list[Any]:
-    """experiment.toml's medians and the pooled boxes' quartiles, as the report's tables."""
-    n = ctx.numbers
-    med, med_rtt, pooled, boxes = (
-        n[k] for k in ("median_by_rate", "median_by_rtt", "pooled_by_rate", "_pooled_boxes")
-    )
-    rates = list(ctx.params["rates_kbps"])
-    rtts = list(ctx.params["rtts_ms"])
-    rate_rows = [
-        [f"{r / 1000:g}", d, med[f"{r:g}"][d]["p50_ms"], med[f"{r:g}"][d]["util"]]
-        for r in rates
-        for d in QDISCS
-    ]
-    rtt_rows = [
-        [t, d, med_rtt[f"{t:g}"][d]["p50_ms"], med_rtt[f"{t:g}"][d]["util"]]
-        for t in rtts
-        for d in QDISCS
-    ]
-    pooled_rows = [
-        [
-            f"{r / 1000:g}",
-            d,
-            boxes[f"{r:g}"][d]["runs"],
-            boxes[f"{r:g}"][d]["p50_q1"],
-            pooled[f"{r:g}"][d]["p50_ms"],
-            boxes[f"{r:g}"][d]["p50_q3"],
-            boxes[f"{r:g}"][d]["util_q1"],
-            pooled[f"{r:g}"][d]["util"],
-            boxes[f"{r:g}"][d]["util_q3"],
-        ]
-        for r in rates
-        for d in QDISCS
-    ]
-    return [
-        Table(
-            f"Pooled over RTTs {min(rtts):g}-{max(rtts):g} ms, loads and seeds, by link rate "
-            "(the slides' boxes: quartiles and median)",
-            [
-                "rate Mb/s",
-                "discipline",
-                "runs",
-                "delay q1 ms",
-                "median delay ms",
-                "delay q3 ms",
-                "util q1",
-                "utilization",
-                "util q3",
-            ],
-            pooled_rows,
-        ),
-        Table(
-            "Median over loads and seeds, by link rate (RTT 100 ms)",
-            ["rate Mb/s", "discipline", "median delay ms", "utilization"],
-            rate_rows,
-        ),
-        Table(
-            f"Median over loads and seeds, by RTT ({RTT_SWEEP_KBPS / 1000:g} Mb/s)",
-            ["RTT ms", "discipline", "median delay ms", "utilization"],
-            rtt_rows,
-        ),
-    ]
-
-
 def discussion(ctx: Any) -> list[str]:
     rates = list(ctx.params["rates_kbps"])
     rtts = list(ctx.params["rtts_ms"])
@@ -134,7 +71,7 @@ def discussion(ctx: Any) -> list[str]:
         f"{r / 1000:g} Mb/s: {fmt(min(grid_value(ctx, r, t, 'CoDel', 'util') for t in short))}"
         for r in rates
     )
-    out = [
+    return [
         f"CoDel's median utilization at RTT {longest:g} ms, per rate: {at_longest('CoDel')}; "
         f"its lowest over RTTs {min(short):g}-{max(short):g} ms: {codel_short}. Tail drop's "
         f"at RTT {longest:g} ms: {at_longest('tail drop')} (its buffer of one BDP at 100 ms is "
@@ -145,15 +82,7 @@ def discussion(ctx: Any) -> list[str]:
         "claim 'excellent performance' for RTTs 10-300 ms only, and their pooled boxes, like "
         "ours, mix the long-RTT runs with the rest of the rate's: the pooled claims are graded "
         "on that mix, the per-point claim at every grid point.",
-        "The slides' boxes pool every RTT of a rate; the pooled table gives our quartiles and "
-        "medians, and the 'pooled over RTTs' claims grade what the slides state about them.",
     ]
-    if ctx.quick:
-        out.append(
-            f"Quick run: rates {ctx.params['rates_kbps']} kb/s, RTTs {ctx.params['rtts_ms']} ms, "
-            f"one load, {ctx.params['duration_s']:g} s per run."
-        )
-    return out
 
 
 def figures(ctx: Any) -> list[str]:

@@ -1,0 +1,90 @@
+"""The report's discussion declared in ``experiment.toml`` (docs/reproductions.md, "Report
+tables and discussion as data"): ``discussion`` is a list of paragraphs, each a text (filled
+with the mode's parameters, as before) or a table ``{ text, when }`` (``[[discussion]]``):
+``text`` a template of :mod:`aqmlab.reproduce.report_text`'s fields (numbers, claims' verdicts
+and tests, parameters: ``"tail drop delivers {100 * taildrop_extra_bytes:+.1f} % more"``),
+printed only where ``when`` (an expression of the same names, ``"`claim.x.verdict` !=
+'agrees'"``) holds: the verdict-dependent paragraphs a module's ``discussion(ctx)`` wrote;
+``none``: the text of a field with no value (default ``–``: l4s-dualq's ``"stalled"``).
+``{ module = true }`` marks where the module's ``discussion(ctx)`` paragraphs go (default: after
+every declared one). Every error is one line naming the file, ``discussion[i]`` and the key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce import report_text
+
+KEYS = ("text", "when", "none")
+#: ``{ module = true }``: where the module's ``discussion(ctx)`` paragraphs go (default: last).
+MODULE = {"module": True}
+
+
+@dataclass
+class Paragraph:
+    where: str  # "FILE: discussion[i]"
+    text: str
+    when: str = ""
+    #: The text of a field with no value (default "–").
+    none: str = "–"
+
+
+#: Where the module's paragraphs go, among the items :func:`load` returns.
+MODULE_PLACE = Paragraph("", "")
+
+
+def load(path: str, doc: Any) -> list[str | Paragraph]:
+    """``discussion``: texts (as before) and ``{ text, when }`` tables, checked."""
+    if not isinstance(doc, list):
+        raise AqmlabError(
+            f"{path}: discussion: expected a list of texts or [[discussion]] tables, got {doc!r}"
+        )
+    out: list[str | Paragraph] = []
+    for i, d in enumerate(doc):
+        where = f"{path}: discussion[{i}]"
+        if isinstance(d, str):
+            out.append(d)
+            continue
+        if isinstance(d, dict) and "module" in d:
+            if d != MODULE or any(p is MODULE_PLACE for p in out):
+                raise AqmlabError(f"{where}: expected {{ module = true }} alone, once")
+            out.append(MODULE_PLACE)
+            continue
+        if not isinstance(d, dict):
+            raise AqmlabError(f"{where}: expected a text or a table {{ text, when }}, got {d!r}")
+        for k in d:
+            if k not in KEYS:
+                raise AqmlabError(f"{where}.{k}: unknown key (expected one of {', '.join(KEYS)})")
+        for k in KEYS:
+            if not isinstance(d.get(k, ""), str):
+                raise AqmlabError(f"{where}.{k}: expected a text, got {d[k]!r}")
+        if not d.get("text"):
+            raise AqmlabError(f"{where}.text: expected a text")
+        # Its syntax and grammar, before anything runs.
+        report_text.check_template(d["text"], f"{where}.text")
+        if d.get("when"):
+            report_text.compile_text(d["when"], f"{where}.when")
+        out.append(Paragraph(where, d["text"], d.get("when", ""), d.get("none", "–")))
+    return out
+
+
+def paragraphs(
+    items: list[str | Paragraph], ctx: Any, module: list[str] | None = None
+) -> list[str]:
+    """The paragraphs after the run: texts filled with the parameters, each table's text
+    filled from the run where its ``when`` holds, and the ``module``'s paragraphs at
+    ``{ module = true }`` (last without one)."""
+    out = []
+    if not any(p is MODULE_PLACE for p in items):
+        items = [*items, MODULE_PLACE]
+    for p in items:
+        if p is MODULE_PLACE:
+            out += module or []
+        elif isinstance(p, str):
+            out.append(ctx.fill(p))
+        elif not p.when or report_text.condition(ctx, p.when, {}, f"{p.where}.when"):
+            out.append(str(report_text.fill(ctx, p.text, {}, f"{p.where}.text", p.none)))
+    return out

@@ -1,0 +1,320 @@
+"""A report table declared in ``experiment.toml`` (``[[report_table]]``, docs/reproductions.md,
+"Report tables and discussion as data"): the rows a module's ``tables(ctx)`` built from
+``ctx.numbers``, written as data.
+
+* ``rows``: the rows' fields, a list of levels, outer first (one table: one level). Within a
+  level the fields move together (as ``each``), across levels every combination is a row, in
+  the order given. A field's values are a list, a ``"{param}"`` that is a list, or
+  ``{ keys = "PATH" }``: the keys of the numbers table at ``PATH`` in their order, a template
+  of the outer levels' fields (``{ keys = "loads.{load}" }``), or ``{ column = "NAME" }``: the
+  values of the ``[table]``'s column ``NAME`` in its rows' order, among the rows that match the
+  outer fields named as its columns, or ``{ window = "NAME" }``: one table per window of the
+  ``[[window]]`` named ``NAME`` (``i`` from 1, ``t0``, ``t1`` and its ``fields``: ``{w.t0:g}``).
+  The keys of a list are its indices (``"0"``, ``"1"``, ...: a path's key of digits indexes it).
+* ``columns``: one table a column, ``header`` and one of ``value`` (a text template of
+  :mod:`aqmlab.reproduce.report_text`'s fields: ``"{case}"``, ``"{rate / 1000:g}"``; a template
+  that is one field is that value, its type kept), ``number`` (the path of a number, a
+  template of the row's fields with their format specs: ``"median_by_rate.{rate:g}.{d}.p50_ms"``;
+  no such number is an error, a number with none prints ``–``), ``table`` (a column of the
+  ``[table]``, at its one row that matches the row's fields named as its columns) or ``expr``
+  (an expression of ``report_text``'s names, ``{field}`` filled in first:
+  ``"100 * traffic.{arm}.share"``, a ``[table]`` column's name standing for its cell);
+  ``digits``: the cell printed with that many significant digits (``common.fmt``) instead of
+  the report's three; ``blank_when`` + ``blank``: the cell is that text where the expression
+  holds (``"util < 0.1"``, ``"stalled"``); ``none``: the text of a cell with no value.
+* ``title``, ``note``: text templates (the row fields aside); ``when``: the table is printed
+  only where the expression holds.
+
+Every error is one line naming the file, ``report_table[i]`` and the key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce import report_text
+
+KEYS = ("title", "note", "rows", "columns", "when")
+COLUMN_KEYS = (
+    "header",
+    "value",
+    "number",
+    "table",
+    "expr",
+    "digits",
+    "blank_when",
+    "blank",
+    "none",
+)
+KINDS = ("value", "number", "table", "expr")
+
+
+@dataclass
+class Column:
+    header: str
+    kind: str  # one of KINDS
+    text: str
+    digits: int | None = None
+    blank_when: str = ""
+    blank: str = ""
+    none: str | None = None
+
+
+@dataclass
+class ReportTableDef:
+    where: str  # "FILE: report_table[i]"
+    title: str
+    note: str
+    levels: list[dict[str, Any]]
+    columns: list[Column]
+    when: str = ""
+    fields: list[str] = field(default_factory=list)
+
+
+def _err(where: str, key: str, expected: str, got: Any = None) -> AqmlabError:
+    tail = f", got {got!r}" if got is not None else ""
+    return AqmlabError(f"{where}.{key}: expected {expected}{tail}")
+
+
+def load(path: str, doc: Any) -> list[ReportTableDef]:
+    """The ``[[report_table]]`` tables of ``experiment.toml`` at ``path``, checked."""
+    if not isinstance(doc, list):
+        raise AqmlabError(f"{path}: report_table: expected [[report_table]] tables")
+    # None: a table of a sweep's or a frame's rows, in report_tables.py (its split).
+    return [_one(f"{path}: report_table[{i}]", d) for i, d in enumerate(doc) if d is not None]
+
+
+def _one(where: str, d: Any) -> ReportTableDef:
+    if not isinstance(d, dict):
+        raise AqmlabError(f"{where}: expected a table")
+    for k in d:
+        if k not in KEYS:
+            raise AqmlabError(f"{where}.{k}: unknown key (expected one of {', '.join(KEYS)})")
+    for k in ("title", "note", "when"):
+        if not isinstance(d.get(k, ""), str):
+            raise _err(where, k, "a text", d[k])
+    if not d.get("title"):
+        raise _err(where, "title", "a text")
+    rows = d.get("rows")
+    levels = [rows] if isinstance(rows, dict) else rows
+    if not isinstance(levels, list) or not levels or not all(isinstance(x, dict) for x in levels):
+        raise _err(where, "rows", "a table of FIELD = values, or a list of them (outer first)")
+    names: list[str] = []
+    for i, level in enumerate(levels):
+        if not level:
+            raise _err(where, f"rows[{i}]", "a table of FIELD = values")
+        for name, vals in level.items():
+            ok = isinstance(vals, list) or (isinstance(vals, str) and vals.startswith("{"))
+            if isinstance(vals, dict):
+                ok = len(vals) == 1 and isinstance(next(iter(vals.values())), str)
+                ok = ok and next(iter(vals)) in ("keys", "column", "window")
+            if not ok:
+                raise _err(
+                    where,
+                    f"rows.{name}",
+                    'a list of values, a "{param}" list, { keys = "PATH" }, { column = "NAME" } '
+                    'or { window = "NAME" }',
+                    vals,
+                )
+            if name in names:
+                raise _err(where, f"rows.{name}", "a field named once")
+            names.append(name)
+    cols = d.get("columns")
+    if not isinstance(cols, list) or not cols:
+        raise _err(where, "columns", "a list of { header, value | number | table | expr } tables")
+    # The templates' and expressions' syntax and grammar, before anything runs.
+    for k in ("title", "note"):
+        report_text.check_template(d.get(k, ""), f"{where}.{k}")
+    if d.get("when"):
+        report_text.compile_text(d["when"], f"{where}.when")
+    return ReportTableDef(
+        where,
+        d["title"],
+        d.get("note", ""),
+        levels,
+        [_column(f"{where}.columns[{i}]", c) for i, c in enumerate(cols)],
+        d.get("when", ""),
+        names,
+    )
+
+
+def _column(where: str, c: Any) -> Column:
+    if not isinstance(c, dict):
+        raise AqmlabError(f"{where}: expected a table {{ header, value | number | table | expr }}")
+    for k in c:
+        if k not in COLUMN_KEYS:
+            raise AqmlabError(
+                f"{where}.{k}: unknown key (expected one of {', '.join(COLUMN_KEYS)})"
+            )
+    if not isinstance(c.get("header"), str):
+        raise _err(where, "header", "a text", c.get("header"))
+    kinds = [k for k in KINDS if k in c]
+    if len(kinds) != 1:
+        raise AqmlabError(
+            f"{where}: expected one of value, number, table or expr, got {kinds or 'none'}"
+        )
+    text = c[kinds[0]]
+    if not isinstance(text, str) or not text:
+        raise _err(where, kinds[0], "a text", text)
+    digits = c.get("digits")
+    if digits is not None and (
+        isinstance(digits, bool) or not isinstance(digits, int) or digits < 1
+    ):
+        raise _err(where, "digits", "a number of significant digits (1 or more)", digits)
+    if ("blank_when" in c) != ("blank" in c):
+        raise AqmlabError(f"{where}: blank_when and blank go together")
+    for k in ("blank_when", "blank", "none"):
+        if not isinstance(c.get(k, ""), str):
+            raise _err(where, k, "a text", c[k])
+    if kinds[0] == "value":
+        report_text.check_template(text, f"{where}.value")
+    for k in ("expr", "blank_when"):
+        if c.get(k) and "{" not in c[k]:  # one with {field}s is checked once they are filled
+            report_text.compile_text(c[k], f"{where}.{k}")
+    return Column(
+        c["header"],
+        kinds[0],
+        text,
+        digits,
+        c.get("blank_when", ""),
+        c.get("blank", ""),
+        c.get("none"),
+    )
+
+
+def build(defs: list[ReportTableDef], ctx: Any) -> list[Any]:
+    """The declared tables as the report's :class:`common.Table` s (those whose ``when``
+    holds)."""
+    from aqmlab.reproduce.common import Table
+
+    out = []
+    for t in defs:
+        if t.when and not report_text.condition(ctx, t.when, {}, f"{t.where}.when"):
+            continue
+        rows = [[_cell(ctx, t, i, c, f) for i, c in enumerate(t.columns)] for f in _rows(ctx, t)]
+        title = report_text.fill(ctx, t.title, {}, f"{t.where}.title")
+        note = report_text.fill(ctx, t.note, {}, f"{t.where}.note") if t.note else ""
+        out.append(Table(str(title), [c.header for c in t.columns], rows, str(note)))
+    return out
+
+
+def _rows(ctx: Any, t: ReportTableDef) -> list[dict[str, Any]]:
+    """Every row's fields, outer level first, in the declared order."""
+    rows: list[dict[str, Any]] = [{}]
+    for i, level in enumerate(t.levels):
+        nxt = []
+        for outer in rows:
+            vals = {n: _values(ctx, t, n, v, outer) for n, v in level.items()}
+            lengths = {len(v) for v in vals.values()}
+            if len(lengths) != 1:
+                raise _err(
+                    t.where,
+                    f"rows[{i}]",
+                    "fields of one level with as many values each (they move together)",
+                    {n: len(v) for n, v in vals.items()},
+                )
+            for j in range(lengths.pop()):
+                nxt.append({**outer, **{n: v[j] for n, v in vals.items()}})
+        rows = nxt
+    return rows
+
+
+def _values(ctx: Any, t: ReportTableDef, name: str, v: Any, outer: dict[str, Any]) -> list:
+    where = f"{t.where}.rows.{name}"
+    if isinstance(v, dict) and "window" in v:
+        from aqmlab.reproduce import windows
+
+        ws = [w for w in ctx.experiment.windows if w.name == v["window"]]
+        if not ws:
+            names = ", ".join(w.name for w in ctx.experiment.windows) or "none"
+            raise AqmlabError(f"{where}.window: no [[window]] named {v['window']!r} ({names})")
+        w = ws[0]
+        return [
+            {"i": i + 1, "t0": t0, "t1": t1, **{k: x[i] for k, x in w.fields.items()}}
+            for i, (t0, t1) in enumerate(windows.bounds(w, ctx.fill))
+        ]
+    if isinstance(v, dict) and "column" in v:
+        rows = _table_rows(ctx, outer, f"{where}.column")
+        if v["column"] not in rows.columns:
+            raise AqmlabError(f"{where}.column: no column {v['column']!r} in the [table]")
+        return list(dict.fromkeys(rows[v["column"]]))
+    if isinstance(v, dict):
+        path = _format(v["keys"], outer, where)
+        table = report_text.resolve(ctx, path, {}, where)
+        if isinstance(table, list):  # a list's indices: its items' paths
+            return [str(i) for i in range(len(table))]
+        if not isinstance(table, dict):
+            raise AqmlabError(f"{where}: keys {path!r}: not a table or list of numbers")
+        return list(table)
+    if isinstance(v, str):
+        v = ctx.value(v)
+        if not isinstance(v, list):
+            raise _err(t.where, f"rows.{name}", "a parameter that is a list", v)
+    return v
+
+
+def _format(text: str, fields: dict[str, Any], where: str) -> str:
+    """A path or expression with the row's ``{field}`` s (and their format specs) filled."""
+    try:
+        return text.format(**fields)
+    except (KeyError, IndexError, ValueError, AttributeError) as e:
+        raise AqmlabError(
+            f"{where}: {text!r}: no row field {e} (fields: {', '.join(fields) or 'none'})"
+        ) from None
+
+
+def _table_rows(ctx: Any, fields: dict[str, Any], where: str) -> Any:
+    """The ``[table]``'s rows that match ``fields`` named as its columns."""
+    g = ctx.table
+    if g is None:
+        raise AqmlabError(f"{where}: the experiment has no [table]")
+    for k, v in fields.items():
+        if k in g.columns:
+            g = g[g[k] == v]
+    return g
+
+
+def _table_cell(ctx: Any, column: str, fields: dict[str, Any], where: str) -> Any:
+    """``column`` at the one row of the ``[table]`` that matches ``fields``."""
+    rows = _table_rows(ctx, fields, where)
+    if column not in rows.columns:
+        raise AqmlabError(f"{where}: no column {column!r} in the [table]")
+    if len(rows) != 1:
+        raise AqmlabError(
+            f"{where}: expected one row of the [table] where {fields}, found {len(rows)}"
+        )
+    return rows[column].iloc[0]
+
+
+def _cell(ctx: Any, t: ReportTableDef, i: int, c: Column, fields: dict[str, Any]) -> Any:
+    import math
+
+    from aqmlab.reproduce.common import fmt
+
+    where = f"{t.where}.columns[{i}].{c.kind}"
+    row = fields
+    if ctx.table is not None and (c.blank_when or c.kind == "expr"):
+        # A [table] column's name stands for its cell at the row's one [table] row.
+        cells = _table_rows(ctx, row, where)
+        if len(cells) == 1:
+            fields = {**cells.iloc[0].to_dict(), **row}
+    if c.blank_when and report_text.condition(
+        ctx, _format(c.blank_when, fields, where), fields, f"{t.where}.columns[{i}].blank_when"
+    ):
+        return c.blank
+    if c.kind == "value":
+        v = report_text.fill(ctx, c.text, fields, where)
+    elif c.kind == "number":
+        path = _format(c.text, fields, where)
+        v = report_text.resolve(ctx, path, {}, where)
+        if isinstance(v, (dict, list)):
+            raise AqmlabError(f"{where}: {path!r}: a table of numbers, not a number")
+    elif c.kind == "table":
+        v = _table_cell(ctx, c.text, row, where)
+    else:
+        v = report_text.evaluate(ctx, _format(c.text, fields, where), fields, where)
+    if c.none is not None and (v is None or (isinstance(v, float) and math.isnan(v))):
+        return c.none
+    return fmt(v, c.digits) if c.digits is not None else v

@@ -1,0 +1,258 @@
+"""Report tables declared in experiment.toml (docs/reproductions.md, "Report tables and
+discussion as data"; aqmlab.reproduce.report_table and report_text): exact rows and cells, and
+one-line errors naming the file, the table and the key."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from aqmlab.exceptions import AqmlabError
+
+PATH = "/r/experiment.toml"
+
+
+def _ctx(numbers=None, params=None, table=None, windows=(), claims=None, quick=False):
+    exp = SimpleNamespace(windows=list(windows))
+    params = params or {}
+
+    def value(v):
+        return params[v[1:-1]] if isinstance(v, str) and v[1:-1] in params else v
+
+    return SimpleNamespace(
+        numbers=numbers or {},
+        params=params,
+        table=table,
+        experiment=exp,
+        claims=claims or {},
+        tests={},
+        quick=quick,
+        seeds=[1, 2, 3],
+        out="/o",
+        value=value,
+        fill=lambda t: t.format(**params),
+    )
+
+
+def _build(doc, ctx):
+    from aqmlab.reproduce import report_table
+
+    return report_table.build(report_table.load(PATH, [doc]), ctx)
+
+
+LOADS = {
+    "web": {"tail drop": {"p50": 120.0, "mb": 9.5}, "CoDel": {"p50": 4.25, "mb": 8.0}},
+    "pages": {"CoDel": {"p50": 6.0, "mb": None}},
+}
+
+
+def test_rows_from_nested_numbers_in_their_order():
+    doc = {
+        "title": "Over {duration_s:g} s of {label}",
+        "note": "{100 * total / 4:.1f} % of it",
+        "rows": [{"load": {"keys": "loads"}}, {"case": {"keys": 'loads."{load}"'}}],
+        "columns": [
+            {"header": "load", "value": "{load}"},
+            {"header": "discipline", "value": "{case}"},
+            {"header": "median ms", "number": 'loads."{load}"."{case}".p50'},
+            {"header": "MB", "number": 'loads."{load}"."{case}".mb'},
+            {"header": "MB/s", "expr": 'div(`loads."{load}"."{case}".mb`, duration_s)'},
+        ],
+    }
+    ctx = _ctx({"loads": LOADS, "total": 1.5}, {"duration_s": 2.0, "label": "a trace"})
+    (t,) = _build(doc, ctx)
+    assert t.title == "Over 2 s of a trace"
+    assert t.note == "37.5 % of it"
+    assert t.header == ["load", "discipline", "median ms", "MB", "MB/s"]
+    assert t.rows == [
+        ["web", "tail drop", 120.0, 9.5, 4.75],
+        ["web", "CoDel", 4.25, 8.0, 4.0],
+        ["pages", "CoDel", 6.0, None, None],  # no value: the report prints –
+    ]
+
+
+def test_fields_of_a_level_move_together_and_levels_multiply():
+    doc = {
+        "title": "t",
+        "rows": [{"rate": "{rates}"}, {"d": ["A", "B"], "k": ["a", "b"]}],
+        "columns": [
+            {"header": "Mb/s", "value": "{rate / 1000:g}"},
+            {"header": "kb/s", "value": "{rate}"},  # one field: its type kept
+            {"header": "x", "number": "x.{rate:g}.{k}", "digits": 2},
+        ],
+    }
+    nums = {"x": {"64": {"a": 1.234, "b": 2.0}, "1500": {"a": 0.0456, "b": 1000.4}}}
+    (t,) = _build(doc, _ctx(nums, {"rates": [64, 1500]}))
+    assert t.rows == [
+        ["0.064", 64, "1.2"],
+        ["0.064", 64, "2.0"],
+        ["1.5", 1500, "0.046"],
+        ["1.5", 1500, "1,000"],
+    ]
+
+
+def test_table_rows_cells_blanks_and_none():
+    import pandas as pd
+
+    g = pd.DataFrame(
+        {
+            "aqm": ["FIFO", "FIFO", "PIE", "PIE"],
+            "rtts": ["equal", "unequal", "equal", "unequal"],
+            "util": [0.9, 0.05, 0.8, 0.7],
+            "ratio": [1.5, 3.0, float("nan"), 0.25],
+        }
+    )
+    stalled = {"blank_when": "not util >= 0.1", "blank": "stalled", "none": "stalled"}
+    doc = {
+        "title": "t",
+        "rows": [{"aqm": ["PIE", "FIFO"]}, {"rtts": {"column": "rtts"}}],
+        "columns": [
+            {"header": "aqm", "value": "{aqm}"},
+            {"header": "RTTs", "value": "{rtts}"},
+            {"header": "ratio", "table": "ratio", "digits": 3, **stalled},
+            {"header": "2x", "expr": "2 * ratio"},
+        ],
+    }
+    (t,) = _build(doc, _ctx(table=g))
+    assert t.rows == [
+        ["PIE", "equal", "stalled", None],  # a live run with no ratio: `none`
+        ["PIE", "unequal", "0.250", 0.5],
+        ["FIFO", "equal", "1.50", 3.0],
+        ["FIFO", "unequal", "stalled", 6.0],  # under 10 % of the link: `blank_when`
+    ]
+
+
+def test_window_rows_and_list_indices():
+    w = SimpleNamespace(name="phase{i}", length_s=10, count=3, start_s=0.0, where="w",
+                        fields={"rate": [100, 10, 1]})  # fmt: skip
+    nums = {"cases": {"CoDel": {"phases": [{"p50": 1.0}, {"p50": 2.0}, {"p50": 3.5}]}}}
+    doc = {
+        "title": "t",
+        "rows": [
+            {"case": ["CoDel"]},
+            {"p": {"keys": "cases.{case}.phases"}, "w": {"window": "phase{i}"}},
+        ],
+        "columns": [
+            {"header": "phase", "value": "{w.t0:g}-{w.t1:g} s"},
+            {"header": "Mb/s", "expr": "1.0 * w.rate"},
+            {"header": "n", "value": "{w.i}"},
+            {"header": "median", "number": "cases.{case}.phases.{p}.p50"},
+        ],
+    }
+    (t,) = _build(doc, _ctx(nums, windows=[w]))
+    assert t.rows == [
+        ["0-10 s", 100.0, 1, 1.0],
+        ["10-20 s", 10.0, 2, 2.0],
+        ["20-30 s", 1.0, 3, 3.5],
+    ]
+
+
+def test_when_leaves_a_table_out():
+    doc = {
+        "title": "t",
+        "when": "quick",
+        "rows": {"a": [1]},
+        "columns": [{"header": "a", "value": "{a}"}],
+    }
+    assert _build(doc, _ctx(quick=False)) == []
+    assert [t.rows for t in _build(doc, _ctx(quick=True))] == [[[1]]]
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        ({"rows": {"a": [1]}, "columns": [{"header": "a", "value": "{a}"}]},
+         "/r/experiment.toml: report_table[0].title: expected a text"),
+        ({"title": "t", "rows": {"a": [1]}, "columns": [], "colour": 1},
+         "/r/experiment.toml: report_table[0].colour: unknown key (expected one of title, note, "
+         "rows, columns, when)"),
+        ({"title": "t", "rows": {"a": 3}, "columns": [{"header": "a", "value": "{a}"}]},
+         "/r/experiment.toml: report_table[0].rows.a: expected a list of values, a \"{param}\" "
+         "list, { keys = \"PATH\" }, { column = \"NAME\" } or { window = \"NAME\" }, got 3"),
+        ({"title": "t", "rows": {"a": [1]},
+          "columns": [{"header": "a", "value": "x", "number": "y"}]},
+         "/r/experiment.toml: report_table[0].columns[0]: expected one of value, number, table or "
+         "expr, got ['value', 'number']"),
+        ({"title": "t", "rows": {"a": [1]},
+          "columns": [{"header": "a", "number": "n", "digits": 0}]},
+         "/r/experiment.toml: report_table[0].columns[0].digits: expected a number of significant "
+         "digits (1 or more), got 0"),
+    ],
+)  # fmt: skip
+def test_declaration_errors_are_one_line(doc, message):
+    from aqmlab.reproduce import report_table
+
+    with pytest.raises(AqmlabError) as e:
+        report_table.load(PATH, [doc])
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize(
+    ("column", "message"),
+    [
+        ({"header": "a", "number": "loads.web.PIE.p50"},
+         "/r/experiment.toml: report_table[0].columns[0].number: 'loads.web.PIE.p50': no such row "
+         "field, claim, parameter or number"),
+        ({"header": "a", "number": "loads.web"},
+         "/r/experiment.toml: report_table[0].columns[0].number: 'loads.web': a table of numbers, "
+         "not a number"),
+        ({"header": "a", "number": "loads.{b}"},
+         "/r/experiment.toml: report_table[0].columns[0].number: 'loads.{b}': no row field 'b' "
+         "(fields: a)"),
+        ({"header": "a", "expr": "len(a)"},
+         "/r/experiment.toml: report_table[0].columns[0].expr: 'len(a)': only abs(), div(), "
+         "number(), split(), min(), max() and choose() may be called (expected numbers, "
+         "parameters, row "
+         "fields, claim.ID.FIELD, texts, + - * /, comparisons, in [...], and/or/not, "
+         "abs/div/number/split/min/max/choose)"),
+        ({"header": "a", "table": "ratio"},
+         "/r/experiment.toml: report_table[0].columns[0].table: the experiment has no [table]"),
+    ],
+)  # fmt: skip
+def test_errors_after_the_run_name_the_column(column, message):
+    doc = {"title": "t", "rows": {"a": [1]}, "columns": [column]}
+    with pytest.raises(AqmlabError) as e:
+        _build(doc, _ctx({"loads": LOADS}))
+    assert str(e.value) == message
+
+
+def test_an_experiment_file_declares_them(tmp_path):
+    """folder.load reads [[report_table]] and [[discussion]] tables beside texts."""
+    from aqmlab.reproduce.discussion import Paragraph
+    from aqmlab.reproduce.folder import load
+
+    (tmp_path / "scenario.toml").write_text("[dumbbell]\n")
+    (tmp_path / "claims.toml").write_text(
+        '[[claim]]\nid = "c"\nclaim = "C"\nsource = "S"\nlocation = "L"\n'
+        'kind = "not graded"\npublished = "p"\nnot_graded = "why"\n'
+    )
+    (tmp_path / "experiment.toml").write_text(
+        'name = "x"\ntitle = "X"\nsources = []\n'
+        '[[sweep]]\nscenario = "scenario.toml"\n'
+        '[[report_table]]\ntitle = "T"\nrows = { a = [1, 2] }\n'
+        'columns = [{ header = "a", value = "{a}" }]\n'
+        '[[discussion]]\ntext = "{a.b}"\nwhen = "quick"\n'
+    )
+    exp = load(str(tmp_path))
+    assert [t.title for t in exp.report_tables] == ["T"]
+    assert exp.discussion == [
+        Paragraph(f"{tmp_path}/experiment.toml: discussion[0]", "{a.b}", "quick")
+    ]
+
+
+def test_grammar_is_checked_before_anything_runs():
+    from aqmlab.reproduce import report_table
+
+    doc = {"title": "t", "rows": {"a": [1]}, "columns": [{"header": "a", "expr": "a.b()"}]}
+    with pytest.raises(AqmlabError) as e:
+        report_table.load(PATH, [doc])
+    assert str(e.value).startswith(
+        "/r/experiment.toml: report_table[0].columns[0].expr: 'a.b()': only abs(), div(), "
+    )
+    doc = {"title": "{x:}{", "rows": {"a": [1]}, "columns": [{"header": "a", "value": "{a}"}]}
+    with pytest.raises(AqmlabError) as e:
+        report_table.load(PATH, [doc])
+    assert str(e.value) == (
+        "/r/experiment.toml: report_table[0].title: '{x:}{': Single '{' encountered in format "
+        "string"
+    )
