@@ -322,7 +322,7 @@ def test_static_rates_pooled_claims_are_graded_at_every_rate_against_their_count
     assert delay.verdict == cm.FAILS and delay.failing == ["0.512 Mb/s (tie)"]
     assert util.unexplained and util.explanation.startswith(cm.UNEXPLAINED)
     # A run without a rate ≥ 3 Mb/s does not grade the utilization claim, and says why
-    # (claims.toml's no_points).
+    # (claims.toml's missing).
     util, _ = graded([x for x in rows if x[0] == 512], [512])
     assert util.verdict == cm.NOT_GRADED + ": this run has no rate ≥ 3 Mb/s (rates [512] kb/s)"
 

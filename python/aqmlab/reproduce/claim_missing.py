@@ -1,7 +1,10 @@
 """A claim's ``missing`` (docs/reproductions.md, "claims.toml"): why the claim is not graded
-when its metric has no number in this run, a point the mode does not run (a quick run's
-subset of a parameter's values). Only a metric that is a path of named numbers can be missing
-so; without ``missing`` a claim whose number is absent is an error, as before.
+when this run lacks what it grades, a point the mode does not run (a quick run's subset of a
+parameter's values): its metric's number (a path of named numbers; lstf-codel's α a quick run
+leaves out), or, for a range claim, every one of its points (static-rates' claims about the
+rates from 45 Mb/s, which a quick run does not have). Its text may hold ``{param}`` fields.
+Without ``missing`` a claim whose number is absent is an error, and a range with no point
+fails, as before.
 """
 
 from __future__ import annotations
@@ -34,3 +37,13 @@ def not_graded(ctx: Any, c: Any) -> Any:
     claim = cm.not_graded(c.claim, c.source, c.published, ctx.fill(c.missing))
     claim.id, claim.location = c.id, c.location
     return claim
+
+
+def no_points(claim: Any, c: Any, fill: Any) -> Any:
+    """``claim`` (graded), or, where it is a range with no point and ``c`` says why it may be
+    missing, a claim not graded for that reason."""
+    from aqmlab.reproduce import common as cm
+
+    if c.kind != "range" or not c.missing or claim.points:
+        return claim
+    return cm.not_graded(c.claim, c.source, c.published, fill(c.missing))

@@ -14,7 +14,6 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import (
-    no_points,
     reference_frames,
     report_tables,
     sample_claims,
@@ -100,8 +99,6 @@ class ClaimDef:
     point_name: str = ""
     where: dict[str, list[Any]] = field(default_factory=dict)
     most: bool = False
-    #: range: why the claim is not graded when the run has none of its points (no_points.py).
-    no_points: str = ""
     describe: str = ""
     note: str = ""
     #: The hypotheses for a ``differs`` / ``does not hold``, each with the run that tests it
@@ -472,7 +469,6 @@ def load_claims(path: str) -> list[ClaimDef]:
             point_name=t.str("point_name", ""),
             where=where,
             most=bool(t.doc.get("most", False)),
-            no_points=no_points.parse(t, kind),
             describe=t.str("describe", ""),
             note=t.str("note", ""),
             explanation=[h for h, _ in explanation],

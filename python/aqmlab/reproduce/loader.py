@@ -39,7 +39,6 @@ from aqmlab.reproduce import (
     fit,
     hypotheses,
     metrics,
-    no_points,
     reduced_columns,
     reference_frames,
     report_table,
@@ -356,7 +355,7 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
     if c.note:
         claim.add_note(ctx.fill(c.note))
     explain(claim, c, ctx)
-    claim = no_points.apply(claim, c, ctx.fill)
+    claim = claim_missing.no_points(claim, c, ctx.fill)
     claim.id = c.id
     claim.location = c.location
     return claim

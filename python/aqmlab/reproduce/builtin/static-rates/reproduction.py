@@ -6,7 +6,7 @@ utilization) and every number the claims read (the grid's medians by rate and by
 slides' pooled boxes, the claims' {arm} paths); claims.toml declares the hypothesis tests (the
 interval sweep's, on the grid and on the pooled boxes, and the slow-buffer sweep's: test =
 "rerun", docs/reproductions.md "Hypothesis tests") and why a claim over rates a run left out
-is not graded (no_points); the three scenarios hold the rest. What stays here is the report's
+is not graded (missing); the three scenarios hold the rest. What stays here is the report's
 layout: the figures, and the discussion's paragraph that lists the grid's utilization per rate
 and names the interval test's outcome (experiment.toml's [[report_table]]s are the three
 tables and its discussion the other paragraphs; a declared paragraph cannot list a number per

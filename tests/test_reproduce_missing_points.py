@@ -1,11 +1,10 @@
-"""A range claim's ``no_points`` (aqmlab.reproduce.no_points; docs/reproductions.md,
+"""A range claim's ``missing`` (aqmlab.reproduce.claim_missing; docs/reproductions.md,
 "claims.toml"): a run with none of the claim's points does not grade it, and says why; a run
-with points grades it as before; the key on another kind of claim is a one-line error."""
+with points grades it as before; without the key a range with no point fails, as before."""
 
 from __future__ import annotations
 
 import pytest
-from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import common as cm
 from aqmlab.reproduce.folder import load, load_claims
 from aqmlab.reproduce.loader import Context, grade
@@ -25,12 +24,12 @@ stalls = "none can stall"
 counterfactual = "swapped"
 counterfactual_arms = ["b", "a"]
 unexplained = true
-no_points = "this run has no rate ≥ {lowest} kb/s (rates {rates})"
+missing = "this run has no rate ≥ {lowest} kb/s (rates {rates})"
 """
 
 
-def graded(tmp_path, points: dict) -> cm.Claim:
-    (tmp_path / "claims.toml").write_text(CLAIM, encoding="utf-8")
+def graded(tmp_path, points: dict, claim: str = CLAIM) -> cm.Claim:
+    (tmp_path / "claims.toml").write_text(claim, encoding="utf-8")
     (c,) = load_claims(str(tmp_path / "claims.toml"))
     exp = load(str(tmp_path.parent / "folder"))
     params = {"lowest": 3000, "rates": [512]}
@@ -66,14 +65,8 @@ def test_a_range_with_no_point_is_not_graded_with_its_reason(folder):
     assert c.verdict == cm.HOLDS and [p["point"] for p in c.points] == ["10 Mb/s"]
 
 
-def test_no_points_on_another_kind_is_one_line(tmp_path):
-    p = tmp_path / "claims.toml"
-    p.write_text(CLAIM.replace('kind = "range"', 'kind = "qualitative"'), encoding="utf-8")
-    with pytest.raises(
-        AqmlabError,
-        match=r"claims\.toml: claim 'c'\.no_points: expected only on a range claim",
-    ):
-        load_claims(str(p))
-    p.write_text(CLAIM.replace('no_points = "', 'no_points = 3 # "'), encoding="utf-8")
-    with pytest.raises(AqmlabError, match=r"claim 'c'\.no_points: expected a text, got 3"):
-        load_claims(str(p))
+def test_without_missing_a_range_with_no_point_is_graded(folder):
+    claim = CLAIM.replace('missing = "this run has no rate ≥ {lowest} kb/s (rates {rates})"\n', "")
+    assert claim != CLAIM
+    c = graded(folder, {}, claim)
+    assert c.kind == "range" and not c.verdict.startswith(cm.NOT_GRADED)
