@@ -11,48 +11,50 @@
 //!
 //! The path of `aqmlab run --set links[0].params.target=5ms` (or
 //! `dumbbell.bottleneck.params.target`) through the code, from the command line to the typed
-//! `target` in CoDel's configuration: 12 functions, each handing the value (as text, a TOML
-//! value, or typed) to the next; typed at the 8th, once. Every function that has the value in
+//! `target` in CoDel's configuration: 11 functions, each handing the value (as text, a TOML
+//! value, or typed) to the next; typed at the 7th, once. Every function that has the value in
 //! hand on its way is counted, the callers that only pass it on included; not counted are the
 //! libraries' readers (`toml_edit`, serde), checks that only look at the `--set` table's type or
-//! key (`cli.py` refuses a `--set` without `=` before the flags after it are checked), the
-//! accessor that gives the typed value back (`Params::duration`), and side trips that hand
-//! nothing on (`mtu_from_traffic`, which edits another entry of the same table; `parse_error`,
-//! which words an error).
+//! key (`cli.py` refuses a `--set` without `=` before the flags after it are checked;
+//! `with_set_params` notes which keys give a discipline's parameters), the accessor that gives
+//! the typed value back (`Params::duration`), and side trips that hand nothing on
+//! (`mtu_from_traffic`, which edits another entry of the same table; `parse_error`, which words
+//! an error; `Edited::blame`, which says an error about the file as written).
 //! 1. `cli.py` `_cmd_run`: the `--set KEY=VALUE` strings as typed, straight to
 //! 2. `lib.rs` `load_scenario` (aqmlab-py), which splits each (the one place that does), to
-//! 3. `edits.rs` `resolve_with_edits`, which has
+//! 3. `resolve.rs` `resolve_with_edits`, which has
 //! 4. `edits.rs` `edit` read the value as a TOML value (the one place that does) and write it
 //!    into the scenario's TOML document (with the `--unset`s before it and the counts after it,
 //!    in one pass with one origin map; its steps that do not take the value, `document`,
 //!    `unset_keys`, `place` (the walk down the key path, which makes the missing tables and
-//!    says where the value goes) and `expand_counts`, are side trips), then gives the text to
-//! 5. `resolve.rs` `resolve_expanded`, which reads it into the raw types (serde: a TOML value
-//!    in `params`), and whose steps are:
-//! 6. `links.rs` `read_topology` (each link direction's raw settings, a `reverse` merged),
-//! 7. `disc_params.rs` `disc_params` (the direction's discipline known, the value's text
+//!    says where the value goes) and `expand_counts`, are side trips), and gives the text back;
+//!    3 reads it into the raw types (serde: a TOML value in `params`), and its steps are:
+//! 5. `links.rs` `read_topology` (each link direction's raw settings, a `reverse` merged),
+//! 6. `disc_params.rs` `disc_params` (the direction's discipline known, the value's text
 //!    given to its spec), read by
-//! 8. `params.rs` `read` (`ParamSpec::read`, aqmlab-qdisc): its typed value ([`Given::Read`]);
-//! 9. `links.rs` `direction` (with the buffer, and the values taken from the link and the
+//! 7. `params.rs` `read` (`ParamSpec::read`, aqmlab-qdisc): its typed value ([`Given::Read`]);
+//! 8. `links.rs` `direction` (with the buffer, and the values taken from the link and the
 //!    traffic, typed), to
-//! 10. `params.rs` `with_values` (`Params::with_values`: the range checked, no text parsed),
-//!     and the checked table to
-//! 11. `registry.rs` `from_params` (`AnyConfig::from_params`, which makes CoDel's
+//! 9. `params.rs` `with_values` (`Params::with_values`: the range checked, no text parsed),
+//!    and the checked table to
+//! 10. `registry.rs` `from_params` (`AnyConfig::from_params`, which makes CoDel's
 //!     configuration of its `limit` and), to
-//! 12. `codel.rs` `codel_params_from` (the typed `target` in `CodelParams`).
+//! 11. `codel.rs` `codel_params_from` (the typed `target` in `CodelParams`).
 //!
-//! Counted the same way, the path had 19 functions before this list was cut to 12 (issue 20),
-//! and 23 before the list was first written. The 7 gone: `cli.py` `_pairs` (the CLI's split;
+//! Counted the same way, the path had 12 functions before `resolve.rs` `resolve_expanded` was
+//! cut (3 reads and resolves the edited text itself, where it only handed the text on from 4 to
+//! 5, 6 and 8), 19 before the list was cut to 12 (issue 20), and 23 before the list was first
+//! written. The 7 gone then: `cli.py` `_pairs` (the CLI's split;
 //! the native loader splits now) and the Python API between the CLI and the native loader,
 //! `run.py` `load`, `_native_args` and `_toml_value` (the API's `set=` dict still takes `load`
 //! and `_toml_value`, which writes its Python values as TOML literals: `run.py`'s module doc
-//! lists that path, 14 functions);
+//! lists that path, 13 functions);
 //! `edits.rs` `set_in` (its steps down the key path are a loop in 4); `resolve.rs` `parse`
-//! (5 reads the text itself, `parse_error` words a failure); and `codel.rs`
-//! `CodelConfig::from_params` (11 makes the configuration). Before the first list: `lib.rs`
-//! `resolve` (between 2 and 3); `topology`, which called 6 and a loop over the directions (then
-//! `disc_params`) that called 7 (then `direction_params`); and the loop `directions` (between
-//! 5 and 9). `tests/set_path.rs` pins this list: each function calls the next ones named here
+//! (3 reads the text itself, `parse_error` words a failure); and `codel.rs`
+//! `CodelConfig::from_params` (10 makes the configuration). Before the first list: `lib.rs`
+//! `resolve` (between 2 and 3); `topology`, which called 5 and a loop over the directions (then
+//! `disc_params`) that called 6 (then `direction_params`); and the loop `directions` (between
+//! 3 and 8). `tests/set_path.rs` pins this list: each function calls the next ones named here
 //! directly, this doc lists the same functions, and the functions gone are not back on it.
 
 use super::*;

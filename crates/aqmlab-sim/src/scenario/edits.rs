@@ -667,20 +667,10 @@ pub fn apply_unsets(text: &str, file: &str, keys: &[String]) -> Result<String, S
     Ok(edit(text, file, keys, &[], &[], false)?.text.into_owned())
 }
 
-/// Resolves a scenario from TOML `text` (without building a simulation) after removing the keys
-/// `unsets` and applying the `--set`
-/// edits `sets` (`edit`); errors name the file's lines or the `--set` that wrote a key.
-pub fn resolve_with_edits(
-    text: &str,
-    file: &str,
-    dir: &Path,
-    default_name: &str,
-    unsets: &[String],
-    sets: &[(String, String)],
-    ov: &Overrides,
-) -> Result<ResolvedScenario, ScenarioError> {
-    // Refused before the TOML is read, which takes about 4 kB per flow table (a 16 MiB file of
-    // 280 000 short flow tables took 1.2 GB to be refused after reading).
+/// Refuses scenario `text` (of `file`) with more than [`MAX_FLOWS`] `[[flows]]` tables before
+/// it is read ([`resolve_with_edits`]), which takes about 4 kB per flow table (a 16 MiB file of
+/// 280 000 short flow tables took 1.2 GB to be refused after reading).
+pub(crate) fn refuse_flow_tables(text: &str, file: &str) -> Result<(), ScenarioError> {
     let tables = text.lines().filter(|l| is_flows_header(l)).count();
     if tables > MAX_FLOWS {
         return Err(ScenarioError {
@@ -690,7 +680,16 @@ pub fn resolve_with_edits(
             msg: format!("expected at most {MAX_FLOWS} flows, got {tables}"),
         });
     }
-    let edited = edit(text, file, unsets, sets, &ov.varied, true)?;
+    Ok(())
+}
+
+/// `ov` with the keys of the `--set` edits `sets` that give a discipline's parameters (or its
+/// whole `params` table) added to its `set_params`, which a `--qdisc` swap keeps
+/// ([`super::disc_params`]); only the keys are looked at.
+pub(crate) fn with_set_params<'a>(
+    ov: &'a Overrides,
+    sets: &[(String, String)],
+) -> Cow<'a, Overrides> {
     let mut ov = Cow::Borrowed(ov);
     if !sets.is_empty() {
         ov.to_mut().set_params.extend(
@@ -699,8 +698,7 @@ pub fn resolve_with_edits(
                 .filter(|k| k.ends_with(".params") || k.contains(".params.")),
         );
     }
-    resolve_expanded(&edited.text, edited.stamps(), file, dir, default_name, &ov)
-        .map_err(|e| edited.blame(e))
+    ov
 }
 
 /// [`resolve_with_edits`], and the simulation built from what it resolved.

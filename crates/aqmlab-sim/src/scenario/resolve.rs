@@ -1,5 +1,6 @@
-//! Resolving an (edited, expanded) scenario text into a [`ResolvedScenario`], step by step:
-//! the text read into the raw types ([`parse`]), the run's timing ([`timing`]), the flow count
+//! Resolving a scenario text into a [`ResolvedScenario`] ([`resolve_with_edits`]), step by step:
+//! the `--unset`s, `--set`s and `count = N` applied ([`edit`]), the text read into the raw types
+//! (its errors worded by [`parse_error`]), the run's timing ([`timing`]), the flow count
 //! ([`flow_count`]), the topology ([`read_topology`], the `--qdisc` swaps checked against it by
 //! [`check_swaps`]), each link direction's discipline parameters typed once ([`disc_params`]),
 //! the series' size ([`check_series`]), the flows and their routes ([`resolve_flows`],
@@ -11,6 +12,7 @@
 //! does, in the same order.
 
 use super::disc_params::{disc_params, DirParams};
+use super::edits::{edit, refuse_flow_tables, with_set_params};
 use super::flows::PlannedFlow;
 use super::*;
 use crate::resolved::{FlowPlan, ResolvedDirection, ResolvedFlow};
@@ -22,41 +24,39 @@ type ByteLimit = (u64, std::ops::Range<usize>, String);
 /// A link direction as the file gives it: `(name, settings, key path)`.
 type DirCfg = (String, RawDirection, String);
 
-/// Resolves the (edited, expanded) scenario `text`: every value read, typed and checked, the
-/// flows' routes and the links' disciplines' parameters worked out, without building a
-/// simulation.
-pub(super) fn resolve_expanded(
+/// Resolves a scenario from TOML `text` (without building a simulation) after removing the keys
+/// `unsets` and applying the `--set` edits `sets` (`edit`, which also expands the flows'
+/// `count = N`): every value read, typed and checked, the flows' routes and the links'
+/// disciplines' parameters worked out. An error about the edited text names the file's line or
+/// the `--set` that wrote its key (`Edited::blame`).
+pub fn resolve_with_edits(
     text: &str,
-    stamps: &[Option<usize>],
     file: &str,
     dir: &Path,
     default_name: &str,
+    unsets: &[String],
+    sets: &[(String, String)],
     ov: &Overrides,
 ) -> Result<ResolvedScenario, ScenarioError> {
-    let cx = Ctx::new(file, text, dir);
-    // The text read into the raw types, the values with units among them typed once
-    // ([`super::raw_units`]); a discipline parameter's value stays a TOML value here.
-    let mut raw: RawScenario = serde_path_to_error::deserialize(toml::Deserializer::new(text))
-        .map_err(|e| first_stamp(parse_error(&cx, e), stamps))?;
-    let raw_flows = RawFlows::new(std::mem::take(&mut raw.flows), stamps);
-    let (duration, bin) = timing(&cx, &raw)?;
+    refuse_flow_tables(text, file)?;
+    let ed = edit(text, file, unsets, sets, &ov.varied, true)?;
+    let (ov, blame) = (&*with_set_params(ov, sets), |e| ed.blame(e));
+    let cx = Ctx::new(file, &ed.text, dir);
+    // Read into the raw types (units typed once; a discipline parameter stays a TOML value).
+    let mut raw: RawScenario = serde_path_to_error::deserialize(toml::Deserializer::new(&ed.text))
+        .map_err(|e| blame(first_stamp(parse_error(&cx, e), ed.stamps())))?;
+    let raw_flows = RawFlows::new(std::mem::take(&mut raw.flows), ed.stamps());
+    let (duration, bin) = timing(&cx, &raw).map_err(blame)?;
     let seed = ov.seed.or(raw.seed).unwrap_or(1);
-    let mut warnings = flow_count(&cx, raw_flows.len(), ov)?;
-    let (nodes, dir_cfgs, ends) = read_topology(&cx, &raw)?;
-    check_swaps(&cx, &dir_cfgs, ov)?;
+    let mut warnings = flow_count(&cx, raw_flows.len(), ov).map_err(blame)?;
+    let (nodes, dir_cfgs, ends) = read_topology(&cx, &raw).map_err(blame)?;
+    check_swaps(&cx, &dir_cfgs, ov).map_err(blame)?;
     // Each direction's discipline and parameters, each value typed once.
     let disc: Vec<DirParams> = dir_cfgs.iter().map(|c| disc_params(&cx, c, ov)).collect();
-    check_series(
-        &cx,
-        &raw.bin,
-        duration,
-        bin,
-        dir_cfgs.len(),
-        raw_flows.len(),
-    )?;
-    // The flows, resolved before the links: the largest packet each puts on each link direction
-    // of its route gives CoDel's `mtu = "auto"` before the discipline is built.
-    let on = flows_on_links(&cx, raw_flows, &nodes, &ends, duration, seed)?;
+    let (n_dirs, n_flows) = (dir_cfgs.len(), raw_flows.len());
+    check_series(&cx, &raw.bin, duration, bin, n_dirs, n_flows).map_err(blame)?;
+    // The flows first: their largest packet on each link direction gives `mtu = "auto"`.
+    let on = flows_on_links(&cx, raw_flows, &nodes, &ends, duration, seed).map_err(blame)?;
     // The link directions, each with its discipline's parameters checked and configured.
     let mut directions = Vec::with_capacity(dir_cfgs.len());
     for (i, ((name, d, path), dp)) in dir_cfgs.iter().zip(&disc).enumerate() {
@@ -69,14 +69,17 @@ pub(super) fn resolve_expanded(
             dp,
             largest_packet: on.largest[i],
         };
-        directions.push(direction(&x, &mut warnings)?);
+        directions.push(direction(&x, &mut warnings).map_err(blame)?);
     }
     // The file's parameters the --qdisc swaps dropped, in link order.
     let dropped_params = disc.into_iter().flat_map(|dp| dp.dropped).collect();
     let random = jitter_and_randomness(&mut directions, &dir_cfgs, on.random);
-    let (flows, routes) = on.checked(&cx, &nodes, &dir_cfgs, &directions, ov)?;
-    let output = output(&cx, raw.output.unwrap_or_default(), ov, &directions, &flows)?;
-    let windows = windows(&cx, &raw.warmup, &raw.windows, duration)?;
+    let (flows, routes) = on
+        .checked(&cx, &nodes, &dir_cfgs, &directions, ov)
+        .map_err(blame)?;
+    let output = output(&cx, raw.output.unwrap_or_default(), ov, &directions, &flows);
+    let output = output.map_err(blame)?;
+    let windows = windows(&cx, &raw.warmup, &raw.windows, duration).map_err(blame)?;
     Ok(ResolvedScenario {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
         description: raw.description.unwrap_or_default(),
@@ -182,7 +185,7 @@ fn first_stamp(mut e: ScenarioError, stamps: &[Option<usize>]) -> ScenarioError 
     e
 }
 
-/// An error reading the scenario text into the raw types ([`resolve_expanded`]), naming the
+/// An error reading the scenario text into the raw types ([`resolve_with_edits`]), naming the
 /// key path and saying what was expected as a user would.
 fn parse_error(cx: &Ctx<'_>, e: serde_path_to_error::Error<toml::de::Error>) -> ScenarioError {
     let text = cx.text;

@@ -510,6 +510,46 @@ fn a_flows_header_is_the_array_of_tables_with_spaces_and_a_comment_allowed() {
     assert!(!is_flows_header("# [[flows]]"));
 }
 
+/// More `[[flows]]` tables than [`MAX_FLOWS`] are refused before the text is read; as many are
+/// not.
+#[test]
+fn refuse_flow_tables_counts_the_headers() {
+    let text = "[[flows]]\n".repeat(MAX_FLOWS);
+    assert!(refuse_flow_tables(&text, "t.toml").is_ok());
+    let text = format!("{text}[[ flows ]] # one more\n");
+    let e = refuse_flow_tables(&text, "t.toml").unwrap_err();
+    assert_eq!((e.line, e.path.as_str()), (None, "flows"));
+    assert_eq!(
+        e.msg,
+        format!("expected at most {MAX_FLOWS} flows, got {}", MAX_FLOWS + 1)
+    );
+}
+
+/// The `--set` keys of a discipline's parameters (or its whole table) are added to the
+/// overrides' `set_params`, after the ones there; the others are not, and no `--set` borrows.
+#[test]
+fn with_set_params_adds_the_params_keys() {
+    let ov = Overrides {
+        set_params: vec!["x.params".into()],
+        ..Default::default()
+    };
+    assert!(matches!(with_set_params(&ov, &[]), Cow::Borrowed(_)));
+    let sets = [
+        ("links[0].params.target".to_string(), "5ms".to_string()),
+        ("links[0].rate".into(), "1Mbps".into()),
+        ("dumbbell.bottleneck.params".into(), "{}".into()),
+        ("a.paramsx".into(), "1".into()),
+    ];
+    assert_eq!(
+        with_set_params(&ov, &sets).set_params,
+        [
+            "x.params",
+            "links[0].params.target",
+            "dumbbell.bottleneck.params"
+        ]
+    );
+}
+
 #[test]
 fn an_error_is_the_sets_when_its_key_is_at_or_under_the_set_key_or_names_it() {
     let err = |path: &str, msg: &str| ScenarioError {

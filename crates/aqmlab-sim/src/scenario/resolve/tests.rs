@@ -26,7 +26,7 @@ fn cx(text: &str) -> Ctx<'_> {
     }
 }
 
-/// The text of `cx` read into the raw types, as [`resolve_expanded`] reads it.
+/// The text of `cx` read into the raw types, as [`resolve_with_edits`] reads it.
 fn parse(cx: &Ctx<'_>) -> Result<RawScenario, ScenarioError> {
     serde_path_to_error::deserialize(toml::Deserializer::new(cx.text))
         .map_err(|e| parse_error(cx, e))
@@ -39,7 +39,7 @@ fn two_with(extra: &str, at_link: bool) -> String {
     TWO.replacen(at, &format!("{extra}\n{at}"), 1)
 }
 
-/// The topology as [`resolve_expanded`] reads it: the nodes, the link directions and their
+/// The topology as [`resolve_with_edits`] reads it: the nodes, the link directions and their
 /// ends ([`read_topology`]), the `--qdisc` swaps checked ([`check_swaps`]), and each
 /// direction's discipline parameters, typed ([`disc_params`]).
 #[allow(clippy::type_complexity)]
@@ -54,7 +54,7 @@ fn topology(
     Ok((nodes, dirs, ends, disc))
 }
 
-/// Every link direction resolved ([`direction`]), as [`resolve_expanded`] does.
+/// Every link direction resolved ([`direction`]), as [`resolve_with_edits`] does.
 fn directions(
     cx: &Ctx<'_>,
     dirs: &[DirCfg],
@@ -781,13 +781,14 @@ fn first_stamp_names_the_first_flow_of_the_table() {
 /// `TWO` resolved whole: the defaults (the name given by the caller, the seed 1 unless given),
 /// the file's values, and its one UDP flow routed over `l`.
 #[test]
-fn resolve_expanded_gives_the_defaults_the_values_and_the_routes() {
-    let r = resolve_expanded(
+fn resolve_with_edits_gives_the_defaults_the_values_and_the_routes() {
+    let r = resolve_with_edits(
         TWO,
-        &[],
         "t.toml",
         Path::new(""),
         "two",
+        &[],
+        &[],
         &Overrides::default(),
     );
     let r = r.unwrap();
@@ -807,18 +808,18 @@ fn resolve_expanded_gives_the_defaults_the_values_and_the_routes() {
         ..Default::default()
     };
     let text = format!("name = \"n\"\n{TWO}");
-    let r = resolve_expanded(&text, &[], "t.toml", Path::new(""), "two", &ov).unwrap();
+    let r = resolve_with_edits(&text, "t.toml", Path::new(""), "two", &[], &[], &ov).unwrap();
     assert_eq!((r.name.as_str(), r.seed), ("n", 7));
     // An error names the file, the line and the key.
     let text = TWO.replace("rate = \"1Mbps\"", "rate = \"fast\"");
-    let e = resolve_expanded(&text, &[], "t.toml", Path::new(""), "two", &ov).unwrap_err();
+    let e = resolve_with_edits(&text, "t.toml", Path::new(""), "two", &[], &[], &ov).unwrap_err();
     assert_eq!(
         (e.file.as_str(), e.line, e.path.as_str()),
         ("t.toml", Some(14), "flows[0].rate")
     );
 }
 
-/// The flows of `text` on its topology, as [`resolve_expanded`] gives them to the directions.
+/// The flows of `text` on its topology, as [`resolve_with_edits`] gives them to the directions.
 fn on_links(text: &str) -> Result<FlowsOnLinks, ScenarioError> {
     let c = cx(text);
     let mut raw = parse(&c).unwrap();
