@@ -560,7 +560,7 @@ impl Sim {
             if *burst_left == 0 {
                 // The burst's last packet: the next burst after `interval` and an off period.
                 let (n, off) = o.next_burst(size, spec.rate, rng);
-                next = next + off;
+                next += off;
                 (*burst_left, *epoch) = (n, (next, 0));
             }
         }
@@ -714,7 +714,7 @@ impl Sim {
                 if app.burst_left == 0 {
                     // The burst's last write: the next burst after `interval` and an off period.
                     let (n, off) = periods.next_burst(write_bytes, rate, rng);
-                    next = next + off;
+                    next += off;
                     (app.burst_left, app.epoch) = (n, (next, 0));
                 }
                 self.events.push_in(Lane::Timers, next, Ev::AppNext(f));
