@@ -145,9 +145,9 @@ flow_keys! {
     stop: Option<Time> => Any, true, "no sends, requests or transfers at or after this time (not on bulk and finite transfers)";
     rate: Option<FlowRate> => UdpOrApp(ONOFF), false, "sending rate (on/off: during on periods)";
     size: Option<Spanned<i64>> => UdpOrApp(ONOFF), false, "UDP datagram bytes (20-65535, default 1500); on/off: bytes of each write (default 1460)";
-    on_time: Option<FlowTime> => UdpOrApp(ONOFF), false, "mean on period";
+    on_time: Option<FlowTime> => UdpOrApp(ONOFF), false, "mean on period: each burst is a count of packets (writes) of mean on_time ÷ (size·8/rate), rounded as ns-2.35's Traffic/Pareto and Traffic/Exponential; the source starts with an off period";
     off_time: Option<FlowTime> => UdpOrApp(ONOFF), false, "mean off period";
-    onoff_shape: Option<Spanned<f64>> => UdpOrApp(ONOFF), false, "Pareto shape of the periods (> 1; exponential without it)";
+    onoff_shape: Option<Spanned<f64>> => UdpOrApp(ONOFF), false, "Pareto shape of the bursts and off periods (> 1; exponential without it)";
     ecn_codepoint: Option<S> => Udp, true, "`not_ect`, `ect0`, `ect1` or `ce` on every datagram";
     dscp: Option<Spanned<i64>> => Any, false, "DSCP of the flow's packets, 0-63";
     cc: Option<S> => Tcp, false, "congestion control (default `cubic`)";

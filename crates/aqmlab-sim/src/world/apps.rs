@@ -73,9 +73,10 @@ pub enum TcpApp {
         /// RTO (see [`aqmlab_tcp::TcpSender::write`]).
         restart_after_idle: bool,
     },
-    /// An on/off application over one TCP connection: during on periods it writes
-    /// `write_bytes` into the connection at `rate` (one write every `write_bytes·8/rate`); during
-    /// off periods it writes nothing (ns-2's `Application/Traffic/Pareto` over a TCP agent).
+    /// An on/off application over one TCP connection: in bursts it writes `write_bytes` into
+    /// the connection at `rate` (one write every `write_bytes·8/rate`); between bursts (off
+    /// periods) it writes nothing (ns-2's `Application/Traffic/Pareto` over a TCP agent; bursts
+    /// as [`OnOff`] says).
     /// TCP sends what was written as its window allows. No transfers are counted.
     OnOff {
         /// Writing rate during on periods.
@@ -360,24 +361,52 @@ impl IdleDist {
     }
 }
 
-/// On/off periods of a source (ns-2's `Traffic/Pareto` and `Traffic/Exponential`).
+/// On/off periods of a source, as ns-2.35's `Application/Traffic/Pareto` (tools/pareto.cc,
+/// `POO_Traffic::next_interval`) and `Application/Traffic/Exponential` (tools/expoo.cc,
+/// `EXPOO_Traffic::next_interval`) make them.
+///
+/// ns-2 does not draw an on *duration*: with `interval` = size·8/rate, each burst is a number
+/// of packets drawn with mean `mean_on / interval` (Pareto with the same shape, or
+/// exponential) and rounded, `max(1, int(x + 0.5))`; the burst's packets go `interval` apart,
+/// and the gap after its last packet is `interval` plus an off period (mean `mean_off`).
+/// The source starts with that gap too: `TrafficGenerator::start` (tools/trafgen.cc) calls
+/// `next_interval` before the first packet, so the first packet goes `interval` plus an off
+/// period after the start. Each burst draws its packet count first, then the off period
+/// before it (ns-2's order); the first burst is drawn at the start.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OnOff {
-    /// Mean on (burst) period.
+    /// Mean on (burst) period: the mean burst is `mean_on / interval` packets.
     pub mean_on: SimDuration,
     /// Mean off (idle) period.
     pub mean_off: SimDuration,
-    /// Pareto tail index (> 1) of both periods; `None` for exponential periods.
+    /// Pareto tail index (> 1) of the bursts and the off periods; `None` for exponential ones.
     pub pareto_shape: Option<f64>,
 }
 
 impl OnOff {
-    pub(super) fn draw(&self, mean: SimDuration, rng: &mut Xoshiro256pp) -> SimDuration {
-        let m = mean.as_secs_f64();
-        SimDuration::from_secs_f64(match self.pareto_shape {
-            Some(shape) => rng.pareto(m, shape),
-            None => rng.exponential(m),
-        })
+    fn draw(&self, mean: f64, rng: &mut Xoshiro256pp) -> f64 {
+        match self.pareto_shape {
+            // ns-2's `Random::pareto(mean·(shape−1)/shape, shape)`: the same scale.
+            Some(shape) => rng.pareto(mean, shape),
+            None => rng.exponential(mean),
+        }
+    }
+
+    /// The next burst of a source sending `size`-byte packets (writes) at `rate`: its packet
+    /// count (≥ 1) and the off period before it, drawn in that order (ns-2.35's
+    /// `POO_Traffic::next_interval` and `EXPOO_Traffic::next_interval` when `rem_` is 0).
+    pub(super) fn next_burst(
+        &self,
+        size: u32,
+        rate: Bitrate,
+        rng: &mut Xoshiro256pp,
+    ) -> (u64, SimDuration) {
+        let interval = size as f64 * 8.0 / rate.as_bps() as f64;
+        let burst = self.draw(self.mean_on.as_secs_f64() / interval, rng);
+        // `int(x + .5)`, at least 1 (a float-to-integer cast saturates).
+        let n = ((burst + 0.5) as u64).max(1);
+        let off = SimDuration::from_secs_f64(self.draw(self.mean_off.as_secs_f64(), rng));
+        (n, off)
     }
 
     pub(super) fn validate(&self) -> Result<(), String> {
@@ -398,9 +427,9 @@ pub(super) struct AppState {
     /// The connection the application keeps open (slot, generation): a reused connection of
     /// repeated transfers, or an on/off application's.
     pub(super) conn: Option<(u32, u32)>,
-    /// On/off: the current on period ends here.
-    pub(super) on_until: SimTime,
-    /// On/off: start of the current on period, and writes since.
+    /// On/off: writes left in the current burst, counting the next; 0 before the start.
+    pub(super) burst_left: u64,
+    /// On/off: the current burst's first write, and writes since.
     pub(super) epoch: (SimTime, u64),
     /// PackMime HTTP/1.1: the flow's think-time parameters, drawn at its first connection.
     pub(super) think: Option<ThinkTimes>,
@@ -498,7 +527,7 @@ impl Sim {
             next_seq,
             interval,
             epoch,
-            on_until,
+            burst_left,
             rng,
         } = &mut fl.kind
         else {
@@ -507,15 +536,13 @@ impl Sim {
         if spec.stop.is_some_and(|s| now >= s) {
             return;
         }
-        if now >= *on_until {
-            // The on period is over: stay silent for an off period, then start a new on period.
-            let o = spec
-                .on_off
-                .expect("only on/off sources have a finite on period");
-            let next_on = now + o.draw(o.mean_off, rng);
-            *on_until = next_on + o.draw(o.mean_on, rng);
-            *epoch = (next_on, 0);
-            self.events.push(next_on, Ev::UdpSend(f));
+        if let Some(o) = spec.on_off.filter(|_| *burst_left == 0) {
+            // The start of an on/off source: the first burst, after `interval` and an off
+            // period (ns-2.35's `TrafficGenerator::start`, see [`OnOff`]).
+            let (n, off) = o.next_burst(spec.size, spec.rate, rng);
+            let first = udp_send_time(now, 1, spec.size, spec.rate) + off;
+            (*burst_left, *epoch) = (n, (first, 0));
+            self.events.push(first, Ev::UdpSend(f));
             return;
         }
         let seq = *next_seq;
@@ -524,10 +551,19 @@ impl Sim {
         fl.m.sent_bytes += spec.size as u64;
         let (src, dst, size, ecn, dscp) = (spec.src, spec.dst, spec.size, spec.ecn, fl.dscp);
         epoch.1 += 1;
-        let next = match interval {
+        let mut next = match interval {
             Some(i) => now + *i,
             None => udp_send_time(epoch.0, epoch.1, size, spec.rate),
         };
+        if let Some(o) = spec.on_off {
+            *burst_left -= 1;
+            if *burst_left == 0 {
+                // The burst's last packet: the next burst after `interval` and an off period.
+                let (n, off) = o.next_burst(size, spec.rate, rng);
+                next += off;
+                (*burst_left, *epoch) = (n, (next, 0));
+            }
+        }
         self.events.push(next, Ev::UdpSend(f));
         fl.m.receiver.sent_pkts += 1;
         let slot = self.new_payload(Payload::Udp { seq });
@@ -663,20 +699,24 @@ impl Sim {
                 periods,
                 restart_after_idle,
             } => {
-                if app.conn.is_none() {
-                    // The first on period starts with the application.
-                    app.on_until = now + periods.draw(periods.mean_on, rng);
-                    app.epoch = (now, 0);
-                } else if now >= app.on_until {
-                    // The on period is over: silent for an off period, then a new on period.
-                    let next_on = now + periods.draw(periods.mean_off, rng);
-                    app.on_until = next_on + periods.draw(periods.mean_on, rng);
-                    app.epoch = (next_on, 0);
-                    self.events.push_in(Lane::Timers, next_on, Ev::AppNext(f));
+                if app.burst_left == 0 {
+                    // The start: the first burst, after `interval` and an off period (ns-2.35's
+                    // `TrafficGenerator::start`, see [`OnOff`]).
+                    let (n, off) = periods.next_burst(write_bytes, rate, rng);
+                    let first = udp_send_time(now, 1, write_bytes, rate) + off;
+                    (app.burst_left, app.epoch) = (n, (first, 0));
+                    self.events.push_in(Lane::Timers, first, Ev::AppNext(f));
                     return;
                 }
                 app.epoch.1 += 1;
-                let next = udp_send_time(app.epoch.0, app.epoch.1, write_bytes, rate);
+                let mut next = udp_send_time(app.epoch.0, app.epoch.1, write_bytes, rate);
+                app.burst_left -= 1;
+                if app.burst_left == 0 {
+                    // The burst's last write: the next burst after `interval` and an off period.
+                    let (n, off) = periods.next_burst(write_bytes, rate, rng);
+                    next += off;
+                    (app.burst_left, app.epoch) = (n, (next, 0));
+                }
                 self.events.push_in(Lane::Timers, next, Ev::AppNext(f));
                 let open = app.conn;
                 let c = match open.filter(|&(c, gen)| self.conn_alive(c, gen)) {

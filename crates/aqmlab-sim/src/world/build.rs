@@ -86,10 +86,12 @@ pub(super) enum FlowKind {
         /// Time between packets, when it is a whole number of nanoseconds (`None`: see
         /// [`udp_send_time`](super::apps::udp_send_time)).
         interval: Option<SimDuration>,
-        /// Start of the current on period (of the flow, for a CBR source), and packets sent since.
+        /// The current burst's first packet (the flow's start, for a CBR source), and packets
+        /// sent since.
         epoch: (SimTime, u64),
-        /// On/off sources: the current on period ends here.
-        on_until: SimTime,
+        /// On/off sources: packets left in the current burst, counting the next; 0 before the
+        /// start ([`OnOff`](super::apps::OnOff)).
+        burst_left: u64,
         rng: Xoshiro256pp,
     },
     Tcp {
@@ -272,11 +274,7 @@ impl Sim {
             dst: self.node_names[spec.dst as usize].clone(),
             name: spec.name.clone(),
         };
-        let mut rng = Xoshiro256pp::for_stream(self.seed, &flow_stream(idx, spec.name.as_deref()));
-        let on_until = match &spec.on_off {
-            Some(o) => spec.start + o.draw(o.mean_on, &mut rng),
-            None => SimTime::MAX,
-        };
+        let rng = Xoshiro256pp::for_stream(self.seed, &flow_stream(idx, spec.name.as_deref()));
         self.flows.push(Flow {
             info,
             kind: FlowKind::Udp {
@@ -284,7 +282,7 @@ impl Sim {
                 spec,
                 next_seq: 0,
                 interval,
-                on_until,
+                burst_left: 0,
                 rng,
             },
             m: FlowMetrics::default(),
