@@ -107,7 +107,7 @@ def walk(numbers: dict[str, Any], keys: list[str]) -> tuple[bool, Any]:
     for k in keys:
         if isinstance(v, dict) and k in v:
             v = v[k]
-        elif isinstance(v, list) and k.isdigit() and int(k) < len(v):
+        elif isinstance(v, (list, tuple)) and k.isdigit() and int(k) < len(v):  # JSON's list
             v = v[int(k)]
         else:
             return False, None
