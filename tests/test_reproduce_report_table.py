@@ -251,12 +251,12 @@ def test_declaration_errors_are_one_line(doc, message):
         ({"header": "a", "number": "loads.{b}"},
          "/r/experiment.toml: report_table[0].columns[0].number: 'loads.{b}': no row field 'b' "
          "(fields: a)"),
-        ({"header": "a", "expr": "len(a)"},
-         "/r/experiment.toml: report_table[0].columns[0].expr: 'len(a)': only abs(), div(), "
-         "number(), split(), min(), max() and choose() may be called (expected numbers, "
+        ({"header": "a", "expr": "round(a)"},
+         "/r/experiment.toml: report_table[0].columns[0].expr: 'round(a)': only abs(), div(), "
+         "number(), split(), min(), max(), choose() and len() may be called (expected numbers, "
          "parameters, row "
          "fields, claim.ID.FIELD, texts, + - * /, comparisons, in [...], and/or/not, "
-         "abs/div/number/split/min/max/choose)"),
+         "abs/div/number/split/min/max/choose/len)"),
         ({"header": "a", "number": "loads.web.CoDel.p50", "digits": "0.5 * {a}"},
          "/r/experiment.toml: report_table[0].columns[0].digits: '0.5 * {a}': expected a number "
          "of significant digits, got 0.5"),
