@@ -84,6 +84,34 @@ def test_not_is_a_truth_value():
     assert report_text.condition(ctx, "cases.CoDel.mb > 0", {}, "w") is False  # no value
 
 
+def test_lists_joined_counted_and_a_reference_tests_points():
+    """A list field prints its items as numbers are (or with the spec), joined by ", "; len()
+    counts them; claim.ID.test_true / test_false are the points of its first test, a
+    reference one, where the predicate is true / false (red-bursty's "true at 3 of 3")."""
+    ctx = _ctx()
+    ctx.numbers = {**NUMBERS, "pts": ["RED min_th 3", "RED min_th 5"], "xs": [0.12345, 1234.5]}
+    ref = SimpleNamespace(text="t", named={"td 20p (queue 13.9)": False, "td 8p": True,
+                                           "td 22p (queue 14.0)": False})  # fmt: skip
+    ctx.tests = {"extra-bytes": [ref]}
+    doc = [
+        {"text": "{len(pts)} stalled ({pts}); {xs}; {xs:.1f}."},
+        {"text": "True at {len(`claim.extra-bytes.test_true`)}, false at "
+                 "{`claim.extra-bytes.test_false`}."},
+        {"when": "len(pts) == 0", "text": "none"},
+    ]  # fmt: skip
+    assert _paragraphs(doc, ctx) == [
+        "2 stalled (RED min_th 3, RED min_th 5); 0.123, 1,234; 0.1, 1234.5.",
+        "True at 1, false at td 20p (queue 13.9), td 22p (queue 14.0).",
+    ]
+    ctx.tests = {}  # no test: no points
+    assert _paragraphs(doc[1:2], ctx) == ["True at 0, false at ."]
+    with pytest.raises(AqmlabError) as e:
+        _paragraphs([{"text": "{len(extra)}"}], ctx)
+    assert str(e.value) == (
+        "/r/experiment.toml: discussion[0].text: 'len(extra)': len() of float: expected a list"
+    )
+
+
 @pytest.mark.parametrize(
     ("doc", "message"),
     [
@@ -127,10 +155,10 @@ def test_declaration_errors_are_one_line(doc, message):
          "object of type 'str'"),
         ({"text": "x", "when": "__import__('os')"},
          "/r/experiment.toml: discussion[0].when: \"__import__('os')\": only abs(), div(), "
-         "number(), split(), min(), max() and choose() may be called (expected numbers, "
+         "number(), split(), min(), max(), choose() and len() may be called (expected numbers, "
          "parameters, row "
          "fields, claim.ID.FIELD, texts, + - * /, comparisons, in [...], and/or/not, "
-         "abs/div/number/split/min/max/choose)"),
+         "abs/div/number/split/min/max/choose/len)"),
     ],
 )  # fmt: skip
 def test_errors_after_the_run_name_the_paragraph(item, message):
@@ -145,12 +173,12 @@ def test_errors_after_the_run_name_the_paragraph(item, message):
         ([{"text": "x", "when": "quick and"}],
          "/r/experiment.toml: discussion[0].when: 'quick and' is not an expression: invalid "
          "syntax"),
-        ([{"text": "{len(x)}"}],
-         "/r/experiment.toml: discussion[0].text: 'len(x)': only abs(), div(), number(), "
-         "split(), min(), max() and choose() may be called (expected numbers, parameters, "
+        ([{"text": "{round(x)}"}],
+         "/r/experiment.toml: discussion[0].text: 'round(x)': only abs(), div(), number(), "
+         "split(), min(), max(), choose() and len() may be called (expected numbers, parameters, "
          "row fields, "
          "claim.ID.FIELD, texts, + - * /, comparisons, in [...], and/or/not, "
-         "abs/div/number/split/min/max/choose)"),
+         "abs/div/number/split/min/max/choose/len)"),
     ],
 )  # fmt: skip
 def test_grammar_is_checked_before_anything_runs(doc, message):

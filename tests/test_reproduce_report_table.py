@@ -4,6 +4,7 @@ one-line errors naming the file, the table and the key."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from types import SimpleNamespace
 
 import pytest
@@ -158,6 +159,53 @@ def test_when_leaves_a_table_out():
     assert [t.rows for t in _build(doc, _ctx(quick=True))] == [[[1]]]
 
 
+@dataclass
+class _Claim:
+    precision: str
+    published: str
+
+
+def test_computed_fields_digits_of_a_claim_no_value_blanks_and_lists():
+    """A row field computed from the others (``{ value }``: a claim's id), digits from an
+    expression (one more than the claim's printed digits), ``blank_when`` alone (no value, or
+    ``none``'s text) and a list's items joined (lstf-codel's tables)."""
+    nums = {
+        "runs": {
+            "CoDel, a": {"d": 0.035324813, "df": (499, 1234), "ci": (0.01997, 0.0283859)},
+            "LSTF α=0.5, a": {"d": 0.0115704, "slack": 0.00869223, "df": [9, 9], "ci": [1.0, 2.0]},
+        }
+    }
+    claims = {
+        "codel-d": _Claim("7 significant digits", "0.03532900"),
+        "lstf-0.5-d": _Claim("3 significant digits", "0.0086"),
+    }
+    codel = "split(case, ',', 0) == 'CoDel'"
+    cid = (
+        f"{{choose({codel}, 'codel', 'lstf-')}}"
+        f"{{choose({codel}, '', split(split(case, ',', 0), '=', 1))}}-d"
+    )
+    doc = {
+        "title": "t",
+        "rows": [{"case": {"keys": "runs"}, "cid": {"value": cid}}],
+        "columns": [
+            {"header": "claim", "value": "{cid}"},
+            {"header": "published", "expr": '`claim."{cid}".published`'},
+            {"header": "d", "number": 'runs."{case}".d',
+             "digits": 'number(`claim."{cid}".precision`) + 1'},
+            {"header": "slack", "number": 'runs."{case}".slack', "blank_when": codel},
+            {"header": "slack'", "number": 'runs."{case}".slack', "blank_when": codel,
+             "none": "n/a"},
+            {"header": "df", "number": 'runs."{case}".df'},
+            {"header": "high", "number": 'runs."{case}".ci.1'},
+        ],
+    }  # fmt: skip
+    (t,) = _build(doc, _ctx(nums, claims=claims))
+    assert t.rows == [
+        ["codel-d", "0.03532900", "0.035324813", None, "n/a", "499, 1,234", 0.0283859],
+        ["lstf-0.5-d", "0.0086", "0.01157", 0.00869223, 0.00869223, "9, 9", 2.0],
+    ]
+
+
 @pytest.mark.parametrize(
     ("doc", "message"),
     [
@@ -168,7 +216,8 @@ def test_when_leaves_a_table_out():
          "rows, columns, when)"),
         ({"title": "t", "rows": {"a": 3}, "columns": [{"header": "a", "value": "{a}"}]},
          "/r/experiment.toml: report_table[0].rows.a: expected a list of values, a \"{param}\" "
-         "list, { keys = \"PATH\" }, { column = \"NAME\" } or { window = \"NAME\" }, got 3"),
+         "list, { keys = \"PATH\" }, { column = \"NAME\" }, { window = \"NAME\" } or "
+         "{ value = \"TEMPLATE\" }, got 3"),
         ({"title": "t", "rows": {"a": [1]},
           "columns": [{"header": "a", "value": "x", "number": "y"}]},
          "/r/experiment.toml: report_table[0].columns[0]: expected one of value, number, table or "
@@ -176,7 +225,10 @@ def test_when_leaves_a_table_out():
         ({"title": "t", "rows": {"a": [1]},
           "columns": [{"header": "a", "number": "n", "digits": 0}]},
          "/r/experiment.toml: report_table[0].columns[0].digits: expected a number of significant "
-         "digits (1 or more), got 0"),
+         "digits (1 or more), or an expression, got 0"),
+        ({"title": "t", "rows": {"a": [1]},
+          "columns": [{"header": "a", "number": "n", "blank": "x"}]},
+         "/r/experiment.toml: report_table[0].columns[0]: blank needs blank_when"),
     ],
 )  # fmt: skip
 def test_declaration_errors_are_one_line(doc, message):
@@ -199,12 +251,15 @@ def test_declaration_errors_are_one_line(doc, message):
         ({"header": "a", "number": "loads.{b}"},
          "/r/experiment.toml: report_table[0].columns[0].number: 'loads.{b}': no row field 'b' "
          "(fields: a)"),
-        ({"header": "a", "expr": "len(a)"},
-         "/r/experiment.toml: report_table[0].columns[0].expr: 'len(a)': only abs(), div(), "
-         "number(), split(), min(), max() and choose() may be called (expected numbers, "
+        ({"header": "a", "expr": "round(a)"},
+         "/r/experiment.toml: report_table[0].columns[0].expr: 'round(a)': only abs(), div(), "
+         "number(), split(), min(), max(), choose() and len() may be called (expected numbers, "
          "parameters, row "
          "fields, claim.ID.FIELD, texts, + - * /, comparisons, in [...], and/or/not, "
-         "abs/div/number/split/min/max/choose)"),
+         "abs/div/number/split/min/max/choose/len)"),
+        ({"header": "a", "number": "loads.web.CoDel.p50", "digits": "0.5 * {a}"},
+         "/r/experiment.toml: report_table[0].columns[0].digits: '0.5 * {a}': expected a number "
+         "of significant digits, got 0.5"),
         ({"header": "a", "table": "ratio"},
          "/r/experiment.toml: report_table[0].columns[0].table: the experiment has no [table]"),
     ],

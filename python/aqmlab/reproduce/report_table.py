@@ -9,7 +9,9 @@
   of the outer levels' fields (``{ keys = "loads.{load}" }``), or ``{ column = "NAME" }``: the
   values of the ``[table]``'s column ``NAME`` in its rows' order, among the rows that match the
   outer fields named as its columns, or ``{ window = "NAME" }``: one table per window of the
-  ``[[window]]`` named ``NAME`` (``i`` from 1, ``t0``, ``t1`` and its ``fields``: ``{w.t0:g}``).
+  ``[[window]]`` named ``NAME`` (``i`` from 1, ``t0``, ``t1`` and its ``fields``: ``{w.t0:g}``),
+  or ``{ value = "TEMPLATE" }``: computed per row from the row's other fields, after them (it
+  sets no count of its level's rows).
   The keys of a list are its indices (``"0"``, ``"1"``, ...: a path's key of digits indexes it).
 * ``columns``: one table a column, ``header`` and one of ``value`` (a text template of
   :mod:`aqmlab.reproduce.report_text`'s fields: ``"{case}"``, ``"{rate / 1000:g}"``; a template
@@ -20,8 +22,10 @@
   (an expression of ``report_text``'s names, ``{field}`` filled in first:
   ``"100 * traffic.{arm}.share"``, a ``[table]`` column's name standing for its cell);
   ``digits``: the cell printed with that many significant digits (``common.fmt``) instead of
-  the report's three; ``blank_when`` + ``blank``: the cell is that text where the expression
-  holds (``"util < 0.1"``, ``"stalled"``); ``none``: the text of a cell with no value.
+  the report's three, or an expression of them (row fields filled first); ``blank_when`` +
+  ``blank``: the cell is that text where the expression holds (``"util < 0.1"``,
+  ``"stalled"``; ``blank_when`` alone: no value there); ``none``: the text of a cell with no
+  value. A cell whose value is a list (a tuple) is its items as numbers joined by ``", "``.
 * ``title``, ``note``: text templates (the row fields aside); ``when``: the table is printed
   only where the expression holds.
 
@@ -56,9 +60,9 @@ class Column:
     header: str
     kind: str  # one of KINDS
     text: str
-    digits: int | None = None
+    digits: int | str | None = None  # a text: an expression of the row's fields
     blank_when: str = ""
-    blank: str = ""
+    blank: str | None = None  # None: blank_when alone, the cell has no value
     none: str | None = None
 
 
@@ -109,13 +113,15 @@ def _one(where: str, d: Any) -> ReportTableDef:
             ok = isinstance(vals, list) or (isinstance(vals, str) and vals.startswith("{"))
             if isinstance(vals, dict):
                 ok = len(vals) == 1 and isinstance(next(iter(vals.values())), str)
-                ok = ok and next(iter(vals)) in ("keys", "column", "window")
+                ok = ok and next(iter(vals)) in ("keys", "column", "window", "value")
+                if ok and "value" in vals:
+                    report_text.check_template(vals["value"], f"{where}.rows.{name}.value")
             if not ok:
                 raise _err(
                     where,
                     f"rows.{name}",
-                    'a list of values, a "{param}" list, { keys = "PATH" }, { column = "NAME" } '
-                    'or { window = "NAME" }',
+                    'a list of values, a "{param}" list, { keys = "PATH" }, { column = "NAME" }, '
+                    '{ window = "NAME" } or { value = "TEMPLATE" }',
                     vals,
                 )
             if name in names:
@@ -159,12 +165,17 @@ def _column(where: str, c: Any) -> Column:
     if not isinstance(text, str) or not text:
         raise _err(where, kinds[0], "a text", text)
     digits = c.get("digits")
-    if digits is not None and (
+    if isinstance(digits, str) and digits:
+        if "{" not in digits:
+            report_text.compile_text(digits, f"{where}.digits")
+    elif digits is not None and (
         isinstance(digits, bool) or not isinstance(digits, int) or digits < 1
     ):
-        raise _err(where, "digits", "a number of significant digits (1 or more)", digits)
-    if ("blank_when" in c) != ("blank" in c):
-        raise AqmlabError(f"{where}: blank_when and blank go together")
+        raise _err(
+            where, "digits", "a number of significant digits (1 or more), or an expression", digits
+        )
+    if "blank" in c and "blank_when" not in c:
+        raise AqmlabError(f"{where}: blank needs blank_when")
     for k in ("blank_when", "blank", "none"):
         if not isinstance(c.get(k, ""), str):
             raise _err(where, k, "a text", c[k])
@@ -179,7 +190,7 @@ def _column(where: str, c: Any) -> Column:
         text,
         digits,
         c.get("blank_when", ""),
-        c.get("blank", ""),
+        c.get("blank"),
         c.get("none"),
     )
 
@@ -206,7 +217,8 @@ def _rows(ctx: Any, t: ReportTableDef) -> list[dict[str, Any]]:
     for i, level in enumerate(t.levels):
         nxt = []
         for outer in rows:
-            vals = {n: _values(ctx, t, n, v, outer) for n, v in level.items()}
+            computed = {n: v for n, v in level.items() if isinstance(v, dict) and "value" in v}
+            vals = {n: _values(ctx, t, n, v, outer) for n, v in level.items() if n not in computed}
             lengths = {len(v) for v in vals.values()}
             if len(lengths) != 1:
                 raise _err(
@@ -215,8 +227,11 @@ def _rows(ctx: Any, t: ReportTableDef) -> list[dict[str, Any]]:
                     "fields of one level with as many values each (they move together)",
                     {n: len(v) for n, v in vals.items()},
                 )
-            for j in range(lengths.pop()):
-                nxt.append({**outer, **{n: v[j] for n, v in vals.items()}})
+            for j in range(lengths.pop() if lengths else 1):
+                row = {**outer, **{n: v[j] for n, v in vals.items()}}
+                for n, v in computed.items():  # filled from the row's other fields, in order
+                    row[n] = report_text.fill(ctx, v["value"], row, f"{t.where}.rows.{n}.value")
+                nxt.append(row)
         rows = nxt
     return rows
 
@@ -303,13 +318,13 @@ def _cell(ctx: Any, t: ReportTableDef, i: int, c: Column, fields: dict[str, Any]
     if c.blank_when and report_text.condition(
         ctx, _format(c.blank_when, fields, where), fields, f"{t.where}.columns[{i}].blank_when"
     ):
-        return c.blank
+        return c.blank if c.blank is not None else (c.none if c.none is not None else None)
     if c.kind == "value":
         v = report_text.fill(ctx, c.text, fields, where)
     elif c.kind == "number":
         path = _format(c.text, fields, where)
         v = report_text.resolve(ctx, path, {}, where)
-        if isinstance(v, (dict, list)):
+        if isinstance(v, dict):
             raise AqmlabError(f"{where}: {path!r}: a table of numbers, not a number")
     elif c.kind == "table":
         v = _table_cell(ctx, c.text, row, where)
@@ -317,4 +332,17 @@ def _cell(ctx: Any, t: ReportTableDef, i: int, c: Column, fields: dict[str, Any]
         v = report_text.evaluate(ctx, _format(c.text, fields, where), fields, where)
     if c.none is not None and (v is None or (isinstance(v, float) and math.isnan(v))):
         return c.none
-    return fmt(v, c.digits) if c.digits is not None else v
+    digits = c.digits
+    if isinstance(digits, str):
+        dw = f"{t.where}.columns[{i}].digits"
+        n = report_text.evaluate(ctx, _format(digits, fields, dw), fields, dw)
+        if isinstance(n, float) and n.is_integer():
+            n = int(n)
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise AqmlabError(
+                f"{dw}: {digits!r}: expected a number of significant digits, got {n!r}"
+            )
+        digits = n
+    if isinstance(v, (list, tuple)):  # a list's items as the report prints numbers, joined by ", "
+        return ", ".join(fmt(x, digits) if digits is not None else fmt(x) for x in v)
+    return fmt(v, digits) if digits is not None else v

@@ -6,14 +6,16 @@ data".
 A field (``{...}`` in a text) and a condition (``when``) are expressions as
 :func:`aqmlab.reproduce.metrics.compile_expr` reads them (numbers, texts, ``+ - * /``,
 comparisons, ``in [..]``, ``and``/``or``/``not``, ``abs``/``div``/``number``/``split``) and
-``min``/``max`` (of numbers, or of a list: ``min(rtts_ms)``) and ``choose(condition, a, b)``
-(``a`` where the condition holds, else ``b``); nothing else, so an experiment file runs no
-code. Their names are, in this order:
+``min``/``max`` (of numbers, or of a list: ``min(rtts_ms)``), ``choose(condition, a, b)``
+(``a`` where the condition holds, else ``b``) and ``len`` (a list's items); nothing else, so an
+experiment file runs no code. Their names are, in this order:
 
 * a row's fields (a report table's ``rows``);
 * ``claim.ID.FIELD``: a graded claim's field (``verdict``, ``ours``, ``published``,
   ``unexplained``, ...; ``test``: the outcome text of the first hypothesis test its
-  explanation declares); an id holding ``-`` is written in backticks,
+  explanation declares; ``test_true`` / ``test_false``: the points, by their full names, where
+  that test, a ``reference`` one, found the predicate true / false: red-bursty's "true at 3
+  of 3 points"); an id holding ``-`` is written in backticks,
   ```claim.taildrop-extra-bytes.verdict```;
 * the mode's parameters, ``quick`` (true in a quick run), ``seeds`` (how many) and ``out``;
 * a number of ``ctx.numbers``, as a claim's ``metric`` spells it (``cases.CoDel.p50_ms``; in
@@ -24,7 +26,8 @@ A row field that is a table (a ``[[window]]``'s row) is read as ``FIELD.KEY`` (`
 
 A name that is none of these is an error naming the file, the key and the name. A field is
 printed as the report prints numbers (``common.fmt``: three significant digits), or with its
-format spec (``{100 * more:+.1f}``); a field with no value (a missing arm, a division by 0)
+format spec (``{100 * more:+.1f}``), a list's items so, joined by ``", "`` (a claim's failing
+points, the rows a number lists); a field with no value (a missing arm, a division by 0)
 prints ``–``. ``!`` has a meaning in a field's syntax: a comparison belongs in ``when``.
 """
 
@@ -75,9 +78,13 @@ def resolve(ctx: Any, name: str, fields: dict[str, Any], where: str) -> Any:
         claim = ctx.claims.get(cid)
         if claim is None:
             raise AqmlabError(f"{where}: {name!r}: no claim {cid!r} in claims.toml")
-        if key == "test":
+        if key in ("test", "test_true", "test_false"):
             tests = [r for r in getattr(ctx, "tests", {}).get(cid, []) if r is not None]
-            return tests[0].text if tests else None
+            if key == "test":
+                return tests[0].text if tests else None
+            # A reference test's points where the claim's predicate is true / false there.
+            named = tests[0].named if tests else {}
+            return [p for p, ok in named.items() if ok == (key == "test_true")]
         if key not in type(claim).__dataclass_fields__:
             raise AqmlabError(f"{where}: {name!r}: a claim has no field {key!r}")
         return getattr(claim, key)
@@ -107,7 +114,7 @@ def walk(numbers: dict[str, Any], keys: list[str]) -> tuple[bool, Any]:
     for k in keys:
         if isinstance(v, dict) and k in v:
             v = v[k]
-        elif isinstance(v, list) and k.isdigit() and int(k) < len(v):
+        elif isinstance(v, (list, tuple)) and k.isdigit() and int(k) < len(v):  # JSON's list
             v = v[int(k)]
         else:
             return False, None
@@ -117,8 +124,10 @@ def walk(numbers: dict[str, Any], keys: list[str]) -> tuple[bool, Any]:
 #: metrics' grammar, and ``min``/``max`` (of numbers or of a list) and ``choose``.
 _GRAMMAR = replace(
     metrics._GRAMMAR,
-    calls={**metrics._GRAMMAR.calls, "min": None, "max": None, "choose": 3},
-    calls_error="only abs(), div(), number(), split(), min(), max() and choose() may be called",
+    calls={**metrics._GRAMMAR.calls, "min": None, "max": None, "choose": 3, "len": 1},
+    calls_error=(
+        "only abs(), div(), number(), split(), min(), max(), choose() and len() may be called"
+    ),
 )
 
 
@@ -140,7 +149,7 @@ def compile_text(text: str, where: str) -> tuple[ast.AST, dict[str, str]]:
         return AqmlabError(
             f"{where}: {text!r}: {what} (expected numbers, parameters, row fields, claim.ID.FIELD, "
             "texts, + - * /, comparisons, in [...], and/or/not, "
-            "abs/div/number/split/min/max/choose)"
+            "abs/div/number/split/min/max/choose/len)"
         )
 
     check(tree, _GRAMMAR, bad)
@@ -184,6 +193,11 @@ class _MinMax(ast.NodeTransformer):
             holds = not (isinstance(c, float) and math.isnan(c)) and bool(c)
             return self.visit(node.args[1] if holds else node.args[2])
         self.generic_visit(node)
+        if fn == "len":  # a list's items (a claim's failing points, a number that is a list)
+            v = metrics._eval(node.args[0], self.env, self.names)
+            if not isinstance(v, (list, tuple, dict)):
+                raise TypeError(f"len() of {type(v).__name__}: expected a list")
+            return ast.Constant(len(v))
         if fn not in ("min", "max"):
             return node
         vals: list[Any] = []
@@ -247,6 +261,11 @@ def fill(ctx: Any, template: str, fields: dict[str, Any], where: str, none: str 
         v = evaluate(ctx, field, fields, where)
         if v is None:
             out.append(none)
+        elif isinstance(v, (list, tuple)):  # its items, each as a number is, joined by ", "
+            try:
+                out.append(", ".join(format(x, spec) if spec else fmt(x) for x in v))
+            except (ValueError, TypeError) as e:
+                raise AqmlabError(f"{where}: {{{field}:{spec}}}: {e}") from None
         elif spec:
             try:
                 out.append(format(v, spec))

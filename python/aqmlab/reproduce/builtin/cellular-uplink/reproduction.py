@@ -1,29 +1,15 @@
-"""cellular-uplink's own code: the bytes through the downlink and tail drop's extra over CoDel.
+"""cellular-uplink's own code: the figure.
 
-experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder").
+experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder"):
+the MB through the downlink (``[[derive]]``) and tail drop's extra over CoDel (``[numbers]``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-UPLINKS = {"constant": "constant 12.032 Mb/s", "trace": "Verizon LTE uplink trace"}
-
-
-def derive(df: Any, ctx: Any) -> Any:
-    df["mb"] = df["bottleneck.delivered_bytes"].astype(float) / 1e6
-    return df
-
-
-def numbers(ctx: Any) -> dict[str, Any]:
-    """``extra_pct_<uplink>``: tail drop's bytes over CoDel's, less 1, in %."""
-    g = ctx.table
-    out = {}
-    for key, uplink in UPLINKS.items():
-        td = g[(g["uplink"] == uplink) & (g["discipline"] == "tail drop")]["mb"]
-        co = g[(g["uplink"] == uplink) & (g["discipline"] == "CoDel")]["mb"]
-        out[f"extra_pct_{key}"] = 100.0 * (float(td.iloc[0]) / float(co.iloc[0]) - 1.0)
-    return out
+#: The uplinks in the figure's order (experiment.toml's cases).
+UPLINKS = ["constant 12.032 Mb/s", "Verizon LTE uplink trace"]
 
 
 def figures(ctx: Any) -> list[str]:
@@ -35,7 +21,7 @@ def figures(ctx: Any) -> list[str]:
     g = ctx.table
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
-    uplinks = list(UPLINKS.values())
+    uplinks = UPLINKS
     x = range(len(uplinks))
     for d, off in (("tail drop", -0.2), ("CoDel", 0.2)):
         vals = [g[(g["uplink"] == u) & (g["discipline"] == d)] for u in uplinks]

@@ -1,7 +1,9 @@
-"""codel-target's own code: the utilization in percent, the target at which one flow reaches
-90 %, the quick run's RTTs, and the figures.
+"""codel-target's own code: the target at which one flow reaches 90 % (linear between the two
+swept targets around it), the interval hypothesis's outcome (a verdict chosen from two runs'
+utilizations, in words), and the figures.
 
-experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder").
+experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder"):
+the quick run's RTTs (``keep``) and the utilization in percent (``[[derive]]``) too.
 """
 
 from __future__ import annotations
@@ -12,8 +14,6 @@ from typing import Any
 
 from aqmlab.reproduce.style import colour, log_ticks, title
 
-#: The quick run's RTTs (ms): the shortest and the nominal one.
-QUICK_RTTS = ["10", "100"]
 TARGETS_MS = [1, 3, 5, 10, 20, 30, 50]
 FOUR = [
     "4 flows, CoDel 1 ms / 100 ms",
@@ -22,22 +22,6 @@ FOUR = [
     "4 flows, CoDel 5 ms / 200 ms",
     "4 flows, tail drop 83 p",
 ]
-
-
-def prepare(ctx: Any) -> None:
-    """A quick run keeps only the RTTs of :data:`QUICK_RTTS`."""
-    if not ctx.quick:
-        return
-    for s in ctx.experiment.sweeps:
-        for a in s.axes:
-            if a.keys == ["rtt_ms"] and a.cases is not None:
-                a.cases = {k: v for k, v in a.cases.items() if k in QUICK_RTTS}
-                a.values = [(k,) for k in a.cases]
-
-
-def derive(df: Any, ctx: Any) -> Any:
-    df["util_pct"] = 100.0 * df["windows.after_warmup.links.bottleneck.utilization"]
-    return df
 
 
 def crossing(targets: list[float], utils: list[float], level: float = 0.9) -> float:

@@ -1,4 +1,4 @@
-"""red-bursty's own code: the verdict-dependent discussion and the figures.
+"""red-bursty's own code: the figures and Figs. 12 and 14's paragraphs.
 
 experiment.toml declares every metric (docs/reproductions.md, "Metrics as data"): the
 throughput, Little's-law average queue and node 5's share after the 1-s warm-up ([[window]],
@@ -12,9 +12,11 @@ the shape the reference tests read), the buffer hypothesis's outcome ([numbers._
 tables ([[report_table]]: ours beside ns-2.35's); claims.toml the hypotheses' tests (each
 claim's predicate on ns-2.35's runs, the bootstrap over ns-2.35's seeds).
 
-What stays here and why: the discussion, whose paragraphs depend on the verdicts and the
-reference tests' outcomes (a verdict-conditional text mechanism would move it), and the
-figures.
+What stays here and why: the figures, and the discussion's paragraphs on Figs. 12 and 14's
+claims, which name the tail-drop runs (their drops and utilization) at each point a claim
+fails: a table's rows picked by a claim's failing points, which no declared field can say
+(experiment.toml's ``discussion`` has the others, its verdict- and test-dependent ones with
+``when``).
 """
 
 from __future__ import annotations
@@ -30,86 +32,10 @@ from aqmlab.reproduce.common import (
 from aqmlab.reproduce.hypotheses import reference_result
 from aqmlab.reproduce.style import colour, delay_axis, title
 
-CCS = ["tahoe", "reno"]
-#: The paper's phase-effect randomisation (experiment.toml's link jitter), for the text.
-JITTER = "uniform(0ms, 0.178ms)"
-
 
 def discussion(ctx: Any) -> list[str]:
-    g1 = ctx.frames["part1"]
-    warmup = ctx.experiment.series_windows[0].from_s  # experiment.toml's [[window]]
-    small = ctx.numbers["_small"]
-    td_share, red_share = small["tail drop"]["share"], small["RED"]["share"]
-    td_bias, red_bias = small["tail drop"]["bias"], small["RED"]["bias"]
-    stalled1 = [r.point for r in g1.itertuples() if stalled(r.throughput)]
-    out = [
-        f"Stalled runs: {len(stalled1)} of {len(g1)} part-1 points carried less than "
-        f"{STALLED_FRACTION:g} of the link after the warm-up"
-        + (f" ({', '.join(stalled1)})" if stalled1 else "")
-        + ". A stalled run is no point of either curve: a claim compared at it fails there "
-        "(ties between runs that deliver almost nothing are not wins)."
-        + (
-            " Hypothesis: the TCP's recovery after a window-limited overflow; test: rerun "
-            "after a change to the TCP and see whether the stalled points move. Unexplained "
-            "until then."
-            if stalled1
-            else ""
-        ),
-        f"Measured after a {warmup:g}-s warm-up. The average queue is Little's law on the "
-        "gateway (the summed sojourns of the packets it sent ÷ the time), the quantity the "
-        "paper's 'average queue' axes show.",
-        f"Node 5's window of 8 packets over a 36 ms RTT caps it near 4 % of the link: with "
-        f"small buffers RED gives it {red_share:.2f} % and tail drop {td_share:.2f} %.",
-        f"As the paper did to break phase effects, every source's packets are delayed by a "
-        f"random time of up to one packet's service time at the gateway ({JITTER}, link "
-        "jitter that never reorders a link), in both parts and for both disciplines.",
-        f"TCP: {', '.join(CCS)} with 1000-byte packets and no delayed ACKs; the claims, tables "
-        f"and figures use {CCS[0]} (the paper's TCP), and the sweep folders hold both.",
-    ]
-    if red_share <= td_share:
-        out.append(
-            f"Under tail drop node 5 keeps {td_share:.2f} % of the link with small buffers, near "
-            "its window-limited share, where the paper's node 5 fell towards nothing; it is "
-            f"still dropped out of proportion to its throughput (ratio {td_bias:.2f} against "
-            f"RED's {red_bias:.2f}), the bias the paper's Figs. 13-14 show, but recovers from "
-            "its losses faster than in the paper. We have not found why."
-        )
-    red_best = float(g1[g1["kind"] == "RED"]["throughput"].max())
-    n1 = ctx.frames["part1-ns2"]
-    ns2_best = float(n1[n1["kind"] == "RED"]["throughput"].max())
-    if red_best < 0.9:
-        out.append(
-            f"RED's throughput in part 1 stays at or below {red_best:.3f} of the link, where the "
-            "paper's RED points reach about 0.9 and more. Hypothesis: the set-up, not our model "
-            "(two windows of 240 packets exceed the path's 236-packet BDP plus the 100-packet "
-            "buffer, and every overflow takes a Tahoe window back to one segment). Test: "
-            "ns-2.35 on the same set-up (tests/fidelity/ns2/run.sh --fig6, the table above) "
-            f"reaches {ns2_best:.3f} at most."
-        )
-    for cid in ("red-higher-throughput-same-queue", "red-shorter-queue-same-throughput"):
-        ref = reference_result(ctx, cid)
-        if ref is None:
-            continue
-        pts = ref.named
-        ok = sum(pts.values())
-        out.append(
-            f"{cid} on ns-2.35's part-1 runs: true at {ok} of {len(pts)} points"
-            + (
-                f" (false at {', '.join(p for p, v in pts.items() if not v)})"
-                if ok < len(pts)
-                else ""
-            )
-            + "."
-        )
-    out.append(
-        "Node 5's drops under RED (Figs. 13-14) against ns-2.35 on the same set-up (RED's buffer "
-        "of 4 min_th, node 5's share of the drops over the whole run in both): "
-        + ctx.numbers["_buffer_test"]
-    )
-    out += _fig1214_text(ctx)
-    if ctx.quick:
-        out.append(f"Quick run: {CCS[0]} only, one seed.")
-    return out
+    """Figs. 12 and 14's paragraphs (experiment.toml's discussion has the others)."""
+    return _fig1214_text(ctx)
 
 
 def _fig1214_text(ctx: Any) -> list[str]:
