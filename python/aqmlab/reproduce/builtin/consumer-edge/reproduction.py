@@ -6,14 +6,13 @@ classes' (``jain``), the delivered share, the peak backlog), each cell's means, 
 half-widths and peak (numbers ``cells`` and ``_tested_cells``), the C/T ratios per flow and
 per class with their seed-by-seed half-widths (``_ct``: runs paired by seed), and the buffer fitted
 to the slides' tail-drop medians and each median's held-out one (``best_buffer``,
-``held_out_buffer``: ``fit``). claims.toml holds the slides' table (the published values, which
-:func:`published_table` reads), the per-class test (``test = "regrade"``) and the C/T describe
-(``"{a / b}"``). What stays here, and why:
+``held_out_buffer``: ``fit``) and the claims' numbers at those buffers (``_fitted``,
+``_held_out``, ``_by_class``, ``fairness_by_class``: ``lookup``). claims.toml holds the slides'
+table (the published values, which :func:`published_table` reads), the per-class test
+(``test = "regrade"``) and the C/T describe (``"{a / b}"``). What stays here, and why:
 
-* the claims' lookups at the fitted buffers (``_fitted``, ``_held_out``, ``_by_class``) and the
-  claims' table (the cells by direction, for the range claims): a claim's metric cannot name a
-  number by another number's value (``{best_buffer[RATE]}``), and a ``[table]`` cannot lay the
-  directions (an ``each``) out as rows;
+* the claims' table (the cells by direction, for the range claims): a ``[table]`` cannot lay
+  the directions (an ``each``) out as rows;
 * the buffer test (:func:`buffer_test`) and the paired noise test (:func:`noise_test`): their
   outcomes are sentences over every buffer run (the gap buffers too) and every seed, whose
   results.json numbers (``drops_noise_test``) name the arms; a data-declared form needs a
@@ -197,8 +196,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
     tested = {rate: sorted([*buffers, *gaps[rate]]) for rate in RATES}
     tested_cells = {k: v for k, v in every.items() if k[1] in tested[k[0]]}
 
-    # experiment.toml's fits: the buffer per rate, and the held-out one per rate and direction.
-    best, held_out = ctx.numbers["best_buffer"], ctx.numbers["held_out_buffer"]
     ctx.state["cells"] = cells
     ctx.table = pd.DataFrame(
         [
@@ -213,28 +210,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
             for (r, b, q, d), v in cells.items()
         ]
     )
-    fitted: dict[str, Any] = {
-        rate: {
-            d: {q: cells[(rate, best[rate], q, d)] for q in ("codel", "droptail")}
-            for d in DIRECTIONS
-        }
-        for rate in RATES
-    }
-    # experiment.toml's _ct: C/T % per flow (the claims) and per class (claims.toml's
-    # class-index test, reading _by_class in the claims' shape), at the graded buffer.
-    by_class: dict[str, Any] = {}
-    class_cells: dict[str, Any] = {}
-    for rate in RATES:
-        for d in DIRECTIONS:
-            ct = ctx.numbers["_ct"][f"{rate}|{best[rate]}|{d}"]
-            fitted[rate][d]["fairness_ct_pct"] = ct["flow"]
-            fitted[rate][d]["spread"] = {"fairness_ct_pct": ct["flow_spread"]}
-            by_class.setdefault(rate, {})[d] = {
-                "fairness_ct_pct": ct["class"],
-                "spread": {"fairness_ct_pct": ct["class_spread"]},
-            }
-            c, t = (cells[(rate, best[rate], q, d)]["class_fairness"] for q in QDISCS)
-            class_cells.setdefault(rate, {})[d] = {"C": c, "T": t, "ours": ct["class"]}
     # codel-no-more-drops' noise hypothesis: each cell's per-seed drop %, CoDel against tail
     # drop, paired by seed.
     pairs = {
@@ -256,11 +231,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
             "supports": noise["supports"],
         },
         "_drops_noise_test": noise["text"],
-        # The per-class index (claims.toml's per-class hypothesis) at the graded buffer: C, T,
-        # C/T % and the outcome against the slides' C/T.
-        # (The outcome is added by annotate, from the test's.)
-        "fairness_by_class": class_cells,
-        "_by_class": {"_fitted": by_class},
         # Which cells each buffer was fitted to (results.json says so beside the buffers).
         "fitted_on": {
             "best_buffer": "the slides' tail-drop median delays, down and up, per rate",
@@ -268,13 +238,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
             "delay only; the four tail-drop medians are graded at it",
         },
         "buffer_test_buffers": tested,
-        "_held_out": {
-            rate: {
-                d: {"droptail": cells[(rate, held_out[rate][d], "droptail", d)]} for d in DIRECTIONS
-            }
-            for rate in RATES
-        },
-        "_fitted": fitted,
         "_buffer_test": {
             rate: {
                 d: {
