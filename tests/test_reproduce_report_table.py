@@ -201,10 +201,10 @@ def test_declaration_errors_are_one_line(doc, message):
          "(fields: a)"),
         ({"header": "a", "expr": "len(a)"},
          "/r/experiment.toml: report_table[0].columns[0].expr: 'len(a)': only abs(), div(), "
-         "number(), split(), min(), max() and choose() may be called (expected numbers, "
+         "number(), split(), min(), max(), choose() and join() may be called (expected numbers, "
          "parameters, row "
          "fields, claim.ID.FIELD, texts, + - * /, comparisons, in [...], and/or/not, "
-         "abs/div/number/split/min/max/choose)"),
+         "abs/div/number/split/min/max/choose/join)"),
         ({"header": "a", "table": "ratio"},
          "/r/experiment.toml: report_table[0].columns[0].table: the experiment has no [table]"),
     ],

@@ -6,8 +6,9 @@ data".
 A field (``{...}`` in a text) and a condition (``when``) are expressions as
 :func:`aqmlab.reproduce.metrics.compile_expr` reads them (numbers, texts, ``+ - * /``,
 comparisons, ``in [..]``, ``and``/``or``/``not``, ``abs``/``div``/``number``/``split``) and
-``min``/``max`` (of numbers, or of a list: ``min(rtts_ms)``) and ``choose(condition, a, b)``
-(``a`` where the condition holds, else ``b``); nothing else, so an experiment file runs no
+``min``/``max`` (of numbers, or of a list: ``min(rtts_ms)``), ``choose(condition, a, b)``
+(``a`` where the condition holds, else ``b``) and ``join(x, sep)`` (a list's items or a table's
+keys joined: :mod:`aqmlab.reproduce.report_join`); nothing else, so an experiment file runs no
 code. Their names are, in this order:
 
 * a row's fields (a report table's ``rows``);
@@ -117,8 +118,10 @@ def walk(numbers: dict[str, Any], keys: list[str]) -> tuple[bool, Any]:
 #: metrics' grammar, and ``min``/``max`` (of numbers or of a list) and ``choose``.
 _GRAMMAR = replace(
     metrics._GRAMMAR,
-    calls={**metrics._GRAMMAR.calls, "min": None, "max": None, "choose": 3},
-    calls_error="only abs(), div(), number(), split(), min(), max() and choose() may be called",
+    calls={**metrics._GRAMMAR.calls, "min": None, "max": None, "choose": 3, "join": 2},
+    calls_error=(
+        "only abs(), div(), number(), split(), min(), max(), choose() and join() may be called"
+    ),
 )
 
 
@@ -140,7 +143,7 @@ def compile_text(text: str, where: str) -> tuple[ast.AST, dict[str, str]]:
         return AqmlabError(
             f"{where}: {text!r}: {what} (expected numbers, parameters, row fields, claim.ID.FIELD, "
             "texts, + - * /, comparisons, in [...], and/or/not, "
-            "abs/div/number/split/min/max/choose)"
+            "abs/div/number/split/min/max/choose/join)"
         )
 
     check(tree, _GRAMMAR, bad)
@@ -184,6 +187,11 @@ class _MinMax(ast.NodeTransformer):
             holds = not (isinstance(c, float) and math.isnan(c)) and bool(c)
             return self.visit(node.args[1] if holds else node.args[2])
         self.generic_visit(node)
+        if fn == "join":  # a list's items or a table's keys as one text: report_join.py
+            from aqmlab.reproduce.report_join import join
+
+            x, sep = (metrics._eval(a, self.env, self.names) for a in node.args)
+            return ast.Constant(join(x, sep, self.env.where))
         if fn not in ("min", "max"):
             return node
         vals: list[Any] = []

@@ -18,8 +18,11 @@ table (the published values, which :func:`published_table` reads), the per-class
   results.json numbers (``drops_noise_test``) name the arms; a data-declared form needs a
   "value over an axis" and a "paired difference" test kind;
 * ``annotate``, which explains a verdict from those two outcomes and copies the per-class
-  test's outcome into results.json's ``fairness_by_class``, and the tables, the discussion and
-  the figures.
+  test's outcome into results.json's ``fairness_by_class``; the tables (their cells keep the
+  types results.json has: the slides' values as printed, NaN where a ratio has none), the
+  discussion's paragraph on which cells were fitted (it names each tie of the held-out fit by
+  the other direction) and the figures. The noise test's paragraphs are experiment.toml's
+  ``[[discussion]]`` (``join``).
 """
 
 from __future__ import annotations
@@ -489,7 +492,7 @@ def discussion(ctx: Any) -> list[str]:
     ties = [
         f"{t}, fitted to the {other[t.split()[-1]]} median" for t in ctx.numbers["_held_out_ties"]
     ]
-    out = [
+    return [
         "Which cells were fitted: the buffer of each rate ("
         + ", ".join(f"{r}: {b}p" for r, b in ctx.numbers["best_buffer"].items())
         + ") is fitted to the slides' two tail-drop median delays of that rate, and the other "
@@ -505,24 +508,6 @@ def discussion(ctx: Any) -> list[str]:
             if ties
             else ""
         )
-    ]
-    if ctx.claims["codel-no-more-drops"].verdict != FAILS:
-        return out
-    noise = ctx.state["noise_test"]
-    if not noise["cells"]:
-        return out + ["CoDel's drop % has no value at some cell: see the table."]
-    if noise["supports"]:
-        return out + [
-            "CoDel's mean drop % is above tail drop's at "
-            + ", ".join(noise["cells"])
-            + ", against the slides' claim, but within our seeds' scatter there (each seed's "
-            "CoDel against the same seed's tail drop: the paired interval includes 0), so "
-            "those cells cannot decide it: see the claim's explanation."
-        ]
-    return out + [
-        "CoDel drops at a higher rate than tail drop beyond our seeds' scatter at "
-        + ", ".join(noise["beyond_noise"])
-        + ", against the slides' claim: see the table and the claim's explanation."
     ]
 
 
