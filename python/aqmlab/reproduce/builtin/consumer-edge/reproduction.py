@@ -13,10 +13,11 @@ table (the published values, which :func:`published_table` reads), the per-class
 
 * the claims' table (the cells by direction, for the range claims): a ``[table]`` cannot lay
   the directions (an ``each``) out as rows;
-* the buffer test (:func:`buffer_test`) and the paired noise test (:func:`noise_test`): their
-  outcomes are sentences over every buffer run (the gap buffers too) and every seed, whose
-  results.json numbers (``drops_noise_test``) name the arms; a data-declared form needs a
-  "value over an axis" and a "paired difference" test kind;
+* the buffer test (:func:`buffer_test`) and the noise test's verdict (:func:`noise_test`,
+  over experiment.toml's ``_drop_pairs``: each cell's drop % differences paired by seed):
+  their outcomes are sentences over every buffer run (the gap buffers too) and over the cells
+  where CoDel's mean is above, whose results.json numbers (``drops_noise_test``) name the
+  arms; a data-declared form needs a "value over an axis" and a "paired difference" test kind;
 * ``annotate``, which explains a verdict from those two outcomes and copies the per-class
   test's outcome into results.json's ``fairness_by_class``; the tables (their cells keep the
   types results.json has: the slides' values as printed, NaN where a ratio has none), the
@@ -37,7 +38,6 @@ from aqmlab.reproduce.common import (
     Table,
     explanation_text,
     fmt,
-    seed_spread,
 )
 from aqmlab.reproduce.style import colour, delay_axis, log_ticks, title
 
@@ -93,32 +93,16 @@ def _cells(numbers: Any) -> dict[tuple[str, int, str, str], dict[str, Any]]:
     return out
 
 
-def _seed_drop_pct(df: Any, rate: str, b: int, qdisc: str, direction: str) -> Any:
-    """Each seed's drop % (of what was enqueued; experiment.toml's ``drop_pct.DIRECTION``) at
-    one cell, indexed by seed: what the cells average."""
-    rows = df[(df["point"] == f"{rate}, {b}p") & (df[QDISC] == qdisc)].set_index("seed")
-    return rows[f"drop_pct.{direction}"].dropna()
-
-
-def paired_difference(codel: Any, droptail: Any) -> dict[str, Any]:
-    """CoDel's drop % minus tail drop's, seed by seed (the seeds both arms ran: the same seed
-    draws the same traffic): how many seeds have CoDel above, the mean difference and its 95 %
-    interval (Student's t, :func:`aqmlab.reproduce.common.seed_spread`). ``decided`` is
-    whether the interval excludes 0: if it does not, the seeds cannot tell which of the two
-    drops more there, and 'never higher' cannot be decided at that cell."""
-    import pandas as pd
-
-    c, t = pd.Series(codel, dtype=float), pd.Series(droptail, dtype=float)
-    diff = (c - t).dropna()  # aligned on the seed
-    mean = float(diff.mean()) if len(diff) else float("nan")
-    half = seed_spread(diff)
+def paired_interval(p: dict[str, Any]) -> dict[str, Any]:
+    """One cell of experiment.toml's ``_drop_pairs`` (CoDel's drop % minus tail drop's, seed by
+    seed) with the differences' 95 % interval: ``lo``, ``hi``, ``interval`` (whether two or more
+    seeds give one) and ``decided`` (whether it excludes 0: if it does not, the seeds cannot
+    tell which of the two drops more there, and 'never higher' cannot be decided at that
+    cell)."""
+    mean, half = p["mean"], p["half"]
     lo, hi = (mean - half, mean + half) if half is not None else (float("nan"),) * 2
     return {
-        "seeds": len(diff),
-        "codel_higher": int((diff > 0).sum()),
-        "codel": float(c[diff.index].mean()) if len(diff) else float("nan"),
-        "droptail": float(t[diff.index].mean()) if len(diff) else float("nan"),
-        "mean": mean,
+        **{k: p[k] for k in ("seeds", "codel_higher", "codel", "droptail", "mean")},
         "lo": lo,
         "hi": hi,
         "decided": half is not None and (lo > 0 or hi < 0),
@@ -128,7 +112,7 @@ def paired_difference(codel: Any, droptail: Any) -> dict[str, Any]:
 
 def noise_test(pairs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The outcome of the noise hypothesis of ``codel-no-more-drops``: at every cell where
-    CoDel's mean drop % is above tail drop's (``pairs``: cell name -> :func:`paired_difference`),
+    CoDel's mean drop % is above tail drop's (``pairs``: cell name -> :func:`paired_interval`),
     whether the seeds' paired interval includes 0. ``supports`` when it does at every such
     cell (each is within our seeds' scatter: undecided, not a counter-example), ``refuted``
     when CoDel is above tail drop beyond the scatter at one or more (named), not tested where
@@ -175,7 +159,7 @@ def noise_test(pairs: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def numbers(ctx: Any) -> dict[str, Any]:
     import pandas as pd
 
-    df, buffers = ctx.frames["sweep"], ctx.params["buffers"]
+    buffers = ctx.params["buffers"]
     every = _cells(ctx.numbers["_tested_cells"])
     cells = {
         (rate, b, q, d): every[(rate, b, q, d)]
@@ -213,15 +197,11 @@ def numbers(ctx: Any) -> dict[str, Any]:
             for (r, b, q, d), v in cells.items()
         ]
     )
-    # codel-no-more-drops' noise hypothesis: each cell's per-seed drop %, CoDel against tail
-    # drop, paired by seed.
+    # codel-no-more-drops' noise hypothesis: experiment.toml's _drop_pairs (CoDel's drop % against
+    # tail drop's, paired by seed) at each cell, in the rates' and buffers' order.
     pairs = {
-        f"{rate} {d} {b}p": paired_difference(
-            _seed_drop_pct(df, rate, b, "codel", d), _seed_drop_pct(df, rate, b, "droptail", d)
-        )
-        for rate in RATES
-        for b in buffers
-        for d in DIRECTIONS
+        k: paired_interval(ctx.numbers["_drop_pairs"][k])
+        for k in (f"{rate} {d} {b}p" for rate in RATES for b in buffers for d in DIRECTIONS)
     }
     noise = noise_test(pairs)
     ctx.state["noise_test"] = noise
