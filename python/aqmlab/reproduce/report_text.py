@@ -213,14 +213,45 @@ def condition(ctx: Any, text: str, fields: dict[str, Any], where: str) -> bool:
     return bool(v)
 
 
+#: A ``:`` or ``!`` inside a field's quoted text is the text's, not a format spec's or a
+#: conversion's (``{choose(x, '', 'y): z')}``): hidden from the format parser, then shown.
+_HIDDEN = {":": "\x00", "!": "\x01"}
+_SHOWN = str.maketrans({v: k for k, v in _HIDDEN.items()})
+
+
+def _hide(template: str) -> str:
+    """``template`` with each ``:`` and ``!`` inside a quoted text of a field (``'...'``,
+    ``"..."`` or a backticked name) replaced by a control character."""
+    out, depth, quote, i = [], 0, "", 0
+    while i < len(template):
+        c = template[i]
+        if depth == 0 and template.startswith(("{{", "}}"), i):
+            out.append(template[i : i + 2])
+            i += 2
+            continue
+        if quote:
+            quote = "" if c == quote else quote
+            c = _HIDDEN.get(c, c) if quote else c
+        elif depth and c in "'\"`":
+            quote = c
+        elif c == "{":
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def parse(template: str, where: str) -> list[tuple[str, str | None, str]]:
     """``template`` as (literal, field expression or None, format spec) parts."""
     try:
-        parts = list(string.Formatter().parse(template))
+        parts = list(string.Formatter().parse(_hide(template)))
     except ValueError as e:
         raise AqmlabError(f"{where}: {template!r}: {e}") from None
     out = []
     for literal, field, spec, conv in parts:
+        field = field if field is None else field.translate(_SHOWN)
         if field is not None and (conv or not field.strip()):
             raise AqmlabError(
                 f"{where}: {template!r}: expected fields of expressions, like {{cases.CoDel.mb}} "

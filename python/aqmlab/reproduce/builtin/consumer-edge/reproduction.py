@@ -1,4 +1,4 @@
-"""consumer-edge's own code: what is not yet data, the tables, the discussion and the figures.
+"""consumer-edge's own code: what is not yet data, the tables and the figures.
 
 experiment.toml declares each run's columns (rate, buffer, and per direction the drop % of what
 was enqueued, the median sojourn, MB, Jain's index of the flows' drop rates and of the traffic
@@ -20,10 +20,8 @@ table (the published values, which :func:`published_table` reads), the per-class
   arms; a data-declared form needs a "value over an axis" and a "paired difference" test kind;
 * ``annotate``, which explains a verdict from those two outcomes and copies the per-class
   test's outcome into results.json's ``fairness_by_class``; the tables (their cells keep the
-  types results.json has: the slides' values as printed, NaN where a ratio has none), the
-  discussion's paragraph on which cells were fitted (it names each tie of the held-out fit by
-  the other direction) and the figures. The noise test's paragraphs are experiment.toml's
-  ``[[discussion]]`` (``join``).
+  types results.json has: the slides' values as printed, NaN where a ratio has none) and the
+  figures. The discussion is experiment.toml's (``join``, the fit's ``ties_text``).
 """
 
 from __future__ import annotations
@@ -464,31 +462,6 @@ def tables(ctx: Any) -> list[Table]:
         "class's drops ÷ its packets at that direction, Jain's index over the classes.",
     )
     return [table, class_table, sweep_table]
-
-
-def discussion(ctx: Any) -> list[str]:
-    held = ctx.numbers["held_out_buffer"]
-    other = {"down": "up", "up": "down"}
-    ties = [
-        f"{t}, fitted to the {other[t.split()[-1]]} median" for t in ctx.numbers["_held_out_ties"]
-    ]
-    return [
-        "Which cells were fitted: the buffer of each rate ("
-        + ", ".join(f"{r}: {b}p" for r, b in ctx.numbers["best_buffer"].items())
-        + ") is fitted to the slides' two tail-drop median delays of that rate, and the other "
-        "28 cells are graded at it. Those four tail-drop medians are not graded at a buffer "
-        "fitted to themselves: each is graded held out, at the buffer fitted to the other "
-        "direction's tail-drop median alone ("
-        + "; ".join(f"{r} {d}: {b}p" for r, v in held.items() for d, b in v.items())
-        + "). The table 'Every buffer' gives every cell at every buffer, the script's own "
-        "13 packets among them."
-        + (
-            " The fit cannot choose where the other direction's median is the same at every "
-            "buffer (" + ", ".join(ties) + "): the smallest buffer is taken there."
-            if ties
-            else ""
-        )
-    ]
 
 
 def figures(ctx: Any) -> list[str]:
