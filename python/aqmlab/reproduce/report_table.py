@@ -21,7 +21,8 @@
   ``"100 * traffic.{arm}.share"``, a ``[table]`` column's name standing for its cell);
   ``digits``: the cell printed with that many significant digits (``common.fmt``) instead of
   the report's three; ``blank_when`` + ``blank``: the cell is that text where the expression
-  holds (``"util < 0.1"``, ``"stalled"``); ``none``: the text of a cell with no value.
+  holds (``"util < 0.1"``, ``"stalled"``); ``none``: the text of a cell with no value, or
+  ``nan``: the cell kept with no value, NaN (results.json's NaN beside a module's tables).
 * ``title``, ``note``: text templates (the row fields aside); ``when``: the table is printed
   only where the expression holds.
 
@@ -59,7 +60,7 @@ class Column:
     digits: int | None = None
     blank_when: str = ""
     blank: str = ""
-    none: str | None = None
+    none: str | float | None = None  # a text, or NaN (nan: no value kept)
 
 
 @dataclass
@@ -165,9 +166,12 @@ def _column(where: str, c: Any) -> Column:
         raise _err(where, "digits", "a number of significant digits (1 or more)", digits)
     if ("blank_when" in c) != ("blank" in c):
         raise AqmlabError(f"{where}: blank_when and blank go together")
-    for k in ("blank_when", "blank", "none"):
+    for k in ("blank_when", "blank"):
         if not isinstance(c.get(k, ""), str):
             raise _err(where, k, "a text", c[k])
+    none = c.get("none")
+    if not (none is None or isinstance(none, str) or (isinstance(none, float) and none != none)):
+        raise _err(where, "none", "a text, or nan (the cell kept with no value)", none)
     if kinds[0] == "value":
         report_text.check_template(text, f"{where}.value")
     for k in ("expr", "blank_when"):

@@ -1,4 +1,4 @@
-"""consumer-edge's own code: what is not yet data, the tables and the figures.
+"""consumer-edge's own code: what is not yet data, two tables and the figures.
 
 experiment.toml declares each run's columns (rate, buffer, and per direction the drop % of what
 was enqueued, the median sojourn, MB, Jain's index of the flows' drop rates and of the traffic
@@ -19,9 +19,11 @@ table (the published values, which :func:`published_table` reads), the per-class
   where CoDel's mean is above, whose results.json numbers (``drops_noise_test``) name the
   arms; a data-declared form needs a "value over an axis" and a "paired difference" test kind;
 * ``annotate``, which explains a verdict from those two outcomes and copies the per-class
-  test's outcome into results.json's ``fairness_by_class``; the tables (their cells keep the
-  types results.json has: the slides' values as printed, NaN where a ratio has none) and the
-  figures. The discussion is experiment.toml's (``join``, the fit's ``ties_text``).
+  test's outcome into results.json's ``fairness_by_class``; the per-class table (its outcome
+  column is that copy) and the every-buffer table (its rows are the cells' keys split, the
+  buffer an integer), and the figures. The first report table (``[[report_table]]``, the
+  slides' values from ``_slides``: ``published``) and the discussion (``join``, the fit's
+  ``ties_text``) are experiment.toml's.
 """
 
 from __future__ import annotations
@@ -405,33 +407,6 @@ def annotate(ctx: Any) -> None:
 
 def tables(ctx: Any) -> list[Table]:
     cells, best = ctx.state["cells"], ctx.numbers["best_buffer"]
-    rows = []
-    for rate in RATES:
-        b = best[rate]
-        for d in DIRECTIONS:
-            c, t = cells[(rate, b, "codel", d)], cells[(rate, b, "droptail", d)]
-            pub = PUBLISHED[(rate, d)]
-            for m, label in METRICS.items():
-                r = c[m] / t[m] if t[m] else float("nan")
-                pr = pub[m][0] / pub[m][1] if pub[m][1] else float("nan")
-                rows.append([f"{rate} {d} ({b}p)", label, c[m], t[m], r, pub[m][0], pub[m][1], pr])
-    table = Table(
-        "CoDel (C) vs tail drop (T) at the best-fitting buffer, beside the slides",
-        [
-            "rate, direction (buffer)",
-            "metric",
-            "C",
-            "T",
-            "C/T",
-            "slides C",
-            "slides T",
-            "slides C/T",
-        ],
-        rows,
-        note="Fairness of drops: Jain's index of the flows' drop rates at that "
-        "direction (drops ÷ packets each flow offered there), 1 when every flow "
-        "loses the same share of what it sends.",
-    )
     sweep_table = Table(
         "Every buffer (means over seeds)",
         ["rate", "buffer p", "qdisc", "direction", "drop %", "median ms", "MB", "fairness"],
@@ -461,7 +436,7 @@ def tables(ctx: Any) -> list[Table]:
         note="Classes: FTP (the download and the uploads), web, CBR (both directions); each "
         "class's drops ÷ its packets at that direction, Jain's index over the classes.",
     )
-    return [table, class_table, sweep_table]
+    return [class_table, sweep_table]
 
 
 def figures(ctx: Any) -> list[str]:
