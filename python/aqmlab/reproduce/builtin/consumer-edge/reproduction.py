@@ -1,4 +1,4 @@
-"""consumer-edge's own code: what is not yet data, two tables and the figures.
+"""consumer-edge's own code: what is not yet data, and the figures.
 
 experiment.toml declares each run's columns (rate, buffer, and per direction the drop % of what
 was enqueued, the median sojourn, MB, Jain's index of the flows' drop rates and of the traffic
@@ -19,11 +19,10 @@ table (the published values, which :func:`published_table` reads), the per-class
   where CoDel's mean is above, whose results.json numbers (``drops_noise_test``) name the
   arms; a data-declared form needs a "value over an axis" and a "paired difference" test kind;
 * ``annotate``, which explains a verdict from those two outcomes and copies the per-class
-  test's outcome into results.json's ``fairness_by_class``; the per-class table (its outcome
-  column is that copy) and the every-buffer table (its rows are the cells' keys split, the
-  buffer an integer), and the figures. The first report table (``[[report_table]]``, the
-  slides' values from ``_slides``: ``published``) and the discussion (``join``, the fit's
-  ``ties_text``) are experiment.toml's.
+  test's outcome into results.json's ``fairness_by_class`` (the per-class report table's last
+  column), and the figures. The report tables (``[[report_table]]``; the slides' values from
+  ``_slides``: ``published``) and the discussion (``join``, the fit's ``ties_text``) are
+  experiment.toml's.
 """
 
 from __future__ import annotations
@@ -35,7 +34,6 @@ from typing import Any
 from aqmlab.reproduce.common import (
     DIFFERS,
     FAILS,
-    Table,
     explanation_text,
     fmt,
 )
@@ -403,40 +401,6 @@ def annotate(ctx: Any) -> None:
         for d, cell in v.items():
             (r,) = [r for r in ctx.tests[f"{RATE_IDS[rate]}-{d}-fairness-ct"] if r is not None]
             cell["outcome"] = r.points[""]["outcome"]
-
-
-def tables(ctx: Any) -> list[Table]:
-    cells, best = ctx.state["cells"], ctx.numbers["best_buffer"]
-    sweep_table = Table(
-        "Every buffer (means over seeds)",
-        ["rate", "buffer p", "qdisc", "direction", "drop %", "median ms", "MB", "fairness"],
-        [
-            [r, b, q, d, v["drop_pct"], v["median_ms"], v["mb"], v["fairness"]]
-            for (r, b, q, d), v in cells.items()
-        ],
-    )
-    fitted, tests = ctx.numbers["_fitted"], ctx.numbers["fairness_by_class"]
-    class_table = Table(
-        "Fairness of drops per traffic class (the C/T cells' hypothesis), at the graded buffer",
-        ["rate, direction", "per flow C/T %", "per class C", "per class T", "per class C/T %"]
-        + ["slides C/T %", "outcome"],
-        [
-            [
-                f"{r} {d} ({best[r]}p)",
-                fitted[r][d]["fairness_ct_pct"],
-                t["C"],
-                t["T"],
-                t["ours"],
-                ctx.claims[f"{RATE_IDS[r]}-{d}-fairness-ct"].published,
-                t["outcome"],
-            ]
-            for r, v in tests.items()
-            for d, t in v.items()
-        ],
-        note="Classes: FTP (the download and the uploads), web, CBR (both directions); each "
-        "class's drops ÷ its packets at that direction, Jain's index over the classes.",
-    )
-    return [class_table, sweep_table]
 
 
 def figures(ctx: Any) -> list[str]:
