@@ -8,7 +8,7 @@ per class with their seed-by-seed half-widths (``_ct``: runs paired by seed), an
 to the slides' tail-drop medians and each median's held-out one (``best_buffer``,
 ``held_out_buffer``: ``fit``) and the claims' numbers at those buffers (``_fitted``,
 ``_held_out``, ``_by_class``, ``fairness_by_class``: ``lookup``). claims.toml holds the slides'
-table (the published values, which :func:`published_table` reads), the per-class test
+table (the published values, which ``_slides`` reads: ``published``), the per-class test
 (``test = "regrade"``) and the C/T describe (``"{a / b}"``). What stays here, and why:
 
 * the claims' table (the cells by direction, for the range claims): a ``[table]`` cannot lay
@@ -28,7 +28,6 @@ table (the published values, which :func:`published_table` reads), the per-class
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 
 from aqmlab.reproduce.common import (
@@ -53,32 +52,8 @@ RATE_IDS = {"512 kb/s": "512kbs", "1.5 Mb/s": "1_5mbs"}
 METRIC_IDS = {"drop_pct": "drop-pct", "median_ms": "median-ms", "fairness": "fairness", "mb": "mb"}
 
 
-def _printed(text: str) -> int | float:
-    """A published number as the slides printed it: ``"8"`` -> 8, ``"12.8"`` -> 12.8 (its
-    digits are what :func:`half_unit` reads)."""
-    return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
-
-
-def published_table(path: str) -> dict[tuple[str, str], dict[str, tuple]]:
-    """The slides' table, (CoDel, tail drop) per rate, direction and metric: the published
-    values of claims.toml's 32 cells (which grade them), for the fit, the table beside ours,
-    the buffer test and the figures."""
-    from aqmlab.reproduce.folder import load_claims
-
-    pub = {c.id: c.published for c in load_claims(path)}
-    return {
-        (rate, d): {
-            m: tuple(_printed(pub[f"{RATE_IDS[rate]}-{d}-{q}-{METRIC_IDS[m]}"]) for q in QDISCS)
-            for m in METRICS
-        }
-        for rate in RATES
-        for d in DIRECTIONS
-    }
-
-
-#: The disciplines in the slides' order: CoDel (C), tail drop (T).
-QDISCS = ("codel", "droptail")
-PUBLISHED = published_table(os.path.join(os.path.dirname(os.path.abspath(__file__)), "claims.toml"))
+#: The slides' columns (experiment.toml's ``_slides``, their values as printed) by discipline.
+SIDE = {"codel": "C", "droptail": "T"}
 
 
 def _cells(numbers: Any) -> dict[tuple[str, int, str, str], dict[str, Any]]:
@@ -180,6 +155,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
     gaps = {rate: [b for b in gap_buffers.get(rate, []) if b not in buffers] for rate in RATES}
     tested = {rate: sorted([*buffers, *gaps[rate]]) for rate in RATES}
     tested_cells = {k: v for k, v in every.items() if k[1] in tested[k[0]]}
+    slides = ctx.numbers["_slides"]  # the slides' table as printed (experiment.toml)
 
     ctx.state["cells"] = cells
     ctx.table = pd.DataFrame(
@@ -223,7 +199,7 @@ def numbers(ctx: Any) -> dict[str, Any]:
             rate: {
                 d: {
                     q: {
-                        m: buffer_test(tested_cells, tested[rate], rate, d, q, m)
+                        m: buffer_test(tested_cells, tested[rate], rate, d, q, m, slides)
                         for m in BUFFER_TESTED
                     }
                     for q in ("codel", "droptail")
@@ -241,12 +217,14 @@ BUFFER_TESTED = ("median_ms", "fairness", "mb")
 
 
 def half_unit(v: float) -> float:
-    """Half a unit in the last digit the slides printed (``PUBLISHED`` holds them as printed)."""
+    """Half a unit in the last digit the slides printed (``_slides`` holds them as printed)."""
     text = repr(v)
     return 0.5 * 10.0 ** -(len(text.split(".")[1]) if "." in text else 0)
 
 
-def buffer_test(cells: dict, buffers: list[int], rate: str, d: str, q: str, m: str) -> str:
+def buffer_test(
+    cells: dict, buffers: list[int], rate: str, d: str, q: str, m: str, slides: dict
+) -> str:
     """The outcome of the buffer hypothesis for one cell: its value at every buffer run (sorted),
     and whether any gives the slides' value. ``supports`` when a buffer's mean is within the
     slides' printed digits, or within those plus our seeds' 95 % interval there (the cell's
@@ -254,8 +232,8 @@ def buffer_test(cells: dict, buffers: list[int], rate: str, d: str, q: str, m: s
     the slides' value lies between the values at two buffers with buffers between them not run;
     ``refuted`` otherwise: outside every buffer's value, or between the values at two adjacent
     buffers (no buffer in packets lies between them), over the buffers run only
-    (:func:`buffer_range`)."""
-    pub = PUBLISHED[(rate, d)][m][0 if q == "codel" else 1]
+    (:func:`buffer_range`). ``slides``: experiment.toml's ``_slides``."""
+    pub = slides[rate][d][m][SIDE[q]]
     tol = half_unit(pub)
     vals = [(b, cells[(rate, b, q, d)][m]) for b in buffers]
     spread = {b: (cells[(rate, b, q, d)].get("spread") or {}).get(m) for b in buffers}
@@ -271,7 +249,7 @@ def buffer_test(cells: dict, buffers: list[int], rate: str, d: str, q: str, m: s
         if min(v1, v2) - tol <= pub <= max(v1, v2) + tol
     ]
     untested = [(b1, b2) for b1, b2 in between if b2 - b1 > 1]
-    over = buffer_range(cells, buffers, rate, d, q)
+    over = buffer_range(cells, buffers, rate, d, q, slides)
     if hit:
         verdict = (
             f"the slides' {pub:g} (±{tol:g}) is reached at {', '.join(f'{b}p' for b in hit)}: "
@@ -316,7 +294,7 @@ def buffer_list(buffers: list[int]) -> str:
     return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
 
 
-def buffer_range(cells: dict, buffers: list[int], rate: str, d: str, q: str) -> str:
+def buffer_range(cells: dict, buffers: list[int], rate: str, d: str, q: str, slides: dict) -> str:
     """What a refuted buffer test covers: the buffers run only, and why buffers outside them
     matter or not. Above the largest, a discipline whose queue never filled it would run the
     same (CoDel's peak is its largest ``max_backlog``); the slides' tail-drop medians (where not
@@ -332,7 +310,7 @@ def buffer_range(cells: dict, buffers: list[int], rate: str, d: str, q: str) -> 
         )
     else:
         text += f", not between them, below {buffers[0]}p or above {top}p"
-    lo, hi = median_bracket(cells)
+    lo, hi = median_bracket(cells, slides)
     if lo is not None:
         text += (
             f"; the slides' tail-drop medians lie between ours at {lo}p and {hi}p, the range "
@@ -341,14 +319,14 @@ def buffer_range(cells: dict, buffers: list[int], rate: str, d: str, q: str) -> 
     return text
 
 
-def median_bracket(cells: dict) -> tuple[int | None, int | None]:
+def median_bracket(cells: dict, slides: dict) -> tuple[int | None, int | None]:
     """The least and greatest buffers run between whose tail-drop medians the slides' lie, over
     every rate and direction whose slides' median is not 0, each over the buffers ``cells``
     holds for it (``None`` when none is bracketed)."""
     lo: int | None = None
     hi: int | None = None
-    for (rate, d), pub in PUBLISHED.items():
-        target = pub["median_ms"][1]
+    for rate, d, pub in ((r, d, p) for r, v in slides.items() for d, p in v.items()):
+        target = pub["median_ms"]["T"]
         if not target:
             continue
         run = sorted(b for (r, b, q, dd) in cells if (r, q, dd) == (rate, "droptail", d))
@@ -420,9 +398,9 @@ def figures(ctx: Any) -> list[str]:
                     color=colour(name),
                     label=f"{name}, aqmlab",
                 )
-            for qi, name in ((1, "tail drop"), (0, "CoDel")):
+            for qi, name in (("T", "tail drop"), ("C", "CoDel")):
                 ax.axhline(
-                    PUBLISHED[(rate, d)]["median_ms"][qi],
+                    ctx.numbers["_slides"][rate][d]["median_ms"][qi],
                     color=colour(name),
                     ls=":",
                     label=f"{name}, slides",
@@ -456,7 +434,7 @@ def _fairness_figure(ctx: Any, plt: Any, save: Any) -> list[str]:
     for i, rate in enumerate(RATES):
         for j, d in enumerate(DIRECTIONS):
             ax = axes[i][j]
-            for qi, (q, name) in enumerate((("codel", "CoDel"), ("droptail", "tail drop"))):
+            for q, name in (("codel", "CoDel"), ("droptail", "tail drop")):
                 ys = [cells[(rate, b, q, d)]["fairness"] for b in buffers]
                 ax.plot(buffers, ys, "o-", color=colour(name), label=f"{name}, aqmlab")
                 ax.plot(
@@ -469,7 +447,7 @@ def _fairness_figure(ctx: Any, plt: Any, save: Any) -> list[str]:
                     label=f"{name}, graded buffer" if i == j == 0 else "_",
                 )
                 ax.axhline(
-                    PUBLISHED[(rate, d)]["fairness"][qi],
+                    ctx.numbers["_slides"][rate][d]["fairness"][SIDE[q]],
                     color=colour(name),
                     ls=":",
                     label=f"{name}, slides",
