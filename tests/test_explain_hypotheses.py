@@ -404,6 +404,30 @@ def test_red_vs_codel_ns2_table_is_what_kuhn14_tcl_gives(rvc):
         ]
 
 
+def _drop_pairs(ce, codel, droptail, buffer=200):
+    """experiment.toml's ``_drop_pairs`` (runs paired by seed) at one cell of made-up runs, each
+    seed's drop % given per arm, with reproduction.py's interval."""
+    import pandas as pd
+    from aqmlab.reproduce import builtin_folder
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import FORMATTER
+    from aqmlab.reproduce.metrics import compute
+
+    rows = [
+        {"rate": "512 kb/s", "buffer": float(buffer), "qdisc": q, "seed": s}
+        | {"drop_pct.down": v, "drop_pct.up": v}
+        for q, arm in (("codel", codel), ("droptail", droptail))
+        for s, v in arm.items()
+    ]
+    (nd,) = [n for n in load(builtin_folder("consumer-edge")).numbers if n.name == "_drop_pairs"]
+    got = compute(
+        nd,
+        {"sweep": pd.DataFrame(rows)},
+        lambda t: FORMATTER.vformat(t, (), {"buffers": [13, 200]}),
+    )
+    return ce.paired_interval(got[f"512 kb/s down {buffer}p"])
+
+
 def test_consumer_edge_drops_noise_test_flips_with_the_numbers(ce):
     """codel-no-more-drops' noise hypothesis: CoDel above tail drop at a cell by less than the
     seeds' paired scatter supports noise; the same cell with every seed's CoDel above by about
@@ -411,16 +435,16 @@ def test_consumer_edge_drops_noise_test_flips_with_the_numbers(ce):
     t = {s: 3.0 + 0.1 * (s % 3) for s in range(1, 11)}
     # CoDel 0.5 above in half the seeds and 0.4 below in the others: mean +0.05, CI spans 0.
     noisy = {s: v + (0.5 if s % 2 else -0.4) for s, v in t.items()}
-    p = ce.paired_difference(noisy, t)
+    p = _drop_pairs(ce, noisy, t)
     assert p["seeds"] == 10 and p["codel_higher"] == 5
     assert p["mean"] == pytest.approx(0.05) and p["lo"] < 0 < p["hi"] and not p["decided"]
-    below = ce.paired_difference({s: v - 1.0 for s, v in t.items()}, t)  # never higher
+    below = _drop_pairs(ce, {s: v - 1.0 for s, v in t.items()}, t)  # never higher
     out = ce.noise_test({"512 kb/s down 200p": p, "512 kb/s up 13p": below})
     assert out["supports"] and out["cells"] == ["512 kb/s down 200p"]
     assert "CoDel higher in 5 of 10 seeds" in out["text"] and "supports" in out["text"]
     # The counterfactual: CoDel above in every seed, by 0.05 ± 0.01: the interval excludes 0.
     steady = {s: v + 0.05 + 0.01 * (-1) ** s for s, v in t.items()}
-    q = ce.paired_difference(steady, t)
+    q = _drop_pairs(ce, steady, t)
     assert q["codel_higher"] == 10 and q["lo"] > 0 and q["decided"]
     out = ce.noise_test({"512 kb/s down 200p": q, "512 kb/s up 13p": below})
     assert not out["supports"] and out["beyond_noise"] == ["512 kb/s down 200p"]
@@ -428,12 +452,14 @@ def test_consumer_edge_drops_noise_test_flips_with_the_numbers(ce):
     # No cell with CoDel's mean above: noise explains no failure, so it does not support.
     assert not ce.noise_test({"512 kb/s up 13p": below})["supports"]
     # One seed: no interval, so noise is not tested (not supported).
-    one = ce.paired_difference({1: 3.5}, {1: 3.0})
+    one = _drop_pairs(ce, {1: 3.5}, {1: 3.0})
     assert not one["interval"] and not one["decided"]
     out = ce.noise_test({"512 kb/s down 200p": one})
     assert not out["supports"] and "not tested" in out["text"]
     # Seeds pair by seed: a seed only one arm ran is left out.
-    assert ce.paired_difference({1: 1.0, 2: 2.0, 3: 9.0}, {1: 0.5, 2: 1.5})["seeds"] == 2
+    alone = _drop_pairs(ce, {1: 1.0, 2: 2.0, 3: 9.0}, {1: 0.5, 2: 1.5})
+    assert (alone["seeds"], alone["codel_higher"]) == (2, 2)
+    assert (alone["codel"], alone["droptail"], alone["mean"]) == (1.5, 1.0, 0.5)
 
 
 def test_consumer_edge_drops_noise_outcome_is_computed(ce):

@@ -155,10 +155,11 @@ def test_declaration_errors_are_one_line(doc, message):
          "object of type 'str'"),
         ({"text": "x", "when": "__import__('os')"},
          "/r/experiment.toml: discussion[0].when: \"__import__('os')\": only abs(), div(), "
-         "number(), split(), min(), max(), choose() and len() may be called (expected numbers, "
+         "number(), split(), min(), max(), choose(), len() and join() may be called "
+         "(expected numbers, "
          "parameters, row "
          "fields, claim.ID.FIELD, texts, + - * /, comparisons, in [...], and/or/not, "
-         "abs/div/number/split/min/max/choose/len)"),
+         "abs/div/number/split/min/max/choose/len/join)"),
     ],
 )  # fmt: skip
 def test_errors_after_the_run_name_the_paragraph(item, message):
@@ -175,10 +176,11 @@ def test_errors_after_the_run_name_the_paragraph(item, message):
          "syntax"),
         ([{"text": "{round(x)}"}],
          "/r/experiment.toml: discussion[0].text: 'round(x)': only abs(), div(), number(), "
-         "split(), min(), max(), choose() and len() may be called (expected numbers, parameters, "
+         "split(), min(), max(), choose(), len() and join() may be called "
+         "(expected numbers, parameters, "
          "row fields, "
          "claim.ID.FIELD, texts, + - * /, comparisons, in [...], and/or/not, "
-         "abs/div/number/split/min/max/choose/len)"),
+         "abs/div/number/split/min/max/choose/len/join)"),
     ],
 )  # fmt: skip
 def test_grammar_is_checked_before_anything_runs(doc, message):

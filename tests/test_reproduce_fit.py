@@ -85,6 +85,14 @@ def test_one_term_each_and_the_fits_that_cannot_choose():
     assert numbers["_ties"] == ["r2 up"]
 
 
+def test_ties_text_writes_each_tie_from_each_fields():
+    """``ties_text``: each tie's entry from its template (the other direction named), not the
+    joined keys; the same fits otherwise."""
+    out, numbers = _fit(dict(HELD_OUT, ties_text="{rate} {d}, fitted to the {o} median"))
+    assert out["r2"]["up"] == 10
+    assert numbers["_ties"] == ["r2 up, fitted to the down median"]
+
+
 def test_the_first_candidate_wins_a_tie_and_order_matters():
     """The counterfactual of the order: the same tie, candidates reversed, takes 40."""
     doc = dict(HELD_OUT, candidates=[40, 20, 10])
@@ -117,6 +125,11 @@ def test_one_fit_without_each_is_one_value():
         (dict(BOTH, key=[]), "numbers.b.fit.key: expected one template per level with each"),
         (dict(BOTH, key=["{x}"]), "numbers.b.fit.key: fields among ['rate'], got ['x']"),
         (dict(BOTH, ties=1), "numbers.b.fit.ties: expected the name of a number"),
+        (dict(BOTH, ties_text="x"), "numbers.b.fit.ties_text: expected a text (with ties"),
+        (
+            dict(BOTH, ties="_t", ties_text="{rate} {q}"),
+            "numbers.b.fit.ties_text: fields among ['rate'], got ['q']",
+        ),
     ],
 )
 def test_a_bad_fit_is_one_line_naming_the_file_and_key(doc, expected):

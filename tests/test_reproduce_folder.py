@@ -565,7 +565,8 @@ def test_consumer_edge_grades_its_tail_drop_medians_held_out():
         "512 kb/s": {"down": 200, "up": 50},
         "1.5 Mb/s": {"down": 13, "up": 50},
     }
-    assert ctx.numbers["_held_out_ties"] == ["1.5 Mb/s down"]  # experiment.toml's fit.ties
+    # experiment.toml's fit.ties, each written from fit.ties_text
+    assert ctx.numbers["_held_out_ties"] == ["1.5 Mb/s down, fitted to the up median"]
     by_id = {c.id: c for c in exp.claims}
     got = {
         cid: grade(by_id[cid], ctx, mod).ours
@@ -607,6 +608,17 @@ def test_red_bursty_buffer_hypothesis_outcome():
     assert "at RED min_th 4 ns-2.35 is in proportion and ours is not: not the buffer" in part
 
 
+def _consumer_edge_slides():
+    """consumer-edge's ``_slides`` (experiment.toml: the slides' table from claims.toml's
+    published values, as printed)."""
+    from aqmlab.reproduce import builtin_folder, published
+    from aqmlab.reproduce.folder import load
+
+    exp = load(builtin_folder("consumer-edge"))
+    (nd,) = [n for n in exp.numbers if n.name == "_slides"]
+    return published.compute(nd, exp.claims)
+
+
 def test_consumer_edge_buffer_hypothesis_outcome():
     """consumer-edge's CoDel and fairness cells: the buffer sweep supports the buffer only when
     a swept buffer gives the slides' value within its digits; between two swept values it is
@@ -615,6 +627,8 @@ def test_consumer_edge_buffer_hypothesis_outcome():
 
     mod = builtin_module("consumer-edge")
     rate, d = "512 kb/s", "down"  # the slides' CoDel median: 18 ms
+    slides = _consumer_edge_slides()
+    assert slides[rate][d]["median_ms"] == {"C": 18, "T": 73}
 
     def cells(v13, v50):
         return {
@@ -623,7 +637,7 @@ def test_consumer_edge_buffer_hypothesis_outcome():
         }
 
     def test(v13, v50):
-        return mod.buffer_test(cells(v13, v50), [13, 50], rate, d, "codel", "median_ms")
+        return mod.buffer_test(cells(v13, v50), [13, 50], rate, d, "codel", "median_ms", slides)
 
     assert "reached at 50p: supports" in test(14.1, 18.3)
     assert "between the values at 13p and 50p" in test(14.1, 18.8)
@@ -633,7 +647,7 @@ def test_consumer_edge_buffer_hypothesis_outcome():
     # A queue that never reached the largest buffer: larger ones need no run.
     low = cells(20.0, 25.0)
     low[(rate, 50, "codel", d)]["max_backlog"] = 31.0
-    text = mod.buffer_range(low, [13, 50], rate, d, "codel")
+    text = mod.buffer_range(low, [13, 50], rate, d, "codel", slides)
     assert "above 50p none is needed, this queue peaking at 31 packets" in text
     assert mod.half_unit(0.87) == pytest.approx(0.005) and mod.half_unit(18) == 0.5
 
@@ -647,6 +661,8 @@ def test_consumer_edge_buffer_test_decides_a_bracketed_cell_once_the_gap_is_run(
 
     mod = builtin_module("consumer-edge")
     rate, d, q, m = "512 kb/s", "up", "codel", "fairness"
+    slides = _consumer_edge_slides()
+    assert slides[rate][d][m]["C"] == 0.93
 
     def cells(vals, spread):
         return {
@@ -654,7 +670,7 @@ def test_consumer_edge_buffer_test_decides_a_bracketed_cell_once_the_gap_is_run(
         }
 
     def test(vals, spread=None):
-        return mod.buffer_test(cells(vals, spread or {}), sorted(vals), rate, d, q, m)
+        return mod.buffer_test(cells(vals, spread or {}), sorted(vals), rate, d, q, m, slides)
 
     ends = {13: 0.90, 18: 0.96}
     assert "between the values at 13p and 18p" in test(ends) and "(not tested)" in test(ends)

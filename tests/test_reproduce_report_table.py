@@ -253,10 +253,11 @@ def test_declaration_errors_are_one_line(doc, message):
          "(fields: a)"),
         ({"header": "a", "expr": "round(a)"},
          "/r/experiment.toml: report_table[0].columns[0].expr: 'round(a)': only abs(), div(), "
-         "number(), split(), min(), max(), choose() and len() may be called (expected numbers, "
+         "number(), split(), min(), max(), choose(), len() and join() may be called "
+         "(expected numbers, "
          "parameters, row "
          "fields, claim.ID.FIELD, texts, + - * /, comparisons, in [...], and/or/not, "
-         "abs/div/number/split/min/max/choose/len)"),
+         "abs/div/number/split/min/max/choose/len/join)"),
         ({"header": "a", "number": "loads.web.CoDel.p50", "digits": "0.5 * {a}"},
          "/r/experiment.toml: report_table[0].columns[0].digits: '0.5 * {a}': expected a number "
          "of significant digits, got 0.5"),

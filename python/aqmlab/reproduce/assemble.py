@@ -17,7 +17,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 
-KEYS = ("of", "expr", "each", "key", "merge")
+KEYS = ("of", "expr", "each", "key", "merge", "lookup")
 
 
 @dataclass
@@ -31,6 +31,7 @@ class AssembleDef:
     key: list[str]
     where: str
     merge: list[str] = field(default_factory=list)  # paths of tables merged into the result
+    lookup: dict[str, str] = field(default_factory=dict)  # fields read from numbers (lookup.py)
     sweeps: list[str] = field(default_factory=list)
     values: Any = None
 
@@ -88,7 +89,12 @@ def load(name: str, where: str, d: dict[str, Any]) -> AssembleDef | None:
         raise _err(where, "key", "a list of texts", key)
     if each and not key:
         raise _err(where, "key", 'one template per level, like ["{case}"]')
-    return AssembleDef(name, of, text, each, key, where, merge=merge)
+    from aqmlab.reproduce import lookup
+
+    found = lookup.parse(where, d.get("lookup"))
+    if found and not each:
+        raise _err(where, "lookup", "fields of each's combinations (with each and key)", found)
+    return AssembleDef(name, of, text, each, key, where, merge=merge, lookup=found)
 
 
 def _fill(text: str, fields: dict[str, Any]) -> str:
@@ -155,6 +161,10 @@ def compute(a: AssembleDef, fill: Any, numbers: dict[str, Any]) -> Any:
     n = len(next(iter(a.each.values())))
     for i in range(n):
         fields = {k: v[i] for k, v in a.each.items()}
+        if a.lookup:  # fields read from numbers: lookup.py
+            from aqmlab.reproduce import lookup
+
+            fields = lookup.fields(a.where, a.lookup, fields, numbers)
         node = out
         keys = [_fill(k, fields) for k in a.key]
         for k in keys[:-1]:

@@ -12,7 +12,9 @@ claims.toml whose ``published`` is the target), ``each`` (a table of NAME = [val
 together: one fit per position, ``{NAME}`` filled in the terms and the key) with ``key`` (one
 template per level of the nested tables the fits are laid out in, fields of ``each``), and
 ``ties`` (the name of a number listing, keys joined by a space, the fits where every candidate
-came out equal, so that the fit could not choose: a report says so).
+came out equal, so that the fit could not choose: a report says so), each entry written from
+``ties_text`` where given (a template of ``each``'s fields: consumer-edge's ``"{rate}
+{direction}, fitted to the {other} median"``, which its discussion joins).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ class FitDef:
     key: list[str] = field(default_factory=list)
     ties: str = ""
     where: str = ""  # "FILE: numbers.NAME.fit"
+    ties_text: str = ""  # each tie's entry, a template of each's fields (default: the keys)
 
 
 def parse(name: str, where: str, doc: dict[str, Any]) -> FitDef:
@@ -45,9 +48,10 @@ def parse(name: str, where: str, doc: dict[str, Any]) -> FitDef:
     if not isinstance(d, dict):
         raise AqmlabError(f"{where}: expected a table {{ candidates = ..., terms = [...] }}")
     for k in d:
-        if k not in ("candidates", "terms", "each", "key", "ties"):
+        if k not in ("candidates", "terms", "each", "key", "ties", "ties_text"):
             raise AqmlabError(
-                f"{where}.{k}: unknown key (expected one of candidates, terms, each, key, ties)"
+                f"{where}.{k}: unknown key (expected one of candidates, terms, each, key, ties, "
+                "ties_text)"
             )
     cand = d.get("candidates")
     if not (isinstance(cand, list) and cand) and not (
@@ -99,7 +103,15 @@ def parse(name: str, where: str, doc: dict[str, Any]) -> FitDef:
     ties = d.get("ties", "")
     if not isinstance(ties, str):
         raise AqmlabError(f"{where}.ties: expected the name of a number (a text), got {ties!r}")
-    return FitDef(name, cand, parsed, each, key, ties, where)
+    text = d.get("ties_text", "")
+    if not isinstance(text, str) or ("ties_text" in d and not ties):
+        raise AqmlabError(
+            f"{where}.ties_text: expected a text (with ties: each tie's entry), got {text!r}"
+        )
+    unknown = set(re.findall(r"\{(\w+)\}", text)) - set(each)
+    if unknown:
+        raise AqmlabError(f"{where}.ties_text: fields among {sorted(each)}, got {sorted(unknown)}")
+    return FitDef(name, cand, parsed, each, key, ties, where, ties_text=text)
 
 
 def _fill(text: str, fields: dict[str, Any]) -> str:
@@ -153,7 +165,8 @@ def compute(fd: FitDef, ctx: Any) -> Any:
         }
         best = min(err, key=err.get)  # the first of equal errors: candidates in order
         if len(set(err.values())) == 1:
-            ties.append(" ".join(_fill(k, fields) for k in fd.key) or fd.name)
+            tie = " ".join(_fill(k, fields) for k in fd.key) or fd.name
+            ties.append(_fill(fd.ties_text, fields) if fd.ties_text else tie)
         if not fd.key:
             out = best
             continue

@@ -39,6 +39,7 @@ from aqmlab.reproduce import (
     fit,
     hypotheses,
     metrics,
+    published,
     reduced_columns,
     reference_frames,
     report_table,
@@ -226,6 +227,9 @@ def declared_numbers(ctx: Context) -> None:
     for nd in ctx.experiment.numbers:
         if isinstance(nd, fit.FitDef):
             ctx.numbers[nd.name] = fit.compute(nd, ctx)
+            continue
+        if isinstance(nd, published.PublishedDef):
+            ctx.numbers[nd.name] = published.compute(nd, ctx.experiment.claims)
             continue
         refs = {f.name for f in getattr(ctx.experiment, "frames", [])}  # read when named
         frames = {

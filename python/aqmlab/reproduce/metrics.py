@@ -471,12 +471,18 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
             out.append(rerun_test.number(name, where, d))
             continue
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
-        keys = (*keys, "all", "of", "expr", "fit", "match", "sort", "rows", "gather", *_LEAF_EXTRA)
+        keys = (*keys, "all", "of", "expr", "fit", "published", "match", "sort", "rows")
+        keys = (*keys, "gather", *_LEAF_EXTRA)
         keys = (*keys, *paired.KEYS)
         if "test" in d:  # Welch's t and the F-test of two samples (two_sample.py)
             out.append(two_sample.load(name, where, d))
             continue
         _known(where, d, keys)
+        if "published" in d:  # the sources' published values: published.py
+            from aqmlab.reproduce import published
+
+            out.append(published.parse(name, where, d))
+            continue
         if "fit" in d and not pairing:
             out.append(fit.parse(name, where, d))
             continue

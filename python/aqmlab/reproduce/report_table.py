@@ -25,7 +25,8 @@
   the report's three, or an expression of them (row fields filled first); ``blank_when`` +
   ``blank``: the cell is that text where the expression holds (``"util < 0.1"``,
   ``"stalled"``; ``blank_when`` alone: no value there); ``none``: the text of a cell with no
-  value. A cell whose value is a list (a tuple) is its items as numbers joined by ``", "``.
+  value, or ``nan``: the cell kept with no value, NaN (results.json's NaN beside a module's
+  tables). A cell whose value is a list (a tuple) is its items as numbers joined by ``", "``.
 * ``title``, ``note``: text templates (the row fields aside); ``when``: the table is printed
   only where the expression holds.
 
@@ -63,7 +64,7 @@ class Column:
     digits: int | str | None = None  # a text: an expression of the row's fields
     blank_when: str = ""
     blank: str | None = None  # None: blank_when alone, the cell has no value
-    none: str | None = None
+    none: str | float | None = None  # a text, or NaN (nan: no value kept)
 
 
 @dataclass
@@ -176,9 +177,12 @@ def _column(where: str, c: Any) -> Column:
         )
     if "blank" in c and "blank_when" not in c:
         raise AqmlabError(f"{where}: blank needs blank_when")
-    for k in ("blank_when", "blank", "none"):
+    for k in ("blank_when", "blank"):
         if not isinstance(c.get(k, ""), str):
             raise _err(where, k, "a text", c[k])
+    none = c.get("none")
+    if not (none is None or isinstance(none, str) or (isinstance(none, float) and none != none)):
+        raise _err(where, "none", "a text, or nan (the cell kept with no value)", none)
     if kinds[0] == "value":
         report_text.check_template(text, f"{where}.value")
     for k in ("expr", "blank_when"):

@@ -7,7 +7,8 @@ A field (``{...}`` in a text) and a condition (``when``) are expressions as
 :func:`aqmlab.reproduce.metrics.compile_expr` reads them (numbers, texts, ``+ - * /``,
 comparisons, ``in [..]``, ``and``/``or``/``not``, ``abs``/``div``/``number``/``split``) and
 ``min``/``max`` (of numbers, or of a list: ``min(rtts_ms)``), ``choose(condition, a, b)``
-(``a`` where the condition holds, else ``b``) and ``len`` (a list's items); nothing else, so an
+(``a`` where the condition holds, else ``b``), ``len`` (a list's items) and ``join(x, sep)`` (a
+list's items or a table's keys joined: :mod:`aqmlab.reproduce.report_join`); nothing else, so an
 experiment file runs no code. Their names are, in this order:
 
 * a row's fields (a report table's ``rows``);
@@ -124,9 +125,10 @@ def walk(numbers: dict[str, Any], keys: list[str]) -> tuple[bool, Any]:
 #: metrics' grammar, and ``min``/``max`` (of numbers or of a list) and ``choose``.
 _GRAMMAR = replace(
     metrics._GRAMMAR,
-    calls={**metrics._GRAMMAR.calls, "min": None, "max": None, "choose": 3, "len": 1},
+    calls={**metrics._GRAMMAR.calls, "min": None, "max": None, "choose": 3, "len": 1, "join": 2},
     calls_error=(
-        "only abs(), div(), number(), split(), min(), max(), choose() and len() may be called"
+        "only abs(), div(), number(), split(), min(), max(), choose(), len() and join() may be "
+        "called"
     ),
 )
 
@@ -149,7 +151,7 @@ def compile_text(text: str, where: str) -> tuple[ast.AST, dict[str, str]]:
         return AqmlabError(
             f"{where}: {text!r}: {what} (expected numbers, parameters, row fields, claim.ID.FIELD, "
             "texts, + - * /, comparisons, in [...], and/or/not, "
-            "abs/div/number/split/min/max/choose/len)"
+            "abs/div/number/split/min/max/choose/len/join)"
         )
 
     check(tree, _GRAMMAR, bad)
@@ -198,6 +200,11 @@ class _MinMax(ast.NodeTransformer):
             if not isinstance(v, (list, tuple, dict)):
                 raise TypeError(f"len() of {type(v).__name__}: expected a list")
             return ast.Constant(len(v))
+        if fn == "join":  # a list's items or a table's keys as one text: report_join.py
+            from aqmlab.reproduce.report_join import join
+
+            x, sep = (metrics._eval(a, self.env, self.names) for a in node.args)
+            return ast.Constant(join(x, sep, self.env.where))
         if fn not in ("min", "max"):
             return node
         vals: list[Any] = []
@@ -219,14 +226,45 @@ def condition(ctx: Any, text: str, fields: dict[str, Any], where: str) -> bool:
     return bool(v)
 
 
+#: A ``:`` or ``!`` inside a field's quoted text is the text's, not a format spec's or a
+#: conversion's (``{choose(x, '', 'y): z')}``): hidden from the format parser, then shown.
+_HIDDEN = {":": "\x00", "!": "\x01"}
+_SHOWN = str.maketrans({v: k for k, v in _HIDDEN.items()})
+
+
+def _hide(template: str) -> str:
+    """``template`` with each ``:`` and ``!`` inside a quoted text of a field (``'...'``,
+    ``"..."`` or a backticked name) replaced by a control character."""
+    out, depth, quote, i = [], 0, "", 0
+    while i < len(template):
+        c = template[i]
+        if depth == 0 and template.startswith(("{{", "}}"), i):
+            out.append(template[i : i + 2])
+            i += 2
+            continue
+        if quote:
+            quote = "" if c == quote else quote
+            c = _HIDDEN.get(c, c) if quote else c
+        elif depth and c in "'\"`":
+            quote = c
+        elif c == "{":
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def parse(template: str, where: str) -> list[tuple[str, str | None, str]]:
     """``template`` as (literal, field expression or None, format spec) parts."""
     try:
-        parts = list(string.Formatter().parse(template))
+        parts = list(string.Formatter().parse(_hide(template)))
     except ValueError as e:
         raise AqmlabError(f"{where}: {template!r}: {e}") from None
     out = []
     for literal, field, spec, conv in parts:
+        field = field if field is None else field.translate(_SHOWN)
         if field is not None and (conv or not field.strip()):
             raise AqmlabError(
                 f"{where}: {template!r}: expected fields of expressions, like {{cases.CoDel.mb}} "

@@ -1,4 +1,4 @@
-"""consumer-edge's own code: what is not yet data, the tables, the discussion and the figures.
+"""consumer-edge's own code: what is not yet data, and the figures.
 
 experiment.toml declares each run's columns (rate, buffer, and per direction the drop % of what
 was enqueued, the median sojourn, MB, Jain's index of the flows' drop rates and of the traffic
@@ -6,36 +6,35 @@ classes' (``jain``), the delivered share, the peak backlog), each cell's means, 
 half-widths and peak (numbers ``cells`` and ``_tested_cells``), the C/T ratios per flow and
 per class with their seed-by-seed half-widths (``_ct``: runs paired by seed), and the buffer fitted
 to the slides' tail-drop medians and each median's held-out one (``best_buffer``,
-``held_out_buffer``: ``fit``). claims.toml holds the slides' table (the published values, which
-:func:`published_table` reads), the per-class test (``test = "regrade"``) and the C/T describe
-(``"{a / b}"``). What stays here, and why:
+``held_out_buffer``: ``fit``) and the claims' numbers at those buffers (``_fitted``,
+``_held_out``, ``_by_class``, ``fairness_by_class``: ``lookup``). claims.toml holds the slides'
+table (the published values, which ``_slides`` reads: ``published``), the per-class test
+(``test = "regrade"``) and the C/T describe (``"{a / b}"``). What stays here, and why:
 
-* the claims' lookups at the fitted buffers (``_fitted``, ``_held_out``, ``_by_class``) and the
-  claims' table (the cells by direction, for the range claims): a claim's metric cannot name a
-  number by another number's value (``{best_buffer[RATE]}``), and a ``[table]`` cannot lay the
-  directions (an ``each``) out as rows;
-* the buffer test (:func:`buffer_test`) and the paired noise test (:func:`noise_test`): their
-  outcomes are sentences over every buffer run (the gap buffers too) and every seed, whose
-  results.json numbers (``drops_noise_test``) name the arms; a data-declared form needs a
-  "value over an axis" and a "paired difference" test kind;
+* the claims' table (the cells by direction, for the range claims): a ``[table]`` cannot lay
+  the directions (an ``each``) out as rows;
+* the buffer test (:func:`buffer_test`) and the noise test's verdict (:func:`noise_test`,
+  over experiment.toml's ``_drop_pairs``: each cell's drop % differences paired by seed):
+  their outcomes are sentences over every buffer run (the gap buffers too) and over the cells
+  where CoDel's mean is above, whose results.json numbers (``drops_noise_test``) name the
+  arms; a data-declared form needs a "value over an axis" and a "paired difference" test kind;
 * ``annotate``, which explains a verdict from those two outcomes and copies the per-class
-  test's outcome into results.json's ``fairness_by_class``, and the tables, the discussion and
-  the figures.
+  test's outcome into results.json's ``fairness_by_class`` (the per-class report table's last
+  column), and the figures. The report tables (``[[report_table]]``; the slides' values from
+  ``_slides``: ``published``) and the discussion (``join``, the fit's ``ties_text``) are
+  experiment.toml's.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 
 from aqmlab.reproduce.common import (
     DIFFERS,
     FAILS,
-    Table,
     explanation_text,
     fmt,
-    seed_spread,
 )
 from aqmlab.reproduce.style import colour, delay_axis, log_ticks, title
 
@@ -53,32 +52,8 @@ RATE_IDS = {"512 kb/s": "512kbs", "1.5 Mb/s": "1_5mbs"}
 METRIC_IDS = {"drop_pct": "drop-pct", "median_ms": "median-ms", "fairness": "fairness", "mb": "mb"}
 
 
-def _printed(text: str) -> int | float:
-    """A published number as the slides printed it: ``"8"`` -> 8, ``"12.8"`` -> 12.8 (its
-    digits are what :func:`half_unit` reads)."""
-    return int(text) if re.fullmatch(r"-?\d+", text) else float(text)
-
-
-def published_table(path: str) -> dict[tuple[str, str], dict[str, tuple]]:
-    """The slides' table, (CoDel, tail drop) per rate, direction and metric: the published
-    values of claims.toml's 32 cells (which grade them), for the fit, the table beside ours,
-    the buffer test and the figures."""
-    from aqmlab.reproduce.folder import load_claims
-
-    pub = {c.id: c.published for c in load_claims(path)}
-    return {
-        (rate, d): {
-            m: tuple(_printed(pub[f"{RATE_IDS[rate]}-{d}-{q}-{METRIC_IDS[m]}"]) for q in QDISCS)
-            for m in METRICS
-        }
-        for rate in RATES
-        for d in DIRECTIONS
-    }
-
-
-#: The disciplines in the slides' order: CoDel (C), tail drop (T).
-QDISCS = ("codel", "droptail")
-PUBLISHED = published_table(os.path.join(os.path.dirname(os.path.abspath(__file__)), "claims.toml"))
+#: The slides' columns (experiment.toml's ``_slides``, their values as printed) by discipline.
+SIDE = {"codel": "C", "droptail": "T"}
 
 
 def _cells(numbers: Any) -> dict[tuple[str, int, str, str], dict[str, Any]]:
@@ -91,32 +66,16 @@ def _cells(numbers: Any) -> dict[tuple[str, int, str, str], dict[str, Any]]:
     return out
 
 
-def _seed_drop_pct(df: Any, rate: str, b: int, qdisc: str, direction: str) -> Any:
-    """Each seed's drop % (of what was enqueued; experiment.toml's ``drop_pct.DIRECTION``) at
-    one cell, indexed by seed: what the cells average."""
-    rows = df[(df["point"] == f"{rate}, {b}p") & (df[QDISC] == qdisc)].set_index("seed")
-    return rows[f"drop_pct.{direction}"].dropna()
-
-
-def paired_difference(codel: Any, droptail: Any) -> dict[str, Any]:
-    """CoDel's drop % minus tail drop's, seed by seed (the seeds both arms ran: the same seed
-    draws the same traffic): how many seeds have CoDel above, the mean difference and its 95 %
-    interval (Student's t, :func:`aqmlab.reproduce.common.seed_spread`). ``decided`` is
-    whether the interval excludes 0: if it does not, the seeds cannot tell which of the two
-    drops more there, and 'never higher' cannot be decided at that cell."""
-    import pandas as pd
-
-    c, t = pd.Series(codel, dtype=float), pd.Series(droptail, dtype=float)
-    diff = (c - t).dropna()  # aligned on the seed
-    mean = float(diff.mean()) if len(diff) else float("nan")
-    half = seed_spread(diff)
+def paired_interval(p: dict[str, Any]) -> dict[str, Any]:
+    """One cell of experiment.toml's ``_drop_pairs`` (CoDel's drop % minus tail drop's, seed by
+    seed) with the differences' 95 % interval: ``lo``, ``hi``, ``interval`` (whether two or more
+    seeds give one) and ``decided`` (whether it excludes 0: if it does not, the seeds cannot
+    tell which of the two drops more there, and 'never higher' cannot be decided at that
+    cell)."""
+    mean, half = p["mean"], p["half"]
     lo, hi = (mean - half, mean + half) if half is not None else (float("nan"),) * 2
     return {
-        "seeds": len(diff),
-        "codel_higher": int((diff > 0).sum()),
-        "codel": float(c[diff.index].mean()) if len(diff) else float("nan"),
-        "droptail": float(t[diff.index].mean()) if len(diff) else float("nan"),
-        "mean": mean,
+        **{k: p[k] for k in ("seeds", "codel_higher", "codel", "droptail", "mean")},
         "lo": lo,
         "hi": hi,
         "decided": half is not None and (lo > 0 or hi < 0),
@@ -126,7 +85,7 @@ def paired_difference(codel: Any, droptail: Any) -> dict[str, Any]:
 
 def noise_test(pairs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The outcome of the noise hypothesis of ``codel-no-more-drops``: at every cell where
-    CoDel's mean drop % is above tail drop's (``pairs``: cell name -> :func:`paired_difference`),
+    CoDel's mean drop % is above tail drop's (``pairs``: cell name -> :func:`paired_interval`),
     whether the seeds' paired interval includes 0. ``supports`` when it does at every such
     cell (each is within our seeds' scatter: undecided, not a counter-example), ``refuted``
     when CoDel is above tail drop beyond the scatter at one or more (named), not tested where
@@ -173,7 +132,7 @@ def noise_test(pairs: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def numbers(ctx: Any) -> dict[str, Any]:
     import pandas as pd
 
-    df, buffers = ctx.frames["sweep"], ctx.params["buffers"]
+    buffers = ctx.params["buffers"]
     every = _cells(ctx.numbers["_tested_cells"])
     cells = {
         (rate, b, q, d): every[(rate, b, q, d)]
@@ -196,9 +155,8 @@ def numbers(ctx: Any) -> dict[str, Any]:
     gaps = {rate: [b for b in gap_buffers.get(rate, []) if b not in buffers] for rate in RATES}
     tested = {rate: sorted([*buffers, *gaps[rate]]) for rate in RATES}
     tested_cells = {k: v for k, v in every.items() if k[1] in tested[k[0]]}
+    slides = ctx.numbers["_slides"]  # the slides' table as printed (experiment.toml)
 
-    # experiment.toml's fits: the buffer per rate, and the held-out one per rate and direction.
-    best, held_out = ctx.numbers["best_buffer"], ctx.numbers["held_out_buffer"]
     ctx.state["cells"] = cells
     ctx.table = pd.DataFrame(
         [
@@ -213,37 +171,11 @@ def numbers(ctx: Any) -> dict[str, Any]:
             for (r, b, q, d), v in cells.items()
         ]
     )
-    fitted: dict[str, Any] = {
-        rate: {
-            d: {q: cells[(rate, best[rate], q, d)] for q in ("codel", "droptail")}
-            for d in DIRECTIONS
-        }
-        for rate in RATES
-    }
-    # experiment.toml's _ct: C/T % per flow (the claims) and per class (claims.toml's
-    # class-index test, reading _by_class in the claims' shape), at the graded buffer.
-    by_class: dict[str, Any] = {}
-    class_cells: dict[str, Any] = {}
-    for rate in RATES:
-        for d in DIRECTIONS:
-            ct = ctx.numbers["_ct"][f"{rate}|{best[rate]}|{d}"]
-            fitted[rate][d]["fairness_ct_pct"] = ct["flow"]
-            fitted[rate][d]["spread"] = {"fairness_ct_pct": ct["flow_spread"]}
-            by_class.setdefault(rate, {})[d] = {
-                "fairness_ct_pct": ct["class"],
-                "spread": {"fairness_ct_pct": ct["class_spread"]},
-            }
-            c, t = (cells[(rate, best[rate], q, d)]["class_fairness"] for q in QDISCS)
-            class_cells.setdefault(rate, {})[d] = {"C": c, "T": t, "ours": ct["class"]}
-    # codel-no-more-drops' noise hypothesis: each cell's per-seed drop %, CoDel against tail
-    # drop, paired by seed.
+    # codel-no-more-drops' noise hypothesis: experiment.toml's _drop_pairs (CoDel's drop % against
+    # tail drop's, paired by seed) at each cell, in the rates' and buffers' order.
     pairs = {
-        f"{rate} {d} {b}p": paired_difference(
-            _seed_drop_pct(df, rate, b, "codel", d), _seed_drop_pct(df, rate, b, "droptail", d)
-        )
-        for rate in RATES
-        for b in buffers
-        for d in DIRECTIONS
+        k: paired_interval(ctx.numbers["_drop_pairs"][k])
+        for k in (f"{rate} {d} {b}p" for rate in RATES for b in buffers for d in DIRECTIONS)
     }
     noise = noise_test(pairs)
     ctx.state["noise_test"] = noise
@@ -256,11 +188,6 @@ def numbers(ctx: Any) -> dict[str, Any]:
             "supports": noise["supports"],
         },
         "_drops_noise_test": noise["text"],
-        # The per-class index (claims.toml's per-class hypothesis) at the graded buffer: C, T,
-        # C/T % and the outcome against the slides' C/T.
-        # (The outcome is added by annotate, from the test's.)
-        "fairness_by_class": class_cells,
-        "_by_class": {"_fitted": by_class},
         # Which cells each buffer was fitted to (results.json says so beside the buffers).
         "fitted_on": {
             "best_buffer": "the slides' tail-drop median delays, down and up, per rate",
@@ -268,18 +195,11 @@ def numbers(ctx: Any) -> dict[str, Any]:
             "delay only; the four tail-drop medians are graded at it",
         },
         "buffer_test_buffers": tested,
-        "_held_out": {
-            rate: {
-                d: {"droptail": cells[(rate, held_out[rate][d], "droptail", d)]} for d in DIRECTIONS
-            }
-            for rate in RATES
-        },
-        "_fitted": fitted,
         "_buffer_test": {
             rate: {
                 d: {
                     q: {
-                        m: buffer_test(tested_cells, tested[rate], rate, d, q, m)
+                        m: buffer_test(tested_cells, tested[rate], rate, d, q, m, slides)
                         for m in BUFFER_TESTED
                     }
                     for q in ("codel", "droptail")
@@ -297,12 +217,14 @@ BUFFER_TESTED = ("median_ms", "fairness", "mb")
 
 
 def half_unit(v: float) -> float:
-    """Half a unit in the last digit the slides printed (``PUBLISHED`` holds them as printed)."""
+    """Half a unit in the last digit the slides printed (``_slides`` holds them as printed)."""
     text = repr(v)
     return 0.5 * 10.0 ** -(len(text.split(".")[1]) if "." in text else 0)
 
 
-def buffer_test(cells: dict, buffers: list[int], rate: str, d: str, q: str, m: str) -> str:
+def buffer_test(
+    cells: dict, buffers: list[int], rate: str, d: str, q: str, m: str, slides: dict
+) -> str:
     """The outcome of the buffer hypothesis for one cell: its value at every buffer run (sorted),
     and whether any gives the slides' value. ``supports`` when a buffer's mean is within the
     slides' printed digits, or within those plus our seeds' 95 % interval there (the cell's
@@ -310,8 +232,8 @@ def buffer_test(cells: dict, buffers: list[int], rate: str, d: str, q: str, m: s
     the slides' value lies between the values at two buffers with buffers between them not run;
     ``refuted`` otherwise: outside every buffer's value, or between the values at two adjacent
     buffers (no buffer in packets lies between them), over the buffers run only
-    (:func:`buffer_range`)."""
-    pub = PUBLISHED[(rate, d)][m][0 if q == "codel" else 1]
+    (:func:`buffer_range`). ``slides``: experiment.toml's ``_slides``."""
+    pub = slides[rate][d][m][SIDE[q]]
     tol = half_unit(pub)
     vals = [(b, cells[(rate, b, q, d)][m]) for b in buffers]
     spread = {b: (cells[(rate, b, q, d)].get("spread") or {}).get(m) for b in buffers}
@@ -327,7 +249,7 @@ def buffer_test(cells: dict, buffers: list[int], rate: str, d: str, q: str, m: s
         if min(v1, v2) - tol <= pub <= max(v1, v2) + tol
     ]
     untested = [(b1, b2) for b1, b2 in between if b2 - b1 > 1]
-    over = buffer_range(cells, buffers, rate, d, q)
+    over = buffer_range(cells, buffers, rate, d, q, slides)
     if hit:
         verdict = (
             f"the slides' {pub:g} (±{tol:g}) is reached at {', '.join(f'{b}p' for b in hit)}: "
@@ -372,7 +294,7 @@ def buffer_list(buffers: list[int]) -> str:
     return ", ".join(f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
 
 
-def buffer_range(cells: dict, buffers: list[int], rate: str, d: str, q: str) -> str:
+def buffer_range(cells: dict, buffers: list[int], rate: str, d: str, q: str, slides: dict) -> str:
     """What a refuted buffer test covers: the buffers run only, and why buffers outside them
     matter or not. Above the largest, a discipline whose queue never filled it would run the
     same (CoDel's peak is its largest ``max_backlog``); the slides' tail-drop medians (where not
@@ -388,7 +310,7 @@ def buffer_range(cells: dict, buffers: list[int], rate: str, d: str, q: str) -> 
         )
     else:
         text += f", not between them, below {buffers[0]}p or above {top}p"
-    lo, hi = median_bracket(cells)
+    lo, hi = median_bracket(cells, slides)
     if lo is not None:
         text += (
             f"; the slides' tail-drop medians lie between ours at {lo}p and {hi}p, the range "
@@ -397,14 +319,14 @@ def buffer_range(cells: dict, buffers: list[int], rate: str, d: str, q: str) -> 
     return text
 
 
-def median_bracket(cells: dict) -> tuple[int | None, int | None]:
+def median_bracket(cells: dict, slides: dict) -> tuple[int | None, int | None]:
     """The least and greatest buffers run between whose tail-drop medians the slides' lie, over
     every rate and direction whose slides' median is not 0, each over the buffers ``cells``
     holds for it (``None`` when none is bracketed)."""
     lo: int | None = None
     hi: int | None = None
-    for (rate, d), pub in PUBLISHED.items():
-        target = pub["median_ms"][1]
+    for rate, d, pub in ((r, d, p) for r, v in slides.items() for d, p in v.items()):
+        target = pub["median_ms"]["T"]
         if not target:
             continue
         run = sorted(b for (r, b, q, dd) in cells if (r, q, dd) == (rate, "droptail", d))
@@ -459,110 +381,6 @@ def annotate(ctx: Any) -> None:
             cell["outcome"] = r.points[""]["outcome"]
 
 
-def tables(ctx: Any) -> list[Table]:
-    cells, best = ctx.state["cells"], ctx.numbers["best_buffer"]
-    rows = []
-    for rate in RATES:
-        b = best[rate]
-        for d in DIRECTIONS:
-            c, t = cells[(rate, b, "codel", d)], cells[(rate, b, "droptail", d)]
-            pub = PUBLISHED[(rate, d)]
-            for m, label in METRICS.items():
-                r = c[m] / t[m] if t[m] else float("nan")
-                pr = pub[m][0] / pub[m][1] if pub[m][1] else float("nan")
-                rows.append([f"{rate} {d} ({b}p)", label, c[m], t[m], r, pub[m][0], pub[m][1], pr])
-    table = Table(
-        "CoDel (C) vs tail drop (T) at the best-fitting buffer, beside the slides",
-        [
-            "rate, direction (buffer)",
-            "metric",
-            "C",
-            "T",
-            "C/T",
-            "slides C",
-            "slides T",
-            "slides C/T",
-        ],
-        rows,
-        note="Fairness of drops: Jain's index of the flows' drop rates at that "
-        "direction (drops ÷ packets each flow offered there), 1 when every flow "
-        "loses the same share of what it sends.",
-    )
-    sweep_table = Table(
-        "Every buffer (means over seeds)",
-        ["rate", "buffer p", "qdisc", "direction", "drop %", "median ms", "MB", "fairness"],
-        [
-            [r, b, q, d, v["drop_pct"], v["median_ms"], v["mb"], v["fairness"]]
-            for (r, b, q, d), v in cells.items()
-        ],
-    )
-    fitted, tests = ctx.numbers["_fitted"], ctx.numbers["fairness_by_class"]
-    class_table = Table(
-        "Fairness of drops per traffic class (the C/T cells' hypothesis), at the graded buffer",
-        ["rate, direction", "per flow C/T %", "per class C", "per class T", "per class C/T %"]
-        + ["slides C/T %", "outcome"],
-        [
-            [
-                f"{r} {d} ({best[r]}p)",
-                fitted[r][d]["fairness_ct_pct"],
-                t["C"],
-                t["T"],
-                t["ours"],
-                ctx.claims[f"{RATE_IDS[r]}-{d}-fairness-ct"].published,
-                t["outcome"],
-            ]
-            for r, v in tests.items()
-            for d, t in v.items()
-        ],
-        note="Classes: FTP (the download and the uploads), web, CBR (both directions); each "
-        "class's drops ÷ its packets at that direction, Jain's index over the classes.",
-    )
-    return [table, class_table, sweep_table]
-
-
-def discussion(ctx: Any) -> list[str]:
-    held = ctx.numbers["held_out_buffer"]
-    other = {"down": "up", "up": "down"}
-    ties = [
-        f"{t}, fitted to the {other[t.split()[-1]]} median" for t in ctx.numbers["_held_out_ties"]
-    ]
-    out = [
-        "Which cells were fitted: the buffer of each rate ("
-        + ", ".join(f"{r}: {b}p" for r, b in ctx.numbers["best_buffer"].items())
-        + ") is fitted to the slides' two tail-drop median delays of that rate, and the other "
-        "28 cells are graded at it. Those four tail-drop medians are not graded at a buffer "
-        "fitted to themselves: each is graded held out, at the buffer fitted to the other "
-        "direction's tail-drop median alone ("
-        + "; ".join(f"{r} {d}: {b}p" for r, v in held.items() for d, b in v.items())
-        + "). The table 'Every buffer' gives every cell at every buffer, the script's own "
-        "13 packets among them."
-        + (
-            " The fit cannot choose where the other direction's median is the same at every "
-            "buffer (" + ", ".join(ties) + "): the smallest buffer is taken there."
-            if ties
-            else ""
-        )
-    ]
-    if ctx.claims["codel-no-more-drops"].verdict != FAILS:
-        return out
-    noise = ctx.state["noise_test"]
-    if not noise["cells"]:
-        return out + ["CoDel's drop % has no value at some cell: see the table."]
-    if noise["supports"]:
-        return out + [
-            "CoDel's mean drop % is above tail drop's at "
-            + ", ".join(noise["cells"])
-            + ", against the slides' claim, but within our seeds' scatter there (each seed's "
-            "CoDel against the same seed's tail drop: the paired interval includes 0), so "
-            "those cells cannot decide it: see the claim's explanation."
-        ]
-    return out + [
-        "CoDel drops at a higher rate than tail drop beyond our seeds' scatter at "
-        + ", ".join(noise["beyond_noise"])
-        + ", against the slides' claim: see the table and the claim's explanation."
-    ]
-
-
 def figures(ctx: Any) -> list[str]:
     from aqmlab.plot import _plt, _save
 
@@ -580,9 +398,9 @@ def figures(ctx: Any) -> list[str]:
                     color=colour(name),
                     label=f"{name}, aqmlab",
                 )
-            for qi, name in ((1, "tail drop"), (0, "CoDel")):
+            for qi, name in (("T", "tail drop"), ("C", "CoDel")):
                 ax.axhline(
-                    PUBLISHED[(rate, d)]["median_ms"][qi],
+                    ctx.numbers["_slides"][rate][d]["median_ms"][qi],
                     color=colour(name),
                     ls=":",
                     label=f"{name}, slides",
@@ -616,7 +434,7 @@ def _fairness_figure(ctx: Any, plt: Any, save: Any) -> list[str]:
     for i, rate in enumerate(RATES):
         for j, d in enumerate(DIRECTIONS):
             ax = axes[i][j]
-            for qi, (q, name) in enumerate((("codel", "CoDel"), ("droptail", "tail drop"))):
+            for q, name in (("codel", "CoDel"), ("droptail", "tail drop")):
                 ys = [cells[(rate, b, q, d)]["fairness"] for b in buffers]
                 ax.plot(buffers, ys, "o-", color=colour(name), label=f"{name}, aqmlab")
                 ax.plot(
@@ -629,7 +447,7 @@ def _fairness_figure(ctx: Any, plt: Any, save: Any) -> list[str]:
                     label=f"{name}, graded buffer" if i == j == 0 else "_",
                 )
                 ax.axhline(
-                    PUBLISHED[(rate, d)]["fairness"][qi],
+                    ctx.numbers["_slides"][rate][d]["fairness"][SIDE[q]],
                     color=colour(name),
                     ls=":",
                     label=f"{name}, slides",
