@@ -581,19 +581,19 @@ def test_consumer_edge_grades_its_tail_drop_medians_held_out():
 
 
 def test_red_bursty_buffer_hypothesis_outcome():
-    """red-bursty's [hypothesis.buffer] (node 5's drops under RED), its outcome the rerun test
+    """red-bursty's [hypothesis.buffer] (node 5's drops under RED), its outcome the set-up change
     experiment.toml declares ([numbers._buffer_test]): the outcome says the set-up fails a
     point only where ns-2.35 on the same set-up is out of proportion too, whether the
     100-packet buffer brings both simulators in proportion there, and is "refuted" when ns-2.35
     is in proportion where ours is not."""
     from aqmlab.reproduce import builtin_folder
     from aqmlab.reproduce.folder import load
-    from aqmlab.reproduce.rerun_test import text
+    from aqmlab.reproduce.setup_change import text
 
     (nd,) = [n for n in load(builtin_folder("red-bursty")).numbers if n.name == "_buffer_test"]
 
     def buffer_test(ours, ours100, ns2, ns2_100):
-        return text(nd.rerun, ours, ours100, ns2, ns2_100)
+        return text(nd.setup_change, ours, ours100, ns2, ns2_100)
 
     p3, p4 = "RED min_th 3", "RED min_th 4"
     ours, ours100 = {p3: 4.8, p4: 1.9}, {p3: 0.79, p4: 1.9}

@@ -52,7 +52,7 @@ from aqmlab.reproduce import (
     jain,
     matched,
     paired,
-    rerun_test,
+    setup_change,
     table_rows,
     two_sample,
 )
@@ -316,7 +316,7 @@ class NumberDef:
     match: Any = None  # a matched.Match
     rows: list[str] = field(default_factory=list)  # table_rows: the columns of each row
     gather: dict[str, str] = field(default_factory=dict)  # gather: KEY -> a number's path
-    rerun: Any = None  # a rerun_test.Rerun
+    setup_change: Any = None  # a setup_change.SetupChange
     sort: bool = True  # the groups sorted by ``by`` (False: in the order they first appear)
     pairing: Any = None  # a paired.Pairing: runs paired across arms
 
@@ -467,8 +467,8 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         if kind is not None:  # numbers of numbers: their own file
             out.append(kind)
             continue
-        if "rerun" in d:  # a hypothesis's outcome from a rerun: rerun_test.py
-            out.append(rerun_test.number(name, where, d))
+        if "setup_change" in d:  # a hypothesis's outcome from a set-up's change: setup_change.py
+            out.append(setup_change.number(name, where, d))
             continue
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
         keys = (*keys, "all", "of", "expr", "fit", "published", "match", "sort", "rows")
@@ -698,8 +698,8 @@ def compute(
         return table_rows.value(nd, frames, fill)
     if nd.gather:
         return gather.value(nd, numbers or {})
-    if nd.rerun is not None:
-        return rerun_test.value(nd, numbers or {})
+    if nd.setup_change is not None:
+        return setup_change.value(nd, numbers or {})
     names = nd.sweeps or list(frames)
     ran = [frames[s] for s in names if s in frames]
     if not ran:

@@ -8,7 +8,7 @@ throughput, Little's-law average queue and node 5's share after the 1-s warm-up 
 points (``match``), node 5's ratios and means ([numbers._small], [numbers._ratios], ``sort =
 false``), ours and ns-2.35's by the same declarations (``gather``: ns-2.35's under ``_ns2``,
 the shape the reference tests read), the buffer hypothesis's outcome ([numbers._buffer_test],
-``rerun``: ours and ns-2.35 on the set-up and rerun with a 100-packet buffer) and the report's
+``setup_change``: ours and ns-2.35 on the set-up and with a 100-packet buffer) and the report's
 tables ([[report_table]]: ours beside ns-2.35's); claims.toml the hypotheses' tests (each
 claim's predicate on ns-2.35's runs, the bootstrap over ns-2.35's seeds).
 

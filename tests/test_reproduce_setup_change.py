@@ -1,5 +1,5 @@
-"""A hypothesis's outcome from a rerun with one change (docs/reproductions.md, "Metrics as
-data": ``[numbers.NAME]`` with ``rerun``): the exact text from four set-ups' values, each
+"""A hypothesis's outcome from one change of the set-up (docs/reproductions.md, "Metrics as
+data": ``[numbers.NAME]`` with ``setup_change``): the exact text from four set-ups' values, each
 branch of the outcome, and the one-line errors naming the file and the key."""
 
 from __future__ import annotations
@@ -20,11 +20,11 @@ TEXT = {
     "otherwise": "else",
 }
 DOC = {
-    "rerun": "vals",
+    "setup_change": "vals",
     "ours": "us B",
     "reference": "ref B",
-    "ours_rerun": "us A",
-    "reference_rerun": "ref A",
+    "ours_changed": "us A",
+    "reference_changed": "ref A",
     "points": {"p1": "one", "p2": "two", "p3": "three"},
     "band": [0.5, 2],
     "band_name": "band",
@@ -39,7 +39,7 @@ def _outcome(vals, doc=DOC):
     return compute(nd, {}, lambda t: t, {"vals": vals})
 
 
-def test_the_outcome_names_what_the_reference_and_the_rerun_explain():
+def test_the_outcome_names_what_the_reference_and_the_change_explain():
     vals = {
         "us B": {"p1": 3.0, "p2": 4.0, "p3": 5.0},
         "ref B": {"p1": 3.5, "p2": 2.5, "p3": 1.0},
@@ -57,7 +57,7 @@ def test_the_outcome_names_what_the_reference_and_the_rerun_explain():
     )
 
 
-def test_every_point_inside_and_a_reference_inside_refute_and_no_rerun_is_a_dash():
+def test_every_point_inside_and_a_reference_inside_refute_and_no_changed_run_is_a_dash():
     inside = {"us B": {"p1": 1.0}, "ref B": {"p1": 1.0}, "ref A": {}}
     assert _outcome(inside).endswith(". every point of ours is in band.")
     refuted = {"us B": {"p1": 3.0}, "ref B": {"p1": 1.0}, "ref A": {"p1": 1.0}}
@@ -71,8 +71,8 @@ def test_every_point_inside_and_a_reference_inside_refute_and_no_rerun_is_a_dash
 @pytest.mark.parametrize(
     "doc, expected",
     [
-        ({**DOC, "rerun": 1}, "numbers.t.rerun: expected a text, got 1"),
-        ({**DOC, "by": ["x"]}, "numbers.t.by: not with rerun (expected one of rerun, ours"),
+        ({**DOC, "setup_change": 1}, "numbers.t.setup_change: expected a text, got 1"),
+        ({**DOC, "by": ["x"]}, "numbers.t.by: not with setup_change (expected one of setup_change, ours"),
         (
             {**DOC, "points": []},
             'numbers.t.points: expected a table of POINT = "its label", got []',
@@ -88,7 +88,7 @@ def test_every_point_inside_and_a_reference_inside_refute_and_no_rerun_is_a_dash
         ),
     ],
 )
-def test_a_bad_rerun_is_one_line_naming_the_file_and_key(doc, expected):
+def test_a_bad_setup_change_is_one_line_naming_the_file_and_key(doc, expected):
     from aqmlab.exceptions import AqmlabError
     from aqmlab.reproduce.metrics import load_numbers
 
@@ -104,7 +104,7 @@ def test_a_missing_number_or_set_up_is_one_line_at_run_time():
     with pytest.raises(AqmlabError) as e:
         _outcome({"us B": {}, "ref B": {}})
     assert str(e.value) == (
-        f"{PATH}: numbers.t.reference_rerun: no set-up 'ref A' in 'vals' (it has us B, ref B)"
+        f"{PATH}: numbers.t.reference_changed: no set-up 'ref A' in 'vals' (it has us B, ref B)"
     )
-    with pytest.raises(AqmlabError, match=r"numbers\.t\.rerun: no number 'x' \(declared above"):
-        _outcome({}, {**DOC, "rerun": "x"})
+    with pytest.raises(AqmlabError, match=r"numbers\.t\.setup_change: no number 'x' \(declared above"):
+        _outcome({}, {**DOC, "setup_change": "x"})

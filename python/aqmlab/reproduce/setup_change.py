@@ -1,18 +1,19 @@
-"""A hypothesis's outcome from a rerun with one change (docs/reproductions.md, "Metrics as
-data": ``[numbers.NAME]`` with ``rerun``): "the set-up's X, not our model, puts these points
-outside the claim's band", tested by a reference (another simulator) on the same set-up and
-by both rerun with X changed. The number is the outcome's text, for a hypothesis's
-``outcome = "{NAME}"``.
+"""A hypothesis's outcome from one change of the set-up (docs/reproductions.md, "Metrics as
+data": ``[numbers.NAME]`` with ``setup_change``): "the set-up's X, not our model, puts these
+points outside the claim's band", tested by a reference (another simulator) on the same set-up
+and by both run again with X changed. The number is the outcome's text, for a hypothesis's
+``outcome = "{NAME}"`` (not the hypothesis test ``test = "rerun"``, rerun.py, which reruns
+some of a claim's own runs).
 
-``rerun`` is the path of a number declared above holding ``{set-up: {point: value}}``;
-``ours``, ``reference``, ``ours_rerun``, ``reference_rerun`` name its four set-ups (ours and
-the reference before the change, and after it); ``points`` maps each point to its label in
+``setup_change`` is the path of a number declared above holding ``{set-up: {point: value}}``;
+``ours``, ``reference``, ``ours_changed``, ``reference_changed`` name its four set-ups (ours
+and the reference before the change, and after it); ``points`` maps each point to its label in
 the text, in order; ``band = [low, high]`` is the claim's inside, ``band_name`` its noun
 ("proportion": in proportion, out of proportion); ``text`` holds the words the outcome is
 written with (the keys of :data:`TEXT`). At each point ours puts outside the band:
 
 * the reference outside too: the set-up, not our model (if none: ``refuted``); of those,
-  where the rerun brings both inside, the change's cause is confirmed (``supports``), where
+  where the change brings both inside, the change's cause is confirmed (``supports``), where
   the reference stays outside, another part of the set-up (not tested further);
 * the reference inside: not the cause (``otherwise`` says what tests it).
 """
@@ -32,20 +33,20 @@ TEXT = {
     "reference": "the reference (ns-2.35)",
     "runs": "the runs compared (Tahoe; seeds 1-3 for ns-2.35)",
     "before": "the set-up (with RED's buffer of 4 min_th)",
-    "after": "the rerun (with 100 packets)",
+    "after": "the changed set-up (with 100 packets)",
     "change": "the change, as a subject (the 100-packet buffer)",
     "cause": "the cause tested (the buffer of 4 min_th)",
     "cause_short": "the cause in short (the buffer)",
     "otherwise": "what tests the points the cause does not explain (the seeds hypothesis tests it)",
 }
-KEYS = ("rerun", "ours", "reference", "ours_rerun", "reference_rerun", "points", "band")
+KEYS = ("setup_change", "ours", "reference", "ours_changed", "reference_changed", "points", "band")
 KEYS = (*KEYS, "band_name", "text")
 
 
 @dataclass
-class Rerun:
+class SetupChange:
     values: str
-    setups: tuple[str, str, str, str]  # ours, reference, ours_rerun, reference_rerun
+    setups: tuple[str, str, str, str]  # ours, reference, ours_changed, reference_changed
     points: dict[str, str]  # point -> its label
     band: tuple[float, float]
     band_name: str
@@ -53,14 +54,14 @@ class Rerun:
 
 
 def number(name: str, where: str, d: dict[str, Any]) -> Any:
-    """A ``[numbers.NAME]`` of ``rerun``, checked."""
+    """A ``[numbers.NAME]`` of ``setup_change``, checked."""
     from aqmlab.reproduce.metrics import NumberDef
 
     for k in d:
         if k not in KEYS:
-            raise AqmlabError(f"{where}.{k}: not with rerun (expected one of {', '.join(KEYS)})")
+            raise AqmlabError(f"{where}.{k}: not with setup_change (expected one of {', '.join(KEYS)})")
     texts = {}
-    for k in ("rerun", "ours", "reference", "ours_rerun", "reference_rerun", "band_name"):
+    for k in ("setup_change", "ours", "reference", "ours_changed", "reference_changed", "band_name"):
         v = d.get(k)
         if not isinstance(v, str) or not v:
             raise AqmlabError(f"{where}.{k}: expected a text, got {v!r}")
@@ -85,26 +86,26 @@ def number(name: str, where: str, d: dict[str, Any]) -> Any:
         raise AqmlabError(
             f"{where}.text.{extra[0]}: unknown key (expected one of {', '.join(TEXT)})"
         )
-    r = Rerun(
-        texts["rerun"],
-        (texts["ours"], texts["reference"], texts["ours_rerun"], texts["reference_rerun"]),
+    r = SetupChange(
+        texts["setup_change"],
+        (texts["ours"], texts["reference"], texts["ours_changed"], texts["reference_changed"]),
         dict(pts),
         (float(band[0]), float(band[1])),
         texts["band_name"],
         dict(text),
     )
-    return NumberDef(name, [], "", [], {}, [], None, {}, where, rerun=r)
+    return NumberDef(name, [], "", [], {}, [], None, {}, where, setup_change=r)
 
 
 def value(nd: Any, numbers: dict[str, Any]) -> str:
-    """The outcome's text from the number ``rerun`` names (declared above)."""
+    """The outcome's text from the number ``setup_change`` names (declared above)."""
     from aqmlab.reproduce.loader import split_path
 
-    r: Rerun = nd.rerun
+    r: SetupChange = nd.setup_change
     v: Any = numbers
     for k in split_path(r.values):
         if not isinstance(v, dict) or k not in v:
-            raise AqmlabError(f"{nd.where}.rerun: no number {r.values!r} (declared above this one)")
+            raise AqmlabError(f"{nd.where}.setup_change: no number {r.values!r} (declared above this one)")
         v = v[k]
     tables = []
     for i, s in enumerate(r.setups):
@@ -115,13 +116,15 @@ def value(nd: Any, numbers: dict[str, Any]) -> str:
                 f"(it has {', '.join(map(str, v))})"
             )
         tables.append(t)
-    ours, ref, ours_rerun, ref_rerun = tables
-    return text(r, ours, ours_rerun, ref, ref_rerun)
+    ours, ref, ours_changed, ref_changed = tables
+    return text(r, ours, ours_changed, ref, ref_changed)
 
 
-def text(r: Rerun, ours: dict, ours_rerun: dict | None, ref: dict, ref_rerun: dict) -> str:
-    """The outcome (module docstring) from the four set-ups' ``{point: value}`` (``ours_rerun``
-    None where our rerun did not run)."""
+def text(
+    r: SetupChange, ours: dict, ours_changed: dict | None, ref: dict, ref_changed: dict
+) -> str:
+    """The outcome (module docstring) from the four set-ups' ``{point: value}`` (``ours_changed``
+    None where ours with the change did not run)."""
     from aqmlab.reproduce.common import fmt
 
     lo, hi = r.band
@@ -134,8 +137,8 @@ def text(r: Rerun, ours: dict, ours_rerun: dict | None, ref: dict, ref_rerun: di
     each = "; ".join(
         f"{r.points[p]}: {fmt(ours.get(p, math.nan))} | {fmt(ref.get(p, math.nan))}"
         + (
-            f" → {fmt(ours_rerun.get(p, math.nan)) if ours_rerun else '–'} | "
-            f"{fmt(ref_rerun.get(p, math.nan))}"
+            f" → {fmt(ours_changed.get(p, math.nan)) if ours_changed else '–'} | "
+            f"{fmt(ref_changed.get(p, math.nan))}"
         )
         for p in pts
     )
@@ -146,12 +149,12 @@ def text(r: Rerun, ours: dict, ours_rerun: dict | None, ref: dict, ref_rerun: di
         f"{w['measured']}, {w['ours']} | {w['reference']} ({w['runs']}) {w['before']} → "
         f"{w['after']}: {each}. "
     )
-    # Of the points both put outside, those the rerun brings inside in both (the cause) and
+    # Of the points both put outside, those the change brings inside in both (the cause) and
     # those it does not (another part of the set-up).
     fixed = [
         p
         for p in same
-        if inside(ref_rerun.get(p, math.nan)) and ours_rerun and inside(ours_rerun.get(p, math.nan))
+        if inside(ref_changed.get(p, math.nan)) and ours_changed and inside(ours_changed.get(p, math.nan))
     ]
     kept = [p for p in same if p not in fixed]
     parts = []
