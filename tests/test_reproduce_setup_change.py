@@ -72,7 +72,10 @@ def test_every_point_inside_and_a_reference_inside_refute_and_no_changed_run_is_
     "doc, expected",
     [
         ({**DOC, "setup_change": 1}, "numbers.t.setup_change: expected a text, got 1"),
-        ({**DOC, "by": ["x"]}, "numbers.t.by: not with setup_change (expected one of setup_change, ours"),
+        (
+            {**DOC, "by": ["x"]},
+            "numbers.t.by: not with setup_change (expected one of setup_change, ours",
+        ),
         (
             {**DOC, "points": []},
             'numbers.t.points: expected a table of POINT = "its label", got []',
@@ -106,5 +109,7 @@ def test_a_missing_number_or_set_up_is_one_line_at_run_time():
     assert str(e.value) == (
         f"{PATH}: numbers.t.reference_changed: no set-up 'ref A' in 'vals' (it has us B, ref B)"
     )
-    with pytest.raises(AqmlabError, match=r"numbers\.t\.setup_change: no number 'x' \(declared above"):
+    with pytest.raises(
+        AqmlabError, match=r"numbers\.t\.setup_change: no number 'x' \(declared above"
+    ):
         _outcome({}, {**DOC, "setup_change": "x"})

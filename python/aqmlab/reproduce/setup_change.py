@@ -59,9 +59,18 @@ def number(name: str, where: str, d: dict[str, Any]) -> Any:
 
     for k in d:
         if k not in KEYS:
-            raise AqmlabError(f"{where}.{k}: not with setup_change (expected one of {', '.join(KEYS)})")
+            raise AqmlabError(
+                f"{where}.{k}: not with setup_change (expected one of {', '.join(KEYS)})"
+            )
     texts = {}
-    for k in ("setup_change", "ours", "reference", "ours_changed", "reference_changed", "band_name"):
+    for k in (
+        "setup_change",
+        "ours",
+        "reference",
+        "ours_changed",
+        "reference_changed",
+        "band_name",
+    ):
         v = d.get(k)
         if not isinstance(v, str) or not v:
             raise AqmlabError(f"{where}.{k}: expected a text, got {v!r}")
@@ -105,7 +114,9 @@ def value(nd: Any, numbers: dict[str, Any]) -> str:
     v: Any = numbers
     for k in split_path(r.values):
         if not isinstance(v, dict) or k not in v:
-            raise AqmlabError(f"{nd.where}.setup_change: no number {r.values!r} (declared above this one)")
+            raise AqmlabError(
+                f"{nd.where}.setup_change: no number {r.values!r} (declared above this one)"
+            )
         v = v[k]
     tables = []
     for i, s in enumerate(r.setups):
@@ -154,7 +165,9 @@ def text(
     fixed = [
         p
         for p in same
-        if inside(ref_changed.get(p, math.nan)) and ours_changed and inside(ours_changed.get(p, math.nan))
+        if inside(ref_changed.get(p, math.nan))
+        and ours_changed
+        and inside(ours_changed.get(p, math.nan))
     ]
     kept = [p for p in same if p not in fixed]
     parts = []
