@@ -11,9 +11,11 @@ import pytest
 from aqmlab.exceptions import AqmlabError
 
 PATH = "/r/experiment.toml"
+#: The sweeps' and frames' names a table may name.
+FRAMES = ["sweep", "ours", "ref"]
 
 
-def _ctx(numbers=None, params=None, table=None, windows=(), claims=None, quick=False):
+def _ctx(numbers=None, params=None, table=None, windows=(), claims=None, quick=False, frames=None):
     exp = SimpleNamespace(windows=list(windows))
     params = params or {}
 
@@ -32,13 +34,14 @@ def _ctx(numbers=None, params=None, table=None, windows=(), claims=None, quick=F
         out="/o",
         value=value,
         fill=lambda t: t.format(**params),
+        frames=frames or {},
     )
 
 
 def _build(doc, ctx):
     from aqmlab.reproduce import report_table
 
-    return report_table.build(report_table.load(PATH, [doc]), ctx)
+    return report_table.build(report_table.load(PATH, [doc], FRAMES), ctx)
 
 
 LOADS = {
@@ -213,15 +216,15 @@ def test_computed_fields_digits_of_a_claim_no_value_blanks_and_lists():
          "/r/experiment.toml: report_table[0].title: expected a text"),
         ({"title": "t", "rows": {"a": [1]}, "columns": [], "colour": 1},
          "/r/experiment.toml: report_table[0].colour: unknown key (expected one of title, note, "
-         "rows, columns, when)"),
+         "rows, frame, columns, when)"),
         ({"title": "t", "rows": {"a": 3}, "columns": [{"header": "a", "value": "{a}"}]},
          "/r/experiment.toml: report_table[0].rows.a: expected a list of values, a \"{param}\" "
          "list, { keys = \"PATH\" }, { column = \"NAME\" }, { window = \"NAME\" } or "
          "{ value = \"TEMPLATE\" }, got 3"),
         ({"title": "t", "rows": {"a": [1]},
           "columns": [{"header": "a", "value": "x", "number": "y"}]},
-         "/r/experiment.toml: report_table[0].columns[0]: expected one of value, number, table or "
-         "expr, got ['value', 'number']"),
+         "/r/experiment.toml: report_table[0].columns[0]: expected one of value, number, table, "
+         "column or expr, got ['value', 'number']"),
         ({"title": "t", "rows": {"a": [1]},
           "columns": [{"header": "a", "number": "n", "digits": 0}]},
          "/r/experiment.toml: report_table[0].columns[0].digits: expected a number of significant "
@@ -235,7 +238,7 @@ def test_declaration_errors_are_one_line(doc, message):
     from aqmlab.reproduce import report_table
 
     with pytest.raises(AqmlabError) as e:
-        report_table.load(PATH, [doc])
+        report_table.load(PATH, [doc], FRAMES)
     assert str(e.value) == message
 
 
@@ -301,14 +304,115 @@ def test_grammar_is_checked_before_anything_runs():
 
     doc = {"title": "t", "rows": {"a": [1]}, "columns": [{"header": "a", "expr": "a.b()"}]}
     with pytest.raises(AqmlabError) as e:
-        report_table.load(PATH, [doc])
+        report_table.load(PATH, [doc], FRAMES)
     assert str(e.value).startswith(
         "/r/experiment.toml: report_table[0].columns[0].expr: 'a.b()': only abs(), div(), "
     )
     doc = {"title": "{x:}{", "rows": {"a": [1]}, "columns": [{"header": "a", "value": "{a}"}]}
     with pytest.raises(AqmlabError) as e:
-        report_table.load(PATH, [doc])
+        report_table.load(PATH, [doc], FRAMES)
     assert str(e.value) == (
         "/r/experiment.toml: report_table[0].title: '{x:}{': Single '{' encountered in format "
         "string"
     )
+
+
+# A table of a sweep's or a frame's rows (frame = NAME), another frame's columns beside them.
+FRAME_DOC = {
+    "title": "Means over {what}",
+    "frame": "ours",
+    "columns": [
+        {"header": "run", "column": "point"},
+        {"header": "queue", "column": "q"},
+        {"header": "ref: queue", "column": "q", "beside": {"frame": "ref", "on": "point"}},
+        {"header": "ref: n", "column": "n", "beside": {"frame": "ref", "on": "point"}},
+    ],
+    "note": "seeds {what}",
+}
+
+
+def _frames():
+    pd = pytest.importorskip("pandas")
+    ours = pd.DataFrame({"point": ["p2", "p1", "p3"], "q": [2.5, 1.0, 3.0], "x": [0, 0, 0]})
+    ref = pd.DataFrame({"point": ["p1", "p2", "p1"], "q": [1.5, 2.0, 9.0], "n": [10, 20, 30]})
+    return {"ours": ours, "ref": ref}
+
+
+def _frame_tables(doc, frames=None):
+    frames = _frames() if frames is None else frames
+    return _build(doc, _ctx(params={"what": "1-3"}, frames=frames))
+
+
+def test_a_frames_rows_in_order_with_the_other_frames_columns_beside_them():
+    (t,) = _frame_tables(FRAME_DOC)
+    assert t.title == "Means over 1-3" and t.note == "seeds 1-3"
+    assert t.header == ["run", "queue", "ref: queue", "ref: n"]
+    # ref's first row of p1 is beside ours; p3 has none.
+    assert t.rows == [["p2", 2.5, 2.0, 20], ["p1", 1.0, 1.5, 10], ["p3", 3.0, None, None]]
+
+
+def test_a_frame_that_did_not_run_is_left_out_and_one_beside_it_is_empty():
+    frames = _frames()
+    assert _frame_tables(FRAME_DOC, {"ref": frames["ref"]}) == []
+    (t,) = _frame_tables(FRAME_DOC, {"ours": frames["ours"]})
+    assert [r[2:] for r in t.rows] == [[None, None]] * 3
+
+
+def _col(**c):
+    return {**FRAME_DOC, "columns": [{"header": "a", **c}]}
+
+
+@pytest.mark.parametrize(
+    "doc, expected",
+    [
+        (
+            {**FRAME_DOC, "frame": "nope"},
+            "report_table[0].frame: expected a [[sweep]] or a [frames.NAME] (sweep, ours, ref), "
+            "got 'nope'",
+        ),
+        (
+            {**FRAME_DOC, "rows": {"a": [1]}},
+            "report_table[0]: expected one of rows or frame, got both",
+        ),
+        (
+            {"title": "t", "columns": []},
+            "report_table[0]: expected one of rows or frame, got neither",
+        ),
+        (
+            {"title": "t", "rows": {"a": [1]}, "columns": [{"header": "a", "column": "q"}]},
+            "report_table[0].columns[0].column: a frame's column, only in a table of frame = NAME",
+        ),
+        (_col(column="q", beside=["ref"]), "report_table[0].columns[0].beside: expected a table"),
+        (
+            _col(column="q", beside={"frame": "ref"}),
+            "report_table[0].columns[0].beside: expected a table { frame",
+        ),
+        (
+            _col(column="q", beside={"frame": "x", "on": "point"}),
+            "report_table[0].columns[0].beside.frame: expected a [[sweep]] or a [frames.NAME]",
+        ),
+        (
+            _col(number="q", beside={"frame": "ref", "on": "point"}),
+            "report_table[0].columns[0].beside: only with column",
+        ),
+    ],
+)
+def test_a_bad_frame_table_is_one_line_naming_the_file_and_key(doc, expected):
+    from aqmlab.reproduce import report_table
+
+    with pytest.raises(AqmlabError) as e:
+        report_table.load(PATH, [doc], FRAMES)
+    msg = str(e.value)
+    assert msg.startswith(f"{PATH}: ") and expected in msg and "\n" not in msg, msg
+
+
+def test_a_frames_missing_column_is_one_line_at_run_time():
+    with pytest.raises(
+        AqmlabError, match=r"report_table\[0\]\.columns: no column 'z' in the results of 'ours'$"
+    ):
+        _frame_tables(_col(column="z"))
+    with pytest.raises(
+        AqmlabError,
+        match=r"report_table\[0\]\.columns\[0\]\.beside: no column 'x' in the results of 'ref'$",
+    ):
+        _frame_tables(_col(column="x", beside={"frame": "ref", "on": "point"}))

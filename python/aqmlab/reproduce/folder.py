@@ -15,7 +15,6 @@ from typing import Any
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import (
     reference_frames,
-    report_tables,
     sample_claims,
     series_window,
 )
@@ -150,11 +149,9 @@ class Experiment:
     #: ``[[window]]`` of ``from_s`` + ``to_s``: per-run columns from the runs' series over one
     #: window (series_window).
     series_windows: list[WindowDef] = field(default_factory=list)
-    #: ``[[report_table]]`` with ``rows``: the report's tables of numbers (report_table.py).
+    #: ``[[report_table]]``: the report's tables of numbers or of a sweep's or a frame's rows
+    #: (report_table.py).
     report_tables: list[Any] = field(default_factory=list)
-    #: ``[[report_table]]`` with ``frame``: the report's tables of a sweep's or a frame's rows
-    #: (report_tables.py).
-    frame_tables: list[Any] = field(default_factory=list)
     #: Nothing in the scenarios draws at random: every run uses seed 1, whatever --seeds says.
     deterministic: bool = False
 
@@ -286,7 +283,6 @@ def load(folder: str) -> Experiment:
     table = _table(path, t.doc["table"], names) if "table" in t.doc else None
     frames = reference_frames.load(path, t.doc.get("frames", {}), folder, names)
     log_windows, one_windows = series_window.split(path, t.doc.get("window", []))
-    frame_tables, row_tables = report_tables.split(t.doc.get("report_table", []))
     exp = Experiment(
         folder=folder,
         name=t.str("name"),
@@ -306,8 +302,9 @@ def load(folder: str) -> Experiment:
         windows=windows.load(path, log_windows, names),
         frames=frames,
         series_windows=series_window.load(path, one_windows, names),
-        report_tables=report_table.load(path, row_tables),
-        frame_tables=report_tables.load(path, frame_tables, [*names, *(f.name for f in frames)]),
+        report_tables=report_table.load(
+            path, t.doc.get("report_table", []), [*names, *(f.name for f in frames)]
+        ),
         deterministic=t.doc.get("deterministic", False),
     )
     if not isinstance(exp.deterministic, bool):

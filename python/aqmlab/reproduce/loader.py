@@ -43,7 +43,6 @@ from aqmlab.reproduce import (
     reduced_columns,
     reference_frames,
     report_table,
-    report_tables,
     sample_claims,
     series_window,
 )
@@ -201,7 +200,6 @@ def run(
                 ctx.fill(t.note) if t.note else "",
             )
         )
-    tables += report_tables.tables(exp.frame_tables, ctx.frames, ctx.fill)
     tables += report_table.build(exp.report_tables, ctx) + (_hook(mod, "tables", ctx) or [])
     discussion = paragraphs(exp.discussion, ctx, _hook(mod, "discussion", ctx))
     figures = _hook(mod, "figures", ctx) or []

@@ -1,7 +1,10 @@
 """A report table declared in ``experiment.toml`` (``[[report_table]]``, docs/reproductions.md,
 "Report tables and discussion as data"): the rows a module's ``tables(ctx)`` built from
-``ctx.numbers``, written as data.
+``ctx.numbers``, or a sweep's or a frame's rows, written as data.
 
+* ``frame`` (in place of ``rows``): one row per row of the ``[[sweep]]`` or ``[frames.NAME]``
+  of that name, its fields the row's columns, in the frame's order (a table whose frame did
+  not run in this mode is left out).
 * ``rows``: the rows' fields, a list of levels, outer first (one table: one level). Within a
   level the fields move together (as ``each``), across levels every combination is a row, in
   the order given. A field's values are a list, a ``"{param}"`` that is a list, or
@@ -18,7 +21,11 @@
   that is one field is that value, its type kept), ``number`` (the path of a number, a
   template of the row's fields with their format specs: ``"median_by_rate.{rate:g}.{d}.p50_ms"``;
   no such number is an error, a number with none prints ``–``), ``table`` (a column of the
-  ``[table]``, at its one row that matches the row's fields named as its columns) or ``expr``
+  ``[table]``, at its one row that matches the row's fields named as its columns), ``column``
+  (with ``frame``: the row's column of that name, as it is; with ``beside = { frame, on }``:
+  that column of the first row of the other frame whose column ``on`` equals this row's, no
+  value where it has none or that frame did not run: ns-2.35's runs of the same points beside
+  ours) or ``expr``
   (an expression of ``report_text``'s names, ``{field}`` filled in first:
   ``"100 * traffic.{arm}.share"``, a ``[table]`` column's name standing for its cell);
   ``digits``: the cell printed with that many significant digits (``common.fmt``) instead of
@@ -41,7 +48,7 @@ from typing import Any
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import report_text
 
-KEYS = ("title", "note", "rows", "columns", "when")
+KEYS = ("title", "note", "rows", "frame", "columns", "when")
 COLUMN_KEYS = (
     "header",
     "value",
@@ -52,8 +59,10 @@ COLUMN_KEYS = (
     "blank_when",
     "blank",
     "none",
+    "column",
+    "beside",
 )
-KINDS = ("value", "number", "table", "expr")
+KINDS = ("value", "number", "table", "column", "expr")
 
 
 @dataclass
@@ -65,6 +74,7 @@ class Column:
     blank_when: str = ""
     blank: str | None = None  # None: blank_when alone, the cell has no value
     none: str | float | None = None  # a text, or NaN (nan: no value kept)
+    beside: tuple[str, str] | None = None  # column: (frame, on), the other frame's matching row
 
 
 @dataclass
@@ -76,6 +86,7 @@ class ReportTableDef:
     columns: list[Column]
     when: str = ""
     fields: list[str] = field(default_factory=list)
+    frame: str = ""  # the sweep or frame whose rows are the table's (in place of ``levels``)
 
 
 def _err(where: str, key: str, expected: str, got: Any = None) -> AqmlabError:
@@ -83,15 +94,23 @@ def _err(where: str, key: str, expected: str, got: Any = None) -> AqmlabError:
     return AqmlabError(f"{where}.{key}: expected {expected}{tail}")
 
 
-def load(path: str, doc: Any) -> list[ReportTableDef]:
-    """The ``[[report_table]]`` tables of ``experiment.toml`` at ``path``, checked."""
+def load(path: str, doc: Any, frames: list[str]) -> list[ReportTableDef]:
+    """The ``[[report_table]]`` tables of ``experiment.toml`` at ``path``, checked
+    (``frames``: the sweeps' and frames' names)."""
     if not isinstance(doc, list):
         raise AqmlabError(f"{path}: report_table: expected [[report_table]] tables")
-    # None: a table of a sweep's or a frame's rows, in report_tables.py (its split).
-    return [_one(f"{path}: report_table[{i}]", d) for i, d in enumerate(doc) if d is not None]
+    return [_one(f"{path}: report_table[{i}]", d, frames) for i, d in enumerate(doc)]
 
 
-def _one(where: str, d: Any) -> ReportTableDef:
+def _frame(where: str, v: Any, frames: list[str]) -> str:
+    if v not in frames:
+        raise AqmlabError(
+            f"{where}: expected a [[sweep]] or a [frames.NAME] ({', '.join(frames)}), got {v!r}"
+        )
+    return v
+
+
+def _one(where: str, d: Any, frames: list[str]) -> ReportTableDef:
     if not isinstance(d, dict):
         raise AqmlabError(f"{where}: expected a table")
     for k in d:
@@ -102,9 +121,15 @@ def _one(where: str, d: Any) -> ReportTableDef:
             raise _err(where, k, "a text", d[k])
     if not d.get("title"):
         raise _err(where, "title", "a text")
+    if ("rows" in d) == ("frame" in d):
+        got = "both" if "rows" in d else "neither"
+        raise AqmlabError(f"{where}: expected one of rows or frame, got {got}")
+    frame = _frame(f"{where}.frame", d["frame"], frames) if "frame" in d else ""
     rows = d.get("rows")
-    levels = [rows] if isinstance(rows, dict) else rows
-    if not isinstance(levels, list) or not levels or not all(isinstance(x, dict) for x in levels):
+    levels = [] if frame else [rows] if isinstance(rows, dict) else rows
+    if not frame and (
+        not isinstance(levels, list) or not levels or not all(isinstance(x, dict) for x in levels)
+    ):
         raise _err(where, "rows", "a table of FIELD = values, or a list of them (outer first)")
     names: list[str] = []
     for i, level in enumerate(levels):
@@ -141,13 +166,14 @@ def _one(where: str, d: Any) -> ReportTableDef:
         d["title"],
         d.get("note", ""),
         levels,
-        [_column(f"{where}.columns[{i}]", c) for i, c in enumerate(cols)],
+        [_column(f"{where}.columns[{i}]", c, frame, frames) for i, c in enumerate(cols)],
         d.get("when", ""),
         names,
+        frame,
     )
 
 
-def _column(where: str, c: Any) -> Column:
+def _column(where: str, c: Any, frame: str, frames: list[str]) -> Column:
     if not isinstance(c, dict):
         raise AqmlabError(f"{where}: expected a table {{ header, value | number | table | expr }}")
     for k in c:
@@ -160,11 +186,22 @@ def _column(where: str, c: Any) -> Column:
     kinds = [k for k in KINDS if k in c]
     if len(kinds) != 1:
         raise AqmlabError(
-            f"{where}: expected one of value, number, table or expr, got {kinds or 'none'}"
+            f"{where}: expected one of value, number, table, column or expr, got {kinds or 'none'}"
         )
     text = c[kinds[0]]
     if not isinstance(text, str) or not text:
         raise _err(where, kinds[0], "a text", text)
+    if kinds[0] == "column" and not frame:
+        raise AqmlabError(f"{where}.column: a frame's column, only in a table of frame = NAME")
+    beside = c.get("beside")
+    if beside is not None:
+        if kinds[0] != "column":
+            raise AqmlabError(f"{where}.beside: only with column")
+        if not isinstance(beside, dict) or sorted(beside) != ["frame", "on"]:
+            raise _err(where, "beside", 'a table { frame = "NAME", on = "COLUMN" }', beside)
+        if not isinstance(beside["on"], str) or not beside["on"]:
+            raise _err(where, "beside.on", "the column both frames are matched on", beside["on"])
+        beside = (_frame(f"{where}.beside.frame", beside["frame"], frames), beside["on"])
     digits = c.get("digits")
     if isinstance(digits, str) and digits:
         if "{" not in digits:
@@ -196,6 +233,7 @@ def _column(where: str, c: Any) -> Column:
         c.get("blank_when", ""),
         c.get("blank"),
         c.get("none"),
+        beside,
     )
 
 
@@ -208,11 +246,50 @@ def build(defs: list[ReportTableDef], ctx: Any) -> list[Any]:
     for t in defs:
         if t.when and not report_text.condition(ctx, t.when, {}, f"{t.where}.when"):
             continue
-        rows = [[_cell(ctx, t, i, c, f) for i, c in enumerate(t.columns)] for f in _rows(ctx, t)]
+        if t.frame and t.frame not in ctx.frames:  # its sweep did not run in this mode
+            continue
+        fields = _frame_rows(ctx, t) if t.frame else _rows(ctx, t)
+        rows = [[_cell(ctx, t, i, c, f) for i, c in enumerate(t.columns)] for f in fields]
         title = report_text.fill(ctx, t.title, {}, f"{t.where}.title")
         note = report_text.fill(ctx, t.note, {}, f"{t.where}.note") if t.note else ""
         out.append(Table(str(title), [c.header for c in t.columns], rows, str(note)))
     return out
+
+
+def _need(where: str, df: Any, cols: list[str], name: str) -> None:
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise AqmlabError(f"{where}: no column {missing[0]!r} in the results of {name!r}")
+
+
+def _frame_rows(ctx: Any, t: ReportTableDef) -> list[dict[str, Any]]:
+    """The rows of ``t.frame``, each its columns, and for each ``beside`` column the other
+    frame's matching row under the key ``(frame, on)`` (None: no such row)."""
+    df = ctx.frames[t.frame]
+    cols = [c for c in t.columns if c.kind == "column"]
+    _need(f"{t.where}.columns", df, [c.text for c in cols if c.beside is None], t.frame)
+    matches: dict[tuple[str, str], dict[Any, dict[str, Any]]] = {}
+    for i, c in enumerate(cols):
+        if c.beside is None:
+            continue
+        name, on = c.beside
+        where = f"{t.where}.columns[{t.columns.index(c)}].beside"
+        other = ctx.frames.get(name)
+        found = matches.setdefault(c.beside, {})
+        if other is not None:
+            _need(where, other, [on, c.text], name)
+            _need(f"{where}.on", df, [on], t.frame)
+            if not found:
+                for r in other.to_dict("records"):
+                    found.setdefault(r[on], r)
+    out = []
+    for r in df.to_dict("records"):
+        out.append({**r, _BESIDE: {k: m.get(r[k[1]]) for k, m in matches.items()}})
+    return out
+
+
+#: A frame row's key holding its matching rows of the ``beside`` frames.
+_BESIDE = "\0beside"
 
 
 def _rows(ctx: Any, t: ReportTableDef) -> list[dict[str, Any]]:
@@ -332,6 +409,11 @@ def _cell(ctx: Any, t: ReportTableDef, i: int, c: Column, fields: dict[str, Any]
             raise AqmlabError(f"{where}: {path!r}: a table of numbers, not a number")
     elif c.kind == "table":
         v = _table_cell(ctx, c.text, row, where)
+    elif c.kind == "column" and c.beside is not None:
+        match = row[_BESIDE][c.beside]
+        v = None if match is None else match[c.text]
+    elif c.kind == "column":
+        v = row[c.text]
     else:
         v = report_text.evaluate(ctx, _format(c.text, fields, where), fields, where)
     if c.none is not None and (v is None or (isinstance(v, float) and math.isnan(v))):
