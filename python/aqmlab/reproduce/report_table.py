@@ -269,11 +269,11 @@ def _frame_rows(ctx: Any, t: ReportTableDef) -> list[dict[str, Any]]:
     cols = [c for c in t.columns if c.kind == "column"]
     _need(f"{t.where}.columns", df, [c.text for c in cols if c.beside is None], t.frame)
     matches: dict[tuple[str, str], dict[Any, dict[str, Any]]] = {}
-    for i, c in enumerate(cols):
-        if c.beside is None:
+    for k, c in enumerate(t.columns):
+        if c.kind != "column" or c.beside is None:
             continue
         name, on = c.beside
-        where = f"{t.where}.columns[{t.columns.index(c)}].beside"
+        where = f"{t.where}.columns[{k}].beside"
         other = ctx.frames.get(name)
         found = matches.setdefault(c.beside, {})
         if other is not None:
