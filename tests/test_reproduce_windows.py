@@ -90,7 +90,7 @@ def test_a_window_applies_only_to_its_sweeps(tmp_path):
 @pytest.mark.parametrize(
     "edit, expected",
     [
-        ({"name": "ph"}, "window[0].name: expected a template of {i}"),
+        ({"name": "ph"}, "window[0] ('ph').name: expected a template of {i}"),
         ({"link": 3}, "window[0] ('ph{i}').link: expected the link whose log is cut"),
         ({"length_s": -1}, "window[0] ('ph{i}').length_s: expected a positive number"),
         ({"fields": {"r": [1, 2]}, "count": 3}, "window[0] ('ph{i}').fields: expected lists of"),
@@ -141,3 +141,167 @@ def test_a_column_neither_log_has_is_one_line_at_run_time(tmp_path):
     with pytest.raises(AqmlabError) as e:
         _columns(tmp_path, bad)
     assert "window[0] ('ph{i}').values: no column 'ingress_pkts' in link 'b'" in str(e.value)
+
+
+# One window after a warm-up (start_s + end_s), a run's link and flows over it, only the runs
+# `where` selects: red-bursty's form.
+ONE = {
+    "name": "w",
+    "link": "b",
+    "start_s": 1,
+    "end_s": "{end}",
+    "where": "tcp == 'tahoe'",
+    "values": {
+        "bytes": {"column": "egress_bytes", "reduce": "sum"},
+        "pkts": {"column": "released_pkts", "reduce": "sum"},
+        "drops": {"column": "drops", "reduce": "sum"},
+        "avg_queue": {
+            "column": "total_sojourn_ms",
+            "reduce": "sum",
+            "then": "x / 1e3 / ({t1} - {t0})",
+        },
+        "delivered_bytes": {"column": "flows.delivered_bytes", "reduce": "sum"},
+    },
+}
+
+
+def _series_run(folder, n, flows):
+    """Run ``rN``'s series: link "b"'s bins at 0.5 (before the window), 1, 2 and 3 s (3 s is
+    the window's end: left out), each ``n`` × (1000 B, 2 packets released with a mean sojourn
+    of 250 ms, 3 drops; the bin at 2 s releases none, its mean NaN), and ``flows`` (flow ->
+    bytes in each bin from 1 s)."""
+    import pyarrow.parquet as pq
+
+    folder.mkdir(parents=True)
+    (folder / "summary.json").write_text(json.dumps({}))
+    nan = float("nan")
+    rows = [
+        {"link": "b", "t_s": t, "egress_bytes": n * 1000, "released_pkts": p, "drops": 3 * n,
+         "mean_sojourn_ms": m}
+        for t, p, m in [(0.5, 2 * n, 250.0), (1.0, 2 * n, 250.0), (2.0, 0, nan), (3.0, 9, 9.0)]
+    ]  # fmt: skip
+    rows.append({"link": "other", "t_s": 1.0, "egress_bytes": 10**9, "released_pkts": 99,
+                 "drops": 99, "mean_sojourn_ms": 1e6})  # fmt: skip
+    pq.write_table(pa.Table.from_pandas(pd.DataFrame(rows)), folder / "links.parquet")
+    frows = [
+        {"flow": f, "t_s": t, "delivered_bytes": b}
+        for f, b in flows.items()
+        for t in (0.0, 1.0, 2.0, 3.0)
+    ]
+    pq.write_table(pa.Table.from_pandas(pd.DataFrame(frows)), folder / "flows.parquet")
+
+
+def _one(tmp_path, window=None, sweep="s"):
+    from aqmlab.reproduce import windows
+
+    runs = tmp_path / "runs"
+    _series_run(runs / "r1", 1, {0: 10, 1: 5})
+    _series_run(runs / "r2", 2, {0: 20, 1: 5, 7: 3})
+    _series_run(runs / "r3", 3, {0: 1})
+    (w,) = windows.load(PATH, [window or ONE], ["s", "t"])
+    df = pd.DataFrame({"run": ["r1", "r2", "r3"], "tcp": ["tahoe", "tahoe", "reno"]})
+    return windows.columns(df, [w], sweep, str(runs), lambda t: t.format(end=3))
+
+
+def test_one_window_adds_the_links_and_flows_columns(tmp_path):
+    df = _one(tmp_path)
+    # The bins at 1 and 2 s: r1 1000 + 1000 B, 2 + 0 packets, 3 + 3 drops.
+    assert list(df["w.bytes"][:2]) == [2000.0, 4000.0]
+    assert list(df["w.pkts"][:2]) == [2.0, 4.0]
+    assert list(df["w.drops"][:2]) == [6.0, 12.0]
+    # Little's law: 2n packets × 250 ms (the NaN bin released none) over the 2-s window.
+    assert list(df["w.avg_queue"][:2]) == [0.25, 0.5]
+    # Each flow's bytes in the bins at 1 and 2 s; flow 7 delivered nothing in r1: 0, not NaN.
+    assert list(df["w.flows[0].delivered_bytes"][:2]) == [20.0, 40.0]
+    assert list(df["w.flows[1].delivered_bytes"][:2]) == [10.0, 10.0]
+    assert list(df["w.flows[7].delivered_bytes"][:2]) == [0.0, 6.0]
+    # The run `where` leaves out has no value (r3's flow 0 is no reason for a value there).
+    new = [c for c in df.columns if c.startswith("w.")]
+    assert all(math.isnan(df[c].iloc[2]) for c in new)
+    assert list(df.columns[:2]) == ["run", "tcp"] and new == [
+        "w.bytes", "w.pkts", "w.drops", "w.avg_queue",
+        "w.flows[0].delivered_bytes", "w.flows[1].delivered_bytes", "w.flows[7].delivered_bytes",
+    ]  # fmt: skip
+
+
+def test_one_window_applies_only_to_its_sweeps_and_reads_no_flows_unless_asked(tmp_path):
+    values = {k: v for k, v in ONE["values"].items() if k != "delivered_bytes"}
+    df = _one(tmp_path, {**ONE, "values": values, "sweeps": ["t"]}, sweep="s")
+    assert list(df.columns) == ["run", "tcp"]
+    (tmp_path / "runs" / "r1" / "flows.parquet").unlink()  # not read without flows.COLUMN
+    df = _one(tmp_path / "again", {**ONE, "values": values, "where": ""})
+    assert not [c for c in df.columns if ".flows[" in c]
+    assert list(df["w.bytes"]) == [2000.0, 4000.0, 6000.0]
+
+
+def test_a_real_runs_series_is_read(tmp_path):
+    """A short run of a bundled scenario: the window's bytes are the series' egress bytes
+    over its bins, and each of its five flows has a column."""
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce import windows
+    from aqmlab.results import Run
+    from aqmlab.run import run
+
+    run_dir = tmp_path / "runs" / "k"
+    run("red-bursty", out=str(run_dir), set={"duration": "2s"})
+    doc = {**ONE, "link": "bottleneck", "start_s": 0, "end_s": 2, "where": ""}
+    (w,) = windows.load(PATH, [doc], ["s"])
+    df = windows.columns(pd.DataFrame({"run": ["k"]}), [w], "s", str(tmp_path / "runs"), str)
+    s = Run(str(run_dir)).link_series("bottleneck")
+    assert df["w.bytes"].iloc[0] == float(s["egress_bytes"].sum()) > 0
+    flows = [c for c in df.columns if c.startswith("w.flows[")]
+    assert len(flows) == 5 and df[flows].iloc[0].sum() > 0
+    # A link the run does not have is an error, not a window of zeros.
+    (bad,) = windows.load(PATH, [{**doc, "link": "nolink"}], ["s"])
+    with pytest.raises(AqmlabError) as e:
+        windows.columns(pd.DataFrame({"run": ["k"]}), [bad], "s", str(tmp_path / "runs"), str)
+    assert str(e.value) == (
+        f"{PATH}: window[0] ('w'): run {run_dir}: the run has no series of link 'nolink': "
+        "not its link"
+    )
+
+
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        ({"start_s": -1}, "window[0] ('w').start_s: expected a number of seconds >= 0, or"),
+        ({"start_s": "one"}, "window[0] ('w').start_s: expected a number of seconds >= 0, or"),
+        ({"start_s": 2, "end_s": 1}, "window[0] ('w').end_s: expected a time after start_s (2)"),
+        ({"end_s": "ten"}, "window[0] ('w').end_s: expected a number of seconds, or \"{param}\""),
+        ({"length_s": 1}, "window[0] ('w'): expected one of length_s or end_s"),
+        ({"count": 2}, "window[0] ('w').count: expected 1 with end_s (one window)"),
+        ({"where": "a ="}, "window[0] ('w').where: 'a =' is not an expression"),
+        ({"where": 3}, "window[0] ('w').where: expected an expression of the results' columns"),
+        ({"name": "w x"}, "window[0].name: expected a template of {i}"),
+    ],
+)  # fmt: skip
+def test_a_bad_one_window_is_one_line_naming_the_file_and_key(edit, expected):
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce import windows
+
+    with pytest.raises(AqmlabError) as e:
+        windows.load(PATH, [{**ONE, **edit}], ["s", "t"])
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(PATH + ": ") and expected in msg, msg
+
+
+def test_a_missing_run_a_flows_column_or_a_bad_time_is_one_line_at_run_time(tmp_path):
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce import windows
+
+    (w,) = windows.load(PATH, [{**ONE, "where": "", "end_s": 3}], ["s"])
+    with pytest.raises(AqmlabError) as e:
+        windows.columns(pd.DataFrame({"run": ["gone"]}), [w], "s", str(tmp_path), str)
+    assert str(e.value).startswith(f"{PATH}: window[0] ('w'): run {tmp_path}/gone: ")
+    assert "\n" not in str(e.value)
+    bad = {**ONE, "values": {"x": {"column": "flows.cwnd", "reduce": "sum"}}}
+    with pytest.raises(AqmlabError, match=r"\('w'\)\.values: no column 'flows\.cwnd' in link"):
+        _one(tmp_path, bad)
+    (w,) = windows.load(PATH, [{**ONE, "start_s": "{a}", "end_s": "{b}"}], ["s"])
+    with pytest.raises(
+        AqmlabError,
+        match=r"window\[0\] \('w'\)\.end_s: expected a time after start_s \(3\), got 1$",
+    ):
+        windows.columns(
+            pd.DataFrame({"run": ["x"]}), [w], "s", str(tmp_path), lambda t: t.format(a=3, b=1)
+        )

@@ -16,12 +16,10 @@ from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import (
     reference_frames,
     sample_claims,
-    series_window,
 )
 from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
 from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
 from aqmlab.reproduce.reference_frames import FrameDef
-from aqmlab.reproduce.series_window import WindowDef
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, toml_doc
 
 EXPERIMENT = "experiment.toml"
@@ -140,15 +138,12 @@ class Experiment:
     derives: list[DeriveDef] = field(default_factory=list)
     #: ``[numbers.NAME]``: named numbers over the runs.
     numbers: list[NumberDef] = field(default_factory=list)
-    #: ``[[window]]`` of ``count`` windows of ``length_s``: per-run columns cut from a run's
-    #: packet log and series by time (windows.py).
+    #: ``[[window]]``: per-run columns cut from a run's packet log and series by time
+    #: (windows.py).
     windows: list[Any] = field(default_factory=list)
     #: ``[frames.NAME]``: CSV files of the folder, or a sweep's means, read as results
     #: (reference_frames).
     frames: list[FrameDef] = field(default_factory=list)
-    #: ``[[window]]`` of ``from_s`` + ``to_s``: per-run columns from the runs' series over one
-    #: window (series_window).
-    series_windows: list[WindowDef] = field(default_factory=list)
     #: ``[[report_table]]``: the report's tables of numbers or of a sweep's or a frame's rows
     #: (report_table.py).
     report_tables: list[Any] = field(default_factory=list)
@@ -282,7 +277,6 @@ def load(folder: str) -> Experiment:
         raise t.error("sweep", "distinct written_as (sweeps sharing a scenario file name them)")
     table = _table(path, t.doc["table"], names) if "table" in t.doc else None
     frames = reference_frames.load(path, t.doc.get("frames", {}), folder, names)
-    log_windows, one_windows = series_window.split(path, t.doc.get("window", []))
     exp = Experiment(
         folder=folder,
         name=t.str("name"),
@@ -299,9 +293,8 @@ def load(folder: str) -> Experiment:
         claims=load_claims(os.path.join(folder, CLAIMS)),
         derives=load_derives(path, t.doc.get("derive", []), [*names, *(f.name for f in frames)]),
         numbers=load_numbers(path, t.doc.get("numbers", {}), [*names, *(f.name for f in frames)]),
-        windows=windows.load(path, log_windows, names),
+        windows=windows.load(path, t.doc.get("window", []), names),
         frames=frames,
-        series_windows=series_window.load(path, one_windows, names),
         report_tables=report_table.load(
             path, t.doc.get("report_table", []), [*names, *(f.name for f in frames)]
         ),

@@ -44,7 +44,6 @@ from aqmlab.reproduce import (
     reference_frames,
     report_table,
     sample_claims,
-    series_window,
 )
 from aqmlab.reproduce import common as cm
 from aqmlab.reproduce.discussion import paragraphs
@@ -158,7 +157,6 @@ def run(
         df = res.results.copy()
         df = reduced_columns.add(df, res.out) if s.reduce else df
         df = windows.columns(df, exp.windows, s.name, runs, ctx.fill)
-        df = series_window.add(df, exp.series_windows, s.name, runs, ctx.fill)
         df = metrics.derive(df, exp.derives, s.name, ctx.fill)
         derived = _hook(mod, "derive", df, ctx, s.name)
         ctx.frames[s.name] = df if derived is None else derived
