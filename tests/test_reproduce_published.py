@@ -96,7 +96,7 @@ def test_report_table_none_nan_keeps_no_value_as_nan():
             seeds=[1],
             out="/o",
         )
-        (t,) = report_table.build(report_table.load(PATH, [doc]), ctx)
+        (t,) = report_table.build(report_table.load(PATH, [doc], []), ctx)
         return [r[0] for r in t.rows]
 
     a, b = build({"none": math.nan})

@@ -127,7 +127,7 @@ def test_table_rows_cells_blanks_and_none():
 
 
 def test_window_rows_and_list_indices():
-    w = SimpleNamespace(name="phase{i}", length_s=10, count=3, start_s=0.0, where="w",
+    w = SimpleNamespace(name="phase{i}", length_s=10, count=3, start_s=0.0, end_s=None, where="w",
                         fields={"rate": [100, 10, 1]})  # fmt: skip
     nums = {"cases": {"CoDel": {"phases": [{"p50": 1.0}, {"p50": 2.0}, {"p50": 3.5}]}}}
     doc = {
