@@ -50,20 +50,24 @@ it reads a ``--set`` value, as for a run. Planning (the key), 17 functions:
 8. `lib.rs` `resolve_scenario`, the native loader, then on as in ``disc_params.rs``'s list
    from its 3rd function (``resolve_with_edits``) to its 11th (``codel_params_from``).
 
-A run the cache lacks takes the pairs ``plan`` put in its task from ``run_sweep`` to
-``_run_planned``, ``_run_local``, its ``worker`` and ``in_process`` or ``in_worker_process``,
-then ``execute``, which gives them to ``load_scenario`` (aqmlab-py): 22 functions (20 with one
-job, which ``_run_local`` runs itself). Beyond the run's 11, what a sweep cannot do without:
-splitting a list of values, planning each point, and handing each run to a worker. Before
-(issue 20) these paths were 26 and 32 functions: ``_pair`` and ``_values`` (now
-``_axis_values``), ``literal`` and ``_toml_loads`` (the text read as TOML) and ``_toml_value``
-(written as TOML again), ``_plan_points``, ``split_point``, and the Python API
+A run the cache lacks is built from the resolved scenario planning keyed (``Task.resolved``),
+not from the values again: in the worker, ``execute`` gives that text to ``load_scenario`` with
+no edit and no override (its seed and its disciplines are in it) and checks that it loads as
+itself, so the worker runs the very scenario that was keyed, and the value's path ends at the
+planning's 17. Before, ``plan`` put the pairs in the run's task, and they went on through
+``run_sweep``, ``_run_planned``, ``_run_local``, its ``worker``, ``in_process`` or
+``in_worker_process`` and ``execute`` to ``load_scenario``, resolved again: 22 functions (20
+with one job). Beyond the run's 11, what a sweep cannot do without: splitting a list of values
+and planning each point. Before (issue 20) these paths were 26 and 32 functions: ``_pair`` and
+``_values`` (now ``_axis_values``), ``literal`` and ``_toml_loads`` (the text read as TOML) and
+``_toml_value`` (written as TOML again), ``_plan_points``, ``split_point``, and the Python API
 (``aqmlab.run.resolve`` and, in the worker, ``run`` and ``load``) with its ``_native_args``.
 Counted the same way: a ``--set`` value (kept as typed: ``TomlText``) takes ``_cmd_sweep``,
-``from_cli``, ``run_sweep``, ``plan``, ``overrides`` and the 10 native functions (15, was 20);
-a sweep file's ``[vary]`` values, read by ``from_file`` as TOML, are written once as TOML by
-``overrides``' ``_toml_value`` (23, was 28); ``aqmlab.sweep``'s ``set`` values take
-``sweep``, ``run_sweep``, ``plan``, ``overrides``, ``_toml_value`` and the 10 (15, was 19).
+``from_cli``, ``run_sweep``, ``plan``, ``overrides`` and the 10 native functions (15, was 20); a
+sweep file's ``[vary]`` values, read by ``from_file`` (``read_toml``, ``_file_values``) as TOML,
+are written once as TOML by ``overrides``' ``_toml_value`` (18; 23 to execute before the runs
+were built from the resolved scenario, 28 before issue 20); ``aqmlab.sweep``'s ``set`` values
+take ``sweep``, ``run_sweep``, ``plan``, ``overrides``, ``_toml_value`` and the 10 (15, was 19).
 ``crates/aqmlab-sim/tests/set_path.rs`` pins the lists.
 """
 
@@ -79,6 +83,7 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -121,11 +126,14 @@ class Task:
     seed: int | None
     key: str  # the run's content hash; "" when the point failed to load
     scenario: str  # the path the main process used
-    scenario_text: str | None  # the file's text, for workers that cannot see the path
+    path: str  # the native loader's name of the scenario (errors name it)
     sets: dict[str, Any]  # as the manifest and a reducer see them
     qdisc: dict[str, str]
-    #: ``sets`` as the native loader takes them, ``[(KEY, TEXT)]`` (``SweepSpec.overrides``).
-    loader_sets: list[tuple[str, str]]
+    #: The resolved scenario the key hashes (zlib-compressed ``resolved_toml()``): what the
+    #: worker runs, so it runs the very scenario that was keyed, with nothing resolved again.
+    resolved: bytes = b""
+    #: ``summary.json``'s provenance (``aqmlab.run.provenance_of``), made while planning.
+    provenance: dict[str, Any] | None = None
     error: str | None = None  # a load error: the run is not executed
     reduce: str | None = None  # "module:function" run on the run's folder in the worker
     unset: list[str] | None = None  # keys removed before the overrides (--unset)
@@ -244,7 +252,7 @@ def plan(spec: SweepSpec) -> list[Task]:
     its ``set`` values as the loader takes them: ``SweepSpec.overrides``): the key hashes the
     serialization of the resolved scenario a run is then built from."""
     from aqmlab import _core
-    from aqmlab.run import scenario_arg
+    from aqmlab.run import provenance_of, scenario_arg
 
     path, given_text = scenario_arg(spec.scenario)
     if os.path.exists(spec.scenario) and not os.path.isdir(spec.scenario):
@@ -274,10 +282,9 @@ def plan(spec: SweepSpec) -> list[Task]:
                     seed,
                     "",
                     spec.scenario,
-                    text,
+                    path,
                     sets,
                     qdisc,
-                    loader_sets,
                     reduce=spec.reduce,
                     unset=list(spec.unset) or None,
                 )
@@ -298,6 +305,16 @@ def plan(spec: SweepSpec) -> list[Task]:
                     t.seed = r.seed
                     ident = _identity(r, hashes)
                     t.files = ident["files"] or None
+                    t.resolved = zlib.compress(ident["scenario"].encode(), 1)
+                    t.provenance = provenance_of(
+                        r,
+                        resolved=False,
+                        scenario="<string>" if given_text is not None else spec.scenario,
+                        seed=t.seed,
+                        qdisc=qdisc,
+                        set=sets,
+                        unset=t.unset,
+                    )
                     if spec.reduce:
                         ident["reduce"] = reducer_identity(spec.reduce)
                     t.key = run_key(ident)
@@ -334,39 +351,23 @@ def execute(task: Task, work_dir: str | None = None) -> Outcome:
     temporary folder) and return its files. Never raises: a failure comes back as the
     outcome's error."""
     from aqmlab import _core
-    from aqmlab.run import provenance_of, scenario_arg, simulate
+    from aqmlab.run import simulate
 
     t0 = time.monotonic()
-    scenario = task.scenario
-    if not os.path.exists(scenario) and task.scenario_text is not None:
-        scenario = task.scenario_text  # a remote worker without the file: its text
     changed = _changed_file(task)
     if changed is not None:
         return Outcome(task.key, None, changed, time.monotonic() - t0)
     tmp = tempfile.mkdtemp(prefix=".tmp-run-" if work_dir else "aqmlab-run-", dir=work_dir)
     try:
         try:
-            # Straight to the native loader, with the `set` values as planning gave them to it.
-            path, text = scenario_arg(scenario)
-            r = _core.load_scenario(
-                path,
-                task.seed,
-                list(task.qdisc.items()),
-                sets=task.loader_sets,
-                text=text,
-                unsets=list(task.unset or []),
-                warn=False,  # the sweep gave the loader's warnings once, while planning
-            )
-            prov = provenance_of(
-                r,
-                resolved=False,
-                scenario="<string>" if text is not None else scenario,
-                seed=task.seed,
-                qdisc=task.qdisc,
-                set=task.sets,
-                unset=task.unset,
-            )
-            simulate(r, tmp, progress=False, keep=False, provenance=prov)
+            # The resolved scenario planning keyed, as it is: no edit, no override (its seed
+            # and its disciplines are in it). The sweep gave the warnings once, while planning.
+            resolved = zlib.decompress(task.resolved).decode()
+            r = _core.load_scenario(task.path, text=resolved, warn=False)
+            if r.resolved_toml() != resolved:  # what a loader change would break: not keyed
+                raise AqmlabError(f"{task.path}: its resolved scenario does not load as itself")
+            del resolved
+            simulate(r, tmp, progress=False, keep=False, provenance=task.provenance)
         except AqmlabError as e:
             return Outcome(task.key, None, str(e), time.monotonic() - t0)
         except Exception as e:  # noqa: BLE001 - a crash of one run is that run's failure

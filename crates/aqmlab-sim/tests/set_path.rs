@@ -171,6 +171,10 @@ const NOT_ON_THE_WAY: &[(&str, &str, &str)] = &[
     ("python/aqmlab/sweep.py", "execute", "run("),
     ("python/aqmlab/sweep.py", "execute", "load("),
     ("python/aqmlab/sweep.py", "execute", "_toml_value("),
+    // A run the cache lacks is built from the resolved scenario planning keyed: its worker
+    // resolves no value again, nor makes the provenance planning made.
+    ("python/aqmlab/sweep.py", "execute", "scenario_arg("),
+    ("python/aqmlab/sweep.py", "execute", "provenance_of("),
     ("python/aqmlab/sweepspec.py", "overrides", "literal("),
     ("python/aqmlab/sweepspec.py", "overrides", "_toml_loads("),
 ];
@@ -362,9 +366,15 @@ fn the_functions_cut_from_the_path_stay_off_it() {
             "{file}: {name} has {text} again (issue 20 cut it from the --set path)"
         );
     }
-    // The sweep's runs take the pairs planning gave the loader.
+    // The sweep's runs are built from the resolved scenario planning keyed, loaded with no
+    // edit and no override (the pairs planning gave the loader are not handed on to them).
     let sweep = std::fs::read_to_string(root().join("python/aqmlab/sweep.py")).unwrap();
-    assert!(body("python/aqmlab/sweep.py", &sweep, "execute").contains("sets=task.loader_sets"));
+    assert!(body("python/aqmlab/sweep.py", &sweep, "execute")
+        .contains("_core.load_scenario(task.path, text=resolved, warn=False)"));
+    assert!(
+        !sweep.contains("loader_sets:") && !sweep.contains("task.loader_sets"),
+        "python/aqmlab/sweep.py: a task carries the loader's pairs again"
+    );
     // The command line's values go to the loader as typed (`literal` reads them for the table).
     let spec = std::fs::read_to_string(root().join("python/aqmlab/sweepspec.py")).unwrap();
     assert!(body("python/aqmlab/sweepspec.py", &spec, "from_cli")
