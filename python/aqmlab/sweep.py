@@ -36,38 +36,40 @@ The path of a ``--vary`` value (``aqmlab sweep S --vary dumbbell.bottleneck.para
 10ms``) to CoDel's typed ``target``, counted as ``crates/aqmlab-sim/src/scenario/disc_params.rs``
 counts ``aqmlab run --set``'s (every function that has the value in hand on its way, the callers
 that only pass it on included): the text as typed goes to the native loader, which reads it as
-it reads a ``--set`` value, as for a run. Planning (the key), 17 functions:
+it reads a ``--set`` value, as for a run. Planning (the key), 15 functions:
 
 1. `cli.py` `_cmd_sweep`: the ``--vary`` strings, to
 2. `sweepspec.py` `from_cli`, which has
-3. `sweepspec.py` `_axis_values` split the key from the values' text, by
-4. `sweepspec.py` `split_values` (at the commas outside brackets and quotes); each text is
-   kept as typed (``Axis.texts``; ``literal`` reads it only for the results table), in the
-   spec given to
-5. `sweep.py` `run_sweep`, and from it to
-6. `sweep.py` `plan`, which takes each point's ``(KEY, TEXT)`` pairs from
-7. `sweepspec.py` `overrides` and gives them to
-8. `lib.rs` `resolve_scenario`, the native loader, then on as in ``disc_params.rs``'s list
+3. `sweepspec.py` `_axis_values` split the key from the values' text (at the commas outside
+   brackets and quotes); each text is kept as typed (``Axis.texts``; ``literal`` reads it
+   only for the results table), in the spec given to
+4. `sweep.py` `run_sweep`, and from it to
+5. `sweep.py` `plan`, which makes each point's ``(KEY, TEXT)`` pairs and gives them to
+6. `lib.rs` `resolve_scenario`, the native loader, then on as in ``disc_params.rs``'s list
    from its 3rd function (``resolve_with_edits``) to its 11th (``codel_params_from``).
 
 A run the cache lacks is built from the resolved scenario planning keyed (``Task.resolved``),
 not from the values again: in the worker, ``execute`` gives that text to ``load_scenario`` with
 no edit and no override (its seed and its disciplines are in it) and checks that it loads as
 itself, so the worker runs the very scenario that was keyed, and the value's path ends at the
-planning's 17. Before, ``plan`` put the pairs in the run's task, and they went on through
-``run_sweep``, ``_run_planned``, ``_run_local``, its ``worker``, ``in_process`` or
-``in_worker_process`` and ``execute`` to ``load_scenario``, resolved again: 22 functions (20
-with one job). Beyond the run's 11, what a sweep cannot do without: splitting a list of values
-and planning each point. Before (issue 20) these paths were 26 and 32 functions: ``_pair`` and
-``_values`` (now ``_axis_values``), ``literal`` and ``_toml_loads`` (the text read as TOML) and
-``_toml_value`` (written as TOML again), ``_plan_points``, ``split_point``, and the Python API
-(``aqmlab.run.resolve`` and, in the worker, ``run`` and ``load``) with its ``_native_args``.
-Counted the same way: a ``--set`` value (kept as typed: ``TomlText``) takes ``_cmd_sweep``,
-``from_cli``, ``run_sweep``, ``plan``, ``overrides`` and the 10 native functions (15, was 20); a
+planning's 15. Beyond the run's 11, what a sweep cannot do without: splitting a list of values
+and planning each point. Counted the same way: a ``--set`` value (kept as typed: ``TomlText``)
+takes ``_cmd_sweep``, ``from_cli``, ``run_sweep``, ``plan`` and the 10 native functions (14); a
 sweep file's ``[vary]`` values, read by ``from_file`` (``read_toml``, ``_file_values``) as TOML,
-are written once as TOML by ``overrides``' ``_toml_value`` (18; 23 to execute before the runs
-were built from the resolved scenario, 28 before issue 20); ``aqmlab.sweep``'s ``set`` values
-take ``sweep``, ``run_sweep``, ``plan``, ``overrides``, ``_toml_value`` and the 10 (15, was 19).
+are written once as TOML by ``plan``'s ``_toml_value`` (17); ``aqmlab.sweep``'s ``set`` values
+take ``sweep``, ``run_sweep``, ``plan``, ``_toml_value`` and the 10 (14).
+
+Before: 17 functions to plan and 22 to execute a run (20 with one job) for a ``--vary`` value,
+15 for a ``--set`` value and for the API's ``set``, 18 to plan and 23 to execute for a sweep
+file's ``[vary]``. ``sweepspec.py``'s ``split_values`` (the split at the commas, now in
+``_axis_values``) and ``overrides`` (the pairs, now made in ``plan``) were on the way; and a
+run's pairs went on from ``plan`` through ``run_sweep``, ``_run_planned``, ``_run_local``, its
+``worker``, ``in_process`` or ``in_worker_process`` and ``execute`` to ``load_scenario``,
+resolved again. Before issue 20 these paths were 26 and 32 functions (20 for a ``--set`` value,
+19 for the API's, 28 for a file's ``[vary]``): ``_pair`` and ``_values`` (now
+``_axis_values``), ``literal`` and ``_toml_loads`` (the text read as TOML) and ``_toml_value``
+(written as TOML again), ``_plan_points``, ``split_point``, and the Python API
+(``aqmlab.run.resolve`` and, in the worker, ``run`` and ``load``) with its ``_native_args``.
 ``crates/aqmlab-sim/tests/set_path.rs`` pins the lists.
 """
 
@@ -249,24 +251,16 @@ def plan(spec: SweepSpec) -> list[Task]:
     :class:`ScenarioError` with the first point's error.
 
     Each point is resolved without building the simulator (``_core.resolve_scenario``, with
-    its ``set`` values as the loader takes them: ``SweepSpec.overrides``): the key hashes the
-    serialization of the resolved scenario a run is then built from."""
+    its ``set`` values as the loader takes them, ``[(KEY, TEXT)]``: a command-line value as
+    typed, which the loader reads as it reads ``aqmlab run --set``; any other value written
+    once as its TOML literal by :func:`aqmlab.run._toml_value`, a value without one named by
+    the argument that gave it: ``set``, ``vary``, ``zip``, ``case "NAME"``): the key hashes
+    the serialization of the resolved scenario a run is then built from."""
     from aqmlab import _core
-    from aqmlab.run import provenance_of, scenario_arg
+    from aqmlab.run import TomlText, _toml_value, scenario_arg
 
     path, given_text = scenario_arg(spec.scenario)
-    if os.path.exists(spec.scenario) and not os.path.isdir(spec.scenario):
-        # Capped as a run's scenario: a huge or endless file is refused here, at once.
-        data = read_input(spec.scenario)
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            text = data.decode("utf-8", errors="replace")  # each point's load says so
-        else:
-            # Too many flow tables: refused at once, as a run refuses them (not per point).
-            _core.check_flow_tables(path, text)
-    else:
-        text = spec.scenario  # TOML text itself (or a name the loader will refuse)
+    _check_base(spec.scenario, path)
     tasks: list[Task] = []
     hashes: dict[str, str] = {}
     seeds: Sequence[int | None] = spec.seeds or [None]
@@ -274,20 +268,31 @@ def plan(spec: SweepSpec) -> list[Task]:
     with contextlib.redirect_stderr(_Once(sys.stderr)):
         for combo in spec.combos():
             point = spec.point(combo)
-            sets, qdisc, loader_sets = spec.overrides(combo)
+            flags = spec.varied(point)
+            # Each key's value and its command line's text (None for a Python value), the
+            # fixed ones first; the point's discipline swaps apart.
+            given = {k: (v, v if isinstance(v, TomlText) else None) for k, v in spec.sets.items()}
+            qdisc: dict[str, str] = {}
+            for axis, i in zip(spec.axes, combo):
+                if axis.cases is not None:
+                    kvs = [(k, (v, None)) for k, v in axis.cases[axis.values[i][0]].items()]
+                else:
+                    texts = axis.texts[i] if axis.texts is not None else (None,) * len(axis.keys)
+                    kvs = list(zip(axis.keys, zip(axis.values[i], texts)))
+                for k, (v, text) in kvs:
+                    if k.startswith(QDISC_PREFIX):
+                        qdisc[k[len(QDISC_PREFIX) :]] = str(v)
+                    else:
+                        given[k] = (v, text)
+            named = {k: o.removeprefix("--").removesuffix(":") for k, o in flags.items()}
+            loader_sets = [
+                (k, _toml_value(v, f"{named.get(k, 'set')}: {k}") if text is None else text)
+                for k, (v, text) in given.items()
+            ]
+            sets = {k: v for k, (v, _) in given.items()}  # as the manifests and a reducer see
             for seed in seeds:
-                t = Task(
-                    len(tasks),
-                    point,
-                    seed,
-                    "",
-                    spec.scenario,
-                    path,
-                    sets,
-                    qdisc,
-                    reduce=spec.reduce,
-                    unset=list(spec.unset) or None,
-                )
+                t = Task(len(tasks), point, seed, "", spec.scenario, path, sets, qdisc)
+                t.reduce, t.unset = spec.reduce, list(spec.unset) or None
                 try:
                     r = _core.resolve_scenario(
                         path,
@@ -297,31 +302,53 @@ def plan(spec: SweepSpec) -> list[Task]:
                         [],
                         given_text,
                         list(spec.unset),
-                        list(spec.varied(point).items()),
+                        list(flags.items()),
                     )
                 except ScenarioError as e:
                     t.error = str(e)
                 else:
-                    t.seed = r.seed
-                    ident = _identity(r, hashes)
-                    t.files = ident["files"] or None
-                    t.resolved = zlib.compress(ident["scenario"].encode(), 1)
-                    t.provenance = provenance_of(
-                        r,
-                        resolved=False,
-                        scenario="<string>" if given_text is not None else spec.scenario,
-                        seed=t.seed,
-                        qdisc=qdisc,
-                        set=sets,
-                        unset=t.unset,
-                    )
-                    if spec.reduce:
-                        ident["reduce"] = reducer_identity(spec.reduce)
-                    t.key = run_key(ident)
+                    _key(t, r, spec, hashes, given_text is not None)
                 tasks.append(t)
     if tasks and all(t.error is not None for t in tasks):
         raise ScenarioError(tasks[0].error)
     return tasks
+
+
+def _check_base(scenario: str, path: str) -> None:
+    """Refuses at once, as a run refuses it (not once per point), a scenario file over a
+    run's size cap (a huge or endless file) or holding too many flow tables."""
+    from aqmlab import _core
+
+    if os.path.exists(scenario) and not os.path.isdir(scenario):
+        data = read_input(scenario)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return  # each point's load says so
+        _core.check_flow_tables(path, text)
+
+
+def _key(t: Task, r: Any, spec: SweepSpec, hashes: dict[str, str], given_text: bool) -> None:
+    """Keys task ``t`` by its resolved scenario ``r`` (:func:`_identity`), and keeps what its
+    worker runs: the resolved scenario (zlib-compressed) and the run's provenance."""
+    from aqmlab.run import provenance_of
+
+    t.seed = r.seed
+    ident = _identity(r, hashes)
+    t.files = ident["files"] or None
+    t.resolved = zlib.compress(ident["scenario"].encode(), 1)
+    t.provenance = provenance_of(
+        r,
+        resolved=False,
+        scenario="<string>" if given_text else spec.scenario,
+        seed=t.seed,
+        qdisc=t.qdisc,
+        set=t.sets,
+        unset=t.unset,
+    )
+    if spec.reduce:
+        ident["reduce"] = reducer_identity(spec.reduce)
+    t.key = run_key(ident)
 
 
 class _Once:
