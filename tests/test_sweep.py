@@ -505,6 +505,29 @@ def test_a_trace_edited_after_planning_fails_its_run(tmp_path):
     assert execute(task).error is None
 
 
+def test_a_run_is_the_scenario_its_key_was_made_from(tmp_path):
+    """A worker runs the resolved scenario planning keyed (issue 20), not the file and the
+    values resolved again: a scenario file edited after planning does not change a planned run
+    (its key names the scenario as planned)."""
+    from aqmlab.sweep import execute, plan
+    from aqmlab.sweepspec import SweepSpec
+
+    scen = tmp_path / "s.toml"
+    scen.write_text(WEB)
+    spec = SweepSpec(str(scen), [], {"dumbbell.bottleneck.params.target": "7ms"}, [1])
+    [task] = plan(spec)
+    scen.write_text(WEB.replace('duration = "3s"', 'duration = "1s"'))
+    outcome = execute(task)
+    assert outcome.error is None
+    resolved = outcome.files["scenario.resolved.toml"].decode()
+    assert 'duration = "3s"' in resolved
+    assert 'target = "7ms"' in resolved
+    summary = json.loads(outcome.files["summary.json"])
+    assert summary["provenance"]["set"] == ["dumbbell.bottleneck.params.target=7ms"]
+    [replanned] = plan(spec)
+    assert replanned.key != task.key  # the edited file is another run
+
+
 @pytest.mark.parametrize("where", ["results.csv", "notes.txt", "runs/notes.txt"])
 def test_a_folder_holding_other_files_is_refused_and_kept(scenario, tmp_path, where):
     """A folder holding a file the sweep did not write (a table of the sweep's name without

@@ -36,34 +36,40 @@ The path of a ``--vary`` value (``aqmlab sweep S --vary dumbbell.bottleneck.para
 10ms``) to CoDel's typed ``target``, counted as ``crates/aqmlab-sim/src/scenario/disc_params.rs``
 counts ``aqmlab run --set``'s (every function that has the value in hand on its way, the callers
 that only pass it on included): the text as typed goes to the native loader, which reads it as
-it reads a ``--set`` value, as for a run. Planning (the key), 17 functions:
+it reads a ``--set`` value, as for a run. Planning (the key), 15 functions:
 
 1. `cli.py` `_cmd_sweep`: the ``--vary`` strings, to
 2. `sweepspec.py` `from_cli`, which has
-3. `sweepspec.py` `_axis_values` split the key from the values' text, by
-4. `sweepspec.py` `split_values` (at the commas outside brackets and quotes); each text is
-   kept as typed (``Axis.texts``; ``literal`` reads it only for the results table), in the
-   spec given to
-5. `sweep.py` `run_sweep`, and from it to
-6. `sweep.py` `plan`, which takes each point's ``(KEY, TEXT)`` pairs from
-7. `sweepspec.py` `overrides` and gives them to
-8. `lib.rs` `resolve_scenario`, the native loader, then on as in ``disc_params.rs``'s list
+3. `sweepspec.py` `_axis_values` split the key from the values' text (at the commas outside
+   brackets and quotes); each text is kept as typed (``Axis.texts``; ``literal`` reads it
+   only for the results table), in the spec given to
+4. `sweep.py` `run_sweep`, and from it to
+5. `sweep.py` `plan`, which makes each point's ``(KEY, TEXT)`` pairs and gives them to
+6. `lib.rs` `resolve_scenario`, the native loader, then on as in ``disc_params.rs``'s list
    from its 3rd function (``resolve_with_edits``) to its 11th (``codel_params_from``).
 
-A run the cache lacks takes the pairs ``plan`` put in its task from ``run_sweep`` to
-``_run_planned``, ``_run_local``, its ``worker`` and ``in_process`` or ``in_worker_process``,
-then ``execute``, which gives them to ``load_scenario`` (aqmlab-py): 22 functions (20 with one
-job, which ``_run_local`` runs itself). Beyond the run's 11, what a sweep cannot do without:
-splitting a list of values, planning each point, and handing each run to a worker. Before
-(issue 20) these paths were 26 and 32 functions: ``_pair`` and ``_values`` (now
+A run the cache lacks is built from the resolved scenario planning keyed (``Task.resolved``),
+not from the values again: in the worker, ``execute`` gives that text to ``load_scenario`` with
+no edit and no override (its seed and its disciplines are in it) and checks that it loads as
+itself, so the worker runs the very scenario that was keyed, and the value's path ends at the
+planning's 15. Beyond the run's 11, what a sweep cannot do without: splitting a list of values
+and planning each point. Counted the same way: a ``--set`` value (kept as typed: ``TomlText``)
+takes ``_cmd_sweep``, ``from_cli``, ``run_sweep``, ``plan`` and the 10 native functions (14); a
+sweep file's ``[vary]`` values, read by ``from_file`` (``read_toml``, ``_file_values``) as TOML,
+are written once as TOML by ``plan``'s ``_toml_value`` (17); ``aqmlab.sweep``'s ``set`` values
+take ``sweep``, ``run_sweep``, ``plan``, ``_toml_value`` and the 10 (14).
+
+Before: 17 functions to plan and 22 to execute a run (20 with one job) for a ``--vary`` value,
+15 for a ``--set`` value and for the API's ``set``, 18 to plan and 23 to execute for a sweep
+file's ``[vary]``. ``sweepspec.py``'s ``split_values`` (the split at the commas, now in
+``_axis_values``) and ``overrides`` (the pairs, now made in ``plan``) were on the way; and a
+run's pairs went on from ``plan`` through ``run_sweep``, ``_run_planned``, ``_run_local``, its
+``worker``, ``in_process`` or ``in_worker_process`` and ``execute`` to ``load_scenario``,
+resolved again. Before issue 20 these paths were 26 and 32 functions (20 for a ``--set`` value,
+19 for the API's, 28 for a file's ``[vary]``): ``_pair`` and ``_values`` (now
 ``_axis_values``), ``literal`` and ``_toml_loads`` (the text read as TOML) and ``_toml_value``
 (written as TOML again), ``_plan_points``, ``split_point``, and the Python API
 (``aqmlab.run.resolve`` and, in the worker, ``run`` and ``load``) with its ``_native_args``.
-Counted the same way: a ``--set`` value (kept as typed: ``TomlText``) takes ``_cmd_sweep``,
-``from_cli``, ``run_sweep``, ``plan``, ``overrides`` and the 10 native functions (15, was 20);
-a sweep file's ``[vary]`` values, read by ``from_file`` as TOML, are written once as TOML by
-``overrides``' ``_toml_value`` (23, was 28); ``aqmlab.sweep``'s ``set`` values take
-``sweep``, ``run_sweep``, ``plan``, ``overrides``, ``_toml_value`` and the 10 (15, was 19).
 ``crates/aqmlab-sim/tests/set_path.rs`` pins the lists.
 """
 
@@ -79,6 +85,7 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -121,11 +128,14 @@ class Task:
     seed: int | None
     key: str  # the run's content hash; "" when the point failed to load
     scenario: str  # the path the main process used
-    scenario_text: str | None  # the file's text, for workers that cannot see the path
+    path: str  # the native loader's name of the scenario (errors name it)
     sets: dict[str, Any]  # as the manifest and a reducer see them
     qdisc: dict[str, str]
-    #: ``sets`` as the native loader takes them, ``[(KEY, TEXT)]`` (``SweepSpec.overrides``).
-    loader_sets: list[tuple[str, str]]
+    #: The resolved scenario the key hashes (zlib-compressed ``resolved_toml()``): what the
+    #: worker runs, so it runs the very scenario that was keyed, with nothing resolved again.
+    resolved: bytes = b""
+    #: ``summary.json``'s provenance (``aqmlab.run.provenance_of``), made while planning.
+    provenance: dict[str, Any] | None = None
     error: str | None = None  # a load error: the run is not executed
     reduce: str | None = None  # "module:function" run on the run's folder in the worker
     unset: list[str] | None = None  # keys removed before the overrides (--unset)
@@ -241,24 +251,16 @@ def plan(spec: SweepSpec) -> list[Task]:
     :class:`ScenarioError` with the first point's error.
 
     Each point is resolved without building the simulator (``_core.resolve_scenario``, with
-    its ``set`` values as the loader takes them: ``SweepSpec.overrides``): the key hashes the
-    serialization of the resolved scenario a run is then built from."""
+    its ``set`` values as the loader takes them, ``[(KEY, TEXT)]``: a command-line value as
+    typed, which the loader reads as it reads ``aqmlab run --set``; any other value written
+    once as its TOML literal by :func:`aqmlab.run._toml_value`, a value without one named by
+    the argument that gave it: ``set``, ``vary``, ``zip``, ``case "NAME"``): the key hashes
+    the serialization of the resolved scenario a run is then built from."""
     from aqmlab import _core
-    from aqmlab.run import scenario_arg
+    from aqmlab.run import TomlText, _toml_value, scenario_arg
 
     path, given_text = scenario_arg(spec.scenario)
-    if os.path.exists(spec.scenario) and not os.path.isdir(spec.scenario):
-        # Capped as a run's scenario: a huge or endless file is refused here, at once.
-        data = read_input(spec.scenario)
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            text = data.decode("utf-8", errors="replace")  # each point's load says so
-        else:
-            # Too many flow tables: refused at once, as a run refuses them (not per point).
-            _core.check_flow_tables(path, text)
-    else:
-        text = spec.scenario  # TOML text itself (or a name the loader will refuse)
+    _check_base(spec.scenario, path)
     tasks: list[Task] = []
     hashes: dict[str, str] = {}
     seeds: Sequence[int | None] = spec.seeds or [None]
@@ -266,21 +268,31 @@ def plan(spec: SweepSpec) -> list[Task]:
     with contextlib.redirect_stderr(_Once(sys.stderr)):
         for combo in spec.combos():
             point = spec.point(combo)
-            sets, qdisc, loader_sets = spec.overrides(combo)
+            flags = spec.varied(point)
+            # Each key's value and its command line's text (None for a Python value), the
+            # fixed ones first; the point's discipline swaps apart.
+            given = {k: (v, v if isinstance(v, TomlText) else None) for k, v in spec.sets.items()}
+            qdisc: dict[str, str] = {}
+            for axis, i in zip(spec.axes, combo):
+                if axis.cases is not None:
+                    kvs = [(k, (v, None)) for k, v in axis.cases[axis.values[i][0]].items()]
+                else:
+                    texts = axis.texts[i] if axis.texts is not None else (None,) * len(axis.keys)
+                    kvs = list(zip(axis.keys, zip(axis.values[i], texts)))
+                for k, (v, text) in kvs:
+                    if k.startswith(QDISC_PREFIX):
+                        qdisc[k[len(QDISC_PREFIX) :]] = str(v)
+                    else:
+                        given[k] = (v, text)
+            named = {k: o.removeprefix("--").removesuffix(":") for k, o in flags.items()}
+            loader_sets = [
+                (k, _toml_value(v, f"{named.get(k, 'set')}: {k}") if text is None else text)
+                for k, (v, text) in given.items()
+            ]
+            sets = {k: v for k, (v, _) in given.items()}  # as the manifests and a reducer see
             for seed in seeds:
-                t = Task(
-                    len(tasks),
-                    point,
-                    seed,
-                    "",
-                    spec.scenario,
-                    text,
-                    sets,
-                    qdisc,
-                    loader_sets,
-                    reduce=spec.reduce,
-                    unset=list(spec.unset) or None,
-                )
+                t = Task(len(tasks), point, seed, "", spec.scenario, path, sets, qdisc)
+                t.reduce, t.unset = spec.reduce, list(spec.unset) or None
                 try:
                     r = _core.resolve_scenario(
                         path,
@@ -290,21 +302,53 @@ def plan(spec: SweepSpec) -> list[Task]:
                         [],
                         given_text,
                         list(spec.unset),
-                        list(spec.varied(point).items()),
+                        list(flags.items()),
                     )
                 except ScenarioError as e:
                     t.error = str(e)
                 else:
-                    t.seed = r.seed
-                    ident = _identity(r, hashes)
-                    t.files = ident["files"] or None
-                    if spec.reduce:
-                        ident["reduce"] = reducer_identity(spec.reduce)
-                    t.key = run_key(ident)
+                    _key(t, r, spec, hashes, given_text is not None)
                 tasks.append(t)
     if tasks and all(t.error is not None for t in tasks):
         raise ScenarioError(tasks[0].error)
     return tasks
+
+
+def _check_base(scenario: str, path: str) -> None:
+    """Refuses at once, as a run refuses it (not once per point), a scenario file over a
+    run's size cap (a huge or endless file) or holding too many flow tables."""
+    from aqmlab import _core
+
+    if os.path.exists(scenario) and not os.path.isdir(scenario):
+        data = read_input(scenario)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return  # each point's load says so
+        _core.check_flow_tables(path, text)
+
+
+def _key(t: Task, r: Any, spec: SweepSpec, hashes: dict[str, str], given_text: bool) -> None:
+    """Keys task ``t`` by its resolved scenario ``r`` (:func:`_identity`), and keeps what its
+    worker runs: the resolved scenario (zlib-compressed) and the run's provenance."""
+    from aqmlab.run import provenance_of
+
+    t.seed = r.seed
+    ident = _identity(r, hashes)
+    t.files = ident["files"] or None
+    t.resolved = zlib.compress(ident["scenario"].encode(), 1)
+    t.provenance = provenance_of(
+        r,
+        resolved=False,
+        scenario="<string>" if given_text else spec.scenario,
+        seed=t.seed,
+        qdisc=t.qdisc,
+        set=t.sets,
+        unset=t.unset,
+    )
+    if spec.reduce:
+        ident["reduce"] = reducer_identity(spec.reduce)
+    t.key = run_key(ident)
 
 
 class _Once:
@@ -334,39 +378,23 @@ def execute(task: Task, work_dir: str | None = None) -> Outcome:
     temporary folder) and return its files. Never raises: a failure comes back as the
     outcome's error."""
     from aqmlab import _core
-    from aqmlab.run import provenance_of, scenario_arg, simulate
+    from aqmlab.run import simulate
 
     t0 = time.monotonic()
-    scenario = task.scenario
-    if not os.path.exists(scenario) and task.scenario_text is not None:
-        scenario = task.scenario_text  # a remote worker without the file: its text
     changed = _changed_file(task)
     if changed is not None:
         return Outcome(task.key, None, changed, time.monotonic() - t0)
     tmp = tempfile.mkdtemp(prefix=".tmp-run-" if work_dir else "aqmlab-run-", dir=work_dir)
     try:
         try:
-            # Straight to the native loader, with the `set` values as planning gave them to it.
-            path, text = scenario_arg(scenario)
-            r = _core.load_scenario(
-                path,
-                task.seed,
-                list(task.qdisc.items()),
-                sets=task.loader_sets,
-                text=text,
-                unsets=list(task.unset or []),
-                warn=False,  # the sweep gave the loader's warnings once, while planning
-            )
-            prov = provenance_of(
-                r,
-                resolved=False,
-                scenario="<string>" if text is not None else scenario,
-                seed=task.seed,
-                qdisc=task.qdisc,
-                set=task.sets,
-                unset=task.unset,
-            )
-            simulate(r, tmp, progress=False, keep=False, provenance=prov)
+            # The resolved scenario planning keyed, as it is: no edit, no override (its seed
+            # and its disciplines are in it). The sweep gave the warnings once, while planning.
+            resolved = zlib.decompress(task.resolved).decode()
+            r = _core.load_scenario(task.path, text=resolved, warn=False)
+            if r.resolved_toml() != resolved:  # what a loader change would break: not keyed
+                raise AqmlabError(f"{task.path}: its resolved scenario does not load as itself")
+            del resolved
+            simulate(r, tmp, progress=False, keep=False, provenance=task.provenance)
         except AqmlabError as e:
             return Outcome(task.key, None, str(e), time.monotonic() - t0)
         except Exception as e:  # noqa: BLE001 - a crash of one run is that run's failure

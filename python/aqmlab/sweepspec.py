@@ -117,40 +117,6 @@ class SweepSpec:
         """Every point, as ``{column: value}``, the first axis varying slowest."""
         return [self.point(c) for c in self.combos()]
 
-    def overrides(
-        self, combo: tuple[int, ...]
-    ) -> tuple[dict[str, Any], dict[str, str], list[tuple[str, str]]]:
-        """The point ``combo``'s ``set`` overrides (the fixed ones first) as the manifests and a
-        reducer see them, its ``qdisc`` swaps, and the same ``set`` overrides as the native
-        loader takes them, ``[(KEY, TEXT)]``: a command-line value as typed (the loader reads
-        it as it reads ``aqmlab run --set``), any other value written once as its TOML literal
-        (:func:`aqmlab.run._toml_value`; a value without one is named by the argument that
-        gave it: ``set``, ``vary``, ``zip``, ``case "NAME"``)."""
-        from aqmlab.run import TomlText, _toml_value
-
-        # Each key with its value and its command line's text (None for a Python value).
-        merged: dict[str, tuple[Any, str | None]] = {}
-        for axis, i in zip(self.axes, combo):
-            if axis.cases is not None:
-                merged.update((k, (v, None)) for k, v in axis.cases[axis.values[i][0]].items())
-            else:
-                texts = axis.texts[i] if axis.texts is not None else (None,) * len(axis.keys)
-                merged.update(zip(axis.keys, zip(axis.values[i], texts)))
-        qdisc = {
-            k[len(QDISC_PREFIX) :]: str(v)
-            for k, (v, _) in merged.items()
-            if k.startswith(QDISC_PREFIX)
-        }
-        given = {k: (v, v if isinstance(v, TomlText) else None) for k, v in self.sets.items()}
-        given.update((k, vt) for k, vt in merged.items() if not k.startswith(QDISC_PREFIX))
-        flags = self.varied(self.point(combo))
-        named = {k: o.removeprefix("--").removesuffix(":") for k, o in flags.items()}
-        loader = [
-            (k, _toml_value(v, f"{named.get(k, 'set')}: {k}") if text is None else text)
-            for k, (v, text) in given.items()
-        ]
-        return {k: v for k, (v, _) in given.items()}, qdisc, loader
-
     def check(self) -> None:
         seen: set[str] = set()
         for k in self.columns:
@@ -230,29 +196,6 @@ def parse_seeds(text: Any, where: str = "--seeds") -> list[int]:
     if not seeds:
         raise ScenarioError(f"{where}: no seeds in {text!r}")
     return seeds
-
-
-def split_values(text: str) -> list[str]:
-    """``V1,V2,...`` split at the commas that are outside brackets and quotes, so a TOML array
-    or a quoted string stays one value (``["0s","1Mbps"],["0s","2Mbps"]``)."""
-    out, depth, quote, cur = [], 0, "", []
-    for ch in text:
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-            continue
-        cur.append(ch)
-    out.append("".join(cur).strip())
-    return out
 
 
 def literal(text: str) -> Any:
@@ -379,7 +322,25 @@ def _axis_values(item: str, flag: str) -> tuple[str, list[str]]:
     if not sep or not k.strip() or not v.strip():
         raise ScenarioError(f"{flag} {item!r}: expected KEY=V1,V2,...")
     k, text = k.strip(), v.strip()
-    vals = split_values(text)
+    # Split at the commas outside brackets and quotes, so a TOML array or a quoted string stays
+    # one value (``["0s","1Mbps"],["0s","2Mbps"]``).
+    vals, depth, quote, cur = [], 0, "", []
+    for ch in text:
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            vals.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    vals.append("".join(cur).strip())
     if any(x == "" for x in vals):
         raise ScenarioError(f"{flag} {k}: an empty value in {text!r}")
     if len(set(vals)) != len(vals):

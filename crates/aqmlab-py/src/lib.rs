@@ -767,6 +767,11 @@ struct Resolved {
     /// The master seed (after `--seed`).
     #[pyo3(get)]
     seed: u64,
+    /// As [`Run::dropped_params`].
+    dropped: Vec<(String, String)>,
+    /// As [`Run::warnings`] of a run loaded without `warn` (the warning of a many-flows
+    /// scenario's memory first: here it was written to stderr at once).
+    warnings: Vec<String>,
 }
 
 #[pymethods]
@@ -775,6 +780,15 @@ impl Resolved {
     /// writes it (`Run.resolved_toml()`).
     fn resolved_toml(&self) -> String {
         self.toml.clone()
+    }
+    /// As [`Run::dropped_params`]: what a run built from the same inputs records.
+    fn dropped_params(&self) -> Vec<(String, String)> {
+        self.dropped.clone()
+    }
+    /// As [`Run::warnings`] of a run built from the same inputs without `warn` (a sweep's
+    /// worker): what its provenance records.
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
     }
 }
 
@@ -798,9 +812,14 @@ fn resolve_scenario(
     let ov = overrides(seed, qdisc, packet_log, varied, trace_flows, true);
     let r = aqmlab_sim::scenario::resolve_with_edits(&text, path, &dir, &stem, &unsets, &sets, &ov)
         .map_err(scenario_err)?;
+    let n = r.flows.len();
+    let early = (n > aqmlab_sim::scenario::WARN_FLOWS)
+        .then(|| aqmlab_sim::scenario::flows_memory_warning(n));
     Ok(Resolved {
         toml: r.to_toml(),
         seed: r.seed,
+        warnings: early.into_iter().chain(r.warnings).collect(),
+        dropped: r.dropped_params,
     })
 }
 

@@ -88,19 +88,13 @@ fn sweep_path() -> Vec<Hop> {
             &["from_cli(", "run_sweep("],
         ),
         hop("python/aqmlab/sweepspec.py", "from_cli", &["_axis_values("]),
-        hop(
-            "python/aqmlab/sweepspec.py",
-            "_axis_values",
-            &["split_values("],
-        ),
-        hop("python/aqmlab/sweepspec.py", "split_values", &[]),
+        hop("python/aqmlab/sweepspec.py", "_axis_values", &[]),
         hop("python/aqmlab/sweep.py", "run_sweep", &["plan("]),
         hop(
             "python/aqmlab/sweep.py",
             "plan",
-            &["spec.overrides(", "_core.resolve_scenario("],
+            &["_core.resolve_scenario("],
         ),
-        hop("python/aqmlab/sweepspec.py", "overrides", &[]),
         hop(
             "crates/aqmlab-py/src/lib.rs",
             "resolve_scenario",
@@ -152,6 +146,10 @@ const GONE: &[(&str, &str)] = &[
     ("python/aqmlab/sweepspec.py", "split_point"),
     ("python/aqmlab/sweepspec.py", "_pair"),
     ("python/aqmlab/sweepspec.py", "_values"),
+    // The sweep's split at the commas (now in `_axis_values`) and its pairs for the loader
+    // (now made in `plan`).
+    ("python/aqmlab/sweepspec.py", "split_values"),
+    ("python/aqmlab/sweepspec.py", "overrides"),
 ];
 
 /// What a function on the path must not do to the value on its way: `(file, function, text)`.
@@ -167,12 +165,16 @@ const NOT_ON_THE_WAY: &[(&str, &str, &str)] = &[
     // `run`, `load`), and reads no command-line value as TOML on the way (`literal` gives the
     // results table's value only: it is no argument of the loader).
     ("python/aqmlab/sweep.py", "plan", "resolve("),
-    ("python/aqmlab/sweep.py", "plan", "_toml_value("),
     ("python/aqmlab/sweep.py", "execute", "run("),
     ("python/aqmlab/sweep.py", "execute", "load("),
     ("python/aqmlab/sweep.py", "execute", "_toml_value("),
-    ("python/aqmlab/sweepspec.py", "overrides", "literal("),
-    ("python/aqmlab/sweepspec.py", "overrides", "_toml_loads("),
+    // A run the cache lacks is built from the resolved scenario planning keyed: its worker
+    // resolves no value again, nor makes the provenance planning made.
+    ("python/aqmlab/sweep.py", "execute", "scenario_arg("),
+    ("python/aqmlab/sweep.py", "execute", "provenance_of("),
+    ("python/aqmlab/sweep.py", "plan", "literal("),
+    ("python/aqmlab/sweep.py", "plan", "_toml_loads("),
+    ("python/aqmlab/sweepspec.py", "_axis_values", "literal("),
 ];
 
 /// Where function `name` is defined in `text` (of `file`, its tests cut off): the offsets of
@@ -315,7 +317,7 @@ fn the_sweeps_and_the_apis_docs_list_their_paths() {
         (
             "python/aqmlab/sweep.py",
             sweep_path(),
-            "Planning (the key), 17 functions",
+            "Planning (the key), 15 functions",
         ),
         (
             "python/aqmlab/run.py",
@@ -362,9 +364,19 @@ fn the_functions_cut_from_the_path_stay_off_it() {
             "{file}: {name} has {text} again (issue 20 cut it from the --set path)"
         );
     }
-    // The sweep's runs take the pairs planning gave the loader.
+    // The sweep's runs are built from the resolved scenario planning keyed, loaded with no
+    // edit and no override (the pairs planning gave the loader are not handed on to them).
     let sweep = std::fs::read_to_string(root().join("python/aqmlab/sweep.py")).unwrap();
-    assert!(body("python/aqmlab/sweep.py", &sweep, "execute").contains("sets=task.loader_sets"));
+    assert!(body("python/aqmlab/sweep.py", &sweep, "execute")
+        .contains("_core.load_scenario(task.path, text=resolved, warn=False)"));
+    assert!(
+        !sweep.contains("loader_sets:") && !sweep.contains("task.loader_sets"),
+        "python/aqmlab/sweep.py: a task carries the loader's pairs again"
+    );
+    // Planning writes as TOML only a value the command line did not give (a sweep file's, the
+    // API's): the command line's go to the loader as typed.
+    assert!(body("python/aqmlab/sweep.py", &sweep, "plan")
+        .contains("_toml_value(v, f\"{named.get(k, 'set')}: {k}\") if text is None else text"));
     // The command line's values go to the loader as typed (`literal` reads them for the table).
     let spec = std::fs::read_to_string(root().join("python/aqmlab/sweepspec.py")).unwrap();
     assert!(body("python/aqmlab/sweepspec.py", &spec, "from_cli")
