@@ -36,7 +36,7 @@ The path of a ``--vary`` value (``aqmlab sweep S --vary dumbbell.bottleneck.para
 10ms``) to CoDel's typed ``target``, counted as ``crates/aqmlab-sim/src/scenario/disc_params.rs``
 counts ``aqmlab run --set``'s (every function that has the value in hand on its way, the callers
 that only pass it on included): the text as typed goes to the native loader, which reads it as
-it reads a ``--set`` value, as for a run. Planning (the key), 17 functions:
+it reads a ``--set`` value, as for a run. Planning (the key), 16 functions:
 
 1. `cli.py` `_cmd_sweep`: the ``--vary`` strings, to
 2. `sweepspec.py` `from_cli`, which has
@@ -48,22 +48,22 @@ it reads a ``--set`` value, as for a run. Planning (the key), 17 functions:
 6. `sweep.py` `plan`, which takes each point's ``(KEY, TEXT)`` pairs from
 7. `sweepspec.py` `overrides` and gives them to
 8. `lib.rs` `resolve_scenario`, the native loader, then on as in ``disc_params.rs``'s list
-   from its 3rd function (``resolve_with_edits``) to its 11th (``codel_params_from``).
+   from its 3rd function (``resolve_with_edits``) to its 10th (``codel_params_from``).
 
 A run the cache lacks takes the pairs ``plan`` put in its task from ``run_sweep`` to
 ``_run_planned``, ``_run_local``, its ``worker`` and ``in_process`` or ``in_worker_process``,
-then ``execute``, which gives them to ``load_scenario`` (aqmlab-py): 22 functions (20 with one
-job, which ``_run_local`` runs itself). Beyond the run's 11, what a sweep cannot do without:
+then ``execute``, which gives them to ``load_scenario`` (aqmlab-py): 21 functions (19 with one
+job, which ``_run_local`` runs itself). Beyond the run's 10, what a sweep cannot do without:
 splitting a list of values, planning each point, and handing each run to a worker. Before
 (issue 20) these paths were 26 and 32 functions: ``_pair`` and ``_values`` (now
 ``_axis_values``), ``literal`` and ``_toml_loads`` (the text read as TOML) and ``_toml_value``
 (written as TOML again), ``_plan_points``, ``split_point``, and the Python API
 (``aqmlab.run.resolve`` and, in the worker, ``run`` and ``load``) with its ``_native_args``.
 Counted the same way: a ``--set`` value (kept as typed: ``TomlText``) takes ``_cmd_sweep``,
-``from_cli``, ``run_sweep``, ``plan``, ``overrides`` and the 10 native functions (15, was 20);
+``from_cli``, ``run_sweep``, ``plan``, ``overrides`` and the 9 native functions (14, was 20);
 a sweep file's ``[vary]`` values, read by ``from_file`` as TOML, are written once as TOML by
-``overrides``' ``_toml_value`` (23, was 28); ``aqmlab.sweep``'s ``set`` values take
-``sweep``, ``run_sweep``, ``plan``, ``overrides``, ``_toml_value`` and the 10 (15, was 19).
+``overrides``' ``_toml_value`` (22, was 28); ``aqmlab.sweep``'s ``set`` values take
+``sweep``, ``run_sweep``, ``plan``, ``overrides``, ``_toml_value`` and the 9 (14, was 19).
 ``crates/aqmlab-sim/tests/set_path.rs`` pins the lists.
 """
 
