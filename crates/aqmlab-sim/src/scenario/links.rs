@@ -18,9 +18,9 @@ type Topology = (Vec<String>, DirCfgs, Vec<(u32, u32)>);
 /// direction's) and `(from, to)` nodes, in link order. A dumbbell's hosts and access links are
 /// read by [`dumbbell_hosts`]; the nodes and a link's ends and name by [`check_nodes`] and
 /// [`link_ends`]. The bottleneck's and each link's settings (its discipline's `params` among
-/// them) are taken here, as the file gives them, for [`super::disc_params`] (the path of a
-/// `--set` parameter, `tests/set_path.rs`). Errors come in this order: a dumbbell's hosts', its
-/// bottleneck's keys; or the nodes', then each link's keys and ends.
+/// them) are taken here, as the file gives them, for [`super::disc_params::discipline`] (the
+/// path of a `--set` parameter, `tests/set_path.rs`). Errors come in this order: a dumbbell's
+/// hosts', its bottleneck's keys; or the nodes', then each link's keys and ends.
 pub(super) fn read_topology(cx: &Ctx<'_>, raw: &RawScenario) -> Result<Topology, ScenarioError> {
     let nodes_span = raw.nodes.as_ref().map(Spanned::span);
     let mut nodes: Vec<String> = raw
@@ -417,8 +417,9 @@ pub(super) fn params_byte_limit(
 }
 
 /// One link direction to resolve ([`direction`]): where its settings are in the file, its end
-/// nodes, its discipline and parameters as read ([`super::disc_params`]), and the largest packet
-/// the scenario's flows put on it ([`largest_per_link`]).
+/// nodes, its discipline and the keys of its `params` table it keeps
+/// ([`super::disc_params::disc_of`]), and the largest packet the scenario's flows put on it
+/// ([`largest_per_link`]).
 pub(super) struct DirIn<'a> {
     pub(super) cx: &'a Ctx<'a>,
     /// The direction's name (`NAME`, or `NAME.rev` for a reverse).
@@ -536,7 +537,7 @@ fn trace_rate(x: &DirIn<'_>, t: &S) -> Result<LinkRate, ScenarioError> {
 /// The discipline's `limit` the direction's `buffer` gives (a size above 0), if it has one.
 /// Refused when given twice: a buffer, and a `limit` this direction's discipline takes from its
 /// `params` (the file's, unless a `--qdisc` swap dropped it; a `--set` of this direction's
-/// limit, which a swap keeps; [`super::disc_params`]).
+/// limit, which a swap keeps; [`super::disc_params::disc_of`]).
 pub(super) fn buffer_limit(x: &DirIn<'_>) -> Result<Option<(String, Given)>, ScenarioError> {
     let (cx, d, path) = (x.cx, x.d, x.path);
     let Some(b) = &d.buffer else { return Ok(None) };
@@ -678,9 +679,9 @@ fn trace_path(x: &DirIn<'_>) -> Option<PathBuf> {
 /// limit: a `limit` whose value is a size in bytes (a byte buffer, or a `params.limit` like
 /// `"30000B"` or `"1.5MB"`) is given as `memory_limit`. The decision is on the typed value: a
 /// `params.limit` was read once by the discipline's `limit` spec (a size, packets or bytes;
-/// [`super::disc_params`]) and stays as read ([`Given::Read`], its text kept), so nothing parses
-/// it again and its range is checked against the spec it ends up under; a text that is not a
-/// size is refused as the `limit` it was given as.
+/// [`super::disc_params::discipline`]) and stays as read ([`Given::Read`], its text kept), so
+/// nothing parses it again and its range is checked against the spec it ends up under; a text
+/// that is not a size is refused as the `limit` it was given as.
 pub(super) fn fq_byte_limit(pairs: &mut [(String, Given)]) {
     let Some((key, given)) = pairs.iter_mut().find(|(k, _)| k == "limit") else {
         return;
