@@ -2,8 +2,8 @@
 
 The path of a ``set`` value of the API (``aqmlab.run(S, set={"dumbbell.bottleneck.params.target":
 "5ms"})``) to CoDel's typed ``target``, counted as ``crates/aqmlab-sim/src/scenario/
-disc_params.rs`` counts ``aqmlab run --set``'s: 13 functions (15 before issue 20 cut
-``_native_args`` and ``resolve_expanded``):
+disc_params.rs`` counts ``aqmlab run --set``'s: 12 functions (15 before issue 20 cut
+``_native_args``, ``resolve_expanded`` and ``disc_params``):
 
 1. `run.py` `run`: the dict, to
 2. `run.py` `load`, which has each value written once as the text the native loader reads
@@ -11,7 +11,7 @@ disc_params.rs`` counts ``aqmlab run --set``'s: 13 functions (15 before issue 20
 3. `run.py` `_toml_value` (a ``TomlText`` as typed, any other value as its TOML literal),
    and gives it with its key to
 4. `lib.rs` `load_scenario`, then on as in ``disc_params.rs``'s list from its 3rd function
-   (``resolve_with_edits``) to its 11th (``codel_params_from``).
+   (``resolve_with_edits``) to its 10th (``codel_params_from``).
 
 ``crates/aqmlab-sim/tests/set_path.rs`` pins the list.
 """

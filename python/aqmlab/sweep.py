@@ -36,7 +36,7 @@ The path of a ``--vary`` value (``aqmlab sweep S --vary dumbbell.bottleneck.para
 10ms``) to CoDel's typed ``target``, counted as ``crates/aqmlab-sim/src/scenario/disc_params.rs``
 counts ``aqmlab run --set``'s (every function that has the value in hand on its way, the callers
 that only pass it on included): the text as typed goes to the native loader, which reads it as
-it reads a ``--set`` value, as for a run. Planning (the key), 15 functions:
+it reads a ``--set`` value, as for a run. Planning (the key), 14 functions:
 
 1. `cli.py` `_cmd_sweep`: the ``--vary`` strings, to
 2. `sweepspec.py` `from_cli`, which has
@@ -46,20 +46,20 @@ it reads a ``--set`` value, as for a run. Planning (the key), 15 functions:
 4. `sweep.py` `run_sweep`, and from it to
 5. `sweep.py` `plan`, which makes each point's ``(KEY, TEXT)`` pairs and gives them to
 6. `lib.rs` `resolve_scenario`, the native loader, then on as in ``disc_params.rs``'s list
-   from its 3rd function (``resolve_with_edits``) to its 11th (``codel_params_from``).
+   from its 3rd function (``resolve_with_edits``) to its 10th (``codel_params_from``).
 
 A run the cache lacks is built from the resolved scenario planning keyed (``Task.resolved``),
 not from the values again: in the worker, ``execute`` gives that text to ``load_scenario`` with
 no edit and no override (its seed and its disciplines are in it) and checks that it loads as
 itself, so the worker runs the very scenario that was keyed, and the value's path ends at the
-planning's 15. Beyond the run's 11, what a sweep cannot do without: splitting a list of values
+planning's 14. Beyond the run's 10, what a sweep cannot do without: splitting a list of values
 and planning each point. Counted the same way: a ``--set`` value (kept as typed: ``TomlText``)
-takes ``_cmd_sweep``, ``from_cli``, ``run_sweep``, ``plan`` and the 10 native functions (14); a
+takes ``_cmd_sweep``, ``from_cli``, ``run_sweep``, ``plan`` and the 9 native functions (13); a
 sweep file's ``[vary]`` values, read by ``from_file`` (``read_toml``, ``_file_values``) as TOML,
-are written once as TOML by ``plan``'s ``_toml_value`` (17); ``aqmlab.sweep``'s ``set`` values
-take ``sweep``, ``run_sweep``, ``plan``, ``_toml_value`` and the 10 (14).
+are written once as TOML by ``plan``'s ``_toml_value`` (16); ``aqmlab.sweep``'s ``set`` values
+take ``sweep``, ``run_sweep``, ``plan``, ``_toml_value`` and the 9 (13).
 
-Before: 17 functions to plan and 22 to execute a run (20 with one job) for a ``--vary`` value,
+Before (f332cc3, the run's path then 11): 17 functions to plan and 22 to execute a run (20 with one job) for a ``--vary`` value,
 15 for a ``--set`` value and for the API's ``set``, 18 to plan and 23 to execute for a sweep
 file's ``[vary]``. ``sweepspec.py``'s ``split_values`` (the split at the commas, now in
 ``_axis_values``) and ``overrides`` (the pairs, now made in ``plan``) were on the way; and a

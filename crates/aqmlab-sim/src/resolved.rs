@@ -290,7 +290,7 @@ fn direction_table(d: &ResolvedDirection) -> Table {
 }
 
 /// A discipline parameter's value in the resolved file, as the loader reads it back to the
-/// same value (`disc_params`): a boolean as a TOML boolean, a number as a TOML float (written
+/// same value (`discipline`): a boolean as a TOML boolean, a number as a TOML float (written
 /// in its shortest form that parses to it), a whole number as a TOML integer (as text beyond
 /// TOML's integers), anything else as its text.
 fn param_value(w: Written<'_>) -> Value {

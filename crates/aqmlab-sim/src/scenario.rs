@@ -40,7 +40,7 @@ pub use edits::{apply_sets, apply_unsets, build_with_edits, build_with_sets};
 use flow_keys::RawFlow;
 pub use flow_keys::{flow_keys_markdown, Applies, FlowKey, FLOW_KEYS};
 use flows::{check_flows, crossings, resolve_flows, Crossing, RawFlows};
-use links::{direction, largest_per_link, params_byte_limit, read_topology, DirIn};
+use links::{direction, largest_per_link, link_rate, params_byte_limit, read_topology, DirIn};
 use raw_units::{Delays, Rate, Size, Step, Time, TimeDist};
 pub use resolve::resolve_with_edits;
 pub use syntax::check_toml;

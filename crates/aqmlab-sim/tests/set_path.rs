@@ -43,7 +43,7 @@ fn path() -> Vec<Hop> {
         hop(
             "crates/aqmlab-sim/src/scenario/resolve.rs",
             "resolve_with_edits",
-            &["edit(", "read_topology(", "disc_params(", "direction("],
+            &["edit(", "read_topology(", "discipline("],
         ),
         hop("crates/aqmlab-sim/src/scenario/edits.rs", "edit", &[]),
         hop(
@@ -53,15 +53,14 @@ fn path() -> Vec<Hop> {
         ),
         hop(
             "crates/aqmlab-sim/src/scenario/disc_params.rs",
-            "disc_params",
-            &["spec.read("],
+            "discipline",
+            &[
+                "spec.read(",
+                "Params::with_values(",
+                "AnyConfig::from_params(",
+            ],
         ),
         hop("crates/aqmlab-qdisc/src/params.rs", "read", &[]),
-        hop(
-            "crates/aqmlab-sim/src/scenario/links.rs",
-            "direction",
-            &["Params::with_values(", "AnyConfig::from_params("],
-        ),
         hop("crates/aqmlab-qdisc/src/params.rs", "with_values", &[]),
         hop(
             "crates/aqmlab-qdisc/src/registry.rs",
@@ -138,6 +137,12 @@ const GONE: &[(&str, &str)] = &[
     ),
     // `CodelConfig::from_params`.
     ("crates/aqmlab-qdisc/src/codel.rs", "from_params"),
+    // Read each value when the link directions were made, and handed it to `direction`, which
+    // gave it to `with_values`: now one step, `discipline`.
+    (
+        "crates/aqmlab-sim/src/scenario/disc_params.rs",
+        "disc_params",
+    ),
     // The sweep's and the API's: the Python API between a sweep and the native loader
     // (`_native_args`), the sweep's own steps (`_plan_points`, `split_point`) and its splits
     // (`_pair`, `_values`: now `_axis_values`).
@@ -156,6 +161,29 @@ const GONE: &[(&str, &str)] = &[
 /// The CLI hands the `--set` strings to the native loader as typed, not through the Python API
 /// (`load`, `_native_args`, `_toml_value`) nor split first (`_pairs`, `TomlText`).
 const NOT_ON_THE_WAY: &[(&str, &str, &str)] = &[
+    // The direction takes the checked table only: it neither reads a value, nor hands the
+    // values on to be checked, nor goes through the discipline's step.
+    (
+        "crates/aqmlab-sim/src/scenario/links.rs",
+        "direction",
+        "discipline(",
+    ),
+    (
+        "crates/aqmlab-sim/src/scenario/links.rs",
+        "direction",
+        "with_values(",
+    ),
+    (
+        "crates/aqmlab-sim/src/scenario/links.rs",
+        "direction",
+        "read(",
+    ),
+    // The disciplines and the keys they keep are known before the flows: no value read then.
+    (
+        "crates/aqmlab-sim/src/scenario/disc_params.rs",
+        "disc_of",
+        "read(",
+    ),
     ("python/aqmlab/cli.py", "_cmd_run", "_pairs(a.set"),
     ("python/aqmlab/cli.py", "_cmd_run", "TomlText("),
     ("python/aqmlab/cli.py", "_cmd_run", "load("),
@@ -317,12 +345,12 @@ fn the_sweeps_and_the_apis_docs_list_their_paths() {
         (
             "python/aqmlab/sweep.py",
             sweep_path(),
-            "Planning (the key), 15 functions",
+            "Planning (the key), 14 functions",
         ),
         (
             "python/aqmlab/run.py",
             api_path(),
-            "counts ``aqmlab run --set``'s: 13 functions",
+            "counts ``aqmlab run --set``'s: 12 functions",
         ),
     ] {
         let own = path.len() - native_tail().len();

@@ -685,7 +685,7 @@ pub(crate) fn refuse_flow_tables(text: &str, file: &str) -> Result<(), ScenarioE
 
 /// `ov` with the keys of the `--set` edits `sets` that give a discipline's parameters (or its
 /// whole `params` table) added to its `set_params`, which a `--qdisc` swap keeps
-/// ([`super::disc_params`]); only the keys are looked at.
+/// ([`super::disc_params::disc_of`]); only the keys are looked at.
 pub(crate) fn with_set_params<'a>(
     ov: &'a Overrides,
     sets: &[(String, String)],

@@ -18,9 +18,9 @@ type Topology = (Vec<String>, DirCfgs, Vec<(u32, u32)>);
 /// direction's) and `(from, to)` nodes, in link order. A dumbbell's hosts and access links are
 /// read by [`dumbbell_hosts`]; the nodes and a link's ends and name by [`check_nodes`] and
 /// [`link_ends`]. The bottleneck's and each link's settings (its discipline's `params` among
-/// them) are taken here, as the file gives them, for [`super::disc_params`] (the path of a
-/// `--set` parameter, `tests/set_path.rs`). Errors come in this order: a dumbbell's hosts', its
-/// bottleneck's keys; or the nodes', then each link's keys and ends.
+/// them) are taken here, as the file gives them, for [`super::disc_params::discipline`] (the
+/// path of a `--set` parameter, `tests/set_path.rs`). Errors come in this order: a dumbbell's
+/// hosts', its bottleneck's keys; or the nodes', then each link's keys and ends.
 pub(super) fn read_topology(cx: &Ctx<'_>, raw: &RawScenario) -> Result<Topology, ScenarioError> {
     let nodes_span = raw.nodes.as_ref().map(Spanned::span);
     let mut nodes: Vec<String> = raw
@@ -417,8 +417,9 @@ pub(super) fn params_byte_limit(
 }
 
 /// One link direction to resolve ([`direction`]): where its settings are in the file, its end
-/// nodes, its discipline and parameters as read ([`super::disc_params`]), and the largest packet
-/// the scenario's flows put on it ([`largest_per_link`]).
+/// nodes, its discipline and the keys of its `params` table it keeps
+/// ([`super::disc_params::disc_of`]), and the largest packet the scenario's flows put on it
+/// ([`largest_per_link`]).
 pub(super) struct DirIn<'a> {
     pub(super) cx: &'a Ctx<'a>,
     /// The direction's name (`NAME`, or `NAME.rev` for a reverse).
@@ -433,57 +434,20 @@ pub(super) struct DirIn<'a> {
     pub(super) largest_packet: u32,
 }
 
-/// Resolves one link direction, in steps: its rate ([`link_rate`]), its discipline's parameters
-/// (the buffer's limit, [`buffer_limit`]; the file's and `--set`'s, read; the values taken from
-/// the link, [`red_bandwidth_from_link`], [`red_delay_from_link`], [`fq_byte_limit`]) typed and
-/// checked once (`Params::with_values`), then the values taken from the traffic
-/// ([`mtu_from_traffic`]) and the discipline's configuration; its loss ([`link_loss`]) and the
-/// absolute path of its trace ([`trace_path`]). An error names the key it is about
-/// ([`config_error`] for the discipline's). Errors come in this order: the rate's, the
-/// discipline name's, the buffer's, the parameters', the loss's.
+/// Resolves one link direction from its rate ([`link_rate`]) and its discipline's checked
+/// parameters and configuration ([`super::disc_params::discipline`], which [`resolve_with_edits`]
+/// makes between them, so their errors come in that order): its delay, its loss ([`link_loss`],
+/// whose error comes last) and the absolute path of its trace ([`trace_path`]).
 pub(super) fn direction(
     x: &DirIn<'_>,
-    warnings: &mut Vec<String>,
+    rate: LinkRate,
+    (params, qdisc): (aqmlab_qdisc::Params, aqmlab_qdisc::AnyConfig),
 ) -> Result<ResolvedDirection, ScenarioError> {
-    let rate = link_rate(x)?;
     let delay =
         *x.d.delay
             .as_ref()
             .expect("delay is required on links and set on reverses")
             .get();
-    // The discipline, named when the link directions were made (and its parameters read).
-    let kind = x.dp.kind.clone()?;
-    // The discipline's parameters, each given once: the buffer's limit, the file's (and
-    // `--set`'s) as read, and the values taken from the link typed. They are checked once, into
-    // `Params`; the rules that need the typed values (`mtu = "auto"`) edit typed values.
-    let mut pairs: Vec<(String, Given)> = buffer_limit(x)?.into_iter().collect();
-    // Parameters belong to the discipline named in the file; a --qdisc swap kept only the
-    // buffer and the parameters a --set gave (`disc_params`, which lists the others), each
-    // read already.
-    for (k, given) in &x.dp.given {
-        pairs.push((k.clone(), given.clone()?));
-    }
-    if let Some(warning) = red_bandwidth_from_link(x, kind, &mut pairs, &rate) {
-        warnings.push(warning);
-    }
-    let red_delay_filled = red_delay_from_link(kind, &mut pairs, delay);
-    if matches!(kind, Kind::FqCodel | Kind::FqPie | Kind::FqCobalt) {
-        fq_byte_limit(&mut pairs);
-    }
-    // The parameters parsed, once, each against its table; then the rules that read them edit
-    // the typed values; then all are checked together: the discipline's configuration, built
-    // into a discipline when the simulation is.
-    let config_err = |e| config_error(x, e);
-    let mut params = aqmlab_qdisc::Params::with_values(kind.name(), kind.params(), &pairs)
-        .map_err(config_err)?;
-    drop(pairs);
-    mtu_from_traffic(&mut params, x.largest_packet).map_err(config_err)?;
-    if red_delay_filled {
-        let jitter = x.d.jitter.as_ref().map(|j| j.text());
-        let (name, path) = (x.name, x.path);
-        warn_red_delay_without_jitter(&params, delay, jitter, name, path, warnings);
-    }
-    let qdisc = aqmlab_qdisc::AnyConfig::from_params(&params).map_err(config_err)?;
     Ok(ResolvedDirection {
         name: x.name.to_string(),
         from: x.ends.0,
@@ -500,7 +464,7 @@ pub(super) fn direction(
 
 /// The direction's rate: exactly one of a constant `rate` (above 0), a `schedule` of steps or a
 /// delivery `trace` file.
-fn link_rate(x: &DirIn<'_>) -> Result<LinkRate, ScenarioError> {
+pub(super) fn link_rate(x: &DirIn<'_>) -> Result<LinkRate, ScenarioError> {
     let (cx, d, path) = (x.cx, x.d, x.path);
     let given = [d.rate.is_some(), d.schedule.is_some(), d.trace.is_some()]
         .iter()
@@ -573,12 +537,12 @@ fn trace_rate(x: &DirIn<'_>, t: &S) -> Result<LinkRate, ScenarioError> {
 /// The discipline's `limit` the direction's `buffer` gives (a size above 0), if it has one.
 /// Refused when given twice: a buffer, and a `limit` this direction's discipline takes from its
 /// `params` (the file's, unless a `--qdisc` swap dropped it; a `--set` of this direction's
-/// limit, which a swap keeps; [`super::disc_params`]).
-fn buffer_limit(x: &DirIn<'_>) -> Result<Option<(String, Given)>, ScenarioError> {
+/// limit, which a swap keeps; [`super::disc_params::disc_of`]).
+pub(super) fn buffer_limit(x: &DirIn<'_>) -> Result<Option<(String, Given)>, ScenarioError> {
     let (cx, d, path) = (x.cx, x.d, x.path);
     let Some(b) = &d.buffer else { return Ok(None) };
     if let Some(params) = &d.params {
-        if x.dp.given.iter().any(|(k, _)| k == "limit") {
+        if x.dp.kept.iter().any(|k| k == "limit") {
             let params_key = match path.strip_suffix(".reverse") {
                 Some(fwd) if b.span() == params.span() => fwd,
                 _ => path,
@@ -606,7 +570,7 @@ fn buffer_limit(x: &DirIn<'_>) -> Result<Option<(String, Given)>, ScenarioError>
 /// unless the user did. A schedule gives its first positive rate ([`first_positive_rate`]), a
 /// trace its mean rate; the warning returned says so when the link has other rates
 /// ([`other_rates`]), since ns-2 read one fixed rate from its link.
-fn red_bandwidth_from_link(
+pub(super) fn red_bandwidth_from_link(
     x: &DirIn<'_>,
     kind: Kind,
     pairs: &mut Vec<(String, Given)>,
@@ -650,7 +614,7 @@ fn other_rates(rate: &LinkRate, used: aqmlab_core::Bitrate) -> Option<String> {
 /// The error of the direction's discipline configuration, naming the key it is about: the
 /// `--qdisc` swap when one named the discipline (its limit is the buffer's); else the buffer
 /// for the limit it gave, else the `params` key the file (or a `--set`) gave, else the table.
-fn config_error(x: &DirIn<'_>, e: aqmlab_qdisc::ConfigError) -> ScenarioError {
+pub(super) fn config_error(x: &DirIn<'_>, e: aqmlab_qdisc::ConfigError) -> ScenarioError {
     let (cx, d, path) = (x.cx, x.d, x.path);
     if let Some(k) = x.dp.swapped.as_deref() {
         return ScenarioError {
@@ -715,10 +679,10 @@ fn trace_path(x: &DirIn<'_>) -> Option<PathBuf> {
 /// limit: a `limit` whose value is a size in bytes (a byte buffer, or a `params.limit` like
 /// `"30000B"` or `"1.5MB"`) is given as `memory_limit`. The decision is on the typed value: a
 /// `params.limit` was read once by the discipline's `limit` spec (a size, packets or bytes;
-/// [`super::disc_params`]) and stays as read ([`Given::Read`], its text kept), so nothing parses
-/// it again and its range is checked against the spec it ends up under; a text that is not a
-/// size is refused as the `limit` it was given as.
-fn fq_byte_limit(pairs: &mut [(String, Given)]) {
+/// [`super::disc_params::discipline`]) and stays as read ([`Given::Read`], its text kept), so
+/// nothing parses it again and its range is checked against the spec it ends up under; a text
+/// that is not a size is refused as the `limit` it was given as.
+pub(super) fn fq_byte_limit(pairs: &mut [(String, Given)]) {
     let Some((key, given)) = pairs.iter_mut().find(|(k, _)| k == "limit") else {
         return;
     };
@@ -776,7 +740,11 @@ pub(super) fn mtu_from_traffic(
 /// delay: a direction's delay is one number whatever its rate (constant, schedule or trace),
 /// but a `jitter` adds a per-packet draw that ns-2's link has no counterpart for, so RED keeps
 /// the base delay ([`warn_red_delay_without_jitter`] says so).
-fn red_delay_from_link(kind: Kind, pairs: &mut Vec<(String, Given)>, delay: SimDuration) -> bool {
+pub(super) fn red_delay_from_link(
+    kind: Kind,
+    pairs: &mut Vec<(String, Given)>,
+    delay: SimDuration,
+) -> bool {
     if kind != Kind::Red || pairs.iter().any(|(k, _)| k == "delay") {
         return false;
     }
@@ -787,7 +755,7 @@ fn red_delay_from_link(kind: Kind, pairs: &mut Vec<(String, Given)>, delay: SimD
 /// A warning when RED's automatic `w_q` uses the link's delay of a direction with a `jitter`
 /// (read from the parsed parameters). A `w_q` given, or Adaptive RED's `w_q` (which does not use
 /// the delay), warns of nothing.
-fn warn_red_delay_without_jitter(
+pub(super) fn warn_red_delay_without_jitter(
     params: &aqmlab_qdisc::Params,
     delay: SimDuration,
     jitter: Option<&str>,

@@ -2,16 +2,16 @@
 //! the `--unset`s, `--set`s and `count = N` applied ([`edit`]), the text read into the raw types
 //! (its errors worded by [`parse_error`]), the run's timing ([`timing`]), the flow count
 //! ([`flow_count`]), the topology ([`read_topology`], the `--qdisc` swaps checked against it by
-//! [`check_swaps`]), each link direction's discipline parameters typed once ([`disc_params`]),
+//! [`check_swaps`]), each link direction's discipline and the parameters it keeps ([`disc_of`]),
 //! the series' size ([`check_series`]), the flows and their routes ([`resolve_flows`],
-//! [`crossings`], [`check_flows`]), the link directions, each with its discipline's parameters
-//! checked once ([`direction`]), and their randomness ([`jitter`], [`links_random`]), the byte
+//! [`crossings`], [`check_flows`]), the link directions, each with its rate ([`link_rate`]),
+//! then its discipline's parameters typed and checked once ([`discipline`]) ([`direction`]), and their randomness ([`jitter`], [`links_random`]), the byte
 //! buffers read from them ([`byte_limits`]), the buffers against the
 //! packets crossing them ([`check_buffers`]), the output ([`output`]), and the windows
 //! ([`super::windows`]). Each step reads only what it is given and reports errors as the whole
 //! does, in the same order.
 
-use super::disc_params::{disc_params, DirParams};
+use super::disc_params::{disc_of, discipline, DirParams};
 use super::edits::{edit, refuse_flow_tables, with_set_params};
 use super::flows::PlannedFlow;
 use super::*;
@@ -51,13 +51,13 @@ pub fn resolve_with_edits(
     let mut warnings = flow_count(&cx, raw_flows.len(), ov).map_err(blame)?;
     let (nodes, dir_cfgs, ends) = read_topology(&cx, &raw).map_err(blame)?;
     check_swaps(&cx, &dir_cfgs, ov).map_err(blame)?;
-    // Each direction's discipline and parameters, each value typed once.
-    let disc: Vec<DirParams> = dir_cfgs.iter().map(|c| disc_params(&cx, c, ov)).collect();
+    // Each direction's discipline, the parameters it keeps and those a --qdisc swap dropped.
+    let disc: Vec<DirParams> = dir_cfgs.iter().map(|c| disc_of(&cx, c, ov)).collect();
     let (n_dirs, n_flows) = (dir_cfgs.len(), raw_flows.len());
     check_series(&cx, &raw.bin, duration, bin, n_dirs, n_flows).map_err(blame)?;
     // The flows first: their largest packet on each link direction gives `mtu = "auto"`.
     let on = flows_on_links(&cx, raw_flows, &nodes, &ends, duration, seed).map_err(blame)?;
-    // The link directions, each with its discipline's parameters checked and configured.
+    // Each link direction: its rate, then its discipline (each value typed and checked once).
     let mut directions = Vec::with_capacity(dir_cfgs.len());
     for (i, ((name, d, path), dp)) in dir_cfgs.iter().zip(&disc).enumerate() {
         let x = DirIn {
@@ -69,9 +69,10 @@ pub fn resolve_with_edits(
             dp,
             largest_packet: on.largest[i],
         };
-        directions.push(direction(&x, &mut warnings).map_err(blame)?);
+        let rate = link_rate(&x).map_err(blame)?;
+        let disc = discipline(&x, &rate, &mut warnings).map_err(blame)?;
+        directions.push(direction(&x, rate, disc).map_err(blame)?);
     }
-    // The file's parameters the --qdisc swaps dropped, in link order.
     let dropped_params = disc.into_iter().flat_map(|dp| dp.dropped).collect();
     let random = jitter_and_randomness(&mut directions, &dir_cfgs, on.random);
     let (flows, routes) = on

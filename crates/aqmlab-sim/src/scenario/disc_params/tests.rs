@@ -1,4 +1,5 @@
 use super::*;
+use aqmlab_qdisc::Value;
 
 #[test]
 fn a_swap_is_of_a_direction_or_its_link_and_the_last_one_counts() {
@@ -102,7 +103,7 @@ fn a_swap_keeps_the_set_parameters_and_the_buffer_and_lists_the_others_as_droppe
         set_params: vec!["links[0].params.target".into()],
         ..Default::default()
     };
-    let dp = disc_params(&c, &cfg, &ov);
+    let dp = disc_of(&c, &cfg, &ov);
     assert_eq!(dp.swapped.as_deref(), Some("fq_codel"));
     assert_eq!(dp.kind, Ok(Kind::FqCodel));
     assert_eq!(
@@ -112,8 +113,7 @@ fn a_swap_keeps_the_set_parameters_and_the_buffer_and_lists_the_others_as_droppe
             ("l".to_string(), "x=[1]".to_string())
         ]
     );
-    assert_eq!(dp.given.len(), 1);
-    assert_eq!(dp.given[0].0, "target");
+    assert_eq!(dp.kept, ["target"]);
     // Without a `buffer`, a swap keeps the `limit` (the buffer a resolved file writes).
     let text2 = "qdisc = \"codel\"\nparams = { limit = \"20p\", target = \"5ms\" }\n";
     let cfg2 = ("l".to_string(), dir(text2), "links[0]".to_string());
@@ -121,26 +121,90 @@ fn a_swap_keeps_the_set_parameters_and_the_buffer_and_lists_the_others_as_droppe
         qdisc: vec![("l".into(), "pie".into())],
         ..Default::default()
     };
-    let dp2 = disc_params(&cx(text2), &cfg2, &ov2);
-    let keys: Vec<&str> = dp2.given.iter().map(|(k, _)| k.as_str()).collect();
-    assert_eq!(keys, ["limit"]);
+    let dp2 = disc_of(&cx(text2), &cfg2, &ov2);
+    assert_eq!(dp2.kept, ["limit"]);
     assert_eq!(
         dp2.dropped,
         vec![("l".to_string(), "target=5ms".to_string())]
     );
-    // Without the swap: every parameter read (in the table's key order), the list refused.
-    let dp = disc_params(&c, &cfg, &Overrides::default());
+    // Without the swap: every parameter kept, in the table's key order.
+    let dp = disc_of(&c, &cfg, &Overrides::default());
     assert_eq!(dp.kind, Ok(Kind::Codel));
     assert!(dp.dropped.is_empty());
-    let keys: Vec<&str> = dp.given.iter().map(|(k, _)| k.as_str()).collect();
-    assert_eq!(keys, ["interval", "target", "x"]);
-    let e = dp.given[2].1.as_ref().unwrap_err();
+    assert_eq!(dp.kept, ["interval", "target", "x"]);
+}
+
+/// [`discipline`] of the direction `l` at `links[0]` given by `text` (the `--qdisc` swaps and
+/// `--set` keys of `ov`), on a 10 Mb/s link whose largest packet is 540 bytes.
+fn disc_of_text(text: &str, ov: &Overrides) -> Result<(Params, AnyConfig), ScenarioError> {
+    let (c, d) = (cx(text), dir(text));
+    let cfg = ("l".to_string(), d, "links[0]".to_string());
+    let dp = disc_of(&c, &cfg, ov);
+    let x = DirIn {
+        cx: &c,
+        name: "l",
+        d: &cfg.1,
+        path: "links[0]",
+        ends: (0, 1),
+        dp: &dp,
+        largest_packet: 540,
+    };
+    let rate = LinkRate::Constant(aqmlab_core::Bitrate::from_mbps(10));
+    discipline(&x, &rate, &mut Vec::new())
+}
+
+#[test]
+fn discipline_reads_each_kept_value_once_and_checks_them_together() {
+    let text = "delay = \"5ms\"\nqdisc = \"codel\"\nbuffer = \"3000B\"\n\
+                params = { target = \"7ms\", ecn = true, interval = \"90ms\" }\n";
+    let parsed = aqmlab_qdisc::texts_parsed();
+    let (p, q) = disc_of_text(text, &Overrides::default()).unwrap();
+    // The three given values, each read once by its spec, and the defaults of every row but
+    // those and the buffer's limit (typed): nothing parsed twice.
+    let rows = Kind::Codel.params().len() as u64;
+    assert_eq!(aqmlab_qdisc::texts_parsed() - parsed, 3 + rows - 4);
+    assert_eq!(
+        p.value("target"),
+        Value::Duration(SimDuration::from_millis(7))
+    );
+    assert!(p.bool("ecn"));
+    // The buffer's limit, and the mtu taken from the traffic.
+    assert_eq!(p.value("limit"), Value::Size(units::Size::Bytes(3000)));
+    assert_eq!(p.value("mtu"), Value::Bytes(540));
+    let AnyConfig::Codel(c) = q else {
+        panic!("{q:?}")
+    };
+    assert_eq!(
+        (c.limit, c.params.mtu_bytes, c.params.ecn),
+        (units::Size::Bytes(3000), 540, true)
+    );
+    // A swap drops the values no --set gave: FQ-CoDel's defaults, the buffer kept.
+    let ov = Overrides {
+        qdisc: vec![("l".into(), "fq_codel".into())],
+        ..Default::default()
+    };
+    let (p, _) = disc_of_text(text, &ov).unwrap();
+    assert_eq!(
+        p.value("target"),
+        Value::Duration(SimDuration::from_millis(5))
+    );
+    // A value that is not a string, number or boolean: its key, the table's line.
+    let list = "delay = \"5ms\"\nqdisc = \"codel\"\nparams = { target = [1] }\n";
+    let e = disc_of_text(list, &Overrides::default()).unwrap_err();
     assert_eq!(
         (e.line, e.path.as_str(), e.msg.as_str()),
         (
             Some(3),
-            "links[0].params.x",
+            "links[0].params.target",
             "expected a string, number or boolean, got array"
         )
     );
+    // A range error names the key the file gave it at.
+    let bad = "delay = \"5ms\"\nqdisc = \"codel\"\nparams = { target = \"1s\" }\n";
+    let e = disc_of_text(bad, &Overrides::default()).unwrap_err();
+    assert_eq!(
+        (e.line, e.path.as_str()),
+        (Some(3), "links[0].params.target")
+    );
+    assert!(e.msg.contains("target < interval"), "{}", e.msg);
 }

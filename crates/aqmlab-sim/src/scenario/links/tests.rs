@@ -1,9 +1,10 @@
+use super::super::disc_params::{disc_of, discipline};
 use super::*;
 use aqmlab_core::Bitrate;
 
 /// A link direction `l` at `links[0]` read from the link table `table` (its spans in
-/// `table`), with its discipline's parameters read as [`super::super::disc_params`] reads
-/// them (the `--qdisc` swap `swap`, if any).
+/// `table`), with its discipline and the parameters it keeps as [`disc_of`] gives them (the
+/// `--qdisc` swap `swap`, if any).
 struct One {
     text: String,
     d: RawDirection,
@@ -28,7 +29,7 @@ fn one(table: &str, swap: Option<&str>) -> One {
         ..Overrides::default()
     };
     let cfg = ("l".to_string(), d.clone(), "links[0]".to_string());
-    let dp = super::super::disc_params::disc_params(&ctx(table), &cfg, &ov);
+    let dp = disc_of(&ctx(table), &cfg, &ov);
     One {
         text: table.to_string(),
         d,
@@ -196,20 +197,9 @@ fn other_rates_says_why_a_rate_is_not_the_links_only_one() {
 #[test]
 fn config_error_names_the_key_the_value_came_from() {
     let config = |table: &str, swap| {
-        let o = one(table, swap);
-        let err = o.with(|x| {
-            let kind = x.dp.kind.clone().unwrap();
-            let mut pairs: Vec<_> = buffer_limit(x).unwrap().into_iter().collect();
-            pairs.extend(
-                x.dp.given
-                    .iter()
-                    .map(|(k, g)| (k.clone(), g.clone().unwrap())),
-            );
-            let e = aqmlab_qdisc::Params::with_values(kind.name(), kind.params(), &pairs)
-                .and_then(|p| aqmlab_qdisc::AnyConfig::from_params(&p))
-                .unwrap_err();
-            config_error(x, e)
-        });
+        let o = one(&format!("{table}\ndelay = \"1ms\""), swap);
+        let rate = LinkRate::Constant(Bitrate::from_mbps(10));
+        let err = o.with(|x| discipline(x, &rate, &mut Vec::new()).unwrap_err());
         (err.line, err.path)
     };
     // A parameter the file gave: its key, the params table's line.
@@ -229,6 +219,11 @@ fn config_error_names_the_key_the_value_came_from() {
         config(bad_buffer, Some("fq_codel")),
         (None, "--qdisc l=fq_codel".to_string())
     );
+    // An error about no one key: the params table, its line.
+    let o = one("qdisc = \"codel\"\nparams = { target = \"5ms\" }", None);
+    let dup = aqmlab_qdisc::ConfigError::Duplicate("target".into());
+    let e = o.with(|x| config_error(x, dup));
+    assert_eq!((e.line, e.path.as_str()), (Some(2), "links[0].params"));
 }
 
 #[test]
@@ -260,12 +255,20 @@ fn trace_path_is_absolute_from_the_scenarios_folder() {
     );
 }
 
+/// A direction resolved as `resolve_with_edits` resolves it: its rate ([`link_rate`]), its
+/// discipline ([`discipline`]), then the rest ([`direction`]).
+fn resolved(x: &DirIn<'_>, warnings: &mut Vec<String>) -> Result<ResolvedDirection, ScenarioError> {
+    let rate = link_rate(x)?;
+    let disc = discipline(x, &rate, warnings)?;
+    direction(x, rate, disc)
+}
+
 #[test]
 fn direction_gives_its_discipline_the_values_from_the_buffer_link_and_traffic() {
     let table = "rate = \"10Mbps\"\ndelay = \"20ms\"\nbuffer = \"30000B\"\nqdisc = \"fq_codel\"\nparams = { target = \"3ms\" }\nloss = 0.5";
     let o = one(table, None);
     let mut warnings = Vec::new();
-    let r = o.with(|x| direction(x, &mut warnings)).unwrap();
+    let r = o.with(|x| resolved(x, &mut warnings)).unwrap();
     assert_eq!((r.name.as_str(), r.from, r.to, r.loss), ("l", 0, 1, 0.5));
     assert_eq!(r.delay, SimDuration::from_millis(20));
     // The byte buffer as FQ-CoDel's memory limit, the given target, mtu from the traffic.
@@ -279,7 +282,7 @@ fn direction_gives_its_discipline_the_values_from_the_buffer_link_and_traffic() 
     // RED: the link's rate and delay.
     let red = "rate = \"10Mbps\"\ndelay = \"20ms\"\nqdisc = \"red\"";
     let o = one(red, None);
-    let r = o.with(|x| direction(x, &mut warnings)).unwrap();
+    let r = o.with(|x| resolved(x, &mut warnings)).unwrap();
     assert_eq!(
         r.params.value("bandwidth"),
         Value::Rate(Bitrate::from_mbps(10))

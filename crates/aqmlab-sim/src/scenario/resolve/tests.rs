@@ -41,7 +41,7 @@ fn two_with(extra: &str, at_link: bool) -> String {
 
 /// The topology as [`resolve_with_edits`] reads it: the nodes, the link directions and their
 /// ends ([`read_topology`]), the `--qdisc` swaps checked ([`check_swaps`]), and each
-/// direction's discipline parameters, typed ([`disc_params`]).
+/// direction's discipline and the parameters it keeps ([`disc_of`]).
 #[allow(clippy::type_complexity)]
 fn topology(
     cx: &Ctx<'_>,
@@ -50,11 +50,12 @@ fn topology(
 ) -> Result<(Vec<String>, Vec<DirCfg>, Vec<(u32, u32)>, Vec<DirParams>), ScenarioError> {
     let (nodes, dirs, ends) = read_topology(cx, raw)?;
     check_swaps(cx, &dirs, ov)?;
-    let disc = dirs.iter().map(|c| disc_params(cx, c, ov)).collect();
+    let disc = dirs.iter().map(|c| disc_of(cx, c, ov)).collect();
     Ok((nodes, dirs, ends, disc))
 }
 
-/// Every link direction resolved ([`direction`]), as [`resolve_with_edits`] does.
+/// Every link direction resolved as [`resolve_with_edits`] does: its rate ([`link_rate`]), its
+/// discipline ([`discipline`]), then the rest ([`direction`]).
 fn directions(
     cx: &Ctx<'_>,
     dirs: &[DirCfg],
@@ -74,7 +75,9 @@ fn directions(
             dp,
             largest_packet: largest[i],
         };
-        out.push(direction(&x, warnings)?);
+        let rate = link_rate(&x)?;
+        let disc = discipline(&x, &rate, warnings)?;
+        out.push(direction(&x, rate, disc)?);
     }
     Ok(out)
 }
@@ -332,12 +335,12 @@ fn dirs_of(
     Ok((d, cfgs, jittered))
 }
 
-/// A discipline's parameters are typed as the topology is read, each value once by its
-/// spec; resolving a direction parses none of them again (only the defaults of the
-/// parameters not given).
+/// A discipline's parameters are typed where the direction's discipline is made
+/// ([`discipline`]), each value once by its spec; the topology reads none of them (it notes
+/// the keys kept), and nothing parses them again (only the defaults of the parameters not given).
 #[test]
-fn discipline_params_are_typed_with_the_topology_and_not_parsed_again() {
-    use aqmlab_qdisc::{texts_parsed, Given, Value};
+fn discipline_params_are_typed_once_where_the_discipline_is_made() {
+    use aqmlab_qdisc::{texts_parsed, Value};
     let text = two_with(
         "qdisc = \"codel\"\nparams = { target = \"7ms\", interval = \"0.1s\" }",
         true,
@@ -347,32 +350,21 @@ fn discipline_params_are_typed_with_the_topology_and_not_parsed_again() {
     let ov = Overrides::default();
     let before = texts_parsed();
     let (_, dirs, ends, disc) = topology(&c, &raw, &ov).unwrap();
-    // Both directions' (the reverse inherits the table): 2 values each, read once.
-    assert_eq!(texts_parsed() - before, 4);
-    let ms = |n| Ok(Value::Duration(SimDuration::from_millis(n)));
+    assert_eq!(texts_parsed() - before, 0);
+    let ms = |n| Value::Duration(SimDuration::from_millis(n));
     for dp in &disc {
         assert_eq!(dp.kind, Ok(Kind::Codel));
-        let given: Vec<(&str, &Given)> = dp
-            .given
-            .iter()
-            .map(|(k, g)| (k.as_str(), g.as_ref().unwrap()))
-            .collect();
-        assert_eq!(
-            given,
-            [
-                ("interval", &Given::Read("0.1s".into(), ms(100))),
-                ("target", &Given::Read("7ms".into(), ms(7)))
-            ]
-        );
+        assert_eq!(dp.kept, ["interval", "target"]);
     }
     let mut warnings = Vec::new();
     let largest = vec![0; dirs.len()];
     let before = texts_parsed();
     let d = directions(&c, &dirs, &disc, &ends, &largest, &mut warnings).unwrap();
-    // Only the defaults: every row but target, interval and the buffer's limit (typed).
+    // Both directions' (the reverse inherits the table): the 2 values given, read once each,
+    // and the defaults of every row but target, interval and the buffer's limit (typed).
     let rows = Kind::Codel.params().len() as u64;
-    assert_eq!(texts_parsed() - before, 2 * (rows - 3));
-    assert_eq!(d[1].params.value("target"), ms(7).unwrap());
+    assert_eq!(texts_parsed() - before, 2 * (2 + rows - 3));
+    assert_eq!(d[1].params.value("target"), ms(7));
     // Written as given.
     assert_eq!(d[0].params.raw_value("interval"), "0.1s");
 }
