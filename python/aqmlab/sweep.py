@@ -59,19 +59,18 @@ sweep file's ``[vary]`` values, read by ``from_file`` (``read_toml``, ``_file_va
 are written once as TOML by ``plan``'s ``_toml_value`` (16); ``aqmlab.sweep``'s ``set`` values
 take ``sweep``, ``run_sweep``, ``plan``, ``_toml_value`` and the 9 (13).
 
-Before (f332cc3, the run's path then 11): 17 functions to plan and 22 to execute a run (20 with one job) for a ``--vary`` value,
-15 for a ``--set`` value and for the API's ``set``, 18 to plan and 23 to execute for a sweep
-file's ``[vary]``. ``sweepspec.py``'s ``split_values`` (the split at the commas, now in
-``_axis_values``) and ``overrides`` (the pairs, now made in ``plan``) were on the way; and a
-run's pairs went on from ``plan`` through ``run_sweep``, ``_run_planned``, ``_run_local``, its
-``worker``, ``in_process`` or ``in_worker_process`` and ``execute`` to ``load_scenario``,
-resolved again. Before issue 20 these paths were 26 and 32 functions (20 for a ``--set`` value,
-19 for the API's, 28 for a file's ``[vary]``): ``_pair`` and ``_values`` (now
+Before (f332cc3, the run's path then 11): 17 functions to plan and 22 to execute a run (20 with one
+job) for a ``--vary`` value, 15 for a ``--set`` value and for the API's ``set``, 18 to plan and 23
+to execute for a sweep file's ``[vary]``. ``sweepspec.py``'s ``split_values`` (the split at the
+commas, now in ``_axis_values``) and ``overrides`` (the pairs, now made in ``plan``) were on the
+way; and a run's pairs went on from ``plan`` through ``run_sweep``, ``_run_planned``,
+``_run_local``, its ``worker``, ``in_process`` or ``in_worker_process`` and ``execute`` to
+``load_scenario``, resolved again. Before issue 20 these paths were 26 and 32 functions (20 for a
+``--set`` value, 19 for the API's, 28 for a file's ``[vary]``): ``_pair`` and ``_values`` (now
 ``_axis_values``), ``literal`` and ``_toml_loads`` (the text read as TOML) and ``_toml_value``
 (written as TOML again), ``_plan_points``, ``split_point``, and the Python API
 (``aqmlab.run.resolve`` and, in the worker, ``run`` and ``load``) with its ``_native_args``.
-``crates/aqmlab-sim/tests/set_path.rs`` pins the lists.
-"""
+``crates/aqmlab-sim/tests/set_path.rs`` pins the lists."""
 
 from __future__ import annotations
 
