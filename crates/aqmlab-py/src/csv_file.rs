@@ -29,7 +29,9 @@ enum Kind {
 }
 
 /// A CSV file written chunk by chunk (`python/aqmlab/series.py`'s `SeriesSink`).
-#[pyclass(unsendable)]
+// Sendable (its fields are a file writer and buffers): a sweep's Dask worker makes it in a task's
+// thread and may drop it in its event loop's; an `unsendable` class printed a RuntimeError there.
+#[pyclass]
 pub struct CsvFile {
     file: Option<BufWriter<File>>,
     columns: Vec<(String, Kind)>,
