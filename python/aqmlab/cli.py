@@ -162,7 +162,7 @@ def _build_parser() -> argparse.ArgumentParser:
             "Run SCENARIO (a scenario file) at every combination of the --vary, --qdisc and "
             "--zip values, for every seed, on all cores (or a Dask cluster), and write "
             "DIR/results.parquet, results.csv (one row per run), summary.csv (mean, std, n, "
-            "95%% CI over seeds) and each run's folder under DIR/runs/. Runs already in DIR are "
+            "95% CI over seeds) and each run's folder under DIR/runs/. Runs already in DIR are "
             "reused: a sweep run again, or resumed after an interruption, simulates only what "
             "is missing. Or: aqmlab sweep SWEEP.toml (docs/data-format.md, 'Sweeps')."
         ),
@@ -229,7 +229,7 @@ def _build_parser() -> argparse.ArgumentParser:
             "Draw figures from saved results without simulating again. A run folder: delay, "
             "cumulative bytes, throughput, queue, sojourn CDF, per-flow goodput (every "
             "--compare arm in the same figure). A sweep folder: metrics against an axis with "
-            "95%% confidence intervals, and delay against throughput."
+            "95% confidence intervals, and delay against throughput."
         ),
     )
     pl.add_argument("folder", metavar="DIR")
