@@ -42,19 +42,13 @@ class Match:
 def number(name: str, where: str, d: dict[str, Any], sweeps: list[str]) -> Any:
     """A ``[numbers.NAME]`` of ``match`` (:mod:`aqmlab.reproduce.matched`): ``sweeps`` (one
     table of points) and ``where`` beside it."""
-    from aqmlab.reproduce.metrics import NumberDef, _err, _strs, compile_expr
+    from aqmlab.reproduce.metrics import NumberDef, one_sweep, where_of
 
     other = [k for k in d if k not in ("match", "sweeps", "where")]
     if other:
         raise AqmlabError(f"{where}.{other[0]}: not with match (only sweeps and where)")
-    sw = _strs(where, "sweeps", d.get("sweeps", []))
-    if len(sw) != 1 or sw[0] not in sweeps:
-        raise _err(where, "sweeps", f"one table of points ({', '.join(sweeps)})", sw)
-    wh = d.get("where", "")
-    if not isinstance(wh, str):
-        raise _err(where, "where", "an expression of the results' columns (a text)", wh)
-    if wh and "{" not in wh:
-        compile_expr(wh, f"{where}.where")
+    sw = one_sweep(where, d, sweeps, "one table of points")
+    wh = where_of(where, d)
     m = load(where, d["match"])
     return NumberDef(name, sw, wh, [], {}, [], None, {}, where, match=m)
 

@@ -360,6 +360,26 @@ def _known(where: str, doc: dict[str, Any], keys: tuple[str, ...]) -> None:
             raise AqmlabError(f"{where}.{k}: unknown key (expected one of {', '.join(keys)})")
 
 
+def where_of(where: str, d: dict[str, Any]) -> str:
+    """A table's ``where`` (an expression of the results' columns; default none), checked now
+    unless it holds ``{param}`` fields, which are filled first."""
+    wh = d.get("where", "")
+    if not isinstance(wh, str):
+        raise _err(where, "where", "an expression of the results' columns (a text)", wh)
+    if wh and "{" not in wh:
+        compile_expr(wh, f"{where}.where")
+    return wh
+
+
+def one_sweep(where: str, d: dict[str, Any], sweeps: list[str], what: str) -> list[str]:
+    """A table's ``sweeps`` naming exactly one of ``sweeps`` (``what`` it must be: "one table
+    of points"), checked."""
+    sw = _strs(where, "sweeps", d.get("sweeps", []))
+    if len(sw) != 1 or sw[0] not in sweeps:
+        raise _err(where, "sweeps", f"{what} ({', '.join(sweeps)})", sw)
+    return sw
+
+
 def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
     """The ``[[derive]]`` tables, checked (expressions parsed, sweeps known)."""
     if not isinstance(doc, list):
@@ -502,11 +522,7 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
             k = "of" if "of" in d else "fit"
             raise AqmlabError(f"{where}.{k}: not with arm_column + arms (runs paired across arms)")
         sw = _sweeps(where, d.get("sweeps", []), sweeps)
-        wh = d.get("where", "")
-        if not isinstance(wh, str):
-            raise _err(where, "where", "an expression of the results' columns (a text)", wh)
-        if wh and "{" not in wh:  # one with {param} fields is checked once they are filled
-            compile_expr(wh, f"{where}.where")
+        wh = where_of(where, d)
         by = _strs(where, "by", d.get("by", []))
         key = _strs(where, "key", d.get("key", []))
         each = _each(where, d.get("each"))

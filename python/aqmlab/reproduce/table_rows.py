@@ -13,7 +13,7 @@ from aqmlab.exceptions import AqmlabError
 
 def number(name: str, where: str, d: dict[str, Any], sweeps: list[str]) -> Any:
     """A ``[numbers.NAME]`` of ``rows``, checked."""
-    from aqmlab.reproduce.metrics import NumberDef, _err, _strs, compile_expr
+    from aqmlab.reproduce.metrics import NumberDef, _err, one_sweep, where_of
 
     other = [k for k in d if k not in ("rows", "sweeps", "where")]
     if other:
@@ -21,14 +21,8 @@ def number(name: str, where: str, d: dict[str, Any], sweeps: list[str]) -> Any:
     cols = d.get("rows")
     if not isinstance(cols, list) or not cols or not all(isinstance(c, str) for c in cols):
         raise _err(where, "rows", "a list of the columns each row holds", cols)
-    sw = _strs(where, "sweeps", d.get("sweeps", []))
-    if len(sw) != 1 or sw[0] not in sweeps:
-        raise _err(where, "sweeps", f"one table ({', '.join(sweeps)})", sw)
-    wh = d.get("where", "")
-    if not isinstance(wh, str):
-        raise _err(where, "where", "an expression of the results' columns (a text)", wh)
-    if wh and "{" not in wh:
-        compile_expr(wh, f"{where}.where")
+    sw = one_sweep(where, d, sweeps, "one table")
+    wh = where_of(where, d)
     return NumberDef(name, sw, wh, [], {}, [], None, {}, where, rows=list(cols))
 
 

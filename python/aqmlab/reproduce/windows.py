@@ -70,7 +70,7 @@ class WindowDef:
 
 def load(path: str, doc: Any, sweeps: list[str]) -> list[WindowDef]:
     """The ``[[window]]`` tables, checked; every error one line naming the file and the key."""
-    from aqmlab.reproduce.metrics import _err, _known, _leaf, _sweeps, compile_expr
+    from aqmlab.reproduce.metrics import _err, _known, _leaf, _sweeps, where_of
 
     if not isinstance(doc, list):
         raise AqmlabError(f"{path}: window: expected [[window]] tables")
@@ -123,11 +123,7 @@ def load(path: str, doc: Any, sweeps: list[str]) -> list[WindowDef]:
         if lens and lens != {count}:
             raise _err(where, "fields", f"lists of count ({count}) values", fields)
         sw = _sweeps(where, d.get("sweeps", []), sweeps)
-        wh = d.get("where", "")
-        if not isinstance(wh, str):
-            raise _err(where, "where", "an expression of the results' columns", wh)
-        if wh and "{" not in wh:
-            compile_expr(wh, f"{where}.where")
+        wh = where_of(where, d)
         vals = d.get("values")
         if not isinstance(vals, dict) or not vals:
             raise _err(where, "values", "a table of NAME = { column, reduce, q, then }", vals)
