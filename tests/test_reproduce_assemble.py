@@ -4,6 +4,8 @@ exact values; errors in one line naming the file and the key."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 PATH = "/r/experiment.toml"
@@ -60,6 +62,28 @@ def test_of_without_expr_is_a_table_with_merged_and_picked_tables():
     assert _number({"of": {"x": "m.b.mb"}}) == {"x": 4.0}
 
 
+def test_a_key_of_digits_indexes_a_list_and_omit_leaves_out_no_value():
+    """codel-dynamic's _phase_ratio: ours ÷ the reference's per phase, a list level holding
+    only the phases with a value (one whose reference is 0, or none, left out)."""
+    numbers = {
+        "ours": {"a": [2.0, 3.0, 4.0], "b": [1.0, 1.0, 1.0]},
+        "ref": {"a": [4.0, 0.0, 2.0], "b": [None, float("nan"), 0.0]},
+    }
+    doc = {
+        "each": {"c": ["a", "a", "a", "b", "b", "b"], "i": [0, 1, 2, 0, 1, 2]},
+        "key": ["{c}", "[{i}]"],
+        "of": {"o": "ours.{c}.{i}", "r": "ref.{c}.{i}"},
+        "expr": "div(o, r)",
+    }
+    got = _number(doc, numbers)
+    assert got["a"][0] == 0.5 and math.isnan(got["a"][1]) and got["a"][2] == 2.0
+    assert got["b"][0] is None and all(math.isnan(x) for x in got["b"][1:])
+    assert _number({**doc, "omit": True}, numbers) == {"a": [0.5, 2.0], "b": []}
+    # A list's index past its end is no number.
+    with pytest.raises(Exception, match=r"numbers\.x\.of\.o: no number 'ours\.a\.3'"):
+        _number({**doc, "each": {"c": ["a"], "i": [3]}}, numbers)
+
+
 def test_expr_of_parameters_alone():
     got = _number({"expr": "{n} * (1 + 2) / 4"}, fill=lambda t: t.replace("{n}", "10"))
     assert got == 7.5
@@ -75,6 +99,10 @@ def test_expr_of_parameters_alone():
             "numbers.x.of: expected one path per name",
         ),
         ({"merge": "m"}, "numbers.x.merge: expected a list of paths"),
+        (
+            {"of": {"x": "m"}, "key": ["k"], "omit": True},
+            "numbers.x.omit: expected true or false, with each and expr",
+        ),
         (
             {"of": {"x": "m"}, "each": {"c": ["a"]}},
             "numbers.x.key: expected one template per level",

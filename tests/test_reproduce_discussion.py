@@ -118,7 +118,14 @@ def test_lists_joined_counted_and_a_reference_tests_points():
         ([3],
          "/r/experiment.toml: discussion[0]: expected a text or a table { text, when }, got 3"),
         ([{"text": "x", "if": "quick"}],
-         "/r/experiment.toml: discussion[0].if: unknown key (expected one of text, when, none)"),
+         "/r/experiment.toml: discussion[0].if: unknown key (expected one of text, when, none, "
+         "each)"),
+        ([{"text": "x", "each": {"c": ["a", "b"], "d": [1]}}],
+         "/r/experiment.toml: discussion[0].each: expected a table of NAME = [values], every list "
+         "of one length, got {'c': ['a', 'b'], 'd': [1]}"),
+        ([{"text": "{`cases.{c}.x`!r}", "each": {"c": ["CoDel"]}}],
+         "/r/experiment.toml: discussion[0].text: '{`cases.CoDel.x`!r}': expected fields of "
+         "expressions, like {cases.CoDel.mb} or {100 * x:+.1f} (a comparison belongs in `when`)"),
         ([{"when": "quick"}], "/r/experiment.toml: discussion[0].text: expected a text"),
         (["a", {"text": "{x!r}"}],
          "/r/experiment.toml: discussion[1].text: '{x!r}': expected fields of expressions, like "
@@ -224,3 +231,16 @@ def test_the_module_paragraphs_go_where_module_true_stands():
         with pytest.raises(AqmlabError) as e:
             discussion.load(PATH, bad)
         assert str(e.value).endswith(": expected { module = true } alone, once")
+
+
+def test_each_repeats_a_paragraph_its_fields_filled_first():
+    """codel-dynamic's ns-2.35 comparison, one paragraph per RED arm: ``{NAME}`` filled in the
+    text and ``when`` (in a backticked name too), ``NAME`` a row field of the expressions."""
+    doc = [
+        {
+            "each": {"c": ["tail drop", "CoDel", "CoDel"], "n": [1, 2, 3]},
+            "when": "n < 3 and `cases.{c}.p50_ms` > 0",
+            "text": "{c} ({n}): {`cases.{c}.p50_ms`} ms, {choose(c == 'CoDel', 'low', 'high')}.",
+        }
+    ]
+    assert _paragraphs(doc, _ctx()) == ["tail drop (1): 242 ms, high.", "CoDel (2): 7.25 ms, low."]

@@ -75,6 +75,22 @@ def test_rows_from_nested_numbers_in_their_order():
     ]
 
 
+def test_headers_are_templates_of_the_parameters_and_numbers():
+    """codel-dynamic's per-phase columns: each header names its phase's times from phase_s."""
+    doc = {
+        "title": "t",
+        "rows": {"k": ["a"]},
+        "columns": [
+            {"header": "100 Mb/s, 0-{phase_s:g} s", "value": "{k}"},
+            {"header": "10 Mb/s, {phase_s:g}-{2 * phase_s:g} s", "value": "{k}"},
+            {"header": "n = {n}", "value": "{k}"},
+        ],
+    }
+    for phase_s, want in ((10, ["0-10", "10-20"]), (50, ["0-50", "50-100"])):
+        (t,) = _build(doc, _ctx({"n": 1.234}, {"phase_s": phase_s}))
+        assert t.header == [f"100 Mb/s, {want[0]} s", f"10 Mb/s, {want[1]} s", "n = 1.23"]
+
+
 def test_fields_of_a_level_move_together_and_levels_multiply():
     doc = {
         "title": "t",

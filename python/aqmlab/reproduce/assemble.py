@@ -6,7 +6,11 @@
 copied whole; a list of paths: their tables merged, in order; a table of paths: a table),
 after the tables ``merge`` names merged, which is how a reproduction lays its numbers out for
 ``results.json``; ``expr`` without ``of`` is a number of the mode's
-parameters (``"{phase_s} * 262 / 8"``).
+parameters (``"{phase_s} * 262 / 8"``). A path's key of digits indexes a list
+(``'_packmime_phases."{case}".{i}'``); ``omit = true`` (with ``each`` and ``expr``): a
+combination with no value (none, NaN: a division by 0 in ``div``) gets no key, so a list level
+holds only the values there are (codel-dynamic's ``_phase_ratio``: ours ÷ ns-2.35's median per
+phase, a phase where ns-2.35's is 0 left out).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 
-KEYS = ("of", "expr", "each", "key", "merge", "lookup")
+KEYS = ("of", "expr", "each", "key", "merge", "lookup", "omit")
 
 
 @dataclass
@@ -34,6 +38,7 @@ class AssembleDef:
     lookup: dict[str, str] = field(default_factory=dict)  # fields read from numbers (lookup.py)
     sweeps: list[str] = field(default_factory=list)
     values: Any = None
+    omit: bool = False  # a combination with no value (None, NaN) gets no key
 
     def compute(self, frames: dict[str, Any], fill: Any, numbers: dict[str, Any]) -> Any:
         return compute(self, fill, numbers)
@@ -94,7 +99,10 @@ def load(name: str, where: str, d: dict[str, Any]) -> AssembleDef | None:
     found = lookup.parse(where, d.get("lookup"))
     if found and not each:
         raise _err(where, "lookup", "fields of each's combinations (with each and key)", found)
-    return AssembleDef(name, of, text, each, key, where, merge=merge, lookup=found)
+    omit = d.get("omit", False)
+    if not isinstance(omit, bool) or (omit and not (each and text)):
+        raise _err(where, "omit", "true or false, with each and expr (no key where no value)", omit)
+    return AssembleDef(name, of, text, each, key, where, merge=merge, lookup=found, omit=omit)
 
 
 def _fill(text: str, fields: dict[str, Any]) -> str:
@@ -108,6 +116,9 @@ def _at(a: AssembleDef, numbers: dict[str, Any], name: str, path: str) -> Any:
 
     v: Any = numbers
     for k in split_path(path):
+        if isinstance(v, list) and k.isdigit() and int(k) < len(v):  # a list's item
+            v = v[int(k)]
+            continue
         if not isinstance(v, dict) or k not in v:
             raise AqmlabError(f"{a.where}.{name}: no number {path!r} (declared above this one)")
         v = v[k]
@@ -169,5 +180,8 @@ def compute(a: AssembleDef, fill: Any, numbers: dict[str, Any]) -> Any:
         keys = [_fill(k, fields) for k in a.key]
         for k in keys[:-1]:
             node = node.setdefault(k, {})
-        node[keys[-1]] = one(a, fields, fill, numbers)
+        v = one(a, fields, fill, numbers)
+        if a.omit and (v is None or v != v):  # no value: no key (its table stays)
+            continue
+        node[keys[-1]] = v
     return lists.levels(out, a.key)

@@ -6,19 +6,23 @@ and tests, parameters: ``"tail drop delivers {100 * taildrop_extra_bytes:+.1f} %
 printed only where ``when`` (an expression of the same names, ``"`claim.x.verdict` !=
 'agrees'"``) holds: the verdict-dependent paragraphs a module's ``discussion(ctx)`` wrote;
 ``none``: the text of a field with no value (default ``–``: l4s-dualq's ``"stalled"``).
+``each`` (a table of NAME = [values] moving together, as a ``[[derive]]``'s) repeats the
+paragraph once per combination, ``{NAME}`` filled in its ``text`` and ``when`` first (in a
+backticked name too: ```ns2."{case}".ratio_packmime```) and ``NAME`` a row field of its
+expressions: codel-dynamic's ns-2.35 comparison, one paragraph per RED arm.
 ``{ module = true }`` marks where the module's ``discussion(ctx)`` paragraphs go (default: after
 every declared one). Every error is one line naming the file, ``discussion[i]`` and the key.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import report_text
 
-KEYS = ("text", "when", "none")
+KEYS = ("text", "when", "none", "each")
 #: ``{ module = true }``: where the module's ``discussion(ctx)`` paragraphs go (default: last).
 MODULE = {"module": True}
 
@@ -30,6 +34,15 @@ class Paragraph:
     when: str = ""
     #: The text of a field with no value (default "–").
     none: str = "–"
+    #: NAME -> [values] moving together: one paragraph per combination.
+    each: dict[str, list[Any]] = field(default_factory=dict)
+
+    def combinations(self) -> list[dict[str, Any]]:
+        """``each``'s combinations, in order (one, empty, without ``each``)."""
+        if not self.each:
+            return [{}]
+        n = len(next(iter(self.each.values())))
+        return [{k: v[i] for k, v in self.each.items()} for i in range(n)]
 
 
 #: Where the module's paragraphs go, among the items :func:`load` returns.
@@ -58,16 +71,21 @@ def load(path: str, doc: Any) -> list[str | Paragraph]:
         for k in d:
             if k not in KEYS:
                 raise AqmlabError(f"{where}.{k}: unknown key (expected one of {', '.join(KEYS)})")
-        for k in KEYS:
+        for k in ("text", "when", "none"):
             if not isinstance(d.get(k, ""), str):
                 raise AqmlabError(f"{where}.{k}: expected a text, got {d[k]!r}")
         if not d.get("text"):
             raise AqmlabError(f"{where}.text: expected a text")
-        # Its syntax and grammar, before anything runs.
-        report_text.check_template(d["text"], f"{where}.text")
-        if d.get("when"):
-            report_text.compile_text(d["when"], f"{where}.when")
-        out.append(Paragraph(where, d["text"], d.get("when", ""), d.get("none", "–")))
+        from aqmlab.reproduce.metrics import _each
+
+        p = Paragraph(where, d["text"], d.get("when", ""), d.get("none", "–"))
+        p.each = _each(where, d.get("each"))
+        # Its syntax and grammar, before anything runs (each combination's).
+        for fields in p.combinations():
+            report_text.check_template(_fill(p.text, fields), f"{where}.text")
+            if p.when:
+                report_text.compile_text(_fill(p.when, fields), f"{where}.when")
+        out.append(p)
     return out
 
 
@@ -85,6 +103,17 @@ def paragraphs(
             out += module or []
         elif isinstance(p, str):
             out.append(ctx.fill(p))
-        elif not p.when or report_text.condition(ctx, p.when, {}, f"{p.where}.when"):
-            out.append(str(report_text.fill(ctx, p.text, {}, f"{p.where}.text", p.none)))
+        else:
+            for f in p.combinations():
+                when = _fill(p.when, f)
+                if not when or report_text.condition(ctx, when, f, f"{p.where}.when"):
+                    text = report_text.fill(ctx, _fill(p.text, f), f, f"{p.where}.text", p.none)
+                    out.append(str(text))
     return out
+
+
+def _fill(text: str, fields: dict[str, Any]) -> str:
+    """``text`` with each ``{NAME}`` of ``each`` replaced by its value."""
+    for k, v in fields.items():
+        text = text.replace("{" + k + "}", str(v))
+    return text

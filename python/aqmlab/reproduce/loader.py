@@ -39,6 +39,7 @@ from aqmlab.reproduce import (
     fit,
     hypotheses,
     metrics,
+    number_text,
     published,
     reduced_columns,
     reference_frames,
@@ -226,6 +227,9 @@ def declared_numbers(ctx: Context) -> None:
             continue
         if isinstance(nd, published.PublishedDef):
             ctx.numbers[nd.name] = published.compute(nd, ctx.experiment.claims)
+            continue
+        if isinstance(nd, number_text.TextDef):
+            ctx.numbers[nd.name] = number_text.compute(nd, ctx)
             continue
         refs = {f.name for f in getattr(ctx.experiment, "frames", [])}  # read when named
         frames = {

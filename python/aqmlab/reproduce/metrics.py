@@ -33,6 +33,8 @@ number as an integer). A ``[numbers.NAME]`` with ``test`` is a two-sample test
 the path of a number declared above it, as a claim's ``metric`` spells it) and ``expr`` (an
 expression of those names) is one number computed from others: a ratio of two groups' means.
 With ``arm_column`` + ``arms`` its reductions are of runs paired across arms (``paired.py``).
+``reduce = "crossing"`` (with ``x`` and ``level``) is where a curve first reaches a level
+(``crossing.py``); a ``[numbers.NAME]`` of ``text`` is a text of numbers (``number_text.py``).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import (
+    crossing,
     derive_format,
     derive_sum,
     fit,
@@ -61,6 +64,7 @@ from aqmlab.reproduce.expr_check import Grammar, check
 #: The reductions a ``[numbers.NAME]`` may name.
 REDUCERS = ("mean", "median", "min", "max", "sum", "count", "quantile", "spread", "value")
 REDUCERS = (*REDUCERS, "list")  # lists.py
+REDUCERS = (*REDUCERS, "crossing")  # crossing.py
 _GRAMMAR = Grammar(
     calls={"abs": 1, "div": 2, "number": 1, "split": 3},
     calls_error="only abs(), div(), number() and split() may be called",
@@ -296,6 +300,8 @@ class Leaf:
     omit: bool = False  # a group with no value (None, NaN) gets no key
     integer: bool = False  # a whole number as an integer (a count column stored as floats)
     expr: str = ""  # a paired number's expression of its arms (paired.py)
+    x: str = ""  # crossing: the column of the abscissa (crossing.py)
+    level: float | None = None  # crossing: the level the column reaches
 
 
 @dataclass
@@ -432,7 +438,9 @@ def _leaf(where: str, doc: Any, pairing: Any = None) -> Leaf:
     if not isinstance(doc, dict):
         raise AqmlabError(f"{where}: expected a table {{ column = ..., reduce = ... }}")
     paired_keys = ("expr",) if pairing else ()
-    _known(where, doc, ("column", "reduce", "q", "then", *_LEAF_EXTRA, *paired_keys))
+    _known(
+        where, doc, ("column", "reduce", "q", "then", *_LEAF_EXTRA, *paired_keys, *crossing.KEYS)
+    )
     col, red = doc.get("column"), doc.get("reduce", "mean")
     if (red != "count" or pairing) and (not isinstance(col, str) or not col):
         raise _err(where, "column", "the column to reduce (a text)", col)
@@ -457,6 +465,9 @@ def _leaf(where: str, doc: Any, pairing: Any = None) -> Leaf:
     if not isinstance(integer, bool):
         raise _err(where, "integer", "true or false (a whole number as an integer)", integer)
     leaf = Leaf(col or "", red, float(q), then, where, default, omit, integer)
+    leaf.x, leaf.level = crossing.parse(where, doc, red)
+    if pairing and red == "crossing":
+        raise _err(where, "reduce", "a reduction of the pairs' values (not crossing)")
     return paired.with_expr(leaf, doc, pairing) if pairing else leaf
 
 
@@ -480,7 +491,7 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         where = f"{path}: numbers.{name}"
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a table")
-        from aqmlab.reproduce import assemble
+        from aqmlab.reproduce import assemble, number_text
 
         pairing = paired.parse(where, d)
         kind = None if pairing else assemble.load(name, where, d)
@@ -490,9 +501,12 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         if "setup_change" in d:  # a hypothesis's outcome from a set-up's change: setup_change.py
             out.append(setup_change.number(name, where, d))
             continue
+        if "text" in d:  # a text of numbers: number_text.py
+            out.append(number_text.load(name, where, d))
+            continue
         keys = ("sweeps", "where", "by", "each", "key", "values", "column", "reduce", "q", "then")
         keys = (*keys, "all", "of", "expr", "fit", "published", "match", "sort", "rows")
-        keys = (*keys, "gather", *_LEAF_EXTRA)
+        keys = (*keys, "gather", *_LEAF_EXTRA, *crossing.KEYS)
         keys = (*keys, *paired.KEYS)
         if "test" in d:  # Welch's t and the F-test of two samples (two_sample.py)
             out.append(two_sample.load(name, where, d))
@@ -527,11 +541,11 @@ def load_numbers(path: str, doc: Any, sweeps: list[str]) -> list[NumberDef]:
         key = _strs(where, "key", d.get("key", []))
         each = _each(where, d.get("each"))
         if "values" in d:
-            if any(k in d for k in _LEAF_KEYS):
+            if any(k in d for k in (*_LEAF_KEYS, *crossing.KEYS)):
                 raise AqmlabError(f"{where}: expected values or column + reduce, not both")
             values = _values(f"{where}.values", d["values"], pairing)
         else:
-            leaf_keys = (*_LEAF_KEYS, *_LEAF_EXTRA)
+            leaf_keys = (*_LEAF_KEYS, *_LEAF_EXTRA, *crossing.KEYS)
             values = _leaf(where, {k: d[k] for k in leaf_keys if k in d}, pairing)
         if (by or each) and not key:
             raise _err(where, "key", 'one template per level, like ["{rate}", "{qdisc}"]')
@@ -649,6 +663,14 @@ def reduce(values: Any, leaf: Leaf, fill: Any = None) -> Any:
     return as_integer(v, leaf) if leaf.integer else v
 
 
+def _crossing(rows: Any, column: str, leaf: Leaf, fill: Any, what: str) -> Any:
+    """``reduce = "crossing"`` over one group's rows (crossing.py), then ``leaf.then``."""
+    assert leaf.level is not None
+    v = crossing.value(rows, column, leaf.x, leaf.level, what, leaf.where)
+    v = then(leaf, v, fill) if leaf.then else v
+    return as_integer(v, leaf) if leaf.integer else v
+
+
 def as_integer(v: Any, leaf: Leaf) -> Any:
     """``integer = true``: a whole number as an integer (no value stays none); a fraction is
     an error, naming the key."""
@@ -740,6 +762,8 @@ def compute(
                     f"{nd.where}.{'.'.join(['values', *path]) if path else 'column'}: no column "
                     f"{col!r} in the results of {what}"
                 )
+            if leaf.x and leaf.x not in df.columns:
+                raise AqmlabError(f"{leaf.where}.x: no column {leaf.x!r} in the results of {what}")
     groups = df.groupby(nd.by, sort=nd.sort) if nd.by else [((), df)]
     out: dict[str, Any] = {}
     for gkey, rows in groups:
@@ -750,6 +774,8 @@ def compute(
             vals = {
                 path: paired.value(rows, cols[path], leaf, nd.pairing, fill)
                 if nd.pairing
+                else _crossing(rows, cols[path], leaf, fill, what)
+                if leaf.x
                 else reduce(rows[cols[path]] if leaf.column else rows, leaf, fill)
                 if not leaf.column or cols[path] in rows
                 else leaf.default

@@ -34,8 +34,9 @@
   ``"stalled"``; ``blank_when`` alone: no value there); ``none``: the text of a cell with no
   value, or ``nan``: the cell kept with no value, NaN (results.json's NaN beside a module's
   tables). A cell whose value is a list (a tuple) is its items as numbers joined by ``", "``.
-* ``title``, ``note``: text templates (the row fields aside); ``when``: the table is printed
-  only where the expression holds.
+* ``title``, ``note`` and each column's ``header``: text templates (the row fields aside:
+  codel-dynamic's per-phase headers, ``"10 Mb/s, {phase_s:g}-{2 * phase_s:g} s"``); ``when``:
+  the table is printed only where the expression holds.
 
 Every error is one line naming the file, ``report_table[i]`` and the key.
 """
@@ -220,6 +221,7 @@ def _column(where: str, c: Any, frame: str, frames: list[str]) -> Column:
     none = c.get("none")
     if not (none is None or isinstance(none, str) or (isinstance(none, float) and none != none)):
         raise _err(where, "none", "a text, or nan (the cell kept with no value)", none)
+    report_text.check_template(c["header"], f"{where}.header")
     if kinds[0] == "value":
         report_text.check_template(text, f"{where}.value")
     for k in ("expr", "blank_when"):
@@ -252,7 +254,11 @@ def build(defs: list[ReportTableDef], ctx: Any) -> list[Any]:
         rows = [[_cell(ctx, t, i, c, f) for i, c in enumerate(t.columns)] for f in fields]
         title = report_text.fill(ctx, t.title, {}, f"{t.where}.title")
         note = report_text.fill(ctx, t.note, {}, f"{t.where}.note") if t.note else ""
-        out.append(Table(str(title), [c.header for c in t.columns], rows, str(note)))
+        headers = [
+            str(report_text.fill(ctx, c.header, {}, f"{t.where}.columns[{i}].header"))
+            for i, c in enumerate(t.columns)
+        ]
+        out.append(Table(str(title), headers, rows, str(note)))
     return out
 
 
