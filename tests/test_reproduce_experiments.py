@@ -129,23 +129,6 @@ def test_lstf_reordering_counts_recoveries_and_losses(quick_new):
     assert lstf["fr_per_loss"] > 3 * codel["fr_per_loss"]
 
 
-def test_codel_target_crossing_is_linear_between_targets():
-    """The 90 % crossing: exact on a swept target, linear between two, NaN when never reached."""
-    import importlib.util
-    import math
-    import os
-
-    from aqmlab.reproduce import BUILTIN
-
-    path = os.path.join(BUILTIN, "codel-target", "reproduction.py")
-    spec = importlib.util.spec_from_file_location("codel_target_repro", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    assert mod.crossing([10, 20, 30], [0.8, 0.9, 0.95]) == 20
-    assert mod.crossing([10, 20], [0.8, 1.0]) == pytest.approx(15.0)
-    assert math.isnan(mod.crossing([10, 20], [0.5, 0.6]))
-
-
 def test_red_traffic_check_rate_is_window_over_rtt(quick_new):
     """The window-limited sender carries 8 packets per RTT: 8 x 8,000 bits over 36 ms plus two
     1000-B packet times at 45 Mb/s (0.178 ms each) and two 40-B ACK times, exactly; the claim

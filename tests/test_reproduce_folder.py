@@ -467,27 +467,81 @@ def test_a_path_without_experiment_toml_is_one_line(tmp_path):
     assert not os.path.exists(tmp_path / "o" / "results.json")
 
 
-def test_codel_target_interval_hypothesis_outcome():
-    """codel-target's interval hypothesis (excellent-utilization): its outcome reads the 4-flow
-    runs at RTT 300 ms, 100 ms against 200 ms interval, and says whether it is supported."""
+UTIL = "windows.after_warmup.links.bottleneck.utilization"
+
+
+def codel_target_numbers(rows: list[tuple[str, str, float]]) -> dict:
+    """codel-target's declared [[derive]]s and [numbers] over a sweep of ``rows`` (case, RTT,
+    utilization), one seed, as its run computes them."""
+    from types import SimpleNamespace
+
     pd = pytest.importorskip("pandas")
-    from aqmlab.reproduce import builtin_module
+    from aqmlab.reproduce import builtin_folder, loader, metrics
+    from aqmlab.reproduce.folder import load
 
-    mod = builtin_module("codel-target")
+    exp = load(builtin_folder("codel-target"))
+    params = {"duration_s": 300.0, "warmup_s": 50.0}
+    df = pd.DataFrame(rows, columns=["case", "rtt_ms", UTIL]).assign(seed=1)
+    df = metrics.derive(df, exp.derives, "sweep", lambda t: t)
+    ctx = SimpleNamespace(
+        experiment=exp,
+        frames={"sweep": df},
+        numbers={},
+        params=params,
+        fill=lambda t: t.format(**params),
+        claims={},
+        quick=False,
+        seeds=[1],
+        out="/o",
+    )
+    loader.declared_numbers(ctx)
+    return ctx.numbers
 
-    def table(u100, u200):
-        return pd.DataFrame(
-            {
-                "case": ["4 flows, CoDel 5 ms / 100 ms", "4 flows, CoDel 5 ms / 200 ms"],
-                "rtt_ms": ["300", "300"],
-                "util": [u100, u200],
-            }
-        )
 
-    assert mod.interval_test(table(0.79, 0.93)).startswith("supported: at RTT 300 ms")
-    assert mod.interval_test(table(0.79, 0.84)).startswith("in part")
-    assert mod.interval_test(table(0.79, 0.70)).startswith("not supported")
-    assert mod.interval_test(table(0.79, 0.84)[:1]) == "RTT 300 ms was not run"
+def test_codel_target_interval_hypothesis_outcome():
+    """codel-target's interval hypothesis (excellent-utilization, experiment.toml's
+    _interval_test): its outcome reads the 4-flow runs at RTT 300 ms, 100 ms against 200 ms
+    interval, and says whether it is supported; a run without RTT 300 ms says so."""
+
+    def outcome(u100, u200, rtt="300"):
+        rows = [
+            ("4 flows, CoDel 5 ms / 100 ms", rtt, u100),
+            ("4 flows, CoDel 5 ms / 200 ms", rtt, u200),
+            ("4 flows, CoDel 5 ms / 100 ms", "100", 0.1),  # other RTTs are not read
+            ("4 flows, CoDel 5 ms / 200 ms", "100", 0.99),
+        ]
+        return codel_target_numbers(rows)["_interval_test"]
+
+    tail = "at RTT 300 ms four flows get 0.788 of the link with the 100 ms interval and"
+    assert outcome(0.788, 0.93) == f"supported: {tail} 0.930 with 200 ms"
+    assert outcome(0.788, 0.846) == (
+        f"in part (the longer interval gains, but stays under 0.9): {tail} 0.846 with 200 ms"
+    )
+    assert outcome(0.788, 0.70) == f"not supported: {tail} 0.700 with 200 ms"
+    # Both at 0.9 or more: the longer interval gains, but the short one was not short.
+    assert outcome(0.91, 0.95).startswith("in part")
+    assert outcome(0.788, 0.846, rtt="10") == "RTT 300 ms was not run"
+
+
+def test_codel_target_crossing_is_linear_between_targets():
+    """ninety-at-thirty-pct's number (experiment.toml's target_pct_at_90): the target, as a %
+    of the 100 ms RTT, at which one flow's utilization first reaches 0.9: exact on a swept
+    target, linear between two, none when never reached; other RTTs and the four-flow cases
+    are not read."""
+    import math
+
+    def at90(utils):
+        rows = [
+            (f"1 flow, target {t} ms", "100", u) for t, u in zip([1, 3, 5, 10, 20, 30, 50], utils)
+        ]
+        rows += [(f"1 flow, target {t} ms", "10", 1.0) for t in (1, 3, 5)]
+        rows += [("4 flows, CoDel 5 ms / 100 ms", "100", 1.0)]
+        return codel_target_numbers(rows)["target_pct_at_90"]
+
+    assert at90([0.75, 0.77, 0.78, 0.8, 0.86, 0.9, 0.95]) == 30.0
+    assert at90([0.75, 0.77, 0.78, 0.8, 0.875, 0.9375, 0.95]) == pytest.approx(24.0, abs=1e-12)
+    assert at90([0.95] * 7) == 1.0
+    assert math.isnan(at90([0.5] * 7))
 
 
 def test_a_folders_reducer_is_keyed_by_its_content_not_its_path(tmp_path):

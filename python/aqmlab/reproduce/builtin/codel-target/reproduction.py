@@ -1,14 +1,12 @@
-"""codel-target's own code: the target at which one flow reaches 90 % (linear between the two
-swept targets around it), the interval hypothesis's outcome (a verdict chosen from two runs'
-utilizations, in words), and the figures.
-
-experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder"):
-the quick run's RTTs (``keep``) and the utilization in percent (``[[derive]]``) too.
+"""codel-target's figures. experiment.toml and claims.toml hold the rest (docs/reproductions.md,
+"A reproduction's folder"): the quick run's RTTs (``keep``), the utilization in percent and the
+target as a % of the RTT (``[[derive]]``), the target at which one flow reaches 90 %
+(``reduce = "crossing"``) and the interval hypothesis's outcome in words (``[numbers]`` of
+``text``).
 """
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Any
 
@@ -24,18 +22,6 @@ FOUR = [
 ]
 
 
-def crossing(targets: list[float], utils: list[float], level: float = 0.9) -> float:
-    """The first target at which ``utils`` reaches ``level``, linear between the two swept
-    targets around it; NaN when it never does."""
-    for i, (t, u) in enumerate(zip(targets, utils)):
-        if u >= level:
-            if i == 0:
-                return t
-            t0, u0 = targets[i - 1], utils[i - 1]
-            return t0 + (level - u0) * (t - t0) / (u - u0)
-    return math.nan
-
-
 def one_flow(g: Any, rtt: str) -> tuple[list[float], list[float]]:
     ts, us = [], []
     for t in TARGETS_MS:
@@ -44,35 +30,6 @@ def one_flow(g: Any, rtt: str) -> tuple[list[float], list[float]]:
             ts.append(float(t))
             us.append(float(r["util"].iloc[0]))
     return ts, us
-
-
-def numbers(ctx: Any) -> dict[str, Any]:
-    """``target_pct_at_90``: the target, as % of the 100 ms RTT, at which one flow's
-    utilization first reaches 90 %."""
-    ts, us = one_flow(ctx.table, "100")
-    # At a 100 ms RTT a target in ms is also its share of the RTT in %.
-    return {"target_pct_at_90": crossing(ts, us), "_interval_test": interval_test(ctx.table)}
-
-
-def interval_test(g: Any) -> str:
-    """The outcome of the interval hypothesis (claims.toml, excellent-utilization): four flows'
-    utilization at RTT 300 ms with CoDel's interval 100 ms and 200 ms."""
-    util = {}
-    for iv in (100, 200):
-        r = g[(g["case"] == f"4 flows, CoDel 5 ms / {iv} ms") & (g["rtt_ms"] == "300")]
-        if len(r) != 1:
-            return "RTT 300 ms was not run"
-        util[iv] = float(r["util"].iloc[0])
-    if util[200] >= 0.9 > util[100]:
-        verdict = "supported"
-    elif util[200] > util[100]:
-        verdict = "in part (the longer interval gains, but stays under 0.9)"
-    else:
-        verdict = "not supported"
-    return (
-        f"{verdict}: at RTT 300 ms four flows get {util[100]:.3f} of the link with the 100 ms "
-        f"interval and {util[200]:.3f} with 200 ms"
-    )
 
 
 def figures(ctx: Any) -> list[str]:
