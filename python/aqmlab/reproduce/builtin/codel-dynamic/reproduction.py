@@ -1,30 +1,19 @@
-"""codel-dynamic's figures and report text. Every number is declared data: experiment.toml
-cuts each run's packet log into the six phases ([[window]]), reads ns-2.35's table
-(ns2-codel-dynamic.csv, [csv.ns2]) and declares every mean, spread (the seed-paired ones too)
-and ratio as [numbers.NAME], laid out as results.json has them; claims.toml's web-load
-hypothesis is a declared test ("toward"), its quick-run hypothesis one of modes = ["quick"].
-What stays here, and why:
-
-- the ns-2.35 tables (three rows per ns-2 discipline, a column per phase); experiment.toml's
-  [[report_table]]s are the whole-run and per-phase tables;
-- the discussion's ns-2.35 comparison (ratios phase by phase, their span, and which of the
-  control's and RED's ratios is further from 1); experiment.toml's [[discussion]] holds the
-  other paragraphs;
-- the figures.
+"""codel-dynamic's figures. Every number, table and paragraph is declared data
+(docs/reproductions.md, "A reproduction's folder"): experiment.toml cuts each run's packet log
+into the six phases ([[window]]), reads ns-2.35's table (ns2-codel-dynamic.csv, [frames.ns2]),
+declares every mean, spread (the seed-paired ones too) and ratio as [numbers.NAME], laid out as
+results.json has them, the report's tables as [[report_table]]s (ns-2.35's beside ours too) and
+its paragraphs as [[discussion]]s (the ns-2.35 comparison, one per RED arm, with its ratios
+phase by phase); claims.toml's web-load hypothesis is a declared test ("toward"), its
+quick-run hypothesis one of modes = ["quick"].
 """
 
 from __future__ import annotations
 
-import math
 import os
 from typing import Any
 
-from aqmlab.reproduce.common import (
-    Table,
-    fmt,
-    link_series,
-    packet_sojourns_ms,
-)
+from aqmlab.reproduce.common import fmt, link_series, packet_sojourns_ms
 from aqmlab.reproduce.style import colour, delay_axis, title
 from aqmlab.reproduce.windows import bounds
 
@@ -36,80 +25,6 @@ def _phases(ctx: Any) -> list[tuple[float, float, float]]:
     w = ctx.experiment.windows[0]
     rates = w.fields["rate_mbps"]
     return [(t0, t1, r * 1e6) for (t0, t1), r in zip(bounds(w, ctx.fill), rates)]
-
-
-def tables(ctx: Any) -> list[Table]:
-    return ns2_tables(ctx.numbers["ns2"], _phases(ctx))
-
-
-def ns2_tables(ns2: dict[str, Any], phases) -> list[Table]:
-    if not ns2:
-        return []
-    rows = []
-    for case, v in ns2.items():
-        n, pm, st = v["ns2"], v["ours_packmime"], v["ours_standin"]
-        rows.append([case, "ns-2.35", n["p50_ms"], n["p75_ms"], n["mb"], n["drops"], "1"])
-        rows.append(
-            [
-                case,
-                "ours, PackMime",
-                pm["p50_ms"],
-                pm["p75_ms"],
-                pm["mb"],
-                pm["drops"],
-                fmt(v["ratio_packmime"]),
-            ]
-        )
-        rows.append(
-            [
-                case,
-                "ours, stand-in",
-                st["p50_ms"],
-                st["p75_ms"],
-                st["mb"],
-                st["drops"],
-                fmt(v["ratio_standin"]),
-            ]
-        )
-    seeds = next(iter(ns2.values()))["ns2"]["seeds"]
-    whole = Table(
-        "ns-2.35 on the same link (tests/fidelity/ns2/codel_dynamic.py; ns-2.35's means over "
-        f"seeds {', '.join(map(str, seeds))}, ours over ours)",
-        [
-            "discipline",
-            "simulator, web",
-            "median ms",
-            "p75 ms",
-            "MB",
-            "drops",
-            "median ÷ ns-2.35's",
-        ],
-        rows,
-        note="ns-2.35: tail drop (queue-limit 830), Queue/RED and Queue/RED with adaptive_ 1 as "
-        "ns-2.35 ships them, 4 Agent/TCP/Linux CUBIC flows and PackMime-HTTP/1.1 at 5 conn/s "
-        "(ns2-codel-dynamic.csv). Ours with PackMime: sweep-packmime; with the stand-in: the "
-        "main sweep. Sojourn per packet at the bottleneck (ns-2: its queue trace, + to -).",
-    )
-    per_phase = []
-    for case, v in ns2.items():
-        for who, p in (("ns-2.35", v["ns2"]), ("ours, PackMime", v["ours_packmime"])):
-            per_phase.append([case, who, *p["phase_p50_ms"]])
-        per_phase.append([case, "ns-2.35 drops", *v["ns2"]["phase_drops"]])
-    phase_table = Table(
-        "Median sojourn per phase (ms), ns-2.35 against ours with PackMime, and ns-2.35's drops",
-        [
-            "discipline",
-            "simulator",
-            *(f"{r / 1e6:g} Mb/s, {t0:g}-{t1:g} s" for t0, t1, r in phases),
-        ],
-        per_phase,
-    )
-    return [whole, phase_table]
-
-
-def discussion(ctx: Any) -> list[str]:
-    """The ns-2.35 comparison, where experiment.toml's discussion places it."""
-    return _ns2_discussion(ctx.numbers["ns2"])
 
 
 def figures(ctx: Any) -> list[str]:
@@ -223,60 +138,3 @@ def _phase_marks(ax, phases) -> None:
             color="grey",
         )
     ax.grid(True, alpha=0.3)
-
-
-def _span(xs: list[float]) -> str:
-    xs = [x for x in xs if x == x]  # a phase without packets: NaN
-    return f"{fmt(min(xs))}-{fmt(max(xs))}" if xs else "–"
-
-
-def _ns2_discussion(ns2: dict) -> list[str]:
-    """ns-2.35's tail drop, RED and ARED beside ours with the same (PackMime) web load; tail drop
-    is the control: a RED ratio no further from 1 than tail drop's says the traffic differs."""
-    if "tail drop 830p" not in ns2:
-        return []
-    td = ns2["tail drop 830p"]
-    seeds = ", ".join(map(str, td["ns2"]["seeds"]))
-    out = []
-    for case in ("RED (ns-2.35 defaults)", "Adaptive RED (ns-2.35 defaults)"):
-        if case not in ns2:
-            continue
-        v = ns2[case]
-        n, pm = v["ns2"], v["ours_packmime"]
-        r, rc = v["ratio_packmime"], td["ratio_packmime"]
-        later = [o / x for o, x in zip(pm["phase_p50_ms"][1:], n["phase_p50_ms"][1:]) if x > 0]
-        later_td = [
-            o / x
-            for o, x in zip(td["ours_packmime"]["phase_p50_ms"][1:], td["ns2"]["phase_p50_ms"][1:])
-            if x > 0
-        ]
-        verdict = (
-            "no further from ns-2.35's than the control's: where the two differ, the traffic "
-            "differs, not RED"
-            if abs(math.log(r)) <= abs(math.log(rc))
-            else "further from 1 than the control's"
-        )
-        out.append(
-            f"{case} against ns-2.35's on the same link (tests/fidelity/ns2/codel_dynamic.py: "
-            f"PackMime-HTTP/1.1 web in both, ns-2.35's seeds {seeds}): median {fmt(pm['p50_ms'])} "
-            f"ms against {fmt(n['p50_ms'])} (ns-2.35's seeds {_span(n['p50_seeds'])}), ours ÷ "
-            f"ns-2.35's {fmt(r)}; with our stand-in web load {fmt(v['ratio_standin'])}. MB sent: "
-            f"{fmt(pm['mb'])} against {fmt(n['mb'])}, ours ÷ ns-2.35's "
-            f"{fmt(v['ratio_mb_packmime'])} (tail drop {fmt(td['ratio_mb_packmime'])}). Tail "
-            f"drop, the control, gives {fmt(rc)} ({fmt(td['ours_packmime']['p50_ms'])} against "
-            f"{fmt(td['ns2']['p50_ms'])} ms): its ratio is {verdict}. Phase by phase after "
-            f"the first, ours ÷ ns-2.35's median is {_span(later)} ({_span(later_td)} for tail "
-            "drop). Not graded: no tolerance has a basis here (the two TCPs differ, below)."
-        )
-    share1 = td["ns2"]["phase_drops"][0] / td["ns2"]["drops"] if td["ns2"]["drops"] else 0.0
-    out.append(
-        f"ns-2.35 drops {fmt(td['ns2']['drops'] / td['ours_packmime']['drops'])} times as many "
-        f"packets as ours under tail drop ({fmt(100 * share1)} % of them in the first phase): "
-        "its Agent/TCP/Linux CUBIC flows end their first slow start in a retransmission storm "
-        "that lasts seconds, segments sent again many times over (ns-2's own Agent/TCP/Sack1 "
-        "has no such storm; tests/fidelity/ns2/README.md, 'codel-dynamic'). The two "
-        "simulators' traffic differs there; tail drop's median, set by a full buffer, shows it "
-        "less than RED's. tests/test_fidelity_codel_dynamic.py holds our RED arms' bytes sent "
-        "against ns-2.35's (quick mode), with RED in packet mode as its counterfactual."
-    )
-    return out
