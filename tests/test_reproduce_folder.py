@@ -740,23 +740,6 @@ def test_consumer_edge_buffer_test_decides_a_bracketed_cell_once_the_gap_is_run(
     assert mod.buffer_list([13, 14, 15, 16, 17, 18, 25, 26, 50]) == "13-18, 25, 26, 50"
 
 
-def test_cellular_web_load_outcome_of_the_qualitative_claims():
-    """cellular's two qualitative claims: each web load's values and whether the claim's
-    comparison is true there (the web-load hypothesis's outcome)."""
-    from aqmlab.reproduce import builtin_module
-
-    mod = builtin_module("cellular")
-    per_load = {
-        "stand-in web": {"tail drop": {"p50_ms": 900.0}, "CoDel": {"p50_ms": 60.0}},
-        "CS244 pages": {"tail drop": {"p50_ms": 50.0}, "CoDel": {"p50_ms": 60.0}},
-    }
-    text = mod.by_load(per_load, "p50_ms", "tail drop", "ms")
-    assert text == (
-        "stand-in web: tail drop 900 vs CoDel 60.0 ms (true); "
-        "CS244 pages: tail drop 50.0 vs CoDel 60.0 ms (false)"
-    )
-
-
 def test_a_numeric_read_off_without_its_why_is_refused(tmp_path):
     from aqmlab.exceptions import AqmlabError
     from aqmlab.reproduce.folder import load

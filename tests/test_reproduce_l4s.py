@@ -5,6 +5,7 @@ packet's transmission per link, exactly; a stalled run is no win."""
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 from aqmlab.reproduce import common as cm
@@ -61,21 +62,56 @@ def test_the_trouble_cases_are_reported_as_findings(quick):
 
 
 def test_the_base_delay_is_propagation_and_one_transmission_per_link():
-    from aqmlab.reproduce import builtin_module
+    """experiment.toml's [[derive]]s take each flow's base one-way delay off its quantiles: the
+    propagation delays of its path and one 1500-B packet's transmission on each of its three
+    links, as scenario.toml and the sweep's axes set them (a change to either that the derives
+    do not follow fails here)."""
+    import pandas as pd
+    from aqmlab.reproduce import builtin_folder
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.metrics import derive
+    from aqmlab.sweepspec import _toml_loads
 
-    m = builtin_module("l4s-dualq")
-    sc = {
-        "dumbbell": {
-            "access_rate": "1Gbps",
-            "receiver_delay": "1ms",
-            "bottleneck": {"delay": "2ms"},
-        }
-    }
+    folder = builtin_folder("l4s-dualq")
+    exp = load(folder)
+    sc = _toml_loads((Path(folder) / "scenario.toml").read_text())
+    d = sc["dumbbell"]
+    axes = {a.keys[0]: a.cases for a in exp.sweeps[0].axes}
+    assert d["access_rate"] == "1Gbps" and d["receiver_delay"] == "1ms"
+    assert d["bottleneck"]["delay"] == "2ms"
     # 1500 B: 0.012 ms at 1 Gb/s (twice), 0.3 ms at 40 Mb/s, 0.1 ms at 120 Mb/s.
-    assert m._base_owd_ms(sc, ["2ms", "22ms"], "40Mbps") == pytest.approx(
-        [5.324, 25.324], abs=1e-12
+    tx = {"40Mbps": 0.3, "120Mbps": 0.1}
+    rows, want = [], []
+    for rate, rc in axes["rate_mbps"].items():
+        for rtts, tc in axes["rtts"].items():
+            senders = [float(x.removesuffix("ms")) for x in tc["dumbbell.sender_delay"]]
+            fixed = 2.0 + 1.0 + 2 * 0.012 + tx[rc["dumbbell.bottleneck.rate"]]
+            base = [s + fixed for s in senders]
+            want.append(base)
+            rows.append(
+                {
+                    "rate_mbps": rate,
+                    "rtts": rtts,
+                    "flows[0].one_way_delay_ms.p50": base[0] + 0.25,
+                    "flows[0].one_way_delay_ms.p99": base[0] + 1.5,
+                    "flows[1].one_way_delay_ms.p50": base[1] + 7.0,
+                    "windows.after_warmup.links.bottleneck.utilization": 0.98,
+                    "flows[0].data_pkts_lost": 0,
+                    "flows[0].data_pkts_sent": 0,
+                    "windows.after_warmup.flows[0].goodput_bps": 2e7,
+                    "windows.after_warmup.flows[1].goodput_bps": 1e7,
+                }
+            )
+    assert [b for w in want for b in w] == pytest.approx(
+        [5.324, 5.324, 5.324, 25.324, 5.124, 5.124, 5.124, 25.124], abs=1e-12
     )
-    assert m._base_owd_ms(sc, ["2ms"], "120Mbps") == pytest.approx([5.124], abs=1e-12)
+    df = derive(pd.DataFrame(rows), exp.derives, "sweep", lambda t: t)
+    assert list(df["l_p50_ms"]) == pytest.approx([0.25] * 4, abs=1e-9)
+    assert list(df["l_p99_ms"]) == pytest.approx([1.5] * 4, abs=1e-9)
+    assert list(df["c_p50_ms"]) == pytest.approx([7.0] * 4, abs=1e-9)
+    # No data packet sent: no loss rate (not 0); the ratio of the goodputs after the warm-up.
+    assert df["l_loss"].isna().all() and list(df["ratio"]) == [2.0] * 4
+    assert list(df["util"]) == [0.98] * 4
 
 
 #: Per claim: its metric, a value that passes on DualPI2, and one its counterfactual gives.

@@ -14,6 +14,7 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import (
+    claim_note,
     reference_frames,
     sample_claims,
 )
@@ -98,6 +99,8 @@ class ClaimDef:
     most: bool = False
     describe: str = ""
     note: str = ""
+    #: Where ``note`` is added (``note = { text, when }``: claim_note.py); "": always.
+    note_when: str = ""
     #: The hypotheses for a ``differs`` / ``does not hold``, each with the run that tests it
     #: and what that run showed: ``{hypothesis, tested_by, outcome}`` (texts; ``{number}``
     #: fields filled).
@@ -434,6 +437,7 @@ def load_claims(path: str) -> list[ClaimDef]:
         if digits is not None and (isinstance(digits, bool) or not isinstance(digits, int)):
             raise t.error("digits", "a number of significant digits")
         explanation = _explanation(t, shared)
+        note, note_when = claim_note.load(t)
         c = ClaimDef(
             id=cid,
             claim=t.str("claim"),
@@ -460,7 +464,8 @@ def load_claims(path: str) -> list[ClaimDef]:
             where=where,
             most=bool(t.doc.get("most", False)),
             describe=t.str("describe", ""),
-            note=t.str("note", ""),
+            note=note,
+            note_when=note_when,
             explanation=[h for h, _ in explanation],
             tests=[test for _, test in explanation],
             unexplained=bool(t.doc.get("unexplained", False)),

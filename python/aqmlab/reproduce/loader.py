@@ -34,6 +34,7 @@ from typing import Any
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import (
     claim_missing,
+    claim_note,
     describe_expr,
     fill_format,
     fit,
@@ -356,8 +357,7 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
         claim.why = f"{ctx.fill(c.why)}; {claim.why}"
         if c.stalls:
             claim.why += f"; no delivered share: {ctx.fill(c.stalls)}"
-    if c.note:
-        claim.add_note(ctx.fill(c.note))
+    claim_note.add(claim, c.note, c.note_when, ctx, where)
     explain(claim, c, ctx)
     claim = claim_missing.no_points(claim, c, ctx.fill)
     claim.id = c.id

@@ -240,10 +240,10 @@ def run(t: Rerun, c: Any, ctx: Any, mod: Any) -> RerunResult:
     )
     why = []
     if tested and len(held) < len(tested):
-        why.append(f"still failing with {label}: {', '.join(p for p in tested if p not in held)}")
+        why.append(f"still failing with {label}{_named([p for p in tested if p not in held])}")
     if left:
-        why.append(f"failing points {label} does not rerun: {', '.join(left)}")
-        text += f"; not rerun: {', '.join(left)}"
+        why.append(f"failing points {label} does not rerun{_named(left)}")
+        text += f"; not rerun{_named(left)}"
     if t.blames and replaced < blamed:
         runs = ", ".join(f"{k} = {_list(v)}" for k, v in t.blames.items())
         cover = f"it reruns {replaced} of the {blamed} runs where {runs}"
@@ -257,6 +257,11 @@ def run(t: Rerun, c: Any, ctx: Any, mod: Any) -> RerunResult:
         explains=bool(failing) and not why and result == "confirmed",
         why="; ".join(why),
     )
+
+
+def _named(points: list[str]) -> str:
+    """``": P1, P2"``: the points named; nothing for a qualitative claim's one point (``""``)."""
+    return "" if points == [""] else f": {', '.join(points)}"
 
 
 def _list(v: list[Any]) -> str:

@@ -1,6 +1,15 @@
-"""cellular's own code: the trace (``--trace``) and what it can carry, the per-load metrics,
-the claims' notes and web-load explanations (annotate) and the figures. experiment.toml (the
-report's table and discussion too) and claims.toml hold the rest.
+"""cellular's own code: the trace (``--trace``) and what it can carry, and the figures.
+
+experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's
+folder"): the per-load metrics (``[[derive]]`` ``load``, ``[numbers]``), the report's table and
+discussion, the note of a run on another trace (a claim's ``note = { text, when }``) and the
+web-load hypotheses (``test = "rerun"``: the other loads' runs in place of CS244's pages').
+
+``prepare`` stays: it reads the trace file, whose period sets a full run's length (60-300 s)
+and whose delivery opportunities give ``cap_bytes``, what the trace can carry in the run (the
+claims' delivered share and the table's % of capacity divide by it). Declared keys could map
+``--trace`` to a parameter, but no expression reads a file, so that mapping alone would leave
+this function; the figures read the same trace for its capacity curve.
 """
 
 from __future__ import annotations
@@ -9,26 +18,14 @@ import bisect
 import os
 from typing import Any
 
-from aqmlab.reproduce.common import (
-    FAILS,
-    explanation_text,
-    fmt,
-    link_series,
-    packet_sojourns_ms,
-)
+from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce.common import link_series, packet_sojourns_ms
 from aqmlab.reproduce.style import colour, delay_axis, title
 
 LINK = "bottleneck"
 OPPORTUNITY_BYTES = 1504
-#: Web load -> its sweep (experiment.toml), in the order of the tables.
-LOADS = {
-    "stand-in web": "sweep-stand-in-web",
-    "PackMime web": "sweep-packmime-web",
-    "CS244 pages": "sweep-cs244-pages",
-}
-CASES = ["tail drop", "CoDel", "FQ-CoDel", "PIE"]
-#: The load whose numbers are compared with CS244's.
-MAIN_LOAD = "CS244 pages"
+#: The load whose numbers are compared with CS244's, and its sweep (experiment.toml).
+MAIN_LOAD, MAIN_SWEEP = "CS244 pages", "sweep-cs244-pages"
 
 
 def default_trace() -> tuple[str, str]:
@@ -44,8 +41,23 @@ def default_trace() -> tuple[str, str]:
 
 
 def read_trace_ms(path: str) -> list[int]:
-    with open(path, encoding="ascii") as f:
-        return [int(line) for line in f if line.strip()]
+    """A mahimahi trace's delivery times (ms, one a line); a line that is not one, or a trace
+    with no time after 0, is one error naming the file and the line."""
+    out: list[int] = []
+    with open(path, encoding="ascii", errors="replace") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                out.append(int(line))
+            except ValueError:
+                raise AqmlabError(
+                    f"--trace {path}: line {n}: expected a delivery time in whole ms, "
+                    f"got {line.strip()!r}"
+                ) from None
+    if not out or out[-1] <= 0:
+        raise AqmlabError(f"--trace {path}: expected delivery times in ms ending after 0")
+    return out
 
 
 def capacity_bytes(trace_ms: list[int], t_s: float) -> float:
@@ -68,97 +80,19 @@ def prepare(ctx: Any) -> None:
     trace_ms = read_trace_ms(trace)
     if not ctx.quick:
         ctx.params["duration_s"] = min(300.0, max(60.0, trace_ms[-1] / 1000.0))
-    # verizon_trace: experiment.toml's discussion says when the published number is not ours.
+    # verizon_trace: experiment.toml's discussion and claims.toml's note say when the published
+    # number is not for this trace.
     ctx.params.update(trace=trace, trace_label=label, trace_ms=trace_ms)
     ctx.params["verizon_trace"] = "Verizon" in label
     ctx.params["cap_bytes"] = capacity_bytes(trace_ms, ctx.params["duration_s"])
-
-
-def _per_case(df: Any, cap: float) -> dict[str, dict[str, float]]:
-    out = {}
-    for case in CASES:
-        rows = df[df["case"] == case]
-        out[case] = {
-            "p50_ms": float(rows[f"{LINK}.sojourn_ms.p50"].mean()),
-            "p75_ms": float(rows[f"{LINK}.sojourn_ms.p75"].mean()),
-            "p95_ms": float(rows[f"{LINK}.sojourn_ms.p95"].mean()),
-            "drops": float(rows[f"{LINK}.dropped_pkts"].mean()),
-            "mb": float(rows[f"{LINK}.delivered_bytes"].mean()) / 1e6,
-            "pct_of_capacity": 100.0 * float(rows[f"{LINK}.delivered_bytes"].mean()) / cap,
-            # The same as a fraction: the claims' delivered share.
-            "delivered": float(rows[f"{LINK}.delivered_bytes"].mean()) / cap,
-            "goodput_mbps": float(rows["total.goodput_bps"].mean()) / 1e6,
-        }
-    return out
-
-
-def numbers(ctx: Any) -> dict[str, Any]:
-    cap = ctx.params["cap_bytes"]
-    per_load = {load: _per_case(ctx.frames[sweep], cap) for load, sweep in LOADS.items()}
-    per_case = per_load[MAIN_LOAD]
-    more = per_case["tail drop"]["mb"] / per_case["CoDel"]["mb"] - 1
-    extra = {load: c["tail drop"]["mb"] / c["CoDel"]["mb"] - 1 for load, c in per_load.items()}
-    return {
-        "cases": per_case,
-        "loads": per_load,
-        "trace_capacity_mb": cap / 1e6,
-        "taildrop_extra_bytes": more,
-        "taildrop_extra_bytes_by_load": extra,
-        # The web-load hypothesis's outcome (claims.toml's explanation).
-        "_by_load": ", ".join(f"{k} {100 * v:+.1f} %" for k, v in extra.items()),
-        # The same hypothesis for the two qualitative claims: each load's values and whether
-        # the claim's comparison is true there.
-        "_by_load_claims": {
-            cid: by_load(per_load, key, first, unit)
-            for cid, (key, first, unit) in LOAD_TESTED.items()
-        },
-    }
-
-
-#: The qualitative claims (claims.toml) the other web loads test: their metric, the arm that
-#: must be larger, the unit.
-LOAD_TESTED = {
-    "codel-median-below-taildrop": ("p50_ms", "tail drop", "ms"),
-    "taildrop-busier": ("pct_of_capacity", "tail drop", "% of capacity"),
-}
-
-
-def by_load(per_load: dict, key: str, larger: str, unit: str) -> str:
-    """Per web load, CoDel's and tail drop's ``key`` and whether ``larger``'s is the larger
-    (the comparison the claim makes)."""
-    other = "CoDel" if larger == "tail drop" else "tail drop"
-    parts = []
-    for load, c in per_load.items():
-        a, b = c[larger][key], c[other][key]
-        parts.append(
-            f"{load}: {larger} {fmt(a)} vs {other} {fmt(b)} {unit} ({'true' if a > b else 'false'})"
-        )
-    return "; ".join(parts)
-
-
-def annotate(ctx: Any) -> None:
-    label = ctx.params["trace_label"]
-    trace_note = "" if ctx.params["verizon_trace"] else f"run on {label}, not the Verizon trace"
-    ctx.claims["taildrop-extra-bytes"].add_note(trace_note)
-    # A qualitative claim that fails with CS244's load is explained by the web load only if
-    # another load makes its comparison true.
-    for cid in LOAD_TESTED:
-        c = ctx.claims.get(cid)
-        if c is None or c.verdict != FAILS or not c.hypotheses:
-            continue
-        outcome = ctx.numbers["_by_load_claims"][cid]
-        c.unexplained = "(true)" not in outcome
-        c.explanation = explanation_text(
-            c.hypotheses, c.unexplained, "no web load makes it true" if c.unexplained else ""
-        )
 
 
 def figures(ctx: Any) -> list[str]:
     import numpy as np
     from aqmlab.plot import _plt, _save
 
-    runs_dir = os.path.join(ctx.out, LOADS[MAIN_LOAD], "runs")
-    df = ctx.frames[LOADS[MAIN_LOAD]]
+    runs_dir = os.path.join(ctx.out, MAIN_SWEEP, "runs")
+    df = ctx.frames[MAIN_SWEEP]
     per_case = ctx.numbers["cases"]
     trace_ms, duration = ctx.params["trace_ms"], ctx.params["duration_s"]
     plt = _plt()

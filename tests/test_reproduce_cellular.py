@@ -1,0 +1,141 @@
+"""cellular's claims as data (its folder's claims.toml and experiment.toml) on runs made up
+here: the web-load hypotheses of its qualitative claims (test = "rerun": another load's runs
+in place of CS244's pages', docs/reproductions.md "Hypothesis tests") and the note of a run on
+another trace (a claim's ``note = { text, when }``)."""
+
+from __future__ import annotations
+
+import pytest
+
+pd = pytest.importorskip("pandas")
+
+from aqmlab.reproduce import builtin_folder, builtin_module, hypotheses  # noqa: E402
+from aqmlab.reproduce.folder import load  # noqa: E402
+from aqmlab.reproduce.loader import Context, declared_numbers, grade  # noqa: E402
+
+EXP = load(builtin_folder("cellular"))
+MOD = builtin_module("cellular")
+CASES = ("tail drop", "CoDel", "FQ-CoDel", "PIE")
+SWEEPS = {
+    "sweep-stand-in-web": "stand-in web",
+    "sweep-packmime-web": "PackMime web",
+    "sweep-cs244-pages": "CS244 pages",
+}
+CAP = 20e6  # bytes the trace can carry in the run
+
+
+def runs(load: str, p50: dict[str, float], mb: dict[str, float]) -> object:
+    """One seed of a web load's runs: each discipline's median sojourn (ms) and MB delivered
+    (every other metric the same)."""
+    return pd.DataFrame(
+        [
+            {
+                "case": c,
+                "seed": 1,
+                "load": load,
+                "bottleneck.sojourn_ms.p50": p50.get(c, 10.0),
+                "bottleneck.sojourn_ms.p75": 20.0,
+                "bottleneck.sojourn_ms.p95": 30.0,
+                "bottleneck.dropped_pkts": 100,
+                "bottleneck.delivered_bytes": mb.get(c, 15.0) * 1e6,
+                "total.goodput_bps": 4e6,
+            }
+            for c in CASES
+        ]
+    )
+
+
+def graded(loads: dict[str, tuple[dict, dict]], verizon: bool = True) -> dict:
+    """cellular's claims graded on one seed per load (sweep -> (p50 by case, MB by case)),
+    its hypothesis tests run and settled."""
+    params = {
+        "duration_s": 30.0,
+        "cap_bytes": CAP,
+        "trace_label": "Verizon-LTE-short.down (mahimahi)" if verizon else "flat.down",
+        "verizon_trace": verizon,
+    }
+    ctx = Context(EXP, "/nonexistent", True, [1], None, False, {}, params)
+    ctx.frames = {s: runs(SWEEPS[s], *v) for s, v in loads.items()}
+    declared_numbers(ctx)
+    ctx.tests = hypotheses.run(ctx, MOD)
+    for c in EXP.claims:
+        ctx.claims[c.id] = grade(c, ctx, MOD)
+    hypotheses.settle(ctx)
+    return ctx.claims
+
+
+MEDIAN = "codel-median-below-taildrop"
+BUSIER = "taildrop-busier"
+#: CS244's pages: CoDel's median above tail drop's, CoDel carrying more (both claims fail).
+PAGES = ({"tail drop": 50.0, "CoDel": 60.0}, {"tail drop": 19.0, "CoDel": 19.5})
+#: A load where both claims hold, and one where neither does.
+HOLDS = ({"tail drop": 900.0, "CoDel": 15.0}, {"tail drop": 19.9, "CoDel": 16.0})
+FAILS = ({"tail drop": 40.0, "CoDel": 70.0}, {"tail drop": 17.0, "CoDel": 18.0})
+
+
+def test_numbers_per_load_and_the_extra_bytes():
+    claims = graded(
+        {"sweep-stand-in-web": HOLDS, "sweep-packmime-web": FAILS, "sweep-cs244-pages": PAGES}
+    )
+    c = claims["taildrop-extra-bytes"]
+    # tail drop ÷ CoDel − 1 on CS244's pages: 19 / 19.5 - 1.
+    assert c.ours == f"{19 / 19.5 - 1:.3}"
+    assert c.verdict == "differs" and c.unexplained
+    assert c.hypotheses[0]["outcome"] == (
+        "tail drop's extra bytes per load: stand-in web +24.4 %, PackMime web -5.6 %, "
+        "CS244 pages -2.6 %"
+    )
+
+
+def test_a_qualitative_claim_is_explained_by_a_load_that_makes_it_true():
+    claims = graded(
+        {"sweep-stand-in-web": HOLDS, "sweep-packmime-web": FAILS, "sweep-cs244-pages": PAGES}
+    )
+    for cid in (MEDIAN, BUSIER):
+        c = claims[cid]
+        assert c.verdict == "does not hold" and not c.unexplained, (cid, c.explanation)
+        stand_in, packmime = (h["outcome"] for h in c.hypotheses)
+        assert stand_in.endswith("passes at 1 of 1 failing point rerun: confirmed"), stand_in
+        assert packmime.endswith("passes at 0 of 1 failing point rerun: refuted"), packmime
+    m = claims[MEDIAN].hypotheses[0]["outcome"]
+    assert "ours: 60.0 vs 50.0 ms → 15.0 vs 900 ms" in m, m
+    b = claims[BUSIER].hypotheses[0]["outcome"]
+    assert "ours: 95.0 % vs 97.5 % → 99.5 % vs 80.0 %" in b, b
+
+
+def test_a_qualitative_claim_no_load_makes_true_stays_unexplained():
+    claims = graded(
+        {"sweep-stand-in-web": FAILS, "sweep-packmime-web": FAILS, "sweep-cs244-pages": PAGES}
+    )
+    for cid in (MEDIAN, BUSIER):
+        c = claims[cid]
+        assert c.verdict == "does not hold" and c.unexplained, cid
+        left = "still failing with sweep-stand-in-web; still failing with sweep-packmime-web"
+        assert c.explanation.startswith(f"unexplained ({left}); hypothesis"), c.explanation
+
+
+def test_a_run_on_another_trace_is_noted_on_the_numeric_claim_only():
+    loads = {"sweep-stand-in-web": HOLDS, "sweep-packmime-web": HOLDS, "sweep-cs244-pages": HOLDS}
+    other = graded(loads, verizon=False)
+    assert other["taildrop-extra-bytes"].note == "run on flat.down, not the Verizon trace"
+    assert all(not other[cid].note for cid in (MEDIAN, BUSIER, "wifi-9-6"))
+    assert not graded(loads)["taildrop-extra-bytes"].note
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1\nx\n3\n", "line 2: expected a delivery time in whole ms, got 'x'"),
+        ("\n", "expected delivery times in ms ending after 0"),
+        ("0\n0\n", "expected delivery times in ms ending after 0"),
+    ],
+)
+def test_a_trace_that_is_not_one_is_one_line_and_nothing_written(tmp_path, text, message):
+    from conftest import run_cli
+
+    trace = tmp_path / "bad.down"
+    trace.write_text(text)
+    out = tmp_path / "out"
+    r = run_cli("reproduce", "cellular", "--quick", "--trace", str(trace), "--out", str(out))
+    assert r.returncode == 2 and r.stderr.strip() == f"aqmlab: error: --trace {trace}: {message}"
+    assert not out.exists()
