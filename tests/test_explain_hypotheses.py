@@ -5,7 +5,7 @@ discriminate).
 
 * red-vs-codel's delay-comparable: RED set otherwise (a 1-s average, Adaptive RED, ns-2.35's
   byte mode; and ns-2.35's own Queue/RED, from tests/fidelity/ns2/kuhn14.sh's table) beside the
-  same CoDel runs (reproduction.py, settings_test);
+  same CoDel runs (claims.toml's test = "arms": aqmlab.reproduce.arms_test);
 * consumer-edge's fairness C/T cells: Jain's index of drops over traffic classes, not flows
   (experiment.toml's class_jain columns, claims.toml's test = "regrade").
 """
@@ -33,126 +33,219 @@ def _module(name: str):
 
 
 @pytest.fixture(scope="module")
-def rvc():
-    return _module("red-vs-codel")
-
-
-@pytest.fixture(scope="module")
 def ce():
     return _module("consumer-edge")
 
 
-def test_red_vs_codel_claim_names_the_hypothesis_runs(rvc):
-    """The claim's explanation names the two hypotheses, each filled from a run's outcome, and
-    each hypothesis run is a case of the sweep's discipline axis."""
+#: red-vs-codel's delay claim, the claim its hypothesis tests (claims.toml, test = "arms").
+TESTED = "delay-comparable"
+#: The full mode's parameters, whose ns-2.35 runs ns2-kuhn14.csv tables (seeds 1-3).
+FULL = {"apps": 100, "duration_s": 200.0}
+
+
+def _rvc_frame(cells: dict[str, dict[str, float]]):
+    """Rows in the [table]'s columns: discipline -> {"tcp, buffer": mean delay}, every run
+    delivering 0.9 of the link."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        [
+            {"tcp": p.split(", ")[0], "buffer": p.split(", ")[1], "discipline": d}
+            | {"delay_mean": v, "bottleneck.sojourn_ms.mean": v, "util": 0.9}
+            for d, pts in cells.items()
+            for p, v in pts.items()
+        ]
+    )
+
+
+def _rvc(cells: dict[str, dict[str, float]], ns2: dict | None = None, params: dict = FULL):
+    """The loader's steps on a made-up [table] (:func:`_rvc_frame`; tail drop far above
+    wherever it is not given): the declared numbers, the tests, the delay claim graded, the
+    tests' rules. ``ns2`` replaces [frames.ns2] (else the committed ns2-kuhn14.csv's means for
+    ``params``' applications and length)."""
+    from aqmlab.reproduce import builtin_folder, hypotheses, reference_frames
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import Context, declared_numbers, grade
+
+    exp = load(builtin_folder("red-vs-codel"))
+    points = {p for pts in cells.values() for p in pts}
+    cells = {"tail drop": dict.fromkeys(points, 5000.0), **cells}
+    ctx = Context(exp, "/nonexistent", False, [1], None, False, {}, dict(params))
+    ctx.table = _rvc_frame(cells)
+    ctx.frames = reference_frames.frames(exp.frames, exp.derives, ctx.fill, {})
+    ctx.frames["cell_means"] = ctx.table
+    if ns2 is not None:
+        ctx.frames["ns2"] = _rvc_frame(ns2)
+    declared_numbers(ctx)
+    ctx.tests = hypotheses.run(ctx, None)
+    c = next(c for c in exp.claims if c.id == TESTED)
+    ctx.claims[c.id] = grade(c, ctx, None)
+    hypotheses.settle(ctx)
+    return ctx
+
+
+def _compares(exp) -> dict:
+    """The delay claim's comparisons by name (every hypothesis's, in order)."""
+    c = next(c for c in exp.claims if c.id == TESTED)
+    return {k.name: k for t in c.tests for k in t.compare}
+
+
+def test_red_vs_codel_claim_names_the_hypothesis_runs():
+    """The claim's four hypotheses each declare an "arms" test; the four settings comparisons
+    decide its explanation and name results.json's settings_test; every arm of ours is a case
+    of the sweep's discipline axis, every arm of ns-2.35's a discipline of [frames.ns2]."""
     from aqmlab.reproduce import builtin_folder
     from aqmlab.reproduce.folder import load
 
     exp = load(builtin_folder("red-vs-codel"))
-    c = next(c for c in exp.claims if c.id == rvc.TESTED)
+    c = next(c for c in exp.claims if c.id == TESTED)
     assert c.predicate == PREDICATE and not c.unexplained
-    outcomes = [h["outcome"] for h in c.explanation]
-    assert outcomes[:2] == [f"{{_settings_test[{v}]}}" for v in rvc.VARIANTS[:2]]
-    # The ns-2 configuration's hypothesis: our run and ns-2.35's, each filled from its outcome.
-    assert "{_settings_test[RED, ns-2 byte mode]}" in outcomes[2]
-    assert "{_settings_test[ns-2 byte mode]}" in outcomes[2] and "{_ns2_same}" in outcomes[2]
-    # Where ARED stays not comparable: ns-2.35's ARED in the same configuration.
-    assert "{_ared_itself}" in outcomes[3] and "{_ns2_ared_same}" in outcomes[3]
-    assert "{_ared_band}" in c.explanation[3]["hypothesis"]
-    assert "{_ared_slope}" in outcomes[3]
-    assert rvc.NS2_RUNS["ns-2 ARED"] == "ared"
+    assert [t.kind for t in c.tests] == ["arms"] * 4
+    cmp = _compares(exp)
+    settings = ["RED, 1 s w_q", "ARED", "RED, ns-2 byte mode", "ns-2 byte mode"]
+    assert [k for k, v in cmp.items() if v.explains] == settings
+    for k in settings:
+        assert cmp[k].arms == [k, "CoDel"] and not cmp[k].at and cmp[k].expect
+        assert cmp[k].numbers == {
+            "outcome": f'settings_test."{k}"',
+            "text": f'_settings_test."{k}"',
+        }
+    assert [h["outcome"] for h in c.explanation[:2]] == [
+        "{_settings_test[RED, 1 s w_q]}",
+        "{_settings_test[ARED]}",
+    ]
+    assert "{_settings_test[ns-2 byte mode]}" in c.explanation[2]["outcome"]
+    # Where ARED stays not comparable: ns-2.35's ARED not comparable either, and our ARED with
+    # ns-2.35's gentle slope within a factor 1.25 of it.
+    assert (cmp["ns2-ared"].at, cmp["ns2-ared"].expect) == ("ARED", False)
+    assert (cmp["slope"].at, cmp["slope"].factor) == ("ARED", 1.25)
     axis = next(a for a in exp.sweeps[0].axes if a.keys == ["discipline"])
-    assert set(rvc.VARIANTS) <= set(axis.cases)
-    slope = axis.cases[rvc.SLOPE_ARM]
+    ours = {a for k in cmp.values() for a in k.arms if not a.startswith("ns-2 ")}
+    assert ours <= set(axis.cases)
+    slope = axis.cases["ARED, ns-2 gentle slope"]
     assert slope["dumbbell.bottleneck.params.gentle_slope"] == "initial"
     assert {k: v for k, v in slope.items() if "gentle_slope" not in k} == axis.cases["ARED"]
+    ns2 = {a for k in cmp.values() for a in k.arms if a.startswith("ns-2 ")}
+    assert all(k.frames == ["ns2"] for k in cmp.values() if set(k.arms) & ns2)
+    assert ns2 <= set(_ns2_qdiscs(exp).values())
 
 
-def test_red_vs_codel_settings_test_flips_with_the_numbers(rvc):
-    failing = ["cubic, 45", "vegas, 45"]
-    codel = {"cubic, 45": 60.0, "vegas, 45": 70.0}
+def _ns2_qdiscs(exp) -> dict[str, str]:
+    """kuhn14.tcl's discipline -> its name in claims.toml ([frames.ns2_runs]' derive)."""
+    (d,) = [d for d in exp.derives if d.name == "discipline" and "ns2_runs" in d.sweeps]
+    return dict(d.map)
+
+
+def test_red_vs_codel_settings_test_flips_with_the_numbers():
+    """Each settings comparison (here 'RED, 1 s w_q'): the claim's predicate on it beside the
+    same CoDel, at the points where RED fails; its outcome and text in the run's numbers."""
+    codel = {"cubic, 45": 60.0, "vegas, 45": 70.0}  # the predicate's bounds: 125 and 145
+    red = {"cubic, 45": 300.0, "vegas, 45": 300.0}
+
+    def test(variant: dict) -> tuple[str, str]:
+        n = _rvc({"RED": red, "CoDel": codel, "RED, 1 s w_q": variant}).numbers
+        return n["settings_test"]["RED, 1 s w_q"], n["_settings_test"]["RED, 1 s w_q"]
+
     # Comparable at every failing point: the settings account for the difference.
-    t = rvc.settings_test(PREDICATE, failing, {"cubic, 45": 110.0, "vegas, 45": 140.0}, codel)
-    assert t["outcome"] == "confirmed" and t["passed"] == failing
-    # At none: refuted (125 and 145 ms are the predicate's bounds).
-    t = rvc.settings_test(PREDICATE, failing, {"cubic, 45": 126.0, "vegas, 45": 230.0}, codel)
-    assert t["outcome"] == "refuted" and t["passed"] == []
-    assert t["text"].endswith("comparable at 0 of 2: refuted")
+    assert test({"cubic, 45": 110.0, "vegas, 45": 140.0})[0] == "confirmed"
+    # At none: refuted.
+    outcome, text = test({"cubic, 45": 126.0, "vegas, 45": 230.0})
+    assert outcome == "refuted"
+    assert text == (
+        "at the points where RED's delay is not comparable with CoDel's, this RED vs CoDel: "
+        "cubic, 45: 126 vs 60.0 ms; vegas, 45: 230 vs 70.0 ms; comparable at 0 of 2: refuted"
+    )
     # At some: the rest stays unexplained, named. (At 125 ms the sides are equal: a tie, no
     # pass, as the claim's own rules have it.)
-    tie = rvc.settings_test(PREDICATE, failing[:1], {"cubic, 45": 125.0}, codel)
-    assert tie["outcome"] == "refuted"
-    t = rvc.settings_test(PREDICATE, failing, {"cubic, 45": 124.0, "vegas, 45": 230.0}, codel)
-    assert t["outcome"] == "unexplained" and t["passed"] == ["cubic, 45"]
-    assert "(not at vegas, 45)" in t["text"]
+    assert test({"cubic, 45": 125.0, "vegas, 45": 230.0})[0] == "refuted"
+    outcome, text = test({"cubic, 45": 124.0, "vegas, 45": 230.0})
+    assert outcome == "unexplained" and text.endswith("(not at vegas, 45)")
     # A failing point without the hypothesis run is not a confirmation.
-    t = rvc.settings_test(PREDICATE, failing, {"cubic, 45": 100.0}, codel)
-    assert t["outcome"] == "unexplained"
+    outcome, text = test({"cubic, 45": 100.0})
+    assert outcome == "unexplained" and "vegas, 45: – vs 70.0 ms" in text
     # Nor is one failing point's run, not comparable, a refutation of the others.
-    t = rvc.settings_test(PREDICATE, failing, {"cubic, 45": 230.0}, codel)
-    assert t["outcome"] == "unexplained" and t["passed"] == []
+    assert test({"cubic, 45": 230.0})[0] == "unexplained"
     # Nothing fails: nothing to test.
-    assert rvc.settings_test(PREDICATE, [], {}, codel)["outcome"] == "unexplained"
+    n = _rvc({"RED": codel, "CoDel": codel, "RED, 1 s w_q": codel}).numbers
+    assert n["settings_test"]["RED, 1 s w_q"] == "unexplained"
+    assert "CoDel: none; comparable at 0 of 0" in n["_settings_test"]["RED, 1 s w_q"]
 
 
-def test_red_vs_codel_ared_itself_flips_with_the_numbers(rvc):
+def test_red_vs_codel_ared_itself_flips_with_the_numbers():
     """[hypothesis.ared-itself]: at the points our ARED leaves not comparable with CoDel, ns-2.35's
     ARED not comparable either confirms it (ARED's own behaviour); comparable there (its
     counterfactual: our ARED alone holds the long queue) refutes it; at some only, unexplained."""
     codel = {"cubic, 45": 61.8, "vegas, 45": 73.1}
-    left = list(codel)
+    ours = {"RED": dict.fromkeys(codel, 400.0), "CoDel": codel, "ARED": dict.fromkeys(codel, 300.0)}
+
+    def test(ns2: dict) -> tuple[str, str]:
+        n = _rvc(ours, {"ns-2 ARED": ns2}).numbers
+        return n["ared_itself"], n["_ared_itself"]
+
     # Limits: max(a, 61.8) <= 2·61.8 + 5 = 128.6 and 2·73.1 + 5 = 151.2.
-    t = rvc.same_failure_test(PREDICATE, left, {"cubic, 45": 238.0, "vegas, 45": 190.0}, codel)
-    assert t["outcome"] == "confirmed" and t["failing"] == left
-    assert "not comparable at 2 of 2: confirmed" in t["text"] and "238 vs 61.8 ms" in t["text"]
-    t = rvc.same_failure_test(PREDICATE, left, {"cubic, 45": 128.0, "vegas, 45": 151.0}, codel)
-    assert t["outcome"] == "refuted" and t["failing"] == []
-    t = rvc.same_failure_test(PREDICATE, left, {"cubic, 45": 129.0, "vegas, 45": 151.0}, codel)
-    assert t["outcome"] == "unexplained" and t["failing"] == ["cubic, 45"]
+    outcome, text = test({"cubic, 45": 238.0, "vegas, 45": 190.0})
+    assert outcome == "confirmed"
+    assert "not comparable at 2 of 2: confirmed" in text and "238 vs 61.8 ms" in text
+    assert test({"cubic, 45": 128.0, "vegas, 45": 151.0})[0] == "refuted"
+    assert test({"cubic, 45": 129.0, "vegas, 45": 151.0})[0] == "unexplained"
     # A point without ns-2.35's run, or none left to explain: nothing confirmed.
-    t = rvc.same_failure_test(PREDICATE, left, {"cubic, 45": 238.0}, codel)
-    assert t["outcome"] == "unexplained"
-    assert rvc.same_failure_test(PREDICATE, [], {}, codel)["outcome"] == "unexplained"
+    assert test({"cubic, 45": 238.0})[0] == "unexplained"
+    n = _rvc({**ours, "ARED": codel}, {"ns-2 ARED": codel}).numbers
+    assert n["ared_itself"] == "unexplained" and "none" in n["_ared_itself"]
 
 
-def test_red_vs_codel_ared_itself_reads_the_ns2_table(rvc):
-    """numbers(): the points ARED leaves come from the run's table, ns-2.35's ARED from the
-    committed ns2-kuhn14.csv (its 'ared' rows); ours far above ns-2's there is not ns-2's
-    failure: the outcome follows ns-2's delay against this CoDel, not ours."""
-    ns2 = rvc.ns2_delays(100, 200.0)["ns-2 ARED"]["cubic, 45"]
-    assert ns2 > 0
+def test_red_vs_codel_ared_itself_reads_the_ns2_table():
+    """[frames.ns2]: ns-2.35's ARED from the committed ns2-kuhn14.csv (its 'ared' rows, the
+    mean over seeds 1-3 of the full mode's runs), read beside our CoDel: the outcome follows
+    ns-2's delay against this CoDel, not ours."""
+    import pandas as pd
+
+    exp_csv = os.path.join(_folder("red-vs-codel"), "ns2-kuhn14.csv")
+    d = pd.read_csv(exp_csv, dtype={"buffer": str})
+    rows = d[(d.apps == 100) & (d.qdisc == "ared") & (d.tcp == "cubic") & (d.buffer == "45")]
+    ns2 = float(rows["delay_mean_ms"].mean())
+    assert len(rows) == 3 and ns2 > 0
+    p = "cubic, 45"
     # CoDel far below ns-2.35's ARED: not comparable there, confirmed.
     codel = ns2 / 4
-    nums = rvc.numbers(_rvc_ctx(rvc, 5 * codel, codel, {"ARED": 5 * codel}))
-    assert nums["ared_itself"] == "confirmed" and nums["ns2_ared"]["cubic, 45"] == ns2
+    n = _rvc({"RED": {p: 5 * codel}, "CoDel": {p: codel}, "ARED": {p: 5 * codel}}).numbers
+    assert n["ared_itself"] == "confirmed"
+    assert n["ns2_ared"][p] == pytest.approx(ns2, rel=1e-12)
     # CoDel equal to ns-2.35's ARED (ours still 5 times it): refuted.
-    nums = rvc.numbers(_rvc_ctx(rvc, 5 * ns2, ns2, {"ARED": 5 * ns2}))
-    assert nums["ared_itself"] == "refuted"
-    # Our ARED comparable: nothing left for the hypothesis to explain.
-    nums = rvc.numbers(_rvc_ctx(rvc, 5 * ns2, ns2, {"ARED": ns2}))
-    assert nums["ared_itself"] == "unexplained" and "none" in nums["_ared_itself"]
+    n = _rvc({"RED": {p: 5 * ns2}, "CoDel": {p: ns2}, "ARED": {p: 5 * ns2}}).numbers
+    assert n["ared_itself"] == "refuted"
+    # The quick mode reads the quick mode's ns-2.35 runs (30 applications, 60 s).
+    quick = {"apps": 30, "duration_s": 60.0}
+    q = _rvc({"RED": {p: 5 * ns2}, "CoDel": {p: ns2}, "ARED": {p: 5 * ns2}}, params=quick)
+    rows = d[(d.apps == 30) & (d.qdisc == "ared") & (d.tcp == "cubic") & (d.buffer == "45")]
+    assert q.numbers["ns2_ared"][p] == pytest.approx(float(rows["delay_mean_ms"].mean()))
+    assert q.numbers["ns2_ared"][p] != pytest.approx(ns2)
 
 
-def test_red_vs_codel_ared_slope_test_flips_with_the_numbers(rvc):
+def test_red_vs_codel_ared_slope_test_flips_with_the_numbers():
     """[hypothesis.ared-itself]'s slope run: ours with ns-2.35's gentle slope within a factor
-    1.25 of ns-2.35's ARED at every point confirms; at none refutes; at some, unexplained."""
+    1.25 of ns-2.35's ARED at every point ARED leaves confirms; at none refutes; at some,
+    unexplained."""
     ns2 = {"cubic, 45": 238.0, "vegas, 45": 190.0}
-    pts = list(ns2)
-    t = rvc.same_queue_test(pts, {"cubic, 45": 227.0, "vegas, 45": 226.0}, ns2)
-    assert t["outcome"] == "confirmed" and "(0.95)" in t["text"]
+    codel = {"cubic, 45": 61.8, "vegas, 45": 73.1}
+    ours = {"RED": dict.fromkeys(codel, 400.0), "CoDel": codel, "ARED": dict.fromkeys(codel, 300.0)}
+
+    def test(slope: dict) -> tuple[str, str]:
+        n = _rvc({**ours, "ARED, ns-2 gentle slope": slope}, {"ns-2 ARED": ns2}).numbers
+        return n["ared_slope"], n["_ared_slope"]
+
+    outcome, text = test({"cubic, 45": 227.0, "vegas, 45": 226.0})
+    assert outcome == "confirmed" and "227 vs 238 ms (0.95)" in text
+    assert text.endswith("within a factor 1.25 at 2 of 2: confirmed")
     # Ours with the current slope (0.65 and 0.84 times ns-2.35's at seeds 1-3): not confirmed.
-    t = rvc.same_queue_test(pts, {"cubic, 45": 155.0, "vegas, 45": 160.0}, ns2)
-    assert t["outcome"] == "unexplained" and t["same"] == ["vegas, 45"]
-    t = rvc.same_queue_test(pts, {"cubic, 45": 155.0, "vegas, 45": 140.0}, ns2)
-    assert t["outcome"] == "refuted"
-    # The factor's bounds are in; a missing run or no points confirm nothing.
-    t = rvc.same_queue_test(pts, {"cubic, 45": 238.0 * 1.25, "vegas, 45": 190.0 / 1.25}, ns2)
-    assert t["outcome"] == "confirmed"
-    assert rvc.same_queue_test(pts, {"cubic, 45": 238.0}, ns2)["outcome"] == "unexplained"
-    assert rvc.same_queue_test([], {}, ns2)["outcome"] == "unexplained"
+    assert test({"cubic, 45": 155.0, "vegas, 45": 160.0})[0] == "unexplained"
+    assert test({"cubic, 45": 155.0, "vegas, 45": 140.0})[0] == "refuted"
+    # The factor's bounds are in; a missing run confirms nothing.
+    assert test({"cubic, 45": 238.0 * 1.25, "vegas, 45": 190.0 / 1.25})[0] == "confirmed"
+    assert test({"cubic, 45": 238.0})[0] == "unexplained"
 
 
-def test_red_vs_codel_ared_gentle_slope_holds_ns2s_queue(rvc):
+def test_red_vs_codel_ared_gentle_slope_holds_ns2s_queue():
     """The slope run itself, at CUBIC 45 in the full mode (100 applications, 200 s, seed 1;
     about a second a run): the ARED arm with gentle_slope = initial holds ns-2.35's ARED's queue
     (its ns2-kuhn14.csv row, seed 1) within the factor; with the current slope (our default, the
@@ -160,7 +253,8 @@ def test_red_vs_codel_ared_gentle_slope_holds_ns2s_queue(rvc):
     import pandas as pd
     from aqmlab.run import run
 
-    d = pd.read_csv(rvc.NS2_TABLE, dtype={"buffer": str})
+    folder = _folder("red-vs-codel")
+    d = pd.read_csv(os.path.join(folder, "ns2-kuhn14.csv"), dtype={"buffer": str})
     row = d[
         (d["apps"] == 100)
         & (d["qdisc"] == "ared")
@@ -168,10 +262,11 @@ def test_red_vs_codel_ared_gentle_slope_holds_ns2s_queue(rvc):
         & (d["buffer"] == "45")
         & (d["seed"] == 1)
     ]
-    ns2 = {"cubic, 45": float(row["delay_mean_ms"].iloc[0])}
-    scenario = os.path.join(os.path.dirname(rvc.NS2_TABLE), "scenario.toml")
+    p = "cubic, 45"
+    ns2 = {"ns-2 ARED": {p: float(row["delay_mean_ms"].iloc[0])}}
+    scenario = os.path.join(folder, "scenario.toml")
 
-    def ours(slope: str) -> dict:
+    def slope_test(slope: str) -> str:
         s = {
             "dumbbell.bottleneck.buffer": "45p",
             "dumbbell.bottleneck.params.mean_pkt_size": 1500,
@@ -179,76 +274,76 @@ def test_red_vs_codel_ared_gentle_slope_holds_ns2s_queue(rvc):
             "dumbbell.bottleneck.params.gentle_slope": slope,
         }
         r = run(scenario, seed=1, qdisc={"bottleneck": "red"}, set=s, keep=False, progress=False)
-        return {"cubic, 45": r.summary["links"]["bottleneck"]["sojourn_ms"]["mean"]}
+        ours = r.summary["links"]["bottleneck"]["sojourn_ms"]["mean"]
+        cells = {"RED": {p: 400.0}, "CoDel": {p: 20.0}, "ARED": {p: 300.0}}
+        return _rvc({**cells, "ARED, ns-2 gentle slope": {p: ours}}, ns2).numbers["ared_slope"]
 
-    assert rvc.same_queue_test(list(ns2), ours("initial"), ns2)["outcome"] == "confirmed"
-    assert rvc.same_queue_test(list(ns2), ours("current"), ns2)["outcome"] == "refuted"
-
-
-def test_red_vs_codel_ared_band(rvc):
-    """ARED's target band (ARED §4: min_th + 0.4·(max_th − min_th) to max_th − 0.4·(...)): 9 to
-    11 packets of the rule's 5 and 15, 108-132 ms at 1 Mb/s of 1500-byte packets (12 ms
-    each); other thresholds or another rate move it."""
-    b = rvc.ared_band(5.0, 15.0)
-    assert (b["lo_pkts"], b["hi_pkts"]) == pytest.approx((9.0, 11.0))
-    assert (b["lo_ms"], b["hi_ms"]) == pytest.approx((108.0, 132.0))
-    assert rvc.ared_band(10.0, 30.0)["hi_pkts"] == pytest.approx(22.0)
-    assert rvc.ared_band(5.0, 15.0, link_bps=10e6)["hi_ms"] == pytest.approx(13.2)
-    nums = rvc.numbers(_rvc_ctx(rvc, 300.0, 60.0, {"ARED": 155.0}))
-    assert (
-        nums["_ared_band"]
-        == "9.00-11.0 packets of the rule's thresholds, 108-132 ms of queue at this link's rate"
-    )
+    assert slope_test("initial") == "confirmed"
+    assert slope_test("current") == "refuted"
 
 
-def test_red_vs_codel_threshold_rule(rvc):
-    """ARED §5 / ns-2.35's rule, as red.rs resolves min_th=auto (its test: 10 Mb/s, 500 B,
-    5 ms -> 6.25); on red-vs-codel's 1 Mb/s link of 1500-byte packets it gives 5 and 15 for
-    CoDel's target and interval alike, and moves only for a target above 120 ms."""
-    assert rvc.threshold_rule(0.005, 10e6, 500) == (6.25, 18.75)
-    assert rvc.threshold_rule(rvc.CODEL_TARGET_S) == (5.0, 15.0)
-    assert rvc.threshold_rule(rvc.CODEL_INTERVAL_S) == (5.0, 15.0)
-    assert rvc.threshold_rule(0.120) == (5.0, 15.0)
-    assert rvc.threshold_rule(0.240) == pytest.approx((10.0, 30.0))
-
-
-def _rvc_ctx(rvc, red: float, codel: float, variants: dict[str, float]):
-    """A context with one failing point (cubic, 45) and the hypothesis runs' delays there."""
-    import pandas as pd
+def _folder(name: str) -> str:
     from aqmlab.reproduce import builtin_folder
-    from aqmlab.reproduce.folder import load
 
-    rows = [("RED", red), ("CoDel", codel), *variants.items()]
-    table = pd.DataFrame(
-        [{"tcp": "cubic", "buffer": "45", "discipline": d, "delay_mean": v} for d, v in rows]
+    return builtin_folder(name)
+
+
+def test_red_vs_codel_ared_band_and_threshold_rule():
+    """experiment.toml's threshold rule (ARED §5 / ns-2.35's, as red.rs resolves min_th=auto:
+    max(5, target·C/2), 3·min_th) gives 5 and 15 packets for CoDel's target and interval alike
+    on red-vs-codel's 1 Mb/s link of 1500-byte packets, and moves only for a target above
+    120 ms; ARED's target band (ARED §4: min_th + 0.4·(max_th − min_th) to max_th − 0.4·(...))
+    is 9 to 11 packets of them, 108-132 ms at 12 ms a packet; the hypotheses print both."""
+    from dataclasses import replace
+
+    from aqmlab.reproduce import metrics
+
+    p = "cubic, 45"
+    ctx = _rvc({"RED": {p: 300.0}, "CoDel": {p: 60.0}})
+    n = ctx.numbers
+    rule = {"min_th": 5.0, "max_th": 15.0}
+    assert n["threshold_rule"] == {"CoDel's target 5 ms": rule, "CoDel's interval 100 ms": rule}
+    assert n["ared_band_ms"] == pytest.approx(
+        {"lo_pkts": 9.0, "hi_pkts": 11.0, "lo_ms": 108.0, "hi_ms": 132.0}, rel=1e-12
     )
-    exp = load(builtin_folder("red-vs-codel"))
-    params = {"apps": 100, "duration_s": 200.0}  # the full mode, whose ns-2.35 runs are tabled
-    return SimpleNamespace(experiment=exp, table=table, state={}, claims={}, params=params)
+    hyp = [h["hypothesis"] for h in ctx.claims[TESTED].hypotheses]
+    assert (
+        "gives CoDel's target 5 ms: min_th 5.00, max_th 15.0 packets; CoDel's interval 100 ms: "
+        "min_th 5.00, max_th 15.0 packets, the thresholds we run" in hyp[0]
+    )
+    band = "9.00-11.0 packets of the rule's thresholds, 108-132 ms of queue at this link's rate"
+    assert band in hyp[3]
+    # Other targets: the rule's max() moves min_th only above 120 ms (0.240 s -> 10).
+    (nd,) = [nd for nd in ctx.experiment.numbers if nd.name == "_min_th"]
+    for target, want in ((0.120, 5.0), (0.240, 10.0), (0.480, 20.0)):
+        moved = replace(nd, each={"name": ["t"], "target_s": [target]})
+        assert metrics.compute(moved, {}, ctx.fill, {}) == {"t": pytest.approx(want)}
 
 
-def test_red_vs_codel_annotate_explains_only_a_confirmed_hypothesis(rvc):
-    from aqmlab.reproduce import common as cm
+def test_red_vs_codel_settle_explains_only_a_confirmed_hypothesis():
+    """After grading, the delay claim is explained only when a settings comparison is
+    confirmed (explains = true); ns-2.35's Queue/RED as shipped comes from the committed
+    ns2-kuhn14.csv (its 'red-default' rows)."""
+    import pandas as pd
 
-    # ns-2.35's Queue/RED as shipped comes from the committed table (ns2-kuhn14.csv): in the
-    # first two cases CoDel's delay is far above it (not comparable: refuted), in the last
-    # equal to it (confirmed).
-    ns2 = rvc.ns2_delays(100, 200.0)["ns-2 byte mode"]["cubic, 45"]
+    d = pd.read_csv(os.path.join(_folder("red-vs-codel"), "ns2-kuhn14.csv"), dtype={"buffer": str})
+    rows = d[(d.apps == 100) & (d.qdisc == "red-default") & (d.tcp == "cubic") & (d.buffer == "45")]
+    ns2 = float(rows["delay_mean_ms"].mean())
+    p = "cubic, 45"
 
     def explained_at(codel: float, variants: dict[str, float]):
-        ctx = _rvc_ctx(rvc, 5 * codel, codel, variants)
-        nums = rvc.numbers(ctx)
-        claim = cm.Claim("c", "s", "comparable", "0 of 1 points", cm.FAILS)
-        claim.hypotheses = [{"hypothesis": "h", "tested_by": "t", "outcome": "o"}]
-        ctx.claims = {rvc.TESTED: claim}
-        rvc.annotate(ctx)
-        return nums["settings_test"], claim.unexplained, claim.explanation
+        cells = {"RED": {p: 5 * codel}, "CoDel": {p: codel}}
+        ctx = _rvc({**cells, **{k: {p: v} for k, v in variants.items()}})
+        claim = ctx.claims[TESTED]
+        return ctx.numbers["settings_test"], claim.unexplained, claim.explanation
 
     far = 4 * ns2 + 50.0  # ns-2's delay is not comparable with this CoDel
     tests, unexplained, text = explained_at(far, {"RED, 1 s w_q": 5 * far, "ARED": 3 * far})
     assert tests["RED, 1 s w_q"] == tests["ARED"] == "refuted"
     assert tests["ns-2 byte mode"] == "refuted"
-    assert unexplained and text.startswith("unexplained (")
+    assert unexplained and text.startswith(
+        "unexplained (no RED set otherwise is comparable with CoDel at every point)"
+    )
     tests, unexplained, text = explained_at(far, {"RED, 1 s w_q": 5 * far, "ARED": far})
     assert tests["ARED"] == "confirmed" and tests["ns-2 byte mode"] == "refuted"
     assert not unexplained and text.startswith("hypothesis: ")
@@ -379,20 +474,27 @@ def test_consumer_edge_fairness_ct_claims_name_the_class_hypothesis(ce):
 
 
 @pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2.35 (Debian's ns2) is not installed")
-def test_red_vs_codel_ns2_table_is_what_kuhn14_tcl_gives(rvc):
+def test_red_vs_codel_ns2_table_is_what_kuhn14_tcl_gives():
     """The committed ns-2.35 table (ns2-kuhn14.csv, tests/fidelity/ns2/kuhn14.sh) holds what
-    kuhn14.tcl prints: one quick run of each RED configuration the reproduction reads, re-run
-    and compared field by field (ns-2 is deterministic for a seed)."""
+    kuhn14.tcl prints: one quick run of each RED configuration the hypothesis tests read,
+    re-run and compared field by field (ns-2 is deterministic for a seed)."""
     import csv
     import subprocess
 
+    from aqmlab.reproduce.folder import load
+
+    folder = _folder("red-vs-codel")
+    exp = load(folder)
+    read = {a for k in _compares(exp).values() for a in k.arms}
+    qdiscs = [q for q, name in _ns2_qdiscs(exp).items() if name in read]
+    assert sorted(qdiscs) == ["ared", "red", "red-default"]
     script = os.path.join(os.path.dirname(__file__), "fidelity", "ns2", "kuhn14.tcl")
-    with open(rvc.NS2_TABLE) as f:
+    with open(os.path.join(folder, "ns2-kuhn14.csv")) as f:
         rows = {
             tuple(r[k] for k in ("apps", "duration_s", "tcp", "qdisc", "buffer", "seed")): r
             for r in csv.DictReader(f)
         }
-    for qdisc in rvc.NS2_RUNS.values():
+    for qdisc in qdiscs:
         args = ["vegas", qdisc, "127", "1", "30", "60"]
         out = subprocess.run(
             ["ns", script, *args], capture_output=True, text=True, check=True, timeout=120

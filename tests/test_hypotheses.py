@@ -300,11 +300,16 @@ def test_settle_notes_a_pass_the_bootstrap_cannot_decide():
     ],
 )
 def test_a_bad_hypothesis_table_is_refused_in_one_line(tmp_path, edit, expected):
+    _refused(tmp_path, CLAIMS, edit, expected)
+
+
+def _refused(tmp_path, base: str, edit: tuple[str, str], expected: str) -> None:
+    """``base`` with one edit is refused when loaded, in one line naming the file and key."""
     from aqmlab.exceptions import AqmlabError
     from aqmlab.reproduce.folder import load
 
-    claims = CLAIMS.replace(*edit)
-    assert claims != CLAIMS
+    claims = base.replace(*edit)
+    assert claims != base
     with pytest.raises(AqmlabError) as e:
         load(str(_folder(tmp_path, claims)))
     msg = str(e.value)
@@ -335,12 +340,10 @@ def test_a_tested_hypothesis_with_an_outcome_keeps_its_text(tmp_path):
     assert c.hypotheses[0]["outcome"] == "text" and c.unexplained
 
 
-def test_outcome_rule_and_the_module_run_tests_flip_with_the_numbers():
+def test_outcome_rule_flips_with_the_numbers():
     """The outcome rule (every point tested and held: confirmed; none held: refuted; else
-    unexplained), the claim's predicate on other arms (expect a pass, or the same failure), and
-    within a factor of a reference: exact values and their counterfactuals."""
-    from aqmlab.reproduce.hypotheses import factor_test, outcome, predicate_test
-    from aqmlab.reproduce.predicate import compile_predicate
+    unexplained); the "arms" kind that applies it: tests/test_hypotheses_arms.py."""
+    from aqmlab.reproduce.hypotheses import outcome
 
     assert outcome(["p", "q"], ["p", "q"], ["p", "q"]) == "confirmed"
     assert outcome(["p", "q"], ["p", "q"], []) == "refuted"
@@ -348,24 +351,190 @@ def test_outcome_rule_and_the_module_run_tests_flip_with_the_numbers():
     assert outcome(["p", "q"], ["p"], ["p"]) == "unexplained"  # a run missing
     assert outcome(["p", "q"], ["p"], []) == "unexplained"  # not a refutation of q
     assert outcome([], [], []) == "unexplained"  # nothing to test
-    pred = compile_predicate("max(a, b) <= 2 * min(a, b) + 5.0", 2, "test")
-    codel = {"p": 60.0, "q": 70.0}  # the bounds: 125 and 145
-    t = predicate_test(pred, ["p", "q"], {"p": 124.0, "q": 144.0}, codel)
-    assert t["outcome"] == "confirmed" and t["held"] == ["p", "q"]
-    t = predicate_test(pred, ["p", "q"], {"p": 126.0, "q": 146.0}, codel)
-    assert t["outcome"] == "refuted" and t["held"] == []
-    # 125 against 60: the sides equal, a tie, no pass.
-    assert predicate_test(pred, ["p"], {"p": 125.0}, codel)["outcome"] == "refuted"
-    # The same failure on a reference (expect=False) flips with the same numbers.
-    assert predicate_test(pred, ["p", "q"], {"p": 126.0, "q": 146.0}, codel, False)["outcome"] == (
-        "confirmed"
+
+
+# test = "arms" (aqmlab.reproduce.arms_test): a claim's predicate on other arms at the points
+# where it fails on its own; the points another comparison leaves (at), the same failure on a
+# reference (expect = false), a ratio within a factor, the outcome written to the run's
+# numbers, and the rule after grading (explains). red-vs-codel's own (a [table] claim, ns-2.35's
+# runs as a frame): tests/test_explain_hypotheses.py.
+
+ARMS_CLAIMS = """
+[hypothesis.settings]
+hypothesis = "RED's settings"
+tested_by = "RED set otherwise, beside the same tail drop"
+outcome = "{_tests[other]}"
+test = "arms"
+leaves = "no RED set otherwise passes everywhere"
+[hypothesis.settings.compare.other]
+arms = ["RED other", "tail drop"]
+explains = true
+each = "{point}: {a} vs {b}"
+text = "{choose(len(each) > 0, join(each, '; '), 'none')}; {len(held)} of {len(points)}: {outcome}"
+numbers = { outcome = "tests.other", text = "_tests.other" }
+
+[hypothesis.same]
+hypothesis = "RED itself, where RED set otherwise still fails"
+tested_by = "a reference's RED"
+test = "arms"
+[hypothesis.same.compare.ref]
+arms = ["RED ref", "tail drop"]
+at = "other"
+expect = false
+numbers = { outcome = "tests.ref" }
+[hypothesis.same.compare.factor]
+arms = ["RED other", "RED ref"]
+at = "other"
+factor = 1.25
+each = "{point} {ratio:.2f}"
+text = "{join(each, ', ')}: {outcome}"
+numbers = { outcome = "tests.factor", held = "tests.factor_held", points = "tests.factor_of" }
+[hypothesis.same.compare.all]
+arms = ["RED other", "tail drop"]
+at = "all"
+numbers = { held = "tests.all_held", points = "tests.all_of" }
+
+[[claim]]
+id = "x"
+claim = "RED above tail drop"
+source = "S"
+kind = "range"
+published = "RED > tail drop"
+metric = "_m.{arm}"
+delivered = "_m.util.{arm}"
+arms = ["RED", "tail drop"]
+predicate = "a > b"
+why = "'above' read as strictly above"
+counterfactual = "the arms swapped"
+counterfactual_arms = ["tail drop", "RED"]
+explanation = ["settings", "same"]
+"""
+
+#: Ours fails at p and q (1 > 3, 2 > 3 are false), passes at r.
+ARMS_OURS = {"RED": {"p": 1.0, "q": 2.0, "r": 5.0}, "tail drop": {"p": 3.0, "q": 3.0, "r": 4.0}}
+
+
+def _arms(tmp_path, other: dict, ref: dict, util: dict | None = None, claims: str = ARMS_CLAIMS):
+    """The loader's steps on made-up numbers: the tests, the grading, then the tests' rules."""
+    from aqmlab.reproduce import hypotheses
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import Context, grade
+
+    exp = load(str(_folder(tmp_path, claims)))
+    arms = {**ARMS_OURS, "RED other": other, "RED ref": ref}
+    shares = {a: {p: 0.9 for p in v} for a, v in arms.items()}
+    for a, pts in (util or {}).items():
+        shares[a].update(pts)
+    ctx = Context(exp, "/nonexistent", False, [1], None, False, {}, {})
+    ctx.numbers["_m"] = {**arms, "util": shares}
+    ctx.tests = hypotheses.run(ctx, None)
+    ctx.claims["x"] = grade(exp.claims[0], ctx, None)
+    hypotheses.settle(ctx)
+    return ctx
+
+
+def test_arms_at_the_failing_points_and_what_it_leaves(tmp_path):
+    from aqmlab.reproduce import common as cm
+
+    # RED set otherwise passes at p (4 > 3), not at q (2 > 3): unexplained, q left.
+    ctx = _arms(tmp_path, {"p": 4.0, "q": 2.0, "r": 0.0}, {"q": 1.0})
+    c, n = ctx.claims["x"], ctx.numbers
+    assert c.verdict == cm.FAILS and c.failing == ["p", "q"]
+    assert n["tests"]["other"] == "unexplained"
+    assert n["_tests"]["other"] == "p: 4.00 vs 3.00; q: 2.00 vs 3.00; 1 of 2: unexplained"
+    assert c.hypotheses[0]["outcome"] == n["_tests"]["other"]
+    # The reference's RED at the point left (q): 1 > 3 fails too, the same failure: confirmed.
+    assert n["tests"]["ref"] == "confirmed"
+    # Ours set otherwise ÷ the reference's at q: 2 ÷ 1, outside [0.8, 1.25]: refuted.
+    assert (n["tests"]["factor"], n["tests"]["factor_held"], n["tests"]["factor_of"]) == (
+        "refuted",
+        0,
+        1,
     )
-    assert predicate_test(pred, ["p", "q"], {"p": 124.0, "q": 144.0}, codel, False)["outcome"] == (
-        "refuted"
+    # Every point of the claim: RED set otherwise above tail drop at p only (0 > 4 at r).
+    assert (n["tests"]["all_held"], n["tests"]["all_of"]) == (1, 3)
+    # No explaining comparison confirmed: unexplained, the hypothesis's leaves saying why.
+    assert c.unexplained
+    assert c.explanation.startswith("unexplained (no RED set otherwise passes everywhere)")
+    # Its counterfactual: RED set otherwise passes at q too: confirmed, the claim explained,
+    # and nothing left for the reference (no points: unexplained, nothing tested).
+    ctx = _arms(tmp_path / "b", {"p": 4.0, "q": 3.5, "r": 0.0}, {"q": 1.0})
+    c, n = ctx.claims["x"], ctx.numbers
+    assert n["tests"]["other"] == "confirmed" and not c.unexplained
+    assert c.explanation.startswith("hypothesis: RED's settings")
+    assert n["tests"]["ref"] == "unexplained" and n["tests"]["factor_of"] == 0
+    # Refuted: it passes at neither failing point.
+    n = _arms(tmp_path / "c", {"p": 2.0, "q": 2.0, "r": 9.0}, {})
+    assert n.numbers["tests"]["other"] == "refuted" and n.claims["x"].unexplained
+
+
+def test_arms_expect_false_and_factor_flip(tmp_path):
+    # The reference's RED fails at q too (2 > 3): the same failure, confirmed; ours set
+    # otherwise within the factor of it (2.5 ÷ 2 = 1.25, the bound is in): confirmed.
+    n = _arms(tmp_path, {"p": 4.0, "q": 2.5}, {"q": 2.0}).numbers
+    assert n["tests"]["ref"] == "confirmed" and n["tests"]["factor"] == "confirmed"
+    assert n["_tests"]["other"].startswith("p: 4.00 vs 3.00; q: 2.50 vs 3.00")
+    # Just outside the factor: refuted.
+    n = _arms(tmp_path / "b", {"p": 4.0, "q": 2.5}, {"q": 2.5 / 1.26}).numbers
+    assert n["tests"]["factor"] == "refuted"
+    # The reference's RED passes at q (4 > 3): not the same failure, refuted.
+    n = _arms(tmp_path / "c", {"p": 4.0, "q": 2.5}, {"q": 4.0}).numbers
+    assert n["tests"]["ref"] == "refuted"
+
+
+def test_arms_ties_stalled_and_missing_runs_are_no_pass(tmp_path):
+    # A tie (3 > 3) is no pass, as the claim's own rules have it.
+    n = _arms(tmp_path, {"p": 3.0, "q": 3.0}, {}).numbers
+    assert n["tests"]["other"] == "refuted"
+    # Every arm's run stalled at a point (under 0.1 of the link): no pass there either.
+    util = {"RED other": {"q": 0.05}, "tail drop": {"q": 0.05}}
+    n = _arms(tmp_path / "b", {"p": 4.0, "q": 9.0}, {}, util).numbers
+    assert n["tests"]["other"] == "unexplained"
+    assert _arms(tmp_path / "c", {"p": 4.0, "q": 9.0}, {}).numbers["tests"]["other"] == "confirmed"
+    # A failing point without the run: not a confirmation, and not a refutation of it.
+    n = _arms(tmp_path / "d", {"p": 4.0}, {}).numbers
+    assert n["tests"]["other"] == "unexplained"
+    assert n["_tests"]["other"] == "p: 4.00 vs 3.00; q: – vs 3.00; 1 of 2: unexplained"
+    n = _arms(tmp_path / "e", {"p": 2.0}, {}).numbers
+    assert n["tests"]["other"] == "unexplained"
+
+
+@pytest.mark.parametrize(
+    "edit, expected",
+    [
+        (
+            ('arms = ["RED ref", "tail drop"]', 'arms = ["RED ref"]'),
+            "hypothesis.same.compare.ref.arms: expected a list of two or more arms",
+        ),
+        (("factor = 1.25", "factor = 1"), "compare.factor.factor: expected a number above 1"),
+        (("expect = false", 'expect = "no"'), "compare.ref.expect: expected true or false"),
+        (
+            ('numbers = { outcome = "tests.ref" }', 'numbers = { verdict = "tests.ref" }'),
+            "compare.ref.numbers: expected a table of outcome / text / held / points",
+        ),
+        (('at = "other"\nexpect', 'at = "other"\nfoo = 1\nexpect'), "compare.ref.foo: unknown key"),
+        (
+            ('test = "arms"\nleaves', 'test = "arms"\nreference = "_r"\nleaves'),
+            "hypothesis.settings.reference: expected no such key for test = 'arms'",
+        ),
+        (
+            ("[hypothesis.same.compare.ref]", '[hypothesis.same.compare.ref]\ntext = "{a +}"'),
+            "compare.ref.text",
+        ),
+    ],
+)
+def test_a_bad_arms_table_is_refused_in_one_line(tmp_path, edit, expected):
+    _refused(tmp_path, ARMS_CLAIMS, edit, expected)
+
+
+def test_arms_at_a_comparison_not_run_before_it_is_an_error(tmp_path):
+    from aqmlab.exceptions import AqmlabError
+
+    claims = ARMS_CLAIMS.replace('at = "other"\nexpect', 'at = "nope"\nexpect')
+    with pytest.raises(AqmlabError, match=r"compare\.ref\.at: no comparison 'nope' of claim 'x'"):
+        _arms(tmp_path, {"p": 4.0}, {}, claims=claims)
+    claims = ARMS_CLAIMS.replace(
+        'arms = ["RED ref", "tail drop"]', 'arms = ["RED ref", "tail drop", "RED"]'
     )
-    ref = {"p": 100.0, "q": 200.0}
-    assert factor_test(["p", "q"], {"p": 125.0, "q": 160.0}, ref, 1.25)["outcome"] == "confirmed"
-    t = factor_test(["p", "q"], {"p": 126.0, "q": 159.0}, ref, 1.25)
-    assert t["outcome"] == "refuted" and t["tested"] == ["p", "q"]
-    assert factor_test(["p", "q"], {"p": 125.0, "q": 159.0}, ref, 1.25)["held"] == ["p"]
-    assert factor_test(["p", "q"], {"p": 125.0}, ref, 1.25)["outcome"] == "unexplained"
+    with pytest.raises(AqmlabError, match=r"compare\.ref\.arms: 2 arms, as claim 'x'"):
+        _arms(tmp_path / "b", {"p": 4.0}, {}, claims=claims)

@@ -389,3 +389,33 @@ def test_numbers_edge_cases_give_values_not_tracebacks():
     assert math.isnan(numbers["ratio"])
     # number() and split() on the reduced value.
     assert _number({"column": "b", "reduce": "max", "then": "number(x) / 1e6"}, frames) == 3.0
+
+
+def test_min_and_max_of_two_in_columns_and_numbers():
+    """min(a, b) and max(a, b): per row of columns (no value where either has none), and of
+    numbers in a number's expression (red-vs-codel's threshold rule, max(5, target·C/2))."""
+    from aqmlab.reproduce.metrics import compute, load_numbers
+
+    df = _derive(
+        [
+            {"name": "hi", "expr": "max(bottleneck.sojourn_ms.p50, 150)"},
+            {"name": "lo", "expr": "min(2 * bottleneck.dropped_pkts, bottleneck.enqueued_pkts)"},
+            {"name": "none", "expr": "max(div(5, bottleneck.enqueued_pkts), 0)"},
+        ]
+    )
+    r = df.iloc[0]  # droptail, seed 1: p50 100, 5 drops, 0 enqueued
+    assert (r["hi"], r["lo"]) == (150.0, 0.0)
+    assert df.iloc[1]["hi"] == 200.0 and df.iloc[2]["lo"] == 10.0  # seed 2; 100 enqueued
+    assert r["none"] != r["none"] and df.iloc[2]["none"] == 0.05
+    doc = {
+        "m": {
+            "expr": "max(5.0, {t} * 1e6 / (8 * 1500) / 2)",
+            "each": {"t": [0.005, 0.24]},
+            "key": ["{t}"],
+        },
+        "n": {"of": {"a": 'm."0.24"'}, "expr": "min(a, 3 * a) - max(a, 3 * a)"},
+    }
+    numbers: dict = {}
+    for nd in load_numbers(PATH, doc, ["sweep"]):
+        numbers[nd.name] = compute(nd, {}, lambda t: t, numbers)
+    assert numbers["m"] == {"0.005": 5.0, "0.24": 10.0} and numbers["n"] == -20.0

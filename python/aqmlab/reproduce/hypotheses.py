@@ -35,7 +35,8 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 
-KINDS = ("reference", "bootstrap", "rerun", "regrade", "toward")  # rerun.py, regrade.py, toward.py
+#: rerun.py, regrade.py, toward.py, arms_test.py
+KINDS = ("reference", "bootstrap", "rerun", "regrade", "toward", "arms")
 #: The keys a hypothesis table may hold besides its texts.
 TEST_KEYS = (
     "test",
@@ -52,6 +53,7 @@ TEST_KEYS = (
     *("sweeps", "match", "blames"),  # rerun (aqmlab.reproduce.rerun)
     "text",
     "leaves",
+    "compare",  # arms (aqmlab.reproduce.arms_test)
 )
 
 
@@ -97,6 +99,10 @@ def parse(t: Any, name: str) -> Test | None:
         from aqmlab.reproduce import toward
 
         return toward.parse(t, Test(name, kind, t.str("reference", ""), ""))
+    if kind == "arms":
+        from aqmlab.reproduce import arms_test
+
+        return arms_test.parse(t, name)
     test = Test(name, kind, t.str("reference"), t.str("reference_name"))
     if kind == "regrade":
         from aqmlab.reproduce import regrade
@@ -163,12 +169,19 @@ def run(ctx: Any, mod: Any) -> dict[str, list[Result | None]]:
     out: dict[str, list[Result | None]] = {}
     for c in ctx.experiment.claims:
         if any(c.tests):
-            out[c.id] = [None if t is None else _run(t, c, ctx, mod) for t in c.tests]
+            done: list[Result | None] = []
+            for t in c.tests:  # in order: an "arms" comparison may test where one above left
+                done.append(None if t is None else _run(t, c, ctx, mod, done))
+            out[c.id] = done
     return out
 
 
-def _run(t: Test, c: Any, ctx: Any, mod: Any) -> Result:
+def _run(t: Test, c: Any, ctx: Any, mod: Any, earlier: list[Any] | None = None) -> Result:
     where = f"{ctx.experiment.folder}/claims.toml: claim {c.id!r}: hypothesis {t.name!r}"
+    if t.kind == "arms":
+        from aqmlab.reproduce import arms_test
+
+        return arms_test.run(t, c, ctx, mod, [r for r in earlier or [] if r is not None])  # type: ignore[arg-type]
     if isinstance(t, rerun.Rerun):
         return rerun.run(t, c, ctx, mod)
     if t.kind == "toward":
@@ -413,6 +426,9 @@ def settle(ctx: Any) -> None:
         )
         c.explanation = explanation_text(c.hypotheses, c.unexplained, why)
     rerun.settle(ctx)
+    from aqmlab.reproduce import arms_test
+
+    arms_test.settle(ctx)
 
 
 def reference_result(ctx: Any, claim_id: str) -> Result | None:
@@ -423,8 +439,7 @@ def reference_result(ctx: Any, claim_id: str) -> Result | None:
     return None
 
 
-# The tests a module still runs itself (red-vs-codel's: their outcomes are numbers of
-# results.json, computed before any claim is graded), on the same outcome rule.
+# The outcome rule every test over points shares (rerun.py, arms_test.py).
 
 CONFIRMED, REFUTED, UNEXPLAINED = "confirmed", "refuted", "unexplained"
 
@@ -440,30 +455,6 @@ def outcome(points: list[str], tested: list[str], held: list[str]) -> str:
         if not held:
             return REFUTED
     return UNEXPLAINED
-
-
-def predicate_test(
-    pred: Any, points: list[str], a: dict[str, Any], b: dict[str, Any], expect: bool = True
-) -> dict[str, Any]:
-    """A claim's predicate (compiled: a tie is no pass) on other arms, ``(a[p], b[p])``, at
-    each of ``points`` (the points where the claim fails): it holds at a point where the
-    predicate passes (``expect``) or, with ``expect=False``, where it does not (the same
-    failure on a reference). ``outcome`` (:func:`outcome`), ``tested`` (the points with both
-    values) and ``held``."""
-    both = [p for p in points if p in a and p in b]
-    held = [p for p in both if (pred((a[p], b[p])) is True) == expect]
-    return {"outcome": outcome(points, both, held), "tested": both, "held": held}
-
-
-def factor_test(
-    points: list[str], a: dict[str, float], b: dict[str, float], factor: float
-) -> dict[str, Any]:
-    """``a[p] ÷ b[p]`` within ``[1/factor, factor]`` at each of ``points`` (the same queue as
-    a reference's, within a factor): ``outcome``, ``tested`` (both values there, non-zero)
-    and ``held``."""
-    both = [p for p in points if a.get(p) and b.get(p)]
-    held = [p for p in both if 1.0 / factor <= a[p] / b[p] <= factor]
-    return {"outcome": outcome(points, both, held), "tested": both, "held": held}
 
 
 from aqmlab.reproduce import rerun  # noqa: E402  (test = "rerun"; it builds on this module)

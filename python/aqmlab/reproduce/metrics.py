@@ -11,6 +11,7 @@ An expression (:func:`compile_expr`) names columns as Python names, dotted names
 (``bottleneck.sojourn_ms.p50``) or any name in backticks (```qdisc:bottleneck```), and may use
 numbers, texts in quotes, ``+ - * /``, comparisons, ``in [..]``, ``and``/``or``/``not``,
 parentheses and the functions ``abs(x)``, ``div(a, b)`` (``a / b``, NaN where ``b`` is 0),
+``min(a, b)`` and ``max(a, b)`` (of two, NaN where either is: red-vs-codel's threshold rule),
 ``number(x)`` (a text's leading number: ``"10 Mb/s"`` -> 10.0) and ``split(x, sep, i)`` (the
 ``i``-th part of a text cut at ``sep``). Nothing else is accepted (no attribute call, no
 other function), so an experiment file cannot run code.
@@ -66,8 +67,8 @@ REDUCERS = ("mean", "median", "min", "max", "sum", "count", "quantile", "spread"
 REDUCERS = (*REDUCERS, "list")  # lists.py
 REDUCERS = (*REDUCERS, "crossing")  # crossing.py
 _GRAMMAR = Grammar(
-    calls={"abs": 1, "div": 2, "number": 1, "split": 3},
-    calls_error="only abs(), div(), number() and split() may be called",
+    calls={"abs": 1, "div": 2, "number": 1, "split": 3, "min": 2, "max": 2},
+    calls_error="only abs(), div(), min(), max(), number() and split() may be called",
     binops=(ast.Add, ast.Sub, ast.Mult, ast.Div),
     compares=(ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq, ast.In, ast.NotIn),
     compares_error="only < <= > >= == != in compare",
@@ -159,7 +160,7 @@ def _check(node: ast.AST, text: str, where: str, grammar: Grammar = _GRAMMAR) ->
     def bad(what: str) -> AqmlabError:
         return AqmlabError(
             f"{where}: {text!r}: {what} (expected columns, numbers, texts, + - * /, "
-            "comparisons, in [...], and/or/not, abs/div/number/split)"
+            "comparisons, in [...], and/or/not, abs/div/min/max/number/split)"
         )
 
     check(node, grammar, bad)
@@ -192,6 +193,13 @@ def _eval(node: ast.AST, df: Any, names: dict[str, str]) -> Any:
             return a / b if b else float("nan")
         if fn == "mean":  # paired.py's: an arm's runs
             return args[0].mean()
+        if fn in ("min", "max"):  # of two: no value where either has none
+            if not any(isinstance(a, pd.Series) for a in args):
+                if any(isinstance(a, float) and math.isnan(a) for a in args):
+                    return float("nan")
+                return min(args) if fn == "min" else max(args)
+            both = pd.concat([pd.Series(a, index=df.index) for a in args], axis=1)
+            return getattr(both, fn)(axis=1, skipna=False)
         if fn == "number":
             one = _number
         else:
