@@ -211,11 +211,6 @@ def settle(c: Any, results: list[Any]) -> None:
     """After grading: claim ``c`` that differs is explained only where every axis test of it
     confirms (else unexplained by ``leaves``); one whose own ``unexplained`` names what no run
     tests stays so, with its own text."""
-    from aqmlab.reproduce.common import DIFFERS, explanation_text
-    from aqmlab.reproduce.hypotheses import CONFIRMED
+    from aqmlab.reproduce import regrade
 
-    if not results or c.verdict != DIFFERS or not c.hypotheses or c.unexplained:
-        return
-    c.unexplained = any(r.points[""]["outcome"] != CONFIRMED for r in results)
-    why = "; ".join(r.test.leaves for r in results if r.test.leaves)
-    c.explanation = explanation_text(c.hypotheses, c.unexplained, why if c.unexplained else "")
+    regrade.settle(c, results, keep_own=True)

@@ -161,11 +161,7 @@ def run(t: PairedTest, c: Any, ctx: Any, where: str) -> Any:
 def settle(c: Any, results: list[Any]) -> None:
     """After grading: claim ``c`` that does not hold is explained only where every paired test
     of it confirms; otherwise unexplained, by ``leaves``."""
-    from aqmlab.reproduce.common import FAILS, explanation_text
-    from aqmlab.reproduce.hypotheses import CONFIRMED
+    from aqmlab.reproduce import regrade
+    from aqmlab.reproduce.common import FAILS
 
-    if not results or c.verdict != FAILS or not c.hypotheses:
-        return
-    c.unexplained = any(r.points[""]["outcome"] != CONFIRMED for r in results)
-    why = "; ".join(r.test.leaves for r in results if r.test.leaves)
-    c.explanation = explanation_text(c.hypotheses, c.unexplained, why if c.unexplained else "")
+    regrade.settle(c, results, FAILS)

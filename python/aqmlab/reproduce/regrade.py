@@ -100,12 +100,17 @@ def run(t: RegradeTest, c: Any, ctx: Any, where: str) -> Result:
     return Result(t, text, {"": {"outcome": outcome, "alt": alt}}, record=outcome)
 
 
-def settle(c: Any, results: list[Result]) -> None:
-    """After grading: claim ``c`` that differs is explained only where every regrade test of
-    it confirms."""
+def settle(c: Any, results: list[Result], verdict: str = "", keep_own: bool = False) -> None:
+    """After grading: claim ``c`` whose verdict is ``verdict`` (default ``differs``) is
+    explained only where every one of ``results`` (its tests of one kind) confirms, else
+    unexplained by their ``leaves``; with ``keep_own``, a claim its own ``unexplained`` already
+    leaves so (a hypothesis no run tests) keeps that. The rule of regrade, paired_test and
+    axis_test."""
     from aqmlab.reproduce.common import DIFFERS, explanation_text
 
-    if not results or c.verdict != DIFFERS or not c.hypotheses:
+    if not results or c.verdict != (verdict or DIFFERS) or not c.hypotheses:
+        return
+    if keep_own and c.unexplained:
         return
     c.unexplained = any(r.points[""]["outcome"] != CONFIRMED for r in results)
     why = "; ".join(r.test.leaves for r in results if r.test.leaves)  # type: ignore[attr-defined]
