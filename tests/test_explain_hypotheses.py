@@ -12,7 +12,6 @@ discriminate).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 from types import SimpleNamespace
@@ -20,21 +19,6 @@ from types import SimpleNamespace
 import pytest
 
 PREDICATE = "max(a, b) <= 2 * min(a, b) + 5.0"  # red-vs-codel's delay-comparable
-
-
-def _module(name: str):
-    from aqmlab.reproduce import BUILTIN
-
-    path = os.path.join(BUILTIN, name, "reproduction.py")
-    spec = importlib.util.spec_from_file_location(name.replace("-", "_") + "_repro", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-@pytest.fixture(scope="module")
-def ce():
-    return _module("consumer-edge")
 
 
 #: red-vs-codel's delay claim, the claim its hypothesis tests (claims.toml, test = "arms").
@@ -459,17 +443,19 @@ def test_consumer_edge_class_jain_reads_what_the_simulator_counts(tmp_path):
         assert 0 < classes[f"class_jain.{d}"][0] <= 1
 
 
-def test_consumer_edge_fairness_ct_claims_name_the_class_hypothesis(ce):
+def test_consumer_edge_fairness_ct_claims_name_the_class_hypothesis():
     from aqmlab.reproduce import builtin_folder
     from aqmlab.reproduce.folder import load
 
     exp = load(builtin_folder("consumer-edge"))
-    for rate in ce.RATES:
-        for d in ce.DIRECTIONS:
-            c = next(c for c in exp.claims if c.id == f"{ce.RATE_IDS[rate]}-{d}-fairness-ct")
-            # The shared class-index table, its outcome its test's (regrade, at each claim).
+    for rate in ("512kbs", "1_5mbs"):
+        for d in ("down", "up"):
+            c = next(c for c in exp.claims if c.id == f"{rate}-{d}-fairness-ct")
+            # The shared class-index table, its outcome its test's (regrade, at each claim),
+            # written beside its numbers in results.json's fairness_by_class.
             assert [h.get("outcome") for h in c.explanation] == [None]
             assert [(t.kind, t.reference) for t in c.tests] == [("regrade", "_by_class")]
+            assert c.tests[0].number == 'fairness_by_class."{1}".{2}.outcome'
             assert not c.unexplained  # the test decides, after grading
 
 
@@ -506,9 +492,20 @@ def test_red_vs_codel_ns2_table_is_what_kuhn14_tcl_gives():
         ]
 
 
-def _drop_pairs(ce, codel, droptail, buffer=200):
+def _noise_test():
+    """consumer-edge's codel-no-more-drops noise test (claims.toml: test = "paired")."""
+    from aqmlab.reproduce import builtin_folder
+    from aqmlab.reproduce.folder import load
+
+    exp = load(builtin_folder("consumer-edge"))
+    c = next(c for c in exp.claims if c.id == "codel-no-more-drops")
+    (t,) = c.tests
+    return c, t
+
+
+def _drop_pairs(codel, droptail, buffer=200):
     """experiment.toml's ``_drop_pairs`` (runs paired by seed) at one cell of made-up runs, each
-    seed's drop % given per arm, with reproduction.py's interval."""
+    seed's drop % given per arm."""
     import pandas as pd
     from aqmlab.reproduce import builtin_folder
     from aqmlab.reproduce.folder import load
@@ -527,71 +524,98 @@ def _drop_pairs(ce, codel, droptail, buffer=200):
         {"sweep": pd.DataFrame(rows)},
         lambda t: FORMATTER.vformat(t, (), {"buffers": [13, 200]}),
     )
-    return ce.paired_interval(got[f"512 kb/s down {buffer}p"])
+    return got[f"512 kb/s down {buffer}p"]
 
 
-def test_consumer_edge_drops_noise_test_flips_with_the_numbers(ce):
+def _noise(pairs):
+    from aqmlab.reproduce import paired_test
+
+    _, t = _noise_test()
+    out = paired_test.outcome(t, pairs)
+    return {**out["record"], "text": out["text"], "outcome": out["outcome"]}
+
+
+def test_consumer_edge_drops_noise_test_flips_with_the_numbers():
     """codel-no-more-drops' noise hypothesis: CoDel above tail drop at a cell by less than the
     seeds' paired scatter supports noise; the same cell with every seed's CoDel above by about
     the same margin (a paired interval that excludes 0) refutes it, and names the cell."""
+    from aqmlab.reproduce.paired_test import interval
+
     t = {s: 3.0 + 0.1 * (s % 3) for s in range(1, 11)}
     # CoDel 0.5 above in half the seeds and 0.4 below in the others: mean +0.05, CI spans 0.
     noisy = {s: v + (0.5 if s % 2 else -0.4) for s, v in t.items()}
-    p = _drop_pairs(ce, noisy, t)
+    p = _drop_pairs(noisy, t)
+    i = interval(p)
     assert p["seeds"] == 10 and p["codel_higher"] == 5
-    assert p["mean"] == pytest.approx(0.05) and p["lo"] < 0 < p["hi"] and not p["decided"]
-    below = _drop_pairs(ce, {s: v - 1.0 for s, v in t.items()}, t)  # never higher
-    out = ce.noise_test({"512 kb/s down 200p": p, "512 kb/s up 13p": below})
-    assert out["supports"] and out["cells"] == ["512 kb/s down 200p"]
-    assert "CoDel higher in 5 of 10 seeds" in out["text"] and "supports" in out["text"]
+    assert p["mean"] == pytest.approx(0.05) and i["lo"] < 0 < i["hi"] and not i["decided"]
+    below = _drop_pairs({s: v - 1.0 for s, v in t.items()}, t)  # never higher
+    out = _noise({"512 kb/s down 200p": p, "512 kb/s up 13p": below})
+    assert out["supports"] and list(out["cells"]) == ["512 kb/s down 200p"]
+    assert out["outcome"] == "confirmed"
+    assert out["text"].startswith(
+        "512 kb/s down 200p: CoDel 3.15 % vs tail drop 3.10 %, CoDel higher in 5 of 10 seeds, "
+        "paired C−T +0.05 points (95 % CI "
+    )
+    assert out["text"].endswith(
+        "; supports: every interval includes 0, so at these cells our "
+        "seeds cannot tell which drops more and 'never higher' is "
+        "undecided there (noise), not contradicted"
+    )
     # The counterfactual: CoDel above in every seed, by 0.05 ± 0.01: the interval excludes 0.
     steady = {s: v + 0.05 + 0.01 * (-1) ** s for s, v in t.items()}
-    q = _drop_pairs(ce, steady, t)
-    assert q["codel_higher"] == 10 and q["lo"] > 0 and q["decided"]
-    out = ce.noise_test({"512 kb/s down 200p": q, "512 kb/s up 13p": below})
+    q = _drop_pairs(steady, t)
+    assert q["codel_higher"] == 10 and interval(q)["lo"] > 0 and interval(q)["decided"]
+    out = _noise({"512 kb/s down 200p": q, "512 kb/s up 13p": below})
     assert not out["supports"] and out["beyond_noise"] == ["512 kb/s down 200p"]
-    assert "refuted" in out["text"]
+    assert out["text"].endswith(
+        "refuted: at 512 kb/s down 200p the interval excludes 0, CoDel drops at a higher rate "
+        "than tail drop beyond our seeds' scatter"
+    )
     # No cell with CoDel's mean above: noise explains no failure, so it does not support.
-    assert not ce.noise_test({"512 kb/s up 13p": below})["supports"]
+    out = _noise({"512 kb/s up 13p": below})
+    assert not out["supports"] and out["text"].startswith("no cell has CoDel's mean drop %")
     # One seed: no interval, so noise is not tested (not supported).
-    one = _drop_pairs(ce, {1: 3.5}, {1: 3.0})
-    assert not one["interval"] and not one["decided"]
-    out = ce.noise_test({"512 kb/s down 200p": one})
-    assert not out["supports"] and "not tested" in out["text"]
+    one = _drop_pairs({1: 3.5}, {1: 3.0})
+    assert not interval(one)["interval"] and not interval(one)["decided"]
+    out = _noise({"512 kb/s down 200p": one})
+    assert not out["supports"] and out["text"].endswith(
+        "(no interval); not tested at 512 kb/s down 200p: fewer than two seeds give no interval"
+    )
     # Seeds pair by seed: a seed only one arm ran is left out.
-    alone = _drop_pairs(ce, {1: 1.0, 2: 2.0, 3: 9.0}, {1: 0.5, 2: 1.5})
+    alone = _drop_pairs({1: 1.0, 2: 2.0, 3: 9.0}, {1: 0.5, 2: 1.5})
     assert (alone["seeds"], alone["codel_higher"]) == (2, 2)
     assert (alone["codel"], alone["droptail"], alone["mean"]) == (1.5, 1.0, 0.5)
 
 
-def test_consumer_edge_drops_noise_outcome_is_computed(ce):
-    """The claim's outcome is the run's noise test (a number of reproduction.py), and whether
-    it stays unexplained is annotate()'s, from that outcome."""
-    from aqmlab.reproduce import builtin_folder
-    from aqmlab.reproduce.folder import load
+def test_consumer_edge_drops_noise_outcome_is_computed():
+    """The claim's outcome is its declared noise test's (test = "paired", over _drop_pairs),
+    whose numbers results.json holds as drops_noise_test, and whether it stays unexplained is
+    the test's, after grading."""
+    from aqmlab.reproduce import paired_test
 
-    exp = load(builtin_folder("consumer-edge"))
-    c = next(c for c in exp.claims if c.id == "codel-no-more-drops")
-    assert [h["outcome"] for h in c.explanation] == ["{_drops_noise_test}"]
+    c, t = _noise_test()
+    assert [h.get("outcome") for h in c.explanation] == [None]
+    assert (t.kind, t.reference, t.at, t.number) == (
+        "paired",
+        "_drop_pairs",
+        "mean > 0",
+        "drops_noise_test",
+    )
     assert not c.unexplained
 
-    def graded(supports: bool):
+    def graded(outcome: str):
         claim = SimpleNamespace(
-            verdict=ce.FAILS,
+            verdict="does not hold",
             hypotheses=[{"hypothesis": "noise", "tested_by": "x", "outcome": "o"}],
-            unexplained=True,
+            unexplained=False,
             explanation="",
         )
-        ctx = SimpleNamespace(
-            claims={"codel-no-more-drops": claim},
-            state={"noise_test": {"supports": supports}},
-            numbers={"_buffer_test": {}, "fairness_by_class": {}},
-        )
-        ce.annotate(ctx)
+        r = SimpleNamespace(test=t, points={"": {"outcome": outcome}})
+        paired_test.settle(claim, [r])
         return claim
 
-    assert not graded(True).unexplained
-    flipped = graded(False)
+    assert not graded("confirmed").unexplained
+    flipped = graded("refuted")
     assert flipped.unexplained and flipped.explanation.startswith("unexplained (CoDel above")
 
 

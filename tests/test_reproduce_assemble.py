@@ -144,3 +144,15 @@ def test_a_missing_or_wrong_path_is_one_line_at_run_time(doc, expected):
     with pytest.raises(AqmlabError) as e:
         _number(doc)
     assert expected in str(e.value), str(e.value)
+
+
+def test_expr_alone_that_is_a_text_is_that_text():
+    """A text in quotes is that text, not a number: consumer-edge's fitted_on, what each fit was
+    fitted to, one text per each combination (results.json)."""
+    doc = {
+        "each": {"fit": ["best", "held"], "text": ["the slides' medians", "the other's only"]},
+        "key": ["{fit}"],
+        "expr": '"{text}"',
+    }
+    assert _number(doc) == {"best": "the slides' medians", "held": "the other's only"}
+    assert _number({"expr": "'{p}'"}, fill=lambda t: t.replace("{p}", "a")) == "a"

@@ -191,6 +191,23 @@ def test_numbers_layout_value_level_all_pooling_each_and_params():
         "mean": 1.0,
         "spread": {"seeds": 0.0},
     }
+    # A nested value's whole name stands at the {value} level, the levels after it below
+    # (consumer-edge's _by_buffer_cells: spread.median_ms -> {buffer: half-width}).
+    axis = _number(
+        {
+            "by": ["discipline", "rtt_ms"],
+            "key": ["{discipline}", "{value}", "{rtt_ms:g}"],
+            "values": {"p50": {"column": "p50", "reduce": "mean"},
+                       "spread": {"p50": {"column": "p50", "reduce": "spread"}}},
+        },
+        frames,
+    )  # fmt: skip
+    from aqmlab.reproduce.common import seed_spread
+
+    assert axis["T"]["p50"] == {"30": 150.0, "100": 150.0}
+    assert axis["T"]["spread"] == {
+        "p50": {"30": seed_spread([100, 200, 100, 200]), "100": seed_spread([100, 200, 100, 200])}
+    }
 
 
 def test_then_is_computed_after_the_reduction_with_params_filled():

@@ -102,7 +102,7 @@ def test_a_claim_that_agrees_keeps_no_explanation(tmp_path):
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
-        (('text = "other', 'texts = "other'), "hypothesis.other-way.texts: unknown key"),
+        (('text = "other', 'texts = "other'), "hypothesis.other-way.texts: expected no such key"),
         (
             ("{outcome}{note}", "{outcome}{bad}"),
             "hypothesis.other-way.text: expected a template of {alt}, {ours}",
@@ -138,4 +138,60 @@ def test_a_missing_reference_number_is_one_line(tmp_path):
         hypotheses.run(ctx, None)
     assert str(e.value).endswith(
         "claims.toml: claim 'x': hypothesis 'other-way': reference: _alt._m.ct is not one number"
+    )
+
+
+def test_number_writes_the_outcome_into_results_numbers(tmp_path):
+    """``number``: the outcome beside the claim's numbers in results.json, at a path filled
+    with the claim's metric's keys (consumer-edge's fairness_by_class.RATE.DIRECTION.outcome);
+    the tables on the way are made, a table there kept."""
+    from aqmlab.reproduce import hypotheses
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import Context
+
+    claims = CLAIMS.replace('test = "regrade"', 'test = "regrade"\nnumber = \'by."{1}".outcome\'')
+    exp = load(str(_folder(tmp_path, claims)))
+    ctx = Context(exp, "/nonexistent", False, [1], None, False, {}, {})
+    ctx.numbers.update({"_m": {"ct": 110.0}, "_alt": {"_m": {"ct": 100.0}}})
+    ctx.numbers["by"] = {"ct": {"C": 0.5}}
+    hypotheses.run(ctx, None)
+    assert ctx.numbers["by"] == {"ct": {"C": 0.5, "outcome": "refuted"}}
+    ctx.numbers.update({"_alt": {"_m": {"ct": 84.2}}, "by": {}})
+    hypotheses.run(ctx, None)
+    assert ctx.numbers["by"] == {"ct": {"outcome": "confirmed"}}
+
+
+@pytest.mark.parametrize(
+    ("number", "expected"),
+    [
+        ("by.{5}", "hypothesis 'other-way'.number: 'by.{5}': a path, {0}, {1} ... the keys of"),
+        ("_m.ct.x", "hypothesis 'other-way'.number: _m.ct.x: 'ct' holds a number, not a table"),
+    ],
+)
+def test_a_bad_number_path_is_one_line(tmp_path, number, expected):
+    from aqmlab.exceptions import AqmlabError
+    from aqmlab.reproduce import hypotheses
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import Context
+
+    claims = CLAIMS.replace('test = "regrade"', f'test = "regrade"\nnumber = "{number}"')
+    exp = load(str(_folder(tmp_path, claims)))
+    ctx = Context(exp, "/nonexistent", False, [1], None, False, {}, {})
+    ctx.numbers.update({"_m": {"ct": 110.0}, "_alt": {"_m": {"ct": 100.0}}})
+    with pytest.raises(AqmlabError) as e:
+        hypotheses.run(ctx, None)
+    assert "\n" not in str(e.value) and expected in str(e.value), str(e.value)
+
+
+def test_number_is_refused_for_a_kind_that_writes_none(tmp_path):
+    claims = CLAIMS.replace(
+        'test = "regrade"\nreference = "_alt"\nreference_name = "the other measure"\n'
+        'text = "other {alt} % (ours {ours} %) against {published} %, tolerance {tolerance}: '
+        '{outcome}{note}"',
+        'test = "toward"\nreference = "_alt"\nnumber = "x"',
+    )
+    claims = claims.replace('leaves = "what the other way leaves"\n', "")
+    assert 'test = "toward"' in claims
+    refused_in_one_line(
+        _folder(tmp_path, claims), "claims.toml", "hypothesis.other-way.number: expected no such"
     )

@@ -157,7 +157,8 @@ def one(a: AssembleDef, fields: dict[str, Any], fill: Any, numbers: dict[str, An
     unknown = [c for c in e.columns() if c not in a.of]
     if unknown:
         raise _err(a.where, "expr", f"an expression of {', '.join(a.of) or 'numbers'}", unknown[0])
-    return float(_eval(e.tree, vals, e.names))
+    v = _eval(e.tree, vals, e.names)
+    return v if isinstance(v, str) else float(v)  # a text in quotes is that text
 
 
 def compute(a: AssembleDef, fill: Any, numbers: dict[str, Any]) -> Any:

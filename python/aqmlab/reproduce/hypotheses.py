@@ -35,8 +35,8 @@ from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 
-#: rerun.py, regrade.py, toward.py, arms_test.py
-KINDS = ("reference", "bootstrap", "rerun", "regrade", "toward", "arms")
+#: rerun.py, regrade.py, toward.py, arms_test.py, paired_test.py, axis_test.py
+KINDS = ("reference", "bootstrap", "rerun", "regrade", "toward", "arms", "paired", "axis")
 #: The keys a hypothesis table may hold besides its texts.
 TEST_KEYS = (
     "test",
@@ -54,6 +54,9 @@ TEST_KEYS = (
     "text",
     "leaves",
     "compare",  # arms (aqmlab.reproduce.arms_test)
+    *("at", "texts"),  # paired (aqmlab.reproduce.paired_test), axis
+    *("reach", "step", "unit", "bracket"),  # axis (aqmlab.reproduce.axis_test)
+    "number",  # regrade, paired, axis: where results.json's numbers hold the test's outcome
 )
 
 
@@ -93,6 +96,16 @@ def parse(t: Any, name: str) -> Test | None:
     kind = t.str("test")
     if kind not in KINDS:
         raise t.error("test", " or ".join(KINDS))
+    if kind == "paired":
+        from aqmlab.reproduce import paired_test
+
+        return paired_test.parse(t, name)  # type: ignore[return-value]
+    if kind == "axis":
+        from aqmlab.reproduce import axis_test
+
+        return axis_test.parse(t, name)  # type: ignore[return-value]
+    if "number" in t.doc and kind != "regrade":
+        raise t.error("number", f"no such key for test = '{kind}' (regrade, paired, axis only)")
     if kind == "rerun":
         return rerun.parse(t, name)
     if kind == "toward":
@@ -155,6 +168,9 @@ class Result:
     #: reference: whether the predicate passes at each point by its full name (with the
     #: reference's own interpolated value, as a module's text may name it).
     named: dict[str, bool] = field(default_factory=dict)
+    #: What the test writes under its table's ``number`` in results.json (regrade, axis: the
+    #: outcome; paired: its points' numbers).
+    record: Any = None
 
 
 def base(point: str) -> str:
@@ -173,7 +189,34 @@ def run(ctx: Any, mod: Any) -> dict[str, list[Result | None]]:
             for t in c.tests:  # in order: an "arms" comparison may test where one above left
                 done.append(None if t is None else _run(t, c, ctx, mod, done))
             out[c.id] = done
+            for t, r in zip(c.tests, out[c.id]):
+                if r is not None and getattr(t, "number", ""):
+                    record(ctx, c, t, r)
     return out
+
+
+def record(ctx: Any, c: Any, t: Any, r: Result) -> None:
+    """A test's outcome (``r.record``) into results.json's numbers, at its table's ``number``:
+    a path of keys joined by dots (as a claim's ``metric``), a template of the claim's metric's
+    keys ``{0}``, ``{1}`` ... (consumer-edge's ``'fairness_by_class."{1}".{2}.outcome'`` for
+    a claim whose metric is ``_fitted."512 kb/s".down.fairness_ct_pct``); the tables on the
+    way are made where missing."""
+    from aqmlab.reproduce.loader import split_path
+
+    where = f"{ctx.experiment.folder}/claims.toml: claim {c.id!r}: hypothesis {t.name!r}.number"
+    try:
+        path = split_path(t.number.format(*split_path(c.metric)))
+    except (IndexError, KeyError, ValueError) as e:
+        raise AqmlabError(
+            f"{where}: {t.number!r}: a path, {{0}}, {{1}} ... the keys of the claim's metric "
+            f"{c.metric!r} ({e})"
+        ) from None
+    at = ctx.numbers
+    for k in path[:-1]:
+        at = at.setdefault(k, {})
+        if not isinstance(at, dict):
+            raise AqmlabError(f"{where}: {'.'.join(path)}: {k!r} holds a number, not a table")
+    at[path[-1]] = r.record
 
 
 def _run(t: Test, c: Any, ctx: Any, mod: Any, earlier: list[Any] | None = None) -> Result:
@@ -188,6 +231,14 @@ def _run(t: Test, c: Any, ctx: Any, mod: Any, earlier: list[Any] | None = None) 
         from aqmlab.reproduce import toward
 
         return toward.run(t, c, ctx)
+    if t.kind == "paired":
+        from aqmlab.reproduce import paired_test
+
+        return paired_test.run(t, c, ctx, where)  # type: ignore[arg-type]
+    if t.kind == "axis":
+        from aqmlab.reproduce import axis_test
+
+        return axis_test.run(t, c, ctx, where)  # type: ignore[arg-type]
     if t.kind == "reference":
         named = reference_points(ctx, c, t.reference, mod, where)
         pts = {base(p): ok for p, ok in named.items()}
@@ -383,6 +434,12 @@ def settle(ctx: Any) -> None:
         from aqmlab.reproduce import regrade
 
         regrade.settle(c, [r for r in results if r is not None and r.test.kind == regrade.KIND])
+        from aqmlab.reproduce import paired_test
+
+        paired_test.settle(c, [r for r in results if r is not None and r.test.kind == "paired"])
+        from aqmlab.reproduce import axis_test
+
+        axis_test.settle(c, [r for r in results if r is not None and r.test.kind == "axis"])
         refs = [r for r in results if r is not None and r.test.kind == "reference"]
         boots = [r for r in results if r is not None and r.test.kind == "bootstrap"]
         noise = {p: v for r in boots for p, v in r.points.items()}

@@ -849,8 +849,9 @@ def _place(out: dict[str, Any], nd: NumberDef, fields: dict[str, Any], vals: dic
         rest = list(path)
         keys = []
         for lv in levels:
-            if lv == "\0":
-                keys.append(rest.pop(0))
+            if lv == "\0":  # a value's whole name, nested names too (spread.median_ms)
+                keys += rest
+                rest = []
             else:
                 keys.append(lv)
         keys += rest

@@ -19,7 +19,8 @@ half-width ``REFERENCE.`` + its ``spread``), over the run's seeds. The outcome:
 claim's own value), ``{published}``, ``{tolerance}``, ``{outcome}`` and ``{note}`` (the
 grade's note in parentheses after a space, or nothing). After grading, a claim that differs
 is explained only where the test confirms; otherwise it is unexplained, ``leaves`` (a text)
-saying what is left.
+saying what is left. ``number`` (any test's key, hypotheses.record) writes the outcome into
+results.json's numbers (consumer-edge's ``fairness_by_class.RATE.DIRECTION.outcome``).
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ _FIELDS = ("alt", "ours", "published", "tolerance", "outcome", "note")
 class RegradeTest(Test):
     text: str = ""
     leaves: str = ""
+    #: Where results.json's numbers hold the outcome (hypotheses.record), or "".
+    number: str = ""
 
 
 def parse(t: Any, test: Test) -> RegradeTest:
@@ -48,7 +51,7 @@ def parse(t: Any, test: Test) -> RegradeTest:
     file, the table and the key."""
     from aqmlab.reproduce.hypotheses import TEST_KEYS
 
-    allowed = ("test", "reference", "reference_name", *KEYS)
+    allowed = ("test", "reference", "reference_name", "number", *KEYS)
     extra = [k for k in TEST_KEYS if k in t.doc and k not in allowed]
     if extra:
         raise t.error(extra[0], f"no such key for test = '{KIND}'")
@@ -58,7 +61,9 @@ def parse(t: Any, test: Test) -> RegradeTest:
     except (KeyError, IndexError, ValueError) as e:
         fields = ", ".join("{" + f + "}" for f in _FIELDS)
         raise t.error("text", f"a template of {fields} ({e})") from None
-    return RegradeTest(**vars(test), text=text, leaves=t.str("leaves", ""))
+    return RegradeTest(
+        **vars(test), text=text, leaves=t.str("leaves", ""), number=t.str("number", "")
+    )
 
 
 def run(t: RegradeTest, c: Any, ctx: Any, where: str) -> Result:
@@ -92,15 +97,20 @@ def run(t: RegradeTest, c: Any, ctx: Any, where: str) -> Result:
         outcome=outcome,
         note=f" ({g.note})" if g.note else "",
     )
-    return Result(t, text, {"": {"outcome": outcome, "alt": alt}})
+    return Result(t, text, {"": {"outcome": outcome, "alt": alt}}, record=outcome)
 
 
-def settle(c: Any, results: list[Result]) -> None:
-    """After grading: claim ``c`` that differs is explained only where every regrade test of
-    it confirms."""
+def settle(c: Any, results: list[Result], verdict: str = "", keep_own: bool = False) -> None:
+    """After grading: claim ``c`` whose verdict is ``verdict`` (default ``differs``) is
+    explained only where every one of ``results`` (its tests of one kind) confirms, else
+    unexplained by their ``leaves``; with ``keep_own``, a claim its own ``unexplained`` already
+    leaves so (a hypothesis no run tests) keeps that. The rule of regrade, paired_test and
+    axis_test."""
     from aqmlab.reproduce.common import DIFFERS, explanation_text
 
-    if not results or c.verdict != DIFFERS or not c.hypotheses:
+    if not results or c.verdict != (verdict or DIFFERS) or not c.hypotheses:
+        return
+    if keep_own and c.unexplained:
         return
     c.unexplained = any(r.points[""]["outcome"] != CONFIRMED for r in results)
     why = "; ".join(r.test.leaves for r in results if r.test.leaves)  # type: ignore[attr-defined]
