@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce.hypotheses import CONFIRMED, Result, Test, outcome
+from aqmlab.reproduce.hypotheses import CONFIRMED, Result, Test, outcome, put_number
 
 KIND = "arms"
 KEYS = ("test", "compare", "leaves")
@@ -179,7 +179,7 @@ def run(t: ArmsTest, c: Any, ctx: Any, mod: Any, earlier: list[Any]) -> Result:
         records[cmp.name] = rec
         for k, path in cmp.numbers.items():
             v = rec[k] if k in ("outcome", "text") else len(rec[k])
-            _set(ctx.numbers, path, v, f"{cmp.where}.numbers.{k}")
+            put_number(ctx.numbers, loader.split_path(path), v, f"{cmp.where}.numbers.{k}")
     return Result(t, "; ".join(r["text"] for r in records.values()), records)
 
 
@@ -273,20 +273,6 @@ def _named_values(ctx: Any, c: Any, arms: list[str]) -> dict[str, Any]:
         have = [v.get(p) if dels is None or p in dels[i] else None for i, v in enumerate(vals)]
         out[p] = _point(have, None if dels is None else [d.get(p) for d in dels])
     return out
-
-
-def _set(numbers: dict[str, Any], path: str, value: Any, where: str) -> None:
-    """``value`` at ``path`` (keys joined by dots, a key holding a dot in double quotes) of
-    ``numbers``, the tables on the way made."""
-    from aqmlab.reproduce.loader import split_path
-
-    keys = split_path(path)
-    d = numbers
-    for k in keys[:-1]:
-        d = d.setdefault(k, {})
-        if not isinstance(d, dict):
-            raise AqmlabError(f"{where}: {path!r}: {k!r} is a number, not a table")
-    d[keys[-1]] = value
 
 
 def settle(ctx: Any) -> None:

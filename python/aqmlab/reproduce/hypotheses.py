@@ -211,12 +211,19 @@ def record(ctx: Any, c: Any, t: Any, r: Result) -> None:
             f"{where}: {t.number!r}: a path, {{0}}, {{1}} ... the keys of the claim's metric "
             f"{c.metric!r} ({e})"
         ) from None
-    at = ctx.numbers
+    put_number(ctx.numbers, path, r.record, where)
+
+
+def put_number(numbers: dict[str, Any], path: list[str], value: Any, where: str) -> None:
+    """``value`` at the keys ``path`` of ``numbers`` (results.json's numbers), the tables on
+    the way made where missing; one line naming ``where`` when a key on the way holds a
+    number. What a test writes there (:func:`record`, ``arms``' ``numbers``)."""
+    at = numbers
     for k in path[:-1]:
         at = at.setdefault(k, {})
         if not isinstance(at, dict):
             raise AqmlabError(f"{where}: {'.'.join(path)}: {k!r} holds a number, not a table")
-    at[path[-1]] = r.record
+    at[path[-1]] = value
 
 
 def _run(t: Test, c: Any, ctx: Any, mod: Any, earlier: list[Any] | None = None) -> Result:
