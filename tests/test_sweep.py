@@ -405,7 +405,7 @@ def test_the_run_key_changes_with_the_simulators_sources(scenario, monkeypatch):
     build time) is part of the key, beside version and build."""
     from aqmlab import _core
     from aqmlab.run import load
-    from aqmlab.sweep import _identity, run_key
+    from aqmlab.sweepplan import _identity, run_key
 
     r = load(str(scenario))
     key = run_key(_identity(r))
@@ -1098,7 +1098,7 @@ def test_the_keys_and_manifests_are_those_of_the_typed_values(scenario, tmp_path
     through the API (``aqmlab.run.resolve``), and ``run.json`` records the same ``set``: a
     folder made before is reused from the cache."""
     from aqmlab.run import TomlText, resolve
-    from aqmlab.sweep import _identity, run_key
+    from aqmlab.sweepplan import _identity, run_key
     from aqmlab.sweepspec import literal
 
     out = tmp_path / "sw"

@@ -78,7 +78,7 @@ fn native_tail() -> Vec<Hop> {
 }
 
 /// The path of a sweep's `--vary` value while the sweep is planned, as the module doc of
-/// `python/aqmlab/sweep.py` lists it: the text as typed, to the native loader.
+/// `python/aqmlab/sweepplan.py` lists it: the text as typed, to the native loader.
 fn sweep_path() -> Vec<Hop> {
     let mut p = vec![
         hop(
@@ -90,7 +90,7 @@ fn sweep_path() -> Vec<Hop> {
         hop("python/aqmlab/sweepspec.py", "_axis_values", &[]),
         hop("python/aqmlab/sweep.py", "run_sweep", &["plan("]),
         hop(
-            "python/aqmlab/sweep.py",
+            "python/aqmlab/sweepplan.py",
             "plan",
             &["_core.resolve_scenario("],
         ),
@@ -148,6 +148,7 @@ const GONE: &[(&str, &str)] = &[
     // (`_pair`, `_values`: now `_axis_values`).
     ("python/aqmlab/run.py", "_native_args"),
     ("python/aqmlab/sweep.py", "_plan_points"),
+    ("python/aqmlab/sweepplan.py", "_plan_points"),
     ("python/aqmlab/sweepspec.py", "split_point"),
     ("python/aqmlab/sweepspec.py", "_pair"),
     ("python/aqmlab/sweepspec.py", "_values"),
@@ -192,7 +193,7 @@ const NOT_ON_THE_WAY: &[(&str, &str, &str)] = &[
     // A sweep hands its values to the native loader, not through the Python API (`resolve`,
     // `run`, `load`), and reads no command-line value as TOML on the way (`literal` gives the
     // results table's value only: it is no argument of the loader).
-    ("python/aqmlab/sweep.py", "plan", "resolve("),
+    ("python/aqmlab/sweepplan.py", "plan", "resolve("),
     ("python/aqmlab/sweep.py", "execute", "run("),
     ("python/aqmlab/sweep.py", "execute", "load("),
     ("python/aqmlab/sweep.py", "execute", "_toml_value("),
@@ -200,8 +201,8 @@ const NOT_ON_THE_WAY: &[(&str, &str, &str)] = &[
     // resolves no value again, nor makes the provenance planning made.
     ("python/aqmlab/sweep.py", "execute", "scenario_arg("),
     ("python/aqmlab/sweep.py", "execute", "provenance_of("),
-    ("python/aqmlab/sweep.py", "plan", "literal("),
-    ("python/aqmlab/sweep.py", "plan", "_toml_loads("),
+    ("python/aqmlab/sweepplan.py", "plan", "literal("),
+    ("python/aqmlab/sweepplan.py", "plan", "_toml_loads("),
     ("python/aqmlab/sweepspec.py", "_axis_values", "literal("),
 ];
 
@@ -343,7 +344,7 @@ fn python_doc_list(file: &str) -> Vec<(usize, String, String)> {
 fn the_sweeps_and_the_apis_docs_list_their_paths() {
     for (doc, path, total) in [
         (
-            "python/aqmlab/sweep.py",
+            "python/aqmlab/sweepplan.py",
             sweep_path(),
             "Planning (the key), 14 functions",
         ),
@@ -395,15 +396,21 @@ fn the_functions_cut_from_the_path_stay_off_it() {
     // The sweep's runs are built from the resolved scenario planning keyed, loaded with no
     // edit and no override (the pairs planning gave the loader are not handed on to them).
     let sweep = std::fs::read_to_string(root().join("python/aqmlab/sweep.py")).unwrap();
+    let planning = std::fs::read_to_string(root().join("python/aqmlab/sweepplan.py")).unwrap();
     assert!(body("python/aqmlab/sweep.py", &sweep, "execute")
         .contains("_core.load_scenario(task.path, text=resolved, warn=False)"));
-    assert!(
-        !sweep.contains("loader_sets:") && !sweep.contains("task.loader_sets"),
-        "python/aqmlab/sweep.py: a task carries the loader's pairs again"
-    );
+    for (file, text) in [
+        ("python/aqmlab/sweep.py", &sweep),
+        ("python/aqmlab/sweepplan.py", &planning),
+    ] {
+        assert!(
+            !text.contains("loader_sets:") && !text.contains("task.loader_sets"),
+            "{file}: a task carries the loader's pairs again"
+        );
+    }
     // Planning writes as TOML only a value the command line did not give (a sweep file's, the
     // API's): the command line's go to the loader as typed.
-    assert!(body("python/aqmlab/sweep.py", &sweep, "plan")
+    assert!(body("python/aqmlab/sweepplan.py", &planning, "plan")
         .contains("_toml_value(v, f\"{named.get(k, 'set')}: {k}\") if text is None else text"));
     // The command line's values go to the loader as typed (`literal` reads them for the table).
     let spec = std::fs::read_to_string(root().join("python/aqmlab/sweepspec.py")).unwrap();
