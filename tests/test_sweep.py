@@ -400,6 +400,28 @@ def test_dask_unreachable_scheduler_is_one_line(scenario, tmp_path):
     assert r.returncode == 2 and (tmp_path / "mine").is_dir()
 
 
+@pytest.mark.parametrize(
+    "address, said",
+    [
+        ("bogus", "expected 'local' or a scheduler's address"),
+        ("tcp://localhost", "expected 'local' or a scheduler's address"),
+        ("tcp://127.0.0.1:9", "cannot reach the scheduler"),
+    ],
+)
+def test_the_apis_dask_errors_name_its_argument(scenario, tmp_path, address, said):
+    """``aqmlab.sweep(..., dask=...)``: an address refused, or a scheduler not reached, is named
+    as the API took it (``dask='ADDRESS'``), not as the command line's ``--dask`` (the API's
+    caller gave no such flag); nothing is written."""
+    if said.startswith("cannot"):
+        pytest.importorskip("dask.distributed")
+    out = tmp_path / "o"
+    with pytest.raises(aqmlab.AqmlabError) as e:
+        aqmlab.sweep(scenario, seeds=[1], dask=address, out=out, progress=False)
+    assert str(e.value).startswith(f"dask={address!r}: {said}"), str(e.value)
+    assert "--dask" not in str(e.value)
+    assert not out.exists()
+
+
 def test_the_run_key_changes_with_the_simulators_sources(scenario, monkeypatch):
     """A cached run is reused only by the same simulator: its sources' fingerprint (made at
     build time) is part of the key, beside version and build."""

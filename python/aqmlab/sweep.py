@@ -631,18 +631,21 @@ def _run_dask(
     out: str,
     jobs: int,
     on_done: Callable[[Task, Outcome], None],
+    arg: str = "--dask",
 ) -> None:
     """Runs ``todo`` on a Dask cluster: a scheduler at ``address``, or (``local``) a
     LocalCluster of ``jobs`` worker processes of this machine. A local cluster's runs simulate,
     and its workers keep their scratch space, in hidden temporary folders inside ``out/runs/``
     (as :func:`_run_local`'s do), so what a sweep killed with SIGKILL leaves behind goes when
     the sweep next starts (``_clean_partial``), not into the system's temporary folder; a
-    remote scheduler's workers may not see ``out``, so they simulate in their own."""
+    remote scheduler's workers may not see ``out``, so they simulate in their own. Errors name
+    the address as ``arg`` gave it (:func:`dask_named`)."""
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
         raise AqmlabError(
-            "--dask needs Dask's distributed scheduler: pip install 'aqmlab[dask]' "
+            f"{dask_named(address, arg)}: needs Dask's distributed scheduler: "
+            "pip install 'aqmlab[dask]' "
             "(or pip install 'dask[distributed]')"
         ) from None
     import logging
@@ -674,7 +677,9 @@ def _run_dask(
             try:
                 client = Client(address, timeout="10s")
             except (OSError, ValueError, TypeError) as e:
-                raise AqmlabError(f"--dask {address}: cannot reach the scheduler ({e})") from None
+                raise AqmlabError(
+                    f"{dask_named(address, arg)}: cannot reach the scheduler ({e})"
+                ) from None
         stack.callback(client.close)
         futures = {
             client.submit(execute, t, work_dir, key=f"aqmlab-run-{t.key}-{t.index}", pure=False): t
@@ -693,9 +698,16 @@ def _run_dask(
 DASK_SCHEMES = ("tcp", "tls", "ucx", "ws", "wss")
 
 
-def check_dask_address(address: str) -> None:
+def dask_named(address: str, arg: str = "--dask") -> str:
+    """The Dask address ``address`` as an error names it: as the argument ``arg`` that gave it,
+    the command line's ``--dask ADDRESS`` or the API's ``dask='ADDRESS'`` (``arg="dask="``)."""
+    return f"{arg}{address!r}" if arg.endswith("=") else f"{arg} {address}"
+
+
+def check_dask_address(address: str, arg: str = "--dask") -> None:
     """``local``, or a scheduler's address ``SCHEME://HOST:PORT`` (``HOST:PORT`` is TCP, as
-    Dask reads it): anything else is refused before the sweep starts."""
+    Dask reads it): anything else is refused before the sweep starts, naming the address as
+    ``arg`` gave it (:func:`dask_named`)."""
     from urllib.parse import urlsplit
 
     if address == "local":
@@ -714,7 +726,8 @@ def check_dask_address(address: str) -> None:
         or u.fragment
     ):
         raise AqmlabError(
-            f"--dask {address}: expected 'local' or a scheduler's address SCHEME://HOST:PORT "
+            f"{dask_named(address, arg)}: expected 'local' or a scheduler's address "
+            "SCHEME://HOST:PORT "
             f"(SCHEME one of {', '.join(DASK_SCHEMES)}), like tcp://10.0.0.1:8786"
         )
 
@@ -728,8 +741,11 @@ def run_sweep(
     dask: str | None = None,
     progress: bool | None = None,
     command: str | None = None,
+    dask_arg: str = "--dask",
 ) -> SweepResult:
-    """Run every point × seed of ``spec`` not yet in ``out`` and write the tables."""
+    """Run every point × seed of ``spec`` not yet in ``out`` and write the tables. Errors about
+    the ``dask`` address name it as ``dask_arg`` gave it (:func:`dask_named`: ``--dask`` for
+    the command line, ``dask=`` for :func:`sweep`)."""
     from aqmlab.outdir import check_out
 
     t_start = time.monotonic()
@@ -740,12 +756,14 @@ def run_sweep(
     if executor not in ("process", "thread"):
         raise AqmlabError(f"executor: expected 'process' or 'thread', got {executor!r}")
     if dask is not None:
-        check_dask_address(dask)
+        check_dask_address(dask, dask_arg)
     # Every input is checked (every point loaded) before the folder is made or touched.
     tasks = plan(spec)
     folder = SweepFolder(out)
     try:
-        return _run_planned(spec, tasks, out, t_start, jobs, executor, dask, progress, command)
+        return _run_planned(
+            spec, tasks, out, t_start, jobs, executor, dask, progress, command, dask_arg
+        )
     except BaseException:
         folder.remove_if_unused()
         raise
@@ -763,6 +781,7 @@ def _run_planned(
     dask: str | None,
     progress: bool | None,
     command: str | None,
+    dask_arg: str,
 ) -> SweepResult:
     """:func:`run_sweep` once the sweep's folder is ready and locked."""
     # Two points that resolve to the same scenario and seed are one run.
@@ -787,7 +806,7 @@ def _run_planned(
     t_runs = time.monotonic()
     try:
         if dask:
-            _run_dask(todo, dask, out, jobs, on_done)
+            _run_dask(todo, dask, out, jobs, on_done, dask_arg)
         else:
             _run_local(todo, out, jobs, executor, on_done)
     finally:
@@ -972,7 +991,15 @@ def sweep(
             if out is not None
             else stack.enter_context(tempfile.TemporaryDirectory(prefix="aqmlab-sweep-"))
         )
-        res = run_sweep(spec, folder, jobs=jobs, executor=executor, dask=dask, progress=progress)
+        res = run_sweep(
+            spec,
+            folder,
+            jobs=jobs,
+            executor=executor,
+            dask=dask,
+            progress=progress,
+            dask_arg="dask=",
+        )
     return res.results
 
 
