@@ -436,6 +436,36 @@ def test_the_run_key_changes_with_the_simulators_sources(scenario, monkeypatch):
     assert run_key(_identity(r)) != key
 
 
+@pytest.mark.parametrize(
+    "qdisc, name, default",
+    [
+        ("fq_codel", "quantum", "1514B"),
+        ("fq_pie", "dq_threshold", "16384B"),
+        ("red", "mean_pkt_size", "500B"),
+        ("dualpi2", "mtu", "1514B"),
+        ("cake", "mpu", "0B"),
+    ],
+)
+def test_a_byte_count_default_is_written_with_its_unit(qdisc, name, default):
+    """The resolved scenario writes a byte count's default with its unit (``quantum =
+    "1514B"``: the parameter table's unit is bytes; it wrote ``"1514"``), as a user giving that
+    value writes it: a sweep's point giving the default so is the default run (one key, one
+    simulation), and the resolved text loads as itself (what a sweep's worker runs)."""
+    import importlib
+
+    from aqmlab.sweepplan import _identity, run_key
+
+    run_mod = importlib.import_module("aqmlab.run")
+    swap = {"bottleneck": qdisc}
+    plain = run_mod.resolve("bulk-dumbbell", qdisc=swap)
+    given = run_mod.resolve(
+        "bulk-dumbbell", qdisc=swap, set={f"dumbbell.bottleneck.params.{name}": default}
+    )
+    assert f'{name} = "{default}"' in plain.resolved_toml()
+    assert run_key(_identity(given)) == run_key(_identity(plain))
+    assert run_mod.resolve(plain.resolved_toml()).resolved_toml() == plain.resolved_toml()
+
+
 def test_the_source_fingerprint_covers_every_crate_the_core_is_built_from():
     """The fingerprint in the run key covers every workspace crate the native module is built
     from, as cargo resolves them (a list by hand left out aqmlab-link, the link model, so an

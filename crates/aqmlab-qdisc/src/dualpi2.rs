@@ -79,7 +79,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::choice("drop_at", "dequeue", "dequeue|enqueue", "where the PI2 drop/mark is decided (tc drop_dequeue / drop_enqueue); the step is always at dequeue"),
     ParamSpec::choice("ecn_mask", "l4s_ect", "l4s_ect|any_ect", "which packets go to the L queue: ECT(1) and CE, or any ECT and CE"),
     ParamSpec::integer("classic_protection", "10", "share of the bytes the scheduler keeps for the C queue when both are backlogged").within(0.0, 100.0).unit("percent"),
-    ParamSpec::bytes("mtu", "1514", "Linux psched_mtu: the scheduler's initial credit and, variant=linux, no AQM action below 2 MTU queued").within(1.0, u32::MAX as f64),
+    ParamSpec::bytes("mtu", "1514B", "Linux psched_mtu: the scheduler's initial credit and, variant=linux, no AQM action below 2 MTU queued").within(1.0, u32::MAX as f64),
     ParamSpec::choice("variant", "linux", "linux|rfc", "Linux sch_dualpi2 (fixed point, random draws) or RFC 9332 Appendix A.2's pseudocode (recur())"),
 ];
 

@@ -70,7 +70,7 @@ pub const FLOWS: ParamSpec =
 /// `quantum`: DRR quantum.
 pub const QUANTUM: ParamSpec = ParamSpec::bytes(
     "quantum",
-    "1514",
+    "1514B",
     "DRR quantum: bytes a flow may send per round",
 )
 .within(256.0, 1_048_576.0);

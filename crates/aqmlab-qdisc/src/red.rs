@@ -62,7 +62,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::boolean("adaptive", "false", "Adaptive RED (Floyd, Gummadi, Shenker 2001): every interval, max_p += min(0.01, max_p/4) above the target band, max_p *= 0.9 below it (ns-2 adaptive_)"),
     ParamSpec::boolean("ecn", "false", "CE-mark ECN-capable packets instead of dropping them early (ns-2 setbit_, ns-3 UseEcn); forced drops follow hard_drop, overlimit drops always drop"),
     ParamSpec::boolean("hard_drop", "true", "forced drops (avg above max_th, 2*max_th when gentle) drop ECN-capable packets too (ns-3 UseHardDrop, ns-2); false with ecn=true CE-marks them instead, a step marker with min_th = max_th and w_q = 1 (DCTCP)"),
-    ParamSpec::bytes("mean_pkt_size", "500", "mean packet size for the idle-time correction, byte-mode scaling and automatic values (ns-2 mean_pktsize_ 500)").within(1.0, u32::MAX as f64),
+    ParamSpec::bytes("mean_pkt_size", "500B", "mean packet size for the idle-time correction, byte-mode scaling and automatic values (ns-2 mean_pktsize_ 500)").within(1.0, u32::MAX as f64),
     ParamSpec::rate("bandwidth", "10Mbps", "link rate for the idle-time correction and automatic values (ns-2 reads it from the link): set it to the real link rate").gt(0.0)
     .derived("in a scenario, when not given: the link's rate (a schedule's first positive rate, a trace's mean rate), as ns-2 reads it from its link (ns-2.35 red.cc; aqmlab-sim scenario/links.rs)"),
     ParamSpec::duration("delay", "20ms", "link propagation delay, used only by the automatic w_q: in a scenario, set at set-up from the link's delay as ns-2 reads it (ns-2.35 red.cc initialize_params); aqmlab replay, with no link, uses ns-3's LinkDelay default 20ms")

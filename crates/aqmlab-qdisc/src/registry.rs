@@ -524,6 +524,32 @@ mod tests {
         }
     }
 
+    /// A default of a type with a unit is written with it (`1514B`, not `1514`): the resolved
+    /// scenario writes a default as the table declares it, and a bare number there reads as a
+    /// count of nothing in particular (fq_codel's `quantum = "1514"` was).
+    #[test]
+    fn every_default_of_a_unit_type_is_written_with_its_unit() {
+        use crate::params::Type;
+        let mut bare = Vec::new();
+        for k in Kind::ALL {
+            for p in k.params() {
+                let has_unit = matches!(
+                    p.ty,
+                    Type::Duration
+                        | Type::Rate
+                        | Type::Size
+                        | Type::Bytes
+                        | Type::DurationOrPackets
+                );
+                let word = p.words.split('|').any(|w| w == p.default);
+                if has_unit && !word && p.default.parse::<f64>().is_ok() {
+                    bare.push(format!("{} {} = {:?}", k.name(), p.name, p.default));
+                }
+            }
+        }
+        assert!(bare.is_empty(), "defaults without their unit: {bare:?}");
+    }
+
     #[test]
     fn every_default_lies_in_its_range() {
         for k in Kind::ALL {

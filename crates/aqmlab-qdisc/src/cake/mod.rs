@@ -102,7 +102,7 @@ pub const PARAMS: &[ParamSpec] = &[
     .unit("bytes"),
     ParamSpec::bytes(
         "mpu",
-        "0",
+        "0B",
         "minimum packet unit: a packet's adjusted size is at least this (after overhead)",
     )
     .le(256.0),
@@ -138,7 +138,7 @@ pub const PARAMS: &[ParamSpec] = &[
     .derived("per tin, COBALT's interval: max(rtt + the target's rise, 2 × the tin's target) (Linux cake_set_rate)"),
     ParamSpec::bytes(
         "mtu",
-        "1514",
+        "1514B",
         "the device MTU used for mtu_time and the default target (Linux psched_mtu: 1500 + 14)",
     )
     .within(68.0, 65535.0),
