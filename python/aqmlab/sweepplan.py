@@ -41,7 +41,14 @@ way; and a run's pairs went on from ``plan`` through ``run_sweep``, ``_run_plann
 ``_axis_values``), ``literal`` and ``_toml_loads`` (the text read as TOML) and ``_toml_value``
 (written as TOML again), ``_plan_points``, ``split_point``, and the Python API
 (``aqmlab.run.resolve`` and, in the worker, ``run`` and ``load``) with its ``_native_args``.
-``crates/aqmlab-sim/tests/set_path.rs`` pins the lists."""
+``crates/aqmlab-sim/tests/set_path.rs`` pins the lists.
+
+Looked at and kept (none only forwards the value or reads it again): ``_axis_values`` (the one
+split of ``--vary``, ``--qdisc`` and ``--zip``: folded into ``from_cli`` it would be the same work
+in a longer function); ``run_sweep`` (the runner every caller uses, which checks its arguments
+before planning); ``_toml_value`` (a Python value as TOML: done by the native loader through
+PyO3 it would be a Rust function on the path in its place, and a second copy of its rules,
+which ``toml_text`` still needs for a scenario given as a dict)."""
 
 from __future__ import annotations
 
