@@ -397,11 +397,6 @@ def test_per_level_over_the_phase_windows():
     assert m["queue_delay_ms@heavy"] == 50.0 and "queue_delay_ms@medium" not in m
 
 
-def test_jain():
-    assert measures.jain([1, 1, 1]) == 1.0
-    assert measures.jain([1, 0, 0, 0]) == pytest.approx(0.25)
-
-
 def test_ellipse_against_an_independent_fit():
     rng = np.random.default_rng(7)
     pts = rng.multivariate_normal([20.0, 3.0], [[16.0, -2.4], [-2.4, 1.0]], size=12)

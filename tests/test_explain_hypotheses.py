@@ -404,7 +404,7 @@ def test_consumer_edge_class_jain_counts_classes_not_flows():
     index. A flow of no class is an error."""
     import pandas as pd
     from aqmlab.exceptions import AqmlabError
-    from aqmlab.reproduce.jain import index
+    from aqmlab.jain import index
 
     link = "bottleneck"
     counts = {0: (10, 100), 1: (30, 100), 2: (20, 100), 3: (0, 0), 4: (0, 0)}

@@ -41,7 +41,7 @@ def _frame():
                 "flows[1].links.r.dropped_pkts": 0,
                 "flows[1].links.r.arrived_pkts": 0,
             },
-            {  # nothing dropped anywhere: every rate 0 -> 1
+            {  # nothing dropped anywhere: every rate 0, (Σx)²/(n·Σx²) = 0/0: no value
                 "flows[0].links.l.dropped_pkts": 0,
                 "flows[0].links.l.arrived_pkts": 10,
                 "flows[1].links.l.dropped_pkts": 0,
@@ -70,14 +70,14 @@ def _derive(doc, df=None):
     return derive(_frame() if df is None else df, load_derives(PATH, doc, ["sweep"]), "sweep", str)
 
 
-def test_index_is_jains_formula():
+def test_index_is_the_one_jain_function():
+    """The derive computes Jain's index with aqmlab.jain.index (tests/test_jain.py), exact:
+    (0.1 + 0.2)² / (2 · (0.01 + 0.04)) is 0.9."""
+    from aqmlab.jain import index as one
     from aqmlab.reproduce.jain import index
 
-    assert index([0.1, 0.2]) == 0.9  # (0.3)² / (2 · 0.05)
-    assert index([1.0, 3.0]) == 0.8  # 16 / (2 · 10)
-    assert index([1.0, 0.0, 0.0, 0.0]) == 0.25  # one of four takes everything: 1/n
-    assert index([0.0, 0.0]) == 1.0  # nothing to be unfair about
-    assert index([3.0]) == 1.0
+    assert index is one
+    assert index([0.1, 0.2]) == 0.9
 
 
 def test_groups_pool_their_flows_before_dividing_each_direction():
@@ -94,19 +94,21 @@ def test_groups_pool_their_flows_before_dividing_each_direction():
     # B = 0.2: (0.3)² / (2 · 0.05) = 0.9
     assert df["j.down"][0] == pytest.approx(0.9, abs=1e-15)
     assert df["j.down"][1] == 1.0  # B has no packet there: A alone
-    assert df["j.down"][2] == 1.0  # every rate 0
+    assert math.isnan(df["j.down"][2])  # every rate 0: undefined
     # up: flow 2 has no column there (counts 0), so B is left out: A alone, 1/20
     assert list(df["j.up"][:1]) == [1.0]
     assert math.isnan(df["j.up"][1])  # no group has a packet: no value
-    assert df["j.up"][2] == 1.0
+    assert math.isnan(df["j.up"][2])
 
 
 def test_a_different_grouping_gives_a_different_index():
     """The counterfactual: the flows one by one (not pooled) give another number."""
     one_by_one = dict(JAIN, groups={"A": [0], "B": [1], "C": [2]})
     df = _derive([{"name": "j", "each": {"link": ["l"]}, "jain": one_by_one}])
-    xs = [0.2, 2 / 30, 0.2]
-    assert df["j"][0] == sum(xs) ** 2 / (3 * sum(x * x for x in xs))
+    from aqmlab.jain import index
+
+    xs = [0.2, 2 / 30, 0.2]  # each flow's own rate
+    assert df["j"][0] == index(xs)
     assert df["j"][0] != pytest.approx(0.9)
 
 

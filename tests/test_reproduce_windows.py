@@ -305,3 +305,39 @@ def test_a_missing_run_a_flows_column_or_a_bad_time_is_one_line_at_run_time(tmp_
         windows.columns(
             pd.DataFrame({"run": ["x"]}), [w], "s", str(tmp_path), lambda t: t.format(a=3, b=1)
         )
+
+
+def test_std_and_an_expression_of_the_series_columns(tmp_path):
+    """red-traffic-check's bins: an expression of the series' columns as a value's column
+    (``drops == 0``, its mean the share of such bins) and ``std`` (÷ n, a population's)."""
+    spread = {
+        **WINDOW,
+        "values": {
+            "quiet": {"column": "drops == 0", "reduce": "mean"},
+            "sd": {"column": "drops", "reduce": "std"},
+            "kb": {"column": "egress_bytes / 1000", "reduce": "max"},
+        },
+    }
+    r = _columns(tmp_path, spread).iloc[0]
+    # Window 1's bins: drops 1 and 3 (none quiet; std of {1, 3} as a population: 1, not the
+    # sample's √2); window 2's: 0 and 2 (one of two quiet, std 1); window 3: no bin.
+    assert (r["ph1.quiet"], r["ph1.sd"], r["ph1.kb"]) == (0.0, 1.0, 150.0)
+    assert (r["ph2.quiet"], r["ph2.sd"], r["ph2.kb"]) == (0.5, 1.0, 500.0)
+    assert math.isnan(r["ph3.quiet"]) and math.isnan(r["ph3.sd"])
+
+
+@pytest.mark.parametrize(
+    "column, expected",
+    [
+        ("drops ==", "window[0] ('ph{i}').values.x.column: "),
+        ("nope == 0", "window[0] ('ph{i}').values: no column 'nope' in link 'b'"),
+    ],
+)
+def test_a_bad_expression_column_is_one_line(tmp_path, column, expected):
+    from aqmlab.exceptions import AqmlabError
+
+    bad = {**WINDOW, "values": {"x": {"column": column, "reduce": "mean"}}}
+    with pytest.raises(AqmlabError) as e:
+        _columns(tmp_path, bad)
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(PATH + ": ") and expected in msg, msg

@@ -9,7 +9,8 @@ draws a file with the plots of the test its ``NAME`` names; aqmlab writes its ru
 their sum, average and fairness, and latency:
 
 * ``TCP upload::i``: the i-th TCP flow's goodput per bin (Mbit/s), from ``flows``;
-* ``TCP upload sum`` / ``avg`` / ``fairness``: their sum, mean and Jain's index per bin;
+* ``TCP upload sum`` / ``avg`` / ``fairness``: their sum, mean and Jain's index per bin
+  (:func:`aqmlab.jain.index`; ``null`` in a bin where every flow delivered nothing: 0/0);
 * ``Ping (ms) ICMP``: the mean smoothed RTT of the TCP flows in the bin (ms) — aqmlab has no
   ping; under load, the sRTT is the latency a ping through the same queue would see.
 
@@ -27,6 +28,7 @@ from typing import Any
 
 from aqmlab import __version__
 from aqmlab.exceptions import AqmlabError
+from aqmlab.jain import index as jain_index
 
 FLENT_FORMAT = 4
 #: flent's dates are ISO 8601; a simulated run has no wall-clock start, so the epoch stands in.
@@ -63,7 +65,7 @@ def flent_data(folder: str) -> dict[str, Any]:
     per_bin = list(zip(*(results[f"TCP upload::{k + 1}"] for k in range(len(tcp)))))
     results["TCP upload sum"] = [_agg(v, sum) for v in per_bin]
     results["TCP upload avg"] = [_agg(v, lambda xs: sum(xs) / len(xs)) for v in per_bin]
-    results["TCP upload fairness"] = [_agg(v, _jain) for v in per_bin]
+    results["TCP upload fairness"] = [_agg(v, _fairness) for v in per_bin]
     results["Ping (ms) ICMP"] = [s / c if c else None for s, c in zip(srtt_sum, srtt_n)]
     length = float(summary["sim_time_s"])
     metadata = {
@@ -110,9 +112,10 @@ def _agg(values: tuple, fn: Any) -> Any:
     return fn(xs) if xs else None
 
 
-def _jain(xs: list[float]) -> float | None:
-    sq = sum(x * x for x in xs)
-    return (sum(xs) ** 2) / (len(xs) * sq) if sq > 0 else None
+def _fairness(xs: list[float]) -> float | None:
+    """Jain's index of a bin's goodputs; null where it is undefined (every flow at 0)."""
+    j = jain_index(xs)
+    return None if math.isnan(j) else j
 
 
 def export_flent(folder: str, out: str | None = None) -> str:

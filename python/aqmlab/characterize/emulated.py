@@ -39,7 +39,8 @@ import tempfile
 from typing import Any
 
 from aqmlab.characterize.catalog import Built, duration_text, seconds
-from aqmlab.characterize.measures import jain, queue_metrics
+from aqmlab.characterize.measures import queue_metrics
+from aqmlab.jain import index as jain_index
 
 #: aqmlab's congestion controls and Linux's of the same algorithm.
 LINUX_CC = {"newreno": "reno", "reno": "reno", "cubic": "cubic", "bbr": "bbr"}
@@ -218,7 +219,8 @@ def metrics_of(
     window = measured["window_s"]
     gp = [8 * measured["bytes"][str(f["port"])] / window if window > 0 else 0.0 for f in flows]
     m: dict[str, Any] = {"goodput_mbps": math.fsum(gp) / 1e6}
-    m["jain_goodput"] = jain([g for f, g in zip(flows, gp) if f["kind"] == "tcp"])
+    j = jain_index([g for f, g in zip(flows, gp) if f["kind"] == "tcp"])
+    m["jain_goodput"] = None if math.isnan(j) else j  # undefined: null
     by_name: dict[str, list[float]] = {}
     for f, g in zip(flows, gp):
         by_name.setdefault(f["name"], []).append(g)

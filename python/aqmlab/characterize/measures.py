@@ -1,7 +1,8 @@
 """RFC 7928 §2's metrics of one run, and the arithmetic behind them.
 
 The pure functions (:func:`loss_events`, :func:`sync_ratio`, :func:`loss_gaps`,
-:func:`gaussian_fit`, :func:`ellipse`, :func:`jain`) are tested on hand-built inputs;
+:func:`gaussian_fit`, :func:`ellipse`; Jain's index is :func:`aqmlab.jain.index`) are tested on
+hand-built inputs;
 :func:`reduce_run` applies them to a run's folder, in the sweep's worker (``SweepSpec.reduce``),
 so the packet log never leaves the worker.
 
@@ -56,6 +57,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from aqmlab.jain import index as jain_index
 from aqmlab.sweepspec import _toml_loads
 
 #: The bottleneck's forward direction, the one every template names so.
@@ -139,14 +141,6 @@ def loss_gaps(drops: Sequence[tuple[float, int]]) -> tuple[list[float], list[flo
         per_flow.setdefault(f, []).append(t)
     within = [b - a for ts in per_flow.values() for a, b in zip(ts, ts[1:])]
     return overall, within
-
-
-def jain(xs: Sequence[float]) -> float | None:
-    """Jain's fairness index (Σx)² / (n·Σx²); None for no values or all zero."""
-    s2 = math.fsum(x * x for x in xs)
-    if not xs or s2 == 0:
-        return None
-    return math.fsum(xs) ** 2 / (len(xs) * s2)
 
 
 # --- the delay-goodput ellipse (RFC 7928 §2.7) --------------------------------------------------
@@ -270,7 +264,9 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
     win = summary.get("windows", {}).get("after_warmup")
     gp = [w["goodput_bps"] for w in win["flows"]] if win else [f["goodput_bps"] for f in flows]
     m["goodput_mbps"] = math.fsum(gp) / 1e6
-    m["jain_goodput"] = jain([gp[i] for i in greedy])
+    # Undefined (NaN: no greedy flow, or none delivered) is written as null.
+    j = jain_index([gp[i] for i in greedy])
+    m["jain_goodput"] = None if math.isnan(j) else j
     m["utilization"] = (
         (win or summary)["links"][LINK]["utilization"] if win else link["utilization"]
     )
@@ -367,11 +363,11 @@ def reduce_run(folder: str, point: dict[str, Any], sets: dict[str, Any]) -> dict
             for f, b in zip(g["flow"], g["delivered_bytes"])
             if spans.get(int(f), (math.inf, -math.inf))[0] <= t and spans[int(f)][1] >= t + bin_s
         ]
-        short.append(jain([b for _, b in live]))
+        short.append(jain_index([b for _, b in live]))
         bins.append(float(t))
         for f, b in live:
             per_flow.setdefault(f, {})[float(t)] = 8 * float(b) / bin_s / 1e6
-    short = [j for j in short if j is not None]
+    short = [j for j in short if not math.isnan(j)]  # a bin where it is undefined
     m["jain_10rtt"] = math.fsum(short) / len(short) if short else None
     samples = np.array([g for series in per_flow.values() for g in series.values()])
     for pct in (10, 50, 90):

@@ -1,19 +1,20 @@
 """Jain's fairness index over groups of flows, a per-run column declared in ``experiment.toml``
 (docs/reproductions.md, "Metrics as data": a ``[[derive]]`` with ``jain``).
 
-Jain's index of ``n`` values is ``(Σx)² / (n·Σx²)``, 1 when every value is equal (R. Jain,
-D. Chiu, W. Hawe, "A Quantitative Measure of Fairness and Discrimination for Resource
-Allocation in Shared Computer Systems", DEC-TR-301, 1984, eq. 1; aqmlab-sim's per-link
-``jain_drop_rate`` is the same index over single flows). Here each value is one group's rate:
-the sum of ``numerator`` over the group's flows divided by the sum of ``denominator`` over
-them (a class's drops ÷ its packets at a link), so flows are pooled before dividing.
+Jain's index of ``n`` values is ``(Σx)² / (n·Σx²)``, 1 when every value is equal
+(:func:`aqmlab.jain.index`, after R. Jain, D. Chiu, W. Hawe, DEC-TR-301, 1984; aqmlab-sim's
+per-link ``jain_drop_rate`` is the same index over single flows). Here each value is one
+group's rate: the sum of ``numerator`` over the group's flows divided by the sum of
+``denominator`` over them (a class's drops ÷ its packets at a link), so flows are pooled
+before dividing.
 
 ``[[derive]]`` keys: ``name`` and ``jain = { groups = { NAME = [flow index, ...], ... },
 numerator = "...{flow}...", denominator = "...{flow}..." }``, the two templates naming a
 results column with ``{flow}`` filled by each flow's index (``each``'s fields are filled
 first). A flow's missing column counts 0 (a flow that never crosses that link), a group whose
 denominator is 0 is left out (as the simulator leaves out a flow with no packet there), and a
-run where every group's is 0 has no value. The groups must hold every flow of the results
+run where every group's is 0 has no value, nor has a run where every group's rate is 0 (no
+drop at all: the index is 0/0 there). The groups must hold every flow of the results
 (``flows[i].`` columns) once: a flow in no group is an error (a scenario changed under them).
 """
 
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.jain import index
 
 _FLOW = re.compile(r"^flows\[(\d+)\]\.")
 
@@ -36,12 +38,6 @@ class JainDef:
     numerator: str
     denominator: str
     where: str  # "FILE: derive[i] ('NAME').jain" for errors
-
-
-def index(xs: list[float]) -> float:
-    """Jain's index ``(Σx)²/(n·Σx²)``; 1 when every value is 0 (nothing to be unfair about)."""
-    s2 = sum(x * x for x in xs)
-    return 1.0 if s2 == 0 else sum(xs) ** 2 / (len(xs) * s2)
 
 
 def parse(where: str, doc: Any) -> JainDef:
@@ -105,12 +101,7 @@ def column(df: Any, jd: JainDef, fill: Any) -> Any:
         (sum(col(jd.numerator, i) for i in idx), sum(col(jd.denominator, i) for i in idx))
         for idx in jd.groups.values()
     ]
+    # No group with a packet: index([]), NaN, as every rate 0 is.
     return pd.Series(
-        [
-            index([d[r] / a[r] for d, a in rates if a[r] > 0])
-            if any(a[r] > 0 for _, a in rates)
-            else float("nan")
-            for r in df.index
-        ],
-        index=df.index,
+        [index([d[r] / a[r] for d, a in rates if a[r] > 0]) for r in df.index], index=df.index
     )

@@ -442,7 +442,7 @@ def load_derives(path: str, doc: Any, sweeps: list[str]) -> list[DeriveDef]:
 _LEAF_EXTRA = ("default", "omit", "integer")
 
 
-def _leaf(where: str, doc: Any, pairing: Any = None) -> Leaf:
+def _leaf(where: str, doc: Any, pairing: Any = None, reducers: tuple = REDUCERS) -> Leaf:
     if not isinstance(doc, dict):
         raise AqmlabError(f"{where}: expected a table {{ column = ..., reduce = ... }}")
     paired_keys = ("expr",) if pairing else ()
@@ -452,8 +452,8 @@ def _leaf(where: str, doc: Any, pairing: Any = None) -> Leaf:
     col, red = doc.get("column"), doc.get("reduce", "mean")
     if (red != "count" or pairing) and (not isinstance(col, str) or not col):
         raise _err(where, "column", "the column to reduce (a text)", col)
-    if red not in REDUCERS:
-        raise _err(where, "reduce", " or ".join(REDUCERS), red)
+    if red not in reducers:
+        raise _err(where, "reduce", " or ".join(reducers), red)
     q = doc.get("q", 0.5 if red != "quantile" else None)
     if isinstance(q, bool) or not isinstance(q, (int, float)) or not 0 <= q <= 1:
         raise _err(where, "q", "the quantile, a number from 0 to 1", q)

@@ -23,9 +23,13 @@ NAME = ``{ column, reduce, q, then }`` as a ``[numbers.NAME]``'s, where ``column
 * ``flows.COLUMN``: a column of the flows' series (``flows.delivered_bytes``), reduced per flow
   into the columns ``NAME(i).flows[F].VALUE``, one per flow any run of the sweep has in the
   window (a run without that flow's bins reduces none: a ``sum`` 0);
+* an expression of the link series' columns (``"released_pkts == 0"``: 1 for a bin that
+  released no packet, so its ``mean`` is the share of idle bins; red-traffic-check's), in the
+  grammar of "Metrics as data";
 
 and ``reduce`` one of :data:`REDUCERS` (``quantile``: NumPy's linear one, as the packet log is
-long; a window without a value gives NaN, a ``sum`` 0).
+long; ``std``: the values' standard deviation as a population, ÷ n, NumPy's; a window without a
+value gives NaN, a ``sum`` 0).
 """
 
 from __future__ import annotations
@@ -39,7 +43,9 @@ from typing import Any
 from aqmlab.exceptions import AqmlabError
 
 #: The reductions a window's value may name.
-REDUCERS = ("mean", "median", "min", "max", "sum", "count", "quantile")
+REDUCERS = ("mean", "median", "min", "max", "sum", "count", "quantile", "std")
+#: A value's column that is one name (a series' or the packet log's column), not an expression.
+_NAME = re.compile(r"[\w.]+")
 #: The packet log's columns (the rest are the link series', or the flows' after ``flows.``).
 PACKET_COLUMNS = ("sojourn_ms",)
 #: A series column computed from two: the summed sojourns of the packets a bin released.
@@ -70,7 +76,7 @@ class WindowDef:
 
 def load(path: str, doc: Any, sweeps: list[str]) -> list[WindowDef]:
     """The ``[[window]]`` tables, checked; every error one line naming the file and the key."""
-    from aqmlab.reproduce.metrics import _err, _known, _leaf, _sweeps, where_of
+    from aqmlab.reproduce.metrics import _err, _known, _leaf, _sweeps, compile_expr, where_of
 
     if not isinstance(doc, list):
         raise AqmlabError(f"{path}: window: expected [[window]] tables")
@@ -129,9 +135,9 @@ def load(path: str, doc: Any, sweeps: list[str]) -> list[WindowDef]:
             raise _err(where, "values", "a table of NAME = { column, reduce, q, then }", vals)
         leaves = {}
         for k, v in vals.items():
-            leaf = _leaf(f"{where}.values.{k}", v)
-            if leaf.reduce not in REDUCERS:
-                raise _err(f"{where}.values.{k}", "reduce", " or ".join(REDUCERS), leaf.reduce)
+            leaf = _leaf(f"{where}.values.{k}", v, reducers=REDUCERS)
+            if not _NAME.fullmatch(leaf.column):
+                compile_expr(leaf.column, f"{where}.values.{k}.column")
             leaves[k] = leaf
         out.append(WindowDef(name, link, length, count, start, fields, sw, leaves, where, end, wh))
     return out
@@ -260,14 +266,20 @@ def run_values(
         series = series.assign(
             **{TOTAL_SOJOURN: series["released_pkts"] * series["mean_sojourn_ms"].fillna(0.0)}
         )
+    exprs = {c: _expr(w, c) for c in cols if not _NAME.fullmatch(c)}
     missing = [c for c in cols if c not in PACKET_COLUMNS and c not in series.columns]
-    missing = [c for c in missing if not c.startswith(FLOWS)]
+    missing = [c for c in missing if not c.startswith(FLOWS) and c not in exprs]
+    missing += [n for e in exprs.values() for n in e.columns() if n not in series.columns]
     missing += [c for c in cols if c.startswith(FLOWS) and c[len(FLOWS) :] not in flows.columns]
     if missing:
         raise AqmlabError(
             f"{w.where}.values: no column {missing[0]!r} in link {w.link!r}'s series "
             f"(nor the packet log's {', '.join(PACKET_COLUMNS)}, nor the flows' series as "
             "flows.COLUMN)"
+        )
+    if exprs:
+        series = series.assign(
+            **{c: e.eval(series, f"link {w.link!r}'s series") for c, e in exprs.items()}
         )
     out: dict[str, float] = {}
     for prefix, each in _windows(w, wins):
@@ -287,6 +299,14 @@ def run_values(
                 x = series.loc[inside, leaf.column].to_numpy()
             out[f"{prefix}.{name}"] = _then(leaf, _reduce(x, leaf.reduce, leaf.q, np), each, fill)
     return out
+
+
+def _expr(w: WindowDef, column: str) -> Any:
+    """A value's ``column`` that is an expression of the series' columns, checked."""
+    from aqmlab.reproduce.metrics import compile_expr
+
+    name = next(k for k, leaf in w.values.items() if leaf.column == column)
+    return compile_expr(column, f"{w.where}.values.{name}.column")
 
 
 def _then(leaf: Any, v: float, each: dict[str, Any], fill: Any) -> float:
@@ -312,4 +332,6 @@ def _reduce(x: Any, how: str, q: float, np: Any) -> float:
         return float(np.quantile(x, q))
     if how == "median":
         return float(np.quantile(x, 0.5))
+    if how == "std":
+        return float(np.std(x))
     return float(getattr(x, how)())

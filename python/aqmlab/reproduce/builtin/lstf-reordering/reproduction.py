@@ -1,6 +1,8 @@
-"""lstf-reordering's own code: the 4 bulk flows' losses and recoveries, and the figure.
+"""lstf-reordering's figure: utilization and recoveries per lost segment, by loss detection.
 
-experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder").
+experiment.toml declares the rest (docs/reproductions.md, "Metrics as data"): the 4 bulk
+flows' sums (``[[derive]]``s with ``sum`` over flows 0-3) and recoveries per lost segment
+(``div``); claims.toml grades them.
 """
 
 from __future__ import annotations
@@ -10,23 +12,7 @@ from typing import Any
 
 from aqmlab.reproduce.style import colour, title
 
-BULK = range(4)
 DETECTION = ["DupThresh 3", "DupThresh 10", "DupThresh 50", "DupThresh 500", "RACK"]
-
-
-def derive(df: Any, ctx: Any) -> Any:
-    """The 4 bulk flows' sums: data segments lost, fast recoveries, retransmissions and
-    timeouts, and recoveries per lost segment."""
-
-    def total(k: str) -> Any:
-        return sum(df[f"flows[{i}].{k}"].astype(float) for i in BULK)
-
-    df["bulk_lost"] = total("data_pkts_lost")
-    df["bulk_fr"] = total("fast_recoveries")
-    df["bulk_retx"] = total("retransmits")
-    df["bulk_timeouts"] = total("timeouts")
-    df["bulk_fr_per_loss"] = df["bulk_fr"] / df["bulk_lost"].where(df["bulk_lost"] > 0)
-    return df
 
 
 def figures(ctx: Any) -> list[str]:

@@ -1,6 +1,8 @@
-"""mtu-low-rates' own code: the 1500-B ÷ 500-B delay ratio per rate, and the figure.
+"""mtu-low-rates' figure: median sojourn and utilization by rate, 500-B against 1500-B packets.
 
-experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's folder").
+experiment.toml declares the rest (docs/reproductions.md, "Metrics as data"): the 1500-B ÷
+500-B median per rate and their difference (``[numbers.mtu_ratio]``, ``[numbers.mtu_diff_ms]``:
+runs paired across the packet sizes); claims.toml grades them.
 """
 
 from __future__ import annotations
@@ -18,20 +20,6 @@ KBPS = {
     "1 Mb/s": 1000,
     "1.5 Mb/s": 1500,
 }
-
-
-def numbers(ctx: Any) -> dict[str, Any]:
-    """``mtu_ratio``: rate -> median sojourn with 1500-B packets ÷ with 500-B packets;
-    ``mtu_diff_ms``: the same as a difference in ms."""
-    g = ctx.table
-    out, diff = {}, {}
-    for rate in dict.fromkeys(g["rate"]):
-        big = g[(g["rate"] == rate) & (g["packet"] == "1500 B")]["median_ms"]
-        small = g[(g["rate"] == rate) & (g["packet"] == "500 B")]["median_ms"]
-        if len(big) == 1 and len(small) == 1 and float(small.iloc[0]) > 0:
-            out[rate] = float(big.iloc[0]) / float(small.iloc[0])
-            diff[rate] = float(big.iloc[0]) - float(small.iloc[0])
-    return {"mtu_ratio": out, "mtu_diff_ms": diff}
 
 
 def figures(ctx: Any) -> list[str]:
