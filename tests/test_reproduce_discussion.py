@@ -118,7 +118,8 @@ def test_lists_joined_counted_and_a_reference_tests_points():
         ([3],
          "/r/experiment.toml: discussion[0]: expected a text or a table { text, when }, got 3"),
         ([{"text": "x", "if": "quick"}],
-         "/r/experiment.toml: discussion[0].if: unknown key (expected one of text, when, none)"),
+         "/r/experiment.toml: discussion[0].if: unknown key (expected one of text, when, none, "
+         "lists)"),
         ([{"when": "quick"}], "/r/experiment.toml: discussion[0].text: expected a text"),
         (["a", {"text": "{x!r}"}],
          "/r/experiment.toml: discussion[1].text: '{x!r}': expected fields of expressions, like "

@@ -5,20 +5,22 @@ with the mode's parameters, as before) or a table ``{ text, when }`` (``[[discus
 and tests, parameters: ``"tail drop delivers {100 * taildrop_extra_bytes:+.1f} % more"``),
 printed only where ``when`` (an expression of the same names, ``"`claim.x.verdict` !=
 'agrees'"``) holds: the verdict-dependent paragraphs a module's ``discussion(ctx)`` wrote;
-``none``: the text of a field with no value (default ``–``: l4s-dualq's ``"stalled"``).
+``none``: the text of a field with no value (default ``–``: l4s-dualq's ``"stalled"``);
+``lists``: fields that are lists over a table's rows (:mod:`aqmlab.reproduce.report_list`:
+static-rates' utilization per rate, red-bursty's tail-drop runs at a claim's failing points).
 ``{ module = true }`` marks where the module's ``discussion(ctx)`` paragraphs go (default: after
 every declared one). Every error is one line naming the file, ``discussion[i]`` and the key.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import report_text
+from aqmlab.reproduce import report_list, report_text
 
-KEYS = ("text", "when", "none")
+KEYS = ("text", "when", "none", "lists")
 #: ``{ module = true }``: where the module's ``discussion(ctx)`` paragraphs go (default: last).
 MODULE = {"module": True}
 
@@ -30,14 +32,17 @@ class Paragraph:
     when: str = ""
     #: The text of a field with no value (default "–").
     none: str = "–"
+    #: Fields that are lists over a table's rows (report_list).
+    lists: list[report_list.ListDef] = field(default_factory=list)
 
 
 #: Where the module's paragraphs go, among the items :func:`load` returns.
 MODULE_PLACE = Paragraph("", "")
 
 
-def load(path: str, doc: Any) -> list[str | Paragraph]:
-    """``discussion``: texts (as before) and ``{ text, when }`` tables, checked."""
+def load(path: str, doc: Any, frames: list[str] = ()) -> list[str | Paragraph]:
+    """``discussion``: texts (as before) and ``{ text, when }`` tables, checked (``frames``:
+    the sweeps' and frames' names a list's ``frame`` may give)."""
     if not isinstance(doc, list):
         raise AqmlabError(
             f"{path}: discussion: expected a list of texts or [[discussion]] tables, got {doc!r}"
@@ -58,7 +63,7 @@ def load(path: str, doc: Any) -> list[str | Paragraph]:
         for k in d:
             if k not in KEYS:
                 raise AqmlabError(f"{where}.{k}: unknown key (expected one of {', '.join(KEYS)})")
-        for k in KEYS:
+        for k in KEYS[:3]:
             if not isinstance(d.get(k, ""), str):
                 raise AqmlabError(f"{where}.{k}: expected a text, got {d[k]!r}")
         if not d.get("text"):
@@ -67,7 +72,8 @@ def load(path: str, doc: Any) -> list[str | Paragraph]:
         report_text.check_template(d["text"], f"{where}.text")
         if d.get("when"):
             report_text.compile_text(d["when"], f"{where}.when")
-        out.append(Paragraph(where, d["text"], d.get("when", ""), d.get("none", "–")))
+        lists = report_list.load(f"{where}.lists", d["lists"], list(frames)) if "lists" in d else []
+        out.append(Paragraph(where, d["text"], d.get("when", ""), d.get("none", "–"), lists))
     return out
 
 
@@ -85,6 +91,9 @@ def paragraphs(
             out += module or []
         elif isinstance(p, str):
             out.append(ctx.fill(p))
-        elif not p.when or report_text.condition(ctx, p.when, {}, f"{p.where}.when"):
-            out.append(str(report_text.fill(ctx, p.text, {}, f"{p.where}.text", p.none)))
+        else:
+            fields = report_list.values(p.lists, ctx)
+            if not p.when or report_text.condition(ctx, p.when, fields, f"{p.where}.when"):
+                text = report_text.fill(ctx, p.text, fields, f"{p.where}.text", p.none)
+                out.append(str(text))
     return out
