@@ -14,13 +14,16 @@ every declared one). Every error is one line naming the file, ``discussion[i]`` 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce import report_list, report_text
 
-KEYS = ("text", "when", "none", "lists")
+#: A paragraph's keys, its texts first.
+TEXTS = ("text", "when", "none")
+KEYS = (*TEXTS, "lists")
 #: ``{ module = true }``: where the module's ``discussion(ctx)`` paragraphs go (default: last).
 MODULE = {"module": True}
 
@@ -40,7 +43,7 @@ class Paragraph:
 MODULE_PLACE = Paragraph("", "")
 
 
-def load(path: str, doc: Any, frames: list[str] = ()) -> list[str | Paragraph]:
+def load(path: str, doc: Any, frames: Sequence[str] = ()) -> list[str | Paragraph]:
     """``discussion``: texts (as before) and ``{ text, when }`` tables, checked (``frames``:
     the sweeps' and frames' names a list's ``frame`` may give)."""
     if not isinstance(doc, list):
@@ -63,7 +66,7 @@ def load(path: str, doc: Any, frames: list[str] = ()) -> list[str | Paragraph]:
         for k in d:
             if k not in KEYS:
                 raise AqmlabError(f"{where}.{k}: unknown key (expected one of {', '.join(KEYS)})")
-        for k in KEYS[:3]:
+        for k in TEXTS:
             if not isinstance(d.get(k, ""), str):
                 raise AqmlabError(f"{where}.{k}: expected a text, got {d[k]!r}")
         if not d.get("text"):
