@@ -119,7 +119,7 @@ def test_lists_joined_counted_and_a_reference_tests_points():
          "/r/experiment.toml: discussion[0]: expected a text or a table { text, when }, got 3"),
         ([{"text": "x", "if": "quick"}],
          "/r/experiment.toml: discussion[0].if: unknown key (expected one of text, when, none, "
-         "each)"),
+         "each, lists)"),
         ([{"text": "x", "each": {"c": ["a", "b"], "d": [1]}}],
          "/r/experiment.toml: discussion[0].each: expected a table of NAME = [values], every list "
          "of one length, got {'c': ['a', 'b'], 'd': [1]}"),

@@ -128,7 +128,7 @@ def test_a_number_without_sweeps_reads_the_sweeps_only(tmp_path):
         (
             '[frames.ref]\ncsv = "ref.csv"\nrows = 1\n',
             CSV,
-            "frames.ref.rows: unknown key (expected one of csv, means, by, where, columns)",
+            "frames.ref.rows: unknown key (expected one of csv, means, by, where, columns, reduce)",
         ),
         (
             '[frames.sweep]\ncsv = "ref.csv"\n',

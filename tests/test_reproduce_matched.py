@@ -93,6 +93,40 @@ def test_a_means_frame_is_the_runs_grouped_means_in_first_seen_order(tmp_path):
     assert frames(defs, [], lambda t: t, {}) == {}  # the sweep did not run: left out
 
 
+def test_a_means_frame_of_several_sweeps_and_another_reduction(tmp_path):
+    """``means`` a list: the rows of those of its sweeps this mode ran, one after another;
+    ``reduce``: each group's median (min, max) in place of its mean (static-rates' grid of
+    medians over loads and seeds, then its lowest over the short RTTs)."""
+    from aqmlab.reproduce.reference_frames import frames, load
+
+    a = pd.DataFrame({"rate": [1, 1, 2], "rtt": [10, 500, 10], "u": [0.1, 0.2, 0.3]})
+    b = pd.DataFrame({"rate": [1, 1, 2, 1], "rtt": [10, 500, 10, 10], "u": [0.5, 0.4, 0.6, 0.9]})
+    doc = {
+        "grid": {"means": ["a", "b", "c"], "reduce": "median", "by": ["rate", "rtt"],
+                 "columns": ["u"]},
+        "short": {"means": "grid", "where": "rtt <= 300", "reduce": "min", "by": ["rate"],
+                  "columns": ["u"]},
+        "top": {"means": ["a"], "reduce": "max", "by": ["rate"], "columns": ["u"]},
+    }  # fmt: skip
+    defs = load(PATH, doc, str(tmp_path), ["a", "b", "c"])
+    got = frames(defs, [], lambda t: t, {"a": a, "b": b})
+    # (1, 10): 0.1, 0.5, 0.9; (1, 500): 0.2, 0.4; (2, 10): 0.3, 0.6; in first-seen order.
+    assert got["grid"].to_dict("records") == [
+        {"rate": 1, "rtt": 10, "u": 0.5},
+        {"rate": 1, "rtt": 500, "u": 0.30000000000000004},
+        {"rate": 2, "rtt": 10, "u": 0.44999999999999996},
+    ]
+    assert got["short"].to_dict("records") == [
+        {"rate": 1, "u": 0.5},
+        {"rate": 2, "u": 0.44999999999999996},
+    ]
+    assert got["top"].to_dict("records") == [{"rate": 1, "u": 0.2}, {"rate": 2, "u": 0.3}]
+    # Only b ran: its rows alone (top, of a alone, is left out); none ran: every one is.
+    only_b = frames(defs, [], lambda t: t, {"b": b})
+    assert only_b["grid"]["u"].tolist() == [0.7, 0.4, 0.6] and "top" not in only_b
+    assert frames(defs, [], lambda t: t, {}) == {}
+
+
 @pytest.mark.parametrize(
     "doc, expected",
     [
@@ -146,7 +180,17 @@ def test_a_bad_match_is_one_line_naming_the_file_and_key(doc, expected):
         ),
         (
             {"means": "nope", "by": ["p"], "columns": ["x"]},
-            "frames.m.means: expected a [[sweep]] or a frame declared above (sweep), got 'nope'",
+            "frames.m.means: expected a [[sweep]] or a frame declared above (sweep), or a list "
+            "of them, got 'nope'",
+        ),
+        (
+            {"means": ["sweep", 3], "by": ["p"], "columns": ["x"]},
+            "frames.m.means: expected a [[sweep]] or a frame declared above (sweep), or a list "
+            "of them, got ['sweep', 3]",
+        ),
+        (
+            {"means": "sweep", "by": ["p"], "columns": ["x"], "reduce": "sum"},
+            "frames.m.reduce: expected mean or median or min or max, got 'sum'",
         ),
         ({"means": "sweep", "columns": ["x"]}, "frames.m.by: expected a list of columns, got None"),
         (

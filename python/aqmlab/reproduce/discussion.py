@@ -5,7 +5,9 @@ with the mode's parameters, as before) or a table ``{ text, when }`` (``[[discus
 and tests, parameters: ``"tail drop delivers {100 * taildrop_extra_bytes:+.1f} % more"``),
 printed only where ``when`` (an expression of the same names, ``"`claim.x.verdict` !=
 'agrees'"``) holds: the verdict-dependent paragraphs a module's ``discussion(ctx)`` wrote;
-``none``: the text of a field with no value (default ``–``: l4s-dualq's ``"stalled"``).
+``none``: the text of a field with no value (default ``–``: l4s-dualq's ``"stalled"``);
+``lists``: fields that are lists over a table's rows (:mod:`aqmlab.reproduce.report_list`:
+static-rates' utilization per rate, red-bursty's tail-drop runs at a claim's failing points).
 ``each`` (a table of NAME = [values] moving together, as a ``[[derive]]``'s) repeats the
 paragraph once per combination, ``{NAME}`` filled in its ``text`` and ``when`` first (in a
 backticked name too: ```ns2."{case}".ratio_packmime```) and ``NAME`` a row field of its
@@ -16,13 +18,16 @@ every declared one). Every error is one line naming the file, ``discussion[i]`` 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce import report_text
+from aqmlab.reproduce import report_list, report_text
 
-KEYS = ("text", "when", "none", "each")
+#: A paragraph's keys, its texts first.
+TEXTS = ("text", "when", "none")
+KEYS = (*TEXTS, "each", "lists")
 #: ``{ module = true }``: where the module's ``discussion(ctx)`` paragraphs go (default: last).
 MODULE = {"module": True}
 
@@ -36,6 +41,8 @@ class Paragraph:
     none: str = "–"
     #: NAME -> [values] moving together: one paragraph per combination.
     each: dict[str, list[Any]] = field(default_factory=dict)
+    #: Fields that are lists over a table's rows (report_list).
+    lists: list[report_list.ListDef] = field(default_factory=list)
 
     def combinations(self) -> list[dict[str, Any]]:
         """``each``'s combinations, in order (one, empty, without ``each``)."""
@@ -49,8 +56,9 @@ class Paragraph:
 MODULE_PLACE = Paragraph("", "")
 
 
-def load(path: str, doc: Any) -> list[str | Paragraph]:
-    """``discussion``: texts (as before) and ``{ text, when }`` tables, checked."""
+def load(path: str, doc: Any, frames: Sequence[str] = ()) -> list[str | Paragraph]:
+    """``discussion``: texts (as before) and ``{ text, when }`` tables, checked (``frames``:
+    the sweeps' and frames' names a list's ``frame`` may give)."""
     if not isinstance(doc, list):
         raise AqmlabError(
             f"{path}: discussion: expected a list of texts or [[discussion]] tables, got {doc!r}"
@@ -71,7 +79,7 @@ def load(path: str, doc: Any) -> list[str | Paragraph]:
         for k in d:
             if k not in KEYS:
                 raise AqmlabError(f"{where}.{k}: unknown key (expected one of {', '.join(KEYS)})")
-        for k in ("text", "when", "none"):
+        for k in TEXTS:
             if not isinstance(d.get(k, ""), str):
                 raise AqmlabError(f"{where}.{k}: expected a text, got {d[k]!r}")
         if not d.get("text"):
@@ -85,6 +93,8 @@ def load(path: str, doc: Any) -> list[str | Paragraph]:
             report_text.check_template(_fill(p.text, fields), f"{where}.text")
             if p.when:
                 report_text.compile_text(_fill(p.when, fields), f"{where}.when")
+        if "lists" in d:
+            p.lists = report_list.load(f"{where}.lists", d["lists"], list(frames))
         out.append(p)
     return out
 
@@ -104,10 +114,12 @@ def paragraphs(
         elif isinstance(p, str):
             out.append(ctx.fill(p))
         else:
+            lists = report_list.values(p.lists, ctx)
             for f in p.combinations():
+                fields = {**lists, **f}
                 when = _fill(p.when, f)
-                if not when or report_text.condition(ctx, when, f, f"{p.where}.when"):
-                    text = report_text.fill(ctx, _fill(p.text, f), f, f"{p.where}.text", p.none)
+                if not when or report_text.condition(ctx, when, fields, f"{p.where}.when"):
+                    text = report_text.fill(ctx, _fill(p.text, f), fields, f"{p.where}.text", p.none)
                     out.append(str(text))
     return out
 

@@ -33,6 +33,8 @@ class Grammar:
     names: Container[str] | None = None
     #: Texts, lists of values (``x in [1, 2]``) and dotted names (``flow.rate``) too.
     texts: bool = False
+    #: ``x in NAME`` too, ``NAME`` a list (a report's ``point in `claim.ID.failing_points```).
+    in_names: bool = False
 
 
 def check(node: ast.AST, grammar: Grammar, bad: Callable[[str], AqmlabError]) -> None:
@@ -80,8 +82,13 @@ def check(node: ast.AST, grammar: Grammar, bad: Callable[[str], AqmlabError]) ->
         if not all(isinstance(op, g.compares) for op in node.ops):
             raise bad(g.compares_error)
         for op, right in zip(node.ops, node.comparators):
-            if isinstance(op, (ast.In, ast.NotIn)) and not isinstance(right, (ast.List, ast.Tuple)):
-                raise bad("'in' takes a list of values, [1, 2]")
+            listed = isinstance(right, (ast.List, ast.Tuple))
+            named = g.in_names and isinstance(right, (ast.Name, ast.Attribute))
+            if isinstance(op, (ast.In, ast.NotIn)) and not (listed or named):
+                raise bad(
+                    "'in' takes a list of values, [1, 2]"
+                    + (", or a name holding a list" if g.in_names else "")
+                )
         for v in (node.left, *node.comparators):
             check(v, g, bad)
     else:

@@ -15,14 +15,14 @@ import re
 import string
 from typing import Any
 
-_SPEC = re.compile(r"fmt(\d*)")
+SPEC = re.compile(r"fmt(\d*)")
 
 
 class Formatter(string.Formatter):
     def format_field(self, value: Any, format_spec: str) -> str:
         from aqmlab.reproduce.common import fmt
 
-        m = _SPEC.fullmatch(format_spec)
+        m = SPEC.fullmatch(format_spec)
         if m is None:
             return super().format_field(value, format_spec)
         digits = int(m.group(1)) if m.group(1) else 3

@@ -291,7 +291,9 @@ def load(folder: str) -> Experiment:
         sweeps=sweeps,
         table=table,
         parameters=t.table("parameters"),
-        discussion=discussion.load(path, t.doc.get("discussion", [])),
+        discussion=discussion.load(
+            path, t.doc.get("discussion", []), [*names, *(f.name for f in frames)]
+        ),
         commands=t.strs("commands"),
         claims=load_claims(os.path.join(folder, CLAIMS)),
         derives=load_derives(path, t.doc.get("derive", []), [*names, *(f.name for f in frames)]),

@@ -265,6 +265,8 @@ def _compare(op: ast.cmpop, a: Any, b: Any) -> Any:
     import pandas as pd
 
     if isinstance(op, (ast.In, ast.NotIn)):
+        if not isinstance(b, (list, tuple, pd.Series)):  # a name holding no list (report_text)
+            raise TypeError(f"'in' takes a list, got {b!r}")
         s = a if isinstance(a, pd.Series) else pd.Series([a])
         r = s.isin(b)
         return ~r if isinstance(op, ast.NotIn) else r

@@ -4,7 +4,10 @@ A ``[frames.NAME]`` of ``experiment.toml`` names a CSV file of the folder (``csv
 per run of another simulator or a published table, or the means over runs of a sweep or an
 earlier frame (``means``: its runs grouped by the columns ``by``, where ``where`` holds, each
 of ``columns`` averaged, in the order the groups first appear: a point's means over seeds as a
-module computes them), read as if it were a sweep's results:
+module computes them; ``means`` a list: those of its sweeps and frames this mode has, their
+rows one after another; ``reduce``: ``median``, ``min`` or ``max`` in place of the mean:
+static-rates' grid of medians over loads and seeds, then its lowest over the short RTTs), read
+as if it were a sweep's results:
 ``ctx.frames[NAME]`` holds it, a ``[[derive]]`` whose ``sweeps`` names it adds columns to it,
 and a ``[numbers.NAME]`` whose ``sweeps`` names it reduces it, with the same code as our runs
 (red-bursty: ns-2.35's runs of the same set-ups). A ``[[derive]]`` or a ``[numbers.NAME]``
@@ -20,7 +23,9 @@ from typing import Any
 from aqmlab.exceptions import AqmlabError
 
 #: The keys a ``[frames.NAME]`` may hold.
-KEYS = ("csv", "means", "by", "where", "columns")
+KEYS = ("csv", "means", "by", "where", "columns", "reduce")
+#: A ``means`` frame's reductions of each group (pandas' grouped ones).
+REDUCERS = ("mean", "median", "min", "max")
 
 
 @dataclass
@@ -30,12 +35,13 @@ class FrameDef:
     name: str
     csv: str  # an absolute path, or ""
     where: str  # "FILE: frames.NAME" for errors
-    #: ``means``: the sweep or earlier frame averaged, by ``by``, its rows where ``where_expr``
-    #: holds, ``columns`` averaged.
-    means: str = ""
+    #: ``means``: the sweeps or earlier frames averaged (their rows one after another), by
+    #: ``by``, their rows where ``where_expr`` holds, ``columns`` reduced by ``reduce``.
+    means: list[str] = field(default_factory=list)
     by: list[str] = field(default_factory=list)
     where_expr: str = ""
     columns: list[str] = field(default_factory=list)
+    reduce: str = "mean"
 
 
 def load(path: str, doc: Any, folder: str, sweeps: list[str]) -> list[FrameDef]:
@@ -76,11 +82,15 @@ def _means(where: str, name: str, d: dict[str, Any], known: list[str]) -> FrameD
     from aqmlab.reproduce.metrics import compile_expr
 
     of = d.get("means")
-    if of not in known:
+    names = of if isinstance(of, list) and of else [of]
+    if not all(isinstance(n, str) and n in known for n in names):
         raise AqmlabError(
             f"{where}.means: expected a [[sweep]] or a frame declared above ({', '.join(known)}), "
-            f"got {of!r}"
+            f"or a list of them, got {of!r}"
         )
+    reduce = d.get("reduce", "mean")
+    if reduce not in REDUCERS:
+        raise AqmlabError(f"{where}.reduce: expected {' or '.join(REDUCERS)}, got {reduce!r}")
     lists = {}
     for k in ("by", "columns"):
         v = d.get(k)
@@ -92,15 +102,16 @@ def _means(where: str, name: str, d: dict[str, Any], known: list[str]) -> FrameD
         raise AqmlabError(f"{where}.where: expected an expression of the columns, got {wh!r}")
     if wh and "{" not in wh:
         compile_expr(wh, f"{where}.where")
-    return FrameDef(name, "", where, of, lists["by"], wh, lists["columns"])
+    return FrameDef(name, "", where, names, lists["by"], wh, lists["columns"], reduce)
 
 
 def mean_frame(fd: FrameDef, df: Any, fill: Any) -> Any:
     """``df``'s rows (where ``fd.where_expr`` holds) grouped by ``fd.by``, each of
-    ``fd.columns`` averaged (pandas' grouped mean), in the order the groups first appear."""
+    ``fd.columns`` reduced by ``fd.reduce`` (pandas' grouped mean, median, min or max), in the
+    order the groups first appear."""
     from aqmlab.reproduce.metrics import compile_expr
 
-    what = f"{fd.means!r}"
+    what = ", ".join(repr(n) for n in fd.means)
     if fd.where_expr:
         sel = compile_expr(fill(fd.where_expr), f"{fd.where}.where").eval(df, what)
         df = df[sel.astype(bool)]
@@ -108,7 +119,7 @@ def mean_frame(fd: FrameDef, df: Any, fill: Any) -> Any:
         missing = [c for c in getattr(fd, k) if c not in df.columns]
         if missing:
             raise AqmlabError(f"{fd.where}.{k}: no column {missing[0]!r} in the results of {what}")
-    return df.groupby(fd.by, sort=False)[fd.columns].mean().reset_index()
+    return getattr(df.groupby(fd.by, sort=False)[fd.columns], fd.reduce)().reset_index()
 
 
 def read(fd: FrameDef) -> Any:
@@ -125,17 +136,21 @@ def read(fd: FrameDef) -> Any:
 def frames(
     defs: list[FrameDef], derives: list[Any], fill: Any, results: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """Each frame, in order (a ``means`` of ``results``, the sweeps' results, or of a frame
-    above it), with the ``[[derive]]`` columns whose ``sweeps`` name it. A ``means`` of a sweep
-    the mode did not run is left out, as that sweep is."""
+    """Each frame, in order (a ``means`` of ``results``, the sweeps' results, or of frames
+    above it), with the ``[[derive]]`` columns whose ``sweeps`` name it. A ``means`` of sweeps
+    the mode did not run is left out, as those sweeps are (of a list, those it ran are read)."""
+    import pandas as pd
+
     from aqmlab.reproduce import metrics
 
     out: dict[str, Any] = {}
     for fd in defs:
         if fd.means:
-            src = {**(results or {}), **out}.get(fd.means)
-            if src is None:
+            have = {**(results or {}), **out}
+            srcs = [have[n] for n in fd.means if n in have]
+            if not srcs:
                 continue
+            src = srcs[0] if len(srcs) == 1 else pd.concat(srcs, ignore_index=True)
             df = mean_frame(fd, src, fill)
         else:
             df = read(fd)

@@ -122,6 +122,32 @@ def _one(where: str, d: Any, frames: list[str]) -> ReportTableDef:
             raise _err(where, k, "a text", d[k])
     if not d.get("title"):
         raise _err(where, "title", "a text")
+    levels, names, frame = row_source(where, d, frames)
+    cols = d.get("columns")
+    if not isinstance(cols, list) or not cols:
+        raise _err(where, "columns", "a list of { header, value | number | table | expr } tables")
+    # The templates' and expressions' syntax and grammar, before anything runs.
+    for k in ("title", "note"):
+        report_text.check_template(d.get(k, ""), f"{where}.{k}")
+    if d.get("when"):
+        report_text.compile_text(d["when"], f"{where}.when")
+    return ReportTableDef(
+        where,
+        d["title"],
+        d.get("note", ""),
+        levels,
+        [_column(f"{where}.columns[{i}]", c, frame, frames) for i, c in enumerate(cols)],
+        d.get("when", ""),
+        names,
+        frame,
+    )
+
+
+def row_source(
+    where: str, d: dict[str, Any], frames: list[str]
+) -> tuple[list[dict[str, Any]], list[str], str]:
+    """A table's ``rows`` (its levels and their fields' names) or ``frame``, checked: one of
+    them (a report table's, and a discussion list's: :mod:`aqmlab.reproduce.report_list`)."""
     if ("rows" in d) == ("frame" in d):
         got = "both" if "rows" in d else "neither"
         raise AqmlabError(f"{where}: expected one of rows or frame, got {got}")
@@ -154,24 +180,7 @@ def _one(where: str, d: Any, frames: list[str]) -> ReportTableDef:
             if name in names:
                 raise _err(where, f"rows.{name}", "a field named once")
             names.append(name)
-    cols = d.get("columns")
-    if not isinstance(cols, list) or not cols:
-        raise _err(where, "columns", "a list of { header, value | number | table | expr } tables")
-    # The templates' and expressions' syntax and grammar, before anything runs.
-    for k in ("title", "note"):
-        report_text.check_template(d.get(k, ""), f"{where}.{k}")
-    if d.get("when"):
-        report_text.compile_text(d["when"], f"{where}.when")
-    return ReportTableDef(
-        where,
-        d["title"],
-        d.get("note", ""),
-        levels,
-        [_column(f"{where}.columns[{i}]", c, frame, frames) for i, c in enumerate(cols)],
-        d.get("when", ""),
-        names,
-        frame,
-    )
+    return levels, names, frame
 
 
 def _column(where: str, c: Any, frame: str, frames: list[str]) -> Column:
@@ -250,7 +259,7 @@ def build(defs: list[ReportTableDef], ctx: Any) -> list[Any]:
             continue
         if t.frame and t.frame not in ctx.frames:  # its sweep did not run in this mode
             continue
-        fields = _frame_rows(ctx, t) if t.frame else _rows(ctx, t)
+        fields = row_fields(ctx, t)
         rows = [[_cell(ctx, t, i, c, f) for i, c in enumerate(t.columns)] for f in fields]
         title = report_text.fill(ctx, t.title, {}, f"{t.where}.title")
         note = report_text.fill(ctx, t.note, {}, f"{t.where}.note") if t.note else ""
@@ -260,6 +269,14 @@ def build(defs: list[ReportTableDef], ctx: Any) -> list[Any]:
         ]
         out.append(Table(str(title), headers, rows, str(note)))
     return out
+
+
+def row_fields(ctx: Any, t: ReportTableDef) -> list[dict[str, Any]]:
+    """Each row's fields: ``t.frame``'s rows (none where this mode did not run it), or those
+    ``t``'s ``rows`` lay out."""
+    if t.frame:
+        return _frame_rows(ctx, t) if t.frame in ctx.frames else []
+    return _rows(ctx, t)
 
 
 def _need(where: str, df: Any, cols: list[str], name: str) -> None:

@@ -5,7 +5,8 @@ data".
 
 A field (``{...}`` in a text) and a condition (``when``) are expressions as
 :func:`aqmlab.reproduce.metrics.compile_expr` reads them (numbers, texts, ``+ - * /``,
-comparisons, ``in [..]``, ``and``/``or``/``not``, ``abs``/``div``/``number``/``split``) and
+comparisons, ``in [..]``, ``and``/``or``/``not``, ``abs``/``div``/``number``/``split``),
+``x in NAME`` (``NAME`` a list: red-bursty's ``point in `claim.ID.failing_points```),
 ``min``/``max`` (of numbers, or of a list: ``min(rtts_ms)``), ``choose(condition, a, b)``
 (``a`` where the condition holds, else ``b``), ``len`` (a list's items) and ``join(x, sep)`` (a
 list's items or a table's keys joined: :mod:`aqmlab.reproduce.report_join`); nothing else, so an
@@ -16,8 +17,9 @@ experiment file runs no code. Their names are, in this order:
   ``unexplained``, ...; ``test``: the outcome text of the first hypothesis test its
   explanation declares; ``test_true`` / ``test_false``: the points, by their full names, where
   that test, a ``reference`` one, found the predicate true / false: red-bursty's "true at 3
-  of 3 points"); an id holding ``-`` is written in backticks,
-  ```claim.taildrop-extra-bytes.verdict```;
+  of 3 points"; ``failing_points``: the failing points by name, what follows the first
+  `` (`` left out, as a reference test matches them); an id holding ``-`` is written in
+  backticks, ```claim.taildrop-extra-bytes.verdict```;
 * the mode's parameters, ``quick`` (true in a quick run), ``seeds`` (how many) and ``out``;
 * a number of ``ctx.numbers``, as a claim's ``metric`` spells it (``cases.CoDel.p50_ms``; in
   backticks, a key holding a dot or a space in double quotes: ```cases."tail drop".mb```), a
@@ -27,9 +29,11 @@ A row field that is a table (a ``[[window]]``'s row) is read as ``FIELD.KEY`` (`
 
 A name that is none of these is an error naming the file, the key and the name. A field is
 printed as the report prints numbers (``common.fmt``: three significant digits), or with its
-format spec (``{100 * more:+.1f}``), a list's items so, joined by ``", "`` (a claim's failing
-points, the rows a number lists); a field with no value (a missing arm, a division by 0)
-prints ``–``. ``!`` has a meaning in a field's syntax: a comparison belongs in ``when``.
+format spec (``{100 * more:+.1f}``; ``:fmt4``: as the report prints numbers, with four
+significant digits: :mod:`aqmlab.reproduce.fill_format`), a list's items so, joined by
+``", "`` (a claim's failing points, the rows a number lists); a field with no value (a
+missing arm, a division by 0) prints ``–``. ``!`` has a meaning in a field's syntax: a
+comparison belongs in ``when``.
 """
 
 from __future__ import annotations
@@ -79,6 +83,10 @@ def resolve(ctx: Any, name: str, fields: dict[str, Any], where: str) -> Any:
         claim = ctx.claims.get(cid)
         if claim is None:
             raise AqmlabError(f"{where}: {name!r}: no claim {cid!r} in claims.toml")
+        if key == "failing_points":  # the failing points by name, as a reference test reads them
+            from aqmlab.reproduce.hypotheses import base
+
+            return [base(p) for p in claim.failing]
         if key in ("test", "test_true", "test_false"):
             tests = [r for r in getattr(ctx, "tests", {}).get(cid, []) if r is not None]
             if key == "test":
@@ -122,9 +130,11 @@ def walk(numbers: dict[str, Any], keys: list[str]) -> tuple[bool, Any]:
     return True, v
 
 
-#: metrics' grammar, and ``min``/``max`` (of numbers or of a list) and ``choose``.
+#: metrics' grammar, and ``min``/``max`` (of numbers or of a list) and ``choose``, and
+#: ``x in NAME`` (``NAME`` a list).
 _GRAMMAR = replace(
     metrics._GRAMMAR,
+    in_names=True,
     calls={**metrics._GRAMMAR.calls, "min": None, "max": None, "choose": 3, "len": 1, "join": 2},
     calls_error=(
         "only abs(), div(), number(), split(), min(), max(), choose(), len() and join() may be "
@@ -287,6 +297,8 @@ def fill(ctx: Any, template: str, fields: dict[str, Any], where: str, none: str 
     that is one field and nothing else, with no format spec, is that field's value, its type
     kept (a table's cell)."""
     from aqmlab.reproduce.common import fmt
+    from aqmlab.reproduce.fill_format import FORMATTER
+    from aqmlab.reproduce.fill_format import SPEC as _FMT
 
     parts = parse(template, where)
     if len(parts) == 1 and parts[0][0] == "" and parts[0][1] is not None and not parts[0][2]:
@@ -299,6 +311,8 @@ def fill(ctx: Any, template: str, fields: dict[str, Any], where: str, none: str 
         v = evaluate(ctx, field, fields, where)
         if v is None:
             out.append(none)
+        elif spec and _FMT.fullmatch(spec):  # fmt / fmtN: as the report prints numbers
+            out.append(FORMATTER.format_field(v, spec))
         elif isinstance(v, (list, tuple)):  # its items, each as a number is, joined by ", "
             try:
                 out.append(", ".join(format(x, spec) if spec else fmt(x) for x in v))

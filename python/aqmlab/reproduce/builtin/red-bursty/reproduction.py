@@ -1,4 +1,4 @@
-"""red-bursty's own code: the figures and Figs. 12 and 14's paragraphs.
+"""red-bursty's own code: the figures.
 
 experiment.toml declares every metric (docs/reproductions.md, "Metrics as data"): the
 throughput, Little's-law average queue and node 5's share after the 1-s warm-up ([[window]],
@@ -8,15 +8,12 @@ throughput, Little's-law average queue and node 5's share after the 1-s warm-up 
 points (``match``), node 5's ratios and means ([numbers._small], [numbers._ratios], ``sort =
 false``), ours and ns-2.35's by the same declarations (``gather``: ns-2.35's under ``_ns2``,
 the shape the reference tests read), the buffer hypothesis's outcome ([numbers._buffer_test],
-``setup_change``: ours and ns-2.35 on the set-up and with a 100-packet buffer) and the report's
-tables ([[report_table]]: ours beside ns-2.35's); claims.toml the hypotheses' tests (each
-claim's predicate on ns-2.35's runs, the bootstrap over ns-2.35's seeds).
-
-What stays here and why: the figures, and the discussion's paragraphs on Figs. 12 and 14's
-claims, which name the tail-drop runs (their drops and utilization) at each point a claim
-fails: a table's rows picked by a claim's failing points, which no declared field can say
-(experiment.toml's ``discussion`` has the others, its verdict- and test-dependent ones with
-``when``).
+``setup_change``: ours and ns-2.35 on the set-up and with a 100-packet buffer), the report's
+tables ([[report_table]]: ours beside ns-2.35's) and its discussion, with ``when`` where a
+paragraph depends on the verdicts and the tests, and Figs. 12 and 14's paragraphs naming the
+tail-drop runs at each point a claim fails (a paragraph's ``lists`` over part 2's rows);
+claims.toml the hypotheses' tests (each claim's predicate on ns-2.35's runs, the bootstrap over
+ns-2.35's seeds).
 """
 
 from __future__ import annotations
@@ -24,60 +21,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from aqmlab.reproduce.common import (
-    STALLED_FRACTION,
-    fmt,
-    stalled,
-)
-from aqmlab.reproduce.hypotheses import reference_result
+from aqmlab.reproduce.common import STALLED_FRACTION, stalled
 from aqmlab.reproduce.style import colour, delay_axis, title
-
-
-def discussion(ctx: Any) -> list[str]:
-    """Figs. 12 and 14's paragraphs (experiment.toml's discussion has the others)."""
-    return _fig1214_text(ctx)
-
-
-def _fig1214_text(ctx: Any) -> list[str]:
-    """Figs. 12 and 14's utilization and queue claims: the points where they fail, what ran
-    there, and what ns-2.35 gives at the same points."""
-    g2 = ctx.frames["part2"]
-    out = []
-    for cid in ("red-higher-utilization-same-queue", "red-shorter-queue-same-utilization"):
-        c, ref = ctx.claims.get(cid), reference_result(ctx, cid)
-        if c is None or ref is None:
-            continue
-        # The claim's reference test (claims.toml): its predicate on ns-2.35's runs.
-        verdicts = ref.named
-        ns2_fail = [p for p, ok in verdicts.items() if not ok]
-        ties = [
-            r.point
-            for r in g2.itertuples()
-            if r.kind == "tail drop" and any(f.startswith(r.point + " ") for f in c.failing)
-        ]
-        drops = ", ".join(
-            f"{r.point}: {fmt(r.drops)} drops, utilization {fmt(r.utilization, 4)}"
-            for r in g2.itertuples()
-            if r.point in ties
-        )
-        text = (
-            f"{cid}: {c.verdict}"
-            + (f"; it fails at {', '.join(c.failing)}" if c.failing else "")
-            + ". "
-        )
-        if ties:
-            text += (
-                f"Hypothesis: there the tail-drop runs are no contest, not a loss ({drops}): "
-                "nodes 1-4's window of 12 and node 5's of 8 put at most 56 packets in flight, "
-                "about 34 of which the 6-ms path holds, so from about 20 packets of buffer "
-                "neither discipline drops and both are one FIFO at the link's full rate. Test: "
-                "ns-2.35 on the same set-up (tests/fidelity/ns2/run.sh --fig1214, the table "
-                "above) fails the same predicate at "
-                + (", ".join(ns2_fail) if ns2_fail else "no point")
-                + f" of {len(verdicts)}, so the set-up, not our model, fails these points."
-            )
-        out.append(text)
-    return out
 
 
 def figures(ctx: Any) -> list[str]:

@@ -1,16 +1,16 @@
-"""static-rates' own code: the tables, the verdict-free discussion of long RTTs and the
-figures.
+"""static-rates' own code: the figures (box plots of each run's median delay and utilization
+per rate, pooled over RTTs as the slides draw them, and against rate and RTT as the article's
+Figs. 5-6).
 
-experiment.toml declares the per-run columns (load, discipline, rate, RTT, median sojourn,
-utilization) and every number the claims read (the grid's medians by rate and by RTT, the
-slides' pooled boxes, the claims' {arm} paths); claims.toml declares the hypothesis tests (the
-interval sweep's, on the grid and on the pooled boxes, and the slow-buffer sweep's: test =
-"rerun", docs/reproductions.md "Hypothesis tests") and why a claim over rates a run left out
-is not graded (missing); the three scenarios hold the rest. What stays here is the report's
-layout: the figures, and the discussion's paragraph that lists the grid's utilization per rate
-and names the interval test's outcome (experiment.toml's [[report_table]]s are the three
-tables and its discussion the other paragraphs; a declared paragraph cannot list a number per
-rate).
+experiment.toml declares everything else: the per-run columns (load, discipline, rate, RTT,
+median sojourn, utilization), every number the claims read (the grid's medians by rate and by
+RTT, the slides' pooled boxes, the claims' {arm} paths), the three tables ([[report_table]])
+and the discussion, its long-RTT paragraph listing the grid's utilization per rate (a
+paragraph's ``lists`` over [frames.grid]'s medians) and the interval test's outcome;
+claims.toml declares the hypothesis tests (the interval sweep's, on the grid and on the pooled
+boxes, and the slow-buffer sweep's: test = "rerun", docs/reproductions.md "Hypothesis tests")
+and why a claim over rates a run left out is not graded (missing); the three scenarios hold
+the rest.
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from aqmlab.reproduce import rerun
-from aqmlab.reproduce.common import fmt
 from aqmlab.reproduce.style import colour, log_ticks, title
 
 #: The slides split the rates in two: "Results: Range of static link rates (high)" (the
@@ -38,51 +36,6 @@ def _all(ctx: Any) -> Any:
     import pandas as pd
 
     return pd.concat([ctx.frames[s] for s in GRID_SWEEPS if s in ctx.frames], ignore_index=True)
-
-
-def _mbps(r: float) -> str:
-    return f"{r / 1000:g} Mb/s"
-
-
-def _cell(r: float, t: float) -> str:
-    """A grid point's name in experiment.toml's _grid (its key's last template)."""
-    return f"{_mbps(r)}, RTT {t:g} ms"
-
-
-def grid_value(ctx: Any, r: float, t: float, d: str, col: str) -> float:
-    """The grid's median of ``col`` at rate ``r``, RTT ``t``, discipline ``d``."""
-    return float(ctx.numbers["_grid"][d][col][_cell(r, t)])
-
-
-def discussion(ctx: Any) -> list[str]:
-    rates = list(ctx.params["rates_kbps"])
-    rtts = list(ctx.params["rtts_ms"])
-    longest = max(rtts)
-    short = [t for t in rtts if t <= 300]
-
-    def at_longest(d: str) -> str:
-        return ", ".join(
-            f"{r / 1000:g} Mb/s: {fmt(grid_value(ctx, r, longest, d, 'util'))}" for r in rates
-        )
-
-    test = rerun.result(ctx, "codel-util-09")
-    interval = test.text if test is not None else "(its test was not run)"
-    codel_short = ", ".join(
-        f"{r / 1000:g} Mb/s: {fmt(min(grid_value(ctx, r, t, 'CoDel', 'util') for t in short))}"
-        for r in rates
-    )
-    return [
-        f"CoDel's median utilization at RTT {longest:g} ms, per rate: {at_longest('CoDel')}; "
-        f"its lowest over RTTs {min(short):g}-{max(short):g} ms: {codel_short}. Tail drop's "
-        f"at RTT {longest:g} ms: {at_longest('tail drop')} (its buffer of one BDP at 100 ms is "
-        f"a fraction of the BDP at {longest:g} ms). Our hypothesis: CoDel's 100 ms interval "
-        "is shorter than a 500 ms round trip, so it drops again before the senders' response "
-        "to its first drop reaches the queue. Tested by rerunning CoDel with a 500 ms interval "
-        f"at RTT 500 ms (sweep-interval/): {interval}. The slides "
-        "claim 'excellent performance' for RTTs 10-300 ms only, and their pooled boxes, like "
-        "ours, mix the long-RTT runs with the rest of the rate's: the pooled claims are graded "
-        "on that mix, the per-point claim at every grid point.",
-    ]
 
 
 def figures(ctx: Any) -> list[str]:
