@@ -119,7 +119,8 @@ def paragraphs(
                 fields = {**lists, **f}
                 when = _fill(p.when, f)
                 if not when or report_text.condition(ctx, when, fields, f"{p.where}.when"):
-                    text = report_text.fill(ctx, _fill(p.text, f), fields, f"{p.where}.text", p.none)
+                    filled = _fill(p.text, f)
+                    text = report_text.fill(ctx, filled, fields, f"{p.where}.text", p.none)
                     out.append(str(text))
     return out
 
