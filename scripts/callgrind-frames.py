@@ -16,6 +16,12 @@ with `addr2line -i`:
 enclosing frames of this repository shown after it ("f@file:line <- caller@file:line").
 The binary needs debug information: `--profile profiling`, or `CARGO_PROFILE_RELEASE_DEBUG=true`.
 Costs are exclusive (a call's cost stays with the callee), so the shares add up to 100 %.
+
+With a cache simulation (`--cache-sim=yes`), `--event` picks the event counted (`Ir`, the
+default, or `D1mr`, `DLmw`, ...; several joined by `+`: `DLmr+DLmw` for last-level data
+misses), and `--minus SHORT.out` subtracts a shorter run of the same binary and scenario, so
+that set-up cancels (the difference of an 8-s and a 4-s run is what the 4 s between cost);
+`--per N` divides by N (the difference of their delivered packets: a cost per packet).
 """
 
 import argparse
@@ -25,13 +31,22 @@ import subprocess
 import sys
 
 
-def instruction_costs(path):
-    """Exclusive cost per instruction address (a callgrind file written with --dump-instr=yes)."""
+def instruction_costs(path, event="Ir"):
+    """Exclusive cost per instruction address (a callgrind file written with --dump-instr=yes)
+    of `event`: one of the file's events, or several joined by `+` (their sum)."""
     costs = collections.Counter()
     addr = 0
     after_call = False
+    columns = None
     with open(path) as f:
         for line in f:
+            if line.startswith("events:"):
+                names = line.split()[1:]
+                try:
+                    columns = [names.index(e) for e in event.split("+")]
+                except ValueError:
+                    sys.exit(f"{path}: no event {event!r}; its events: {' '.join(names)}")
+                continue
             if line.startswith("calls="):
                 after_call = True  # the next cost line is the call's inclusive cost: skip it
                 continue
@@ -48,7 +63,8 @@ def instruction_costs(path):
             elif a[0] == "-":
                 addr -= int(a[1:])
             if not after_call:
-                costs[addr] += int(fields[2])
+                # Trailing zero counts are left out of a line.
+                costs[addr] += sum(int(fields[2 + c]) for c in columns if 2 + c < len(fields))
             after_call = False
     return costs
 
@@ -97,8 +113,13 @@ def main():
     ap.add_argument("--by", choices=["file", "function", "line"], default="file")
     ap.add_argument("--depth", type=int, default=0)
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--event", default="Ir", help="event to count (Ir, D1mr, DLmr+DLmw, ...)")
+    ap.add_argument("--minus", help="a shorter run's callgrind file, subtracted")
+    ap.add_argument("--per", type=float, default=1e6, help="divide the costs by this")
     args = ap.parse_args()
-    costs = instruction_costs(args.callgrind_out)
+    costs = instruction_costs(args.callgrind_out, args.event)
+    if args.minus:
+        costs.subtract(instruction_costs(args.minus, args.event))
     frames = inline_frames(args.binary, sorted(costs))
     totals = collections.Counter()
     for addr, cost in costs.items():
@@ -109,9 +130,10 @@ def main():
         depth = args.depth if args.by == "line" else 0
         totals[" <- ".join(label(f, args.by) for f in stack[: depth + 1])] += cost
     grand = sum(totals.values())
-    print(f"{grand / 1e6:10.1f} M instructions in all")
+    unit = " M" if args.per == 1e6 else ""
+    print(f"{grand / args.per:10.2f}{unit} {args.event} in all")
     for key, cost in totals.most_common(args.top):
-        print(f"{cost / 1e6:10.1f} M {100 * cost / grand:5.1f} %  {key}")
+        print(f"{cost / args.per:10.2f}{unit} {100 * cost / grand:5.1f} %  {key}")
 
 
 if __name__ == "__main__":

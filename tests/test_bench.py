@@ -46,3 +46,30 @@ def test_bench_rejects_a_bad_repeat_and_a_missing_root(tmp_path):
     assert p.returncode == 2
     assert "benchmark scenario not found" in p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_disjoint_dumbbells_each_carry_the_one_flow_benchmark(tmp_path):
+    # `bench/scale_dumbbell.py --disjoint K`: K copies of the bulk benchmark's dumbbell that
+    # share no link, so each delivers exactly what the 1-flow scale scenario delivers (NewReno
+    # over tail drop draws no random number): the network grows, the traffic per dumbbell not.
+    from aqmlab import _core
+    from aqmlab.bench import disjoint_scenario, scale_scenario
+
+    base = (ROOT / "scenarios" / "bulk-dumbbell.toml").read_text()
+    runs = {}
+    for name, text in [
+        ("scale-1", scale_scenario(base, 1, 2)),
+        ("disjoint-1", disjoint_scenario(base, 1, 2)),
+        ("disjoint-3", disjoint_scenario(base, 3, 2)),
+    ]:
+        path = tmp_path / f"{name}.toml"
+        path.write_text(text)
+        r = _core.load_scenario(str(path), None, [])
+        r.advance(r.duration_s)
+        s = json.loads(r.summary_json())
+        assert s["scenario"] == name
+        runs[name] = (s["events"], [f["delivered_pkts"] for f in s["flows"]], len(s["links"]))
+    events, delivered, n_links = runs["scale-1"]
+    assert delivered[0] > 10_000
+    assert runs["disjoint-1"] == (events, delivered, n_links)
+    assert runs["disjoint-3"] == (3 * events, delivered * 3, 3 * n_links)

@@ -61,6 +61,45 @@ def scale_scenario(base: str, n: int, duration_s: int) -> str:
     return head + flows
 
 
+def disjoint_scenario(base: str, k: int, duration_s: int) -> str:
+    """``k`` disjoint copies of the bulk benchmark's dumbbell (text ``base``: its access rate,
+    buffer and delays and its bottleneck), each with one sender, one receiver and one NewReno
+    flow, for ``duration_s`` seconds (``bench/scale_dumbbell.py --disjoint`` prints it): the
+    network grows with ``k`` (4 nodes, 6 link directions and one flow each) while each
+    dumbbell's traffic stays that of ``scale_scenario(base, 1, ...)``. At ``k = 1`` it is that
+    scenario with other node and link names."""
+    import tomllib
+
+    top = tomllib.loads(base)
+    d = top["dumbbell"]
+    b = d["bottleneck"]
+    if not 1 <= k <= 1000:
+        # 4 nodes a dumbbell, and a scenario holds at most 4000.
+        raise ValueError(f"expected 1 to 1000 dumbbells, got {k}")
+    access = f'rate = "{d["access_rate"]}"\nbuffer = "{d["access_buffer"]}"\n'
+    lines = [
+        f'name = "disjoint-{k}"\nduration = "{duration_s}s"\nseed = {top["seed"]}\n',
+        "nodes = ["
+        + ", ".join(f'"s{i}", "a{i}", "b{i}", "r{i}"' for i in range(1, k + 1))
+        + "]\n\n",
+    ]
+    for i in range(1, k + 1):
+        lines.append(
+            f'[[links]]\nname = "s{i}"\nfrom = "s{i}"\nto = "a{i}"\n'
+            f'delay = "{d["sender_delay"]}"\n{access}\n'
+            f'[[links]]\nname = "bottleneck{i}"\nfrom = "a{i}"\nto = "b{i}"\n'
+            f'rate = "{b["rate"]}"\ndelay = "{b["delay"]}"\nqdisc = "{b["qdisc"]}"\n'
+            f'buffer = "{b["buffer"]}"\n\n'
+            f'[[links]]\nname = "r{i}"\nfrom = "b{i}"\nto = "r{i}"\n'
+            f'delay = "{d["receiver_delay"]}"\n{access}\n'
+        )
+    lines += [
+        f'[[flows]]\nkind = "tcp"\nfrom = "s{i}"\nto = "r{i}"\ncc = "newreno"\n\n'
+        for i in range(1, k + 1)
+    ]
+    return "".join(lines)
+
+
 def _one(path: str, qdisc: list | None = None) -> dict:
     """Run one scenario in this process (called in the subprocess)."""
     from aqmlab import _core

@@ -2,6 +2,9 @@
 //! (`scripts/pgo-install.sh`):
 //! `cargo run --release -p aqmlab-sim --example run_scenario -- scenarios/bulk-dumbbell.toml`.
 //! Arguments after the file swap disciplines as `aqmlab run --qdisc` does: `bottleneck=pie`.
+//! `--steps=N` runs in N equal steps, taking (and dropping) the time series after each, as
+//! `aqmlab run` and `aqmlab bench` do; without it the series stay in the simulation to the
+//! end, so that a run of many flows also measures their growth (issue 24 item 3).
 
 use aqmlab_core::SimTime;
 use aqmlab_sim::scenario::{load, Overrides};
@@ -13,7 +16,18 @@ fn main() {
         .next()
         .unwrap_or_else(|| "scenarios/bulk-dumbbell.toml".into());
     let mut overrides = Overrides::default();
+    let mut steps = None;
     for swap in args {
+        if let Some(n) = swap.strip_prefix("--steps=") {
+            match n.parse::<u32>() {
+                Ok(n) if n > 0 => steps = Some(n),
+                _ => {
+                    eprintln!("aqmlab: error: `{swap}`: expected --steps=N, N a whole number > 0");
+                    std::process::exit(2);
+                }
+            }
+            continue;
+        }
         let Some((link, kind)) = swap.split_once('=') else {
             eprintln!("aqmlab: error: `{swap}`: expected LINK=KIND, e.g. bottleneck=pie");
             std::process::exit(2);
@@ -27,7 +41,16 @@ fn main() {
             std::process::exit(2);
         }
     };
-    s.sim.run_until(SimTime::ZERO + s.duration);
+    match steps {
+        None => s.sim.run_until(SimTime::ZERO + s.duration),
+        Some(n) => {
+            for k in 1..=n {
+                let ns = s.duration.as_nanos() as u128 * k as u128 / n as u128;
+                s.sim.run_until(SimTime::from_nanos(ns as u64));
+                drop(s.sim.take_series(false));
+            }
+        }
+    }
     let r = s.sim.report();
     let delivered: u64 = r.flows.iter().map(|f| f.delivered_pkts).sum();
     println!(

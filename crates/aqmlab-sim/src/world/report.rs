@@ -302,10 +302,17 @@ impl Sim {
         // Rows that get the carried level: the bins handed out and, if the run goes on, the
         // current one (it held that level when it began).
         let fill_to = if to_end { k } else { k + 1 };
+        // Each list made at its size: one allocation each, not one per doubling.
+        let (n_links, n_flows) = (self.links.len(), self.flows.len());
         let mut chunk = SeriesChunk {
             first_bin: bins.base,
             bins: k,
-            ..SeriesChunk::default()
+            links: Vec::with_capacity(n_links),
+            flows: Vec::with_capacity(n_flows),
+            packets: Vec::with_capacity(n_links),
+            drops: Vec::with_capacity(n_links),
+            states: Vec::with_capacity(n_links),
+            flow_states: Vec::with_capacity(n_flows),
         };
         for l in &mut self.links {
             chunk.links.push(l.dir.take_rows(now, &bins, k, fill_to));
@@ -317,7 +324,7 @@ impl Sim {
         for f in &mut self.flows {
             // The rows handed out leave with their allocation: a flow idle since (most, in a run
             // of many flows) keeps none, where draining would keep room for `k` rows each.
-            let rows = if f.series.len() <= k {
+            let rows = if f.series.len() < k {
                 let mut rows = std::mem::take(&mut f.series);
                 // Room for the `k` rows only (a `resize` from none made room for four: a bin
                 // of many idle flows held 224 bytes a flow where it needs 56; issue 24).
@@ -325,8 +332,12 @@ impl Sim {
                 rows.resize(k, FlowBin::default());
                 rows
             } else {
-                let rest = f.series.split_off(k);
-                std::mem::replace(&mut f.series, rest)
+                // A flow that had a row in the step's last bin (or after) is likely to send on:
+                // it keeps its allocation for the next step's rows, and its rows go out in one
+                // of their exact size. Handing out its allocation (or splitting the rows off,
+                // which left it the rest's exact room) made it grow again by doubling, an
+                // allocation and a copy at each size, every step (issue 24 item 3).
+                f.series.drain(..k).collect()
             };
             chunk.flows.push(rows);
             chunk.flow_states.push(
