@@ -271,10 +271,8 @@ def test_cellular_report_and_findings(cellular):
 
 
 def test_cellular_takes_any_mahimahi_trace(tmp_path):
-    from aqmlab.reproduce import builtin_module
-
-    cellular = builtin_module("cellular")
-    capacity_bytes, read_trace_ms = cellular.capacity_bytes, cellular.read_trace_ms
+    from aqmlab.reproduce.mahimahi import capacity_bytes
+    from aqmlab.reproduce.mahimahi import read_ms as read_trace_ms
 
     trace = tmp_path / "flat.down"
     trace.write_text("".join(f"{t}\n" for t in range(1, 1001)))  # 1504 B/ms = 12.032 Mb/s
@@ -286,6 +284,9 @@ def test_cellular_takes_any_mahimahi_trace(tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads((out / "results.json").read_text())
     assert doc["parameters"]["trace_label"] == "flat.down"
+    # What the trace can carry is the simulator's: a run of 30 s covers [0, 30 s), so of the
+    # 30 periods' opportunities the one at exactly 30 s is not the run's.
+    assert doc["numbers"]["trace_capacity_mb"] == 29_999 * 1504 / 1e6
     assert "not the Verizon trace" in doc["claims"][0]["note"]
 
 

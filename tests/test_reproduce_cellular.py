@@ -39,6 +39,7 @@ def runs(load: str, p50: dict[str, float], mb: dict[str, float]) -> object:
                 "bottleneck.dropped_pkts": 100,
                 "bottleneck.delivered_bytes": mb.get(c, 15.0) * 1e6,
                 "total.goodput_bps": 4e6,
+                "cap_bytes": CAP,  # experiment.toml's [[derive]]: delivered ÷ utilization
             }
             for c in CASES
         ]
@@ -50,9 +51,7 @@ def graded(loads: dict[str, tuple[dict, dict]], verizon: bool = True) -> dict:
     its hypothesis tests run and settled."""
     params = {
         "duration_s": 30.0,
-        "cap_bytes": CAP,
         "trace_label": "Verizon-LTE-short.down (mahimahi)" if verizon else "flat.down",
-        "verizon_trace": verizon,
     }
     ctx = Context(EXP, "/nonexistent", True, [1], None, False, {}, params)
     ctx.frames = {s: runs(SWEEPS[s], *v) for s, v in loads.items()}

@@ -277,7 +277,10 @@ def _build_parser() -> argparse.ArgumentParser:
         "--jobs", "-j", type=int, metavar="N", help="parallel runs (default: every core)"
     )
     rep.add_argument("--out", "-o", metavar="DIR", help="output folder (default out/NAME)")
-    rep.add_argument("--trace", metavar="FILE", help="cellular: a mahimahi trace for the downlink")
+    from aqmlab.reproduce.options import builtin as builtin_options
+
+    for opt, (text, metavar, owners) in builtin_options().items():  # [options.NAME]
+        rep.add_argument(f"--{opt}", metavar=metavar, help=f"{', '.join(owners)}: {text}")
     rep.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no table")
 
     ch = sub.add_parser(
@@ -765,6 +768,13 @@ def _cmd_sweep(a: argparse.Namespace, argv: Sequence[str]) -> int:
     return 0
 
 
+def _folder_options(name: str) -> list[str]:
+    """The options the reproduction in folder ``name`` declares (none: ``name`` is no folder)."""
+    from aqmlab.reproduce.folder import is_folder, load
+
+    return [o.name for o in load(name).options] if is_folder(name) else []
+
+
 def _cmd_reproduce(a: argparse.Namespace) -> int:
     from aqmlab.reproduce import listing, reproduce
 
@@ -780,9 +790,17 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
     out = a.out or os.path.join("out", os.path.basename(os.path.normpath(a.name)))
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupt)
-    options = {"trace": a.trace} if a.trace else {}
-    if a.trace and a.name not in ("cellular", "all"):
-        raise _UsageError(f"--trace is an option of the cellular reproduction, not of {a.name}")
+    from aqmlab.reproduce.options import builtin as builtin_options
+
+    options = {}
+    for opt, (_, _, owners) in builtin_options().items():
+        value = getattr(a, opt.replace("-", "_"))
+        if value and a.name not in (*owners, "all") and opt not in _folder_options(a.name):
+            raise _UsageError(
+                f"--{opt} is an option of the {', '.join(owners)} reproduction, not of {a.name}"
+            )
+        if value:
+            options[opt] = value
     done = reproduce(
         a.name,
         out,

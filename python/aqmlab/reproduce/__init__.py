@@ -89,7 +89,7 @@ def reproduce(
 ) -> dict[str, Any]:
     """Run reproduction ``name`` (or ``all``) into ``out``; return what it wrote (for ``all``,
     one entry per reproduction and the index page). ``options`` are a reproduction's own
-    (``cellular``: ``trace``)."""
+    (its ``[options.NAME]``: cellular's ``trace``; ``all`` gives each those it declares)."""
     from aqmlab.reproduce.common import identical_seed_points, write
 
     if seeds is not None and seeds < 1:
@@ -99,7 +99,7 @@ def reproduce(
 
         lock = claim(out, (*REPRODUCTIONS, "index.html"))
         try:
-            return _all(out, quick, seeds, jobs, progress)
+            return _all(out, quick, seeds, jobs, progress, dict(options or {}))
         finally:
             lock.release()
     t0 = time.monotonic()
@@ -129,10 +129,19 @@ def reproduce(
 
 
 def _all(
-    out: str, quick: bool, seeds: int | None, jobs: int | None, progress: bool
+    out: str,
+    quick: bool,
+    seeds: int | None,
+    jobs: int | None,
+    progress: bool,
+    options: dict[str, Any],
 ) -> dict[str, Any]:
-    """Every built-in reproduction into ``out/NAME``, and the index page."""
+    """Every built-in reproduction into ``out/NAME``, and the index page; each takes the
+    ``options`` it declares."""
     from aqmlab.reproduce.common import RunsFailed
+    from aqmlab.reproduce.options import builtin as builtin_options
+
+    owners = {name: o for name, (_, _, o) in builtin_options().items()} if options else {}
 
     done: dict[str, Any] = {}
     failed: dict[str, str] = {}
@@ -148,6 +157,7 @@ def _all(
                 seeds=seeds,
                 jobs=jobs,
                 progress=progress,
+                options={k: v for k, v in options.items() if each in owners.get(k, ())},
             )
         except RunsFailed as e:
             failed[each] = str(e)

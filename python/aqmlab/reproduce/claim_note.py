@@ -2,7 +2,8 @@
 "claims.toml"): ``note = { text, when }``, ``when`` an expression of the report's fields
 (:mod:`aqmlab.reproduce.report_text`: the mode's parameters, numbers, claims), as a
 ``[[discussion]]`` paragraph's: cellular's ``{ text = "run on {trace_label}, not the Verizon
-trace", when = "not verizon_trace" }`` notes a run on another trace. A plain text is always
+trace", when = "split(trace_label, 'Verizon', 0) == trace_label" }`` notes a run on a trace
+whose name does not hold 'Verizon'. A plain text is always
 added. Every error is one line naming the file, the claim and the key.
 """
 

@@ -152,6 +152,8 @@ class Experiment:
     report_tables: list[Any] = field(default_factory=list)
     #: Nothing in the scenarios draws at random: every run uses seed 1, whatever --seeds says.
     deterministic: bool = False
+    #: ``[options.NAME]``: the command line's options it takes (options.py).
+    options: list[Any] = field(default_factory=list)
 
 
 def is_folder(path: str) -> bool:
@@ -221,7 +223,7 @@ class _Table:
 
 def load(folder: str) -> Experiment:
     """Read and check the reproduction in ``folder``."""
-    from aqmlab.reproduce import discussion, report_table, windows
+    from aqmlab.reproduce import discussion, options, param_expr, report_table, windows
 
     folder = os.path.abspath(folder)
     path = os.path.join(folder, EXPERIMENT)
@@ -234,7 +236,7 @@ def load(folder: str) -> Experiment:
         (
             "name", "title", "sources", "module", "seeds", "quick", "full", "sweep", "table",
             "parameters", "discussion", "commands", "derive", "numbers", "frames", "window",
-            "report_table", "deterministic",
+            "report_table", "deterministic", "options",
         ),
     )  # fmt: skip
     module = t.doc.get("module")
@@ -251,6 +253,7 @@ def load(folder: str) -> Experiment:
     for m in MODES:
         mt = _Table(path, m, t.table(m), (*_MODE_KEYS, *_params(t.table(m))))
         params = {k: v for k, v in mt.doc.items() if k not in _MODE_KEYS}
+        param_expr.check(path, m, params)
         keep = mt.table("keep")
         if not all(isinstance(v, list) for v in keep.values()):
             raise mt.error("keep", "a table of COLUMN = [the axis values to run]")
@@ -304,6 +307,7 @@ def load(folder: str) -> Experiment:
             path, t.doc.get("report_table", []), [*names, *(f.name for f in frames)]
         ),
         deterministic=t.doc.get("deterministic", False),
+        options=options.load(path, t.doc.get("options", {})),
     )
     if not isinstance(exp.deterministic, bool):
         raise t.error("deterministic", "true or false (true: every run uses seed 1)")

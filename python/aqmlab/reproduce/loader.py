@@ -3,8 +3,10 @@
 
 The steps, each one a hook the folder's module may define (all optional):
 
-1. the mode's parameters (``[quick]`` or ``[full]``) are read; ``prepare(ctx)`` may change
-   them or the sweeps from the command line's options (``--trace``);
+1. the mode's parameters (``[quick]`` or ``[full]``) are read, the command line's options
+   (``[options.NAME]``: cellular's ``--trace``) set theirs, those given as ``{ expr }`` are
+   computed (:mod:`aqmlab.reproduce.param_expr`); ``prepare(ctx)`` may change them or the
+   sweeps;
 2. every ``[[sweep]]`` runs into ``OUT/<name>`` (its scenario copied beside it as
    ``OUT/<scenario file>``); the ``[[derive]]`` columns (:mod:`aqmlab.reproduce.metrics`), then
    ``derive(df, ctx)``'s, are added to a sweep's results;
@@ -41,6 +43,7 @@ from aqmlab.reproduce import (
     hypotheses,
     metrics,
     number_text,
+    param_expr,
     published,
     reduced_columns,
     reference_frames,
@@ -48,6 +51,7 @@ from aqmlab.reproduce import (
     sample_claims,
 )
 from aqmlab.reproduce import common as cm
+from aqmlab.reproduce import options as option_defs
 from aqmlab.reproduce.discussion import paragraphs
 from aqmlab.reproduce.fill_format import FORMATTER
 from aqmlab.reproduce.folder import ClaimDef, Experiment
@@ -141,6 +145,9 @@ def run(
     mode = exp.modes["quick" if quick else "full"]
     ctx = Context(exp, out, quick, seeds, jobs, progress, options, dict(mode["params"]))
     ctx.command = command
+    # The command line's options ([options.NAME]), then the parameters computed from the others.
+    option_defs.apply(exp.options, options, ctx.params)
+    param_expr.compute(ctx.params, f"{exp.folder}/experiment.toml: {'quick' if quick else 'full'}")
     _hook(mod, "prepare", ctx)
     os.makedirs(out, exist_ok=True)
     for s in exp.sweeps:

@@ -193,6 +193,10 @@ def _eval(node: ast.AST, df: Any, names: dict[str, str]) -> Any:
             return a / b if b else float("nan")
         if fn == "mean":  # paired.py's: an arm's runs
             return args[0].mean()
+        if fn == "trace_period_s":  # param_expr.py's: a mahimahi trace's period
+            from aqmlab.reproduce import mahimahi
+
+            return mahimahi.period_s(str(args[0]))
         if fn in ("min", "max"):  # of two: no value where either has none
             if not any(isinstance(a, pd.Series) for a in args):
                 if any(isinstance(a, float) and math.isnan(a) for a in args):

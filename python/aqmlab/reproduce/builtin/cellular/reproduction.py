@@ -1,90 +1,27 @@
-"""cellular's own code: the trace (``--trace``) and what it can carry, and the figures.
+"""cellular's figures: the per-packet delay, the cumulative bytes and each discipline's rate
+beside the trace's capacity.
 
 experiment.toml and claims.toml hold the rest (docs/reproductions.md, "A reproduction's
-folder"): the per-load metrics (``[[derive]]`` ``load``, ``[numbers]``), the report's table and
-discussion, the note of a run on another trace (a claim's ``note = { text, when }``) and the
-web-load hypotheses (``test = "rerun"``: the other loads' runs in place of CS244's pages').
-
-``prepare`` stays: it reads the trace file, whose period sets a full run's length (60-300 s)
-and whose delivery opportunities give ``cap_bytes``, what the trace can carry in the run (the
-claims' delivered share and the table's % of capacity divide by it). Declared keys could map
-``--trace`` to a parameter, but no expression reads a file, so that mapping alone would leave
-this function; the figures read the same trace for its capacity curve.
+folder"): the ``--trace`` option and a full run's length, the trace's period (``[options.trace]``,
+``[full]``'s ``trace_period_s``: "Options"), what the trace can carry in the run (``cap_bytes``,
+from each run's utilization), the per-load metrics (``[[derive]]`` ``load``, ``[numbers]``), the
+report's table and discussion, the note of a run on another trace (a claim's ``note = { text,
+when }``) and the web-load hypotheses (``test = "rerun"``: the other loads' runs in place of
+CS244's pages'). The figures read the trace again for its capacity curve.
 """
 
 from __future__ import annotations
 
-import bisect
 import os
 from typing import Any
 
-from aqmlab.exceptions import AqmlabError
 from aqmlab.reproduce.common import link_series, packet_sojourns_ms
+from aqmlab.reproduce.mahimahi import capacity_bytes, read_ms
 from aqmlab.reproduce.style import colour, delay_axis, title
 
 LINK = "bottleneck"
-OPPORTUNITY_BYTES = 1504
 #: The load whose numbers are compared with CS244's, and its sweep (experiment.toml).
 MAIN_LOAD, MAIN_SWEEP = "CS244 pages", "sweep-cs244-pages"
-
-
-def default_trace() -> tuple[str, str]:
-    """The Verizon LTE downlink mahimahi ships (package data, GPL-3.0-or-later data: see
-    ``aqmlab/data/traces/LICENSE-NOTE.md``): ``(path, label)``."""
-    import aqmlab
-
-    pkg = os.path.dirname(os.path.abspath(aqmlab.__file__))
-    return (
-        os.path.join(pkg, "data", "traces", "Verizon-LTE-short.down"),
-        "Verizon-LTE-short.down (mahimahi)",
-    )
-
-
-def read_trace_ms(path: str) -> list[int]:
-    """A mahimahi trace's delivery times (ms, one a line); a line that is not one, or a trace
-    with no time after 0, is one error naming the file and the line."""
-    out: list[int] = []
-    with open(path, encoding="ascii", errors="replace") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                out.append(int(line))
-            except ValueError:
-                raise AqmlabError(
-                    f"--trace {path}: line {n}: expected a delivery time in whole ms, "
-                    f"got {line.strip()!r}"
-                ) from None
-    if not out or out[-1] <= 0:
-        raise AqmlabError(f"--trace {path}: expected delivery times in ms ending after 0")
-    return out
-
-
-def capacity_bytes(trace_ms: list[int], t_s: float) -> float:
-    """Bytes the trace can deliver in (0, t_s]: 1504 per opportunity at or before ``t_s``, the
-    trace repeating with its last timestamp as its period."""
-    period = trace_ms[-1]
-    t = t_s * 1000.0
-    whole, rest = divmod(t, period)
-    return OPPORTUNITY_BYTES * (whole * len(trace_ms) + bisect.bisect_right(trace_ms, rest))
-
-
-def prepare(ctx: Any) -> None:
-    """The trace (``--trace FILE`` or the default), a full run's length (the trace's period,
-    60-300 s) and what the trace can carry in the run."""
-    opt = ctx.options.get("trace")
-    trace, label = (opt, os.path.basename(opt)) if opt else default_trace()
-    trace = os.path.abspath(trace)
-    if not os.path.isfile(trace):
-        raise FileNotFoundError(f"--trace {trace}: no such file")
-    trace_ms = read_trace_ms(trace)
-    if not ctx.quick:
-        ctx.params["duration_s"] = min(300.0, max(60.0, trace_ms[-1] / 1000.0))
-    # verizon_trace: experiment.toml's discussion and claims.toml's note say when the published
-    # number is not for this trace.
-    ctx.params.update(trace=trace, trace_label=label, trace_ms=trace_ms)
-    ctx.params["verizon_trace"] = "Verizon" in label
-    ctx.params["cap_bytes"] = capacity_bytes(trace_ms, ctx.params["duration_s"])
 
 
 def figures(ctx: Any) -> list[str]:
@@ -94,7 +31,7 @@ def figures(ctx: Any) -> list[str]:
     runs_dir = os.path.join(ctx.out, MAIN_SWEEP, "runs")
     df = ctx.frames[MAIN_SWEEP]
     per_case = ctx.numbers["cases"]
-    trace_ms, duration = ctx.params["trace_ms"], ctx.params["duration_s"]
+    trace_ms, duration = read_ms(ctx.params["trace"]), ctx.params["duration_s"]
     plt = _plt()
     figdir = os.path.join(ctx.out, "figures")
     first = {case: df[df["case"] == case]["run"].iloc[0] for case in per_case}
