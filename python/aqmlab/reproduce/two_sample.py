@@ -56,6 +56,7 @@ def p_text(p: float) -> str:
 
     return f"< {fmt(math.ulp(0.0))}" if p == 0 else fmt(p)
 
+
 _FIELD = re.compile(r"\{(\w+)\}")
 
 

@@ -93,6 +93,10 @@ def _figures(out, stats, alphas, pub) -> list[str]:
     axes[1].set_ylim(bottom=0)
     axes[2].set_ylim(bottom=0)
     axes[2].legend(fontsize=7, loc="lower right")
-    title(fig, "LSTF-CoDel vs CoDel across α (CoDel: dashed, author units; dash-dot, intended)", "Ford 2020 Tables II, V")
+    title(
+        fig,
+        "LSTF-CoDel vs CoDel across α (CoDel: dashed, author units; dash-dot, intended)",
+        "Ford 2020 Tables II, V",
+    )
     files = _save(fig, os.path.join(out, "figures"), "alpha_sweep")
     return [f for f in files if f.endswith(".png")]
