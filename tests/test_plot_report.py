@@ -134,6 +134,27 @@ def test_report_is_self_contained(run_dir, sweep_dir, which):
         assert "bottleneck=droptail" in page and "Jain" in page
 
 
+def test_a_sweep_report_shows_each_runs_manifest_as_written(sweep_dir, tmp_path, monkeypatch):
+    """Each run's run.json, as the sweep wrote it, read through the one reader of run folders
+    (aqmlab.results.Run.manifest: a manifest it gives is the one printed)."""
+    import html
+
+    from aqmlab import report, results
+
+    page = tmp_path / "a.html"
+    report.write_report(str(sweep_dir), out=str(page))
+    text = page.read_text(encoding="utf-8")
+    runs = sorted((sweep_dir / "runs").iterdir())
+    assert len(runs) == 8
+    for run in runs:
+        written = (run / "run.json").read_text(encoding="utf-8")
+        assert f"<pre>{html.escape(written)}</pre>" in text, run.name
+    monkeypatch.setattr(results.Run, "manifest", property(lambda self: {"read by": "results"}))
+    report.write_report(str(sweep_dir), out=str(page))
+    text = page.read_text(encoding="utf-8")
+    assert text.count(html.escape('{\n  "read by": "results"\n}\n')) == 8
+
+
 def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 

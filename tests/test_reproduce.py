@@ -129,9 +129,30 @@ def _inspect(fig) -> dict:
                 "ylabel": ax.get_ylabel(),
                 "ylim": ax.get_ylim(),
                 "series": _series(ax, renderer),
+                "log_labels": _log_labels(ax),
             }
         )
     return {"suptitle": sup, "axes": axes, "text_overlaps": _overlaps(_texts(fig, renderer))}
+
+
+#: A tick label that is a plain number ("30", "0.5", "1e-05"): not matplotlib's default
+#: log labels ("$\\mathdefault{3\\times10^{1}}$", drawn "3×10¹").
+PLAIN_NUMBER = re.compile(r"[-−]?\d+(\.\d+)?(e[-+]?\d+)?")
+
+
+def _log_labels(ax) -> list[tuple[str, str]]:
+    """The drawn tick labels (major and minor, within the view) of each log-scaled axis of
+    ``ax``, as (x or y, text)."""
+    out = []
+    for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+        if axis.get_scale() != "log":
+            continue
+        lo, hi = sorted(axis.get_view_interval())
+        for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+            text = tick.label1.get_text()
+            if text and tick.label1.get_visible() and lo <= tick.get_loc() <= hi:
+                out.append((name, text))
+    return out
 
 
 def _figure_faults(name: str, f: dict) -> list:
@@ -152,6 +173,9 @@ def _figure_faults(name: str, f: dict) -> list:
             d = style.discipline(series.removeprefix("unlabelled "))
             if d and seen != style.COLOURS[d].lower():
                 faults.append((name, "series not in its discipline's colour", series, seen))
+        for axis, text in ax["log_labels"]:
+            if not PLAIN_NUMBER.fullmatch(text):
+                faults.append((name, f"log {axis} axis not labelled in plain numbers", text))
     for a, b in f["text_overlaps"]:
         faults.append((name, "text overlaps", a, b))
     return faults

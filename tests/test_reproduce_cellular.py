@@ -86,6 +86,20 @@ def test_numbers_per_load_and_the_extra_bytes():
     )
 
 
+@pytest.mark.parametrize(("taildrop_mb", "verdict"), [(11.34, "agrees"), (11.36, "differs")])
+def test_around_12_percent_is_read_as_cellular_uplink_reads_it(taildrop_mb, verdict):
+    """CS244's 'around 12% more': ±1 point read off on top of the printed digits, as
+    cellular-uplink's claims on the same sentence read it (±1.5 points in all: 13.4 % agrees,
+    13.6 % does not)."""
+    uplink = load(builtin_folder("cellular-uplink")).claims[0]
+    pages = (PAGES[0], {"tail drop": taildrop_mb, "CoDel": 10.0})
+    loads = {"sweep-stand-in-web": HOLDS, "sweep-packmime-web": FAILS, "sweep-cs244-pages": pages}
+    c = graded(loads)["taildrop-extra-bytes"]
+    assert c.verdict == verdict, c.tolerance
+    assert c.why.split("; ")[0] == uplink.why == "'around 12%': read as ±1 point"
+    assert "read-off ±0.01" in c.tolerance and uplink.read_off == 1.0
+
+
 def test_a_qualitative_claim_is_explained_by_a_load_that_makes_it_true():
     claims = graded(
         {"sweep-stand-in-web": HOLDS, "sweep-packmime-web": FAILS, "sweep-cs244-pages": PAGES}

@@ -69,3 +69,28 @@ def test_the_loader_uses_it_for_a_claims_describe():
     assert loader_describe(c, None, WHERE)((3.0, 4.0)) == "0.750"
     c.describe = "{a} vs {b}"
     assert loader_describe(c, None, WHERE)((3.0, 4.0)) == "3.00 vs 4.00"
+
+
+@pytest.mark.parametrize(
+    ("template", "values", "expected"),
+    [
+        # red-bursty's red-shorter-queue-same-utilization at "tail drop 20p": a fails a < b
+        # by 0.001 packet, which three digits would print as a tie.
+        ("{a} vs {b} packets", (13.553, 13.552), "13.553 vs 13.552 packets"),
+        ("{a} vs {b} packets", (13.6, 13.6), "13.6 vs 13.6 packets"),
+        ("{a} vs {b} packets", (13.6, 12.0), "13.6 vs 12.0 packets"),
+        ("{a} vs {b} ({c})", (0.1, 0.10004, 5.0), "0.10000 vs 0.10004 (5.0000)"),
+        ("{a:.1f} vs {b}", (13.553, 13.552), "13.6 vs 13.552"),  # a format is kept as it says
+        ("{a / 2} vs {b / 2}", (13.554, 13.552), "6.777 vs 6.776"),
+        ("{a - b} apart: {a} vs {b}", (13.553, 13.552), "0.0010000 apart: 13.553 vs 13.552"),
+    ],
+)
+def test_unequal_values_never_print_equal(template, values, expected):
+    """Issue 19's D5: a claim's numbers print with the significant digits their comparison
+    needs (common.telling_digits), on both of the loader's paths (plain fields, arithmetic)."""
+    from aqmlab.reproduce.folder import ClaimDef
+    from aqmlab.reproduce.loader import _describe as loader_describe
+
+    c = ClaimDef.__new__(ClaimDef)
+    c.describe, c.arms, c.sample_test = template, ["x", "y", "z"][: len(values)], ""
+    assert loader_describe(c, None, WHERE)(values) == expected

@@ -14,6 +14,7 @@ tested_by = "a rerun with the other load"
 test = "toward"
 reference = "_rerun"
 label = "with ours"
+leaves = "what the load leaves"
 
 [[claim]]
 id = "x"
@@ -43,7 +44,22 @@ def _outcome(tmp_path, ours, rerun):
     ctx.tests = hypotheses.run(ctx, None)
     c = grade(exp.claims[0], ctx, None)
     (r,) = ctx.tests["x"]
-    return r.points[""], r.text, c
+    return r.points[""]["outcome"], r.text, c
+
+
+def _settled(tmp_path, ours, rerun):
+    """Claim ``x`` as the report has it after grading (hypotheses.settle)."""
+    from aqmlab.reproduce import hypotheses
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import Context, grade
+
+    exp = load(str(_folder(tmp_path)))
+    ctx = Context(exp, "/nonexistent", False, [1], None, False, {}, {})
+    ctx.numbers.update({"cases": {"a": {"p50": ours}}, "_rerun": {"cases": {"a": {"p50": rerun}}}})
+    ctx.tests = hypotheses.run(ctx, None)
+    ctx.claims["x"] = grade(exp.claims[0], ctx, None)
+    hypotheses.settle(ctx)
+    return ctx.claims["x"]
 
 
 @pytest.mark.parametrize(
@@ -80,6 +96,20 @@ def test_each_outcome_flips_with_the_numbers(tmp_path, ours, rerun, status, text
     got_status, got_text, claim = _outcome(tmp_path, ours, rerun)
     assert (got_status, got_text) == (status, text)
     assert claim.verdict == "differs" and claim.hypotheses[0]["outcome"] == text
+
+
+@pytest.mark.parametrize(
+    "rerun, unexplained",
+    [(5.9, False), (6.1, True), (9.0, True), (None, True)],
+)
+def test_the_claim_is_explained_only_where_the_rerun_agrees(tmp_path, rerun, unexplained):
+    """regrade's rule (regrade.settle): a claim that differs is explained where the test
+    confirms, else unexplained by the hypothesis's ``leaves`` (codel-dynamic's codel-p75: the
+    PackMime rerun agrees, so the web load explains it)."""
+    c = _settled(tmp_path, 8.0, rerun)
+    assert c.verdict == "differs" and bool(c.unexplained) is unexplained
+    head = "unexplained (what the load leaves); " if unexplained else ""
+    assert c.explanation.startswith(head + "hypothesis: the load; tested by:")
 
 
 def test_no_rerun_number_is_not_tested(tmp_path):

@@ -84,6 +84,24 @@ def test_a_declared_test_runs_at_every_sample_its_fields_match():
     assert _number({"test": "two-sample", "a": "_s.base.x", "b": "_s.nope.x"}, numbers) == {}
 
 
+def test_a_p_value_that_underflows_is_printed_as_a_bound(tmp_path):
+    """A p value scipy returns as 0 (lstf-codel's f-significant: F 0.00585 over 500 samples
+    each) is below the smallest positive double: printed as that bound, not as "p 0"."""
+    from types import SimpleNamespace
+
+    from aqmlab.reproduce.loader import Context, grade
+    from aqmlab.reproduce.two_sample import tests
+
+    text = CLAIM.replace('describe = "t {t}, p {t_p}, df {f_df}"', 'describe = "F {f}, p {f_p}"')
+    (c,) = _claims(tmp_path, text)
+    exp = SimpleNamespace(folder=str(tmp_path), claims=[c])
+    ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, {})
+    wide, narrow = [float(i) for i in range(300)], [i * 1e-6 for i in range(300)]
+    assert tests(narrow, wide)["f_p"] == 0.0
+    ctx.numbers = {"_s": {"a sample": wide, "b sample": narrow}}
+    assert grade(c, ctx, None).ours == "F 1.00e-12, p < 4.94e-324"
+
+
 @pytest.mark.parametrize(
     "edit, expected",
     [

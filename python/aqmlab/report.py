@@ -196,7 +196,7 @@ def _run_body(folder: str, link: str | None) -> tuple[str, str]:
 
 def _sweep_body(folder: str, link: str | None) -> tuple[str, str]:
     from aqmlab.plot import plot_sweep
-    from aqmlab.results import Sweep
+    from aqmlab.results import Sweep, is_run
 
     sweep = Sweep(folder)
     res, summ, manifest = sweep.results, sweep.summary, sweep.manifest
@@ -267,11 +267,13 @@ def _sweep_body(folder: str, link: str | None) -> tuple[str, str]:
     )
     for _, r in res.iterrows():
         key = r["run"]
-        path = os.path.join(sweep.run_folder(key), "run.json")
         label = ", ".join(f"{a}={r[a]}" for a in axes) + f", seed {r['seed']}"
-        if isinstance(key, str) and os.path.isfile(path):
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
+        # The run's manifest through the one reader of run folders (results.Run), printed as
+        # the sweep writes it (sweep.py: indent 2, a newline).
+        run = sweep.run(key) if isinstance(key, str) and is_run(sweep.run_folder(key)) else None
+        made = run.manifest if run is not None else None
+        if made is not None:
+            text = json.dumps(made, indent=2) + "\n"
             parts.append(
                 f"<details><summary>{_e(label)}: runs/{_e(key)}</summary>"
                 f"<pre>{_e(text)}</pre></details>"

@@ -422,6 +422,23 @@ class Reproduction:
     identical_seeds: list[str] = field(default_factory=list)
 
 
+def telling_digits(values: Any, digits: int = 3) -> int:
+    """The significant digits, ``digits`` at least, with which :func:`fmt` prints every two
+    unequal numbers of ``values`` unequal (issue 19's D5: a claim's arms that differ never
+    print as a tie: 13.553 vs 13.552, not 13.6 vs 13.6); what is no finite number is left
+    out."""
+    nums = sorted(
+        {
+            float(v)
+            for v in values
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        }
+    )
+    while digits < 17 and any(fmt(x, digits) == fmt(y, digits) for x, y in zip(nums, nums[1:])):
+        digits += 1
+    return digits
+
+
 def fmt(v: Any, digits: int = 3) -> str:
     """A number with ``digits`` significant digits whatever its size (1.029 -> "1.03",
     0.04983 -> "0.0498", 45.67 -> "45.7"), integers and numbers of more than ``digits`` integer

@@ -1,6 +1,7 @@
 """A claim's ``describe`` whose fields are arithmetic of the arms (docs/reproductions.md,
 "claims.toml": ``describe``): ``"C/T {a / b}"`` prints the ratio of the arms' values as the
-report prints numbers (``common.fmt``: three significant digits), ``–`` where it has no value
+report prints numbers (``common.fmt``: three significant digits, more where two unequal
+fields would print equal: ``common.telling_digits``), ``–`` where it has no value
 (a division by 0, or a missing arm). A field may use the arms (``a``, ``b``, ...), numbers,
 ``+ - * /``, parentheses and ``abs``/``min``/``max``, the arithmetic of a predicate without its
 comparisons; nothing else, so a claims file runs no code. A template whose every field is an
@@ -35,7 +36,7 @@ def _fields(template: str, where: str) -> list[tuple[str, Any, str, Any]]:
 def compile_describe(template: str, names: str, where: str) -> Callable[[tuple], str]:
     """``template`` as a function of the arms' values (a tuple, ``a`` first) to a text; errors
     name ``where`` (the file and the claim) and what was expected."""
-    from aqmlab.reproduce.common import fmt
+    from aqmlab.reproduce.common import fmt, telling_digits
 
     parts: list[tuple[str, Any, str]] = []
     for literal, field, spec, conv in _fields(template, where):
@@ -49,17 +50,25 @@ def compile_describe(template: str, names: str, where: str) -> Callable[[tuple],
             tree = _compile(field, names, template, where)
         parts.append((literal, tree, spec or ""))
 
+    def value(tree: Any, env: dict[str, Any]) -> Any:
+        try:
+            return predicate._eval(tree, env)
+        except (ZeroDivisionError, TypeError):
+            return None  # a division by 0, or an arm with no value: no value
+
     def describe(values: tuple) -> str:
         env = dict(zip(names, values))
+        shown = [
+            (lit, value(tree, env) if tree is not None else None, tree, spec)
+            for lit, tree, spec in parts
+        ]
+        # Fields that differ are printed with the digits that show it (common.telling_digits).
+        digits = telling_digits(v for _, v, tree, _ in shown if tree is not None)
         out = []
-        for literal, tree, spec in parts:
+        for literal, v, tree, spec in shown:
             out.append(literal)
             if tree is not None:
-                try:
-                    v = predicate._eval(tree, env)
-                except (ZeroDivisionError, TypeError):
-                    v = None  # a division by 0, or an arm with no value: no value
-                out.append(format(fmt(v), spec))
+                out.append(format(fmt(v, digits), spec))
         return "".join(out)
 
     return describe

@@ -5,7 +5,8 @@ with N significant digits (``{runs[CoDel][delay_s][mean]:fmt4}``), a list's numb
 ", " (``[499, 499]`` -> ``499, 499``). Every other format (``{duration_s:g}``) is Python's.
 
 A claim's ``describe`` template (:func:`describe`) prints a field without a format with
-``fmt`` (``"{a} vs {b} ms"``), and one with a format as that format says (``"{a:d} drops"``:
+``fmt`` (``"{a} vs {b} ms"``; with more digits where two unequal arms would print equal:
+``13.553 vs 13.552``), and one with a format as that format says (``"{a:d} drops"``:
 the count as it is, no thousands separator).
 """
 
@@ -35,10 +36,16 @@ FORMATTER = Formatter()
 
 
 class _Describe(Formatter):
+    def __init__(self, digits: int = 3) -> None:
+        self.digits = digits
+
     def format_field(self, value: Any, format_spec: str) -> str:
-        return super().format_field(value, format_spec or "fmt")
+        return super().format_field(value, format_spec or f"fmt{self.digits}")
 
 
 def describe(template: str, values: dict[str, Any]) -> str:
-    """A claim's ``describe`` template filled with the arms' values (``a``, ``b`` ...)."""
-    return _Describe().vformat(template, (), values)
+    """A claim's ``describe`` template filled with the arms' values (``a``, ``b`` ...), each
+    with the digits that print unequal values unequal (:func:`common.telling_digits`)."""
+    from aqmlab.reproduce.common import telling_digits
+
+    return _Describe(telling_digits(values.values())).vformat(template, (), values)

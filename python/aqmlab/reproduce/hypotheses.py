@@ -440,7 +440,9 @@ def settle(ctx: Any) -> None:
             continue
         from aqmlab.reproduce import regrade
 
-        regrade.settle(c, [r for r in results if r is not None and r.test.kind == regrade.KIND])
+        # toward shares regrade's rule: explained only where the test confirms.
+        kinds = (regrade.KIND, "toward")
+        regrade.settle(c, [r for r in results if r is not None and r.test.kind in kinds])
         from aqmlab.reproduce import paired_test
 
         paired_test.settle(c, [r for r in results if r is not None and r.test.kind == "paired"])

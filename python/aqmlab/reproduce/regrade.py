@@ -104,8 +104,8 @@ def settle(c: Any, results: list[Result], verdict: str = "", keep_own: bool = Fa
     """After grading: claim ``c`` whose verdict is ``verdict`` (default ``differs``) is
     explained only where every one of ``results`` (its tests of one kind) confirms, else
     unexplained by their ``leaves``; with ``keep_own``, a claim its own ``unexplained`` already
-    leaves so (a hypothesis no run tests) keeps that. The rule of regrade, paired_test and
-    axis_test."""
+    leaves so (a hypothesis no run tests) keeps that. The rule of regrade, toward,
+    paired_test and axis_test."""
     from aqmlab.reproduce.common import DIFFERS, explanation_text
 
     if not results or c.verdict != (verdict or DIFFERS) or not c.hypotheses:

@@ -5,7 +5,8 @@ and its ``predicate`` and ``describe`` name the quantities of Welch's t- and the
 arm ``a`` against arm ``b`` (:mod:`aqmlab.reproduce.two_sample`: ``t``, ``t_p_greater``,
 ``f``, ``f_p`` ...) instead of the arms: ``predicate = "t > 0 and t_p_greater < 0.05"`` (a's
 mean significantly larger), ``describe = "t {t}, p {t_p}"`` (each printed as the report prints
-numbers). The counterfactual's arms are tested the same way (the arms swapped: b against a).
+numbers; a p value that underflowed to 0 as ``< 4.94e-324``, :func:`two_sample.p_text`).
+The counterfactual's arms are tested the same way (the arms swapped: b against a).
 A sample of fewer than two values has no test: the predicate is false, the description "–".
 """
 
@@ -79,6 +80,7 @@ def describe(c: Any) -> Callable[[tuple], str]:
             k: ", ".join(fmt(x) for x in v) if isinstance(v, tuple) else fmt(v)
             for k, v in q.items()
         }
+        shown.update({k: two_sample.p_text(q[k]) for k in two_sample.P_VALUES})
         return template.format(**shown)
 
     return run

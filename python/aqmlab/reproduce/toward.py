@@ -9,17 +9,27 @@ its allowance (printed precision + ``read_off``, as the claim is graded):
 * ``confirmed``: the rerun is closer and within the allowance ("closer ..., and agrees");
 * ``unexplained``: closer but still outside it ("closer ... but not enough to agree");
 * ``refuted``: no closer ("no closer ...: not the cause"), or without the rerun's number.
+
+After grading, a claim that differs is explained only where the test confirms; otherwise it is
+unexplained, ``leaves`` (a text) saying what is left: regrade's rule (:func:`regrade.settle`).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce.hypotheses import Test
 
 KIND = "toward"
-KEYS = ("test", "reference", "label")
+KEYS = ("test", "reference", "label", "leaves")
+
+
+@dataclass
+class TowardTest(Test):
+    #: What a claim the test does not confirm is left unexplained by (regrade.settle).
+    leaves: str = ""
 
 
 def parse(t: Any, test: Any) -> Any:
@@ -31,7 +41,7 @@ def parse(t: Any, test: Any) -> Any:
         raise t.error(extra[0], f"no such key for test = '{KIND}' ({', '.join(KEYS)})")
     if not test.reference:
         raise t.error("reference", "the name of the rerun's numbers, in the claim metric's shape")
-    return replace(test, label=t.str("label", ""))
+    return TowardTest(**{**vars(test), "label": t.str("label", "")}, leaves=t.str("leaves", ""))
 
 
 def run(t: Any, c: Any, ctx: Any) -> Any:
@@ -48,7 +58,7 @@ def run(t: Any, c: Any, ctx: Any) -> Any:
     published = float(c.published)
     if rerun is None or ours is None or rerun != rerun:
         text = f"no value for {t.reference}.{c.metric}: not tested"
-        return hypotheses.Result(t, text, {"": hypotheses.UNEXPLAINED})
+        return hypotheses.Result(t, text, {"": {"outcome": hypotheses.UNEXPLAINED}})
     allowance = cm.printed_precision(c.published)[0] + (c.read_off or 0.0)
     moved = abs(rerun - published) < abs(ours - published)
     head = f"{cm.fmt(rerun)} against {cm.fmt(ours)}" + (f" {t.label}" if t.label else "")
@@ -61,4 +71,4 @@ def run(t: Any, c: Any, ctx: Any) -> Any:
     else:
         status = hypotheses.UNEXPLAINED
         text = f"{head}, closer to the published {published:g} but not enough to agree"
-    return hypotheses.Result(t, text, {"": status})
+    return hypotheses.Result(t, text, {"": {"outcome": status}})

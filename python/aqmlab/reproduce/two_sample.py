@@ -44,6 +44,19 @@ QUANTITIES = (
     "f_ci",
 )
 KEYS = ("test", "a", "b", "key", "values", "confidence")
+#: The quantities that are p values (printed by :func:`p_text`).
+P_VALUES = ("t_p", "t_p_greater", "t_p_less", "f_p")
+
+
+def p_text(p: float) -> str:
+    """A p value as the report prints numbers, but one that underflowed to 0 (scipy's F-test
+    of very unequal variances) as the bound it is below: the smallest positive double,
+    ``"< 4.94e-324"``, never ``"0"``."""
+    from aqmlab.reproduce.common import fmt
+
+    return f"< {fmt(math.ulp(0.0))}" if p == 0 else fmt(p)
+
+
 _FIELD = re.compile(r"\{(\w+)\}")
 
 

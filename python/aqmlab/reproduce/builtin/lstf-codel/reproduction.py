@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from aqmlab.reproduce.style import colour, title
+from aqmlab.reproduce.style import colour, log_ticks, title
 
 ALPHAS = [0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875]
 ORDERS = ["as_coded", "as_described"]
@@ -85,9 +85,18 @@ def _figures(out, stats, alphas, pub) -> list[str]:
         ax.set(xlabel="forgetfulness α", ylabel=yl)
         ax.grid(True, alpha=0.3)
     axes[0].set_yscale("log")
+    # Labelled with round values in the plotted range (style.log_ticks), not matplotlib's
+    # "3×10¹".
+    lo, hi = axes[0].get_ylim()
+    nice = [m * 10.0**e for e in range(-3, 6) for m in (1, 2, 5)]
+    log_ticks(axes[0], [v for v in nice if lo <= v <= hi], axis="y")
     axes[1].set_ylim(bottom=0)
     axes[2].set_ylim(bottom=0)
     axes[2].legend(fontsize=7, loc="lower right")
-    title(fig, "LSTF-CoDel vs CoDel across α (dashed: CoDel)", "Ford 2020 Tables II, V")
+    title(
+        fig,
+        "LSTF-CoDel vs CoDel across α (CoDel: dashed, author units; dash-dot, intended)",
+        "Ford 2020 Tables II, V",
+    )
     files = _save(fig, os.path.join(out, "figures"), "alpha_sweep")
     return [f for f in files if f.endswith(".png")]
