@@ -52,7 +52,7 @@ def _rvc(cells: dict[str, dict[str, float]], ns2: dict | None = None, params: di
     from aqmlab.reproduce.loader import Context, declared_numbers, grade
 
     exp = load(builtin_folder("red-vs-codel"))
-    points = {p for pts in cells.values() for p in pts}
+    points = list(dict.fromkeys(p for pts in cells.values() for p in pts))  # in order
     cells = {"tail drop": dict.fromkeys(points, 5000.0), **cells}
     ctx = Context(exp, "/nonexistent", False, [1], None, False, {}, dict(params))
     ctx.table = _rvc_frame(cells)
