@@ -225,6 +225,24 @@ def test_computed_fields_digits_of_a_claim_no_value_blanks_and_lists():
     ]
 
 
+def test_a_p_value_that_underflowed_prints_as_the_bound_it_is_below():
+    """``format = "p"``: a p value of 0 (scipy's F-test of very unequal variances underflows)
+    prints as the claims print it, below the smallest positive double, never ``0``; any other
+    p is the number, as the column prints it (lstf-codel's Tables VII-VIII at every α)."""
+    nums = {"tests": {"0.5": {"p": 0.0, "q": 0.0}, "0.75": {"p": 3.2e-7, "q": 0.0}}}
+    doc = {
+        "title": "t",
+        "rows": {"alpha": {"keys": "tests"}},
+        "columns": [
+            {"header": "p", "number": 'tests."{alpha}".p', "format": "p"},
+            {"header": "p'", "number": 'tests."{alpha}".p', "format": "p", "digits": 2},
+            {"header": "q", "number": 'tests."{alpha}".q'},
+        ],
+    }  # fmt: skip
+    (t,) = _build(doc, _ctx(nums))
+    assert t.rows == [["< 4.94e-324", "< 4.94e-324", 0.0], [3.2e-7, "3.2e-07", 0.0]]
+
+
 @pytest.mark.parametrize(
     ("doc", "message"),
     [
@@ -248,6 +266,10 @@ def test_computed_fields_digits_of_a_claim_no_value_blanks_and_lists():
         ({"title": "t", "rows": {"a": [1]},
           "columns": [{"header": "a", "number": "n", "blank": "x"}]},
          "/r/experiment.toml: report_table[0].columns[0]: blank needs blank_when"),
+        ({"title": "t", "rows": {"a": [1]},
+          "columns": [{"header": "a", "number": "n", "format": "percent"}]},
+         "/r/experiment.toml: report_table[0].columns[0].format: expected one of p (p: a p "
+         "value), got 'percent'"),
     ],
 )  # fmt: skip
 def test_declaration_errors_are_one_line(doc, message):

@@ -33,7 +33,11 @@
   ``blank``: the cell is that text where the expression holds (``"util < 0.1"``,
   ``"stalled"``; ``blank_when`` alone: no value there); ``none``: the text of a cell with no
   value, or ``nan``: the cell kept with no value, NaN (results.json's NaN beside a module's
-  tables). A cell whose value is a list (a tuple) is its items as numbers joined by ``", "``.
+  tables); ``format = "p"``: a p value, one that is 0 (it underflowed: scipy's F-test of
+  very unequal variances) printed as the bound it is below, ``"< 4.94e-324"``
+  (:func:`aqmlab.reproduce.two_sample.p_text`, as the claims print it), any other as the
+  column prints it. A cell whose value is a list (a tuple) is its items as numbers joined by
+  ``", "``.
 * ``title``, ``note`` and each column's ``header``: text templates (the row fields aside:
   codel-dynamic's per-phase headers, ``"10 Mb/s, {phase_s:g}-{2 * phase_s:g} s"``); ``when``:
   the table is printed only where the expression holds.
@@ -62,7 +66,10 @@ COLUMN_KEYS = (
     "none",
     "column",
     "beside",
+    "format",
 )
+#: A column's ``format``: ``"p"``, a p value (:func:`aqmlab.reproduce.two_sample.p_text`).
+FORMATS = ("p",)
 KINDS = ("value", "number", "table", "column", "expr")
 
 
@@ -76,6 +83,7 @@ class Column:
     blank: str | None = None  # None: blank_when alone, the cell has no value
     none: str | float | None = None  # a text, or NaN (nan: no value kept)
     beside: tuple[str, str] | None = None  # column: (frame, on), the other frame's matching row
+    format: str = ""  # "p": a p value, one that underflowed to 0 printed as the bound it is below
 
 
 @dataclass
@@ -227,6 +235,8 @@ def _column(where: str, c: Any, frame: str, frames: list[str]) -> Column:
     for k in ("blank_when", "blank"):
         if not isinstance(c.get(k, ""), str):
             raise _err(where, k, "a text", c[k])
+    if c.get("format", "") not in ("", *FORMATS):
+        raise _err(where, "format", f"one of {', '.join(FORMATS)} (p: a p value)", c["format"])
     none = c.get("none")
     if not (none is None or isinstance(none, str) or (isinstance(none, float) and none != none)):
         raise _err(where, "none", "a text, or nan (the cell kept with no value)", none)
@@ -245,6 +255,7 @@ def _column(where: str, c: Any, frame: str, frames: list[str]) -> Column:
         c.get("blank"),
         c.get("none"),
         beside,
+        c.get("format", ""),
     )
 
 
@@ -441,6 +452,10 @@ def _cell(ctx: Any, t: ReportTableDef, i: int, c: Column, fields: dict[str, Any]
         v = report_text.evaluate(ctx, _format(c.text, fields, where), fields, where)
     if c.none is not None and (v is None or (isinstance(v, float) and math.isnan(v))):
         return c.none
+    if c.format == "p" and isinstance(v, (int, float)) and not isinstance(v, bool) and v == 0:
+        from aqmlab.reproduce.two_sample import p_text
+
+        return p_text(0.0)  # underflowed: below the smallest positive double, not 0
     digits = c.digits
     if isinstance(digits, str):
         dw = f"{t.where}.columns[{i}].digits"
