@@ -772,13 +772,6 @@ def _cmd_sweep(a: argparse.Namespace, argv: Sequence[str]) -> int:
     return 0
 
 
-def _folder_options(name: str) -> list[str]:
-    """The options the reproduction in folder ``name`` declares (none: ``name`` is no folder)."""
-    from aqmlab.reproduce.folder import is_folder, load
-
-    return [o.name for o in load(name).options] if is_folder(name) else []
-
-
 def _cmd_reproduce(a: argparse.Namespace) -> int:
     from aqmlab.reproduce import listing, reproduce
 
@@ -794,17 +787,12 @@ def _cmd_reproduce(a: argparse.Namespace) -> int:
     out = a.out or os.path.join("out", os.path.basename(os.path.normpath(a.name)))
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _interrupt)
-    from aqmlab.reproduce.options import builtin as builtin_options
+    from aqmlab.reproduce.options import builtin, given
 
-    options = {}
-    for opt, (_, _, owners) in builtin_options().items():
-        value = getattr(a, opt.replace("-", "_"))
-        if value and a.name not in (*owners, "all") and opt not in _folder_options(a.name):
-            raise _UsageError(
-                f"--{opt} is an option of the {', '.join(owners)} reproduction, not of {a.name}"
-            )
-        if value:
-            options[opt] = value
+    try:
+        options = given({o: getattr(a, o.replace("-", "_")) for o in builtin()}, a.name)
+    except AqmlabError as e:
+        raise _UsageError(str(e)) from None
     done = reproduce(
         a.name,
         out,

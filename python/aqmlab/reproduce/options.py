@@ -113,3 +113,24 @@ def builtin() -> dict[str, tuple[str, str, list[str]]]:
             help_, metavar, owners = out.get(name, (d["help"], d.get("metavar", "FILE"), []))
             out[name] = (help_, metavar, [*owners, rep])
     return out
+
+
+def given(values: dict[str, Any], name: str) -> dict[str, str]:
+    """The options a command line gave (``values``: option -> its value or None) for the
+    reproduction ``name`` (a built-in's name, ``all`` or a folder): those given, or one
+    :class:`AqmlabError` line naming the first that ``name`` does not declare."""
+    from aqmlab.reproduce.folder import is_folder, load
+
+    out: dict[str, str] = {}
+    for opt, (_, _, owners) in builtin().items():
+        value = values.get(opt)
+        if not value:
+            continue
+        if name not in (*owners, "all") and not (
+            is_folder(name) and opt in [o.name for o in load(name).options]
+        ):
+            raise AqmlabError(
+                f"--{opt} is an option of the {', '.join(owners)} reproduction, not of {name}"
+            )
+        out[opt] = value
+    return out
