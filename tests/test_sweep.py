@@ -898,6 +898,17 @@ BAD_INPUTS = [
         'scenario = "web.toml"\n[vary]\n"dumbbell.botleneck.rate" = ["5Mbps"]\n',
         "unknown field `botleneck`",
     ),
+    # A sweep file's axis values and the API's are checked by one function (sweepspec.listed).
+    (
+        ["SWEEP"],
+        'scenario = "web.toml"\n[vary]\nduration = []\n',
+        "sweep.toml: vary.duration: expected a non-empty list of values, got none",
+    ),
+    (
+        ["SWEEP"],
+        'scenario = "web.toml"\n[vary]\nduration = "1s"\n',
+        "sweep.toml: vary.duration: expected a non-empty list of values, got '1s'",
+    ),
     (["SCEN", "--unset", "flows[0].nope"], None, "--unset flows[0].nope: no such key"),
     (["SCEN", "--dask", "bogus"], None, "--dask bogus: expected 'local' or a scheduler's"),
     (["SCEN", "--dask", "tcp://localhost"], None, "--dask tcp://localhost: expected"),
@@ -952,7 +963,9 @@ def test_a_toml_syntax_error_is_said_as_a_runs(scenario, tmp_path):
         (dict(cases={"a": {"name": b"x"}}), 'case "a": name: expected str, int, float, bool'),
         (dict(vary={"name": [None]}), "vary: name: None has no TOML form"),
         (dict(set={"name": b"x"}), "set: name: expected str, int, float, bool"),
-        (dict(vary={"name": "x"}), "vary: name: expected a list of values"),
+        (dict(vary={"name": "x"}), "vary: name: expected a non-empty list of values, got 'x'"),
+        (dict(vary={"name": []}), "vary: name: expected a non-empty list of values, got none"),
+        (dict(zip=[{"name": ["x"], "seed": {}}]), "zip: seed: expected a non-empty list of"),
     ],
 )
 def test_the_python_api_names_the_argument_that_gave_a_bad_value(scenario, tmp_path, kw, message):

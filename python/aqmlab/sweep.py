@@ -963,15 +963,15 @@ def sweep(
     __name__ == "__main__":`` block (or use ``executor="thread"``). With ``out`` the
     runs and tables are kept there and reused by the next call; without, they go to a
     temporary folder."""
-    from aqmlab.sweepspec import _zip_axis, parse_seeds
+    from aqmlab.sweepspec import _zip_axis, listed, parse_seeds
 
-    axes = [Axis([k], [(v,) for v in _listed(vs, f"vary: {k}")]) for k, vs in (vary or {}).items()]
+    axes = [Axis([k], [(v,) for v in listed(vs, f"vary: {k}")]) for k, vs in (vary or {}).items()]
     axes += [
-        Axis([QDISC_PREFIX + k], [(v,) for v in _listed(vs, f"qdisc: {k}")])
+        Axis([QDISC_PREFIX + k], [(v,) for v in listed(vs, f"qdisc: {k}")])
         for k, vs in (qdisc or {}).items()
     ]
     axes += [
-        _zip_axis({k: _listed(v, f"zip: {k}") for k, v in g.items()}, "zip") for g in (zip or [])
+        _zip_axis({k: listed(v, f"zip: {k}") for k, v in g.items()}, "zip") for g in (zip or [])
     ]
     if cases:
         axes.append(Axis.of_cases(cases))
@@ -1001,15 +1001,6 @@ def sweep(
             dask_arg="dask=",
         )
     return res.results
-
-
-def _listed(values: Any, where: str) -> list[Any]:
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise ScenarioError(f"{where}: expected a list of values, got {values!r}")
-    out = list(values)
-    if not out:
-        raise ScenarioError(f"{where}: expected at least one value")
-    return out
 
 
 __all__ = [

@@ -26,7 +26,7 @@ itself, so the worker runs the very scenario that was keyed, and the value's pat
 planning's 14. Beyond the run's 10, what a sweep cannot do without: splitting a list of values
 and planning each point. Counted the same way: a ``--set`` value (kept as typed: ``TomlText``)
 takes ``_cmd_sweep``, ``from_cli``, ``run_sweep``, ``plan`` and the 9 native functions (13); a
-sweep file's ``[vary]`` values, read by ``from_file`` (``read_toml``, ``_file_values``) as TOML,
+sweep file's ``[vary]`` values, read by ``from_file`` (``read_toml``, ``listed``) as TOML,
 are written once as TOML by ``plan``'s ``_toml_value`` (16); ``aqmlab.sweep``'s ``set`` values
 take ``sweep``, ``run_sweep``, ``plan``, ``_toml_value`` and the 9 (13).
 

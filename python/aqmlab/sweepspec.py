@@ -31,6 +31,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -388,7 +389,7 @@ def from_file(path: str) -> SweepSpec:
         if not isinstance(t, dict):
             raise ScenarioError(f"{path}: [{table}]: expected a table of KEY = [values]")
         for k, v in t.items():
-            axes.append(Axis([prefix + k], [(x,) for x in _file_values(v, path, f"{table}.{k}")]))
+            axes.append(Axis([prefix + k], [(x,) for x in listed(v, f"{path}: {table}.{k}")]))
     cases = doc.get("case", {})
     if not isinstance(cases, dict) or not all(isinstance(v, dict) for v in cases.values()):
         raise ScenarioError(f'{path}: case: expected [case."NAME"] tables of KEY = VALUE')
@@ -400,7 +401,7 @@ def from_file(path: str) -> SweepSpec:
     for i, group in enumerate(zips):
         if not isinstance(group, dict) or not group:
             raise ScenarioError(f"{path}: zip[{i}]: expected a table of KEY = [values]")
-        vals = {k: _file_values(v, path, f"zip[{i}].{k}") for k, v in group.items()}
+        vals = {k: listed(v, f"{path}: zip[{i}].{k}") for k, v in group.items()}
         axes.append(_zip_axis(vals, f"{path}: zip[{i}]"))
     sets = doc.get("set", {})
     if not isinstance(sets, dict):
@@ -423,7 +424,13 @@ def from_file(path: str) -> SweepSpec:
     return spec
 
 
-def _file_values(v: Any, path: str, where: str) -> list[Any]:
-    if not isinstance(v, list) or not v:
-        raise ScenarioError(f"{path}: {where}: expected a non-empty list of values")
-    return v
+def listed(values: Any, where: str) -> list[Any]:
+    """An axis's values as a list: a sweep file's ``[vary]`` list or the API's ``vary=``,
+    ``qdisc=`` and ``zip=`` values (any iterable but a string). Errors name ``where`` (the
+    file and key, or the argument and key)."""
+    if isinstance(values, (str, bytes, dict)) or not isinstance(values, Iterable):
+        raise ScenarioError(f"{where}: expected a non-empty list of values, got {values!r}")
+    out = list(values)
+    if not out:
+        raise ScenarioError(f"{where}: expected a non-empty list of values, got none")
+    return out
