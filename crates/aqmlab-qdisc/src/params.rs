@@ -433,6 +433,22 @@ impl ParamSpec {
                 expected,
             }
         };
+        // A value that parses but is beyond 64 bits (`1e12s`: 10^21 ns) is no value of the
+        // type at all: say so, not only the range, which it would seem to meet.
+        let bad_unit = |e: units::UnitError| {
+            if e.expected == units::BEYOND_64_BITS {
+                let mut err = bad();
+                if let ConfigError::Value { expected, .. } = &mut err {
+                    let _ = write!(
+                        expected,
+                        ", within 64 bits (this one is beyond the maximum)"
+                    );
+                }
+                err
+            } else {
+                bad()
+            }
+        };
         Ok(match self.ty {
             Type::Enum(_) => {
                 return self
@@ -441,22 +457,22 @@ impl ParamSpec {
                     .map(Value::Choice)
                     .ok_or_else(bad);
             }
-            Type::Bool => units::parse_bool(text)
-                .map(Value::Bool)
-                .map_err(|_| bad())?,
-            Type::Duration => Value::Duration(units::parse_duration(text).map_err(|_| bad())?),
+            Type::Bool => units::parse_bool(text).map(Value::Bool).map_err(bad_unit)?,
+            Type::Duration => Value::Duration(units::parse_duration(text).map_err(bad_unit)?),
             Type::DurationOrPackets => match units::parse_duration(text) {
                 Ok(d) => Value::Duration(d),
+                Err(e) if e.expected == units::BEYOND_64_BITS => return Err(bad_unit(e)),
                 Err(_) => match units::parse_size(text) {
                     Ok(Size::Packets(n)) => Value::Size(Size::Packets(n)),
+                    Err(e) => return Err(bad_unit(e)),
                     _ => return Err(bad()),
                 },
             },
-            Type::Rate => Value::Rate(units::parse_bitrate(text).map_err(|_| bad())?),
-            Type::Size => Value::Size(units::parse_size(text).map_err(|_| bad())?),
-            Type::Bytes => Value::Bytes(units::parse_bytes(text).map_err(|_| bad())?),
-            Type::Number => Value::Number(units::parse_f64(text).map_err(|_| bad())?),
-            Type::Integer => Value::Integer(units::parse_u64(text).map_err(|_| bad())?),
+            Type::Rate => Value::Rate(units::parse_bitrate(text).map_err(bad_unit)?),
+            Type::Size => Value::Size(units::parse_size(text).map_err(bad_unit)?),
+            Type::Bytes => Value::Bytes(units::parse_bytes(text).map_err(bad_unit)?),
+            Type::Number => Value::Number(units::parse_f64(text).map_err(bad_unit)?),
+            Type::Integer => Value::Integer(units::parse_u64(text).map_err(bad_unit)?),
         })
     }
 
@@ -1029,6 +1045,15 @@ mod tests {
             "codel: parameter target = 1001ms: expected a duration in (0, 1s]"
         );
         assert!(p(&["target=1s"]).is_ok(), "1s is inside (0, 1s]");
+        // Beyond 64 bits (10^21 ns): said so, not only the range it would seem to meet.
+        assert_eq!(
+            err(&["target=1e12s"]),
+            "codel: parameter target = 1e12s: expected a duration in (0, 1s] (like 5ms, 100us, 1.5s or 250ns), within 64 bits (this one is beyond the maximum)"
+        );
+        assert_eq!(
+            err(&["limit=1e30p"]),
+            "codel: parameter limit = 1e30p: expected a size in packets or bytes > 0 (like 1000p or 1.5MB), within 64 bits (this one is beyond the maximum)"
+        );
         assert_eq!(
             err(&["limit=0p"]),
             "codel: parameter limit = 0p: expected a size in packets or bytes > 0"

@@ -36,7 +36,7 @@ mod tcp;
 
 pub use crate::resolved::{ResolvedOutput, ResolvedScenario};
 pub use apps::DEFAULT_REQUEST_BYTES;
-pub use edits::{apply_sets, apply_unsets, build_with_edits, build_with_sets};
+pub use edits::{apply_sets, apply_unsets};
 use flow_keys::RawFlow;
 pub use flow_keys::{flow_keys_markdown, Applies, FlowKey, FLOW_KEYS};
 use flows::{check_flows, crossings, resolve_flows, Crossing, RawFlows};
@@ -490,6 +490,39 @@ impl Scenario {
             windows: r.windows,
         })
     }
+}
+
+/// [`resolve_with_edits`], and the simulation built from what it resolved.
+pub fn build_with_edits(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    default_name: &str,
+    unsets: &[String],
+    sets: &[(String, String)],
+    ov: &Overrides,
+) -> Result<Scenario, ScenarioError> {
+    Scenario::from_resolved(resolve_with_edits(
+        text,
+        file,
+        dir,
+        default_name,
+        unsets,
+        sets,
+        ov,
+    )?)
+}
+
+/// [`build_with_edits`] without `--unset`s.
+pub fn build_with_sets(
+    text: &str,
+    file: &str,
+    dir: &Path,
+    default_name: &str,
+    sets: &[(String, String)],
+    ov: &Overrides,
+) -> Result<Scenario, ScenarioError> {
+    build_with_edits(text, file, dir, default_name, &[], sets, ov)
 }
 
 /// The measurement windows: the warm-up's (`after_warmup`, from its end to the run's,

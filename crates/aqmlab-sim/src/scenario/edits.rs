@@ -17,7 +17,7 @@
 //! of 50 000 idle flows took 2.3 kB per flow of transient memory to read (issue 24). A table
 //! with per-flow lists is written out as its N instances, whose values differ.
 
-use super::*;
+use super::{check_toml, syntax_error, Overrides, ScenarioError, MAX_FLOWS};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -699,39 +699,6 @@ pub(crate) fn with_set_params<'a>(
         );
     }
     ov
-}
-
-/// [`resolve_with_edits`], and the simulation built from what it resolved.
-pub fn build_with_edits(
-    text: &str,
-    file: &str,
-    dir: &Path,
-    default_name: &str,
-    unsets: &[String],
-    sets: &[(String, String)],
-    ov: &Overrides,
-) -> Result<Scenario, ScenarioError> {
-    Scenario::from_resolved(resolve_with_edits(
-        text,
-        file,
-        dir,
-        default_name,
-        unsets,
-        sets,
-        ov,
-    )?)
-}
-
-/// [`build_with_edits`] without `--unset`s.
-pub fn build_with_sets(
-    text: &str,
-    file: &str,
-    dir: &Path,
-    default_name: &str,
-    sets: &[(String, String)],
-    ov: &Overrides,
-) -> Result<Scenario, ScenarioError> {
-    build_with_edits(text, file, dir, default_name, &[], sets, ov)
 }
 
 /// `line` is a `[[flows]]` table header (spaces allowed inside the brackets, a comment after).

@@ -1,4 +1,6 @@
 use super::*;
+use crate::scenario::{build_with_edits, build_with_sets, resolve_with_edits};
+use std::path::Path;
 
 const FILE: &str = "duration = \"1s\"\n\
         # a comment\n\
