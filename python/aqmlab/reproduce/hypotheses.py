@@ -297,7 +297,7 @@ def reference_points(ctx: Any, c: Any, ref: str, mod: Any, where: str) -> dict[s
     if rc.delivered:
         pred = loader._unless_stalled(pred)
         d = loader._points(ctx, rc, c.arms, where, metric=rc.delivered)
-        pts = {k: loader._Delivered(v, d[k]) for k, v in pts.items()}
+        pts = {k: loader._Point(v, d[k]) for k, v in pts.items()}
     return {p: pred(v) is True for p, v in pts.items()}
 
 
