@@ -121,7 +121,9 @@ def test_a_range_within_noise_cannot_discriminate_a_true_failure_does_not_hold()
         ("p2", False, True, False),
     ]
     assert c.ours == "1 of 2 points (1 within noise)"
-    assert "within our seeds' noise at p2: difference +1" in c.note
+    assert c.note.endswith(
+        f"at p2: +1 ±{T2 * 2 / math.sqrt(3):.3g}, 3 seeds, about 75 would decide"
+    )
     bad = cm.over_range("x", "s", "m", "a > b", pred, {"p1": NOISY, "p2": lose}, "sw", cf)
     assert bad.verdict == cm.FAILS and bad.failing == ["p1 (within noise)", "p2"]
     every = cm.over_range("x", "s", "m", "a > b", pred, {"p1": NOISY, "p2": NOISY}, "sw", cf)

@@ -248,18 +248,28 @@ def _tie_word(r: Any) -> str:
     return str(r) if is_tie(r) else ""
 
 
-def noise_text(r: Any) -> str:
+def noise_text(r: Any, short: bool = False) -> str:
     """A predicate's tie within noise (:class:`aqmlab.reproduce.predicate.Noise`) in words:
     the difference of the compared sides, their per-seed 95 % half-width, the seeds, and an
     estimate of the seeds that would decide (:func:`seeds_for`, the half-width brought under
-    the difference's distance from the resolution)."""
+    the difference's distance from the resolution); ``short``: the numbers alone (a range's
+    points, after :data:`NOISE_HOW`)."""
     res = f" + resolution {r.resolution:.3g}" if r.resolution else ""
+    n = seeds_for(r.seeds, r.h, abs(r.d) - r.resolution)
+    if short:
+        return f"{r.d:+.3g} ±{r.h:.3g}{res}, {r.seeds} seeds, about {n} would decide"
     return (
         f"difference {r.d:+.3g} within our seeds' noise ±{r.h:.3g}{res} (95 % half-width of "
-        f"the per-seed differences, {r.seeds} seeds); about "
-        f"{seeds_for(r.seeds, r.h, abs(r.d) - r.resolution)} seeds would decide (an estimate: "
-        "n·(half-width ÷ |difference|)², rounded up)"
+        f"the per-seed differences, {r.seeds} seeds); about {n} seeds would decide (an "
+        "estimate: n·(half-width ÷ |difference|)², rounded up)"
     )
+
+
+#: How :func:`noise_text`'s short form reads.
+NOISE_HOW = (
+    "difference ± the 95 % half-width of the per-seed differences; seeds that would decide: "
+    "n·(half-width ÷ |difference|)², rounded up, an estimate"
+)
 
 
 def qualitative(
@@ -397,8 +407,8 @@ def over_range(
     verdict = CANNOT if all_ties or in_noise else FAILS if not ok else (CANNOT if cf_ok else HOLDS)
     if ours_noisy and (all_ties or in_noise):
         note = (note + "; " if note else "") + (
-            "within our seeds' noise at "
-            + "; ".join(f"{p}: {noise_text(r)}" for p, r in ours_noisy.items())
+            f"within our seeds' noise ({NOISE_HOW}) at "
+            + "; ".join(f"{p}: {noise_text(r, short=True)}" for p, r in ours_noisy.items())
         )
     tied = [r["point"] for r in rows if r["stalled"] or r["tie"]]
     if all_ties and tied:
