@@ -200,3 +200,13 @@ def test_a_claim_held_on_one_seeds_margin_cannot_discriminate_over_three(tmp_pat
     three = verdict("--seeds", "3")
     assert three["verdict"] == cm.CANNOT, three
     assert "within our seeds' noise" in three["note"] and "3 seeds" in three["note"]
+
+
+def test_points_within_noise_are_no_failure_for_a_hypothesis_to_explain():
+    """A reference test explains a range claim where the reference fails the points ours
+    fails, and a report's ``failing_points`` lists them: a point within noise is neither."""
+    from aqmlab.reproduce.hypotheses import failing_points
+
+    c = cm.Claim("x", "s", "", "", cm.FAILS, kind="range")
+    c.failing = ["p1 (queue 3.1) (within noise)", "p2 (queue 4.0) (tie)", "p3 (queue 5.2)"]
+    assert failing_points(c) == ["p2", "p3"]
