@@ -183,8 +183,8 @@ def _noise(
     for env in seeds:
         try:
             diffs.append(float(_eval(left, env, res)) - float(_eval(right, env, res)))
-        except ZeroDivisionError:
-            continue  # a seed whose side divides by 0 has no difference
+        except (ZeroDivisionError, TypeError):
+            continue  # a seed whose side divides by 0, or has no value, has no difference
     diffs = [x for x in diffs if x == x]
     h = seed_spread(diffs)
     if h is None or not abs(d) <= res + h:
