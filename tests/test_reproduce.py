@@ -797,6 +797,8 @@ def test_red_bursty_stalled_runs_are_no_wins():
     fig56["utilization"] = {a: dict(util) for a in arms}
     ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, {})
     ctx.numbers["_fig56"] = fig56
+    # The claim's per_seed (experiment.toml's _fig56_seeds): one seed, no noise band.
+    ctx.numbers["_fig56_seeds"] = {a: {p: [v] for p, v in fig56[a].items()} for a in arms}
     g = grade(c, ctx, None)
     # The stalled point is listed as failing, never as a win; the claim does not hold.
     assert g.failing == ["q8 (stalled)"], g.failing

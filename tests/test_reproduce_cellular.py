@@ -40,6 +40,8 @@ def runs(load: str, p50: dict[str, float], mb: dict[str, float]) -> object:
                 "bottleneck.delivered_bytes": mb.get(c, 15.0) * 1e6,
                 "total.goodput_bps": 4e6,
                 "cap_bytes": CAP,  # experiment.toml's [[derive]]: delivered ÷ utilization
+                # experiment.toml's [[derive]] for the claims' per_seed: % of what it could carry
+                "pct_of_capacity": 100.0 * mb.get(c, 15.0) * 1e6 / CAP,
             }
             for c in CASES
         ]

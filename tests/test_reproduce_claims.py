@@ -289,6 +289,7 @@ def test_static_rates_pooled_claims_are_graded_at_every_rate_against_their_count
         frame["rate_kbps"] = [float(r.split()[0]) for r in frame["rate"]]
         frame["rate_mbps"] = frame["rate_kbps"] / 1000
         frame["rtt_ms"] = 100.0
+        frame["seed"] = 1  # one seed: no noise band (the claims' per_seed, _pooled_seeds)
         params = {"rates_kbps": rates, "rtts_ms": [100], "duration_s": 1.0}
         ctx = Context(exp, "/nonexistent", True, [1], None, False, {}, params)
         ctx.frames["sweep-4FTPs_web"] = frame

@@ -171,14 +171,14 @@ def test_red_bursty_matched_interpolates_and_marks_stalled_runs():
     b = pd.DataFrame(
         {"point": ["b1", "b2", "b3"], "avg_queue": [4.0, 9.0, 1.0], "throughput": [0.6, 0.95, 0.05]}
     )
-    from aqmlab.reproduce.loader import _Delivered, _unless_stalled
+    from aqmlab.reproduce.loader import _Point, _unless_stalled
     from aqmlab.reproduce.predicate import compile_predicate
 
     def passes(predicate, pts):
         """The claims' rule, as a reference test applies it (a tie, or a point whose runs
         are both stalled, is no pass)."""
         pred = _unless_stalled(compile_predicate(predicate, 2, "test"))
-        return {p: pred(_Delivered(v[:2], v[2:])) is True for p, v in pts.items()}
+        return {p: pred(_Point(v[:2], v[2:])) is True for p, v in pts.items()}
 
     def matched(x="avg_queue", y="throughput"):
         doc = {"column": "kind", "curves": ["a", "b"], "x": x, "y": y, "at": "queues"}

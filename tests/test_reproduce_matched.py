@@ -229,3 +229,24 @@ def test_missing_columns_are_one_line_at_run_time(tmp_path):
     defs = load(PATH, {"m": {"means": "s", "by": ["p"], "columns": ["x"]}}, str(tmp_path), ["s"])
     with pytest.raises(AqmlabError, match=r"frames\.m\.by: no column 'p' in the results of 's'$"):
         frames(defs, [], lambda t: t, {"s": pd.DataFrame({"x": [1.0]})})
+
+
+def test_seeds_makes_the_match_on_each_seeds_rows_as_lists_by_point_name():
+    """``seeds = "seed"``: the same match on each seed's points alone, each arm's value at a
+    point the list of its seeds' values in seed order (a claim's per_seed), the point named
+    without its abscissa (which differs seed by seed); a seed without the point: NaN."""
+    one = _points().assign(seed=1)
+    # Seed 2: A's curve 0.1 higher, B's q 3 point at 3.5 (A at it: 0.6 + 0.4 · 0.75 = 0.9),
+    # and no b5 point's twin in A's range either.
+    two = _points().assign(seed=2, tput=[0.6, 1.0, 0.05, 0.6, 0.95, 0.04])
+    two.loc[two["point"] == "b3", "q"] = 3.5
+    got = _number(
+        {"sweeps": ["pts"], "match": {**MATCH, "seeds": "seed"}},
+        {"pts": pd.concat([two, one])},  # out of order: the lists are in seed order
+    )
+    assert got["A at B's queues"]["b3"] == [0.7, pytest.approx(0.9)]
+    assert got["B"]["b3"] == [0.6, 0.6]
+    assert got["A at B's queues"]["a1"] == [0.05, 0.05]
+    assert got["util"]["B"]["b3"] == [0.6, 0.6]
+    # Seed 2's A at q 4 is 1.0 against B interpolated there: the counterfactual's lists.
+    assert got["A"]["a4"] == [0.9, 1.0]

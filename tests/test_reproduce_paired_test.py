@@ -19,6 +19,7 @@ published = "A ≤ B"
 metric = "_r.{arm}"
 arms = ["a", "b"]
 predicate = "a <= b"
+noise = "made-up numbers, one value per arm: no seeds"
 why = "no margin"
 stalls = "made-up numbers"
 counterfactual = "swapped"

@@ -255,7 +255,7 @@ def _point(vals: list[Any], delivered: list[Any] | None) -> Any:
 
     if None in vals or delivered is None:
         return tuple(vals)
-    return loader._Delivered(tuple(vals), tuple(delivered))
+    return loader._Point(tuple(vals), tuple(delivered))
 
 
 def _named_values(ctx: Any, c: Any, arms: list[str]) -> dict[str, Any]:

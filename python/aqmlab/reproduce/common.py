@@ -24,7 +24,7 @@ from typing import Any
 
 from aqmlab import __version__
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce.predicate import STALLED, TIE, is_tie
+from aqmlab.reproduce.predicate import NOISE, STALLED, TIE, is_tie
 
 AGREES = "agrees"
 DIFFERS = "differs"
@@ -244,8 +244,32 @@ def _true(r: Any) -> bool:
 
 
 def _tie_word(r: Any) -> str:
-    """``"tie"`` / ``"stalled"`` for a predicate's tie, else ``""``."""
+    """``"tie"`` / ``"stalled"`` / ``"noise"`` for a predicate's tie, else ``""``."""
     return str(r) if is_tie(r) else ""
+
+
+def noise_text(r: Any, short: bool = False) -> str:
+    """A predicate's tie within noise (:class:`aqmlab.reproduce.predicate.Noise`) in words:
+    the difference of the compared sides, their per-seed 95 % half-width, the seeds, and an
+    estimate of the seeds that would decide (:func:`seeds_for`, the half-width brought under
+    the difference's distance from the resolution); ``short``: the numbers alone (a range's
+    points, after :data:`NOISE_HOW`)."""
+    res = f" + resolution {r.resolution:.3g}" if r.resolution else ""
+    n = seeds_for(r.seeds, r.h, abs(r.d) - r.resolution)
+    if short:
+        return f"{r.d:+.3g} ±{r.h:.3g}{res}, {r.seeds} seeds, about {n} would decide"
+    return (
+        f"difference {r.d:+.3g} within our seeds' noise ±{r.h:.3g}{res} (95 % half-width of "
+        f"the per-seed differences, {r.seeds} seeds); about {n} seeds would decide (an "
+        "estimate: n·(half-width ÷ |difference|)², rounded up)"
+    )
+
+
+#: How :func:`noise_text`'s short form reads.
+NOISE_HOW = (
+    "difference ± the 95 % half-width of the per-seed differences; seeds that would decide: "
+    "n·(half-width ÷ |difference|)², rounded up, an estimate"
+)
 
 
 def qualitative(
@@ -265,13 +289,16 @@ def qualitative(
     predicate is true on ours and false on the counterfactual; true on both is ``cannot
     discriminate``. A predicate returning :data:`TIE` or :data:`STALLED` on ours (equal values,
     or runs that delivered nothing) is ``cannot discriminate``: a tie is not a pass, and not a
-    failure of the claim either."""
+    failure of the claim either; so is :data:`NOISE` (an order within our seeds' scatter), the
+    note giving the difference, its half-width, the seeds and the seeds that would decide."""
     r = predicate(ours)
     ok = _true(r)
     cf_ok = _true(predicate(cf))
     tie = _tie_word(r)
     verdict = CANNOT if tie else FAILS if not ok else (CANNOT if cf_ok else HOLDS)
-    if tie:
+    if tie == NOISE:
+        note = (note + "; " if note else "") + f"within noise: {describe(ours)}, " + noise_text(r)
+    elif tie:
         note = (note + "; " if note else "") + (
             f"a {tie}: {describe(ours)}"
             + (" (every arm's run delivered almost nothing)" if tie == STALLED else "")
@@ -311,8 +338,13 @@ def over_range(
     for a source that says "in most scenarios"). A point where the predicate returns
     :data:`TIE` or :data:`STALLED` is not a pass: it fails and is listed as a tie (or stalled);
     a claim whose every point is a tie is ``cannot discriminate``, its points named in the note.
-    The counterfactual is evaluated at every point of ``cf_points`` the same way; holding there
-    too is ``cannot discriminate``."""
+    A point within noise (:data:`NOISE`) is listed ``POINT (within noise)``; a claim whose every
+    point passes or is within noise, with one or more within noise, is ``cannot
+    discriminate`` (``most``: where the points within noise decide the majority), its note
+    naming them. The counterfactual is evaluated at every point of ``cf_points`` the same way;
+    holding there too is ``cannot discriminate``."""
+
+    noisy: dict[str, Any] = {}
 
     def grade(pts: dict[str, Any]) -> tuple[bool, list[dict[str, Any]]]:
         rows = []
@@ -325,32 +357,65 @@ def over_range(
                     "ok": _true(r),
                     "stalled": isinstance(r, str) and r == STALLED,
                     "tie": isinstance(r, str) and r == TIE,
+                    "noise": isinstance(r, str) and r == NOISE,
                 }
             )
+            if rows[-1]["noise"]:
+                noisy[name] = r
         n_ok = sum(r["ok"] for r in rows)
         passed = bool(rows) and (n_ok > len(rows) / 2 if most else n_ok == len(rows))
         return passed, rows
 
     ok, rows = grade(points)
+    ours_noisy = dict(noisy)
     cf_ok, cf_rows = grade(cf_points)
     failing = [
-        r["point"] + (" (stalled)" if r["stalled"] else " (tie)" if r["tie"] else "")
+        r["point"]
+        + (
+            " (stalled)"
+            if r["stalled"]
+            else " (tie)"
+            if r["tie"]
+            else " (within noise)"
+            if r["noise"]
+            else ""
+        )
         for r in rows
         if not r["ok"]
     ]
     stalled = sum(r["stalled"] for r in rows)
     ties = sum(r["tie"] for r in rows)
-    extra = [f"{ties} tie" + "s" * (ties > 1)] * bool(ties) + [f"{stalled} stalled"] * bool(stalled)
+    n_noise = sum(r["noise"] for r in rows)
+    extra = (
+        [f"{ties} tie" + "s" * (ties > 1)] * bool(ties)
+        + [f"{stalled} stalled"] * bool(stalled)
+        + [f"{n_noise} within noise"] * bool(n_noise)
+    )
     ours = f"{sum(r['ok'] for r in rows)} of {len(rows)} points" + (
         f" ({', '.join(extra)})" if extra else ""
     )
     cf_n = sum(r["ok"] for r in cf_rows)
-    all_ties = bool(rows) and all(r["stalled"] or r["tie"] for r in rows)
-    verdict = CANNOT if all_ties else FAILS if not ok else (CANNOT if cf_ok else HOLDS)
-    if all_ties:
+    all_ties = bool(rows) and all(r["stalled"] or r["tie"] or r["noise"] for r in rows)
+    # Within noise: every point passes or is within noise (most: the noise points decide the
+    # majority), so our seeds cannot tell the claim's order from the other.
+    n_ok = sum(r["ok"] for r in rows)
+    in_noise = (
+        n_noise > 0
+        and not ok
+        and (n_ok + n_noise > len(rows) / 2 if most else n_ok + n_noise == len(rows))
+    )
+    verdict = CANNOT if all_ties or in_noise else FAILS if not ok else (CANNOT if cf_ok else HOLDS)
+    if ours_noisy and (all_ties or in_noise):
         note = (note + "; " if note else "") + (
-            "every point is a tie (equal values, or runs that delivered almost nothing), "
-            "evidence for neither order: " + ", ".join(r["point"] for r in rows)
+            f"within our seeds' noise ({NOISE_HOW}) at "
+            + "; ".join(f"{p}: {noise_text(r, short=True)}" for p, r in ours_noisy.items())
+        )
+    tied = [r["point"] for r in rows if r["stalled"] or r["tie"]]
+    if all_ties and tied:
+        rest = " (the others within noise)" if n_noise else ""
+        note = (note + "; " if note else "") + (
+            "every point is a tie (equal values, or runs that delivered almost nothing)"
+            f"{rest}, evidence for neither order: " + ", ".join(tied)
         )
     return Claim(
         claim,

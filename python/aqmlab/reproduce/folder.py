@@ -19,7 +19,7 @@ from aqmlab.reproduce import (
     sample_claims,
 )
 from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
-from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate
+from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate, ordering_between_arms
 from aqmlab.reproduce.reference_frames import FrameDef
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, toml_doc
 
@@ -93,6 +93,12 @@ class ClaimDef:
     #: qualitative/range without ``delivered``: why no run of the claim's points can stall, or
     #: why a stalled run cannot pass the predicate (such a claim needs one or the other).
     stalls: str = ""
+    #: qualitative/range: the per-seed values of ``metric`` (a numbers path in its shape whose
+    #: leaves are lists in seed order, or the ``[table]`` column read seed by seed): an order
+    #: between arms within our seeds' noise is no pass (:mod:`aqmlab.reproduce.predicate`).
+    per_seed: str = ""
+    #: qualitative/range without ``per_seed``: why its order needs no noise band.
+    noise: str = ""
     points: list[str] = field(default_factory=list)
     point_name: str = ""
     where: dict[str, list[Any]] = field(default_factory=dict)
@@ -298,7 +304,9 @@ def load(folder: str) -> Experiment:
             path, t.doc.get("discussion", []), [*names, *(f.name for f in frames)]
         ),
         commands=t.strs("commands"),
-        claims=load_claims(os.path.join(folder, CLAIMS)),
+        claims=load_claims(
+            os.path.join(folder, CLAIMS), deterministic=t.doc.get("deterministic") is True
+        ),
         derives=load_derives(path, t.doc.get("derive", []), [*names, *(f.name for f in frames)]),
         numbers=load_numbers(path, t.doc.get("numbers", {}), [*names, *(f.name for f in frames)]),
         windows=windows.load(path, t.doc.get("window", []), names),
@@ -408,9 +416,10 @@ def _table(path: str, doc: Any, sweeps: list[str]) -> TableDef:
 _CLAIM_KEYS = tuple(k for k in ClaimDef.__dataclass_fields__ if k != "tests")
 
 
-def load_claims(path: str) -> list[ClaimDef]:
+def load_claims(path: str, deterministic: bool = True) -> list[ClaimDef]:
     """The ``[[claim]]`` tables of ``path``, checked: ids unique, each kind's keys present,
-    predicates well formed."""
+    predicates well formed; ``deterministic = False`` (a reproduction whose seeds draw): every
+    order between arms declares ``per_seed`` or ``noise``."""
     doc = _read(path)
     top = _Table(path, "", doc, ("claim", "hypothesis"))
     # Hypotheses several claims name (explanation = "NAME").
@@ -421,7 +430,7 @@ def load_claims(path: str) -> list[ClaimDef]:
     items = top.doc.get("claim", [])
     if not isinstance(items, list) or not items:
         raise top.error("claim", "one or more [[claim]] tables")
-    out: list[ClaimDef] = []
+    out: list[tuple[_Table, ClaimDef]] = []
     seen: set[str] = set()
     for i, item in enumerate(items):
         t = _Table(path, f"claim[{i}]", item, _CLAIM_KEYS)
@@ -465,6 +474,8 @@ def load_claims(path: str) -> list[ClaimDef]:
             resolution=t.num("resolution", 0.0),
             delivered=t.str("delivered", ""),
             stalls=t.str("stalls", ""),
+            per_seed=t.str("per_seed", ""),
+            noise=t.str("noise", ""),
             points=t.strs("points"),
             point_name=t.str("point_name", ""),
             where=where,
@@ -483,8 +494,10 @@ def load_claims(path: str) -> list[ClaimDef]:
             sample_test=t.str("sample_test", ""),
         )
         _check_claim(t, c)
-        out.append(c)
-    return out
+        out.append((t, c))
+    for t, c in out:
+        _check_noise(t, c, deterministic)
+    return [c for _, c in out]
 
 
 #: The keys of a claim's ``explanation`` table, all required.
@@ -620,6 +633,28 @@ def _check_claim(t: _Table, c: ClaimDef) -> None:
         sample_claims.check(t, c)
     elif not c.predicate.startswith("py:"):
         compile_predicate(c.predicate, len(c.arms), f"{t.path}: {t.where}", c.resolution)
+
+
+def _check_noise(t: _Table, c: ClaimDef, deterministic: bool) -> None:
+    """An order between arms is graded against our seeds' noise (docs/reproductions.md, "Ties
+    and stalled runs"): where the seeds draw, such a claim names its per-seed values, or says
+    why it has none."""
+    if (c.per_seed or c.noise) and c.kind not in ("qualitative", "range"):
+        raise t.error("per_seed" if c.per_seed else "noise", "only on a qualitative or range claim")
+    if c.per_seed and "{arm}" in c.metric and "{arm}" not in c.per_seed:
+        raise t.error("per_seed", "a numbers path with {arm}, in the shape of metric")
+    if deterministic or c.per_seed or c.noise or c.kind not in ("qualitative", "range"):
+        return
+    if c.sample_test or c.predicate.startswith("py:"):
+        return
+    if ordering_between_arms(c.predicate):
+        raise t.error(
+            "per_seed",
+            "the per-seed values of the metric (a numbers path in its shape whose leaves are "
+            'lists in seed order, reduce = "list"; or the [table] column itself), or '
+            'noise = "why this order needs no noise band": the predicate orders two arms '
+            "and the seeds draw",
+        )
 
 
 def _check_counterfactual(t: _Table, c: ClaimDef) -> None:

@@ -77,6 +77,9 @@ class Context:
     frames: dict[str, Any] = field(default_factory=dict)
     #: The ``[table]``'s rows: means over seeds (a DataFrame), or None.
     table: Any = None
+    #: The ``[table]`` before its mean over seeds: each cell the list of its runs' values in
+    #: seed order (a claim's ``per_seed`` on a table column).
+    table_seeds: Any = None
     #: Named values for claims and ``results.json`` (``numbers(ctx)``).
     numbers: dict[str, Any] = field(default_factory=dict)
     #: Graded claims by id, once graded.
@@ -185,6 +188,12 @@ def run(
             .reset_index()
         )
         ctx.numbers[t.name] = ctx.table.to_dict("records")
+        seeded = df.sort_values("seed", kind="stable") if "seed" in df.columns else df
+        ctx.table_seeds = (
+            seeded.groupby(t.by, sort=False)
+            .agg(**{name: (col, list) for name, col in t.columns.items()})
+            .reset_index()
+        )
     declared_numbers(ctx)
     ctx.numbers.update(_hook(mod, "numbers", ctx) or {})
     ctx.tests = hypotheses.run(ctx, mod)
@@ -331,8 +340,19 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
             pred = _unless_stalled(pred)
             d = _points(ctx, c, c.arms, where, metric=c.delivered)
             cf_d = _points(ctx, c, c.counterfactual_arms, where, metric=c.delivered)
-            points = {k: _Delivered(v, d[k]) for k, v in points.items()}
-            cf_points = {k: _Delivered(v, cf_d[k]) for k, v in cf_points.items()}
+            points = {k: _Point(v, d[k]) for k, v in points.items()}
+            cf_points = {k: _Point(v, cf_d[k]) for k, v in cf_points.items()}
+        if c.per_seed:
+            # Each point's values seed by seed: an order within their noise is no pass.
+            s = _points(ctx, c, c.arms, where, metric=c.per_seed, per_seed=True)
+            cf_s = _points(ctx, c, c.counterfactual_arms, where, metric=c.per_seed, per_seed=True)
+            points = {
+                k: _Point(v, getattr(v, "delivered", None), _at(s, k)) for k, v in points.items()
+            }
+            cf_points = {
+                k: _Point(v, getattr(v, "delivered", None), _at(cf_s, k))
+                for k, v in cf_points.items()
+            }
         if c.kind == "qualitative":
             (ours,), (cf,) = points.values(), cf_points.values()
             claim = cm.qualitative(
@@ -396,15 +416,26 @@ def explain(claim: cm.Claim, c: ClaimDef, ctx: Context) -> None:
     )
 
 
-class _Delivered(tuple):
-    """A point's arm values (the tuple) with each arm's delivered share of its link."""
+class _Point(tuple):
+    """A point's arm values (the tuple) with each arm's delivered share of its link and each
+    arm's per-seed values (lists in seed order), where the claim declares them (or None)."""
 
-    delivered: tuple
+    delivered: tuple | None
+    per_seed: tuple | None
 
-    def __new__(cls, values: tuple, delivered: tuple) -> _Delivered:
+    def __new__(cls, values: tuple, delivered: Any, per_seed: Any = None) -> _Point:
         t = super().__new__(cls, values)
-        t.delivered = tuple(delivered)
+        t.delivered = None if delivered is None else tuple(delivered)
+        t.per_seed = None if per_seed is None else tuple(per_seed)
         return t
+
+
+def _at(per_seed: dict[str, Any], point: str) -> Any:
+    """A point's per-seed values: by its name, or by its name up to the first ``" ("`` (an
+    interpolated point's abscissa differs seed by seed: matched.py's ``seeds``)."""
+    if point in per_seed:
+        return per_seed[point]
+    return per_seed.get(point.split(" (")[0])
 
 
 def _unless_stalled(pred: Any) -> Any:
@@ -463,8 +494,8 @@ def _spread(ctx: Context, c: ClaimDef, where: str) -> float | None:
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
 
 
-def _rows(ctx: Context, c: ClaimDef, where: str) -> Any:
-    g = ctx.table
+def _rows(ctx: Context, c: ClaimDef, where: str, per_seed: bool = False) -> Any:
+    g = ctx.table_seeds if per_seed else ctx.table
     if g is None:
         raise AqmlabError(
             f"{where}: metric {c.metric!r}: no such number, and the experiment has no [table]"
@@ -483,10 +514,17 @@ def _rows(ctx: Context, c: ClaimDef, where: str) -> Any:
 
 
 def _points(
-    ctx: Context, c: ClaimDef, arms: list[str], where: str, metric: str = ""
+    ctx: Context,
+    c: ClaimDef,
+    arms: list[str],
+    where: str,
+    metric: str = "",
+    per_seed: bool = False,
 ) -> dict[str, tuple]:
     """Point name -> the arms' values of the metric there (a qualitative claim: one point);
-    ``metric`` instead of the claim's own (its ``delivered``)."""
+    ``metric`` instead of the claim's own (its ``delivered``); ``per_seed``: each value a list
+    of per-seed values (its ``per_seed``: a numbers path whose leaves are lists, or a
+    ``[table]`` column read from the table's per-seed lists)."""
     if metric:
         from dataclasses import replace
 
@@ -505,11 +543,18 @@ def _points(
         for a in arms:
             v = _named(ctx, c.metric.replace("{arm}", a))
             one = isinstance(v, (int, float)) and not isinstance(v, bool)  # a range's baseline
-            ok = (
-                isinstance(v, dict) or one if c.kind == "range" else not isinstance(v, (dict, list))
-            )
+            if per_seed:
+                one = isinstance(v, list)
+                ok = isinstance(v, dict) or one if c.kind == "range" else one
+            else:
+                ok = (
+                    isinstance(v, dict) or one
+                    if c.kind == "range"
+                    else not isinstance(v, (dict, list))
+                )
             if v is None or isinstance(v, str) or not ok:
                 what = "{point: number}" if c.kind == "range" else "number"
+                what = f"per-seed list (per_seed: {what} with lists)" if per_seed else what
                 raise AqmlabError(
                     f"{where}: metric {c.metric!r}: no {what} for arm {a!r} in numbers(ctx)"
                 )
@@ -528,7 +573,9 @@ def _points(
         if missing:
             raise AqmlabError(f"{where}: arm {missing[0][0]!r} has no point {missing[0][1]!r}")
         return {p: tuple(v[p] if isinstance(v, dict) else v for v in vals) for p in pts}
-    sel = _rows(ctx, c, where)
+    if per_seed and ctx.table_seeds is None:
+        return {}  # a table a hook set, not the declared [table]'s: no per-seed values
+    sel = _rows(ctx, c, where, per_seed)
     if c.arm_column not in sel.columns:
         raise AqmlabError(f"{where}: arm_column: no table column {c.arm_column!r}")
     groups = sel.groupby(c.points, sort=False) if c.points else [((), sel)]

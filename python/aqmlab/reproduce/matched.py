@@ -13,16 +13,34 @@ link: :func:`aqmlab.reproduce.common.stalled`) is no point of either curve: it i
 value on both arms, named ``POINT``, so the claims' rule (every arm stalled) makes it a tie.
 ``DELIVERED_KEY`` (default ``delivered``) holds each arm's ``delivered`` at the same points,
 for the claims' ``delivered``.
+
+``seeds = COLUMN`` (a table of points per seed: a ``[frames.NAME]`` whose ``by`` has the seed)
+makes the same match on each seed's rows alone, each arm's value at a point the list of its
+seeds' values in seed order (none where a seed has no such point), a point named without its
+``(X_NAME x)``: a range claim's ``per_seed`` (its points are matched by their name up to the
+first `` (``).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
 
-KEYS = ("column", "curves", "x", "y", "delivered", "at", "x_name", "delivered_key", "point")
+KEYS = (
+    "column",
+    "curves",
+    "x",
+    "y",
+    "delivered",
+    "at",
+    "x_name",
+    "delivered_key",
+    "point",
+    "seeds",
+)
 
 
 @dataclass
@@ -37,6 +55,7 @@ class Match:
     delivered_key: str
     point: str
     where: str  # "FILE: numbers.NAME.match" for errors
+    seeds: str = ""
 
 
 def number(name: str, where: str, d: dict[str, Any], sweeps: list[str]) -> Any:
@@ -86,7 +105,15 @@ def load(where: str, doc: Any) -> Match:
         if not isinstance(v, str) or not v:
             raise AqmlabError(f"{where}.{k}: expected a text, got {v!r}")
         texts[k] = v
-    for k, default in (("x_name", texts["x"]), ("delivered_key", "delivered"), ("point", "point")):
+    for k, default in (
+        ("x_name", texts["x"]),
+        ("delivered_key", "delivered"),
+        ("point", "point"),
+        ("seeds", ""),
+    ):
+        if k == "seeds" and k not in doc:
+            texts[k] = ""
+            continue
         v = doc.get(k, default)
         if not isinstance(v, str) or not v:
             raise AqmlabError(f"{where}.{k}: expected a text, got {v!r}")
@@ -96,7 +123,9 @@ def load(where: str, doc: Any) -> Match:
 
 def compute(m: Match, df: Any, what: str) -> dict[str, Any]:
     """The four arms and their delivered shares over ``df`` (a table of points; ``what`` names
-    it in errors)."""
+    it in errors); with ``m.seeds``, each seed's, as lists in seed order."""
+    if m.seeds:
+        return _per_seed(m, df, what)
     need = [m.point, m.column, m.x, m.y, m.delivered]
     missing = [c for c in need if c not in df.columns]
     if missing:
@@ -142,3 +171,26 @@ def points(m: Match, a: Any, b: Any) -> dict[str, tuple]:
         if stalled(r[d]):
             pts[r[m.point]] = dead(r)
     return pts
+
+
+def _per_seed(m: Match, df: Any, what: str) -> dict[str, Any]:
+    """:func:`compute` on each seed's rows of ``df`` (its ``m.seeds`` column), each leaf the
+    list of the seeds' values in seed order (NaN where a seed has no such point), the points
+    named up to the first `` (``."""
+    from dataclasses import replace
+
+    if m.seeds not in df.columns:
+        raise AqmlabError(f"{m.where}.seeds: no column {m.seeds!r} in the results of {what}")
+    one = replace(m, seeds="")
+    runs = [compute(one, g, what) for _, g in df.groupby(m.seeds, sort=True)]
+
+    def merge(parts: list[Any]) -> Any:
+        tables = [p for p in parts if isinstance(p, dict)]
+        if tables and all(isinstance(v, (int, float)) for t in tables for v in t.values()):
+            names = {k.split(" (")[0]: None for t in tables for k in t}
+            base = [{k.split(" (")[0]: v for k, v in t.items()} for t in parts]
+            return {n: [b.get(n, math.nan) for b in base] for n in names}
+        keys = {k: None for t in tables for k in t}
+        return {k: merge([t.get(k, {}) for t in parts]) for k in keys}
+
+    return merge(runs)

@@ -14,6 +14,14 @@ within the claim's ``resolution`` (the quantity's stated resolution; 0: exactly 
 ``a <= 0.5 * b``. A comparison with a constant (``a >= 0.9``, ``a - b <= 0.05``) is never a tie.
 ``and`` is false when any part is false, else a tie when any part is a tie; ``or`` is true when
 any part is true, else a tie when any part is; ``not`` keeps a tie. A tie is not a pass.
+
+**Noise** (docs/reproductions.md, "Ties and stalled runs"). Where the arms' values come with
+their per-seed values (``per_seed``: a point's ``per_seed`` attribute, one list per arm in seed
+order), such a comparison is also evaluated seed by seed, paired by seed: with ``d`` the
+difference of its sides on the means and ``h`` the 95 % Student-t half-width of the per-seed
+differences (:func:`aqmlab.reproduce.common.seed_spread`; none under two paired seeds), it is
+a :class:`Noise` tie when ``|d| <= resolution + h``: an order within our seeds' scatter is
+evidence for neither order either. An exact tie outranks a noise one in ``and``/``or``.
 """
 
 from __future__ import annotations
@@ -33,11 +41,45 @@ ARM_NAMES = "abcdefgh"
 TIE = "tie"
 #: What a predicate returns where every arm's run delivered (almost) nothing: not a pass.
 STALLED = "stalled"
+#: What a predicate returns where its comparison's order is within our seeds' scatter.
+NOISE = "noise"
+
+
+class Noise(str):
+    """:data:`NOISE`, with the comparison that was within noise: the difference of its sides
+    on the means ``d``, the per-seed differences' 95 % half-width ``h`` over ``seeds`` paired
+    seeds, and the claim's ``resolution``."""
+
+    d: float
+    h: float
+    seeds: int
+    resolution: float
+
+    def __new__(cls, d: float, h: float, seeds: int, resolution: float) -> Noise:
+        t = super().__new__(cls, NOISE)
+        t.d, t.h, t.seeds, t.resolution = float(d), float(h), int(seeds), float(resolution)
+        return t
 
 
 def is_tie(r: Any) -> bool:
-    """Whether a predicate's result is a tie (equal values, or runs that delivered nothing)."""
-    return isinstance(r, str) and r in (TIE, STALLED)
+    """Whether a predicate's result is a tie (equal values, runs that delivered nothing, or an
+    order within our seeds' noise)."""
+    return isinstance(r, str) and r in (TIE, STALLED, NOISE)
+
+
+def ordering_between_arms(text: str) -> bool:
+    """Whether the predicate ``text`` (well formed) has an ordering comparison between two
+    sides that both depend on the arms: the comparisons seed noise can tie."""
+    tree = ast.parse(text, mode="eval")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(
+                isinstance(op, _ORDER) and _uses_arms(sides[i]) and _uses_arms(sides[i + 1])
+                for i, op in enumerate(node.ops)
+            ):
+                return True
+    return False
 
 
 def _nan_or(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -90,8 +132,9 @@ def compile_predicate(
 
     def run(values: tuple[Any, ...]) -> Any:
         env = dict(zip(names, values))
+        seeds = _seed_envs(names, getattr(values, "per_seed", None))
         try:
-            return _eval(tree.body, env, resolution)
+            return _eval(tree.body, env, resolution, seeds)
         except ZeroDivisionError:
             # Not NaN: a NaN side would make `a != b` or `not (a < b)` pass.
             shown = ", ".join(f"{k} = {v!r}" for k, v in env.items())
@@ -116,11 +159,49 @@ def _check(node: ast.AST, names: str, text: str, where: str) -> None:
 _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 
 
+def _seed_envs(names: str, per_seed: Any) -> list[dict[str, Any]]:
+    """One environment per seed from each arm's per-seed values (lists in seed order), paired
+    by seed; none where there are no such values or the arms' lists differ in length (no
+    pairing: no noise band)."""
+    if not per_seed:
+        return []
+    lists = [list(v) for v in per_seed]
+    if len({len(v) for v in lists}) != 1:
+        return []
+    return [dict(zip(names, vals)) for vals in zip(*lists)]
+
+
+def _noise(
+    left: ast.AST, right: ast.AST, d: float, res: float, seeds: list[dict[str, Any]]
+) -> Noise | None:
+    """A :class:`Noise` tie where ``|d|`` is within ``res`` plus the 95 % half-width of the
+    per-seed differences of the two sides (paired by seed; a seed where either side has no
+    value left out); None where it is not, or under two seeds pair."""
+    from aqmlab.reproduce.common import seed_spread
+
+    diffs = []
+    for env in seeds:
+        try:
+            diffs.append(float(_eval(left, env, res)) - float(_eval(right, env, res)))
+        except (ZeroDivisionError, TypeError):
+            continue  # a seed whose side divides by 0, or has no value, has no difference
+    diffs = [x for x in diffs if x == x]
+    h = seed_spread(diffs)
+    if h is None or not abs(d) <= res + h:
+        return None
+    return Noise(d, h, len(diffs), res)
+
+
 def _uses_arms(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Name) and n.id not in _FUNCS for n in ast.walk(node))
 
 
-def _eval(node: ast.AST, env: dict[str, Any], res: float = 0.0) -> Any:
+def _eval(
+    node: ast.AST, env: dict[str, Any], res: float = 0.0, seeds: list[dict[str, Any]] | None = None
+) -> Any:
+    """``node``'s value in ``env``; ``seeds``: the same arms' values seed by seed (a point's
+    ``per_seed``), for the noise band of an ordering comparison between arms."""
+    seeds = seeds or []
     if isinstance(node, ast.Name):
         return env[node.id]
     if isinstance(node, ast.Constant):
@@ -130,7 +211,7 @@ def _eval(node: ast.AST, env: dict[str, Any], res: float = 0.0) -> Any:
     if isinstance(node, ast.BinOp):
         return _BIN[type(node.op)](_eval(node.left, env, res), _eval(node.right, env, res))
     if isinstance(node, ast.UnaryOp):
-        v = _eval(node.operand, env, res)
+        v = _eval(node.operand, env, res, seeds)
         if isinstance(node.op, ast.USub):
             return -v
         return v if is_tie(v) else not v
@@ -141,7 +222,7 @@ def _eval(node: ast.AST, env: dict[str, Any], res: float = 0.0) -> Any:
         ties: list[Any] = []
         r: Any = is_and
         for part in node.values:
-            v = _eval(part, env, res)
+            v = _eval(part, env, res, seeds)
             if is_tie(v):
                 ties.append(v)
                 continue
@@ -152,22 +233,31 @@ def _eval(node: ast.AST, env: dict[str, Any], res: float = 0.0) -> Any:
     if isinstance(node, ast.Compare):
         sides = [node.left, *node.comparators]
         vals = [_eval(v, env, res) for v in sides]
-        tie = False
+        tie: Any = None
         for i, op in enumerate(node.ops):
             left, right = vals[i], vals[i + 1]
-            if (
-                isinstance(op, _ORDER)
-                and _uses_arms(sides[i])
-                and _uses_arms(sides[i + 1])
-                and abs(left - right) <= res
-            ):
-                tie = True  # equal values: evidence for neither order
+            between_arms = (
+                isinstance(op, _ORDER) and _uses_arms(sides[i]) and _uses_arms(sides[i + 1])
+            )
+            if between_arms and abs(left - right) <= res:
+                tie = TIE  # equal values: evidence for neither order
+                continue
+            noise = (
+                _noise(sides[i], sides[i + 1], left - right, res, seeds) if between_arms else None
+            )
+            if noise is not None:
+                tie = tie or noise  # an order within our seeds' scatter: neither order
             elif not _CMP[type(op)](left, right):
                 return False
-        return TIE if tie else True
+        return tie or True
     raise AssertionError(type(node))
 
 
 def _tie_of(ties: list[Any]) -> str:
-    """Stalled when every tied part is stalled, else a tie."""
-    return STALLED if all(t == STALLED for t in ties) else TIE
+    """Stalled when every tied part is stalled; else a tie when a part is one (equal values);
+    else the first part within noise."""
+    if all(t == STALLED for t in ties):
+        return STALLED
+    if any(t == TIE for t in ties):
+        return TIE
+    return next(t for t in ties if t == NOISE)

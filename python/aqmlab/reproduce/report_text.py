@@ -17,7 +17,8 @@ experiment file runs no code. Their names are, in this order:
   ``unexplained``, ...; ``test``: the outcome text of the first hypothesis test its
   explanation declares; ``test_true`` / ``test_false``: the points, by their full names, where
   that test, a ``reference`` one, found the predicate true / false: red-bursty's "true at 3
-  of 3 points"; ``failing_points``: the failing points by name, what follows the first
+  of 3 points"; ``failing_points``: the failing points by name (those within our seeds' noise
+  left out), what follows the first
   `` (`` left out, as a reference test matches them); an id holding ``-`` is written in
   backticks, ```claim.taildrop-extra-bytes.verdict```;
 * the mode's parameters, ``quick`` (true in a quick run), ``seeds`` (how many) and ``out``;
@@ -84,9 +85,9 @@ def resolve(ctx: Any, name: str, fields: dict[str, Any], where: str) -> Any:
         if claim is None:
             raise AqmlabError(f"{where}: {name!r}: no claim {cid!r} in claims.toml")
         if key == "failing_points":  # the failing points by name, as a reference test reads them
-            from aqmlab.reproduce.hypotheses import base
+            from aqmlab.reproduce.hypotheses import failing_points
 
-            return [base(p) for p in claim.failing]
+            return failing_points(claim)
         if key in ("test", "test_true", "test_false"):
             tests = [r for r in getattr(ctx, "tests", {}).get(cid, []) if r is not None]
             if key == "test":

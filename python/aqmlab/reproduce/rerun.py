@@ -205,7 +205,7 @@ def run(t: Rerun, c: Any, ctx: Any, mod: Any) -> RerunResult:
             if all(isinstance(v, dict) and isinstance(v.get(p), Real) for v in per):
                 vals = tuple(v[p] for v in per)
                 if c.delivered and all(isinstance(d, dict) and p in d for d in dels):
-                    vals = loader._Delivered(vals, tuple(d[p] for d in dels))
+                    vals = loader._Point(vals, tuple(d[p] for d in dels))
                 out[p] = vals
         return out
 
