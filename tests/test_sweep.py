@@ -373,7 +373,7 @@ def test_python_api_threads_equals_processes(scenario, tmp_path):
     b = aqmlab.sweep(scenario, jobs=2, executor="thread", **kw)
     pd.testing.assert_frame_equal(a, b)
     assert len(a) == 4 and a["seed"].tolist() == [1, 2, 1, 2]
-    with pytest.raises(aqmlab.ScenarioError, match="expected a list"):
+    with pytest.raises(aqmlab.ScenarioError, match="expected a non-empty list"):
         aqmlab.sweep(scenario, vary={"duration": "1s"})
 
 
