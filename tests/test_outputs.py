@@ -439,3 +439,61 @@ def test_series_files_do_not_depend_on_how_the_run_was_stepped(tmp_path, monkeyp
     sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
     assert len(sizes) > 1
     assert sizes[:-1] == [ROWS_PER_GROUP] * (len(sizes) - 1) and 0 < sizes[-1] <= ROWS_PER_GROUP
+
+
+def test_flows_without_a_series_have_no_rows_and_the_same_summary(scenario, tmp_path):
+    """``[output] flow_series``: a listed flow's rows are exactly its rows in a run where every
+    flow keeps them, the others have none, the summary is the same but for ``flow_series``
+    (which flows keep one), and the plots, report and export take a run without rows."""
+    full = aqmlab.run(str(scenario), tmp_path / "all")
+    one = aqmlab.run(str(scenario), tmp_path / "one", set={"output.flow_series": [1]})
+    assert "flow_series" not in full.summary
+    assert one.summary["flow_series"] == [1]
+    assert {k: v for k, v in results(one.summary).items() if k != "flow_series"} == results(
+        full.summary
+    )
+    kept = full.flows[full.flows["flow"] == 1].reset_index(drop=True)
+    pd.testing.assert_frame_equal(one.flows.reset_index(drop=True), kept)
+    assert len(kept) == 30 and kept["delivered_bytes"].sum() > 0
+    on_disk = pd.read_parquet(tmp_path / "one" / "flows.parquet")
+    assert list(on_disk.columns) == list(full.flows.columns) and set(on_disk["flow"]) == {1}
+
+    none = tmp_path / "none"
+    r = run_cli("run", str(scenario), "--set", 'output.flow_series="none"', "-o", str(none), "-q")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((none / "summary.json").read_text())
+    assert s["flow_series"] == [] and results(s)["flows"] == results(full.summary)["flows"]
+    t = pd.read_parquet(none / "flows.parquet")
+    assert len(t) == 0 and list(t.columns) == list(full.flows.columns)
+    assert 'flow_series = "none"' in (none / "scenario.resolved.toml").read_text()
+    r = run_cli("plot", str(none))
+    assert r.returncode == 0, r.stderr
+    figures = os.listdir(none / "figures")
+    assert "delay.png" in figures and "cumulative.png" not in figures
+    assert run_cli("report", str(none)).returncode == 0
+    r = run_cli("export", str(none), "--flent")
+    assert r.returncode != 0
+    assert r.stderr.strip().endswith(
+        "no TCP flow kept a time series (summary.json's flow_series; "
+        '[output] flow_series = "all" or a list of flows keeps them)'
+    ), r.stderr
+
+
+def test_over_a_thousand_flows_keep_no_series_and_say_so_once(tmp_path):
+    many = UDP.replace('duration = "3s"', 'duration = "300ms"').replace(
+        '[[flows]]\nkind = "udp"', '[[flows]]\ncount = 1000\nkind = "udp"', 1
+    )
+    p = tmp_path / "many.toml"
+    p.write_text(many.replace('rate = "6Mbps"', 'rate = "10kbps"'))
+    r = run_cli("run", str(p), "-o", str(tmp_path / "o"), "-q")
+    assert r.returncode == 0, r.stderr
+    said = [x for x in r.stderr.splitlines() if "flow_series" in x]
+    assert said == [
+        f'aqmlab: warning: {p}: output.flow_series: "auto" keeps no flow\'s time series with '
+        "more than 1000 flows (here 1001): flows.parquet has no rows (the summary is whole); "
+        'flow_series = "all" or a list of flows keeps them'
+    ], r.stderr
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert s["flow_series"] == [] and len(s["flows"]) == 1001
+    assert any("flow_series" in w for w in s["provenance"]["warnings"])
+    assert len(pd.read_parquet(tmp_path / "o" / "flows.parquet")) == 0

@@ -18,6 +18,8 @@ class Run:
     name: str
     seed: int
     bin_s: float
+    flow_count: int
+    series_flow_count: int
     csv: bool
     logs_packets: bool
     traces_state: bool

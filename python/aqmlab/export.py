@@ -48,6 +48,15 @@ def flent_data(folder: str) -> dict[str, Any]:
     tcp = [f["id"] for f in summary["flows"] if f["kind"] == "tcp"]
     if not tcp:
         raise AqmlabError(f"{folder}: the run has no TCP flow to export as flent's tcp_nup")
+    if "flow_series" in summary:
+        # Only the flows that keep a time series (`[output] flow_series`) have rows.
+        kept = set(summary["flow_series"])
+        tcp = [f for f in tcp if f in kept]
+        if not tcp:
+            raise AqmlabError(
+                f"{folder}: no TCP flow kept a time series (summary.json's flow_series; "
+                '[output] flow_series = "all" or a list of flows keeps them)'
+            )
     times = sorted(set(flows["t_s"].tolist()))
     index = {t: i for i, t in enumerate(times)}
     n = len(times)

@@ -170,19 +170,20 @@ def plot_run(folder: str, link: str | None = None, out: str | None = None) -> li
     ax.grid(True, alpha=0.3)
     files += _save(fig, out, "delay")
 
-    # Cumulative delivered MB vs time (all flows).
-    if any(a["flows"] is not None for a in arms):
+    # Cumulative delivered MB vs time (all flows, or those that keep a series: `[output]
+    # flow_series`; none drawn for a run whose flows keep none).
+    with_rows = [a for a in arms if a["flows"] is not None and not a["flows"].empty]
+    if with_rows:
         fig, ax = plt.subplots(figsize=(9, 4))
-        for a in arms:
-            fl = a["flows"]
-            if fl is None:
-                continue
-            per_bin = fl.groupby("t_s", sort=True)["delivered_bytes"].sum()
+        for a in with_rows:
+            per_bin = a["flows"].groupby("t_s", sort=True)["delivered_bytes"].sum()
             ax.plot(per_bin.index, per_bin.cumsum() / 1e6, label=a["label"])
+        kept = first.get("flow_series")
+        of = "" if kept is None else f" (the {len(kept)} flows with a time series)"
         ax.set(
             xlabel="time (s)",
             ylabel="delivered (MB)",
-            title=f"{first.get('scenario', '')}: cumulative bytes delivered to applications",
+            title=f"{first.get('scenario', '')}: cumulative bytes delivered to applications{of}",
         )
         ax.legend(fontsize=8)
         ax.grid(True, alpha=0.3)

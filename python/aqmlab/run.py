@@ -486,11 +486,11 @@ def simulate(
     # short, and each next one is twice or half as long as the last, as it ran faster or slower
     # than that (the results, and the files' bytes, do not depend on where the steps fall).
     longest = r.bin_s * MAX_STEP_BINS
-    # and at most about MAX_STEP_ROWS rows of the flows table (a row per flow and bin), at
-    # least one bin: a step's series are held several times over as they are handed to the
-    # files (about 200 bytes a row), which for 10^5 flows and a few bins a step was more than
-    # the flows' own state (issue 24).
-    longest = min(longest, r.bin_s * max(1, MAX_STEP_ROWS // max(1, r.flow_count)))
+    # and at most about MAX_STEP_ROWS rows of the flows table (a row per flow that keeps a
+    # series and bin), at least one bin: a step's series are held several times over as they
+    # are handed to the files (about 200 bytes a row), which for 10^5 flows and a few bins a
+    # step was more than the flows' own state (issue 24).
+    longest = min(longest, r.bin_s * max(1, MAX_STEP_ROWS // max(1, r.series_flow_count)))
     if progress is not False:
         longest = min(total / 200, longest)
     step = min(longest, 0.01)

@@ -311,6 +311,10 @@ impl Run {
         if !self.windows.is_empty() {
             s.windows(&self.windows);
         }
+        if let Some(kept) = self.scenario.sim.flows_with_series() {
+            // Some flows keep no time series (`[output] flow_series`): which do.
+            s.insert("flow_series", serde_json::json!(kept));
+        }
         s
     }
 }
@@ -365,10 +369,19 @@ impl Run {
             .trace_flow_state(flow, every)
             .map_err(|e| AqmlabError::new_err(format!("trace_flow_state: {e}")))
     }
-    /// The number of flows (each has a row per bin in the `flows` series).
+    /// The number of flows.
     #[getter]
     fn flow_count(&self) -> usize {
         self.scenario.sim.flow_count()
+    }
+    /// The number of flows that keep a time series (each has a row per bin in the `flows`
+    /// series; `[output] flow_series`).
+    #[getter]
+    fn series_flow_count(&self) -> usize {
+        let sim = &self.scenario.sim;
+        (0..sim.flow_count())
+            .filter(|&k| sim.flow_has_series(k))
+            .count()
     }
     /// Width of the time-series bins, seconds.
     #[getter]

@@ -156,6 +156,10 @@ fn flows<'py>(
     if cumulative.len() < c.flows.len() {
         cumulative.resize(c.flows.len(), 0);
     }
+    // The flows that keep a series (`[output] flow_series`); the others have no rows.
+    let kept: Vec<usize> = (0..c.flows.len())
+        .filter(|&k| sim.flow_has_series(k))
+        .collect();
     let rows = c.flows.iter().map(Vec::len).sum();
     let [mut flow, mut delivered, mut cum] =
         std::array::from_fn(|_| I64Column::with_capacity(rows));
@@ -164,8 +168,9 @@ fn flows<'py>(
     let mut name = StrColumn::with_capacity(rows);
     // Each flow's name looked up once a chunk, not once a row: the lookup reads the flow and
     // its spec, two cache misses a row with thousands of flows (issue 24 item 3).
-    let names: Vec<Option<&str>> = (0..c.flows.len())
-        .map(|k| {
+    let names: Vec<Option<&str>> = kept
+        .iter()
+        .map(|&k| {
             sim.flow_spec(k).and_then(|f| match f {
                 FlowSpec::Udp(u) => u.name.as_deref(),
                 FlowSpec::Tcp(t) => t.name.as_deref(),
@@ -174,8 +179,8 @@ fn flows<'py>(
         .collect();
     // Bin by bin, every flow's row (see `links`).
     for i in 0..c.bins {
-        for (k, (bins, &k_name)) in c.flows.iter().zip(&names).enumerate() {
-            let b = &bins[i];
+        for (&k, &k_name) in kept.iter().zip(&names) {
+            let b = &c.flows[k][i];
             cumulative[k] += b.delivered_bytes;
             flow.push(k as u64);
             t_s.push(clock.t_s(i));

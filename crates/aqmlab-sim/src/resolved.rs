@@ -119,6 +119,36 @@ pub struct ResolvedOutput {
     /// Each flow's one-way delay distribution after the warm-up is measured
     /// ([`Sim::measure_owd`]).
     pub owd_distribution: bool,
+    /// `flow_series`: which flows keep a time series.
+    pub flow_series: FlowSeries,
+}
+
+/// `[output] flow_series`: which flows keep a time series (`flows.parquet`). A flow without
+/// one counts nothing per bin and has no rows; its summary is the same.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum FlowSeries {
+    /// `"auto"`: every flow's while the scenario has at most
+    /// [`crate::scenario::SERIES_FLOWS`] flows, none above.
+    #[default]
+    Auto,
+    /// `"all"`: every flow's, however many.
+    All,
+    /// `"none"`: no flow's.
+    None,
+    /// A list: these flows' (indices, ascending, each once).
+    Flows(Vec<usize>),
+}
+
+impl FlowSeries {
+    /// Whether flow `i` of a scenario of `n` flows keeps its time series.
+    pub fn keeps(&self, i: usize, n: usize) -> bool {
+        match self {
+            FlowSeries::Auto => n <= crate::scenario::SERIES_FLOWS,
+            FlowSeries::All => true,
+            FlowSeries::None => false,
+            FlowSeries::Flows(v) => v.binary_search(&i).is_ok(),
+        }
+    }
 }
 
 /// A scenario with every value resolved and checked: what the simulator and the emulator are
@@ -207,6 +237,10 @@ impl ResolvedScenario {
         for &(flow, every) in &self.output.trace_flows {
             sim.trace_flow_state(flow, every)
                 .map_err(|e| BuildError::Invalid(format!("output.trace_flows: {e}")))?;
+        }
+        let n = self.flows.len();
+        for i in (0..n).filter(|&i| !self.output.flow_series.keeps(i, n)) {
+            sim.drop_flow_series(i);
         }
         if self.output.owd_distribution {
             // From the warm-up's end (its window is the first), else from the start.
@@ -664,7 +698,8 @@ fn windows_tables(windows: &[WindowSpec]) -> ArrayOfTables {
 }
 
 /// The `[output]` table: the format, the logged and traced link directions, the traced flows
-/// (each `{ flow, every }`) and `owd_distribution` when on.
+/// (each `{ flow, every }`), `owd_distribution` when on and `flow_series` unless `"auto"` (the
+/// flows of a list by index).
 fn output_table(o: &ResolvedOutput) -> Table {
     let mut output = Table::new();
     output.insert("format", value(if o.csv { "csv" } else { "parquet" }));
@@ -685,6 +720,19 @@ fn output_table(o: &ResolvedOutput) -> Table {
     }
     if o.owd_distribution {
         output.insert("owd_distribution", value(true));
+    }
+    match &o.flow_series {
+        FlowSeries::Auto => {}
+        FlowSeries::All => {
+            output.insert("flow_series", value("all"));
+        }
+        FlowSeries::None => {
+            output.insert("flow_series", value("none"));
+        }
+        FlowSeries::Flows(v) => {
+            let a: Array = v.iter().map(|&i| i as i64).collect();
+            output.insert("flow_series", value(a));
+        }
     }
     output
 }

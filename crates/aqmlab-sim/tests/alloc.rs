@@ -139,6 +139,22 @@ fn steady_state_packets_allocate_nothing() {
         assert_eq!(n, 34 + 8 + 6, "{n} allocations in the step to {end} ms");
     }
 
+    // A flow that keeps no series (`[output] flow_series`) costs a step nothing: with one of
+    // the 8 flows' series kept, a step makes the 34 link directions' vectors, the one flow's
+    // and the chunk's 6 lists (issue 24 item 3).
+    let mut s = bulk(&[("output.flow_series", "[3]")]);
+    for t in 1..=8 {
+        s.sim.run_until(SimTime::from_secs(t));
+        drop(s.sim.take_series(false));
+    }
+    for end in [9_000, 10_050, 11_050] {
+        let n = allocations(|| {
+            s.sim.run_until(SimTime::from_millis(end));
+            drop(s.sim.take_series(false));
+        });
+        assert_eq!(n, 34 + 1 + 6, "{n} allocations in the step to {end} ms");
+    }
+
     // The counter counts: a report copies every series.
     assert!(allocations(|| drop(s.sim.report())) > 34);
 }

@@ -360,3 +360,52 @@ fn too_many_flow_tables_are_refused_before_reading() {
     );
     assert!(!err(&text).contains("at most"));
 }
+
+/// `[output] flow_series`: one of its words or a list of flows, each an index of the scenario's
+/// flows or a flow's name, at most once; an error names the key (an entry by its position) and
+/// what was expected.
+#[test]
+fn flow_series_names_the_key_and_what_it_expects() {
+    let named = BASE.replace("rate = \"1Mbps\"\n", "rate = \"1Mbps\"\nname = \"video\"\n");
+    let with = |v: &str| format!("{named}[output]\nflow_series = {v}\n");
+    let expected =
+        "expected \"auto\", \"all\", \"none\" or a list of flows (each an index or a name)";
+    assert_eq!(
+        err(&with("\"every\"")),
+        format!("t.toml:18: output.flow_series: {expected}, got \"every\"")
+    );
+    assert_eq!(
+        err(&with("true")),
+        format!("t.toml:18: output.flow_series: {expected}, got true")
+    );
+    assert_eq!(
+        err(&with("[1]")),
+        "t.toml:18: output.flow_series[0]: expected a flow index 0..1 (the scenario has 1 flows), got 1"
+    );
+    assert_eq!(
+        err(&with("[0, -1]")),
+        "t.toml:18: output.flow_series[1]: expected a flow index 0..1 (the scenario has 1 flows), got -1"
+    );
+    assert_eq!(
+        err(&with("[\"audio\"]")),
+        "t.toml:18: output.flow_series[0]: expected the name of a flow, got \"audio\": no flow has it"
+    );
+    assert_eq!(
+        err(&with("[0, \"video\"]")),
+        "t.toml:18: output.flow_series[1]: flow 0 is listed twice: expected each flow at most once"
+    );
+    assert_eq!(
+        err(&with("[0.5]")),
+        "t.toml:18: output.flow_series[0]: expected a flow index or a flow's name, got 0.5"
+    );
+    for v in [
+        "\"auto\"",
+        "\"all\"",
+        "\"none\"",
+        "[]",
+        "[0]",
+        "[\"video\"]",
+    ] {
+        ok(&with(v));
+    }
+}

@@ -273,6 +273,7 @@ fn the_output_table_writes_the_traced_flows_and_the_delay_distribution_only_when
         trace: vec![],
         trace_flows: vec![],
         owd_distribution: false,
+        flow_series: FlowSeries::Auto,
     };
     assert_eq!(
         output_table(&o).to_string(),
@@ -286,6 +287,15 @@ fn the_output_table_writes_the_traced_flows_and_the_delay_distribution_only_when
         "format = \"csv\"\npacket_log = [\"ab\"]\ntrace = []\n\
              trace_flows = [{ flow = 2, every = \"10ms\" }]\nowd_distribution = true\n"
     );
+    // `flow_series` unless "auto" (the default), a list by index.
+    o.flow_series = FlowSeries::Flows(vec![0, 7]);
+    assert!(output_table(&o)
+        .to_string()
+        .ends_with("owd_distribution = true\nflow_series = [0, 7]\n"));
+    o.flow_series = FlowSeries::None;
+    assert!(output_table(&o)
+        .to_string()
+        .ends_with("flow_series = \"none\"\n"));
 }
 
 /// The `[[flows]]` table of the only flow of `TEXT` with its `[[flows]]` keys `keys`.

@@ -15,7 +15,7 @@ use super::disc_params::{disc_of, discipline, DirParams};
 use super::edits::{edit, refuse_flow_tables, with_set_params};
 use super::flows::PlannedFlow;
 use super::*;
-use crate::resolved::{FlowPlan, ResolvedDirection, ResolvedFlow};
+use crate::resolved::{FlowPlan, FlowSeries, ResolvedDirection, ResolvedFlow, ResolvedOutput};
 use crate::topology::Routes;
 
 /// A byte limit of a link direction: `(limit, span, key path)`.
@@ -80,6 +80,7 @@ pub fn resolve_with_edits(
         .map_err(blame)?;
     let output = output(&cx, raw.output.unwrap_or_default(), ov, &directions, &flows);
     let output = output.map_err(blame)?;
+    warnings.extend(series_warning(&output, flows.len()));
     let windows = windows(&cx, &raw.warmup, &raw.windows, duration).map_err(blame)?;
     Ok(ResolvedScenario {
         name: raw.name.unwrap_or_else(|| default_name.to_string()),
@@ -456,6 +457,86 @@ fn output(
         trace: chosen(&traced),
         trace_flows: trace_flows(cx, &output.trace_flows, ov, flows)?,
         owd_distribution: output.owd_distribution,
+        flow_series: flow_series(cx, output.flow_series.as_ref(), flows)?,
+    })
+}
+
+/// `[output] flow_series`: `"auto"` (also when absent), `"all"`, `"none"`, or a list of flows,
+/// each by its index or its `name`, at most once.
+fn flow_series(
+    cx: &Ctx<'_>,
+    v: Option<&Spanned<toml::Value>>,
+    flows: &[ResolvedFlow],
+) -> Result<FlowSeries, ScenarioError> {
+    const EXPECTED: &str =
+        "expected \"auto\", \"all\", \"none\" or a list of flows (each an index or a name)";
+    let Some(v) = v else {
+        return Ok(FlowSeries::Auto);
+    };
+    let err = |msg: String| cx.err(Some(v.span()), "output.flow_series", msg);
+    let items = match v.get_ref() {
+        toml::Value::String(s) => {
+            return match s.as_str() {
+                "auto" => Ok(FlowSeries::Auto),
+                "all" => Ok(FlowSeries::All),
+                "none" => Ok(FlowSeries::None),
+                _ => Err(err(format!("{EXPECTED}, got {s:?}"))),
+            }
+        }
+        toml::Value::Array(a) => a,
+        other => return Err(err(format!("{EXPECTED}, got {other}"))),
+    };
+    let n = flows.len();
+    // The flows' names, looked up once each (a list may name thousands of flows).
+    let names: std::collections::BTreeMap<&str, usize> = flows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| match &f.plan {
+            FlowPlan::Udp(u) => u.name.as_deref().map(|s| (s, i)),
+            FlowPlan::Tcp(t) => t.name.as_deref().map(|s| (s, i)),
+        })
+        .collect();
+    let mut seen = vec![false; n];
+    let mut chosen = Vec::with_capacity(items.len());
+    for (k, item) in items.iter().enumerate() {
+        let key = |msg: String| cx.err(Some(v.span()), format!("output.flow_series[{k}]"), msg);
+        let i = match item {
+            toml::Value::Integer(i) => {
+                usize::try_from(*i).ok().filter(|&i| i < n).ok_or_else(|| {
+                    key(format!(
+                        "expected a flow index 0..{n} (the scenario has {n} flows), got {i}"
+                    ))
+                })?
+            }
+            toml::Value::String(s) => names.get(s.as_str()).copied().ok_or_else(|| {
+                key(format!(
+                    "expected the name of a flow, got {s:?}: no flow has it"
+                ))
+            })?,
+            other => {
+                return Err(key(format!(
+                    "expected a flow index or a flow's name, got {other}"
+                )))
+            }
+        };
+        if std::mem::replace(&mut seen[i], true) {
+            return Err(key(format!(
+                "flow {i} is listed twice: expected each flow at most once"
+            )));
+        }
+        chosen.push(i);
+    }
+    chosen.sort_unstable();
+    Ok(FlowSeries::Flows(chosen))
+}
+
+/// The warning of a scenario whose flows keep no time series because there are more of them
+/// than `"auto"` keeps ([`SERIES_FLOWS`]).
+fn series_warning(output: &ResolvedOutput, n: usize) -> Option<String> {
+    (output.flow_series == FlowSeries::Auto && n > SERIES_FLOWS).then(|| {
+        format!(
+            "output.flow_series: \"auto\" keeps no flow's time series with more than {SERIES_FLOWS} flows (here {n}): flows.parquet has no rows (the summary is whole); flow_series = \"all\" or a list of flows keeps them"
+        )
     })
 }
 

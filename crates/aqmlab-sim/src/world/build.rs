@@ -107,8 +107,11 @@ pub(super) struct Flow {
     /// Totals and sketches; its per-bin series stay empty while running (they are in `series`,
     /// and a report fills them in).
     pub(super) m: FlowMetrics,
-    /// The time series, one row per bin.
+    /// The time series, one row per bin (none, ever, without `keeps_series`).
     pub(super) series: Vec<FlowBin>,
+    /// It keeps a time series (`[output] flow_series`, [`Sim::drop_flow_series`]): without
+    /// one, a packet costs it only its totals.
+    pub(super) keeps_series: bool,
     /// DSCP of the flow's packets ([`Sim::set_dscp`]; 0 = best effort).
     pub(super) dscp: u8,
     /// Its sender state's samples, when asked for ([`Sim::trace_flow_state`]).
@@ -287,11 +290,37 @@ impl Sim {
             },
             m: FlowMetrics::default(),
             series: Vec::new(),
+            keeps_series: true,
             dscp: 0,
             state_trace: None,
             open_conns: 0,
         });
         Ok(idx)
+    }
+
+    /// Flow `flow` keeps no time series (`[output] flow_series`): it counts nothing per bin, and
+    /// [`Sim::take_series`] gives it no rows. Its totals are unchanged.
+    pub fn drop_flow_series(&mut self, flow: usize) {
+        let f = &mut self.flows[flow];
+        f.keeps_series = false;
+        f.series = Vec::new();
+    }
+
+    /// Whether flow `flow` keeps a time series ([`Sim::drop_flow_series`]).
+    pub fn flow_has_series(&self, flow: usize) -> bool {
+        self.flows[flow].keeps_series
+    }
+
+    /// The flows that keep a time series, ascending, when some do not (`None` when all do).
+    pub fn flows_with_series(&self) -> Option<Vec<usize>> {
+        if self.flows.iter().all(|f| f.keeps_series) {
+            return None;
+        }
+        Some(
+            (0..self.flows.len())
+                .filter(|&i| self.flows[i].keeps_series)
+                .collect(),
+        )
     }
 
     /// Sets the DSCP (0..63) that flow `flow`'s packets carry, both directions (CAKE's tins).
@@ -326,6 +355,7 @@ impl Sim {
             },
             m: FlowMetrics::default(),
             series: Vec::new(),
+            keeps_series: true,
             dscp: 0,
             state_trace: None,
             open_conns: 0,

@@ -21,7 +21,8 @@ pub struct SeriesChunk {
     pub bins: usize,
     /// Per link direction (in the order of [`Report::links`]): one row per bin.
     pub links: Vec<Vec<LinkBin>>,
-    /// Per flow: one row per bin.
+    /// Per flow: one row per bin; none for a flow that keeps no series
+    /// ([`Sim::drop_flow_series`]).
     pub flows: Vec<Vec<FlowBin>>,
     /// Per link direction: the per-packet log records since the last take (empty when the
     /// link keeps no log).
@@ -324,7 +325,10 @@ impl Sim {
         for f in &mut self.flows {
             // The rows handed out leave with their allocation: a flow idle since (most, in a run
             // of many flows) keeps none, where draining would keep room for `k` rows each.
-            let rows = if f.series.len() < k {
+            let rows = if !f.keeps_series {
+                // No series (`[output] flow_series`): no rows, and no allocation.
+                Vec::new()
+            } else if f.series.len() < k {
                 let mut rows = std::mem::take(&mut f.series);
                 // Room for the `k` rows only (a `resize` from none made room for four: a bin
                 // of many idle flows held 224 bytes a flow where it needs 56; issue 24).

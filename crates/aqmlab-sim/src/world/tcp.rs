@@ -471,7 +471,9 @@ impl Sim {
             Payload::Udp { .. } => {
                 // UDP goodput is what arrives; TCP's is the in-order bytes the receiver hands up.
                 fl.m.delivered_bytes += p.size_bytes as u64;
-                row_of(&mut fl.series, bin).delivered_bytes += p.size_bytes as u64;
+                if fl.keeps_series {
+                    row_of(&mut fl.series, bin).delivered_bytes += p.size_bytes as u64;
+                }
                 self.payloads.free(slot);
                 return;
             }
@@ -515,7 +517,9 @@ impl Sim {
                 // Goodput: the transfer's bytes (web: the response, not the request).
                 let fl = &mut self.flows[flow as usize];
                 fl.m.delivered_bytes += new_bytes;
-                row_of(&mut fl.series, bin).delivered_bytes += new_bytes;
+                if fl.keeps_series {
+                    row_of(&mut fl.series, bin).delivered_bytes += new_bytes;
+                }
             }
             if persistent_web {
                 self.persistent_web_delivered(conn, leg, total, &mut out);
@@ -554,16 +558,20 @@ impl Sim {
                     tr.on_ack(self.now, &l.sender);
                 }
             }
-            let row = row_of(&mut fl.series, bin);
-            row.acks += 1;
-            row.cwnd_sum_bytes += st.cwnd_bytes;
-            if st.ssthresh_bytes != u64::MAX {
-                row.ssthresh_sum_bytes += st.ssthresh_bytes;
-                row.ssthresh_samples += 1;
+            if fl.keeps_series {
+                let row = row_of(&mut fl.series, bin);
+                row.acks += 1;
+                row.cwnd_sum_bytes += st.cwnd_bytes;
+                if st.ssthresh_bytes != u64::MAX {
+                    row.ssthresh_sum_bytes += st.ssthresh_bytes;
+                    row.ssthresh_samples += 1;
+                }
+                if let Some(srtt) = st.srtt {
+                    row.srtt_sum_ns += srtt.as_nanos();
+                    row.srtt_samples += 1;
+                }
             }
             if let Some(srtt) = st.srtt {
-                row.srtt_sum_ns += srtt.as_nanos();
-                row.srtt_samples += 1;
                 fl.m.srtt_ns.add(srtt.as_nanos());
             }
             self.emit(conn, leg, true, &mut out);
