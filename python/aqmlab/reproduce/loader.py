@@ -157,7 +157,15 @@ def run(
         axes = [_keep(a, mode["keep"], ctx) for a in s.axes]
         unset = [*s.unset, *mode["unset"]]
         _write_scenario(s.scenario, sets, unset, os.path.join(out, s.written_as))
-        spec = SweepSpec(s.scenario, axes, sets, ctx.seeds, unset=unset, reduce=s.reduce or None)
+        spec = SweepSpec(
+            s.scenario,
+            axes,
+            sets,
+            ctx.seeds,
+            unset=unset,
+            reduce=s.reduce or None,
+            reduce_args=s.reduce_args,
+        )
         res = cm.run_sweep_or_fail(
             spec, os.path.join(out, s.name), exp.name, quick, jobs, progress, command=command
         )
