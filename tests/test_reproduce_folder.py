@@ -670,13 +670,55 @@ def test_a_bad_packet_log_reducer_is_one_line_and_writes_nothing(tmp_path, table
 
 def test_builtin_folders_hold_no_code_but_their_figures():
     """A built-in reproduction is data (issue 19 item 8): its only Python file is
-    reproduction.py, its figures (lstf-codel's reducer is the package's, declared)."""
+    reproduction.py, its figures (lstf-codel's reducer is the package's, declared), and that
+    loads (it defines none of the retired hooks)."""
+    from aqmlab.reproduce import REPRODUCTIONS, builtin_module
 
     for folder in sorted(BUILTIN.iterdir()):
         if not folder.is_dir() or folder.name.startswith("_"):
             continue
         code = sorted(p.name for p in folder.rglob("*.py"))
         assert code in ([], ["reproduction.py"]), (folder.name, code)
+    for name in REPRODUCTIONS:
+        assert callable(builtin_module(name).figures), name
+
+
+@pytest.mark.parametrize(
+    "hook, instead",
+    [
+        ("prepare", "[options.NAME] and { expr = ... } parameters"),
+        ("derive", "[[derive]] or [[window]] columns, or a [[sweep]]'s reduce"),
+        ("numbers", "[numbers.NAME]"),
+        ("annotate", "a claim's note = { text, when } or a hypothesis test"),
+        ("tables", "[[report_table]]"),
+        ("discussion", "discussion paragraphs { text, when }"),
+    ],
+)
+def test_a_module_defining_a_retired_hook_is_one_line_and_writes_nothing(tmp_path, hook, instead):
+    """The module holds figures only (issue 19 item 8): each hook the loader used to call has a
+    declared equivalent, and a module still defining one is refused before anything runs,
+    naming the module, the function and what to declare instead."""
+    d = _folder(tmp_path)
+    module = d / "reproduction.py"
+    module.write_text(module.read_text() + f"\n\ndef {hook}(*args):\n    raise AssertionError\n")
+    out = tmp_path / "out"
+    r = run_cli("reproduce", str(d), "--quick", "--out", str(out), "-q")
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert f"{module}: {hook}(): the loader no longer calls" in lines[0], lines[0]
+    assert f"declare it in experiment.toml as {instead}" in lines[0], lines[0]
+    assert not out.exists()
+
+
+def test_a_module_importing_a_function_of_a_hooks_name_loads(tmp_path):
+    """Only a function the module defines is a hook: one it imports under that name is not."""
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import load_module
+
+    d = _folder(tmp_path)
+    module = d / "reproduction.py"
+    module.write_text(module.read_text() + "\nfrom aqmlab.reproduce.metrics import derive\n")
+    assert callable(load_module(load(str(d))).derive)
 
 
 def test_consumer_edge_grades_its_tail_drop_medians_held_out():

@@ -53,7 +53,7 @@ class SweepDef:
 
 @dataclass
 class TableDef:
-    """The reproduction's table: a sweep's results (with the module's ``derive`` columns),
+    """The reproduction's table: a sweep's results (with its declared columns),
     averaged over seeds per combination of ``by``; ``columns`` maps a metric's name to the
     results column it averages. ``numbers[name]`` in ``results.json`` holds its rows."""
 
