@@ -142,10 +142,10 @@ PLAIN_NUMBER = re.compile(r"[-−]?\d+(\.\d+)?(e[-+]?\d+)?")
 
 def _log_labels(ax) -> list[tuple[str, str]]:
     """The drawn tick labels (major and minor, within the view) of each log-scaled axis of
-    ``ax``, as (x or y, text)."""
+    ``ax`` (a symmetric log scale's too: the delay axes), as (x or y, text)."""
     out = []
     for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
-        if axis.get_scale() != "log":
+        if axis.get_scale() not in ("log", "symlog"):
             continue
         lo, hi = sorted(axis.get_view_interval())
         for tick in axis.get_major_ticks() + axis.get_minor_ticks():
@@ -153,6 +153,34 @@ def _log_labels(ax) -> list[tuple[str, str]]:
             if text and tick.label1.get_visible() and lo <= tick.get_loc() <= hi:
                 out.append((name, text))
     return out
+
+
+def test_a_symlog_delay_axis_is_labelled_in_plain_numbers_from_0():
+    """style.delay_axis(symlog=True), the one helper of every symlog delay axis (reproductions,
+    ``aqmlab plot``, characterize's CDFs): ticks 0, 1, 10, 100, 1000 written so, where
+    matplotlib writes 10^n, and no negative range."""
+    from aqmlab.plot import _plt
+    from aqmlab.reproduce.style import delay_axis
+
+    plt = _plt()
+    fig, (bare, ax, bx) = plt.subplots(1, 3)
+    for a in (bare, ax, bx):
+        a.plot([0, 1, 10, 100, 1000, 2500], [0, 0.5, 3, 40, 700, 2500], ".")
+    bare.set_yscale("symlog", linthresh=1.0)  # what the figures did
+    delay_axis(ax, symlog=True)
+    delay_axis(bx, "x", symlog=True)
+    fig.canvas.draw()
+    try:
+        # The bare axis's labels are matplotlib's (10^n): what the figure test refuses.
+        assert any(not PLAIN_NUMBER.fullmatch(t) for _, t in _log_labels(bare))
+        assert min(bare.get_ylim()) < 0
+        for a, which in ((ax, "y"), (bx, "x")):
+            labels = [t for axis, t in _log_labels(a) if axis == which]
+            assert labels == ["0", "1", "10", "100", "1000"], labels
+            lim = a.get_ylim() if which == "y" else a.get_xlim()
+            assert lim[0] == 0 and lim[1] > 2500
+    finally:
+        plt.close(fig)
 
 
 def _figure_faults(name: str, f: dict) -> list:
