@@ -60,6 +60,36 @@ def test_run_figures_render_with_every_arm(run_dir):
     assert "queueing delay (ms)" in svg and "time (s)" in svg
 
 
+def test_run_delay_axes_are_labelled_in_plain_numbers_from_0(run_dir, monkeypatch):
+    """The delay figure's y axis and the sojourn CDF's x axis, symmetric log scales, are
+    labelled 0, 1, 10, 100 ... (style.delay_axis), not 10^n, and start at 0."""
+    import importlib
+
+    plot = importlib.import_module("aqmlab.plot")
+    seen = {}
+
+    def record(fig, folder, name):
+        fig.canvas.draw()
+        axis = fig.axes[0].yaxis if name == "delay" else fig.axes[0].xaxis
+        lo, hi = sorted(axis.get_view_interval())
+        seen[name] = (
+            [
+                t.get_text()
+                for t in axis.get_majorticklabels()
+                if lo <= t.get_position()[name == "delay"] <= hi
+            ],
+            lo,
+        )
+        return []
+
+    monkeypatch.setattr(plot, "_save", record)
+    plot.plot_run(str(run_dir), out=str(run_dir / "figures-test"))
+    for name in ("delay", "sojourn_cdf"):
+        labels, lo = seen[name]
+        assert lo == 0 and labels[:3] == ["0", "1", "10"], (name, labels)
+        assert all(re.fullmatch(r"\d+", t) for t in labels), (name, labels)
+
+
 def test_run_figures_without_a_packet_log_use_the_bins(tmp_path):
     (tmp_path / "web.toml").write_text(WEB)
     out = tmp_path / "out"

@@ -142,10 +142,10 @@ PLAIN_NUMBER = re.compile(r"[-−]?\d+(\.\d+)?(e[-+]?\d+)?")
 
 def _log_labels(ax) -> list[tuple[str, str]]:
     """The drawn tick labels (major and minor, within the view) of each log-scaled axis of
-    ``ax``, as (x or y, text)."""
+    ``ax`` (a symmetric log scale's too: the delay axes), as (x or y, text)."""
     out = []
     for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
-        if axis.get_scale() != "log":
+        if axis.get_scale() not in ("log", "symlog"):
             continue
         lo, hi = sorted(axis.get_view_interval())
         for tick in axis.get_major_ticks() + axis.get_minor_ticks():
@@ -153,6 +153,34 @@ def _log_labels(ax) -> list[tuple[str, str]]:
             if text and tick.label1.get_visible() and lo <= tick.get_loc() <= hi:
                 out.append((name, text))
     return out
+
+
+def test_a_symlog_delay_axis_is_labelled_in_plain_numbers_from_0():
+    """style.delay_axis(symlog=True), the one helper of every symlog delay axis (reproductions,
+    ``aqmlab plot``, characterize's CDFs): ticks 0, 1, 10, 100, 1000 written so, where
+    matplotlib writes 10^n, and no negative range."""
+    from aqmlab.plot import _plt
+    from aqmlab.reproduce.style import delay_axis
+
+    plt = _plt()
+    fig, (bare, ax, bx) = plt.subplots(1, 3)
+    for a in (bare, ax, bx):
+        a.plot([0, 1, 10, 100, 1000, 2500], [0, 0.5, 3, 40, 700, 2500], ".")
+    bare.set_yscale("symlog", linthresh=1.0)  # what the figures did
+    delay_axis(ax, symlog=True)
+    delay_axis(bx, "x", symlog=True)
+    fig.canvas.draw()
+    try:
+        # The bare axis's labels are matplotlib's (10^n): what the figure test refuses.
+        assert any(not PLAIN_NUMBER.fullmatch(t) for _, t in _log_labels(bare))
+        assert min(bare.get_ylim()) < 0
+        for a, which in ((ax, "y"), (bx, "x")):
+            labels = [t for axis, t in _log_labels(a) if axis == which]
+            assert labels == ["0", "1", "10", "100", "1000"], labels
+            lim = a.get_ylim() if which == "y" else a.get_xlim()
+            assert lim[0] == 0 and lim[1] > 2500
+    finally:
+        plt.close(fig)
 
 
 def _figure_faults(name: str, f: dict) -> list:
@@ -321,7 +349,6 @@ def test_trace_option_belongs_to_cellular():
 
 def test_bundled_synthetic_trace_is_what_its_script_writes(tmp_path):
     """The package's own trace is rebuilt byte for byte by scripts/make-synthetic-trace.py."""
-    import importlib.util
 
     from conftest import ROOT
 
@@ -423,14 +450,8 @@ def test_lstf_reduction_by_hand(tmp_path):
     """The per-run reduction on a packet log small enough to compute by hand."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    from aqmlab.reproduce import builtin_folder
 
-    spec = importlib.util.spec_from_file_location(
-        "lstf_reduce", os.path.join(builtin_folder("lstf-codel"), "reduce.py")
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    reduce_run = mod.reduce_run
+    reduce_run = _lstf_reduce()
 
     # Three packets: 1000 B in the queue over [0, 2) s, 500 B over [1, 3) s, 1000 B over
     # [3, 4) s. Departures at 2, 3, 4 s with sojourns 2, 2, 1 s.
@@ -461,23 +482,33 @@ def test_lstf_reduction_by_hand(tmp_path):
     assert out["slack_s_changes"]["mean"] == pytest.approx((1 + 1.5 + 1.25) / 3)
 
 
-def _lstf_reduce_module():
-    from aqmlab.reproduce import builtin_folder
+def _lstf_reduce_args() -> dict:
+    """The arguments lstf-codel's experiment.toml declares for its reducer
+    (``[sweep.reduce.packet_log]``)."""
+    from aqmlab.reproduce import builtin_folder, packet_log
+    from aqmlab.reproduce.folder import load
 
-    spec = importlib.util.spec_from_file_location(
-        "lstf_reduce", os.path.join(builtin_folder("lstf-codel"), "reduce.py")
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    (sweep,) = load(builtin_folder("lstf-codel")).sweeps
+    assert sweep.reduce == packet_log.REDUCER
+    return sweep.reduce_args
+
+
+def _lstf_reduce():
+    """lstf-codel's per-run reducer: the package's packet-log reducer with its declared
+    arguments."""
+    import functools
+
+    from aqmlab.reproduce import packet_log
+
+    return functools.partial(packet_log.reduce_run, **_lstf_reduce_args())
 
 
 def test_lstf_time_weighted_queue_exact_and_order_free():
     """The queue's time-weighted moments: exact on a case computed by hand, and bit-identical
     whatever the order of the steps (a dot product's rounding depends on it)."""
     import numpy as np
+    from aqmlab.reproduce.packet_log import time_weighted_moments as moments
 
-    moments = _lstf_reduce_module().time_weighted_moments
     # 1000 B for 1 s, 1500 for 1 s, 500 for 1 s, 1000 for 1 s: mean 1000, variance
     # (0 + 500² + 500² + 0) / 4 = 125,000, both exact.
     q = moments(np.array([1000, 1500, 500, 1000]), np.array([10**9] * 4))
@@ -600,7 +631,7 @@ def test_lstf_streamed_reduction_equals_the_definitions(tmp_path):
     assert arrivals != sorted(arrivals) and len(set(dep)) < len(dep)
     ref = _lstf_reference(dep, soj, size, 0.25)
     assert len(ref["samples_changes_s"]) == 500
-    reduce_run = _lstf_reduce_module().reduce_run
+    reduce_run = _lstf_reduce()
     for batch in (1, 7, 64, 1 << 16):
         out = reduce_run(str(tmp_path), {}, {"links[2].params.alpha": 0.25}, batch_rows=batch)
         qvar = out["queue_bytes"].pop("var"), out["queue_bytes"].pop("std")
@@ -608,6 +639,31 @@ def test_lstf_streamed_reduction_equals_the_definitions(tmp_path):
         # The queue's variance sums rounded terms (time_weighted_moments): to rounding.
         assert qvar == pytest.approx(rvar, rel=1e-14), batch
         assert out == {**ref, "queue_bytes": {"mean": ref["queue_bytes"]["mean"]}}, batch
+
+
+def test_packet_log_reduces_to_the_declared_statistics_only(tmp_path):
+    """``statistics`` picks what a run is reduced to: each one asked gives the same value as in
+    the full reduction, and nothing else is written (``packets`` always); the slack's α is a
+    number or the set key naming it, and a run without that key has no slack."""
+    from aqmlab.reproduce.packet_log import STATISTICS, reduce_run
+
+    _lstf_reordered_log(tmp_path / "packets.parquet")
+    sets = {"links[2].params.alpha": 0.25}
+    args = {"link": "bottleneck", "samples_after_s": 300.0, "batch_rows": 64}
+    full = reduce_run(str(tmp_path), {}, sets, slack_alpha="links[2].params.alpha", **args)
+    assert set(full) == {"packets", *STATISTICS}
+    assert reduce_run(str(tmp_path), {}, {}, slack_alpha=0.25, **args) == full
+    for some in (["delay_s"], ["queue_bytes"], ["samples_changes_s", "slack_s"]):
+        got = reduce_run(str(tmp_path), {}, sets, statistics=some, slack_alpha=0.25, **args)
+        assert got == {k: full[k] for k in ("packets", *some)}, some
+    # No α in the run (CoDel's): no slack, the rest as before.
+    got = reduce_run(str(tmp_path), {}, {}, slack_alpha="links[2].params.alpha", **args)
+    assert got == {k: v for k, v in full.items() if not k.startswith("slack")}
+    # Fewer packets after samples_after_s than samples: no samples; another link: none at all.
+    late = reduce_run(str(tmp_path), {}, {}, statistics=["samples_s"], **{**args, "samples": 10**6})
+    assert late == {"packets": full["packets"]}
+    other = reduce_run(str(tmp_path), {}, {}, statistics=["delay_s"], link="other")
+    assert 0 < other["packets"] < full["packets"]
 
 
 def test_lstf_reduction_independent_of_blas_threads(tmp_path):
@@ -632,26 +688,18 @@ def test_lstf_reduction_independent_of_blas_threads(tmp_path):
         pa.table({"link": ["bottleneck"] * n, "t_ns": dep, "sojourn_ns": soj, "size": size}),
         tmp_path / "packets.parquet",
     )
-    from aqmlab.reproduce import builtin_folder
-
     code = (
-        "import importlib.util, json, sys\n"
-        "spec = importlib.util.spec_from_file_location('r', sys.argv[1])\n"
-        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
-        "out = m.reduce_run(sys.argv[2], {}, {'links[2].params.alpha': 0.5})\n"
+        "import json, sys\n"
+        "from aqmlab.reproduce.packet_log import reduce_run\n"
+        "args = json.loads(sys.argv[1])\n"
+        "out = reduce_run(sys.argv[2], {}, {'links[2].params.alpha': 0.5}, **args)\n"
         "print(json.dumps(out, sort_keys=True))\n"
     )
     outs = []
     for threads in ("1", "2"):
         env = dict(os.environ, OPENBLAS_NUM_THREADS=threads)
         r = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                code,
-                os.path.join(builtin_folder("lstf-codel"), "reduce.py"),
-                str(tmp_path),
-            ],
+            [sys.executable, "-c", code, json.dumps(_lstf_reduce_args()), str(tmp_path)],
             env=env,
             capture_output=True,
             text=True,

@@ -214,23 +214,18 @@ def test_choose_takes_one_branch_and_none_names_no_value():
     ]
 
 
-def test_the_module_paragraphs_go_where_module_true_stands():
+def test_module_true_is_refused_now_the_module_writes_no_paragraphs():
+    """``{ module = true }`` placed a module's ``discussion(ctx)`` paragraphs; the loader no
+    longer calls that hook (docs/reproductions.md, "The module"), so the entry is one line
+    saying what to write instead."""
     from aqmlab.reproduce import discussion
 
-    doc = ["first", {"module": True}, {"text": "last, {duration_s:g} s"}]
-    items = discussion.load(PATH, doc)
-    assert discussion.paragraphs(items, _ctx(), ["m1", "m2"]) == [
-        "first",
-        "m1",
-        "m2",
-        "last, 30 s",
-    ]
-    # Without one, after every declared paragraph (as before).
-    assert discussion.paragraphs(discussion.load(PATH, ["a"]), _ctx(), ["m"]) == ["a", "m"]
-    for bad in ([{"module": True}, {"module": True}], [{"module": True, "text": "x"}]):
+    for bad in (["first", {"module": True}], [{"module": True, "text": "x"}]):
         with pytest.raises(AqmlabError) as e:
             discussion.load(PATH, bad)
-        assert str(e.value).endswith(": expected { module = true } alone, once")
+        msg = str(e.value)
+        assert msg.startswith(f"{PATH}: discussion[") and ".module: the loader no longer" in msg
+        assert "{ text, when }" in msg and "\n" not in msg
 
 
 def test_each_repeats_a_paragraph_its_fields_filled_first():

@@ -576,11 +576,157 @@ def test_a_bad_reducer_or_mode_sweep_is_one_line(tmp_path):
     d = _folder(
         tmp_path, experiment=text.replace("[[sweep]]", '[[sweep]]\nreduce = "nope.py:f"', 1)
     )
-    with pytest.raises(AqmlabError, match=r"sweep\[0\]\.reduce: expected FILE\.py:FUNCTION"):
+    with pytest.raises(
+        AqmlabError,
+        match=r"sweep\[0\]\.reduce: expected \[sweep\.reduce\.packet_log\], or FILE\.py",
+    ):
         load(str(d))
     d = _folder(tmp_path / "2", experiment=text.replace("[quick]", '[quick]\nsweeps = ["x"]', 1))
     with pytest.raises(AqmlabError, match=r"quick\.sweeps: expected names of \[\[sweep\]\]s"):
         load(str(d))
+
+
+#: The worked example's sweep reducing each run's packet log as declared (docs/reproductions.md,
+#: "A reduced sweep").
+PACKET_LOG = """[sweep.reduce.packet_log]
+link = "bottleneck"
+statistics = ["delay_s", "samples_s"]
+samples = 20
+samples_after_s = 5.0
+
+[[sweep.axis]]"""
+
+
+def test_a_declared_and_a_users_reducer_run_in_the_worker(tmp_path):
+    """``[sweep.reduce.packet_log]`` reduces each run's packet log to the statistics it names
+    (the log is then not kept), the mean delay being the run summary's; a folder's own
+    ``reduce = "FILE.py:FUNCTION"`` still runs, called with the run's folder, point and sets."""
+    text = (EXAMPLE / "experiment.toml").read_text()
+    logged = text.replace(
+        '"{duration_s:g}s" }', '"{duration_s:g}s", "output.packet_log" = ["bottleneck"] }'
+    )
+    d = _folder(tmp_path, experiment=logged.replace("[[sweep.axis]]", PACKET_LOG, 1))
+    out = tmp_path / "out"
+    r = run_cli("reproduce", str(d), "--quick", "--out", str(out), "-q")
+    assert r.returncode == 0, r.stderr
+    runs = sorted((out / "sweep" / "runs").iterdir())
+    assert len(runs) == 6 and not list((out / "sweep" / "runs").glob("*/packets.*"))
+    for run in runs:
+        reduced = json.loads((run / "reduced.json").read_text())
+        link = json.loads((run / "summary.json").read_text())["links"]["bottleneck"]
+        assert set(reduced) == {"packets", "delay_s", "samples_s"}, run
+        assert reduced["packets"] >= link["delivered_pkts"] > 0
+        # The summary prints the mean in ms to 6 decimals.
+        assert reduced["delay_s"]["mean"] * 1e3 == pytest.approx(
+            link["sojourn_ms"]["mean"], abs=1e-6
+        )
+        assert len(reduced["samples_s"]) == 20 and min(reduced["samples_s"]) >= 0
+    (d / "mine.py").write_text(
+        "def f(folder, point, sets):\n    return {'point': point, 'sets': sorted(sets)}\n"
+    )
+    (d / "experiment.toml").write_text(
+        text.replace("[[sweep]]", '[[sweep]]\nreduce = "mine.py:f"', 1)
+    )
+    r = run_cli("reproduce", str(d), "--quick", "--out", str(tmp_path / "mine"), "-q")
+    assert r.returncode == 0, r.stderr
+    got = [json.loads(p.read_text()) for p in (tmp_path / "mine").glob("sweep/runs/*/reduced.json")]
+    assert len(got) == 6 and {g["point"]["buffer"] for g in got} == {"50", "200", "1000"}
+    assert all(g["sets"] == ["dumbbell.bottleneck.buffer", "duration"] for g in got)
+
+
+def test_a_packet_log_reducers_arguments_are_in_the_run_key():
+    from aqmlab.reproduce.packet_log import REDUCER
+    from aqmlab.sweep import reducer_identity
+
+    a = reducer_identity(REDUCER, {"link": "bottleneck", "samples": 500})
+    assert a["code"] and a != reducer_identity(REDUCER, {"link": "bottleneck", "samples": 20})
+    # A reducer without arguments keeps the key it had (characterize's runs stay cached).
+    assert set(reducer_identity(REDUCER)) == {"name", "code"}
+
+
+@pytest.mark.parametrize(
+    "table, expected",
+    [
+        (
+            'link = "bottleneck"\nstatistics = ["delay"]',
+            "reduce.packet_log.statistics: expected a list of some of delay_s,",
+        ),
+        ('statistics = ["delay_s"]', "reduce.packet_log.link: expected the name of the link"),
+        ('link = "bottleneck"\nsamples = 1', "reduce.packet_log.samples: expected a whole number"),
+        (
+            'link = "bottleneck"\nstatistics = ["slack_s"]',
+            "reduce.packet_log.slack_alpha: expected the slack's",
+        ),
+        (
+            'link = "bottleneck"\nslack_alpha = 2.0',
+            "reduce.packet_log.slack_alpha: expected a number in (0, 1]",
+        ),
+        ('link = "bottleneck"\nlinks = "x"', "reduce.packet_log.links: unknown key"),
+    ],
+)
+def test_a_bad_packet_log_reducer_is_one_line_and_writes_nothing(tmp_path, table, expected):
+    text = (EXAMPLE / "experiment.toml").read_text()
+    bad = f"[sweep.reduce.packet_log]\n{table}\n\n[[sweep.axis]]"
+    d = _folder(tmp_path, experiment=text.replace("[[sweep.axis]]", bad, 1))
+    out = tmp_path / "out"
+    r = run_cli("reproduce", str(d), "--quick", "--out", str(out), "-q")
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert "experiment.toml: sweep[0].reduce.packet_log" in lines[0] and expected in lines[0]
+    assert not out.exists()
+
+
+def test_builtin_folders_hold_no_code_but_their_figures():
+    """A built-in reproduction is data (issue 19 item 8): its only Python file is
+    reproduction.py, its figures (lstf-codel's reducer is the package's, declared), and that
+    loads (it defines none of the retired hooks)."""
+    from aqmlab.reproduce import REPRODUCTIONS, builtin_module
+
+    for folder in sorted(BUILTIN.iterdir()):
+        if not folder.is_dir() or folder.name.startswith("_"):
+            continue
+        code = sorted(p.name for p in folder.rglob("*.py"))
+        assert code in ([], ["reproduction.py"]), (folder.name, code)
+    for name in REPRODUCTIONS:
+        assert callable(builtin_module(name).figures), name
+
+
+@pytest.mark.parametrize(
+    "hook, instead",
+    [
+        ("prepare", "[options.NAME] and { expr = ... } parameters"),
+        ("derive", "[[derive]] or [[window]] columns, or a [[sweep]]'s reduce"),
+        ("numbers", "[numbers.NAME]"),
+        ("annotate", "a claim's note = { text, when } or a hypothesis test"),
+        ("tables", "[[report_table]]"),
+        ("discussion", "discussion paragraphs { text, when }"),
+    ],
+)
+def test_a_module_defining_a_retired_hook_is_one_line_and_writes_nothing(tmp_path, hook, instead):
+    """The module holds figures only (issue 19 item 8): each hook the loader used to call has a
+    declared equivalent, and a module still defining one is refused before anything runs,
+    naming the module, the function and what to declare instead."""
+    d = _folder(tmp_path)
+    module = d / "reproduction.py"
+    module.write_text(module.read_text() + f"\n\ndef {hook}(*args):\n    raise AssertionError\n")
+    out = tmp_path / "out"
+    r = run_cli("reproduce", str(d), "--quick", "--out", str(out), "-q")
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert f"{module}: {hook}(): the loader no longer calls" in lines[0], lines[0]
+    assert f"declare it in experiment.toml as {instead}" in lines[0], lines[0]
+    assert not out.exists()
+
+
+def test_a_module_importing_a_function_of_a_hooks_name_loads(tmp_path):
+    """Only a function the module defines is a hook: one it imports under that name is not."""
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import load_module
+
+    d = _folder(tmp_path)
+    module = d / "reproduction.py"
+    module.write_text(module.read_text() + "\nfrom aqmlab.reproduce.metrics import derive\n")
+    assert callable(load_module(load(str(d))).derive)
 
 
 def test_consumer_edge_grades_its_tail_drop_medians_held_out():

@@ -108,9 +108,9 @@ def test_consumer_edge_noise_paragraphs(verdict, noise, expected):
     }
     ctx.claims = {"codel-no-more-drops": Claim("c", "s", "C ≤ T", None, verdict)}
     ctx.fill = lambda t: "FILLED"
-    got = discussion.paragraphs(items, ctx, ["MODULE"])
+    got = discussion.paragraphs(items, ctx)
     assert got[:3] == ["FILLED"] * 3 and got[3].startswith("Which cells were fitted: ")
-    assert got[4:] == expected + ["MODULE"]  # the module's (none now) after every declared one
+    assert got[4:] == expected
 
 
 def test_a_colon_or_bang_in_a_fields_quoted_text_is_the_texts():

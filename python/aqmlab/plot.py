@@ -110,6 +110,7 @@ def choose_link(summary: dict) -> str:
 
 def plot_run(folder: str, link: str | None = None, out: str | None = None) -> list[str]:
     """Every figure of a run folder (and its ``--compare`` arms); returns the files written."""
+    from aqmlab.reproduce.style import delay_axis
     from aqmlab.results import Run
 
     plt = _plt()
@@ -165,7 +166,7 @@ def plot_run(folder: str, link: str | None = None, out: str | None = None) -> li
             s = series(a, "links")
             ax.plot(s["t_s"], s["mean_sojourn_ms"], lw=1, label=f"{a['label']} (per-bin mean)")
     ax.set(xlabel="time (s)", ylabel="queueing delay (ms)", title=f"{title}: queueing delay")
-    ax.set_yscale("symlog", linthresh=1.0)
+    delay_axis(ax, symlog=True)
     ax.legend(loc="upper right", fontsize=8)
     ax.grid(True, alpha=0.3)
     files += _save(fig, out, "delay")
@@ -263,7 +264,7 @@ def plot_run(folder: str, link: str | None = None, out: str | None = None) -> li
                     label=f"{a['label']} (per-bin means, no packet log)",
                 )
     ax.set(xlabel="sojourn time (ms)", ylabel="fraction of packets", title=f"{title}: CDF")
-    ax.set_xscale("symlog", linthresh=1.0)
+    delay_axis(ax, "x", symlog=True)
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
     files += _save(fig, out, "sojourn_cdf")

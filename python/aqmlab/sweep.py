@@ -164,7 +164,7 @@ def _reduce(task: Task, folder: str) -> None:
     else:
         mod = importlib.import_module(module)
     fn = getattr(mod, name)
-    numbers = fn(folder, task.point, task.sets)
+    numbers = fn(folder, task.point, task.sets, **(task.reduce_args or {}))
     with open(os.path.join(folder, REDUCED), "w", encoding="utf-8") as f:
         json.dump(numbers, f, indent=2, sort_keys=True)
         f.write("\n")

@@ -89,6 +89,7 @@ class Task:
     provenance: dict[str, Any] | None = None
     error: str | None = None  # a load error: the run is not executed
     reduce: str | None = None  # "module:function" run on the run's folder in the worker
+    reduce_args: dict[str, Any] | None = None  # its keyword arguments
     unset: list[str] | None = None  # keys removed before the overrides (--unset)
     files: dict[str, str] | None = None  # the files the scenario names: path -> SHA-256
 
@@ -157,11 +158,11 @@ def _file_hash(path: str) -> str:
     return h.hexdigest()
 
 
-def reducer_identity(reduce: str) -> dict[str, str]:
-    """What decides a reducer's output besides the run: its ``module:function`` name and the
+def reducer_identity(reduce: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What decides a reducer's output besides the run: its ``module:function`` name, the
     content hash of the module's source file, so that editing the reducer reduces cached runs
     again (a change confined to another module it calls is not seen: keep a reducer's
-    arithmetic in its own module)."""
+    arithmetic in its own module), and the keyword arguments it is called with, if any."""
     import importlib.util
 
     module = reduce.rpartition(":")[0]
@@ -176,7 +177,10 @@ def reducer_identity(reduce: str) -> dict[str, str]:
     code = _file_hash(origin) if origin and os.path.isfile(origin) else ""
     if module.endswith(".py"):  # a file's key does not depend on where the folder lies
         reduce = os.path.basename(module) + ":" + reduce.rpartition(":")[2]
-    return {"name": reduce, "code": code}
+    out: dict[str, Any] = {"name": reduce, "code": code}
+    if args:
+        out["args"] = args
+    return out
 
 
 def run_key(ident: dict[str, Any]) -> str:
@@ -233,6 +237,7 @@ def plan(spec: SweepSpec) -> list[Task]:
             for seed in seeds:
                 t = Task(len(tasks), point, seed, "", spec.scenario, path, sets, qdisc)
                 t.reduce, t.unset = spec.reduce, list(spec.unset) or None
+                t.reduce_args = dict(spec.reduce_args) or None
                 try:
                     r = _core.resolve_scenario(
                         path,
@@ -287,7 +292,7 @@ def _key(t: Task, r: Any, spec: SweepSpec, hashes: dict[str, str], given_text: b
         unset=t.unset,
     )
     if spec.reduce:
-        ident["reduce"] = reducer_identity(spec.reduce)
+        ident["reduce"] = reducer_identity(spec.reduce, spec.reduce_args)
     t.key = run_key(ident)
 
 

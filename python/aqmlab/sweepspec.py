@@ -81,6 +81,9 @@ class SweepSpec:
     #: the worker on each finished
     #: run; its numbers are the run's ``reduced.json`` and its packet log is not kept.
     reduce: str | None = None
+    #: The keyword arguments ``reduce`` is called with (a ``[sweep.reduce.packet_log]``'s);
+    #: in the run key beside it.
+    reduce_args: dict[str, Any] = field(default_factory=dict)
     #: Keys removed from the scenario before any override (``--unset``), for every point.
     unset: list[str] = field(default_factory=list)
 

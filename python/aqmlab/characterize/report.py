@@ -81,6 +81,7 @@ def _figure(out: str, entry: dict[str, Any], figdir: str) -> list[str]:
 
     from aqmlab.characterize.measures import ellipse, gaussian_fit
     from aqmlab.plot import _plt, _save
+    from aqmlab.reproduce.style import delay_axis
 
     plt = _plt()
     fig = plt.figure(figsize=(13, 8))
@@ -126,7 +127,7 @@ def _figure(out: str, entry: dict[str, Any], figdir: str) -> list[str]:
     for bx, (name, xlabel, title, scale) in zip(cdf_axes, CDF_PANELS):
         bx.set(xlabel=xlabel, ylabel="CDF", title=title)
         if scale == "symlog":
-            bx.set_xscale("symlog", linthresh=1.0)
+            delay_axis(bx, "x", symlog=True)
         bx.grid(True, alpha=0.3)
         if bx.lines:
             bx.legend(fontsize=8)

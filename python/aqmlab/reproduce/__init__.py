@@ -51,7 +51,7 @@ def builtin_folder(name: str) -> str:
 
 
 def builtin_module(name: str) -> Any:
-    """The Python module of built-in reproduction ``name``'s folder (its figures and metrics)."""
+    """The Python module of built-in reproduction ``name``'s folder (its figures)."""
     from aqmlab.reproduce.folder import load
     from aqmlab.reproduce.loader import load_module
 

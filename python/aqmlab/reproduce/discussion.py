@@ -4,7 +4,7 @@ with the mode's parameters, as before) or a table ``{ text, when }`` (``[[discus
 ``text`` a template of :mod:`aqmlab.reproduce.report_text`'s fields (numbers, claims' verdicts
 and tests, parameters: ``"tail drop delivers {100 * taildrop_extra_bytes:+.1f} % more"``),
 printed only where ``when`` (an expression of the same names, ``"`claim.x.verdict` !=
-'agrees'"``) holds: the verdict-dependent paragraphs a module's ``discussion(ctx)`` wrote;
+'agrees'"``) holds: verdict-dependent paragraphs;
 ``none``: the text of a field with no value (default ``–``: l4s-dualq's ``"stalled"``);
 ``lists``: fields that are lists over a table's rows (:mod:`aqmlab.reproduce.report_list`:
 static-rates' utilization per rate, red-bursty's tail-drop runs at a claim's failing points).
@@ -12,8 +12,9 @@ static-rates' utilization per rate, red-bursty's tail-drop runs at a claim's fai
 paragraph once per combination, ``{NAME}`` filled in its ``text`` and ``when`` first (in a
 backticked name too: ```ns2."{case}".ratio_packmime```) and ``NAME`` a row field of its
 expressions: codel-dynamic's ns-2.35 comparison, one paragraph per RED arm.
-``{ module = true }`` marks where the module's ``discussion(ctx)`` paragraphs go (default: after
-every declared one). Every error is one line naming the file, ``discussion[i]`` and the key.
+Every error is one line naming the file, ``discussion[i]`` and the key (``{ module = true }``,
+which placed a module's ``discussion(ctx)`` paragraphs, is refused: the loader no longer calls
+it).
 """
 
 from __future__ import annotations
@@ -28,8 +29,6 @@ from aqmlab.reproduce import report_list, report_text
 #: A paragraph's keys, its texts first.
 TEXTS = ("text", "when", "none")
 KEYS = (*TEXTS, "each", "lists")
-#: ``{ module = true }``: where the module's ``discussion(ctx)`` paragraphs go (default: last).
-MODULE = {"module": True}
 
 
 @dataclass
@@ -52,10 +51,6 @@ class Paragraph:
         return [{k: v[i] for k, v in self.each.items()} for i in range(n)]
 
 
-#: Where the module's paragraphs go, among the items :func:`load` returns.
-MODULE_PLACE = Paragraph("", "")
-
-
 def load(path: str, doc: Any, frames: Sequence[str] = ()) -> list[str | Paragraph]:
     """``discussion``: texts (as before) and ``{ text, when }`` tables, checked (``frames``:
     the sweeps' and frames' names a list's ``frame`` may give)."""
@@ -70,10 +65,10 @@ def load(path: str, doc: Any, frames: Sequence[str] = ()) -> list[str | Paragrap
             out.append(d)
             continue
         if isinstance(d, dict) and "module" in d:
-            if d != MODULE or any(p is MODULE_PLACE for p in out):
-                raise AqmlabError(f"{where}: expected {{ module = true }} alone, once")
-            out.append(MODULE_PLACE)
-            continue
+            raise AqmlabError(
+                f"{where}.module: the loader no longer calls a module's discussion(ctx), whose "
+                "paragraphs this placed: write them here as { text, when }"
+            )
         if not isinstance(d, dict):
             raise AqmlabError(f"{where}: expected a text or a table {{ text, when }}, got {d!r}")
         for k in d:
@@ -99,19 +94,12 @@ def load(path: str, doc: Any, frames: Sequence[str] = ()) -> list[str | Paragrap
     return out
 
 
-def paragraphs(
-    items: list[str | Paragraph], ctx: Any, module: list[str] | None = None
-) -> list[str]:
+def paragraphs(items: list[str | Paragraph], ctx: Any) -> list[str]:
     """The paragraphs after the run: texts filled with the parameters, each table's text
-    filled from the run where its ``when`` holds, and the ``module``'s paragraphs at
-    ``{ module = true }`` (last without one)."""
+    filled from the run where its ``when`` holds."""
     out = []
-    if not any(p is MODULE_PLACE for p in items):
-        items = [*items, MODULE_PLACE]
     for p in items:
-        if p is MODULE_PLACE:
-            out += module or []
-        elif isinstance(p, str):
+        if isinstance(p, str):
             out.append(ctx.fill(p))
         else:
             lists = report_list.values(p.lists, ctx)

@@ -43,13 +43,17 @@ class SweepDef:
     unset: list[str]
     #: The file in OUT the scenario is written to, with the sweep's fixed overrides.
     written_as: str = ""
-    #: "/path/FILE.py:function" run on each finished run in the worker (SweepSpec.reduce), or "".
+    #: "/path/FILE.py:function" (a user's reducer) or a built-in one, "module:function" (a
+    #: ``[sweep.reduce.packet_log]``), run on each finished run in the worker
+    #: (SweepSpec.reduce), or "".
     reduce: str = ""
+    #: The keyword arguments ``reduce`` is called with (SweepSpec.reduce_args).
+    reduce_args: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
 class TableDef:
-    """The reproduction's table: a sweep's results (with the module's ``derive`` columns),
+    """The reproduction's table: a sweep's results (with its declared columns),
     averaged over seeds per combination of ``by``; ``columns`` maps a metric's name to the
     results column it averages. ``numbers[name]`` in ``results.json`` holds its rows."""
 
@@ -353,15 +357,41 @@ def _sweep(path: str, folder: str, i: int, doc: Any) -> SweepDef:
     written_as = t.str("written_as", os.path.basename(scen))
     if os.path.basename(written_as) != written_as or not written_as.endswith(".toml"):
         raise t.error("written_as", "a file name ending in .toml")
+    reduce, reduce_args = _reducer(t, folder)
+    return SweepDef(
+        t.str("name", "sweep"),
+        scen,
+        axes,
+        t.table("set"),
+        t.strs("unset"),
+        written_as,
+        reduce,
+        reduce_args,
+    )
+
+
+def _reducer(t: _Table, folder: str) -> tuple[str, dict[str, Any]]:
+    """A sweep's ``reduce``: a declared reducer, ``[sweep.reduce.packet_log]``
+    (:mod:`aqmlab.reproduce.packet_log`), or a user's function, ``"FILE.py:FUNCTION"``."""
+    doc = t.doc.get("reduce", "")
+    if isinstance(doc, dict):
+        from aqmlab.reproduce import packet_log
+
+        if list(doc) != ["packet_log"]:
+            raise t.error("reduce", 'a table [sweep.reduce.packet_log], or "FILE.py:FUNCTION"')
+        args = packet_log.parse(f"{t.path}: {t.where}.reduce.packet_log", doc["packet_log"])
+        return packet_log.REDUCER, args
     reduce = t.str("reduce", "")
     if reduce:
         file, _, fn = reduce.rpartition(":")
         if not fn.isidentifier() or not os.path.isfile(os.path.join(folder, file)):
-            raise t.error("reduce", f"FILE.py:FUNCTION, a Python file in {folder} and its function")
+            raise t.error(
+                "reduce",
+                f"[sweep.reduce.packet_log], or FILE.py:FUNCTION, a Python file in {folder} and "
+                "its function",
+            )
         reduce = f"{os.path.join(folder, file)}:{fn}"
-    return SweepDef(
-        t.str("name", "sweep"), scen, axes, t.table("set"), t.strs("unset"), written_as, reduce
-    )
+    return reduce, {}
 
 
 def _axis(path: str, where: str, doc: Any) -> Axis:

@@ -7,12 +7,12 @@ when the table gives none.
 The kinds (each the common form of what red-bursty's module computed by hand):
 
 * ``reference``: the claim's own predicate evaluated on a reference's values at the claim's
-  own points: ``numbers(ctx)`` names the reference's values under ``reference`` in the shape
-  the claim's metric (and ``delivered``) has (``_ns2._fig56.{arm}`` for a claim whose metric is
-  ``_fig56.{arm}``), so ns-2.35's runs of the same set-up are graded exactly as ours are
-  (stalled runs and ties included). After grading, a claim that does not hold is explained
-  only where the reference fails the same points: each point ours fails and the reference
-  passes (or has no point at) leaves it ``unexplained``, named.
+  own points: the run's numbers (``[numbers.NAME]``) name the reference's values under
+  ``reference`` in the shape the claim's metric (and ``delivered``) has (``_ns2._fig56.{arm}``
+  for a claim whose metric is ``_fig56.{arm}``), so ns-2.35's runs of the same set-up are
+  graded exactly as ours are (stalled runs and ties included). After grading, a claim that
+  does not hold is explained only where the reference fails the same points: each point ours
+  fails and the reference passes (or has no point at) leaves it ``unexplained``, named.
 * ``bootstrap``: the noise of a figure over as many seeds as ours, from a reference's per-seed
   table (a CSV of the folder): at each of the claim's points, a ratio of two of its columns'
   means over ``k`` seeds drawn with replacement (``draws`` draws, a fixed generator), its
@@ -66,7 +66,7 @@ class Test:
 
     name: str
     kind: str
-    #: reference: the name in numbers(ctx) holding the reference's values; bootstrap: a CSV
+    #: reference: the name among the run's numbers holding the reference's values; bootstrap: a CSV
     #: file of the folder, one row per seed and point.
     reference: str
     #: How the reference is named in the outcome's text ("ns-2.35": "on ns-2.35's runs").
@@ -295,7 +295,7 @@ def reference_points(ctx: Any, c: Any, ref: str, mod: Any, where: str) -> dict[s
     if "{arm}" not in c.metric:
         raise AqmlabError(
             f"{where}: test = 'reference' needs a claim whose metric is a path with {{arm}} "
-            f"of numbers(ctx), not {c.metric!r}"
+            f"of the run's numbers, not {c.metric!r}"
         )
     rc = replace(
         c,

@@ -1,25 +1,27 @@
 """Run a reproduction's folder (:mod:`aqmlab.reproduce.folder`) into a
 :class:`~aqmlab.reproduce.common.Reproduction`.
 
-The steps, each one a hook the folder's module may define (all optional):
+The steps, all declared but the figures (the folder's module, ``reproduction.py``, draws
+them: ``figures(ctx)``; and a claim's ``"py:NAME"`` predicate or describe is its function):
 
 1. the mode's parameters (``[quick]`` or ``[full]``) are read, the command line's options
    (``[options.NAME]``: cellular's ``--trace``) set theirs, those given as ``{ expr }`` are
-   computed (:mod:`aqmlab.reproduce.param_expr`); ``prepare(ctx)`` may change them or the
-   sweeps;
+   computed (:mod:`aqmlab.reproduce.param_expr`);
 2. every ``[[sweep]]`` runs into ``OUT/<name>`` (its scenario copied beside it as
-   ``OUT/<scenario file>``); the ``[[derive]]`` columns (:mod:`aqmlab.reproduce.metrics`), then
-   ``derive(df, ctx)``'s, are added to a sweep's results;
-3. ``[table]`` averages a sweep's results over seeds; the ``[numbers.NAME]`` are computed, then
-   ``numbers(ctx)`` names further values (scalars or ``{arm: value}``) for the claims and for
-   ``results.json``;
+   ``OUT/<scenario file>``), each run reduced in the worker by its ``reduce``; the
+   ``[[window]]`` and ``[[derive]]`` columns (:mod:`aqmlab.reproduce.metrics`) are added to a
+   sweep's results;
+3. ``[table]`` averages a sweep's results over seeds; the ``[numbers.NAME]`` are computed for
+   the claims and for ``results.json``;
 4. the hypothesis tests ``claims.toml`` declares run (:mod:`aqmlab.reproduce.hypotheses`),
-   every claim is graded with :mod:`aqmlab.reproduce.common`'s model (a predicate
-   ``"py:NAME"`` is the module's function ``NAME``), the tests explain the claims that do not
-   hold where they find the same failure, and then ``annotate(ctx)``;
+   every claim is graded with :mod:`aqmlab.reproduce.common`'s model, and the tests explain the
+   claims that do not hold where they find the same failure;
 5. the ``[[report_table]]`` s and ``discussion`` paragraphs (:mod:`aqmlab.reproduce.report_table`,
-   :mod:`aqmlab.reproduce.discussion`), then ``tables(ctx)``, ``figures(ctx)`` and
-   ``discussion(ctx)``, add to the report.
+   :mod:`aqmlab.reproduce.discussion`), then ``figures(ctx)``, make the report.
+
+The module's other hooks (``prepare``, ``derive``, ``numbers``, ``annotate``, ``tables``,
+``discussion``) each have a declared equivalent (:data:`RETIRED`): a module defining one is
+refused, one line naming it and what to declare instead.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ from aqmlab.reproduce.predicate import compile_predicate
 
 @dataclass
 class Context:
-    """What a reproduction's hooks see and fill in."""
+    """What a reproduction's steps fill in and its figures see."""
 
     experiment: Experiment
     out: str
@@ -69,25 +71,23 @@ class Context:
     jobs: int | None
     progress: bool
     options: dict[str, Any]
-    #: The mode's parameters (``[quick]`` or ``[full]``), after ``prepare``.
+    #: The mode's parameters (``[quick]`` or ``[full]``), options and ``{ expr }`` computed.
     params: dict[str, Any]
     #: Sweep name -> its :class:`aqmlab.sweepresult.SweepResult`.
     sweeps: dict[str, Any] = field(default_factory=dict)
-    #: Sweep name -> its results with the module's ``derive`` columns.
+    #: Sweep name (or ``[frames.NAME]``) -> its results with the declared columns.
     frames: dict[str, Any] = field(default_factory=dict)
     #: The ``[table]``'s rows: means over seeds (a DataFrame), or None.
     table: Any = None
     #: The ``[table]`` before its mean over seeds: each cell the list of its runs' values in
     #: seed order (a claim's ``per_seed`` on a table column).
     table_seeds: Any = None
-    #: Named values for claims and ``results.json`` (``numbers(ctx)``).
+    #: Named values for claims and ``results.json`` (``[numbers.NAME]``).
     numbers: dict[str, Any] = field(default_factory=dict)
     #: Graded claims by id, once graded.
     claims: dict[str, cm.Claim] = field(default_factory=dict)
     #: The command that repeats this reproduction.
     command: str = ""
-    #: Anything the module's hooks hand to one another.
-    state: dict[str, Any] = field(default_factory=dict)
     #: Claim id -> the outcome of each test its hypotheses declare (one per entry of its
     #: ``explanation``, None where none): :mod:`aqmlab.reproduce.hypotheses`.
     tests: dict[str, list[Any]] = field(default_factory=dict)
@@ -119,7 +119,24 @@ class Context:
         return v
 
 
+#: The module's hooks the loader no longer calls, each with the declared feature that does what
+#: it did (docs/reproductions.md, "The module"). No built-in reproduction defines one: each
+#: last use became the declaration named here.
+RETIRED = {
+    "prepare": "[options.NAME] and { expr = ... } parameters of [full]/[quick] (with their "
+    "set, unset, keep and sweeps)",
+    "derive": "[[derive]] or [[window]] columns, or a [[sweep]]'s reduce",
+    "numbers": "[numbers.NAME]",
+    "annotate": "a claim's note = { text, when } or a hypothesis test in claims.toml",
+    "tables": "[[report_table]]",
+    "discussion": "discussion paragraphs { text, when }",
+}
+
+
 def load_module(exp: Experiment) -> ModuleType | None:
+    """The folder's module (its figures and ``py:`` functions), loaded; a module defining a
+    retired hook (:data:`RETIRED`) is refused, naming the module, the function and what to
+    declare instead."""
     if exp.module is None:
         return None
     name = f"aqmlab_reproduction_{exp.name.replace('-', '_')}"
@@ -128,6 +145,14 @@ def load_module(exp: Experiment) -> ModuleType | None:
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
+    for hook, instead in RETIRED.items():
+        fn = getattr(mod, hook, None)
+        if callable(fn) and getattr(fn, "__module__", None) == name:
+            raise AqmlabError(
+                f"{exp.module}: {hook}(): the loader no longer calls a module's {hook}; "
+                f"declare it in experiment.toml as {instead} (docs/reproductions.md): the "
+                "module holds the figures and py: predicates"
+            )
     return mod
 
 
@@ -151,7 +176,6 @@ def run(
     # The command line's options ([options.NAME]), then the parameters computed from the others.
     option_defs.apply(exp.options, options, ctx.params)
     param_expr.compute(ctx.params, f"{exp.folder}/experiment.toml: {'quick' if quick else 'full'}")
-    _hook(mod, "prepare", ctx)
     os.makedirs(out, exist_ok=True)
     for s in exp.sweeps:
         if mode["sweeps"] and s.name not in mode["sweeps"]:
@@ -160,7 +184,15 @@ def run(
         axes = [_keep(a, mode["keep"], ctx) for a in s.axes]
         unset = [*s.unset, *mode["unset"]]
         _write_scenario(s.scenario, sets, unset, os.path.join(out, s.written_as))
-        spec = SweepSpec(s.scenario, axes, sets, ctx.seeds, unset=unset, reduce=s.reduce or None)
+        spec = SweepSpec(
+            s.scenario,
+            axes,
+            sets,
+            ctx.seeds,
+            unset=unset,
+            reduce=s.reduce or None,
+            reduce_args=s.reduce_args,
+        )
         res = cm.run_sweep_or_fail(
             spec, os.path.join(out, s.name), exp.name, quick, jobs, progress, command=command
         )
@@ -169,9 +201,7 @@ def run(
         df = res.results.copy()
         df = reduced_columns.add(df, res.out) if s.reduce else df
         df = windows.columns(df, exp.windows, s.name, runs, ctx.fill)
-        df = metrics.derive(df, exp.derives, s.name, ctx.fill)
-        derived = _hook(mod, "derive", df, ctx, s.name)
-        ctx.frames[s.name] = df if derived is None else derived
+        ctx.frames[s.name] = metrics.derive(df, exp.derives, s.name, ctx.fill)
     ctx.frames.update(reference_frames.frames(exp.frames, exp.derives, ctx.fill, ctx.frames))
     if exp.table is not None:
         t = exp.table
@@ -195,12 +225,10 @@ def run(
             .reset_index()
         )
     declared_numbers(ctx)
-    ctx.numbers.update(_hook(mod, "numbers", ctx) or {})
     ctx.tests = hypotheses.run(ctx, mod)
     for c in exp.claims:
         ctx.claims[c.id] = grade(c, ctx, mod)
     hypotheses.settle(ctx)
-    _hook(mod, "annotate", ctx)
     if quick and mode["note"]:
         for claim in ctx.claims.values():
             claim.add_note(ctx.fill(mode["note"]))
@@ -216,9 +244,9 @@ def run(
                 ctx.fill(t.note) if t.note else "",
             )
         )
-    tables += report_table.build(exp.report_tables, ctx) + (_hook(mod, "tables", ctx) or [])
-    discussion = paragraphs(exp.discussion, ctx, _hook(mod, "discussion", ctx))
-    figures = _hook(mod, "figures", ctx) or []
+    tables += report_table.build(exp.report_tables, ctx)
+    discussion = paragraphs(exp.discussion, ctx)
+    figures = (mod.figures(ctx) if callable(getattr(mod, "figures", None)) else None) or []
     commands = [command] + [ctx.fill(c) for c in exp.commands]
     return cm.Reproduction(
         exp.name,
@@ -295,19 +323,6 @@ def _write_scenario(scenario: str, sets: dict[str, Any], unset: list[str], path:
     with open(path, "w", encoding="utf-8") as f:
         f.write(header)
         f.write(text)
-
-
-def _hook(mod: ModuleType | None, name: str, *args: Any) -> Any:
-    fn = getattr(mod, name, None) if mod is not None else None
-    if fn is None:
-        return None
-    if name == "derive":
-        # derive(df, ctx) for a folder of one sweep; derive(df, ctx, sweep) may name it.
-        import inspect
-
-        if len(inspect.signature(fn).parameters) == 2:
-            args = args[:2]
-    return fn(*args)
 
 
 def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
@@ -475,7 +490,9 @@ def _number(ctx: Context, c: ClaimDef, where: str) -> float | None:
     if v is not None and not isinstance(v, (dict, list)):
         return float(v)
     if c.metric in ctx.numbers or split_path(c.metric)[0] in ctx.numbers:
-        raise AqmlabError(f"{where}: metric {c.metric!r}: not a number of numbers(ctx)")
+        raise AqmlabError(
+            f"{where}: metric {c.metric!r}: not a number of the run's numbers ([numbers.NAME])"
+        )
     rows = _rows(ctx, c, where)
     if len(rows) != 1:
         raise AqmlabError(
@@ -489,7 +506,7 @@ def _spread(ctx: Context, c: ClaimDef, where: str) -> float | None:
     if not c.spread:
         return None
     if c.spread not in ctx.numbers and split_path(c.spread)[0] not in ctx.numbers:
-        raise AqmlabError(f"{where}: spread: no number {c.spread!r} (numbers(ctx) names it)")
+        raise AqmlabError(f"{where}: spread: no number {c.spread!r} ([numbers.NAME] names it)")
     v = _named(ctx, c.spread)
     return None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v)
 
@@ -533,7 +550,7 @@ def _points(
         return sample_claims.points(ctx, c, arms, where)
     named = ctx.numbers.get(c.metric)
     if isinstance(named, dict) and not c.points and "{arm}" not in c.metric:
-        # The first format's spelling: numbers(ctx) names {arm: value} under the metric.
+        # The first format's spelling: the numbers name {arm: value} under the metric.
         missing = [a for a in arms if a not in named]
         if missing:
             raise AqmlabError(f"{where}: arms: {missing} not among {list(named)}")
@@ -556,7 +573,7 @@ def _points(
                 what = "{point: number}" if c.kind == "range" else "number"
                 what = f"per-seed list (per_seed: {what} with lists)" if per_seed else what
                 raise AqmlabError(
-                    f"{where}: metric {c.metric!r}: no {what} for arm {a!r} in numbers(ctx)"
+                    f"{where}: metric {c.metric!r}: no {what} for arm {a!r} in the run's numbers"
                 )
             vals.append(v)
         if c.kind != "range":

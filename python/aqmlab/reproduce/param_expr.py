@@ -1,7 +1,7 @@
 """A mode's parameter computed from the others: ``duration_s = { expr = "..." }`` in
 ``[full]`` or ``[quick]`` (docs/reproductions.md, "Options"), an expression as
 "Metrics as data" reads them, of the mode's parameters (after the command line's options set
-theirs, before the module's ``prepare``), with one more function, ``trace_period_s(path)``: a
+theirs, before anything runs), with one more function, ``trace_period_s(path)``: a
 mahimahi trace's period in s (:mod:`aqmlab.reproduce.mahimahi`). cellular's full run lasts its
 trace's period, 60-300 s: ``min(300.0, max(60.0, trace_period_s(trace)))``.
 """

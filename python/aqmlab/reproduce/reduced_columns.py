@@ -1,11 +1,11 @@
 """A reduced sweep's ``reduced.json`` as columns of its results (docs/reproductions.md,
-"Metrics as data"): a sweep with ``reduce = "FILE.py:FUNCTION"`` keeps, per run, only what that
-function returned; each of its keys becomes the column ``reduced.KEY`` of the sweep's
-results, and each key of a table in it ``reduced.KEY.SUBKEY`` (at any depth), before any
-``[[derive]]``, so that ``[numbers.NAME]`` and expressions read them as any other column. A
-value is kept as the function wrote it (a number, a table, a list: a table's
-``reduce = "value"`` is that table); a run whose ``reduced.json`` lacks a key has no value there
-(NaN).
+"Metrics as data", "A reduced sweep"): a sweep with a ``reduce`` (``[sweep.reduce.packet_log]``
+or ``"FILE.py:FUNCTION"``) keeps, per run, only what its reducer returned; each of its keys
+becomes the column ``reduced.KEY`` of the sweep's results, and each key of a table in it
+``reduced.KEY.SUBKEY`` (at any depth), before any ``[[derive]]``, so that ``[numbers.NAME]``
+and expressions read them as any other column. A value is kept as the reducer wrote it (a
+number, a table, a list: a table's ``reduce = "value"`` is that table); a run whose
+``reduced.json`` lacks a key has no value there (NaN).
 """
 
 from __future__ import annotations

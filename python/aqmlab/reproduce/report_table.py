@@ -1,5 +1,5 @@
 """A report table declared in ``experiment.toml`` (``[[report_table]]``, docs/reproductions.md,
-"Report tables and discussion as data"): the rows a module's ``tables(ctx)`` built from
+"Report tables and discussion as data"): rows laid out from
 ``ctx.numbers``, or a sweep's or a frame's rows, written as data.
 
 * ``frame`` (in place of ``rows``): one row per row of the ``[[sweep]]`` or ``[frames.NAME]``

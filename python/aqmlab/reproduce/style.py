@@ -1,6 +1,7 @@
 """How every reproduction's figures look: one colour per discipline across all of them, delay
-axes that start at 0, log axes whose tick labels are the values plotted and never overlap, and
-titles that name the paper figure each one reproduces."""
+axes that start at 0 (on a symmetric log scale, labelled 0, 1, 10, 100 ...), log axes whose tick
+labels are the values plotted and never overlap, and titles that name the paper figure each one
+reproduces."""
 
 from __future__ import annotations
 
@@ -52,8 +53,18 @@ def colour(label: str) -> str:
     return COLOURS[d] if d else OTHER
 
 
-def delay_axis(ax: Any, axis: str = "y") -> None:
-    """A delay axis starts at 0 (a symlog scale's autoscaling otherwise runs it negative)."""
+def delay_axis(ax: Any, axis: str = "y", symlog: bool = False) -> None:
+    """A delay axis (or any axis of a quantity that is never negative) starts at 0.
+
+    ``symlog``: on a symmetric log scale, linear below 1 (a log axis has no 0, and a delay of 0
+    is common), labelled as plain numbers, 0, 1, 10, 100, 1000, where matplotlib writes
+    ``10^n``; its autoscaling would otherwise run the axis below 0 too."""
+    a = ax.yaxis if axis == "y" else ax.xaxis
+    if symlog:
+        from matplotlib.ticker import FuncFormatter
+
+        (ax.set_yscale if axis == "y" else ax.set_xscale)("symlog", linthresh=1.0)
+        a.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     if axis == "y":
         ax.set_ylim(bottom=0)
     else:

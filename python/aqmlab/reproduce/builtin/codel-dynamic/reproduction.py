@@ -53,8 +53,7 @@ def _figures(out, runs_dir, df, per_case, phases) -> list[str]:
     scatter(ax, "tail drop 830p", colour("tail drop"))
     scatter(ax, "CoDel", colour("CoDel"))
     _phase_marks(ax, phases)
-    ax.set_yscale("symlog", linthresh=1.0)
-    delay_axis(ax)
+    delay_axis(ax, symlog=True)
     ax.set(xlabel="time (s)", ylabel="queueing delay (ms)")
     title(ax, "Per-packet queueing delay at the bottleneck, seed 1", "NJ12 Fig. 7a")
     ax.legend(loc="upper left", markerscale=8, fontsize=8)
@@ -65,8 +64,7 @@ def _figures(out, runs_dir, df, per_case, phases) -> list[str]:
     fig, axes = plt.subplots(4, 2, figsize=(11, 11), sharex=True, sharey=True)
     for ax, case in zip(axes.flat, cases):
         scatter(ax, case, colour(case), most=40_000)
-        ax.set_yscale("symlog", linthresh=1.0)
-        delay_axis(ax)
+        delay_axis(ax, symlog=True)
         ax.set_title(f"{case}: median {fmt(per_case[case]['p50_ms'])} ms", fontsize=9)
         ax.grid(True, alpha=0.3)
     for ax in axes[-1]:
@@ -114,8 +112,7 @@ def _figures(out, runs_dir, df, per_case, phases) -> list[str]:
             lw=1,
             label="capacity",
         )
-        ax.set_yscale("symlog", linthresh=1.0)
-        ax.set_ylim(bottom=0)
+        delay_axis(ax, symlog=True)  # a throughput: never negative either
         ax.set(ylabel="throughput (Mb/s)", title=f"{case}: bottleneck ingress and egress")
         ax.legend(fontsize=8)
         ax.grid(True, alpha=0.3)

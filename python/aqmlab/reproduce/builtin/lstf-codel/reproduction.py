@@ -1,12 +1,12 @@
 """lstf-codel's figure. experiment.toml declares every number (docs/reproductions.md,
-"Metrics as data"): ``runs`` (each case's reduce.py statistics, read from its reduced.json as
-the columns ``reduced.KEY``, beside the FTP's and the link's counters), ``_samples``, ``_dx`` and
-the paper's Welch t- and F-tests (``tests``, ``tests_by_alpha``, ``_f_ci``: ``test =
-"two-sample"``), the report's tables (``[[report_table]]``) and its discussion (the verdict- and
-mode-dependent paragraphs with ``when``); claims.toml holds the published values and grades the
-numbers (the significance claims with ``sample_test``, the range claims against CoDel's one run
-as a baseline), a table row at an α the mode does not run is not graded (``missing``). What
-stays here is the figure.
+"Metrics as data"): ``runs`` (each case's packet-log statistics, ``[sweep.reduce.packet_log]``,
+read from its reduced.json as the columns ``reduced.KEY``, beside the FTP's and the link's
+counters), ``_samples``, ``_dx`` and the paper's Welch t- and F-tests (``tests``,
+``tests_by_alpha``, ``_f_ci``: ``test = "two-sample"``), the report's tables
+(``[[report_table]]``) and its discussion (the verdict- and mode-dependent paragraphs with
+``when``); claims.toml holds the published values and grades the numbers (the significance
+claims with ``sample_test``, the range claims against CoDel's one run as a baseline), a table
+row at an α the mode does not run is not graded (``missing``). What stays here is the figure.
 """
 
 from __future__ import annotations

@@ -1,25 +1,44 @@
-"""lstf-codel's reducer: the paper's statistics of one run from its bottleneck packet log, run
-in the sweep's worker (experiment.toml's ``reduce``), so the 259,200-s runs' logs are never kept.
+"""A sweep's run reduced, in its worker, to statistics of one link's packet log
+(docs/reproductions.md, "A reduced sweep"): a ``[[sweep]]``'s ``[sweep.reduce.packet_log]``
+declares the link, the statistics and their parameters, and each run's ``reduced.json`` holds
+them (its packet log is then not kept, so runs of days stay practical: lstf-codel's 259,200 s).
 
-Its own file: the sweep's run key holds this file's content hash, so editing the report's code
-(reproduction.py) does not reduce three-day runs again. The log is read by
-:func:`aqmlab.results.row_group_batches`, the reader of run folders, whose source the run key
-does not hold (sweep.reducer_identity): it only hands over the file's values, row group by
-row group; every statistic is computed here.
+The statistics (each in :data:`STATISTICS`, any subset; ``packets``, the count, always):
 
-Streamed: a three-day run logs about 87 million packets, and holding them (as the reducer did
-until issue 24) took about 10 GB; now it peaks at about 250 MB whatever the run's length. The
-log is read twice, batch by batch, and nothing is kept but a batch, the events since the
-earliest arrival still to be read (468 at most on one three-day run's log, whose longest sojourn
-is 0.64 s) and sums:
+* ``delay_s``: the mean, variance (n - 1) and standard deviation of the packets' sojourns (s),
+  per dequeued packet;
+* ``delay_s_changes``: the same over the records an ns-2 ``Trace/Var`` of the delay writes, one
+  when the traced value changes (a dequeue whose sojourn equals the last one writes none), so
+  a run of packets that wait 0 s is one record (Ford 2020's ``d_exp_``);
+* ``queue_bytes``: the queue in bytes (each packet counted from its arrival, departure -
+  sojourn, to its departure), its moments weighted by time over the log's first to last event;
+* ``queue_bytes_changes``: the queue after each enqueue and dequeue that changed it, averaged
+  as ``Trace/Var`` records (``curq_``), not weighted by time;
+* ``slack_s``, ``slack_s_changes``: an exponentially weighted moving average of the sojourns,
+  s <- (1 - a)·s + a·d after every dequeue from s = 0 (LSTF-CoDel's slack, Ford 2020 Eq. (2)),
+  per packet and over its value-change records; ``a`` is ``slack_alpha``, a number or the
+  ``set`` key whose value in the run it is (a run without that key has none);
+* ``samples_s``, ``samples_changes_s``: ``samples`` sojourns (s) evenly spaced over the packets
+  that left from ``samples_after_s`` on (``np.linspace(0, n - 1, samples).round()``), and over
+  the value-change records of those: the two-sample tests' samples (``test = "two-sample"``);
+  none when fewer than ``samples`` left.
+
+Streamed: a three-day run logs about 87 million packets, and holding them (as lstf-codel's
+reducer did until issue 24) took about 10 GB; now it peaks at about 250 MB whatever the run's
+length. The log is read twice (once when no statistic needs the first pass), batch by batch,
+by :func:`aqmlab.results.row_group_batches`, the reader of run folders (it only hands over the
+file's values, row group by row group; every statistic is computed here, and the run key holds
+this file's content hash, ``sweep.reducer_identity``), and nothing is kept but a batch, the
+events since the earliest arrival still to be read (468 at most on one three-day run's log,
+whose longest sojourn is 0.64 s) and sums:
 
 * every mean and variance is a sum accumulated exactly (integers, or floats summed exactly as
   integers), so it is the same however the log is cut into batches, and the correctly rounded
   value of its definition;
 * the queue in bytes needs the arrivals and departures in time order. The log is in departure
-  order and LSTF reorders, so the arrivals (departure - sojourn) are not; the first pass notes
-  the earliest arrival of each batch, and the second releases an event only once no later
-  batch can hold an earlier one (see ``_QueueLevel``).
+  order and a discipline that reorders (LSTF) makes the arrivals (departure - sojourn) out of
+  order; the first pass notes the earliest arrival of each batch, and the second releases an
+  event only once no later batch can hold an earlier one (see ``_QueueLevel``).
 """
 
 from __future__ import annotations
@@ -28,47 +47,127 @@ import math
 import os
 from typing import Any
 
-LINK = "bottleneck"
-#: The CBR starts at 300 s (scenario.toml); the tests' samples are drawn after it.
-CBR_START_S = 300.0
-#: Delays drawn for the t- and F-tests (the paper's n = 500).
+from aqmlab.exceptions import AqmlabError
+
+#: The statistics a packet log is reduced to (the module's docstring says what each is).
+STATISTICS = (
+    "delay_s",
+    "delay_s_changes",
+    "queue_bytes",
+    "queue_bytes_changes",
+    "slack_s",
+    "slack_s_changes",
+    "samples_s",
+    "samples_changes_s",
+)
+#: Delays drawn for the two-sample tests by default (Ford 2020's n = 500).
 SAMPLES = 500
 #: Packet-log rows taken at a time (at most a row group's).
 BATCH_ROWS = 1 << 16
 #: The largest batch the exact sums below take at once (their int64 and float64 partial sums
 #: stay exact below it).
 _CHUNK = 1 << 20
+#: The reducer a ``[sweep.reduce.packet_log]`` runs (``SweepSpec.reduce``).
+REDUCER = "aqmlab.reproduce.packet_log:reduce_run"
+
+
+def parse(where: str, doc: Any) -> dict[str, Any]:
+    """A ``[sweep.reduce.packet_log]`` table checked, as the keyword arguments of
+    :func:`reduce_run`; errors name ``where`` (the file and the table) and the key."""
+
+    def err(key: str, expected: str) -> AqmlabError:
+        got = doc.get(key) if isinstance(doc, dict) else doc
+        tail = f", got {got!r}" if got is not None else ""
+        return AqmlabError(f"{where}{'.' + key if key else ''}: expected {expected}{tail}")
+
+    if not isinstance(doc, dict):
+        raise err("", "a table: link, statistics, samples, samples_after_s, slack_alpha")
+    known = ("link", "statistics", "samples", "samples_after_s", "slack_alpha")
+    for k in doc:
+        if k not in known:
+            raise AqmlabError(f"{where}.{k}: unknown key (expected one of {', '.join(known)})")
+    link = doc.get("link")
+    if not isinstance(link, str) or not link:
+        raise err("link", "the name of the link whose packet log is reduced")
+    stats = doc.get("statistics", list(STATISTICS))
+    if (
+        not isinstance(stats, list)
+        or not stats
+        or not all(isinstance(s, str) and s in STATISTICS for s in stats)
+    ):
+        raise err("statistics", f"a list of some of {', '.join(STATISTICS)}")
+    samples = doc.get("samples", SAMPLES)
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 2:
+        raise err("samples", "a whole number of delays, at least 2")
+    after = doc.get("samples_after_s", 0.0)
+    if isinstance(after, bool) or not isinstance(after, (int, float)) or not after >= 0:
+        raise err("samples_after_s", "a time in s, 0 or more")
+    alpha = doc.get("slack_alpha")
+    slack = {"slack_s", "slack_s_changes"} & set(stats)
+    if alpha is None and slack:
+        raise err("slack_alpha", f"the slack's α (a number, or a set key) for {min(slack)}")
+    if alpha is not None and (
+        isinstance(alpha, bool)
+        or not isinstance(alpha, (int, float, str))
+        or (isinstance(alpha, (int, float)) and not 0 < alpha <= 1)
+    ):
+        raise err("slack_alpha", "a number in (0, 1], or the set key whose value in a run is it")
+    return {
+        "link": link,
+        "statistics": [s for s in STATISTICS if s in stats],
+        "samples": samples,
+        "samples_after_s": float(after),
+        "slack_alpha": alpha,
+    }
 
 
 def reduce_run(
-    folder: str, point: dict[str, Any], sets: dict[str, Any], batch_rows: int = BATCH_ROWS
+    folder: str,
+    point: dict[str, Any],
+    sets: dict[str, Any],
+    *,
+    link: str,
+    statistics: list[str] | tuple[str, ...] = STATISTICS,
+    samples: int = SAMPLES,
+    samples_after_s: float = 0.0,
+    slack_alpha: float | str | None = None,
+    batch_rows: int = BATCH_ROWS,
 ) -> dict[str, Any]:
-    """The paper's statistics of one run, from its bottleneck packet log (run in the worker).
+    """``statistics`` of one run's packet log on ``link`` (run in the sweep's worker; the keyword
+    arguments are a ``[sweep.reduce.packet_log]``'s, :func:`parse`).
 
     ``batch_rows`` changes how much is read at a time, never a result."""
     import numpy as np
 
+    want = set(statistics)
+    unknown = want - set(STATISTICS)
+    if unknown:
+        raise ValueError(f"no statistic {sorted(unknown)[0]!r} (expected some of {STATISTICS})")
     path = os.path.join(folder, "packets.parquet")
-    alpha = sets.get("links[2].params.alpha")
-    a = float(alpha) if alpha is not None else None
-    cbr_ns = int(CBR_START_S * 1e9)
+    alpha = sets.get(slack_alpha) if isinstance(slack_alpha, str) else slack_alpha
+    a = float(alpha) if alpha is not None and want & {"slack_s", "slack_s_changes"} else None
+    queue_wanted = bool(want & {"queue_bytes", "queue_bytes_changes"})
+    samples_wanted = bool(want & {"samples_s", "samples_changes_s"})
+    after_ns = int(samples_after_s * 1e9)
 
-    # Pass 1: each batch's earliest arrival, the late delays' counts, the slack's sums.
+    # Pass 1 (for the queue, the samples and the slack's variance): each batch's earliest
+    # arrival, the late delays' counts, the slack's sums.
     first_arrival: list[int] = []
     late_n = 0
     late_changes = _Changes()
     slack = _Slack(a)
     slack_sum, slack_c_sum = _ExactSum(), _ExactSum()
     slack_changes = _Changes()
-    for dep, soj, _size in _batches(path, batch_rows):
-        first_arrival.append(int((dep - soj).min()) if len(dep) else _NEVER)
-        late = soj[dep >= cbr_ns]
-        late_n += len(late)
-        late_changes.take(late)
-        if a is not None:
-            s = slack.filter(soj / 1e9)
-            slack_sum.add(s)
-            slack_c_sum.add(slack_changes.take(s))
+    if queue_wanted or samples_wanted or a is not None:
+        for dep, soj, _size in _batches(path, link, batch_rows):
+            first_arrival.append(int((dep - soj).min()) if len(dep) else _NEVER)
+            late = soj[dep >= after_ns]
+            late_n += len(late)
+            late_changes.take(late)
+            if a is not None:
+                s = slack.filter(soj / 1e9)
+                slack_sum.add(s)
+                slack_c_sum.add(slack_changes.take(s))
     # No batch after batch j arrives before after_batch[j].
     after_batch = np.minimum.accumulate([*first_arrival[1:], _NEVER][::-1])[::-1].tolist()
 
@@ -79,42 +178,50 @@ def reduce_run(
     slack_mean, slack_c_mean = slack_sum.mean(), slack_c_sum.mean()
     slack_sq, slack_c_sq = _ExactSum(), _ExactSum()
     slack_changes = _Changes()
-    # 500 delays evenly spaced over the packets that left after the CBR started, and over the
-    # value-change records of those (the author's d_exp_ trace).
-    picks = _Picks(late_n)
-    picks_c = _Picks(late_changes.n)
+    # ``samples`` delays evenly spaced over the packets that left from samples_after_s on, and
+    # over the value-change records of those (Ford's d_exp_ trace).
+    picks = _Picks(late_n if samples_wanted else 0, samples)
+    picks_c = _Picks(late_changes.n if samples_wanted else 0, samples)
     late_changes = _Changes()
     queue = _QueueLevel()
-    for j, (dep, soj, size) in enumerate(_batches(path, batch_rows)):
+    for j, (dep, soj, size) in enumerate(_batches(path, link, batch_rows)):
         delay.add(soj)
-        # The author's statistic: the mean over ns-2 Trace/Var records of d_exp_, one written
-        # when the traced value changes (a dequeue whose sojourn equals the last one writes
-        # none). Distinct sojourns in ns stay distinct in seconds (below 2**52 ns).
-        delay_c.add(delay_changes.take(soj))
+        # Over ns-2 Trace/Var records, one written when the traced value changes. Distinct
+        # sojourns in ns stay distinct in seconds (below 2**52 ns).
+        if "delay_s_changes" in want:
+            delay_c.add(delay_changes.take(soj))
         if a is not None:
             s = slack.filter(soj / 1e9)
             slack_sq.add(np.square(s - slack_mean))
             slack_c_sq.add(np.square(slack_changes.take(s) - slack_c_mean))
-        late = soj[dep >= cbr_ns]
-        picks.take(late)
-        picks_c.take(late_changes.take(late))
-        queue.take(dep - soj, dep, size, after_batch[j])
+        if samples_wanted:
+            late = soj[dep >= after_ns]
+            picks.take(late)
+            picks_c.take(late_changes.take(late))
+        if queue_wanted:
+            queue.take(dep - soj, dep, size, after_batch[j])
 
     out: dict[str, Any] = {"packets": delay.n}
-    out["delay_s"] = delay.moments(10**9)
-    out["delay_s_changes"] = delay_c.moments(10**9)
+    if "delay_s" in want:
+        out["delay_s"] = delay.moments(10**9)
+    if "delay_s_changes" in want:
+        out["delay_s_changes"] = delay_c.moments(10**9)
     # Eq. (2): slack <- (1 - alpha)·slack + alpha·d_exp after every dequeue, from 0.
     if a is not None and delay.n:
-        out["slack_s"] = _float_moments(slack_sum, slack_sq)
-        out["slack_s_changes"] = _float_moments(slack_c_sum, slack_c_sq)
-    if picks.ready:
+        if "slack_s" in want:
+            out["slack_s"] = _float_moments(slack_sum, slack_sq)
+        if "slack_s_changes" in want:
+            out["slack_s_changes"] = _float_moments(slack_c_sum, slack_c_sq)
+    if picks.ready and "samples_s" in want:
         out["samples_s"] = [v / 1e9 for v in picks.values]
-    if picks_c.ready:
+    if picks_c.ready and "samples_changes_s" in want:
         out["samples_changes_s"] = [v / 1e9 for v in picks_c.values]
-    # The author's statistic: curq_'s Trace/Var records, the queue after every enqueue and
-    # dequeue that changed it, averaged as records (not weighted by time).
-    out["queue_bytes_changes"] = queue.changes.moments(1)
-    out["queue_bytes"] = queue.time_weighted()
+    # curq_'s Trace/Var records: the queue after every enqueue and dequeue that changed it,
+    # averaged as records (not weighted by time).
+    if "queue_bytes_changes" in want:
+        out["queue_bytes_changes"] = queue.changes.moments(1)
+    if "queue_bytes" in want:
+        out["queue_bytes"] = queue.time_weighted()
     return out
 
 
@@ -122,14 +229,15 @@ def reduce_run(
 _NEVER = (1 << 63) - 1
 
 
-def _batches(path: str, batch_rows: int) -> Any:
-    """The bottleneck's rows of the log, batch by batch: departure time, sojourn (ns) and size
+def _batches(path: str, link: str, batch_rows: int) -> Any:
+    """The rows of ``link`` of the log, batch by batch: departure time, sojourn (ns) and size
     as int64 arrays, in the log's order (departure order), streamed a row group at a time by
     the one reader of run folders (:func:`aqmlab.results.row_group_batches`)."""
     import numpy as np
+
     from aqmlab.results import row_group_batches
 
-    for cols in row_group_batches(path, ["t_ns", "sojourn_ns", "size"], LINK, batch_rows):
+    for cols in row_group_batches(path, ["t_ns", "sojourn_ns", "size"], link, batch_rows):
         dep, soj, size = (c.astype(np.int64) for c in cols)
         if len(soj) and int(soj.min()) < 0:
             raise ValueError(f"{path}: a negative sojourn_ns ({int(soj.min())})")
@@ -276,14 +384,14 @@ class _Changes:
 
 
 class _Picks:
-    """The values at ``np.linspace(0, n - 1, SAMPLES).round()`` of a series of ``n`` values
-    given in pieces (none unless ``n >= SAMPLES``)."""
+    """The values at ``np.linspace(0, n - 1, k).round()`` of a series of ``n`` values given in
+    pieces (none unless ``n >= k``)."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, k: int) -> None:
         import numpy as np
 
-        self.ready = n >= SAMPLES
-        self.idx = np.linspace(0, n - 1, SAMPLES).round().astype(np.int64) if self.ready else []
+        self.ready = n >= k
+        self.idx = np.linspace(0, n - 1, k).round().astype(np.int64) if self.ready else []
         self.seen = 0
         self.values: list[int] = []
 
