@@ -28,8 +28,8 @@ SOURCE_FIGURE = re.compile(
 
 def _texts(fig, renderer) -> list[tuple[str, object]]:
     """Every piece of text drawn on ``fig`` with its box in pixels: the suptitle, each axes'
-    titles, axis labels (a twin axes' too), visible tick labels within the view, and each
-    legend as one box."""
+    titles, axis labels (a twin axes' too), visible tick labels within the view, its texts
+    (annotations), and each legend as one box."""
     out = []
 
     def add(name, t):
@@ -51,6 +51,8 @@ def _texts(fig, renderer) -> list[tuple[str, object]]:
             for t in axis.get_majorticklabels() + axis.get_minorticklabels():
                 if lo <= t.get_position()[which == "y"] <= hi:
                     add(f"axes {k} {which} tick {t.get_text()!r}", t)
+        for j, t in enumerate(ax.texts):  # annotations (codel-dynamic's phase rates)
+            add(f"axes {k} text {j} {t.get_text()!r}", t)
         legend = ax.get_legend()
         if legend is not None and legend.get_visible():
             out.append((f"axes {k} legend", legend.get_window_extent(renderer)))

@@ -271,7 +271,10 @@ def _build_parser(args: Sequence[str] = ("reproduce",)) -> argparse.ArgumentPars
     rep.add_argument("--list", action="store_true", help="list the reproductions")
     rep.add_argument("--quick", action="store_true", help="a shortened run (for CI)")
     rep.add_argument(
-        "--seeds", type=int, metavar="N", help="seeds 1..N (default 3; 1 with --quick)"
+        "--seeds",
+        type=int,
+        metavar="N",
+        help="seeds 1..N (default: the reproduction's own, 3 where it names none; 1 with --quick)",
     )
     rep.add_argument(
         "--jobs", "-j", type=int, metavar="N", help="parallel runs (default: every core)"

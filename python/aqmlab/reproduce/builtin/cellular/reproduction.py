@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from aqmlab.reproduce.common import link_series, packet_sojourns_ms
+from aqmlab.reproduce.common import fmt, link_series, packet_sojourns_ms
 from aqmlab.reproduce.mahimahi import capacity_bytes, read_ms
 from aqmlab.reproduce.style import colour, delay_axis, title
 
@@ -44,7 +44,7 @@ def figures(ctx: Any) -> list[str]:
         step = max(1, len(t) // 60_000)
         ax.plot(t[::step], s[::step], ".", ms=1.2, alpha=0.5, color=colour(case), rasterized=True)
         delay_axis(ax, symlog=True)
-        ax.set(ylabel="delay (ms)", title=f"{case}: median {per_case[case]['p50_ms']:.1f} ms")
+        ax.set(ylabel="delay (ms)", title=f"{case}: median {fmt(per_case[case]['p50_ms'])} ms")
         ax.grid(True, alpha=0.3)
     axes[-1].set_xlabel("time (s)")
     title(

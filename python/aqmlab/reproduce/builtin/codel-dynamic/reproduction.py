@@ -56,7 +56,10 @@ def _figures(out, runs_dir, df, per_case, phases) -> list[str]:
     delay_axis(ax, symlog=True)
     ax.set(xlabel="time (s)", ylabel="queueing delay (ms)")
     title(ax, "Per-packet queueing delay at the bottleneck, seed 1", "NJ12 Fig. 7a")
-    ax.legend(loc="upper left", markerscale=8, fontsize=8)
+    # Beside the axes: inside, it covered the phases' rate labels.
+    ax.legend(
+        loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, markerscale=8, fontsize=8
+    )
     files += _save(fig, figdir, "delay_vs_time")
 
     # Every discipline, one panel each.
@@ -94,7 +97,7 @@ def _figures(out, runs_dir, df, per_case, phases) -> list[str]:
     ax.set(xlabel="time (s)", ylabel="cumulative MB sent")
     ax.set_ylim(bottom=0)
     title(ax, "Cumulative bytes through the bottleneck, seed 1", "NJ12 Fig. 7c")
-    ax.legend(fontsize=8, ncol=2)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8)
     files += _save(fig, figdir, "cumulative_mb")
 
     # CS244's plot: ingress vs egress throughput of the bottleneck, with its capacity.
