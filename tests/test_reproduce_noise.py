@@ -1,7 +1,8 @@
 """Orders within our seeds' noise (docs/reproductions.md, "Ties and stalled runs"): an ordering
-comparison between two arm-dependent sides is a tie "within noise" when the difference of its
-sides on the means is within the claim's resolution plus the 95 % Student-t half-width of the
-per-seed differences, paired by seed; such a claim cannot discriminate."""
+comparison with an arm-dependent side (against another, or a constant) is a tie "within noise"
+when the difference of its sides on the means is within the claim's resolution (between two
+arm-dependent sides only) plus the 95 % Student-t half-width of the per-seed differences,
+paired by seed; such a claim cannot discriminate, however its predicate is written."""
 
 from __future__ import annotations
 
@@ -60,26 +61,93 @@ def test_the_sides_are_the_same_expression_on_each_seeds_values():
     r = compile_predicate("a < b / 10", 2, "w")(point((0.5, 4.0), [0.5, 0.1, 0.9], [4.0, 4.0, 4.0]))
     assert r == NOISE and r.d == pytest.approx(0.1)
     assert r.h == pytest.approx(T2 * 0.4 / math.sqrt(3), rel=1e-9)
-    # A comparison with a constant is never a tie of either kind.
-    assert compile_predicate("a > 1.5", 2, "w")(NOISY) is True
+    # A comparison with a constant has the band too: a = 2, 0, 4 against 1.5, differences 0.5,
+    # -1.5, 2.5 (standard deviation 2, half-width 4.968 > 0.5).
+    r = compile_predicate("a > 1.5", 2, "w")(NOISY)
+    assert r == NOISE and r.d == 0.5 and r.h == pytest.approx(T2 * 2 / math.sqrt(3), rel=1e-12)
+
+
+def test_a_threshold_within_and_beyond_the_seeds_half_width():
+    """``a >= 0.85``: the constant is the same on every seed, so the band is that of a's
+    per-seed values less 0.85; the claim's resolution does not widen it (only between two
+    arm-dependent sides, as for the exact tie)."""
+    pred = compile_predicate("a >= 0.85", 1, "w")
+    # a = 0.80, 0.86, 0.92 (mean 0.86): differences -0.05, 0.01, 0.07, standard deviation
+    # 0.06, half-width T2 · 0.06 / √3 = 0.149 > d = 0.01.
+    r = pred(point((0.86,), [0.80, 0.86, 0.92]))
+    assert r == NOISE and r.d == pytest.approx(0.01) and r.seeds == 3 and r.resolution == 0.0
+    assert r.h == pytest.approx(T2 * 0.06 / math.sqrt(3), rel=1e-9)
+    # a = 0.95, 0.96, 0.97: d = 0.11 beyond the half-width T2 · 0.01 / √3 = 0.0248.
+    clear = point((0.96,), [0.95, 0.96, 0.97])
+    assert pred(clear) is True
+    assert compile_predicate("a <= 0.85", 1, "w")(clear) is False
+    assert compile_predicate("a >= 0.85", 1, "w", resolution=0.2)(clear) is True
+    # A constant on the left, and abs() of a difference with a constant: the same band.
+    assert compile_predicate("0.85 <= a", 1, "w")(point((0.86,), [0.80, 0.86, 0.92])) == NOISE
+    r = compile_predicate("abs(a - 0.9) <= 0.05", 1, "w")(point((0.86,), [0.80, 0.86, 0.92]))
+    # |a_s - 0.9| - 0.05 = 0.05, -0.01, -0.03 (standard deviation 0.0416): d = -0.01.
+    assert r == NOISE and r.d == pytest.approx(-0.01)
+    assert r.h == pytest.approx(T2 * 0.0416333199893 / math.sqrt(3), rel=1e-9)
+
+
+def test_a_constant_equal_to_the_mean_passes_ge_unless_the_seeds_scatter():
+    pred = compile_predicate("a >= 0.85", 1, "w")
+    assert pred((0.85,)) is True  # no per-seed values: today's comparison, no exact tie
+    assert pred(point((0.85,), [0.85, 0.85, 0.85])) is True  # no scatter: no band
+    assert compile_predicate("a > 0.85", 1, "w")(point((0.85,), [0.85] * 3)) is False
+    r = pred(point((0.85,), [0.80, 0.85, 0.90]))  # d = 0 within ±0.124
+    assert r == NOISE and r.d == 0.0 and r.h == pytest.approx(T2 * 0.05 / math.sqrt(3))
+
+
+def test_a_ratio_band_and_its_product_form_give_the_same_verdict():
+    """consumer-edge's codel-similar-data written both ways, on the same per-seed data: each
+    side's comparison gets the band of its own per-seed differences, so neither form passes
+    an order the seeds cannot tell."""
+    ratio = compile_predicate("0.9 <= a / b <= 1.1", 2, "w")
+    product = compile_predicate("0.9 * b <= a <= 1.1 * b", 2, "w")
+    # b = 2, 1, 4 and a = 1.7, 1.05, 3.9 (ratios 0.85, 1.05, 0.975): on the means a / b =
+    # 2.2167 / 2.3333 = 0.95, 0.05 above 0.9; per seed 0.9 - a_s / b_s = 0.05, -0.15, -0.075
+    # (half-width 0.251) and 0.9 b_s - a_s = 0.1, -0.15, -0.3 (half-width 0.502).
+    a, b = [1.7, 1.05, 3.9], [2.0, 1.0, 4.0]
+    noisy = point((sum(a) / 3, sum(b) / 3), a, b)
+    r, p = ratio(noisy), product(noisy)
+    assert r == NOISE and p == NOISE
+    assert r.d == pytest.approx(0.9 - 0.95) and p.d == pytest.approx(0.9 * 7 / 3 - 6.65 / 3)
+    assert r.h == pytest.approx(T2 * 0.10103629710818451 / math.sqrt(3), rel=1e-9)
+    assert p.h == pytest.approx(T2 * 0.2020725942163690 / math.sqrt(3), rel=1e-9)
+    cf = point((1.0, 1.0))
+    verdicts = {
+        cm.qualitative("x", "s", "m", "", f, noisy, "cf", cf).verdict for f in (ratio, product)
+    }
+    assert verdicts == {cm.CANNOT}
+    # a = b · (1, 1, 1) + a little: both forms pass beyond their half-widths.
+    a, b = [1.0, 1.1, 0.9], [1.0, 1.1, 0.9]
+    clear = point((1.0, 1.0), a, b)
+    assert ratio(clear) is True and product(clear) is True
+    verdicts = {
+        cm.qualitative("x", "s", "m", "", f, clear, "cf", point((2.0, 1.0))).verdict
+        for f in (ratio, product)
+    }
+    assert verdicts == {cm.HOLDS}
 
 
 def test_and_or_not_with_a_noise_tie():
     ev = {
         t: compile_predicate(t, 2, "w")(NOISY)
         for t in (
-            "a > b and a > 0.5",
-            "a > b and a > 5",
-            "a > b or a > 0.5",
-            "a > b or a > 5",
+            "a > b and a > -5",
+            "a > b and a > 10",
+            "a > b or a > -5",
+            "a > b or a > 10",
             "not (a > b)",
             "a > b and a == b",
         )
     }
-    assert ev["a > b and a > 0.5"] == NOISE  # no false part: the noise decides
-    assert ev["a > b and a > 5"] is False  # a false part is false
-    assert ev["a > b or a > 0.5"] is True  # a true part is true
-    assert ev["a > b or a > 5"] == NOISE
+    # a against -5 and 10: |d| = 7 and 8, beyond the half-width 4.968.
+    assert ev["a > b and a > -5"] == NOISE  # no false part: the noise decides
+    assert ev["a > b and a > 10"] is False  # a false part is false
+    assert ev["a > b or a > -5"] is True  # a true part is true
+    assert ev["a > b or a > 10"] == NOISE
     assert ev["not (a > b)"] == NOISE
     # An exact tie outranks a noise one.
     assert (
@@ -210,3 +278,36 @@ def test_points_within_noise_are_no_failure_for_a_hypothesis_to_explain():
     c = cm.Claim("x", "s", "", "", cm.FAILS, kind="range")
     c.failing = ["p1 (queue 3.1) (within noise)", "p2 (queue 4.0) (tie)", "p3 (queue 5.2)"]
     assert failing_points(c) == ["p2", "p3"]
+
+
+THRESHOLD = """
+[[claim]]
+id = "codel-util-high"
+claim = "CoDel keeps the link at least half busy"
+source = "test"
+kind = "range"
+published = "CoDel >= 0.5"
+metric = "util"
+points = ["buffer"]
+arm_column = "discipline"
+arms = ["CoDel"]
+predicate = "a >= 0.5"
+why = "our reading"
+delivered = "util"
+counterfactual = "tail drop"
+counterfactual_arms = ["tail drop"]
+unexplained = true
+"""
+
+
+def test_a_threshold_without_per_seed_or_noise_is_refused(tmp_path):
+    """A comparison with a constant has the noise band too, so where the seeds draw the
+    loader asks such a claim for its per-seed values or why it needs none."""
+    text = (example_folder(tmp_path) / "claims.toml").read_text()
+    d = example_folder(tmp_path, claims=text + THRESHOLD)
+    refused_in_one_line(d, "claims.toml", "claim 'codel-util-high'.per_seed: expected")
+    from aqmlab.reproduce.folder import load
+
+    for key in ('per_seed = "util"', 'noise = "one run per seed"'):
+        d = example_folder(tmp_path, claims=text + THRESHOLD.replace("why =", f"{key}\nwhy ="))
+        load(str(d))

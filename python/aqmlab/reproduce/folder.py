@@ -19,7 +19,7 @@ from aqmlab.reproduce import (
     sample_claims,
 )
 from aqmlab.reproduce.metrics import DeriveDef, NumberDef, load_derives, load_numbers
-from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate, ordering_between_arms
+from aqmlab.reproduce.predicate import ARM_NAMES, compile_predicate, ordering_on_arms
 from aqmlab.reproduce.reference_frames import FrameDef
 from aqmlab.sweepspec import QDISC_PREFIX, Axis, toml_doc
 
@@ -99,7 +99,8 @@ class ClaimDef:
     stalls: str = ""
     #: qualitative/range: the per-seed values of ``metric`` (a numbers path in its shape whose
     #: leaves are lists in seed order, or the ``[table]`` column read seed by seed): an order
-    #: between arms within our seeds' noise is no pass (:mod:`aqmlab.reproduce.predicate`).
+    #: of the arms' values (against each other or a constant) within our seeds' noise is no
+    #: pass (:mod:`aqmlab.reproduce.predicate`).
     per_seed: str = ""
     #: qualitative/range without ``per_seed``: why its order needs no noise band.
     noise: str = ""
@@ -449,7 +450,7 @@ _CLAIM_KEYS = tuple(k for k in ClaimDef.__dataclass_fields__ if k != "tests")
 def load_claims(path: str, deterministic: bool = True) -> list[ClaimDef]:
     """The ``[[claim]]`` tables of ``path``, checked: ids unique, each kind's keys present,
     predicates well formed; ``deterministic = False`` (a reproduction whose seeds draw): every
-    order between arms declares ``per_seed`` or ``noise``."""
+    order of an arm-dependent value declares ``per_seed`` or ``noise``."""
     doc = _read(path)
     top = _Table(path, "", doc, ("claim", "hypothesis"))
     # Hypotheses several claims name (explanation = "NAME").
@@ -666,9 +667,9 @@ def _check_claim(t: _Table, c: ClaimDef) -> None:
 
 
 def _check_noise(t: _Table, c: ClaimDef, deterministic: bool) -> None:
-    """An order between arms is graded against our seeds' noise (docs/reproductions.md, "Ties
-    and stalled runs"): where the seeds draw, such a claim names its per-seed values, or says
-    why it has none."""
+    """An order of an arm-dependent value (against another or a constant) is graded against our
+    seeds' noise (docs/reproductions.md, "Ties and stalled runs"): where the seeds draw, such a
+    claim names its per-seed values, or says why it has none."""
     if (c.per_seed or c.noise) and c.kind not in ("qualitative", "range"):
         raise t.error("per_seed" if c.per_seed else "noise", "only on a qualitative or range claim")
     if c.per_seed and "{arm}" in c.metric and "{arm}" not in c.per_seed:
@@ -677,13 +678,13 @@ def _check_noise(t: _Table, c: ClaimDef, deterministic: bool) -> None:
         return
     if c.sample_test or c.predicate.startswith("py:"):
         return
-    if ordering_between_arms(c.predicate):
+    if ordering_on_arms(c.predicate):
         raise t.error(
             "per_seed",
             "the per-seed values of the metric (a numbers path in its shape whose leaves are "
             'lists in seed order, reduce = "list"; or the [table] column itself), or '
-            'noise = "why this order needs no noise band": the predicate orders two arms '
-            "and the seeds draw",
+            'noise = "why this order needs no noise band": the predicate orders a value of '
+            "the arms (against another or a constant) and the seeds draw",
         )
 
 

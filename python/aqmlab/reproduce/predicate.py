@@ -11,17 +11,21 @@ predicate that needs more is a function of the reproduction's module (``"py:NAME
 ``<=``, ``>``, ``>=``) between two sides that both depend on the arms, whose sides are equal
 within the claim's ``resolution`` (the quantity's stated resolution; 0: exactly equal), is a
 :data:`TIE`: equality is evidence for neither order, so "0 vs 0 ms" passes neither ``a < b`` nor
-``a <= 0.5 * b``. A comparison with a constant (``a >= 0.9``, ``a - b <= 0.05``) is never a tie.
+``a <= 0.5 * b``. A comparison with a constant (``a >= 0.9``, ``a - b <= 0.05``) is never an
+exact tie: a value equal to the threshold passes ``>=``.
 ``and`` is false when any part is false, else a tie when any part is a tie; ``or`` is true when
 any part is true, else a tie when any part is; ``not`` keeps a tie. A tie is not a pass.
 
 **Noise** (docs/reproductions.md, "Ties and stalled runs"). Where the arms' values come with
 their per-seed values (``per_seed``: a point's ``per_seed`` attribute, one list per arm in seed
-order), such a comparison is also evaluated seed by seed, paired by seed: with ``d`` the
-difference of its sides on the means and ``h`` the 95 % Student-t half-width of the per-seed
-differences (:func:`aqmlab.reproduce.common.seed_spread`; none under two paired seeds), it is
-a :class:`Noise` tie when ``|d| <= resolution + h``: an order within our seeds' scatter is
-evidence for neither order either. An exact tie outranks a noise one in ``and``/``or``.
+order), every ordering comparison with a side that depends on the arms is also evaluated seed
+by seed, paired by seed (a constant side is the same on every seed): with ``d`` the difference
+of its sides on the means and ``h`` the 95 % Student-t half-width of the per-seed differences
+(:func:`aqmlab.reproduce.common.seed_spread`; none under two paired seeds), it is a
+:class:`Noise` tie when ``|d| <= resolution + h`` (the resolution only between two
+arm-dependent sides, as for the exact tie): an order within our seeds' scatter is evidence for
+neither order either. So ``0.9 <= a / b``, ``0.9 * b <= a`` and ``a >= 0.85`` all have the
+band, however the claim is written. An exact tie outranks a noise one in ``and``/``or``.
 """
 
 from __future__ import annotations
@@ -67,15 +71,15 @@ def is_tie(r: Any) -> bool:
     return isinstance(r, str) and r in (TIE, STALLED, NOISE)
 
 
-def ordering_between_arms(text: str) -> bool:
-    """Whether the predicate ``text`` (well formed) has an ordering comparison between two
-    sides that both depend on the arms: the comparisons seed noise can tie."""
+def ordering_on_arms(text: str) -> bool:
+    """Whether the predicate ``text`` (well formed) has an ordering comparison with a side that
+    depends on the arms: the comparisons seed noise can tie."""
     tree = ast.parse(text, mode="eval")
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
             if any(
-                isinstance(op, _ORDER) and _uses_arms(sides[i]) and _uses_arms(sides[i + 1])
+                isinstance(op, _ORDER) and (_uses_arms(sides[i]) or _uses_arms(sides[i + 1]))
                 for i, op in enumerate(node.ops)
             ):
                 return True
@@ -119,9 +123,11 @@ _GRAMMAR = Grammar(
 def compile_predicate(
     text: str, n_arms: int, where: str, resolution: float = 0.0, names: Any = None
 ) -> Callable[[tuple[Any, ...]], Any]:
-    """``text`` as a function of the arms' values (a tuple, ``a`` first): True, False or
+    """``text`` as a function of the arms' values (a tuple, ``a`` first): True, False,
     :data:`TIE` (two arm-dependent sides of an ordering comparison within ``resolution`` of
-    each other). Errors name ``where`` (the file and the claim) and what was expected.
+    each other) or :class:`Noise` (an ordering comparison with an arm-dependent side within the
+    seeds' noise, where the values carry ``per_seed``). Errors name ``where`` (the file and the
+    claim) and what was expected.
     ``names``: the values' names instead of the arms' (a test's quantities: sample_claims.py)."""
     try:
         tree = ast.parse(text, mode="eval")
@@ -176,7 +182,8 @@ def _noise(
 ) -> Noise | None:
     """A :class:`Noise` tie where ``|d|`` is within ``res`` plus the 95 % half-width of the
     per-seed differences of the two sides (paired by seed; a seed where either side has no
-    value left out); None where it is not, or under two seeds pair."""
+    value left out); None where it is not, under two seeds pair, or where the differences do
+    not scatter (``h`` 0: a value equal to a constant threshold passes ``>=``)."""
     from aqmlab.reproduce.common import seed_spread
 
     diffs = []
@@ -187,7 +194,7 @@ def _noise(
             continue  # a seed whose side divides by 0, or has no value, has no difference
     diffs = [x for x in diffs if x == x]
     h = seed_spread(diffs)
-    if h is None or not abs(d) <= res + h:
+    if not h or not abs(d) <= res + h:
         return None
     return Noise(d, h, len(diffs), res)
 
@@ -200,7 +207,7 @@ def _eval(
     node: ast.AST, env: dict[str, Any], res: float = 0.0, seeds: list[dict[str, Any]] | None = None
 ) -> Any:
     """``node``'s value in ``env``; ``seeds``: the same arms' values seed by seed (a point's
-    ``per_seed``), for the noise band of an ordering comparison between arms."""
+    ``per_seed``), for the noise band of an ordering comparison with an arm-dependent side."""
     seeds = seeds or []
     if isinstance(node, ast.Name):
         return env[node.id]
@@ -236,15 +243,14 @@ def _eval(
         tie: Any = None
         for i, op in enumerate(node.ops):
             left, right = vals[i], vals[i + 1]
-            between_arms = (
-                isinstance(op, _ORDER) and _uses_arms(sides[i]) and _uses_arms(sides[i + 1])
-            )
-            if between_arms and abs(left - right) <= res:
+            arms = [_uses_arms(sides[i]), _uses_arms(sides[i + 1])]
+            ordering = isinstance(op, _ORDER) and any(arms)
+            # The resolution only between two arm-dependent sides: a constant is exact.
+            r = res if all(arms) else 0.0
+            if ordering and all(arms) and abs(left - right) <= r:
                 tie = TIE  # equal values: evidence for neither order
                 continue
-            noise = (
-                _noise(sides[i], sides[i + 1], left - right, res, seeds) if between_arms else None
-            )
+            noise = _noise(sides[i], sides[i + 1], left - right, r, seeds) if ordering else None
             if noise is not None:
                 tie = tie or noise  # an order within our seeds' scatter: neither order
             elif not _CMP[type(op)](left, right):
