@@ -82,6 +82,10 @@ def test_a_threshold_within_and_beyond_the_seeds_half_width():
     assert pred(clear) is True
     assert compile_predicate("a <= 0.85", 1, "w")(clear) is False
     assert compile_predicate("a >= 0.85", 1, "w", resolution=0.2)(clear) is True
+    # The counterfactual arms under the same rule: within noise of the threshold is no pass,
+    # so the claim is not undone by it (a pass there would make it cannot discriminate).
+    c = cm.qualitative("x", "s", "m", "", pred, clear, "cf", point((0.86,), [0.80, 0.86, 0.92]))
+    assert (c.verdict, c.counterfactual_verdict) == (cm.HOLDS, cm.FAILS)
     # A constant on the left, and abs() of a difference with a constant: the same band.
     assert compile_predicate("0.85 <= a", 1, "w")(point((0.86,), [0.80, 0.86, 0.92])) == NOISE
     r = compile_predicate("abs(a - 0.9) <= 0.05", 1, "w")(point((0.86,), [0.80, 0.86, 0.92]))
