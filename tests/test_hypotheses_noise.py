@@ -383,3 +383,27 @@ def test_rerun_leaves_a_point_ours_has_within_noise():
     assert c.failing == [f"{P10} (within noise)", "0.064 Mb/s, RTT 100 ms (tie)"]
     assert r.text.endswith("passes at 1 of 1 failing point rerun: confirmed"), r.text
     assert P10 not in r.text and r.explains and not c.unexplained
+
+
+def test_red_bursty_reference_reads_ns2_seeds_for_every_claim_it_tests():
+    """red-bursty's reference tests (ns-2.35's runs, seeds 1-3) read ns-2.35's per-seed values
+    under _ns2 in the shape of each tested claim's per_seed: its [numbers._ns2] gathers them,
+    each from a declaration over ns-2.35's rows seed by seed."""
+    from aqmlab.reproduce import builtin_folder
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import split_path
+
+    exp = load(builtin_folder("red-bursty"))
+    numbers = {n.name: n for n in exp.numbers}
+    gathered = numbers["_ns2"].gather
+    tested = [
+        c for c in exp.claims if any(t is not None and t.kind == "reference" for t in c.tests)
+    ]
+    assert len(tested) >= 6
+    for c in tested:
+        if not c.per_seed:
+            continue  # a comparison with a constant (the node-5 ratios): no noise band
+        ours = split_path(c.per_seed)[0]
+        assert ours in gathered, c.id
+        theirs = numbers[gathered[ours]]
+        assert theirs.sweeps and all("ns2" in s and s.endswith("_seeds") for s in theirs.sweeps)
