@@ -32,7 +32,13 @@ point lacks a run (the common rule, :func:`aqmlab.reproduce.hypotheses.outcome`)
   ``leaves`` saying why.
 
 Values are read and the predicate evaluated under the claims' rules (a tie, or a point whose
-every arm's run is stalled, is no pass).
+every arm's run is stalled, is no pass), with the arms' per-seed values where the claim
+declares ``per_seed``: an order within our seeds' noise is neither a pass nor a failure
+(docs/reproductions.md, "Ties and stalled runs"; a point ours has within noise is no failure
+to test). A comparison whose points pass or are within noise, one or more within it, is
+``cannot tell: within our seeds' noise`` (the common rule), its text followed by each such
+point's numbers. A comparison with ``frames`` has none (another simulator's means over its
+seeds), nor has ``factor`` (a ratio's band, not the predicate).
 """
 
 from __future__ import annotations
@@ -42,7 +48,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce.hypotheses import CONFIRMED, Result, Test, outcome, put_number
+from aqmlab.reproduce.hypotheses import (
+    CONFIRMED,
+    NOISY,
+    Result,
+    Test,
+    is_noise,
+    noise_words,
+    outcome,
+    put_number,
+)
 
 KIND = "arms"
 KEYS = ("test", "compare", "leaves")
@@ -141,7 +156,10 @@ def run(t: ArmsTest, c: Any, ctx: Any, mod: Any, earlier: list[Any]) -> Result:
     if c.delivered:
         pred = loader._unless_stalled(pred)
     own = _values(ctx, c, c.arms, [], where)
-    failing = [p for p, v in own.items() if None in v or pred(v) is not True]
+    # Ours within noise is no failure to test (hypotheses.failing_points).
+    failing = [
+        p for p, v in own.items() if None in v or ((r := pred(v)) is not True and not is_noise(r))
+    ]
     done = {n: r for e in earlier if isinstance(e.test, ArmsTest) for n, r in e.points.items()}
     records: dict[str, Any] = {}
     for cmp in t.compare:
@@ -161,14 +179,17 @@ def run(t: ArmsTest, c: Any, ctx: Any, mod: Any, earlier: list[Any]) -> Result:
             )
         vals = _values(ctx, c, cmp.arms, cmp.frames, f"{cmp.where}.arms")
         tested = [p for p in pts if p in vals and None not in vals[p]]
+        noise: dict[str, Any] = {}
         if cmp.factor is None:
-            held = [p for p in tested if (pred(vals[p]) is True) == cmp.expect]
+            got = {p: pred(vals[p]) for p in tested}
+            noise = {p: r for p, r in got.items() if is_noise(r)}
+            held = [p for p in tested if p not in noise and (got[p] is True) == cmp.expect]
         else:
             tested = [p for p in tested if _nonzero(vals[p][0]) and _nonzero(vals[p][1])]
             f = cmp.factor
             held = [p for p in tested if 1.0 / f <= vals[p][0] / vals[p][1] <= f]
         rec = {
-            "outcome": outcome(pts, tested, held),
+            "outcome": outcome(pts, tested, held, noise),
             "points": list(pts),
             "tested": tested,
             "held": held,
@@ -176,11 +197,15 @@ def run(t: ArmsTest, c: Any, ctx: Any, mod: Any, earlier: list[Any]) -> Result:
             "explains": cmp.explains,
         }
         rec["text"] = _text(ctx, cmp, rec, vals)
+        if noise:  # whatever the template says: the points it cannot tell, with their numbers
+            rec["text"] += f"; {NOISY} at {', '.join(noise)} ({noise_words(noise)})"
+        rec["noise"] = noise
         records[cmp.name] = rec
         for k, path in cmp.numbers.items():
             v = rec[k] if k in ("outcome", "text") else len(rec[k])
             put_number(ctx.numbers, loader.split_path(path), v, f"{cmp.where}.numbers.{k}")
-    return Result(t, "; ".join(r["text"] for r in records.values()), records)
+    noise = {p: r for rec in records.values() for p, r in rec["noise"].items()}
+    return Result(t, "; ".join(r["text"] for r in records.values()), records, noise=noise)
 
 
 def _nonzero(x: Any) -> bool:
@@ -209,14 +234,14 @@ def _text(ctx: Any, cmp: Comparison, rec: dict[str, Any], vals: dict[str, Any]) 
 
 def _values(ctx: Any, c: Any, arms: list[str], frames: list[str], where: str) -> dict[str, Any]:
     """Point -> the arms' values there (with each arm's delivered share, when the claim has
-    ``delivered``), None for an arm without a run there: from the ``[table]`` and the ``frames``'
-    rows, or from the numbers the claim's ``{arm}`` metric names."""
+    ``delivered``, and per-seed values, when it has ``per_seed``), None for an arm without a
+    run there: from the ``[table]`` and the ``frames``' rows (the ``[table]`` read seed by
+    seed, as the claim's own grading reads it, where there are no ``frames``: theirs are
+    means), or from the numbers the claim's ``{arm}`` metric names."""
     if "{arm}" in c.metric:
         if frames:
             raise AqmlabError(f"{where}: frames: only for a claim on the [table]'s columns")
         return _named_values(ctx, c, arms)
-    import pandas as pd
-
     parts = [ctx.table]
     for f in frames:
         if f not in ctx.frames:
@@ -227,35 +252,58 @@ def _values(ctx: Any, c: Any, arms: list[str], frames: list[str], where: str) ->
         missing = [k for k in [*cols, *c.where] if k not in df.columns]
         if missing:
             raise AqmlabError(f"{where}: {f} has no column {missing[0]!r}")
+    cells = _cells(c, arms, parts, cols, where)
+    seeds: dict[str, Any] = {}
+    table_seeds = getattr(ctx, "table_seeds", None)
+    if c.per_seed and not frames and table_seeds is not None:
+        cols = [*c.points, c.arm_column, c.per_seed]
+        seeds = {p: v[c.per_seed] for p, v in _cells(c, arms, [table_seeds], cols, where).items()}
+    return {
+        p: _point(v[c.metric], v.get(c.delivered) if c.delivered else None, seeds.get(p))
+        for p, v in cells.items()
+    }
+
+
+def _cells(
+    c: Any, arms: list[str], parts: list[Any], cols: list[str], where: str
+) -> dict[str, dict[str, list[Any]]]:
+    """Point -> column -> each arm's value there (None without a row), from ``parts``' rows
+    (the ``[table]``, frames), grouped by the claim's points, its ``where`` rows only."""
+    import pandas as pd
+
     rows = pd.concat([df[cols] for df in parts], ignore_index=True)
     for k, vals in c.where.items():
         rows = rows[rows[k].isin(vals)]
     groups = rows.groupby(c.points, sort=False) if c.points else [((), rows)]
-    out: dict[str, Any] = {}
+    out: dict[str, dict[str, list[Any]]] = {}
     for key, g in groups:
         key = key if isinstance(key, tuple) else (key,)
         if c.point_name:
             name = c.point_name.format(**dict(zip(c.points, key)))
         else:
             name = ", ".join(str(k) for k in key)
-        vals, delivered = [], []
+        out[name] = {k: [] for k in cols[len(c.points) + 1 :]}
         for a in arms:
             r = g[g[c.arm_column] == a]
             if len(r) > 1:
                 raise AqmlabError(f"{where}: arm {a!r}: {len(r)} rows at point {name!r}")
-            vals.append(r[c.metric].iloc[0] if len(r) else None)
-            delivered.append(r[c.delivered].iloc[0] if len(r) and c.delivered else None)
-        out[name] = _point(vals, delivered if c.delivered else None)
+            for k in out[name]:
+                out[name][k].append(r[k].iloc[0] if len(r) else None)
     return out
 
 
-def _point(vals: list[Any], delivered: list[Any] | None) -> Any:
-    """A point's arm values (with their delivered shares), None for an arm without a run."""
+def _point(vals: list[Any], delivered: list[Any] | None, per_seed: Any = None) -> Any:
+    """A point's arm values (with their delivered shares and per-seed values), None for an
+    arm without a run; per-seed values only where every arm has them (paired by seed)."""
     from aqmlab.reproduce import loader
 
-    if None in vals or delivered is None:
+    if None in vals:
         return tuple(vals)
-    return loader._Point(tuple(vals), tuple(delivered))
+    if per_seed is not None and any(v is None for v in per_seed):
+        per_seed = None
+    if delivered is None and per_seed is None:
+        return tuple(vals)
+    return loader._Point(tuple(vals), delivered, per_seed)
 
 
 def _named_values(ctx: Any, c: Any, arms: list[str]) -> dict[str, Any]:
@@ -267,11 +315,16 @@ def _named_values(ctx: Any, c: Any, arms: list[str]) -> dict[str, Any]:
 
     vals = [arm(c.metric, a) for a in arms]
     dels = [arm(c.delivered, a) for a in arms] if c.delivered else None
+    seeds = [arm(c.per_seed, a) for a in arms] if c.per_seed else None
     out: dict[str, Any] = {}
     for p in arm(c.metric, c.arms[0]):
         # An arm without its delivered share there is not tested, as one without its value.
         have = [v.get(p) if dels is None or p in dels[i] else None for i, v in enumerate(vals)]
-        out[p] = _point(have, None if dels is None else [d.get(p) for d in dels])
+        out[p] = _point(
+            have,
+            None if dels is None else [d.get(p) for d in dels],
+            None if seeds is None else [loader._at(s, p) for s in seeds],
+        )
     return out
 
 

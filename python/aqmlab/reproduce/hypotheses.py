@@ -10,9 +10,12 @@ The kinds (each the common form of what red-bursty's module computed by hand):
   own points: the run's numbers (``[numbers.NAME]``) name the reference's values under
   ``reference`` in the shape the claim's metric (and ``delivered``) has (``_ns2._fig56.{arm}``
   for a claim whose metric is ``_fig56.{arm}``), so ns-2.35's runs of the same set-up are
-  graded exactly as ours are (stalled runs and ties included). After grading, a claim that
-  does not hold is explained only where the reference fails the same points: each point ours
-  fails and the reference passes (or has no point at) leaves it ``unexplained``, named.
+  graded exactly as ours are (stalled runs and ties included), with the reference's per-seed
+  values where its numbers hold them in the shape of the claim's ``per_seed``
+  (``_ns2._fig56_seeds.{arm}``): an order within the reference's seeds' noise is neither a
+  pass nor a failure there. After grading, a claim that does not hold is explained only where
+  the reference fails the same points: each point ours fails and the reference passes (or has
+  no point at, or cannot tell within its seeds' noise) leaves it ``unexplained``, named.
 * ``bootstrap``: the noise of a figure over as many seeds as ours, from a reference's per-seed
   table (a CSV of the folder): at each of the claim's points, a ratio of two of its columns'
   means over ``k`` seeds drawn with replacement (``draws`` draws, a fixed generator), its
@@ -166,11 +169,17 @@ class Result:
     text: str
     points: dict[str, Any]
     #: reference: whether the predicate passes at each point by its full name (with the
-    #: reference's own interpolated value, as a module's text may name it).
-    named: dict[str, bool] = field(default_factory=dict)
+    #: reference's own interpolated value, as a module's text may name it): True, False, or
+    #: its :class:`~aqmlab.reproduce.predicate.Noise` (neither: within the seeds' noise).
+    named: dict[str, Any] = field(default_factory=dict)
     #: What the test writes under its table's ``number`` in results.json (regrade, axis: the
     #: outcome; paired: its points' numbers).
     record: Any = None
+    #: reference, rerun, arms: the points the test's predicate finds within the seeds' noise
+    #: of the runs it reads (point -> the predicate's Noise), whose seeds (``"our"``,
+    #: ``"ns-2.35's"``): neither a pass nor a failure there (:data:`NOISY`).
+    noise: dict[str, Any] = field(default_factory=dict)
+    noise_of: str = "our"
 
 
 def base(point: str) -> str:
@@ -259,7 +268,9 @@ def _run(t: Test, c: Any, ctx: Any, mod: Any, earlier: list[Any] | None = None) 
     if t.kind == "reference":
         named = reference_points(ctx, c, t.reference, mod, where)
         pts = {base(p): ok for p, ok in named.items()}
-        return Result(t, reference_text(pts, t.reference_name), pts, named)
+        noise = {p: v for p, v in pts.items() if is_noise(v)}
+        text = reference_text(pts, t.reference_name)
+        return Result(t, text, pts, named, noise=noise, noise_of=f"{t.reference_name}'s")
     if t.kind == "regrade":
         from aqmlab.reproduce import regrade
 
@@ -286,10 +297,12 @@ def reference_number(ctx: Any, c: Any, reference: str, kind: str, where: str) ->
     return v
 
 
-def reference_points(ctx: Any, c: Any, ref: str, mod: Any, where: str) -> dict[str, bool]:
+def reference_points(ctx: Any, c: Any, ref: str, mod: Any, where: str) -> dict[str, Any]:
     """The claim's predicate on the reference's values (``REF.METRIC``, ``REF.DELIVERED``) at
     each of its points, under the claims' rules (a tie, or a point whose every arm's run is
-    stalled, is no pass): point -> passes."""
+    stalled, is no pass), with the reference's per-seed values where it has them
+    (``REF.PER_SEED``: an order within their noise is neither): point -> True (passes),
+    False, or the predicate's Noise."""
     from aqmlab.reproduce import loader
 
     if "{arm}" not in c.metric:
@@ -301,6 +314,7 @@ def reference_points(ctx: Any, c: Any, ref: str, mod: Any, where: str) -> dict[s
         c,
         metric=f"{ref}.{c.metric}",
         delivered=f"{ref}.{c.delivered}" if c.delivered else "",
+        per_seed=f"{ref}.{c.per_seed}" if c.per_seed else "",
     )
     pred = loader._predicate(c, mod, where)
     pts = loader._points(ctx, rc, c.arms, where)
@@ -308,18 +322,28 @@ def reference_points(ctx: Any, c: Any, ref: str, mod: Any, where: str) -> dict[s
         pred = loader._unless_stalled(pred)
         d = loader._points(ctx, rc, c.arms, where, metric=rc.delivered)
         pts = {k: loader._Point(v, d[k]) for k, v in pts.items()}
-    return {p: pred(v) is True for p, v in pts.items()}
+    if rc.per_seed and all(
+        loader._named(ctx, rc.per_seed.replace("{arm}", a)) is not None for a in c.arms
+    ):  # the reference's seeds, where its numbers hold them as ours (else means alone)
+        pts = loader._with_seeds(ctx, rc, pts, c.arms, where)
+    return {p: passes(pred(v)) for p, v in pts.items()}
 
 
-def reference_text(pts: dict[str, bool], name: str) -> str:
+def reference_text(pts: dict[str, Any], name: str) -> str:
     """The claim's predicate on the reference (``name``: "ns-2.35"), for the report: the
-    outcome's text."""
+    outcome's text (points within the reference's seeds' noise: :data:`NOISY`)."""
+    noise = {p: v for p, v in pts.items() if is_noise(v)}
+    within = f"{NOISY_AT} {name}'s seeds' noise ({noise_words(noise)})" if noise else ""
     if list(pts) == [""]:
+        if noise:
+            return f"the predicate on {name}'s runs: {within}"
         return f"the predicate is {'true' if pts[''] else 'false'} on {name}'s runs"
-    ok = [p for p, v in pts.items() if v]
-    bad = [p for p, v in pts.items() if not v]
-    return f"true at {len(ok)} of {len(pts)} points on {name}'s runs" + (
-        f", false at {', '.join(bad)}" if bad else ""
+    ok = [p for p, v in pts.items() if v is True]
+    bad = [p for p, v in pts.items() if v is not True and p not in noise]
+    return (
+        f"true at {len(ok)} of {len(pts)} points on {name}'s runs"
+        + (f", false at {', '.join(bad)}" if bad else "")
+        + (f"; at {', '.join(noise)}: {within}" if noise else "")
     )
 
 
@@ -479,24 +503,32 @@ def settle(ctx: Any) -> None:
                     f"{', '.join(str(v['seeds']) for _, v in undecided)} seeds would decide "
                     "(estimates)"
                 )
+        note_noise(c, results)
         if not refs or c.verdict != FAILS or not c.hypotheses:
             continue
-        pts: dict[str, bool] = {}
+        pts: dict[str, Any] = {}
         for r in refs:
             pts.update(r.points)
         ours_bad = set(failing_points(c))
         passed = sorted(p for p in ours_bad if pts.get(p) is True)
         passed = [p for p in passed if noise.get(p, {}).get("outcome") != CANNOT]
         absent = sorted(p for p in ours_bad if p not in pts)
-        if not c.failing and pts.get("", False):
+        # Within the reference's noise: it neither passes nor fails there, so explains nothing.
+        undecided = sorted(p for p in ours_bad if is_noise(pts.get(p)))
+        if not c.failing and pts.get("", False) is True:
             passed = ["the comparison"]
-        c.unexplained = bool(passed or absent)
+        if not c.failing and is_noise(pts.get("")):
+            undecided = ["the comparison"]
+        c.unexplained = bool(passed or absent or undecided)
         name = refs[0].test.reference_name
         why = "; ".join(
             x
             for x in (
                 f"{name}'s runs pass at {', '.join(passed)}" if passed else "",
                 f"{name} has no point at {', '.join(absent)}" if absent else "",
+                f"{name}'s runs {NOISY_AT} its seeds' noise at {', '.join(undecided)}"
+                if undecided
+                else "",
             )
             if x
         )
@@ -518,19 +550,75 @@ def reference_result(ctx: Any, claim_id: str) -> Result | None:
 # The outcome rule every test over points shares (rerun.py, arms_test.py).
 
 CONFIRMED, REFUTED, UNEXPLAINED = "confirmed", "refuted", "unexplained"
+#: The outcome of a test whose points pass or are within the seeds' noise of the runs it
+#: reads, one or more within it: it neither confirms nor refutes (never explains a claim).
+NOISY = "cannot tell: within our seeds' noise"
+#: How a reference's text words it ("cannot tell: within ns-2.35's seeds' noise").
+NOISY_AT = "cannot tell: within"
 
 
-def outcome(points: list[str], tested: list[str], held: list[str]) -> str:
-    """A test's outcome over ``points``, of which ``tested`` have the runs it needs and
-    ``held`` pass it: ``confirmed`` when every point is tested and passes, ``refuted`` when
-    every point is tested and none passes, ``unexplained`` otherwise (some pass, a run is
-    missing, or there are no points: nothing to test)."""
+def outcome(points: list[str], tested: list[str], held: list[str], noisy: Any = ()) -> str:
+    """A test's outcome over ``points``, of which ``tested`` have the runs it needs, ``held``
+    pass it and ``noisy`` are within the seeds' noise of its runs (the predicate's
+    :class:`~aqmlab.reproduce.predicate.Noise`: neither pass nor failure): ``confirmed``
+    when every point is tested and passes, :data:`NOISY` when every point is tested and
+    passes or is within noise (one or more within it: the outcome rests on them),
+    ``refuted`` when every point is tested and none passes or is within noise,
+    ``unexplained`` otherwise (some pass and some fail, a run is missing, or there are no
+    points: nothing to test)."""
     if points and len(tested) == len(points):
         if len(held) == len(points):
             return CONFIRMED
-        if not held:
+        if noisy and len(held) + len(noisy) == len(points):
+            return NOISY
+        if not held and not noisy:
             return REFUTED
     return UNEXPLAINED
+
+
+def passes(r: Any) -> Any:
+    """A predicate's result as a test reads it: True where it passes, the result itself
+    where it is within noise (:func:`is_noise`), else False (a tie, a stall, a failure)."""
+    return True if r is True else r if is_noise(r) else False
+
+
+def is_noise(r: Any) -> bool:
+    """Whether a predicate's result is a tie within our seeds' noise (predicate.NOISE)."""
+    from aqmlab.reproduce.predicate import NOISE
+
+    return isinstance(r, str) and r == NOISE
+
+
+def noise_words(noisy: dict[str, Any]) -> str:
+    """Points within noise (point -> the predicate's Noise), each with its difference, the
+    per-seed differences' half-width, the seeds and the seeds that would decide
+    (common.noise_text's short form, ``"P: +0.5 ±0.8, 3 seeds, about 8 would decide"``; a
+    qualitative claim's one point unnamed)."""
+    from aqmlab.reproduce.common import noise_text
+    from aqmlab.reproduce.predicate import Noise
+
+    def one(r: Any) -> str:
+        return noise_text(r, short=True) if isinstance(r, Noise) else "within noise"
+
+    return "; ".join(f"{p}: {one(r)}" if p else one(r) for p, r in noisy.items())
+
+
+def note_noise(c: Any, results: list[Any]) -> None:
+    """A claim that does not hold gets a note for each of its tests (reference, rerun, arms)
+    whose predicate is within the seeds' noise of the runs it reads somewhere: the test
+    cannot tell there, with the numbers and the seeds that would decide."""
+    from aqmlab.reproduce.common import FAILS, NOISE_HOW
+
+    if c.verdict != FAILS:
+        return
+    for r in results:
+        if r is not None and r.noise:
+            at = ", ".join(p or "ours" for p in r.noise)
+            c.add_note(
+                f"the {r.test.name} hypothesis's test ({r.test.kind}) {NOISY_AT} "
+                f"{r.noise_of} seeds' noise at {at} ({NOISE_HOW}): {noise_words(r.noise)}; "
+                "it neither confirms nor refutes there"
+            )
 
 
 from aqmlab.reproduce import rerun  # noqa: E402  (test = "rerun"; it builds on this module)

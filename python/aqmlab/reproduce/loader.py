@@ -359,15 +359,8 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
             cf_points = {k: _Point(v, cf_d[k]) for k, v in cf_points.items()}
         if c.per_seed:
             # Each point's values seed by seed: an order within their noise is no pass.
-            s = _points(ctx, c, c.arms, where, metric=c.per_seed, per_seed=True)
-            cf_s = _points(ctx, c, c.counterfactual_arms, where, metric=c.per_seed, per_seed=True)
-            points = {
-                k: _Point(v, getattr(v, "delivered", None), _at(s, k)) for k, v in points.items()
-            }
-            cf_points = {
-                k: _Point(v, getattr(v, "delivered", None), _at(cf_s, k))
-                for k, v in cf_points.items()
-            }
+            points = _with_seeds(ctx, c, points, c.arms, where)
+            cf_points = _with_seeds(ctx, c, cf_points, c.counterfactual_arms, where)
         if c.kind == "qualitative":
             (ours,), (cf,) = points.values(), cf_points.values()
             claim = cm.qualitative(
@@ -443,6 +436,14 @@ class _Point(tuple):
         t.delivered = None if delivered is None else tuple(delivered)
         t.per_seed = None if per_seed is None else tuple(per_seed)
         return t
+
+
+def _with_seeds(ctx: Any, c: ClaimDef, points: dict[str, Any], arms: list[str], where: str) -> Any:
+    """``points`` (point -> the arms' values, :func:`_points`'s, with their delivered shares)
+    with each point's per-seed values, read at the claim's ``per_seed`` in ``ctx`` (the
+    claim's grading, and the hypothesis tests on their own runs' numbers: hypotheses.py)."""
+    s = _points(ctx, c, arms, where, metric=c.per_seed, per_seed=True)
+    return {k: _Point(v, getattr(v, "delivered", None), _at(s, k)) for k, v in points.items()}
 
 
 def _at(per_seed: dict[str, Any], point: str) -> Any:

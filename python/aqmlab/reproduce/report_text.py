@@ -17,8 +17,9 @@ experiment file runs no code. Their names are, in this order:
   ``unexplained``, ...; ``test``: the outcome text of the first hypothesis test its
   explanation declares; ``test_true`` / ``test_false``: the points, by their full names, where
   that test, a ``reference`` one, found the predicate true / false: red-bursty's "true at 3
-  of 3 points"; ``failing_points``: the failing points by name (those within our seeds' noise
-  left out), what follows the first
+  of 3 points"; ``test_noise``: those within the reference's seeds' noise (neither);
+  ``failing_points``: the failing points by name (those within our seeds' noise left out),
+  what follows the first
   `` (`` left out, as a reference test matches them); an id holding ``-`` is written in
   backticks, ```claim.taildrop-extra-bytes.verdict```;
 * the mode's parameters, ``quick`` (true in a quick run), ``seeds`` (how many) and ``out``;
@@ -88,13 +89,18 @@ def resolve(ctx: Any, name: str, fields: dict[str, Any], where: str) -> Any:
             from aqmlab.reproduce.hypotheses import failing_points
 
             return failing_points(claim)
-        if key in ("test", "test_true", "test_false"):
+        if key in ("test", "test_true", "test_false", "test_noise"):
             tests = [r for r in getattr(ctx, "tests", {}).get(cid, []) if r is not None]
             if key == "test":
                 return tests[0].text if tests else None
-            # A reference test's points where the claim's predicate is true / false there.
+            # A reference test's points where the claim's predicate is true / false there, or
+            # within the reference's seeds' noise (neither).
+            from aqmlab.reproduce.hypotheses import is_noise
+
             named = tests[0].named if tests else {}
-            return [p for p, ok in named.items() if ok == (key == "test_true")]
+            if key == "test_noise":
+                return [p for p, ok in named.items() if is_noise(ok)]
+            return [p for p, ok in named.items() if ok is (key == "test_true")]
         if key not in type(claim).__dataclass_fields__:
             raise AqmlabError(f"{where}: {name!r}: a claim has no field {key!r}")
         return getattr(claim, key)

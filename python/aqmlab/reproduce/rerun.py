@@ -5,15 +5,20 @@ the same values of ``match`` (its load, rate, RTT, discipline, seed); the number
 reads (its ``metric`` and ``delivered``, ``[numbers.NAME]`` of experiment.toml) are computed
 again over the runs so swapped, ``where`` limiting them to some runs (the load the sweep
 repeats: like compared with like), and the claim's predicate is evaluated again, under the
-claims' rules (a tie or a stalled point is no pass), at each point where it fails.
+claims' rules (a tie or a stalled point is no pass), at each point where it fails. Where the
+claim declares ``per_seed`` (a ``[numbers.NAME]`` over runs too), it is computed again over
+the same runs, and the predicate, before and after, reads it: an order within our seeds'
+noise is neither a pass nor a failure (docs/reproductions.md, "Ties and stalled runs"), and a
+point ours has within noise is no failure to rerun.
 
 The outcome is the common rule (:func:`aqmlab.reproduce.hypotheses.outcome`) over the failing
-points the rerun reaches: ``confirmed`` where the predicate passes at all of them, ``refuted``
-at none, ``unexplained`` at some, or where the rerun reaches none. After grading, a claim that
-does not hold is explained only when the outcome is ``confirmed``, the rerun reaches every
-failing point, and it replaced every run ``blames`` names (the runs the hypothesis holds
-responsible, all of which a complete test repeats); otherwise it stays ``unexplained``, with
-what is left named.
+points the rerun reaches: ``confirmed`` where the predicate passes at all of them, ``cannot
+tell: within our seeds' noise`` where it passes or is within noise at all, one or more within
+it, ``refuted`` at none (none within noise either), ``unexplained`` otherwise, or where the
+rerun reaches none. After grading, a claim that does not hold is explained only when the
+outcome is ``confirmed``, the rerun reaches every failing point, and it replaced every run
+``blames`` names (the runs the hypothesis holds responsible, all of which a complete test
+repeats); otherwise it stays ``unexplained``, with what is left named.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
-from aqmlab.reproduce.hypotheses import Result, Test, outcome
+from aqmlab.reproduce.hypotheses import NOISY, Result, Test, is_noise, noise_words, outcome
 
 #: The keys of a ``test = "rerun"`` table (besides ``test`` and the hypothesis's texts).
 KEYS = ("sweeps", "match", "where", "blames", "label")
@@ -147,13 +152,15 @@ def run(t: Rerun, c: Any, ctx: Any, mod: Any) -> RerunResult:
         return RerunResult(t, f"{label} was not run", {}, why=f"{label} was not run")
     rerun = pd.concat(ran, ignore_index=True)
     numbers = {n.name: n for n in ctx.experiment.numbers}
-    read = [m for m in (c.metric, c.delivered) if m]
+    # The numbers computed again over the swapped runs: the metric, its delivered share and
+    # its per-seed values (the noise band, as the claim's own grading reads them).
+    read = [m for m in (c.metric, c.delivered, c.per_seed) if m]
     names = [loader.split_path(m)[0] for m in read]
     for m, n in zip(read, names):
         if "{arm}" not in m or n not in numbers or numbers[n].expr:
             raise AqmlabError(
-                f"{t.at}.test: test = 'rerun' needs claim {c.id!r}'s metric and delivered to "
-                f"be paths with {{arm}} of a [numbers.NAME] over runs, not {m!r}"
+                f"{t.at}.test: test = 'rerun' needs claim {c.id!r}'s metric, delivered and "
+                f"per_seed to be paths with {{arm}} of a [numbers.NAME] over runs, not {m!r}"
             )
     sources = [s for s in dict.fromkeys(x for n in names for x in numbers[n].sweeps)] or [
         s for s in ctx.frames if s not in t.sweeps
@@ -207,7 +214,7 @@ def run(t: Rerun, c: Any, ctx: Any, mod: Any) -> RerunResult:
                 if c.delivered and all(isinstance(d, dict) and p in d for d in dels):
                     vals = loader._Point(vals, tuple(d[p] for d in dels))
                 out[p] = vals
-        return out
+        return loader._with_seeds(cx, c, out, c.arms, t.at) if c.per_seed else out
 
     before = points(ctx)
     shown = points(recompute(as_run)) if as_run is not None else before
@@ -219,13 +226,17 @@ def run(t: Rerun, c: Any, ctx: Any, mod: Any) -> RerunResult:
         for a in c.arms:
             v = loader._named(cx, c.metric.replace("{arm}", a))
             reached |= set(v) if isinstance(v, dict) else {""} if v is not None else set()
-    failing = [p for p, v in before.items() if pred(v) is not True]
+    # Ours within noise is no failure to explain (hypotheses.failing_points).
+    failing = [p for p, v in before.items() if (r := pred(v)) is not True and not is_noise(r)]
     tested = [p for p in failing if p in reached and p in after]
-    held = [p for p in tested if pred(after[p]) is True]
-    result = outcome(tested, tested, held)
+    rerun_r = {p: pred(after[p]) for p in tested}
+    held = [p for p in tested if rerun_r[p] is True]
+    noise = {p: r for p, r in rerun_r.items() if is_noise(r)}
+    result = outcome(tested, tested, held, noise)
     left = [p for p in failing if p not in tested]
     each = "; ".join(
         f"{p or 'ours'}: {describe(shown[p]) if p in shown else '–'} → {describe(after[p])}"
+        + (f" (within noise: {noise_words({'': noise[p]})})" if p in noise else "")
         for p in tested
     )
     within = (
@@ -239,8 +250,11 @@ def run(t: Rerun, c: Any, ctx: Any, mod: Any) -> RerunResult:
         f"{len(held)} of {len(tested)} failing point{'s' * (len(tested) != 1)} rerun: {result}"
     )
     why = []
-    if tested and len(held) < len(tested):
-        why.append(f"still failing with {label}{_named([p for p in tested if p not in held])}")
+    if noise:
+        why.append(f"{NOISY} with {label}{_named(list(noise))}")
+    if tested and len(held) + len(noise) < len(tested):
+        still = [p for p in tested if p not in held and p not in noise]
+        why.append(f"still failing with {label}{_named(still)}")
     if left:
         why.append(f"failing points {label} does not rerun{_named(left)}")
         text += f"; not rerun{_named(left)}"
@@ -254,6 +268,7 @@ def run(t: Rerun, c: Any, ctx: Any, mod: Any) -> RerunResult:
         t,
         text,
         res,
+        noise=noise,
         explains=bool(failing) and not why and result == "confirmed",
         why="; ".join(why),
     )
