@@ -850,12 +850,22 @@ def test_red_bursty_stalled_runs_are_no_wins():
     # The claim's per_seed (experiment.toml's _fig56_seeds): one seed, no noise band.
     ctx.numbers["_fig56_seeds"] = {a: {p: [v] for p, v in fig56[a].items()} for a in arms}
     g = grade(c, ctx, None)
-    # The stalled point is listed as failing, never as a win; the claim does not hold.
+    # The stalled point is listed as failing, never as a win; no point truly fails, so the
+    # claim cannot discriminate (docs/reproductions.md, "Verdicts").
     assert g.failing == ["q8 (stalled)"], g.failing
     assert [p["ok"] for p in g.points] == [False, True]
-    assert g.verdict == cm.FAILS and g.ours == "1 of 2 points (1 stalled)"
+    assert g.verdict == cm.CANNOT and g.ours == "1 of 2 points (1 stalled)"
+    # RED behind tail drop at a live "q12" (0.85 against 0.90): the claim does not hold.
+    for i, a in enumerate(arms):
+        fig56[a]["q12"] = (0.85, 0.90, 0.90, 0.85)[i]
+        fig56["utilization"][a]["q12"] = 0.93
+        ctx.numbers["_fig56_seeds"][a]["q12"] = [fig56[a]["q12"]]
+    g = grade(c, ctx, None)
+    assert g.verdict == cm.FAILS and g.failing == ["q8 (stalled)", "q12"], g.failing
     # Every point stalled: evidence for neither order, so the claim cannot discriminate.
     fig56["utilization"] = {a: {"q8": 0.04, "q20": 0.02} for a in arms}
+    for a in arms:
+        del fig56[a]["q12"], ctx.numbers["_fig56_seeds"][a]["q12"]
     g = grade(c, ctx, None)
     assert g.verdict == cm.CANNOT and "every point is a tie" in g.note
 

@@ -143,8 +143,12 @@ def test_ties_between_stalled_runs_are_not_wins():
 
     pts = {"75p": (0.0498, 0.0498), "60p": (0.62, 0.53)}
     c = cm.over_range("c", "s", "m", "p", wins, pts, "swap", {"60p": (0.53, 0.62)})
-    assert c.verdict == cm.FAILS
+    # No win at 75p: the range does not hold; evidence for neither order, it cannot tell.
+    assert c.verdict == cm.CANNOT
     assert c.failing == ["75p (stalled)"] and "1 stalled" in c.ours
+    # A true loss beside it (0.40 < 0.53 at 45p) does not hold.
+    c = cm.over_range("c", "s", "m", "p", wins, {**pts, "45p": (0.40, 0.53)}, "swap", {})
+    assert c.verdict == cm.FAILS and c.failing == ["75p (stalled)", "45p"]
     assert cm.stalled(0.0498) and not cm.stalled(cm.STALLED_FRACTION)
     assert cm.stalled(float("nan"))
 
@@ -198,12 +202,13 @@ def test_a_tie_is_not_a_pass_and_a_claim_of_ties_cannot_discriminate():
     assert (c.verdict, c.counterfactual_verdict) == (cm.HOLDS, cm.FAILS)
     c = cm.qualitative("c", "s", "m", "p", lt, (1.0, 2.0), "swap", (2.0, 2.0))
     assert (c.verdict, c.counterfactual_verdict) == (cm.HOLDS, cm.FAILS)
-    # Range: a tie at one point fails the range there, named a tie.
+    # Range: a tie at one point is no pass there, named a tie: the range does not hold, and
+    # with no point truly false it cannot discriminate.
     pts = {"13p": (0.0, 0.0), "50p": (2.0, 9.0)}
     swap = {k: (v[1], v[0]) for k, v in pts.items()}
     c = cm.over_range("c", "s", "m", "p", lt, pts, "swap", swap)
     assert (
-        c.verdict == cm.FAILS and c.failing == ["13p (tie)"] and c.ours == "1 of 2 points (1 tie)"
+        c.verdict == cm.CANNOT and c.failing == ["13p (tie)"] and c.ours == "1 of 2 points (1 tie)"
     )
     # ... which the old rule (a tie taken for a pass) would have let hold.
     c = cm.over_range("c", "s", "m", "p", lambda x: x[0] <= x[1], pts, "swap", swap)
@@ -312,16 +317,25 @@ def test_static_rates_pooled_claims_are_graded_at_every_rate_against_their_count
     assert [p["point"] for p in util.points] == ["10 Mb/s", "100 Mb/s"]
     assert delay.verdict == cm.HOLDS and delay.counterfactual_verdict == cm.FAILS
     assert len(delay.points) == 3
-    # CoDel at 0.84 at 100 Mb/s (below 0.9 less half its printed digit) and its delay equal
-    # to tail drop's at 512 kb/s: both fail, at that rate only, and name their explanation.
-    rows = [
-        (r, d, 90.0 if (r, d) == (512, "CoDel") else p, 0.84 if (r, d) == (100_000, "CoDel") else u)
-        for r, d, p, u in rows
-    ]
-    util, delay = graded(rows, rates)
+
+    # CoDel at 0.84 at 100 Mb/s (below 0.9 less half its printed digit) and its delay above
+    # tail drop's at 512 kb/s: both fail, at that rate only, and name their explanation.
+    def codel_at_512(p50):
+        return [
+            (r, d, p50 if (r, d) == (512, "CoDel") else p)
+            + (0.84 if (r, d) == (100_000, "CoDel") else u,)
+            for r, d, p, u in rows
+        ]
+
+    util, delay = graded(codel_at_512(95.0), rates)
     assert util.verdict == cm.FAILS and util.failing == ["100 Mb/s"]
-    assert delay.verdict == cm.FAILS and delay.failing == ["0.512 Mb/s (tie)"]
+    assert delay.verdict == cm.FAILS and delay.failing == ["0.512 Mb/s"]
     assert util.unexplained and util.explanation.startswith(cm.UNEXPLAINED)
+    # Equal to tail drop's there (the full run's 64 kb/s): a tie, no pass, the others passing:
+    # cannot discriminate, the note naming the tie.
+    _, delay = graded(codel_at_512(90.0), rates)
+    assert delay.verdict == cm.CANNOT and delay.failing == ["0.512 Mb/s (tie)"]
+    assert "1 tie (equal values within the claim's resolution): 0.512 Mb/s" in delay.note
     # A run without a rate ≥ 3 Mb/s does not grade the utilization claim, and says why
     # (claims.toml's missing).
     util, _ = graded([x for x in rows if x[0] == 512], [512])
@@ -342,3 +356,63 @@ def test_a_predicate_that_divides_by_zero_is_one_line_naming_the_arms():
         "it (e.g. 'b != 0 and a / b < 1')"
     )
     assert compile_predicate("b != 0 and a / b < 1", 2, "w")((1.0, 0)) is False
+
+
+def test_a_range_whose_every_point_passes_or_is_undecided_cannot_discriminate():
+    """Issue 19: a tie, a stalled point and a point within our seeds' noise are all undecided
+    (evidence for neither order): a range whose every point passes or is undecided, one or more
+    undecided, cannot discriminate (with `most`: the passes alone no majority, with the
+    undecided points one); a point that is truly false still makes it "does not hold". Before,
+    an exact tie or a stalled point among passes was "does not hold", harsher than a tie within
+    noise; and with `most` only the noise points counted toward the majority."""
+    from aqmlab.reproduce.predicate import Noise
+
+    # Each point's predicate result, as the evaluator returns it.
+    noise = Noise(d=1.0, h=2.0, seeds=3, resolution=0.0)
+    result = {"pass": True, "fail": False, "tie": cm.TIE, "stalled": cm.STALLED, "noise": noise}
+
+    def graded(points, most=False):
+        pts = {p: p.split("-")[0] for p in points}
+        return cm.over_range(
+            "c", "s", "m", "p", result.get, pts, "swap", {"x": "fail"}, lambda v: v, most=most
+        )
+
+    # Passes and one exact tie.
+    c = graded(["pass-1", "pass-2", "tie-1"])
+    assert (c.verdict, c.ours, c.failing) == (cm.CANNOT, "2 of 3 points (1 tie)", ["tie-1 (tie)"])
+    assert c.note == (
+        "1 of 3 points undecided (every other point passes), evidence for neither order: 1 tie "
+        "(equal values within the claim's resolution): tie-1"
+    )
+    # Passes and one stalled point.
+    c = graded(["pass-1", "stalled-1"])
+    assert (c.verdict, c.failing) == (cm.CANNOT, ["stalled-1 (stalled)"])
+    assert c.note == (
+        "1 of 2 points undecided (every other point passes), evidence for neither order: "
+        "1 stalled (every arm's run delivered almost nothing): stalled-1"
+    )
+    # Each kind counted and named, the noise point with its numbers.
+    c = graded(["pass-1", "tie-1", "tie-2", "stalled-1", "noise-1"])
+    assert c.verdict == cm.CANNOT and c.ours == "1 of 5 points (2 ties, 1 stalled, 1 within noise)"
+    assert c.note == (
+        "4 of 5 points undecided (every other point passes), evidence for neither order: "
+        "2 ties (equal values within the claim's resolution): tie-1, tie-2; 1 stalled (every "
+        "arm's run delivered almost nothing): stalled-1; 1 within our seeds' noise "
+        f"({cm.NOISE_HOW}) at noise-1: +1 ±2, 3 seeds, about 12 would decide"
+    )
+    # Passes, a tie and a true failure: does not hold, the tie listed among the failing points.
+    c = graded(["pass-1", "tie-1", "fail-1"])
+    assert (c.verdict, c.failing, c.note) == (cm.FAILS, ["tie-1 (tie)", "fail-1"], "")
+    # most: 1 pass, 1 tie, 1 failure of 3: the pass alone is no majority, with the tie it is.
+    c = graded(["pass-1", "tie-1", "fail-1"], most=True)
+    assert c.verdict == cm.CANNOT
+    assert c.note.startswith(
+        "1 of 3 points undecided (1 pass, no majority alone, a majority with the undecided; "
+        "1 fail), evidence for neither order: 1 tie"
+    )
+    c = graded(["pass-1", "stalled-1", "fail-1"], most=True)
+    assert c.verdict == cm.CANNOT
+    # ... 1 pass, 1 tie, 2 failures of 4: no majority even with the tie: does not hold.
+    assert graded(["pass-1", "tie-1", "fail-1", "fail-2"], most=True).verdict == cm.FAILS
+    # ... 2 passes, 1 tie of 3: the passes are a majority alone, and the swap fails: holds.
+    assert graded(["pass-1", "pass-2", "tie-1"], most=True).verdict == cm.HOLDS

@@ -202,13 +202,19 @@ def test_grading_from_the_table_and_its_counterfactual():
     c = grade(rng, ctx, None)
     assert (c.verdict, c.ours, c.counterfactual_verdict) == (cm.HOLDS, "2 of 2 points", cm.FAILS)
     assert [p["point"] for p in c.points] == ["50", "200"] and c.id == "codel-below-taildrop"
-    # Equal arms: "a < b" is a tie at that point, no pass: the range fails there, named a tie.
+    # Equal arms: "a < b" is a tie at that point, no pass: the range does not hold, listing it
+    # a tie, and cannot discriminate (the other point passes: evidence for neither order).
     ctx.table.loc[3, "median_ms"] = 200.0
     c = grade(rng, ctx, None)
-    assert c.verdict == cm.FAILS and c.failing == ["200 (tie)"] and c.ours.endswith("(1 tie)")
+    assert c.verdict == cm.CANNOT and c.failing == ["200 (tie)"] and c.ours.endswith("(1 tie)")
     # "a <= b" is no different: equal values are evidence for neither order.
     le = type(rng)(**{**rng.__dict__, "predicate": "a <= b"})
-    assert grade(le, ctx, None).verdict == cm.FAILS
+    assert grade(le, ctx, None).verdict == cm.CANNOT
+    # CoDel above tail drop at 50 (60 vs 50 ms) is a true failure beside the tie: does not hold.
+    ctx.table.loc[1, "median_ms"] = 60.0
+    for pred in (rng, le):
+        c = grade(pred, ctx, None)
+        assert c.verdict == cm.FAILS and c.failing == ["50", "200 (tie)"]
     # Every point a tie: the claim cannot discriminate, and the note names the points.
     ctx.table["median_ms"] = 5.0
     c = grade(le, ctx, None)
@@ -278,17 +284,19 @@ def test_a_claims_resolution_and_stalled_runs_make_ties(tmp_path):
     # A stated resolution of 0.5 ms: 49.8 vs 50 is a tie at 50, a pass at 200 (8 vs 9).
     res = type(rng)(**{**rng.__dict__, "resolution": 0.5})
     c = grade(res, ctx, None)
-    assert c.verdict == cm.FAILS and c.failing == ["50 (tie)"]
+    assert c.verdict == cm.CANNOT and c.failing == ["50 (tie)"]
+    assert "1 tie (equal values within the claim's resolution): 50" in c.note
     # Runs that delivered almost nothing (`delivered`, a share of the link, under 0.1 on
     # every arm) are a tie whatever their values; one live arm is enough to compare.
     ctx.table["share"] = [0.05, 0.02, 0.9, 0.05]
     dl = type(rng)(**{**rng.__dict__, "delivered": "share"})
     c = grade(dl, ctx, None)
     assert (
-        c.verdict == cm.FAILS
+        c.verdict == cm.CANNOT
         and c.failing == ["50 (stalled)"]
         and c.ours == "1 of 2 points (1 stalled)"
     )
+    assert "1 stalled (every arm's run delivered almost nothing): 50" in c.note
     ctx.table["share"] = 0.05
     c = grade(dl, ctx, None)
     assert c.verdict == cm.CANNOT and "every point is a tie" in c.note
@@ -324,7 +332,7 @@ def test_consumer_edge_zero_against_zero_is_a_tie_not_a_pass():
 
     ctx.numbers = table((0.0, 0.0))
     c = grade(claim, ctx, None)
-    assert c.verdict == cm.FAILS and c.failing == ["1.5 Mb/s up 13p (tie)"]
+    assert c.verdict == cm.CANNOT and c.failing == ["1.5 Mb/s up 13p (tie)"]
     assert c.counterfactual_ours == "0 of 2 points"
     ctx.numbers = table((1.0, 9.0))
     c = grade(claim, ctx, None)
@@ -333,7 +341,47 @@ def test_consumer_edge_zero_against_zero_is_a_tie_not_a_pass():
     # share, experiment.toml): a tie of stalled runs, not a win.
     ctx.numbers = table((1.0, 9.0), up_delivered=0.05)
     c = grade(claim, ctx, None)
-    assert c.verdict == cm.FAILS and c.failing == ["1.5 Mb/s up 13p (stalled)"]
+    assert c.verdict == cm.CANNOT and c.failing == ["1.5 Mb/s up 13p (stalled)"]
+    # A queue not much smaller (6 vs 9 ms: above 0.5 × 9) is a true failure: does not hold.
+    ctx.numbers = table((6.0, 9.0))
+    c = grade(claim, ctx, None)
+    assert c.verdict == cm.FAILS and c.failing == ["1.5 Mb/s up 13p"]
+
+
+def test_seed_noise_not_assessed_is_said_of_the_points_that_decide_only():
+    """consumer-edge's codel-much-smaller-queue over 3 seeds: at 1.5 Mb/s up both medians are
+    0 ms on every seed, a tie (identical seeds, but a tie decides nothing); at 1.5 Mb/s down
+    CoDel's 30 ms against tail drop's 49 (0.5 × 49 = 24.5) is a true failure, its seeds
+    differing: the does not hold says nothing of seed noise. Identical seeds there say so."""
+    from aqmlab.reproduce import common as cm
+    from aqmlab.reproduce.folder import load
+    from aqmlab.reproduce.loader import Context, grade
+
+    exp = load(str(BUILTIN / "consumer-edge"))
+    claim = {c.id: c for c in exp.claims}["codel-much-smaller-queue"]
+    ctx = Context(exp, "/nonexistent", False, [1, 2, 3], None, False, {}, {})
+
+    def numbers(codel_down, droptail_down):
+        seeds = {
+            "codel": {"1.5 Mb/s down 13p": codel_down, "1.5 Mb/s up 13p": [0.0] * 3},
+            "droptail": {"1.5 Mb/s down 13p": droptail_down, "1.5 Mb/s up 13p": [0.0] * 3},
+        }
+        means = {q: {k: sum(v) / 3 for k, v in t.items()} for q, t in seeds.items()}
+        delivered = {"1.5 Mb/s down 13p": 0.8, "1.5 Mb/s up 13p": 0.8}
+        return {
+            "_range": {q: {"median_ms": m, "delivered": delivered} for q, m in means.items()},
+            "_range_seeds": {q: {"median_ms": t} for q, t in seeds.items()},
+        }
+
+    ctx.numbers = numbers([29.0, 30.0, 31.0], [48.0, 49.0, 50.0])
+    c = grade(claim, ctx, None)
+    assert c.verdict == cm.FAILS and c.failing == ["1.5 Mb/s down 13p", "1.5 Mb/s up 13p (tie)"]
+    assert "seed noise" not in c.note
+    ctx.numbers = numbers([30.0] * 3, [49.0] * 3)  # ... identical seeds where it fails
+    c = grade(claim, ctx, None)
+    assert c.verdict == cm.FAILS
+    # (the one point that decides: every such point's seeds identical)
+    assert c.note.startswith("seed noise not assessed: seeds 1-3 identical; ")
 
 
 def test_a_tested_hypothesis_is_filled_in_and_printed(tmp_path):
@@ -465,7 +513,13 @@ def test_the_worked_example_runs_in_quick_mode(tmp_path):
     assert (out / "scenario.toml").is_file() and (out / "sweep" / "results.parquet").is_file()
     for f in doc["figures"]:
         assert (out / f).is_file()
-    assert all(c["note"] == "quick run: 12 s" for c in doc["claims"])
+    # The orders, decided on a quick run's one seed, say their seeds' noise was not assessed.
+    one = "seed noise not assessed: one seed; "
+    assert {c["id"]: c["note"] for c in doc["claims"]} == {
+        "codel-below-taildrop": one + "quick run: 12 s",
+        "codel-near-target": "quick run: 12 s",
+        "taildrop-tail-with-large-buffer": one + "quick run: 12 s",
+    }
 
 
 def test_a_path_without_experiment_toml_is_one_line(tmp_path):

@@ -265,10 +265,16 @@ def test_a_claim_held_on_one_seeds_margin_cannot_discriminate_over_three(tmp_pat
         r = run_cli("reproduce", str(d), "--quick", *args, "--out", str(out), "-q")
         assert r.returncode == 0, r.stderr
         doc = json.loads((out / "results.json").read_text())
-        return {c["id"]: c for c in doc["claims"]}["taildrop-busier-200"]
+        claim = {c["id"]: c for c in doc["claims"]}["taildrop-busier-200"]
+        return claim | {"report": (out / "report.md").read_text()}
 
     one = verdict()
     assert (one["verdict"], one["counterfactual_verdict"]) == (cm.HOLDS, cm.FAILS)
+    # Held on one seed: results.json's note and the report's claims table say its noise was
+    # not assessed (issue 19).
+    assert "seed noise not assessed: one seed" in one["note"]
+    row = next(r for r in one["report"].splitlines() if r.startswith("| tail drop keeps"))
+    assert "seed noise not assessed: one seed" in row
     three = verdict("--seeds", "3")
     assert three["verdict"] == cm.CANNOT, three
     assert "within our seeds' noise" in three["note"] and "3 seeds" in three["note"]
@@ -315,3 +321,19 @@ def test_a_threshold_without_per_seed_or_noise_is_refused(tmp_path):
     for key in ('per_seed = "util"', 'noise = "one run per seed"'):
         d = example_folder(tmp_path, claims=text + THRESHOLD.replace("why =", f"{key}\nwhy ="))
         load(str(d))
+
+
+def test_noise_not_assessed_names_one_seed_or_the_identical_seeds_and_where():
+    """The clause of a holds / does not hold on an order our seeds' noise could undo (issue
+    19), from each point's per-seed values (one list per arm)."""
+    f = cm.noise_not_assessed
+    assert f({"p": ([1.0], [2.0])}, [1]) == "seed noise not assessed: one seed"
+    assert f({"p": None}, [1]) == "seed noise not assessed: one seed"  # no per_seed
+    assert f({"p": None}, [1, 2, 3]) == ""  # several seeds, none read: nothing to say
+    assert f({"p": ([1.0, 1.1], [2.0, 2.0])}, [1, 2]) == ""  # one arm's seeds differ
+    same = ([1.0, 1.0, 1.0], [2.0, 2.0, 2.0])
+    assert f({"p": same}, [1, 2, 3]) == "seed noise not assessed: seeds 1-3 identical"
+    assert f({"p": same, "q": ([1.0, 1.2, 1.1], [2.0] * 3)}, [1, 2, 3]) == (
+        "seed noise not assessed at p: seeds 1-3 identical there"
+    )
+    assert f({"p": same}, [1, 3, 5]) == "seed noise not assessed: seeds 1, 3, 5 identical"

@@ -248,16 +248,17 @@ def test_red_bursty_fig1214_paragraphs_name_the_tail_drop_runs_where_a_claim_fai
         QUEUE: [_ref(**{"tail drop 18p": True})],
     }  # fmt: skip
     assert _red_bursty(claims, tests) == [
-        f"{UTIL}: does not hold; it fails at tail drop 20p (queue 13.6) (tie), tail drop 22p "
-        "(queue 13.6) (tie). Hypothesis: there the tail-drop runs are no contest, not a loss "
+        f"{UTIL}: does not hold; it does not pass at tail drop 20p (queue 13.6) (tie), tail drop "
+        "22p (queue 13.6) (tie). Hypothesis: there the tail-drop runs are no contest, not a loss "
         "(tail drop 20p: 0 drops, utilization 1.000, tail drop 22p: 0 drops, utilization 1.000)"
         + HYPOTHESIS
         + "tail drop 20p (queue 13.5), tail drop 22p of 3, so the set-up, not our model, fails "
         "these points.",
-        f"{QUEUE}: does not hold; it fails at tail drop 18p (utilization 0.99). Hypothesis: "
-        "there the tail-drop runs are no contest, not a loss (tail drop 18p: 4.00 drops, "
-        "utilization 0.9900)" + HYPOTHESIS + "no point of 1, so the set-up, not our model, fails "
-        "these points.",
+        f"{QUEUE}: does not hold; it does not pass at tail drop 18p (utilization 0.99). "
+        "Hypothesis: there the tail-drop runs are no contest, not a loss (tail drop 18p: 4.00 "
+        "drops, utilization 0.9900)"
+        + HYPOTHESIS
+        + "no point of 1, so the set-up, not our model, fails these points.",
     ]
     # A claim that holds, one failing at no tail-drop run of part 2, and one whose reference
     # test did not run (no paragraph).
@@ -265,6 +266,6 @@ def test_red_bursty_fig1214_paragraphs_name_the_tail_drop_runs_where_a_claim_fai
     tests = {UTIL: [_ref()], QUEUE: [_ref(**{"RED min_th 5": False})]}
     assert _red_bursty(claims, tests) == [
         f"{UTIL}: holds. ",
-        f"{QUEUE}: does not hold; it fails at RED min_th 5 (tie). ",
+        f"{QUEUE}: does not hold; it does not pass at RED min_th 5 (tie). ",
     ]
     assert _red_bursty(claims, {QUEUE: [None]}) == []

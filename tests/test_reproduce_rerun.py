@@ -52,9 +52,13 @@ SLOW = "codel-delay-below-taildrop"
 
 
 def grid(codel_fast: float = 5.0) -> object:
-    """The grid's '4 FTPs + web' runs: at 64 kb/s every discipline's median is 62.8 ms (a tie),
-    at 10 Mb/s CoDel's is ``codel_fast`` against tail drop's 90 ms."""
-    rows = [(W, d, 64, t, 1, 62.8, 0.9) for d in QDISCS for t in (10, 100)]
+    """The grid's '4 FTPs + web' runs: at 64 kb/s CoDel's median is 66.0 ms against tail
+    drop's and RED's 62.8 ms (a true failure: a tie there, with the other rate passing, would
+    make the claim cannot discriminate, no failure to explain), at 10 Mb/s CoDel's is
+    ``codel_fast`` against tail drop's 90 ms."""
+    rows = [
+        (W, d, 64, t, 1, 66.0 if d == "CoDel" else 62.8, 0.9) for d in QDISCS for t in (10, 100)
+    ]
     rows += [
         (W, d, 10000, t, 1, {"CoDel": codel_fast}.get(d, 90.0), 0.9)
         for d in QDISCS
@@ -75,17 +79,17 @@ def slow(codel: dict[int, float], qdiscs=("tail drop", "CoDel")) -> object:
 
 
 def test_rerun_confirms_where_the_swapped_runs_pass_at_every_failing_point():
-    # Another load ties at 100 ms: the grid's medians over both loads are 81.4 vs 81.4; the
-    # test compares the '4 FTPs + web' runs (where) as run, 62.8 vs 62.8, with the rerun's.
+    # Another load at 100 ms: the grid's medians over both loads are 83.0 vs 81.4; the test
+    # compares the '4 FTPs + web' runs (where) as run, 66.0 vs 62.8, with the rerun's.
     other = frame([("1 FTP", d, 64, t, 1, 100.0, 0.9) for d in QDISCS for t in (10, 100)])
     frames = {"sweep-4FTPs_web": grid(), "sweep-1FTP": other}
     ctx, claims = graded({**frames, "sweep-slow-buffer": slow({10: 70.0, 100: 90.0})}, [SLOW])
     c = claims[SLOW]
-    assert c.failing == ["0.064 Mb/s, RTT 10 ms (tie)", "0.064 Mb/s, RTT 100 ms (tie)"]
-    assert c.points[0]["ours"] == "81.4 vs 81.4"
+    assert c.failing == ["0.064 Mb/s, RTT 10 ms", "0.064 Mb/s, RTT 100 ms"]
+    assert c.points[0]["ours"] == "83.0 vs 81.4"
     r = rerun.result(ctx, SLOW)
     assert r.text.endswith("passes at 2 of 2 failing points rerun: confirmed"), r.text
-    assert "0.064 Mb/s, RTT 10 ms: 62.8 vs 62.8 → 70.0 vs 400" in r.text
+    assert "0.064 Mb/s, RTT 10 ms: 66.0 vs 62.8 → 70.0 vs 400" in r.text
     assert "over the runs where load = '4 FTPs + web'" in r.text
     assert r.explains and not c.unexplained
     assert c.hypotheses[0]["outcome"] == r.text
@@ -125,7 +129,7 @@ def test_a_failing_point_the_rerun_does_not_reach_stays_unexplained():
 
 
 def test_blames_a_rerun_that_leaves_some_of_the_blamed_runs_is_no_explanation():
-    # Only tail drop rerun: CoDel's 62.8 ms is below tail drop's 400 and the predicate passes,
+    # Only tail drop rerun: CoDel's 66.0 ms is below tail drop's 400 and the predicate passes,
     # but the CoDel runs the hypothesis blames were never rerun.
     ctx, claims = graded(
         {
@@ -272,3 +276,32 @@ def test_rerun_on_a_qualitative_claim_and_a_claim_it_cannot_recompute():
     # A [table] column is not a number the test can compute again: one line, naming the key.
     with pytest.raises(AqmlabError, match=r"explanation\[0\]\.test: test = 'rerun' needs claim"):
         rerun.run(c.tests[0], replace(c, metric="delay_mean"), ctx, MOD)
+
+
+def test_a_range_undecided_by_its_ties_keeps_its_rerun_in_the_discussion():
+    """At 64 kb/s every discipline's median is 62.8 ms (ties) and 10 Mb/s passes: the claim
+    cannot discriminate (issue 19: ties among passes), so it carries no explanation, and
+    static-rates' discussion says which points are undecided and what the slow-buffer rerun
+    found there."""
+    from aqmlab.reproduce.discussion import paragraphs
+
+    rows = [(W, d, 64, t, 1, 62.8, 0.9) for d in QDISCS for t in (10, 100)]
+    rows += [
+        (W, d, 10000, t, 1, {"CoDel": 5.0}.get(d, 90.0), 0.9) for d in QDISCS for t in (10, 100)
+    ]
+    frames = {"sweep-4FTPs_web": frame(rows), "sweep-slow-buffer": slow({10: 70.0, 100: 90.0})}
+    ctx, claims = graded(frames, [SLOW])
+    c = claims[SLOW]
+    assert c.verdict == "cannot discriminate" and not c.hypotheses and c.explanation == ""
+    mine = [p for p in EXP.discussion if getattr(p, "text", "").startswith("CoDel's median delay")]
+    text = paragraphs(mine, ctx)
+    assert text == [
+        "CoDel's median delay below tail drop's at every grid point cannot discriminate: every "
+        "point passes but 0.064 Mb/s, RTT 10 ms (tie), 0.064 Mb/s, RTT 100 ms (tie), evidence "
+        "for neither order. The slow-buffer hypothesis (the buffer of one BDP at 100 ms is 2 "
+        "packets at 64 kb/s, so CoDel has nothing to shorten; a larger one lets tail drop's "
+        "queue grow where CoDel keeps it short), tested with 8 packets (sweep-slow-buffer/): "
+        + rerun.result(ctx, SLOW).text
+        + "."
+    ]
+    assert rerun.result(ctx, SLOW).text.endswith("passes at 2 of 2 failing points rerun: confirmed")

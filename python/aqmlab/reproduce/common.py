@@ -336,13 +336,14 @@ def over_range(
     """A finding over a range (every rate, every buffer, every α): ``predicate`` evaluated at
     every point of ``points``; it holds when true at every point (``most``: at more than half,
     for a source that says "in most scenarios"). A point where the predicate returns
-    :data:`TIE` or :data:`STALLED` is not a pass: it fails and is listed as a tie (or stalled);
-    a claim whose every point is a tie is ``cannot discriminate``, its points named in the note.
-    A point within noise (:data:`NOISE`) is listed ``POINT (within noise)``; a claim whose every
-    point passes or is within noise, with one or more within noise, is ``cannot
-    discriminate`` (``most``: where the points within noise decide the majority), its note
-    naming them. The counterfactual is evaluated at every point of ``cf_points`` the same way;
-    holding there too is ``cannot discriminate``."""
+    :data:`TIE`, :data:`STALLED` or :data:`NOISE` is *undecided*: no pass, listed among the
+    failing points as ``POINT (tie)``, ``POINT (stalled)`` or ``POINT (within noise)``. A claim
+    whose every point passes or is undecided, one or more undecided (``most``: the passes
+    alone no majority, with the undecided points one), is ``cannot discriminate``, its note
+    counting and naming the undecided points by why (:func:`_undecided_note`); a point that is
+    false makes it ``does not hold`` (docs/reproductions.md, "Verdicts"). The counterfactual
+    is evaluated at every point of ``cf_points`` the same way; holding there too is ``cannot
+    discriminate``."""
 
     noisy: dict[str, Any] = {}
 
@@ -395,28 +396,19 @@ def over_range(
         f" ({', '.join(extra)})" if extra else ""
     )
     cf_n = sum(r["ok"] for r in cf_rows)
-    all_ties = bool(rows) and all(r["stalled"] or r["tie"] or r["noise"] for r in rows)
-    # Within noise: every point passes or is within noise (most: the noise points decide the
-    # majority), so our seeds cannot tell the claim's order from the other.
+    # Undecided: every point passes or is a tie, stalled or within noise, one or more of them
+    # undecided (most: the passes alone are no majority, with the undecided points they are);
+    # evidence for neither order, so the claim cannot discriminate. A false point decides.
     n_ok = sum(r["ok"] for r in rows)
-    in_noise = (
-        n_noise > 0
+    n_und = ties + stalled + n_noise
+    undecided = (
+        n_und > 0
         and not ok
-        and (n_ok + n_noise > len(rows) / 2 if most else n_ok + n_noise == len(rows))
+        and (n_ok + n_und > len(rows) / 2 if most else n_ok + n_und == len(rows))
     )
-    verdict = CANNOT if all_ties or in_noise else FAILS if not ok else (CANNOT if cf_ok else HOLDS)
-    if ours_noisy and (all_ties or in_noise):
-        note = (note + "; " if note else "") + (
-            f"within our seeds' noise ({NOISE_HOW}) at "
-            + "; ".join(f"{p}: {noise_text(r, short=True)}" for p, r in ours_noisy.items())
-        )
-    tied = [r["point"] for r in rows if r["stalled"] or r["tie"]]
-    if all_ties and tied:
-        rest = " (the others within noise)" if n_noise else ""
-        note = (note + "; " if note else "") + (
-            "every point is a tie (equal values, or runs that delivered almost nothing)"
-            f"{rest}, evidence for neither order: " + ", ".join(tied)
-        )
+    verdict = CANNOT if undecided else FAILS if not ok else (CANNOT if cf_ok else HOLDS)
+    if undecided:
+        note = (note + "; " if note else "") + _undecided_note(rows, ours_noisy, most)
     return Claim(
         claim,
         source,
@@ -433,6 +425,75 @@ def over_range(
         points=rows,
         failing=failing,
     )
+
+
+def _undecided_note(rows: list[dict[str, Any]], noisy: dict[str, Any], most: bool) -> str:
+    """Why a range claim cannot discriminate (:func:`over_range`): how many of its points are
+    undecided, and which, by why (ties, stalled, within noise with their numbers)."""
+    named = {k: [r["point"] for r in rows if r[k]] for k in ("tie", "stalled", "noise")}
+    n, n_ok = len(rows), sum(r["ok"] for r in rows)
+    n_und = sum(map(len, named.values()))
+    if n_und == n:
+        head = "every point is " + (
+            "a tie" if named["tie"] or named["stalled"] else "within our seeds' noise"
+        )
+    else:
+        n_fail = n - n_ok - n_und
+        head = f"{n_und} of {n} points undecided" + (
+            f" ({n_ok} pass, no majority alone, a majority with the undecided"
+            + (f"; {n_fail} fail" if n_fail else "")
+            + ")"
+            if most
+            else " (every other point passes)"
+        )
+    parts = []
+    if named["tie"]:
+        k = len(named["tie"])
+        parts.append(
+            f"{k} tie{'s' * (k > 1)} (equal values within the claim's resolution): "
+            + ", ".join(named["tie"])
+        )
+    if named["stalled"]:
+        parts.append(
+            f"{len(named['stalled'])} stalled (every arm's run delivered almost nothing): "
+            + ", ".join(named["stalled"])
+        )
+    if noisy:
+        parts.append(
+            f"{len(noisy)} within our seeds' noise ({NOISE_HOW}) at "
+            + "; ".join(f"{p}: {noise_text(r, short=True)}" for p, r in noisy.items())
+        )
+    return f"{head}, evidence for neither order: " + "; ".join(parts)
+
+
+def noise_not_assessed(per_seed: dict[str, Any], seeds: list[int]) -> str:
+    """The clause a ``holds`` / ``does not hold`` on an order our seeds' noise could have
+    undone carries where that noise was not assessed (docs/reproductions.md, "Verdicts"): one
+    seed ran, or the seeds' values are identical (seeds that drew nothing: no scatter to
+    measure). ``per_seed``: the per-seed values of each point that decides the verdict (not a
+    range's ties), one list per arm in seed order (None where the claim has none); ``seeds``:
+    the seeds run. "" where the noise was assessed."""
+    lists = {p: [list(v) for v in (vals or ())] for p, vals in per_seed.items()}
+    n = max((len(v) for vs in lists.values() for v in vs), default=len(seeds))
+    if n < 2:
+        return "seed noise not assessed: one seed"
+    same = [
+        p
+        for p, vs in lists.items()
+        if vs and all(len(v) > 1 and len({repr(x) for x in v}) == 1 for v in vs)
+    ]
+    if not same:
+        return ""
+    run = (
+        f"{n} seeds"
+        if not seeds
+        else f"seeds {seeds[0]}-{seeds[-1]}"
+        if seeds == list(range(seeds[0], seeds[-1] + 1))
+        else "seeds " + ", ".join(map(str, seeds))
+    )
+    if len(same) == len(lists):
+        return f"seed noise not assessed: {run} identical"
+    return f"seed noise not assessed at {', '.join(same)}: {run} identical there"
 
 
 def not_graded(claim: str, source: str, published: Any, why: str, ours: Any = None) -> Claim:

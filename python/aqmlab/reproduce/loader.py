@@ -388,6 +388,16 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
                 most=c.most,
             )
     if c.kind in ("qualitative", "range"):
+        if claim.verdict in (cm.HOLDS, cm.FAILS) and _noise_could_undo(c, ctx):
+            # An order our seeds' noise could undo, decided where that noise was not assessed:
+            # at the points that decide (a range's ties and points within noise decide nothing).
+            undecided = {r["point"] for r in claim.points if r["tie"] or r["stalled"] or r["noise"]}
+            per_seed = {
+                k: getattr(v, "per_seed", None) for k, v in points.items() if k not in undecided
+            }
+            unassessed = cm.noise_not_assessed(per_seed, list(ctx.seeds))
+            if unassessed:
+                claim.add_note(unassessed)
         # The threshold's reason first, then how the verdict is reached.
         claim.why = f"{ctx.fill(c.why)}; {claim.why}"
         if c.stalls:
@@ -398,6 +408,19 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
     claim.id = c.id
     claim.location = c.location
     return claim
+
+
+def _noise_could_undo(c: ClaimDef, ctx: Context) -> bool:
+    """Whether claim ``c``'s verdict rests on an order within which our seeds' noise could lie
+    (docs/reproductions.md, "Ties and stalled runs"): it declares ``per_seed``, or its
+    predicate orders two arm-dependent sides; never in a ``deterministic`` reproduction."""
+    from aqmlab.reproduce.predicate import ordering_between_arms
+
+    if getattr(ctx.experiment, "deterministic", False) or c.sample_test:
+        return False
+    return bool(c.per_seed) or (
+        not c.predicate.startswith("py:") and ordering_between_arms(c.predicate)
+    )
 
 
 def explain(claim: cm.Claim, c: ClaimDef, ctx: Context) -> None:
