@@ -149,6 +149,15 @@ impl FlowSeries {
             FlowSeries::Flows(v) => v.binary_search(&i).is_ok(),
         }
     }
+
+    /// How many flows of a scenario of `n` flows keep their time series.
+    pub fn count(&self, n: usize) -> usize {
+        match self {
+            FlowSeries::Flows(v) => v.len(),
+            _ if self.keeps(0, n) => n,
+            _ => 0,
+        }
+    }
 }
 
 /// A scenario with every value resolved and checked: what the simulator and the emulator are

@@ -373,7 +373,8 @@ pub fn flows_memory_warning(n: usize) -> String {
     )
 }
 
-/// The most time-series values a run may write: (10 per link direction + 6 per flow) per bin.
+/// The most time-series values a run may write: (10 per link direction + 6 per flow that keeps
+/// its series) per bin.
 pub const MAX_SERIES_VALUES: u64 = 100_000_000;
 
 /// The nodes' indices by name, made once for a scenario's links or flows: a search of the list

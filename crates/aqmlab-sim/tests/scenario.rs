@@ -825,6 +825,7 @@ fn time_series_that_would_take_gigabytes_are_refused() {
     // report allocated for every link direction (an abort, out of memory).
     let text = GOOD
         .replace("duration = \"2s\"", "duration = \"1ms\"\nbin = \"1ns\"")
+        .replace("start = \"500ms\"", "start = \"500us\"")
         .replace("senders = 2", "senders = 1000")
         .replace(
             "sender_delay = [\"1ms\", \"2ms\"]",
@@ -832,8 +833,30 @@ fn time_series_that_would_take_gigabytes_are_refused() {
         );
     assert_eq!(
         err(&text),
-        "t.toml:4: bin: 1ms in bins of 1ns for 4002 link directions and 2 flows makes 40032000000 time-series values, more than 100000000: expected a bin of at least 410ns"
+        "t.toml:4: bin: 1ms in bins of 1ns for 4002 link directions and 2 flows with a series makes 40032000000 time-series values, more than 100000000: expected a bin of at least 410ns"
     );
+}
+
+/// Only the flows that keep a series (`[output] flow_series`) count toward the series limit:
+/// "auto" above 1,000 flows, "none" or a short list let a fine bin through that every flow's
+/// series would not.
+#[test]
+fn the_series_limit_counts_only_the_flows_that_keep_a_series() {
+    // 1 ms in 1 ns bins: 10^6 bins × (10 × 10 link directions + 6 per flow with a series).
+    let fine = GOOD
+        .replace("duration = \"2s\"", "duration = \"1ms\"\nbin = \"1ns\"")
+        .replace("start = \"500ms\"", "start = \"500us\"");
+    let with = |series: &str| format!("{fine}\n[output]\nflow_series = {series}\n");
+    // No flow's: 10^8 values, the limit itself.
+    assert!(parse(&with("\"none\"")).is_ok());
+    // One flow's: 1.06·10^8; both flows' (also "auto" at 2 flows): 1.12·10^8.
+    assert_eq!(
+        err(&with("[0]")),
+        "t.toml:4: bin: 1ms in bins of 1ns for 10 link directions and 1 flows with a series makes 106000000 time-series values, more than 100000000: expected a bin of at least 2ns"
+    );
+    for all in ["\"all\"", "\"auto\""] {
+        assert!(err(&with(all)).contains("and 2 flows with a series makes 112000000"));
+    }
 }
 
 #[test]

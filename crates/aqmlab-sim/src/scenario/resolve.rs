@@ -53,8 +53,6 @@ pub fn resolve_with_edits(
     check_swaps(&cx, &dir_cfgs, ov).map_err(blame)?;
     // Each direction's discipline, the parameters it keeps and those a --qdisc swap dropped.
     let disc: Vec<DirParams> = dir_cfgs.iter().map(|c| disc_of(&cx, c, ov)).collect();
-    let (n_dirs, n_flows) = (dir_cfgs.len(), raw_flows.len());
-    check_series(&cx, &raw.bin, duration, bin, n_dirs, n_flows).map_err(blame)?;
     // The flows first: their largest packet on each link direction gives `mtu = "auto"`.
     let on = flows_on_links(&cx, raw_flows, &nodes, &ends, duration, seed).map_err(blame)?;
     // Each link direction: its rate, then its discipline (each value typed and checked once).
@@ -80,6 +78,9 @@ pub fn resolve_with_edits(
         .map_err(blame)?;
     let output = output(&cx, raw.output.unwrap_or_default(), ov, &directions, &flows);
     let output = output.map_err(blame)?;
+    // Only the flows that keep a series write one (`[output] flow_series`).
+    let with_series = output.flow_series.count(flows.len());
+    check_series(&cx, &raw.bin, duration, bin, directions.len(), with_series).map_err(blame)?;
     warnings.extend(series_warning(&output, flows.len()));
     let windows = windows(&cx, &raw.warmup, &raw.windows, duration).map_err(blame)?;
     Ok(ResolvedScenario {
@@ -294,8 +295,9 @@ fn check_swaps(cx: &Ctx<'_>, dir_cfgs: &[DirCfg], ov: &Overrides) -> Result<(), 
     Ok(())
 }
 
-/// Each link direction writes 10 series and each flow 6, a value per bin: refuses runs whose
-/// series files alone would take gigabytes (a bin of "1ns" is more likely a slip than a wish).
+/// Each link direction writes 10 series and each flow that keeps its series
+/// (`[output] flow_series`) 6, a value per bin: refuses runs whose series files alone would
+/// take gigabytes (a bin of "1ns" is more likely a slip than a wish).
 fn check_series(
     cx: &Ctx<'_>,
     raw_bin: &Option<Time>,
@@ -316,7 +318,7 @@ fn check_series(
             raw_bin.as_ref().map(|b| b.span()),
             "bin",
             format!(
-                "{duration} in bins of {bin} for {n_dirs} link directions and {n_flows} flows makes {} time-series values, more than {MAX_SERIES_VALUES}: expected a bin of at least {min_bin}",
+                "{duration} in bins of {bin} for {n_dirs} link directions and {n_flows} flows with a series makes {} time-series values, more than {MAX_SERIES_VALUES}: expected a bin of at least {min_bin}",
                 bins as u128 * series as u128,
             ),
         ));

@@ -262,7 +262,7 @@ fn check_series_refuses_more_than_the_series_limit() {
             (
                 None,
                 "bin".into(),
-                "10s in bins of 1us for 2 link directions and 1 flows makes 260000000 time-series values, more than 100000000: expected a bin of at least 2700ns".into()
+                "10s in bins of 1us for 2 link directions and 1 flows with a series makes 260000000 time-series values, more than 100000000: expected a bin of at least 2700ns".into()
             )
         );
     // The suggested bin is accepted, as is the exact least one, and one nanosecond less
