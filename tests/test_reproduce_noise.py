@@ -94,6 +94,22 @@ def test_a_threshold_within_and_beyond_the_seeds_half_width():
     assert r.h == pytest.approx(T2 * 0.0416333199893 / math.sqrt(3), rel=1e-9)
 
 
+def test_a_band_within_noise_at_both_edges_tells_its_nearer_edge():
+    """red-bursty's node-5 band on ns-2.35's seeds 1-3 at RED min_th 4 (ratios 1.417, 2.199,
+    1.413): the mean 1.676 is within the per-seed half-width (1.12) of both edges; the note
+    gives the nearer, 4/3 (d = +0.343), not the first written, 0.75 (d = -0.926)."""
+    s = [1.417, 2.199, 1.413]
+    m = sum(s) / 3
+    r = compile_predicate("0.75 <= a <= 4 / 3", 1, "w")(point((m,), s))
+    assert r == NOISE and r.d == pytest.approx(m - 4 / 3)
+    sd = math.sqrt(sum((x - m) ** 2 for x in s) / 2)
+    assert r.h == pytest.approx(T2 * sd / math.sqrt(3), rel=1e-9)
+    # Written as two comparisons joined by `and`, in either order: the same edge.
+    for text in ("0.75 <= a and a <= 4 / 3", "a <= 4 / 3 and 0.75 <= a"):
+        r = compile_predicate(text, 1, "w")(point((m,), s))
+        assert r == NOISE and r.d == pytest.approx(m - 4 / 3), text
+
+
 def test_a_constant_equal_to_the_mean_passes_ge_unless_the_seeds_scatter():
     pred = compile_predicate("a >= 0.85", 1, "w")
     assert pred((0.85,)) is True  # no per-seed values: today's comparison, no exact tie
@@ -337,3 +353,8 @@ def test_noise_not_assessed_names_one_seed_or_the_identical_seeds_and_where():
         "seed noise not assessed at p: seeds 1-3 identical there"
     )
     assert f({"p": same}, [1, 3, 5]) == "seed noise not assessed: seeds 1, 3, 5 identical"
+    # Points whose labels hold commas ("40, equal") are told apart by semicolons.
+    two = {"40, equal": same, "120, equal": same, "120, unequal": ([1.0, 1.2, 1.1], [2.0] * 3)}
+    assert f(two, [1, 2, 3]) == (
+        "seed noise not assessed at 40, equal; 120, equal: seeds 1-3 identical there"
+    )

@@ -161,14 +161,15 @@ LOW = ((30, 0.95), (100, 0.5))
 
 def pool(util500: float, other_load: bool) -> dict[str, object]:
     """CoDel at 10 Mb/s, seeds 1-2: 0.95 at RTT 30 ms, 0.5 at 100 ms, ``util500`` at 500 ms,
-    and with ``other_load`` a '1 FTP' run at 500 ms that the interval sweep does not rerun.
-    Each seed's median is 0.5, as the pool's: a failure beyond our seeds' noise (the claim's
-    per_seed), which the rerun is to explain."""
+    and with ``other_load`` a '1 FTP' run at 500 ms (0.9, each seed) that the interval sweep
+    does not rerun. Each seed's median is the pool's (0.5, or 0.7 with ``other_load``): a
+    failure beyond our seeds' noise (the claim's per_seed), which the rerun is to explain."""
     rows = [(W, d, 10000, t, s, 5.0, u) for d in QDISCS for s in (1, 2) for t, u in LOW]
     rows += [(W, d, 10000, 500, s, 5.0, 0.5) for d in QDISCS for s in (1, 2)]
     frames = {"sweep-4FTPs_web": frame(rows)}
     if other_load:
-        frames["sweep-1FTP"] = frame([("1 FTP", d, 10000, 500, 1, 5.0, 0.5) for d in QDISCS])
+        rows1 = [("1 FTP", d, 10000, 500, s, 5.0, 0.9) for d in QDISCS for s in (1, 2)]
+        frames["sweep-1FTP"] = frame(rows1)
     frames["sweep-interval"] = frame([(W, "CoDel", 10000, 500, s, 5.0, util500) for s in (1, 2)])
     return frames
 
@@ -190,13 +191,14 @@ def test_rerun_recomputes_a_pooled_number_with_the_runs_swapped():
 
 
 def test_rerun_keeps_the_runs_it_does_not_match_and_counts_those_blamed():
-    # Another load's run at 500 ms stays in the pool: [0.95 × 2, 0.9 × 2, 0.5 × 3] has median 0.9,
-    # the predicate passes, but 1 of the 3 blamed runs was not rerun.
+    # Another load's runs at 500 ms stay in the pool: [0.95, 0.5, 0.5, 0.9] a seed has median
+    # 0.7 (fails); rerun, [0.95, 0.5, 0.9, 0.9] 0.9: the predicate passes on each seed alike,
+    # but 2 of the 4 blamed runs were not rerun.
     ctx, claims = graded(pool(0.9, other_load=True), [POOLED])
     r = rerun.result(ctx, POOLED)
-    assert "0.500 → 0.900" in r.text and "confirmed" in r.text
-    assert "it reruns 2 of the 3 runs where rtt_ms = 500, discipline = 'CoDel'" in r.text
-    assert claims[POOLED].unexplained and "it reruns 2 of the 3 runs" in claims[POOLED].explanation
+    assert "0.700 → 0.900" in r.text and "confirmed" in r.text
+    assert "it reruns 2 of the 4 runs where rtt_ms = 500, discipline = 'CoDel'" in r.text
+    assert claims[POOLED].unexplained and "it reruns 2 of the 4 runs" in claims[POOLED].explanation
 
 
 def test_rerun_errors_name_the_file_the_table_and_the_key(tmp_path):
@@ -269,6 +271,7 @@ def test_rerun_on_a_qualitative_claim_and_a_claim_it_cannot_recompute():
         kind="qualitative",
         metric="pooled_by_rate.10000.{arm}.util",
         delivered="pooled_by_rate.10000.{arm}.util",
+        per_seed="_pooled_seeds.{arm}.util.10 Mb/s",
     )
     r = rerun.run(c.tests[0], one, ctx, MOD)
     assert "ours: 0.500 → 0.900; passes at 1 of 1 failing point rerun: confirmed" in r.text

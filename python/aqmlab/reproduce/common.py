@@ -493,7 +493,7 @@ def noise_not_assessed(per_seed: dict[str, Any], seeds: list[int]) -> str:
     )
     if len(same) == len(lists):
         return f"seed noise not assessed: {run} identical"
-    return f"seed noise not assessed at {', '.join(same)}: {run} identical there"
+    return f"seed noise not assessed at {'; '.join(same)}: {run} identical there"
 
 
 def not_graded(claim: str, source: str, published: Any, why: str, ours: Any = None) -> Claim:

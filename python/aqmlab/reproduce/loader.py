@@ -413,14 +413,13 @@ def grade(c: ClaimDef, ctx: Context, mod: ModuleType | None) -> cm.Claim:
 def _noise_could_undo(c: ClaimDef, ctx: Context) -> bool:
     """Whether claim ``c``'s verdict rests on an order within which our seeds' noise could lie
     (docs/reproductions.md, "Ties and stalled runs"): it declares ``per_seed``, or its
-    predicate orders two arm-dependent sides; never in a ``deterministic`` reproduction."""
-    from aqmlab.reproduce.predicate import ordering_between_arms
+    predicate has an ordering comparison with an arm-dependent side; never in a
+    ``deterministic`` reproduction."""
+    from aqmlab.reproduce.predicate import ordering_on_arms
 
     if getattr(ctx.experiment, "deterministic", False) or c.sample_test:
         return False
-    return bool(c.per_seed) or (
-        not c.predicate.startswith("py:") and ordering_between_arms(c.predicate)
-    )
+    return bool(c.per_seed) or (not c.predicate.startswith("py:") and ordering_on_arms(c.predicate))
 
 
 def explain(claim: cm.Claim, c: ClaimDef, ctx: Context) -> None:

@@ -252,7 +252,10 @@ def _eval(
                 continue
             noise = _noise(sides[i], sides[i + 1], left - right, r, seeds) if ordering else None
             if noise is not None:
-                tie = tie or noise  # an order within our seeds' scatter: neither order
+                # An order within our seeds' scatter: neither order. Of a chain's comparisons
+                # within noise, the nearest (smallest |d|) is the one told (a band's near edge).
+                if tie is None or (isinstance(tie, Noise) and abs(noise.d) < abs(tie.d)):
+                    tie = noise
             elif not _CMP[type(op)](left, right):
                 return False
         return tie or True
@@ -261,9 +264,9 @@ def _eval(
 
 def _tie_of(ties: list[Any]) -> str:
     """Stalled when every tied part is stalled; else a tie when a part is one (equal values);
-    else the first part within noise."""
+    else the part within noise nearest its edge (smallest |d|)."""
     if all(t == STALLED for t in ties):
         return STALLED
     if any(t == TIE for t in ties):
         return TIE
-    return next(t for t in ties if t == NOISE)
+    return min((t for t in ties if t == NOISE), key=lambda t: abs(t.d))
