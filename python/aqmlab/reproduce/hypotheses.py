@@ -614,8 +614,12 @@ def note_noise(c: Any, results: list[Any]) -> None:
     for r in results:
         if r is not None and r.noise:
             at = ", ".join(p or "ours" for p in r.noise)
+            # A claim's own unnamed table is named by its place in the file
+            # ("claim 'ID'.explanation[0]"), which the reader need not see.
+            named = "explanation[" not in r.test.name
+            which = f"the {r.test.name} hypothesis's" if named else "its hypothesis's"
             c.add_note(
-                f"the {r.test.name} hypothesis's test ({r.test.kind}) {NOISY_AT} "
+                f"{which} test ({r.test.kind}) {NOISY_AT} "
                 f"{r.noise_of} seeds' noise at {at} ({NOISE_HOW}): {noise_words(r.noise)}; "
                 "it neither confirms nor refutes there"
             )
