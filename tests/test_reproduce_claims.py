@@ -21,6 +21,9 @@ def test_numeric_agrees_within_the_printed_digit_and_differs_beyond():
     ok = cm.numeric("m", "src", "metric", "2.7", 2.74)
     assert ok.verdict == cm.AGREES and ok.explanation == ""
     assert "printed as 2.7" in ok.tolerance and "one seed" in ok.tolerance
+    # Three seeds and no declared spread (cellular's byte advantage): not "one seed".
+    three = cm.numeric("m", "src", "metric", "2.7", 2.74, seeds=3).tolerance
+    assert three.endswith("no CI over our 3 seeds (the claim declares no spread)"), three
     # The counterfactual of a number: any value outside half a unit of its last digit.
     bad = cm.numeric("m", "src", "metric", "2.7", 2.76)
     assert bad.verdict == cm.DIFFERS

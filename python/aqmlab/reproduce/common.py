@@ -191,7 +191,13 @@ def numeric(
     parts = [f"printed as {published} (±{half:.2g})"]
     if read_off:
         parts.append(f"read-off ±{read_off:.2g}")
-    seeds_part = f"seeds' 95 % CI ±{spread:.2g}" if spread is not None else "one seed: no CI"
+    seeds_part = (
+        f"seeds' 95 % CI ±{spread:.2g}"
+        if spread is not None
+        else "one seed: no CI"
+        if (seeds or 1) < 2
+        else f"no CI over our {seeds} seeds (the claim declares no spread)"
+    )
     note = ""
     if ours is None or (isinstance(ours, float) and math.isnan(ours)):
         verdict = f"{NOT_GRADED}: we have no value"
