@@ -57,6 +57,38 @@ def test_the_outcome_names_what_the_reference_and_the_change_explain():
     )
 
 
+def test_a_reference_out_of_the_band_within_its_seeds_noise_cannot_tell():
+    """``reference_seeds``: at p2 the reference's seeds 1.5, 2.5, 3.5 (mean 2.5, half-width
+    4.303 / √3 = 2.48) reach across the band's edge 2: no longer "the set-up, not our
+    model", but "cannot tell" (red-bursty's min_th 4: ns-2.35's 1.67 against 4/3, ±1.12);
+    at p1 its seeds 3.4, 3.5, 3.6 (±0.25) stay 1.5 beyond it."""
+    vals = {
+        "us B": {"p1": 3.0, "p2": 4.0, "p3": 5.0},
+        "ref B": {"p1": 3.5, "p2": 2.5, "p3": 1.0},
+        "us A": {"p1": 1.0, "p2": 4.0, "p3": 5.0},
+        "ref A": {"p1": 1.5, "p2": 3.0},
+    }
+    seeds = {"p1": [3.4, 3.5, 3.6], "p2": [1.5, 2.5, 3.5]}
+    from aqmlab.reproduce.metrics import compute, load_numbers
+
+    (nd,) = load_numbers(PATH, {"t": {**DOC, "reference_seeds": "s.ref"}}, ["sweep"])
+    got = compute(nd, {}, lambda t: t, {"vals": vals, "s": {"ref": seeds}})
+    assert got == (
+        "m, us | ref (3 seeds) with B → with A: one: 3.00 | 3.50 → 1.00 | 1.50; "
+        "two: 4.00 | 2.50 → 4.00 | 3.00; three: 5.00 | 1.00 → 5.00 | –. "
+        "ref is out of band on its mean at p2 (2.50 ±2.5) but within its seeds' noise of the "
+        "band's edge: it cannot tell there; "
+        "ref on the same set-up is out of band too at p1: there the set-up, not us's model, "
+        "fails the claim; at p1 the change brings both simulators in band: the cause is the "
+        "cause (supports); at p3 ref is in band and ours is not: not C (else)."
+    )
+    # Every point of the reference within its noise: no "refuted" (it is not in band).
+    seeds["p1"] = [1.0, 3.5, 6.0]
+    got = compute(nd, {}, lambda t: t, {"vals": vals, "s": {"ref": seeds}})
+    assert "refuted" not in got and "out of band on its mean at p1" in got
+    assert got.endswith("at p3 ref is in band and ours is not: not C (else)."), got
+
+
 def test_every_point_inside_and_a_reference_inside_refute_and_no_changed_run_is_a_dash():
     inside = {"us B": {"p1": 1.0}, "ref B": {"p1": 1.0}, "ref A": {}}
     assert _outcome(inside).endswith(". every point of ours is in band.")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aqmlab.exceptions import AqmlabError
+from aqmlab.reproduce.common import seed_spread
 
 #: The words of the outcome (red-bursty's, in its experiment.toml, as examples).
 TEXT = {
@@ -40,7 +41,7 @@ TEXT = {
     "otherwise": "what tests the points the cause does not explain (the seeds hypothesis tests it)",
 }
 KEYS = ("setup_change", "ours", "reference", "ours_changed", "reference_changed", "points", "band")
-KEYS = (*KEYS, "band_name", "text")
+KEYS = (*KEYS, "band_name", "text", "reference_seeds")
 
 
 @dataclass
@@ -51,6 +52,9 @@ class SetupChange:
     band: tuple[float, float]
     band_name: str
     text: dict[str, str]
+    #: The path of a number ``{point: [value per seed]}``: the reference's seeds before the
+    #: change ("" where it has none).
+    reference_seeds: str = ""
 
 
 def number(name: str, where: str, d: dict[str, Any]) -> Any:
@@ -95,6 +99,11 @@ def number(name: str, where: str, d: dict[str, Any]) -> Any:
         raise AqmlabError(
             f"{where}.text.{extra[0]}: unknown key (expected one of {', '.join(TEXT)})"
         )
+    seeds = d.get("reference_seeds", "")
+    if not isinstance(seeds, str):
+        raise AqmlabError(
+            f"{where}.reference_seeds: expected a text (a number's path), got {seeds!r}"
+        )
     r = SetupChange(
         texts["setup_change"],
         (texts["ours"], texts["reference"], texts["ours_changed"], texts["reference_changed"]),
@@ -102,6 +111,7 @@ def number(name: str, where: str, d: dict[str, Any]) -> Any:
         (float(band[0]), float(band[1])),
         texts["band_name"],
         dict(text),
+        seeds,
     )
     return NumberDef(name, [], "", [], {}, [], None, {}, where, setup_change=r)
 
@@ -128,11 +138,26 @@ def value(nd: Any, numbers: dict[str, Any]) -> str:
             )
         tables.append(t)
     ours, ref, ours_changed, ref_changed = tables
-    return text(r, ours, ours_changed, ref, ref_changed)
+    ref_seeds: Any = None
+    if r.reference_seeds:
+        ref_seeds = numbers
+        for k in split_path(r.reference_seeds):
+            if not isinstance(ref_seeds, dict) or k not in ref_seeds:
+                raise AqmlabError(
+                    f"{nd.where}.reference_seeds: no number {r.reference_seeds!r} (declared "
+                    "above this one)"
+                )
+            ref_seeds = ref_seeds[k]
+    return text(r, ours, ours_changed, ref, ref_changed, ref_seeds)
 
 
 def text(
-    r: SetupChange, ours: dict, ours_changed: dict | None, ref: dict, ref_changed: dict
+    r: SetupChange,
+    ours: dict,
+    ours_changed: dict | None,
+    ref: dict,
+    ref_changed: dict,
+    ref_seeds: dict | None = None,
 ) -> str:
     """The outcome (module docstring) from the four set-ups' ``{point: value}`` (``ours_changed``
     None where ours with the change did not run)."""
@@ -156,6 +181,15 @@ def text(
     ours_out = [p for p in pts if p in ours and not inside(ours[p])]
     same = [p for p in ours_out if p in ref and not inside(ref[p])]
     differ = [p for p in ours_out if p not in same]
+    # Where the reference's own seeds reach across the band's nearer edge (its mean within
+    # their 95 % half-width of it: docs/reproductions.md, "Hypothesis tests"), it cannot tell.
+    noisy = {}
+    for p in same:
+        h = seed_spread((ref_seeds or {}).get(p) or [])
+        edge = lo if ref[p] < lo else hi
+        if h is not None and abs(ref[p] - edge) <= h:
+            noisy[p] = h
+    same = [p for p in same if p not in noisy]
     out = (
         f"{w['measured']}, {w['ours']} | {w['reference']} ({w['runs']}) {w['before']} → "
         f"{w['after']}: {each}. "
@@ -171,18 +205,25 @@ def text(
     ]
     kept = [p for p in same if p not in fixed]
     parts = []
+    if noisy:
+        shown = ", ".join(f"{p} ({fmt(ref[p])} ±{h:.2g})" for p, h in noisy.items())
+        parts.append(
+            f"{w['reference']} is out of {inn} on its mean at {shown} but within its seeds' "
+            "noise of the band's edge: it cannot tell there"
+        )
     if not ours_out:
         parts.append(f"every point of ours is in {inn}")
-    elif not same:
+    elif not same and not noisy:
         parts.append(
             f"{w['reference']} on the same set-up is in {inn} at every point where ours is not: "
             "refuted"
         )
     else:
-        parts.append(
-            f"{w['reference']} on the same set-up is out of {inn} too at {', '.join(same)}: "
-            f"there the set-up, not {w['ours']}'s model, fails the claim"
-        )
+        if same:
+            parts.append(
+                f"{w['reference']} on the same set-up is out of {inn} too at "
+                f"{', '.join(same)}: there the set-up, not {w['ours']}'s model, fails the claim"
+            )
         if fixed:
             parts.append(
                 f"at {', '.join(fixed)} {w['change']} brings both simulators in {inn}: "
