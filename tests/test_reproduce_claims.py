@@ -146,7 +146,7 @@ def test_ties_between_stalled_runs_are_not_wins():
 
     pts = {"75p": (0.0498, 0.0498), "60p": (0.62, 0.53)}
     c = cm.over_range("c", "s", "m", "p", wins, pts, "swap", {"60p": (0.53, 0.62)})
-    # No win at 75p: the range does not hold; evidence for neither order, it cannot tell.
+    # No win at 75p, and no point truly false: evidence for neither order, it cannot tell.
     assert c.verdict == cm.CANNOT
     assert c.failing == ["75p (stalled)"] and "1 stalled" in c.ours
     # A true loss beside it (0.40 < 0.53 at 45p) does not hold.
@@ -172,7 +172,7 @@ def test_the_predicate_evaluator_calls_equal_sides_a_tie_not_a_pass():
     # Within the quantity's resolution: 1.0 vs 1.4 at 0.5 is a tie; 1.0 vs 1.6 is a win.
     assert ev("a < b", (1.0, 1.4), 0.5) == TIE and ev("a < b", (1.0, 1.6), 0.5) is True
     assert ev("a > b", (1.0, 1.4), 0.5) == TIE and ev("a > b", (1.0, 1.6), 0.5) is False
-    # A comparison with a constant is no comparison of two runs: never a tie.
+    # A comparison with a constant is no comparison of two runs: never an exact tie.
     assert ev("a >= 0.9", (0.9,)) is True and ev("a - b <= 0.25", (1.0, 0.75)) is True
     assert ev("0.915 <= a / b <= 1.035", (1.0, 1.0)) is True
     # and: false if any part is; else a tie if any part is. or: true if any part is.
@@ -205,8 +205,8 @@ def test_a_tie_is_not_a_pass_and_a_claim_of_ties_cannot_discriminate():
     assert (c.verdict, c.counterfactual_verdict) == (cm.HOLDS, cm.FAILS)
     c = cm.qualitative("c", "s", "m", "p", lt, (1.0, 2.0), "swap", (2.0, 2.0))
     assert (c.verdict, c.counterfactual_verdict) == (cm.HOLDS, cm.FAILS)
-    # Range: a tie at one point is no pass there, named a tie: the range does not hold, and
-    # with no point truly false it cannot discriminate.
+    # Range: a tie at one point is no pass there, named a tie; with no point truly false the
+    # range cannot discriminate.
     pts = {"13p": (0.0, 0.0), "50p": (2.0, 9.0)}
     swap = {k: (v[1], v[0]) for k, v in pts.items()}
     c = cm.over_range("c", "s", "m", "p", lt, pts, "swap", swap)

@@ -225,7 +225,7 @@ def test_a_range_within_noise_cannot_discriminate_a_true_failure_does_not_hold()
     assert cm.over_range("x", "s", "m", "", pred, most3, "sw", cf, most=True).verdict == cm.FAILS
 
 
-def test_an_order_between_arms_without_per_seed_or_noise_is_refused(tmp_path):
+def test_an_order_on_the_arms_without_per_seed_or_noise_is_refused(tmp_path):
     text = (example_folder(tmp_path) / "claims.toml").read_text()
     d = example_folder(tmp_path, claims=text.replace('per_seed = "median_ms"', ""))
     refused_in_one_line(d, "claims.toml", "claim 'codel-below-taildrop'.per_seed: expected")
@@ -353,6 +353,14 @@ def test_noise_not_assessed_names_one_seed_or_the_identical_seeds_and_where():
         "seed noise not assessed at p: seeds 1-3 identical there"
     )
     assert f({"p": same}, [1, 3, 5]) == "seed noise not assessed: seeds 1, 3, 5 identical"
+    # A point decided on one seed among several, or on lists that cannot be paired.
+    three = ([1.0, 1.2, 1.1], [2.0, 2.1, 2.2])
+    assert f({"p": ([1.0], [2.0]), "q": three}, [1, 2, 3]) == (
+        "seed noise not assessed at p: fewer than two paired seeds there"
+    )
+    assert f({"p": ([1.0, 1.1, 1.2], [2.0, 2.1]), "q": three}, [1, 2, 3]) == (
+        "seed noise not assessed at p: fewer than two paired seeds there"
+    )
     # Points whose labels hold commas ("40, equal") are told apart by semicolons.
     two = {"40, equal": same, "120, equal": same, "120, unequal": ([1.0, 1.2, 1.1], [2.0] * 3)}
     assert f(two, [1, 2, 3]) == (

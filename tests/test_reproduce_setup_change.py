@@ -76,8 +76,8 @@ def test_a_reference_out_of_the_band_within_its_seeds_noise_cannot_tell():
     assert got == (
         "m, us | ref (3 seeds) with B → with A: one: 3.00 | 3.50 → 1.00 | 1.50; "
         "two: 4.00 | 2.50 → 4.00 | 3.00; three: 5.00 | 1.00 → 5.00 | –. "
-        "ref is out of band on its mean at p2 (2.50 ±2.5) but within its seeds' noise of the "
-        "band's edge: it cannot tell there; "
+        "ref's mean at p2 (2.50 ±2.5) is within its seeds' noise of the band's edge: it cannot "
+        "tell there; "
         "ref on the same set-up is out of band too at p1: there the set-up, not us's model, "
         "fails the claim; at p1 the change brings both simulators in band: the cause is the "
         "cause (supports); at p3 ref is in band and ours is not: not C (else)."
@@ -85,8 +85,13 @@ def test_a_reference_out_of_the_band_within_its_seeds_noise_cannot_tell():
     # Every point of the reference within its noise: no "refuted" (it is not in band).
     seeds["p1"] = [1.0, 3.5, 6.0]
     got = compute(nd, {}, lambda t: t, {"vals": vals, "s": {"ref": seeds}})
-    assert "refuted" not in got and "out of band on its mean at p1" in got
+    assert "refuted" not in got and "ref's mean at p1 (3.50 ±6.2), p2 (2.50 ±2.5) is" in got
     assert got.endswith("at p3 ref is in band and ours is not: not C (else)."), got
+    # A reference inside the band but within its noise of the edge (p3: 1.0, seeds 0, 1, 2,
+    # ±2.5, edge 2 at 1.0): not "not the cause" either.
+    seeds["p3"] = [0.0, 1.0, 2.0]
+    got = compute(nd, {}, lambda t: t, {"vals": vals, "s": {"ref": seeds}})
+    assert "p3 (1.00 ±2.5)" in got and "not C" not in got, got
 
 
 def test_every_point_inside_and_a_reference_inside_refute_and_no_changed_run_is_a_dash():

@@ -183,8 +183,9 @@ def numeric(
     as the source printed it: the source's allowance is half a unit in its last printed digit,
     plus ``read_off`` (the error of reading the value off a figure, or an "about", stated in
     ``why``). ``spread`` is the half-width of our seeds' 95 % interval (:func:`seed_spread`;
-    ``None`` when one seed ran) over ``seeds`` seeds: it never widens what agrees, only what
-    cannot be told from the source's value (``cannot discriminate``) rather than ``differs``."""
+    ``None`` when one seed ran, or the claim declares no spread) over ``seeds`` seeds: it
+    never widens what agrees, only what cannot be told from the source's value (``cannot
+    discriminate``) rather than ``differs``."""
     half, sig = printed_precision(published)
     pub = float(published)
     allowance = half + read_off
@@ -233,11 +234,11 @@ def explanation_text(hypotheses: list[dict[str, str]], unexplained: bool, why: s
 
 def seed_spread(values: Any) -> float | None:
     """Half-width of the 95 % confidence interval of the mean of per-seed values (Student's t);
-    ``None`` for fewer than two."""
+    ``None`` for fewer than two (a missing value, None or NaN, left out)."""
     import numpy as np
     from scipy import stats
 
-    v = np.asarray([x for x in values if x == x], dtype=float)
+    v = np.asarray([x for x in values if x is not None and x == x], dtype=float)
     if len(v) < 2:
         return None
     return float(stats.t.ppf(0.975, len(v) - 1) * v.std(ddof=1) / math.sqrt(len(v)))
@@ -488,8 +489,21 @@ def noise_not_assessed(per_seed: dict[str, Any], seeds: list[int]) -> str:
         for p, vs in lists.items()
         if vs and all(len(v) > 1 and len({repr(x) for x in v}) == 1 for v in vs)
     ]
+    # Points whose arms' lists cannot be paired seed by seed (a list under two values, or
+    # lists of different lengths): decided on the means, with no band.
+    unpaired = [
+        p
+        for p, vs in lists.items()
+        if vs and (len({len(v) for v in vs}) != 1 or min(map(len, vs)) < 2)
+    ]
+    unpaired_text = (
+        f"seed noise not assessed at {'; '.join(unpaired)}: fewer than two paired seeds there"
+        if unpaired
+        else ""
+    )
+    same = [p for p in same if p not in unpaired]
     if not same:
-        return ""
+        return unpaired_text
     run = (
         f"{n} seeds"
         if not seeds
@@ -499,7 +513,8 @@ def noise_not_assessed(per_seed: dict[str, Any], seeds: list[int]) -> str:
     )
     if len(same) == len(lists):
         return f"seed noise not assessed: {run} identical"
-    return f"seed noise not assessed at {'; '.join(same)}: {run} identical there"
+    text = f"seed noise not assessed at {'; '.join(same)}: {run} identical there"
+    return "; ".join(x for x in (text, unpaired_text) if x)
 
 
 def not_graded(claim: str, source: str, published: Any, why: str, ours: Any = None) -> Claim:

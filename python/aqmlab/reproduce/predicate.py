@@ -253,8 +253,8 @@ def _eval(
             noise = _noise(sides[i], sides[i + 1], left - right, r, seeds) if ordering else None
             if noise is not None:
                 # An order within our seeds' scatter: neither order. Of a chain's comparisons
-                # within noise, the nearest (smallest |d|) is the one told (a band's near edge).
-                if tie is None or (isinstance(tie, Noise) and abs(noise.d) < abs(tie.d)):
+                # within noise, the nearest (_nearness) is the one told (a band's near edge).
+                if tie is None or (isinstance(tie, Noise) and _nearness(noise) < _nearness(tie)):
                     tie = noise
             elif not _CMP[type(op)](left, right):
                 return False
@@ -262,11 +262,18 @@ def _eval(
     raise AssertionError(type(node))
 
 
+def _nearness(t: Noise) -> float:
+    """How near a comparison within noise is to its edge, in its own half-widths (``|d|`` less
+    its resolution, over ``h``): comparable across the parts of an ``and``/``or`` in different
+    units."""
+    return (abs(t.d) - t.resolution) / t.h if t.h > 0 else abs(t.d)
+
+
 def _tie_of(ties: list[Any]) -> str:
     """Stalled when every tied part is stalled; else a tie when a part is one (equal values);
-    else the part within noise nearest its edge (smallest |d|)."""
+    else the part within noise nearest its edge (:func:`_nearness`)."""
     if all(t == STALLED for t in ties):
         return STALLED
     if any(t == TIE for t in ties):
         return TIE
-    return min((t for t in ties if t == NOISE), key=lambda t: abs(t.d))
+    return min((t for t in ties if t == NOISE), key=_nearness)

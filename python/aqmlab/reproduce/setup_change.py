@@ -183,13 +183,16 @@ def text(
     differ = [p for p in ours_out if p not in same]
     # Where the reference's own seeds reach across the band's nearer edge (its mean within
     # their 95 % half-width of it: docs/reproductions.md, "Hypothesis tests"), it cannot tell.
+    # Inside or out, a reference whose mean is within its seeds' half-width of the nearer
+    # edge tells neither "the set-up" nor "not the cause" there.
     noisy = {}
-    for p in same:
+    for p in same + [p for p in differ if p in ref]:
         h = seed_spread((ref_seeds or {}).get(p) or [])
-        edge = lo if ref[p] < lo else hi
+        edge = min((lo, hi), key=lambda e: abs(ref[p] - e))
         if h is not None and abs(ref[p] - edge) <= h:
             noisy[p] = h
     same = [p for p in same if p not in noisy]
+    differ = [p for p in differ if p not in noisy]
     out = (
         f"{w['measured']}, {w['ours']} | {w['reference']} ({w['runs']}) {w['before']} → "
         f"{w['after']}: {each}. "
@@ -208,8 +211,8 @@ def text(
     if noisy:
         shown = ", ".join(f"{p} ({fmt(ref[p])} ±{h:.2g})" for p, h in noisy.items())
         parts.append(
-            f"{w['reference']} is out of {inn} on its mean at {shown} but within its seeds' "
-            "noise of the band's edge: it cannot tell there"
+            f"{w['reference']}'s mean at {shown} is within its seeds' noise of the band's "
+            "edge: it cannot tell there"
         )
     if not ours_out:
         parts.append(f"every point of ours is in {inn}")

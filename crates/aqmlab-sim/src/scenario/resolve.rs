@@ -3,11 +3,13 @@
 //! (its errors worded by [`parse_error`]), the run's timing ([`timing`]), the flow count
 //! ([`flow_count`]), the topology ([`read_topology`], the `--qdisc` swaps checked against it by
 //! [`check_swaps`]), each link direction's discipline and the parameters it keeps ([`disc_of`]),
-//! the series' size ([`check_series`]), the flows and their routes ([`resolve_flows`],
+//! the flows and their routes ([`resolve_flows`],
 //! [`crossings`], [`check_flows`]), the link directions, each with its rate ([`link_rate`]),
 //! then its discipline's parameters typed and checked once ([`discipline`]) ([`direction`]), and their randomness ([`jitter`], [`links_random`]), the byte
 //! buffers read from them ([`byte_limits`]), the buffers against the
-//! packets crossing them ([`check_buffers`]), the output ([`output`]), and the windows
+//! packets crossing them ([`check_buffers`]), the output ([`output`]), the series' size for
+//! the flows that keep one ([`check_series`]; after the flows, so a flow's error comes first),
+//! and the windows
 //! ([`super::windows`]). Each step reads only what it is given and reports errors as the whole
 //! does, in the same order.
 
