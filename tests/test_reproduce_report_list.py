@@ -269,3 +269,25 @@ def test_red_bursty_fig1214_paragraphs_name_the_tail_drop_runs_where_a_claim_fai
         f"{QUEUE}: does not hold; it does not pass at RED min_th 5 (tie). ",
     ]
     assert _red_bursty(claims, {QUEUE: [None]}) == []
+
+
+def test_red_bursty_fig1214_paragraphs_of_a_claim_that_cannot_discriminate():
+    """Issue 19: a range whose every point passes or is a tie cannot discriminate; its
+    paragraph says no point of ours fails there, not that the set-up fails these points (an
+    audit finding: it said so of ties)."""
+    claims = {
+        UTIL: _claim("cannot discriminate", ["tail drop 20p (queue 13.6) (tie)",
+                                             "tail drop 22p (queue 13.6) (tie)"]),
+        QUEUE: _claim("holds"),
+    }  # fmt: skip
+    tests = {
+        UTIL: [_ref(**{"tail drop 20p (queue 13.5)": False, "tail drop 22p": False})],
+        QUEUE: [None],
+    }
+    (text,) = _red_bursty(claims, tests)
+    assert text.startswith(f"{UTIL}: cannot discriminate; it does not pass at tail drop 20p")
+    assert text.endswith(
+        "tail drop 20p (queue 13.5), tail drop 22p of 2: no point of ours fails there (each is "
+        "a tie or within the noise of our seeds), so the claim cannot discriminate."
+    ), text
+    assert "the set-up, not our model" not in text
