@@ -4,12 +4,8 @@ counterfactual); a bad hypothesis table refused in one line naming the file, tab
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from conftest import ROOT
-
-EXAMPLE = ROOT / "examples" / "reproduction"
+from conftest import example_folder
 
 #: A range claim on numbers(ctx), ours under "_m", a reference's under "_ref._m".
 CLAIMS = """
@@ -36,13 +32,6 @@ counterfactual = "the arms swapped"
 counterfactual_arms = ["tail drop", "RED"]
 explanation = "setup"
 """
-
-
-def _folder(tmp_path, claims: str):
-    d = tmp_path / "repro"
-    shutil.copytree(EXAMPLE, d)
-    (d / "claims.toml").write_text(claims)
-    return d
 
 
 def _values(red: dict, td: dict, util: float = 0.9) -> dict:
@@ -74,7 +63,7 @@ def test_reference_grades_the_reference_with_the_claims_own_predicate(tmp_path):
     from aqmlab.reproduce import common as cm
     from aqmlab.reproduce.folder import load
 
-    exp = load(str(_folder(tmp_path, CLAIMS)))
+    exp = load(str(example_folder(tmp_path, CLAIMS)))
     ours = _values(
         {"8p (queue 3.0)": 0.9, "10p (queue 4.0)": 0.8},
         {"8p (queue 3.0)": 0.95, "10p (queue 4.0)": 0.7},
@@ -312,7 +301,7 @@ def _refused(tmp_path, base: str, edit: tuple[str, str], expected: str) -> None:
     claims = base.replace(*edit)
     assert claims != base
     with pytest.raises(AqmlabError) as e:
-        load(str(_folder(tmp_path, claims)))
+        load(str(example_folder(tmp_path, claims)))
     msg = str(e.value)
     assert "\n" not in msg and "claims.toml: " in msg and expected in msg, msg
 
@@ -325,7 +314,7 @@ def test_a_tested_hypothesis_with_an_outcome_keeps_its_text(tmp_path):
     claims = CLAIMS.replace(
         'reference_name = "ns-2.35"\n', 'reference_name = "ns-2.35"\noutcome = "{_said}"\n', 1
     )
-    exp = load(str(_folder(tmp_path, claims)))
+    exp = load(str(example_folder(tmp_path, claims)))
     ours = _values({"8p": 0.9}, {"8p": 0.95})
     from aqmlab.reproduce import hypotheses
     from aqmlab.reproduce.loader import Context, grade
@@ -422,7 +411,7 @@ def _arms(tmp_path, other: dict, ref: dict, util: dict | None = None, claims: st
     from aqmlab.reproduce.folder import load
     from aqmlab.reproduce.loader import Context, grade
 
-    exp = load(str(_folder(tmp_path, claims)))
+    exp = load(str(example_folder(tmp_path, claims)))
     arms = {**ARMS_OURS, "RED other": other, "RED ref": ref}
     shares = {a: {p: 0.9 for p in v} for a, v in arms.items()}
     for a, pts in (util or {}).items():

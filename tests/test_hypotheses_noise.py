@@ -9,10 +9,8 @@ made-up numbers with exact values: within noise (the new outcome), beyond it, an
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from conftest import ROOT
+from conftest import example_folder
 
 pd = pytest.importorskip("pandas")
 
@@ -20,7 +18,6 @@ from aqmlab.reproduce import common as cm  # noqa: E402
 from aqmlab.reproduce import hypotheses  # noqa: E402
 from aqmlab.reproduce.hypotheses import NOISY  # noqa: E402
 
-EXAMPLE = ROOT / "examples" / "reproduction"
 #: The 97.5 % quantile of Student's t with 2 degrees of freedom (3 seeds), in closed form:
 #: t = (2p - 1)·√(2 / (4p(1 - p))); h = T2 · sd / √3.
 T2 = 0.95 * (2 / (4 * 0.975 * 0.025)) ** 0.5
@@ -36,19 +33,12 @@ def test_half_width_constant():
     assert stats.t.ppf(0.975, 2) == pytest.approx(T2, rel=1e-9)
 
 
-def _folder(tmp_path, claims: str):
-    d = tmp_path / "repro"
-    shutil.copytree(EXAMPLE, d)
-    (d / "claims.toml").write_text(claims)
-    return d
-
-
 def _graded(tmp_path, claims: str, numbers: dict):
     """The loader's steps on made-up numbers: the tests, the grading, the tests' rules."""
     from aqmlab.reproduce.folder import load
     from aqmlab.reproduce.loader import Context, grade
 
-    exp = load(str(_folder(tmp_path, claims)))
+    exp = load(str(example_folder(tmp_path, claims)))
     ctx = Context(exp, "/nonexistent", False, [1, 2, 3], None, False, {}, {})
     ctx.numbers.update(numbers)
     ctx.tests = hypotheses.run(ctx, None)
